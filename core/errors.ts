@@ -1,0 +1,110 @@
+/**
+ * The one error model of svc. Every failure that crosses a boundary (HTTP,
+ * CLI, plugin) is an `SvcError` with a stable `code` from `errorCodes`.
+ * Codes are never reused or renamed: clients match on them.
+ * `docs/errors.md` documents every code; a test fails when one is missing.
+ */
+
+export interface ErrorCodeInfo {
+  /** HTTP status used when the error reaches an HTTP client. */
+  readonly status: number;
+  /** One line: what the code means. */
+  readonly summary: string;
+}
+
+export const errorCodes = {
+  // Input from users and their tools
+  bad_request: { status: 400, summary: 'The request is malformed.' },
+  invalid_json: { status: 400, summary: 'The request body is not valid JSON.' },
+  invalid_arguments: { status: 422, summary: 'The JSON body does not match the function parameters.' },
+  manifest_invalid: { status: 422, summary: 'The app manifest breaks one or more rules; every problem is listed with its path.' },
+  manifest_failed: { status: 422, summary: 'Python could not load the app to describe it (syntax or import error, invalid option).' },
+  config_invalid: { status: 400, summary: 'A configuration value (flag, SVC_* variable or config file) is invalid.' },
+
+  // Auth
+  unauthorized: { status: 401, summary: 'A bearer token is missing, malformed, unknown or revoked.' },
+  forbidden: { status: 403, summary: 'The token is valid but may not reach this resource.' },
+
+  // Routing
+  not_found: { status: 404, summary: 'No app, workload or route answers at this URL.' },
+  method_not_allowed: { status: 405, summary: 'The workload does not accept this HTTP method; see the Allow header.' },
+
+  // Capacity and instances
+  queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },
+  no_capacity: { status: 503, summary: 'No healthy container can take the request.' },
+  starting: { status: 503, summary: 'The workload is starting and not healthy yet.' },
+  worker_crashed: { status: 502, summary: 'The container failed while handling the request.' },
+  upstream_unreachable: { status: 502, summary: 'The gateway could not reach the container.' },
+
+  // Workload code
+  handler_error: { status: 500, summary: 'The workload code raised an exception; the traceback is in the workload logs.' },
+
+  // Platform
+  image_build_failed: { status: 500, summary: 'Building the runtime image (Python environment) failed; the build log says why.' },
+  python_unavailable: { status: 500, summary: 'The Python version an image asks for is not installed on this machine.' },
+  container_failed: { status: 500, summary: 'A container exited or never became healthy.' },
+  plugin_invalid: { status: 500, summary: 'A plugin could not be loaded or is not a valid svc plugin.' },
+  plugin_incompatible: { status: 500, summary: 'A plugin targets a plugin API version this svc does not provide.' },
+  plugin_error: { status: 500, summary: 'A plugin hook threw; the error names the plugin and the hook.' },
+  internal: { status: 500, summary: 'An unexpected error inside svc.' },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export interface SvcErrorOptions {
+  /** What the user can do about it. */
+  hint?: string;
+  /** Structured detail for machines (for example the list of manifest issues). */
+  details?: unknown;
+  cause?: unknown;
+  /** Overrides the code's default HTTP status (rarely needed). */
+  status?: number;
+  /** Extra HTTP headers to send with the error (for example Allow, WWW-Authenticate). */
+  headers?: Record<string, string>;
+}
+
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly hint: string | undefined;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: SvcErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SvcError';
+    this.code = code;
+    this.status = options.status ?? errorCodes[code].status;
+    this.hint = options.hint;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+
+  /** True when the message may be shown to an HTTP client (client errors only). */
+  get expose(): boolean {
+    return this.status < 500 || this.code !== 'internal';
+  }
+}
+
+export function isSvcError(value: unknown): value is SvcError {
+  return value instanceof SvcError;
+}
+
+/** Wraps anything thrown into an SvcError, keeping SvcErrors as they are. */
+export function toSvcError(value: unknown): SvcError {
+  if (isSvcError(value)) return value;
+  const message = value instanceof Error ? value.message : String(value);
+  return new SvcError('internal', message, { cause: value });
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; hint?: string; details?: unknown };
+}
+
+/** The JSON body every HTTP error of svc carries. */
+export function errorBody(error: SvcError): ErrorBody {
+  const body: ErrorBody = { error: { code: error.code, message: error.expose ? error.message : 'internal error' } };
+  if (error.hint !== undefined) body.error.hint = error.hint;
+  if (error.details !== undefined && error.expose) body.error.details = error.details;
+  return body;
+}
