@@ -28,6 +28,7 @@ export const errorCodes = {
   // Routing
   not_found: { status: 404, summary: 'No app, workload or route answers at this URL.' },
   method_not_allowed: { status: 405, summary: 'The workload does not accept this HTTP method; see the Allow header.' },
+  conflict: { status: 409, summary: 'The request conflicts with something that exists (for example a URL another deployment uses).' },
 
   // Capacity and instances
   queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },

@@ -1,0 +1,110 @@
+import { loadConfig } from '../../config/load.js';
+import type { Deployment } from '../../core/deployments/types.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { curlExample } from '../curl-example.js';
+import { createOutput, printError, type Output } from '../output.js';
+
+export interface ServeFlags {
+  readonly port?: string | number;
+  readonly host?: string;
+  readonly 'data-dir'?: string;
+  readonly config?: string;
+}
+
+/**
+ * `svc serve <app_or_module>`: starts the embedded platform in this process,
+ * deploys a preview of the app, prints each workload's URL with a curl line,
+ * streams the workloads' logs, and removes everything on Ctrl-C.
+ */
+export default async function serve(target: string, flags: ServeFlags): Promise<void> {
+  const out = createOutput();
+  let platform: Platform | undefined;
+  let serving = false;
+  const stop = onStopSignal(async () => {
+    // Before the preview is up there is nothing to drain: exit now; the driver's exit hook kills any container.
+    if (!serving) process.exit(130);
+    out.step('stopping the preview…');
+    await platform?.close();
+    out.done('stopped');
+  });
+  try {
+    const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'] }, file: flags.config });
+    out.step(`reading ${target}`);
+    const manifest = await loadManifest({ target, python: config.python });
+    for (const line of manifest.logs) out.log('import', line);
+    const { spec } = manifest;
+    out.done(`app ${spec.name}: ${spec.workloads.length} workload${spec.workloads.length === 1 ? '' : 's'}`);
+
+    platform = await startPlatform({
+      config,
+      logs: (line) => out.log(line.unit.split('/').pop() ?? line.unit, line.text, line.stream === 'system'),
+    });
+    if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);
+    for (const warning of platform.ownerToken.warnings) out.warn(warning);
+    out.done(`platform listening on ${platform.url} (data in ${config.dataDir})`);
+
+    const deployment = await platform.deployments.deploy(
+      { spec, source: { root: manifest.root, entry: spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null },
+      (event) => {
+        if (event.type === 'image' && event.status === 'building') out.step(`image ${event.imageId}: preparing`);
+        else if (event.type === 'image' && event.status === 'log') out.log(event.imageId, event.line, true);
+        else if (event.type === 'image') out.done(`image ${event.imageId}: ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
+        else if (event.status === 'ready') out.done(`${event.workload} is healthy`);
+      },
+    );
+    printSummary(out, deployment, `$(cat '${platform.ownerToken.path}')`);
+    serving = true;
+    out.step('logs of every workload follow; press Ctrl-C to stop');
+    await stop.wait;
+  } catch (error) {
+    process.exitCode = printError(error);
+    await platform?.close();
+  } finally {
+    stop.dispose();
+  }
+}
+
+function printSummary(out: Output, deployment: Deployment, tokenExpression: string): void {
+  const { bold, dim } = out.color;
+  out.result();
+  out.result(`${bold(`Preview of ${deployment.ref.app} is live.`)}`);
+  for (const workload of deployment.workloads) {
+    out.result();
+    const access = workload.kind === 'function' ? '' : workload.authorized ? 'needs a bearer token' : 'public';
+    out.result(`  ${bold(workload.name)}  ${dim(workload.kind)}  ${workload.methods.join(', ')}  ${dim(access)}`.replace(/ {3,}/g, '  ').trimEnd());
+    if (workload.url) {
+      out.result(`    ${workload.url}`);
+      out.result(`    ${curlExample(workload, { tokenExpression })}`);
+    } else if (workload.kind === 'function') {
+      out.result(`    ${dim('a function is not served over HTTP; remote calls (svc run, .remote()) are not available in this version yet')}`);
+    } else if (workload.note) {
+      out.result(`    ${dim(workload.note)}`);
+    }
+  }
+  out.result();
+}
+
+/**
+ * Resolves `wait` on the first SIGINT or SIGTERM after running the cleanup;
+ * a second signal exits at once (the exit hook still kills every container).
+ */
+function onStopSignal(cleanup: () => Promise<void>): { wait: Promise<void>; dispose: () => void } {
+  let stopping = false;
+  let resolveWait: () => void = () => {};
+  const wait = new Promise<void>((resolve) => (resolveWait = resolve));
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
+    stopping = true;
+    void cleanup().finally(resolveWait);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    wait,
+    dispose: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SvcError } from '../core/errors.js';
+import { configDefaults, configKeys, type ServerConfig } from './schema.js';
+
+export type ConfigInput = Partial<Record<keyof ServerConfig, unknown>>;
+
+export interface LoadConfigOptions {
+  /** Values from command-line flags (undefined = not given). */
+  readonly flags?: ConfigInput;
+  readonly env?: NodeJS.ProcessEnv;
+  /** A JSON config file: --config, else SVC_CONFIG. */
+  readonly file?: string;
+  readonly cwd?: string;
+}
+
+/**
+ * Merges flags > SVC_* environment > config file > defaults and validates
+ * the result, reporting every bad value at once with where it came from.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const fileName = options.file ?? env.SVC_CONFIG;
+  const fromFile = fileName ? readConfigFile(path.resolve(cwd, fileName)) : {};
+  const defaults = configDefaults();
+  const problems: string[] = [];
+  const result: Record<string, unknown> = { ...defaults };
+
+  for (const [key, spec] of Object.entries(configKeys) as [keyof ServerConfig, (typeof configKeys)[keyof ServerConfig]][]) {
+    const flag = options.flags?.[key];
+    const fromEnv = spec.env ? env[spec.env] : undefined;
+    const [raw, source] =
+      flag !== undefined ? [flag, `--${kebab(key)}`]
+      : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, spec.env!]
+      : key in fromFile ? [fromFile[key], `${fileName}: ${key}`]
+      : [undefined, ''];
+    if (raw === undefined) continue;
+    const parsed = parseValue(spec.kind, raw, cwd);
+    if (typeof parsed === 'object' && parsed !== null && 'problem' in parsed) problems.push(`${source}: ${parsed.problem}`);
+    else result[key] = parsed;
+  }
+  for (const key of Object.keys(fromFile)) {
+    if (!(key in configKeys)) problems.push(`${fileName}: unknown key "${key}" (known: ${Object.keys(configKeys).join(', ')})`);
+  }
+  if (problems.length > 0) {
+    throw new SvcError('config_invalid', `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
+      details: { problems },
+      hint: 'See docs/configuration.md for every setting.',
+    });
+  }
+  return Object.freeze(result) as unknown as ServerConfig;
+}
+
+type Parsed = unknown | { problem: string };
+
+function parseValue(kind: string, raw: unknown, cwd: string): Parsed {
+  switch (kind) {
+    case 'port': {
+      const port = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : { problem: `port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(raw)}` };
+    }
+    case 'path':
+      return typeof raw === 'string' && raw.trim() !== '' ? path.resolve(cwd, expandHome(raw.trim())) : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };
+    case 'string':
+      return typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : { problem: `expected a non-empty string, got ${JSON.stringify(raw)}` };
+    case 'url':
+      if (raw === null) return null;
+      if (typeof raw === 'string' && /^https?:\/\/[^\s/]+/.test(raw)) return raw.replace(/\/+$/, '');
+      return { problem: `expected an http(s) URL such as https://svc.example.com, got ${JSON.stringify(raw)}` };
+    case 'plugins':
+      if (Array.isArray(raw) && raw.every((p) => typeof p === 'string' || (typeof p === 'object' && p !== null && typeof (p as { module?: unknown }).module === 'string'))) return raw;
+      return { problem: 'plugins must be a list of module names or paths, or {"module": "...", "options": {...}} objects' };
+    default:
+      return { problem: `unknown kind ${kind}` };
+  }
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SvcError('config_invalid', `cannot read the config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SvcError('config_invalid', `the config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SvcError('config_invalid', `the config file ${file} must hold a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(process.env.HOME ?? '', p.slice(1)) : p;
+}
+
+function kebab(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}

@@ -1,0 +1,50 @@
+/**
+ * The platform's configuration: what `svc serve` (and later `svc server`)
+ * runs with. Every field has a flag, an SVC_* variable and a config-file
+ * key; precedence is flags > environment > file > defaults (see load.ts).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { PluginSpec } from '../core/plugin/load.js';
+
+export interface ServerConfig {
+  /** Interface the gateway listens on. */
+  readonly host: string;
+  /** Port the gateway listens on; 0 picks a free one. */
+  readonly port: number;
+  /** Durable state: owner token, later apps, deployments and tokens. */
+  readonly dataDir: string;
+  /** Rebuildable caches (image environments), shareable between data dirs. */
+  readonly cacheDir: string;
+  /** Interpreter used to read manifests, and for images when `pythonX.Y` is not on PATH. */
+  readonly python: string;
+  /** Base URL printed for workloads; defaults to http://<host>:<port>. */
+  readonly publicUrl: string | null;
+  /** Third-party plugins: npm package names or paths, with options. */
+  readonly plugins: readonly PluginSpec[];
+}
+
+export const DEFAULT_PORT = 7420;
+
+export function configDefaults(home = os.homedir()): ServerConfig {
+  return Object.freeze({
+    host: '127.0.0.1',
+    port: DEFAULT_PORT,
+    dataDir: path.join(home, '.svc', 'data'),
+    cacheDir: path.join(home, '.svc', 'cache'),
+    python: 'python3',
+    publicUrl: null,
+    plugins: Object.freeze([]) as readonly PluginSpec[],
+  });
+}
+
+/** Each key: its environment variable and the kind of value it takes. */
+export const configKeys = {
+  host: { env: 'SVC_HOST', kind: 'string' },
+  port: { env: 'SVC_PORT', kind: 'port' },
+  dataDir: { env: 'SVC_DATA_DIR', kind: 'path' },
+  cacheDir: { env: 'SVC_CACHE_DIR', kind: 'path' },
+  python: { env: 'SVC_PYTHON', kind: 'string' },
+  publicUrl: { env: 'SVC_PUBLIC_URL', kind: 'url' },
+  plugins: { env: null, kind: 'plugins' },
+} as const satisfies Record<keyof ServerConfig, { env: string | null; kind: string }>;

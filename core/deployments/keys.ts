@@ -1,0 +1,24 @@
+/**
+ * Names for deployments. A deployment is one app in one workspace at one
+ * stage: `preview` (from `svc serve`) or `deployed` (from `svc deploy`).
+ * Each workload of it is a deployment unit with its own key; the registry
+ * and the drivers know units only by that key.
+ */
+export type Stage = 'preview' | 'deployed';
+
+export const stages: readonly Stage[] = ['preview', 'deployed'];
+
+export interface DeploymentRef {
+  readonly workspace: string;
+  readonly app: string;
+  readonly stage: Stage;
+}
+
+/** `default/quickstart/preview/greet`: unique per workspace, app, stage and workload. */
+export function unitKey(ref: DeploymentRef, workload: string): string {
+  return `${ref.workspace}/${ref.app}/${ref.stage}/${workload}`;
+}
+
+export function deploymentId(ref: DeploymentRef): string {
+  return `${ref.workspace}/${ref.app}/${ref.stage}`;
+}

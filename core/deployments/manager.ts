@@ -1,0 +1,139 @@
+import { SvcError } from '../errors.js';
+import { workloadPrefix, workloadUrl } from '../gateway/urls.js';
+import type { RouteTable } from '../gateway/route-table.js';
+import type { RouteEntry } from '../gateway/types.js';
+import type { BuiltImage, ImageBuilder } from '../images/types.js';
+import type { PluginHost } from '../plugin/host.js';
+import type { Principal } from '../plugin/types.js';
+import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../scheduler/types.js';
+import type { AppSpec, Workload, WorkloadKind } from '../workload/types.js';
+import { deploymentId, unitKey, type DeploymentRef, type Stage } from './keys.js';
+import type { DeployedWorkload, Deployment, DeployProgress } from './types.js';
+
+/** Kinds the container runtime serves so far; the others are recorded but not started. */
+const SERVED_KINDS: ReadonlySet<WorkloadKind> = new Set(['endpoint']);
+
+export interface DeployRequest {
+  readonly spec: AppSpec;
+  readonly source: SourceRef;
+  readonly workspace: string;
+  readonly stage: Stage;
+  readonly principal: Principal | null;
+}
+
+export interface DeploymentManagerOptions {
+  readonly plugins: PluginHost;
+  readonly images: ImageBuilder;
+  readonly driver: SchedulerDriver;
+  readonly routes: RouteTable;
+  /** Base URL of the gateway, for the URLs printed to users. */
+  readonly baseUrl: () => string;
+}
+
+/**
+ * Turns an app spec into running workloads: plugins authorize it, images are
+ * built, one deployment unit per workload is submitted to the driver and
+ * scaled up, and the gateway gets its routes once containers are healthy.
+ */
+export class DeploymentManager {
+  readonly #options: DeploymentManagerOptions;
+  readonly #deployments = new Map<string, Deployment>();
+
+  constructor(options: DeploymentManagerOptions) {
+    this.#options = options;
+  }
+
+  list(): Deployment[] {
+    return [...this.#deployments.values()];
+  }
+
+  async deploy(request: DeployRequest, progress: (event: DeployProgress) => void = () => {}): Promise<Deployment> {
+    const { plugins, images, driver, routes } = this.#options;
+    const spec = await plugins.sequential('authorizeDeploy', request.spec, {
+      workspace: request.workspace,
+      stage: request.stage,
+      principal: request.principal,
+    });
+    const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
+    if (this.#deployments.has(deploymentId(ref))) await this.remove(ref);
+
+    const built = new Map<string, BuiltImage>();
+    for (const image of spec.images) {
+      progress({ type: 'image', imageId: image.id, status: 'building' });
+      const result = await images.build(image, (line) => progress({ type: 'image', imageId: image.id, status: 'log', line }));
+      built.set(image.id, result);
+      progress({ type: 'image', imageId: image.id, status: result.cached ? 'cached' : 'built' });
+    }
+
+    const served = spec.workloads.filter((w) => SERVED_KINDS.has(w.kind));
+    const units: DeploymentUnit[] = served.map((workload) => ({
+      key: unitKey(ref, workload.name),
+      ref,
+      workload,
+      image: built.get(workload.image.id)!,
+      source: request.source,
+    }));
+    const entries: RouteEntry[] = units.map((unit) => ({ ref, workload: unit.workload, unit: unit.key, prefix: workloadPrefix(ref, unit.workload.name) }));
+    routes.add(entries);
+    try {
+      await Promise.all(
+        units.map(async (unit) => {
+          progress({ type: 'workload', workload: unit.workload.name, status: 'starting' });
+          await driver.submit(unit);
+          await driver.scale(unit.key, Math.max(1, unit.workload.scaling.autoscaler.minContainers));
+          progress({ type: 'workload', workload: unit.workload.name, status: 'ready' });
+        }),
+      );
+    } catch (error) {
+      await Promise.all(units.map((unit) => driver.remove(unit.key)));
+      for (const unit of units) routes.removeUnit(unit.key);
+      throw error;
+    }
+
+    const deployment: Deployment = {
+      ref,
+      spec,
+      source: request.source,
+      units: units.map((u) => u.key),
+      workloads: spec.workloads.map((w) => this.#describe(ref, w)),
+      createdAt: new Date(),
+    };
+    this.#deployments.set(deploymentId(ref), deployment);
+    await plugins.parallel('onEvent', {
+      type: 'deployment.ready',
+      workspace: ref.workspace,
+      app: ref.app,
+      stage: ref.stage,
+      workloads: deployment.workloads.map(({ name, kind, url }) => ({ name, kind, url })),
+    });
+    return deployment;
+  }
+
+  /** Stops every container of a deployment and removes its routes. */
+  async remove(ref: DeploymentRef): Promise<void> {
+    const deployment = this.#deployments.get(deploymentId(ref));
+    if (!deployment) throw new SvcError('not_found', `no ${ref.stage} deployment of ${ref.app} in workspace ${ref.workspace}.`);
+    for (const unit of deployment.units) this.#options.routes.removeUnit(unit);
+    await Promise.all(deployment.units.map((unit) => this.#options.driver.remove(unit)));
+    this.#deployments.delete(deploymentId(ref));
+    await this.#options.plugins.parallel('onEvent', { type: 'deployment.stopped', workspace: ref.workspace, app: ref.app, stage: ref.stage });
+  }
+
+  async removeAll(): Promise<void> {
+    await Promise.all([...this.#deployments.values()].map((d) => this.remove(d.ref)));
+  }
+
+  #describe(ref: DeploymentRef, workload: Workload): DeployedWorkload {
+    const served = SERVED_KINDS.has(workload.kind);
+    const http = workload.http;
+    return {
+      name: workload.name,
+      kind: workload.kind,
+      url: served && http ? workloadUrl(this.#options.baseUrl(), ref, workload.name, http.route) : null,
+      methods: http?.methods ?? [],
+      authorized: http?.authorized ?? true,
+      parameters: workload.parameters,
+      note: served || workload.kind === 'function' ? null : `${workload.kind} workloads are not served by this version yet`,
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import type { JsonSchema } from '../manifest/types.js';
+import type { SourceRef } from '../scheduler/types.js';
+import type { AppSpec, WorkloadKind } from '../workload/types.js';
+import type { DeploymentRef } from './keys.js';
+
+/** What a deploy tells the user about each workload. */
+export interface DeployedWorkload {
+  readonly name: string;
+  readonly kind: WorkloadKind;
+  /** Stable URL (with the route); null for functions and kinds not served yet. */
+  readonly url: string | null;
+  readonly methods: readonly string[];
+  readonly authorized: boolean;
+  readonly parameters: JsonSchema | null;
+  /** Why a workload has no URL, when that is not obvious. */
+  readonly note: string | null;
+}
+
+export interface Deployment {
+  readonly ref: DeploymentRef;
+  readonly spec: AppSpec;
+  readonly source: SourceRef;
+  /** Deployment unit keys, one per served workload. */
+  readonly units: readonly string[];
+  readonly workloads: readonly DeployedWorkload[];
+  readonly createdAt: Date;
+}
+
+/** Progress of a deploy, for spinners and logs. */
+export type DeployProgress =
+  | { readonly type: 'image'; readonly imageId: string; readonly status: 'building' | 'built' | 'cached' }
+  | { readonly type: 'image'; readonly imageId: string; readonly status: 'log'; readonly line: string }
+  | { readonly type: 'workload'; readonly workload: string; readonly status: 'starting' | 'ready' };

@@ -1,0 +1,118 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
+import { SvcError } from '../errors.js';
+import type { Instance, ServiceRegistry } from '../registry/types.js';
+
+/** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), plus ones undici sets itself. */
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection',
+  'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect',
+]);
+
+export interface ForwardRequest {
+  readonly method: string;
+  /** Path and query as the container sees them. */
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** Headers added or replaced by the gateway. */
+  readonly extraHeaders: Record<string, string>;
+  /** Headers removed (lower case), e.g. the platform's own Authorization. */
+  readonly dropHeaders: readonly string[];
+  readonly body: Readable | null;
+  readonly signal: AbortSignal;
+}
+
+export interface ForwardResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[]>;
+  readonly body: Readable;
+}
+
+/**
+ * Keeps one undici pool per container (over its Unix socket or TCP address),
+ * created on first use and closed when the registry drops the container.
+ * Connections are reused across requests: no connect cost on the hot path.
+ */
+export class UpstreamPools {
+  readonly #pools = new Map<string, { readonly pool: Pool; readonly service: string }>();
+  readonly #roundRobin = new Map<string, number>();
+  readonly #registry: ServiceRegistry;
+  readonly #unwatch: () => void;
+
+  constructor(registry: ServiceRegistry) {
+    this.#registry = registry;
+    this.#unwatch = registry.watch((service, instances) => this.#prune(service, instances));
+  }
+
+  /** Picks the next healthy instance of a unit, round robin. Null when none is registered. */
+  pick(unit: string): Instance | null {
+    const instances = this.#registry.instances(unit);
+    if (instances.length === 0) return null;
+    const next = ((this.#roundRobin.get(unit) ?? -1) + 1) % instances.length;
+    this.#roundRobin.set(unit, next);
+    return instances[next] ?? null;
+  }
+
+  async forward(instance: Instance, request: ForwardRequest): Promise<ForwardResponse> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined || HOP_BY_HOP.has(name) || request.dropHeaders.includes(name)) continue;
+      headers[name] = value;
+    }
+    Object.assign(headers, request.extraHeaders);
+    try {
+      const response = await this.#pool(instance).request({
+        method: request.method as 'GET',
+        path: request.path,
+        headers,
+        body: request.body,
+        signal: request.signal,
+      });
+      const outHeaders: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (value === undefined || (HOP_BY_HOP.has(name) && name !== 'content-length')) continue;
+        outHeaders[name] = value;
+      }
+      return { status: response.statusCode, headers: outHeaders, body: response.body };
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      throw new SvcError('upstream_unreachable', `the container of this workload could not be reached (${(error as Error).message}).`, {
+        hint: 'The container may have crashed; its logs say why.',
+        cause: error,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#unwatch();
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map(({ pool }) => pool.destroy()));
+  }
+
+  #pool(instance: Instance): Pool {
+    let entry = this.#pools.get(instance.id);
+    if (!entry) {
+      const connections = Math.max(1, instance.capacity);
+      const pool =
+        instance.address.kind === 'unix'
+          ? new Pool('http://localhost', { socketPath: instance.address.socketPath, connections, pipelining: 1 })
+          : new Pool(`http://${instance.address.host}:${instance.address.port}`, { connections, pipelining: 1 });
+      entry = { pool, service: instance.service };
+      this.#pools.set(instance.id, entry);
+    }
+    return entry.pool;
+  }
+
+  /** Closes the pools of containers that left a service. */
+  #prune(service: string, current: readonly Instance[]): void {
+    const live = new Set(current.map((instance) => instance.id));
+    for (const [id, entry] of this.#pools) {
+      if (entry.service !== service || live.has(id)) continue;
+      this.#pools.delete(id);
+      // close() lets requests already sent finish; the container is draining too.
+      void entry.pool.close().catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Gateway types. The gateway routes a workload's stable URL to one of its
+ * healthy containers; it learns routes from deployments and containers from
+ * the registry, and keeps both in memory so the request path does no I/O.
+ */
+import type { DeploymentRef } from '../deployments/keys.js';
+import type { Principal } from '../plugin/types.js';
+import type { Workload } from '../workload/types.js';
+
+/** One routable workload of a deployment. */
+export interface RouteEntry {
+  readonly ref: DeploymentRef;
+  readonly workload: Workload;
+  /** Deployment unit key: the registry service that serves it. */
+  readonly unit: string;
+  /** Path prefix of the workload's URL, without the route: `/default/quickstart/greet`. */
+  readonly prefix: string;
+}
+
+/** What the gateway middleware records on `ctx.state` for later middleware and logs. */
+export interface GatewayState {
+  requestId: string;
+  route?: RouteEntry;
+  principal?: Principal | null;
+}

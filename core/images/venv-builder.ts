@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SvcError } from '../errors.js';
+import { runtimeRequirementsFile } from '../paths.js';
+import type { ImageSpec } from '../workload/types.js';
+import { findPython } from './find-python.js';
+import type { BuildLog, BuiltImage, ImageBuilder } from './types.js';
+
+/** Bump when the layout of a built venv changes, so old caches are not reused. */
+const BUILDER_VERSION = 1;
+const MARKER = 'svc-image.json';
+
+export interface VenvBuilderOptions {
+  /** Built environments live in `<cacheDir>/images/<key>`; shared by every data dir. */
+  readonly cacheDir: string;
+  /** The default interpreter (SVC_PYTHON), used when `pythonX.Y` is not on PATH. */
+  readonly python: string;
+}
+
+/**
+ * The embedded image builder: one virtual environment per image, holding the
+ * runtime's requirements and the image's packages. pip runs with this
+ * process's environment, so pip's own settings (PIP_INDEX_URL, PIP_RETRIES…) apply.
+ */
+export function createVenvBuilder(options: VenvBuilderOptions): ImageBuilder {
+  const inFlight = new Map<string, Promise<BuiltImage>>();
+  const root = path.join(options.cacheDir, 'images');
+
+  async function build(spec: ImageSpec, log: BuildLog): Promise<BuiltImage> {
+    const requirements = await readRuntimeRequirements();
+    const key = imageKey(spec, requirements);
+    const dir = path.join(root, key);
+    const pythonPath = path.join(dir, 'bin', 'python');
+    if (existsSync(path.join(dir, MARKER))) {
+      return { key, imageId: spec.id, pythonPath, path: dir, cached: true };
+    }
+    const tmp = path.join(root, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}`);
+    try {
+      await mkdir(root, { recursive: true });
+      const basePython = await findPython(spec.pythonVersion, options.python);
+      log(`creating a Python ${spec.pythonVersion} environment`);
+      await runLogged(basePython, ['-m', 'venv', tmp], log);
+      const packages = [...requirements, ...spec.pythonPackages];
+      log(`installing ${packages.join(', ')}`);
+      await runLogged(path.join(tmp, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...packages], log);
+      await writeFile(path.join(tmp, MARKER), JSON.stringify({ key, spec, requirements, builderVersion: BUILDER_VERSION }, null, 2));
+      await moveIntoPlace(tmp, dir);
+    } catch (error) {
+      await rm(tmp, { recursive: true, force: true });
+      if (error instanceof SvcError) throw error;
+      throw new SvcError('image_build_failed', `building image ${spec.id} failed: ${(error as Error).message}`, { cause: error });
+    }
+    return { key, imageId: spec.id, pythonPath, path: dir, cached: false };
+  }
+
+  return {
+    name: 'venv',
+    build(spec, log) {
+      // Two workloads sharing an image must not build it twice at once.
+      const key = JSON.stringify([spec.pythonVersion, spec.pythonPackages]);
+      let pending = inFlight.get(key);
+      if (!pending) {
+        pending = build(spec, log).finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
+      }
+      return pending;
+    },
+  };
+}
+
+async function readRuntimeRequirements(): Promise<string[]> {
+  const text = await readFile(runtimeRequirementsFile, 'utf8');
+  return text.split('\n').map((line) => line.replace(/#.*/, '').trim()).filter(Boolean);
+}
+
+function imageKey(spec: ImageSpec, requirements: readonly string[]): string {
+  const canonical = JSON.stringify({ v: BUILDER_VERSION, python: spec.pythonVersion, packages: spec.pythonPackages, requirements });
+  return `venv-${createHash('sha256').update(canonical).digest('hex').slice(0, 20)}`;
+}
+
+/** Another process may have finished the same build first: then theirs wins and ours is dropped. */
+async function moveIntoPlace(tmp: string, dir: string): Promise<void> {
+  try {
+    await rename(tmp, dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if ((code === 'ENOTEMPTY' || code === 'EEXIST') && existsSync(path.join(dir, MARKER))) {
+      await rm(tmp, { recursive: true, force: true });
+      return;
+    }
+    throw error;
+  }
+}
+
+/** Runs a build step, passing each output line to the log; a failure carries the last lines. */
+function runLogged(command: string, args: readonly string[], log: BuildLog): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const tail: string[] = [];
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+        log(line);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', (error) => reject(new SvcError('image_build_failed', `could not run ${command}: ${error.message}`, { cause: error })));
+    child.on('close', (code) => {
+      if (code === 0) return resolve();
+      reject(new SvcError('image_build_failed', `${path.basename(command)} ${args.slice(0, 3).join(' ')} exited with code ${code}:\n${tail.join('\n')}`, {
+        hint: 'Check the package names and versions in Image.add_python_packages([...]) and that pip can reach its index.',
+      }));
+    });
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * Describes a user's app by asking the Python SDK: runs
+ * `<python> -m svc.manifest <target>` (the only code that imports user code)
+ * and turns its output into the resolved model, or its failure into an
+ * SvcError that carries the Python traceback.
+ */
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { SvcError } from '../errors.js';
+import { sdkPythonPath } from '../paths.js';
+import { resolveApp } from '../workload/resolve.js';
+import type { AppSpec } from '../workload/types.js';
+import { parseManifestText } from './parse.js';
+import type { ManifestV1 } from './types.js';
+
+export interface LoadManifestOptions {
+  /** A `.py` file (the project root is its folder) or a module name importable from `cwd`. */
+  readonly target: string;
+  /** Default: process.cwd(). */
+  readonly cwd?: string;
+  /** Default: $SVC_PYTHON, else `python3`. */
+  readonly python?: string;
+}
+
+export interface LoadedManifest {
+  /** The project root: the folder the module is imported from. */
+  readonly root: string;
+  readonly spec: AppSpec;
+  readonly raw: ManifestV1;
+  /** Lines the user's code wrote to stderr (or printed) while it was imported. */
+  readonly logs: readonly string[];
+}
+
+interface PythonRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedManifest> {
+  const cwd = path.resolve(opts.cwd ?? process.cwd());
+  const python = opts.python ?? process.env.SVC_PYTHON ?? 'python3';
+  const isFile = opts.target.endsWith('.py');
+  const argument = isFile ? path.resolve(cwd, opts.target) : opts.target;
+  const root = isFile ? path.dirname(argument) : cwd;
+  await assertExists(argument, root, isFile);
+
+  const run = await runPython(python, ['-m', 'svc.manifest', argument], root);
+  const reproduce = `${python} -m svc.manifest ${argument}`;
+  if (run.code === 0) {
+    const raw = parseManifestText(run.stdout);
+    return { root, spec: resolveApp(raw), raw, logs: lines(run.stderr) };
+  }
+  const stderr = run.stderr.trim();
+  const details = { exitCode: run.code, signal: run.signal, stderr };
+  if (run.code === 1) {
+    throw new SvcError('manifest_failed', `Python could not load ${opts.target}:\n${stderr}`, {
+      hint: `Fix the error the traceback points at, then try again (to reproduce: ${reproduce}).`,
+      details,
+    });
+  }
+  if (run.code === 2) {
+    // Usage errors come after the import, so the user's own output may precede the one-line message.
+    const message = lines(stderr).at(-1) ?? `svc.manifest rejected ${opts.target}`;
+    throw new SvcError('manifest_failed', message, {
+      hint: 'Pass a .py file or an importable module name that defines exactly one svc.App at module level.',
+      details,
+    });
+  }
+  const how = run.signal === null ? `exited with code ${run.code}` : `was killed by ${run.signal}`;
+  throw new SvcError('manifest_failed', `Python ${how} while describing ${opts.target}${stderr === '' ? '' : `:\n${stderr}`}`, {
+    hint: `To reproduce: ${reproduce}`,
+    details,
+  });
+}
+
+/** Fails before spawning, so a typo in the path is not reported as a Python problem. */
+async function assertExists(argument: string, root: string, isFile: boolean): Promise<void> {
+  const wanted = isFile ? argument : root;
+  const found = await stat(wanted).catch(() => null);
+  const ok = found !== null && (isFile ? found.isFile() : found.isDirectory());
+  if (!ok) {
+    throw new SvcError('manifest_failed', `${isFile ? 'File' : 'Folder'} not found: ${wanted}`, {
+      hint: "Pass the path of your app's .py file, or a module name importable from the current folder.",
+    });
+  }
+}
+
+function runPython(python: string, args: readonly string[], cwd: string): Promise<PythonRun> {
+  const inherited = process.env.PYTHONPATH;
+  const env = {
+    ...process.env,
+    // The SDK comes first so `import svc` finds this platform's SDK, not an older pip-installed one.
+    PYTHONPATH: inherited ? `${sdkPythonPath}${path.delimiter}${inherited}` : sdkPythonPath,
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONIOENCODING: 'utf-8',
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'EACCES') {
+        reject(
+          new SvcError('python_unavailable', `Python was not found: ${JSON.stringify(python)} (${error.code})`, {
+            hint: 'Install Python 3 (3.10 or later), or set SVC_PYTHON to the Python interpreter svc should use.',
+            cause: error,
+          }),
+        );
+      } else reject(error);
+    });
+    child.on('close', (code, signal) => {
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
+    });
+  });
+}
+
+function lines(text: string): string[] {
+  const all = text.split(/\r?\n/);
+  while (all.length > 0 && all[all.length - 1] === '') all.pop();
+  return all;
+}

@@ -1,0 +1,119 @@
+/**
+ * Wire types of Manifest v1, exactly as docs/manifest.md describes them:
+ * the JSON that `python -m svc.manifest` prints. Keys stay snake_case because
+ * this is the contract with the Python SDK; the platform works on the resolved
+ * model in core/workload/types.ts instead.
+ */
+
+/** Readonly: schemas are shared by the frozen resolved model. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
+export interface JsonObject {
+  readonly [key: string]: JsonValue;
+}
+/** A JSON Schema document; `{}` accepts anything. */
+export type JsonSchema = JsonObject;
+
+export type ManifestKind = 'function' | 'endpoint' | 'asgi' | 'realtime';
+
+export interface ManifestV1 {
+  manifest_version: 1;
+  sdk_version: string;
+  /** Module to import relative to the project root (`app`, `pkg.app`). */
+  entry: string;
+  app: { name: string };
+  /** Every distinct image the workloads use, sorted by id. */
+  images: ManifestImage[];
+  /** In declaration order. */
+  workloads: ManifestWorkload[];
+}
+
+export interface ManifestImage {
+  /** `img-` + first 16 hex digits of the SHA-256 of the canonical image JSON. */
+  id: string;
+  /** major.minor, e.g. "3.11". */
+  python_version: string;
+  /** pip requirement strings, in the order added, no duplicates. */
+  python_packages: string[];
+}
+
+export interface AutoscalerOptions {
+  max_containers: number;
+  tasks_per_container: number;
+  min_containers: number;
+}
+
+/** Options every kind has. */
+export interface ResourceOptions {
+  cpu: number;
+  /** `<integer>Mi` or `<integer>Gi`. */
+  memory: string;
+}
+
+/** Options every HTTP-served kind has. */
+export interface ServedOptions extends ResourceOptions {
+  workers: number;
+  autoscaler: AutoscalerOptions;
+  max_pending_tasks: number;
+  checkpoint_enabled: boolean;
+  authorized: boolean;
+  domain: string | null;
+}
+
+export type FunctionOptions = ResourceOptions;
+
+export interface EndpointOptions extends ServedOptions {
+  route: string;
+  methods: string[];
+  concurrency: number;
+  keep_warm: number;
+}
+
+export interface AsgiOptions extends ServedOptions {
+  concurrent_requests: number;
+  keep_warm_seconds: number;
+}
+
+export type RealtimeOptions = AsgiOptions;
+
+interface WorkloadBase {
+  /** 1–63 characters: letters, digits, `_`, `-`; starts with a letter; unique in the app. */
+  name: string;
+  /** Id of an entry of `images`. */
+  image: string;
+  doc: string | null;
+}
+
+export interface FunctionWorkload extends WorkloadBase {
+  kind: 'function';
+  handler: string;
+  options: FunctionOptions;
+  parameters: JsonSchema;
+  returns: JsonSchema;
+}
+
+export interface EndpointWorkload extends WorkloadBase {
+  kind: 'endpoint';
+  handler: string;
+  options: EndpointOptions;
+  parameters: JsonSchema;
+  returns: JsonSchema;
+}
+
+export interface AsgiWorkload extends WorkloadBase {
+  kind: 'asgi';
+  /** The wrapped object is found by workload name. */
+  handler: null;
+  options: AsgiOptions;
+  parameters: null;
+  returns: null;
+}
+
+export interface RealtimeWorkload extends WorkloadBase {
+  kind: 'realtime';
+  handler: string;
+  options: RealtimeOptions;
+  parameters: JsonSchema;
+  returns: JsonSchema;
+}
+
+export type ManifestWorkload = FunctionWorkload | EndpointWorkload | AsgiWorkload | RealtimeWorkload;

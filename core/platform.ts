@@ -1,0 +1,118 @@
+/**
+ * Wires the platform from its configuration: plugins (token auth first),
+ * registry, scheduler driver, image builder, deployments and the gateway,
+ * all in this one process. This is the embedded default: local processes,
+ * an in-process registry, files in the data dir.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Middleware } from 'koa';
+import type { ServerConfig } from '../config/schema.js';
+import { SvcError } from './errors.js';
+import { authTokenPlugin } from '../plugins/auth-token/index.js';
+import { ensureOwnerToken } from './auth/owner-token.js';
+import { MemoryTokenVerifier } from './auth/verifier.js';
+import { DeploymentManager } from './deployments/manager.js';
+import { createGateway } from './gateway/app.js';
+import type { ErrorReporter } from './gateway/error-middleware.js';
+import { UpstreamPools } from './gateway/proxy.js';
+import { RouteTable } from './gateway/route-table.js';
+import { createVenvBuilder } from './images/venv-builder.js';
+import { createPluginHost, type PluginHost } from './plugin/host.js';
+import { loadPlugins, resolvePlugins } from './plugin/load.js';
+import { createEmbeddedRegistry } from './registry/embedded.js';
+import { createLocalDriver } from './scheduler/local/driver.js';
+import type { LogSink } from './scheduler/types.js';
+
+/** The workspace of the embedded platform until workspaces arrive with the control plane. */
+export const DEFAULT_WORKSPACE = 'default';
+
+export interface PlatformOptions {
+  readonly config: ServerConfig;
+  /** Receives every container log line. */
+  readonly logs?: LogSink;
+  /** Receives unexpected errors (bugs), with the request they happened in. */
+  readonly report?: ErrorReporter;
+}
+
+export interface Platform {
+  readonly config: ServerConfig;
+  /** Base URL of the gateway (after listening, with the real port). */
+  readonly url: string;
+  readonly ownerToken: { readonly secret: string; readonly path: string; readonly created: boolean; readonly warnings: readonly string[] };
+  readonly plugins: PluginHost;
+  readonly deployments: DeploymentManager;
+  /** Stops every container, then the server. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export async function startPlatform(options: PlatformOptions): Promise<Platform> {
+  const { config } = options;
+  const logs: LogSink = options.logs ?? (() => {});
+  const report: ErrorReporter = options.report ?? ((error) => console.error(error));
+
+  const owner = await ensureOwnerToken(config.dataDir);
+  const verifier = new MemoryTokenVerifier();
+  verifier.add(owner.secret, { workspace: DEFAULT_WORKSPACE, subject: 'owner' });
+  const userPlugins = await loadPlugins([...config.plugins], { cwd: process.cwd() });
+  const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier })], user: userPlugins }));
+
+  const registry = createEmbeddedRegistry();
+  const driver = createLocalDriver({ registry, logs, dataDir: config.dataDir });
+  const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
+  const routes = new RouteTable();
+  const upstreams = new UpstreamPools(registry);
+
+  const gateway = createGateway({ routes, upstreams, plugins, report, platformRoutes: healthRoute });
+  const server = http.createServer(gateway.callback());
+  await listen(server, config.port, config.host);
+  const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
+
+  const deployments = new DeploymentManager({ plugins, images, driver, routes, baseUrl: () => url });
+
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    url,
+    ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: owner.warnings },
+    plugins,
+    deployments,
+    close() {
+      closing ??= (async () => {
+        await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+        await driver.close();
+        await upstreams.close();
+        await registry.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The platform's own liveness route; workspaces cannot be named `_svc`. */
+const healthRoute: Middleware = async (ctx, next) => {
+  if (ctx.path !== '/_svc/health') return next();
+  ctx.body = { status: 'ok' };
+};
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        reject(new SvcError('config_invalid', `port ${port} on ${host} is already in use.`, { hint: 'Stop the other process or choose another port with --port (0 picks a free one).' }));
+      } else reject(error);
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+function baseUrl(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+}

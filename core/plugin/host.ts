@@ -1,0 +1,148 @@
+/**
+ * The plugin host: registers plugins once, orders each hook's handlers once,
+ * and runs hooks by kind (first, sequential, parallel), wrapping any error a
+ * hook throws exactly once.
+ */
+import type { SvcError } from '../errors.js';
+import { hookError, wrapHookError } from './hook-error.js';
+import type {
+  FirstHooks,
+  HookArgs,
+  HookName,
+  HookOrder,
+  HookResult,
+  ParallelHooks,
+  Plugin,
+  SequentialHooks,
+} from './types.js';
+import { checkUniqueNames, validatePlugin } from './validate.js';
+
+/** What a plugin list may hold: falsy entries are skipped and nested arrays flattened, so `cond && plugin()` works. */
+export type PluginOption = Plugin | false | null | undefined | readonly PluginOption[];
+
+type Tail<T extends readonly unknown[]> = T extends readonly [unknown, ...infer Rest] ? Rest : never;
+
+export interface PluginHost {
+  /** The registered plugins in final order: `enforce: 'pre'`, normal, `'post'`; registration order within a tier. */
+  readonly plugins: readonly Plugin[];
+  /** True when at least one plugin implements `hook` (lets callers skip work, e.g. building an AuthRequest). */
+  has(hook: HookName): boolean;
+  /** Calls each handler in order until one returns non-null; later handlers are not called. Resolves `null` if none did. */
+  first<H extends FirstHooks>(hook: H, ...args: HookArgs<H>): Promise<NonNullable<HookResult<H>> | null>;
+  /**
+   * Calls each handler in order with the previous handler's result as first
+   * argument (the first one gets `initial`) and resolves the last result.
+   * A handler returning null/undefined is a `plugin_error`.
+   */
+  sequential<H extends SequentialHooks>(hook: H, initial: HookArgs<H>[0], ...rest: Tail<HookArgs<H>>): Promise<HookResult<H>>;
+  /**
+   * Starts every handler at once and waits for all of them. Never rejects:
+   * each failure (already wrapped with its plugin and hook) goes to the
+   * host's `onParallelError`, and the list of failures is resolved (empty
+   * when all succeeded) so the caller may act on it too.
+   */
+  parallel<H extends ParallelHooks>(hook: H, ...args: HookArgs<H>): Promise<SvcError[]>;
+}
+
+interface SortedHandler {
+  readonly plugin: string;
+  readonly handler: (...args: unknown[]) => unknown;
+}
+
+const tierRank = { pre: 0, normal: 1, post: 2 } as const;
+
+export interface PluginHostOptions {
+  /**
+   * Receives every failure of a parallel hook, so that none goes unnoticed
+   * even when the caller ignores `parallel()`'s result. Default: one line on
+   * stderr.
+   */
+  readonly onParallelError?: (error: SvcError) => void;
+}
+
+/**
+ * Validates and orders `options`. Throws `plugin_invalid` or
+ * `plugin_incompatible` before any hook can run.
+ */
+export function createPluginHost(options: readonly PluginOption[], hostOptions: PluginHostOptions = {}): PluginHost {
+  const onParallelError = hostOptions.onParallelError ?? ((error: SvcError) => console.error(`svc: ${error.message}`));
+  const registered = flatten(options);
+  registered.forEach((plugin, position) => validatePlugin(plugin, position));
+  const valid = registered as Plugin[];
+  checkUniqueNames(valid);
+  // Array#sort is stable, so registration order holds within a tier.
+  const plugins: readonly Plugin[] = Object.freeze(
+    [...valid].sort((a, b) => tierRank[a.enforce ?? 'normal'] - tierRank[b.enforce ?? 'normal']),
+  );
+  const cache = new Map<HookName, readonly SortedHandler[]>();
+
+  function handlersOf(hook: HookName): readonly SortedHandler[] {
+    let sorted = cache.get(hook);
+    if (sorted === undefined) {
+      sorted = sortHandlers(plugins, hook);
+      cache.set(hook, sorted);
+    }
+    return sorted;
+  }
+
+  async function invoke(entry: SortedHandler, hook: HookName, args: unknown[]): Promise<unknown> {
+    try {
+      return await entry.handler(...args);
+    } catch (error) {
+      throw wrapHookError(error, entry.plugin, hook);
+    }
+  }
+
+  return {
+    plugins,
+    has: (hook) => handlersOf(hook).length > 0,
+
+    async first(hook, ...args) {
+      for (const entry of handlersOf(hook)) {
+        const result = await invoke(entry, hook, args);
+        if (result !== null && result !== undefined) return result as NonNullable<HookResult<typeof hook>>;
+      }
+      return null;
+    },
+
+    async sequential(hook, initial, ...rest) {
+      let value: unknown = initial;
+      for (const entry of handlersOf(hook)) {
+        const result = await invoke(entry, hook, [value, ...rest]);
+        if (result === null || result === undefined) {
+          throw hookError(entry.plugin, hook, `returned ${String(result)}`,
+            'Return the first argument (unchanged to accept it, or a changed copy); throw an SvcError to refuse.');
+        }
+        value = result;
+      }
+      return value as HookResult<typeof hook>;
+    },
+
+    async parallel(hook, ...args) {
+      const outcomes = await Promise.allSettled(handlersOf(hook).map((entry) => invoke(entry, hook, args)));
+      const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as SvcError] : []));
+      for (const failure of failures) onParallelError(failure);
+      return failures;
+    },
+  };
+}
+
+function flatten(options: readonly PluginOption[]): unknown[] {
+  return options.flatMap((option): unknown[] => {
+    if (Array.isArray(option)) return flatten(option);
+    return option ? [option] : [];
+  });
+}
+
+/** Handlers of one hook: by enforce tier (plugins arrive tier-sorted), then by hook `order` within the tier. */
+function sortHandlers(plugins: readonly Plugin[], hook: HookName): readonly SortedHandler[] {
+  const ranked = plugins.flatMap((plugin) => {
+    const value = plugin.hooks?.[hook];
+    if (value === undefined) return [];
+    const handler = (typeof value === 'function' ? value : value.handler) as SortedHandler['handler'];
+    const order: HookOrder | undefined = typeof value === 'function' ? undefined : value.order;
+    const rank = tierRank[plugin.enforce ?? 'normal'] * 3 + tierRank[order ?? 'normal'];
+    return [{ plugin: plugin.name, handler, rank }];
+  });
+  return Object.freeze(ranked.sort((a, b) => a.rank - b.rank).map(({ plugin, handler }) => ({ plugin, handler })));
+}

@@ -1,0 +1,169 @@
+/**
+ * The public plugin API of svc: the one `Plugin` type that built-in features
+ * (`plugins/`) and third-party packages implement. Each hook is documented
+ * here, where it is declared; `docs/plugins.md` repeats it as a table.
+ */
+import type { AppSpec, WorkloadKind } from '../workload/types.js';
+
+/**
+ * The plugin API major version this svc provides. A plugin declares the
+ * version it targets in `apiVersion`; the host refuses any other value
+ * (`plugin_incompatible`). Bumped only for breaking changes to this file.
+ */
+export const PLUGIN_API_VERSION = 1;
+
+/** Who made a request, as established by an `authenticate` hook. */
+export interface Principal {
+  /** The workspace the credential belongs to. The gateway answers 403 when it differs from the target's. */
+  readonly workspace: string;
+  /** Who acts: a user name, `owner`, a service account… Shown in logs and events. */
+  readonly subject: string;
+  /** Non-secret id of the token used (`tok_…`), when a token was used. */
+  readonly tokenId?: string;
+}
+
+/** What an `authenticate` hook sees of an incoming HTTP or WebSocket request. */
+export interface AuthRequest {
+  /** Request headers, names lower-cased (Node's `IncomingHttpHeaders`). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly url: URL;
+  /** Workspace of the target workload. */
+  readonly workspace: string;
+}
+
+/** Context of an `authorizeDeploy` call. */
+export interface DeployContext {
+  /** Workspace the app is deployed into. */
+  readonly workspace: string;
+  readonly stage: 'preview' | 'deployed';
+  /** Who deploys; `null` when the control plane runs without authentication. */
+  readonly principal: Principal | null;
+}
+
+/** What happened on the platform; delivered to `onEvent`. */
+export type PlatformEvent =
+  | {
+      readonly type: 'deployment.ready';
+      readonly workspace: string;
+      readonly app: string;
+      readonly stage: 'preview' | 'deployed';
+      readonly workloads: readonly { readonly name: string; readonly kind: WorkloadKind; readonly url: string | null }[];
+    }
+  | {
+      readonly type: 'deployment.stopped';
+      readonly workspace: string;
+      readonly app: string;
+      readonly stage: 'preview' | 'deployed';
+    }
+  | {
+      readonly type: 'container.started' | 'container.stopped' | 'container.failed';
+      readonly workspace: string;
+      readonly app: string;
+      readonly workload: string;
+      readonly containerId: string;
+      /** Why it stopped or failed (exit code, health check…), when known. */
+      readonly reason?: string;
+    };
+
+/**
+ * Every hook, name → signature (as if synchronous; each may also return a
+ * Promise of the same result). All hooks are optional.
+ */
+export interface FunctionPluginHooks {
+  /**
+   * Kind: **first**. Runs in the gateway for every request to a workload that
+   * requires authorization, before routing to a container.
+   *
+   * Return the `Principal` the credentials identify, or `null`/`undefined`
+   * when this plugin does not recognise them: the next plugin is asked. The
+   * first non-null result wins and later plugins are not called. When every
+   * plugin returns null the gateway answers 401 `unauthorized`. Throw an
+   * `SvcError` to refuse the request outright (for example `forbidden`).
+   * Return the principal even when its workspace differs from
+   * `request.workspace`; the gateway compares them and answers 403.
+   */
+  authenticate(request: AuthRequest): Principal | null | undefined;
+
+  /**
+   * Kind: **sequential**. Runs in the control plane for every deploy, after
+   * the manifest is resolved and validated and before desired state is
+   * written. Each plugin receives the app as returned by the previous one.
+   *
+   * Return the app to deploy: the same object to accept it as is, or a new
+   * one to change it (for example to cap `max_containers`). Do not mutate
+   * the argument. Returning nothing is an error. Throw an `SvcError`
+   * (usually `forbidden`) to refuse the deploy; its code and status reach
+   * the client.
+   */
+  authorizeDeploy(app: AppSpec, context: DeployContext): AppSpec;
+
+  /**
+   * Kind: **parallel**. Runs after something happened (a deployment became
+   * ready or stopped, a container started, stopped or failed). All plugins
+   * are called concurrently and the platform does not wait on them to make
+   * progress elsewhere. The return value is ignored. A throw is reported
+   * (logged with the plugin and hook) and never stops the platform or the
+   * other plugins.
+   */
+  onEvent(event: PlatformEvent): void;
+}
+
+export type HookName = keyof FunctionPluginHooks;
+
+/** Hooks whose first non-null result wins; later plugins are skipped. */
+export type FirstHooks = 'authenticate';
+/** Hooks that chain: each receives the previous plugin's result as its first argument. */
+export type SequentialHooks = 'authorizeDeploy';
+/** Hooks that all run concurrently; results are ignored. */
+export type ParallelHooks = Exclude<HookName, FirstHooks | SequentialHooks>;
+
+export type HookKind = 'first' | 'sequential' | 'parallel';
+type KindOf<H extends HookName> = H extends FirstHooks ? 'first' : H extends SequentialHooks ? 'sequential' : 'parallel';
+
+/**
+ * Kind of every hook (a `Record<HookName, HookKind>`). Typed so that the
+ * compiler rejects a missing hook or a kind that disagrees with the unions; the host also uses its keys to
+ * reject unknown hook names at registration.
+ */
+export const hookKinds: { readonly [H in HookName]: KindOf<H> } = Object.freeze({
+  authenticate: 'first',
+  authorizeDeploy: 'sequential',
+  onEvent: 'parallel',
+});
+
+export type HookArgs<H extends HookName> = Parameters<FunctionPluginHooks[H]>;
+export type HookResult<H extends HookName> = ReturnType<FunctionPluginHooks[H]>;
+
+/** A hook implementation: the declared signature, sync or async. */
+export type HookHandler<H extends HookName> = (...args: HookArgs<H>) => HookResult<H> | Promise<HookResult<H>>;
+
+/** Position of one hook relative to the same hook of other plugins in its `enforce` tier. */
+export type HookOrder = 'pre' | 'post';
+
+/** A hook is a function, or `{ handler, order }` to move it within its tier. */
+export type ObjectHook<F> = F | { readonly handler: F; readonly order?: HookOrder };
+
+export type PluginHooks = { [H in HookName]: ObjectHook<HookHandler<H>> };
+
+export interface Plugin {
+  /** `scope:kebab-name`, e.g. `svc:auth-token`, `acme:audit-log`. Unique in one host; used in every error. */
+  readonly name: string;
+  /** The plugin API major version this plugin targets; must equal `PLUGIN_API_VERSION`. */
+  readonly apiVersion: number;
+  /**
+   * Tier of all of this plugin's hooks: `pre` plugins run before normal ones,
+   * `post` plugins after. Within a tier, plugins keep their registration order.
+   */
+  readonly enforce?: 'pre' | 'post';
+  readonly hooks?: Partial<PluginHooks>;
+  /**
+   * Named autoscaling policies this plugin provides. Typed as an opaque
+   * registry until the autoscaler defines `ScalingPolicy`.
+   */
+  readonly scalingPolicies?: Readonly<Record<string, unknown>>;
+  /**
+   * Named client exporters (Python, TypeScript…) this plugin provides.
+   * Typed as an opaque registry until the exporter interface is defined.
+   */
+  readonly exporters?: Readonly<Record<string, unknown>>;
+}

@@ -1,0 +1,99 @@
+/**
+ * Registration checks: a plugin is refused before any of its hooks can run,
+ * with an error that names it and says what to change.
+ */
+import { SvcError } from '../errors.js';
+import { PLUGIN_API_VERSION, hookKinds, type Plugin } from './types.js';
+
+/** `scope:kebab-name`, both parts lower-case kebab, e.g. `svc:auth-token`. */
+const PLUGIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*:[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const validHooks = Object.keys(hookKinds);
+
+/** Throws `plugin_invalid` or `plugin_incompatible` unless `value` is a usable plugin. */
+export function validatePlugin(value: unknown, position: number): asserts value is Plugin {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(`plugin #${position + 1} is not a plugin object (got ${describe(value)})`,
+      typeof value === 'function'
+        ? 'Call the plugin factory: write myPlugin(options), not myPlugin.'
+        : 'A plugin is an object { name, apiVersion, hooks } returned by a factory.');
+  }
+  if (typeof (value as { then?: unknown }).then === 'function') {
+    throw invalid(`plugin #${position + 1} is a Promise`, 'Await async plugin factories (or use loadPlugins()) before creating the host.');
+  }
+  const plugin = value as Record<string, unknown>;
+  const { name } = plugin;
+  if (typeof name !== 'string' || !PLUGIN_NAME.test(name)) {
+    throw invalid(`plugin #${position + 1} has an invalid name ${describe(name)}`,
+      'Name plugins "scope:kebab-name", for example "acme:audit-log".');
+  }
+  checkApiVersion(name, plugin.apiVersion);
+  if (plugin.enforce !== undefined && plugin.enforce !== 'pre' && plugin.enforce !== 'post') {
+    throw invalid(`plugin "${name}" has enforce ${describe(plugin.enforce)}`, 'Use "pre", "post" or leave it out.');
+  }
+  checkHooks(name, plugin.hooks);
+  for (const registry of ['scalingPolicies', 'exporters'] as const) {
+    const value = plugin[registry];
+    if (value !== undefined && !isRecord(value)) {
+      throw invalid(`plugin "${name}" has ${registry} ${describe(value)}`, `Make ${registry} an object keyed by name.`);
+    }
+  }
+}
+
+/** Throws `plugin_invalid` naming the first plugin name that appears twice. */
+export function checkUniqueNames(plugins: readonly Plugin[]): void {
+  const seen = new Set<string>();
+  for (const { name } of plugins) {
+    if (seen.has(name)) {
+      throw invalid(`plugin "${name}" is registered twice`, 'Remove the duplicate from the plugin list (config "plugins" or the built-ins).');
+    }
+    seen.add(name);
+  }
+}
+
+function checkApiVersion(name: string, version: unknown): void {
+  if (version === PLUGIN_API_VERSION) return;
+  const newer = typeof version === 'number' && version > PLUGIN_API_VERSION;
+  throw new SvcError(
+    'plugin_incompatible',
+    `plugin "${name}" targets plugin API version ${describe(version)}, but this svc provides version ${PLUGIN_API_VERSION}`,
+    {
+      details: { plugin: name, apiVersion: version, supported: PLUGIN_API_VERSION },
+      hint: newer ? 'Upgrade svc, or use an older release of the plugin.' : 'Upgrade the plugin to a release built for this svc.',
+    },
+  );
+}
+
+function checkHooks(name: string, hooks: unknown): void {
+  if (hooks === undefined) return;
+  if (!isRecord(hooks)) throw invalid(`plugin "${name}" has hooks ${describe(hooks)}`, 'Make hooks an object keyed by hook name.');
+  for (const [hook, value] of Object.entries(hooks)) {
+    if (!Object.hasOwn(hookKinds, hook)) {
+      throw invalid(`plugin "${name}" declares unknown hook "${hook}"; valid hooks are ${validHooks.join(', ')}`,
+        'Check the spelling, or whether the hook needs a newer svc (plugin API version).');
+    }
+    if (typeof value === 'function') continue;
+    const handler = isRecord(value) ? value.handler : undefined;
+    const order = isRecord(value) ? value.order : undefined;
+    if (typeof handler !== 'function' || (order !== undefined && order !== 'pre' && order !== 'post')) {
+      throw invalid(`plugin "${name}" hook "${hook}" is neither a function nor { handler, order?: "pre" | "post" }`,
+        `Got ${describe(value)}.`);
+    }
+  }
+}
+
+function invalid(message: string, hint: string): SvcError {
+  return new SvcError('plugin_invalid', message, { hint });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Short, safe rendering of an arbitrary value for error messages. */
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return JSON.stringify(value) ?? String(value);
+}

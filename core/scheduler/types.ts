@@ -1,0 +1,62 @@
+/**
+ * The scheduler driver: runs the containers of deployment units. The local
+ * driver runs each container as a process group on this machine; the Nomad
+ * driver (later) compiles each unit into a Nomad job. The gateway never talks
+ * to a driver: it learns about healthy containers through the registry.
+ */
+import type { BuiltImage } from '../images/types.js';
+import type { DeploymentRef } from '../deployments/keys.js';
+import type { Workload } from '../workload/types.js';
+
+/** Where a unit's code comes from. The embedded default runs it from the project folder. */
+export interface SourceRef {
+  readonly root: string;
+  /** The module to import (`app`, `pkg.app`). */
+  readonly entry: string;
+}
+
+/** One workload of one deployment, as the driver runs it. */
+export interface DeploymentUnit {
+  readonly key: string;
+  readonly ref: DeploymentRef;
+  readonly workload: Workload;
+  readonly image: BuiltImage;
+  readonly source: SourceRef;
+}
+
+export type ContainerState = 'starting' | 'healthy' | 'stopping' | 'exited';
+
+export interface ContainerStatus {
+  readonly id: string;
+  readonly unit: string;
+  readonly state: ContainerState;
+  readonly pid: number | undefined;
+  readonly startedAt: Date;
+}
+
+export interface LogLine {
+  readonly unit: string;
+  readonly container: string;
+  readonly stream: 'stdout' | 'stderr' | 'system';
+  readonly text: string;
+  readonly time: Date;
+}
+
+export type LogSink = (line: LogLine) => void;
+
+export interface SchedulerDriver {
+  readonly name: string;
+  /** Creates or replaces the unit's definition. Starts nothing by itself. */
+  submit(unit: DeploymentUnit): Promise<void>;
+  /**
+   * Sets the number of containers. Resolves once the new containers are
+   * healthy and registered; rejects with `container_failed` (and the last log
+   * lines) when one exits or does not become healthy in time.
+   */
+  scale(key: string, count: number): Promise<void>;
+  /** Stops every container of the unit and forgets it. Idempotent. */
+  remove(key: string): Promise<void>;
+  status(key: string): readonly ContainerStatus[];
+  /** Stops everything this driver started. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,104 @@
+/**
+ * Manifest v1 (wire, snake_case) → the resolved model (camelCase, readonly,
+ * defaults filled). Pure: no I/O, and the input manifest is left untouched.
+ */
+import { assertValidManifest } from '../manifest/parse.js';
+import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload } from '../manifest/types.js';
+import { defaultScaling } from './defaults.js';
+import { deepFreeze } from './freeze.js';
+import { parseMemoryMiB } from './memory.js';
+import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, Workload } from './types.js';
+
+/** Validates any value as Manifest v1 (one `manifest_invalid` SvcError listing every issue) and resolves it. */
+export function parseManifest(value: unknown): AppSpec {
+  assertValidManifest(value);
+  return resolveApp(value);
+}
+
+/** Resolves a manifest that already passed `validateManifest`. */
+export function resolveApp(manifest: ManifestV1): AppSpec {
+  const images = manifest.images.map(resolveImage);
+  const imagesById = new Map(images.map((image) => [image.id, image]));
+  const workloads = manifest.workloads.map((workload): Workload => {
+    const image = imagesById.get(workload.image);
+    if (image === undefined) throw new Error(`resolveApp: workload ${workload.name} uses unknown image ${workload.image}; validate first`);
+    return resolveWorkload(manifest.app.name, workload, image);
+  });
+  return deepFreeze({
+    name: manifest.app.name,
+    entry: manifest.entry,
+    sdkVersion: manifest.sdk_version,
+    images,
+    workloads,
+  });
+}
+
+function resolveImage(image: ManifestV1['images'][number]): ImageSpec {
+  return { id: image.id, pythonVersion: image.python_version, pythonPackages: [...image.python_packages] };
+}
+
+function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSpec): Workload {
+  const { cpu, memory } = workload.options;
+  const memoryMiB = parseMemoryMiB(memory);
+  if (memoryMiB === null) throw new Error(`resolveApp: workload ${workload.name} has memory ${memory}; validate first`);
+  const base = {
+    app,
+    name: workload.name,
+    kind: workload.kind,
+    handler: workload.handler,
+    doc: workload.doc,
+    image,
+    resources: { cpu, memoryMiB },
+    // Copies: the resolved model is frozen, the caller's manifest must not be.
+    parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
+    returns: workload.returns === null ? null : structuredClone(workload.returns),
+  };
+  switch (workload.kind) {
+    case 'function':
+      return { ...base, http: null, scaling: defaultScaling };
+    case 'endpoint':
+      return { ...base, http: endpointHttp(workload.options), scaling: endpointScaling(workload.options) };
+    case 'asgi':
+    case 'realtime':
+      return { ...base, http: appHttp(workload.options), scaling: appScaling(workload.options) };
+  }
+}
+
+function endpointHttp(options: EndpointOptions): HttpSpec {
+  return { route: options.route, methods: [...options.methods], authorized: options.authorized, domain: options.domain };
+}
+
+/** ASGI apps and WebSocket handlers own every path and method below their root. */
+function appHttp(options: AsgiOptions): HttpSpec {
+  return { route: '/', methods: [], authorized: options.authorized, domain: options.domain };
+}
+
+function endpointScaling(options: EndpointOptions): ScalingSpec {
+  return {
+    workers: options.workers,
+    concurrency: options.concurrency,
+    maxPendingTasks: options.max_pending_tasks,
+    keepWarmSeconds: options.keep_warm,
+    checkpointEnabled: options.checkpoint_enabled,
+    autoscaler: resolveAutoscaler(options.autoscaler),
+  };
+}
+
+function appScaling(options: AsgiOptions): ScalingSpec {
+  return {
+    workers: options.workers,
+    concurrency: options.concurrent_requests,
+    maxPendingTasks: options.max_pending_tasks,
+    keepWarmSeconds: options.keep_warm_seconds,
+    checkpointEnabled: options.checkpoint_enabled,
+    autoscaler: resolveAutoscaler(options.autoscaler),
+  };
+}
+
+function resolveAutoscaler(autoscaler: AutoscalerOptions): AutoscalerSpec {
+  return {
+    minContainers: autoscaler.min_containers,
+    maxContainers: autoscaler.max_containers,
+    tasksPerContainer: autoscaler.tasks_per_container,
+  };
+}

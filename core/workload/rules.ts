@@ -1,0 +1,122 @@
+/**
+ * The rules of Manifest v1 in one table: which options each kind has, their
+ * types and ranges, the allowed HTTP methods, and the name, route and
+ * hostname rules. The validator, the job compiler and the docs read these;
+ * change a rule here and in docs/manifest.md together.
+ */
+import type { WorkloadKind } from './types.js';
+
+export const workloadKinds: readonly WorkloadKind[] = Object.freeze(['function', 'endpoint', 'asgi', 'realtime']);
+
+export const httpMethods = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const);
+
+/** Workload names end up in URLs, Nomad job ids and Consul service names. */
+export const workloadNameRule = Object.freeze({
+  pattern: /^[A-Za-z][A-Za-z0-9_-]{0,62}$/,
+  text: '1–63 characters: letters, digits, "_" and "-", starting with a letter',
+});
+
+export const imageIdRule = Object.freeze({
+  pattern: /^img-[0-9a-f]{16}$/,
+  text: '"img-" followed by 16 lower-case hex digits',
+});
+
+export const pythonVersionRule = Object.freeze({ pattern: /^\d+\.\d+$/, text: 'major.minor, like "3.11"' });
+
+/** `entry` is a module path: dotted Python identifiers. */
+export const entryRule = Object.freeze({
+  pattern: /^[\p{L}_][\p{L}\p{N}_]*(\.[\p{L}_][\p{L}\p{N}_]*)*$/u,
+  text: 'a dotted Python module name, like "app" or "pkg.app"',
+});
+
+export const memoryRule = Object.freeze({ minMiB: 64, maxMiB: 256 * 1024, text: '"<integer>Mi" or "<integer>Gi"' });
+
+export type OptionRule =
+  | { readonly type: 'number'; readonly min: number; readonly max: number }
+  | { readonly type: 'integer'; readonly min: number; readonly max: number }
+  | { readonly type: 'boolean' }
+  | { readonly type: 'memory' }
+  | { readonly type: 'route' }
+  | { readonly type: 'methods' }
+  | { readonly type: 'domain' }
+  | { readonly type: 'autoscaler' };
+
+const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
+const served = ['endpoint', 'asgi', 'realtime'] as const;
+const apps = ['asgi', 'realtime'] as const;
+
+/**
+ * The options table of docs/manifest.md, row by row: each option's rule and
+ * the kinds that have it. ASGI and realtime say `concurrent_requests` and
+ * `keep_warm_seconds` where an endpoint says `concurrency` and `keep_warm`.
+ */
+export const optionTable = Object.freeze({
+  cpu: { kinds: all, rule: { type: 'number', min: 0.125, max: 64 } },
+  memory: { kinds: all, rule: { type: 'memory' } },
+  route: { kinds: ['endpoint'], rule: { type: 'route' } },
+  methods: { kinds: ['endpoint'], rule: { type: 'methods' } },
+  workers: { kinds: served, rule: { type: 'integer', min: 1, max: 64 } },
+  concurrency: { kinds: ['endpoint'], rule: { type: 'integer', min: 1, max: 1000 } },
+  concurrent_requests: { kinds: apps, rule: { type: 'integer', min: 1, max: 1000 } },
+  autoscaler: { kinds: served, rule: { type: 'autoscaler' } },
+  max_pending_tasks: { kinds: served, rule: { type: 'integer', min: 0, max: 100_000 } },
+  checkpoint_enabled: { kinds: served, rule: { type: 'boolean' } },
+  authorized: { kinds: served, rule: { type: 'boolean' } },
+  domain: { kinds: served, rule: { type: 'domain' } },
+  keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
+  keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
+} as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
+
+export type OptionName = keyof typeof optionTable;
+
+const optionNames = Object.keys(optionTable) as OptionName[];
+
+/** Exactly the options each kind has, in table order (the SDK writes all of them, defaults filled in). */
+export const optionsByKind: Readonly<Record<WorkloadKind, readonly OptionName[]>> = Object.freeze(
+  Object.fromEntries(
+    workloadKinds.map((kind) => [
+      kind,
+      Object.freeze(optionNames.filter((name) => (optionTable[name].kinds as readonly WorkloadKind[]).includes(kind))),
+    ]),
+  ) as Record<WorkloadKind, readonly OptionName[]>,
+);
+
+/** `min_containers` is further bounded by `max_containers`. */
+export const autoscalerRules = Object.freeze({
+  max_containers: { min: 1, max: 1000 },
+  tasks_per_container: { min: 1, max: 10_000 },
+  min_containers: { min: 0, max: 1000 },
+} as const);
+
+export type AutoscalerKey = keyof typeof autoscalerRules;
+
+/** asgi wraps an object, not a function: no handler name and no signature. */
+export const hasSignature = (kind: WorkloadKind): boolean => kind !== 'asgi';
+
+export const workloadKeys = Object.freeze(['name', 'kind', 'handler', 'image', 'doc', 'options', 'parameters', 'returns'] as const);
+export const imageKeys = Object.freeze(['id', 'python_version', 'python_packages'] as const);
+export const manifestKeys = Object.freeze(['manifest_version', 'sdk_version', 'entry', 'app', 'images', 'workloads'] as const);
+export const appKeys = Object.freeze(['name'] as const);
+
+/** What is wrong with a route, or [] when it is fine. */
+export function routeProblems(route: string): string[] {
+  const problems: string[] = [];
+  if (!route.startsWith('/')) problems.push('must start with "/"');
+  if (route.includes('?')) problems.push('must not contain "?"');
+  if (route.includes('#')) problems.push('must not contain "#"');
+  if (/\s/.test(route)) problems.push('must not contain whitespace');
+  if (route.includes('//')) problems.push('must not contain "//"');
+  if (route.split('/').some((segment) => segment === '.' || segment === '..')) {
+    problems.push('must not contain "." or ".." segments');
+  }
+  return problems;
+}
+
+const hostnameLabel = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Custom domains: a lower-case DNS name with at least one dot, RFC 1123 labels. */
+export function isDomainName(host: string): boolean {
+  if (host.length > 253) return false;
+  const labels = host.split('.');
+  return labels.length >= 2 && labels.every((label) => hostnameLabel.test(label));
+}

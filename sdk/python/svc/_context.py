@@ -1,0 +1,33 @@
+"""``svc.Context``: what the runtime tells a handler about the request it serves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Context:
+    """Request details, passed to a handler that declares a parameter named ``context``.
+
+    ``context`` is reserved: it is left out of the workload's argument schema and
+    the runtime fills it in. With ``.local()`` or a plain call, pass it yourself or
+    give it a default.
+
+    Example::
+
+        @app.endpoint(route="/whoami")
+        def whoami(context: svc.Context) -> dict:
+            return {"workload": context.workload, "request_id": context.request_id}
+    """
+
+    workload: str
+    """Name of the workload being served."""
+    method: str = "GET"
+    """HTTP method of the request, upper-case."""
+    path: str = "/"
+    """Path of the request as the container received it."""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Request headers, names lower-cased; repeated headers joined with ', '."""
+    request_id: str | None = None
+    """The ``x-request-id`` header, when the gateway or the client sent one."""

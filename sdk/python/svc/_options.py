@@ -1,0 +1,254 @@
+"""Workload options: one table that validates them, fills their defaults and documents them.
+
+``KIND_OPTIONS`` says which options each kind takes, in manifest order;
+``resolve_options`` checks what a decorator was given and returns the manifest
+``options`` object. The decorator docstrings are generated from the same table
+(``parameters_doc``), so the docs cannot drift from the checks.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from . import _checks
+from ._autoscaler import Autoscaler
+from ._image import Image
+from ._checks import Problem
+
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+RESERVED_ROUTE_PREFIX = "/_svc"
+
+_MEMORY = re.compile(r"([1-9][0-9]*)(Mi|Gi)")
+_MEMORY_LOOSE = re.compile(r"\s*([0-9]+)\s*([mMgG])(?:[iI]?[bB]?)\s*")
+_MEMORY_RANGE_MI = (64, 256 * 1024)
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+
+
+def _memory(value: Any) -> str:
+    fix = "use a binary unit such as 512Mi or 1Gi"
+    if not isinstance(value, str):
+        raise Problem(f'is a {_checks.type_name(value)}, not a string: {fix} (written as a string, "512Mi")')
+    match = _MEMORY.fullmatch(value)
+    if match is None:
+        loose = _MEMORY_LOOSE.fullmatch(value)
+        hint = f" (did you mean {loose.group(1)}{loose.group(2).upper()}i?)" if loose else ""
+        raise Problem(f"is not a size svc understands: {fix}{hint}")
+    mebibytes = int(match.group(1)) * (1024 if match.group(2) == "Gi" else 1)
+    if not _MEMORY_RANGE_MI[0] <= mebibytes <= _MEMORY_RANGE_MI[1]:
+        raise Problem("is out of range: use 64Mi to 256Gi")
+    return value
+
+
+def _route(value: Any) -> str:
+    if not isinstance(value, str):
+        raise Problem(f"is a {_checks.type_name(value)}, not a string: pass a path such as '/greet'")
+    if not value.startswith("/"):
+        raise Problem(f"does not start with '/': write '/{value}'")
+    if any(char.isspace() or not char.isprintable() for char in value):
+        raise Problem("contains whitespace or control characters: use a plain path such as '/greet'")
+    if "?" in value or "#" in value:
+        raise Problem("contains '?' or '#': a route is a path only; arguments come from the query or the body")
+    if "//" in value:
+        raise Problem("contains '//': separate path segments with a single '/'")
+    if any(segment in (".", "..") for segment in value.split("/")):
+        raise Problem("contains a '.' or '..' segment: write the path without them")
+    if value == RESERVED_ROUTE_PREFIX or value.startswith(RESERVED_ROUTE_PREFIX + "/"):
+        raise Problem(f"is under {RESERVED_ROUTE_PREFIX}/, which svc reserves for itself: choose another path")
+    return value
+
+
+def _methods(value: Any) -> list[str]:
+    allowed = ", ".join(HTTP_METHODS)
+    if isinstance(value, str):
+        raise Problem(f"is a single string: pass a list such as [{value.upper()!r}]")
+    if not isinstance(value, (list, tuple)):
+        raise Problem(f"is a {_checks.type_name(value)}, not a list: pass a list such as ['GET', 'POST']")
+    if not value:
+        raise Problem(f"is empty: list at least one of {allowed}")
+    methods: list[str] = []
+    for item in value:
+        method = item.upper() if isinstance(item, str) else None
+        if method not in HTTP_METHODS:
+            raise Problem(f"contains {item!r}, which is not an HTTP method svc serves: use one or more of {allowed}")
+        if method in methods:
+            raise Problem(f"lists {method} twice: list each method once")
+        methods.append(method)
+    return methods
+
+
+def _domain(value: Any) -> str:
+    example = "pass a hostname such as 'api.example.com'"
+    if not isinstance(value, str):
+        raise Problem(f"is a {_checks.type_name(value)}, not a string: {example}")
+    if "/" in value:
+        raise Problem(f"is not a bare hostname: {example}, without scheme or path")
+    if value != value.lower():
+        raise Problem(f"has upper-case letters: write {value.lower()!r}")
+    labels = value.split(".")
+    if len(labels) < 2:
+        raise Problem(f"has no dot: {example}")
+    if len(value) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
+        raise Problem(
+            "is not a valid DNS hostname: each dot-separated label is 1 to 63 letters, digits "
+            "or hyphens and neither starts nor ends with a hyphen"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Option:
+    """One decorator option: its default, its check and its documentation."""
+
+    name: str
+    type: str
+    default: Any
+    check: _checks.Check
+    doc: str
+    example: str
+
+
+_DEFAULT_AUTOSCALER = Autoscaler()
+
+OPTIONS: Mapping[str, Option] = {
+    option.name: option
+    for option in (
+        Option("name", "str | None", None, _checks.optional(_checks.name),
+               f"Workload name: {_checks.NAME_RULE}, unique within the app. "
+               "None uses the function's name.", 'name="greet"'),
+        Option("image", "svc.Image | None", None,
+               _checks.optional(_checks.instance(Image, 'svc.Image(python_version="3.11")')),
+               "The Python environment to run in. None uses svc.Image(): the manifest "
+               "writer's Python version and no extra packages.",
+               'image=svc.Image(python_version="3.11").add_python_packages(["numpy"])'),
+        Option("cpu", "float", 1.0,
+               _checks.number(0.125, 64, "a number of CPU cores", "0.5, 1 or 2"),
+               "CPU cores per container, 0.125 to 64; fractions are allowed. "
+               "A bool is not a number here.", "cpu=0.5"),
+        Option("memory", "str", "512Mi", _memory,
+               "Memory per container: a whole number with a binary unit, Mi or Gi, "
+               "from 64Mi to 256Gi.", 'memory="2Gi"'),
+        Option("route", "str", "/", _route,
+               "URL path the endpoint answers on. Starts with '/'; no '?', '#', whitespace, "
+               "'//', '.' or '..' segments; /_svc/ is reserved.", 'route="/greet"'),
+        Option("methods", "list[str]", ("GET", "POST"), _methods,
+               f"HTTP methods the endpoint accepts: a non-empty list of distinct methods from "
+               f"{', '.join(HTTP_METHODS)} (any case; upper-cased). POST, PUT and PATCH take "
+               "the arguments from the JSON body, the others from the query string.",
+               'methods=["POST"]'),
+        Option("workers", "int", 1, _checks.integer(1, 64),
+               "Processes per container, 1 to 64.", "workers=2"),
+        Option("concurrency", "int", 1, _checks.integer(1, 1000),
+               "Requests one worker handles at once, 1 to 1000. Capacity of a container "
+               "is workers x concurrency.", "concurrency=8"),
+        Option("concurrent_requests", "int", 1, _checks.integer(1, 1000),
+               "Requests (or WebSocket connections) one worker handles at once, 1 to 1000. "
+               "Capacity of a container is workers x concurrent_requests.",
+               "concurrent_requests=16"),
+        Option("autoscaler", "svc.Autoscaler", _DEFAULT_AUTOSCALER,
+               _checks.instance(Autoscaler, "svc.Autoscaler(max_containers=3)"),
+               "Scaling bounds. The default runs at most one container and scales to zero.",
+               "autoscaler=svc.Autoscaler(max_containers=5, tasks_per_container=8)"),
+        Option("max_pending_tasks", "int", 100, _checks.integer(0, 100000),
+               "Requests that may wait in the queue when every worker is busy, 0 to 100000; "
+               "beyond it the gateway answers 429.", "max_pending_tasks=500"),
+        Option("checkpoint_enabled", "bool", False, _checks.boolean,
+               "Start new containers from a warmed worker instead of re-running imports "
+               "and start-up code.", "checkpoint_enabled=True"),
+        Option("authorized", "bool", True, _checks.boolean,
+               "Require 'Authorization: Bearer <token>'. False makes the URL public; access "
+               "control is then your code's job.", "authorized=False"),
+        Option("domain", "str | None", None, _checks.optional(_domain),
+               "Also serve the workload on this customer-owned hostname (lower-case, at "
+               "least one dot). Team and Business plans only.", 'domain="api.example.com"'),
+        Option("keep_warm", "int", 60, _checks.integer(0, 86400),
+               "Seconds an idle container stays up before it may be stopped, 0 to 86400.",
+               "keep_warm=300"),
+        Option("keep_warm_seconds", "int", 60, _checks.integer(0, 86400),
+               "Seconds an idle container stays up before it may be stopped, 0 to 86400.",
+               "keep_warm_seconds=300"),
+    )
+}
+
+_SERVED = ("cpu", "memory")
+_SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized", "domain")
+_ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
+
+KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
+    "function": _SERVED,
+    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm",),
+    "asgi": _ASGI,
+    "realtime": _ASGI,
+}
+
+DECORATORS: Mapping[str, str] = {
+    "function": "@app.function",
+    "endpoint": "@app.endpoint",
+    "asgi": "app.asgi",
+    "realtime": "@app.realtime",
+}
+
+_ROUTES_HINT = {
+    "asgi": "ASGI apps define their own routes; declare them in the ASGI app and remove {option}=",
+    "realtime": "a realtime handler answers WebSocket messages at its own URL; remove {option}=",
+}
+_RENAMED = {"concurrency": "concurrent_requests", "keep_warm": "keep_warm_seconds"}
+
+
+def _wrong_option_hint(kind: str, option: str) -> str:
+    """Why ``option`` is not accepted by ``kind`` and what to write instead."""
+    accepted = ("name", "image") + KIND_OPTIONS[kind]
+    if option in ("route", "methods") and kind in _ROUTES_HINT:
+        return _ROUTES_HINT[kind].format(option=option)
+    renamed = {**_RENAMED, **{new: old for old, new in _RENAMED.items()}}
+    if option in OPTIONS and renamed.get(option) in accepted:
+        return f"use {renamed[option]}= ({DECORATORS[kind]} calls this option {renamed[option]})"
+    if option in OPTIONS:
+        owners = " and ".join(DECORATORS[k] for k, names in KIND_OPTIONS.items() if option in names)
+        return f"{option} belongs to {owners}; {DECORATORS[kind]} takes {', '.join(accepted)}"
+    close = difflib.get_close_matches(option, accepted, n=1, cutoff=0.6)
+    guess = f"did you mean {close[0]}=? " if close else ""
+    return f"{guess}{DECORATORS[kind]} takes {', '.join(accepted)}"
+
+
+def reject_unknown(kind: str, unknown: Mapping[str, Any]) -> None:
+    """Raises InvalidOptionError for the first option ``kind`` does not take, with a fix."""
+    for option, value in unknown.items():
+        where = DECORATORS[kind]
+        _checks.reject(where, option, value, f"is not an option of {where}: {_wrong_option_hint(kind, option)}")
+
+
+def check_option(kind: str, option: str, value: Any) -> Any:
+    """The normalised value of one option, or InvalidOptionError naming the decorator."""
+    try:
+        return OPTIONS[option].check(value)
+    except Problem as problem:
+        _checks.reject(DECORATORS[kind], option, value, problem)
+
+
+def resolve_options(kind: str, given: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest ``options`` of a workload: every option of ``kind``, checked, in table order.
+
+    ``given`` holds the decorator's keyword arguments (its own defaults included);
+    ``unknown`` the keywords it did not declare.
+    """
+    reject_unknown(kind, unknown)
+    return {option: check_option(kind, option, given[option]) for option in KIND_OPTIONS[kind]}
+
+
+def parameters_doc(kind: str) -> str:
+    """The ``Parameters:`` section of a decorator docstring, from the option table."""
+    lines = ["Parameters:"]
+    for option in ("name", "image") + KIND_OPTIONS[kind]:
+        entry = OPTIONS[option]
+        default = "svc.Autoscaler()" if isinstance(entry.default, Autoscaler) else repr(entry.default)
+        if isinstance(entry.default, tuple):
+            default = repr(list(entry.default))
+        lines += [
+            f"    {option} ({entry.type}):",
+            f"        {entry.doc}",
+            f"        Default: ``{default}``. Example: ``{entry.example}``",
+        ]
+    return "\n".join(lines)

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { packageRoot } from '../../core/paths.js';
+import { socketDirFor } from '../../core/scheduler/local/socket-dir.js';
+import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
+import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
+
+const run = promisify(execFile);
+const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
+
+interface Served {
+  readonly child: ChildProcess;
+  readonly dataDir: string;
+  /** Everything printed on stdout until the summary ended. */
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `svc serve` as a user would and waits until it printed its summary. */
+async function startServe(): Promise<Served> {
+  const dataDir = tempDir('svc-cli-');
+  const child = spawn(process.execPath, [cli, 'serve', quickstartApp, '--port', '0', '--data-dir', dataDir], {
+    env: { ...process.env, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const served: Served = { child, dataDir, stdout: '', stderr: '' };
+  child.stderr!.on('data', (chunk: Buffer) => (served.stderr += chunk.toString()));
+  served.stdout = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      // The summary ends with the function's line, the last workload of the example.
+      if (/square[\s\S]*\n\n$/.test(text)) resolve(text);
+    });
+    child.once('exit', (code) => reject(new Error(`svc serve exited with ${code} before serving:\n${served.stderr}`)));
+  });
+  return served;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+}
+
+describe('svc serve (command line)', function () {
+  this.timeout(180_000);
+
+  it('prints each endpoint URL with a curl line that works, and Ctrl-C leaves no process', async () => {
+    const served = await startServe();
+    try {
+      const curls = served.stdout.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('curl '));
+      assert.equal(curls.length, 2, `two curl lines in:\n${served.stdout}`);
+      const hello = curls.find((line) => line.includes('/hello/hello'));
+      const greet = curls.find((line) => line.includes('/greet/greet'));
+      assert.ok(hello && !hello.includes('Authorization'), 'the public endpoint needs no token');
+      assert.ok(greet && greet.includes('Authorization: Bearer $(cat '), 'the protected endpoint reads the owner token');
+      for (const line of [hello, greet]) {
+        const { stdout } = await run('bash', ['-c', `${line} --silent --show-error --fail-with-body`]);
+        assert.ok(JSON.parse(stdout).message, `${line} answered ${stdout}`);
+      }
+      assert.ok(pidsMatching(socketDirFor(served.dataDir)).length >= 2, 'both endpoints run in their own container');
+    } finally {
+      served.child.kill('SIGINT');
+    }
+    assert.equal(await exited(served.child), 0);
+    assert.deepEqual(await waitNoneMatching(socketDirFor(served.dataDir), 5_000), []);
+  });
+
+  it('leaves no container behind when svc itself is killed with SIGKILL', async () => {
+    const served = await startServe();
+    const marker = socketDirFor(served.dataDir);
+    assert.ok(pidsMatching(marker).length >= 2);
+    served.child.kill('SIGKILL');
+    await exited(served.child);
+    assert.deepEqual(await waitNoneMatching(marker, 10_000), []);
+  });
+
+  it('prints the Python traceback and exits 1 when the app does not import', async () => {
+    const dir = tempDir('svc-broken-');
+    const file = path.join(dir, 'broken.py');
+    await writeFile(file, 'import svc\napp = svc.App("broken")\ndef oops(:\n');
+    const result = await run(process.execPath, [cli, 'serve', file, '--port', '0', '--data-dir', dir]).then(
+      () => assert.fail('svc serve should fail'),
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /SyntaxError/);
+    assert.match(result.stderr, /broken\.py/);
+  });
+
+  it('documents its options in --help', async () => {
+    const { stdout } = await run(process.execPath, [cli, 'serve', '--help']);
+    for (const option of ['--port', '--host', '--data-dir', '--config']) assert.match(stdout, new RegExp(option));
+    assert.match(stdout, /svc serve examples\/quickstart\/app\.py/);
+  });
+});

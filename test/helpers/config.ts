@@ -1,0 +1,30 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ServerConfig } from '../../config/schema.js';
+import { packageRoot } from '../../core/paths.js';
+
+/**
+ * Image environments are shared by every test run (building one takes
+ * seconds); each test gets its own data dir.
+ */
+export const testCacheDir = process.env.SVC_CACHE_DIR ?? path.join(packageRoot, '.cache', 'svc');
+
+export function tempDir(prefix = 'svc-test-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: tempDir('svc-data-'),
+    cacheDir: testCacheDir,
+    python: process.env.SVC_PYTHON ?? 'python3',
+    publicUrl: null,
+    plugins: [],
+    ...overrides,
+  };
+}
+
+export const quickstartApp = path.join(packageRoot, 'examples', 'quickstart', 'app.py');

@@ -1,0 +1,33 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Pids of live processes whose command line contains `marker` (read from
+ * /proc, so it needs no ps). Used to prove that no container outlives svc.
+ */
+export function pidsMatching(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Zombies have exited; their parent just has not reaped them yet.
+      if (/\) Z /.test(stat)) continue;
+      if (cmdline.includes(marker)) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Polls until no process matches, or the timeout passes; returns what is left. */
+export async function waitNoneMatching(marker: string, timeoutMs: number): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = pidsMatching(marker);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = pidsMatching(marker);
+  }
+  return left;
+}
