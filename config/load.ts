@@ -36,7 +36,9 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
       : key in fromFile ? [fromFile[key], `${fileName}: ${key}`]
       : [undefined, ''];
     if (raw === undefined) continue;
-    const parsed = parseValue(spec.kind, raw, cwd);
+    // Relative paths in a config file mean "next to the file", wherever svc is started.
+    const base = source.startsWith(`${fileName}:`) ? path.dirname(path.resolve(cwd, fileName!)) : cwd;
+    const parsed = parseValue(spec.kind, raw, base);
     if (typeof parsed === 'object' && parsed !== null && 'problem' in parsed) problems.push(`${source}: ${parsed.problem}`);
     else result[key] = parsed;
   }
@@ -69,7 +71,9 @@ function parseValue(kind: string, raw: unknown, cwd: string): Parsed {
       if (typeof raw === 'string' && /^https?:\/\/[^\s/]+/.test(raw)) return raw.replace(/\/+$/, '');
       return { problem: `expected an http(s) URL such as https://svc.example.com, got ${JSON.stringify(raw)}` };
     case 'plugins':
-      if (Array.isArray(raw) && raw.every((p) => typeof p === 'string' || (typeof p === 'object' && p !== null && typeof (p as { module?: unknown }).module === 'string'))) return raw;
+      if (Array.isArray(raw) && raw.every((p) => typeof p === 'string' || (typeof p === 'object' && p !== null && typeof (p as { module?: unknown }).module === 'string'))) {
+        return raw.map((spec: string | { module: string; options?: unknown }) => (typeof spec === 'string' ? resolveLocal(spec, cwd) : { ...spec, module: resolveLocal(spec.module, cwd) }));
+      }
       return { problem: 'plugins must be a list of module names or paths, or {"module": "...", "options": {...}} objects' };
     default:
       return { problem: `unknown kind ${kind}` };
@@ -93,6 +97,11 @@ function readConfigFile(file: string): Record<string, unknown> {
     throw new SvcError('config_invalid', `the config file ${file} must hold a JSON object`);
   }
   return value as Record<string, unknown>;
+}
+
+/** Plugin paths (./x, ../x) become absolute; package names stay as they are. */
+function resolveLocal(spec: string, base: string): string {
+  return spec.startsWith('./') || spec.startsWith('../') ? path.resolve(base, spec) : spec;
 }
 
 function expandHome(p: string): string {

@@ -52,6 +52,9 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
+/** Codes whose message stays in the server log; see `SvcError#expose`. */
+const HIDDEN_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['internal', 'plugin_error']);
+
 export interface SvcErrorOptions {
   /** What the user can do about it. */
   hint?: string;
@@ -81,9 +84,12 @@ export class SvcError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** True when the message may be shown to an HTTP client (client errors only). */
+  /**
+   * False when the message may reveal internals (bugs, a plugin's own error
+   * text): clients then get a generic message and the server log the real one.
+   */
   get expose(): boolean {
-    return this.status < 500 || this.code !== 'internal';
+    return !HIDDEN_CODES.has(this.code);
   }
 }
 
@@ -104,7 +110,8 @@ export interface ErrorBody {
 
 /** The JSON body every HTTP error of svc carries. */
 export function errorBody(error: SvcError): ErrorBody {
-  const body: ErrorBody = { error: { code: error.code, message: error.expose ? error.message : 'internal error' } };
+  const message = error.expose ? error.message : error.code === 'plugin_error' ? 'a plugin failed; the server log has the details' : 'internal error';
+  const body: ErrorBody = { error: { code: error.code, message } };
   if (error.hint !== undefined) body.error.hint = error.hint;
   if (error.details !== undefined && error.expose) body.error.details = error.details;
   return body;

@@ -55,7 +55,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const verifier = new MemoryTokenVerifier();
   verifier.add(owner.secret, { workspace: DEFAULT_WORKSPACE, subject: 'owner' });
   const userPlugins = await loadPlugins([...config.plugins], { cwd: process.cwd() });
-  const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier })], user: userPlugins }));
+  const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier })], user: userPlugins }), {
+    onParallelError: (error) => report(error, { method: 'EVENT', path: '', requestId: undefined }),
+  });
 
   const registry = createEmbeddedRegistry();
   const driver = createLocalDriver({ registry, logs, dataDir: config.dataDir });

@@ -6,7 +6,7 @@ export type ErrorReporter = (error: unknown, context: { method: string; path: st
 /**
  * The one place HTTP errors are shaped: every failure becomes
  * `{"error": {"code", "message"}}` with the code's status and headers.
- * Unexpected errors (500 internal) are reported and their message hidden.
+ * Errors whose message is hidden from clients (bugs, plugin failures) are reported.
  */
 export function errorMiddleware(report: ErrorReporter): Middleware {
   return async (ctx, next) => {
@@ -14,7 +14,7 @@ export function errorMiddleware(report: ErrorReporter): Middleware {
       await next();
     } catch (thrown) {
       const error = toSvcError(thrown);
-      if (error.code === 'internal') report(thrown, { method: ctx.method, path: ctx.path, requestId: ctx.state.requestId });
+      if (!error.expose) report(thrown, { method: ctx.method, path: ctx.path, requestId: ctx.state.requestId });
       if (ctx.headerSent || !ctx.writable) return;
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);

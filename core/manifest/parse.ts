@@ -5,7 +5,7 @@
  */
 import { SvcError } from '../errors.js';
 import { IssueCollector } from '../workload/issues.js';
-import { appKeys, entryRule, manifestKeys } from '../workload/rules.js';
+import { appKeys, entryRule, manifestKeys, workloadNameRule } from '../workload/rules.js';
 import type { ValidationIssue } from '../workload/types.js';
 import { jsonErrorOffset, positionAt } from './json-position.js';
 import { checkKeys, checkObject, checkString, jsonTypeName } from './shape-checks.js';
@@ -61,7 +61,11 @@ export function validateManifest(value: unknown): ValidationIssue[] {
   }
   if (Object.hasOwn(value, 'app') && checkObject(value.app, issues.at('app'))) {
     checkKeys(value.app, appKeys, issues.at('app'));
-    if (Object.hasOwn(value.app, 'name')) checkString(value.app.name, issues.at('app').at('name'), { nonEmpty: true });
+    const name = value.app.name;
+    if (Object.hasOwn(value.app, 'name') && checkString(name, issues.at('app').at('name')) && !workloadNameRule.pattern.test(name)) {
+      // App names share the workload name rule: both end up in URLs, job ids and service names.
+      issues.at('app').add(`must be ${workloadNameRule.text}, got ${JSON.stringify(name)}`, 'name');
+    }
   }
 
   const imageIds = Object.hasOwn(value, 'images') ? validateImages(value.images, issues.at('images')) : null;

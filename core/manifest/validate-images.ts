@@ -55,6 +55,9 @@ function checkPackages(value: unknown, issues: IssueCollector): string[] | null 
       valid = false;
       return;
     }
+    // The image builder hands these to pip: an option ("-e", "--index-url") or a second line would be obeyed.
+    if (/[\r\n]/.test(requirement)) issues.add('must be one line: one requirement per list item', index);
+    else if (requirement.trimStart().startsWith('-')) issues.add('must be a requirement, not a pip option', index);
     const first = seen.get(requirement);
     if (first !== undefined) issues.at(index).add(`duplicate package (also python_packages[${first}])`);
     else seen.set(requirement, index);

@@ -14,7 +14,7 @@ export const PLUGIN_API_VERSION = 1;
 
 /** Who made a request, as established by an `authenticate` hook. */
 export interface Principal {
-  /** The workspace the credential belongs to. The gateway answers 403 when it differs from the target's. */
+  /** The workspace the credential belongs to. The gateway refuses requests to other workspaces. */
   readonly workspace: string;
   /** Who acts: a user name, `owner`, a service account… Shown in logs and events. */
   readonly subject: string;
@@ -80,7 +80,7 @@ export interface FunctionPluginHooks {
    * plugin returns null the gateway answers 401 `unauthorized`. Throw an
    * `SvcError` to refuse the request outright (for example `forbidden`).
    * Return the principal even when its workspace differs from
-   * `request.workspace`; the gateway compares them and answers 403.
+   * `request.workspace`; the gateway compares them and refuses the request.
    */
   authenticate(request: AuthRequest): Principal | null | undefined;
 
@@ -100,10 +100,11 @@ export interface FunctionPluginHooks {
   /**
    * Kind: **parallel**. Runs after something happened (a deployment became
    * ready or stopped, a container started, stopped or failed). All plugins
-   * are called concurrently and the platform does not wait on them to make
-   * progress elsewhere. The return value is ignored. A throw is reported
-   * (logged with the plugin and hook) and never stops the platform or the
-   * other plugins.
+   * are called concurrently and the emitter waits until all have settled,
+   * so keep handlers short. The return value is ignored. A throw is
+   * reported (with the plugin and hook) and never stops the platform or the
+   * other plugins. Ignore event types you do not know: new ones may come
+   * without an API version change.
    */
   onEvent(event: PlatformEvent): void;
 }

@@ -41,7 +41,8 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
   const { cpu, memory } = workload.options;
   const memoryMiB = parseMemoryMiB(memory);
   if (memoryMiB === null) throw new Error(`resolveApp: workload ${workload.name} has memory ${memory}; validate first`);
-  const base = {
+  const { http, scaling } = servingOf(workload);
+  return {
     app,
     name: workload.name,
     kind: workload.kind,
@@ -49,18 +50,23 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     doc: workload.doc,
     image,
     resources: { cpu, memoryMiB },
+    http,
+    scaling,
     // Copies: the resolved model is frozen, the caller's manifest must not be.
     parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
     returns: workload.returns === null ? null : structuredClone(workload.returns),
   };
+}
+
+function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling: ScalingSpec } {
   switch (workload.kind) {
     case 'function':
-      return { ...base, http: null, scaling: defaultScaling };
+      return { http: null, scaling: defaultScaling };
     case 'endpoint':
-      return { ...base, http: endpointHttp(workload.options), scaling: endpointScaling(workload.options) };
+      return { http: endpointHttp(workload.options), scaling: endpointScaling(workload.options) };
     case 'asgi':
     case 'realtime':
-      return { ...base, http: appHttp(workload.options), scaling: appScaling(workload.options) };
+      return { http: appHttp(workload.options), scaling: appScaling(workload.options) };
   }
 }
 

@@ -10,7 +10,7 @@ export const workloadKinds: readonly WorkloadKind[] = Object.freeze(['function',
 
 export const httpMethods = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const);
 
-/** Workload names end up in URLs, Nomad job ids and Consul service names. */
+/** Workload and app names end up in URLs, Nomad job ids and Consul service names. */
 export const workloadNameRule = Object.freeze({
   pattern: /^[A-Za-z][A-Za-z0-9_-]{0,62}$/,
   text: '1–63 characters: letters, digits, "_" and "-", starting with a letter',

@@ -21,7 +21,7 @@ describe('parseManifestText()', () => {
   it('names the line, column and position of a JSON syntax error', () => {
     const error = failure('{\n  "manifest_version": 1,\n  "app": }\n}');
     assert.equal(error.code, 'manifest_invalid');
-    assert.match(error.message, /not valid JSON at line 3, column 10 \(position 34\)/);
+    assert.match(error.message, /not valid JSON at line 3, column 10 \(position 36\)/);
   });
 
   it('names the position where V8 does not (unexpected token)', () => {
@@ -40,12 +40,12 @@ describe('parseManifestText()', () => {
 
   it('throws manifest_invalid listing every issue of well-formed JSON that breaks rules', () => {
     const manifest = sampleManifest() as any;
-    manifest.app.name = '';
+    manifest.app.name = 'my app';
     manifest.workloads[1].options.cpu = 0;
     const error = failure(JSON.stringify(manifest));
     assert.equal(error.code, 'manifest_invalid');
     assert.match(error.message, /\(2 problems\)/);
-    assert.match(error.message, /\n {2}- app\.name: must not be empty/);
+    assert.match(error.message, /\n {2}- app\.name: must be 1–63 characters: letters, digits, "_" and "-", starting with a letter, got "my app"/);
     assert.match(error.message, /\n {2}- workloads\[1\]\.options\.cpu: must be a number from 0\.125 to 64, got 0/);
   });
 });

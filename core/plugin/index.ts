@@ -1,0 +1,17 @@
+/**
+ * The public API for plugin authors, importable as `svc/plugin`. Everything a
+ * plugin needs comes from here, so that core files can move without breaking plugins.
+ */
+export { PLUGIN_API_VERSION, hookKinds } from './types.js';
+export type {
+  AuthRequest,
+  DeployContext,
+  HookName,
+  PlatformEvent,
+  Plugin,
+  PluginHooks,
+  Principal,
+} from './types.js';
+export { SvcError, errorCodes } from '../errors.js';
+export type { ErrorCode, SvcErrorOptions } from '../errors.js';
+export type { AppSpec, Workload, WorkloadKind } from '../workload/types.js';

@@ -1,0 +1,39 @@
+"""svc: run Python functions, HTTP endpoints, ASGI apps and WebSocket handlers on your own machines.
+
+Declare an app and its workloads::
+
+    import svc
+
+    app = svc.App("quickstart")
+
+    @app.endpoint(route="/hello", methods=["GET"], authorized=False)
+    def hello(name: str = "world") -> dict:
+        return {"message": f"Hello, {name}!"}
+
+Reference: docs/sdk.md. The manifest the platform reads: docs/manifest.md.
+"""
+
+from ._app import App
+from ._autoscaler import Autoscaler
+from ._context import Context
+from ._image import Image
+from .exceptions import Error, InvalidOptionError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "App",
+    "Autoscaler",
+    "Context",
+    "Error",
+    "Image",
+    "InvalidOptionError",
+    "__version__",
+]
+
+# Public classes say `svc.Image`, not `svc._image.Image`, in reprs and tracebacks.
+for _name in __all__:
+    _member = globals()[_name]
+    if isinstance(_member, type):
+        _member.__module__ = "svc"
+del _name, _member

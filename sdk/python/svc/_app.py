@@ -1,0 +1,222 @@
+"""``svc.App``: a named group of workloads, declared with its decorators."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence, TypeVar
+
+from . import _checks
+from ._autoscaler import Autoscaler
+from ._image import Image
+from ._options import OPTIONS, check_option, parameters_doc, resolve_options
+from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
+from .exceptions import InvalidOptionError
+
+F = TypeVar("F", bound=Callable[..., Any])
+_AUTOSCALER = OPTIONS["autoscaler"].default
+
+
+class App:
+    """A named group of workloads: functions, HTTP endpoints, ASGI apps and realtime handlers.
+
+    A module defines exactly one App at module level; ``svc deploy`` and
+    ``python -m svc.manifest`` find it there.
+
+    Parameters:
+        name (str): The app's name, used by the CLI (``svc deploy``, ``svc app pause``)
+            and in URLs: 1 to 63 letters, digits, '_' or '-', starting with a letter.
+            Example: ``app = svc.App("quickstart")``
+
+    Raises:
+        svc.InvalidOptionError: the name is not valid.
+    """
+
+    def __init__(self, name: str) -> None:
+        try:
+            self._name = _checks.name(name)
+        except _checks.Problem as problem:
+            _checks.reject("svc.App", "name", name, problem)
+        self._workloads: dict[str, Workload] = {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def workloads(self) -> tuple[Workload, ...]:
+        """The registered workloads, in the order they were declared."""
+        return tuple(self._workloads.values())
+
+    def __repr__(self) -> str:
+        return f"App({self._name!r}, workloads={list(self._workloads)})"
+
+    def function(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        image: Image | None = None,
+        cpu: float = 1.0,
+        memory: str = "512Mi",
+        **unknown: Any,
+    ) -> Any:
+        """Declares a function: Python code run on demand with ``svc run`` or in-process.
+
+        Works bare (``@app.function``) or with options (``@app.function(cpu=2)``). The
+        decorated function stays an ordinary function: call it, or ``square.local(3)``.
+
+        Example::
+
+            @app.function(cpu=0.5, memory="256Mi")
+            def square(x: int) -> int:
+                return x * x
+        """
+        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory), unknown)
+
+    def endpoint(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        route: str = "/",
+        methods: Sequence[str] = ("GET", "POST"),
+        image: Image | None = None,
+        cpu: float = 1.0,
+        memory: str = "512Mi",
+        workers: int = 1,
+        concurrency: int = 1,
+        autoscaler: Autoscaler = _AUTOSCALER,
+        max_pending_tasks: int = 100,
+        checkpoint_enabled: bool = False,
+        authorized: bool = True,
+        domain: str | None = None,
+        keep_warm: int = 60,
+        **unknown: Any,
+    ) -> Any:
+        """Declares an HTTP endpoint: each request calls the function once.
+
+        The function's parameters are the request's arguments: the fields of the JSON
+        body for POST, PUT and PATCH, the query parameters for the other methods. Its
+        return value is the JSON response. Positional-only parameters and ``*args``
+        are rejected, because arguments arrive by name.
+
+        Example::
+
+            @app.endpoint(route="/greet", methods=["POST"], authorized=False)
+            def greet(name: str, excited: bool = False) -> Greeting:
+                return Greeting(message=f"Hello, {name}" + ("!" if excited else "."))
+        """
+        options = dict(
+            route=route, methods=methods, cpu=cpu, memory=memory, workers=workers,
+            concurrency=concurrency, autoscaler=autoscaler, max_pending_tasks=max_pending_tasks,
+            checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
+        )
+        return self._declare("endpoint", fn, name, image, options, unknown)
+
+    def asgi(
+        self,
+        target: Any = None,
+        /,
+        *,
+        name: str | None = None,
+        image: Image | None = None,
+        cpu: float = 1.0,
+        memory: str = "512Mi",
+        workers: int = 1,
+        concurrent_requests: int = 1,
+        autoscaler: Autoscaler = _AUTOSCALER,
+        max_pending_tasks: int = 100,
+        checkpoint_enabled: bool = False,
+        authorized: bool = True,
+        domain: str | None = None,
+        keep_warm_seconds: int = 60,
+        **unknown: Any,
+    ) -> Any:
+        """Declares an ASGI application (FastAPI, Starlette, ...) served with all its routes.
+
+        Call it with options, then with the application: ``app.asgi(name="web")(web_app)``.
+        It returns the application, still usable as one. The ASGI framework must be
+        installed where you run ``svc``, because the CLI imports your file; add it to
+        the image too. ASGI apps define their own routes, so ``route`` and ``methods``
+        do not apply.
+
+        Example::
+
+            web = FastAPI()
+            app.asgi(name="web", concurrent_requests=16)(web)
+        """
+        options = dict(
+            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
+            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
+            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds,
+        )
+        return self._declare("asgi", target, name, image, options, unknown)
+
+    def realtime(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        image: Image | None = None,
+        cpu: float = 1.0,
+        memory: str = "512Mi",
+        workers: int = 1,
+        concurrent_requests: int = 1,
+        autoscaler: Autoscaler = _AUTOSCALER,
+        max_pending_tasks: int = 100,
+        checkpoint_enabled: bool = False,
+        authorized: bool = True,
+        domain: str | None = None,
+        keep_warm_seconds: int = 60,
+        **unknown: Any,
+    ) -> Any:
+        """Declares a realtime (WebSocket) handler: called once per incoming message.
+
+        The function takes the message as its first parameter and returns the reply;
+        a returned iterable is sent as one message per item.
+
+        Example::
+
+            @app.realtime(concurrent_requests=32)
+            def echo(message: str) -> str:
+                return message.upper()
+        """
+        options = dict(
+            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
+            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
+            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds,
+        )
+        return self._declare("realtime", fn, name, image, options, unknown)
+
+    def _declare(
+        self, kind: str, target: Any, name: Any, image: Any, given: dict[str, Any], unknown: dict[str, Any]
+    ) -> Any:
+        """Checks the options now (at the decorator line), then registers the target."""
+        options = resolve_options(kind, given, unknown)
+        name = check_option(kind, "name", name)
+        image = check_option(kind, "image", image)
+
+        def register(obj: Any) -> FunctionHandle | AsgiHandle:
+            workload = create_workload(kind, obj, name, image, options)
+            self._add(workload)
+            return handle_for(workload)
+
+        return register if target is None else register(target)
+
+    def _add(self, workload: Workload) -> None:
+        existing = self._workloads.get(workload.name)
+        if existing is not None:
+            raise InvalidOptionError(
+                f"App {self._name!r} already has a workload named {workload.name!r} (a {existing.kind}); "
+                f"workload names are unique within an app: pass name= to name this {workload.kind} differently",
+                option="name",
+            )
+        self._workloads[workload.name] = workload
+
+
+for _kind in ("function", "endpoint", "asgi", "realtime"):
+    _method = getattr(App, _kind)
+    _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + parameters_doc(_kind).replace("\n", "\n        ")
+del _kind, _method

@@ -1,0 +1,176 @@
+"""Workload records and what the decorators hand back to the user.
+
+``Workload`` is the frozen record an App keeps; ``FunctionHandle`` wraps a
+decorated function (plain call, ``.local``, ``.remote``); ``AsgiHandle`` wraps
+an ASGI application and stays a working ASGI application.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+from . import _checks
+from ._hints import CONTEXT_PARAMETER
+from ._image import Image
+from ._options import DECORATORS
+from .exceptions import Error, InvalidOptionError
+
+KINDS = ("function", "endpoint", "asgi", "realtime")
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """One workload of an App, as declared."""
+
+    name: str
+    kind: str
+    """``function``, ``endpoint``, ``asgi`` or ``realtime``."""
+    target: Any
+    """The decorated function, or the ASGI application for ``asgi``."""
+    image: Image | None
+    """The image given, or None for the default ``svc.Image()``."""
+    options: Mapping[str, Any]
+    """Every option of the kind, checked, defaults filled in (manifest order)."""
+
+
+class FunctionHandle:
+    """What ``@app.function``, ``@app.endpoint`` and ``@app.realtime`` return.
+
+    Calling it runs the function in this process, exactly like the undecorated
+    function; ``.local(...)`` is the same call, spelled out.
+    """
+
+    def __init__(self, workload: Workload) -> None:
+        self.workload = workload
+        functools.update_wrapper(self, workload.target)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.workload.target(*args, **kwargs)
+
+    def local(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the function in this Python process and returns its result."""
+        return self.workload.target(*args, **kwargs)
+
+    def remote(self, *args: Any, **kwargs: Any) -> Any:
+        """Not available from the SDK yet: always raises ``svc.Error``."""
+        raise Error(
+            f"{self.workload.name}.remote(): remote calls from Python are not available in this "
+            f"version of the svc SDK. Run it with `svc run <module>:{self.workload.name} <args...>`, "
+            "or deploy the app and call its URL; use .local() to run it in this process."
+        )
+
+    def __repr__(self) -> str:
+        return f"<svc {self.workload.kind} {self.workload.name!r}>"
+
+
+class AsgiHandle:
+    """What ``app.asgi(...)`` returns: still the ASGI application, now registered.
+
+    Calls and attribute reads go to the wrapped application, so it can still be
+    served by any ASGI server or extended (``handle.routes``).
+    """
+
+    def __init__(self, workload: Workload) -> None:
+        self.workload = workload
+
+    def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
+        return self.workload.target(scope, receive, send)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "workload":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.workload.target, name)
+
+    def __repr__(self) -> str:
+        return f"<svc asgi {self.workload.name!r} wrapping {self.workload.target!r}>"
+
+
+def unwrap(target: Any) -> Any:
+    """The user's object behind a handle (so a function can be declared twice)."""
+    return target.workload.target if isinstance(target, (FunctionHandle, AsgiHandle)) else target
+
+
+def create_workload(kind: str, target: Any, name: str | None, image: Image | None, options: dict[str, Any]) -> Workload:
+    """Checks the decorated object and builds its Workload record."""
+    where = DECORATORS[kind]
+    target = unwrap(target)
+    if kind == "asgi":
+        _check_asgi(target)
+    else:
+        _check_function(where, target)
+        if kind == "endpoint":
+            _check_endpoint_signature(target)
+        elif kind == "realtime":
+            _check_realtime_signature(target)
+    if name is None:
+        name = _default_name(where, target)
+    return Workload(name=name, kind=kind, target=target, image=image, options=MappingProxyType(options))
+
+
+def handle_for(workload: Workload) -> FunctionHandle | AsgiHandle:
+    return AsgiHandle(workload) if workload.kind == "asgi" else FunctionHandle(workload)
+
+
+def _check_function(where: str, target: Any) -> None:
+    if isinstance(target, str):
+        raise InvalidOptionError(
+            f"{where}({target!r}): options are keywords; write {where}(name={target!r})", option="name"
+        )
+    if not inspect.isfunction(target):
+        raise InvalidOptionError(
+            f"{where} decorates a function (def or async def), not a {_checks.type_name(target)}: "
+            f"put {where} on the line above 'def'"
+        )
+
+
+def _check_asgi(target: Any) -> None:
+    if not callable(target) or isinstance(target, type):
+        raise InvalidOptionError(
+            f"app.asgi(...) wraps an ASGI application instance, not a {_checks.type_name(target)}: "
+            'write app.asgi(name="web")(fastapi_app)'
+        )
+
+
+def _default_name(where: str, target: Any) -> str:
+    default = getattr(target, "__name__", None)
+    if isinstance(default, str) and _checks.NAME_PATTERN.fullmatch(default):
+        return default
+    if default is None:
+        problem = f"has no __name__ to name the workload: pass name=, e.g. {where}(name=\"web\")"
+        raise InvalidOptionError(f"{where}: {_checks.type_name(target)} {problem}", option="name")
+    raise InvalidOptionError(
+        f"{where}: the name {default!r} is not a valid workload name ({_checks.NAME_RULE}): "
+        f'pass name=, e.g. {where}(name="my_workload")',
+        option="name",
+    )
+
+
+def _check_endpoint_signature(fn: Callable[..., Any]) -> None:
+    for parameter in inspect.signature(fn).parameters.values():
+        if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
+            problem = f"parameter {parameter.name!r} is positional-only, but arguments arrive by name from JSON"
+        elif parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            problem = f"*{parameter.name} cannot be filled from a JSON object, whose fields are named"
+        else:
+            continue
+        raise InvalidOptionError(
+            f"@app.endpoint: {fn.__qualname__}: {problem}; use ordinary keyword parameters (or **kwargs)"
+        )
+
+
+def _check_realtime_signature(fn: Callable[..., Any]) -> None:
+    takes_message = [
+        p for p in inspect.signature(fn).parameters.values()
+        if p.name != CONTEXT_PARAMETER
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    required = [p for p in takes_message if p.default is p.empty and p.kind is not p.VAR_POSITIONAL]
+    if not takes_message or len(required) > 1:
+        raise InvalidOptionError(
+            f"@app.realtime: {fn.__qualname__} must take one incoming message as its first "
+            "parameter (plus an optional 'context'), e.g. def handler(message: str) -> str"
+        )

@@ -1,0 +1,81 @@
+"""``build_manifest(app, entry)``: the Manifest v1 document of an App, as plain JSON data."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from typing import Any
+
+from .. import __version__
+from .._app import App
+from .._autoscaler import Autoscaler
+from .._image import Image, current_python_version
+from .._schema import parameters_schema, returns_schema
+from .._workloads import Workload
+
+MANIFEST_VERSION = 1
+
+
+def image_id(spec: dict[str, Any]) -> str:
+    """``img-`` + 16 hex digits of the SHA-256 of the canonical JSON of the image spec."""
+    canonical = json.dumps(
+        {"python_packages": spec["python_packages"], "python_version": spec["python_version"]},
+        sort_keys=True, separators=(",", ":"),
+    )
+    return "img-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _image_entry(image: Image | None) -> dict[str, Any]:
+    image = image or Image()
+    spec = {
+        "python_version": image.python_version or current_python_version(),
+        "python_packages": list(image.python_packages),
+    }
+    return {"id": image_id(spec), **spec}
+
+
+def _options_entry(options: dict[str, Any]) -> dict[str, Any]:
+    return {key: value.to_dict() if isinstance(value, Autoscaler) else value for key, value in options.items()}
+
+
+def _doc(target: Any) -> str | None:
+    if not (inspect.isfunction(target) and target.__doc__):
+        return None
+    return inspect.cleandoc(target.__doc__)
+
+
+def _workload_entry(workload: Workload, image: str) -> dict[str, Any]:
+    is_asgi = workload.kind == "asgi"
+    return {
+        "name": workload.name,
+        "kind": workload.kind,
+        "handler": None if is_asgi else workload.target.__qualname__,
+        "image": image,
+        "doc": _doc(workload.target),
+        "options": _options_entry(dict(workload.options)),
+        "parameters": None if is_asgi else parameters_schema(workload.target),
+        "returns": None if is_asgi else returns_schema(workload.target),
+    }
+
+
+def build_manifest(app: App, entry: str) -> dict[str, Any]:
+    """The Manifest v1 document of ``app``, whose module is ``entry`` (relative to the project root).
+
+    Pure: the same app gives an equal document, with keys in a fixed order, ready
+    for ``json.dumps(manifest, indent=2)``.
+    """
+    images: dict[str, dict[str, Any]] = {}
+    workloads = []
+    for workload in app.workloads:
+        image = _image_entry(workload.image)
+        images[image["id"]] = image
+        workloads.append(_workload_entry(workload, image["id"]))
+    return {
+        "manifest_version": MANIFEST_VERSION,
+        "sdk_version": __version__,
+        "entry": entry,
+        "app": {"name": app.name},
+        "images": [images[key] for key in sorted(images)],
+        "workloads": workloads,
+    }

@@ -1,0 +1,32 @@
+"""The error codes the runtime answers with; the same codes and statuses as core/errors.ts.
+
+Every error body is ``{"error": {"code": "...", "message": "..."}}``.
+"""
+
+from __future__ import annotations
+
+import json
+
+ERROR_CODES: dict[str, int] = {
+    "invalid_json": 400,       # the request body is not valid JSON
+    "invalid_arguments": 422,  # the arguments do not match the function's parameters
+    "handler_error": 500,      # the workload code raised; the traceback is in the workload logs
+}
+
+
+class RequestError(Exception):
+    """A request the runtime answers with an error body instead of calling the handler's result."""
+
+    def __init__(self, code: str, message: str) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown runtime error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    @property
+    def status(self) -> int:
+        return ERROR_CODES[self.code]
+
+    def body(self) -> bytes:
+        return json.dumps({"error": {"code": self.code, "message": self.message}}).encode("utf-8")

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../config/load.js';
+import { DEFAULT_PORT } from '../../config/schema.js';
+import { SvcError } from '../../core/errors.js';
+import { tempDir } from '../helpers/config.js';
+
+function configFile(content: unknown): string {
+  const file = path.join(tempDir('svc-config-'), 'svc.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof SvcError);
+    assert.equal(error.code, 'config_invalid');
+    return (error.details as { problems?: string[] } | undefined)?.problems ?? [error.message];
+  }
+  assert.fail('expected config_invalid');
+}
+
+describe('loadConfig()', () => {
+  it('uses the documented defaults', () => {
+    const config = loadConfig({ env: {} });
+    assert.equal(config.port, DEFAULT_PORT);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.dataDir, path.join(os.homedir(), '.svc', 'data'));
+    assert.equal(config.cacheDir, path.join(os.homedir(), '.svc', 'cache'));
+  });
+
+  it('prefers flags over SVC_* variables over the file', () => {
+    const file = configFile({ port: 1111, host: '0.0.0.0', python: 'python3.11' });
+    const config = loadConfig({ file, env: { SVC_PORT: '2222', SVC_HOST: '::1' }, flags: { port: '3333' } });
+    assert.equal(config.port, 3333);
+    assert.equal(config.host, '::1');
+    assert.equal(config.python, 'python3.11');
+  });
+
+  it('reports every bad value at once, naming where it came from', () => {
+    const file = configFile({ port: 'eighty', colour: true });
+    const problems = problemsOf(() => loadConfig({ file, env: { SVC_PUBLIC_URL: 'ftp://x' }, flags: { dataDir: '' } }));
+    assert.equal(problems.length, 4, problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('--data-dir:')));
+    assert.ok(problems.some((p) => p.startsWith('SVC_PUBLIC_URL:')));
+    assert.ok(problems.some((p) => p.includes(': port:') && p.includes('0 to 65535')));
+    assert.ok(problems.some((p) => p.includes('unknown key "colour"')));
+  });
+
+  it('rejects out-of-range ports', () => {
+    assert.match(problemsOf(() => loadConfig({ env: { SVC_PORT: '70000' } }))[0]!, /0 to 65535/);
+  });
+
+  it('resolves relative paths in a file from the file, and in flags from the current folder', () => {
+    const file = configFile({ dataDir: 'state', plugins: ['./audit.js', 'svc-plugin-x', { module: '../p.js', options: { a: 1 } }] });
+    const dir = path.dirname(file);
+    const config = loadConfig({ file, env: {}, cwd: '/somewhere' });
+    assert.equal(config.dataDir, path.join(dir, 'state'));
+    assert.deepEqual(config.plugins, [path.join(dir, 'audit.js'), 'svc-plugin-x', { module: path.resolve(dir, '../p.js'), options: { a: 1 } }]);
+    assert.equal(loadConfig({ env: {}, cwd: '/somewhere', flags: { dataDir: 'd' } }).dataDir, '/somewhere/d');
+  });
+
+  it('says clearly when the file is missing or not JSON', () => {
+    assert.match(problemsOf(() => loadConfig({ file: '/nonexistent/svc.json', env: {} }))[0]!, /cannot read the config file/);
+    assert.match(problemsOf(() => loadConfig({ file: configFile('{ nope'), env: {} }))[0]!, /not valid JSON/);
+  });
+});

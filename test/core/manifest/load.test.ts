@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { SvcError } from '../../../core/errors.js';
+import { loadManifest, type LoadManifestOptions } from '../../../core/manifest/load.js';
+import { examplesRoot, sdkPythonPath } from '../../../core/paths.js';
+import { resolveApp } from '../../../core/workload/resolve.js';
+import { readJsonFixture } from './fixtures.js';
+import { sampleManifest } from './sample-manifest.js';
+
+async function loadFailure(opts: LoadManifestOptions): Promise<SvcError> {
+  try {
+    await loadManifest(opts);
+  } catch (error) {
+    assert.ok(error instanceof SvcError, String(error));
+    return error;
+  }
+  assert.fail('expected loadManifest to fail');
+}
+
+describe('loadManifest()', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'svc-manifest-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function writeApp(name: string, source: string): Promise<string> {
+    const file = path.join(dir, name);
+    await writeFile(file, source);
+    return file;
+  }
+
+  describe('with real Python and the svc SDK', () => {
+    it('describes the quickstart example exactly as its golden manifest', async () => {
+      const target = path.join(examplesRoot, 'quickstart', 'app.py');
+      const loaded = await loadManifest({ target });
+      const golden = readJsonFixture('quickstart.json') as any;
+      assert.equal(loaded.root, path.join(examplesRoot, 'quickstart'));
+      // python_version defaults to the interpreter's: compare the rest byte for byte.
+      assert.deepEqual({ ...loaded.raw, images: null }, { ...golden, images: null });
+      assert.deepEqual(loaded.spec, resolveApp(loaded.raw));
+      assert.deepEqual(loaded.logs, []);
+    });
+
+    it('reports a syntax error with the Python traceback', async () => {
+      const file = await writeApp('broken.py', 'import svc\napp = svc.App("broken")\n\ndef oops(:\n    pass\n');
+      const error = await loadFailure({ target: file });
+      assert.equal(error.code, 'manifest_failed');
+      assert.match(error.message, /^Python could not load .*broken\.py:\n/);
+      assert.match(error.message, /SyntaxError/);
+      assert.match(error.message, /broken\.py", line 4/);
+      assert.match(error.hint ?? '', /python3? -m svc\.manifest .*broken\.py/);
+    });
+
+    it('reports an import error with the missing module', async () => {
+      const file = await writeApp('needs.py', 'import svc\nimport not_installed_anywhere_xyz\napp = svc.App("needs")\n');
+      const error = await loadFailure({ target: file });
+      assert.equal(error.code, 'manifest_failed');
+      assert.match(error.message, /ModuleNotFoundError: No module named 'not_installed_anywhere_xyz'/);
+    });
+
+    it('reports a module without an App in one line', async () => {
+      const file = await writeApp('plain.py', 'x = 1\n');
+      const error = await loadFailure({ target: file });
+      assert.equal(error.code, 'manifest_failed');
+      assert.match(error.message, /App/);
+      assert.equal(error.message.includes('\n'), false, error.message);
+      assert.deepEqual((error.details as { exitCode: number }).exitCode, 2);
+    });
+
+    it('imports a module name from cwd and returns what the code printed', async () => {
+      await writeApp(
+        'tool.py',
+        [
+          'import sys',
+          'import svc',
+          'print("hello from import")',
+          'print("careful", file=sys.stderr)',
+          'app = svc.App("tool")',
+          '@app.function',
+          'def square(x: int) -> int:',
+          '    return x * x',
+          '',
+        ].join('\n'),
+      );
+      const loaded = await loadManifest({ target: 'tool', cwd: dir });
+      assert.equal(loaded.root, dir);
+      assert.equal(loaded.spec.name, 'tool');
+      assert.deepEqual(loaded.spec.workloads.map((workload) => [workload.name, workload.kind]), [['square', 'function']]);
+      assert.ok(loaded.logs.includes('hello from import'), JSON.stringify(loaded.logs));
+      assert.ok(loaded.logs.includes('careful'), JSON.stringify(loaded.logs));
+    });
+  });
+
+  describe('with a stand-in interpreter', () => {
+    /** An executable shell script used as `python`. */
+    async function fakePython(body: string): Promise<string> {
+      const file = path.join(dir, 'fake-python');
+      await writeFile(file, `#!/bin/sh\n${body}\n`);
+      await chmod(file, 0o755);
+      return file;
+    }
+
+    it('runs `-m svc.manifest <file>` in the file\'s folder with the SDK first on PYTHONPATH', async () => {
+      const manifestFile = path.join(dir, 'manifest.json');
+      await writeFile(manifestFile, JSON.stringify(sampleManifest()));
+      const app = await writeApp('app.py', '');
+      const python = await fakePython(
+        `echo "args=$*" >&2; echo "cwd=$(pwd)" >&2; echo "path=$PYTHONPATH" >&2; echo "nobytecode=$PYTHONDONTWRITEBYTECODE" >&2; cat '${manifestFile}'`,
+      );
+      const previous = process.env.PYTHONPATH;
+      process.env.PYTHONPATH = '/already/there';
+      try {
+        const loaded = await loadManifest({ target: 'app.py', cwd: dir, python });
+        assert.deepEqual(loaded.logs, [
+          `args=-m svc.manifest ${app}`,
+          `cwd=${dir}`,
+          `path=${sdkPythonPath}${path.delimiter}/already/there`,
+          'nobytecode=1',
+        ]);
+        assert.equal(loaded.root, dir);
+        assert.deepEqual(loaded.raw, sampleManifest());
+        assert.deepEqual(loaded.spec, resolveApp(sampleManifest()));
+      } finally {
+        if (previous === undefined) delete process.env.PYTHONPATH;
+        else process.env.PYTHONPATH = previous;
+      }
+    });
+
+    it('passes the whole stderr of exit 1 as the traceback', async () => {
+      await writeApp('app.py', '');
+      const python = await fakePython('echo "Traceback (most recent call last):" >&2; echo "ValueError: boom" >&2; exit 1');
+      const error = await loadFailure({ target: 'app.py', cwd: dir, python });
+      assert.equal(error.code, 'manifest_failed');
+      assert.equal(error.message, `Python could not load app.py:\nTraceback (most recent call last):\nValueError: boom`);
+    });
+
+    it('uses the last stderr line of exit 2 as the message', async () => {
+      await writeApp('app.py', '');
+      const python = await fakePython('echo "user output" >&2; echo "svc.manifest: app.py defines no svc.App" >&2; exit 2');
+      const error = await loadFailure({ target: 'app.py', cwd: dir, python });
+      assert.equal(error.code, 'manifest_failed');
+      assert.equal(error.message, 'svc.manifest: app.py defines no svc.App');
+    });
+
+    it('reports other exit codes with stderr', async () => {
+      await writeApp('app.py', '');
+      const python = await fakePython('echo "Killed" >&2; exit 137');
+      const error = await loadFailure({ target: 'app.py', cwd: dir, python });
+      assert.equal(error.code, 'manifest_failed');
+      assert.match(error.message, /exited with code 137 .*:\nKilled$/);
+    });
+
+    it('reports output that is not JSON as manifest_invalid with its position', async () => {
+      await writeApp('app.py', '');
+      const python = await fakePython('echo "{}"; echo "debug: loaded"');
+      const error = await loadFailure({ target: 'app.py', cwd: dir, python });
+      assert.equal(error.code, 'manifest_invalid');
+      assert.match(error.message, /line 2, column 1/);
+    });
+  });
+
+  describe('before running Python', () => {
+    it('reports a missing file as manifest_failed without spawning', async () => {
+      const error = await loadFailure({ target: 'missing.py', cwd: dir, python: path.join(dir, 'no-such-python') });
+      assert.equal(error.code, 'manifest_failed');
+      assert.equal(error.message, `File not found: ${path.join(dir, 'missing.py')}`);
+    });
+
+    it('reports a missing folder for a module name', async () => {
+      const error = await loadFailure({ target: 'app', cwd: path.join(dir, 'gone'), python: 'python3' });
+      assert.equal(error.code, 'manifest_failed');
+      assert.match(error.message, /^Folder not found: /);
+    });
+
+    it('reports a missing interpreter as python_unavailable with a hint', async () => {
+      await writeApp('app.py', '');
+      const error = await loadFailure({ target: 'app.py', cwd: dir, python: path.join(dir, 'no-such-python') });
+      assert.equal(error.code, 'python_unavailable');
+      assert.match(error.hint ?? '', /SVC_PYTHON/);
+    });
+
+    it('uses SVC_PYTHON when no interpreter is given', async () => {
+      await writeApp('app.py', '');
+      const previous = process.env.SVC_PYTHON;
+      process.env.SVC_PYTHON = path.join(dir, 'svc-python-from-env');
+      try {
+        const error = await loadFailure({ target: 'app.py', cwd: dir });
+        assert.equal(error.code, 'python_unavailable');
+        assert.match(error.message, /svc-python-from-env/);
+      } finally {
+        if (previous === undefined) delete process.env.SVC_PYTHON;
+        else process.env.SVC_PYTHON = previous;
+      }
+    });
+  });
+});

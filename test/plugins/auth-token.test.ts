@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { generateToken } from '../../core/auth/tokens.js';
+import { MemoryTokenVerifier } from '../../core/auth/verifier.js';
+import { createPluginHost } from '../../core/plugin/host.js';
+import type { AuthRequest } from '../../core/plugin/types.js';
+import { authTokenPlugin } from '../../plugins/auth-token/index.js';
+
+const { secret, id } = generateToken();
+const verifier = new MemoryTokenVerifier();
+verifier.add(secret, { workspace: 'acme', subject: 'alice' });
+const host = createPluginHost([authTokenPlugin({ verifier })]);
+const alice = { workspace: 'acme', subject: 'alice', tokenId: id };
+
+function request(headers: AuthRequest['headers'], url = 'http://localhost/acme/app/ws'): AuthRequest {
+  return { headers, url: new URL(url), workspace: 'acme' };
+}
+const authenticate = (req: AuthRequest) => host.first('authenticate', req);
+
+describe('authTokenPlugin()', () => {
+  it('is a valid plugin named svc:auth-token', () => {
+    assert.deepEqual(host.plugins.map((p) => p.name), ['svc:auth-token']);
+  });
+
+  it('returns the principal of a valid bearer token', async () => {
+    assert.deepEqual(await authenticate(request({ authorization: `Bearer ${secret}` })), alice);
+  });
+
+  it('accepts any case of the scheme and surrounding spaces', async () => {
+    assert.deepEqual(await authenticate(request({ authorization: `  bEaReR   ${secret}  ` })), alice);
+  });
+
+  it('returns null for another scheme, extra words or several headers', async () => {
+    assert.equal(await authenticate(request({ authorization: `Basic ${secret}` })), null);
+    assert.equal(await authenticate(request({ authorization: `Bearer ${secret} extra` })), null);
+    assert.equal(await authenticate(request({ authorization: 'Bearer' })), null);
+    assert.equal(await authenticate(request({ authorization: [`Bearer ${secret}`, `Bearer ${secret}`] })), null);
+  });
+
+  it('returns null for an unknown or revoked token', async () => {
+    assert.equal(await authenticate(request({ authorization: `Bearer ${generateToken().secret}` })), null);
+    const other = generateToken();
+    const local = new MemoryTokenVerifier();
+    local.add(other.secret, { workspace: 'acme', subject: 'bob' });
+    const localHost = createPluginHost([authTokenPlugin({ verifier: local })]);
+    const req = request({ authorization: `Bearer ${other.secret}` });
+    assert.equal((await localHost.first('authenticate', req))?.subject, 'bob');
+    local.revoke(other.id);
+    assert.equal(await localHost.first('authenticate', req), null);
+  });
+
+  it('returns null without credentials', async () => {
+    assert.equal(await authenticate(request({})), null);
+  });
+
+  it('accepts ?token= on a WebSocket upgrade', async () => {
+    const req = request({ upgrade: 'websocket', connection: 'Upgrade' }, `http://localhost/acme/app/ws?token=${secret}`);
+    assert.deepEqual(await authenticate(req), alice);
+    const mixedCase = request({ upgrade: 'WebSocket' }, `http://localhost/acme/app/ws?token=${secret}`);
+    assert.deepEqual(await authenticate(mixedCase), alice);
+  });
+
+  it('ignores ?token= on plain HTTP requests', async () => {
+    assert.equal(await authenticate(request({}, `http://localhost/acme/app/hello?token=${secret}`)), null);
+    assert.equal(await authenticate(request({ upgrade: 'h2c' }, `http://localhost/acme/app/hello?token=${secret}`)), null);
+  });
+
+  it('ignores a repeated ?token= and prefers the Authorization header', async () => {
+    const repeated = request({ upgrade: 'websocket' }, `http://localhost/acme/app/ws?token=${secret}&token=${secret}`);
+    assert.equal(await authenticate(repeated), null);
+    const both = request({ upgrade: 'websocket', authorization: 'Bearer nope' }, `http://localhost/acme/app/ws?token=${secret}`);
+    assert.equal(await authenticate(both), null);
+  });
+});
