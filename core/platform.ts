@@ -21,6 +21,7 @@ import { createVenvBuilder } from './images/venv-builder.js';
 import { createPluginHost, type PluginHost } from './plugin/host.js';
 import { loadPlugins, resolvePlugins } from './plugin/load.js';
 import { createEmbeddedRegistry } from './registry/embedded.js';
+import type { ServiceRegistry } from './registry/types.js';
 import { createLocalDriver } from './scheduler/local/driver.js';
 import type { LogSink } from './scheduler/types.js';
 
@@ -42,6 +43,8 @@ export interface Platform {
   readonly ownerToken: { readonly secret: string; readonly path: string; readonly created: boolean; readonly warnings: readonly string[] };
   readonly plugins: PluginHost;
   readonly deployments: DeploymentManager;
+  /** Healthy containers, for operators' tools and benchmarks. */
+  readonly registry: ServiceRegistry;
   /** Stops every container, then the server. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -79,6 +82,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: owner.warnings },
     plugins,
     deployments,
+    registry,
     close() {
       closing ??= (async () => {
         await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));

@@ -14,7 +14,7 @@ const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 interface Served {
   readonly child: ChildProcess;
   readonly dataDir: string;
-  /** Everything printed on stdout until the summary ended. */
+  /** What svc printed on stdout (the summary, once serving). */
   stdout: string;
   stderr: string;
 }
@@ -27,13 +27,12 @@ async function startServe(): Promise<Served> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const served: Served = { child, dataDir, stdout: '', stderr: '' };
-  child.stderr!.on('data', (chunk: Buffer) => (served.stderr += chunk.toString()));
-  served.stdout = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      // The summary ends with the function's line, the last workload of the example.
-      if (/square[\s\S]*\n\n$/.test(text)) resolve(text);
+  child.stdout!.on('data', (chunk: Buffer) => (served.stdout += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      served.stderr += chunk.toString();
+      // Printed right after the summary of URLs.
+      if (served.stderr.includes('press Ctrl-C to stop')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`svc serve exited with ${code} before serving:\n${served.stderr}`)));
   });

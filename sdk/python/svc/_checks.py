@@ -28,7 +28,7 @@ class Problem(Exception):
 def reject(where: str, option: str, value: Any, problem: Problem | str) -> NoReturn:
     """Raises InvalidOptionError: ``<where>: <option>=<value> <problem>.``"""
     text = str(problem).rstrip(".")
-    raise InvalidOptionError(f"{where}: {option}={value!r} {text}.", option=option)
+    raise InvalidOptionError(f"{where}: {option}={value!r} {text}.", option=option) from None
 
 
 def type_name(value: Any) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 import sys
 from types import ModuleType
 
 from ._app import App
 
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+def _is_module_name(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
 
 
 class EntryError(Exception):
@@ -29,10 +30,10 @@ def resolve_target(target: str) -> tuple[str, str]:
             raise EntryError(f"no such file: {target}")
         path = os.path.abspath(target)
         stem = os.path.splitext(os.path.basename(path))[0]
-        if not _MODULE.fullmatch(stem):
+        if not stem.isidentifier():
             raise EntryError(f"{target}: {stem!r} is not a valid Python module name; rename the file")
         return os.path.dirname(path), stem
-    if not _MODULE.fullmatch(target):
+    if not _is_module_name(target):
         raise EntryError(f"{target!r} is neither a .py file nor a module name such as 'app' or 'pkg.app'")
     return os.getcwd(), target
 

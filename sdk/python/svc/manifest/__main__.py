@@ -2,4 +2,5 @@ import sys
 
 from ._cli import main
 
-sys.exit(main(sys.argv[1:]))
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-import traceback
 from typing import IO
 
+from .._tracebacks import format_user_traceback
 from .._loading import EntryError, find_app, import_entry, resolve_target
 from ._build import build_manifest
 
@@ -65,8 +65,8 @@ def main(argv: list[str]) -> int:
     except SystemExit as exit_:
         print(f"svc manifest: importing {module_name!r} called sys.exit({exit_.code!r})", file=sys.stderr)
         return 1
-    except Exception:
-        traceback.print_exc()
+    except Exception as error:
+        sys.stderr.write(format_user_traceback(error))
         print(f"svc manifest: could not import {module_name!r} (traceback above)", file=sys.stderr)
         return 1
     try:

@@ -91,6 +91,9 @@ class Binder:
         return self._bind(values, _query_value)
 
     def _bind(self, values: dict[str, Any], convert: Callable[[Any, Any, str], Any]) -> dict[str, Any]:
+        for key in values:
+            if key not in self.parameters:
+                self._check_extra(key)
         missing = [p.name for p in self.parameters.values() if p.required and p.name not in values]
         if missing:
             names = ", ".join(f"'{name}'" for name in missing)
@@ -98,8 +101,6 @@ class Binder:
         arguments: dict[str, Any] = {}
         for key, value in values.items():
             parameter = self.parameters.get(key)
-            if parameter is None:
-                self._check_extra(key)
             annotation = parameter.annotation if parameter else self.extra
             try:
                 arguments[key] = convert(value, annotation, key)

@@ -28,7 +28,21 @@ _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 
 
 class Mismatch(Exception):
-    """A value that does not fit its annotation; the message names the argument."""
+    """A value that does not fit its annotation; the message names the argument.
+
+    ``shallow_at`` is the path of a plain "must be X, got Y" at that very level; a
+    union then reports the one member that failed for a deeper reason (a bad field
+    further down) rather than listing every member.
+    """
+
+    def __init__(self, message: str, shallow_at: str | None = None) -> None:
+        super().__init__(message)
+        self.shallow_at = shallow_at
+
+
+def _union_error(errors: list[Mismatch], path: str, fallback: Mismatch) -> Mismatch:
+    deeper = [error for error in errors if error.shallow_at != path]
+    return deeper[0] if len(deeper) == 1 else fallback
 
 
 def json_type(value: Any) -> str:
@@ -58,7 +72,7 @@ def expected(annotation: Any) -> str:
 
 def _mismatch(path: str, annotation: Any, value: Any) -> Mismatch:
     shown = f" {json.dumps(value)}" if isinstance(value, (str, int, float)) and len(repr(value)) <= 40 else ""
-    return Mismatch(f"argument '{path}' must be {expected(annotation)}, got {json_type(value)}{shown}")
+    return Mismatch(f"argument '{path}' must be {expected(annotation)}, got {json_type(value)}{shown}", path)
 
 
 def from_json(value: Any, annotation: Any, path: str) -> Any:
@@ -94,12 +108,13 @@ def from_json(value: Any, annotation: Any, path: str) -> Any:
     if origin is typing.Annotated:
         return from_json(value, args[0], path)
     if origin in UNIONS:
+        errors = []
         for arg in args:
             try:
                 return from_json(value, arg, path)
-            except Mismatch:
-                continue
-        raise _mismatch(path, annotation, value)
+            except Mismatch as error:
+                errors.append(error)
+        raise _union_error(errors, path, _mismatch(path, annotation, value))
     if origin is typing.Literal:
         for arg in args:
             plain = arg.value if is_enum(type(arg)) else arg
@@ -191,6 +206,10 @@ def _pydantic_errors(error: Exception) -> str:
     return "; ".join(f"{'.'.join(str(part) for part in e.get('loc', ())) or 'value'}: {e.get('msg')}" for e in errors())
 
 
+def _text_mismatch(path: str, annotation: Any, text: str) -> Mismatch:
+    return Mismatch(f"query parameter '{path}' must be {expected(annotation)}, got {text!r}", path)
+
+
 def from_text(text: str, annotation: Any, path: str) -> Any:
     """One query-string value as the Python value ``annotation`` asks for.
 
@@ -212,24 +231,27 @@ def from_text(text: str, annotation: Any, path: str) -> Any:
     if annotation is bool and text.lower() in _TRUE + _FALSE:
         return text.lower() in _TRUE
     if annotation in (int, float, bool):
-        raise Mismatch(f"query parameter '{path}' must be {expected(annotation)}, got {text!r}")
+        raise _text_mismatch(path, annotation, text)
+    if annotation in (bytes, bytearray):
+        return from_json(text, annotation, path)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is typing.Annotated:
         return from_text(text, args[0], path)
     if origin in UNIONS:
+        errors = []
         for arg in args:
             if arg is not type(None):
                 try:
                     return from_text(text, arg, path)
-                except Mismatch:
-                    continue
-        raise Mismatch(f"query parameter '{path}' must be {expected(annotation)}, got {text!r}")
+                except Mismatch as error:
+                    errors.append(error)
+        raise _union_error(errors, path, _text_mismatch(path, annotation, text))
     if origin is typing.Literal or is_enum(annotation):
         choices = args if origin is typing.Literal else tuple(annotation)
         for choice in choices:
             if str(choice.value if is_enum(type(choice)) else choice) == text:
                 return choice
-        raise Mismatch(f"query parameter '{path}' must be {expected(annotation)}, got {text!r}")
+        raise _text_mismatch(path, annotation, text)
     try:
         value = json.loads(text)
     except ValueError:

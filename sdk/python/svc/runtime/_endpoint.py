@@ -10,11 +10,11 @@ import asyncio
 import functools
 import inspect
 import sys
-import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Awaitable, Callable
 
 from .._context import Context
+from .._tracebacks import format_user_traceback
 from .._workloads import Workload
 from ._binding import Binder
 from ._errors import RequestError
@@ -97,7 +97,7 @@ class EndpointApp:
     def _report(self, exc: BaseException, scope: dict[str, Any]) -> None:
         print(
             f"svc runtime: {self.workload.name} failed on {scope['method']} {scope['path']}:\n"
-            + "".join(traceback.format_exception(exc)),
+            + format_user_traceback(exc),
             file=sys.stderr, end="", flush=True,
         )
 

@@ -1,0 +1,66 @@
+"""Test helpers: an ASGI caller and a subprocess runner with the SDK on PYTHONPATH."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SDK_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = SDK_ROOT.parents[1]
+
+
+def run_python(*args: str, cwd: Path | str | None = None, python: str = sys.executable,
+               stdin: int | None = subprocess.DEVNULL, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    """Runs ``python <args>`` with the SDK on PYTHONPATH, as the platform does."""
+    env = {**os.environ, "PYTHONPATH": str(SDK_ROOT)}
+    return subprocess.run([python, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          stdin=stdin, timeout=timeout)
+
+
+@dataclass
+class Reply:
+    """What an ASGI app sent back."""
+
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    complete: bool = False
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def call_asgi(app: Any, method: str = "GET", path: str = "/", *, query: str = "", body: bytes | str = b"",
+              headers: list[tuple[str, str]] | None = None) -> Reply:
+    """Calls an ASGI app once, as uvicorn would, and collects the response."""
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+        "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or [])],
+        "client": None, "server": None,
+    }
+    chunks = [body.encode() if isinstance(body, str) else body]
+    reply = Reply()
+
+    async def receive() -> dict[str, Any]:
+        if chunks:
+            return {"type": "http.request", "body": chunks.pop(0), "more_body": False}
+        await asyncio.sleep(3600)  # a real server would report a disconnect later
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            reply.status = message["status"]
+            reply.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
+        elif message["type"] == "http.response.body":
+            reply.body += message.get("body", b"")
+            reply.complete = not message.get("more_body", False)
+
+    asyncio.run(app(scope, receive, send))
+    return reply

@@ -1,0 +1,51 @@
+"""The public surface is svc.__all__, and every public class presents itself as svc.X."""
+
+from __future__ import annotations
+
+import svc
+from helpers import run_python
+
+PUBLIC = {"App", "Autoscaler", "Context", "Error", "Image", "InvalidOptionError", "__version__"}
+
+
+def test_all_lists_exactly_the_public_surface():
+    assert set(svc.__all__) == PUBLIC
+    assert len(svc.__all__) == len(PUBLIC)
+
+
+def test_every_exported_member_exists_and_classes_belong_to_svc():
+    for name in svc.__all__:
+        member = getattr(svc, name)
+        if isinstance(member, type):
+            assert member.__module__ == "svc", name
+
+
+def test_public_names_are_not_private_modules():
+    public = {name for name in dir(svc) if not name.startswith("_")}
+    assert public - PUBLIC <= {"exceptions", "manifest", "runtime"}  # submodules, once imported
+
+
+def test_version():
+    assert svc.__version__ == "0.1.0"
+
+
+def test_error_hierarchy():
+    assert issubclass(svc.InvalidOptionError, svc.Error)
+    assert issubclass(svc.InvalidOptionError, ValueError)
+    assert issubclass(svc.Error, Exception)
+
+
+def test_the_sdk_manifest_and_asgi_app_import_without_uvicorn():
+    # uvicorn lives only in image venvs; a finder that refuses it proves nothing here needs it.
+    code = (
+        "import sys\n"
+        "class Refuse:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('uvicorn', 'uvloop', 'httptools', 'websockets'):\n"
+        "            raise ImportError('refused: ' + name)\n"
+        "sys.meta_path.insert(0, Refuse())\n"
+        "import svc, svc.manifest, svc.manifest._cli, svc.runtime, svc.runtime.__main__\n"
+        "print('ok')\n"
+    )
+    result = run_python("-c", code)
+    assert result.stdout == "ok\n", result.stderr

@@ -1,0 +1,264 @@
+"""Decorator options: checked at decoration time, defaults filled in, errors that say how to fix them."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+
+import pytest
+
+import svc
+
+
+async def asgi_app(scope, receive, send):  # a minimal ASGI application
+    pass
+
+
+def declare(app: svc.App, kind: str, **options):
+    """Declares one workload of ``kind`` with ``options``; returns its checked options."""
+    if kind == "asgi":
+        return app.asgi(name="web", **options)(asgi_app).workload.options
+
+    def handler(message: str = "") -> str:
+        return message
+
+    return getattr(app, kind)(**options)(handler).workload.options
+
+
+# option -> (kind that takes it, good values with what they become, bad values)
+CASES = {
+    "cpu": ("function", [(0.125, 0.125), (0.5, 0.5), (1, 1.0), (64, 64.0)],
+            [True, False, "1", "500m", None, 0.1, 0, -1, 64.5, math.inf, math.nan]),
+    "memory": ("function", [("64Mi", "64Mi"), ("512Mi", "512Mi"), ("1Gi", "1Gi"), ("256Gi", "256Gi")],
+               [512, None, 1.5, "512MB", "512M", "1G", "512mi", "0.5Gi", "Mi", "512 Mi", "0512Mi",
+                "63Mi", "257Gi", "1Ti"]),
+    "route": ("endpoint", [("/", "/"), ("/greet", "/greet"), ("/a/b-c/_d", "/a/b-c/_d"), ("/api/", "/api/")],
+              ["greet", "", "/a b", "/a\tb", "/a?b=1", "/a#b", "//a", "/a//b", "/./a", "/a/..", "/_svc",
+               "/_svc/health", 5, None]),
+    "methods": ("endpoint", [(["GET"], ["GET"]), (["post", "Get"], ["POST", "GET"]), (("PUT",), ["PUT"]),
+                             (["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+                              ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])],
+                ["GET", [], ["FETCH"], ["GET", "get"], [1], {"GET"}, None]),
+    "workers": ("endpoint", [(1, 1), (64, 64)], [0, 65, 1.0, True, "2", None]),
+    "concurrency": ("endpoint", [(1, 1), (1000, 1000)], [0, 1001, 2.5, False, "8"]),
+    "concurrent_requests": ("asgi", [(1, 1), (1000, 1000)], [0, 1001, 2.5, True, "8"]),
+    "max_pending_tasks": ("endpoint", [(0, 0), (100000, 100000)], [-1, 100001, 1.5, True, None]),
+    "checkpoint_enabled": ("realtime", [(True, True), (False, False)], [0, 1, "yes", None]),
+    "authorized": ("endpoint", [(True, True), (False, False)], [0, 1, "false", None]),
+    "domain": ("asgi", [(None, None), ("api.example.com", "api.example.com"), ("a-b.c9.example.io", "a-b.c9.example.io")],
+               ["localhost", "API.example.com", "https://api.example.com", "api.example.com/x", "-a.example.com",
+                "a-.example.com", "a..com", "api.example.com.", "api.example.com:8080", "x" * 64 + ".com", 5, ""]),
+    "keep_warm": ("endpoint", [(0, 0), (86400, 86400)], [-1, 86401, 60.0, True, "60"]),
+    "keep_warm_seconds": ("realtime", [(0, 0), (86400, 86400)], [-1, 86401, 60.0, False]),
+}
+
+
+@pytest.mark.parametrize("option,value,expected", [
+    (option, good, expected) for option, (_, goods, _) in CASES.items() for good, expected in goods
+])
+def test_a_good_value_is_kept_normalised(app, option, value, expected):
+    options = declare(app, CASES[option][0], **{option: value})
+    assert options[option] == expected
+    assert type(options[option]) is type(expected)
+
+
+@pytest.mark.parametrize("option,value", [
+    (option, bad) for option, (_, _, bads) in CASES.items() for bad in bads
+], ids=repr)
+def test_a_bad_value_is_rejected_naming_decorator_option_and_value(app, option, value):
+    kind = CASES[option][0]
+    with pytest.raises(svc.InvalidOptionError) as caught:
+        declare(app, kind, **{option: value})
+    message = str(caught.value)
+    decorator = {"asgi": "app.asgi"}.get(kind, f"@app.{kind}")
+    assert message.startswith(decorator + ": ")
+    assert f"{option}={value!r}" in message
+    assert caught.value.option == option
+    assert app.workloads == ()  # nothing is registered when an option is rejected
+
+
+def test_errors_are_value_errors_and_svc_errors(app):
+    with pytest.raises(ValueError):
+        app.endpoint(workers=0)
+    with pytest.raises(svc.Error):
+        app.endpoint(workers=0)
+
+
+def test_options_are_checked_before_the_function_is_known(app):
+    with pytest.raises(svc.InvalidOptionError):
+        app.endpoint(memory="1G")  # no function given yet
+
+
+DEFAULT_AUTOSCALER = svc.Autoscaler(max_containers=1, tasks_per_container=1, min_containers=0)
+SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "checkpoint_enabled": False,
+                   "authorized": True, "domain": None}
+
+
+@pytest.mark.parametrize("kind,defaults", [
+    ("function", {"cpu": 1.0, "memory": "512Mi"}),
+    ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
+                  "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60}),
+    ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
+              "keep_warm_seconds": 60}),
+    ("realtime", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
+                  "keep_warm_seconds": 60}),
+])
+def test_every_option_of_a_kind_gets_its_default_in_manifest_order(app, kind, defaults):
+    options = declare(app, kind)
+    assert dict(options) == defaults
+    assert list(options) == list(defaults)
+
+
+def test_a_good_autoscaler_is_kept(app):
+    scaler = svc.Autoscaler(max_containers=5, tasks_per_container=8, min_containers=1)
+    assert declare(app, "endpoint", autoscaler=scaler)["autoscaler"] is scaler
+
+
+@pytest.mark.parametrize("value", [{"max_containers": 3}, 3, None])
+def test_autoscaler_must_be_an_autoscaler(app, value):
+    with pytest.raises(svc.InvalidOptionError, match=r"not a svc\.Autoscaler: pass svc\.Autoscaler\("):
+        declare(app, "endpoint", autoscaler=value)
+
+
+@pytest.mark.parametrize("value", ["3.11", svc.Autoscaler(), 3.11])
+def test_image_must_be_an_image(app, value):
+    with pytest.raises(svc.InvalidOptionError, match=r"image=.* not a svc\.Image"):
+        declare(app, "function", image=value)
+
+
+def test_memory_with_a_decimal_unit_says_to_use_a_binary_unit(app):
+    with pytest.raises(svc.InvalidOptionError) as caught:
+        app.endpoint(memory="512MB")
+    message = str(caught.value)
+    assert "memory='512MB'" in message
+    assert "use a binary unit such as 512Mi or 1Gi" in message
+    assert "did you mean 512Mi?" in message
+
+
+def test_memory_given_as_a_number_asks_for_a_string_with_a_unit(app):
+    with pytest.raises(svc.InvalidOptionError, match="memory=512 is a int, not a string: use a binary unit"):
+        app.function(memory=512)
+
+
+def test_cpu_rejects_bool_as_not_a_number(app):
+    with pytest.raises(svc.InvalidOptionError, match=r"cpu=True is a bool, not a number: pass a number of CPU cores"):
+        app.function(cpu=True)
+
+
+def test_cpu_out_of_range_gives_the_range(app):
+    with pytest.raises(svc.InvalidOptionError, match="cpu=128 is out of range: pass a number of CPU cores from 0.125 to 64"):
+        app.function(cpu=128)
+
+
+def test_methods_error_lists_the_allowed_methods(app):
+    with pytest.raises(svc.InvalidOptionError) as caught:
+        app.endpoint(methods=["FETCH"])
+    assert "'FETCH'" in str(caught.value)
+    assert "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" in str(caught.value)
+
+
+def test_methods_as_a_single_string_suggests_a_list(app):
+    with pytest.raises(svc.InvalidOptionError, match=r"pass a list such as \['GET'\]"):
+        app.endpoint(methods="get")
+
+
+def test_route_without_a_leading_slash_suggests_one(app):
+    with pytest.raises(svc.InvalidOptionError, match="write '/greet'"):
+        app.endpoint(route="greet")
+
+
+def test_domain_with_capitals_suggests_the_lower_case_form(app):
+    with pytest.raises(svc.InvalidOptionError, match="write 'api.example.com'"):
+        app.endpoint(domain="API.Example.com")
+
+
+def test_unknown_option_suggests_the_closest_one(app):
+    with pytest.raises(svc.InvalidOptionError) as caught:
+        app.endpoint(memroy="1Gi")
+    message = str(caught.value)
+    assert message.startswith("@app.endpoint: memroy='1Gi' is not an option of @app.endpoint")
+    assert "did you mean memory=?" in message
+    assert caught.value.option == "memroy"
+
+
+def test_unknown_option_without_a_close_match_lists_the_options(app):
+    with pytest.raises(svc.InvalidOptionError, match="@app.function takes name, image, cpu, memory") as caught:
+        app.function(timeout=30)
+    assert "did you mean" not in str(caught.value)
+
+
+@pytest.mark.parametrize("kind,option,fix", [
+    ("asgi", "concurrency", "use concurrent_requests="),
+    ("realtime", "concurrency", "use concurrent_requests="),
+    ("asgi", "keep_warm", "use keep_warm_seconds="),
+    ("realtime", "keep_warm", "use keep_warm_seconds="),
+    ("endpoint", "concurrent_requests", "use concurrency="),
+    ("endpoint", "keep_warm_seconds", "use keep_warm="),
+    ("asgi", "route", "ASGI apps define their own routes"),
+    ("asgi", "methods", "ASGI apps define their own routes"),
+    ("realtime", "route", "answers WebSocket messages at its own URL"),
+    ("function", "route", "route belongs to @app.endpoint; @app.function takes name, image, cpu, memory"),
+    ("function", "authorized", "authorized belongs to @app.endpoint and app.asgi and @app.realtime"),
+])
+def test_an_option_of_another_kind_says_what_to_write(app, kind, option, fix):
+    with pytest.raises(svc.InvalidOptionError) as caught:
+        declare(app, kind, **{option: 8})
+    assert fix in str(caught.value)
+
+
+def test_duplicate_workload_names_are_rejected(app):
+    @app.endpoint
+    def greet() -> str:
+        return "hi"
+
+    with pytest.raises(svc.InvalidOptionError, match="already has a workload named 'greet' \\(a endpoint\\)") as caught:
+        @app.function(name="greet")
+        def other() -> None:
+            pass
+    assert caught.value.option == "name"
+    assert [w.name for w in app.workloads] == ["greet"]
+
+
+def test_the_same_name_in_two_apps_is_fine():
+    first, second = svc.App("one"), svc.App("two")
+
+    def f() -> None:
+        pass
+
+    first.function(f)
+    second.function(f)
+    assert first.workloads[0].name == second.workloads[0].name == "f"
+
+
+@pytest.mark.parametrize("value", ["greet", "a", "A-b_9", "x" * 63])
+def test_good_names(app, value):
+    handle = app.function(name=value)(lambda: None)
+    assert handle.workload.name == value
+
+
+@pytest.mark.parametrize("value", ["", "9a", "_a", "a.b", "a b", "x" * 64, 5])
+def test_bad_names(app, value):
+    with pytest.raises(svc.InvalidOptionError) as caught:
+        app.function(name=value)
+    assert caught.value.option == "name"
+
+
+@pytest.mark.parametrize("kind", ["function", "endpoint", "asgi", "realtime"])
+def test_every_decorator_documents_each_parameter_with_default_and_example(app, kind):
+    method = getattr(app, kind)
+    for name, parameter in inspect.signature(method).parameters.items():
+        if parameter.kind is parameter.KEYWORD_ONLY:
+            entry = re.search(rf"^ +{name} \(.+\):\n +\S.*\n +Default: ``(.+)``\. Example: ``(.+)``$",
+                              method.__doc__, re.MULTILINE)
+            assert entry, f"{kind}: {name} is not documented with a default and an example"
+            assert entry.group(2).startswith(("svc.", "app.")) or entry.group(2).startswith(name + "=")
+
+
+@pytest.mark.parametrize("kind", ["function", "endpoint", "asgi", "realtime"])
+def test_signature_defaults_match_the_option_table(app, kind):
+    from svc._options import OPTIONS
+
+    for name, parameter in inspect.signature(getattr(app, kind)).parameters.items():
+        if parameter.kind is parameter.KEYWORD_ONLY:
+            assert parameter.default == OPTIONS[name].default, name
