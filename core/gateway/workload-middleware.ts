@@ -74,7 +74,9 @@ export function workloadMiddleware(options: WorkloadMiddlewareOptions): Middlewa
     ctx.status = response.status;
     for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
     ctx.set('X-Request-Id', ctx.state.requestId);
-    ctx.body = response.body;
+    // Small bodies of known length go out in one write with the headers; the rest streams.
+    const length = Number(response.headers['content-length']);
+    ctx.body = length >= 0 && length <= 65536 ? Buffer.from(await response.body.arrayBuffer()) : response.body;
   };
 }
 

@@ -5,7 +5,7 @@ Try it on your machine first; nothing here needs the platform:
     python app.py                                  # runs the function locally
     python -m svc.manifest app.py                  # what the platform will read
 
-Then deploy it with `svc deploy app.py` (see README.md).
+Then serve it with `svc serve` (see README.md).
 """
 
 from dataclasses import dataclass

@@ -25,11 +25,15 @@ describe('errorCodes', () => {
     for (const code of documentedCodes().keys()) assert.ok(code in errorCodes, `docs/errors.md lists unknown code ${code}`);
   });
 
-  it('holds every code the Python runtime answers with', () => {
+  it('holds every code the Python runtime answers with, with the same status', () => {
     const source = readFileSync(path.join(packageRoot, 'sdk', 'python', 'svc', 'runtime', '_errors.py'), 'utf8');
-    const pythonCodes = [...source.matchAll(/^([A-Z_]+) = "([a-z_]+)"$/gm)].map((m) => m[2]!);
-    assert.ok(pythonCodes.length >= 3, 'the runtime declares its codes');
-    for (const code of pythonCodes) assert.ok(code in errorCodes, `runtime code ${code} is missing from core/errors.ts`);
+    const table = source.slice(source.indexOf('ERROR_CODES'), source.indexOf('}', source.indexOf('ERROR_CODES')));
+    const pythonCodes = [...table.matchAll(/"([a-z_]+)": (\d{3})/g)].map((m) => [m[1]!, Number(m[2])] as const);
+    assert.ok(pythonCodes.length >= 3, 'the runtime declares its codes in ERROR_CODES');
+    for (const [code, status] of pythonCodes) {
+      assert.ok(code in errorCodes, `runtime code ${code} is missing from core/errors.ts`);
+      assert.equal(errorCodes[code as ErrorCode].status, status, `runtime code ${code} has another status than core/errors.ts`);
+    }
   });
 });
 

@@ -59,8 +59,7 @@ def expected(annotation: Any) -> str:
     if origin in UNIONS:
         return " or ".join(expected(arg) for arg in args)
     if origin is typing.Literal:
-        return "one of " + ", ".join(json.dumps(arg) if not hasattr(arg, "value") else json.dumps(arg.value)
-                                     for arg in args)
+        return "one of " + ", ".join(json.dumps(arg.value if is_enum(type(arg)) else arg) for arg in args)
     if annotation in ARRAYS or origin in ARRAYS:
         return "an array"
     if is_enum(annotation):
