@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { SvcError } from '../errors.js';
 import type { Instance, ServiceRegistry } from '../registry/types.js';
 
@@ -26,7 +26,7 @@ export interface ForwardRequest {
 export interface ForwardResponse {
   readonly status: number;
   readonly headers: Record<string, string | string[]>;
-  readonly body: Readable;
+  readonly body: Dispatcher.ResponseData['body'];
 }
 
 /**
