@@ -109,6 +109,11 @@ export function routeProblems(route: string): string[] {
   if (route.split('/').some((segment) => segment === '.' || segment === '..')) {
     problems.push('must not contain "." or ".." segments');
   }
+  // The gateway compares routes with the raw request path, so a route must need no percent-encoding.
+  if (!/^[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(route)) {
+    problems.push("may only contain letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ / (nothing that needs percent-encoding)");
+  }
+  if (route === '/_svc' || route.startsWith('/_svc/')) problems.push('must not be under /_svc/, which svc reserves for itself');
   return problems;
 }
 

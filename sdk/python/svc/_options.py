@@ -24,6 +24,7 @@ RESERVED_ROUTE_PREFIX = "/_svc"
 _MEMORY = re.compile(r"([1-9][0-9]*)(Mi|Gi)")
 _MEMORY_LOOSE = re.compile(r"\s*([0-9]+)\s*([mMgG])(?:[iI]?[bB]?)\s*")
 _MEMORY_RANGE_MI = (64, 256 * 1024)
+_ROUTE_CHARS = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/-]*")
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 
 
@@ -55,6 +56,9 @@ def _route(value: Any) -> str:
         raise Problem("contains '//': separate path segments with a single '/'")
     if any(segment in (".", "..") for segment in value.split("/")):
         raise Problem("contains a '.' or '..' segment: write the path without them")
+    if not _ROUTE_CHARS.fullmatch(value):
+        # The gateway compares routes with the raw request path: nothing may need percent-encoding.
+        raise Problem("contains characters that need percent-encoding in a URL: use letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ /")
     if value == RESERVED_ROUTE_PREFIX or value.startswith(RESERVED_ROUTE_PREFIX + "/"):
         raise Problem(f"is under {RESERVED_ROUTE_PREFIX}/, which svc reserves for itself: choose another path")
     return value

@@ -262,3 +262,19 @@ def test_signature_defaults_match_the_option_table(app, kind):
     for name, parameter in inspect.signature(getattr(app, kind)).parameters.items():
         if parameter.kind is parameter.KEYWORD_ONLY:
             assert parameter.default == OPTIONS[name].default, name
+
+
+@pytest.mark.parametrize("route", ["/café", "/a%20b", "/a<b>", "/a\"b"])
+def test_route_needing_percent_encoding_is_refused(app, route):
+    with pytest.raises(svc.InvalidOptionError, match="need percent-encoding"):
+        app.endpoint(route=route)
+
+
+def test_route_with_every_allowed_character_is_accepted(app):
+    route = "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;="
+
+    @app.endpoint(route=route)
+    def handler() -> None:
+        return None
+
+    assert handler.workload.options["route"] == route

@@ -55,7 +55,19 @@ describe('routeProblems()', () => {
       'must not contain whitespace',
       'must not contain "//"',
       'must not contain "." or ".." segments',
+      "may only contain letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ / (nothing that needs percent-encoding)",
     ]);
+  });
+
+  it('refuses routes that would need percent-encoding, since the gateway matches the raw path', () => {
+    for (const route of ['/café', '/a%20b', '/a<b>']) assert.equal(routeProblems(route).length, 1, route);
+    assert.deepEqual(routeProblems("/v1/items:batch/~a/@x/$!&'()*+,;="), []);
+  });
+
+  it('keeps /_svc for the runtime', () => {
+    assert.deepEqual(routeProblems('/_svc/health'), ['must not be under /_svc/, which svc reserves for itself']);
+    assert.deepEqual(routeProblems('/_svc'), ['must not be under /_svc/, which svc reserves for itself']);
+    assert.deepEqual(routeProblems('/_svcx'), []);
   });
 });
 
