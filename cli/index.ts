@@ -30,7 +30,7 @@ prog
   });
 
 try {
-  await prog.parse(process.argv, { unknown: (flag: string) => `unknown option ${flag}; see svc --help` });
+  await prog.parse(process.argv, { unknown: (flag: string) => `unknown option ${flag}` });
 } catch (error) {
   process.exitCode = printError(error);
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../errors.js';
 import { runtimeRequirementsFile } from '../paths.js';
@@ -40,6 +40,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): ImageBuilder {
     const tmp = path.join(root, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}`);
     try {
       await mkdir(root, { recursive: true });
+      await removeAbandonedBuilds(root);
       const basePython = await findPython(spec.pythonVersion, options.python);
       log(`creating a Python ${spec.pythonVersion} environment`);
       await runLogged(basePython, ['-m', 'venv', tmp], log);
@@ -95,10 +96,31 @@ async function moveIntoPlace(tmp: string, dir: string): Promise<void> {
   }
 }
 
+/** Half-built environments of svc processes that died mid-build (their pid is in the name). */
+async function removeAbandonedBuilds(root: string): Promise<void> {
+  for (const entry of await readdir(root)) {
+    const pid = Number(/^\.venv-[0-9a-f]+\.(\d+)\./.exec(entry)?.[1]);
+    if (pid && pid !== process.pid && !isAlive(pid)) await rm(path.join(root, entry), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Runs a build step, passing each output line to the log; a failure carries the last lines. */
 function runLogged(command: string, args: readonly string[], log: BuildLog): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    // A build must not outlive svc (Ctrl-C while pip runs): nothing async runs on 'exit', so kill at once.
+    const killOnExit = () => child.kill('SIGKILL');
+    process.on('exit', killOnExit);
+    child.on('close', () => process.off('exit', killOnExit));
     const tail: string[] = [];
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
