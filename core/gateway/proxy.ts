@@ -10,6 +10,13 @@ const HOP_BY_HOP = new Set([
   'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect',
 ]);
 
+/** Headers a sender names in `Connection` are for this hop only, too. */
+function connectionTokens(value: string | string[] | undefined): Set<string> {
+  if (value === undefined) return new Set();
+  const text = Array.isArray(value) ? value.join(',') : value;
+  return new Set(text.split(',').map((token) => token.trim().toLowerCase()).filter(Boolean));
+}
+
 export interface ForwardRequest {
   readonly method: string;
   /** Path and query as the container sees them. */
@@ -56,8 +63,9 @@ export class UpstreamPools {
 
   async forward(instance: Instance, request: ForwardRequest): Promise<ForwardResponse> {
     const headers: Record<string, string | string[]> = {};
+    const named = connectionTokens(request.headers.connection);
     for (const [name, value] of Object.entries(request.headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name) || request.dropHeaders.includes(name)) continue;
+      if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || request.dropHeaders.includes(name)) continue;
       headers[name] = value;
     }
     Object.assign(headers, request.extraHeaders);
@@ -70,8 +78,9 @@ export class UpstreamPools {
         signal: request.signal,
       });
       const outHeaders: Record<string, string | string[]> = {};
+      const namedOut = connectionTokens(response.headers.connection);
       for (const [name, value] of Object.entries(response.headers)) {
-        if (value === undefined || (HOP_BY_HOP.has(name) && name !== 'content-length')) continue;
+        if (value === undefined || namedOut.has(name) || (HOP_BY_HOP.has(name) && name !== 'content-length')) continue;
         outHeaders[name] = value;
       }
       return { status: response.statusCode, headers: outHeaders, body: response.body };
