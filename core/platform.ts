@@ -22,7 +22,7 @@ import { createPluginHost, type PluginHost } from './plugin/host.js';
 import { loadPlugins, resolvePlugins } from './plugin/load.js';
 import { createEmbeddedRegistry } from './registry/embedded.js';
 import type { ServiceRegistry } from './registry/types.js';
-import { createLocalDriver } from './scheduler/local/driver.js';
+import { createLocalDriver, type LocalDriver } from './scheduler/local/driver.js';
 import type { LogSink } from './scheduler/types.js';
 
 /** The workspace of the embedded platform until workspaces arrive with the control plane. */
@@ -45,6 +45,7 @@ export interface Platform {
   readonly deployments: DeploymentManager;
   /** Healthy containers, for operators' tools and benchmarks. */
   readonly registry: ServiceRegistry;
+  readonly driver: LocalDriver;
   /** Stops every container, then the server. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -63,7 +64,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   });
 
   const registry = createEmbeddedRegistry();
-  const driver = createLocalDriver({ registry, logs, dataDir: config.dataDir });
+  const driver = createLocalDriver({ registry, logs });
   const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
@@ -83,6 +84,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     plugins,
     deployments,
     registry,
+    driver,
     close() {
       closing ??= (async () => {
         await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -6,6 +5,7 @@ import path from 'node:path';
 import { SvcError } from '../errors.js';
 import { runtimeRequirementsFile } from '../paths.js';
 import type { ImageSpec } from '../workload/types.js';
+import { spawnGroup } from '../processes/group.js';
 import { findPython } from './find-python.js';
 import type { BuildLog, BuiltImage, ImageBuilder } from './types.js';
 
@@ -113,31 +113,36 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Runs a build step, passing each output line to the log; a failure carries the last lines. */
-function runLogged(command: string, args: readonly string[], log: BuildLog): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
-    // A build must not outlive svc (Ctrl-C while pip runs): nothing async runs on 'exit', so kill at once.
-    const killOnExit = () => child.kill('SIGKILL');
-    process.on('exit', killOnExit);
-    child.on('close', () => process.off('exit', killOnExit));
-    const tail: string[] = [];
-    const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line.trim()) continue;
-        tail.push(line);
-        if (tail.length > 20) tail.shift();
-        log(line);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('error', (error) => reject(new SvcError('image_build_failed', `could not run ${command}: ${error.message}`, { cause: error })));
-    child.on('close', (code) => {
-      if (code === 0) return resolve();
-      reject(new SvcError('image_build_failed', `${path.basename(command)} ${args.slice(0, 3).join(' ')} exited with code ${code}:\n${tail.join('\n')}`, {
-        hint: 'Check the package names and versions in Image.add_python_packages([...]) and that pip can reach its index.',
-      }));
-    });
+/**
+ * Runs a build step in its own process group, passing each output line to
+ * the log; a failure carries the last lines. The group matters: pip runs
+ * under `python -m venv` / ensurepip as grandchildren, and all of them must
+ * die with svc (Ctrl-C or SIGTERM during a build).
+ */
+async function runLogged(command: string, args: readonly string[], log: BuildLog): Promise<void> {
+  const tail: string[] = [];
+  const group = spawnGroup({
+    command,
+    args,
+    cwd: process.cwd(),
+    env: process.env,
+    onLine: (_stream, line) => {
+      if (!line.trim()) return;
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      log(line);
+    },
   });
+  // Nothing async runs during 'exit': kill the whole group at once.
+  const killOnExit = () => group.killNow();
+  process.on('exit', killOnExit);
+  try {
+    const { code, signal } = await group.exited;
+    if (code === 0) return;
+    throw new SvcError('image_build_failed', `${path.basename(command)} ${args.slice(0, 3).join(' ')} ${signal ? `was stopped by ${signal}` : `exited with code ${code}`}:\n${tail.join('\n')}`, {
+      hint: 'Check the package names and versions in Image.add_python_packages([...]) and that pip can reach its index.',
+    });
+  } finally {
+    process.off('exit', killOnExit);
+  }
 }

@@ -26,23 +26,15 @@ export function authTokenPlugin({ verifier }: AuthTokenPluginOptions): Plugin {
   };
 }
 
-/** The presented token: the Authorization header, else `?token=` on a WebSocket upgrade. */
+/**
+ * The presented token: the Authorization header only. A token in the URL
+ * (`?token=`, which browsers need for WebSockets) is not accepted until the
+ * WebSocket bridge exists to strip it: today the gateway forwards query
+ * strings to user code, and the platform token must never reach it.
+ */
 export function tokenOf(request: AuthRequest): string | null {
   const authorization = request.headers['authorization'];
-  if (authorization !== undefined) {
-    // Several Authorization headers are ambiguous: refuse rather than pick one.
-    if (typeof authorization !== 'string') return null;
-    return BEARER.exec(authorization.trim())?.[1] ?? null;
-  }
-  // Browsers cannot set headers on `new WebSocket(url)`, so the token may ride
-  // in the URL, but only for upgrades: on plain HTTP a query token would leak
-  // into links, history and referrers while a header works everywhere.
-  if (!isWebSocketUpgrade(request)) return null;
-  const tokens = request.url.searchParams.getAll('token');
-  return tokens.length === 1 && tokens[0] !== '' ? tokens[0]! : null;
-}
-
-function isWebSocketUpgrade(request: AuthRequest): boolean {
-  const upgrade = request.headers['upgrade'];
-  return typeof upgrade === 'string' && upgrade.trim().toLowerCase() === 'websocket';
+  // Several Authorization headers are ambiguous: refuse rather than pick one.
+  if (typeof authorization !== 'string') return null;
+  return BEARER.exec(authorization.trim())?.[1] ?? null;
 }

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { packageRoot } from '../../core/paths.js';
-import { socketDirFor } from '../../core/scheduler/local/socket-dir.js';
+import { socketBase } from '../../core/scheduler/local/socket-dir.js';
 import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
 
@@ -19,20 +19,26 @@ interface Served {
   stderr: string;
 }
 
+/** Container command lines name their socket folder, which starts with the platform's pid. */
+const containersOf = (child: ChildProcess) => `${socketBase()}/${child.pid}-`;
+
 /** Starts `svc serve` as a user would and waits until it printed its summary. */
-async function startServe(): Promise<Served> {
-  const dataDir = tempDir('svc-cli-');
+async function startServe(dataDir = tempDir('svc-cli-')): Promise<Served> {
   const child = spawn(process.execPath, [cli, 'serve', quickstartApp, '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const served: Served = { child, dataDir, stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk: Buffer) => (served.stdout += chunk.toString()));
+  // Serving once stderr said so and stdout holds the whole summary (the two pipes race).
+  const serving = () => served.stderr.includes('press Ctrl-C to stop') && /Preview of[\s\S]*\n\n$/.test(served.stdout);
   await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      served.stdout += chunk.toString();
+      if (serving()) resolve();
+    });
     child.stderr!.on('data', (chunk: Buffer) => {
       served.stderr += chunk.toString();
-      // Printed right after the summary of URLs.
-      if (served.stderr.includes('press Ctrl-C to stop')) resolve();
+      if (serving()) resolve();
     });
     child.once('exit', (code) => reject(new Error(`svc serve exited with ${code} before serving:\n${served.stderr}`)));
   });
@@ -59,21 +65,60 @@ describe('svc serve (command line)', function () {
         const { stdout } = await run('bash', ['-c', `${line} --silent --show-error --fail-with-body`]);
         assert.ok(JSON.parse(stdout).message, `${line} answered ${stdout}`);
       }
-      assert.ok(pidsMatching(socketDirFor(served.dataDir)).length >= 2, 'both endpoints run in their own container');
+      assert.ok(pidsMatching(containersOf(served.child)).length >= 2, 'both endpoints run in their own container');
     } finally {
       served.child.kill('SIGINT');
     }
     assert.equal(await exited(served.child), 0);
-    assert.deepEqual(await waitNoneMatching(socketDirFor(served.dataDir), 5_000), []);
+    assert.deepEqual(await waitNoneMatching(containersOf(served.child), 5_000), []);
   });
 
   it('leaves no container behind when svc itself is killed with SIGKILL', async () => {
     const served = await startServe();
-    const marker = socketDirFor(served.dataDir);
+    const marker = containersOf(served.child);
     assert.ok(pidsMatching(marker).length >= 2);
     served.child.kill('SIGKILL');
     await exited(served.child);
     assert.deepEqual(await waitNoneMatching(marker, 10_000), []);
+  });
+
+  it('lets two previews share a data dir: stopping one leaves the other serving', async () => {
+    const dataDir = tempDir('svc-shared-');
+    const first = await startServe(dataDir);
+    const second = await startServe(dataDir);
+    try {
+      first.child.kill('SIGINT');
+      assert.equal(await exited(first.child), 0);
+      const url = /http:\/\/\S+\/hello\/hello/.exec(second.stdout)?.[0];
+      assert.ok(url, second.stdout);
+      const response = await fetch(`${url}?name=second`);
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), { message: 'Hello, second!' });
+    } finally {
+      second.child.kill('SIGINT');
+      await exited(second.child);
+    }
+  });
+
+  it('stops an image build it started when it is told to stop, leaving no pip behind', async () => {
+    const cacheDir = tempDir('svc-build-');
+    const child = spawn(process.execPath, [cli, 'serve', quickstartApp, '--port', '0', '--data-dir', tempDir()], {
+      env: { ...process.env, SVC_CACHE_DIR: cacheDir, NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('creating a Python')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`svc serve exited before building:\n${stderr}`)));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(pidsMatching(cacheDir).length > 0, 'the build runs');
+    child.kill('SIGTERM');
+    await exited(child);
+    assert.deepEqual(await waitNoneMatching(cacheDir, 5_000), []);
   });
 
   it('prints the Python traceback and exits 1 when the app does not import', async () => {

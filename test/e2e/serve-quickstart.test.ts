@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Deployment } from '../../core/deployments/types.js';
 import { loadManifest } from '../../core/manifest/load.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
-import { socketDirFor } from '../../core/scheduler/local/socket-dir.js';
 import { quickstartApp, testConfig } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
 
@@ -119,7 +118,7 @@ describe('svc serve examples/quickstart (in process)', function () {
   });
 
   it('stops every container process when the platform closes', async () => {
-    const marker = socketDirFor(platform.config.dataDir);
+    const marker = platform.driver.socketDir;
     await platform.close();
     assert.deepEqual(await waitNoneMatching(marker, 5_000), []);
   });

@@ -1,19 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { SvcError } from '../../errors.js';
 import { sdkPythonPath } from '../../paths.js';
 import type { ServiceRegistry } from '../../registry/types.js';
 import type { ContainerStatus, DeploymentUnit, LogSink, SchedulerDriver } from '../types.js';
 import { waitHealthy } from './health.js';
-import { spawnGroup, type ProcessGroup } from './process-group.js';
-import { socketDirFor } from './socket-dir.js';
+import { spawnGroup, type ProcessGroup } from '../../processes/group.js';
+import { makeSocketDir } from './socket-dir.js';
 
 export interface LocalDriverOptions {
   readonly registry: ServiceRegistry;
   readonly logs: LogSink;
-  /** Used to give each platform its own private socket folder. */
-  readonly dataDir: string;
   /** How long a container may take to answer its health route. */
   readonly startTimeoutMs?: number;
   /** How long a stopping container may drain before it is killed. */
@@ -38,13 +36,17 @@ const RECENT_LINES = 30;
  * The embedded driver: each container is a `python -m svc.runtime` process
  * group serving one workload on a Unix socket in a private folder.
  */
-export function createLocalDriver(options: LocalDriverOptions): SchedulerDriver {
+export interface LocalDriver extends SchedulerDriver {
+  /** This driver's private socket folder; every container's command line names it. */
+  readonly socketDir: string;
+}
+
+export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   const units = new Map<string, DeploymentUnit>();
   const containers = new Map<string, Container>();
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const stopGraceMs = options.stopGraceMs ?? 5_000;
-  const socketDir = socketDirFor(options.dataDir);
-  mkdirSync(socketDir, { recursive: true, mode: 0o700 });
+  const socketDir = makeSocketDir();
 
   // Nothing async runs during 'exit': kill synchronously. The stdin lifeline covers SIGKILL of Node.
   const killAll = () => {
@@ -76,8 +78,9 @@ export function createLocalDriver(options: LocalDriverOptions): SchedulerDriver 
     log(container, 'system', `starting container ${id} for ${workload.name}`);
 
     const outcome = await waitHealthy({ socketPath, timeoutMs: startTimeoutMs, cancelled: () => group.hasExited() || container!.state === 'stopping' });
-    if (outcome !== 'healthy') {
-      const reason = outcome === 'timeout' ? `did not become healthy within ${startTimeoutMs / 1000} s` : group.hasExited() ? `exited with ${describeExit(await group.exited)}` : 'was stopped while starting';
+    // A stop may have begun while the last probe was in flight: never register a stopping container.
+    if (outcome !== 'healthy' || container.state !== 'starting') {
+      const reason = group.hasExited() ? `exited with ${describeExit(await group.exited)}` : outcome === 'timeout' ? `did not become healthy within ${startTimeoutMs / 1000} s` : 'was stopped while starting';
       await stopContainer(container);
       throw new SvcError('container_failed', `container ${id} of ${workload.name} ${reason}.${container.recent.length ? `\nLast log lines:\n${container.recent.join('\n')}` : ''}`, {
         details: { unit: unit.key, container: id, logs: [...container.recent] },
@@ -96,6 +99,7 @@ export function createLocalDriver(options: LocalDriverOptions): SchedulerDriver 
       if (container!.state === 'stopping') return;
       container!.state = 'exited';
       containers.delete(id);
+      rmSync(socketPath, { force: true });
       await options.registry.deregister(id);
       const reason = `exited unexpectedly with ${describeExit(exit)}`;
       log(container!, 'system', `container ${id} ${reason}`);
@@ -118,6 +122,7 @@ export function createLocalDriver(options: LocalDriverOptions): SchedulerDriver 
 
   return {
     name: 'local',
+    socketDir,
     async submit(unit) {
       units.set(unit.key, unit);
     },

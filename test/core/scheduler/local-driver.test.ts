@@ -5,10 +5,9 @@ import type { BuiltImage } from '../../../core/images/types.js';
 import { loadManifest } from '../../../core/manifest/load.js';
 import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import { createLocalDriver } from '../../../core/scheduler/local/driver.js';
-import { socketDirFor } from '../../../core/scheduler/local/socket-dir.js';
 import type { DeploymentUnit, LogLine, SchedulerDriver } from '../../../core/scheduler/types.js';
 import type { Workload } from '../../../core/workload/types.js';
-import { quickstartApp, tempDir, testCacheDir } from '../../helpers/config.js';
+import { quickstartApp, testCacheDir } from '../../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../../helpers/processes.js';
 
 describe('createLocalDriver()', function () {
@@ -28,8 +27,7 @@ describe('createLocalDriver()', function () {
     const registry = createEmbeddedRegistry();
     const logs: LogLine[] = [];
     const exits: string[] = [];
-    const dataDir = tempDir('svc-driver-');
-    const driver = createLocalDriver({ registry, dataDir, logs: (line) => logs.push(line), onContainerExit: (_unit, id, reason) => exits.push(`${id} ${reason}`) });
+    const driver = createLocalDriver({ registry, logs: (line) => logs.push(line), onContainerExit: (_unit, id, reason) => exits.push(`${id} ${reason}`) });
     const unit = (workload: Workload = hello): DeploymentUnit => ({
       key: `default/quickstart/preview/${workload.name}`,
       ref: { workspace: 'default', app: 'quickstart', stage: 'preview' },
@@ -37,7 +35,7 @@ describe('createLocalDriver()', function () {
       image,
       source: { root, entry: 'app' },
     });
-    return { registry, driver, logs, exits, unit, marker: socketDirFor(dataDir) };
+    return { registry, driver, logs, exits, unit, marker: driver.socketDir };
   }
 
   let driver: SchedulerDriver | undefined;

@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /**
- * A container process on this machine: the leader of its own process group,
- * so that stopping it also stops every worker it forked. Its stdin is a
- * lifeline: if this Node process dies, even by SIGKILL, the pipe closes and
- * the runtime exits on EOF, so no container outlives the platform.
+ * A child process that leads its own process group (a container, an image
+ * build), so that stopping it also stops everything it started: workers the
+ * runtime forks, pip under `python -m venv`. Its stdin is a lifeline pipe: if
+ * this Node process dies, even by SIGKILL, the pipe closes; the container
+ * runtime exits on that EOF, so no container outlives the platform.
  */
 export interface ProcessGroup {
   readonly pid: number | undefined;
+  /** Resolves once the leader exited and its output was read to the end. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   hasExited(): boolean;
   /** SIGTERM to the group, SIGKILL after `graceMs`. Resolves when the leader exited. */
@@ -38,7 +40,8 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
       done = true;
       resolve({ code: null, signal: null });
     });
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the last lines of output (a build's error) arrive before it.
+    child.on('close', (code, signal) => {
       done = true;
       resolve({ code, signal });
     });
