@@ -4,6 +4,7 @@
  */
 import type { DeployedWorkload } from '../core/deployments/types.js';
 import type { JsonSchema } from '../core/manifest/types.js';
+import { shellQuote } from './shell-quote.js';
 
 export interface CurlOptions {
   /** Shell expression that yields the token, e.g. $(cat ~/.svc/data/owner-token). */
@@ -18,10 +19,9 @@ export function curlExample(workload: DeployedWorkload, options: CurlOptions): s
   if (method === 'GET' || method === 'HEAD' || method === 'DELETE') {
     const query = new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
     const url = query ? `${workload.url}?${query}` : workload.url;
-    return `curl${method === 'GET' ? '' : ` -X ${method}`}${auth} '${url}'`;
+    return `curl${method === 'GET' ? '' : ` -X ${method}`}${auth} ${shellQuote(url)}`;
   }
-  const body = JSON.stringify(args).replace(/'/g, `'\\''`);
-  return `curl -X ${method}${auth} -H 'Content-Type: application/json' -d '${body}' '${workload.url}'`;
+  return `curl -X ${method}${auth} -H 'Content-Type: application/json' -d ${shellQuote(JSON.stringify(args))} ${shellQuote(workload.url)}`;
 }
 
 /** One example value per parameter: its default, else a placeholder of its type. */

@@ -1,7 +1,8 @@
 /**
  * The platform's configuration: what `svc serve` (and later `svc server`)
- * runs with. Every field has a flag, an SVC_* variable and a config-file
- * key; precedence is flags > environment > file > defaults (see load.ts).
+ * runs with. Every field has a config-file key and most have an SVC_*
+ * variable and a flag; precedence is flags > environment > file > defaults
+ * (see load.ts and docs/configuration.md).
  */
 import os from 'node:os';
 import path from 'node:path';

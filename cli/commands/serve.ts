@@ -3,6 +3,7 @@ import type { Deployment } from '../../core/deployments/types.js';
 import { loadManifest } from '../../core/manifest/load.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
 import { curlExample } from '../curl-example.js';
+import { shellQuote } from '../shell-quote.js';
 import { createOutput, printError, type Output } from '../output.js';
 
 export interface ServeFlags {
@@ -53,7 +54,7 @@ export default async function serve(target: string, flags: ServeFlags): Promise<
         else if (event.status === 'ready') out.done(`${event.workload} is healthy`);
       },
     );
-    printSummary(out, deployment, `$(cat '${platform.ownerToken.path}')`);
+    printSummary(out, deployment, `$(cat ${shellQuote(platform.ownerToken.path)})`);
     serving = true;
     out.step('logs of every workload follow; press Ctrl-C to stop');
     await stop.wait;

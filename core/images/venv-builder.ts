@@ -34,9 +34,11 @@ export function createVenvBuilder(options: VenvBuilderOptions): ImageBuilder {
     const key = imageKey(spec, requirements);
     const dir = path.join(root, key);
     const pythonPath = path.join(dir, 'bin', 'python');
-    if (existsSync(path.join(dir, MARKER))) {
+    // bin/python links to the interpreter it was made from: if that is gone, build again.
+    if (existsSync(path.join(dir, MARKER)) && existsSync(pythonPath)) {
       return { key, imageId: spec.id, pythonPath, path: dir, cached: true };
     }
+    await rm(dir, { recursive: true, force: true });
     const tmp = path.join(root, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}`);
     try {
       await mkdir(root, { recursive: true });
