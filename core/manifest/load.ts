@@ -2,7 +2,8 @@
  * Describes a user's app by asking the Python SDK: runs
  * `<python> -m svc.manifest <target>` (the only code that imports user code)
  * and turns its output into the resolved model, or its failure into an
- * SvcError that carries the Python traceback.
+ * SvcError that carries the Python traceback. An import that hangs (waiting
+ * for input, a network call at import time) is killed after a timeout.
  */
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -21,7 +22,19 @@ export interface LoadManifestOptions {
   readonly cwd?: string;
   /** Default: $SVC_PYTHON, else `python3`. */
   readonly python?: string;
+  /**
+   * How long importing the app may take before Python (and every process it
+   * started) is killed and `manifest_failed` reported. Default: $SVC_MANIFEST_TIMEOUT
+   * (seconds), else 120 s.
+   */
+  readonly timeoutMs?: number;
 }
+
+/** How long importing the app may take when neither `timeoutMs` nor SVC_MANIFEST_TIMEOUT says. */
+export const defaultManifestTimeoutMs = 120_000;
+
+/** The longest delay `setTimeout` keeps; a longer one would fire at once. */
+const maxTimerMs = 2 ** 31 - 1;
 
 export interface LoadedManifest {
   /** The project root: the folder the module is imported from. */
@@ -37,24 +50,40 @@ interface PythonRun {
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
+  readonly timedOut: boolean;
 }
 
 export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedManifest> {
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const python = opts.python ?? process.env.SVC_PYTHON ?? 'python3';
+  const timeoutMs = manifestTimeoutMs(opts.timeoutMs);
   const isFile = opts.target.endsWith('.py');
   const argument = isFile ? path.resolve(cwd, opts.target) : opts.target;
   const root = isFile ? path.dirname(argument) : cwd;
   await assertExists(argument, root, isFile);
 
-  const run = await runPython(python, ['-m', 'svc.manifest', argument], root);
+  const run = await runPython(python, ['-m', 'svc.manifest', argument], root, timeoutMs);
   const reproduce = `${python} -m svc.manifest ${argument}`;
+  const stderr = run.stderr.trim();
+  const details = { exitCode: run.code, signal: run.signal, stderr };
+  if (run.timedOut) {
+    const seconds = Number((timeoutMs / 1000).toFixed(3));
+    throw new SvcError(
+      'manifest_failed',
+      `importing ${opts.target} did not finish within ${seconds} s${stderr === '' ? '' : `; it printed:\n${stderr}`}`,
+      {
+        hint:
+          'Something the app runs when it is imported waits: an import that waits for input, or a network call ' +
+          '(a database, an HTTP request) at import time. Move that work into the functions that need it, or set ' +
+          `SVC_MANIFEST_TIMEOUT (seconds) if importing really takes this long. To reproduce: ${reproduce}`,
+        details: { timeoutMs, ...details },
+      },
+    );
+  }
   if (run.code === 0) {
     const raw = parseManifestText(run.stdout);
     return { root, spec: resolveApp(raw), raw, logs: lines(run.stderr) };
   }
-  const stderr = run.stderr.trim();
-  const details = { exitCode: run.code, signal: run.signal, stderr };
   if (run.code === 1) {
     throw new SvcError('manifest_failed', `Python could not load ${opts.target}:\n${stderr}`, {
       hint: `Fix the error the traceback points at, then try again (to reproduce: ${reproduce}).`,
@@ -76,6 +105,23 @@ export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedMan
   });
 }
 
+/** `timeoutMs` if given, else $SVC_MANIFEST_TIMEOUT (seconds), else the default; `config_invalid` for anything but a positive number. */
+function manifestTimeoutMs(timeoutMs: number | undefined): number {
+  if (timeoutMs !== undefined) {
+    if (typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0) return Math.min(timeoutMs, maxTimerMs);
+    throw new SvcError('config_invalid', `timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
+  }
+  const raw = process.env.SVC_MANIFEST_TIMEOUT;
+  if (raw === undefined || raw.trim() === '') return defaultManifestTimeoutMs;
+  const seconds = Number(raw.trim());
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new SvcError('config_invalid', `SVC_MANIFEST_TIMEOUT must be a positive number of seconds, got ${JSON.stringify(raw)}`, {
+      hint: `Set SVC_MANIFEST_TIMEOUT to how many seconds importing the app may take, such as 300, or unset it for the default of ${defaultManifestTimeoutMs / 1000}.`,
+    });
+  }
+  return Math.min(seconds * 1000, maxTimerMs);
+}
+
 /** Fails before spawning, so a typo in the path is not reported as a Python problem. */
 async function assertExists(argument: string, root: string, isFile: boolean): Promise<void> {
   const wanted = isFile ? argument : root;
@@ -88,7 +134,13 @@ async function assertExists(argument: string, root: string, isFile: boolean): Pr
   }
 }
 
-function runPython(python: string, args: readonly string[], cwd: string): Promise<PythonRun> {
+/**
+ * Runs Python in its own process group, so that at the timeout the whole group
+ * is killed: Python and whatever the user's import started. Whatever of the
+ * group is left when Python exits is killed too, as is the group when this
+ * Node process exits first.
+ */
+function runPython(python: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<PythonRun> {
   const inherited = process.env.PYTHONPATH;
   const env = {
     ...process.env,
@@ -98,12 +150,40 @@ function runPython(python: string, args: readonly string[], cwd: string): Promis
     PYTHONIOENCODING: 'utf-8',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(python, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(python, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
+    let timedOut = false;
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    const finish = (): void => {
+      clearTimeout(timer);
+      process.off('exit', killGroup);
+    };
+    process.on('exit', killGroup);
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('exit', () => {
+      clearTimeout(timer);
+      killGroup();
+      // A process that left the group (setsid) may still hold the pipes open: stop waiting for it shortly.
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 1000).unref();
+    });
     child.on('error', (error: NodeJS.ErrnoException) => {
+      finish();
       if (error.code === 'ENOENT' || error.code === 'EACCES') {
         reject(
           new SvcError('python_unavailable', `Python was not found: ${JSON.stringify(python)} (${error.code})`, {
@@ -114,11 +194,13 @@ function runPython(python: string, args: readonly string[], cwd: string): Promis
       } else reject(error);
     });
     child.on('close', (code, signal) => {
+      finish();
       resolve({
         code,
         signal,
         stdout: Buffer.concat(stdout).toString('utf8'),
         stderr: Buffer.concat(stderr).toString('utf8'),
+        timedOut,
       });
     });
   });

@@ -1,6 +1,6 @@
-/** Memory sizes as the SDK writes them: "<integer>Mi" or "<integer>Gi". */
+/** Memory sizes as the SDK writes them: "<integer>Mi" or "<integer>Gi", without leading zeros. */
 
-const memoryPattern = /^(\d+)(Mi|Gi)$/;
+const memoryPattern = /^([1-9]\d*)(Mi|Gi)$/;
 
 /** The size in MiB ("2Gi" → 2048), or null when the text is not in that format. */
 export function parseMemoryMiB(text: string): number | null {

@@ -3,7 +3,7 @@
  * defaults filled). Pure: no I/O, and the input manifest is left untouched.
  */
 import { assertValidManifest } from '../manifest/parse.js';
-import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload } from '../manifest/types.js';
+import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, ServedOptions } from '../manifest/types.js';
 import { defaultScaling } from './defaults.js';
 import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';
@@ -62,11 +62,15 @@ function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling
   switch (workload.kind) {
     case 'function':
       return { http: null, scaling: defaultScaling };
-    case 'endpoint':
-      return { http: endpointHttp(workload.options), scaling: endpointScaling(workload.options) };
+    case 'endpoint': {
+      const { options } = workload;
+      return { http: endpointHttp(options), scaling: servedScaling(options, options.concurrency, options.keep_warm) };
+    }
     case 'asgi':
-    case 'realtime':
-      return { http: appHttp(workload.options), scaling: appScaling(workload.options) };
+    case 'realtime': {
+      const { options } = workload;
+      return { http: appHttp(options), scaling: servedScaling(options, options.concurrent_requests, options.keep_warm_seconds) };
+    }
   }
 }
 
@@ -79,23 +83,17 @@ function appHttp(options: AsgiOptions): HttpSpec {
   return { route: '/', methods: [], authorized: options.authorized, domain: options.domain };
 }
 
-function endpointScaling(options: EndpointOptions): ScalingSpec {
+/**
+ * Scaling of every served kind. Only two option names differ: an endpoint says
+ * `concurrency` and `keep_warm` where ASGI and realtime say
+ * `concurrent_requests` and `keep_warm_seconds`; the caller passes those two.
+ */
+function servedScaling(options: ServedOptions, concurrency: number, keepWarmSeconds: number): ScalingSpec {
   return {
     workers: options.workers,
-    concurrency: options.concurrency,
+    concurrency,
     maxPendingTasks: options.max_pending_tasks,
-    keepWarmSeconds: options.keep_warm,
-    checkpointEnabled: options.checkpoint_enabled,
-    autoscaler: resolveAutoscaler(options.autoscaler),
-  };
-}
-
-function appScaling(options: AsgiOptions): ScalingSpec {
-  return {
-    workers: options.workers,
-    concurrency: options.concurrent_requests,
-    maxPendingTasks: options.max_pending_tasks,
-    keepWarmSeconds: options.keep_warm_seconds,
+    keepWarmSeconds,
     checkpointEnabled: options.checkpoint_enabled,
     autoscaler: resolveAutoscaler(options.autoscaler),
   };

@@ -2,13 +2,18 @@
  * The rules of Manifest v1 in one table: which options each kind has, their
  * types and ranges, the allowed HTTP methods, and the name, route and
  * hostname rules. The validator, the job compiler and the docs read these;
- * change a rule here and in docs/manifest.md together.
+ * change a rule here, in docs/manifest.md and in the SDK
+ * (sdk/python/svc/_options.py) together: test/core/workload/rules.test.ts
+ * checks this table against the docs, sdk-parity.test.ts against the SDK.
  */
 import type { WorkloadKind } from './types.js';
 
 export const workloadKinds: readonly WorkloadKind[] = Object.freeze(['function', 'endpoint', 'asgi', 'realtime']);
 
 export const httpMethods = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const);
+
+/** Paths the runtime answers itself (`/_svc/health`); no route may be this or under it. */
+export const reservedRoutePrefix = '/_svc';
 
 /** Workload and app names end up in URLs, Nomad job ids and Consul service names. */
 export const workloadNameRule = Object.freeze({
@@ -113,7 +118,9 @@ export function routeProblems(route: string): string[] {
   if (!/^[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(route)) {
     problems.push("may only contain letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ / (nothing that needs percent-encoding)");
   }
-  if (route === '/_svc' || route.startsWith('/_svc/')) problems.push('must not be under /_svc/, which svc reserves for itself');
+  if (route === reservedRoutePrefix || route.startsWith(`${reservedRoutePrefix}/`)) {
+    problems.push(`must not be under ${reservedRoutePrefix}/, which svc reserves for itself`);
+  }
   return problems;
 }
 

@@ -15,6 +15,45 @@ F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
 
 
+def _app_decorator(kind: str, doc: str):  # the return type is the decorator below, signature included
+    """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
+
+    Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
+    table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
+    """
+
+    def decorator(
+        self: App,
+        target: Any = None,
+        /,
+        *,
+        name: str | None = None,
+        image: Image | None = None,
+        cpu: float = 1.0,
+        memory: str = "512Mi",
+        workers: int = 1,
+        concurrent_requests: int = 1,
+        autoscaler: Autoscaler = _AUTOSCALER,
+        max_pending_tasks: int = 100,
+        checkpoint_enabled: bool = False,
+        authorized: bool = True,
+        domain: str | None = None,
+        keep_warm_seconds: int = 60,
+        **unknown: Any,
+    ) -> Any:
+        options = dict(
+            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
+            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
+            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds,
+        )
+        return self._declare(kind, target, name, image, options, unknown)
+
+    decorator.__name__ = kind
+    decorator.__qualname__ = f"App.{kind}"
+    decorator.__doc__ = doc
+    return decorator
+
+
 class App:
     """A named group of workloads: functions, HTTP endpoints, ASGI apps and realtime handlers.
 
@@ -114,25 +153,8 @@ class App:
         )
         return self._declare("endpoint", fn, name, image, options, unknown)
 
-    def asgi(
-        self,
-        target: Any = None,
-        /,
-        *,
-        name: str | None = None,
-        image: Image | None = None,
-        cpu: float = 1.0,
-        memory: str = "512Mi",
-        workers: int = 1,
-        concurrent_requests: int = 1,
-        autoscaler: Autoscaler = _AUTOSCALER,
-        max_pending_tasks: int = 100,
-        checkpoint_enabled: bool = False,
-        authorized: bool = True,
-        domain: str | None = None,
-        keep_warm_seconds: int = 60,
-        **unknown: Any,
-    ) -> Any:
+    asgi = _app_decorator(
+        "asgi",
         """Declares an ASGI application (FastAPI, Starlette, ...) served with all its routes.
 
         Call it with options, then with the application: ``app.asgi(name="web")(web_app)``.
@@ -145,33 +167,11 @@ class App:
 
             web = FastAPI()
             app.asgi(name="web", concurrent_requests=16)(web)
-        """
-        options = dict(
-            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
-            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds,
-        )
-        return self._declare("asgi", target, name, image, options, unknown)
+        """,
+    )
 
-    def realtime(
-        self,
-        fn: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        image: Image | None = None,
-        cpu: float = 1.0,
-        memory: str = "512Mi",
-        workers: int = 1,
-        concurrent_requests: int = 1,
-        autoscaler: Autoscaler = _AUTOSCALER,
-        max_pending_tasks: int = 100,
-        checkpoint_enabled: bool = False,
-        authorized: bool = True,
-        domain: str | None = None,
-        keep_warm_seconds: int = 60,
-        **unknown: Any,
-    ) -> Any:
+    realtime = _app_decorator(
+        "realtime",
         """Declares a realtime (WebSocket) handler: called once per incoming message.
 
         The function takes the message as its first parameter and returns the reply;
@@ -182,13 +182,8 @@ class App:
             @app.realtime(concurrent_requests=32)
             def echo(message: str) -> str:
                 return message.upper()
-        """
-        options = dict(
-            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
-            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds,
-        )
-        return self._declare("realtime", fn, name, image, options, unknown)
+        """,
+    )
 
     def _declare(
         self, kind: str, target: Any, name: Any, image: Any, given: dict[str, Any], unknown: dict[str, Any]

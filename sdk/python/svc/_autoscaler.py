@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from . import _checks
@@ -63,3 +63,11 @@ class Autoscaler:
             "tasks_per_container": self.tasks_per_container,
             "min_containers": self.min_containers,
         }
+
+
+def describe_fields() -> dict[str, dict[str, Any]]:
+    """Each Autoscaler field's default and rule, as JSON-ready data (for ``svc._options.describe_options``).
+
+    ``min_containers`` is further bounded by ``max_containers``.
+    """
+    return {field.name: {"default": field.default, **_checks.rule_of(_RANGES[field.name])} for field in fields(Autoscaler)}

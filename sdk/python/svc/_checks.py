@@ -3,6 +3,10 @@
 A check returns the value to keep (normalised) or raises ``Problem`` with the
 end of a sentence that starts with ``<option>=<value>``; ``reject`` turns that
 into an ``InvalidOptionError`` naming where the option was written.
+
+A check also says what it accepts, as JSON-ready data (``rule_of``): the bounds
+are written once, where the check is made, and ``svc._options.describe_options``
+reads them from there.
 """
 
 from __future__ import annotations
@@ -10,11 +14,12 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, NoReturn, TypeVar
 
 from .exceptions import InvalidOptionError
 
 Check = Callable[[Any], Any]
+_CheckT = TypeVar("_CheckT", bound=Check)
 
 # Workload and app names: they end up in URLs, job IDs and service names.
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,62}")
@@ -31,6 +36,21 @@ def reject(where: str, option: str, value: Any, problem: Problem | str) -> NoRet
     raise InvalidOptionError(f"{where}: {option}={value!r} {text}.", option=option) from None
 
 
+def describe(**rule: Any) -> Callable[[_CheckT], _CheckT]:
+    """Attaches ``rule`` (what the check accepts: ``type``, bounds) to a check, for ``rule_of``."""
+
+    def attach(check: _CheckT) -> _CheckT:
+        setattr(check, "rule", rule)
+        return check
+
+    return attach
+
+
+def rule_of(check: Check) -> dict[str, Any]:
+    """What ``check`` accepts as JSON-ready data, e.g. ``{"type": "integer", "min": 1, "max": 64}``."""
+    return dict(getattr(check, "rule", {}))
+
+
 def type_name(value: Any) -> str:
     return type(value).__name__
 
@@ -45,7 +65,7 @@ def integer(low: int, high: int) -> Check:
             raise Problem(f"is out of range: pass a whole number from {low} to {high}")
         return int(value)
 
-    return check
+    return describe(type="integer", min=low, max=high)(check)
 
 
 def number(low: float, high: float, what: str, examples: str) -> Check:
@@ -58,15 +78,17 @@ def number(low: float, high: float, what: str, examples: str) -> Check:
             raise Problem(f"is out of range: pass {what} from {low:g} to {high:g}")
         return float(value)
 
-    return check
+    return describe(type="number", min=low, max=high)(check)
 
 
+@describe(type="boolean")
 def boolean(value: Any) -> bool:
     if not isinstance(value, bool):
         raise Problem(f"is a {type_name(value)}, not a bool: pass True or False")
     return value
 
 
+@describe(type="name", pattern=NAME_PATTERN.pattern)
 def name(value: Any) -> str:
     if not isinstance(value, str):
         raise Problem(f"is a {type_name(value)}, not a string: pass a name such as 'greet'")
@@ -81,11 +103,11 @@ def instance(cls: type, example: str) -> Check:
             raise Problem(f"is a {type_name(value)}, not a svc.{cls.__name__}: pass {example}")
         return value
 
-    return check
+    return describe(type=cls.__name__)(check)
 
 
 def optional(check: Check) -> Check:
     def check_optional(value: Any) -> Any:
         return None if value is None else check(value)
 
-    return check_optional
+    return describe(**rule_of(check), nullable=True)(check_optional)

@@ -4,6 +4,11 @@
 ``resolve_options`` checks what a decorator was given and returns the manifest
 ``options`` object. The decorator docstrings are generated from the same table
 (``parameters_doc``), so the docs cannot drift from the checks.
+
+The platform validates manifests with its own copy of these rules
+(core/workload/rules.ts and core/workload/defaults.ts); ``describe_options``
+dumps this table as JSON so that test/core/workload/sdk-parity.test.ts can
+check that both agree on every option, default and bound.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from . import _checks
-from ._autoscaler import Autoscaler
+from ._autoscaler import Autoscaler, describe_fields
 from ._image import Image
 from ._checks import Problem
 
@@ -28,6 +33,7 @@ _ROUTE_CHARS = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/-]*")
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 
 
+@_checks.describe(type="memory", min_mib=_MEMORY_RANGE_MI[0], max_mib=_MEMORY_RANGE_MI[1])
 def _memory(value: Any) -> str:
     fix = "use a binary unit such as 512Mi or 1Gi"
     if not isinstance(value, str):
@@ -43,6 +49,7 @@ def _memory(value: Any) -> str:
     return value
 
 
+@_checks.describe(type="route", reserved_prefix=RESERVED_ROUTE_PREFIX)
 def _route(value: Any) -> str:
     if not isinstance(value, str):
         raise Problem(f"is a {_checks.type_name(value)}, not a string: pass a path such as '/greet'")
@@ -64,6 +71,7 @@ def _route(value: Any) -> str:
     return value
 
 
+@_checks.describe(type="methods", allowed=list(HTTP_METHODS))
 def _methods(value: Any) -> list[str]:
     allowed = ", ".join(HTTP_METHODS)
     if isinstance(value, str):
@@ -83,6 +91,7 @@ def _methods(value: Any) -> list[str]:
     return methods
 
 
+@_checks.describe(type="domain")
 def _domain(value: Any) -> str:
     example = "pass a hostname such as 'api.example.com'"
     if not isinstance(value, str):
@@ -152,7 +161,8 @@ OPTIONS: Mapping[str, Option] = {
                "Capacity of a container is workers x concurrent_requests.",
                "concurrent_requests=16"),
         Option("autoscaler", "svc.Autoscaler", _DEFAULT_AUTOSCALER,
-               _checks.instance(Autoscaler, "svc.Autoscaler(max_containers=3)"),
+               _checks.describe(type="autoscaler", fields=describe_fields())(
+                   _checks.instance(Autoscaler, "svc.Autoscaler(max_containers=3)")),
                "Scaling bounds. The default runs at most one container and scales to zero.",
                "autoscaler=svc.Autoscaler(max_containers=5, tasks_per_container=8)"),
         Option("max_pending_tasks", "int", 100, _checks.integer(0, 100000),
@@ -256,3 +266,34 @@ def parameters_doc(kind: str) -> str:
             f"        Default: ``{default}``. Example: ``{entry.example}``",
         ]
     return "\n".join(lines)
+
+
+def _wire(value: Any) -> Any:
+    """A default as the manifest writes it."""
+    if isinstance(value, Autoscaler):
+        return value.to_dict()
+    return list(value) if isinstance(value, tuple) else value
+
+
+def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
+    """The manifest options of every kind, as JSON-ready data: kind → option → rule.
+
+    Each rule holds ``default`` (as the manifest writes it) and ``type``: ``number`` and
+    ``integer`` with ``min`` and ``max``; ``memory`` with ``min_mib`` and ``max_mib``;
+    ``methods`` with ``allowed``; ``route`` with ``reserved_prefix``; ``boolean``;
+    ``domain`` with ``nullable``; ``autoscaler`` with ``fields``, each field's own
+    ``default`` and integer rule. The bounds are read from the checks themselves, so
+    this is what the decorators enforce. Options and kinds come in manifest order.
+
+    The platform's parity test (test/core/workload/sdk-parity.test.ts) compares it with
+    core/workload/rules.ts. To look at it::
+
+        PYTHONPATH=sdk/python python3 -c "import json, svc._options as o; print(json.dumps(o.describe_options(), indent=2))"
+    """
+    return {
+        kind: {
+            option: {"default": _wire(OPTIONS[option].default), **_checks.rule_of(OPTIONS[option].check)}
+            for option in options
+        }
+        for kind, options in KIND_OPTIONS.items()
+    }

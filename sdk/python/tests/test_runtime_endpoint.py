@@ -128,7 +128,46 @@ def test_a_missing_required_argument_is_named(app):
     status, code, message = error_of(call_asgi(serve(f), "POST", "/", body='{"age": 3}'))
     assert (status, code, message) == (422, "invalid_arguments", "missing required argument 'name'")
     _, _, message = error_of(call_asgi(serve(f), "POST", "/", body="{}"))
-    assert message == "missing required arguments 'name', 'age'"
+    assert message == "2 problems: missing required argument 'name'; missing required argument 'age'"
+
+
+def test_every_problem_is_reported_at_once_each_naming_its_field(app):
+    def greet(name: str, excited: bool = False) -> None: ...
+
+    status, code, message = error_of(call_asgi(serve(greet), "POST", "/", body='{"excited": "yes"}'))
+    assert (status, code) == (422, "invalid_arguments")
+    assert message == "2 problems: missing required argument 'name'; argument 'excited' must be a boolean, got string \"yes\""
+
+
+def test_problems_come_missing_first_then_unknown_then_wrong_types(app):
+    def f(name: str, age: int, excited: bool = False, count: int = 1) -> None: ...
+
+    body = '{"count": "many", "nmae": "Ada", "excited": 1, "context": {}}'
+    _, _, message = error_of(call_asgi(serve(f), "POST", "/", body=body))
+    assert message == (
+        "6 problems: missing required argument 'name'; missing required argument 'age'; "
+        "unknown argument 'nmae' (did you mean 'name'? it takes name, age, excited, count); "
+        "argument 'context' is reserved: svc fills it in, do not send it; "
+        "argument 'count' must be an integer, got string \"many\"; "
+        "argument 'excited' must be a boolean, got integer 1"
+    )
+
+
+def test_every_bad_item_and_field_inside_an_argument_is_reported(app):
+    def f(items: list[int] = [], point: Optional[Point] = None, segment: Optional[Segment] = None) -> None: ...  # noqa: B006
+
+    body = json.dumps({"items": [1, "2", 3, None], "point": {"y": "up", "z": 0},
+                       "segment": {"start": {"x": "a"}, "end": {"x": 1, "y": "b"}}})
+    _, _, message = error_of(call_asgi(serve(f), "POST", "/", body=body))
+    assert message.split("; ") == [
+        "7 problems: argument 'items[1]' must be an integer, got string \"2\"",
+        "argument 'items[3]' must be an integer, got null",
+        "argument 'point' has unknown field 'z' (Point has x, y)",
+        "argument 'point' is missing the field 'x' of Point",
+        "argument 'point.y' must be an integer, got string \"up\"",
+        "argument 'segment.start.x' must be an integer, got string \"a\"",
+        "argument 'segment.end.y' must be an integer, got string \"b\"",
+    ]
 
 
 def test_an_unknown_field_is_named_with_a_suggestion(app):
@@ -136,7 +175,7 @@ def test_an_unknown_field_is_named_with_a_suggestion(app):
 
     status, code, message = error_of(call_asgi(serve(f), "POST", "/", body='{"nmae": "Ada"}'))
     assert (status, code) == (422, "invalid_arguments")
-    assert message == "unknown argument 'nmae'; did you mean 'name'? it takes name"
+    assert message == "2 problems: missing required argument 'name'; unknown argument 'nmae' (did you mean 'name'? it takes name)"
 
 
 def test_kwargs_accept_unknown_fields_checked_by_their_annotation(app):
@@ -162,7 +201,7 @@ def test_kwargs_accept_unknown_fields_checked_by_their_annotation(app):
     ('{"maybe": "x"}', "argument 'maybe' must be an integer or null, got string \"x\""),
     ('{"mode": "c"}', "argument 'mode' must be one of \"a\", \"b\", got string \"c\""),
     ('{"point": {"y": 1}}', "argument 'point' is missing the field 'x' of Point"),
-    ('{"point": {"x": 1, "z": 2}}', "argument 'point' has unknown field 'z'; Point has x, y"),
+    ('{"point": {"x": 1, "z": 2}}', "argument 'point' has unknown field 'z' (Point has x, y)"),
     ('{"point": [1, 2]}', "argument 'point' must be a Point object, got array"),
     ('{"segment": {"start": {"x": 1}, "end": {"x": "far"}}}', "argument 'segment.end.x' must be an integer, got string \"far\""),
 ])
@@ -237,15 +276,30 @@ def test_booleans_from_the_query(app, text, value):
     ("x=inf", "query parameter 'x' must be a number, got 'inf'"),
     ("flag=maybe", "query parameter 'flag' must be a boolean, got 'maybe'"),
     ("ids=1&ids=two", "query parameter 'ids[1]' must be an integer, got 'two'"),
-    ("n=1&n=2", "query parameter 'n' is given 2 times; give it once"),
+    ("n=1&n=2", "query parameter 'n' is given 2 times: give it once"),
     ("point=nope", "query parameter 'point' must be a Point object written as JSON, got 'nope'"),
-    ("name=x", "unknown argument 'name'; it takes n, x, flag, ids, point"),
+    ("name=x", "unknown argument 'name' (it takes n, x, flag, ids, point)"),
 ])
 def test_bad_query_values_are_422_naming_parameter_and_type(app, query, message):
     def f(n: int = 0, x: float = 0, flag: bool = False, ids: list[int] = [], point: Optional[Point] = None) -> None: ...  # noqa: B006
 
     status, code, got = error_of(call_asgi(serve(f), "GET", "/", query=query))
     assert (status, code, got) == (422, "invalid_arguments", message)
+
+
+def test_every_bad_query_value_is_reported_at_once(app):
+    def f(name: str, n: int = 0, ids: list[int] = [], x: float = 0) -> None: ...  # noqa: B006
+
+    _, code, message = error_of(call_asgi(serve(f), "GET", "/", query="n=abc&ids=1&ids=two&ids=x&x=1&x=2&nme=Ada"))
+    assert code == "invalid_arguments"
+    assert message.split("; ") == [
+        "6 problems: missing required argument 'name'",
+        "unknown argument 'nme' (did you mean 'name'? it takes name, n, ids, x)",
+        "query parameter 'n' must be an integer, got 'abc'",
+        "query parameter 'ids[1]' must be an integer, got 'two'",
+        "query parameter 'ids[2]' must be an integer, got 'x'",
+        "query parameter 'x' is given 2 times: give it once",
+    ]
 
 
 def test_query_lists_repeat_the_key_and_complex_values_are_json(app):
@@ -296,7 +350,7 @@ def test_a_context_parameter_is_filled_in_by_the_runtime(app):
     reply = call_asgi(serve(whoami), "GET", "/who", headers=[("X-Request-Id", "r-1"), ("User-Agent", "t")])
     assert reply.json() == {"workload": "whoami", "method": "GET", "path": "/who", "request_id": "r-1", "agent": "t"}
     _, code, message = error_of(call_asgi(serve(whoami, name="w2"), "POST", "/", body='{"context": 1}'))
-    assert (code, message) == ("invalid_arguments", "'context' is reserved: svc fills it in; do not send it")
+    assert (code, message) == ("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
 
 
 # Results

@@ -105,14 +105,20 @@ class UnixConnection(http.client.HTTPConnection):
         self.sock.connect(self._path)
 
 
-def request(path: str, method: str, url: str, body: bytes | None = None) -> tuple[int, dict]:
+def exchange(path: str, method: str, url: str, body: bytes | None = None) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """One request over the Unix socket: the status, the headers (case-insensitive) and the body."""
     connection = UnixConnection(path)
     try:
         connection.request(method, url, body=body, headers={"content-type": "application/json"})
         response = connection.getresponse()
-        return response.status, json.loads(response.read())
+        return response.status, response.headers, response.read()
     finally:
         connection.close()
+
+
+def request(path: str, method: str, url: str, body: bytes | None = None) -> tuple[int, dict]:
+    status, _, body = exchange(path, method, url, body)
+    return status, json.loads(body)
 
 
 def start(root: Path, socket_path: Path) -> subprocess.Popen:
@@ -141,6 +147,13 @@ def test_serves_over_a_unix_socket_and_stops_when_stdin_closes(write_module, tmp
             200, {"message": "Hello, Ada!"})
         status, body = request(str(socket_path), "POST", "/greet", b'{"nme": "Ada"}')
         assert (status, body["error"]["code"]) == (422, "invalid_arguments")
+        status, body = request(str(socket_path), "POST", "/greet", b'{"excited": "yes"}')
+        assert (status, body["error"]["message"]) == (422, "2 problems: missing required argument 'name'; "
+                                                            "argument 'excited' must be a boolean, got string \"yes\"")
+        status, headers, _ = exchange(str(socket_path), "GET", "/_svc/health")
+        assert status == 200
+        assert headers.get("server") is None, "the runtime must not name its server software"
+        assert headers.get("date")
         process.stdin.close()  # the platform died
         assert process.wait(10) == 0
         stderr = process.stderr.read().decode()

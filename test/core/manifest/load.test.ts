@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SvcError } from '../../../core/errors.js';
@@ -92,6 +92,84 @@ describe('loadManifest()', () => {
       assert.deepEqual(loaded.spec.workloads.map((workload) => [workload.name, workload.kind]), [['square', 'function']]);
       assert.ok(loaded.logs.includes('hello from import'), JSON.stringify(loaded.logs));
       assert.ok(loaded.logs.includes('careful'), JSON.stringify(loaded.logs));
+    });
+  });
+
+  describe('when the import does not finish', function () {
+    this.timeout(15_000);
+
+    /** Sets SVC_MANIFEST_TIMEOUT (undefined: unsets it) while `body` runs. */
+    async function withTimeoutEnv<T>(value: string | undefined, body: () => Promise<T>): Promise<T> {
+      const previous = process.env.SVC_MANIFEST_TIMEOUT;
+      if (value === undefined) delete process.env.SVC_MANIFEST_TIMEOUT;
+      else process.env.SVC_MANIFEST_TIMEOUT = value;
+      try {
+        return await body();
+      } finally {
+        if (previous === undefined) delete process.env.SVC_MANIFEST_TIMEOUT;
+        else process.env.SVC_MANIFEST_TIMEOUT = previous;
+      }
+    }
+
+    /** True while `pid` runs (a zombie waiting to be reaped counts as gone). */
+    async function isRunning(pid: number): Promise<boolean> {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+      if (stat === null) return false;
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    }
+
+    it('kills Python and what it started after timeoutMs and says what to look for', async () => {
+      const file = await writeApp(
+        'slow.py',
+        [
+          'import subprocess, sys, time',
+          'child = subprocess.Popen(["sleep", "60"])',
+          `open(${JSON.stringify(path.join(dir, 'child.pid'))}, "w").write(str(child.pid))`,
+          'print("connecting to the database...", file=sys.stderr, flush=True)',
+          'time.sleep(60)',
+          '',
+        ].join('\n'),
+      );
+      const started = Date.now();
+      const error = await loadFailure({ target: file, timeoutMs: 1500 });
+      assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+      assert.equal(error.code, 'manifest_failed');
+      assert.equal(error.message, `importing ${file} did not finish within 1.5 s; it printed:\nconnecting to the database...`);
+      assert.match(error.hint ?? '', /waits for input/);
+      assert.match(error.hint ?? '', /network call/);
+      assert.match(error.hint ?? '', /SVC_MANIFEST_TIMEOUT/);
+      assert.deepEqual(error.details, { timeoutMs: 1500, exitCode: null, signal: 'SIGKILL', stderr: 'connecting to the database...' });
+      const childPid = Number(await readFile(path.join(dir, 'child.pid'), 'utf8'));
+      const deadline = Date.now() + 5000;
+      while ((await isRunning(childPid)) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+      assert.equal(await isRunning(childPid), false, `the import's child ${childPid} is still running`);
+    });
+
+    it('reads the timeout from SVC_MANIFEST_TIMEOUT in seconds; timeoutMs wins over it', async () => {
+      const file = await writeApp('sleepy.py', 'import time\ntime.sleep(60)\n');
+      const fromEnv = await withTimeoutEnv('0.5', () => loadFailure({ target: file }));
+      assert.match(fromEnv.message, /^importing .*sleepy\.py did not finish within 0\.5 s$/);
+      const fromOption = await withTimeoutEnv('1000', () => loadFailure({ target: file, timeoutMs: 300 }));
+      assert.match(fromOption.message, /did not finish within 0\.3 s$/);
+    });
+
+    it('does not hold back a quick import', async () => {
+      const file = await writeApp('quick.py', 'import svc\napp = svc.App("quick")\n');
+      const loaded = await withTimeoutEnv('5', () => loadManifest({ target: file }));
+      assert.equal(loaded.spec.name, 'quick');
+    });
+
+    it('refuses an SVC_MANIFEST_TIMEOUT that is not a positive number, before running Python', async () => {
+      await writeApp('app.py', '');
+      for (const value of ['abc', '0', '-5', '10s', 'Infinity']) {
+        const error = await withTimeoutEnv(value, () => loadFailure({ target: 'app.py', cwd: dir, python: path.join(dir, 'no-such-python') }));
+        assert.equal(error.code, 'config_invalid', value);
+        assert.equal(error.message, `SVC_MANIFEST_TIMEOUT must be a positive number of seconds, got ${JSON.stringify(value)}`);
+        assert.match(error.hint ?? '', /such as 300/);
+      }
+      const bad = await loadFailure({ target: 'app.py', cwd: dir, timeoutMs: 0 });
+      assert.equal(bad.code, 'config_invalid');
+      assert.match(bad.message, /timeoutMs must be a positive number of milliseconds, got 0/);
     });
   });
 

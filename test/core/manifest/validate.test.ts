@@ -43,7 +43,7 @@ describe('validateManifest()', () => {
     Object.assign(manifest.workloads[1].options, {
       cpu: 0.125, memory: '64Mi', workers: 64, concurrency: 1000, max_pending_tasks: 100_000, keep_warm: 86_400,
       autoscaler: { max_containers: 1000, tasks_per_container: 10_000, min_containers: 1000 },
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], route: '/v1/items/{id}/',
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], route: "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;=/",
     });
     Object.assign(manifest.workloads[2].options, { cpu: 64, memory: '256Gi', concurrent_requests: 1000, keep_warm_seconds: 86_400 });
     assert.deepEqual(validateManifest(manifest), []);

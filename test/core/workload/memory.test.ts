@@ -10,7 +10,7 @@ describe('parseMemoryMiB()', () => {
   });
 
   it('returns null for anything else', () => {
-    for (const text of ['1.5Gi', '512', '512MB', '512mi', ' 512Mi', '-1Gi', '1Ti', '', '99999999999999999999Mi']) {
+    for (const text of ['1.5Gi', '512', '512MB', '512mi', ' 512Mi', '-1Gi', '1Ti', '', '0512Mi', '0Gi', '99999999999999999999Mi']) {
       assert.equal(parseMemoryMiB(text), null, text);
     }
   });

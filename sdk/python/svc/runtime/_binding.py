@@ -81,57 +81,56 @@ class Binder:
         values: dict[str, Any] = {}
         for key, texts in grouped.items():
             parameter = self.parameters.get(key)
-            if parameter is not None and _convert.is_array(parameter.annotation):
-                item = _convert.item_annotation(parameter.annotation)
-                values[key] = _Converted([_text(text, item, f"{key}[{i}]") for i, text in enumerate(texts)])
-            elif len(texts) > 1:
-                raise RequestError("invalid_arguments", f"query parameter '{key}' is given {len(texts)} times; give it once")
-            else:
-                values[key] = texts[0]
+            many = parameter is not None and _convert.is_array(parameter.annotation)
+            values[key] = _Repeated(texts, many) if many or len(texts) > 1 else texts[0]
         return self._bind(values, _query_value)
 
-    def _bind(self, values: dict[str, Any], convert: Callable[[Any, Any, str], Any]) -> dict[str, Any]:
-        for key in values:
-            if key not in self.parameters:
-                self._check_extra(key)
-        missing = [p.name for p in self.parameters.values() if p.required and p.name not in values]
-        if missing:
-            names = ", ".join(f"'{name}'" for name in missing)
-            raise RequestError("invalid_arguments", f"missing required argument{'s' if len(missing) > 1 else ''} {names}")
-        arguments: dict[str, Any] = {}
-        for key, value in values.items():
-            parameter = self.parameters.get(key)
-            annotation = parameter.annotation if parameter else self.extra
-            try:
-                arguments[key] = convert(value, annotation, key)
-            except _convert.Mismatch as mismatch:
-                raise RequestError("invalid_arguments", str(mismatch)) from None
-        return arguments
+    def _bind(self, values: dict[str, Any], convert: _convert.Convert) -> dict[str, Any]:
+        """The checked arguments, or one RequestError listing every problem: missing, unknown, wrong type."""
+        problems = [f"missing required argument '{p.name}'" for p in self.parameters.values()
+                    if p.required and p.name not in values]
+        unknown = {key: self._extra_problem(key) for key in values if key not in self.parameters}
+        problems += [problem for problem in unknown.values() if problem is not None]
+        keys = [key for key in values if unknown.get(key) is None]
+        try:
+            converted = _convert.convert_all(convert, ((values[key], self._annotation(key), key) for key in keys), problems)
+        except _convert.Mismatch as mismatch:
+            problems = mismatch.problems
+            message = problems[0] if len(problems) == 1 else f"{len(problems)} problems: {'; '.join(problems)}"
+            raise RequestError("invalid_arguments", message) from None
+        return dict(zip(keys, converted))
 
-    def _check_extra(self, key: str) -> None:
+    def _annotation(self, key: str) -> Any:
+        parameter = self.parameters.get(key)
+        return parameter.annotation if parameter is not None else self.extra
+
+    def _extra_problem(self, key: str) -> str | None:
+        """What is wrong with an argument that is not a parameter; None when ``**kwargs`` takes it."""
         if key == CONTEXT_PARAMETER:
-            raise RequestError("invalid_arguments", "'context' is reserved: svc fills it in; do not send it")
+            return "argument 'context' is reserved: svc fills it in, do not send it"
         if self.extra is None:
             known = list(self.parameters)
             close = difflib.get_close_matches(key, known, n=1)
             hint = f"did you mean '{close[0]}'? " if close else ""
             takes = f"it takes {', '.join(known)}" if known else "it takes no arguments"
-            raise RequestError("invalid_arguments", f"unknown argument '{key}'; {hint}{takes}")
+            return f"unknown argument '{key}' ({hint}{takes})"
+        return None
 
 
-class _Converted(list):
-    """Query items already converted one by one (list parameters)."""
+@dataclass(frozen=True)
+class _Repeated:
+    """A query key given more than once, or given for a list, set or tuple parameter."""
 
-
-def _text(text: str, annotation: Any, path: str) -> Any:
-    try:
-        return _convert.from_text(text, annotation, path)
-    except _convert.Mismatch as mismatch:
-        raise RequestError("invalid_arguments", str(mismatch)) from None
+    texts: list[str]
+    many: bool  # the parameter takes several values
 
 
 def _query_value(value: Any, annotation: Any, path: str) -> Any:
-    if isinstance(value, _Converted):
-        container = typing.get_origin(annotation) or annotation
-        return container(value) if container in (set, frozenset, tuple) else list(value)
-    return _convert.from_text(value, annotation, path)
+    if not isinstance(value, _Repeated):
+        return _convert.from_text(value, annotation, path)
+    if not value.many:
+        raise _convert.Mismatch(f"query parameter '{path}' is given {len(value.texts)} times: give it once")
+    item = _convert.item_annotation(annotation)
+    items = _convert.convert_all(_convert.from_text, ((text, item, f"{path}[{i}]") for i, text in enumerate(value.texts)))
+    container = typing.get_origin(annotation) or annotation
+    return container(items) if container in (set, frozenset, tuple) else items

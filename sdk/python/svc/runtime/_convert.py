@@ -3,7 +3,9 @@
 ``from_json`` checks a decoded JSON value (and builds dataclasses, TypedDicts,
 pydantic models, enums, tuples and sets from it); ``from_text`` converts one
 query-string value. Annotations svc does not know pass values through unchanged.
-A mismatch raises ``Mismatch`` naming the argument path and the expected type.
+A mismatch raises ``Mismatch`` naming the argument path and the expected type; the
+items of an array and the fields of an object are all checked, so one ``Mismatch``
+may carry several problems.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 import math
 import re
 import typing
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from .._hints import is_dataclass_type, is_enum, is_pydantic_model, is_typeddict, type_hints
 from .._schema import ARRAYS, OBJECTS, UNIONS
@@ -28,21 +30,50 @@ _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 
 
 class Mismatch(Exception):
-    """A value that does not fit its annotation; the message names the argument.
+    """Values that do not fit their annotation: one problem or several, each naming its argument.
 
+    ``problems`` holds one sentence per problem; the message joins them with "; ".
     ``shallow_at`` is the path of a plain "must be X, got Y" at that very level; a
     union then reports the one member that failed for a deeper reason (a bad field
     further down) rather than listing every member.
     """
 
-    def __init__(self, message: str, shallow_at: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, problems: str | list[str], shallow_at: str | None = None) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("; ".join(self.problems))
         self.shallow_at = shallow_at
 
 
-def _union_error(errors: list[Mismatch], path: str, fallback: Mismatch) -> Mismatch:
+Convert = Callable[[Any, Any, str], Any]
+
+
+def convert_all(convert: Convert, items: Iterable[tuple[Any, Any, str]], problems: list[str] | None = None) -> list[Any]:
+    """``convert(value, annotation, path)`` of every item; one Mismatch with every problem if any fail.
+
+    ``problems`` found before (unknown or missing fields) come first in that Mismatch.
+    """
+    problems = list(problems or [])
+    converted = []
+    for value, annotation, path in items:
+        try:
+            converted.append(convert(value, annotation, path))
+        except Mismatch as mismatch:
+            problems.extend(mismatch.problems)
+    if problems:
+        raise Mismatch(problems)
+    return converted
+
+
+def _first_fit(convert: Convert, value: Any, members: Iterable[Any], path: str, fallback: Callable[[], Mismatch]) -> Any:
+    """A union: the value as the first member it fits."""
+    errors = []
+    for member in members:
+        try:
+            return convert(value, member, path)
+        except Mismatch as error:
+            errors.append(error)
     deeper = [error for error in errors if error.shallow_at != path]
-    return deeper[0] if len(deeper) == 1 else fallback
+    raise deeper[0] if len(deeper) == 1 else fallback()
 
 
 def json_type(value: Any) -> str:
@@ -107,13 +138,7 @@ def from_json(value: Any, annotation: Any, path: str) -> Any:
     if origin is typing.Annotated:
         return from_json(value, args[0], path)
     if origin in UNIONS:
-        errors = []
-        for arg in args:
-            try:
-                return from_json(value, arg, path)
-            except Mismatch as error:
-                errors.append(error)
-        raise _union_error(errors, path, _mismatch(path, annotation, value))
+        return _first_fit(from_json, value, args, path, lambda: _mismatch(path, annotation, value))
     if origin is typing.Literal:
         for arg in args:
             plain = arg.value if is_enum(type(arg)) else arg
@@ -127,7 +152,8 @@ def from_json(value: Any, annotation: Any, path: str) -> Any:
             raise _mismatch(path, annotation, value)
         if len(args) != 2:
             return value
-        return {key: from_json(item, args[1], f"{path}.{key}") for key, item in value.items()}
+        items = convert_all(from_json, ((item, args[1], f"{path}.{key}") for key, item in value.items()))
+        return dict(zip(value, items))
     if isinstance(annotation, type):
         return _instance(value, annotation, path)
     return value
@@ -141,8 +167,8 @@ def _array(value: Any, annotation: Any, origin: Any, args: tuple[Any, ...], path
         fixed = () if args == ((),) else args
         if len(value) != len(fixed):
             raise Mismatch(f"argument '{path}' must be an array of {len(fixed)} items, got {len(value)}")
-        return tuple(from_json(item, arg, f"{path}[{i}]") for i, (item, arg) in enumerate(zip(value, fixed)))
-    items = [from_json(item, args[0], f"{path}[{i}]") for i, item in enumerate(value)] if args else value
+        return tuple(convert_all(from_json, ((item, arg, f"{path}[{i}]") for i, (item, arg) in enumerate(zip(value, fixed)))))
+    items = convert_all(from_json, ((item, args[0], f"{path}[{i}]") for i, item in enumerate(value))) if args else value
     if container in (set, frozenset, tuple):
         try:
             return container(items)
@@ -156,7 +182,8 @@ def _instance(value: Any, cls: type, path: str) -> Any:
         try:
             return cls.model_validate(value)
         except ValueError as error:  # pydantic.ValidationError is a ValueError
-            raise Mismatch(f"argument '{path}' is not a valid {cls.__name__}: {_pydantic_errors(error)}") from None
+            prefix = f"argument '{path}' is not a valid {cls.__name__}: "
+            raise Mismatch([prefix + problem for problem in _pydantic_errors(error)]) from None
     if is_enum(cls):
         try:
             return cls(value)
@@ -169,23 +196,26 @@ def _instance(value: Any, cls: type, path: str) -> Any:
     return value
 
 
-def _fields_of(value: Any, cls: type, path: str, known: list[str], required: list[str]) -> None:
+def _fields_of(value: Any, cls: type, path: str, hints: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """The fields of an object value, each converted by its annotation in ``hints``.
+
+    Unknown fields, missing required fields and fields of the wrong type are all reported together.
+    """
     if type(value) is not dict:
         raise _mismatch(path, cls, value)
-    unknown = [key for key in value if key not in known]
-    if unknown:
-        raise Mismatch(f"argument '{path}' has unknown field '{unknown[0]}'; {cls.__name__} has {', '.join(known)}")
-    missing = [key for key in required if key not in value]
-    if missing:
-        raise Mismatch(f"argument '{path}' is missing the field '{missing[0]}' of {cls.__name__}")
+    known = ", ".join(hints)
+    problems = [f"argument '{path}' has unknown field '{key}' ({cls.__name__} has {known})" for key in value if key not in hints]
+    problems += [f"argument '{path}' is missing the field '{key}' of {cls.__name__}" for key in required if key not in value]
+    fields = [key for key in value if key in hints]
+    items = convert_all(from_json, ((value[key], hints[key], f"{path}.{key}") for key in fields), problems)
+    return dict(zip(fields, items))
 
 
 def _dataclass(value: Any, cls: type, path: str) -> Any:
     fields = [field for field in dataclasses.fields(cls) if field.init]
     required = [f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
-    _fields_of(value, cls, path, [f.name for f in fields], required)
     hints = type_hints(cls)
-    kwargs = {key: from_json(item, hints.get(key, Any), f"{path}.{key}") for key, item in value.items()}
+    kwargs = _fields_of(value, cls, path, {f.name: hints.get(f.name, Any) for f in fields}, required)
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as error:  # a __post_init__ that validates
@@ -194,15 +224,15 @@ def _dataclass(value: Any, cls: type, path: str) -> Any:
 
 def _typeddict(value: Any, cls: type, path: str) -> dict[str, Any]:
     hints = type_hints(cls)
-    _fields_of(value, cls, path, list(hints), [key for key in hints if key in cls.__required_keys__])
-    return {key: from_json(item, hints[key], f"{path}.{key}") for key, item in value.items()}
+    return _fields_of(value, cls, path, hints, [key for key in hints if key in cls.__required_keys__])
 
 
-def _pydantic_errors(error: Exception) -> str:
+def _pydantic_errors(error: Exception) -> list[str]:
+    """One ``<field path>: <message>`` per error pydantic found."""
     errors = getattr(error, "errors", None)
     if not callable(errors):
-        return str(error)
-    return "; ".join(f"{'.'.join(str(part) for part in e.get('loc', ())) or 'value'}: {e.get('msg')}" for e in errors())
+        return [str(error)]
+    return [f"{'.'.join(str(part) for part in e.get('loc', ())) or 'value'}: {e.get('msg')}" for e in errors()]
 
 
 def _text_mismatch(path: str, annotation: Any, text: str) -> Mismatch:
@@ -237,14 +267,8 @@ def from_text(text: str, annotation: Any, path: str) -> Any:
     if origin is typing.Annotated:
         return from_text(text, args[0], path)
     if origin in UNIONS:
-        errors = []
-        for arg in args:
-            if arg is not type(None):
-                try:
-                    return from_text(text, arg, path)
-                except Mismatch as error:
-                    errors.append(error)
-        raise _union_error(errors, path, _text_mismatch(path, annotation, text))
+        members = [arg for arg in args if arg is not type(None)]
+        return _first_fit(from_text, text, members, path, lambda: _text_mismatch(path, annotation, text))
     if origin is typing.Literal or is_enum(annotation):
         choices = args if origin is typing.Literal else tuple(annotation)
         for choice in choices:

@@ -48,6 +48,9 @@ def serve(app: Any, workload: str, socket_path: str) -> int:
         log_level="warning",
         loop="uvloop" if _available("uvloop") else "auto",
         http="httptools" if _available("httptools") else "auto",
+        # Clients see svc, not the server software behind it: no "server: uvicorn".
+        server_header=False,
+        date_header=True,
     )
     server = _Server(config, f"svc runtime: {workload} listening on {socket_path}")
 
