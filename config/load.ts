@@ -62,6 +62,10 @@ function parseValue(kind: string, raw: unknown, cwd: string): Parsed {
       const port = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : { problem: `port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(raw)}` };
     }
+    case 'bytes': {
+      const bytes = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      return Number.isSafeInteger(bytes) && bytes >= 1024 ? bytes : { problem: `expected a whole number of bytes, at least 1024 (e.g. 33554432 for 32 MiB), got ${JSON.stringify(raw)}` };
+    }
     case 'path':
       return typeof raw === 'string' && raw.trim() !== '' ? path.resolve(cwd, expandHome(raw.trim())) : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };
     case 'string':

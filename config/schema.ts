@@ -6,6 +6,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_MAX_BODY_BYTES } from '../core/gateway/body-limit.js';
 import type { PluginSpec } from '../core/plugin/load.js';
 
 export interface ServerConfig {
@@ -21,6 +22,8 @@ export interface ServerConfig {
   readonly python: string;
   /** Base URL printed for workloads; defaults to http://<host>:<port>. */
   readonly publicUrl: string | null;
+  /** Largest request body the gateway forwards to a workload, in bytes (413 above it). */
+  readonly maxBodyBytes: number;
   /** Third-party plugins: npm package names or paths, with options. */
   readonly plugins: readonly PluginSpec[];
 }
@@ -35,6 +38,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     cacheDir: path.join(home, '.svc', 'cache'),
     python: 'python3',
     publicUrl: null,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     plugins: Object.freeze([]) as readonly PluginSpec[],
   });
 }
@@ -47,5 +51,6 @@ export const configKeys = {
   cacheDir: { env: 'SVC_CACHE_DIR', kind: 'path' },
   python: { env: 'SVC_PYTHON', kind: 'string' },
   publicUrl: { env: 'SVC_PUBLIC_URL', kind: 'url' },
+  maxBodyBytes: { env: 'SVC_MAX_BODY_BYTES', kind: 'bytes' },
   plugins: { env: null, kind: 'plugins' },
 } as const satisfies Record<keyof ServerConfig, { env: string | null; kind: string }>;

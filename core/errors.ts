@@ -20,6 +20,10 @@ export const errorCodes = {
   manifest_invalid: { status: 422, summary: 'The app manifest breaks one or more rules; every problem is listed with its path.' },
   manifest_failed: { status: 422, summary: 'Python could not load the app to describe it (syntax or import error, invalid option).' },
   config_invalid: { status: 400, summary: 'A configuration value (flag, SVC_* variable or config file) is invalid.' },
+  payload_too_large: { status: 413, summary: 'The request body is larger than the gateway accepts.' },
+  headers_too_large: { status: 431, summary: 'The request headers are larger than the gateway accepts.' },
+  // Like nginx's 499: logged, never sent, since nobody is left to read it.
+  client_closed: { status: 499, summary: 'The client closed the connection before the answer was ready; nothing is sent.' },
 
   // Auth
   unauthorized: { status: 401, summary: 'A bearer token is missing, malformed, unknown or revoked.' },

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Middleware } from 'koa';
 import type { ServerConfig } from '../config/schema.js';
-import { SvcError } from './errors.js';
+import { errorBody, SvcError } from './errors.js';
 import { authTokenPlugin } from '../plugins/auth-token/index.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
 import { MemoryTokenVerifier } from './auth/verifier.js';
@@ -69,8 +69,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
 
-  const gateway = createGateway({ routes, upstreams, plugins, report, platformRoutes: healthRoute });
+  const gateway = createGateway({ routes, upstreams, plugins, report, platformRoutes: healthRoute, maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.callback());
+  server.on('clientError', answerClientError);
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
 
@@ -97,6 +98,23 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       return closing;
     },
   };
+}
+
+/**
+ * Requests Node cannot even parse never reach Koa: answer them in the same
+ * JSON shape (431 for oversized headers, else 400) and close the connection.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const failure = tooLarge
+    ? new SvcError('headers_too_large', 'the request headers are larger than the gateway accepts (16 KiB in all).', { hint: 'Send fewer or shorter headers or cookies.' })
+    : new SvcError('bad_request', 'the request is not valid HTTP.');
+  const body = JSON.stringify(errorBody(failure));
+  socket.end(`HTTP/1.1 ${failure.status} ${http.STATUS_CODES[failure.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** The platform's own liveness route; workspaces cannot be named `_svc`. */

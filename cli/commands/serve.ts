@@ -54,6 +54,8 @@ export default async function serve(target: string, flags: ServeFlags): Promise<
         else if (event.status === 'ready') out.done(`${event.workload} is healthy`);
       },
     );
+    // Options the SDK accepted but this version ignores: say so rather than let them look effective.
+    for (const warning of deployment.warnings) out.warn(warning);
     printSummary(out, deployment, `$(cat ${shellQuote(platform.ownerToken.path)})`);
     serving = true;
     out.step('logs of every workload follow; press Ctrl-C to stop');

@@ -9,6 +9,7 @@ import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../scheduler/ty
 import type { AppSpec, Workload, WorkloadKind } from '../workload/types.js';
 import { deploymentId, unitKey, type DeploymentRef, type Stage } from './keys.js';
 import type { DeployedWorkload, Deployment, DeployProgress } from './types.js';
+import { unenforcedOptions } from './warnings.js';
 
 /** Kinds the container runtime serves so far; the others are recorded but not started. */
 const SERVED_KINDS: ReadonlySet<WorkloadKind> = new Set(['endpoint']);
@@ -57,6 +58,11 @@ export class DeploymentManager {
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
     if (this.#deployments.has(deploymentId(ref))) await this.remove(ref);
 
+    const served = spec.workloads.filter((w) => SERVED_KINDS.has(w.kind));
+    const entries: RouteEntry[] = served.map((workload) => ({ ref, workload, unit: unitKey(ref, workload.name), prefix: workloadPrefix(ref, workload.name) }));
+    // Before building or starting anything: a taken URL fails the deploy with nothing to undo.
+    routes.assertFree(entries);
+
     const built = new Map<string, BuiltImage>();
     for (const image of spec.images) {
       progress({ type: 'image', imageId: image.id, status: 'building' });
@@ -65,7 +71,6 @@ export class DeploymentManager {
       progress({ type: 'image', imageId: image.id, status: result.cached ? 'cached' : 'built' });
     }
 
-    const served = spec.workloads.filter((w) => SERVED_KINDS.has(w.kind));
     const units: DeploymentUnit[] = served.map((workload) => ({
       key: unitKey(ref, workload.name),
       ref,
@@ -73,8 +78,6 @@ export class DeploymentManager {
       image: built.get(workload.image.id)!,
       source: request.source,
     }));
-    const entries: RouteEntry[] = units.map((unit) => ({ ref, workload: unit.workload, unit: unit.key, prefix: workloadPrefix(ref, unit.workload.name) }));
-    routes.add(entries);
     try {
       await Promise.all(
         units.map(async (unit) => {
@@ -84,9 +87,11 @@ export class DeploymentManager {
           progress({ type: 'workload', workload: unit.workload.name, status: 'ready' });
         }),
       );
+      // Only now: a request that arrived earlier would have met no container and a misleading 503.
+      // add() checks again, for a deploy that took the URL meanwhile.
+      routes.add(entries);
     } catch (error) {
       await Promise.all(units.map((unit) => driver.remove(unit.key)));
-      for (const unit of units) routes.removeUnit(unit.key);
       throw error;
     }
 
@@ -96,6 +101,8 @@ export class DeploymentManager {
       source: request.source,
       units: units.map((u) => u.key),
       workloads: spec.workloads.map((w) => this.#describe(ref, w)),
+      // The local driver runs plain process groups: cpu and memory are not limited there.
+      warnings: served.flatMap((workload) => unenforcedOptions(workload, { resourcesLimited: driver.name !== 'local' })),
       createdAt: new Date(),
     };
     this.#deployments.set(deploymentId(ref), deployment);

@@ -23,6 +23,12 @@ export interface Deployment {
   /** Deployment unit keys, one per served workload. */
   readonly units: readonly string[];
   readonly workloads: readonly DeployedWorkload[];
+  /**
+   * One line per option a served workload sets to a non-default value that
+   * this version accepts but does not enforce, e.g.
+   * `greet: workers=4 is not enforced yet: one process serves each container`.
+   */
+  readonly warnings: readonly string[];
   readonly createdAt: Date;
 }
 

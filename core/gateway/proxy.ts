@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
-import { SvcError } from '../errors.js';
 import type { Instance, ServiceRegistry } from '../registry/types.js';
+import { upstreamError } from './upstream-error.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), plus ones undici sets itself. */
 const HOP_BY_HOP = new Set([
@@ -27,6 +27,7 @@ export interface ForwardRequest {
   /** Headers removed (lower case), e.g. the platform's own Authorization. */
   readonly dropHeaders: readonly string[];
   readonly body: Readable | null;
+  /** Aborted when the client goes away; the forward then fails with `client_closed`. */
   readonly signal: AbortSignal;
 }
 
@@ -85,11 +86,7 @@ export class UpstreamPools {
       }
       return { status: response.statusCode, headers: outHeaders, body: response.body };
     } catch (error) {
-      if (request.signal.aborted) throw error;
-      throw new SvcError('upstream_unreachable', `the container of this workload could not be reached (${(error as Error).message}).`, {
-        hint: 'The container may have crashed; its logs say why.',
-        cause: error,
-      });
+      throw upstreamError(error, request.signal.aborted);
     }
   }
 
@@ -114,8 +111,10 @@ export class UpstreamPools {
     return entry.pool;
   }
 
-  /** Closes the pools of containers that left a service. */
+  /** Closes the pools of containers that left a service, and forgets services that have none. */
   #prune(service: string, current: readonly Instance[]): void {
+    // Units come and go with every deploy: keep the round-robin map as small as the live set.
+    if (current.length === 0) this.#roundRobin.delete(service);
     const live = new Set(current.map((instance) => instance.id));
     for (const [id, entry] of this.#pools) {
       if (entry.service !== service || live.has(id)) continue;

@@ -14,14 +14,22 @@ export interface RouteMatch {
 export class RouteTable {
   readonly #byPrefix = new Map<string, RouteEntry>();
 
-  /** Adds routes; refuses (without changing anything) when a prefix belongs to another unit. */
-  add(entries: readonly RouteEntry[]): void {
+  /**
+   * Throws `conflict` when a prefix belongs to another unit. A deploy calls
+   * it before starting anything, then `add()`s once its containers are healthy.
+   */
+  assertFree(entries: readonly RouteEntry[]): void {
     for (const entry of entries) {
       const existing = this.#byPrefix.get(entry.prefix);
       if (existing && existing.unit !== entry.unit) {
         throw new SvcError('conflict', `the URL ${entry.prefix} is already used by ${existing.unit}.`, { hint: 'Rename the app or the workload.' });
       }
     }
+  }
+
+  /** Adds routes; refuses (without changing anything) when a prefix belongs to another unit. */
+  add(entries: readonly RouteEntry[]): void {
+    this.assertFree(entries);
     for (const entry of entries) this.#byPrefix.set(entry.prefix, entry);
   }
 

@@ -20,6 +20,8 @@ export interface RouteEntry {
 /** What the gateway middleware records on `ctx.state` for later middleware and logs. */
 export interface GatewayState {
   requestId: string;
+  /** The parsed request URL; see request-url.ts. */
+  url?: URL;
   route?: RouteEntry;
   principal?: Principal | null;
 }

@@ -1,15 +1,20 @@
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
-import type { UpstreamPools } from './proxy.js';
+import { checkContentLength, DEFAULT_MAX_BODY_BYTES, limitedBody } from './body-limit.js';
+import type { ForwardResponse, UpstreamPools } from './proxy.js';
+import { requestUrl } from './request-url.js';
 import { routeMatches, type RouteTable } from './route-table.js';
 import type { GatewayState, RouteEntry } from './types.js';
+import { upstreamError } from './upstream-error.js';
 
 export interface WorkloadMiddlewareOptions {
   readonly routes: RouteTable;
   readonly upstreams: UpstreamPools;
   readonly plugins: PluginHost;
+  /** Largest request body forwarded to a container (default `DEFAULT_MAX_BODY_BYTES`); larger ones get 413. */
+  readonly maxBodyBytes?: number;
 }
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -20,14 +25,17 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
  * container and its response back.
  */
 export function workloadMiddleware(options: WorkloadMiddlewareOptions): Middleware<GatewayState> {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return async (ctx, next) => {
+    // First, whatever the URL: answering anything else would mean reading (and discarding) the whole body.
+    checkContentLength(ctx.req, ctx.res, maxBodyBytes);
     const match = options.routes.match(ctx.path);
     const entry = match?.entry;
     const authorized = entry ? entry.workload.http?.authorized !== false : true;
 
     let principal: Principal | null = null;
     if (authorized) {
-      principal = await authenticate(options.plugins, ctx.headers, ctx.href, entry?.ref.workspace ?? '');
+      principal = await authenticate(options.plugins, ctx.headers, requestUrl(ctx), entry?.ref.workspace ?? '');
       // Unknown URLs also need a token, so that nobody can probe which apps exist.
       if (!principal) throw unauthorized(ctx.get('authorization') !== '');
     }
@@ -44,7 +52,7 @@ export function workloadMiddleware(options: WorkloadMiddlewareOptions): Middlewa
     const instance = options.upstreams.pick(entry.unit);
     if (!instance) {
       throw new SvcError('no_capacity', `no healthy container serves ${entry.workload.name} right now.`, {
-        hint: 'Check the workload logs: its container may have failed to start.',
+        hint: 'Its container may have crashed or exited; the workload logs say why.',
         headers: { 'Retry-After': '1' },
       });
     }
@@ -68,20 +76,44 @@ export function workloadMiddleware(options: WorkloadMiddlewareOptions): Middlewa
       },
       // The platform token authenticated this request; user code never sees it.
       dropHeaders: authorized ? ['authorization'] : [],
-      body: BODYLESS.has(ctx.method) ? null : ctx.req,
+      body: BODYLESS.has(ctx.method) ? null : limitedBody(ctx.req, ctx.res, maxBodyBytes),
       signal: abort.signal,
     });
-    ctx.status = response.status;
-    for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    // Small bodies of known length go out in one write with the headers; the rest streams.
-    const length = Number(response.headers['content-length']);
-    ctx.body = length >= 0 && length <= 65536 ? Buffer.from(await response.body.arrayBuffer()) : response.body;
+    await sendResponse(ctx, response, abort.signal);
   };
 }
 
-async function authenticate(plugins: PluginHost, headers: Record<string, string | string[] | undefined>, href: string, workspace: string): Promise<Principal | null> {
-  const principal = await plugins.first('authenticate', { headers, url: new URL(href), workspace });
+/** Passes the container's answer on: status, headers and body as it sent them. */
+async function sendResponse(ctx: ParameterizedContext<GatewayState>, response: ForwardResponse, clientGone: AbortSignal): Promise<void> {
+  // Small bodies of known length go out in one write with the headers; the rest streams.
+  const length = Number(response.headers['content-length']);
+  const small = ctx.method !== 'HEAD' && length >= 0 && length <= 65536;
+  // Read before any header is set, so that a failure here still gets a clean error response.
+  const body = small ? await readSmallBody(response, clientGone) : response.body;
+  ctx.status = response.status;
+  for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
+  ctx.set('X-Request-Id', ctx.state.requestId);
+  if (ctx.method === 'HEAD') {
+    // Koa would replace the container's Content-Length with its empty body's 0: write the head ourselves.
+    ctx.respond = false;
+    ctx.res.end();
+    await response.body.dump();
+    return;
+  }
+  ctx.body = body;
+}
+
+async function readSmallBody(response: ForwardResponse, clientGone: AbortSignal): Promise<Buffer> {
+  try {
+    return Buffer.from(await response.body.arrayBuffer());
+  } catch (error) {
+    // Nothing was sent yet, so the failure can still be told: the client left, or the container died.
+    throw upstreamError(error, clientGone.aborted);
+  }
+}
+
+async function authenticate(plugins: PluginHost, headers: Record<string, string | string[] | undefined>, url: URL, workspace: string): Promise<Principal | null> {
+  const principal = await plugins.first('authenticate', { headers, url, workspace });
   return principal ?? null;
 }
 

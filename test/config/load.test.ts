@@ -51,6 +51,12 @@ describe('loadConfig()', () => {
     assert.ok(problems.some((p) => p.includes('unknown key "colour"')));
   });
 
+  it('takes a body limit in bytes and refuses tiny or non-numeric ones', () => {
+    assert.equal(loadConfig({ env: { SVC_MAX_BODY_BYTES: '1048576' } }).maxBodyBytes, 1048576);
+    assert.match(problemsOf(() => loadConfig({ env: { SVC_MAX_BODY_BYTES: '10' } }))[0]!, /at least 1024/);
+    assert.match(problemsOf(() => loadConfig({ env: { SVC_MAX_BODY_BYTES: '1MB' } }))[0]!, /whole number of bytes/);
+  });
+
   it('rejects out-of-range ports', () => {
     assert.match(problemsOf(() => loadConfig({ env: { SVC_PORT: '70000' } }))[0]!, /0 to 65535/);
   });

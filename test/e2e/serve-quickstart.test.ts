@@ -111,6 +111,12 @@ describe('svc serve examples/quickstart (in process)', function () {
     assert.equal(withToken.status, 404);
   });
 
+  it('answers 431 in the JSON error shape for oversized headers', async () => {
+    const response = await fetch(urlOf('hello'), { headers: { 'X-Big': 'x'.repeat(20_000) } });
+    assert.equal(response.status, 431);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'headers_too_large');
+  });
+
   it('keeps the owner token in the data dir, readable only by the user', () => {
     const mode = statSync(platform.ownerToken.path).mode & 0o777;
     assert.equal(mode, 0o600);

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ServerConfig } from '../../config/schema.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../core/gateway/body-limit.js';
 import { packageRoot } from '../../core/paths.js';
 
 /**
@@ -22,6 +23,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     cacheDir: testCacheDir,
     python: process.env.SVC_PYTHON ?? 'python3',
     publicUrl: null,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     plugins: [],
     ...overrides,
   };

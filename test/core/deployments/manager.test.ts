@@ -1,0 +1,87 @@
+/**
+ * When the gateway learns a deployment's routes: only once its containers
+ * are healthy, and never when a URL is taken (then nothing starts at all).
+ * Uses stand-in image builder and driver; real containers are in test/e2e.
+ */
+import assert from 'node:assert/strict';
+import { DeploymentManager } from '../../../core/deployments/manager.js';
+import { SvcError } from '../../../core/errors.js';
+import { RouteTable } from '../../../core/gateway/route-table.js';
+import type { ImageBuilder } from '../../../core/images/types.js';
+import { createPluginHost } from '../../../core/plugin/host.js';
+import type { SchedulerDriver } from '../../../core/scheduler/types.js';
+import type { AppSpec } from '../../../core/workload/types.js';
+import { endpoint, routeEntry } from '../gateway/harness.js';
+
+const spec: AppSpec = { name: 'demo', entry: 'app', sdkVersion: '0.1.0', images: [endpoint().image], workloads: [endpoint()] };
+const PREFIX = '/default/demo/w';
+
+const images: ImageBuilder = {
+  name: 'stand-in',
+  build: async (image) => ({ key: image.id, imageId: image.id, pythonPath: 'python3', path: '/nowhere', cached: true }),
+};
+
+/** A driver whose containers become healthy when the test says so. */
+function gatedDriver(calls: string[]): SchedulerDriver & { healthy(): void; fail(error: Error): void } {
+  let settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  const started = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  return {
+    name: 'stand-in',
+    submit: async (unit) => void calls.push(`submit ${unit.key}`),
+    scale: async (key, count) => {
+      calls.push(`scale ${key} ${count}`);
+      await started;
+    },
+    remove: async (key) => void calls.push(`remove ${key}`),
+    status: () => [],
+    close: async () => {},
+    healthy: () => settle!.resolve(),
+    fail: (error) => settle!.reject(error),
+  };
+}
+
+function manager(routes: RouteTable, driver: SchedulerDriver): DeploymentManager {
+  return new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes, baseUrl: () => 'http://gw' });
+}
+
+const request = { spec, source: { root: '/src', entry: 'app' }, workspace: 'default', stage: 'deployed' as const, principal: null };
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('DeploymentManager#deploy() and the route table', () => {
+  it('adds the routes only after the containers are healthy', async () => {
+    const routes = new RouteTable();
+    const calls: string[] = [];
+    const driver = gatedDriver(calls);
+    const deploying = manager(routes, driver).deploy(request);
+    await tick();
+    assert.deepEqual(calls, ['submit default/demo/deployed/w', 'scale default/demo/deployed/w 1']);
+    assert.equal(routes.match(`${PREFIX}/`), null, 'no route while the container starts');
+    driver.healthy();
+    const deployment = await deploying;
+    assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, 'default/demo/deployed/w');
+    assert.deepEqual(deployment.units, ['default/demo/deployed/w']);
+  });
+
+  it('leaves no route and no container behind when a container fails', async () => {
+    const routes = new RouteTable();
+    const calls: string[] = [];
+    const driver = gatedDriver(calls);
+    const deploying = manager(routes, driver).deploy(request);
+    await tick();
+    driver.fail(new SvcError('container_failed', 'exited with 1'));
+    await assert.rejects(deploying, (error: unknown) => error instanceof SvcError && error.code === 'container_failed');
+    assert.equal(routes.entries().length, 0);
+    assert.equal(calls.at(-1), 'remove default/demo/deployed/w');
+  });
+
+  it('starts nothing when a URL is taken by another unit', async () => {
+    const routes = new RouteTable();
+    routes.add([routeEntry(endpoint(), 'someone/else', PREFIX)]);
+    const calls: string[] = [];
+    const driver = gatedDriver(calls);
+    driver.healthy();
+    await assert.rejects(manager(routes, driver).deploy(request), (error: unknown) => error instanceof SvcError && error.code === 'conflict');
+    assert.deepEqual(calls, []);
+    assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, 'someone/else');
+  });
+});
