@@ -8,12 +8,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Middleware } from 'koa';
 import type { ServerConfig } from '../config/schema.js';
-import { errorBody, SvcError } from './errors.js';
+import type { Duplex } from 'node:stream';
+import { SvcError } from './errors.js';
+import { writeRawError } from './gateway/raw-error.js';
 import { authTokenPlugin } from '../plugins/auth-token/index.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
 import { MemoryTokenVerifier } from './auth/verifier.js';
 import { DeploymentManager } from './deployments/manager.js';
 import { createGateway } from './gateway/app.js';
+import { createWebSocketBridge } from './gateway/websocket-bridge.js';
 import type { ErrorReporter } from './gateway/error-middleware.js';
 import { UpstreamPools } from './gateway/proxy.js';
 import { RouteTable } from './gateway/route-table.js';
@@ -72,6 +75,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const gateway = createGateway({ routes, upstreams, plugins, report, platformRoutes: healthRoute, maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.callback());
   server.on('clientError', answerClientError);
+  const websockets = createWebSocketBridge({ routes, upstreams, plugins, report });
+  server.on('upgrade', websockets.handleUpgrade);
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
 
@@ -89,6 +94,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     close() {
       closing ??= (async () => {
         await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+        websockets.close();
         await driver.close();
         await upstreams.close();
         await registry.close();
@@ -104,17 +110,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
  * Requests Node cannot even parse never reach Koa: answer them in the same
  * JSON shape (431 for oversized headers, else 400) and close the connection.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const failure = tooLarge
-    ? new SvcError('headers_too_large', 'the request headers are larger than the gateway accepts (16 KiB in all).', { hint: 'Send fewer or shorter headers or cookies.' })
-    : new SvcError('bad_request', 'the request is not valid HTTP.');
-  const body = JSON.stringify(errorBody(failure));
-  socket.end(`HTTP/1.1 ${failure.status} ${http.STATUS_CODES[failure.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const failure =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new SvcError('headers_too_large', 'the request headers are larger than the gateway accepts (16 KiB in all).', { hint: 'Send fewer or shorter headers or cookies.' })
+      : new SvcError('bad_request', 'the request is not valid HTTP.');
+  writeRawError(socket, failure);
 }
 
 /** The platform's own liveness route; workspaces cannot be named `_svc`. */

@@ -1,7 +1,7 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
-import type { Principal } from '../plugin/types.js';
+import { checkAccess } from './access.js';
 import { checkContentLength, DEFAULT_MAX_BODY_BYTES, limitedBody } from './body-limit.js';
 import type { ForwardResponse, UpstreamPools } from './proxy.js';
 import { requestUrl } from './request-url.js';
@@ -32,19 +32,8 @@ export function workloadMiddleware(options: WorkloadMiddlewareOptions): Middlewa
     const match = options.routes.match(ctx.path);
     const entry = match?.entry;
     const authorized = entry ? entry.workload.http?.authorized !== false : true;
-
-    let principal: Principal | null = null;
-    if (authorized) {
-      principal = await authenticate(options.plugins, ctx.headers, requestUrl(ctx), entry?.ref.workspace ?? '');
-      // Unknown URLs also need a token, so that nobody can probe which apps exist.
-      if (!principal) throw unauthorized(ctx.get('authorization') !== '');
-    }
+    const principal = await checkAccess({ plugins: options.plugins, entry, headers: ctx.headers, url: requestUrl(ctx), transport: 'http' });
     if (!match || !entry) return next();
-    if (principal && principal.workspace !== entry.ref.workspace) {
-      throw new SvcError('not_found', `no workload answers at ${ctx.path} in workspace "${principal.workspace}".`, {
-        hint: 'Use a token of the workspace the app is deployed in.',
-      });
-    }
     ctx.state.route = entry;
     ctx.state.principal = principal;
     checkRouteAndMethod(entry, match.rest, ctx.method);
@@ -110,22 +99,6 @@ async function readSmallBody(response: ForwardResponse, clientGone: AbortSignal)
     // Nothing was sent yet, so the failure can still be told: the client left, or the container died.
     throw upstreamError(error, clientGone.aborted);
   }
-}
-
-async function authenticate(plugins: PluginHost, headers: Record<string, string | string[] | undefined>, url: URL, workspace: string): Promise<Principal | null> {
-  const principal = await plugins.first('authenticate', { headers, url, workspace });
-  return principal ?? null;
-}
-
-function unauthorized(tokenSent: boolean): SvcError {
-  return new SvcError(
-    'unauthorized',
-    tokenSent ? 'the bearer token is invalid, expired or revoked.' : 'this URL needs a bearer token: send the header "Authorization: Bearer <token>".',
-    {
-      hint: 'Use a token of the workspace (svc serve prints where the owner token is), or deploy the workload with authorized=False to make it public.',
-      headers: { 'WWW-Authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' },
-    },
-  );
 }
 
 function checkRouteAndMethod(entry: RouteEntry, rest: string, method: string): void {

@@ -29,6 +29,8 @@ export interface AuthRequest {
   readonly url: URL;
   /** Workspace of the target workload. */
   readonly workspace: string;
+  /** `websocket` for an upgrade the gateway will bridge (browsers cannot set headers there). */
+  readonly transport: 'http' | 'websocket';
 }
 
 /** Context of an `authorizeDeploy` call. */

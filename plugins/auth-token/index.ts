@@ -27,14 +27,21 @@ export function authTokenPlugin({ verifier }: AuthTokenPluginOptions): Plugin {
 }
 
 /**
- * The presented token: the Authorization header only. A token in the URL
- * (`?token=`, which browsers need for WebSockets) is not accepted until the
- * WebSocket bridge exists to strip it: today the gateway forwards query
- * strings to user code, and the platform token must never reach it.
+ * The presented token: the Authorization header, else `?token=` on a
+ * WebSocket upgrade. Browsers cannot set headers on `new WebSocket(url)`, so
+ * the URL is their only way; the gateway's WebSocket bridge removes the
+ * parameter before the request reaches user code. Plain HTTP never accepts
+ * it: a token in a URL leaks into links, history and logs, and user code
+ * would receive it with the query string.
  */
 export function tokenOf(request: AuthRequest): string | null {
   const authorization = request.headers['authorization'];
-  // Several Authorization headers are ambiguous: refuse rather than pick one.
-  if (typeof authorization !== 'string') return null;
-  return BEARER.exec(authorization.trim())?.[1] ?? null;
+  if (authorization !== undefined) {
+    // Several Authorization headers are ambiguous: refuse rather than pick one.
+    if (typeof authorization !== 'string') return null;
+    return BEARER.exec(authorization.trim())?.[1] ?? null;
+  }
+  if (request.transport !== 'websocket') return null;
+  const tokens = request.url.searchParams.getAll('token');
+  return tokens.length === 1 && tokens[0] !== '' ? tokens[0]! : null;
 }

@@ -11,8 +11,8 @@ verifier.add(secret, { workspace: 'acme', subject: 'alice' });
 const host = createPluginHost([authTokenPlugin({ verifier })]);
 const alice = { workspace: 'acme', subject: 'alice', tokenId: id };
 
-function request(headers: AuthRequest['headers'], url = 'http://localhost/acme/app/ws'): AuthRequest {
-  return { headers, url: new URL(url), workspace: 'acme' };
+function request(headers: AuthRequest['headers'], url = 'http://localhost/acme/app/ws', transport: AuthRequest['transport'] = 'http'): AuthRequest {
+  return { headers, url: new URL(url), workspace: 'acme', transport };
 }
 const authenticate = (req: AuthRequest) => host.first('authenticate', req);
 
@@ -52,8 +52,13 @@ describe('authTokenPlugin()', () => {
     assert.equal(await authenticate(request({})), null);
   });
 
-  it('never reads a token from the URL, since query strings reach user code', async () => {
-    assert.equal(await authenticate(request({ upgrade: 'websocket', connection: 'Upgrade' }, `http://localhost/acme/app/ws?token=${secret}`)), null);
-    assert.equal(await authenticate(request({}, `http://localhost/acme/app/hello?token=${secret}`)), null);
+  it('accepts ?token= only on WebSocket upgrades, which the gateway strips it from', async () => {
+    assert.deepEqual(await authenticate(request({}, `http://localhost/acme/app/ws?token=${secret}`, 'websocket')), alice);
+    assert.equal(await authenticate(request({}, `http://localhost/acme/app/hello?token=${secret}`, 'http')), null);
+  });
+
+  it('refuses a repeated ?token= and prefers the Authorization header', async () => {
+    assert.equal(await authenticate(request({}, `http://localhost/acme/app/ws?token=${secret}&token=${secret}`, 'websocket')), null);
+    assert.equal(await authenticate(request({ authorization: 'Bearer nope' }, `http://localhost/acme/app/ws?token=${secret}`, 'websocket')), null);
   });
 });

@@ -4,7 +4,7 @@ import { isHookError, wrapHookError } from '../../../core/plugin/hook-error.js';
 import { createPluginHost } from '../../../core/plugin/host.js';
 import type { AuthRequest, Plugin, PluginHooks } from '../../../core/plugin/types.js';
 
-const request: AuthRequest = { headers: {}, url: new URL('http://localhost/x'), workspace: 'default' };
+const request: AuthRequest = { headers: {}, url: new URL('http://localhost/x'), workspace: 'default', transport: 'http' };
 
 function plugin(name: string, hooks: Partial<PluginHooks>): Plugin {
   return { name: `test:${name}`, apiVersion: 1, hooks };

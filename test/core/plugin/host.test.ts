@@ -6,7 +6,7 @@ import type { AppSpec } from '../../../core/workload/types.js';
 
 const app: AppSpec = { name: 'demo', entry: 'app.py', sdkVersion: '0.1.0', images: [], workloads: [] };
 const deploy: DeployContext = { workspace: 'default', stage: 'deployed', principal: null };
-const request: AuthRequest = { headers: {}, url: new URL('http://localhost/default/demo/hello'), workspace: 'default' };
+const request: AuthRequest = { headers: {}, url: new URL('http://localhost/default/demo/hello'), workspace: 'default', transport: 'http' };
 
 function plugin(name: string, hooks: Partial<PluginHooks> = {}, extra: Partial<Plugin> = {}): Plugin {
   return { name: `test:${name}`, apiVersion: 1, hooks, ...extra };

@@ -17,7 +17,7 @@ describe('loadPlugins()', () => {
     const [plugin] = await loadPlugins([{ module: fixture('options-plugin.mjs'), options: { workspace: 'acme' } }], { cwd });
     assert.equal(plugin?.name, 'fixture:options');
     const host = createPluginHost([plugin]);
-    const request = { headers: {}, url: new URL('http://localhost/'), workspace: 'acme' };
+    const request = { headers: {}, url: new URL('http://localhost/'), workspace: 'acme', transport: 'http' as const };
     assert.deepEqual(await host.first('authenticate', request), { workspace: 'acme', subject: 'fixture' });
   });
 

@@ -1,0 +1,157 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { SvcError, toSvcError } from '../errors.js';
+import type { PluginHost } from '../plugin/host.js';
+import type { Instance } from '../registry/types.js';
+import { checkAccess } from './access.js';
+import type { ErrorReporter } from './error-middleware.js';
+import type { UpstreamPools } from './proxy.js';
+import { writeRawError } from './raw-error.js';
+import { requestIdOf } from './request-id.js';
+import { parseRequestUrl } from './request-url.js';
+import type { RouteTable } from './route-table.js';
+import type { RouteEntry } from './types.js';
+
+export interface WebSocketBridgeOptions {
+  readonly routes: RouteTable;
+  readonly upstreams: UpstreamPools;
+  readonly plugins: PluginHost;
+  readonly report: ErrorReporter;
+  /** How often idle clients are pinged; one missed pong closes the session. */
+  readonly pingIntervalMs?: number;
+}
+
+export interface WebSocketBridge {
+  /** The `upgrade` listener of the gateway's HTTP server. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): void;
+}
+
+/** Kinds whose containers speak WebSocket. */
+const WEBSOCKET_KINDS = new Set(['asgi', 'realtime']);
+/** Request headers the container sees; the rest (cookies aside) belong to this hop or to the platform. */
+const FORWARDED = ['cookie', 'origin', 'user-agent', 'accept-language'];
+/** Close codes that may not be sent on the wire (RFC 6455 §7.4.1); they become a plain close. */
+const UNSENDABLE = new Set([1005, 1006, 1015]);
+
+/**
+ * Bridges WebSockets of asgi and realtime workloads: the same access rules
+ * as HTTP, checked before the handshake (a refused upgrade gets an HTTP error
+ * in the usual JSON shape), then frames passed in order both ways, close
+ * codes propagated, and idle clients pinged.
+ */
+export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocketBridge {
+  const sessions = new Set<{ client: WebSocket; upstream: WebSocket }>();
+  const pingIntervalMs = options.pingIntervalMs ?? 30_000;
+  const alive = new WeakMap<WebSocket, boolean>();
+  const pinger = setInterval(() => {
+    for (const { client } of sessions) {
+      if (alive.get(client) === false) client.terminate();
+      else {
+        alive.set(client, false);
+        client.ping();
+      }
+    }
+  }, pingIntervalMs);
+  pinger.unref();
+
+  async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
+    const url = parseRequestUrl('http', request.headers.host ?? '', request.url ?? '/');
+    const match = options.routes.match(url.pathname);
+    const entry = match?.entry;
+    const principal = await checkAccess({ plugins: options.plugins, entry, headers: request.headers, url, transport: 'websocket' });
+    if (!match || !entry) throw new SvcError('not_found', `nothing answers at ${url.pathname}.`);
+    if (!WEBSOCKET_KINDS.has(entry.workload.kind)) {
+      throw new SvcError('bad_request', `${entry.workload.name} is an ${entry.workload.kind} workload: it answers HTTP, not WebSocket.`);
+    }
+    const instance = options.upstreams.pick(entry.unit);
+    if (!instance) throw new SvcError('no_capacity', `no healthy container serves ${entry.workload.name} right now.`, { headers: { 'Retry-After': '1' } });
+    const upstream = await connectUpstream(instance, entry, request, url, match.rest, requestId, principal !== null);
+    const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: () => upstream.protocol || false });
+    server.handleUpgrade(request, socket, head, (client) => {
+      server.close();
+      pipe(client, upstream);
+    });
+  }
+
+  function pipe(client: WebSocket, upstream: WebSocket): void {
+    const session = { client, upstream };
+    sessions.add(session);
+    alive.set(client, true);
+    client.on('pong', () => alive.set(client, true));
+    forward(client, upstream);
+    forward(upstream, client);
+    const end = () => sessions.delete(session);
+    client.once('close', end);
+    upstream.once('close', end);
+  }
+
+  return {
+    handleUpgrade(request, socket, head) {
+      const requestId = requestIdOf(request.headers['x-request-id']);
+      socket.on('error', () => socket.destroy());
+      upgrade(request, socket, head, requestId).catch((thrown: unknown) => {
+        const error = toSvcError(thrown);
+        if (!error.expose) options.report(thrown, { method: 'GET', path: request.url ?? '', requestId });
+        writeRawError(socket, error, { 'X-Request-Id': requestId });
+      });
+    },
+    close() {
+      clearInterval(pinger);
+      for (const { client, upstream } of sessions) {
+        client.close(1001, 'server shutting down');
+        upstream.terminate();
+      }
+      sessions.clear();
+    },
+  };
+}
+
+/** Opens the container side first, so that a refusal still reaches the client as an HTTP answer. */
+function connectUpstream(instance: Instance, entry: RouteEntry, request: IncomingMessage, url: URL, rest: string, requestId: string, authorized: boolean): Promise<WebSocket> {
+  // The token may ride in the query for browsers; it is the platform's, never the workload's.
+  const query = new URLSearchParams(url.search);
+  if (authorized) query.delete('token');
+  const search = query.size > 0 ? `?${query.toString()}` : '';
+  const target =
+    instance.address.kind === 'unix'
+      ? `ws+unix://${instance.address.socketPath}:${rest}${search}`
+      : `ws://${instance.address.host}:${instance.address.port}${rest}${search}`;
+  const headers: Record<string, string> = {
+    'x-request-id': requestId,
+    'x-forwarded-prefix': entry.prefix,
+    'x-forwarded-host': request.headers.host ?? '',
+    'x-forwarded-for': request.socket.remoteAddress ?? '',
+  };
+  for (const name of FORWARDED) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  if (!authorized && typeof request.headers.authorization === 'string') headers.authorization = request.headers.authorization;
+  const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  return new Promise((resolve, reject) => {
+    const upstream = new WebSocket(target, protocols, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
+    upstream.once('open', () => resolve(upstream));
+    upstream.once('unexpected-response', (_req, response) => {
+      response.resume();
+      upstream.terminate();
+      reject(new SvcError(response.statusCode === 404 ? 'not_found' : 'bad_request', `the workload refused the WebSocket with HTTP ${response.statusCode}.`, { status: response.statusCode && response.statusCode >= 400 ? response.statusCode : 502 }));
+    });
+    upstream.once('error', (error) => reject(new SvcError('upstream_unreachable', `the container of this workload could not be reached (${error.message}).`, { cause: error })));
+  });
+}
+
+/** Passes frames one way, keeping text and binary apart, and the close code and reason. */
+function forward(from: WebSocket, to: WebSocket): void {
+  from.on('message', (data: RawData, isBinary: boolean) => {
+    if (to.readyState === WebSocket.OPEN) to.send(data, { binary: isBinary });
+  });
+  from.on('close', (code: number, reason: Buffer) => {
+    if (to.readyState === WebSocket.OPEN || to.readyState === WebSocket.CONNECTING) {
+      if (UNSENDABLE.has(code)) to.close();
+      else to.close(code, reason);
+    }
+  });
+  from.on('error', () => to.terminate());
+}
