@@ -18,6 +18,7 @@ import { DeploymentManager } from './deployments/manager.js';
 import { createGateway } from './gateway/app.js';
 import { createWebSocketBridge } from './gateway/websocket-bridge.js';
 import type { ErrorReporter } from './gateway/error-middleware.js';
+import { Admission } from './gateway/admission.js';
 import { UpstreamPools } from './gateway/proxy.js';
 import { RouteTable } from './gateway/route-table.js';
 import { createVenvBuilder } from './images/venv-builder.js';
@@ -71,11 +72,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
+  const admission = new Admission(registry);
 
-  const gateway = createGateway({ routes, upstreams, plugins, report, platformRoutes: healthRoute, maxBodyBytes: config.maxBodyBytes });
+  const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: healthRoute, maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.callback());
   server.on('clientError', answerClientError);
-  const websockets = createWebSocketBridge({ routes, upstreams, plugins, report });
+  const websockets = createWebSocketBridge({ routes, admission, plugins, report });
   server.on('upgrade', websockets.handleUpgrade);
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
@@ -95,6 +97,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       closing ??= (async () => {
         await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
         websockets.close();
+        admission.close();
         await driver.close();
         await upstreams.close();
         await registry.close();

@@ -25,9 +25,6 @@ export function unenforcedOptions(workload: Workload, context: UnenforcedOptions
   const endpoint = workload.kind === 'endpoint';
   const { scaling, http } = workload;
   if (scaling.workers !== optionDefaults.workers) say('workers', scaling.workers, notYet('one process serves each container'));
-  if (scaling.maxPendingTasks !== optionDefaults.max_pending_tasks) {
-    say('max_pending_tasks', scaling.maxPendingTasks, notYet('requests beyond capacity wait in the gateway without a bound, never 429'));
-  }
   const autoscaler = changedAutoscalerFields(workload);
   if (autoscaler.length > 0) {
     const started = Math.max(1, scaling.autoscaler.minContainers);

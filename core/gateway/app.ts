@@ -2,6 +2,7 @@ import Koa from 'koa';
 import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
 import { errorMiddleware, type ErrorReporter } from './error-middleware.js';
+import type { Admission } from './admission.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdMiddleware } from './request-id.js';
 import { hostMiddleware } from './request-url.js';
@@ -14,6 +15,7 @@ export { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 export interface GatewayOptions {
   readonly routes: RouteTable;
   readonly upstreams: UpstreamPools;
+  readonly admission: Admission;
   readonly plugins: PluginHost;
   readonly report: ErrorReporter;
   /** Platform routes (health, later the control-plane API), tried before workloads. */
@@ -35,8 +37,8 @@ export function createGateway(options: GatewayOptions): Koa<GatewayState> {
   app.use(requestIdMiddleware());
   app.use(hostMiddleware());
   if (options.platformRoutes) app.use(options.platformRoutes);
-  const { routes, upstreams, plugins, maxBodyBytes } = options;
-  app.use(workloadMiddleware({ routes, upstreams, plugins, maxBodyBytes }));
+  const { routes, upstreams, admission, plugins, maxBodyBytes } = options;
+  app.use(workloadMiddleware({ routes, upstreams, admission, plugins, maxBodyBytes }));
   app.use(async (ctx) => {
     throw new SvcError('not_found', `nothing answers at ${ctx.path}.`, {
       hint: 'Workload URLs look like /<workspace>/<app>/<workload>/<route>; svc serve and svc deploy print them.',

@@ -44,22 +44,12 @@ export interface ForwardResponse {
  */
 export class UpstreamPools {
   readonly #pools = new Map<string, { readonly pool: Pool; readonly service: string }>();
-  readonly #roundRobin = new Map<string, number>();
   readonly #registry: ServiceRegistry;
   readonly #unwatch: () => void;
 
   constructor(registry: ServiceRegistry) {
     this.#registry = registry;
     this.#unwatch = registry.watch((service, instances) => this.#prune(service, instances));
-  }
-
-  /** Picks the next healthy instance of a unit, round robin. Null when none is registered. */
-  pick(unit: string): Instance | null {
-    const instances = this.#registry.instances(unit);
-    if (instances.length === 0) return null;
-    const next = ((this.#roundRobin.get(unit) ?? -1) + 1) % instances.length;
-    this.#roundRobin.set(unit, next);
-    return instances[next] ?? null;
   }
 
   async forward(instance: Instance, request: ForwardRequest): Promise<ForwardResponse> {
@@ -111,10 +101,8 @@ export class UpstreamPools {
     return entry.pool;
   }
 
-  /** Closes the pools of containers that left a service, and forgets services that have none. */
+  /** Closes the pools of containers that left a service. */
   #prune(service: string, current: readonly Instance[]): void {
-    // Units come and go with every deploy: keep the round-robin map as small as the live set.
-    if (current.length === 0) this.#roundRobin.delete(service);
     const live = new Set(current.map((instance) => instance.id));
     for (const [id, entry] of this.#pools) {
       if (entry.service !== service || live.has(id)) continue;

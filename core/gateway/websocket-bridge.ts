@@ -6,7 +6,7 @@ import type { PluginHost } from '../plugin/host.js';
 import type { Instance } from '../registry/types.js';
 import { checkAccess } from './access.js';
 import type { ErrorReporter } from './error-middleware.js';
-import type { UpstreamPools } from './proxy.js';
+import type { Admission, Slot } from './admission.js';
 import { writeRawError } from './raw-error.js';
 import { requestIdOf } from './request-id.js';
 import { parseRequestUrl } from './request-url.js';
@@ -15,7 +15,7 @@ import type { RouteEntry } from './types.js';
 
 export interface WebSocketBridgeOptions {
   readonly routes: RouteTable;
-  readonly upstreams: UpstreamPools;
+  readonly admission: Admission;
   readonly plugins: PluginHost;
   readonly report: ErrorReporter;
   /** How often idle clients are pinged; one missed pong closes the session. */
@@ -65,19 +65,29 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     if (!WEBSOCKET_KINDS.has(entry.workload.kind)) {
       throw new SvcError('bad_request', `${entry.workload.name} is an ${entry.workload.kind} workload: it answers HTTP, not WebSocket.`);
     }
-    const instance = options.upstreams.pick(entry.unit);
-    if (!instance) throw new SvcError('no_capacity', `no healthy container serves ${entry.workload.name} right now.`, { headers: { 'Retry-After': '1' } });
-    const upstream = await connectUpstream(instance, entry, request, url, match.rest, requestId, principal !== null);
+    // A session holds one slot for its whole life; an upgrade that cannot be admitted is refused before the handshake.
+    const gone = new AbortController();
+    socket.once('close', () => gone.abort());
+    const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, gone.signal);
+    let upstream: WebSocket;
+    try {
+      upstream = await connectUpstream(slot.instance, entry, request, url, match.rest, requestId, principal !== null);
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
     const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: () => upstream.protocol || false });
     server.handleUpgrade(request, socket, head, (client) => {
       server.close();
-      pipe(client, upstream);
+      pipe(client, upstream, slot);
     });
   }
 
-  function pipe(client: WebSocket, upstream: WebSocket): void {
+  function pipe(client: WebSocket, upstream: WebSocket, slot: Slot): void {
     const session = { client, upstream };
     sessions.add(session);
+    client.once('close', slot.release);
+    upstream.once('close', slot.release);
     alive.set(client, true);
     client.on('pong', () => alive.set(client, true));
     forward(client, upstream);

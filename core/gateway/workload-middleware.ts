@@ -2,6 +2,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
 import { checkAccess } from './access.js';
+import type { Admission } from './admission.js';
 import { checkContentLength, DEFAULT_MAX_BODY_BYTES, limitedBody } from './body-limit.js';
 import type { ForwardResponse, UpstreamPools } from './proxy.js';
 import { requestUrl } from './request-url.js';
@@ -12,6 +13,7 @@ import { upstreamError } from './upstream-error.js';
 export interface WorkloadMiddlewareOptions {
   readonly routes: RouteTable;
   readonly upstreams: UpstreamPools;
+  readonly admission: Admission;
   readonly plugins: PluginHost;
   /** Largest request body forwarded to a container (default `DEFAULT_MAX_BODY_BYTES`); larger ones get 413. */
   readonly maxBodyBytes?: number;
@@ -38,21 +40,16 @@ export function workloadMiddleware(options: WorkloadMiddlewareOptions): Middlewa
     ctx.state.principal = principal;
     checkRouteAndMethod(entry, match.rest, ctx.method);
 
-    const instance = options.upstreams.pick(entry.unit);
-    if (!instance) {
-      throw new SvcError('no_capacity', `no healthy container serves ${entry.workload.name} right now.`, {
-        hint: 'Its container may have crashed or exited; the workload logs say why.',
-        headers: { 'Retry-After': '1' },
-      });
-    }
-
     const abort = new AbortController();
-    // The response closing before it finished means the client went away: stop the upstream call.
+    // The response closing before it finished means the client went away: leave the queue, stop the upstream call.
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) abort.abort();
     });
+    const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, abort.signal);
+    // The slot is held until the answer has gone out (or the connection is gone).
+    ctx.res.once('close', slot.release);
     const search = ctx.querystring ? `?${ctx.querystring}` : '';
-    const response = await options.upstreams.forward(instance, {
+    const response = await options.upstreams.forward(slot.instance, {
       method: ctx.method,
       path: `${match.rest}${search}`,
       headers: ctx.headers,

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import type { DeploymentRef } from '../../../core/deployments/keys.js';
 import { createGateway } from '../../../core/gateway/app.js';
+import { Admission } from '../../../core/gateway/admission.js';
 import { UpstreamPools } from '../../../core/gateway/proxy.js';
 import { RouteTable } from '../../../core/gateway/route-table.js';
 import type { RouteEntry } from '../../../core/gateway/types.js';
@@ -74,10 +75,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const routes = new RouteTable();
   routes.add([routeEntry(endpoint({}, options.methods))]);
   const upstreams = new UpstreamPools(registry);
+  const admission = new Admission(registry);
   await registry.register({ id: 'c-1', service: UNIT, address: { kind: 'tcp', host: '127.0.0.1', port: containerPort }, capacity: 1, meta: {} });
 
   const reports: unknown[] = [];
-  const gateway = createGateway({ routes, upstreams, plugins: createPluginHost([]), report: (error) => reports.push(error), maxBodyBytes: options.maxBodyBytes });
+  const gateway = createGateway({ routes, upstreams, admission, plugins: createPluginHost([]), report: (error) => reports.push(error), maxBodyBytes: options.maxBodyBytes });
   const server = http.createServer(gateway.callback());
   const port = await listen(server);
   return {
@@ -87,6 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     seen,
     registry,
     async close() {
+      admission.close();
       await upstreams.close();
       for (const s of [server, container]) {
         s.closeAllConnections();

@@ -1,40 +1,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { SvcError } from '../../../core/errors.js';
-import { UpstreamPools } from '../../../core/gateway/proxy.js';
 import { upstreamError } from '../../../core/gateway/upstream-error.js';
-import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
-import type { Instance } from '../../../core/registry/types.js';
 import { type Harness, PREFIX, startHarness, UNIT, wait } from './harness.js';
-
-const instance = (id: string): Instance => ({ id, service: UNIT, address: { kind: 'unix', socketPath: `/tmp/${id}.sock` }, capacity: 1, meta: {} });
-
-describe('UpstreamPools#pick()', () => {
-  it('goes round robin over the healthy instances', async () => {
-    const registry = createEmbeddedRegistry();
-    const pools = new UpstreamPools(registry);
-    await registry.register(instance('a'));
-    await registry.register(instance('b'));
-    assert.deepEqual([pools.pick(UNIT), pools.pick(UNIT), pools.pick(UNIT)].map((i) => i?.id), ['a', 'b', 'a']);
-    assert.equal(pools.pick('unknown'), null);
-    await pools.close();
-  });
-
-  it('forgets a unit once it has no instances, so a redeploy starts afresh', async () => {
-    const registry = createEmbeddedRegistry();
-    const pools = new UpstreamPools(registry);
-    await registry.register(instance('a'));
-    await registry.register(instance('b'));
-    assert.equal(pools.pick(UNIT)?.id, 'a');
-    await registry.deregister('a');
-    await registry.deregister('b');
-    // Same unit key again (a redeploy): a pruned map starts at the first instance.
-    await registry.register(instance('a'));
-    await registry.register(instance('b'));
-    assert.equal(pools.pick(UNIT)?.id, 'a');
-    await pools.close();
-  });
-});
 
 describe('upstreamError()', () => {
   const codeOf = (error: unknown, clientGone = false) => upstreamError(error, clientGone).code;

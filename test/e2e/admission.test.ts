@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import type { Deployment } from '../../core/deployments/types.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import { packageRoot } from '../../core/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { testConfig } from '../helpers/config.js';
+
+/** Admission through the real gateway to a real container: capacity 2 (concurrency), queue 3. */
+describe('admission at max_pending_tasks (real container)', function () {
+  this.timeout(120_000);
+  let platform: Platform;
+  let deployment: Deployment;
+
+  before(async () => {
+    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'queue.py') });
+    platform = await startPlatform({ config: testConfig() });
+    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+  });
+  after(async () => platform?.close());
+
+  it('admits exactly capacity + max_pending_tasks of a burst; the rest get 429 queue_full with Retry-After', async () => {
+    const url = `${deployment.workloads[0]!.url}?seconds=0.5`;
+    for (let trial = 0; trial < 3; trial++) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const response = await fetch(url);
+          const body = (await response.json()) as { error?: { code: string } };
+          return { status: response.status, retryAfter: response.headers.get('retry-after'), code: body.error?.code };
+        }),
+      );
+      const ok = answers.filter((a) => a.status === 200);
+      const refused = answers.filter((a) => a.status === 429);
+      assert.equal(ok.length, 5, JSON.stringify(answers));
+      assert.equal(refused.length, 15);
+      for (const answer of refused) {
+        assert.equal(answer.code, 'queue_full');
+        assert.equal(answer.retryAfter, '1');
+      }
+    }
+  });
+});
