@@ -21,6 +21,9 @@ export const errorCodes = {
   manifest_failed: { status: 422, summary: 'Python could not load the app to describe it (syntax or import error, invalid option).' },
   config_invalid: { status: 400, summary: 'A configuration value (flag, SVC_* variable or config file) is invalid.' },
   payload_too_large: { status: 413, summary: 'The request body is larger than the gateway accepts.' },
+  bundle_invalid: { status: 422, summary: 'A code bundle is malformed or unsafe to extract; the error names the entry and the rule it breaks.' },
+  bundle_too_large: { status: 413, summary: 'A project or code bundle is larger than the configured limit (total size, one entry, or number of entries).' },
+  bundle_failed: { status: 422, summary: 'The project could not be bundled (missing folder, unreadable file); the message says which.' },
   headers_too_large: { status: 431, summary: 'The request headers are larger than the gateway accepts.' },
   // Like nginx's 499: logged, never sent, since nobody is left to read it.
   client_closed: { status: 499, summary: 'The client closed the connection before the answer was ready; nothing is sent.' },
@@ -32,6 +35,7 @@ export const errorCodes = {
   // Routing
   not_found: { status: 404, summary: 'No app, workload or route answers at this URL.' },
   method_not_allowed: { status: 405, summary: 'The workload does not accept this HTTP method; see the Allow header.' },
+  upgrade_required: { status: 426, summary: 'A realtime workload answers WebSocket connections only; a plain HTTP request gets this.' },
   conflict: { status: 409, summary: 'The request conflicts with something that exists (for example a URL another deployment uses).' },
 
   // Capacity and instances

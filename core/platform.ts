@@ -13,6 +13,7 @@ import { SvcError } from './errors.js';
 import { writeRawError } from './gateway/raw-error.js';
 import { authTokenPlugin } from '../plugins/auth-token/index.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
+import { createCodeBundles } from './bundles/service.js';
 import { MemoryTokenVerifier } from './auth/verifier.js';
 import { DeploymentManager } from './deployments/manager.js';
 import { createGateway } from './gateway/app.js';
@@ -82,7 +83,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
 
-  const deployments = new DeploymentManager({ plugins, images, driver, routes, baseUrl: () => url });
+  // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
+  const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
+  const deployments = new DeploymentManager({ plugins, images, driver, routes, baseUrl: () => url, bundles });
 
   let closing: Promise<void> | undefined;
   return {

@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config/load.js';
+import { formatBytes } from '../../core/bundles/format.js';
 import type { Deployment } from '../../core/deployments/types.js';
 import { loadManifest } from '../../core/manifest/load.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
@@ -48,7 +49,14 @@ export default async function serve(target: string, flags: ServeFlags): Promise<
     const deployment = await platform.deployments.deploy(
       { spec, source: { root: manifest.root, entry: spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null },
       (event) => {
-        if (event.type === 'image' && event.status === 'building') out.step(`image ${event.imageId}: preparing`);
+        if (event.type === 'bundle') {
+          if (event.status === 'packing') out.step(`bundling ${event.root}`);
+          else {
+            for (const warning of event.bundle.warnings) out.warn(`bundle: ${warning}`);
+            const { sha256, files, size } = event.bundle;
+            out.done(`bundle ${sha256.slice(0, 12)}: ${files} file${files === 1 ? '' : 's'}, ${formatBytes(size)}`);
+          }
+        } else if (event.type === 'image' && event.status === 'building') out.step(`image ${event.imageId}: preparing`);
         else if (event.type === 'image' && event.status === 'log') out.log(event.imageId, event.line, true);
         else if (event.type === 'image') out.done(`image ${event.imageId}: ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
         else if (event.status === 'ready') out.done(`${event.workload} is healthy`);

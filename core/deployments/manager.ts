@@ -1,3 +1,4 @@
+import type { BundleInfo, CodeBundles } from '../bundles/types.js';
 import { SvcError } from '../errors.js';
 import { workloadPrefix, workloadUrl } from '../gateway/urls.js';
 import type { RouteTable } from '../gateway/route-table.js';
@@ -29,6 +30,11 @@ export interface DeploymentManagerOptions {
   readonly routes: RouteTable;
   /** Base URL of the gateway, for the URLs printed to users. */
   readonly baseUrl: () => string;
+  /**
+   * Bundles the project and runs containers from its extracted copy, so that later edits do
+   * not change a running deployment. Without it, containers run from the project folder.
+   */
+  readonly bundles?: CodeBundles;
 }
 
 /**
@@ -63,6 +69,14 @@ export class DeploymentManager {
     // Before building or starting anything: a taken URL fails the deploy with nothing to undo.
     routes.assertFree(entries);
 
+    let source: SourceRef = request.source;
+    let bundle: BundleInfo | null = null;
+    if (this.#options.bundles) {
+      progress({ type: 'bundle', status: 'packing', root: request.source.root });
+      ({ source, bundle } = await this.#options.bundles.prepare(request.source));
+      progress({ type: 'bundle', status: 'ready', bundle });
+    }
+
     const built = new Map<string, BuiltImage>();
     for (const image of spec.images) {
       progress({ type: 'image', imageId: image.id, status: 'building' });
@@ -76,7 +90,7 @@ export class DeploymentManager {
       ref,
       workload,
       image: built.get(workload.image.id)!,
-      source: request.source,
+      source,
     }));
     try {
       await Promise.all(
@@ -98,7 +112,8 @@ export class DeploymentManager {
     const deployment: Deployment = {
       ref,
       spec,
-      source: request.source,
+      source,
+      bundle,
       units: units.map((u) => u.key),
       workloads: spec.workloads.map((w) => this.#describe(ref, w)),
       // The local driver runs plain process groups: cpu and memory are not limited there.

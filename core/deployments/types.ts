@@ -1,3 +1,4 @@
+import type { BundleInfo } from '../bundles/types.js';
 import type { JsonSchema } from '../manifest/types.js';
 import type { SourceRef } from '../scheduler/types.js';
 import type { AppSpec, WorkloadKind } from '../workload/types.js';
@@ -19,7 +20,10 @@ export interface DeployedWorkload {
 export interface Deployment {
   readonly ref: DeploymentRef;
   readonly spec: AppSpec;
+  /** Where the containers run the code from: the extracted bundle, or the project itself without bundles. */
   readonly source: SourceRef;
+  /** The code bundle the containers run; null when the manager runs the project folder itself. */
+  readonly bundle: BundleInfo | null;
   /** Deployment unit keys, one per served workload. */
   readonly units: readonly string[];
   readonly workloads: readonly DeployedWorkload[];
@@ -34,6 +38,8 @@ export interface Deployment {
 
 /** Progress of a deploy, for spinners and logs. */
 export type DeployProgress =
+  | { readonly type: 'bundle'; readonly status: 'packing'; readonly root: string }
+  | { readonly type: 'bundle'; readonly status: 'ready'; readonly bundle: BundleInfo }
   | { readonly type: 'image'; readonly imageId: string; readonly status: 'building' | 'built' | 'cached' }
   | { readonly type: 'image'; readonly imageId: string; readonly status: 'log'; readonly line: string }
   | { readonly type: 'workload'; readonly workload: string; readonly status: 'starting' | 'ready' };

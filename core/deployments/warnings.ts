@@ -1,7 +1,7 @@
 /**
  * Options the SDK accepts and validates but this version does not act on.
  * A deploy names each one a workload sets to a non-default value, so that
- * nobody believes `workers=4` or `memory="2Gi"` changed anything.
+ * nobody believes `keep_warm=300` or `memory="2Gi"` changed anything.
  */
 import { optionDefaults } from '../workload/defaults.js';
 import { formatMemoryMiB, parseMemoryMiB } from '../workload/memory.js';
@@ -12,7 +12,7 @@ export interface UnenforcedOptionsContext {
   readonly resourcesLimited: boolean;
 }
 
-/** One line per unenforced option of `workload`, e.g. `greet: workers=4 is not enforced yet: one process serves each container`. */
+/** One line per unenforced option of `workload`, e.g. `greet: keep_warm=300 is not enforced yet: containers run until the deployment stops`. */
 export function unenforcedOptions(workload: Workload, context: UnenforcedOptionsContext): string[] {
   const lines: string[] = [];
   const say = (option: string, value: unknown, why: string) => lines.push(`${workload.name}: ${option}=${pythonLiteral(value)} ${why}`);
@@ -24,7 +24,6 @@ export function unenforcedOptions(workload: Workload, context: UnenforcedOptions
 
   const endpoint = workload.kind === 'endpoint';
   const { scaling, http } = workload;
-  if (scaling.workers !== optionDefaults.workers) say('workers', scaling.workers, notYet('one process serves each container'));
   const autoscaler = changedAutoscalerFields(workload);
   if (autoscaler.length > 0) {
     const started = Math.max(1, scaling.autoscaler.minContainers);
@@ -33,9 +32,6 @@ export function unenforcedOptions(workload: Workload, context: UnenforcedOptions
   }
   if (scaling.keepWarmSeconds !== optionDefaults.keep_warm) {
     say(endpoint ? 'keep_warm' : 'keep_warm_seconds', scaling.keepWarmSeconds, notYet('containers run until the deployment stops'));
-  }
-  if (scaling.checkpointEnabled !== optionDefaults.checkpoint_enabled) {
-    say('checkpoint_enabled', scaling.checkpointEnabled, notYet('every container runs the imports and on_start itself'));
   }
   if (http?.domain) say('domain', http.domain, notYet(`custom domains are not served; use the workload's URL`));
   return lines;

@@ -1,12 +1,17 @@
 /**
  * Images: the environment a container runs in. The embedded default builds
- * one Python virtual environment per image spec; a cluster builder (later)
- * produces OCI images. Builds are content-addressed and cached.
+ * Python virtual environments in two layers (the runtime's own requirements,
+ * shared per Python version, and each image's packages); a cluster builder
+ * (later) produces OCI images. Builds are content-addressed and cached.
  */
 import type { ImageSpec } from '../workload/types.js';
 
 export interface BuiltImage {
-  /** Content address of what was built (spec + runtime requirements + builder version). */
+  /**
+   * Content address of the environment: for an image with packages, a hash
+   * of the Python version, the ordered package list, the runtime layer's key
+   * and the builder version; for one without, the runtime layer's own key.
+   */
   readonly key: string;
   /** The manifest's image id this build serves. */
   readonly imageId: string;
@@ -16,11 +21,22 @@ export interface BuiltImage {
   readonly path: string;
   /** True when the build was found in the cache. */
   readonly cached: boolean;
+  /**
+   * The shared environment holding the runtime's own requirements that this
+   * one sees (the venv builder's runtime layer); equal to `path` for an
+   * image without packages. Absent for builders without layers.
+   */
+  readonly runtimeLayer?: string;
 }
 
 export type BuildLog = (line: string) => void;
 
 export interface ImageBuilder {
   readonly name: string;
+  /**
+   * Builds the image or finds it in the cache. Calls for an image already
+   * being built join that build, and every caller's `log` gets the whole
+   * build log (a late caller first gets the lines so far).
+   */
   build(spec: ImageSpec, log: BuildLog): Promise<BuiltImage>;
 }

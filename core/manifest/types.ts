@@ -47,6 +47,8 @@ export interface ResourceOptions {
   cpu: number;
   /** `<integer>Mi` or `<integer>Gi`. */
   memory: string;
+  /** `__qualname__` of the function run once per worker before it takes requests; null without one. */
+  on_start: string | null;
 }
 
 /** Options every HTTP-served kind has. */

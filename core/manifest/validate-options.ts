@@ -54,6 +54,11 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
     case 'autoscaler':
       if (checkObject(value, issues)) checkAutoscaler(value, issues);
       return;
+    case 'callable':
+      if (value !== null && (typeof value !== 'string' || value === '')) {
+        issues.add(`must be null or the name of the on_start function (a non-empty string), got ${typeof value === 'string' ? '""' : jsonTypeName(value)}`);
+      }
+      return;
   }
 }
 

@@ -1,16 +1,30 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { splitLines } from './lines.js';
+
+/** How a process ended; both null when it is unknown (it never started, or it was not our child). */
+export interface ExitStatus {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export function describeExit(exit: ExitStatus): string {
+  if (exit.signal) return `signal ${exit.signal}`;
+  return exit.code === null ? 'an unknown status' : `code ${exit.code}`;
+}
 
 /**
- * A child process that leads its own process group (a container, an image
- * build), so that stopping it also stops everything it started: workers the
- * runtime forks, pip under `python -m venv`. Its stdin is a lifeline pipe: if
- * this Node process dies, even by SIGKILL, the pipe closes; the container
- * runtime exits on that EOF, so no container outlives the platform.
+ * A process that leads its own process group (a container, an image build),
+ * so that stopping it also stops everything it started: workers the runtime
+ * forks, pip under `python -m venv`. For a child we spawned, its stdin is a
+ * lifeline pipe: if this Node process dies, even by SIGKILL, the pipe
+ * closes; the container runtime exits on that EOF, so no container outlives
+ * the platform.
  */
 export interface ProcessGroup {
   readonly pid: number | undefined;
   /** Resolves once the leader exited and its output was read to the end. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<ExitStatus>;
   hasExited(): boolean;
   /** SIGTERM to the group, SIGKILL after `graceMs`. Resolves when the leader exited. */
   stop(graceMs: number): Promise<void>;
@@ -24,6 +38,8 @@ export interface SpawnGroupOptions {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly onLine: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** Opens a fourth pipe (fd 3 in the child) and passes each line the child writes to it. */
+  readonly onEventLine?: (text: string) => void;
 }
 
 export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
@@ -31,10 +47,10 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: options.onEventLine ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
   });
   let done = false;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+  const exited = new Promise<ExitStatus>((resolve) => {
     child.on('error', (error) => {
       options.onLine('stderr', `could not start ${options.command}: ${error.message}`);
       done = true;
@@ -46,18 +62,17 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
       resolve({ code, signal });
     });
   });
+  // A group whose leader is gone is finished: kill what is left at once, so that 'close'
+  // (which waits for every holder of the output pipes) does not wait for orphans to drain.
+  child.on('exit', () => signalGroup('SIGKILL'));
   splitLines(child.stdout, (text) => options.onLine('stdout', text));
   splitLines(child.stderr, (text) => options.onLine('stderr', text));
+  if (options.onEventLine) splitLines(child.stdio[3] as Readable | null, options.onEventLine);
   // The lifeline must not keep Node alive, and a write error on it is not ours to report.
   child.stdin?.on('error', () => {});
 
   function signalGroup(signal: NodeJS.Signals): void {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // The group is already gone.
-    }
+    if (child.pid !== undefined) signalProcessGroup(child.pid, signal);
   }
 
   return {
@@ -65,14 +80,7 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
     exited,
     hasExited: () => done,
     async stop(graceMs) {
-      if (!done) {
-        signalGroup('SIGTERM');
-        const timer = setTimeout(() => signalGroup('SIGKILL'), graceMs);
-        await exited;
-        clearTimeout(timer);
-      }
-      // Workers the leader forked may still be shutting down; make sure none stay.
-      signalGroup('SIGKILL');
+      await stopGroup(signalGroup, exited, () => done, graceMs);
       child.stdin?.destroy();
     },
     killNow() {
@@ -81,17 +89,23 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
   };
 }
 
-function splitLines(stream: NodeJS.ReadableStream | null, onLine: (text: string) => void): void {
-  if (!stream) return;
-  let rest = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop() ?? '';
-    for (const part of parts) onLine(part.replace(/\r$/, ''));
-  });
-  stream.on('end', () => {
-    if (rest) onLine(rest);
-    rest = '';
-  });
+/** kill(-pgid): a group that is already gone is not an error. */
+export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** SIGTERM, SIGKILL after `graceMs` if still running, and SIGKILL once more for stragglers. */
+export async function stopGroup(signal: (s: NodeJS.Signals) => void, exited: Promise<unknown>, done: () => boolean, graceMs: number): Promise<void> {
+  if (!done()) {
+    signal('SIGTERM');
+    const timer = setTimeout(() => signal('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+  // Workers the leader forked may still be shutting down; make sure none stay.
+  signal('SIGKILL');
 }

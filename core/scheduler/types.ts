@@ -26,12 +26,27 @@ export interface DeploymentUnit {
 
 export type ContainerState = 'starting' | 'healthy' | 'stopping' | 'exited';
 
+/** One worker process of a container; each is its own registry instance. */
+export interface WorkerStatus {
+  readonly index: number;
+  /** The worker's current process; undefined while it is down. */
+  readonly pid: number | undefined;
+  /** `<container>-w<index>`. */
+  readonly instanceId: string;
+  readonly socketPath: string;
+  readonly registered: boolean;
+}
+
 export interface ContainerStatus {
   readonly id: string;
   readonly unit: string;
   readonly state: ContainerState;
+  /** The container's main process, which supervises the workers and leads its process group. */
   readonly pid: number | undefined;
   readonly startedAt: Date;
+  /** `template`: forked from the unit's checkpoint template; `process`: started from scratch. */
+  readonly startedFrom: 'template' | 'process';
+  readonly workers: readonly WorkerStatus[];
 }
 
 export interface LogLine {

@@ -47,6 +47,7 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     name: workload.name,
     kind: workload.kind,
     handler: workload.handler,
+    onStart: workload.options.on_start,
     doc: workload.doc,
     image,
     resources: { cpu, memoryMiB },

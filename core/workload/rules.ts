@@ -44,7 +44,9 @@ export type OptionRule =
   | { readonly type: 'route' }
   | { readonly type: 'methods' }
   | { readonly type: 'domain' }
-  | { readonly type: 'autoscaler' };
+  | { readonly type: 'autoscaler' }
+  /** `on_start`: null, or the name (`__qualname__`) of the callable the SDK runs once per worker. */
+  | { readonly type: 'callable' };
 
 const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 const served = ['endpoint', 'asgi', 'realtime'] as const;
@@ -70,6 +72,7 @@ export const optionTable = Object.freeze({
   domain: { kinds: served, rule: { type: 'domain' } },
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
+  on_start: { kinds: all, rule: { type: 'callable' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;

@@ -49,6 +49,8 @@ export interface Workload {
   readonly kind: WorkloadKind;
   /** `__qualname__` of the decorated function; null for asgi. */
   readonly handler: string | null;
+  /** `__qualname__` of the `on_start` function each worker runs before it serves; null without one. */
+  readonly onStart: string | null;
   readonly doc: string | null;
   readonly image: ImageSpec;
   readonly resources: ResourceSpec;

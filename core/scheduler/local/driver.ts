@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { SvcError } from '../../errors.js';
-import { sdkPythonPath } from '../../paths.js';
+import { describeExit, spawnGroup, type ProcessGroup } from '../../processes/group.js';
 import type { ServiceRegistry } from '../../registry/types.js';
-import type { ContainerStatus, DeploymentUnit, LogSink, SchedulerDriver } from '../types.js';
-import { waitHealthy } from './health.js';
-import { spawnGroup, type ProcessGroup } from '../../processes/group.js';
+import type { ContainerStatus, DeploymentUnit, LogLine, LogSink, SchedulerDriver } from '../types.js';
+import { parseFrame } from './frames.js';
+import { containerArgs, runtimeEnv, workerSocketPaths } from './runtime-command.js';
 import { makeSocketDir } from './socket-dir.js';
+import { CheckpointTemplate, type TemplateState } from './template.js';
+import { WorkerSet } from './workers.js';
 
 export interface LocalDriverOptions {
   readonly registry: ServiceRegistry;
   readonly logs: LogSink;
-  /** How long a container may take to answer its health route. */
+  /** How long a container may take to answer its health route (and a template its imports and on_start). */
   readonly startTimeoutMs?: number;
   /** How long a stopping container may drain before it is killed. */
   readonly stopGraceMs?: number;
@@ -23,84 +24,159 @@ export interface LocalDriverOptions {
 interface Container {
   readonly id: string;
   readonly unit: DeploymentUnit;
-  readonly socketPath: string;
-  readonly group: ProcessGroup;
+  readonly workers: WorkerSet;
+  readonly socketPaths: readonly string[];
   readonly startedAt: Date;
-  state: ContainerStatus['state'];
   readonly recent: string[];
+  state: ContainerStatus['state'];
+  startedFrom: ContainerStatus['startedFrom'];
+  group: ProcessGroup | undefined;
+  /** The process group, once launched; undefined when a stop came first. */
+  launched: Promise<ProcessGroup | undefined>;
 }
 
-const RECENT_LINES = 30;
+export interface TemplateStatus {
+  readonly id: string;
+  readonly pid: number | undefined;
+  readonly state: TemplateState;
+}
 
 /**
  * The embedded driver: each container is a `python -m svc.runtime` process
- * group serving one workload on a Unix socket in a private folder.
+ * group — a supervisor and its workers, each worker on its own Unix socket
+ * in a private folder. A unit with `checkpoint_enabled` gets a template
+ * process that ran imports and on_start once; its containers are forked
+ * from it, or started from scratch when it cannot serve (said in the logs).
  */
 export interface LocalDriver extends SchedulerDriver {
   /** This driver's private socket folder; every container's command line names it. */
   readonly socketDir: string;
+  /** The unit's checkpoint template, when it has one. */
+  template(key: string): TemplateStatus | undefined;
 }
+
+const RECENT_LINES = 30;
+const FORK_TIMEOUT_MS = 10_000;
 
 export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   const units = new Map<string, DeploymentUnit>();
   const containers = new Map<string, Container>();
+  const templates = new Map<string, CheckpointTemplate>();
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const stopGraceMs = options.stopGraceMs ?? 5_000;
   const socketDir = makeSocketDir();
 
-  // Nothing async runs during 'exit': kill synchronously. The stdin lifeline covers SIGKILL of Node.
+  // Nothing async runs during 'exit': kill synchronously. The lifelines cover SIGKILL of Node.
   const killAll = () => {
-    for (const container of containers.values()) container.group.killNow();
+    for (const container of containers.values()) container.group?.killNow();
+    for (const template of templates.values()) template.killNow();
   };
   process.on('exit', killAll);
 
-  function log(container: Container, stream: 'stdout' | 'stderr' | 'system', text: string): void {
+  function emit(unit: string, container: string, stream: LogLine['stream'], text: string): void {
+    options.logs({ unit, container, stream, text, time: new Date() });
+  }
+
+  function log(container: Container, stream: LogLine['stream'], text: string): void {
     container.recent.push(text);
     if (container.recent.length > RECENT_LINES) container.recent.shift();
-    options.logs({ unit: container.unit.key, container: container.id, stream, text, time: new Date() });
+    emit(container.unit.key, container.id, stream, text);
+  }
+
+  function templateFor(unit: DeploymentUnit): CheckpointTemplate {
+    const existing = templates.get(unit.key);
+    if (existing?.unit === unit) return existing;
+    const template = new CheckpointTemplate({ unit, socketDir, startTimeoutMs, log: (id, stream, text) => emit(unit.key, id, stream, text) });
+    templates.set(unit.key, template);
+    return template;
+  }
+
+  async function stopTemplate(key: string): Promise<void> {
+    const template = templates.get(key);
+    templates.delete(key);
+    await template?.stop(stopGraceMs);
+  }
+
+  /** Forks the container from the unit's template when it has a usable one; else spawns it from scratch. */
+  async function launch(container: Container): Promise<ProcessGroup | undefined> {
+    const { unit, id, workers } = container;
+    const onEvent = (line: string) => {
+      const frame = parseFrame(line);
+      if (frame?.t === 'event') workers.onEvent(frame.event);
+    };
+    if (unit.workload.scaling.checkpointEnabled) {
+      const template = templateFor(unit);
+      const ready = await template.ready;
+      if (container.state === 'stopping') return undefined;
+      const why = ready === true ? template.unusable() : ready;
+      if (why === null) {
+        try {
+          const group = await template.fork({
+            container: id,
+            workers: unit.workload.scaling.workers,
+            onLine: (stream, text) => log(container, stream, text),
+            onEvent: (event) => workers.onEvent(event),
+            timeoutMs: Math.min(startTimeoutMs, FORK_TIMEOUT_MS),
+          });
+          container.startedFrom = 'template';
+          log(container, 'system', `container ${id} forked from checkpoint template ${template.id} (pid ${group.pid})`);
+          return group;
+        } catch (error) {
+          log(container, 'system', `checkpoint template ${template.id} could not start container ${id} (${(error as Error).message}); starting it without the checkpoint`);
+        }
+      } else {
+        log(container, 'system', `checkpoint template of ${unit.workload.name} cannot be used (${why}); starting container ${id} without it: imports and on_start run in it`);
+      }
+    }
+    if (container.state === 'stopping') return undefined;
+    return spawnGroup({
+      command: unit.image.pythonPath,
+      args: containerArgs(unit, socketDir, id),
+      cwd: unit.source.root,
+      env: runtimeEnv(unit),
+      onLine: (stream, text) => log(container, stream, text),
+      onEventLine: onEvent,
+    });
   }
 
   async function startContainer(unit: DeploymentUnit): Promise<void> {
     const id = `c-${randomBytes(5).toString('hex')}`;
-    const socketPath = path.join(socketDir, `${id}.sock`);
-    rmSync(socketPath, { force: true });
-    const { workload, source } = unit;
+    const socketPaths = workerSocketPaths(socketDir, id, unit.workload.scaling.workers);
     let container: Container | undefined;
-    const group = spawnGroup({
-      command: unit.image.pythonPath,
-      args: ['-m', 'svc.runtime', '--root', source.root, '--entry', source.entry, '--workload', workload.name, '--socket', socketPath],
-      cwd: source.root,
-      env: runtimeEnv(unit),
-      onLine: (stream, text) => container && log(container, stream, text),
+    const workers = new WorkerSet({
+      containerId: id,
+      unit,
+      socketPaths,
+      registry: options.registry,
+      log: (text) => container && log(container, 'system', text),
+      restartTimeoutMs: startTimeoutMs,
     });
-    container = { id, unit, socketPath, group, startedAt: new Date(), state: 'starting', recent: [] };
+    container = { id, unit, workers, socketPaths, startedAt: new Date(), recent: [], state: 'starting', startedFrom: 'process', group: undefined, launched: Promise.resolve(undefined) };
     containers.set(id, container);
-    log(container, 'system', `starting container ${id} for ${workload.name}`);
+    log(container, 'system', `starting container ${id} for ${unit.workload.name} (${socketPaths.length} worker${socketPaths.length === 1 ? '' : 's'})`);
+    container.launched = launch(container);
+    const group = (container.group = await container.launched);
 
-    const outcome = await waitHealthy({ socketPath, timeoutMs: startTimeoutMs, cancelled: () => group.hasExited() || container!.state === 'stopping' });
+    const outcome = group
+      ? await workers.waitHealthy(startTimeoutMs, () => group.hasExited() || container!.state === 'stopping')
+      : 'cancelled';
     // A stop may have begun while the last probe was in flight: never register a stopping container.
-    if (outcome !== 'healthy' || container.state !== 'starting') {
-      const reason = group.hasExited() ? `exited with ${describeExit(await group.exited)}` : outcome === 'timeout' ? `did not become healthy within ${startTimeoutMs / 1000} s` : 'was stopped while starting';
+    if (!group || outcome !== 'healthy' || container.state !== 'starting') {
+      const reason = group?.hasExited() ? `exited with ${describeExit(await group.exited)}` : outcome === 'timeout' ? `did not become healthy within ${startTimeoutMs / 1000} s` : 'was stopped while starting';
       await stopContainer(container);
-      throw new SvcError('container_failed', `container ${id} of ${workload.name} ${reason}.${container.recent.length ? `\nLast log lines:\n${container.recent.join('\n')}` : ''}`, {
+      throw new SvcError('container_failed', `container ${id} of ${unit.workload.name} ${reason}.${container.recent.length ? `\nLast log lines:\n${container.recent.join('\n')}` : ''}`, {
         details: { unit: unit.key, container: id, logs: [...container.recent] },
       });
     }
     container.state = 'healthy';
     log(container, 'system', `container ${id} is healthy`);
-    await options.registry.register({
-      id,
-      service: unit.key,
-      address: { kind: 'unix', socketPath },
-      capacity: workload.scaling.workers * workload.scaling.concurrency,
-      meta: { app: unit.ref.app, workload: workload.name, stage: unit.ref.stage, workspace: unit.ref.workspace },
-    });
+    await workers.register();
     void group.exited.then(async (exit) => {
-      if (container!.state === 'stopping') return;
+      if (container!.state === 'stopping' || container!.state === 'exited') return;
       container!.state = 'exited';
       containers.delete(id);
-      rmSync(socketPath, { force: true });
-      await options.registry.deregister(id);
+      removeSockets(container!);
+      await workers.deregister();
       const reason = `exited unexpectedly with ${describeExit(exit)}`;
       log(container!, 'system', `container ${id} ${reason}`);
       options.onContainerExit?.(unit, id, reason);
@@ -109,11 +185,12 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
 
   async function stopContainer(container: Container): Promise<void> {
     container.state = 'stopping';
-    await options.registry.deregister(container.id);
-    await container.group.stop(stopGraceMs);
+    await container.workers.deregister();
+    const group = await container.launched;
+    await group?.stop(stopGraceMs);
     container.state = 'exited';
     containers.delete(container.id);
-    rmSync(container.socketPath, { force: true });
+    removeSockets(container);
   }
 
   function containersOf(key: string): Container[] {
@@ -124,7 +201,10 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     name: 'local',
     socketDir,
     async submit(unit) {
+      const previous = units.get(unit.key);
       units.set(unit.key, unit);
+      // A new version of the unit needs a new template: the old one holds the old code and on_start.
+      if (previous && previous !== unit) await stopTemplate(unit.key);
     },
     async scale(key, count) {
       const unit = units.get(key);
@@ -141,15 +221,20 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     },
     async remove(key) {
       units.delete(key);
-      await Promise.all([...containers.values()].filter((c) => c.unit.key === key).map(stopContainer));
+      // Together: a container still waiting for the template's on_start gives up once the template stops.
+      await Promise.all([...[...containers.values()].filter((c) => c.unit.key === key).map(stopContainer), stopTemplate(key)]);
     },
     status(key) {
       return [...containers.values()]
         .filter((c) => c.unit.key === key)
-        .map((c) => ({ id: c.id, unit: key, state: c.state, pid: c.group.pid, startedAt: c.startedAt }));
+        .map((c) => ({ id: c.id, unit: key, state: c.state, pid: c.group?.pid, startedAt: c.startedAt, startedFrom: c.startedFrom, workers: c.workers.status() }));
+    },
+    template(key) {
+      const template = templates.get(key);
+      return template && { id: template.id, pid: template.pid, state: template.state };
     },
     async close() {
-      await Promise.all([...containers.values()].map(stopContainer));
+      await Promise.all([...[...containers.values()].map(stopContainer), ...[...templates.keys()].map(stopTemplate)]);
       units.clear();
       process.off('exit', killAll);
       rmSync(socketDir, { recursive: true, force: true });
@@ -157,17 +242,6 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   };
 }
 
-function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
-  env.PYTHONPATH = sdkPythonPath;
-  env.SVC_APP = unit.ref.app;
-  env.SVC_WORKLOAD = unit.workload.name;
-  env.SVC_STAGE = unit.ref.stage;
-  env.SVC_WORKSPACE = unit.ref.workspace;
-  delete env.VIRTUAL_ENV;
-  return env;
-}
-
-function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null }): string {
-  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+function removeSockets(container: Container): void {
+  for (const socketPath of container.socketPaths) rmSync(socketPath, { force: true });
 }

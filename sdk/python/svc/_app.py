@@ -39,12 +39,13 @@ def _app_decorator(kind: str, doc: str):  # the return type is the decorator bel
         authorized: bool = True,
         domain: str | None = None,
         keep_warm_seconds: int = 60,
+        on_start: Callable[[], Any] | None = None,
         **unknown: Any,
     ) -> Any:
         options = dict(
             cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
             autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds,
+            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
         )
         return self._declare(kind, target, name, image, options, unknown)
 
@@ -97,6 +98,7 @@ class App:
         image: Image | None = None,
         cpu: float = 1.0,
         memory: str = "512Mi",
+        on_start: Callable[[], Any] | None = None,
         **unknown: Any,
     ) -> Any:
         """Declares a function: Python code run on demand with ``svc run`` or in-process.
@@ -110,7 +112,7 @@ class App:
             def square(x: int) -> int:
                 return x * x
         """
-        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory), unknown)
+        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start), unknown)
 
     def endpoint(
         self,
@@ -131,6 +133,7 @@ class App:
         authorized: bool = True,
         domain: str | None = None,
         keep_warm: int = 60,
+        on_start: Callable[[], Any] | None = None,
         **unknown: Any,
     ) -> Any:
         """Declares an HTTP endpoint: each request calls the function once.
@@ -150,6 +153,7 @@ class App:
             route=route, methods=methods, cpu=cpu, memory=memory, workers=workers,
             concurrency=concurrency, autoscaler=autoscaler, max_pending_tasks=max_pending_tasks,
             checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
+            on_start=on_start,
         )
         return self._declare("endpoint", fn, name, image, options, unknown)
 

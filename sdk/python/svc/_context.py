@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
 class Context:
-    """Request details, passed to a handler that declares a parameter named ``context``.
+    """Request details, passed to a handler that declares a parameter named ``context``,
+    with the value the workload's ``on_start`` returned.
 
     ``context`` is reserved: it is left out of the workload's argument schema and
     the runtime fills it in. With ``.local()`` or a plain call, pass it yourself or
@@ -16,9 +17,13 @@ class Context:
 
     Example::
 
-        @app.endpoint(route="/whoami")
+        def load_model() -> dict:
+            return {"weights": [0.5, 1.5]}
+
+        @app.endpoint(route="/whoami", on_start=load_model)
         def whoami(context: svc.Context) -> dict:
-            return {"workload": context.workload, "request_id": context.request_id}
+            model = context.on_start_value
+            return {"workload": context.workload, "request_id": context.request_id, "model": model}
     """
 
     workload: str
@@ -31,3 +36,5 @@ class Context:
     """Request headers, names lower-cased; repeated headers joined with ', '."""
     request_id: str | None = None
     """The ``x-request-id`` header, when the gateway or the client sent one."""
+    on_start_value: Any = None
+    """What the workload's ``on_start`` returned in this worker; None without ``on_start``."""

@@ -14,6 +14,8 @@ check that both agree on every option, default and bound.
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -111,6 +113,43 @@ def _domain(value: Any) -> str:
     return value
 
 
+@_checks.describe(type="callable")
+def _on_start(value: Any) -> Any:
+    example = "pass a function that takes no arguments, e.g. on_start=load_model"
+    if not callable(value) or isinstance(value, (str, bytes)):
+        raise Problem(f"is a {_checks.type_name(value)}, not a callable: {example}")
+    target = value.func if isinstance(value, functools.partial) else value
+    if inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target):
+        raise Problem(
+            "is an async function: on_start runs before the server's event loop starts, so it must be a "
+            "plain function; create event-loop objects (clients, pools) in the handler instead"
+        )
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):  # some builtins have no signature: nothing to check
+        return value
+    required = [
+        p.name for p in signature.parameters.values()
+        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if required:
+        names = ", ".join(repr(name) for name in required)
+        raise Problem(
+            f"takes required arguments ({names}), but svc calls on_start with none: give them defaults "
+            "or wrap the call in a function without parameters"
+        )
+    return value
+
+
+def callable_name(value: Any) -> str:
+    """How the manifest names a callable: its ``__qualname__`` (``load``, ``Model.load``,
+    ``make.<locals>.load``); a ``functools.partial`` by its function; an object by its class."""
+    if isinstance(value, functools.partial):
+        return callable_name(value.func)
+    name = getattr(value, "__qualname__", None)
+    return name if isinstance(name, str) and name else type(value).__qualname__
+
+
 @dataclass(frozen=True)
 class Option:
     """One decorator option: its default, its check and its documentation."""
@@ -183,6 +222,12 @@ OPTIONS: Mapping[str, Option] = {
         Option("keep_warm_seconds", "int", 60, _checks.integer(0, 86400),
                "Seconds an idle container stays up before it may be stopped, 0 to 86400.",
                "keep_warm_seconds=300"),
+        Option("on_start", "Callable[[], Any] | None", None, _checks.optional(_on_start),
+               "A plain function called once in each worker before it takes requests, with no "
+               "arguments (set up models, caches, connections). Its return value reaches the "
+               "handler as context.on_start_value. If it raises, the worker does not start and "
+               "the traceback goes to the workload logs.",
+               "on_start=load_model"),
     )
 }
 
@@ -191,10 +236,10 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED,
-    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm",),
-    "asgi": _ASGI,
-    "realtime": _ASGI,
+    "function": _SERVED + ("on_start",),
+    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start"),
+    "asgi": _ASGI + ("on_start",),
+    "realtime": _ASGI + ("on_start",),
 }
 
 DECORATORS: Mapping[str, str] = {
@@ -268,10 +313,13 @@ def parameters_doc(kind: str) -> str:
     return "\n".join(lines)
 
 
-def _wire(value: Any) -> Any:
-    """A default as the manifest writes it."""
+def manifest_value(option: str, value: Any) -> Any:
+    """An option's value as the manifest writes it: an Autoscaler as an object, a tuple as a
+    list, ``on_start`` as the callable's name (``callable_name``) or null."""
     if isinstance(value, Autoscaler):
         return value.to_dict()
+    if option == "on_start" and value is not None:
+        return callable_name(value)
     return list(value) if isinstance(value, tuple) else value
 
 
@@ -281,7 +329,8 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
     Each rule holds ``default`` (as the manifest writes it) and ``type``: ``number`` and
     ``integer`` with ``min`` and ``max``; ``memory`` with ``min_mib`` and ``max_mib``;
     ``methods`` with ``allowed``; ``route`` with ``reserved_prefix``; ``boolean``;
-    ``domain`` with ``nullable``; ``autoscaler`` with ``fields``, each field's own
+    ``domain`` with ``nullable``; ``callable`` (``on_start``, written as the callable's name) with
+    ``nullable``; ``autoscaler`` with ``fields``, each field's own
     ``default`` and integer rule. The bounds are read from the checks themselves, so
     this is what the decorators enforce. Options and kinds come in manifest order.
 
@@ -292,7 +341,7 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
     """
     return {
         kind: {
-            option: {"default": _wire(OPTIONS[option].default), **_checks.rule_of(OPTIONS[option].check)}
+            option: {"default": manifest_value(option, OPTIONS[option].default), **_checks.rule_of(OPTIONS[option].check)}
             for option in options
         }
         for kind, options in KIND_OPTIONS.items()

@@ -96,13 +96,13 @@ SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "
 
 
 @pytest.mark.parametrize("kind,defaults", [
-    ("function", {"cpu": 1.0, "memory": "512Mi"}),
+    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None}),
     ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
-                  "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60}),
+                  "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None}),
     ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
-              "keep_warm_seconds": 60}),
+              "keep_warm_seconds": 60, "on_start": None}),
     ("realtime", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
-                  "keep_warm_seconds": 60}),
+                  "keep_warm_seconds": 60, "on_start": None}),
 ])
 def test_every_option_of_a_kind_gets_its_default_in_manifest_order(app, kind, defaults):
     options = declare(app, kind)

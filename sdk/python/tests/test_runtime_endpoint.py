@@ -387,26 +387,6 @@ def test_bytes_are_sent_raw_as_octet_stream(app):
     assert (reply.status, reply.headers["content-type"], reply.body) == (200, "application/octet-stream", b"\x00\x01raw")
 
 
-def test_a_generator_is_streamed_as_one_json_array(app):
-    def count(n: int):
-        for i in range(n):
-            yield {"i": i}
-
-    handler = serve(count)
-    reply = call_asgi(handler, "GET", "/", query="n=3")
-    assert reply.complete and reply.json() == [{"i": 0}, {"i": 1}, {"i": 2}]
-    assert "content-length" not in reply.headers
-    assert call_asgi(handler, "GET", "/", query="n=0").json() == []
-
-
-def test_an_async_generator_is_streamed_too(app):
-    async def count(n: int = 2):
-        for i in range(n):
-            yield i
-
-    assert call_asgi(serve(count), "GET", "/").json() == [0, 1]
-
-
 # Failures in user code
 
 def test_an_exception_is_500_handler_error_with_the_traceback_on_stderr(app, capfd):
@@ -432,24 +412,11 @@ def test_a_result_without_a_json_form_is_500(app, capfd):
     assert "a object cannot be sent as JSON: return a dataclass" in capfd.readouterr().err
 
 
-def test_a_generator_failing_midway_leaves_the_response_unfinished(app, capfd):
-    def count():
-        yield 1
-        raise RuntimeError("midway")
-
-    reply = call_asgi(serve(count), "GET", "/")
-    assert reply.status == 200 and not reply.complete and reply.body == b"[1"
-    assert "RuntimeError: midway" in capfd.readouterr().err
-
-
 # The app itself
 
-def test_only_endpoints_are_served_so_far(app):
-    @app.function
-    def f() -> None: ...
-
-    with pytest.raises(ValueError, match="'f' is a function; this runtime serves only endpoint workloads"):
-        create_app(f.workload)
+def test_create_app_refuses_what_is_not_a_workload(app):
+    with pytest.raises(ValueError, match="create_app takes a svc workload"):
+        create_app("greet")
 
 
 def test_lifespan_messages_are_acknowledged(app):

@@ -18,8 +18,11 @@ def typescript_codes() -> dict[str, int]:
     return {code: int(status) for code, status in re.findall(r"^\s*(\w+): \{ status: (\d+),", ERRORS_TS.read_text(), re.M)}
 
 
-def test_the_runtime_uses_exactly_its_three_codes():
-    assert ERROR_CODES == {"invalid_json": 400, "invalid_arguments": 422, "handler_error": 500}
+def test_the_runtime_uses_exactly_its_codes():
+    assert ERROR_CODES == {
+        "bad_request": 400, "invalid_json": 400, "method_not_allowed": 405, "upgrade_required": 426,
+        "invalid_arguments": 422, "handler_error": 500,
+    }
 
 
 def test_every_runtime_code_is_in_core_errors_ts_with_the_same_status():

@@ -60,13 +60,6 @@ def test_an_unknown_workload_exits_2_listing_the_workloads(write_module, tmp_pat
     assert "app 'demo' has no workload named 'nope' (it has: greet, square)" in result.stderr
 
 
-def test_a_kind_not_served_yet_exits_2(write_module, tmp_path):
-    write_module(APP)
-    result = runtime(tmp_path, "square", tmp_path / "s.sock")
-    assert result.returncode == 2
-    assert "'square' is a function; this runtime serves only endpoint workloads so far" in result.stderr
-
-
 def test_missing_arguments_exit_2():
     assert run_python("-m", "svc.runtime", "--root", ".").returncode == 2
 

@@ -28,6 +28,7 @@ export function endpoint(overrides: Partial<Workload> = {}, methods: string[] = 
     name: 'w',
     kind: 'endpoint',
     handler: 'w',
+    onStart: null,
     doc: null,
     image: { id: 'img-1', pythonVersion: '3.11', pythonPackages: [] },
     resources: { cpu: 1, memoryMiB: 512 },

@@ -26,7 +26,7 @@ export function sampleManifest(): ManifestV1 {
         handler: 'square',
         image: numpyImageId,
         doc: null,
-        options: { cpu: 0.5, memory: '2Gi' },
+        options: { cpu: 0.5, memory: '2Gi', on_start: null },
         parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'], additionalProperties: false },
         returns: { type: 'integer' },
       },
@@ -40,6 +40,7 @@ export function sampleManifest(): ManifestV1 {
           cpu: 1.0, memory: '512Mi', route: '/greet', methods: ['POST'], workers: 2, concurrency: 4,
           autoscaler: { max_containers: 5, tasks_per_container: 8, min_containers: 1 },
           max_pending_tasks: 50, checkpoint_enabled: true, authorized: false, domain: 'api.example.com', keep_warm: 120,
+          on_start: 'load_model',
         },
         parameters: {
           type: 'object',
@@ -57,7 +58,7 @@ export function sampleManifest(): ManifestV1 {
         doc: null,
         options: {
           cpu: 2, memory: '1Gi', workers: 1, concurrent_requests: 100, autoscaler,
-          max_pending_tasks: 100, checkpoint_enabled: false, authorized: true, domain: null, keep_warm_seconds: 300,
+          max_pending_tasks: 100, checkpoint_enabled: false, authorized: true, domain: null, keep_warm_seconds: 300, on_start: null,
         },
         parameters: null,
         returns: null,
@@ -71,6 +72,7 @@ export function sampleManifest(): ManifestV1 {
         options: {
           cpu: 0.25, memory: '256Mi', workers: 3, concurrent_requests: 10, autoscaler,
           max_pending_tasks: 0, checkpoint_enabled: false, authorized: true, domain: null, keep_warm_seconds: 0,
+          on_start: 'Chat.<locals>.connect',
         },
         parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
         returns: { type: 'array', items: { type: 'string' }, 'x-svc-stream': true },

@@ -48,11 +48,13 @@ describe('createLocalDriver()', function () {
     await t.driver.submit(unit);
     await t.driver.scale(unit.key, 2);
     const instances = t.registry.instances(unit.key);
-    assert.equal(instances.length, 2);
-    assert.notDeepEqual(instances[0]!.address, instances[1]!.address, 'each container has its own socket');
-    assert.equal(instances[0]!.capacity, hello.scaling.workers * hello.scaling.concurrency);
-    assert.deepEqual(t.driver.status(unit.key).map((c) => c.state), ['healthy', 'healthy']);
-    assert.equal(pidsMatching(t.marker).length, 2);
+    assert.equal(instances.length, 2, 'one instance per worker, one worker per container');
+    assert.notDeepEqual(instances[0]!.address, instances[1]!.address, 'each worker has its own socket');
+    assert.equal(instances[0]!.capacity, hello.scaling.concurrency);
+    const status = t.driver.status(unit.key);
+    assert.deepEqual(status.map((c) => c.state), ['healthy', 'healthy']);
+    assert.deepEqual(instances.map((i) => i.id).sort(), status.map((c) => `${c.id}-w0`).sort());
+    assert.equal(pidsMatching(t.marker).length, 4, 'a supervisor and a worker per container');
 
     await t.driver.scale(unit.key, 1);
     assert.equal(t.registry.instances(unit.key).length, 1);

@@ -22,21 +22,21 @@ const expected: AppSpec = {
   images: [image],
   workloads: [
     {
-      app: 'quickstart', name: 'square', kind: 'function', handler: 'square', doc: 'Squares a number.', image, resources,
+      app: 'quickstart', name: 'square', kind: 'function', handler: 'square', onStart: null, doc: 'Squares a number.', image, resources,
       http: null,
       scaling,
       parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'], additionalProperties: false },
       returns: { type: 'integer' },
     },
     {
-      app: 'quickstart', name: 'hello', kind: 'endpoint', handler: 'hello', doc: 'Says hello to whoever asks.', image, resources,
+      app: 'quickstart', name: 'hello', kind: 'endpoint', handler: 'hello', onStart: null, doc: 'Says hello to whoever asks.', image, resources,
       http: { route: '/hello', methods: ['GET'], authorized: false, domain: null },
       scaling,
       parameters: { type: 'object', properties: { name: { type: 'string', default: 'world' } }, required: [], additionalProperties: false },
       returns: { type: 'object' },
     },
     {
-      app: 'quickstart', name: 'greet', kind: 'endpoint', handler: 'greet', doc: 'Greets someone by name.', image, resources,
+      app: 'quickstart', name: 'greet', kind: 'endpoint', handler: 'greet', onStart: null, doc: 'Greets someone by name.', image, resources,
       http: { route: '/greet', methods: ['POST'], authorized: true, domain: null },
       scaling,
       parameters: {

@@ -18,7 +18,7 @@ describe('resolveApp()', () => {
       images: [plainImage, numpyImage],
       workloads: [
         {
-          app: 'sample', name: 'square', kind: 'function', handler: 'square', doc: null, image: numpyImage,
+          app: 'sample', name: 'square', kind: 'function', handler: 'square', onStart: null, doc: null, image: numpyImage,
           resources: { cpu: 0.5, memoryMiB: 2048 },
           http: null,
           scaling: { workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: singleContainer },
@@ -26,7 +26,7 @@ describe('resolveApp()', () => {
           returns: { type: 'integer' },
         },
         {
-          app: 'sample', name: 'greet', kind: 'endpoint', handler: 'greet', doc: 'Greets someone by name.', image: plainImage,
+          app: 'sample', name: 'greet', kind: 'endpoint', handler: 'greet', onStart: 'load_model', doc: 'Greets someone by name.', image: plainImage,
           resources: { cpu: 1, memoryMiB: 512 },
           http: { route: '/greet', methods: ['POST'], authorized: false, domain: 'api.example.com' },
           scaling: {
@@ -42,7 +42,7 @@ describe('resolveApp()', () => {
           returns: { type: 'object', title: 'Greeting', properties: { text: { type: 'string' } }, required: ['text'] },
         },
         {
-          app: 'sample', name: 'web', kind: 'asgi', handler: null, doc: null, image: plainImage,
+          app: 'sample', name: 'web', kind: 'asgi', handler: null, onStart: null, doc: null, image: plainImage,
           resources: { cpu: 2, memoryMiB: 1024 },
           http: { route: '/', methods: [], authorized: true, domain: null },
           scaling: { workers: 1, concurrency: 100, maxPendingTasks: 100, keepWarmSeconds: 300, checkpointEnabled: false, autoscaler: singleContainer },
@@ -50,7 +50,7 @@ describe('resolveApp()', () => {
           returns: null,
         },
         {
-          app: 'sample', name: 'chat', kind: 'realtime', handler: 'Chat.on_message', doc: 'Echoes messages.', image: plainImage,
+          app: 'sample', name: 'chat', kind: 'realtime', handler: 'Chat.on_message', onStart: 'Chat.<locals>.connect', doc: 'Echoes messages.', image: plainImage,
           resources: { cpu: 0.25, memoryMiB: 256 },
           http: { route: '/', methods: [], authorized: true, domain: null },
           scaling: { workers: 3, concurrency: 10, maxPendingTasks: 0, keepWarmSeconds: 0, checkpointEnabled: false, autoscaler: singleContainer },

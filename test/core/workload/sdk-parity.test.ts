@@ -37,12 +37,24 @@ const pythonScript = `
 import json, sys
 from svc import Autoscaler
 from svc._checks import Problem
-from svc._options import OPTIONS, describe_options
+from svc._options import OPTIONS, describe_options, manifest_value
 from svc.exceptions import InvalidOptionError
+
+def given(option, value):
+    """What a user would pass for this manifest value: on_start's name names a function."""
+    if option != "on_start" or value is None:
+        return value
+    def target():
+        pass
+    target.__qualname__ = value  # TypeError unless a str
+    return target
 
 def writes_as_is(option, value):
     try:
-        kept = Autoscaler(**value).to_dict() if option == "autoscaler" else OPTIONS[option].check(value)
+        if option == "autoscaler":
+            kept = Autoscaler(**value).to_dict()
+        else:
+            kept = manifest_value(option, OPTIONS[option].check(given(option, value)))
     except (Problem, InvalidOptionError, TypeError):
         return False
     return kept == value
@@ -71,6 +83,7 @@ function platformTable(): Table {
       case 'route':
         return { ...base, reserved_prefix: reservedRoutePrefix };
       case 'domain':
+      case 'callable':
         return { ...base, nullable: true };
       case 'boolean':
         return base;
@@ -157,6 +170,8 @@ function probesFor(name: OptionName): unknown[] {
         null, 3,
       ];
     }
+    case 'callable':
+      return [null, 'load', 'Model.load', 'make.<locals>.load', '<lambda>', '', 5, true, [], {}];
   }
 }
 

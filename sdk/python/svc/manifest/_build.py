@@ -9,8 +9,8 @@ from typing import Any
 
 from .. import __version__
 from .._app import App
-from .._autoscaler import Autoscaler
 from .._image import Image, current_python_version
+from .._options import manifest_value
 from .._schema import parameters_schema, returns_schema
 from .._workloads import Workload
 
@@ -36,7 +36,7 @@ def _image_entry(image: Image | None) -> dict[str, Any]:
 
 
 def _options_entry(options: dict[str, Any]) -> dict[str, Any]:
-    return {key: value.to_dict() if isinstance(value, Autoscaler) else value for key, value in options.items()}
+    return {key: manifest_value(key, value) for key, value in options.items()}
 
 
 def _doc(target: Any) -> str | None:

@@ -1,68 +1,105 @@
-"""``python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket PATH``
+"""``python -m svc.runtime``: one container, or the checkpoint template of a workload.
 
-Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed;
-2 wrong arguments, no App, no such workload or a kind not served yet;
+    python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket PATH
+    python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket-dir DIR --container ID [--workers N]
+    python -m svc.runtime template --root DIR --entry MODULE --workload NAME --control PATH
+
+The first form serves one worker on PATH; the second ``N`` workers (default: the workload's
+``workers`` option), worker ``i`` on ``DIR/ID-w<i>.sock``. This process imports the app once,
+then forks the workers and supervises them. ``--events-fd FD`` names a pipe for the platform's
+machine-readable events (one JSON object per line).
+
+Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed, or a worker
+kept failing; 2 wrong arguments, no App, no such workload or a kind not served yet;
 3 the user's module failed to import (traceback on stderr, socket never bound);
-4 the runtime's own dependencies (uvicorn) are missing.
+4 the runtime's own dependencies (uvicorn) are missing; 5 ``on_start`` failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from .._tracebacks import format_user_traceback
-from .._loading import EntryError, find_app, import_entry
-from . import create_app
+from ._frames import FrameWriter
+from ._lifeline import has_lifeline
+from ._startup import Exit, load_workload, preload_server, require_server
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m svc.runtime", description="Serve one svc workload.")
+def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", required=True, help="project root: the folder to import the entry module from")
     parser.add_argument("--entry", required=True, help="module that defines the svc.App, e.g. app or pkg.app")
     parser.add_argument("--workload", required=True, help="name of the workload to serve")
-    parser.add_argument("--socket", required=True, help="path of the Unix socket to listen on")
+    parser.add_argument("--events-fd", type=int, default=None, help="pipe for events to the platform (JSON lines)")
+
+
+def _container_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m svc.runtime", description="Serve one svc workload.")
+    _common(parser)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--socket", help="path of the Unix socket of the one worker")
+    where.add_argument("--socket-dir", help="folder of the workers' sockets (<container>-w<i>.sock)")
+    parser.add_argument("--container", help="container id, names the sockets (with --socket-dir)")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: the workload's option)")
     return parser
 
 
-def _say(message: str) -> None:
-    print(f"svc runtime: {message}", file=sys.stderr, flush=True)
+def _template_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m svc.runtime template",
+                                     description="Warm a workload once and fork containers from it.")
+    _common(parser)
+    parser.add_argument("--control", required=True, help="Unix socket to take fork requests on")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if hasattr(sys.stdout, "reconfigure"):  # the user's prints reach the logs line by line
-        sys.stdout.reconfigure(line_buffering=True)
+    argv = sys.argv[1:] if argv is None else argv
+    template = argv[:1] == ["template"]
+    parser = _template_parser() if template else _container_parser()
+    args = parser.parse_args(argv[1:] if template else argv)
+    if not template:
+        _check_placement(parser, args)
+    for stream in (sys.stdout, sys.stderr):
+        # Line by line, each line in one write: the workers share these pipes, and a line
+        # written in pieces (print writes its text, then the newline) would interleave.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(line_buffering=True, write_through=False)
+    events = FrameWriter(args.events_fd)
+    # The platform starts us with PYTHONSAFEPATH (no project file shadows the runtime's own
+    # imports); the user's code and its subprocesses get the usual sys.path rules back.
+    os.environ.pop("PYTHONSAFEPATH", None)
+    missing = preload_server()
     try:
-        module = import_entry(args.root, args.entry)
-    except EntryError as error:
-        _say(str(error))
-        return 3
-    except (Exception, SystemExit) as error:
-        sys.stderr.write(format_user_traceback(error))
-        _say(f"could not import {args.entry!r} from {args.root} (traceback above)")
-        return 3
-    try:
-        app = find_app(module)
-    except EntryError as error:
-        _say(str(error))
-        return 2
-    workload = next((w for w in app.workloads if w.name == args.workload), None)
-    if workload is None:
-        names = ", ".join(w.name for w in app.workloads) or "none"
-        _say(f"app {app.name!r} has no workload named {args.workload!r} (it has: {names})")
-        return 2
-    try:
-        asgi_app = create_app(workload)
-    except ValueError as error:
-        _say(str(error))
-        return 2
-    try:
-        from ._serve import serve
-    except ImportError as error:
-        _say(f"{error}: install the runtime's requirements (sdk/python/svc/runtime/requirements.txt)")
-        return 4
-    return serve(asgi_app, workload.name, args.socket)
+        workload = load_workload(args.root, args.entry, args.workload)
+        require_server(missing)
+        if template:
+            from ._template import run_template
+
+            return run_template(workload, args.control, events)
+        return _run_container(workload, args, events)
+    except Exit as error:
+        return error.code
+
+
+def _check_placement(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.socket_dir and not args.container:
+        parser.error("--socket-dir needs --container")
+    if args.workers is not None and not 1 <= args.workers <= 64:
+        parser.error("--workers must be from 1 to 64")
+    if args.socket and args.workers not in (None, 1):
+        parser.error("--socket serves one worker; use --socket-dir and --container for more")
+
+
+def _run_container(workload, args: argparse.Namespace, events: FrameWriter) -> int:
+    from ._container import container_sockets, run_container
+
+    if args.socket:
+        sockets = [args.socket]
+    else:
+        workers = args.workers or int(workload.options.get("workers", 1))
+        sockets = container_sockets(args.socket_dir, args.container, workers)
+    return run_container(workload, sockets, frames=events, lifeline_fd=0 if has_lifeline(0) else None,
+                         gone_message="stdin closed, the platform went away")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,13 @@ from ._errors import RequestError
 EMPTY = inspect.Parameter.empty
 
 
-def _reject_constant(name: str) -> Any:
+def reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def problems_message(problems: list[str]) -> str:
+    """One problem as it is; several counted and joined with '; '."""
+    return problems[0] if len(problems) == 1 else f"{len(problems)} problems: {'; '.join(problems)}"
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class Binder:
         if not body.strip():
             return self._bind({}, _convert.from_json)
         try:
-            payload = json.loads(body, parse_constant=_reject_constant)
+            payload = json.loads(body, parse_constant=reject_constant)
         except (ValueError, UnicodeDecodeError) as error:
             raise RequestError("invalid_json", f"the request body is not valid JSON: {error}") from None
         if not isinstance(payload, dict):
@@ -95,9 +100,7 @@ class Binder:
         try:
             converted = _convert.convert_all(convert, ((values[key], self._annotation(key), key) for key in keys), problems)
         except _convert.Mismatch as mismatch:
-            problems = mismatch.problems
-            message = problems[0] if len(problems) == 1 else f"{len(problems)} problems: {'; '.join(problems)}"
-            raise RequestError("invalid_arguments", message) from None
+            raise RequestError("invalid_arguments", problems_message(mismatch.problems)) from None
         return dict(zip(keys, converted))
 
     def _annotation(self, key: str) -> Any:

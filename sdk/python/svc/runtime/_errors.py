@@ -1,6 +1,7 @@
 """The error codes the runtime answers with; the same codes and statuses as core/errors.ts.
 
-Every error body is ``{"error": {"code": "...", "message": "..."}}``.
+Every error body is ``{"error": {"code": "...", "message": "..."}}``, over HTTP and
+as a realtime WebSocket message alike.
 """
 
 from __future__ import annotations
@@ -8,9 +9,12 @@ from __future__ import annotations
 import json
 
 ERROR_CODES: dict[str, int] = {
-    "invalid_json": 400,       # the request body is not valid JSON
-    "invalid_arguments": 422,  # the arguments do not match the function's parameters
-    "handler_error": 500,      # the workload code raised; the traceback is in the workload logs
+    "bad_request": 400,         # a function call's body is not a pickled call
+    "invalid_json": 400,        # the request body (or a realtime message) is not valid JSON
+    "method_not_allowed": 405,  # a function is called with POST only
+    "upgrade_required": 426,    # a realtime workload answers WebSocket upgrades only
+    "invalid_arguments": 422,   # the arguments do not match the function's parameters
+    "handler_error": 500,       # the workload code raised; the traceback is in the workload logs
 }
 
 

@@ -1,4 +1,8 @@
-"""Serving an ASGI app on a Unix socket with uvicorn: the only module that imports uvicorn."""
+"""Serving an ASGI app on a Unix socket with uvicorn: the only module that imports uvicorn.
+
+Runs in a worker process, after the fork: uvicorn's event loop starts here and
+never in the supervisor or the template, which must stay free to fork.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import uvicorn
 
@@ -18,16 +22,19 @@ HARD_EXIT_AFTER = 5.0
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's server, announcing on stderr once the socket accepts connections."""
+    """uvicorn's server, announcing on stderr (and to the supervisor) once the socket accepts connections."""
 
-    def __init__(self, config: uvicorn.Config, banner: str) -> None:
+    def __init__(self, config: uvicorn.Config, banner: str, on_started: Callable[[], None] | None) -> None:
         super().__init__(config)
         self._banner = banner
+        self._on_started = on_started
 
     async def startup(self, sockets: Any = None) -> None:
         await super().startup(sockets)
         if self.started:
             print(self._banner, file=sys.stderr, flush=True)
+            if self._on_started is not None:
+                self._on_started()
 
 
 def _available(module: str) -> bool:
@@ -38,9 +45,8 @@ def _exit_quietly(signum: int, frame: Any) -> None:
     sys.exit(0)
 
 
-def serve(app: Any, workload: str, socket_path: str) -> int:
-    """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT or the lifeline closes."""
-    config = uvicorn.Config(
+def _config(app: Any, socket_path: str) -> uvicorn.Config:
+    return uvicorn.Config(
         app,
         uds=socket_path,
         lifespan="off",
@@ -52,21 +58,35 @@ def serve(app: Any, workload: str, socket_path: str) -> int:
         server_header=False,
         date_header=True,
     )
-    server = _Server(config, f"svc runtime: {workload} listening on {socket_path}")
 
-    def platform_gone() -> None:
-        # Act first: with the platform gone, stderr is usually a broken pipe too,
-        # and a failing print must not stop the shutdown.
+
+def preload() -> None:
+    """Imports what uvicorn loads lazily (protocols, loop, logging set-up) before the workers are forked.
+
+    Each worker would otherwise pay ~50 ms for it after the fork; the socket is not bound here.
+    """
+    _config(lambda scope, receive, send: None, os.devnull).load()
+
+
+def serve(app: Any, socket_path: str, *, banner: str, lifeline_fd: int | None, gone_message: str,
+          on_started: Callable[[], None] | None = None) -> int:
+    """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT or end-of-file on ``lifeline_fd``."""
+    server = _Server(_config(app, socket_path), banner, on_started)
+
+    def gone() -> None:
+        # Act first: the other end is usually gone with its pipes, and a failing
+        # print must not stop the shutdown.
         server.should_exit = True
         timer = threading.Timer(HARD_EXIT_AFTER, os._exit, args=(1,))
         timer.daemon = True
         timer.start()
         try:
-            print("svc runtime: stdin closed, the platform went away; shutting down", file=sys.stderr, flush=True)
+            print(f"svc runtime: {gone_message}; shutting down", file=sys.stderr, flush=True)
         except OSError:
             pass
 
-    _lifeline.watch(sys.stdin.fileno(), platform_gone)
+    if lifeline_fd is not None:
+        _lifeline.watch(lifeline_fd, gone)
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal
     # with the previous handler: make that a clean exit instead of a kill.
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { sdkPythonPath } from '../../paths.js';
+import type { DeploymentUnit } from '../types.js';
+
+/** The fd on which the runtime writes its events (the fourth pipe of spawnGroup). */
+const EVENTS_FD = '3';
+
+/** `python -m svc.runtime` serving one container: worker `i` on `<socketDir>/<container>-w<i>.sock`. */
+export function containerArgs(unit: DeploymentUnit, socketDir: string, container: string): string[] {
+  return [...moduleArgs(unit), '--socket-dir', socketDir, '--container', container, '--workers', String(unit.workload.scaling.workers)];
+}
+
+/** `python -m svc.runtime template`: the warmed process that forks the unit's containers. */
+export function templateArgs(unit: DeploymentUnit, controlPath: string): string[] {
+  return ['-m', 'svc.runtime', 'template', ...moduleArgs(unit).slice(2), '--control', controlPath];
+}
+
+/** Must match `container_sockets()` in sdk/python/svc/runtime/_container.py. */
+export function workerSocketPaths(socketDir: string, container: string, workers: number): string[] {
+  return Array.from({ length: workers }, (_, index) => path.join(socketDir, `${container}-w${index}.sock`));
+}
+
+function moduleArgs(unit: DeploymentUnit): string[] {
+  const { source, workload } = unit;
+  return ['-m', 'svc.runtime', '--root', source.root, '--entry', source.entry, '--workload', workload.name, '--events-fd', EVENTS_FD];
+}
+
+export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
+  // No PYTHONUNBUFFERED: the runtime line-buffers its output itself, so that each line
+  // leaves in one write and the lines of workers sharing a pipe do not interleave.
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: '1' };
+  delete env.PYTHONUNBUFFERED;
+  // `-m` would put the project folder (the cwd) first on sys.path before the runtime's own
+  // imports, so that a project file such as queue.py replaced the standard module for it.
+  // Python 3.11+ honours this; the runtime drops it again before importing the user's code.
+  env.PYTHONSAFEPATH = '1';
+  env.PYTHONPATH = sdkPythonPath;
+  env.SVC_APP = unit.ref.app;
+  env.SVC_WORKLOAD = unit.workload.name;
+  env.SVC_STAGE = unit.ref.stage;
+  env.SVC_WORKSPACE = unit.ref.workspace;
+  delete env.VIRTUAL_ENV;
+  return env;
+}

@@ -1,0 +1,72 @@
+"""Messages from the runtime to the platform: one JSON object per line.
+
+``{"t": "event", "event": "listening", ...}`` says what happened to a worker; in a container
+forked by the checkpoint template, ``{"t": "out"|"err", "text": ...}`` carry its output lines
+over the control connection too, since the platform is not its parent and holds no pipe to it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Callable
+
+MAX_LINE = 64 * 1024
+"""Longer output lines are split: one frame stays small enough for the platform to buffer."""
+
+
+class FrameWriter:
+    """Writes frames to a pipe or socket; silent once the platform is gone (the lifeline handles that)."""
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+
+    def send(self, frame: dict) -> None:
+        if self.fd is None:
+            return
+        data = (json.dumps(frame, separators=(",", ":")) + "\n").encode()
+        try:
+            while data:
+                data = data[os.write(self.fd, data):]
+        except OSError:
+            self.fd = None
+
+    def event(self, event: dict) -> None:
+        self.send({"t": "event", **event})
+
+
+class LinePump:
+    """Reads a pipe without blocking and hands over whole lines (decoded, invalid bytes replaced)."""
+
+    def __init__(self, fd: int, on_line: Callable[[str], None]) -> None:
+        self.fd = fd
+        self._on_line = on_line
+        self._rest = b""
+        os.set_blocking(fd, False)
+
+    def read(self) -> bool:
+        """Reads what is there; False at end-of-file."""
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return True
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.flush()
+                return False
+            *lines, self._rest = (self._rest + chunk).split(b"\n")
+            for line in lines:
+                self._deliver(line)
+            while len(self._rest) > MAX_LINE:
+                self._deliver(self._rest[:MAX_LINE])
+                self._rest = self._rest[MAX_LINE:]
+
+    def flush(self) -> None:
+        if self._rest:
+            self._deliver(self._rest)
+            self._rest = b""
+
+    def _deliver(self, line: bytes) -> None:
+        self._on_line(line.rstrip(b"\r").decode("utf-8", "replace"))

@@ -1,0 +1,167 @@
+"""The ASGI application that serves a ``function`` workload: pickled calls in, NDJSON frames out.
+
+``POST /`` with a pickled ``{"args": [...], "kwargs": {...}}``
+(``application/vnd.svc.call+pickle``) runs the function once and answers 200
+``application/x-ndjson``, one JSON frame per line, each sent as it happens:
+
+- ``{"type": "log", "stream": "stdout" | "stderr", "line": "..."}`` per line printed;
+- then exactly one of ``{"type": "result", "pickle": "<base64>"}`` or
+  ``{"type": "error", "pickle": "<base64>" | null, "exception": "Type: message",
+  "traceback": "..."}``.
+
+Errors before the call (a body that is not a pickled call, another method) are
+ordinary JSON error responses. docs/sdk.md describes the protocol for clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import inspect
+import json
+import sys
+from typing import Any, AsyncIterator
+
+from .._hints import CONTEXT_PARAMETER
+from .._tracebacks import format_user_traceback
+from .._workloads import Workload
+from . import _pickling
+from ._calls import Runner, is_async
+from ._capture import Lines, capturing, routed_to
+from ._errors import RequestError
+from ._lifespan import acknowledge
+from ._requests import HEALTH_PATH, Disconnected, Receive, Scope, headers_of, make_context, read_body
+from ._responses import Send, error_response, json_response
+
+NDJSON = "application/x-ndjson"
+THREADS = 32
+"""Sync calls run in a pool of this many threads. A function has no concurrency option:
+the platform sends each worker one call at a time; the runtime itself queues nothing."""
+
+_HEADERS = [(b"content-type", NDJSON.encode()), (b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")]
+_ALLOW = ((b"allow", b"POST"),)
+
+
+class _Frames:
+    """The frames of one call, in the order they were made, from any thread."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._frames: collections.deque[dict[str, Any]] = collections.deque()
+        self._ready = asyncio.Event()
+        self._done = False
+
+    def put(self, frame: dict[str, Any]) -> None:
+        if self._done:  # a thread the call left behind: nobody is listening any more
+            return
+        self._frames.append(frame)
+        try:
+            self._loop.call_soon_threadsafe(self._ready.set)
+        except RuntimeError:  # the loop has closed
+            pass
+
+    async def until_final(self) -> AsyncIterator[dict[str, Any]]:
+        """Every frame as it comes, up to and including the result or error frame."""
+        while True:
+            await self._ready.wait()
+            self._ready.clear()
+            while self._frames:
+                frame = self._frames.popleft()
+                yield frame
+                if frame["type"] != "log":
+                    self._done = True
+                    return
+
+
+def _line(frame: dict[str, Any]) -> bytes:
+    return json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+class FunctionApp:
+    """ASGI callable for a ``function`` workload."""
+
+    def __init__(self, workload: Workload, on_start_value: Any = None) -> None:
+        self.workload = workload
+        self._fn = workload.target
+        self._on_start_value = on_start_value
+        self._wants_context = CONTEXT_PARAMETER in inspect.signature(self._fn).parameters
+        self._runner = Runner(workload.name, THREADS)
+        self._health = json_response({"status": "ok", "workload": workload.name})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "lifespan":
+            await acknowledge(receive, send)
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": "a function takes pickled calls over HTTP POST"})
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        head = scope["method"] == "HEAD"
+        if scope["path"] == HEALTH_PATH:
+            return await self._health.send(send, head)
+        try:
+            args, kwargs = await self._read_call(scope, receive)
+        except RequestError as error:
+            headers = _ALLOW if error.code == "method_not_allowed" else ()
+            return await error_response(error, headers).send(send, head)
+        except Disconnected:
+            return
+        if self._wants_context:
+            kwargs["context"] = make_context(self.workload.name, scope, self._on_start_value)
+        await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
+        frames = _Frames()
+        call = asyncio.ensure_future(self._run(args, kwargs, frames))
+        async for frame in frames.until_final():
+            await send({"type": "http.response.body", "body": _line(frame), "more_body": True})
+        await call
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any]]:
+        if scope["method"] != "POST":
+            raise RequestError("method_not_allowed", f"a function takes calls with POST, not {scope['method']}")
+        content_type = headers_of(scope).get("content-type", "").split(";")[0].strip().lower()
+        if content_type not in ("", _pickling.CALL_CONTENT_TYPE):
+            raise RequestError("bad_request", f"a function call is sent as {_pickling.CALL_CONTENT_TYPE}, not {content_type}")
+        args, kwargs = _pickling.load_call(await read_body(receive))
+        if CONTEXT_PARAMETER in kwargs and self._wants_context:
+            raise RequestError("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
+        return args, kwargs
+
+    async def _run(self, args: list[Any], kwargs: dict[str, Any], frames: _Frames) -> None:
+        """Runs the call with its output captured; puts the log frames, then the final frame."""
+        lines = Lines(lambda stream, line: frames.put({"type": "log", "stream": stream, "line": line}))
+        with capturing():
+            try:
+                result = await self._call(args, kwargs, lines)
+            except (Exception, SystemExit) as exc:
+                frames.put(self._error_frame(exc))
+                return
+        try:
+            frames.put({"type": "result", "pickle": _pickling.dump(result)})
+        except Exception as exc:  # the result cannot be pickled
+            frames.put(self._error_frame(exc))
+
+    async def _call(self, args: list[Any], kwargs: dict[str, Any], lines: Lines) -> Any:
+        """The function's result: ``async def`` on the loop, anything else in a pool thread."""
+        if is_async(self._fn):
+            with routed_to(lines):
+                result = self._fn(*args, **kwargs)
+                return await result if inspect.isawaitable(result) else result
+
+        def in_thread() -> Any:
+            with routed_to(lines):
+                return self._fn(*args, **kwargs)
+
+        result = await self._runner.run_sync(in_thread)
+        if inspect.isawaitable(result):  # a callable object whose call returns a coroutine
+            with routed_to(lines):
+                result = await result
+        return result
+
+    def _error_frame(self, exc: BaseException) -> dict[str, Any]:
+        """The error frame for ``exc``; its traceback also goes to the workload logs."""
+        remote = format_user_traceback(exc)
+        print(f"svc runtime: {self.workload.name} raised:\n{remote}", file=sys.stderr, end="", flush=True)
+        return {"type": "error", "pickle": _pickling.dump_exception(exc), "exception": _pickling.describe(exc),
+                "traceback": remote}
