@@ -29,11 +29,22 @@ export async function findPython(version: string, defaultPython: string): Promis
  * The `major.minor` versions this machine can run, oldest first: every
  * `python3.X` on PATH that starts, plus the default interpreter and `python3`.
  */
-export async function installedPythonVersions(defaultPython: string): Promise<string[]> {
-  const candidates = unique([defaultPython, 'python3', ...PROBED_MINORS.map((minor) => `python3.${minor}`)]);
-  const versions = await Promise.all(candidates.map(versionOf));
-  return unique(versions.filter((v): v is string => v !== null)).sort(compareVersions);
+export function installedPythonVersions(defaultPython: string): Promise<string[]> {
+  // Only an error message uses the list, and probing a dozen names (pyenv shims are slow) takes a
+  // while: remember it for a minute. findPython itself always looks again.
+  const known = listed.get(defaultPython);
+  if (known && Date.now() - known.at < LISTING_TTL_MS) return known.versions;
+  const versions = (async () => {
+    const candidates = unique([defaultPython, 'python3', ...PROBED_MINORS.map((minor) => `python3.${minor}`)]);
+    const found = await Promise.all(candidates.map(versionOf));
+    return unique(found.filter((v): v is string => v !== null)).sort(compareVersions);
+  })();
+  listed.set(defaultPython, { at: Date.now(), versions });
+  return versions;
 }
+
+const LISTING_TTL_MS = 60_000;
+const listed = new Map<string, { at: number; versions: Promise<string[]> }>();
 
 async function versionOf(python: string): Promise<string | null> {
   try {

@@ -13,7 +13,7 @@ describe('admission at max_pending_tasks (real container)', function () {
   let deployment: Deployment;
 
   before(async () => {
-    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'queue.py') });
+    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'busy.py') });
     platform = await startPlatform({ config: testConfig() });
     deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
   });

@@ -16,11 +16,6 @@ import svc
 from helpers import run_python
 from svc.bundle import FIXED_MTIME, BundleError, BundleTooLarge, build_bundle, collect
 
-# svc.bundle is a command module like svc.manifest; test_exported_members expects only the
-# submodules it knows in svc's namespace, so the attribute the import set is dropped again.
-if "bundle" in vars(svc):
-    del svc.bundle
-
 
 def tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Writes ``files`` (relative path → content) under ``root``."""

@@ -6,11 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import svc
 from svc.bundle import IgnoreRules, collect
-
-if "bundle" in vars(svc):  # see test_bundle.py
-    del svc.bundle
 
 
 def project(root: Path, paths: list[str], svcignore: str | None = None) -> Path:
