@@ -7,6 +7,7 @@ generator's items stream as Server-Sent Events (``_sse``).
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -73,7 +74,7 @@ class EndpointApp:
             try:
                 result = await self._runner.call(self._fn, **kwargs)
                 if is_stream(result):
-                    failed = lambda exc: self._failure(exc, scope)  # noqa: E731
+                    failed = functools.partial(self._failure, scope=scope)
                     await EventStream(result, self._runner, receive, failed).send(tracked_send, head)
                 else:
                     await result_response(result).send(tracked_send, head)
