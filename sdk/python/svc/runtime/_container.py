@@ -19,7 +19,8 @@ def container_sockets(socket_dir: str, container: str, workers: int) -> list[str
 
 def run_container(workload: Workload, sockets: Sequence[str], *, frames: FrameWriter, lifeline_fd: int | None,
                   gone_message: str, warmed: Any = NOT_WARMED,
-                  watch: Mapping[int, Callable[[], bool]] | None = None, private_fds: Sequence[int] = ()) -> int:
+                  watch: Mapping[int, Callable[[], bool]] | None = None, private_fds: Sequence[int] = (),
+                  in_worker: Callable[[], None] | None = None) -> int:
     """Supervises one worker per socket until stopped; returns the container's exit code.
 
     With ``checkpoint_enabled`` the workers are forks of a process that already ran
@@ -30,6 +31,8 @@ def run_container(workload: Workload, sockets: Sequence[str], *, frames: FrameWr
         warmed = warm(workload)
 
     def start(index: int, socket_path: str, ready_fd: int, parent_fd: int) -> None:
+        if in_worker is not None:
+            in_worker()
         run_worker(workload, index, socket_path, warmed, ready_fd, parent_fd)
 
     supervisor = Supervisor(

@@ -70,3 +70,30 @@ class LinePump:
 
     def _deliver(self, line: bytes) -> None:
         self._on_line(line.rstrip(b"\r").decode("utf-8", "replace"))
+
+
+class FrameStream:
+    """``sys.stderr`` of a forked container's main process: its lines go out as frames at once.
+
+    Its workers write into a pipe that only this process reads; if it wrote its own messages
+    into that pipe too, a full pipe would block it with nobody left to empty it.
+    """
+
+    def __init__(self, writer: FrameWriter, kind: str) -> None:
+        self._writer = writer
+        self._kind = kind
+        self._rest = ""
+
+    def write(self, text: str) -> int:
+        *lines, self._rest = (self._rest + text).split("\n")
+        for line in lines:
+            self._writer.send({"t": self._kind, "text": line})
+        return len(text)
+
+    def flush(self) -> None:
+        if self._rest:
+            self._writer.send({"t": self._kind, "text": self._rest})
+            self._rest = ""
+
+    def isatty(self) -> bool:
+        return False

@@ -24,8 +24,8 @@ from typing import Any
 from .._workloads import Workload
 from . import _lifeline
 from ._container import container_sockets, run_container
-from ._fds import close_quietly, drain, replace_stdin, wake_pipe
-from ._frames import FrameWriter, LinePump
+from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
+from ._frames import FrameStream, FrameWriter, LinePump
 from ._startup import EXIT_SERVER_FAILED, say, warm
 
 _CONTAINER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -88,7 +88,7 @@ class Template:
                 if wake_r in readable:
                     drain(wake_r)
                 self._reap()
-                if lifeline is not None and lifeline in readable and not os.read(lifeline, 4096):
+                if lifeline is not None and lifeline in readable and at_eof(lifeline):
                     break  # the platform is gone; each container notices on its own connection
                 if listener.fileno() in readable:
                     self._accept(listener, warmed)
@@ -165,12 +165,19 @@ class Template:
             os.dup2(write_end, fd)
             os.close(write_end)
             pumps.append(LinePump(read_end, lambda text, kind=kind: control.send({"t": kind, "text": text})))
+        streams = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = FrameStream(control, "out"), FrameStream(control, "err")
+
+        def in_worker() -> None:  # workers write into the pipes, which this process forwards
+            sys.stdout, sys.stderr = streams
+
         say(f"{self.workload.name}: container {container} forked from the checkpoint template (pid {os.getpid()})")
         try:
             return run_container(
                 self.workload, sockets, frames=control, lifeline_fd=conn.fileno(),
                 gone_message="the platform closed the control connection", warmed=warmed,
                 watch={pump.fd: pump.read for pump in pumps}, private_fds=[pump.fd for pump in pumps],
+                in_worker=in_worker,
             )
         finally:
             for stream in (sys.stdout, sys.stderr):
