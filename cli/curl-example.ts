@@ -12,7 +12,11 @@ export interface CurlOptions {
 }
 
 export function curlExample(workload: DeployedWorkload, options: CurlOptions): string | null {
-  if (!workload.url) return null;
+  if (!workload.url || workload.kind === 'realtime') return null;
+  if (workload.kind === 'asgi') {
+    // An ASGI app defines its own routes; its root is the one every app has.
+    return `curl${workload.authorized ? ` -H "Authorization: Bearer ${options.tokenExpression}"` : ''} ${shellQuote(`${workload.url}/`)}`;
+  }
   const args = exampleArguments(workload.parameters);
   const method = workload.methods.includes('POST') || workload.methods.length === 0 ? 'POST' : workload.methods[0] ?? 'GET';
   const auth = workload.authorized ? ` -H "Authorization: Bearer ${options.tokenExpression}"` : '';

@@ -86,7 +86,12 @@ function printSummary(out: Output, deployment: Deployment, tokenExpression: stri
     out.result(`  ${bold(workload.name)}  ${dim(workload.kind)}  ${workload.methods.join(', ')}  ${dim(access)}`.replace(/ {3,}/g, '  ').trimEnd());
     if (workload.url) {
       out.result(`    ${workload.url}`);
-      out.result(`    ${curlExample(workload, { tokenExpression })}`);
+      const example = curlExample(workload, { tokenExpression });
+      if (example) out.result(`    ${example}`);
+      else if (workload.kind === 'realtime') {
+        const auth = workload.authorized ? `send "Authorization: Bearer ${tokenExpression}", or ?token=<token> from a browser` : 'no token needed';
+        out.result(`    ${dim(`connect with any WebSocket client; ${auth}`)}`);
+      }
     } else if (workload.kind === 'function') {
       out.result(`    ${dim('a function is not served over HTTP; remote calls (svc run, .remote()) are not available in this version yet')}`);
     } else if (workload.note) {

@@ -12,8 +12,12 @@ import { deploymentId, unitKey, type DeploymentRef, type Stage } from './keys.js
 import type { DeployedWorkload, Deployment, DeployProgress } from './types.js';
 import { unenforcedOptions } from './warnings.js';
 
-/** Kinds the container runtime serves so far; the others are recorded but not started. */
-const SERVED_KINDS: ReadonlySet<WorkloadKind> = new Set(['endpoint']);
+/**
+ * Kinds that get a URL and running containers. Functions are called on
+ * demand (`.remote()`, `svc run`), which arrives with the client: they are
+ * recorded but not started.
+ */
+const SERVED_KINDS: ReadonlySet<WorkloadKind> = new Set(['endpoint', 'asgi', 'realtime']);
 
 export interface DeployRequest {
   readonly spec: AppSpec;
@@ -151,11 +155,16 @@ export class DeploymentManager {
     return {
       name: workload.name,
       kind: workload.kind,
-      url: served && http ? workloadUrl(this.#options.baseUrl(), ref, workload.name, http.route) : null,
+      url: served && http ? publicUrl(workloadUrl(this.#options.baseUrl(), ref, workload.name, http.route), workload.kind) : null,
       methods: http?.methods ?? [],
       authorized: http?.authorized ?? true,
       parameters: workload.parameters,
       note: served || workload.kind === 'function' ? null : `${workload.kind} workloads are not served by this version yet`,
     };
   }
+}
+
+/** A realtime workload is reached over WebSocket: its URL says so. */
+function publicUrl(httpUrl: string, kind: WorkloadKind): string {
+  return kind === 'realtime' ? httpUrl.replace(/^http/, 'ws') : httpUrl;
 }

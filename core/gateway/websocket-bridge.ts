@@ -92,6 +92,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     client.on('pong', () => alive.set(client, true));
     forward(client, upstream);
     forward(upstream, client);
+    upstream.resume();
     const end = () => sessions.delete(session);
     client.once('close', end);
     upstream.once('close', end);
@@ -142,7 +143,11 @@ function connectUpstream(instance: Instance, entry: RouteEntry, request: Incomin
   const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   return new Promise((resolve, reject) => {
     const upstream = new WebSocket(target, protocols, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
-    upstream.once('open', () => resolve(upstream));
+    // Paused until the client side is piped: a container that speaks first must not lose its words.
+    upstream.once('open', () => {
+      upstream.pause();
+      resolve(upstream);
+    });
     upstream.once('unexpected-response', (_req, response) => {
       response.resume();
       upstream.terminate();
