@@ -50,10 +50,10 @@ describe('asgi and realtime workloads through the gateway', function () {
     assert.equal(url('talk'), `${platform.url.replace(/^http/, 'ws')}/default/live/talk`);
   });
 
-  it('serves every route of the ASGI app with root_path set to the URL prefix', async () => {
+  it('serves every route of the ASGI app with root_path set to the URL prefix, after its lifespan startup', async () => {
     const response = await fetch(`${url('web')}/any/route?x=1`, { headers: bearer() });
     assert.equal(response.status, 200);
-    assert.deepEqual(await response.json(), { path: '/default/live/web/any/route', root_path: '/default/live/web' });
+    assert.deepEqual(await response.json(), { path: '/default/live/web/any/route', root_path: '/default/live/web', started: true });
   });
 
   it("bridges the ASGI app's own WebSocket route", async () => {
@@ -89,6 +89,14 @@ describe('asgi and realtime workloads through the gateway', function () {
     client.socket.send('{"x": 1, "y": 2}');
     assert.deepEqual(JSON.parse(await client.next()), { sum: 3 });
     client.socket.close();
+  });
+
+  it('streams a generator endpoint as Server-Sent Events through the gateway', async () => {
+    const response = await fetch(`${url('ticks')}?n=3`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const events = (await response.text()).split('\n\n').filter(Boolean).map((event) => JSON.parse(event.replace(/^data: /, '')));
+    assert.deepEqual(events, [{ i: 0 }, { i: 1 }, { i: 2 }]);
   });
 
   it('refuses a realtime upgrade without a token before the handshake', async () => {

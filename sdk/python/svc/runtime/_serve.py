@@ -49,7 +49,8 @@ def _config(app: Any, socket_path: str) -> uvicorn.Config:
     return uvicorn.Config(
         app,
         uds=socket_path,
-        lifespan="off",
+        # Every kind answers lifespan messages; a user ASGI app's startup runs before the socket serves, its shutdown on exit.
+        lifespan="on",
         access_log=False,
         log_level="warning",
         loop="uvloop" if _available("uvloop") else "auto",
