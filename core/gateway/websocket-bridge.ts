@@ -77,10 +77,18 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
       throw error;
     }
     const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: () => upstream.protocol || false });
+    let piped = false;
     server.handleUpgrade(request, socket, head, (client) => {
-      server.close();
+      piped = true;
       pipe(client, upstream, slot);
     });
+    server.close();
+    // ws calls back synchronously when the handshake succeeds; otherwise (a malformed handshake,
+    // a client already gone) it answered or dropped the socket itself: give everything back.
+    if (!piped) {
+      upstream.terminate();
+      slot.release();
+    }
   }
 
   function pipe(client: WebSocket, upstream: WebSocket, slot: Slot): void {

@@ -46,6 +46,11 @@ export function workloadMiddleware(options: WorkloadMiddlewareOptions): Middlewa
       if (!ctx.res.writableFinished) abort.abort();
     });
     const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, abort.signal);
+    // The client may have left between being handed the slot and this line running: give it back now.
+    if (abort.signal.aborted) {
+      slot.release();
+      throw new SvcError('client_closed', 'the client went away before its request was sent on.');
+    }
     // The slot is held until the answer has gone out (or the connection is gone).
     ctx.res.once('close', slot.release);
     const search = ctx.querystring ? `?${ctx.querystring}` : '';

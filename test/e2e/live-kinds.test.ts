@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { Deployment } from '../../core/deployments/types.js';
@@ -97,6 +98,25 @@ describe('asgi and realtime workloads through the gateway', function () {
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     const events = (await response.text()).split('\n\n').filter(Boolean).map((event) => JSON.parse(event.replace(/^data: /, '')));
     assert.deepEqual(events, [{ i: 0 }, { i: 1 }, { i: 2 }]);
+  });
+
+  it('gives the slot back when a handshake is malformed, so the workload stays reachable', async () => {
+    // points takes one session at a time (concurrent_requests=1): a leaked slot would lock it.
+    const { pathname, port } = new URL(url('points').replace(/^ws/, 'http'));
+    for (let i = 0; i < 3; i++) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(`GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 400/);
+    }
+    const client = await connect(url('points'));
+    client.socket.send('{"x": 2, "y": 2}');
+    assert.deepEqual(JSON.parse(await client.next()), { sum: 4 });
+    client.socket.close();
   });
 
   it('refuses a realtime upgrade without a token before the handshake', async () => {

@@ -83,6 +83,9 @@ export class WorkerSet {
   async register(): Promise<void> {
     this.#live = true;
     await Promise.all(this.#slots.filter((slot) => slot.up).map((slot) => this.#register(slot)));
+    // A worker that died and came back while the container was starting announced itself before
+    // `#live`: nothing else would ever register it, so check it now.
+    for (const slot of this.#slots) if (!slot.up && slot.pid !== undefined) void this.#recover(slot, slot.pid);
   }
 
   async deregister(): Promise<void> {
