@@ -4,10 +4,13 @@ import { Pool, type Dispatcher } from 'undici';
 import type { Instance, ServiceRegistry } from '../registry/types.js';
 import { upstreamError } from './upstream-error.js';
 
-/** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), plus ones undici sets itself. */
+/**
+ * Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), plus ones undici sets
+ * itself. Host is kept: apps build absolute URLs from it (FastAPI's url_for).
+ */
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection',
-  'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect',
+  'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect',
 ]);
 
 /** Headers a sender names in `Connection` are for this hop only, too. */

@@ -58,6 +58,9 @@ def _config(app: Any, socket_path: str) -> uvicorn.Config:
         # Clients see svc, not the server software behind it: no "server: uvicorn".
         server_header=False,
         date_header=True,
+        # Only the gateway can reach this socket: trust its X-Forwarded-For/-Proto for the client and scheme.
+        proxy_headers=True,
+        forwarded_allow_ips="*",
     )
 
 

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import WebSocket from 'ws';
+import type { Deployment } from '../../core/deployments/types.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import { packageRoot } from '../../core/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { testConfig } from '../helpers/config.js';
+
+/** A real FastAPI app in an image with its own packages, behind the gateway. */
+describe('a FastAPI app as an asgi workload', function () {
+  this.timeout(300_000);
+  let platform: Platform;
+  let deployment: Deployment;
+
+  before(async function () {
+    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'fastapi', 'app.py') }).catch((error: Error) => {
+      // The CLI imports the app, so FastAPI must be installed where the tests run (.ci/run installs it).
+      if (/No module named 'fastapi'/.test(error.message)) this.skip();
+      throw error;
+    });
+    platform = await startPlatform({ config: testConfig() });
+    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+  });
+  after(async () => platform?.close());
+
+  it('validates a pydantic body and builds URLs under the workload prefix', async () => {
+    const base = deployment.workloads[0]!.url!;
+    const ok = await fetch(`${base}/items`, { method: 'POST', body: JSON.stringify({ name: 'pen', price: 1.5 }), headers: { 'Content-Type': 'application/json' } });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { item: { name: 'pen', price: 1.5 }, url: `${base}/items` });
+    const bad = await fetch(`${base}/items`, { method: 'POST', body: JSON.stringify({ name: 'pen' }), headers: { 'Content-Type': 'application/json' } });
+    assert.equal(bad.status, 422, 'FastAPI answers its own validation errors');
+  });
+
+  it("serves the app's own WebSocket route through the bridge", async () => {
+    const socket = new WebSocket(`${deployment.workloads[0]!.url!.replace(/^http/, 'ws')}/ws`);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const reply = new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
+    socket.send('svc');
+    assert.equal(await reply, 'cvs');
+    socket.close();
+  });
+});
