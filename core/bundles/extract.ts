@@ -13,10 +13,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, symlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, symlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { SvcError } from '../errors.js';
+import { removeAbandoned } from '../processes/abandoned.js';
 import { formatBytes } from './format.js';
 import { TarFormatError, TarParser, type EntrySink, type TarHeader } from './tar-parser.js';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, type BundleRule } from './types.js';
@@ -48,7 +49,7 @@ export async function extractBundle(file: string, destDir: string, limits: Parti
 
   const parent = path.dirname(dest);
   await mkdir(parent, { recursive: true });
-  await removeAbandoned(parent);
+  await removeAbandonedExtractions(parent);
   const tmp = path.join(parent, `.${path.basename(dest)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(tmp, { mode: 0o755 });
   try {
@@ -298,18 +299,6 @@ async function assertGzip(file: string, label: string): Promise<void> {
 }
 
 /** Half-extracted folders of svc processes that died mid-extraction (their pid is in the name). */
-async function removeAbandoned(parent: string): Promise<void> {
-  for (const entry of await readdir(parent).catch(() => [] as string[])) {
-    const pid = Number(/^\..+\.tmp-(\d+)-[0-9a-f]+$/.exec(entry)?.[1]);
-    if (pid && pid !== process.pid && !isAlive(pid)) await rm(path.join(parent, entry), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+function removeAbandonedExtractions(parent: string): Promise<void> {
+  return removeAbandoned(parent, (entry) => Number(/^\..+\.tmp-(\d+)-[0-9a-f]+$/.exec(entry)?.[1]) || null);
 }

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { removeAbandoned } from '../processes/abandoned.js';
 
 /** `.<name>.<pid>.<random>`: hidden, and tells the sweeper which process built it. */
 export function temporaryPath(root: string, name: string): string {
@@ -47,20 +48,8 @@ export async function moveIntoPlace(tmp: string, dir: string, isValid: (dir: str
 }
 
 /** Half-built environments of svc processes that died mid-build (their pid is in the name). */
-export async function removeAbandonedBuilds(root: string): Promise<void> {
-  for (const entry of await readdir(root)) {
-    const pid = Number(TEMPORARY.exec(entry)?.[1]);
-    if (pid && pid !== process.pid && !isAlive(pid)) await rm(path.join(root, entry), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+export function removeAbandonedBuilds(root: string): Promise<void> {
+  return removeAbandoned(root, (entry) => Number(TEMPORARY.exec(entry)?.[1]) || null);
 }
 
 /**
