@@ -27,6 +27,7 @@ from ._container import container_sockets, run_container
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._frames import FrameStream, FrameWriter, LinePump
 from ._startup import EXIT_SERVER_FAILED, say, warm
+from ._reaping import reaped
 
 _CONTAINER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REQUEST_TIMEOUT = 5.0
@@ -106,13 +107,7 @@ class Template:
         self.stop_requested = True
 
     def _reap(self) -> None:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
+        for pid, status in reaped():
             container = self.children.pop(pid, None)
             code = os.waitstatus_to_exitcode(status)
             self.events.event({

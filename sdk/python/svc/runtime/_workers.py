@@ -16,6 +16,7 @@ from typing import Callable, Mapping, Sequence
 
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._startup import EXIT_SERVER_FAILED, say
+from ._reaping import reaped
 
 Emit = Callable[[dict], None]
 StartWorker = Callable[[int, str, int, int], None]
@@ -192,13 +193,7 @@ class Supervisor:
         return rest
 
     def _reap(self) -> None:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
+        for pid, status in reaped():
             slot = next((s for s in self.slots if s.pid == pid), None)
             if slot is not None:
                 self._on_exit(slot, status)
