@@ -16,16 +16,16 @@ from .._workloads import Workload
 from ._binding import Binder
 from ._calls import Runner
 from ._errors import RequestError
-from ._lifespan import acknowledge
-from ._requests import HEALTH_PATH, Disconnected, Receive, Scope, make_context, read_body
-from ._responses import Send, error_response, is_stream, json_response, result_response
+from ._http_app import HttpApp
+from ._requests import Disconnected, Receive, Scope, make_context, read_body
+from ._responses import Send, error_response, is_stream, result_response
 from ._slots import Slots
 from ._sse import EventStream
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
 
 
-class EndpointApp:
+class EndpointApp(HttpApp):
     """ASGI callable for an ``endpoint`` workload.
 
     At most ``concurrency`` requests run at once (the others wait for a slot); sync
@@ -33,27 +33,16 @@ class EndpointApp:
     """
 
     def __init__(self, workload: Workload, on_start_value: Any = None) -> None:
-        self.workload = workload
+        super().__init__(workload)
         self._fn = workload.target
         self._on_start_value = on_start_value
         self._binder = Binder(self._fn)
         concurrency = workload.options.get("concurrency", 1)
         self._slots = Slots(concurrency)
         self._runner = Runner(workload.name, concurrency)
-        self._health = json_response({"status": "ok", "workload": workload.name})
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            await self._http(scope, receive, send)
-        elif scope["type"] == "lifespan":
-            await acknowledge(receive, send)
-        elif scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": "this workload serves HTTP only"})
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
-        if scope["path"] == HEALTH_PATH:
-            return await self._health.send(send, head)
         try:
             kwargs = await self._arguments(scope, receive)
         except RequestError as error:

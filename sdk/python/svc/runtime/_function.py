@@ -29,9 +29,9 @@ from . import _pickling
 from ._calls import Runner, is_async
 from ._capture import Lines, capturing, routed_to
 from ._errors import RequestError
-from ._lifespan import acknowledge
-from ._requests import HEALTH_PATH, Disconnected, Receive, Scope, headers_of, make_context, read_body
-from ._responses import Send, error_response, json_response
+from ._http_app import HttpApp
+from ._requests import Disconnected, Receive, Scope, headers_of, make_context, read_body
+from ._responses import Send, error_response
 
 NDJSON = "application/x-ndjson"
 THREADS = 32
@@ -77,29 +77,20 @@ def _line(frame: dict[str, Any]) -> bytes:
     return json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-class FunctionApp:
+class FunctionApp(HttpApp):
     """ASGI callable for a ``function`` workload."""
 
+    websocket_refusal = "a function takes pickled calls over HTTP POST"
+
     def __init__(self, workload: Workload, on_start_value: Any = None) -> None:
-        self.workload = workload
+        super().__init__(workload)
         self._fn = workload.target
         self._on_start_value = on_start_value
         self._wants_context = CONTEXT_PARAMETER in inspect.signature(self._fn).parameters
         self._runner = Runner(workload.name, THREADS)
-        self._health = json_response({"status": "ok", "workload": workload.name})
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            await self._http(scope, receive, send)
-        elif scope["type"] == "lifespan":
-            await acknowledge(receive, send)
-        elif scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": "a function takes pickled calls over HTTP POST"})
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
-        if scope["path"] == HEALTH_PATH:
-            return await self._health.send(send, head)
         try:
             args, kwargs = await self._read_call(scope, receive)
         except RequestError as error:
