@@ -36,22 +36,26 @@ class Reply:
         return json.loads(self.body)
 
 
-def call_asgi(app: Any, method: str = "GET", path: str = "/", *, query: str = "", body: bytes | str = b"",
-              headers: list[tuple[str, str]] | None = None) -> Reply:
-    """Calls an ASGI app once, as uvicorn would, and collects the response."""
-    scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
-        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
-        "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or [])],
-        "client": None, "server": None,
+def http_scope(method: str = "GET", path: str = "/", query: str = "", headers: list[tuple[str, str]] | None = None,
+               kind: str = "http") -> dict[str, Any]:
+    return {
+        "type": kind, "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+        "path": path, "raw_path": path.encode(), "root_path": "", "query_string": query.encode(),
+        "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or [])], "client": None, "server": None,
     }
-    chunks = [body.encode() if isinstance(body, str) else body]
+
+
+async def http_call(app: Any, method: str = "GET", path: str = "/", *, query: str = "", body: bytes = b"",
+                    headers: list[tuple[str, str]] | None = None, chunks: list[bytes] | None = None,
+                    gone: asyncio.Event | None = None) -> Reply:
+    """One HTTP request; the client disconnects once ``gone`` is set. ``chunks`` collects each body message."""
     reply = Reply()
+    pending = [body]
 
     async def receive() -> dict[str, Any]:
-        if chunks:
-            return {"type": "http.request", "body": chunks.pop(0), "more_body": False}
-        await asyncio.sleep(3600)  # a real server would report a disconnect later
+        if pending:
+            return {"type": "http.request", "body": pending.pop(), "more_body": False}
+        await (gone.wait() if gone is not None else asyncio.sleep(3600))
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
@@ -60,7 +64,16 @@ def call_asgi(app: Any, method: str = "GET", path: str = "/", *, query: str = ""
             reply.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
         elif message["type"] == "http.response.body":
             reply.body += message.get("body", b"")
+            if chunks is not None and message.get("body"):
+                chunks.append(message["body"])
             reply.complete = not message.get("more_body", False)
 
-    asyncio.run(app(scope, receive, send))
+    await app(http_scope(method, path, query, headers), receive, send)
     return reply
+
+
+def call_asgi(app: Any, method: str = "GET", path: str = "/", *, query: str = "", body: bytes | str = b"",
+              headers: list[tuple[str, str]] | None = None) -> Reply:
+    """Calls an ASGI app once, as uvicorn would, and collects the response."""
+    data = body.encode() if isinstance(body, str) else body
+    return asyncio.run(http_call(app, method, path, query=query, body=data, headers=headers))

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import svc
-from helpers import Reply
+from helpers import Reply, http_call, http_scope  # noqa: F401  (re-exported for the runtime tests)
 from svc.runtime import create_app, run_on_start
 
 
@@ -20,42 +20,6 @@ def serve(kind: str, target: Any, **options: Any) -> Any:
     else:
         handle = getattr(app, kind)(**options)(target)
     return create_app(handle.workload, on_start_value=run_on_start(handle.workload))
-
-
-def http_scope(method: str = "GET", path: str = "/", query: str = "", headers: list[tuple[str, str]] | None = None,
-               kind: str = "http") -> dict[str, Any]:
-    return {
-        "type": kind, "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-        "path": path, "raw_path": path.encode(), "root_path": "", "query_string": query.encode(),
-        "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or [])], "client": None, "server": None,
-    }
-
-
-async def http_call(app: Any, method: str = "GET", path: str = "/", *, query: str = "", body: bytes = b"",
-                    headers: list[tuple[str, str]] | None = None, chunks: list[bytes] | None = None,
-                    gone: asyncio.Event | None = None) -> Reply:
-    """One HTTP request; the client disconnects once ``gone`` is set. ``chunks`` collects each body message."""
-    reply = Reply()
-    pending = [body]
-
-    async def receive() -> dict[str, Any]:
-        if pending:
-            return {"type": "http.request", "body": pending.pop(), "more_body": False}
-        await (gone.wait() if gone is not None else asyncio.sleep(3600))
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            reply.status = message["status"]
-            reply.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
-        elif message["type"] == "http.response.body":
-            reply.body += message.get("body", b"")
-            if chunks is not None and message.get("body"):
-                chunks.append(message["body"])
-            reply.complete = not message.get("more_body", False)
-
-    await app(http_scope(method, path, query, headers), receive, send)
-    return reply
 
 
 def sse_events(body: bytes) -> list[tuple[str, Any]]:
