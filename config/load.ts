@@ -66,6 +66,15 @@ function parseValue(kind: string, raw: unknown, cwd: string): Parsed {
       const bytes = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       return Number.isSafeInteger(bytes) && bytes >= 1024 ? bytes : { problem: `expected a whole number of bytes, at least 1024 (e.g. 33554432 for 32 MiB), got ${JSON.stringify(raw)}` };
     }
+    case 'seconds': {
+      const seconds = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+      return Number.isFinite(seconds) && seconds >= 0.1 && seconds <= 3600 ? seconds : { problem: `expected a number of seconds from 0.1 to 3600, got ${JSON.stringify(raw)}` };
+    }
+    case 'domain': {
+      if (raw === null) return null;
+      const domain = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/\.$/, '') : '';
+      return isDomainName(domain) ? domain : { problem: `expected a DNS name such as svc.example.com or localhost (no scheme, port or path), got ${JSON.stringify(raw)}` };
+    }
     case 'path':
       return typeof raw === 'string' && raw.trim() !== '' ? path.resolve(cwd, expandHome(raw.trim())) : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };
     case 'string':
@@ -82,6 +91,12 @@ function parseValue(kind: string, raw: unknown, cwd: string): Parsed {
     default:
       return { problem: `unknown kind ${kind}` };
   }
+}
+
+/** Dot-separated hostname labels (letters, digits, inner hyphens), 253 characters at most. */
+function isDomainName(name: string): boolean {
+  if (name === '' || name.length > 253) return false;
+  return name.split('.').every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label));
 }
 
 function readConfigFile(file: string): Record<string, unknown> {

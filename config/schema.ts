@@ -24,11 +24,23 @@ export interface ServerConfig {
   readonly publicUrl: string | null;
   /** Largest request body the gateway forwards to a workload, in bytes (413 above it). */
   readonly maxBodyBytes: number;
+  /**
+   * Base domain for host-based workload URLs (`<app>-<workload>.<baseDomain>`); null serves
+   * path-based URLs only. Needs a wildcard DNS record pointing at the gateway.
+   */
+  readonly baseDomain: string | null;
+  /** How long a request may wait in its deployment's queue for a slot, in seconds (then 503). */
+  readonly queueTimeoutSeconds: number;
+  /** The autoscaling policy every deployment uses, by name (a plugin may add more). */
+  readonly scalingPolicy: string;
   /** Third-party plugins: npm package names or paths, with options. */
   readonly plugins: readonly PluginSpec[];
 }
 
 export const DEFAULT_PORT = 7420;
+export const DEFAULT_QUEUE_TIMEOUT_SECONDS = 30;
+/** The built-in policy (plugins/autoscale-queue-depth). */
+export const DEFAULT_SCALING_POLICY = 'queue-depth';
 
 export function configDefaults(home = os.homedir()): ServerConfig {
   return Object.freeze({
@@ -39,6 +51,9 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     python: 'python3',
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    baseDomain: null,
+    queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
+    scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
   });
 }
@@ -52,5 +67,8 @@ export const configKeys = {
   python: { env: 'SVC_PYTHON', kind: 'string' },
   publicUrl: { env: 'SVC_PUBLIC_URL', kind: 'url' },
   maxBodyBytes: { env: 'SVC_MAX_BODY_BYTES', kind: 'bytes' },
+  baseDomain: { env: 'SVC_BASE_DOMAIN', kind: 'domain' },
+  queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
+  scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
 } as const satisfies Record<keyof ServerConfig, { env: string | null; kind: string }>;

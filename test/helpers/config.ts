@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ServerConfig } from '../../config/schema.js';
+import { DEFAULT_QUEUE_TIMEOUT_SECONDS, DEFAULT_SCALING_POLICY, type ServerConfig } from '../../config/schema.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../core/gateway/body-limit.js';
 import { packageRoot } from '../../core/paths.js';
 
@@ -24,6 +24,9 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     python: process.env.SVC_PYTHON ?? 'python3',
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    baseDomain: null,
+    queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
+    scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],
     ...overrides,
   };
