@@ -16,6 +16,7 @@ prog
   .option('-p, --port', `Port the gateway listens on (env SVC_PORT; default ${DEFAULT_PORT}; 0 picks a free port)`)
   .option('-H, --host', 'Interface to listen on (env SVC_HOST; default 127.0.0.1)')
   .option('--data-dir', 'Where state and the owner token live (env SVC_DATA_DIR; default ~/.svc/data)')
+  .option('--base-domain', 'Also serve host-based URLs <app>-<workload>.<domain> (env SVC_BASE_DOMAIN; e.g. localhost)')
   .option('-c, --config', 'A JSON config file (env SVC_CONFIG); see docs/configuration.md')
   .example('serve examples/quickstart/app.py')
   .example('serve app --port 8080')
@@ -25,6 +26,7 @@ prog
       port: flags.port as string | number | undefined,
       host: flags.host as string | undefined,
       'data-dir': flags['data-dir'] as string | undefined,
+      'base-domain': flags['base-domain'] as string | undefined,
       config: flags.config as string | undefined,
     });
   });

@@ -15,6 +15,7 @@ export interface ErrorCodeInfo {
 export const errorCodes = {
   // Input from users and their tools
   bad_request: { status: 400, summary: 'The request is malformed.' },
+  name_invalid: { status: 422, summary: 'A name (of a workspace, app or workload) is not a lowercase DNS label.' },
   invalid_json: { status: 400, summary: 'The request body is not valid JSON.' },
   invalid_arguments: { status: 422, summary: 'The JSON body does not match the function parameters.' },
   manifest_invalid: { status: 422, summary: 'The app manifest breaks one or more rules; every problem is listed with its path.' },
@@ -42,6 +43,7 @@ export const errorCodes = {
   queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },
   no_capacity: { status: 503, summary: 'No healthy container can take the request.' },
   starting: { status: 503, summary: 'The workload is starting and not healthy yet.' },
+  crash_loop: { status: 503, summary: 'The containers of the workload keep exiting; svc retries with back-off.' },
   worker_crashed: { status: 502, summary: 'The container failed while handling the request.' },
   upstream_unreachable: { status: 502, summary: 'The gateway could not reach the container.' },
 
@@ -55,6 +57,12 @@ export const errorCodes = {
   plugin_invalid: { status: 500, summary: 'A plugin could not be loaded or is not a valid svc plugin.' },
   plugin_incompatible: { status: 500, summary: 'A plugin targets a plugin API version this svc does not provide.' },
   plugin_error: { status: 500, summary: 'A plugin hook threw; the error names the plugin and the hook.' },
+  // State store (core/state)
+  state_key_invalid: { status: 400, summary: 'A state store key or prefix breaks the key rules (empty, leading /, .. segment, control character, over 512 bytes).' },
+  state_value_too_large: { status: 413, summary: 'A state store value is larger than 512 KiB.' },
+  state_corrupt: { status: 500, summary: 'A state file is damaged; the error names the file and the byte offset and says how to recover.' },
+  state_locked: { status: 500, summary: 'Another svc process holds the data dir\'s state store.' },
+  state_unavailable: { status: 503, summary: 'The state store cannot take the operation: it is closed, or the disk failed a write.' },
   internal: { status: 500, summary: 'An unexpected error inside svc.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -12,6 +12,10 @@ import type { Duplex } from 'node:stream';
 import { SvcError } from './errors.js';
 import { writeRawError } from './gateway/raw-error.js';
 import { authTokenPlugin } from '../plugins/auth-token/index.js';
+import { autoscaleQueueDepthPlugin, queueDepth } from '../plugins/autoscale-queue-depth/index.js';
+import { Autoscaler, type AutoscalerOptions } from './autoscale/controller.js';
+import { resolvePolicy } from './autoscale/policy.js';
+import { RecentLogs } from './logs/recent-logs.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
 import { createCodeBundles } from './bundles/service.js';
 import { MemoryTokenVerifier } from './auth/verifier.js';
@@ -30,8 +34,9 @@ import type { ServiceRegistry } from './registry/types.js';
 import { createLocalDriver, type LocalDriver } from './scheduler/local/driver.js';
 import type { LogSink } from './scheduler/types.js';
 
-/** The workspace of the embedded platform until workspaces arrive with the control plane. */
-export const DEFAULT_WORKSPACE = 'default';
+import { DEFAULT_WORKSPACE } from './deployments/keys.js';
+
+export { DEFAULT_WORKSPACE };
 
 export interface PlatformOptions {
   readonly config: ServerConfig;
@@ -39,6 +44,8 @@ export interface PlatformOptions {
   readonly logs?: LogSink;
   /** Receives unexpected errors (bugs), with the request they happened in. */
   readonly report?: ErrorReporter;
+  /** Autoscaler timing (tick, crash back-off, drain timeout); tests shorten it. */
+  readonly autoscale?: Pick<AutoscalerOptions, 'tickMs' | 'crash' | 'drainTimeoutMs'>;
 }
 
 export interface Platform {
@@ -51,6 +58,8 @@ export interface Platform {
   /** Healthy containers, for operators' tools and benchmarks. */
   readonly registry: ServiceRegistry;
   readonly driver: LocalDriver;
+  /** Scaling and crash state of each deployed unit, with its last log lines (`status(unitKey)`). */
+  readonly autoscaler: Autoscaler;
   /** Stops every container, then the server. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -64,19 +73,35 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const verifier = new MemoryTokenVerifier();
   verifier.add(owner.secret, { workspace: DEFAULT_WORKSPACE, subject: 'owner' });
   const userPlugins = await loadPlugins([...config.plugins], { cwd: process.cwd() });
-  const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier })], user: userPlugins }), {
+  const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier }), autoscaleQueueDepthPlugin()], user: userPlugins }), {
     onParallelError: (error) => report(error, { method: 'EVENT', path: '', requestId: undefined }),
   });
 
+  // Before anything starts: an unknown policy name is a config error listing the known ones.
+  const policy = resolvePolicy(plugins.scalingPolicies, config.scalingPolicy);
+  const recentLogs = new RecentLogs();
+  const sink = recentLogs.sink(logs);
+
   const registry = createEmbeddedRegistry();
-  const driver = createLocalDriver({ registry, logs });
+  const driver = createLocalDriver({ registry, logs: sink, onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason) });
   const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
-  const admission = new Admission(registry);
+  const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });
+  const autoscaler = new Autoscaler({
+    driver,
+    admission,
+    policy,
+    fallback: queueDepth,
+    logs: recentLogs,
+    log: sink,
+    emit: (event) => void plugins.parallel('onEvent', event),
+    report: (error) => report(error, { method: 'AUTOSCALE', path: '', requestId: undefined }),
+    ...options.autoscale,
+  });
 
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: healthRoute, maxBodyBytes: config.maxBodyBytes });
-  const server = http.createServer(gateway.callback());
+  const server = http.createServer(gateway.handleRequest);
   server.on('clientError', answerClientError);
   const websockets = createWebSocketBridge({ routes, admission, plugins, report });
   server.on('upgrade', websockets.handleUpgrade);
@@ -85,7 +110,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
-  const deployments = new DeploymentManager({ plugins, images, driver, routes, baseUrl: () => url, bundles });
+  const deployments = new DeploymentManager({ plugins, images, driver, routes, baseUrl: () => url, baseDomain: config.baseDomain, bundles, autoscaler });
 
   let closing: Promise<void> | undefined;
   return {
@@ -96,10 +121,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     deployments,
     registry,
     driver,
+    autoscaler,
     close() {
       closing ??= (async () => {
-        await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+        // WebSocket sessions first: they would hold their containers' drain until its timeout.
         websockets.close();
+        await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+        autoscaler.close();
         admission.close();
         await driver.close();
         await upstreams.close();

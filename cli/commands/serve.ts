@@ -11,6 +11,7 @@ export interface ServeFlags {
   readonly port?: string | number;
   readonly host?: string;
   readonly 'data-dir'?: string;
+  readonly 'base-domain'?: string;
   readonly config?: string;
 }
 
@@ -31,7 +32,7 @@ export default async function serve(target: string, flags: ServeFlags): Promise<
     out.done('stopped');
   });
   try {
-    const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'] }, file: flags.config });
+    const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
     out.step(`reading ${target}`);
     const manifest = await loadManifest({ target, python: config.python });
     for (const line of manifest.logs) out.log('import', line);
@@ -86,6 +87,7 @@ function printSummary(out: Output, deployment: Deployment, tokenExpression: stri
     out.result(`  ${bold(workload.name)}  ${dim(workload.kind)}  ${workload.methods.join(', ')}  ${dim(access)}`.replace(/ {3,}/g, '  ').trimEnd());
     if (workload.url) {
       out.result(`    ${workload.url}`);
+      if (workload.hostUrl) out.result(`    ${workload.hostUrl}`);
       const example = curlExample(workload, { tokenExpression });
       if (example) out.result(`    ${example}`);
       else if (workload.kind === 'realtime') {

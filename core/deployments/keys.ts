@@ -6,6 +6,9 @@
  */
 export type Stage = 'preview' | 'deployed';
 
+/** The workspace of the embedded platform until workspaces arrive with the control plane. */
+export const DEFAULT_WORKSPACE = 'default';
+
 export const stages: readonly Stage[] = ['preview', 'deployed'];
 
 export interface DeploymentRef {

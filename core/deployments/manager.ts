@@ -1,14 +1,14 @@
 import type { BundleInfo, CodeBundles } from '../bundles/types.js';
 import { SvcError } from '../errors.js';
-import { workloadPrefix, workloadUrl } from '../gateway/urls.js';
+import { hostUrl, workloadUrl } from '../gateway/urls.js';
 import type { RouteTable } from '../gateway/route-table.js';
-import type { RouteEntry } from '../gateway/types.js';
 import type { BuiltImage, ImageBuilder } from '../images/types.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../scheduler/types.js';
 import type { AppSpec, Workload, WorkloadKind } from '../workload/types.js';
 import { deploymentId, unitKey, type DeploymentRef, type Stage } from './keys.js';
+import { hostTakenWarnings, routeEntriesFor } from './route-entries.js';
 import type { DeployedWorkload, Deployment, DeployProgress } from './types.js';
 import { unenforcedOptions } from './warnings.js';
 
@@ -27,6 +27,14 @@ export interface DeployRequest {
   readonly principal: Principal | null;
 }
 
+/** What the manager needs of the autoscaler (core/autoscale/controller.ts). */
+export interface UnitScaler {
+  /** Takes over a unit whose first containers are healthy: scales it from now on. */
+  manage(unit: DeploymentUnit): void;
+  /** Stops scaling the unit, lets its requests in flight finish, then removes its containers. */
+  stopUnit(key: string): Promise<void>;
+}
+
 export interface DeploymentManagerOptions {
   readonly plugins: PluginHost;
   readonly images: ImageBuilder;
@@ -34,17 +42,25 @@ export interface DeploymentManagerOptions {
   readonly routes: RouteTable;
   /** Base URL of the gateway, for the URLs printed to users. */
   readonly baseUrl: () => string;
+  /** Base domain of host-based URLs (`<app>-<workload>.<domain>`); null or absent: path URLs only. */
+  readonly baseDomain?: string | null;
   /**
    * Bundles the project and runs containers from its extracted copy, so that later edits do
    * not change a running deployment. Without it, containers run from the project folder.
    */
   readonly bundles?: CodeBundles;
+  /**
+   * Scales each unit after its deploy and drains it on removal. Without it,
+   * units keep the containers the deploy started and removal stops them at once.
+   */
+  readonly autoscaler?: UnitScaler;
 }
 
 /**
  * Turns an app spec into running workloads: plugins authorize it, images are
  * built, one deployment unit per workload is submitted to the driver and
  * scaled up, and the gateway gets its routes once containers are healthy.
+ * Then the autoscaler owns each unit's container count.
  */
 export class DeploymentManager {
   readonly #options: DeploymentManagerOptions;
@@ -69,7 +85,7 @@ export class DeploymentManager {
     if (this.#deployments.has(deploymentId(ref))) await this.remove(ref);
 
     const served = spec.workloads.filter((w) => SERVED_KINDS.has(w.kind));
-    const entries: RouteEntry[] = served.map((workload) => ({ ref, workload, unit: unitKey(ref, workload.name), prefix: workloadPrefix(ref, workload.name) }));
+    const { entries, warnings: hostWarnings } = routeEntriesFor(ref, served, this.#options.baseDomain ?? null);
     // Before building or starting anything: a taken URL fails the deploy with nothing to undo.
     routes.assertFree(entries);
 
@@ -101,17 +117,19 @@ export class DeploymentManager {
         units.map(async (unit) => {
           progress({ type: 'workload', workload: unit.workload.name, status: 'starting' });
           await driver.submit(unit);
+          // At least one even with min_containers=0, so that a broken app fails its deploy with its logs.
           await driver.scale(unit.key, Math.max(1, unit.workload.scaling.autoscaler.minContainers));
           progress({ type: 'workload', workload: unit.workload.name, status: 'ready' });
         }),
       );
       // Only now: a request that arrived earlier would have met no container and a misleading 503.
       // add() checks again, for a deploy that took the URL meanwhile.
-      routes.add(entries);
+      hostWarnings.push(...hostTakenWarnings(routes.add(entries)));
     } catch (error) {
       await Promise.all(units.map((unit) => driver.remove(unit.key)));
       throw error;
     }
+    for (const unit of units) this.#options.autoscaler?.manage(unit);
 
     const deployment: Deployment = {
       ref,
@@ -120,8 +138,11 @@ export class DeploymentManager {
       bundle,
       units: units.map((u) => u.key),
       workloads: spec.workloads.map((w) => this.#describe(ref, w)),
-      // The local driver runs plain process groups: cpu and memory are not limited there.
-      warnings: served.flatMap((workload) => unenforcedOptions(workload, { resourcesLimited: driver.name !== 'local' })),
+      warnings: [
+        // The local driver runs plain process groups: cpu and memory are not limited there.
+        ...served.flatMap((workload) => unenforcedOptions(workload, { resourcesLimited: driver.name !== 'local' })),
+        ...hostWarnings,
+      ],
       createdAt: new Date(),
     };
     this.#deployments.set(deploymentId(ref), deployment);
@@ -135,12 +156,16 @@ export class DeploymentManager {
     return deployment;
   }
 
-  /** Stops every container of a deployment and removes its routes. */
+  /**
+   * Removes a deployment's routes, lets the requests in flight finish (with
+   * an autoscaler: drained), then stops every container.
+   */
   async remove(ref: DeploymentRef): Promise<void> {
     const deployment = this.#deployments.get(deploymentId(ref));
     if (!deployment) throw new SvcError('not_found', `no ${ref.stage} deployment of ${ref.app} in workspace ${ref.workspace}.`);
+    const { autoscaler, driver } = this.#options;
     for (const unit of deployment.units) this.#options.routes.removeUnit(unit);
-    await Promise.all(deployment.units.map((unit) => this.#options.driver.remove(unit)));
+    await Promise.all(deployment.units.map((unit) => (autoscaler ? autoscaler.stopUnit(unit) : driver.remove(unit))));
     this.#deployments.delete(deploymentId(ref));
     await this.#options.plugins.parallel('onEvent', { type: 'deployment.stopped', workspace: ref.workspace, app: ref.app, stage: ref.stage });
   }
@@ -152,10 +177,12 @@ export class DeploymentManager {
   #describe(ref: DeploymentRef, workload: Workload): DeployedWorkload {
     const served = SERVED_KINDS.has(workload.kind);
     const http = workload.http;
+    const host = served ? this.#options.routes.hostOf(unitKey(ref, workload.name)) : null;
     return {
       name: workload.name,
       kind: workload.kind,
       url: served && http ? publicUrl(workloadUrl(this.#options.baseUrl(), ref, workload.name, http.route), workload.kind) : null,
+      hostUrl: host && http ? publicUrl(hostUrl(this.#options.baseUrl(), host, http.route), workload.kind) : null,
       methods: http?.methods ?? [],
       authorized: http?.authorized ?? true,
       parameters: workload.parameters,

@@ -10,6 +10,8 @@ export interface DeployedWorkload {
   readonly kind: WorkloadKind;
   /** Stable URL (with the route); null for functions and kinds not served yet. */
   readonly url: string | null;
+  /** The same workload at its host-based URL (`http://<app>-<workload>.<base domain>`), when it has one. */
+  readonly hostUrl: string | null;
   readonly methods: readonly string[];
   readonly authorized: boolean;
   readonly parameters: JsonSchema | null;
@@ -28,9 +30,9 @@ export interface Deployment {
   readonly units: readonly string[];
   readonly workloads: readonly DeployedWorkload[];
   /**
-   * One line per option a served workload sets to a non-default value that
-   * this version accepts but does not enforce, e.g.
-   * `greet: workers=4 is not enforced yet: one process serves each container`.
+   * What the user should know and would not see otherwise: options this
+   * platform accepts but does not enforce (`greet: memory="2Gi" is not limited
+   * on the embedded platform`), and workloads without a host-based URL, with why.
    */
   readonly warnings: readonly string[];
   readonly createdAt: Date;

@@ -1,14 +1,18 @@
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
-import { errorMiddleware, type ErrorReporter } from './error-middleware.js';
+import { checkAccess } from './access.js';
 import type { Admission } from './admission.js';
+import { checkContentLength, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
+import { errorMiddleware } from './error-middleware.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdMiddleware } from './request-id.js';
-import { hostMiddleware } from './request-url.js';
+import { hostMiddleware, requestUrl } from './request-url.js';
+import type { ErrorReporter } from './respond-error.js';
 import type { RouteTable } from './route-table.js';
 import type { GatewayState } from './types.js';
-import { workloadMiddleware } from './workload-middleware.js';
+import { createWorkloadHandler } from './workload-handler.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 
@@ -18,17 +22,25 @@ export interface GatewayOptions {
   readonly admission: Admission;
   readonly plugins: PluginHost;
   readonly report: ErrorReporter;
-  /** Platform routes (health, later the control-plane API), tried before workloads. */
+  /** Platform routes (health, later the control-plane API), tried for any URL no workload claims. */
   readonly platformRoutes?: Koa.Middleware;
   /** Largest request body forwarded to a container; default `DEFAULT_MAX_BODY_BYTES` (32 MiB). */
   readonly maxBodyBytes?: number;
 }
 
+export interface Gateway {
+  /** The request listener of the gateway's HTTP server. */
+  readonly handleRequest: RequestListener;
+}
+
 /**
- * The gateway as a Koa app: errors → request id → Host check → platform
- * routes → workloads. Anything no route claims is a 404 in the one error shape.
+ * The gateway: workload URLs take the raw path (workload-handler.ts: no
+ * framework per request); every other URL goes to a Koa app — errors →
+ * request id → Host check → platform routes → the answer for unknown URLs.
+ * Both answer errors through the one writer (respond-error.ts).
  */
-export function createGateway(options: GatewayOptions): Koa<GatewayState> {
+export function createGateway(options: GatewayOptions): Gateway {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = new Koa<GatewayState>();
   app.proxy = false;
   // Errors are answered by errorMiddleware; Koa's own handler would only print them again.
@@ -37,12 +49,15 @@ export function createGateway(options: GatewayOptions): Koa<GatewayState> {
   app.use(requestIdMiddleware());
   app.use(hostMiddleware());
   if (options.platformRoutes) app.use(options.platformRoutes);
-  const { routes, upstreams, admission, plugins, maxBodyBytes } = options;
-  app.use(workloadMiddleware({ routes, upstreams, admission, plugins, maxBodyBytes }));
   app.use(async (ctx) => {
+    // An unknown URL is judged like a workload's, in the same order: body size, then access (so that
+    // nobody can probe which apps exist without a token), and only then "not found".
+    checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, maxBodyBytes);
+    await checkAccess({ plugins: options.plugins, entry: undefined, headers: ctx.headers, url: requestUrl(ctx), transport: 'http' });
     throw new SvcError('not_found', `nothing answers at ${ctx.path}.`, {
       hint: 'Workload URLs look like /<workspace>/<app>/<workload>/<route>; svc serve and svc deploy print them.',
     });
   });
-  return app;
+  const { routes, upstreams, admission, plugins, report } = options;
+  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes }, app.callback()) };
 }

@@ -13,20 +13,19 @@ const LINGER_MS = 5_000;
  * read or forwarded. Node's parser already guarantees a body never exceeds
  * the length it declares, so such bodies need no counting afterwards.
  */
-export function checkContentLength(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
-  const declared = req.headers['content-length'];
+export function checkContentLength(declared: string | undefined, req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
   if (declared === undefined || Number(declared) <= maxBytes) return;
   discardRestAfterAnswer(req, res);
   throw payloadTooLarge(maxBytes);
 }
 
 /**
- * The body to forward: the request itself when its length is declared, or
- * (chunked) a stream that fails with `payload_too_large` once more than
- * `maxBytes` went through, which aborts the upstream request.
+ * The body to forward when no length was declared (chunked): a stream that
+ * fails with `payload_too_large` once more than `maxBytes` went through,
+ * which aborts the upstream request. A body of declared length is forwarded
+ * as the request itself (checkContentLength judged it).
  */
-export function limitedBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Readable {
-  if (req.headers['content-length'] !== undefined) return req;
+export function countedBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Readable {
   let seen = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {

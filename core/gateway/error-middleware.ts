@@ -1,24 +1,21 @@
 import type { Middleware } from 'koa';
-import { errorBody, toSvcError } from '../errors.js';
+import { respondError, type ErrorReporter } from './respond-error.js';
+import type { GatewayState } from './types.js';
 
-export type ErrorReporter = (error: unknown, context: { method: string; path: string; requestId: string | undefined }) => void;
+export type { ErrorReporter } from './respond-error.js';
 
 /**
- * The one place HTTP errors are shaped: every failure becomes
- * `{"error": {"code", "message"}}` with the code's status and headers.
- * Errors whose message is hidden from clients (bugs, plugin failures) are reported.
+ * Koa's side of the one error writer (respond-error.ts): every failure of a
+ * platform route or of the fallback becomes the JSON error shape.
  */
-export function errorMiddleware(report: ErrorReporter): Middleware {
+export function errorMiddleware(report: ErrorReporter): Middleware<GatewayState> {
   return async (ctx, next) => {
     try {
       await next();
     } catch (thrown) {
-      const error = toSvcError(thrown);
-      if (!error.expose) report(thrown, { method: ctx.method, path: ctx.path, requestId: ctx.state.requestId });
-      if (ctx.headerSent || !ctx.writable) return;
-      ctx.status = error.status;
-      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      ctx.body = errorBody(error);
+      // The answer is written on the response itself, like the raw path's; Koa must not add its own.
+      ctx.respond = false;
+      respondError(ctx.res, thrown, ctx.state.requestId, report);
     }
   };
 }

@@ -1,18 +1,21 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errorBody, type SvcError } from '../errors.js';
+import type { SvcError } from '../errors.js';
+import { errorAnswer } from './respond-error.js';
 
 /**
- * Answers on a bare socket, where no Koa context exists (a refused WebSocket
- * upgrade, a request Node could not parse), in the one error shape, then closes it.
+ * Answers on a bare socket, where no response object exists (a refused
+ * WebSocket upgrade, a request Node could not parse), in the one error shape
+ * (see respond-error.ts), then closes it.
  */
 export function writeRawError(socket: Duplex, error: SvcError, extraHeaders: Record<string, string> = {}): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const body = JSON.stringify(errorBody(error));
-  const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close', ...error.headers, ...extraHeaders };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? ''}\r\n${head}\r\n${body}`);
+  const answer = errorAnswer(error, undefined);
+  const headers: Record<string, string> = { ...answer.headers, Connection: 'close', ...extraHeaders };
+  let head = `HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status] ?? ''}\r\n`;
+  for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+  socket.end(`${head}\r\n${answer.body}`);
 }

@@ -15,6 +15,11 @@ export interface RouteEntry {
   readonly unit: string;
   /** Path prefix of the workload's URL, without the route: `/default/quickstart/greet`. */
   readonly prefix: string;
+  /**
+   * Host name of its host-based URL (`quickstart-greet.svc.example.com`), lower case, no port;
+   * absent or null when no base domain is configured or the name makes no valid host.
+   */
+  readonly host?: string | null;
 }
 
 /** What the gateway middleware records on `ctx.state` for later middleware and logs. */

@@ -10,8 +10,7 @@ import type { Admission, Slot } from './admission.js';
 import { writeRawError } from './raw-error.js';
 import { requestIdOf } from './request-id.js';
 import { parseRequestUrl } from './request-url.js';
-import type { RouteTable } from './route-table.js';
-import type { RouteEntry } from './types.js';
+import type { RouteMatch, RouteTable } from './route-table.js';
 
 export interface WebSocketBridgeOptions {
   readonly routes: RouteTable;
@@ -58,7 +57,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
     const url = parseRequestUrl('http', request.headers.host ?? '', request.url ?? '/');
-    const match = options.routes.match(url.pathname);
+    const match = options.routes.match(url.pathname, request.headers.host);
     const entry = match?.entry;
     const principal = await checkAccess({ plugins: options.plugins, entry, headers: request.headers, url, transport: 'websocket' });
     if (!match || !entry) throw new SvcError('not_found', `nothing answers at ${url.pathname}.`);
@@ -71,7 +70,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, gone.signal);
     let upstream: WebSocket;
     try {
-      upstream = await connectUpstream(slot.instance, entry, request, url, match.rest, requestId, principal !== null);
+      upstream = await connectUpstream(slot.instance, request, url, match, requestId, principal !== null);
     } catch (error) {
       slot.release();
       throw error;
@@ -128,18 +127,18 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
 }
 
 /** Opens the container side first, so that a refusal still reaches the client as an HTTP answer. */
-function connectUpstream(instance: Instance, entry: RouteEntry, request: IncomingMessage, url: URL, rest: string, requestId: string, authorized: boolean): Promise<WebSocket> {
+function connectUpstream(instance: Instance, request: IncomingMessage, url: URL, match: RouteMatch, requestId: string, authorized: boolean): Promise<WebSocket> {
   // The token may ride in the query for browsers; it is the platform's, never the workload's.
   const query = new URLSearchParams(url.search);
   if (authorized) query.delete('token');
   const search = query.size > 0 ? `?${query.toString()}` : '';
   const target =
     instance.address.kind === 'unix'
-      ? `ws+unix://${instance.address.socketPath}:${rest}${search}`
-      : `ws://${instance.address.host}:${instance.address.port}${rest}${search}`;
+      ? `ws+unix://${instance.address.socketPath}:${match.rest}${search}`
+      : `ws://${instance.address.host}:${instance.address.port}${match.rest}${search}`;
   const headers: Record<string, string> = {
     'x-request-id': requestId,
-    'x-forwarded-prefix': entry.prefix,
+    'x-forwarded-prefix': match.prefix,
     'x-forwarded-host': request.headers.host ?? '',
     'x-forwarded-for': request.socket.remoteAddress ?? '',
   };

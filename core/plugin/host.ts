@@ -13,9 +13,10 @@ import type {
   HookResult,
   ParallelHooks,
   Plugin,
+  ScalingPolicy,
   SequentialHooks,
 } from './types.js';
-import { checkUniqueNames, validatePlugin } from './validate.js';
+import { checkUniqueNames, checkUniquePolicies, validatePlugin } from './validate.js';
 
 /** What a plugin list may hold: falsy entries are skipped and nested arrays flattened, so `cond && plugin()` works. */
 export type PluginOption = Plugin | false | null | undefined | readonly PluginOption[];
@@ -25,6 +26,8 @@ type Tail<T extends readonly unknown[]> = T extends readonly [unknown, ...infer 
 export interface PluginHost {
   /** The registered plugins in final order: `enforce: 'pre'`, normal, `'post'`; registration order within a tier. */
   readonly plugins: readonly Plugin[];
+  /** Every plugin's scaling policies by name (names are unique across plugins), with the plugin that provides each. */
+  readonly scalingPolicies: ReadonlyMap<string, RegisteredPolicy>;
   /** True when at least one plugin implements `hook` (lets callers skip work, e.g. building an AuthRequest). */
   has(hook: HookName): boolean;
   /** Calls each handler in order until one returns non-null; later handlers are not called. Resolves `null` if none did. */
@@ -42,6 +45,13 @@ export interface PluginHost {
    * when all succeeded) so the caller may act on it too.
    */
   parallel<H extends ParallelHooks>(hook: H, ...args: HookArgs<H>): Promise<SvcError[]>;
+}
+
+export interface RegisteredPolicy {
+  readonly name: string;
+  /** The plugin that provides it, for error messages. */
+  readonly plugin: string;
+  readonly decide: ScalingPolicy;
 }
 
 interface SortedHandler {
@@ -70,6 +80,7 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
   registered.forEach((plugin, position) => validatePlugin(plugin, position));
   const valid = registered as Plugin[];
   checkUniqueNames(valid);
+  checkUniquePolicies(valid);
   // Array#sort is stable, so registration order holds within a tier.
   const plugins: readonly Plugin[] = Object.freeze(
     [...valid].sort((a, b) => tierRank[a.enforce ?? 'normal'] - tierRank[b.enforce ?? 'normal']),
@@ -93,8 +104,14 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
     }
   }
 
+  const scalingPolicies = new Map<string, RegisteredPolicy>();
+  for (const plugin of plugins) {
+    for (const [name, decide] of Object.entries(plugin.scalingPolicies ?? {})) scalingPolicies.set(name, { name, plugin: plugin.name, decide });
+  }
+
   return {
     plugins,
+    scalingPolicies,
     has: (hook) => handlersOf(hook).length > 0,
 
     async first(hook, ...args) {

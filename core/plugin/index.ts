@@ -11,7 +11,9 @@ export type {
   Plugin,
   PluginHooks,
   Principal,
+  ScalingInput,
+  ScalingPolicy,
 } from './types.js';
 export { SvcError, errorCodes } from '../errors.js';
 export type { ErrorCode, SvcErrorOptions } from '../errors.js';
-export type { AppSpec, Workload, WorkloadKind } from '../workload/types.js';
+export type { AppSpec, AutoscalerSpec, Workload, WorkloadKind } from '../workload/types.js';

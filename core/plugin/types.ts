@@ -3,7 +3,7 @@
  * (`plugins/`) and third-party packages implement. Each hook is documented
  * here, where it is declared; `docs/plugins.md` repeats it as a table.
  */
-import type { AppSpec, WorkloadKind } from '../workload/types.js';
+import type { AppSpec, AutoscalerSpec, WorkloadKind } from '../workload/types.js';
 
 /**
  * The plugin API major version this svc provides. A plugin declares the
@@ -66,6 +66,42 @@ export type PlatformEvent =
       /** Why it stopped or failed (exit code, health check…), when known. */
       readonly reason?: string;
     };
+
+/** What a scaling policy sees of one deployment unit (one workload of one deployment) at one moment. */
+export interface ScalingInput {
+  readonly workload: {
+    readonly app: string;
+    readonly name: string;
+    readonly kind: WorkloadKind;
+    /** `min_containers`, `max_containers`, `tasks_per_container`. */
+    readonly autoscaler: AutoscalerSpec;
+    /** Processes per container. */
+    readonly workers: number;
+    /** Requests one worker takes at once (`concurrency` / `concurrent_requests`). */
+    readonly concurrency: number;
+    /** Idle seconds before a container may stop (`keep_warm` / `keep_warm_seconds`). */
+    readonly keepWarmSeconds: number;
+  };
+  /** Requests holding a slot on one of the unit's containers now. */
+  readonly inFlight: number;
+  /** Requests waiting in the unit's queue for a slot. */
+  readonly queued: number;
+  /** Containers running or starting now. */
+  readonly current: number;
+}
+
+/**
+ * An autoscaling policy: a **pure** function from the unit's load to the
+ * number of containers it should have. It is called on every evaluation (at
+ * once when a request queues, else about once a second), so keep it cheap
+ * and free of I/O. The controller owns everything else: it clamps the result
+ * to [`min_containers`, `max_containers`] again (a policy cannot exceed
+ * `max_containers`), starts containers at once, and stops only containers
+ * idle for `keep_warm` seconds. A throw or a result that is not a
+ * non-negative integer is reported once per unit, and the built-in
+ * `queue-depth` policy decides instead.
+ */
+export type ScalingPolicy = (input: ScalingInput) => number;
 
 /**
  * Every hook, name → signature (as if synchronous; each may also return a
@@ -160,10 +196,12 @@ export interface Plugin {
   readonly enforce?: 'pre' | 'post';
   readonly hooks?: Partial<PluginHooks>;
   /**
-   * Named autoscaling policies this plugin provides. Typed as an opaque
-   * registry until the autoscaler defines `ScalingPolicy`.
+   * Named autoscaling policies this plugin provides, name → `ScalingPolicy`.
+   * Names are lower-case kebab (`queue-depth`, `acme-burst`) and unique
+   * across all plugins; the config setting `scalingPolicy` picks one by name
+   * for every deployment (built in: `queue-depth`).
    */
-  readonly scalingPolicies?: Readonly<Record<string, unknown>>;
+  readonly scalingPolicies?: Readonly<Record<string, ScalingPolicy>>;
   /**
    * Named client exporters (Python, TypeScript…) this plugin provides.
    * Typed as an opaque registry until the exporter interface is defined.

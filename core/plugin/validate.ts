@@ -37,6 +37,37 @@ export function validatePlugin(value: unknown, position: number): asserts value 
       throw invalid(`plugin "${name}" has ${registry} ${describe(value)}`, `Make ${registry} an object keyed by name.`);
     }
   }
+  checkScalingPolicies(name, plugin.scalingPolicies as Record<string, unknown> | undefined);
+}
+
+/** Lower-case kebab, like the built-in `queue-depth`: the config setting `scalingPolicy` names one. */
+const POLICY_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+function checkScalingPolicies(name: string, policies: Record<string, unknown> | undefined): void {
+  for (const [policy, value] of Object.entries(policies ?? {})) {
+    if (!POLICY_NAME.test(policy)) {
+      throw invalid(`plugin "${name}" names a scaling policy ${JSON.stringify(policy)}`, 'Name policies in lower-case kebab, for example "acme-burst".');
+    }
+    if (typeof value !== 'function') {
+      throw invalid(`plugin "${name}" scaling policy "${policy}" is ${describe(value)}, not a function`,
+        'A scaling policy is a function (input: ScalingInput) => number of containers.');
+    }
+  }
+}
+
+/** Throws `plugin_invalid` when two plugins provide a scaling policy of the same name. */
+export function checkUniquePolicies(plugins: readonly Plugin[]): void {
+  const owner = new Map<string, string>();
+  for (const plugin of plugins) {
+    for (const policy of Object.keys(plugin.scalingPolicies ?? {})) {
+      const first = owner.get(policy);
+      if (first !== undefined) {
+        throw invalid(`plugins "${first}" and "${plugin.name}" both provide the scaling policy "${policy}"`,
+          'Policy names are global: rename the policy in one of the plugins, or remove one plugin from the config.');
+      }
+      owner.set(policy, plugin.name);
+    }
+  }
 }
 
 /** Throws `plugin_invalid` naming the first plugin name that appears twice. */

@@ -44,6 +44,8 @@ export interface ContainerStatus {
   /** The container's main process, which supervises the workers and leads its process group. */
   readonly pid: number | undefined;
   readonly startedAt: Date;
+  /** When it passed its health check (before it was registered); undefined until then. */
+  readonly healthyAt: Date | undefined;
   /** `template`: forked from the unit's checkpoint template; `process`: started from scratch. */
   readonly startedFrom: 'template' | 'process';
   readonly workers: readonly WorkerStatus[];
@@ -64,11 +66,24 @@ export interface SchedulerDriver {
   /** Creates or replaces the unit's definition. Starts nothing by itself. */
   submit(unit: DeploymentUnit): Promise<void>;
   /**
-   * Sets the number of containers. Resolves once the new containers are
-   * healthy and registered; rejects with `container_failed` (and the last log
-   * lines) when one exits or does not become healthy in time.
+   * Sets the number of containers, counting those still starting. Resolves
+   * once the new containers are healthy and registered; rejects with
+   * `container_failed` (and the last log lines) when one exits or does not
+   * become healthy in time. Containers it adds appear in `status()` (state
+   * `starting`) before it returns to the event loop, so that two calls in a
+   * row never start the same container twice. Scaling down stops arbitrary
+   * containers: the autoscaler uses `stop()` to choose.
    */
   scale(key: string, count: number): Promise<void>;
+  /**
+   * Stops exactly one container of the unit (the autoscaler's choice: the
+   * least recently used idle one), which lowers the unit's count by one.
+   * The caller drains it first; the container is deregistered at once and
+   * then stopped (SIGTERM, SIGKILL after a grace period locally; an
+   * allocation stop and a count decrement on Nomad). Resolves when it has
+   * exited; an unknown or already stopped id resolves at once (idempotent).
+   */
+  stop(key: string, containerId: string): Promise<void>;
   /** Stops every container of the unit and forgets it. Idempotent. */
   remove(key: string): Promise<void>;
   status(key: string): readonly ContainerStatus[];

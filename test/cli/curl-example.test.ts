@@ -8,6 +8,7 @@ const workload = (overrides: Partial<DeployedWorkload>): DeployedWorkload => ({
   name: 'greet',
   kind: 'endpoint',
   url: 'http://127.0.0.1:7420/default/app/greet/greet',
+  hostUrl: null,
   methods: ['POST'],
   authorized: true,
   parameters: { type: 'object', properties: { name: { type: 'string' }, excited: { type: 'boolean', default: false } }, required: ['name'] },

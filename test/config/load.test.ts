@@ -57,6 +57,27 @@ describe('loadConfig()', () => {
     assert.match(problemsOf(() => loadConfig({ env: { SVC_MAX_BODY_BYTES: '1MB' } }))[0]!, /whole number of bytes/);
   });
 
+  it('takes a base domain as a DNS name, lower-cased, and refuses URLs, ports and bad labels', () => {
+    assert.equal(loadConfig({ env: {} }).baseDomain, null);
+    assert.equal(loadConfig({ env: { SVC_BASE_DOMAIN: 'Svc.Example.com.' } }).baseDomain, 'svc.example.com');
+    assert.equal(loadConfig({ env: {}, file: configFile({ baseDomain: 'localhost' }) }).baseDomain, 'localhost');
+    for (const bad of ['https://svc.example.com', 'svc.example.com:8080', 'svc..example.com', '-svc.example.com', 'svc_x.example.com', 'a/b']) {
+      assert.match(problemsOf(() => loadConfig({ env: { SVC_BASE_DOMAIN: bad } }))[0]!, /^SVC_BASE_DOMAIN: expected a DNS name/, bad);
+    }
+    assert.match(problemsOf(() => loadConfig({ env: {}, file: configFile({ baseDomain: 42 }) }))[0]!, /baseDomain: expected a DNS name/);
+  });
+
+  it('takes a queue timeout in seconds within 0.1..3600 and a scaling policy name', () => {
+    assert.equal(loadConfig({ env: {} }).queueTimeoutSeconds, 30);
+    assert.equal(loadConfig({ env: { SVC_QUEUE_TIMEOUT: '2.5' } }).queueTimeoutSeconds, 2.5);
+    assert.equal(loadConfig({ env: {}, file: configFile({ queueTimeoutSeconds: 120 }) }).queueTimeoutSeconds, 120);
+    for (const bad of ['0', '5000', '10s', '-1']) {
+      assert.match(problemsOf(() => loadConfig({ env: { SVC_QUEUE_TIMEOUT: bad } }))[0]!, /seconds from 0.1 to 3600/, bad);
+    }
+    assert.equal(loadConfig({ env: {} }).scalingPolicy, 'queue-depth');
+    assert.equal(loadConfig({ env: { SVC_SCALING_POLICY: 'acme-burst' } }).scalingPolicy, 'acme-burst');
+  });
+
   it('rejects out-of-range ports', () => {
     assert.match(problemsOf(() => loadConfig({ env: { SVC_PORT: '70000' } }))[0]!, /0 to 65535/);
   });

@@ -17,7 +17,7 @@ export interface LocalDriverOptions {
   readonly startTimeoutMs?: number;
   /** How long a stopping container may drain before it is killed. */
   readonly stopGraceMs?: number;
-  /** Called when a healthy container exits on its own (for events). */
+  /** Called when a healthy container exits on its own (the autoscaler replaces it; events). */
   readonly onContainerExit?: (unit: DeploymentUnit, containerId: string, reason: string) => void;
 }
 
@@ -27,6 +27,7 @@ interface Container {
   readonly workers: WorkerSet;
   readonly socketPaths: readonly string[];
   readonly startedAt: Date;
+  healthyAt: Date | undefined;
   readonly recent: string[];
   state: ContainerStatus['state'];
   startedFrom: ContainerStatus['startedFrom'];
@@ -151,7 +152,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       log: (text) => container && log(container, 'system', text),
       restartTimeoutMs: startTimeoutMs,
     });
-    container = { id, unit, workers, socketPaths, startedAt: new Date(), recent: [], state: 'starting', startedFrom: 'process', group: undefined, launched: Promise.resolve(undefined) };
+    container = { id, unit, workers, socketPaths, startedAt: new Date(), healthyAt: undefined, recent: [], state: 'starting', startedFrom: 'process', group: undefined, launched: Promise.resolve(undefined) };
     containers.set(id, container);
     log(container, 'system', `starting container ${id} for ${unit.workload.name} (${socketPaths.length} worker${socketPaths.length === 1 ? '' : 's'})`);
     container.launched = launch(container);
@@ -169,6 +170,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       });
     }
     container.state = 'healthy';
+    container.healthyAt = new Date();
     log(container, 'system', `container ${id} is healthy`);
     await workers.register();
     void group.exited.then(async (exit) => {
@@ -219,6 +221,11 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },
+    async stop(key, containerId) {
+      const container = containers.get(containerId);
+      if (!container || container.unit.key !== key || container.state === 'stopping' || container.state === 'exited') return;
+      await stopContainer(container);
+    },
     async remove(key) {
       units.delete(key);
       // Together: a container still waiting for the template's on_start gives up once the template stops.
@@ -227,7 +234,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     status(key) {
       return [...containers.values()]
         .filter((c) => c.unit.key === key)
-        .map((c) => ({ id: c.id, unit: key, state: c.state, pid: c.group?.pid, startedAt: c.startedAt, startedFrom: c.startedFrom, workers: c.workers.status() }));
+        .map((c) => ({ id: c.id, unit: key, state: c.state, pid: c.group?.pid, startedAt: c.startedAt, healthyAt: c.healthyAt, startedFrom: c.startedFrom, workers: c.workers.status() }));
     },
     template(key) {
       const template = templates.get(key);

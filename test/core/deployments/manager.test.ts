@@ -4,7 +4,7 @@
  * Uses stand-in image builder and driver; real containers are in test/e2e.
  */
 import assert from 'node:assert/strict';
-import { DeploymentManager } from '../../../core/deployments/manager.js';
+import { DeploymentManager, type UnitScaler } from '../../../core/deployments/manager.js';
 import { SvcError } from '../../../core/errors.js';
 import { RouteTable } from '../../../core/gateway/route-table.js';
 import type { ImageBuilder } from '../../../core/images/types.js';
@@ -32,6 +32,7 @@ function gatedDriver(calls: string[]): SchedulerDriver & { healthy(): void; fail
       calls.push(`scale ${key} ${count}`);
       await started;
     },
+    stop: async (key, id) => void calls.push(`stop ${key} ${id}`),
     remove: async (key) => void calls.push(`remove ${key}`),
     status: () => [],
     close: async () => {},
@@ -83,5 +84,48 @@ describe('DeploymentManager#deploy() and the route table', () => {
     await assert.rejects(manager(routes, driver).deploy(request), (error: unknown) => error instanceof SvcError && error.code === 'conflict');
     assert.deepEqual(calls, []);
     assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, 'someone/else');
+  });
+});
+
+describe('DeploymentManager and the autoscaler', () => {
+  /** Records what the manager asks of it; the real controller is tested in test/core/autoscale and test/e2e/autoscale.test.ts. */
+  function recordingScaler(calls: string[]): UnitScaler {
+    return {
+      manage: (unit) => void calls.push(`manage ${unit.key}`),
+      stopUnit: async (key) => void calls.push(`stopUnit ${key}`),
+    };
+  }
+
+  it('hands each unit to the autoscaler once its first containers are healthy, and removes it through the autoscaler (which drains)', async () => {
+    const routes = new RouteTable();
+    const calls: string[] = [];
+    const driver = gatedDriver(calls);
+    driver.healthy();
+    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes, baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) });
+    await deployments.deploy(request);
+    assert.deepEqual(calls, ['submit default/demo/deployed/w', 'scale default/demo/deployed/w 1', 'manage default/demo/deployed/w']);
+    await deployments.remove({ workspace: 'default', app: 'demo', stage: 'deployed' });
+    assert.equal(calls.at(-1), 'stopUnit default/demo/deployed/w', 'not driver.remove: the autoscaler lets requests in flight finish first');
+    assert.equal(routes.entries().length, 0);
+  });
+
+  it('starts max(1, min_containers) containers at deploy time, so a broken app fails the deploy', async () => {
+    const calls: string[] = [];
+    const driver = gatedDriver(calls);
+    driver.healthy();
+    const scaling = { ...endpoint().scaling, autoscaler: { minContainers: 2, maxContainers: 3, tasksPerContainer: 1 } };
+    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes: new RouteTable(), baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) });
+    await deployments.deploy({ ...request, spec: { ...spec, workloads: [endpoint({ scaling })] } });
+    assert.ok(calls.includes('scale default/demo/deployed/w 2'));
+  });
+
+  it('hands nothing to the autoscaler when the deploy fails', async () => {
+    const calls: string[] = [];
+    const driver = gatedDriver(calls);
+    const deploying = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes: new RouteTable(), baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) }).deploy(request);
+    await tick();
+    driver.fail(new SvcError('container_failed', 'exited with 1'));
+    await assert.rejects(deploying);
+    assert.ok(!calls.some((call) => call.startsWith('manage')), calls.join(', '));
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { SvcError } from '../../../core/errors.js';
-import { Admission, type Slot } from '../../../core/gateway/admission.js';
+import { Admission, type Slot, type UnitSupervisor } from '../../../core/gateway/admission.js';
 import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import type { Instance, ServiceRegistry } from '../../../core/registry/types.js';
 
@@ -107,6 +107,127 @@ describe('Admission#enter()', () => {
     const waiting = admission.enter(UNIT, { maxPending: 2 }, signal);
     await registry.register(instance('late', 1));
     assert.equal((await waiting).instance.id, 'late');
+    admission.close();
+  });
+});
+
+/**
+ * The autoscaler's side of the contract, recorded: the real one
+ * (core/autoscale/controller.ts) runs against real containers in
+ * test/core/autoscale/controller.test.ts and test/e2e/autoscale.test.ts.
+ */
+function recordingSupervisor(overrides: Partial<UnitSupervisor> = {}): UnitSupervisor & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    manages: () => true,
+    queued: (unit) => void calls.push(`queued ${unit}`),
+    refused: (unit) => void calls.push(`refused ${unit}`),
+    refusal: () => null,
+    waitError: (_unit, waitedMs) => new SvcError('starting', `still starting after ${waitedMs} ms`),
+    ...overrides,
+  };
+}
+
+describe('Admission with an autoscaler (supervised units)', () => {
+  it('queues requests to a unit with no container, exactly up to max_pending_tasks, and gives them the slots of containers as they register', async () => {
+    const { registry, admission } = await setup([]);
+    const supervisor = recordingSupervisor();
+    admission.supervise(supervisor);
+    const signal = new AbortController().signal;
+    const outcomes = Array.from({ length: 10 }, () => codeOf(admission.enter(UNIT, { maxPending: 3 }, signal)));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(admission.load(UNIT), { inFlight: 0, queued: 3 }, 'starting containers are no capacity: only max_pending_tasks wait');
+    assert.deepEqual(supervisor.calls, [`queued ${UNIT}`, `queued ${UNIT}`, `queued ${UNIT}`], 'each queued request tells the autoscaler');
+    await registry.register(instance('c-new', 2));
+    assert.deepEqual(admission.load(UNIT), { inFlight: 2, queued: 1 });
+    await registry.register(instance('c-other', 1));
+    assert.deepEqual(await Promise.all(outcomes), [...Array(3).fill('admitted'), ...Array(7).fill('queue_full')]);
+    admission.close();
+  });
+
+  it('refuses at once with the autoscaler\'s refusal (a crash loop) while the unit has no container, and reports the demand', async () => {
+    const { admission } = await setup([]);
+    const supervisor = recordingSupervisor({ refusal: () => new SvcError('crash_loop', 'exited 3 times in a row') });
+    admission.supervise(supervisor);
+    assert.equal(await codeOf(admission.enter(UNIT, { maxPending: 5 }, new AbortController().signal)), 'crash_loop');
+    assert.deepEqual(supervisor.calls, [`refused ${UNIT}`]);
+    assert.equal(admission.load(UNIT).queued, 0);
+    admission.close();
+  });
+
+  it('answers a request that waited the whole timeout with the autoscaler\'s reason', async () => {
+    const { admission } = await setup([], { waitTimeoutMs: 30 });
+    admission.supervise(recordingSupervisor());
+    await assert.rejects(admission.enter(UNIT, { maxPending: 1 }, new AbortController().signal), /still starting after 30 ms/);
+    admission.close();
+  });
+
+  it('with max_pending_tasks 0 and no container, refuses with the autoscaler\'s wait error and reports the demand', async () => {
+    const { admission } = await setup([]);
+    const supervisor = recordingSupervisor();
+    admission.supervise(supervisor);
+    assert.equal(await codeOf(admission.enter(UNIT, { maxPending: 0 }, new AbortController().signal)), 'starting');
+    assert.deepEqual(supervisor.calls, [`refused ${UNIT}`]);
+    admission.close();
+  });
+
+  it('rejectQueued() answers every waiting request at once', async () => {
+    const { admission } = await setup([]);
+    admission.supervise(recordingSupervisor());
+    const signal = new AbortController().signal;
+    const waiting = [1, 2].map(() => codeOf(admission.enter(UNIT, { maxPending: 5 }, signal)));
+    admission.rejectQueued(UNIT, new SvcError('crash_loop', 'exited 3 times in a row'));
+    assert.deepEqual(await Promise.all(waiting), ['crash_loop', 'crash_loop']);
+    assert.deepEqual(admission.load(UNIT), { inFlight: 0, queued: 0 });
+    admission.close();
+  });
+
+  it('detaching the autoscaler restores the immediate no_capacity', async () => {
+    const { admission } = await setup([]);
+    const detach = admission.supervise(recordingSupervisor());
+    detach();
+    assert.equal(await codeOf(admission.enter(UNIT, { maxPending: 5 }, new AbortController().signal)), 'no_capacity');
+    admission.close();
+  });
+});
+
+describe('Admission#drain()', () => {
+  it('takes no new request on a draining instance from the call on, and resolves once its requests finished', async () => {
+    const { registry, admission } = await setup([2]);
+    const signal = new AbortController().signal;
+    const held = await admission.enter(UNIT, { maxPending: 5 }, signal);
+    let drained = false;
+    const draining = admission.drain(['c0']).then(() => (drained = true));
+    assert.equal(admission.use('c0').draining, true);
+    assert.equal(await codeOf(admission.enter(UNIT, { maxPending: 5 }, signal)), 'no_capacity', 'its free slot is not offered any more');
+    await registry.register(instance('c1', 1));
+    assert.equal((await admission.enter(UNIT, { maxPending: 5 }, signal)).instance.id, 'c1');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(drained, false, 'a request is still in flight on it');
+    held.release();
+    await draining;
+    assert.equal(admission.use('c0').inFlight, 0);
+    admission.close();
+  });
+
+  it('resolves at once for idle instances, and forget() drops them', async () => {
+    const { admission } = await setup([1]);
+    await admission.drain(['c0', 'never-registered']);
+    admission.forget(['c0', 'never-registered']);
+    assert.deepEqual(admission.use('c0'), { inFlight: 0, lastActiveAt: undefined, draining: false });
+    admission.close();
+  });
+
+  it('records when an instance last took or gave back a slot', async () => {
+    const { admission } = await setup([1]);
+    const before = Date.now();
+    const slot = await admission.enter(UNIT, { maxPending: 0 }, new AbortController().signal);
+    assert.ok((admission.use('c0').lastActiveAt ?? 0) >= before);
+    assert.equal(admission.use('c0').inFlight, 1);
+    slot.release();
+    assert.equal(admission.use('c0').inFlight, 0);
+    assert.ok((admission.use('c0').lastActiveAt ?? 0) >= before);
     admission.close();
   });
 });

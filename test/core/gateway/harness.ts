@@ -53,6 +53,7 @@ export interface Harness {
   /** Requests the stand-in container received. */
   readonly seen: http.IncomingMessage[];
   readonly registry: ServiceRegistry;
+  readonly admission: Admission;
   close(): Promise<void>;
 }
 
@@ -61,6 +62,10 @@ export interface HarnessOptions {
   readonly container?: http.RequestListener;
   readonly methods?: string[];
   readonly maxBodyBytes?: number;
+  /** The workload's max_pending_tasks (default 100). */
+  readonly maxPendingTasks?: number;
+  /** Protect the workload (no plugin authenticates anyone here: every request gets 401). */
+  readonly authorized?: boolean;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -74,14 +79,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   const registry = createEmbeddedRegistry();
   const routes = new RouteTable();
-  routes.add([routeEntry(endpoint({}, options.methods))]);
+  const base = endpoint({}, options.methods);
+  routes.add([
+    routeEntry({
+      ...base,
+      http: { ...base.http!, authorized: options.authorized ?? false },
+      scaling: { ...base.scaling, maxPendingTasks: options.maxPendingTasks ?? base.scaling.maxPendingTasks },
+    }),
+  ]);
   const upstreams = new UpstreamPools(registry);
   const admission = new Admission(registry);
   await registry.register({ id: 'c-1', service: UNIT, address: { kind: 'tcp', host: '127.0.0.1', port: containerPort }, capacity: 1, meta: {} });
 
   const reports: unknown[] = [];
   const gateway = createGateway({ routes, upstreams, admission, plugins: createPluginHost([]), report: (error) => reports.push(error), maxBodyBytes: options.maxBodyBytes });
-  const server = http.createServer(gateway.callback());
+  const server = http.createServer(gateway.handleRequest);
   const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}`,
@@ -89,6 +101,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     reports,
     seen,
     registry,
+    admission,
     async close() {
       admission.close();
       await upstreams.close();

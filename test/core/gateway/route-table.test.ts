@@ -71,6 +71,53 @@ describe('RouteTable#assertFree()', () => {
   });
 });
 
+describe('RouteTable: host-based URLs', () => {
+  const hosted = (prefix: string, host: string, unit = `unit:${prefix}`) => ({ ...entry(prefix, unit), host });
+
+  it('routes by Host header (any case, with or without port or final dot) and hands the whole path to the container', () => {
+    const table = new RouteTable();
+    table.add([hosted('/ws/app/w', 'app-w.svc.test')]);
+    for (const header of ['app-w.svc.test', 'App-W.SVC.test:7420', 'app-w.svc.test.', 'app-w.svc.test.:80']) {
+      const match = table.match('/greet/x', header);
+      assert.equal(match?.entry.prefix, '/ws/app/w', header);
+      assert.equal(match?.rest, '/greet/x');
+      assert.equal(match?.prefix, '');
+    }
+    assert.equal(table.match('/', 'app-w.svc.test')?.rest, '/');
+  });
+
+  it('falls back to the path for other hosts, and the path match reports its prefix', () => {
+    const table = new RouteTable();
+    table.add([hosted('/ws/app/w', 'app-w.svc.test')]);
+    assert.equal(table.match('/ws/app/w/greet', 'svc.test')?.prefix, '/ws/app/w');
+    assert.equal(table.match('/ws/app/w/greet', '127.0.0.1:7420')?.rest, '/greet');
+    assert.equal(table.match('/ws/app/w/greet', '[::1]:7420')?.rest, '/greet');
+    assert.equal(table.match('/greet', 'other-w.svc.test'), null);
+    assert.equal(table.match('/greet', 'app-w.svc.test.evil'), null);
+  });
+
+  it('keeps a host with the unit that holds it and reports the refusal; the newcomer keeps its path URL', () => {
+    const table = new RouteTable();
+    assert.deepEqual(table.add([hosted('/ws/a-b/c', 'a-b-c.svc.test', 'u1')]), []);
+    const taken = table.add([hosted('/ws/a/b-c', 'a-b-c.svc.test', 'u2')]);
+    assert.deepEqual(taken.map((t) => [t.host, t.heldBy, t.entry.unit]), [['a-b-c.svc.test', 'u1', 'u2']]);
+    assert.equal(table.match('/', 'a-b-c.svc.test')?.entry.unit, 'u1');
+    assert.equal(table.match('/ws/a/b-c', 'localhost')?.entry.unit, 'u2');
+    assert.equal(table.hostOf('u1'), 'a-b-c.svc.test');
+    assert.equal(table.hostOf('u2'), null);
+  });
+
+  it('frees the host when its unit is removed, and a redeploy of the same unit keeps it', () => {
+    const table = new RouteTable();
+    table.add([hosted('/ws/a/x', 'a-x.svc.test', 'u1')]);
+    assert.deepEqual(table.add([hosted('/ws/a/x', 'a-x.svc.test', 'u1')]), []);
+    table.removeUnit('u1');
+    assert.equal(table.match('/', 'a-x.svc.test'), null);
+    assert.deepEqual(table.add([hosted('/ws/b/x', 'a-x.svc.test', 'u2')]), []);
+    assert.equal(table.match('/', 'a-x.svc.test')?.entry.unit, 'u2');
+  });
+});
+
 describe('routeMatches()', () => {
   it('matches the route with or without one trailing slash', () => {
     assert.ok(routeMatches('/greet', '/greet'));

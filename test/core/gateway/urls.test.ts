@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { DeploymentRef } from '../../../core/deployments/keys.js';
-import { workloadPrefix, workloadUrl } from '../../../core/gateway/urls.js';
+import { hostUrl, workloadHost, workloadPrefix, workloadUrl } from '../../../core/gateway/urls.js';
 
 const deployed: DeploymentRef = { workspace: 'default', app: 'quickstart', stage: 'deployed' };
 const preview: DeploymentRef = { ...deployed, stage: 'preview' };
@@ -26,5 +26,31 @@ describe('workloadUrl()', () => {
 
   it('drops trailing slashes of the base URL', () => {
     assert.equal(workloadUrl('https://svc.example.com//', deployed, 'greet', '/a'), 'https://svc.example.com/default/quickstart/greet/a');
+  });
+});
+
+describe('workloadHost()', () => {
+  it('is <app>-<workload>.<base domain>, lower case, with - for _', () => {
+    assert.deepEqual(workloadHost(deployed, 'greet', 'svc.example.com'), { host: 'quickstart-greet.svc.example.com' });
+    assert.deepEqual(workloadHost({ ...deployed, app: 'My_App' }, 'Say_Hi', 'localhost'), { host: 'my-app-say-hi.localhost' });
+  });
+
+  it('marks previews and other workspaces, so they never share a host with the default deployment', () => {
+    assert.deepEqual(workloadHost(preview, 'greet', 'localhost'), { host: 'quickstart-greet--preview.localhost' });
+    assert.deepEqual(workloadHost({ ...preview, workspace: 'acme' }, 'greet', 'localhost'), { host: 'quickstart-greet--preview--acme.localhost' });
+  });
+
+  it('says why when the name makes no DNS label', () => {
+    const long = workloadHost({ ...deployed, app: 'a'.repeat(40) }, 'b'.repeat(30), 'localhost');
+    assert.ok('problem' in long && /71 characters long \(DNS allows 63\)/.test(long.problem), JSON.stringify(long));
+    const trailing = workloadHost(deployed, 'greet_', 'localhost');
+    assert.ok('problem' in trailing && /quickstart-greet-\.localhost is not a valid DNS label/.test(trailing.problem), JSON.stringify(trailing));
+  });
+});
+
+describe('hostUrl()', () => {
+  it('keeps the scheme and port of the base URL', () => {
+    assert.equal(hostUrl('http://127.0.0.1:7420', 'quickstart-greet.localhost', '/'), 'http://quickstart-greet.localhost:7420');
+    assert.equal(hostUrl('https://svc.example.com', 'quickstart-greet.svc.example.com', '/greet'), 'https://quickstart-greet.svc.example.com/greet');
   });
 });

@@ -95,6 +95,24 @@ describe('createLocalDriver()', function () {
     assert.match(t.exits[0]!, /exited unexpectedly with signal SIGKILL/);
   });
 
+  it('stop() stops exactly the container it names and leaves the others serving', async () => {
+    const t = setup();
+    driver = t.driver;
+    const unit = t.unit();
+    await t.driver.submit(unit);
+    await t.driver.scale(unit.key, 2);
+    const [first, second] = t.driver.status(unit.key);
+    assert.ok(first!.healthyAt && first!.healthyAt >= first!.startedAt, 'a healthy container says since when');
+    // The first one: scale() would have stopped the newest.
+    await t.driver.stop(unit.key, first!.id);
+    assert.deepEqual(t.driver.status(unit.key).map((c) => c.id), [second!.id]);
+    assert.deepEqual(t.registry.instances(unit.key).map((i) => i.meta.container), [second!.id]);
+    assert.deepEqual(t.exits, [], 'a stop is not an unexpected exit');
+    await t.driver.stop(unit.key, first!.id); // again: nothing to do
+    await t.driver.stop('another/unit', second!.id); // not that unit's container
+    assert.equal(t.driver.status(unit.key).length, 1);
+  });
+
   it('refuses to scale a unit it does not know', async () => {
     const t = setup();
     driver = t.driver;

@@ -1,0 +1,76 @@
+/**
+ * Account records, under `accounts/<id>`. Kept minimal: the owner account a
+ * fresh install creates, read back by id. Which account is the first owner is
+ * claimed once under `bootstrap/owner-account`, so two servers starting
+ * together (sharing a Consul store) agree on one.
+ */
+import { randomBytes } from 'node:crypto';
+import { isoAt, systemClock, type Clock } from '../auth/clock.js';
+import { storedObject, storedOneOf, storedString } from '../auth/stored-fields.js';
+import { SvcError } from '../errors.js';
+import { getJson, putJson } from '../state/json.js';
+import type { StateStore } from '../state/types.js';
+import { DEFAULT_WORKSPACE_NAME } from '../workspaces/types.js';
+import { ROLES, type Account } from './types.js';
+
+const PREFIX = 'accounts/';
+const OWNER_CLAIM_KEY = 'bootstrap/owner-account';
+
+export function accountKey(id: string): string {
+  return `${PREFIX}${id}`;
+}
+
+export class Accounts {
+  readonly #store: StateStore;
+  readonly #clock: Clock;
+
+  constructor(store: StateStore, clock: Clock = systemClock) {
+    this.#store = store;
+    this.#clock = clock;
+  }
+
+  async get(id: string): Promise<Account | null> {
+    if (!/^acc_[0-9a-f]{16}$/.test(id)) return null; // never build a key from junk
+    return (await getJson(this.#store, accountKey(id), parseAccount))?.value ?? null;
+  }
+
+  /** The account, or `not_found`. */
+  async require(id: string): Promise<Account> {
+    const account = await this.get(id);
+    if (account === null) throw new SvcError('not_found', `there is no account ${JSON.stringify(id)}`, { details: { account: id } });
+    return account;
+  }
+
+  /**
+   * The first owner account (name `owner`, workspace `default`): created on
+   * first start, the same one afterwards. A crash between the claim and the
+   * account record is repaired on the next call.
+   */
+  async ensureOwner(): Promise<{ account: Account; created: boolean }> {
+    const candidate = `acc_${randomBytes(8).toString('hex')}`;
+    await putJson(this.#store, OWNER_CLAIM_KEY, candidate, { cas: 0 });
+    const claim = await getJson(this.#store, OWNER_CLAIM_KEY, (value, key) => {
+      if (typeof value !== 'string') throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} is not an account id`, { details: { key } });
+      return value;
+    });
+    const id = claim!.value; // written above or before; never deleted
+    const fresh: Account = { id, name: 'owner', role: 'owner', workspaces: [DEFAULT_WORKSPACE_NAME], createdAt: isoAt(this.#clock()) };
+    if (await putJson(this.#store, accountKey(id), fresh, { cas: 0 })) return { account: fresh, created: true };
+    return { account: await this.require(id), created: false };
+  }
+}
+
+function parseAccount(value: unknown, key: string): Account {
+  const record = storedObject(value, key);
+  const workspaces = record['workspaces'];
+  if (!Array.isArray(workspaces) || !workspaces.every((w) => typeof w === 'string')) {
+    throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} has no list of workspace names`, { details: { key } });
+  }
+  return {
+    id: storedString(record, 'id', key),
+    name: storedString(record, 'name', key),
+    role: storedOneOf(record, 'role', key, ROLES),
+    workspaces,
+    createdAt: storedString(record, 'createdAt', key),
+  };
+}

@@ -1,0 +1,136 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { SvcError } from '../errors.js';
+import type { Slot } from './admission.js';
+import { connectionSignal } from './connection-signal.js';
+import { responseHead } from './forward-headers.js';
+import { respondError, type ErrorReporter } from './respond-error.js';
+import { upstreamError } from './upstream-error.js';
+
+/** Answers up to this size with a declared length are collected, then sent in one write with the head. */
+const SMALL_BODY = 64 * 1024;
+
+/**
+ * One proxied request, from admission to the last byte: it holds the slot,
+ * notices the client leaving, and is the undici dispatch handler that writes
+ * the container's answer straight into the client's response.
+ *
+ * Small answers of known length are collected and sent with their head in one
+ * write, so that a container dying halfway still gets a clean 502. Anything
+ * else (chunked, SSE, large) streams: the head goes out at once, each chunk as
+ * it arrives, with backpressure from the client's socket to the container's.
+ *
+ * The slot is released when the response is done or the connection is gone
+ * (`close`, either way); a client leaving aborts the queue wait (through its
+ * connection's signal) and the call to the container.
+ */
+export class Exchange implements Dispatcher.DispatchHandler {
+  readonly #res: ServerResponse;
+  readonly #requestId: string;
+  readonly #report: ErrorReporter;
+  readonly #isHead: boolean;
+  /** Aborted when the client's connection closes: admission's queue wait listens to it. */
+  readonly #connection: AbortSignal;
+  /** The response closed before it was finished: the client went away. */
+  #clientGone = false;
+  #slot: Slot | null = null;
+  #abortUpstream: ((error?: Error) => void) | null = null;
+  /** A small answer being collected: status, head, chunks. */
+  #status = 0;
+  #headers: string[] | null = null;
+  #chunks: Buffer[] | null = null;
+  /** undici's resume of a paused container socket, for a streamed answer. */
+  #resumeUpstream: (() => void) | null = null;
+
+  constructor(req: IncomingMessage, res: ServerResponse, requestId: string, report: ErrorReporter) {
+    this.#res = res;
+    this.#requestId = requestId;
+    this.#report = report;
+    this.#isHead = req.method === 'HEAD';
+    this.#connection = connectionSignal(req.socket);
+    res.on('close', this.#onClose);
+  }
+
+  get requestId(): string {
+    return this.#requestId;
+  }
+
+  /** Aborted once the client has gone away. */
+  get signal(): AbortSignal {
+    return this.#connection;
+  }
+
+  /** Keeps the slot until the response is done; gives it back at once if the client already left. */
+  hold(slot: Slot): void {
+    if (this.#clientGone || this.#connection.aborted) {
+      slot.release();
+      throw new SvcError('client_closed', 'the client went away before its request was sent on.');
+    }
+    this.#slot = slot;
+  }
+
+  /** Answers with the error (or nothing, when the client is gone); see respond-error.ts. */
+  fail(error: unknown): void {
+    respondError(this.#res, error, this.#requestId, this.#report);
+  }
+
+  readonly #onClose = (): void => {
+    if (!this.#res.writableFinished) {
+      this.#clientGone = true;
+      this.#abortUpstream?.();
+    }
+    this.#slot?.release();
+  };
+
+  // undici's dispatch handler (its native interface in 7.x; the controller-style one is wrapped into it).
+
+  onConnect(abort: (error?: Error) => void): void {
+    if (this.#clientGone) abort();
+    else this.#abortUpstream = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true; // 1xx: informational, not passed on
+    const head = responseHead(rawHeaders, this.#requestId);
+    const length = head.contentLength;
+    if (!this.#isHead && length >= 0 && length <= SMALL_BODY) {
+      this.#status = statusCode;
+      this.#headers = head.headers;
+      this.#chunks = [];
+      return true;
+    }
+    const res = this.#res;
+    res.writeHead(statusCode, head.headers);
+    // A stream of unknown length (SSE, chunked) may be slow to start: the client gets the head now.
+    if (length < 0 && !this.#isHead && statusCode !== 204 && statusCode !== 304) res.flushHeaders();
+    this.#resumeUpstream = resume;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.#chunks !== null) {
+      this.#chunks.push(chunk);
+      return true;
+    }
+    if (this.#res.write(chunk)) return true;
+    // The client reads slower than the container writes: pause the container's socket until it drains.
+    this.#res.once('drain', this.#resumeUpstream!);
+    return false;
+  }
+
+  onComplete(): void {
+    const res = this.#res;
+    const chunks = this.#chunks;
+    if (chunks === null) {
+      res.end();
+      return;
+    }
+    res.writeHead(this.#status, this.#headers!);
+    if (chunks.length === 0) res.end();
+    else res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  }
+
+  onError(error: Error): void {
+    this.fail(upstreamError(error, this.#clientGone));
+  }
+}

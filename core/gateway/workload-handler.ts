@@ -1,0 +1,103 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { PluginHost } from '../plugin/host.js';
+import { checkAccess } from './access.js';
+import type { Admission } from './admission.js';
+import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
+import { Exchange } from './exchange.js';
+import { requestHead, withoutAuthorization, type RequestHead } from './forward-headers.js';
+import { checkHost } from './host-check.js';
+import type { UpstreamPools } from './proxy.js';
+import { requestIdOf } from './request-id.js';
+import { parseRequestUrl } from './request-url.js';
+import type { ErrorReporter } from './respond-error.js';
+import { checkRouteAndMethod } from './route-check.js';
+import type { RouteMatch, RouteTable } from './route-table.js';
+
+export interface WorkloadHandlerOptions {
+  readonly routes: RouteTable;
+  readonly upstreams: UpstreamPools;
+  readonly admission: Admission;
+  readonly plugins: PluginHost;
+  readonly report: ErrorReporter;
+  /** Largest request body forwarded to a container (default `DEFAULT_MAX_BODY_BYTES`); larger ones get 413. */
+  readonly maxBodyBytes?: number;
+}
+
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+const ABSOLUTE_FORM = /^https?:\/\//i;
+
+/**
+ * The gateway's hot path, a plain node:http listener: a request for a
+ * workload URL is checked (Host, body size, access, route and method),
+ * admitted, and streamed to a container and back, with no framework in
+ * between. Anything the route table does not match goes to `fallback` (Koa:
+ * platform routes, and the 404 for unknown URLs).
+ */
+export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback: RequestListener): RequestListener {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  async function serve(req: IncomingMessage, res: ServerResponse, match: RouteMatch, head: RequestHead, search: string, target: string): Promise<void> {
+    const { entry } = match;
+    const exchange = new Exchange(req, res, requestIdOf(head.requestId), options.report);
+    try {
+      // The same order as for any URL (see app.ts): Host, then body size, then access, then route.
+      checkHost(head.host);
+      // Before anything else is answered: that would mean reading (and discarding) the whole body.
+      checkContentLength(head.contentLength, req, res, maxBodyBytes);
+      const authorized = entry.workload.http?.authorized !== false;
+      if (authorized) {
+        const url = parseRequestUrl(protocolOf(req), head.host, target);
+        await checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
+        // The platform token authenticated this request; user code never sees it.
+        withoutAuthorization(head);
+      }
+      const method = req.method!;
+      checkRouteAndMethod(entry, match.rest, method);
+      const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, exchange.signal);
+      exchange.hold(slot);
+      head.forward.push(
+        'x-request-id', exchange.requestId,
+        'x-forwarded-for', req.socket.remoteAddress ?? '',
+        'x-forwarded-proto', protocolOf(req),
+        'x-forwarded-host', head.host,
+        'x-forwarded-prefix', match.prefix,
+      );
+      const body = BODYLESS.has(method) ? null : head.contentLength !== undefined ? req : countedBody(req, res, maxBodyBytes);
+      options.upstreams.dispatch(slot.instance, { method: method as 'GET', path: match.rest + search, headers: head.forward, body }, exchange);
+    } catch (error) {
+      exchange.fail(error);
+    }
+  }
+
+  return function handleRequest(req, res) {
+    const target = originForm(req.url ?? '/');
+    const head = requestHead(req.rawHeaders, !BODYLESS.has(req.method!));
+    const query = target === null ? -1 : target.indexOf('?');
+    const path = target === null ? '' : query === -1 ? target : target.slice(0, query);
+    const match = target === null ? null : options.routes.match(path, head.host);
+    if (match === null) return fallback(req, res);
+    serve(req, res, match, head, query === -1 ? '' : target!.slice(query), target!).catch((error: unknown) => {
+      // Only a failure to write the error answer itself lands here.
+      options.report(error, { method: req.method ?? '', path, requestId: undefined });
+      res.destroy();
+    });
+  };
+}
+
+/** `http` or `https`, as the client spoke to the gateway. */
+function protocolOf(req: IncomingMessage): string {
+  return (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+}
+
+/** The request target as `/path?query` (an absolute-form target names its own authority), or null when it is neither. */
+function originForm(target: string): string | null {
+  if (target.startsWith('/')) return target;
+  if (!ABSOLUTE_FORM.test(target)) return null;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return null;
+  }
+}

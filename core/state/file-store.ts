@@ -1,0 +1,62 @@
+/**
+ * The embedded state store: `<data dir>/state/`, one append-only log with an
+ * fsync per batch of writes, locked to one process. See docs/state.md for the
+ * format and why an acknowledged write survives kill -9.
+ */
+import path from 'node:path';
+import { makeDurableDirectory } from './fs-sync.js';
+import { StateImage } from './image.js';
+import { KvStore } from './kv-store.js';
+import { acquireLock } from './lock-file.js';
+import { DEFAULT_COMPACT_AT_BYTES, LogFile } from './log-file.js';
+
+export interface FileStoreOptions {
+  /** The svc data dir; the store lives in its `state/` folder. */
+  readonly dataDir: string;
+  /** Compact the log once it passes this size and twice its size after the last compaction (default 8 MiB). */
+  readonly compactAtBytes?: number;
+  /** Told about problems found after opening (a compaction that failed and will be retried). */
+  readonly onWarning?: (message: string) => void;
+}
+
+export class FileStateStore extends KvStore {
+  /** The state folder, `<data dir>/state`. */
+  readonly dir: string;
+  /** What opening found and repaired (a stale lock taken over, an unacknowledged torn write dropped). */
+  readonly warnings: readonly string[];
+
+  constructor(dir: string, image: StateImage, log: LogFile, release: () => Promise<void>, warnings: readonly string[]) {
+    super(image, {
+      write: (records) => log.write(records),
+      afterCommit: (current) => log.afterCommit(current),
+      close: async () => {
+        try {
+          await log.close();
+        } finally {
+          await release();
+        }
+      },
+    });
+    this.dir = dir;
+    this.warnings = warnings;
+  }
+}
+
+/**
+ * Opens the store, creating it on first use. Throws `state_locked` when
+ * another process has it open and `state_corrupt` when its log is damaged
+ * (never starting empty instead).
+ */
+export async function openFileStateStore(options: FileStoreOptions): Promise<FileStateStore> {
+  const dir = path.join(options.dataDir, 'state');
+  await makeDurableDirectory(dir);
+  const { lock, warnings } = await acquireLock(dir);
+  try {
+    const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, { code: 'SVC_STATE' }));
+    const opened = await LogFile.open(dir, options.compactAtBytes ?? DEFAULT_COMPACT_AT_BYTES, warn);
+    return new FileStateStore(dir, opened.image, opened.log, () => lock.release(), [...warnings, ...opened.warnings]);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
