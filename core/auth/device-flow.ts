@@ -56,7 +56,8 @@ export interface PendingDeviceRequest {
 
 /** RFC 8628 §3.5: after `slow_down`, the interval grows by 5 s for all later requests. */
 const SLOW_DOWN_STEP_SECONDS = 5;
-const CLIENT_NAME_MAX_LENGTH = 100;
+/** Short enough that the token's name `svc login (<client name>)` stays within the 100 characters token names allow. */
+const CLIENT_NAME_MAX_LENGTH = 80;
 
 export class DeviceAuthorizations {
   readonly #store: StateStore;

@@ -94,10 +94,9 @@ export class Tokens {
         throw new SvcError('not_found', `workspace ${JSON.stringify(actor.workspace)} has no token ${id}`, { details: { token: id } });
       }
       const revoked: TokenRecord = { ...entry.value, revokedAt: isoAt(this.#clock()) };
-      if (await putJson(this.#store, key, revoked, { cas: entry.modifyIndex })) {
-        this.#index.forget(revoked.hash);
-        return tokenInfo(revoked);
-      }
+      // Before the write: should the store fail, the token is refused here anyway (fail closed).
+      this.#index.forget(revoked.hash);
+      if (await putJson(this.#store, key, revoked, { cas: entry.modifyIndex })) return tokenInfo(revoked);
     }
   }
 

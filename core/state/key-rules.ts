@@ -19,7 +19,10 @@ export function checkKey(key: string): void {
 export function checkPrefix(prefix: string): void {
   if (typeof prefix !== 'string') throw invalid(prefix, 'a key must be a string');
   if (prefix.startsWith('/')) throw invalid(prefix, 'a key must not start with "/"');
-  if (prefix.split('/').includes('..')) throw invalid(prefix, 'a key must not have a ".." segment');
+  const segments = prefix.split('/');
+  if (segments.includes('..') || segments.includes('.')) throw invalid(prefix, 'a key must not have a "." or ".." segment');
+  // Consul's HTTP server cleans such paths, so a Consul KV store could not read the key back.
+  if (segments.slice(0, -1).includes('')) throw invalid(prefix, 'a key must not have an empty segment ("//")');
   if (FORBIDDEN.test(prefix)) throw invalid(prefix, 'a key must not hold control characters or lone surrogates');
   const bytes = Buffer.byteLength(prefix, 'utf8');
   if (bytes > MAX_KEY_BYTES) throw invalid(prefix, `a key must be at most ${MAX_KEY_BYTES} bytes of UTF-8 (this one has ${bytes})`);

@@ -60,7 +60,9 @@ export class Watchers {
         fail: (error) => { end(); reject(error); },
       };
       const onAbort = (): void => waiter.fail(signal?.reason);
+      // A pending watch must not keep the process alive on its own.
       const timer = setTimeout(() => waiter.wake(image.index), waitMs);
+      timer.unref();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.add(waiter);
     });

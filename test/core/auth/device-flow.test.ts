@@ -139,7 +139,7 @@ for (const kind of storeKinds()) {
     });
 
     it('validates the client name', async () => {
-      await assert.rejects(services.devices.start({ clientName: '' }), { code: 'bad_request', message: /client_name must be 1 to 100 characters/ });
+      await assert.rejects(services.devices.start({ clientName: '' }), { code: 'bad_request', message: /client_name must be 1 to 80 characters/ });
       await assert.rejects(services.devices.start({ clientName: 3 }), { code: 'bad_request', message: /client_name must be a string/ });
       const unnamed = await services.devices.start();
       assert.equal((await services.devices.pending(unnamed.user_code)).clientName, 'svc CLI');
