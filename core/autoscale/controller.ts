@@ -268,6 +268,8 @@ export class Autoscaler implements UnitSupervisor {
       // Same synchronous step as the idle check above: no request can take a slot on it any more.
       void admission.drain(instanceIds);
       managed.healthySince.delete(id);
+      // It served until idle: whatever failed before, the unit works now (even within the stable window).
+      managed.crash.stoppedIdle();
       this.#log(managed, `stopping container ${id} of ${managed.unit.workload.name}: idle for keep_warm (${managed.unit.workload.scaling.keepWarmSeconds} s)`, id);
       driver.stop(managed.unit.key, id).then(
         () => {

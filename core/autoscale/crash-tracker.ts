@@ -82,6 +82,13 @@ export class CrashTracker {
     }
   }
 
+  /** A healthy container was stopped for being idle: it proved the unit works, so the run of failures ends. */
+  stoppedIdle(): void {
+    this.#failures = 0;
+    this.#nextAttemptAt = 0;
+    this.#crashLooping = false;
+  }
+
   /** Milliseconds until the next start may be attempted (0: now). */
   waitMs(now: number): number {
     return Math.max(0, this.#nextAttemptAt - now);

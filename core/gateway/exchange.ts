@@ -21,8 +21,9 @@ const SMALL_BODY = 64 * 1024;
  * it arrives, with backpressure from the client's socket to the container's.
  *
  * The slot is released when the response is done or the connection is gone
- * (`close`, either way); a client leaving aborts the queue wait (through its
- * connection's signal) and the call to the container.
+ * (`close`, either way, or the connection's signal for a pipelined response
+ * that never got the socket); a client leaving aborts the queue wait (through
+ * its connection's signal) and the call to the container.
  */
 export class Exchange implements Dispatcher.DispatchHandler {
   readonly #res: ServerResponse;
@@ -33,6 +34,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly #connection: AbortSignal;
   /** The response closed before it was finished: the client went away. */
   #clientGone = false;
+  /** #onClose ran: the slot is back (it may run twice, see hold()). */
+  #closed = false;
+  /** #onClose also listens to the connection's signal (a pipelined request's response, see hold()). */
+  #watchesConnection = false;
   #slot: Slot | null = null;
   #abortUpstream: ((error?: Error) => void) | null = null;
   /** A small answer being collected: status, head, chunks. */
@@ -67,6 +72,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
       throw new SvcError('client_closed', 'the client went away before its request was sent on.');
     }
     this.#slot = slot;
+    // A pipelined request's response waits behind the ones before it and has no socket yet; Node
+    // never emits its 'close' when the connection closes meanwhile, so the slot would never come back.
+    if (this.#res.socket === null) {
+      this.#watchesConnection = true;
+      this.#connection.addEventListener('abort', this.#onClose, { once: true });
+    }
   }
 
   /** Answers with the error (or nothing, when the client is gone); see respond-error.ts. */
@@ -75,6 +86,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   readonly #onClose = (): void => {
+    if (this.#closed) return;
+    this.#closed = true;
+    // The signal is shared by every request of the connection: leave no listener on it.
+    if (this.#watchesConnection) this.#connection.removeEventListener('abort', this.#onClose);
     if (!this.#res.writableFinished) {
       this.#clientGone = true;
       this.#abortUpstream?.();

@@ -20,7 +20,8 @@ export function upstreamError(error: unknown, clientGone: boolean): SvcError {
   // Ours already, e.g. payload_too_large from the request body stream.
   if (isSvcError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  const detail = error instanceof Error ? error.message : String(error);
+  // Only the error code reaches the caller: undici's message may name the container's socket path.
+  const detail = typeof code === 'string' ? code : 'no error code';
   if (typeof code === 'string' && BROKEN_CONNECTION.has(code)) {
     return new SvcError('worker_crashed', `the container of this workload closed the connection while handling the request (${detail}).`, {
       hint: 'The container probably crashed or exited; the workload logs say why.',

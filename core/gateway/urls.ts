@@ -25,12 +25,24 @@ const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
  * and `_` becomes `-`, since DNS labels allow neither upper case nor `_`.
  * Returns why not when the result is no valid DNS label (over 63 characters,
  * or ending in `-`): the path URL is then the only one.
+ *
+ * `--` only ever separates those suffixes: an app or workload name that would
+ * put one into `<app>-<workload>` (`b__x`, `a--b`), a workspace whose name holds
+ * one or is `preview`, gets no host URL. Otherwise app `a` with workload `b__x`
+ * of one workspace would take `a-b--x`, the host of app `a`, workload `b` of
+ * workspace `x`, and receive its callers' requests and tokens.
  */
 export function workloadHost(ref: DeploymentRef, workload: string, baseDomain: string): { host: string } | { problem: string } {
-  let label = `${ref.app}-${workload}`;
+  const base = `${ref.app}-${workload}`.toLowerCase().replaceAll('_', '-');
+  if (base.includes('--')) {
+    return { problem: `its host name would contain "--" (from ${ref.app} and ${workload}), which host names keep for the --preview and --<workspace> suffixes` };
+  }
+  if (ref.workspace !== DEFAULT_WORKSPACE && (ref.workspace.includes('--') || ref.workspace === 'preview')) {
+    return { problem: `the workspace name ${ref.workspace} cannot be a host name suffix (it holds "--" or is "preview")` };
+  }
+  let label = base;
   if (ref.stage === 'preview') label += '--preview';
   if (ref.workspace !== DEFAULT_WORKSPACE) label += `--${ref.workspace}`;
-  label = label.toLowerCase().replaceAll('_', '-');
   if (!DNS_LABEL.test(label)) {
     const why = label.length > 63 ? `is ${label.length} characters long (DNS allows 63)` : 'is not a valid DNS label (letters, digits and inner hyphens only)';
     return { problem: `its host name ${label}.${baseDomain} ${why}` };

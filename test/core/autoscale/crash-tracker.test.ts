@@ -46,6 +46,17 @@ describe('CrashTracker', () => {
     assert.equal(crash.waitMs(3), 0);
   });
 
+  it('ends the run of failures when a container is stopped for being idle, even within the stable window', () => {
+    const crash = new CrashTracker(policy);
+    crash.failed('x', 0);
+    crash.failed('x', 1);
+    crash.healthy();
+    crash.stoppedIdle();
+    assert.equal(crash.failures, 0);
+    assert.equal(crash.failed('x', 2), false, 'one new failure after an idle stop is not a crash loop');
+    assert.equal(crash.failures, 1);
+  });
+
   it('counts the exit of a long-lived container as the first failure of a new run', () => {
     const crash = new CrashTracker(policy);
     crash.failed('x', 0);

@@ -40,6 +40,27 @@ describe('workloadHost()', () => {
     assert.deepEqual(workloadHost({ ...preview, workspace: 'acme' }, 'greet', 'localhost'), { host: 'quickstart-greet--preview--acme.localhost' });
   });
 
+  it('never gives deployments of two workspaces, or a preview and a deployment, the same host', () => {
+    const refs: [DeploymentRef, string][] = [
+      [{ workspace: 'x', app: 'a', stage: 'deployed' }, 'b'],
+      [{ workspace: 'default', app: 'a', stage: 'deployed' }, 'b__x'],
+      [{ workspace: 'default', app: 'a', stage: 'deployed' }, 'b--x'],
+      [{ workspace: 'default', app: 'a', stage: 'preview' }, 'b'],
+      [{ workspace: 'default', app: 'a', stage: 'deployed' }, 'b__preview'],
+      [{ workspace: 'preview', app: 'a', stage: 'deployed' }, 'b'],
+      [{ workspace: 'x', app: 'a', stage: 'preview' }, 'b'],
+      [{ workspace: 'preview--x', app: 'a', stage: 'deployed' }, 'b'],
+      [{ workspace: 'y', app: 'a', stage: 'deployed' }, 'b--preview--x'],
+    ];
+    const hosts = refs.flatMap(([ref, workload]) => {
+      const host = workloadHost(ref, workload, 'localhost');
+      return 'host' in host ? [host.host] : [];
+    });
+    assert.deepEqual(hosts, ['a-b--x.localhost', 'a-b--preview.localhost', 'a-b--preview--x.localhost']);
+    const refused = workloadHost({ workspace: 'default', app: 'a', stage: 'deployed' }, 'b__x', 'localhost');
+    assert.ok('problem' in refused && /would contain "--"/.test(refused.problem), JSON.stringify(refused));
+  });
+
   it('says why when the name makes no DNS label', () => {
     const long = workloadHost({ ...deployed, app: 'a'.repeat(40) }, 'b'.repeat(30), 'localhost');
     assert.ok('problem' in long && /71 characters long \(DNS allows 63\)/.test(long.problem), JSON.stringify(long));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { type Harness, parseAnswer, PREFIX, rawRequest, startHarness, UNIT } from './harness.js';
+import net from 'node:net';
+import { type Harness, parseAnswer, PREFIX, rawRequest, startHarness, UNIT, wait } from './harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -221,6 +222,38 @@ describe('gateway: a client leaving while queued', () => {
     container.held[1]!.end('c');
     assert.equal((await c).status, 200);
     assert.equal(harness.seen.length, 2, 'B never reached the container');
+    assert.deepEqual(harness.reports, []);
+  });
+});
+
+describe('gateway: pipelined requests on one connection', () => {
+  let harness: Harness;
+  const container = holdingContainer();
+  before(async () => {
+    harness = await startHarness({ container: container.handler });
+    // Two slots: both requests of the connection are in flight at once.
+    const [instance] = harness.registry.instances(UNIT);
+    await harness.registry.register({ ...instance!, id: 'c-2' });
+  });
+  after(async () => harness.close());
+
+  it('gives back the slot of a response still waiting for its turn when the client leaves', async () => {
+    const client = net.connect(harness.port, '127.0.0.1');
+    client.on('error', () => {});
+    await new Promise((resolve) => client.once('connect', resolve));
+    client.write(`GET ${PREFIX}/?first HTTP/1.1\r\nHost: localhost\r\n\r\nGET ${PREFIX}/?second HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    await until(() => container.held.length === 2);
+    // The second answer is complete, but it must wait for the first one: it has no socket yet.
+    const second = container.held.find((res) => res.req.url === '/?second')!;
+    second.end('second');
+    await new Promise((resolve) => second.once('finish', resolve));
+    await wait(50);
+    assert.equal(harness.admission.load(UNIT).inFlight, 2);
+    client.destroy();
+    const deadline = Date.now() + 2000;
+    while (harness.admission.load(UNIT).inFlight > 0 && Date.now() < deadline) await wait(10);
+    assert.equal(harness.admission.load(UNIT).inFlight, 0, 'both slots are free again');
+    for (const res of container.held) res.end();
     assert.deepEqual(harness.reports, []);
   });
 });
