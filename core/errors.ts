@@ -43,6 +43,8 @@ export const errorCodes = {
   queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },
   no_capacity: { status: 503, summary: 'No healthy container can take the request.' },
   starting: { status: 503, summary: 'The workload is starting and not healthy yet.' },
+  app_paused: { status: 503, summary: 'The app is paused: its workloads are stopped and their definitions kept; a deploy or `svc app resume` brings them back.' },
+  deployment_stopped: { status: 503, summary: 'The deployment (one workload) is stopped and its definition kept; deploying the workload starts it again.' },
   crash_loop: { status: 503, summary: 'The containers of the workload keep exiting; svc retries with back-off.' },
   worker_crashed: { status: 502, summary: 'The container failed while handling the request.' },
   upstream_unreachable: { status: 502, summary: 'The gateway could not reach the container.' },

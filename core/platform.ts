@@ -18,8 +18,11 @@ import { resolvePolicy } from './autoscale/policy.js';
 import { RecentLogs } from './logs/recent-logs.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
 import { createCodeBundles } from './bundles/service.js';
-import { MemoryTokenVerifier } from './auth/verifier.js';
+import { openControlPlane, type ControlPlane, type StateKind } from './api/control-plane.js';
+import { controlPlaneRoutes } from './api/index.js';
+import type { OwnerToken } from './auth/owner-token.js';
 import { DeploymentManager } from './deployments/manager.js';
+import { DeploymentRecords } from './deployments/records.js';
 import { createGateway } from './gateway/app.js';
 import { createWebSocketBridge } from './gateway/websocket-bridge.js';
 import type { ErrorReporter } from './gateway/error-middleware.js';
@@ -46,6 +49,12 @@ export interface PlatformOptions {
   readonly report?: ErrorReporter;
   /** Autoscaler timing (tick, crash back-off, drain timeout); tests shorten it. */
   readonly autoscale?: Pick<AutoscalerOptions, 'tickMs' | 'crash' | 'drainTimeoutMs'>;
+  /**
+   * Where workspaces, accounts and tokens live: `file` (default) in `<data dir>/state`,
+   * durable and held by one process; `memory` keeps nothing, so that several
+   * `svc serve` previews can share a data dir.
+   */
+  readonly state?: StateKind;
 }
 
 export interface Platform {
@@ -53,6 +62,10 @@ export interface Platform {
   /** Base URL of the gateway (after listening, with the real port). */
   readonly url: string;
   readonly ownerToken: { readonly secret: string; readonly path: string; readonly created: boolean; readonly warnings: readonly string[] };
+  /** Workspaces, accounts, tokens, sign-in links and the device flow, on the state store. */
+  readonly controlPlane: ControlPlane;
+  /** The owner's one-time dashboard sign-in link (`<url>/login#<secret>`), only on the start that created the owner account. */
+  readonly signInLink: { readonly url: string; readonly expiresAt: string } | null;
   readonly plugins: PluginHost;
   readonly deployments: DeploymentManager;
   /** Healthy containers, for operators' tools and benchmarks. */
@@ -65,13 +78,30 @@ export interface Platform {
 }
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
+  const report: ErrorReporter = options.report ?? ((error) => console.error(error));
+  const owner = await ensureOwnerToken(options.config.dataDir);
+  const base = { url: '' }; // known once the server listens; only requests read it
+  // Before anything listens: a second `svc server` on this data dir stops here with state_locked.
+  const controlPlane = await openControlPlane({
+    dataDir: options.config.dataDir,
+    state: options.state ?? 'file',
+    ownerSecret: owner.secret,
+    verificationUri: () => `${base.url}/device`,
+    report: (error) => report(error, { method: 'STATE', path: '', requestId: undefined }),
+  });
+  try {
+    return await startServices(options, owner, controlPlane, base);
+  } catch (error) {
+    await controlPlane.close();
+    throw error;
+  }
+}
+
+async function startServices(options: PlatformOptions, owner: OwnerToken, controlPlane: ControlPlane, base: { url: string }): Promise<Platform> {
   const { config } = options;
   const logs: LogSink = options.logs ?? (() => {});
   const report: ErrorReporter = options.report ?? ((error) => console.error(error));
-
-  const owner = await ensureOwnerToken(config.dataDir);
-  const verifier = new MemoryTokenVerifier();
-  verifier.add(owner.secret, { workspace: DEFAULT_WORKSPACE, subject: 'owner' });
+  const { verifier } = controlPlane;
   const userPlugins = await loadPlugins([...config.plugins], { cwd: process.cwd() });
   const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier }), autoscaleQueueDepthPlugin()], user: userPlugins }), {
     onParallelError: (error) => report(error, { method: 'EVENT', path: '', requestId: undefined }),
@@ -100,23 +130,33 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     ...options.autoscale,
   });
 
-  const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: healthRoute, maxBodyBytes: config.maxBodyBytes });
+  const api = controlPlaneRoutes({ plugins, controlPlane, deployments: { list: () => deployments.list() }, autoscaler });
+  const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.handleRequest);
   server.on('clientError', answerClientError);
   const websockets = createWebSocketBridge({ routes, admission, plugins, report });
   server.on('upgrade', websockets.handleUpgrade);
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
+  base.url = url;
 
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
-  const deployments = new DeploymentManager({ plugins, images, driver, routes, baseUrl: () => url, baseDomain: config.baseDomain, bundles, autoscaler });
+  const deployments = new DeploymentManager({
+    plugins, images, driver, routes, baseUrl: () => url, baseDomain: config.baseDomain, bundles, autoscaler,
+    records: new DeploymentRecords(controlPlane.store),
+    report: (error) => report(error, { method: 'RESTORE', path: '', requestId: undefined }),
+  });
+  // Deployed apps come back as they were: running ones start again, paused and stopped ones stay down.
+  await deployments.restore();
 
   let closing: Promise<void> | undefined;
   return {
     config,
     url,
-    ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: owner.warnings },
+    ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: [...owner.warnings, ...ownerTokenWarnings(controlPlane, owner.path)] },
+    controlPlane,
+    signInLink: controlPlane.firstSignIn && { url: `${url}/login#${controlPlane.firstSignIn.secret}`, expiresAt: controlPlane.firstSignIn.expiresAt },
     plugins,
     deployments,
     registry,
@@ -126,18 +166,46 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       closing ??= (async () => {
         // WebSocket sessions first: they would hold their containers' drain until its timeout.
         websockets.close();
-        await deployments.removeAll().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+        await deployments.shutdown().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
         autoscaler.close();
         admission.close();
         await driver.close();
         await upstreams.close();
         await registry.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await drainServer(server, SERVER_DRAIN_MS);
+        // Last: nothing is left that could write to the store.
+        await controlPlane.close();
       })();
       return closing;
     },
   };
+}
+
+/** How long requests still in flight when svc stops (API calls) may take before their connections are cut. */
+const SERVER_DRAIN_MS = 5_000;
+
+/**
+ * Stops accepting connections and lets requests in flight finish, for at most
+ * `boundMs`. Node closes only connections idle at the moment of `close()`; a
+ * keep-alive connection whose request ends later would hold the server open
+ * until its keep-alive timeout, so idle ones are closed again until none is left.
+ */
+async function drainServer(server: http.Server, boundMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const sweep = setInterval(() => server.closeIdleConnections(), 20);
+  const cut = setTimeout(() => server.closeAllConnections(), boundMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(cut);
+  }
+}
+
+/** What the operator must know about the owner token's record: a revoked one no longer works. */
+function ownerTokenWarnings(controlPlane: ControlPlane, file: string): string[] {
+  if (controlPlane.ownerTokenStatus !== 'revoked') return [];
+  return [`the owner token in ${file} was revoked and no longer works; delete the file and restart svc to get a new one.`];
 }
 
 /**

@@ -6,6 +6,7 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { curlExample } from '../curl-example.js';
 import { shellQuote } from '../shell-quote.js';
 import { createOutput, printError, type Output } from '../output.js';
+import { onStopSignal } from '../stop-signal.js';
 
 export interface ServeFlags {
   readonly port?: string | number;
@@ -41,6 +42,8 @@ export default async function serve(target: string, flags: ServeFlags): Promise<
 
     platform = await startPlatform({
       config,
+      // A preview keeps no state, so several previews can share a data dir (svc server keeps it in <data dir>/state).
+      state: 'memory',
       logs: (line) => out.log(line.unit.split('/').pop() ?? line.unit, line.text, line.stream === 'system'),
     });
     if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);
@@ -101,28 +104,4 @@ function printSummary(out: Output, deployment: Deployment, tokenExpression: stri
     }
   }
   out.result();
-}
-
-/**
- * Resolves `wait` on the first SIGINT or SIGTERM after running the cleanup;
- * a second signal exits at once (the exit hook still kills every container).
- */
-function onStopSignal(cleanup: () => Promise<void>): { wait: Promise<void>; dispose: () => void } {
-  let stopping = false;
-  let resolveWait: () => void = () => {};
-  const wait = new Promise<void>((resolve) => (resolveWait = resolve));
-  const handler = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
-    stopping = true;
-    void cleanup().finally(resolveWait);
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return {
-    wait,
-    dispose: () => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-    },
-  };
 }

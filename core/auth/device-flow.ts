@@ -20,8 +20,11 @@ import type { Tokens } from './token-service.js';
 import { formatUserCode, generateUserCode, normalizeUserCode } from './user-code.js';
 
 export interface DeviceFlowOptions {
-  /** The page where people type the code, e.g. `http://127.0.0.1:7420/login`. */
-  readonly verificationUri: string;
+  /**
+   * The page where people type the code, e.g. `http://127.0.0.1:7420/device`; a function
+   * when it is known only later (the server's URL once it listens on a free port).
+   */
+  readonly verificationUri: string | (() => string);
   readonly clock?: Clock;
   /** How long a request may wait for approval (default 600 s). */
   readonly expiresInSeconds?: number;
@@ -63,7 +66,7 @@ export class DeviceAuthorizations {
   readonly #store: StateStore;
   readonly #tokens: Tokens;
   readonly #clock: Clock;
-  readonly #verificationUri: string;
+  readonly #verificationUri: () => string;
   readonly #expiresInSeconds: number;
   readonly #intervalSeconds: number;
 
@@ -71,7 +74,8 @@ export class DeviceAuthorizations {
     this.#store = store;
     this.#tokens = tokens;
     this.#clock = options.clock ?? systemClock;
-    this.#verificationUri = options.verificationUri;
+    const uri = options.verificationUri;
+    this.#verificationUri = typeof uri === 'string' ? () => uri : uri;
     this.#expiresInSeconds = options.expiresInSeconds ?? 600;
     this.#intervalSeconds = options.intervalSeconds ?? 5;
   }
@@ -96,11 +100,12 @@ export class DeviceAuthorizations {
     };
     await putJson(this.#store, deviceKey(deviceHash), record, { cas: 0 });
     const shown = formatUserCode(userCode);
+    const verificationUri = this.#verificationUri();
     return {
       device_code: deviceCode,
       user_code: shown,
-      verification_uri: this.#verificationUri,
-      verification_uri_complete: `${this.#verificationUri}?user_code=${shown}`,
+      verification_uri: verificationUri,
+      verification_uri_complete: `${verificationUri}?user_code=${shown}`,
       expires_in: this.#expiresInSeconds,
       interval: this.#intervalSeconds,
     };

@@ -3,11 +3,11 @@
  * `<dataDir>/owner-token` so that `svc server` and the CLI on the same
  * machine share it. Created once, atomically; never overwritten.
  */
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, unlink } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../errors.js';
+import { createExclusive } from '../files/create-exclusive.js';
 import { generateToken, looksLikeToken } from './tokens.js';
 
 export interface OwnerToken {
@@ -66,51 +66,6 @@ async function readExisting(file: string): Promise<{ secret: string; warnings: s
     return { secret, warnings };
   } finally {
     await handle.close();
-  }
-}
-
-/**
- * Creates `file` with `content` unless it exists. The content goes to a
- * private temp file first and is then hard-linked into place: link(2) fails
- * with EEXIST instead of replacing (unlike rename), so a concurrent creator's
- * token is never clobbered and readers never see a half-written file.
- */
-async function createExclusive(file: string, content: string): Promise<boolean> {
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await link(temp, file);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
-    return createWithoutLink(file, content); // file systems without hard links
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-}
-
-/** O_EXCL create, then write: still never clobbers, but a reader may briefly see an empty file. */
-async function createWithoutLink(file: string, content: string): Promise<boolean> {
-  try {
-    const handle = await open(file, 'wx', 0o600);
-    try {
-      await handle.writeFile(content, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
   }
 }
 

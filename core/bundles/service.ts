@@ -64,6 +64,21 @@ export function createCodeBundles(options: CodeBundlesOptions): CodeBundles & { 
         await rm(scratch, { recursive: true, force: true });
       }
     },
+    async fromStore(sha256: string, entry: string): Promise<PreparedSource> {
+      const file = store.pathOf(sha256); // bad_request unless a sha256
+      const found = await stat(file).catch(() => null);
+      if (found === null) {
+        throw new SvcError('not_found', `no bundle ${sha256} is stored.`, { hint: 'Upload it first: POST /api/v1/bundles.' });
+      }
+      const dir = codeDir(sha256);
+      // Uploads were hashed on the way in; the file may have changed on disk since, so check before a first extraction.
+      if (!(await isDirectory(dir))) {
+        await store.verify(sha256);
+        await extractBundle(file, dir, limits);
+      }
+      await assertHoldsModule(dir, { root: file, entry });
+      return { source: { root: dir, entry }, bundle: { sha256, size: found.size, files: null, warnings: [] } };
+    },
   };
 }
 

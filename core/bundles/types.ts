@@ -11,8 +11,8 @@ export interface BundleInfo {
   readonly sha256: string;
   /** Size of the tar.gz in bytes. */
   readonly size: number;
-  /** Regular files and links in the bundle (folders not counted). */
-  readonly files: number;
+  /** Regular files and links in the bundle (folders not counted); null for a bundle taken from the store, not counted. */
+  readonly files: number | null;
   /** Lines the bundler warned with (links it skipped, special files). */
   readonly warnings: readonly string[];
 }
@@ -70,4 +70,10 @@ export interface CodeBundles {
    * so that later edits of the project do not change a running deployment.
    */
   prepare(source: SourceRef): Promise<PreparedSource>;
+  /**
+   * The code of a bundle already in the store (uploaded, or deployed before a
+   * restart): extracted once per sha256, checked to hold the module `entry`.
+   * `not_found` when no bundle with that sha256 is stored.
+   */
+  fromStore(sha256: string, entry: string): Promise<PreparedSource>;
 }

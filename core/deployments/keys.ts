@@ -25,3 +25,13 @@ export function unitKey(ref: DeploymentRef, workload: string): string {
 export function deploymentId(ref: DeploymentRef): string {
   return `${ref.workspace}/${ref.app}/${ref.stage}`;
 }
+
+/**
+ * The unit key of one start of a workload: `default/quickstart/deployed@7/greet`.
+ * A redeploy starts its containers under a new key while the old unit still
+ * serves, and the route switches from one to the other. `serial` is unique in
+ * this process only (units are not durable); version numbers are separate.
+ */
+export function servingUnitKey(ref: DeploymentRef, workload: string, serial: number): string {
+  return `${ref.workspace}/${ref.app}/${ref.stage}@${serial}/${workload}`;
+}

@@ -1,30 +1,33 @@
 import type { BundleInfo, CodeBundles } from '../bundles/types.js';
 import { SvcError } from '../errors.js';
-import { hostUrl, workloadUrl } from '../gateway/urls.js';
 import type { RouteTable } from '../gateway/route-table.js';
-import type { BuiltImage, ImageBuilder } from '../images/types.js';
+import type { ImageBuilder } from '../images/types.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../scheduler/types.js';
-import type { AppSpec, Workload, WorkloadKind } from '../workload/types.js';
-import { deploymentId, unitKey, type DeploymentRef, type Stage } from './keys.js';
-import { hostTakenWarnings, routeEntriesFor } from './route-entries.js';
-import type { DeployedWorkload, Deployment, DeployProgress } from './types.js';
+import type { AppSpec, Workload } from '../workload/types.js';
+import { describeDeployment, isServed, type LiveDeployment, type LiveWorkload } from './live.js';
+import { deploymentId, servingUnitKey, unitKey, type DeploymentRef, type Stage } from './keys.js';
+import { appPausedError, deploymentStoppedError, notRestoredError } from './offline.js';
+import { DeploymentRecords, currentVersion } from './records.js';
+import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entries.js';
+import { startUnits } from './start-units.js';
+import type { Deployment, DeployProgress } from './types.js';
 import { unenforcedOptions } from './warnings.js';
-
-/**
- * Kinds that get a URL and running containers. Functions are called on
- * demand (`.remote()`, `svc run`), which arrives with the client: they are
- * recorded but not started.
- */
-const SERVED_KINDS: ReadonlySet<WorkloadKind> = new Set(['endpoint', 'asgi', 'realtime']);
 
 export interface DeployRequest {
   readonly spec: AppSpec;
-  readonly source: SourceRef;
+  /** The project folder (bundled first when the manager has bundles). Exactly one of `source` and `bundleSha256`. */
+  readonly source?: SourceRef;
+  /** A bundle already in the store (uploaded through the API). */
+  readonly bundleSha256?: string;
   readonly workspace: string;
   readonly stage: Stage;
   readonly principal: Principal | null;
+  /** Deploy only this workload of the spec (`svc deploy app.py:greet`); the others keep their version. */
+  readonly workload?: string;
+  /** Remove the app's deployed workloads that the spec no longer has (whole-app deploys only). */
+  readonly prune?: boolean;
 }
 
 /** What the manager needs of the autoscaler (core/autoscale/controller.ts). */
@@ -54,99 +57,105 @@ export interface DeploymentManagerOptions {
    * units keep the containers the deploy started and removal stops them at once.
    */
   readonly autoscaler?: UnitScaler;
+  /** Where stage `deployed` is kept across restarts; without it nothing is durable. */
+  readonly records?: DeploymentRecords;
+  /** Failures nobody waits for (a deployment that cannot be restored). */
+  readonly report?: (error: unknown) => void;
 }
 
 /**
- * Turns an app spec into running workloads: plugins authorize it, images are
- * built, one deployment unit per workload is submitted to the driver and
- * scaled up, and the gateway gets its routes once containers are healthy.
- * Then the autoscaler owns each unit's container count.
+ * Runs deployments and moves them through their lifecycle (spec §3): deploy
+ * an app or one workload (a new version each time, switched in with no
+ * downtime), prune, pause and resume an app, stop or delete one deployment,
+ * delete an app, and restore everything after a restart. Each transition of
+ * one app runs alone (a queue per app), writes its records (stage `deployed`)
+ * before it changes routes, and only then stops what it replaced.
  */
 export class DeploymentManager {
   readonly #options: DeploymentManagerOptions;
-  readonly #deployments = new Map<string, Deployment>();
+  readonly #live = new Map<string, LiveDeployment>();
+  readonly #queues = new Map<string, Promise<void>>();
+  #serial = 1;
 
   constructor(options: DeploymentManagerOptions) {
     this.#options = options;
   }
 
   list(): Deployment[] {
-    return [...this.#deployments.values()];
+    return [...this.#live.values()].map((live) => this.#describe(live));
+  }
+
+  get(ref: DeploymentRef): Deployment | null {
+    const live = this.#live.get(deploymentId(ref));
+    return live ? this.#describe(live) : null;
   }
 
   async deploy(request: DeployRequest, progress: (event: DeployProgress) => void = () => {}): Promise<Deployment> {
-    const { plugins, images, driver, routes } = this.#options;
-    const spec = await plugins.sequential('authorizeDeploy', request.spec, {
+    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, {
       workspace: request.workspace,
       stage: request.stage,
       principal: request.principal,
     });
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
-    if (this.#deployments.has(deploymentId(ref))) await this.remove(ref);
+    return this.#exclusive(ref, () => this.#deploy(ref, spec, request, progress));
+  }
 
-    const served = spec.workloads.filter((w) => SERVED_KINDS.has(w.kind));
-    const { entries, warnings: hostWarnings } = routeEntriesFor(ref, served, this.#options.baseDomain ?? null);
-    // Before building or starting anything: a taken URL fails the deploy with nothing to undo.
-    routes.assertFree(entries);
+  async #deploy(ref: DeploymentRef, spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<Deployment> {
+    const { routes, driver } = this.#options;
+    const previous = this.#live.get(deploymentId(ref));
+    const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
+    const served = targets.filter(isServed);
+    const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
+    // Before building or starting anything: a URL taken by another app fails the deploy with nothing to undo.
+    routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
 
-    let source: SourceRef = request.source;
-    let bundle: BundleInfo | null = null;
-    if (this.#options.bundles) {
-      progress({ type: 'bundle', status: 'packing', root: request.source.root });
-      ({ source, bundle } = await this.#options.bundles.prepare(request.source));
-      progress({ type: 'bundle', status: 'ready', bundle });
-    }
-
-    const built = new Map<string, BuiltImage>();
-    for (const image of spec.images) {
-      progress({ type: 'image', imageId: image.id, status: 'building' });
-      const result = await images.build(image, (line) => progress({ type: 'image', imageId: image.id, status: 'log', line }));
-      built.set(image.id, result);
-      progress({ type: 'image', imageId: image.id, status: result.cached ? 'cached' : 'built' });
-    }
-
-    const units: DeploymentUnit[] = served.map((workload) => ({
-      key: unitKey(ref, workload.name),
-      ref,
-      workload,
-      image: built.get(workload.image.id)!,
-      source,
-    }));
+    const { source, bundle } = await this.#code(spec, request, progress);
+    const units = await startUnits(this.#startContext(progress), ref, served.map((workload) => ({ workload, source, key: this.#nextKey(ref, workload.name) })));
+    let versions: Map<string, number>;
     try {
-      await Promise.all(
-        units.map(async (unit) => {
-          progress({ type: 'workload', workload: unit.workload.name, status: 'starting' });
-          await driver.submit(unit);
-          // At least one even with min_containers=0, so that a broken app fails its deploy with its logs.
-          await driver.scale(unit.key, Math.max(1, unit.workload.scaling.autoscaler.minContainers));
-          progress({ type: 'workload', workload: unit.workload.name, status: 'ready' });
-        }),
-      );
-      // Only now: a request that arrived earlier would have met no container and a misleading 503.
-      // add() checks again, for a deploy that took the URL meanwhile.
-      hostWarnings.push(...hostTakenWarnings(routes.add(entries)));
+      versions = await this.#recordVersions(ref, previous, spec, targets, source, bundle, request.principal);
     } catch (error) {
       await Promise.all(units.map((unit) => driver.remove(unit.key)));
       throw error;
     }
-    for (const unit of units) this.#options.autoscaler?.manage(unit);
 
-    const deployment: Deployment = {
-      ref,
-      spec,
-      source,
-      bundle,
-      units: units.map((u) => u.key),
-      workloads: spec.workloads.map((w) => this.#describe(ref, w)),
-      warnings: [
-        // The local driver runs plain process groups: cpu and memory are not limited there.
-        ...served.flatMap((workload) => unenforcedOptions(workload, { resourcesLimited: driver.name !== 'local' })),
-        ...hostWarnings,
-      ],
-      createdAt: new Date(),
-    };
-    this.#deployments.set(deploymentId(ref), deployment);
-    await plugins.parallel('onEvent', {
+    // The switch: from here on nothing fails. Each route now leads to the new unit (one synchronous step).
+    const live: LiveDeployment = previous ?? { ref, entry: spec.entry, sdkVersion: spec.sdkVersion, workloads: new Map(), paused: false, bundle, warnings: [], createdAt: new Date() };
+    const unitOf = new Map(units.map((unit) => [unit.workload.name, unit.key]));
+    const replaced: string[] = [];
+    for (const workload of targets) {
+      const before = live.workloads.get(workload.name);
+      if (before?.unit) replaced.push(before.unit);
+      live.workloads.set(workload.name, {
+        workload, source, version: versions.get(workload.name)!, bundleSha256: bundle?.sha256 ?? null,
+        status: 'running', unit: unitOf.get(workload.name) ?? null, routeUnit: before?.routeUnit ?? null, failure: null,
+      });
+    }
+    const wasPaused = live.paused;
+    Object.assign(live, { entry: spec.entry, sdkVersion: spec.sdkVersion, paused: false, bundle });
+    const warnings = targets.flatMap((workload) => this.#installRoute(live, live.workloads.get(workload.name)!));
+    for (const unit of units) this.#options.autoscaler?.manage(unit);
+    this.#live.set(deploymentId(ref), live);
+
+    if (request.prune && request.workload === undefined) {
+      const gone = [...live.workloads.keys()].filter((name) => !spec.workloads.some((w) => w.name === name));
+      await Promise.all(gone.map((name) => this.#deleteWorkload(live, name)));
+    }
+    // A deploy brings a paused app back: the workloads it did not deploy start again at their version.
+    if (wasPaused) {
+      const others = [...live.workloads.values()].filter((lw) => lw.status === 'running' && lw.unit === null && isServed(lw.workload));
+      await this.#startWorkloads(live, others).catch((error: unknown) => warnings.push(`the app was paused and some workloads could not start again: ${(error as Error).message}`));
+    }
+    // Old versions drain after the switch: the requests they hold finish there.
+    await Promise.all(replaced.map((key) => this.#stopUnit(key)));
+
+    live.warnings = [
+      // The local driver runs plain process groups: cpu and memory are not limited there.
+      ...served.flatMap((workload) => unenforcedOptions(workload, { resourcesLimited: driver.name !== 'local' })),
+      ...warnings,
+    ];
+    const deployment = this.#describe(live);
+    await this.#options.plugins.parallel('onEvent', {
       type: 'deployment.ready',
       workspace: ref.workspace,
       app: ref.app,
@@ -156,42 +165,273 @@ export class DeploymentManager {
     return deployment;
   }
 
+  /** Stops every workload of the app and keeps their definitions; its URLs answer `app_paused`. */
+  pause(ref: DeploymentRef): Promise<Deployment> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      if (ref.stage === 'deployed') await this.#options.records?.setPaused(ref.workspace, ref.app, true);
+      live.paused = true;
+      const stopping = [...live.workloads.values()].flatMap((lw) => this.#takeDown(live, lw));
+      await Promise.all(stopping.map((key) => this.#stopUnit(key)));
+      await this.#stopped(ref);
+      return this.#describe(live);
+    });
+  }
+
+  /** Starts the workloads of a paused app again (not the stopped deployments), each at its current version. */
+  resume(ref: DeploymentRef): Promise<Deployment> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      if (!live.paused) return this.#describe(live);
+      const records = ref.stage === 'deployed' ? this.#options.records : undefined;
+      await records?.setPaused(ref.workspace, ref.app, false);
+      live.paused = false;
+      try {
+        await this.#startWorkloads(live, [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload)));
+      } catch (error) {
+        // Nothing started: the app is as paused as before.
+        await records?.setPaused(ref.workspace, ref.app, true);
+        live.paused = true;
+        throw error;
+      }
+      return this.#describe(live);
+    });
+  }
+
+  /** Takes one workload offline (its URL answers `deployment_stopped`); a deploy of it starts it again. */
+  stopWorkload(ref: DeploymentRef, workload: string): Promise<Deployment> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      const lw = this.#requireWorkload(live, workload);
+      if (ref.stage === 'deployed') await this.#options.records?.setStatus(ref.workspace, ref.app, workload, 'stopped');
+      lw.status = 'stopped';
+      await Promise.all(this.#takeDown(live, lw).map((key) => this.#stopUnit(key)));
+      return this.#describe(live);
+    });
+  }
+
+  /** Removes one deployment: its record, its URL (404 from now on) and its containers. */
+  deleteWorkload(ref: DeploymentRef, workload: string): Promise<Deployment> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      this.#requireWorkload(live, workload);
+      await this.#deleteWorkload(live, workload);
+      return this.#describe(live);
+    });
+  }
+
   /**
-   * Removes a deployment's routes, lets the requests in flight finish (with
-   * an autoscaler: drained), then stops every container.
+   * Deletes the app: its records, its routes (404 from now on), and, after
+   * requests in flight finished (with an autoscaler: drained), its containers.
    */
-  async remove(ref: DeploymentRef): Promise<void> {
-    const deployment = this.#deployments.get(deploymentId(ref));
-    if (!deployment) throw new SvcError('not_found', `no ${ref.stage} deployment of ${ref.app} in workspace ${ref.workspace}.`);
+  remove(ref: DeploymentRef): Promise<void> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      if (ref.stage === 'deployed') await this.#options.records?.deleteApp(ref.workspace, ref.app);
+      this.#live.delete(deploymentId(ref));
+      const stopping = [...live.workloads.values()].flatMap((lw) => this.#unroute(lw));
+      await Promise.all(stopping.map((key) => this.#stopUnit(key)));
+      await this.#stopped(ref);
+    });
+  }
+
+  /** Stops every container this manager started and forgets them, records untouched: svc is stopping. */
+  async shutdown(): Promise<void> {
+    const all = [...this.#live.values()];
+    this.#live.clear();
+    const stopping = all.flatMap((live) => [...live.workloads.values()].flatMap((lw) => this.#unroute(lw)));
+    await Promise.all(stopping.map((key) => this.#stopUnit(key)));
+  }
+
+  /**
+   * After a restart: every recorded app comes back as it was. Running
+   * deployments of apps not paused start again from their bundle (images come
+   * from the cache, or are built again); the others get their offline routes.
+   * A deployment that cannot start is reported and answers `container_failed`.
+   */
+  async restore(): Promise<void> {
+    const records = this.#options.records;
+    if (!records) return;
+    const apps = await records.apps();
+    await Promise.all(
+      apps.map((app) => {
+        const ref: DeploymentRef = { workspace: app.workspace, app: app.name, stage: 'deployed' };
+        return this.#exclusive(ref, async () => {
+          const stored = await records.deployments(app.workspace, app.name);
+          const versions = stored.map((record) => ({ record, version: currentVersion(record) }));
+          const first = versions[0]?.version;
+          const live: LiveDeployment = {
+            ref, entry: first?.entry ?? '', sdkVersion: first?.sdkVersion ?? '', workloads: new Map(), paused: app.paused, bundle: null, warnings: [], createdAt: new Date(app.createdAt),
+          };
+          for (const { record, version } of versions) {
+            live.workloads.set(record.workload, {
+              workload: version.workload, version: version.version, bundleSha256: version.bundleSha256, source: { root: version.sourceRoot, entry: version.entry },
+              status: record.status, unit: null, routeUnit: null, failure: null,
+            });
+          }
+          this.#live.set(deploymentId(ref), live);
+          const toStart = live.paused ? [] : [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload));
+          for (const lw of live.workloads.values()) if (!toStart.includes(lw)) this.#installRoute(live, lw);
+          await this.#startWorkloads(live, toStart).catch((error: unknown) => {
+            this.#options.report?.(error);
+            for (const lw of toStart) {
+              lw.failure = notRestoredError(ref, lw.workload.name, error);
+              this.#installRoute(live, lw);
+            }
+          });
+        });
+      }),
+    );
+  }
+
+  /** Starts new units for workloads that are down, switches their routes to them and hands them to the autoscaler. */
+  async #startWorkloads(live: LiveDeployment, down: readonly LiveWorkload[]): Promise<void> {
+    if (down.length === 0) return;
+    const { bundles } = this.#options;
+    const wanted = await Promise.all(
+      down.map(async (lw) => {
+        // After a restart the extracted copy may be gone from the cache: extract the stored bundle again.
+        const source = lw.bundleSha256 !== null && bundles ? (await bundles.fromStore(lw.bundleSha256, lw.source.entry)).source : lw.source;
+        return { workload: lw.workload, source, key: this.#nextKey(live.ref, lw.workload.name) };
+      }),
+    );
+    const units = await startUnits(this.#startContext(() => {}), live.ref, wanted);
+    units.forEach((unit, i) => {
+      const lw = down[i]!;
+      lw.unit = unit.key;
+      lw.failure = null;
+      this.#installRoute(live, lw);
+      this.#options.autoscaler?.manage(unit);
+    });
+  }
+
+  async #deleteWorkload(live: LiveDeployment, name: string): Promise<void> {
+    const { ref } = live;
+    if (ref.stage === 'deployed') await this.#options.records?.deleteDeployment(ref.workspace, ref.app, name);
+    const lw = live.workloads.get(name)!;
+    live.workloads.delete(name);
+    await Promise.all(this.#unroute(lw).map((key) => this.#stopUnit(key)));
+  }
+
+  /**
+   * Puts the route a workload's state calls for in place of the one it had,
+   * in one synchronous step: requests see the old route or the new one, never
+   * none. Returns warnings about its host-based URL.
+   */
+  #installRoute(live: LiveDeployment, lw: LiveWorkload): string[] {
+    if (!isServed(lw.workload)) return [];
+    const { ref } = live;
+    const name = lw.workload.name;
+    const offline = live.paused ? appPausedError(ref) : lw.status === 'stopped' ? deploymentStoppedError(ref, name) : lw.unit === null ? (lw.failure ?? undefined) : undefined;
+    const unit = lw.unit ?? unitKey(ref, name);
+    const { entry, warning } = routeEntryFor(ref, lw.workload, this.#baseDomain, unit, offline);
+    if (lw.routeUnit !== null) this.#options.routes.removeUnit(lw.routeUnit);
+    const taken = this.#options.routes.add([entry]);
+    lw.routeUnit = unit;
+    return [...(warning === null ? [] : [warning]), ...hostTakenWarnings(taken)];
+  }
+
+  /** Sets the workload's offline route; returns the unit that served it, to be stopped. */
+  #takeDown(live: LiveDeployment, lw: LiveWorkload): string[] {
+    const serving = lw.unit;
+    lw.unit = null;
+    this.#installRoute(live, lw);
+    return serving === null ? [] : [serving];
+  }
+
+  /** Removes the workload's route; returns the unit that served it, to be stopped. */
+  #unroute(lw: LiveWorkload): string[] {
+    if (lw.routeUnit !== null) this.#options.routes.removeUnit(lw.routeUnit);
+    lw.routeUnit = null;
+    const serving = lw.unit;
+    lw.unit = null;
+    return serving === null ? [] : [serving];
+  }
+
+  async #recordVersions(
+    ref: DeploymentRef, previous: LiveDeployment | undefined, spec: AppSpec, targets: readonly Workload[], source: SourceRef, bundle: BundleInfo | null, principal: Principal | null,
+  ): Promise<Map<string, number>> {
+    const records = this.#options.records;
+    if (ref.stage === 'deployed' && records) {
+      const added = targets.map((workload) => ({
+        bundleSha256: bundle?.sha256 ?? null, sourceRoot: source.root, entry: spec.entry, sdkVersion: spec.sdkVersion, workload, createdBy: principal?.subject ?? null,
+      }));
+      return records.addVersions(ref.workspace, ref.app, added);
+    }
+    // Previews keep their version count in memory only.
+    return new Map(targets.map((workload) => [workload.name, (previous?.workloads.get(workload.name)?.version ?? 0) + 1]));
+  }
+
+  async #code(spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<{ source: SourceRef; bundle: BundleInfo | null }> {
+    const { bundles } = this.#options;
+    if (request.bundleSha256 !== undefined) {
+      if (!bundles) throw new SvcError('internal', 'this platform keeps no bundles, so it cannot deploy one by its sha256');
+      const prepared = await bundles.fromStore(request.bundleSha256, spec.entry);
+      progress({ type: 'bundle', status: 'ready', bundle: prepared.bundle });
+      return prepared;
+    }
+    if (!request.source) throw new SvcError('internal', 'a deploy needs a project folder or a bundle sha256');
+    if (!bundles) return { source: request.source, bundle: null };
+    progress({ type: 'bundle', status: 'packing', root: request.source.root });
+    const prepared = await bundles.prepare(request.source);
+    progress({ type: 'bundle', status: 'ready', bundle: prepared.bundle });
+    return prepared;
+  }
+
+  #stopUnit(key: string): Promise<void> {
     const { autoscaler, driver } = this.#options;
-    for (const unit of deployment.units) this.#options.routes.removeUnit(unit);
-    await Promise.all(deployment.units.map((unit) => (autoscaler ? autoscaler.stopUnit(unit) : driver.remove(unit))));
-    this.#deployments.delete(deploymentId(ref));
+    return autoscaler ? autoscaler.stopUnit(key) : driver.remove(key);
+  }
+
+  #nextKey(ref: DeploymentRef, workload: string): string {
+    return servingUnitKey(ref, workload, this.#serial++);
+  }
+
+  #startContext(progress: (event: DeployProgress) => void) {
+    return { images: this.#options.images, driver: this.#options.driver, progress };
+  }
+
+  get #baseDomain(): string | null {
+    return this.#options.baseDomain ?? null;
+  }
+
+  #require(ref: DeploymentRef): LiveDeployment {
+    const live = this.#live.get(deploymentId(ref));
+    if (!live) throw new SvcError('not_found', `no ${ref.stage === 'deployed' ? 'app' : 'preview of'} ${ref.app} in workspace ${ref.workspace}.`);
+    return live;
+  }
+
+  #requireWorkload(live: LiveDeployment, workload: string): LiveWorkload {
+    const lw = live.workloads.get(workload);
+    if (!lw) throw new SvcError('not_found', `no deployment ${live.ref.app}/${workload} in workspace ${live.ref.workspace}.`);
+    return lw;
+  }
+
+  async #stopped(ref: DeploymentRef): Promise<void> {
     await this.#options.plugins.parallel('onEvent', { type: 'deployment.stopped', workspace: ref.workspace, app: ref.app, stage: ref.stage });
   }
 
-  async removeAll(): Promise<void> {
-    await Promise.all([...this.#deployments.values()].map((d) => this.remove(d.ref)));
+  #describe(live: LiveDeployment): Deployment {
+    return describeDeployment(live, { baseUrl: this.#options.baseUrl(), routes: this.#options.routes });
   }
 
-  #describe(ref: DeploymentRef, workload: Workload): DeployedWorkload {
-    const served = SERVED_KINDS.has(workload.kind);
-    const http = workload.http;
-    const host = served ? this.#options.routes.hostOf(unitKey(ref, workload.name)) : null;
-    return {
-      name: workload.name,
-      kind: workload.kind,
-      url: served && http ? publicUrl(workloadUrl(this.#options.baseUrl(), ref, workload.name, http.route), workload.kind) : null,
-      hostUrl: host && http ? publicUrl(hostUrl(this.#options.baseUrl(), host, http.route), workload.kind) : null,
-      methods: http?.methods ?? [],
-      authorized: http?.authorized ?? true,
-      parameters: workload.parameters,
-      note: served || workload.kind === 'function' ? null : `${workload.kind} workloads are not served by this version yet`,
-    };
+  /** One transition of an app at a time, in the order asked; a failed one does not block the next. */
+  #exclusive<T>(ref: DeploymentRef, run: () => Promise<T>): Promise<T> {
+    const id = deploymentId(ref);
+    const result = (this.#queues.get(id) ?? Promise.resolve()).then(run);
+    const settled = result.then(() => {}, () => {});
+    this.#queues.set(id, settled);
+    void settled.then(() => {
+      if (this.#queues.get(id) === settled) this.#queues.delete(id);
+    });
+    return result;
   }
 }
 
-/** A realtime workload is reached over WebSocket: its URL says so. */
-function publicUrl(httpUrl: string, kind: WorkloadKind): string {
-  return kind === 'realtime' ? httpUrl.replace(/^http/, 'ws') : httpUrl;
+function workloadOf(spec: AppSpec, name: string): Workload {
+  const workload = spec.workloads.find((w) => w.name === name);
+  if (!workload) {
+    throw new SvcError('not_found', `the app ${spec.name} has no workload ${name}.`, { hint: `Its workloads: ${spec.workloads.map((w) => w.name).join(', ') || '(none)'}.` });
+  }
+  return workload;
 }

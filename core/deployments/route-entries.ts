@@ -1,3 +1,4 @@
+import type { SvcError } from '../errors.js';
 import { workloadHost, workloadPrefix } from '../gateway/urls.js';
 import type { HostTaken } from '../gateway/route-table.js';
 import type { RouteEntry } from '../gateway/types.js';
@@ -5,21 +6,23 @@ import type { Workload } from '../workload/types.js';
 import { unitKey, type DeploymentRef } from './keys.js';
 
 /**
- * The gateway routes of a deployment's served workloads: each has its path
- * prefix, and a host name under the base domain when one is configured and the
- * names make a valid DNS label. `warnings` say why a workload has no host URL.
+ * The gateway route of one served workload: its path prefix, and a host name
+ * under the base domain when one is configured and the names make a valid DNS
+ * label (else `warning` says why it has none). `unit` is the unit serving it
+ * now; an `offline` route keeps the URL and answers with that error instead.
  */
+export function routeEntryFor(ref: DeploymentRef, workload: Workload, baseDomain: string | null, unit: string, offline?: SvcError): { entry: RouteEntry; warning: string | null } {
+  const entry: RouteEntry = { ref, workload, unit, prefix: workloadPrefix(ref, workload.name), ...(offline ? { offline } : {}) };
+  if (baseDomain === null) return { entry, warning: null };
+  const host = workloadHost(ref, workload.name, baseDomain);
+  if ('host' in host) return { entry: { ...entry, host: host.host }, warning: null };
+  return { entry, warning: `${workload.name}: no host-based URL: ${host.problem}; use its path URL` };
+}
+
+/** The routes a deploy will take (under the workloads' stable unit keys), for checking that their URLs are free. */
 export function routeEntriesFor(ref: DeploymentRef, served: readonly Workload[], baseDomain: string | null): { entries: RouteEntry[]; warnings: string[] } {
-  const warnings: string[] = [];
-  const entries = served.map((workload): RouteEntry => {
-    const entry = { ref, workload, unit: unitKey(ref, workload.name), prefix: workloadPrefix(ref, workload.name) };
-    if (baseDomain === null) return entry;
-    const host = workloadHost(ref, workload.name, baseDomain);
-    if ('host' in host) return { ...entry, host: host.host };
-    warnings.push(`${workload.name}: no host-based URL: ${host.problem}; use its path URL`);
-    return entry;
-  });
-  return { entries, warnings };
+  const made = served.map((workload) => routeEntryFor(ref, workload, baseDomain, unitKey(ref, workload.name)));
+  return { entries: made.map((m) => m.entry), warnings: made.flatMap((m) => (m.warning === null ? [] : [m.warning])) };
 }
 
 /** One warning per host name another workload already holds (the first holder keeps it). */

@@ -17,6 +17,16 @@ export interface DeployedWorkload {
   readonly parameters: JsonSchema | null;
   /** Why a workload has no URL, when that is not obvious. */
   readonly note: string | null;
+  /**
+   * `running` (served kinds: containers up), `paused` (its app is paused), `stopped`
+   * (its deployment is stopped), `failed` (could not be started again after a restart),
+   * `not_served` (functions and kinds that get no containers).
+   */
+  readonly status: 'running' | 'paused' | 'stopped' | 'failed' | 'not_served';
+  /** The version it runs: 1 for its first deploy, one more for each deploy of it since. */
+  readonly version: number;
+  /** The unit key of the containers serving it now (it changes with each version); null while down. */
+  readonly unit: string | null;
 }
 
 export interface Deployment {
@@ -26,8 +36,10 @@ export interface Deployment {
   readonly source: SourceRef;
   /** The code bundle the containers run; null when the manager runs the project folder itself. */
   readonly bundle: BundleInfo | null;
-  /** Deployment unit keys, one per served workload. */
+  /** Unit keys of the containers serving now, one per running served workload. */
   readonly units: readonly string[];
+  /** Paused: every workload is down, definitions kept (stage `deployed` only). */
+  readonly paused: boolean;
   readonly workloads: readonly DeployedWorkload[];
   /**
    * What the user should know and would not see otherwise: options this

@@ -22,7 +22,7 @@ export interface GatewayOptions {
   readonly admission: Admission;
   readonly plugins: PluginHost;
   readonly report: ErrorReporter;
-  /** Platform routes (health, later the control-plane API), tried for any URL no workload claims. */
+  /** Platform routes (health, the control-plane API and its pages), tried for any URL no workload claims. */
   readonly platformRoutes?: Koa.Middleware;
   /** Largest request body forwarded to a container; default `DEFAULT_MAX_BODY_BYTES` (32 MiB). */
   readonly maxBodyBytes?: number;

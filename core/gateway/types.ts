@@ -4,6 +4,7 @@
  * the registry, and keeps both in memory so the request path does no I/O.
  */
 import type { DeploymentRef } from '../deployments/keys.js';
+import type { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
 import type { Workload } from '../workload/types.js';
 
@@ -20,6 +21,11 @@ export interface RouteEntry {
    * absent or null when no base domain is configured or the name makes no valid host.
    */
   readonly host?: string | null;
+  /**
+   * Set while the workload is down on purpose (its app paused, its deployment
+   * stopped): the URL stays reserved, and requests that pass the access check get this error.
+   */
+  readonly offline?: SvcError;
 }
 
 /** What the gateway middleware records on `ctx.state` for later middleware and logs. */

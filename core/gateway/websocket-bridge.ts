@@ -61,6 +61,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     const entry = match?.entry;
     const principal = await checkAccess({ plugins: options.plugins, entry, headers: request.headers, url, transport: 'websocket' });
     if (!match || !entry) throw new SvcError('not_found', `nothing answers at ${url.pathname}.`);
+    if (entry.offline) throw entry.offline;
     if (!WEBSOCKET_KINDS.has(entry.workload.kind)) {
       throw new SvcError('bad_request', `${entry.workload.name} is an ${entry.workload.kind} workload: it answers HTTP, not WebSocket.`);
     }

@@ -52,6 +52,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
         // The platform token authenticated this request; user code never sees it.
         withoutAuthorization(head);
       }
+      if (entry.offline) throw entry.offline;
       const method = req.method!;
       checkRouteAndMethod(entry, match.rest, method);
       const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, exchange.signal);

@@ -8,13 +8,13 @@
  * if unchanged, so a takeover never removes, even for a moment, a lock that
  * another process has just taken.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { link, open, readFile, stat, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SvcError } from '../errors.js';
+import { createExclusive } from '../files/create-exclusive.js';
 
 export const LOCK_FILE = 'LOCK';
 /** A takeover guard this old was left by a process that died in the middle of a takeover, which takes milliseconds. */
@@ -53,26 +53,6 @@ export async function acquireLock(dir: string): Promise<{ lock: StateLock; warni
     if (await removeIfUnchanged(file, raw)) warnings.push(`${file}: took over the lock of svc process ${holder.pid}, which is no longer running`);
   }
   throw locked(file, `could not take ${file}: it keeps changing (several svc processes starting at once?)`);
-}
-
-async function createExclusive(file: string, content: string): Promise<boolean> {
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await link(temp, file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    await unlink(temp);
-  }
 }
 
 /**

@@ -8,10 +8,22 @@ import { SvcError } from '../errors.js';
 export const NAME_MAX_LENGTH = 63;
 
 /** The rule in words, for messages and docs. */
-export const NAME_RULE = 'a lowercase DNS label: 1 to 63 characters from a-z, 0-9 and "-", not starting or ending with "-"';
+export const NAME_RULE = 'a lowercase DNS label: 1 to 63 characters from a-z, 0-9 and "-", not starting or ending with "-", without "--"';
 
-/** Why `name` breaks the rule, or null when it follows it. */
-export function nameProblem(name: unknown): string | null {
+/**
+ * Workspace names that platform URLs use as their first path segment
+ * (`/api/v1/…`, `/device`, `/login`, the dashboard's pages): path-based
+ * workload URLs start with the workspace (`/<workspace>/<app>/<workload>`),
+ * so a workspace with one of these names would shadow them or be shadowed.
+ * `preview` is reserved because host-based URLs mark previews with `--preview`.
+ */
+export const RESERVED_WORKSPACE_NAMES: readonly string[] = ['api', 'assets', 'dashboard', 'device', 'login', 'logout', 'preview', 'static'];
+
+/**
+ * Why `name` breaks the rule, or null when it follows it. Workspace names
+ * (`kind` "workspace", the default) must also not be one of the reserved words.
+ */
+export function nameProblem(name: unknown, kind = 'workspace'): string | null {
   if (typeof name !== 'string') return `must be a string, not ${name === null ? 'null' : typeof name}`;
   if (name.length === 0) return 'must not be empty';
   if (name.length > NAME_MAX_LENGTH) return `is ${name.length} characters long; at most ${NAME_MAX_LENGTH} are allowed`;
@@ -23,12 +35,17 @@ export function nameProblem(name: unknown): string | null {
   }
   if (name.startsWith('-')) return 'must not start with "-"';
   if (name.endsWith('-')) return 'must not end with "-"';
+  // URLs use "--" as their own separator (`<app>--preview`, `<app>-<workload>--<workspace>`).
+  if (name.includes('--')) return 'must not contain "--": svc uses it in URLs to mark previews and workspaces';
+  if (kind === 'workspace' && RESERVED_WORKSPACE_NAMES.includes(name)) {
+    return `is reserved: svc's own pages and API share the URL space with workspace paths (reserved: ${RESERVED_WORKSPACE_NAMES.join(', ')})`;
+  }
   return null;
 }
 
 /** Returns `name` when it follows the rule; throws `name_invalid` saying what is wrong otherwise. `kind` names what is named ("workspace"). */
 export function checkName(kind: string, name: unknown): string {
-  const problem = nameProblem(name);
+  const problem = nameProblem(name, kind);
   if (problem === null) return name as string;
   const shown = typeof name === 'string' ? ` ${JSON.stringify(name)}` : '';
   throw new SvcError('name_invalid', `the ${kind} name${shown} ${problem}`, {

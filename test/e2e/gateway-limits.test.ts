@@ -115,7 +115,7 @@ describe('gateway limits and failures (real containers)', function () {
   });
 
   it('answers 502 worker_crashed when the worker dies with the request; its supervisor restarts it', async () => {
-    const unit = 'default/limits/deployed/crash';
+    const unit = deployment.workloads.find((w) => w.name === 'crash')!.unit!;
     const counts: number[] = [];
     const unwatch = platform.registry.watch((service, instances) => service === unit && counts.push(instances.length));
     try {

@@ -17,6 +17,7 @@ describe('nameProblem() and checkName()', () => {
     assert.match(nameProblem('acme.prod')!, /character "\." at position 5/);
     assert.match(nameProblem('-acme')!, /must not start with "-"/);
     assert.match(nameProblem('acme-')!, /must not end with "-"/);
+    assert.match(nameProblem('acme--prod')!, /must not contain "--"/);
     assert.match(nameProblem(42)!, /must be a string, not number/);
   });
 

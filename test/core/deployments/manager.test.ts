@@ -9,6 +9,8 @@ import { SvcError } from '../../../core/errors.js';
 import { RouteTable } from '../../../core/gateway/route-table.js';
 import type { ImageBuilder } from '../../../core/images/types.js';
 import { createPluginHost } from '../../../core/plugin/host.js';
+import { DeploymentRecords } from '../../../core/deployments/records.js';
+import { createMemoryStateStore } from '../../../core/state/memory-store.js';
 import type { SchedulerDriver } from '../../../core/scheduler/types.js';
 import type { AppSpec } from '../../../core/workload/types.js';
 import { endpoint, routeEntry } from '../gateway/harness.js';
@@ -55,12 +57,12 @@ describe('DeploymentManager#deploy() and the route table', () => {
     const driver = gatedDriver(calls);
     const deploying = manager(routes, driver).deploy(request);
     await tick();
-    assert.deepEqual(calls, ['submit default/demo/deployed/w', 'scale default/demo/deployed/w 1']);
+    assert.deepEqual(calls, ['submit default/demo/deployed@1/w', 'scale default/demo/deployed@1/w 1']);
     assert.equal(routes.match(`${PREFIX}/`), null, 'no route while the container starts');
     driver.healthy();
     const deployment = await deploying;
-    assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, 'default/demo/deployed/w');
-    assert.deepEqual(deployment.units, ['default/demo/deployed/w']);
+    assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, 'default/demo/deployed@1/w');
+    assert.deepEqual(deployment.units, ['default/demo/deployed@1/w']);
   });
 
   it('leaves no route and no container behind when a container fails', async () => {
@@ -72,7 +74,7 @@ describe('DeploymentManager#deploy() and the route table', () => {
     driver.fail(new SvcError('container_failed', 'exited with 1'));
     await assert.rejects(deploying, (error: unknown) => error instanceof SvcError && error.code === 'container_failed');
     assert.equal(routes.entries().length, 0);
-    assert.equal(calls.at(-1), 'remove default/demo/deployed/w');
+    assert.equal(calls.at(-1), 'remove default/demo/deployed@1/w');
   });
 
   it('starts nothing when a URL is taken by another unit', async () => {
@@ -103,9 +105,9 @@ describe('DeploymentManager and the autoscaler', () => {
     driver.healthy();
     const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes, baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) });
     await deployments.deploy(request);
-    assert.deepEqual(calls, ['submit default/demo/deployed/w', 'scale default/demo/deployed/w 1', 'manage default/demo/deployed/w']);
+    assert.deepEqual(calls, ['submit default/demo/deployed@1/w', 'scale default/demo/deployed@1/w 1', 'manage default/demo/deployed@1/w']);
     await deployments.remove({ workspace: 'default', app: 'demo', stage: 'deployed' });
-    assert.equal(calls.at(-1), 'stopUnit default/demo/deployed/w', 'not driver.remove: the autoscaler lets requests in flight finish first');
+    assert.equal(calls.at(-1), 'stopUnit default/demo/deployed@1/w', 'not driver.remove: the autoscaler lets requests in flight finish first');
     assert.equal(routes.entries().length, 0);
   });
 
@@ -116,7 +118,7 @@ describe('DeploymentManager and the autoscaler', () => {
     const scaling = { ...endpoint().scaling, autoscaler: { minContainers: 2, maxContainers: 3, tasksPerContainer: 1 } };
     const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes: new RouteTable(), baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) });
     await deployments.deploy({ ...request, spec: { ...spec, workloads: [endpoint({ scaling })] } });
-    assert.ok(calls.includes('scale default/demo/deployed/w 2'));
+    assert.ok(calls.includes('scale default/demo/deployed@1/w 2'));
   });
 
   it('hands nothing to the autoscaler when the deploy fails', async () => {
@@ -127,5 +129,33 @@ describe('DeploymentManager and the autoscaler', () => {
     driver.fail(new SvcError('container_failed', 'exited with 1'));
     await assert.rejects(deploying);
     assert.ok(!calls.some((call) => call.startsWith('manage')), calls.join(', '));
+  });
+});
+
+describe('DeploymentManager: versions and the switch', () => {
+  function startedDriver(calls: string[]): SchedulerDriver {
+    return { name: 'stand-in', submit: async (unit) => void calls.push(`submit ${unit.key}`), scale: async () => {}, stop: async () => {}, remove: async (key) => void calls.push(`remove ${key}`), status: () => [], close: async () => {} };
+  }
+
+  it('two concurrent deploys of one app both get a version; the later one serves and the earlier one is stopped', async () => {
+    const calls: string[] = [];
+    const routes = new RouteTable();
+    const records = new DeploymentRecords(createMemoryStateStore());
+    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver: startedDriver(calls), routes, baseUrl: () => 'http://gw', records });
+    const [first, second] = await Promise.all([deployments.deploy(request), deployments.deploy(request)]);
+    assert.deepEqual([first.workloads[0]!.version, second.workloads[0]!.version], [1, 2]);
+    assert.deepEqual((await records.deployments('default', 'demo'))[0]!.versions.map((v) => v.version), [1, 2]);
+    assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, second.units[0]);
+    assert.ok(calls.includes(`remove ${first.units[0]}`), calls.join(', '));
+  });
+
+  it('starts the new version before it stops the old one (the real-container switch is in test/e2e/lifecycle.test.ts)', async () => {
+    const calls: string[] = [];
+    const routes = new RouteTable();
+    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver: startedDriver(calls), routes, baseUrl: () => 'http://gw' });
+    const first = await deployments.deploy(request);
+    const second = await deployments.deploy(request);
+    assert.deepEqual(calls, [`submit ${first.units[0]}`, `submit ${second.units[0]}`, `remove ${first.units[0]}`]);
+    assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, second.units[0]);
   });
 });

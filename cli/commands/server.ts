@@ -1,0 +1,64 @@
+import { loadConfig } from '../../config/load.js';
+import { API_PREFIX } from '../../core/api/types.js';
+import { startPlatform, type Platform } from '../../core/platform.js';
+import { createOutput, printError, type Output } from '../output.js';
+import { shellQuote } from '../shell-quote.js';
+import { onStopSignal } from '../stop-signal.js';
+
+export interface ServerFlags {
+  readonly port?: string | number;
+  readonly host?: string;
+  readonly 'data-dir'?: string;
+  readonly 'base-domain'?: string;
+  readonly config?: string;
+}
+
+/**
+ * `svc server`: the control plane, the gateway and the autoscaler in this
+ * process, with durable state in `<data dir>/state`, until SIGTERM or
+ * Ctrl-C, which drain requests in flight, stop every container and exit 0.
+ * A second server on the same data dir stops at once with `state_locked`.
+ */
+export default async function server(flags: ServerFlags): Promise<void> {
+  const out = createOutput();
+  let platform: Platform | undefined;
+  const stop = onStopSignal(async () => {
+    // Still starting: nothing serves yet; the driver's exit hook kills any container, the lock is taken over next time.
+    if (!platform) process.exit(130);
+    out.step('stopping: draining requests in flight and stopping containers…');
+    await platform.close();
+    out.done('stopped');
+  });
+  try {
+    const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
+    platform = await startPlatform({
+      config,
+      logs: (line) => out.log(line.unit.split('/').slice(1).join('/') || line.unit, line.text, line.stream === 'system'),
+    });
+    for (const warning of [...platform.controlPlane.warnings, ...platform.ownerToken.warnings]) out.warn(warning);
+    if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);
+    printStarted(out, platform);
+    out.step('press Ctrl-C (or send SIGTERM) to stop');
+    await stop.wait;
+  } catch (error) {
+    process.exitCode = printError(error);
+    await platform?.close();
+  } finally {
+    stop.dispose();
+  }
+}
+
+function printStarted(out: Output, platform: Platform): void {
+  const { bold, dim } = out.color;
+  const token = `$(cat ${shellQuote(platform.ownerToken.path)})`;
+  out.result(bold(`svc server is listening on ${platform.url}`));
+  out.result(`  data:         ${platform.config.dataDir}`);
+  out.result(`  API:          ${platform.url}${API_PREFIX}  ${dim('(docs/api.md)')}`);
+  out.result(`  owner token:  ${platform.ownerToken.path}`);
+  out.result(`  try:          curl -H "Authorization: Bearer ${token}" ${platform.url}${API_PREFIX}/whoami`);
+  if (platform.signInLink) {
+    out.result(`  sign in:      ${platform.signInLink.url}`);
+    out.result(`                ${dim(`shown once: this link works once and expires in 15 minutes (${platform.signInLink.expiresAt})`)}`);
+  }
+  out.result();
+}

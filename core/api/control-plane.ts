@@ -1,0 +1,92 @@
+/**
+ * The durable side of the control plane: the state store and the services
+ * on it (workspaces, accounts, tokens, sign-in links, device flow), set up
+ * the way a first start needs them — `default`, the owner account, the owner
+ * token registered — and the same way on every later start.
+ */
+import { Accounts } from '../accounts/accounts.js';
+import { SignInLinks, type IssuedSignIn } from '../accounts/sign-in.js';
+import type { Account } from '../accounts/types.js';
+import { DeviceAuthorizations } from '../auth/device-flow.js';
+import { StoreTokenVerifier } from '../auth/store-verifier.js';
+import { TokenIndex } from '../auth/token-index.js';
+import { Tokens, type OwnerTokenStatus } from '../auth/token-service.js';
+import { openFileStateStore } from '../state/file-store.js';
+import { createMemoryStateStore } from '../state/memory-store.js';
+import type { StateStore } from '../state/types.js';
+import { Workspaces } from '../workspaces/workspaces.js';
+import { startSweeper } from './sweeper.js';
+
+/** `file`: `<data dir>/state`, durable and locked to one process; `memory`: nothing kept (previews). */
+export type StateKind = 'file' | 'memory';
+
+export interface ControlPlaneOptions {
+  readonly dataDir: string;
+  readonly state: StateKind;
+  /** The secret of `<data dir>/owner-token`, registered as the owner's token of `default`. */
+  readonly ownerSecret: string;
+  /** The device-flow page, known once the server listens. */
+  readonly verificationUri: () => string;
+  /** Told about failures nobody waits for (a sweep, the token index's watch). */
+  readonly report: (error: unknown) => void;
+}
+
+export interface ControlPlane {
+  readonly store: StateStore;
+  readonly workspaces: Workspaces;
+  readonly accounts: Accounts;
+  readonly tokens: Tokens;
+  readonly verifier: StoreTokenVerifier;
+  readonly signIn: SignInLinks;
+  readonly devices: DeviceAuthorizations;
+  readonly owner: { readonly account: Account; readonly created: boolean };
+  /** `revoked` means the owner-token file no longer works: delete it and restart to get a new one. */
+  readonly ownerTokenStatus: OwnerTokenStatus;
+  /** A one-time dashboard sign-in for the owner, issued only when this start created the owner account. */
+  readonly firstSignIn: IssuedSignIn | null;
+  /** What opening the store found and repaired (a stale lock taken over, a torn write dropped). */
+  readonly warnings: readonly string[];
+  /** Stops the sweeper and the token index's watch, then closes the store. */
+  close(): Promise<void>;
+}
+
+/** How often expired device codes and sign-in links are deleted. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * Opens the store (`state_locked` when another svc holds it) and the services.
+ * On any failure what was opened is closed again, so the lock is released.
+ */
+export async function openControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  const fileStore = options.state === 'file' ? await openFileStateStore({ dataDir: options.dataDir }) : null;
+  const store: StateStore = fileStore ?? createMemoryStateStore();
+  let index: TokenIndex | undefined;
+  try {
+    const workspaces = new Workspaces(store);
+    await workspaces.ensureDefault();
+    const accounts = new Accounts(store);
+    const owner = await accounts.ensureOwner();
+    index = await TokenIndex.open(store, { onError: options.report });
+    const tokens = new Tokens(store, index, workspaces);
+    const { status: ownerTokenStatus } = await tokens.registerOwnerToken(options.ownerSecret, owner.account);
+    const signIn = new SignInLinks(store, accounts);
+    const devices = new DeviceAuthorizations(store, tokens, { verificationUri: options.verificationUri });
+    const firstSignIn = owner.created ? await signIn.issue(owner.account.id) : null;
+    const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep()], SWEEP_INTERVAL_MS, options.report);
+    const opened = index;
+    return {
+      store, workspaces, accounts, tokens, signIn, devices, owner, ownerTokenStatus, firstSignIn,
+      verifier: new StoreTokenVerifier(index),
+      warnings: fileStore?.warnings ?? [],
+      async close() {
+        await sweeper.stop();
+        await opened.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await index?.close();
+    await store.close();
+    throw error;
+  }
+}

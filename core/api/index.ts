@@ -1,0 +1,29 @@
+/**
+ * The control-plane API, mounted in the gateway's `platformRoutes` slot:
+ * `/api/v1/…` (one file per resource) and the two placeholder pages.
+ */
+import type { Middleware } from 'koa';
+import type { GatewayState } from '../gateway/types.js';
+import { deploymentRoutes } from './deployments.js';
+import { deviceRoutes } from './device.js';
+import { placeholderPages } from './pages.js';
+import { apiRouter } from './router.js';
+import { signInRoutes } from './sign-in.js';
+import { tokenRoutes } from './tokens.js';
+import type { ApiRoute, ApiServices } from './types.js';
+import { whoamiRoutes } from './whoami.js';
+import { workspaceRoutes } from './workspace.js';
+
+export { API_PREFIX, type ApiServices } from './types.js';
+export { openControlPlane, type ControlPlane, type StateKind } from './control-plane.js';
+
+/** Every route of the API; docs/openapi.json describes exactly these (a test checks both ways). */
+export const apiRoutes: readonly ApiRoute[] = [
+  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
+];
+
+export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {
+  const api = apiRouter(apiRoutes, services);
+  const pages = placeholderPages();
+  return (ctx, next) => api(ctx, () => pages(ctx, next));
+}

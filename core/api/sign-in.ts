@@ -1,0 +1,37 @@
+/**
+ * `POST /api/v1/sign-in`: trades the one-time secret of a sign-in link
+ * (`<base>/login#<secret>`, printed by `svc server` on first start) for a
+ * session: a token of the account's workspace that expires after 12 hours.
+ * Public, since it is how one gets a credential; the secret is 256 random
+ * bits and works once.
+ */
+import type { TokenInfo } from '../auth/token-records.js';
+import { SvcError } from '../errors.js';
+import { onlyFields, requiredString } from './input.js';
+import { NO_STORE, type ApiRoute } from './types.js';
+
+export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
+
+export interface SignInAnswer extends TokenInfo {
+  readonly secret: string;
+  readonly account: { readonly id: string; readonly name: string; readonly role: string };
+}
+
+export const signInRoutes: readonly ApiRoute[] = [
+  {
+    method: 'POST',
+    path: '/sign-in',
+    auth: 'none',
+    body: 'json',
+    async handle({ body }, { controlPlane }) {
+      onlyFields(body, ['secret']);
+      const account = await controlPlane.signIn.consume(requiredString(body, 'secret'));
+      const workspace = account.workspaces[0];
+      if (workspace === undefined) throw new SvcError('forbidden', `the account ${account.id} may use no workspace, so it cannot sign in.`);
+      const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS).toISOString();
+      const { secret, token } = await controlPlane.tokens.create({ name: 'dashboard session', expiresAt }, { workspace, subject: account.id });
+      const answer: SignInAnswer = { ...token, secret, account: { id: account.id, name: account.name, role: account.role } };
+      return { status: 200, body: answer, headers: NO_STORE };
+    },
+  },
+];

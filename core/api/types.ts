@@ -1,0 +1,65 @@
+/**
+ * Control-plane API types: what a route declares (method, path, whether it
+ * needs a principal, what body it reads) and what its handler gets and gives.
+ * Routes are plain data, so the router, the docs test and the OpenAPI check
+ * all read the same list.
+ */
+import type { Autoscaler } from '../autoscale/controller.js';
+import type { DeploymentManager } from '../deployments/manager.js';
+import type { Principal } from '../plugin/types.js';
+import type { PluginHost } from '../plugin/host.js';
+import type { ControlPlane } from './control-plane.js';
+
+/** Every route lives under this prefix; a breaking change gets a new one. */
+export const API_PREFIX = '/api/v1';
+
+export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * - `none`: the route reads no body;
+ * - `json`: a JSON object (or nothing, read as `{}`); unknown fields are the handler's to refuse;
+ * - `oauth`: JSON or `application/x-www-form-urlencoded` (OAuth clients send forms), and
+ *   errors in OAuth's shape (`{"error", "error_description"}`, RFC 6749 §5.2).
+ */
+export type BodyKind = 'none' | 'json' | 'oauth';
+
+/** What every handler gets. */
+export interface ApiServices {
+  readonly plugins: PluginHost;
+  readonly controlPlane: Pick<ControlPlane, 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'devices'>;
+  readonly deployments: Pick<DeploymentManager, 'list'>;
+  readonly autoscaler: Pick<Autoscaler, 'status'>;
+}
+
+export interface PublicRequest {
+  /** Path parameters (`:id`), decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The parsed body: `{}` when there is none or the route reads none. */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+export interface AuthenticatedRequest extends PublicRequest {
+  /** Who calls, from an `authenticate` hook; every object the handler touches is in `principal.workspace`. */
+  readonly principal: Principal;
+}
+
+export interface ApiAnswer {
+  readonly status: number;
+  /** Sent as JSON; absent for 204. */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+interface RouteBase {
+  readonly method: ApiMethod;
+  /** Below `API_PREFIX`, with `:name` segments: `/tokens/:id`. */
+  readonly path: string;
+  readonly body: BodyKind;
+}
+
+export type ApiRoute =
+  | (RouteBase & { readonly auth: 'token'; handle(request: AuthenticatedRequest, services: ApiServices): Promise<ApiAnswer> })
+  | (RouteBase & { readonly auth: 'none'; handle(request: PublicRequest, services: ApiServices): Promise<ApiAnswer> });
+
+/** Answers that carry a secret must not be stored by caches or proxies (RFC 6749 §5.1 asks the same). */
+export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });

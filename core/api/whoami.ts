@@ -1,0 +1,16 @@
+/** `GET /api/v1/whoami`: who the bearer token acts as, for `svc` to show and scripts to check. */
+import { roleOf } from './role.js';
+import type { ApiRoute } from './types.js';
+
+export const whoamiRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/whoami',
+    auth: 'token',
+    body: 'none',
+    async handle({ principal }, { controlPlane }) {
+      const role = await roleOf(principal, controlPlane.accounts);
+      return { status: 200, body: { workspace: principal.workspace, subject: principal.subject, tokenId: principal.tokenId ?? null, role } };
+    },
+  },
+];

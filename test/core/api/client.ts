@@ -1,0 +1,72 @@
+/** A small HTTP client for API tests: real requests over a real socket, answers parsed once. */
+import http from 'node:http';
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The parsed JSON body; undefined when the body is empty or not JSON. */
+  readonly json: any;
+  readonly text: string;
+}
+
+export interface CallOptions {
+  readonly token?: string;
+  /** Sent as JSON with Content-Type application/json. */
+  readonly json?: unknown;
+  /** Sent as an application/x-www-form-urlencoded form. */
+  readonly form?: Record<string, string>;
+  /** Sent as is. */
+  readonly body?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export type Call = (method: string, path: string, options?: CallOptions) => Promise<Answer>;
+
+export function apiClient(baseUrl: string): Call {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers['Authorization'] = `Bearer ${options.token}`;
+    let body = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['Content-Type'] ??= 'application/json';
+    } else if (options.form !== undefined) {
+      body = new URLSearchParams(options.form).toString();
+      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, json, text };
+  };
+}
+
+/** Sends a chunked body (no Content-Length) of `bytes` bytes; resolves with the status the server answered. */
+export function postChunked(url: string, bytes: number, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', headers: { ...headers, 'Transfer-Encoding': 'chunked' } }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      // The server may close once it answered; the answer is what counts.
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+    });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const pump = () => {
+      while (sent < bytes) {
+        sent += chunk.length;
+        if (!request.write(chunk)) return void request.once('drain', pump);
+      }
+      request.end();
+    };
+    pump();
+  });
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { apiRoutes } from '../../../core/api/index.js';
+import { matchPath } from '../../../core/api/router.js';
+import { postChunked } from './client.js';
+import { startApiPlatform, type ApiFixture } from './platform.js';
+
+/** A path for the route with its parameters filled in. */
+const concrete = (path: string) => `/api/v1${path.replace(':id', 'tok_000000000000')}`;
+const PUBLIC = ['POST /device/code', 'POST /device/token', 'POST /sign-in'];
+
+describe('API routing, authentication and limits', function () {
+  let f: ApiFixture;
+  before(async () => (f = await startApiPlatform()));
+  after(async () => f?.platform.close());
+  afterEach(() => assert.deepEqual(f.reports, [], 'no unexpected errors'));
+
+  it('needs a bearer token on every route but the device-flow and sign-in endpoints', async () => {
+    const publicRoutes = apiRoutes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`);
+    assert.deepEqual(publicRoutes.sort(), [...PUBLIC].sort());
+    for (const route of apiRoutes.filter((r) => r.auth === 'token')) {
+      const missing = await f.call(route.method, concrete(route.path), route.body === 'none' ? {} : { json: {} });
+      assert.equal(missing.status, 401, `${route.method} ${route.path} without a token`);
+      assert.equal(missing.json.error.code, 'unauthorized');
+      assert.equal(missing.headers.get('www-authenticate'), 'Bearer');
+      assert.match(missing.json.error.hint, /owner-token/);
+      const wrong = await f.call(route.method, concrete(route.path), { token: `svc_${'x'.repeat(40)}`, ...(route.body === 'none' ? {} : { json: {} }) });
+      assert.equal(wrong.status, 401, `${route.method} ${route.path} with an unknown token`);
+    }
+  });
+
+  it('answers 404 not_found for an unknown API path, naming where the routes are', async () => {
+    for (const path of ['/api/v1/nothing', '/api/v2/whoami', '/api', '/api/v1/tokens/']) {
+      const answer = await f.call('GET', path, { token: f.owner });
+      assert.equal(answer.status, 404, path);
+      assert.equal(answer.json.error.code, 'not_found');
+      assert.match(answer.json.error.hint, /docs\/api\.md/);
+    }
+  });
+
+  it('answers 405 with Allow for a method a route does not take, and HEAD like GET', async () => {
+    const answer = await f.call('PUT', '/api/v1/tokens', { token: f.owner, json: {} });
+    assert.equal(answer.status, 405);
+    assert.equal(answer.json.error.code, 'method_not_allowed');
+    assert.equal(answer.headers.get('allow'), 'POST, GET, HEAD');
+    const head = await f.call('HEAD', '/api/v1/whoami', { token: f.owner });
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+  });
+
+  it('refuses query parameters, which no route takes', async () => {
+    const answer = await f.call('GET', '/api/v1/tokens?limit=5', { token: f.owner });
+    assert.equal(answer.status, 400);
+    assert.match(answer.json.error.message, /takes no query parameters/);
+  });
+
+  it('answers 413 for a declared body over 1 MiB before authenticating, and for a chunked one as it streams', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
+    const declared = await f.call('POST', '/api/v1/tokens', { body: big, headers: { 'Content-Type': 'application/json' } });
+    assert.equal(declared.status, 413);
+    assert.equal(declared.json.error.code, 'payload_too_large');
+    assert.match(declared.json.error.message, /1 MiB/);
+    const chunked = await postChunked(`${f.platform.url}/api/v1/tokens`, 2 * 1024 * 1024, { Authorization: `Bearer ${f.owner}`, 'Content-Type': 'application/json' });
+    assert.equal(chunked.status, 413);
+    assert.equal(JSON.parse(chunked.body).error.code, 'payload_too_large');
+    const justUnder = await f.call('POST', '/api/v1/tokens', { token: f.owner, json: { name: 'ci', pad: ' '.repeat(1000) } });
+    assert.equal(justUnder.status, 400, 'a body under the limit is read (and its unknown field refused)');
+  });
+
+  it('keeps the health route and answers placeholder pages at /device and /login', async () => {
+    assert.equal((await f.call('GET', '/_svc/health')).status, 200);
+    for (const path of ['/device', '/login']) {
+      const page = await f.call('GET', path);
+      assert.equal(page.status, 200, path);
+      assert.match(page.headers.get('content-type')!, /^text\/html/);
+      assert.equal(page.headers.get('content-security-policy'), "default-src 'none'");
+      assert.match(page.text, /dashboard.* is not part of this version yet/);
+    }
+  });
+
+  it('still answers 401 for unknown URLs outside the API without a token', async () => {
+    assert.equal((await f.call('GET', '/default/nothing/here')).status, 401);
+  });
+});
+
+describe('matchPath()', () => {
+  it('matches fixed segments and decodes parameters', () => {
+    assert.deepEqual(matchPath('/tokens', '/tokens'), {});
+    assert.deepEqual(matchPath('/tokens/:id', '/tokens/tok_1'), { id: 'tok_1' });
+    assert.deepEqual(matchPath('/tokens/:id', '/tokens/a%20b'), { id: 'a b' });
+    assert.equal(matchPath('/tokens/:id', '/tokens/'), null);
+    assert.equal(matchPath('/tokens/:id', '/tokens/a/b'), null);
+    assert.equal(matchPath('/tokens', '/token'), null);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * After svc restarts on the same data dir — closed cleanly, or its process
+ * killed with SIGKILL — every deployed app answers again at the same URL,
+ * a paused app stays paused, and a stopped deployment stays stopped.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadManifest } from '../../core/manifest/load.js';
+import { packageRoot } from '../../core/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { tempDir, testConfig } from '../helpers/config.js';
+import { waitNoneMatching } from '../helpers/processes.js';
+import { answer, deployRequest, lifecycleManifests } from './lifecycle-helpers.js';
+
+const echoApp = path.join(packageRoot, 'test', 'fixtures', 'apps', 'echo.py');
+const life = { workspace: DEFAULT_WORKSPACE, app: 'life', stage: 'deployed' as const };
+
+/** A port free right now, so that both runs of svc listen on the same one (the URL includes it). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('deployments after a restart (real containers)', function () {
+  this.timeout(120_000);
+  let platform: Platform | undefined;
+  afterEach(async () => {
+    await platform?.close();
+    platform = undefined;
+  });
+
+  it('after a clean close: the same URL answers 200, a paused app stays paused, a stopped deployment stays stopped', async () => {
+    const { v1 } = await lifecycleManifests();
+    const echo = await loadManifest({ target: echoApp });
+    const config = testConfig({ port: await freePort() });
+    platform = await startPlatform({ config });
+    const deployed = await platform.deployments.deploy(deployRequest(v1));
+    await platform.deployments.stopWorkload(life, 'other');
+    const paused = await platform.deployments.deploy(deployRequest(echo));
+    await platform.deployments.pause(paused.ref);
+    await platform.close();
+
+    platform = await startPlatform({ config });
+    const hello = deployed.workloads.find((w) => w.name === 'hello')!.url!;
+    assert.deepEqual(await answer(hello), { status: 200, version: 1, code: undefined });
+    assert.equal((await answer(deployed.workloads.find((w) => w.name === 'other')!.url!)).code, 'deployment_stopped');
+    const publicUrl = paused.workloads.find((w) => w.name === 'public')!.url!;
+    assert.equal((await answer(publicUrl)).code, 'app_paused');
+    const restored = platform.deployments.get(life)!;
+    assert.deepEqual(restored.workloads.map((w) => [w.name, w.status, w.version]), [['hello', 'running', 1], ['other', 'stopped', 1]]);
+    // And the restored app moves on from where it was: resume brings the paused one back, a deploy makes version 2.
+    await platform.deployments.resume(paused.ref);
+    assert.equal((await answer(publicUrl)).status, 200);
+    const redeployed = await platform.deployments.deploy(deployRequest(v1, { workload: 'hello' }));
+    assert.equal(redeployed.workloads.find((w) => w.name === 'hello')?.version, 2);
+  });
+
+  it('after SIGKILL of the svc process: the same URL answers 200 and a paused app stays paused', async () => {
+    const dataDir = tempDir('svc-data-');
+    const port = await freePort();
+    const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'lifecycle-child.js');
+    const lifeApp = path.join(packageRoot, 'test', 'fixtures', 'lifecycle', 'v1', 'app.py');
+    const child = spawn(process.execPath, [script, dataDir, String(port), lifeApp, `${echoApp}:pause`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let socketDir = '';
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+        child.on('exit', (code) => reject(new Error(`the svc process exited with ${code}:\n${stderr}`)));
+      });
+      const started = JSON.parse(line) as { url: string; socketDir: string };
+      socketDir = started.socketDir;
+      const hello = `${started.url}/default/life/hello`;
+      assert.equal((await answer(hello)).status, 200);
+      child.kill('SIGKILL');
+      assert.deepEqual(await waitNoneMatching(socketDir, 10_000), [], 'its containers ended with it');
+
+      platform = await startPlatform({ config: testConfig({ dataDir, port }) });
+      assert.equal(platform.url, started.url);
+      assert.deepEqual(await answer(hello), { status: 200, version: 1, code: undefined });
+      assert.equal((await answer(`${started.url}/default/echo/public/public`)).code, 'app_paused');
+    } finally {
+      child.kill('SIGKILL');
+      if (socketDir) rmSync(socketDir, { recursive: true, force: true });
+    }
+  });
+});
