@@ -19,7 +19,7 @@ import { RecentLogs } from './logs/recent-logs.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
 import { createCodeBundles } from './bundles/service.js';
 import { openControlPlane, type ControlPlane, type StateKind } from './api/control-plane.js';
-import { controlPlaneRoutes } from './api/index.js';
+import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
 import type { OwnerToken } from './auth/owner-token.js';
 import { DeploymentManager } from './deployments/manager.js';
 import { DeploymentRecords } from './deployments/records.js';
@@ -55,6 +55,8 @@ export interface PlatformOptions {
    * `svc serve` previews can share a data dir.
    */
   readonly state?: StateKind;
+  /** Largest bundle the API accepts (DEFAULT_MAX_BUNDLE_BYTES); tests lower it. */
+  readonly maxBundleBytes?: number;
 }
 
 export interface Platform {
@@ -130,7 +132,10 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     ...options.autoscale,
   });
 
-  const api = controlPlaneRoutes({ plugins, controlPlane, deployments: { list: () => deployments.list() }, autoscaler });
+  // The manager and the bundles are created once the server listens; requests come only after that.
+  const api = controlPlaneRoutes({
+    plugins, controlPlane, deployments: () => deployments, bundles: () => bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
+  });
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.handleRequest);
   server.on('clientError', answerClientError);
@@ -147,8 +152,25 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     records: new DeploymentRecords(controlPlane.store),
     report: (error) => report(error, { method: 'RESTORE', path: '', requestId: undefined }),
   });
+  const stopServices = async () => {
+    // WebSocket sessions first: they would hold their containers' drain until its timeout.
+    websockets.close();
+    await deployments.shutdown().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+    autoscaler.close();
+    admission.close();
+    await driver.close();
+    await upstreams.close();
+    await registry.close();
+    await drainServer(server, SERVER_DRAIN_MS);
+  };
   // Deployed apps come back as they were: running ones start again, paused and stopped ones stay down.
-  await deployments.restore();
+  try {
+    await deployments.restore();
+  } catch (error) {
+    // A start that fails (a record it cannot read) leaves nothing listening or running; the caller closes the store.
+    await stopServices();
+    throw error;
+  }
 
   let closing: Promise<void> | undefined;
   return {
@@ -164,15 +186,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     autoscaler,
     close() {
       closing ??= (async () => {
-        // WebSocket sessions first: they would hold their containers' drain until its timeout.
-        websockets.close();
-        await deployments.shutdown().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
-        autoscaler.close();
-        admission.close();
-        await driver.close();
-        await upstreams.close();
-        await registry.close();
-        await drainServer(server, SERVER_DRAIN_MS);
+        await stopServices();
         // Last: nothing is left that could write to the store.
         await controlPlane.close();
       })();

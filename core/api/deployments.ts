@@ -1,7 +1,8 @@
 /**
  * `GET /api/v1/deployments`: every deployed (and previewed) workload of the
  * caller's workspace, named `<app>/<workload>`, with its URLs and what the
- * autoscaler says of it now. Read-only; the lifecycle routes come later.
+ * autoscaler says of it now. Read-only; the lifecycle routes are under
+ * `/apps/:app` (apps.ts, app-deployments.ts).
  */
 import type { UnitScalingStatus } from '../autoscale/types.js';
 import type { Stage } from '../deployments/keys.js';
@@ -32,7 +33,7 @@ export const deploymentRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ principal }, services) {
-      const mine = services.deployments.list().filter((deployment) => deployment.ref.workspace === principal.workspace);
+      const mine = services.deployments().list().filter((deployment) => deployment.ref.workspace === principal.workspace);
       const listed = mine.flatMap((deployment) => listWorkloads(deployment, services));
       listed.sort((a, b) => a.name.localeCompare(b.name) || a.stage.localeCompare(b.stage));
       return { status: 200, body: { deployments: listed } };

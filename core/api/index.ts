@@ -4,6 +4,9 @@
  */
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../gateway/types.js';
+import { appDeploymentRoutes } from './app-deployments.js';
+import { appRoutes } from './apps.js';
+import { bundleRoutes } from './bundles.js';
 import { deploymentRoutes } from './deployments.js';
 import { deviceRoutes } from './device.js';
 import { placeholderPages } from './pages.js';
@@ -15,11 +18,13 @@ import { whoamiRoutes } from './whoami.js';
 import { workspaceRoutes } from './workspace.js';
 
 export { API_PREFIX, type ApiServices } from './types.js';
+export { DEFAULT_MAX_BUNDLE_BYTES } from './upload.js';
 export { openControlPlane, type ControlPlane, type StateKind } from './control-plane.js';
 
 /** Every route of the API; docs/openapi.json describes exactly these (a test checks both ways). */
 export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
+  ...bundleRoutes, ...appRoutes, ...appDeploymentRoutes,
 ];
 
 export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {

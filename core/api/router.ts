@@ -2,8 +2,9 @@
  * Routes `/api/v1/…` requests to their handlers (no router dependency: a
  * handful of fixed paths). Each request goes, in this order, through: the
  * route and method (404, 405), no query parameters (400), the declared body
- * length (413), authentication unless the route is public (401), reading the
- * body (413, 400), the handler. Errors go to the gateway's one error writer
+ * length (413; for uploads the bundle limit), authentication unless the route
+ * is public (401), reading the body (413, 400; uploads are streamed by their
+ * handler instead), the handler. Errors go to the gateway's one error writer
  * (error-middleware.ts), except OAuth's on the device-flow endpoints.
  */
 import type { Middleware, ParameterizedContext } from 'koa';
@@ -13,6 +14,7 @@ import { requestUrl } from '../gateway/request-url.js';
 import type { GatewayState } from '../gateway/types.js';
 import type { Principal } from '../plugin/types.js';
 import { checkDeclaredLength, readBody } from './body.js';
+import { checkDeclaredUploadLength, openUpload } from './upload.js';
 import { oauthAnswerFor } from './oauth.js';
 import { API_PREFIX, type ApiAnswer, type ApiRoute, type ApiServices } from './types.js';
 
@@ -40,11 +42,14 @@ export function apiRouter(routes: readonly ApiRoute[], services: ApiServices): M
 }
 
 async function handle(ctx: Context, route: ApiRoute, params: Record<string, string>, services: ApiServices): Promise<ApiAnswer> {
-  if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
+  if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
+  else if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
   const principal = route.auth === 'token' ? await authenticate(ctx, services) : null;
-  const body = route.body === 'none' ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
-  if (route.auth === 'none') return route.handle({ params, body }, services);
-  return route.handle({ params, body, principal: principal! }, services);
+  const body = route.body === 'none' || route.body === 'bundle' ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
+  const upload = route.body === 'bundle' ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes) : null;
+  const request = { params, body, headers: ctx.headers, upload };
+  if (route.auth === 'none') return route.handle(request, services);
+  return route.handle({ ...request, principal: principal! }, services);
 }
 
 /** The same hook as workload URLs (access.ts), with a hint that fits the API. */

@@ -4,7 +4,10 @@
  * Routes are plain data, so the router, the docs test and the OpenAPI check
  * all read the same list.
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Autoscaler } from '../autoscale/controller.js';
+import type { BundleStore } from '../bundles/store.js';
 import type { DeploymentManager } from '../deployments/manager.js';
 import type { Principal } from '../plugin/types.js';
 import type { PluginHost } from '../plugin/host.js';
@@ -19,23 +22,45 @@ export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  * - `none`: the route reads no body;
  * - `json`: a JSON object (or nothing, read as `{}`); unknown fields are the handler's to refuse;
  * - `oauth`: JSON or `application/x-www-form-urlencoded` (OAuth clients send forms), and
- *   errors in OAuth's shape (`{"error", "error_description"}`, RFC 6749 §5.2).
+ *   errors in OAuth's shape (`{"error", "error_description"}`, RFC 6749 §5.2);
+ * - `bundle`: a raw `application/gzip` upload, handed to the handler as a stream
+ *   (`request.upload`), limited to `ApiServices.maxBundleBytes` (413 `bundle_too_large`).
  */
-export type BodyKind = 'none' | 'json' | 'oauth';
+export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle';
+
+/** The lifecycle of deployed apps, as the API drives it. */
+export type DeploymentLifecycle = Pick<DeploymentManager, 'list' | 'get' | 'deploy' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove'>;
+
+/** What the upload routes need of the bundle service (core/bundles/service.ts). */
+export interface BundleUploads {
+  readonly store: Pick<BundleStore, 'has' | 'putStream' | 'pathOf'>;
+  /** Extracts a stored bundle once, refusing it (`bundle_invalid`, `bundle_too_large`) when unsafe. */
+  unpack(sha256: string): Promise<void>;
+}
 
 /** What every handler gets. */
 export interface ApiServices {
   readonly plugins: PluginHost;
-  readonly controlPlane: Pick<ControlPlane, 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'devices'>;
-  readonly deployments: Pick<DeploymentManager, 'list'>;
+  readonly controlPlane: Pick<ControlPlane, 'store' | 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'devices'>;
+  /** A function: the platform creates the manager (and the bundles) after the API, once the server listens. */
+  readonly deployments: () => DeploymentLifecycle;
+  readonly bundles: () => BundleUploads;
+  /** Largest bundle upload, in bytes (the size of the tar.gz). */
+  readonly maxBundleBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
 }
 
 export interface PublicRequest {
   /** Path parameters (`:id`), decoded. */
   readonly params: Readonly<Record<string, string>>;
-  /** The parsed body: `{}` when there is none or the route reads none. */
+  /** The parsed body: `{}` when there is none or the route reads none (or reads a `bundle`). */
   readonly body: Readonly<Record<string, unknown>>;
+  readonly headers: IncomingHttpHeaders;
+  /**
+   * `bundle` routes: opens the body, counted against the bundle limit. Check the
+   * headers first: a body never opened is discarded by Node. Null on other routes.
+   */
+  readonly upload: (() => Readable) | null;
 }
 
 export interface AuthenticatedRequest extends PublicRequest {

@@ -27,7 +27,7 @@ export interface CodeBundlesOptions {
   readonly limits?: Partial<ExtractLimits>;
 }
 
-export function createCodeBundles(options: CodeBundlesOptions): CodeBundles & { readonly store: BundleStore; codeDir(sha256: string): string } {
+export function createCodeBundles(options: CodeBundlesOptions): CodeBundles & { readonly store: BundleStore; codeDir(sha256: string): string; unpack(sha256: string): Promise<void> } {
   const store = BundleStore.inDataDir(options.dataDir);
   const limits: ExtractLimits = { ...DEFAULT_EXTRACT_LIMITS, ...options.limits };
   const codeRoot = path.join(options.cacheDir, 'code');
@@ -63,6 +63,11 @@ export function createCodeBundles(options: CodeBundlesOptions): CodeBundles & { 
       } finally {
         await rm(scratch, { recursive: true, force: true });
       }
+    },
+    /** Extracts a stored bundle (an upload) once, so an unsafe one is refused when it arrives, not at its deploy. */
+    async unpack(sha256: string): Promise<void> {
+      const dir = codeDir(sha256);
+      if (!(await isDirectory(dir))) await extractBundle(store.pathOf(sha256), dir, limits);
     },
     async fromStore(sha256: string, entry: string): Promise<PreparedSource> {
       const file = store.pathOf(sha256); // bad_request unless a sha256

@@ -75,6 +75,8 @@ export class DeploymentManager {
   readonly #options: DeploymentManagerOptions;
   readonly #live = new Map<string, LiveDeployment>();
   readonly #queues = new Map<string, Promise<void>>();
+  /** Settles once restore() is done (at once when it never runs). */
+  #restored: Promise<void> = Promise.resolve();
   #serial = 1;
 
   constructor(options: DeploymentManagerOptions) {
@@ -249,14 +251,22 @@ export class DeploymentManager {
    * from the cache, or are built again); the others get their offline routes.
    * A deployment that cannot start is reported and answers `container_failed`.
    */
-  async restore(): Promise<void> {
+  restore(): Promise<void> {
+    const restoring = this.#restore();
+    // Transitions asked for meanwhile (the server already listens) wait: none may run on an app before its records are back.
+    this.#restored = restoring.then(() => {}, () => {});
+    return restoring;
+  }
+
+  async #restore(): Promise<void> {
     const records = this.#options.records;
     if (!records) return;
     const apps = await records.apps();
     await Promise.all(
       apps.map((app) => {
         const ref: DeploymentRef = { workspace: app.workspace, app: app.name, stage: 'deployed' };
-        return this.#exclusive(ref, async () => {
+        // Not through #exclusive: every other transition waits for the whole restore.
+        return (async () => {
           const stored = await records.deployments(app.workspace, app.name);
           const versions = stored.map((record) => ({ record, version: currentVersion(record) }));
           const first = versions[0]?.version;
@@ -279,7 +289,7 @@ export class DeploymentManager {
               this.#installRoute(live, lw);
             }
           });
-        });
+        })();
       }),
     );
   }
@@ -319,7 +329,12 @@ export class DeploymentManager {
    * none. Returns warnings about its host-based URL.
    */
   #installRoute(live: LiveDeployment, lw: LiveWorkload): string[] {
-    if (!isServed(lw.workload)) return [];
+    // A workload that is no longer served (a redeploy made it a function) has no URL: its old route goes.
+    if (!isServed(lw.workload)) {
+      if (lw.routeUnit !== null) this.#options.routes.removeUnit(lw.routeUnit);
+      lw.routeUnit = null;
+      return [];
+    }
     const { ref } = live;
     const name = lw.workload.name;
     const offline = live.paused ? appPausedError(ref) : lw.status === 'stopped' ? deploymentStoppedError(ref, name) : lw.unit === null ? (lw.failure ?? undefined) : undefined;
@@ -418,7 +433,7 @@ export class DeploymentManager {
   /** One transition of an app at a time, in the order asked; a failed one does not block the next. */
   #exclusive<T>(ref: DeploymentRef, run: () => Promise<T>): Promise<T> {
     const id = deploymentId(ref);
-    const result = (this.#queues.get(id) ?? Promise.resolve()).then(run);
+    const result = (this.#queues.get(id) ?? this.#restored).then(run);
     const settled = result.then(() => {}, () => {});
     this.#queues.set(id, settled);
     void settled.then(() => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { TLSSocket } from 'node:tls';
 import type { PluginHost } from '../plugin/host.js';
 import { checkAccess } from './access.js';
-import type { Admission } from './admission.js';
+import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { Exchange } from './exchange.js';
 import { requestHead, withoutAuthorization, type RequestHead } from './forward-headers.js';
@@ -26,6 +26,8 @@ export interface WorkloadHandlerOptions {
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 const ABSOLUTE_FORM = /^https?:\/\//i;
+/** How often one request may follow its URL to a new unit (a redeploy switching it) before it gets the error. */
+const MAX_REROUTES = 3;
 
 /**
  * The gateway's hot path, a plain node:http listener: a request for a
@@ -37,25 +39,38 @@ const ABSOLUTE_FORM = /^https?:\/\//i;
 export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback: RequestListener): RequestListener {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
-  async function serve(req: IncomingMessage, res: ServerResponse, match: RouteMatch, head: RequestHead, search: string, target: string): Promise<void> {
-    const { entry } = match;
+  async function serve(req: IncomingMessage, res: ServerResponse, first: RouteMatch, head: RequestHead, path: string, search: string, target: string): Promise<void> {
     const exchange = new Exchange(req, res, requestIdOf(head.requestId), options.report);
     try {
       // The same order as for any URL (see app.ts): Host, then body size, then access, then route.
       checkHost(head.host);
       // Before anything else is answered: that would mean reading (and discarding) the whole body.
       checkContentLength(head.contentLength, req, res, maxBodyBytes);
-      const authorized = entry.workload.http?.authorized !== false;
-      if (authorized) {
-        const url = parseRequestUrl(protocolOf(req), head.host, target);
-        await checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
-        // The platform token authenticated this request; user code never sees it.
-        withoutAuthorization(head);
-      }
-      if (entry.offline) throw entry.offline;
       const method = req.method!;
-      checkRouteAndMethod(entry, match.rest, method);
-      const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, exchange.signal);
+      let match = first;
+      let slot: Slot;
+      for (let attempt = 1; ; attempt++) {
+        const { entry } = match;
+        const authorized = entry.workload.http?.authorized !== false;
+        if (authorized) {
+          const url = parseRequestUrl(protocolOf(req), head.host, target);
+          await checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
+          // The platform token authenticated this request; user code never sees it.
+          withoutAuthorization(head);
+        }
+        if (entry.offline) throw entry.offline;
+        checkRouteAndMethod(entry, match.rest, method);
+        try {
+          slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, exchange.signal);
+          break;
+        } catch (error) {
+          // A redeploy switched the URL to a new unit while this request waited for the old one (or was
+          // on its way to it): it goes to the new unit, checked again against the new route, instead of failing.
+          const now = exchange.signal.aborted || attempt >= MAX_REROUTES ? null : options.routes.match(path, head.host);
+          if (now === null || now.entry.unit === entry.unit) throw error;
+          match = now;
+        }
+      }
       exchange.hold(slot);
       head.forward.push(
         'x-request-id', exchange.requestId,
@@ -78,7 +93,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
     const path = target === null ? '' : query === -1 ? target : target.slice(0, query);
     const match = target === null ? null : options.routes.match(path, head.host);
     if (match === null) return fallback(req, res);
-    serve(req, res, match, head, query === -1 ? '' : target!.slice(query), target!).catch((error: unknown) => {
+    serve(req, res, match, head, path, query === -1 ? '' : target!.slice(query), target!).catch((error: unknown) => {
       // Only a failure to write the error answer itself lands here.
       options.report(error, { method: req.method ?? '', path, requestId: undefined });
       res.destroy();

@@ -159,3 +159,35 @@ describe('DeploymentManager: versions and the switch', () => {
     assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, second.units[0]);
   });
 });
+
+describe('DeploymentManager#restore() and transitions asked for meanwhile', () => {
+  /** A driver whose containers are healthy at once; `running` holds the units with containers. */
+  function liveDriver(): SchedulerDriver & { running: Set<string> } {
+    const running = new Set<string>();
+    return {
+      name: 'stand-in',
+      running,
+      submit: async () => {},
+      scale: async (key) => void running.add(key),
+      stop: async () => {},
+      remove: async (key) => void running.delete(key),
+      status: () => [],
+      close: async () => {},
+    };
+  }
+
+  it('a deploy that arrives while restore runs (svc server already listens) waits for it: one unit runs, the one the route leads to', async () => {
+    const store = createMemoryStateStore();
+    const options = { plugins: createPluginHost([]), images, baseUrl: () => 'http://gw', records: new DeploymentRecords(store) };
+    await new DeploymentManager({ ...options, driver: liveDriver(), routes: new RouteTable() }).deploy(request);
+    const driver = liveDriver();
+    const routes = new RouteTable();
+    const restarted = new DeploymentManager({ ...options, driver, routes });
+    const restoring = restarted.restore();
+    const deployment = await restarted.deploy(request);
+    await restoring;
+    assert.deepEqual([...driver.running], deployment.units);
+    assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, deployment.units[0]);
+    assert.equal(deployment.workloads[0]?.version, 2);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * Deployments of an app: deploy it (whole, or one workload) from a manifest
+ * and an uploaded bundle, stop one deployment, delete one. The deploy
+ * answers once the new version serves (no streamed progress yet).
+ */
+import { SvcError } from '../errors.js';
+import { parseManifest } from '../workload/resolve.js';
+import type { AppSpec } from '../workload/types.js';
+import { checkName } from '../workspaces/names.js';
+import { appRef } from './apps.js';
+import { describeApp } from './app-view.js';
+import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
+import { onlyFields, required, requiredString } from './input.js';
+import type { ApiRoute } from './types.js';
+
+export const appDeploymentRoutes: readonly ApiRoute[] = [
+  {
+    method: 'POST',
+    path: '/apps/:app/deployments',
+    auth: 'token',
+    body: 'json',
+    async handle({ params, body, principal }, services) {
+      onlyFields(body, ['manifest', 'bundle', 'workload', 'prune']);
+      const ref = appRef(params, principal);
+      const spec = appSpec(required(body, 'manifest'), ref.app);
+      const bundle = requiredString(body, 'bundle');
+      if (!/^[0-9a-f]{64}$/.test(bundle)) throw notSha256(bundle, 'the field "bundle"');
+      const workload = optionalWorkload(body['workload']);
+      const prune = optionalBoolean(body, 'prune');
+      if (prune && workload !== undefined) {
+        throw new SvcError('bad_request', `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`, { details: { field: 'prune' } });
+      }
+      if (!(await workspaceBundles(services).has(ref.workspace, bundle))) throw unknownBundle(bundle);
+      const deployment = await services.deployments().deploy({
+        spec, bundleSha256: bundle, workspace: ref.workspace, stage: 'deployed', principal,
+        ...(workload === undefined ? {} : { workload }), ...(prune ? { prune } : {}),
+      });
+      return { status: 201, body: await describeApp(deployment, services) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/apps/:app/deployments/:workload/stop',
+    auth: 'token',
+    body: 'none',
+    async handle({ params, principal }, services) {
+      const deployment = await services.deployments().stopWorkload(appRef(params, principal), checkName('workload', params['workload']));
+      return { status: 200, body: await describeApp(deployment, services) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/apps/:app/deployments/:workload',
+    auth: 'token',
+    body: 'none',
+    async handle({ params, principal }, services) {
+      await services.deployments().deleteWorkload(appRef(params, principal), checkName('workload', params['workload']));
+      return { status: 204 };
+    },
+  },
+];
+
+/**
+ * The manifest, validated (`manifest_invalid` listing every issue) and
+ * resolved. Its app must be the one in the path, and every workload name a
+ * lowercase DNS label, so each deployment can be named in the API later.
+ */
+function appSpec(manifest: unknown, app: string): AppSpec {
+  const spec = parseManifest(manifest);
+  if (spec.name !== app) {
+    throw new SvcError('bad_request', `the manifest describes the app ${JSON.stringify(spec.name)}, but the path names ${JSON.stringify(app)}.`, {
+      hint: `Deploy it to /api/v1/apps/${spec.name}/deployments, or rename the app in its code.`,
+      details: { field: 'manifest', manifestApp: spec.name, pathApp: app },
+    });
+  }
+  for (const workload of spec.workloads) checkName('workload', workload.name);
+  return spec;
+}
+
+function optionalWorkload(value: unknown): string | undefined {
+  return value === undefined || value === null ? undefined : checkName('workload', value);
+}
+
+function optionalBoolean(body: Readonly<Record<string, unknown>>, field: string): boolean {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new SvcError('bad_request', `the field ${JSON.stringify(field)} must be true or false, not ${JSON.stringify(value)}.`, { details: { field } });
+  return value;
+}

@@ -1,0 +1,46 @@
+/**
+ * Raw uploads (body kind `bundle`): an `application/gzip` body, streamed, at
+ * most the bundle limit. The gateway's counting and lingering close are
+ * reused; only the error changes, since a bundle past the limit is
+ * `bundle_too_large`, not a generic `payload_too_large`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { SvcError } from '../errors.js';
+import { formatBytes } from '../bundles/format.js';
+import { checkContentLength, countedBody } from '../gateway/body-limit.js';
+
+/** Largest bundle the API takes unless the platform says otherwise; the SDK refuses projects above this size too. */
+export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
+
+const UPLOAD_TYPE = 'application/gzip';
+
+/** Refuses a declared length above the limit before anything is read or authenticated. */
+export function checkDeclaredUploadLength(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
+  try {
+    checkContentLength(req.headers['content-length'], req, res, maxBytes);
+  } catch (error) {
+    throw asBundleTooLarge(error, maxBytes);
+  }
+}
+
+/** The body as a stream that fails with `payload_too_large` past `maxBytes` (the reader passes it through `asBundleTooLarge`); `bad_request` unless it is `application/gzip`. */
+export function openUpload(req: IncomingMessage, res: ServerResponse, maxBytes: number): Readable {
+  const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (type !== UPLOAD_TYPE) {
+    throw new SvcError('bad_request', `the upload has Content-Type ${type === '' ? '(none)' : JSON.stringify(type)}; this route takes ${UPLOAD_TYPE}.`, {
+      hint: 'Send the tar.gz as is with "Content-Type: application/gzip" (curl: --data-binary @bundle.tar.gz -H "Content-Type: application/gzip").',
+      details: { contentType: type },
+    });
+  }
+  return countedBody(req, res, maxBytes);
+}
+
+/** `payload_too_large` from the gateway's counter (the stream's error), said the way bundles say it; anything else as it is. */
+export function asBundleTooLarge(error: unknown, maxBytes: number): unknown {
+  if (!(error instanceof SvcError) || error.code !== 'payload_too_large') return error;
+  return new SvcError('bundle_too_large', `the bundle is larger than the ${formatBytes(maxBytes)} this server accepts.`, {
+    hint: 'Keep what the app does not need at run time out of the bundle with .svcignore.',
+    details: { entry: null, rule: 'upload_too_large', maxBytes },
+  });
+}

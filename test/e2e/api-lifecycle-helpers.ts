@@ -1,0 +1,31 @@
+/** Bundles of the lifecycle fixtures, made as the CLI makes them, and their upload over the API. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createBundle } from '../../core/bundles/create.js';
+import { tempDir } from '../helpers/config.js';
+import { fixture } from './lifecycle-helpers.js';
+
+export interface FixtureBundle {
+  readonly sha256: string;
+  readonly bytes: Buffer;
+}
+
+export async function bundleOf(version: string): Promise<FixtureBundle> {
+  const created = await createBundle(fixture(version), { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
+  return { sha256: created.sha256, bytes: await readFile(created.path) };
+}
+
+export interface Upload {
+  readonly status: number;
+  readonly json: any;
+}
+
+/** POST /api/v1/bundles with the bytes as they are and the sha256 they claim. */
+export async function upload(baseUrl: string, token: string, bytes: Uint8Array, sha256: string, contentType = 'application/gzip'): Promise<Upload> {
+  const response = await fetch(`${baseUrl}/api/v1/bundles`, {
+    method: 'POST',
+    body: bytes,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType, 'X-Bundle-Sha256': sha256 },
+  });
+  return { status: response.status, json: await response.json() };
+}
