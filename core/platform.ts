@@ -15,6 +15,7 @@ import { authTokenPlugin } from '../plugins/auth-token/index.js';
 import { autoscaleQueueDepthPlugin, queueDepth } from '../plugins/autoscale-queue-depth/index.js';
 import { Autoscaler, type AutoscalerOptions } from './autoscale/controller.js';
 import { resolvePolicy } from './autoscale/policy.js';
+import { DeploymentLogs } from './logs/deployment-logs.js';
 import { RecentLogs } from './logs/recent-logs.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
 import { createCodeBundles } from './bundles/service.js';
@@ -75,6 +76,8 @@ export interface Platform {
   readonly driver: LocalDriver;
   /** Scaling and crash state of each deployed unit, with its last log lines (`status(unitKey)`). */
   readonly autoscaler: Autoscaler;
+  /** Every deployment's log lines, across its versions (what the logs API reads and follows). */
+  readonly deploymentLogs: DeploymentLogs;
   /** Stops every container, then the server. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -112,7 +115,9 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   // Before anything starts: an unknown policy name is a config error listing the known ones.
   const policy = resolvePolicy(plugins.scalingPolicies, config.scalingPolicy);
   const recentLogs = new RecentLogs();
-  const sink = recentLogs.sink(logs);
+  // Each line also goes to its deployment's history (across versions), which the logs API reads and follows.
+  const deploymentLogs = new DeploymentLogs();
+  const sink = recentLogs.sink(deploymentLogs.sink(logs));
 
   const registry = createEmbeddedRegistry();
   const driver = createLocalDriver({ registry, logs: sink, onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason) });
@@ -135,6 +140,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   // The manager and the bundles are created once the server listens; requests come only after that.
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments: () => deployments, bundles: () => bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
+    logs: deploymentLogs,
   });
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.handleRequest);
@@ -150,6 +156,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const deployments = new DeploymentManager({
     plugins, images, driver, routes, baseUrl: () => url, baseDomain: config.baseDomain, bundles, autoscaler,
     records: new DeploymentRecords(controlPlane.store),
+    logs: deploymentLogs,
     report: (error) => report(error, { method: 'RESTORE', path: '', requestId: undefined }),
   });
   const stopServices = async () => {
@@ -161,6 +168,8 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     await driver.close();
     await upstreams.close();
     await registry.close();
+    // Log followers end their streams: they would hold the drain until its bound.
+    deploymentLogs.close();
     await drainServer(server, SERVER_DRAIN_MS);
   };
   // Deployed apps come back as they were: running ones start again, paused and stopped ones stay down.
@@ -184,6 +193,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     registry,
     driver,
     autoscaler,
+    deploymentLogs,
     close() {
       closing ??= (async () => {
         await stopServices();

@@ -7,6 +7,7 @@ import type { GatewayState } from '../gateway/types.js';
 import { appDeploymentRoutes } from './app-deployments.js';
 import { appRoutes } from './apps.js';
 import { bundleRoutes } from './bundles.js';
+import { deploymentLogRoutes } from './deployment-logs.js';
 import { deploymentRoutes } from './deployments.js';
 import { deviceRoutes } from './device.js';
 import { placeholderPages } from './pages.js';
@@ -24,7 +25,7 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 /** Every route of the API; docs/openapi.json describes exactly these (a test checks both ways). */
 export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
-  ...bundleRoutes, ...appRoutes, ...appDeploymentRoutes,
+  ...bundleRoutes, ...appRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes,
 ];
 
 export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {

@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { Autoscaler } from '../autoscale/controller.js';
 import type { BundleStore } from '../bundles/store.js';
 import type { DeploymentManager } from '../deployments/manager.js';
+import type { DeploymentLogs } from '../logs/deployment-logs.js';
 import type { Principal } from '../plugin/types.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { ControlPlane } from './control-plane.js';
@@ -48,6 +49,8 @@ export interface ApiServices {
   /** Largest bundle upload, in bytes (the size of the tar.gz). */
   readonly maxBundleBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
+  /** Each deployment's log lines, to read and follow. */
+  readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;
 }
 
 export interface PublicRequest {
@@ -70,7 +73,7 @@ export interface AuthenticatedRequest extends PublicRequest {
 
 export interface ApiAnswer {
   readonly status: number;
-  /** Sent as JSON; absent for 204. */
+  /** Sent as JSON; absent for 204. A Readable is streamed as it is (set its Content-Type in `headers`); Koa destroys it when the client goes. */
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
 }

@@ -14,6 +14,7 @@ import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entri
 import { startUnits } from './start-units.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { unenforcedOptions } from './warnings.js';
+import type { DeploymentLogs } from '../logs/deployment-logs.js';
 
 export interface DeployRequest {
   readonly spec: AppSpec;
@@ -61,6 +62,12 @@ export interface DeploymentManagerOptions {
   readonly records?: DeploymentRecords;
   /** Failures nobody waits for (a deployment that cannot be restored). */
   readonly report?: (error: unknown) => void;
+  /**
+   * The per-deployment log store (core/logs/deployment-logs.ts): told each
+   * unit's version, given the image build lines of a deploy, and told when a
+   * deployment is deleted (its history goes, its followers end).
+   */
+  readonly logs?: Pick<DeploymentLogs, 'setVersion' | 'addBuildLine' | 'forget'>;
 }
 
 /**
@@ -99,7 +106,14 @@ export class DeploymentManager {
       principal: request.principal,
     });
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
-    return this.#exclusive(ref, () => this.#deploy(ref, spec, request, progress));
+    const logs = this.#options.logs;
+    const built = request.workload === undefined ? spec.workloads.map((w) => w.name) : [request.workload];
+    const withBuildLog = logs === undefined ? progress : (event: DeployProgress) => {
+      // The image is the app's: its build lines go to each workload this deploy starts.
+      if (event.type === 'image' && event.status === 'log') for (const workload of built) logs.addBuildLine({ ...ref, workload }, event.line);
+      progress(event);
+    };
+    return this.#exclusive(ref, () => this.#deploy(ref, spec, request, withBuildLog));
   }
 
   async #deploy(ref: DeploymentRef, spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<Deployment> {
@@ -136,7 +150,10 @@ export class DeploymentManager {
     const wasPaused = live.paused;
     Object.assign(live, { entry: spec.entry, sdkVersion: spec.sdkVersion, paused: false, bundle });
     const warnings = targets.flatMap((workload) => this.#installRoute(live, live.workloads.get(workload.name)!));
-    for (const unit of units) this.#options.autoscaler?.manage(unit);
+    for (const unit of units) {
+      this.#options.logs?.setVersion(unit.key, versions.get(unit.workload.name)!);
+      this.#options.autoscaler?.manage(unit);
+    }
     this.#live.set(deploymentId(ref), live);
 
     if (request.prune && request.workload === undefined) {
@@ -233,6 +250,7 @@ export class DeploymentManager {
       this.#live.delete(deploymentId(ref));
       const stopping = [...live.workloads.values()].flatMap((lw) => this.#unroute(lw));
       await Promise.all(stopping.map((key) => this.#stopUnit(key)));
+      for (const workload of live.workloads.keys()) this.#options.logs?.forget({ ...ref, workload });
       await this.#stopped(ref);
     });
   }
@@ -302,7 +320,9 @@ export class DeploymentManager {
       down.map(async (lw) => {
         // After a restart the extracted copy may be gone from the cache: extract the stored bundle again.
         const source = lw.bundleSha256 !== null && bundles ? (await bundles.fromStore(lw.bundleSha256, lw.source.entry)).source : lw.source;
-        return { workload: lw.workload, source, key: this.#nextKey(live.ref, lw.workload.name) };
+        const key = this.#nextKey(live.ref, lw.workload.name);
+        this.#options.logs?.setVersion(key, lw.version);
+        return { workload: lw.workload, source, key };
       }),
     );
     const units = await startUnits(this.#startContext(() => {}), live.ref, wanted);
@@ -321,6 +341,7 @@ export class DeploymentManager {
     const lw = live.workloads.get(name)!;
     live.workloads.delete(name);
     await Promise.all(this.#unroute(lw).map((key) => this.#stopUnit(key)));
+    this.#options.logs?.forget({ ...ref, workload: name });
   }
 
   /**

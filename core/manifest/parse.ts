@@ -5,9 +5,10 @@
  */
 import { SvcError } from '../errors.js';
 import { IssueCollector } from '../workload/issues.js';
-import { appKeys, entryRule, manifestKeys, workloadNameRule } from '../workload/rules.js';
+import { appKeys, entryRule, manifestKeys, nameProblem } from '../workload/rules.js';
 import type { ValidationIssue } from '../workload/types.js';
 import { jsonErrorOffset, positionAt } from './json-position.js';
+import { nameIssue } from './name-issue.js';
 import { checkKeys, checkObject, checkString, jsonTypeName } from './shape-checks.js';
 import type { ManifestV1 } from './types.js';
 import { validateImages } from './validate-images.js';
@@ -62,9 +63,10 @@ export function validateManifest(value: unknown): ValidationIssue[] {
   if (Object.hasOwn(value, 'app') && checkObject(value.app, issues.at('app'))) {
     checkKeys(value.app, appKeys, issues.at('app'));
     const name = value.app.name;
-    if (Object.hasOwn(value.app, 'name') && checkString(name, issues.at('app').at('name')) && !workloadNameRule.pattern.test(name)) {
-      // App names share the workload name rule: both end up in URLs, job ids and service names.
-      issues.at('app').add(`must be ${workloadNameRule.text}, got ${JSON.stringify(name)}`, 'name');
+    if (Object.hasOwn(value.app, 'name') && checkString(name, issues.at('app').at('name'))) {
+      // svc's one name rule (core/workspaces/names.ts): app names end up in URLs, job ids and service names.
+      const problem = nameProblem(name, 'app');
+      if (problem !== null) issues.at('app').add(nameIssue(name, problem), 'name');
     }
   }
 

@@ -78,7 +78,7 @@ export interface AsgiOptions extends ServedOptions {
 export type RealtimeOptions = AsgiOptions;
 
 interface WorkloadBase {
-  /** 1–63 characters: letters, digits, `_`, `-`; starts with a letter; unique in the app. */
+  /** A lowercase DNS label (`nameProblem` of core/workspaces/names.ts); unique in the app. */
   name: string;
   /** Id of an entry of `images`. */
   image: string;

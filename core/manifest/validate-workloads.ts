@@ -1,6 +1,7 @@
 /** Checks `workloads`: each entry's keys, name, kind, handler, image, doc, options and schemas. */
 import type { IssueCollector } from '../workload/issues.js';
-import { hasSignature, workloadKeys, workloadKinds, workloadNameRule } from '../workload/rules.js';
+import { hasSignature, nameProblem, workloadKeys, workloadKinds } from '../workload/rules.js';
+import { nameIssue } from './name-issue.js';
 import type { WorkloadKind } from '../workload/types.js';
 import { checkArray, checkKeys, checkObject, checkString, jsonTypeName, type Plain } from './shape-checks.js';
 import { validateOptions } from './validate-options.js';
@@ -43,9 +44,8 @@ export function validateWorkloads(workloads: unknown, imageIds: ReadonlyMap<stri
 function checkName(workload: Plain, names: Map<string, number>, index: number, issues: IssueCollector): void {
   if (!Object.hasOwn(workload, 'name') || !checkString(workload.name, issues.at('name'))) return;
   const name = workload.name;
-  if (!workloadNameRule.pattern.test(name)) {
-    issues.add(`must be ${workloadNameRule.text}, got ${JSON.stringify(name)}`, 'name');
-  }
+  const problem = nameProblem(name, 'workload');
+  if (problem !== null) issues.add(nameIssue(name, problem), 'name');
   const first = names.get(name);
   if (first !== undefined) issues.add(`duplicate workload name ${JSON.stringify(name)} (also workloads[${first}])`, 'name');
   else names.set(name, index);

@@ -1,7 +1,8 @@
 /**
  * The rules of Manifest v1 in one table: which options each kind has, their
- * types and ranges, the allowed HTTP methods, and the name, route and
- * hostname rules. The validator, the job compiler and the docs read these;
+ * types and ranges, the allowed HTTP methods, and the route and hostname
+ * rules (the name rule is svc's one rule of core/workspaces/names.ts,
+ * re-exported here). The validator, the job compiler and the docs read these;
  * change a rule here, in docs/manifest.md and in the SDK
  * (sdk/python/svc/_options.py) together: test/core/workload/rules.test.ts
  * checks this table against the docs, sdk-parity.test.ts against the SDK.
@@ -15,11 +16,12 @@ export const httpMethods = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH',
 /** Paths the runtime answers itself (`/_svc/health`); no route may be this or under it. */
 export const reservedRoutePrefix = '/_svc';
 
-/** Workload and app names end up in URLs, Nomad job ids and Consul service names. */
-export const workloadNameRule = Object.freeze({
-  pattern: /^[A-Za-z][A-Za-z0-9_-]{0,62}$/,
-  text: '1–63 characters: letters, digits, "_" and "-", starting with a letter',
-});
+/**
+ * App and workload names follow svc's one naming rule (a lowercase DNS label),
+ * which lives in core/workspaces/names.ts (`nameProblem`, `NAME_RULE`): they end
+ * up in URLs, Nomad job ids and Consul service names.
+ */
+export { NAME_RULE as nameRule, nameProblem } from '../workspaces/names.js';
 
 export const imageIdRule = Object.freeze({
   pattern: /^img-[0-9a-f]{16}$/,

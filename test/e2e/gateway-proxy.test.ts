@@ -32,6 +32,14 @@ describe('gateway proxying (real containers)', function () {
     assert.equal(url('private'), `${platform.url}/default/echo/private/private`);
   });
 
+  it('serves a workload named after a Python function with "_" under its label (say_hello → say-hello)', async () => {
+    assert.equal(url('say-hello'), `${platform.url}/default/echo/say-hello/hello`);
+    const response = await fetch(url('say-hello'));
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { path: '/hello', workload: 'say-hello' });
+    assert.equal((await fetch(`${platform.url}/default/echo/say_hello/hello`)).status, 401, 'no URL under the Python name');
+  });
+
   it('never hands the platform token to user code, but gives public workloads their own Authorization', async () => {
     const privateEcho = (await (await fetch(url('private'), { headers: auth() })).json()) as Echo;
     assert.equal(privateEcho.headers.authorization, undefined);

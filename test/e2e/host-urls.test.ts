@@ -57,6 +57,7 @@ describe('host-based workload URLs (real containers)', function () {
     const port = new URL(platform.url).port;
     assert.equal(workload(echo, 'private').hostUrl, `http://echo-private.localhost:${port}/private`);
     assert.equal(workload(echo, 'private').url, `${platform.url}/default/echo/private/private`);
+    assert.equal(workload(echo, 'say-hello').hostUrl, `http://echo-say-hello.localhost:${port}/hello`);
     assert.equal(workload(live, 'points').hostUrl, `ws://live-points.localhost:${port}`);
   });
 

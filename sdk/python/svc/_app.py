@@ -63,7 +63,8 @@ class App:
 
     Parameters:
         name (str): The app's name, used by the CLI (``svc deploy``, ``svc app pause``)
-            and in URLs: 1 to 63 letters, digits, '_' or '-', starting with a letter.
+            and in URLs: a lowercase DNS label, 1 to 63 characters from a-z, 0-9 and '-',
+            not starting or ending with '-', without '--'.
             Example: ``app = svc.App("quickstart")``
 
     Raises:
@@ -208,11 +209,19 @@ class App:
         existing = self._workloads.get(workload.name)
         if existing is not None:
             raise InvalidOptionError(
-                f"App {self._name!r} already has a workload named {workload.name!r} (a {existing.kind}); "
-                f"workload names are unique within an app: pass name= to name this {workload.kind} differently",
+                f"App {self._name!r} already has a workload named {workload.name!r} "
+                f"(a {existing.kind}, {_origin(existing)}); this {workload.kind} ({_origin(workload)}) gets the "
+                f"same name, but workload names are unique within an app: pass name= to name it differently",
                 option="name",
             )
         self._workloads[workload.name] = workload
+
+
+def _origin(workload: Workload) -> str:
+    """Where a workload's name came from, for messages: its Python name, or name=."""
+    if workload.derived_from is None:
+        return f"named with name={workload.name!r}"
+    return f"named after the Python {'object' if workload.kind == 'asgi' else 'function'} {workload.derived_from!r}"
 
 
 for _kind in ("function", "endpoint", "asgi", "realtime"):

@@ -11,6 +11,7 @@ reads them from there.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import re
@@ -21,9 +22,12 @@ from .exceptions import InvalidOptionError
 Check = Callable[[Any], Any]
 _CheckT = TypeVar("_CheckT", bound=Check)
 
-# Workload and app names: they end up in URLs, job IDs and service names.
-NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,62}")
-NAME_RULE = "1 to 63 letters, digits, '_' or '-', starting with a letter"
+# App and workload names: svc's one naming rule, a lowercase DNS label, because
+# names end up in host names, URL paths, job IDs and service names. The platform
+# has the same rule (core/workspaces/names.ts: nameProblem, suggestName,
+# NAME_RULE); test/core/workload/sdk-parity.test.ts checks that both agree.
+NAME_MAX_LENGTH = 63
+NAME_RULE = 'a lowercase DNS label: 1 to 63 characters from a-z, 0-9 and "-", not starting or ending with "-", without "--"'
 
 
 class Problem(Exception):
@@ -88,12 +92,62 @@ def boolean(value: Any) -> bool:
     return value
 
 
-@describe(type="name", pattern=NAME_PATTERN.pattern)
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def derive_name(text: str) -> str:
+    """The name ``text`` most likely means: lower case, every '_' turned into '-', runs
+    of '-' collapsed to one, '-' stripped from both ends (``say_hello`` → ``say-hello``,
+    ``_private_fn`` → ``private-fn``, ``Greet`` → ``greet``).
+
+    A workload declared without ``name=`` is named this way after its function; the
+    result may still break the rule (other characters, too long, empty): check it with
+    ``name_problem``. The platform's ``suggestName`` is the same function.
+    """
+    return re.sub(r"-{2,}", "-", text.lower().replace("_", "-")).strip("-")
+
+
+def _rule_problem(value: str) -> str | None:
+    if not value:
+        return "must not be empty"
+    if len(value) > NAME_MAX_LENGTH:
+        return f"is {len(value)} characters long; at most {NAME_MAX_LENGTH} are allowed"
+    bad = re.search(r"[^a-z0-9-]", value)
+    if bad is not None:
+        char = bad.group()
+        if "A" <= char <= "Z":
+            return f"has the upper-case letter {_quote(char)}; names are lower case"
+        return f'has the character {_quote(char)} at position {bad.start() + 1}; only a-z, 0-9 and "-" are allowed'
+    if value.startswith("-"):
+        return 'must not start with "-"'
+    if value.endswith("-"):
+        return 'must not end with "-"'
+    if "--" in value:
+        return 'must not contain "--": svc uses it in URLs to mark previews and workspaces'
+    return None
+
+
+def name_problem(value: str) -> str | None:
+    """Why ``value`` breaks the name rule, or None when it follows it; the reason ends with
+    a suggestion (``…; try "say-hello"``) when ``derive_name`` makes a valid name of it."""
+    problem = _rule_problem(value)
+    if problem is None:
+        return None
+    suggestion = derive_name(value)
+    if suggestion != value and _rule_problem(suggestion) is None:
+        return f"{problem}; try {_quote(suggestion)}"
+    return problem
+
+
+@describe(type="name", max_length=NAME_MAX_LENGTH, rule=NAME_RULE)
 def name(value: Any) -> str:
+    """An app or workload name: a lowercase DNS label (``NAME_RULE``)."""
     if not isinstance(value, str):
         raise Problem(f"is a {type_name(value)}, not a string: pass a name such as 'greet'")
-    if not NAME_PATTERN.fullmatch(value):
-        raise Problem(f"is not a valid name: use {NAME_RULE}")
+    problem = name_problem(value)
+    if problem is not None:
+        raise Problem(f"{problem} (a name is {NAME_RULE})")
     return value
 
 

@@ -169,7 +169,8 @@ OPTIONS: Mapping[str, Option] = {
     for option in (
         Option("name", "str | None", None, _checks.optional(_checks.name),
                f"Workload name: {_checks.NAME_RULE}, unique within the app. "
-               "None uses the function's name.", 'name="greet"'),
+               "None names it after the function: lower case, '_' as '-' (say_hello: say-hello).",
+               'name="greet"'),
         Option("image", "svc.Image | None", None,
                _checks.optional(_checks.instance(Image, 'svc.Image(python_version="3.11")')),
                "The Python environment to run in. None uses svc.Image(): the manifest "

@@ -35,6 +35,8 @@ class Workload:
     """The image given, or None for the default ``svc.Image()``."""
     options: Mapping[str, Any]
     """Every option of the kind, checked, defaults filled in (manifest order)."""
+    derived_from: str | None = None
+    """The Python name (``__name__``) the workload name was made from, or None when ``name=`` was given."""
 
 
 class FunctionHandle:
@@ -106,9 +108,12 @@ def create_workload(kind: str, target: Any, name: str | None, image: Image | Non
             _check_endpoint_signature(target)
         elif kind == "realtime":
             _check_realtime_signature(target)
+    derived_from = None
     if name is None:
-        name = _default_name(where, target)
-    return Workload(name=name, kind=kind, target=target, image=image, options=MappingProxyType(options))
+        derived_from, name = _default_name(where, target)
+    return Workload(
+        name=name, kind=kind, target=target, image=image, options=MappingProxyType(options), derived_from=derived_from
+    )
 
 
 def handle_for(workload: Workload) -> FunctionHandle | AsgiHandle:
@@ -135,16 +140,26 @@ def _check_asgi(target: Any) -> None:
         )
 
 
-def _default_name(where: str, target: Any) -> str:
+def _default_name(where: str, target: Any) -> tuple[str, str]:
+    """``(Python name, workload name)`` for a workload declared without ``name=``.
+
+    The workload name is made from the target's ``__name__`` by ``_checks.derive_name``
+    (``say_hello`` → ``say-hello``, ``Greet`` → ``greet``); when no valid name comes out,
+    InvalidOptionError asks for ``name=``.
+    """
     default = getattr(target, "__name__", None)
-    if isinstance(default, str) and _checks.NAME_PATTERN.fullmatch(default):
-        return default
-    if default is None:
+    if not isinstance(default, str):
         problem = f"has no __name__ to name the workload: pass name=, e.g. {where}(name=\"web\")"
         raise InvalidOptionError(f"{where}: {_checks.type_name(target)} {problem}", option="name")
+    derived = _checks.derive_name(default)
+    problem = _checks.name_problem(derived)
+    if problem is None:
+        return default, derived
+    made = "nothing" if not derived else repr(derived)
     raise InvalidOptionError(
-        f"{where}: the name {default!r} is not a valid workload name ({_checks.NAME_RULE}): "
-        f'pass name=, e.g. {where}(name="my_workload")',
+        f"{where}: cannot name the workload after {default!r}: it makes {made}"
+        + ("" if not derived else f", which {problem}")
+        + f" (a workload name is {_checks.NAME_RULE}): pass name=, e.g. {where}(name=\"my-workload\")",
         option="name",
     )
 

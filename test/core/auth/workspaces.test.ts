@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Actor } from '../../../core/accounts/types.js';
-import { checkName, nameProblem } from '../../../core/workspaces/names.js';
+import { checkName, nameProblem, suggestName } from '../../../core/workspaces/names.js';
 import { Workspaces } from '../../../core/workspaces/workspaces.js';
 import { manualClock, storeKinds } from './fixtures.js';
 
@@ -19,6 +19,24 @@ describe('nameProblem() and checkName()', () => {
     assert.match(nameProblem('acme-')!, /must not end with "-"/);
     assert.match(nameProblem('acme--prod')!, /must not contain "--"/);
     assert.match(nameProblem(42)!, /must be a string, not number/);
+  });
+
+  it('suggests the name suggestName makes when that one follows the rule', () => {
+    assert.equal(nameProblem('Acme_Prod'), 'has the upper-case letter "A"; names are lower case; try "acme-prod"');
+    assert.equal(nameProblem('acme_prod'), 'has the character "_" at position 5; only a-z, 0-9 and "-" are allowed; try "acme-prod"');
+    assert.match(nameProblem('acme--prod')!, /; try "acme-prod"$/);
+    assert.match(nameProblem('-acme-')!, /^must not start with "-"; try "acme"$/);
+    assert.equal(nameProblem('acme.prod'), 'has the character "." at position 5; only a-z, 0-9 and "-" are allowed');
+    assert.equal(nameProblem('API'), 'has the upper-case letter "A"; names are lower case'); // "api" is reserved
+    assert.match(nameProblem('API', 'app')!, /; try "api"$/);
+  });
+
+  it('suggestName: lower case, "_" as "-", runs of "-" as one, no "-" at either end', () => {
+    const cases: [string, string][] = [
+      ['say_hello', 'say-hello'], ['_private_fn', 'private-fn'], ['Greet', 'greet'], ['say__hello', 'say-hello'],
+      ['__dunder__', 'dunder'], ['a-_-b', 'a-b'], ['_', ''], ['a.b', 'a.b'],
+    ];
+    for (const [text, expected] of cases) assert.equal(suggestName(text), expected, text);
   });
 
   it('throws name_invalid naming the kind and the name', () => {

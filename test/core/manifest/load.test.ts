@@ -45,6 +45,32 @@ describe('loadManifest()', () => {
       assert.deepEqual(loaded.logs, []);
     });
 
+    it('names a workload after its Python function as a valid label, and keeps the function name as handler', async () => {
+      const source = [
+        'import svc',
+        'app = svc.App("names")',
+        '',
+        '@app.endpoint(route="/hi")',
+        'def say_hello() -> str:',
+        '    return "hi"',
+        '',
+        '@app.function',
+        'def _Private_Fn() -> None:',
+        '    pass',
+        '',
+      ].join('\n');
+      const loaded = await loadManifest({ target: await writeApp('names.py', source) });
+      assert.deepEqual(loaded.raw.workloads.map((w) => [w.name, w.handler]), [['say-hello', 'say_hello'], ['private-fn', '_Private_Fn']]);
+      assert.deepEqual(loaded.spec.workloads.map((w) => w.name), ['say-hello', 'private-fn']);
+    });
+
+    it('reports a name the SDK refuses at the decorator line, with its suggestion', async () => {
+      const file = await writeApp('badname.py', 'import svc\napp = svc.App("badname")\n\n@app.function(name="say_hello")\ndef f() -> None:\n    pass\n');
+      const error = await loadFailure({ target: file });
+      assert.equal(error.code, 'manifest_failed');
+      assert.match(error.message, /InvalidOptionError: @app\.function: name='say_hello' has the character "_" at position 4; only a-z, 0-9 and "-" are allowed; try "say-hello"/);
+    });
+
     it('reports a syntax error with the Python traceback', async () => {
       const file = await writeApp('broken.py', 'import svc\napp = svc.App("broken")\n\ndef oops(:\n    pass\n');
       const error = await loadFailure({ target: file });

@@ -45,7 +45,30 @@ describe('parseManifestText()', () => {
     const error = failure(JSON.stringify(manifest));
     assert.equal(error.code, 'manifest_invalid');
     assert.match(error.message, /\(2 problems\)/);
-    assert.match(error.message, /\n {2}- app\.name: must be 1–63 characters: letters, digits, "_" and "-", starting with a letter, got "my app"/);
+    assert.match(error.message, /\n {2}- app\.name: "my app" has the character " " at position 3; only a-z, 0-9 and "-" are allowed \(a name is a lowercase DNS label/);
     assert.match(error.message, /\n {2}- workloads\[1\]\.options\.cpu: must be a number from 0\.125 to 64, got 0/);
+  });
+
+  it('refuses app and workload names that are not lowercase DNS labels: 422 manifest_invalid with the path of each', () => {
+    const manifest = sampleManifest() as any;
+    manifest.app.name = 'Sample';
+    manifest.workloads[0].name = 'say_hello';
+    manifest.workloads[2].name = 'web--preview';
+    manifest.workloads[3].name = 'api'; // reserved for workspaces only
+    const error = failure(JSON.stringify(manifest));
+    assert.equal(error.code, 'manifest_invalid');
+    assert.equal(error.status, 422);
+    assert.deepEqual((error.details as any).issues.map((issue: { path: string }) => issue.path), ['app.name', 'workloads[0].name', 'workloads[2].name']);
+    assert.match(error.message, /\n {2}- app\.name: "Sample" has the upper-case letter "S"; names are lower case; try "sample" \(a name is a lowercase DNS label/);
+    assert.match(error.message, /\n {2}- workloads\[0\]\.name: "say_hello" has the character "_" at position 4; only a-z, 0-9 and "-" are allowed; try "say-hello"/);
+    assert.match(error.message, /\n {2}- workloads\[2\]\.name: "web--preview" must not contain "--"/);
+  });
+
+  it('accepts names the SDK derives from Python function names (say_hello → say-hello)', () => {
+    const manifest = sampleManifest() as any;
+    manifest.workloads[0].name = 'say-hello';
+    manifest.workloads[0].handler = 'say_hello';
+    manifest.workloads[1].name = '9lives';
+    assert.equal(parseManifestText(JSON.stringify(manifest)).workloads[0]?.name, 'say-hello');
   });
 });

@@ -4,11 +4,16 @@
  * (core/workload/rules.ts and defaults.ts), which validates it. This test runs
  * the real SDK, dumps its table with `svc._options.describe_options()`, and
  * checks that both sides know the same options per kind, with the same
- * defaults and bounds, and accept the same values.
+ * defaults and bounds, and accept the same values. It does the same for the
+ * name rule of apps and workloads (the SDK's sdk/python/svc/_checks.py against
+ * the platform's one rule, core/workspaces/names.ts, which the manifest
+ * validator uses): the same rule, the same sample names accepted and refused,
+ * and the same workload name made from a Python function's name.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
+import { validateManifest } from '../../../core/manifest/parse.js';
 import { validateOptions } from '../../../core/manifest/validate-options.js';
 import { sdkPythonPath } from '../../../core/paths.js';
 import { optionDefaults } from '../../../core/workload/defaults.js';
@@ -25,6 +30,8 @@ import {
   type OptionName,
 } from '../../../core/workload/rules.js';
 import type { WorkloadKind } from '../../../core/workload/types.js';
+import { NAME_MAX_LENGTH, NAME_RULE, nameProblem, suggestName } from '../../../core/workspaces/names.js';
+import { sampleManifest } from '../manifest/sample-manifest.js';
 
 type Described = Record<string, unknown>;
 type Table = Record<string, Record<string, Described>>;
@@ -35,8 +42,9 @@ const PLATFORM = 'the platform (core/workload/rules.ts, defaults.ts)';
 /** Prints the SDK's table, and for each probed value whether the SDK would write it as it is. */
 const pythonScript = `
 import json, sys
+import svc
 from svc import Autoscaler
-from svc._checks import Problem
+from svc._checks import Problem, name as check_name, rule_of
 from svc._options import OPTIONS, describe_options, manifest_value
 from svc.exceptions import InvalidOptionError
 
@@ -59,12 +67,67 @@ def writes_as_is(option, value):
         return False
     return kept == value
 
-probes = json.load(sys.stdin)
+def accepts(declare):
+    try:
+        declare()
+    except InvalidOptionError:
+        return False
+    return True
+
+def workload_name_of(python_name):
+    """The workload name the SDK gives a function called python_name, or None when it asks for name=."""
+    def target():
+        pass
+    target.__name__ = python_name
+    try:
+        return svc.App("parity").function(target).workload.name
+    except InvalidOptionError:
+        return None
+
+given_in = json.load(sys.stdin)
+probes = given_in["options"]
 print(json.dumps({
     "options": describe_options(),
     "writes": {option: [writes_as_is(option, value) for value in values] for option, values in probes.items()},
+    "name_rule": rule_of(check_name),
+    "names": [
+        {"app": accepts(lambda: svc.App(name)), "workload": accepts(lambda: svc.App("parity").function(name=name)(lambda: None))}
+        for name in given_in["names"]
+    ],
+    "derived": [workload_name_of(python_name) for python_name in given_in["python_names"]],
 }))
 `;
+
+/** Names on and around every edge of the name rule, for apps and workloads. */
+const nameProbes: unknown[] = [
+  'greet', 'say-hello', 'a', '0', '9lives', 'v2-api', 'a-b-c-d', 'x'.repeat(63), 'api', 'preview', 'dashboard',
+  '', 'x'.repeat(64), 'say_hello', 'Greet', 'GREET', 'sayHello', '-greet', 'greet-', '-', 'say--hello', 'a.b', 'a b', ' a', 'a\n',
+  'grüße', 'é', 'ａ', '\u212a', '_private', 5, null, true, [], {},
+];
+
+/** Python function names: the SDK names a workload after one of these exactly as the platform's suggestName does. */
+const pythonNameProbes = [
+  'greet', 'say_hello', '_private_fn', '__dunder__', 'Greet', 'SayHello', 'say__hello', 'v2_api_', 'x'.repeat(63), `${'x'.repeat(63)}_`,
+  '_', '__', '<lambda>', 'grüße', 'x'.repeat(64), '\u212a', 'İstanbul', 'ÀB', 'a1_2B',
+];
+
+/** The platform's name rule in the shape the SDK's `rule_of(svc._checks.name)` uses. */
+const platformNameRule = { type: 'name', max_length: NAME_MAX_LENGTH, rule: NAME_RULE };
+
+/** Whether the platform's manifest validator accepts `name` as the app's and as a workload's name. */
+function platformAcceptsName(name: unknown): { app: boolean; workload: boolean } {
+  const manifest = sampleManifest() as any;
+  manifest.app.name = name;
+  manifest.workloads[0].name = name;
+  const paths = new Set(validateManifest(manifest).map((issue) => issue.path));
+  return { app: !paths.has('app.name'), workload: !paths.has('workloads[0].name') };
+}
+
+/** The workload name the platform's rule makes of a Python name, or null when none is valid. */
+function platformDerives(pythonName: string): string | null {
+  const derived = suggestName(pythonName);
+  return nameProblem(derived, 'workload') === null ? derived : null;
+}
 
 /** The platform's rules in the shape `describe_options()` uses. */
 function platformTable(): Table {
@@ -185,14 +248,20 @@ function platformAccepts(kind: WorkloadKind, name: OptionName, value: unknown): 
 }
 
 describe('option rules: SDK and platform agree', function () {
-  let sdk: { options: Table; writes: Record<string, boolean[]> };
+  let sdk: {
+    options: Table;
+    writes: Record<string, boolean[]>;
+    name_rule: Described;
+    names: { app: boolean; workload: boolean }[];
+    derived: (string | null)[];
+  };
   const optionNames = Object.keys(optionTable) as OptionName[];
   const probes = Object.fromEntries(optionNames.map((name) => [name, probesFor(name)]));
 
   before(function () {
     this.timeout(30_000);
     const output = execFileSync(process.env.SVC_PYTHON ?? 'python3', ['-c', pythonScript], {
-      input: JSON.stringify(probes),
+      input: JSON.stringify({ options: probes, names: nameProbes, python_names: pythonNameProbes }),
       env: { ...process.env, PYTHONPATH: sdkPythonPath, PYTHONDONTWRITEBYTECODE: '1' },
       encoding: 'utf8',
     });
@@ -230,6 +299,37 @@ describe('option rules: SDK and platform agree', function () {
       }
     }
     assert.deepEqual(found, [], `the option checks disagree:\n  - ${found.join('\n  - ')}`);
+  });
+
+  it('on the name rule of apps and workloads', () => {
+    const found = differences('name rule', sdk.name_rule, platformNameRule);
+    assert.deepEqual(found, [], `the name rules differ:\n  - ${found.join('\n  - ')}`);
+  });
+
+  it('on which app and workload names are valid', () => {
+    const found: string[] = [];
+    nameProbes.forEach((name, index) => {
+      const ours = sdk.names[index];
+      const theirs = platformAcceptsName(name);
+      for (const what of ['app', 'workload'] as const) {
+        if (ours?.[what] !== theirs[what]) {
+          found.push(`${what} name ${JSON.stringify(name)}: ${SDK} ${ours?.[what] ? 'accepts it' : 'refuses it'}, the platform (core/workspaces/names.ts) ${theirs[what] ? 'accepts it' : 'refuses it'}`);
+        }
+      }
+    });
+    assert.deepEqual(found, [], `the name checks disagree:\n  - ${found.join('\n  - ')}`);
+    // The probes cover both answers, for both apps and workloads.
+    assert.ok(sdk.names.some((n) => n.app && n.workload) && sdk.names.some((n) => !n.app && !n.workload));
+  });
+
+  it('on the workload name made from a Python function name', () => {
+    const found = pythonNameProbes.flatMap((pythonName, index) => {
+      const [ours, theirs] = [sdk.derived[index], platformDerives(pythonName)];
+      return ours === theirs ? [] : [`${JSON.stringify(pythonName)}: ${SDK} makes ${JSON.stringify(ours)}, suggestName makes ${JSON.stringify(theirs)}`];
+    });
+    assert.deepEqual(found, [], `the derived names differ:\n  - ${found.join('\n  - ')}`);
+    assert.equal(sdk.derived[pythonNameProbes.indexOf('say_hello')], 'say-hello');
+    assert.equal(sdk.derived[pythonNameProbes.indexOf('<lambda>')], null);
   });
 
   it('reports a difference naming the option and both values', () => {

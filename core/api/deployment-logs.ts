@@ -1,0 +1,76 @@
+/**
+ * `GET /api/v1/apps/:app/deployments/:workload/logs`: the lines kept of one
+ * deployment (across its versions, with image build lines), as JSON; with
+ * `Accept: text/event-stream`, followed: the kept lines, then each new one,
+ * as Server-Sent Events (`event: log`), a comment every 15 s to keep proxies
+ * from cutting an idle stream, and `event: end` when the deployment is
+ * deleted (or svc stops). A client that goes unsubscribes at once: Koa
+ * destroys the stream when the response closes.
+ */
+import { Readable } from 'node:stream';
+import { SvcError } from '../errors.js';
+import type { DeploymentLogKey, DeploymentLogLine } from '../logs/deployment-logs.js';
+import { checkName } from '../workspaces/names.js';
+import { appRef, noApp } from './apps.js';
+import type { ApiRoute, ApiServices } from './types.js';
+
+/** How often a follower gets a comment line when nothing is printed. */
+export const SSE_PING_MS = 15_000;
+
+export const deploymentLogRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/apps/:app/deployments/:workload/logs',
+    auth: 'token',
+    body: 'none',
+    async handle({ params, principal, headers }, services) {
+      const ref = appRef(params, principal);
+      const workload = checkName('workload', params['workload']);
+      const deployment = services.deployments().get(ref);
+      if (deployment === null) throw noApp(ref);
+      if (!deployment.workloads.some((w) => w.name === workload)) {
+        throw new SvcError('not_found', `the app ${ref.app} has no deployment ${workload}.`, { hint: `GET /api/v1/apps/${ref.app} lists its deployments.` });
+      }
+      const key: DeploymentLogKey = { ...ref, workload };
+      if (!wantsEventStream(headers.accept)) return { status: 200, body: { lines: services.logs.lines(key) } };
+      return {
+        status: 200,
+        headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
+        body: follow(services, key),
+      };
+    },
+  },
+];
+
+function wantsEventStream(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((part) => part.split(';', 1)[0]!.trim().toLowerCase() === 'text/event-stream');
+}
+
+const logEvent = (line: DeploymentLogLine) => `event: log\ndata: ${JSON.stringify(line)}\n\n`;
+
+/** The SSE stream: subscribed before the kept lines are read, so no line falls between the two. */
+function follow(services: ApiServices, key: DeploymentLogKey): Readable {
+  const stream = new Readable({ read() {} });
+  let ended = false;
+  const unsubscribe = services.logs.subscribe(key, {
+    line: (line) => void (ended || stream.push(logEvent(line))),
+    end: (reason) => {
+      if (ended) return;
+      ended = true;
+      stream.push(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+      stream.push(null);
+    },
+  });
+  const ping = setInterval(() => void (ended || stream.push(': ping\n\n')), SSE_PING_MS);
+  ping.unref();
+  const stop = () => {
+    clearInterval(ping);
+    unsubscribe();
+  };
+  stream.on('close', stop);
+  stream.on('end', stop);
+  // A comment first: the client sees the stream open even when nothing is kept yet.
+  stream.push(': following\n\n');
+  for (const line of services.logs.lines(key)) stream.push(logEvent(line));
+  return stream;
+}
