@@ -5,7 +5,10 @@
  * as Server-Sent Events (`event: log`), a comment every 15 s to keep proxies
  * from cutting an idle stream, and `event: end` when the deployment is
  * deleted (or svc stops). A client that goes unsubscribes at once: Koa
- * destroys the stream when the response closes.
+ * destroys the stream when the response closes. A client that stays but does
+ * not read falls behind: once more than `SSE_MAX_LAG_BYTES` of new lines wait
+ * for it, it gets `event: end` (reason `lagging`) and is unsubscribed, so a
+ * slow reader never holds more than its bound in memory.
  */
 import { Readable } from 'node:stream';
 import { SvcError } from '../errors.js';
@@ -16,6 +19,9 @@ import type { ApiRoute, ApiServices } from './types.js';
 
 /** How often a follower gets a comment line when nothing is printed. */
 export const SSE_PING_MS = 15_000;
+
+/** How many bytes of new lines may wait for a follower (beyond the kept lines it was sent) before it is cut off. */
+export const SSE_MAX_LAG_BYTES = 1024 * 1024;
 
 export const deploymentLogRoutes: readonly ApiRoute[] = [
   {
@@ -52,14 +58,23 @@ const logEvent = (line: DeploymentLogLine) => `event: log\ndata: ${JSON.stringif
 function follow(services: ApiServices, key: DeploymentLogKey): Readable {
   const stream = new Readable({ read() {} });
   let ended = false;
+  // Set once the kept lines are queued: what may wait for the client, at most.
+  let maxBuffered = Infinity;
+  const finish = (reason: string) => {
+    if (ended) return;
+    ended = true;
+    unsubscribe();
+    stream.push(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+    stream.push(null);
+  };
   const unsubscribe = services.logs.subscribe(key, {
-    line: (line) => void (ended || stream.push(logEvent(line))),
-    end: (reason) => {
+    line: (line) => {
       if (ended) return;
-      ended = true;
-      stream.push(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
-      stream.push(null);
+      // The client does not read (push ignores backpressure): stop before the queue grows without bound.
+      if (stream.readableLength > maxBuffered) return finish('lagging');
+      stream.push(logEvent(line));
     },
+    end: finish,
   });
   const ping = setInterval(() => void (ended || stream.push(': ping\n\n')), SSE_PING_MS);
   ping.unref();
@@ -72,5 +87,6 @@ function follow(services: ApiServices, key: DeploymentLogKey): Readable {
   // A comment first: the client sees the stream open even when nothing is kept yet.
   stream.push(': following\n\n');
   for (const line of services.logs.lines(key)) stream.push(logEvent(line));
+  maxBuffered = stream.readableLength + SSE_MAX_LAG_BYTES;
   return stream;
 }
