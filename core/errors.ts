@@ -41,6 +41,7 @@ export const errorCodes = {
 
   // Capacity and instances
   queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },
+  rate_limited: { status: 429, summary: 'Too many requests from one address to an API route anyone may call (device flow, sign-in).' },
   no_capacity: { status: 503, summary: 'No healthy container can take the request.' },
   starting: { status: 503, summary: 'The workload is starting and not healthy yet.' },
   app_paused: { status: 503, summary: 'The app is paused: its workloads are stopped and their definitions kept; a deploy or `svc app resume` brings them back.' },

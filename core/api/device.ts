@@ -20,6 +20,8 @@ export const deviceRoutes: readonly ApiRoute[] = [
     path: '/device/code',
     auth: 'none',
     body: 'oauth',
+    // Each call stores a pending request: a client has no reason for more than a few.
+    rateLimit: { burst: 30, perMinute: 30 },
     async handle({ body }, { controlPlane }) {
       return { status: 200, body: await controlPlane.devices.start({ clientName: body['client_name'] }), headers: NO_STORE };
     },
@@ -29,6 +31,8 @@ export const deviceRoutes: readonly ApiRoute[] = [
     path: '/device/token',
     auth: 'none',
     body: 'oauth',
+    // Polite clients poll every `interval` (5 s) and slow_down tells them so; this stops floods.
+    rateLimit: { burst: 60, perMinute: 60 },
     async handle({ body }, { controlPlane }) {
       const grantType = body['grant_type'];
       if (grantType === undefined || grantType === '') return oauthError('invalid_request', `the request has no grant_type; use "${DEVICE_CODE_GRANT}"`);

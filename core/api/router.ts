@@ -16,14 +16,23 @@ import type { Principal } from '../plugin/types.js';
 import { checkDeclaredLength, readBody } from './body.js';
 import { checkDeclaredUploadLength, openUpload } from './upload.js';
 import { oauthAnswerFor } from './oauth.js';
+import { RateLimiter } from './rate-limit.js';
 import { API_PREFIX, type ApiAnswer, type ApiRoute, type ApiServices } from './types.js';
 
 type Context = ParameterizedContext<GatewayState>;
 
 export function apiRouter(routes: readonly ApiRoute[], services: ApiServices): Middleware<GatewayState> {
+  const limiters = new Map(routes.flatMap((route) => (route.rateLimit ? [[route, new RateLimiter(route.rateLimit)] as const] : [])));
   return async (ctx, next) => {
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
     const { route, params } = findRoute(routes, ctx.path, ctx.method);
+    const waitSeconds = limiters.get(route)?.take(ctx.req.socket.remoteAddress ?? '') ?? 0;
+    if (waitSeconds > 0) {
+      throw new SvcError('rate_limited', `too many requests to ${ctx.method} ${ctx.path} from this address; wait ${waitSeconds} s.`, {
+        hint: `This route takes ${route.rateLimit!.perMinute} requests a minute from one address; see docs/api.md.`,
+        headers: { 'Retry-After': String(waitSeconds) },
+      });
+    }
     if (requestUrl(ctx).search !== '') {
       throw new SvcError('bad_request', `${ctx.method} ${ctx.path} takes no query parameters.`, { hint: 'Send the values in the JSON body; see docs/api.md.' });
     }

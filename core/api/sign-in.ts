@@ -23,6 +23,8 @@ export const signInRoutes: readonly ApiRoute[] = [
     path: '/sign-in',
     auth: 'none',
     body: 'json',
+    // Secrets are 256 random bits, so guessing is futile anyway; this keeps the attempts cheap.
+    rateLimit: { burst: 30, perMinute: 30 },
     async handle({ body }, { controlPlane }) {
       onlyFields(body, ['secret']);
       const account = await controlPlane.signIn.consume(requiredString(body, 'secret'));

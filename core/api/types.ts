@@ -13,6 +13,7 @@ import type { DeploymentLogs } from '../logs/deployment-logs.js';
 import type { Principal } from '../plugin/types.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { ControlPlane } from './control-plane.js';
+import type { RateLimit } from './rate-limit.js';
 
 /** Every route lives under this prefix; a breaking change gets a new one. */
 export const API_PREFIX = '/api/v1';
@@ -83,6 +84,8 @@ interface RouteBase {
   /** Below `API_PREFIX`, with `:name` segments: `/tokens/:id`. */
   readonly path: string;
   readonly body: BodyKind;
+  /** Requests one client address may send (429 `rate_limited` beyond); for routes anyone may call. */
+  readonly rateLimit?: RateLimit;
 }
 
 export type ApiRoute =
