@@ -10,7 +10,7 @@ import { checkName } from '../workspaces/names.js';
 import { appRef } from './apps.js';
 import { describeApp } from './app-view.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
-import { onlyFields, required, requiredString } from './input.js';
+import { onlyFields, optionalBoolean, required, requiredString } from './input.js';
 import type { ApiRoute } from './types.js';
 
 export const appDeploymentRoutes: readonly ApiRoute[] = [
@@ -61,9 +61,9 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
 ];
 
 /**
- * The manifest, validated (`manifest_invalid` listing every issue) and
- * resolved. Its app must be the one in the path, and every workload name a
- * lowercase DNS label, so each deployment can be named in the API later.
+ * The manifest, validated (`manifest_invalid` listing every issue, names
+ * included: the manifest holds app and workload names to the one name rule)
+ * and resolved. Its app must be the one in the path.
  */
 function appSpec(manifest: unknown, app: string): AppSpec {
   const spec = parseManifest(manifest);
@@ -73,17 +73,9 @@ function appSpec(manifest: unknown, app: string): AppSpec {
       details: { field: 'manifest', manifestApp: spec.name, pathApp: app },
     });
   }
-  for (const workload of spec.workloads) checkName('workload', workload.name);
   return spec;
 }
 
 function optionalWorkload(value: unknown): string | undefined {
   return value === undefined || value === null ? undefined : checkName('workload', value);
-}
-
-function optionalBoolean(body: Readonly<Record<string, unknown>>, field: string): boolean {
-  const value = body[field];
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw new SvcError('bad_request', `the field ${JSON.stringify(field)} must be true or false, not ${JSON.stringify(value)}.`, { details: { field } });
-  return value;
 }

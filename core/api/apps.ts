@@ -36,24 +36,18 @@ export const appRoutes: readonly ApiRoute[] = [
       return { status: 200, body: await describeApp(deployment, services) };
     },
   },
-  {
-    method: 'POST',
-    path: '/apps/:app/pause',
-    auth: 'token',
-    body: 'none',
-    async handle({ params, principal }, services) {
-      return { status: 200, body: await describeApp(await services.deployments().pause(appRef(params, principal)), services) };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/apps/:app/resume',
-    auth: 'token',
-    body: 'none',
-    async handle({ params, principal }, services) {
-      return { status: 200, body: await describeApp(await services.deployments().resume(appRef(params, principal)), services) };
-    },
-  },
+  // Pause and resume differ only in the transition they apply: both answer the app as it now is.
+  ...(['pause', 'resume'] as const).map(
+    (transition): ApiRoute => ({
+      method: 'POST',
+      path: `/apps/:app/${transition}`,
+      auth: 'token',
+      body: 'none',
+      async handle({ params, principal }, services) {
+        return { status: 200, body: await describeApp(await services.deployments()[transition](appRef(params, principal)), services) };
+      },
+    }),
+  ),
   {
     method: 'DELETE',
     path: '/apps/:app',

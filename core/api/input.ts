@@ -27,3 +27,11 @@ export function requiredString(body: Readonly<Record<string, unknown>>, field: s
   if (typeof value !== 'string') throw new SvcError('bad_request', `the field ${JSON.stringify(field)} must be a string, not ${Array.isArray(value) ? 'an array' : typeof value}.`, { details: { field } });
   return value;
 }
+
+/** An optional true/false field; false when missing or null. */
+export function optionalBoolean(body: Readonly<Record<string, unknown>>, field: string): boolean {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new SvcError('bad_request', `the field ${JSON.stringify(field)} must be true or false, not ${JSON.stringify(value)}.`, { details: { field } });
+  return value;
+}
