@@ -28,10 +28,15 @@ export const errorCodes = {
   headers_too_large: { status: 431, summary: 'The request headers are larger than the gateway accepts.' },
   // Like nginx's 499: logged, never sent, since nobody is left to read it.
   client_closed: { status: 499, summary: 'The client closed the connection before the answer was ready; nothing is sent.' },
+  usage_invalid: { status: 400, summary: 'A command-line argument or option is invalid (a duration, a deployment name, a flag combination); the message names it.' },
+  confirmation_required: { status: 400, summary: 'A destructive command was not confirmed: answer yes at its prompt, or pass --yes.' },
 
   // Auth
   unauthorized: { status: 401, summary: 'A bearer token is missing, malformed, unknown or revoked.' },
+  not_signed_in: { status: 401, summary: 'The CLI or the Python client found no token (SVC_TOKEN, `svc login` credentials, or a local owner token).' },
   forbidden: { status: 403, summary: 'The token is valid but may not reach this resource.' },
+  login_denied: { status: 403, summary: '`svc login` stopped: the sign-in request was denied.' },
+  login_expired: { status: 401, summary: '`svc login` stopped: the sign-in request expired before anyone approved it.' },
 
   // Routing
   not_found: { status: 404, summary: 'No app, workload or route answers at this URL.' },
@@ -41,14 +46,18 @@ export const errorCodes = {
 
   // Capacity and instances
   queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },
+  too_many_runs: { status: 429, summary: 'The workspace already holds as many remote runs as it may at once (20).' },
   rate_limited: { status: 429, summary: 'Too many requests from one address to an API route anyone may call (device flow, sign-in).' },
   no_capacity: { status: 503, summary: 'No healthy container can take the request.' },
   starting: { status: 503, summary: 'The workload is starting and not healthy yet.' },
   app_paused: { status: 503, summary: 'The app is paused: its workloads are stopped and their definitions kept; a deploy or `svc app resume` brings them back.' },
   deployment_stopped: { status: 503, summary: 'The deployment (one workload) is stopped and its definition kept; deploying the workload starts it again.' },
+  shutting_down: { status: 503, summary: 'svc is stopping: workload URLs answer this while requests in flight finish, and the API takes no new deployment changes.' },
   crash_loop: { status: 503, summary: 'The containers of the workload keep exiting; svc retries with back-off.' },
   worker_crashed: { status: 502, summary: 'The container failed while handling the request.' },
   upstream_unreachable: { status: 502, summary: 'The gateway could not reach the container.' },
+  server_unreachable: { status: 503, summary: 'The CLI or the Python client could not reach the svc server (connection refused, unknown host, network down).' },
+  unexpected_response: { status: 502, summary: 'The server answered something that is not svc\'s API (a proxy\'s error page, another program on that port).' },
 
   // Workload code
   handler_error: { status: 500, summary: 'The workload code raised an exception; the traceback is in the workload logs.' },

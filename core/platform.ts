@@ -5,6 +5,7 @@
  * an in-process registry, files in the data dir.
  */
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Middleware } from 'koa';
 import type { ServerConfig } from '../config/schema.js';
@@ -24,6 +25,9 @@ import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
 import type { OwnerToken } from './auth/owner-token.js';
 import { DeploymentManager } from './deployments/manager.js';
 import { DeploymentRecords } from './deployments/records.js';
+import { IdleLeases } from './runs/idle-leases.js';
+import { Previews } from './runs/previews.js';
+import { RunManager } from './runs/runs.js';
 import { createGateway } from './gateway/app.js';
 import { createWebSocketBridge } from './gateway/websocket-bridge.js';
 import type { ErrorReporter } from './gateway/error-middleware.js';
@@ -58,6 +62,13 @@ export interface PlatformOptions {
   readonly state?: StateKind;
   /** Largest bundle the API accepts (DEFAULT_MAX_BUNDLE_BYTES); tests lower it. */
   readonly maxBundleBytes?: number;
+  /**
+   * Stops the start (SIGTERM while svc starts): the start takes no further
+   * step, cuts the restore short as `Platform#close()` would (no unit starts
+   * after the abort, requests in flight finish, the units it started stop),
+   * closes the state store and rejects with `shutting_down`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface Platform {
@@ -84,7 +95,9 @@ export interface Platform {
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const report: ErrorReporter = options.report ?? ((error) => console.error(error));
+  checkNotStopped(options.signal);
   const owner = await ensureOwnerToken(options.config.dataDir);
+  checkNotStopped(options.signal);
   const base = { url: '' }; // known once the server listens; only requests read it
   // Before anything listens: a second `svc server` on this data dir stops here with state_locked.
   const controlPlane = await openControlPlane({
@@ -95,6 +108,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     report: (error) => report(error, { method: 'STATE', path: '', requestId: undefined }),
   });
   try {
+    checkNotStopped(options.signal);
     return await startServices(options, owner, controlPlane, base);
   } catch (error) {
     await controlPlane.close();
@@ -116,7 +130,11 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const policy = resolvePolicy(plugins.scalingPolicies, config.scalingPolicy);
   const recentLogs = new RecentLogs();
   // Each line also goes to its deployment's history (across versions), which the logs API reads and follows.
-  const deploymentLogs = new DeploymentLogs();
+  const deploymentLogs = new DeploymentLogs(
+    // `svc serve` keeps nothing in the data dir; `svc server` keeps deployed apps' logs in <data dir>/logs across restarts.
+    options.state === 'memory' ? {} : { dir: path.join(config.dataDir, 'logs'), report: (error) => report(error, { method: 'LOGS', path: '', requestId: undefined }) },
+  );
+  await deploymentLogs.restore();
   const sink = recentLogs.sink(deploymentLogs.sink(logs));
 
   const registry = createEmbeddedRegistry();
@@ -140,7 +158,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   // The manager and the bundles are created once the server listens; requests come only after that.
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments: () => deployments, bundles: () => bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
-    logs: deploymentLogs,
+    logs: deploymentLogs, runs: () => runs, previews: () => previews, maxCallBytes: config.maxBodyBytes,
   });
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.handleRequest);
@@ -159,26 +177,53 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     logs: deploymentLogs,
     report: (error) => report(error, { method: 'RESTORE', path: '', requestId: undefined }),
   });
+  // Remote runs and API previews end when their clients leave them idle.
+  const leases = new IdleLeases();
+  const runs = new RunManager({
+    plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases,
+    report: (error) => report(error, { method: 'RUN', path: '', requestId: undefined }),
+  });
+  const previews = new Previews({
+    deployments, logs: deploymentLogs, leases,
+    load: (unit) => ({
+      ...admission.load(unit),
+      lastActiveAt: Math.max(0, ...registry.instances(unit).map((instance) => admission.use(instance.id).lastActiveAt ?? 0)) || undefined,
+    }),
+    report: (error) => report(error, { method: 'PREVIEW', path: '', requestId: undefined }),
+  });
   const stopServices = async () => {
+    leases.close();
+    previews.close();
     // WebSocket sessions first: they would hold their containers' drain until its timeout.
     websockets.close();
-    await deployments.shutdown().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+    // Started first: from its first (synchronous) step every workload URL answers shutting_down while requests in flight finish.
+    const deploymentsDown = deployments.shutdown().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+    await runs.shutdown().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
+    await deploymentsDown;
     autoscaler.close();
     admission.close();
     await driver.close();
     await upstreams.close();
     await registry.close();
     // Log followers end their streams: they would hold the drain until its bound.
-    deploymentLogs.close();
+    await deploymentLogs.close();
     await drainServer(server, SERVER_DRAIN_MS);
   };
   // Deployed apps come back as they were: running ones start again, paused and stopped ones stay down.
+  // A stop meanwhile cuts the restore short: the shutdown refuses to start anything more.
+  const { signal } = options;
+  const cutRestore = () => void deployments.shutdown().catch(() => {}); // stopServices() reports its failure
+  signal?.addEventListener('abort', cutRestore, { once: true });
   try {
+    checkNotStopped(signal);
     await deployments.restore();
+    checkNotStopped(signal);
   } catch (error) {
-    // A start that fails (a record it cannot read) leaves nothing listening or running; the caller closes the store.
+    // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
     await stopServices();
     throw error;
+  } finally {
+    signal?.removeEventListener('abort', cutRestore);
   }
 
   let closing: Promise<void> | undefined;
@@ -203,6 +248,11 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
       return closing;
     },
   };
+}
+
+/** Throws `shutting_down` once the start's signal is aborted. */
+function checkNotStopped(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new SvcError('shutting_down', 'svc was stopped while it started.');
 }
 
 /** How long requests still in flight when svc stops (API calls) may take before their connections are cut. */

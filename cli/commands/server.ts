@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config/load.js';
 import { API_PREFIX } from '../../core/api/types.js';
+import { isSvcError } from '../../core/errors.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { createOutput, printError, type Output } from '../output.js';
 import { shellQuote } from '../shell-quote.js';
@@ -16,36 +17,52 @@ export interface ServerFlags {
 /**
  * `svc server`: the control plane, the gateway and the autoscaler in this
  * process, with durable state in `<data dir>/state`, until SIGTERM or
- * Ctrl-C, which drain requests in flight, stop every container and exit 0.
+ * Ctrl-C, which drain requests in flight, stop every container, close the
+ * state store and exit 0 — also while it still starts (restoring the
+ * deployed apps can take minutes of image builds): the start stops at its
+ * next step and undoes what it did. A second signal exits at once.
  * A second server on the same data dir stops at once with `state_locked`.
  */
 export default async function server(flags: ServerFlags): Promise<void> {
   const out = createOutput();
-  let platform: Platform | undefined;
+  const stopStart = new AbortController();
+  // The platform once started; undefined while it starts and after a start that failed or was stopped.
+  let started: Promise<Platform | undefined> = Promise.resolve(undefined);
+  let stopped = false;
   const stop = onStopSignal(async () => {
-    // Still starting: nothing serves yet; the driver's exit hook kills any container, the lock is taken over next time.
-    if (!platform) process.exit(130);
     out.step('stopping: draining requests in flight and stopping containers…');
-    await platform.close();
+    stopStart.abort();
+    // A start cut short cleans up after itself (containers stopped, store closed) before it settles.
+    const platform = await started;
+    await platform?.close();
+    stopped = true;
     out.done('stopped');
   });
   try {
     const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
-    platform = await startPlatform({
+    const starting = startPlatform({
       config,
       logs: (line) => out.log(line.unit.split('/').slice(1).join('/') || line.unit, line.text, line.stream === 'system'),
+      signal: stopStart.signal,
     });
+    started = starting.catch(() => undefined);
+    const platform = await starting;
     for (const warning of [...platform.controlPlane.warnings, ...platform.ownerToken.warnings]) out.warn(warning);
     if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);
     printStarted(out, platform);
     out.step('press Ctrl-C (or send SIGTERM) to stop');
     await stop.wait;
   } catch (error) {
-    process.exitCode = printError(error);
-    await platform?.close();
+    if (stopStart.signal.aborted && isSvcError(error) && error.code === 'shutting_down') await stop.wait;
+    else {
+      process.exitCode = printError(error);
+      await (await started)?.close();
+    }
   } finally {
     stop.dispose();
   }
+  // Work the stop no longer waited for (an image build: pip can take minutes) would keep Node alive; it ends with svc.
+  if (stopped) process.exit(process.exitCode ?? 0);
 }
 
 function printStarted(out: Output, platform: Platform): void {

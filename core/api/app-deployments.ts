@@ -11,7 +11,7 @@ import { appRef } from './apps.js';
 import { describeApp } from './app-view.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
 import { onlyFields, optionalBoolean, required, requiredString } from './input.js';
-import type { ApiRoute } from './types.js';
+import type { ApiRoute, ApiServices } from './types.js';
 
 export const appDeploymentRoutes: readonly ApiRoute[] = [
   {
@@ -22,15 +22,12 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     async handle({ params, body, principal }, services) {
       onlyFields(body, ['manifest', 'bundle', 'workload', 'prune']);
       const ref = appRef(params, principal);
-      const spec = appSpec(required(body, 'manifest'), ref.app);
-      const bundle = requiredString(body, 'bundle');
-      if (!/^[0-9a-f]{64}$/.test(bundle)) throw notSha256(bundle, 'the field "bundle"');
+      const { spec, bundle } = await deployableCode(body, ref.workspace, services, ref.app);
       const workload = optionalWorkload(body['workload']);
       const prune = optionalBoolean(body, 'prune');
       if (prune && workload !== undefined) {
         throw new SvcError('bad_request', `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`, { details: { field: 'prune' } });
       }
-      if (!(await workspaceBundles(services).has(ref.workspace, bundle))) throw unknownBundle(bundle);
       const deployment = await services.deployments().deploy({
         spec, bundleSha256: bundle, workspace: ref.workspace, stage: 'deployed', principal,
         ...(workload === undefined ? {} : { workload }), ...(prune ? { prune } : {}),
@@ -61,15 +58,28 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
 ];
 
 /**
+ * The fields `manifest` and `bundle` of a deploy (or a run, or a preview):
+ * the app, validated and resolved, and the sha256 of a bundle the workspace
+ * uploaded. With `pathApp`, the manifest must describe that app.
+ */
+export async function deployableCode(body: Readonly<Record<string, unknown>>, workspace: string, services: ApiServices, pathApp?: string): Promise<{ spec: AppSpec; bundle: string }> {
+  const spec = appSpec(required(body, 'manifest'), pathApp);
+  const bundle = requiredString(body, 'bundle');
+  if (!/^[0-9a-f]{64}$/.test(bundle)) throw notSha256(bundle, 'the field "bundle"');
+  if (!(await workspaceBundles(services).has(workspace, bundle))) throw unknownBundle(bundle);
+  return { spec, bundle };
+}
+
+/**
  * The manifest, validated (`manifest_invalid` listing every issue, names
  * included: the manifest holds app and workload names to the one name rule)
  * and resolved. Its app must be the one in the path.
  */
-function appSpec(manifest: unknown, app: string): AppSpec {
+function appSpec(manifest: unknown, app: string | undefined): AppSpec {
   const spec = parseManifest(manifest);
-  if (spec.name !== app) {
+  if (app !== undefined && spec.name !== app) {
     throw new SvcError('bad_request', `the manifest describes the app ${JSON.stringify(spec.name)}, but the path names ${JSON.stringify(app)}.`, {
-      hint: `Deploy it to /api/v1/apps/${spec.name}/deployments, or rename the app in its code.`,
+      hint: `Send it to the paths of the app ${spec.name} (/api/v1/apps/${spec.name}/…), or rename the app in its code.`,
       details: { field: 'manifest', manifestApp: spec.name, pathApp: app },
     });
   }

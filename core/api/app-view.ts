@@ -54,7 +54,8 @@ export function deploymentRecords(services: ApiServices): DeploymentRecords {
 export async function describeApp(deployment: Deployment, services: ApiServices): Promise<AppView> {
   const { workspace, app } = deployment.ref;
   const records = deploymentRecords(services);
-  const [appRecord, stored] = await Promise.all([records.app(workspace, app), records.deployments(workspace, app)]);
+  // Only deployed apps have records; a preview of an app that is also deployed must not show the deployed one's.
+  const [appRecord, stored] = deployment.ref.stage === 'deployed' ? await Promise.all([records.app(workspace, app), records.deployments(workspace, app)]) : [null, []];
   const byWorkload = new Map(stored.map((record) => [record.workload, record]));
   const deployments = deployment.workloads.map((workload) => describeWorkload(app, workload, byWorkload.get(workload.name), services));
   deployments.sort((a, b) => a.name.localeCompare(b.name));

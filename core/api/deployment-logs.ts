@@ -15,7 +15,8 @@ import { SvcError } from '../errors.js';
 import type { DeploymentLogKey, DeploymentLogLine } from '../logs/deployment-logs.js';
 import { checkName } from '../workspaces/names.js';
 import { appRef, noApp } from './apps.js';
-import type { ApiRoute, ApiServices } from './types.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ApiAnswer, ApiRoute, ApiServices } from './types.js';
 
 /** How often a follower gets a comment line when nothing is printed. */
 export const SSE_PING_MS = 15_000;
@@ -37,16 +38,20 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
       if (!deployment.workloads.some((w) => w.name === workload)) {
         throw new SvcError('not_found', `the app ${ref.app} has no deployment ${workload}.`, { hint: `GET /api/v1/apps/${ref.app} lists its deployments.` });
       }
-      const key: DeploymentLogKey = { ...ref, workload };
-      if (!wantsEventStream(headers.accept)) return { status: 200, body: { lines: services.logs.lines(key) } };
-      return {
-        status: 200,
-        headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
-        body: follow(services, key),
-      };
+      return logsAnswer(services, { ...ref, workload }, headers);
     },
   },
 ];
+
+/** The kept lines of `key` as JSON, or (with `Accept: text/event-stream`) followed as Server-Sent Events. */
+export function logsAnswer(services: ApiServices, key: DeploymentLogKey, headers: IncomingHttpHeaders): ApiAnswer {
+  if (!wantsEventStream(headers.accept)) return { status: 200, body: { lines: services.logs.lines(key) } };
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
+    body: follow(services, key),
+  };
+}
 
 function wantsEventStream(accept: string | undefined): boolean {
   return (accept ?? '').split(',').some((part) => part.split(';', 1)[0]!.trim().toLowerCase() === 'text/event-stream');

@@ -10,7 +10,10 @@ import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
 import { deploymentRoutes } from './deployments.js';
 import { deviceRoutes } from './device.js';
+import { exampleRoutes } from './examples.js';
 import { placeholderPages } from './pages.js';
+import { previewRoutes } from './previews.js';
+import { runRoutes } from './runs.js';
 import { apiRouter } from './router.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
@@ -25,7 +28,7 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 /** Every route of the API; docs/openapi.json describes exactly these (a test checks both ways). */
 export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
-  ...bundleRoutes, ...appRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes,
+  ...bundleRoutes, ...appRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
 
 export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {

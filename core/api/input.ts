@@ -35,3 +35,13 @@ export function optionalBoolean(body: Readonly<Record<string, unknown>>, field: 
   if (typeof value !== 'boolean') throw new SvcError('bad_request', `the field ${JSON.stringify(field)} must be true or false, not ${JSON.stringify(value)}.`, { details: { field } });
   return value;
 }
+
+/** An optional whole number in [min, max]; `fallback` when missing or null. */
+export function optionalInteger(body: Readonly<Record<string, unknown>>, field: string, range: { readonly min: number; readonly max: number }, fallback: number): number {
+  const value = body[field];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
+    throw new SvcError('bad_request', `the field ${JSON.stringify(field)} must be a whole number from ${range.min} to ${range.max}, not ${JSON.stringify(value)}.`, { details: { field } });
+  }
+  return value;
+}

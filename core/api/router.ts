@@ -14,7 +14,10 @@ import { requestUrl } from '../gateway/request-url.js';
 import type { GatewayState } from '../gateway/types.js';
 import type { Principal } from '../plugin/types.js';
 import { checkDeclaredLength, readBody } from './body.js';
-import { checkDeclaredUploadLength, openUpload } from './upload.js';
+import { checkDeclaredUploadLength, openRawBody, openUpload } from './upload.js';
+import { checkContentLength } from '../gateway/body-limit.js';
+import { connectionSignal } from '../gateway/connection-signal.js';
+import { CALL_CONTENT_TYPE } from '../runs/call-stream.js';
 import { oauthAnswerFor } from './oauth.js';
 import { RateLimiter } from './rate-limit.js';
 import { API_PREFIX, type ApiAnswer, type ApiRoute, type ApiServices } from './types.js';
@@ -52,13 +55,19 @@ export function apiRouter(routes: readonly ApiRoute[], services: ApiServices): M
 
 async function handle(ctx: Context, route: ApiRoute, params: Record<string, string>, services: ApiServices): Promise<ApiAnswer> {
   if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
+  else if (route.body === 'call') checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxCallBytes);
   else if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
   const principal = route.auth === 'token' ? await authenticate(ctx, services) : null;
-  const body = route.body === 'none' || route.body === 'bundle' ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
-  const upload = route.body === 'bundle' ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes) : null;
-  const request = { params, body, headers: ctx.headers, upload };
+  const raw = route.body === 'bundle' || route.body === 'call';
+  const body = route.body === 'none' || raw ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
+  const upload = route.body === 'bundle' ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes) : route.body === 'call' ? () => openCall(ctx, services) : null;
+  const request = { params, body, headers: ctx.headers, upload, signal: connectionSignal(ctx.req.socket), requestId: ctx.state.requestId };
   if (route.auth === 'none') return route.handle(request, services);
   return route.handle({ ...request, principal: principal! }, services);
+}
+
+function openCall(ctx: Context, services: ApiServices) {
+  return openRawBody(ctx.req, ctx.res, services.maxCallBytes, CALL_CONTENT_TYPE, 'Send pickle.dumps({"args": [...], "kwargs": {...}}) as the body; the Python client (.remote(), svc run) does.');
 }
 
 /** The same hook as workload URLs (access.ts), with a hint that fits the API. */

@@ -12,13 +12,15 @@ import type { DeploymentManager } from '../deployments/manager.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
 import type { Principal } from '../plugin/types.js';
 import type { PluginHost } from '../plugin/host.js';
+import type { Previews } from '../runs/previews.js';
+import type { RunManager } from '../runs/runs.js';
 import type { ControlPlane } from './control-plane.js';
 import type { RateLimit } from './rate-limit.js';
 
 /** Every route lives under this prefix; a breaking change gets a new one. */
 export const API_PREFIX = '/api/v1';
 
-export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * - `none`: the route reads no body;
@@ -26,9 +28,11 @@ export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  * - `oauth`: JSON or `application/x-www-form-urlencoded` (OAuth clients send forms), and
  *   errors in OAuth's shape (`{"error", "error_description"}`, RFC 6749 §5.2);
  * - `bundle`: a raw `application/gzip` upload, handed to the handler as a stream
- *   (`request.upload`), limited to `ApiServices.maxBundleBytes` (413 `bundle_too_large`).
+ *   (`request.upload`), limited to `ApiServices.maxBundleBytes` (413 `bundle_too_large`);
+ * - `call`: a pickled function call (`application/vnd.svc.call+pickle`), handed over as a
+ *   stream (`request.upload`), limited to `ApiServices.maxCallBytes` (413 `payload_too_large`).
  */
-export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle';
+export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call';
 
 /** The lifecycle of deployed apps, as the API drives it. */
 export type DeploymentLifecycle = Pick<DeploymentManager, 'list' | 'get' | 'deploy' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove'>;
@@ -49,6 +53,11 @@ export interface ApiServices {
   readonly bundles: () => BundleUploads;
   /** Largest bundle upload, in bytes (the size of the tar.gz). */
   readonly maxBundleBytes: number;
+  /** Remote runs of functions, and previews; functions for the same reason as `deployments`. */
+  readonly runs: () => Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
+  readonly previews: () => Pick<Previews, 'put' | 'get' | 'remove' | 'idleTimeoutSeconds' | 'expiresAt'>;
+  /** Largest pickled call, in bytes (the gateway's body limit). */
+  readonly maxCallBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
   /** Each deployment's log lines, to read and follow. */
   readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;
@@ -61,10 +70,14 @@ export interface PublicRequest {
   readonly body: Readonly<Record<string, unknown>>;
   readonly headers: IncomingHttpHeaders;
   /**
-   * `bundle` routes: opens the body, counted against the bundle limit. Check the
+   * `bundle` and `call` routes: opens the body, counted against the bundle limit. Check the
    * headers first: a body never opened is discarded by Node. Null on other routes.
    */
   readonly upload: (() => Readable) | null;
+  /** Aborted when the client's connection closes (a call waiting for its run gives up). */
+  readonly signal: AbortSignal;
+  /** The request's id (`X-Request-Id`), passed on to containers. */
+  readonly requestId: string;
 }
 
 export interface AuthenticatedRequest extends PublicRequest {

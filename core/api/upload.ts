@@ -1,8 +1,9 @@
 /**
- * Raw uploads (body kind `bundle`): an `application/gzip` body, streamed, at
- * most the bundle limit. The gateway's counting and lingering close are
- * reused; only the error changes, since a bundle past the limit is
- * `bundle_too_large`, not a generic `payload_too_large`.
+ * Raw bodies, streamed to their handler with the gateway's counting and
+ * lingering close: bundle uploads (body kind `bundle`: `application/gzip`,
+ * at most the bundle limit, past which the error is `bundle_too_large`) and
+ * remote calls (body kind `call`: a pickled call, at most the gateway's body
+ * limit, `payload_too_large` past it).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -26,12 +27,14 @@ export function checkDeclaredUploadLength(req: IncomingMessage, res: ServerRespo
 
 /** The body as a stream that fails with `payload_too_large` past `maxBytes` (the reader passes it through `asBundleTooLarge`); `bad_request` unless it is `application/gzip`. */
 export function openUpload(req: IncomingMessage, res: ServerResponse, maxBytes: number): Readable {
-  const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-  if (type !== UPLOAD_TYPE) {
-    throw new SvcError('bad_request', `the upload has Content-Type ${type === '' ? '(none)' : JSON.stringify(type)}; this route takes ${UPLOAD_TYPE}.`, {
-      hint: 'Send the tar.gz as is with "Content-Type: application/gzip" (curl: --data-binary @bundle.tar.gz -H "Content-Type: application/gzip").',
-      details: { contentType: type },
-    });
+  return openRawBody(req, res, maxBytes, UPLOAD_TYPE, 'Send the tar.gz as is with "Content-Type: application/gzip" (curl: --data-binary @bundle.tar.gz -H "Content-Type: application/gzip").');
+}
+
+/** A raw body of one media type, counted against `maxBytes`; `bad_request` (with `hint`) for any other type. */
+export function openRawBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, type: string, hint: string): Readable {
+  const sent = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (sent !== type) {
+    throw new SvcError('bad_request', `the body has Content-Type ${sent === '' ? '(none)' : JSON.stringify(sent)}; this route takes ${type}.`, { hint, details: { contentType: sent } });
   }
   return countedBody(req, res, maxBytes);
 }

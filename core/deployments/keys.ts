@@ -1,15 +1,16 @@
 /**
  * Names for deployments. A deployment is one app in one workspace at one
- * stage: `preview` (from `svc serve`) or `deployed` (from `svc deploy`).
+ * stage: `preview` (from `svc serve`), `deployed` (from `svc deploy`) or `run`
+ * (a remote run of a function, core/runs: never routed, never durable).
  * Each workload of it is a deployment unit with its own key; the registry
  * and the drivers know units only by that key.
  */
-export type Stage = 'preview' | 'deployed';
+export type Stage = 'preview' | 'deployed' | 'run';
 
 /** The workspace of the embedded platform until workspaces arrive with the control plane. */
 export const DEFAULT_WORKSPACE = 'default';
 
-export const stages: readonly Stage[] = ['preview', 'deployed'];
+export const stages: readonly Stage[] = ['preview', 'deployed', 'run'];
 
 export interface DeploymentRef {
   readonly workspace: string;

@@ -8,10 +8,10 @@ import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../scheduler/ty
 import type { AppSpec, Workload } from '../workload/types.js';
 import { describeDeployment, isServed, type LiveDeployment, type LiveWorkload } from './live.js';
 import { deploymentId, servingUnitKey, unitKey, type DeploymentRef, type Stage } from './keys.js';
-import { appPausedError, deploymentStoppedError, notRestoredError } from './offline.js';
+import { appPausedError, changeRefusedError, deploymentStoppedError, notRestoredError, shuttingDownError } from './offline.js';
 import { DeploymentRecords, currentVersion } from './records.js';
 import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entries.js';
-import { startUnits } from './start-units.js';
+import { startUnits, type StartContext } from './start-units.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { unenforcedOptions } from './warnings.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
@@ -85,6 +85,11 @@ export class DeploymentManager {
   /** Settles once restore() is done (at once when it never runs). */
   #restored: Promise<void> = Promise.resolve();
   #serial = 1;
+  /** Aborted when shutdown() begins: no transition starts, no unit starts, no build is waited for. */
+  readonly #stopping = new AbortController();
+  #shutdown: Promise<void> | undefined;
+  /** Units submitted to the driver and not stopped since: what a shutdown must stop, serving or still starting. */
+  readonly #submitted = new Set<string>();
 
   constructor(options: DeploymentManagerOptions) {
     this.#options = options;
@@ -255,12 +260,60 @@ export class DeploymentManager {
     });
   }
 
-  /** Stops every container this manager started and forgets them, records untouched: svc is stopping. */
-  async shutdown(): Promise<void> {
-    const all = [...this.#live.values()];
-    this.#live.clear();
-    const stopping = all.flatMap((live) => [...live.workloads.values()].flatMap((lw) => this.#unroute(lw)));
-    await Promise.all(stopping.map((key) => this.#stopUnit(key)));
+  /**
+   * svc is stopping; records stay untouched. From the first synchronous step
+   * on, every URL that was serving answers 503 `shutting_down` while its
+   * requests in flight finish (the autoscaler drains each unit before it
+   * stops it), and transitions are refused with `shutting_down`. Transitions
+   * already running (a deploy, the restore) are cut short: they wait for no
+   * image build any more, start no unit, and the units they are starting are
+   * removed. Resolves once every unit this manager started is stopped, after
+   * waiting for those transitions (at most TRANSITIONS_WAIT_MS) and stopping
+   * what they left. Idempotent: later calls share the first one's promise.
+   */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#shutDown();
+    return this.#shutdown;
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#stopping.abort();
+    const stops = this.#stopAll();
+    const running = Promise.all([this.#restored, ...this.#queues.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([running, new Promise<void>((resolve) => (timer = setTimeout(resolve, TRANSITIONS_WAIT_MS)))]);
+    clearTimeout(timer);
+    // What the transitions switched in before they ended (a deploy past its start), or after the bound.
+    stops.push(...this.#stopAll());
+    const failed = (await Promise.allSettled(stops)).find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Puts every route offline (`shutting_down`), drains and stops the units serving, and removes the ones still starting. */
+  #stopAll(): Promise<void>[] {
+    const serving = [...this.#live.values()].flatMap((live) => [...live.workloads.values()].flatMap((lw) => this.#takeDown(live, lw)));
+    const stops = serving.map((key) => this.#stopUnit(key));
+    // Not serving yet, so nothing to drain: removing them makes the start that waits for them fail at once.
+    for (const key of [...this.#submitted]) {
+      this.#submitted.delete(key);
+      stops.push(this.#options.driver.remove(key));
+    }
+    return stops;
+  }
+
+  get #closing(): boolean {
+    return this.#stopping.signal.aborted;
+  }
+
+  /** `work`, unless svc begins to stop first: then it rejects with `shutting_down` at once (the work goes on unobserved). */
+  #unlessStopping<T>(work: Promise<T>): Promise<T> {
+    const { signal } = this.#stopping;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(changeRefusedError());
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /**
@@ -301,9 +354,10 @@ export class DeploymentManager {
           const toStart = live.paused ? [] : [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload));
           for (const lw of live.workloads.values()) if (!toStart.includes(lw)) this.#installRoute(live, lw);
           await this.#startWorkloads(live, toStart).catch((error: unknown) => {
-            this.#options.report?.(error);
+            // Cut short by shutdown(): not a failure, and the routes answer shutting_down.
+            if (!this.#closing) this.#options.report?.(error);
             for (const lw of toStart) {
-              lw.failure = notRestoredError(ref, lw.workload.name, error);
+              lw.failure = this.#closing ? null : notRestoredError(ref, lw.workload.name, error);
               this.#installRoute(live, lw);
             }
           });
@@ -358,7 +412,13 @@ export class DeploymentManager {
     }
     const { ref } = live;
     const name = lw.workload.name;
-    const offline = live.paused ? appPausedError(ref) : lw.status === 'stopped' ? deploymentStoppedError(ref, name) : lw.unit === null ? (lw.failure ?? undefined) : undefined;
+    const offline = live.paused
+      ? appPausedError(ref)
+      : lw.status === 'stopped'
+        ? deploymentStoppedError(ref, name)
+        : this.#closing
+          ? shuttingDownError(ref, name)
+          : lw.unit === null ? (lw.failure ?? undefined) : undefined;
     const unit = lw.unit ?? unitKey(ref, name);
     const { entry, warning } = routeEntryFor(ref, lw.workload, this.#baseDomain, unit, offline);
     if (lw.routeUnit !== null) this.#options.routes.removeUnit(lw.routeUnit);
@@ -415,6 +475,7 @@ export class DeploymentManager {
   }
 
   #stopUnit(key: string): Promise<void> {
+    this.#submitted.delete(key);
     const { autoscaler, driver } = this.#options;
     return autoscaler ? autoscaler.stopUnit(key) : driver.remove(key);
   }
@@ -423,8 +484,32 @@ export class DeploymentManager {
     return servingUnitKey(ref, workload, this.#serial++);
   }
 
-  #startContext(progress: (event: DeployProgress) => void) {
-    return { images: this.#options.images, driver: this.#options.driver, progress };
+  #startContext(progress: (event: DeployProgress) => void): StartContext {
+    const { images, driver } = this.#options;
+    return {
+      // Once svc stops, no start waits for its image (the build goes on, or dies with svc) and no unit starts.
+      images: { name: images.name, build: (spec, log) => this.#unlessStopping(images.build(spec, log)) },
+      driver: {
+        name: driver.name,
+        submit: async (unit) => {
+          if (this.#closing) throw changeRefusedError();
+          this.#submitted.add(unit.key);
+          await driver.submit(unit);
+        },
+        scale: async (key, count) => {
+          if (this.#closing) throw changeRefusedError();
+          await driver.scale(key, count);
+        },
+        stop: (key, id) => driver.stop(key, id),
+        remove: (key) => {
+          this.#submitted.delete(key);
+          return driver.remove(key);
+        },
+        status: (key) => driver.status(key),
+        close: () => driver.close(),
+      },
+      progress,
+    };
   }
 
   get #baseDomain(): string | null {
@@ -451,10 +536,22 @@ export class DeploymentManager {
     return describeDeployment(live, { baseUrl: this.#options.baseUrl(), routes: this.#options.routes });
   }
 
-  /** One transition of an app at a time, in the order asked; a failed one does not block the next. */
+  /**
+   * One transition of an app at a time, in the order asked; a failed one does
+   * not block the next. Once svc stops, none starts (not even one queued),
+   * and one the stop cut short fails with `shutting_down`.
+   */
   #exclusive<T>(ref: DeploymentRef, run: () => Promise<T>): Promise<T> {
+    if (this.#closing) return Promise.reject(changeRefusedError());
     const id = deploymentId(ref);
-    const result = (this.#queues.get(id) ?? this.#restored).then(run);
+    const result = (this.#queues.get(id) ?? this.#restored)
+      .then(() => {
+        if (this.#closing) throw changeRefusedError();
+        return run();
+      })
+      .catch((error: unknown) => {
+        throw this.#closing && !(error instanceof SvcError && error.code === 'shutting_down') ? changeRefusedError(error) : error;
+      });
     const settled = result.then(() => {}, () => {});
     this.#queues.set(id, settled);
     void settled.then(() => {
@@ -463,6 +560,9 @@ export class DeploymentManager {
     return result;
   }
 }
+
+/** How long shutdown() waits for transitions already running before it stops what they started (they wait for no image build). */
+const TRANSITIONS_WAIT_MS = 30_000;
 
 function workloadOf(spec: AppSpec, name: string): Workload {
   const workload = spec.workloads.find((w) => w.name === name);

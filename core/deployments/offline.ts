@@ -17,3 +17,23 @@ export function notRestoredError(ref: DeploymentRef, workload: string, cause: un
     hint: 'Deploy the app again; the server log has the details.',
   });
 }
+
+/** How long a client should wait before it retries while svc stops (it may be back by then, restored). */
+const SHUTTING_DOWN_RETRY_SECONDS = '5';
+
+/** What the URL of a workload that was serving answers while svc stops; requests already in flight finish. */
+export function shuttingDownError(ref: DeploymentRef, workload: string): SvcError {
+  return new SvcError('shutting_down', `svc is shutting down: the deployment ${ref.app}/${workload} is not served until it is back.`, {
+    hint: 'Retry in a few seconds: svc serves the app again once it has restarted.',
+    headers: { 'Retry-After': SHUTTING_DOWN_RETRY_SECONDS },
+  });
+}
+
+/** A deployment change asked for while svc stops, or cut short by the stop (its cause kept). */
+export function changeRefusedError(cause?: unknown): SvcError {
+  return new SvcError('shutting_down', 'svc is shutting down and takes no deployment changes now.', {
+    hint: 'Try again once svc is back; a change the stop cut short was not made.',
+    headers: { 'Retry-After': SHUTTING_DOWN_RETRY_SECONDS },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -20,6 +20,11 @@ export class UpstreamPools {
     this.#pool(instance).dispatch(request, handler);
   }
 
+  /** undici's streaming request API, for answers the control plane reads or passes on itself (remote calls). */
+  request(instance: Instance, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+    return this.#pool(instance).request(options);
+  }
+
   async close(): Promise<void> {
     this.#unwatch();
     const pools = [...this.#pools.values()];

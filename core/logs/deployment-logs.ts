@@ -11,38 +11,18 @@
  *
  * Bounded per deployment: the last `maxLines` lines or `maxBytes` of text,
  * whichever is reached first; a line longer than `maxLineBytes` is cut there
- * and marked. Not durable: a restart starts empty.
+ * and marked. With a `dir` (svc server), the lines of stage `deployed` are also
+ * written to files there (core/logs/log-files.ts, same bounds) and `restore`
+ * reads them back after a restart; previews and remote runs stay in memory.
  */
 import type { LogLine, LogSink } from '../scheduler/types.js';
+import { LogFiles } from './log-files.js';
+import type { DeploymentLogKey, DeploymentLogLine, DeploymentLogOptions, LogSubscriber } from './types.js';
 
-export interface DeploymentLogLine {
-  /** ISO 8601. */
-  readonly time: string;
-  /** The container id; `build` for image build lines. */
-  readonly container: string;
-  readonly stream: 'stdout' | 'stderr' | 'system';
-  readonly text: string;
-  readonly version?: number;
-}
+export type { DeploymentLogKey, DeploymentLogLimits, DeploymentLogLine, DeploymentLogOptions, LogSubscriber } from './types.js';
 
-export interface DeploymentLogKey {
-  readonly workspace: string;
-  readonly app: string;
-  readonly stage: string;
-  readonly workload: string;
-}
-
-/** What a follower gets: each new line, then `end` once (deployment deleted, or svc stopping). */
-export interface LogSubscriber {
-  line(line: DeploymentLogLine): void;
-  end(reason: 'deleted' | 'closing'): void;
-}
-
-export interface DeploymentLogLimits {
-  readonly maxLines?: number;
-  readonly maxBytes?: number;
-  readonly maxLineBytes?: number;
-}
+/** The only stage whose lines outlive svc: previews and remote runs end with the process that ran them. */
+const DURABLE_STAGE = 'deployed';
 
 export const DEFAULT_MAX_LINES = 2000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -76,11 +56,24 @@ export class DeploymentLogs {
   readonly #maxLines: number;
   readonly #maxBytes: number;
   readonly #maxLineBytes: number;
+  readonly #files: LogFiles | null;
 
-  constructor(limits: DeploymentLogLimits = {}) {
-    this.#maxLines = limits.maxLines ?? DEFAULT_MAX_LINES;
-    this.#maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.#maxLineBytes = limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  constructor(options: DeploymentLogOptions = {}) {
+    this.#maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const { dir, report } = options;
+    this.#files = dir === undefined ? null : new LogFiles({ dir, maxLines: this.#maxLines, maxBytes: this.#maxBytes, ...(report ? { report } : {}) });
+  }
+
+  /** Reads the stored lines of every deployed deployment back (ahead of any this process already kept). Call once, before serving. */
+  async restore(): Promise<void> {
+    for (const { key, lines } of (await this.#files?.load()) ?? []) {
+      const kept = this.#keptOf(deploymentLogKey({ ...key, stage: DURABLE_STAGE }));
+      const newer = kept.lines.splice(0).slice(kept.head);
+      Object.assign(kept, { head: 0, bytes: 0 });
+      for (const line of [...lines, ...newer]) this.#keep(kept, { ...line, text: this.#cut(line.text) });
+    }
   }
 
   /** A LogSink that records each line here, then passes it on to `next`. */
@@ -109,10 +102,15 @@ export class DeploymentLogs {
   }
 
   add(key: DeploymentLogKey, line: DeploymentLogLine): void {
-    const id = deploymentLogKey(key);
-    let kept = this.#kept.get(id);
-    if (!kept) this.#kept.set(id, (kept = { lines: [], head: 0, bytes: 0, subscribers: new Set() }));
+    const kept = this.#keptOf(deploymentLogKey(key));
     const entry = { ...line, text: this.#cut(line.text) };
+    this.#keep(kept, entry);
+    if (key.stage === DURABLE_STAGE) this.#files?.append(key, entry);
+    for (const subscriber of kept.subscribers) subscriber.line(entry);
+  }
+
+  /** Adds the line to the kept ones, dropping the oldest past the bounds. */
+  #keep(kept: Kept, entry: DeploymentLogLine): void {
     kept.lines.push(entry);
     kept.bytes += Buffer.byteLength(entry.text);
     while (kept.lines.length - kept.head > this.#maxLines || (kept.bytes > this.#maxBytes && kept.lines.length - kept.head > 1)) {
@@ -123,7 +121,12 @@ export class DeploymentLogs {
       kept.lines.splice(0, kept.head);
       kept.head = 0;
     }
-    for (const subscriber of kept.subscribers) subscriber.line(entry);
+  }
+
+  #keptOf(id: string): Kept {
+    let kept = this.#kept.get(id);
+    if (!kept) this.#kept.set(id, (kept = { lines: [], head: 0, bytes: 0, subscribers: new Set() }));
+    return kept;
   }
 
   /** The kept lines, oldest first. */
@@ -134,9 +137,7 @@ export class DeploymentLogs {
 
   /** Follows the deployment: `subscriber` gets every line added from now on. Returns the unsubscribe. */
   subscribe(key: DeploymentLogKey, subscriber: LogSubscriber): () => void {
-    const id = deploymentLogKey(key);
-    let kept = this.#kept.get(id);
-    if (!kept) this.#kept.set(id, (kept = { lines: [], head: 0, bytes: 0, subscribers: new Set() }));
+    const kept = this.#keptOf(deploymentLogKey(key));
     kept.subscribers.add(subscriber);
     const subscribers = kept.subscribers;
     return () => void subscribers.delete(subscriber);
@@ -147,11 +148,12 @@ export class DeploymentLogs {
     return this.#kept.get(deploymentLogKey(key))?.subscribers.size ?? 0;
   }
 
-  /** The deployment is deleted: its lines go, and its followers get `end`. */
+  /** The deployment is deleted: its lines (and files) go, and its followers get `end`. */
   forget(key: DeploymentLogKey): void {
     const id = deploymentLogKey(key);
     const kept = this.#kept.get(id);
     this.#kept.delete(id);
+    if (key.stage === DURABLE_STAGE) this.#files?.remove(key);
     for (const unit of this.#versions.keys()) {
       const of = deploymentOfUnit(unit);
       if (of !== null && deploymentLogKey(of) === id) this.#versions.delete(unit);
@@ -159,13 +161,26 @@ export class DeploymentLogs {
     for (const subscriber of kept?.subscribers ?? []) subscriber.end('deleted');
   }
 
-  /** svc is stopping: every follower gets `end`. */
-  close(): void {
+  /**
+   * After a restart: forgets the stored lines of deployed deployments that do
+   * not exist (svc stopped between deleting one's records and its files), so
+   * that an app made later under the same name starts with no history.
+   */
+  forgetAllBut(exists: (key: DeploymentLogKey) => boolean): void {
+    for (const id of [...this.#kept.keys()]) {
+      const key = deploymentOfUnit(id);
+      if (key !== null && key.stage === DURABLE_STAGE && !exists(key)) this.forget(key);
+    }
+  }
+
+  /** svc is stopping: every follower gets `end` (at once), then the lines not yet written reach their files. */
+  async close(): Promise<void> {
     for (const kept of this.#kept.values()) {
       const subscribers = [...kept.subscribers];
       kept.subscribers.clear();
       for (const subscriber of subscribers) subscriber.end('closing');
     }
+    await this.#files?.close();
   }
 
   #cut(text: string): string {

@@ -37,7 +37,8 @@ export interface AuthRequest {
 export interface DeployContext {
   /** Workspace the app is deployed into. */
   readonly workspace: string;
-  readonly stage: 'preview' | 'deployed';
+  /** `run`: a remote run of one function (`.remote()`, `svc run`); the spec then holds the whole app. */
+  readonly stage: 'preview' | 'deployed' | 'run';
   /** Who deploys; `null` when the control plane runs without authentication. */
   readonly principal: Principal | null;
 }
@@ -48,14 +49,14 @@ export type PlatformEvent =
       readonly type: 'deployment.ready';
       readonly workspace: string;
       readonly app: string;
-      readonly stage: 'preview' | 'deployed';
+      readonly stage: 'preview' | 'deployed' | 'run';
       readonly workloads: readonly { readonly name: string; readonly kind: WorkloadKind; readonly url: string | null }[];
     }
   | {
       readonly type: 'deployment.stopped';
       readonly workspace: string;
       readonly app: string;
-      readonly stage: 'preview' | 'deployed';
+      readonly stage: 'preview' | 'deployed' | 'run';
     }
   | {
       readonly type: 'container.started' | 'container.stopped' | 'container.failed';

@@ -45,9 +45,13 @@ describe('deployments after a restart (real containers)', function () {
     await platform.deployments.stopWorkload(life, 'other');
     const paused = await platform.deployments.deploy(deployRequest(echo));
     await platform.deployments.pause(paused.ref);
+    const logsBefore = platform.deploymentLogs.lines({ ...life, workload: 'hello' });
+    assert.ok(logsBefore.length > 0, 'the container printed something');
     await platform.close();
 
     platform = await startPlatform({ config });
+    // The logs API reads the lines kept before the restart, ahead of the new container's.
+    assert.deepEqual(platform.deploymentLogs.lines({ ...life, workload: 'hello' }).slice(0, logsBefore.length), logsBefore);
     const hello = deployed.workloads.find((w) => w.name === 'hello')!.url!;
     assert.deepEqual(await answer(hello), { status: 200, version: 1, code: undefined });
     assert.equal((await answer(deployed.workloads.find((w) => w.name === 'other')!.url!)).code, 'deployment_stopped');

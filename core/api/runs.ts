@@ -1,0 +1,88 @@
+/**
+ * Remote runs (`.remote()`, `svc run`): start a run of one function from a
+ * manifest and an uploaded bundle, call it (a pickled call in, NDJSON frames
+ * out as they are printed), read and follow its logs (the image build's
+ * too), end it. A run of another workspace is `not_found`, like one that
+ * never was. See core/runs/runs.ts for its life.
+ */
+import { SvcError } from '../errors.js';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../runs/types.js';
+import { checkName } from '../workspaces/names.js';
+import { deployableCode } from './app-deployments.js';
+import { logsAnswer } from './deployment-logs.js';
+import { onlyFields, optionalInteger, requiredString } from './input.js';
+import type { ApiRoute } from './types.js';
+
+export const runRoutes: readonly ApiRoute[] = [
+  {
+    method: 'POST',
+    path: '/runs',
+    auth: 'token',
+    body: 'json',
+    async handle({ body, principal }, services) {
+      onlyFields(body, ['manifest', 'bundle', 'function', 'idleTimeoutSeconds']);
+      const { spec, bundle } = await deployableCode(body, principal.workspace, services);
+      const fn = checkName('function', requiredString(body, 'function'));
+      const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
+      const run = await services.runs().create({ spec, bundleSha256: bundle, workspace: principal.workspace, function: fn, principal, idleTimeoutSeconds });
+      return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/runs',
+    auth: 'token',
+    body: 'none',
+    async handle({ principal }, services) {
+      return { status: 200, body: { runs: services.runs().list(principal.workspace) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/runs/:id',
+    auth: 'token',
+    body: 'none',
+    async handle({ params, principal }, services) {
+      return { status: 200, body: { run: services.runs().get(principal.workspace, runId(params)) } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/runs/:id',
+    auth: 'token',
+    body: 'none',
+    async handle({ params, principal }, services) {
+      await services.runs().end(principal.workspace, runId(params));
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/runs/:id/calls',
+    auth: 'token',
+    body: 'call',
+    async handle({ params, principal, upload, signal, requestId }, services) {
+      const answer = await services.runs().call(principal.workspace, runId(params), upload!(), signal, requestId);
+      return { status: answer.status, headers: answer.headers, body: answer.body };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/runs/:id/logs',
+    auth: 'token',
+    body: 'none',
+    async handle({ params, principal, headers }, services) {
+      return logsAnswer(services, services.runs().logKey(principal.workspace, runId(params)), headers);
+    },
+  },
+];
+
+const RUN_ID = /^run-[0-9a-f]{16}$/;
+
+function runId(params: Readonly<Record<string, string>>): string {
+  const id = params['id']!;
+  if (!RUN_ID.test(id)) {
+    throw new SvcError('bad_request', `${JSON.stringify(id)} is not a run id; run ids look like run-0123456789abcdef.`, { hint: 'GET /api/v1/runs lists the runs of your workspace.' });
+  }
+  return id;
+}

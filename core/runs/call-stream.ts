@@ -1,0 +1,63 @@
+/**
+ * Sends one pickled call to a container and hands back its answer as a
+ * stream: the caller's body streams in, the container's NDJSON frames stream
+ * out as they are written (backpressure both ways, through undici). The slot
+ * is held until the answer has been read or abandoned. A connection that
+ * breaks mid-answer (the container died) ends the stream with an error frame,
+ * so a client always gets a last frame.
+ */
+import { PassThrough, type Readable } from 'node:stream';
+import type { Slot } from '../gateway/admission.js';
+import type { UpstreamPools } from '../gateway/proxy.js';
+import { upstreamError } from '../gateway/upstream-error.js';
+import { brokenCallFrame, type CallAnswer } from './types.js';
+
+export const CALL_CONTENT_TYPE = 'application/vnd.svc.call+pickle';
+
+/** Answer headers passed on from the container. */
+const PASSED_ON = ['content-type', 'cache-control'];
+
+export async function sendCall(upstreams: Pick<UpstreamPools, 'request'>, slot: Slot, body: Readable, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+  let response;
+  try {
+    response = await upstreams.request(slot.instance, {
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': CALL_CONTENT_TYPE, 'x-request-id': requestId },
+      body,
+      signal,
+    });
+  } catch (error) {
+    slot.release();
+    throw upstreamError(error, signal.aborted);
+  }
+  const out = new PassThrough();
+  const upstream = response.body;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    slot.release();
+  };
+  upstream.on('error', (error) => {
+    release();
+    if (out.destroyed) return;
+    // Only a 200 answer is a frame stream; any other answer just ends short.
+    if (response.statusCode === 200) out.end(brokenCallFrame(upstreamError(error, signal.aborted)));
+    else out.end();
+  });
+  upstream.on('end', release);
+  upstream.on('close', release);
+  // The client went away (Koa destroys the body): the container's answer is not read any further.
+  out.on('close', () => {
+    release();
+    if (!upstream.destroyed) upstream.destroy();
+  });
+  upstream.pipe(out);
+  const headers: Record<string, string> = {};
+  for (const name of PASSED_ON) {
+    const value = response.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return { status: response.statusCode, headers, body: out };
+}

@@ -1,0 +1,322 @@
+/**
+ * Remote runs (spec 1.2, `.remote()` and `svc run`): an ephemeral start of
+ * one function of an app from a manifest and an uploaded bundle. Creating a
+ * run answers at once and builds the image and starts the first container in
+ * the background (build lines go to the run's logs); calls wait until it is
+ * ready (the first remote call waits for the build), then pass through the
+ * gateway's admission (capacity, FIFO queue, 429 at max_pending_tasks) to a
+ * container, and stream their frames back. The autoscaler scales and heals
+ * the run like any deployment. A run ends when its client deletes it, when
+ * it has been idle for its timeout, or when svc stops; nothing of it is durable.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { CodeBundles } from '../bundles/types.js';
+import type { UnitScaler } from '../deployments/manager.js';
+import type { DeploymentRef } from '../deployments/keys.js';
+import { changeRefusedError } from '../deployments/offline.js';
+import { startUnits } from '../deployments/start-units.js';
+import type { DeployProgress } from '../deployments/types.js';
+import { SvcError, isSvcError } from '../errors.js';
+import type { Admission } from '../gateway/admission.js';
+import type { UpstreamPools } from '../gateway/proxy.js';
+import type { ImageBuilder } from '../images/types.js';
+import type { DeploymentLogKey, DeploymentLogs } from '../logs/deployment-logs.js';
+import type { PluginHost } from '../plugin/host.js';
+import type { Principal } from '../plugin/types.js';
+import type { SchedulerDriver } from '../scheduler/types.js';
+import type { AppSpec, Workload } from '../workload/types.js';
+import { sendCall } from './call-stream.js';
+import type { IdleLeases } from './idle-leases.js';
+import type { CallAnswer, RunStatus, RunView } from './types.js';
+
+/** Runs one workspace may hold at once; each starts a container (it may scale to zero later, as any function). */
+export const MAX_RUNS_PER_WORKSPACE = 20;
+
+/** How long svc, when it stops, waits for runs still building or starting. */
+const START_WAIT_MS = 30_000;
+
+export interface RunManagerOptions {
+  readonly plugins: Pick<PluginHost, 'sequential'>;
+  readonly images: ImageBuilder;
+  readonly driver: SchedulerDriver;
+  readonly bundles: Pick<CodeBundles, 'fromStore'>;
+  readonly autoscaler: UnitScaler;
+  readonly admission: Pick<Admission, 'enter'>;
+  readonly upstreams: Pick<UpstreamPools, 'request'>;
+  readonly logs: Pick<DeploymentLogs, 'addBuildLine' | 'add' | 'forget' | 'subscriberCount'>;
+  readonly leases: IdleLeases;
+  /** Failures nobody waits for (stopping an idle run). */
+  readonly report: (error: unknown) => void;
+}
+
+export interface CreateRun {
+  readonly spec: AppSpec;
+  readonly bundleSha256: string;
+  readonly workspace: string;
+  readonly function: string;
+  readonly principal: Principal | null;
+  readonly idleTimeoutSeconds: number;
+}
+
+interface Run {
+  readonly id: string;
+  readonly workspace: string;
+  readonly workload: Workload;
+  readonly unitKey: string;
+  readonly logKey: DeploymentLogKey;
+  readonly idleTimeoutSeconds: number;
+  readonly createdAt: Date;
+  status: RunStatus;
+  failure: SvcError | null;
+  /** Settles when the run is ready (or failed: then it rejects with the failure). */
+  readonly ready: Promise<void>;
+  /** Resolves when the run ends; calls waiting for the start stop waiting then. */
+  readonly ending: Promise<void>;
+  readonly markEnding: () => void;
+  /** Settles when the background start is over (ready, failed, or given up because the run ended). */
+  starting: Promise<void>;
+  /** Set once its unit is handed to the autoscaler: what `end` must stop. */
+  started: boolean;
+  ended: boolean;
+  inFlight: number;
+  /** Calls waiting for the build or start, bounded like the admission queue. */
+  waiting: number;
+  completed: number;
+}
+
+export class RunManager {
+  readonly #options: RunManagerOptions;
+  readonly #runs = new Map<string, Run>();
+  #closed = false;
+
+  constructor(options: RunManagerOptions) {
+    this.#options = options;
+  }
+
+  /** Starts a run of `request.function`; answers at once with its view (status `building`). */
+  async create(request: CreateRun): Promise<RunView> {
+    if (this.#closed) throw changeRefusedError();
+    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: 'run', principal: request.principal });
+    const workload = functionOf(spec, request.function);
+    const mine = [...this.#runs.values()].filter((run) => run.workspace === request.workspace);
+    if (mine.length >= MAX_RUNS_PER_WORKSPACE) {
+      throw new SvcError('too_many_runs', `the workspace ${request.workspace} already holds ${mine.length} remote runs, the most it may hold at once.`, {
+        hint: 'End runs you no longer use (DELETE /api/v1/runs/<id>); idle ones end by themselves after their idle timeout.',
+      });
+    }
+    const id = `run-${randomBytes(8).toString('hex')}`;
+    const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: 'run' };
+    let markReady!: () => void;
+    let markFailed!: (error: unknown) => void;
+    const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (markFailed = reject)));
+    ready.catch(() => {}); // calls read the failure; a run nobody calls must not crash svc
+    let markEnding!: () => void;
+    const ending = new Promise<void>((resolve) => (markEnding = resolve));
+    const run: Run = {
+      ending, markEnding, starting: Promise.resolve(),
+      id, workspace: request.workspace, workload, unitKey: `${request.workspace}/${spec.name}/${id}/${workload.name}`,
+      logKey: { workspace: request.workspace, app: spec.name, stage: id, workload: workload.name },
+      idleTimeoutSeconds: request.idleTimeoutSeconds, createdAt: new Date(), status: 'building', failure: null, ready,
+      started: false, ended: false, inFlight: 0, waiting: 0, completed: 0,
+    };
+    this.#runs.set(id, run);
+    this.#options.leases.hold(id, {
+      timeoutMs: request.idleTimeoutSeconds * 1000,
+      busy: () => run.inFlight > 0 || run.waiting > 0 || run.status === 'building' || run.status === 'starting' || this.#options.logs.subscriberCount(run.logKey) > 0,
+      expire: () => void this.#end(run, 'idle').catch(this.#options.report),
+    });
+    const start = this.#start(run, ref, request.bundleSha256, spec.entry);
+    start.then(markReady, markFailed);
+    run.starting = start.then(() => {}, () => {});
+    return this.#view(run);
+  }
+
+  list(workspace: string): RunView[] {
+    return [...this.#runs.values()].filter((run) => run.workspace === workspace).map((run) => this.#view(run));
+  }
+
+  get(workspace: string, id: string): RunView {
+    const run = this.#require(workspace, id);
+    this.#options.leases.touch(id);
+    return this.#view(run);
+  }
+
+  /** Where the run's logs are kept (build lines, container output): the logs API reads and follows this key. */
+  logKey(workspace: string, id: string): DeploymentLogKey {
+    const run = this.#require(workspace, id);
+    this.#options.leases.touch(id);
+    return run.logKey;
+  }
+
+  /**
+   * One call: waits until the run is ready (the first call waits for the
+   * build), takes a slot through admission, and streams the container's
+   * answer. Fails with the run's failure when it could not start.
+   */
+  async call(workspace: string, id: string, body: Readable, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+    let answered = false;
+    try {
+      const run = this.#require(workspace, id);
+      const { maxPendingTasks } = run.workload.scaling;
+      if (run.status !== 'ready' && run.status !== 'failed' && run.waiting >= maxPendingTasks) {
+        throw new SvcError('queue_full', `${run.workload.name} already has ${run.waiting} calls waiting for the run to start (max_pending_tasks).`, { headers: { 'Retry-After': '1' } });
+      }
+      run.inFlight++;
+      this.#options.leases.touch(id);
+      try {
+        run.waiting++;
+        try {
+          // The run ending meanwhile (its client, or svc stopping) answers at once rather than after the build.
+          await abortable(Promise.race([run.ready, run.ending]), signal);
+        } finally {
+          run.waiting--;
+        }
+        if (run.ended) throw this.#closed ? changeRefusedError() : noRun(id);
+        const slot = await this.#options.admission.enter(run.unitKey, { maxPending: maxPendingTasks }, signal);
+        const answer = await sendCall(this.#options.upstreams, slot, body, signal, requestId);
+        answered = true;
+        let counted = false;
+        const done = () => {
+          if (counted) return;
+          counted = true;
+          run.inFlight--;
+          run.completed++;
+          this.#options.leases.touch(id);
+        };
+        answer.body.on('end', done);
+        answer.body.on('close', done);
+        return answer;
+      } finally {
+        if (!answered) {
+          run.inFlight--;
+          this.#options.leases.touch(id);
+        }
+      }
+    } finally {
+      // A body never sent on is read and dropped, so that the client's upload does not stall before it reads the error.
+      if (!answered) body.resume();
+    }
+  }
+
+  /** Ends the run: its containers stop (calls in flight finish first), its logs go. */
+  async end(workspace: string, id: string): Promise<void> {
+    await this.#end(this.#require(workspace, id), 'ended by its client');
+  }
+
+  /**
+   * svc is stopping: new runs are refused, every run ends (calls waiting for
+   * a start get `shutting_down`), and starts in progress are waited for (at
+   * most `START_WAIT_MS`: an image build may take minutes), so that none
+   * starts a container after svc stopped the others.
+   */
+  async shutdown(): Promise<void> {
+    this.#closed = true;
+    const runs = [...this.#runs.values()];
+    await Promise.all(runs.map((run) => this.#end(run, 'svc is stopping')));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)));
+    await Promise.race([Promise.all(runs.map((run) => run.starting)), bound]);
+    clearTimeout(timer);
+  }
+
+  async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string): Promise<void> {
+    const { logs } = this.#options;
+    // Lines of a run that ended meanwhile would bring its forgotten log back.
+    const system = (text: string) => void (run.ended || logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text }));
+    try {
+      const { source } = await this.#options.bundles.fromStore(bundleSha256, entry);
+      if (run.ended) return;
+      const progress = (event: DeployProgress) => {
+        if (event.type === 'image' && event.status === 'log') void (run.ended || logs.addBuildLine(run.logKey, event.line));
+        else if (event.type === 'image' && event.status !== 'building') system(`image ${event.imageId} ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
+        else if (event.type === 'workload' && event.status === 'starting') {
+          run.status = 'starting';
+          system(`starting ${run.workload.name}`);
+        }
+      };
+      const [unit] = await startUnits({ images: this.#options.images, driver: this.#options.driver, progress }, ref, [{ workload: run.workload, source, key: run.unitKey }]);
+      if (run.ended) {
+        await this.#options.driver.remove(unit!.key);
+        return;
+      }
+      this.#options.autoscaler.manage(unit!);
+      run.started = true;
+      run.status = 'ready';
+      system(`${run.workload.name} is ready`);
+    } catch (error) {
+      run.status = 'failed';
+      run.failure = isSvcError(error) ? error : new SvcError('container_failed', `the run could not start: ${(error as Error).message}`, { cause: error });
+      system(`the run failed: ${run.failure.message}`);
+      throw run.failure;
+    }
+  }
+
+  async #end(run: Run, reason: string): Promise<void> {
+    if (run.ended) return;
+    run.ended = true;
+    run.markEnding();
+    this.#runs.delete(run.id);
+    this.#options.leases.release(run.id);
+    this.#options.logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text: `the run ended (${reason})` });
+    try {
+      if (run.started) await this.#options.autoscaler.stopUnit(run.unitKey);
+    } finally {
+      this.#options.logs.forget(run.logKey);
+    }
+  }
+
+  #require(workspace: string, id: string): Run {
+    const run = this.#runs.get(id);
+    // Another workspace's run is as unknown as one that never was.
+    if (!run || run.workspace !== workspace) throw noRun(id);
+    return run;
+  }
+
+  #view(run: Run): RunView {
+    return {
+      id: run.id,
+      app: run.logKey.app,
+      function: run.workload.name,
+      status: run.status,
+      failure: run.failure && { code: run.failure.code, message: run.failure.message },
+      calls: { inFlight: run.inFlight, completed: run.completed },
+      idleTimeoutSeconds: run.idleTimeoutSeconds,
+      expiresAt: (this.#options.leases.expiresAt(run.id) ?? new Date()).toISOString(),
+      createdAt: run.createdAt.toISOString(),
+    };
+  }
+}
+
+function functionOf(spec: AppSpec, name: string): Workload {
+  const workload = spec.workloads.find((w) => w.name === name);
+  const functions = spec.workloads.filter((w) => w.kind === 'function').map((w) => w.name);
+  if (!workload) {
+    throw new SvcError('not_found', `the app ${spec.name} has no function ${name}.`, { hint: `Its functions: ${functions.join(', ') || '(none)'}.` });
+  }
+  if (workload.kind !== 'function') {
+    throw new SvcError('bad_request', `${name} is ${/^[aeiou]/.test(workload.kind) ? 'an' : 'a'} ${workload.kind} workload; remote runs call functions (@app.function()).`, {
+      hint: `Call ${name} at its URL: deploy it with svc deploy or preview it with svc serve.${functions.length ? ` Functions of ${spec.name}: ${functions.join(', ')}.` : ''}`,
+      details: { field: 'function', kind: workload.kind },
+    });
+  }
+  return workload;
+}
+
+function noRun(id: string): SvcError {
+  return new SvcError('not_found', `there is no run ${id}: it ended (by its client, or after its idle timeout) or never existed.`, {
+    hint: 'Start a new one with POST /api/v1/runs.',
+  });
+}
+
+/** `promise`, or a rejection with `client_closed` once `signal` aborts. */
+function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(clientGone());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(clientGone());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+const clientGone = () => new SvcError('client_closed', 'the client went away while its call waited for the run to start.');
