@@ -5,10 +5,27 @@
  */
 import sade from 'sade';
 import { DEFAULT_PORT } from '../config/schema.js';
+import type { CommandContext } from './context.js';
 import { printError } from './output.js';
+import { splitRunArgs } from './run-args.js';
 
 const version = '0.1.0';
 const prog = sade('svc').version(version);
+
+type Flags = Record<string, unknown>;
+
+/** Runs a command with the process's context; its number (if any) is the exit code. */
+async function run(command: (context: CommandContext) => Promise<unknown>, options: { stoppable?: boolean } = {}): Promise<void> {
+  const { processContext } = await import('./context.js');
+  const code = await command(processContext(options));
+  if (typeof code === 'number') process.exitCode = code;
+}
+
+/** A flag's value as a string (mri turns `--name 123` into a number), undefined when absent. */
+function text(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === true || value === false) return undefined;
+  return Array.isArray(value) ? String(value.at(-1)) : String(value);
+}
 
 prog
   .command('serve <app_or_module>')
@@ -52,8 +69,218 @@ prog
     });
   });
 
+// Commands that talk to a server find it, and the token, as docs/cli.md "Which server, which token" says.
+
+prog
+  .command('login')
+  .describe('Sign in to a server: prints a link and a code; open the link, check the code matches, and approve. Saves the token in ~/.svc/credentials.json.')
+  .option('--server', 'The server to sign in to (default: SVC_SERVER, the saved server, else http://127.0.0.1:7420)')
+  .option('--no-browser', 'Print the link only; never open a browser (it opens only on a terminal anyway)')
+  .example('login --server https://svc.example.com')
+  .example('login --no-browser')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/login.js')).default(context, { server: text(flags.server), browser: flags.browser !== false }), { stoppable: true }));
+
+prog
+  .command('logout')
+  .describe('Sign out: revoke the saved token on its server when possible, and delete the credentials file.')
+  .example('logout')
+  .action(() => run(async (context) => (await import('./commands/logout.js')).default(context)));
+
+prog
+  .command('whoami')
+  .describe('Show the server, workspace, account and token svc uses, and where it found them.')
+  .option('--json', 'Print JSON', false)
+  .example('whoami')
+  .example('whoami --json')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/whoami.js')).default(context, { json: flags.json === true })));
+
+prog
+  .command('token')
+  .describe('Access tokens of your workspace: svc token create, svc token list, svc token revoke <id>.')
+  .example('token create --name ci --expires-in 30d')
+  .example('token list')
+  .action(() => prog.help('token'));
+
+prog
+  .command('token create')
+  .describe('Create an access token; its secret is printed once, alone on stdout.')
+  .option('-n, --name', 'A name to tell it by (e.g. ci)')
+  .option('--expires-in', 'Expire after this long: 30s, 15m, 12h, 30d, 2w (at most a year)')
+  .option('--expires-at', 'Expire at this ISO 8601 time, e.g. 2030-01-31T12:00:00Z')
+  .option('--json', 'Print the token with its secret as JSON', false)
+  .example('token create --name ci --expires-in 30d > ci-token.txt')
+  .example('token create --name laptop --expires-at 2030-01-31T12:00:00Z')
+  .action((flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/token.js')).tokenCreate(context, {
+        name: text(flags.name),
+        'expires-in': text(flags['expires-in']),
+        'expires-at': text(flags['expires-at']),
+        json: flags.json === true,
+      }),
+    ),
+  );
+
+prog
+  .command('token list')
+  .describe('List the live tokens of your workspace (never their secrets).')
+  .option('--json', 'Print JSON', false)
+  .example('token list')
+  .example('token list --json')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/token.js')).tokenList(context, { json: flags.json === true })));
+
+prog
+  .command('token revoke <id>')
+  .describe('Revoke a token by its id (tok_…): every request with it gets 401 from now on.')
+  .option('--json', 'Print JSON', false)
+  .example('token revoke tok_0f4c2a1b9e77')
+  .action((id: string, flags: Flags) => run(async (context) => (await import('./commands/token.js')).tokenRevoke(context, String(id), { json: flags.json === true })));
+
+prog
+  .command('deploy <app_or_module>')
+  .describe('Deploy an app (a .py file or a module name, optionally :<workload> for one workload) to the server, and print each URL.')
+  .option('--prune', 'Also remove the deployments the app no longer has (whole-app deploys only)', false)
+  .option('--json', 'Print {"app", "workloads": [{"name", "kind", "url"}]}', false)
+  .example('deploy examples/quickstart/app.py')
+  .example('deploy app:hello')
+  .example('deploy examples/quickstart/app.py --prune --json')
+  .action((target: string, flags: Flags) =>
+    run(async (context) => {
+      await (await import('./commands/deploy.js')).default(context, String(target), { prune: flags.prune === true, json: flags.json === true });
+    }),
+  );
+
+prog
+  .command('logs <app>')
+  .describe('Print the log lines of an app\'s deployments (or of <app>:<workload>), merged by time; --follow keeps printing new ones.')
+  .option('-f, --follow', 'Keep printing new lines until the deployment is deleted or Ctrl-C', false)
+  .option('--since', 'Only lines from this long ago (10m, 2h, 1d) or from this ISO 8601 time on')
+  .option('--json', 'Print one JSON object per line, with its workload', false)
+  .example('logs quickstart')
+  .example('logs quickstart:hello --follow')
+  .example('logs quickstart --since 10m --json')
+  .action((target: string, flags: Flags) =>
+    run(
+      async (context) =>
+        (await import('./commands/logs.js')).default(context, String(target), { follow: flags.follow === true, since: text(flags.since), json: flags.json === true }),
+      { stoppable: flags.follow === true },
+    ),
+  );
+
+prog
+  .command('app')
+  .describe('Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>.')
+  .example('app list')
+  .example('app pause quickstart')
+  .action(() => prog.help('app'));
+
+prog
+  .command('app list')
+  .describe('List the deployed apps of your workspace.')
+  .option('--json', 'Print JSON', false)
+  .example('app list')
+  .example('app list --json')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/app.js')).appList(context, { json: flags.json === true })));
+
+prog
+  .command('app pause <app>')
+  .describe('Pause an app: every deployment stops (requests in flight finish), definitions and URLs are kept; its URLs answer 503 app_paused.')
+  .option('--json', 'Print the app as JSON', false)
+  .example('app pause quickstart')
+  .action((app: string, flags: Flags) => run(async (context) => (await import('./commands/app.js')).appPause(context, String(app), { json: flags.json === true })));
+
+prog
+  .command('app resume <app>')
+  .describe('Resume a paused app: its deployments start again at their current versions.')
+  .option('--json', 'Print the app as JSON', false)
+  .example('app resume quickstart')
+  .action((app: string, flags: Flags) => run(async (context) => (await import('./commands/app.js')).appResume(context, String(app), { json: flags.json === true })));
+
+prog
+  .command('app delete <app>')
+  .describe('Delete an app and every deployment of it; its URLs answer 404. Asks first on a terminal; needs --yes elsewhere.')
+  .option('-y, --yes', 'Do not ask', false)
+  .option('--json', 'Print JSON', false)
+  .example('app delete quickstart')
+  .example('app delete quickstart --yes')
+  .action((app: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/app.js')).appDelete(context, String(app), { yes: flags.yes === true, json: flags.json === true })),
+  );
+
+prog
+  .command('deployment')
+  .describe('Deployments, one workload of an app each: svc deployment list, svc deployment stop <app>/<workload>, svc deployment delete <app>/<workload>.')
+  .example('deployment list --app quickstart')
+  .example('deployment stop quickstart/greet')
+  .action(() => prog.help('deployment'));
+
+prog
+  .command('deployment list')
+  .describe('List the deployments of your workspace with their status, containers and URLs.')
+  .option('--app', 'Only the deployments of this app')
+  .option('--json', 'Print JSON', false)
+  .example('deployment list')
+  .example('deployment list --app quickstart --json')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/deployment.js')).deploymentList(context, { app: text(flags.app), json: flags.json === true })));
+
+prog
+  .command('deployment stop <name>')
+  .describe('Stop one deployment (<app>/<workload> or <app>:<workload>): its URL answers 503 deployment_stopped until the workload is deployed again.')
+  .option('--json', 'Print the app as JSON', false)
+  .example('deployment stop quickstart/greet')
+  .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/deployment.js')).deploymentStop(context, String(name), { json: flags.json === true })));
+
+prog
+  .command('deployment delete <name>')
+  .describe('Delete one deployment (<app>/<workload> or <app>:<workload>): its containers and its URL go.')
+  .option('--json', 'Print JSON', false)
+  .example('deployment delete quickstart/greet')
+  .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/deployment.js')).deploymentDelete(context, String(name), { json: flags.json === true })));
+
+prog
+  .command('example')
+  .describe('Example projects the server ships: svc example list, svc example download <name>.')
+  .example('example list')
+  .example('example download asgi-fastapi')
+  .action(() => prog.help('example'));
+
+prog
+  .command('example list')
+  .describe('List the example projects, each with what it shows.')
+  .option('--json', 'Print JSON', false)
+  .example('example list')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/example.js')).exampleList(context, { json: flags.json === true })));
+
+prog
+  .command('example download <name>')
+  .describe('Download an example project into a new folder ./<name> (or --dir), ready for `svc serve app.py`.')
+  .option('-d, --dir', 'The folder to write it into (default ./<name>); it must be new or empty')
+  .option('-f, --force', 'Write into an existing folder that is not empty (files of the same name are replaced)', false)
+  .option('--json', 'Print {"name", "dir", "files"}', false)
+  .example('example download asgi-fastapi')
+  .example('example download realtime-chat --dir chat')
+  .action((name: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/example.js')).exampleDownload(context, String(name), { dir: text(flags.dir), force: flags.force === true, json: flags.json === true })),
+  );
+
+prog
+  .command('run <target>')
+  .describe('Run a function remotely: <module or file>:<function>, then its arguments, passed through as they are (--name value pairs included).')
+  .example('run examples/quickstart/app.py:square 12')
+  .example('run tools:resize photo.png --width 320 > resized.json')
+  .action(async (target: string, flags: Flags) => {
+    // Reached only without pass-through (`svc run -- <target> …`); `svc run <target> …` is split before sade (run-args.ts).
+    const args = ((flags._ as unknown[] | undefined) ?? []).map(String);
+    await (await import('./commands/run.js')).default(String(target), args);
+  });
+
 try {
-  await prog.parse(process.argv, { unknown: (flag: string) => `unknown option ${flag}` });
+  const runCall = splitRunArgs(process.argv.slice(2));
+  if (runCall !== null) await (await import('./commands/run.js')).default(runCall.target, runCall.args);
+  else {
+    // `--no-browser` (svc login) is mri's negation of `browser`, which must be a known option for it to be taken.
+    await prog.parse(process.argv, { unknown: (flag: string) => `unknown option ${flag}`, alias: { browser: [] } });
+  }
 } catch (error) {
   process.exitCode = printError(error);
 }

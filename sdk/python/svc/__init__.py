@@ -10,6 +10,9 @@ Declare an app and its workloads::
     def hello(name: str = "world") -> dict:
         return {"message": f"Hello, {name}!"}
 
+Run a function remotely with ``square.remote(3)``, call a served endpoint with
+``hello.request(name="Ada")``; failures raise the typed exceptions exported here.
+
 Reference: docs/sdk.md. The manifest the platform reads: docs/manifest.md.
 """
 
@@ -17,17 +20,52 @@ from ._app import App
 from ._autoscaler import Autoscaler
 from ._context import Context
 from ._image import Image
-from .exceptions import Error, InvalidOptionError
+from .exceptions import (
+    ConfigError,
+    Error,
+    ForbiddenError,
+    InvalidOptionError,
+    InvalidRequestError,
+    NotFoundError,
+    NotSignedInError,
+    ProjectError,
+    QueueFullError,
+    RemoteCallError,
+    RemoteError,
+    RemoteTraceback,
+    ServerUnreachableError,
+    StartFailedError,
+    TooManyRequestsError,
+    UnauthorizedError,
+    UnavailableError,
+    WorkerCrashedError,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "App",
     "Autoscaler",
+    "ConfigError",
     "Context",
     "Error",
+    "ForbiddenError",
     "Image",
     "InvalidOptionError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "NotSignedInError",
+    "ProjectError",
+    "QueueFullError",
+    "RemoteCallError",
+    "RemoteError",
+    "RemoteTraceback",
+    "ServerUnreachableError",
+    "StartFailedError",
+    "TooManyRequestsError",
+    "UnauthorizedError",
+    "UnavailableError",
+    "WorkerCrashedError",
     "__version__",
 ]
 

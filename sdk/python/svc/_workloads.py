@@ -1,8 +1,10 @@
 """Workload records and what the decorators hand back to the user.
 
 ``Workload`` is the frozen record an App keeps; ``FunctionHandle`` wraps a
-decorated function (plain call, ``.local``, ``.remote``); ``AsgiHandle`` wraps
-an ASGI application and stays a working ASGI application.
+decorated function (plain call, ``.local``, ``.remote``, ``.request``); ``AsgiHandle``
+wraps an ASGI application, stays a working ASGI application and adds ``.request``.
+The client behind ``.remote`` and ``.request`` (``svc._client``) is imported on first
+use, so declaring an app imports nothing of it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from . import _checks
 from ._hints import CONTEXT_PARAMETER
 from ._image import Image
 from ._options import DECORATORS
-from .exceptions import Error, InvalidOptionError
+from .exceptions import InvalidOptionError
 
 KINDS = ("function", "endpoint", "asgi", "realtime")
 
@@ -58,12 +60,29 @@ class FunctionHandle:
         return self.workload.target(*args, **kwargs)
 
     def remote(self, *args: Any, **kwargs: Any) -> Any:
-        """Not available from the SDK yet: always raises ``svc.Error``."""
-        raise Error(
-            f"{self.workload.name}.remote(): remote calls from Python are not available in this "
-            f"version of the svc SDK. Run it with `svc run <module>:{self.workload.name} <args...>`, "
-            "or deploy the app and call its URL; use .local() to run it in this process."
-        )
+        """Runs the function in a container of the svc server and returns its result.
+
+        Uploads the project (when the server lacks this version of it), starts a run of
+        the function (or reuses the one this process started), prints the lines the
+        function prints as they come, and returns its result or raises its exception.
+        The first call of a new image waits for the image to build. Only for
+        ``@app.function``; see docs/sdk.md, "Calling your code".
+        """
+        from ._client import call_remote
+
+        return call_remote(self.workload, args, kwargs)
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:
+        """Calls the endpoint at its URL with the function's arguments; returns the response.
+
+        Goes to the app's running preview when there is one, else to its deployment
+        (``target="deployed"`` or ``target="preview"`` picks one). The response has
+        ``status_code``, ``json()``, ``text``, ``headers``, ``ok`` and ``raise_for_status()``.
+        Only for ``@app.endpoint``; see docs/sdk.md, "Calling your code".
+        """
+        from ._client import endpoint_request
+
+        return endpoint_request(self.workload, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<svc {self.workload.kind} {self.workload.name!r}>"
@@ -81,6 +100,21 @@ class AsgiHandle:
 
     def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         return self.workload.target(scope, receive, send)
+
+    def request(self, method: str = "GET", path: str = "/", *, json: Any = None, data: Any = None,
+                headers: Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None,
+                target: str | None = None, timeout: float | None = None) -> Any:
+        """Sends one HTTP request to a route of the served ASGI app; returns the response.
+
+        ``path`` is the app's own route (``/items/3``); ``json`` a JSON body, ``data`` a form
+        (a dict) or raw body, ``params`` query parameters. Goes to the app's running preview
+        when there is one, else to its deployment (``target="deployed"`` or ``"preview"``
+        picks one). See docs/sdk.md, "Calling your code".
+        """
+        from ._client import asgi_request
+
+        return asgi_request(self.workload, method, path, json=json, data=data, headers=headers, params=params,
+                            target=target, timeout=timeout)
 
     def __getattr__(self, name: str) -> Any:
         if name == "workload":  # not set yet (copy, unpickling): no recursion

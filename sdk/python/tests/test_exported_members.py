@@ -5,7 +5,14 @@ from __future__ import annotations
 import svc
 from helpers import run_python
 
-PUBLIC = {"App", "Autoscaler", "Context", "Error", "Image", "InvalidOptionError", "__version__"}
+DEFINITIONS = {"App", "Autoscaler", "Context", "Image", "__version__"}
+EXCEPTIONS = {
+    "Error", "InvalidOptionError", "RemoteError", "UnauthorizedError", "NotSignedInError", "ForbiddenError",
+    "NotFoundError", "InvalidRequestError", "ConfigError", "ProjectError", "TooManyRequestsError", "QueueFullError",
+    "UnavailableError", "WorkerCrashedError", "StartFailedError", "RemoteCallError", "ServerUnreachableError",
+    "RemoteTraceback",
+}
+PUBLIC = DEFINITIONS | EXCEPTIONS
 
 
 def test_all_lists_exactly_the_public_surface():
@@ -22,7 +29,7 @@ def test_every_exported_member_exists_and_classes_belong_to_svc():
 
 def test_public_names_are_not_private_modules():
     public = {name for name in dir(svc) if not name.startswith("_")}
-    assert public - PUBLIC <= {"bundle", "exceptions", "manifest", "runtime"}  # submodules, once imported
+    assert public - PUBLIC <= {"bundle", "exceptions", "manifest", "run", "runtime"}  # submodules, once imported
 
 
 def test_version():
@@ -35,6 +42,24 @@ def test_error_hierarchy():
     assert issubclass(svc.Error, Exception)
 
 
+def test_every_exception_is_exported_from_svc_and_svc_exceptions():
+    import svc.exceptions
+
+    assert set(svc.exceptions.__all__) == EXCEPTIONS
+    for name in EXCEPTIONS:
+        assert getattr(svc, name) is getattr(svc.exceptions, name)
+
+
+def test_remote_error_hierarchy():
+    for name in EXCEPTIONS - {"Error", "InvalidOptionError", "RemoteError", "RemoteTraceback"}:
+        assert issubclass(getattr(svc, name), svc.RemoteError), name
+    assert issubclass(svc.RemoteError, svc.Error)
+    assert issubclass(svc.NotSignedInError, svc.UnauthorizedError)
+    assert issubclass(svc.QueueFullError, svc.TooManyRequestsError)
+    assert issubclass(svc.ServerUnreachableError, ConnectionError)
+    assert not issubclass(svc.RemoteTraceback, svc.Error)  # never raised on its own: a __cause__
+
+
 def test_the_sdk_manifest_and_asgi_app_import_without_uvicorn():
     # uvicorn lives only in image venvs; a finder that refuses it proves nothing here needs it.
     code = (
@@ -44,7 +69,7 @@ def test_the_sdk_manifest_and_asgi_app_import_without_uvicorn():
         "        if name.split('.')[0] in ('uvicorn', 'uvloop', 'httptools', 'websockets'):\n"
         "            raise ImportError('refused: ' + name)\n"
         "sys.meta_path.insert(0, Refuse())\n"
-        "import svc, svc.manifest, svc.manifest._cli, svc.runtime, svc.runtime.__main__\n"
+        "import svc, svc.manifest, svc.manifest._cli, svc.runtime, svc.runtime.__main__, svc._client, svc.run\n"
         "print('ok')\n"
     )
     result = run_python("-c", code)

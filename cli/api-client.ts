@@ -1,0 +1,242 @@
+/**
+ * A small typed client of the control-plane API (docs/api.md) for the CLI:
+ * a base URL and a bearer token, JSON in and out. svc's error bodies
+ * (`{"error": {code, message, hint}}`) become an SvcError with the same code,
+ * message and hint; a server that cannot be reached is `server_unreachable`
+ * naming the URL; anything that is not svc's answer is `unexpected_response`.
+ * `events()` reads a Server-Sent Events answer (the logs of a deployment).
+ *
+ * Requests use Node's fetch, except the `long` ones: a deploy (or a resume)
+ * answers once images are built and containers healthy, which can take longer
+ * than the 300 s fetch waits for an answer's headers, so those go through
+ * undici's fetch with an agent without header or body timeouts (loaded only
+ * then: it costs a CLI start a tenth of a second).
+ */
+import { errorCodes, SvcError, type ErrorCode } from '../core/errors.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface ApiClientOptions {
+  /** Base URL of the server, without a trailing slash. */
+  readonly server: string;
+  readonly token?: string;
+  /** Where the server URL came from (`SVC_SERVER`, a file): errors say it. */
+  readonly serverSource?: string;
+  /** Where the token came from: a 401 says it. */
+  readonly tokenSource?: string;
+}
+
+export interface RequestOptions {
+  /** Sent as JSON. */
+  readonly json?: unknown;
+  /** Sent as is (an upload). */
+  readonly body?: Uint8Array;
+  readonly headers?: Record<string, string>;
+  readonly signal?: AbortSignal;
+  /** The answer may take minutes (a deploy, a resume, an upload): no timeout. */
+  readonly long?: boolean;
+}
+
+/** One Server-Sent Event: its `event` field (`message` when absent) and its `data`. */
+export interface ServerEvent {
+  readonly event: string;
+  readonly data: string;
+}
+
+/** undici's fetch with an agent that waits as long as the server takes; loaded on first use. */
+let patientFetch: Promise<(url: string, init: RequestInit) => Promise<Response>> | undefined;
+
+function fetchWithoutTimeouts(): Promise<(url: string, init: RequestInit) => Promise<Response>> {
+  patientFetch ??= import('undici').then(({ Agent, fetch: undiciFetch }) => {
+    const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    return (url: string, init: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
+  });
+  return patientFetch;
+}
+
+export class ApiClient {
+  readonly server: string;
+  readonly #token: string | undefined;
+  readonly #serverSource: string | undefined;
+  readonly #tokenSource: string | undefined;
+
+  constructor(options: ApiClientOptions) {
+    this.server = options.server.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#serverSource = options.serverSource;
+    this.#tokenSource = options.tokenSource;
+  }
+
+  get<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    return this.json<T>('GET', path, options);
+  }
+
+  post<T>(path: string, json?: unknown, options: RequestOptions = {}): Promise<T> {
+    return this.json<T>('POST', path, json === undefined ? options : { ...options, json });
+  }
+
+  /** A DELETE answered 204. */
+  async delete(path: string, options: RequestOptions = {}): Promise<void> {
+    const response = await this.send('DELETE', path, options);
+    await response.body?.cancel().catch(() => undefined);
+  }
+
+  /** True on 2xx, false on 404 (`HEAD` has no body to say more). */
+  async exists(path: string, options: RequestOptions = {}): Promise<boolean> {
+    const response = await this.request('HEAD', path, options);
+    if (response.status === 404) return false;
+    if (response.ok) return true;
+    throw await this.errorOf(response, 'HEAD', path);
+  }
+
+  /** The request's JSON answer; an error answer thrown as SvcError. */
+  async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options);
+    const text = await response.text();
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw this.unexpected(response.status, method, path, text);
+    }
+  }
+
+  /** Sends the request; any status but 2xx becomes the SvcError the server meant. */
+  async send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const response = await this.request(method, path, options);
+    if (response.ok) return response;
+    throw await this.errorOf(response, method, path);
+  }
+
+  /** Sends the request and answers whatever the server answered (only network failures throw). */
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    if (this.#token !== undefined) headers['Authorization'] = `Bearer ${this.#token}`;
+    let body: string | Uint8Array | undefined = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['Content-Type'] = 'application/json';
+    }
+    try {
+      const send = options.long ? await fetchWithoutTimeouts() : fetch;
+      return await send(`${this.server}${path}`, { method, headers, body, signal: options.signal });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw this.unreachable(error);
+    }
+  }
+
+  /**
+   * Opens `path` as a Server-Sent Events stream and yields each event until
+   * the stream ends or `signal` aborts (then it returns quietly). Comments
+   * (`: ping`) are skipped.
+   */
+  async *events(path: string, signal?: AbortSignal): AsyncGenerator<ServerEvent> {
+    let response: Response;
+    try {
+      response = await this.send('GET', path, { headers: { Accept: 'text/event-stream' }, signal });
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error;
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.startsWith('text/event-stream')) throw this.unexpected(response.status, 'GET', path, await response.text());
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body!) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true }).replace(/\r\n?/g, '\n');
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event = parseEvent(block);
+          if (event !== null) yield event;
+        }
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw new SvcError('server_unreachable', `lost the connection to the svc server at ${this.server} while reading ${path}: ${(error as Error).message}.`, {
+        hint: 'Run the command again once the server is back.',
+        cause: error,
+      });
+    }
+  }
+
+  /** The SvcError an error answer stands for. */
+  async errorOf(response: Response, method: string, path: string): Promise<SvcError> {
+    const text = method === 'HEAD' ? '' : await response.text().catch(() => '');
+    return this.errorFrom(response.status, text, method, path);
+  }
+
+  /** The SvcError an error answer (its status and body text) stands for. */
+  errorFrom(status: number, text: string, method: string, path: string): SvcError {
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const error = (parsed as { error?: unknown } | undefined)?.error;
+    if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string') {
+      const { code, message, hint, details } = error as { code: string; message: string; hint?: unknown; details?: unknown };
+      const known = code in errorCodes;
+      const serverHint = typeof hint === 'string' ? hint : undefined;
+      return new SvcError(known ? (code as ErrorCode) : 'internal', known ? message : `${message} (${code})`, {
+        hint: this.hintFor(code, serverHint),
+        details,
+        status,
+      });
+    }
+    // HEAD has no body: say what its status means.
+    if (method === 'HEAD' && (status === 401 || status === 403)) {
+      return new SvcError(status === 401 ? 'unauthorized' : 'forbidden', `${this.server} refused the token (${status}).`, { hint: this.hintFor('unauthorized', undefined) });
+    }
+    return this.unexpected(status, method, path, text);
+  }
+
+  private hintFor(code: string, serverHint: string | undefined): string | undefined {
+    if (code !== 'unauthorized' || this.#tokenSource === undefined) return serverHint;
+    return `The token from ${this.#tokenSource} was refused (revoked, expired, or of another server): run \`svc login\`, or set SVC_TOKEN to a valid token.`;
+  }
+
+  private unexpected(status: number, method: string, path: string, text: string): SvcError {
+    const start = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+    return new SvcError('unexpected_response', `${method} ${this.server}${path} answered ${status} with something that is not svc's API${start === '' ? '' : `: ${start}`}`, {
+      hint: `Check that ${this.server}${this.#serverSource ? ` (from ${this.#serverSource})` : ''} is the base URL of an svc server.`,
+      details: { status },
+    });
+  }
+
+  private unreachable(error: unknown): SvcError {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code === 'ECONNREFUSED' ? 'connection refused'
+      : cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN' ? 'unknown host'
+      : cause?.code ?? cause?.message ?? (error as Error).message;
+    const from = this.#serverSource ? ` (from ${this.#serverSource})` : '';
+    return new SvcError('server_unreachable', `cannot reach the svc server at ${this.server}${from}: ${why}.`, {
+      hint: 'Start one on this machine with `svc server`, or point SVC_SERVER at yours (or sign in to it: `svc login --server <URL>`).',
+      cause: error,
+      details: { server: this.server },
+    });
+  }
+}
+
+/** One SSE block (RFC: lines `field: value`; several `data` lines join with newlines); null for a comment-only block. */
+export function parseEvent(block: string): ServerEvent | null {
+  let event = 'message';
+  const data: string[] = [];
+  let any = false;
+  for (const line of block.split('\n')) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+    else continue;
+    any = true;
+  }
+  return any ? { event, data: data.join('\n') } : null;
+}

@@ -1,0 +1,116 @@
+/**
+ * `svc deploy <app_or_module>[:<workload>] [--prune] [--json]`: reads the
+ * app's manifest (Python imports it), bundles its project folder, uploads
+ * the bundle unless the server has it (`HEAD /api/v1/bundles/:sha256`, then
+ * `POST /api/v1/bundles`), and deploys (`POST /api/v1/apps/:app/deployments`).
+ * Progress goes to stderr; stdout gets each deployed workload's name and
+ * stable URL, or with --json exactly
+ * `{"app", "workloads": [{"name", "kind", "url"}]}`.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { AppView } from '../../core/api/app-view.js';
+import { createBundle } from '../../core/bundles/create.js';
+import { formatBytes } from '../../core/bundles/format.js';
+import { SvcError } from '../../core/errors.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import type { Workload } from '../../core/workload/types.js';
+import { API_PREFIX } from '../api-client.js';
+import { connect, type CommandContext } from '../context.js';
+import { parseDeployTarget } from '../names.js';
+import { startSpinner } from '../spinner.js';
+import { formatTable } from '../table.js';
+import { appPath } from './app.js';
+
+export interface DeployFlags {
+  readonly prune?: boolean;
+  readonly json?: boolean;
+}
+
+/** What `--json` prints, exactly. */
+export interface DeployResult {
+  readonly app: string;
+  readonly workloads: { readonly name: string; readonly kind: string; readonly url: string | null }[];
+}
+
+export default async function deploy(context: CommandContext, appOrModule: string, flags: DeployFlags = {}): Promise<DeployResult> {
+  const { out } = context;
+  const { target, workload: wanted } = parseDeployTarget(appOrModule);
+  if (flags.prune && wanted !== null) {
+    throw new SvcError('usage_invalid', `--prune removes the deployments the app no longer has, so it deploys the whole app; it cannot go with one workload (:${wanted}).`, {
+      hint: `Run \`svc deploy ${target} --prune\` for the whole app.`,
+    });
+  }
+  // Before Python runs: no token, no point in reading the app.
+  const { client } = await connect(context);
+
+  out.step(`reading ${target}`);
+  const manifest = await loadManifest({ target, cwd: context.cwd, python: context.env.SVC_PYTHON });
+  for (const line of manifest.logs) out.log('import', line);
+  const { spec } = manifest;
+  const workload = wanted === null ? null : findWorkload(spec.workloads, wanted, spec.name);
+  out.done(`app ${spec.name}: ${spec.workloads.length} workload${spec.workloads.length === 1 ? '' : 's'}`);
+
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-deploy-'));
+  try {
+    out.step(`bundling ${manifest.root}`);
+    const bundle = await createBundle(manifest.root, { out: path.join(dir, 'bundle.tar.gz'), python: context.env.SVC_PYTHON });
+    for (const warning of bundle.warnings) out.warn(`bundle: ${warning}`);
+    out.done(`bundle ${bundle.sha256.slice(0, 12)}: ${bundle.files} file${bundle.files === 1 ? '' : 's'}, ${formatBytes(bundle.size)}`);
+
+    if (await client.exists(`${API_PREFIX}/bundles/${bundle.sha256}`)) {
+      out.done(`${client.server} has this bundle already: nothing to upload`);
+    } else {
+      out.step(`uploading ${formatBytes(bundle.size)} to ${client.server}`);
+      const bytes = await readFile(bundle.path);
+      await client.send('POST', `${API_PREFIX}/bundles`, {
+        body: bytes,
+        headers: { 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
+        long: true,
+      }).then((response) => response.body?.cancel());
+      out.done('uploaded');
+    }
+
+    const started = Date.now();
+    const what = workload === null ? spec.name : `${spec.name}/${workload.name}`;
+    const spinner = startSpinner(out, context.stderr, `deploying ${what} (the server answers once it serves; a first image build takes a while)…`);
+    let view: AppView;
+    try {
+      view = await client.post<AppView>(`${appPath(spec.name)}/deployments`, {
+        manifest: manifest.raw,
+        bundle: bundle.sha256,
+        ...(workload === null ? {} : { workload: workload.name }),
+        ...(flags.prune ? { prune: true } : {}),
+      }, { long: true });
+    } finally {
+      spinner.stop();
+    }
+    out.done(`deployed ${what} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    for (const warning of view.warnings) out.warn(warning);
+
+    const names = new Set(workload === null ? spec.workloads.map((w) => w.name) : [workload.name]);
+    const deployed = view.deployments.filter((d) => names.has(d.workload));
+    const result: DeployResult = { app: view.name, workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })) };
+    if (flags.json) out.result(JSON.stringify(result, null, 2));
+    else {
+      const { dim } = out.color;
+      const rows = deployed.map((d) => [d.workload, d.urls.path ?? dim(d.kind === 'function' ? `(a function: no URL; call it with svc run ${target}:${d.workload})` : '(no URL)')]);
+      for (const line of formatTable(['', ''], rows).slice(1)) out.result(line);
+    }
+    return result;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The workload `wanted` names: its name, or its Python function's (`say_hello` for `say-hello`). */
+function findWorkload(workloads: readonly Workload[], wanted: string, app: string): Workload {
+  const found = workloads.find((w) => w.name === wanted) ?? workloads.find((w) => w.handler === wanted);
+  if (found === undefined) {
+    throw new SvcError('usage_invalid', `the app ${app} has no workload ${JSON.stringify(wanted)}; it has ${workloads.map((w) => w.name).join(', ')}.`, {
+      hint: 'Name a workload as the app defines it, or leave out :<workload> to deploy the whole app.',
+    });
+  }
+  return found;
+}

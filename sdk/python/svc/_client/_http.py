@@ -1,0 +1,156 @@
+"""A small HTTP client on ``http.client``: the SDK stays free of third-party packages.
+
+One connection per request (calls are long and few; the server is often on this
+machine), with a connect timeout and an optional read timeout: a remote call may
+wait minutes for its image, so its answer is read without one. Streamed answers
+(a call's NDJSON frames, a log follow) are read line by line as they arrive, and
+can be cut from another thread with ``Stream.close()``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import ssl
+from dataclasses import dataclass
+from typing import IO, Any, Mapping, Union
+from urllib.parse import urlsplit
+
+from .. import __version__
+from ..exceptions import ConfigError, ServerUnreachableError
+from ._credentials import Credentials
+from ._errors import error_from_answer
+
+USER_AGENT = f"svc-python/{__version__}"
+CONNECT_TIMEOUT = 10.0
+Body = Union[bytes, IO[bytes], None]
+"""A request body: bytes, or a binary file read as it is sent (give its Content-Length)."""
+API_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A whole answer: status, headers (names lower-cased) and body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    url: str
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+class Stream:
+    """An answer read as it arrives; ``close()`` may be called from any thread."""
+
+    def __init__(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
+        self._connection = connection
+        self.response = response
+        self.status = response.status
+        self.headers = {name.lower(): value for name, value in response.getheaders()}
+
+    def readline(self) -> bytes:
+        """The next line (with its line break), b"" at the end or once closed."""
+        try:
+            return self.response.readline()
+        except (OSError, ValueError, http.client.HTTPException, AttributeError):
+            return b""
+
+    def read(self) -> bytes:
+        return self.response.read()
+
+    def close(self) -> None:
+        sock = self._connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked in readline()
+            except OSError:
+                pass
+        self._connection.close()
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _connection(url: str, where: str, connect_timeout: float) -> tuple[http.client.HTTPConnection, str]:
+    """A connection to the host of ``url`` and the path (with query) to request."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{url!r} ({where}) is not an http:// or https:// URL",
+                          hint="Set SVC_SERVER to the server's base URL, such as http://127.0.0.1:7420.")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ConfigError(f"{url!r} ({where}) has an invalid port") from None
+    connection: http.client.HTTPConnection
+    if parts.scheme == "https":
+        connection = http.client.HTTPSConnection(parts.hostname, port, timeout=connect_timeout,
+                                                 context=ssl.create_default_context())
+    else:
+        connection = http.client.HTTPConnection(parts.hostname, port, timeout=connect_timeout)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return connection, target
+
+
+def open_url(method: str, url: str, *, body: Body = None, headers: Mapping[str, str] | None = None,
+             timeout: float | None = API_TIMEOUT, where: str = "the svc server") -> Stream:
+    """Sends a request and returns its answer unread; ServerUnreachableError when nobody answers."""
+    connection, target = _connection(url, where, CONNECT_TIMEOUT)
+    sent = {"User-Agent": USER_AGENT, **(headers or {})}
+    try:
+        connection.connect()
+        assert connection.sock is not None
+        connection.sock.settimeout(timeout)
+        connection.request(method, target, body=body, headers=sent)
+        response = connection.getresponse()
+    except (OSError, http.client.HTTPException) as error:
+        connection.close()
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        raise ServerUnreachableError(
+            f"cannot reach {where} at {url.split('?')[0]}: {reason}",
+            hint="Is `svc server` running there? Check SVC_SERVER, or the server `svc login` saved.",
+        ) from None
+    return Stream(connection, response)
+
+
+class Api:
+    """The control-plane API (``/api/v1``) of one server, as one caller."""
+
+    def __init__(self, credentials: Credentials) -> None:
+        self.credentials = credentials
+        self.server = credentials.server
+        self.where = f"the svc server (from {credentials.server_from})"
+
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.credentials.token}"}
+
+    def url(self, path: str) -> str:
+        return f"{self.server}/api/v1{path}"
+
+    def open(self, method: str, path: str, *, body: Body = None, headers: Mapping[str, str] | None = None,
+             timeout: float | None = API_TIMEOUT) -> Stream:
+        """An API request whose answer is read by the caller (status not checked)."""
+        return open_url(method, self.url(path), body=body, headers={**self.auth(), **(headers or {})},
+                        timeout=timeout, where=self.where)
+
+    def request(self, method: str, path: str, *, json_body: Any = None, body: Body = None,
+                headers: Mapping[str, str] | None = None, timeout: float | None = API_TIMEOUT,
+                ok: tuple[int, ...] = (200, 201, 204)) -> Answer:
+        """An API request read whole; the typed exception of its error code unless its status is in ``ok``."""
+        sent = dict(headers or {})
+        if json_body is not None:
+            body = json.dumps(json_body).encode("utf-8")
+            sent["Content-Type"] = "application/json"
+        with self.open(method, path, body=body, headers=sent, timeout=timeout) as stream:
+            try:
+                data = stream.read()
+            except (OSError, http.client.HTTPException) as error:
+                raise ServerUnreachableError(f"{self.where} stopped answering {method} {path}: {error}") from None
+        if stream.status not in ok:
+            raise error_from_answer(stream.status, data, f"{method} /api/v1{path}")
+        return Answer(stream.status, stream.headers, data, self.url(path))

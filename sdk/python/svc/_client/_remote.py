@@ -1,0 +1,257 @@
+"""``<function>.remote(...)``: run the function in a container of the svc server and return its result.
+
+One call: find the project (``_project``), upload its bundle unless the server has it (``GET /api/v1/bundles/:sha256``),
+start a run of the function or reuse the one this process started for the same server,
+app, function and bundle, send the pickled call and read its NDJSON frames as they
+come: each ``log`` frame is printed here at once (stdout lines to ``sys.stdout``, stderr
+lines to ``sys.stderr``), then the result is unpickled and returned, or the remote
+exception raised. Runs this process started are deleted when it exits.
+
+A remote exception is raised as itself when its pickle loads here, with the remote
+traceback as its ``__cause__`` (a ``svc.RemoteTraceback``: Python prints it above the
+local traceback); otherwise as ``svc.RemoteCallError`` with type, message and traceback.
+An error frame with a ``code`` (``worker_crashed``: the container died) raises that
+code's exception.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import binascii
+import json
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .._workloads import Workload
+from ..exceptions import (
+    Error,
+    NotFoundError,
+    RemoteCallError,
+    RemoteError,
+    RemoteTraceback,
+    ServerUnreachableError,
+    StartFailedError,
+)
+from . import _pickles
+from ._credentials import find_credentials
+from ._errors import error_for, error_from_answer
+from ._http import Api, open_url
+from ._progress import BuildProgress
+from ._project import Bundle, Project, project_of
+
+CALL_CONTENT_TYPE = "application/vnd.svc.call+pickle"
+END_TIMEOUT = 3.0
+
+Echo = Callable[[str, str], None]
+
+
+def echo_locally(stream: str, line: str) -> None:
+    """Prints a remote line where the function printed it: stdout or stderr of this process."""
+    out = sys.stderr if stream == "stderr" else sys.stdout
+    out.write(line + "\n")
+    out.flush()
+
+
+@dataclass(frozen=True)
+class _Run:
+    id: str
+    api: Api
+
+
+_runs: dict[tuple[str, ...], _Run] = {}
+_uploaded: set[tuple[str, str, str]] = set()
+_lock = threading.Lock()
+_exit_hook = False
+
+
+def call_remote(workload: Workload, args: tuple[Any, ...], kwargs: dict[str, Any], *,
+                project: Project | None = None, echo: Echo = echo_locally,
+                show_build: Callable[[str], None] | None = None) -> Any:
+    """Runs ``workload`` (a function) remotely with these arguments; its result or its exception."""
+    if workload.kind != "function":
+        how = "its .request()" if workload.kind in ("endpoint", "asgi") else "a WebSocket"
+        raise TypeError(
+            f"{workload.name} is {'an' if workload.kind[0] in 'aeiou' else 'a'} {workload.kind}: .remote() runs "
+            f"functions (@app.function); call {workload.name} at its URL with {how}."
+        )
+    project = project if project is not None else project_of(workload)
+    api = Api(find_credentials())
+    bundle = project.bundle()
+    _upload(api, bundle)
+    body = _pickles.dump_call(args, kwargs, project.script_entry)
+    key = (api.server, api.credentials.token, project.app, workload.name, bundle.sha256)
+    for attempt in range(2):
+        if attempt == 1:  # the server may have lost what it had (a restart on another data dir): check again
+            _uploaded.discard((api.server, api.credentials.token, bundle.sha256))
+            _upload(api, bundle)
+        run, created = _run_for(key, api, project, workload, bundle)
+        progress = _progress(api, run.id, workload.name, show_build) if created else None
+        try:
+            return _call(run, body, project, echo, progress)
+        except NotFoundError:
+            # A run this process reused ended meanwhile (idle timeout, a restart of the server): start anew, once.
+            with _lock:
+                if _runs.get(key) is run:
+                    del _runs[key]
+            if created or attempt == 1:
+                raise
+        except StartFailedError:
+            _forget(key, run)  # a failed run stays failed: the next call starts a new one
+            raise
+        finally:
+            if progress is not None:
+                progress.stop()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _progress(api: Api, run_id: str, function: str, show: Callable[[str], None] | None) -> BuildProgress:
+    return BuildProgress(api, run_id, function) if show is None else BuildProgress(api, run_id, function, show)
+
+
+def _upload(api: Api, bundle: Bundle) -> None:
+    """Uploads the bundle unless this process already did or the server has it."""
+    key = (api.server, api.credentials.token, bundle.sha256)
+    if key in _uploaded:
+        return
+    # GET rather than HEAD: an error (a refused token, say) then comes with its message.
+    held = api.request("GET", f"/bundles/{bundle.sha256}", ok=(200, 404))
+    if held.status == 404:
+        with open(bundle.path, "rb") as handle:  # streamed from the file, not read into memory
+            api.request("POST", "/bundles", body=handle, timeout=None, headers={
+                "Content-Type": "application/gzip", "Content-Length": str(bundle.size), "X-Bundle-Sha256": bundle.sha256})
+    _uploaded.add(key)
+
+
+def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workload, bundle: Bundle) -> tuple[_Run, bool]:
+    """The run this process holds for ``key``, or a new one (then ``True``)."""
+    global _exit_hook
+    with _lock:
+        run = _runs.get(key)
+        if run is not None:
+            return run, False
+        answer = api.request("POST", "/runs", json_body={
+            "manifest": project.manifest, "bundle": bundle.sha256, "function": workload.name})
+        run = _Run(answer.json()["run"]["id"], api)
+        _runs[key] = run
+        if not _exit_hook:
+            atexit.register(end_runs)
+            _exit_hook = True
+        return run, True
+
+
+def _forget(key: tuple[str, ...], run: _Run) -> None:
+    with _lock:
+        if _runs.get(key) is run:
+            del _runs[key]
+    _end(run)
+
+
+def _end(run: _Run) -> None:
+    try:
+        open_url("DELETE", run.api.url(f"/runs/{run.id}"), headers=run.api.auth(), timeout=END_TIMEOUT,
+                 where=run.api.where).close()
+    except Exception:  # the server is gone, or the run is: either way nothing is left to end
+        pass
+
+
+def end_runs() -> None:
+    """Deletes every run this process started (at exit; errors ignored)."""
+    with _lock:
+        runs = list(_runs.values())
+        _runs.clear()
+    threads = [threading.Thread(target=_end, args=(run,), daemon=True) for run in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(END_TIMEOUT + 1)
+
+
+def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildProgress | None) -> Any:
+    api = run.api
+    stream = api.open("POST", f"/runs/{run.id}/calls", body=body, timeout=None,
+                      headers={"Content-Type": CALL_CONTENT_TYPE, "Accept": "application/x-ndjson"})
+    with stream:
+        if stream.status != 200:
+            error = error_from_answer(stream.status, stream.read(), f"the call of run {run.id}")
+            if progress is not None:
+                progress.stop()
+                if isinstance(error, StartFailedError):
+                    progress.show_rest()
+            raise error
+        first = True
+        while True:
+            raw = stream.readline()
+            if not raw:
+                raise ServerUnreachableError(f"the connection to {api.where} broke during the call of run {run.id}, "
+                                             "before its result", hint="Is the server still running?")
+            if not raw.strip():
+                continue
+            if first and progress is not None:
+                progress.stop()
+            first = False
+            frame = _frame(raw)
+            kind = frame.get("type")
+            if kind == "log":
+                echo(str(frame.get("stream", "stdout")), str(frame.get("line", "")))
+            elif kind == "result":
+                return _result(frame, project)
+            elif kind == "error":
+                raise_remote(frame, project.script_entry)
+
+
+def _frame(raw: bytes) -> dict[str, Any]:
+    try:
+        frame = json.loads(raw)
+    except ValueError:
+        raise RemoteError(f"the server sent a frame that is not JSON: {raw[:200]!r}") from None
+    if not isinstance(frame, dict):
+        raise RemoteError(f"the server sent a frame that is not an object: {raw[:200]!r}")
+    return frame
+
+
+def _result(frame: dict[str, Any], project: Project) -> Any:
+    try:
+        data = base64.b64decode(frame.get("pickle") or "", validate=True)
+        return _pickles.loads(data, project.script_entry)
+    except (binascii.Error, ValueError) as error:
+        raise RemoteError(f"the call's result frame holds no valid pickle: {error}") from None
+    except Exception as error:
+        raise Error(
+            f"the remote result cannot be unpickled here: {type(error).__name__}: {error}. Return values whose "
+            "classes this process can import (the standard library, your project, packages installed here too)."
+        ) from error
+
+
+def raise_remote(frame: dict[str, Any], script_entry: str | None = None) -> None:
+    """Raises the exception an ``error`` frame describes."""
+    description = str(frame.get("exception") or "Exception")
+    code = frame.get("code")
+    if isinstance(code, str) and code:
+        prefix = f"{code}: "
+        message = description[len(prefix):] if description.startswith(prefix) else description
+        raise error_for(code, message)
+    remote_traceback = frame.get("traceback") if isinstance(frame.get("traceback"), str) else None
+    exception = _unpickled_exception(frame.get("pickle"), script_entry)
+    if exception is not None:
+        if remote_traceback:
+            raise exception from RemoteTraceback(remote_traceback)
+        raise exception
+    type_name, _, message = description.partition(": ")
+    raise RemoteCallError(description, type=type_name if message else None, traceback=remote_traceback)
+
+
+def _unpickled_exception(encoded: Any, script_entry: str | None) -> Exception | None:
+    """The remote exception, when it comes pickled, loads here and is an ordinary Exception.
+
+    SystemExit and KeyboardInterrupt are not re-raised: the remote function exited, not this process.
+    """
+    if not isinstance(encoded, str) or not encoded:
+        return None
+    try:
+        exception = _pickles.loads(base64.b64decode(encoded), script_entry)
+    except Exception:
+        return None
+    return exception if isinstance(exception, Exception) else None

@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../../core/paths.js';
+import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
+
+const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
+
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Every command `--help` must show with an example. */
+const COMMANDS = [
+  'serve', 'server', 'login', 'logout', 'whoami', 'token', 'token create', 'token list', 'token revoke', 'deploy', 'logs',
+  'app', 'app list', 'app pause', 'app resume', 'app delete', 'deployment', 'deployment list', 'deployment stop', 'deployment delete', 'run', 'example', 'example list', 'example download',
+];
+
+/**
+ * The svc CLI as people run it: `node dist/cli/index.js …` child processes
+ * against a real `svc server` child process. Signs in by the device flow
+ * (approved through the API, as the dashboard will), deploys the quickstart,
+ * calls it with the saved token, and takes it through pause, resume, stop and
+ * delete; checks exit codes, what goes to stdout and what to stderr, and that
+ * --json parses. The tests run in order.
+ */
+describe('svc CLI against svc server (command line)', function () {
+  this.timeout(180_000);
+  let server: ChildProcess;
+  let url: string;
+  let dataDir: string;
+  let owner: string;
+  let env: NodeJS.ProcessEnv;
+  let greetUrl: string;
+  let token: string;
+
+  /** Runs the CLI to its end (stdin is not a terminal). */
+  const svc = (...args: string[]): Promise<Ran> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [cli, ...args], { env, cwd: packageRoot }, (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
+      });
+    });
+
+  before(async () => {
+    dataDir = tempDir('svc-cli-server-');
+    const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
+    // No SVC_SERVER/SVC_TOKEN, an empty config dir, no local owner token: only `svc login` can sign the CLI in.
+    env = { ...inherited, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', SVC_CONFIG_DIR: tempDir('svc-cli-config-'), SVC_DATA_DIR: tempDir('svc-cli-nodata-') };
+    server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], { env: { ...env, SVC_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    url = await new Promise<string>((resolve, reject) => {
+      server.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        if (found && out.endsWith('\n\n')) resolve(found);
+      });
+      server.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      server.once('exit', (code) => reject(new Error(`svc server exited with ${code} before listening:\n${err}`)));
+    });
+    owner = readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
+  });
+
+  after(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('is not signed in at first: exit 1, the error and its hint on stderr, nothing on stdout', async () => {
+    const ran = await svc('app', 'list');
+    assert.equal(ran.code, 1);
+    assert.equal(ran.stdout, '');
+    assert.match(ran.stderr, /✗ svc found no token/);
+    assert.match(ran.stderr, /svc login/);
+  });
+
+  it('svc login: prints the link and code on stderr, gets a token once approved through the API, and saves it', async () => {
+    const child = spawn(process.execPath, [cli, 'login', '--server', url, '--no-browser'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const userCode = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const found = /code: ([A-Z]{4}-[A-Z]{4})/.exec(stderr)?.[1];
+        if (found) resolve(found);
+      });
+      child.once('exit', (code) => reject(new Error(`svc login exited with ${code}:\n${stderr}`)));
+    });
+    assert.ok(stderr.includes(`${url}/device?user_code=${userCode}`), stderr);
+    const approved = await fetch(`${url}/api/v1/device/approve`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ user_code: userCode }),
+    });
+    assert.equal(approved.status, 200);
+    assert.equal(await exited, 0, stderr);
+    assert.match(stdout, /^Signed in to http:\/\/127\.0\.0\.1:\d+ as acc_\w+ \(owner\) in workspace default\.\n$/);
+    assert.ok(!stdout.includes(userCode));
+    const saved = JSON.parse(readFileSync(path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), 'utf8'));
+    assert.equal(saved.server, url);
+    token = saved.token;
+
+    const who = await svc('whoami', '--json');
+    assert.equal(who.code, 0, who.stderr);
+    assert.deepEqual({ ...JSON.parse(who.stdout), subject: undefined, tokenId: undefined }, {
+      server: url, workspace: 'default', role: 'owner', subject: undefined, tokenId: undefined,
+      sources: { server: path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), token: path.join(env.SVC_CONFIG_DIR!, 'credentials.json') },
+    });
+  });
+
+  it('svc deploy --json: exactly the app and its workloads on stdout, progress on stderr; the URL answers with the saved token', async () => {
+    const ran = await svc('deploy', path.relative(packageRoot, quickstartApp), '--json');
+    assert.equal(ran.code, 0, ran.stderr);
+    const result = JSON.parse(ran.stdout);
+    assert.deepEqual(Object.keys(result), ['app', 'workloads']);
+    assert.equal(result.app, 'quickstart');
+    assert.deepEqual(result.workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]).sort(), [['greet', 'endpoint'], ['hello', 'endpoint'], ['square', 'function']]);
+    for (const step of [/reading examples\/quickstart\/app\.py/, /bundle [0-9a-f]{12}/, /uploaded/, /deployed quickstart in/]) assert.match(ran.stderr, step);
+    greetUrl = result.workloads.find((w: { name: string }) => w.name === 'greet').url;
+    assert.equal(greetUrl, `${url}/default/quickstart/greet/greet`);
+    assert.equal(result.workloads.find((w: { name: string }) => w.name === 'square').url, null);
+
+    const greeted = await greet();
+    assert.deepEqual(greeted, { status: 200, body: { message: 'Hello, Ada.', length: 11 } });
+
+    // Without --json, stdout is just each workload and its URL.
+    const text = await svc('deploy', `${path.relative(packageRoot, quickstartApp)}:greet`);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(text.stdout, `greet  ${greetUrl}\n`);
+  });
+
+  it('lists the app and its deployments, as tables and as JSON', async () => {
+    const apps = await svc('app', 'list', '--json');
+    assert.equal(apps.code, 0, apps.stderr);
+    assert.deepEqual(JSON.parse(apps.stdout).apps.map((a: { name: string }) => a.name), ['quickstart']);
+    const table = await svc('deployment', 'list', '--app', 'quickstart');
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^NAME +KIND +STATUS +CONTAINERS +URL\n/);
+    assert.ok(table.stdout.includes(greetUrl), table.stdout);
+    const logs = await svc('logs', 'quickstart', '--json');
+    assert.equal(logs.code, 0, logs.stderr);
+    const lines = logs.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    assert.ok(lines.some((line) => line.workload === 'greet') && lines.some((line) => line.workload === 'hello'), logs.stdout);
+  });
+
+  it('pause (503 app_paused), resume (200), deployment stop (503 deployment_stopped)', async () => {
+    const paused = await svc('app', 'pause', 'quickstart');
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.match(paused.stdout, /quickstart\/greet +endpoint +paused/);
+    assert.match(paused.stderr, /paused quickstart/);
+    assert.equal((await greet()).status, 503);
+
+    const resumed = await svc('app', 'resume', 'quickstart', '--json');
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(JSON.parse(resumed.stdout).paused, false);
+    assert.equal((await greet()).status, 200);
+
+    const stopped = await svc('deployment', 'stop', 'quickstart/greet');
+    assert.equal(stopped.code, 0, stopped.stderr);
+    const after = await greet();
+    assert.deepEqual([after.status, (after.body as { error: { code: string } }).error.code], [503, 'deployment_stopped']);
+  });
+
+  it('errors exit 1 with the server\'s message on stderr and nothing on stdout', async () => {
+    const ran = await svc('app', 'pause', 'nope');
+    assert.equal(ran.code, 1);
+    assert.equal(ran.stdout, '');
+    assert.match(ran.stderr, /✗ no app nope in workspace default/);
+    const usage = await svc('deployment', 'stop', 'quickstart');
+    assert.equal(usage.code, 1);
+    assert.match(usage.stderr, /<app>\/<workload>/);
+  });
+
+  it('app delete refuses without --yes when not on a terminal, and deletes with it: the URL answers 404', async () => {
+    const refused = await svc('app', 'delete', 'quickstart');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /--yes/);
+    assert.equal((await svc('app', 'list', '--json')).stdout.includes('quickstart'), true);
+    const deleted = await svc('app', 'delete', 'quickstart', '--yes');
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal((await greet()).status, 404);
+  });
+
+  it('token create prints only the secret on stdout', async () => {
+    const ran = await svc('token', 'create', '--name', 'ci', '--expires-in', '1d');
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /^svc_[0-9A-Za-z]{40}\n$/);
+    assert.match(ran.stderr, /created the token tok_[0-9a-f]{12} "ci"/);
+  });
+
+  it('logout revokes the token and deletes the credentials file', async () => {
+    const ran = await svc('logout');
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stderr, /revoked the token tok_/);
+    assert.equal(existsSync(path.join(env.SVC_CONFIG_DIR!, 'credentials.json')), false);
+    const who = await fetch(`${url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(who.status, 401);
+  });
+
+  it('every command has --help with Examples', async () => {
+    for (const command of COMMANDS) {
+      const ran = await svc(...command.split(' '), '--help');
+      assert.equal(ran.code, 0, `${command}: ${ran.stderr}`);
+      assert.match(ran.stdout, /Examples\n {4}\$ svc /, `svc ${command} --help:\n${ran.stdout}`);
+    }
+  });
+
+  async function greet(): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(greetUrl, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Ada' }),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+});
