@@ -6,6 +6,8 @@ import { packageRoot } from '../../core/paths.js';
 import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
+const runsApp = path.join(packageRoot, 'test', 'fixtures', 'runs', 'ok', 'app.py');
+const lifecycle = path.join(packageRoot, 'test', 'fixtures', 'lifecycle');
 
 interface Ran {
   readonly code: number | null;
@@ -178,6 +180,52 @@ describe('svc CLI against svc server (command line)', function () {
     const usage = await svc('deployment', 'stop', 'quickstart');
     assert.equal(usage.code, 1);
     assert.match(usage.stderr, /<app>\/<workload>/);
+  });
+
+  it('svc run: the function’s output streams to stderr as printed, its result alone on stdout; a remote exception exits 1 with its traceback', async () => {
+    const target = `${path.relative(packageRoot, runsApp)}:square`;
+    const ran = await svc('run', target, '7');
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stdout, '49\n');
+    assert.match(ran.stderr, /squaring 7/);
+    assert.match(ran.stderr, /a line on stderr/);
+    const named = await svc('run', target, '--x', '8');
+    assert.deepEqual([named.code, named.stdout], [0, '64\n']);
+    const failed = await svc('run', `${path.relative(packageRoot, runsApp)}:fail`, '--message', 'no such thing');
+    assert.equal(failed.code, 1);
+    assert.equal(failed.stdout, '');
+    assert.match(failed.stderr, /raise ValueError\(message\)/);
+    assert.match(failed.stderr, /ValueError: no such thing/);
+    const bad = await svc('run', target, 'seven');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /\bx\b.*int/);
+    // The runs ended with the commands: none is left on the server.
+    const runs = await fetch(`${url}/api/v1/runs`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.deepEqual(((await runs.json()) as { runs: unknown[] }).runs, []);
+  });
+
+  it('svc deploy --prune removes the deployments the code no longer has: their URL answers 404', async () => {
+    const v1 = await svc('deploy', path.join(lifecycle, 'v1', 'app.py'), '--json');
+    assert.equal(v1.code, 0, v1.stderr);
+    const otherUrl = JSON.parse(v1.stdout).workloads.find((w: { name: string }) => w.name === 'other').url;
+    assert.equal((await fetch(otherUrl)).status, 200);
+    const pruned = await svc('deploy', path.join(lifecycle, 'v2', 'app.py'), '--prune', '--json');
+    assert.equal(pruned.code, 0, pruned.stderr);
+    assert.deepEqual(JSON.parse(pruned.stdout).workloads.map((w: { name: string }) => w.name), ['hello']);
+    assert.equal((await fetch(otherUrl, { headers: { Authorization: `Bearer ${token}` } })).status, 404);
+    assert.equal((await svc('app', 'delete', 'life', '--yes')).code, 0);
+  });
+
+  it('svc example list and download: the example lands in a new folder', async () => {
+    const listed = await svc('example', 'list', '--json');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(JSON.parse(listed.stdout).examples.some((e: { name: string }) => e.name === 'quickstart'), listed.stdout);
+    const dir = path.join(tempDir('svc-cli-example-'), 'qs');
+    const downloaded = await svc('example', 'download', 'quickstart', '--dir', dir);
+    assert.equal(downloaded.code, 0, downloaded.stderr);
+    assert.equal(readFileSync(path.join(dir, 'app.py'), 'utf8'), readFileSync(quickstartApp, 'utf8'));
+    const again = await svc('example', 'download', 'quickstart', '--dir', dir);
+    assert.equal(again.code, 1, 'an existing folder is not overwritten');
   });
 
   it('app delete refuses without --yes when not on a terminal, and deletes with it: the URL answers 404', async () => {
