@@ -218,6 +218,8 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     checkNotStopped(signal);
     await deployments.restore();
     checkNotStopped(signal);
+    // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
+    deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);
   } catch (error) {
     // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
     await stopServices();

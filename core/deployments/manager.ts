@@ -12,6 +12,7 @@ import { appPausedError, changeRefusedError, deploymentStoppedError, notRestored
 import { DeploymentRecords, currentVersion } from './records.js';
 import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entries.js';
 import { startUnits, type StartContext } from './start-units.js';
+import { guardedStart, unlessAborted } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { unenforcedOptions } from './warnings.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
@@ -118,7 +119,14 @@ export class DeploymentManager {
       if (event.type === 'image' && event.status === 'log') for (const workload of built) logs.addBuildLine({ ...ref, workload }, event.line);
       progress(event);
     };
-    return this.#exclusive(ref, () => this.#deploy(ref, spec, request, withBuildLog));
+    return this.#exclusive(ref, () =>
+      this.#deploy(ref, spec, request, withBuildLog).catch((error: unknown) => {
+        // A failed first deploy of a workload leaves no deployment: its build lines must not outlive it (on disk, too).
+        const live = this.#live.get(deploymentId(ref));
+        for (const workload of built) if (!live?.workloads.has(workload)) logs?.forget({ ...ref, workload });
+        throw error;
+      }),
+    );
   }
 
   async #deploy(ref: DeploymentRef, spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<Deployment> {
@@ -307,13 +315,7 @@ export class DeploymentManager {
 
   /** `work`, unless svc begins to stop first: then it rejects with `shutting_down` at once (the work goes on unobserved). */
   #unlessStopping<T>(work: Promise<T>): Promise<T> {
-    const { signal } = this.#stopping;
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(changeRefusedError());
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    return unlessAborted(work, this.#stopping.signal, () => changeRefusedError());
   }
 
   /**
@@ -486,30 +488,11 @@ export class DeploymentManager {
 
   #startContext(progress: (event: DeployProgress) => void): StartContext {
     const { images, driver } = this.#options;
-    return {
-      // Once svc stops, no start waits for its image (the build goes on, or dies with svc) and no unit starts.
-      images: { name: images.name, build: (spec, log) => this.#unlessStopping(images.build(spec, log)) },
-      driver: {
-        name: driver.name,
-        submit: async (unit) => {
-          if (this.#closing) throw changeRefusedError();
-          this.#submitted.add(unit.key);
-          await driver.submit(unit);
-        },
-        scale: async (key, count) => {
-          if (this.#closing) throw changeRefusedError();
-          await driver.scale(key, count);
-        },
-        stop: (key, id) => driver.stop(key, id),
-        remove: (key) => {
-          this.#submitted.delete(key);
-          return driver.remove(key);
-        },
-        status: (key) => driver.status(key),
-        close: () => driver.close(),
-      },
-      progress,
-    };
+    // Once svc stops, no start waits for its image and no unit starts.
+    return guardedStart({ images, driver, progress }, this.#stopping.signal, () => changeRefusedError(), {
+      submitted: (key) => this.#submitted.add(key),
+      removed: (key) => this.#submitted.delete(key),
+    });
   }
 
   get #baseDomain(): string | null {

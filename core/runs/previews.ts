@@ -15,6 +15,7 @@ import type { Principal } from '../plugin/types.js';
 import type { AppSpec } from '../workload/types.js';
 import { LEASE_SWEEP_MS, type IdleLeases } from './idle-leases.js';
 import { changeRefusedError } from '../deployments/offline.js';
+import { isSvcError } from '../errors.js';
 
 export interface PreviewOptions {
   readonly deployments: Pick<DeploymentManager, 'deploy' | 'get' | 'remove'>;
@@ -72,7 +73,8 @@ export class Previews {
     this.#options.leases.hold(id, {
       timeoutMs: idleTimeoutSeconds * 1000,
       busy: () => this.#busy(ref),
-      expire: () => void this.#remove(ref).catch(this.#options.report),
+      // Removed meanwhile (a DELETE during an update): nothing is left to end.
+      expire: () => void this.#remove(ref).catch((error: unknown) => (isSvcError(error) && error.code === 'not_found' ? undefined : this.#options.report(error))),
     });
   }
 

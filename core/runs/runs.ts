@@ -15,6 +15,7 @@ import type { CodeBundles } from '../bundles/types.js';
 import type { UnitScaler } from '../deployments/manager.js';
 import type { DeploymentRef } from '../deployments/keys.js';
 import { changeRefusedError } from '../deployments/offline.js';
+import { guardedStart, unlessAborted } from '../deployments/guarded-start.js';
 import { startUnits } from '../deployments/start-units.js';
 import type { DeployProgress } from '../deployments/types.js';
 import { SvcError, isSvcError } from '../errors.js';
@@ -24,7 +25,7 @@ import type { ImageBuilder } from '../images/types.js';
 import type { DeploymentLogKey, DeploymentLogs } from '../logs/deployment-logs.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
-import type { SchedulerDriver } from '../scheduler/types.js';
+import type { DeploymentUnit, SchedulerDriver } from '../scheduler/types.js';
 import type { AppSpec, Workload } from '../workload/types.js';
 import { sendCall } from './call-stream.js';
 import type { IdleLeases } from './idle-leases.js';
@@ -71,11 +72,12 @@ interface Run {
   failure: SvcError | null;
   /** Settles when the run is ready (or failed: then it rejects with the failure). */
   readonly ready: Promise<void>;
-  /** Resolves when the run ends; calls waiting for the start stop waiting then. */
-  readonly ending: Promise<void>;
-  readonly markEnding: () => void;
+  /** Aborted when the run ends: its start stops, calls waiting for it stop waiting. */
+  readonly stop: AbortController;
   /** Settles when the background start is over (ready, failed, or given up because the run ended). */
   starting: Promise<void>;
+  /** Set when the start is over; until then, an end leaves the clean-up to the start. */
+  settled: boolean;
   /** Set once its unit is handed to the autoscaler: what `end` must stop. */
   started: boolean;
   ended: boolean;
@@ -98,6 +100,7 @@ export class RunManager {
   async create(request: CreateRun): Promise<RunView> {
     if (this.#closed) throw changeRefusedError();
     const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: 'run', principal: request.principal });
+    if (this.#closed) throw changeRefusedError(); // svc began to stop while the plugins decided
     const workload = functionOf(spec, request.function);
     const mine = [...this.#runs.values()].filter((run) => run.workspace === request.workspace);
     if (mine.length >= MAX_RUNS_PER_WORKSPACE) {
@@ -111,10 +114,8 @@ export class RunManager {
     let markFailed!: (error: unknown) => void;
     const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (markFailed = reject)));
     ready.catch(() => {}); // calls read the failure; a run nobody calls must not crash svc
-    let markEnding!: () => void;
-    const ending = new Promise<void>((resolve) => (markEnding = resolve));
     const run: Run = {
-      ending, markEnding, starting: Promise.resolve(),
+      stop: new AbortController(), starting: Promise.resolve(), settled: false,
       id, workspace: request.workspace, workload, unitKey: `${request.workspace}/${spec.name}/${id}/${workload.name}`,
       logKey: { workspace: request.workspace, app: spec.name, stage: id, workload: workload.name },
       idleTimeoutSeconds: request.idleTimeoutSeconds, createdAt: new Date(), status: 'building', failure: null, ready,
@@ -168,12 +169,18 @@ export class RunManager {
         run.waiting++;
         try {
           // The run ending meanwhile (its client, or svc stopping) answers at once rather than after the build.
-          await abortable(Promise.race([run.ready, run.ending]), signal);
+          await unlessAborted(unlessAborted(run.ready, run.stop.signal, () => this.#endedError(id)), signal, clientGone);
         } finally {
           run.waiting--;
         }
-        if (run.ended) throw this.#closed ? changeRefusedError() : noRun(id);
-        const slot = await this.#options.admission.enter(run.unitKey, { maxPending: maxPendingTasks }, signal);
+        if (run.ended) throw this.#endedError(id);
+        let slot;
+        try {
+          slot = await this.#options.admission.enter(run.unitKey, { maxPending: maxPendingTasks }, signal);
+        } catch (error) {
+          // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
+          throw run.ended ? this.#endedError(id) : error;
+        }
         const answer = await sendCall(this.#options.upstreams, slot, body, signal, requestId);
         answered = true;
         let counted = false;
@@ -222,48 +229,66 @@ export class RunManager {
 
   async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string): Promise<void> {
     const { logs } = this.#options;
+    const { signal } = run.stop;
     // Lines of a run that ended meanwhile would bring its forgotten log back.
     const system = (text: string) => void (run.ended || logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text }));
-    try {
-      const { source } = await this.#options.bundles.fromStore(bundleSha256, entry);
-      if (run.ended) return;
-      const progress = (event: DeployProgress) => {
-        if (event.type === 'image' && event.status === 'log') void (run.ended || logs.addBuildLine(run.logKey, event.line));
-        else if (event.type === 'image' && event.status !== 'building') system(`image ${event.imageId} ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
-        else if (event.type === 'workload' && event.status === 'starting') {
-          run.status = 'starting';
-          system(`starting ${run.workload.name}`);
-        }
-      };
-      const [unit] = await startUnits({ images: this.#options.images, driver: this.#options.driver, progress }, ref, [{ workload: run.workload, source, key: run.unitKey }]);
-      if (run.ended) {
-        await this.#options.driver.remove(unit!.key);
-        return;
+    const progress = (event: DeployProgress) => {
+      if (event.type === 'image' && event.status === 'log') void (run.ended || logs.addBuildLine(run.logKey, event.line));
+      else if (event.type === 'image' && event.status !== 'building') system(`image ${event.imageId} ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
+      else if (event.type === 'workload' && event.status === 'starting') {
+        run.status = 'starting';
+        system(`starting ${run.workload.name}`);
       }
+    };
+    let unit: DeploymentUnit | undefined;
+    try {
+      // The run's end stops the start at its next step: no waiting for the image, no container started after it.
+      const ended = () => noRun(run.id);
+      const { source } = await unlessAborted(this.#options.bundles.fromStore(bundleSha256, entry), signal, ended);
+      const context = guardedStart({ images: this.#options.images, driver: this.#options.driver, progress }, signal, ended);
+      [unit] = await startUnits(context, ref, [{ workload: run.workload, source, key: run.unitKey }]);
+      // Managed even when the run just ended: stopping it through the autoscaler drains it and drops its recent lines.
       this.#options.autoscaler.manage(unit!);
+      if (run.ended) return;
       run.started = true;
       run.status = 'ready';
       system(`${run.workload.name} is ready`);
     } catch (error) {
+      if (run.ended) return; // its end cut the start short: nobody waits for this failure
       run.status = 'failed';
       run.failure = isSvcError(error) ? error : new SvcError('container_failed', `the run could not start: ${(error as Error).message}`, { cause: error });
       system(`the run failed: ${run.failure.message}`);
       throw run.failure;
+    } finally {
+      run.settled = true;
+      // The run ended while this start was under way and left the clean-up to it.
+      if (run.ended) await this.#cleanUp(run, unit !== undefined);
     }
   }
 
   async #end(run: Run, reason: string): Promise<void> {
     if (run.ended) return;
     run.ended = true;
-    run.markEnding();
+    run.stop.abort();
     this.#runs.delete(run.id);
     this.#options.leases.release(run.id);
     this.#options.logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text: `the run ended (${reason})` });
+    // A start still under way stops at its next step and cleans up then (#start's finally).
+    if (run.settled) await this.#cleanUp(run, run.started);
+  }
+
+  /** Stops the run's unit (calls in flight finish first), then drops its logs: nothing of it is left. */
+  async #cleanUp(run: Run, hasUnit: boolean): Promise<void> {
     try {
-      if (run.started) await this.#options.autoscaler.stopUnit(run.unitKey);
+      if (hasUnit) await this.#options.autoscaler.stopUnit(run.unitKey);
     } finally {
       this.#options.logs.forget(run.logKey);
     }
+  }
+
+  /** What a call that ran into the run's end gets: 404, or `shutting_down` when svc is stopping. */
+  #endedError(id: string): SvcError {
+    return this.#closed ? changeRefusedError() : noRun(id);
   }
 
   #require(workspace: string, id: string): Run {
@@ -306,16 +331,6 @@ function functionOf(spec: AppSpec, name: string): Workload {
 function noRun(id: string): SvcError {
   return new SvcError('not_found', `there is no run ${id}: it ended (by its client, or after its idle timeout) or never existed.`, {
     hint: 'Start a new one with POST /api/v1/runs.',
-  });
-}
-
-/** `promise`, or a rejection with `client_closed` once `signal` aborts. */
-function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(clientGone());
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(clientGone());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
