@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot, sdkPythonPath } from '../../core/paths.js';
 import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
@@ -138,6 +138,16 @@ describe('svc CLI against svc server (command line)', function () {
     const text = await svc('deploy', `${path.relative(packageRoot, quickstartApp)}:greet`);
     assert.equal(text.code, 0, text.stderr);
     assert.equal(text.stdout, `greet  ${greetUrl}\n`);
+  });
+
+  it('examples/quickstart/call_remote.py runs square remotely and calls the deployed greet, signed in by svc login', async () => {
+    const ran = await new Promise<Ran>((resolve) => {
+      execFile(process.env.SVC_PYTHON ?? 'python3', ['call_remote.py'], { env: { ...env, PYTHONPATH: sdkPythonPath }, cwd: path.dirname(quickstartApp) }, (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
+      });
+    });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stdout, "49\n{'message': 'Hello, Ada!', 'length': 11}\n");
   });
 
   it('lists the app and its deployments, as tables and as JSON', async () => {
