@@ -95,8 +95,8 @@ describe('svc example list | download (in process, against a real server)', func
     mkdirSync(path.join(cwd, 'empty'));
     const json = capture({ env, cwd });
     const result = await exampleDownload(json.context, 'quickstart', { dir: 'empty', json: true });
-    assert.deepEqual(JSON.parse(json.stdout()), { name: 'quickstart', dir: path.join(cwd, 'empty'), files: ['README.md', 'app.py'] });
-    assert.deepEqual(result.files, ['README.md', 'app.py']);
+    assert.deepEqual(JSON.parse(json.stdout()), { name: 'quickstart', dir: path.join(cwd, 'empty'), files: ['README.md', 'app.py', 'call_remote.py'] });
+    assert.deepEqual(result.files, ['README.md', 'app.py', 'call_remote.py']);
 
     const spaced = capture({ env, cwd });
     await exampleDownload(spaced.context, 'quickstart', { dir: "my app's" });
