@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import type { Platform } from '../../core/platform.js';
+import type { Call } from '../core/api/client.js';
 import { tokenFor } from '../core/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { upload } from './api-lifecycle-helpers.js';
 import { openStream } from './event-stream.js';
-import { bundleOfFolder, callRun, pickledCall, runFixture, unpickled } from './run-helpers.js';
+import { bundleOfFolder, callRun, pickledCall, readyRun as startedRun, runFixture, startRunPlatform, unpickled, type RunPlatform } from './run-helpers.js';
 
 /**
  * Remote runs over real HTTP, as `.remote()` and `svc run` drive them: a run
@@ -18,34 +18,20 @@ import { bundleOfFolder, callRun, pickledCall, runFixture, unpickled } from './r
  */
 describe('API: remote runs', function () {
   this.timeout(180_000);
+  let runs: RunPlatform;
   let platform: Platform;
   let call: Call;
   let owner: string;
   let manifest: LoadedManifest;
   let sha256: string;
-  const reports: unknown[] = [];
+  let reports: unknown[];
 
   const createRun = (fields: Record<string, unknown>, token = owner) => call('POST', '/api/v1/runs', { token, json: { manifest: manifest.raw, bundle: sha256, ...fields } });
-  /** A run whose container is up (its status, polled, says `ready`). */
-  const readyRun = async (fn: string, fields: Record<string, unknown> = {}) => {
-    const created = await createRun({ function: fn, ...fields });
-    assert.equal(created.status, 201, created.text);
-    const id = created.json.run.id as string;
-    for (let status = created.json.run.status; status !== 'ready'; await sleep(50)) {
-      status = (await call('GET', `/api/v1/runs/${id}`, { token: owner })).json.run.status;
-      assert.notEqual(status, 'failed');
-    }
-    return id;
-  };
+  const readyRun = (fn: string, fields: Record<string, unknown> = {}) => startedRun(runs, fn, fields);
 
   before(async () => {
-    platform = await startPlatform({ config: testConfig({ maxBodyBytes: 64 * 1024 }), report: (error) => reports.push(error) });
-    call = apiClient(platform.url);
-    owner = platform.ownerToken.secret;
-    manifest = await loadManifest({ target: path.join(runFixture('ok'), 'app.py') });
-    const bundle = await bundleOfFolder(runFixture('ok'));
-    sha256 = bundle.sha256;
-    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+    runs = await startRunPlatform(testConfig({ maxBodyBytes: 64 * 1024 }));
+    ({ platform, call, owner, manifest, sha256, reports } = runs);
   });
   after(async () => platform?.close());
   afterEach(() => assert.deepEqual(reports, [], 'no unexpected errors'));

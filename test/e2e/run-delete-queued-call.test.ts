@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
-import { testConfig } from '../helpers/config.js';
-import { upload } from './api-lifecycle-helpers.js';
-import { bundleOfFolder, callRun, pickledCall, runFixture, unpickled } from './run-helpers.js';
+import { callRun, pickledCall, readyRun, startRunPlatform, unpickled, type RunPlatform } from './run-helpers.js';
 
 /**
  * DELETE /api/v1/runs/:id lets calls in flight finish; a call still waiting
@@ -15,32 +9,17 @@ import { bundleOfFolder, callRun, pickledCall, runFixture, unpickled } from './r
  */
 describe('a call queued for a slot when its run is deleted', function () {
   this.timeout(180_000);
-  let platform: Platform;
-  let call: Call;
-  let owner: string;
-  let manifest: LoadedManifest;
-  let sha256: string;
+  let runs: RunPlatform;
 
   before(async () => {
-    platform = await startPlatform({ config: testConfig(), report: () => {} });
-    call = apiClient(platform.url);
-    owner = platform.ownerToken.secret;
-    manifest = await loadManifest({ target: path.join(runFixture('ok'), 'app.py') });
-    const bundle = await bundleOfFolder(runFixture('ok'));
-    sha256 = bundle.sha256;
-    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+    runs = await startRunPlatform();
   });
-  after(async () => platform?.close());
+  after(async () => runs?.platform.close());
 
   it('finishes, or gets 404: never a retryable 503 no_capacity', async () => {
-    const created = await call('POST', '/api/v1/runs', { token: owner, json: { manifest: manifest.raw, bundle: sha256, function: 'slow' } });
-    assert.equal(created.status, 201, created.text);
-    const id = created.json.run.id as string;
+    const { platform, call, owner } = runs;
+    const id = await readyRun(runs, 'slow');
     const unit = `default/runs/${id}/slow`;
-    for (let status = ''; status !== 'ready'; await sleep(50)) {
-      status = (await call('GET', `/api/v1/runs/${id}`, { token: owner })).json.run.status;
-      assert.notEqual(status, 'failed');
-    }
     const running = callRun(platform.url, owner, id, pickledCall([3]));
     for (let i = 0; i < 200 && (platform.autoscaler.status(unit)?.inFlight ?? 0) < 1; i++) await sleep(25);
     const queued = callRun(platform.url, owner, id, pickledCall([0]));

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
-import { testConfig } from '../helpers/config.js';
-import { upload } from './api-lifecycle-helpers.js';
-import { bundleOfFolder, runFixture } from './run-helpers.js';
+import type { Platform } from '../../core/platform.js';
+import type { Call } from '../core/api/client.js';
+import type { LoadedManifest } from '../../core/manifest/load.js';
+import { startRunPlatform, type RunPlatform } from './run-helpers.js';
 
 /**
  * A run ended (DELETE) while its first container starts: the start stops at
@@ -15,6 +12,7 @@ import { bundleOfFolder, runFixture } from './run-helpers.js';
  */
 describe('a remote run ended while it starts', function () {
   this.timeout(180_000);
+  let runs: RunPlatform;
   let platform: Platform;
   let call: Call;
   let owner: string;
@@ -22,15 +20,10 @@ describe('a remote run ended while it starts', function () {
   let sha256: string;
 
   before(async () => {
-    platform = await startPlatform({ config: testConfig(), report: () => {} });
-    call = apiClient(platform.url);
-    owner = platform.ownerToken.secret;
-    manifest = await loadManifest({ target: path.join(runFixture('ok'), 'app.py') });
-    const bundle = await bundleOfFolder(runFixture('ok'));
-    sha256 = bundle.sha256;
-    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+    runs = await startRunPlatform();
+    ({ platform, call, owner, manifest, sha256 } = runs);
   });
-  after(async () => platform?.close());
+  after(async () => runs?.platform.close());
 
   it('leaves no container and no log lines once its start is over', async () => {
     const created = await call('POST', '/api/v1/runs', { token: owner, json: { manifest: manifest.raw, bundle: sha256, function: 'square' } });

@@ -1,10 +1,17 @@
 /** Pickled calls and their NDJSON answers, as the Python client makes and reads them, for the remote-run tests. */
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createBundle } from '../../core/bundles/create.js';
 import { packageRoot } from '../../core/paths.js';
-import { tempDir } from '../helpers/config.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ServerConfig } from '../../config/schema.js';
+import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
+import { startPlatform, type Platform } from '../../core/platform.js';
+import { apiClient, type Call } from '../core/api/client.js';
+import { tempDir, testConfig } from '../helpers/config.js';
+import { upload } from './api-lifecycle-helpers.js';
 
 const python = process.env.SVC_PYTHON ?? 'python3';
 
@@ -54,4 +61,38 @@ export async function callRun(baseUrl: string, token: string, runId: string, bod
 export async function bundleOfFolder(folder: string): Promise<{ sha256: string; bytes: Buffer }> {
   const created = await createBundle(folder, { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
   return { sha256: created.sha256, bytes: await readFile(created.path) };
+}
+
+export interface RunPlatform {
+  readonly platform: Platform;
+  readonly call: Call;
+  readonly owner: string;
+  /** The runs fixture (test/fixtures/runs/ok): its manifest and the sha256 of its uploaded bundle. */
+  readonly manifest: LoadedManifest;
+  readonly sha256: string;
+  /** Unexpected errors the platform reported. */
+  readonly reports: unknown[];
+}
+
+/** A real platform with the runs fixture's bundle uploaded, as the remote-run tests start from. */
+export async function startRunPlatform(config: ServerConfig = testConfig()): Promise<RunPlatform> {
+  const reports: unknown[] = [];
+  const platform = await startPlatform({ config, report: (error) => reports.push(error) });
+  const owner = platform.ownerToken.secret;
+  const manifest = await loadManifest({ target: path.join(runFixture('ok'), 'app.py') });
+  const bundle = await bundleOfFolder(runFixture('ok'));
+  assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+  return { platform, call: apiClient(platform.url), owner, manifest, sha256: bundle.sha256, reports };
+}
+
+/** Starts a run of the fixture's function `fn` and waits until its container is up (its status says `ready`). */
+export async function readyRun(runs: RunPlatform, fn: string, fields: Record<string, unknown> = {}): Promise<string> {
+  const created = await runs.call('POST', '/api/v1/runs', { token: runs.owner, json: { manifest: runs.manifest.raw, bundle: runs.sha256, function: fn, ...fields } });
+  assert.equal(created.status, 201, created.text);
+  const id = created.json.run.id as string;
+  for (let status = created.json.run.status; status !== 'ready'; await sleep(50)) {
+    status = (await runs.call('GET', `/api/v1/runs/${id}`, { token: runs.owner })).json.run.status;
+    assert.notEqual(status, 'failed');
+  }
+  return id;
 }
