@@ -12,11 +12,11 @@
  * file is `config_invalid` naming the file, never silently skipped.
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
 import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_PORT } from '../config/schema.js';
+import { readPrivateFile } from '../core/files/private-file.js';
 import { looksLikeToken } from '../core/auth/tokens.js';
 import { SvcError } from '../core/errors.js';
 
@@ -156,32 +156,9 @@ export async function resolveCredentials(env: Env = process.env): Promise<Resolv
  */
 export async function readCredentials(env: Env = process.env): Promise<{ credentials: StoredCredentials; warnings: string[] } | null> {
   const file = credentialsPath(env);
-  let handle;
-  try {
-    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw damaged(file, 'is a symbolic link');
-    if (code === 'EACCES') throw damaged(file, 'cannot be read (permission denied)');
-    throw error;
-  }
-  const warnings: string[] = [];
-  let text: string;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw damaged(file, 'is not a regular file');
-    const mode = info.mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      await handle.chmod(0o600);
-      warnings.push(`${file} was open to other users (mode ${mode.toString(8).padStart(4, '0')}); tightened it to 0600. ` +
-        'If others may have read it, run `svc logout` and `svc login` to replace the token.');
-    }
-    text = await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
-  return { credentials: parseCredentials(text, file), warnings };
+  const read = await readPrivateFile(file, (problem) => damaged(file, problem), 'If others may have read it, run `svc logout` and `svc login` to replace the token.');
+  if (read === null) return null;
+  return { credentials: parseCredentials(read.text, file), warnings: [...read.warnings] };
 }
 
 /** Checks the file's content field by field; `config_invalid` saying what is wrong. */

@@ -3,11 +3,11 @@
  * `<dataDir>/owner-token` so that `svc server` and the CLI on the same
  * machine share it. Created once, atomically; never overwritten.
  */
-import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../errors.js';
 import { createExclusive } from '../files/create-exclusive.js';
+import { readPrivateFile } from '../files/private-file.js';
 import { generateToken, looksLikeToken } from './tokens.js';
 
 export interface OwnerToken {
@@ -41,32 +41,11 @@ export async function ensureOwnerToken(dataDir: string): Promise<OwnerToken> {
 
 /** The token in `file`, null when there is no file. Tightens loose permissions instead of failing. */
 async function readExisting(file: string): Promise<{ secret: string; warnings: string[] } | null> {
-  let handle;
-  try {
-    // O_NOFOLLOW: a symlink planted in the data dir must not redirect where the secret is read from.
-    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw corrupt(file, 'is a symbolic link');
-    throw error;
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw corrupt(file, 'is not a regular file');
-    const warnings: string[] = [];
-    const mode = info.mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      await handle.chmod(0o600);
-      warnings.push(`${file} was open to other users (mode ${mode.toString(8).padStart(4, '0')}); tightened it to 0600. ` +
-        'If others may have read it, delete the file and restart svc to rotate the owner token.');
-    }
-    const secret = (await handle.readFile('utf8')).trim();
-    if (!looksLikeToken(secret)) throw corrupt(file, 'does not hold a valid svc token');
-    return { secret, warnings };
-  } finally {
-    await handle.close();
-  }
+  const read = await readPrivateFile(file, (problem) => corrupt(file, problem), 'If others may have read it, delete the file and restart svc to rotate the owner token.');
+  if (read === null) return null;
+  const secret = read.text.trim();
+  if (!looksLikeToken(secret)) throw corrupt(file, 'does not hold a valid svc token');
+  return { secret, warnings: [...read.warnings] };
 }
 
 function corrupt(file: string, problem: string): SvcError {
