@@ -169,7 +169,7 @@ prog
 
 prog
   .command('app')
-  .describe('Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>.')
+  .describe('Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>, svc app export <app>.')
   .example('app list')
   .example('app pause quickstart')
   .action(() => prog.help('app'));
@@ -205,6 +205,20 @@ prog
   .example('app delete quickstart --yes')
   .action((app: string, flags: Flags) =>
     run(async (context) => (await import('./commands/app.js')).appDelete(context, String(app), { yes: flags.yes === true, json: flags.json === true })),
+  );
+
+prog
+  .command('app export <app>')
+  .describe('Generate a typed client of the deployed app as it is now: a Python package svc_clients.<app> in the current folder (or --out DIR). Run it again after a deploy.')
+  .option('-o, --out', 'The folder to write svc_clients/<app>/ into (default: the current folder)')
+  .option('--language', 'The exporter to use (default: python)')
+  .option('--json', 'Print {"app", "language", "package", "root", "files", "generatedFrom"}', false)
+  .example('app export quickstart')
+  .example('app export quickstart --out ../client-project --json')
+  .action((app: string, flags: Flags) =>
+    run(async (context) => {
+      await (await import('./commands/app-export.js')).default(context, String(app), { out: text(flags.out), language: text(flags.language), json: flags.json === true });
+    }),
   );
 
 prog

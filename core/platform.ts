@@ -14,6 +14,7 @@ import { SvcError } from './errors.js';
 import { writeRawError } from './gateway/raw-error.js';
 import { authTokenPlugin } from '../plugins/auth-token/index.js';
 import { autoscaleQueueDepthPlugin, queueDepth } from '../plugins/autoscale-queue-depth/index.js';
+import { exportPythonPlugin } from '../plugins/export-python/index.js';
 import { Autoscaler, type AutoscalerOptions } from './autoscale/controller.js';
 import { resolvePolicy } from './autoscale/policy.js';
 import { DeploymentLogs } from './logs/deployment-logs.js';
@@ -122,7 +123,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const report: ErrorReporter = options.report ?? ((error) => console.error(error));
   const { verifier } = controlPlane;
   const userPlugins = await loadPlugins([...config.plugins], { cwd: process.cwd() });
-  const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier }), autoscaleQueueDepthPlugin()], user: userPlugins }), {
+  const plugins = createPluginHost(resolvePlugins({ builtins: [authTokenPlugin({ verifier }), autoscaleQueueDepthPlugin(), exportPythonPlugin()], user: userPlugins }), {
     onParallelError: (error) => report(error, { method: 'EVENT', path: '', requestId: undefined }),
   });
 

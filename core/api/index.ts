@@ -5,6 +5,7 @@
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../gateway/types.js';
 import { appDeploymentRoutes } from './app-deployments.js';
+import { appInterfaceRoutes } from './app-interface.js';
 import { appRoutes } from './apps.js';
 import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
@@ -28,7 +29,7 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 /** Every route of the API; docs/openapi.json describes exactly these (a test checks both ways). */
 export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
-  ...bundleRoutes, ...appRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
+  ...bundleRoutes, ...appRoutes, ...appInterfaceRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
 
 export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {

@@ -6,6 +6,7 @@
 import type { SvcError } from '../errors.js';
 import { hookError, wrapHookError } from './hook-error.js';
 import type {
+  ClientExporter,
   FirstHooks,
   HookArgs,
   HookName,
@@ -16,7 +17,7 @@ import type {
   ScalingPolicy,
   SequentialHooks,
 } from './types.js';
-import { checkUniqueNames, checkUniquePolicies, validatePlugin } from './validate.js';
+import { checkUniqueNames, checkUniqueRegistries, validatePlugin } from './validate.js';
 
 /** What a plugin list may hold: falsy entries are skipped and nested arrays flattened, so `cond && plugin()` works. */
 export type PluginOption = Plugin | false | null | undefined | readonly PluginOption[];
@@ -28,6 +29,8 @@ export interface PluginHost {
   readonly plugins: readonly Plugin[];
   /** Every plugin's scaling policies by name (names are unique across plugins), with the plugin that provides each. */
   readonly scalingPolicies: ReadonlyMap<string, RegisteredPolicy>;
+  /** Every plugin's client exporters by name (names are unique across plugins), with the plugin that provides each. */
+  readonly exporters: ReadonlyMap<string, RegisteredExporter>;
   /** True when at least one plugin implements `hook` (lets callers skip work, e.g. building an AuthRequest). */
   has(hook: HookName): boolean;
   /** Calls each handler in order until one returns non-null; later handlers are not called. Resolves `null` if none did. */
@@ -52,6 +55,14 @@ export interface RegisteredPolicy {
   /** The plugin that provides it, for error messages. */
   readonly plugin: string;
   readonly decide: ScalingPolicy;
+}
+
+export interface RegisteredExporter {
+  /** What `svc app export --language <name>` picks. */
+  readonly name: string;
+  /** The plugin that provides it, for error messages. */
+  readonly plugin: string;
+  readonly exporter: ClientExporter;
 }
 
 interface SortedHandler {
@@ -80,7 +91,7 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
   registered.forEach((plugin, position) => validatePlugin(plugin, position));
   const valid = registered as Plugin[];
   checkUniqueNames(valid);
-  checkUniquePolicies(valid);
+  checkUniqueRegistries(valid);
   // Array#sort is stable, so registration order holds within a tier.
   const plugins: readonly Plugin[] = Object.freeze(
     [...valid].sort((a, b) => tierRank[a.enforce ?? 'normal'] - tierRank[b.enforce ?? 'normal']),
@@ -108,10 +119,15 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
   for (const plugin of plugins) {
     for (const [name, decide] of Object.entries(plugin.scalingPolicies ?? {})) scalingPolicies.set(name, { name, plugin: plugin.name, decide });
   }
+  const exporters = new Map<string, RegisteredExporter>();
+  for (const plugin of plugins) {
+    for (const [name, exporter] of Object.entries(plugin.exporters ?? {})) exporters.set(name, { name, plugin: plugin.name, exporter });
+  }
 
   return {
     plugins,
     scalingPolicies,
+    exporters,
     has: (hook) => handlersOf(hook).length > 0,
 
     async first(hook, ...args) {

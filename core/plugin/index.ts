@@ -4,9 +4,15 @@
  */
 export { PLUGIN_API_VERSION, hookKinds } from './types.js';
 export type {
+  AppInterface,
   AuthRequest,
+  ClientExporter,
   DeployContext,
+  ExportedFile,
+  ExportedFiles,
+  ExportOptions,
   HookName,
+  InterfaceWorkload,
   PlatformEvent,
   Plugin,
   PluginHooks,

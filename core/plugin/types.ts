@@ -3,7 +3,7 @@
  * (`plugins/`) and third-party packages implement. Each hook is documented
  * here, where it is declared; `docs/plugins.md` repeats it as a table.
  */
-import type { AppSpec, AutoscalerSpec, WorkloadKind } from '../workload/types.js';
+import type { AppSpec, AutoscalerSpec, JsonSchema, WorkloadKind } from '../workload/types.js';
 
 /**
  * The plugin API major version this svc provides. A plugin declares the
@@ -105,6 +105,87 @@ export interface ScalingInput {
 export type ScalingPolicy = (input: ScalingInput) => number;
 
 /**
+ * What a client exporter knows of a deployed app: the answer of
+ * `GET /api/v1/apps/:app/interface`, as it was when the client was generated.
+ */
+export interface AppInterface {
+  readonly app: string;
+  /** The version of each workload the interface describes (1 for its first deploy, one more per deploy since). */
+  readonly generatedFrom: { readonly versions: Readonly<Record<string, number>> };
+  /** Every deployed workload, by name; functions too (kind `function`, no URL: they are called with `.remote()`). */
+  readonly workloads: readonly InterfaceWorkload[];
+}
+
+/** One deployed workload as a client sees it. */
+export interface InterfaceWorkload {
+  readonly name: string;
+  readonly kind: WorkloadKind;
+  /** The function's docstring (`inspect.cleandoc`), null without one. */
+  readonly doc: string | null;
+  /** Stable path-based URL, route included (`ws://…` for realtime); null for functions. */
+  readonly url: string | null;
+  /** The same URL relative to the server's base URL (`/default/quickstart/greet/greet`); null for functions. */
+  readonly path: string | null;
+  /** Host-based URL, when the server has a base domain; else null. */
+  readonly hostUrl: string | null;
+  /** HTTP methods the endpoint takes; empty for every other kind (asgi and realtime take any). */
+  readonly methods: readonly string[];
+  /** The endpoint's route (`/greet`; `/` for asgi and realtime); null for functions. */
+  readonly route: string | null;
+  /** False when the URL is public (`authorized=False`). */
+  readonly authorized: boolean;
+  /** JSON Schema of the arguments (an `object` schema, one property per parameter); null for asgi. */
+  readonly parameters: JsonSchema | null;
+  /** JSON Schema of the return value (`{}` without an annotation); null for asgi. */
+  readonly returns: JsonSchema | null;
+  readonly status: 'running' | 'paused' | 'stopped' | 'failed' | 'not_served';
+}
+
+/** One file of a generated client: `path` relative to the output folder, with `/` separators. */
+export interface ExportedFile {
+  readonly path: string;
+  readonly contents: string;
+}
+
+/** A generated client: its files, and the one folder that holds this app's client alone. */
+export interface ExportedFiles {
+  /**
+   * The folder (relative, `/` separators) that holds this app's client and
+   * nothing else, e.g. `svc_clients/quickstart`. The CLI replaces it as a
+   * whole on each export. Files outside it are shared between apps (the
+   * `svc_clients/__init__.py` of Python's layout): written when missing.
+   */
+  readonly root: string;
+  readonly files: readonly ExportedFile[];
+  /** How code imports the client, e.g. `svc_clients.quickstart`. */
+  readonly importName: string;
+  /** Lines telling the user how to use it, printed after the files are written. */
+  readonly usage: readonly string[];
+}
+
+export interface ExportOptions {
+  /** The package (module) name to generate under; default: made from the app's name. */
+  readonly packageName?: string;
+  /** The output folder as the user gave it, for the usage lines only (the exporter writes nothing). */
+  readonly outDir?: string;
+}
+
+/**
+ * Generates a typed client of a deployed app in one language. A **pure**
+ * function of the interface: no file or network I/O, so it is safe to run
+ * anywhere and easy to test; the CLI fetches the interface and writes the
+ * files. Everything in the interface comes from a manifest, so escape every
+ * name, docstring and literal into the target language.
+ */
+export interface ClientExporter {
+  /** The language it writes, for people: `Python 3.10+`. */
+  readonly language: string;
+  /** One line on what it generates. */
+  readonly description: string;
+  export(app: AppInterface, options: ExportOptions): ExportedFiles;
+}
+
+/**
  * Every hook, name → signature (as if synchronous; each may also return a
  * Promise of the same result). All hooks are optional.
  */
@@ -204,8 +285,9 @@ export interface Plugin {
    */
   readonly scalingPolicies?: Readonly<Record<string, ScalingPolicy>>;
   /**
-   * Named client exporters (Python, TypeScript…) this plugin provides.
-   * Typed as an opaque registry until the exporter interface is defined.
+   * Named client exporters this plugin provides, name → `ClientExporter`.
+   * The name is what `svc app export --language <name>` picks (built in:
+   * `python`); names are lower-case kebab and unique across all plugins.
    */
-  readonly exporters?: Readonly<Record<string, unknown>>;
+  readonly exporters?: Readonly<Record<string, ClientExporter>>;
 }

@@ -38,6 +38,7 @@ export function validatePlugin(value: unknown, position: number): asserts value 
     }
   }
   checkScalingPolicies(name, plugin.scalingPolicies as Record<string, unknown> | undefined);
+  checkExporters(name, plugin.exporters as Record<string, unknown> | undefined);
 }
 
 /** Lower-case kebab, like the built-in `queue-depth`: the config setting `scalingPolicy` names one. */
@@ -55,17 +56,42 @@ function checkScalingPolicies(name: string, policies: Record<string, unknown> | 
   }
 }
 
-/** Throws `plugin_invalid` when two plugins provide a scaling policy of the same name. */
-export function checkUniquePolicies(plugins: readonly Plugin[]): void {
+/** Lower-case kebab, like the built-in `python`: `svc app export --language <name>` picks one. */
+const EXPORTER_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+function checkExporters(name: string, exporters: Record<string, unknown> | undefined): void {
+  for (const [exporter, value] of Object.entries(exporters ?? {})) {
+    const where = `plugin "${name}" exporter "${exporter}"`;
+    if (!EXPORTER_NAME.test(exporter)) {
+      throw invalid(`plugin "${name}" names an exporter ${JSON.stringify(exporter)}`,
+        'Name exporters in lower-case kebab, for example "python" or "acme-go": svc app export --language <name> picks one.');
+    }
+    const shape = 'An exporter is an object { language, description, export(app, options) } (ClientExporter in core/plugin/types.ts).';
+    if (!isRecord(value)) throw invalid(`${where} is ${describe(value)}, not an exporter object`, shape);
+    if (typeof value.export !== 'function') throw invalid(`${where} has no export() function (got ${describe(value.export)})`, shape);
+    for (const field of ['language', 'description'] as const) {
+      const text = value[field];
+      if (typeof text !== 'string' || text.trim() === '') throw invalid(`${where} has ${field} ${describe(text)}, not a non-empty string`, shape);
+    }
+  }
+}
+
+/** Throws `plugin_invalid` when two plugins provide a scaling policy, or an exporter, of the same name. */
+export function checkUniqueRegistries(plugins: readonly Plugin[]): void {
+  checkUnique(plugins, (plugin) => plugin.scalingPolicies, 'scaling policy', 'Policy names are global');
+  checkUnique(plugins, (plugin) => plugin.exporters, 'exporter', 'Exporter names are global');
+}
+
+function checkUnique(plugins: readonly Plugin[], registry: (plugin: Plugin) => object | undefined, what: string, rule: string): void {
   const owner = new Map<string, string>();
   for (const plugin of plugins) {
-    for (const policy of Object.keys(plugin.scalingPolicies ?? {})) {
-      const first = owner.get(policy);
+    for (const entry of Object.keys(registry(plugin) ?? {})) {
+      const first = owner.get(entry);
       if (first !== undefined) {
-        throw invalid(`plugins "${first}" and "${plugin.name}" both provide the scaling policy "${policy}"`,
-          'Policy names are global: rename the policy in one of the plugins, or remove one plugin from the config.');
+        throw invalid(`plugins "${first}" and "${plugin.name}" both provide the ${what} "${entry}"`,
+          `${rule}: rename the ${what} in one of the plugins, or remove one plugin from the config.`);
       }
-      owner.set(policy, plugin.name);
+      owner.set(entry, plugin.name);
     }
   }
 }

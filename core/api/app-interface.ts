@@ -1,0 +1,64 @@
+/**
+ * `GET /api/v1/apps/:app/interface`: what a client generator needs of a
+ * deployed app (`svc app export`): each workload's kind, docstring, URLs,
+ * route, methods, whether it needs a token, and the JSON Schemas of its
+ * arguments and return value, with the versions they come from. Only the
+ * deployed stage: a generated client calls the deployment, never a preview.
+ * Another workspace's app is `not_found`, like one that does not exist.
+ */
+import type { DeployedWorkload, Deployment } from '../deployments/types.js';
+import { workloadPrefix } from '../gateway/urls.js';
+import type { AppInterface, InterfaceWorkload } from '../plugin/types.js';
+import type { Workload } from '../workload/types.js';
+import { appRef, noApp } from './apps.js';
+import type { ApiRoute } from './types.js';
+
+export const appInterfaceRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/apps/:app/interface',
+    auth: 'token',
+    body: 'none',
+    async handle({ params, principal }, services) {
+      const ref = appRef(params, principal);
+      const deployment = services.deployments().get(ref);
+      if (deployment === null) throw noApp(ref);
+      return { status: 200, body: describeInterface(deployment) };
+    },
+  },
+];
+
+/** The interface of a deployed app: its workloads by name, each from the spec of the version it runs. */
+export function describeInterface(deployment: Deployment): AppInterface {
+  const specs = new Map(deployment.spec.workloads.map((workload) => [workload.name, workload]));
+  const described = deployment.workloads
+    .flatMap((deployed) => {
+      const spec = specs.get(deployed.name);
+      return spec === undefined ? [] : [{ deployed, spec }];
+    })
+    .sort((a, b) => (a.deployed.name < b.deployed.name ? -1 : a.deployed.name > b.deployed.name ? 1 : 0));
+  return {
+    app: deployment.ref.app,
+    generatedFrom: { versions: Object.fromEntries(described.map(({ deployed }) => [deployed.name, deployed.version])) },
+    workloads: described.map(({ deployed, spec }) => describeWorkload(deployment, deployed, spec)),
+  };
+}
+
+function describeWorkload(deployment: Deployment, deployed: DeployedWorkload, spec: Workload): InterfaceWorkload {
+  const route = spec.http?.route ?? null;
+  const served = deployed.url !== null && route !== null;
+  return {
+    name: deployed.name,
+    kind: deployed.kind,
+    doc: spec.doc,
+    url: deployed.url,
+    path: served ? `${workloadPrefix(deployment.ref, deployed.name)}${route === '/' ? '' : route}` : null,
+    hostUrl: deployed.hostUrl,
+    methods: deployed.kind === 'endpoint' ? [...deployed.methods] : [],
+    route,
+    authorized: deployed.authorized,
+    parameters: spec.parameters,
+    returns: spec.returns,
+    status: deployed.status,
+  };
+}

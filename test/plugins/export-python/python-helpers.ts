@@ -1,0 +1,88 @@
+/** Running generated Python clients in fresh Python processes, for the exporter's tests. */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ExportedFiles } from '../../../core/plugin/types.js';
+import { sdkPythonPath } from '../../../core/paths.js';
+import { tempDir, testCacheDir } from '../../helpers/config.js';
+
+export const python = process.env.SVC_PYTHON ?? 'python3';
+
+export interface PythonRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `script` in a new Python process, without blocking the event loop (an
+ * in-process platform must keep answering). The environment is only what the
+ * test gives, plus PATH: never the developer's ~/.svc or SVC_TOKEN.
+ */
+export function runPython(script: string, options: { cwd: string; env?: Record<string, string>; python?: string }): Promise<PythonRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.python ?? python, ['-c', script], {
+      cwd: options.cwd,
+      env: { ...passThrough(), HOME: tempDir('svc-home-'), PYTHONDONTWRITEBYTECODE: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** What finding Python itself needs (pyenv shims read these). */
+function passThrough(): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of ['PATH', 'PYENV_ROOT', 'PYENV_VERSION', 'LANG', 'LC_ALL']) {
+    const value = process.env[name];
+    if (value !== undefined) kept[name] = value;
+  }
+  return kept;
+}
+
+/** The JSON the script printed last; fails with its stderr when it exited non-zero. */
+export function printed(run: PythonRun): any {
+  if (run.code !== 0) throw new Error(`python exited ${run.code}:\n${run.stderr}\n${run.stdout}`);
+  const lines = run.stdout.trim().split('\n');
+  return JSON.parse(lines.at(-1)!);
+}
+
+/** Writes an exporter's files under `dir` (what the CLI does, minus the checks). */
+export function writeFiles(dir: string, generated: ExportedFiles): string {
+  for (const file of generated.files) {
+    const target = path.join(dir, ...file.path.split('/'));
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, file.contents);
+  }
+  return dir;
+}
+
+/** PYTHONPATH with the generated clients' folder and the SDK. */
+export function pythonPath(out: string): string {
+  return [out, sdkPythonPath].join(path.delimiter);
+}
+
+/**
+ * A Python that can `import websockets.sync.client`: python3 when it can, else
+ * the runtime layer of an image svc built (it always installs websockets).
+ */
+export function pythonWithWebsockets(): string | null {
+  const works = (candidate: string) => spawnSync(candidate, ['-c', 'import websockets.sync.client'], { stdio: 'ignore' }).status === 0;
+  if (works(python)) return python;
+  let images: string[] = [];
+  try {
+    images = readdirSync(path.join(testCacheDir, 'images'));
+  } catch {
+    return null;
+  }
+  for (const image of images.sort()) {
+    const candidate = path.join(testCacheDir, 'images', image, 'bin', 'python');
+    if (works(candidate)) return candidate;
+  }
+  return null;
+}
