@@ -35,6 +35,7 @@ prog
   .option('--data-dir', 'Where state and the owner token live (env SVC_DATA_DIR; default ~/.svc/data)')
   .option('--base-domain', 'Also serve host-based URLs <app>-<workload>.<domain> (env SVC_BASE_DOMAIN; e.g. localhost)')
   .option('-c, --config', 'A JSON config file (env SVC_CONFIG); see docs/configuration.md')
+  .option('--no-watch', 'Deploy once; do not reload the app when its files change')
   .example('serve examples/quickstart/app.py')
   .example('serve app --port 8080')
   .action(async (target: string, flags: Record<string, unknown>) => {
@@ -45,6 +46,7 @@ prog
       'data-dir': flags['data-dir'] as string | undefined,
       'base-domain': flags['base-domain'] as string | undefined,
       config: flags.config as string | undefined,
+      watch: flags.watch as boolean | undefined,
     });
   });
 
@@ -293,7 +295,7 @@ try {
   if (runCall !== null) await (await import('./commands/run.js')).default(runCall.target, runCall.args);
   else {
     // `--no-browser` (svc login) is mri's negation of `browser`, which must be a known option for it to be taken.
-    await prog.parse(process.argv, { unknown: (flag: string) => `unknown option ${flag}`, alias: { browser: [] } });
+    await prog.parse(process.argv, { unknown: (flag: string) => `unknown option ${flag}`, alias: { browser: [], watch: [] } });
   }
 } catch (error) {
   process.exitCode = printError(error);

@@ -61,6 +61,11 @@ export interface PlatformOptions {
    * `svc serve` previews can share a data dir.
    */
   readonly state?: StateKind;
+  /**
+   * Containers fork from a warm zygote of their image instead of starting a
+   * new interpreter (`svc serve` turns it on for fast reloads); default off.
+   */
+  readonly zygotes?: boolean;
   /** Largest bundle the API accepts (DEFAULT_MAX_BUNDLE_BYTES); tests lower it. */
   readonly maxBundleBytes?: number;
   /**
@@ -139,7 +144,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const sink = recentLogs.sink(deploymentLogs.sink(logs));
 
   const registry = createEmbeddedRegistry();
-  const driver = createLocalDriver({ registry, logs: sink, onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason) });
+  const driver = createLocalDriver({ registry, logs: sink, zygotes: options.zygotes ?? false, onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason) });
   const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);

@@ -63,19 +63,33 @@ export async function createBundle(projectDir: string, options: CreateBundleOpti
     process.off('exit', killOnExit);
   }
 
+  return bundleFromRun({ ...result, stdout, stderr }, { root, python, reproduce: `${python} ${args.join(' ')}` });
+}
+
+/** How `python -m svc.bundle` ended, from a process or from the warm helper (core/manifest/warm-loader.ts). */
+export interface BundleRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: readonly string[];
+  readonly stderr: readonly string[];
+}
+
+/** The bundle `python -m svc.bundle` wrote, or its failure as an SvcError. */
+export function bundleFromRun(run: BundleRun, context: { readonly root: string; readonly python: string; readonly reproduce: string }): CreatedBundle {
+  const { stdout, stderr } = run;
+  const { root, python, reproduce } = context;
   const warnings = stderr.filter((line) => line.startsWith(WARNING)).map((line) => line.slice(WARNING.length));
   const problem = stderr.filter((line) => !line.startsWith(WARNING)).join('\n').replace(/^svc bundle: /, '').trim();
-  const reproduce = `${python} ${args.join(' ')}`;
-  if (result.code === 0) return parseResult(stdout, warnings, reproduce);
-  if (result.code === null && result.signal === null) {
+  if (run.code === 0) return parseResult(stdout, warnings, reproduce);
+  if (run.code === null && run.signal === null) {
     throw new SvcError('python_unavailable', `Python was not found: ${JSON.stringify(python)} (${problem})`, {
       hint: 'Install Python 3 (3.10 or later), or set SVC_PYTHON to the Python interpreter svc should use.',
     });
   }
-  if (result.code === 3) {
+  if (run.code === 3) {
     throw new SvcError('bundle_too_large', `cannot bundle ${root}: ${problem}`, { details: { rule: 'project_too_large' } });
   }
-  const how = result.signal ? `was stopped by ${result.signal}` : `exited with code ${result.code}`;
+  const how = run.signal ? `was stopped by ${run.signal}` : `exited with code ${run.code}`;
   throw new SvcError('bundle_failed', `cannot bundle ${root}: ${problem || `Python ${how}`}`, { hint: `To reproduce: ${reproduce}` });
 }
 

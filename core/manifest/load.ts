@@ -45,7 +45,8 @@ export interface LoadedManifest {
   readonly logs: readonly string[];
 }
 
-interface PythonRun {
+/** How `python -m svc.manifest` ended, from a process or from the warm helper (warm-loader.ts). */
+export interface PythonRun {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
@@ -53,7 +54,26 @@ interface PythonRun {
   readonly timedOut: boolean;
 }
 
+/** What to describe, resolved: where it is imported from and how long it may take. */
+export interface ManifestTarget {
+  /** As the user gave it (messages quote it). */
+  readonly target: string;
+  readonly python: string;
+  /** The argument of `python -m svc.manifest`: an absolute file, or the module name. */
+  readonly argument: string;
+  /** The project root, where Python runs. */
+  readonly root: string;
+  readonly timeoutMs: number;
+}
+
 export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedManifest> {
+  const target = await resolveManifestTarget(opts);
+  const run = await runPython(target.python, ['-m', 'svc.manifest', target.argument], target.root, target.timeoutMs);
+  return manifestFromRun(run, target);
+}
+
+/** Resolves the target and checks that it exists (a typo in the path is not reported as a Python problem). */
+export async function resolveManifestTarget(opts: LoadManifestOptions): Promise<ManifestTarget> {
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const python = opts.python ?? process.env.SVC_PYTHON ?? 'python3';
   const timeoutMs = manifestTimeoutMs(opts.timeoutMs);
@@ -61,8 +81,12 @@ export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedMan
   const argument = isFile ? path.resolve(cwd, opts.target) : opts.target;
   const root = isFile ? path.dirname(argument) : cwd;
   await assertExists(argument, root, isFile);
+  return { target: opts.target, python, argument, root, timeoutMs };
+}
 
-  const run = await runPython(python, ['-m', 'svc.manifest', argument], root, timeoutMs);
+/** The manifest `python -m svc.manifest` printed, or its failure as `manifest_failed` with the traceback. */
+export function manifestFromRun(run: PythonRun, target: ManifestTarget): LoadedManifest {
+  const { python, argument, root, timeoutMs } = target;
   const reproduce = `${python} -m svc.manifest ${argument}`;
   const stderr = run.stderr.trim();
   const details = { exitCode: run.code, signal: run.signal, stderr };
@@ -70,7 +94,7 @@ export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedMan
     const seconds = Number((timeoutMs / 1000).toFixed(3));
     throw new SvcError(
       'manifest_failed',
-      `importing ${opts.target} did not finish within ${seconds} s${stderr === '' ? '' : `; it printed:\n${stderr}`}`,
+      `importing ${target.target} did not finish within ${seconds} s${stderr === '' ? '' : `; it printed:\n${stderr}`}`,
       {
         hint:
           'Something the app runs when it is imported waits: an import that waits for input, or a network call ' +
@@ -85,21 +109,21 @@ export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedMan
     return { root, spec: resolveApp(raw), raw, logs: lines(run.stderr) };
   }
   if (run.code === 1) {
-    throw new SvcError('manifest_failed', `Python could not load ${opts.target}:\n${stderr}`, {
+    throw new SvcError('manifest_failed', `Python could not load ${target.target}:\n${stderr}`, {
       hint: `Fix the error the traceback points at, then try again (to reproduce: ${reproduce}).`,
       details,
     });
   }
   if (run.code === 2) {
     // Usage errors come after the import, so the user's own output may precede the one-line message.
-    const message = lines(stderr).at(-1) ?? `svc.manifest rejected ${opts.target}`;
+    const message = lines(stderr).at(-1) ?? `svc.manifest rejected ${target.target}`;
     throw new SvcError('manifest_failed', message, {
       hint: 'Pass a .py file or an importable module name that defines exactly one svc.App at module level.',
       details,
     });
   }
   const how = run.signal === null ? `exited with code ${run.code}` : `was killed by ${run.signal}`;
-  throw new SvcError('manifest_failed', `Python ${how} while describing ${opts.target}${stderr === '' ? '' : `:\n${stderr}`}`, {
+  throw new SvcError('manifest_failed', `Python ${how} while describing ${target.target}${stderr === '' ? '' : `:\n${stderr}`}`, {
     hint: `To reproduce: ${reproduce}`,
     details,
   });

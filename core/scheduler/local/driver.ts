@@ -9,6 +9,7 @@ import { containerArgs, runtimeEnv, workerSocketPaths } from './runtime-command.
 import { makeSocketDir } from './socket-dir.js';
 import { CheckpointTemplate, type TemplateState } from './template.js';
 import { WorkerSet } from './workers.js';
+import { Zygote } from './zygote.js';
 
 export interface LocalDriverOptions {
   readonly registry: ServiceRegistry;
@@ -19,6 +20,12 @@ export interface LocalDriverOptions {
   readonly stopGraceMs?: number;
   /** Called when a healthy container exits on its own (the autoscaler replaces it; events). */
   readonly onContainerExit?: (unit: DeploymentUnit, containerId: string, reason: string) => void;
+  /**
+   * Fork containers without a checkpoint from a zygote of their image (one
+   * warmed process per image, started once a container of it is healthy)
+   * instead of spawning a new interpreter each. Default off; `svc serve` turns it on.
+   */
+  readonly zygotes?: boolean;
 }
 
 interface Container {
@@ -48,13 +55,22 @@ export interface TemplateStatus {
  * in a private folder. A unit with `checkpoint_enabled` gets a template
  * process that ran imports and on_start once; its containers are forked
  * from it, or started from scratch when it cannot serve (said in the logs).
+ * With zygotes (`svc serve` turns them on), the other containers fork from
+ * a zygote of their image — a process that imported the runtime once —
+ * and import the user's code fresh; the image's first container, and any
+ * the zygote cannot start, are spawned as new processes.
  */
 export interface LocalDriver extends SchedulerDriver {
   /** This driver's private socket folder; every container's command line names it. */
   readonly socketDir: string;
   /** The unit's checkpoint template, when it has one. */
   template(key: string): TemplateStatus | undefined;
+  /** The zygote of the image whose interpreter is `pythonPath`, when it has one. */
+  zygote(pythonPath: string): TemplateStatus | undefined;
 }
+
+/** Unit key under which zygotes log: they serve every unit of their image. */
+export const ZYGOTE_LOG_UNIT = 'zygote';
 
 const RECENT_LINES = 30;
 const FORK_TIMEOUT_MS = 10_000;
@@ -63,6 +79,11 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   const units = new Map<string, DeploymentUnit>();
   const containers = new Map<string, Container>();
   const templates = new Map<string, CheckpointTemplate>();
+  const zygotes = new Map<string, Zygote>();
+  /** Interpreters whose zygote never became ready: their containers are spawned, as without zygotes. */
+  const noZygote = new Set<string>();
+  const useZygotes = options.zygotes ?? false;
+  let closed = false;
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const stopGraceMs = options.stopGraceMs ?? 5_000;
   const socketDir = makeSocketDir();
@@ -71,6 +92,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   const killAll = () => {
     for (const container of containers.values()) container.group?.killNow();
     for (const template of templates.values()) template.killNow();
+    for (const zygote of zygotes.values()) zygote.killNow();
   };
   process.on('exit', killAll);
 
@@ -90,6 +112,40 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     const template = new CheckpointTemplate({ unit, socketDir, startTimeoutMs, log: (id, stream, text) => emit(unit.key, id, stream, text) });
     templates.set(unit.key, template);
     return template;
+  }
+
+  /** Starts the zygote of the unit's image unless it has one (or had one that never became ready). */
+  function ensureZygote(unit: DeploymentUnit): void {
+    const pythonPath = unit.image.pythonPath;
+    const existing = zygotes.get(pythonPath);
+    if (closed || noZygote.has(pythonPath) || (existing && (existing.state === 'starting' || existing.state === 'ready'))) return;
+    const zygote = new Zygote({ pythonPath, socketDir, startTimeoutMs, log: (id, stream, text) => emit(ZYGOTE_LOG_UNIT, id, stream, text) });
+    zygotes.set(pythonPath, zygote);
+    void zygote.ready.then((ready) => {
+      if (ready !== true && zygote.state === 'failed') noZygote.add(pythonPath);
+    });
+  }
+
+  /** Forks the container from its image's zygote when one is ready; undefined when it cannot (then it is spawned). */
+  async function forkFromZygote(container: Container): Promise<ProcessGroup | undefined> {
+    const { unit, id, workers } = container;
+    const zygote = zygotes.get(unit.image.pythonPath);
+    if (!zygote || zygote.unusable() !== null) return undefined;
+    try {
+      const group = await zygote.fork({
+        container: id,
+        unit,
+        workers: unit.workload.scaling.workers,
+        onLine: (stream, text) => log(container, stream, text),
+        onEvent: (event) => workers.onEvent(event),
+        timeoutMs: Math.min(startTimeoutMs, FORK_TIMEOUT_MS),
+      });
+      log(container, 'system', `container ${id} forked from zygote ${zygote.id} (pid ${group.pid})`);
+      return group;
+    } catch (error) {
+      log(container, 'system', `zygote ${zygote.id} could not start container ${id} (${(error as Error).message}); starting it as a new process`);
+      return undefined;
+    }
   }
 
   async function stopTemplate(key: string): Promise<void> {
@@ -130,6 +186,11 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       }
     }
     if (container.state === 'stopping') return undefined;
+    if (useZygotes && !unit.workload.scaling.checkpointEnabled) {
+      const forked = await forkFromZygote(container);
+      // A stop that came meanwhile stops a forked group once launched; a failed fork is not spawned again.
+      if (forked || stopping(container)) return forked;
+    }
     return spawnGroup({
       command: unit.image.pythonPath,
       args: containerArgs(unit, socketDir, id),
@@ -173,6 +234,8 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     container.healthyAt = new Date();
     log(container, 'system', `container ${id} is healthy`);
     await workers.register();
+    // Once the image has proved it can serve: its next containers fork from its zygote.
+    if (useZygotes && !unit.workload.scaling.checkpointEnabled) ensureZygote(unit);
     void group.exited.then(async (exit) => {
       if (container!.state === 'stopping' || container!.state === 'exited') return;
       container!.state = 'exited';
@@ -240,13 +303,25 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       const template = templates.get(key);
       return template && { id: template.id, pid: template.pid, state: template.state };
     },
+    zygote(pythonPath) {
+      const zygote = zygotes.get(pythonPath);
+      return zygote && { id: zygote.id, pid: zygote.pid, state: zygote.state };
+    },
     async close() {
-      await Promise.all([...[...containers.values()].map(stopContainer), ...[...templates.keys()].map(stopTemplate)]);
+      closed = true;
+      const stoppingZygotes = [...zygotes.values()].map((zygote) => zygote.stop(stopGraceMs));
+      zygotes.clear();
+      await Promise.all([...[...containers.values()].map(stopContainer), ...[...templates.keys()].map(stopTemplate), ...stoppingZygotes]);
       units.clear();
       process.off('exit', killAll);
       rmSync(socketDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Read through a call: a stop may begin while a launch awaits, which narrowing cannot know. */
+function stopping(container: Container): boolean {
+  return container.state === 'stopping';
 }
 
 function removeSockets(container: Container): void {

@@ -15,6 +15,11 @@ export function templateArgs(unit: DeploymentUnit, controlPath: string): string[
   return ['-m', 'svc.runtime', 'template', ...moduleArgs(unit).slice(2), '--control', controlPath];
 }
 
+/** `python -m svc.runtime zygote`: the image's warmed runtime, which forks containers of any of its workloads. */
+export function zygoteArgs(controlPath: string): string[] {
+  return ['-m', 'svc.runtime', 'zygote', '--control', controlPath, '--events-fd', EVENTS_FD];
+}
+
 /** Must match `container_sockets()` in sdk/python/svc/runtime/_container.py. */
 export function workerSocketPaths(socketDir: string, container: string, workers: number): string[] {
   return Array.from({ length: workers }, (_, index) => path.join(socketDir, `${container}-w${index}.sock`));
@@ -26,6 +31,16 @@ function moduleArgs(unit: DeploymentUnit): string[] {
 }
 
 export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
+  const env = baseRuntimeEnv();
+  env.SVC_APP = unit.ref.app;
+  env.SVC_WORKLOAD = unit.workload.name;
+  env.SVC_STAGE = unit.ref.stage;
+  env.SVC_WORKSPACE = unit.ref.workspace;
+  return env;
+}
+
+/** What every runtime process of any unit gets (a zygote's own environment): runtimeEnv() without the unit. */
+export function baseRuntimeEnv(): NodeJS.ProcessEnv {
   // No PYTHONUNBUFFERED: the runtime line-buffers its output itself, so that each line
   // leaves in one write and the lines of workers sharing a pipe do not interleave.
   const env: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: '1' };
@@ -35,10 +50,13 @@ export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
   // Python 3.11+ honours this; the runtime drops it again before importing the user's code.
   env.PYTHONSAFEPATH = '1';
   env.PYTHONPATH = sdkPythonPath;
-  env.SVC_APP = unit.ref.app;
-  env.SVC_WORKLOAD = unit.workload.name;
-  env.SVC_STAGE = unit.ref.stage;
-  env.SVC_WORKSPACE = unit.ref.workspace;
   delete env.VIRTUAL_ENV;
+  return env;
+}
+
+/** The environment a container of `unit` runs with, as plain strings (what a zygote's fork request carries). */
+export function containerEnv(unit: DeploymentUnit): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(runtimeEnv(unit))) if (value !== undefined) env[name] = value;
   return env;
 }

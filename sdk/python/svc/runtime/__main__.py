@@ -1,13 +1,15 @@
-"""``python -m svc.runtime``: one container, or the checkpoint template of a workload.
+"""``python -m svc.runtime``: one container, the checkpoint template of a workload, or a zygote.
 
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket PATH
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket-dir DIR --container ID [--workers N]
     python -m svc.runtime template --root DIR --entry MODULE --workload NAME --control PATH
+    python -m svc.runtime zygote --control PATH
 
 The first form serves one worker on PATH; the second ``N`` workers (default: the workload's
 ``workers`` option), worker ``i`` on ``DIR/ID-w<i>.sock``. This process imports the app once,
-then forks the workers and supervises them. ``--events-fd FD`` names a pipe for the platform's
-machine-readable events (one JSON object per line).
+then forks the workers and supervises them. The zygote imports only the runtime, and forks
+containers of any workload on request (``_zygote``). ``--events-fd FD`` names a pipe for the
+platform's machine-readable events (one JSON object per line).
 
 Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed, or a worker
 kept failing; 2 wrong arguments, no App, no such workload or a kind not served yet;
@@ -52,18 +54,46 @@ def _template_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    template = argv[:1] == ["template"]
-    parser = _template_parser() if template else _container_parser()
-    args = parser.parse_args(argv[1:] if template else argv)
-    if not template:
-        _check_placement(parser, args)
+def _zygote_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m svc.runtime zygote",
+                                     description="Import the runtime once and fork containers of any workload from it.")
+    parser.add_argument("--control", required=True, help="Unix socket to take fork requests on")
+    parser.add_argument("--events-fd", type=int, default=None, help="pipe for events to the platform (JSON lines)")
+    return parser
+
+
+def _line_buffered() -> None:
     for stream in (sys.stdout, sys.stderr):
         # Line by line, each line in one write: the workers share these pipes, and a line
         # written in pieces (print writes its text, then the newline) would interleave.
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(line_buffering=True, write_through=False)
+
+
+def _run_zygote(argv: list[str]) -> int:
+    args = _zygote_parser().parse_args(argv)
+    _line_buffered()
+    events = FrameWriter(args.events_fd)
+    os.environ.pop("PYTHONSAFEPATH", None)
+    try:
+        require_server(preload_server())
+    except Exit as error:
+        return error.code
+    from ._zygote import run_zygote
+
+    return run_zygote(args.control, events)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["zygote"]:
+        return _run_zygote(argv[1:])
+    template = argv[:1] == ["template"]
+    parser = _template_parser() if template else _container_parser()
+    args = parser.parse_args(argv[1:] if template else argv)
+    if not template:
+        _check_placement(parser, args)
+    _line_buffered()
     events = FrameWriter(args.events_fd)
     # The platform starts us with PYTHONSAFEPATH (no project file shadows the runtime's own
     # imports); the user's code and its subprocesses get the usual sys.path rules back.
