@@ -136,8 +136,9 @@ async function writeClient(outDir: string, generated: ExportedFiles, warn: (text
       throw error;
     });
     if (existing === file.contents) continue;
-    if (existing !== null && !isGenerated(existing)) {
-      warn(`left ${target} as it is: svc app export did not write it (the client may need the version it would write)`);
+    // A shared file that is not exactly what svc writes was changed by someone (below its header, too): it stays.
+    if (existing !== null) {
+      warn(`left ${target} as it is: it is not the file svc app export writes (delete it to get that one; the client may need it)`);
       continue;
     }
     await mkdir(path.dirname(target), { recursive: true });

@@ -202,7 +202,7 @@ print(json.dumps(seen))
       const kept = run();
       await appExport(kept.context, 'quickstart', { out });
       assert.equal(readFileSync(shared, 'utf8'), '# mine\n');
-      assert.match(kept.stderr(), /left .*svc_clients\/__init__\.py as it is: svc app export did not write it/);
+      assert.match(kept.stderr(), /left .*svc_clients\/__init__\.py as it is: it is not the file svc app export writes/);
       writeFileSync(shared, original);
     });
 

@@ -164,3 +164,13 @@ def test_inside_a_container_only_the_environment_counts(places):
     assert "SVC_TOKEN is not set" in caught.value.message and "svc container" in caught.value.message
     found = find_credentials(env_of(places, SVC_STAGE="run-0123", SVC_SERVER="http://env:2", SVC_TOKEN="svc_env"))
     assert (found.server, found.token) == ("http://env:2", "svc_env")
+
+
+@pytest.mark.parametrize("raw, normal", [
+    ("HTTP://Svc.Example.com:80/", "http://svc.example.com"),
+    ("https://svc.example.com:443/base/", "https://svc.example.com/base"),
+    ("http://[::1]:7420", "http://[::1]:7420"),
+])
+def test_a_server_url_is_spelled_as_the_cli_spells_it(raw, normal):
+    from svc._client._credentials import normalize_server
+    assert normalize_server(raw, "SVC_SERVER") == normal

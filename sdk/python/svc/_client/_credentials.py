@@ -96,7 +96,13 @@ def normalize_server(raw: str, where: str) -> str:
         raise ConfigError(f"{where} must be the http(s) base URL of an svc server, such as https://svc.example.com, "
                           f"got {raw!r}", hint="Give the scheme, the host and the port if it is not the default, "
                                                "without a query.")
-    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+    # The form the CLI gives (WHATWG URL origin): host in lower case, no default port, so both compare alike.
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    port = parts.port
+    default = {"http": 80, "https": 443}[parts.scheme]
+    netloc = host if port is None or port == default else f"{host}:{port}"
+    return f"{parts.scheme}://{netloc}{parts.path.rstrip('/')}"
 
 
 def _tighten(path: Path, descriptor: int) -> None:

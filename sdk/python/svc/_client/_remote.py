@@ -91,13 +91,14 @@ def call_remote(workload: Workload, args: tuple[Any, ...], kwargs: dict[str, Any
         progress = _progress(api, run.id, workload.name, show_build) if created else None
         try:
             return _call(run, body, project, echo, progress)
-        except NotFoundError:
+        except _RunGone as gone:
             # A run this process reused ended meanwhile (idle timeout, a restart of the server): start anew, once.
+            # Only the server's own 404 for the call means that: a NotFoundError the function raised is its result.
             with _lock:
                 if _runs.get(key) is run:
                     del _runs[key]
             if created or attempt == 1:
-                raise
+                raise gone.error from None
         except StartFailedError:
             _forget(key, run)  # a failed run stays failed: the next call starts a new one
             raise
@@ -180,6 +181,8 @@ def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildP
                 progress.stop()
                 if isinstance(error, StartFailedError):
                     progress.show_rest()
+            if isinstance(error, NotFoundError):
+                raise _RunGone(error)
             raise error
         first = True
         while True:
@@ -200,6 +203,14 @@ def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildP
                 return _result(frame, project)
             elif kind == "error":
                 raise_remote(frame, project.script_entry)
+
+
+class _RunGone(Exception):
+    """The server answered the call itself with 404: the run is gone (never what the function raised)."""
+
+    def __init__(self, error: NotFoundError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _frame(raw: bytes) -> dict[str, Any]:

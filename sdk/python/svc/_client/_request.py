@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 from typing import Any, Mapping
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from .. import _json
 from .._hints import CONTEXT_PARAMETER, type_hints
@@ -51,9 +51,18 @@ def workload_url(api: Api, app: str, workload: str, target: str | None) -> str:
             url = (deployment.get("urls") or {}).get("path")
             if not url:
                 raise NotFoundError(f"{workload} has no URL in {where} (status {deployment.get('status')})", status=404)
-            return str(url)
+            return on_own_server(api.server, str(url))
     raise NotFoundError(f"{where} has no workload {workload}: it runs other code than this", status=404,
                         hint="Deploy (or serve) the current code again.")
+
+
+def on_own_server(server: str, url: str) -> str:
+    """``url`` on ``server``: the token goes only to the server it belongs to, even when the server
+    advertises its workloads at another origin (``--host 0.0.0.0`` printed as 127.0.0.1, a public URL)."""
+    found, own = urlsplit(url), urlsplit(server)
+    if (found.scheme, found.netloc.lower()) == (own.scheme, own.netloc.lower()):
+        return url
+    return server.rstrip("/") + found.path + (f"?{found.query}" if found.query else "")
 
 
 def _send(method: str, url: str, body: bytes | None, headers: dict[str, str], timeout: float | None) -> Response:

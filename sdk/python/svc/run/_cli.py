@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import signal
 import sys
 import traceback
 from typing import IO, Any
@@ -153,6 +154,8 @@ def main(argv: list[str]) -> int:
         return 0 if argv else 2
     target, words = argv[0], argv[1:]
     out = _detach_stdout()
+    # SIGTERM (a timeout, a cancelled CI job) ends the command like Ctrl-C: the exit hooks delete its run on the server.
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         return _run(target, words, out)
     except _Usage as usage:
@@ -161,6 +164,17 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         _say("interrupted")
         return 130
+    except _Terminated:
+        _say("terminated")
+        return 143
+
+
+class _Terminated(BaseException):
+    """Raised by the SIGTERM handler, so that the call unwinds and the exit hooks run."""
+
+
+def _terminated(_signum: int, _frame: object) -> None:
+    raise _Terminated()
 
 
 def _run(target: str, words: list[str], out: IO[str]) -> int:
