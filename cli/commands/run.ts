@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { SvcError } from '../../core/errors.js';
+import { pythonNotFound } from '../../core/images/find-python.js';
 import { sdkPythonPath } from '../../core/paths.js';
 
 /** What `python -m svc.run` calls itself in its messages and usage. */
@@ -41,10 +41,7 @@ export default async function run(target: string, args: string[]): Promise<void>
       child.once('error', (error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT' || error.code === 'EACCES') {
           reject(
-            new SvcError('python_unavailable', `Python was not found: ${JSON.stringify(python)} (${error.code})`, {
-              hint: 'Install Python 3 (3.10 or later), or set SVC_PYTHON to the Python interpreter svc should use.',
-              cause: error,
-            }),
+            pythonNotFound(python, error.code, error),
           );
         } else reject(error);
       });

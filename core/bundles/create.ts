@@ -5,6 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { pythonNotFound } from '../images/find-python.js';
 import { SvcError } from '../errors.js';
 import { sdkPythonPath } from '../paths.js';
 import { spawnGroup } from '../processes/group.js';
@@ -82,9 +83,7 @@ export function bundleFromRun(run: BundleRun, context: { readonly root: string; 
   const problem = stderr.filter((line) => !line.startsWith(WARNING)).join('\n').replace(/^svc bundle: /, '').trim();
   if (run.code === 0) return parseResult(stdout, warnings, reproduce);
   if (run.code === null && run.signal === null) {
-    throw new SvcError('python_unavailable', `Python was not found: ${JSON.stringify(python)} (${problem})`, {
-      hint: 'Install Python 3 (3.10 or later), or set SVC_PYTHON to the Python interpreter svc should use.',
-    });
+    throw pythonNotFound(python, problem);
   }
   if (run.code === 3) {
     throw new SvcError('bundle_too_large', `cannot bundle ${root}: ${problem}`, { details: { rule: 'project_too_large' } });

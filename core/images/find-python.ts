@@ -66,3 +66,11 @@ function compareVersions(a: string, b: string): number {
 function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
+
+/** The error for a Python interpreter that could not be started (`why`: ENOENT, EACCES, or what the spawn said). */
+export function pythonNotFound(python: string, why: string, cause?: unknown): SvcError {
+  return new SvcError('python_unavailable', `Python was not found: ${JSON.stringify(python)} (${why})`, {
+    hint: 'Install Python 3 (3.10 or later), or set SVC_PYTHON to the Python interpreter svc should use.',
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

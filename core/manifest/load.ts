@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { pythonNotFound } from '../images/find-python.js';
 import { SvcError } from '../errors.js';
 import { sdkPythonPath } from '../paths.js';
 import { resolveApp } from '../workload/resolve.js';
@@ -210,10 +211,7 @@ function runPython(python: string, args: readonly string[], cwd: string, timeout
       finish();
       if (error.code === 'ENOENT' || error.code === 'EACCES') {
         reject(
-          new SvcError('python_unavailable', `Python was not found: ${JSON.stringify(python)} (${error.code})`, {
-            hint: 'Install Python 3 (3.10 or later), or set SVC_PYTHON to the Python interpreter svc should use.',
-            cause: error,
-          }),
+          pythonNotFound(python, error.code, error),
         );
       } else reject(error);
     });

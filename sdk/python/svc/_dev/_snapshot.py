@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bundle import Entry, check_size, collect, write_tar_gz
+from ..bundle import Entry, check_size, collect
+from ..bundle._build import write_entries
 
 EDITOR_TEMPORARY = re.compile(
     r"(?:^|/)(?:"
@@ -103,23 +103,4 @@ class Snapshots:
 def write_bundle(snapshot: Snapshot, out: str, max_bytes: int) -> dict[str, object]:
     """Writes the snapshot's bundle to ``out`` (atomically); what ``python -m svc.bundle`` prints."""
     check_size(snapshot.entries, max_bytes)
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=".bundle-", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            write_tar_gz(snapshot.entries, handle)
-        digest = hashlib.sha256()
-        with open(temporary, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
-    files = sum(1 for entry in snapshot.entries if entry.kind != "dir")
-    return {"path": str(target.resolve()), "sha256": digest.hexdigest(), "size": target.stat().st_size, "files": files}
+    return write_entries(list(snapshot.entries), Path(out)).as_json()

@@ -245,6 +245,11 @@ def build_bundle(project: str | os.PathLike[str], out: str | os.PathLike[str] | 
     target = Path(out) if out is not None else default_output(project)
     entries = collect(project, warn=warn, exclude=frozenset({os.path.realpath(target)}))
     check_size(entries, max_bytes)
+    return write_entries(entries, target)
+
+
+def write_entries(entries: list[Entry], target: Path) -> BundleResult:
+    """Writes the tar.gz of ``entries`` to ``target`` atomically (a temporary file renamed into place)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=".bundle-", suffix=".tmp", dir=target.parent)
     try:
