@@ -28,25 +28,37 @@ function text(value: unknown): string | undefined {
 }
 
 prog
-  .command('serve <app_or_module>')
-  .describe('Run a live preview of an app on an embedded platform in this process, and print its URLs.')
+  .command('serve [app_or_module]')
+  .describe('Run a live preview of an app on an embedded platform in this process (or on a svc server with --server), and print its URLs.')
   .option('-p, --port', `Port the gateway listens on (env SVC_PORT; default ${DEFAULT_PORT}; 0 picks a free port)`)
   .option('-H, --host', 'Interface to listen on (env SVC_HOST; default 127.0.0.1)')
   .option('--data-dir', 'Where state and the owner token live (env SVC_DATA_DIR; default ~/.svc/data)')
   .option('--base-domain', 'Also serve host-based URLs <app>-<workload>.<domain> (env SVC_BASE_DOMAIN; e.g. localhost)')
   .option('-c, --config', 'A JSON config file (env SVC_CONFIG); see docs/configuration.md')
   .option('--no-watch', 'Deploy once; do not reload the app when its files change')
+  .option('--server', 'Run the preview on a svc server (the one svc login signed you in to, or this URL) instead of in this process')
   .example('serve examples/quickstart/app.py')
   .example('serve app --port 8080')
-  .action(async (target: string, flags: Record<string, unknown>) => {
-    const { default: serve } = await import('./commands/serve.js');
-    await serve(target, {
+  .example('serve app.py --server')
+  .example('serve app.py --server https://svc.example.com')
+  .action(async (target: string | undefined, flags: Record<string, unknown>) => {
+    const { default: serve, serveTarget } = await import('./commands/serve.js');
+    let args: ReturnType<typeof serveTarget>;
+    try {
+      // `svc serve --server app.py`: the parser gave app.py to --server.
+      args = serveTarget(target, flags.server);
+    } catch (error) {
+      process.exitCode = printError(error);
+      return;
+    }
+    await serve(args.target, {
       port: flags.port as string | number | undefined,
       host: flags.host as string | undefined,
       'data-dir': flags['data-dir'] as string | undefined,
       'base-domain': flags['base-domain'] as string | undefined,
       config: flags.config as string | undefined,
       watch: flags.watch as boolean | undefined,
+      server: args.server,
     });
   });
 

@@ -1,13 +1,13 @@
-import { loadConfig } from '../../config/load.js';
-import { BundleStore } from '../../core/bundles/store.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { shellQuote } from '../shell-quote.js';
+/**
+ * `svc serve <app_or_module> [--server [URL]]`: a live preview of the app,
+ * with its URLs, the logs of every workload, and a reload on each save until
+ * Ctrl-C. By default on the embedded platform, started in this process
+ * (cli/serve/embedded.ts); with `--server`, on a svc server: the one the
+ * usual lookup finds, or URL (cli/serve/remote.ts). Both share the reading,
+ * watching and reloading of cli/serve/session.ts.
+ */
+import { SvcError } from '../../core/errors.js';
 import { createOutput, printError } from '../output.js';
-import { Preview } from '../serve/preview.js';
-import { createProjectReader, type ProjectReader } from '../serve/reader.js';
-import { ReloadScheduler } from '../serve/scheduler.js';
-import { ProjectWatcher } from '../serve/watcher.js';
-import { onStopSignal } from '../stop-signal.js';
 
 export interface ServeFlags {
   readonly port?: string | number;
@@ -17,105 +17,43 @@ export interface ServeFlags {
   readonly config?: string;
   /** false (`--no-watch`): deploy once and do not reload on changes. */
   readonly watch?: boolean;
+  /** true (`--server`): on the server of the usual lookup; a URL: on that server. */
+  readonly server?: boolean | string;
+}
+
+/** The options only the embedded platform has: with --server they would silently do nothing. */
+const EMBEDDED_ONLY = ['port', 'host', 'data-dir', 'base-domain', 'config'] as const;
+
+export default async function serve(target: string, flags: ServeFlags): Promise<void> {
+  const out = createOutput();
+  const server = flags.server;
+  if (server === undefined || server === false) {
+    const { serveEmbedded } = await import('../serve/embedded.js');
+    return serveEmbedded(target, flags, out);
+  }
+  const local = EMBEDDED_ONLY.filter((name) => flags[name] !== undefined);
+  if (local.length > 0) {
+    process.exitCode = printError(new SvcError('usage_invalid', `${local.map((name) => `--${name}`).join(', ')} ${local.length === 1 ? 'is' : 'are'} for the embedded platform; with --server the preview runs on the server.`, {
+      hint: `Leave ${local.length === 1 ? 'it' : 'them'} out, or leave out --server to run the preview in this process.`,
+    }));
+    return;
+  }
+  const { serveRemote } = await import('../serve/remote.js');
+  return serveRemote(target, { server, watch: flags.watch }, out);
 }
 
 /**
- * `svc serve <app_or_module>`: starts the embedded platform in this process,
- * deploys a preview of the app, prints each workload's URL with a curl line,
- * streams the workloads' logs, and removes everything on Ctrl-C. Meanwhile it
- * watches the project and swaps in each saved version (cli/serve/): a warm
- * Python reads the project, and containers fork from a zygote of their image.
+ * The target and the server of `svc serve`, from what the parser made of
+ * them: mri gives `--server <next word>` the next word, so in
+ * `svc serve --server app.py` it took the target; a --server value that is
+ * not an http(s) URL, with no target otherwise, is the target.
  */
-export default async function serve(target: string, flags: ServeFlags): Promise<void> {
-  const out = createOutput();
-  let platform: Platform | undefined;
-  let reader: ProjectReader | undefined;
-  let watcher: ProjectWatcher | undefined;
-  let scheduler: ReloadScheduler | undefined;
-  let preview: Preview | undefined;
-  let serving = false;
-  const stopWatching = async () => {
-    preview?.stop();
-    watcher?.close();
-    // First: a read in progress (an import that hangs) ends now rather than at its timeout.
-    reader?.close();
-    await scheduler?.close().catch(() => {});
-  };
-  const stop = onStopSignal(async () => {
-    // Before the preview is up there is nothing to drain: exit now; the driver's exit hook kills any container.
-    if (!serving) process.exit(130);
-    out.step('stopping the preview…');
-    preview?.stop();
-    watcher?.close();
-    // A reload in progress ends as the platform closes (its deploy is refused): no need to wait for it first.
-    await Promise.all([platform?.close(), stopWatching()]);
-    out.done('stopped');
-  });
-  try {
-    const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
-    const watch = flags.watch !== false;
-    out.step(`reading ${target}`);
-    reader = createProjectReader({
-      target,
-      python: config.python,
-      warm: watch && process.env.SVC_SERVE_WARM !== '0',
-      warn: (message) => out.warn(message),
-      log: (line) => out.log('svc', line, true),
-      exclude: [config.dataDir, config.cacheDir],
-    });
-    const first = await reader.read(null);
-    if (first.unchanged) throw new Error('the first read of the project found it unchanged');
-    for (const line of first.manifest.logs) out.log('import', line);
-    const { spec } = first.manifest;
-    out.done(`app ${spec.name}: ${spec.workloads.length} workload${spec.workloads.length === 1 ? '' : 's'}`);
-
-    if (watch) {
-      // Watching starts now, so that a save during the first deploy is not missed: it is reloaded right after.
-      scheduler = new ReloadScheduler((batch) => preview!.reload(batch), { paused: true });
-      const reloads = scheduler;
-      watcher = new ProjectWatcher(first.manifest.root, (file) => reloads.notify(file), (message) => out.warn(message));
-      watcher.sync(first.dirs);
-    }
-
-    platform = await startPlatform({
-      config,
-      // A preview keeps no state, so several previews can share a data dir (svc server keeps it in <data dir>/state).
-      state: 'memory',
-      // Containers fork from a zygote of their image: a reload starts no new interpreter (SVC_ZYGOTES=0 turns it off).
-      zygotes: process.env.SVC_ZYGOTES !== '0',
-      logs: (line) => out.log(line.unit.split('/').pop() ?? line.unit, line.text, line.stream === 'system'),
-    });
-    if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);
-    for (const warning of platform.ownerToken.warnings) out.warn(warning);
-    out.done(`platform listening on ${platform.url} (data in ${config.dataDir})`);
-
-    const projectWatcher = watcher;
-    const reloads = scheduler;
-    preview = new Preview({
-      platform,
-      reader,
-      store: BundleStore.inDataDir(config.dataDir),
-      out,
-      tokenExpression: `$(cat ${shellQuote(platform.ownerToken.path)})`,
-      folders: (folders) => projectWatcher?.sync(folders) ?? [],
-      recheck: (folder) => reloads?.notify(folder),
-      timings: process.env.SVC_SERVE_TIMINGS === '1',
-    });
-    await preview.start(first);
-    serving = true;
-    if (scheduler) {
-      scheduler.resume();
-      out.step(`watching ${first.manifest.root} for changes; logs of every workload follow; press Ctrl-C to stop`);
-    } else {
-      reader.close();
-      out.step('logs of every workload follow; press Ctrl-C to stop');
-    }
-    await stop.wait;
-  } catch (error) {
-    process.exitCode = printError(error);
-    await stopWatching();
-    await platform?.close();
-  } finally {
-    stop.dispose();
+export function serveTarget(target: string | undefined, server: unknown): { target: string; server: boolean | string | undefined } {
+  const value = server === undefined || typeof server === 'boolean' ? server : String(Array.isArray(server) ? server.at(-1) : server);
+  const isUrl = typeof value === 'string' && /^https?:\/\//i.test(value);
+  if (target === undefined && typeof value === 'string' && !isUrl) return { target: value, server: true };
+  if (target === undefined) {
+    throw new SvcError('usage_invalid', 'svc serve needs the app: a .py file or a module name.', { hint: 'Run `svc serve app.py`, or `svc serve app.py --server` to run the preview on a svc server.' });
   }
+  return { target, server: value };
 }
