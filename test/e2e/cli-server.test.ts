@@ -238,6 +238,17 @@ describe('svc CLI against svc server (command line)', function () {
     assert.equal(again.code, 1, 'an existing folder is not overwritten');
   });
 
+  it('deployment delete removes one deployment: its URL answers 404, the app keeps the others', async () => {
+    const listed = JSON.parse((await svc('deployment', 'list', '--app', 'quickstart', '--json')).stdout);
+    const hello = (listed.deployments as { name: string; urls: { path: string } }[]).find((d) => d.name === 'quickstart/hello')!;
+    assert.equal((await fetch(hello.urls.path)).status, 200);
+    const deleted = await svc('deployment', 'delete', 'quickstart:hello');
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal((await fetch(hello.urls.path, { headers: { Authorization: `Bearer ${token}` } })).status, 404);
+    const after = JSON.parse((await svc('deployment', 'list', '--app', 'quickstart', '--json')).stdout);
+    assert.deepEqual((after.deployments as { name: string }[]).map((d) => d.name).sort(), ['quickstart/greet', 'quickstart/square']);
+  });
+
   it('app delete refuses without --yes when not on a terminal, and deletes with it: the URL answers 404', async () => {
     const refused = await svc('app', 'delete', 'quickstart');
     assert.equal(refused.code, 1);
