@@ -1,0 +1,3 @@
+export { startNomadStandin, type NomadStandin, type NomadStandinOptions } from './server.js';
+export { serviceId, checkId } from './consul.js';
+export { goDuration, parseGoDuration } from './job.js';
