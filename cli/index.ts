@@ -292,6 +292,55 @@ prog
   );
 
 prog
+  .command('jobs')
+  .describe('Nomad jobs: svc jobs render <app_or_module> prints the jobs svc would submit to a cluster.')
+  .example('jobs render examples/quickstart/app.py')
+  .action(() => prog.help('jobs'));
+
+prog
+  .command('jobs render <app_or_module>')
+  .describe('Print the Nomad jobs svc would submit for an app (a .py file or a module name, optionally :<workload>) as a JSON array of PUT /v1/jobs bodies, after the plugins\' transformJob hook and the strict job validator.')
+  .option('--driver', 'Nomad task driver: docker, raw_exec or exec (default docker)')
+  .option('--datacenter', 'Datacenter the jobs may run in; repeat it or separate with commas (default dc1)')
+  .option('--region', 'Nomad region (default global)')
+  .option('--namespace', 'Nomad namespace (default default)')
+  .option('--stage', 'deployed or preview (default deployed)')
+  .option('--workspace', 'Workspace the app belongs to (default default)')
+  .option('--registry', 'Registry of the docker images: <registry>/svc/<image id>:latest (default localhost:5000)')
+  .option('--bundle-url', 'URL of the code bundle artifact (default a placeholder; the server signs real ones)')
+  .option('--base-domain', 'Base domain for the Host() and Fabio host tags (default the config file\'s baseDomain)')
+  .option('--mhz-per-core', 'MHz one core of the cpu option reserves (default 2000)')
+  .option('--cores', 'Reserve whole cores (Resources.Cores) instead of MHz', false)
+  .option('--python', 'Interpreter raw_exec/exec run (default python3)')
+  .option('--plugin', 'A plugin module (path or package) whose transformJob hook also runs; repeatable')
+  .option('-c, --config', 'A JSON config file (env SVC_CONFIG): its plugins, baseDomain and publicUrl apply')
+  .example('jobs render examples/quickstart/app.py')
+  .example('jobs render app:hello --driver raw_exec --datacenter dc1,dc2 --region eu')
+  .example('jobs render examples/quickstart/app.py --plugin ./job-placement.js > jobs.json')
+  .action((target: string, flags: Flags) =>
+    run(async (context) => {
+      const list = (value: unknown) => (value === undefined ? undefined : Array.isArray(value) ? value.map(String) : String(value));
+      const result = await (await import('./commands/jobs-render.js')).default(context, String(target), {
+        driver: text(flags.driver),
+        datacenter: list(flags.datacenter),
+        region: text(flags.region),
+        namespace: text(flags.namespace),
+        stage: text(flags.stage),
+        workspace: text(flags.workspace),
+        registry: text(flags.registry),
+        'bundle-url': text(flags['bundle-url']),
+        'base-domain': text(flags['base-domain']),
+        'mhz-per-core': text(flags['mhz-per-core']),
+        cores: flags.cores === true,
+        python: text(flags.python),
+        plugin: list(flags.plugin),
+        config: text(flags.config),
+      });
+      return typeof result === 'number' ? result : undefined;
+    }),
+  );
+
+prog
   .command('run <target>')
   .describe('Run a function remotely: <module or file>:<function>, then its arguments, passed through as they are (--name value pairs included).')
   .example('run examples/quickstart/app.py:square 12')

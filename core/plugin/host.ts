@@ -42,6 +42,17 @@ export interface PluginHost {
    */
   sequential<H extends SequentialHooks>(hook: H, initial: HookArgs<H>[0], ...rest: Tail<HookArgs<H>>): Promise<HookResult<H>>;
   /**
+   * `sequential()`, calling `check` on each handler's result before the next
+   * handler runs (`transformJob` validates each plugin's job). A throw from
+   * `check` becomes a `plugin_error` naming that handler's plugin and hook.
+   */
+  sequentialChecked<H extends SequentialHooks>(
+    hook: H,
+    check: (result: HookResult<H>) => void,
+    initial: HookArgs<H>[0],
+    ...rest: Tail<HookArgs<H>>
+  ): Promise<HookResult<H>>;
+  /**
    * Starts every handler at once and waits for all of them. Never rejects:
    * each failure (already wrapped with its plugin and hook) goes to the
    * host's `onParallelError`, and the list of failures is resolved (empty
@@ -115,6 +126,26 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
     }
   }
 
+  async function runSequential(hook: HookName, check: ((result: unknown) => void) | undefined, initial: unknown, rest: unknown[]): Promise<unknown> {
+    let value: unknown = initial;
+    for (const entry of handlersOf(hook)) {
+      const result = await invoke(entry, hook, [value, ...rest]);
+      if (result === null || result === undefined) {
+        throw hookError(entry.plugin, hook, `returned ${String(result)}`,
+          'Return the first argument (unchanged to accept it, or a changed copy); throw an SvcError to refuse.');
+      }
+      if (check !== undefined) {
+        try {
+          check(result);
+        } catch (error) {
+          throw wrapHookError(error, entry.plugin, hook);
+        }
+      }
+      value = result;
+    }
+    return value;
+  }
+
   const scalingPolicies = new Map<string, RegisteredPolicy>();
   for (const plugin of plugins) {
     for (const [name, decide] of Object.entries(plugin.scalingPolicies ?? {})) scalingPolicies.set(name, { name, plugin: plugin.name, decide });
@@ -138,18 +169,8 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
       return null;
     },
 
-    async sequential(hook, initial, ...rest) {
-      let value: unknown = initial;
-      for (const entry of handlersOf(hook)) {
-        const result = await invoke(entry, hook, [value, ...rest]);
-        if (result === null || result === undefined) {
-          throw hookError(entry.plugin, hook, `returned ${String(result)}`,
-            'Return the first argument (unchanged to accept it, or a changed copy); throw an SvcError to refuse.');
-        }
-        value = result;
-      }
-      return value as HookResult<typeof hook>;
-    },
+    sequential: (hook, initial, ...rest) => runSequential(hook, undefined, initial, rest) as never,
+    sequentialChecked: (hook, check, initial, ...rest) => runSequential(hook, check as (result: unknown) => void, initial, rest) as never,
 
     async parallel(hook, ...args) {
       const outcomes = await Promise.allSettled(handlersOf(hook).map((entry) => invoke(entry, hook, args)));

@@ -13,6 +13,7 @@ export type {
   ExportOptions,
   HookName,
   InterfaceWorkload,
+  JobTransformContext,
   PlatformEvent,
   Plugin,
   PluginHooks,
@@ -23,3 +24,4 @@ export type {
 export { SvcError, errorCodes } from '../errors.js';
 export type { ErrorCode, SvcErrorOptions } from '../errors.js';
 export type { AppSpec, AutoscalerSpec, Workload, WorkloadKind } from '../workload/types.js';
+export type { NomadJob } from '../../jobs/types.js';

@@ -3,6 +3,7 @@
  * (`plugins/`) and third-party packages implement. Each hook is documented
  * here, where it is declared; `docs/plugins.md` repeats it as a table.
  */
+import type { NomadJob } from '../../jobs/types.js';
 import type { AppSpec, AutoscalerSpec, JsonSchema, WorkloadKind } from '../workload/types.js';
 
 /**
@@ -41,6 +42,15 @@ export interface DeployContext {
   readonly stage: 'preview' | 'deployed' | 'run';
   /** Who deploys; `null` when the control plane runs without authentication. */
   readonly principal: Principal | null;
+}
+
+/** Context of a `transformJob` call: the deployment unit the Nomad job runs. */
+export interface JobTransformContext {
+  readonly workspace: string;
+  readonly app: string;
+  readonly stage: 'preview' | 'deployed' | 'run';
+  /** The workload's name (the job's one task group). */
+  readonly workload: string;
 }
 
 /** What happened on the platform; delivered to `onEvent`. */
@@ -218,6 +228,21 @@ export interface FunctionPluginHooks {
   authorizeDeploy(app: AppSpec, context: DeployContext): AppSpec;
 
   /**
+   * Kind: **sequential**. Runs for every Nomad job svc compiles (one per
+   * workload; `svc jobs render` and the Nomad driver), after the compiler and
+   * before the job is validated and submitted. Each plugin receives the job
+   * (the `Job` object of `PUT /v1/jobs`, Nomad's JSON API shape: Go field
+   * names, durations in nanoseconds) as returned by the previous one.
+   *
+   * Return the job: the same object to accept it, or a changed copy (add
+   * `Constraints`, change `Datacenters`, add `Meta`…). Do not mutate the
+   * argument. The result must still pass svc's strict job validator
+   * (jobs/validate.ts): a job that fails it is a `plugin_error` naming this
+   * plugin and each broken path. Returning nothing is an error.
+   */
+  transformJob(job: NomadJob, context: JobTransformContext): NomadJob;
+
+  /**
    * Kind: **parallel**. Runs after something happened (a deployment became
    * ready or stopped, a container started, stopped or failed). All plugins
    * are called concurrently and the emitter waits until all have settled,
@@ -234,7 +259,7 @@ export type HookName = keyof FunctionPluginHooks;
 /** Hooks whose first non-null result wins; later plugins are skipped. */
 export type FirstHooks = 'authenticate';
 /** Hooks that chain: each receives the previous plugin's result as its first argument. */
-export type SequentialHooks = 'authorizeDeploy';
+export type SequentialHooks = 'authorizeDeploy' | 'transformJob';
 /** Hooks that all run concurrently; results are ignored. */
 export type ParallelHooks = Exclude<HookName, FirstHooks | SequentialHooks>;
 
@@ -249,6 +274,7 @@ type KindOf<H extends HookName> = H extends FirstHooks ? 'first' : H extends Seq
 export const hookKinds: { readonly [H in HookName]: KindOf<H> } = Object.freeze({
   authenticate: 'first',
   authorizeDeploy: 'sequential',
+  transformJob: 'sequential',
   onEvent: 'parallel',
 });
 

@@ -1,0 +1,74 @@
+/**
+ * What the job compiler needs besides the workload: where the deployment
+ * lives (workspace, app, stage, version), the code (entry module, bundle URL),
+ * the image, and the cluster settings. Everything is an input: the compiler
+ * reads no clock, no file and no environment.
+ */
+import type { Stage } from '../core/deployments/keys.js';
+import type { Driver } from './types.js';
+
+/**
+ * Nomad schedules CPU in MHz, svc's `cpu` option is in cores: one core is
+ * taken as this many MHz (`cpu=0.5` → 1000 MHz). Nomad has no notion of a
+ * fraction of a core, so this is a scheduling weight, not a hard cap; set
+ * `mhzPerCore` to your clients' clock (`nomad node status -verbose` shows
+ * `cpu.frequency`) or use `cpuMode: 'cores'` to reserve whole cores.
+ */
+export const DEFAULT_MHZ_PER_CORE = 2000;
+
+export interface ClusterSettings {
+  /** Nomad datacenters the jobs may run in; `["*"]` is every one. */
+  readonly datacenters: readonly string[];
+  readonly region: string;
+  readonly namespace: string;
+  /** `docker` runs `image`; `raw_exec` and `exec` run `python` on the client. */
+  readonly driver: Driver;
+  /** MHz per core of the `cpu` option (see DEFAULT_MHZ_PER_CORE). */
+  readonly mhzPerCore: number;
+  /** `mhz`: `Resources.CPU` = cpu × mhzPerCore; `cores`: `Resources.Cores` = cpu rounded up to whole cores. */
+  readonly cpuMode: 'mhz' | 'cores';
+  /** Interpreter raw_exec/exec run: one with the svc runtime and the image's packages installed. */
+  readonly python: string;
+  /**
+   * Base domain of host-based URLs (`<app>-<workload>.<baseDomain>`) for the
+   * Traefik `Host()` and Fabio host tags; null: path tags only.
+   */
+  readonly baseDomain: string | null;
+  /** The svc gateway's public base URL, for the Nomad UI links; null: no links. */
+  readonly publicUrl: string | null;
+  /**
+   * Which workloads get Fabio/Traefik routing tags. `public` (default): only
+   * `authorized=False` ones, since a proxy routing straight to a container
+   * skips svc's token check. `all` or `none` as said.
+   */
+  readonly proxyTags: 'public' | 'all' | 'none';
+}
+
+export interface JobContext {
+  readonly workspace: string;
+  readonly app: string;
+  readonly stage: Stage;
+  /** The deployment's version (1 for the first deploy). */
+  readonly version: number;
+  /** The module that defines the svc.App (`AppSpec.entry`). */
+  readonly entry: string;
+  /** The code bundle (tar.gz): a signed, expiring URL, and its sha256 when known (go-getter checks it). */
+  readonly bundle: { readonly url: string; readonly sha256: string | null };
+  /** The image builder's image for the workload (`registry/name:tag`); needed by the docker driver. */
+  readonly image: string | null;
+  readonly cluster: ClusterSettings;
+}
+
+/** The cluster settings `svc jobs render` uses when no flag says otherwise. */
+export const defaultClusterSettings: ClusterSettings = Object.freeze({
+  datacenters: Object.freeze(['dc1']),
+  region: 'global',
+  namespace: 'default',
+  driver: 'docker',
+  mhzPerCore: DEFAULT_MHZ_PER_CORE,
+  cpuMode: 'mhz',
+  python: 'python3',
+  baseDomain: null,
+  publicUrl: null,
+  proxyTags: 'public',
+} satisfies ClusterSettings);

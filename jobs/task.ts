@@ -1,0 +1,79 @@
+/**
+ * The one task of a unit's group: `python -m svc.runtime` over the unpacked
+ * bundle, by the docker driver (the image builder's image) or by
+ * raw_exec/exec (the client's interpreter), with the bundle as an artifact
+ * and the runtime's environment.
+ */
+import type { Workload } from '../core/workload/types.js';
+import type { JobContext } from './context.js';
+import { SECOND } from './durations.js';
+import { TASK_NAME } from './names.js';
+import { logConfig, taskResources } from './resources.js';
+import type { Service, Task, TaskArtifact } from './types.js';
+
+/** Where the artifact unpacks the bundle, relative to the task dir (`${NOMAD_TASK_DIR}` is `<task>/local`). */
+export const BUNDLE_DEST = 'local/app';
+
+export function runtimeTask(workload: Workload, context: JobContext, labels: readonly string[], services: Service[]): Task {
+  const args = [
+    '-m', 'svc.runtime',
+    '--root', '${NOMAD_TASK_DIR}/app',
+    '--entry', context.entry,
+    '--workload', workload.name,
+    '--workers', String(workload.scaling.workers),
+  ];
+  const { driver } = context.cluster;
+  const config: Record<string, unknown> = driver === 'docker'
+    ? { image: dockerImage(context), command: 'python', args, ports: [...labels] }
+    : { command: context.cluster.python, args };
+  return {
+    Name: TASK_NAME,
+    Driver: driver,
+    Config: config,
+    Env: runtimeEnv(workload, context, labels),
+    Artifacts: [bundleArtifact(context)],
+    Resources: taskResources(workload.resources, context.cluster),
+    Services: services,
+    LogConfig: { ...logConfig },
+    // Time for workers to finish the requests they hold after SIGTERM.
+    KillTimeout: 30 * SECOND,
+    KillSignal: 'SIGTERM',
+  };
+}
+
+function dockerImage(context: JobContext): string {
+  if (context.image === null || context.image === '') throw new Error('compileJob: the docker driver needs context.image (the image builder\'s image name)');
+  return context.image;
+}
+
+/**
+ * What the runtime reads (core/scheduler/local/runtime-command.ts sets the
+ * same SVC_* names locally). On Nomad the workers listen on TCP instead of
+ * Unix sockets: `SVC_WORKER_PORTS` holds one port per worker, interpolated
+ * by Nomad from `NOMAD_PORT_<label>`, on `SVC_WORKER_HOST`.
+ */
+export function runtimeEnv(workload: Workload, context: JobContext, labels: readonly string[]): Record<string, string> {
+  // Docker maps each host port to the same container port (no `To`): listen on every interface
+  // inside the container. raw_exec/exec share the host's network: listen on the port's host IP only.
+  const host = context.cluster.driver === 'docker' ? '0.0.0.0' : `\${NOMAD_IP_${labels[0] ?? 'w0'}}`;
+  const env: Record<string, string> = {
+    SVC_WORKSPACE: context.workspace,
+    SVC_APP: context.app,
+    SVC_STAGE: context.stage,
+    SVC_WORKLOAD: workload.name,
+    SVC_VERSION: String(context.version),
+    SVC_WORKER_HOST: host,
+    SVC_WORKER_PORTS: labels.map((label) => `\${NOMAD_PORT_${label}}`).join(','),
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONSAFEPATH: '1',
+  };
+  if (workload.scaling.checkpointEnabled) env.SVC_CHECKPOINT = '1';
+  return env;
+}
+
+/** go-getter unpacks the tar.gz (the signed URL has no .tar.gz suffix to go by) and checks its sha256 when known. */
+export function bundleArtifact(context: JobContext): TaskArtifact {
+  const options: Record<string, string> = { archive: 'tar.gz' };
+  if (context.bundle.sha256 !== null) options.checksum = `sha256:${context.bundle.sha256}`;
+  return { GetterSource: context.bundle.url, GetterOptions: options, GetterMode: 'dir', RelativeDest: BUNDLE_DEST };
+}
