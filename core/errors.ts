@@ -66,6 +66,8 @@ export const errorCodes = {
   image_build_failed: { status: 500, summary: 'Building the runtime image (Python environment) failed; the build log says why.' },
   python_unavailable: { status: 500, summary: 'The Python version an image asks for is not installed on this machine.' },
   container_failed: { status: 500, summary: 'A container exited or never became healthy.' },
+  scheduler_unreachable: { status: 503, summary: 'svc could not reach the scheduler (the Nomad agent): connection refused, unknown host or no answer in time.' },
+  nomad_rejected: { status: 502, summary: 'Nomad refused a request of svc\'s Nomad driver (an invalid job, a count outside the group\'s scaling limits, an unknown namespace or region); the message is Nomad\'s own text.' },
   plugin_invalid: { status: 500, summary: 'A plugin could not be loaded or is not a valid svc plugin.' },
   plugin_incompatible: { status: 500, summary: 'A plugin targets a plugin API version this svc does not provide.' },
   plugin_error: { status: 500, summary: 'A plugin hook threw; the error names the plugin and the hook.' },

@@ -1,0 +1,311 @@
+/**
+ * The Nomad driver: each deployment unit is one Nomad service job (its ID
+ * from the unit key, job-id.ts), compiled by the injected job compiler,
+ * whose first task group's `Count` is the unit's number of containers; each
+ * allocation is one container.
+ *
+ * - `submit`: registers the job with check-and-set (`EnforceIndex` with the
+ *   `JobModifyIndex` just read, 0 for a new job) and `PreserveCounts` on
+ *   redeploy; a lost race is retried once after reading again, then
+ *   `conflict`. A new job starts at the compiled `Count` (the compiler puts
+ *   `min_containers` there, as Nomad's `Scaling.Min` requires).
+ * - `scale`: `POST /v1/job/:id/scale`, then waits (blocking queries) until
+ *   exactly `count` allocations run and are healthy and none is stopping;
+ *   an allocation that fails, or a wait past `healthTimeoutMs`, rejects with
+ *   `container_failed` and its last log lines. Scale sets an absolute count,
+ *   so two calls in a row never start a container twice.
+ * - `stop`: lowers the count by one. Nomad has no "stop this allocation and
+ *   lower the count" call (`/v1/allocation/:id/stop` reschedules the
+ *   allocation, and the stand-in does not have it), and on a scale-down its
+ *   reconciler stops the allocations with the highest name index. So the
+ *   container asked for stops when it is the highest-indexed live one; else
+ *   Nomad's choice stops instead, and a `system` log line says so.
+ * - `remove`: `DELETE /v1/job/:id?purge=true`, then waits until the
+ *   allocations have stopped. Idempotent (an unknown job is fine).
+ * - `close`: stops the watchers. Jobs keep running: the cluster does not stop with svc.
+ */
+import { SvcError } from '../../errors.js';
+import type { DeploymentUnit, LogLine, LogSink } from '../types.js';
+import { ENFORCE_INDEX_PREFIX, NomadClient } from './client.js';
+import { nomadJobId, UNIT_META_KEY } from './job-id.js';
+import type { AllocationLogsOptions, CompileUnit, NomadContainerStatus, NomadDriver, NomadJobSpec } from './types.js';
+import { AllocationWatcher, isLive, isTerminal, type AllocView } from './watcher.js';
+
+export interface NomadDriverOptions {
+  /** Nomad agent address, e.g. `http://127.0.0.1:4646`. */
+  readonly url: string;
+  /** ACL token (secret ID); see docs/operators.md for the policy it needs. */
+  readonly token?: string | undefined;
+  readonly namespace?: string | undefined;
+  readonly region?: string | undefined;
+  /** The job compiler (jobs/ `compileJob` with its context). */
+  readonly compile: CompileUnit;
+  /** How long `scale` waits for new allocations to become healthy (default 120 s). */
+  readonly healthTimeoutMs?: number;
+  /** How long `scale` down, `stop` and `remove` wait for allocations to stop (default 60 s). */
+  readonly stopTimeoutMs?: number;
+  /** The route every worker answers 200 on once ready (default `/_svc/health`). */
+  readonly healthPath?: string;
+  /** `wait` of the blocking queries (default 30 s). */
+  readonly blockingWaitMs?: number;
+  /** Bound on an ordinary request (default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Where the driver's own `system` lines go (scale, stop choices). */
+  readonly logs?: LogSink;
+}
+
+interface Unit {
+  readonly key: string;
+  readonly jobId: string;
+  group: string;
+  task: string;
+  readonly watcher: AllocationWatcher;
+}
+
+const LOG_TAIL = 30;
+
+export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
+  const client = new NomadClient(options);
+  const units = new Map<string, Unit>();
+  const healthTimeoutMs = options.healthTimeoutMs ?? 120_000;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 60_000;
+  const healthPath = options.healthPath ?? '/_svc/health';
+  const blockingWaitMs = options.blockingWaitMs ?? 30_000;
+  let closed = false;
+
+  function emit(key: string, container: string, text: string, stream: LogLine['stream'] = 'system'): void {
+    options.logs?.({ unit: key, container, stream, text, time: new Date() });
+  }
+
+  const jobPath = (id: string) => `/v1/job/${encodeURIComponent(id)}`;
+
+  function tracked(key: string, group: string, task: string): Unit {
+    const existing = units.get(key);
+    if (existing) {
+      existing.group = group;
+      existing.task = task;
+      return existing;
+    }
+    const jobId = nomadJobId(key);
+    const watcher = new AllocationWatcher({ client, key, jobId, healthPath, blockingWaitMs, probeIntervalMs: 200 });
+    const unit: Unit = { key, jobId, group, task, watcher };
+    units.set(key, unit);
+    if (!closed) watcher.start();
+    return unit;
+  }
+
+  /** The unit, read from Nomad when this driver has not submitted it (svc restarted: the jobs kept running). */
+  async function unitOf(key: string): Promise<Unit> {
+    const known = units.get(key);
+    if (known) return known;
+    const jobId = nomadJobId(key);
+    let job: NomadJobSpec;
+    try {
+      job = (await client.get<NomadJobSpec>(jobPath(jobId))).body;
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') throw new SvcError('not_found', `no deployment unit ${key}: ${error.message}`, { details: error.details, cause: error });
+      throw error;
+    }
+    const group = job.TaskGroups[0];
+    if (!group) throw new SvcError('nomad_rejected', `Nomad job ${jobId} has no task group`);
+    return tracked(key, group.Name, group.Tasks?.[0]?.Name ?? '');
+  }
+
+  async function readModifyIndex(jobId: string): Promise<number> {
+    try {
+      return (await client.get<{ JobModifyIndex: number }>(jobPath(jobId))).body.JobModifyIndex;
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') return 0;
+      throw error;
+    }
+  }
+
+  async function register(jobId: string, job: NomadJobSpec): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      const index = await readModifyIndex(jobId);
+      try {
+        await client.put(jobPath(jobId), { Job: job, EnforceIndex: true, JobModifyIndex: index, PreserveCounts: index > 0 });
+        return;
+      } catch (error) {
+        // Someone registered the job between our read and our write: read again, once.
+        const lost = error instanceof SvcError && error.code === 'conflict' && (error.details as { text?: string }).text?.startsWith(ENFORCE_INDEX_PREFIX);
+        if (!lost || attempt >= 1) throw error;
+      }
+    }
+  }
+
+  async function logTail(unit: Unit, allocId: string, stream: 'stdout' | 'stderr', tail: number): Promise<string[]> {
+    const text = await client.text(`/v1/client/fs/logs/${encodeURIComponent(allocId)}`, { task: unit.task, type: stream, plain: true, origin: 'end', offset: 64 * 1024 });
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    return lines.slice(-tail);
+  }
+
+  async function failure(unit: Unit, view: AllocView | undefined, reason: string): Promise<SvcError> {
+    const logs: string[] = [];
+    if (view) {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        try {
+          logs.push(...(await logTail(unit, view.stub.ID, stream, LOG_TAIL)).map((line) => `[${stream}] ${line}`));
+        } catch {
+          // The allocation's logs may be gone (garbage-collected); the reason still stands.
+        }
+      }
+      const events = Object.values(view.stub.TaskStates ?? {}).flatMap((s) => s.Events ?? []).map((e) => e.DisplayMessage).filter(Boolean);
+      if (events.length) logs.push(...events.slice(-5).map((e) => `[nomad] ${e}`));
+    }
+    const container = view?.stub.ID ?? '';
+    emit(unit.key, container, reason);
+    return new SvcError('container_failed', `${reason}${logs.length ? `\nLast log lines:\n${logs.join('\n')}` : ''}`, {
+      details: { unit: unit.key, container, job: unit.jobId, logs },
+    });
+  }
+
+  /**
+   * Resolves once `done()` holds; rejects with what `failed()` returns, or after `timeoutMs`.
+   * Wakes on every change the watcher sees (blocking queries) and on health probes.
+   */
+  function waitFor(unit: Unit, timeoutMs: number, done: () => boolean, failed: () => Promise<SvcError> | undefined, timedOut: () => Promise<SvcError>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (error?: SvcError | Promise<SvcError>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unit.watcher.changes.off('change', check);
+        if (error === undefined) resolve();
+        else void Promise.resolve(error).then(reject, reject);
+      };
+      const check = () => {
+        if (closed) return finish(new SvcError('shutting_down', `the Nomad driver was closed while waiting for ${unit.key}`));
+        if (done()) return finish();
+        const failure = failed();
+        if (failure) finish(failure);
+      };
+      const timer = setTimeout(() => finish(timedOut()), timeoutMs);
+      unit.watcher.changes.on('change', check);
+      check();
+    });
+  }
+
+  function views(unit: Unit): AllocView[] {
+    return [...unit.watcher.allocs.values()];
+  }
+
+  return {
+    name: 'nomad',
+
+    jobId: nomadJobId,
+
+    async submit(unit: DeploymentUnit) {
+      const jobId = nomadJobId(unit.key);
+      const { Job } = await options.compile(unit);
+      const group = Job.TaskGroups[0];
+      if (!group) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
+      // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
+      const job: NomadJobSpec = { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key } };
+      await register(jobId, job);
+      tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '');
+    },
+
+    async scale(key, count) {
+      const unit = await unitOf(key);
+      // Allocations that had already ended do not count as failures of this scale.
+      await unit.watcher.refresh();
+      const endedBefore = new Set(views(unit).filter((v) => isTerminal(v.stub)).map((v) => v.stub.ID));
+      await client.post(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
+      emit(key, '', `asked Nomad to run ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId}`);
+      await unit.watcher.refresh();
+      const live = () => views(unit).filter((v) => isLive(v.stub));
+      const stopping = () => views(unit).filter((v) => v.stub.DesiredStatus !== 'run' && !isTerminal(v.stub));
+      await waitFor(
+        unit,
+        healthTimeoutMs,
+        () => live().length === count && live().every((v) => v.healthyAt !== undefined) && stopping().length === 0,
+        () => {
+          const failed = views(unit).find((v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false));
+          return failed && failure(unit, failed, `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`);
+        },
+        () => {
+          const slow = live().find((v) => v.healthyAt === undefined);
+          const reason = slow
+            ? `container ${slow.stub.ID} (${slow.stub.Name}) of ${key} did not become healthy within ${healthTimeoutMs / 1000} s (Nomad: ${slow.stub.ClientStatus})`
+            : `Nomad did not reach ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId} within ${healthTimeoutMs / 1000} s (${live().length} live, ${stopping().length} stopping)${unit.watcher.error ? `: ${unit.watcher.error.message}` : ''}`;
+          return failure(unit, slow, reason);
+        },
+      );
+    },
+
+    async stop(key, containerId) {
+      const unit = units.get(key);
+      if (!unit) return;
+      await unit.watcher.refresh();
+      const target = unit.watcher.allocs.get(containerId);
+      if (!target || !isLive(target.stub)) return;
+      const live = views(unit).filter((v) => isLive(v.stub));
+      const index = (v: AllocView) => Number(/\[(\d+)\]$/.exec(v.stub.Name)?.[1] ?? 0);
+      const highest = live.reduce((a, b) => (index(b) > index(a) ? b : a));
+      if (highest.stub.ID !== containerId) {
+        emit(key, containerId, `Nomad stops the allocation with the highest index when the count drops: ${highest.stub.Name} (${highest.stub.ID}) stops instead of ${target.stub.Name} (${containerId})`);
+      }
+      const chosen = highest.stub.ID;
+      await client.post(`${jobPath(unit.jobId)}/scale`, { Count: live.length - 1, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: stop container ${containerId} of ${key}` });
+      await unit.watcher.refresh();
+      await waitFor(
+        unit,
+        stopTimeoutMs,
+        () => {
+          const view = unit.watcher.allocs.get(chosen);
+          return view === undefined || isTerminal(view.stub);
+        },
+        () => undefined,
+        async () => new SvcError('container_failed', `allocation ${chosen} of ${key} did not stop within ${stopTimeoutMs / 1000} s`),
+      );
+    },
+
+    async remove(key) {
+      const jobId = nomadJobId(key);
+      try {
+        await client.delete(jobPath(jobId), { purge: true });
+      } catch (error) {
+        if (!(error instanceof SvcError && error.code === 'not_found')) throw error;
+      }
+      const unit = units.get(key) ?? tracked(key, '', '');
+      try {
+        await unit.watcher.refresh();
+        await waitFor(unit, stopTimeoutMs, () => views(unit).every((v) => isTerminal(v.stub)), () => undefined, async () =>
+          new SvcError('container_failed', `the allocations of Nomad job ${jobId} did not stop within ${stopTimeoutMs / 1000} s after it was purged`));
+      } finally {
+        units.delete(key);
+        await unit.watcher.stop();
+      }
+    },
+
+    status(key) {
+      return units.get(key)?.watcher.status() ?? [];
+    },
+
+    async refresh(key) {
+      const unit = units.get(key);
+      if (!unit) return [];
+      await unit.watcher.refresh();
+      return unit.watcher.status();
+    },
+
+    async allocationLogs(key, containerId, logOptions: AllocationLogsOptions = {}) {
+      const unit = await unitOf(key);
+      return logTail(unit, containerId, logOptions.stream ?? 'stderr', logOptions.tail ?? LOG_TAIL);
+    },
+
+    async close() {
+      closed = true;
+      const all = [...units.values()];
+      units.clear();
+      for (const unit of all) unit.watcher.changes.emit('change');
+      await Promise.all(all.map((unit) => unit.watcher.stop()));
+    },
+  };
+}
+
+export { nomadJobId } from './job-id.js';
+export type { NomadContainerStatus };
