@@ -56,6 +56,8 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "image_build_failed": ex.StartFailedError,
     "python_unavailable": ex.StartFailedError,
     "container_failed": ex.StartFailedError,
+    "scheduler_unreachable": ex.UnavailableError,
+    "nomad_rejected": ex.StartFailedError,
     "plugin_invalid": ex.RemoteError,
     "plugin_incompatible": ex.RemoteError,
     "plugin_error": ex.RemoteError,

@@ -2,18 +2,22 @@
 
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket PATH
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket-dir DIR --container ID [--workers N]
+    python -m svc.runtime --root DIR --entry MODULE --workload NAME --ports P0,P1,... [--host HOST] [--workers N]
     python -m svc.runtime template --root DIR --entry MODULE --workload NAME --control PATH
     python -m svc.runtime zygote --control PATH
 
 The first form serves one worker on PATH; the second ``N`` workers (default: the workload's
-``workers`` option), worker ``i`` on ``DIR/ID-w<i>.sock``. This process imports the app once,
-then forks the workers and supervises them. The zygote imports only the runtime, and forks
-containers of any workload on request (``_zygote``). ``--events-fd FD`` names a pipe for the
-platform's machine-readable events (one JSON object per line).
+``workers`` option), worker ``i`` on ``DIR/ID-w<i>.sock``. The third (TCP mode, what a Nomad
+allocation runs) serves worker ``i`` on ``HOST:P<i>``; without socket options the ports and host
+may come from ``SVC_WORKER_PORTS`` and ``SVC_WORKER_HOST`` (default 127.0.0.1), and flags win
+over them. This process imports the app once, then forks the workers and supervises them. The
+zygote imports only the runtime, and forks containers of any workload on request (``_zygote``).
+``--events-fd FD`` names a pipe for the platform's machine-readable events (one JSON object per
+line).
 
-Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed, or a worker
-kept failing; 2 wrong arguments, no App, no such workload or a kind not served yet;
-3 the user's module failed to import (traceback on stderr, socket never bound);
+Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed, a worker
+kept failing, or a TCP port is in use; 2 wrong arguments (ports included), no App, no such
+workload or a kind not served yet; 3 the user's module failed to import (traceback on stderr, socket never bound);
 4 the runtime's own dependencies (uvicorn) are missing; 5 ``on_start`` failed.
 """
 
@@ -23,9 +27,14 @@ import argparse
 import os
 import sys
 
+from ._container import PlacementError, TcpAddress, check_bindable, parse_ports
 from ._frames import FrameWriter
 from ._lifeline import has_lifeline
-from ._startup import Exit, load_workload, preload_server, require_server
+from ._startup import EXIT_SERVER_FAILED, EXIT_USAGE, Exit, load_workload, preload_server, require_server, say
+
+PORTS_ENV = "SVC_WORKER_PORTS"
+HOST_ENV = "SVC_WORKER_HOST"
+DEFAULT_HOST = "127.0.0.1"
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -36,13 +45,22 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _container_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m svc.runtime", description="Serve one svc workload.")
+    parser = argparse.ArgumentParser(
+        prog="python -m svc.runtime", description="Serve one svc workload.",
+        epilog=f"TCP mode (a Nomad allocation): without --socket/--socket-dir, worker i listens on HOST:P<i> "
+               f"from --ports/--port and --host, or else ${PORTS_ENV} (comma-separated) and ${HOST_ENV} "
+               f"(default {DEFAULT_HOST}); flags win over the environment.")
     _common(parser)
-    where = parser.add_mutually_exclusive_group(required=True)
+    where = parser.add_mutually_exclusive_group()
     where.add_argument("--socket", help="path of the Unix socket of the one worker")
     where.add_argument("--socket-dir", help="folder of the workers' sockets (<container>-w<i>.sock)")
     parser.add_argument("--container", help="container id, names the sockets (with --socket-dir)")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: the workload's option)")
+    tcp = parser.add_mutually_exclusive_group()
+    tcp.add_argument("--port", help=f"TCP port of the one worker (instead of a socket; env: {PORTS_ENV})")
+    tcp.add_argument("--ports", help=f"TCP ports, one per worker, comma-separated: worker i on the i-th (env: {PORTS_ENV})")
+    parser.add_argument("--host", help=f"address the TCP ports listen on (env: {HOST_ENV}; default {DEFAULT_HOST})")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes (default: the workload's option, or the number of TCP ports)")
     return parser
 
 
@@ -93,6 +111,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[1:] if template else argv)
     if not template:
         _check_placement(parser, args)
+        try:
+            _tcp_placement(args, os.environ)
+        except PlacementError as error:
+            say(str(error))
+            return EXIT_USAGE
+        if args.tcp:
+            try:
+                check_bindable(args.tcp)
+            except PlacementError as error:
+                say(str(error))
+                return EXIT_SERVER_FAILED
     _line_buffered()
     events = FrameWriter(args.events_fd)
     # The platform starts us with PYTHONSAFEPATH (no project file shadows the runtime's own
@@ -120,10 +149,43 @@ def _check_placement(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error("--socket serves one worker; use --socket-dir and --container for more")
 
 
+def _tcp_placement(args: argparse.Namespace, env: os._Environ | dict) -> None:
+    """Sets ``args.tcp``: the workers' TCP addresses, or None with a socket option (local mode, unchanged).
+
+    A socket option wins over ``SVC_WORKER_PORTS`` in the environment; with port flags it is an error.
+    """
+    args.tcp = None
+    flag = "--ports" if args.ports is not None else "--port" if args.port is not None else None
+    if args.socket or args.socket_dir:
+        if flag or args.host is not None:
+            option = "--socket" if args.socket else "--socket-dir"
+            raise PlacementError(f"{option} and {flag or '--host'} are exclusive: serve on Unix sockets or on TCP ports, not both")
+        return
+    text, source = (args.ports if args.ports is not None else args.port, flag) if flag else (env.get(PORTS_ENV, ""), PORTS_ENV)
+    if flag is None and not text.strip():
+        raise PlacementError(f"nowhere to listen: give --socket, --socket-dir with --container, "
+                             f"or TCP ports (--ports P0,P1,... or ${PORTS_ENV})")
+    ports = parse_ports(text, source)
+    if flag == "--port" and len(ports) != 1:
+        raise PlacementError("--port takes one port; use --ports P0,P1,... for more workers")
+    if args.workers is not None and len(ports) != args.workers:
+        raise PlacementError(f"{source} has {len(ports)} port{'s' if len(ports) != 1 else ''} "
+                             f"but --workers is {args.workers}: give one port per worker")
+    if len(ports) > 64:
+        raise PlacementError(f"{source} has {len(ports)} ports; a container has at most 64 workers")
+    host = args.host if args.host is not None else (env.get(HOST_ENV) or DEFAULT_HOST)
+    if not host.strip():
+        raise PlacementError("--host is empty")
+    args.workers = len(ports)
+    args.tcp = [TcpAddress(host, port) for port in ports]
+
+
 def _run_container(workload, args: argparse.Namespace, events: FrameWriter) -> int:
     from ._container import container_sockets, run_container
 
-    if args.socket:
+    if args.tcp:
+        sockets = list(args.tcp)
+    elif args.socket:
         sockets = [args.socket]
     else:
         workers = args.workers or int(workload.options.get("workers", 1))

@@ -1,4 +1,4 @@
-"""Serving an ASGI app on a Unix socket with uvicorn: the only module that imports uvicorn.
+"""Serving an ASGI app on a Unix socket (or a TCP ``(host, port)``) with uvicorn: the only module that imports uvicorn.
 
 Runs in a worker process, after the fork: uvicorn's event loop starts here and
 never in the supervisor or the template, which must stay free to fork.
@@ -45,10 +45,13 @@ def _exit_quietly(signum: int, frame: Any) -> None:
     sys.exit(0)
 
 
-def _config(app: Any, socket_path: str) -> uvicorn.Config:
+def _config(app: Any, socket_path: Any) -> uvicorn.Config:
+    # A str is a Unix socket's path; anything else a TCP (host, port), bound with SO_REUSEADDR
+    # (asyncio's default) so that a restarted worker listens on its port again at once.
+    where = {"uds": socket_path} if isinstance(socket_path, str) else {"host": socket_path[0], "port": socket_path[1]}
     return uvicorn.Config(
         app,
-        uds=socket_path,
+        **where,
         # Every kind answers lifespan messages; a user ASGI app's startup runs before the socket serves, its shutdown on exit.
         lifespan="on",
         access_log=False,
@@ -58,7 +61,7 @@ def _config(app: Any, socket_path: str) -> uvicorn.Config:
         # Clients see svc, not the server software behind it: no "server: uvicorn".
         server_header=False,
         date_header=True,
-        # Only the gateway can reach this socket: trust its X-Forwarded-For/-Proto for the client and scheme.
+        # Only the gateway reaches the workers: trust its X-Forwarded-For/-Proto for the client and scheme.
         proxy_headers=True,
         forwarded_allow_ips="*",
     )
@@ -72,7 +75,7 @@ def preload() -> None:
     _config(lambda scope, receive, send: None, os.devnull).load()
 
 
-def serve(app: Any, socket_path: str, *, banner: str, lifeline_fd: int | None, gone_message: str,
+def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, gone_message: str,
           on_started: Callable[[], None] | None = None) -> int:
     """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT or end-of-file on ``lifeline_fd``."""
     server = _Server(_config(app, socket_path), banner, on_started)
@@ -98,6 +101,6 @@ def serve(app: Any, socket_path: str, *, banner: str, lifeline_fd: int | None, g
     try:
         server.run()
     finally:
-        if server.started and os.path.exists(socket_path):
+        if server.started and isinstance(socket_path, str) and os.path.exists(socket_path):
             os.unlink(socket_path)
     return 0 if server.started else 1

@@ -11,7 +11,7 @@ from .._workloads import Workload
 from ._startup import EXIT_SERVER_FAILED, NOT_WARMED, Exit, make_app, warm
 
 
-def run_worker(workload: Workload, index: int, socket_path: str, warmed: Any, ready_fd: int,
+def run_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int,
                parent_fd: int) -> NoReturn:
     """Never returns: a forked child must not unwind into its parent's stack or run its exit hooks."""
     code = EXIT_SERVER_FAILED
@@ -32,7 +32,7 @@ def run_worker(workload: Workload, index: int, socket_path: str, warmed: Any, re
         os._exit(code)
 
 
-def _serve_worker(workload: Workload, index: int, socket_path: str, warmed: Any, ready_fd: int,
+def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int,
                   parent_fd: int) -> int:
     value = warm(workload) if warmed is NOT_WARMED else warmed
     app = make_app(workload, value)

@@ -12,23 +12,23 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._startup import EXIT_SERVER_FAILED, say
 from ._reaping import reaped
 
 Emit = Callable[[dict], None]
-StartWorker = Callable[[int, str, int, int], None]
-"""``(index, socket_path, ready_fd, parent_fd)``, called in the forked child; must not return."""
+StartWorker = Callable[[int, Any, int, int], None]
+"""``(index, socket_path or TCP address, ready_fd, parent_fd)``, called in the forked child; must not return."""
 
 
 @dataclass
 class Slot:
-    """One worker position: its socket, and the process currently filling it."""
+    """One worker position: its socket (or TCP address: a restart listens there again), and the process filling it."""
 
     index: int
-    socket: str
+    socket: Any
     pid: int | None = None
     started_at: float = 0.0
     ready: bool = False
@@ -77,7 +77,7 @@ def describe_status(status: int) -> str:
 class Supervisor:
     """Keeps ``len(sockets)`` workers running until stopped; ``run()`` returns the exit code."""
 
-    def __init__(self, *, name: str, sockets: Sequence[str], start: StartWorker, emit: Emit,
+    def __init__(self, *, name: str, sockets: Sequence[Any], start: StartWorker, emit: Emit,
                  lifeline_fd: int | None, gone_message: str, hard_exit_after: float = 5.0,
                  watch: Mapping[int, Callable[[], bool]] | None = None, private_fds: Sequence[int] = (),
                  policy: RestartPolicy = RestartPolicy(), clock: Callable[[], float] = time.monotonic) -> None:
@@ -189,7 +189,8 @@ class Supervisor:
             if slot.pid != pid or self._stopping:
                 continue  # an announcement from a worker that died meanwhile
             slot.ready = slot.ever_ready = True
-            self._emit({"event": "listening", "worker": slot.index, "pid": slot.pid, "socket": slot.socket})
+            where = {"socket": slot.socket} if isinstance(slot.socket, str) else {"host": slot.socket[0], "port": slot.socket[1]}
+            self._emit({"event": "listening", "worker": slot.index, "pid": slot.pid, **where})
         return rest
 
     def _reap(self) -> None:
