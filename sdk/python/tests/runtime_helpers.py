@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from typing import Any
+
+import pytest
 
 import svc
 from helpers import Reply, http_call, http_scope  # noqa: F401  (re-exported for the runtime tests)
@@ -83,3 +88,19 @@ class Session:
 
 def run(coroutine: Any) -> Any:
     return asyncio.run(coroutine)
+
+
+def runtime_python() -> str | None:
+    """A Python that can run the container runtime (uvicorn and websockets importable), or None."""
+    candidate = os.environ.get("SVC_TEST_RUNTIME_PYTHON", sys.executable)
+    probe = subprocess.run([candidate, "-c", "import uvicorn, websockets"], capture_output=True)
+    return candidate if probe.returncode == 0 else None
+
+
+RUNTIME_PYTHON = runtime_python()
+needs_runtime = pytest.mark.skipif(
+    RUNTIME_PYTHON is None,
+    reason="uvicorn and websockets are not importable; set SVC_TEST_RUNTIME_PYTHON to a Python with "
+           "sdk/python/svc/runtime/requirements.txt installed (npm run test:py does)",
+)
+

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SDK_ROOT
+from runtime_helpers import RUNTIME_PYTHON, needs_runtime
 
 APP = '''
 import asyncio, json, os, threading, time
@@ -92,18 +93,8 @@ app.asgi(name="web")(web)
 '''
 
 
-def _runtime_python() -> str | None:
-    candidate = os.environ.get("SVC_TEST_RUNTIME_PYTHON", sys.executable)
-    probe = subprocess.run([candidate, "-c", "import uvicorn, websockets"], capture_output=True)
-    return candidate if probe.returncode == 0 else None
-
-
-PYTHON = _runtime_python()
-pytestmark = pytest.mark.skipif(
-    PYTHON is None,
-    reason="uvicorn and websockets are not importable; set SVC_TEST_RUNTIME_PYTHON to a Python with "
-           "sdk/python/svc/runtime/requirements.txt installed (npm run test:py does)",
-)
+PYTHON = RUNTIME_PYTHON
+pytestmark = needs_runtime
 
 
 class Runtime:

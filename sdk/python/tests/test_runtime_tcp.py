@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from helpers import SDK_ROOT
+from runtime_helpers import RUNTIME_PYTHON, needs_runtime
 
 APP = '''
 import os
@@ -67,18 +68,7 @@ app.asgi(name="web")(web)
 '''
 
 
-def _runtime_python() -> str | None:
-    candidate = os.environ.get("SVC_TEST_RUNTIME_PYTHON", sys.executable)
-    probe = subprocess.run([candidate, "-c", "import uvicorn, websockets"], capture_output=True)
-    return candidate if probe.returncode == 0 else None
-
-
-PYTHON = _runtime_python()
-needs_runtime = pytest.mark.skipif(
-    PYTHON is None,
-    reason="uvicorn and websockets are not importable; set SVC_TEST_RUNTIME_PYTHON to a Python with "
-           "sdk/python/svc/runtime/requirements.txt installed (npm run test:py does)",
-)
+PYTHON = RUNTIME_PYTHON
 BANNER = re.compile(r"listening on (\S+):(\d+) \(worker (\d+), pid (\d+)\)")
 
 
