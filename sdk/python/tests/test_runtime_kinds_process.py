@@ -16,7 +16,6 @@ import os
 import pickle
 import socket
 import subprocess
-import sys
 import textwrap
 import threading
 import time
