@@ -1,0 +1,164 @@
+/**
+ * An in-process stand-in for a Consul agent (a single-node dev agent, the
+ * node `standin`), for tests: the KV store with sessions and locks, agent
+ * service registration with HTTP and TTL checks, health and catalog reads,
+ * blocking queries and ACL tokens, with Consul's status codes and text error
+ * bodies. See ../../../../shared/reference/nomad-consul.md (checklist
+ * "Consul") for the facts it follows, and test/standins/consul.test.ts.
+ *
+ * Test hooks: `snapshot()`/`restore()` move the state, and with it every
+ * index, back (as a snapshot restore does), `reapTombstones()` drops KV
+ * tombstones (a prefix index can then go backwards), `failNext()` answers
+ * the next matching requests with an error, `requests` records what came in.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from './agent.js';
+import { handleCatalogServices, handleHealthService } from './health.js';
+import { HttpError, sendText, type Call } from './http.js';
+import { handleKv } from './kv.js';
+import { Sessions } from './sessions.js';
+import { ConsulState, type CheckStatus, type Snapshot } from './state.js';
+
+export interface ConsulStandinOptions {
+  /** When set, ACLs are on with default deny: every request needs this token. */
+  readonly aclToken?: string;
+  /** Random jitter up to wait/16 on blocking queries, as Consul adds (default true). */
+  readonly jitter?: boolean;
+  /** `kv_max_value_size` (default 512 KiB). */
+  readonly kvMaxValueSize?: number;
+}
+
+export interface Fault {
+  /** Which requests fail (matched against method + ' ' + path, e.g. /^GET \/v1\/health\//). */
+  readonly match: RegExp;
+  readonly count: number;
+  readonly status?: number;
+  readonly body?: string;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly at: number;
+  status?: number;
+}
+
+export interface ConsulStandin {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly state: ConsulState;
+  readonly requests: RecordedRequest[];
+  /** The raft index: raised by every write. */
+  index(): number;
+  snapshot(): Snapshot;
+  restore(snapshot: Snapshot): void;
+  reapTombstones(): void;
+  failNext(fault: Fault): void;
+  setCheckStatus(checkId: string, status: CheckStatus, output?: string): void;
+  close(): Promise<void>;
+}
+
+export async function startConsulStandin(options: ConsulStandinOptions = {}): Promise<ConsulStandin> {
+  const state = new ConsulState();
+  const jitter = options.jitter ?? true;
+  const agent = new Agent(state);
+  const sessions = new Sessions(state, jitter);
+  const kvOptions = { maxValueSize: options.kvMaxValueSize ?? 512 * 1024, jitter };
+  const requests: RecordedRequest[] = [];
+  const faults: { match: RegExp; left: number; status: number; body: string }[] = [];
+
+  const route = (call: Call): void => {
+    const { path } = call;
+    if (path.startsWith('/v1/kv/')) return handleKv(call, state, kvOptions);
+    if (path.startsWith('/v1/session/')) return sessions.handle(call);
+    if (path.startsWith('/v1/agent/')) return agent.handle(call);
+    if (path.startsWith('/v1/health/service/')) return handleHealthService(call, state, jitter);
+    if (path === '/v1/catalog/services') return handleCatalogServices(call, state, jitter);
+    if (path === '/v1/status/leader') {
+      call.res.writeHead(200, { 'Content-Type': 'application/json' }).end('"127.0.0.1:8300"');
+      return;
+    }
+    throw new HttpError(404, '404 page not found\n');
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://standin');
+      let path: string;
+      try {
+        path = decodeURIComponent(url.pathname);
+      } catch {
+        return sendText(res, 400, `invalid URL escape ${JSON.stringify(url.pathname)}`);
+      }
+      const recorded: RecordedRequest = { method: req.method ?? 'GET', path, query: url.search, at: Date.now() };
+      requests.push(recorded);
+      res.on('finish', () => { recorded.status = res.statusCode; });
+      // Go's ServeMux answers an unclean path (//, /./, /../) with a redirect to the clean one.
+      const clean = cleanPath(path);
+      if (clean !== path) {
+        res.writeHead(301, { Location: clean + url.search }).end();
+        return;
+      }
+      const fault = faults.find((f) => f.left > 0 && f.match.test(`${recorded.method} ${path}`));
+      if (fault !== undefined) {
+        fault.left -= 1;
+        return sendText(res, fault.status, fault.body);
+      }
+      if (options.aclToken !== undefined) {
+        const token = req.headers['x-consul-token'] ?? url.searchParams.get('token') ?? /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+        if (token === undefined || token === '') return sendText(res, 403, 'Permission denied: anonymous token lacks permission');
+        if (token !== options.aclToken) return sendText(res, 403, 'ACL not found');
+      }
+      const call: Call = { req, res, method: req.method ?? 'GET', path, rawPath: url.pathname, query: url.searchParams, body: Buffer.concat(chunks) };
+      try {
+        route(call);
+      } catch (error) {
+        if (error instanceof HttpError) sendText(res, error.status, error.message);
+        else sendText(res, 500, (error as Error).message);
+      }
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    state,
+    requests,
+    index: () => state.raft,
+    snapshot: () => state.snapshot(),
+    restore: (snapshot) => state.restore(snapshot),
+    reapTombstones() {
+      const index = state.apply();
+      state.tombstones.clear();
+      state.touch('tombstones', index);
+      state.changed();
+    },
+    failNext(fault) {
+      faults.push({ match: fault.match, left: fault.count, status: fault.status ?? 500, body: fault.body ?? 'rpc error making call: stand-in fault' });
+    },
+    setCheckStatus: (checkId, status, output) => agent.setCheckStatus(checkId, status, output),
+    async close() {
+      agent.close();
+      sessions.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function cleanPath(path: string): string {
+  if (!/\/\/|\/\.\.?(\/|$)/.test(path)) return path;
+  const out: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') out.pop();
+    else out.push(segment);
+  }
+  return `/${out.join('/')}${path.endsWith('/') && out.length > 0 ? '/' : ''}`;
+}
