@@ -73,7 +73,7 @@ export function printSummary(out: Output, preview: PreviewSummary, token: TokenH
         out.result(`    ${dim(`connect with any WebSocket client; ${auth}`)}`);
       }
     } else if (workload.kind === 'function') {
-      out.result(`    ${dim('a function is not served over HTTP; remote calls (svc run, .remote()) are not available in this version yet')}`);
+      out.result(`    ${dim(`not served over HTTP: call it with \`svc run <app file>:${workload.name} <args>\`, or ${workload.name}.remote(...) from Python`)}`);
     } else if (workload.note) {
       out.result(`    ${dim(workload.note)}`);
     }

@@ -20,8 +20,8 @@ app = svc.App("quickstart")
 image = svc.Image(python_version="3.11")
 
 
-# A function runs on demand. Locally it is a plain call, square(7); remote calls
-# (`svc run app.py:square 7`, square.remote(7)) arrive in a later version.
+# A function runs on demand. Locally it is a plain call, square(7); on a server (or the
+# platform `svc serve` runs) `svc run app.py:square 7` or square.remote(7) (see call_remote.py).
 @app.function(image=image)
 def square(x: int) -> int:
     """Squares a number."""
