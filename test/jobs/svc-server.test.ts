@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../../core/paths.js';
+import { loadConfig } from '../../config/load.js';
+import { SVC_VERSION, svcServerJob } from '../../jobs/svc-server.js';
+import type { NomadJob, Task, TaskGroup } from '../../jobs/types.js';
+import { validateJob } from '../../jobs/validate.js';
+
+const goldenFile = path.join(packageRoot, 'jobs', 'svc-server.nomad.json');
+const update = process.env.SVC_UPDATE_GOLDEN === '1';
+const group = (job: NomadJob): TaskGroup => job.TaskGroups[0]!;
+const task = (job: NomadJob): Task => group(job).Tasks[0]!;
+
+describe('svcServerJob()', () => {
+  it('passes validateJob with the defaults and with every option', () => {
+    assert.deepEqual(validateJob(svcServerJob()), []);
+    const all = svcServerJob({
+      replicas: 5, port: 8080, driver: 'docker', version: '1.2.3', jobId: 'svc-eu', serviceName: 'svc-eu',
+      datacenters: ['eu-1', 'eu-2'], region: 'eu', namespace: 'platform', nomadAddr: 'https://nomad.service.consul:4646',
+      consulAddr: 'http://127.0.0.1:8500', secrets: 'none', publicUrl: 'https://svc.example.com', baseDomain: 'svc.example.com',
+      proxyTags: false, cpu: 2000, memoryMB: 2048,
+    });
+    assert.deepEqual(validateJob(all), []);
+  });
+
+  it('runs options.replicas gateway replicas, 2 by default, as a rolling deploy', () => {
+    assert.equal(group(svcServerJob().Job).Count, 2);
+    assert.equal(group(svcServerJob({ replicas: 4 }).Job).Count, 4);
+    const g = group(svcServerJob().Job);
+    assert.equal(g.Name, 'gateway');
+    assert.equal(g.Update?.MaxParallel, 1);
+    assert.equal(g.Update?.HealthCheck, 'checks');
+    assert.equal(g.Update?.AutoRevert, true);
+    assert.equal(g.Scaling, undefined, 'no Scaling block: operators scale the gateway by hand');
+    assert.throws(() => svcServerJob({ replicas: -1 }), /replicas/);
+  });
+
+  it('takes a dynamic http port by default and a static one with options.port', () => {
+    assert.deepEqual(group(svcServerJob().Job).Networks, [{ Mode: 'host', DynamicPorts: [{ Label: 'http', Value: 0 }] }]);
+    assert.deepEqual(group(svcServerJob({ port: 7420 }).Job).Networks, [{ Mode: 'host', ReservedPorts: [{ Label: 'http', Value: 7420 }] }]);
+  });
+
+  it('registers the Consul service svc with an HTTP check on /_svc/health and catch-all routing tags', () => {
+    const [service] = task(svcServerJob().Job).Services!;
+    assert.equal(service!.Name, 'svc');
+    assert.equal(service!.PortLabel, 'http');
+    assert.equal(service!.Provider, 'consul');
+    assert.deepEqual(service!.Checks!.map((c) => [c.Type, c.Path, c.PortLabel]), [['http', '/_svc/health', 'http']]);
+    assert.ok(service!.Tags!.includes('urlprefix-/'));
+    assert.ok(service!.Tags!.includes('traefik.http.routers.svc.rule=PathPrefix(`/`)'));
+    const [quiet] = task(svcServerJob({ proxyTags: false }).Job).Services!;
+    assert.deepEqual(quiet!.Tags, ['svc', 'svc-gateway']);
+  });
+
+  it('runs `svc server` on 0.0.0.0 and the http port, by raw_exec or docker', () => {
+    const raw = task(svcServerJob().Job);
+    assert.equal(raw.Driver, 'raw_exec');
+    assert.deepEqual(raw.Config, { command: '/usr/bin/node', args: ['/opt/svc/dist/cli/index.js', 'server', '--host', '0.0.0.0', '--port', '${NOMAD_PORT_http}'] });
+    const docker = task(svcServerJob({ driver: 'docker', version: '9.9.9' }).Job);
+    assert.equal(docker.Config.image, 'svc:9.9.9');
+    assert.deepEqual(docker.Config.ports, ['http']);
+  });
+
+  it('points svc at the local Nomad and Consul agents and keeps tokens out of the job', () => {
+    const job = svcServerJob({ publicUrl: 'https://svc.example.com' }).Job;
+    const env = task(job).Env!;
+    assert.equal(env.NOMAD_ADDR, 'http://${attr.unique.network.ip-address}:4646');
+    assert.equal(env.CONSUL_HTTP_ADDR, 'http://${attr.unique.network.ip-address}:8500');
+    assert.equal(env.SVC_PUBLIC_URL, 'https://svc.example.com');
+    assert.ok(!Object.keys(env).some((key) => key.endsWith('TOKEN')));
+    const templates = (task(job) as Task & { Templates?: { EmbeddedTmpl: string; Envvars: boolean }[] }).Templates!;
+    assert.match(templates[0]!.EmbeddedTmpl, /nomadVar "nomad\/jobs\/svc"/);
+    assert.equal(templates[0]!.Envvars, true);
+    assert.deepEqual(job.UI?.Links?.map((l) => l.Label), ['svc', 'API']);
+    assert.equal(job.Meta?.svc_version, SVC_VERSION);
+  });
+
+  it('is what jobs/svc-server.nomad.json holds (SVC_UPDATE_GOLDEN=1 rewrites it)', () => {
+    const text = `${JSON.stringify(svcServerJob(), null, 2)}\n`;
+    if (update) writeFileSync(goldenFile, text);
+    assert.ok(existsSync(goldenFile), 'jobs/svc-server.nomad.json is missing: run the test with SVC_UPDATE_GOLDEN=1');
+    assert.equal(readFileSync(goldenFile, 'utf8'), text, 'jobs/svc-server.nomad.json differs from svcServerJob() (SVC_UPDATE_GOLDEN=1 rewrites it; then read the diff)');
+  });
+
+  it('ships config/svc-cluster.json, which loadConfig accepts (only keys config/schema.ts knows)', () => {
+    const config = loadConfig({ file: path.join(packageRoot, 'config', 'svc-cluster.json'), env: {} });
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.publicUrl, 'https://svc.example.com');
+  });
+});
