@@ -1,0 +1,151 @@
+/**
+ * Leader election against the Consul stand-in over real HTTP. The stand-in
+ * enforces Consul's 10 s minimum TTL, so the renew-failure case takes ~10 s.
+ */
+import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
+import { startLeaderElection, LeadershipLostError, type LeaderElection } from '../../../core/cluster/leader.js';
+import { startConsulStandin, type ConsulStandin } from '../../standins/consul/index.js';
+
+interface Replica {
+  readonly name: string;
+  readonly election: LeaderElection;
+  readonly events: string[];
+  signal: AbortSignal | undefined;
+  sessionAliveAtDemotion: boolean | undefined;
+}
+
+async function waitFor(what: string, predicate: () => boolean, timeoutMs = 40_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('leader election (Consul session + lock key)', function () {
+  this.timeout(120_000);
+  let consul: ConsulStandin;
+  let replicas: Replica[];
+  let violations: string[];
+  let errors: unknown[];
+  let poll: NodeJS.Timeout;
+
+  const leaders = (): Replica[] => replicas.filter((r) => r.election.isLeader());
+  const check = (when: string): void => {
+    const now = leaders();
+    if (now.length > 1) violations.push(`${when}: ${now.map((r) => r.name).join(' and ')} both lead`);
+  };
+  const heldBy = (): string => consul.state.kv.get('svc/leader')?.Session ?? '';
+
+  function start(name: string): Replica {
+    const replica: Replica = { name, events: [], signal: undefined, sessionAliveAtDemotion: undefined, election: undefined as unknown as LeaderElection };
+    (replica as { election: LeaderElection }).election = startLeaderElection({
+      consul: { address: consul.url }, key: 'svc/leader', ttlSeconds: 10, lockDelaySeconds: 1, advertise: `http://${name}:8080`,
+      onElected(signal) {
+        replica.signal = signal;
+        replica.events.push('elected');
+        check(`${name} elected`);
+      },
+      onDemoted(reason) {
+        if (replica.signal?.aborted !== true) violations.push(`${name}: onDemoted before its signal aborted`);
+        replica.sessionAliveAtDemotion = consul.state.sessions.has(heldBy());
+        replica.events.push(`demoted: ${reason}`);
+        check(`${name} demoted`);
+      },
+      report: (error) => errors.push(error),
+    });
+    replicas.push(replica);
+    return replica;
+  }
+
+  beforeEach(async () => {
+    consul = await startConsulStandin({ jitter: false });
+    replicas = [];
+    violations = [];
+    errors = [];
+    poll = setInterval(() => check('poll'), 10);
+  });
+
+  afterEach(async () => {
+    clearInterval(poll);
+    await Promise.all(replicas.map((r) => r.election.close()));
+    await consul.close();
+    assert.deepEqual(violations, []);
+  });
+
+  it('elects exactly one of two replicas and names it in the lock key', async () => {
+    const a = start('a');
+    const b = start('b');
+    await waitFor('a leader', () => leaders().length === 1);
+    const leader = leaders()[0]!;
+    const other = leader === a ? b : a;
+    assert.equal(other.election.isLeader(), false);
+    assert.equal(leader.signal?.aborted, false);
+    const entry = consul.state.kv.get('svc/leader');
+    assert.ok(entry !== undefined && entry.Session !== '');
+    const session = consul.state.sessions.get(entry.Session);
+    assert.equal(session?.TTL, '10s');
+    assert.equal(session?.Behavior, 'release');
+    assert.equal(session?.LockDelayMs, 1000);
+    assert.deepEqual(JSON.parse(entry.Value.toString('utf8')), { hostname: hostname(), pid: process.pid, address: `http://${leader.name}:8080` });
+    // It stays that way across a renewal (TTL/2 = 5 s).
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    assert.deepEqual(leaders(), [leader]);
+    assert.ok(consul.requests.some((r) => r.path.startsWith('/v1/session/renew/') && r.status === 200));
+    assert.deepEqual(other.events, []);
+  });
+
+  it('hands over at once when the leader closes (release, destroy)', async () => {
+    const a = start('a');
+    const b = start('b');
+    await waitFor('a leader', () => leaders().length === 1);
+    const first = leaders()[0]!;
+    const second = first === a ? b : a;
+    const firstSession = heldBy();
+    await first.election.close();
+    assert.equal(first.election.isLeader(), false);
+    assert.equal(first.signal?.aborted, true);
+    assert.ok(first.signal?.reason instanceof LeadershipLostError);
+    assert.deepEqual(first.events, ['elected', 'demoted: closed']);
+    assert.equal(consul.state.sessions.has(firstSession), false, 'the session is destroyed');
+    assert.ok(consul.requests.some((r) => r.method === 'PUT' && r.path === '/v1/kv/svc/leader' && r.query.includes('release=')), 'the lock is released');
+    await waitFor('the other replica to lead', () => second.election.isLeader());
+    assert.notEqual(heldBy(), firstSession);
+  });
+
+  it('demotes a leader whose session is destroyed behind its back; the other takes over', async () => {
+    const a = start('a');
+    const b = start('b');
+    await waitFor('a leader', () => leaders().length === 1);
+    const first = leaders()[0]!;
+    const second = first === a ? b : a;
+    const response = await fetch(`${consul.url}/v1/session/destroy/${heldBy()}`, { method: 'PUT' });
+    assert.equal(await response.text(), 'true');
+    await waitFor('the leader to be demoted', () => first.signal?.aborted === true);
+    assert.equal(first.events.length, 2);
+    assert.match(first.events[1]!, /^demoted: /);
+    await waitFor('the other replica to lead', () => second.election.isLeader());
+    // The demoted replica campaigns again with a new session and follows.
+    await waitFor('the first replica to hold a new session', () => consul.state.sessions.size === 2);
+    assert.equal(first.election.isLeader(), false);
+  });
+
+  it('a leader whose renewals fail demotes itself within the TTL, before Consul invalidates the session', async () => {
+    const a = start('a');
+    const b = start('b');
+    await waitFor('a leader', () => leaders().length === 1);
+    const first = leaders()[0]!;
+    const second = first === a ? b : a;
+    const session = heldBy();
+    consul.failNext({ match: new RegExp(`^PUT /v1/session/renew/${session}$`), count: 1_000_000 });
+    await waitFor('the leader to demote itself', () => first.signal?.aborted === true, 30_000);
+    assert.match(first.events[1] ?? '', /no session renewal succeeded for the TTL/);
+    // The stand-in invalidates after 2 × TTL: the session still held the key when the leader stepped down.
+    assert.equal(first.sessionAliveAtDemotion, true);
+    assert.ok(errors.some((e) => /renew/.test(String(e))), 'the failed renewals are reported');
+    // It then destroys the session (best effort), so the other replica takes over after the lock-delay.
+    await waitFor('the other replica to lead', () => second.election.isLeader());
+    assert.equal(first.election.isLeader(), false);
+  });
+});
