@@ -10,7 +10,7 @@ import type { DeployedWorkload, Deployment } from '../deployments/types.js';
 import { workloadPrefix } from '../gateway/urls.js';
 import type { AppInterface, InterfaceWorkload } from '../plugin/types.js';
 import type { Workload } from '../workload/types.js';
-import { appRef, noApp } from './apps.js';
+import { requireApp } from './apps.js';
 import type { ApiRoute } from './types.js';
 
 export const appInterfaceRoutes: readonly ApiRoute[] = [
@@ -20,10 +20,7 @@ export const appInterfaceRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal }, services) {
-      const ref = appRef(params, principal);
-      const deployment = services.deployments().get(ref);
-      if (deployment === null) throw noApp(ref);
-      return { status: 200, body: describeInterface(deployment) };
+      return { status: 200, body: describeInterface(requireApp(params, principal, services)) };
     },
   },
 ];

@@ -4,11 +4,12 @@
  * app is `not_found`, exactly like one that does not exist.
  */
 import type { DeploymentRef } from '../deployments/keys.js';
+import type { Deployment } from '../deployments/types.js';
 import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deploymentRecords, describeApp, summarizeApp } from './app-view.js';
-import type { ApiRoute } from './types.js';
+import type { ApiRoute, ApiServices } from './types.js';
 
 export const appRoutes: readonly ApiRoute[] = [
   {
@@ -30,10 +31,7 @@ export const appRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal }, services) {
-      const ref = appRef(params, principal);
-      const deployment = services.deployments().get(ref);
-      if (deployment === null) throw noApp(ref);
-      return { status: 200, body: await describeApp(deployment, services) };
+      return { status: 200, body: await describeApp(requireApp(params, principal, services), services) };
     },
   },
   // Pause and resume differ only in the transition they apply: both answer the app as it now is.
@@ -63,6 +61,14 @@ export const appRoutes: readonly ApiRoute[] = [
 /** The caller's deployed app named in the path; `name_invalid` (422) for a name that breaks the rule. */
 export function appRef(params: Readonly<Record<string, string>>, principal: Principal): DeploymentRef {
   return { workspace: principal.workspace, app: checkName('app', params['app']), stage: 'deployed' };
+}
+
+/** The caller's deployed app named in the path, or `not_found`. */
+export function requireApp(params: Readonly<Record<string, string>>, principal: Principal, services: ApiServices): Deployment {
+  const ref = appRef(params, principal);
+  const deployment = services.deployments().get(ref);
+  if (deployment === null) throw noApp(ref);
+  return deployment;
 }
 
 export function noApp(ref: DeploymentRef): SvcError {

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { SvcError } from '../errors.js';
 import type { DeploymentLogKey, DeploymentLogLine } from '../logs/deployment-logs.js';
 import { checkName } from '../workspaces/names.js';
-import { appRef, noApp } from './apps.js';
+import { appRef, requireApp } from './apps.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiAnswer, ApiRoute, ApiServices } from './types.js';
 
@@ -33,8 +33,7 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
     async handle({ params, principal, headers }, services) {
       const ref = appRef(params, principal);
       const workload = checkName('workload', params['workload']);
-      const deployment = services.deployments().get(ref);
-      if (deployment === null) throw noApp(ref);
+      const deployment = requireApp(params, principal, services);
       if (!deployment.workloads.some((w) => w.name === workload)) {
         throw new SvcError('not_found', `the app ${ref.app} has no deployment ${workload}.`, { hint: `GET /api/v1/apps/${ref.app} lists its deployments.` });
       }
