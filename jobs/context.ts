@@ -48,6 +48,8 @@ export interface JobContext {
   readonly workspace: string;
   readonly app: string;
   readonly stage: Stage;
+  /** The serial of a serving unit (`…/deployed@<serial>/…`), part of the job ID; absent for `svc jobs render`. */
+  readonly serial?: number | undefined;
   /** The deployment's version (1 for the first deploy). */
   readonly version: number;
   /** The module that defines the svc.App (`AppSpec.entry`). */

@@ -16,18 +16,52 @@ export interface UnitRef {
   readonly app: string;
   readonly stage: Stage;
   readonly workload: string;
+  /**
+   * The serial of a serving unit key (`…/deployed@<serial>/…`): a redeploy
+   * starts its containers under a new key while the old one still serves,
+   * so the two must be two jobs and two Consul services.
+   */
+  readonly serial?: number | undefined;
 }
 
 /**
  * `svc-<workspace>--<app>--<workload>`, then `--preview` (or `--run`) for
- * the other stages. svc names never hold `--`, so the parts cannot run into
- * each other (`svc-a-b-c-d` could be workspace `a-b` or app `b-c`). Past 63
- * characters the ID keeps its first 54 and ends in `-` + 8 hex digits of the
- * SHA-256 of the full one.
+ * the other stages and `--s<serial>` for a serving unit. svc names never
+ * hold `--`, so the parts cannot run into each other (`svc-a-b-c-d` could be
+ * workspace `a-b` or app `b-c`). Past 63 characters the ID keeps its first
+ * 54 and ends in `-` + 8 hex digits of the SHA-256 of the full one.
  */
 export function jobId(ref: UnitRef): string {
-  const base = `svc-${ref.workspace}--${ref.app}--${ref.workload}`.toLowerCase().replaceAll('_', '-');
-  const full = ref.stage === 'deployed' ? base : `${base}--${ref.stage}`;
+  let full = `svc-${clean(ref.workspace)}--${clean(ref.app)}--${clean(ref.workload)}`;
+  if (ref.stage !== 'deployed') full += `--${ref.stage}`;
+  if (ref.serial !== undefined) full += `--s${ref.serial}`;
+  return fitLabel(full);
+}
+
+/**
+ * The job ID (and Consul service name) of a unit key
+ * (`<workspace>/<app>/<stage>[@<serial>]/<workload>`, core/deployments/keys.ts).
+ * Anything else (tests, tools) still gets a valid, stable ID.
+ */
+export function unitJobId(key: string): string {
+  const ref = parseUnitKey(key);
+  return ref ? jobId(ref) : fitLabel(`svc-${clean(key.replaceAll('/', '--'))}`);
+}
+
+export function parseUnitKey(key: string): UnitRef | undefined {
+  const parts = key.split('/');
+  if (parts.length !== 4 || parts.some((p) => p === '')) return undefined;
+  const [workspace, app, stageAndSerial, workload] = parts as [string, string, string, string];
+  const m = /^(deployed|preview|run)(?:@(\d+))?$/.exec(stageAndSerial);
+  if (!m) return undefined;
+  return { workspace, app, stage: m[1] as Stage, serial: m[2] === undefined ? undefined : Number(m[2]), workload };
+}
+
+function clean(part: string): string {
+  return part.toLowerCase().replaceAll('_', '-').replace(/[^a-z0-9-]/g, '-');
+}
+
+function fitLabel(full: string): string {
   if (full.length <= 63) return full;
   const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
   return `${full.slice(0, 54).replace(/-+$/, '')}-${hash}`;

@@ -12,7 +12,7 @@
  * (there is no registry-specific error code yet).
  */
 import { LRUCache } from 'lru-cache';
-import { jobId } from '../../jobs/names.js';
+import { unitJobId } from '../../jobs/names.js';
 import { SvcError } from '../errors.js';
 import { backoffMs, ConsulHttp, ConsulHttpError, sleep, type ConsulResponse } from '../state/consul-http.js';
 import type { Instance, RegistryListener, ServiceRegistry } from './types.js';
@@ -232,12 +232,8 @@ function sameInstances(a: readonly Instance[], b: readonly Instance[]): boolean 
   return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** `ws/app/stage[@serial]/workload` → the Nomad job ID, which is also the Consul service name. */
-export function defaultServiceName(service: string): string {
-  const match = /^([^/]+)\/([^/]+)\/(preview|deployed|run)(?:@\d+)?\/([^/]+)$/.exec(service);
-  if (match) return jobId({ workspace: match[1]!, app: match[2]!, stage: match[3] as 'preview' | 'deployed' | 'run', workload: match[4]! });
-  return service.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63) || 'svc';
-}
+/** `ws/app/stage[@serial]/workload` → the Nomad job ID (serial included), which is also the Consul service name. */
+export const defaultServiceName = unitJobId;
 
 function registryError(error: unknown, address: string): SvcError {
   if (error instanceof SvcError) return error;

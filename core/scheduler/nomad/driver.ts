@@ -87,7 +87,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       return existing;
     }
     const jobId = nomadJobId(key);
-    const watcher = new AllocationWatcher({ client, key, jobId, healthPath, blockingWaitMs, probeIntervalMs: 200 });
+    const watcher = new AllocationWatcher({ client, key, jobId, task: () => unit.task, healthPath, blockingWaitMs, probeIntervalMs: 200 });
     const unit: Unit = { key, jobId, group, task, watcher };
     units.set(key, unit);
     if (!closed) watcher.start();

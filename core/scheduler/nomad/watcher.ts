@@ -48,6 +48,8 @@ export interface WatcherOptions {
   readonly client: NomadClient;
   readonly key: string;
   readonly jobId: string;
+  /** The task's name (the job's first task), part of the Consul service IDs. */
+  readonly task: () => string;
   readonly healthPath: string;
   readonly blockingWaitMs: number;
   readonly probeIntervalMs: number;
@@ -180,7 +182,8 @@ export class AllocationWatcher {
       const workers = workerPorts(ports ?? []).map((p, index) => ({
         index,
         pid: undefined,
-        instanceId: `${stub.ID}-w${index}`,
+        // The ID Nomad gives the worker's Consul service, which the Consul registry reports as the instance's.
+        instanceId: nomadServiceId(stub.ID, this.options.task(), this.options.jobId, p.Label),
         socketPath: '',
         // Nomad registers the service in Consul itself; the driver knows only that the allocation is healthy.
         registered: state === 'healthy',
@@ -196,6 +199,15 @@ export class AllocationWatcher {
     }
     return out.sort((a, b) => a.allocationName.localeCompare(b.allocationName, 'en', { numeric: true }));
   }
+}
+
+/**
+ * Nomad's Consul service ID of a task service (`client/serviceregistration/id.go`):
+ * `_nomad-task-<alloc ID>-<task>-<service name>-<port label>`. The job compiler
+ * names every worker's service after the job ID (jobs/compile.ts).
+ */
+export function nomadServiceId(allocId: string, task: string, service: string, portLabel: string): string {
+  return `_nomad-task-${allocId}-${task}-${service}-${portLabel}`;
 }
 
 function hostFor(ip: string): string {

@@ -47,7 +47,7 @@ describe('ConsulRegistry', () => {
 
   it('names a unit\'s Consul service like the Nomad job that registers it', () => {
     assert.equal(defaultServiceName('ws/app/deployed/w'), 'svc-ws--app--w');
-    assert.equal(defaultServiceName('ws/app/preview@3/w'), 'svc-ws--app--w--preview');
+    assert.equal(defaultServiceName('ws/app/preview@3/w'), 'svc-ws--app--w--preview--s3', 'each serving unit of a redeploy is its own job and service');
   });
 
   it('reads instances Nomad registered, with their address and the capacity from their Meta', async () => {

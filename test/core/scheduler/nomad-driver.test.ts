@@ -167,7 +167,7 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       assert.ok(container.healthyAt instanceof Date);
       assert.deepEqual(container.workers.map((w) => w.label), ['w0', 'w1']);
       for (const worker of container.workers) {
-        assert.equal(worker.instanceId, `${container.id}-w${worker.index}`);
+        assert.equal(worker.instanceId, `_nomad-task-${container.id}-runtime-${driver.jobId(u.key)}-w${worker.index}`, 'the ID Nomad gives the worker\'s Consul service');
         const response = await fetch(`http://${worker.address}/_svc/health`);
         assert.equal(response.status, 200);
         assert.equal(await response.text(), `w${worker.index}`);
