@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
-import { configDefaults, configKeys, type ServerConfig } from './schema.js';
+import { resolveCluster } from './cluster-schema.js';
+import { configDefaults, configKeys, type ConfigKeySpec, type ServerConfig } from './schema.js';
 
 export type ConfigInput = Partial<Record<keyof ServerConfig, unknown>>;
 
@@ -26,22 +27,32 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
   const defaults = configDefaults();
   const problems: string[] = [];
   const result: Record<string, unknown> = { ...defaults };
+  const explicit = new Set<string>();
 
-  for (const [key, spec] of Object.entries(configKeys) as [keyof ServerConfig, (typeof configKeys)[keyof ServerConfig]][]) {
+  for (const [key, spec] of Object.entries(configKeys) as [keyof ServerConfig, ConfigKeySpec][]) {
     const flag = options.flags?.[key];
-    const fromEnv = spec.env ? env[spec.env] : undefined;
+    const envName = [spec.env, spec.fallbackEnv].find((name) => name && env[name] !== undefined && env[name] !== '');
     const [raw, source] =
       flag !== undefined ? [flag, `--${kebab(key)}`]
-      : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, spec.env!]
+      : envName ? [env[envName], envName]
       : key in fromFile ? [fromFile[key], `${fileName}: ${key}`]
       : [undefined, ''];
     if (raw === undefined) continue;
+    const inFile = source.startsWith(`${fileName}:`);
+    if (spec.kind === 'secret' && inFile) {
+      problems.push(`${source}: a token does not belong in a config file; set ${spec.env}${spec.fallbackEnv ? ` (or ${spec.fallbackEnv})` : ''} in svc's environment instead`);
+      continue;
+    }
     // Relative paths in a config file mean "next to the file", wherever svc is started.
-    const base = source.startsWith(`${fileName}:`) ? path.dirname(path.resolve(cwd, fileName!)) : cwd;
-    const parsed = parseValue(spec.kind, raw, base);
+    const base = inFile ? path.dirname(path.resolve(cwd, fileName!)) : cwd;
+    const parsed = parseValue(spec, raw, base);
     if (typeof parsed === 'object' && parsed !== null && 'problem' in parsed) problems.push(`${source}: ${parsed.problem}`);
-    else result[key] = parsed;
+    else {
+      result[key] = parsed;
+      explicit.add(key);
+    }
   }
+  if (problems.length === 0) problems.push(...resolveCluster(result as unknown as ServerConfig, explicit));
   for (const key of Object.keys(fromFile)) {
     if (!(key in configKeys)) problems.push(`${fileName}: unknown key "${key}" (known: ${Object.keys(configKeys).join(', ')})`);
   }
@@ -56,8 +67,35 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
 
 type Parsed = unknown | { problem: string };
 
-function parseValue(kind: string, raw: unknown, cwd: string): Parsed {
-  switch (kind) {
+function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
+  switch (spec.kind) {
+    case 'enum': {
+      const values = spec.values ?? [];
+      const value = typeof raw === 'string' ? raw.trim() : raw;
+      return typeof value === 'string' && values.includes(value) ? value : { problem: `expected one of ${values.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(raw)}` };
+    }
+    case 'secret':
+      return typeof raw === 'string' && raw.trim() !== '' && !/\s/.test(raw.trim()) ? raw.trim() : { problem: 'expected a token (its secret ID), without spaces' };
+    case 'list': {
+      const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
+      if (Array.isArray(items) && items.length > 0 && items.every((item) => typeof item === 'string' && /^[A-Za-z0-9_*.-]+$/.test(item))) return Object.freeze([...items]);
+      return { problem: `expected a non-empty list of names (letters, digits, - _ . *; comma-separated in the environment), got ${JSON.stringify(raw)}` };
+    }
+    case 'mhz': {
+      const mhz = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      return Number.isInteger(mhz) && mhz >= 100 && mhz <= 100_000 ? mhz : { problem: `expected whole MHz per core from 100 to 100000 (your Nomad clients' cpu.frequency), got ${JSON.stringify(raw)}` };
+    }
+    case 'agentUrl': {
+      // CONSUL_HTTP_ADDR is often host:port without a scheme, as Consul's CLI accepts it.
+      const text = typeof raw === 'string' ? raw.trim() : '';
+      const url = /^[a-z]+:\/\//i.test(text) ? text : text === '' ? '' : `http://${text}`;
+      if (/^https?:\/\/[^\s/?#]+\/*$/.test(url)) return url.replace(/\/+$/, '');
+      return { problem: `expected an agent address such as http://127.0.0.1:4646 (scheme, host and port; no path), got ${JSON.stringify(raw)}` };
+    }
+    case 'kvPrefix': {
+      const prefix = typeof raw === 'string' ? raw.trim() : '';
+      return /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/$/.test(prefix) ? prefix : { problem: `expected a Consul KV prefix such as svc/ or teams/ml/svc/ (letters, digits, - and _ segments, ending in /, no leading /), got ${JSON.stringify(raw)}` };
+    }
     case 'port': {
       const port = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : { problem: `port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(raw)}` };
@@ -89,7 +127,7 @@ function parseValue(kind: string, raw: unknown, cwd: string): Parsed {
       }
       return { problem: 'plugins must be a list of module names or paths, or {"module": "...", "options": {...}} objects' };
     default:
-      return { problem: `unknown kind ${kind}` };
+      return { problem: `unknown kind ${spec.kind}` };
   }
 }
 

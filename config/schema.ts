@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../core/gateway/body-limit.js';
 import type { PluginSpec } from '../core/plugin/load.js';
+import { clusterDefaults, clusterKeys, type ClusterConfig } from './cluster-schema.js';
 
-export interface ServerConfig {
+export interface ServerConfig extends ClusterConfig {
   /** Interface the gateway listens on. */
   readonly host: string;
   /** Port the gateway listens on; 0 picks a free one. */
@@ -55,7 +56,18 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
+    ...clusterDefaults(),
   });
+}
+
+export interface ConfigKeySpec {
+  /** svc's own variable. */
+  readonly env: string | null;
+  /** Read when `env` is unset: the variable Nomad's or Consul's own CLI reads. */
+  readonly fallbackEnv?: string;
+  readonly kind: string;
+  /** The allowed values of an `enum`. */
+  readonly values?: readonly string[];
 }
 
 /** Each key: its environment variable and the kind of value it takes. */
@@ -71,4 +83,5 @@ export const configKeys = {
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
-} as const satisfies Record<keyof ServerConfig, { env: string | null; kind: string }>;
+  ...clusterKeys,
+} as const satisfies Record<keyof ServerConfig, ConfigKeySpec>;

@@ -37,6 +37,7 @@ export const errorCodes = {
   forbidden: { status: 403, summary: 'The token is valid but may not reach this resource.' },
   login_denied: { status: 403, summary: '`svc login` stopped: the sign-in request was denied.' },
   login_expired: { status: 401, summary: '`svc login` stopped: the sign-in request expired before anyone approved it.' },
+  artifact_url_invalid: { status: 403, summary: 'A code bundle\'s download URL (the signed URL a Nomad task fetches its bundle from) is expired or was not signed by this server.' },
 
   // Routing
   not_found: { status: 404, summary: 'No app, workload or route answers at this URL.' },

@@ -1,8 +1,10 @@
 /**
  * Wires the platform from its configuration: plugins (token auth first),
  * registry, scheduler driver, image builder, deployments and the gateway,
- * all in this one process. This is the embedded default: local processes,
- * an in-process registry, files in the data dir.
+ * all in this one process. The embedded default: local processes, an
+ * in-process registry, files in the data dir. On a cluster (`scheduler:
+ * nomad`, `state: consul`): Nomad jobs, the Consul registry, Consul KV, and
+ * a leader election among replicas (only the leader scales).
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -20,6 +22,7 @@ import { resolvePolicy } from './autoscale/policy.js';
 import { DeploymentLogs } from './logs/deployment-logs.js';
 import { RecentLogs } from './logs/recent-logs.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
+import { artifactSecret, createArtifactUrls, type ArtifactUrls } from './bundles/artifact-url.js';
 import { createCodeBundles } from './bundles/service.js';
 import { openControlPlane, type ControlPlane, type StateKind } from './api/control-plane.js';
 import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
@@ -38,10 +41,15 @@ import { RouteTable } from './gateway/route-table.js';
 import { createVenvBuilder } from './images/venv-builder.js';
 import { createPluginHost, type PluginHost } from './plugin/host.js';
 import { loadPlugins, resolvePlugins } from './plugin/load.js';
-import { createEmbeddedRegistry } from './registry/embedded.js';
 import type { ServiceRegistry } from './registry/types.js';
-import { createLocalDriver, type LocalDriver } from './scheduler/local/driver.js';
+import type { LocalDriver } from './scheduler/local/driver.js';
+import type { NomadDriver } from './scheduler/nomad/types.js';
+import { createUnitCompiler } from './scheduler/nomad/unit-compiler.js';
 import type { LogSink } from './scheduler/types.js';
+import { createDriver, createRegistry } from './cluster/backends.js';
+import { startLeaderElection } from './cluster/leader.js';
+import type { LeaderElection } from './cluster/types.js';
+import { sdkPythonPath } from './paths.js';
 
 import { DEFAULT_WORKSPACE } from './deployments/keys.js';
 
@@ -56,9 +64,8 @@ export interface PlatformOptions {
   /** Autoscaler timing (tick, crash back-off, drain timeout); tests shorten it. */
   readonly autoscale?: Pick<AutoscalerOptions, 'tickMs' | 'crash' | 'drainTimeoutMs'>;
   /**
-   * Where workspaces, accounts and tokens live: `file` (default) in `<data dir>/state`,
-   * durable and held by one process; `memory` keeps nothing, so that several
-   * `svc serve` previews can share a data dir.
+   * Where workspaces, accounts and tokens live, instead of the config's `state`:
+   * `memory` keeps nothing, so that several `svc serve` previews can share a data dir.
    */
   readonly state?: StateKind;
   /**
@@ -66,6 +73,11 @@ export interface PlatformOptions {
    * new interpreter (`svc serve` turns it on for fast reloads); default off.
    */
   readonly zygotes?: boolean;
+  /**
+   * The key that signs bundle download URLs for Nomad's artifacts; default:
+   * SVC_ARTIFACT_SECRET, else `<data dir>/artifact-signing.key` (only with `scheduler: nomad`).
+   */
+  readonly artifactSecret?: Buffer;
   /** Largest bundle the API accepts (DEFAULT_MAX_BUNDLE_BYTES); tests lower it. */
   readonly maxBundleBytes?: number;
   /**
@@ -90,7 +102,12 @@ export interface Platform {
   readonly deployments: DeploymentManager;
   /** Healthy containers, for operators' tools and benchmarks. */
   readonly registry: ServiceRegistry;
-  readonly driver: LocalDriver;
+  /** The config's scheduler driver: `local` (processes here) or `nomad`. */
+  readonly driver: LocalDriver | NomadDriver;
+  /** Signs bundle download URLs (what Nomad's artifacts fetch); null when svc runs no Nomad jobs. */
+  readonly artifactUrls: ArtifactUrls | null;
+  /** The leader election among replicas sharing Consul KV (`state: consul`); null otherwise (always leads). */
+  readonly leader: LeaderElection | null;
   /** Scaling and crash state of each deployed unit, with its last log lines (`status(unitKey)`). */
   readonly autoscaler: Autoscaler;
   /** Every deployment's log lines, across its versions (what the logs API reads and follows). */
@@ -106,9 +123,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   checkNotStopped(options.signal);
   const base = { url: '' }; // known once the server listens; only requests read it
   // Before anything listens: a second `svc server` on this data dir stops here with state_locked.
+  const { config } = options;
   const controlPlane = await openControlPlane({
-    dataDir: options.config.dataDir,
-    state: options.state ?? 'file',
+    dataDir: config.dataDir,
+    state: options.state ?? config.state,
+    consul: { address: config.consulAddr, prefix: config.consulPrefix, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
     ownerSecret: owner.secret,
     verificationUri: () => `${base.url}/device`,
     report: (error) => report(error, { method: 'STATE', path: '', requestId: undefined }),
@@ -143,8 +162,36 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   await deploymentLogs.restore();
   const sink = recentLogs.sink(deploymentLogs.sink(logs));
 
-  const registry = createEmbeddedRegistry();
-  const driver = createLocalDriver({ registry, logs: sink, zygotes: options.zygotes ?? false, onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason) });
+  // Nomad clients fetch each bundle through a signed URL: they hold no svc token.
+  const artifacts = options.artifactSecret !== undefined || config.scheduler === 'nomad'
+    ? createArtifactUrls({ secret: options.artifactSecret ?? await artifactSecret({ dataDir: config.dataDir, env: process.env, warn: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }) }) })
+    : null;
+  const registry = createRegistry(config, (error) => report(error, { method: 'REGISTRY', path: '', requestId: undefined }));
+  const driver = createDriver(config, {
+    registry, logs: sink, zygotes: options.zygotes ?? false,
+    onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason),
+    compile: createUnitCompiler({
+      cluster: {
+        datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver,
+        mhzPerCore: config.mhzPerCore, cpuMode: config.cpuMode, proxyTags: config.proxyTags, baseDomain: config.baseDomain, publicUrl: config.publicUrl,
+        // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do).
+        runtimePath: config.nomadPython === null ? sdkPythonPath : null,
+      },
+      python: config.nomadPython,
+      plugins,
+      // The public URL when there is one: Nomad clients on other machines cannot reach 127.0.0.1.
+      bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? base.url, sha256),
+    }),
+  });
+  // Replicas sharing Consul KV elect one leader, the only one that scales; on one machine svc always leads.
+  const leader = config.state === 'consul' && options.state === undefined ? startLeaderElection({
+    consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
+    key: `${config.consulPrefix}leader`,
+    advertise: config.publicUrl ?? `${config.host}:${config.port}`,
+    onElected: () => logs({ unit: '', container: '', stream: 'system', text: 'this svc replica leads: it runs the autoscaler', time: new Date() }),
+    onDemoted: (reason) => logs({ unit: '', container: '', stream: 'system', text: `this svc replica no longer leads (${reason}): another one scales`, time: new Date() }),
+    report: (error) => report(error, { method: 'LEADER', path: '', requestId: undefined }),
+  }) : null;
   const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
@@ -158,6 +205,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     log: sink,
     emit: (event) => void plugins.parallel('onEvent', event),
     report: (error) => report(error, { method: 'AUTOSCALE', path: '', requestId: undefined }),
+    leads: () => leader?.isLeader() ?? true,
     ...options.autoscale,
   });
 
@@ -165,6 +213,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments: () => deployments, bundles: () => bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
     logs: deploymentLogs, runs: () => runs, previews: () => previews, maxCallBytes: config.maxBodyBytes,
+    ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
   const server = http.createServer(gateway.handleRequest);
@@ -207,6 +256,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     await runs.shutdown().catch((error: unknown) => report(error, { method: 'CLOSE', path: '', requestId: undefined }));
     await deploymentsDown;
     autoscaler.close();
+    await leader?.close();
     admission.close();
     await driver.close();
     await upstreams.close();
@@ -245,6 +295,8 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     deployments,
     registry,
     driver,
+    artifactUrls: artifacts,
+    leader,
     autoscaler,
     deploymentLogs,
     close() {

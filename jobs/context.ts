@@ -27,8 +27,13 @@ export interface ClusterSettings {
   readonly mhzPerCore: number;
   /** `mhz`: `Resources.CPU` = cpu × mhzPerCore; `cores`: `Resources.Cores` = cpu rounded up to whole cores. */
   readonly cpuMode: 'mhz' | 'cores';
-  /** Interpreter raw_exec/exec run: one with the svc runtime and the image's packages installed. */
+  /** Interpreter raw_exec/exec run: one with the image's packages (and the runtime's requirements) installed. */
   readonly python: string;
+  /**
+   * `PYTHONPATH` of the task: where the `svc` package is on the clients, when
+   * the interpreter does not have it installed; null leaves it unset.
+   */
+  readonly runtimePath: string | null;
   /**
    * Base domain of host-based URLs (`<app>-<workload>.<baseDomain>`) for the
    * Traefik `Host()` and Fabio host tags; null: path tags only.
@@ -50,8 +55,8 @@ export interface JobContext {
   readonly stage: Stage;
   /** The serial of a serving unit (`…/deployed@<serial>/…`), part of the job ID; absent for `svc jobs render`. */
   readonly serial?: number | undefined;
-  /** The deployment's version (1 for the first deploy). */
-  readonly version: number;
+  /** The deployment's version (1 for the first deploy); null when not known yet (svc records it once the containers run). */
+  readonly version: number | null;
   /** The module that defines the svc.App (`AppSpec.entry`). */
   readonly entry: string;
   /** The code bundle (tar.gz): a signed, expiring URL, and its sha256 when known (go-getter checks it). */
@@ -70,6 +75,7 @@ export const defaultClusterSettings: ClusterSettings = Object.freeze({
   mhzPerCore: DEFAULT_MHZ_PER_CORE,
   cpuMode: 'mhz',
   python: 'python3',
+  runtimePath: null,
   baseDomain: null,
   publicUrl: null,
   proxyTags: 'public',

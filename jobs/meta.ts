@@ -18,7 +18,7 @@ export function jobMeta(workload: Workload, context: JobContext): Record<string,
     svc_stage: context.stage,
     svc_workload: workload.name,
     svc_kind: workload.kind,
-    svc_version: String(context.version),
+    ...(context.version === null ? {} : { svc_version: String(context.version) }),
     svc_image: workload.image.id,
     svc_workers: String(scaling.workers),
     svc_concurrency: String(scaling.concurrency),
@@ -45,7 +45,7 @@ export function jobUi(workload: Workload, context: JobContext): JobUIConfig {
     ? 'called with `.remote()` / `svc run`'
     : `${http.methods.length === 0 ? 'any method' : http.methods.join(', ')} \`${http.route}\`, ${http.authorized ? 'needs a bearer token' : 'public'}`;
   const lines = [
-    `**svc ${workload.kind}** \`${workload.name}\` of app \`${context.app}\` (workspace \`${context.workspace}\`, ${context.stage}, version ${context.version}): ${what}.`,
+    `**svc ${workload.kind}** \`${workload.name}\` of app \`${context.app}\` (workspace \`${context.workspace}\`, ${context.stage}${context.version === null ? '' : `, version ${context.version}`}): ${what}.`,
     `${scaling.workers} worker${scaling.workers === 1 ? '' : 's'} × ${scaling.concurrency} per container, ${scaling.autoscaler.minContainers}–${scaling.autoscaler.maxContainers} containers, scaled by svc.`,
     'Managed by svc: changes made here are replaced on the next deploy.',
   ];

@@ -44,7 +44,7 @@ function svcTags(workload: Workload, context: JobContext): string[] {
     `svc-stage=${context.stage}`,
     `svc-workload=${workload.name}`,
     `svc-kind=${workload.kind}`,
-    `svc-version=${context.version}`,
+    ...(context.version === null ? [] : [`svc-version=${context.version}`]),
   ];
 }
 

@@ -61,12 +61,13 @@ export function runtimeEnv(workload: Workload, context: JobContext, labels: read
     SVC_APP: context.app,
     SVC_STAGE: context.stage,
     SVC_WORKLOAD: workload.name,
-    SVC_VERSION: String(context.version),
+    ...(context.version === null ? {} : { SVC_VERSION: String(context.version) }),
     SVC_WORKER_HOST: host,
     SVC_WORKER_PORTS: labels.map((label) => `\${NOMAD_PORT_${label}}`).join(','),
     PYTHONDONTWRITEBYTECODE: '1',
     PYTHONSAFEPATH: '1',
   };
+  if (context.cluster.runtimePath !== null) env.PYTHONPATH = context.cluster.runtimePath;
   if (workload.scaling.checkpointEnabled) env.SVC_CHECKPOINT = '1';
   return env;
 }

@@ -16,6 +16,7 @@ import { createPluginHost } from '../../core/plugin/host.js';
 import { loadPlugins, resolvePlugins, type PluginSpec } from '../../core/plugin/load.js';
 import type { Workload } from '../../core/workload/types.js';
 import { loadConfig } from '../../config/load.js';
+import type { ServerConfig } from '../../config/schema.js';
 import { compileJob } from '../../jobs/compile.js';
 import { defaultClusterSettings, type ClusterSettings, type JobContext } from '../../jobs/context.js';
 import { formatIssues, transformJob } from '../../jobs/transform.js';
@@ -57,7 +58,7 @@ export default async function jobsRender(context: CommandContext, appOrModule: s
   const { target, workload: wanted } = parseDeployTarget(appOrModule);
   const stage = parseStage(flags.stage);
   const config = loadConfig({ file: flags.config, env: context.env as NodeJS.ProcessEnv, cwd: context.cwd });
-  const cluster = clusterSettings(flags, { baseDomain: config.baseDomain, publicUrl: config.publicUrl });
+  const cluster = clusterSettings(flags, config);
   const specs: PluginSpec[] = [...config.plugins, ...list(flags.plugin).map((spec) => (spec.startsWith('.') ? path.resolve(context.cwd, spec) : spec))];
   const plugins = createPluginHost(resolvePlugins({ builtins: [], user: await loadPlugins(specs, { cwd: context.cwd }) }));
 
@@ -92,25 +93,27 @@ export default async function jobsRender(context: CommandContext, appOrModule: s
   return bodies;
 }
 
-function clusterSettings(flags: JobsRenderFlags, fromConfig: Pick<ClusterSettings, 'baseDomain' | 'publicUrl'>): ClusterSettings {
-  const driver = flags.driver ?? defaultClusterSettings.driver;
+/** Flags first, then the server's config (the same keys `svc server` submits jobs with). */
+function clusterSettings(flags: JobsRenderFlags, config: ServerConfig): ClusterSettings {
+  const driver = flags.driver ?? config.nomadDriver;
   if (!(drivers as readonly string[]).includes(driver)) {
     throw new SvcError('usage_invalid', `--driver must be one of ${drivers.join(', ')}, not ${JSON.stringify(driver)}.`);
   }
   const datacenters = list(flags.datacenter).flatMap((dc) => dc.split(',')).map((dc) => dc.trim()).filter((dc) => dc !== '');
-  const mhz = flags['mhz-per-core'] === undefined ? defaultClusterSettings.mhzPerCore : Number(flags['mhz-per-core']);
+  const mhz = flags['mhz-per-core'] === undefined ? config.mhzPerCore : Number(flags['mhz-per-core']);
   if (!Number.isInteger(mhz) || mhz < 1) throw new SvcError('usage_invalid', `--mhz-per-core must be a whole number of MHz, not ${JSON.stringify(flags['mhz-per-core'])}.`);
   return {
     ...defaultClusterSettings,
     driver: driver as Driver,
-    datacenters: datacenters.length > 0 ? datacenters : defaultClusterSettings.datacenters,
-    region: flags.region ?? defaultClusterSettings.region,
-    namespace: flags.namespace ?? defaultClusterSettings.namespace,
+    datacenters: datacenters.length > 0 ? datacenters : config.nomadDatacenters,
+    region: flags.region ?? config.nomadRegion,
+    namespace: flags.namespace ?? config.nomadNamespace,
     mhzPerCore: mhz,
-    cpuMode: flags.cores ? 'cores' : 'mhz',
-    python: flags.python ?? defaultClusterSettings.python,
-    baseDomain: flags['base-domain'] ?? fromConfig.baseDomain,
-    publicUrl: fromConfig.publicUrl,
+    cpuMode: flags.cores ? 'cores' : config.cpuMode,
+    python: flags.python ?? config.nomadPython ?? defaultClusterSettings.python,
+    proxyTags: config.proxyTags,
+    baseDomain: flags['base-domain'] ?? config.baseDomain,
+    publicUrl: config.publicUrl,
   };
 }
 

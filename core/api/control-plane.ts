@@ -11,18 +11,24 @@ import { DeviceAuthorizations } from '../auth/device-flow.js';
 import { StoreTokenVerifier } from '../auth/store-verifier.js';
 import { TokenIndex } from '../auth/token-index.js';
 import { Tokens, type OwnerTokenStatus } from '../auth/token-service.js';
+import { ConsulStateStore, type ConsulStateStoreOptions } from '../state/consul-store.js';
 import { openFileStateStore } from '../state/file-store.js';
 import { createMemoryStateStore } from '../state/memory-store.js';
 import type { StateStore } from '../state/types.js';
 import { Workspaces } from '../workspaces/workspaces.js';
 import { startSweeper } from './sweeper.js';
 
-/** `file`: `<data dir>/state`, durable and locked to one process; `memory`: nothing kept (previews). */
-export type StateKind = 'file' | 'memory';
+/**
+ * `file`: `<data dir>/state`, durable and locked to one process; `consul`:
+ * Consul KV, shared by every svc replica; `memory`: nothing kept (previews).
+ */
+export type StateKind = 'file' | 'consul' | 'memory';
 
 export interface ControlPlaneOptions {
   readonly dataDir: string;
   readonly state: StateKind;
+  /** Where the `consul` store lives. */
+  readonly consul?: ConsulStateStoreOptions;
   /** The secret of `<data dir>/owner-token`, registered as the owner's token of `default`. */
   readonly ownerSecret: string;
   /** The device-flow page, known once the server listens. */
@@ -59,7 +65,7 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 export async function openControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const fileStore = options.state === 'file' ? await openFileStateStore({ dataDir: options.dataDir }) : null;
-  const store: StateStore = fileStore ?? createMemoryStateStore();
+  const store: StateStore = fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
   let index: TokenIndex | undefined;
   try {
     const workspaces = new Workspaces(store);
@@ -89,4 +95,9 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     await store.close();
     throw error;
   }
+}
+
+function consulOptions(options: ControlPlaneOptions): ConsulStateStoreOptions {
+  if (options.consul === undefined) throw new Error('openControlPlane: state "consul" needs the consul options');
+  return options.consul;
 }

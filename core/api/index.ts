@@ -7,6 +7,7 @@ import type { GatewayState } from '../gateway/types.js';
 import { appDeploymentRoutes } from './app-deployments.js';
 import { appInterfaceRoutes } from './app-interface.js';
 import { appRoutes } from './apps.js';
+import { bundleArtifactMiddleware, bundleArtifactRoutes } from './bundle-artifact.js';
 import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
 import { deploymentRoutes } from './deployments.js';
@@ -29,11 +30,13 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 /** Every route of the API; docs/openapi.json describes exactly these (a test checks both ways). */
 export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
-  ...bundleRoutes, ...appRoutes, ...appInterfaceRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
+  ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
 
 export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {
   const api = apiRouter(apiRoutes, services);
   const pages = placeholderPages();
-  return (ctx, next) => api(ctx, () => pages(ctx, next));
+  // Before the router, which refuses query strings: an artifact URL's signature is in its query.
+  const artifacts = bundleArtifactMiddleware(services);
+  return (ctx, next) => artifacts(ctx, () => api(ctx, () => pages(ctx, next)));
 }

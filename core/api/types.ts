@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Autoscaler } from '../autoscale/controller.js';
+import type { ArtifactVerifier } from '../bundles/artifact-url.js';
 import type { BundleStore } from '../bundles/store.js';
 import type { DeploymentManager } from '../deployments/manager.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
@@ -61,6 +62,8 @@ export interface ApiServices {
   readonly autoscaler: Pick<Autoscaler, 'status'>;
   /** Each deployment's log lines, to read and follow. */
   readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;
+  /** Checks signed bundle download URLs (core/bundles/artifact-url.ts); absent unless svc runs workloads on Nomad. */
+  readonly artifacts?: ArtifactVerifier;
 }
 
 export interface PublicRequest {

@@ -37,6 +37,11 @@ export interface AutoscalerOptions {
   readonly crash?: Partial<CrashPolicy>;
   /** How long stopping a unit waits for its requests in flight before it stops the containers anyway (default 30 s). */
   readonly drainTimeoutMs?: number;
+  /**
+   * Whether this svc replica scales (it holds the leader lock); default always.
+   * A replica that does not lead decides nothing: the leader's autoscaler does.
+   */
+  readonly leads?: () => boolean;
 }
 
 interface Managed {
@@ -194,7 +199,7 @@ export class Autoscaler implements UnitSupervisor {
 
   #evaluate(key: string): void {
     const managed = this.#units.get(key);
-    if (!managed) return;
+    if (!managed || this.#options.leads?.() === false) return;
     const { driver, admission, policy, fallback } = this.#options;
     const now = Date.now();
     const active = driver.status(key).filter(isActive);

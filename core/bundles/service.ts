@@ -57,7 +57,7 @@ export function createCodeBundles(options: CodeBundlesOptions): CodeBundles & { 
         }
         await assertHoldsModule(dir, source);
         return {
-          source: { root: dir, entry: source.entry },
+          source: { root: dir, entry: source.entry, bundleSha256: stored.sha256 },
           bundle: { sha256: stored.sha256, size: stored.size, files: created.files, warnings: created.warnings },
         };
       } finally {
@@ -82,7 +82,7 @@ export function createCodeBundles(options: CodeBundlesOptions): CodeBundles & { 
         await extractBundle(file, dir, limits);
       }
       await assertHoldsModule(dir, { root: file, entry });
-      return { source: { root: dir, entry }, bundle: { sha256, size: found.size, files: null, warnings: [] } };
+      return { source: { root: dir, entry, bundleSha256: sha256 }, bundle: { sha256, size: found.size, files: null, warnings: [] } };
     },
   };
 }

@@ -13,6 +13,8 @@ export interface SourceRef {
   readonly root: string;
   /** The module to import (`app`, `pkg.app`). */
   readonly entry: string;
+  /** The stored code bundle `root` was extracted from; absent for a project folder (`svc serve`). Nomad tasks download it. */
+  readonly bundleSha256?: string;
 }
 
 /** One workload of one deployment, as the driver runs it. */
@@ -63,7 +65,11 @@ export type LogSink = (line: LogLine) => void;
 
 export interface SchedulerDriver {
   readonly name: string;
-  /** Creates or replaces the unit's definition. Starts nothing by itself. */
+  /**
+   * Creates or replaces the unit's definition. Starts nothing by itself, but
+   * for the floor a scheduler keeps: a new Nomad job starts at min_containers
+   * (Nomad requires `Count` ≥ `Scaling.Min`; a redeploy keeps the job's count).
+   */
   submit(unit: DeploymentUnit): Promise<void>;
   /**
    * Sets the number of containers, counting those still starting. Resolves

@@ -18,6 +18,7 @@ import type { PlatformEvent } from '../../core/plugin/types.js';
 import { testConfig } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
 import { recordDir, until } from '../core/scheduler/fixture-units.js';
+import { localDriverOf } from '../helpers/local-driver.js';
 
 const fixture = (name: string) => path.join(packageRoot, 'test', 'fixtures', 'apps', name);
 const policyPlugin = path.join(packageRoot, 'test', 'fixtures', 'plugins', 'scaling-policy.mjs');
@@ -65,7 +66,7 @@ describe('autoscaling through the gateway (real containers)', function () {
   before(async () => {
     recordDir(); // crashy.py keeps its marker there; containers inherit the variable
     platform = await startPlatform({ config: testConfig(), autoscale });
-    socketDir = platform.driver.socketDir;
+    socketDir = localDriverOf(platform).socketDir;
     deployment = await deployFixture(platform, 'scaling.py');
   });
   after(async () => {

@@ -14,6 +14,7 @@ import { examplesRoot } from '../../core/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
 import { until } from '../core/scheduler/fixture-units.js';
 import { testConfig } from '../helpers/config.js';
+import { localDriverOf } from '../helpers/local-driver.js';
 
 const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat', 'checkpointed-model', 'autoscaling'];
 
@@ -207,7 +208,7 @@ describe('examples/ deployed on a real platform', function () {
       assert.equal(prediction.label, 'positive');
       assert.equal(prediction.score, 3.5);
       assert.equal(prediction.model, 'tiny-sentiment@1.0');
-      const template = platform.driver.template(deployment.units[0]!);
+      const template = localDriverOf(platform).template(deployment.units[0]!);
       assert.equal(template?.state, 'ready');
       assert.equal(prediction.loaded_by_pid, template.pid, 'on_start ran in the template');
       assert.notEqual(prediction.served_by_pid, template.pid, 'a forked worker served the request');
@@ -215,7 +216,7 @@ describe('examples/ deployed on a real platform', function () {
 
     it('starts a second container from the checkpoint: it has the model without loading it again', async () => {
       const unit = deployment.units[0]!;
-      const template = platform.driver.template(unit)!;
+      const template = localDriverOf(platform).template(unit)!;
       await platform.driver.scale(unit, 2);
       const containers = platform.driver.status(unit);
       assert.equal(containers.length, 2);

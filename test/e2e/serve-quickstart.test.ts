@@ -6,6 +6,7 @@ import { loadManifest } from '../../core/manifest/load.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
 import { quickstartApp, testConfig } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
+import { localDriverOf } from '../helpers/local-driver.js';
 
 /**
  * The walking skeleton end to end: a real platform, the real example app in
@@ -124,7 +125,7 @@ describe('svc serve examples/quickstart (in process)', function () {
   });
 
   it('stops every container process when the platform closes', async () => {
-    const marker = platform.driver.socketDir;
+    const marker = localDriverOf(platform).socketDir;
     await platform.close();
     assert.deepEqual(await waitNoneMatching(marker, 5_000), []);
   });

@@ -9,6 +9,7 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { fixtureAppsRoot, onStartCalls, recordDir } from '../core/scheduler/fixture-units.js';
 import { testConfig } from '../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
+import { localDriverOf } from '../helpers/local-driver.js';
 
 const workersApp = path.join(fixtureAppsRoot, 'workers.py');
 const checkpointApp = path.join(fixtureAppsRoot, 'checkpoint.py');
@@ -51,7 +52,7 @@ describe('workers behind the gateway (in process)', function () {
     const deployment = await deploy(platform, checkpointApp);
     await platform.driver.scale(deployment.units.find((key) => key.endsWith('/warm'))!, 2);
     assert.equal(onStartCalls(record, 'warm').length, 1);
-    const marker = platform.driver.socketDir;
+    const marker = localDriverOf(platform).socketDir;
     assert.equal(pidsMatching(marker).length, 1 + 2 * 3 + 3, 'template, 2 warm containers, 1 cold one; each a supervisor and 2 workers');
     await platform.close();
     assert.deepEqual(await waitNoneMatching(marker, 5_000), []);

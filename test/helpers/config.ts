@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { clusterDefaults } from '../../config/cluster-schema.js';
 import { DEFAULT_QUEUE_TIMEOUT_SECONDS, DEFAULT_SCALING_POLICY, type ServerConfig } from '../../config/schema.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../core/gateway/body-limit.js';
 import { packageRoot } from '../../core/paths.js';
@@ -28,6 +29,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],
+    ...clusterDefaults(),
     ...overrides,
   };
 }

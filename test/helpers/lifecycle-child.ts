@@ -7,6 +7,7 @@
 import { loadManifest } from '../../core/manifest/load.js';
 import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform.js';
 import { testConfig } from './config.js';
+import { localDriverOf } from './local-driver.js';
 
 const [dataDir, port, ...apps] = process.argv.slice(2);
 if (!dataDir || !port) throw new Error('usage: lifecycle-child.js <data dir> <port> <app.py>[:pause] ...');
@@ -19,5 +20,5 @@ for (const app of apps) {
   });
   if (action === 'pause') await platform.deployments.pause(deployment.ref);
 }
-process.stdout.write(`${JSON.stringify({ url: platform.url, socketDir: platform.driver.socketDir })}\n`);
+process.stdout.write(`${JSON.stringify({ url: platform.url, socketDir: localDriverOf(platform).socketDir })}\n`);
 setInterval(() => {}, 60_000);

@@ -7,6 +7,7 @@
 import { loadManifest } from '../../core/manifest/load.js';
 import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform.js';
 import { testConfig } from './config.js';
+import { localDriverOf } from './local-driver.js';
 
 const [target, ...scales] = process.argv.slice(2);
 if (!target) throw new Error('usage: platform-child.js <app.py> [<workload>=<containers> ...]');
@@ -25,5 +26,5 @@ for (const scale of scales) {
   if (!unit) throw new Error(`no workload ${name}`);
   await platform.driver.scale(unit, Number(count));
 }
-process.stdout.write(`${JSON.stringify({ socketDir: platform.driver.socketDir })}\n`);
+process.stdout.write(`${JSON.stringify({ socketDir: localDriverOf(platform).socketDir })}\n`);
 setInterval(() => {}, 60_000);

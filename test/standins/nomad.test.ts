@@ -465,6 +465,38 @@ describe('Nomad stand-in', function () {
       assert.equal((await call(base, 'GET', '/v1/job/block?index=x')).text, 'Invalid index');
     });
 
+    it('wakes a blocking GET /v1/job/:id/allocations at each of its allocation\'s own changes (pending, then running)', async () => {
+      // Each write raises the index of what it changed before watchers look (Nomad's watch sets fire after the commit).
+      await call(base, 'PUT', '/v1/jobs', { Job: job('wake', {}, { Count: 0 }) });
+      let index = Number((await call(base, 'GET', '/v1/job/wake/allocations')).headers.get('x-nomad-index'));
+      await call(base, 'POST', '/v1/job/wake/scale', { Count: 1, Target: { Group: 'web' } });
+      const seen: string[] = [];
+      const deadline = Date.now() + 20_000;
+      while (!seen.includes('running')) {
+        // Each answer must come from a change, long before the wait of 60 s.
+        const answer = await call(base, 'GET', `/v1/job/wake/allocations?index=${index}&wait=60s`);
+        assert.ok(Date.now() < deadline, `no wake-up for the allocation's changes (saw ${seen.join(', ')})`);
+        const next = Number(answer.headers.get('x-nomad-index'));
+        assert.ok(next > index, `${next} > ${index}`);
+        index = next;
+        const [alloc] = answer.json() as { ClientStatus: string; ModifyIndex: number }[];
+        assert.ok(alloc, 'the allocation is listed');
+        assert.ok(alloc.ModifyIndex <= index, 'the answer holds the write that woke it');
+        seen.push(alloc.ClientStatus);
+      }
+    });
+
+    it('tells blocking queries of a write only once the write is complete (its object carries the new index)', async () => {
+      // A write assigns the index bump() returns to what it changed; a watcher woken before that
+      // assignment would compare the old index, go back to sleep, and miss the change until the wait ends.
+      const written = { ModifyIndex: 0 };
+      let seenAtWake = -1;
+      nomad.cluster.changes.once('change', () => (seenAtWake = written.ModifyIndex));
+      written.ModifyIndex = nomad.cluster.bump();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(seenAtWake, written.ModifyIndex);
+    });
+
     it('requires the configured ACL token in X-Nomad-Token or Authorization: Bearer', async () => {
       const secured = await startNomadStandin({ dataDir, aclToken: 'secret' });
       try {

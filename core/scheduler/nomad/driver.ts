@@ -22,13 +22,20 @@
  *   Nomad's choice stops instead, and a `system` log line says so.
  * - `remove`: `DELETE /v1/job/:id?purge=true`, then waits until the
  *   allocations have stopped. Idempotent (an unknown job is fine).
- * - `close`: stops the watchers. Jobs keep running: the cluster does not stop with svc.
+ * - `close`: stops the watchers and log pollers. Jobs keep running: the cluster does not stop with svc.
+ *
+ * With `logs`, each allocation's stdout and stderr lines go to the sink as the
+ * local driver's do (log-poller.ts). With `onContainerExit`, an allocation
+ * that was healthy and ends while Nomad was to keep it running (it crashed or
+ * its node was lost: svc did not stop it) is reported once (watcher.ts `exit`).
  */
 import { SvcError } from '../../errors.js';
 import type { DeploymentUnit, LogLine, LogSink } from '../types.js';
 import { ENFORCE_INDEX_PREFIX, NomadClient } from './client.js';
 import { nomadJobId, UNIT_META_KEY } from './job-id.js';
+import { Limiter, LogPoller } from './log-poller.js';
 import type { AllocationLogsOptions, CompileUnit, NomadContainerStatus, NomadDriver, NomadJobSpec } from './types.js';
+import { withRequested, type Requested } from './requested.js';
 import { AllocationWatcher, isLive, isTerminal, type AllocView } from './watcher.js';
 
 export interface NomadDriverOptions {
@@ -50,8 +57,21 @@ export interface NomadDriverOptions {
   readonly blockingWaitMs?: number;
   /** Bound on an ordinary request (default 30 s). */
   readonly requestTimeoutMs?: number;
-  /** Where the driver's own `system` lines go (scale, stop choices). */
+  /**
+   * Where every allocation's stdout and stderr lines go (read from Nomad's logs endpoint,
+   * container = allocation ID), with the driver's own `system` lines (scale, stop choices).
+   */
   readonly logs?: LogSink;
+  /** How often the logs of a running allocation are read (default 500 ms). */
+  readonly logPollMs?: number;
+  /** At most this many new bytes per read of one stream of one allocation (default 256 KiB). */
+  readonly logReadBytes?: number;
+  /**
+   * Called once when a healthy allocation ends by itself: Nomad `ClientStatus` failed or
+   * complete while its `DesiredStatus` is still `run`, or lost (its node is down). Never for
+   * scale-downs, `stop` or `remove`. Same shape as the local driver's, with only the unit's key.
+   */
+  readonly onContainerExit?: (unit: { key: string }, containerId: string, reason: string) => void;
 }
 
 interface Unit {
@@ -60,9 +80,14 @@ interface Unit {
   group: string;
   task: string;
   readonly watcher: AllocationWatcher;
+  logs: LogPoller | undefined;
+  /** The count of the scale in progress (the latest call's), until it settles. */
+  requested: Requested | undefined;
 }
 
 const LOG_TAIL = 30;
+/** Log reads in flight at once, over all units. */
+const LOG_READS_AT_ONCE = 8;
 
 export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   const client = new NomadClient(options);
@@ -71,6 +96,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   const stopTimeoutMs = options.stopTimeoutMs ?? 60_000;
   const healthPath = options.healthPath ?? '/_svc/health';
   const blockingWaitMs = options.blockingWaitMs ?? 30_000;
+  const logLimiter = new Limiter(LOG_READS_AT_ONCE);
   let closed = false;
 
   function emit(key: string, container: string, text: string, stream: LogLine['stream'] = 'system'): void {
@@ -79,19 +105,51 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
   const jobPath = (id: string) => `/v1/job/${encodeURIComponent(id)}`;
 
-  function tracked(key: string, group: string, task: string): Unit {
+  /**
+   * The unit, watched from now on. `resume`: the job ran before this driver knew it (svc
+   * restarted), so the log pollers start at the end of the running allocations' logs.
+   */
+  function tracked(key: string, group: string, task: string, resume: boolean): Unit {
     const existing = units.get(key);
     if (existing) {
       existing.group = group;
       existing.task = task;
+      followLogs(existing, resume);
       return existing;
     }
     const jobId = nomadJobId(key);
     const watcher = new AllocationWatcher({ client, key, jobId, task: () => unit.task, healthPath, blockingWaitMs, probeIntervalMs: 200 });
-    const unit: Unit = { key, jobId, group, task, watcher };
+    const unit: Unit = { key, jobId, group, task, watcher, logs: undefined, requested: undefined };
+    watcher.changes.on('exit', (view: AllocView) => exited(unit, view));
     units.set(key, unit);
     if (!closed) watcher.start();
+    followLogs(unit, resume);
     return unit;
+  }
+
+  function followLogs(unit: Unit, resume: boolean): void {
+    if (closed || unit.logs || !options.logs || !unit.task) return;
+    unit.logs = new LogPoller({
+      api: { url: client.url, token: options.token || undefined, namespace: client.namespace, region: client.region, requestTimeoutMs: options.requestTimeoutMs ?? 30_000 },
+      key: unit.key, task: () => unit.task, watcher: unit.watcher, sink: options.logs, limiter: logLimiter, resume,
+      pollMs: options.logPollMs ?? 500, readBytes: options.logReadBytes ?? 256 * 1024,
+    });
+  }
+
+  /** A healthy allocation ended while Nomad was to keep it running: like a local container that exits by itself. */
+  function exited(unit: Unit, view: AllocView): void {
+    const { stub } = view;
+    const states = stub.TaskStates ?? {};
+    const events = (states[unit.task] ?? Object.values(states)[0])?.Events ?? [];
+    const terminated = events.findLast((e) => e.Type === 'Terminated')?.DisplayMessage;
+    const details = [...new Set([terminated, events.at(-1)?.DisplayMessage].filter(Boolean))].join('; ');
+    const reason = `exited unexpectedly: Nomad allocation ${stub.ClientStatus}${stub.ClientDescription ? ` (${stub.ClientDescription})` : ''}${details ? `: ${details}` : ''}`;
+    emit(unit.key, stub.ID, `container ${stub.ID} (${stub.Name}) ${reason}`);
+    options.onContainerExit?.({ key: unit.key }, stub.ID, reason);
+  }
+
+  async function untrack(unit: Unit): Promise<void> {
+    await Promise.all([unit.watcher.stop(), unit.logs?.stop()]);
   }
 
   /** The unit, read from Nomad when this driver has not submitted it (svc restarted: the jobs kept running). */
@@ -108,7 +166,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     }
     const group = job.TaskGroups[0];
     if (!group) throw new SvcError('nomad_rejected', `Nomad job ${jobId} has no task group`);
-    return tracked(key, group.Name, group.Tasks?.[0]?.Name ?? '');
+    return tracked(key, group.Name, group.Tasks?.[0]?.Name ?? '', true);
   }
 
   async function readModifyIndex(jobId: string): Promise<number> {
@@ -120,12 +178,13 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     }
   }
 
-  async function register(jobId: string, job: NomadJobSpec): Promise<void> {
+  /** Registers the job; true when it existed before. */
+  async function register(jobId: string, job: NomadJobSpec): Promise<boolean> {
     for (let attempt = 0; ; attempt += 1) {
       const index = await readModifyIndex(jobId);
       try {
         await client.put(jobPath(jobId), { Job: job, EnforceIndex: true, JobModifyIndex: index, PreserveCounts: index > 0 });
-        return;
+        return index > 0;
       } catch (error) {
         // Someone registered the job between our read and our write: read again, once.
         const lost = error instanceof SvcError && error.code === 'conflict' && (error.details as { text?: string }).text?.startsWith(ENFORCE_INDEX_PREFIX);
@@ -188,6 +247,34 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     });
   }
 
+  /** Sets the job's count and waits until exactly `count` allocations run healthy and none is stopping. */
+  async function scaleTo(unit: Unit, key: string, count: number): Promise<void> {
+    // Allocations that had already ended do not count as failures of this scale.
+    await unit.watcher.refresh();
+    const endedBefore = new Set(views(unit).filter((v) => isTerminal(v.stub)).map((v) => v.stub.ID));
+    await client.post(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
+    emit(key, '', `asked Nomad to run ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId}`);
+    await unit.watcher.refresh();
+    const live = () => views(unit).filter((v) => isLive(v.stub));
+    const stopping = () => views(unit).filter((v) => v.stub.DesiredStatus !== 'run' && !isTerminal(v.stub));
+    await waitFor(
+      unit,
+      healthTimeoutMs,
+      () => live().length === count && live().every((v) => v.healthyAt !== undefined) && stopping().length === 0,
+      () => {
+        const failed = views(unit).find((v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false));
+        return failed && failure(unit, failed, `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`);
+      },
+      () => {
+        const slow = live().find((v) => v.healthyAt === undefined);
+        const reason = slow
+          ? `container ${slow.stub.ID} (${slow.stub.Name}) of ${key} did not become healthy within ${healthTimeoutMs / 1000} s (Nomad: ${slow.stub.ClientStatus})`
+          : `Nomad did not reach ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId} within ${healthTimeoutMs / 1000} s (${live().length} live, ${stopping().length} stopping)${unit.watcher.error ? `: ${unit.watcher.error.message}` : ''}`;
+        return failure(unit, slow, reason);
+      },
+    );
+  }
+
   function views(unit: Unit): AllocView[] {
     return [...unit.watcher.allocs.values()];
   }
@@ -204,36 +291,23 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       if (!group) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
       // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
       const job: NomadJobSpec = { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key } };
-      await register(jobId, job);
-      tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '');
+      const existed = await register(jobId, job);
+      // A job that existed has allocations from before this driver: their old lines are not replayed.
+      tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed);
     },
 
     async scale(key, count) {
-      const unit = await unitOf(key);
-      // Allocations that had already ended do not count as failures of this scale.
-      await unit.watcher.refresh();
-      const endedBefore = new Set(views(unit).filter((v) => isTerminal(v.stub)).map((v) => v.stub.ID));
-      await client.post(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
-      emit(key, '', `asked Nomad to run ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId}`);
-      await unit.watcher.refresh();
-      const live = () => views(unit).filter((v) => isLive(v.stub));
-      const stopping = () => views(unit).filter((v) => v.stub.DesiredStatus !== 'run' && !isTerminal(v.stub));
-      await waitFor(
-        unit,
-        healthTimeoutMs,
-        () => live().length === count && live().every((v) => v.healthyAt !== undefined) && stopping().length === 0,
-        () => {
-          const failed = views(unit).find((v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false));
-          return failed && failure(unit, failed, `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`);
-        },
-        () => {
-          const slow = live().find((v) => v.healthyAt === undefined);
-          const reason = slow
-            ? `container ${slow.stub.ID} (${slow.stub.Name}) of ${key} did not become healthy within ${healthTimeoutMs / 1000} s (Nomad: ${slow.stub.ClientStatus})`
-            : `Nomad did not reach ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId} within ${healthTimeoutMs / 1000} s (${live().length} live, ${stopping().length} stopping)${unit.watcher.error ? `: ${unit.watcher.error.message}` : ''}`;
-          return failure(unit, slow, reason);
-        },
-      );
+      // Before the first await: status() shows the containers this adds at once (requested.ts).
+      const requested: Requested = { count, since: new Date() };
+      const known = units.get(key);
+      if (known) known.requested = requested;
+      const unit = known ?? await unitOf(key);
+      unit.requested = requested;
+      try {
+        await scaleTo(unit, key, count);
+      } finally {
+        if (unit.requested === requested) unit.requested = undefined;
+      }
     },
 
     async stop(key, containerId) {
@@ -270,19 +344,20 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       } catch (error) {
         if (!(error instanceof SvcError && error.code === 'not_found')) throw error;
       }
-      const unit = units.get(key) ?? tracked(key, '', '');
+      const unit = units.get(key) ?? tracked(key, '', '', true);
       try {
         await unit.watcher.refresh();
         await waitFor(unit, stopTimeoutMs, () => views(unit).every((v) => isTerminal(v.stub)), () => undefined, async () =>
           new SvcError('container_failed', `the allocations of Nomad job ${jobId} did not stop within ${stopTimeoutMs / 1000} s after it was purged`));
       } finally {
         units.delete(key);
-        await unit.watcher.stop();
+        await untrack(unit);
       }
     },
 
     status(key) {
-      return units.get(key)?.watcher.status() ?? [];
+      const unit = units.get(key);
+      return unit ? withRequested(key, unit.jobId, unit.group, unit.watcher.status(), unit.requested) : [];
     },
 
     async refresh(key) {
@@ -302,7 +377,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       const all = [...units.values()];
       units.clear();
       for (const unit of all) unit.watcher.changes.emit('change');
-      await Promise.all(all.map((unit) => unit.watcher.stop()));
+      await Promise.all(all.map(untrack));
     },
   };
 }

@@ -74,9 +74,9 @@ export interface NomadDriver extends SchedulerDriver {
   /** Reads the unit's allocations now (status() answers from what the watcher last saw). */
   refresh(key: string): Promise<readonly NomadContainerStatus[]>;
   /**
-   * The last lines of one allocation's task output (`GET /v1/client/fs/logs/:alloc`).
-   * The SchedulerDriver interface has no `logs` member: the local driver pushes lines
-   * to a LogSink instead. A Nomad log-sink poller is not there yet.
+   * The last lines of one allocation's task output (`GET /v1/client/fs/logs/:alloc`), read
+   * now. Every line also reaches the driver's `logs` sink as it is printed (log-poller.ts),
+   * as the local driver pushes its containers' lines.
    */
   allocationLogs(key: string, containerId: string, options?: AllocationLogsOptions): Promise<string[]>;
 }

@@ -17,6 +17,14 @@
  * Workers: one per dynamic port labelled `w<index>` (jobs/names.ts
  * `workerPortLabels`), ordered by index; a job with no such label counts as
  * one container without workers, healthy when running.
+ *
+ * `changes` emits `change` on every answer and health change. It emits `exit` (with the
+ * AllocView) once when an allocation that was healthy ends by itself: it becomes terminal
+ * while its `DesiredStatus` is still `run` (it crashed), or it becomes `lost`. Nomad marks a
+ * lost allocation `DesiredStatus: stop` itself (`scheduler/reconciler/filters.go`
+ * `markStop(lost, …)`). A scale-down, a stop or a job purge sets `DesiredStatus` to `stop`
+ * before the client stops the allocation, so those never emit `exit`. Neither does an
+ * allocation seen stopping before it was lost.
  */
 import { EventEmitter } from 'node:events';
 import { SvcError } from '../../errors.js';
@@ -28,6 +36,10 @@ export interface AllocView {
   stub: AllocationStub;
   ports: AllocatedPort[] | undefined;
   healthyAt: Date | undefined;
+  /** Seen with `DesiredStatus` ≠ `run` while still running: someone asked it to stop. */
+  stopping?: boolean;
+  /** `exit` was emitted for it. */
+  exited?: boolean;
 }
 
 const WORKER_LABEL = /^w(\d+)$/;
@@ -130,6 +142,14 @@ export class AllocationWatcher {
     }
     for (const id of this.allocs.keys()) if (!seen.has(id)) this.allocs.delete(id);
     for (const view of this.allocs.values()) this.#updateHealth(view);
+    for (const view of this.allocs.values()) {
+      const { stub } = view;
+      if (stub.DesiredStatus !== 'run' && !isTerminal(stub)) view.stopping = true;
+      const byItself = stub.DesiredStatus === 'run' || (stub.ClientStatus === 'lost' && !view.stopping);
+      if (view.exited || view.healthyAt === undefined || !isTerminal(stub) || !byItself) continue;
+      view.exited = true;
+      this.changes.emit('exit', view);
+    }
     this.changes.emit('change');
     await Promise.all(fetches);
   }

@@ -6,7 +6,7 @@ import { startApiPlatform, type ApiFixture } from './platform.js';
 
 /** A path for the route with its parameters filled in. */
 const concrete = (path: string) => `/api/v1${path.replace(':id', 'tok_000000000000')}`;
-const PUBLIC = ['POST /device/code', 'POST /device/token', 'POST /sign-in'];
+const PUBLIC = ['GET /bundles/:sha256/artifact', 'POST /device/code', 'POST /device/token', 'POST /sign-in'];
 
 describe('API routing, authentication and limits', function () {
   let f: ApiFixture;

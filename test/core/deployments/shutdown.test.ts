@@ -13,6 +13,7 @@ import { apiClient } from '../api/client.js';
 import { testConfig } from '../../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../../helpers/processes.js';
 import { deployHalt, gate, haltApp, until } from './shutdown-helpers.js';
+import { localDriverOf } from '../../helpers/local-driver.js';
 
 const halt = { workspace: DEFAULT_WORKSPACE, app: 'halt', stage: 'deployed' as const };
 
@@ -70,7 +71,7 @@ describe('svc stopping with deployments (real containers)', function () {
       assert.equal(answered.status, 200);
       assert.deepEqual(await json(answered), { released: true });
       await closing;
-      assert.deepEqual(await waitNoneMatching(platform.driver.socketDir, 5_000), [], 'no container is left');
+      assert.deepEqual(await waitNoneMatching(localDriverOf(platform).socketDir, 5_000), [], 'no container is left');
       assert.deepEqual(reports, []);
     } finally {
       held.open();
@@ -91,15 +92,15 @@ describe('svc stopping with deployments (real containers)', function () {
       const deploying = platform.deployments.deploy(request);
       deploying.catch(() => {});
       // Its container runs (its on_start sleeps): the deploy waits for it to become healthy.
-      const { socketDir } = platform.driver;
+      const { socketDir } = localDriverOf(platform);
       await until(() => starting && pidsMatching(socketDir).length > 0);
 
       await platform.deployments.shutdown();
-      assert.deepEqual(await waitNoneMatching(platform.driver.socketDir, 5_000), [], 'the container the deploy started is stopped');
+      assert.deepEqual(await waitNoneMatching(localDriverOf(platform).socketDir, 5_000), [], 'the container the deploy started is stopped');
       await assert.rejects(deploying, { code: 'shutting_down' });
       assert.equal(platform.deployments.get(halt), null, 'the cut deploy recorded nothing');
       await assert.rejects(platform.deployments.deploy(request), { code: 'shutting_down' });
-      assert.deepEqual(pidsMatching(platform.driver.socketDir), [], 'a refused deploy starts nothing');
+      assert.deepEqual(pidsMatching(localDriverOf(platform).socketDir), [], 'a refused deploy starts nothing');
       assert.deepEqual(reports, []);
     } finally {
       slow.restore();

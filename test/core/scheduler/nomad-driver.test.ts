@@ -1,82 +1,16 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SvcError } from '../../../core/errors.js';
-import type { BuiltImage } from '../../../core/images/types.js';
 import { createNomadDriver, type NomadDriverOptions } from '../../../core/scheduler/nomad/driver.js';
-import type { NomadDriver, NomadJobSpec } from '../../../core/scheduler/nomad/types.js';
-import type { DeploymentUnit } from '../../../core/scheduler/types.js';
-import type { ScalingSpec, Workload } from '../../../core/workload/types.js';
+import type { NomadContainerStatus, NomadDriver } from '../../../core/scheduler/nomad/types.js';
+import type { LogLine } from '../../../core/scheduler/types.js';
 import { pidsMatching, waitNoneMatching } from '../../helpers/processes.js';
 import { startNomadStandin, type NomadStandin } from '../../standins/nomad/index.js';
+import { fixtureCompile, MARKER, nomadUnit } from './nomad-fixture.js';
 
-const S = 1_000_000_000;
-/** In every fixture task's command line, so that the test can find (and miss) its processes. */
-const MARKER = `svc-nomad-driver-test-${randomBytes(4).toString('hex')}`;
-
-/**
- * The container of the fixture job: one HTTP server per worker, on `NOMAD_PORT_w<i>`,
- * answering 200 on /_svc/health. With FIXTURE_FAIL set it prints to both streams and exits 1.
- */
-const CONTAINER_JS = [
-  `// ${MARKER}`,
-  "const http=require('http');",
-  "if(process.env.FIXTURE_FAIL){console.log('starting');console.error('boom: '+process.env.FIXTURE_FAIL);process.exit(1)}",
-  'const n=Number(process.env.SVC_WORKERS);',
-  "for(let i=0;i<n;i++){const port=Number(process.env['NOMAD_PORT_w'+i]);",
-  "http.createServer((q,r)=>{r.statusCode=q.url==='/_svc/health'?200:404;r.end('w'+i)}).listen(port,'127.0.0.1',()=>console.log('worker '+i+' on '+port))}",
-].join('\n');
-
-/**
- * TEST FIXTURE standing in for the real job compiler (jobs/ compileJob): a small but valid raw_exec
- * job per unit — one group, `Update.MaxParallel = 0`, a Scaling block from the unit's autoscaler
- * bounds, one dynamic port `w<i>` per worker, a node task serving the health route on each.
- */
-function fixtureCompile(unit: DeploymentUnit): { Job: NomadJobSpec } {
-  const { workers, autoscaler } = unit.workload.scaling;
-  const env: Record<string, string> = { SVC_WORKERS: String(workers), SVC_UNIT: unit.key };
-  if (unit.workload.name.startsWith('broken')) env.FIXTURE_FAIL = `${unit.workload.name} cannot start`;
-  return {
-    Job: {
-      ID: 'replaced-by-the-driver',
-      Name: unit.key,
-      Type: 'service',
-      Datacenters: ['dc1'],
-      Meta: { svc_workload: unit.workload.name, svc_doc: unit.workload.doc ?? '' },
-      TaskGroups: [{
-        Name: 'workload',
-        Count: autoscaler.minContainers,
-        Update: { MaxParallel: 0 },
-        Scaling: { Min: autoscaler.minContainers, Max: autoscaler.maxContainers, Enabled: true, Type: 'horizontal' },
-        RestartPolicy: { Attempts: 0, Delay: 1 * S, Interval: 10 * S, Mode: 'fail' },
-        Networks: [{ DynamicPorts: Array.from({ length: workers }, (_, i) => ({ Label: `w${i}` })) }],
-        Tasks: [{
-          Name: 'runtime',
-          Driver: 'raw_exec',
-          Config: { command: process.execPath, args: ['-e', CONTAINER_JS] },
-          Env: env,
-          KillTimeout: 2 * S,
-        }],
-      }],
-    },
-  };
-}
-
-const image: BuiltImage = { key: 'none', imageId: 'img', pythonPath: '/nonexistent/python', path: '/nonexistent' } as BuiltImage;
-
-function unit(name: string, scaling: Partial<ScalingSpec> = {}, doc: string | null = null): DeploymentUnit {
-  const workload: Workload = {
-    app: 'demo', name, kind: 'endpoint', handler: name, onStart: null, doc,
-    image: { id: 'img', pythonVersion: '', pythonPackages: [] },
-    resources: { cpu: 1, memoryMiB: 512 },
-    http: { route: `/${name}`, methods: ['GET'], authorized: false, domain: null },
-    scaling: { workers: 2, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: { minContainers: 0, maxContainers: 3, tasksPerContainer: 1 }, ...scaling },
-    parameters: null, returns: null,
-  };
-  return { key: `default/demo/preview@1/${name}`, ref: { workspace: 'default', app: 'demo', stage: 'preview' }, workload, image, source: { root: '/nonexistent', entry: 'app' } };
-}
+const unit = nomadUnit;
 
 async function nomadGet(nomad: NomadStandin, p: string, token?: string): Promise<{ status: number; text: string; json: () => any }> {
   const response = await fetch(nomad.url + p, { headers: token ? { 'X-Nomad-Token': token } : {} });
@@ -94,6 +28,31 @@ async function rejects(promise: Promise<unknown>, code: string, text?: RegExp): 
     return error;
   }
   assert.fail(`expected ${code}`);
+}
+
+/** What a driver pushes to its LogSink. */
+function recorder(): { lines: LogLine[]; sink: (line: LogLine) => void; of: (container: string, stream: LogLine['stream']) => string[] } {
+  const lines: LogLine[] = [];
+  return {
+    lines,
+    sink: (line) => void lines.push(line),
+    of: (container, stream) => lines.filter((l) => l.container === container && l.stream === stream).map((l) => l.text),
+  };
+}
+
+/** Waits until `check` holds; fails after `timeoutMs` (a bound on a hang, not a timing assertion). */
+async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Makes the fixture container print `text` as it is. */
+async function print(container: NomadContainerStatus, text: string, to: 'stdout' | 'stderr' = 'stdout'): Promise<void> {
+  const response = await fetch(`http://${container.workers[0]!.address}/print?to=${to}`, { method: 'POST', body: text });
+  assert.equal(await response.text(), 'ok');
 }
 
 describe('Nomad driver (against the Nomad stand-in)', function () {
@@ -285,5 +244,160 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
     const next = makeDriver();
     await next.scale(u.key, 1);
     assert.equal(next.status(u.key).length, 1);
+  });
+  describe('logs and exits of allocations', () => {
+    it('pushes every stdout and stderr line of an allocation to the sink once, in order, with the allocation ID', async () => {
+      const logs = recorder();
+      const own = makeDriver({ logs: logs.sink, logPollMs: 50, logReadBytes: 1024 });
+      const u = unit('chatty', { workers: 1 });
+      await own.submit(u);
+      await own.scale(u.key, 1);
+      const [c] = own.status(u.key);
+      assert.ok(c);
+      await print(c, 'first\nsecond\n');
+      await print(c, 'oops\r\n', 'stderr');
+      await print(c, 'par');
+      // Each poll reads stdout, then stderr: once `sync 2` has arrived, a read of stdout has seen `par`.
+      await print(c, 'sync 1\n', 'stderr');
+      await until('sync 1', () => logs.of(c.id, 'stderr').includes('sync 1'));
+      await print(c, 'sync 2\n', 'stderr');
+      await until('sync 2', () => logs.of(c.id, 'stderr').includes('sync 2'));
+      assert.deepEqual(logs.of(c.id, 'stdout').slice(1), ['first', 'second'], 'an unfinished line waits for its newline');
+      await print(c, 'tial\n');
+      // About 24 KiB: many reads of at most 1 KiB.
+      const many = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(48)}`);
+      await print(c, many.map((line) => `${line}\n`).join(''));
+      await print(c, 'end\n');
+      await until('the last line', () => logs.of(c.id, 'stdout').includes('end'));
+      assert.deepEqual(logs.of(c.id, 'stdout'), [`worker 0 on ${c.workers[0]!.port}`, 'first', 'second', 'partial', ...many, 'end']);
+      assert.deepEqual(logs.of(c.id, 'stderr'), ['oops', 'sync 1', 'sync 2']);
+      assert.ok(logs.lines.every((l) => l.unit === u.key && l.time instanceof Date));
+    });
+
+    it('reads an allocation that ends once more: its last lines all arrive', async () => {
+      const logs = recorder();
+      const exits: string[] = [];
+      // Polls are a minute apart: only the reads when the allocation starts and when it ends happen.
+      const own = makeDriver({ logs: logs.sink, logPollMs: 60_000, logReadBytes: 1024, onContainerExit: (_unit, id) => exits.push(id) });
+      const u = unit('ending', { workers: 1 });
+      await own.submit(u);
+      await own.scale(u.key, 1);
+      const [c] = own.status(u.key);
+      assert.ok(c);
+      await fetch(`http://${c.workers[0]!.address}/exit?lines=300&code=3`).catch(() => undefined);
+      await until('the last line', () => logs.of(c.id, 'stdout').includes('last 299'));
+      assert.deepEqual(logs.of(c.id, 'stdout'), [`worker 0 on ${c.workers[0]!.port}`, ...Array.from({ length: 300 }, (_, k) => `last ${k}`)]);
+      await until('the exit', () => exits.length > 0);
+      assert.deepEqual(exits, [c.id]);
+    });
+
+    it('a driver that finds the job running (svc restarted) does not replay the lines printed before', async () => {
+      const u = unit('restarted', { workers: 1 });
+      const before = makeDriver();
+      await before.submit(u);
+      await before.scale(u.key, 1);
+      const [c] = before.status(u.key);
+      assert.ok(c);
+      await print(c, `${Array.from({ length: 100 }, (_, i) => `old ${i}\n`).join('')}half `);
+      await before.close();
+      const logs = recorder();
+      // Reads of 128 bytes: finding the end of the ~800 bytes already written takes several probes.
+      const after = makeDriver({ logs: logs.sink, logPollMs: 50, logReadBytes: 128 });
+      await after.scale(u.key, 1);
+      await until('the note that earlier lines are not read again', () => logs.of(c.id, 'system').length > 0);
+      assert.match(logs.of(c.id, 'system')[0]!, /not read again .*nomad alloc logs/);
+      await print(c, 'line\nnew\n');
+      await print(c, 'err\n', 'stderr');
+      await until('the new lines', () => logs.of(c.id, 'stdout').includes('new') && logs.of(c.id, 'stderr').includes('err'));
+      assert.deepEqual(logs.of(c.id, 'stdout'), ['half line', 'new'], 'the unfinished line arrives whole');
+      assert.deepEqual(logs.of(c.id, 'stderr'), ['err']);
+    });
+
+    it('notices that Nomad\'s offsets moved (it deleted the oldest rotated log file) and loses no line', async () => {
+      const logs = recorder();
+      const own = makeDriver({ logs: logs.sink, logPollMs: 50, logReadBytes: 4096 });
+      const u = unit('rotated', { workers: 1 });
+      await own.submit(u);
+      await own.scale(u.key, 1);
+      const [c] = own.status(u.key);
+      assert.ok(c);
+      const first = Array.from({ length: 40 }, (_, i) => `a ${String(i).padStart(2, '0')} ${'y'.repeat(60)}`);
+      await print(c, first.map((line) => `${line}\n`).join(''));
+      await until('the a lines', () => logs.of(c.id, 'stdout').includes(first.at(-1)!));
+      // Once Nomad deletes a stream's oldest rotated file (client/logmon/logging/rotator.go
+      // purgeOldFiles), every origin=start offset moves on by that file's size while the later
+      // files stay. The stand-in writes one file, so the test cuts bytes off its head (the task
+      // appends with O_APPEND); most of what was read stays, as the later files would.
+      const file = path.join(dataDir, 'alloc', c.id, 'alloc', 'logs', 'runtime.stdout.0');
+      writeFileSync(file, readFileSync(file).subarray(200));
+      await print(c, 'b 0\nb 1\n');
+      await until('b 1', () => logs.of(c.id, 'stdout').includes('b 1'));
+      assert.deepEqual(logs.of(c.id, 'stdout'), [`worker 0 on ${c.workers[0]!.port}`, ...first, 'b 0', 'b 1']);
+      assert.deepEqual(logs.of(c.id, 'system'), []);
+    });
+
+    it('calls onContainerExit once when a healthy allocation is killed (SIGKILL), never for a scale-down or remove', async () => {
+      const exits: { key: string; id: string; reason: string }[] = [];
+      const logs = recorder();
+      const own = makeDriver({ logs: logs.sink, onContainerExit: (u, id, reason) => exits.push({ key: u.key, id, reason }) });
+      const u = unit('killed', { workers: 1 });
+      await own.submit(u);
+      await own.scale(u.key, 2);
+      const [victim] = own.status(u.key);
+      assert.ok(victim);
+      // The task's command line ends with its allocation ID; the stand-in runs it as its own process group.
+      const pids = pidsMatching(victim.id);
+      assert.equal(pids.length, 1);
+      process.kill(pids[0]!, 'SIGKILL');
+      await until('the exit', () => exits.length > 0);
+      assert.equal(exits.length, 1);
+      assert.equal(exits[0]!.key, u.key);
+      assert.equal(exits[0]!.id, victim.id);
+      assert.match(exits[0]!.reason, /^exited unexpectedly: Nomad allocation failed \(Failed tasks\): Exit Code: 0, Signal: 9/);
+      assert.ok(logs.of(victim.id, 'system').some((line) => line.includes(exits[0]!.reason)));
+      await own.scale(u.key, 0);
+      await own.scale(u.key, 1);
+      await own.remove(u.key);
+      assert.equal(exits.length, 1, 'svc stopped the others');
+    });
+
+    it('log read errors never throw: an unreachable Nomad is reported once, then reads back off', async () => {
+      const logs = recorder();
+      const own = makeDriver({ logs: logs.sink, logPollMs: 50 });
+      const u = unit('outage', { workers: 1 });
+      await own.submit(u);
+      await own.scale(u.key, 1);
+      const [c] = own.status(u.key);
+      assert.ok(c);
+      await until('the first line', () => logs.of(c.id, 'stdout').length > 0);
+      let failed = 0;
+      let gone = 0;
+      const original = globalThis.fetch;
+      globalThis.fetch = async (input, init) => {
+        const logRead = String(input instanceof Request ? input.url : input).includes('/v1/client/fs/logs/');
+        try {
+          const response = await original(input, init);
+          if (logRead && response.status === 404) gone += 1;
+          return response;
+        } catch (error) {
+          if (logRead) failed += 1;
+          throw error;
+        }
+      };
+      const reported = () => logs.of(c.id, 'system').filter((line) => line.startsWith('cannot read the logs'));
+      try {
+        const port = Number(new URL(nomad.url).port);
+        await nomad.close();
+        await until('three failed reads', () => failed >= 3);
+        assert.equal(reported().length, 1);
+        assert.match(reported()[0]!, /cannot reach Nomad/);
+        // Another cluster at the same address: it does not know the allocation (404).
+        nomad = await startNomadStandin({ dataDir, port });
+        await until('a read of the unknown allocation', () => gone > 0);
+      } finally {
+        globalThis.fetch = original;
+      }
+      assert.equal(reported().length, 1);
+    });
   });
 });

@@ -52,9 +52,14 @@ export class Cluster {
     this.healthTimer = setInterval(() => void this.watchDeployments(), 200);
   }
 
+  /**
+   * Raises the raft index for a write. Watchers (blocking queries) hear of it once the
+   * write is complete, as Nomad's state store fires its watch sets after the transaction
+   * commits: callers assign the index to what they change right after this returns.
+   */
   bump(): number {
     this.index += 1;
-    this.changes.emit('change');
+    queueMicrotask(() => this.changes.emit('change'));
     return this.index;
   }
 

@@ -35,6 +35,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "forbidden": ex.ForbiddenError,
     "login_denied": ex.ForbiddenError,
     "login_expired": ex.UnauthorizedError,
+    "artifact_url_invalid": ex.ForbiddenError,
     "not_found": ex.NotFoundError,
     "method_not_allowed": ex.InvalidRequestError,
     "upgrade_required": ex.InvalidRequestError,

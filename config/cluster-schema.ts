@@ -1,0 +1,104 @@
+/**
+ * The settings that put svc on a HashiCorp cluster: which scheduler driver,
+ * registry and state store it uses, and how it reaches Nomad and Consul.
+ * Defaults are the embedded ones (local processes, in-process registry,
+ * files), so a config without these keys runs on one machine as before.
+ * docs/configuration.md and docs/operators.md describe them.
+ */
+import { DEFAULT_MHZ_PER_CORE } from '../jobs/context.js';
+
+export type SchedulerKind = 'local' | 'nomad';
+export type RegistryKind = 'embedded' | 'consul';
+export type StateBackend = 'file' | 'consul';
+export type NomadTaskDriver = 'raw_exec' | 'exec' | 'docker';
+
+export interface ClusterConfig {
+  /** `local`: containers are processes on this machine; `nomad`: each workload is a Nomad job. */
+  readonly scheduler: SchedulerKind;
+  /** Where the gateway learns the healthy containers; follows `scheduler` unless set (`nomad` → `consul`). */
+  readonly registry: RegistryKind;
+  /** Where apps, deployments, workspaces and tokens live. */
+  readonly state: StateBackend;
+  readonly nomadAddr: string;
+  /** Secret ID of svc's Nomad ACL token; from the environment only. */
+  readonly nomadToken: string | null;
+  readonly nomadNamespace: string;
+  readonly nomadRegion: string;
+  readonly nomadDatacenters: readonly string[];
+  /** Task driver of the workload jobs. */
+  readonly nomadDriver: NomadTaskDriver;
+  /**
+   * Interpreter raw_exec/exec tasks run; null: the image builder's environment
+   * for the workload (the same path must exist on the Nomad clients).
+   */
+  readonly nomadPython: string | null;
+  readonly mhzPerCore: number;
+  readonly cpuMode: 'mhz' | 'cores';
+  readonly proxyTags: 'public' | 'all' | 'none';
+  readonly consulAddr: string;
+  /** Secret ID of svc's Consul ACL token; from the environment only. */
+  readonly consulToken: string | null;
+  /** KV prefix of svc's state and leader lock; ends in `/`. */
+  readonly consulPrefix: string;
+}
+
+export function clusterDefaults(): ClusterConfig {
+  return {
+    scheduler: 'local',
+    registry: 'embedded',
+    state: 'file',
+    nomadAddr: 'http://127.0.0.1:4646',
+    nomadToken: null,
+    nomadNamespace: 'default',
+    nomadRegion: 'global',
+    nomadDatacenters: Object.freeze(['dc1']),
+    nomadDriver: 'raw_exec',
+    nomadPython: null,
+    mhzPerCore: DEFAULT_MHZ_PER_CORE,
+    cpuMode: 'mhz',
+    proxyTags: 'public',
+    consulAddr: 'http://127.0.0.1:8500',
+    consulToken: null,
+    consulPrefix: 'svc/',
+  };
+}
+
+/** How each cluster key is read: its variable (then Nomad's/Consul's own), and its kind. */
+export const clusterKeys = {
+  scheduler: { env: 'SVC_SCHEDULER', kind: 'enum', values: ['local', 'nomad'] },
+  registry: { env: 'SVC_REGISTRY', kind: 'enum', values: ['embedded', 'consul'] },
+  state: { env: 'SVC_STATE', kind: 'enum', values: ['file', 'consul'] },
+  nomadAddr: { env: 'SVC_NOMAD_ADDR', fallbackEnv: 'NOMAD_ADDR', kind: 'agentUrl' },
+  nomadToken: { env: 'SVC_NOMAD_TOKEN', fallbackEnv: 'NOMAD_TOKEN', kind: 'secret' },
+  nomadNamespace: { env: 'SVC_NOMAD_NAMESPACE', kind: 'string' },
+  nomadRegion: { env: 'SVC_NOMAD_REGION', kind: 'string' },
+  nomadDatacenters: { env: 'SVC_NOMAD_DATACENTERS', kind: 'list' },
+  nomadDriver: { env: 'SVC_NOMAD_DRIVER', kind: 'enum', values: ['raw_exec', 'exec', 'docker'] },
+  nomadPython: { env: 'SVC_NOMAD_PYTHON', kind: 'string' },
+  mhzPerCore: { env: 'SVC_MHZ_PER_CORE', kind: 'mhz' },
+  cpuMode: { env: 'SVC_CPU_MODE', kind: 'enum', values: ['mhz', 'cores'] },
+  proxyTags: { env: 'SVC_PROXY_TAGS', kind: 'enum', values: ['public', 'all', 'none'] },
+  consulAddr: { env: 'SVC_CONSUL_ADDR', fallbackEnv: 'CONSUL_HTTP_ADDR', kind: 'agentUrl' },
+  consulToken: { env: 'SVC_CONSUL_TOKEN', fallbackEnv: 'CONSUL_HTTP_TOKEN', kind: 'secret' },
+  consulPrefix: { env: 'SVC_CONSUL_PREFIX', kind: 'kvPrefix' },
+} as const;
+
+/**
+ * Rules between keys, after every key was read. `explicit` holds the keys
+ * someone set. Returns the problems (empty when the combination works).
+ */
+export function resolveCluster(config: ClusterConfig, explicit: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  const mutable = config as { -readonly [K in keyof ClusterConfig]: ClusterConfig[K] };
+  if (!explicit.has('registry')) mutable.registry = config.scheduler === 'nomad' ? 'consul' : 'embedded';
+  if (config.scheduler === 'nomad' && config.registry !== 'consul') {
+    problems.push('scheduler "nomad" needs registry "consul": Nomad registers the containers\' services in Consul, where the gateway finds them');
+  }
+  if (config.scheduler === 'local' && config.registry === 'consul') {
+    problems.push('registry "consul" needs scheduler "nomad": local containers listen on Unix sockets, which Consul cannot hold');
+  }
+  if (config.scheduler === 'nomad' && config.nomadDriver === 'docker') {
+    problems.push('nomadDriver "docker" is not supported by svc server yet: no image builder pushes Docker images; use "raw_exec" or "exec" (svc jobs render --driver docker shows the jobs it would submit)');
+  }
+  return problems;
+}

@@ -1,0 +1,107 @@
+/**
+ * `GET /bundles/:sha256/artifact?expires=&signature=` (and HEAD): the stored
+ * tar.gz of a bundle, for Nomad's artifact downloader, which holds no svc
+ * token. The signature (core/bundles/artifact-url.ts) is the route's only
+ * authorization; a bearer token never stands in for it.
+ *
+ * The router refuses every query parameter, and this route's authorization
+ * is in its query, so `bundleArtifactMiddleware` answers GET and HEAD before
+ * the router. The route is still declared in `apiRoutes` (docs, OpenAPI, the
+ * 405 for other methods); its handler, reached only without the middleware,
+ * refuses as a URL without a signature would be refused.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import type { Middleware } from 'koa';
+import type { ArtifactVerifier } from '../bundles/artifact-url.js';
+import { SvcError } from '../errors.js';
+import { requestUrl } from '../gateway/request-url.js';
+import type { GatewayState } from '../gateway/types.js';
+import { matchPath } from './router.js';
+import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
+
+const PATH = '/bundles/:sha256/artifact';
+const QUERY = ['expires', 'signature'] as const;
+
+export const bundleArtifactRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: PATH,
+    auth: 'none',
+    body: 'none',
+    async handle({ params }, services) {
+      signer(services).verify(params['sha256']!, undefined, undefined);
+      throw new SvcError('internal', 'bundle artifacts are served by bundleArtifactMiddleware, before the router');
+    },
+  },
+];
+
+/** Serves GET and HEAD of the artifact route; anything else goes on to the router. */
+export function bundleArtifactMiddleware(services: ApiServices): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !ctx.path.startsWith(`${API_PREFIX}/`)) return next();
+    const params = matchPath(PATH, ctx.path.slice(API_PREFIX.length));
+    if (params === null) return next();
+    const sha256 = params['sha256']!;
+    const artifacts = signer(services);
+    const { expires, signature } = signedQuery(requestUrl(ctx).searchParams);
+    artifacts.verify(sha256, expires, signature);
+    const file = await openStored(services, sha256);
+    let size: number;
+    try {
+      size = (await file.stat()).size;
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
+    ctx.status = 200;
+    if (ctx.method === 'GET') ctx.body = file.createReadStream(); // closes the file when done; Koa destroys it if the client goes
+    else await file.close();
+    // After the body, so that nothing Koa's body setter does (a type of its own, dropping a length) wins.
+    ctx.set({
+      'Content-Type': 'application/gzip',
+      'Content-Length': String(size),
+      'Cache-Control': 'private, max-age=0',
+      ETag: `"${sha256}"`,
+    });
+  };
+}
+
+/** The signer, or `not_found` when this server signs no artifact URLs. */
+function signer(services: ApiServices): ArtifactVerifier {
+  if (services.artifacts === undefined) {
+    throw new SvcError('not_found', 'this server serves no bundle artifact URLs: it signs them only when it runs workloads on Nomad.', {
+      hint: `Upload and check bundles with POST and GET ${API_PREFIX}/bundles; a deploy runs them.`,
+    });
+  }
+  return services.artifacts;
+}
+
+/** `expires` and `signature`, each at most once; any other parameter is `bad_request`, as on every route. */
+function signedQuery(search: URLSearchParams): { expires?: string; signature?: string } {
+  const query: { expires?: string; signature?: string } = {};
+  for (const name of new Set(search.keys())) {
+    if (!(QUERY as readonly string[]).includes(name)) {
+      throw new SvcError('bad_request', `an artifact URL takes only the query parameters ${QUERY.join(' and ')}, not ${JSON.stringify(name)}.`, {
+        hint: 'Use the URL exactly as svc signed it.',
+      });
+    }
+    const values = search.getAll(name);
+    if (values.length > 1) throw new SvcError('bad_request', `the query parameter ${name} appears ${values.length} times in this artifact URL.`, { hint: 'Use the URL exactly as svc signed it.' });
+    query[name as (typeof QUERY)[number]] = values[0]!;
+  }
+  return query;
+}
+
+/** The stored file, opened before anything is answered, so a bundle deleted meanwhile is a clean 404. */
+async function openStored(services: ApiServices, sha256: string): Promise<FileHandle> {
+  try {
+    return await open(services.bundles().store.pathOf(sha256), 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new SvcError('not_found', `no bundle ${sha256} is stored on this server.`, {
+      hint: 'It was deleted since the job was submitted, or the URL names another server: redeploy so that svc uploads and signs it again.',
+      details: { sha256 },
+    });
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Which backend does what, from the config: the scheduler driver (local
+ * processes or Nomad jobs) and the service registry (in-process or Consul).
+ * The two go together (config/cluster-schema.ts refuses a mix): Nomad
+ * registers its allocations' services in Consul, local containers register
+ * their Unix sockets in the embedded registry.
+ */
+import type { ServerConfig } from '../../config/schema.js';
+import { createEmbeddedRegistry } from '../registry/embedded.js';
+import { ConsulRegistry } from '../registry/consul.js';
+import type { ServiceRegistry } from '../registry/types.js';
+import { createLocalDriver, type LocalDriver } from '../scheduler/local/driver.js';
+import { createNomadDriver } from '../scheduler/nomad/driver.js';
+import type { CompileUnit, NomadDriver } from '../scheduler/nomad/types.js';
+import type { DeploymentUnit, LogSink } from '../scheduler/types.js';
+
+export function createRegistry(config: ServerConfig, report: (error: unknown) => void): ServiceRegistry {
+  if (config.registry === 'embedded') return createEmbeddedRegistry();
+  return new ConsulRegistry({
+    address: config.consulAddr,
+    ...(config.consulToken === null ? {} : { token: config.consulToken }),
+    // A failed watch is retried with back-off; the first failure of a run of them is worth a line.
+    onError: (error, attempt) => {
+      if (attempt === 1) report(new Error(`the Consul registry cannot read services from ${config.consulAddr} (retrying): ${error.message}`));
+    },
+  });
+}
+
+export interface DriverDependencies {
+  readonly registry: ServiceRegistry;
+  readonly logs: LogSink;
+  readonly zygotes: boolean;
+  readonly onContainerExit: (unit: Pick<DeploymentUnit, 'key'>, containerId: string, reason: string) => void;
+  /** The unit → Nomad job compiler (only for `scheduler: nomad`). */
+  readonly compile: CompileUnit;
+}
+
+export function createDriver(config: ServerConfig, deps: DriverDependencies): LocalDriver | NomadDriver {
+  if (config.scheduler === 'local') {
+    return createLocalDriver({ registry: deps.registry, logs: deps.logs, zygotes: deps.zygotes, onContainerExit: deps.onContainerExit });
+  }
+  return createNomadDriver({
+    url: config.nomadAddr,
+    ...(config.nomadToken === null ? {} : { token: config.nomadToken }),
+    namespace: config.nomadNamespace,
+    region: config.nomadRegion,
+    compile: deps.compile,
+    logs: deps.logs,
+    onContainerExit: deps.onContainerExit,
+  });
+}
