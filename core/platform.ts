@@ -49,6 +49,8 @@ import type { LogSink } from './scheduler/types.js';
 import { createDriver, createRegistry } from './cluster/backends.js';
 import { startLeaderElection } from './cluster/leader.js';
 import type { LeaderElection } from './cluster/types.js';
+import { detachable } from './cluster/detachable-driver.js';
+import { createStandbyGate, type ReplicaRole } from './cluster/standby.js';
 import { sdkPythonPath } from './paths.js';
 
 import { DEFAULT_WORKSPACE } from './deployments/keys.js';
@@ -87,6 +89,12 @@ export interface PlatformOptions {
    * closes the state store and rejects with `shutting_down`.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Called when this replica loses the leadership (`state: consul`). It has let
+   * go of the workloads and answers as a standby; `svc server` exits then, so
+   * that its supervisor (Nomad) starts it again as a fresh standby.
+   */
+  readonly onLeadershipLost?: (reason: string) => void;
 }
 
 export interface Platform {
@@ -108,12 +116,19 @@ export interface Platform {
   readonly artifactUrls: ArtifactUrls | null;
   /** The leader election among replicas sharing Consul KV (`state: consul`); null otherwise (always leads). */
   readonly leader: LeaderElection | null;
+  /** `standby` (another replica leads: 503 not_leader), `starting` (restoring), `ready` (serves; `/_svc/ready` is 200). */
+  readonly role: ReplicaRole;
   /** Scaling and crash state of each deployed unit, with its last log lines (`status(unitKey)`). */
   readonly autoscaler: Autoscaler;
   /** Every deployment's log lines, across its versions (what the logs API reads and follows). */
   readonly deploymentLogs: DeploymentLogs;
-  /** Stops every container, then the server. Safe to call twice. */
-  close(): Promise<void>;
+  /**
+   * Stops serving, then the server. Safe to call twice. Local containers
+   * stop with svc; Nomad jobs keep running (`keepWorkloads`, default with
+   * `scheduler: nomad`): the next leader restores the deployments and purges
+   * the jobs it does not run itself.
+   */
+  close(options?: { readonly keepWorkloads?: boolean }): Promise<void>;
 }
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
@@ -167,7 +182,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     ? createArtifactUrls({ secret: options.artifactSecret ?? await artifactSecret({ dataDir: config.dataDir, env: process.env, warn: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }) }) })
     : null;
   const registry = createRegistry(config, (error) => report(error, { method: 'REGISTRY', path: '', requestId: undefined }));
-  const driver = createDriver(config, {
+  const scheduler = createDriver(config, {
     registry, logs: sink, zygotes: options.zygotes ?? false,
     onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason),
     compile: createUnitCompiler({
@@ -183,15 +198,12 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
       bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? base.url, sha256),
     }),
   });
-  // Replicas sharing Consul KV elect one leader, the only one that scales; on one machine svc always leads.
-  const leader = config.state === 'consul' && options.state === undefined ? startLeaderElection({
-    consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
-    key: `${config.consulPrefix}leader`,
-    advertise: config.publicUrl ?? `${config.host}:${config.port}`,
-    onElected: () => logs({ unit: '', container: '', stream: 'system', text: 'this svc replica leads: it runs the autoscaler', time: new Date() }),
-    onDemoted: (reason) => logs({ unit: '', container: '', stream: 'system', text: `this svc replica no longer leads (${reason}): another one scales`, time: new Date() }),
-    report: (error) => report(error, { method: 'LEADER', path: '', requestId: undefined }),
-  }) : null;
+  // What the platform starts and stops goes through this: a replica that lost the leadership lets go of the workloads.
+  const driver = detachable(scheduler);
+  // Replicas sharing Consul KV elect one leader (below), the only one that runs deployments; on its own svc always leads.
+  const electing = config.state === 'consul' && options.state === undefined;
+  let leader: LeaderElection | null = null;
+  let role: ReplicaRole = electing ? 'standby' : 'starting';
   const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
@@ -216,10 +228,15 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
-  const server = http.createServer(gateway.handleRequest);
+  const gate = createStandbyGate(() => role);
+  const server = http.createServer((req, res) => {
+    if (!gate.request(req, res)) void gateway.handleRequest(req, res);
+  });
   server.on('clientError', answerClientError);
   const websockets = createWebSocketBridge({ routes, admission, plugins, report });
-  server.on('upgrade', websockets.handleUpgrade);
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!gate.upgrade(req, socket)) websockets.handleUpgrade(req, socket, head);
+  });
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
   base.url = url;
@@ -266,22 +283,52 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     await drainServer(server, SERVER_DRAIN_MS);
   };
   // Deployed apps come back as they were: running ones start again, paused and stopped ones stay down.
-  // A stop meanwhile cuts the restore short: the shutdown refuses to start anything more.
-  const { signal } = options;
-  const cutRestore = () => void deployments.shutdown().catch(() => {}); // stopServices() reports its failure
-  signal?.addEventListener('abort', cutRestore, { once: true });
-  try {
+  const takeOver = async (signal: AbortSignal | undefined) => {
     checkNotStopped(signal);
     await deployments.restore();
     checkNotStopped(signal);
     // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
     deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);
-  } catch (error) {
-    // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
-    await stopServices();
-    throw error;
-  } finally {
-    signal?.removeEventListener('abort', cutRestore);
+    // Jobs no deployment of this svc runs: a previous leader's, or a crashed svc's.
+    if ('purgeUnknownJobs' in scheduler) {
+      await scheduler.purgeUnknownJobs().catch((error: unknown) => report(error, { method: 'RESTORE', path: '', requestId: undefined }));
+    }
+    role = 'ready';
+  };
+  const { signal } = options;
+  if (electing) {
+    // A standby serves nothing (503 not_leader) until it leads; then it restores the deployments and serves.
+    leader = startLeaderElection({
+      consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
+      key: `${config.consulPrefix}leader`,
+      advertise: config.publicUrl ?? url,
+      onElected: async (lost) => {
+        logs({ unit: '', container: '', stream: 'system', text: 'this svc replica leads: it restores the deployments and serves', time: new Date() });
+        role = 'starting';
+        await takeOver(lost);
+      },
+      onDemoted: (reason) => {
+        role = 'standby';
+        // The new leader runs the workloads now: stopping them here would take its adopted jobs down.
+        driver.detach();
+        logs({ unit: '', container: '', stream: 'system', text: `this svc replica lost the leadership (${reason}): it lets go of the workloads`, time: new Date() });
+        options.onLeadershipLost?.(reason);
+      },
+      report: (error) => report(error, { method: 'LEADER', path: '', requestId: undefined }),
+    });
+  } else {
+    // A stop meanwhile cuts the restore short: the shutdown refuses to start anything more.
+    const cutRestore = () => void deployments.shutdown().catch(() => {}); // stopServices() reports its failure
+    signal?.addEventListener('abort', cutRestore, { once: true });
+    try {
+      await takeOver(signal);
+    } catch (error) {
+      // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
+      await stopServices();
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', cutRestore);
+    }
   }
 
   let closing: Promise<void> | undefined;
@@ -294,12 +341,19 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     plugins,
     deployments,
     registry,
-    driver,
+    driver: scheduler,
     artifactUrls: artifacts,
-    leader,
+    get leader() {
+      return leader;
+    },
+    get role() {
+      return role;
+    },
     autoscaler,
     deploymentLogs,
-    close() {
+    close(closeOptions = {}) {
+      // On Nomad the workloads outlive svc: the next leader takes them over (a restart, a rolling update of svc).
+      if (closeOptions.keepWorkloads ?? scheduler.name === 'nomad') driver.detach();
       closing ??= (async () => {
         await stopServices();
         // Last: nothing is left that could write to the store.

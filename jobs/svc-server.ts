@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../core/paths.js';
 import { MINUTE, SECOND } from './durations.js';
+import { READY_PATH } from '../core/cluster/standby.js';
 import { HEALTH_PATH } from './services.js';
 import type { NomadJob, Port, Service, Task } from './types.js';
 
@@ -60,6 +61,14 @@ export interface SvcServerJobOptions {
   /** Fabio/Traefik tags routing to the gateway; default true. */
   readonly proxyTags?: boolean;
   /** MHz and MiB per replica; default 1000 and 1024. */
+  /**
+   * svc's data dir (the bundles the Nomad clients download) on storage every
+   * replica shares, such as a host volume on NFS; default: the allocation's
+   * own data dir, which holds for one replica only.
+   */
+  readonly dataDir?: string;
+  /** Task driver of the workload jobs svc submits (`SVC_NOMAD_DRIVER`, default `raw_exec`). */
+  readonly workloadDriver?: 'raw_exec' | 'exec';
   readonly cpu?: number;
   readonly memoryMB?: number;
 }
@@ -139,12 +148,15 @@ function serverTask(version: string, options: SvcServerJobOptions): Task {
   return task;
 }
 
-/** Only variables svc or the nomad/consul CLIs read today, plus the addresses the cluster backends will take. */
+/** svc on the cluster: workloads as Nomad jobs, state in Consul KV (so replicas elect a leader), the local agents' addresses. */
 function serverEnv(options: SvcServerJobOptions): Record<string, string> {
   const env: Record<string, string> = {
+    SVC_SCHEDULER: 'nomad',
+    SVC_STATE: 'consul',
+    SVC_NOMAD_DRIVER: options.workloadDriver ?? 'raw_exec',
     NOMAD_ADDR: options.nomadAddr ?? `http://${NODE_IP}:4646`,
     CONSUL_HTTP_ADDR: options.consulAddr ?? `http://${NODE_IP}:8500`,
-    SVC_DATA_DIR: '${NOMAD_ALLOC_DIR}/data/svc',
+    SVC_DATA_DIR: options.dataDir ?? '${NOMAD_ALLOC_DIR}/data/svc',
     SVC_CACHE_DIR: '${NOMAD_ALLOC_DIR}/data/cache',
   };
   if (options.publicUrl) env.SVC_PUBLIC_URL = options.publicUrl;
@@ -179,6 +191,16 @@ function gatewayService(options: SvcServerJobOptions): Service {
       Interval: 10 * SECOND,
       Timeout: 2 * SECOND,
       CheckRestart: { Limit: 3, Grace: 30 * SECOND, IgnoreWarnings: true },
+    }, {
+      // Passing on the leader only (a standby answers 503 not_leader): proxies routing by Consul health send it all traffic.
+      Name: 'gateway-ready',
+      Type: 'http',
+      Path: READY_PATH,
+      Protocol: 'http',
+      PortLabel: PORT_LABEL,
+      Method: 'GET',
+      Interval: 2 * SECOND,
+      Timeout: 2 * SECOND,
     }],
   };
 }

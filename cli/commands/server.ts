@@ -40,18 +40,29 @@ export default async function server(flags: ServerFlags): Promise<void> {
   });
   try {
     const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
+    let leadershipLost: (reason: string) => void = () => {};
+    const lost = new Promise<string>((resolve) => (leadershipLost = resolve));
     const starting = startPlatform({
       config,
       logs: (line) => out.log(line.unit.split('/').slice(1).join('/') || line.unit, line.text, line.stream === 'system'),
       signal: stopStart.signal,
+      onLeadershipLost: (reason) => leadershipLost(reason),
     });
     started = starting.catch(() => undefined);
     const platform = await starting;
     for (const warning of [...platform.controlPlane.warnings, ...platform.ownerToken.warnings]) out.warn(warning);
     if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);
     printStarted(out, platform);
+    if (platform.leader !== null) out.step(`one of the replicas sharing Consul KV at ${config.consulAddr}: it serves while it leads (/_svc/ready), else answers 503 not_leader`);
     out.step('press Ctrl-C (or send SIGTERM) to stop');
-    await stop.wait;
+    const reason = await Promise.race([stop.wait.then(() => null), lost]);
+    if (reason !== null) {
+      // Crash-only: a fresh start comes back as a standby; the workloads stay with the new leader.
+      out.warn(`this replica lost the leadership (${reason}); exiting so that it starts again as a standby`);
+      await platform.close({ keepWorkloads: true });
+      process.exitCode = 1;
+      stopped = true;
+    }
   } catch (error) {
     if (stopStart.signal.aborted && isSvcError(error) && error.code === 'shutting_down') await stop.wait;
     else {

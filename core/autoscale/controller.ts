@@ -281,7 +281,11 @@ export class Autoscaler implements UnitSupervisor {
           admission.forget(instanceIds);
           this.#emit(managed, 'container.stopped', id, `idle for keep_warm (${managed.unit.workload.scaling.keepWarmSeconds} s)`);
         },
-        (error: unknown) => this.#options.report?.(error),
+        (error: unknown) => {
+          // Stopped meanwhile (svc stops, the deployment went): the unit's own stop takes the container down.
+          if (this.#units.get(managed.unit.key) !== managed) return;
+          this.#options.report?.(error);
+        },
       );
     }
   }

@@ -41,16 +41,23 @@ describe('svcServerJob()', () => {
     assert.deepEqual(group(svcServerJob({ port: 7420 }).Job).Networks, [{ Mode: 'host', ReservedPorts: [{ Label: 'http', Value: 7420 }] }]);
   });
 
-  it('registers the Consul service svc with an HTTP check on /_svc/health and catch-all routing tags', () => {
+  it('registers the Consul service svc with HTTP checks on /_svc/health (restarts) and /_svc/ready (routing) and catch-all routing tags', () => {
     const [service] = task(svcServerJob().Job).Services!;
     assert.equal(service!.Name, 'svc');
     assert.equal(service!.PortLabel, 'http');
     assert.equal(service!.Provider, 'consul');
-    assert.deepEqual(service!.Checks!.map((c) => [c.Type, c.Path, c.PortLabel]), [['http', '/_svc/health', 'http']]);
+    assert.deepEqual(service!.Checks!.map((c) => [c.Type, c.Path, c.PortLabel, c.CheckRestart !== undefined]), [['http', '/_svc/health', 'http', true], ['http', '/_svc/ready', 'http', false]]);
     assert.ok(service!.Tags!.includes('urlprefix-/'));
     assert.ok(service!.Tags!.includes('traefik.http.routers.svc.rule=PathPrefix(`/`)'));
     const [quiet] = task(svcServerJob({ proxyTags: false }).Job).Services!;
     assert.deepEqual(quiet!.Tags, ['svc', 'svc-gateway']);
+  });
+
+  it('runs svc with the Nomad scheduler and Consul KV, on a shared data dir when given', () => {
+    const env = task(svcServerJob().Job).Env!;
+    assert.deepEqual([env.SVC_SCHEDULER, env.SVC_STATE, env.SVC_NOMAD_DRIVER, env.SVC_DATA_DIR], ['nomad', 'consul', 'raw_exec', '${NOMAD_ALLOC_DIR}/data/svc']);
+    assert.equal(task(svcServerJob({ dataDir: '/mnt/svc', workloadDriver: 'exec' }).Job).Env!.SVC_DATA_DIR, '/mnt/svc');
+    assert.equal(task(svcServerJob({ dataDir: '/mnt/svc', workloadDriver: 'exec' }).Job).Env!.SVC_NOMAD_DRIVER, 'exec');
   });
 
   it('runs `svc server` on 0.0.0.0 and the http port, by raw_exec or docker', () => {

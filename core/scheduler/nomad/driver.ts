@@ -92,6 +92,8 @@ const LOG_READS_AT_ONCE = 8;
 export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   const client = new NomadClient(options);
   const units = new Map<string, Unit>();
+  /** Job IDs of submits in progress (not yet in `units`). */
+  const submitting = new Set<string>();
   const healthTimeoutMs = options.healthTimeoutMs ?? 120_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 60_000;
   const healthPath = options.healthPath ?? '/_svc/health';
@@ -279,6 +281,18 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     return [...unit.watcher.allocs.values()];
   }
 
+  /** Compiles the unit's job and registers it under the driver's ID, the unit key in its Meta. */
+  async function submitJob(unit: DeploymentUnit, jobId: string): Promise<void> {
+    const { Job } = await options.compile(unit);
+    const group = Job.TaskGroups[0];
+    if (!group) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
+    // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
+    const job: NomadJobSpec = { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key } };
+    const existed = await register(jobId, job);
+    // A job that existed has allocations from before this driver: their old lines are not replayed.
+    tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed);
+  }
+
   return {
     name: 'nomad',
 
@@ -286,14 +300,28 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
     async submit(unit: DeploymentUnit) {
       const jobId = nomadJobId(unit.key);
-      const { Job } = await options.compile(unit);
-      const group = Job.TaskGroups[0];
-      if (!group) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
-      // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
-      const job: NomadJobSpec = { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key } };
-      const existed = await register(jobId, job);
-      // A job that existed has allocations from before this driver: their old lines are not replayed.
-      tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed);
+      // Known from now on, so that purgeUnknownJobs() never takes a job this driver is registering.
+      submitting.add(jobId);
+      try {
+        await submitJob(unit, jobId);
+      } finally {
+        submitting.delete(jobId);
+      }
+    },
+
+    async purgeUnknownJobs() {
+      const listed = (await client.get<{ ID: string; Meta?: Record<string, string> | null }[] | null>('/v1/jobs', { prefix: 'svc-', meta: true })).body ?? [];
+      const known = new Set([...units.values()].map((unit) => unit.jobId));
+      const unknown = listed.filter((job) => job.Meta?.[UNIT_META_KEY] !== undefined && !known.has(job.ID) && !submitting.has(job.ID));
+      for (const job of unknown) {
+        try {
+          await client.delete(jobPath(job.ID), { purge: true });
+        } catch (error) {
+          if (!(error instanceof SvcError && error.code === 'not_found')) throw error;
+        }
+        emit(job.Meta![UNIT_META_KEY]!, '', `purged Nomad job ${job.ID}: no deployment of this svc runs it (left by a previous leader or a crashed svc)`);
+      }
+      return unknown.map((job) => job.ID);
     },
 
     async scale(key, count) {

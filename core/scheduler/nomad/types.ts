@@ -71,6 +71,12 @@ export interface NomadDriver extends SchedulerDriver {
   status(key: string): readonly NomadContainerStatus[];
   /** The Nomad job ID of a unit key (see job-id.ts). */
   jobId(key: string): string;
+  /**
+   * Purges the svc jobs (those with `Meta.svc_unit`) in the namespace that this
+   * driver did not submit: left by a previous leader or a svc that crashed.
+   * The leader calls it once it has restored the deployments. Returns their IDs.
+   */
+  purgeUnknownJobs(): Promise<string[]>;
   /** Reads the unit's allocations now (status() answers from what the watcher last saw). */
   refresh(key: string): Promise<readonly NomadContainerStatus[]>;
   /**

@@ -47,6 +47,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "starting": ex.UnavailableError,
     "app_paused": ex.UnavailableError,
     "deployment_stopped": ex.UnavailableError,
+    "not_leader": ex.UnavailableError,
     "shutting_down": ex.UnavailableError,
     "crash_loop": ex.UnavailableError,
     "worker_crashed": ex.WorkerCrashedError,

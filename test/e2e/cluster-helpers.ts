@@ -1,0 +1,83 @@
+/** Shared by the end-to-end tests of svc on the Nomad and Consul stand-ins. */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ServerConfig } from '../../config/schema.js';
+import { createBundle } from '../../core/bundles/create.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import type { Platform } from '../../core/platform.js';
+import { packageRoot } from '../../core/paths.js';
+import { apiClient } from '../core/api/client.js';
+import { tempDir, testConfig } from '../helpers/config.js';
+import { startConsulStandin, type ConsulStandin } from '../standins/consul/index.js';
+import { startNomadStandin, type NomadStandin } from '../standins/nomad/index.js';
+import { upload } from './api-lifecycle-helpers.js';
+
+/** test/fixtures/cluster: `hello` and `slow`, each answer naming the Nomad allocation and job that served it. */
+export const CLUSTER_APP = path.join(packageRoot, 'test', 'fixtures', 'cluster');
+
+export interface Standins {
+  readonly consul: ConsulStandin;
+  readonly nomad: NomadStandin;
+  /** svc's config for them: Nomad jobs, the Consul registry, Consul KV. */
+  config(overrides?: Partial<ServerConfig>): ServerConfig;
+  /** Purges what is left, then stops both. */
+  close(): Promise<void>;
+}
+
+export async function startStandins(): Promise<Standins> {
+  const consul = await startConsulStandin({ jitter: false });
+  const nomad = await startNomadStandin({ dataDir: tempDir('svc-nomad-'), consulUrl: consul.url });
+  return {
+    consul,
+    nomad,
+    config: (overrides = {}) => testConfig({ scheduler: 'nomad', registry: 'consul', state: 'consul', nomadAddr: nomad.url, consulAddr: consul.url, queueTimeoutSeconds: 60, ...overrides }),
+    async close() {
+      for (const job of await svcJobs(nomad).catch(() => [])) await fetch(`${nomad.url}/v1/job/${job.ID}?purge=true`, { method: 'DELETE' });
+      await nomad.close();
+      await consul.close();
+    },
+  };
+}
+
+export interface ListedJob {
+  readonly ID: string;
+  readonly Status: string;
+  readonly Meta: Record<string, string> | null;
+}
+
+export async function svcJobs(nomad: NomadStandin): Promise<ListedJob[]> {
+  return (await (await fetch(`${nomad.url}/v1/jobs?prefix=svc-&meta=true`)).json()) as ListedJob[];
+}
+
+export async function nomadJson(nomad: NomadStandin, p: string): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${nomad.url}${p}`);
+  const text = await response.text();
+  return { status: response.status, json: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+}
+
+/** Uploads the cluster app's bundle and deploys it through the API; returns each workload's URL. */
+export async function deployClusterApp(platform: Platform): Promise<{ urls: Record<string, string>; sha256: string }> {
+  const owner = platform.ownerToken.secret;
+  const manifest = await loadManifest({ target: path.join(CLUSTER_APP, 'app.py') });
+  const bundle = await createBundle(CLUSTER_APP, { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
+  const uploaded = await upload(platform.url, owner, await readFile(bundle.path), bundle.sha256);
+  assert.ok(uploaded.status === 201 || uploaded.status === 200, JSON.stringify(uploaded.json));
+  const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/cluster/deployments', { token: owner, json: { manifest: manifest.raw, bundle: bundle.sha256 } });
+  assert.equal(deployed.status, 201, deployed.text);
+  const urls = Object.fromEntries(deployed.json.deployments.map((d: { workload: string; urls: { path: string } }) => [d.workload, d.urls.path]));
+  return { urls, sha256: bundle.sha256 };
+}
+
+export async function getJson(url: string, token?: string): Promise<{ status: number; headers: Headers; body: any }> {
+  const response = await fetch(url, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Two svc replicas sharing Consul KV, the Nomad cluster and a data dir (the
+ * bundles): one leads and serves, the other is a standby that answers 503
+ * `not_leader` and fails `/_svc/ready`. When the leader goes (it stops, loses
+ * the leadership or crashes), its Nomad jobs keep running and the standby takes over:
+ * it restores the deployments from Consul KV, serves the same URLs, and
+ * purges the jobs no deployment of its own runs, so no job is left twice.
+ */
+import assert from 'node:assert/strict';
+import type { LogLine } from '../../core/scheduler/types.js';
+import { startPlatform, type Platform } from '../../core/platform.js';
+import { tempDir } from '../helpers/config.js';
+import { deployClusterApp, getJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+
+describe('svc replicas on Nomad and Consul: one leads, the other takes over (stand-ins)', function () {
+  this.timeout(180_000);
+  let standins: Standins;
+  let first: Platform | undefined;
+  let second: Platform | undefined;
+  const reports: unknown[] = [];
+  const secondLogs: LogLine[] = [];
+  /** What the second replica's onLeadershipLost heard (`svc server` exits on it). */
+  const secondLost: string[] = [];
+
+  before(async () => {
+    standins = await startStandins();
+  });
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await standins?.close();
+  });
+
+  it('serves from the leader only; the standby answers 503 not_leader and is not ready', async () => {
+    const dataDir = tempDir('svc-shared-data-');
+    first = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
+    await waitFor(() => first!.role === 'ready', 'the first replica leads');
+    second = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error), logs: (line) => secondLogs.push(line), onLeadershipLost: (reason) => secondLost.push(reason) });
+    assert.equal(second.role, 'standby');
+    assert.equal(second.leader?.isLeader(), false);
+
+    const ready = await getJson(`${second.url}/_svc/ready`);
+    assert.deepEqual([ready.status, ready.body], [503, { status: 'standby' }]);
+    assert.equal((await fetch(`${second.url}/_svc/health`)).status, 200, 'alive, so that its supervisor leaves it running');
+    const refused = await getJson(`${second.url}/api/v1/whoami`, second.ownerToken.secret);
+    assert.equal(refused.status, 503);
+    assert.equal(refused.body.error.code, 'not_leader');
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal((await fetch(`${first.url}/_svc/ready`)).status, 200);
+    assert.deepEqual(reports, []);
+  });
+
+  it('takes over when the leader lets go: restores the app, serves it, and leaves each workload one job', async () => {
+    // Deployed twice, so the leader's jobs carry serials the standby's restore will not give its own.
+    await deployClusterApp(first!);
+    const { urls } = await deployClusterApp(first!);
+    const hello = (await getJson(urls.hello!)).body;
+    assert.equal(hello.hello, 'cluster');
+    const before = await svcJobs(standins.nomad);
+    assert.equal(before.length, 2, before.map((j) => j.ID).join(', '));
+
+    // The leader stops (a restart, a rolling update of svc): on Nomad it leaves the workloads running.
+    await first!.close();
+    first = undefined;
+    assert.deepEqual((await svcJobs(standins.nomad)).map((j) => j.ID).sort(), before.map((j) => j.ID).sort(), 'the jobs outlive the replica');
+
+    await waitFor(() => second!.role === 'ready', 'the standby leads and has restored the deployments', 60_000);
+    const moved = urls.hello!.replace(new URL(urls.hello!).origin, second!.url);
+    const answer = await getJson(moved);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.hello, 'cluster');
+
+    const after = await svcJobs(standins.nomad);
+    assert.deepEqual(after.map((j) => j.Meta?.svc_workload).sort(), ['hello', 'slow'], `one job per workload: ${after.map((j) => j.ID).join(', ')}`);
+    assert.ok(after.some((job) => job.ID === answer.body.job), 'the answer comes from a job the new leader runs');
+    for (const old of before.filter((job) => !after.some((j) => j.ID === job.ID))) {
+      assert.ok(secondLogs.some((line) => line.text.startsWith(`purged Nomad job ${old.ID}:`)), `says it purged ${old.ID}`);
+    }
+    assert.deepEqual(reports, []);
+  });
+
+  it('a leader whose session Consul invalidates steps down at once, lets go of the workloads and says so; a standby takes over', async () => {
+    const third = await startPlatform({ config: standins.config({ dataDir: second!.config.dataDir }), report: (error) => reports.push(error) });
+    try {
+      assert.equal(third.role, 'standby');
+      // The old leader must not stop its workloads on the way out: watch that through the callback it gets.
+      const demoted = second!;
+      const lock = (await (await fetch(`${standins.consul.url}/v1/kv/svc/leader`)).json()) as { Session: string }[];
+      const destroyed = await fetch(`${standins.consul.url}/v1/session/destroy/${lock[0]!.Session}`, { method: 'PUT' });
+      assert.equal(destroyed.status, 200);
+      await waitFor(() => demoted.role === 'standby', 'the leader steps down');
+      assert.equal(secondLost.length, 1, 'told once, so that svc server exits');
+      const jobs = await svcJobs(standins.nomad);
+      assert.equal(jobs.length, 2, 'the demoted leader stopped no job');
+      await waitFor(() => third.role === 'ready', 'the standby leads and has restored the deployments', 60_000);
+      assert.equal((await getJson(`${demoted.url}/api/v1/whoami`, demoted.ownerToken.secret)).body.error.code, 'not_leader');
+      const hello = (await getJson(`${third.url}/default/cluster/hello`)).body;
+      assert.equal(hello.hello, 'cluster');
+      assert.deepEqual((await svcJobs(standins.nomad)).map((j) => j.Meta?.svc_workload).sort(), ['hello', 'slow']);
+      assert.equal(secondLost.length, 1);
+      assert.deepEqual(reports, []);
+    } finally {
+      await second?.close();
+      second = third;
+    }
+  });
+});
