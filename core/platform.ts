@@ -181,6 +181,9 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const artifacts = options.artifactSecret !== undefined || config.scheduler === 'nomad'
     ? createArtifactUrls({ secret: options.artifactSecret ?? await artifactSecret({ dataDir: config.dataDir, env: process.env, warn: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }) }) })
     : null;
+  if (config.scheduler === 'nomad' && config.publicUrl === null) {
+    logs({ unit: '', container: '', stream: 'system', time: new Date(), text: 'no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach; set SVC_PUBLIC_URL (or publicUrl) to an address every client reaches' });
+  }
   const registry = createRegistry(config, (error) => report(error, { method: 'REGISTRY', path: '', requestId: undefined }));
   const scheduler = createDriver(config, {
     registry, logs: sink, zygotes: options.zygotes ?? false,

@@ -1,26 +1,6 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import { SvcError } from '../../core/errors.js';
-import { tempDir } from '../helpers/config.js';
-
-function configFile(content: unknown): string {
-  const file = path.join(tempDir('svc-config-'), 'svc.json');
-  writeFileSync(file, JSON.stringify(content));
-  return file;
-}
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof SvcError);
-    assert.equal(error.code, 'config_invalid');
-    return (error.details as { problems: string[] }).problems;
-  }
-  assert.fail('expected config_invalid');
-}
+import { configFile, problemsOf } from './config-files.js';
 
 describe('loadConfig(): cluster settings', () => {
   it('defaults to the embedded backends, so a config without cluster keys runs on one machine', () => {

@@ -1,28 +1,9 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { DEFAULT_PORT } from '../../config/schema.js';
-import { SvcError } from '../../core/errors.js';
-import { tempDir } from '../helpers/config.js';
-
-function configFile(content: unknown): string {
-  const file = path.join(tempDir('svc-config-'), 'svc.json');
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
-  return file;
-}
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof SvcError);
-    assert.equal(error.code, 'config_invalid');
-    return (error.details as { problems?: string[] } | undefined)?.problems ?? [error.message];
-  }
-  assert.fail('expected config_invalid');
-}
+import { configFile, problemsOf } from './config-files.js';
 
 describe('loadConfig()', () => {
   it('uses the documented defaults', () => {

@@ -271,6 +271,8 @@ export class LogPoller {
 
   async #poll(log: AllocLog): Promise<void> {
     const signal = this.#abort.signal;
+    // Only a read that began after the allocation ended has seen its last lines.
+    const endedBefore = log.ended;
     try {
       const more = await this.options.limiter.run(signal, async () => {
         let full = false;
@@ -285,7 +287,7 @@ export class LogPoller {
         log.announce = false;
         this.#emit(log.id, 'system', `svc started again: the lines allocation ${log.id} printed before now are not read again (see \`nomad alloc logs ${log.id}\`)`);
       }
-      if (more) {
+      if (more || (log.ended && !endedBefore)) {
         log.nextAt = 0;
         this.#kick();
       } else if (log.ended) this.#finish(log);
