@@ -154,13 +154,15 @@ prog
   .command('deploy <app_or_module>')
   .describe('Deploy an app (a .py file or a module name, optionally :<workload> for one workload) to the server, and print each URL.')
   .option('--prune', 'Also remove the deployments the app no longer has (whole-app deploys only)', false)
+  .option('--dry-run', 'Print what the deploy would do (on Nomad: the jobs and their placements, from Nomad\'s plan) and deploy nothing', false)
   .option('--json', 'Print {"app", "workloads": [{"name", "kind", "url"}]}', false)
   .example('deploy examples/quickstart/app.py')
   .example('deploy app:hello')
   .example('deploy examples/quickstart/app.py --prune --json')
+  .example('deploy examples/quickstart/app.py --dry-run')
   .action((target: string, flags: Flags) =>
     run(async (context) => {
-      await (await import('./commands/deploy.js')).default(context, String(target), { prune: flags.prune === true, json: flags.json === true });
+      await (await import('./commands/deploy.js')).default(context, String(target), { prune: flags.prune === true, json: flags.json === true, dryRun: flags['dry-run'] === true });
     }),
   );
 

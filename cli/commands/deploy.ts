@@ -1,11 +1,12 @@
 /**
- * `svc deploy <app_or_module>[:<workload>] [--prune] [--json]`: reads the
+ * `svc deploy <app_or_module>[:<workload>] [--prune] [--dry-run] [--json]`: reads the
  * app's manifest (Python imports it), bundles its project folder, uploads
  * the bundle unless the server has it (`HEAD /api/v1/bundles/:sha256`, then
  * `POST /api/v1/bundles`), and deploys (`POST /api/v1/apps/:app/deployments`).
  * Progress goes to stderr; stdout gets each deployed workload's name and
  * stable URL, or with --json exactly
- * `{"app", "workloads": [{"name", "kind", "url"}]}`.
+ * `{"app", "workloads": [{"name", "kind", "url"}]}`. With --dry-run it asks
+ * for the deploy's plan instead and deploys nothing (deploy-plan.ts).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,10 +23,14 @@ import { parseDeployTarget } from '../names.js';
 import { startSpinner } from '../spinner.js';
 import { formatTable } from '../table.js';
 import { appPath } from './app.js';
+import { printPlan } from './deploy-plan.js';
+import type { DeployPlan } from '../../core/deployments/plan.js';
 
 export interface DeployFlags {
   readonly prune?: boolean;
   readonly json?: boolean;
+  /** Print what the deploy would do (the server's plan, Nomad's on a cluster); deploy nothing. */
+  readonly dryRun?: boolean;
 }
 
 /** What `--json` prints, exactly. */
@@ -34,7 +39,7 @@ export interface DeployResult {
   readonly workloads: { readonly name: string; readonly kind: string; readonly url: string | null }[];
 }
 
-export default async function deploy(context: CommandContext, appOrModule: string, flags: DeployFlags = {}): Promise<DeployResult> {
+export default async function deploy(context: CommandContext, appOrModule: string, flags: DeployFlags = {}): Promise<DeployResult | DeployPlan> {
   const { out } = context;
   const { target, workload: wanted } = parseDeployTarget(appOrModule);
   if (flags.prune && wanted !== null) {
@@ -72,17 +77,23 @@ export default async function deploy(context: CommandContext, appOrModule: strin
       out.done('uploaded');
     }
 
+    const body = {
+      manifest: manifest.raw,
+      bundle: bundle.sha256,
+      ...(workload === null ? {} : { workload: workload.name }),
+      ...(flags.prune ? { prune: true } : {}),
+    };
+    if (flags.dryRun) {
+      const plan = await client.post<DeployPlan>(`${appPath(spec.name)}/deployments/plan`, body, { long: true });
+      printPlan(out, plan, flags.json === true);
+      return plan;
+    }
     const started = Date.now();
     const what = workload === null ? spec.name : `${spec.name}/${workload.name}`;
     const spinner = startSpinner(out, context.stderr, `deploying ${what} (the server answers once it serves; a first image build takes a while)…`);
     let view: AppView;
     try {
-      view = await client.post<AppView>(`${appPath(spec.name)}/deployments`, {
-        manifest: manifest.raw,
-        bundle: bundle.sha256,
-        ...(workload === null ? {} : { workload: workload.name }),
-        ...(flags.prune ? { prune: true } : {}),
-      }, { long: true });
+      view = await client.post<AppView>(`${appPath(spec.name)}/deployments`, body, { long: true });
     } finally {
       spinner.stop();
     }

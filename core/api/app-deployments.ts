@@ -11,6 +11,8 @@ import { appRef } from './apps.js';
 import { describeApp } from './app-view.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
 import { onlyFields, optionalBoolean, required, requiredString } from './input.js';
+import type { DeployRequest } from '../deployments/manager.js';
+import type { Principal } from '../plugin/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
 export const appDeploymentRoutes: readonly ApiRoute[] = [
@@ -20,19 +22,20 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'json',
     async handle({ params, body, principal }, services) {
-      onlyFields(body, ['manifest', 'bundle', 'workload', 'prune']);
-      const ref = appRef(params, principal);
-      const { spec, bundle } = await deployableCode(body, ref.workspace, services, ref.app);
-      const workload = optionalWorkload(body['workload']);
-      const prune = optionalBoolean(body, 'prune');
-      if (prune && workload !== undefined) {
-        throw new SvcError('bad_request', `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`, { details: { field: 'prune' } });
-      }
-      const deployment = await services.deployments().deploy({
-        spec, bundleSha256: bundle, workspace: ref.workspace, stage: 'deployed', principal,
-        ...(workload === undefined ? {} : { workload }), ...(prune ? { prune } : {}),
-      });
+      const request = await deployRequest(params, body, principal, services);
+      const deployment = await services.deployments().deploy(request);
       return { status: 201, body: await describeApp(deployment, services) };
+    },
+  },
+  {
+    // Declared before `/apps/:app/deployments/:workload/stop`'s siblings: `plan` is a workload name too, but not with this method and depth.
+    method: 'POST',
+    path: '/apps/:app/deployments/plan',
+    auth: 'token',
+    body: 'json',
+    async handle({ params, body, principal }, services) {
+      const request = await deployRequest(params, body, principal, services);
+      return { status: 200, body: await services.deployments().plan(request) };
     },
   },
   {
@@ -88,4 +91,20 @@ function appSpec(manifest: unknown, app: string | undefined): AppSpec {
 
 function optionalWorkload(value: unknown): string | undefined {
   return value === undefined || value === null ? undefined : checkName('workload', value);
+}
+
+/** The body of a deploy (and of its plan), checked: manifest, uploaded bundle, workload, prune. */
+async function deployRequest(params: Readonly<Record<string, string>>, body: Record<string, unknown>, principal: Principal, services: ApiServices): Promise<DeployRequest> {
+  onlyFields(body, ['manifest', 'bundle', 'workload', 'prune']);
+  const ref = appRef(params, principal);
+  const { spec, bundle } = await deployableCode(body, ref.workspace, services, ref.app);
+  const workload = optionalWorkload(body['workload']);
+  const prune = optionalBoolean(body, 'prune');
+  if (prune && workload !== undefined) {
+    throw new SvcError('bad_request', `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`, { details: { field: 'prune' } });
+  }
+  return {
+    spec, bundleSha256: bundle, workspace: ref.workspace, stage: 'deployed', principal,
+    ...(workload === undefined ? {} : { workload }), ...(prune ? { prune } : {}),
+  };
 }

@@ -36,7 +36,7 @@ export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call';
 
 /** The lifecycle of deployed apps, as the API drives it. */
-export type DeploymentLifecycle = Pick<DeploymentManager, 'list' | 'get' | 'deploy' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove'>;
+export type DeploymentLifecycle = Pick<DeploymentManager, 'list' | 'get' | 'deploy' | 'plan' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove'>;
 
 /** What the upload routes need of the bundle service (core/bundles/service.ts). */
 export interface BundleUploads {

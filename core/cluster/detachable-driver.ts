@@ -25,6 +25,7 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
     remove: (key) => (detached ? Promise.resolve() : driver.remove(key)),
     status: (key) => (detached ? [] : driver.status(key)),
     close: () => driver.close(),
+    ...(driver.plan === undefined ? {} : { plan: (unit) => (detached ? Promise.reject(lostError()) : driver.plan!(unit)) }),
     detach() {
       detached = true;
     },

@@ -11,6 +11,7 @@ import { deploymentId, servingUnitKey, unitKey, type DeploymentRef, type Stage }
 import { appPausedError, changeRefusedError, deploymentStoppedError, notRestoredError, shuttingDownError } from './offline.js';
 import { DeploymentRecords, currentVersion } from './records.js';
 import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entries.js';
+import { planDeploy, type DeployPlan } from './plan.js';
 import { startUnits, type StartContext } from './start-units.js';
 import { guardedStart, unlessAborted } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
@@ -127,6 +128,29 @@ export class DeploymentManager {
         throw error;
       }),
     );
+  }
+
+  /**
+   * A dry run of `deploy(request)`: the same checks (plugins' authorizeDeploy,
+   * the workload, free URLs, the bundle), then what it would start and what
+   * the scheduler says it would do (plan.ts). Changes nothing.
+   */
+  async plan(request: DeployRequest): Promise<DeployPlan> {
+    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: request.stage, principal: request.principal });
+    const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
+    const previous = this.#live.get(deploymentId(ref));
+    const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
+    const served = targets.filter(isServed);
+    const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
+    this.#options.routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
+    const { source } = await this.#code(spec, request, () => {});
+    // The keys the deploy would take next (nothing is taken: the plan changes nothing).
+    const units = served.map((workload, i) => ({ workload, source, key: servingUnitKey(ref, workload.name, this.#serial + i) }));
+    const removed = request.prune && request.workload === undefined && previous ? [...previous.workloads.keys()].filter((name) => !spec.workloads.some((w) => w.name === name)) : [];
+    return planDeploy({ images: this.#options.images, driver: this.#options.driver, progress: () => {} }, {
+      ref, baseUrl: this.#options.baseUrl(), units, removed,
+      targets: targets.map((w) => ({ name: w.name, kind: w.kind, route: isServed(w) ? w.http?.route ?? null : null, deployed: previous?.workloads.has(w.name) ?? false })),
+    });
   }
 
   async #deploy(ref: DeploymentRef, spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<Deployment> {

@@ -22,9 +22,9 @@ export interface StartContext {
   readonly progress: (event: DeployProgress) => void;
 }
 
-/** Resolves with the started units (in the order given); on any failure removes all of them and rejects. */
-export async function startUnits(context: StartContext, ref: DeploymentRef, wanted: readonly UnitToStart[]): Promise<DeploymentUnit[]> {
-  const { images, driver, progress } = context;
+/** Builds (or finds in the cache) each image the units need, once, and makes the units. */
+export async function buildUnits(context: Pick<StartContext, 'images' | 'progress'>, ref: DeploymentRef, wanted: readonly UnitToStart[]): Promise<DeploymentUnit[]> {
+  const { images, progress } = context;
   const built = new Map<string, BuiltImage>();
   for (const { workload } of wanted) {
     const image = workload.image;
@@ -34,7 +34,13 @@ export async function startUnits(context: StartContext, ref: DeploymentRef, want
     built.set(image.id, result);
     progress({ type: 'image', imageId: image.id, status: result.cached ? 'cached' : 'built' });
   }
-  const units: DeploymentUnit[] = wanted.map(({ workload, source, key }) => ({ key, ref, workload, image: built.get(workload.image.id)!, source }));
+  return wanted.map(({ workload, source, key }) => ({ key, ref, workload, image: built.get(workload.image.id)!, source }));
+}
+
+/** Resolves with the started units (in the order given); on any failure removes all of them and rejects. */
+export async function startUnits(context: StartContext, ref: DeploymentRef, wanted: readonly UnitToStart[]): Promise<DeploymentUnit[]> {
+  const { driver, progress } = context;
+  const units = await buildUnits(context, ref, wanted);
   try {
     await Promise.all(
       units.map(async (unit) => {

@@ -63,8 +63,26 @@ export interface LogLine {
 
 export type LogSink = (line: LogLine) => void;
 
+/** What a scheduler would do with a unit if it were submitted and started now (a dry run). */
+export interface UnitPlan {
+  /** The scheduler's name for it (the Nomad job ID). */
+  readonly id: string;
+  /** `create`: a new job; `update`: the job exists and would change; `none`: it would not change. */
+  readonly change: 'create' | 'update' | 'none';
+  /** What the scheduler would do with its instances, by action (Nomad: `place`, `stop`, `inPlaceUpdate`, `destructiveUpdate`…), zeros left out. */
+  readonly placements: Readonly<Record<string, number>>;
+  /** Placements the scheduler could not make, with its reasons (no eligible node, a dimension exhausted). */
+  readonly failures: readonly string[];
+  readonly warnings: readonly string[];
+}
+
 export interface SchedulerDriver {
   readonly name: string;
+  /**
+   * Asks the scheduler what submitting the unit would do, changing nothing
+   * (Nomad's plan endpoint). Absent for the local driver: there is nothing to plan.
+   */
+  plan?(unit: DeploymentUnit): Promise<UnitPlan>;
   /**
    * Creates or replaces the unit's definition. Starts nothing by itself, but
    * for the floor a scheduler keeps: a new Nomad job starts at min_containers

@@ -57,6 +57,23 @@ describe('CLI app commands against a real server', function () {
       }
     });
 
+    it('--dry-run prints what the deploy would do and deploys nothing (local scheduler: no job plan)', async () => {
+      const dry = run();
+      const plan = await deploy(dry.context, lifecycle('v2'), { dryRun: true, prune: true, json: true });
+      assert.deepEqual(JSON.parse(dry.stdout()), plan);
+      assert.deepEqual(plan, {
+        app: 'life', stage: 'deployed', scheduler: 'local', removed: ['other'],
+        workloads: [{ name: 'hello', kind: 'endpoint', change: 'new_version', url: `${platform.url}/default/life/hello`, job: null }],
+      });
+      const described = (await call('GET', '/api/v1/apps/life', { token: env.SVC_TOKEN })).json;
+      assert.deepEqual(described.deployments.map((d: { workload: string; version: number }) => [d.workload, d.version]), [['hello', 1], ['other', 1]], 'nothing was deployed or pruned');
+      const table = run();
+      await deploy(table.context, lifecycle('v2'), { dryRun: true, prune: true });
+      assert.match(table.stdout(), /hello\s+new version\s+http:\/\/127\.0\.0\.1:\d+\/default\/life\/hello/);
+      assert.match(table.stdout(), /other\s+would be deleted \(--prune\)/);
+      assert.match(table.stderr(), /dry run: nothing was deployed/);
+    });
+
     it('deploys one workload (<file>:<workload>): only it gets a new version; stdout is its name and URL; a known bundle is not uploaded again', async () => {
       const first = run();
       await deploy(first.context, `${lifecycle('v2')}:hello`);

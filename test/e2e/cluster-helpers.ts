@@ -56,14 +56,20 @@ export async function nomadJson(nomad: NomadStandin, p: string): Promise<{ statu
   return { status: response.status, json: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
 }
 
-/** Uploads the cluster app's bundle and deploys it through the API; returns each workload's URL. */
-export async function deployClusterApp(platform: Platform): Promise<{ urls: Record<string, string>; sha256: string }> {
-  const owner = platform.ownerToken.secret;
+/** Uploads the cluster app's bundle; returns the body that deploys it (`POST /api/v1/apps/cluster/deployments`). */
+export async function uploadClusterApp(platform: Platform): Promise<{ manifest: unknown; bundle: string }> {
   const manifest = await loadManifest({ target: path.join(CLUSTER_APP, 'app.py') });
   const bundle = await createBundle(CLUSTER_APP, { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
-  const uploaded = await upload(platform.url, owner, await readFile(bundle.path), bundle.sha256);
+  const uploaded = await upload(platform.url, platform.ownerToken.secret, await readFile(bundle.path), bundle.sha256);
   assert.ok(uploaded.status === 201 || uploaded.status === 200, JSON.stringify(uploaded.json));
-  const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/cluster/deployments', { token: owner, json: { manifest: manifest.raw, bundle: bundle.sha256 } });
+  return { manifest: manifest.raw, bundle: bundle.sha256 };
+}
+
+/** Uploads the cluster app's bundle and deploys it through the API; returns each workload's URL. */
+export async function deployClusterApp(platform: Platform): Promise<{ urls: Record<string, string>; sha256: string }> {
+  const body = await uploadClusterApp(platform);
+  const bundle = { sha256: body.bundle };
+  const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/cluster/deployments', { token: platform.ownerToken.secret, json: body });
   assert.equal(deployed.status, 201, deployed.text);
   const urls = Object.fromEntries(deployed.json.deployments.map((d: { workload: string; urls: { path: string } }) => [d.workload, d.urls.path]));
   return { urls, sha256: bundle.sha256 };

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { apiClient, type Call } from '../core/api/client.js';
-import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, uploadClusterApp, waitFor, type Standins } from './cluster-helpers.js';
 
 describe('svc server on Nomad and Consul (stand-ins)', function () {
   this.timeout(180_000);
@@ -47,6 +47,21 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     assert.ok(keys.some((key) => key.startsWith('svc/workspaces/')), keys.join('\n'));
     const lock = (await consulGet('/v1/kv/svc/leader')) as { Session?: string }[];
     assert.ok(lock[0]?.Session, 'the leader lock is held by a session');
+  });
+
+  it('plans a deploy with Nomad\'s plan endpoint (--dry-run): the jobs it would create, and nothing registered', async () => {
+    const body = await uploadClusterApp(platform);
+    const planned = await call('POST', '/api/v1/apps/cluster/deployments/plan', { token: owner, json: body });
+    assert.equal(planned.status, 200, planned.text);
+    assert.equal(planned.json.scheduler, 'nomad');
+    assert.deepEqual(planned.json.workloads.map((w: { name: string; change: string }) => [w.name, w.change]), [['hello', 'new'], ['slow', 'new']]);
+    for (const workload of planned.json.workloads) {
+      assert.match(workload.job.id, new RegExp(`^svc-default--cluster--${workload.name}--s\\d+$`));
+      assert.equal(workload.job.change, 'create');
+      assert.deepEqual(workload.job.failures, []);
+    }
+    assert.deepEqual(await svcJobs(standins.nomad), [], 'a plan registers no job');
+    assert.deepEqual((await call('GET', '/api/v1/apps', { token: owner })).json, { apps: [] }, 'and deploys nothing');
   });
 
   it('deploys: each workload is a Nomad job whose task downloaded the bundle and runs the Python runtime', async () => {

@@ -35,6 +35,7 @@ import { ENFORCE_INDEX_PREFIX, NomadClient } from './client.js';
 import { nomadJobId, UNIT_META_KEY } from './job-id.js';
 import { Limiter, LogPoller } from './log-poller.js';
 import type { AllocationLogsOptions, CompileUnit, NomadContainerStatus, NomadDriver, NomadJobSpec } from './types.js';
+import { summarizePlan, type NomadPlanResponse } from './plan.js';
 import { withRequested, type Requested } from './requested.js';
 import { AllocationWatcher, isLive, isTerminal, type AllocView } from './watcher.js';
 
@@ -281,13 +282,18 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     return [...unit.watcher.allocs.values()];
   }
 
-  /** Compiles the unit's job and registers it under the driver's ID, the unit key in its Meta. */
-  async function submitJob(unit: DeploymentUnit, jobId: string): Promise<void> {
+  /** The unit's job as the driver registers it: compiled, under the driver's ID, the unit key in its Meta. */
+  async function jobOf(unit: DeploymentUnit, jobId: string): Promise<NomadJobSpec> {
     const { Job } = await options.compile(unit);
-    const group = Job.TaskGroups[0];
-    if (!group) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
+    if (!Job.TaskGroups[0]) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
     // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
-    const job: NomadJobSpec = { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key } };
+    return { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key } };
+  }
+
+  /** Compiles the unit's job and registers it. */
+  async function submitJob(unit: DeploymentUnit, jobId: string): Promise<void> {
+    const job = await jobOf(unit, jobId);
+    const group = job.TaskGroups[0]!;
     const existed = await register(jobId, job);
     // A job that existed has allocations from before this driver: their old lines are not replayed.
     tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed);
@@ -307,6 +313,13 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       } finally {
         submitting.delete(jobId);
       }
+    },
+
+    async plan(unit: DeploymentUnit) {
+      const jobId = nomadJobId(unit.key);
+      const job = await jobOf(unit, jobId);
+      const { body } = await client.post<NomadPlanResponse>(`${jobPath(jobId)}/plan`, { Job: job, Diff: true });
+      return summarizePlan(jobId, body);
     },
 
     async purgeUnknownJobs() {
