@@ -46,12 +46,13 @@ import type { LocalDriver } from './scheduler/local/driver.js';
 import type { NomadDriver } from './scheduler/nomad/types.js';
 import { createUnitCompiler } from './scheduler/nomad/unit-compiler.js';
 import type { LogSink } from './scheduler/types.js';
-import { createDriver, createRegistry } from './cluster/backends.js';
-import { startLeaderElection } from './cluster/leader.js';
+import { createDriver, createRegistry, installOf } from './cluster/backends.js';
+import { startLeadership } from './cluster/leadership.js';
 import type { LeaderElection } from './cluster/types.js';
 import { detachable } from './cluster/detachable-driver.js';
 import { createStandbyGate, type ReplicaRole } from './cluster/standby.js';
 import { sdkPythonPath } from './paths.js';
+import { parseUnitKey } from '../jobs/names.js';
 
 import { DEFAULT_WORKSPACE } from './deployments/keys.js';
 
@@ -187,6 +188,8 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const registry = createRegistry(config, (error) => report(error, { method: 'REGISTRY', path: '', requestId: undefined }));
   const scheduler = createDriver(config, {
     registry, logs: sink, zygotes: options.zygotes ?? false,
+    // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
+    install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason),
     compile: createUnitCompiler({
       cluster: {
@@ -292,32 +295,27 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     checkNotStopped(signal);
     // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
     deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);
-    // Jobs no deployment of this svc runs: a previous leader's, or a crashed svc's.
-    if ('purgeUnknownJobs' in scheduler) {
-      await scheduler.purgeUnknownJobs().catch((error: unknown) => report(error, { method: 'RESTORE', path: '', requestId: undefined }));
+    // This installation's jobs that no deployment of this svc runs: a previous leader's, or a crashed svc's.
+    // `svc serve` (state: memory) owns no installation: it never purges.
+    if ('purgeUnknownJobs' in scheduler && options.state === undefined) {
+      await scheduler.purgeUnknownJobs((key) => keepOldJob(deployments, key)).catch((error: unknown) => report(error, { method: 'RESTORE', path: '', requestId: undefined }));
+      checkNotStopped(signal);
     }
-    role = 'ready';
   };
   const { signal } = options;
   if (electing) {
     // A standby serves nothing (503 not_leader) until it leads; then it restores the deployments and serves.
-    leader = startLeaderElection({
+    leader = startLeadership({
       consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
       key: `${config.consulPrefix}leader`,
       advertise: config.publicUrl ?? url,
-      onElected: async (lost) => {
-        logs({ unit: '', container: '', stream: 'system', text: 'this svc replica leads: it restores the deployments and serves', time: new Date() });
-        role = 'starting';
-        await takeOver(lost);
-      },
-      onDemoted: (reason) => {
-        role = 'standby';
-        // The new leader runs the workloads now: stopping them here would take its adopted jobs down.
-        driver.detach();
-        logs({ unit: '', container: '', stream: 'system', text: `this svc replica lost the leadership (${reason}): it lets go of the workloads`, time: new Date() });
-        options.onLeadershipLost?.(reason);
-      },
+      takeOver,
+      setRole: (next) => (role = next),
+      // The new leader runs the workloads now: stopping them here would take its adopted jobs down.
+      letGo: () => driver.detach(),
+      log: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }),
       report: (error) => report(error, { method: 'LEADER', path: '', requestId: undefined }),
+      ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
     });
   } else {
     // A stop meanwhile cuts the restore short: the shutdown refuses to start anything more.
@@ -325,6 +323,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     signal?.addEventListener('abort', cutRestore, { once: true });
     try {
       await takeOver(signal);
+      role = 'ready';
     } catch (error) {
       // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
       await stopServices();
@@ -355,8 +354,9 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     autoscaler,
     deploymentLogs,
     close(closeOptions = {}) {
-      // On Nomad the workloads outlive svc: the next leader takes them over (a restart, a rolling update of svc).
-      if (closeOptions.keepWorkloads ?? scheduler.name === 'nomad') driver.detach();
+      // On Nomad a server's workloads outlive it: the next leader takes them over (a restart, a rolling update of svc).
+      // `svc serve`'s own (state: memory) belong to nobody else: they stop with it.
+      if (closeOptions.keepWorkloads ?? (scheduler.name === 'nomad' && options.state === undefined)) driver.detach();
       closing ??= (async () => {
         await stopServices();
         // Last: nothing is left that could write to the store.
@@ -365,6 +365,19 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
       return closing;
     },
   };
+}
+
+/**
+ * Whether a job this svc did not submit stays: only one whose workload this
+ * svc could not start again after the take-over (its bundle or image is
+ * missing here): it is what still serves that workload. Jobs of deleted,
+ * paused or stopped deployments, of previews and of runs go.
+ */
+function keepOldJob(deployments: DeploymentManager, key: string): boolean {
+  const ref = parseUnitKey(key);
+  if (ref === undefined || ref.stage !== 'deployed') return false;
+  const workload = deployments.get({ workspace: ref.workspace, app: ref.app, stage: ref.stage })?.workloads.find((w) => w.name === ref.workload);
+  return workload?.status === 'failed';
 }
 
 /** Throws `shutting_down` once the start's signal is aborted. */

@@ -201,6 +201,8 @@ function gatewayService(options: SvcServerJobOptions): Service {
       Method: 'GET',
       Interval: 2 * SECOND,
       Timeout: 2 * SECOND,
+      // A standby is healthy though not ready: its failing check must not fail the svc job's rolling deployments.
+      OnUpdate: 'ignore',
     }],
   };
 }

@@ -223,6 +223,8 @@ export interface ServiceCheck {
   CheckRestart?: CheckRestart;
   SuccessBeforePassing?: number;
   FailuresBeforeCritical?: number;
+  /** Whether the check decides an allocation's health during a deployment (`ignore`: it does not). */
+  OnUpdate?: 'require_healthy' | 'ignore_warnings' | 'ignore';
 }
 
 export interface CheckRestart {

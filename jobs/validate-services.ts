@@ -61,6 +61,7 @@ function checkChecks(report: Report, path: string, service: Obj, labels: Readonl
     }
     oneOf(report, `${at}.InitialStatus`, check.InitialStatus, ['', 'passing', 'warning', 'critical']);
     oneOf(report, `${at}.AddressMode`, check.AddressMode, ['', 'host', 'driver', 'alloc', 'alloc_ipv6']);
+    oneOf(report, `${at}.OnUpdate`, check.OnUpdate, ['', 'require_healthy', 'ignore_warnings', 'ignore']);
     const name = str(check.Name);
     if (name !== undefined) {
       if (names.has(name)) report(`${at}.Name`, `check name "${name}" is used twice in this service`);

@@ -5,6 +5,8 @@
  * registers its allocations' services in Consul, local containers register
  * their Unix sockets in the embedded registry.
  */
+import { createHash } from 'node:crypto';
+import os from 'node:os';
 import type { ServerConfig } from '../../config/schema.js';
 import { createEmbeddedRegistry } from '../registry/embedded.js';
 import { ConsulRegistry } from '../registry/consul.js';
@@ -33,6 +35,19 @@ export interface DriverDependencies {
   readonly onContainerExit: (unit: Pick<DeploymentUnit, 'key'>, containerId: string, reason: string) => void;
   /** The unit → Nomad job compiler (only for `scheduler: nomad`). */
   readonly compile: CompileUnit;
+  /** The installation the jobs belong to (see installOf); undefined: this svc purges no job. */
+  readonly install: string | undefined;
+}
+
+/**
+ * Which svc installation owns the Nomad jobs this svc submits: the state they
+ * are recorded in, so that replicas of one installation agree on it and two
+ * installations sharing a namespace never purge each other's jobs. Consul KV:
+ * its prefix; files: this machine and data dir (sha256, Consul-safe).
+ */
+export function installOf(config: ServerConfig): string {
+  const where = config.state === 'consul' ? `consul:${config.consulPrefix}` : `file:${os.hostname()}:${config.dataDir}`;
+  return createHash('sha256').update(where).digest('hex').slice(0, 16);
 }
 
 export function createDriver(config: ServerConfig, deps: DriverDependencies): LocalDriver | NomadDriver {
@@ -47,5 +62,6 @@ export function createDriver(config: ServerConfig, deps: DriverDependencies): Lo
     compile: deps.compile,
     logs: deps.logs,
     onContainerExit: deps.onContainerExit,
+    install: deps.install,
   });
 }

@@ -47,6 +47,8 @@ describe('svcServerJob()', () => {
     assert.equal(service!.PortLabel, 'http');
     assert.equal(service!.Provider, 'consul');
     assert.deepEqual(service!.Checks!.map((c) => [c.Type, c.Path, c.PortLabel, c.CheckRestart !== undefined]), [['http', '/_svc/health', 'http', true], ['http', '/_svc/ready', 'http', false]]);
+    // Standbys fail /_svc/ready by design: it must not decide health in the job's rolling deployments.
+    assert.deepEqual(service!.Checks!.map((c) => c.OnUpdate), [undefined, 'ignore']);
     assert.ok(service!.Tags!.includes('urlprefix-/'));
     assert.ok(service!.Tags!.includes('traefik.http.routers.svc.rule=PathPrefix(`/`)'));
     const [quiet] = task(svcServerJob({ proxyTags: false }).Job).Services!;

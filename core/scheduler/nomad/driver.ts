@@ -32,7 +32,7 @@
 import { SvcError } from '../../errors.js';
 import type { DeploymentUnit, LogLine, LogSink } from '../types.js';
 import { ENFORCE_INDEX_PREFIX, NomadClient } from './client.js';
-import { nomadJobId, UNIT_META_KEY } from './job-id.js';
+import { INSTALL_META_KEY, nomadJobId, UNIT_META_KEY } from './job-id.js';
 import { Limiter, LogPoller } from './log-poller.js';
 import type { AllocationLogsOptions, CompileUnit, NomadContainerStatus, NomadDriver, NomadJobSpec } from './types.js';
 import { summarizePlan, type NomadPlanResponse } from './plan.js';
@@ -73,6 +73,11 @@ export interface NomadDriverOptions {
    * scale-downs, `stop` or `remove`. Same shape as the local driver's, with only the unit's key.
    */
   readonly onContainerExit?: (unit: { key: string }, containerId: string, reason: string) => void;
+  /**
+   * Which svc installation this is (written into every job's `Meta.svc_install`):
+   * `purgeUnknownJobs` only takes jobs of the same installation. Absent: it purges nothing.
+   */
+  readonly install?: string | undefined;
 }
 
 interface Unit {
@@ -287,7 +292,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     const { Job } = await options.compile(unit);
     if (!Job.TaskGroups[0]) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
     // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
-    return { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key } };
+    return { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key, ...(options.install === undefined ? {} : { [INSTALL_META_KEY]: options.install }) } };
   }
 
   /** Compiles the unit's job and registers it. */
@@ -322,10 +327,14 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       return summarizePlan(jobId, body);
     },
 
-    async purgeUnknownJobs() {
+    async purgeUnknownJobs(keep = () => false) {
+      if (options.install === undefined) return [];
       const listed = (await client.get<{ ID: string; Meta?: Record<string, string> | null }[] | null>('/v1/jobs', { prefix: 'svc-', meta: true })).body ?? [];
       const known = new Set([...units.values()].map((unit) => unit.jobId));
-      const unknown = listed.filter((job) => job.Meta?.[UNIT_META_KEY] !== undefined && !known.has(job.ID) && !submitting.has(job.ID));
+      const unknown = listed.filter((job) => {
+        const key = job.Meta?.[UNIT_META_KEY];
+        return key !== undefined && job.Meta?.[INSTALL_META_KEY] === options.install && !known.has(job.ID) && !submitting.has(job.ID) && !keep(key);
+      });
       for (const job of unknown) {
         try {
           await client.delete(jobPath(job.ID), { purge: true });

@@ -72,11 +72,13 @@ export interface NomadDriver extends SchedulerDriver {
   /** The Nomad job ID of a unit key (see job-id.ts). */
   jobId(key: string): string;
   /**
-   * Purges the svc jobs (those with `Meta.svc_unit`) in the namespace that this
-   * driver did not submit: left by a previous leader or a svc that crashed.
-   * The leader calls it once it has restored the deployments. Returns their IDs.
+   * Purges this installation's jobs (`Meta.svc_install` is the driver's
+   * `install`) that this driver did not submit and `keep` does not claim by
+   * their unit key: left by a previous leader or a svc that crashed. The
+   * leader calls it once it has restored the deployments. Returns their IDs;
+   * a driver without `install` purges nothing.
    */
-  purgeUnknownJobs(): Promise<string[]>;
+  purgeUnknownJobs(keep?: (unitKey: string) => boolean): Promise<string[]>;
   /** Reads the unit's allocations now (status() answers from what the watcher last saw). */
   refresh(key: string): Promise<readonly NomadContainerStatus[]>;
   /**
