@@ -92,6 +92,6 @@ function describeWorkload(live: LiveDeployment, lw: LiveWorkload, context: Descr
 }
 
 /** A realtime workload is reached over WebSocket: its URL says so. */
-function publicUrl(httpUrl: string, kind: WorkloadKind): string {
+export function publicUrl(httpUrl: string, kind: WorkloadKind): string {
   return kind === 'realtime' ? httpUrl.replace(/^http/, 'ws') : httpUrl;
 }

@@ -9,6 +9,7 @@ import { workloadUrl } from '../gateway/urls.js';
 import type { SchedulerDriver, UnitPlan } from '../scheduler/types.js';
 import type { WorkloadKind } from '../workload/types.js';
 import type { DeploymentRef, Stage } from './keys.js';
+import { publicUrl } from './live.js';
 import { buildUnits, type StartContext, type UnitToStart } from './start-units.js';
 
 export interface PlannedWorkload {
@@ -54,14 +55,10 @@ export async function planDeploy(context: Pick<StartContext, 'images' | 'progres
       name: target.name,
       kind: target.kind,
       change: target.deployed ? 'new_version' : 'new',
-      url: target.route === null ? null : reachedAt(workloadUrl(input.baseUrl, input.ref, target.name, target.route), target.kind),
+      url: target.route === null ? null : publicUrl(workloadUrl(input.baseUrl, input.ref, target.name, target.route), target.kind),
       job: plans.get(target.name) ?? null,
     })),
     removed: input.removed,
   };
 }
 
-/** A realtime workload is reached over WebSocket: its URL says so. */
-function reachedAt(httpUrl: string, kind: WorkloadKind): string {
-  return kind === 'realtime' ? httpUrl.replace(/^http/, 'ws') : httpUrl;
-}
