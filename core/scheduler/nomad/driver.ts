@@ -89,6 +89,8 @@ interface Unit {
   logs: LogPoller | undefined;
   /** The count of the scale in progress (the latest call's), until it settles. */
   requested: Requested | undefined;
+  /** What this driver last submitted for the key (unknown for a job read back after a restart). */
+  submitted: DeploymentUnit | undefined;
 }
 
 const LOG_TAIL = 30;
@@ -127,7 +129,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     }
     const jobId = nomadJobId(key);
     const watcher = new AllocationWatcher({ client, key, jobId, task: () => unit.task, healthPath, blockingWaitMs, probeIntervalMs: 200 });
-    const unit: Unit = { key, jobId, group, task, watcher, logs: undefined, requested: undefined };
+    const unit: Unit = { key, jobId, group, task, watcher, logs: undefined, requested: undefined, submitted: undefined };
     watcher.changes.on('exit', (view: AllocView) => exited(unit, view));
     units.set(key, unit);
     if (!closed) watcher.start();
@@ -301,7 +303,19 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     const group = job.TaskGroups[0]!;
     const existed = await register(jobId, job);
     // A job that existed has allocations from before this driver: their old lines are not replayed.
-    tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed);
+    tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed).submitted = unit;
+  }
+
+  /**
+   * Before a cold start (no allocation runs), registers the job again: its bundle URL is
+   * signed afresh, so a job scaled from zero long after its submit can still fetch its code.
+   * An unchanged job stays as it is in Nomad; with no allocation running, nothing is replaced.
+   */
+  async function refreshBeforeColdStart(unit: Unit, count: number): Promise<void> {
+    if (count === 0 || unit.submitted === undefined) return;
+    await unit.watcher.refresh();
+    if (views(unit).some((v) => isLive(v.stub))) return;
+    await submitJob(unit.submitted, unit.jobId);
   }
 
   return {
@@ -354,6 +368,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       const unit = known ?? await unitOf(key);
       unit.requested = requested;
       try {
+        await refreshBeforeColdStart(unit, count);
         await scaleTo(unit, key, count);
       } finally {
         if (unit.requested === requested) unit.requested = undefined;

@@ -115,6 +115,25 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
     assert.equal(second.TaskGroups[0].Count, 1, 'PreserveCounts kept the count the scale set');
   });
 
+  it('registers the job again before a cold start (a fresh bundle URL), never while allocations run', async () => {
+    // Each compile signs anew, as the real compiler's artifact URL does once its window has passed.
+    let signed = 0;
+    const signing = makeDriver({ compile: (u) => { const compiled = fixtureCompile(u); compiled.Job.Meta = { ...compiled.Job.Meta, signed: String(++signed) }; return compiled; } });
+    const u = unit('cold', { workers: 1 });
+    await signing.submit(u);
+    const id = signing.jobId(u.key);
+    const metaSigned = async () => (await nomadGet(nomad, `/v1/job/${id}`)).json().Meta.signed as string;
+    assert.equal(await metaSigned(), '1');
+    await signing.scale(u.key, 1);
+    assert.equal(await metaSigned(), '2', 'the cold start registered the job again first');
+    await signing.scale(u.key, 2);
+    assert.equal(await metaSigned(), '2', 'a scale-up while an allocation runs leaves the job alone (no allocation is replaced)');
+    await signing.scale(u.key, 0);
+    await signing.scale(u.key, 1);
+    assert.equal(await metaSigned(), '3');
+    assert.deepEqual(signing.status(u.key).map((c) => c.state), ['healthy']);
+  });
+
   it('scale to 2 waits until both allocations are healthy; status shows them with their workers\' ports', async () => {
     const u = unit('web');
     await driver.submit(u);
