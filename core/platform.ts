@@ -22,7 +22,7 @@ import { resolvePolicy } from './autoscale/policy.js';
 import { DeploymentLogs } from './logs/deployment-logs.js';
 import { RecentLogs } from './logs/recent-logs.js';
 import { ensureOwnerToken } from './auth/owner-token.js';
-import { artifactSecret, createArtifactUrls, type ArtifactUrls } from './bundles/artifact-url.js';
+import { artifactSecret, createArtifactUrls } from './bundles/artifact-url.js';
 import { createCodeBundles } from './bundles/service.js';
 import { openControlPlane, type ControlPlane, type StateKind } from './api/control-plane.js';
 import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
@@ -113,8 +113,6 @@ export interface Platform {
   readonly registry: ServiceRegistry;
   /** The config's scheduler driver: `local` (processes here) or `nomad`. */
   readonly driver: LocalDriver | NomadDriver;
-  /** Signs bundle download URLs (what Nomad's artifacts fetch); null when svc runs no Nomad jobs. */
-  readonly artifactUrls: ArtifactUrls | null;
   /** The leader election among replicas sharing Consul KV (`state: consul`); null otherwise (always leads). */
   readonly leader: LeaderElection | null;
   /** `standby` (another replica leads: 503 not_leader), `starting` (restoring), `ready` (serves; `/_svc/ready` is 200). */
@@ -344,7 +342,6 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     deployments,
     registry,
     driver: scheduler,
-    artifactUrls: artifacts,
     get leader() {
       return leader;
     },

@@ -8,15 +8,9 @@
  */
 import { SvcError } from '../../core/errors.js';
 import { createOutput, printError } from '../output.js';
+import type { EmbeddedFlags } from '../serve/embedded.js';
 
-export interface ServeFlags {
-  readonly port?: string | number;
-  readonly host?: string;
-  readonly 'data-dir'?: string;
-  readonly 'base-domain'?: string;
-  readonly config?: string;
-  /** false (`--no-watch`): deploy once and do not reload on changes. */
-  readonly watch?: boolean;
+export interface ServeFlags extends EmbeddedFlags {
   /** true (`--server`): on the server of the usual lookup; a URL: on that server. */
   readonly server?: boolean | string;
 }

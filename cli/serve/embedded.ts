@@ -20,6 +20,7 @@ export interface EmbeddedFlags {
   readonly 'data-dir'?: string;
   readonly 'base-domain'?: string;
   readonly config?: string;
+  /** false (`--no-watch`): deploy once and do not reload on changes. */
   readonly watch?: boolean;
 }
 

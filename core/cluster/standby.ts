@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SvcError } from '../errors.js';
 import { writeRawError } from '../gateway/raw-error.js';
-import { errorAnswer } from '../gateway/respond-error.js';
+import { errorAnswer, pathOf } from '../gateway/respond-error.js';
 
 export type ReplicaRole = 'starting' | 'standby' | 'ready';
 
@@ -56,10 +56,4 @@ function standbyError(): SvcError {
     hint: 'Send requests through the load balancer, which routes to the replica whose /_svc/ready answers 200; retry after Retry-After seconds.',
     headers: { 'Retry-After': '1' },
   });
-}
-
-function pathOf(target: string | undefined): string {
-  if (target === undefined) return '';
-  const query = target.indexOf('?');
-  return query === -1 ? target : target.slice(0, query);
 }

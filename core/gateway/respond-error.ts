@@ -53,7 +53,8 @@ export function respondError(
   res.end(answer.body);
 }
 
-function pathOf(target: string | undefined): string {
+/** The path of a request target, without its query string. */
+export function pathOf(target: string | undefined): string {
   if (target === undefined) return '';
   const query = target.indexOf('?');
   return query === -1 ? target : target.slice(0, query);

@@ -7,6 +7,7 @@ import { packageRoot } from '../../core/paths.js';
 import { socketBase } from '../../core/scheduler/local/socket-dir.js';
 import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
+import { untilServing } from './serve-output.js';
 
 const run = promisify(execFile);
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
@@ -29,19 +30,7 @@ async function startServe(dataDir = tempDir('svc-cli-')): Promise<Served> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const served: Served = { child, dataDir, stdout: '', stderr: '' };
-  // Serving once stderr said so and stdout holds the whole summary (the two pipes race).
-  const serving = () => served.stderr.includes('press Ctrl-C to stop') && /Preview of[\s\S]*\n\n$/.test(served.stdout);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      served.stdout += chunk.toString();
-      if (serving()) resolve();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      served.stderr += chunk.toString();
-      if (serving()) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`svc serve exited with ${code} before serving:\n${served.stderr}`)));
-  });
+  await untilServing(child, served);
   return served;
 }
 

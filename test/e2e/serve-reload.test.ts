@@ -13,6 +13,7 @@ import { packageRoot } from '../../core/paths.js';
 import { socketBase } from '../../core/scheduler/local/socket-dir.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
+import { untilServing } from './serve-output.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 const fixture = path.join(packageRoot, 'test', 'fixtures', 'serve-reload');
@@ -54,18 +55,7 @@ async function startServe(): Promise<{ served: Served; project: string; dataDir:
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const served: Served = { child, urls: {}, stdout: '', stderr: '' };
-  const serving = () => served.stderr.includes('press Ctrl-C to stop') && /Preview of[\s\S]*\n\n$/.test(served.stdout);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      served.stdout += chunk.toString();
-      if (serving()) resolve();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      served.stderr += chunk.toString();
-      if (serving()) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`svc serve exited with ${code} before serving:\n${served.stderr}`)));
-  });
+  await untilServing(child, served);
   for (const name of ['hello', 'slow', 'extra']) {
     const url = new RegExp(`http://\\S+/reload--preview/${name}(?=\\s)`).exec(served.stdout)?.[0];
     assert.ok(url, `a URL for ${name} in:\n${served.stdout}`);

@@ -18,6 +18,7 @@ import traceback
 from dataclasses import dataclass
 
 from ..manifest import _cli as manifest_cli
+from ..runtime._exit import exit_now, signal_name
 
 
 @dataclass
@@ -92,12 +93,7 @@ def start(target: str, cwd: str, stdin_fd: int, private_fds: tuple[int, ...] = (
             traceback.print_exc()
             code = 1
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    pass
-            os._exit(code)
+            exit_now(code)
     os.close(out_w)
     os.close(err_w)
     try:
@@ -151,7 +147,7 @@ def finish(child: Child, timeout: float, wake_fd: int, lifeline_fd: int) -> Mani
     code = os.waitstatus_to_exitcode(child.status) if child.status is not None else None
     return ManifestRun(
         code=code if code is not None and code >= 0 else None,
-        signal=_signal_name(-code) if code is not None and code < 0 else None,
+        signal=signal_name(-code) if code is not None and code < 0 else None,
         stdout=child.out.decode("utf-8", "replace"),
         stderr=child.err.decode("utf-8", "replace"),
         timed_out=timed_out,
@@ -225,12 +221,6 @@ def _drain(fd: int) -> None:
     except BlockingIOError:
         pass
 
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
 
 
 def _forget_shadowed_entry(target: str, cwd: str) -> None:

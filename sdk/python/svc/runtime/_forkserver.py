@@ -24,6 +24,7 @@ import traceback
 from typing import Any, Callable
 
 from . import _lifeline
+from ._exit import signal_name
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._frames import FrameStream, FrameWriter, LinePump
 from ._reaping import reaped
@@ -117,7 +118,7 @@ class ForkServer:
             self.events.event({
                 "event": "container_exited", "container": container, "pid": pid,
                 "code": code if code >= 0 else None,
-                "signal": _signal_name(-code) if code < 0 else None,
+                "signal": signal_name(-code) if code < 0 else None,
             })
 
     def _accept(self, listener: socket.socket) -> None:
@@ -216,9 +217,3 @@ def _reply_error(conn: socket.socket, message: str) -> None:
     except OSError:
         pass
 
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)

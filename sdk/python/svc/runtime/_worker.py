@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 import traceback
 from typing import Any, NoReturn
 
 from .._workloads import Workload
+from ._exit import exit_now
 from ._startup import EXIT_SERVER_FAILED, NOT_WARMED, Exit, make_app, warm
 
 
@@ -24,12 +24,7 @@ def run_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, re
     except BaseException:
         traceback.print_exc()
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
+        exit_now(code)
 
 
 def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int,
