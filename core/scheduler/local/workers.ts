@@ -106,7 +106,9 @@ export class WorkerSet {
     let delay = 5;
     while (Date.now() < deadline) {
       if (cancelled()) return 'cancelled';
-      if (await probeHealth(slot.socketPath)) {
+      // Healthy once it answers and the runtime has said which process it is: the answer can
+      // overtake the runtime's `listening` event, and status() must not show a healthy worker without a pid.
+      if (slot.pid !== undefined && (await probeHealth(slot.socketPath))) {
         slot.up = true;
         return 'healthy';
       }

@@ -36,11 +36,17 @@ describe('WorkerSet', () => {
 
   it('waits for every worker, then registers each as an instance with the concurrency as capacity', async () => {
     const t = setup();
-    const waiting = t.workers.waitHealthy(5_000, () => false);
+    let outcome: string | undefined;
+    const waiting = t.workers.waitHealthy(5_000, () => false).then((result) => (outcome = result));
     servers.push(await fakeWorker(t.socketPaths[0]!));
+    t.workers.onEvent({ event: 'listening', worker: 0, pid: 10, socket: t.socketPaths[0]! });
     await new Promise((resolve) => setTimeout(resolve, 50));
     servers.push(await fakeWorker(t.socketPaths[1]!));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(outcome, undefined, 'a worker that answers before the runtime announced it is not healthy yet: its pid is unknown');
+    t.workers.onEvent({ event: 'listening', worker: 1, pid: 11, socket: t.socketPaths[1]! });
     assert.equal(await waiting, 'healthy');
+    assert.deepEqual(t.workers.status().map((w) => w.pid), [10, 11]);
     await t.workers.register();
     const instances = t.registry.instances(t.unit.key);
     assert.deepEqual(instances.map((i) => [i.id, i.capacity, i.meta.worker]), [['c-1-w0', 3, '0'], ['c-1-w1', 3, '1']]);
