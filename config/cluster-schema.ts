@@ -40,6 +40,12 @@ export interface ClusterConfig {
   readonly consulToken: string | null;
   /** KV prefix of svc's state and leader lock; ends in `/`. */
   readonly consulPrefix: string;
+  /**
+   * The URL other svc replicas reach this one at (followers forward the API
+   * to the leader's); null: the address it listens on. Not `publicUrl`, which
+   * names the load balancer in front of all replicas.
+   */
+  readonly advertiseUrl: string | null;
 }
 
 export function clusterDefaults(): ClusterConfig {
@@ -60,6 +66,7 @@ export function clusterDefaults(): ClusterConfig {
     consulAddr: 'http://127.0.0.1:8500',
     consulToken: null,
     consulPrefix: 'svc/',
+    advertiseUrl: null,
   };
 }
 
@@ -81,6 +88,7 @@ export const clusterKeys = {
   consulAddr: { env: 'SVC_CONSUL_ADDR', fallbackEnv: 'CONSUL_HTTP_ADDR', kind: 'agentUrl' },
   consulToken: { env: 'SVC_CONSUL_TOKEN', fallbackEnv: 'CONSUL_HTTP_TOKEN', kind: 'secret' },
   consulPrefix: { env: 'SVC_CONSUL_PREFIX', kind: 'kvPrefix' },
+  advertiseUrl: { env: 'SVC_ADVERTISE_URL', kind: 'url' },
 } as const;
 
 /**

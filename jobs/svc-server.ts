@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../core/paths.js';
 import { MINUTE, SECOND } from './durations.js';
-import { READY_PATH } from '../core/cluster/standby.js';
+import { READY_PATH } from '../core/cluster/replica-gate.js';
 import { HEALTH_PATH } from './services.js';
 import type { NomadJob, Port, Service, Task } from './types.js';
 
@@ -158,6 +158,8 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
     CONSUL_HTTP_ADDR: options.consulAddr ?? `http://${NODE_IP}:8500`,
     SVC_DATA_DIR: options.dataDir ?? '${NOMAD_ALLOC_DIR}/data/svc',
     SVC_CACHE_DIR: '${NOMAD_ALLOC_DIR}/data/cache',
+    // This replica's own address (host IP and port): followers forward the API to the leader's.
+    SVC_ADVERTISE_URL: `http://\${NOMAD_ADDR_${PORT_LABEL}}`,
   };
   if (options.publicUrl) env.SVC_PUBLIC_URL = options.publicUrl;
   if (options.baseDomain) env.SVC_BASE_DOMAIN = options.baseDomain;
@@ -192,7 +194,7 @@ function gatewayService(options: SvcServerJobOptions): Service {
       Timeout: 2 * SECOND,
       CheckRestart: { Limit: 3, Grace: 30 * SECOND, IgnoreWarnings: true },
     }, {
-      // Passing on the leader only (a standby answers 503 not_leader): proxies routing by Consul health send it all traffic.
+      // Passing on the leader and on the followers that copied its routes: proxies routing by Consul health spread the traffic over them.
       Name: 'gateway-ready',
       Type: 'http',
       Path: READY_PATH,
@@ -201,7 +203,7 @@ function gatewayService(options: SvcServerJobOptions): Service {
       Method: 'GET',
       Interval: 2 * SECOND,
       Timeout: 2 * SECOND,
-      // A standby is healthy though not ready: its failing check must not fail the svc job's rolling deployments.
+      // A replica waiting for a leader is healthy though not ready: its failing check must not fail the svc job's rolling deployments.
       OnUpdate: 'ignore',
     }],
   };

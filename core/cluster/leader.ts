@@ -47,8 +47,11 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   const stop = new AbortController();
   let leading: AbortController | null = null;
   let closing: Promise<void> | null = null;
+  /** The holder's advertised address, as the lock key last showed it. */
+  let leaderAddress: string | null = null;
 
   const elect = (): void => {
+    leaderAddress = options.advertise ?? null;
     const controller = new AbortController();
     leading = controller;
     try {
@@ -166,6 +169,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
         const next = response.index ?? 0;
         index = next < index ? 0 : next; // an index going backwards (snapshot restore) restarts the watch
         holder = response.status === 404 ? '' : sessionOf(response.body);
+        leaderAddress = holder === '' ? null : addressOf(response.body);
         failures = 0;
       } catch (error) {
         await retry(error);
@@ -250,6 +254,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
 
   return {
     isLeader: () => leading !== null,
+    leaderAddress: () => leaderAddress,
     close() {
       closing ??= (async () => {
         demote('closed');
@@ -260,6 +265,19 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
       return closing;
     },
   };
+}
+
+/** The `address` in the value of a KV GET answer (the holder's `holderValue`), or null. */
+function addressOf(body: Buffer): string | null {
+  try {
+    const entries = JSON.parse(body.toString('utf8')) as unknown;
+    const value = Array.isArray(entries) ? (entries[0] as { Value?: unknown } | undefined)?.Value : undefined;
+    if (typeof value !== 'string') return null;
+    const address = (JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as { address?: unknown }).address;
+    return typeof address === 'string' && /^https?:\/\//.test(address) ? address : null;
+  } catch {
+    return null; // not a value svc wrote: no address to forward to
+  }
 }
 
 /** The `Session` of a KV GET answer (`[{…, Session?}]`), or '' when the key is free. */

@@ -8,7 +8,7 @@
  * supervisor starts it again as a fresh standby.
  */
 import { startLeaderElection } from './leader.js';
-import type { ReplicaRole } from './standby.js';
+import type { ReplicaRole } from './replica-gate.js';
 import type { LeaderElection } from './types.js';
 
 export interface LeadershipOptions {
@@ -58,6 +58,7 @@ export function startLeadership(options: LeadershipOptions): LeaderElection {
   });
   return {
     isLeader: () => election.isLeader(),
+    leaderAddress: () => election.leaderAddress(),
     close() {
       closing = true;
       return election.close();

@@ -29,6 +29,8 @@ export interface LeaderElectionOptions {
 export interface LeaderElection {
   /** True between `onElected` and the abort of its signal. */
   isLeader(): boolean;
+  /** The leader's advertised address as the lock key shows it (this replica's own while it leads); null when none is known. */
+  leaderAddress(): string | null;
   /** Steps down (aborting the signal first), releases the lock and destroys the session. */
   close(): Promise<void>;
 }

@@ -94,6 +94,8 @@ describe('leader election (Consul session + lock key)', function () {
     assert.deepEqual(leaders(), [leader]);
     assert.ok(consul.requests.some((r) => r.path.startsWith('/v1/session/renew/') && r.status === 200));
     assert.deepEqual(other.events, []);
+    assert.equal(leader.election.leaderAddress(), `http://${leader.name}:8080`, 'the leader knows it leads');
+    assert.equal(other.election.leaderAddress(), `http://${leader.name}:8080`, 'the other reads the address from the lock key (followers forward the API there)');
   });
 
   it('hands over at once when the leader closes (release, destroy)', async () => {
@@ -112,6 +114,7 @@ describe('leader election (Consul session + lock key)', function () {
     assert.ok(consul.requests.some((r) => r.method === 'PUT' && r.path === '/v1/kv/svc/leader' && r.query.includes('release=')), 'the lock is released');
     await waitFor('the other replica to lead', () => second.election.isLeader());
     assert.notEqual(heldBy(), firstSession);
+    assert.equal(second.election.leaderAddress(), `http://${second.name}:8080`);
   });
 
   it('demotes a leader whose session is destroyed behind its back; the other takes over', async () => {

@@ -1,0 +1,102 @@
+/**
+ * How a follower answers what only the leader can: the API, the dashboard,
+ * the device flow, the bundle downloads (the bundles are in the leader's data
+ * dir). It forwards the request as it is (method, path, headers, streamed
+ * body both ways, so uploads and followed log streams work) to the address
+ * the leader advertises in the lock key, and streams the answer back.
+ *
+ * A forwarded request carries `X-Svc-Forwarded-By`; a replica that gets one
+ * and does not lead answers 503 `not_leader` instead of forwarding again, so
+ * two replicas that disagree about who leads (for a moment, during a
+ * failover) cannot bounce a request between them.
+ */
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import { SvcError } from '../errors.js';
+import { errorAnswer } from '../gateway/respond-error.js';
+
+export const FORWARDED_BY_HEADER = 'x-svc-forwarded-by';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1): they belong to one connection, not to the request. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+export interface LeaderForwardOptions {
+  /** The leader's advertised URL, or null while none is known. */
+  leaderAddress(): string | null;
+  /** This replica's own advertised URL: never forward to ourselves. */
+  readonly self: string;
+}
+
+export interface LeaderForward {
+  /** Forwards the request to the leader, or answers 503 `not_leader` when that is impossible. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  close(): void;
+}
+
+export function createLeaderForward(options: LeaderForwardOptions): LeaderForward {
+  // Kept-alive connections to the leader: a follower forwards every API call.
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  return {
+    handle(req, res) {
+      const leader = options.leaderAddress();
+      if (req.headers[FORWARDED_BY_HEADER] !== undefined) return refuse(res, 'it was forwarded here by another replica that took this one for the leader; the leadership is changing');
+      if (leader === null) return refuse(res, 'no replica leads at the moment');
+      if (sameOrigin(leader, options.self)) return refuse(res, 'the lock key names this replica, which no longer leads');
+      const target = new URL(req.url ?? '/', leader);
+      const secure = target.protocol === 'https:';
+      const upstream = (secure ? https : http).request({
+        protocol: target.protocol,
+        hostname: target.hostname.replace(/^\[|\]$/g, ''),
+        port: target.port,
+        method: req.method,
+        path: `${target.pathname}${target.search}`,
+        headers: { ...endToEnd(req.headers), [FORWARDED_BY_HEADER]: options.self },
+        agent: secure ? agents.https : agents.http,
+      });
+      upstream.on('response', (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      });
+      upstream.on('error', (error) => {
+        if (res.headersSent) res.destroy();
+        else refuse(res, `the leader at ${leader} did not answer (${(error as NodeJS.ErrnoException).code ?? error.message})`);
+      });
+      // The client left: stop the leader's work for it (a followed log stream, a long call).
+      res.on('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
+      req.pipe(upstream);
+    },
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+function refuse(res: ServerResponse, why: string): void {
+  const answer = errorAnswer(new SvcError('not_leader', `this svc replica does not lead and cannot forward the request: ${why}.`, {
+    hint: 'Retry after Retry-After seconds: a replica takes over within the leader lock\'s session TTL.',
+    headers: { 'Retry-After': '1' },
+  }), undefined);
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
+
+function endToEnd(headers: http.IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((token) => token.trim()));
+  const kept: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * What a svc replica answers itself and what it leaves to its gateway, by
+ * its role among the replicas that share Consul KV (`state: consul`):
+ *
+ * - `standby`: it has not loaded the leader's route table yet: it answers
+ *   every API and workload request with 503 `not_leader`; only
+ *   `/_svc/health` (alive) and the signed bundle downloads still answer.
+ * - `following`: another replica leads. Workload requests that match the
+ *   route table copied from the leader are served here (admission, the
+ *   Consul registry's instances); everything else — the API, the dashboard,
+ *   the device flow, bundle downloads, unknown paths — goes to the leader
+ *   (leader-forward.ts).
+ * - `starting` (the leader restores its deployments; requests go through, as
+ *   deployment changes wait for the restore) and `ready`: the leader serves all.
+ *
+ * `/_svc/ready`, the check a load balancer (Consul, Fabio, Traefik) routes
+ * by, is 200 for `following` and `ready`: every replica that can take
+ * traffic gets it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { SvcError } from '../errors.js';
+import { writeRawError } from '../gateway/raw-error.js';
+import { errorAnswer, pathOf } from '../gateway/respond-error.js';
+import type { RouteTable } from '../gateway/route-table.js';
+import type { LeaderForward } from './leader-forward.js';
+
+export type ReplicaRole = 'standby' | 'following' | 'starting' | 'ready';
+
+export const READY_PATH = '/_svc/ready';
+const HEALTH = /^\/_svc\/health$/;
+const ARTIFACT = /^\/api\/v1\/bundles\/[0-9a-f]{64}\/artifact$/;
+
+export interface ReplicaGate {
+  /** Answers the request when this replica does not serve it itself (true), or leaves it to the gateway (false). */
+  request(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The same for a WebSocket upgrade. */
+  upgrade(req: IncomingMessage, socket: Duplex): boolean;
+}
+
+export interface ReplicaGateOptions {
+  role(): ReplicaRole;
+  /** The route table (a follower's holds the leader's routes). */
+  readonly routes: RouteTable;
+  /** Where a follower sends what only the leader answers. */
+  readonly forward: LeaderForward;
+}
+
+export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
+  const { routes, forward } = options;
+  return {
+    request(req, res) {
+      const path = pathOf(req.url);
+      const role = options.role();
+      if (path === READY_PATH) {
+        const body = JSON.stringify({ status: role });
+        res.writeHead(serves(role) ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+        res.end(body);
+        return true;
+      }
+      if (role === 'starting' || role === 'ready' || HEALTH.test(path)) return false;
+      if (role === 'following') {
+        if (routes.match(path, req.headers.host) !== null) return false;
+        forward.handle(req, res);
+        return true;
+      }
+      if (ARTIFACT.test(path)) return false;
+      const answer = errorAnswer(standbyError(), undefined);
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+      return true;
+    },
+    upgrade(req, socket) {
+      const role = options.role();
+      // The API has no WebSockets: a follower's upgrades are the workloads' own, routed here.
+      if (role !== 'standby') return false;
+      writeRawError(socket, standbyError());
+      return true;
+    },
+  };
+}
+
+/** Whether the replica takes traffic: a load balancer may send it requests. */
+function serves(role: ReplicaRole): boolean {
+  return role === 'following' || role === 'ready';
+}
+
+function standbyError(): SvcError {
+  return new SvcError('not_leader', 'this svc replica is a standby: it has not loaded the leader\'s routes yet.', {
+    hint: 'Send requests through the load balancer, which routes to the replicas whose /_svc/ready answers 200; retry after Retry-After seconds.',
+    headers: { 'Retry-After': '1' },
+  });
+}

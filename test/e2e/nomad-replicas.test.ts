@@ -1,0 +1,107 @@
+/**
+ * Two svc replicas share the work (stand-ins): the leader publishes its route
+ * table to Consul KV and the follower copies it, so the follower serves the
+ * workload URLs itself (instances from the Consul registry) and forwards the
+ * API to the leader; its load reaches the leader's autoscaler through Consul
+ * KV, so a request that arrives at the follower scales a workload from zero
+ * and keeps its container up while it runs.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createBundle } from '../../core/bundles/create.js';
+import { loadManifest } from '../../core/manifest/load.js';
+import { startPlatform, type Platform } from '../../core/platform.js';
+import { apiClient } from '../core/api/client.js';
+import { tempDir } from '../helpers/config.js';
+import { upload } from './api-lifecycle-helpers.js';
+import { CLUSTER_APP, getJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+
+describe('svc replicas on Nomad and Consul share the work (stand-ins)', function () {
+  this.timeout(180_000);
+  let standins: Standins;
+  let leader: Platform | undefined;
+  let follower: Platform | undefined;
+  const reports: unknown[] = [];
+  let urls: Record<string, string> = {};
+
+  before(async () => {
+    standins = await startStandins();
+  });
+  after(async () => {
+    await follower?.close();
+    await leader?.close();
+    await standins?.close();
+  });
+
+  /** The same URL on the follower. */
+  const viaFollower = (url: string) => url.replace(new URL(url).origin, follower!.url);
+
+  it('a follower copies the leader\'s routes, is ready, and forwards the API to the leader (uploads included)', async () => {
+    const dataDir = tempDir('svc-shared-data-');
+    leader = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
+    await waitFor(() => leader!.role === 'ready', 'the first replica leads');
+    follower = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
+    await waitFor(() => follower!.role === 'following', 'the second replica follows');
+    assert.deepEqual(await getJson(`${follower.url}/_svc/ready`).then((r) => [r.status, r.body]), [200, { status: 'following' }]);
+    assert.equal(follower.leader?.leaderAddress(), leader.url, 'it reads the leader\'s address from the lock key');
+
+    // The whole deploy goes through the follower: the bundle upload streams through to the leader.
+    const token = leader.ownerToken.secret;
+    const manifest = await loadManifest({ target: path.join(CLUSTER_APP, 'app.py') });
+    const bundle = await createBundle(CLUSTER_APP, { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
+    const uploaded = await upload(follower.url, token, await readFile(bundle.path), bundle.sha256);
+    assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
+    const deployed = await apiClient(follower.url)('POST', '/api/v1/apps/cluster/deployments', { token, json: { manifest: manifest.raw, bundle: bundle.sha256 } });
+    assert.equal(deployed.status, 201, deployed.text);
+    urls = Object.fromEntries(deployed.json.deployments.map((d: { workload: string; urls: { path: string } }) => [d.workload, d.urls.path]));
+    assert.equal(leader.deployments.list().length, 1, 'the leader made the deployment');
+
+    const whoami = await getJson(`${follower.url}/api/v1/whoami`, token);
+    assert.equal(whoami.status, 200, JSON.stringify(whoami.body));
+    const missing = await getJson(`${follower.url}/api/v1/apps/nope`, token);
+    assert.deepEqual([missing.status, missing.body.error.code], [404, 'not_found'], 'the leader\'s errors come back as they are');
+    assert.deepEqual(reports, []);
+  });
+
+  it('serves a workload URL on the follower itself, from the Consul registry\'s instances', async () => {
+    await waitFor(() => follower!.role === 'following' && follower!.registry.instances(unitOf(leader!, 'hello')).length > 0, 'the follower has the route and the instances');
+    const answer = await getJson(viaFollower(urls.hello!));
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.hello, 'cluster');
+    // Served here, not forwarded: the leader's gateway took no request for it.
+    const leaderHello = leader!.autoscaler.status(unitOf(leader!, 'hello'))!;
+    assert.ok(leaderHello.containers.length > 0);
+    assert.deepEqual(reports, []);
+  });
+
+  it('a request at the follower scales a workload from zero on the leader, which keeps the container while it runs past keep_warm', async () => {
+    const slow = unitOf(leader!, 'slow');
+    await waitFor(() => (leader!.autoscaler.status(slow)?.containers.length ?? -1) === 0, 'slow is at zero containers');
+    // 5 s in flight on the follower, keep_warm 2 s: only the follower's load report keeps the container up.
+    const started = Date.now();
+    const answer = await getJson(`${viaFollower(urls.slow!)}?seconds=5`);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.ok(Date.now() - started >= 5000);
+    const jobs = await svcJobs(standins.nomad);
+    assert.ok(jobs.some((job) => job.ID === answer.body.job), 'served by the leader\'s Nomad job');
+    // Afterwards the leader sees it idle (the report's last activity) and scales it down after keep_warm.
+    await waitFor(() => leader!.autoscaler.status(slow)?.containers.length === 0, 'slow is scaled back to zero', 30_000);
+    assert.deepEqual(reports, []);
+  });
+
+  it('a route the leader removes disappears from the follower', async () => {
+    const token = leader!.ownerToken.secret;
+    const deleted = await apiClient(follower!.url)('DELETE', '/api/v1/apps/cluster', { token });
+    assert.ok(deleted.status === 200 || deleted.status === 204, deleted.text);
+    await waitFor(async () => (await fetch(viaFollower(urls.hello!))).status === 404, 'the follower answers 404');
+    assert.deepEqual(reports, []);
+  });
+});
+
+function unitOf(platform: Platform, workload: string): string {
+  const deployment = platform.deployments.list().find((d) => d.workloads.some((w) => w.name === workload));
+  const unit = deployment?.workloads.find((w) => w.name === workload)?.unit;
+  assert.ok(unit, `no unit for ${workload}`);
+  return unit;
+}
