@@ -50,7 +50,10 @@ import { createDriver, createRegistry, installOf } from './cluster/backends.js';
 import { startLeadership } from './cluster/leadership.js';
 import type { LeaderElection } from './cluster/types.js';
 import { detachable } from './cluster/detachable-driver.js';
-import { createStandbyGate, type ReplicaRole } from './cluster/standby.js';
+import { createReplicaGate, type ReplicaRole } from './cluster/replica-gate.js';
+import { createLeaderForward } from './cluster/leader-forward.js';
+import { replicaSupervisor } from './cluster/replica-supervisor.js';
+import { ReplicaSync } from './cluster/replica-sync.js';
 import { sdkPythonPath } from './paths.js';
 import { parseUnitKey } from '../jobs/names.js';
 
@@ -115,7 +118,10 @@ export interface Platform {
   readonly driver: LocalDriver | NomadDriver;
   /** The leader election among replicas sharing Consul KV (`state: consul`); null otherwise (always leads). */
   readonly leader: LeaderElection | null;
-  /** `standby` (another replica leads: 503 not_leader), `starting` (restoring), `ready` (serves; `/_svc/ready` is 200). */
+  /**
+   * `standby` (no route copy yet, or demoted: 503 not_leader), `following` (another replica leads: serves
+   * its routes, forwards the API to it), `starting` (leads, restoring), `ready` (leads and serves).
+   */
   readonly role: ReplicaRole;
   /** Scaling and crash state of each deployed unit, with its last log lines (`status(unitKey)`). */
   readonly autoscaler: Autoscaler;
@@ -207,11 +213,22 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   // Replicas sharing Consul KV elect one leader (below), the only one that runs deployments; on its own svc always leads.
   const electing = config.state === 'consul' && options.state === undefined;
   let leader: LeaderElection | null = null;
-  let role: ReplicaRole = electing ? 'standby' : 'starting';
+  // The leader's own phase (null until this replica leads); a follower's role follows from its route copy.
+  let leaderRole: ReplicaRole | null = electing ? null : 'starting';
   const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
   const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });
+  // Replicas share the work: followers copy the leader's routes and report their load to its autoscaler.
+  // Only with the Consul registry: a follower finds the instances there (the embedded one knows only this replica's).
+  const sync = electing && config.registry === 'consul'
+    ? new ReplicaSync({
+      store: controlPlane.store, routes, admission, registry,
+      evaluate: (units) => autoscaler.evaluate(units),
+      report: (error) => report(error, { method: 'REPLICAS', path: '', requestId: undefined }),
+    })
+    : null;
+  const role = (): ReplicaRole => leaderRole ?? (sync?.synced() ? 'following' : 'standby');
   const autoscaler = new Autoscaler({
     driver,
     admission,
@@ -222,8 +239,17 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     emit: (event) => void plugins.parallel('onEvent', event),
     report: (error) => report(error, { method: 'AUTOSCALE', path: '', requestId: undefined }),
     leads: () => leader?.isLeader() ?? true,
+    ...(sync === null ? {} : { peers: sync.peers }),
     ...options.autoscale,
   });
+  if (sync !== null) {
+    admission.supervise(replicaSupervisor({
+      autoscaler,
+      leads: () => leader?.isLeader() ?? false,
+      notice: (unit) => sync.notice(unit),
+      hasInstances: (unit) => registry.instances(unit).length > 0,
+    }));
+  }
 
   // The manager and the bundles are created once the server listens; requests come only after that.
   const api = controlPlaneRoutes({
@@ -232,7 +258,10 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
-  const gate = createStandbyGate(() => role);
+  // This replica's own address (not the load balancer's publicUrl): where followers forward the API while it leads.
+  const self = { url: '' };
+  const forward = createLeaderForward({ leaderAddress: () => leader?.leaderAddress() ?? null, self: () => self.url });
+  const gate = createReplicaGate({ role, routes, forward });
   const server = http.createServer((req, res) => {
     if (!gate.request(req, res)) void gateway.handleRequest(req, res);
   });
@@ -244,6 +273,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
   base.url = url;
+  self.url = config.advertiseUrl ?? baseUrl(server.address() as AddressInfo);
 
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
@@ -278,6 +308,8 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     await deploymentsDown;
     autoscaler.close();
     await leader?.close();
+    await sync?.close();
+    forward.close();
     admission.close();
     await driver.close();
     await upstreams.close();
@@ -289,10 +321,14 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   // Deployed apps come back as they were: running ones start again, paused and stopped ones stay down.
   const takeOver = async (signal: AbortSignal | undefined) => {
     checkNotStopped(signal);
+    // A follower that wins stops copying routes; the copies serve on while it restores its own.
+    await sync?.stopFollowing();
     await deployments.restore();
     checkNotStopped(signal);
     // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
     deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);
+    // Before the purge: followers switch to this replica's routes while the old jobs still serve.
+    if (sync !== null && signal !== undefined) await sync.lead(signal);
     // This installation's jobs that no deployment of this svc runs: a previous leader's, or a crashed svc's.
     // `svc serve` (state: memory) owns no installation: it never purges.
     if ('purgeUnknownJobs' in scheduler && options.state === undefined) {
@@ -303,14 +339,19 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   const { signal } = options;
   if (electing) {
     // A standby serves nothing (503 not_leader) until it leads; then it restores the deployments and serves.
+    // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it.
+    sync?.follow();
     leader = startLeadership({
       consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
       key: `${config.consulPrefix}leader`,
-      advertise: config.publicUrl ?? url,
+      advertise: self.url,
       takeOver,
-      setRole: (next) => (role = next),
-      // The new leader runs the workloads now: stopping them here would take its adopted jobs down.
-      letGo: () => driver.detach(),
+      setRole: (next) => (leaderRole = next),
+      // The new leader runs the workloads (and publishes the routes) now: stopping them here would take its adopted jobs down.
+      letGo: () => {
+        driver.detach();
+        void sync?.letGo();
+      },
       log: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }),
       report: (error) => report(error, { method: 'LEADER', path: '', requestId: undefined }),
       ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
@@ -321,7 +362,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     signal?.addEventListener('abort', cutRestore, { once: true });
     try {
       await takeOver(signal);
-      role = 'ready';
+      leaderRole = 'ready';
     } catch (error) {
       // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
       await stopServices();
@@ -346,14 +387,18 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
       return leader;
     },
     get role() {
-      return role;
+      return role();
     },
     autoscaler,
     deploymentLogs,
     close(closeOptions = {}) {
       // On Nomad a server's workloads outlive it: the next leader takes them over (a restart, a rolling update of svc).
       // `svc serve`'s own (state: memory) belong to nobody else: they stop with it.
-      if (closeOptions.keepWorkloads ?? (scheduler.name === 'nomad' && options.state === undefined)) driver.detach();
+      if (closeOptions.keepWorkloads ?? (scheduler.name === 'nomad' && options.state === undefined)) {
+        driver.detach();
+        // Followers keep serving the routes as they are: the drain's offline routes are not published.
+        void sync?.letGo();
+      }
       closing ??= (async () => {
         await stopServices();
         // Last: nothing is left that could write to the store.

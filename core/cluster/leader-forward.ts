@@ -23,8 +23,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'p
 export interface LeaderForwardOptions {
   /** The leader's advertised URL, or null while none is known. */
   leaderAddress(): string | null;
-  /** This replica's own advertised URL: never forward to ourselves. */
-  readonly self: string;
+  /** This replica's own advertised URL (known once it listens): never forward to ourselves. */
+  self(): string;
 }
 
 export interface LeaderForward {
@@ -41,7 +41,7 @@ export function createLeaderForward(options: LeaderForwardOptions): LeaderForwar
       const leader = options.leaderAddress();
       if (req.headers[FORWARDED_BY_HEADER] !== undefined) return refuse(res, 'it was forwarded here by another replica that took this one for the leader; the leadership is changing');
       if (leader === null) return refuse(res, 'no replica leads at the moment');
-      if (sameOrigin(leader, options.self)) return refuse(res, 'the lock key names this replica, which no longer leads');
+      if (sameOrigin(leader, options.self())) return refuse(res, 'the lock key names this replica, which no longer leads');
       const target = new URL(req.url ?? '/', leader);
       const secure = target.protocol === 'https:';
       const upstream = (secure ? https : http).request({
@@ -50,7 +50,7 @@ export function createLeaderForward(options: LeaderForwardOptions): LeaderForwar
         port: target.port,
         method: req.method,
         path: `${target.pathname}${target.search}`,
-        headers: { ...endToEnd(req.headers), [FORWARDED_BY_HEADER]: options.self },
+        headers: { ...endToEnd(req.headers), [FORWARDED_BY_HEADER]: options.self() },
         agent: secure ? agents.https : agents.http,
       });
       upstream.on('response', (answer) => {

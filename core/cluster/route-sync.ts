@@ -27,6 +27,11 @@ export interface RouteSyncOptions {
   readonly retryMs?: number;
 }
 
+export interface RouteFollowerOptions extends RouteSyncOptions {
+  /** Told after each reload put the leader's routes in the table (the registry starts watching their units). */
+  readonly onApplied?: (routes: readonly FollowedRoute[]) => void;
+}
+
 const RETRY_AFTER_ERROR_MS = 1000;
 
 interface FlushWaiter {
@@ -155,16 +160,18 @@ export class RouteFollower {
   readonly #routes: RouteTable;
   readonly #report: (error: unknown) => void;
   readonly #retryMs: number;
+  readonly #onApplied: (routes: readonly FollowedRoute[]) => void;
   readonly #stop = new AbortController();
   #synced = false;
   #watching: Promise<void> | null = null;
   #firstLoad: Promise<void> | null = null;
 
-  constructor(options: RouteSyncOptions) {
+  constructor(options: RouteFollowerOptions) {
     this.#store = options.store;
     this.#routes = options.routes;
     this.#report = options.report;
     this.#retryMs = options.retryMs ?? RETRY_AFTER_ERROR_MS;
+    this.#onApplied = options.onApplied ?? (() => {});
   }
 
   /**
@@ -231,6 +238,7 @@ export class RouteFollower {
       }
     }
     this.#routes.follow(routes);
+    this.#onApplied(routes);
     this.#synced = true;
     return since;
   }

@@ -1,10 +1,11 @@
 /**
  * Two svc replicas sharing Consul KV, the Nomad cluster and a data dir (the
- * bundles): one leads and serves, the other is a standby that answers 503
- * `not_leader` and fails `/_svc/ready`. When the leader goes (it stops, loses
- * the leadership or crashes), its Nomad jobs keep running and the standby takes over:
- * it restores the deployments from Consul KV, serves the same URLs, and
- * purges the jobs no deployment of its own runs, so no job is left twice.
+ * bundles): one leads, the other follows (it serves the leader's routes and
+ * forwards the API). When the leader goes (it stops, loses the leadership or
+ * crashes), its Nomad jobs keep running and the follower takes over: it
+ * serves the copied routes while it restores the deployments from Consul KV,
+ * then serves the same URLs, and purges the jobs no deployment of its own
+ * runs, so no job is left twice. A demoted leader is a standby (503 `not_leader`).
  */
 import assert from 'node:assert/strict';
 import type { LogLine } from '../../core/scheduler/types.js';
@@ -31,21 +32,24 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     await standins?.close();
   });
 
-  it('serves from the leader only; the standby answers 503 not_leader and is not ready', async () => {
+  it('one replica leads; the other follows once it has the routes, and forwards the API to the leader', async () => {
     const dataDir = tempDir('svc-shared-data-');
     first = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
     await waitFor(() => first!.role === 'ready', 'the first replica leads');
     second = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error), logs: (line) => secondLogs.push(line), onLeadershipLost: (reason) => secondLost.push(reason) });
-    assert.equal(second.role, 'standby');
     assert.equal(second.leader?.isLeader(), false);
+    await waitFor(() => second!.role === 'following', 'the second replica has the leader\'s routes');
 
     const ready = await getJson(`${second.url}/_svc/ready`);
-    assert.deepEqual([ready.status, ready.body], [503, { status: 'standby' }]);
-    assert.equal((await fetch(`${second.url}/_svc/health`)).status, 200, 'alive, so that its supervisor leaves it running');
-    const refused = await getJson(`${second.url}/api/v1/whoami`, second.ownerToken.secret);
-    assert.equal(refused.status, 503);
-    assert.equal(refused.body.error.code, 'not_leader');
-    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.deepEqual([ready.status, ready.body], [200, { status: 'following' }]);
+    assert.equal((await fetch(`${second.url}/_svc/health`)).status, 200);
+    const forwarded = await getJson(`${second.url}/api/v1/whoami`, second.ownerToken.secret);
+    assert.equal(forwarded.status, 200, JSON.stringify(forwarded.body));
+    // A request another replica forwarded is never forwarded again: two replicas that disagree on who leads cannot bounce it.
+    const bounced = await fetch(`${second.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${second.ownerToken.secret}`, 'X-Svc-Forwarded-By': 'http://elsewhere' } });
+    assert.equal(bounced.status, 503);
+    assert.equal(((await bounced.json()) as { error: { code: string } }).error.code, 'not_leader');
+    assert.equal(bounced.headers.get('retry-after'), '1');
     assert.equal((await fetch(`${first.url}/_svc/ready`)).status, 200);
     assert.deepEqual(reports, []);
   });
@@ -64,7 +68,7 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     first = undefined;
     assert.deepEqual((await svcJobs(standins.nomad)).map((j) => j.ID).sort(), before.map((j) => j.ID).sort(), 'the jobs outlive the replica');
 
-    await waitFor(() => second!.role === 'ready', 'the standby leads and has restored the deployments', 60_000);
+    await waitFor(() => second!.role === 'ready', 'the follower leads and has restored the deployments', 60_000);
     const moved = urls.hello!.replace(new URL(urls.hello!).origin, second!.url);
     const answer = await getJson(moved);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -79,10 +83,10 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     assert.deepEqual(reports, []);
   });
 
-  it('a leader whose session Consul invalidates steps down at once, lets go of the workloads and says so; a standby takes over', async () => {
+  it('a leader whose session Consul invalidates steps down at once, lets go of the workloads and says so; a follower takes over', async () => {
     const third = await startPlatform({ config: standins.config({ dataDir: second!.config.dataDir }), report: (error) => reports.push(error) });
     try {
-      assert.equal(third.role, 'standby');
+      await waitFor(() => third.role === 'following', 'the third replica follows');
       // The old leader must not stop its workloads on the way out: watch that through the callback it gets.
       const demoted = second!;
       const lock = (await (await fetch(`${standins.consul.url}/v1/kv/svc/leader`)).json()) as { Session: string }[];
@@ -92,7 +96,7 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
       assert.equal(secondLost.length, 1, 'told once, so that svc server exits');
       const jobs = await svcJobs(standins.nomad);
       assert.equal(jobs.length, 2, 'the demoted leader stopped no job');
-      await waitFor(() => third.role === 'ready', 'the standby leads and has restored the deployments', 60_000);
+      await waitFor(() => third.role === 'ready', 'the follower leads and has restored the deployments', 60_000);
       assert.equal((await getJson(`${demoted.url}/api/v1/whoami`, demoted.ownerToken.secret)).body.error.code, 'not_leader');
       const hello = (await getJson(`${third.url}/default/cluster/hello`)).body;
       assert.equal(hello.hello, 'cluster');
