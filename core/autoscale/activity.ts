@@ -1,6 +1,7 @@
-/** What admission knows of a container's use: the sum over its workers, each a registry instance. */
+/** What admission knows of a container's use: the sum over its workers, each a registry instance, here and on the other replicas. */
 import type { Admission } from '../gateway/admission.js';
 import type { ContainerStatus } from '../scheduler/types.js';
+import type { PeerLoadView } from './types.js';
 
 export interface ContainerUse {
   /** Requests in flight on its workers. */
@@ -9,13 +10,17 @@ export interface ContainerUse {
   readonly lastActiveAt: number | undefined;
 }
 
-export function containerUse(container: ContainerStatus, admission: Admission): ContainerUse {
+export function containerUse(container: ContainerStatus, admission: Admission, peers?: PeerLoadView): ContainerUse {
   let inFlight = 0;
   let lastActiveAt: number | undefined;
-  for (const worker of container.workers) {
-    const use = admission.use(worker.instanceId);
+  const add = (use: ContainerUse) => {
     inFlight += use.inFlight;
     if (use.lastActiveAt !== undefined) lastActiveAt = Math.max(lastActiveAt ?? 0, use.lastActiveAt);
+  };
+  for (const worker of container.workers) {
+    add(admission.use(worker.instanceId));
+    // A request on another replica keeps it busy; the later last use counts.
+    if (peers) add(peers.use(worker.instanceId));
   }
   return { inFlight, lastActiveAt };
 }

@@ -14,7 +14,7 @@ import { containerUse } from './activity.js';
 import { CrashTracker, defaultCrashPolicy, type CrashPolicy } from './crash-tracker.js';
 import { idleContainersToStop } from './idle-containers.js';
 import { decide, scalingInput } from './policy.js';
-import type { UnitScalingStatus } from './types.js';
+import type { PeerLoadView, UnitScalingStatus } from './types.js';
 import { crashLoopError, noCapacityError, removedError, startingError } from './wait-errors.js';
 
 export interface AutoscalerOptions {
@@ -42,6 +42,12 @@ export interface AutoscalerOptions {
    * A replica that does not lead decides nothing: the leader's autoscaler does.
    */
   readonly leads?: () => boolean;
+  /**
+   * The other replicas' gateways (several svc replicas): their requests in
+   * flight and queued count like this admission's, and a container they use
+   * stays warm.
+   */
+  readonly peers?: PeerLoadView;
 }
 
 interface Managed {
@@ -126,9 +132,9 @@ export class Autoscaler implements UnitSupervisor {
   status(key: string): UnitScalingStatus | null {
     const managed = this.#units.get(key);
     if (!managed) return null;
-    const { driver, admission, logs } = this.#options;
+    const { driver, admission, logs, peers } = this.#options;
     const containers = driver.status(key).map((c) => {
-      const { inFlight, lastActiveAt } = containerUse(c, admission);
+      const { inFlight, lastActiveAt } = containerUse(c, admission, peers);
       return { id: c.id, state: c.state, startedAt: c.startedAt, inFlight, lastActiveAt: lastActiveAt === undefined ? null : new Date(lastActiveAt) };
     });
     const serving = containers.some((c) => c.state === 'healthy');
@@ -140,12 +146,17 @@ export class Autoscaler implements UnitSupervisor {
       state: serving ? 'ready' : crash.crashLooping ? 'crash_loop' : starting ? 'starting' : 'idle',
       desired: managed.desired,
       containers,
-      ...admission.load(key),
+      ...this.#load(key),
       failures: crash.failures,
       backoffMs: crash.backoffMs,
       lastExit: crash.lastExit,
       recentLogs: logs?.lines(key, STATUS_LOG_LINES) ?? [],
     };
+  }
+
+  /** Evaluates these units soon rather than at the next tick (the other replicas' load changed). */
+  evaluate(units: readonly string[]): void {
+    for (const unit of units) if (this.#units.has(unit)) this.#schedule(unit);
   }
 
   close(): void {
@@ -200,19 +211,28 @@ export class Autoscaler implements UnitSupervisor {
   #evaluate(key: string): void {
     const managed = this.#units.get(key);
     if (!managed || this.#options.leads?.() === false) return;
-    const { driver, admission, policy, fallback } = this.#options;
+    const { driver, policy, fallback, peers } = this.#options;
     const now = Date.now();
     const active = driver.status(key).filter(isActive);
     this.#noteHealthy(managed, active, now);
-    const decision = decide(policy, fallback, scalingInput(managed.unit, admission.load(key), active.length));
+    const decision = decide(policy, fallback, scalingInput(managed.unit, this.#load(key), active.length));
     if (decision.error && !managed.policyReported) {
       managed.policyReported = true;
       this.#options.report?.(decision.error);
     }
     const { maxContainers } = managed.unit.workload.scaling.autoscaler;
-    managed.desired = managed.demand ? Math.max(decision.desired, Math.min(1, maxContainers)) : decision.desired;
+    // A request waiting on another replica cannot call refused() here: at zero it wants a container, whatever the policy says.
+    const demand = managed.demand || (active.length === 0 && (peers?.load(key).queued ?? 0) > 0);
+    managed.desired = demand ? Math.max(decision.desired, Math.min(1, maxContainers)) : decision.desired;
     if (managed.desired > active.length) this.#scaleUp(managed, active, now);
     else if (managed.desired < active.length) this.#scaleDown(managed, active, now);
+  }
+
+  /** Requests in flight and queued for a unit, on this replica and the others. */
+  #load(key: string): { inFlight: number; queued: number } {
+    const local = this.#options.admission.load(key);
+    const peer = this.#options.peers?.load(key);
+    return peer ? { inFlight: local.inFlight + peer.inFlight, queued: local.queued + peer.queued } : local;
   }
 
   /** Records containers that became healthy: each ends a crash loop, and one healthy long enough clears the failures. */
@@ -260,10 +280,10 @@ export class Autoscaler implements UnitSupervisor {
 
   /** Stops idle containers, least recently used first, only while there are more than desired. */
   #scaleDown(managed: Managed, active: readonly ContainerStatus[], now: number): void {
-    const { driver, admission } = this.#options;
+    const { driver, admission, peers } = this.#options;
     const healthy = active.filter((c) => c.state === 'healthy');
     const activity = healthy.map((c) => {
-      const { inFlight, lastActiveAt } = containerUse(c, admission);
+      const { inFlight, lastActiveAt } = containerUse(c, admission, peers);
       // Never used: idle since it became healthy.
       return { id: c.id, inFlight, lastActiveAt: Math.max((c.healthyAt ?? c.startedAt).getTime(), lastActiveAt ?? 0) };
     });

@@ -38,3 +38,15 @@ export interface UnitScalingStatus {
   /** The unit's last log lines, oldest first. Never sent to workload clients. */
   readonly recentLogs: readonly LogLine[];
 }
+
+/**
+ * What the other svc replicas' gateways hold (core/cluster/peer-load.ts): the
+ * leader's autoscaler adds it to its own admission's numbers. Times are on
+ * this replica's clock.
+ */
+export interface PeerLoadView {
+  /** Requests in flight and queued for a unit on the other replicas. */
+  load(unit: string): { inFlight: number; queued: number };
+  /** One instance's use on the other replicas; `lastActiveAt` in ms since the epoch, undefined if none used it. */
+  use(instanceId: string): { inFlight: number; lastActiveAt: number | undefined };
+}

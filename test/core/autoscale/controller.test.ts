@@ -6,12 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { Autoscaler, type AutoscalerOptions } from '../../../core/autoscale/controller.js';
+import { LoadReporter } from '../../../core/cluster/load-report.js';
+import { PeerLoad } from '../../../core/cluster/peer-load.js';
 import { Admission, type Slot } from '../../../core/gateway/admission.js';
 import type { BuiltImage } from '../../../core/images/types.js';
 import { RecentLogs } from '../../../core/logs/recent-logs.js';
 import type { PlatformEvent, ScalingPolicy } from '../../../core/plugin/types.js';
 import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import { createLocalDriver, type LocalDriver } from '../../../core/scheduler/local/driver.js';
+import { createMemoryStateStore } from '../../../core/state/memory-store.js';
 import type { DeploymentUnit } from '../../../core/scheduler/types.js';
 import type { ScalingSpec } from '../../../core/workload/types.js';
 import { queueDepth } from '../../../plugins/autoscale-queue-depth/index.js';
@@ -63,6 +66,40 @@ describe('Autoscaler (real containers)', function () {
     const healthy = () => driver.status(unit.key).filter((c) => c.state === 'healthy');
     const enter = () => admission.enter(unit.key, { maxPending: unit.workload.scaling.maxPendingTasks }, new AbortController().signal);
     return { registry, admission, driver, autoscaler, unit, events, reports, healthy, enter };
+  }
+
+  /**
+   * Two svc replicas sharing a state store and the registry: the leader's
+   * autoscaler (`setup`) reads the follower's load through PeerLoad; the
+   * follower's own autoscaler supervises its admission but does not lead.
+   */
+  async function withFollower(scaling: Partial<ScalingSpec>, policy: ScalingPolicy) {
+    const store = createMemoryStateStore();
+    const peerReports: unknown[] = [];
+    let leader: Autoscaler | undefined;
+    const peers = new PeerLoad({ store, self: 'leader', report: (error) => peerReports.push(error), onChange: (units) => leader?.evaluate(units) });
+    await peers.start();
+    const t = setup(scaling, policy, { peers });
+    leader = t.autoscaler;
+    const admission = new Admission(t.registry, { waitTimeoutMs: 30_000 });
+    const follower = new Autoscaler({ driver: t.driver, admission, policy: { name: 'under-test', plugin: 'test:policy', decide: policy }, fallback: queueDepth, leads: () => false });
+    const reporter = new LoadReporter({ store, replicaId: 'follower', admission, registry: t.registry, units: () => [t.unit.key], intervalMs: 100, report: (error) => peerReports.push(error) });
+    const leaderCleanup = cleanup!;
+    cleanup = async () => {
+      await reporter.close();
+      await peers.close();
+      follower.close();
+      admission.close();
+      await store.close();
+      await leaderCleanup();
+      assert.deepEqual(peerReports, []);
+    };
+    const enter = () => {
+      const entering = admission.enter(t.unit.key, { maxPending: t.unit.workload.scaling.maxPendingTasks }, new AbortController().signal);
+      reporter.notice(t.unit.key); // what the platform does when a request queues
+      return entering;
+    };
+    return { ...t, follower: { admission, autoscaler: follower, enter } };
   }
 
   it('starts a container for a request to a unit at zero, and hands the request a slot on it', async () => {
@@ -131,6 +168,44 @@ describe('Autoscaler (real containers)', function () {
     assert.equal(t.reports.length, 1, 'reported once');
     assert.match((t.reports[0] as Error).message, /scaling policy "under-test" of plugin "test:policy" threw: policy bug/);
     slot.release();
+  });
+
+  it('starts a container for a request queued on another replica, whatever the policy says', async () => {
+    const t = await withFollower({ autoscaler: { minContainers: 0, maxContainers: 2, tasksPerContainer: 1 } }, () => 0);
+    await t.driver.submit(t.unit);
+    t.autoscaler.manage(t.unit);
+    t.follower.autoscaler.manage(t.unit);
+    const slot = await t.follower.enter();
+    assert.equal(slot.instance.meta.container, t.healthy()[0]?.id, 'the leader started it; the follower got a slot on it');
+    assert.deepEqual(t.admission.load(t.unit.key), { inFlight: 0, queued: 0 }, 'nothing waited on the leader');
+    await until(() => t.autoscaler.status(t.unit.key)?.inFlight === 1, 5_000, 'the leader counts the request in flight on the follower');
+    assert.equal(t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight, 1);
+    slot.release();
+  });
+
+  it('keeps a container warm that another replica uses or used within keep_warm', async () => {
+    let want = 1;
+    const t = await withFollower({ autoscaler: { minContainers: 0, maxContainers: 1, tasksPerContainer: 1 } }, () => want);
+    await t.driver.submit(t.unit);
+    t.autoscaler.manage(t.unit);
+    t.follower.autoscaler.manage(t.unit);
+    await until(() => t.healthy().length === 1 && t.registry.instances(t.unit.key).length === 1, 20_000, 'a container serves');
+    const [container] = t.healthy();
+
+    const slot = await t.follower.enter();
+    await until(() => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 1, 5_000, 'the leader sees the request in flight on the follower');
+    want = 0;
+    await wait(1_800); // keep_warm (1 s) and several ticks
+    assert.deepEqual(t.healthy().map((c) => c.id), [container!.id], 'not stopped under a request on another replica');
+
+    slot.release();
+    const releasedAt = Date.now();
+    await until(() => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 0, 5_000, 'the leader sees the request finish');
+    assert.ok(t.autoscaler.status(t.unit.key)!.containers[0]!.lastActiveAt!.getTime() >= releasedAt - 200, 'its last use is the follower\'s');
+    await wait(Math.max(0, releasedAt + 500 - Date.now()));
+    assert.equal(t.healthy().length, 1, 'used on another replica within keep_warm: still warm');
+    await until(() => t.driver.status(t.unit.key).length === 0, 10_000, 'stopped once idle for keep_warm everywhere');
+    assert.ok(Date.now() - releasedAt >= 900, 'not before keep_warm');
   });
 
   it('replaces a container that exits while min_containers needs it, announcing container.failed', async () => {

@@ -1,0 +1,116 @@
+/** A follower's LoadReporter against a memory store, with a real Admission and the embedded registry. */
+import assert from 'node:assert/strict';
+import { LOAD_PREFIX, LoadReporter, type LoadReporterOptions } from '../../../core/cluster/load-report.js';
+import type { LoadRecord } from '../../../core/cluster/load-record.js';
+import { Admission } from '../../../core/gateway/admission.js';
+import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
+import type { Instance, ServiceRegistry } from '../../../core/registry/types.js';
+import { createMemoryStateStore } from '../../../core/state/memory-store.js';
+import type { StateEntry, StateStore } from '../../../core/state/types.js';
+
+const UNIT = 'default/app/deployed/w';
+const IDLE_UNIT = 'default/app/deployed/idle';
+const KEY = `${LOAD_PREFIX}replica-b`;
+const instance = (id: string): Instance => ({ id, service: UNIT, address: { kind: 'unix', socketPath: `/tmp/${id}.sock` }, capacity: 1, meta: {} });
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const decode = (entry: StateEntry): LoadRecord => JSON.parse(entry.value.toString('utf8')) as LoadRecord;
+
+/** Reads until `ok` holds (1 s at most). */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 1_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await wait(10);
+  }
+}
+
+describe('LoadReporter', () => {
+  let store: StateStore;
+  let registry: ServiceRegistry;
+  let admission: Admission;
+  let reporter: LoadReporter | undefined;
+  let reports: unknown[];
+
+  beforeEach(async () => {
+    store = createMemoryStateStore();
+    registry = createEmbeddedRegistry();
+    await registry.register(instance('c1'));
+    admission = new Admission(registry);
+    reports = [];
+  });
+  afterEach(async () => {
+    await reporter?.close();
+    reporter = undefined;
+    admission.close();
+    await store.close();
+    assert.deepEqual(reports, []);
+  });
+
+  function start(options: Partial<LoadReporterOptions> = {}): LoadReporter {
+    reporter = new LoadReporter({ store, replicaId: 'replica-b', admission, registry, units: () => [UNIT, IDLE_UNIT], report: (error) => reports.push(error), ...options });
+    return reporter;
+  }
+  const enter = () => admission.enter(UNIT, { maxPending: 5 }, new AbortController().signal);
+  const stored = () => store.get(KEY);
+
+  it('writes soon after a notice, listing only units and instances with something to say', async () => {
+    const reporter = start({ intervalMs: 60_000 }); // no tick during the test: the notice writes
+    const first = await enter();
+    const queued = enter();
+    const noticedAt = Date.now();
+    reporter.notice(UNIT);
+    const entry = await eventually(stored, (e) => e !== null, 'the record is written');
+    assert.ok(Date.now() - noticedAt < 200, 'soon');
+    const { version, units } = decode(entry!);
+    assert.equal(version, 1);
+    assert.deepEqual(Object.keys(units), [UNIT], 'the idle unit says nothing');
+    assert.equal(units[UNIT]!.queued, 1);
+    assert.equal(units[UNIT]!.instances.c1!.inFlight, 1);
+    const { idleMs } = units[UNIT]!.instances.c1!;
+    assert.ok(idleMs !== null && idleMs >= 0 && idleMs < 1_000, `idleMs ${idleMs}`);
+    first.release();
+    (await queued).release();
+  });
+
+  it('rewrites the record while busy, writes the zeros once more, then nothing until something changes', async () => {
+    start({ intervalMs: 30 });
+    const slot = await enter();
+    const first = await eventually(stored, (e) => e !== null, 'the first write');
+    await eventually(stored, (e) => e!.modifyIndex > first!.modifyIndex, 'a heartbeat rewrites the unchanged record');
+
+    slot.release();
+    const final = await eventually(stored, (e) => decode(e!).units[UNIT]!.instances.c1!.inFlight === 0, 'the zeros are written');
+    const { queued, instances } = decode(final!).units[UNIT]!;
+    assert.equal(queued, 0);
+    assert.notEqual(instances.c1!.idleMs, null, 'it was used: its idle time stays listed');
+    await wait(200);
+    assert.equal((await stored())!.modifyIndex, final!.modifyIndex, 'idle and unchanged: no write');
+
+    (await enter()).release();
+    await eventually(stored, (e) => e!.modifyIndex > final!.modifyIndex, 'a new last use is written');
+  });
+
+  it('writes nothing while idle, and idle durations by its clock', async () => {
+    start({ intervalMs: 20, now: () => Date.now() + 10_000 });
+    await wait(100);
+    assert.equal(await stored(), null, 'nothing to say');
+    (await enter()).release();
+    const entry = await eventually(stored, (e) => e !== null, 'the use is written');
+    const { inFlight, idleMs } = decode(entry!).units[UNIT]!.instances.c1!;
+    assert.equal(inFlight, 0);
+    assert.ok(idleMs !== null && idleMs >= 10_000 && idleMs < 11_000, `idleMs ${idleMs}`);
+  });
+
+  it('deletes its record on close and writes no more', async () => {
+    const reporter = start({ intervalMs: 20 });
+    const slot = await enter();
+    await eventually(stored, (e) => e !== null, 'the record is written');
+    await reporter.close();
+    assert.equal(await stored(), null);
+    await wait(100);
+    assert.equal(await stored(), null, 'no tick after close');
+    slot.release();
+  });
+});
