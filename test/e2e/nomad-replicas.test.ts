@@ -66,12 +66,15 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
 
   it('serves a workload URL on the follower itself, from the Consul registry\'s instances', async () => {
     await waitFor(() => follower!.role === 'following' && follower!.registry.instances(unitOf(leader!, 'hello')).length > 0, 'the follower has the route and the instances');
-    const answer = await getJson(viaFollower(urls.hello!));
-    assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    assert.equal(answer.body.hello, 'cluster');
-    // Served here, not forwarded: the leader's gateway took no request for it.
-    const leaderHello = leader!.autoscaler.status(unitOf(leader!, 'hello'))!;
-    assert.ok(leaderHello.containers.length > 0);
+    // Marked as already forwarded: a follower that sent it on to the leader would answer 503 not_leader instead.
+    const headers = { 'X-Svc-Forwarded-By': 'http://test' };
+    const answer = await fetch(viaFollower(urls.hello!), { headers });
+    const body = (await answer.json()) as { hello?: string; job?: string };
+    assert.equal(answer.status, 200, JSON.stringify(body));
+    assert.equal(body.hello, 'cluster');
+    assert.ok((await svcJobs(standins.nomad)).some((job) => job.ID === body.job));
+    const api = await fetch(`${follower!.url}/api/v1/whoami`, { headers: { ...headers, Authorization: `Bearer ${leader!.ownerToken.secret}` } });
+    assert.equal(api.status, 503, 'the same mark on an API request: not forwarded twice');
     assert.deepEqual(reports, []);
   });
 
@@ -94,7 +97,9 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
     const token = leader!.ownerToken.secret;
     const deleted = await apiClient(follower!.url)('DELETE', '/api/v1/apps/cluster', { token });
     assert.ok(deleted.status === 200 || deleted.status === 204, deleted.text);
-    await waitFor(async () => (await fetch(viaFollower(urls.hello!))).status === 404, 'the follower answers 404');
+    // Unknown URLs need a token first (they reveal nothing to strangers), as on the leader.
+    const headers = { Authorization: `Bearer ${token}` };
+    await waitFor(async () => (await fetch(viaFollower(urls.hello!), { headers })).status === 404, 'the follower answers 404');
     assert.deepEqual(reports, []);
   });
 });
