@@ -53,7 +53,7 @@ export const errorCodes = {
   starting: { status: 503, summary: 'The workload is starting and not healthy yet.' },
   app_paused: { status: 503, summary: 'The app is paused: its workloads are stopped and their definitions kept; a deploy or `svc app resume` brings them back.' },
   deployment_stopped: { status: 503, summary: 'The deployment (one workload) is stopped and its definition kept; deploying the workload starts it again.' },
-  not_leader: { status: 503, summary: 'This svc replica is a standby: another replica leads and serves the API and the workloads.' },
+  not_leader: { status: 503, summary: 'This svc replica cannot answer: it is a standby, or it cannot reach the replica that leads.' },
   shutting_down: { status: 503, summary: 'svc is stopping: workload URLs answer this while requests in flight finish, and the API takes no new deployment changes.' },
   crash_loop: { status: 503, summary: 'The containers of the workload keep exiting; svc retries with back-off.' },
   worker_crashed: { status: 502, summary: 'The container failed while handling the request.' },

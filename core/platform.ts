@@ -96,7 +96,7 @@ export interface PlatformOptions {
   /**
    * Called when this replica loses the leadership (`state: consul`). It has let
    * go of the workloads and answers as a standby; `svc server` exits then, so
-   * that its supervisor (Nomad) starts it again as a fresh standby.
+   * that its supervisor (Nomad) starts it again as a fresh follower.
    */
   readonly onLeadershipLost?: (reason: string) => void;
 }
@@ -338,7 +338,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   };
   const { signal } = options;
   if (electing) {
-    // A standby serves nothing (503 not_leader) until it leads; then it restores the deployments and serves.
+    // A follower serves the leader's routes and forwards the rest to it until it leads; then it restores the deployments and serves.
     // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it.
     sync?.follow();
     leader = startLeadership({

@@ -1,11 +1,11 @@
 /**
- * A replica's life around the leader election (`state: consul`): a standby
- * until it wins; then it takes over (restores the deployments, purges what
+ * A replica's life around the leader election (`state: consul`): a follower
+ * (replica-sync.ts) until it wins; then it takes over (restores the deployments, purges what
  * it does not run) and serves; it lets go of the workloads when it loses the
  * leadership. A take-over that fails gives the leadership up at once rather
  * than hold the lock while serving nothing, so another replica can try; in
  * both cases `onLeadershipLost` tells `svc server`, which exits so that its
- * supervisor starts it again as a fresh standby.
+ * supervisor starts it again as a fresh follower.
  */
 import { startLeaderElection } from './leader.js';
 import type { ReplicaRole } from './replica-gate.js';

@@ -86,7 +86,7 @@ function serves(role: ReplicaRole): boolean {
 }
 
 function standbyError(): SvcError {
-  return new SvcError('not_leader', 'this svc replica is a standby: it has not loaded the leader\'s routes yet.', {
+  return new SvcError('not_leader', 'this svc replica is a standby: it does not lead and has no copy of the leader\'s routes (it is starting, or it lost the leadership).', {
     hint: 'Send requests through the load balancer, which routes to the replicas whose /_svc/ready answers 200; retry after Retry-After seconds.',
     headers: { 'Retry-After': '1' },
   });

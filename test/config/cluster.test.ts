@@ -31,6 +31,14 @@ describe('loadConfig(): cluster settings', () => {
     assert.equal(ours.nomadToken, 'ours');
   });
 
+  it('reads advertiseUrl (SVC_ADVERTISE_URL): the address the other replicas reach this one at, refused unless an http(s) URL', () => {
+    assert.equal(loadConfig({ env: {} }).advertiseUrl, null, 'default: the address svc listens on');
+    assert.equal(loadConfig({ env: { SVC_ADVERTISE_URL: 'http://10.0.0.7:24312/' } }).advertiseUrl, 'http://10.0.0.7:24312');
+    assert.equal(loadConfig({ env: {}, file: configFile({ advertiseUrl: 'https://svc-2.internal' }) }).advertiseUrl, 'https://svc-2.internal');
+    const problems = problemsOf(() => loadConfig({ env: { SVC_ADVERTISE_URL: '10.0.0.7:24312' } }));
+    assert.match(problems.join('\n'), /SVC_ADVERTISE_URL.*expected an http\(s\) URL/);
+  });
+
   it('refuses a token in a config file, naming the variables to use instead, and keeps going to report the rest', () => {
     const problems = problemsOf(() => loadConfig({ env: {}, file: configFile({ nomadToken: 'abc', consulToken: 'def', scheduler: 'kubernetes' }) }));
     assert.equal(problems.length, 3, problems.join('\n'));
