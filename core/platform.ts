@@ -338,8 +338,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   };
   const { signal } = options;
   if (electing) {
-    // A follower serves the leader's routes and forwards the rest to it until it leads; then it restores the deployments and serves.
-    // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it.
+    // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it; then it restores the deployments and serves.
     sync?.follow();
     leader = startLeadership({
       consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }) },

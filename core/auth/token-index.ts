@@ -15,9 +15,10 @@
  * can bring one back either.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isSvcError } from '../errors.js';
+import { isStoreClosed } from '../state/closed.js';
 import type { Principal } from '../plugin/types.js';
 import type { StateStore } from '../state/types.js';
+import { watchIndex } from '../state/watch-index.js';
 import { storedJson } from './stored-fields.js';
 import { parseTokenRecord, tokenPrincipal, TOKENS_PREFIX, type TokenRecord } from './token-records.js';
 
@@ -88,7 +89,7 @@ export class TokenIndex {
         since = await this.#serial(() => this.#reload());
       } catch (error) {
         if (signal.aborted) return;
-        if (isSvcError(error) && error.code === 'state_unavailable') return; // the store was closed: svc is stopping
+        if (isStoreClosed(error)) return; // svc is stopping (Consul being unreachable is retried)
         this.#onError(error);
         since = 0; // start over: the next watch returns at once and reloads
         await sleep(RETRY_AFTER_ERROR_MS, undefined, { signal }).catch(() => undefined);
@@ -96,9 +97,9 @@ export class TokenIndex {
     }
   }
 
-  /** Replaces the map with what the store holds; returns the store index read before listing. */
+  /** Replaces the map with what the store holds; returns the prefix's index read before listing (what the next watch waits from). */
   async #reload(): Promise<number> {
-    const since = await this.#store.index();
+    const since = await watchIndex(this.#store, TOKENS_PREFIX);
     const next = new Map<string, IndexedToken>();
     for (const entry of await this.#store.list(TOKENS_PREFIX)) {
       const record = storedJson(entry, parseTokenRecord);

@@ -13,7 +13,7 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { SvcError } from '../errors.js';
-import { errorAnswer } from '../gateway/respond-error.js';
+import { respondError } from '../gateway/respond-error.js';
 
 export const FORWARDED_BY_HEADER = 'x-svc-forwarded-by';
 
@@ -39,28 +39,31 @@ export function createLeaderForward(options: LeaderForwardOptions): LeaderForwar
   return {
     handle(req, res) {
       const leader = options.leaderAddress();
-      if (req.headers[FORWARDED_BY_HEADER] !== undefined) return refuse(res, 'it was forwarded here by another replica that took this one for the leader; the leadership is changing');
-      if (leader === null) return refuse(res, 'no replica leads at the moment');
-      if (sameOrigin(leader, options.self())) return refuse(res, 'the lock key names this replica, which no longer leads');
-      const target = new URL(req.url ?? '/', leader);
-      const secure = target.protocol === 'https:';
+      if (req.headers[FORWARDED_BY_HEADER] !== undefined) return answer(res, cannotForward('it was forwarded here by another replica that took this one for the leader; the leadership is changing'));
+      if (leader === null) return answer(res, cannotForward('no replica leads at the moment'));
+      if (sameOrigin(leader, options.self())) return answer(res, cannotForward('the lock key names this replica, which no longer leads'));
+      // Only a path goes on, to the leader's origin: a target like `//host/…` or `http://host/…` must not pick the host.
+      const path = req.url ?? '/';
+      if (!path.startsWith('/') || path.startsWith('//')) return answer(res, badTarget());
+      const origin = new URL(leader);
+      const secure = origin.protocol === 'https:';
       const upstream = (secure ? https : http).request({
-        protocol: target.protocol,
-        hostname: target.hostname.replace(/^\[|\]$/g, ''),
-        port: target.port,
+        protocol: origin.protocol,
+        hostname: origin.hostname.replace(/^\[|\]$/g, ''),
+        port: origin.port,
         method: req.method,
-        path: `${target.pathname}${target.search}`,
+        path,
         headers: { ...endToEnd(req.headers), [FORWARDED_BY_HEADER]: options.self() },
         agent: secure ? agents.https : agents.http,
       });
-      upstream.on('response', (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-        answer.pipe(res);
-        answer.on('error', () => res.destroy());
+      upstream.on('response', (reply) => {
+        res.writeHead(reply.statusCode ?? 502, reply.statusMessage, endToEnd(reply.headers));
+        reply.pipe(res);
+        reply.on('error', () => res.destroy());
       });
       upstream.on('error', (error) => {
-        if (res.headersSent) res.destroy();
-        else refuse(res, `the leader at ${leader} did not answer (${(error as NodeJS.ErrnoException).code ?? error.message})`);
+        // Once the answer has started, respondError cuts the connection: the client sees a broken answer, not a short one.
+        answer(res, cannotForward(`the leader at ${leader} did not answer (${(error as NodeJS.ErrnoException).code ?? error.message})`));
       });
       // The client left: stop the leader's work for it (a followed log stream, a long call).
       res.on('close', () => {
@@ -75,13 +78,22 @@ export function createLeaderForward(options: LeaderForwardOptions): LeaderForwar
   };
 }
 
-function refuse(res: ServerResponse, why: string): void {
-  const answer = errorAnswer(new SvcError('not_leader', `this svc replica does not lead and cannot forward the request: ${why}.`, {
+/** Our own answers here are all exposed errors: nothing to report. */
+function answer(res: ServerResponse, error: SvcError): void {
+  respondError(res, error, undefined, () => {});
+}
+
+function badTarget(): SvcError {
+  return new SvcError('bad_request', 'the request target must be a path starting with a single "/".', {
+    hint: 'Send the path alone (origin-form), as HTTP clients do: GET /api/v1/whoami.',
+  });
+}
+
+function cannotForward(why: string): SvcError {
+  return new SvcError('not_leader', `this svc replica does not lead and cannot forward the request: ${why}.`, {
     hint: 'Retry after Retry-After seconds: a replica takes over within the leader lock\'s session TTL.',
     headers: { 'Retry-After': '1' },
-  }), undefined);
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
+  });
 }
 
 function endToEnd(headers: http.IncomingHttpHeaders): OutgoingHttpHeaders {

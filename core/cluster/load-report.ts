@@ -11,7 +11,7 @@
  * once more when something changed (counts back to zero, a new last use),
  * then nothing.
  */
-import { isSvcError } from '../errors.js';
+import { isStoreClosed } from '../state/closed.js';
 import type { Admission } from '../gateway/admission.js';
 import type { ServiceRegistry } from '../registry/types.js';
 import { putJson } from '../state/json.js';
@@ -89,7 +89,7 @@ export class LoadReporter {
     try {
       await this.#options.store.delete(this.#key);
     } catch (error) {
-      if (!(isSvcError(error) && error.code === 'state_unavailable')) this.#options.report(error);
+      if (!isStoreClosed(error)) this.#options.report(error);
     }
   }
 

@@ -14,8 +14,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storedJson } from '../auth/stored-fields.js';
 import type { PeerLoadView } from '../autoscale/types.js';
-import { isSvcError } from '../errors.js';
+import { isStoreClosed } from '../state/closed.js';
 import type { StateStore } from '../state/types.js';
+import { watchIndex } from '../state/watch-index.js';
 import { LOAD_PREFIX, loadKey, parseLoadRecord, type DecodedLoad } from './load-record.js';
 
 export interface PeerLoadOptions {
@@ -41,6 +42,12 @@ interface Received {
 }
 
 const RETRY_AFTER_ERROR_MS = 1000;
+/**
+ * A record unchanged for this long is deleted (compare-and-set, so a rewrite
+ * wins): a replica that died (killed, its machine lost) never deletes its own.
+ * A live idle replica loses nothing it needs: it writes again when busy.
+ */
+const FORGET_AFTER_MS = 24 * 60 * 60_000;
 
 export class PeerLoad implements PeerLoadView {
   readonly #options: PeerLoadOptions;
@@ -64,7 +71,7 @@ export class PeerLoad implements PeerLoadView {
     try {
       since = await this.#reload();
     } catch (error) {
-      if (isSvcError(error) && error.code === 'state_unavailable') return;
+      if (isStoreClosed(error)) return;
       this.#options.report(error);
     }
     this.#watching = this.#watch(since);
@@ -118,7 +125,7 @@ export class PeerLoad implements PeerLoadView {
         since = await this.#reload();
       } catch (error) {
         if (signal.aborted) return;
-        if (isSvcError(error) && error.code === 'state_unavailable') return; // the store was closed: svc is stopping
+        if (isStoreClosed(error)) return; // svc is stopping (Consul being unreachable is retried)
         this.#options.report(error);
         since = 0; // start over: the next watch returns at once and reloads
         await sleep(RETRY_AFTER_ERROR_MS, undefined, { signal }).catch(() => undefined);
@@ -126,10 +133,10 @@ export class PeerLoad implements PeerLoadView {
     }
   }
 
-  /** Re-reads the records, keeping those whose modifyIndex did not change; returns the store index read before listing. */
+  /** Re-reads the records, keeping those whose modifyIndex did not change; returns the prefix's index read before listing (what the next watch waits from). */
   async #reload(): Promise<number> {
     const { store, report } = this.#options;
-    const since = await store.index();
+    const since = await watchIndex(store, LOAD_PREFIX);
     const entries = await store.list(LOAD_PREFIX);
     const now = this.#now();
     const next = new Map<string, Received>();
@@ -137,6 +144,10 @@ export class PeerLoad implements PeerLoadView {
       if (entry.key === this.#selfKey) continue;
       const previous = this.#received.get(entry.key);
       if (previous?.modifyIndex === entry.modifyIndex) {
+        if (now - previous.receivedAt >= FORGET_AFTER_MS) {
+          void store.delete(entry.key, { cas: entry.modifyIndex }).catch(report);
+          continue;
+        }
         next.set(entry.key, previous);
         continue;
       }

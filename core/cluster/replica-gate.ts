@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SvcError } from '../errors.js';
 import { writeRawError } from '../gateway/raw-error.js';
-import { errorAnswer, pathOf } from '../gateway/respond-error.js';
+import { pathOf, respondError } from '../gateway/respond-error.js';
 import type { RouteTable } from '../gateway/route-table.js';
 import type { LeaderForward } from './leader-forward.js';
 
@@ -65,9 +65,7 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
         return true;
       }
       if (ARTIFACT.test(path)) return false;
-      const answer = errorAnswer(standbyError(), undefined);
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.body);
+      respondError(res, standbyError(), undefined, () => {}); // an exposed error: nothing to report
       return true;
     },
     upgrade(req, socket) {

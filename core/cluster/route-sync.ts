@@ -13,7 +13,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SvcError } from '../errors.js';
 import type { FollowedRoute, RouteTable } from '../gateway/route-table.js';
+import { isStoreClosed } from '../state/closed.js';
 import type { StateStore } from '../state/types.js';
+import { watchIndex } from '../state/watch-index.js';
 import { decodeRoute, encodeRoute, routeKey, ROUTES_PREFIX } from './route-codec.js';
 
 export { ROUTES_PREFIX } from './route-codec.js';
@@ -33,6 +35,8 @@ export interface RouteFollowerOptions extends RouteSyncOptions {
 }
 
 const RETRY_AFTER_ERROR_MS = 1000;
+/** How often the leader compares the stored routes with its table even when nothing changed. */
+const AUDIT_INTERVAL_MS = 30_000;
 
 interface FlushWaiter {
   readonly generation: number;
@@ -55,12 +59,15 @@ export class RoutePublisher {
   #waiters: FlushWaiter[] = [];
   /** The running pump; it loops until the stored generation caught up. */
   #pump: Promise<void> | null = null;
+  readonly #auditMs: number;
+  #audit: NodeJS.Timeout | undefined;
 
-  constructor(options: RouteSyncOptions) {
+  constructor(options: RouteSyncOptions & { readonly auditMs?: number }) {
     this.#store = options.store;
     this.#routes = options.routes;
     this.#report = options.report;
     this.#retryMs = options.retryMs ?? RETRY_AFTER_ERROR_MS;
+    this.#auditMs = options.auditMs ?? AUDIT_INTERVAL_MS;
   }
 
   /**
@@ -75,6 +82,13 @@ export class RoutePublisher {
         this.#schedule();
       });
       this.#schedule();
+      // A write another replica made after this one took over (a demoted leader's last one) would stay
+      // until that route changed again: list the store now and then, and put back what differs.
+      this.#audit = setInterval(() => {
+        this.#stored = null;
+        this.#generation++;
+        this.#schedule();
+      }, this.#auditMs).unref();
     }
     return this.flush();
   }
@@ -90,6 +104,7 @@ export class RoutePublisher {
   async close(): Promise<void> {
     this.#stop.abort();
     this.#unsubscribe?.();
+    clearInterval(this.#audit);
     for (const waiter of this.#waiters.splice(0)) waiter.reject(closedError());
     await this.#pump;
   }
@@ -217,7 +232,7 @@ export class RouteFollower {
         reload = next !== since; // an unchanged index: the wait ended with nothing new
       } catch (error) {
         if (signal.aborted) return;
-        // Not even `state_unavailable` ends the loop: Consul being unreachable is that code too; close() ends it.
+        if (isStoreClosed(error)) return; // svc is stopping (Consul being unreachable is retried)
         this.#report(error);
         reload = true;
         await sleep(this.#retryMs, undefined, { signal }).catch(() => undefined);
@@ -225,9 +240,9 @@ export class RouteFollower {
     }
   }
 
-  /** Replaces the followed routes with what is stored; returns the store index read before listing. */
+  /** Replaces the followed routes with what is stored; returns the prefix's index read before listing (what the next watch waits from). */
   async #reload(): Promise<number> {
-    const since = await this.#store.index();
+    const since = await watchIndex(this.#store, ROUTES_PREFIX);
     const entries = await this.#store.list(ROUTES_PREFIX);
     const routes: FollowedRoute[] = [];
     for (const entry of entries) {

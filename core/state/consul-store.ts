@@ -5,6 +5,7 @@
  * Compare-and-set is Consul's `?cas=<ModifyIndex>`; `index()` and `watch()`
  * use the prefix's `X-Consul-Index` and blocking queries.
  */
+import { storeClosedError } from './closed.js';
 import { SvcError } from '../errors.js';
 import { backoffMs, ConsulHttp, ConsulHttpError, sleep, type ConsulCall, type ConsulResponse } from './consul-http.js';
 import { escapeKey, keyPath, unescapeKey } from './consul-keys.js';
@@ -128,7 +129,7 @@ export class ConsulStateStore implements StateStore {
     if (this.#closed) return;
     this.#closed = true;
     while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
-    for (const controller of this.#watches) controller.abort(closedError());
+    for (const controller of this.#watches) controller.abort(storeClosedError());
     await this.#http.close();
   }
 
@@ -199,7 +200,7 @@ export class ConsulStateStore implements StateStore {
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw closedError();
+    if (this.#closed) throw storeClosedError();
   }
 
   async #write<T>(run: () => Promise<T>): Promise<T> {
@@ -243,9 +244,6 @@ function indexOf(response: ConsulResponse): number {
   return response.index;
 }
 
-function closedError(): SvcError {
-  return new SvcError('state_unavailable', 'the state store is closed');
-}
 
 function mapError(error: unknown, address: string): SvcError {
   if (error instanceof SvcError) return error;

@@ -6,6 +6,7 @@
  * committed state, written, and only then published to readers and watchers —
  * so nobody ever reads a write that a crash could still take back.
  */
+import { storeClosedError } from './closed.js';
 import { SvcError, toSvcError } from '../errors.js';
 import type { StateImage, StateRecord } from './image.js';
 import { checkCas, checkKey, checkPrefix, foldKeys, valueBytes } from './key-rules.js';
@@ -97,12 +98,12 @@ export class KvStore implements StateStore {
     this.#closed = true;
     // Writes already queued were accepted: let them finish before the log closes.
     while (this.#drain !== null) await this.#drain;
-    this.#watchers.failAll(closedError());
+    this.#watchers.failAll(storeClosedError());
     await this.#persistence.close();
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw closedError();
+    if (this.#closed) throw storeClosedError();
   }
 
   #enqueue(mutation: Mutation): Promise<boolean> {
@@ -155,9 +156,6 @@ function copy(entry: StateEntry): StateEntry {
   return { key: entry.key, value: Buffer.from(entry.value), createIndex: entry.createIndex, modifyIndex: entry.modifyIndex };
 }
 
-function closedError(): SvcError {
-  return new SvcError('state_unavailable', 'the state store is closed');
-}
 
 function writeFailed(error: unknown): SvcError {
   if (error instanceof SvcError && error.code === 'state_unavailable') return error;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { createLeaderForward, FORWARDED_BY_HEADER, type LeaderForward } from '../../../core/cluster/leader-forward.js';
 
 interface Seen {
@@ -109,6 +109,30 @@ describe('createLeaderForward()', () => {
     }
   });
 
+  it('sends only a path, to the leader: a request target naming another host gets 400 and goes nowhere', async () => {
+    const hits: string[] = [];
+    const leader = await listen((req, res) => {
+      hits.push(`leader ${req.url}`);
+      res.end('leader');
+    });
+    const internal = await listen((req, res) => {
+      hits.push(`internal ${req.url}`);
+      res.end('SECRET');
+    });
+    servers.push(leader.server, internal.server);
+    const url = await follower(() => leader.url);
+    const port = Number(new URL(url).port);
+    const internalHost = new URL(internal.url).host;
+    for (const target of [`//${internalHost}/v1/kv/?recurse`, `${internal.url}/v1/kv/?recurse`]) {
+      const answer = await rawRequest(port, target);
+      assert.match(answer, /^HTTP\/1\.1 400 /, answer);
+      assert.match(answer, /"code":"bad_request"/);
+      assert.doesNotMatch(answer, /SECRET/);
+    }
+    assert.match(await rawRequest(port, '/api/v1/whoami?x=1'), /^HTTP\/1\.1 200 [^]*leader$/);
+    assert.deepEqual(hits, ['leader /api/v1/whoami?x=1']);
+  });
+
   it('stops the leader\'s work when the client goes away', async () => {
     let leaderSawClose: (() => void) | undefined;
     const gone = new Promise<void>((resolve) => (leaderSawClose = resolve));
@@ -126,3 +150,15 @@ describe('createLeaderForward()', () => {
     await gone;
   });
 });
+
+/** One HTTP/1.1 request with this request target, as a client could send it; the raw answer. */
+function rawRequest(port: number, target: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: svc.example\r\nAuthorization: Bearer user-token\r\nConnection: close\r\n\r\n`));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}

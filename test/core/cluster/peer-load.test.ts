@@ -69,6 +69,20 @@ describe('PeerLoad', () => {
     assert.deepEqual(peers.use('c1'), { inFlight: 1, lastActiveAt: clock - 4_000 });
   });
 
+  it('deletes the records left unchanged for a day (replicas that died), keeps one written since', async () => {
+    await put('dead', { [U]: { queued: 0, instances: { c1: { inFlight: 0, idleMs: 10 } } } });
+    await put('idle', { [U]: { queued: 0, instances: { c2: { inFlight: 0, idleMs: 10 } } } });
+    const peers = await start();
+    clock += 24 * 60 * 60_000;
+    await put('busy', { [U]: { queued: 1, instances: {} } }); // any change makes the leader read the records again
+    await until(() => peers.load(U).queued === 1, 1_000, 'the change is read');
+    const keys = async () => (await store.keys(LOAD_PREFIX)).join();
+    for (let i = 0; i < 50 && (await keys()) !== `${LOAD_PREFIX}busy`; i++) await wait(20);
+    assert.equal(await keys(), `${LOAD_PREFIX}busy`);
+    assert.equal(peers.use('c1').lastActiveAt, undefined, 'forgotten here too');
+    assert.deepEqual(reports, []);
+  });
+
   it('takes the latest last use over all records, fresh or stale', async () => {
     await put('a', { [U]: { queued: 0, instances: { c1: { inFlight: 0, idleMs: 1_000 } } } });
     const peers = await start();

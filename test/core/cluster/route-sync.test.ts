@@ -7,57 +7,14 @@ import { errorAnswer } from '../../../core/gateway/respond-error.js';
 import { RouteTable } from '../../../core/gateway/route-table.js';
 import type { RouteEntry } from '../../../core/gateway/types.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
-import type { CasOptions, StateStore, WatchOptions } from '../../../core/state/types.js';
+import type { StateStore } from '../../../core/state/types.js';
 import { endpoint, ref, routeEntry } from '../gateway/harness.js';
 import { until } from '../scheduler/fixture-units.js';
+import { FlakyStore } from '../state/flaky-store.js';
 
 const entry = (prefix: string, unit: string, host?: string): RouteEntry => ({ ...routeEntry(endpoint(), unit, prefix), ...(host ? { host } : {}) });
 const units = (table: RouteTable): string[] => table.entries().map((e) => `${e.prefix}=${e.unit}`).sort();
 const isCorrupt = (field: RegExp) => (error: unknown) => error instanceof SvcError && error.code === 'state_corrupt' && field.test(error.message);
-
-/** A store whose next `failPuts` puts (`failLists` lists) throw, to see publisher and follower recover. */
-class FlakyStore implements StateStore {
-  failPuts = 0;
-  failLists = 0;
-  puts = 0;
-  constructor(readonly inner: StateStore) {}
-  get(key: string) {
-    return this.inner.get(key);
-  }
-  async put(key: string, value: Uint8Array | string, options?: CasOptions) {
-    this.puts++;
-    if (this.failPuts > 0) {
-      this.failPuts--;
-      throw new SvcError('state_unavailable', 'svc could not reach Consul (test)');
-    }
-    return this.inner.put(key, value, options);
-  }
-  async list(prefix: string) {
-    if (this.failLists > 0) {
-      this.failLists--;
-      throw new SvcError('state_unavailable', 'svc could not reach Consul (test)');
-    }
-    return this.inner.list(prefix);
-  }
-  keys(prefix: string, separator?: string) {
-    return this.inner.keys(prefix, separator);
-  }
-  delete(key: string, options?: CasOptions) {
-    return this.inner.delete(key, options);
-  }
-  deleteTree(prefix: string) {
-    return this.inner.deleteTree(prefix);
-  }
-  index() {
-    return this.inner.index();
-  }
-  watch(prefix: string, sinceIndex: number, options?: WatchOptions) {
-    return this.inner.watch(prefix, sinceIndex, options);
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 describe('gateway route sync (leader → followers through the state store)', () => {
   let store: StateStore;
@@ -164,6 +121,22 @@ describe('gateway route sync (leader → followers through the state store)', ()
     assert.deepEqual(await store.keys(ROUTES_PREFIX), [routeKey('/ws/a/x'), routeKey('/ws/c/x')]);
     assert.equal((await store.get(routeKey('/ws/a/x')))?.modifyIndex, kept?.modifyIndex, 'an equal route is not written again');
     await until(() => units(table).join() === units(next).join(), 5000, 'the follower lost the stale route');
+  });
+
+  it('puts back, at its next audit, a route another replica wrote after it took over (a demoted leader\'s late write)', async () => {
+    const table = new RouteTable();
+    table.add([entry('/ws/a/x', 'u2')]);
+    const made = new RoutePublisher({ store, routes: table, report, auditMs: 100 });
+    closers.push(made);
+    await made.start();
+    // The old leader's last writes land after the new leader's reconcile.
+    await store.put(routeKey('/ws/a/x'), encodeRoute({ entry: entry('/ws/a/x', 'u1'), servesHost: false }));
+    await store.put(routeKey('/ws/z/x'), encodeRoute({ entry: entry('/ws/z/x', 'u9'), servesHost: false }));
+    const copy = new RouteTable();
+    await follower(copy);
+    await until(() => units(copy).join() === '/ws/a/x=u2', 5000, 'the audit put the table\'s routes back and followers have them');
+    assert.deepEqual(await store.keys(ROUTES_PREFIX), [routeKey('/ws/a/x')]);
+    assert.deepEqual(reports, []);
   });
 
   it('reports and skips a stored route it cannot read, and applies the others', async () => {

@@ -1,0 +1,43 @@
+/**
+ * A token index goes on following the tokens after the store failed to read
+ * them (a Consul KV store answers `state_unavailable` while Consul is
+ * unreachable): a replica whose index stopped would accept tokens revoked
+ * through another replica, and refuse tokens created there.
+ */
+import assert from 'node:assert/strict';
+import { StoreTokenVerifier } from '../../../core/auth/store-verifier.js';
+import { TokenIndex } from '../../../core/auth/token-index.js';
+import { createMemoryStateStore } from '../../../core/state/memory-store.js';
+import { FlakyStore } from '../state/flaky-store.js';
+import { authServices, eventually, type AuthServices } from './fixtures.js';
+
+describe('TokenIndex after a failed read of the store', function () {
+  this.timeout(30_000);
+  let services: AuthServices;
+  let other: TokenIndex | undefined;
+
+  beforeEach(async () => {
+    services = await authServices(createMemoryStateStore());
+  });
+  afterEach(async () => {
+    await other?.close();
+    await services.close();
+    await services.store.close();
+  });
+
+  it('goes on following the tokens created and revoked by another replica', async () => {
+    const errors: unknown[] = [];
+    const flaky = new FlakyStore(services.store);
+    other = await TokenIndex.open(flaky, { onError: (error) => errors.push(error) });
+    const verifier = new StoreTokenVerifier(other, services.clock.now);
+    const owner = { workspace: 'default', subject: services.owner.id };
+
+    flaky.failLists = 2;
+    const first = await services.tokens.create({}, owner);
+    await eventually(async () => errors.length === 2);
+    await eventually(async () => (await verifier.verify(first.secret)) !== null);
+    await services.tokens.revoke(first.token.id, owner);
+    await eventually(async () => (await verifier.verify(first.secret)) === null);
+    assert.match(String(errors[0]), /could not reach Consul/);
+  });
+});

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RouteFollower } from '../../../core/cluster/route-sync.js';
+import { PeerLoad } from '../../../core/cluster/peer-load.js';
+import { TokenIndex } from '../../../core/auth/token-index.js';
+import { authServices } from '../auth/fixtures.js';
+import { RouteTable } from '../../../core/gateway/route-table.js';
+import { ConsulStateStore } from '../../../core/state/consul-store.js';
+import { startConsulStandin, type ConsulStandin } from '../../standins/consul/index.js';
+
+class Counting extends ConsulStateStore {
+  lists = 0;
+  override async list(prefix: string) {
+    this.lists++;
+    return super.list(prefix);
+  }
+}
+
+/**
+ * A watch loop that waited from the store's index would wake at once, every
+ * time, on Consul KV (a prefix's index is the highest write under it): each
+ * replica would re-read its prefix hundreds of times a second.
+ */
+describe('watchers on Consul KV idle while nothing under their prefix changes (stand-in)', () => {
+  let consul: ConsulStandin;
+  before(async () => { consul = await startConsulStandin(); });
+  after(async () => { await consul.close(); });
+
+  it('RouteFollower does not re-list the routes in a loop after a write elsewhere in the prefix', async () => {
+    const store = new Counting({ address: consul.url, prefix: 'svc-a/' });
+    await store.put('gateway/routes/ws/app/w', '{"not":"a route"}');
+    await store.put('apps/ws/app.json', '{}'); // any later write outside gateway/routes/ (a deploy record, a load report, a token)
+    const follower = new RouteFollower({ store, routes: new RouteTable(), report: () => {} });
+    await follower.start();
+    const before = store.lists;
+    await sleep(1000);
+    const lists = store.lists - before;
+    await follower.close();
+    await store.close();
+    assert.ok(lists <= 2, `the follower listed gateway/routes/ ${lists} times in 1 s with nothing changing there`);
+  });
+
+  it('PeerLoad does not re-list the load records in a loop after a write elsewhere in the prefix', async () => {
+    const store = new Counting({ address: consul.url, prefix: 'svc-b/' });
+    await store.put('gateway/load/other', JSON.stringify({ version: 1, units: {} }));
+    await store.put('gateway/routes/ws/app/w', '{}');
+    const peers = new PeerLoad({ store, self: 'me', report: () => {} });
+    await peers.start();
+    const before = store.lists;
+    await sleep(1000);
+    const lists = store.lists - before;
+    await peers.close();
+    await store.close();
+    assert.ok(lists <= 2, `the leader listed gateway/load/ ${lists} times in 1 s with nothing changing there`);
+  });
+
+  it('TokenIndex does not re-list the tokens in a loop after a write elsewhere in the prefix', async () => {
+    const store = new Counting({ address: consul.url, prefix: 'svc-c/' });
+    const services = await authServices(store);
+    await services.tokens.create({}, { workspace: 'default', subject: services.owner.id });
+    await store.put('apps/ws/app.json', '{}');
+    const index = await TokenIndex.open(store, { onError: () => {} });
+    const before = store.lists;
+    await sleep(1000);
+    const lists = store.lists - before;
+    await index.close();
+    await services.close();
+    await store.close();
+    assert.ok(lists <= 2, `the token index listed tokens/ ${lists} times in 1 s with nothing changing there`);
+  });
+});
