@@ -246,7 +246,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     admission.supervise(replicaSupervisor({
       autoscaler,
       leads: () => leader?.isLeader() ?? false,
-      notice: (unit) => sync.notice(unit),
+      notice: (unit, refused) => sync.notice(unit, refused),
       hasInstances: (unit) => registry.instances(unit).length > 0,
     }));
   }

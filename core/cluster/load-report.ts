@@ -38,6 +38,12 @@ export interface LoadReporterOptions {
 
 /** A burst of queued requests makes one write. */
 const NOTICE_DELAY_MS = 20;
+/**
+ * How long a request refused at zero containers (`max_pending_tasks` 0: it
+ * could not wait) counts as one queued request: the demand that starts a
+ * container for its retry, as on the leader.
+ */
+const REFUSED_DEMAND_MS = 5_000;
 
 interface Snapshot {
   readonly record: LoadRecord;
@@ -52,6 +58,8 @@ export class LoadReporter {
   readonly #now: () => number;
   readonly #ticker: NodeJS.Timeout;
   readonly #noticed = new Set<string>();
+  /** When a request was last refused per unit (this replica's clock). */
+  readonly #refusedAt = new Map<string, number>();
   #soon: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   /** A notice came during a write: look again after it. */
@@ -69,10 +77,11 @@ export class LoadReporter {
     this.#ticker.unref();
   }
 
-  /** A request queued or was refused for `unit` here: the leader should know soon. */
-  notice(unit: string): void {
+  /** A request queued (or, `refused`, could not wait) for `unit` here: the leader should know soon. */
+  notice(unit: string, refused = false): void {
     if (this.#closed) return;
     this.#noticed.add(unit);
+    if (refused) this.#refusedAt.set(unit, this.#now());
     this.#soon ??= setTimeout(() => {
       this.#soon = undefined;
       this.#flush(false);
@@ -125,11 +134,16 @@ export class LoadReporter {
     const names = new Set(this.#options.units());
     for (const unit of this.#noticed) names.add(unit);
     this.#noticed.clear();
+    for (const [unit, at] of this.#refusedAt) {
+      if (now - at < REFUSED_DEMAND_MS) names.add(unit);
+      else this.#refusedAt.delete(unit);
+    }
     const units: Record<string, UnitLoad> = {};
     const signature: unknown[] = [];
     let busy = false;
     for (const unit of [...names].sort()) {
-      const { queued } = admission.load(unit);
+      const waiting = admission.load(unit).queued;
+      const queued = this.#refusedAt.has(unit) ? Math.max(waiting, 1) : waiting;
       const instances: Record<string, InstanceLoad> = {};
       const used: unknown[] = [];
       for (const { id } of registry.instances(unit)) {

@@ -14,8 +14,8 @@ export interface ReplicaSupervisorOptions {
   readonly autoscaler: UnitSupervisor;
   /** True while this replica leads (its autoscaler scales). */
   leads(): boolean;
-  /** A request for `unit` queued or was refused on this follower: report the load soon. */
-  notice(unit: string): void;
+  /** A request for `unit` queued (or, `refused`, could not wait) on this follower: report the load soon. */
+  notice(unit: string, refused: boolean): void;
   /** Whether the registry lists instances of the unit (then a timed-out wait means busy, not starting). */
   hasInstances(unit: string): boolean;
 }
@@ -26,8 +26,8 @@ export function replicaSupervisor(options: ReplicaSupervisorOptions): UnitSuperv
   return {
     // Every unit a follower routes is one of the leader's deployments, scaled there.
     manages: (unit) => own(unit) ? autoscaler.manages(unit) : true,
-    queued: (unit) => (own(unit) ? autoscaler.queued(unit) : options.notice(unit)),
-    refused: (unit) => (own(unit) ? autoscaler.refused(unit) : options.notice(unit)),
+    queued: (unit) => (own(unit) ? autoscaler.queued(unit) : options.notice(unit, false)),
+    refused: (unit) => (own(unit) ? autoscaler.refused(unit) : options.notice(unit, true)),
     refusal: (unit) => (own(unit) ? autoscaler.refusal(unit) : null),
     waitError: (unit, waitedMs) => {
       if (own(unit)) return autoscaler.waitError(unit, waitedMs);

@@ -74,9 +74,9 @@ export class ReplicaSync {
     return this.#follower?.synced() ?? false;
   }
 
-  /** A request queued or was refused for `unit` on this follower: tell the leader soon. */
-  notice(unit: string): void {
-    this.#reporter?.notice(unit);
+  /** A request queued (or, `refused`, could not wait) for `unit` on this follower: tell the leader soon. */
+  notice(unit: string, refused: boolean): void {
+    this.#reporter?.notice(unit, refused);
   }
 
   /** Stops following (this replica won the election); the copied routes keep serving until `lead()`. */

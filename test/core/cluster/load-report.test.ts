@@ -103,6 +103,17 @@ describe('LoadReporter', () => {
     assert.ok(idleMs !== null && idleMs >= 10_000 && idleMs < 11_000, `idleMs ${idleMs}`);
   });
 
+  it('reports a request refused at zero containers (max_pending_tasks 0) as one queued request for 5 s, so the leader starts one', async () => {
+    let clock = Date.now();
+    const reporter = start({ intervalMs: 60_000, now: () => clock });
+    reporter.notice(IDLE_UNIT, true);
+    const record = decode((await eventually(stored, (entry) => entry !== null, 'the record is written'))!);
+    assert.deepEqual(record.units[IDLE_UNIT], { queued: 1, instances: {} });
+    clock += 5_000;
+    reporter.notice(IDLE_UNIT);
+    await eventually(stored, (entry) => entry !== null && decode(entry).units[IDLE_UNIT] === undefined, 'the demand ends after 5 s');
+  });
+
   it('deletes its record on close and writes no more', async () => {
     const reporter = start({ intervalMs: 20 });
     const slot = await enter();
