@@ -54,6 +54,7 @@ import { createReplicaGate, type ReplicaRole } from './cluster/replica-gate.js';
 import { createLeaderForward } from './cluster/leader-forward.js';
 import { replicaSupervisor } from './cluster/replica-supervisor.js';
 import { ReplicaSync } from './cluster/replica-sync.js';
+import { defaultAdvertiseUrl } from './cluster/advertise.js';
 import { sdkPythonPath } from './paths.js';
 import { parseUnitKey } from '../jobs/names.js';
 
@@ -261,7 +262,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   // This replica's own address (not the load balancer's publicUrl): where followers forward the API while it leads.
   const self = { url: '' };
   const forward = createLeaderForward({ leaderAddress: () => leader?.leaderAddress() ?? null, self: () => self.url });
-  const gate = createReplicaGate({ role, routes, forward });
+  const gate = createReplicaGate({ role, routes, forward, servesWhileStarting: () => sync?.tookOverWithCopy() ?? false });
   const server = http.createServer((req, res) => {
     if (!gate.request(req, res)) void gateway.handleRequest(req, res);
   });
@@ -273,7 +274,10 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   await listen(server, config.port, config.host);
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
   base.url = url;
-  self.url = config.advertiseUrl ?? baseUrl(server.address() as AddressInfo);
+  self.url = config.advertiseUrl ?? defaultAdvertiseUrl(server.address() as AddressInfo);
+  if (sync !== null && config.advertiseUrl === null) {
+    logs({ unit: '', container: '', stream: 'system', time: new Date(), text: `this replica tells the others it is at ${self.url} (where followers forward the API while it leads); set SVC_ADVERTISE_URL (advertiseUrl) if they reach it elsewhere` });
+  }
 
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });

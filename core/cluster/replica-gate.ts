@@ -14,8 +14,10 @@
  *   deployment changes wait for the restore) and `ready`: the leader serves all.
  *
  * `/_svc/ready`, the check a load balancer (Consul, Fabio, Traefik) routes
- * by, is 200 for `following` and `ready`: every replica that can take
- * traffic gets it.
+ * by, is 200 for `following` and `ready`, and for `starting` on a replica
+ * that won the election with the leader's routes copied (they serve during
+ * its restore, so a failover does not take the last ready replica out):
+ * every replica that can take traffic gets it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -44,6 +46,8 @@ export interface ReplicaGateOptions {
   readonly routes: RouteTable;
   /** Where a follower sends what only the leader answers. */
   readonly forward: LeaderForward;
+  /** Whether a `starting` leader already serves (the routes it copied as a follower): then it is ready for the load balancer. */
+  servesWhileStarting?(): boolean;
 }
 
 export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
@@ -54,7 +58,8 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
       const role = options.role();
       if (path === READY_PATH) {
         const body = JSON.stringify({ status: role });
-        res.writeHead(serves(role) ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+        const ready = role === 'following' || role === 'ready' || (role === 'starting' && options.servesWhileStarting?.() === true);
+        res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
         res.end(body);
         return true;
       }
@@ -76,11 +81,6 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
       return true;
     },
   };
-}
-
-/** Whether the replica takes traffic: a load balancer may send it requests. */
-function serves(role: ReplicaRole): boolean {
-  return role === 'following' || role === 'ready';
 }
 
 function standbyError(): SvcError {

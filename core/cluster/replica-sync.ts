@@ -44,6 +44,8 @@ export class ReplicaSync {
   #reporter: LoadReporter | null = null;
   #publisher: RoutePublisher | null = null;
   #peers: PeerLoad | null = null;
+  /** It won the election with the leader's routes copied: they serve while it restores its own. */
+  #tookOverWithCopy = false;
 
   constructor(options: ReplicaSyncOptions) {
     this.#options = options;
@@ -74,6 +76,11 @@ export class ReplicaSync {
     return this.#follower?.synced() ?? false;
   }
 
+  /** True once this replica took over with a copy of the leader's routes, which serve during its restore. */
+  tookOverWithCopy(): boolean {
+    return this.#tookOverWithCopy;
+  }
+
   /** A request queued (or, `refused`, could not wait) for `unit` on this follower: tell the leader soon. */
   notice(unit: string, refused: boolean): void {
     this.#reporter?.notice(unit, refused);
@@ -81,6 +88,7 @@ export class ReplicaSync {
 
   /** Stops following (this replica won the election); the copied routes keep serving until `lead()`. */
   async stopFollowing(): Promise<void> {
+    this.#tookOverWithCopy ||= this.synced();
     const follower = this.#follower;
     const reporter = this.#reporter;
     this.#follower = null;
@@ -100,6 +108,7 @@ export class ReplicaSync {
     routes.dropFollowed();
     this.#peers = new PeerLoad({ store, self: this.replicaId, report, onChange: evaluate });
     await this.#peers.start();
+    signal.throwIfAborted(); // demoted meanwhile: the take-over stops here (no purge)
   }
 
   /** Stops publishing and reading the load (leadership lost or svc stopping); the next leader takes over. */

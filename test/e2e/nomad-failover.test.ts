@@ -63,12 +63,30 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     const before = await svcJobs(standins.nomad);
     assert.equal(before.length, 2, before.map((j) => j.ID).join(', '));
 
+    // What a load balancer in front would see of the follower through the take-over: ready, and serving.
+    await waitFor(() => second!.role === 'following' && second!.registry.instances(helloUnit(first!)).length > 0, 'the follower serves hello');
+    const seen: string[] = [];
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const phase = second!.role;
+        const [ready, answer] = await Promise.all([fetch(`${second!.url}/_svc/ready`), fetch(`${second!.url}/default/cluster/hello`)]);
+        seen.push(`${phase}: ready ${ready.status}, hello ${answer.status}`);
+        await Promise.all([ready.text(), answer.text()]);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+
     // The leader stops (a restart, a rolling update of svc): on Nomad it leaves the workloads running.
     await first!.close();
     first = undefined;
     assert.deepEqual((await svcJobs(standins.nomad)).map((j) => j.ID).sort(), before.map((j) => j.ID).sort(), 'the jobs outlive the replica');
 
     await waitFor(() => second!.role === 'ready', 'the follower leads and has restored the deployments', 60_000);
+    watching = false;
+    await watch;
+    assert.ok(seen.some((line) => line.startsWith('starting:')), `the take-over was watched: ${seen.join('; ')}`);
+    assert.deepEqual(seen.filter((line) => !line.endsWith('ready 200, hello 200')), [], 'ready and serving all along: the workload traffic never stops');
     const moved = urls.hello!.replace(new URL(urls.hello!).origin, second!.url);
     const answer = await getJson(moved);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -109,3 +127,9 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     }
   });
 });
+
+function helloUnit(platform: Platform): string {
+  const unit = platform.deployments.list().flatMap((d) => d.workloads).find((w) => w.name === 'hello')?.unit;
+  assert.ok(unit);
+  return unit;
+}
