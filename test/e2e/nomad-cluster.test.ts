@@ -85,10 +85,14 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     const health = (await consulGet(`/v1/health/service/${job.ID}?passing=true`)) as { Service: { ID: string } }[];
     assert.deepEqual(platform.registry.instances(job.Meta.svc_unit).map((i) => i.id), health.map((h) => h.Service.ID));
     assert.ok(health.some((h) => h.Service.ID.startsWith(`_nomad-task-${answer.body.alloc}-`)));
-    // The task's output reaches the deployment's logs (read from the allocation).
-    const logs = await call('GET', '/api/v1/apps/cluster/deployments/hello/logs', { token: owner });
-    assert.equal(logs.status, 200, logs.text);
-    assert.match(logs.text, /svc runtime: hello listening on 127\.0\.0\.1:\d+/);
+    // The task's output reaches the deployment's logs (read from the allocation by the driver's poller, which runs on its own time).
+    let logs = '';
+    await waitFor(async () => {
+      const answer = await call('GET', '/api/v1/apps/cluster/deployments/hello/logs', { token: owner });
+      assert.equal(answer.status, 200, answer.text);
+      logs = answer.text;
+      return /svc runtime: hello listening on 127\.0\.0\.1:\d+/.test(logs);
+    }, 'the runtime\'s output is in the logs').catch((error: Error) => assert.fail(`${error.message}: ${logs}`));
   });
 
   it('scales up through Nomad\'s scale endpoint when two requests need two containers, then back down', async () => {
