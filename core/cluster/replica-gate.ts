@@ -2,7 +2,8 @@
  * What a svc replica answers itself and what it leaves to its gateway, by
  * its role among the replicas that share Consul KV (`state: consul`):
  *
- * - `standby`: it has not loaded the leader's route table yet: it answers
+ * - `standby`: it has no copy of the leader's route table (not loaded yet,
+ *   or it lost the leadership, or the registry is not Consul's): it answers
  *   every API and workload request with 503 `not_leader`; only
  *   `/_svc/health` (alive) and the signed bundle downloads still answer.
  * - `following`: another replica leads. Workload requests that match the
