@@ -24,7 +24,16 @@ export interface ApiClientOptions {
   readonly serverSource?: string;
   /** Where the token came from: a 401 says it. */
   readonly tokenSource?: string;
+  /** How long requests answered 503 `not_leader` are sent again (default 30 s); 0 never. */
+  readonly leaderWaitMs?: number;
 }
+
+/**
+ * How long the CLI rides through a change of leader among svc replicas (a
+ * rolling update of the svc job, a replica lost): the lock's session TTL is
+ * 15 s, and Consul may take twice that to invalidate a dead leader's session.
+ */
+const LEADER_WAIT_MS = 30_000;
 
 export interface RequestOptions {
   /** Sent as JSON. */
@@ -59,12 +68,14 @@ export class ApiClient {
   readonly #token: string | undefined;
   readonly #serverSource: string | undefined;
   readonly #tokenSource: string | undefined;
+  readonly #leaderWaitMs: number;
 
   constructor(options: ApiClientOptions) {
     this.server = options.server.replace(/\/+$/, '');
     this.#token = options.token;
     this.#serverSource = options.serverSource;
     this.#tokenSource = options.tokenSource;
+    this.#leaderWaitMs = options.leaderWaitMs ?? LEADER_WAIT_MS;
   }
 
   get<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -108,8 +119,26 @@ export class ApiClient {
     throw await this.errorOf(response, method, path);
   }
 
-  /** Sends the request and answers whatever the server answered (only network failures throw). */
+  /**
+   * Sends the request and answers whatever the server answered (only network
+   * failures throw). An answer 503 `not_leader` (svc replicas are changing
+   * leader: nothing was done) is sent again after its Retry-After, for up to
+   * `leaderWaitMs`; then that answer is returned.
+   */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const deadline = Date.now() + this.#leaderWaitMs;
+    for (;;) {
+      const response = await this.#requestOnce(method, path, options);
+      if (response.status !== 503 || method === 'HEAD' || !response.headers.get('content-type')?.includes('json')) return response;
+      const text = await response.text().catch(() => '');
+      const waitMs = Math.min(5, Math.max(1, Number(response.headers.get('retry-after')) || 1)) * 1000;
+      const again = this.errorFrom(503, text, method, path).code === 'not_leader' && Date.now() + waitMs <= deadline && !options.signal?.aborted;
+      if (!again) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+
+  async #requestOnce(method: string, path: string, options: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     if (this.#token !== undefined) headers['Authorization'] = `Bearer ${this.#token}`;
     let body: string | Uint8Array | undefined = options.body;

@@ -13,6 +13,7 @@ import http.client
 import json
 import socket
 import ssl
+import time
 from dataclasses import dataclass
 from typing import IO, Any, Mapping, Union
 from urllib.parse import urlsplit
@@ -27,6 +28,9 @@ CONNECT_TIMEOUT = 10.0
 Body = Union[bytes, IO[bytes], None]
 """A request body: bytes, or a binary file read as it is sent (give its Content-Length)."""
 API_TIMEOUT = 60.0
+# How long an API request answered 503 not_leader is sent again: svc replicas changing leader (a rolling
+# update of the svc job, a replica lost) answer so until one leads; the lock's TTL is 15 s, Consul may take twice.
+LEADER_WAIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,27 @@ def open_url(method: str, url: str, *, body: Body = None, headers: Mapping[str, 
     return Stream(connection, response)
 
 
+def _rewindable(body: Body) -> bool:
+    return body is not None and not isinstance(body, bytes) and getattr(body, "seekable", lambda: False)()
+
+
+def _leader_wait(status: int, headers: Any, data: bytes) -> float | None:
+    """Seconds to wait before sending again an answer 503 not_leader, else None."""
+    if status != 503:
+        return None
+    try:
+        code = json.loads(data)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if code != "not_leader":
+        return None
+    try:
+        retry_after = float(headers.get("retry-after") or 1)
+    except ValueError:
+        retry_after = 1.0
+    return min(5.0, max(1.0, retry_after))
+
+
 class Api:
     """The control-plane API (``/api/v1``) of one server, as one caller."""
 
@@ -146,11 +171,21 @@ class Api:
         if json_body is not None:
             body = json.dumps(json_body).encode("utf-8")
             sent["Content-Type"] = "application/json"
-        with self.open(method, path, body=body, headers=sent, timeout=timeout) as stream:
-            try:
-                data = stream.read()
-            except (OSError, http.client.HTTPException) as error:
-                raise ServerUnreachableError(f"{self.where} stopped answering {method} {path}: {error}") from None
+        deadline = time.monotonic() + LEADER_WAIT
+        start = body.tell() if _rewindable(body) else None  # type: ignore[union-attr]
+        while True:
+            with self.open(method, path, body=body, headers=sent, timeout=timeout) as stream:
+                try:
+                    data = stream.read()
+                except (OSError, http.client.HTTPException) as error:
+                    raise ServerUnreachableError(f"{self.where} stopped answering {method} {path}: {error}") from None
+            wait = _leader_wait(stream.status, stream.headers, data)
+            # Nothing was done (no replica leads this moment): send it again, the body from its start.
+            if wait is None or time.monotonic() + wait > deadline or (body is not None and not isinstance(body, bytes) and start is None):
+                break
+            time.sleep(wait)
+            if start is not None:
+                body.seek(start)  # type: ignore[union-attr]
         if stream.status not in ok:
             raise error_from_answer(stream.status, data, f"{method} /api/v1{path}")
         return Answer(stream.status, stream.headers, data, self.url(path))
