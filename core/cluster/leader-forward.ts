@@ -10,15 +10,13 @@
  * two replicas that disagree about who leads (for a moment, during a
  * failover) cannot bounce a request between them.
  */
-import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { SvcError } from '../errors.js';
+import { endToEndHeaders } from '../gateway/forward-headers.js';
 import { respondError } from '../gateway/respond-error.js';
 
 export const FORWARDED_BY_HEADER = 'x-svc-forwarded-by';
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1): they belong to one connection, not to the request. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 export interface LeaderForwardOptions {
   /** The leader's advertised URL, or null while none is known. */
@@ -53,11 +51,11 @@ export function createLeaderForward(options: LeaderForwardOptions): LeaderForwar
         port: origin.port,
         method: req.method,
         path,
-        headers: { ...endToEnd(req.headers), [FORWARDED_BY_HEADER]: options.self() },
+        headers: { ...endToEndHeaders(req.headers), [FORWARDED_BY_HEADER]: options.self() },
         agent: secure ? agents.https : agents.http,
       });
       upstream.on('response', (reply) => {
-        res.writeHead(reply.statusCode ?? 502, reply.statusMessage, endToEnd(reply.headers));
+        res.writeHead(reply.statusCode ?? 502, reply.statusMessage, endToEndHeaders(reply.headers));
         reply.pipe(res);
         reply.on('error', () => res.destroy());
       });
@@ -94,15 +92,6 @@ function cannotForward(why: string): SvcError {
     hint: 'Retry after Retry-After seconds: a replica takes over within the leader lock\'s session TTL.',
     headers: { 'Retry-After': '1' },
   });
-}
-
-function endToEnd(headers: http.IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((token) => token.trim()));
-  const kept: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
-  }
-  return kept;
 }
 
 function sameOrigin(a: string, b: string): boolean {

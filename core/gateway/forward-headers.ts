@@ -7,6 +7,7 @@
  * FastAPI's url_for); the gateway's own `X-Request-Id` and `X-Forwarded-*`
  * replace whatever the client sent.
  */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
 /** Hop-by-hop headers, plus the ones the gateway or undici set themselves. */
 const HOP_BY_HOP = new Set([
@@ -113,6 +114,23 @@ export function responseHead(raw: readonly Buffer[], requestId: string): Respons
   if (connection !== undefined && !PLAIN_CONNECTION.test(connection)) dropNamed(headers, connection);
   headers.push('X-Request-Id', requestId);
   return { headers, contentLength };
+}
+
+/**
+ * The end-to-end headers of a parsed header object (what a follower forwards
+ * to the leader, both ways): the same hop-by-hop rules as above, every other
+ * header as it is.
+ */
+export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const connection = headers.connection;
+  const named = connection === undefined || PLAIN_CONNECTION.test(connection)
+    ? new Set<string>()
+    : new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
+  const kept: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
+  }
+  return kept;
 }
 
 /** Removes, in place, the headers a Connection header names (rare: most say only keep-alive or close). */

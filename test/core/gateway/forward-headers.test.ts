@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { SvcError } from '../../../core/errors.js';
-import { requestHead, responseHead, withoutAuthorization } from '../../../core/gateway/forward-headers.js';
+import { endToEndHeaders, requestHead, responseHead, withoutAuthorization } from '../../../core/gateway/forward-headers.js';
 import { checkHost } from '../../../core/gateway/host-check.js';
 
 const buffers = (list: string[]) => list.map((text) => Buffer.from(text, 'latin1'));
@@ -62,5 +62,16 @@ describe('checkHost()', () => {
         assert.throws(() => checkHost(host), (error: unknown) => error instanceof SvcError && error.code === 'bad_request', host);
       }
     }
+  });
+});
+
+describe('endToEndHeaders()', () => {
+  it('keeps every end-to-end header (repeated ones too) and drops hop-by-hop ones and those Connection names', () => {
+    const kept = endToEndHeaders({
+      host: 'svc.example', authorization: 'Bearer t', 'set-cookie': ['a=1', 'b=2'], 'content-length': '4',
+      connection: 'keep-alive, x-hop', 'x-hop': 'gone', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', upgrade: 'h2c', te: 'trailers',
+    });
+    assert.deepEqual(kept, { host: 'svc.example', authorization: 'Bearer t', 'set-cookie': ['a=1', 'b=2'], 'content-length': '4' });
+    assert.deepEqual(endToEndHeaders({ connection: 'close', accept: '*/*' }), { accept: '*/*' });
   });
 });
