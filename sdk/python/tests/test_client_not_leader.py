@@ -77,3 +77,26 @@ def test_gives_up_after_leader_wait_and_never_retries_another_503(api: _http.Api
         api.request("POST", "/runs", json_body={})
     assert raised.value.code == "starting"
     assert len(_Replicas.seen) == 1
+
+
+class _OneWay(io.RawIOBase):
+    """A stream that cannot go back (a pipe): its bytes cannot be sent twice."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        size = min(len(buffer), len(self._data))
+        buffer[:size], self._data = self._data[:size], self._data[size:]
+        return size
+
+
+def test_does_not_send_again_a_body_it_cannot_rewind(api: _http.Api) -> None:
+    _Replicas.answers = [(503, NOT_LEADER), (201, b'{"ok": true}')]
+    with pytest.raises(ex.RemoteError) as raised:
+        api.request("POST", "/bundles", body=_OneWay(b"bundle-bytes"), headers={"Content-Length": "12"})
+    assert raised.value.code == "not_leader"
+    assert _Replicas.seen == [b"bundle-bytes"]

@@ -172,7 +172,9 @@ class Api:
             body = json.dumps(json_body).encode("utf-8")
             sent["Content-Type"] = "application/json"
         deadline = time.monotonic() + LEADER_WAIT
+        # A body can be sent again when it is bytes, or a stream that can go back to where it starts.
         start = body.tell() if _rewindable(body) else None  # type: ignore[union-attr]
+        resendable = body is None or isinstance(body, bytes) or start is not None
         while True:
             with self.open(method, path, body=body, headers=sent, timeout=timeout) as stream:
                 try:
@@ -181,7 +183,7 @@ class Api:
                     raise ServerUnreachableError(f"{self.where} stopped answering {method} {path}: {error}") from None
             wait = _leader_wait(stream.status, stream.headers, data)
             # Nothing was done (no replica leads this moment): send it again, the body from its start.
-            if wait is None or time.monotonic() + wait > deadline or (body is not None and not isinstance(body, bytes) and start is None):
+            if wait is None or not resendable or time.monotonic() + wait > deadline:
                 break
             time.sleep(wait)
             if start is not None:
