@@ -88,7 +88,7 @@ export const clusterKeys = {
   consulAddr: { env: 'SVC_CONSUL_ADDR', fallbackEnv: 'CONSUL_HTTP_ADDR', kind: 'agentUrl' },
   consulToken: { env: 'SVC_CONSUL_TOKEN', fallbackEnv: 'CONSUL_HTTP_TOKEN', kind: 'secret' },
   consulPrefix: { env: 'SVC_CONSUL_PREFIX', kind: 'kvPrefix' },
-  advertiseUrl: { env: 'SVC_ADVERTISE_URL', kind: 'url' },
+  advertiseUrl: { env: 'SVC_ADVERTISE_URL', kind: 'origin' },
 } as const;
 
 /**

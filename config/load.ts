@@ -121,6 +121,11 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       if (raw === null) return null;
       if (typeof raw === 'string' && /^https?:\/\/[^\s/]+/.test(raw)) return raw.replace(/\/+$/, '');
       return { problem: `expected an http(s) URL such as https://svc.example.com, got ${JSON.stringify(raw)}` };
+    case 'origin':
+      if (raw === null) return null;
+      // Only the scheme, host and port are used: a path would be dropped without a word.
+      if (typeof raw === 'string' && /^https?:\/\/[^\s/?#]+\/*$/.test(raw)) return raw.replace(/\/+$/, '');
+      return { problem: `expected an http(s) URL with no path, such as http://10.0.0.7:7420, got ${JSON.stringify(raw)}` };
     case 'plugins':
       if (Array.isArray(raw) && raw.every((p) => typeof p === 'string' || (typeof p === 'object' && p !== null && typeof (p as { module?: unknown }).module === 'string'))) {
         return raw.map((spec: string | { module: string; options?: unknown }) => (typeof spec === 'string' ? resolveLocal(spec, cwd) : { ...spec, module: resolveLocal(spec.module, cwd) }));

@@ -36,7 +36,9 @@ describe('loadConfig(): cluster settings', () => {
     assert.equal(loadConfig({ env: { SVC_ADVERTISE_URL: 'http://10.0.0.7:24312/' } }).advertiseUrl, 'http://10.0.0.7:24312');
     assert.equal(loadConfig({ env: {}, file: configFile({ advertiseUrl: 'https://svc-2.internal' }) }).advertiseUrl, 'https://svc-2.internal');
     const problems = problemsOf(() => loadConfig({ env: { SVC_ADVERTISE_URL: '10.0.0.7:24312' } }));
-    assert.match(problems.join('\n'), /SVC_ADVERTISE_URL.*expected an http\(s\) URL/);
+    assert.match(problems.join('\n'), /SVC_ADVERTISE_URL.*expected an http\(s\) URL with no path/);
+    const withPath = problemsOf(() => loadConfig({ env: {}, file: configFile({ advertiseUrl: 'http://10.0.0.7:24312/svc' }) }));
+    assert.match(withPath.join('\n'), /advertiseUrl.*with no path.*"http:\/\/10\.0\.0\.7:24312\/svc"/, 'only the origin is used: a path is refused, not dropped');
   });
 
   it('refuses a token in a config file, naming the variables to use instead, and keeps going to report the rest', () => {
