@@ -244,6 +244,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     ...options.autoscale,
   });
   if (sync !== null) {
+    // In place of the autoscaler (it supervised admission from its constructor): on a follower, units it does not manage still wait.
     admission.supervise(replicaSupervisor({
       autoscaler,
       leads: () => leader?.isLeader() ?? false,
