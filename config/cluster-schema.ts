@@ -5,6 +5,7 @@
  * files), so a config without these keys runs on one machine as before.
  * docs/configuration.md and docs/operators.md describe them.
  */
+import { DEFAULT_BASE_IMAGE } from '../core/images/oci/defaults.js';
 import { DEFAULT_MHZ_PER_CORE } from '../jobs/context.js';
 
 export type SchedulerKind = 'local' | 'nomad';
@@ -46,6 +47,19 @@ export interface ClusterConfig {
    * names the load balancer in front of all replicas.
    */
   readonly advertiseUrl: string | null;
+  /**
+   * Where the docker driver's images are pushed and pulled from:
+   * `[http(s)://]host[:port][/prefix]`; null: none (docker cannot be used).
+   */
+  readonly imageRegistry: string | null;
+  /** The base image of every workload image; `{python}` stands for the image's Python version. */
+  readonly imageBase: string;
+  /** The platform of the Nomad clients that run docker workloads. */
+  readonly imagePlatform: 'linux/amd64' | 'linux/arm64';
+  /** Account svc pushes images with (null: anonymous). */
+  readonly imageRegistryUsername: string | null;
+  /** Its password or access token; from the environment only. */
+  readonly imageRegistryPassword: string | null;
 }
 
 export function clusterDefaults(): ClusterConfig {
@@ -67,6 +81,11 @@ export function clusterDefaults(): ClusterConfig {
     consulToken: null,
     consulPrefix: 'svc/',
     advertiseUrl: null,
+    imageRegistry: null,
+    imageBase: DEFAULT_BASE_IMAGE,
+    imagePlatform: 'linux/amd64',
+    imageRegistryUsername: null,
+    imageRegistryPassword: null,
   };
 }
 
@@ -89,6 +108,11 @@ export const clusterKeys = {
   consulToken: { env: 'SVC_CONSUL_TOKEN', fallbackEnv: 'CONSUL_HTTP_TOKEN', kind: 'secret' },
   consulPrefix: { env: 'SVC_CONSUL_PREFIX', kind: 'kvPrefix' },
   advertiseUrl: { env: 'SVC_ADVERTISE_URL', kind: 'origin' },
+  imageRegistry: { env: 'SVC_IMAGE_REGISTRY', kind: 'imageRegistry' },
+  imageBase: { env: 'SVC_IMAGE_BASE', kind: 'baseImage' },
+  imagePlatform: { env: 'SVC_IMAGE_PLATFORM', kind: 'enum', values: ['linux/amd64', 'linux/arm64'] },
+  imageRegistryUsername: { env: 'SVC_IMAGE_REGISTRY_USERNAME', kind: 'string' },
+  imageRegistryPassword: { env: 'SVC_IMAGE_REGISTRY_PASSWORD', kind: 'secret' },
 } as const;
 
 /**
@@ -105,8 +129,11 @@ export function resolveCluster(config: ClusterConfig, explicit: ReadonlySet<stri
   if (config.scheduler === 'local' && config.registry === 'consul') {
     problems.push('registry "consul" needs scheduler "nomad": local containers listen on Unix sockets, which Consul cannot hold');
   }
-  if (config.scheduler === 'nomad' && config.nomadDriver === 'docker') {
-    problems.push('nomadDriver "docker" is not supported by svc server yet: no image builder pushes Docker images; use "raw_exec" or "exec" (svc jobs render --driver docker shows the jobs it would submit)');
+  if (config.scheduler === 'nomad' && config.nomadDriver === 'docker' && config.imageRegistry === null) {
+    problems.push('nomadDriver "docker" needs imageRegistry (SVC_IMAGE_REGISTRY): the registry svc pushes each workload\'s image to and Nomad\'s clients pull it from, such as registry.example.com:5000/svc');
+  }
+  if ((config.imageRegistryUsername === null) !== (config.imageRegistryPassword === null)) {
+    problems.push('imageRegistryUsername and imageRegistryPassword (SVC_IMAGE_REGISTRY_PASSWORD) go together: set both, or neither for a registry that takes anonymous pushes');
   }
   return problems;
 }

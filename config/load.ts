@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
+import { parseImageReference, parseRegistryTarget } from '../core/images/oci/reference.js';
 import { resolveCluster } from './cluster-schema.js';
 import { configDefaults, configKeys, type ConfigKeySpec, type ServerConfig } from './schema.js';
 
@@ -126,6 +127,21 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       // Only the scheme, host and port are used: a path would be dropped without a word.
       if (typeof raw === 'string' && /^https?:\/\/[^\s/?#]+\/*$/.test(raw)) return raw.replace(/\/+$/, '');
       return { problem: `expected an http(s) URL with no path, such as http://10.0.0.7:7420, got ${JSON.stringify(raw)}` };
+    case 'imageRegistry': {
+      if (raw === null) return null;
+      const target = typeof raw === 'string' ? parseRegistryTarget(raw) : { problem: `expected a registry such as registry.example.com:5000/svc, got ${JSON.stringify(raw)}` };
+      return 'problem' in target ? target : String(raw).trim().replace(/\/+$/, '');
+    }
+    case 'baseImage': {
+      if (typeof raw !== 'string' || raw.trim() === '') return { problem: `expected an image name such as python:{python}-slim, got ${JSON.stringify(raw)}` };
+      try {
+        // {python} is filled in per image: check the name with a version in its place.
+        parseImageReference(raw.trim().split('{python}').join('3.11'));
+        return raw.trim();
+      } catch (error) {
+        return { problem: (error as Error).message };
+      }
+    }
     case 'plugins':
       if (Array.isArray(raw) && raw.every((p) => typeof p === 'string' || (typeof p === 'object' && p !== null && typeof (p as { module?: unknown }).module === 'string'))) {
         return raw.map((spec: string | { module: string; options?: unknown }) => (typeof spec === 'string' ? resolveLocal(spec, cwd) : { ...spec, module: resolveLocal(spec.module, cwd) }));

@@ -2,6 +2,7 @@
  * Where svc's own files live, found from this module's location so that the
  * paths hold both for `dist/` builds and for an installed package.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -16,3 +17,6 @@ export const runtimeRequirementsFile = path.join(sdkPythonPath, 'svc', 'runtime'
 
 /** Example projects shipped with svc. */
 export const examplesRoot = path.join(packageRoot, 'examples');
+
+/** svc's own version, from package.json (image labels, the svc job's tag, `Meta.svc_version`). */
+export const svcVersion: string = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;

@@ -8,16 +8,14 @@
  * `jobs/svc-server.nomad.json` is its output with the defaults (a test keeps
  * them in sync); docs/operators.md explains it.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { svcVersion } from '../core/paths.js';
 import { MINUTE, SECOND } from './durations.js';
 import { READY_PATH } from '../core/cluster/replica-gate.js';
 import { HEALTH_PATH } from './services.js';
 import type { NomadJob, Port, Service, Task } from './types.js';
 
 /** svc's own version, from package.json (the docker image tag and `Meta.svc_version`). */
-export const SVC_VERSION: string = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+export const SVC_VERSION: string = svcVersion;
 
 /** Node attribute Nomad interpolates to the client's IP: the local Nomad and Consul agents listen there. */
 const NODE_IP = '${attr.unique.network.ip-address}';

@@ -1,8 +1,8 @@
 /**
  * Images: the environment a container runs in. The embedded default builds
  * Python virtual environments in two layers (the runtime's own requirements,
- * shared per Python version, and each image's packages); a cluster builder
- * (later) produces OCI images. Builds are content-addressed and cached.
+ * shared per Python version, and each image's packages); for Nomad's docker
+ * driver the OCI builder pushes images to a registry (`oci/`). Builds are content-addressed and cached.
  */
 import type { ImageSpec } from '../workload/types.js';
 
@@ -27,6 +27,12 @@ export interface BuiltImage {
    * image without packages. Absent for builders without layers.
    */
   readonly runtimeLayer?: string;
+  /**
+   * The image a container engine pulls, pinned by digest
+   * (`registry.example.com/svc/img-…@sha256:…`); only from builders that push
+   * images (the OCI builder, for Nomad's docker driver).
+   */
+  readonly image?: string;
 }
 
 export type BuildLog = (line: string) => void;

@@ -5,11 +5,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SvcError } from '../errors.js';
-import { runtimeRequirementsFile } from '../paths.js';
 import type { ImageSpec } from '../workload/types.js';
 import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from './cache-entries.js';
+import { asBuildError, forImage } from './build-errors.js';
 import { findPython } from './find-python.js';
 import { runLogged } from './run-logged.js';
+import { readRuntimeRequirements } from './runtime-requirements.js';
 import { sharedBuild } from './shared-builds.js';
 import type { BuildLog, BuiltImage, ImageBuilder } from './types.js';
 
@@ -229,14 +230,6 @@ function hash(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 20);
 }
 
-async function readRuntimeRequirements(): Promise<string[]> {
-  const text = await readFile(runtimeRequirementsFile, 'utf8');
-  return text
-    .split('\n')
-    .map((line) => line.replace(/#.*/, '').trim())
-    .filter(Boolean);
-}
-
 async function readMarker(dir: string): Promise<Record<string, unknown> | null> {
   try {
     const value: unknown = JSON.parse(await readFile(path.join(dir, MARKER), 'utf8'));
@@ -265,15 +258,4 @@ async function readImage(dir: string, layer: Omit<Layer, 'cached'>): Promise<boo
     marker.layerBuildId === layer.marker.buildId &&
     existsSync(path.join(dir, 'bin', 'python'))
   );
-}
-
-function asBuildError(error: unknown): SvcError {
-  if (error instanceof SvcError) return error;
-  return new SvcError('image_build_failed', (error as Error).message, { cause: error });
-}
-
-/** Names the image in a build failure; shared builds fail the same way for every waiter. */
-function forImage(error: unknown, imageId: string): unknown {
-  if (!(error instanceof SvcError) || error.code !== 'image_build_failed') return error;
-  return new SvcError('image_build_failed', `building image ${imageId} failed: ${error.message}`, { hint: error.hint, details: error.details, cause: error });
 }
