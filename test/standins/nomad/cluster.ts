@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import type { ConsulAgentClient } from './consul.js';
+import type { ImageSource } from './docker/image-source.js';
 import { destructiveChange, type Json } from './job.js';
 import { AllocRunner } from './runner.js';
 
@@ -15,6 +16,7 @@ export interface ClusterOptions {
   readonly hostIp: string;
   readonly datacenter: string;
   readonly consul: ConsulAgentClient | null;
+  readonly imageSource: ImageSource;
 }
 
 const NODE_ID = 'f0f0f0f0-0000-4000-8000-000000000001';
@@ -209,6 +211,7 @@ export class Cluster {
     this.allocs.set(alloc.ID, alloc);
     const runner = new AllocRunner(alloc, job, group, {
       dataDir: this.options.dataDir, datacenter: this.options.datacenter, nodeName: NODE_NAME, consul: this.options.consul,
+      imageSource: this.options.imageSource,
       changed: () => {
         alloc.ModifyIndex = this.bump();
         alloc.ModifyTime = Date.now() * 1_000_000;

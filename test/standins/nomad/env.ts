@@ -19,6 +19,8 @@ export interface EnvInput {
   readonly allocDir: string;
   readonly datacenter: string;
   readonly nodeName: string;
+  /** Task dirs as a container sees them (/alloc, /local, /secrets): drivers with image filesystem isolation (task_dir_hook.go). */
+  readonly containerPaths?: boolean;
 }
 
 /** Keys with these prefixes have characters other than [A-Za-z0-9_.] replaced by `_`. */
@@ -32,10 +34,11 @@ export function nomadEnv(input: EnvInput): Record<string, string> {
   const set = (key: string, value: string) => {
     env[clean(key)] = value;
   };
-  set('NOMAD_ALLOC_DIR', `${input.allocDir}/alloc`);
+  const inContainer = input.containerPaths === true;
+  set('NOMAD_ALLOC_DIR', inContainer ? '/alloc' : `${input.allocDir}/alloc`);
   if (task) {
-    set('NOMAD_TASK_DIR', `${input.allocDir}/${task.Name}/local`);
-    set('NOMAD_SECRETS_DIR', `${input.allocDir}/${task.Name}/secrets`);
+    set('NOMAD_TASK_DIR', inContainer ? '/local' : `${input.allocDir}/${task.Name}/local`);
+    set('NOMAD_SECRETS_DIR', inContainer ? '/secrets' : `${input.allocDir}/${task.Name}/secrets`);
     const r = task.Resources ?? {};
     if (r.MemoryMB) set('NOMAD_MEMORY_LIMIT', String(r.MemoryMB));
     if (r.MemoryMaxMB > 0) set('NOMAD_MEMORY_MAX_LIMIT', String(r.MemoryMaxMB));

@@ -13,6 +13,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { signalProcessGroup } from '../../../core/processes/group.js';
 import { ConsulAgentClient, registration, serviceId } from './consul.js';
+import { checkDockerTask, DockerTaskFailure, prepareContainer, pullImage, type DockerLaunch } from './docker-task.js';
+import { removeRootfs } from './docker/container-rootfs.js';
+import type { ImageSource } from './docker/image-source.js';
 import { interpolate, nodeAttributes, nomadEnv, type AllocatedPort, type EnvInput } from './env.js';
 import { goDuration, SECOND, type Json } from './job.js';
 
@@ -29,6 +32,8 @@ export interface RunnerContext {
   readonly datacenter: string;
   readonly nodeName: string;
   readonly consul: ConsulAgentClient | null;
+  /** Where docker tasks' images come from. */
+  readonly imageSource: ImageSource;
   /** Called after every change of the allocation's client-side fields. */
   readonly changed: () => void;
 }
@@ -106,33 +111,75 @@ class TaskRunner {
       this.push(event('Failed Artifact Download', { DownloadError: message, DisplayMessage: message, FailsTask: false }));
       return message;
     }
+    if (this.task.Driver === 'docker') return this.startContainer(env, render);
     if (this.task.Driver !== 'raw_exec') {
-      const message = `stand-in runs only raw_exec tasks, not "${this.task.Driver}"`;
-      this.push(event('Driver Failure', { DriverError: message, DisplayMessage: message, FailsTask: true }));
-      this.fail(message);
-      this.stopping = true;
+      const message = `stand-in runs only raw_exec and docker tasks, not "${this.task.Driver}"`;
+      this.failUnrecoverably(message);
       return message;
     }
     const config = this.task.Config ?? {};
     if (typeof config.command !== 'string' || !config.command) {
       const message = 'failed to decode driver config: missing required field "command"';
-      this.push(event('Driver Failure', { DriverError: message, DisplayMessage: message, FailsTask: true }));
-      this.fail(message);
-      this.stopping = true;
+      this.failUnrecoverably(message);
       return message;
     }
     const command = render(config.command);
     const args = ((config.args ?? []) as unknown[]).map((a) => render(String(a)));
-    const taskEnv: Record<string, string> = { ...env };
-    for (const [k, v] of Object.entries(this.task.Env ?? {})) taskEnv[k] = render(String(v));
+    const taskEnv = this.taskEnv(env, render);
     const cwd = config.work_dir ? path.resolve(this.dir, render(config.work_dir)) : this.dir;
     const resolved = command.includes('/') && !path.isAbsolute(command) ? path.join(this.dir, command) : command;
+    return this.launch(resolved, args, cwd, { ...process.env, ...taskEnv });
+  }
+
+  /** Nomad's env with the task's Env (interpolated) over it. */
+  private taskEnv(env: Record<string, string>, render: (text: string) => string): Record<string, string> {
+    const taskEnv: Record<string, string> = { ...env };
+    for (const [k, v] of Object.entries(this.task.Env ?? {})) taskEnv[k] = render(String(v));
+    return taskEnv;
+  }
+
+  /** A Driver Failure that fails the task without restarts (a config the driver cannot run). */
+  private failUnrecoverably(message: string): void {
+    this.push(event('Driver Failure', { DriverError: message, DisplayMessage: message, FailsTask: true }));
+    this.fail(message);
+    this.stopping = true;
+  }
+
+  /** The docker driver: pull, unpack a rootfs, run the container's process chrooted in it, remove the rootfs when it ends. */
+  private async startContainer(env: Record<string, string>, render: (text: string) => string): Promise<string | null> {
+    let launch: DockerLaunch;
+    try {
+      const config = checkDockerTask(this.task, this.alloc.ports);
+      const image = render(config.image);
+      this.push(event('Driver', { DriverMessage: 'Downloading image', DisplayMessage: 'Downloading image', Details: { image } }));
+      const pulled = await pullImage(this.alloc.imageSource, image, config);
+      if (this.stopping) return null;
+      launch = await prepareContainer(this.dir, this.alloc.dir, config, pulled, this.taskEnv(env, render), render);
+    } catch (error) {
+      const message = (error as Error).message;
+      if (error instanceof DockerTaskFailure && !error.recoverable) {
+        this.failUnrecoverably(message);
+      } else {
+        this.push(event('Driver Failure', { DriverError: message, DisplayMessage: message }));
+      }
+      return message;
+    }
+    try {
+      if (this.stopping) return null;
+      return await this.launch(launch.file, launch.args, this.dir, launch.env);
+    } finally {
+      removeRootfs(launch.rootfs);
+    }
+  }
+
+  /** Spawns the task's process as its own process group with stdout/stderr into the alloc's logs; waits for it to end. */
+  private async launch(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string | null> {
     const logs = path.join(this.alloc.dir, 'alloc', 'logs');
     const out = openSync(path.join(logs, `${this.task.Name}.stdout.0`), 'a');
     const err = openSync(path.join(logs, `${this.task.Name}.stderr.0`), 'a');
     let child;
     try {
-      child = spawn(resolved, args, { cwd, env: { ...process.env, ...taskEnv }, detached: true, stdio: ['ignore', out, err] });
+      child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', out, err] });
     } finally {
       closeSync(out);
       closeSync(err);
@@ -284,6 +331,10 @@ export class AllocRunner {
     return path.join(this.context.dataDir, 'alloc', this.alloc.ID);
   }
 
+  get imageSource(): ImageSource {
+    return this.context.imageSource;
+  }
+
   get ports(): AllocatedPort[] {
     return this.alloc.AllocatedResources.Shared.Ports;
   }
@@ -292,7 +343,7 @@ export class AllocRunner {
     return {
       job: this.job, group: this.group, task, allocId: this.alloc.ID, allocName: this.alloc.Name,
       allocIndex: Number(/\[(\d+)\]$/.exec(this.alloc.Name)?.[1] ?? 0), ports: this.ports, allocDir: this.dir,
-      datacenter: this.context.datacenter, nodeName: this.context.nodeName,
+      datacenter: this.context.datacenter, nodeName: this.context.nodeName, containerPaths: task?.Driver === 'docker',
     };
   }
 

@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Cluster, isTerminal } from './cluster.js';
 import { ConsulAgentClient } from './consul.js';
+import type { ImageSource } from './docker/image-source.js';
+import { RegistryImageSource } from './docker/registry-image-source.js';
 import { decodeGoJson, GoDecodeError, type GoType } from './gojson.js';
 import { canonicalizeJob, multierror, parseGoDuration, sameJson, specOf, validateJob, type Json } from './job.js';
 import { JobPlanRequestType, JobRegisterRequestType, JobValidateRequestType, ScalingRequestType } from './schema.js';
@@ -30,6 +32,8 @@ export interface NomadStandinOptions {
   readonly namespaces?: readonly string[];
   readonly hostIp?: string;
   readonly port?: number;
+  /** The docker driver's image source; default: pulled from registries (OCI distribution API), blobs cached under `<dataDir>/docker/blobs`. */
+  readonly docker?: { readonly imageSource?: ImageSource };
 }
 
 export interface NomadStandin {
@@ -55,6 +59,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
   const consul = options.consulUrl ? new ConsulAgentClient(options.consulUrl, options.consulToken) : null;
   const cluster = new Cluster({
     dataDir: path.resolve(options.dataDir), hostIp: options.hostIp ?? '127.0.0.1', datacenter: options.datacenter ?? 'dc1', consul,
+    imageSource: options.docker?.imageSource ?? new RegistryImageSource(path.join(path.resolve(options.dataDir), 'docker', 'blobs')),
   });
 
   const server: Server = createServer((req, res) => {
