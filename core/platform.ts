@@ -38,7 +38,7 @@ import type { ErrorReporter } from './gateway/error-middleware.js';
 import { Admission } from './gateway/admission.js';
 import { UpstreamPools } from './gateway/proxy.js';
 import { RouteTable } from './gateway/route-table.js';
-import { createVenvBuilder } from './images/venv-builder.js';
+import { createImageBuilder } from './images/choose-builder.js';
 import { createPluginHost, type PluginHost } from './plugin/host.js';
 import { loadPlugins, resolvePlugins } from './plugin/load.js';
 import type { ServiceRegistry } from './registry/types.js';
@@ -200,8 +200,9 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
       cluster: {
         datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver,
         mhzPerCore: config.mhzPerCore, cpuMode: config.cpuMode, proxyTags: config.proxyTags, baseDomain: config.baseDomain, publicUrl: config.publicUrl,
-        // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do).
-        runtimePath: config.nomadPython === null ? sdkPythonPath : null,
+        // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do);
+        // a docker image carries the package and its PYTHONPATH itself.
+        runtimePath: config.nomadPython === null && config.nomadDriver !== 'docker' ? sdkPythonPath : null,
       },
       python: config.nomadPython,
       plugins,
@@ -216,7 +217,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   let leader: LeaderElection | null = null;
   // The leader's own phase (null until this replica leads); a follower's role follows from its route copy.
   let leaderRole: ReplicaRole | null = electing ? null : 'starting';
-  const images = createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
+  const images = createImageBuilder(config);
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
   const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });

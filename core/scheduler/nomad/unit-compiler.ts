@@ -43,7 +43,8 @@ export function createUnitCompiler(options: UnitCompilerOptions): CompileUnit {
       version: null,
       entry: source.entry,
       bundle: { url: options.bundleUrl(sha256), sha256 },
-      image: null,
+      // The docker driver's image, pinned by digest (the OCI builder's); raw_exec/exec run `python` instead.
+      image: image.image ?? null,
       cluster: { ...options.cluster, python: options.python ?? image.pythonPath },
     };
     const body = await transformJob(options.plugins, compileJob(workload, context), { workspace: ref.workspace, app: ref.app, stage: ref.stage, workload: workload.name });
