@@ -57,5 +57,11 @@ plugin "docker" {
     volumes {
       enabled = false # svc's tasks need no host volumes
     }
+    # svc puts no registry credentials into jobs: when svc's image registry
+    # (imageRegistry) does not allow anonymous pulls, give the clients a
+    # Docker credentials file (`docker login` writes one) with pull rights.
+    # auth {
+    #   config = "/etc/docker-auth.json"
+    # }
   }
 }

@@ -9,6 +9,7 @@
  * Validation problems go to stderr, one per JSON path, and exit 1.
  */
 import path from 'node:path';
+import { parseRegistryTarget } from '../../core/images/oci/reference.js';
 import { SvcError } from '../../core/errors.js';
 import { DEFAULT_WORKSPACE, type Stage } from '../../core/deployments/keys.js';
 import { loadManifest } from '../../core/manifest/load.js';
@@ -33,7 +34,7 @@ export interface JobsRenderFlags {
   readonly namespace?: string;
   readonly stage?: string;
   readonly workspace?: string;
-  /** Registry the image builder pushes to; the docker image is `<registry>/svc/<image id>:latest`. */
+  /** Registry and prefix the image builder pushes to (`imageRegistry`'s form); the docker image is `<registry>/<image id>:latest`. */
   readonly registry?: string;
   readonly 'bundle-url'?: string;
   readonly 'base-domain'?: string;
@@ -47,7 +48,8 @@ export interface JobsRenderFlags {
   readonly plugin?: string | readonly string[];
 }
 
-export const DEFAULT_REGISTRY = 'localhost:5000';
+/** Where images are named when neither --registry nor imageRegistry says. */
+export const DEFAULT_REGISTRY = 'localhost:5000/svc';
 /** `.invalid` never resolves: a rendered job is for reading; the server puts a signed URL here. */
 export const PLACEHOLDER_BUNDLE_URL = 'https://svc.invalid/api/v1/bundles/BUNDLE_SHA256.tar.gz';
 const drivers: readonly Driver[] = ['docker', 'raw_exec', 'exec'];
@@ -75,7 +77,7 @@ export default async function jobsRender(context: CommandContext, appOrModule: s
     const jobContext: JobContext = {
       workspace, app: spec.name, stage, version: 1, entry: spec.entry,
       bundle: { url: flags['bundle-url'] ?? PLACEHOLDER_BUNDLE_URL, sha256: null },
-      image: `${flags.registry ?? DEFAULT_REGISTRY}/svc/${workload.image.id}:latest`,
+      image: `${imageRegistry(flags, config)}/${workload.image.id}:latest`,
       cluster,
     };
     const compiled = compileJob(workload, jobContext);
@@ -91,6 +93,17 @@ export default async function jobsRender(context: CommandContext, appOrModule: s
   out.done(`${bodies.length} Nomad job${bodies.length === 1 ? '' : 's'} for ${spec.name} (${cluster.driver}, ${cluster.datacenters.join(',')})`);
   out.result(JSON.stringify(bodies, null, 2));
   return bodies;
+}
+
+/**
+ * `host[:port][/prefix]` of the rendered images: --registry, else the config's imageRegistry.
+ * `svc server` pins each image by digest once built; a render has built nothing, so it names a tag.
+ */
+function imageRegistry(flags: JobsRenderFlags, config: ServerConfig): string {
+  const text = flags.registry ?? config.imageRegistry ?? DEFAULT_REGISTRY;
+  const target = parseRegistryTarget(text);
+  if ('problem' in target) throw new SvcError('usage_invalid', `--registry: ${target.problem}.`);
+  return target.prefix === '' ? target.host : `${target.host}/${target.prefix}`;
 }
 
 /** Flags first, then the server's config (the same keys `svc server` submits jobs with). */
