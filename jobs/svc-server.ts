@@ -65,8 +65,17 @@ export interface SvcServerJobOptions {
    * own data dir, which holds for one replica only.
    */
   readonly dataDir?: string;
-  /** Task driver of the workload jobs svc submits (`SVC_NOMAD_DRIVER`, default `raw_exec`). */
-  readonly workloadDriver?: 'raw_exec' | 'exec';
+  /** Task driver of the workload jobs svc submits (`SVC_NOMAD_DRIVER`, default `raw_exec`); `docker` needs `imageRegistry`. */
+  readonly workloadDriver?: 'raw_exec' | 'exec' | 'docker';
+  /** With the docker driver: `SVC_IMAGE_REGISTRY`, where svc pushes the workloads' images. */
+  readonly imageRegistry?: string;
+  /** With the docker driver: `SVC_IMAGE_BASE` (default `python:{python}-slim`). */
+  readonly imageBase?: string;
+  /**
+   * With the docker driver: the account svc pushes with (`SVC_IMAGE_REGISTRY_USERNAME`); its
+   * password comes from the same Nomad Variable as the tokens (key `image_registry_password`).
+   */
+  readonly imageRegistryUsername?: string;
   readonly cpu?: number;
   readonly memoryMB?: number;
 }
@@ -142,7 +151,7 @@ function serverTask(version: string, options: SvcServerJobOptions): Task {
     KillTimeout: 35 * SECOND,
     KillSignal: 'SIGTERM',
   };
-  if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') task.Templates = [tokensTemplate(options.jobId ?? 'svc')];
+  if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') task.Templates = [tokensTemplate(options.jobId ?? 'svc', pushesImages(options))];
   return task;
 }
 
@@ -159,19 +168,31 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
     // This replica's own address (host IP and port): followers forward the API to the leader's.
     SVC_ADVERTISE_URL: `http://\${NOMAD_ADDR_${PORT_LABEL}}`,
   };
+  if (options.workloadDriver === 'docker') {
+    if (!options.imageRegistry) throw new Error('svcServerJob: workloadDriver "docker" needs imageRegistry, the registry svc pushes the workloads\' images to');
+    env.SVC_IMAGE_REGISTRY = options.imageRegistry;
+    if (options.imageBase) env.SVC_IMAGE_BASE = options.imageBase;
+    if (options.imageRegistryUsername) env.SVC_IMAGE_REGISTRY_USERNAME = options.imageRegistryUsername;
+  }
   if (options.publicUrl) env.SVC_PUBLIC_URL = options.publicUrl;
   if (options.baseDomain) env.SVC_BASE_DOMAIN = options.baseDomain;
   return env;
 }
 
 /** Tokens stay out of the job (anyone with read-job sees Env): Nomad renders them from a Variable the job may read. */
-function tokensTemplate(jobId: string): Record<string, unknown> {
+function tokensTemplate(jobId: string, registryPassword: boolean): Record<string, unknown> {
+  const password = registryPassword ? 'SVC_IMAGE_REGISTRY_PASSWORD={{ .image_registry_password }}\n' : '';
   return {
-    EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}\nNOMAD_TOKEN={{ .nomad_token }}\nCONSUL_HTTP_TOKEN={{ .consul_token }}\n{{ end }}\n`,
+    EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}\nNOMAD_TOKEN={{ .nomad_token }}\nCONSUL_HTTP_TOKEN={{ .consul_token }}\n${password}{{ end }}\n`,
     DestPath: 'secrets/tokens.env',
     Envvars: true,
     ChangeMode: 'restart',
   };
+}
+
+/** svc pushes images with an account: its password comes with the tokens. */
+function pushesImages(options: SvcServerJobOptions): boolean {
+  return options.workloadDriver === 'docker' && Boolean(options.imageRegistryUsername);
 }
 
 function gatewayService(options: SvcServerJobOptions): Service {

@@ -86,6 +86,23 @@ describe('svcServerJob()', () => {
     assert.equal(job.Meta?.svc_version, SVC_VERSION);
   });
 
+  it('with workloadDriver docker: passes the image registry and base, and the push password from the Variable, never in Env', () => {
+    const job = svcServerJob({ workloadDriver: 'docker', imageRegistry: 'registry.example.com:5000/svc', imageBase: 'registry.example.com:5000/base/python:{python}', imageRegistryUsername: 'svc-builder' }).Job;
+    assert.deepEqual(validateJob({ Job: job }), []);
+    const env = task(job).Env!;
+    assert.equal(env.SVC_NOMAD_DRIVER, 'docker');
+    assert.equal(env.SVC_IMAGE_REGISTRY, 'registry.example.com:5000/svc');
+    assert.equal(env.SVC_IMAGE_BASE, 'registry.example.com:5000/base/python:{python}');
+    assert.equal(env.SVC_IMAGE_REGISTRY_USERNAME, 'svc-builder');
+    assert.ok(!Object.keys(env).some((key) => key.endsWith('PASSWORD')));
+    const templates = (task(job) as Task & { Templates?: { EmbeddedTmpl: string }[] }).Templates!;
+    assert.match(templates[0]!.EmbeddedTmpl, /SVC_IMAGE_REGISTRY_PASSWORD=\{\{ \.image_registry_password \}\}/);
+    // Without an account, no password line: a missing Variable key would render an empty password.
+    const anonymous = svcServerJob({ workloadDriver: 'docker', imageRegistry: 'registry.example.com/svc' }).Job;
+    assert.doesNotMatch((task(anonymous) as Task & { Templates?: { EmbeddedTmpl: string }[] }).Templates![0]!.EmbeddedTmpl, /PASSWORD/);
+    assert.throws(() => svcServerJob({ workloadDriver: 'docker' }), /needs imageRegistry/);
+  });
+
   it('is what jobs/svc-server.nomad.json holds (SVC_UPDATE_GOLDEN=1 rewrites it)', () => {
     const text = `${JSON.stringify(svcServerJob(), null, 2)}\n`;
     if (update) writeFileSync(goldenFile, text);
