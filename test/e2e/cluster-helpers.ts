@@ -57,9 +57,14 @@ export async function nomadJson(nomad: NomadStandin, p: string): Promise<{ statu
 }
 
 /** Uploads the cluster app's bundle; returns the body that deploys it (`POST /api/v1/apps/cluster/deployments`). */
-export async function uploadClusterApp(platform: Platform): Promise<{ manifest: unknown; bundle: string }> {
-  const manifest = await loadManifest({ target: path.join(CLUSTER_APP, 'app.py') });
-  const bundle = await createBundle(CLUSTER_APP, { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
+export function uploadClusterApp(platform: Platform): Promise<{ manifest: unknown; bundle: string }> {
+  return uploadProject(platform, CLUSTER_APP);
+}
+
+/** Uploads the bundle of the project in `dir` (its `app.py`); returns the body that deploys it. */
+export async function uploadProject(platform: Platform, dir: string): Promise<{ manifest: unknown; bundle: string }> {
+  const manifest = await loadManifest({ target: path.join(dir, 'app.py') });
+  const bundle = await createBundle(dir, { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
   const uploaded = await upload(platform.url, platform.ownerToken.secret, await readFile(bundle.path), bundle.sha256);
   assert.ok(uploaded.status === 201 || uploaded.status === 200, JSON.stringify(uploaded.json));
   return { manifest: manifest.raw, bundle: bundle.sha256 };

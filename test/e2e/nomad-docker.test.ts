@@ -8,11 +8,14 @@
  * svc runtime and packages inside the image, not from this machine's Python.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { examplesRoot } from '../../core/paths.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
+import { apiClient } from '../core/api/client.js';
 import { testCacheDir } from '../helpers/config.js';
 import { pythonBaseImageLayout } from '../fixtures/python-base-image.js';
 import { startRegistryStandin, TOKEN_SERVICE, type RegistryStandin } from '../standins/registry/index.js';
-import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, uploadProject, waitFor, type Standins } from './cluster-helpers.js';
 
 describe('svc server with Nomad\'s docker driver (stand-ins: Nomad, Consul, two registries)', function () {
   this.timeout(300_000);
@@ -23,6 +26,7 @@ describe('svc server with Nomad\'s docker driver (stand-ins: Nomad, Consul, two 
   let hub: RegistryStandin;
   let platform: Platform;
   const reports: unknown[] = [];
+  let firstRepository = '';
 
   before(async () => {
     registry = await startRegistryStandin({ auth: { mode: 'token', users: { pusher: 'push-secret' }, anonymousPull: true } });
@@ -66,6 +70,7 @@ describe('svc server with Nomad\'s docker driver (stand-ins: Nomad, Consul, two 
 
     // The image: the base's layer (copied from the other registry), then svc's runtime layer, pinned by digest.
     const [repository, digest] = task.Config.image.slice(registry.host.length + 1).split('@');
+    firstRepository = repository!;
     // Anonymous pulls take a token first, as from Docker Hub.
     const token = (await (await fetch(`${registry.url}/token?service=${encodeURIComponent(TOKEN_SERVICE)}&scope=repository:${repository}:pull`)).json() as { token: string }).token;
     const pull = (p: string) => fetch(`${registry.url}/v2/${repository}/${p}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.oci.image.manifest.v1+json' } });
@@ -76,6 +81,26 @@ describe('svc server with Nomad\'s docker driver (stand-ins: Nomad, Consul, two 
     assert.equal(config.config.Labels['dev.svc.image-id'], repository!.split('/')[1]);
     assert.ok(registry.stats.uploads >= 3, 'base layer, runtime layer and config were uploaded');
     assert.ok(hub.stats.blobGets >= 1, 'the base layer came from the other registry');
+  });
+
+  it('an image with packages: FastAPI (with pydantic-core\'s compiled wheel) from the image\'s packages layer serves the example', async () => {
+    const body = await uploadProject(platform, path.join(examplesRoot, 'asgi-fastapi'));
+    const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/asgi-fastapi/deployments', { token: platform.ownerToken.secret, json: body });
+    assert.equal(deployed.status, 201, deployed.text);
+    const url = deployed.json.deployments[0].urls.path as string;
+    const auth = { authorization: `Bearer ${platform.ownerToken.secret}`, 'content-type': 'application/json' };
+    const created = await fetch(`${url}/todos`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'ship docker' }) });
+    assert.equal(created.status, 201, await created.clone().text());
+    assert.equal(((await created.json()) as { title: string }).title, 'ship docker');
+    // pydantic validates inside the container: a missing field is FastAPI's 422.
+    assert.equal((await fetch(`${url}/todos`, { method: 'POST', headers: auth, body: '{}' })).status, 422);
+
+    const job = (await svcJobs(standins.nomad)).find((j) => j.Meta?.svc_app === 'asgi-fastapi')!;
+    const task = (await nomadJson(standins.nomad, `/v1/job/${job.ID}`)).json.TaskGroups[0].Tasks[0];
+    const repository = task.Config.image.slice(registry.host.length + 1).split('@')[0];
+    assert.notEqual(repository, firstRepository, 'each image has its own repository');
+    // The shared layers came by mount from the first image's repository, not by upload.
+    assert.ok(registry.stats.mounts >= 2, `base and runtime layers mounted (${registry.stats.mounts})`);
   });
 
   it('a second deploy of the same image pushes nothing: svc remembers it and the registry still has it', async () => {

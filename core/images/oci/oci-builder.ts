@@ -36,7 +36,7 @@ import { copySdk, sdkDigest } from './sdk-files.js';
 import { installWheels } from './wheel-install.js';
 
 /** Bump when the layout of svc's layers or config changes. */
-const BUILDER_VERSION = 1;
+const BUILDER_VERSION = 2;
 
 export interface OciBuilderOptions {
   /** `<cacheDir>/oci/` keeps svc's layers and the base layers it copied. */
@@ -63,6 +63,8 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
   const layers = new LayerCache(root);
   const target = new RegistryClient(options.registry.origin, options.registry.host, options.credentials);
   const clients = new Map<string, RegistryClient>([[options.registry.host, target]]);
+  /** A repository of the push registry known to hold each blob: other images mount it from there. */
+  const homes = new Map<string, string>();
 
   function clientFor(host: string, origin: string): RegistryClient {
     let client = clients.get(host);
@@ -113,12 +115,29 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
     }
   }
 
+  /**
+   * True when the blob is in `repository` already or could be mounted there from a repository of
+   * the push registry that holds it (the base's, or another image's pushed by this builder).
+   */
+  async function alreadyThere(repository: string, digest: string, from: string | null): Promise<boolean> {
+    if (await target.hasBlob(repository, digest)) return remember(digest, repository);
+    for (const source of new Set([from, homes.get(digest)])) {
+      if (source === null || source === undefined || source === repository) continue;
+      if (await target.mountBlob(repository, digest, source)) return remember(digest, repository);
+    }
+    return false;
+  }
+
+  function remember(digest: string, repository: string): true {
+    homes.set(digest, repository);
+    return true;
+  }
+
   async function copyBaseLayers(base: BaseImage, repository: string, emit: BuildLog): Promise<void> {
     const sameRegistry = base.reference.host === options.registry.host;
     const source = clientFor(base.reference.host, base.reference.origin);
     for (const layer of base.layers) {
-      if (await target.hasBlob(repository, layer.digest)) continue;
-      if (sameRegistry && (await target.mountBlob(repository, layer.digest, base.reference.repository))) continue;
+      if (await alreadyThere(repository, layer.digest, sameRegistry ? base.reference.repository : null)) continue;
       const file = layers.blobFile(layer.digest);
       if (!existsSync(file)) {
         emit(`downloading base layer ${layer.digest} (${megabytes(layer.size)})`);
@@ -127,6 +146,7 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
       }
       emit(`pushing base layer ${layer.digest} (${megabytes(layer.size)})`);
       await target.uploadBlob(repository, { digest: layer.digest, size: layer.size, file });
+      remember(layer.digest, repository);
     }
   }
 
@@ -153,9 +173,10 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
   }
 
   async function pushLayer(repository: string, layer: SvcLayer, emit: BuildLog): Promise<void> {
-    if (await target.hasBlob(repository, layer.blob.digest)) return;
+    if (await alreadyThere(repository, layer.blob.digest, null)) return;
     emit(`pushing layer ${layer.path} ${layer.blob.digest} (${megabytes(layer.blob.size)})`);
     await target.uploadBlob(repository, layer.blob);
+    remember(layer.blob.digest, repository);
   }
 
   function built(spec: ImageSpec, key: string, record: PushedRecord, cached: boolean): BuiltImage {

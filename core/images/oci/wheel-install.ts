@@ -9,11 +9,24 @@ import type { BuildLog } from '../types.js';
 import type { Platform } from './base-image.js';
 
 /**
- * glibc 2.28 (Debian 10, RHEL 8) and older: the manylinux tags every
- * python:3.x-slim base (Debian 12, glibc 2.36) runs; pip also accepts every
- * older manylinux tag for the newest one named.
+ * The newest glibc a wheel may need: 2.28 (Debian 10, RHEL 8), which every
+ * python:3.x-slim base (Debian 12, glibc 2.36) has.
  */
-const MANYLINUX = 'manylinux_2_28';
+const NEWEST_GLIBC_MINOR = 28;
+
+/**
+ * Every manylinux tag a glibc-2.28 system runs, newest first. pip takes each
+ * `--platform` literally (it does not add the older tags a newer one implies),
+ * so a wheel tagged only manylinux_2_17/manylinux2014 needs its tag listed.
+ */
+export function manylinuxPlatforms(arch: 'x86_64' | 'aarch64'): string[] {
+  const tags: string[] = [];
+  for (let minor = NEWEST_GLIBC_MINOR; minor >= 17; minor--) tags.push(`manylinux_2_${minor}_${arch}`);
+  tags.push(`manylinux2014_${arch}`);
+  // The two older legacy aliases exist for x86_64 (and i686) only.
+  if (arch === 'x86_64') tags.push('manylinux2010_x86_64', 'manylinux1_x86_64');
+  return tags;
+}
 
 export interface WheelInstall {
   /** The interpreter that runs pip (this machine's). */
@@ -27,7 +40,7 @@ export interface WheelInstall {
 }
 
 export async function installWheels(install: WheelInstall, log: BuildLog): Promise<void> {
-  const arch = install.platform === 'linux/arm64' ? 'aarch64' : 'x86_64';
+  const arch = install.platform === 'linux/arm64' ? 'aarch64' : 'x86_64' as const;
   await runLogged(
     {
       command: install.python,
@@ -36,7 +49,7 @@ export async function installWheels(install: WheelInstall, log: BuildLog): Promi
         // .pyc files would hold the temporary folder's path and differ on every build.
         '--no-compile',
         '--target', install.into,
-        '--only-binary=:all:', '--platform', `${MANYLINUX}_${arch}`, '--python-version', install.pythonVersion, '--implementation', 'cp',
+        '--only-binary=:all:', ...manylinuxPlatforms(arch).flatMap((tag) => ['--platform', tag]), '--python-version', install.pythonVersion, '--implementation', 'cp',
         ...install.packages,
       ],
       what: `pip install (for ${install.platform}, Python ${install.pythonVersion}) ${install.packages.join(' ')}`,
