@@ -65,7 +65,7 @@ export const errorCodes = {
   handler_error: { status: 500, summary: 'The workload code raised an exception; the traceback is in the workload logs.' },
 
   // Platform
-  image_build_failed: { status: 500, summary: 'Building the runtime image (Python environment) failed; the build log says why.' },
+  image_build_failed: { status: 500, summary: 'Building the runtime image (Python environment, or a docker image and its push to the registry) failed; the build log and message say why.' },
   python_unavailable: { status: 500, summary: 'The Python version an image asks for is not installed on this machine.' },
   container_failed: { status: 500, summary: 'A container exited or never became healthy.' },
   scheduler_unreachable: { status: 503, summary: 'svc could not reach the scheduler (the Nomad agent): connection refused, unknown host or no answer in time.' },
