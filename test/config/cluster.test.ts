@@ -64,7 +64,7 @@ describe('loadConfig(): cluster settings', () => {
   it('refuses combinations that cannot work, saying why', () => {
     assert.match(problemsOf(() => loadConfig({ env: { SVC_SCHEDULER: 'nomad', SVC_REGISTRY: 'embedded' } }))[0]!, /scheduler "nomad" needs registry "consul"/);
     assert.match(problemsOf(() => loadConfig({ env: { SVC_REGISTRY: 'consul' } }))[0]!, /registry "consul" needs scheduler "nomad"/);
-    assert.match(problemsOf(() => loadConfig({ env: { SVC_SCHEDULER: 'nomad', SVC_NOMAD_DRIVER: 'docker' } }))[0]!, /nomadDriver "docker" is not supported by svc server yet/);
+    assert.match(problemsOf(() => loadConfig({ env: { SVC_SCHEDULER: 'nomad', SVC_NOMAD_DRIVER: 'docker' } }))[0]!, /nomadDriver "docker" needs imageRegistry/);
     // Consul KV works with local containers too (one machine whose state lives in Consul).
     assert.equal(loadConfig({ env: { SVC_STATE: 'consul' } }).state, 'consul');
   });

@@ -78,12 +78,13 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
   async function build(spec: ImageSpec, log: BuildLog): Promise<BuiltImage> {
     const requirements = await readRuntimeRequirements();
     const baseName = options.base.split('{python}').join(spec.pythonVersion);
-    const key = `oci-${hash({ v: BUILDER_VERSION, base: baseName, platform: options.platform, python: spec.pythonVersion, packages: spec.pythonPackages, requirements, sdk: await sdkDigest(), registry: options.registry.host, prefix: options.registry.prefix })}`;
     const repository = options.registry.prefix === '' ? spec.id : `${options.registry.prefix}/${spec.id}`;
-    return sharedBuild(`oci:${key}`, log, async (emit) => {
+    // The repository (so the image id) is part of the key: each image is pushed under its own name, with its own label.
+    const key = `oci-${hash({ v: BUILDER_VERSION, base: baseName, platform: options.platform, python: spec.pythonVersion, packages: spec.pythonPackages, requirements, sdk: await sdkDigest(), registry: options.registry.host, repository })}`;
+    const { record, cached } = await sharedBuild(`oci:${key}`, log, async (emit) => {
       const recorded = await readRecord(key);
       if (recorded !== null && (await target.hasManifest(recorded.repository, recorded.digest, MANIFEST_ACCEPT))) {
-        return built(spec, key, recorded, true);
+        return { record: recorded, cached: true };
       }
       const reference = parseImageReference(baseName);
       const base = await resolveBaseImage(clientFor(reference.host, reference.origin), reference, options.platform);
@@ -101,8 +102,9 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
       const record: PushedRecord = { reference: pinnedReference(options.registry, repository, digest), repository, digest };
       emit(`pushed ${options.registry.host}/${repository}:${tag} (${record.reference})`);
       await writeRecord(key, record);
-      return built(spec, key, record, false);
+      return { record, cached: false };
     });
+    return built(spec, key, record, cached);
   }
 
   function checkPython(base: BaseImage, name: string, pythonVersion: string): void {
