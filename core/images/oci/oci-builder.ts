@@ -27,6 +27,7 @@ import { readRuntimeRequirements } from '../runtime-requirements.js';
 import type { BuildLog, BuiltImage, ImageBuilder } from '../types.js';
 import { resolveBaseImage, type BaseImage, type Platform } from './base-image.js';
 import { imageConfig, imageManifest, type SvcLayer } from './image-config.js';
+import { BlobHomes } from './blob-homes.js';
 import { LayerCache } from './layer-cache.js';
 import { PACKAGES_DIR, RUNTIME_DIR } from './defaults.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
@@ -64,7 +65,7 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
   const target = new RegistryClient(options.registry.origin, options.registry.host, options.credentials);
   const clients = new Map<string, RegistryClient>([[options.registry.host, target]]);
   /** A repository of the push registry known to hold each blob: other images mount it from there. */
-  const homes = new Map<string, string>();
+  const homes = new BlobHomes(root, options.registry.host);
 
   function clientFor(host: string, origin: string): RegistryClient {
     let client = clients.get(host);
@@ -123,15 +124,15 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
    */
   async function alreadyThere(repository: string, digest: string, from: string | null): Promise<boolean> {
     if (await target.hasBlob(repository, digest)) return remember(digest, repository);
-    for (const source of new Set([from, homes.get(digest)])) {
+    for (const source of new Set([from, await homes.get(digest)])) {
       if (source === null || source === undefined || source === repository) continue;
       if (await target.mountBlob(repository, digest, source)) return remember(digest, repository);
     }
     return false;
   }
 
-  function remember(digest: string, repository: string): true {
-    homes.set(digest, repository);
+  async function remember(digest: string, repository: string): Promise<true> {
+    await homes.set(digest, repository);
     return true;
   }
 
@@ -148,7 +149,7 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
       }
       emit(`pushing base layer ${layer.digest} (${megabytes(layer.size)})`);
       await target.uploadBlob(repository, { digest: layer.digest, size: layer.size, file });
-      remember(layer.digest, repository);
+      await remember(layer.digest, repository);
     }
   }
 
@@ -178,7 +179,7 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
     if (await alreadyThere(repository, layer.blob.digest, null)) return;
     emit(`pushing layer ${layer.path} ${layer.blob.digest} (${megabytes(layer.blob.size)})`);
     await target.uploadBlob(repository, layer.blob);
-    remember(layer.blob.digest, repository);
+    await remember(layer.blob.digest, repository);
   }
 
   function built(spec: ImageSpec, key: string, record: PushedRecord, cached: boolean): BuiltImage {
