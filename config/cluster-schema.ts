@@ -112,7 +112,7 @@ export const clusterKeys = {
   imageBase: { env: 'SVC_IMAGE_BASE', kind: 'baseImage' },
   imagePlatform: { env: 'SVC_IMAGE_PLATFORM', kind: 'enum', values: ['linux/amd64', 'linux/arm64'] },
   imageRegistryUsername: { env: 'SVC_IMAGE_REGISTRY_USERNAME', kind: 'string' },
-  imageRegistryPassword: { env: 'SVC_IMAGE_REGISTRY_PASSWORD', kind: 'secret' },
+  imageRegistryPassword: { env: 'SVC_IMAGE_REGISTRY_PASSWORD', kind: 'password' },
 } as const;
 
 /**

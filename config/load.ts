@@ -40,8 +40,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
       : [undefined, ''];
     if (raw === undefined) continue;
     const inFile = source.startsWith(`${fileName}:`);
-    if (spec.kind === 'secret' && inFile) {
-      problems.push(`${source}: a token does not belong in a config file; set ${spec.env}${spec.fallbackEnv ? ` (or ${spec.fallbackEnv})` : ''} in svc's environment instead`);
+    if ((spec.kind === 'secret' || spec.kind === 'password') && inFile) {
+      problems.push(`${source}: a ${spec.kind === 'secret' ? 'token' : 'password'} does not belong in a config file; set ${spec.env}${spec.fallbackEnv ? ` (or ${spec.fallbackEnv})` : ''} in svc's environment instead`);
       continue;
     }
     // Relative paths in a config file mean "next to the file", wherever svc is started.
@@ -77,6 +77,9 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
     }
     case 'secret':
       return typeof raw === 'string' && raw.trim() !== '' && !/\s/.test(raw.trim()) ? raw.trim() : { problem: 'expected a token (its secret ID), without spaces' };
+    case 'password':
+      // Taken as written (spaces and all): only an empty value is refused.
+      return typeof raw === 'string' && raw !== '' ? raw : { problem: 'expected a password or access token, not an empty value' };
     case 'list': {
       const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
       if (Array.isArray(items) && items.length > 0 && items.every((item) => typeof item === 'string' && /^[A-Za-z0-9_*.-]+$/.test(item))) return Object.freeze([...items]);

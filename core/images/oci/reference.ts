@@ -31,7 +31,13 @@ const COMPONENT = '[a-z0-9]+(?:(?:\\.|_|__|-+)[a-z0-9]+)*';
 const REPOSITORY = new RegExp(`^${COMPONENT}(?:/${COMPONENT})*$`);
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
-const HOST = /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/;
+const HOST = /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/;
+
+/** host[:port] with a port from 1 to 65535, if any. */
+function isHost(text: string): boolean {
+  const match = HOST.exec(text);
+  return match !== null && (match[1] === undefined || (Number(match[1]) >= 1 && Number(match[1]) <= 65535));
+}
 
 export function parseImageReference(text: string): ImageReference {
   const bad = (why: string) => new SvcError('config_invalid', `${JSON.stringify(text)} is not an image reference: ${why}`, {
@@ -57,7 +63,7 @@ export function parseImageReference(text: string): ImageReference {
   const namesHost = first !== '' && (first.includes('.') || first.includes(':') || first === 'localhost');
   const host = namesHost ? first : DOCKER_HUB;
   let repository = namesHost ? rest.slice(slash + 1) : rest;
-  if (namesHost && !HOST.test(host)) throw bad(`${JSON.stringify(host)} is not a registry host[:port]`);
+  if (namesHost && !isHost(host)) throw bad(`${JSON.stringify(host)} is not a registry host[:port]`);
   if (host === DOCKER_HUB && !repository.includes('/')) repository = `library/${repository}`;
   if (!REPOSITORY.test(repository)) throw bad(`the repository ${JSON.stringify(repository)} must be lowercase letters and digits separated by . _ __ - or /`);
   if (tag === null && digest === null) tag = 'latest';
@@ -70,7 +76,7 @@ export function parseRegistryTarget(text: string): RegistryTarget | { problem: s
   const example = 'such as registry.example.com:5000/svc, or http://10.0.0.5:5000 for a registry without TLS';
   if (!match) return { problem: `expected a registry host[:port] with an optional repository prefix, ${example}; got ${JSON.stringify(text)}` };
   const [, scheme, host, path] = match as unknown as [string, string | undefined, string, string];
-  if (!HOST.test(host)) return { problem: `${JSON.stringify(host)} is not a registry host[:port] (${example})` };
+  if (!isHost(host)) return { problem: `${JSON.stringify(host)} is not a registry host[:port] (${example})` };
   const prefix = path.replace(/^\//, '');
   if (prefix !== '' && !REPOSITORY.test(prefix)) {
     return { problem: `the repository prefix ${JSON.stringify(prefix)} must be lowercase letters and digits separated by . _ __ - or / (${example})` };

@@ -97,7 +97,7 @@ describe('parseRegistryTarget(): where svc pushes', () => {
     const host = parseRegistryTarget('user@registry.example.com/svc');
     assert.ok('problem' in host);
     assert.match(host.problem, /"user@registry\.example\.com" is not a registry host\[:port\]/);
-    for (const text of ['', 'ftp://registry.example.com', 'https://', 'registry.example.com/a b']) {
+    for (const text of ['', 'ftp://registry.example.com', 'https://', 'registry.example.com/a b', 'registry.example.com:99999/svc', 'registry.example.com:0']) {
       const result = parseRegistryTarget(text);
       assert.ok('problem' in result, `${JSON.stringify(text)} should be refused`);
     }
