@@ -1,0 +1,145 @@
+/**
+ * Review findings on the OCI image builder (core/images/oci/), proved with real
+ * components: the registry stand-in over HTTP, real files, pip from the local
+ * wheel index. Each `it` fails on the code under review.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createOciBuilder } from '../core/images/oci/oci-builder.js';
+import { parseRegistryTarget, type RegistryTarget } from '../core/images/oci/reference.js';
+import { RegistryClient } from '../core/images/oci/registry-client.js';
+import type { ImageSpec } from '../core/workload/types.js';
+import { OCI_CONFIG, OCI_LAYER_GZIP, OCI_MANIFEST, sha256 } from './fixtures/oci-layout.js';
+import { writeLayer, type TarEntry } from './fixtures/tar-writer.js';
+import { startRegistryStandin, type RegistryStandin } from './standins/registry/index.js';
+
+const python = process.env.SVC_PYTHON ?? 'python3';
+
+/** Seeds `repo:tag` with a one-layer "python" base image (PYTHON_VERSION=3.11.7, linux/amd64); returns its layer digest. */
+function seedBase(registry: RegistryStandin, dir: string, repo: string, tag: string, entries: readonly TarEntry[]): string {
+  const layer = writeLayer(path.join(dir, `layer-${randomBytes(4).toString('hex')}.tar.gz`), entries);
+  const config = Buffer.from(JSON.stringify({
+    architecture: 'amd64', os: 'linux',
+    config: { Env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'PYTHON_VERSION=3.11.7'] },
+    rootfs: { type: 'layers', diff_ids: [layer.diffId] },
+  }));
+  const manifest = Buffer.from(JSON.stringify({
+    schemaVersion: 2, mediaType: OCI_MANIFEST,
+    config: { mediaType: OCI_CONFIG, digest: sha256(config), size: config.length },
+    layers: [{ mediaType: OCI_LAYER_GZIP, digest: layer.digest, size: layer.size }],
+  }));
+  registry.putImage(repo, tag, { blobs: [config, readFileSync(layer.file)], manifest, mediaType: OCI_MANIFEST });
+  return layer.digest;
+}
+
+async function pushedManifest(registry: RegistryStandin, reference: string): Promise<{ layers: { digest: string }[] }> {
+  const [repository, digest] = reference.slice(registry.host.length + 1).split('@');
+  const answer = await fetch(`${registry.url}/v2/${repository}/manifests/${digest}`, { headers: { accept: OCI_MANIFEST } });
+  assert.equal(answer.status, 200);
+  return await answer.json() as { layers: { digest: string }[] };
+}
+
+function target(text: string): RegistryTarget {
+  const parsed = parseRegistryTarget(text);
+  if ('problem' in parsed) throw new Error(parsed.problem);
+  return parsed;
+}
+
+describe('review: OCI builder', function () {
+  this.timeout(180_000);
+  let registry: RegistryStandin;
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'svc-review-oci-'));
+  });
+  afterEach(async () => {
+    await registry?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('P1 cache: a base tag that now names another image is built anew, not served from the record of the old one', async () => {
+    registry = await startRegistryStandin();
+    const v1 = seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v1\n' }]);
+    const builder = createOciBuilder({
+      cacheDir: path.join(dir, 'cache'), python, registry: target(`${registry.host}/svc`), credentials: null,
+      base: `${registry.host}/base/python:{python}`, platform: 'linux/amd64',
+    });
+    const spec: ImageSpec = { id: 'img-00000000000000aa', pythonVersion: '3.11', pythonPackages: [] };
+    const first = await builder.build(spec, () => {});
+    assert.equal((await pushedManifest(registry, first.image!)).layers[0]!.digest, v1);
+
+    // The operator updates the base (a security fix, a system library): same tag, new image.
+    const v2 = seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v2 with openssl fix\n' }]);
+    const second = await builder.build(spec, () => {});
+    const layers = (await pushedManifest(registry, second.image!)).layers.map((l) => l.digest);
+    assert.equal(layers[0], v2, `the image svc deploys must start from what ${registry.host}/base/python:3.11 names now (${v2}), not the base of the first build (${v1}); got ${second.image} (cached: ${second.cached})`);
+  });
+
+  it('P1 concurrency: two images built at once in one process from the same (not yet cached) base layer both succeed', async () => {
+    registry = await startRegistryStandin();
+    // The base lives on another registry, like Docker Hub (blobs redirected to storage): its layer is downloaded into <cacheDir>/oci/blobs.
+    const hub = await startRegistryStandin({ redirectBlobs: true });
+    try {
+      seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'usr/lib/big.so', content: randomBytes(48 * 1024 * 1024) }]);
+      const builder = createOciBuilder({
+        cacheDir: path.join(dir, 'cache'), python, registry: target(`${registry.host}/svc`), credentials: null,
+        base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
+      });
+      // Two apps deployed at the same time: different images, same base.
+      const results = await Promise.allSettled([
+        builder.build({ id: 'img-00000000000000b1', pythonVersion: '3.11', pythonPackages: [] }, () => {}),
+        builder.build({ id: 'img-00000000000000b2', pythonVersion: '3.11', pythonPackages: ['six'] }, () => {}),
+      ]);
+      const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => String((r.reason as Error).message));
+      assert.deepEqual(failed, [], 'both builds succeed');
+    } finally {
+      await hub.close();
+    }
+  });
+});
+
+describe('review: registry client and the configured registry origin', function () {
+  this.timeout(30_000);
+  let registry: RegistryStandin;
+  afterEach(async () => registry?.close());
+
+  it('P1 auth: a registry written with an uppercase host still gets the credentials', async () => {
+    registry = await startRegistryStandin({ auth: { mode: 'basic', users: { pusher: 'push-secret' } } });
+    const port = registry.host.split(':')[1];
+    // Host names are case-insensitive; the config loader accepts this form.
+    const where = target(`http://LOCALHOST:${port}/svc`);
+    const client = new RegistryClient(where.origin, where.host, { username: 'pusher', password: 'push-secret' });
+    const digest = await client.pushBytes('svc/img-00000000000000cc', Buffer.from('{"a":1}'));
+    assert.equal(digest, sha256('{"a":1}'));
+  });
+
+  it('P1 auth: a registry written with its default port (host:443, here 127.0.0.1:80) still gets the credentials', async function () {
+    registry = await startRegistryStandin({ auth: { mode: 'basic', users: { pusher: 'push-secret' } } });
+    const port = Number(registry.host.split(':')[1]);
+    // A plain TCP forwarder on port 80 to the stand-in (tests run as root here; skipped otherwise).
+    const forwarder = net.createServer((socket) => {
+      const upstream = net.connect(port, '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    const listening = await new Promise<boolean>((resolve) => {
+      forwarder.once('error', () => resolve(false));
+      forwarder.listen(80, '127.0.0.1', () => resolve(true));
+    });
+    if (!listening) this.skip();
+    try {
+      const where = target('http://127.0.0.1:80/svc');
+      const client = new RegistryClient(where.origin, where.host, { username: 'pusher', password: 'push-secret' });
+      const digest = await client.pushBytes('svc/img-00000000000000dd', Buffer.from('{"b":2}'));
+      assert.equal(digest, sha256('{"b":2}'));
+    } finally {
+      await new Promise<void>((resolve) => forwarder.close(() => resolve()));
+    }
+  });
+});
