@@ -33,9 +33,12 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
   for (const [key, spec] of Object.entries(configKeys) as [keyof ServerConfig, ConfigKeySpec][]) {
     const flag = options.flags?.[key];
     const envName = [spec.env, spec.fallbackEnv].find((name) => name && env[name] !== undefined && env[name] !== '');
+    // A password may also come from a file (`<VAR>_FILE`), as Nomad templates and Docker secrets deliver them.
+    const fileVar = spec.kind === 'password' && spec.env !== null && env[`${spec.env}_FILE`] ? `${spec.env}_FILE` : undefined;
     const [raw, source] =
       flag !== undefined ? [flag, `--${kebab(key)}`]
       : envName ? [env[envName], envName]
+      : fileVar ? [readSecretFile(path.resolve(cwd, env[fileVar]!), fileVar, problems), fileVar]
       : key in fromFile ? [fromFile[key], `${fileName}: ${key}`]
       : [undefined, ''];
     if (raw === undefined) continue;
@@ -152,6 +155,16 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       return { problem: 'plugins must be a list of module names or paths, or {"module": "...", "options": {...}} objects' };
     default:
       return { problem: `unknown kind ${spec.kind}` };
+  }
+}
+
+/** A password file's text without the one line end editors and `echo` add; undefined (and a problem) when unreadable. */
+function readSecretFile(file: string, variable: string, problems: string[]): string | undefined {
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    problems.push(`${variable}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return undefined;
   }
 }
 

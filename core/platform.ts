@@ -198,7 +198,7 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
     onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason),
     compile: createUnitCompiler({
       cluster: {
-        datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver,
+        datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver, platform: config.imagePlatform,
         mhzPerCore: config.mhzPerCore, cpuMode: config.cpuMode, proxyTags: config.proxyTags, baseDomain: config.baseDomain, publicUrl: config.publicUrl,
         // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do);
         // a docker image carries the package and its PYTHONPATH itself.

@@ -8,14 +8,14 @@
  * and a Consul service per worker. docs/operators.md describes the result.
  */
 import type { Workload } from '../core/workload/types.js';
-import type { JobContext } from './context.js';
+import type { ClusterSettings, JobContext } from './context.js';
 import { MINUTE, SECOND } from './durations.js';
 import { jobMeta, jobUi } from './meta.js';
 import { jobId, workerPortLabels } from './names.js';
 import { ephemeralDisk } from './resources.js';
 import { workerServices } from './services.js';
 import { runtimeTask } from './task.js';
-import type { NomadJobRegistration } from './types.js';
+import type { Constraint, NomadJobRegistration } from './types.js';
 
 export function compileJob(workload: Workload, context: JobContext): NomadJobRegistration {
   const id = jobId({ workspace: context.workspace, app: context.app, stage: context.stage, workload: workload.name, serial: context.serial });
@@ -31,6 +31,8 @@ export function compileJob(workload: Workload, context: JobContext): NomadJobReg
       Region: context.cluster.region,
       Namespace: context.cluster.namespace,
       Datacenters: [...context.cluster.datacenters],
+      // An image runs only on its own architecture: Nomad places docker jobs on clients of that one.
+      ...(context.cluster.driver === 'docker' ? { Constraints: [architectureConstraint(context.cluster.platform)] } : {}),
       Priority: 50,
       Meta: meta,
       UI: jobUi(workload, context),
@@ -52,4 +54,9 @@ export function compileJob(workload: Workload, context: JobContext): NomadJobReg
     },
     PreserveCounts: true,
   };
+}
+
+/** Nomad fingerprints `cpu.arch` as Go names it (`amd64`, `arm64`), as in OCI platforms. */
+function architectureConstraint(platform: ClusterSettings['platform']): Constraint {
+  return { LTarget: '${attr.cpu.arch}', RTarget: platform.split('/')[1]!, Operand: '=' };
 }

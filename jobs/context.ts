@@ -23,6 +23,8 @@ export interface ClusterSettings {
   readonly namespace: string;
   /** `docker` runs `image`; `raw_exec` and `exec` run `python` on the client. */
   readonly driver: Driver;
+  /** The platform docker images are built for: docker jobs are constrained to clients of its architecture. */
+  readonly platform: 'linux/amd64' | 'linux/arm64';
   /** MHz per core of the `cpu` option (see DEFAULT_MHZ_PER_CORE). */
   readonly mhzPerCore: number;
   /** `mhz`: `Resources.CPU` = cpu × mhzPerCore; `cores`: `Resources.Cores` = cpu rounded up to whole cores. */
@@ -72,6 +74,7 @@ export const defaultClusterSettings: ClusterSettings = Object.freeze({
   region: 'global',
   namespace: 'default',
   driver: 'docker',
+  platform: 'linux/amd64',
   mhzPerCore: DEFAULT_MHZ_PER_CORE,
   cpuMode: 'mhz',
   python: 'python3',

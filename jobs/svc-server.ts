@@ -71,6 +71,8 @@ export interface SvcServerJobOptions {
   readonly imageRegistry?: string;
   /** With the docker driver: `SVC_IMAGE_BASE` (default `python:{python}-slim`). */
   readonly imageBase?: string;
+  /** With the docker driver: `SVC_IMAGE_PLATFORM`, the workload clients' platform (default `linux/amd64`). */
+  readonly imagePlatform?: 'linux/amd64' | 'linux/arm64';
   /**
    * With the docker driver: the account svc pushes with (`SVC_IMAGE_REGISTRY_USERNAME`); its
    * password comes from the same Nomad Variable as the tokens (key `image_registry_password`).
@@ -84,6 +86,8 @@ const GROUP = 'gateway';
 const TASK = 'server';
 const PORT_LABEL = 'http';
 const DEFAULT_CLI = '/opt/svc/dist/cli/index.js';
+/** In the task's secrets dir: the image registry password, rendered from the Variable. */
+const REGISTRY_PASSWORD_FILE = 'image-registry-password';
 
 export function svcServerJob(options: SvcServerJobOptions = {}): { Job: NomadJob } {
   const replicas = options.replicas ?? 2;
@@ -151,7 +155,10 @@ function serverTask(version: string, options: SvcServerJobOptions): Task {
     KillTimeout: 35 * SECOND,
     KillSignal: 'SIGTERM',
   };
-  if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') task.Templates = [tokensTemplate(options.jobId ?? 'svc', pushesImages(options))];
+  if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') {
+    task.Templates = [tokensTemplate(options.jobId ?? 'svc')];
+    if (pushesImages(options)) task.Templates.push(registryPasswordTemplate(options.jobId ?? 'svc'));
+  }
   return task;
 }
 
@@ -172,7 +179,11 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
     if (!options.imageRegistry) throw new Error('svcServerJob: workloadDriver "docker" needs imageRegistry, the registry svc pushes the workloads\' images to');
     env.SVC_IMAGE_REGISTRY = options.imageRegistry;
     if (options.imageBase) env.SVC_IMAGE_BASE = options.imageBase;
-    if (options.imageRegistryUsername) env.SVC_IMAGE_REGISTRY_USERNAME = options.imageRegistryUsername;
+    if (options.imagePlatform) env.SVC_IMAGE_PLATFORM = options.imagePlatform;
+    if (options.imageRegistryUsername) {
+      env.SVC_IMAGE_REGISTRY_USERNAME = options.imageRegistryUsername;
+      if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') env.SVC_IMAGE_REGISTRY_PASSWORD_FILE = `\${NOMAD_SECRETS_DIR}/${REGISTRY_PASSWORD_FILE}`;
+    }
   }
   if (options.publicUrl) env.SVC_PUBLIC_URL = options.publicUrl;
   if (options.baseDomain) env.SVC_BASE_DOMAIN = options.baseDomain;
@@ -180,17 +191,29 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
 }
 
 /** Tokens stay out of the job (anyone with read-job sees Env): Nomad renders them from a Variable the job may read. */
-function tokensTemplate(jobId: string, registryPassword: boolean): Record<string, unknown> {
-  const password = registryPassword ? 'SVC_IMAGE_REGISTRY_PASSWORD={{ .image_registry_password }}\n' : '';
+function tokensTemplate(jobId: string): Record<string, unknown> {
   return {
-    EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}\nNOMAD_TOKEN={{ .nomad_token }}\nCONSUL_HTTP_TOKEN={{ .consul_token }}\n${password}{{ end }}\n`,
+    EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}\nNOMAD_TOKEN={{ .nomad_token }}\nCONSUL_HTTP_TOKEN={{ .consul_token }}\n{{ end }}\n`,
     DestPath: 'secrets/tokens.env',
     Envvars: true,
     ChangeMode: 'restart',
   };
 }
 
-/** svc pushes images with an account: its password comes with the tokens. */
+/**
+ * The registry password as a file svc reads (SVC_IMAGE_REGISTRY_PASSWORD_FILE), not an env
+ * line: a password may hold `#` or quotes, which an env file would cut or misread.
+ */
+function registryPasswordTemplate(jobId: string): Record<string, unknown> {
+  return {
+    EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}{{ .image_registry_password }}{{ end }}`,
+    DestPath: `secrets/${REGISTRY_PASSWORD_FILE}`,
+    Perms: '0400',
+    ChangeMode: 'restart',
+  };
+}
+
+/** svc pushes images with an account: its password comes from the Variable, like the tokens. */
 function pushesImages(options: SvcServerJobOptions): boolean {
   return options.workloadDriver === 'docker' && Boolean(options.imageRegistryUsername);
 }

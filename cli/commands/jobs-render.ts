@@ -118,6 +118,7 @@ function clusterSettings(flags: JobsRenderFlags, config: ServerConfig): ClusterS
   return {
     ...defaultClusterSettings,
     driver: driver as Driver,
+    platform: config.imagePlatform,
     datacenters: datacenters.length > 0 ? datacenters : config.nomadDatacenters,
     region: flags.region ?? config.nomadRegion,
     namespace: flags.namespace ?? config.nomadNamespace,

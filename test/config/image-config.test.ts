@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { configFile, problemsOf } from './config-files.js';
 
@@ -82,6 +85,17 @@ describe('loadConfig(): image registry settings (Nomad\'s docker driver)', () =>
     const problems = problemsOf(() => loadConfig({ env: {}, file: configFile({ imageRegistryUsername: 'pusher', imageRegistryPassword: 'push-secret' }) }));
     assert.equal(problems.length, 1, problems.join('\n'));
     assert.match(problems[0]!, /imageRegistryPassword: a password does not belong in a config file; set SVC_IMAGE_REGISTRY_PASSWORD in svc's environment instead/);
+  });
+
+  it('reads the password from SVC_IMAGE_REGISTRY_PASSWORD_FILE as written (#, quotes and spaces kept, one line end dropped); the variable itself wins', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-password-'));
+    const file = path.join(dir, 'password');
+    writeFileSync(file, 'p#ss "w\'rd" x\n');
+    const config = loadConfig({ env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: file } });
+    assert.equal(config.imageRegistryPassword, 'p#ss "w\'rd" x');
+    assert.equal(loadConfig({ env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: file, SVC_IMAGE_REGISTRY_PASSWORD: 'direct' } }).imageRegistryPassword, 'direct');
+    const missing = problemsOf(() => loadConfig({ env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: path.join(dir, 'nope') } }));
+    assert.match(missing.join('\n'), /SVC_IMAGE_REGISTRY_PASSWORD_FILE: cannot read .*nope \(ENOENT\)/);
   });
 
   it('takes a password as written, spaces included, and refuses an empty one only', () => {

@@ -129,6 +129,14 @@ describe('compileJob()', () => {
     assert.equal(env.SVC_CHECKPOINT, '1');
   });
 
+  it('keeps docker jobs on clients of the image\'s architecture; raw_exec jobs run anywhere', () => {
+    const docker = compileJob(workload('endpoint'), jobContext({ cluster: { platform: 'linux/arm64' } })).Job;
+    assert.deepEqual(docker.Constraints, [{ LTarget: '${attr.cpu.arch}', RTarget: 'arm64', Operand: '=' }]);
+    assert.deepEqual(validateJob({ Job: docker }), []);
+    const rawExec = compileJob(workload('endpoint'), jobContext({ image: null, cluster: { driver: 'raw_exec' } })).Job;
+    assert.equal(rawExec.Constraints, undefined);
+  });
+
   it('needs an image for the docker driver', () => {
     assert.throws(() => compileJob(workload('endpoint'), jobContext({ image: null })), /docker driver needs context.image/);
   });

@@ -87,19 +87,24 @@ describe('svcServerJob()', () => {
   });
 
   it('with workloadDriver docker: passes the image registry and base, and the push password from the Variable, never in Env', () => {
-    const job = svcServerJob({ workloadDriver: 'docker', imageRegistry: 'registry.example.com:5000/svc', imageBase: 'registry.example.com:5000/base/python:{python}', imageRegistryUsername: 'svc-builder' }).Job;
+    const job = svcServerJob({ workloadDriver: 'docker', imageRegistry: 'registry.example.com:5000/svc', imageBase: 'registry.example.com:5000/base/python:{python}', imagePlatform: 'linux/arm64', imageRegistryUsername: 'svc-builder' }).Job;
     assert.deepEqual(validateJob({ Job: job }), []);
     const env = task(job).Env!;
     assert.equal(env.SVC_NOMAD_DRIVER, 'docker');
     assert.equal(env.SVC_IMAGE_REGISTRY, 'registry.example.com:5000/svc');
     assert.equal(env.SVC_IMAGE_BASE, 'registry.example.com:5000/base/python:{python}');
     assert.equal(env.SVC_IMAGE_REGISTRY_USERNAME, 'svc-builder');
+    assert.equal(env.SVC_IMAGE_PLATFORM, 'linux/arm64');
     assert.ok(!Object.keys(env).some((key) => key.endsWith('PASSWORD')));
-    const templates = (task(job) as Task & { Templates?: { EmbeddedTmpl: string }[] }).Templates!;
-    assert.match(templates[0]!.EmbeddedTmpl, /SVC_IMAGE_REGISTRY_PASSWORD=\{\{ \.image_registry_password \}\}/);
-    // Without an account, no password line: a missing Variable key would render an empty password.
+    // The password is a file of its own, not an env line: `#` or quotes in it would be cut or misread there.
+    assert.equal(env.SVC_IMAGE_REGISTRY_PASSWORD_FILE, '${NOMAD_SECRETS_DIR}/image-registry-password');
+    const templates = (task(job) as Task & { Templates?: { EmbeddedTmpl: string; DestPath: string; Perms?: string; Envvars?: boolean }[] }).Templates!;
+    assert.doesNotMatch(templates[0]!.EmbeddedTmpl, /password/);
+    assert.deepEqual([templates[1]!.EmbeddedTmpl, templates[1]!.DestPath, templates[1]!.Perms, templates[1]!.Envvars], ['{{ with nomadVar "nomad/jobs/svc" }}{{ .image_registry_password }}{{ end }}', 'secrets/image-registry-password', '0400', undefined]);
+    // Without an account, no password file.
     const anonymous = svcServerJob({ workloadDriver: 'docker', imageRegistry: 'registry.example.com/svc' }).Job;
-    assert.doesNotMatch((task(anonymous) as Task & { Templates?: { EmbeddedTmpl: string }[] }).Templates![0]!.EmbeddedTmpl, /PASSWORD/);
+    assert.equal((task(anonymous) as Task & { Templates?: unknown[] }).Templates!.length, 1);
+    assert.equal(task(anonymous).Env!.SVC_IMAGE_REGISTRY_PASSWORD_FILE, undefined);
     assert.throws(() => svcServerJob({ workloadDriver: 'docker' }), /needs imageRegistry/);
   });
 

@@ -4,6 +4,7 @@
  * small record of its digests under the key. A record is written only after
  * its blob is complete, so a record always names a whole blob.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
@@ -37,23 +38,24 @@ export class LayerCache {
     await mkdir(this.blobs, { recursive: true });
     await mkdir(path.join(this.root, 'layers'), { recursive: true });
     await removeAbandonedBuilds(this.root);
+    await removeAbandonedBuilds(this.blobs);
     // Keys are `<kind>-<hex>`: a name the sweeper of abandoned builds recognises.
     const dir = temporaryPath(this.root, `layer-${key}`);
+    const tarball = temporaryPath(this.blobs, `layer-${key}`);
     try {
       await mkdir(dir);
       await fill(dir);
-      const tarball = `${dir}.tar.gz`;
       const blob = await writeLayer(dir, under, tarball);
       const file = this.blobFile(blob.digest);
       await rename(tarball, file);
       const record = { digest: blob.digest, diffId: blob.diffId, size: blob.size };
-      const tmpRecord = `${this.recordFile(key)}.${process.pid}`;
+      const tmpRecord = `${this.recordFile(key)}.${process.pid}.${randomBytes(4).toString('hex')}`;
       await writeFile(tmpRecord, JSON.stringify(record));
       await rename(tmpRecord, this.recordFile(key));
       return { ...record, file };
     } finally {
       await rm(dir, { recursive: true, force: true });
-      await rm(`${dir}.tar.gz`, { force: true });
+      await rm(tarball, { force: true });
     }
   }
 

@@ -14,7 +14,7 @@
  * through svc's cache; blobs the registry already has are never sent again.
  * The image's name in jobs is pinned by digest: `<host>/<prefix>/<image id>@sha256:…`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,13 +27,15 @@ import { readRuntimeRequirements } from '../runtime-requirements.js';
 import type { BuildLog, BuiltImage, ImageBuilder } from '../types.js';
 import { resolveBaseImage, type BaseImage, type Platform } from './base-image.js';
 import { imageConfig, imageManifest, type SvcLayer } from './image-config.js';
-import { BlobHomes } from './blob-homes.js';
 import { LayerCache } from './layer-cache.js';
+import { PersistedMap } from './persisted-map.js';
+import { currentBaseDigest } from './base-digest.js';
 import { PACKAGES_DIR, RUNTIME_DIR } from './defaults.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
 import { parseImageReference, pinnedReference, type RegistryTarget } from './reference.js';
 import { RegistryClient, sha256, type RegistryCredentials } from './registry-client.js';
 import { copySdk, sdkDigest } from './sdk-files.js';
+import type { LayerBlob } from './tar-layer.js';
 import { installWheels } from './wheel-install.js';
 
 /** Bump when the layout of svc's layers or config changes. */
@@ -65,7 +67,9 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
   const target = new RegistryClient(options.registry.origin, options.registry.host, options.credentials);
   const clients = new Map<string, RegistryClient>([[options.registry.host, target]]);
   /** A repository of the push registry known to hold each blob: other images mount it from there. */
-  const homes = new BlobHomes(root, options.registry.host);
+  const homes = new PersistedMap(path.join(root, 'homes', `${hash(options.registry.host)}.json`));
+  /** The digest each base image tag named when last read. */
+  const baseDigests = new PersistedMap(path.join(root, 'bases.json'));
 
   function clientFor(host: string, origin: string): RegistryClient {
     let client = clients.get(host);
@@ -80,15 +84,18 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
     const requirements = await readRuntimeRequirements();
     const baseName = options.base.split('{python}').join(spec.pythonVersion);
     const repository = options.registry.prefix === '' ? spec.id : `${options.registry.prefix}/${spec.id}`;
+    const named = parseImageReference(baseName);
+    const baseClient = clientFor(named.host, named.origin);
+    // The base as its tag names it now: a tag pushed again makes a new image.
+    const reference = { ...named, digest: await currentBaseDigest(baseClient, named, baseName, baseDigests, log) };
     // The repository (so the image id) is part of the key: each image is pushed under its own name, with its own label.
-    const key = `oci-${hash({ v: BUILDER_VERSION, base: baseName, platform: options.platform, python: spec.pythonVersion, packages: spec.pythonPackages, requirements, sdk: await sdkDigest(), registry: options.registry.host, repository })}`;
+    const key = `oci-${hash({ v: BUILDER_VERSION, base: reference.digest, platform: options.platform, python: spec.pythonVersion, packages: spec.pythonPackages, requirements, sdk: await sdkDigest(), registry: options.registry.host, repository })}`;
     const { record, cached } = await sharedBuild(`oci:${key}`, log, async (emit) => {
       const recorded = await readRecord(key);
       if (recorded !== null && (await target.hasManifest(recorded.repository, recorded.digest, MANIFEST_ACCEPT))) {
         return { record: recorded, cached: true };
       }
-      const reference = parseImageReference(baseName);
-      const base = await resolveBaseImage(clientFor(reference.host, reference.origin), reference, options.platform);
+      const base = await resolveBaseImage(baseClient, reference, options.platform);
       emit(`base image ${baseName} (${options.platform}): ${base.digest}`);
       checkPython(base, baseName, spec.pythonVersion);
       await copyBaseLayers(base, repository, emit);
@@ -142,11 +149,13 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
     for (const layer of base.layers) {
       if (await alreadyThere(repository, layer.digest, sameRegistry ? base.reference.repository : null)) continue;
       const file = layers.blobFile(layer.digest);
-      if (!existsSync(file)) {
-        emit(`downloading base layer ${layer.digest} (${megabytes(layer.size)})`);
+      // Two images on one base, built at once, download each of its layers once.
+      await sharedBuild(`oci-blob:${file}`, emit, async (log) => {
+        if (existsSync(file)) return;
+        log(`downloading base layer ${layer.digest} (${megabytes(layer.size)})`);
         await mkdir(layers.blobs, { recursive: true });
         await source.downloadBlob(base.reference.repository, layer.digest, file);
-      }
+      });
       emit(`pushing base layer ${layer.digest} (${megabytes(layer.size)})`);
       await target.uploadBlob(repository, { digest: layer.digest, size: layer.size, file });
       await remember(layer.digest, repository);
@@ -155,24 +164,29 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
 
   async function runtimeLayer(spec: ImageSpec, requirements: readonly string[], emit: BuildLog): Promise<SvcLayer> {
     const key = `runtime-${hash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform: options.platform, requirements, sdk: await sdkDigest() })}`;
-    const blob = (await layers.find(key)) ?? (await layers.build(key, RUNTIME_DIR, async (dir) => {
-      emit(`building the runtime layer ${key}: svc ${svcVersion}, ${requirements.join(', ')} for Python ${spec.pythonVersion} on ${options.platform}`);
+    const blob = await cachedLayer(key, RUNTIME_DIR, emit, async (dir, log) => {
+      log(`building the runtime layer ${key}: svc ${svcVersion}, ${requirements.join(', ')} for Python ${spec.pythonVersion} on ${options.platform}`);
       await copySdk(dir);
-      await installWheels({ python: options.python, pythonVersion: spec.pythonVersion, platform: options.platform, packages: requirements, into: dir, hint: "pip could not get wheels of the runtime's own requirements for that platform and Python: check that pip reaches its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf)." }, emit);
-    }));
+      await installWheels({ python: options.python, pythonVersion: spec.pythonVersion, platform: options.platform, packages: requirements, into: dir, hint: "pip could not get wheels of the runtime's own requirements for that platform and Python: check that pip reaches its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf)." }, log);
+    });
     return { blob, path: RUNTIME_DIR, createdBy: `svc: the svc ${svcVersion} runtime (${requirements.join(' ')})` };
   }
 
   async function packagesLayer(spec: ImageSpec, emit: BuildLog): Promise<SvcLayer> {
     const key = `packages-${hash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform: options.platform, packages: spec.pythonPackages })}`;
-    const blob = (await layers.find(key)) ?? (await layers.build(key, PACKAGES_DIR, async (dir) => {
-      emit(`building the packages layer ${key}: ${spec.pythonPackages.join(', ')} for Python ${spec.pythonVersion} on ${options.platform}`);
+    const blob = await cachedLayer(key, PACKAGES_DIR, emit, async (dir, log) => {
+      log(`building the packages layer ${key}: ${spec.pythonPackages.join(', ')} for Python ${spec.pythonVersion} on ${options.platform}`);
       await installWheels({
         python: options.python, pythonVersion: spec.pythonVersion, platform: options.platform, packages: spec.pythonPackages, into: dir,
         hint: `Check the names and versions in Image.add_python_packages([...]): each must have a wheel for ${options.platform} and Python ${spec.pythonVersion} (svc builds docker images without running the target's Python, so source-only packages cannot be installed).`,
-      }, emit);
-    }));
+      }, log);
+    });
     return { blob, path: PACKAGES_DIR, createdBy: `svc: pip install ${spec.pythonPackages.join(' ')}` };
+  }
+
+  /** A layer of svc's from the cache, or built once (builds of one key in this process at once share one). */
+  function cachedLayer(key: string, under: string, emit: BuildLog, fill: (dir: string, log: BuildLog) => Promise<void>): Promise<LayerBlob> {
+    return sharedBuild(`oci-layer:${root}:${key}`, emit, async (log) => (await layers.find(key)) ?? layers.build(key, under, (dir) => fill(dir, log)));
   }
 
   async function pushLayer(repository: string, layer: SvcLayer, emit: BuildLog): Promise<void> {
@@ -201,7 +215,7 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
 
   async function writeRecord(key: string, record: PushedRecord): Promise<void> {
     await mkdir(path.dirname(recordFile(key)), { recursive: true });
-    const tmp = `${recordFile(key)}.${process.pid}`;
+    const tmp = `${recordFile(key)}.${process.pid}.${randomBytes(4).toString('hex')}`;
     await writeFile(tmp, JSON.stringify(record));
     await rename(tmp, recordFile(key));
   }

@@ -9,10 +9,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
 import { SvcError } from '../../errors.js';
+import { temporaryPath } from '../cache-entries.js';
 import { parseChallenge, type Challenge } from './auth-challenge.js';
 import { registryRefused, registryUnreachable } from './registry-errors.js';
 
@@ -53,12 +55,17 @@ export class RegistryClient {
   /** Authorization header per scope set, reused until the registry says 401 again. */
   private readonly authorizations = new Map<string, string>();
 
+  /** Normalised as URLs compare it (lowercase host, no default port), so the Authorization header matches. */
+  readonly origin: string;
+
   constructor(
-    readonly origin: string,
+    origin: string,
     /** As in references, for messages: `registry.example.com:5000`. */
     readonly host: string,
     private readonly credentials: RegistryCredentials | null,
-  ) {}
+  ) {
+    this.origin = new URL(origin).origin;
+  }
 
   async getManifest(repository: string, reference: string, accept: string): Promise<Manifest> {
     const what = `the manifest ${repository}:${reference}`;
@@ -82,7 +89,8 @@ export class RegistryClient {
   /** Downloads a blob to `file` (through a temporary name), checking its digest. */
   async downloadBlob(repository: string, digest: string, file: string): Promise<void> {
     const answer = await this.fetchBlob(repository, digest);
-    const tmp = `${file}.${process.pid}.part`;
+    // Named as the sweeper of abandoned builds knows, and per download: two at once never share a file.
+    const tmp = temporaryPath(path.dirname(file), `blob-${digest.slice('sha256:'.length, 'sha256:'.length + 16)}`);
     const hash = createHash('sha256');
     answer.body.on('data', (chunk: Buffer) => hash.update(chunk));
     try {
@@ -98,7 +106,8 @@ export class RegistryClient {
   async hasBlob(repository: string, digest: string): Promise<boolean> {
     const answer = await this.call({ method: 'HEAD', url: this.url(`/v2/${repository}/blobs/${digest}`), scopes: [push(repository)], what: `the blob ${digest} in ${repository}`, accept404: true });
     await answer.body.dump();
-    return answer.status === 200;
+    // A registry that keeps blobs in object storage may answer with a redirect to it: the blob exists.
+    return answer.status === 200 || (answer.status >= 300 && answer.status < 400);
   }
 
   /** Asks the registry to link a blob `from` another of its repositories into `repository`; false when it could not. */
@@ -159,6 +168,16 @@ export class RegistryClient {
     return digest;
   }
 
+  /** The digest a tag names now: a HEAD (which Docker Hub does not count as a pull), a GET if the registry sends no digest. */
+  async manifestDigest(repository: string, reference: string, accept: string): Promise<string> {
+    const answer = await this.call({ method: 'HEAD', url: this.url(`/v2/${repository}/manifests/${reference}`), scopes: [pull(repository)], headers: { accept }, what: `the manifest ${repository}:${reference}`, accept404: true });
+    await answer.body.dump();
+    const digest = header(answer.headers['docker-content-digest']);
+    if (answer.status === 200 && digest !== undefined && /^sha256:[0-9a-f]{64}$/.test(digest)) return digest;
+    // No digest header, or not found: a GET hashes the manifest, or fails with the registry's own error (a HEAD has no body).
+    return (await this.getManifest(repository, reference, accept)).digest;
+  }
+
   /** True when the manifest exists (a HEAD). */
   async hasManifest(repository: string, digest: string, accept: string): Promise<boolean> {
     const answer = await this.call({ method: 'HEAD', url: this.url(`/v2/${repository}/manifests/${digest}`), scopes: [pull(repository)], headers: { accept }, what: `the manifest ${repository}@${digest}`, accept404: true });
@@ -176,9 +195,9 @@ export class RegistryClient {
     if (location === undefined) {
       throw new SvcError('image_build_failed', `the registry ${this.host} opened an upload to ${repository} without a Location header`, { hint: 'The registry does not follow the distribution spec; check it.' });
     }
-    const target = new URL(location, this.url(`/v2/${repository}/blobs/uploads/`));
-    target.searchParams.set('digest', digest);
-    return target.toString();
+    // The query is kept byte for byte (it may be signed, `?_state=…`): `digest` is appended, never re-encoded into it.
+    const target = new URL(location, this.url(`/v2/${repository}/blobs/uploads/`)).toString();
+    return `${target}${target.includes('?') ? '&' : '?'}digest=${encodeURIComponent(digest)}`;
   }
 
   private url(path: string): string {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, readdir, readlink, rename, rm } from 'node:fs/promises';
+import { lstat, readdir, readlink, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -35,7 +35,8 @@ interface Entry {
 const BLOCK = 512;
 
 /**
- * Tars `dir` as `/<under>/…` (its parent folders included) into `file`.
+ * Tars `dir` as `/<under>/…` (its parent folders included) into `file`
+ * (a temporary name of the caller's: it is removed if writing fails).
  * Anything but files, folders and symlinks (sockets, devices) is left out.
  */
 export async function writeLayer(dir: string, under: string, file: string): Promise<LayerBlob> {
@@ -43,7 +44,6 @@ export async function writeLayer(dir: string, under: string, file: string): Prom
   const tarHash = createHash('sha256');
   const gzHash = createHash('sha256');
   let size = 0;
-  const tmp = `${file}.${process.pid}.part`;
   const tar = Readable.from(tarStream(entries));
   tar.on('data', (chunk: Buffer) => tarHash.update(chunk));
   const gzip = createGzip({ level: 6 });
@@ -52,10 +52,9 @@ export async function writeLayer(dir: string, under: string, file: string): Prom
     size += chunk.length;
   });
   try {
-    await pipeline(tar, gzip, createWriteStream(tmp));
-    await rename(tmp, file);
+    await pipeline(tar, gzip, createWriteStream(file));
   } catch (error) {
-    await rm(tmp, { force: true });
+    await rm(file, { force: true });
     throw error;
   }
   return { digest: `sha256:${gzHash.digest('hex')}`, diffId: `sha256:${tarHash.digest('hex')}`, size, file };

@@ -1,31 +1,29 @@
 /**
- * Which repository of the push registry holds each blob svc pushed or
- * mounted there, kept in the cache dir across restarts: a new image's
- * repository then mounts the shared layers (base, runtime) from there
- * instead of receiving them again. A wrong entry costs one refused mount.
+ * A small string map kept in a JSON file of the cache dir across restarts,
+ * for hints the OCI builder learns: which repository of the push registry
+ * holds each blob (so a new image mounts shared layers instead of receiving
+ * them again), the last digest each base image tag had. Losing it costs a
+ * request or an upload, never a wrong image; writes are whole-file renames.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-export class BlobHomes {
+export class PersistedMap {
   private homes: Map<string, string> | null = null;
-  private readonly file: string;
   /** Writes one after another, each with the whole map. */
   private saving: Promise<void> = Promise.resolve();
 
-  constructor(root: string, registryHost: string) {
-    this.file = path.join(root, 'homes', `${createHash('sha256').update(registryHost).digest('hex').slice(0, 16)}.json`);
+  constructor(private readonly file: string) {}
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.load()).get(key);
   }
 
-  async get(digest: string): Promise<string | undefined> {
-    return (await this.load()).get(digest);
-  }
-
-  async set(digest: string, repository: string): Promise<void> {
+  async set(key: string, value: string): Promise<void> {
     const homes = await this.load();
-    if (homes.get(digest) === repository) return;
-    homes.set(digest, repository);
+    if (homes.get(key) === value) return;
+    homes.set(key, value);
     // A hint only: a failed write costs a later upload, never the build.
     this.saving = this.saving.then(() => this.save()).catch(() => {});
     await this.saving;
@@ -38,7 +36,7 @@ export class BlobHomes {
       const value = JSON.parse(await readFile(this.file, 'utf8')) as unknown;
       if (value !== null && typeof value === 'object') entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
     } catch {
-      // None yet, or unreadable: every blob is then looked up in the image's own repository only.
+      // None yet, or unreadable: start empty.
     }
     this.homes ??= new Map(entries);
     return this.homes;

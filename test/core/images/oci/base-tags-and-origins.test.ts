@@ -1,7 +1,9 @@
 /**
- * Review findings on the OCI image builder (core/images/oci/), proved with real
- * components: the registry stand-in over HTTP, real files, pip from the local
- * wheel index. Each `it` fails on the code under review.
+ * The OCI image builder and its registry client where a review found them
+ * wrong (core/images/oci/): a base tag pushed again, two images on one new base
+ * built at once, a registry written with an uppercase host or its default port.
+ * Real components: the registry stand-in over HTTP, real files, pip from the
+ * local wheel index.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -9,13 +11,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createOciBuilder } from '../core/images/oci/oci-builder.js';
-import { parseRegistryTarget, type RegistryTarget } from '../core/images/oci/reference.js';
-import { RegistryClient } from '../core/images/oci/registry-client.js';
-import type { ImageSpec } from '../core/workload/types.js';
-import { OCI_CONFIG, OCI_LAYER_GZIP, OCI_MANIFEST, sha256 } from './fixtures/oci-layout.js';
-import { writeLayer, type TarEntry } from './fixtures/tar-writer.js';
-import { startRegistryStandin, type RegistryStandin } from './standins/registry/index.js';
+import { createOciBuilder } from '../../../../core/images/oci/oci-builder.js';
+import { parseRegistryTarget, type RegistryTarget } from '../../../../core/images/oci/reference.js';
+import { RegistryClient } from '../../../../core/images/oci/registry-client.js';
+import type { ImageSpec } from '../../../../core/workload/types.js';
+import { OCI_CONFIG, OCI_LAYER_GZIP, OCI_MANIFEST, sha256 } from '../../../fixtures/oci-layout.js';
+import { writeLayer, type TarEntry } from '../../../fixtures/tar-writer.js';
+import { startRegistryStandin, type RegistryStandin } from '../../../standins/registry/index.js';
 
 const python = process.env.SVC_PYTHON ?? 'python3';
 
@@ -49,20 +51,20 @@ function target(text: string): RegistryTarget {
   return parsed;
 }
 
-describe('review: OCI builder', function () {
+describe('createOciBuilder(): base tags that move, concurrent builds', function () {
   this.timeout(180_000);
   let registry: RegistryStandin;
   let dir: string;
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'svc-review-oci-'));
+    dir = mkdtempSync(path.join(os.tmpdir(), 'svc-oci-bases-'));
   });
   afterEach(async () => {
     await registry?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('P1 cache: a base tag that now names another image is built anew, not served from the record of the old one', async () => {
+  it('a base tag that now names another image is built anew, not served from the record of the old one', async () => {
     registry = await startRegistryStandin();
     const v1 = seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v1\n' }]);
     const builder = createOciBuilder({
@@ -80,7 +82,28 @@ describe('review: OCI builder', function () {
     assert.equal(layers[0], v2, `the image svc deploys must start from what ${registry.host}/base/python:3.11 names now (${v2}), not the base of the first build (${v1}); got ${second.image} (cached: ${second.cached})`);
   });
 
-  it('P1 concurrency: two images built at once in one process from the same (not yet cached) base layer both succeed', async () => {
+  it('when the base\'s registry cannot be reached, an image built before is still served, from the tag\'s last digest', async () => {
+    registry = await startRegistryStandin();
+    const hub = await startRegistryStandin();
+    seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'etc/hub', content: 'hub\n' }]);
+    const builder = createOciBuilder({
+      cacheDir: path.join(dir, 'cache'), python, registry: target(`${registry.host}/svc`), credentials: null,
+      base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
+    });
+    const spec: ImageSpec = { id: 'img-00000000000000ab', pythonVersion: '3.11', pythonPackages: [] };
+    const first = await builder.build(spec, () => {});
+    await hub.close();
+    const lines: string[] = [];
+    const again = await builder.build(spec, (line) => lines.push(line));
+    assert.equal(again.cached, true);
+    assert.equal(again.image, first.image);
+    assert.match(lines.join('\n'), /could not read the base image .*; using the digest its tag had last time, sha256:[0-9a-f]{64}/);
+    // A base never read before has no last digest: the build fails and says why.
+    const other: ImageSpec = { id: 'img-00000000000000ac', pythonVersion: '3.12', pythonPackages: [] };
+    await assert.rejects(builder.build(other, () => {}), /cannot reach the registry/);
+  });
+
+  it('two images built at once in one process from the same (not yet cached) base layer both succeed', async () => {
     registry = await startRegistryStandin();
     // The base lives on another registry, like Docker Hub (blobs redirected to storage): its layer is downloaded into <cacheDir>/oci/blobs.
     const hub = await startRegistryStandin({ redirectBlobs: true });
@@ -103,12 +126,12 @@ describe('review: OCI builder', function () {
   });
 });
 
-describe('review: registry client and the configured registry origin', function () {
+describe('RegistryClient: the configured registry origin, normalised', function () {
   this.timeout(30_000);
   let registry: RegistryStandin;
   afterEach(async () => registry?.close());
 
-  it('P1 auth: a registry written with an uppercase host still gets the credentials', async () => {
+  it('a registry written with an uppercase host still gets the credentials', async () => {
     registry = await startRegistryStandin({ auth: { mode: 'basic', users: { pusher: 'push-secret' } } });
     const port = registry.host.split(':')[1];
     // Host names are case-insensitive; the config loader accepts this form.
@@ -118,7 +141,7 @@ describe('review: registry client and the configured registry origin', function 
     assert.equal(digest, sha256('{"a":1}'));
   });
 
-  it('P1 auth: a registry written with its default port (host:443, here 127.0.0.1:80) still gets the credentials', async function () {
+  it('a registry written with its default port (host:443, here 127.0.0.1:80) still gets the credentials', async function () {
     registry = await startRegistryStandin({ auth: { mode: 'basic', users: { pusher: 'push-secret' } } });
     const port = Number(registry.host.split(':')[1]);
     // A plain TCP forwarder on port 80 to the stand-in (tests run as root here; skipped otherwise).
