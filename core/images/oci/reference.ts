@@ -26,6 +26,7 @@ export interface RegistryTarget {
 
 const DOCKER_HUB = 'docker.io';
 const DOCKER_HUB_API = 'https://registry-1.docker.io';
+const DOCKER_HUB_ALIASES = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
 /** The distribution spec's repository name grammar. */
 const COMPONENT = '[a-z0-9]+(?:(?:\\.|_|__|-+)[a-z0-9]+)*';
 const REPOSITORY = new RegExp(`^${COMPONENT}(?:/${COMPONENT})*$`);
@@ -61,7 +62,8 @@ export function parseImageReference(text: string): ImageReference {
   const slash = rest.indexOf('/');
   const first = slash < 0 ? '' : rest.slice(0, slash);
   const namesHost = first !== '' && (first.includes('.') || first.includes(':') || first === 'localhost');
-  const host = namesHost ? first : DOCKER_HUB;
+  // Docker Hub's other names are Docker Hub too (its API answers at one host).
+  const host = !namesHost ? DOCKER_HUB : DOCKER_HUB_ALIASES.has(first.toLowerCase()) ? DOCKER_HUB : first;
   let repository = namesHost ? rest.slice(slash + 1) : rest;
   if (namesHost && !isHost(host)) throw bad(`${JSON.stringify(host)} is not a registry host[:port]`);
   if (host === DOCKER_HUB && !repository.includes('/')) repository = `library/${repository}`;

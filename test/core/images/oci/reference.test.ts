@@ -23,6 +23,13 @@ describe('parseImageReference(): Docker\'s rules', () => {
     });
   });
 
+  it('reads index.docker.io and registry-1.docker.io as Docker Hub', () => {
+    for (const text of ['index.docker.io/library/python:3.11', 'registry-1.docker.io/library/python:3.11', 'index.docker.io/python:3.11']) {
+      const parsed = parseImageReference(text);
+      assert.deepEqual([parsed.host, parsed.origin, parsed.repository], ['docker.io', 'https://registry-1.docker.io', 'library/python'], text);
+    }
+  });
+
   it('keeps a user\'s repository on Docker Hub as it is, and docker.io written out means the same', () => {
     assert.deepEqual(parseImageReference('someone/tool:1'), { host: 'docker.io', origin: 'https://registry-1.docker.io', repository: 'someone/tool', tag: '1', digest: null });
     assert.deepEqual(parseImageReference('docker.io/python:3.12'), parseImageReference('python:3.12'));
