@@ -13,6 +13,10 @@ import { testCacheDir } from '../helpers/config.js';
 import { mountsUnder } from './nomad/docker/container-rootfs.js';
 import { unpackLayers } from './nomad/docker/layer-unpack.js';
 import { OciLayoutImageSource, RegistryImageSource, startNomadStandin, type NomadStandin } from './nomad/index.js';
+import { until as untilWithin } from '../helpers/until.js';
+
+/** Docker allocations unpack an image first: a longer default wait. */
+const until = <T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> => untilWithin(what, probe, timeoutMs);
 
 const S = 1_000_000_000;
 const APP_IMAGE = 'svc/app:test';
@@ -82,16 +86,6 @@ async function call(base: string, method: string, p: string, body?: unknown): Pr
   const text = await response.text();
   assert.equal(response.status, 200, text);
   return JSON.parse(text);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function allocOf(base: string, id: string, status: string): Promise<any> {

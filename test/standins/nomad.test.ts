@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startNomadStandin, type NomadStandin } from './nomad/index.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
+import { until } from '../helpers/until.js';
 
 const S = 1_000_000_000;
 
@@ -55,16 +56,6 @@ async function call(base: string, method: string, p: string, body?: unknown, hea
   const response = await fetch(base + p, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, text, headers: response.headers, json: () => JSON.parse(text) };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function runningAlloc(base: string, id: string): Promise<any> {
