@@ -108,7 +108,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     // The base lives on another registry, like Docker Hub (blobs redirected to storage): its layer is downloaded into <cacheDir>/oci/blobs.
     const hub = await startRegistryStandin({ redirectBlobs: true });
     try {
-      seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'usr/lib/big.so', content: randomBytes(48 * 1024 * 1024) }]);
+      seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'usr/lib/big.so', content: randomBytes(12 * 1024 * 1024) }]);
       const builder = createOciBuilder({
         cacheDir: path.join(dir, 'cache'), python, registry: target(`${registry.host}/svc`), credentials: null,
         base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
