@@ -218,6 +218,9 @@ async function startServices(options: PlatformOptions, owner: OwnerToken, contro
   // The leader's own phase (null until this replica leads); a follower's role follows from its route copy.
   let leaderRole: ReplicaRole | null = electing ? null : 'starting';
   const images = createImageBuilder(config);
+  if (images.name === 'oci') {
+    logs({ unit: '', container: '', stream: 'system', time: new Date(), text: `docker images: ${config.imageBase} plus svc's layers, for ${config.imagePlatform}, pushed to ${config.imageRegistry} ${config.imageRegistryUsername === null ? 'anonymously' : `as ${config.imageRegistryUsername}`}` });
+  }
   const routes = new RouteTable();
   const upstreams = new UpstreamPools(registry);
   const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });

@@ -10,7 +10,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export class PersistedMap {
-  private homes: Map<string, string> | null = null;
+  private entries: Map<string, string> | null = null;
   /** Writes one after another, each with the whole map. */
   private saving: Promise<void> = Promise.resolve();
 
@@ -21,32 +21,32 @@ export class PersistedMap {
   }
 
   async set(key: string, value: string): Promise<void> {
-    const homes = await this.load();
-    if (homes.get(key) === value) return;
-    homes.set(key, value);
+    const entries = await this.load();
+    if (entries.get(key) === value) return;
+    entries.set(key, value);
     // A hint only: a failed write costs a later upload, never the build.
     this.saving = this.saving.then(() => this.save()).catch(() => {});
     await this.saving;
   }
 
   private async load(): Promise<Map<string, string>> {
-    if (this.homes !== null) return this.homes;
-    let entries: [string, string][] = [];
+    if (this.entries !== null) return this.entries;
+    let read: [string, string][] = [];
     try {
       const value = JSON.parse(await readFile(this.file, 'utf8')) as unknown;
-      if (value !== null && typeof value === 'object') entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+      if (value !== null && typeof value === 'object') read = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
     } catch {
       // None yet, or unreadable: start empty.
     }
-    this.homes ??= new Map(entries);
-    return this.homes;
+    this.entries ??= new Map(read);
+    return this.entries;
   }
 
   private async save(): Promise<void> {
     await mkdir(path.dirname(this.file), { recursive: true });
     // Two builders in one process may share the file: each write has its own temporary name.
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await writeFile(tmp, JSON.stringify(Object.fromEntries(this.homes ?? [])));
+    await writeFile(tmp, JSON.stringify(Object.fromEntries(this.entries ?? [])));
     await rename(tmp, this.file);
   }
 }

@@ -39,6 +39,10 @@ interface Call {
   readonly body?: () => Buffer | Readable;
   /** For errors: "the manifest of python:3.11-slim". */
   readonly what: string;
+  /** A 404 is an answer (does it exist?), not an error. */
+  readonly accept404?: boolean;
+  /** Follow redirects (blob downloads: registries send them to their storage). */
+  readonly follow?: boolean;
 }
 
 interface Answer {
@@ -204,7 +208,7 @@ export class RegistryClient {
     return `${this.origin}${path}`;
   }
 
-  private async call(call: Call & { accept404?: boolean; follow?: boolean }): Promise<Answer> {
+  private async call(call: Call): Promise<Answer> {
     const key = call.scopes.join(' ');
     let answer = await this.send(call, this.authorizations.get(key));
     if (answer.status === 401) {
@@ -221,7 +225,7 @@ export class RegistryClient {
   }
 
   /** One attempt, following redirects for GETs; the Authorization header stays with the registry's own origin. */
-  private async send(call: Call & { follow?: boolean }, authorization: string | undefined): Promise<Answer> {
+  private async send(call: Call, authorization: string | undefined): Promise<Answer> {
     let url = call.url;
     for (let hop = 0; ; hop++) {
       const sameOrigin = new URL(url).origin === this.origin;
