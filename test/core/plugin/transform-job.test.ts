@@ -46,7 +46,12 @@ describe('the transformJob hook', () => {
     const loaded = await loadPlugins([{ module: path.join(packageRoot, 'test/fixtures/plugins/job-placement.mjs'), options: { datacenters: ['x1'], nodeClass: 'gpu' } }], { cwd: packageRoot });
     const body = await transformJob(createPluginHost(loaded), compiled(), context);
     assert.deepEqual(body.Job.Datacenters, ['x1']);
-    assert.deepEqual(body.Job.Constraints![1], { LTarget: '${node.class}', RTarget: 'gpu', Operand: '=' });
+    // After the compiler's own (a docker job's architecture), the plugin's two.
+    assert.deepEqual(body.Job.Constraints, [
+      { LTarget: '${attr.cpu.arch}', RTarget: 'amd64', Operand: '=' },
+      { LTarget: '${attr.kernel.name}', RTarget: 'linux', Operand: '=' },
+      { LTarget: '${node.class}', RTarget: 'gpu', Operand: '=' },
+    ]);
   });
 
   it('names the plugin whose job breaks a rule, not a later one, with every path', async () => {

@@ -55,6 +55,12 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
   this.timeout(180_000);
   let registry: RegistryStandin;
   let dir: string;
+  /**
+   * One cache for the file: the runtime layer (a pip run) is built once. Images and base digests
+   * are keyed by registry address and checked against it, so each test's fresh registry starts clean.
+   */
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'svc-oci-bases-cache-'));
+  after(() => rmSync(cacheDir, { recursive: true, force: true }));
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'svc-oci-bases-'));
@@ -68,7 +74,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     registry = await startRegistryStandin();
     const v1 = seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v1\n' }]);
     const builder = createOciBuilder({
-      cacheDir: path.join(dir, 'cache'), python, registry: target(`${registry.host}/svc`), credentials: null,
+      cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
       base: `${registry.host}/base/python:{python}`, platform: 'linux/amd64',
     });
     const spec: ImageSpec = { id: 'img-00000000000000aa', pythonVersion: '3.11', pythonPackages: [] };
@@ -87,7 +93,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     const hub = await startRegistryStandin();
     seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'etc/hub', content: 'hub\n' }]);
     const builder = createOciBuilder({
-      cacheDir: path.join(dir, 'cache'), python, registry: target(`${registry.host}/svc`), credentials: null,
+      cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
       base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
     });
     const spec: ImageSpec = { id: 'img-00000000000000ab', pythonVersion: '3.11', pythonPackages: [] };
@@ -110,7 +116,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     try {
       seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'usr/lib/big.so', content: randomBytes(12 * 1024 * 1024) }]);
       const builder = createOciBuilder({
-        cacheDir: path.join(dir, 'cache'), python, registry: target(`${registry.host}/svc`), credentials: null,
+        cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
         base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
       });
       // Two apps deployed at the same time: different images, same base.
