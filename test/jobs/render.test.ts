@@ -42,6 +42,18 @@ describe('svc jobs render', () => {
     assert.equal(body!.Job.TaskGroups[0]!.Tasks[0]!.Config.command, 'python3');
   });
 
+  it('names docker images under the config\'s imageRegistry, or --registry, and refuses a registry that is not host[:port][/prefix]', async () => {
+    const image = (printed: string) => (JSON.parse(printed) as NomadJobRegistration[])[0]!.Job.TaskGroups[0]!.Tasks[0]!.Config.image as string;
+    const fromConfig = capture({ cwd: packageRoot, env: { SVC_IMAGE_REGISTRY: 'http://registry.example.com:5000/team/svc' } });
+    await jobsRender(fromConfig.context, 'examples/quickstart/app.py:hello', { driver: 'docker' });
+    assert.match(image(fromConfig.stdout()), /^registry\.example\.com:5000\/team\/svc\/img-[0-9a-f]{16}:latest$/);
+    const fromFlag = capture({ cwd: packageRoot, env: { SVC_IMAGE_REGISTRY: 'registry.example.com/svc' } });
+    await jobsRender(fromFlag.context, 'examples/quickstart/app.py:hello', { driver: 'docker', registry: 'localhost:5001' });
+    assert.match(image(fromFlag.stdout()), /^localhost:5001\/img-[0-9a-f]{16}:latest$/);
+    const bad = capture({ cwd: packageRoot });
+    await assert.rejects(jobsRender(bad.context, 'examples/quickstart/app.py:hello', { driver: 'docker', registry: 'Not A Host/x' }), /--registry: expected a registry host\[:port\] with an optional repository prefix.*got "Not A Host\/x"/);
+  });
+
   it('runs the transformJob hook of the plugins and prints its result', async () => {
     const run = capture({ cwd: packageRoot });
     await jobsRender(run.context, 'examples/quickstart/app.py:greet', { plugin: path.join(plugins, 'job-placement.mjs') });
