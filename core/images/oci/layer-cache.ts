@@ -4,10 +4,10 @@
  * small record of its digests under the key. A record is written only after
  * its blob is complete, so a record always names a whole blob.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rm, rename } from 'node:fs/promises';
 import path from 'node:path';
+import { replaceFile } from '../../files/replace-file.js';
 import { removeAbandonedBuilds, temporaryPath } from '../cache-entries.js';
 import { writeLayer, type LayerBlob } from './tar-layer.js';
 
@@ -36,7 +36,6 @@ export class LayerCache {
   /** Fills a temporary folder with `fill`, tars it as `/<under>`, records it under `key`. */
   async build(key: string, under: string, fill: (dir: string) => Promise<void>): Promise<LayerBlob> {
     await mkdir(this.blobs, { recursive: true });
-    await mkdir(path.join(this.root, 'layers'), { recursive: true });
     await removeAbandonedBuilds(this.root);
     await removeAbandonedBuilds(this.blobs);
     // Keys are `<kind>-<hex>`: a name the sweeper of abandoned builds recognises.
@@ -49,9 +48,7 @@ export class LayerCache {
       const file = this.blobFile(blob.digest);
       await rename(tarball, file);
       const record = { digest: blob.digest, diffId: blob.diffId, size: blob.size };
-      const tmpRecord = `${this.recordFile(key)}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      await writeFile(tmpRecord, JSON.stringify(record));
-      await rename(tmpRecord, this.recordFile(key));
+      await replaceFile(this.recordFile(key), JSON.stringify(record));
       return { ...record, file };
     } finally {
       await rm(dir, { recursive: true, force: true });

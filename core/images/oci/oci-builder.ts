@@ -14,11 +14,12 @@
  * through svc's cache; blobs the registry already has are never sent again.
  * The image's name in jobs is pinned by digest: `<host>/<prefix>/<image id>@sha256:…`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../../errors.js';
+import { replaceFile } from '../../files/replace-file.js';
 import { svcVersion } from '../../paths.js';
 import type { ImageSpec } from '../../workload/types.js';
 import { asBuildError, forImage } from '../build-errors.js';
@@ -213,11 +214,8 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
     }
   }
 
-  async function writeRecord(key: string, record: PushedRecord): Promise<void> {
-    await mkdir(path.dirname(recordFile(key)), { recursive: true });
-    const tmp = `${recordFile(key)}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await writeFile(tmp, JSON.stringify(record));
-    await rename(tmp, recordFile(key));
+  function writeRecord(key: string, record: PushedRecord): Promise<void> {
+    return replaceFile(recordFile(key), JSON.stringify(record));
   }
 
   return {

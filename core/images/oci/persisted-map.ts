@@ -5,9 +5,8 @@
  * them again), the last digest each base image tag had. Losing it costs a
  * request or an upload, never a wrong image; writes are whole-file renames.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { replaceFile } from '../../files/replace-file.js';
 
 export class PersistedMap {
   private entries: Map<string, string> | null = null;
@@ -42,11 +41,7 @@ export class PersistedMap {
     return this.entries;
   }
 
-  private async save(): Promise<void> {
-    await mkdir(path.dirname(this.file), { recursive: true });
-    // Two builders in one process may share the file: each write has its own temporary name.
-    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await writeFile(tmp, JSON.stringify(Object.fromEntries(this.entries ?? [])));
-    await rename(tmp, this.file);
+  private save(): Promise<void> {
+    return replaceFile(this.file, JSON.stringify(Object.fromEntries(this.entries ?? [])));
   }
 }

@@ -124,36 +124,26 @@ export class RegistryClient {
   }
 
   /** Uploads a blob from `file`: a session, then one PUT with every byte (the spec's monolithic upload). */
-  async uploadBlob(repository: string, blob: { digest: string; size: number; file: string }): Promise<void> {
+  uploadBlob(repository: string, blob: { digest: string; size: number; file: string }): Promise<void> {
+    return this.upload(repository, blob.digest, blob.size, () => createReadStream(blob.file));
+  }
+
+  /** Pushes a small blob held in memory (an image config) unless the repository has it; returns its digest. */
+  async pushBytes(repository: string, bytes: Buffer): Promise<string> {
+    const digest = sha256(bytes);
+    if (!(await this.hasBlob(repository, digest))) await this.upload(repository, digest, bytes.length, () => bytes);
+    return digest;
+  }
+
+  private async upload(repository: string, digest: string, size: number, body: () => Buffer | Readable): Promise<void> {
     const started = await this.call({ method: 'POST', url: this.url(`/v2/${repository}/blobs/uploads/`), scopes: [push(repository)], what: `an upload to ${repository}` });
     await started.body.dump();
     const done = await this.call({
-      method: 'PUT', url: this.sessionUrl(repository, started, blob.digest), scopes: [push(repository)], what: `the blob ${blob.digest} (${blob.size} bytes) for ${repository}`,
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(blob.size) },
-      body: () => createReadStream(blob.file),
+      method: 'PUT', url: this.sessionUrl(repository, started, digest), scopes: [push(repository)], what: `the blob ${digest} (${size} bytes) for ${repository}`,
+      headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      body,
     });
     await done.body.dump();
-  }
-
-  /** Pushes a small blob held in memory (an image config). */
-  async pushBytes(repository: string, bytes: Buffer): Promise<string> {
-    const digest = sha256(bytes);
-    if (await this.hasBlob(repository, digest)) return digest;
-    const answer = await this.call({
-      method: 'POST', url: this.url(`/v2/${repository}/blobs/uploads/?digest=${encodeURIComponent(digest)}`), scopes: [push(repository)], what: `the blob ${digest} for ${repository}`,
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) },
-      body: () => bytes,
-    });
-    await answer.body.dump();
-    if (answer.status === 201) return digest;
-    // 202: the registry does not take monolithic POSTs; upload through the session it opened.
-    const done = await this.call({
-      method: 'PUT', url: this.sessionUrl(repository, answer, digest), scopes: [push(repository)], what: `the blob ${digest} for ${repository}`,
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) },
-      body: () => bytes,
-    });
-    await done.body.dump();
-    return digest;
   }
 
   /** PUTs a manifest under a tag; returns its digest, checked against the registry's. */
@@ -235,7 +225,7 @@ export class RegistryClient {
       try {
         answer = await request(url, { method: call.method, headers, body: call.body?.(), headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }) as unknown as Answer;
       } catch (error) {
-        throw registryUnreachable(this.host, `get ${call.what}`, error);
+        throw registryUnreachable(this.host, `${call.method === 'GET' || call.method === 'HEAD' ? 'read' : 'send'} ${call.what}`, error);
       }
       const status = (answer as unknown as { statusCode: number }).statusCode;
       const location = header(answer.headers.location);

@@ -171,7 +171,7 @@ describe('RegistryClient against the registry stand-in', function () {
     await gone.close();
     const client = new RegistryClient(gone.url, gone.host, null);
     const error = await buildFailure(client.getManifest('library/python', '3.11-slim', MANIFEST_ACCEPT));
-    assert.match(error.message, new RegExp(`^cannot reach the registry ${gone.host.replace(/\./g, '\\.')} to get the manifest library/python:3\\.11-slim \\(ECONNREFUSED\\)`));
+    assert.match(error.message, new RegExp(`^cannot reach the registry ${gone.host.replace(/\./g, '\\.')} to read the manifest library/python:3\\.11-slim \\(ECONNREFUSED\\)`));
     assert.match(error.hint ?? '', /http:\/\//);
   });
 
