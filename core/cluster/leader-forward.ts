@@ -34,16 +34,20 @@ export interface LeaderForward {
 export function createLeaderForward(options: LeaderForwardOptions): LeaderForward {
   // Kept-alive connections to the leader: a follower forwards every API call.
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  // The addresses change only with the leader: parsed once per value, not per request.
+  const leaderUrl = lastParsed();
+  const selfUrl = lastParsed();
   return {
     handle(req, res) {
       const leader = options.leaderAddress();
       if (req.headers[FORWARDED_BY_HEADER] !== undefined) return answer(res, cannotForward('it was forwarded here by another replica that took this one for the leader; the leadership is changing'));
       if (leader === null) return answer(res, cannotForward('no replica leads at the moment'));
-      if (sameOrigin(leader, options.self())) return answer(res, cannotForward('the lock key names this replica, which no longer leads'));
+      const origin = leaderUrl(leader);
+      if (origin === null) return answer(res, cannotForward(`the lock key names the leader's address as ${JSON.stringify(leader)}, which is not a URL`));
+      if (origin.origin === selfUrl(options.self())?.origin) return answer(res, cannotForward('the lock key names this replica, which no longer leads'));
       // Only a path goes on, to the leader's origin: a target like `//host/…` or `http://host/…` must not pick the host.
       const path = req.url ?? '/';
       if (!path.startsWith('/') || path.startsWith('//')) return answer(res, badTarget());
-      const origin = new URL(leader);
       const secure = origin.protocol === 'https:';
       const upstream = (secure ? https : http).request({
         protocol: origin.protocol,
@@ -94,10 +98,11 @@ function cannotForward(why: string): SvcError {
   });
 }
 
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
+/** A parser that remembers its last address: `new URL` once per change, null for what is not a URL. */
+function lastParsed(): (address: string) => URL | null {
+  let last: { readonly address: string; readonly url: URL | null } | null = null;
+  return (address) => {
+    if (last?.address !== address) last = { address, url: URL.canParse(address) ? new URL(address) : null };
+    return last.url;
+  };
 }

@@ -18,8 +18,6 @@ import { putJson } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
 import { loadKey, type InstanceLoad, type LoadRecord, type UnitLoad } from './load-record.js';
 
-export { LOAD_PREFIX } from './load-record.js';
-
 export interface LoadReporterOptions {
   readonly store: StateStore;
   /** Names this replica's key; unique among the replicas. */

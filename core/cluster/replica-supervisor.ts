@@ -25,7 +25,7 @@ export function replicaSupervisor(options: ReplicaSupervisorOptions): UnitSuperv
   const own = (unit: string) => autoscaler.manages(unit) || options.leads();
   return {
     // Every unit a follower routes is one of the leader's deployments, scaled there.
-    manages: (unit) => own(unit) ? autoscaler.manages(unit) : true,
+    manages: (unit) => autoscaler.manages(unit) || !options.leads(),
     queued: (unit) => (own(unit) ? autoscaler.queued(unit) : options.notice(unit, false)),
     refused: (unit) => (own(unit) ? autoscaler.refused(unit) : options.notice(unit, true)),
     refusal: (unit) => (own(unit) ? autoscaler.refusal(unit) : null),

@@ -13,7 +13,7 @@ import type { RouteEntry } from '../gateway/types.js';
 import type { Workload } from '../workload/types.js';
 
 export const ROUTES_PREFIX = 'gateway/routes/';
-export const ROUTE_FORMAT_VERSION = 1;
+const ROUTE_FORMAT_VERSION = 1;
 
 interface StoredOffline {
   readonly code: ErrorCode;

@@ -18,8 +18,6 @@ import type { StateStore } from '../state/types.js';
 import { watchIndex } from '../state/watch-index.js';
 import { decodeRoute, encodeRoute, routeKey, ROUTES_PREFIX } from './route-codec.js';
 
-export { ROUTES_PREFIX } from './route-codec.js';
-
 export interface RouteSyncOptions {
   readonly store: StateStore;
   readonly routes: RouteTable;

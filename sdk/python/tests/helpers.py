@@ -1,15 +1,18 @@
-"""Test helpers: an ASGI caller and a subprocess runner with the SDK on PYTHONPATH."""
+"""Test helpers: an ASGI caller, a subprocess runner with the SDK on PYTHONPATH, a local HTTP server."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 SDK_ROOT = Path(__file__).resolve().parents[1]
 REPO_ROOT = SDK_ROOT.parents[1]
@@ -77,3 +80,15 @@ def call_asgi(app: Any, method: str = "GET", path: str = "/", *, query: str = ""
     """Calls an ASGI app once, as uvicorn would, and collects the response."""
     data = body.encode() if isinstance(body, str) else body
     return asyncio.run(http_call(app, method, path, query=query, body=data, headers=headers))
+
+
+@contextlib.contextmanager
+def serve_http(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serves ``handler`` on a free port of 127.0.0.1 in a thread; yields the server's URL, shuts it down after."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

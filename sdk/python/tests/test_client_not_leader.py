@@ -7,9 +7,9 @@ from __future__ import annotations
 import http.server
 import io
 import json
-import threading
 
 import pytest
+from helpers import serve_http
 
 from svc import exceptions as ex
 from svc._client import _http
@@ -40,14 +40,9 @@ class _Replicas(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture()
 def api():
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Replicas)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
     _Replicas.answers, _Replicas.seen = [], []
-    server = f"http://127.0.0.1:{httpd.server_address[1]}"
-    yield _http.Api(Credentials(server=server, token="t", server_from="test", token_from="test"))
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_http(_Replicas) as server:
+        yield _http.Api(Credentials(server=server, token="t", server_from="test", token_from="test"))
 
 
 def test_sends_again_until_a_leader_answers(api: _http.Api) -> None:

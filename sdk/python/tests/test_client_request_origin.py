@@ -10,10 +10,10 @@ import importlib
 import json
 import sys
 import textwrap
-import threading
 from pathlib import Path
 
 import pytest
+from helpers import serve_http
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "client_server"))
@@ -55,13 +55,9 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture()
 def recorder():
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
     _Recorder.seen.clear()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_http(_Recorder) as url:
+        yield url
 
 
 @pytest.fixture()

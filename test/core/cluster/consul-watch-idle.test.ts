@@ -14,6 +14,16 @@ class Counting extends ConsulStateStore {
     this.lists++;
     return super.list(prefix);
   }
+
+  /** How many times the watcher started on this store lists in 1 s; then closes it, and the store. */
+  async listsWhileIdle(watcher: { close(): Promise<void> }): Promise<number> {
+    const before = this.lists;
+    await sleep(1000);
+    const lists = this.lists - before;
+    await watcher.close();
+    await this.close();
+    return lists;
+  }
 }
 
 /**
@@ -32,11 +42,7 @@ describe('watchers on Consul KV idle while nothing under their prefix changes (s
     await store.put('apps/ws/app.json', '{}'); // any later write outside gateway/routes/ (a deploy record, a load report, a token)
     const follower = new RouteFollower({ store, routes: new RouteTable(), report: () => {} });
     await follower.start();
-    const before = store.lists;
-    await sleep(1000);
-    const lists = store.lists - before;
-    await follower.close();
-    await store.close();
+    const lists = await store.listsWhileIdle(follower);
     assert.ok(lists <= 2, `the follower listed gateway/routes/ ${lists} times in 1 s with nothing changing there`);
   });
 
@@ -46,11 +52,7 @@ describe('watchers on Consul KV idle while nothing under their prefix changes (s
     await store.put('gateway/routes/ws/app/w', '{}');
     const peers = new PeerLoad({ store, self: 'me', report: () => {} });
     await peers.start();
-    const before = store.lists;
-    await sleep(1000);
-    const lists = store.lists - before;
-    await peers.close();
-    await store.close();
+    const lists = await store.listsWhileIdle(peers);
     assert.ok(lists <= 2, `the leader listed gateway/load/ ${lists} times in 1 s with nothing changing there`);
   });
 
@@ -60,12 +62,7 @@ describe('watchers on Consul KV idle while nothing under their prefix changes (s
     await services.tokens.create({}, { workspace: 'default', subject: services.owner.id });
     await store.put('apps/ws/app.json', '{}');
     const index = await TokenIndex.open(store, { onError: () => {} });
-    const before = store.lists;
-    await sleep(1000);
-    const lists = store.lists - before;
-    await index.close();
-    await services.close();
-    await store.close();
+    const lists = await store.listsWhileIdle({ close: async () => { await index.close(); await services.close(); } });
     assert.ok(lists <= 2, `the token index listed tokens/ ${lists} times in 1 s with nothing changing there`);
   });
 });

@@ -88,12 +88,13 @@ describe('createLeaderForward()', () => {
     assert.equal(rest, 'last\n');
   });
 
-  it('answers 503 not_leader when no replica leads, when the lock names itself, when the leader is down, and for a request already forwarded', async () => {
+  it('answers 503 not_leader when no replica leads, when the lock names itself or no URL, when the leader is down, and for a request already forwarded', async () => {
     const closed = await listen(() => {});
     await new Promise((resolve) => closed.server.close(resolve));
     const cases: [() => string | null, Record<string, string>, RegExp][] = [
       [() => null, {}, /no replica leads/],
       [() => 'http://follower.invalid:1', {}, /names this replica/],
+      [() => 'http://', {}, /which is not a URL/],
       [() => closed.url, {}, /did not answer \(ECONNREFUSED\)/],
       [() => closed.url, { [FORWARDED_BY_HEADER]: 'http://other' }, /forwarded here by another replica/],
     ];

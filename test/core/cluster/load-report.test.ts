@@ -1,7 +1,7 @@
 /** A follower's LoadReporter against a memory store, with a real Admission and the embedded registry. */
 import assert from 'node:assert/strict';
-import { LOAD_PREFIX, LoadReporter, type LoadReporterOptions } from '../../../core/cluster/load-report.js';
-import type { LoadRecord } from '../../../core/cluster/load-record.js';
+import { LOAD_PREFIX, type LoadRecord } from '../../../core/cluster/load-record.js';
+import { LoadReporter, type LoadReporterOptions } from '../../../core/cluster/load-report.js';
 import { Admission } from '../../../core/gateway/admission.js';
 import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import type { Instance, ServiceRegistry } from '../../../core/registry/types.js';

@@ -1,6 +1,6 @@
 /** The leader's PeerLoad against a memory store, on a clock the test moves. */
 import assert from 'node:assert/strict';
-import { LOAD_PREFIX } from '../../../core/cluster/load-report.js';
+import { LOAD_PREFIX } from '../../../core/cluster/load-record.js';
 import type { LoadRecord, UnitLoad } from '../../../core/cluster/load-record.js';
 import { PeerLoad, type PeerLoadOptions } from '../../../core/cluster/peer-load.js';
 import { isSvcError } from '../../../core/errors.js';

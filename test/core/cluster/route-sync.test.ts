@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { decodeRoute, encodeRoute, routeKey } from '../../../core/cluster/route-codec.js';
-import { RouteFollower, RoutePublisher, ROUTES_PREFIX } from '../../../core/cluster/route-sync.js';
+import { decodeRoute, encodeRoute, routeKey, ROUTES_PREFIX } from '../../../core/cluster/route-codec.js';
+import { RouteFollower, RoutePublisher } from '../../../core/cluster/route-sync.js';
 import { shuttingDownError } from '../../../core/deployments/offline.js';
 import { SvcError } from '../../../core/errors.js';
 import { errorAnswer } from '../../../core/gateway/respond-error.js';
