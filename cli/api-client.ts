@@ -13,6 +13,7 @@
  * then: it costs a CLI start a tenth of a second).
  */
 import { errorCodes, SvcError, type ErrorCode } from '../core/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const API_PREFIX = '/api/v1';
 
@@ -133,8 +134,10 @@ export class ApiClient {
       const text = await response.text().catch(() => '');
       const waitMs = Math.min(5, Math.max(1, Number(response.headers.get('retry-after')) || 1)) * 1000;
       const again = this.errorFrom(503, text, method, path).code === 'not_leader' && Date.now() + waitMs <= deadline && !options.signal?.aborted;
-      if (!again) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const answer = () => new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      if (!again) return answer();
+      // Ctrl-C (the signal) ends the wait at once, with the answer the server gave.
+      if (!(await sleepUnlessAborted(waitMs, options.signal))) return answer();
     }
   }
 
@@ -268,4 +271,15 @@ export function parseEvent(block: string): ServerEvent | null {
     any = true;
   }
   return any ? { event, data: data.join('\n') } : null;
+}
+
+/** Waits `ms`; false when `signal` aborted the wait first. */
+async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, signal === undefined ? {} : { signal });
+    return true;
+  } catch (error) {
+    if (signal?.aborted) return false;
+    throw error;
+  }
 }

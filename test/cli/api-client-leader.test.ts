@@ -56,4 +56,15 @@ describe('ApiClient during a change of leader', () => {
     await assert.rejects(client.get('/api/v1/whoami'), (error: unknown) => error instanceof SvcError && error.code === 'starting');
     assert.equal(seen.length, 1);
   });
+
+  it('stops waiting for a leader at once when its signal aborts (Ctrl-C), with the not_leader error', async () => {
+    answers.push(standby, standby, standby);
+    const client = new ApiClient({ server: url, token: 't' });
+    const abort = new AbortController();
+    const started = Date.now();
+    setTimeout(() => abort.abort(), 200);
+    await assert.rejects(client.json('GET', '/api/v1/whoami', { signal: abort.signal }), (error: unknown) => error instanceof SvcError && error.code === 'not_leader');
+    assert.ok(Date.now() - started < 900, `gave up ${Date.now() - started} ms after the start, not after Retry-After (1 s)`);
+    assert.equal(seen.length, 1);
+  });
 });
