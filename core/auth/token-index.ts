@@ -14,9 +14,8 @@
  * remembered for the life of the process (revocation is final), so no reload
  * can bring one back either.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isStoreClosed } from '../state/closed.js';
 import type { Principal } from '../plugin/types.js';
+import { followPrefix } from '../state/follow-prefix.js';
 import type { StateStore } from '../state/types.js';
 import { watchIndex } from '../state/watch-index.js';
 import { storedJson } from './stored-fields.js';
@@ -33,7 +32,6 @@ export interface TokenIndexOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-const RETRY_AFTER_ERROR_MS = 1000;
 
 export class TokenIndex {
   readonly #store: StateStore;
@@ -53,7 +51,7 @@ export class TokenIndex {
   static async open(store: StateStore, options: TokenIndexOptions = {}): Promise<TokenIndex> {
     const index = new TokenIndex(store, options);
     const since = await index.#serial(() => index.#reload());
-    index.#watching = index.#watch(since);
+    index.#watching = followPrefix({ store: index.#store, prefix: TOKENS_PREFIX, signal: index.#stop.signal, since, reload: () => index.#serial(() => index.#reload()), report: (error) => index.#onError(error) });
     return index;
   }
 
@@ -78,23 +76,6 @@ export class TokenIndex {
   async close(): Promise<void> {
     this.#stop.abort();
     await this.#watching;
-  }
-
-  async #watch(since: number): Promise<void> {
-    const signal = this.#stop.signal;
-    while (!signal.aborted) {
-      try {
-        const next = await this.#store.watch(TOKENS_PREFIX, since, { signal });
-        if (next === since) continue; // the wait ended with nothing new
-        since = await this.#serial(() => this.#reload());
-      } catch (error) {
-        if (signal.aborted) return;
-        if (isStoreClosed(error)) return; // svc is stopping (Consul being unreachable is retried)
-        this.#onError(error);
-        since = 0; // start over: the next watch returns at once and reloads
-        await sleep(RETRY_AFTER_ERROR_MS, undefined, { signal }).catch(() => undefined);
-      }
-    }
   }
 
   /** Replaces the map with what the store holds; returns the prefix's index read before listing (what the next watch waits from). */

@@ -11,10 +11,10 @@
  * keep_warm like any other), but their requests in flight and queued no
  * longer count: a replica that stopped rewriting them may be dead.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { storedJson } from '../auth/stored-fields.js';
 import type { PeerLoadView } from '../autoscale/types.js';
 import { isStoreClosed } from '../state/closed.js';
+import { followPrefix } from '../state/follow-prefix.js';
 import type { StateStore } from '../state/types.js';
 import { watchIndex } from '../state/watch-index.js';
 import { LOAD_PREFIX, loadKey, parseLoadRecord, type DecodedLoad } from './load-record.js';
@@ -41,7 +41,6 @@ interface Received {
   readonly load: DecodedLoad | null;
 }
 
-const RETRY_AFTER_ERROR_MS = 1000;
 /**
  * A record unchanged for this long is deleted (compare-and-set, so a rewrite
  * wins): a replica that died (killed, its machine lost) never deletes its own.
@@ -74,7 +73,7 @@ export class PeerLoad implements PeerLoadView {
       if (isStoreClosed(error)) return;
       this.#options.report(error);
     }
-    this.#watching = this.#watch(since);
+    this.#watching = followPrefix({ store: this.#options.store, prefix: LOAD_PREFIX, signal: this.#stop.signal, since, reload: () => this.#reload(), report: this.#options.report });
   }
 
   /** Requests in flight and queued for a unit on the other replicas (fresh records only). */
@@ -114,23 +113,6 @@ export class PeerLoad implements PeerLoadView {
 
   #fresh(received: Received, now: number): boolean {
     return now - received.receivedAt <= this.#freshMs;
-  }
-
-  async #watch(since: number): Promise<void> {
-    const signal = this.#stop.signal;
-    while (!signal.aborted) {
-      try {
-        const next = await this.#options.store.watch(LOAD_PREFIX, since, { signal });
-        if (next === since) continue; // the wait ended with nothing new
-        since = await this.#reload();
-      } catch (error) {
-        if (signal.aborted) return;
-        if (isStoreClosed(error)) return; // svc is stopping (Consul being unreachable is retried)
-        this.#options.report(error);
-        since = 0; // start over: the next watch returns at once and reloads
-        await sleep(RETRY_AFTER_ERROR_MS, undefined, { signal }).catch(() => undefined);
-      }
-    }
   }
 
   /** Re-reads the records, keeping those whose modifyIndex did not change; returns the prefix's index read before listing (what the next watch waits from). */

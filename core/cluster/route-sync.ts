@@ -13,7 +13,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SvcError } from '../errors.js';
 import type { FollowedRoute, RouteTable } from '../gateway/route-table.js';
-import { isStoreClosed } from '../state/closed.js';
+import { followPrefix, RETRY_AFTER_ERROR_MS } from '../state/follow-prefix.js';
 import type { StateStore } from '../state/types.js';
 import { watchIndex } from '../state/watch-index.js';
 import { decodeRoute, encodeRoute, routeKey, ROUTES_PREFIX } from './route-codec.js';
@@ -32,7 +32,6 @@ export interface RouteFollowerOptions extends RouteSyncOptions {
   readonly onApplied?: (routes: readonly FollowedRoute[]) => void;
 }
 
-const RETRY_AFTER_ERROR_MS = 1000;
 /** How often the leader compares the stored routes with its table even when nothing changed. */
 const AUDIT_INTERVAL_MS = 30_000;
 
@@ -215,27 +214,15 @@ export class RouteFollower {
     await this.#watching;
   }
 
-  async #watch(loaded: () => void): Promise<void> {
-    const signal = this.#stop.signal;
-    let since = 0;
-    let reload = true;
-    while (!signal.aborted) {
-      try {
-        if (reload) {
-          since = await this.#reload();
-          reload = false;
-          loaded();
-        }
-        const next = await this.#store.watch(ROUTES_PREFIX, since, { signal });
-        reload = next !== since; // an unchanged index: the wait ended with nothing new
-      } catch (error) {
-        if (signal.aborted) return;
-        if (isStoreClosed(error)) return; // svc is stopping (Consul being unreachable is retried)
-        this.#report(error);
-        reload = true;
-        await sleep(this.#retryMs, undefined, { signal }).catch(() => undefined);
-      }
-    }
+  #watch(loaded: () => void): Promise<void> {
+    return followPrefix({
+      store: this.#store, prefix: ROUTES_PREFIX, signal: this.#stop.signal, report: this.#report, retryMs: this.#retryMs,
+      reload: async () => {
+        const since = await this.#reload();
+        loaded();
+        return since;
+      },
+    });
   }
 
   /** Replaces the followed routes with what is stored; returns the prefix's index read before listing (what the next watch waits from). */
