@@ -5,12 +5,12 @@
  */
 import sade from 'sade';
 import { DEFAULT_PORT } from '../config/schema.js';
+import { svcVersion } from '../core/paths.js';
 import type { CommandContext } from './context.js';
 import { printError } from './output.js';
 import { splitRunArgs } from './run-args.js';
 
-const version = '0.1.0';
-const prog = sade('svc').version(version);
+const prog = sade('svc').version(svcVersion);
 
 type Flags = Record<string, unknown>;
 

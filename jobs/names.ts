@@ -4,14 +4,15 @@
  * the task and one dynamic port label per worker.
  */
 import { createHash } from 'node:crypto';
-import type { Stage } from '../core/deployments/keys.js';
+import type { Stage } from '../core/workload/deployment-ref.js';
 
 export const TASK_NAME = 'runtime';
 
-/** Our rule for job IDs and service names (the reference's "safe common rule"). */
+/** Our rule for job IDs and service names: an RFC 1123 label, which both Nomad job IDs and Consul service names (DNS) accept. */
 export const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export interface UnitRef {
+/** What a job is named after: one workload of one deployment (one unit key's parts). */
+export interface JobNameParts {
   readonly workspace: string;
   readonly app: string;
   readonly stage: Stage;
@@ -31,30 +32,16 @@ export interface UnitRef {
  * workspace `a-b` or app `b-c`). Past 63 characters the ID keeps its first
  * 54 and ends in `-` + 8 hex digits of the SHA-256 of the full one.
  */
-export function jobId(ref: UnitRef): string {
+export function jobId(ref: JobNameParts): string {
   let full = `svc-${clean(ref.workspace)}--${clean(ref.app)}--${clean(ref.workload)}`;
   if (ref.stage !== 'deployed') full += `--${ref.stage}`;
   if (ref.serial !== undefined) full += `--s${ref.serial}`;
   return fitLabel(full);
 }
 
-/**
- * The job ID (and Consul service name) of a unit key
- * (`<workspace>/<app>/<stage>[@<serial>]/<workload>`, core/deployments/keys.ts).
- * Anything else (tests, tools) still gets a valid, stable ID.
- */
-export function unitJobId(key: string): string {
-  const ref = parseUnitKey(key);
-  return ref ? jobId(ref) : fitLabel(`svc-${clean(key.replaceAll('/', '--'))}`);
-}
-
-export function parseUnitKey(key: string): UnitRef | undefined {
-  const parts = key.split('/');
-  if (parts.length !== 4 || parts.some((p) => p === '')) return undefined;
-  const [workspace, app, stageAndSerial, workload] = parts as [string, string, string, string];
-  const m = /^(deployed|preview|run)(?:@(\d+))?$/.exec(stageAndSerial);
-  if (!m) return undefined;
-  return { workspace, app, stage: m[1] as Stage, serial: m[2] === undefined ? undefined : Number(m[2]), workload };
+/** A valid, stable job ID for a name that is not a unit's (tests, tools): `svc-` and the name, `/` as `--`. */
+export function otherJobId(name: string): string {
+  return fitLabel(`svc-${clean(name.replaceAll('/', '--'))}`);
 }
 
 function clean(part: string): string {

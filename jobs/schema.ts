@@ -1,7 +1,7 @@
 /**
  * Key whitelists of every Nomad JSON object svc may send, with each key's
- * type, from the `api` package of hashicorp/nomad (2.0.x; see
- * ../shared/reference/nomad-consul.md §1.2). Nomad ignores unknown keys
+ * type, from the `api` package of hashicorp/nomad (2.0.x: api/jobs.go,
+ * api/tasks.go, api/services.go…). Nomad ignores unknown keys
  * silently, so the validator refuses them.
  *
  * Types: `str`, `int`, `uint` (int ≥ 0), `bool`, `dur` (integer ns),
@@ -56,7 +56,7 @@ export const serviceShape = shape('Service', {
   Address: 'str', Checks: { list: checkShape }, CheckRestart: { obj: checkRestartShape }, Meta: 'strMap',
   CanaryMeta: 'strMap', TaggedAddresses: 'strMap', TaskName: 'str', OnUpdate: 'str', Identity: { obj: identityShape },
   Weights: { obj: shape('ServiceWeights', { Passing: 'int', Warning: 'int' }) }, Provider: 'str', Cluster: 'str', Kind: 'str',
-  // Connect is deliberately absent: svc does not use service mesh sidecars (reference checklist: reject unless needed).
+  // Connect is deliberately absent: svc does not use service mesh sidecars (refused rather than half-supported).
 });
 export const resourcesShape = shape('Resources', {
   CPU: 'int', Cores: 'int', MemoryMB: 'int', MemoryMaxMB: 'int', DiskMB: 'int', Networks: { list: networkShape },

@@ -10,8 +10,7 @@
  */
 import { svcVersion } from '../core/paths.js';
 import { MINUTE, SECOND } from './durations.js';
-import { READY_PATH } from '../core/cluster/replica-gate.js';
-import { HEALTH_PATH } from './services.js';
+import { HEALTH_PATH, READY_PATH } from '../core/gateway/platform-paths.js';
 import type { NomadJob, Port, Service, Task } from './types.js';
 
 /** svc's own version, from package.json (the docker image tag and `Meta.svc_version`). */

@@ -3,8 +3,8 @@
  * Nomad decodes job JSON leniently (unknown keys dropped, keys matched
  * case-insensitively) and checks the rest only on the server, so this
  * refuses unknown keys at every level, wrong types and string durations
- * (validate-shape.ts), and applies the server-side rules of the reference's
- * checklist: memory ≥ 10 MB, an ephemeral disk above the log allowance,
+ * (validate-shape.ts), and applies the rules Nomad's server checks
+ * (structs.Job.Validate and its callees): memory ≥ 10 MB, an ephemeral disk above the log allowance,
  * RFC 1123 service names, port labels that exist, `Scaling.Max`… Each issue
  * names its JSON path (`Job.TaskGroups[0].Tasks[0].Resources.MemoryMB`).
  */
@@ -15,6 +15,11 @@ import { checkShape } from './validate-shape.js';
 import { checkTask } from './validate-task.js';
 import { DNS_LABEL } from './names.js';
 import type { JobIssue } from './types.js';
+
+/** One `  <path>: <message>` line per issue. */
+export function formatIssues(issues: readonly JobIssue[]): string {
+  return issues.map((issue) => `  ${issue.path || '(body)'}: ${issue.message}`).join('\n');
+}
 
 /** Every problem of a `PUT /v1/jobs` body (`{"Job": {...}}`), [] when there is none. */
 export function validateJob(body: unknown): JobIssue[] {

@@ -20,9 +20,9 @@ import { loadConfig } from '../../config/load.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { compileJob } from '../../jobs/compile.js';
 import { defaultClusterSettings, type ClusterSettings, type JobContext } from '../../jobs/context.js';
-import { formatIssues, transformJob } from '../../jobs/transform.js';
 import type { Driver, NomadJobRegistration } from '../../jobs/types.js';
-import { validateJob } from '../../jobs/validate.js';
+import { formatIssues, validateJob } from '../../jobs/validate.js';
+import { transformJob } from '../../core/scheduler/nomad/transform-job.js';
 import type { CommandContext } from '../context.js';
 import { parseDeployTarget } from '../names.js';
 

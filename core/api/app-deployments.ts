@@ -23,7 +23,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     body: 'json',
     async handle({ params, body, principal }, services) {
       const request = await deployRequest(params, body, principal, services);
-      const deployment = await services.deployments().deploy(request);
+      const deployment = await services.deployments.deploy(request);
       return { status: 201, body: await describeApp(deployment, services) };
     },
   },
@@ -35,7 +35,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     body: 'json',
     async handle({ params, body, principal }, services) {
       const request = await deployRequest(params, body, principal, services);
-      return { status: 200, body: await services.deployments().plan(request) };
+      return { status: 200, body: await services.deployments.plan(request) };
     },
   },
   {
@@ -44,7 +44,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal }, services) {
-      const deployment = await services.deployments().stopWorkload(appRef(params, principal), checkName('workload', params['workload']));
+      const deployment = await services.deployments.stopWorkload(appRef(params, principal), checkName('workload', params['workload']));
       return { status: 200, body: await describeApp(deployment, services) };
     },
   },
@@ -54,7 +54,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal }, services) {
-      await services.deployments().deleteWorkload(appRef(params, principal), checkName('workload', params['workload']));
+      await services.deployments.deleteWorkload(appRef(params, principal), checkName('workload', params['workload']));
       return { status: 204 };
     },
   },

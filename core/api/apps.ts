@@ -19,7 +19,7 @@ export const appRoutes: readonly ApiRoute[] = [
     body: 'none',
     async handle({ principal }, services) {
       const records = new Map((await deploymentRecords(services).apps(principal.workspace)).map((record) => [record.name, record]));
-      const mine = services.deployments().list().filter((d) => d.ref.workspace === principal.workspace && d.ref.stage === 'deployed');
+      const mine = services.deployments.list().filter((d) => d.ref.workspace === principal.workspace && d.ref.stage === 'deployed');
       const apps = mine.map((deployment) => summarizeApp(deployment, records.get(deployment.ref.app)));
       apps.sort((a, b) => a.name.localeCompare(b.name));
       return { status: 200, body: { apps } };
@@ -42,7 +42,7 @@ export const appRoutes: readonly ApiRoute[] = [
       auth: 'token',
       body: 'none',
       async handle({ params, principal }, services) {
-        return { status: 200, body: await describeApp(await services.deployments()[transition](appRef(params, principal)), services) };
+        return { status: 200, body: await describeApp(await services.deployments[transition](appRef(params, principal)), services) };
       },
     }),
   ),
@@ -52,7 +52,7 @@ export const appRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal }, services) {
-      await services.deployments().remove(appRef(params, principal));
+      await services.deployments.remove(appRef(params, principal));
       return { status: 204 };
     },
   },
@@ -66,7 +66,7 @@ export function appRef(params: Readonly<Record<string, string>>, principal: Prin
 /** The caller's deployed app named in the path, or `not_found`. */
 export function requireApp(params: Readonly<Record<string, string>>, principal: Principal, services: ApiServices): Deployment {
   const ref = appRef(params, principal);
-  const deployment = services.deployments().get(ref);
+  const deployment = services.deployments.get(ref);
   if (deployment === null) throw noApp(ref);
   return deployment;
 }

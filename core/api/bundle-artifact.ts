@@ -96,7 +96,7 @@ function signedQuery(search: URLSearchParams): { expires?: string; signature?: s
 /** The stored file, opened before anything is answered, so a bundle deleted meanwhile is a clean 404. */
 async function openStored(services: ApiServices, sha256: string): Promise<FileHandle> {
   try {
-    return await open(services.bundles().store.pathOf(sha256), 'r');
+    return await open(services.bundles.store.pathOf(sha256), 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     throw new SvcError('not_found', `no bundle ${sha256} is stored on this server.`, {

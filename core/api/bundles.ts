@@ -22,7 +22,7 @@ export const bundleRoutes: readonly ApiRoute[] = [
     body: 'bundle',
     async handle({ headers, upload, principal }, services) {
       const claimed = claimedSha256(headers[SHA256_HEADER]);
-      const bundles = services.bundles();
+      const bundles = services.bundles;
       let stored;
       try {
         stored = await bundles.store.putStream(upload!(), claimed);
@@ -59,7 +59,7 @@ export const bundleRoutes: readonly ApiRoute[] = [
 ];
 
 export function workspaceBundles(services: ApiServices): WorkspaceBundles {
-  return new WorkspaceBundles(services.controlPlane.store, services.bundles().store);
+  return new WorkspaceBundles(services.controlPlane.store, services.bundles.store);
 }
 
 /** The `not_found` of a deploy or a check that names a bundle the workspace never uploaded. */

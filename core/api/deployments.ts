@@ -33,7 +33,7 @@ export const deploymentRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ principal }, services) {
-      const mine = services.deployments().list().filter((deployment) => deployment.ref.workspace === principal.workspace);
+      const mine = services.deployments.list().filter((deployment) => deployment.ref.workspace === principal.workspace);
       const listed = mine.flatMap((deployment) => listWorkloads(deployment, services));
       listed.sort((a, b) => a.name.localeCompare(b.name) || a.stage.localeCompare(b.stage));
       return { status: 200, body: { deployments: listed } };

@@ -27,7 +27,7 @@ export const previewRoutes: readonly ApiRoute[] = [
       const ref = previewRef(params, principal);
       const { spec, bundle } = await deployableCode(body, ref.workspace, services, ref.app);
       const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
-      const deployment = await services.previews().put({ spec, bundleSha256: bundle, workspace: ref.workspace, principal, idleTimeoutSeconds });
+      const deployment = await services.previews.put({ spec, bundleSha256: bundle, workspace: ref.workspace, principal, idleTimeoutSeconds });
       return { status: 200, body: await describePreview(deployment, services) };
     },
   },
@@ -48,7 +48,7 @@ export const previewRoutes: readonly ApiRoute[] = [
     async handle({ params, principal }, services) {
       const ref = previewRef(params, principal);
       requirePreview(ref, services);
-      await services.previews().remove(ref);
+      await services.previews.remove(ref);
       return { status: 204 };
     },
   },
@@ -74,7 +74,7 @@ function previewRef(params: Readonly<Record<string, string>>, principal: Princip
 }
 
 function requirePreview(ref: DeploymentRef, services: ApiServices): Deployment {
-  const preview = services.previews().get(ref);
+  const preview = services.previews.get(ref);
   if (preview === null) {
     throw new SvcError('not_found', `no preview of ${ref.app} in workspace ${ref.workspace}: it was never started, was ended, or ended after its idle timeout.`, {
       hint: `Start one with PUT /api/v1/apps/${ref.app}/preview (svc serve does).`,
@@ -85,7 +85,7 @@ function requirePreview(ref: DeploymentRef, services: ApiServices): Deployment {
 
 /** The app view (its workloads at their preview URLs), with the preview's idle timeout and when it ends if unused. */
 async function describePreview(deployment: Deployment, services: ApiServices) {
-  const previews = services.previews();
+  const previews = services.previews;
   const expiresAt = previews.expiresAt(deployment.ref);
   return {
     ...(await describeApp(deployment, services)),

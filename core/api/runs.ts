@@ -24,7 +24,7 @@ export const runRoutes: readonly ApiRoute[] = [
       const { spec, bundle } = await deployableCode(body, principal.workspace, services);
       const fn = checkName('function', requiredString(body, 'function'));
       const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
-      const run = await services.runs().create({ spec, bundleSha256: bundle, workspace: principal.workspace, function: fn, principal, idleTimeoutSeconds });
+      const run = await services.runs.create({ spec, bundleSha256: bundle, workspace: principal.workspace, function: fn, principal, idleTimeoutSeconds });
       return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
     },
   },
@@ -34,7 +34,7 @@ export const runRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ principal }, services) {
-      return { status: 200, body: { runs: services.runs().list(principal.workspace) } };
+      return { status: 200, body: { runs: services.runs.list(principal.workspace) } };
     },
   },
   {
@@ -43,7 +43,7 @@ export const runRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal }, services) {
-      return { status: 200, body: { run: services.runs().get(principal.workspace, runId(params)) } };
+      return { status: 200, body: { run: services.runs.get(principal.workspace, runId(params)) } };
     },
   },
   {
@@ -52,7 +52,7 @@ export const runRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal }, services) {
-      await services.runs().end(principal.workspace, runId(params));
+      await services.runs.end(principal.workspace, runId(params));
       return { status: 204 };
     },
   },
@@ -62,7 +62,7 @@ export const runRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'call',
     async handle({ params, principal, upload, signal, requestId }, services) {
-      const answer = await services.runs().call(principal.workspace, runId(params), upload!(), signal, requestId);
+      const answer = await services.runs.call(principal.workspace, runId(params), upload!(), signal, requestId);
       return { status: answer.status, headers: answer.headers, body: answer.body };
     },
   },
@@ -72,7 +72,7 @@ export const runRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'none',
     async handle({ params, principal, headers }, services) {
-      return logsAnswer(services, services.runs().logKey(principal.workspace, runId(params)), headers);
+      return logsAnswer(services, services.runs.logKey(principal.workspace, runId(params)), headers);
     },
   },
 ];

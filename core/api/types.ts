@@ -49,14 +49,13 @@ export interface BundleUploads {
 export interface ApiServices {
   readonly plugins: PluginHost;
   readonly controlPlane: Pick<ControlPlane, 'store' | 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'devices'>;
-  /** A function: the platform creates the manager (and the bundles) after the API, once the server listens. */
-  readonly deployments: () => DeploymentLifecycle;
-  readonly bundles: () => BundleUploads;
+  readonly deployments: DeploymentLifecycle;
+  readonly bundles: BundleUploads;
   /** Largest bundle upload, in bytes (the size of the tar.gz). */
   readonly maxBundleBytes: number;
-  /** Remote runs of functions, and previews; functions for the same reason as `deployments`. */
-  readonly runs: () => Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
-  readonly previews: () => Pick<Previews, 'put' | 'get' | 'remove' | 'idleTimeoutSeconds' | 'expiresAt'>;
+  /** Remote runs of functions, and previews. */
+  readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
+  readonly previews: Pick<Previews, 'put' | 'get' | 'remove' | 'idleTimeoutSeconds' | 'expiresAt'>;
   /** Largest pickled call, in bytes (the gateway's body limit). */
   readonly maxCallBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;

@@ -1,5 +1,5 @@
 /**
- * Safe extraction of a bundle (design decision 7). Refused, with an SvcError
+ * Safe extraction of a bundle (docs/architecture.md, "Bundles"). Refused, with an SvcError
  * naming the entry and the rule: absolute paths, `..` components, symbolic
  * links whose target leaves the destination (directly or through other
  * links), every hard link, devices, fifos and other special entries, entries

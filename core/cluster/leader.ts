@@ -1,6 +1,6 @@
 /**
  * Leader election among svc server replicas over a Consul session and a
- * lock key (shared/reference/nomad-consul.md §4): create a TTL session
+ * lock key (Consul's leader-election pattern, docs/operators.md): create a TTL session
  * (Behavior release, short LockDelay), renew it every TTL/2, acquire the key
  * with `?acquire=<session>`, and while not leading watch the key with
  * blocking queries and try again when its `Session` is empty.

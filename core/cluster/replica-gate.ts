@@ -27,10 +27,10 @@ import { writeRawError } from '../gateway/raw-error.js';
 import { pathOf, respondError } from '../gateway/respond-error.js';
 import type { RouteTable } from '../gateway/route-table.js';
 import type { LeaderForward } from './leader-forward.js';
+import { READY_PATH } from '../gateway/platform-paths.js';
 
 export type ReplicaRole = 'standby' | 'following' | 'starting' | 'ready';
 
-export const READY_PATH = '/_svc/ready';
 const HEALTH = /^\/_svc\/health$/;
 const ARTIFACT = /^\/api\/v1\/bundles\/[0-9a-f]{64}\/artifact$/;
 

@@ -73,7 +73,7 @@ export interface DeploymentManagerOptions {
 }
 
 /**
- * Runs deployments and moves them through their lifecycle (spec §3): deploy
+ * Runs deployments and moves them through their lifecycle (docs/api.md): deploy
  * an app or one workload (a new version each time, switched in with no
  * downtime), prune, pause and resume an app, stop or delete one deployment,
  * delete an app, and restore everything after a restart. Each transition of

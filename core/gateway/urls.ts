@@ -1,4 +1,4 @@
-import { DEFAULT_WORKSPACE, type DeploymentRef } from '../deployments/keys.js';
+import { DEFAULT_WORKSPACE, type DeploymentRef } from '../workload/deployment-ref.js';
 
 /**
  * Path-based workload URLs: `/<workspace>/<app>/<workload>` followed by the

@@ -12,7 +12,7 @@
  * (there is no registry-specific error code yet).
  */
 import { LRUCache } from 'lru-cache';
-import { unitJobId } from '../../jobs/names.js';
+import { nomadJobId } from '../scheduler/nomad/job-id.js';
 import { SvcError } from '../errors.js';
 import { backoffMs, ConsulHttp, ConsulHttpError, sleep, type ConsulResponse } from '../state/consul-http.js';
 import type { Instance, RegistryListener, ServiceRegistry } from './types.js';
@@ -22,7 +22,7 @@ export interface ConsulRegistryOptions {
   readonly address: string;
   /** ACL token (`X-Consul-Token`): needs `service_prefix "" { policy = "read" }` (and `write` to register). */
   readonly token?: string;
-  /** The Consul service name of a deployment unit (default: the Nomad job ID, `jobs/names.ts`). */
+  /** The Consul service name of a deployment unit (default: the Nomad job ID, core/scheduler/nomad/job-id.ts). */
   readonly serviceName?: (service: string) => string;
   /** How long one blocking query waits (default 5 min). */
   readonly waitMs?: number;
@@ -233,7 +233,7 @@ function sameInstances(a: readonly Instance[], b: readonly Instance[]): boolean 
 }
 
 /** `ws/app/stage[@serial]/workload` → the Nomad job ID (serial included), which is also the Consul service name. */
-export const defaultServiceName = unitJobId;
+export const defaultServiceName = nomadJobId;
 
 function registryError(error: unknown, address: string): SvcError {
   if (error instanceof SvcError) return error;

@@ -1,5 +1,5 @@
 /**
- * Remote runs (spec 1.2, `.remote()` and `svc run`): an ephemeral start of
+ * Remote runs (docs/api.md "Remote runs": `.remote()` and `svc run`): an ephemeral start of
  * one function of an app from a manifest and an uploaded bundle. Creating a
  * run answers at once and builds the image and starts the first container in
  * the background (build lines go to the run's logs); calls wait until it is

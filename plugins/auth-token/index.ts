@@ -2,17 +2,20 @@
  * svc:auth-token — authenticates requests by their svc API token. Built on
  * the public plugin API only, like any third-party plugin.
  */
-import type { TokenVerifier } from '../../core/auth/verifier.js';
-import { PLUGIN_API_VERSION, type AuthRequest, type Plugin } from '../../core/plugin/types.js';
+import { PLUGIN_API_VERSION, type AuthRequest, type Plugin, type Principal } from 'svc/plugin';
 
 export interface AuthTokenPluginOptions {
-  /** Where tokens are checked: memory for the embedded owner token, the state store in a cluster. */
-  readonly verifier: TokenVerifier;
+  /**
+   * Where tokens are checked (the platform passes its own: memory for the
+   * embedded owner token, the state store in a cluster): the principal a
+   * secret belongs to, or null when it is malformed, unknown or revoked.
+   */
+  readonly verifier: { verify(secret: string): Promise<Principal | null> };
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)$/i;
 
-export function authTokenPlugin({ verifier }: AuthTokenPluginOptions): Plugin {
+export default function authTokenPlugin({ verifier }: AuthTokenPluginOptions): Plugin {
   return {
     name: 'svc:auth-token',
     apiVersion: PLUGIN_API_VERSION,

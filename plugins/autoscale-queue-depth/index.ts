@@ -2,14 +2,14 @@
  * svc:autoscale-queue-depth — the built-in scaling policy `queue-depth`.
  * Built on the public plugin API only, like any third-party policy plugin.
  */
-import { PLUGIN_API_VERSION, type Plugin, type ScalingInput } from '../../core/plugin/types.js';
+import { PLUGIN_API_VERSION, type Plugin, type ScalingInput } from 'svc/plugin';
 
 /** The name the config setting `scalingPolicy` uses (its default). */
 export const QUEUE_DEPTH = 'queue-depth';
 
 /**
  * One container per `tasks_per_container` requests in flight or waiting,
- * within [`min_containers`, `max_containers`] (design decision 4):
+ * within [`min_containers`, `max_containers`] (docs/scaling.md):
  * clamp(ceil((inFlight + queued) / tasksPerContainer), min, max).
  */
 export function queueDepth({ workload, inFlight, queued }: ScalingInput): number {
@@ -18,7 +18,7 @@ export function queueDepth({ workload, inFlight, queued }: ScalingInput): number
   return Math.min(maxContainers, Math.max(minContainers, wanted));
 }
 
-export function autoscaleQueueDepthPlugin(): Plugin {
+export default function autoscaleQueueDepthPlugin(): Plugin {
   return {
     name: 'svc:autoscale-queue-depth',
     apiVersion: PLUGIN_API_VERSION,

@@ -4,7 +4,7 @@
  * (returning the response as it came), plus `connect(path)` for the app's
  * WebSocket routes. Both come from `_rt.Asgi`; only the docstring is generated.
  */
-import type { InterfaceWorkload } from '../../core/plugin/types.js';
+import type { InterfaceWorkload } from 'svc/plugin';
 import { common, type WorkloadNames } from './endpoint.js';
 import { pyDocstring } from './names.js';
 

@@ -4,7 +4,7 @@
  * the HTTP response as it came. A function gets an object too, whose
  * `request()` explains that functions are called with `.remote()`.
  */
-import type { InterfaceWorkload } from '../../core/plugin/types.js';
+import type { InterfaceWorkload } from 'svc/plugin';
 import { pyDocstring, pyString } from './names.js';
 import { ANY, isSchema, type TypeMapper } from './schema-types.js';
 import { argumentsDict, parameterList, receiverFor, signatureOf } from './signature.js';

@@ -3,7 +3,7 @@
  * package per deployed app, imported as `svc_clients.<app>` (`svc app export`).
  * Built on the public plugin API only, like any third-party exporter.
  */
-import { PLUGIN_API_VERSION, type ClientExporter, type Plugin } from '../../core/plugin/types.js';
+import { PLUGIN_API_VERSION, type ClientExporter, type Plugin } from 'svc/plugin';
 import { exportPython } from './layout.js';
 
 export { CLIENTS_PACKAGE, GENERATED_MARK } from './layout.js';
@@ -17,7 +17,7 @@ export const pythonExporter: ClientExporter = {
   export: exportPython,
 };
 
-export function exportPythonPlugin(): Plugin {
+export default function exportPythonPlugin(): Plugin {
   return {
     name: 'svc:export-python',
     apiVersion: PLUGIN_API_VERSION,

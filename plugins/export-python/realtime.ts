@@ -5,7 +5,7 @@
  * item of a streamed or iterable return), as the runtime frames them: a
  * `str`/`bytes`/untyped message travels as it is, anything else as JSON.
  */
-import type { InterfaceWorkload } from '../../core/plugin/types.js';
+import type { InterfaceWorkload } from 'svc/plugin';
 import { common, withDoc, type WorkloadNames } from './endpoint.js';
 import { identifier, pyDocstring, pyString } from './names.js';
 import { ANY, isSchema, union, unionMembers, type TypeMapper } from './schema-types.js';

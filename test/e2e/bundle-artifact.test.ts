@@ -53,11 +53,14 @@ describe('API: signed bundle artifact URLs', function () {
     urls = createArtifactUrls({ secret: Buffer.alloc(32, 42), ttlSeconds: 600, now: () => Date.now() + clockOffsetMs });
     const { config } = platform;
     const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
-    const unused = (what: string) => () => {
-      throw new SvcError('internal', `${what} is not part of this test server`);
-    };
+    // Any use of these fails the test: this server has none.
+    const unused = <T extends object>(what: string): T => new Proxy({} as T, {
+      get: () => {
+        throw new SvcError('internal', `${what} is not part of this test server`);
+      },
+    });
     const api = controlPlaneRoutes({
-      plugins: platform.plugins, controlPlane: platform.controlPlane, deployments: () => platform.deployments, bundles: () => bundles,
+      plugins: platform.plugins, controlPlane: platform.controlPlane, deployments: platform.deployments, bundles,
       maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES, autoscaler: platform.autoscaler, logs: platform.deploymentLogs,
       runs: unused('runs'), previews: unused('previews'), maxCallBytes: config.maxBodyBytes,
       artifacts: urls,

@@ -1,5 +1,5 @@
 /**
- * Every transition of spec §3 on real containers, through the real gateway,
+ * Every lifecycle transition (docs/api.md) on real containers, through the real gateway,
  * with the records on a real file store: deploy an app, deploy one workload,
  * prune, pause and resume, stop and delete one deployment, delete the app;
  * a redeploy under continuous requests, and a broken redeploy.

@@ -3,7 +3,7 @@ import { generateToken } from '../../core/auth/tokens.js';
 import { MemoryTokenVerifier } from '../../core/auth/verifier.js';
 import { createPluginHost } from '../../core/plugin/host.js';
 import type { AuthRequest } from '../../core/plugin/types.js';
-import { authTokenPlugin } from '../../plugins/auth-token/index.js';
+import authTokenPlugin from '../../plugins/auth-token/index.js';
 
 const { secret, id } = generateToken();
 const verifier = new MemoryTokenVerifier();

@@ -1,6 +1,6 @@
 /**
  * The Consul stand-in over real HTTP: each behaviour it copies from Consul
- * (../shared/reference/nomad-consul.md §4 and the stand-in checklist) has a
+ * (test/standins/README.md) has a
  * test here.
  */
 import assert from 'node:assert/strict';

@@ -7,10 +7,10 @@
  */
 import { compileJob } from '../../../jobs/compile.js';
 import type { ClusterSettings, JobContext } from '../../../jobs/context.js';
-import { parseUnitKey } from '../../../jobs/names.js';
-import { formatIssues, transformJob } from '../../../jobs/transform.js';
+import { parseUnitKey } from '../../deployments/keys.js';
+import { transformJob } from './transform-job.js';
 import type { NomadJobRegistration } from '../../../jobs/types.js';
-import { validateJob } from '../../../jobs/validate.js';
+import { formatIssues, validateJob } from '../../../jobs/validate.js';
 import { SvcError } from '../../errors.js';
 import type { PluginHost } from '../../plugin/host.js';
 import type { DeploymentUnit } from '../types.js';

@@ -41,7 +41,7 @@ from .exceptions import (
     WorkerCrashedError,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "App",

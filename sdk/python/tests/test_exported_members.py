@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import svc
 from helpers import run_python
 
@@ -32,8 +35,9 @@ def test_public_names_are_not_private_modules():
     assert public - PUBLIC <= {"bundle", "exceptions", "manifest", "run", "runtime"}  # submodules, once imported
 
 
-def test_version():
-    assert svc.__version__ == "0.1.0"
+def test_version_is_svc_s_own_from_package_json():
+    package = json.loads((Path(__file__).resolve().parents[3] / "package.json").read_text())
+    assert svc.__version__ == package["version"]
 
 
 def test_error_hierarchy():

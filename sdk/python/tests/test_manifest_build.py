@@ -18,7 +18,7 @@ async def web(scope, receive, send): ...
 def test_document_shape_and_key_order(app):
     manifest = build_manifest(app, "app")
     assert list(manifest) == ["manifest_version", "sdk_version", "entry", "app", "images", "workloads"]
-    assert manifest == {"manifest_version": 1, "sdk_version": "0.1.0", "entry": "app",
+    assert manifest == {"manifest_version": 1, "sdk_version": svc.__version__, "entry": "app",
                         "app": {"name": "test"}, "images": [], "workloads": []}
 
 

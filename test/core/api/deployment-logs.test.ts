@@ -7,7 +7,7 @@ import { DeploymentLogs } from '../../../core/logs/deployment-logs.js';
 const key = { workspace: 'default', app: 'shop', stage: 'deployed', workload: 'api' };
 
 async function follow(logs: DeploymentLogs): Promise<Readable> {
-  const services = { logs, deployments: () => ({ get: () => ({ workloads: [{ name: 'api' }] }) }) } as unknown as ApiServices;
+  const services = { logs, deployments: { get: () => ({ workloads: [{ name: 'api' }] }) } } as unknown as ApiServices;
   const route = deploymentLogRoutes[0]!;
   const answer = await route.handle(
     { params: { app: 'shop', workload: 'api' }, principal: { workspace: 'default' }, headers: { accept: 'text/event-stream' } } as never,

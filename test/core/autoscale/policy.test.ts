@@ -4,7 +4,7 @@ import { SvcError } from '../../../core/errors.js';
 import { createPluginHost } from '../../../core/plugin/host.js';
 import type { ScalingInput, ScalingPolicy } from '../../../core/plugin/types.js';
 import type { DeploymentUnit } from '../../../core/scheduler/types.js';
-import { autoscaleQueueDepthPlugin, queueDepth } from '../../../plugins/autoscale-queue-depth/index.js';
+import autoscaleQueueDepthPlugin, { queueDepth } from '../../../plugins/autoscale-queue-depth/index.js';
 import { endpoint } from '../gateway/harness.js';
 
 function input(load: { inFlight: number; queued: number }, autoscaler = { minContainers: 0, maxContainers: 3, tasksPerContainer: 2 }): ScalingInput {

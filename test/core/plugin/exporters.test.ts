@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { SvcError } from '../../../core/errors.js';
 import { createPluginHost } from '../../../core/plugin/host.js';
 import type { AppInterface, ClientExporter, Plugin } from '../../../core/plugin/types.js';
-import { exportPythonPlugin } from '../../../plugins/export-python/index.js';
+import exportPythonPlugin from '../../../plugins/export-python/index.js';
 
 const exporter = (language = 'Go'): ClientExporter => ({
   language,

@@ -5,7 +5,7 @@ import { createPluginHost } from '../../../core/plugin/host.js';
 import { loadPlugins } from '../../../core/plugin/load.js';
 import { hookKinds, type Plugin } from '../../../core/plugin/types.js';
 import { compileJob } from '../../../jobs/compile.js';
-import { transformJob } from '../../../jobs/transform.js';
+import { transformJob } from '../../../core/scheduler/nomad/transform-job.js';
 import type { NomadJob } from '../../../jobs/types.js';
 import { jobContext, workload } from '../../jobs/fixtures.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createPluginHost } from '../../../core/plugin/host.js';
 import type { AppInterface } from '../../../core/plugin/types.js';
 import { packageRoot } from '../../../core/paths.js';
-import { exportPythonPlugin, pythonExporter } from '../../../plugins/export-python/index.js';
+import exportPythonPlugin, { pythonExporter } from '../../../plugins/export-python/index.js';
 import { tempDir } from '../../helpers/config.js';
 import { printed, python, pythonPath, runPython, writeFiles } from './python-helpers.js';
 

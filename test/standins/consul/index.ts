@@ -3,8 +3,8 @@
  * node `standin`), for tests: the KV store with sessions and locks, agent
  * service registration with HTTP and TTL checks, health and catalog reads,
  * blocking queries and ACL tokens, with Consul's status codes and text error
- * bodies. See ../../../../shared/reference/nomad-consul.md (checklist
- * "Consul") for the facts it follows, and test/standins/consul.test.ts.
+ * bodies. test/standins/README.md lists the facts it follows, and
+ * test/standins/consul.test.ts tests each.
  *
  * Test hooks: `snapshot()`/`restore()` move the state, and with it every
  * index, back (as a snapshot restore does), `reapTombstones()` drops KV

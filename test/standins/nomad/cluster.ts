@@ -92,7 +92,7 @@ export class Cluster {
     return evaluation;
   }
 
-  /** A deployment for a new job version when some group has Update.MaxParallel > 0 (reference §2). */
+  /** A deployment for a new job version when some group has Update.MaxParallel > 0, as Nomad's deployment watcher makes. */
   maybeCreateDeployment(job: Json, evalId: string): void {
     if (job.Type !== 'service' || job.Stop) return;
     const groups = (job.TaskGroups ?? []).filter((g: Json) => (g.Update?.MaxParallel ?? 0) > 0);

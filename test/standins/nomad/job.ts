@@ -1,7 +1,7 @@
 /**
  * Job canonicalization (defaults of api.Job.Canonicalize + structs.Job.Canonicalize) and the
  * server-side validation Nomad answers with HTTP 500 and a go-multierror text body
- * (reference §1.1 "Server-side required"). Jobs are plain JSON objects with Go field names.
+ * (nomad/structs/structs.go). Jobs are plain JSON objects with Go field names.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Json = any;

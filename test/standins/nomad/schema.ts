@@ -1,7 +1,7 @@
 /**
  * The request structs of Nomad's `api` package (hashicorp/nomad api/jobs.go, api/tasks.go,
  * api/resources.go, api/services.go, api/scaling.go, api/constraint.go), as JSON key → Go type,
- * following ../../../../shared/reference/nomad-consul.md §1.2. Keys are Go field names.
+ * Keys are Go field names.
  */
 import type { GoType } from './gojson.js';
 

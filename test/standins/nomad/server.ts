@@ -24,7 +24,7 @@ export interface NomadStandinOptions {
   readonly aclToken?: string;
   /**
    * Reject unknown JSON keys (400 `json: unknown field "X"`). Default true: stricter than a real
-   * server, which silently ignores them (reference §0), so that a typo cannot pass in tests.
+   * server, which silently ignores them (api.Job decoding), so that a typo cannot pass in tests.
    */
   readonly strictDecode?: boolean;
   readonly region?: string;
@@ -98,7 +98,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     res.end(JSON.stringify(value, (key, v) => (key.startsWith('_') ? undefined : v)));
   }
 
-  /** A blocking query: waits until `indexOf()` exceeds ?index= or ?wait= passes (reference §2). */
+  /** A blocking query: waits until `indexOf()` exceeds ?index= or ?wait= passes, as Nomad's blocking queries do. */
   async function blocking(req: IncomingMessage, url: URL, indexOf: () => number): Promise<void> {
     const wait = url.searchParams.get('wait');
     const indexText = url.searchParams.get('index');

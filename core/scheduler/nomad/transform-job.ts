@@ -4,11 +4,11 @@
  * and keep its `ID` (svc finds its jobs by ID); otherwise a `plugin_error`
  * names the plugin and lists every broken path.
  */
-import { SvcError } from '../core/errors.js';
-import type { PluginHost } from '../core/plugin/host.js';
-import type { JobTransformContext } from '../core/plugin/types.js';
-import type { JobIssue, NomadJob, NomadJobRegistration } from './types.js';
-import { validateJob } from './validate.js';
+import type { JobIssue, NomadJob, NomadJobRegistration } from '../../../jobs/types.js';
+import { formatIssues, validateJob } from '../../../jobs/validate.js';
+import { SvcError } from '../../errors.js';
+import type { PluginHost } from '../../plugin/host.js';
+import type { JobTransformContext } from '../../plugin/types.js';
 
 export async function transformJob(plugins: PluginHost, registration: NomadJobRegistration, context: JobTransformContext): Promise<NomadJobRegistration> {
   if (!plugins.has('transformJob')) return registration;
@@ -25,9 +25,4 @@ export async function transformJob(plugins: PluginHost, registration: NomadJobRe
   // A copy: a plugin that mutates its argument cannot change the compiled job behind svc's back.
   const job = await plugins.sequentialChecked('transformJob', check, structuredClone(registration.Job), context);
   return { ...registration, Job: job };
-}
-
-/** One `  <path>: <message>` line per issue. */
-export function formatIssues(issues: readonly JobIssue[]): string {
-  return issues.map((issue) => `  ${issue.path || '(body)'}: ${issue.message}`).join('\n');
 }

@@ -1,0 +1,228 @@
+/**
+ * Builds every object of the platform from its configuration, in dependency
+ * order, without starting any: nothing listens, leads or restores yet
+ * (core/platform.ts does that). The embedded default: local processes, an
+ * in-process registry, files in the data dir. On a cluster (`scheduler:
+ * nomad`, `state: consul`): Nomad jobs, the Consul registry, Consul KV, and
+ * replicas that share the work.
+ */
+import http from 'node:http';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { DEFAULT_SCALING_POLICY, type ServerConfig } from '../config/schema.js';
+import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
+import type { ControlPlane } from './api/control-plane.js';
+import { Autoscaler } from './autoscale/controller.js';
+import { resolvePolicy } from './autoscale/policy.js';
+import { artifactSecret, createArtifactUrls, type ArtifactUrls } from './bundles/artifact-url.js';
+import { createCodeBundles } from './bundles/service.js';
+import { createDriver, createRegistry, installOf } from './cluster/backends.js';
+import { detachable, type DetachableDriver } from './cluster/detachable-driver.js';
+import { createLeaderForward, type LeaderForward } from './cluster/leader-forward.js';
+import { createReplicaGate, type ReplicaRole } from './cluster/replica-gate.js';
+import { replicaSupervisor } from './cluster/replica-supervisor.js';
+import { ReplicaSync } from './cluster/replica-sync.js';
+import type { LeaderElection } from './cluster/types.js';
+import { DeploymentManager } from './deployments/manager.js';
+import { DeploymentRecords } from './deployments/records.js';
+import { Admission } from './gateway/admission.js';
+import { createGateway } from './gateway/app.js';
+import type { ErrorReporter } from './gateway/error-middleware.js';
+import { answerClientError, healthRoute } from './gateway/http-server.js';
+import { UpstreamPools } from './gateway/proxy.js';
+import { RouteTable } from './gateway/route-table.js';
+import { createWebSocketBridge, type WebSocketBridge } from './gateway/websocket-bridge.js';
+import { createImageBuilder } from './images/choose-builder.js';
+import type { ImageBuilder } from './images/types.js';
+import { DeploymentLogs } from './logs/deployment-logs.js';
+import { RecentLogs } from './logs/recent-logs.js';
+import { sdkPythonPath } from './paths.js';
+import { loadBuiltinPlugins } from './plugin/builtins.js';
+import { createPluginHost, type PluginHost } from './plugin/host.js';
+import { loadPlugins, resolvePlugins } from './plugin/load.js';
+import type { ServiceRegistry } from './registry/types.js';
+import { IdleLeases } from './runs/idle-leases.js';
+import { Previews } from './runs/previews.js';
+import { RunManager } from './runs/runs.js';
+import type { LocalDriver } from './scheduler/local/driver.js';
+import type { NomadDriver } from './scheduler/nomad/types.js';
+import { createUnitCompiler } from './scheduler/nomad/unit-compiler.js';
+import type { LogSink } from './scheduler/types.js';
+import type { PlatformOptions } from './platform.js';
+
+/** What only a started platform knows; the objects built here read it when they need it. */
+export interface PlatformState {
+  /** The gateway's base URL (the public URL, else the listening address); '' until it listens. */
+  url: string;
+  /** This replica's own address, where followers forward the API while it leads; '' until it listens. */
+  self: string;
+  /** The leader election among replicas (`state: consul`); null until it starts, and always without one. */
+  leader: LeaderElection | null;
+  /** This replica's phase while it leads; null while it does not (a follower's role comes from its route copy). */
+  leaderRole: ReplicaRole | null;
+}
+
+export interface Services {
+  readonly plugins: PluginHost;
+  readonly logs: LogSink;
+  readonly report: ErrorReporter;
+  readonly deploymentLogs: DeploymentLogs;
+  readonly registry: ServiceRegistry;
+  /** The config's scheduler driver itself. */
+  readonly scheduler: LocalDriver | NomadDriver;
+  /** The scheduler as the platform uses it: a replica that lost the leadership lets go of the workloads. */
+  readonly driver: DetachableDriver;
+  readonly images: ImageBuilder;
+  readonly admission: Admission;
+  readonly upstreams: UpstreamPools;
+  /** Followers copy the leader's routes and report their load (replicas with the Consul registry); else null. */
+  readonly sync: ReplicaSync | null;
+  readonly autoscaler: Autoscaler;
+  readonly deployments: DeploymentManager;
+  readonly leases: IdleLeases;
+  readonly runs: RunManager;
+  readonly previews: Previews;
+  readonly forward: LeaderForward;
+  readonly websockets: WebSocketBridge;
+  /** Not listening yet. */
+  readonly server: http.Server;
+  /** True when replicas sharing Consul KV elect a leader; else this svc always leads. */
+  readonly electing: boolean;
+  role(): ReplicaRole;
+}
+
+export async function buildServices(options: PlatformOptions, controlPlane: ControlPlane, state: PlatformState): Promise<Services> {
+  const { config } = options;
+  const logs: LogSink = options.logs ?? (() => {});
+  const report: ErrorReporter = options.report ?? ((error) => console.error(error));
+  const reportAs = (method: string) => (error: unknown) => report(error, { method, path: '', requestId: undefined });
+  const system = (text: string) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() });
+
+  // svc's own features load like the user's plugins, through the same host.
+  const builtins = await loadBuiltinPlugins({ verifier: controlPlane.verifier });
+  const userPlugins = await loadPlugins([...config.plugins], { cwd: process.cwd() });
+  const plugins = createPluginHost(resolvePlugins({ builtins, user: userPlugins }), { onParallelError: reportAs('EVENT') });
+  // Before anything starts: an unknown policy name is a config error listing the known ones.
+  const policy = resolvePolicy(plugins.scalingPolicies, config.scalingPolicy);
+  const fallback = resolvePolicy(plugins.scalingPolicies, DEFAULT_SCALING_POLICY).decide;
+
+  const recentLogs = new RecentLogs();
+  // Each line also goes to its deployment's history (across versions), which the logs API reads and follows.
+  // `svc serve` keeps nothing in the data dir; `svc server` keeps deployed apps' logs in <data dir>/logs across restarts.
+  const deploymentLogs = new DeploymentLogs(options.state === 'memory' ? {} : { dir: path.join(config.dataDir, 'logs'), report: reportAs('LOGS') });
+  await deploymentLogs.restore();
+  const sink = recentLogs.sink(deploymentLogs.sink(logs));
+
+  const artifacts = await artifactUrls(options, system);
+  if (config.scheduler === 'nomad' && config.publicUrl === null) {
+    system('no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach; set SVC_PUBLIC_URL (or publicUrl) to an address every client reaches');
+  }
+  // The one cycle: the driver (container exits) and the replica sync (followers' load) report to the autoscaler, which is built on both.
+  const toAutoscaler: { target?: Autoscaler } = {};
+  const registry = createRegistry(config, reportAs('REGISTRY'));
+  const scheduler = createDriver(config, {
+    registry, logs: sink, zygotes: options.zygotes ?? false,
+    // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
+    install: options.state === undefined ? installOf(config) : undefined,
+    onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),
+    compile: createUnitCompiler({
+      cluster: {
+        datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver, platform: config.imagePlatform,
+        mhzPerCore: config.mhzPerCore, cpuMode: config.cpuMode, proxyTags: config.proxyTags, baseDomain: config.baseDomain, publicUrl: config.publicUrl,
+        // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do);
+        // a docker image carries the package and its PYTHONPATH itself.
+        runtimePath: config.nomadPython === null && config.nomadDriver !== 'docker' ? sdkPythonPath : null,
+      },
+      python: config.nomadPython,
+      plugins,
+      // The public URL when there is one: Nomad clients on other machines cannot reach 127.0.0.1.
+      bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? state.url, sha256),
+    }),
+  });
+  const driver = detachable(scheduler);
+  // Replicas sharing Consul KV elect one leader, the only one that runs deployments; on its own svc always leads.
+  const electing = config.state === 'consul' && options.state === undefined;
+  const images = createImageBuilder(config);
+  if (images.name === 'oci') {
+    system(`docker images: ${config.imageBase} plus svc's layers, for ${config.imagePlatform}, pushed to ${config.imageRegistry} ${config.imageRegistryUsername === null ? 'anonymously' : `as ${config.imageRegistryUsername}`}`);
+  }
+
+  const routes = new RouteTable();
+  const upstreams = new UpstreamPools(registry);
+  const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });
+  // Replicas share the work: followers copy the leader's routes and report their load to its autoscaler.
+  // Only with the Consul registry: a follower finds the instances there (the embedded one knows only this replica's).
+  const sync = electing && config.registry === 'consul'
+    ? new ReplicaSync({ store: controlPlane.store, routes, admission, registry, evaluate: (units) => toAutoscaler.target?.evaluate(units), report: reportAs('REPLICAS') })
+    : null;
+  const autoscaler = new Autoscaler({
+    driver, admission, policy, fallback,
+    logs: recentLogs,
+    log: sink,
+    emit: (event) => void plugins.parallel('onEvent', event),
+    report: reportAs('AUTOSCALE'),
+    leads: () => state.leader?.isLeader() ?? true,
+    ...(sync === null ? {} : { peers: sync.peers }),
+    ...options.autoscale,
+  });
+  toAutoscaler.target = autoscaler;
+  if (sync !== null) {
+    // In place of the autoscaler (it supervised admission from its constructor): on a follower, units it does not manage still wait.
+    admission.supervise(replicaSupervisor({
+      autoscaler,
+      leads: () => state.leader?.isLeader() ?? false,
+      notice: (unit, refused) => sync.notice(unit, refused),
+      hasInstances: (unit) => registry.instances(unit).length > 0,
+    }));
+  }
+
+  // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
+  const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
+  const deployments = new DeploymentManager({
+    plugins, images, driver, routes, baseUrl: () => state.url, baseDomain: config.baseDomain, bundles, autoscaler,
+    records: new DeploymentRecords(controlPlane.store),
+    logs: deploymentLogs,
+    report: reportAs('RESTORE'),
+  });
+  // Remote runs and API previews end when their clients leave them idle.
+  const leases = new IdleLeases();
+  const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN') });
+  const previews = new Previews({
+    deployments, logs: deploymentLogs, leases,
+    load: (unit) => ({
+      ...admission.load(unit),
+      lastActiveAt: Math.max(0, ...registry.instances(unit).map((instance) => admission.use(instance.id).lastActiveAt ?? 0)) || undefined,
+    }),
+    report: reportAs('PREVIEW'),
+  });
+
+  const api = controlPlaneRoutes({
+    plugins, controlPlane, deployments, bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
+    logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes,
+    ...(artifacts === null ? {} : { artifacts }),
+  });
+  const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
+  const role = (): ReplicaRole => state.leaderRole ?? (sync?.synced() ? 'following' : 'standby');
+  const forward = createLeaderForward({ leaderAddress: () => state.leader?.leaderAddress() ?? null, self: () => state.self });
+  const gate = createReplicaGate({ role, routes, forward, servesWhileStarting: () => sync?.tookOverWithCopy() ?? false });
+  const server = http.createServer((req, res) => {
+    if (!gate.request(req, res)) void gateway.handleRequest(req, res);
+  });
+  server.on('clientError', answerClientError);
+  const websockets = createWebSocketBridge({ routes, admission, plugins, report });
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!gate.upgrade(req, socket)) websockets.handleUpgrade(req, socket, head);
+  });
+
+  return {
+    plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
+    deployments, leases, runs, previews, forward, websockets, server, electing, role,
+  };
+}
+
+/** Nomad clients fetch each bundle through a signed URL: they hold no svc token. Null when nothing downloads bundles. */
+async function artifactUrls(options: PlatformOptions, warn: (text: string) => void): Promise<ArtifactUrls | null> {
+  const { config } = options;
+  if (options.artifactSecret === undefined && config.scheduler !== 'nomad') return null;
+  return createArtifactUrls({ secret: options.artifactSecret ?? await artifactSecret({ dataDir: config.dataDir, env: process.env, warn }) });
+}

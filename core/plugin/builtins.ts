@@ -1,0 +1,29 @@
+/**
+ * svc's own features as plugins. The host loads them the way it loads a
+ * third-party plugin (a module whose default export is the factory), so core
+ * never imports `plugins/` and a built-in can use nothing a third party cannot.
+ */
+import type { TokenVerifier } from '../auth/verifier.js';
+import { loadPlugins, type PluginSpec } from './load.js';
+import type { Plugin } from './types.js';
+
+/** Where the built-ins are, from this file in `dist/core/plugin/`. */
+const builtin = (name: string): string => new URL(`../../plugins/${name}/index.js`, import.meta.url).href;
+
+/** The built-in client exporter (`svc app export --language`'s default). */
+export const BUILTIN_EXPORTER = 'python';
+
+export interface BuiltinContext {
+  /** Where `svc:auth-token` checks tokens; without one (the CLI's host) the plugin is left out. */
+  readonly verifier?: TokenVerifier;
+}
+
+/** `svc:auth-token` (with a verifier), `svc:autoscale-queue-depth`, `svc:export-python`, in that order. */
+export function loadBuiltinPlugins(context: BuiltinContext = {}): Promise<Plugin[]> {
+  const specs: PluginSpec[] = [
+    ...(context.verifier === undefined ? [] : [{ module: builtin('auth-token'), options: { verifier: context.verifier } }]),
+    builtin('autoscale-queue-depth'),
+    builtin('export-python'),
+  ];
+  return loadPlugins(specs, { cwd: process.cwd() });
+}

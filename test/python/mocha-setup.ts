@@ -1,0 +1,9 @@
+/**
+ * Loaded by mocha (`.mocharc.json` "require") before any test file, in the
+ * main process and in every parallel worker: builds the tests' own Python
+ * when it is missing (test/python/env.ts) and points `SVC_PYTHON` at it, so
+ * that test files, the code they test and the processes they spawn use it.
+ */
+import { ensureTestPython } from './env.js';
+
+process.env.SVC_PYTHON = await ensureTestPython();
