@@ -1,4 +1,4 @@
-"""Calls the quickstart app on a server (`npx svc server`, or the one `svc login` signed you in to).
+"""Calls the quickstart app on a server (`svc server`, or the one `svc login` signed you in to).
 
 `square.remote(7)` uploads this folder, runs `square` in a container of the server and
 returns its result; `greet.request(...)` calls the greet endpoint of the running preview

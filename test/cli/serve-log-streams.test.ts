@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { ApiClient } from '../../cli/api-client.js';
 import { LogStreams, PrintedLines, type LogStream } from '../../cli/serve/log-streams.js';
 import type { DeploymentLogLine } from '../../core/logs/types.js';
+import { until } from '../helpers/until.js';
 
 /** Serves `/logs/<workload>` as svc does: the kept lines, then each new one; `missing` answers 404. */
 class LogServer {
@@ -63,14 +64,6 @@ class LogServer {
 
 const event = (line: DeploymentLogLine) => `event: log\ndata: ${JSON.stringify(line)}\n\n`;
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('svc serve --server: log streams', () => {
   let server: LogServer;
   let streams: LogStreams;
@@ -99,24 +92,24 @@ describe('svc serve --server: log streams', () => {
   it('follows one stream per workload, and prints each line with its workload', async () => {
     server.emit('hello', 'kept before');
     streams.sync([stream('hello'), stream('greet')]);
-    await until(() => server.openCount('hello') === 1 && server.openCount('greet') === 1, 'both streams are open');
+    await until('both streams are open', () => server.openCount('hello') === 1 && server.openCount('greet') === 1);
     server.emit('greet', 'said hi');
     server.emit('hello', 'said hello');
-    await until(() => printed.length === 3, 'three lines');
+    await until('three lines', () => printed.length === 3);
     assert.deepEqual(printed.sort(), ['greet: said hi', 'hello: kept before', 'hello: said hello']);
     assert.deepEqual(streams.keys.sort(), ['app/greet', 'app/hello']);
   });
 
   it('opens the stream of an added workload and closes the stream of a removed one', async () => {
     streams.sync([stream('hello'), stream('extra')]);
-    await until(() => server.openCount('hello') === 1 && server.openCount('extra') === 1, 'both streams are open');
+    await until('both streams are open', () => server.openCount('hello') === 1 && server.openCount('extra') === 1);
     streams.sync([stream('hello'), stream('added')]);
-    await until(() => server.openCount('extra') === 0 && server.openCount('added') === 1, 'extra closed, added open');
+    await until('extra closed, added open', () => server.openCount('extra') === 0 && server.openCount('added') === 1);
     assert.deepEqual(streams.keys.sort(), ['app/added', 'app/hello']);
     assert.equal(server.connections.get('hello'), 1, 'the stream of a workload that stays is left open');
     server.emit('extra', 'nobody reads this');
     server.emit('added', 'new workload');
-    await until(() => printed.includes('added: new workload'), 'the added workload\'s line');
+    await until('the added workload\'s line', () => printed.includes('added: new workload'));
     assert.ok(!printed.includes('extra: nobody reads this'));
     assert.deepEqual(warnings, []);
   });
@@ -126,12 +119,12 @@ describe('svc serve --server: log streams', () => {
     server.emit('hello', 'one', time);
     server.emit('hello', 'one', time);
     streams.sync([stream('hello')]);
-    await until(() => printed.length === 2, 'the kept lines');
+    await until('the kept lines', () => printed.length === 2);
     server.drop('hello');
-    await until(() => (server.connections.get('hello') ?? 0) === 2 && server.openCount('hello') === 1, 'the stream is open again');
+    await until('the stream is open again', () => (server.connections.get('hello') ?? 0) === 2 && server.openCount('hello') === 1);
     server.emit('hello', 'one', time);
     server.emit('hello', 'two');
-    await until(() => printed.includes('hello: two'), 'the new line');
+    await until('the new line', () => printed.includes('hello: two'));
     assert.deepEqual(printed, ['hello: one', 'hello: one', 'hello: one', 'hello: two']);
     assert.equal(warnings.length, 2);
     assert.match(warnings[0]!, /^hello: lost its log stream .*; opening it again$/);
@@ -140,16 +133,16 @@ describe('svc serve --server: log streams', () => {
 
   it('stops following a workload the server no longer has', async () => {
     streams.sync([stream('missing'), stream('hello')]);
-    await until(() => streams.keys.length === 1, 'the missing workload is dropped');
+    await until('the missing workload is dropped', () => streams.keys.length === 1);
     assert.deepEqual(streams.keys, ['app/hello']);
     assert.deepEqual(warnings, ['missing: the preview of app has no workload missing. Stopped following its logs.']);
   });
 
   it('closes every stream on close, and opens none after', async () => {
     streams.sync([stream('hello'), stream('greet')]);
-    await until(() => server.openCount('hello') === 1 && server.openCount('greet') === 1, 'both streams are open');
+    await until('both streams are open', () => server.openCount('hello') === 1 && server.openCount('greet') === 1);
     await streams.close();
-    await until(() => server.openCount('hello') === 0 && server.openCount('greet') === 0, 'both streams are closed');
+    await until('both streams are closed', () => server.openCount('hello') === 0 && server.openCount('greet') === 0);
     streams.sync([stream('later')]);
     assert.deepEqual(streams.keys, []);
   });

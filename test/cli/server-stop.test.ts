@@ -12,7 +12,8 @@ import { packageRoot } from '../../core/paths.js';
 import { socketBase } from '../../core/scheduler/local/socket-dir.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
-import { deployHalt, gate, until } from '../core/deployments/shutdown-helpers.js';
+import { until } from '../helpers/until.js';
+import { deployHalt, gate, SHUTDOWN_WAIT_MS } from '../core/deployments/shutdown-helpers.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 
@@ -38,7 +39,7 @@ function spawnServer(dataDir: string, extraEnv: Record<string, string> = {}): Se
 async function listening(server: Server): Promise<string> {
   let gone = false;
   void server.exited.then(() => (gone = true));
-  await until(() => gone || (/listening on http:\/\/\S+/.test(server.output.stdout) && server.output.stdout.endsWith('\n\n')));
+  await until('svc server to listen or exit', () => gone || (/listening on http:\/\/\S+/.test(server.output.stdout) && server.output.stdout.endsWith('\n\n')), SHUTDOWN_WAIT_MS);
   const url = /listening on (http:\/\/\S+)/.exec(server.output.stdout)?.[1];
   assert.ok(url, `svc server did not start:\n${server.output.stderr}`);
   return url;
@@ -78,7 +79,7 @@ describe('svc server stopped by SIGTERM', function () {
       const inFlight = fetch(`${hold}?gate=${encodeURIComponent(held.path)}`);
       await held.entered();
       server.child.kill('SIGTERM');
-      await until(() => server.output.stderr.includes('stopping:'));
+      await until('svc server to say it is stopping', () => server.output.stderr.includes('stopping:'), SHUTDOWN_WAIT_MS);
       const during = await fetch(`${hold}?gate=${encodeURIComponent(held.path)}`);
       assert.equal(during.status, 503);
       assert.equal(((await during.json()) as { error: { code: string } }).error.code, 'shutting_down');
@@ -109,7 +110,7 @@ describe('svc server stopped by SIGTERM', function () {
     const restarting = start(dataDir, { SVC_TEST_START_SLEEP: '60' });
     let gone = false;
     void restarting.exited.then(() => (gone = true));
-    await until(() => gone || /starting container/.test(restarting.output.stderr));
+    await until('the restore to start a container, or svc server to exit', () => gone || /starting container/.test(restarting.output.stderr), SHUTDOWN_WAIT_MS);
     assert.ok(!gone, `svc server exited before its restore started a container:\n${restarting.output.stderr}`);
     assert.doesNotMatch(restarting.output.stdout, /listening on/, 'still restoring');
     assert.equal(await terminate(restarting), 0, restarting.output.stderr);

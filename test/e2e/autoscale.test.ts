@@ -17,7 +17,8 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import type { PlatformEvent } from '../../core/plugin/types.js';
 import { testConfig } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
-import { recordDir, until } from '../core/scheduler/fixture-units.js';
+import { recordDir } from '../core/scheduler/fixture-units.js';
+import { until } from '../helpers/until.js';
 import { localDriverOf } from '../helpers/local-driver.js';
 
 const fixture = (name: string) => path.join(packageRoot, 'test', 'fixtures', 'apps', name);
@@ -75,7 +76,7 @@ describe('autoscaling through the gateway (real containers)', function () {
   });
 
   it('scales to zero after keep_warm, then starts a container for the next request, which gets 200', async () => {
-    await until(() => status('elastic').containers.length === 0, 15_000, 'elastic scaled to zero');
+    await until('elastic scaled to zero', () => status('elastic').containers.length === 0, 15_000);
     assert.equal(status('elastic').state, 'idle');
     assert.equal(healthy('steady').length, 1, 'min_containers=1 keeps one');
     const answer = await get(url('elastic'));
@@ -103,7 +104,7 @@ describe('autoscaling through the gateway (real containers)', function () {
   });
 
   it('admits exactly max_pending_tasks of a burst against a workload at zero; the rest get 429', async () => {
-    await until(() => status('elastic').containers.length === 0, 15_000, 'elastic scaled to zero');
+    await until('elastic scaled to zero', () => status('elastic').containers.length === 0, 15_000);
     const answers = await Promise.all(Array.from({ length: 10 }, () => get(url('elastic', '?seconds=0.2'))));
     const counts = new Map<number, number>();
     for (const answer of answers) counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1);
@@ -118,7 +119,7 @@ describe('autoscaling through the gateway (real containers)', function () {
     const [victim] = healthy('steady');
     assert.ok(victim?.pid);
     process.kill(victim.pid, 'SIGKILL');
-    await until(() => healthy('steady').some((c) => c.id !== victim.id), 20_000, 'a replacement is healthy');
+    await until('a replacement is healthy', () => healthy('steady').some((c) => c.id !== victim.id), 20_000);
     const replaced = status('steady');
     assert.equal(replaced.failures, 1);
     assert.match(replaced.lastExit?.reason ?? '', new RegExp(`container ${victim.id} exited unexpectedly with signal SIGKILL`));
@@ -129,7 +130,7 @@ describe('autoscaling through the gateway (real containers)', function () {
   it('lets a request in flight finish when the deployment is replaced, and when it is removed', async () => {
     for (const change of ['redeploy', 'remove'] as const) {
       const slow = get(url('steady', '?seconds=2'));
-      await until(() => status('steady').inFlight === 1, 10_000, 'the slow request is in flight');
+      await until('the slow request is in flight', () => status('steady').inFlight === 1, 10_000);
       const [serving] = healthy('steady');
       const order: string[] = [];
       const changing = (change === 'redeploy' ? deployFixture(platform, 'scaling.py').then((d) => (deployment = d)) : platform.deployments.remove(deployment.ref)).then(() => order.push(change));
@@ -151,7 +152,7 @@ describe('autoscaling through the gateway (real containers)', function () {
     const [first] = platform.driver.status(key);
     const killedAt = Date.now();
     process.kill(first!.pid!, 'SIGKILL'); // every container after the first exits at import
-    await until(() => platform.registry.instances(key).length === 0, 10_000, 'the killed container is out of service');
+    await until('the killed container is out of service', () => platform.registry.instances(key).length === 0, 10_000);
 
     const queued = await get(crashyUrl);
     assert.equal(queued.status, 503, queued.text);
@@ -195,11 +196,11 @@ describe('a scaling policy from a third-party plugin', function () {
     const deployment = await deployFixture(platform, 'scaling.py');
     const { status, healthy, unit } = helpers(() => platform!, () => deployment);
     assert.equal(status('elastic').policy, 'fixed-two');
-    await until(() => healthy('elastic').length === 2, 20_000, 'fixed-two started a second container without any request');
+    await until('fixed-two started a second container without any request', () => healthy('elastic').length === 2, 20_000);
     await wait(300);
     assert.equal(platform.driver.status(unit('steady')).length, 1, 'clamped to max_containers=1');
     const started = events.filter((e) => e.type === 'container.started' && e.workload === 'elastic');
-    await until(() => events.filter((e) => e.type === 'container.started' && e.workload === 'elastic').length === 2, 5_000, 'both starts announced');
+    await until('both starts announced', () => events.filter((e) => e.type === 'container.started' && e.workload === 'elastic').length === 2, 5_000);
     assert.ok(started.every((e) => e.app === 'scaling' && e.workspace === DEFAULT_WORKSPACE));
   });
 

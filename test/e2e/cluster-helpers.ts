@@ -84,11 +84,3 @@ export async function getJson(url: string, token?: string): Promise<{ status: nu
   const response = await fetch(url, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } });
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
-
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -12,7 +12,7 @@ import type { Deployment } from '../../core/deployments/types.js';
 import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
 import { examplesRoot } from '../../core/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
-import { until } from '../core/scheduler/fixture-units.js';
+import { until } from '../helpers/until.js';
 import { testConfig } from '../helpers/config.js';
 import { localDriverOf } from '../helpers/local-driver.js';
 
@@ -228,7 +228,7 @@ describe('examples/ deployed on a real platform', function () {
       assert.equal(answer.json.label, 'negative');
       assert.equal(answer.json.loaded_by_pid, template.pid, 'the model came from the template, not from a second load');
       // The driver learns a worker's pid from the worker's own event, which may come a moment after it serves.
-      await until(() => platform.driver.status(unit)[1]?.workers[0]?.pid !== undefined, 5_000, 'the worker reported its pid');
+      await until('the worker reported its pid', () => platform.driver.status(unit)[1]?.workers[0]?.pid !== undefined, 5_000);
       assert.equal(answer.json.served_by_pid, platform.driver.status(unit)[1]!.workers[0]!.pid);
     });
   });
@@ -276,7 +276,7 @@ describe('examples/ deployed on a real platform', function () {
     });
 
     it('scales back down to min_containers after keep_warm', async () => {
-      await until(() => platform.driver.status(unit()).length === 1, 60_000, 'back to one container');
+      await until('back to one container', () => platform.driver.status(unit()).length === 1, 60_000);
       const response = await fetch(`${urlOf(deployment, 'work')}?seconds=0`);
       assert.equal(response.status, 200);
     });

@@ -11,7 +11,8 @@
 import assert from 'node:assert/strict';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { apiClient, type Call } from '../core/api/client.js';
-import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, uploadClusterApp, waitFor, type Standins } from './cluster-helpers.js';
+import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, uploadClusterApp, type Standins } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 describe('svc server on Nomad and Consul (stand-ins)', function () {
   this.timeout(180_000);
@@ -40,7 +41,7 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
   it('keeps its state in Consul KV and leads the replicas', async () => {
     assert.equal(platform.driver.name, 'nomad');
     assert.equal(platform.registry.name, 'consul');
-    await waitFor(() => platform.role === 'ready', 'this replica leads and has restored the deployments');
+    await until('this replica leads and has restored the deployments', () => platform.role === 'ready');
     assert.equal(platform.leader?.isLeader(), true);
     assert.equal((await fetch(`${platform.url}/_svc/ready`)).status, 200);
     const keys = (await consulGet('/v1/kv/svc/?keys=true')) as string[];
@@ -86,13 +87,13 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     assert.deepEqual(platform.registry.instances(job.Meta.svc_unit).map((i) => i.id), health.map((h) => h.Service.ID));
     assert.ok(health.some((h) => h.Service.ID.startsWith(`_nomad-task-${answer.body.alloc}-`)));
     // The task's output reaches the deployment's logs (read from the allocation by the driver's poller, which runs on its own time).
+    // Every read of the logs must answer 200: another status ends the wait at once.
     let logs = '';
-    await waitFor(async () => {
-      const answer = await call('GET', '/api/v1/apps/cluster/deployments/hello/logs', { token: owner });
-      assert.equal(answer.status, 200, answer.text);
-      logs = answer.text;
-      return /svc runtime: hello listening on 127\.0\.0\.1:\d+/.test(logs);
-    }, 'the runtime\'s output is in the logs').catch((error: Error) => assert.fail(`${error.message}: ${logs}`));
+    let status = 200;
+    await until('the runtime\'s output is in the logs', async () => {
+      ({ status, text: logs } = await call('GET', '/api/v1/apps/cluster/deployments/hello/logs', { token: owner }));
+      return status === 200 && /svc runtime: hello listening on 127\.0\.0\.1:\d+/.test(logs);
+    }, { abort: () => (status === 200 ? undefined : `the logs answered ${status}`), context: () => `the logs: ${logs}` });
   });
 
   it('scales up through Nomad\'s scale endpoint when two requests need two containers, then back down', async () => {
@@ -105,7 +106,7 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     const events = Object.values(scale.TaskGroups as Record<string, { Events: { Message: string; Count: number | null }[] }>)[0]!.Events;
     assert.ok(events.some((e) => e.Count === 2 && /^svc: scale /.test(e.Message)), JSON.stringify(events));
     // keep_warm is 2 s: idle containers stop again (never below min_containers, 0).
-    await waitFor(async () => (await allocations(jobId)).every((a) => a.ClientStatus !== 'running'), 'the slow workload scales back to zero', 60_000);
+    await until('the slow workload scales back to zero', async () => (await allocations(jobId)).every((a) => a.ClientStatus !== 'running'), 60_000);
   });
 
   it('pause stops the jobs (503 app_paused), resume starts them again', async () => {
@@ -115,7 +116,7 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
       const jobs = await svcJobs(standins.nomad);
       return (await Promise.all(jobs.map((job) => allocations(job.ID)))).flat().filter((a) => a.ClientStatus === 'running').length;
     };
-    await waitFor(async () => (await running()) === 0, 'no allocation runs while paused');
+    await until('no allocation runs while paused', async () => (await running()) === 0);
     assert.equal((await call('POST', '/api/v1/apps/cluster/resume', { token: owner })).status, 200);
     const answer = await getJson(urls.hello!);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -127,7 +128,7 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     assert.equal((await call('DELETE', '/api/v1/apps/cluster', { token: owner })).status, 204);
     assert.deepEqual(await svcJobs(standins.nomad), [], 'every job is purged');
     for (const job of before) assert.equal((await nomadJson(standins.nomad, `/v1/job/${job.ID}`)).status, 404);
-    await waitFor(async () => Object.keys(await consulGet('/v1/catalog/services')).every((name) => !name.startsWith('svc-')), 'no svc service is left in Consul');
+    await until('no svc service is left in Consul', async () => Object.keys(await consulGet('/v1/catalog/services')).every((name) => !name.startsWith('svc-')));
     // Without a token a URL nothing serves answers 401 before 404 (it tells strangers nothing).
     assert.equal((await getJson(urls.hello!, owner)).status, 404);
   });

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import type { LogLine } from '../../core/scheduler/types.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { tempDir } from '../helpers/config.js';
-import { deployClusterApp, getJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+import { deployClusterApp, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 describe('svc replicas on Nomad and Consul: one leads, the other takes over (stand-ins)', function () {
   this.timeout(180_000);
@@ -35,10 +36,10 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
   it('one replica leads; the other follows once it has the routes, and forwards the API to the leader', async () => {
     const dataDir = tempDir('svc-shared-data-');
     first = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
-    await waitFor(() => first!.role === 'ready', 'the first replica leads');
+    await until('the first replica leads', () => first!.role === 'ready');
     second = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error), logs: (line) => secondLogs.push(line), onLeadershipLost: (reason) => secondLost.push(reason) });
     assert.equal(second.leader?.isLeader(), false);
-    await waitFor(() => second!.role === 'following', 'the second replica has the leader\'s routes');
+    await until('the second replica has the leader\'s routes', () => second!.role === 'following');
 
     const ready = await getJson(`${second.url}/_svc/ready`);
     assert.deepEqual([ready.status, ready.body], [200, { status: 'following' }]);
@@ -64,7 +65,8 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     assert.equal(before.length, 2, before.map((j) => j.ID).join(', '));
 
     // What a load balancer in front would see of the follower through the take-over: ready, and serving.
-    await waitFor(() => second!.role === 'following' && second!.registry.instances(helloUnit(first!)).length > 0, 'the follower serves hello');
+    const unit = helloUnit(first!);
+    await until('the follower serves hello', () => second!.role === 'following' && second!.registry.instances(unit).length > 0);
     const seen: string[] = [];
     let watching = true;
     const watch = (async () => {
@@ -82,7 +84,7 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     first = undefined;
     assert.deepEqual((await svcJobs(standins.nomad)).map((j) => j.ID).sort(), before.map((j) => j.ID).sort(), 'the jobs outlive the replica');
 
-    await waitFor(() => second!.role === 'ready', 'the follower leads and has restored the deployments', 60_000);
+    await until('the follower leads and has restored the deployments', () => second!.role === 'ready', 60_000);
     watching = false;
     await watch;
     assert.ok(seen.some((line) => line.startsWith('starting:')), `the take-over was watched: ${seen.join('; ')}`);
@@ -104,17 +106,17 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
   it('a leader whose session Consul invalidates steps down at once, lets go of the workloads and says so; a follower takes over', async () => {
     const third = await startPlatform({ config: standins.config({ dataDir: second!.config.dataDir }), report: (error) => reports.push(error) });
     try {
-      await waitFor(() => third.role === 'following', 'the third replica follows');
+      await until('the third replica follows', () => third.role === 'following');
       // The old leader must not stop its workloads on the way out: watch that through the callback it gets.
       const demoted = second!;
       const lock = (await (await fetch(`${standins.consul.url}/v1/kv/svc/leader`)).json()) as { Session: string }[];
       const destroyed = await fetch(`${standins.consul.url}/v1/session/destroy/${lock[0]!.Session}`, { method: 'PUT' });
       assert.equal(destroyed.status, 200);
-      await waitFor(() => demoted.role === 'standby', 'the leader steps down');
+      await until('the leader steps down', () => demoted.role === 'standby');
       assert.equal(secondLost.length, 1, 'told once, so that svc server exits');
       const jobs = await svcJobs(standins.nomad);
       assert.equal(jobs.length, 2, 'the demoted leader stopped no job');
-      await waitFor(() => third.role === 'ready', 'the follower leads and has restored the deployments', 60_000);
+      await until('the follower leads and has restored the deployments', () => third.role === 'ready', 60_000);
       assert.equal((await getJson(`${demoted.url}/api/v1/whoami`, demoted.ownerToken.secret)).body.error.code, 'not_leader');
       const hello = (await getJson(`${third.url}/default/cluster/hello`)).body;
       assert.equal(hello.hello, 'cluster');

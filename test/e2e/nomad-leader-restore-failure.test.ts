@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { tempDir } from '../helpers/config.js';
-import { getJson, startStandins, waitFor, type Standins } from './cluster-helpers.js';
+import { getJson, startStandins, type Standins } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 describe('a leader whose take-over fails (stand-ins)', function () {
   this.timeout(120_000);
@@ -30,7 +31,7 @@ describe('a leader whose take-over fails (stand-ins)', function () {
     const reports: unknown[] = [];
     const lost: string[] = [];
     platform = await startPlatform({ config: standins.config({ dataDir: tempDir('svc-data-') }), report: (error) => reports.push(error), onLeadershipLost: (reason) => lost.push(reason) });
-    await waitFor(() => reports.length > 0, 'the restore fails and is reported');
+    await until('the restore fails and is reported', () => reports.length > 0);
     assert.match(String((reports[0] as Error).message), /not valid JSON/);
 
     const ready = await getJson(`${platform.url}/_svc/ready`);
@@ -39,7 +40,7 @@ describe('a leader whose take-over fails (stand-ins)', function () {
     // A failed take-over must give the lock up (or end the replica), and a replica that does not serve must not answer the API.
     assert.ok(!(state.isLeader === true && state.role === 'starting' && lost.length === 0), `stuck leader: ${JSON.stringify(state)}`);
     assert.equal(apps.status, 503, `the API answers on a replica that restored nothing: ${JSON.stringify(state)}`);
-    await waitFor(() => lost.length === 1, 'svc server is told to exit');
+    await until('svc server is told to exit', () => lost.length === 1);
     assert.match(lost[0]!, /take-over failed: .*not valid JSON/);
     assert.equal(platform.leader?.isLeader(), false, 'the lock is given up for another replica');
   });

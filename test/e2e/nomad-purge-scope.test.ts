@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { tempDir } from '../helpers/config.js';
-import { deployClusterApp, getJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+import { deployClusterApp, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 describe('purging Nomad jobs stays within one svc installation (stand-ins)', function () {
   this.timeout(180_000);
@@ -26,7 +27,7 @@ describe('purging Nomad jobs stays within one svc installation (stand-ins)', fun
 
   it("starting installation B leaves installation A's running jobs alone", async () => {
     a = await startPlatform({ config: standins.config({ dataDir: tempDir('svc-a-'), consulPrefix: 'svc-a/' }) });
-    await waitFor(() => a!.role === 'ready', 'installation A leads');
+    await until('installation A leads', () => a!.role === 'ready');
     const { urls } = await deployClusterApp(a);
     const aJobs = (await svcJobs(standins.nomad)).map((job) => job.ID).sort();
     assert.equal(aJobs.length, 2, aJobs.join(', '));
@@ -34,7 +35,7 @@ describe('purging Nomad jobs stays within one svc installation (stand-ins)', fun
 
     // Another installation (its own KV prefix, its own leader lock), same Nomad namespace.
     b = await startPlatform({ config: standins.config({ dataDir: tempDir('svc-b-'), consulPrefix: 'svc-b/' }) });
-    await waitFor(() => b!.role === 'ready', 'installation B leads its own state and has restored (nothing)');
+    await until('installation B leads its own state and has restored (nothing)', () => b!.role === 'ready');
 
     const left = (await svcJobs(standins.nomad)).map((job) => job.ID).sort();
     assert.deepEqual(left, aJobs, "B purged A's jobs, which A's deployments still run");

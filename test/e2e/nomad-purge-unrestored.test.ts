@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { tempDir } from '../helpers/config.js';
-import { deployClusterApp, getJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+import { deployClusterApp, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 describe('the purge after a restore that failed (stand-ins)', function () {
   this.timeout(180_000);
@@ -26,7 +27,7 @@ describe('the purge after a restore that failed (stand-ins)', function () {
 
   it('keeps the running jobs of a deployment the new leader could not restore', async () => {
     first = await startPlatform({ config: standins.config({ dataDir: tempDir('svc-one-') }) });
-    await waitFor(() => first!.role === 'ready', 'the first replica leads');
+    await until('the first replica leads', () => first!.role === 'ready');
     await deployClusterApp(first);
     const jobs = (await svcJobs(standins.nomad)).map((job) => job.ID).sort();
     assert.equal(jobs.length, 2);
@@ -36,7 +37,7 @@ describe('the purge after a restore that failed (stand-ins)', function () {
     second = await startPlatform({ config: standins.config({ dataDir: tempDir('svc-two-') }), report: (error) => reports.push(error) });
     await first.close(); // a restart / rolling update: the jobs keep running
     first = undefined;
-    await waitFor(() => second!.role === 'ready', 'the second replica leads and has tried to restore', 60_000);
+    await until('the second replica leads and has tried to restore', () => second!.role === 'ready', 60_000);
     assert.ok(reports.some((error) => /no bundle/.test(String((error as Error).message))), `the restore failed: ${reports.map(String).join('; ')}`);
     const app = await getJson(`${second.url}/api/v1/apps/cluster`, second.ownerToken.secret);
     assert.ok(app.status === 200, JSON.stringify(app.body));

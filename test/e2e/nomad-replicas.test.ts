@@ -15,7 +15,8 @@ import { startPlatform, type Platform } from '../../core/platform.js';
 import { apiClient } from '../core/api/client.js';
 import { tempDir } from '../helpers/config.js';
 import { upload } from './api-lifecycle-helpers.js';
-import { CLUSTER_APP, getJson, startStandins, svcJobs, waitFor, type Standins } from './cluster-helpers.js';
+import { CLUSTER_APP, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 describe('svc replicas on Nomad and Consul share the work (stand-ins)', function () {
   this.timeout(180_000);
@@ -40,9 +41,9 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
   it('a follower copies the leader\'s routes, is ready, and forwards the API to the leader (uploads included)', async () => {
     const dataDir = tempDir('svc-shared-data-');
     leader = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
-    await waitFor(() => leader!.role === 'ready', 'the first replica leads');
+    await until('the first replica leads', () => leader!.role === 'ready');
     follower = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
-    await waitFor(() => follower!.role === 'following', 'the second replica follows');
+    await until('the second replica follows', () => follower!.role === 'following');
     assert.deepEqual(await getJson(`${follower.url}/_svc/ready`).then((r) => [r.status, r.body]), [200, { status: 'following' }]);
     assert.equal(follower.leader?.leaderAddress(), leader.url, 'it reads the leader\'s address from the lock key');
 
@@ -65,7 +66,8 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
   });
 
   it('serves a workload URL on the follower itself, from the Consul registry\'s instances', async () => {
-    await waitFor(() => follower!.role === 'following' && follower!.registry.instances(unitOf(leader!, 'hello')).length > 0, 'the follower has the route and the instances');
+    const unit = unitOf(leader!, 'hello');
+    await until('the follower has the route and the instances', () => follower!.role === 'following' && follower!.registry.instances(unit).length > 0);
     // Marked as already forwarded: a follower that sent it on to the leader would answer 503 not_leader instead.
     const headers = { 'X-Svc-Forwarded-By': 'http://test' };
     const answer = await fetch(viaFollower(urls.hello!), { headers });
@@ -80,7 +82,7 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
 
   it('a request at the follower scales a workload from zero on the leader, which keeps the container while it runs past keep_warm', async () => {
     const slow = unitOf(leader!, 'slow');
-    await waitFor(() => (leader!.autoscaler.status(slow)?.containers.length ?? -1) === 0, 'slow is at zero containers');
+    await until('slow is at zero containers', () => (leader!.autoscaler.status(slow)?.containers.length ?? -1) === 0);
     // 5 s in flight on the follower, keep_warm 2 s: only the follower's load report keeps the container up.
     const started = Date.now();
     const answer = await getJson(`${viaFollower(urls.slow!)}?seconds=5`);
@@ -89,7 +91,7 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
     const jobs = await svcJobs(standins.nomad);
     assert.ok(jobs.some((job) => job.ID === answer.body.job), 'served by the leader\'s Nomad job');
     // Afterwards the leader sees it idle (the report's last activity) and scales it down after keep_warm.
-    await waitFor(() => leader!.autoscaler.status(slow)?.containers.length === 0, 'slow is scaled back to zero', 30_000);
+    await until('slow is scaled back to zero', () => leader!.autoscaler.status(slow)?.containers.length === 0, 30_000);
     assert.deepEqual(reports, []);
   });
 
@@ -99,7 +101,7 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
     assert.ok(deleted.status === 200 || deleted.status === 204, deleted.text);
     // Unknown URLs need a token first (they reveal nothing to strangers), as on the leader.
     const headers = { Authorization: `Bearer ${token}` };
-    await waitFor(async () => (await fetch(viaFollower(urls.hello!), { headers })).status === 404, 'the follower answers 404');
+    await until('the follower answers 404', async () => (await fetch(viaFollower(urls.hello!), { headers })).status === 404);
     assert.deepEqual(reports, []);
   });
 });

@@ -13,6 +13,7 @@ import { packageRoot } from '../../core/paths.js';
 import { socketBase } from '../../core/scheduler/local/socket-dir.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
+import { until, type UntilOptions } from '../helpers/until.js';
 import { untilServing } from './serve-output.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
@@ -27,13 +28,8 @@ interface Served {
 
 const RELOADED = /✓ reloaded in \d+ ms \(([^)]*)\)/g;
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, served: Served, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; svc printed:\n${served.stderr.slice(-4000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** How the tests wait on `svc serve`: 60 s at most (a bound on a hang), and a failure shows the end of what svc printed. */
+const waitOn = (served: Served): UntilOptions => ({ timeoutMs: 60_000, context: () => `svc printed:\n${served.stderr.slice(-4000)}` });
 
 async function greeting(url: string): Promise<{ status: number; greeting?: string }> {
   const response = await fetch(url);
@@ -89,26 +85,26 @@ describe('svc serve: live reload (command line)', function () {
 
   it('swaps in the new code on save: the URL answers the new text, and one reload line says so', async () => {
     save((source) => source.replace('GREETING = "first"', 'GREETING = "second"'));
-    await until(async () => (await greeting(served.urls.hello!)).greeting === 'second', 'hello answers the new text', served);
-    await until(() => reloads().length === 1, 'the reload line', served);
+    await until('hello answers the new text', async () => (await greeting(served.urls.hello!)).greeting === 'second', waitOn(served));
+    await until('the reload line', () => reloads().length === 1, waitOn(served));
     assert.deepEqual(reloads(), ['app.py']);
   });
 
   it('lets a request in flight during the reload finish with 200 on the old version', async () => {
     const seen = served.stderr.length;
     const inFlight = greeting(served.urls.slow!);
-    await until(() => served.stderr.slice(seen).includes('slow request started'), 'the slow request is in flight', served);
+    await until('the slow request is in flight', () => served.stderr.slice(seen).includes('slow request started'), waitOn(served));
     save((source) => source.replace('GREETING = "second"', 'GREETING = "third"'));
-    await until(async () => (await greeting(served.urls.hello!)).greeting === 'third', 'hello answers the new text', served);
+    await until('hello answers the new text', async () => (await greeting(served.urls.hello!)).greeting === 'third', waitOn(served));
     assert.deepEqual(await inFlight, { status: 200, greeting: 'second' });
     assert.deepEqual(await greeting(served.urls.slow!), { status: 200, greeting: 'third' });
   });
 
   it('prints the traceback of a save that does not import and keeps the last good version serving', async () => {
-    await until(() => reloads().length === 2, 'the previous reload line', served);
+    await until('the previous reload line', () => reloads().length === 2, waitOn(served));
     const seen = served.stderr.length;
     save((source) => `${source}\ndef broken(:\n`);
-    await until(() => served.stderr.slice(seen).includes('the previous version keeps serving'), 'the failure is reported', served);
+    await until('the failure is reported', () => served.stderr.slice(seen).includes('the previous version keeps serving'), waitOn(served));
     const report = served.stderr.slice(seen);
     assert.match(report, /✗ reload failed \(app\.py\): Python could not load/);
     assert.match(report, /SyntaxError/);
@@ -119,8 +115,8 @@ describe('svc serve: live reload (command line)', function () {
 
   it('reloads once the error is fixed', async () => {
     save((source) => source.replace('\ndef broken(:\n', '').replace('GREETING = "third"', 'GREETING = "fixed"'));
-    await until(async () => (await greeting(served.urls.hello!)).greeting === 'fixed', 'hello answers the fixed code', served);
-    await until(() => reloads().length === 3, 'the reload line', served);
+    await until('hello answers the fixed code', async () => (await greeting(served.urls.hello!)).greeting === 'fixed', waitOn(served));
+    await until('the reload line', () => reloads().length === 3, waitOn(served));
   });
 
   it('does not reload on a save without changes', async () => {
@@ -133,14 +129,14 @@ describe('svc serve: live reload (command line)', function () {
     await new Promise((resolve) => setTimeout(resolve, 300));
     // A real change afterwards: reloads are never concurrent, so any reload of the unchanged save comes first.
     writeFileSync(path.join(project, 'notes.txt'), 'a change that reloads\n');
-    await until(() => reloads().length > before, 'the reload of the real change', served);
+    await until('the reload of the real change', () => reloads().length > before, waitOn(served));
     assert.deepEqual(reloads().slice(before), ['notes.txt'], 'one reload, for the real change only');
   });
 
   it('removes a workload deleted from the code: its URL answers 404', async () => {
     const before = reloads().length;
     save((source) => source.replace(/@app\.endpoint\([^\n]*\)\ndef extra\(\)[\s\S]*$/, ''));
-    await until(() => reloads().length > before, 'the reload line', served);
+    await until('the reload line', () => reloads().length > before, waitOn(served));
     // With a token: without one, a URL that leads nowhere answers 401 rather than say whether it exists.
     const token = readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
     assert.equal((await fetch(served.urls.extra!, { headers: { authorization: `Bearer ${token}` } })).status, 404);
@@ -169,9 +165,9 @@ describe('svc serve: live reload when svc is killed (command line)', function ()
     const file = path.join(project, 'app.py');
     const pid = served.child.pid!;
     try {
-      await until(() => served.stderr.includes('zygote ready'), 'the zygote is ready', served);
+      await until('the zygote is ready', () => served.stderr.includes('zygote ready'), waitOn(served));
       writeFileSync(file, readFileSync(file, 'utf8').replace('GREETING = "first"', 'GREETING = "second"'));
-      await until(async () => (await greeting(served.urls.hello!)).greeting === 'second', 'hello answers the new text', served);
+      await until('hello answers the new text', async () => (await greeting(served.urls.hello!)).greeting === 'second', waitOn(served));
       assert.match(served.stderr, /container c-\w+ forked from zygote z-\w+/);
     } finally {
       served.child.kill('SIGKILL');

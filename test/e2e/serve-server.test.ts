@@ -13,6 +13,7 @@ import { packageRoot } from '../../core/paths.js';
 import { socketBase } from '../../core/scheduler/local/socket-dir.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';
 import { pidsMatching } from '../helpers/processes.js';
+import { until, type UntilOptions } from '../helpers/until.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 const fixture = path.join(packageRoot, 'test', 'fixtures', 'serve-reload');
@@ -32,14 +33,12 @@ function run(args: string[], env: NodeJS.ProcessEnv): Child {
   return ran;
 }
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, ran: Child, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (ran.child.exitCode !== null) throw new Error(`svc exited with ${ran.child.exitCode} while waiting until ${what}:\n${ran.stderr.slice(-4000)}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; svc printed:\n${ran.stderr.slice(-4000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** How the tests wait on a svc process: 90 s at most (a bound on a hang), failing at once if it exits, with the end of what it printed. */
+const waitOn = (ran: Child): UntilOptions => ({
+  timeoutMs: 90_000,
+  abort: () => (ran.child.exitCode === null ? undefined : `svc exited with ${ran.child.exitCode}`),
+  context: () => `svc printed:\n${ran.stderr.slice(-4000)}`,
+});
 
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
@@ -85,7 +84,7 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
     const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
     const base = { ...inherited, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', SVC_CONFIG_DIR: tempDir('svc-serve-server-config-'), SVC_DATA_DIR: tempDir('svc-serve-server-nodata-') };
     server = run(['server', '--port', '0', '--data-dir', dataDir], { ...base, SVC_DATA_DIR: dataDir });
-    await until(() => /listening on http:\/\/\S+/.test(server.stdout) && server.stdout.endsWith('\n\n'), 'the server listens', server);
+    await until('the server listens', () => /listening on http:\/\/\S+/.test(server.stdout) && server.stdout.endsWith('\n\n'), waitOn(server));
     url = /listening on (http:\/\/\S+)/.exec(server.stdout)![1]!;
     owner = readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
     env = { ...base, SVC_SERVER: url, SVC_TOKEN: owner };
@@ -94,7 +93,7 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
     cpSync(fixture, project, { recursive: true });
     file = path.join(project, 'app.py');
     served = run(['serve', file, '--server'], env);
-    await until(() => served.stderr.includes('press Ctrl-C to stop') && /Preview of[\s\S]*\n\n$/.test(served.stdout), 'the preview is live', served);
+    await until('the preview is live', () => served.stderr.includes('press Ctrl-C to stop') && /Preview of[\s\S]*\n\n$/.test(served.stdout), waitOn(served));
     hello = new RegExp(`http://\\S+/reload--preview/hello(?=\\s)`).exec(served.stdout)?.[0] ?? '';
   });
 
@@ -131,12 +130,12 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
   it('prints the log lines of the app, prefixed by the workload', async () => {
     const slow = hello.replace(/\/hello$/, '/slow');
     assert.equal((await greeting(slow)).status, 200);
-    await until(() => /^slow \| slow request started$/m.test(served.stderr), 'the app\'s line is printed', served);
+    await until('the app\'s line is printed', () => /^slow \| slow request started$/m.test(served.stderr), waitOn(served));
   });
 
   it('reloads on save: the URL answers the new text, one reload line, and the preview on the server has the new version', async () => {
     save((source) => source.replace('GREETING = "first"', 'GREETING = "second"'));
-    await until(() => reloads().length === 1, 'the reload line', served);
+    await until('the reload line', () => reloads().length === 1, waitOn(served));
     assert.deepEqual(reloads(), ['app.py']);
     // The PUT answers once the new version serves: the reload line comes after the switch.
     assert.deepEqual(await greeting(hello), { status: 200, greeting: 'second' });
@@ -147,7 +146,7 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
   it('reports a save that does not import, and keeps the running version', async () => {
     const seen = served.stderr.length;
     save((source) => `${source}\ndef broken(:\n`);
-    await until(() => served.stderr.slice(seen).includes('the previous version keeps serving'), 'the failure is reported', served);
+    await until('the failure is reported', () => served.stderr.slice(seen).includes('the previous version keeps serving'), waitOn(served));
     assert.match(served.stderr.slice(seen), /✗ reload failed \(app\.py\): Python could not load[\s\S]*SyntaxError/);
     assert.deepEqual(await greeting(hello), { status: 200, greeting: 'second' });
   });
@@ -155,7 +154,7 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
   it('drops a workload removed from the code: gone from the preview, its URLs printed again, its log stream closed quietly', async () => {
     const before = reloads().length;
     save((source) => source.replace('\ndef broken(:\n', '').replace(/@app\.endpoint\([^\n]*\)\ndef extra\(\)[\s\S]*$/, ''));
-    await until(() => reloads().length > before, 'the reload line', served);
+    await until('the reload line', () => reloads().length > before, waitOn(served));
     const view = (await (await api('GET', '/apps/reload/preview')).json()) as { deployments: { workload: string }[] };
     assert.deepEqual(view.deployments.map((d) => d.workload), ['hello', 'slow']);
     assert.match(served.stdout, /Preview of reload is live\.[\s\S]*Preview of reload is live\./);

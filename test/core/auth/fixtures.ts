@@ -1,5 +1,4 @@
 /** Shared set-up for the auth tests: real state stores, a clock the test moves, and the services wired together. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Accounts } from '../../../core/accounts/accounts.js';
 import { SignInLinks } from '../../../core/accounts/sign-in.js';
 import type { Account } from '../../../core/accounts/types.js';
@@ -62,9 +61,4 @@ export async function authServices(store: StateStore, clock: ManualClock = manua
     devices: new DeviceAuthorizations(store, tokens, { verificationUri: 'http://svc.test/login', clock: clock.now }),
     close: () => index.close(),
   };
-}
-
-/** Waits (without asserting on time; mocha's timeout bounds it) until `check` holds. */
-export async function eventually(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await sleep(5);
 }

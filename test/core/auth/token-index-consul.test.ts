@@ -9,7 +9,11 @@ import { StoreTokenVerifier } from '../../../core/auth/store-verifier.js';
 import { TokenIndex } from '../../../core/auth/token-index.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
 import { FlakyStore } from '../state/flaky-store.js';
-import { authServices, eventually, type AuthServices } from './fixtures.js';
+import { until } from '../../helpers/until.js';
+import { authServices, type AuthServices } from './fixtures.js';
+
+/** A bound on each wait, under mocha's 30 s, so that a hang fails with what it waited for. */
+const WAIT_MS = 25_000;
 
 describe('TokenIndex after a failed read of the store', function () {
   this.timeout(30_000);
@@ -34,10 +38,10 @@ describe('TokenIndex after a failed read of the store', function () {
 
     flaky.failLists = 2;
     const first = await services.tokens.create({}, owner);
-    await eventually(async () => errors.length === 2);
-    await eventually(async () => (await verifier.verify(first.secret)) !== null);
+    await until('both failed reads reported', () => errors.length === 2, WAIT_MS);
+    await until('the new token verifies', async () => (await verifier.verify(first.secret)) !== null, WAIT_MS);
     await services.tokens.revoke(first.token.id, owner);
-    await eventually(async () => (await verifier.verify(first.secret)) === null);
+    await until('the revoked token no longer verifies', async () => (await verifier.verify(first.secret)) === null, WAIT_MS);
     assert.match(String(errors[0]), /could not reach Consul/);
   });
 });

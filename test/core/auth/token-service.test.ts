@@ -6,7 +6,8 @@ import { Tokens } from '../../../core/auth/token-service.js';
 import { hashToken } from '../../../core/auth/tokens.js';
 import type { Principal } from '../../../core/plugin/types.js';
 import { Workspaces } from '../../../core/workspaces/workspaces.js';
-import { authServices, eventually, storeKinds, type AuthServices } from './fixtures.js';
+import { until } from '../../helpers/until.js';
+import { authServices, storeKinds, type AuthServices } from './fixtures.js';
 
 for (const kind of storeKinds()) {
   describe(`Tokens and StoreTokenVerifier (${kind.name})`, () => {
@@ -126,9 +127,9 @@ for (const kind of storeKinds()) {
       const other = new Tokens(services.store, otherIndex, new Workspaces(services.store), services.clock.now);
       try {
         const { secret, token } = await other.create({}, alice);
-        await eventually(async () => (await services.verifier.verify(secret)) !== null);
+        await until('the token created by the other process verifies', async () => (await services.verifier.verify(secret)) !== null);
         await other.revoke(token.id, alice);
-        await eventually(async () => (await services.verifier.verify(secret)) === null);
+        await until('the token revoked by the other process no longer verifies', async () => (await services.verifier.verify(secret)) === null);
         assert.equal(await new StoreTokenVerifier(otherIndex).verify(secret), null);
       } finally {
         await otherIndex.close();
@@ -146,7 +147,7 @@ for (const kind of storeKinds()) {
       const otherIndex = await TokenIndex.open(services.store);
       try {
         const marker = await new Tokens(services.store, otherIndex, new Workspaces(services.store), services.clock.now).create({}, alice);
-        await eventually(async () => (await services.verifier.verify(marker.secret)) !== null);
+        await until('the token written behind the index\'s back verifies', async () => (await services.verifier.verify(marker.secret)) !== null);
       } finally {
         await otherIndex.close();
       }

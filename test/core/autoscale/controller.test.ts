@@ -19,7 +19,8 @@ import type { DeploymentUnit } from '../../../core/scheduler/types.js';
 import type { ScalingSpec } from '../../../core/workload/types.js';
 import { queueDepth } from '../../../plugins/autoscale-queue-depth/index.js';
 import { waitNoneMatching } from '../../helpers/processes.js';
-import { fixtureUnit, recordDir, runtimeImage, until } from '../scheduler/fixture-units.js';
+import { fixtureUnit, recordDir, runtimeImage } from '../scheduler/fixture-units.js';
+import { until } from '../../helpers/until.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -109,11 +110,11 @@ describe('Autoscaler (real containers)', function () {
     assert.equal(t.autoscaler.status(t.unit.key)?.state, 'idle');
     const entering = t.enter();
     assert.deepEqual(t.admission.load(t.unit.key), { inFlight: 0, queued: 1 }, 'the request waits, counted as queued');
-    await until(() => t.autoscaler.status(t.unit.key)?.state === 'starting', 5_000, 'a container is starting');
+    await until('a container is starting', () => t.autoscaler.status(t.unit.key)?.state === 'starting', 5_000);
     const slot = await entering;
     assert.equal(slot.instance.meta.container, t.healthy()[0]?.id);
     assert.equal(t.driver.status(t.unit.key).length, 1, 'one request, tasks_per_container 1: one container');
-    await until(() => t.events.length > 0, 5_000, 'the start was announced');
+    await until('the start was announced', () => t.events.length > 0, 5_000);
     assert.deepEqual(t.events, [{ type: 'container.started', workspace: 'default', app: 'workers', workload: 'parallel', containerId: t.healthy()[0]!.id }]);
     slot.release();
   });
@@ -123,7 +124,7 @@ describe('Autoscaler (real containers)', function () {
     const t = setup({ autoscaler: { minContainers: 0, maxContainers: 2, tasksPerContainer: 1 } }, () => want);
     await t.driver.submit(t.unit);
     t.autoscaler.manage(t.unit);
-    await until(() => t.healthy().length === 2 && t.registry.instances(t.unit.key).length === 2, 20_000, 'two containers serve');
+    await until('two containers serve', () => t.healthy().length === 2 && t.registry.instances(t.unit.key).length === 2, 20_000);
     const both = t.healthy().map((c) => c.id);
 
     // Use one container: the other becomes the least recently used.
@@ -131,10 +132,10 @@ describe('Autoscaler (real containers)', function () {
     const used = slot.instance.meta.container!;
     slot.release();
     want = 1;
-    await until(() => t.healthy().length === 1, 10_000, 'one container was stopped');
+    await until('one container was stopped', () => t.healthy().length === 1, 10_000);
     assert.equal(t.healthy()[0]!.id, used, 'the least recently used one went');
     const stopped = () => t.events.flatMap((e) => (e.type === 'container.stopped' ? [e.containerId] : []));
-    await until(() => stopped().length === 1, 10_000, 'the stop was announced');
+    await until('the stop was announced', () => stopped().length === 1, 10_000);
     assert.deepEqual(stopped(), both.filter((id) => id !== used));
 
     // A request in flight for longer than keep_warm keeps its container.
@@ -143,7 +144,7 @@ describe('Autoscaler (real containers)', function () {
     await wait(1_800); // keep_warm (1 s) and several ticks
     assert.deepEqual(t.healthy().map((c) => c.id), [used], 'not stopped under a request');
     slot.release();
-    await until(() => t.driver.status(t.unit.key).length === 0, 10_000, 'scaled to zero once idle for keep_warm');
+    await until('scaled to zero once idle for keep_warm', () => t.driver.status(t.unit.key).length === 0, 10_000);
     assert.equal(t.autoscaler.status(t.unit.key)?.state, 'idle');
   });
 
@@ -154,7 +155,7 @@ describe('Autoscaler (real containers)', function () {
     const slot = await t.enter();
     assert.equal(t.healthy().length, 1);
     slot.release();
-    await until(() => t.driver.status(t.unit.key).length === 0, 5_000, 'stopped after the next tick');
+    await until('stopped after the next tick', () => t.driver.status(t.unit.key).length === 0, 5_000);
   });
 
   it('reports a failing policy once per unit and lets queue-depth decide', async () => {
@@ -178,7 +179,7 @@ describe('Autoscaler (real containers)', function () {
     const slot = await t.follower.enter();
     assert.equal(slot.instance.meta.container, t.healthy()[0]?.id, 'the leader started it; the follower got a slot on it');
     assert.deepEqual(t.admission.load(t.unit.key), { inFlight: 0, queued: 0 }, 'nothing waited on the leader');
-    await until(() => t.autoscaler.status(t.unit.key)?.inFlight === 1, 5_000, 'the leader counts the request in flight on the follower');
+    await until('the leader counts the request in flight on the follower', () => t.autoscaler.status(t.unit.key)?.inFlight === 1, 5_000);
     assert.equal(t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight, 1);
     slot.release();
   });
@@ -189,22 +190,22 @@ describe('Autoscaler (real containers)', function () {
     await t.driver.submit(t.unit);
     t.autoscaler.manage(t.unit);
     t.follower.autoscaler.manage(t.unit);
-    await until(() => t.healthy().length === 1 && t.registry.instances(t.unit.key).length === 1, 20_000, 'a container serves');
+    await until('a container serves', () => t.healthy().length === 1 && t.registry.instances(t.unit.key).length === 1, 20_000);
     const [container] = t.healthy();
 
     const slot = await t.follower.enter();
-    await until(() => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 1, 5_000, 'the leader sees the request in flight on the follower');
+    await until('the leader sees the request in flight on the follower', () => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 1, 5_000);
     want = 0;
     await wait(1_800); // keep_warm (1 s) and several ticks
     assert.deepEqual(t.healthy().map((c) => c.id), [container!.id], 'not stopped under a request on another replica');
 
     slot.release();
     const releasedAt = Date.now();
-    await until(() => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 0, 5_000, 'the leader sees the request finish');
+    await until('the leader sees the request finish', () => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 0, 5_000);
     assert.ok(t.autoscaler.status(t.unit.key)!.containers[0]!.lastActiveAt!.getTime() >= releasedAt - 200, 'its last use is the follower\'s');
     await wait(Math.max(0, releasedAt + 500 - Date.now()));
     assert.equal(t.healthy().length, 1, 'used on another replica within keep_warm: still warm');
-    await until(() => t.driver.status(t.unit.key).length === 0, 10_000, 'stopped once idle for keep_warm everywhere');
+    await until('stopped once idle for keep_warm everywhere', () => t.driver.status(t.unit.key).length === 0, 10_000);
     assert.ok(Date.now() - releasedAt >= 900, 'not before keep_warm');
   });
 
@@ -215,7 +216,7 @@ describe('Autoscaler (real containers)', function () {
     t.autoscaler.manage(t.unit);
     const [victim] = t.healthy();
     process.kill(victim!.pid!, 'SIGKILL');
-    await until(() => t.healthy().some((c) => c.id !== victim!.id), 20_000, 'a replacement is healthy');
+    await until('a replacement is healthy', () => t.healthy().some((c) => c.id !== victim!.id), 20_000);
     const failed = t.events.find((e) => e.type === 'container.failed');
     assert.deepEqual(failed, { type: 'container.failed', workspace: 'default', app: 'workers', workload: 'parallel', containerId: victim!.id, reason: 'exited unexpectedly with signal SIGKILL' });
     assert.equal(t.autoscaler.status(t.unit.key)?.state, 'ready');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { startLeaderElection, LeadershipLostError, type LeaderElection } from '../../../core/cluster/leader.js';
 import { startConsulStandin, type ConsulStandin } from '../../standins/consul/index.js';
+import { until } from '../../helpers/until.js';
 
 interface Replica {
   readonly name: string;
@@ -15,13 +16,8 @@ interface Replica {
   sessionAliveAtDemotion: boolean | undefined;
 }
 
-async function waitFor(what: string, predicate: () => boolean, timeoutMs = 40_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** How long a wait of these tests may last (a bound on a hang: the renew-failure case alone takes ~10 s). */
+const WAIT_MS = 40_000;
 
 describe('leader election (Consul session + lock key)', function () {
   this.timeout(120_000);
@@ -77,7 +73,7 @@ describe('leader election (Consul session + lock key)', function () {
   it('elects exactly one of two replicas and names it in the lock key', async () => {
     const a = start('a');
     const b = start('b');
-    await waitFor('a leader', () => leaders().length === 1);
+    await until('a leader', () => leaders().length === 1, WAIT_MS);
     const leader = leaders()[0]!;
     const other = leader === a ? b : a;
     assert.equal(other.election.isLeader(), false);
@@ -101,7 +97,7 @@ describe('leader election (Consul session + lock key)', function () {
   it('hands over at once when the leader closes (release, destroy)', async () => {
     const a = start('a');
     const b = start('b');
-    await waitFor('a leader', () => leaders().length === 1);
+    await until('a leader', () => leaders().length === 1, WAIT_MS);
     const first = leaders()[0]!;
     const second = first === a ? b : a;
     const firstSession = heldBy();
@@ -112,7 +108,7 @@ describe('leader election (Consul session + lock key)', function () {
     assert.deepEqual(first.events, ['elected', 'demoted: closed']);
     assert.equal(consul.state.sessions.has(firstSession), false, 'the session is destroyed');
     assert.ok(consul.requests.some((r) => r.method === 'PUT' && r.path === '/v1/kv/svc/leader' && r.query.includes('release=')), 'the lock is released');
-    await waitFor('the other replica to lead', () => second.election.isLeader());
+    await until('the other replica to lead', () => second.election.isLeader(), WAIT_MS);
     assert.notEqual(heldBy(), firstSession);
     assert.equal(second.election.leaderAddress(), `http://${second.name}:8080`);
   });
@@ -120,35 +116,35 @@ describe('leader election (Consul session + lock key)', function () {
   it('demotes a leader whose session is destroyed behind its back; the other takes over', async () => {
     const a = start('a');
     const b = start('b');
-    await waitFor('a leader', () => leaders().length === 1);
+    await until('a leader', () => leaders().length === 1, WAIT_MS);
     const first = leaders()[0]!;
     const second = first === a ? b : a;
     const response = await fetch(`${consul.url}/v1/session/destroy/${heldBy()}`, { method: 'PUT' });
     assert.equal(await response.text(), 'true');
-    await waitFor('the leader to be demoted', () => first.signal?.aborted === true);
+    await until('the leader to be demoted', () => first.signal?.aborted === true, WAIT_MS);
     assert.equal(first.events.length, 2);
     assert.match(first.events[1]!, /^demoted: /);
-    await waitFor('the other replica to lead', () => second.election.isLeader());
+    await until('the other replica to lead', () => second.election.isLeader(), WAIT_MS);
     // The demoted replica campaigns again with a new session and follows.
-    await waitFor('the first replica to hold a new session', () => consul.state.sessions.size === 2);
+    await until('the first replica to hold a new session', () => consul.state.sessions.size === 2, WAIT_MS);
     assert.equal(first.election.isLeader(), false);
   });
 
   it('a leader whose renewals fail demotes itself within the TTL, before Consul invalidates the session', async () => {
     const a = start('a');
     const b = start('b');
-    await waitFor('a leader', () => leaders().length === 1);
+    await until('a leader', () => leaders().length === 1, WAIT_MS);
     const first = leaders()[0]!;
     const second = first === a ? b : a;
     const session = heldBy();
     consul.failNext({ match: new RegExp(`^PUT /v1/session/renew/${session}$`), count: 1_000_000 });
-    await waitFor('the leader to demote itself', () => first.signal?.aborted === true, 30_000);
+    await until('the leader to demote itself', () => first.signal?.aborted === true, 30_000);
     assert.match(first.events[1] ?? '', /no session renewal succeeded for the TTL/);
     // The stand-in invalidates after 2 × TTL: the session still held the key when the leader stepped down.
     assert.equal(first.sessionAliveAtDemotion, true);
     assert.ok(errors.some((e) => /renew/.test(String(e))), 'the failed renewals are reported');
     // It then destroys the session (best effort), so the other replica takes over after the lock-delay.
-    await waitFor('the other replica to lead', () => second.election.isLeader());
+    await until('the other replica to lead', () => second.election.isLeader(), WAIT_MS);
     assert.equal(first.election.isLeader(), false);
   });
 });

@@ -7,6 +7,7 @@ import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import type { Instance, ServiceRegistry } from '../../../core/registry/types.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
 import type { StateEntry, StateStore } from '../../../core/state/types.js';
+import { until } from '../../helpers/until.js';
 
 const UNIT = 'default/app/deployed/w';
 const IDLE_UNIT = 'default/app/deployed/idle';
@@ -15,16 +16,8 @@ const instance = (id: string): Instance => ({ id, service: UNIT, address: { kind
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const decode = (entry: StateEntry): LoadRecord => JSON.parse(entry.value.toString('utf8')) as LoadRecord;
 
-/** Reads until `ok` holds (1 s at most). */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 1_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await wait(10);
-  }
-}
+/** The waits for a write: 1 s at most, a read every 10 ms. */
+const POLL = { timeoutMs: 1_000, intervalMs: 10 };
 
 describe('LoadReporter', () => {
   let store: StateStore;
@@ -54,6 +47,12 @@ describe('LoadReporter', () => {
   }
   const enter = () => admission.enter(UNIT, { maxPending: 5 }, new AbortController().signal);
   const stored = () => store.get(KEY);
+  /** The stored record once it exists and `ok` holds for it. */
+  const storedWhen = (what: string, ok: (entry: StateEntry) => boolean = () => true) =>
+    until(what, async () => {
+      const entry = await stored();
+      return entry !== null && ok(entry) ? entry : undefined;
+    }, POLL);
 
   it('writes soon after a notice, listing only units and instances with something to say', async () => {
     const reporter = start({ intervalMs: 60_000 }); // no tick during the test: the notice writes
@@ -61,9 +60,9 @@ describe('LoadReporter', () => {
     const queued = enter();
     const noticedAt = Date.now();
     reporter.notice(UNIT);
-    const entry = await eventually(stored, (e) => e !== null, 'the record is written');
+    const entry = await storedWhen('the record is written');
     assert.ok(Date.now() - noticedAt < 200, 'soon');
-    const { version, units } = decode(entry!);
+    const { version, units } = decode(entry);
     assert.equal(version, 1);
     assert.deepEqual(Object.keys(units), [UNIT], 'the idle unit says nothing');
     assert.equal(units[UNIT]!.queued, 1);
@@ -77,19 +76,19 @@ describe('LoadReporter', () => {
   it('rewrites the record while busy, writes the zeros once more, then nothing until something changes', async () => {
     start({ intervalMs: 30 });
     const slot = await enter();
-    const first = await eventually(stored, (e) => e !== null, 'the first write');
-    await eventually(stored, (e) => e!.modifyIndex > first!.modifyIndex, 'a heartbeat rewrites the unchanged record');
+    const first = await storedWhen('the first write');
+    await storedWhen('a heartbeat rewrites the unchanged record', (e) => e.modifyIndex > first.modifyIndex);
 
     slot.release();
-    const final = await eventually(stored, (e) => decode(e!).units[UNIT]!.instances.c1!.inFlight === 0, 'the zeros are written');
-    const { queued, instances } = decode(final!).units[UNIT]!;
+    const final = await storedWhen('the zeros are written', (e) => decode(e).units[UNIT]!.instances.c1!.inFlight === 0);
+    const { queued, instances } = decode(final).units[UNIT]!;
     assert.equal(queued, 0);
     assert.notEqual(instances.c1!.idleMs, null, 'it was used: its idle time stays listed');
     await wait(200);
-    assert.equal((await stored())!.modifyIndex, final!.modifyIndex, 'idle and unchanged: no write');
+    assert.equal((await stored())!.modifyIndex, final.modifyIndex, 'idle and unchanged: no write');
 
     (await enter()).release();
-    await eventually(stored, (e) => e!.modifyIndex > final!.modifyIndex, 'a new last use is written');
+    await storedWhen('a new last use is written', (e) => e.modifyIndex > final.modifyIndex);
   });
 
   it('writes nothing while idle, and idle durations by its clock', async () => {
@@ -97,8 +96,8 @@ describe('LoadReporter', () => {
     await wait(100);
     assert.equal(await stored(), null, 'nothing to say');
     (await enter()).release();
-    const entry = await eventually(stored, (e) => e !== null, 'the use is written');
-    const { inFlight, idleMs } = decode(entry!).units[UNIT]!.instances.c1!;
+    const entry = await storedWhen('the use is written');
+    const { inFlight, idleMs } = decode(entry).units[UNIT]!.instances.c1!;
     assert.equal(inFlight, 0);
     assert.ok(idleMs !== null && idleMs >= 10_000 && idleMs < 11_000, `idleMs ${idleMs}`);
   });
@@ -107,17 +106,17 @@ describe('LoadReporter', () => {
     let clock = Date.now();
     const reporter = start({ intervalMs: 60_000, now: () => clock });
     reporter.notice(IDLE_UNIT, true);
-    const record = decode((await eventually(stored, (entry) => entry !== null, 'the record is written'))!);
+    const record = decode(await storedWhen('the record is written'));
     assert.deepEqual(record.units[IDLE_UNIT], { queued: 1, instances: {} });
     clock += 5_000;
     reporter.notice(IDLE_UNIT);
-    await eventually(stored, (entry) => entry !== null && decode(entry).units[IDLE_UNIT] === undefined, 'the demand ends after 5 s');
+    await storedWhen('the demand ends after 5 s', (entry) => decode(entry).units[IDLE_UNIT] === undefined);
   });
 
   it('deletes its record on close and writes no more', async () => {
     const reporter = start({ intervalMs: 20 });
     const slot = await enter();
-    await eventually(stored, (e) => e !== null, 'the record is written');
+    await storedWhen('the record is written');
     await reporter.close();
     assert.equal(await stored(), null);
     await wait(100);

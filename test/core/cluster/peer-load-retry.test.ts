@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { LOAD_PREFIX } from '../../../core/cluster/load-record.js';
 import { PeerLoad } from '../../../core/cluster/peer-load.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
-import { until } from '../scheduler/fixture-units.js';
+import { until } from '../../helpers/until.js';
 import { FlakyStore } from '../state/flaky-store.js';
 
 const U = 'default/app/deployed/u';
@@ -27,9 +27,9 @@ describe('PeerLoad after a failed Consul read', () => {
     await peers.start();
     store.failLists = 1;
     await store.inner.put(LOAD_PREFIX + 'follower-1', record(0)); // wakes the watch; its reload fails once
-    await until(() => reports.length === 1, 5_000, 'the failure is reported');
+    await until('the failure is reported', () => reports.length === 1, 5_000);
     await store.inner.put(LOAD_PREFIX + 'follower-1', record(3)); // a request queues on the follower
-    await until(() => peers!.load(U).queued === 3, 5_000, 'the leader reads the followers\' load again');
+    await until('the leader reads the followers\' load again', () => peers!.load(U).queued === 3, 5_000);
   });
 
   it('sees a follower queue after the first read failed', async () => {
@@ -37,7 +37,7 @@ describe('PeerLoad after a failed Consul read', () => {
     store.failLists = 1;
     await peers.start();
     await store.inner.put(LOAD_PREFIX + 'follower-1', record(2));
-    await until(() => peers!.load(U).queued === 2, 5_000, 'the leader reads the followers\' load');
+    await until('the leader reads the followers\' load', () => peers!.load(U).queued === 2, 5_000);
     assert.equal(reports.length, 1);
   });
 });

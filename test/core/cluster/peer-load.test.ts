@@ -6,7 +6,7 @@ import { PeerLoad, type PeerLoadOptions } from '../../../core/cluster/peer-load.
 import { isSvcError } from '../../../core/errors.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
 import type { StateStore } from '../../../core/state/types.js';
-import { until } from '../scheduler/fixture-units.js';
+import { until } from '../../helpers/until.js';
 
 const U = 'default/app/deployed/u';
 const V = 'default/app/deployed/v';
@@ -65,7 +65,7 @@ describe('PeerLoad', () => {
 
     // Rewritten with the same numbers: fresh again, and the last use by the new arrival.
     await put('a', { [U]: { queued: 1, instances: { c1: { inFlight: 1, idleMs: 4_000 } } } });
-    await until(() => peers.load(U).queued === 1, 1_000, 'the rewrite is read');
+    await until('the rewrite is read', () => peers.load(U).queued === 1, 1_000);
     assert.deepEqual(peers.use('c1'), { inFlight: 1, lastActiveAt: clock - 4_000 });
   });
 
@@ -75,7 +75,7 @@ describe('PeerLoad', () => {
     const peers = await start();
     clock += 24 * 60 * 60_000;
     await put('busy', { [U]: { queued: 1, instances: {} } }); // any change makes the leader read the records again
-    await until(() => peers.load(U).queued === 1, 1_000, 'the change is read');
+    await until('the change is read', () => peers.load(U).queued === 1, 1_000);
     const keys = async () => (await store.keys(LOAD_PREFIX)).join();
     for (let i = 0; i < 50 && (await keys()) !== `${LOAD_PREFIX}busy`; i++) await wait(20);
     assert.equal(await keys(), `${LOAD_PREFIX}busy`);
@@ -89,10 +89,10 @@ describe('PeerLoad', () => {
     const first = clock - 1_000;
     clock += 60_000;
     await put('b', { [U]: { queued: 0, instances: { c1: { inFlight: 0, idleMs: 70_000 } } }, [V]: { queued: 1, instances: {} } });
-    await until(() => changes.length === 1, 1_000, 'b is read');
+    await until('b is read', () => changes.length === 1, 1_000);
     assert.equal(peers.use('c1').lastActiveAt, first, 'b used it earlier than a');
     await put('b', { [U]: { queued: 0, instances: { c1: { inFlight: 0, idleMs: 10 } } } });
-    await until(() => peers.use('c1').lastActiveAt === clock - 10, 1_000, 'the later use counts');
+    await until('the later use counts', () => peers.use('c1').lastActiveAt === clock - 10, 1_000);
   });
 
   it('tells which units changed their counts after each reload, and forgets deleted records', async () => {
@@ -100,15 +100,15 @@ describe('PeerLoad', () => {
     const peers = await start();
     assert.deepEqual(changes, [[U]], 'the first load');
     await put('b', { [V]: { queued: 1, instances: { c9: { inFlight: 1, idleMs: 5 } } } });
-    await until(() => changes.length === 2, 1_000, 'the change is told');
+    await until('the change is told', () => changes.length === 2, 1_000);
     assert.deepEqual(changes[1], [V]);
     // A heartbeat with the same counts (another idle duration) is no change; the next real one is.
     await put('b', { [V]: { queued: 1, instances: { c9: { inFlight: 1, idleMs: 900 } } } });
     await put('a', { [U]: { queued: 1, instances: {} }, [W]: { queued: 2, instances: {} } });
-    await until(() => changes.length === 3, 1_000, 'the change is told');
+    await until('the change is told', () => changes.length === 3, 1_000);
     assert.deepEqual(changes[2], [W]);
     await store.delete(`${LOAD_PREFIX}a`);
-    await until(() => changes.length === 4, 1_000, 'the deletion is told');
+    await until('the deletion is told', () => changes.length === 4, 1_000);
     assert.deepEqual(changes[3], [U, W]);
     assert.deepEqual(peers.load(U), { inFlight: 0, queued: 0 });
     assert.deepEqual(peers.load(V), { inFlight: 1, queued: 1 });
@@ -123,11 +123,11 @@ describe('PeerLoad', () => {
     assert.deepEqual(peers.load(U), { inFlight: 0, queued: 1 });
 
     await put('a', { [U]: { queued: 2, instances: {} } });
-    await until(() => peers.load(U).queued === 2, 1_000, 'a reload');
+    await until('a reload', () => peers.load(U).queued === 2, 1_000);
     assert.equal(reports.length, 1, 'the same bad version is not reported again');
 
     await store.put(`${LOAD_PREFIX}bad`, JSON.stringify({ version: 1, units: { [U]: { queued: -1, instances: {} } } }));
-    await until(() => reports.length === 2, 1_000, 'the new bad version is reported');
+    await until('the new bad version is reported', () => reports.length === 2, 1_000);
     assert.match((reports[1] as Error).message, /negative "units\.default\/app\/deployed\/u\.queued"/);
     assert.deepEqual(peers.load(U), { inFlight: 0, queued: 2 });
   });

@@ -12,7 +12,7 @@ import { Admission, type UnitSupervisor } from '../../../core/gateway/admission.
 import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
 import type { StateStore } from '../../../core/state/types.js';
-import { until } from '../scheduler/fixture-units.js';
+import { until } from '../../helpers/until.js';
 
 const UNIT = 'default/app/deployed/w';
 /** The follower's own autoscaler: it manages nothing (only the leader's deploys units). */
@@ -45,7 +45,7 @@ describe('replicaSupervisor() on a follower', () => {
   it('queues a request for a unit at zero and the leader sees it queued', async () => {
     const controller = new AbortController();
     const waiting = admission.enter(UNIT, { maxPending: 5 }, controller.signal).catch((error: { code: string }) => error.code);
-    await until(() => peers.load(UNIT).queued === 1, 5_000, 'the leader sees the queued request');
+    await until('the leader sees the queued request', () => peers.load(UNIT).queued === 1, 5_000);
     controller.abort();
     assert.equal(await waiting, 'client_closed');
   });
@@ -53,6 +53,6 @@ describe('replicaSupervisor() on a follower', () => {
   it('refuses a request that may not wait (max_pending_tasks 0) with 503 starting, and the leader still sees the demand', async () => {
     const refused = await admission.enter(UNIT, { maxPending: 0 }, new AbortController().signal).then(() => null, (error: { code: string }) => error.code);
     assert.equal(refused, 'starting');
-    await until(() => peers.load(UNIT).queued === 1, 5_000, 'the leader sees one request wanting the unit');
+    await until('the leader sees one request wanting the unit', () => peers.load(UNIT).queued === 1, 5_000);
   });
 });

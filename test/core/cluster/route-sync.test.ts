@@ -9,7 +9,7 @@ import type { RouteEntry } from '../../../core/gateway/types.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
 import type { StateStore } from '../../../core/state/types.js';
 import { endpoint, ref, routeEntry } from '../gateway/harness.js';
-import { until } from '../scheduler/fixture-units.js';
+import { until } from '../../helpers/until.js';
 import { FlakyStore } from '../state/flaky-store.js';
 
 const entry = (prefix: string, unit: string, host?: string): RouteEntry => ({ ...routeEntry(endpoint(), unit, prefix), ...(host ? { host } : {}) });
@@ -58,7 +58,7 @@ describe('gateway route sync (leader → followers through the state store)', ()
     leader.add([entry('/ws/b/x', 'u2')]);
     leader.removeUnit('u1');
     leader.add([entry('/ws/c/x', 'u3')]);
-    await until(() => units(table).join() === units(leader).join(), 5000, 'the follower has the leader routes');
+    await until('the follower has the leader routes', () => units(table).join() === units(leader).join(), 5000);
     assert.deepEqual(units(table), ['/ws/b/x=u2', '/ws/c/x=u3']);
     assert.equal(table.match('/greet', 'a-x.svc.test'), null);
     assert.deepEqual(reports, []);
@@ -120,7 +120,7 @@ describe('gateway route sync (leader → followers through the state store)', ()
     await publisher(next);
     assert.deepEqual(await store.keys(ROUTES_PREFIX), [routeKey('/ws/a/x'), routeKey('/ws/c/x')]);
     assert.equal((await store.get(routeKey('/ws/a/x')))?.modifyIndex, kept?.modifyIndex, 'an equal route is not written again');
-    await until(() => units(table).join() === units(next).join(), 5000, 'the follower lost the stale route');
+    await until('the follower lost the stale route', () => units(table).join() === units(next).join(), 5000);
   });
 
   it('puts back, at its next audit, a route another replica wrote after it took over (a demoted leader\'s late write)', async () => {
@@ -134,7 +134,7 @@ describe('gateway route sync (leader → followers through the state store)', ()
     await store.put(routeKey('/ws/z/x'), encodeRoute({ entry: entry('/ws/z/x', 'u9'), servesHost: false }));
     const copy = new RouteTable();
     await follower(copy);
-    await until(() => units(copy).join() === '/ws/a/x=u2', 5000, 'the audit put the table\'s routes back and followers have them');
+    await until('the audit put the table\'s routes back and followers have them', () => units(copy).join() === '/ws/a/x=u2', 5000);
     assert.deepEqual(await store.keys(ROUTES_PREFIX), [routeKey('/ws/a/x')]);
     assert.deepEqual(reports, []);
   });

@@ -7,8 +7,12 @@ import { loadManifest } from '../../../core/manifest/load.js';
 import { packageRoot } from '../../../core/paths.js';
 import { apiClient, type Answer } from '../api/client.js';
 import { tempDir } from '../../helpers/config.js';
+import { until } from '../../helpers/until.js';
 
 export const haltApp = path.join(packageRoot, 'test', 'fixtures', 'shutdown');
+
+/** A bound on each wait of the shutdown tests (a start may build the app's environment), under their mocha timeout of 120 s. */
+export const SHUTDOWN_WAIT_MS = 110_000;
 
 /** Uploads the app's bundle and deploys it (POST /api/v1/apps/halt/deployments); the answer as the API gives it. */
 export async function deployHalt(baseUrl: string, token: string): Promise<Answer> {
@@ -30,12 +34,9 @@ export function gate(): { path: string; entered: () => Promise<void>; open: () =
   const file = path.join(tempDir('svc-gate-'), 'gate');
   return {
     path: file,
-    entered: () => until(() => existsSync(`${file}.entered`)),
+    entered: async () => {
+      await until('the gated request to enter', () => existsSync(`${file}.entered`), SHUTDOWN_WAIT_MS);
+    },
     open: () => writeFileSync(file, ''),
   };
-}
-
-/** Polls until `condition` holds (mocha's timeout bounds the wait). */
-export async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }

@@ -12,7 +12,8 @@ import { socketBase } from '../../../core/scheduler/local/socket-dir.js';
 import { apiClient } from '../api/client.js';
 import { testConfig } from '../../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../../helpers/processes.js';
-import { deployHalt, gate, haltApp, until } from './shutdown-helpers.js';
+import { until } from '../../helpers/until.js';
+import { deployHalt, gate, haltApp, SHUTDOWN_WAIT_MS } from './shutdown-helpers.js';
 import { localDriverOf } from '../../helpers/local-driver.js';
 
 const halt = { workspace: DEFAULT_WORKSPACE, app: 'halt', stage: 'deployed' as const };
@@ -93,7 +94,7 @@ describe('svc stopping with deployments (real containers)', function () {
       deploying.catch(() => {});
       // Its container runs (its on_start sleeps): the deploy waits for it to become healthy.
       const { socketDir } = localDriverOf(platform);
-      await until(() => starting && pidsMatching(socketDir).length > 0);
+      await until('the deploy to start its container', () => starting && pidsMatching(socketDir).length > 0, SHUTDOWN_WAIT_MS);
 
       await platform.deployments.shutdown();
       assert.deepEqual(await waitNoneMatching(localDriverOf(platform).socketDir, 5_000), [], 'the container the deploy started is stopped');

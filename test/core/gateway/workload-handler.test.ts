@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { type Harness, parseAnswer, PREFIX, rawRequest, startHarness, UNIT, wait } from './harness.js';
+import { until } from '../../helpers/until.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -18,10 +19,8 @@ function send(url: string, options: http.RequestOptions = {}, body?: string): Pr
   });
 }
 
-/** Polls a condition the test cannot await directly (no timing assumed, only progress). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-}
+/** Polls what the test cannot await directly on every turn of the event loop (no timing assumed, only progress). */
+const everyTurn = { intervalMs: 0 };
 
 /** A stand-in container that holds every request until the test lets it go. */
 function holdingContainer(): { handler: http.RequestListener; held: http.ServerResponse[] } {
@@ -114,7 +113,7 @@ describe('gateway: every error answer carries the request id', () => {
     const container = holdingContainer();
     harness = await startHarness({ container: container.handler, maxPendingTasks: 0 });
     const first = send(`${harness.url}${PREFIX}/`);
-    await until(() => container.held.length === 1);
+    await until('the first request in the container', () => container.held.length === 1, everyTurn);
     const refused = await errorOf(`${harness.url}${PREFIX}/`);
     assert.deepEqual([refused.status, refused.code, refused.headers['retry-after']], [429, 'queue_full', '1']);
     container.held[0]!.end('done');
@@ -207,18 +206,18 @@ describe('gateway: a client leaving while queued', () => {
   it('gives its place in the queue back, and its request never reaches the container', async () => {
     // Capacity 1, one place in the queue: A takes the slot, B the place.
     const a = send(`${harness.url}${PREFIX}/`);
-    await until(() => container.held.length === 1);
+    await until('A in the container', () => container.held.length === 1, everyTurn);
     const b = http.get(`${harness.url}${PREFIX}/`);
     b.on('error', () => {});
-    await until(() => harness.admission.load(UNIT).queued === 1);
+    await until('B queued', () => harness.admission.load(UNIT).queued === 1, everyTurn);
     b.destroy();
-    await until(() => harness.admission.load(UNIT).queued === 0);
+    await until('B\'s place given back', () => harness.admission.load(UNIT).queued === 0, everyTurn);
     // C gets the freed place (it would get 429 if B still held it), and the slot once A is done.
     const c = send(`${harness.url}${PREFIX}/`);
-    await until(() => harness.admission.load(UNIT).queued === 1);
+    await until('C queued', () => harness.admission.load(UNIT).queued === 1, everyTurn);
     container.held[0]!.end('a');
     assert.equal((await a).body, 'a');
-    await until(() => container.held.length === 2);
+    await until('C in the container', () => container.held.length === 2, everyTurn);
     container.held[1]!.end('c');
     assert.equal((await c).status, 200);
     assert.equal(harness.seen.length, 2, 'B never reached the container');
@@ -242,7 +241,7 @@ describe('gateway: pipelined requests on one connection', () => {
     client.on('error', () => {});
     await new Promise((resolve) => client.once('connect', resolve));
     client.write(`GET ${PREFIX}/?first HTTP/1.1\r\nHost: localhost\r\n\r\nGET ${PREFIX}/?second HTTP/1.1\r\nHost: localhost\r\n\r\n`);
-    await until(() => container.held.length === 2);
+    await until('both requests in the container', () => container.held.length === 2, everyTurn);
     // The second answer is complete, but it must wait for the first one: it has no socket yet.
     const second = container.held.find((res) => res.req.url === '/?second')!;
     second.end('second');

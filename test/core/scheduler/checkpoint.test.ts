@@ -5,7 +5,8 @@ import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import { createLocalDriver, type LocalDriver } from '../../../core/scheduler/local/driver.js';
 import type { DeploymentUnit, LogLine } from '../../../core/scheduler/types.js';
 import { pidsMatching, waitNoneMatching } from '../../helpers/processes.js';
-import { fixtureUnit, onStartCalls, recordDir, runtimeImage, until } from './fixture-units.js';
+import { fixtureUnit, onStartCalls, recordDir, runtimeImage } from './fixture-units.js';
+import { until } from '../../helpers/until.js';
 import { getJson } from './unix-http.js';
 
 type Answer = { pid: number; on_start_value: { warmed_in: number } | null };
@@ -72,8 +73,8 @@ describe('createLocalDriver() with checkpoint_enabled', function () {
     await t.driver.scale(t.warm.key, 1);
     const [container] = t.driver.status(t.warm.key);
     process.kill(container!.workers[1]!.pid!, 'SIGKILL');
-    await until(() => t.registry.instances(t.warm.key).length === 1, 5_000, 'the dead worker is deregistered');
-    await until(() => t.registry.instances(t.warm.key).length === 2, 10_000, 'its replacement is registered');
+    await until('the dead worker is deregistered', () => t.registry.instances(t.warm.key).length === 1, 5_000);
+    await until('its replacement is registered', () => t.registry.instances(t.warm.key).length === 2, 10_000);
     assert.equal(onStartCalls(record, 'warm').length, 1);
     const template = t.driver.template(t.warm.key)!;
     for (const reply of await answers(t.driver, t.warm)) assert.deepEqual(reply.on_start_value, { warmed_in: template.pid });
@@ -85,7 +86,7 @@ describe('createLocalDriver() with checkpoint_enabled', function () {
     await t.driver.scale(t.warm.key, 1);
     const template = t.driver.template(t.warm.key)!;
     process.kill(template.pid!, 'SIGKILL');
-    await until(() => t.driver.template(t.warm.key)?.state === 'exited', 5_000, 'the driver notices');
+    await until('the driver notices', () => t.driver.template(t.warm.key)?.state === 'exited', 5_000);
     await t.driver.scale(t.warm.key, 2);
 
     const [first, second] = t.driver.status(t.warm.key);

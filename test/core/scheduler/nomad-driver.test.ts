@@ -7,6 +7,7 @@ import { createNomadDriver, type NomadDriverOptions } from '../../../core/schedu
 import type { NomadContainerStatus, NomadDriver } from '../../../core/scheduler/nomad/types.js';
 import type { LogLine } from '../../../core/scheduler/types.js';
 import { pidsMatching, waitNoneMatching } from '../../helpers/processes.js';
+import { until } from '../../helpers/until.js';
 import { startNomadStandin, type NomadStandin } from '../../standins/nomad/index.js';
 import { fixtureCompile, MARKER, nomadUnit } from './nomad-fixture.js';
 
@@ -40,14 +41,8 @@ function recorder(): { lines: LogLine[]; sink: (line: LogLine) => void; of: (con
   };
 }
 
-/** Waits until `check` holds; fails after `timeoutMs` (a bound on a hang, not a timing assertion). */
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** How long a wait of these tests may last (a bound on a hang, not a timing assertion). */
+const WAIT_MS = 60_000;
 
 /** Makes the fixture container print `text` as it is. */
 async function print(container: NomadContainerStatus, text: string, to: 'stdout' | 'stderr' = 'stdout'): Promise<void> {
@@ -278,16 +273,16 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       await print(c, 'par');
       // Each poll reads stdout, then stderr: once `sync 2` has arrived, a read of stdout has seen `par`.
       await print(c, 'sync 1\n', 'stderr');
-      await until('sync 1', () => logs.of(c.id, 'stderr').includes('sync 1'));
+      await until('sync 1', () => logs.of(c.id, 'stderr').includes('sync 1'), WAIT_MS);
       await print(c, 'sync 2\n', 'stderr');
-      await until('sync 2', () => logs.of(c.id, 'stderr').includes('sync 2'));
+      await until('sync 2', () => logs.of(c.id, 'stderr').includes('sync 2'), WAIT_MS);
       assert.deepEqual(logs.of(c.id, 'stdout').slice(1), ['first', 'second'], 'an unfinished line waits for its newline');
       await print(c, 'tial\n');
       // About 24 KiB: many reads of at most 1 KiB.
       const many = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(48)}`);
       await print(c, many.map((line) => `${line}\n`).join(''));
       await print(c, 'end\n');
-      await until('the last line', () => logs.of(c.id, 'stdout').includes('end'));
+      await until('the last line', () => logs.of(c.id, 'stdout').includes('end'), WAIT_MS);
       assert.deepEqual(logs.of(c.id, 'stdout'), [`worker 0 on ${c.workers[0]!.port}`, 'first', 'second', 'partial', ...many, 'end']);
       assert.deepEqual(logs.of(c.id, 'stderr'), ['oops', 'sync 1', 'sync 2']);
       assert.ok(logs.lines.every((l) => l.unit === u.key && l.time instanceof Date));
@@ -304,9 +299,9 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       const [c] = own.status(u.key);
       assert.ok(c);
       await fetch(`http://${c.workers[0]!.address}/exit?lines=300&code=3`).catch(() => undefined);
-      await until('the last line', () => logs.of(c.id, 'stdout').includes('last 299'));
+      await until('the last line', () => logs.of(c.id, 'stdout').includes('last 299'), WAIT_MS);
       assert.deepEqual(logs.of(c.id, 'stdout'), [`worker 0 on ${c.workers[0]!.port}`, ...Array.from({ length: 300 }, (_, k) => `last ${k}`)]);
-      await until('the exit', () => exits.length > 0);
+      await until('the exit', () => exits.length > 0, WAIT_MS);
       assert.deepEqual(exits, [c.id]);
     });
 
@@ -323,11 +318,11 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       // Reads of 128 bytes: finding the end of the ~800 bytes already written takes several probes.
       const after = makeDriver({ logs: logs.sink, logPollMs: 50, logReadBytes: 128 });
       await after.scale(u.key, 1);
-      await until('the note that earlier lines are not read again', () => logs.of(c.id, 'system').length > 0);
+      await until('the note that earlier lines are not read again', () => logs.of(c.id, 'system').length > 0, WAIT_MS);
       assert.match(logs.of(c.id, 'system')[0]!, /not read again .*nomad alloc logs/);
       await print(c, 'line\nnew\n');
       await print(c, 'err\n', 'stderr');
-      await until('the new lines', () => logs.of(c.id, 'stdout').includes('new') && logs.of(c.id, 'stderr').includes('err'));
+      await until('the new lines', () => logs.of(c.id, 'stdout').includes('new') && logs.of(c.id, 'stderr').includes('err'), WAIT_MS);
       assert.deepEqual(logs.of(c.id, 'stdout'), ['half line', 'new'], 'the unfinished line arrives whole');
       assert.deepEqual(logs.of(c.id, 'stderr'), ['err']);
     });
@@ -342,7 +337,7 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       assert.ok(c);
       const first = Array.from({ length: 40 }, (_, i) => `a ${String(i).padStart(2, '0')} ${'y'.repeat(60)}`);
       await print(c, first.map((line) => `${line}\n`).join(''));
-      await until('the a lines', () => logs.of(c.id, 'stdout').includes(first.at(-1)!));
+      await until('the a lines', () => logs.of(c.id, 'stdout').includes(first.at(-1)!), WAIT_MS);
       // Once Nomad deletes a stream's oldest rotated file (client/logmon/logging/rotator.go
       // purgeOldFiles), every origin=start offset moves on by that file's size while the later
       // files stay. The stand-in writes one file, so the test cuts bytes off its head (the task
@@ -350,7 +345,7 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       const file = path.join(dataDir, 'alloc', c.id, 'alloc', 'logs', 'runtime.stdout.0');
       writeFileSync(file, readFileSync(file).subarray(200));
       await print(c, 'b 0\nb 1\n');
-      await until('b 1', () => logs.of(c.id, 'stdout').includes('b 1'));
+      await until('b 1', () => logs.of(c.id, 'stdout').includes('b 1'), WAIT_MS);
       assert.deepEqual(logs.of(c.id, 'stdout'), [`worker 0 on ${c.workers[0]!.port}`, ...first, 'b 0', 'b 1']);
       assert.deepEqual(logs.of(c.id, 'system'), []);
     });
@@ -368,7 +363,7 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       const pids = pidsMatching(victim.id);
       assert.equal(pids.length, 1);
       process.kill(pids[0]!, 'SIGKILL');
-      await until('the exit', () => exits.length > 0);
+      await until('the exit', () => exits.length > 0, WAIT_MS);
       assert.equal(exits.length, 1);
       assert.equal(exits[0]!.key, u.key);
       assert.equal(exits[0]!.id, victim.id);
@@ -388,7 +383,7 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       await own.scale(u.key, 1);
       const [c] = own.status(u.key);
       assert.ok(c);
-      await until('the first line', () => logs.of(c.id, 'stdout').length > 0);
+      await until('the first line', () => logs.of(c.id, 'stdout').length > 0, WAIT_MS);
       let failed = 0;
       let gone = 0;
       const original = globalThis.fetch;
@@ -407,12 +402,12 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       try {
         const port = Number(new URL(nomad.url).port);
         await nomad.close();
-        await until('three failed reads', () => failed >= 3);
+        await until('three failed reads', () => failed >= 3, WAIT_MS);
         assert.equal(reported().length, 1);
         assert.match(reported()[0]!, /cannot reach Nomad/);
         // Another cluster at the same address: it does not know the allocation (404).
         nomad = await startNomadStandin({ dataDir, port });
-        await until('a read of the unknown allocation', () => gone > 0);
+        await until('a read of the unknown allocation', () => gone > 0, WAIT_MS);
       } finally {
         globalThis.fetch = original;
       }

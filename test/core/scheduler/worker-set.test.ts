@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import { WorkerSet } from '../../../core/scheduler/local/workers.js';
-import { fixtureUnit, until } from './fixture-units.js';
+import { fixtureUnit } from './fixture-units.js';
+import { until } from '../../helpers/until.js';
 import type { BuiltImage } from '../../../core/images/types.js';
 
 const image: BuiltImage = { key: 'k', imageId: 'img', pythonPath: '/usr/bin/python3', path: '/', cached: true };
@@ -73,7 +74,7 @@ describe('WorkerSet', () => {
     assert.equal(t.registry.instances(t.unit.key).length, 1, 'news of a process already replaced changes nothing');
 
     t.workers.onEvent({ event: 'listening', worker: 1, pid: 12, socket: t.socketPaths[1]! });
-    await until(() => t.registry.instances(t.unit.key).length === 2, 5_000, 'the replacement is registered');
+    await until('the replacement is registered', () => t.registry.instances(t.unit.key).length === 2, 5_000);
     assert.deepEqual(t.workers.status().map((w) => [w.pid, w.registered]), [[10, true], [12, true]]);
     assert.deepEqual(t.logs, [
       'worker 1 of c-1 (pid 11) exited with signal SIGKILL; deregistered, restarting in 0.1 s',

@@ -5,7 +5,8 @@ import type { Instance } from '../../../core/registry/types.js';
 import { createLocalDriver, type LocalDriver } from '../../../core/scheduler/local/driver.js';
 import type { LogLine } from '../../../core/scheduler/types.js';
 import { pidsMatching } from '../../helpers/processes.js';
-import { fixtureUnit, recordDir, runtimeImage, until } from './fixture-units.js';
+import { fixtureUnit, recordDir, runtimeImage } from './fixture-units.js';
+import { until } from '../../helpers/until.js';
 import { getJson } from './unix-http.js';
 
 describe('createLocalDriver() with several workers per container', function () {
@@ -57,9 +58,9 @@ describe('createLocalDriver() with several workers per container', function () {
     t.registry.watch((_service, instances: readonly Instance[]) => seen.push(instances.map((i) => i.id).sort()));
 
     process.kill(victim!.pid!, 'SIGKILL');
-    await until(() => seen.some((ids) => ids.length === 1), 5_000, 'the dead worker is deregistered');
+    await until('the dead worker is deregistered', () => seen.some((ids) => ids.length === 1), 5_000);
     assert.deepEqual(seen.find((ids) => ids.length === 1), [survivor!.instanceId], 'the other worker stays registered');
-    await until(() => t.registry.instances(t.unit.key).length === 2, 10_000, 'the restarted worker is registered again');
+    await until('the restarted worker is registered again', () => t.registry.instances(t.unit.key).length === 2, 10_000);
 
     const [after] = t.driver.status(t.unit.key);
     assert.equal(after!.pid, container!.pid, 'the same supervisor');

@@ -8,7 +8,8 @@ import { createLocalDriver, type LocalDriver } from '../../../core/scheduler/loc
 import type { DeploymentUnit, LogLine } from '../../../core/scheduler/types.js';
 import { tempDir } from '../../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../../helpers/processes.js';
-import { fixtureUnit, runtimeImage, until } from './fixture-units.js';
+import { fixtureUnit, runtimeImage } from './fixture-units.js';
+import { until } from '../../helpers/until.js';
 import { getJson } from './unix-http.js';
 
 const APP = (version: string) => `
@@ -71,7 +72,7 @@ describe('createLocalDriver() with zygotes', function () {
     await t.driver.submit(v1);
     await t.driver.scale(v1.key, 1);
     assert.match(t.text(), /starting zygote z-\w+/, 'the zygote starts once a container of the image is healthy');
-    await until(() => t.driver.zygote(image.pythonPath)?.state === 'ready', 60_000, 'the zygote is ready');
+    await until('the zygote is ready', () => t.driver.zygote(image.pythonPath)?.state === 'ready', 60_000);
 
     const v2 = t.unit(version('two'), 2);
     await t.driver.submit(v2);
@@ -96,7 +97,7 @@ describe('createLocalDriver() with zygotes', function () {
     const v1 = t.unit(version('one'), 1);
     await t.driver.submit(v1);
     await t.driver.scale(v1.key, 1);
-    await until(() => t.driver.zygote(image.pythonPath)?.state === 'ready', 60_000, 'the zygote is ready');
+    await until('the zygote is ready', () => t.driver.zygote(image.pythonPath)?.state === 'ready', 60_000);
     const broken = t.unit(version('broken', 'import svc\ndef oops(:\n'), 2);
     await t.driver.submit(broken);
     await assert.rejects(t.driver.scale(broken.key, 1), (error: unknown) => {

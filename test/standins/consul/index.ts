@@ -19,6 +19,7 @@ import { HttpError, sendText, type Call } from './http.js';
 import { handleKv } from './kv.js';
 import { Sessions } from './sessions.js';
 import { ConsulState, type CheckStatus, type Snapshot } from './state.js';
+import { realTimers, type Timers } from '../../helpers/manual-timers.js';
 
 export interface ConsulStandinOptions {
   /** When set, ACLs are on with default deny: every request needs this token. */
@@ -27,6 +28,8 @@ export interface ConsulStandinOptions {
   readonly jitter?: boolean;
   /** `kv_max_value_size` (default 512 KiB). */
   readonly kvMaxValueSize?: number;
+  /** What runs the session TTLs (default: real timers); a test passes `ManualTimers` to expire sessions at once. */
+  readonly sessionTimers?: Timers;
 }
 
 export interface Fault {
@@ -64,7 +67,7 @@ export async function startConsulStandin(options: ConsulStandinOptions = {}): Pr
   const state = new ConsulState();
   const jitter = options.jitter ?? true;
   const agent = new Agent(state);
-  const sessions = new Sessions(state, jitter);
+  const sessions = new Sessions(state, jitter, options.sessionTimers ?? realTimers);
   const kvOptions = { maxValueSize: options.kvMaxValueSize ?? 512 * 1024, jitter };
   const requests: RecordedRequest[] = [];
   const faults: { match: RegExp; left: number; status: number; body: string }[] = [];

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { durationField, formatGoDuration, jsonType, parseGoDuration, strictFields, stringField, stringList } from './go.js';
 import { blockingQuery, HttpError, sendJson, sendText, setMeta, type Call } from './http.js';
 import { NODE_NAME, type ConsulState, type Session } from './state.js';
+import type { Timers } from '../../helpers/manual-timers.js';
 
 const TTL_MIN_MS = 10_000;
 const TTL_MAX_MS = 86_400_000;
@@ -17,9 +18,10 @@ const MAX_LOCK_DELAY_MS = 60_000;
 const TTL_MULTIPLIER = 2;
 
 export class Sessions {
-  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #timers = new Map<string, unknown>();
 
-  constructor(private readonly state: ConsulState, private readonly jitter: boolean) {}
+  /** `clock` runs the TTL timers: the real ones, or a test's (`ManualTimers`). */
+  constructor(private readonly state: ConsulState, private readonly jitter: boolean, private readonly clock: Timers) {}
 
   handle(call: Call): void {
     const [, , , verb, id = ''] = call.path.split('/');
@@ -36,7 +38,7 @@ export class Sessions {
 
   /** Stops the TTL timers (the stand-in is closing). */
   close(): void {
-    for (const timer of this.#timers.values()) clearTimeout(timer);
+    for (const timer of this.#timers.values()) this.clock.clearTimeout(timer);
     this.#timers.clear();
   }
 
@@ -87,10 +89,8 @@ export class Sessions {
   }
 
   #arm(id: string, ttlMs: number): void {
-    clearTimeout(this.#timers.get(id));
-    const timer = setTimeout(() => this.invalidate(id), ttlMs * TTL_MULTIPLIER);
-    timer.unref();
-    this.#timers.set(id, timer);
+    this.clock.clearTimeout(this.#timers.get(id));
+    this.#timers.set(id, this.clock.setTimeout(() => this.invalidate(id), ttlMs * TTL_MULTIPLIER));
   }
 
   #destroy(call: Call, id: string): void {
@@ -127,7 +127,7 @@ export class Sessions {
 
   /** Destroys a session (`deleteSessionTxn`): its locks are released or their keys deleted, with lock-delay. */
   invalidate(id: string): void {
-    clearTimeout(this.#timers.get(id));
+    this.clock.clearTimeout(this.#timers.get(id));
     this.#timers.delete(id);
     const index = this.state.apply();
     const session = this.state.sessions.get(id);
