@@ -135,7 +135,13 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
   const { server, deployments, deploymentLogs, scheduler, driver, sync, report, logs } = services;
   const reportAs = (method: string) => (error: unknown) => report(error, { method, path: '', requestId: undefined });
   if (!services.electing) state.leaderRole = 'starting';
-  await listen(server, config.port, config.host);
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    // A port in use: what was built stops again (the caller closes the store).
+    await stop(services, state);
+    throw error;
+  }
   const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
   state.url = url;
   state.self = config.advertiseUrl ?? defaultAdvertiseUrl(server.address() as AddressInfo);
