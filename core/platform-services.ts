@@ -9,7 +9,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { DEFAULT_SCALING_POLICY, type ServerConfig } from '../config/schema.js';
+import { DEFAULT_SCALING_POLICY } from '../config/schema.js';
 import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
 import type { ControlPlane } from './api/control-plane.js';
 import { Autoscaler } from './autoscale/controller.js';
@@ -48,7 +48,7 @@ import type { LocalDriver } from './scheduler/local/driver.js';
 import type { NomadDriver } from './scheduler/nomad/types.js';
 import { createUnitCompiler } from './scheduler/nomad/unit-compiler.js';
 import type { LogSink } from './scheduler/types.js';
-import type { PlatformOptions } from './platform.js';
+import type { PlatformOptions } from './platform-options.js';
 
 /** What only a started platform knows; the objects built here read it when they need it. */
 export interface PlatformState {
