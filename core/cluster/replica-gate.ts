@@ -27,11 +27,10 @@ import { writeRawError } from '../gateway/raw-error.js';
 import { pathOf, respondError } from '../gateway/respond-error.js';
 import type { RouteTable } from '../gateway/route-table.js';
 import type { LeaderForward } from './leader-forward.js';
-import { READY_PATH } from '../gateway/platform-paths.js';
+import { HEALTH_PATH, READY_PATH } from '../gateway/platform-paths.js';
 
 export type ReplicaRole = 'standby' | 'following' | 'starting' | 'ready';
 
-const HEALTH = /^\/_svc\/health$/;
 const ARTIFACT = /^\/api\/v1\/bundles\/[0-9a-f]{64}\/artifact$/;
 
 export interface ReplicaGate {
@@ -64,7 +63,7 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
         res.end(body);
         return true;
       }
-      if (role === 'starting' || role === 'ready' || HEALTH.test(path)) return false;
+      if (role === 'starting' || role === 'ready' || path === HEALTH_PATH) return false;
       if (role === 'following') {
         if (routes.match(path, req.headers.host) !== null) return false;
         forward.handle(req, res);
