@@ -198,7 +198,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
 
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments, bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
-    logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes,
+    logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl,
     ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });

@@ -17,6 +17,7 @@ import { createMemoryStateStore } from '../state/memory-store.js';
 import type { StateStore } from '../state/types.js';
 import { Workspaces } from '../workspaces/workspaces.js';
 import { startSweeper } from './sweeper.js';
+import { Sessions } from '../accounts/sessions.js';
 
 /**
  * `file`: `<data dir>/state`, durable and locked to one process; `consul`:
@@ -44,6 +45,8 @@ export interface ControlPlane {
   readonly tokens: Tokens;
   readonly verifier: StoreTokenVerifier;
   readonly signIn: SignInLinks;
+  /** The dashboard's browser sessions. */
+  readonly sessions: Sessions;
   readonly devices: DeviceAuthorizations;
   readonly owner: { readonly account: Account; readonly created: boolean };
   /** `revoked` means the owner-token file no longer works: delete it and restart to get a new one. */
@@ -56,7 +59,7 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-/** How often expired device codes and sign-in links are deleted. */
+/** How often expired device codes, sign-in links and sessions are deleted. */
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
@@ -76,12 +79,13 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     const tokens = new Tokens(store, index, workspaces);
     const { status: ownerTokenStatus } = await tokens.registerOwnerToken(options.ownerSecret, owner.account);
     const signIn = new SignInLinks(store, accounts);
+    const sessions = new Sessions(store);
     const devices = new DeviceAuthorizations(store, tokens, { verificationUri: options.verificationUri });
     const firstSignIn = owner.created ? await signIn.issue(owner.account.id) : null;
-    const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep()], SWEEP_INTERVAL_MS, options.report);
+    const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep()], SWEEP_INTERVAL_MS, options.report);
     const opened = index;
     return {
-      store, workspaces, accounts, tokens, signIn, devices, owner, ownerTokenStatus, firstSignIn,
+      store, workspaces, accounts, tokens, signIn, sessions, devices, owner, ownerTokenStatus, firstSignIn,
       verifier: new StoreTokenVerifier(index),
       warnings: fileStore?.warnings ?? [],
       async close() {

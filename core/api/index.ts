@@ -1,6 +1,6 @@
 /**
  * The control-plane API, mounted in the gateway's `platformRoutes` slot:
- * `/api/v1/…` (one file per resource) and the two placeholder pages.
+ * `/api/v1/…` (one file per resource), then the web dashboard (core/dashboard).
  */
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../gateway/types.js';
@@ -13,7 +13,7 @@ import { deploymentLogRoutes } from './deployment-logs.js';
 import { deploymentRoutes } from './deployments.js';
 import { deviceRoutes } from './device.js';
 import { exampleRoutes } from './examples.js';
-import { placeholderPages } from './pages.js';
+import { dashboardRoutes } from '../dashboard/index.js';
 import { previewRoutes } from './previews.js';
 import { runRoutes } from './runs.js';
 import { apiRouter } from './router.js';
@@ -35,7 +35,7 @@ export const apiRoutes: readonly ApiRoute[] = [
 
 export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {
   const api = apiRouter(apiRoutes, services);
-  const pages = placeholderPages();
+  const pages = dashboardRoutes(services);
   // Before the router, which refuses query strings: an artifact URL's signature is in its query.
   const artifacts = bundleArtifactMiddleware(services);
   return (ctx, next) => artifacts(ctx, () => api(ctx, () => pages(ctx, next)));

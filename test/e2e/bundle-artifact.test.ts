@@ -62,7 +62,7 @@ describe('API: signed bundle artifact URLs', function () {
     const api = controlPlaneRoutes({
       plugins: platform.plugins, controlPlane: platform.controlPlane, deployments: platform.deployments, bundles,
       maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES, autoscaler: platform.autoscaler, logs: platform.deploymentLogs,
-      runs: unused('runs'), previews: unused('previews'), maxCallBytes: config.maxBodyBytes,
+      runs: unused('runs'), previews: unused('previews'), maxCallBytes: config.maxBodyBytes, publicUrl: null,
       artifacts: urls,
     });
     const registry = createEmbeddedRegistry();

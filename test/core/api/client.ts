@@ -18,6 +18,8 @@ export interface CallOptions {
   /** Sent as is. */
   readonly body?: string;
   readonly headers?: Record<string, string>;
+  /** `manual`: a redirect is the answer (its status and Location), not followed. */
+  readonly redirect?: 'follow' | 'manual';
 }
 
 export type Call = (method: string, path: string, options?: CallOptions) => Promise<Answer>;
@@ -34,7 +36,7 @@ export function apiClient(baseUrl: string): Call {
       body = new URLSearchParams(options.form).toString();
       headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: options.redirect ?? 'follow' });
     const text = await response.text();
     let json: unknown;
     try {

@@ -66,15 +66,26 @@ describe('API routing, authentication and limits', function () {
     assert.equal(justUnder.status, 400, 'a body under the limit is read (and its unknown field refused)');
   });
 
-  it('keeps the health route and answers placeholder pages at /device and /login', async () => {
+  it('keeps the health route; /login is the dashboard\'s sign-in page with strict headers; /device sends a stranger to it', async () => {
     assert.equal((await f.call('GET', '/_svc/health')).status, 200);
-    for (const path of ['/device', '/login']) {
-      const page = await f.call('GET', path);
-      assert.equal(page.status, 200, path);
-      assert.match(page.headers.get('content-type')!, /^text\/html/);
-      assert.equal(page.headers.get('content-security-policy'), "default-src 'none'");
-      assert.match(page.text, /dashboard.* is not part of this version yet/);
-    }
+    const login = await f.call('GET', '/login');
+    assert.equal(login.status, 200);
+    assert.match(login.headers.get('content-type')!, /^text\/html/);
+    assert.match(login.headers.get('content-security-policy')!, /default-src 'none'; script-src 'self'.*frame-ancestors 'none'/);
+    assert.equal(login.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(login.text, /<form method="post" action="\/login"/);
+    const device = await f.call('GET', '/device?user_code=ABCD-EFGH', { redirect: 'manual' });
+    assert.equal(device.status, 303);
+    assert.equal(device.headers.get('location'), '/login?next=%2Fdevice%3Fuser_code%3DABCD-EFGH');
+  });
+
+  it('sends a browser at / to the dashboard, and answers an API client there as before (401 JSON)', async () => {
+    const browser = await f.call('GET', '/', { headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+    assert.equal(browser.status, 303);
+    assert.equal(browser.headers.get('location'), '/dashboard');
+    const api = await f.call('GET', '/');
+    assert.equal(api.status, 401);
+    assert.equal(api.json.error.code, 'unauthorized');
   });
 
   it('still answers 401 for unknown URLs outside the API without a token', async () => {

@@ -1,0 +1,42 @@
+/**
+ * The web dashboard, served by `svc server` next to the API: sign-in and
+ * sign-out, device approval for `svc login`, Settings → Tokens, the apps.
+ * Server-rendered HTML on Koa and @koa/router; the one script only enhances
+ * pages that work without it. Browsers asking for `/` land here; API clients
+ * keep their JSON answers.
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { GatewayState } from '../gateway/types.js';
+import { assetFiles } from './assets.js';
+import { appPages } from './pages/apps.js';
+import { devicePages } from './pages/device.js';
+import { signInPages } from './pages/sign-in.js';
+import { tokenPages } from './pages/tokens.js';
+import { redirect } from './respond.js';
+import type { DashboardServices } from './types.js';
+
+export type { DashboardServices } from './types.js';
+
+export function dashboardRoutes(services: DashboardServices): Middleware<GatewayState> {
+  const router = new Router<GatewayState>();
+  const assets = assetFiles();
+  const signIn = signInPages(services);
+  const device = devicePages(services);
+  const tokens = tokenPages(services);
+  const apps = appPages(services);
+
+  router.get('/', async (ctx, next) => (ctx.accepts('json', 'html') === 'html' ? redirect(ctx, '/dashboard') : next()));
+  router.get('/assets/:name', async (ctx, next) => (assets(ctx) ? undefined : next()));
+  router.get('/login', (ctx) => signIn.show(ctx));
+  router.post('/login', (ctx) => signIn.signIn(ctx));
+  router.post('/logout', (ctx) => signIn.signOut(ctx));
+  router.get('/device', (ctx) => device.show(ctx));
+  router.post('/device', (ctx) => device.decide(ctx));
+  router.get('/dashboard', (ctx) => apps.list(ctx));
+  router.get('/dashboard/settings/tokens', (ctx) => tokens.list(ctx));
+  router.post('/dashboard/settings/tokens', (ctx) => tokens.create(ctx));
+  router.get('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.confirmRevoke(ctx));
+  router.post('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.revoke(ctx));
+  return router.routes() as Middleware<GatewayState>;
+}

@@ -1,0 +1,144 @@
+/**
+ * Settings → Tokens: the workspace's access tokens. Create one (a name, an
+ * optional expiry date); its secret is shown on the answer page once, with a
+ * copy button, and never again. The list shows no secret. Revoking asks for
+ * a confirmation first; a revoked token is refused from the next request on.
+ */
+import { SvcError } from '../../errors.js';
+import type { TokenInfo } from '../../auth/token-records.js';
+import { html, type Html } from '../html.js';
+import { csrfField, notice, page } from '../layout.js';
+import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
+import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
+import type { DashboardServices, Viewer } from '../types.js';
+
+const TOKENS = '/dashboard/settings/tokens';
+
+export function tokenPages(services: DashboardServices) {
+  const { tokens, accounts } = services.controlPlane;
+
+  async function listPage(ctx: Context, viewer: Viewer, top: Html | null, status = 200): Promise<void> {
+    const list = await tokens.list(viewer.principal);
+    const names = await accountNames(list);
+    sendPage(ctx, page({
+      title: 'Tokens',
+      section: 'tokens',
+      viewer,
+      body: html`${top ?? ''}
+<section aria-labelledby="new-token" class="card">
+  <h2 id="new-token">New token</h2>
+  <form method="post" action="${TOKENS}">
+    ${csrfField(viewer)}
+    <label for="token-name">Name</label>
+    <input id="token-name" name="name" type="text" maxlength="100" placeholder="ci" autocomplete="off">
+    <label for="token-expires">Expires on (optional)</label>
+    <input id="token-expires" name="expires" type="date">
+    <p class="help">A token acts as you in workspace ${viewer.session.workspace}: <code>Authorization: Bearer &lt;token&gt;</code>, or <code>SVC_TOKEN</code> for the CLI.</p>
+    <button type="submit">Create token</button>
+  </form>
+</section>
+<section aria-labelledby="token-list">
+  <h2 id="token-list">Tokens of ${viewer.session.workspace}</h2>
+  ${list.length === 0 ? html`<p>No tokens yet.</p>` : html`<div class="scroll"><table>
+    <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${list.map((token) => html`<tr>
+      <td>${token.name ?? '(no name)'}</td><td><code>${token.id}</code></td><td>${names.get(token.createdBy) ?? token.createdBy}</td>
+      <td>${time(token.createdAt)}</td><td>${token.expiresAt === null ? 'never' : time(token.expiresAt)}</td>
+      <td><a href="${TOKENS}/${token.id}/revoke">Revoke<span class="visually-hidden"> ${token.name ?? token.id}</span></a></td>
+    </tr>`)}</tbody>
+  </table></div>`}
+</section>`,
+    }), status);
+  }
+
+  async function accountNames(list: readonly TokenInfo[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    for (const id of new Set(list.map((token) => token.createdBy))) {
+      const account = await accounts.get(id).catch(() => null);
+      if (account !== null) names.set(id, account.name);
+    }
+    return names;
+  }
+
+  async function signedIn(ctx: Context): Promise<Viewer | null> {
+    const viewer = await readViewer(ctx, services);
+    if (viewer === null) redirect(ctx, `/login?next=${encodeURIComponent(ctx.path)}`);
+    return viewer;
+  }
+
+  return {
+    async list(ctx: Context): Promise<void> {
+      const viewer = await signedIn(ctx);
+      if (viewer === null) return;
+      const revoked = ctx.query['revoked'];
+      await renderErrors(ctx, viewer, () => listPage(ctx, viewer, typeof revoked === 'string' ? notice('ok', `Token ${revoked} is revoked: it is refused from now on.`) : null));
+    },
+
+    async create(ctx: Context): Promise<void> {
+      const body = await readForm(ctx);
+      const viewer = await signedIn(ctx);
+      if (viewer === null) return;
+      await renderErrors(ctx, viewer, async () => {
+        checkCsrf(ctx, body, viewer.session.csrf);
+        const name = typeof body['name'] === 'string' && body['name'].trim() !== '' ? body['name'].trim() : undefined;
+        let created;
+        try {
+          created = await tokens.create({ name, expiresAt: expiryOf(body['expires']) }, viewer.principal);
+        } catch (error) {
+          if (!(error instanceof SvcError) || error.status !== 400) throw error;
+          return listPage(ctx, viewer, notice('error', `${error.message}. ${error.hint ?? ''}`), 400);
+        }
+        await listPage(ctx, viewer, html`<section class="card created" aria-labelledby="created-title">
+  <h2 id="created-title">Token ${created.token.name ?? created.token.id} created</h2>
+  <p role="status">Copy the token now: it is shown this once and never again.</p>
+  <label for="secret">Token</label>
+  <div class="copy-row"><input id="secret" type="text" readonly value="${created.secret}" spellcheck="false"><button type="button" data-copy="secret" hidden>Copy</button></div>
+</section>`);
+      });
+    },
+
+    async confirmRevoke(ctx: Context & { params: Record<string, string> }): Promise<void> {
+      const viewer = await signedIn(ctx);
+      if (viewer === null) return;
+      await renderErrors(ctx, viewer, async () => {
+        const token = (await tokens.list(viewer.principal)).find((t) => t.id === ctx.params['id']);
+        if (token === undefined) throw new SvcError('not_found', `workspace ${viewer.session.workspace} has no token ${ctx.params['id']}.`, { hint: 'It may have been revoked already.' });
+        sendPage(ctx, page({
+          title: 'Revoke a token',
+          section: 'tokens',
+          viewer,
+          body: html`<div class="card">
+  <p>Revoke <strong>${token.name ?? token.id}</strong> (<code>${token.id}</code>)? Everything that uses it is refused from the next request on. This cannot be undone.</p>
+  <form method="post" action="${TOKENS}/${token.id}/revoke" class="actions">
+    ${csrfField(viewer)}
+    <button type="submit" class="danger">Revoke ${token.name ?? token.id}</button>
+    <a href="${TOKENS}">Cancel</a>
+  </form>
+</div>`,
+        }));
+      });
+    },
+
+    async revoke(ctx: Context & { params: Record<string, string> }): Promise<void> {
+      const body = await readForm(ctx);
+      const viewer = await signedIn(ctx);
+      if (viewer === null) return;
+      await renderErrors(ctx, viewer, async () => {
+        checkCsrf(ctx, body, viewer.session.csrf);
+        const token = await tokens.revoke(ctx.params['id'], viewer.principal);
+        redirect(ctx, `${TOKENS}?revoked=${encodeURIComponent(token.name ?? token.id)}`);
+      });
+    },
+  };
+}
+
+/** `YYYY-MM-DD` from a date field → the end of that day (UTC), as the token service takes it; empty → no expiry. */
+function expiryOf(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value.trim())) throw new SvcError('bad_request', `the expiry date ${JSON.stringify(value)} is not a date like 2030-01-31.`);
+  return `${value.trim()}T23:59:59.000Z`;
+}
+
+function time(iso: string): Html {
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
