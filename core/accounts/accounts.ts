@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isoAt, systemClock, type Clock } from '../auth/clock.js';
-import { storedObject, storedOneOf, storedString } from '../auth/stored-fields.js';
+import { storedJson, storedObject, storedOneOf, storedString } from '../auth/stored-fields.js';
 import { SvcError } from '../errors.js';
 import { getJson, putJson } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
@@ -32,6 +32,12 @@ export class Accounts {
   async get(id: string): Promise<Account | null> {
     if (!/^acc_[0-9a-f]{16}$/.test(id)) return null; // never build a key from junk
     return (await getJson(this.#store, accountKey(id), parseAccount))?.value ?? null;
+  }
+
+  /** The accounts that may use `workspace`, by name. */
+  async membersOf(workspace: string): Promise<Account[]> {
+    const accounts = (await this.#store.list(PREFIX)).map((entry) => storedJson(entry, parseAccount));
+    return accounts.filter((account) => account.workspaces.includes(workspace)).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   }
 
   /** The account, or `not_found`. */

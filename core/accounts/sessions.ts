@@ -31,7 +31,12 @@ export interface Session {
   readonly lastSeenAt: string;
   /** The absolute end; the idle end is `lastSeenAt` + the idle time. */
   readonly expiresAt: string;
+  /** One-time ids of forms this session already sent (newest last), so that a resent form does nothing twice. */
+  readonly sentForms?: readonly string[];
 }
+
+/** How many sent forms a session remembers. */
+const SENT_FORMS_KEPT = 20;
 
 export interface SessionOptions {
   readonly clock?: Clock;
@@ -91,6 +96,22 @@ export class Sessions {
     }
   }
 
+  /**
+   * Claims a form's one-time id for this session: true the first time, false
+   * when the form was sent before (a reload of its answer page sends it again).
+   */
+  async claimForm(secret: string, formId: string): Promise<boolean> {
+    for (;;) {
+      if (!looksLikeSecret(secret)) return false;
+      const entry = await getJson(this.#store, keyOf(secret), parseSession);
+      if (entry === null) return false;
+      const sent = entry.value.sentForms ?? [];
+      if (sent.includes(formId)) return false;
+      const claimed = { ...entry.value, sentForms: [...sent, formId].slice(-SENT_FORMS_KEPT) };
+      if (await putJson(this.#store, keyOf(secret), claimed, { cas: entry.modifyIndex })) return true;
+    }
+  }
+
   /** Sign-out: the session is gone on the server. Unknown secrets are fine (signed out already). */
   async end(secret: string | undefined): Promise<void> {
     if (looksLikeSecret(secret)) await this.#store.delete(keyOf(secret));
@@ -136,5 +157,6 @@ function parseSession(value: unknown, key: string): Session {
     createdAt: storedString(record, 'createdAt', key),
     lastSeenAt: storedString(record, 'lastSeenAt', key),
     expiresAt: storedString(record, 'expiresAt', key),
+    sentForms: Array.isArray(record['sentForms']) ? record['sentForms'].filter((id): id is string => typeof id === 'string') : [],
   };
 }

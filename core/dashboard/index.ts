@@ -1,6 +1,7 @@
 /**
  * The web dashboard, served by `svc server` next to the API: sign-in and
- * sign-out, device approval for `svc login`, Settings → Tokens, the apps.
+ * sign-out, device approval for `svc login`, Settings → Tokens, the apps,
+ * the workspace.
  * Server-rendered HTML on Koa and @koa/router; the one script only enhances
  * pages that work without it. Browsers asking for `/` land here; API clients
  * keep their JSON answers.
@@ -13,6 +14,7 @@ import { appPages } from './pages/apps.js';
 import { devicePages } from './pages/device.js';
 import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
+import { workspacePages } from './pages/workspace.js';
 import { redirect } from './respond.js';
 import type { DashboardServices } from './types.js';
 
@@ -25,6 +27,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   const device = devicePages(services);
   const tokens = tokenPages(services);
   const apps = appPages(services);
+  const workspace = workspacePages(services);
 
   router.get('/', async (ctx, next) => (ctx.accepts('json', 'html') === 'html' ? redirect(ctx, '/dashboard') : next()));
   router.get('/assets/:name', async (ctx, next) => (assets(ctx) ? undefined : next()));
@@ -38,5 +41,6 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.post('/dashboard/settings/tokens', (ctx) => tokens.create(ctx));
   router.get('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.confirmRevoke(ctx));
   router.post('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.revoke(ctx));
+  router.get('/dashboard/workspace', (ctx) => workspace.show(ctx));
   return router.routes() as Middleware<GatewayState>;
 }

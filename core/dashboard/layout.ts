@@ -4,6 +4,7 @@
  * package serves itself (core/dashboard/assets), so the Content-Security-Policy
  * allows nothing from elsewhere and no inline code.
  */
+import { randomBytes } from 'node:crypto';
 import { html, type Html } from './html.js';
 import type { Viewer } from './types.js';
 
@@ -55,6 +56,11 @@ ${body}
 </body>
 </html>
 `.text;
+}
+
+/** A one-time id for a form whose effect must not happen twice (a reload of its answer page sends it again). */
+export function onceField(): Html {
+  return html`<input type="hidden" name="_once" value="${randomBytes(16).toString('hex')}">`;
 }
 
 /** The hidden field every state-changing form of a signed-in page carries. */

@@ -17,8 +17,9 @@ export function securityHeaders(ctx: Context): void {
   ctx.set('Content-Security-Policy', CSP);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
-  // Sign-in links and device codes must not leak to other sites through Referer.
-  ctx.set('Referrer-Policy', 'no-referrer');
+  // Device codes (in /device?user_code=) must not leak to other sites through Referer. Not no-referrer:
+  // then browsers post forms with `Origin: null`, which the CSRF check must refuse.
+  ctx.set('Referrer-Policy', 'same-origin');
 }
 
 export function sendPage(ctx: Context, text: string, status = 200): void {

@@ -7,7 +7,7 @@
 import { SvcError } from '../../errors.js';
 import type { TokenInfo } from '../../auth/token-records.js';
 import { html, type Html } from '../html.js';
-import { csrfField, notice, page } from '../layout.js';
+import { csrfField, notice, onceField, page } from '../layout.js';
 import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
 import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
@@ -28,7 +28,7 @@ export function tokenPages(services: DashboardServices) {
 <section aria-labelledby="new-token" class="card">
   <h2 id="new-token">New token</h2>
   <form method="post" action="${TOKENS}">
-    ${csrfField(viewer)}
+    ${csrfField(viewer)}${onceField()}
     <label for="token-name">Name</label>
     <input id="token-name" name="name" type="text" maxlength="100" placeholder="ci" autocomplete="off">
     <label for="token-expires">Expires on (optional)</label>
@@ -80,6 +80,9 @@ export function tokenPages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
+        if (typeof body['_once'] !== 'string' || !(await services.controlPlane.sessions.claimForm(viewer.secret, body['_once']))) {
+          return listPage(ctx, viewer, notice('error', 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'), 409);
+        }
         const name = typeof body['name'] === 'string' && body['name'].trim() !== '' ? body['name'].trim() : undefined;
         let created;
         try {

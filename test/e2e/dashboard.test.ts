@@ -1,0 +1,221 @@
+/**
+ * The dashboard in a real Chromium against a real `svc server` child process,
+ * as a person with only the README would use it: sign in with the first-start
+ * link, create a token under Settings → Tokens, use it with curl, revoke it,
+ * approve and deny `svc login` (a child process) on the device page, sign
+ * out. Every page gets an axe-core check and a screenshot
+ * (.cache/test-output/dashboard/). The tests run in order.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { packageRoot } from '../../core/paths.js';
+import { seriousViolations } from '../browser/axe.js';
+import { launchChromium, needChromium, screenshot } from '../browser/chromium.js';
+import { tempDir, testCacheDir } from '../helpers/config.js';
+
+const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
+const run = promisify(execFile);
+
+describe('the dashboard in Chromium (svc server as a child process)', function () {
+  this.timeout(120_000);
+  let server: ChildProcess;
+  let url: string;
+  let signInLink: string;
+  let env: NodeJS.ProcessEnv;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  /** Every page a person sees passes axe-core without serious violations, and is kept as a screenshot. */
+  async function look(name: string): Promise<void> {
+    assert.deepEqual(await seriousViolations(page), [], `axe-core on ${name}`);
+    await screenshot(page, name);
+  }
+
+  /** `curl` as a person runs it: the status of GET /api/v1/whoami with this token. */
+  async function curlWhoami(token: string): Promise<number> {
+    const { stdout } = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${url}/api/v1/whoami`]);
+    return Number(stdout);
+  }
+
+  /** `svc login --no-browser` as a child process, once it printed its link and code. */
+  async function startLogin(): Promise<{ child: ChildProcess; link: string; code: string; output: () => string; exited: Promise<number | null> }> {
+    const child = spawn(process.execPath, [cli, 'login', '--server', url, '--no-browser'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { link, code } = await new Promise<{ link: string; code: string }>((resolve, reject) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /\n {2}(http:\/\/\S+\/device\?user_code=\S+)\n\n {2}code: ([A-Z]{4}-[A-Z]{4})/.exec(output);
+        if (found) resolve({ link: found[1]!, code: found[2]! });
+      });
+      child.once('exit', (status) => reject(new Error(`svc login exited with ${status}:\n${output}`)));
+    });
+    return { child, link, code, output: () => output, exited };
+  }
+
+  before(async function () {
+    needChromium(this);
+    const dataDir = tempDir('svc-dashboard-');
+    const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
+    env = { ...inherited, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', SVC_CONFIG_DIR: tempDir('svc-dashboard-config-'), SVC_DATA_DIR: tempDir('svc-dashboard-nodata-') };
+    server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], { env: { ...env, SVC_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    server.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    [url, signInLink] = await new Promise<[string, string]>((resolve, reject) => {
+      server.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const listening = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        const link = /sign in: +(http:\/\/\S+\/login#\S+)/.exec(out)?.[1];
+        if (listening && link) resolve([listening, link]);
+      });
+      server.once('exit', (code) => reject(new Error(`svc server exited with ${code}:\n${out}\n${err}`)));
+    });
+    browser = await launchChromium();
+    // bypassCSP only so that axe-core's script can be added; the pages' own CSP is tested on its headers.
+    context = await browser.newContext({ bypassCSP: true });
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('opens the sign-in page at the server\'s root, and signs in with the one-time link', async () => {
+    await page.goto(`${url}/`);
+    assert.equal(new URL(page.url()).pathname, '/login');
+    await look('sign-in');
+    await page.goto(signInLink);
+    await page.waitForURL(`${url}/dashboard`);
+    assert.equal(await page.textContent('h1'), 'Apps');
+    assert.match((await page.textContent('.who'))!, /Workspace default/);
+    await look('apps-empty');
+    const [cookie] = (await context.cookies()).filter((c) => c.name === 'svc_session');
+    assert.ok(cookie, 'a session cookie');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Lax');
+    assert.equal(cookie.secure, false, 'plain http here: Secure would make the browser drop it');
+  });
+
+  it('explains that a used link does not sign in again', async () => {
+    const stranger = await browser.newContext();
+    try {
+      const other = await stranger.newPage();
+      await other.goto(signInLink);
+      await other.waitForSelector('[role="alert"]');
+      assert.match((await other.textContent('[role="alert"]'))!, /invalid, expired or already used/);
+      assert.equal(new URL(other.url()).pathname, '/login');
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it('Settings → Tokens: creates a token shown once, which works with curl until it is revoked after a confirmation', async () => {
+    await page.click('nav >> text=Settings → Tokens');
+    await page.waitForURL(`${url}/dashboard/settings/tokens`);
+    await look('tokens');
+    await page.fill('#token-name', 'ci');
+    await page.click('button:has-text("Create token")');
+    await page.waitForSelector('#secret');
+    const secret = await page.inputValue('#secret');
+    assert.match(secret, /^svc_[A-Za-z0-9]{40}$/);
+    assert.equal(await page.isVisible('button[data-copy="secret"]'), true, 'the copy button shows where the clipboard works');
+    await look('token-created');
+    assert.equal(await curlWhoami(secret), 200);
+    const row = page.locator('tr', { hasText: 'ci' });
+    assert.ok(!(await row.textContent())!.includes(secret), 'the list never shows a secret');
+
+    await page.reload(); // sends the form again
+    assert.equal(await page.locator('#secret').count(), 0, 'shown once: not after a reload');
+    assert.match((await page.textContent('[role="alert"]'))!, /sent before, so no second token/);
+    assert.equal(await page.locator('tr', { hasText: 'ci' }).count(), 1, 'one token, not two');
+    await row.locator('a', { hasText: 'Revoke' }).click();
+    await page.waitForURL(/\/revoke$/);
+    await look('token-revoke');
+    await page.click('button:has-text("Revoke ci")');
+    await page.waitForURL(/\/dashboard\/settings\/tokens\?revoked=ci$/);
+    assert.match((await page.textContent('[role="status"]'))!, /Token ci is revoked/);
+    assert.equal(await page.locator('tr', { hasText: 'ci' }).count(), 0);
+    assert.equal(await curlWhoami(secret), 401, 'refused on the next request');
+  });
+
+  it('refuses a form without the session\'s CSRF token, and one posted from another site', async () => {
+    const noToken = await page.request.post(`${url}/dashboard/settings/tokens`, { form: { name: 'sneaky' }, maxRedirects: 0 });
+    assert.equal(noToken.status(), 403);
+    assert.match(await noToken.text(), /no valid CSRF token/);
+    const csrf = await page.getAttribute('input[name="_csrf"]', 'value');
+    const foreign = await page.request.post(`${url}/dashboard/settings/tokens`, { form: { name: 'sneaky', _csrf: csrf! }, headers: { Origin: 'http://evil.example' }, maxRedirects: 0 });
+    assert.equal(foreign.status(), 403);
+    await page.reload();
+    assert.equal(await page.locator('tr', { hasText: 'sneaky' }).count(), 0, 'no token was created');
+  });
+
+  it('approves svc login on the device page: the page shows the code and client, and the CLI ends signed in', async () => {
+    const login = await startLogin();
+    await page.goto(login.link);
+    assert.equal(await page.textContent('#user-code'), login.code);
+    assert.match((await page.textContent('.facts'))!, /Client/);
+    assert.match((await page.textContent('.facts'))!, /Workspacedefault/);
+    await look('device');
+    await page.click('button:has-text("Approve")');
+    await page.waitForSelector('[role="status"]');
+    assert.match((await page.textContent('[role="status"]'))!, /Approved/);
+    await look('device-approved');
+    assert.equal(await login.exited, 0, login.output());
+    assert.match(login.output(), /Signed in to http:\/\/127\.0\.0\.1:\d+ as acc_\w+ \(owner\) in workspace default\./);
+    const whoami = await run(process.execPath, [cli, 'whoami'], { env });
+    assert.match(whoami.stdout, /default/);
+  });
+
+  it('denies one: the CLI is told and saves nothing new', async () => {
+    const login = await startLogin();
+    await page.goto(login.link);
+    await page.click('button:has-text("Deny")');
+    await page.waitForSelector('[role="status"]');
+    assert.match((await page.textContent('[role="status"]'))!, /Denied/);
+    assert.notEqual(await login.exited, 0);
+    assert.match(login.output(), /denied/i);
+  });
+
+  it('shows the workspace: its name, plan and members', async () => {
+    await page.click('nav >> text=Workspace');
+    await page.waitForURL(`${url}/dashboard/workspace`);
+    assert.equal(await page.textContent('h1'), 'Workspace default');
+    assert.match((await page.textContent('.facts'))!, /Planfree/);
+    assert.match((await page.textContent('table'))!, /owner \(you\).*owner/s);
+    await look('workspace');
+  });
+
+  it('explains a code that is unknown or already decided', async () => {
+    await page.goto(`${url}/device?user_code=BCDF-GHJK`);
+    assert.match((await page.textContent('[role="alert"]'))!, /no sign-in request with the code BCDF-GHJK/);
+    await look('device-unknown');
+  });
+
+  it('signs out: the session ends on the server, so its cookie no longer signs anyone in', async () => {
+    const [before] = (await context.cookies()).filter((c) => c.name === 'svc_session');
+    await page.goto(`${url}/dashboard`);
+    await page.click('button:has-text("Sign out")');
+    await page.waitForURL(`${url}/login?signed_out=1`);
+    assert.match((await page.textContent('[role="status"]'))!, /signed out/);
+    const replay = await browser.newContext();
+    try {
+      await replay.addCookies([{ ...before!, sameSite: 'Lax' }]);
+      const other = await replay.newPage();
+      await other.goto(`${url}/dashboard`);
+      assert.equal(new URL(other.url()).pathname, '/login', 'the copied cookie is worth nothing');
+    } finally {
+      await replay.close();
+    }
+  });
+});
