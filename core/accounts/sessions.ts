@@ -61,7 +61,7 @@ export class Sessions {
   async create(accountId: string, workspace: string): Promise<{ secret: string; session: Session }> {
     const secret = randomSecret();
     const now = this.#clock();
-    const session: Session = { accountId, workspace, csrf: randomBytes(24).toString('base64url'), createdAt: isoAt(now), lastSeenAt: isoAt(now), expiresAt: isoAt(now + this.#maxMs) };
+    const session: Session = { accountId, workspace, csrf: randomBytes(24).toString('base64url'), createdAt: isoAt(now), lastSeenAt: isoAt(now), expiresAt: isoAt(now + this.#maxMs), sentForms: [] };
     await putJson(this.#store, keyOf(secret), session, { cas: 0 });
     return { secret, session };
   }
