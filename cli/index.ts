@@ -109,6 +109,15 @@ prog
   .action((flags: Flags) => run(async (context) => (await import('./commands/whoami.js')).default(context, { json: flags.json === true })));
 
 prog
+  .command('dashboard')
+  .describe('Print (and on a desktop open) a fresh one-time sign-in link to the dashboard for the account you are signed in as.')
+  .option('--no-browser', 'Print the link only; do not open a browser')
+  .option('--json', 'Print JSON: the link, when it expires, whose it is', false)
+  .example('dashboard')
+  .example('dashboard --no-browser')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/dashboard.js')).default(context, { browser: flags.browser !== false, json: flags.json === true })));
+
+prog
   .command('token')
   .describe('Access tokens of your workspace: svc token create, svc token list, svc token revoke <id>.')
   .example('token create --name ci --expires-in 30d')

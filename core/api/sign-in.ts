@@ -1,9 +1,10 @@
 /**
- * `POST /api/v1/sign-in`: trades the one-time secret of a sign-in link
+ * Sign-in links. `POST /api/v1/sign-in` trades the one-time secret of a link
  * (`<base>/login#<secret>`, printed by `svc server` on first start) for a
  * session: a token of the account's workspace that expires after 12 hours.
  * Public, since it is how one gets a credential; the secret is 256 random
- * bits and works once.
+ * bits and works once. `POST /api/v1/sign-in-links` makes a fresh link for
+ * the caller's own account (`svc dashboard`), so nobody needs the first one again.
  */
 import type { TokenInfo } from '../auth/token-records.js';
 import { SvcError } from '../errors.js';
@@ -36,4 +37,29 @@ export const signInRoutes: readonly ApiRoute[] = [
       return { status: 200, body: answer, headers: NO_STORE };
     },
   },
+  {
+    method: 'POST',
+    path: '/sign-in-links',
+    auth: 'token',
+    body: 'json',
+    async handle({ body, principal }, { controlPlane }) {
+      onlyFields(body, []);
+      const account = await controlPlane.accounts.get(principal.subject);
+      if (account === null) {
+        throw new SvcError('forbidden', `the token acts as ${JSON.stringify(principal.subject)}, which is no account, so there is nobody to sign in.`, {
+          hint: 'Use a token of a person: one made by `svc login`, by the dashboard, or the owner token.',
+        });
+      }
+      const { secret, expiresAt } = await controlPlane.signIn.issue(account.id);
+      const answer: SignInLinkAnswer = { path: `/login#${secret}`, expiresAt, account: { id: account.id, name: account.name } };
+      return { status: 201, body: answer, headers: NO_STORE };
+    },
+  },
 ];
+
+export interface SignInLinkAnswer {
+  /** Relative to the server's URL: `<server>/login#<secret>`. Works once, for 15 minutes. */
+  readonly path: string;
+  readonly expiresAt: string;
+  readonly account: { readonly id: string; readonly name: string };
+}

@@ -202,6 +202,23 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     await look('device-unknown');
   });
 
+  it('svc dashboard prints a fresh sign-in link for the CLI\'s account, which signs a new browser in once', async () => {
+    const { stdout } = await run(process.execPath, [cli, 'dashboard', '--no-browser'], { env });
+    const link = stdout.trim();
+    assert.match(link, new RegExp(`^${url}/login#[A-Za-z0-9_-]{43}$`));
+    const fresh = await browser.newContext();
+    try {
+      const other = await fresh.newPage();
+      await other.goto(link);
+      await other.waitForURL(`${url}/dashboard`);
+      assert.match((await other.textContent('.who'))!, /owner/);
+      await other.goto(link);
+      assert.equal(new URL(other.url()).pathname, '/dashboard', 'already signed in: the used link is not needed');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('signs out: the session ends on the server, so its cookie no longer signs anyone in', async () => {
     const [before] = (await context.cookies()).filter((c) => c.name === 'svc_session');
     await page.goto(`${url}/dashboard`);
