@@ -37,6 +37,13 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.get('/device', (ctx) => device.show(ctx));
   router.post('/device', (ctx) => device.decide(ctx));
   router.get('/dashboard', (ctx) => apps.list(ctx));
+  router.get('/dashboard/apps/:app', (ctx) => apps.show(ctx));
+  router.get('/dashboard/apps/:app/workloads/:workload/logs', (ctx) => apps.logs(ctx));
+  router.get('/dashboard/apps/:app/workloads/:workload/logs/events', (ctx) => apps.logEvents(ctx));
+  router.get('/dashboard/apps/:app/workloads/:workload/:action', (ctx) => apps.confirmWorkload(ctx));
+  router.post('/dashboard/apps/:app/workloads/:workload/:action', (ctx) => apps.actWorkload(ctx));
+  router.get('/dashboard/apps/:app/:action', (ctx) => apps.confirmApp(ctx));
+  router.post('/dashboard/apps/:app/:action', (ctx) => apps.actApp(ctx));
   router.get('/dashboard/settings/tokens', (ctx) => tokens.list(ctx));
   router.post('/dashboard/settings/tokens', (ctx) => tokens.create(ctx));
   router.get('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.confirmRevoke(ctx));

@@ -202,6 +202,49 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     await look('device-unknown');
   });
 
+  it('Apps: a deployed app with its workload\'s status, version, URL and containers; its logs follow live', async () => {
+    const deployed = await run(process.execPath, [cli, 'deploy', path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py')], { env });
+    const sayUrl = /https?:\/\/\S+\/say/.exec(deployed.stdout)?.[0];
+    assert.ok(sayUrl, deployed.stdout);
+    await page.goto(`${url}/dashboard`);
+    const row = page.locator('tr', { hasText: 'say' });
+    assert.match((await row.textContent())!, /endpoint/);
+    assert.match((await row.textContent())!, /running|scaled to zero|starting/);
+    assert.match((await row.textContent())!, /v1/);
+    assert.match((await row.textContent())!, /of at most 1/);
+    assert.match((await row.textContent())!, /\/default\/board\/say\/say/);
+    await look('apps');
+    await page.click('h2 >> text=board');
+    await page.waitForURL(`${url}/dashboard/apps/board`);
+    await look('app');
+    await page.click('a:has-text("Logs")');
+    await page.waitForURL(`${url}/dashboard/apps/board/workloads/say/logs`);
+    await page.waitForSelector('text=Following');
+    const marker = `live-${Date.now()}`;
+    assert.equal((await fetch(`${sayUrl}?text=${marker}`)).status, 200);
+    await page.locator('#log', { hasText: `said ${marker}` }).waitFor({ timeout: 20_000 });
+    await look('logs');
+  });
+
+  it('pauses and resumes the app, each after a confirmation; paused, its URL answers 503 app_paused', async () => {
+    await page.goto(`${url}/dashboard/apps/board`);
+    await page.click('a:has-text("Pause board")');
+    await page.waitForURL(`${url}/dashboard/apps/board/pause`);
+    await look('app-pause');
+    await page.click('button:has-text("Pause the app board")');
+    await page.waitForURL(/\/dashboard\/apps\/board\?done=/);
+    assert.match((await page.textContent('[role="status"]'))!, /Board paused/);
+    assert.match((await page.locator('tr', { hasText: 'say' }).textContent())!, /paused/);
+    const paused = await fetch(`${url}/default/board/say/say`);
+    assert.equal(paused.status, 503);
+    assert.equal(((await paused.json()) as { error: { code: string } }).error.code, 'app_paused');
+    await page.click('a:has-text("Resume board")');
+    await page.click('button:has-text("Resume the app board")');
+    await page.waitForURL(/\/dashboard\/apps\/board\?done=/);
+    assert.doesNotMatch((await page.locator('tr', { hasText: 'say' }).textContent())!, /paused/);
+    assert.equal((await fetch(`${url}/default/board/say/say`)).status, 200);
+  });
+
   it('svc dashboard prints a fresh sign-in link for the CLI\'s account, which signs a new browser in once', async () => {
     const { stdout } = await run(process.execPath, [cli, 'dashboard', '--no-browser'], { env });
     const link = stdout.trim();
