@@ -11,7 +11,7 @@ import { SvcError } from '../errors.js';
 import { getJson, putJson } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
 import { DEFAULT_WORKSPACE_NAME } from '../workspaces/types.js';
-import { ROLES, type Account } from './types.js';
+import { ROLES, type Account, type Role } from './types.js';
 
 const PREFIX = 'accounts/';
 const OWNER_CLAIM_KEY = 'bootstrap/owner-account';
@@ -38,6 +38,34 @@ export class Accounts {
   async membersOf(workspace: string): Promise<Account[]> {
     const accounts = (await this.#store.list(PREFIX)).map((entry) => storedJson(entry, parseAccount));
     return accounts.filter((account) => account.workspaces.includes(workspace)).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  }
+
+  /** Stores a new account (an invitation's); `conflict` if the id is taken. */
+  async create(account: Account): Promise<Account> {
+    if (!(await putJson(this.#store, accountKey(account.id), account, { cas: 0 }))) {
+      throw new SvcError('conflict', `the account ${account.id} exists already`, { details: { account: account.id } });
+    }
+    return account;
+  }
+
+  /**
+   * Changes an account with compare-and-set, retried on a concurrent change:
+   * `change` gets the stored account and returns the new one (or the same to
+   * change nothing). `not_found` when there is no such account.
+   */
+  async update(id: string, change: (account: Account) => Account): Promise<Account> {
+    for (;;) {
+      const entry = /^acc_[0-9a-f]{16}$/.test(id) ? await getJson(this.#store, accountKey(id), parseAccount) : null;
+      if (entry === null) throw new SvcError('not_found', `there is no account ${JSON.stringify(id)}`, { details: { account: id } });
+      const changed = change(entry.value);
+      if (changed === entry.value) return changed;
+      if (await putJson(this.#store, accountKey(id), changed, { cas: entry.modifyIndex })) return changed;
+    }
+  }
+
+  /** A fresh account id. */
+  static newId(): string {
+    return `acc_${randomBytes(8).toString('hex')}`;
   }
 
   /** The account, or `not_found`. */
@@ -72,11 +100,19 @@ function parseAccount(value: unknown, key: string): Account {
   if (!Array.isArray(workspaces) || !workspaces.every((w) => typeof w === 'string')) {
     throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} has no list of workspace names`, { details: { key } });
   }
+  const roles = record['roles'] ?? {};
+  if (typeof roles !== 'object' || roles === null || Array.isArray(roles) || !Object.values(roles).every((role) => (ROLES as readonly unknown[]).includes(role))) {
+    throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} has roles that are not owner or member`, { details: { key, field: 'roles' } });
+  }
+  const joinedAt = record['joinedAt'];
   return {
     id: storedString(record, 'id', key),
     name: storedString(record, 'name', key),
     role: storedOneOf(record, 'role', key, ROLES),
     workspaces,
+    ...(Object.keys(roles).length === 0 ? {} : { roles: roles as Record<string, Role> }),
+    ...(typeof record['invitedBy'] === 'string' ? { invitedBy: record['invitedBy'] } : {}),
+    ...(joinedAt === null || typeof joinedAt === 'string' ? { joinedAt } : {}),
     createdAt: storedString(record, 'createdAt', key),
   };
 }

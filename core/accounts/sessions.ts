@@ -117,11 +117,13 @@ export class Sessions {
     if (looksLikeSecret(secret)) await this.#store.delete(keyOf(secret));
   }
 
-  /** Ends every session of an account (it was removed). */
-  async endAllOf(accountId: string): Promise<number> {
+  /** Ends every session of an account, or only those acting in `workspace` (it was removed from it). */
+  async endAllOf(accountId: string, workspace?: string): Promise<number> {
     let ended = 0;
     for (const entry of await this.#store.list(PREFIX)) {
-      if (storedJson(entry, parseSession).accountId === accountId && (await this.#store.delete(entry.key, { cas: entry.modifyIndex }))) ended++;
+      const session = storedJson(entry, parseSession);
+      if (session.accountId !== accountId || (workspace !== undefined && session.workspace !== workspace)) continue;
+      if (await this.#store.delete(entry.key, { cas: entry.modifyIndex })) ended++;
     }
     return ended;
   }

@@ -42,11 +42,12 @@ export class SignInLinks {
     this.#lifetimeMs = options.lifetimeMs ?? SIGN_IN_LIFETIME_MS;
   }
 
-  async issue(accountId: string): Promise<IssuedSignIn> {
+  /** A one-time link for the account, valid for `lifetimeMs` (default: 15 minutes; invitations last longer). */
+  async issue(accountId: string, lifetimeMs = this.#lifetimeMs): Promise<IssuedSignIn> {
     await this.#accounts.require(accountId);
     const secret = randomSecret();
     const now = this.#clock();
-    const record: SignInRecord = { accountId, createdAt: isoAt(now), expiresAt: isoAt(now + this.#lifetimeMs), usedAt: null };
+    const record: SignInRecord = { accountId, createdAt: isoAt(now), expiresAt: isoAt(now + lifetimeMs), usedAt: null };
     await putJson(this.#store, `${PREFIX}${sha256Hex(secret)}`, record, { cas: 0 });
     return { secret, expiresAt: record.expiresAt };
   }

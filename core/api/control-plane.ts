@@ -18,6 +18,7 @@ import type { StateStore } from '../state/types.js';
 import { Workspaces } from '../workspaces/workspaces.js';
 import { startSweeper } from './sweeper.js';
 import { Sessions } from '../accounts/sessions.js';
+import { Members } from '../workspaces/members.js';
 
 /**
  * `file`: `<data dir>/state`, durable and locked to one process; `consul`:
@@ -47,6 +48,8 @@ export interface ControlPlane {
   readonly signIn: SignInLinks;
   /** The dashboard's browser sessions. */
   readonly sessions: Sessions;
+  /** Workspaces' members and invitations. */
+  readonly members: Members;
   readonly devices: DeviceAuthorizations;
   readonly owner: { readonly account: Account; readonly created: boolean };
   /** `revoked` means the owner-token file no longer works: delete it and restart to get a new one. */
@@ -80,12 +83,13 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     const { status: ownerTokenStatus } = await tokens.registerOwnerToken(options.ownerSecret, owner.account);
     const signIn = new SignInLinks(store, accounts);
     const sessions = new Sessions(store);
+    const members = new Members({ workspaces, accounts, signIn, sessions, tokens });
     const devices = new DeviceAuthorizations(store, tokens, { verificationUri: options.verificationUri });
     const firstSignIn = owner.created ? await signIn.issue(owner.account.id) : null;
     const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep()], SWEEP_INTERVAL_MS, options.report);
     const opened = index;
     return {
-      store, workspaces, accounts, tokens, signIn, sessions, devices, owner, ownerTokenStatus, firstSignIn,
+      store, workspaces, accounts, tokens, signIn, sessions, members, devices, owner, ownerTokenStatus, firstSignIn,
       verifier: new StoreTokenVerifier(index),
       warnings: fileStore?.warnings ?? [],
       async close() {

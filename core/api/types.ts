@@ -48,7 +48,7 @@ export interface BundleUploads {
 /** What every handler gets. */
 export interface ApiServices {
   readonly plugins: PluginHost;
-  readonly controlPlane: Pick<ControlPlane, 'store' | 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'sessions' | 'devices'>;
+  readonly controlPlane: Pick<ControlPlane, 'store' | 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'sessions' | 'members' | 'devices'>;
   /** The address browsers reach svc at (`publicUrl`), when configured: an `https:` one makes the dashboard's cookies Secure. */
   readonly publicUrl: string | null;
   readonly deployments: DeploymentLifecycle;

@@ -49,5 +49,10 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.get('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.confirmRevoke(ctx));
   router.post('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.revoke(ctx));
   router.get('/dashboard/workspace', (ctx) => workspace.show(ctx));
+  router.post('/dashboard/workspace/invitations', (ctx) => workspace.invite(ctx));
+  router.get('/dashboard/workspace/members/:id/remove', (ctx) => workspace.confirmRemove(ctx));
+  router.post('/dashboard/workspace/members/:id/remove', (ctx) => workspace.remove(ctx));
+  router.post('/dashboard/workspace/switch', (ctx) => workspace.switchTo(ctx));
+  router.post('/dashboard/workspaces', (ctx) => workspace.create(ctx));
   return router.routes() as Middleware<GatewayState>;
 }

@@ -245,6 +245,56 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     assert.equal((await fetch(`${url}/default/board/say/say`)).status, 200);
   });
 
+  it('creates a second workspace, invites a member there, who signs in and sees only that workspace; removing them signs them out', async () => {
+    await page.goto(`${url}/dashboard/workspace`);
+    await page.fill('#new-workspace', 'team-b');
+    await page.click('button:has-text("Create workspace")');
+    await page.waitForURL(/\/dashboard\/workspace\?done=/);
+    assert.equal(await page.textContent('h1'), 'Workspace team-b');
+    assert.match((await page.textContent('.who'))!, /Workspace team-b/);
+    await page.fill('#invite-name', 'Ada');
+    await page.selectOption('#invite-role', 'member');
+    await page.click('button:has-text("Invite")');
+    await page.waitForSelector('#invitation');
+    const invitation = await page.inputValue('#invitation');
+    assert.match(invitation, new RegExp(`^${url}/login#[A-Za-z0-9_-]{43}$`));
+    await look('workspace-invited');
+
+    const ada = await browser.newContext({ bypassCSP: true });
+    try {
+      const adaPage = await ada.newPage();
+      await adaPage.goto(invitation);
+      await adaPage.waitForURL(`${url}/dashboard`);
+      assert.match((await adaPage.textContent('.who'))!, /Workspace team-b/);
+      assert.match((await adaPage.textContent('main'))!, /No app is deployed in team-b/, 'the board app of default is not there');
+      await adaPage.goto(`${url}/dashboard/apps/board`);
+      assert.equal(await adaPage.textContent('h1'), 'Not found');
+      await adaPage.goto(`${url}/dashboard/apps/board/workloads/say/logs/events`);
+      assert.match((await adaPage.textContent('body'))!, /not_found/, 'nor its logs');
+      await adaPage.goto(`${url}/dashboard/settings/tokens`);
+      assert.equal(await adaPage.locator('tbody tr').count(), 0, 'no token of default, by name or id');
+      await adaPage.goto(`${url}/dashboard/workspace`);
+      assert.match((await adaPage.textContent('table'))!, /Ada \(you\).*member/s);
+      assert.equal(await adaPage.locator('#invite-name').count(), 0, 'a member invites nobody');
+      assert.doesNotMatch((await adaPage.textContent('#yours'))!, /default/, 'default is none of hers');
+      await look('workspace-member');
+
+      await page.reload();
+      const row = page.locator('tr', { hasText: 'Ada' });
+      await row.locator('a', { hasText: 'Remove' }).click();
+      await page.click('button:has-text("Remove Ada")');
+      await page.waitForURL(/\/dashboard\/workspace\?done=/);
+      assert.equal(await page.locator('tr', { hasText: 'Ada' }).count(), 0);
+      await adaPage.goto(`${url}/dashboard`);
+      assert.equal(new URL(adaPage.url()).pathname, '/login', 'removed: her session ended');
+    } finally {
+      await ada.close();
+    }
+    await page.click('button:has-text("Switch to default")');
+    await page.waitForURL(/\/dashboard\/workspace\?done=/);
+    assert.match((await page.textContent('.who'))!, /Workspace default/);
+  });
+
   it('svc dashboard prints a fresh sign-in link for the CLI\'s account, which signs a new browser in once', async () => {
     const { stdout } = await run(process.execPath, [cli, 'dashboard', '--no-browser'], { env });
     const link = stdout.trim();

@@ -62,6 +62,7 @@ export function signInPages(services: DashboardServices) {
         }
         const workspace = account.workspaces[0];
         if (workspace === undefined) throw new SvcError('forbidden', `the account ${account.name} may use no workspace, so it cannot sign in.`);
+        if (account.joinedAt === null) await services.controlPlane.members.joined(account.id);
         const { secret } = await services.controlPlane.sessions.create(account.id, workspace);
         setCookie(ctx, services, SESSION_COOKIE, secret);
         setCookie(ctx, services, LOGIN_CSRF_COOKIE, null);
