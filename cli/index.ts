@@ -118,6 +118,64 @@ prog
   .action((flags: Flags) => run(async (context) => (await import('./commands/dashboard.js')).default(context, { browser: flags.browser !== false, json: flags.json === true })));
 
 prog
+  .command('workspace')
+  .describe('The workspaces you may use: svc workspace list, svc workspace create <name>, svc workspace use <name>.')
+  .example('workspace list')
+  .example('workspace use acme-prod')
+  .action(() => prog.help('workspace'));
+
+prog
+  .command('workspace list')
+  .describe('List the workspaces your account may use, with your role; * marks the one svc acts in.')
+  .option('--json', 'Print JSON', false)
+  .example('workspace list')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/workspace.js')).workspaceList(context, { json: flags.json === true })));
+
+prog
+  .command('workspace create <name>')
+  .describe('Create a workspace, which you own (a lowercase name such as acme-prod).')
+  .option('--json', 'Print the workspace as JSON', false)
+  .example('workspace create acme-prod')
+  .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/workspace.js')).workspaceCreate(context, String(name), { json: flags.json === true })));
+
+prog
+  .command('workspace use <name>')
+  .describe('Act in another of your workspaces: svc saves a token of yours there in place of the current one.')
+  .option('--json', 'Print JSON', false)
+  .example('workspace use acme-prod')
+  .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/workspace.js')).workspaceUse(context, String(name), { json: flags.json === true })));
+
+prog
+  .command('member')
+  .describe('The people of your workspace: svc member list, svc member invite <name>, svc member remove <account id>.')
+  .example('member list')
+  .example('member invite "Ada Lovelace" --role owner')
+  .action(() => prog.help('member'));
+
+prog
+  .command('member list')
+  .describe('List the members of the workspace with their roles, invited ones too.')
+  .option('--json', 'Print JSON', false)
+  .example('member list')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/member.js')).memberList(context, { json: flags.json === true })));
+
+prog
+  .command('member invite <name>')
+  .describe('Invite a person (owners): prints a one-time sign-in link for them, valid 7 days.')
+  .option('--role', 'member (uses the workspace, the default) or owner (also invites and removes people)')
+  .option('--json', 'Print JSON', false)
+  .example('member invite "Ada Lovelace"')
+  .example('member invite Grace --role owner')
+  .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/member.js')).memberInvite(context, String(name), { json: flags.json === true, ...(typeof flags.role === 'string' ? { role: flags.role } : {}) })));
+
+prog
+  .command('member remove <account>')
+  .describe('Remove a member (owners): signed out of the workspace at once, their tokens there revoked.')
+  .option('--json', 'Print JSON', false)
+  .example('member remove acc_0123456789abcdef')
+  .action((account: string, flags: Flags) => run(async (context) => (await import('./commands/member.js')).memberRemove(context, String(account), { json: flags.json === true })));
+
+prog
   .command('token')
   .describe('Access tokens of your workspace: svc token create, svc token list, svc token revoke <id>.')
   .example('token create --name ci --expires-in 30d')

@@ -13,6 +13,7 @@ import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
 import { onlyFields, optionalBoolean, required, requiredString } from './input.js';
 import type { DeployRequest } from '../deployments/manager.js';
 import type { Principal } from '../plugin/types.js';
+import * as doc from './openapi/app-deployments.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
 export const appDeploymentRoutes: readonly ApiRoute[] = [
@@ -21,6 +22,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments',
     auth: 'token',
     body: 'json',
+    openapi: doc.deployApp,
     async handle({ params, body, principal }, services) {
       const request = await deployRequest(params, body, principal, services);
       const deployment = await services.deployments.deploy(request);
@@ -33,6 +35,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/plan',
     auth: 'token',
     body: 'json',
+    openapi: doc.planDeploy,
     async handle({ params, body, principal }, services) {
       const request = await deployRequest(params, body, principal, services);
       return { status: 200, body: await services.deployments.plan(request) };
@@ -43,6 +46,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/:workload/stop',
     auth: 'token',
     body: 'none',
+    openapi: doc.stopDeployment,
     async handle({ params, principal }, services) {
       const deployment = await services.deployments.stopWorkload(appRef(params, principal), checkName('workload', params['workload']));
       return { status: 200, body: await describeApp(deployment, services) };
@@ -53,6 +57,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/:workload',
     auth: 'token',
     body: 'none',
+    openapi: doc.deleteDeployment,
     async handle({ params, principal }, services) {
       await services.deployments.deleteWorkload(appRef(params, principal), checkName('workload', params['workload']));
       return { status: 204 };

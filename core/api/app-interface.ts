@@ -11,6 +11,7 @@ import { workloadPrefix } from '../gateway/urls.js';
 import type { AppInterface, InterfaceWorkload } from '../plugin/types.js';
 import type { Workload } from '../workload/types.js';
 import { requireApp } from './apps.js';
+import * as doc from './openapi/app-interface.js';
 import type { ApiRoute } from './types.js';
 
 export const appInterfaceRoutes: readonly ApiRoute[] = [
@@ -19,6 +20,7 @@ export const appInterfaceRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/interface',
     auth: 'token',
     body: 'none',
+    openapi: doc.getAppInterface,
     async handle({ params, principal }, services) {
       return { status: 200, body: describeInterface(requireApp(params, principal, services)) };
     },

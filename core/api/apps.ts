@@ -9,6 +9,7 @@ import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deploymentRecords, describeApp, summarizeApp } from './app-view.js';
+import * as doc from './openapi/apps.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
 export const appRoutes: readonly ApiRoute[] = [
@@ -17,6 +18,7 @@ export const appRoutes: readonly ApiRoute[] = [
     path: '/apps',
     auth: 'token',
     body: 'none',
+    openapi: doc.listApps,
     async handle({ principal }, services) {
       const records = new Map((await deploymentRecords(services).apps(principal.workspace)).map((record) => [record.name, record]));
       const mine = services.deployments.list().filter((d) => d.ref.workspace === principal.workspace && d.ref.stage === 'deployed');
@@ -30,6 +32,7 @@ export const appRoutes: readonly ApiRoute[] = [
     path: '/apps/:app',
     auth: 'token',
     body: 'none',
+    openapi: doc.getApp,
     async handle({ params, principal }, services) {
       return { status: 200, body: await describeApp(requireApp(params, principal, services), services) };
     },
@@ -41,6 +44,7 @@ export const appRoutes: readonly ApiRoute[] = [
       path: `/apps/:app/${transition}`,
       auth: 'token',
       body: 'none',
+      openapi: transition === 'pause' ? doc.pauseApp : doc.resumeApp,
       async handle({ params, principal }, services) {
         return { status: 200, body: await describeApp(await services.deployments[transition](appRef(params, principal)), services) };
       },
@@ -51,6 +55,7 @@ export const appRoutes: readonly ApiRoute[] = [
     path: '/apps/:app',
     auth: 'token',
     body: 'none',
+    openapi: doc.deleteApp,
     async handle({ params, principal }, services) {
       await services.deployments.remove(appRef(params, principal));
       return { status: 204 };

@@ -17,7 +17,8 @@ import type { ArtifactVerifier } from '../bundles/artifact-url.js';
 import { SvcError } from '../errors.js';
 import { requestUrl } from '../gateway/request-url.js';
 import type { GatewayState } from '../gateway/types.js';
-import { matchPath } from './router.js';
+import * as doc from './openapi/bundle-artifact.js';
+import { apiPathRouter, routeParams } from './router.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
 
 const PATH = '/bundles/:sha256/artifact';
@@ -29,6 +30,7 @@ export const bundleArtifactRoutes: readonly ApiRoute[] = [
     path: PATH,
     auth: 'none',
     body: 'none',
+    openapi: doc.getBundleArtifact,
     async handle({ params }, services) {
       signer(services).verify(params['sha256']!, undefined, undefined);
       throw new SvcError('internal', 'bundle artifacts are served by bundleArtifactMiddleware, before the router');
@@ -36,13 +38,11 @@ export const bundleArtifactRoutes: readonly ApiRoute[] = [
   },
 ];
 
-/** Serves GET and HEAD of the artifact route; anything else goes on to the router. */
+/** Serves GET and HEAD of the artifact route; anything else goes on to the API's router. */
 export function bundleArtifactMiddleware(services: ApiServices): Middleware<GatewayState> {
-  return async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !ctx.path.startsWith(`${API_PREFIX}/`)) return next();
-    const params = matchPath(PATH, ctx.path.slice(API_PREFIX.length));
-    if (params === null) return next();
-    const sha256 = params['sha256']!;
+  const router = apiPathRouter();
+  router.get(PATH, async (ctx) => {
+    const sha256 = routeParams(ctx)['sha256']!;
     const artifacts = signer(services);
     const { expires, signature } = signedQuery(requestUrl(ctx).searchParams);
     artifacts.verify(sha256, expires, signature);
@@ -64,7 +64,8 @@ export function bundleArtifactMiddleware(services: ApiServices): Middleware<Gate
       'Cache-Control': 'private, max-age=0',
       ETag: `"${sha256}"`,
     });
-  };
+  });
+  return router.routes() as Middleware<GatewayState>;
 }
 
 /** The signer, or `not_found` when this server signs no artifact URLs. */

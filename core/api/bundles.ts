@@ -7,6 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { SvcError } from '../errors.js';
+import * as doc from './openapi/bundles.js';
 import { asBundleTooLarge } from './upload.js';
 import { WorkspaceBundles } from './workspace-bundles.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
@@ -20,6 +21,7 @@ export const bundleRoutes: readonly ApiRoute[] = [
     path: '/bundles',
     auth: 'token',
     body: 'bundle',
+    openapi: doc.uploadBundle,
     async handle({ headers, upload, principal }, services) {
       const claimed = claimedSha256(headers[SHA256_HEADER]);
       const bundles = services.bundles;
@@ -49,6 +51,7 @@ export const bundleRoutes: readonly ApiRoute[] = [
     path: '/bundles/:sha256',
     auth: 'token',
     body: 'none',
+    openapi: doc.getBundle,
     async handle({ params, principal }, services) {
       const sha256 = params['sha256']!;
       if (!SHA256.test(sha256)) throw notSha256(sha256, 'the path');

@@ -16,6 +16,7 @@ import type { DeploymentLogKey, DeploymentLogLine } from '../logs/deployment-log
 import { checkName } from '../workspaces/names.js';
 import { appRef, requireApp } from './apps.js';
 import type { IncomingHttpHeaders } from 'node:http';
+import * as doc from './openapi/deployment-logs.js';
 import type { ApiAnswer, ApiRoute, ApiServices } from './types.js';
 
 /** How often a follower gets a comment line when nothing is printed. */
@@ -30,6 +31,7 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/:workload/logs',
     auth: 'token',
     body: 'none',
+    openapi: doc.getDeploymentLogs,
     async handle({ params, principal, headers }, services) {
       const ref = appRef(params, principal);
       const workload = checkName('workload', params['workload']);

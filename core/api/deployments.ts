@@ -8,6 +8,7 @@ import type { UnitScalingStatus } from '../autoscale/types.js';
 import type { Stage } from '../deployments/keys.js';
 import type { Deployment } from '../deployments/types.js';
 import type { WorkloadKind } from '../workload/types.js';
+import * as doc from './openapi/deployments.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
 export interface DeploymentListing {
@@ -32,6 +33,7 @@ export const deploymentRoutes: readonly ApiRoute[] = [
     path: '/deployments',
     auth: 'token',
     body: 'none',
+    openapi: doc.listDeployments,
     async handle({ principal }, services) {
       const mine = services.deployments.list().filter((deployment) => deployment.ref.workspace === principal.workspace);
       const listed = mine.flatMap((deployment) => listWorkloads(deployment, services));

@@ -9,6 +9,7 @@ import type { DeviceAuthorizations } from '../auth/device-flow.js';
 import type { Principal } from '../plugin/types.js';
 import { onlyFields, required } from './input.js';
 import { oauthError } from './oauth.js';
+import * as doc from './openapi/device.js';
 import { NO_STORE, type ApiAnswer, type ApiRoute } from './types.js';
 
 /** RFC 8628 §3.4. */
@@ -22,6 +23,7 @@ export const deviceRoutes: readonly ApiRoute[] = [
     body: 'oauth',
     // Each call stores a pending request: a client has no reason for more than a few.
     rateLimit: { burst: 30, perMinute: 30 },
+    openapi: doc.startDeviceAuthorization,
     async handle({ body }, { controlPlane }) {
       return { status: 200, body: await controlPlane.devices.start({ clientName: body['client_name'] }), headers: NO_STORE };
     },
@@ -33,6 +35,7 @@ export const deviceRoutes: readonly ApiRoute[] = [
     body: 'oauth',
     // Polite clients poll every `interval` (5 s) and slow_down tells them so; this stops floods.
     rateLimit: { burst: 60, perMinute: 60 },
+    openapi: doc.pollDeviceToken,
     async handle({ body }, { controlPlane }) {
       const grantType = body['grant_type'];
       if (grantType === undefined || grantType === '') return oauthError('invalid_request', `the request has no grant_type; use "${DEVICE_CODE_GRANT}"`);
@@ -47,6 +50,7 @@ export const deviceRoutes: readonly ApiRoute[] = [
     path: '/device/approve',
     auth: 'token',
     body: 'json',
+    openapi: doc.approveDevice,
     handle: ({ body, principal }, { controlPlane }) => decide(controlPlane.devices, body, principal, 'approved'),
   },
   {
@@ -54,6 +58,7 @@ export const deviceRoutes: readonly ApiRoute[] = [
     path: '/device/deny',
     auth: 'token',
     body: 'json',
+    openapi: doc.denyDevice,
     handle: ({ body, principal }, { controlPlane }) => decide(controlPlane.devices, body, principal, 'denied'),
   },
 ];

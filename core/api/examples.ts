@@ -16,6 +16,7 @@ import { createBundle } from '../bundles/create.js';
 import { SvcError } from '../errors.js';
 import { examplesRoot } from '../paths.js';
 import { nameProblem } from '../workspaces/names.js';
+import * as doc from './openapi/examples.js';
 import type { ApiRoute } from './types.js';
 
 export interface ExampleSummary {
@@ -96,6 +97,7 @@ export const exampleRoutes: readonly ApiRoute[] = [
     path: '/examples',
     auth: 'token',
     body: 'none',
+    openapi: doc.listExamples,
     async handle() {
       return { status: 200, body: { examples: await listExamples() } };
     },
@@ -105,6 +107,7 @@ export const exampleRoutes: readonly ApiRoute[] = [
     path: '/examples/:name',
     auth: 'token',
     body: 'none',
+    openapi: doc.downloadExample,
     async handle({ params }) {
       const example = await findExample(params.name!);
       const { data, sha256 } = await bundleExample(path.join(examplesRoot, example.name));

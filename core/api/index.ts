@@ -13,6 +13,7 @@ import { deploymentLogRoutes } from './deployment-logs.js';
 import { deploymentRoutes } from './deployments.js';
 import { deviceRoutes } from './device.js';
 import { exampleRoutes } from './examples.js';
+import { memberRoutes } from './members.js';
 import { dashboardRoutes } from '../dashboard/index.js';
 import { previewRoutes } from './previews.js';
 import { runRoutes } from './runs.js';
@@ -27,9 +28,9 @@ export { API_PREFIX, type ApiServices } from './types.js';
 export { DEFAULT_MAX_BUNDLE_BYTES } from './upload.js';
 export { openControlPlane, type ControlPlane, type StateKind } from './control-plane.js';
 
-/** Every route of the API; docs/openapi.json describes exactly these (a test checks both ways). */
+/** Every route of the API, in the order docs/openapi.json lists their paths (`npm run openapi` writes it from these). */
 export const apiRoutes: readonly ApiRoute[] = [
-  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
+  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
   ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
 

@@ -13,6 +13,7 @@ import { deployableCode } from './app-deployments.js';
 import { describeApp } from './app-view.js';
 import { logsAnswer } from './deployment-logs.js';
 import { onlyFields, optionalInteger } from './input.js';
+import * as doc from './openapi/previews.js';
 import type { ApiRoute, ApiServices } from './types.js';
 import type { Deployment } from '../deployments/types.js';
 
@@ -22,6 +23,7 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview',
     auth: 'token',
     body: 'json',
+    openapi: doc.putPreview,
     async handle({ params, body, principal }, services) {
       onlyFields(body, ['manifest', 'bundle', 'idleTimeoutSeconds']);
       const ref = previewRef(params, principal);
@@ -36,6 +38,7 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview',
     auth: 'token',
     body: 'none',
+    openapi: doc.getPreview,
     async handle({ params, principal }, services) {
       return { status: 200, body: await describePreview(requirePreview(previewRef(params, principal), services), services) };
     },
@@ -45,6 +48,7 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview',
     auth: 'token',
     body: 'none',
+    openapi: doc.deletePreview,
     async handle({ params, principal }, services) {
       const ref = previewRef(params, principal);
       requirePreview(ref, services);
@@ -57,6 +61,7 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview/deployments/:workload/logs',
     auth: 'token',
     body: 'none',
+    openapi: doc.getPreviewLogs,
     async handle({ params, principal, headers }, services) {
       const ref = previewRef(params, principal);
       const workload = checkName('workload', params['workload']);

@@ -1,12 +1,14 @@
 /**
- * Routes `/api/v1/…` requests to their handlers (no router dependency: a
- * handful of fixed paths). Each request goes, in this order, through: the
- * route and method (404, 405), no query parameters (400), the declared body
+ * Routes `/api/v1/…` requests to their handlers on @koa/router, one router
+ * route per declared route (types.ts). Each request goes, in this order,
+ * through: the route and method (404, 405; HEAD is answered as GET), a public
+ * route's rate limit (429), no query parameters (400), the declared body
  * length (413; for uploads the bundle limit), authentication unless the route
  * is public (401), reading the body (413, 400; uploads are streamed by their
  * handler instead), the handler. Errors go to the gateway's one error writer
  * (error-middleware.ts), except OAuth's on the device-flow endpoints.
  */
+import Router, { type RouterContext } from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { SvcError } from '../errors.js';
 import { checkAccess } from '../gateway/access.js';
@@ -24,33 +26,57 @@ import { API_PREFIX, type ApiAnswer, type ApiRoute, type ApiServices } from './t
 
 type Context = ParameterizedContext<GatewayState>;
 
+/** A router for paths below `API_PREFIX`, matched exactly: case counts, and `/tokens/` is not `/tokens`. */
+export function apiPathRouter(): Router<GatewayState> {
+  return new Router<GatewayState>({ prefix: API_PREFIX, sensitive: true, strict: true });
+}
+
 export function apiRouter(routes: readonly ApiRoute[], services: ApiServices): Middleware<GatewayState> {
-  const limiters = new Map(routes.flatMap((route) => (route.rateLimit ? [[route, new RateLimiter(route.rateLimit)] as const] : [])));
-  return async (ctx, next) => {
+  const router = apiPathRouter();
+  for (const route of routes) {
+    const limiter = route.rateLimit ? new RateLimiter(route.rateLimit) : null;
+    router.register(route.path, [route.method], (ctx) => serve(ctx, route, limiter, services));
+  }
+  const dispatch = router.routes() as Middleware<GatewayState>;
+  return (ctx, next) => {
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
-    const { route, params } = findRoute(routes, ctx.path, ctx.method);
-    const waitSeconds = limiters.get(route)?.take(ctx.req.socket.remoteAddress ?? '') ?? 0;
-    if (waitSeconds > 0) {
-      throw new SvcError('rate_limited', `too many requests to ${ctx.method} ${ctx.path} from this address; wait ${waitSeconds} s.`, {
-        hint: `This route takes ${route.rateLimit!.perMinute} requests a minute from one address; see docs/api.md.`,
-        headers: { 'Retry-After': String(waitSeconds) },
-      });
-    }
-    if (requestUrl(ctx).search !== '') {
-      throw new SvcError('bad_request', `${ctx.method} ${ctx.path} takes no query parameters.`, { hint: 'Send the values in the JSON body; see docs/api.md.' });
-    }
-    let answer: ApiAnswer;
-    try {
-      answer = await handle(ctx, route, params, services);
-    } catch (thrown) {
-      const oauth = route.body === 'oauth' ? oauthAnswerFor(thrown) : null;
-      if (oauth === null) throw thrown;
-      answer = oauth;
-    }
-    ctx.status = answer.status;
-    for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
-    if (answer.body !== undefined) ctx.body = answer.body;
+    // Reached when no route takes this path and method: nothing after the API answers under /api.
+    return dispatch(ctx, async () => refuse(router, ctx));
   };
+}
+
+/**
+ * The route's path parameters, decoded. @koa/router keeps a parameter it
+ * cannot decode as it came (`%zz`); the API refuses it as the client's mistake.
+ */
+export function routeParams(ctx: RouterContext<GatewayState>): Record<string, string> {
+  checkEncoding(ctx.captures ?? []);
+  return { ...ctx.params };
+}
+
+async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter: RateLimiter | null, services: ApiServices): Promise<void> {
+  const params = routeParams(ctx);
+  const waitSeconds = limiter?.take(ctx.req.socket.remoteAddress ?? '') ?? 0;
+  if (waitSeconds > 0) {
+    throw new SvcError('rate_limited', `too many requests to ${ctx.method} ${ctx.path} from this address; wait ${waitSeconds} s.`, {
+      hint: `This route takes ${route.rateLimit!.perMinute} requests a minute from one address; see docs/api.md.`,
+      headers: { 'Retry-After': String(waitSeconds) },
+    });
+  }
+  if (requestUrl(ctx).search !== '') {
+    throw new SvcError('bad_request', `${ctx.method} ${ctx.path} takes no query parameters.`, { hint: 'Send the values in the JSON body; see docs/api.md.' });
+  }
+  let answer: ApiAnswer;
+  try {
+    answer = await handle(ctx, route, params, services);
+  } catch (thrown) {
+    const oauth = route.body === 'oauth' ? oauthAnswerFor(thrown) : null;
+    if (oauth === null) throw thrown;
+    answer = oauth;
+  }
+  ctx.status = answer.status;
+  for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
+  if (answer.body !== undefined) ctx.body = answer.body;
 }
 
 async function handle(ctx: Context, route: ApiRoute, params: Record<string, string>, services: ApiServices): Promise<ApiAnswer> {
@@ -84,45 +110,29 @@ async function authenticate(ctx: Context, services: ApiServices): Promise<Princi
   }
 }
 
-/** The route for this path and method; `not_found` or `method_not_allowed` (with Allow) otherwise. HEAD is answered as GET. */
-function findRoute(routes: readonly ApiRoute[], path: string, method: string): { route: ApiRoute; params: Record<string, string> } {
-  const matches = path.startsWith(`${API_PREFIX}/`)
-    ? routes.flatMap((route) => {
-        const params = matchPath(route.path, path.slice(API_PREFIX.length));
-        return params === null ? [] : [{ route, params }];
-      })
-    : [];
-  if (matches.length === 0) {
-    throw new SvcError('not_found', `the API has no route ${path}.`, { hint: `Routes live under ${API_PREFIX}/; docs/api.md lists them.` });
+/**
+ * `not_found` when no route has this path, else `method_not_allowed` with
+ * Allow: the path's methods in route order, HEAD after GET's. A parameter
+ * that cannot be decoded is refused first, whatever the method.
+ */
+function refuse(router: Router<GatewayState>, ctx: Context): never {
+  const layers = router.match(ctx.path, ctx.method).path;
+  if (layers.length === 0) {
+    throw new SvcError('not_found', `the API has no route ${ctx.path}.`, { hint: `Routes live under ${API_PREFIX}/; docs/api.md lists them.` });
   }
-  const wanted = method === 'HEAD' ? 'GET' : method;
-  const match = matches.find((m) => m.route.method === wanted);
-  if (match) return match;
-  const allowed: string[] = [...new Set(matches.map((m) => m.route.method))];
+  for (const layer of layers) checkEncoding(layer.captures(ctx.path));
+  // @koa/router lists HEAD before GET on a GET route; the API has always said it after.
+  const allowed = [...new Set(layers.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD')))];
   if (allowed.includes('GET')) allowed.push('HEAD');
-  throw new SvcError('method_not_allowed', `${path} does not take ${method}; it takes ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } });
+  throw new SvcError('method_not_allowed', `${ctx.path} does not take ${ctx.method}; it takes ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } });
 }
 
-/** Path parameters when `path` fits `pattern` (`/tokens/:id`), else null. */
-export function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split('/');
-  const have = path.split('/');
-  if (want.length !== have.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const segment = want[i]!;
-    if (segment.startsWith(':')) {
-      if (have[i] === '') return null;
-      params[segment.slice(1)] = decodeSegment(have[i]!);
-    } else if (segment !== have[i]) return null;
-  }
-  return params;
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new SvcError('bad_request', `the path segment ${JSON.stringify(segment)} is not valid percent-encoding.`);
+function checkEncoding(segments: readonly string[]): void {
+  for (const segment of segments) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      throw new SvcError('bad_request', `the path segment ${JSON.stringify(segment)} is not valid percent-encoding.`);
+    }
   }
 }

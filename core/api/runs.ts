@@ -11,6 +11,7 @@ import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
 import { logsAnswer } from './deployment-logs.js';
 import { onlyFields, optionalInteger, requiredString } from './input.js';
+import * as doc from './openapi/runs.js';
 import type { ApiRoute } from './types.js';
 
 export const runRoutes: readonly ApiRoute[] = [
@@ -19,6 +20,7 @@ export const runRoutes: readonly ApiRoute[] = [
     path: '/runs',
     auth: 'token',
     body: 'json',
+    openapi: doc.createRun,
     async handle({ body, principal }, services) {
       onlyFields(body, ['manifest', 'bundle', 'function', 'idleTimeoutSeconds']);
       const { spec, bundle } = await deployableCode(body, principal.workspace, services);
@@ -33,6 +35,7 @@ export const runRoutes: readonly ApiRoute[] = [
     path: '/runs',
     auth: 'token',
     body: 'none',
+    openapi: doc.listRuns,
     async handle({ principal }, services) {
       return { status: 200, body: { runs: services.runs.list(principal.workspace) } };
     },
@@ -42,6 +45,7 @@ export const runRoutes: readonly ApiRoute[] = [
     path: '/runs/:id',
     auth: 'token',
     body: 'none',
+    openapi: doc.getRun,
     async handle({ params, principal }, services) {
       return { status: 200, body: { run: services.runs.get(principal.workspace, runId(params)) } };
     },
@@ -51,6 +55,7 @@ export const runRoutes: readonly ApiRoute[] = [
     path: '/runs/:id',
     auth: 'token',
     body: 'none',
+    openapi: doc.endRun,
     async handle({ params, principal }, services) {
       await services.runs.end(principal.workspace, runId(params));
       return { status: 204 };
@@ -61,6 +66,7 @@ export const runRoutes: readonly ApiRoute[] = [
     path: '/runs/:id/calls',
     auth: 'token',
     body: 'call',
+    openapi: doc.callRun,
     async handle({ params, principal, upload, signal, requestId }, services) {
       const answer = await services.runs.call(principal.workspace, runId(params), upload!(), signal, requestId);
       return { status: answer.status, headers: answer.headers, body: answer.body };
@@ -71,6 +77,7 @@ export const runRoutes: readonly ApiRoute[] = [
     path: '/runs/:id/logs',
     auth: 'token',
     body: 'none',
+    openapi: doc.getRunLogs,
     async handle({ params, principal, headers }, services) {
       return logsAnswer(services, services.runs.logKey(principal.workspace, runId(params)), headers);
     },

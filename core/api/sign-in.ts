@@ -9,6 +9,7 @@
 import type { TokenInfo } from '../auth/token-records.js';
 import { SvcError } from '../errors.js';
 import { onlyFields, requiredString } from './input.js';
+import * as doc from './openapi/sign-in.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
 export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
@@ -26,6 +27,7 @@ export const signInRoutes: readonly ApiRoute[] = [
     body: 'json',
     // Secrets are 256 random bits, so guessing is futile anyway; this keeps the attempts cheap.
     rateLimit: { burst: 30, perMinute: 30 },
+    openapi: doc.signIn,
     async handle({ body }, { controlPlane }) {
       onlyFields(body, ['secret']);
       const account = await controlPlane.signIn.consume(requiredString(body, 'secret'));
@@ -42,6 +44,7 @@ export const signInRoutes: readonly ApiRoute[] = [
     path: '/sign-in-links',
     auth: 'token',
     body: 'json',
+    openapi: doc.createSignInLink,
     async handle({ body, principal }, { controlPlane }) {
       onlyFields(body, []);
       const account = await controlPlane.accounts.get(principal.subject);

@@ -5,6 +5,7 @@
  * is `not_found`, exactly like one that does not exist.
  */
 import { onlyFields } from './input.js';
+import * as doc from './openapi/tokens.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 
 export const tokenRoutes: readonly ApiRoute[] = [
@@ -13,6 +14,7 @@ export const tokenRoutes: readonly ApiRoute[] = [
     path: '/tokens',
     auth: 'token',
     body: 'json',
+    openapi: doc.createToken,
     async handle({ body, principal }, { controlPlane }) {
       onlyFields(body, ['name', 'expiresAt']);
       const { secret, token } = await controlPlane.tokens.create({ name: body['name'], expiresAt: body['expiresAt'] }, principal);
@@ -24,6 +26,7 @@ export const tokenRoutes: readonly ApiRoute[] = [
     path: '/tokens',
     auth: 'token',
     body: 'none',
+    openapi: doc.listTokens,
     async handle({ principal }, { controlPlane }) {
       return { status: 200, body: { tokens: await controlPlane.tokens.list(principal) } };
     },
@@ -33,6 +36,7 @@ export const tokenRoutes: readonly ApiRoute[] = [
     path: '/tokens/:id',
     auth: 'token',
     body: 'none',
+    openapi: doc.revokeToken,
     async handle({ params, principal }, { controlPlane }) {
       await controlPlane.tokens.revoke(params['id'], principal);
       return { status: 204 };

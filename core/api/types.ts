@@ -1,8 +1,8 @@
 /**
  * Control-plane API types: what a route declares (method, path, whether it
- * needs a principal, what body it reads) and what its handler gets and gives.
- * Routes are plain data, so the router, the docs test and the OpenAPI check
- * all read the same list.
+ * needs a principal, what body it reads, its OpenAPI facts) and what its
+ * handler gets and gives. Routes are plain data, so the router, the OpenAPI
+ * generator and the docs test all read the same list.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -16,6 +16,7 @@ import type { PluginHost } from '../plugin/host.js';
 import type { Previews } from '../runs/previews.js';
 import type { RunManager } from '../runs/runs.js';
 import type { ControlPlane } from './control-plane.js';
+import type { Operation } from './openapi/types.js';
 import type { RateLimit } from './rate-limit.js';
 
 /** Every route lives under this prefix; a breaking change gets a new one. */
@@ -103,6 +104,8 @@ interface RouteBase {
   readonly body: BodyKind;
   /** Requests one client address may send (429 `rate_limited` beyond); for routes anyone may call. */
   readonly rateLimit?: RateLimit;
+  /** What docs/openapi.json says of the route (core/api/openapi/<resource>.ts). */
+  readonly openapi: Operation;
 }
 
 export type ApiRoute =

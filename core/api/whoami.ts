@@ -1,4 +1,5 @@
 /** `GET /api/v1/whoami`: who the bearer token acts as, for `svc` to show and scripts to check. */
+import * as doc from './openapi/whoami.js';
 import { roleOf } from './role.js';
 import type { ApiRoute } from './types.js';
 
@@ -8,6 +9,7 @@ export const whoamiRoutes: readonly ApiRoute[] = [
     path: '/whoami',
     auth: 'token',
     body: 'none',
+    openapi: doc.whoami,
     async handle({ principal }, { controlPlane }) {
       const role = await roleOf(principal, controlPlane.accounts);
       return { status: 200, body: { workspace: principal.workspace, subject: principal.subject, tokenId: principal.tokenId ?? null, role } };

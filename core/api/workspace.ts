@@ -3,6 +3,7 @@
  * is no way to name another workspace here: a principal only sees its own.
  */
 import { onlyFields, required } from './input.js';
+import * as doc from './openapi/workspace.js';
 import { roleOf } from './role.js';
 import type { ApiRoute } from './types.js';
 
@@ -12,6 +13,7 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace',
     auth: 'token',
     body: 'none',
+    openapi: doc.getWorkspace,
     async handle({ principal }, { controlPlane }) {
       return { status: 200, body: await controlPlane.workspaces.require(principal.workspace) };
     },
@@ -21,6 +23,7 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace',
     auth: 'token',
     body: 'json',
+    openapi: doc.setPlan,
     async handle({ body, principal }, { controlPlane }) {
       onlyFields(body, ['plan']);
       const plan = required(body, 'plan');

@@ -17,7 +17,7 @@ interface Ran {
 
 /** Every command `--help` must show with an example. */
 const COMMANDS = [
-  'serve', 'server', 'login', 'logout', 'dashboard', 'whoami', 'token', 'token create', 'token list', 'token revoke', 'deploy', 'logs',
+  'serve', 'server', 'login', 'logout', 'dashboard', 'whoami', 'workspace', 'workspace list', 'workspace create', 'workspace use', 'member', 'member list', 'member invite', 'member remove', 'token', 'token create', 'token list', 'token revoke', 'deploy', 'logs',
   'app', 'app list', 'app pause', 'app resume', 'app delete', 'app export', 'deployment', 'deployment list', 'deployment stop', 'deployment delete', 'run', 'example', 'example list', 'example download', 'jobs', 'jobs render',
 ];
 

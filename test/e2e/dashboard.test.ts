@@ -295,6 +295,43 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     assert.match((await page.textContent('.who'))!, /Workspace default/);
   });
 
+  it('svc workspace and svc member: create, use, invite a person who signs in there, list, remove; the API refuses what is not theirs', async () => {
+    const svc = async (...args: string[]) => (await run(process.execPath, [cli, ...args], { env })).stdout;
+    assert.equal((await svc('workspace', 'create', 'team-c')).trim(), 'team-c');
+    assert.match(await svc('workspace', 'use', 'team-c'), /svc acts in workspace team-c now/);
+    assert.match(await svc('whoami'), /workspace: +team-c/);
+    const link = (await svc('member', 'invite', 'Grace', '--role', 'member')).trim();
+    assert.match(link, new RegExp(`^${url}/login#[A-Za-z0-9_-]{43}$`));
+    const grace = await browser.newContext();
+    try {
+      const gracePage = await grace.newPage();
+      await gracePage.goto(link);
+      await gracePage.waitForURL(`${url}/dashboard`);
+      assert.match((await gracePage.textContent('.who'))!, /Workspace team-c/);
+    } finally {
+      await grace.close();
+    }
+    const listed = JSON.parse(await svc('member', 'list', '--json')) as { members: { id: string; name: string; role: string; joined: boolean }[] };
+    const graceRow = listed.members.find((m) => m.name === 'Grace')!;
+    assert.deepEqual([graceRow.role, graceRow.joined], ['member', true]);
+    const workspaces = JSON.parse(await svc('workspace', 'list', '--json')) as { current: string; workspaces: { name: string }[] };
+    assert.equal(workspaces.current, 'team-c');
+    assert.deepEqual(workspaces.workspaces.map((w) => w.name).sort(), ['default', 'team-b', 'team-c']);
+    // A token of team-c sees nothing of default's: its app is not found.
+    const credentials = JSON.parse(await svc('whoami', '--json')) as { tokenId: string };
+    assert.ok(credentials.tokenId);
+    const teamToken = JSON.parse(await (await import('node:fs/promises')).readFile(path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), 'utf8')).token as string;
+    const other = await fetch(`${url}/api/v1/apps/board`, { headers: { Authorization: `Bearer ${teamToken}` } });
+    assert.equal(other.status, 404);
+    const sameAccount = await fetch(`${url}/api/v1/workspaces/default/token`, { method: 'POST', headers: { Authorization: `Bearer ${teamToken}`, 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(sameAccount.status, 201, 'the owner may use default: the same account');
+    const noSuch = await fetch(`${url}/api/v1/workspaces/nobodys/token`, { method: 'POST', headers: { Authorization: `Bearer ${teamToken}`, 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(noSuch.status, 404);
+    assert.match((await run(process.execPath, [cli, 'member', 'remove', graceRow.id], { env })).stderr, /removed acc_\w+: signed out of this workspace/);
+    assert.ok(!(await svc('member', 'list')).includes('Grace'));
+    assert.match(await svc('workspace', 'use', 'default'), /workspace default now/);
+  });
+
   it('svc dashboard prints a fresh sign-in link for the CLI\'s account, which signs a new browser in once', async () => {
     const { stdout } = await run(process.execPath, [cli, 'dashboard', '--no-browser'], { env });
     const link = stdout.trim();

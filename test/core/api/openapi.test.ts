@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { API_PREFIX, apiRoutes } from '../../../core/api/index.js';
+import { openApiDocument, openApiText } from '../../../core/api/openapi.js';
 import { packageRoot } from '../../../core/paths.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
@@ -15,7 +17,24 @@ const documentedNames = () =>
     .flatMap(([p, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${p}`))
     .sort();
 
+/** Where `a` and `b` first differ (`paths > /api/v1/whoami > get > summary`), or null when they are deeply equal. */
+function firstDifference(a: unknown, b: unknown, at: readonly string[] = []): string | null {
+  if (isDeepStrictEqual(a, b)) return null;
+  const objects = typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && Array.isArray(a) === Array.isArray(b);
+  for (const key of objects ? new Set([...Object.keys(a), ...Object.keys(b)]) : []) {
+    const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], [...at, key]);
+    if (found !== null) return found;
+  }
+  return at.join(' > ') || 'the whole document';
+}
+
 describe('docs/openapi.json and docs/api.md', () => {
+  it('docs/openapi.json is what the route declarations generate', () => {
+    const generated = JSON.parse(openApiText(openApiDocument(apiRoutes)));
+    const where = firstDifference(openapi, generated);
+    assert.equal(where, null, `docs/openapi.json is stale (it first differs at ${where}): it is generated from the routes' declarations (core/api/openapi/), so change those and run \`npm run openapi\`.`);
+  });
+
   it('describe every route of the router, and no other', () => {
     assert.deepEqual(documentedNames(), routeNames());
   });

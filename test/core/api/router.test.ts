@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { apiRoutes } from '../../../core/api/index.js';
-import { matchPath } from '../../../core/api/router.js';
-import { postChunked } from './client.js';
+import { apiRouter } from '../../../core/api/router.js';
+import type { ApiRoute, ApiServices } from '../../../core/api/types.js';
+import { errorMiddleware } from '../../../core/gateway/error-middleware.js';
+import type { GatewayState } from '../../../core/gateway/types.js';
+import { apiClient, postChunked, type Call } from './client.js';
 import { startApiPlatform, type ApiFixture } from './platform.js';
 
 /** A path for the route with its parameters filled in. */
@@ -93,13 +99,53 @@ describe('API routing, authentication and limits', function () {
   });
 });
 
-describe('matchPath()', () => {
-  it('matches fixed segments and decodes parameters', () => {
-    assert.deepEqual(matchPath('/tokens', '/tokens'), {});
-    assert.deepEqual(matchPath('/tokens/:id', '/tokens/tok_1'), { id: 'tok_1' });
-    assert.deepEqual(matchPath('/tokens/:id', '/tokens/a%20b'), { id: 'a b' });
-    assert.equal(matchPath('/tokens/:id', '/tokens/'), null);
-    assert.equal(matchPath('/tokens/:id', '/tokens/a/b'), null);
-    assert.equal(matchPath('/tokens', '/token'), null);
+describe('apiRouter() path parameters', () => {
+  let server: ReturnType<Koa['listen']>;
+  let call: Call;
+  /** A public route that answers its decoded parameters. */
+  const echo = (method: ApiRoute['method'], path: string): ApiRoute => ({
+    method,
+    path,
+    auth: 'none',
+    body: 'none',
+    openapi: { operationId: 'echo', summary: 'Echo.', responses: {} },
+    handle: async ({ params }) => ({ status: 200, body: params }),
+  });
+  before(async () => {
+    const app = new Koa<GatewayState>();
+    app.use(async (ctx, next) => {
+      ctx.state.requestId = 'req_test';
+      await next();
+    });
+    app.use(errorMiddleware(() => {}));
+    app.use(apiRouter([echo('GET', '/tokens'), echo('DELETE', '/tokens/:id'), echo('GET', '/apps/:app/deployments/:workload')], {} as ApiServices));
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    call = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  });
+  after(() => server?.close());
+
+  it('matches fixed segments and decodes parameters', async () => {
+    assert.deepEqual((await call('GET', '/api/v1/tokens')).json, {});
+    assert.deepEqual((await call('DELETE', '/api/v1/tokens/tok_1')).json, { id: 'tok_1' });
+    assert.deepEqual((await call('DELETE', '/api/v1/tokens/a%20b')).json, { id: 'a b' });
+    assert.deepEqual((await call('DELETE', '/api/v1/tokens/a%2Fb')).json, { id: 'a/b' });
+    assert.deepEqual((await call('GET', '/api/v1/apps/shop/deployments/web')).json, { app: 'shop', workload: 'web' });
+  });
+
+  it('matches nothing else: an empty parameter, more segments, another name, another case', async () => {
+    for (const [method, path] of [['DELETE', '/api/v1/tokens/'], ['DELETE', '/api/v1/tokens/a/b'], ['GET', '/api/v1/token'], ['GET', '/api/v1/Tokens'], ['GET', '/api/v1/tokens/']]) {
+      const answer = await call(method!, path!);
+      assert.equal(answer.status, 404, `${method} ${path}`);
+      assert.equal(answer.json.error.code, 'not_found');
+    }
+  });
+
+  it('refuses a parameter that is not valid percent-encoding, before it says which methods the path takes', async () => {
+    for (const method of ['DELETE', 'PUT']) {
+      const answer = await call(method, '/api/v1/tokens/%zz');
+      assert.equal(answer.status, 400, method);
+      assert.match(answer.json.error.message, /"%zz" is not valid percent-encoding/);
+    }
   });
 });

@@ -1,0 +1,63 @@
+/**
+ * docs/openapi.json, built from the route declarations: each route's
+ * `openapi` facts (core/api/openapi/, one file per resource) under its path
+ * and method, in route order, then the parts every route shares (info, the
+ * bearer scheme, the schemas). `npm run openapi` writes it; a test fails
+ * while the file differs.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { schemas } from './openapi/schemas.js';
+import { API_PREFIX, type ApiRoute } from './types.js';
+
+const INFO = {
+  title: 'svc control-plane API',
+  version: '1',
+  description:
+    "The HTTP API of `svc server` (docs/api.md). Every route answers JSON, except where it says otherwise: the logs routes followed as Server-Sent Events, and a remote call's NDJSON frames. Errors are `{\"error\": {\"code\", \"message\", \"hint\"}}` (docs/errors.md), except the two OAuth endpoints, which answer OAuth's `{\"error\", \"error_description\"}`. JSON bodies are at most 1 MiB; unknown fields are refused (the OAuth endpoints ignore them, as RFC 6749 asks).",
+};
+
+const BEARER = { type: 'http', scheme: 'bearer', description: 'An svc access token: `svc_` and 40 letters or digits.' };
+
+export function openApiDocument(routes: readonly ApiRoute[]): Record<string, unknown> {
+  const byPath = new Map<string, ApiRoute[]>();
+  for (const route of routes) {
+    const path = `${API_PREFIX}${route.path.replace(/:(\w+)/g, '{$1}')}`;
+    byPath.set(path, [...(byPath.get(path) ?? []), route]);
+  }
+  return {
+    openapi: '3.1.0',
+    info: INFO,
+    servers: [{ url: 'http://127.0.0.1:7420' }],
+    // Every route needs the bearer token unless it says otherwise (operation()).
+    security: [{ bearer: [] }],
+    paths: Object.fromEntries([...byPath].map(([path, onPath]) => [path, pathItem(onPath)])),
+    components: { securitySchemes: { bearer: BEARER }, schemas },
+  };
+}
+
+/** The document as docs/openapi.json holds it: 2-space indentation, a final newline, ASCII only (as the file has always been written). */
+export function openApiText(document: Record<string, unknown>): string {
+  const ascii = JSON.stringify(document, null, 2).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `${ascii}\n`;
+}
+
+function pathItem(routes: readonly ApiRoute[]): Record<string, unknown> {
+  const shared = routes[0]!.openapi.pathParameters;
+  for (const route of routes) {
+    if (!isDeepStrictEqual(route.openapi.pathParameters, shared)) throw new Error(`${route.method} ${route.path} declares other pathParameters than ${routes[0]!.method} ${routes[0]!.path}`);
+  }
+  return { ...(shared ? { parameters: shared } : {}), ...Object.fromEntries(routes.map((route) => [route.method.toLowerCase(), operation(route)])) };
+}
+
+function operation(route: ApiRoute): Record<string, unknown> {
+  const { operationId, summary, parameters, requestBody, responses } = route.openapi;
+  return {
+    operationId,
+    summary,
+    // A public route (the device flow, sign-in, artifact URLs) lifts the document's bearer requirement.
+    ...(route.auth === 'none' ? { security: [] } : {}),
+    ...(parameters ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  };
+}

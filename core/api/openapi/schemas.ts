@@ -1,0 +1,557 @@
+/**
+ * `components.schemas` of docs/openapi.json: the shapes the routes take and
+ * answer, named so that the routes' facts can point at them (`ref('Token')`).
+ */
+import { ref } from './shared.js';
+import type { Schema } from './types.js';
+
+export const schemas: Readonly<Record<string, Schema>> = {
+  Error: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string', description: 'A code of docs/errors.md.' }, message: { type: 'string' }, hint: { type: 'string' }, details: {} },
+      },
+    },
+  },
+  OAuthError: {
+    type: 'object',
+    required: ['error', 'error_description'],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: 'string',
+        enum: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant', 'invalid_request', 'unsupported_grant_type'],
+      },
+      error_description: { type: 'string' },
+    },
+  },
+  WhoAmI: {
+    type: 'object',
+    required: ['workspace', 'subject', 'tokenId', 'role'],
+    additionalProperties: false,
+    properties: {
+      workspace: { type: 'string' },
+      subject: { type: 'string' },
+      tokenId: { type: ['string', 'null'] },
+      role: { type: 'string', enum: ['owner', 'member'] },
+    },
+  },
+  TokenInput: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      name: { type: ['string', 'null'], minLength: 1, maxLength: 100, description: 'No control characters.' },
+      expiresAt: { type: ['string', 'null'], format: 'date-time', description: 'With a time zone; in the future, at most one year away.' },
+    },
+  },
+  Token: {
+    type: 'object',
+    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
+      name: { type: ['string', 'null'] },
+      workspace: { type: 'string' },
+      subject: { type: 'string', description: 'Who the token acts as (an account id).' },
+      createdBy: { type: 'string' },
+      createdAt: { type: 'string', format: 'date-time' },
+      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+    },
+  },
+  CreatedToken: {
+    type: 'object',
+    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt', 'secret'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
+      name: { type: ['string', 'null'] },
+      workspace: { type: 'string' },
+      subject: { type: 'string', description: 'Who the token acts as (an account id).' },
+      createdBy: { type: 'string' },
+      createdAt: { type: 'string', format: 'date-time' },
+      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      secret: { type: 'string', pattern: '^svc_[0-9A-Za-z]{40}$', description: 'Shown once.' },
+    },
+  },
+  Plan: { type: 'string', enum: ['free', 'team', 'business'] },
+  Role: { type: 'string', enum: ['owner', 'member'] },
+  WorkspaceList: {
+    type: 'object',
+    required: ['current', 'workspaces'],
+    additionalProperties: false,
+    properties: {
+      current: { type: 'string', description: 'The workspace the token acts in.' },
+      workspaces: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'plan', 'createdAt', 'role'],
+          additionalProperties: false,
+          properties: { name: { type: 'string' }, plan: ref('Plan'), createdAt: { type: 'string', format: 'date-time' }, role: ref('Role') },
+        },
+      },
+    },
+  },
+  Member: {
+    type: 'object',
+    required: ['id', 'name', 'role', 'joined', 'invitedBy', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^acc_[0-9a-f]{16}$' },
+      name: { type: 'string' },
+      role: ref('Role'),
+      joined: { type: 'boolean', description: 'False while the invitation is open (never signed in).' },
+      invitedBy: { type: ['string', 'null'], description: 'The account that invited them.' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  Invitation: {
+    type: 'object',
+    required: ['member', 'path', 'expiresAt'],
+    additionalProperties: false,
+    properties: {
+      member: ref('Member'),
+      path: { type: 'string', description: '`/login#<secret>`: append it to the server\'s URL. Works once, within 7 days; shown once.' },
+      expiresAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  Workspace: {
+    type: 'object',
+    required: ['name', 'plan', 'createdAt'],
+    additionalProperties: false,
+    properties: { name: { type: 'string' }, plan: ref('Plan'), createdAt: { type: 'string', format: 'date-time' } },
+  },
+  DeviceCodeInput: {
+    type: 'object',
+    properties: {
+      client_name: { type: 'string', minLength: 1, maxLength: 80, description: 'Shown to the approver; default `svc CLI`.' },
+      client_id: { type: 'string', description: 'Accepted and ignored.' },
+    },
+  },
+  DeviceAuthorization: {
+    type: 'object',
+    required: ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval'],
+    additionalProperties: false,
+    properties: {
+      device_code: { type: 'string' },
+      user_code: { type: 'string', pattern: '^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$' },
+      verification_uri: { type: 'string', format: 'uri' },
+      verification_uri_complete: { type: 'string', format: 'uri' },
+      expires_in: { type: 'integer' },
+      interval: { type: 'integer' },
+    },
+  },
+  DeviceTokenInput: {
+    type: 'object',
+    required: ['grant_type', 'device_code'],
+    properties: { grant_type: { type: 'string', const: 'urn:ietf:params:oauth:grant-type:device_code' }, device_code: { type: 'string' } },
+  },
+  DeviceToken: {
+    type: 'object',
+    required: ['access_token', 'token_type', 'workspace', 'token_id'],
+    additionalProperties: false,
+    properties: { access_token: { type: 'string' }, token_type: { type: 'string', const: 'Bearer' }, workspace: { type: 'string' }, token_id: { type: 'string' } },
+  },
+  UserCodeInput: {
+    type: 'object',
+    required: ['user_code'],
+    additionalProperties: false,
+    properties: { user_code: { type: 'string', description: 'Any case, with or without the hyphen.' } },
+  },
+  DeviceDecision: {
+    type: 'object',
+    required: ['user_code', 'client_name', 'status', 'workspace'],
+    additionalProperties: false,
+    properties: {
+      user_code: { type: 'string' },
+      client_name: { type: 'string' },
+      status: { type: 'string', enum: ['approved', 'denied'] },
+      workspace: { type: 'string' },
+    },
+  },
+  SignIn: {
+    type: 'object',
+    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt', 'secret', 'account'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
+      name: { type: ['string', 'null'] },
+      workspace: { type: 'string' },
+      subject: { type: 'string', description: 'Who the token acts as (an account id).' },
+      createdBy: { type: 'string' },
+      createdAt: { type: 'string', format: 'date-time' },
+      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      secret: { type: 'string' },
+      account: {
+        type: 'object',
+        required: ['id', 'name', 'role'],
+        additionalProperties: false,
+        properties: { id: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: ['owner', 'member'] } },
+      },
+    },
+  },
+  Deployment: {
+    type: 'object',
+    required: ['name', 'app', 'workload', 'stage', 'kind', 'urls', 'state', 'containers', 'inFlight', 'queued', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: '<app>/<workload>' },
+      app: { type: 'string' },
+      workload: { type: 'string' },
+      stage: { type: 'string', enum: ['preview', 'deployed'] },
+      kind: { type: 'string', enum: ['function', 'endpoint', 'asgi', 'realtime'] },
+      urls: {
+        type: 'object',
+        required: ['path', 'host'],
+        additionalProperties: false,
+        properties: { path: { type: ['string', 'null'] }, host: { type: ['string', 'null'] } },
+      },
+      state: { type: 'string', enum: ['ready', 'idle', 'starting', 'crash_loop', 'not_served'] },
+      containers: {
+        type: 'object',
+        required: ['ready', 'starting', 'desired'],
+        additionalProperties: false,
+        properties: { ready: { type: 'integer' }, starting: { type: 'integer' }, desired: { type: 'integer' } },
+      },
+      inFlight: { type: 'integer' },
+      queued: { type: 'integer' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  BundleUpload: {
+    type: 'object',
+    required: ['sha256', 'size', 'created'],
+    additionalProperties: false,
+    properties: {
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      size: { type: 'integer', description: 'Bytes of the tar.gz.' },
+      created: { type: 'boolean', description: 'False when the workspace had this bundle already.' },
+    },
+  },
+  DeployInput: {
+    type: 'object',
+    required: ['manifest', 'bundle'],
+    additionalProperties: false,
+    properties: {
+      manifest: {
+        type: 'object',
+        description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
+      },
+      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      workload: { type: 'string', description: 'Deploy only this workload; the others keep their version.' },
+      prune: { type: 'boolean', description: 'Remove the deployments the manifest no longer has (whole-app deploys only).' },
+    },
+  },
+  AppVersion: {
+    type: 'object',
+    required: ['version', 'bundleSha256', 'createdAt', 'createdBy'],
+    additionalProperties: false,
+    properties: {
+      version: { type: 'integer' },
+      bundleSha256: { type: ['string', 'null'] },
+      createdAt: { type: 'string', format: 'date-time' },
+      createdBy: { type: ['string', 'null'] },
+    },
+  },
+  AppDeployment: {
+    type: 'object',
+    required: ['name', 'workload', 'kind', 'status', 'urls', 'version', 'versions', 'containers'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: '`<app>/<workload>`.' },
+      workload: { type: 'string' },
+      kind: { type: 'string', enum: ['endpoint', 'asgi', 'realtime', 'function'] },
+      status: { type: 'string', enum: ['running', 'paused', 'stopped', 'failed', 'not_served'] },
+      urls: {
+        type: 'object',
+        required: ['path', 'host'],
+        additionalProperties: false,
+        properties: { path: { type: ['string', 'null'] }, host: { type: ['string', 'null'] } },
+      },
+      version: { type: 'integer', description: 'The version it runs.' },
+      versions: { type: 'array', items: ref('AppVersion'), description: 'The versions kept (the last 10), newest last.' },
+      containers: {
+        type: 'object',
+        required: ['ready', 'starting', 'desired'],
+        additionalProperties: false,
+        properties: { ready: { type: 'integer' }, starting: { type: 'integer' }, desired: { type: 'integer' } },
+      },
+    },
+  },
+  App: {
+    type: 'object',
+    required: ['name', 'paused', 'deployments', 'warnings', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string' },
+      paused: { type: 'boolean' },
+      deployments: { type: 'array', items: ref('AppDeployment') },
+      warnings: { type: 'array', items: { type: 'string' } },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  AppSummary: {
+    type: 'object',
+    required: ['name', 'paused', 'workloads', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string' },
+      paused: { type: 'boolean' },
+      workloads: { type: 'integer', description: 'How many deployments (workloads) the app has.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  LogLine: {
+    type: 'object',
+    required: ['time', 'container', 'stream', 'text'],
+    properties: {
+      time: { type: 'string', format: 'date-time' },
+      container: { type: 'string', description: 'The container id; `build` for image build lines.' },
+      stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] },
+      text: { type: 'string', description: 'At most 8 KiB; a longer line is cut and ends with ` … [truncated]`.' },
+      version: { type: 'integer', description: 'The deployment version the container runs, when known.' },
+    },
+  },
+  PreviewInput: {
+    type: 'object',
+    required: ['manifest', 'bundle'],
+    additionalProperties: false,
+    properties: {
+      manifest: {
+        type: 'object',
+        description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
+      },
+      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      idleTimeoutSeconds: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: 86400,
+        default: 300,
+        description: 'Seconds of idleness after which it ends by itself; 300 when missing or null.',
+      },
+    },
+  },
+  Preview: {
+    type: 'object',
+    description: "The app's shape (App), each deployment at its preview URL, with the preview's idle timeout and when it ends if unused.",
+    required: ['name', 'paused', 'deployments', 'warnings', 'createdAt', 'updatedAt', 'idleTimeoutSeconds', 'expiresAt'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string' },
+      paused: { type: 'boolean' },
+      deployments: { type: 'array', items: ref('AppDeployment') },
+      warnings: { type: 'array', items: { type: 'string' } },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      idleTimeoutSeconds: { type: ['integer', 'null'], description: 'The idle timeout the last PUT set.' },
+      expiresAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When the preview ends if nothing uses it from now on; null while a PUT of it builds and starts.',
+      },
+    },
+  },
+  RunInput: {
+    type: 'object',
+    required: ['manifest', 'bundle', 'function'],
+    additionalProperties: false,
+    properties: {
+      manifest: {
+        type: 'object',
+        description: "A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it, of any app: the run's app is the manifest's.",
+      },
+      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      function: { type: 'string', description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it).' },
+      idleTimeoutSeconds: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: 86400,
+        default: 300,
+        description: 'Seconds of idleness after which it ends by itself; 300 when missing or null.',
+      },
+    },
+  },
+  Run: {
+    type: 'object',
+    required: ['id', 'app', 'function', 'status', 'failure', 'calls', 'idleTimeoutSeconds', 'expiresAt', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^run-[0-9a-f]{16}$' },
+      app: { type: 'string' },
+      function: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['building', 'starting', 'ready', 'failed'],
+        description: '`building`: the image is being built; `starting`: its first container starts; `ready`: calls go to its containers; `failed`: the build or the start failed (see `failure`).',
+      },
+      failure: {
+        type: ['object', 'null'],
+        required: ['code', 'message'],
+        additionalProperties: false,
+        properties: {
+          code: { type: 'string', description: 'A code of docs/errors.md (`image_build_failed`, `container_failed`, …).' },
+          message: { type: 'string' },
+        },
+        description: 'Why the run failed; null unless `failed`. Its calls get this error.',
+      },
+      calls: {
+        type: 'object',
+        required: ['inFlight', 'completed'],
+        additionalProperties: false,
+        properties: {
+          inFlight: { type: 'integer', description: 'Calls waiting for the start or running now.' },
+          completed: { type: 'integer', description: 'Calls a container answered.' },
+        },
+      },
+      idleTimeoutSeconds: { type: 'integer' },
+      expiresAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the run ends if nothing uses it from now on (now plus the timeout while it is in use).',
+      },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  RunList: { type: 'object', required: ['runs'], additionalProperties: false, properties: { runs: { type: 'array', items: ref('Run') } } },
+  CallFrame: {
+    description: "One line of a call's answer.",
+    oneOf: [
+      {
+        type: 'object',
+        required: ['type', 'stream', 'line'],
+        additionalProperties: false,
+        properties: {
+          type: { const: 'log' },
+          stream: { type: 'string', enum: ['stdout', 'stderr'] },
+          line: { type: 'string', description: 'A line the call printed, without its line break.' },
+        },
+      },
+      {
+        type: 'object',
+        required: ['type', 'pickle'],
+        additionalProperties: false,
+        properties: { type: { const: 'result' }, pickle: { type: 'string', contentEncoding: 'base64', description: 'The pickled return value.' } },
+      },
+      {
+        type: 'object',
+        required: ['type', 'pickle', 'exception', 'traceback'],
+        additionalProperties: false,
+        properties: {
+          type: { const: 'error' },
+          pickle: {
+            type: ['string', 'null'],
+            contentEncoding: 'base64',
+            description: 'The pickled exception; null when it cannot be pickled, or in a frame svc adds.',
+          },
+          exception: { type: 'string', description: '`Type: message`.' },
+          traceback: { type: ['string', 'null'], description: 'The remote traceback; null in a frame svc adds.' },
+          code: {
+            type: 'string',
+            description: 'Only in the frame svc adds when the connection to the container broke mid-call (`worker_crashed`, `upstream_unreachable`).',
+          },
+        },
+      },
+    ],
+  },
+  ExampleSummary: {
+    type: 'object',
+    required: ['name', 'description'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: "The example's folder name, a lowercase DNS label: `svc example download <name>`." },
+      description: { type: 'string', description: "The first paragraph of the example's README.md after its title, on one line; empty when it has none." },
+    },
+  },
+  AppInterface: {
+    type: 'object',
+    required: ['app', 'generatedFrom', 'workloads'],
+    additionalProperties: false,
+    properties: {
+      app: { type: 'string' },
+      generatedFrom: {
+        type: 'object',
+        required: ['versions'],
+        additionalProperties: false,
+        properties: { versions: { type: 'object', additionalProperties: { type: 'integer' }, description: 'The version of each workload described, by name.' } },
+      },
+      workloads: { type: 'array', items: ref('InterfaceWorkload'), description: 'Every deployed workload, by name; functions too.' },
+    },
+  },
+  InterfaceWorkload: {
+    type: 'object',
+    required: ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string' },
+      kind: { type: 'string', enum: ['endpoint', 'asgi', 'realtime', 'function'] },
+      doc: { type: ['string', 'null'], description: "The function's docstring." },
+      url: { type: ['string', 'null'], description: 'Stable path-based URL with the route (ws:// for realtime); null for functions.' },
+      path: { type: ['string', 'null'], description: "The URL relative to the server's base URL; null for functions." },
+      hostUrl: { type: ['string', 'null'], description: 'Host-based URL, when the server has a base domain.' },
+      methods: { type: 'array', items: { type: 'string' }, description: "An endpoint's methods; empty for the other kinds." },
+      route: { type: ['string', 'null'], description: "An endpoint's route; / for asgi and realtime; null for functions." },
+      authorized: { type: 'boolean', description: 'False when the URL is public.' },
+      parameters: { type: ['object', 'null'], description: 'JSON Schema of the arguments (docs/manifest.md); null for asgi.' },
+      returns: { type: ['object', 'null'], description: 'JSON Schema of the return value; null for asgi.' },
+      status: { type: 'string', enum: ['running', 'paused', 'stopped', 'failed', 'not_served'] },
+    },
+  },
+  DeployPlan: {
+    type: 'object',
+    required: ['app', 'stage', 'scheduler', 'workloads', 'removed'],
+    properties: {
+      app: { type: 'string' },
+      stage: { type: 'string', enum: ['deployed', 'preview'] },
+      scheduler: { type: 'string', description: '`local` or `nomad`.' },
+      removed: { type: 'array', items: { type: 'string' }, description: 'Workloads a prune would delete.' },
+      workloads: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'kind', 'change', 'url', 'job'],
+          properties: {
+            name: { type: 'string' },
+            kind: { type: 'string' },
+            change: { type: 'string', enum: ['new', 'new_version'] },
+            url: { type: ['string', 'null'] },
+            job: {
+              oneOf: [
+                { type: 'null' },
+                {
+                  type: 'object',
+                  required: ['id', 'change', 'placements', 'failures', 'warnings'],
+                  properties: {
+                    id: { type: 'string', description: 'The Nomad job ID.' },
+                    change: { type: 'string', enum: ['create', 'update', 'none'] },
+                    placements: {
+                      type: 'object',
+                      additionalProperties: { type: 'integer' },
+                      description: "Nomad's DesiredTGUpdates summed: place, stop, inPlaceUpdate, destructiveUpdate, … (zeros left out).",
+                    },
+                    failures: { type: 'array', items: { type: 'string' } },
+                    warnings: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+  SignInLink: {
+    type: 'object',
+    required: ['path', 'expiresAt', 'account'],
+    properties: {
+      path: { type: 'string', description: '`/login#<secret>`: works once, for 15 minutes.' },
+      expiresAt: { type: 'string', format: 'date-time' },
+      account: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } },
+    },
+  },
+};

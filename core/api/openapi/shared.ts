@@ -1,0 +1,38 @@
+/**
+ * What the routes' OpenAPI facts share: pointers into schemas.ts, JSON
+ * bodies, errors in svc's shape, and the answers and path parameters that
+ * read the same on every route that has them.
+ */
+import type { Content, Parameter, Response, Schema } from './types.js';
+
+/** One of schemas.ts, by name (a test checks that each one exists). */
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+export const json = (schema: Schema): Content => ({ 'application/json': { schema } });
+
+/** A JSON answer. */
+export const answer = (description: string, schema: Schema): Response => ({ description, content: json(schema) });
+
+/** An error in svc's shape, `{"error": {"code", "message", "hint"}}` (docs/errors.md). */
+export const error = (description: string): Response => answer(description, ref('Error'));
+
+// Answers that read the same on every route that gives them.
+export const UNAUTHORIZED: Response = error('`unauthorized`: no bearer token, or one that is malformed, unknown, expired or revoked.');
+export const BAD_QUERY: Response = error('`bad_request`: a query parameter.');
+export const BAD_JSON_BODY: Response = error('`bad_request` (an unknown field, a wrong type, a missing field, a value out of range, a body that is not a JSON object or not JSON, a query parameter) or `invalid_json`.');
+export const TOO_LARGE: Response = error('`payload_too_large`: the body is over 1 MiB.');
+export const NAME_INVALID: Response = error('`name_invalid`: a name in the path is not a lowercase DNS label.');
+export const MANIFEST_INVALID: Response = error("`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the app or a workload name is not a lowercase DNS label), `bundle_invalid` (the bundle lacks the manifest's module).");
+export const NO_SUCH_DEPLOYMENT: Response = error("`not_found`: the caller's workspace has no such app, or the app no such deployment.");
+export const SHUTTING_DOWN: Response = error('`shutting_down`: svc is stopping and starts nothing new (`Retry-After: 5`).');
+
+// Path parameters of several resources.
+export const APP: Parameter = { name: 'app', in: 'path', required: true, schema: { type: 'string' }, description: "The app's name (a lowercase DNS label)." };
+export const WORKLOAD: Parameter = { name: 'workload', in: 'path', required: true, schema: { type: 'string' }, description: "The workload's name (a lowercase DNS label)." };
+export const SHA256: Parameter = { name: 'sha256', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } };
+
+/** A logs route's answer: the kept lines as JSON, or followed as Server-Sent Events. */
+export const LOG_LINES: Content = {
+  'application/json': { schema: { type: 'object', required: ['lines'], properties: { lines: { type: 'array', items: ref('LogLine') } } } },
+  'text/event-stream': { schema: { type: 'string' } },
+};
