@@ -18,6 +18,8 @@ export interface TokenView {
   readonly createdBy: string;
   readonly createdAt: string;
   readonly expiresAt: string | null;
+  /** Listings only: its last use (null: never). */
+  readonly lastUsedAt?: string | null;
 }
 
 export interface TokenCreateFlags {
@@ -74,9 +76,10 @@ export async function tokenList(context: CommandContext, flags: TokenListFlags =
   const rows = tokens.map((token) => {
     const expired = token.expiresAt !== null && Date.parse(token.expiresAt) <= now;
     const expires = token.expiresAt === null ? out.color.dim('never') : expired ? `${shortTime(token.expiresAt)} ${colorStatus('expired', out.color)}` : shortTime(token.expiresAt);
-    return [token.id, token.name, shortTime(token.createdAt), expires];
+    const used = token.lastUsedAt ? shortTime(token.lastUsedAt) : out.color.dim('never');
+    return [token.id, token.name, shortTime(token.createdAt), used, expires];
   });
-  for (const line of formatTable(['ID', 'NAME', 'CREATED', 'EXPIRES'], rows, out.color)) out.result(line);
+  for (const line of formatTable(['ID', 'NAME', 'CREATED', 'LAST USED', 'EXPIRES'], rows, out.color)) out.result(line);
 }
 
 export interface TokenRevokeFlags {

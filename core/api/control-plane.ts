@@ -62,7 +62,7 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-/** How often expired device codes, sign-in links and sessions are deleted. */
+/** How often expired device codes, sign-in links and sessions are deleted, and token uses written. */
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
@@ -86,14 +86,16 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     const members = new Members({ workspaces, accounts, signIn, sessions, tokens });
     const devices = new DeviceAuthorizations(store, tokens, { verificationUri: options.verificationUri });
     const firstSignIn = owner.created ? await signIn.issue(owner.account.id) : null;
-    const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep()], SWEEP_INTERVAL_MS, options.report);
+    const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep(), () => tokens.usage.flush()], SWEEP_INTERVAL_MS, options.report);
     const opened = index;
     return {
       store, workspaces, accounts, tokens, signIn, sessions, members, devices, owner, ownerTokenStatus, firstSignIn,
-      verifier: new StoreTokenVerifier(index),
+      verifier: new StoreTokenVerifier(index, undefined, tokens.usage),
       warnings: fileStore?.warnings ?? [],
       async close() {
         await sweeper.stop();
+        // The last minute's token uses, before the store closes.
+        await tokens.usage.flush().catch(options.report);
         await opened.close();
         await store.close();
       },

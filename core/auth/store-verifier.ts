@@ -6,23 +6,29 @@
 import type { Principal } from '../plugin/types.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TokenIndex } from './token-index.js';
+import type { TokenUsage } from './token-usage.js';
 import { hashToken, looksLikeToken } from './tokens.js';
 import type { TokenVerifier } from './verifier.js';
 
 export class StoreTokenVerifier implements TokenVerifier {
   readonly #index: TokenIndex;
   readonly #clock: Clock;
+  readonly #usage: TokenUsage | null;
 
-  constructor(index: TokenIndex, clock: Clock = systemClock) {
+  /** `usage`, when given, notes each successful use (for "last used" in the token lists). */
+  constructor(index: TokenIndex, clock: Clock = systemClock, usage: TokenUsage | null = null) {
     this.#index = index;
     this.#clock = clock;
+    this.#usage = usage;
   }
 
   async verify(secret: string): Promise<Principal | null> {
     if (typeof secret !== 'string' || !looksLikeToken(secret)) return null; // cheap reject before hashing arbitrary input
     const token = this.#index.lookup(hashToken(secret));
     if (token === undefined) return null;
-    if (token.expiresAtMs !== null && this.#clock() >= token.expiresAtMs) return null;
+    const now = this.#clock();
+    if (token.expiresAtMs !== null && now >= token.expiresAtMs) return null;
+    if (token.principal.tokenId !== undefined) this.#usage?.touch(token.principal.workspace, token.principal.tokenId, now);
     return token.principal;
   }
 }

@@ -16,6 +16,7 @@ import type { TokenIndex } from './token-index.js';
 import { checkTokenExpiry, checkTokenName } from './token-input.js';
 import { parseTokenRecord, tokenInfo, tokenKey, workspaceTokensPrefix, type TokenInfo, type TokenRecord } from './token-records.js';
 import { generateToken, hashToken, looksLikeToken, tokenIdOf } from './tokens.js';
+import { TokenUsage } from './token-usage.js';
 
 export interface CreateTokenInput {
   /** Optional, 1–100 characters. */
@@ -32,6 +33,9 @@ export interface CreatedToken {
 
 export type OwnerTokenStatus = 'created' | 'existing' | 'revoked';
 
+/** A token as the lists show it: with when it was last used (null: never, as far as svc knows). */
+export type TokenListing = TokenInfo & { readonly lastUsedAt: string | null };
+
 const TOKEN_ID = /^tok_[0-9a-f]{12}$/;
 
 export class Tokens {
@@ -39,12 +43,15 @@ export class Tokens {
   readonly #index: TokenIndex;
   readonly #workspaces: Workspaces;
   readonly #clock: Clock;
+  /** Where uses are noted (the verifier's); without it, lists say no token was used. */
+  readonly usage: TokenUsage;
 
   constructor(store: StateStore, index: TokenIndex, workspaces: Workspaces, clock: Clock = systemClock) {
     this.#store = store;
     this.#index = index;
     this.#workspaces = workspaces;
     this.#clock = clock;
+    this.usage = new TokenUsage(store);
   }
 
   /** A new token of the creator's workspace, acting as the creator. */
@@ -69,13 +76,14 @@ export class Tokens {
   }
 
   /** The workspace's live tokens, oldest first, without secrets or hashes. Expired ones are listed (until revoked) so that people see why they fail. */
-  async list(viewer: Principal): Promise<TokenInfo[]> {
+  async list(viewer: Principal): Promise<TokenListing[]> {
     const entries = await this.#store.list(workspaceTokensPrefix(viewer.workspace));
+    const lastUsed = await this.usage.lastUsed(viewer.workspace);
     return entries
       .map((entry) => storedJson(entry, parseTokenRecord))
       .filter((record) => record.revokedAt === null)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
-      .map(tokenInfo);
+      .map((record) => ({ ...tokenInfo(record), lastUsedAt: lastUsed.get(record.id) ?? null }));
   }
 
   /**
@@ -96,7 +104,10 @@ export class Tokens {
       const revoked: TokenRecord = { ...entry.value, revokedAt: isoAt(this.#clock()) };
       // Before the write: should the store fail, the token is refused here anyway (fail closed).
       this.#index.forget(revoked.hash);
-      if (await putJson(this.#store, key, revoked, { cas: entry.modifyIndex })) return tokenInfo(revoked);
+      if (await putJson(this.#store, key, revoked, { cas: entry.modifyIndex })) {
+        await this.usage.forget(revoked.workspace, revoked.id);
+        return tokenInfo(revoked);
+      }
     }
   }
 

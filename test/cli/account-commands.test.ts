@@ -190,12 +190,13 @@ describe('CLI account commands against a real server', function () {
       const listed = capture({ env: asOwner });
       await tokenList(listed.context);
       const lines = listed.stdout().trimEnd().split('\n');
-      assert.match(lines[0]!, /^ID +NAME +CREATED +EXPIRES$/);
+      assert.match(lines[0]!, /^ID +NAME +CREATED +LAST USED +EXPIRES$/);
       assert.ok(lines.some((line) => line.startsWith(`${id[1]}  ci`)), listed.stdout());
       const json = capture({ env: asOwner });
       await tokenList(json.context, { json: true });
-      const tokens = JSON.parse(json.stdout()).tokens as { id: string; name: string }[];
+      const tokens = JSON.parse(json.stdout()).tokens as { id: string; name: string; lastUsedAt: string | null }[];
       assert.equal(tokens.find((t) => t.id === id[1])?.name, 'ci');
+      assert.ok(Date.now() - Date.parse(tokens.find((t) => t.id === id[1])!.lastUsedAt!) < 60_000, 'last used by the whoami above');
       assert.ok(!json.stdout().includes(secret), 'never a secret in a list');
 
       const revoked = capture({ env: asOwner });

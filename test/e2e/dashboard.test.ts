@@ -139,6 +139,8 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     assert.equal(await page.locator('#secret').count(), 0, 'shown once: not after a reload');
     assert.match((await page.textContent('[role="alert"]'))!, /sent before, so no second token/);
     assert.equal(await page.locator('tr', { hasText: 'ci' }).count(), 1, 'one token, not two');
+    await page.goto(`${url}/dashboard/settings/tokens`);
+    assert.match((await row.textContent())!, /UTC.*UTC.*never/s, 'created, last used (just now, by curl), never expires');
     await row.locator('a', { hasText: 'Revoke' }).click();
     await page.waitForURL(/\/revoke$/);
     await look('token-revoke');

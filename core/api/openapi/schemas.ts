@@ -50,7 +50,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   Token: {
     type: 'object',
-    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt'],
+    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt', 'lastUsedAt'],
     additionalProperties: false,
     properties: {
       id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
@@ -60,6 +60,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       createdBy: { type: 'string' },
       createdAt: { type: 'string', format: 'date-time' },
       expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'Its last accepted use, to the minute on other replicas; null when never used.' },
     },
   },
   CreatedToken: {

@@ -1,7 +1,8 @@
 /**
  * Settings → Tokens: the workspace's access tokens. Create one (a name, an
  * optional expiry date); its secret is shown on the answer page once, with a
- * copy button, and never again. The list shows no secret. Revoking asks for
+ * copy button, and never again. The list (name, creator, created, last
+ * used, expiry) shows no secret. Revoking asks for
  * a confirmation first; a revoked token is refused from the next request on.
  */
 import { SvcError } from '../../errors.js';
@@ -40,10 +41,10 @@ export function tokenPages(services: DashboardServices) {
 <section aria-labelledby="token-list">
   <h2 id="token-list">Tokens of ${viewer.session.workspace}</h2>
   ${list.length === 0 ? html`<p>No tokens yet.</p>` : html`<div class="scroll"><table>
-    <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${list.map((token) => html`<tr>
       <td>${token.name ?? '(no name)'}</td><td><code>${token.id}</code></td><td>${names.get(token.createdBy) ?? token.createdBy}</td>
-      <td>${time(token.createdAt)}</td><td>${token.expiresAt === null ? 'never' : time(token.expiresAt)}</td>
+      <td>${time(token.createdAt)}</td><td>${token.lastUsedAt === null ? 'never' : time(token.lastUsedAt)}</td><td>${token.expiresAt === null ? 'never' : time(token.expiresAt)}</td>
       <td><a href="${TOKENS}/${token.id}/revoke">Revoke<span class="visually-hidden"> ${token.name ?? token.id}</span></a></td>
     </tr>`)}</tbody>
   </table></div>`}
