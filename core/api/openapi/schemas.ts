@@ -5,6 +5,18 @@
 import { ref } from './shared.js';
 import type { Schema } from './types.js';
 
+/** What a token is, in the list (with its last use) and when created (with its secret). */
+const TOKEN_FIELDS = {
+  id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
+  name: { type: ['string', 'null'] },
+  workspace: { type: 'string' },
+  subject: { type: 'string', description: 'Who the token acts as (an account id).' },
+  createdBy: { type: 'string' },
+  createdAt: { type: 'string', format: 'date-time' },
+  expiresAt: { type: ['string', 'null'], format: 'date-time' },
+} as const;
+const TOKEN_REQUIRED = ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt'];
+
 export const schemas: Readonly<Record<string, Schema>> = {
   Error: {
     type: 'object',
@@ -50,33 +62,18 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   Token: {
     type: 'object',
-    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt', 'lastUsedAt'],
+    required: [...TOKEN_REQUIRED, 'lastUsedAt'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
-      name: { type: ['string', 'null'] },
-      workspace: { type: 'string' },
-      subject: { type: 'string', description: 'Who the token acts as (an account id).' },
-      createdBy: { type: 'string' },
-      createdAt: { type: 'string', format: 'date-time' },
-      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      ...TOKEN_FIELDS,
       lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'Its last accepted use, to the minute on other replicas; null when never used.' },
     },
   },
   CreatedToken: {
     type: 'object',
-    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt', 'secret'],
+    required: [...TOKEN_REQUIRED, 'secret'],
     additionalProperties: false,
-    properties: {
-      id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
-      name: { type: ['string', 'null'] },
-      workspace: { type: 'string' },
-      subject: { type: 'string', description: 'Who the token acts as (an account id).' },
-      createdBy: { type: 'string' },
-      createdAt: { type: 'string', format: 'date-time' },
-      expiresAt: { type: ['string', 'null'], format: 'date-time' },
-      secret: { type: 'string', pattern: '^svc_[0-9A-Za-z]{40}$', description: 'Shown once.' },
-    },
+    properties: { ...TOKEN_FIELDS, secret: { type: 'string', pattern: '^svc_[0-9A-Za-z]{40}$', description: 'Shown once.' } },
   },
   Plan: { type: 'string', enum: ['free', 'team', 'business'] },
   Role: { type: 'string', enum: ['owner', 'member'] },
