@@ -57,6 +57,7 @@ export async function renderErrors(ctx: Context, viewer: Viewer | null, handler:
   } catch (thrown) {
     const error = toSvcError(thrown);
     if (!error.expose) throw thrown; // a bug: the gateway's writer reports it
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value); // Retry-After, Allow…
     sendPage(ctx, page({ title: titleOf(error), viewer, body: html`<p role="alert">${error.message}</p>${error.hint ? html`<p>${error.hint}</p>` : ''}<p><a href="/dashboard">Back to the dashboard</a></p>` }), error.status);
   }
 }

@@ -1,6 +1,7 @@
 import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { AuthRequest, Principal } from '../plugin/types.js';
+import { nothingAnswers } from './nothing-answers.js';
 import type { RouteEntry } from './types.js';
 
 export interface AccessRequest {
@@ -24,11 +25,8 @@ export async function checkAccess(request: AccessRequest): Promise<Principal | n
   const principal =
     (await request.plugins.first('authenticate', { headers: request.headers, url: request.url, workspace: entry?.ref.workspace ?? '', transport: request.transport })) ?? null;
   if (!principal) throw unauthorized(request.headers.authorization !== undefined);
-  if (entry && principal.workspace !== entry.ref.workspace) {
-    throw new SvcError('not_found', `no workload answers at ${request.url.pathname} in workspace "${principal.workspace}".`, {
-      hint: 'Use a token of the workspace the app is deployed in.',
-    });
-  }
+  // Word for word what an unknown URL gets: another workspace's workloads are not even said to exist.
+  if (entry && principal.workspace !== entry.ref.workspace) throw nothingAnswers(request.url.pathname);
   return principal;
 }
 

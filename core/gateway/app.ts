@@ -1,11 +1,11 @@
 import type { RequestListener } from 'node:http';
 import Koa from 'koa';
-import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
 import { checkAccess } from './access.js';
 import type { Admission } from './admission.js';
 import { checkContentLength, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { errorMiddleware } from './error-middleware.js';
+import { nothingAnswers } from './nothing-answers.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdMiddleware } from './request-id.js';
 import { hostMiddleware, requestUrl } from './request-url.js';
@@ -54,9 +54,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // nobody can probe which apps exist without a token), and only then "not found".
     checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, maxBodyBytes);
     await checkAccess({ plugins: options.plugins, entry: undefined, headers: ctx.headers, url: requestUrl(ctx), transport: 'http' });
-    throw new SvcError('not_found', `nothing answers at ${ctx.path}.`, {
-      hint: 'Workload URLs look like /<workspace>/<app>/<workload>/<route>; svc serve and svc deploy print them.',
-    });
+    throw nothingAnswers(ctx.path);
   });
   const { routes, upstreams, admission, plugins, report } = options;
   return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes }, app.callback()) };

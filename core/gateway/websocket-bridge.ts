@@ -11,6 +11,7 @@ import { writeRawError } from './raw-error.js';
 import { requestIdOf } from './request-id.js';
 import { parseRequestUrl } from './request-url.js';
 import type { RouteMatch, RouteTable } from './route-table.js';
+import { nothingAnswers } from './nothing-answers.js';
 
 export interface WebSocketBridgeOptions {
   readonly routes: RouteTable;
@@ -60,7 +61,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     const match = options.routes.match(url.pathname, request.headers.host);
     const entry = match?.entry;
     const principal = await checkAccess({ plugins: options.plugins, entry, headers: request.headers, url, transport: 'websocket' });
-    if (!match || !entry) throw new SvcError('not_found', `nothing answers at ${url.pathname}.`);
+    if (!match || !entry) throw nothingAnswers(url.pathname);
     if (entry.offline) throw entry.offline;
     if (!WEBSOCKET_KINDS.has(entry.workload.kind)) {
       throw new SvcError('bad_request', `${entry.workload.name} is an ${entry.workload.kind} workload: it answers HTTP, not WebSocket.`);
