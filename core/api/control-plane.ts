@@ -19,6 +19,7 @@ import { Workspaces } from '../workspaces/workspaces.js';
 import { startSweeper } from './sweeper.js';
 import { Sessions } from '../accounts/sessions.js';
 import { Members } from '../workspaces/members.js';
+import type { Principal } from '../plugin/types.js';
 
 /**
  * `file`: `<data dir>/state`, durable and locked to one process; `consul`:
@@ -79,7 +80,12 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     const accounts = new Accounts(store);
     const owner = await accounts.ensureOwner();
     index = await TokenIndex.open(store, { onError: options.report });
-    const tokens = new Tokens(store, index, workspaces);
+    // An account removed from a workspace gets no new token there; other plugins' principals are not accounts.
+    const mayAct = async (principal: Principal) => {
+      const account = await accounts.get(principal.subject);
+      return account === null ? !principal.subject.startsWith('acc_') : account.workspaces.includes(principal.workspace);
+    };
+    const tokens = new Tokens(store, index, workspaces, undefined, mayAct);
     const { status: ownerTokenStatus } = await tokens.registerOwnerToken(options.ownerSecret, owner.account);
     const signIn = new SignInLinks(store, accounts);
     const sessions = new Sessions(store);

@@ -33,6 +33,7 @@ export const signInRoutes: readonly ApiRoute[] = [
       const account = await controlPlane.signIn.consume(requiredString(body, 'secret'));
       const workspace = account.workspaces[0];
       if (workspace === undefined) throw new SvcError('forbidden', `the account ${account.id} may use no workspace, so it cannot sign in.`);
+      if (account.joinedAt === null) await controlPlane.members.joined(account.id);
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS).toISOString();
       const { secret, token } = await controlPlane.tokens.create({ name: 'dashboard session', expiresAt }, { workspace, subject: account.id });
       const answer: SignInAnswer = { ...token, secret, account: { id: account.id, name: account.name, role: account.role } };

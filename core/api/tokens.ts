@@ -7,6 +7,7 @@
 import { onlyFields } from './input.js';
 import * as doc from './openapi/tokens.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
+import { roleOf } from './role.js';
 
 export const tokenRoutes: readonly ApiRoute[] = [
   {
@@ -38,7 +39,7 @@ export const tokenRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: doc.revokeToken,
     async handle({ params, principal }, { controlPlane }) {
-      await controlPlane.tokens.revoke(params['id'], principal);
+      await controlPlane.tokens.revoke(params['id'], principal, await roleOf(principal, controlPlane.accounts));
       return { status: 204 };
     },
   },

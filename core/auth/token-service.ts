@@ -3,7 +3,7 @@
  * workspace of the caller's principal and nowhere else, so a credential of
  * one workspace cannot even name another workspace's tokens.
  */
-import type { Account } from '../accounts/types.js';
+import type { Account, Role } from '../accounts/types.js';
 import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
 import { getJson, putJson } from '../state/json.js';
@@ -46,11 +46,20 @@ export class Tokens {
   /** Where uses are noted (the verifier's); without it, lists say no token was used. */
   readonly usage: TokenUsage;
 
-  constructor(store: StateStore, index: TokenIndex, workspaces: Workspaces, clock: Clock = systemClock) {
+  readonly #mayAct: (principal: Principal) => Promise<boolean>;
+
+  /**
+   * `mayAct` says whether a principal may still act in its workspace (an
+   * account that was removed from it may not): no token is made for one
+   * that may not, however its request was started (a device code approved
+   * before the removal, say). Default: any.
+   */
+  constructor(store: StateStore, index: TokenIndex, workspaces: Workspaces, clock: Clock = systemClock, mayAct: (principal: Principal) => Promise<boolean> = async () => true) {
     this.#store = store;
     this.#index = index;
     this.#workspaces = workspaces;
     this.#clock = clock;
+    this.#mayAct = mayAct;
     this.usage = new TokenUsage(store);
   }
 
@@ -60,6 +69,9 @@ export class Tokens {
     const name = checkTokenName(input.name);
     const expiresAt = checkTokenExpiry(input.expiresAt, now);
     await this.#workspaces.require(creator.workspace);
+    if (!(await this.#mayAct(creator))) {
+      throw new SvcError('forbidden', `${creator.subject} may no longer act in workspace ${creator.workspace}, so no token is made for it.`);
+    }
     // The id is 48 bits of the hash; creating with cas 0 makes a (very unlikely) clash a retry, not an overwrite.
     for (let attempt = 0; attempt < 3; attempt++) {
       const { secret, id } = generateToken();
@@ -87,11 +99,12 @@ export class Tokens {
   }
 
   /**
-   * Revokes a token of the actor's workspace. From the moment this resolves,
+   * Revokes a token of the actor's workspace: any of them for an owner, only
+   * their own (acting as them) for a member (`forbidden` otherwise). From the moment this resolves,
    * this process's verifier refuses it; other processes follow through their
    * watch. `not_found` when the workspace has no such live token.
    */
-  async revoke(id: unknown, actor: Principal): Promise<TokenInfo> {
+  async revoke(id: unknown, actor: Principal, role: Role = 'owner'): Promise<TokenInfo> {
     if (typeof id !== 'string' || !TOKEN_ID.test(id)) {
       throw new SvcError('bad_request', `${JSON.stringify(id) ?? String(id)} is not a token id ("tok_" and 12 hex digits, as listed)`, { details: { field: 'id' } });
     }
@@ -100,6 +113,9 @@ export class Tokens {
       const entry = await getJson(this.#store, key, parseTokenRecord);
       if (entry === null || entry.value.revokedAt !== null) {
         throw new SvcError('not_found', `workspace ${JSON.stringify(actor.workspace)} has no token ${id}`, { details: { token: id } });
+      }
+      if (role !== 'owner' && entry.value.subject !== actor.subject) {
+        throw new SvcError('forbidden', `${id} acts as someone else; a member revokes only their own tokens, an owner any.`, { details: { token: id } });
       }
       const revoked: TokenRecord = { ...entry.value, revokedAt: isoAt(this.#clock()) };
       // Before the write: should the store fail, the token is refused here anyway (fail closed).

@@ -17,6 +17,9 @@ export function securityHeaders(ctx: Context): void {
   ctx.set('Content-Security-Policy', CSP);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
+  // A page of an app on this same host that opens a dashboard page gets no handle on it.
+  ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
   // Device codes (in /device?user_code=) must not leak to other sites through Referer. Not no-referrer:
   // then browsers post forms with `Origin: null`, which the CSRF check must refuse.
   ctx.set('Referrer-Policy', 'same-origin');
@@ -39,9 +42,23 @@ export function redirect(ctx: Context, location: string): void {
   ctx.body = '';
 }
 
-/** A same-site path to go on to after sign-in; anything else (another site, `//host`) becomes the dashboard. */
+const HERE = 'http://svc.invalid';
+
+/**
+ * A path of this site to go on to after sign-in; anything else becomes the
+ * dashboard. Parsed as a browser would (it drops tabs and newlines, reads
+ * `\` as `/`), so `/\t/evil.example` cannot turn into another site.
+ */
 export function localPath(value: unknown): string {
-  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/dashboard';
+  if (typeof value !== 'string' || !value.startsWith('/')) return '/dashboard';
+  let url: URL;
+  try {
+    url = new URL(value, HERE);
+  } catch {
+    return '/dashboard';
+  }
+  const path = url.pathname + url.search;
+  return url.origin === HERE && /^[\x21-\x7e]+$/.test(path) ? path : '/dashboard';
 }
 
 /** A form post's fields (a URL-encoded form or JSON), within the API's body limit. */

@@ -12,7 +12,8 @@ import type { DashboardServices, Viewer } from './types.js';
 
 export type Context = ParameterizedContext<GatewayState>;
 
-export const SESSION_COOKIE = 'svc_session';
+export { LOGIN_CSRF_COOKIE, SESSION_COOKIE } from '../gateway/platform-cookies.js';
+import { SESSION_COOKIE } from '../gateway/platform-cookies.js';
 
 /** HTTPS as the browser sees it: TLS here, or the configured public URL (a proxy that terminates TLS in front). */
 export function cameOverHttps(ctx: Context, services: Pick<DashboardServices, "publicUrl">): boolean {
@@ -26,8 +27,19 @@ export function setCookie(ctx: Context, services: Pick<DashboardServices, "publi
   ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', secure, path: '/', overwrite: true, ...(value === null ? {} : { maxAge: maxAgeMs }) });
 }
 
-/** Who the request's session cookie signs in, or null. A session whose account or workspace is gone is ended. */
-export async function readViewer(ctx: Context, services: DashboardServices): Promise<Viewer | null> {
+/**
+ * Who the request's session cookie signs in, or null. A session whose
+ * account or workspace is gone is ended. In a browser only a navigation (a
+ * page, a form) is signed in: a script's request (Fetch Metadata: a
+ * `Sec-Fetch-Site`, and a `Sec-Fetch-Mode` other than navigate) gets
+ * nothing, so a page of some app served from this same host cannot read the
+ * dashboard or its CSRF tokens. `subresource` lets in one
+ * the caller checks itself (the log stream, which carries the CSRF token).
+ */
+export async function readViewer(ctx: Context, services: DashboardServices, options: { subresource?: boolean } = {}): Promise<Viewer | null> {
+  // Browsers send Sec-Fetch-Site with Sec-Fetch-Mode; a client that sends no Sec-Fetch-Site is no browser's script.
+  const script = ctx.get('Sec-Fetch-Site') !== '' && ctx.get('Sec-Fetch-Mode') !== 'navigate';
+  if (script && options.subresource !== true) return null;
   const secret = ctx.cookies.get(SESSION_COOKIE);
   if (secret === undefined) return null;
   const session = await services.controlPlane.sessions.find(secret);
@@ -50,7 +62,8 @@ export function checkCsrf(ctx: Context, body: Readonly<Record<string, unknown>>,
     throw new SvcError('forbidden', `a form of this dashboard was posted from ${origin}; it only takes its own.`, { hint: 'Reload the page and submit the form again.' });
   }
   const sent = body['_csrf'];
-  if (typeof sent !== 'string' || !sameSecret(sent, expected)) {
+  // An empty expectation (no CSRF cookie at all) matches nothing, not an empty field.
+  if (typeof sent !== 'string' || expected === '' || !sameSecret(sent, expected)) {
     throw new SvcError('forbidden', 'the form has no valid CSRF token, so it was not accepted.', { hint: 'Reload the page and submit the form again.' });
   }
 }

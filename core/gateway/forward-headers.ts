@@ -8,6 +8,7 @@
  * replace whatever the client sent.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { withoutPlatformCookies } from './platform-cookies.js';
 
 /** Hop-by-hop headers, plus the ones the gateway or undici set themselves. */
 const HOP_BY_HOP = new Set([
@@ -71,6 +72,11 @@ export function requestHead(raw: readonly string[], keepLength: boolean): Reques
       }
       continue;
     } else if (lower === 'authorization') authorization = true;
+    else if (lower === 'cookie') {
+      const kept = withoutPlatformCookies(value);
+      if (kept !== '') forward.push(name, kept);
+      continue;
+    }
     forward.push(name, value);
   }
   if (connection !== undefined && !PLAIN_CONNECTION.test(connection)) dropNamed(forward, connection);

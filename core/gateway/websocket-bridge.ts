@@ -12,6 +12,7 @@ import { requestIdOf } from './request-id.js';
 import { parseRequestUrl } from './request-url.js';
 import type { RouteMatch, RouteTable } from './route-table.js';
 import { nothingAnswers } from './nothing-answers.js';
+import { withoutPlatformCookies } from './platform-cookies.js';
 
 export interface WebSocketBridgeOptions {
   readonly routes: RouteTable;
@@ -30,7 +31,7 @@ export interface WebSocketBridge {
 
 /** Kinds whose containers speak WebSocket. */
 const WEBSOCKET_KINDS = new Set(['asgi', 'realtime']);
-/** Request headers the container sees; the rest (cookies aside) belong to this hop or to the platform. */
+/** Request headers the container sees (cookies without svc's own); the rest belong to this hop or to the platform. */
 const FORWARDED = ['cookie', 'origin', 'user-agent', 'accept-language'];
 /** Close codes that may not be sent on the wire (RFC 6455 §7.4.1); they become a plain close. */
 const UNSENDABLE = new Set([1005, 1006, 1015]);
@@ -146,8 +147,9 @@ function connectUpstream(instance: Instance, request: IncomingMessage, url: URL,
   };
   for (const name of FORWARDED) {
     const value = request.headers[name];
-    if (typeof value === 'string') headers[name] = value;
+    if (typeof value === 'string') headers[name] = name === 'cookie' ? withoutPlatformCookies(value) : value;
   }
+  if (headers['cookie'] === '') delete headers['cookie'];
   if (!authorized && typeof request.headers.authorization === 'string') headers.authorization = request.headers.authorization;
   const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   return new Promise((resolve, reject) => {

@@ -45,6 +45,7 @@ export class Members {
   readonly #sessions: Sessions;
   readonly #tokens: Tokens;
   readonly #clock: Clock;
+  readonly #queues = new Map<string, Promise<void>>();
 
   constructor(services: { workspaces: Workspaces; accounts: Accounts; signIn: SignInLinks; sessions: Sessions; tokens: Tokens }, clock: Clock = systemClock) {
     this.#workspaces = services.workspaces;
@@ -107,26 +108,46 @@ export class Members {
    * for the last owner.
    */
   async remove(accountId: unknown, actor: Principal): Promise<Member> {
-    await this.#owner(actor, 'remove people');
-    const workspace = actor.workspace;
-    const members = await this.#accounts.membersOf(workspace);
-    const target = members.find((account) => account.id === accountId);
-    if (target === undefined) throw new SvcError('not_found', `workspace ${workspace} has no member ${JSON.stringify(accountId)}.`, { details: { account: accountId } });
-    const owners = members.filter((account) => roleIn(account, workspace) === 'owner');
-    if (roleIn(target, workspace) === 'owner' && owners.length === 1) {
-      throw new SvcError('conflict', `${target.name} is the last owner of workspace ${workspace}; make someone else an owner first.`, { details: { account: target.id } });
-    }
-    await this.#accounts.update(target.id, (current) => {
-      const { [workspace]: _gone, ...roles } = current.roles ?? {};
-      return { ...current, workspaces: current.workspaces.filter((name) => name !== workspace), roles };
-    });
-    await this.#sessions.endAllOf(target.id, workspace);
-    for (const token of await this.#tokens.list(actor)) {
-      if (token.subject === target.id) await this.#tokens.revoke(token.id, actor).catch((error: unknown) => {
-        if (!(error instanceof SvcError && error.code === 'not_found')) throw error; // revoked meanwhile
+    return this.#serial(actor.workspace, async () => {
+      await this.#owner(actor, 'remove people');
+      const workspace = actor.workspace;
+      const members = await this.#accounts.membersOf(workspace);
+      const target = members.find((account) => account.id === accountId);
+      if (target === undefined) throw new SvcError('not_found', `workspace ${workspace} has no member ${JSON.stringify(accountId)}.`, { details: { account: accountId } });
+      // Owners who signed in: an invitation nobody used is no owner to leave the workspace to.
+      const owners = members.filter((account) => roleIn(account, workspace) === 'owner' && account.joinedAt !== null);
+      if (owners.length === 1 && owners[0]!.id === target.id) {
+        throw new SvcError('conflict', `${target.name} is the last owner of workspace ${workspace} who has signed in; invite another owner, and let them sign in, first.`, { details: { account: target.id } });
+      }
+      // Tokens and sessions first, the membership last: a failure half-way can be retried, and never leaves a token that works.
+      for (const token of await this.#tokens.list(actor)) {
+        if (token.subject === target.id) await this.#tokens.revoke(token.id, actor).catch((error: unknown) => {
+          if (!(error instanceof SvcError && error.code === 'not_found')) throw error; // revoked meanwhile
+        });
+      }
+      await this.#sessions.endAllOf(target.id, workspace);
+      await this.#accounts.update(target.id, (current) => {
+        const { [workspace]: _gone, ...roles } = current.roles ?? {};
+        return { ...current, workspaces: current.workspaces.filter((name) => name !== workspace), roles };
       });
-    }
-    return memberOf(target, workspace);
+      return memberOf(target, workspace);
+    });
+  }
+
+  /**
+   * Runs membership changes of one workspace one at a time, so that two
+   * owners removing each other at once cannot leave it without one. One
+   * process does them: followers forward the API and the dashboard to the leader.
+   */
+  #serial<T>(workspace: string, change: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(workspace) ?? Promise.resolve();
+    const next = previous.then(change, change);
+    const settled = next.then(() => undefined, () => undefined);
+    this.#queues.set(workspace, settled);
+    void settled.then(() => {
+      if (this.#queues.get(workspace) === settled) this.#queues.delete(workspace);
+    });
+    return next;
   }
 
   /** Marks an invited account joined, on its first sign-in. */

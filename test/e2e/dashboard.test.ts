@@ -271,7 +271,8 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
       assert.match((await adaPage.textContent('main'))!, /No app is deployed in team-b/, 'the board app of default is not there');
       await adaPage.goto(`${url}/dashboard/apps/board`);
       assert.equal(await adaPage.textContent('h1'), 'Not found');
-      await adaPage.goto(`${url}/dashboard/apps/board/workloads/say/logs/events`);
+      const csrf = await adaPage.getAttribute('input[name="_csrf"]', 'value');
+      await adaPage.goto(`${url}/dashboard/apps/board/workloads/say/logs/events?csrf=${encodeURIComponent(csrf!)}`);
       assert.match((await adaPage.textContent('body'))!, /not_found/, 'nor its logs');
       await adaPage.goto(`${url}/dashboard/settings/tokens`);
       assert.equal(await adaPage.locator('tbody tr').count(), 0, 'no token of default, by name or id');

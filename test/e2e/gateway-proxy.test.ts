@@ -47,6 +47,13 @@ describe('gateway proxying (real containers)', function () {
     assert.equal(publicEcho.headers.authorization, 'Basic abc');
   });
 
+  it('never hands a dashboard session (or its sign-in cookie) to any workload; the app\'s own cookies pass', async () => {
+    const withCookies = (await (await fetch(url('public'), { headers: { Cookie: 'theme=dark; svc_session=stolen-if-forwarded; lang=en; svc_login_csrf=x' } })).json()) as Echo;
+    assert.equal(withCookies.headers.cookie, 'theme=dark; lang=en');
+    const onlyOurs = (await (await fetch(url('public'), { headers: { Cookie: 'svc_session=stolen-if-forwarded' } })).json()) as Echo;
+    assert.equal(onlyOurs.headers.cookie, undefined);
+  });
+
   it('strips the URL prefix and keeps the query string', async () => {
     const echo = (await (await fetch(`${url('private')}/?size=3`, { headers: auth() })).json()) as Echo;
     assert.equal(echo.path, '/private/');

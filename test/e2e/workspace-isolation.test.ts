@@ -420,7 +420,8 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     const pages: [string, string, string][] = [
       ['/dashboard/apps/{}', 'echo', NONE.app],
       ['/dashboard/apps/{}/workloads/private/logs', 'echo', NONE.app],
-      ['/dashboard/apps/{}/workloads/private/logs/events', 'echo', NONE.app],
+      // The log stream takes the session's CSRF token in its URL, as the logs page gives it (filled in per session below).
+      ['/dashboard/apps/{}/workloads/private/logs/events?csrf={csrf}', 'echo', NONE.app],
       ['/dashboard/apps/{}/pause', 'echo', NONE.app],
       ['/dashboard/apps/{}/workloads/private/stop', 'echo', NONE.app],
       ['/dashboard/apps/{}/workloads/private/delete', 'echo', NONE.app],
@@ -429,15 +430,18 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     ];
     for (const [template, real] of pages) {
       // The control: the owner's session in A gets each page.
-      const shown = await ask('GET', template.replace('{}', real), { session: a.session.secret });
-      assert.equal(shown.status, 200, `A's session: GET ${template.replace('{}', real)}: ${shown.text.slice(0, 300)}`);
+      const path = template.replace('{}', real).replace('{csrf}', encodeURIComponent(a.session.csrf));
+      const shown = await ask('GET', path, { session: a.session.secret });
+      assert.equal(shown.status, 200, `A's session: GET ${path}: ${shown.text.slice(0, 300)}`);
     }
-    for (const { who, secret } of bSessions()) {
-      for (const [template, real, fake] of pages) {
+    for (const { who, secret, csrf } of bSessions()) {
+      for (const [pattern, real, fake] of pages) {
+        // B's own valid CSRF token: the refusal must come from the object, not from the token.
+        const template = pattern.replace('{csrf}', encodeURIComponent(csrf));
         const got = await ask('GET', template.replace('{}', real), { session: secret, headers: { Accept: 'text/html' } });
         const missing = await ask('GET', template.replace('{}', fake), { session: secret, headers: { Accept: 'text/html' } });
         sameAsMissing(`${who}: GET ${template.replace('{}', real)}`, got, missing, [[real, fake]]);
-        if (!template.endsWith('/events')) {
+        if (!pattern.includes('/events')) {
           assert.match(got.type, /^text\/html/, `${who}: GET ${template.replace('{}', real)} answers a page`);
           assert.match(got.text, /<title>Not found · svc<\/title>/, `${who}: GET ${template.replace('{}', real)}`);
         }

@@ -37,6 +37,7 @@ export const revokeToken: Operation = {
     204: { description: 'Revoked.' },
     400: error('`bad_request`: the id is not a token id.'),
     401: UNAUTHORIZED,
+    403: error("`forbidden`: a member revokes only their own tokens (an owner any)."),
     404: error('`not_found`: the workspace has no such live token (a token of another workspace is not found either).'),
   },
 };

@@ -164,14 +164,16 @@ ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labell
           section: 'apps',
           viewer,
           body: html`<p><a href="/dashboard/apps/${deployment.ref.app}">← ${deployment.ref.app}</a> · <span id="follow-state" role="status">The lines kept so far; new ones follow here as they come (reload without JavaScript).</span></p>
-<pre class="log" id="log" role="log" tabindex="0" aria-label="Log lines of ${workload}" data-follow="${ctx.path}/events">${lines.map((line) => `${line.time.slice(11, 19)} ${line.container} ${line.stream}: ${line.text}\n`)}</pre>`,
+<pre class="log" id="log" role="log" tabindex="0" aria-label="Log lines of ${workload}" data-follow="${ctx.path}/events?csrf=${encodeURIComponent(viewer.session.csrf)}">${lines.map((line) => `${line.time.slice(11, 19)} ${line.container} ${line.stream}: ${line.text}\n`)}</pre>`,
         }));
       });
     },
 
     async logEvents(ctx: Params): Promise<void> {
-      const viewer = await readViewer(ctx, services);
-      if (viewer === null) throw new SvcError('unauthorized', 'sign in to follow logs.');
+      // An EventSource is no navigation: the session's CSRF token in the URL (from the logs page) says it is the dashboard's own.
+      const viewer = await readViewer(ctx, services, { subresource: true });
+      if (viewer === null) throw new SvcError('unauthorized', 'sign in to follow logs: open the logs page of the dashboard.');
+      checkCsrf(ctx, { _csrf: ctx.query['csrf'] }, viewer.session.csrf);
       const deployment = requireApp(ctx.params, viewer.principal, services);
       const workload = ctx.params['workload']!;
       if (!deployment.workloads.some((w) => w.name === workload)) throw new SvcError('not_found', `the app ${deployment.ref.app} has no workload ${workload}.`);

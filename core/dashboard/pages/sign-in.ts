@@ -12,10 +12,9 @@ import { RateLimiter } from '../../api/rate-limit.js';
 import { html } from '../html.js';
 import { notice, page } from '../layout.js';
 import { localPath, readForm, redirect, renderErrors, sendPage } from '../respond.js';
-import { checkCsrf, readViewer, SESSION_COOKIE, setCookie, type Context } from '../session-cookie.js';
+import { checkCsrf, LOGIN_CSRF_COOKIE, readViewer, SESSION_COOKIE, setCookie, type Context } from '../session-cookie.js';
 import type { DashboardServices } from '../types.js';
 
-const LOGIN_CSRF_COOKIE = 'svc_login_csrf';
 const LOGIN_CSRF_MS = 60 * 60_000;
 
 export function signInPages(services: DashboardServices) {

@@ -7,6 +7,7 @@
  */
 import { SvcError } from '../../errors.js';
 import type { TokenInfo } from '../../auth/token-records.js';
+import { roleIn } from '../../accounts/types.js';
 import { html, type Html } from '../html.js';
 import { csrfField, notice, onceField, page } from '../layout.js';
 import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
@@ -129,7 +130,7 @@ export function tokenPages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
-        const token = await tokens.revoke(ctx.params['id'], viewer.principal);
+        const token = await tokens.revoke(ctx.params['id'], viewer.principal, roleIn(viewer.account, viewer.session.workspace));
         redirect(ctx, `${TOKENS}?revoked=${encodeURIComponent(token.name ?? token.id)}`);
       });
     },

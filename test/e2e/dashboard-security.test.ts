@@ -1,0 +1,74 @@
+/**
+ * What keeps the dashboard safe from pages of apps served on the same host
+ * and from other sites: no script's request is signed in, the sign-in form's
+ * CSRF check needs its cookie, `next` never leads elsewhere, a removed
+ * member gets no new token, a member revokes only their own tokens.
+ */
+import assert from 'node:assert/strict';
+import { localPath } from '../../core/dashboard/respond.js';
+import { startPlatform, type Platform } from '../../core/platform.js';
+import { SvcError } from '../../core/errors.js';
+import { testConfig } from '../helpers/config.js';
+
+describe('localPath() (where sign-in goes on to)', () => {
+  it('keeps a path of this site, query included, and turns anything that could lead elsewhere into the dashboard', () => {
+    assert.equal(localPath('/device?user_code=BCDF-GHJK'), '/device?user_code=BCDF-GHJK');
+    assert.equal(localPath('/dashboard/settings/tokens'), '/dashboard/settings/tokens');
+    for (const away of ['//evil.example', '/\\evil.example', '/\t/evil.example', '/\n/evil.example', 'https://evil.example', 'evil', 42, undefined]) {
+      assert.equal(localPath(away), '/dashboard', JSON.stringify(away));
+    }
+    assert.equal(localPath('/\u2028x'), '/%E2%80%A8x', 'other characters stay, percent-encoded, on this site');
+  });
+});
+
+describe('dashboard security (in-process platform)', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  let owner: string;
+  before(async () => {
+    platform = await startPlatform({ config: testConfig() });
+    owner = (await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default')).secret;
+  });
+  after(async () => platform?.close());
+
+  it('answers a browser script\'s request (Fetch Metadata, not a navigation) as if nobody were signed in, so a page on this host cannot read it', async () => {
+    // What a browser sends for a script's fetch from a page of this host (Node's fetch sends Sec-Fetch-Mode: cors itself).
+    const script = await fetch(`${platform.url}/dashboard/settings/tokens`, { headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin' }, redirect: 'manual' });
+    assert.equal(script.status, 303);
+    assert.match(script.headers.get('location')!, /^\/login/);
+    // No Fetch Metadata: no browser, and no script of a page.
+    const navigation = await fetch(`${platform.url}/dashboard/settings/tokens`, { headers: { Cookie: `svc_session=${owner}` }, redirect: 'manual' });
+    assert.equal(navigation.status, 200);
+    assert.equal(navigation.headers.get('cross-origin-opener-policy'), 'same-origin', 'a page that opens the dashboard gets no handle on it');
+  });
+
+  it('refuses the log stream without the session\'s CSRF token in its URL', async () => {
+    const answer = await fetch(`${platform.url}/dashboard/apps/none/workloads/none/logs/events`, { headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin' } });
+    assert.equal(answer.status, 403);
+  });
+
+  it('refuses a sign-in post with an empty CSRF field and no CSRF cookie (as from another site)', async () => {
+    const link = await platform.controlPlane.signIn.issue(platform.controlPlane.owner.account.id);
+    const answer = await fetch(`${platform.url}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: '', link: link.secret }).toString(),
+    });
+    assert.equal(answer.status, 403);
+    assert.equal(answer.headers.getSetCookie().some((c) => c.startsWith('svc_session=')), false);
+  });
+
+  it('makes no token for a member removed from the workspace, whatever started it; a member revokes only their own tokens', async () => {
+    const { members, tokens } = platform.controlPlane;
+    const asOwner = { workspace: 'default', subject: platform.controlPlane.owner.account.id };
+    const { member } = await members.invite({ name: 'Mallory' }, asOwner);
+    const asMallory = { workspace: 'default', subject: member.id };
+    const own = await tokens.create({ name: 'mine' }, asMallory);
+    const ownerTokens = (await tokens.list(asOwner)).filter((t) => t.subject === asOwner.subject);
+    await assert.rejects(tokens.revoke(ownerTokens[0]!.id, asMallory, 'member'), (error: unknown) => error instanceof SvcError && error.code === 'forbidden');
+    await tokens.revoke(own.token.id, asMallory, 'member');
+    await members.remove(member.id, asOwner);
+    await assert.rejects(tokens.create({ name: 'spare' }, asMallory), (error: unknown) => error instanceof SvcError && error.code === 'forbidden');
+  });
+});
