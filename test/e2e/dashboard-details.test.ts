@@ -4,7 +4,6 @@
  * in a real Chromium, and a workload's Stop and Delete after confirming.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadManifest } from '../../core/manifest/load.js';
@@ -13,6 +12,7 @@ import { startPlatform, type Platform } from '../../core/platform.js';
 import { seriousViolations } from '../browser/axe.js';
 import { launchChromium, needChromium, screenshot } from '../browser/chromium.js';
 import { testConfig } from '../helpers/config.js';
+import { freePort } from '../helpers/free-port.js';
 
 /** A signed-in session's cookie for the owner, made the way the sign-in page makes it. */
 async function ownerSession(platform: Platform): Promise<string> {
@@ -20,14 +20,6 @@ async function ownerSession(platform: Platform): Promise<string> {
   return secret;
 }
 
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('dashboard details: cookies behind HTTPS, sign-in attempts', function () {
   this.timeout(60_000);

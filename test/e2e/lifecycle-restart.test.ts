@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadManifest } from '../../core/manifest/load.js';
@@ -15,18 +14,11 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { tempDir, testConfig } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
 import { answer, deployRequest, lifecycleManifests } from './lifecycle-helpers.js';
+import { freePort } from '../helpers/free-port.js';
 
 const echoApp = path.join(packageRoot, 'test', 'fixtures', 'apps', 'echo.py');
 const life = { workspace: DEFAULT_WORKSPACE, app: 'life', stage: 'deployed' as const };
 
-/** A port free right now, so that both runs of svc listen on the same one (the URL includes it). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('deployments after a restart (real containers)', function () {
   this.timeout(120_000);

@@ -2,14 +2,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startPlatform } from '../../core/platform.js';
 import { testConfig } from '../helpers/config.js';
+import { freePort } from '../helpers/free-port.js';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
