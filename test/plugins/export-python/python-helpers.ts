@@ -80,7 +80,8 @@ export function pythonWithWebsockets(): string | null {
   } catch {
     return null;
   }
-  for (const image of images.sort()) {
+  // Hidden entries are other processes' builds in progress: renamed away any moment.
+  for (const image of images.filter((name) => !name.startsWith('.')).sort()) {
     const candidate = path.join(testCacheDir, 'images', image, 'bin', 'python');
     if (works(candidate)) return candidate;
   }
