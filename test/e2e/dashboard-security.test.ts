@@ -5,6 +5,9 @@
  * member gets no new token, a member revokes only their own tokens.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { loadManifest } from '../../core/manifest/load.js';
+import { packageRoot } from '../../core/paths.js';
 import { localPath } from '../../core/dashboard/respond.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { SvcError } from '../../core/errors.js';
@@ -45,6 +48,39 @@ describe('dashboard security (in-process platform)', function () {
   it('refuses the log stream without the session\'s CSRF token in its URL', async () => {
     const answer = await fetch(`${platform.url}/dashboard/apps/none/workloads/none/logs/events`, { headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin' } });
     assert.equal(answer.status, 403);
+  });
+
+  it('ends an open log stream once its session is gone (signed out), so no line follows sign-out', async function () {
+    this.timeout(30_000);
+    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py'), python: platform.config.python });
+    await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: 'default', stage: 'deployed', principal: null });
+    const { secret, session } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
+    const stream = await fetch(`${platform.url}/dashboard/apps/board/workloads/say/logs/events?csrf=${encodeURIComponent(session.csrf)}`, { headers: { Cookie: `svc_session=${secret}` } });
+    assert.equal(stream.status, 200);
+    await platform.controlPlane.sessions.end(secret);
+    const text = await stream.text(); // ends only if the server ends it (within its check interval)
+    assert.match(text, /event: end\ndata: \{"reason":"signed_out"\}/);
+  });
+
+  it('Settings → Tokens refuses an expiry date that does not exist, and a name that is no text, saying why', async () => {
+    /** Posts the new-token form as JSON (the form's own CSRF and one-time ids), with these fields. */
+    const form = async (fields: Record<string, unknown>) => {
+      const page = await fetch(`${platform.url}/dashboard/settings/tokens`, { headers: { Cookie: `svc_session=${owner}` } });
+      const html = await page.text();
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
+      const once = /name="_once" value="([^"]+)"/.exec(html)![1]!;
+      return fetch(`${platform.url}/dashboard/settings/tokens`, {
+        method: 'POST',
+        headers: { Cookie: `svc_session=${owner}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ _csrf: csrf, _once: once, ...fields }),
+      });
+    };
+    const badDay = await form({ name: 'x', expires: '2030-02-30' });
+    assert.equal(badDay.status, 400);
+    assert.match(await badDay.text(), /is not a date like 2030-01-31/);
+    const answer = await form({ name: 42 });
+    assert.equal(answer.status, 400);
+    assert.doesNotMatch(await answer.text(), /id="secret"/, 'no token was made');
   });
 
   it('refuses a sign-in post with an empty CSRF field and no CSRF cookie (as from another site)', async () => {

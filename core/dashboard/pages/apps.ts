@@ -6,6 +6,7 @@
  */
 import { describeApp } from '../../api/app-view.js';
 import { appRef, requireApp } from '../../api/apps.js';
+import type { Readable } from 'node:stream';
 import { logsAnswer } from '../../api/deployment-logs.js';
 import type { Deployment } from '../../deployments/types.js';
 import { SvcError } from '../../errors.js';
@@ -27,7 +28,28 @@ const ACTIONS = {
 } as const;
 type Action = keyof typeof ACTIONS;
 
+/** How often an open log stream checks that its session still holds (signed out, removed: the stream ends). */
+export const LOG_SESSION_CHECK_MS = 5_000;
+
 export function appPages(services: DashboardServices) {
+  /** Ends `stream` once the session is gone or no longer reaches the workspace, so no line follows sign-out or removal. */
+  function endWithSession(stream: Readable, secret: string): void {
+    const check = setInterval(() => {
+      void (async () => {
+        const session = await services.controlPlane.sessions.find(secret).catch(() => null);
+        const account = session === null ? null : await services.controlPlane.accounts.get(session.accountId).catch(() => null);
+        if (session !== null && account !== null && account.workspaces.includes(session.workspace)) return;
+        clearInterval(check);
+        if (stream.readableEnded || stream.destroyed) return;
+        stream.push(`event: end\ndata: ${JSON.stringify({ reason: 'signed_out' })}\n\n`);
+        stream.push(null);
+      })();
+    }, LOG_SESSION_CHECK_MS);
+    check.unref();
+    stream.once('close', () => clearInterval(check));
+    stream.once('end', () => clearInterval(check));
+  }
+
   async function signedIn(ctx: Context): Promise<Viewer | null> {
     const viewer = await readViewer(ctx, services);
     if (viewer === null) redirect(ctx, `/login?next=${encodeURIComponent(ctx.path)}`);
@@ -183,6 +205,7 @@ ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labell
       for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
       ctx.status = answer.status;
       ctx.body = answer.body;
+      endWithSession(answer.body as Readable, viewer.secret);
     },
 
     confirmApp: (ctx: Params) => confirm(ctx, 'app'),

@@ -85,7 +85,8 @@ export function tokenPages(services: DashboardServices) {
         if (typeof body['_once'] !== 'string' || !(await services.controlPlane.sessions.claimForm(viewer.secret, body['_once']))) {
           return listPage(ctx, viewer, notice('error', 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'), 409);
         }
-        const name = typeof body['name'] === 'string' && body['name'].trim() !== '' ? body['name'].trim() : undefined;
+        // An empty field is no name; anything else goes to the token service, which says what is wrong with it.
+        const name = typeof body['name'] === 'string' ? (body['name'].trim() === '' ? undefined : body['name'].trim()) : body['name'];
         let created;
         try {
           created = await tokens.create({ name, expiresAt: expiryOf(body['expires']) }, viewer.principal);
@@ -140,8 +141,13 @@ export function tokenPages(services: DashboardServices) {
 /** `YYYY-MM-DD` from a date field → the end of that day (UTC), as the token service takes it; empty → no expiry. */
 function expiryOf(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value.trim())) throw new SvcError('bad_request', `the expiry date ${JSON.stringify(value)} is not a date like 2030-01-31.`);
-  return `${value.trim()}T23:59:59.000Z`;
+  const day = value.trim();
+  // Round-tripped, so that 2030-02-30 is refused rather than read as 2 March.
+  const parsed = Date.parse(`${day}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(parsed) || new Date(parsed).toISOString().slice(0, 10) !== day) {
+    throw new SvcError('bad_request', `the expiry date ${JSON.stringify(value)} is not a date like 2030-01-31.`);
+  }
+  return `${day}T23:59:59.000Z`;
 }
 
 function time(iso: string): Html {
