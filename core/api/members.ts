@@ -4,9 +4,6 @@
  * the same service (core/workspaces/members.ts). Every route sees only the
  * caller's account and workspace.
  */
-import { roleIn } from '../accounts/types.js';
-import { SvcError } from '../errors.js';
-import { checkName } from '../workspaces/names.js';
 import { onlyFields } from './input.js';
 import * as doc from './openapi/members.js';
 import { NO_STORE, type ApiRoute } from './types.js';
@@ -19,8 +16,7 @@ export const memberRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: doc.listWorkspaces,
     async handle({ principal }, { controlPlane }) {
-      await controlPlane.members.list(principal); // forbidden for a token of no account here
-      const workspaces = (await controlPlane.members.workspacesOf(principal.subject)).map(({ workspace, role }) => ({ ...workspace, role }));
+      const workspaces = (await controlPlane.members.workspacesOf(principal)).map(({ workspace, role }) => ({ ...workspace, role }));
       return { status: 200, body: { current: principal.workspace, workspaces } };
     },
   },
@@ -43,11 +39,7 @@ export const memberRoutes: readonly ApiRoute[] = [
     openapi: doc.workspaceToken,
     async handle({ body, params, principal }, { controlPlane }) {
       onlyFields(body, []);
-      const name = checkName('workspace', params['name']);
-      const account = await controlPlane.accounts.get(principal.subject);
-      if (account === null || !account.workspaces.includes(principal.workspace)) throw new SvcError('forbidden', `${principal.subject} is no account of workspace ${principal.workspace}.`);
-      if (!account.workspaces.includes(name)) throw new SvcError('not_found', `you have no workspace ${name}.`, { hint: 'GET /api/v1/workspaces lists yours.' });
-      const { secret, token } = await controlPlane.tokens.create({ name: `svc workspace use (${roleIn(account, name)})` }, { workspace: name, subject: account.id });
+      const { secret, token } = await controlPlane.members.tokenIn(params['name'], principal);
       return { status: 201, body: { ...token, secret }, headers: NO_STORE };
     },
   },

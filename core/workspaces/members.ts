@@ -12,9 +12,10 @@ import type { Sessions } from '../accounts/sessions.js';
 import type { IssuedSignIn, SignInLinks } from '../accounts/sign-in.js';
 import { ROLES, roleIn, type Account, type Role } from '../accounts/types.js';
 import { isoAt, systemClock, type Clock } from '../auth/clock.js';
-import type { Tokens } from '../auth/token-service.js';
+import type { CreatedToken, Tokens } from '../auth/token-service.js';
 import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
+import { checkName } from './names.js';
 import type { Workspaces } from './workspaces.js';
 import type { Workspace } from './types.js';
 
@@ -56,11 +57,23 @@ export class Members {
     this.#clock = clock;
   }
 
-  /** The workspaces an account may use, with its role in each. */
-  async workspacesOf(accountId: string): Promise<{ workspace: Workspace; role: Role }[]> {
-    const account = await this.#accounts.require(accountId);
+  /** The workspaces the principal's account may use, with its role in each; `forbidden` for a principal that is no account of its workspace. */
+  async workspacesOf(principal: Principal): Promise<{ workspace: Workspace; role: Role }[]> {
+    const account = await this.#account(principal);
     const found = await Promise.all(account.workspaces.map(async (name) => ({ workspace: await this.#workspaces.get(name), role: roleIn(account, name) })));
     return found.filter((entry): entry is { workspace: Workspace; role: Role } => entry.workspace !== null);
+  }
+
+  /**
+   * A new token of the principal's account in another of its workspaces
+   * (`svc workspace use`); `not_found` when the account has no workspace of
+   * that name, another account's included.
+   */
+  async tokenIn(name: unknown, principal: Principal): Promise<CreatedToken> {
+    const account = await this.#account(principal);
+    const workspace = checkName('workspace', name);
+    if (!account.workspaces.includes(workspace)) throw new SvcError('not_found', `you have no workspace ${workspace}.`, { hint: 'GET /api/v1/workspaces lists yours.' });
+    return this.#tokens.create({ name: `svc workspace use (${roleIn(account, workspace)})` }, { workspace, subject: account.id });
   }
 
   /** A new workspace, owned by the account that creates it. `name_invalid`, `conflict` when the name is taken. */

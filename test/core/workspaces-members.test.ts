@@ -31,7 +31,7 @@ describe('Members (workspaces, invitations, removal)', () => {
     const t = await setUp();
     const created = await t.members.createWorkspace('team-b', { workspace: 'default', subject: t.owner.id });
     assert.equal(created.name, 'team-b');
-    const mine = await t.members.workspacesOf(t.owner.id);
+    const mine = await t.members.workspacesOf({ workspace: 'default', subject: t.owner.id });
     assert.deepEqual(mine.map((w) => [w.workspace.name, w.role]), [['default', 'owner'], ['team-b', 'owner']]);
     await assert.rejects(t.members.createWorkspace('team-b', { workspace: 'default', subject: t.owner.id }), fails('conflict'));
     await assert.rejects(t.members.createWorkspace('Team B', { workspace: 'default', subject: t.owner.id }), fails('name_invalid'));

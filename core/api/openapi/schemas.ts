@@ -5,6 +5,15 @@
 import { ref } from './shared.js';
 import type { Schema } from './types.js';
 
+/** What a deploy and a preview are made of: the manifest and the uploaded bundle. */
+const MANIFEST_AND_BUNDLE = {
+  manifest: {
+    type: 'object',
+    description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
+  },
+  bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+} as const;
+
 /** What a token is, in the list (with its last use) and when created (with its secret). */
 const TOKEN_FIELDS = {
   id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
@@ -235,11 +244,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     required: ['manifest', 'bundle'],
     additionalProperties: false,
     properties: {
-      manifest: {
-        type: 'object',
-        description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
-      },
-      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      ...MANIFEST_AND_BUNDLE,
       workload: { type: 'string', description: 'Deploy only this workload; the others keep their version.' },
       prune: { type: 'boolean', description: 'Remove the deployments the manifest no longer has (whole-app deploys only).' },
     },
@@ -321,11 +326,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     required: ['manifest', 'bundle'],
     additionalProperties: false,
     properties: {
-      manifest: {
-        type: 'object',
-        description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
-      },
-      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      ...MANIFEST_AND_BUNDLE,
       idleTimeoutSeconds: {
         type: ['integer', 'null'],
         minimum: 1,

@@ -15,6 +15,7 @@ import { csrfField, notice, page } from '../layout.js';
 import { readForm, redirect, renderErrors, securityHeaders, sendPage } from '../respond.js';
 import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
+import { signedIn } from '../viewer.js';
 import { workloadView, type WorkloadView } from '../workload-view.js';
 
 type Params = Context & { params: Record<string, string> };
@@ -48,12 +49,6 @@ export function appPages(services: DashboardServices) {
     check.unref();
     stream.once('close', () => clearInterval(check));
     stream.once('end', () => clearInterval(check));
-  }
-
-  async function signedIn(ctx: Context): Promise<Viewer | null> {
-    const viewer = await readViewer(ctx, services);
-    if (viewer === null) redirect(ctx, `/login?next=${encodeURIComponent(ctx.path)}`);
-    return viewer;
   }
 
   async function workloadsOf(deployment: Deployment): Promise<WorkloadView[]> {
@@ -90,7 +85,7 @@ export function appPages(services: DashboardServices) {
   }
 
   async function confirm(ctx: Params, scope: 'app' | 'workload'): Promise<void> {
-    const viewer = await signedIn(ctx);
+    const viewer = await signedIn(ctx, services);
     if (viewer === null) return;
     await renderErrors(ctx, viewer, async () => {
       const { action, deployment, workload } = target(ctx, viewer, scope);
@@ -113,7 +108,7 @@ export function appPages(services: DashboardServices) {
 
   async function act(ctx: Params, scope: 'app' | 'workload'): Promise<void> {
     const body = await readForm(ctx);
-    const viewer = await signedIn(ctx);
+    const viewer = await signedIn(ctx, services);
     if (viewer === null) return;
     await renderErrors(ctx, viewer, async () => {
       checkCsrf(ctx, body, viewer.session.csrf);
@@ -135,7 +130,7 @@ export function appPages(services: DashboardServices) {
 
   return {
     async list(ctx: Context): Promise<void> {
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const mine = services.deployments.list().filter((d) => d.ref.workspace === viewer.session.workspace && d.ref.stage === 'deployed');
@@ -154,7 +149,7 @@ export function appPages(services: DashboardServices) {
     },
 
     async show(ctx: Params): Promise<void> {
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const deployment = requireApp(ctx.params, viewer.principal, services);
@@ -173,7 +168,7 @@ ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labell
     },
 
     async logs(ctx: Params): Promise<void> {
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const deployment = requireApp(ctx.params, viewer.principal, services);

@@ -8,9 +8,10 @@
 import { SvcError } from '../../errors.js';
 import { html, type Html } from '../html.js';
 import { csrfField, notice, page } from '../layout.js';
-import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
-import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
+import { readForm, renderErrors, sendPage } from '../respond.js';
+import { checkCsrf, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
+import { signedIn } from '../viewer.js';
 
 export function devicePages(services: DashboardServices) {
   const { devices } = services.controlPlane;
@@ -39,8 +40,8 @@ export function devicePages(services: DashboardServices) {
 
   return {
     async show(ctx: Context): Promise<void> {
-      const viewer = await readViewer(ctx, services);
-      if (viewer === null) return redirect(ctx, `/login?next=${encodeURIComponent(ctx.url)}`);
+      const viewer = await signedIn(ctx, services);
+      if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const code = ctx.query['user_code'];
         if (typeof code !== 'string' || code.trim() === '') return show(ctx, viewer, codeForm(viewer, null));
@@ -73,8 +74,8 @@ export function devicePages(services: DashboardServices) {
 
     async decide(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
-      const viewer = await readViewer(ctx, services);
-      if (viewer === null) return redirect(ctx, '/login?next=/device');
+      const viewer = await signedIn(ctx, services);
+      if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
         const code = body['user_code'];

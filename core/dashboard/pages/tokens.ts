@@ -11,8 +11,9 @@ import { roleIn } from '../../accounts/types.js';
 import { html, type Html } from '../html.js';
 import { csrfField, notice, onceField, page } from '../layout.js';
 import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
-import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
+import { checkCsrf, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
+import { claimOnce, signedIn } from '../viewer.js';
 
 const TOKENS = '/dashboard/settings/tokens';
 
@@ -62,15 +63,9 @@ export function tokenPages(services: DashboardServices) {
     return names;
   }
 
-  async function signedIn(ctx: Context): Promise<Viewer | null> {
-    const viewer = await readViewer(ctx, services);
-    if (viewer === null) redirect(ctx, `/login?next=${encodeURIComponent(ctx.path)}`);
-    return viewer;
-  }
-
   return {
     async list(ctx: Context): Promise<void> {
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       const revoked = ctx.query['revoked'];
       await renderErrors(ctx, viewer, () => listPage(ctx, viewer, typeof revoked === 'string' ? notice('ok', `Token ${revoked} is revoked: it is refused from now on.`) : null));
@@ -78,21 +73,22 @@ export function tokenPages(services: DashboardServices) {
 
     async create(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
-        if (typeof body['_once'] !== 'string' || !(await services.controlPlane.sessions.claimForm(viewer.secret, body['_once']))) {
-          return listPage(ctx, viewer, notice('error', 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'), 409);
-        }
         // An empty field is no name; anything else goes to the token service, which says what is wrong with it.
         const name = typeof body['name'] === 'string' ? (body['name'].trim() === '' ? undefined : body['name'].trim()) : body['name'];
         let created;
         try {
+          await claimOnce(services, viewer, body);
           created = await tokens.create({ name, expiresAt: expiryOf(body['expires']) }, viewer.principal);
         } catch (error) {
-          if (!(error instanceof SvcError) || error.status !== 400) throw error;
-          return listPage(ctx, viewer, notice('error', `${error.message}. ${error.hint ?? ''}`), 400);
+          if (!(error instanceof SvcError) || (error.status !== 400 && error.status !== 409)) throw error;
+          const said = error.status === 409
+            ? 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'
+            : `${error.message}${error.hint ? ` ${error.hint}` : ''}`;
+          return listPage(ctx, viewer, notice('error', said), error.status);
         }
         await listPage(ctx, viewer, html`<section class="card created" aria-labelledby="created-title">
   <h2 id="created-title">Token ${created.token.name ?? created.token.id} created</h2>
@@ -104,7 +100,7 @@ export function tokenPages(services: DashboardServices) {
     },
 
     async confirmRevoke(ctx: Context & { params: Record<string, string> }): Promise<void> {
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const token = (await tokens.list(viewer.principal)).find((t) => t.id === ctx.params['id']);
@@ -127,7 +123,7 @@ export function tokenPages(services: DashboardServices) {
 
     async revoke(ctx: Context & { params: Record<string, string> }): Promise<void> {
       const body = await readForm(ctx);
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);

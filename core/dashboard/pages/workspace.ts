@@ -10,8 +10,9 @@ import { roleIn } from '../../accounts/types.js';
 import { html, type Html } from '../html.js';
 import { csrfField, notice, onceField, page } from '../layout.js';
 import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
-import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
+import { checkCsrf, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
+import { claimOnce, signedIn } from '../viewer.js';
 
 const WORKSPACE = '/dashboard/workspace';
 type Params = Context & { params: Record<string, string> };
@@ -19,17 +20,11 @@ type Params = Context & { params: Record<string, string> };
 export function workspacePages(services: DashboardServices) {
   const { workspaces, members, sessions } = services.controlPlane;
 
-  async function signedIn(ctx: Context): Promise<Viewer | null> {
-    const viewer = await readViewer(ctx, services);
-    if (viewer === null) redirect(ctx, `/login?next=${encodeURIComponent(ctx.path)}`);
-    return viewer;
-  }
-
   async function show(ctx: Context, viewer: Viewer, top: Html | null = null, status = 200): Promise<void> {
     const workspace = await workspaces.require(viewer.session.workspace);
     const people = await members.list(viewer.principal);
     const owner = roleIn(viewer.account, workspace.name) === 'owner';
-    const mine = await members.workspacesOf(viewer.account.id);
+    const mine = await members.workspacesOf(viewer.principal);
     const joined = people.filter((m) => m.joined);
     const invited = people.filter((m) => !m.joined);
     const row = (member: Member) => html`<tr><td>${member.name}${member.id === viewer.account.id ? ' (you)' : ''}</td><td><code>${member.id}</code></td><td>${member.role}</td>${owner ? html`<td>${member.id === viewer.account.id ? '' : html`<a href="${WORKSPACE}/members/${member.id}/remove">Remove<span class="visually-hidden"> ${member.name}</span></a>`}</td>` : ''}</tr>`;
@@ -89,24 +84,18 @@ export function workspacePages(services: DashboardServices) {
     }
   }
 
-  async function once(viewer: Viewer, body: Record<string, unknown>): Promise<void> {
-    if (typeof body['_once'] !== 'string' || !(await sessions.claimForm(viewer.secret, body['_once']))) {
-      throw new SvcError('conflict', 'this form was sent before, so it did nothing the second time.');
-    }
-  }
-
   return {
     async show(ctx: Context): Promise<void> {
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer !== null) await renderErrors(ctx, viewer, () => show(ctx, viewer));
     },
 
     async invite(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, () => form(ctx, viewer, body, async () => {
-        await once(viewer, body);
+        await claimOnce(services, viewer, body);
         const { member, signIn } = await members.invite({ name: body['name'], role: body['role'] }, viewer.principal);
         const link = `${services.publicUrl ?? ctx.origin}/login#${signIn.secret}`;
         await show(ctx, viewer, html`<section class="card created" aria-labelledby="invited">
@@ -119,7 +108,7 @@ export function workspacePages(services: DashboardServices) {
     },
 
     async confirmRemove(ctx: Params): Promise<void> {
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const member = (await members.list(viewer.principal)).find((m) => m.id === ctx.params['id']);
@@ -136,7 +125,7 @@ export function workspacePages(services: DashboardServices) {
 
     async remove(ctx: Params): Promise<void> {
       const body = await readForm(ctx);
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, () => form(ctx, viewer, body, async () => {
         const removed = await members.remove(ctx.params['id'], viewer.principal);
@@ -146,7 +135,7 @@ export function workspacePages(services: DashboardServices) {
 
     async switchTo(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, () => form(ctx, viewer, body, async () => {
         const name = body['workspace'];
@@ -160,10 +149,10 @@ export function workspacePages(services: DashboardServices) {
 
     async create(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
-      const viewer = await signedIn(ctx);
+      const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, () => form(ctx, viewer, body, async () => {
-        await once(viewer, body);
+        await claimOnce(services, viewer, body);
         const created = await members.createWorkspace(body['name'], viewer.principal);
         await sessions.switchWorkspace(viewer.secret, created.name);
         redirect(ctx, `${WORKSPACE}?done=${encodeURIComponent(`Workspace ${created.name} is created; you own it and are in it now.`)}`);
