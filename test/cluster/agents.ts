@@ -1,0 +1,244 @@
+/**
+ * Real Consul and Nomad agents for the opt-in cluster suite (`npm run
+ * test:cluster`), started the way docs/operators.md tells an operator: the
+ * shipped `config/consul-agent.hcl` and `config/nomad-agent.hcl`, ACLs
+ * bootstrapped, the policies of `config/policies/` and nothing more, svc's
+ * workload jobs in their own namespace. A second config file per agent only
+ * moves it onto loopback ports of its own and a temporary data dir, so a run
+ * never touches an operator's agents. The binaries come from `CONSUL_BIN` and
+ * `NOMAD_BIN`, else PATH; svc's repository builds neither.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot, sdkPythonPath } from '../../core/paths.js';
+import { freePort } from '../helpers/free-port.js';
+import { tempDir } from '../helpers/config.js';
+import { until } from '../helpers/until.js';
+
+export const NAMESPACE = 'svc';
+/**
+ * The interpreter svc's exec tasks run (through the image environments built
+ * from it): exec tasks run as `nobody` in a chroot, so it must live where
+ * `nobody` may read, unlike a pyenv under /root. `SVC_CLUSTER_PYTHON` names another.
+ */
+export const clusterPython = process.env.SVC_CLUSTER_PYTHON ?? '/usr/bin/python3';
+/** svc's cache dir for the suite: image environments built from `clusterPython`, not the tests' own Python. */
+const clusterCacheDir = path.join(packageRoot, '.cache', 'svc-cluster');
+const policies = path.join(packageRoot, 'config', 'policies');
+
+export interface AgentBinaries {
+  readonly consul: string;
+  readonly nomad: string;
+}
+
+/** The agents' binaries, or why the suite cannot run. */
+export function findAgentBinaries(): AgentBinaries | { readonly missing: string } {
+  const consul = findBinary('CONSUL_BIN', 'consul');
+  const nomad = findBinary('NOMAD_BIN', 'nomad');
+  const missing = [consul === null ? 'consul (set CONSUL_BIN or put consul on PATH)' : '', nomad === null ? 'nomad (set NOMAD_BIN or put nomad on PATH)' : ''].filter(Boolean);
+  if (missing.length > 0) return { missing: missing.join(' and ') };
+  if (process.getuid?.() !== 0) return { missing: 'root: Nomad\'s exec driver needs it (run the suite as root)' };
+  return { consul: consul!, nomad: nomad! };
+}
+
+function findBinary(variable: string, name: string): string | null {
+  const named = process.env[variable];
+  if (named !== undefined && named !== '') return named;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch { /* next */ }
+  }
+  return null;
+}
+
+export function agentVersion(binary: string): string {
+  return execFileSync(binary, ['version'], { encoding: 'utf8' }).split('\n')[0]!.trim();
+}
+
+/** One agent process that a test can pause, kill and start again on the same data. */
+export class AgentProcess {
+  #child: ChildProcess | null = null;
+  constructor(readonly name: string, readonly binary: string, readonly args: readonly string[], readonly logFile: string, readonly env: NodeJS.ProcessEnv) {}
+
+  start(): void {
+    const log = createWriteStream(this.logFile, { flags: 'a' });
+    const child = spawn(this.binary, [...this.args], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    this.#child = child;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.#child?.kill(signal);
+  }
+
+  /** Sends `signal` and waits for the process to end. */
+  async stop(signal: NodeJS.Signals = 'SIGINT', timeoutMs = 30_000): Promise<void> {
+    const child = this.#child;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return;
+    const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGCONT');
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    await ended;
+    clearTimeout(timer);
+    this.#child = null;
+  }
+
+  tail(lines = 40): string {
+    try {
+      return readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  }
+}
+
+export interface Cluster {
+  readonly consulUrl: string;
+  readonly nomadUrl: string;
+  readonly consul: AgentProcess;
+  readonly nomad: AgentProcess;
+  /** Management tokens, for the test's own look-ups. */
+  readonly consulRoot: string;
+  readonly nomadRoot: string;
+  /** svc's least-privilege tokens (config/policies/). */
+  readonly svcConsulToken: string;
+  readonly svcNomadToken: string;
+  readonly versions: { readonly consul: string; readonly nomad: string };
+  /** The environment `svc server` runs with against these agents (exec driver, the svc namespace). */
+  svcEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** GET on Consul or Nomad with the management token. */
+  consulGet(p: string): Promise<any>;
+  nomadGet(p: string): Promise<any>;
+  /** Waits until the agent answers again after a restart (and Nomad's client is ready). */
+  consulReady(): Promise<unknown>;
+  nomadReady(): Promise<unknown>;
+  /** Purges svc's jobs, then stops Nomad and Consul. */
+  close(): Promise<void>;
+}
+
+export async function startCluster(binaries: AgentBinaries): Promise<Cluster> {
+  const dir = tempDir('svc-cluster-');
+  const [consulHttp, consulServer, serfLan, serfWan, nomadHttp, nomadRpc, nomadSerf] = await ports(7);
+  const consulUrl = `http://127.0.0.1:${consulHttp}`;
+  const nomadUrl = `http://127.0.0.1:${nomadHttp}`;
+
+  writeFileSync(path.join(dir, 'consul-local.hcl'), [
+    'client_addr = "127.0.0.1"',
+    `ports {\n  http = ${consulHttp}\n  server = ${consulServer}\n  serf_lan = ${serfLan}\n  serf_wan = ${serfWan}\n  dns = -1\n  grpc = -1\n  grpc_tls = -1\n}`,
+  ].join('\n'));
+  const agentEnv = { ...process.env };
+  // Nomad's cloud fingerprinters read these and fail on a machine that is no cloud instance.
+  delete agentEnv.AWS_CA_BUNDLE;
+  delete agentEnv.CONSUL_HTTP_TOKEN;
+  delete agentEnv.NOMAD_TOKEN;
+  const consul = new AgentProcess('consul', binaries.consul, ['agent', `-config-file=${path.join(packageRoot, 'config', 'consul-agent.hcl')}`, `-config-file=${path.join(dir, 'consul-local.hcl')}`, `-data-dir=${path.join(dir, 'consul')}`], path.join(dir, 'consul.log'), agentEnv);
+  consul.start();
+  const consulReady = () => until('Consul has a leader', async () => {
+    const response = await fetch(`${consulUrl}/v1/status/leader`);
+    return response.ok && (await response.json()) !== '';
+  }, { timeoutMs: 60_000, intervalMs: 200, context: () => consul.tail() });
+  await consulReady();
+
+  const consulRoot = (await send(consulUrl, 'PUT', '/v1/acl/bootstrap', undefined, 'consul')).SecretID as string;
+  const consulToken = async (name: string, policyFile: string) => {
+    await send(consulUrl, 'PUT', '/v1/acl/policy', { Name: name, Rules: readFileSync(path.join(policies, policyFile), 'utf8') }, 'consul', consulRoot);
+    return (await send(consulUrl, 'PUT', '/v1/acl/token', { Description: name, Policies: [{ Name: name }] }, 'consul', consulRoot)).SecretID as string;
+  };
+  const nomadConsulToken = await consulToken('nomad-agent', 'nomad-agent-consul.hcl');
+  const svcConsulToken = await consulToken('svc', 'svc-consul.hcl');
+
+  writeFileSync(path.join(dir, 'nomad-local.hcl'), [
+    'bind_addr = "127.0.0.1"',
+    'advertise {\n  http = "127.0.0.1"\n  rpc = "127.0.0.1"\n  serf = "127.0.0.1"\n}',
+    `ports {\n  http = ${nomadHttp}\n  rpc = ${nomadRpc}\n  serf = ${nomadSerf}\n}`,
+    `consul {\n  address = "127.0.0.1:${consulHttp}"\n  token = "${nomadConsulToken}"\n}`,
+    `client {\n  chroot_env {\n${chrootEnv().map(([from, to]) => `    ${JSON.stringify(from)} = ${JSON.stringify(to)}`).join('\n')}\n  }\n}`,
+  ].join('\n'));
+  const nomad = new AgentProcess('nomad', binaries.nomad, ['agent', `-config=${path.join(packageRoot, 'config', 'nomad-agent.hcl')}`, `-config=${path.join(dir, 'nomad-local.hcl')}`, `-data-dir=${path.join(dir, 'nomad')}`], path.join(dir, 'nomad.log'), agentEnv);
+  nomad.start();
+  await until('Nomad answers', async () => (await fetch(`${nomadUrl}/v1/agent/health`).catch(() => null))?.ok === true, { timeoutMs: 60_000, intervalMs: 250, context: () => nomad.tail() });
+  const nomadRoot = (await send(nomadUrl, 'POST', '/v1/acl/bootstrap', undefined, 'nomad')).SecretID as string;
+  await send(nomadUrl, 'POST', `/v1/namespace/${NAMESPACE}`, { Name: NAMESPACE, Description: 'svc workload jobs' }, 'nomad', nomadRoot);
+  await send(nomadUrl, 'POST', '/v1/acl/policy/svc', { Name: 'svc', Description: 'svc', Rules: readFileSync(path.join(policies, 'svc-nomad.hcl'), 'utf8') }, 'nomad', nomadRoot);
+  const svcNomadToken = (await send(nomadUrl, 'POST', '/v1/acl/token', { Name: 'svc', Type: 'client', Policies: ['svc'] }, 'nomad', nomadRoot)).SecretID as string;
+
+  const nomadGet = (p: string) => send(nomadUrl, 'GET', p, undefined, 'nomad', nomadRoot);
+  const nomadReady = () => until('Nomad\'s client is ready with a healthy exec driver', async () => {
+    const nodes = (await nomadGet('/v1/nodes')) as { ID: string; Status: string }[];
+    if (nodes[0]?.Status !== 'ready') return false;
+    const node = await nomadGet(`/v1/node/${nodes[0].ID}`);
+    return node.Drivers?.exec?.Healthy === true;
+  }, { timeoutMs: 90_000, intervalMs: 500, context: () => nomad.tail() });
+  await nomadReady();
+
+  return {
+    consulUrl, nomadUrl, consul, nomad, consulRoot, nomadRoot, svcConsulToken, svcNomadToken,
+    versions: { consul: agentVersion(binaries.consul), nomad: agentVersion(binaries.nomad) },
+    svcEnv: (extra = {}) => ({
+      ...process.env,
+      // 100 MHz per core: every workload of the suite fits on one client (with 2000, two cores hold two).
+      SVC_MHZ_PER_CORE: '100',
+      SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_NOMAD_DRIVER: 'exec', SVC_NOMAD_NAMESPACE: NAMESPACE,
+      NOMAD_ADDR: nomadUrl, NOMAD_TOKEN: svcNomadToken, CONSUL_HTTP_ADDR: consulUrl, CONSUL_HTTP_TOKEN: svcConsulToken,
+      // The image builder takes `python3.X` from PATH first: the cluster's interpreter must win.
+      SVC_CACHE_DIR: clusterCacheDir, SVC_PYTHON: clusterPython, PATH: `${path.dirname(clusterPython)}${path.delimiter}${process.env.PATH ?? ''}`,
+      ...extra,
+    }),
+    consulGet: (p) => send(consulUrl, 'GET', p, undefined, 'consul', consulRoot),
+    nomadGet,
+    consulReady,
+    nomadReady,
+    async close() {
+      const jobs = ((await nomadGet(`/v1/jobs?namespace=${NAMESPACE}`).catch(() => [])) as { ID: string }[]);
+      for (const job of jobs) await send(nomadUrl, 'DELETE', `/v1/job/${encodeURIComponent(job.ID)}?purge=true&namespace=${NAMESPACE}`, undefined, 'nomad', nomadRoot).catch(() => undefined);
+      await until('svc\'s allocations stopped', async () => {
+        const allocations = (await nomadGet(`/v1/allocations?namespace=${NAMESPACE}`).catch(() => [])) as { ClientStatus: string }[];
+        return allocations.every((a) => a.ClientStatus !== 'running' && a.ClientStatus !== 'pending');
+      }, { timeoutMs: 60_000 }).catch(() => undefined);
+      await nomad.stop('SIGINT');
+      await consul.stop('SIGINT');
+    },
+  };
+}
+
+/**
+ * What an exec task sees (Nomad's `chroot_env`): the default set copies all
+ * of /usr into every allocation, which takes tens of seconds per container
+ * here. svc's tasks need only the interpreter, its libraries, svc's image
+ * environments (the cache dir) and the SDK (`runtimePath`).
+ */
+function chrootEnv(): [string, string][] {
+  const python = clusterPython;
+  const facts = JSON.parse(execFileSync(python, ['-c', 'import json, os, sys, sysconfig; print(json.dumps({"exe": os.path.realpath(sys._base_executable), "stdlib": sysconfig.get_paths()["stdlib"]}))'], { encoding: 'utf8' })) as { exe: string; stdlib: string };
+  mkdirSync(clusterCacheDir, { recursive: true, mode: 0o755 });
+  const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64';
+  // With a merged /usr, /lib and /lib64 are symlinks that Nomad would follow and copy whole:
+  // the loader and the libraries go straight to the paths the ELF header and ld.so.cache name.
+  const paths = ['/etc', facts.stdlib, facts.exe, clusterCacheDir, sdkPythonPath];
+  return [...[...new Set(paths)].map((p): [string, string] => [p, p]), [`/usr/lib/${arch}-linux-gnu`, `/lib/${arch}-linux-gnu`], ['/usr/lib64', '/lib64']];
+}
+
+async function ports(count: number): Promise<number[]> {
+  const found = new Set<number>();
+  while (found.size < count) found.add(await freePort());
+  return [...found];
+}
+
+async function send(base: string, method: string, p: string, body: unknown, agent: 'consul' | 'nomad', token?: string): Promise<any> {
+  const headers: Record<string, string> = {};
+  if (token !== undefined) headers[agent === 'consul' ? 'x-consul-token' : 'x-nomad-token'] = token;
+  const response = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${agent} answered ${method} ${p} with ${response.status}: ${text}`);
+  return text === '' ? null : JSON.parse(text);
+}

@@ -1,0 +1,28 @@
+/**
+ * One pair of real agents per test file, started before its first test and
+ * stopped after its last; the whole file is skipped, saying why, when the
+ * binaries are missing (`npm test` never needs them).
+ */
+import { findAgentBinaries, startCluster, type Cluster } from './agents.js';
+
+export function useCluster(suite: Mocha.Suite): () => Promise<Cluster> {
+  let started: Promise<Cluster> | null = null;
+  suite.beforeAll(function () {
+    this.timeout(180_000);
+    const found = findAgentBinaries();
+    if ('missing' in found) {
+      console.log(`    skipped "${suite.title}": needs ${found.missing}`);
+      this.skip();
+    }
+    started = startCluster(found as Exclude<typeof found, { missing: string }>);
+    return started.then(() => undefined);
+  });
+  suite.afterAll(async function () {
+    this.timeout(120_000);
+    if (started !== null) await (await started.catch(() => null))?.close();
+  });
+  return () => {
+    if (started === null) throw new Error('the cluster is not started');
+    return started;
+  };
+}

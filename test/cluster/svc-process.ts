@@ -1,0 +1,88 @@
+/**
+ * `svc server` and the CLI as child processes against the real agents, as an
+ * operator runs them: each replica is a process a test can SIGKILL.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../../core/paths.js';
+import { freePort } from '../helpers/free-port.js';
+import { until } from '../helpers/until.js';
+
+export const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
+
+export class SvcServer {
+  #child: ChildProcess | null = null;
+  #output = '';
+  constructor(readonly port: number, readonly dataDir: string, readonly env: NodeJS.ProcessEnv) {}
+
+  static async create(dataDir: string, env: NodeJS.ProcessEnv): Promise<SvcServer> {
+    return new SvcServer(await freePort(), dataDir, env);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get output(): string {
+    return this.#output;
+  }
+
+  get ownerToken(): string {
+    return readFileSync(path.join(this.dataDir, 'owner-token'), 'utf8').trim();
+  }
+
+  start(): void {
+    this.#output = '';
+    const child = spawn(process.execPath, [cli, 'server', '--host', '127.0.0.1', '--port', String(this.port)], {
+      env: { ...this.env, SVC_DATA_DIR: this.dataDir, SVC_ADVERTISE_URL: this.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer) => { this.#output = (this.#output + chunk.toString('utf8')).slice(-200_000); };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.#child = child;
+  }
+
+  get running(): boolean {
+    const child = this.#child;
+    return child !== null && child.exitCode === null && child.signalCode === null;
+  }
+
+  async ready(status: 'ready' | 'following' = 'ready', timeoutMs = 120_000): Promise<void> {
+    await until(`svc server on port ${this.port} is ${status}`, async () => {
+      if (!this.running) throw new Error(`svc server exited:\n${this.#output.slice(-4000)}`);
+      const response = await fetch(`${this.url}/_svc/ready`).catch(() => null);
+      return response !== null && ((await response.json().catch(() => ({}))) as { status?: string }).status === status;
+    }, { timeoutMs, intervalMs: 250, context: () => this.#output.slice(-4000) });
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    const child = this.#child;
+    if (child === null) return null;
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    const ended = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await ended;
+    clearTimeout(timer);
+    this.#child = null;
+    return code;
+  }
+}
+
+export interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `svc <args>` against `server` with its owner token. */
+export function svcCli(server: SvcServer, args: readonly string[], cwd = packageRoot, timeoutMs = 300_000): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], {
+      cwd, timeout: timeoutMs, maxBuffer: 16 << 20,
+      env: { ...process.env, SVC_SERVER: server.url, SVC_TOKEN: server.ownerToken, NO_COLOR: '1' },
+    }, (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }));
+  });
+}
