@@ -12,7 +12,8 @@
  * (destroyed, best effort) and the replica campaigns again with a new one.
  */
 import { hostname } from 'node:os';
-import { backoffMs, ConsulHttp, ConsulHttpError, sleep } from '../state/consul-http.js';
+import { backoffMs, sleep } from '../state/backoff.js';
+import { ConsulClient, ConsulError, type KvEntry } from '../state/consul-client.js';
 import { LeadershipLostError, type LeaderElection, type LeaderElectionOptions } from './types.js';
 
 export { LeadershipLostError } from './types.js';
@@ -37,13 +38,12 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   const ttlMs = ttlSeconds * 1000;
   const lockDelayMs = Math.round((options.lockDelaySeconds ?? 1) * 1000);
   const key = options.key ?? 'svc/leader';
-  const keyPath = `/v1/kv/${key.split('/').map(encodeURIComponent).join('/')}`;
   /** How long a replica that lost its session waits before campaigning again. */
   const standBackMs = Math.max(2 * lockDelayMs, ttlMs / 2);
   const report = options.report ?? ((error: unknown) => console.error(error));
   // Non-blocking calls must answer well within a renew interval.
-  const http = new ConsulHttp({ address: options.consul.address, token: options.consul.token, timeoutMs: Math.min(10_000, ttlMs / 2) });
-  const holderValue = JSON.stringify({ hostname: hostname(), pid: process.pid, address: options.advertise ?? null });
+  const consul = new ConsulClient({ address: options.consul.address, token: options.consul.token, timeoutMs: Math.min(10_000, ttlMs / 2) });
+  const holderValue = Buffer.from(JSON.stringify({ hostname: hostname(), pid: process.pid, address: options.advertise ?? null }));
   const stop = new AbortController();
   let leading: AbortController | null = null;
   let closing: Promise<void> | null = null;
@@ -76,12 +76,10 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   /** One session: create, renew, acquire/watch; resolves when the session is lost (true) or on close. */
   async function campaign(): Promise<boolean> {
     const createdAt = Date.now();
-    const created = await http.expect({
-      method: 'PUT', path: '/v1/session/create', signal: stop.signal,
-      body: JSON.stringify({ Name: `svc leader ${hostname()}:${process.pid}`, TTL: `${ttlSeconds}s`, Behavior: 'release', LockDelay: `${lockDelayMs}ms` }),
-    });
-    const id = (JSON.parse(created.body.toString('utf8')) as { ID?: unknown }).ID;
-    if (typeof id !== 'string' || id === '') throw new Error(`Consul answered PUT /v1/session/create without an ID: ${created.body.toString('utf8').slice(0, 200)}`);
+    const id = await consul.sessionCreate(
+      { name: `svc leader ${hostname()}:${process.pid}`, ttl: `${ttlSeconds}s`, behavior: 'release', lockDelay: `${lockDelayMs}ms` },
+      { signal: stop.signal },
+    );
 
     const session = new AbortController();
     const onStop = (): void => session.abort(new SessionEnded('closed'));
@@ -132,16 +130,13 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
       }
       const sentAt = Date.now();
       try {
-        const response = await http.send({ method: 'PUT', path: `/v1/session/renew/${encodeURIComponent(id)}`, signal });
-        if (response.status === 404) return lose('the session was invalidated (renew answered 404)');
-        if (response.status < 200 || response.status > 299) {
-          throw new ConsulHttpError(response.status, response.body.toString('utf8'), 'PUT /v1/session/renew');
-        }
+        await consul.sessionRenew(id, { signal });
         renewedAt(sentAt);
         failures = 0;
         waitMs = ttlMs / 2;
       } catch (error) {
         if (signal.aborted) return;
+        if (error instanceof ConsulError && error.status === 404) return lose('the session was invalidated (renew answered 404)');
         failures += 1;
         report(error);
         waitMs = Math.min(ttlMs / 10, backoffMs(failures, 250, ttlMs / 10));
@@ -163,13 +158,12 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
       signal.throwIfAborted();
       let holder: string;
       try {
-        const response = await http.expect({
-          path: keyPath, query: index > 0 ? { index } : {}, waitMs: index > 0 ? WATCH_WAIT_MS : undefined, signal,
-        }, [404]);
-        const next = response.index ?? 0;
+        const read = await consul.kvGet(key, { signal, block: index > 0 ? { index, waitMs: WATCH_WAIT_MS } : undefined });
+        const next = read.index ?? 0;
         index = next < index ? 0 : next; // an index going backwards (snapshot restore) restarts the watch
-        holder = response.status === 404 ? '' : sessionOf(response.body);
-        leaderAddress = holder === '' ? null : addressOf(response.body);
+        const entry = read.value[0];
+        holder = entry?.Session ?? '';
+        leaderAddress = holder === '' || entry === undefined ? null : addressOf(entry);
         failures = 0;
       } catch (error) {
         await retry(error);
@@ -190,16 +184,12 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
       if (holder !== '') continue; // someone leads; wait for the key to change
       let ok: boolean;
       try {
-        const response = await http.send({ method: 'PUT', path: keyPath, query: { acquire: id }, body: holderValue, signal });
-        if (response.status === 500 && /invalid session/i.test(response.body.toString('utf8'))) {
+        ok = await consul.kvSet(key, holderValue, { acquire: id, signal });
+      } catch (error) {
+        if (error instanceof ConsulError && error.status === 500 && /invalid session/i.test(error.body)) {
           lose('the session was invalidated (acquire refused it)');
           signal.throwIfAborted();
         }
-        if (response.status < 200 || response.status > 299) {
-          throw new ConsulHttpError(response.status, response.body.toString('utf8'), `PUT ${keyPath}?acquire`);
-        }
-        ok = JSON.parse(response.body.toString('utf8')) === true;
-      } catch (error) {
         await retry(error);
         index = 0;
         continue;
@@ -220,12 +210,12 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   async function abandon(id: string, release: boolean): Promise<void> {
     const signal = AbortSignal.timeout(Math.min(5000, ttlMs / 2));
     try {
-      if (release) await http.send({ method: 'PUT', path: keyPath, query: { release: id }, body: '', signal });
+      if (release) await consul.kvSet(key, Buffer.alloc(0), { release: id, signal });
     } catch (error) {
       report(error);
     }
     try {
-      await http.send({ method: 'PUT', path: `/v1/session/destroy/${encodeURIComponent(id)}`, signal });
+      await consul.sessionDestroy(id, { signal });
     } catch (error) {
       if (!stop.signal.aborted) report(error);
     }
@@ -260,29 +250,19 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
         demote('closed');
         stop.abort(new SessionEnded('closed'));
         await running;
-        await http.close();
+        consul.close();
       })();
       return closing;
     },
   };
 }
 
-/** The `address` in the value of a KV GET answer (the holder's `holderValue`), or null. */
-function addressOf(body: Buffer): string | null {
+/** The `address` in the lock key's value (the holder's `holderValue`), or null. */
+function addressOf(entry: KvEntry): string | null {
   try {
-    const entries = JSON.parse(body.toString('utf8')) as unknown;
-    const value = Array.isArray(entries) ? (entries[0] as { Value?: unknown } | undefined)?.Value : undefined;
-    if (typeof value !== 'string') return null;
-    const address = (JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as { address?: unknown }).address;
+    const address = (JSON.parse(entry.Value.toString('utf8')) as { address?: unknown }).address;
     return typeof address === 'string' && /^https?:\/\//.test(address) ? address : null;
   } catch {
     return null; // not a value svc wrote: no address to forward to
   }
-}
-
-/** The `Session` of a KV GET answer (`[{…, Session?}]`), or '' when the key is free. */
-function sessionOf(body: Buffer): string {
-  const entries = JSON.parse(body.toString('utf8')) as unknown;
-  const first = Array.isArray(entries) ? (entries[0] as { Session?: unknown } | undefined) : undefined;
-  return typeof first?.Session === 'string' ? first.Session : '';
 }

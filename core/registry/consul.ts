@@ -14,7 +14,8 @@
 import { LRUCache } from 'lru-cache';
 import { nomadJobId } from '../scheduler/nomad/job-id.js';
 import { SvcError } from '../errors.js';
-import { backoffMs, ConsulHttp, ConsulHttpError, sleep, type ConsulResponse } from '../state/consul-http.js';
+import { backoffMs, sleep } from '../state/backoff.js';
+import { ConsulClient, ConsulError, type HealthEntry, type Read } from '../state/consul-client.js';
 import type { Instance, RegistryListener, ServiceRegistry } from './types.js';
 
 export interface ConsulRegistryOptions {
@@ -35,11 +36,6 @@ export interface ConsulRegistryOptions {
   readonly onError?: (error: Error, attempt: number, delayMs: number) => void;
 }
 
-interface HealthEntry {
-  Node: { Address: string };
-  Service: { ID: string; Service: string; Address: string; Port: number; Meta: Record<string, string> | null };
-}
-
 interface Tracked {
   readonly service: string;
   readonly name: string;
@@ -53,7 +49,7 @@ const EMPTY: readonly Instance[] = Object.freeze([]);
 
 export class ConsulRegistry implements ServiceRegistry {
   readonly name = 'consul';
-  readonly #http: ConsulHttp;
+  readonly #consul: ConsulClient;
   readonly #serviceName: (service: string) => string;
   readonly #waitMs: number;
   readonly #retryBaseMs: number;
@@ -64,7 +60,7 @@ export class ConsulRegistry implements ServiceRegistry {
   #closed = false;
 
   constructor(options: ConsulRegistryOptions) {
-    this.#http = new ConsulHttp({ address: options.address, token: options.token });
+    this.#consul = new ConsulClient({ address: options.address, token: options.token });
     this.#serviceName = options.serviceName ?? defaultServiceName;
     this.#waitMs = options.waitMs ?? 5 * 60_000;
     this.#retryBaseMs = options.retryBaseMs ?? 250;
@@ -103,14 +99,20 @@ export class ConsulRegistry implements ServiceRegistry {
       Tags: ['svc'],
       Meta: { ...instance.meta, svc_service: instance.service, svc_capacity: String(instance.capacity) },
     };
-    await this.#agent('PUT', '/v1/agent/service/register', JSON.stringify(definition));
+    await this.#agent(() => this.#consul.registerService(definition));
     // Read our own write: refresh the service it left, then the one it joined.
     if (previous !== undefined && previous.service !== instance.service) await this.#refresh(previous);
     await this.#refresh(this.#track(instance.service));
   }
 
   async deregister(id: string): Promise<void> {
-    await this.#agent('PUT', `/v1/agent/service/deregister/${encodeURIComponent(id)}`, undefined, [404]);
+    await this.#agent(async () => {
+      try {
+        await this.#consul.deregisterService(id);
+      } catch (error) {
+        if (!(error instanceof ConsulError && error.status === 404)) throw error; // not registered here: nothing to do
+      }
+    });
     const tracked = this.#serviceOf(id);
     if (tracked !== undefined) await this.#refresh(tracked);
   }
@@ -120,7 +122,7 @@ export class ConsulRegistry implements ServiceRegistry {
     this.#closed = true;
     this.#listeners.clear();
     this.#tracked.clear();
-    await this.#http.close();
+    this.#consul.close();
   }
 
   #track(service: string): Tracked {
@@ -178,40 +180,33 @@ export class ConsulRegistry implements ServiceRegistry {
       this.#apply(tracked, response.index!, response);
     } catch (error) {
       if (tracked.controller.signal.aborted) return;
-      throw registryError(error, this.#http.address);
+      throw registryError(error, this.#consul.address);
     }
   }
 
-  async #health(tracked: Tracked, index: number, signal: AbortSignal): Promise<ConsulResponse> {
-    const blocking = index > 0;
-    const response = await this.#http.expect({
-      path: `/v1/health/service/${encodeURIComponent(tracked.name)}`,
-      query: { passing: true, index: blocking ? index : undefined },
-      waitMs: blocking ? this.#waitMs : undefined,
-      signal,
-    });
-    if (response.index === null) throw new Error(`Consul answered ${tracked.name}'s health without a valid X-Consul-Index`);
-    return response;
+  async #health(tracked: Tracked, index: number, signal: AbortSignal): Promise<Read<HealthEntry[]>> {
+    const read = await this.#consul.healthService(tracked.name, { signal, block: index > 0 ? { index, waitMs: this.#waitMs } : undefined });
+    if (read.index === null) throw new Error(`Consul answered ${tracked.name}'s health without a valid X-Consul-Index`);
+    return read;
   }
 
   /** Takes an answer unless an answer as new or newer was taken already; pushes the list when it changed. */
-  #apply(tracked: Tracked, index: number, response: ConsulResponse): void {
+  #apply(tracked: Tracked, index: number, read: Read<HealthEntry[]>): void {
     if (tracked.index !== 0 && index <= tracked.index) return;
     tracked.index = index;
-    const entries = JSON.parse(response.body.toString('utf8')) as HealthEntry[];
-    const instances = entries.map((entry) => toInstance(tracked.service, entry)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const instances = read.value.map((entry) => toInstance(tracked.service, entry)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (sameInstances(tracked.instances, instances)) return;
     tracked.instances = Object.freeze(instances.map((i) => Object.freeze(i)));
     if (this.#tracked.peek(tracked.service) !== tracked) return;
     for (const listener of [...this.#listeners]) listener(tracked.service, tracked.instances);
   }
 
-  async #agent(method: 'PUT', path: string, body?: string, allow: readonly number[] = []): Promise<void> {
+  async #agent(call: () => Promise<void>): Promise<void> {
     if (this.#closed) throw new SvcError('internal', 'the Consul registry is closed');
     try {
-      await this.#http.expect({ method, path, body }, allow);
+      await call();
     } catch (error) {
-      throw registryError(error, this.#http.address);
+      throw registryError(error, this.#consul.address);
     }
   }
 }
@@ -237,7 +232,7 @@ export const defaultServiceName = nomadJobId;
 
 function registryError(error: unknown, address: string): SvcError {
   if (error instanceof SvcError) return error;
-  if (error instanceof ConsulHttpError) {
+  if (error instanceof ConsulError) {
     const hint = error.status === 403 ? 'Give svc\'s Consul token write access to the services it registers (see docs/operators.md).' : undefined;
     return new SvcError('internal', `Consul refused the registry call (${error.message})`, { hint, cause: error });
   }

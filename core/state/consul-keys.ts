@@ -35,7 +35,3 @@ export function unescapeKey(escaped: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
-/** The key as a URL path: each segment percent-encoded, slashes kept. */
-export function keyPath(escaped: string): string {
-  return escaped.split('/').map(encodeURIComponent).join('/');
-}

@@ -7,8 +7,9 @@
  */
 import { storeClosedError } from './closed.js';
 import { SvcError } from '../errors.js';
-import { backoffMs, ConsulHttp, ConsulHttpError, sleep, type ConsulCall, type ConsulResponse } from './consul-http.js';
-import { escapeKey, keyPath, unescapeKey } from './consul-keys.js';
+import { backoffMs, sleep } from './backoff.js';
+import { ConsulClient, ConsulError, type KvEntry, type Read, type ReadOptions } from './consul-client.js';
+import { escapeKey, unescapeKey } from './consul-keys.js';
 import { checkCas, checkKey, checkPrefix, compareKeys, foldKeys, valueBytes } from './key-rules.js';
 import { DEFAULT_WATCH_WAIT_MS, MAX_WATCH_WAIT_MS, type CasOptions, type StateEntry, type StateStore, type WatchOptions } from './types.js';
 
@@ -26,15 +27,8 @@ export interface ConsulStateStoreOptions {
   readonly retryMaxMs?: number;
 }
 
-interface KvJson {
-  Key: string;
-  Value: string | null;
-  CreateIndex: number;
-  ModifyIndex: number;
-}
-
 export class ConsulStateStore implements StateStore {
-  readonly #http: ConsulHttp;
+  readonly #consul: ConsulClient;
   readonly #root: string;
   readonly #retryBaseMs: number;
   readonly #retryMaxMs: number;
@@ -48,16 +42,14 @@ export class ConsulStateStore implements StateStore {
       throw new SvcError('config_invalid', `the Consul KV prefix must be letters, digits, "_", "-" and "/" segments ending in "/" (like "svc/"), not ${JSON.stringify(prefix)}`);
     }
     this.#root = prefix;
-    this.#http = new ConsulHttp({ address: options.address, token: options.token, timeoutMs: options.timeoutMs });
+    this.#consul = new ConsulClient({ address: options.address, token: options.token, timeoutMs: options.timeoutMs });
     this.#retryBaseMs = options.retryBaseMs ?? 100;
     this.#retryMaxMs = options.retryMaxMs ?? 5000;
   }
 
   async get(key: string): Promise<StateEntry | null> {
     checkKey(key);
-    const response = await this.#call({ path: this.#path(key) }, [404]);
-    if (response.status === 404) return null;
-    const [entry] = this.#entries(response);
+    const [entry] = this.#entries(await this.#call(() => this.#consul.kvGet(this.#key(key))));
     return entry ?? null;
   }
 
@@ -65,44 +57,37 @@ export class ConsulStateStore implements StateStore {
     checkKey(key);
     checkCas(key, options.cas);
     const body = valueBytes(key, value);
-    return this.#write(async () => {
-      const response = await this.#call({ method: 'PUT', path: this.#path(key), query: { cas: options.cas }, body });
-      return parseBool(response);
-    });
+    return this.#write(() => this.#call(() => this.#consul.kvSet(this.#key(key), body, { cas: options.cas })));
   }
 
   async list(prefix: string): Promise<StateEntry[]> {
     checkPrefix(prefix);
-    const response = await this.#call({ path: this.#path(prefix), query: { recurse: true } }, [404]);
-    if (response.status === 404) return [];
-    return this.#entries(response).sort((a, b) => compareKeys(a.key, b.key));
+    const read = await this.#call(() => this.#consul.kvGet(this.#key(prefix), { recurse: true }));
+    return this.#entries(read).sort((a, b) => compareKeys(a.key, b.key));
   }
 
   async keys(prefix: string, separator?: string): Promise<string[]> {
     checkPrefix(prefix);
     // '/' is kept as it is by the escaping, so Consul can fold on it; any other separator is folded here.
-    const query = { keys: true, separator: separator === '/' ? '/' : undefined };
-    const response = await this.#call({ path: this.#path(prefix), query }, [404]);
-    if (response.status === 404) return [];
-    const keys = (parseJson(response) as string[]).map((k) => unescapeKey(k.slice(this.#root.length))).sort(compareKeys);
+    const read = await this.#call(() => this.#consul.kvKeys(this.#key(prefix), { separator: separator === '/' ? '/' : undefined }));
+    const keys = read.value.map((k) => unescapeKey(k.slice(this.#root.length))).sort(compareKeys);
     return separator === '/' ? keys : foldKeys(keys, prefix, separator);
   }
 
   async delete(key: string, options: CasOptions = {}): Promise<boolean> {
     checkKey(key);
     checkCas(key, options.cas);
-    return this.#write(async () => parseBool(await this.#call({ method: 'DELETE', path: this.#path(key), query: { cas: options.cas } })));
+    return this.#write(() => this.#call(() => this.#consul.kvDelete(this.#key(key), { cas: options.cas })));
   }
 
   async deleteTree(prefix: string): Promise<void> {
     checkPrefix(prefix);
-    await this.#write(async () => this.#call({ method: 'DELETE', path: this.#path(prefix), query: { recurse: true } }));
+    await this.#write(() => this.#call(() => this.#consul.kvDelete(this.#key(prefix), { recurse: true })));
   }
 
   async index(): Promise<number> {
     // The index of a prefix list: the highest ModifyIndex or delete (tombstone) under it.
-    const response = await this.#call({ path: this.#path(''), query: { keys: true, separator: '/' } }, [404]);
-    return indexOf(response);
+    return indexOf(await this.#call(() => this.#consul.kvKeys(this.#root, { separator: '/' })));
   }
 
   async watch(prefix: string, sinceIndex: number, options: WatchOptions = {}): Promise<number> {
@@ -130,7 +115,7 @@ export class ConsulStateStore implements StateStore {
     this.#closed = true;
     while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
     for (const controller of this.#watches) controller.abort(storeClosedError());
-    await this.#http.close();
+    this.#consul.close();
   }
 
   /**
@@ -143,23 +128,23 @@ export class ConsulStateStore implements StateStore {
    */
   async #watch(prefix: string, since: number, waitMs: number, signal: AbortSignal): Promise<number> {
     const deadline = Date.now() + waitMs;
-    const path = this.#path(prefix);
-    const first = await this.#retrying({ path, query: { recurse: true }, signal }, deadline);
+    const key = this.#key(prefix);
+    const first = await this.#retrying(key, { signal }, deadline);
     let index = indexOf(first);
-    let seen = this.#modifyIndexes(first);
+    let seen = modifyIndexes(first);
     // Changed already, or an index this Consul never reached (another cluster, a restore): answer at once.
     // An empty prefix whose index passed `since` may hide a delete: answer too (possibly spuriously).
     if (since === 0 || index !== since) return index;
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) return index;
-      const response = await this.#retrying({ path, query: { recurse: true, index }, waitMs: left, signal }, deadline);
-      const next = indexOf(response);
+      const read = await this.#retrying(key, { signal, block: { index, waitMs: left } }, deadline);
+      const next = indexOf(read);
       // Went backwards (snapshot restore, tombstones reaped): the caller starts over from this one.
       if (next < index) return next;
       if (next === index) continue;
-      const now = this.#modifyIndexes(response);
-      const changed = [...now.values()].some((at) => at > since) || [...seen.keys()].some((key) => !now.has(key)) || (now.size > 0 && next > Math.max(...now.values()));
+      const now = modifyIndexes(read);
+      const changed = [...now.values()].some((at) => at > since) || [...seen.keys()].some((k) => !now.has(k)) || (now.size > 0 && next > Math.max(...now.values()));
       if (changed) return next;
       seen = now;
       index = next;
@@ -167,33 +152,29 @@ export class ConsulStateStore implements StateStore {
   }
 
   /** A read of a watch: failures are retried with exponential back-off while the wait lasts. */
-  async #retrying(call: ConsulCall, deadline: number): Promise<ConsulResponse> {
+  async #retrying(key: string, options: ReadOptions, deadline: number): Promise<Read<KvEntry[]>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#call(call, [404]);
+        return await this.#call(() => this.#consul.kvGet(key, { ...options, recurse: true }), options.signal);
       } catch (error) {
-        if (call.signal?.aborted) throw call.signal.reason;
+        if (options.signal?.aborted) throw options.signal.reason;
         const delay = backoffMs(attempt, this.#retryBaseMs, this.#retryMaxMs);
         if (Date.now() + delay >= deadline) throw error;
-        await sleep(delay, call.signal);
-        if (call.waitMs !== undefined) call = { ...call, waitMs: Math.max(1, deadline - Date.now()) };
+        await sleep(delay, options.signal);
+        if (options.block !== undefined) options = { ...options, block: { index: options.block.index, waitMs: Math.max(1, deadline - Date.now()) } };
       }
     }
   }
 
-  #modifyIndexes(response: ConsulResponse): Map<string, number> {
-    if (response.status === 404) return new Map();
-    return new Map((parseJson(response) as KvJson[]).map((e) => [e.Key, e.ModifyIndex]));
+  /** The Consul key of a state key (or prefix): under the root, escaped. */
+  #key(key: string): string {
+    return this.#root + escapeKey(key);
   }
 
-  #path(key: string): string {
-    return `/v1/kv/${keyPath(this.#root + escapeKey(key))}`;
-  }
-
-  #entries(response: ConsulResponse): StateEntry[] {
-    return (parseJson(response) as KvJson[]).map((e) => ({
+  #entries(read: Read<KvEntry[]>): StateEntry[] {
+    return read.value.map((e) => ({
       key: unescapeKey(e.Key.slice(this.#root.length)),
-      value: e.Value === null ? Buffer.alloc(0) : Buffer.from(e.Value, 'base64'),
+      value: e.Value,
       createIndex: e.CreateIndex,
       modifyIndex: e.ModifyIndex,
     }));
@@ -214,40 +195,30 @@ export class ConsulStateStore implements StateStore {
     }
   }
 
-  async #call(call: ConsulCall, allow: readonly number[] = []): Promise<ConsulResponse> {
+  /** One Consul call of the store, its failure mapped into svc's errors (an abort passes through). */
+  async #call<T>(run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     this.#checkOpen();
     try {
-      return await this.#http.expect(call, allow);
+      return await run();
     } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason;
-      throw mapError(error, this.#http.address);
+      if (signal?.aborted) throw signal.reason;
+      throw mapError(error, this.#consul.address);
     }
   }
 }
 
-function parseJson(response: ConsulResponse): unknown {
-  try {
-    return JSON.parse(response.body.toString('utf8'));
-  } catch {
-    throw new SvcError('state_unavailable', `Consul answered with something that is not JSON: ${response.body.toString('utf8').slice(0, 100)}`);
-  }
+function modifyIndexes(read: Read<KvEntry[]>): Map<string, number> {
+  return new Map(read.value.map((e) => [e.Key, e.ModifyIndex]));
 }
 
-function parseBool(response: ConsulResponse): boolean {
-  const value = parseJson(response);
-  if (typeof value !== 'boolean') throw new SvcError('state_unavailable', `Consul answered a KV write with ${JSON.stringify(value)} instead of true or false`);
-  return value;
+function indexOf(read: Read<unknown>): number {
+  if (read.index === null) throw new SvcError('state_unavailable', 'Consul answered a KV read without a valid X-Consul-Index header');
+  return read.index;
 }
-
-function indexOf(response: ConsulResponse): number {
-  if (response.index === null) throw new SvcError('state_unavailable', 'Consul answered a KV read without a valid X-Consul-Index header');
-  return response.index;
-}
-
 
 function mapError(error: unknown, address: string): SvcError {
   if (error instanceof SvcError) return error;
-  if (error instanceof ConsulHttpError) {
+  if (error instanceof ConsulError) {
     if (error.status === 403) {
       return new SvcError('state_unavailable', `Consul refused svc's state store access (${error.message})`, {
         hint: 'Give svc\'s Consul token write access to its KV prefix: key_prefix "svc/" { policy = "write" } (see docs/operators.md).', cause: error,

@@ -10,7 +10,7 @@
  * changes lazily.
  */
 import { durationField, formatGoDuration, intField, jsonType, parseGoBool, strictFields, stringField, stringList, stringMap } from './go.js';
-import { HttpError, sendJson, sendText, type Call } from './http.js';
+import { HttpError, NOT_AN_ENDPOINT, sendJson, sendText, type Call } from './http.js';
 import { NODE_NAME, type Check, type CheckStatus, type ConsulState, type Service } from './state.js';
 
 const MIN_INTERVAL_MS = 1000;
@@ -71,7 +71,7 @@ export class Agent {
     if (group === 'services' && parts.length === 1) return sendJson(call.res, Object.fromEntries([...this.state.services].map(([id, s]) => [id, agentService(s)])));
     if (group === 'checks' && parts.length === 1) return sendJson(call.res, Object.fromEntries([...this.state.checks].filter(([id]) => id !== 'serfHealth').map(([id, c]) => [id, agentCheck(c)])));
     if (group === 'check' && verb !== undefined && ['pass', 'warn', 'fail', 'update'].includes(verb)) return this.#ttlUpdate(call, verb, rest);
-    throw new HttpError(404, '404 page not found\n');
+    throw new HttpError(404, NOT_AN_ENDPOINT);
   }
 
   /** Stops every check runner. */
@@ -135,7 +135,7 @@ export class Agent {
     if (previous !== undefined && previous.Service !== service.Service) this.state.touchService(previous.Service, index);
     this.state.touchService(service.Service, index);
     this.state.changed();
-    call.res.writeHead(200).end();
+    call.res.writeHead(200, { 'Content-Type': 'application/json' }).end(); // Consul sets the type, with no body
   }
 
   #addCheck(index: number, id: string, type: CheckType, service: Pick<Service, 'ID' | 'Service' | 'Tags'>): void {
@@ -179,7 +179,7 @@ export class Agent {
     this.state.touch('checks', index);
     this.state.touchService(service.Service, index);
     this.state.changed();
-    call.res.writeHead(200).end();
+    call.res.writeHead(200, { 'Content-Type': 'application/json' }).end();
   }
 
   #setStatus(id: string, status: CheckStatus, output: string): void {

@@ -80,10 +80,10 @@ export function jsonType(value: unknown): string {
 /**
  * Strict decoding: `known` lists the struct's field names (plus accepted
  * aliases mapped to a field name). Keys match case-insensitively; an unknown
- * key throws `json: unknown field "X"`. Returns the fields under their
- * canonical names.
+ * key throws `json: unknown field "X"`, or is skipped with `ignoreUnknown`
+ * (Go's plain decoding). Returns the fields under their canonical names.
  */
-export function strictFields(raw: unknown, known: readonly string[], aliases: Record<string, string> = {}, struct = 'object'): Record<string, unknown> {
+export function strictFields(raw: unknown, known: readonly string[], aliases: Record<string, string> = {}, struct = 'object', ignoreUnknown = false): Record<string, unknown> {
   if (raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`json: cannot unmarshal ${jsonType(raw)} into Go value of type ${struct}`);
   const byLower = new Map<string, string>();
@@ -92,7 +92,10 @@ export function strictFields(raw: unknown, known: readonly string[], aliases: Re
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const name = byLower.get(key.toLowerCase());
-    if (name === undefined) throw new Error(`json: unknown field ${JSON.stringify(key)}`);
+    if (name === undefined) {
+      if (ignoreUnknown) continue;
+      throw new Error(`json: unknown field ${JSON.stringify(key)}`);
+    }
     out[name] = value;
   }
   return out;

@@ -12,6 +12,9 @@ import type { ConsulState } from './state.js';
 export const DEFAULT_WAIT_MS = 5 * 60_000;
 export const MAX_WAIT_MS = 10 * 60_000;
 
+/** Consul's 404 text for a path it has no handler for. */
+export const NOT_AN_ENDPOINT = 'Invalid URL path: not a recognized HTTP API endpoint\n';
+
 export class HttpError extends Error {
   constructor(readonly status: number, message: string) {
     super(message);
@@ -48,6 +51,7 @@ export function setMeta(res: ServerResponse, index: number): void {
   res.setHeader('X-Consul-Index', String(Math.max(index, 1)));
   res.setHeader('X-Consul-KnownLeader', 'true');
   res.setHeader('X-Consul-LastContact', '0');
+  res.setHeader('X-Consul-Query-Backend', 'blocking-query');
 }
 
 export function has(query: URLSearchParams, name: string): boolean {

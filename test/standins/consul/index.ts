@@ -13,9 +13,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerAnonymous } from './acl.js';
 import { Agent } from './agent.js';
 import { handleCatalogServices, handleHealthService } from './health.js';
-import { HttpError, sendText, type Call } from './http.js';
+import { HttpError, NOT_AN_ENDPOINT, sendText, type Call } from './http.js';
 import { handleKv } from './kv.js';
 import { Sessions } from './sessions.js';
 import { ConsulState, type CheckStatus, type Snapshot } from './state.js';
@@ -83,27 +84,32 @@ export async function startConsulStandin(options: ConsulStandinOptions = {}): Pr
       call.res.writeHead(200, { 'Content-Type': 'application/json' }).end('"127.0.0.1:8300"');
       return;
     }
-    throw new HttpError(404, '404 page not found\n');
+    throw new HttpError(404, NOT_AN_ENDPOINT);
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://standin');
+      // The request target as sent: WHATWG URL parsing would resolve dot segments, %2E%2E included, which Go does not.
+      const target = req.url ?? '/';
+      const at = target.indexOf('?');
+      const rawPath = at === -1 ? target : target.slice(0, at);
+      const search = at === -1 ? '' : target.slice(at);
+      res.setHeader('X-Consul-Default-Acl-Policy', options.aclToken === undefined ? 'allow' : 'deny');
       let path: string;
       try {
-        path = decodeURIComponent(url.pathname);
+        path = decodeURIComponent(rawPath);
       } catch {
-        return sendText(res, 400, `invalid URL escape ${JSON.stringify(url.pathname)}`);
+        return sendText(res, 400, `invalid URL escape ${JSON.stringify(rawPath)}`);
       }
-      const recorded: RecordedRequest = { method: req.method ?? 'GET', path, query: url.search, at: Date.now() };
+      const recorded: RecordedRequest = { method: req.method ?? 'GET', path, query: search, at: Date.now() };
       requests.push(recorded);
       res.on('finish', () => { recorded.status = res.statusCode; });
-      // Go's ServeMux answers an unclean path (//, /./, /../) with a redirect to the clean one.
-      const clean = cleanPath(path);
-      if (clean !== path) {
-        res.writeHead(301, { Location: clean + url.search }).end();
+      // Go's ServeMux answers an unclean path (//, /./, /../ as sent, not percent-encoded) with a 307 to the clean one.
+      const clean = cleanPath(rawPath);
+      if (clean !== rawPath) {
+        res.writeHead(307, { Location: clean + search }).end();
         return;
       }
       const fault = faults.find((f) => f.left > 0 && f.match.test(`${recorded.method} ${path}`));
@@ -111,13 +117,14 @@ export async function startConsulStandin(options: ConsulStandinOptions = {}): Pr
         fault.left -= 1;
         return sendText(res, fault.status, fault.body);
       }
-      if (options.aclToken !== undefined) {
-        const token = req.headers['x-consul-token'] ?? url.searchParams.get('token') ?? /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-        if (token === undefined || token === '') return sendText(res, 403, 'Permission denied: anonymous token lacks permission');
-        if (token !== options.aclToken) return sendText(res, 403, 'ACL not found');
-      }
-      const call: Call = { req, res, method: req.method ?? 'GET', path, rawPath: url.pathname, query: url.searchParams, body: Buffer.concat(chunks) };
+      const query = new URLSearchParams(search);
+      const call: Call = { req, res, method: req.method ?? 'GET', path, rawPath, query, body: Buffer.concat(chunks) };
       try {
+        if (options.aclToken !== undefined) {
+          const token = req.headers['x-consul-token'] ?? query.get('token') ?? /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+          if (token === undefined || token === '') return answerAnonymous(call, state);
+          if (token !== options.aclToken) return sendText(res, 403, 'ACL not found');
+        }
         route(call);
       } catch (error) {
         if (error instanceof HttpError) sendText(res, error.status, error.message);

@@ -45,7 +45,9 @@ function render(entry: KvEntry): Record<string, unknown> {
 
 function conflicting(call: Call, ...flags: string[]): boolean {
   if (flags.filter((flag) => has(call.query, flag)).length < 2) return false;
-  sendText(call.res, 400, `Conflicting flags: ${call.query.toString()}\n`);
+  // Go's url.Values.Encode: sorted by key.
+  const sorted = new URLSearchParams([...call.query].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  sendText(call.res, 400, `Conflicting flags: ${sorted.toString()}\n`);
   return true;
 }
 
@@ -136,12 +138,13 @@ function put(call: Call, state: ConsulState, key: string, options: KvOptions): v
 
   if (acquire !== undefined || release !== undefined) {
     const session = (acquire ?? release)!;
-    if (session === '') throw new HttpError(500, 'missing session');
+    // KVS.Apply's errors come back through raft: "raft apply failed: <error>".
+    if (session === '') throw new HttpError(500, 'raft apply failed: missing session');
     if (acquire !== undefined) {
       // KVS.Apply refuses a lock inside its lock-delay before it reaches raft.
       if ((state.lockDelays.get(key) ?? 0) > Date.now()) return sendJson(call.res, false);
       const index = state.apply();
-      if (!state.sessions.has(session)) throw new HttpError(500, `invalid session "${session}"`);
+      if (!state.sessions.has(session)) throw new HttpError(500, `raft apply failed: invalid session "${session}"`);
       if (existing !== undefined && existing.Session !== '' && existing.Session !== session) return sendJson(call.res, false);
       const lockIndex = existing === undefined ? 1 : existing.Session === session ? existing.LockIndex : existing.LockIndex + 1;
       state.kvSet(index, { Key: key, Value: value, Flags: flags, Session: session, LockIndex: lockIndex });

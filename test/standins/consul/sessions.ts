@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { durationField, formatGoDuration, jsonType, parseGoDuration, strictFields, stringField, stringList } from './go.js';
-import { blockingQuery, HttpError, sendJson, sendText, setMeta, type Call } from './http.js';
+import { blockingQuery, HttpError, NOT_AN_ENDPOINT, sendJson, sendText, setMeta, type Call } from './http.js';
 import { NODE_NAME, type ConsulState, type Session } from './state.js';
 import type { Timers } from '../../helpers/manual-timers.js';
 
@@ -32,7 +32,7 @@ export class Sessions {
       case 'renew': return this.#withId(call, rest, () => this.#renew(call, rest));
       case 'info': return this.#withId(call, rest, () => this.#info(call, rest));
       case 'list': return this.#list(call);
-      default: void id; throw new HttpError(404, '404 page not found\n');
+      default: void id; throw new HttpError(404, NOT_AN_ENDPOINT);
     }
   }
 
@@ -152,8 +152,9 @@ function render(session: Session): Record<string, unknown> {
   };
 }
 
+/** The body of a session create; unknown fields are ignored, as Consul 1.21.4 does (its decoding is not strict there). */
 function decodeSession(raw: unknown, session: Session): void {
-  const fields = strictFields(raw, ['ID', 'Name', 'Node', 'LockDelay', 'Behavior', 'TTL', 'NodeChecks', 'ServiceChecks', 'Checks', 'Namespace', 'Partition', 'CreateIndex', 'ModifyIndex'], {}, 'structs.Session');
+  const fields = strictFields(raw, ['ID', 'Name', 'Node', 'LockDelay', 'Behavior', 'TTL', 'NodeChecks', 'ServiceChecks', 'Checks', 'Namespace', 'Partition', 'CreateIndex', 'ModifyIndex'], {}, 'structs.Session', true);
   if ('Name' in fields) session.Name = stringField(fields.Name, 'Session.Name') ?? '';
   if ('Node' in fields) session.Node = stringField(fields.Node, 'Session.Node') ?? '';
   if ('Behavior' in fields) session.Behavior = (stringField(fields.Behavior, 'Session.Behavior') ?? '') as Session['Behavior'];
