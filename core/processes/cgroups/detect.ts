@@ -78,8 +78,9 @@ export function detectOwnCgroups(under: string | null): Detection {
  */
 function locate(mount: Mount, cgroupPath: string): string {
   if (cgroupPath.split('/').includes('..')) return mount.mountPoint;
-  if (mount.root === '/') return path.join(mount.mountPoint, cgroupPath);
-  if (cgroupPath === mount.root || cgroupPath.startsWith(`${mount.root}/`)) return path.join(mount.mountPoint, cgroupPath.slice(mount.root.length));
+  const below = (relative: string) => path.resolve(mount.mountPoint, `.${relative}`);
+  if (mount.root === '/') return below(cgroupPath);
+  if (cgroupPath === mount.root || cgroupPath.startsWith(`${mount.root}/`)) return below(cgroupPath.slice(mount.root.length));
   return mount.mountPoint;
 }
 
