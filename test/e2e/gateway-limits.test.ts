@@ -149,10 +149,11 @@ describe('deploy warnings for options this version does not enforce', function (
     ]);
   });
 
-  it('svc serve prints each warning on stderr', async () => {
+  /** `svc serve` of unenforced.py until it is ready, then Ctrl-C: its output. */
+  async function serveOutput(env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
     const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
     const child = spawn(process.execPath, [cli, 'serve', fixture('unenforced.py'), '--port', '0', '--data-dir', tempDir('svc-cli-')], {
-      env: { ...process.env, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1' },
+      env: { ...process.env, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -168,6 +169,11 @@ describe('deploy warnings for options this version does not enforce', function (
     });
     child.kill('SIGINT');
     assert.equal(await exited, 0);
+    return { stdout, stderr };
+  }
+
+  it('svc serve prints each warning on stderr', async () => {
+    const { stdout, stderr } = await serveOutput();
     assert.match(stderr, /^! tuned: domain="api.example.com" is not enforced yet/m);
     assert.doesNotMatch(stderr, /keep_warm|autoscaler/, 'the autoscaler enforces both');
     // cpu and memory: one line, only where this machine cannot limit them (the test below forces that case).
@@ -177,23 +183,7 @@ describe('deploy warnings for options this version does not enforce', function (
   });
 
   it('svc serve prints the one line about cpu and memory where no cgroup can be made (SVC_CGROUP_ROOT off any cgroup mount)', async () => {
-    const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
-    const root = tempDir('svc-no-cgroups-');
-    const child = spawn(process.execPath, [cli, 'serve', fixture('unenforced.py'), '--port', '0', '--data-dir', tempDir('svc-cli-')], {
-      env: { ...process.env, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', SVC_CGROUP_ROOT: root },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve, reject) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('press Ctrl-C to stop')) resolve();
-      });
-      void exited.then((code) => reject(new Error(`svc serve exited with ${code}:\n${stderr}`)));
-    });
-    child.kill('SIGINT');
-    assert.equal(await exited, 0);
+    const { stderr } = await serveOutput({ SVC_CGROUP_ROOT: tempDir('svc-no-cgroups-') });
     assert.equal(stderr.match(/^! cpu and memory are not limited on this machine \(no cgroup2 filesystem is mounted under .+\): tuned sets cpu=2, memory="1Gi"$/gm)?.length, 1, stderr);
   });
 });

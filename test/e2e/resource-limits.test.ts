@@ -87,7 +87,7 @@ describe('cpu and memory limits of local containers (cgroups)', function () {
     const [container] = driver.status(unitOf('spin'));
     const folders = driver.cgroup(container!.id)!.procsFiles.map((file) => path.dirname(file));
     await driver.stop(unitOf('spin'), container!.id);
-    assert.deepEqual(folders.filter((folder) => existsSync(folder)), []);
+    await until('the container\'s cgroup folders are gone', () => folders.every((folder) => !existsSync(folder)));
   });
 });
 

@@ -101,6 +101,8 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   const stopGraceMs = options.stopGraceMs ?? 5_000;
   const socketDir = makeSocketDir();
   const cgroups = openSvcCgroups({ under: options.cgroupRoot ?? null });
+  /** Cgroups of ended containers waiting for their last processes to go (close() waits for them). */
+  const removals = new Set<Promise<void>>();
 
   // Nothing async runs during 'exit': kill synchronously. The lifelines cover SIGKILL of Node.
   const killAll = () => {
@@ -284,7 +286,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       const memory = memoryKilled(container!, 'a process');
       containers.delete(id);
       removeSockets(container!);
-      void container!.cgroup?.remove();
+      removeCgroup(container!);
       await workers.deregister();
       const reason = `exited unexpectedly with ${describeExit(exit)}${memory ? ` (killed for going past ${container!.memoryKills!.limit})` : ''}`;
       log(container!, 'system', `container ${id} ${reason}`);
@@ -300,7 +302,18 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     container.state = 'exited';
     containers.delete(container.id);
     removeSockets(container);
-    if (container.cgroup && !(await container.cgroup.remove())) log(container, 'system', `the cgroup of container ${container.id} still holds processes; it is removed when svc starts next`);
+    removeCgroup(container);
+  }
+
+  /** In the background: a stop does not wait for the kernel to let go of the cgroup. */
+  function removeCgroup(container: Container): void {
+    const { cgroup } = container;
+    if (!cgroup) return;
+    const removal = cgroup.remove().then((removed) => {
+      removals.delete(removal);
+      if (!removed) log(container, 'system', `the cgroup of container ${container.id} still holds processes; it is removed when svc starts next`);
+    });
+    removals.add(removal);
   }
 
   function containersOf(key: string): Container[] {
@@ -364,6 +377,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       zygotes.clear();
       await Promise.all([...[...containers.values()].map(stopContainer), ...[...templates.keys()].map(stopTemplate), ...stoppingZygotes]);
       units.clear();
+      await Promise.all(removals);
       cgroups.close();
       process.off('exit', killAll);
       rmSync(socketDir, { recursive: true, force: true });

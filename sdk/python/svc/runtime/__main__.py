@@ -17,7 +17,7 @@ before it imports anything of the user's (``_cgroup``). ``--events-fd FD`` names
 line).
 
 Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed, a worker
-kept failing, or a TCP port is in use; 2 wrong arguments (ports included), no App, no such
+kept failing, a TCP port is in use, or the container's cgroup could not be joined; 2 wrong arguments (ports included), no App, no such
 workload or a kind not served yet; 3 the user's module failed to import (traceback on stderr, socket never bound);
 4 the runtime's own dependencies (uvicorn) are missing; 5 ``on_start`` failed.
 """
