@@ -46,7 +46,12 @@ describe('cpu and memory limits of local containers (cgroups)', function () {
     assert.equal(error.code, 'memory_limit_exceeded');
     assert.match(error.message, /memory="128Mi"/);
 
-    // The supervisor restarts the worker; the request waits for it in the queue.
+    // The supervisor restarts the worker; the driver registers the replacement once it answers.
+    const driver = localDriverOf(platform);
+    await until('a fresh worker is registered', () => {
+      const worker = driver.status(unitOf('hog'))[0]?.workers[0];
+      return worker?.registered && worker.pid !== undefined && worker.pid !== before.pid;
+    });
     const after = await fetch(url('hog'));
     assert.equal(after.status, 200);
     const fresh = (await after.json()) as { pid: number };
