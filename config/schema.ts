@@ -36,6 +36,11 @@ export interface ServerConfig extends ClusterConfig {
   readonly scalingPolicy: string;
   /** Third-party plugins: npm package names or paths, with options. */
   readonly plugins: readonly PluginSpec[];
+  /**
+   * Where the local driver looks for cgroup filesystems to limit containers'
+   * cpu and memory: only mounts at or below this folder; null: any mount.
+   */
+  readonly cgroupRoot: string | null;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -56,6 +61,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
+    cgroupRoot: null,
     ...clusterDefaults(),
   });
 }
@@ -83,5 +89,6 @@ export const configKeys = {
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
+  cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'path' },
   ...clusterKeys,
 } as const satisfies Record<keyof ServerConfig, ConfigKeySpec>;

@@ -57,6 +57,8 @@ export const errorCodes = {
   shutting_down: { status: 503, summary: 'svc is stopping: workload URLs answer this while requests in flight finish, and the API takes no new deployment changes.' },
   crash_loop: { status: 503, summary: 'The containers of the workload keep exiting; svc retries with back-off.' },
   worker_crashed: { status: 502, summary: 'The container failed while handling the request.' },
+  // 502 like worker_crashed: the gateway's upstream died; 507 would claim the gateway could not store something.
+  memory_limit_exceeded: { status: 502, summary: 'The worker handling the request was killed for going past its container\'s memory limit (the workload\'s `memory`); a fresh worker takes the next request.' },
   upstream_unreachable: { status: 502, summary: 'The gateway could not reach the container.' },
   server_unreachable: { status: 503, summary: 'The CLI or the Python client could not reach the svc server (connection refused, unknown host, network down).' },
   unexpected_response: { status: 502, summary: 'The server answered something that is not svc\'s API (a proxy\'s error page, another program on that port).' },

@@ -121,7 +121,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const toAutoscaler: { target?: Autoscaler } = {};
   const registry = createRegistry(config, reportAs('REGISTRY'));
   const scheduler = createDriver(config, {
-    registry, logs: sink, zygotes: options.zygotes ?? false,
+    registry, logs: sink, zygotes: options.zygotes ?? false, cgroupRoot: config.cgroupRoot,
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
     install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),
@@ -148,7 +148,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   }
 
   const routes = new RouteTable();
-  const upstreams = new UpstreamPools(registry);
+  const upstreams = new UpstreamPools(registry, { crashCause: (instanceId) => driver.crashCause?.(instanceId) });
   const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });
   // Replicas share the work: followers copy the leader's routes and report their load to its autoscaler.
   // Only with the Consul registry: a follower finds the instances there (the embedded one knows only this replica's).

@@ -32,6 +32,8 @@ export interface DriverDependencies {
   readonly registry: ServiceRegistry;
   readonly logs: LogSink;
   readonly zygotes: boolean;
+  /** See ServerConfig#cgroupRoot. */
+  readonly cgroupRoot: string | null;
   readonly onContainerExit: (unit: Pick<DeploymentUnit, 'key'>, containerId: string, reason: string) => void;
   /** The unit → Nomad job compiler (only for `scheduler: nomad`). */
   readonly compile: CompileUnit;
@@ -52,7 +54,7 @@ export function installOf(config: ServerConfig): string {
 
 export function createDriver(config: ServerConfig, deps: DriverDependencies): LocalDriver | NomadDriver {
   if (config.scheduler === 'local') {
-    return createLocalDriver({ registry: deps.registry, logs: deps.logs, zygotes: deps.zygotes, onContainerExit: deps.onContainerExit });
+    return createLocalDriver({ registry: deps.registry, logs: deps.logs, zygotes: deps.zygotes, cgroupRoot: deps.cgroupRoot, onContainerExit: deps.onContainerExit });
   }
   return createNomadDriver({
     url: config.nomadAddr,

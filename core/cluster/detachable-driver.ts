@@ -19,6 +19,10 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
     get name() {
       return driver.name;
     },
+    get resourceLimits() {
+      return driver.resourceLimits;
+    },
+    crashCause: (instanceId) => (detached ? undefined : driver.crashCause?.(instanceId)),
     submit: (unit) => (detached ? Promise.reject(lostError()) : driver.submit(unit)),
     scale: (key, count) => (detached ? Promise.reject(lostError()) : driver.scale(key, count)),
     stop: (key, id) => (detached ? Promise.resolve() : driver.stop(key, id)),

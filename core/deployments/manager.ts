@@ -15,7 +15,7 @@ import { planDeploy, type DeployPlan } from './plan.js';
 import { startUnits, type StartContext } from './start-units.js';
 import { guardedStart, unlessAborted } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
-import { unenforcedOptions } from './warnings.js';
+import { unenforcedOptions, unlimitedResources } from './warnings.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
 
 export interface DeployRequest {
@@ -206,8 +206,9 @@ export class DeploymentManager {
     await Promise.all(replaced.map((key) => this.#stopUnit(key)));
 
     live.warnings = [
-      // The local driver runs plain process groups: cpu and memory are not limited there.
-      ...served.flatMap((workload) => unenforcedOptions(workload, { resourcesLimited: driver.name !== 'local' })),
+      // Without cgroups (not root, no controller), the local driver cannot limit cpu and memory: said once.
+      ...unlimitedResources(served, driver.resourceLimits),
+      ...served.flatMap(unenforcedOptions),
       ...warnings,
     ];
     const deployment = this.#describe(live);

@@ -43,8 +43,9 @@ export interface Deployment {
   readonly workloads: readonly DeployedWorkload[];
   /**
    * What the user should know and would not see otherwise: options this
-   * platform accepts but does not enforce (`greet: memory="2Gi" is not limited
-   * on the embedded platform`), and workloads without a host-based URL, with why.
+   * platform accepts but does not enforce (`greet: domain="…" is not enforced
+   * yet`; `cpu and memory are not limited on this machine (why): …` where no
+   * cgroup can be made), and workloads without a host-based URL, with why.
    */
   readonly warnings: readonly string[];
   readonly createdAt: Date;

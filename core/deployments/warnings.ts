@@ -1,31 +1,38 @@
 /**
- * Options the SDK accepts and validates but this version does not act on.
- * A deploy names each one a workload sets to a non-default value, so that
- * nobody believes `memory="2Gi"` or a `domain` changed anything. (The
- * autoscaler and `keep_warm` are enforced by core/autoscale.)
+ * Options the SDK accepts and validates but this version does not act on,
+ * or not where it runs. A deploy names them, so that nobody believes
+ * `memory="2Gi"` or a `domain` changed anything. (The autoscaler and
+ * `keep_warm` are enforced by core/autoscale; `cpu` and `memory` by the
+ * scheduler: cgroups of the local driver, Nomad's task resources.)
  */
+import type { Enforcement } from '../processes/cgroups/types.js';
 import { optionDefaults } from '../workload/defaults.js';
 import { formatMemoryMiB, parseMemoryMiB } from '../workload/memory.js';
 import type { Workload } from '../workload/types.js';
 
-export interface UnenforcedOptionsContext {
-  /** False for the local driver: containers are plain process groups without cgroup limits. */
-  readonly resourcesLimited: boolean;
+/** One line per unenforced option of `workload`, e.g. `greet: domain="api.example.com" is not enforced yet: …`. */
+export function unenforcedOptions(workload: Workload): string[] {
+  const { http } = workload;
+  return http?.domain ? [`${workload.name}: domain=${pythonLiteral(http.domain)} is not enforced yet: custom domains are not served; use the workload's URL`] : [];
 }
 
-/** One line per unenforced option of `workload`, e.g. `greet: memory="2Gi" is not limited on the embedded platform`. */
-export function unenforcedOptions(workload: Workload, context: UnenforcedOptionsContext): string[] {
-  const lines: string[] = [];
-  const say = (option: string, value: unknown, why: string) => lines.push(`${workload.name}: ${option}=${pythonLiteral(value)} ${why}`);
-  const notYet = (why: string) => `is not enforced yet: ${why}`;
-
-  const { cpu, memoryMiB } = workload.resources;
-  if (!context.resourcesLimited && cpu !== optionDefaults.cpu) say('cpu', cpu, 'is not limited on the embedded platform');
-  if (!context.resourcesLimited && memoryMiB !== defaultMemoryMiB) say('memory', formatMemoryMiB(memoryMiB), 'is not limited on the embedded platform');
-
-  const { http } = workload;
-  if (http?.domain) say('domain', http.domain, notYet(`custom domains are not served; use the workload's URL`));
-  return lines;
+/**
+ * One line for the whole deploy when the scheduler cannot hold containers to
+ * their `cpu` and `memory` (`limits` says why) and a workload sets either to
+ * a non-default value: `cpu and memory are not limited on this machine (svc
+ * runs as uid 1000, not root, …): tuned sets cpu=2, memory="1Gi"`.
+ */
+export function unlimitedResources(workloads: readonly Workload[], limits: Enforcement | undefined): string[] {
+  if (limits === undefined || limits.enforced) return [];
+  const settings = workloads.flatMap((workload) => {
+    const { cpu, memoryMiB } = workload.resources;
+    const set = [
+      ...(cpu !== optionDefaults.cpu ? [`cpu=${pythonLiteral(cpu)}`] : []),
+      ...(memoryMiB !== defaultMemoryMiB ? [`memory=${pythonLiteral(formatMemoryMiB(memoryMiB))}`] : []),
+    ];
+    return set.length > 0 ? [`${workload.name} sets ${set.join(', ')}`] : [];
+  });
+  return settings.length > 0 ? [`cpu and memory are not limited on this machine (${limits.why}): ${settings.join('; ')}`] : [];
 }
 
 const defaultMemoryMiB = parseMemoryMiB(optionDefaults.memory);

@@ -39,6 +39,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   /** #onClose also listens to the connection's signal (a pipelined request's response, see hold()). */
   #watchesConnection = false;
   #slot: Slot | null = null;
+  #crashCause: (() => SvcError | undefined) | undefined;
   #abortUpstream: ((error?: Error) => void) | null = null;
   /** A small answer being collected: status, head, chunks. */
   #status = 0;
@@ -65,8 +66,13 @@ export class Exchange implements Dispatcher.DispatchHandler {
     return this.#connection;
   }
 
-  /** Keeps the slot until the response is done; gives it back at once if the client already left. */
-  hold(slot: Slot): void {
+  /**
+   * Keeps the slot until the response is done; gives it back at once if the
+   * client already left. `crashCause` says why the slot's worker died, when
+   * the driver knows (see upstreamError).
+   */
+  hold(slot: Slot, crashCause?: () => SvcError | undefined): void {
+    this.#crashCause = crashCause;
     if (this.#clientGone || this.#connection.aborted) {
       slot.release();
       throw new SvcError('client_closed', 'the client went away before its request was sent on.');
@@ -146,6 +152,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
-    this.fail(upstreamError(error, this.#clientGone));
+    this.fail(upstreamError(error, this.#clientGone, this.#crashCause));
   }
 }

@@ -10,10 +10,11 @@ const BROKEN_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 /**
  * Says what went wrong on the proxy hop, as one SvcError: the client left
  * (`client_closed`, never reported as a bug), the container died with the
- * request (`worker_crashed`), or it could not be reached at all
+ * request (`worker_crashed`, unless `crashCause` — the driver — knows better,
+ * such as `memory_limit_exceeded`), or it could not be reached at all
  * (`upstream_unreachable`: ECONNREFUSED, ENOENT, a connect timeout).
  */
-export function upstreamError(error: unknown, clientGone: boolean): SvcError {
+export function upstreamError(error: unknown, clientGone: boolean, crashCause?: () => SvcError | undefined): SvcError {
   if (clientGone) {
     return new SvcError('client_closed', 'the client closed the connection before the answer was ready.', { cause: error });
   }
@@ -23,6 +24,8 @@ export function upstreamError(error: unknown, clientGone: boolean): SvcError {
   // Only the error code reaches the caller: undici's message may name the container's socket path.
   const detail = typeof code === 'string' ? code : 'no error code';
   if (typeof code === 'string' && BROKEN_CONNECTION.has(code)) {
+    const known = crashCause?.();
+    if (known) return known;
     return new SvcError('worker_crashed', `the container of this workload closed the connection while handling the request (${detail}).`, {
       hint: 'The container probably crashed or exited; the workload logs say why.',
       cause: error,

@@ -71,7 +71,8 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
           match = now;
         }
       }
-      exchange.hold(slot);
+      const held = slot;
+      exchange.hold(held, () => options.upstreams.crashCause(held.instance));
       head.forward.push(
         'x-request-id', exchange.requestId,
         'x-forwarded-for', req.socket.remoteAddress ?? '',

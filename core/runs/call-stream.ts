@@ -17,7 +17,8 @@ export const CALL_CONTENT_TYPE = 'application/vnd.svc.call+pickle';
 /** Answer headers passed on from the container. */
 const PASSED_ON = ['content-type', 'cache-control'];
 
-export async function sendCall(upstreams: Pick<UpstreamPools, 'request'>, slot: Slot, body: Readable, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+export async function sendCall(upstreams: Pick<UpstreamPools, 'request' | 'crashCause'>, slot: Slot, body: Readable, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+  const crashCause = () => upstreams.crashCause(slot.instance);
   let response;
   try {
     response = await upstreams.request(slot.instance, {
@@ -29,7 +30,7 @@ export async function sendCall(upstreams: Pick<UpstreamPools, 'request'>, slot: 
     });
   } catch (error) {
     slot.release();
-    throw upstreamError(error, signal.aborted);
+    throw upstreamError(error, signal.aborted, crashCause);
   }
   const out = new PassThrough();
   const upstream = response.body;
@@ -43,7 +44,7 @@ export async function sendCall(upstreams: Pick<UpstreamPools, 'request'>, slot: 
     release();
     if (out.destroyed) return;
     // Only a 200 answer is a frame stream; any other answer just ends short.
-    if (response.statusCode === 200) out.end(brokenCallFrame(upstreamError(error, signal.aborted)));
+    if (response.statusCode === 200) out.end(brokenCallFrame(upstreamError(error, signal.aborted, crashCause)));
     else out.end();
   });
   upstream.on('end', release);

@@ -44,7 +44,7 @@ export interface RunManagerOptions {
   readonly bundles: Pick<CodeBundles, 'fromStore'>;
   readonly autoscaler: UnitScaler;
   readonly admission: Pick<Admission, 'enter'>;
-  readonly upstreams: Pick<UpstreamPools, 'request'>;
+  readonly upstreams: Pick<UpstreamPools, 'request' | 'crashCause'>;
   readonly logs: Pick<DeploymentLogs, 'addBuildLine' | 'add' | 'forget' | 'subscriberCount'>;
   readonly leases: IdleLeases;
   /** Failures nobody waits for (stopping an idle run). */

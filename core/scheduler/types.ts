@@ -1,11 +1,14 @@
 /**
  * The scheduler driver: runs the containers of deployment units. The local
  * driver runs each container as a process group on this machine; the Nomad
- * driver (later) compiles each unit into a Nomad job. The gateway never talks
- * to a driver: it learns about healthy containers through the registry.
+ * driver (later) compiles each unit into a Nomad job. The gateway learns about
+ * healthy containers through the registry; of a driver it only asks why a
+ * worker died with requests in hand (`crashCause`).
  */
-import type { BuiltImage } from '../images/types.js';
 import type { DeploymentRef } from '../deployments/keys.js';
+import type { SvcError } from '../errors.js';
+import type { BuiltImage } from '../images/types.js';
+import type { Enforcement } from '../processes/cgroups/types.js';
 import type { Workload } from '../workload/types.js';
 
 /** Where a unit's code comes from. The embedded default runs it from the project folder. */
@@ -78,6 +81,18 @@ export interface UnitPlan {
 
 export interface SchedulerDriver {
   readonly name: string;
+  /**
+   * Whether containers are held to their workload's `cpu` and `memory`, and
+   * why not. Absent: the scheduler enforces them itself (Nomad's task resources).
+   */
+  readonly resourceLimits?: Enforcement;
+  /**
+   * Why the worker behind a registry instance died with requests in hand,
+   * when the driver knows better than a broken connection does (killed for
+   * memory: `memory_limit_exceeded`); undefined otherwise. Synchronous: it
+   * runs on the proxy's error path.
+   */
+  crashCause?(instanceId: string): SvcError | undefined;
   /**
    * Asks the scheduler what submitting the unit would do, changing nothing
    * (Nomad's plan endpoint). Absent for the local driver: there is nothing to plan.

@@ -29,6 +29,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],
+    cgroupRoot: null,
     ...clusterDefaults(),
     ...overrides,
   };

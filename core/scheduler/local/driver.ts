@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { SvcError } from '../../errors.js';
+import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.js';
+import { openSvcCgroups } from '../../processes/cgroups/svc-cgroups.js';
 import { describeExit, spawnGroup, type ProcessGroup } from '../../processes/group.js';
 import type { ServiceRegistry } from '../../registry/types.js';
 import type { ContainerStatus, DeploymentUnit, LogLine, LogSink, SchedulerDriver } from '../types.js';
-import { parseFrame } from './frames.js';
+import { parseFrame, type RuntimeEvent } from './frames.js';
+import { MemoryKills } from './memory-kills.js';
 import { containerArgs, runtimeEnv, workerSocketPaths } from './runtime-command.js';
 import { makeSocketDir } from './socket-dir.js';
 import { CheckpointTemplate, type TemplateState } from './template.js';
@@ -26,6 +29,11 @@ export interface LocalDriverOptions {
    * instead of spawning a new interpreter each. Default off; `svc serve` turns it on.
    */
   readonly zygotes?: boolean;
+  /**
+   * Only cgroup filesystems mounted at or below this folder hold the
+   * containers' cgroups; null (default): any in /proc/self/mountinfo.
+   */
+  readonly cgroupRoot?: string | null;
 }
 
 interface Container {
@@ -41,6 +49,9 @@ interface Container {
   group: ProcessGroup | undefined;
   /** The process group, once launched; undefined when a stop came first. */
   launched: Promise<ProcessGroup | undefined>;
+  /** Its cgroup (cpu and memory limits), when they are enforced here. */
+  readonly cgroup: ContainerCgroup | undefined;
+  readonly memoryKills: MemoryKills | undefined;
 }
 
 export interface TemplateStatus {
@@ -67,6 +78,8 @@ export interface LocalDriver extends SchedulerDriver {
   template(key: string): TemplateStatus | undefined;
   /** The zygote of the image whose interpreter is `pythonPath`, when it has one. */
   zygote(pythonPath: string): TemplateStatus | undefined;
+  /** A running container's cgroup, when limits are enforced here. */
+  cgroup(containerId: string): ContainerCgroup | undefined;
 }
 
 /** Unit key under which zygotes log: they serve every unit of their image. */
@@ -87,6 +100,9 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const stopGraceMs = options.stopGraceMs ?? 5_000;
   const socketDir = makeSocketDir();
+  const cgroups = openSvcCgroups({ under: options.cgroupRoot ?? null });
+  /** Cgroups of ended containers waiting for their last processes to go (close() waits for them). */
+  const removals = new Set<Promise<void>>();
 
   // Nothing async runs during 'exit': kill synchronously. The lifelines cover SIGKILL of Node.
   const killAll = () => {
@@ -104,6 +120,21 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     container.recent.push(text);
     if (container.recent.length > RECENT_LINES) container.recent.shift();
     emit(container.unit.key, container.id, stream, text);
+  }
+
+  /** The runtime's events of a container: a worker's death is checked against the memory limit first. */
+  function onRuntimeEvent(container: Container, event: RuntimeEvent): void {
+    if (event.event === 'worker_exited') memoryKilled(container, `worker ${event.worker}`, event.worker);
+    else if (event.event === 'listening') container.memoryKills?.replaced(event.worker);
+    container.workers.onEvent(event);
+  }
+
+  /** After a process of the container exited: whether the kernel killed it for memory (said in the logs). */
+  function memoryKilled(container: Container, who: string, worker?: number): boolean {
+    const kills = container.memoryKills;
+    if (!kills?.sinceLastLook(worker)) return false;
+    log(container, 'system', `${who} of container ${container.id} was killed by the kernel: the container went past its memory limit (${kills.limit})`);
+    return true;
   }
 
   function templateFor(unit: DeploymentUnit): CheckpointTemplate {
@@ -128,7 +159,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
 
   /** Forks the container from its image's zygote when one is ready; undefined when it cannot (then it is spawned). */
   async function forkFromZygote(container: Container): Promise<ProcessGroup | undefined> {
-    const { unit, id, workers } = container;
+    const { unit, id } = container;
     const zygote = zygotes.get(unit.image.pythonPath);
     if (!zygote || zygote.unusable() !== null) return undefined;
     try {
@@ -136,8 +167,9 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
         container: id,
         unit,
         workers: unit.workload.scaling.workers,
+        cgroup: cgroupProcs(container),
         onLine: (stream, text) => log(container, stream, text),
-        onEvent: (event) => workers.onEvent(event),
+        onEvent: (event) => onRuntimeEvent(container, event),
         timeoutMs: Math.min(startTimeoutMs, FORK_TIMEOUT_MS),
       });
       log(container, 'system', `container ${id} forked from zygote ${zygote.id} (pid ${group.pid})`);
@@ -156,10 +188,10 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
 
   /** Forks the container from the unit's template when it has a usable one; else spawns it from scratch. */
   async function launch(container: Container): Promise<ProcessGroup | undefined> {
-    const { unit, id, workers } = container;
+    const { unit, id } = container;
     const onEvent = (line: string) => {
       const frame = parseFrame(line);
-      if (frame?.t === 'event') workers.onEvent(frame.event);
+      if (frame?.t === 'event') onRuntimeEvent(container, frame.event);
     };
     if (unit.workload.scaling.checkpointEnabled) {
       const template = templateFor(unit);
@@ -171,8 +203,9 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
           const group = await template.fork({
             container: id,
             workers: unit.workload.scaling.workers,
+            cgroup: cgroupProcs(container),
             onLine: (stream, text) => log(container, stream, text),
-            onEvent: (event) => workers.onEvent(event),
+            onEvent: (event) => onRuntimeEvent(container, event),
             timeoutMs: Math.min(startTimeoutMs, FORK_TIMEOUT_MS),
           });
           container.startedFrom = 'template';
@@ -193,7 +226,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     }
     return spawnGroup({
       command: unit.image.pythonPath,
-      args: containerArgs(unit, socketDir, id),
+      args: containerArgs(unit, socketDir, id, cgroupProcs(container)),
       cwd: unit.source.root,
       env: runtimeEnv(unit),
       onLine: (stream, text) => log(container, stream, text),
@@ -203,6 +236,12 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
 
   async function startContainer(unit: DeploymentUnit): Promise<void> {
     const id = `c-${randomBytes(5).toString('hex')}`;
+    let cgroup: ContainerCgroup | undefined;
+    try {
+      cgroup = cgroups.create(id, { cpu: unit.workload.resources.cpu, memoryMiB: unit.workload.resources.memoryMiB });
+    } catch (error) {
+      throw new SvcError('container_failed', `container ${id} of ${unit.workload.name} did not start: ${(error as Error).message}.`, { details: { unit: unit.key, container: id, logs: [] } });
+    }
     const socketPaths = workerSocketPaths(socketDir, id, unit.workload.scaling.workers);
     let container: Container | undefined;
     const workers = new WorkerSet({
@@ -213,7 +252,10 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       log: (text) => container && log(container, 'system', text),
       restartTimeoutMs: startTimeoutMs,
     });
-    container = { id, unit, workers, socketPaths, startedAt: new Date(), healthyAt: undefined, recent: [], state: 'starting', startedFrom: 'process', group: undefined, launched: Promise.resolve(undefined) };
+    container = {
+      id, unit, workers, socketPaths, startedAt: new Date(), healthyAt: undefined, recent: [], state: 'starting', startedFrom: 'process', group: undefined, launched: Promise.resolve(undefined),
+      cgroup, memoryKills: cgroup && new MemoryKills(cgroup),
+    };
     containers.set(id, container);
     log(container, 'system', `starting container ${id} for ${unit.workload.name} (${socketPaths.length} worker${socketPaths.length === 1 ? '' : 's'})`);
     container.launched = launch(container);
@@ -224,7 +266,9 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       : 'cancelled';
     // A stop may have begun while the last probe was in flight: never register a stopping container.
     if (!group || outcome !== 'healthy' || container.state !== 'starting') {
-      const reason = group?.hasExited() ? `exited with ${describeExit(await group.exited)}` : outcome === 'timeout' ? `did not become healthy within ${startTimeoutMs / 1000} s` : 'was stopped while starting';
+      const exited = group?.hasExited() === true;
+      if (exited) memoryKilled(container, 'a process');
+      const reason = exited ? `exited with ${describeExit(await group!.exited)}` : outcome === 'timeout' ? `did not become healthy within ${startTimeoutMs / 1000} s` : 'was stopped while starting';
       await stopContainer(container);
       throw new SvcError('container_failed', `container ${id} of ${unit.workload.name} ${reason}.${container.recent.length ? `\nLast log lines:\n${container.recent.join('\n')}` : ''}`, {
         details: { unit: unit.key, container: id, logs: [...container.recent] },
@@ -239,10 +283,12 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     void group.exited.then(async (exit) => {
       if (container!.state === 'stopping' || container!.state === 'exited') return;
       container!.state = 'exited';
+      const memory = memoryKilled(container!, 'a process');
       containers.delete(id);
       removeSockets(container!);
+      removeCgroup(container!);
       await workers.deregister();
-      const reason = `exited unexpectedly with ${describeExit(exit)}`;
+      const reason = `exited unexpectedly with ${describeExit(exit)}${memory ? ` (killed for going past ${container!.memoryKills!.limit})` : ''}`;
       log(container!, 'system', `container ${id} ${reason}`);
       options.onContainerExit?.(unit, id, reason);
     });
@@ -256,6 +302,18 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     container.state = 'exited';
     containers.delete(container.id);
     removeSockets(container);
+    removeCgroup(container);
+  }
+
+  /** In the background: a stop does not wait for the kernel to let go of the cgroup. */
+  function removeCgroup(container: Container): void {
+    const { cgroup } = container;
+    if (!cgroup) return;
+    const removal = cgroup.remove().then((removed) => {
+      removals.delete(removal);
+      if (!removed) log(container, 'system', `the cgroup of container ${container.id} still holds processes; it is removed when svc starts next`);
+    });
+    removals.add(removal);
   }
 
   function containersOf(key: string): Container[] {
@@ -265,6 +323,12 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   return {
     name: 'local',
     socketDir,
+    resourceLimits: cgroups.enforcement,
+    crashCause(instanceId) {
+      const match = /^(.+)-w(\d+)$/.exec(instanceId);
+      return match ? containers.get(match[1]!)?.memoryKills?.explain(Number(match[2])) : undefined;
+    },
+    cgroup: (containerId) => containers.get(containerId)?.cgroup,
     async submit(unit) {
       const previous = units.get(unit.key);
       units.set(unit.key, unit);
@@ -313,6 +377,8 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       zygotes.clear();
       await Promise.all([...[...containers.values()].map(stopContainer), ...[...templates.keys()].map(stopTemplate), ...stoppingZygotes]);
       units.clear();
+      await Promise.all(removals);
+      cgroups.close();
       process.off('exit', killAll);
       rmSync(socketDir, { recursive: true, force: true });
     },
@@ -322,6 +388,11 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
 /** Read through a call: a stop may begin while a launch awaits, which narrowing cannot know. */
 function stopping(container: Container): boolean {
   return container.state === 'stopping';
+}
+
+/** What the container's main process writes its pid into before anything else: its cgroup's `cgroup.procs` files. */
+function cgroupProcs(container: Container): readonly string[] {
+  return container.cgroup?.procsFiles ?? [];
 }
 
 function removeSockets(container: Container): void {

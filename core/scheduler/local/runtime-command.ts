@@ -5,9 +5,15 @@ import type { DeploymentUnit } from '../types.js';
 /** The fd on which the runtime writes its events (the fourth pipe of spawnGroup). */
 const EVENTS_FD = '3';
 
-/** `python -m svc.runtime` serving one container: worker `i` on `<socketDir>/<container>-w<i>.sock`. */
-export function containerArgs(unit: DeploymentUnit, socketDir: string, container: string): string[] {
-  return [...moduleArgs(unit), '--socket-dir', socketDir, '--container', container, '--workers', String(unit.workload.scaling.workers)];
+/**
+ * `python -m svc.runtime` serving one container: worker `i` on `<socketDir>/<container>-w<i>.sock`;
+ * it joins its cgroup first (`--cgroup`, one `cgroup.procs` file per hierarchy).
+ */
+export function containerArgs(unit: DeploymentUnit, socketDir: string, container: string, cgroupProcs: readonly string[] = []): string[] {
+  return [
+    ...moduleArgs(unit), '--socket-dir', socketDir, '--container', container, '--workers', String(unit.workload.scaling.workers),
+    ...cgroupProcs.flatMap((file) => ['--cgroup', file]),
+  ];
 }
 
 /** `python -m svc.runtime template`: the warmed process that forks the unit's containers. */

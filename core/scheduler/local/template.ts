@@ -19,6 +19,8 @@ export interface TemplateOptions {
 export interface ForkRequest {
   readonly container: string;
   readonly workers: number;
+  /** The `cgroup.procs` files the forked container joins before it serves (empty: none). */
+  readonly cgroup: readonly string[];
   readonly onLine: (stream: 'stdout' | 'stderr', text: string) => void;
   readonly onEvent: (event: RuntimeEvent) => void;
   /** How long the template may take to report the new container's pid. */
@@ -77,7 +79,7 @@ export class CheckpointTemplate {
   /** Forks a container; rejects with the reason when the template cannot (the caller then starts one normally). */
   fork(request: ForkRequest): Promise<ProcessGroup> {
     return this.#server.fork({
-      payload: { container: request.container, socket_dir: this.#socketDir, workers: request.workers },
+      payload: { container: request.container, socket_dir: this.#socketDir, workers: request.workers, cgroup: request.cgroup },
       onLine: request.onLine,
       onEvent: request.onEvent,
       timeoutMs: request.timeoutMs,

@@ -29,6 +29,8 @@ export interface ZygoteForkRequest {
   readonly container: string;
   readonly unit: DeploymentUnit;
   readonly workers: number;
+  /** The `cgroup.procs` files the forked container joins before it imports the user's code. */
+  readonly cgroup: readonly string[];
   readonly onLine: (stream: 'stdout' | 'stderr', text: string) => void;
   readonly onEvent: (event: RuntimeEvent) => void;
   readonly timeoutMs: number;
@@ -88,6 +90,7 @@ export class Zygote {
         entry: unit.source.entry,
         workload: unit.workload.name,
         env: containerEnv(unit),
+        cgroup: request.cgroup,
       },
       onLine: request.onLine,
       onEvent: request.onEvent,

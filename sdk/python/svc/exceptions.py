@@ -20,8 +20,8 @@ Hierarchy::
           ├── TooManyRequestsError    429: too_many_runs, rate_limited
           │    └── QueueFullError     queue_full: max_pending_tasks calls already wait
           ├── UnavailableError   503: starting, app_paused, no_capacity, shutting_down, ...
-          ├── WorkerCrashedError worker_crashed, upstream_unreachable (502): the
-          │                      container died while it handled the call
+          ├── WorkerCrashedError worker_crashed, upstream_unreachable, memory_limit_exceeded
+          │                      (502): the container died while it handled the call
           ├── StartFailedError   image_build_failed, container_failed, python_unavailable
           ├── RemoteCallError    handler_error: the remote code raised and its exception
           │                      cannot be re-raised here (.type, .traceback)

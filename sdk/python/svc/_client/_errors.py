@@ -52,6 +52,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "crash_loop": ex.UnavailableError,
     "worker_crashed": ex.WorkerCrashedError,
     "upstream_unreachable": ex.WorkerCrashedError,
+    "memory_limit_exceeded": ex.WorkerCrashedError,
     "server_unreachable": ex.ServerUnreachableError,
     "unexpected_response": ex.RemoteError,
     "handler_error": ex.RemoteCallError,

@@ -1,7 +1,7 @@
 """``python -m svc.runtime``: one container, the checkpoint template of a workload, or a zygote.
 
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket PATH
-    python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket-dir DIR --container ID [--workers N]
+    python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket-dir DIR --container ID [--workers N] [--cgroup PROCS_FILE ...]
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --ports P0,P1,... [--host HOST] [--workers N]
     python -m svc.runtime template --root DIR --entry MODULE --workload NAME --control PATH
     python -m svc.runtime zygote --control PATH
@@ -12,11 +12,12 @@ allocation runs) serves worker ``i`` on ``HOST:P<i>``; without socket options th
 may come from ``SVC_WORKER_PORTS`` and ``SVC_WORKER_HOST`` (default 127.0.0.1), and flags win
 over them. This process imports the app once, then forks the workers and supervises them. The
 zygote imports only the runtime, and forks containers of any workload on request (``_zygote``).
-``--events-fd FD`` names a pipe for the platform's machine-readable events (one JSON object per
+``--cgroup`` names the ``cgroup.procs`` files of the container's cgroup, which this process joins
+before it imports anything of the user's (``_cgroup``). ``--events-fd FD`` names a pipe for the platform's machine-readable events (one JSON object per
 line).
 
 Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed, a worker
-kept failing, or a TCP port is in use; 2 wrong arguments (ports included), no App, no such
+kept failing, a TCP port is in use, or the container's cgroup could not be joined; 2 wrong arguments (ports included), no App, no such
 workload or a kind not served yet; 3 the user's module failed to import (traceback on stderr, socket never bound);
 4 the runtime's own dependencies (uvicorn) are missing; 5 ``on_start`` failed.
 """
@@ -27,6 +28,7 @@ import argparse
 import os
 import sys
 
+from ._cgroup import CgroupError, cgroup_files, join_cgroup
 from ._container import PlacementError, TcpAddress, check_bindable, parse_ports
 from ._frames import FrameWriter
 from ._lifeline import has_lifeline
@@ -61,6 +63,8 @@ def _container_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", help=f"address the TCP ports listen on (env: {HOST_ENV}; default {DEFAULT_HOST})")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes (default: the workload's option, or the number of TCP ports)")
+    parser.add_argument("--cgroup", action="append", default=[], metavar="PROCS_FILE",
+                        help="a cgroup.procs file this process joins before anything else (repeat per hierarchy)")
     return parser
 
 
@@ -110,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = _template_parser() if template else _container_parser()
     args = parser.parse_args(argv[1:] if template else argv)
     if not template:
+        # First of all: the user's code, and every worker, run inside the container's limits.
+        try:
+            join_cgroup(cgroup_files(args.cgroup))
+        except CgroupError as error:
+            say(str(error))
+            return EXIT_SERVER_FAILED
         _check_placement(parser, args)
         try:
             _tcp_placement(args, os.environ)

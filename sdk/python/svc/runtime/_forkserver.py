@@ -24,6 +24,7 @@ import traceback
 from typing import Any, Callable
 
 from . import _lifeline
+from ._cgroup import CgroupError, cgroup_files, join_cgroup
 from ._exit import signal_name
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._frames import FrameStream, FrameWriter, LinePump
@@ -62,8 +63,8 @@ class ForkServer:
         self._server_fds: list[int] = []
 
     # What subclasses provide.
-    def parse(self, data: bytes) -> tuple[str, Any]:
-        """``(container id, request)`` of one fork request; BadRequest says what is wrong."""
+    def parse(self, fields: dict) -> tuple[str, Any]:
+        """``(container id, request)`` of one fork request's JSON object; BadRequest says what is wrong."""
         raise NotImplementedError
 
     def serve(self, conn: socket.socket, container: str, request: Any, io: ChildIO) -> int:
@@ -128,8 +129,10 @@ class ForkServer:
             return
         with conn:
             try:
-                container, request = self.parse(_read_request(conn, self.max_request))
-            except (BadRequest, OSError) as error:
+                fields = parse_json_object(_read_request(conn, self.max_request))
+                container, request = self.parse(fields)
+                cgroup = cgroup_files(fields.get("cgroup"))
+            except (BadRequest, CgroupError, OSError) as error:
                 _reply_error(conn, str(error))
                 return
             for stream in (sys.stdout, sys.stderr):
@@ -138,7 +141,7 @@ class ForkServer:
             if pid == 0:
                 code = EXIT_SERVER_FAILED
                 try:
-                    code = self._become_container(conn, container, request)
+                    code = self._become_container(conn, container, request, cgroup)
                 except BaseException:
                     traceback.print_exc()
                 finally:
@@ -146,7 +149,7 @@ class ForkServer:
             self.children[pid] = container
         # The parent's copy is closed here: the connection now ends exactly when the container does.
 
-    def _become_container(self, conn: socket.socket, container: str, request: Any) -> int:
+    def _become_container(self, conn: socket.socket, container: str, request: Any, cgroup: list[str]) -> int:
         os.setsid()  # its own session and process group: the platform stops it with kill(-pid)
         signal.set_wakeup_fd(-1)
         for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
@@ -156,6 +159,12 @@ class ForkServer:
         replace_stdin()
         conn.setblocking(True)
         control = FrameWriter(conn.fileno())
+        # Into the container's cgroup before it serves anything: its workers inherit it.
+        try:
+            join_cgroup(cgroup)
+        except CgroupError as error:
+            control.send({"t": "error", "message": str(error)})
+            return EXIT_SERVER_FAILED
         control.send({"t": "started", "pid": os.getpid()})
         # Output goes to the platform over the connection, line by line, like a spawned container's pipes.
         pumps = []
@@ -195,6 +204,16 @@ def _listen(path: str) -> socket.socket:
         os.umask(previous)
     listener.listen(64)
     return listener
+
+
+def parse_json_object(data: bytes) -> dict:
+    try:
+        request = json.loads(data)
+    except ValueError:
+        raise BadRequest("the request is not JSON") from None
+    if not isinstance(request, dict):
+        raise BadRequest("the request is not a JSON object")
+    return request
 
 
 def _read_request(conn: socket.socket, limit: int) -> bytes:

@@ -1,7 +1,8 @@
 """The checkpoint template: a warmed process (imports done, ``on_start`` run once) that forks containers.
 
 ``python -m svc.runtime template --control SOCK ...`` listens on a Unix socket. The platform
-connects and sends one JSON line, ``{"container": ID, "socket_dir": DIR, "workers": N}``; the
+connects and sends one JSON line, ``{"container": ID, "socket_dir": DIR, "workers": N}`` (and ``"cgroup"``, the ``cgroup.procs``
+files the child joins first, when the platform limits the container); the
 template forks a child that leads its own session (so the platform can signal its group) and
 becomes that container, forking its workers from the warmed state. The connection stays open
 for the container's life: the container writes its frames to it (``started`` with its pid
@@ -11,7 +12,6 @@ socket, forking and lifeline machinery is shared with the zygote (``_forkserver`
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import socket
@@ -20,7 +20,7 @@ from typing import Any
 
 from .._workloads import Workload
 from ._container import container_sockets, run_container
-from ._forkserver import BadRequest, ChildIO, ForkServer
+from ._forkserver import BadRequest, ChildIO, ForkServer, parse_json_object
 from ._frames import FrameWriter
 from ._startup import say, warm
 
@@ -34,18 +34,11 @@ warnings.filterwarnings("ignore", message=r".*use of fork\(\) may lead to deadlo
 
 def parse_request(data: bytes) -> tuple[str, str, int]:
     """``(container id, socket dir, workers)`` of a fork request; BadRequest says what is wrong."""
-    request = parse_json_object(data)
+    return placement_of(parse_json_object(data))
+
+
+def placement_of(request: dict) -> tuple[str, str, int]:
     return check_placement(request.get("container"), request.get("socket_dir"), request.get("workers"))
-
-
-def parse_json_object(data: bytes) -> dict:
-    try:
-        request = json.loads(data)
-    except ValueError:
-        raise BadRequest("the request is not JSON") from None
-    if not isinstance(request, dict):
-        raise BadRequest("the request is not a JSON object")
-    return request
 
 
 def check_placement(container: Any, socket_dir: Any, workers: Any) -> tuple[str, str, int]:
@@ -71,8 +64,8 @@ class Template(ForkServer):
     def ready_message(self) -> str:
         return f"{self.workload.name}: checkpoint template ready on {self.control_path} (imports and on_start done)"
 
-    def parse(self, data: bytes) -> tuple[str, Any]:
-        container, socket_dir, workers = parse_request(data)
+    def parse(self, fields: dict) -> tuple[str, Any]:
+        container, socket_dir, workers = placement_of(fields)
         return container, (socket_dir, workers)
 
     def serve(self, conn: socket.socket, container: str, request: Any, io: ChildIO) -> int:

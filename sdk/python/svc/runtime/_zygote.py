@@ -5,7 +5,7 @@ runtime (what every container of the image imports before the user's code) once,
 the user's code. Each request names the container and the workload to serve:
 
     {"container": ID, "socket_dir": DIR, "workers": N, "root": DIR, "entry": MODULE,
-     "workload": NAME, "env": {...}}
+     "workload": NAME, "env": {...}, "cgroup": [PROCS_FILE, ...]}
 
 and the forked child becomes exactly what ``python -m svc.runtime --root DIR --entry MODULE
 --workload NAME --socket-dir DIR --container ID --workers N`` started with ``env`` would be:
@@ -26,10 +26,10 @@ import time
 from typing import Any
 
 from ._container import container_sockets, run_container
-from ._forkserver import BadRequest, ChildIO, ForkServer
+from ._forkserver import BadRequest, ChildIO, ForkServer, parse_json_object
 from ._frames import FrameWriter
 from ._startup import Exit, load_workload, say
-from ._template import check_placement, parse_json_object
+from ._template import placement_of
 
 MAX_ZYGOTE_REQUEST = 1024 * 1024
 """A request carries the container's whole environment."""
@@ -47,8 +47,11 @@ class ZygoteRequest:
 
 def parse_zygote_request(data: bytes) -> tuple[str, ZygoteRequest]:
     """``(container id, request)``; BadRequest says what is wrong."""
-    request = parse_json_object(data)
-    container, socket_dir, workers = check_placement(request.get("container"), request.get("socket_dir"), request.get("workers"))
+    return zygote_request_of(parse_json_object(data))
+
+
+def zygote_request_of(request: dict) -> tuple[str, ZygoteRequest]:
+    container, socket_dir, workers = placement_of(request)
     root, entry, workload, env = request.get("root"), request.get("entry"), request.get("workload"), request.get("env")
     if not isinstance(root, str) or not os.path.isabs(root):
         raise BadRequest("root must be an absolute path")
@@ -68,8 +71,8 @@ class Zygote(ForkServer):
     def ready_message(self) -> str:
         return f"zygote ready on {self.control_path} (runtime imported)"
 
-    def parse(self, data: bytes) -> tuple[str, Any]:
-        return parse_zygote_request(data)
+    def parse(self, fields: dict) -> tuple[str, Any]:
+        return zygote_request_of(fields)
 
     def serve(self, conn: socket.socket, container: str, request: Any, io: ChildIO) -> int:
         assert isinstance(request, ZygoteRequest)

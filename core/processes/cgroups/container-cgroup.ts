@@ -1,0 +1,75 @@
+import { rmdirSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CgroupDirs, CgroupFiles, CgroupLimits } from './types.js';
+
+/** How long removal waits for the last processes of a container to leave its cgroup. */
+const REMOVE_ATTEMPTS = 50;
+const REMOVE_PAUSE_MS = 100;
+
+/**
+ * One container's cgroup: a folder per hierarchy with the workload's limits.
+ * Processes join it by writing their pid into each of `procsFiles` (the
+ * runtime does so itself before it imports user code); their children
+ * inherit it.
+ */
+export class ContainerCgroup {
+  readonly dirs: CgroupDirs;
+  readonly limits: CgroupLimits;
+  readonly #files: CgroupFiles;
+  /** The distinct folders (co-mounted v1 controllers and v2 share one). */
+  readonly #folders: readonly string[];
+
+  constructor(files: CgroupFiles, dirs: CgroupDirs, limits: CgroupLimits) {
+    this.#files = files;
+    this.dirs = dirs;
+    this.limits = limits;
+    this.#folders = distinctFolders(dirs);
+  }
+
+  get version(): 1 | 2 {
+    return this.#files.version;
+  }
+
+  /** The `cgroup.procs` file of each folder: a process is in the container's cgroup once its pid is in all. */
+  get procsFiles(): readonly string[] {
+    return this.#folders.map((folder) => path.join(folder, 'cgroup.procs'));
+  }
+
+  /** How many of its processes the kernel killed for memory so far. */
+  memoryKills(): number {
+    return this.#files.memoryKills(this.dirs);
+  }
+
+  /** CPU time its processes used, in microseconds; null when nothing accounts it. */
+  cpuUsageMicros(): number | null {
+    return this.#files.cpuUsageMicros(this.dirs);
+  }
+
+  /** Removes its folders once its processes are gone (the kernel refuses before: EBUSY). False when some stayed. */
+  async remove(): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      if (removeFolders(this.#folders)) return true;
+      if (attempt === REMOVE_ATTEMPTS) return false;
+      await sleep(REMOVE_PAUSE_MS);
+    }
+  }
+}
+
+export function distinctFolders(dirs: CgroupDirs): string[] {
+  return [...new Set([dirs.cpu, dirs.memory, ...(dirs.cpuacct === null ? [] : [dirs.cpuacct])])];
+}
+
+/** rmdir of each folder that is still there; false while one still holds processes. */
+export function removeFolders(folders: readonly string[]): boolean {
+  let removed = true;
+  for (const folder of folders) {
+    try {
+      rmdirSync(folder);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') removed = false;
+    }
+  }
+  return removed;
+}
