@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
 import { parseImageReference, parseRegistryTarget } from '../core/images/oci/reference.js';
@@ -122,6 +122,13 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
     }
     case 'path':
       return typeof raw === 'string' && raw.trim() !== '' ? path.resolve(cwd, expandHome(raw.trim())) : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };
+    case 'existingFolder': {
+      // A typo here would turn the limits off without a word: the folder must be there.
+      if (raw === null) return null;
+      if (typeof raw !== 'string' || raw.trim() === '') return { problem: `expected a folder path or null, got ${JSON.stringify(raw)}` };
+      const folder = path.resolve(cwd, expandHome(raw.trim()));
+      return statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? folder : { problem: `${folder} is not a folder on this machine (it should be where cgroup filesystems are mounted, such as /sys/fs/cgroup)` };
+    }
     case 'string':
       return typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : { problem: `expected a non-empty string, got ${JSON.stringify(raw)}` };
     case 'url':

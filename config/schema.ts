@@ -89,6 +89,6 @@ export const configKeys = {
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
-  cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'path' },
+  cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'existingFolder' },
   ...clusterKeys,
 } as const satisfies Record<keyof ServerConfig, ConfigKeySpec>;

@@ -148,7 +148,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   }
 
   const routes = new RouteTable();
-  const upstreams = new UpstreamPools(registry, { crashCause: (instanceId) => driver.crashCause?.(instanceId) });
+  const upstreams = new UpstreamPools(registry, { crashCause: (instance) => driver.crashCause?.(instance) });
   const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });
   // Replicas share the work: followers copy the leader's routes and report their load to its autoscaler.
   // Only with the Consul registry: a follower finds the instances there (the embedded one knows only this replica's).

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { SvcError } from '../errors.js';
+import type { Instance } from '../registry/types.js';
 import type { Slot } from './admission.js';
 import { connectionSignal } from './connection-signal.js';
 import { responseHead } from './forward-headers.js';
@@ -39,7 +40,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   /** #onClose also listens to the connection's signal (a pipelined request's response, see hold()). */
   #watchesConnection = false;
   #slot: Slot | null = null;
-  #crashCause: (() => SvcError | undefined) | undefined;
+  #crashCause: ((instance: Instance) => SvcError | undefined) | undefined;
   #abortUpstream: ((error?: Error) => void) | null = null;
   /** A small answer being collected: status, head, chunks. */
   #status = 0;
@@ -71,7 +72,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
    * client already left. `crashCause` says why the slot's worker died, when
    * the driver knows (see upstreamError).
    */
-  hold(slot: Slot, crashCause?: () => SvcError | undefined): void {
+  hold(slot: Slot, crashCause?: (instance: Instance) => SvcError | undefined): void {
     this.#crashCause = crashCause;
     if (this.#clientGone || this.#connection.aborted) {
       slot.release();
@@ -152,6 +153,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
-    this.fail(upstreamError(error, this.#clientGone, this.#crashCause));
+    const crashCause = this.#crashCause;
+    const instance = this.#slot?.instance;
+    this.fail(upstreamError(error, this.#clientGone, crashCause && instance ? () => crashCause(instance) : undefined));
   }
 }

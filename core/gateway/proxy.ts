@@ -13,17 +13,17 @@ export class UpstreamPools {
   readonly #pools = new Map<string, { readonly pool: Pool; readonly service: string }>();
   readonly #unwatch: () => void;
 
-  readonly #crashCause: ((instanceId: string) => SvcError | undefined) | undefined;
+  readonly #crashCause: ((instance: Instance) => SvcError | undefined) | undefined;
 
   /** `crashCause`: the scheduler driver's word on why an instance's worker died with requests in hand. */
-  constructor(registry: ServiceRegistry, options: { readonly crashCause?: (instanceId: string) => SvcError | undefined } = {}) {
+  constructor(registry: ServiceRegistry, options: { readonly crashCause?: (instance: Instance) => SvcError | undefined } = {}) {
     this.#unwatch = registry.watch((service, instances) => this.#prune(service, instances));
     this.#crashCause = options.crashCause;
   }
 
   /** Why the instance's worker died, when the driver knows (killed for memory); undefined otherwise. */
   crashCause(instance: Instance): SvcError | undefined {
-    return this.#crashCause?.(instance.id);
+    return this.#crashCause?.(instance);
   }
 
   dispatch(instance: Instance, request: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): void {

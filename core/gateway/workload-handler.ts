@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { PluginHost } from '../plugin/host.js';
+import type { Instance } from '../registry/types.js';
 import { checkAccess } from './access.js';
 import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
@@ -38,6 +39,8 @@ const MAX_REROUTES = 3;
  */
 export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback: RequestListener): RequestListener {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // Bound once: the exchange calls it only when a worker dies mid-request.
+  const crashCause = (instance: Instance) => options.upstreams.crashCause(instance);
 
   async function serve(req: IncomingMessage, res: ServerResponse, first: RouteMatch, head: RequestHead, path: string, search: string, target: string): Promise<void> {
     const exchange = new Exchange(req, res, requestIdOf(head.requestId), options.report);
@@ -71,8 +74,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
           match = now;
         }
       }
-      const held = slot;
-      exchange.hold(held, () => options.upstreams.crashCause(held.instance));
+      exchange.hold(slot, crashCause);
       head.forward.push(
         'x-request-id', exchange.requestId,
         'x-forwarded-for', req.socket.remoteAddress ?? '',

@@ -8,6 +8,7 @@
 import type { DeploymentRef } from '../deployments/keys.js';
 import type { SvcError } from '../errors.js';
 import type { BuiltImage } from '../images/types.js';
+import type { Instance } from '../registry/types.js';
 import type { Enforcement } from '../processes/cgroups/types.js';
 import type { Workload } from '../workload/types.js';
 
@@ -92,7 +93,7 @@ export interface SchedulerDriver {
    * memory: `memory_limit_exceeded`); undefined otherwise. Synchronous: it
    * runs on the proxy's error path.
    */
-  crashCause?(instanceId: string): SvcError | undefined;
+  crashCause?(instance: Instance): SvcError | undefined;
   /**
    * Asks the scheduler what submitting the unit would do, changing nothing
    * (Nomad's plan endpoint). Absent for the local driver: there is nothing to plan.

@@ -9,7 +9,7 @@
  * `NOMAD_BIN`, else PATH; svc's repository builds neither.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, createWriteStream, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot, sdkPythonPath } from '../../core/paths.js';
 import { freePort } from '../helpers/free-port.js';
@@ -42,7 +42,8 @@ export function findAgentBinaries(): AgentBinaries | { readonly missing: string 
   return { consul: consul!, nomad: nomad! };
 }
 
-function findBinary(variable: string, name: string): string | null {
+/** The binary `variable` names, else `name` on PATH, else null. */
+export function findBinary(variable: string, name: string): string | null {
   const named = process.env[variable];
   if (named !== undefined && named !== '') return named;
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -72,14 +73,6 @@ export class AgentProcess {
     this.#child = child;
   }
 
-  get pid(): number | undefined {
-    return this.#child?.pid;
-  }
-
-  signal(signal: NodeJS.Signals): void {
-    this.#child?.kill(signal);
-  }
-
   /** Sends `signal` and waits for the process to end. */
   async stop(signal: NodeJS.Signals = 'SIGINT', timeoutMs = 30_000): Promise<void> {
     const child = this.#child;
@@ -102,69 +95,95 @@ export class AgentProcess {
   }
 }
 
+export interface ConsulAgent {
+  readonly url: string;
+  readonly process: AgentProcess;
+  /** The node's name (`svc-test-<pid>`), which Consul's ACL denials quote. */
+  readonly node: string;
+  /** The management token of the bootstrap, for the test's own look-ups. */
+  readonly rootToken: string;
+  /** Creates the policy of `config/policies/<policyFile>` as `name` and a token holding only it; resolves with its secret. */
+  token(name: string, policyFile: string): Promise<string>;
+  /** GET with the management token. */
+  get(p: string): Promise<any>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Consul server from the shipped `config/consul-agent.hcl` on loopback
+ * ports of its own: ACLs bootstrapped, and the agent's own token set, as the
+ * operator guide says.
+ */
+export async function startConsul(binary: string, dir = tempDir('svc-consul-')): Promise<ConsulAgent> {
+  const [http, server, serfLan, serfWan] = await ports(4);
+  const url = `http://127.0.0.1:${http}`;
+  const node = `svc-test-${process.pid}`;
+  writeFileSync(path.join(dir, 'consul-local.hcl'), [
+    `node_name = "${node}"`,
+    'client_addr = "127.0.0.1"',
+    `ports {\n  http = ${http}\n  server = ${server}\n  serf_lan = ${serfLan}\n  serf_wan = ${serfWan}\n  dns = -1\n  grpc = -1\n  grpc_tls = -1\n}`,
+  ].join('\n'));
+  const agent = new AgentProcess('consul', binary, ['agent', `-config-file=${path.join(packageRoot, 'config', 'consul-agent.hcl')}`, `-config-file=${path.join(dir, 'consul-local.hcl')}`, `-data-dir=${path.join(dir, 'consul')}`], path.join(dir, 'consul.log'), agentEnv());
+  agent.start();
+  await until('Consul has a leader', async () => {
+    const response = await fetch(`${url}/v1/status/leader`).catch(() => null);
+    return response?.ok === true && (await response.json()) !== '';
+  }, { timeoutMs: 60_000, intervalMs: 200, context: () => agent.tail() });
+  const rootToken = (await send(url, 'PUT', '/v1/acl/bootstrap', undefined, 'consul')).SecretID as string;
+  const token = async (name: string, policyFile: string) => {
+    await send(url, 'PUT', '/v1/acl/policy', { Name: name, Rules: readFileSync(path.join(policies, policyFile), 'utf8') }, 'consul', rootToken);
+    return (await send(url, 'PUT', '/v1/acl/token', { Description: name, Policies: [{ Name: name }] }, 'consul', rootToken)).SecretID as string;
+  };
+  await send(url, 'PUT', '/v1/agent/token/agent', { Token: await token('consul-agent', 'consul-agent.hcl') }, 'consul', rootToken);
+  return {
+    url, process: agent, node, rootToken, token,
+    get: (p) => send(url, 'GET', p, undefined, 'consul', rootToken),
+    stop: () => agent.stop('SIGINT'),
+  };
+}
+
 export interface Cluster {
-  readonly consulUrl: string;
+  readonly consul: ConsulAgent;
   readonly nomadUrl: string;
-  readonly consul: AgentProcess;
   readonly nomad: AgentProcess;
-  /** Management tokens, for the test's own look-ups. */
-  readonly consulRoot: string;
+  /** Nomad's management token, for the test's own look-ups. */
   readonly nomadRoot: string;
-  /** svc's least-privilege tokens (config/policies/). */
-  readonly svcConsulToken: string;
-  readonly svcNomadToken: string;
   readonly versions: { readonly consul: string; readonly nomad: string };
-  /** The environment `svc server` runs with against these agents (exec driver, the svc namespace). */
+  /** The environment `svc server` runs with against these agents: svc's least-privilege tokens, the exec driver, the svc namespace. */
   svcEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** GET on Consul or Nomad with the management token. */
   consulGet(p: string): Promise<any>;
   nomadGet(p: string): Promise<any>;
-  /** Waits until the agent answers again after a restart (and Nomad's client is ready). */
-  consulReady(): Promise<unknown>;
-  nomadReady(): Promise<unknown>;
-  /** Purges svc's jobs, then stops Nomad and Consul. */
+  /** Purges svc's jobs, stops Nomad and Consul, and kills any task Nomad's client left running. */
   close(): Promise<void>;
 }
 
 export async function startCluster(binaries: AgentBinaries): Promise<Cluster> {
   const dir = tempDir('svc-cluster-');
-  const [consulHttp, consulServer, serfLan, serfWan, nomadHttp, nomadRpc, nomadSerf] = await ports(7);
-  const consulUrl = `http://127.0.0.1:${consulHttp}`;
+  const consul = await startConsul(binaries.consul, dir);
+
+  try {
+    return await startNomad(binaries, dir, consul);
+  } catch (error) {
+    await consul.stop();
+    killProcessesNaming(dir);
+    throw error;
+  }
+}
+
+async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAgent): Promise<Cluster> {
+  const nomadConsulToken = await consul.token('nomad-agent', 'nomad-agent-consul.hcl');
+  const svcConsulToken = await consul.token('svc', 'svc-consul.hcl');
+  const [nomadHttp, nomadRpc, nomadSerf] = await ports(3);
   const nomadUrl = `http://127.0.0.1:${nomadHttp}`;
-
-  writeFileSync(path.join(dir, 'consul-local.hcl'), [
-    'client_addr = "127.0.0.1"',
-    `ports {\n  http = ${consulHttp}\n  server = ${consulServer}\n  serf_lan = ${serfLan}\n  serf_wan = ${serfWan}\n  dns = -1\n  grpc = -1\n  grpc_tls = -1\n}`,
-  ].join('\n'));
-  const agentEnv = { ...process.env };
-  // Nomad's cloud fingerprinters read these and fail on a machine that is no cloud instance.
-  delete agentEnv.AWS_CA_BUNDLE;
-  delete agentEnv.CONSUL_HTTP_TOKEN;
-  delete agentEnv.NOMAD_TOKEN;
-  const consul = new AgentProcess('consul', binaries.consul, ['agent', `-config-file=${path.join(packageRoot, 'config', 'consul-agent.hcl')}`, `-config-file=${path.join(dir, 'consul-local.hcl')}`, `-data-dir=${path.join(dir, 'consul')}`], path.join(dir, 'consul.log'), agentEnv);
-  consul.start();
-  const consulReady = () => until('Consul has a leader', async () => {
-    const response = await fetch(`${consulUrl}/v1/status/leader`);
-    return response.ok && (await response.json()) !== '';
-  }, { timeoutMs: 60_000, intervalMs: 200, context: () => consul.tail() });
-  await consulReady();
-
-  const consulRoot = (await send(consulUrl, 'PUT', '/v1/acl/bootstrap', undefined, 'consul')).SecretID as string;
-  const consulToken = async (name: string, policyFile: string) => {
-    await send(consulUrl, 'PUT', '/v1/acl/policy', { Name: name, Rules: readFileSync(path.join(policies, policyFile), 'utf8') }, 'consul', consulRoot);
-    return (await send(consulUrl, 'PUT', '/v1/acl/token', { Description: name, Policies: [{ Name: name }] }, 'consul', consulRoot)).SecretID as string;
-  };
-  const nomadConsulToken = await consulToken('nomad-agent', 'nomad-agent-consul.hcl');
-  const svcConsulToken = await consulToken('svc', 'svc-consul.hcl');
-
   writeFileSync(path.join(dir, 'nomad-local.hcl'), [
     'bind_addr = "127.0.0.1"',
     'advertise {\n  http = "127.0.0.1"\n  rpc = "127.0.0.1"\n  serf = "127.0.0.1"\n}',
     `ports {\n  http = ${nomadHttp}\n  rpc = ${nomadRpc}\n  serf = ${nomadSerf}\n}`,
-    `consul {\n  address = "127.0.0.1:${consulHttp}"\n  token = "${nomadConsulToken}"\n}`,
+    `consul {\n  address = "${new URL(consul.url).host}"\n  token = "${nomadConsulToken}"\n}`,
     `client {\n  chroot_env {\n${chrootEnv().map(([from, to]) => `    ${JSON.stringify(from)} = ${JSON.stringify(to)}`).join('\n')}\n  }\n}`,
   ].join('\n'));
-  const nomad = new AgentProcess('nomad', binaries.nomad, ['agent', `-config=${path.join(packageRoot, 'config', 'nomad-agent.hcl')}`, `-config=${path.join(dir, 'nomad-local.hcl')}`, `-data-dir=${path.join(dir, 'nomad')}`], path.join(dir, 'nomad.log'), agentEnv);
+  const nomad = new AgentProcess('nomad', binaries.nomad, ['agent', `-config=${path.join(packageRoot, 'config', 'nomad-agent.hcl')}`, `-config=${path.join(dir, 'nomad-local.hcl')}`, `-data-dir=${path.join(dir, 'nomad')}`], path.join(dir, 'nomad.log'), agentEnv());
   nomad.start();
   await until('Nomad answers', async () => (await fetch(`${nomadUrl}/v1/agent/health`).catch(() => null))?.ok === true, { timeoutMs: 60_000, intervalMs: 250, context: () => nomad.tail() });
   const nomadRoot = (await send(nomadUrl, 'POST', '/v1/acl/bootstrap', undefined, 'nomad')).SecretID as string;
@@ -173,31 +192,28 @@ export async function startCluster(binaries: AgentBinaries): Promise<Cluster> {
   const svcNomadToken = (await send(nomadUrl, 'POST', '/v1/acl/token', { Name: 'svc', Type: 'client', Policies: ['svc'] }, 'nomad', nomadRoot)).SecretID as string;
 
   const nomadGet = (p: string) => send(nomadUrl, 'GET', p, undefined, 'nomad', nomadRoot);
-  const nomadReady = () => until('Nomad\'s client is ready with a healthy exec driver', async () => {
+  await until('Nomad\'s client is ready with a healthy exec driver', async () => {
     const nodes = (await nomadGet('/v1/nodes')) as { ID: string; Status: string }[];
     if (nodes[0]?.Status !== 'ready') return false;
     const node = await nomadGet(`/v1/node/${nodes[0].ID}`);
     return node.Drivers?.exec?.Healthy === true;
   }, { timeoutMs: 90_000, intervalMs: 500, context: () => nomad.tail() });
-  await nomadReady();
 
   return {
-    consulUrl, nomadUrl, consul, nomad, consulRoot, nomadRoot, svcConsulToken, svcNomadToken,
+    consul, nomadUrl, nomad, nomadRoot,
     versions: { consul: agentVersion(binaries.consul), nomad: agentVersion(binaries.nomad) },
     svcEnv: (extra = {}) => ({
       ...process.env,
       // 100 MHz per core: every workload of the suite fits on one client (with 2000, two cores hold two).
       SVC_MHZ_PER_CORE: '100',
       SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_NOMAD_DRIVER: 'exec', SVC_NOMAD_NAMESPACE: NAMESPACE,
-      NOMAD_ADDR: nomadUrl, NOMAD_TOKEN: svcNomadToken, CONSUL_HTTP_ADDR: consulUrl, CONSUL_HTTP_TOKEN: svcConsulToken,
+      NOMAD_ADDR: nomadUrl, NOMAD_TOKEN: svcNomadToken, CONSUL_HTTP_ADDR: consul.url, CONSUL_HTTP_TOKEN: svcConsulToken,
       // The image builder takes `python3.X` from PATH first: the cluster's interpreter must win.
       SVC_CACHE_DIR: clusterCacheDir, SVC_PYTHON: clusterPython, PATH: `${path.dirname(clusterPython)}${path.delimiter}${process.env.PATH ?? ''}`,
       ...extra,
     }),
-    consulGet: (p) => send(consulUrl, 'GET', p, undefined, 'consul', consulRoot),
+    consulGet: consul.get,
     nomadGet,
-    consulReady,
-    nomadReady,
     async close() {
       const jobs = ((await nomadGet(`/v1/jobs?namespace=${NAMESPACE}`).catch(() => [])) as { ID: string }[]);
       for (const job of jobs) await send(nomadUrl, 'DELETE', `/v1/job/${encodeURIComponent(job.ID)}?purge=true&namespace=${NAMESPACE}`, undefined, 'nomad', nomadRoot).catch(() => undefined);
@@ -206,7 +222,9 @@ export async function startCluster(binaries: AgentBinaries): Promise<Cluster> {
         return allocations.every((a) => a.ClientStatus !== 'running' && a.ClientStatus !== 'pending');
       }, { timeoutMs: 60_000 }).catch(() => undefined);
       await nomad.stop('SIGINT');
-      await consul.stop('SIGINT');
+      await consul.stop();
+      // Nomad's client leaves tasks running when it stops (by design); a run cut short never purged them.
+      killProcessesNaming(dir);
     },
   };
 }
@@ -226,6 +244,39 @@ function chrootEnv(): [string, string][] {
   // the loader and the libraries go straight to the paths the ELF header and ld.so.cache name.
   const paths = ['/etc', facts.stdlib, facts.exe, clusterCacheDir, sdkPythonPath];
   return [...[...new Set(paths)].map((p): [string, string] => [p, p]), [`/usr/lib/${arch}-linux-gnu`, `/lib/${arch}-linux-gnu`], ['/usr/lib64', '/lib64']];
+}
+
+function agentEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  // Nomad's AWS fingerprinter fails with this set on a machine that is no cloud instance; the tokens are the test's, not the agents'.
+  delete env.AWS_CA_BUNDLE;
+  delete env.CONSUL_HTTP_TOKEN;
+  delete env.NOMAD_TOKEN;
+  return env;
+}
+
+/**
+ * SIGKILLs every process whose command line names `dir` (the agents, Nomad's
+ * executors) or that holds a file below it open (logmon and the tasks, which
+ * write their logs there; an exec task's own root is its chroot, so its
+ * command line names nothing of ours).
+ */
+function killProcessesNaming(dir: string): void {
+  const ours = (pid: string) => {
+    if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) return true;
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(dir);
+      } catch {
+        return false;
+      }
+    });
+  };
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
+    try {
+      if (ours(pid)) process.kill(Number(pid), 'SIGKILL');
+    } catch { /* gone already, or not ours to read */ }
+  }
 }
 
 async function ports(count: number): Promise<number[]> {

@@ -3,14 +3,15 @@
  * against a real Consul agent: what the state store, the registry and leader
  * election rely on, as the agent answers it. Opt-in: runs when `CONSUL_BIN`
  * names a consul binary or `consul` is on PATH, and says it skipped otherwise.
+ * The agent is the cluster suite's (test/cluster/agents.ts): the shipped config, ACLs on.
  */
 import assert from 'node:assert/strict';
 import { ConsulClient, ConsulError } from '../../core/state/consul-client.js';
-import { consulBinary, startConsulDevAgent, type ConsulDevAgent } from './consul-dev-agent.js';
+import { findBinary, startConsul, type ConsulAgent } from './agents.js';
 
 describe('ConsulClient against a real Consul agent', function () {
   this.timeout(60_000);
-  let agent: ConsulDevAgent;
+  let agent: ConsulAgent;
   let consul: ConsulClient;
   const open: ConsulClient[] = [];
   const client = (token?: string): ConsulClient => {
@@ -20,13 +21,13 @@ describe('ConsulClient against a real Consul agent', function () {
   };
 
   before(async function () {
-    const binary = consulBinary();
+    const binary = findBinary('CONSUL_BIN', 'consul');
     if (binary === null) {
       console.log('    (skipped: set CONSUL_BIN to a consul binary, or put consul on PATH, to run these against a real agent)');
       this.skip();
     }
-    agent = await startConsulDevAgent(binary);
-    consul = client(agent.managementToken);
+    agent = await startConsul(binary);
+    consul = client(agent.rootToken);
   });
 
   after(async () => {

@@ -15,7 +15,7 @@ export function useCluster(suite: Mocha.Suite): () => Promise<Cluster> {
       this.skip();
     }
     started = startCluster(found as Exclude<typeof found, { missing: string }>);
-    return started.then(() => undefined);
+    return started.then((cluster) => console.log(`    (${cluster.versions.nomad}, ${cluster.versions.consul})`));
   });
   suite.afterAll(async function () {
     this.timeout(120_000);

@@ -79,7 +79,7 @@ describe('svc on real Nomad and Consul: workloads', function () {
 
   it('deploys the FastAPI example: its routes and its WebSocket through the gateway', async () => {
     await deploy(path.join(examplesRoot, 'asgi-fastapi', 'app.py'));
-    const base = urls['asgi-fastapi/api'] ?? Object.entries(urls).find(([k]) => k.endsWith('/api'))![1];
+    const base = urls['asgi-fastapi/api']!;
     const bearer = { Authorization: `Bearer ${server.ownerToken}` };
     const created = await fetch(`${base}/todos`, { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'run on Nomad' }) });
     assert.equal(created.status, 201, await created.clone().text());
@@ -94,8 +94,8 @@ describe('svc on real Nomad and Consul: workloads', function () {
   });
 
   it('deploys the realtime example: a chat answer streamed over the WebSocket', async () => {
-    const deployed = await deploy(path.join(examplesRoot, 'realtime-chat', 'app.py'));
-    const url = urls[`${deployed.app}/chat`]!;
+    await deploy(path.join(examplesRoot, 'realtime-chat', 'app.py'));
+    const url = urls['realtime-chat/chat']!;
     const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${server.ownerToken}` } });
     const events: { type: string }[] = [];
     const done = new Promise<void>((resolve, reject) => {

@@ -38,6 +38,14 @@ describe('loadConfig()', () => {
     assert.match(problemsOf(() => loadConfig({ env: { SVC_MAX_BODY_BYTES: '1MB' } }))[0]!, /whole number of bytes/);
   });
 
+  it('takes a cgroup root only where a folder is (a typo would turn the limits off quietly), and null for none', () => {
+    assert.equal(loadConfig({ env: {} }).cgroupRoot, null);
+    assert.equal(loadConfig({ env: {}, file: configFile({ cgroupRoot: null }) }).cgroupRoot, null);
+    assert.equal(loadConfig({ env: { SVC_CGROUP_ROOT: '/proc' } }).cgroupRoot, '/proc');
+    assert.match(problemsOf(() => loadConfig({ env: { SVC_CGROUP_ROOT: '/sys/fs/cgroupz' } }))[0]!, /^SVC_CGROUP_ROOT: \/sys\/fs\/cgroupz is not a folder on this machine/);
+    assert.match(problemsOf(() => loadConfig({ env: {}, file: configFile({ cgroupRoot: 7 }) }))[0]!, /expected a folder path or null, got 7/);
+  });
+
   it('takes a base domain as a DNS name, lower-cased, and refuses URLs, ports and bad labels', () => {
     assert.equal(loadConfig({ env: {} }).baseDomain, null);
     assert.equal(loadConfig({ env: { SVC_BASE_DOMAIN: 'Svc.Example.com.' } }).baseDomain, 'svc.example.com');

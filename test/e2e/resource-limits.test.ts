@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Deployment } from '../../core/deployments/types.js';
 import { loadManifest } from '../../core/manifest/load.js';
@@ -101,20 +101,28 @@ describe('cgroups left by an svc that died', function () {
   let platform: Platform | undefined;
   after(async () => platform?.close());
 
-  it('are removed when the next svc starts', async function () {
+  it('are removed when the next svc starts, and those of another pid namespace are left alone', async function () {
     const detection = detectOwnCgroups(null);
     if ('unavailable' in detection) this.skip();
     // A pid that no process has any more: a child that already exited.
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1]!;
     const own = (detection as Exclude<typeof detection, { unavailable: string }>).layout.own;
-    const stale = distinctFolders(own).map((dir) => path.join(dir, 'svc', `${dead}-0badc0de`, 'c-stale'));
+    const stale = distinctFolders(own).map((dir) => path.join(dir, 'svc', `${namespace}-${dead}-0badc0de`, 'c-stale'));
+    // The same pid in another namespace may be a live svc (in a container sharing this cgroup).
+    const foreign = distinctFolders(own).map((dir) => path.join(dir, 'svc', `1-${dead}-0badc0de`));
     try {
-      for (const folder of stale) mkdirSync(folder, { recursive: true });
+      for (const folder of [...stale, ...foreign]) mkdirSync(folder, { recursive: true });
     } catch {
       this.skip(); // not writable here: nothing to sweep either
     }
-    platform = await startPlatform({ config: testConfig() });
-    await until('the dead svc\'s cgroups are gone', () => stale.every((folder) => !existsSync(path.dirname(folder))));
+    try {
+      platform = await startPlatform({ config: testConfig() });
+      await until('the dead svc\'s cgroups are gone', () => stale.every((folder) => !existsSync(path.dirname(folder))));
+      assert.ok(foreign.every((folder) => existsSync(folder)), 'the folder of another pid namespace stays');
+    } finally {
+      for (const folder of foreign) rmdirSync(folder); // a cgroup folder goes with rmdir, its files with it
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
 import { packageRoot } from '../../core/paths.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import { apiClient, parseJson, requestParts, type Call } from '../core/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { upload } from './api-lifecycle-helpers.js';
@@ -78,18 +78,10 @@ describe('workspace isolation: another workspace gets 404 for every object of de
   ];
 
   async function ask(method: string, urlPath: string, options: Ask = {}): Promise<Probe> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token !== undefined) headers['Authorization'] = `Bearer ${options.token}`;
+    const { headers, body } = requestParts(options);
     if (options.session !== undefined) headers['Cookie'] = `svc_session=${options.session}`;
-    let body: string | Buffer | undefined = options.body;
-    if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['Content-Type'] ??= 'application/json';
-    } else if (options.form !== undefined) {
-      body = new URLSearchParams(options.form).toString();
-      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
-      headers['Origin'] ??= platform.url;
-    }
+    // A form is what a browser posts: from the dashboard's own origin.
+    if (options.form !== undefined) headers['Origin'] ??= platform.url;
     const response = await fetch(`${platform.url}${urlPath}`, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const type = response.headers.get('content-type') ?? '';
     if (type.startsWith('text/event-stream')) {
@@ -97,13 +89,7 @@ describe('workspace isolation: another workspace gets 404 for every object of de
       return { status: response.status, type, text: '(an event stream)', json: undefined };
     }
     const text = await response.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, type, text, json };
+    return { status: response.status, type, text, json: parseJson(text) };
   }
 
   /** A GET of a host-based URL: to this machine's gateway, with the URL's host name in the Host header. */

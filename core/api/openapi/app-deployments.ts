@@ -5,6 +5,8 @@ import type { Operation, Response } from './types.js';
 const BAD_DEPLOY_BODY: Response = error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `prune` with `workload`, a manifest of another app: the message names both) or `invalid_json`.');
 const NO_BUNDLE_OR_WORKLOAD: Response = error('`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such workload.');
 const URL_TAKEN: Response = error('`conflict`: a URL of the app is taken by another deployment.');
+/** What a deploy and its dry run both answer when the body or the workspace is not right. */
+const DEPLOY_BODY_ERRORS = { 400: BAD_DEPLOY_BODY, 401: UNAUTHORIZED, 404: NO_BUNDLE_OR_WORKLOAD, 409: URL_TAKEN, 413: TOO_LARGE, 422: MANIFEST_INVALID } as const;
 
 export const deployApp: Operation = {
   operationId: 'deployApp',
@@ -13,12 +15,7 @@ export const deployApp: Operation = {
   requestBody: { required: true, content: json(ref('DeployInput')) },
   responses: {
     201: answer('The app after the deploy.', ref('App')),
-    400: BAD_DEPLOY_BODY,
-    401: UNAUTHORIZED,
-    404: NO_BUNDLE_OR_WORKLOAD,
-    409: URL_TAKEN,
-    413: TOO_LARGE,
-    422: MANIFEST_INVALID,
+    ...DEPLOY_BODY_ERRORS,
     500: error('`image_build_failed`, `container_failed`: the new version could not start; the old one keeps serving.'),
   },
 };
@@ -30,12 +27,7 @@ export const planDeploy: Operation = {
   requestBody: { required: true, content: json(ref('DeployInput')) },
   responses: {
     200: answer('The plan.', ref('DeployPlan')),
-    400: BAD_DEPLOY_BODY,
-    401: UNAUTHORIZED,
-    404: NO_BUNDLE_OR_WORKLOAD,
-    409: URL_TAKEN,
-    413: TOO_LARGE,
-    422: MANIFEST_INVALID,
+    ...DEPLOY_BODY_ERRORS,
     500: error('`nomad_rejected` (Nomad refused the job, its text kept) or `image_build_failed`.'),
     503: error('`scheduler_unreachable`: svc could not reach Nomad.'),
   },

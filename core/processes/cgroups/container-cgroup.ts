@@ -1,4 +1,4 @@
-import { rmdirSync } from 'node:fs';
+import { readFileSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CgroupDirs, CgroupFiles, CgroupLimits } from './types.js';
@@ -27,10 +27,6 @@ export class ContainerCgroup {
     this.#folders = distinctFolders(dirs);
   }
 
-  get version(): 1 | 2 {
-    return this.#files.version;
-  }
-
   /** The `cgroup.procs` file of each folder: a process is in the container's cgroup once its pid is in all. */
   get procsFiles(): readonly string[] {
     return this.#folders.map((folder) => path.join(folder, 'cgroup.procs'));
@@ -46,12 +42,35 @@ export class ContainerCgroup {
     return this.#files.cpuUsageMicros(this.dirs);
   }
 
-  /** Removes its folders once its processes are gone (the kernel refuses before: EBUSY). False when some stayed. */
+  /**
+   * Kills what is left in it (a process that left the container's process
+   * group, `start_new_session=True`, survives the group's stop), then removes
+   * its folders once the kernel lets go (EBUSY before). False when some stayed.
+   */
   async remove(): Promise<boolean> {
+    for (const folder of this.#folders) killMembers(folder);
     for (let attempt = 1; ; attempt++) {
       if (removeFolders(this.#folders)) return true;
       if (attempt === REMOVE_ATTEMPTS) return false;
       await sleep(REMOVE_PAUSE_MS);
+    }
+  }
+}
+
+/** SIGKILLs every process in a cgroup folder (never svc itself, nor a pid from outside its namespace, read as 0). */
+export function killMembers(folder: string): void {
+  let pids: number[];
+  try {
+    pids = readFileSync(path.join(folder, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    if (!(pid > 0) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
     }
   }
 }

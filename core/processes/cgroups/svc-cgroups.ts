@@ -7,11 +7,11 @@
  * run without limits. Folders of svc processes that died are swept on open.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive } from '../abandoned.js';
-import { ContainerCgroup, distinctFolders, removeFolders } from './container-cgroup.js';
+import { ContainerCgroup, distinctFolders, killMembers, removeFolders } from './container-cgroup.js';
 import { detectOwnCgroups, type CgroupLayout } from './detect.js';
 import type { CgroupDirs, CgroupLimits, Enforcement } from './types.js';
 
@@ -36,7 +36,10 @@ export function openSvcCgroups(options: SvcCgroupsOptions): SvcCgroups {
   const detection = detectOwnCgroups(options.under);
   if ('unavailable' in detection) return unenforced(detection.unavailable);
   const { layout } = detection;
-  const driverName = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  // The pid namespace is part of the name: a pid means nothing outside it, and svc processes of
+  // other namespaces (containers) may share this folder.
+  const namespace = pidNamespace();
+  const driverName = `${namespace}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const below = (dirs: CgroupDirs, name: string): CgroupDirs => ({
     cpu: path.join(dirs.cpu, name),
     memory: path.join(dirs.memory, name),
@@ -49,10 +52,9 @@ export function openSvcCgroups(options: SvcCgroupsOptions): SvcCgroups {
   } catch (error) {
     return unenforced(cannotMake(error));
   }
-  void sweepStale(svcDirs).catch(() => {}); // best effort: a folder it cannot remove waits for the next start
-  const how = `cgroup v${layout.files.version}: ${distinctFolders(driverDirs).join(', ')}`;
+  void sweepStale(svcDirs, namespace).catch(() => {}); // best effort: a folder it cannot remove waits for the next start
   return {
-    enforcement: { enforced: true, how },
+    enforcement: { enforced: true },
     create(containerId, limits) {
       const dirs = below(driverDirs, containerId);
       try {
@@ -68,6 +70,15 @@ export function openSvcCgroups(options: SvcCgroupsOptions): SvcCgroups {
       removeFolders(distinctFolders(driverDirs));
     },
   };
+}
+
+/** The inode of this process's pid namespace (`pid:[4026531836]` → `4026531836`); `0` where /proc does not say. */
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
 }
 
 function unenforced(why: string): SvcCgroups {
@@ -92,6 +103,8 @@ function cannotMake(error: unknown): string {
     return uid !== undefined && uid !== 0 ? `svc runs as uid ${uid}, not root, and may not write ${where}` : `svc may not write ${where} (${code})`;
   }
   if (code === 'EROFS') return `the cgroup filesystem of ${where} is mounted read-only`;
+  // v1 refuses a child's CFS quota above an ancestor's (v2 caps it quietly).
+  if (code === 'EINVAL' && where.endsWith('cpu.cfs_quota_us')) return `the kernel refused the cpu quota in ${where}: svc's own cgroup (or one above it) allows less cpu than the workload's cpu; lower cpu or give svc more`;
   // cgroup v2's "no internal processes" rule: a cgroup holding processes cannot hand controllers to children.
   if (code === 'EBUSY') return `${where} holds processes (svc's own among them), so cgroup v2 does not let it hand cpu and memory to child cgroups; run svc in a cgroup of its own`;
   return (error as Error).message;
@@ -102,11 +115,12 @@ function cannotMake(error: unknown): string {
  * normally end with them (their lifelines close), and what is left is killed,
  * so a crashed svc leaves nothing behind once another one starts.
  */
-async function sweepStale(svcDirs: CgroupDirs): Promise<void> {
+async function sweepStale(svcDirs: CgroupDirs, namespace: string): Promise<void> {
   for (const parent of distinctFolders(svcDirs)) {
     for (const entry of readdirSync(parent, { withFileTypes: true })) {
-      const pid = /^(\d+)-[0-9a-f]+$/.exec(entry.name)?.[1];
-      if (!entry.isDirectory() || pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
+      // Only folders of svc processes of this pid namespace: elsewhere a live svc's pid may be free here.
+      const owner = /^(\d+)-(\d+)-[0-9a-f]+$/.exec(entry.name);
+      if (!entry.isDirectory() || owner === null || owner[1] !== namespace || Number(owner[2]) === process.pid || isAlive(Number(owner[2]))) continue;
       const stale = path.join(parent, entry.name);
       const containers = readdirSync(stale, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(stale, e.name));
       for (const container of containers) killMembers(container);
@@ -115,18 +129,3 @@ async function sweepStale(svcDirs: CgroupDirs): Promise<void> {
   }
 }
 
-function killMembers(folder: string): void {
-  let pids: string[];
-  try {
-    pids = readFileSync(path.join(folder, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
-  }
-}

@@ -4,9 +4,6 @@ export interface CgroupLimits {
   readonly memoryMiB: number;
 }
 
-/** The controllers svc uses; on v2 all are one folder, on v1 each may be its own hierarchy. */
-export type Controller = 'cpu' | 'cpuacct' | 'memory';
-
 /**
  * A cgroup's folder for each controller: on v2, and for co-mounted v1
  * controllers, the same folder; `cpuacct` null on a v1 machine without it.
@@ -31,7 +28,7 @@ export interface CgroupFiles {
 }
 
 /** Whether containers get their limits here, and why not. */
-export type Enforcement = { readonly enforced: true; readonly how: string } | { readonly enforced: false; readonly why: string };
+export type Enforcement = { readonly enforced: true } | { readonly enforced: false; readonly why: string };
 
 /** The CFS period svc uses: the quota is `cpu` × this. 100 ms is the kernel's default. */
 export const CPU_PERIOD_MICROS = 100_000;

@@ -23,8 +23,9 @@ export const v1Files: CgroupFiles = {
     if (existsSync(memsw)) writeFileSync(memsw, bytes);
   },
   memoryKills(dirs) {
-    // `oom_kill` since Linux 4.13; before it, how often the limit was hit is the best there is.
-    return readCounter(path.join(dirs.memory, 'memory.oom_control'), 'oom_kill') ?? readNumber(path.join(dirs.memory, 'memory.failcnt'));
+    // `oom_kill` since Linux 4.13. Before it nothing counts kills (`failcnt` counts every time the
+    // limit was reached, which reclaim usually survives), so no crash is blamed on memory there.
+    return readCounter(path.join(dirs.memory, 'memory.oom_control'), 'oom_kill') ?? 0;
   },
   cpuUsageMicros(dirs) {
     return dirs.cpuacct === null ? null : readNumber(path.join(dirs.cpuacct, 'cpuacct.usage')) / 1000;

@@ -324,9 +324,9 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     name: 'local',
     socketDir,
     resourceLimits: cgroups.enforcement,
-    crashCause(instanceId) {
-      const match = /^(.+)-w(\d+)$/.exec(instanceId);
-      return match ? containers.get(match[1]!)?.memoryKills?.explain(Number(match[2])) : undefined;
+    crashCause(instance) {
+      const { container, worker } = instance.meta;
+      return container === undefined ? undefined : containers.get(container)?.memoryKills?.explain(Number(worker));
     },
     cgroup: (containerId) => containers.get(containerId)?.cgroup,
     async submit(unit) {

@@ -7,6 +7,8 @@ The kernel's side (limits, OOM kills) is tested with real cgroups by the platfor
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -25,8 +27,18 @@ def test_takes_absolute_cgroup_procs_paths() -> None:
 
 @pytest.mark.parametrize("bad", ["/sys/fs/cgroup/x/cgroup.procs", ["relative/cgroup.procs"], ["/etc/passwd"], [3], {"a": 1}])
 def test_refuses_anything_else(bad: object) -> None:
-    with pytest.raises(CgroupError, match="cgroup must be a list of absolute paths of cgroup.procs files"):
+    with pytest.raises(CgroupError, match="cgroup must be a list of absolute paths of cgroup.procs files") as raised:
         cgroup_files(bad)
+    assert repr(bad[0] if isinstance(bad, list) else bad) in str(raised.value), "the message names what was wrong"
+
+
+def test_a_bad_cgroup_flag_is_a_usage_error_naming_it(tmp_path) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-m", "svc.runtime", "--root", str(tmp_path), "--entry", "app", "--workload", "w",
+         "--socket", str(tmp_path / "s.sock"), "--cgroup", "relative/cgroup.procs"],
+        capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 2
+    assert "--cgroup" in ran.stderr and "'relative/cgroup.procs' is not one" in ran.stderr
 
 
 def test_join_writes_this_process_pid_into_each_file(tmp_path) -> None:

@@ -16,7 +16,7 @@ export interface CallOptions {
   /** Sent as an application/x-www-form-urlencoded form. */
   readonly form?: Record<string, string>;
   /** Sent as is. */
-  readonly body?: string;
+  readonly body?: string | Buffer;
   readonly headers?: Record<string, string>;
   /** `manual`: a redirect is the answer (its status and Location), not followed. */
   readonly redirect?: 'follow' | 'manual';
@@ -26,26 +26,35 @@ export type Call = (method: string, path: string, options?: CallOptions) => Prom
 
 export function apiClient(baseUrl: string): Call {
   return async (method, path, options = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token !== undefined) headers['Authorization'] = `Bearer ${options.token}`;
-    let body = options.body;
-    if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['Content-Type'] ??= 'application/json';
-    } else if (options.form !== undefined) {
-      body = new URLSearchParams(options.form).toString();
-      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
-    }
+    const { headers, body } = requestParts(options);
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: options.redirect ?? 'follow' });
     const text = await response.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, json, text };
+    return { status: response.status, headers: response.headers, json: parseJson(text), text };
   };
+}
+
+/** The headers and body a call sends: the bearer token, and a JSON or form body with its Content-Type. */
+export function requestParts(options: CallOptions): { headers: Record<string, string>; body: string | Buffer | undefined } {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers['Authorization'] = `Bearer ${options.token}`;
+  if (options.json !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    return { headers, body: JSON.stringify(options.json) };
+  }
+  if (options.form !== undefined) {
+    headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+    return { headers, body: new URLSearchParams(options.form).toString() };
+  }
+  return { headers, body: options.body };
+}
+
+/** A body parsed as JSON; undefined when it is empty or not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sends a chunked body (no Content-Length) of `bytes` bytes; resolves with the status the server answered. */

@@ -116,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     if not template:
         # First of all: the user's code, and every worker, run inside the container's limits.
         try:
-            join_cgroup(cgroup_files(args.cgroup))
+            files = cgroup_files(args.cgroup)
+        except CgroupError as error:
+            parser.error(f"--cgroup: {error}")
+        try:
+            join_cgroup(files)
         except CgroupError as error:
             say(str(error))
             return EXIT_SERVER_FAILED

@@ -20,9 +20,11 @@ def cgroup_files(value: Any) -> list[str]:
     """The ``cgroup.procs`` paths of a request (absent: none); CgroupError says what is wrong."""
     if value is None:
         return []
-    if not isinstance(value, list) or not all(
-            isinstance(item, str) and os.path.isabs(item) and os.path.basename(item) == "cgroup.procs" for item in value):
-        raise CgroupError("cgroup must be a list of absolute paths of cgroup.procs files")
+    if not isinstance(value, list):
+        raise CgroupError(f"cgroup must be a list of absolute paths of cgroup.procs files, not {value!r}")
+    for item in value:
+        if not (isinstance(item, str) and os.path.isabs(item) and os.path.basename(item) == "cgroup.procs"):
+            raise CgroupError(f"cgroup must be a list of absolute paths of cgroup.procs files; {item!r} is not one")
     return value
 
 
