@@ -40,6 +40,12 @@ export interface SpawnGroupOptions {
   readonly onLine: (stream: 'stdout' | 'stderr', text: string) => void;
   /** Opens a fourth pipe (fd 3 in the child) and passes each line the child writes to it. */
   readonly onEventLine?: (text: string) => void;
+  /**
+   * Kills what is left of the leader's work beyond its process group once it
+   * exits (a container's cgroup: a subprocess in a session of its own would
+   * otherwise hold the output pipes, and 'close', open for good).
+   */
+  readonly killRest?: () => void;
 }
 
 export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
@@ -64,7 +70,10 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
   });
   // A group whose leader is gone is finished: kill what is left at once, so that 'close'
   // (which waits for every holder of the output pipes) does not wait for orphans to drain.
-  child.on('exit', () => signalGroup('SIGKILL'));
+  child.on('exit', () => {
+    signalGroup('SIGKILL');
+    options.killRest?.();
+  });
   splitLines(child.stdout, (text) => options.onLine('stdout', text));
   splitLines(child.stderr, (text) => options.onLine('stderr', text));
   if (options.onEventLine) splitLines(child.stdio[3] as Readable | null, options.onEventLine);

@@ -87,6 +87,16 @@ describe('cpu and memory limits of local containers (cgroups)', function () {
     }
   });
 
+  it('kills what a container left behind in its cgroup when it stops: a subprocess in a session of its own', async () => {
+    const { pid } = (await (await fetch(url('escapee'))).json()) as { pid: number };
+    const running = () => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    assert.ok(running(), 'the subprocess runs, outside the worker\'s process group');
+    const driver = localDriverOf(platform);
+    const [container] = driver.status(unitOf('escapee'));
+    await driver.stop(unitOf('escapee'), container!.id);
+    await until('the subprocess is gone with its container', () => !running());
+  });
+
   it('removes a container\'s cgroup when the container ends', async () => {
     const driver = localDriverOf(platform);
     const [container] = driver.status(unitOf('spin'));

@@ -42,13 +42,14 @@ export class ContainerCgroup {
     return this.#files.cpuUsageMicros(this.dirs);
   }
 
-  /**
-   * Kills what is left in it (a process that left the container's process
-   * group, `start_new_session=True`, survives the group's stop), then removes
-   * its folders once the kernel lets go (EBUSY before). False when some stayed.
-   */
-  async remove(): Promise<boolean> {
+  /** SIGKILLs every process in it: what left the container's process group (`start_new_session=True`) survives the group's stop. */
+  killMembers(): void {
     for (const folder of this.#folders) killMembers(folder);
+  }
+
+  /** Kills what is left in it, then removes its folders once the kernel lets go (EBUSY before). False when some stayed. */
+  async remove(): Promise<boolean> {
+    this.killMembers();
     for (let attempt = 1; ; attempt++) {
       if (removeFolders(this.#folders)) return true;
       if (attempt === REMOVE_ATTEMPTS) return false;

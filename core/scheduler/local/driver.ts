@@ -231,6 +231,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       env: runtimeEnv(unit),
       onLine: (stream, text) => log(container, stream, text),
       onEventLine: onEvent,
+      killRest: () => container.cgroup?.killMembers(),
     });
   }
 
