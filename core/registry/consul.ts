@@ -60,7 +60,8 @@ export class ConsulRegistry implements ServiceRegistry {
   #closed = false;
 
   constructor(options: ConsulRegistryOptions) {
-    this.#consul = new ConsulClient({ address: options.address, token: options.token });
+    // One blocking query per tracked service: most of svc's share of Consul's connections per client (see ConsulClientOptions).
+    this.#consul = new ConsulClient({ address: options.address, token: options.token, maxSockets: 128 });
     this.#serviceName = options.serviceName ?? defaultServiceName;
     this.#waitMs = options.waitMs ?? 5 * 60_000;
     this.#retryBaseMs = options.retryBaseMs ?? 250;

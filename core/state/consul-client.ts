@@ -10,7 +10,8 @@
  * token as `X-Consul-Token`. A status outside 2xx is a `ConsulError`.
  */
 import { EventEmitter } from 'node:events';
-import type { IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import Consul from 'consul';
 
 export interface ConsulClientOptions {
@@ -20,6 +21,13 @@ export interface ConsulClientOptions {
   readonly token?: string;
   /** Timeout of a non-blocking call (default 10 s); a blocking one gets its wait on top. */
   readonly timeoutMs?: number;
+  /**
+   * Connections to the agent at most (default 32); more calls wait for one. Each blocking query
+   * holds one for its wait, and Consul refuses a client address past `limits.http_max_conns_per_client`
+   * (200 by default) for every call, so the state store, the registry and the leader lock each keep
+   * within their share.
+   */
+  readonly maxSockets?: number;
 }
 
 /** A KV entry as Consul lists it, with the value's bytes (Consul's `null` for an empty value is an empty buffer). */
@@ -98,7 +106,9 @@ export class ConsulClient {
     this.#address = options.address.replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     const token = options.token === undefined || options.token === '' ? undefined : { token: options.token };
-    const settings = { baseUrl: `${this.#address}/v1`, defaults: token };
+    // No socket timeout on the agent: it would cut blocking queries, which the calls' own timeouts bound.
+    const agent = new (this.#address.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: options.maxSockets ?? 32 });
+    const settings = { baseUrl: `${this.#address}/v1`, defaults: token, agent };
     this.#consul = new Consul(settings as ConstructorParameters<typeof Consul>[0]) as unknown as ConsulPackage;
   }
 
