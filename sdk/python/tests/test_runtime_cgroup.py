@@ -7,11 +7,10 @@ The kernel's side (limits, OOM kills) is tested with real cgroups by the platfor
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
+from helpers import run_python
 from svc.runtime._cgroup import CgroupError, cgroup_files, join_cgroup
 
 
@@ -33,10 +32,8 @@ def test_refuses_anything_else(bad: object) -> None:
 
 
 def test_a_bad_cgroup_flag_is_a_usage_error_naming_it(tmp_path) -> None:
-    ran = subprocess.run(
-        [sys.executable, "-m", "svc.runtime", "--root", str(tmp_path), "--entry", "app", "--workload", "w",
-         "--socket", str(tmp_path / "s.sock"), "--cgroup", "relative/cgroup.procs"],
-        capture_output=True, text=True, timeout=60)
+    ran = run_python("-m", "svc.runtime", "--root", str(tmp_path), "--entry", "app", "--workload", "w",
+                     "--socket", str(tmp_path / "s.sock"), "--cgroup", "relative/cgroup.procs")
     assert ran.returncode == 2
     assert "--cgroup" in ran.stderr and "'relative/cgroup.procs' is not one" in ran.stderr
 
