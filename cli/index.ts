@@ -369,7 +369,7 @@ prog
 prog
   .command('jobs render <app_or_module>')
   .describe('Print the Nomad jobs svc would submit for an app (a .py file or a module name, optionally :<workload>) as a JSON array of PUT /v1/jobs bodies, after the plugins\' transformJob hook and the strict job validator.')
-  .option('--driver', 'Nomad task driver: docker, raw_exec or exec (default: the config\'s nomadDriver, raw_exec)')
+  .option('--driver', 'Nomad task driver: docker, raw_exec or exec (default: the config\'s nomadDriver, exec)')
   .option('--datacenter', 'Datacenter the jobs may run in; repeat it or separate with commas (default dc1)')
   .option('--region', 'Nomad region (default global)')
   .option('--namespace', 'Nomad namespace (default default)')

@@ -72,7 +72,7 @@ export function clusterDefaults(): ClusterConfig {
     nomadNamespace: 'default',
     nomadRegion: 'global',
     nomadDatacenters: Object.freeze(['dc1']),
-    nomadDriver: 'raw_exec',
+    nomadDriver: 'exec',
     nomadPython: null,
     mhzPerCore: DEFAULT_MHZ_PER_CORE,
     cpuMode: 'mhz',

@@ -114,9 +114,9 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const sink = recentLogs.sink(deploymentLogs.sink(logs));
 
   const artifacts = await artifactUrls(options, system);
-  if (config.scheduler === 'nomad' && config.publicUrl === null) {
-    system('no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach; set SVC_PUBLIC_URL (or publicUrl) to an address every client reaches');
-  }
+  // Replicas sharing Consul KV elect one leader, the only one that runs deployments; on its own svc always leads.
+  const electing = config.state === 'consul' && options.state === undefined;
+  if (config.scheduler === 'nomad' && config.publicUrl === null) system(noPublicUrlWarning(electing));
   // The one cycle: the driver (container exits) and the replica sync (followers' load) report to the autoscaler, which is built on both.
   const toAutoscaler: { target?: Autoscaler } = {};
   const registry = createRegistry(config, reportAs('REGISTRY'));
@@ -140,8 +140,6 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     }),
   });
   const driver = detachable(scheduler);
-  // Replicas sharing Consul KV elect one leader, the only one that runs deployments; on its own svc always leads.
-  const electing = config.state === 'consul' && options.state === undefined;
   const images = createImageBuilder(config);
   if (images.name === 'oci') {
     system(`docker images: ${config.imageBase} plus svc's layers, for ${config.imagePlatform}, pushed to ${config.imageRegistry} ${config.imageRegistryUsername === null ? 'anonymously' : `as ${config.imageRegistryUsername}`}`);
@@ -225,4 +223,15 @@ async function artifactUrls(options: PlatformOptions, warn: (text: string) => vo
   const { config } = options;
   if (options.artifactSecret === undefined && config.scheduler !== 'nomad') return null;
   return createArtifactUrls({ secret: options.artifactSecret ?? await artifactSecret({ dataDir: config.dataDir, env: process.env, warn }) });
+}
+
+/**
+ * Without a public URL each replica signs bundle URLs with its own address: a
+ * new leader re-registers every job with another artifact source, and Nomad
+ * replaces each running allocation for it (an artifact change is destructive).
+ */
+function noPublicUrlWarning(electing: boolean): string {
+  const reach = 'no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach';
+  const replicas = electing ? '; with several replicas, each one names its own address, so a take-over re-registers every job and Nomad restarts every allocation' : '';
+  return `${reach}${replicas}; set SVC_PUBLIC_URL (or publicUrl) to an address every client reaches (a load balancer in front of the replicas)`;
 }

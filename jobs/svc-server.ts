@@ -64,7 +64,7 @@ export interface SvcServerJobOptions {
    * own data dir, which holds for one replica only.
    */
   readonly dataDir?: string;
-  /** Task driver of the workload jobs svc submits (`SVC_NOMAD_DRIVER`, default `raw_exec`); `docker` needs `imageRegistry`. */
+  /** Task driver of the workload jobs svc submits (`SVC_NOMAD_DRIVER`, default `exec`, which enforces `cpu` and `memory`); `docker` needs `imageRegistry`. */
   readonly workloadDriver?: 'raw_exec' | 'exec' | 'docker';
   /** With the docker driver: `SVC_IMAGE_REGISTRY`, where svc pushes the workloads' images. */
   readonly imageRegistry?: string;
@@ -166,7 +166,7 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
   const env: Record<string, string> = {
     SVC_SCHEDULER: 'nomad',
     SVC_STATE: 'consul',
-    SVC_NOMAD_DRIVER: options.workloadDriver ?? 'raw_exec',
+    SVC_NOMAD_DRIVER: options.workloadDriver ?? 'exec',
     NOMAD_ADDR: options.nomadAddr ?? `http://${NODE_IP}:4646`,
     CONSUL_HTTP_ADDR: options.consulAddr ?? `http://${NODE_IP}:8500`,
     SVC_DATA_DIR: options.dataDir ?? '${NOMAD_ALLOC_DIR}/data/svc',

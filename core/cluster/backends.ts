@@ -65,5 +65,6 @@ export function createDriver(config: ServerConfig, deps: DriverDependencies): Lo
     logs: deps.logs,
     onContainerExit: deps.onContainerExit,
     install: deps.install,
+    taskDriver: config.nomadDriver,
   });
 }

@@ -20,10 +20,12 @@ export function unenforcedOptions(workload: Workload): string[] {
  * One line for the whole deploy when the scheduler cannot hold containers to
  * their `cpu` and `memory` (`limits` says why) and a workload sets either to
  * a non-default value: `cpu and memory are not limited on this machine (svc
- * runs as uid 1000, not root, …): tuned sets cpu=2, memory="1Gi"`.
+ * runs as uid 1000, not root, …): tuned sets cpu=2, memory="1Gi"`. Where the
+ * operator chose so (`limits.chosen`), every deploy says why.
  */
 export function unlimitedResources(workloads: readonly Workload[], limits: Enforcement | undefined): string[] {
   if (limits === undefined || limits.enforced) return [];
+  if (limits.chosen === true) return [`cpu and memory are not limited: ${limits.why}`];
   const settings = workloads.flatMap((workload) => {
     const { cpu, memoryMiB } = workload.resources;
     const set = [

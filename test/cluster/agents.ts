@@ -7,6 +7,11 @@
  * moves it onto loopback ports of its own and a temporary data dir, so a run
  * never touches an operator's agents. The binaries come from `CONSUL_BIN` and
  * `NOMAD_BIN`, else PATH; svc's repository builds neither.
+ *
+ * `SVC_RECORD_AGENTS=<dir>` puts a recorder (recorder.ts) between the agents
+ * and their clients (svc, the Consul client's test) and writes what it saw
+ * into `<dir>/nomad.json` and `<dir>/consul.json` on close, as the scenario
+ * `SVC_RECORD_SCENARIO` (default `cluster`): test/fixtures/agents/.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, createWriteStream, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -15,6 +20,8 @@ import { packageRoot, sdkPythonPath } from '../../core/paths.js';
 import { freePort } from '../helpers/free-port.js';
 import { tempDir } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
+import { writeScenario, type AgentName } from './agent-fixtures.js';
+import { startRecorder, type Recorder } from './recorder.js';
 
 export const NAMESPACE = 'svc';
 /**
@@ -96,7 +103,10 @@ export class AgentProcess {
 }
 
 export interface ConsulAgent {
+  /** Where clients reach the agent (through the recorder when recording). */
   readonly url: string;
+  /** The agent's own HTTP address, for Nomad's `consul` block. */
+  readonly address: string;
   readonly process: AgentProcess;
   /** The node's name (`svc-test-<pid>`), which Consul's ACL denials quote. */
   readonly node: string;
@@ -130,15 +140,22 @@ export async function startConsul(binary: string, dir = tempDir('svc-consul-')):
     return response?.ok === true && (await response.json()) !== '';
   }, { timeoutMs: 60_000, intervalMs: 200, context: () => agent.tail() });
   const rootToken = (await send(url, 'PUT', '/v1/acl/bootstrap', undefined, 'consul')).SecretID as string;
+  const tokens = new Map([[rootToken, 'management']]);
   const token = async (name: string, policyFile: string) => {
     await send(url, 'PUT', '/v1/acl/policy', { Name: name, Rules: readFileSync(path.join(policies, policyFile), 'utf8') }, 'consul', rootToken);
-    return (await send(url, 'PUT', '/v1/acl/token', { Description: name, Policies: [{ Name: name }] }, 'consul', rootToken)).SecretID as string;
+    const secret = (await send(url, 'PUT', '/v1/acl/token', { Description: name, Policies: [{ Name: name }] }, 'consul', rootToken)).SecretID as string;
+    tokens.set(secret, name);
+    return secret;
   };
   await send(url, 'PUT', '/v1/agent/token/agent', { Token: await token('consul-agent', 'consul-agent.hcl') }, 'consul', rootToken);
+  const recorder = recordDir === undefined ? null : await startRecorder(url, { tokens, counter: recordCounter });
   return {
-    url, process: agent, node, rootToken, token,
+    url: recorder?.url ?? url, address: url, process: agent, node, rootToken, token,
     get: (p) => send(url, 'GET', p, undefined, 'consul', rootToken),
-    stop: () => agent.stop('SIGINT'),
+    async stop() {
+      await agent.stop('SIGINT');
+      await saveRecording(recorder, 'consul', binary);
+    },
   };
 }
 
@@ -180,7 +197,7 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
     'bind_addr = "127.0.0.1"',
     'advertise {\n  http = "127.0.0.1"\n  rpc = "127.0.0.1"\n  serf = "127.0.0.1"\n}',
     `ports {\n  http = ${nomadHttp}\n  rpc = ${nomadRpc}\n  serf = ${nomadSerf}\n}`,
-    `consul {\n  address = "${new URL(consul.url).host}"\n  token = "${nomadConsulToken}"\n}`,
+    `consul {\n  address = "${new URL(consul.address).host}"\n  token = "${nomadConsulToken}"\n}`,
     `client {\n  chroot_env {\n${chrootEnv().map(([from, to]) => `    ${JSON.stringify(from)} = ${JSON.stringify(to)}`).join('\n')}\n  }\n}`,
   ].join('\n'));
   const nomad = new AgentProcess('nomad', binaries.nomad, ['agent', `-config=${path.join(packageRoot, 'config', 'nomad-agent.hcl')}`, `-config=${path.join(dir, 'nomad-local.hcl')}`, `-data-dir=${path.join(dir, 'nomad')}`], path.join(dir, 'nomad.log'), agentEnv());
@@ -190,6 +207,7 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
   await send(nomadUrl, 'POST', `/v1/namespace/${NAMESPACE}`, { Name: NAMESPACE, Description: 'svc workload jobs' }, 'nomad', nomadRoot);
   await send(nomadUrl, 'POST', '/v1/acl/policy/svc', { Name: 'svc', Description: 'svc', Rules: readFileSync(path.join(policies, 'svc-nomad.hcl'), 'utf8') }, 'nomad', nomadRoot);
   const svcNomadToken = (await send(nomadUrl, 'POST', '/v1/acl/token', { Name: 'svc', Type: 'client', Policies: ['svc'] }, 'nomad', nomadRoot)).SecretID as string;
+  const recorder = recordDir === undefined ? null : await startRecorder(nomadUrl, { tokens: new Map([[svcNomadToken, 'svc'], [nomadRoot, 'management']]), counter: recordCounter });
 
   const nomadGet = (p: string) => send(nomadUrl, 'GET', p, undefined, 'nomad', nomadRoot);
   await until('Nomad\'s client is ready with a healthy exec driver', async () => {
@@ -207,7 +225,7 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
       // 100 MHz per core: every workload of the suite fits on one client (with 2000, two cores hold two).
       SVC_MHZ_PER_CORE: '100',
       SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_NOMAD_DRIVER: 'exec', SVC_NOMAD_NAMESPACE: NAMESPACE,
-      NOMAD_ADDR: nomadUrl, NOMAD_TOKEN: svcNomadToken, CONSUL_HTTP_ADDR: consul.url, CONSUL_HTTP_TOKEN: svcConsulToken,
+      NOMAD_ADDR: recorder?.url ?? nomadUrl, NOMAD_TOKEN: svcNomadToken, CONSUL_HTTP_ADDR: consul.url, CONSUL_HTTP_TOKEN: svcConsulToken,
       // The image builder takes `python3.X` from PATH first: the cluster's interpreter must win.
       SVC_CACHE_DIR: clusterCacheDir, SVC_PYTHON: clusterPython, PATH: `${path.dirname(clusterPython)}${path.delimiter}${process.env.PATH ?? ''}`,
       ...extra,
@@ -222,6 +240,7 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
         return allocations.every((a) => a.ClientStatus !== 'running' && a.ClientStatus !== 'pending');
       }, { timeoutMs: 60_000 }).catch(() => undefined);
       await nomad.stop('SIGINT');
+      await saveRecording(recorder, 'nomad', binaries.nomad);
       await consul.stop();
       // Nomad's client leaves tasks running when it stops (by design); a run cut short never purged them.
       killProcessesNaming(dir);
@@ -277,6 +296,16 @@ function killProcessesNaming(dir: string): void {
       if (ours(pid)) process.kill(Number(pid), 'SIGKILL');
     } catch { /* gone already, or not ours to read */ }
   }
+}
+
+const recordDir = process.env.SVC_RECORD_AGENTS || undefined;
+/** One order for the exchanges of both agents. */
+const recordCounter = { next: 0 };
+
+async function saveRecording(recorder: Recorder | null, agent: AgentName, binary: string): Promise<void> {
+  if (recorder === null || recordDir === undefined) return;
+  await recorder.close();
+  writeScenario(recordDir, agent, process.env.SVC_RECORD_SCENARIO || 'cluster', agentVersion(binary), recorder.exchanges);
 }
 
 async function ports(count: number): Promise<number[]> {

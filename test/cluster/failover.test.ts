@@ -4,12 +4,18 @@
  * serves the workload URLs it copied, and when the leader is killed with
  * SIGKILL (no chance to release its session) the follower takes over once
  * Consul invalidates the session, while the workload keeps answering.
+ * Both sit behind one load balancer, their shared `publicUrl`, as the
+ * operator guide asks: Nomad downloads bundles from it, so a new leader
+ * re-registers each job unchanged and Nomad keeps its allocations running.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { packageRoot } from '../../core/paths.js';
 import { tempDir } from '../helpers/config.js';
+import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';
+import { startLoadBalancer, type LoadBalancer } from './load-balancer.js';
+import { NAMESPACE } from './agents.js';
 import { useCluster } from './suite.js';
 import { SvcServer, svcCli } from './svc-process.js';
 
@@ -20,21 +26,27 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
   const cluster = useCluster(this);
   let first: SvcServer;
   let second: SvcServer;
+  let balancer: LoadBalancer;
+  let allocationsBefore: string[];
 
   before(async () => {
     const c = await cluster();
     // One data dir for both, as the operator guide asks of replicas (the bundles Nomad downloads).
     const dataDir = tempDir('svc-data-');
-    first = await SvcServer.create(dataDir, c.svcEnv());
+    const ports = [await freePort(), await freePort()];
+    balancer = await startLoadBalancer(ports);
+    const env = c.svcEnv({ SVC_PUBLIC_URL: balancer.url });
+    first = new SvcServer(ports[0]!, dataDir, env);
     first.start();
     await first.ready('ready');
-    second = await SvcServer.create(dataDir, c.svcEnv());
+    second = new SvcServer(ports[1]!, dataDir, env);
     second.start();
     await second.ready('following');
   });
   after(async () => {
     await first?.stop();
     await second?.stop();
+    await balancer?.close();
   });
 
   it('elects one leader through the Consul lock: the lock key names it, the other follows and serves the routes it copied', async () => {
@@ -46,10 +58,12 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
     const ran = await svcCli(first, ['deploy', clusterApp, '--json']);
     assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
     const hello = (JSON.parse(ran.stdout) as { workloads: { name: string; url: string }[] }).workloads.find((w) => w.name === 'hello')!.url;
-    const throughFollower = hello.replace(first.url, second.url);
+    const throughFollower = hello.replace(balancer.url, second.url);
     await until('the follower serves the route it copied', async () => (await fetch(throughFollower)).status === 200, { timeoutMs: 30_000 });
     const api = await fetch(`${second.url}/api/v1/apps`, { headers: { Authorization: `Bearer ${first.ownerToken}` } });
     assert.equal(api.status, 200, 'the follower forwards the API to the leader');
+    allocationsBefore = await runningAllocations();
+    assert.ok(allocationsBefore.length > 0, 'the app runs in Nomad');
   });
 
   it('takes over when the leader is SIGKILLed, while the workload keeps answering through the survivor', async () => {
@@ -71,6 +85,13 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
     const listed = await svcCli(second, ['app', 'list', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /cluster/);
+    assert.deepEqual(await runningAllocations(), allocationsBefore, 'the new leader kept the running allocations (the jobs it registered again did not change)');
     console.log(`      (took over ${(tookMs / 1000).toFixed(1)} s after the SIGKILL)`);
   });
+
+  /** IDs of svc's running allocations, sorted. */
+  async function runningAllocations(): Promise<string[]> {
+    const allocations = (await (await cluster()).nomadGet(`/v1/allocations?namespace=${NAMESPACE}`)) as { ID: string; ClientStatus: string }[];
+    return allocations.filter((a) => a.ClientStatus === 'running').map((a) => a.ID).sort();
+  }
 });

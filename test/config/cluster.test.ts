@@ -7,7 +7,7 @@ describe('loadConfig(): cluster settings', () => {
     const config = loadConfig({ env: {} });
     assert.deepEqual(
       [config.scheduler, config.registry, config.state, config.nomadAddr, config.nomadDriver, config.consulAddr, config.consulPrefix, config.nomadToken, config.consulToken],
-      ['local', 'embedded', 'file', 'http://127.0.0.1:4646', 'raw_exec', 'http://127.0.0.1:8500', 'svc/', null, null],
+      ['local', 'embedded', 'file', 'http://127.0.0.1:4646', 'exec', 'http://127.0.0.1:8500', 'svc/', null, null],
     );
     assert.deepEqual(config.nomadDatacenters, ['dc1']);
   });

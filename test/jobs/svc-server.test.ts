@@ -57,7 +57,7 @@ describe('svcServerJob()', () => {
 
   it('runs svc with the Nomad scheduler and Consul KV, on a shared data dir when given', () => {
     const env = task(svcServerJob().Job).Env!;
-    assert.deepEqual([env.SVC_SCHEDULER, env.SVC_STATE, env.SVC_NOMAD_DRIVER, env.SVC_DATA_DIR], ['nomad', 'consul', 'raw_exec', '${NOMAD_ALLOC_DIR}/data/svc']);
+    assert.deepEqual([env.SVC_SCHEDULER, env.SVC_STATE, env.SVC_NOMAD_DRIVER, env.SVC_DATA_DIR], ['nomad', 'consul', 'exec', '${NOMAD_ALLOC_DIR}/data/svc']);
     assert.equal(env.SVC_ADVERTISE_URL, 'http://${NOMAD_ADDR_http}', 'each replica advertises its own address: followers forward the API to the leader\'s');
     assert.equal(task(svcServerJob({ dataDir: '/mnt/svc', workloadDriver: 'exec' }).Job).Env!.SVC_DATA_DIR, '/mnt/svc');
     assert.equal(task(svcServerJob({ dataDir: '/mnt/svc', workloadDriver: 'exec' }).Job).Env!.SVC_NOMAD_DRIVER, 'exec');

@@ -27,8 +27,12 @@ export interface CgroupFiles {
   cpuUsageMicros(dirs: CgroupDirs): number | null;
 }
 
-/** Whether containers get their limits here, and why not. */
-export type Enforcement = { readonly enforced: true } | { readonly enforced: false; readonly why: string };
+/**
+ * Whether containers get their limits here, and why not. `chosen`: the
+ * operator chose a way of running that does not enforce them (Nomad's
+ * raw_exec), so every deploy says so, not only one that sets cpu or memory.
+ */
+export type Enforcement = { readonly enforced: true } | { readonly enforced: false; readonly why: string; readonly chosen?: boolean };
 
 /** The CFS period svc uses: the quota is `cpu` × this. 100 ms is the kernel's default. */
 export const CPU_PERIOD_MICROS = 100_000;

@@ -30,6 +30,7 @@
  * its node was lost: svc did not stop it) is reported once (watcher.ts `exit`).
  */
 import { SvcError } from '../../errors.js';
+import type { Enforcement } from '../../processes/cgroups/types.js';
 import type { DeploymentUnit, LogLine, LogSink } from '../types.js';
 import { ENFORCE_INDEX_PREFIX, NomadClient } from './client.js';
 import { INSTALL_META_KEY, nomadJobId, UNIT_META_KEY } from './job-id.js';
@@ -78,6 +79,8 @@ export interface NomadDriverOptions {
    * `purgeUnknownJobs` only takes jobs of the same installation. Absent: it purges nothing.
    */
   readonly install?: string | undefined;
+  /** The task driver of the compiled jobs: `raw_exec` runs tasks unisolated, which every deploy then says. */
+  readonly taskDriver?: string | undefined;
 }
 
 interface Unit {
@@ -94,6 +97,12 @@ interface Unit {
 }
 
 const LOG_TAIL = 30;
+/** Nomad's raw_exec puts no cgroup limit on a task (its `Resources` only place it). */
+const RAW_EXEC_LIMITS: Enforcement = {
+  enforced: false,
+  chosen: true,
+  why: 'nomadDriver is "raw_exec", which runs tasks without isolation, as the Nomad client\'s user; set nomadDriver to "exec" (the default) or "docker" to have Nomad enforce them',
+};
 /** Log reads in flight at once, over all units. */
 const LOG_READS_AT_ONCE = 8;
 
@@ -320,6 +329,8 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
   return {
     name: 'nomad',
+
+    ...(options.taskDriver === 'raw_exec' ? { resourceLimits: RAW_EXEC_LIMITS } : {}),
 
     jobId: nomadJobId,
 
