@@ -39,8 +39,9 @@ export interface PlatformOptions {
   readonly signal?: AbortSignal;
   /**
    * Called when this replica loses the leadership (`state: consul`). It has let
-   * go of the workloads and answers as a standby; `svc server` exits then, so
-   * that its supervisor (Nomad) starts it again as a fresh follower.
+   * go of the workloads and answers as a standby (`cutOff`: as `stranded`, serving
+   * its routes, because Consul stopped answering); `svc server` then starts the
+   * platform again as a fresh follower (once Consul answers, when cut off).
    */
-  readonly onLeadershipLost?: (reason: string) => void;
+  readonly onLeadershipLost?: (reason: string, cutOff: boolean) => void;
 }

@@ -19,7 +19,10 @@ import { createCodeBundles } from './bundles/service.js';
 import { createDriver, createRegistry, installOf } from './cluster/backends.js';
 import { detachable, type DetachableDriver } from './cluster/detachable-driver.js';
 import { createLeaderForward, type LeaderForward } from './cluster/leader-forward.js';
+import type { AgentWatch, Outage } from './cluster/agent-watch.js';
+import { watchAgents, type AgentWatches } from './cluster/agent-watches.js';
 import { createReplicaGate, type ReplicaRole } from './cluster/replica-gate.js';
+import { ConsulRegistry } from './registry/consul.js';
 import { replicaSupervisor } from './cluster/replica-supervisor.js';
 import { ReplicaSync } from './cluster/replica-sync.js';
 import type { LeaderElection } from './cluster/types.js';
@@ -88,6 +91,8 @@ export interface Services {
   readonly server: http.Server;
   /** True when replicas sharing Consul KV elect a leader; else this svc always leads. */
   readonly electing: boolean;
+  /** Whether svc reaches its Consul and Nomad agents now (probed every 2 s). */
+  readonly agents: AgentWatches;
   role(): ReplicaRole;
 }
 
@@ -119,7 +124,12 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   if (config.scheduler === 'nomad' && config.publicUrl === null) system(noPublicUrlWarning(electing));
   // The one cycle: the driver (container exits) and the replica sync (followers' load) report to the autoscaler, which is built on both.
   const toAutoscaler: { target?: Autoscaler } = {};
+  const agents = watchAgents(config, system);
   const registry = createRegistry(config, reportAs('REGISTRY'));
+  // Watches that backed off while Consul was away read again as soon as it answers.
+  if (registry instanceof ConsulRegistry) agents.consul?.onRecovered(() => registry.retryNow());
+  agents.consul?.start();
+  agents.nomad?.start();
   const scheduler = createDriver(config, {
     registry, logs: sink, zygotes: options.zygotes ?? false, cgroupRoot: config.cgroupRoot,
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
@@ -199,10 +209,14 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl,
     ...(artifacts === null ? {} : { artifacts }),
   });
-  const gateway = createGateway({ routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes });
+  const gateway = createGateway({
+    routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes,
+    // Without Consul the routes and instances are what svc last knew: answers say so.
+    staleSince: () => agents.consul?.outage()?.since ?? null,
+  });
   const role = (): ReplicaRole => state.leaderRole ?? (sync?.synced() ? 'following' : 'standby');
   const forward = createLeaderForward({ leaderAddress: () => state.leader?.leaderAddress() ?? null, self: () => state.self });
-  const gate = createReplicaGate({ role, routes, forward, servesWhileStarting: () => sync?.tookOverWithCopy() ?? false });
+  const gate = createReplicaGate({ role, routes, forward, servesWhileStarting: () => sync?.tookOverWithCopy() ?? false, outages: () => outagesOf(agents) });
   const server = http.createServer((req, res) => {
     if (!gate.request(req, res)) void gateway.handleRequest(req, res);
   });
@@ -214,8 +228,18 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
 
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
-    deployments, leases, runs, previews, forward, websockets, server, electing, role,
+    deployments, leases, runs, previews, forward, websockets, server, electing, role, agents,
   };
+}
+
+/** The agents svc cannot reach now, by their name in `/_svc/ready`. */
+function outagesOf(agents: AgentWatches): Record<string, Outage> {
+  const outages: Record<string, Outage> = {};
+  for (const [name, watch] of Object.entries(agents)) {
+    const outage = (watch as AgentWatch | null)?.outage();
+    if (outage) outages[name] = outage;
+  }
+  return outages;
 }
 
 /** Nomad clients fetch each bundle through a signed URL: they hold no svc token. Null when nothing downloads bundles. */

@@ -10,6 +10,7 @@ import { openControlPlane, type ControlPlane } from './api/control-plane.js';
 import type { Autoscaler } from './autoscale/controller.js';
 import { ensureOwnerToken, type OwnerToken } from './auth/owner-token.js';
 import { defaultAdvertiseUrl } from './cluster/advertise.js';
+import type { AgentWatches } from './cluster/agent-watches.js';
 import { startLeadership } from './cluster/leadership.js';
 import type { ReplicaRole } from './cluster/replica-gate.js';
 import type { LeaderElection } from './cluster/types.js';
@@ -48,13 +49,16 @@ export interface Platform {
   readonly leader: LeaderElection | null;
   /**
    * `standby` (no route copy yet, or demoted: 503 not_leader), `following` (another replica leads: serves
-   * its routes, forwards the API to it), `starting` (leads, restoring), `ready` (leads and serves).
+   * its routes, forwards the API to it), `starting` (leads, restoring), `ready` (leads and serves),
+   * `stranded` (led until Consul stopped answering: serves its routes, 503 not_leader for the rest).
    */
   readonly role: ReplicaRole;
   /** Scaling and crash state of each deployed unit, with its last log lines (`status(unitKey)`). */
   readonly autoscaler: Autoscaler;
   /** Every deployment's log lines, across its versions (what the logs API reads and follows). */
   readonly deploymentLogs: DeploymentLogs;
+  /** Whether svc reaches the Consul and Nomad agents its config names (null: not used). */
+  readonly agents: AgentWatches;
   /**
    * Stops serving, then the server. Safe to call twice. Local containers
    * stop with svc; Nomad jobs keep running (`keepWorkloads`, default with
@@ -182,6 +186,7 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
     },
     autoscaler: services.autoscaler,
     deploymentLogs,
+    agents: services.agents,
     close(closeOptions = {}) {
       // On Nomad a server's workloads outlive it: the next leader takes them over (a restart, a rolling update of svc).
       // `svc serve`'s own (state: memory) belong to nobody else: they stop with it.
@@ -202,7 +207,7 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
 
 /** Stops everything `buildServices` built, in the order that lets requests in flight finish. */
 async function stop(services: Services, state: PlatformState): Promise<void> {
-  const { leases, previews, websockets, deployments, runs, autoscaler, sync, forward, admission, driver, upstreams, registry, deploymentLogs, server } = services;
+  const { leases, previews, websockets, deployments, runs, autoscaler, sync, forward, admission, driver, upstreams, registry, deploymentLogs, server, agents } = services;
   const reportClose = (error: unknown) => services.report(error, { method: 'CLOSE', path: '', requestId: undefined });
   leases.close();
   previews.close();
@@ -220,6 +225,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   await driver.close();
   await upstreams.close();
   await registry.close();
+  await Promise.all([agents.consul?.close(), agents.nomad?.close()]);
   // Log followers end their streams: they would hold the drain until its bound.
   await deploymentLogs.close();
   await drainServer(server, SERVER_DRAIN_MS);

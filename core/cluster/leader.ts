@@ -61,13 +61,13 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     }
   };
 
-  const demote = (reason: string): void => {
+  const demote = (reason: string, cutOff = false): void => {
     const controller = leading;
     if (controller === null) return;
     leading = null;
     controller.abort(new LeadershipLostError(reason));
     try {
-      options.onDemoted?.(reason);
+      options.onDemoted?.(reason, cutOff);
     } catch (error) {
       report(error);
     }
@@ -87,16 +87,16 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     let held = false;
     let lost = false;
     /** Leadership (if any) goes first, then the session's loops stop. */
-    const lose = (reason: string): void => {
+    const lose = (reason: string, cutOff = false): void => {
       held = false;
       lost = true;
-      demote(reason);
+      demote(reason, cutOff);
       session.abort(new SessionEnded(reason));
     };
     let deadline: NodeJS.Timeout | undefined;
     const renewedAt = (sentAt: number): void => {
       clearTimeout(deadline);
-      deadline = setTimeout(() => lose(`no session renewal succeeded for the TTL (${ttlSeconds}s)`), Math.max(0, sentAt + ttlMs - Date.now()));
+      deadline = setTimeout(() => lose(`no session renewal succeeded for the TTL (${ttlSeconds}s)`, true), Math.max(0, sentAt + ttlMs - Date.now()));
     };
     renewedAt(createdAt);
     const renewing = renew(id, session.signal, renewedAt, lose);

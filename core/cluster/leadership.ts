@@ -4,8 +4,11 @@
  * it does not run) and serves; it lets go of the workloads when it loses the
  * leadership. A take-over that fails gives the leadership up at once rather
  * than hold the lock while serving nothing, so another replica can try; in
- * both cases `onLeadershipLost` tells `svc server`, which exits so that its
- * supervisor starts it again as a fresh follower.
+ * both cases `onLeadershipLost` tells `svc server`, which starts the
+ * platform again as a fresh follower. A leader cut off from Consul (no
+ * renewal for a TTL) lets go of the workloads too but goes on serving its
+ * routes (`stranded`) and campaigns no more: `svc server` starts it again
+ * once Consul answers.
  */
 import { startLeaderElection } from './leader.js';
 import type { ReplicaRole } from './replica-gate.js';
@@ -24,7 +27,8 @@ export interface LeadershipOptions {
   letGo(): void;
   log(text: string): void;
   report(error: unknown): void;
-  onLeadershipLost?(reason: string): void;
+  /** `cutOff`: Consul stopped answering; the replica serves its routes (stranded) until it starts again. */
+  onLeadershipLost?(reason: string, cutOff: boolean): void;
 }
 
 export function startLeadership(options: LeadershipOptions): LeaderElection {
@@ -47,12 +51,16 @@ export function startLeadership(options: LeadershipOptions): LeaderElection {
         void election.close();
       }
     },
-    onDemoted: (reason) => {
-      options.setRole('standby');
+    onDemoted: (reason, cutOff) => {
+      // Cut off from Consul, nothing says another replica leads: the routes it has are the best there are.
+      const stranded = cutOff && failure === undefined && !closing;
+      options.setRole(stranded ? 'stranded' : 'standby');
       options.letGo();
       const why = failure === undefined ? reason : `its take-over failed: ${failure}`;
-      options.log(`this svc replica no longer leads (${why}): it lets go of the workloads`);
-      if (!closing || failure !== undefined) options.onLeadershipLost?.(why);
+      options.log(`this svc replica no longer leads (${why}): it lets go of the workloads${stranded ? ' and serves the workload URLs it knew until Consul answers' : ''}`);
+      // It would win again with a platform that let go of everything: svc server starts a fresh one instead.
+      if (stranded) void election.close();
+      if (!closing || failure !== undefined) options.onLeadershipLost?.(why, stranded);
     },
     report: options.report,
   });

@@ -13,12 +13,18 @@
  *   (leader-forward.ts).
  * - `starting` (the leader restores its deployments; requests go through, as
  *   deployment changes wait for the restore) and `ready`: the leader serves all.
+ * - `stranded`: it led until Consul stopped answering (no session renewal for
+ *   a TTL). It serves the workload URLs of its route table as a follower
+ *   does (from stale routes: nothing can tell it what changed), and answers
+ *   the rest with 503 `not_leader` naming Consul, until `svc server` starts
+ *   it again as a follower once Consul answers.
  *
  * `/_svc/ready`, the check a load balancer (Consul, Fabio, Traefik) routes
- * by, is 200 for `following` and `ready`, and for `starting` on a replica
+ * by, is 200 for `following`, `stranded` and `ready`, and for `starting` on a replica
  * that won the election with the leader's routes copied (they serve during
  * its restore, so a failover does not take the last ready replica out):
- * every replica that can take traffic gets it.
+ * every replica that can take traffic gets it. Its body names the agents
+ * svc cannot reach (`outages`) and whether the routes are `stale`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -26,10 +32,11 @@ import { SvcError } from '../errors.js';
 import { writeRawError } from '../gateway/raw-error.js';
 import { pathOf, respondError } from '../gateway/respond-error.js';
 import type { RouteTable } from '../gateway/route-table.js';
+import type { Outage } from './agent-watch.js';
 import type { LeaderForward } from './leader-forward.js';
 import { HEALTH_PATH, READY_PATH } from '../gateway/platform-paths.js';
 
-export type ReplicaRole = 'standby' | 'following' | 'starting' | 'ready';
+export type ReplicaRole = 'standby' | 'following' | 'starting' | 'ready' | 'stranded';
 
 const ARTIFACT = /^\/api\/v1\/bundles\/[0-9a-f]{64}\/artifact$/;
 
@@ -48,6 +55,8 @@ export interface ReplicaGateOptions {
   readonly forward: LeaderForward;
   /** Whether a `starting` leader already serves (the routes it copied as a follower): then it is ready for the load balancer. */
   servesWhileStarting?(): boolean;
+  /** The agents svc cannot reach now, by name (`consul`, `nomad`); Consul's makes the routes stale. */
+  outages?(): Readonly<Record<string, Outage>>;
 }
 
 export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
@@ -57,16 +66,18 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
       const path = pathOf(req.url);
       const role = options.role();
       if (path === READY_PATH) {
-        const body = JSON.stringify({ status: role });
-        const ready = role === 'following' || role === 'ready' || (role === 'starting' && options.servesWhileStarting?.() === true);
+        const outages = options.outages?.() ?? {};
+        const body = JSON.stringify({ status: role, routes: outages.consul === undefined ? 'current' : 'stale', outages });
+        const ready = role === 'following' || role === 'ready' || role === 'stranded' || (role === 'starting' && options.servesWhileStarting?.() === true);
         res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
         res.end(body);
         return true;
       }
       if (role === 'starting' || role === 'ready' || path === HEALTH_PATH) return false;
-      if (role === 'following') {
+      if (role === 'following' || role === 'stranded') {
         if (routes.match(path, req.headers.host) !== null) return false;
-        forward.handle(req, res);
+        if (role === 'following') forward.handle(req, res);
+        else respondError(res, strandedError(options.outages?.().consul), undefined, () => {});
         return true;
       }
       if (ARTIFACT.test(path)) return false;
@@ -81,6 +92,14 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
       return true;
     },
   };
+}
+
+function strandedError(outage: Outage | undefined): SvcError {
+  const why = outage === undefined ? 'Consul stopped answering' : `${outage.reason}, since ${outage.since.toISOString()}`;
+  return new SvcError('not_leader', `this svc replica lost the leadership because ${why}: it serves the workload URLs it knew and takes no changes until Consul answers again.`, {
+    hint: 'Start Consul again (or restore svc\'s access to it); this replica then starts again as a follower by itself. Retry after Retry-After seconds.',
+    headers: { 'Retry-After': '5' },
+  });
 }
 
 function standbyError(): SvcError {

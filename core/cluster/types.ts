@@ -20,8 +20,11 @@ export interface LeaderElectionOptions {
    * as soon as leadership is lost; work started here must stop then. Errors are reported.
    */
   readonly onElected: (signal: AbortSignal) => void | Promise<void>;
-  /** Called after `signal` aborted, with the reason leadership was lost (`closed` on close()). */
-  readonly onDemoted?: (reason: string) => void;
+  /**
+   * Called after `signal` aborted, with the reason leadership was lost (`closed` on close()).
+   * `cutOff`: Consul stopped answering (no renewal for a TTL), so nothing says another replica leads.
+   */
+  readonly onDemoted?: (reason: string, cutOff: boolean) => void;
   /** Errors talking to Consul (the election backs off and retries) and from the callbacks. */
   readonly report?: (error: unknown) => void;
 }

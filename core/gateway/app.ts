@@ -26,6 +26,8 @@ export interface GatewayOptions {
   readonly platformRoutes?: Koa.Middleware;
   /** Largest request body forwarded to a container; default `DEFAULT_MAX_BODY_BYTES` (32 MiB). */
   readonly maxBodyBytes?: number;
+  /** Since when the routes and instances are what svc last knew (Consul does not answer); null while current. */
+  readonly staleSince?: () => Date | null;
 }
 
 export interface Gateway {
@@ -56,6 +58,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     await checkAccess({ plugins: options.plugins, entry: undefined, headers: ctx.headers, url: requestUrl(ctx), transport: 'http' });
     throw nothingAnswers(ctx.path);
   });
-  const { routes, upstreams, admission, plugins, report } = options;
-  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes }, app.callback()) };
+  const { routes, upstreams, admission, plugins, report, staleSince } = options;
+  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, ...(staleSince ? { staleSince } : {}) }, app.callback()) };
 }

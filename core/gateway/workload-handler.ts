@@ -23,7 +23,12 @@ export interface WorkloadHandlerOptions {
   readonly report: ErrorReporter;
   /** Largest request body forwarded to a container (default `DEFAULT_MAX_BODY_BYTES`); larger ones get 413. */
   readonly maxBodyBytes?: number;
+  /** Since when the routes are stale (Consul does not answer): every answer then carries `STALE_HEADER`. */
+  readonly staleSince?: () => Date | null;
 }
+
+/** `X-Svc-Routes: stale; since=<ISO time>`: the answer came by routes and instances svc knew at that time. */
+export const STALE_HEADER = 'X-Svc-Routes';
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 const ABSOLUTE_FORM = /^https?:\/\//i;
@@ -44,6 +49,9 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
 
   async function serve(req: IncomingMessage, res: ServerResponse, first: RouteMatch, head: RequestHead, path: string, search: string, target: string): Promise<void> {
     const exchange = new Exchange(req, res, requestIdOf(head.requestId), options.report);
+    const stale = options.staleSince?.();
+    // Merged by Node into whatever head the answer gets: the container's, or an error's.
+    if (stale) res.setHeader(STALE_HEADER, `stale; since=${stale.toISOString()}`);
     try {
       // The same order as for any URL (see app.ts): Host, then body size, then access, then route.
       checkHost(head.host);

@@ -57,6 +57,8 @@ export class ConsulRegistry implements ServiceRegistry {
   readonly #onError: ConsulRegistryOptions['onError'];
   readonly #tracked: LRUCache<string, Tracked>;
   readonly #listeners = new Set<RegistryListener>();
+  /** Aborted by retryNow(): every loop sleeping in back-off reads again. */
+  #wake = new AbortController();
   #closed = false;
 
   constructor(options: ConsulRegistryOptions) {
@@ -118,6 +120,13 @@ export class ConsulRegistry implements ServiceRegistry {
     if (tracked !== undefined) await this.#refresh(tracked);
   }
 
+  /** Ends every back-off now (Consul answers again): each watch reads at once instead of after up to `retryMaxMs`. */
+  retryNow(): void {
+    const wake = this.#wake;
+    this.#wake = new AbortController();
+    wake.abort();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -166,9 +175,9 @@ export class ConsulRegistry implements ServiceRegistry {
         const delay = backoffMs(attempt, this.#retryBaseMs, this.#retryMaxMs);
         this.#onError?.(error as Error, attempt, delay);
         try {
-          await sleep(delay, signal);
+          await sleep(delay, AbortSignal.any([signal, this.#wake.signal]));
         } catch {
-          return;
+          if (signal.aborted) return;
         }
       }
     }

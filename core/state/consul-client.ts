@@ -88,6 +88,7 @@ interface ConsulPackage {
   readonly health: { readonly service: PackageCall };
   readonly agent: { readonly service: { readonly register: PackageCall; readonly deregister: PackageCall } };
   readonly session: { readonly create: PackageCall; readonly renew: PackageCall; readonly destroy: PackageCall };
+  readonly status: { readonly leader: PackageCall };
   destroy(): void;
 }
 
@@ -187,6 +188,13 @@ export class ConsulClient {
   /** `PUT /v1/session/destroy/<id>`: releases (or deletes) the keys it holds. */
   async sessionDestroy(id: string, options: CallOptions = {}): Promise<void> {
     await this.#send(`PUT /v1/session/destroy/${id}`, options, (o) => this.#consul.session.destroy(o), { id });
+  }
+
+  /** `GET /v1/status/leader`: the Raft leader's address, `''` while the cluster has none (it can serve no KV then). */
+  async statusLeader(options: CallOptions = {}): Promise<string> {
+    const answer = await this.#send('GET /v1/status/leader', options, (o) => this.#consul.status.leader(o), {});
+    if (typeof answer.body !== 'string') throw new ConsulError(answer.status, bodyText(answer.body), 'GET /v1/status/leader (not a string)', answer.index);
+    return answer.body;
   }
 
   /** Closes the kept-alive connections (calls still running fail). */
