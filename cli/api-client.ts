@@ -93,12 +93,20 @@ export class ApiClient {
     await response.body?.cancel().catch(() => undefined);
   }
 
-  /** True on 2xx, false on 404 (`HEAD` has no body to say more). */
+  /**
+   * True on 2xx, false on 404. Any other answer to the HEAD has no body to say why: the
+   * same path is asked with GET, whose answer carries svc's error (and rides out a change of leader).
+   */
   async exists(path: string, options: RequestOptions = {}): Promise<boolean> {
     const response = await this.request('HEAD', path, options);
     if (response.status === 404) return false;
     if (response.ok) return true;
-    throw await this.errorOf(response, 'HEAD', path);
+    const explained = await this.request('GET', path, options);
+    if (explained.ok || explained.status === 404) {
+      await explained.body?.cancel().catch(() => undefined);
+      throw await this.errorOf(response, 'HEAD', path);
+    }
+    throw await this.errorOf(explained, 'GET', path);
   }
 
   /** The request's JSON answer; an error answer thrown as SvcError. */

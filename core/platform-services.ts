@@ -23,6 +23,7 @@ import type { AgentWatch, Outage } from './cluster/agent-watch.js';
 import { watchAgents, type AgentWatches } from './cluster/agent-watches.js';
 import { createReplicaGate, type ReplicaRole } from './cluster/replica-gate.js';
 import { ConsulRegistry } from './registry/consul.js';
+import { untilInstances } from './registry/until-instances.js';
 import { replicaSupervisor } from './cluster/replica-supervisor.js';
 import { ReplicaSync } from './cluster/replica-sync.js';
 import type { LeaderElection } from './cluster/types.js';
@@ -54,6 +55,9 @@ import type { LogSink } from './scheduler/types.js';
 import type { PlatformOptions } from './platform-options.js';
 
 /** What only a started platform knows; the objects built here read it when they need it. */
+/** How long a deploy waits for the gateway to see a new unit's instance before it switches anyway (Consul checks every 5 s). */
+const ROUTABLE_WAIT_MS = 30_000;
+
 export interface PlatformState {
   /** The gateway's base URL (the public URL, else the listening address); '' until it listens. */
   url: string;
@@ -125,7 +129,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   // The one cycle: the driver (container exits) and the replica sync (followers' load) report to the autoscaler, which is built on both.
   const toAutoscaler: { target?: Autoscaler } = {};
   const agents = watchAgents(config, system);
-  const registry = createRegistry(config, reportAs('REGISTRY'));
+  const registry = createRegistry(config, quietWithoutConsul(agents, reportAs('REGISTRY')));
   // Watches that backed off while Consul was away read again as soon as it answers.
   if (registry instanceof ConsulRegistry) agents.consul?.onRecovered(() => registry.retryNow());
   agents.consul?.start();
@@ -161,7 +165,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   // Replicas share the work: followers copy the leader's routes and report their load to its autoscaler.
   // Only with the Consul registry: a follower finds the instances there (the embedded one knows only this replica's).
   const sync = electing && config.registry === 'consul'
-    ? new ReplicaSync({ store: controlPlane.store, routes, admission, registry, evaluate: (units) => toAutoscaler.target?.evaluate(units), report: reportAs('REPLICAS') })
+    ? new ReplicaSync({ store: controlPlane.store, routes, admission, registry, evaluate: (units) => toAutoscaler.target?.evaluate(units), report: quietWithoutConsul(agents, reportAs('REPLICAS')) })
     : null;
   const autoscaler = new Autoscaler({
     driver, admission, policy, fallback,
@@ -190,6 +194,11 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     plugins, images, driver, routes, baseUrl: () => state.url, baseDomain: config.baseDomain, bundles, autoscaler,
     records: new DeploymentRecords(controlPlane.store),
     logs: deploymentLogs,
+    routable: async (unit) => {
+      if (!(await untilInstances(registry, unit, ROUTABLE_WAIT_MS))) {
+        system(`the gateway sees no instance of ${unit} ${ROUTABLE_WAIT_MS / 1000} s after its containers became healthy (is its Consul check passing?): its requests wait until one appears`);
+      }
+    },
     report: reportAs('RESTORE'),
   });
   // Remote runs and API previews end when their clients leave them idle.
@@ -229,6 +238,16 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
     deployments, leases, runs, previews, forward, websockets, server, electing, role, agents,
+  };
+}
+
+/**
+ * A reporter that keeps quiet while Consul is known to be away: the outage's own log line
+ * says it once, where every watch, renewal and retry would say it again and again.
+ */
+export function quietWithoutConsul(agents: AgentWatches, report: (error: unknown) => void): (error: unknown) => void {
+  return (error) => {
+    if (agents.consul?.outage() == null) report(error);
   };
 }
 

@@ -22,7 +22,7 @@ import { baseUrl, drainServer, listen, SERVER_DRAIN_MS } from './gateway/http-se
 import type { DeploymentLogs } from './logs/deployment-logs.js';
 import type { PluginHost } from './plugin/host.js';
 import type { PlatformOptions } from './platform-options.js';
-import { buildServices, type PlatformState, type Services } from './platform-services.js';
+import { buildServices, quietWithoutConsul, type PlatformState, type Services } from './platform-services.js';
 import type { ServiceRegistry } from './registry/types.js';
 import type { LocalDriver } from './scheduler/local/driver.js';
 import type { NomadDriver } from './scheduler/nomad/types.js';
@@ -148,7 +148,7 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
         void sync?.letGo();
       },
       log: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }),
-      report: reportAs('LEADER'),
+      report: quietWithoutConsul(services.agents, reportAs('LEADER')),
       ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
     });
   } else {

@@ -157,12 +157,14 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     for (;;) {
       signal.throwIfAborted();
       let holder: string;
+      let value: Buffer | undefined;
       try {
         const read = await consul.kvGet(key, { signal, block: index > 0 ? { index, waitMs: WATCH_WAIT_MS } : undefined });
         const next = read.index ?? 0;
         index = next < index ? 0 : next; // an index going backwards (snapshot restore) restarts the watch
         const entry = read.value[0];
         holder = entry?.Session ?? '';
+        value = entry?.Value;
         leaderAddress = holder === '' || entry === undefined ? null : addressOf(entry);
         failures = 0;
       } catch (error) {
@@ -179,6 +181,12 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
         // An acquire whose answer was lost did succeed.
         acquired();
         elect();
+        continue;
+      }
+      if (holder !== '' && value?.equals(holderValue) === true) {
+        // This very process holds it through an older session (svc server started its platform again once
+        // Consul came back, and could not destroy it then): let it go now rather than wait out its TTL.
+        await consul.sessionDestroy(holder, { signal }).catch(report);
         continue;
       }
       if (holder !== '') continue; // someone leads; wait for the key to change

@@ -48,5 +48,6 @@ export function guardedStart(context: StartContext, signal: AbortSignal, stopped
       close: () => driver.close(),
     },
     progress: context.progress,
+    ...(context.routable ? { routable: context.routable } : {}),
   };
 }

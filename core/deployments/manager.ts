@@ -70,6 +70,8 @@ export interface DeploymentManagerOptions {
    * deployment is deleted (its history goes, its followers end).
    */
   readonly logs?: Pick<DeploymentLogs, 'setVersion' | 'addBuildLine' | 'forget'>;
+  /** See StartContext#routable: a new unit's route switches once the gateway sees an instance of it. */
+  readonly routable?: (unitKey: string) => Promise<void>;
 }
 
 /**
@@ -512,9 +514,9 @@ export class DeploymentManager {
   }
 
   #startContext(progress: (event: DeployProgress) => void): StartContext {
-    const { images, driver } = this.#options;
+    const { images, driver, routable } = this.#options;
     // Once svc stops, no start waits for its image and no unit starts.
-    return guardedStart({ images, driver, progress }, this.#stopping.signal, () => changeRefusedError(), {
+    return guardedStart({ images, driver, progress, ...(routable ? { routable } : {}) }, this.#stopping.signal, () => changeRefusedError(), {
       submitted: (key) => this.#submitted.add(key),
       removed: (key) => this.#submitted.delete(key),
     });

@@ -20,6 +20,8 @@ export interface StartContext {
   readonly images: ImageBuilder;
   readonly driver: SchedulerDriver;
   readonly progress: (event: DeployProgress) => void;
+  /** Resolves once the gateway can send a unit's requests somewhere (its registry lists an instance), or gives up. */
+  readonly routable?: (unitKey: string) => Promise<void>;
 }
 
 /** Builds (or finds in the cache) each image the units need, once, and makes the units. */
@@ -48,6 +50,8 @@ export async function startUnits(context: StartContext, ref: DeploymentRef, want
         await driver.submit(unit);
         // At least one even with min_containers=0, so that a broken app fails its deploy with its logs.
         await driver.scale(unit.key, Math.max(1, unit.workload.scaling.autoscaler.minContainers));
+        // Before the caller switches the route: else requests queue until the gateway sees the instance.
+        await context.routable?.(unit.key);
         progress({ type: 'workload', workload: unit.workload.name, status: 'ready' });
       }),
     );

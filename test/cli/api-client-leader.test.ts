@@ -57,6 +57,14 @@ describe('ApiClient during a change of leader', () => {
     assert.equal(seen.length, 1);
   });
 
+  it('explains a HEAD answered with an error (no body) by asking the same path with GET, which carries svc\'s error', async () => {
+    const cutOff = JSON.stringify({ error: { code: 'not_leader', message: 'this svc replica lost the leadership because Consul at http://127.0.0.1:8500 does not answer.' } });
+    answers.push((res) => res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(), (res) => res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(cutOff));
+    const client = new ApiClient({ server: url, token: 't', leaderWaitMs: 0 });
+    await assert.rejects(client.exists('/api/v1/bundles/abc'), (error: unknown) => error instanceof SvcError && error.code === 'not_leader' && /Consul at http:\/\/127\.0\.0\.1:8500/.test(error.message));
+    assert.deepEqual(seen.map((r) => r.method), ['HEAD', 'GET']);
+  });
+
   it('stops waiting for a leader at once when its signal aborts (Ctrl-C), with the not_leader error', async () => {
     answers.push(standby, standby, standby);
     const client = new ApiClient({ server: url, token: 't' });

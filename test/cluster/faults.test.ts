@@ -47,6 +47,9 @@ describe('svc on real Nomad and Consul: agents failing while traffic flows', fun
     await until('hello answers', async () => (await fetch(hello)).status === 200, { timeoutMs: 60_000 });
     traffic = new Traffic(hello, { boundMs: REQUEST_BOUND_MS, maxMs: 900_000 });
   });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') console.log(`svc server's last output:\n${server.output.slice(-6000)}`);
+  });
   after(async () => {
     await traffic?.stop();
     await server?.stop();
@@ -55,7 +58,7 @@ describe('svc on real Nomad and Consul: agents failing while traffic flows', fun
 
   /** Every request of `answers` was answered 200 within the bound. */
   const servedThroughout = (answers: readonly Answer[], what: string): void => {
-    assert.ok(answers.length > 0, `requests were sent ${what}`);
+    assert.ok(answers.length > 0, `requests were sent ${what}; the last ones: ${JSON.stringify(traffic.answers.slice(-5))}`);
     assert.ok(answers.every((a) => a.status === 200), `every request ${what} answered 200: ${summary(answers)}`);
     assert.ok(answers.every((a) => a.ms < REQUEST_BOUND_MS), `no request ${what} waited past ${REQUEST_BOUND_MS} ms: ${summary(answers)}`);
   };
@@ -94,8 +97,7 @@ describe('svc on real Nomad and Consul: agents failing while traffic flows', fun
     servedThroughout(during, 'while Consul was frozen');
     assert.ok(during.some((a) => a.routes?.startsWith('stale; since=')), `answers were marked stale: ${JSON.stringify(during.map((a) => a.routes).slice(-3))}`);
     assert.notEqual(deployed.code, 0, 'the deploy failed');
-    assert.match(deployed.stderr, /not_leader|state_unavailable/);
-    assert.match(deployed.stderr, /Consul at http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(deployed.stderr, /lost the leadership because Consul at http:\/\/127\.0\.0\.1:\d+ does not answer/);
     assert.ok(deployMs < 120_000, `the deploy failed within a bound (${deployMs} ms)`);
     figures.push(`Consul frozen: ${summary(during)} while frozen; the deploy failed after ${(deployMs / 1000).toFixed(1)} s`);
     await recovered(thawed, 'Consul thawed');
@@ -106,8 +108,7 @@ describe('svc on real Nomad and Consul: agents failing while traffic flows', fun
     const c = await cluster();
     const from = Date.now();
     await c.consul.process.stop('SIGKILL');
-    await until('/_svc/ready names the outage', async () => (await ready()).outages.consul !== undefined, { timeoutMs: 20_000, intervalMs: 250 });
-    assert.match((await ready()).outages.consul!.reason, /does not answer \((ECONNREFUSED|ECONNRESET)\)$/);
+    await until('/_svc/ready names the outage: connections refused', async () => /does not answer \(ECONNREFUSED\)$/.test((await ready()).outages.consul?.reason ?? ''), { timeoutMs: 20_000, intervalMs: 250 });
     const started = Date.now();
     const deployed = await deploy();
     const deployMs = Date.now() - started;

@@ -171,6 +171,17 @@ describe('svc on real Nomad and Consul: workloads', function () {
     await until('a fresh worker serves again', async () => (await fetch(`${url}?mib=16`)).status === 200, { timeoutMs: 120_000, intervalMs: 1000 });
   });
 
+  it('says why Nomad cannot place a container (its evaluation\'s FailedTGAllocs) when a request scales a workload no node has room for', async () => {
+    const waiting = new AbortController();
+    const request = fetch(urls['cluster-limits/greedy']!, { signal: waiting.signal }).catch(() => null);
+    try {
+      await until('svc logs why Nomad cannot place it', () => /Nomad cannot place every allocation of job svc-default--cluster-limits--greedy\S* yet \(it places them when room appears\): group \S+ cannot be placed: 1 node evaluated, \d+ filtered, 1 exhausted; exhausted memory: 1 node/.test(server.output), { timeoutMs: 60_000, intervalMs: 500, context: () => server.output.slice(-2000) });
+    } finally {
+      waiting.abort();
+      await request;
+    }
+  });
+
   it('keeps its state in Consul KV across a restart of svc: the apps and their URLs are back', async () => {
     const c = await cluster();
     const keys = (await c.consulGet('/v1/kv/svc/?keys=true')) as string[];

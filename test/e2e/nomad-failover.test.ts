@@ -42,7 +42,7 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     await until('the second replica has the leader\'s routes', () => second!.role === 'following');
 
     const ready = await getJson(`${second.url}/_svc/ready`);
-    assert.deepEqual([ready.status, ready.body], [200, { status: 'following' }]);
+    assert.deepEqual([ready.status, ready.body], [200, { status: 'following', routes: 'current', outages: {} }]);
     assert.equal((await fetch(`${second.url}/_svc/health`)).status, 200);
     const forwarded = await getJson(`${second.url}/api/v1/whoami`, second.ownerToken.secret);
     assert.equal(forwarded.status, 200, JSON.stringify(forwarded.body));

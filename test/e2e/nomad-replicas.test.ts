@@ -44,7 +44,7 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
     await until('the first replica leads', () => leader!.role === 'ready');
     follower = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
     await until('the second replica follows', () => follower!.role === 'following');
-    assert.deepEqual(await getJson(`${follower.url}/_svc/ready`).then((r) => [r.status, r.body]), [200, { status: 'following' }]);
+    assert.deepEqual(await getJson(`${follower.url}/_svc/ready`).then((r) => [r.status, r.body]), [200, { status: 'following', routes: 'current', outages: {} }]);
     assert.equal(follower.leader?.leaderAddress(), leader.url, 'it reads the leader\'s address from the lock key');
 
     // The whole deploy goes through the follower: the bundle upload streams through to the leader.

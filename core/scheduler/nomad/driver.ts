@@ -36,7 +36,7 @@ import { ENFORCE_INDEX_PREFIX, NomadClient } from './client.js';
 import { INSTALL_META_KEY, nomadJobId, UNIT_META_KEY } from './job-id.js';
 import { Limiter, LogPoller } from './log-poller.js';
 import type { AllocationLogsOptions, CompileUnit, NomadContainerStatus, NomadDriver, NomadJobSpec } from './types.js';
-import { summarizePlan, type NomadPlanResponse } from './plan.js';
+import { describeFailure, summarizePlan, type AllocationMetric, type NomadPlanResponse } from './plan.js';
 import { withRequested, type Requested } from './requested.js';
 import { AllocationWatcher, isLive, isTerminal, type AllocView } from './watcher.js';
 
@@ -97,6 +97,14 @@ interface Unit {
 }
 
 const LOG_TAIL = 30;
+/** How long a scale reads its evaluation for a placement failure. */
+const PLACEMENT_READ_MS = 10_000;
+
+/** The fields of `GET /v1/evaluation/:id` a scale reads. */
+interface NomadEvaluation {
+  readonly Status: string;
+  readonly FailedTGAllocs?: Record<string, AllocationMetric> | null;
+}
 /** Nomad's raw_exec puts no cgroup limit on a task (its `Resources` only place it). */
 const RAW_EXEC_LIMITS: Enforcement = {
   enforced: false,
@@ -271,8 +279,16 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     // Allocations that had already ended do not count as failures of this scale.
     await unit.watcher.refresh();
     const endedBefore = new Set(views(unit).filter((v) => isTerminal(v.stub)).map((v) => v.stub.ID));
-    await client.post(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
+    const { body: scaled } = await client.post<{ EvalID?: string }>(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
     emit(key, '', `asked Nomad to run ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId}`);
+    // Read in the background: the wait below ends on its own; a placement failure only explains it.
+    let unplaced: string | null = null;
+    const placement = scaled.EvalID ? placementFailure(unit, scaled.EvalID) : Promise.resolve(null);
+    void placement.then((reason) => {
+      if (reason === null) return;
+      unplaced = reason;
+      emit(key, '', `Nomad cannot place every allocation of job ${unit.jobId} yet (it places them when room appears): ${reason}`);
+    });
     await unit.watcher.refresh();
     const live = () => views(unit).filter((v) => isLive(v.stub));
     const stopping = () => views(unit).filter((v) => v.stub.DesiredStatus !== 'run' && !isTerminal(v.stub));
@@ -288,10 +304,32 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
         const slow = live().find((v) => v.healthyAt === undefined);
         const reason = slow
           ? `container ${slow.stub.ID} (${slow.stub.Name}) of ${key} did not become healthy within ${healthTimeoutMs / 1000} s (Nomad: ${slow.stub.ClientStatus})`
-          : `Nomad did not reach ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId} within ${healthTimeoutMs / 1000} s (${live().length} live, ${stopping().length} stopping)${unit.watcher.error ? `: ${unit.watcher.error.message}` : ''}`;
+          : `Nomad did not reach ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId} within ${healthTimeoutMs / 1000} s (${live().length} live, ${stopping().length} stopping)${unplaced ? `: ${unplaced}` : unit.watcher.error ? `: ${unit.watcher.error.message}` : ''}`;
         return failure(unit, slow, reason);
       },
     );
+  }
+
+  /**
+   * Why the scale's evaluation could not place the unit's group (Nomad's `FailedTGAllocs`: no
+   * node with room, a constraint no node meets), or null. Waits for the evaluation with blocking
+   * queries while it is pending, at most `PLACEMENT_READ_MS`; a failed read explains nothing.
+   */
+  async function placementFailure(unit: Unit, evalId: string): Promise<string | null> {
+    const deadline = Date.now() + PLACEMENT_READ_MS;
+    let index = 0;
+    try {
+      while (!closed && Date.now() < deadline) {
+        const { body, index: next } = await client.get<NomadEvaluation>(`/v1/evaluation/${encodeURIComponent(evalId)}`, {}, { index, waitMs: Math.max(1, deadline - Date.now()) });
+        const metric = body.FailedTGAllocs?.[unit.group];
+        if (metric) return describeFailure(unit.group, metric);
+        if (body.Status !== 'pending') return null;
+        index = next;
+      }
+    } catch {
+      // An evaluation garbage-collected or a Nomad that went away: the wait's own error says what matters.
+    }
+    return null;
   }
 
   function views(unit: Unit): AllocView[] {

@@ -6,7 +6,7 @@
  */
 import type { UnitPlan } from '../types.js';
 
-interface AllocationMetric {
+export interface AllocationMetric {
   NodesEvaluated?: number;
   NodesFiltered?: number;
   NodesExhausted?: number;
@@ -43,7 +43,8 @@ export function summarizePlan(id: string, plan: NomadPlanResponse): UnitPlan {
   return { id, change: CHANGE[plan.Diff?.Type ?? ''] ?? 'update', placements, failures, warnings };
 }
 
-function describeFailure(group: string, metric: AllocationMetric): string {
+/** Why Nomad could not place an allocation of `group`, from its AllocationMetric (a plan's or an evaluation's `FailedTGAllocs`). */
+export function describeFailure(group: string, metric: AllocationMetric): string {
   const reasons: string[] = [];
   const counted = (label: string, map: Record<string, number> | null | undefined) => {
     for (const [name, count] of Object.entries(map ?? {})) reasons.push(`${label} ${name}: ${count} node${count === 1 ? '' : 's'}`);

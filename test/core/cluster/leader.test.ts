@@ -130,6 +130,29 @@ describe('leader election (Consul session + lock key)', function () {
     assert.equal(first.election.isLeader(), false);
   });
 
+  it('lets go at once of a session of this very process that still holds the key (a platform started again after Consul came back)', async () => {
+    const put = async (p: string, body?: string) => (await fetch(`${consul.url}${p}`, { method: 'PUT', ...(body === undefined ? {} : { body }) })).json();
+    const stale = ((await put('/v1/session/create', JSON.stringify({ TTL: '60s', LockDelay: '0s' }))) as { ID: string }).ID;
+    const value = JSON.stringify({ hostname: hostname(), pid: process.pid, address: 'http://a:8080' });
+    assert.equal(await put(`/v1/kv/svc/leader?acquire=${stale}`, value), true);
+    const started = Date.now();
+    const a = start('a');
+    await until('a leads with a new session', () => a.election.isLeader(), WAIT_MS);
+    assert.ok(Date.now() - started < 10_000, `took over in ${Date.now() - started} ms, not after the old session's 60 s TTL`);
+    assert.equal(consul.state.sessions.has(stale), false, 'the old session was destroyed');
+    assert.notEqual(heldBy(), stale);
+  });
+
+  it('leaves alone a key another process holds with its own value', async () => {
+    const put = async (p: string, body?: string) => (await fetch(`${consul.url}${p}`, { method: 'PUT', ...(body === undefined ? {} : { body }) })).json();
+    const other = ((await put('/v1/session/create', JSON.stringify({ TTL: '60s' }))) as { ID: string }).ID;
+    assert.equal(await put(`/v1/kv/svc/leader?acquire=${other}`, JSON.stringify({ hostname: hostname(), pid: process.pid + 1, address: 'http://a:8080' })), true);
+    const a = start('a');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(a.election.isLeader(), false);
+    assert.equal(heldBy(), other);
+  });
+
   it('a leader whose renewals fail demotes itself within the TTL, before Consul invalidates the session', async () => {
     const a = start('a');
     const b = start('b');

@@ -5,6 +5,7 @@ import { ConsulRegistry, defaultServiceName } from '../../../core/registry/consu
 import type { Instance } from '../../../core/registry/types.js';
 import { startConsulStandin, type ConsulStandin } from '../../standins/consul/index.js';
 import { describeRegistryConformance, SERVICE } from './conformance.js';
+import { until } from '../../helpers/until.js';
 
 describeRegistryConformance('Consul registry (stand-in)', async () => {
   const consul = await startConsulStandin();
@@ -120,6 +121,22 @@ describe('ConsulRegistry', () => {
     assert.deepEqual(delays, [20, 40, 80, 160, 320]);
     const health = consul.requests.filter((r) => r.path === `/v1/health/service/${name}`);
     assert.deepEqual(health.slice(0, 6).map((r) => r.status), [500, 500, 500, 500, 500, 200]);
+  });
+
+  it('reads again at once on retryNow() (Consul answers again) instead of sleeping out its back-off, and keeps what it had meanwhile', async () => {
+    await agentRegister(consul, { ID: 'a', Name: name, Address: '127.0.0.1', Port: 20001 });
+    let failures = 0;
+    registry = new ConsulRegistry({ address: consul.url, retryBaseMs: 60_000, retryMaxMs: 60_000, waitMs: 200, onError: () => failures++ });
+    assert.deepEqual((await registry.track(SERVICE)).map((i) => i.id), ['a']);
+    consul.failNext({ match: new RegExp(`^GET /v1/health/service/${name}$`), count: 1 });
+    await until('a read failed and the watch sleeps a minute', () => failures === 1, { timeoutMs: 10_000 });
+    assert.deepEqual(registry.instances(SERVICE).map((i) => i.id), ['a'], 'the last known instances stay');
+    await agentRegister(consul, { ID: 'b', Name: name, Address: '127.0.0.1', Port: 20002 });
+    const pushed = nextPush(registry, SERVICE, (instances) => instances.length === 2);
+    registry.retryNow();
+    const started = Date.now();
+    assert.deepEqual((await pushed).map((i) => i.id), ['a', 'b']);
+    assert.ok(Date.now() - started < 5000, 'read again well before the minute of back-off');
   });
 
   it('rejects a registration the agent refuses, quoting Consul', async () => {
