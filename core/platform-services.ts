@@ -54,10 +54,10 @@ import { createUnitCompiler } from './scheduler/nomad/unit-compiler.js';
 import type { LogSink } from './scheduler/types.js';
 import type { PlatformOptions } from './platform-options.js';
 
-/** What only a started platform knows; the objects built here read it when they need it. */
 /** How long a deploy waits for the gateway to see a new unit's instance before it switches anyway (Consul checks every 5 s). */
 const ROUTABLE_WAIT_MS = 30_000;
 
+/** What only a started platform knows; the objects built here read it when they need it. */
 export interface PlatformState {
   /** The gateway's base URL (the public URL, else the listening address); '' until it listens. */
   url: string;
@@ -132,8 +132,6 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const registry = createRegistry(config, quietWithoutConsul(agents, reportAs('REGISTRY')));
   // Watches that backed off while Consul was away read again as soon as it answers.
   if (registry instanceof ConsulRegistry) agents.consul?.onRecovered(() => registry.retryNow());
-  agents.consul?.start();
-  agents.nomad?.start();
   const scheduler = createDriver(config, {
     registry, logs: sink, zygotes: options.zygotes ?? false, cgroupRoot: config.cgroupRoot,
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
@@ -235,6 +233,9 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     if (!gate.upgrade(req, socket)) websockets.handleUpgrade(req, socket, head);
   });
 
+  // Last: a start that failed above leaves no probe running.
+  agents.consul?.start();
+  agents.nomad?.start();
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
     deployments, leases, runs, previews, forward, websockets, server, electing, role, agents,

@@ -24,6 +24,8 @@ export interface AgentWatchOptions {
   readonly meanwhile: string;
   /** One cheap request (`/v1/status/leader`); rejects when the agent cannot serve. */
   probe(signal: AbortSignal): Promise<void>;
+  /** Lets go of what the probe holds (its client's connections), on close. */
+  release?(): void;
   /** Between probes (default 2 s). */
   readonly intervalMs?: number;
   /** One probe's bound (default 2 s). */
@@ -78,6 +80,7 @@ export class AgentWatch {
     clearTimeout(this.#timer);
     this.#recovered.clear();
     await this.#running;
+    this.#options.release?.();
   }
 
   #schedule(delayMs: number): void {

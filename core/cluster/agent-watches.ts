@@ -31,6 +31,7 @@ function consulWatch(config: ServerConfig, log: (text: string) => void): AgentWa
     async probe(signal) {
       if ((await consul.statusLeader({ signal })) === '') throw new Error('the Consul cluster has no leader');
     },
+    release: () => consul.close(),
     log,
   });
 }

@@ -19,6 +19,7 @@ import { SvcServer, svcCli } from './svc-process.js';
 
 const clusterApp = path.join(packageRoot, 'test', 'fixtures', 'cluster', 'app.py');
 const limitsApp = path.join(packageRoot, 'test', 'fixtures', 'cluster-limits', 'app.py');
+const greedyApp = path.join(packageRoot, 'test', 'fixtures', 'cluster-greedy', 'app.py');
 
 interface Deployed {
   readonly app: string;
@@ -171,15 +172,15 @@ describe('svc on real Nomad and Consul: workloads', function () {
     await until('a fresh worker serves again', async () => (await fetch(`${url}?mib=16`)).status === 200, { timeoutMs: 120_000, intervalMs: 1000 });
   });
 
-  it('says why Nomad cannot place a container (its evaluation\'s FailedTGAllocs) when a request scales a workload no node has room for', async () => {
-    const waiting = new AbortController();
-    const request = fetch(urls['cluster-limits/greedy']!, { signal: waiting.signal }).catch(() => null);
-    try {
-      await until('svc logs why Nomad cannot place it', () => /Nomad cannot place every allocation of job svc-default--cluster-limits--greedy\S* yet \(it places them when room appears\): group \S+ cannot be placed: 1 node evaluated, \d+ filtered, 1 exhausted; exhausted memory: 1 node/.test(server.output), { timeoutMs: 60_000, intervalMs: 500, context: () => server.output.slice(-2000) });
-    } finally {
-      waiting.abort();
-      await request;
-    }
+  it('fails a deploy Nomad cannot place at once, saying why (the evaluation\'s FailedTGAllocs), and leaves no job behind', async () => {
+    const c = await cluster();
+    const started = Date.now();
+    const ran = await svcCli(server, ['deploy', greedyApp, '--json']);
+    const tookMs = Date.now() - started;
+    assert.notEqual(ran.code, 0, ran.stdout);
+    assert.match(ran.stderr, /Nomad cannot place any allocation of job svc-default--cluster-greedy--greedy\S*: group greedy cannot be placed: 1 node evaluated, \d+ filtered, 1 exhausted; exhausted memory: 1 node/);
+    assert.ok(tookMs < 60_000, `it failed in ${tookMs} ms, not after the 120 s health time-out`);
+    assert.deepEqual((await jobs(c)).filter((j) => j.Meta?.svc_app === 'cluster-greedy' && j.Status !== 'dead'), [], 'the unit it started was removed');
   });
 
   it('keeps its state in Consul KV across a restart of svc: the apps and their URLs are back', async () => {

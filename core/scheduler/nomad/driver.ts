@@ -281,13 +281,16 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     const endedBefore = new Set(views(unit).filter((v) => isTerminal(v.stub)).map((v) => v.stub.ID));
     const { body: scaled } = await client.post<{ EvalID?: string }>(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
     emit(key, '', `asked Nomad to run ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId}`);
-    // Read in the background: the wait below ends on its own; a placement failure only explains it.
+    // A cold start that Nomad cannot place fails at once (a deploy says why now, not after the time-out);
+    // a scale-up beside running allocations waits: Nomad places the rest when room appears.
+    const cold = !views(unit).some((v) => isLive(v.stub));
     let unplaced: string | null = null;
     const placement = scaled.EvalID ? placementFailure(unit, scaled.EvalID) : Promise.resolve(null);
     void placement.then((reason) => {
       if (reason === null) return;
       unplaced = reason;
-      emit(key, '', `Nomad cannot place every allocation of job ${unit.jobId} yet (it places them when room appears): ${reason}`);
+      emit(key, '', `Nomad cannot place every allocation of job ${unit.jobId} yet${cold ? '' : ' (it places them when room appears)'}: ${reason}`);
+      unit.watcher.changes.emit('change');
     });
     await unit.watcher.refresh();
     const live = () => views(unit).filter((v) => isLive(v.stub));
@@ -298,7 +301,9 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       () => live().length === count && live().every((v) => v.healthyAt !== undefined) && stopping().length === 0,
       () => {
         const failed = views(unit).find((v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false));
-        return failed && failure(unit, failed, `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`);
+        if (failed) return failure(unit, failed, `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`);
+        if (cold && unplaced !== null && live().length === 0) return failure(unit, undefined, `Nomad cannot place any allocation of job ${unit.jobId}: ${unplaced}`);
+        return undefined;
       },
       () => {
         const slow = live().find((v) => v.healthyAt === undefined);
