@@ -120,7 +120,8 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
     checkNotStopped(lost);
     // A follower that wins stops copying routes; the copies serve on while it restores its own.
     await sync?.stopFollowing();
-    await deployments.restore();
+    // The units the copies name are the old leader's running jobs: restored under the same keys, they keep running.
+    await deployments.restore(sync === null ? undefined : (ref, workload) => sync.copiedUnit(ref, workload));
     checkNotStopped(lost);
     // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
     deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { DeploymentRef } from '../deployments/keys.js';
 import type { Admission } from '../gateway/admission.js';
 import type { RouteTable } from '../gateway/route-table.js';
 import type { ServiceRegistry } from '../registry/types.js';
@@ -74,6 +75,14 @@ export class ReplicaSync {
   /** True once a follower has loaded the leader's routes. */
   synced(): boolean {
     return this.#follower?.synced() ?? false;
+  }
+
+  /**
+   * The unit the copied routes send a workload's requests to (the old leader's), for the restore
+   * to adopt: its job stays as it runs. Undefined when no copy names one.
+   */
+  copiedUnit(ref: DeploymentRef, workload: string): string | undefined {
+    return this.#options.routes.entries().find((entry) => entry.workload.name === workload && entry.ref.workspace === ref.workspace && entry.ref.app === ref.app && entry.ref.stage === ref.stage)?.unit;
   }
 
   /** True once this replica took over with a copy of the leader's routes, which serve during its restore. */

@@ -46,6 +46,8 @@ export function guardedStart(context: StartContext, signal: AbortSignal, stopped
       },
       status: (key) => driver.status(key),
       close: () => driver.close(),
+      // A dry run: asked before a start, never refused.
+      ...(driver.plan ? { plan: (unit: Parameters<NonNullable<typeof driver.plan>>[0]) => driver.plan!(unit) } : {}),
     },
     progress: context.progress,
     ...(context.routable ? { routable: context.routable } : {}),

@@ -7,7 +7,7 @@ import type { Principal } from '../plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../scheduler/types.js';
 import type { AppSpec, Workload } from '../workload/types.js';
 import { describeDeployment, isServed, type LiveDeployment, type LiveWorkload } from './live.js';
-import { deploymentId, servingUnitKey, unitKey, type DeploymentRef, type Stage } from './keys.js';
+import { deploymentId, parseUnitKey, servingUnitKey, unitKey, type DeploymentRef, type Stage } from './keys.js';
 import { appPausedError, changeRefusedError, deploymentStoppedError, notRestoredError, shuttingDownError } from './offline.js';
 import { DeploymentRecords, currentVersion } from './records.js';
 import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entries.js';
@@ -40,6 +40,9 @@ export interface UnitScaler {
   /** Stops scaling the unit, lets its requests in flight finish, then removes its containers. */
   stopUnit(key: string): Promise<void>;
 }
+
+/** The unit key that already serves a workload of a deployment, if any (see `restore`). */
+export type AdoptUnit = (ref: DeploymentRef, workload: string) => string | undefined;
 
 export interface DeploymentManagerOptions {
   readonly plugins: PluginHost;
@@ -350,15 +353,18 @@ export class DeploymentManager {
    * deployments of apps not paused start again from their bundle (images come
    * from the cache, or are built again); the others get their offline routes.
    * A deployment that cannot start is reported and answers `container_failed`.
+   * `adopt` names the unit that already serves a workload (a new leader's
+   * copy of the old leader's routes): restored under that key, its Nomad job
+   * is registered again unchanged and its running allocations stay.
    */
-  restore(): Promise<void> {
-    const restoring = this.#restore();
+  restore(adopt?: AdoptUnit): Promise<void> {
+    const restoring = this.#restore(adopt);
     // Transitions asked for meanwhile (the server already listens) wait: none may run on an app before its records are back.
     this.#restored = restoring.then(() => {}, () => {});
     return restoring;
   }
 
-  async #restore(): Promise<void> {
+  async #restore(adopt: AdoptUnit | undefined): Promise<void> {
     const records = this.#options.records;
     if (!records) return;
     const apps = await records.apps();
@@ -382,7 +388,7 @@ export class DeploymentManager {
           this.#live.set(deploymentId(ref), live);
           const toStart = live.paused ? [] : [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload));
           for (const lw of live.workloads.values()) if (!toStart.includes(lw)) this.#installRoute(live, lw);
-          await this.#startWorkloads(live, toStart).catch((error: unknown) => {
+          await this.#startWorkloads(live, toStart, adopt).catch((error: unknown) => {
             // Cut short by shutdown(): not a failure, and the routes answer shutting_down.
             if (!this.#closing) this.#options.report?.(error);
             for (const lw of toStart) {
@@ -396,16 +402,22 @@ export class DeploymentManager {
   }
 
   /** Starts new units for workloads that are down, switches their routes to them and hands them to the autoscaler. */
-  async #startWorkloads(live: LiveDeployment, down: readonly LiveWorkload[]): Promise<void> {
+  async #startWorkloads(live: LiveDeployment, down: readonly LiveWorkload[], adopt?: AdoptUnit): Promise<void> {
     if (down.length === 0) return;
     const { bundles } = this.#options;
     const wanted = await Promise.all(
       down.map(async (lw) => {
         // After a restart the extracted copy may be gone from the cache: extract the stored bundle again.
         const source = lw.bundleSha256 !== null && bundles ? (await bundles.fromStore(lw.bundleSha256, lw.source.entry)).source : lw.source;
-        const key = this.#nextKey(live.ref, lw.workload.name);
-        this.#options.logs?.setVersion(key, lw.version);
-        return { workload: lw.workload, source, key };
+        const fresh = () => {
+          const key = this.#nextKey(live.ref, lw.workload.name);
+          this.#options.logs?.setVersion(key, lw.version);
+          return key;
+        };
+        const adopted = this.#adopted(live.ref, lw.workload.name, adopt);
+        if (adopted === undefined) return { workload: lw.workload, source, key: fresh() };
+        this.#options.logs?.setVersion(adopted, lw.version);
+        return { workload: lw.workload, source, key: adopted, replaceKey: fresh };
       }),
     );
     const units = await startUnits(this.#startContext(() => {}), live.ref, wanted);
@@ -507,6 +519,15 @@ export class DeploymentManager {
     this.#submitted.delete(key);
     const { autoscaler, driver } = this.#options;
     return autoscaler ? autoscaler.stopUnit(key) : driver.remove(key);
+  }
+
+  /** The serving key `adopt` names for the workload, if it is one of it; later keys get higher serials. */
+  #adopted(ref: DeploymentRef, workload: string, adopt: AdoptUnit | undefined): string | undefined {
+    const key = adopt?.(ref, workload);
+    const parsed = key === undefined ? undefined : parseUnitKey(key);
+    if (parsed?.serial === undefined || parsed.workspace !== ref.workspace || parsed.app !== ref.app || parsed.stage !== ref.stage || parsed.workload !== workload) return undefined;
+    this.#serial = Math.max(this.#serial, parsed.serial + 1);
+    return key;
   }
 
   #nextKey(ref: DeploymentRef, workload: string): string {

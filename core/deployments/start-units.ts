@@ -14,6 +14,12 @@ export interface UnitToStart {
   readonly workload: Workload;
   readonly source: SourceRef;
   readonly key: string;
+  /**
+   * Set when `key` is a unit that already runs (adopted after a take-over): the key to start
+   * under instead if registering it again would replace its running containers (the scheduler's
+   * plan shows a destructive update), so that the old ones serve until the new ones are up.
+   */
+  readonly replaceKey?: () => string;
 }
 
 export interface StartContext {
@@ -22,6 +28,15 @@ export interface StartContext {
   readonly progress: (event: DeployProgress) => void;
   /** Resolves once the gateway can send a unit's requests somewhere (its registry lists an instance), or gives up. */
   readonly routable?: (unitKey: string) => Promise<void>;
+}
+
+/** The unit under its adopted key when starting it there changes nothing that runs; else under a fresh key. */
+async function keptOrReplaced(driver: SchedulerDriver, unit: DeploymentUnit, replaceKey: (() => string) | undefined): Promise<DeploymentUnit> {
+  if (replaceKey === undefined) return unit;
+  const plan = driver.plan === undefined ? null : await driver.plan(unit).catch(() => undefined);
+  // No plan to ask (the local driver's units never outlive svc) or none to be had: a fresh unit is the safe side.
+  if (plan === null || plan === undefined || (plan.placements.destructiveUpdate ?? 0) > 0) return { ...unit, key: replaceKey() };
+  return unit;
 }
 
 /** Builds (or finds in the cache) each image the units need, once, and makes the units. */
@@ -42,7 +57,8 @@ export async function buildUnits(context: Pick<StartContext, 'images' | 'progres
 /** Resolves with the started units (in the order given); on any failure removes all of them and rejects. */
 export async function startUnits(context: StartContext, ref: DeploymentRef, wanted: readonly UnitToStart[]): Promise<DeploymentUnit[]> {
   const { driver, progress } = context;
-  const units = await buildUnits(context, ref, wanted);
+  const built = await buildUnits(context, ref, wanted);
+  const units = await Promise.all(built.map((unit, i) => keptOrReplaced(driver, unit, wanted[i]!.replaceKey)));
   try {
     await Promise.all(
       units.map(async (unit) => {

@@ -73,8 +73,8 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
       while (watching) {
         const phase = second!.role;
         const [ready, answer] = await Promise.all([fetch(`${second!.url}/_svc/ready`), fetch(`${second!.url}/default/cluster/hello`)]);
-        seen.push(`${phase}: ready ${ready.status}, hello ${answer.status}`);
-        await Promise.all([ready.text(), answer.text()]);
+        const [, body] = await Promise.all([ready.text(), answer.text()]);
+        seen.push(`${phase}: ready ${ready.status}, hello ${answer.status}${answer.status === 200 ? '' : ` ${body.slice(0, 200)}`}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();

@@ -349,6 +349,23 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     return { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key, ...(options.install === undefined ? {} : { [INSTALL_META_KEY]: options.install }) } };
   }
 
+  /**
+   * The job with each group's count as the registered job has it now: `submit` registers with
+   * `PreserveCounts`, which the plan endpoint does not take, so a plan of the compiled counts
+   * would show the scale-downs and placements a submit never makes.
+   */
+  async function withCurrentCounts(jobId: string, job: NomadJobSpec): Promise<NomadJobSpec> {
+    let current: NomadJobSpec;
+    try {
+      current = (await client.get<NomadJobSpec>(jobPath(jobId))).body;
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') return job;
+      throw error;
+    }
+    const counts = new Map(current.TaskGroups.map((group) => [group.Name, group.Count]));
+    return { ...job, TaskGroups: job.TaskGroups.map((group) => (counts.has(group.Name) ? { ...group, Count: counts.get(group.Name)! } : group)) };
+  }
+
   /** Compiles the unit's job and registers it. */
   async function submitJob(unit: DeploymentUnit, jobId: string): Promise<void> {
     const job = await jobOf(unit, jobId);
@@ -390,7 +407,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
     async plan(unit: DeploymentUnit) {
       const jobId = nomadJobId(unit.key);
-      const job = await jobOf(unit, jobId);
+      const job = await withCurrentCounts(jobId, await jobOf(unit, jobId));
       const { body } = await client.post<NomadPlanResponse>(`${jobPath(jobId)}/plan`, { Job: job, Diff: true });
       return summarizePlan(jobId, body);
     },
