@@ -68,6 +68,10 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
   it('deploys: each workload is a Nomad job whose task downloaded the bundle and runs the Python runtime', async () => {
     const deployed = await deployClusterApp(platform);
     urls = deployed.urls;
+    // Consul's check passes seconds after Nomad reports the allocation healthy: the deploy switched the routes only once the gateway saw each instance.
+    for (const workload of platform.deployments.list().flatMap((d) => d.workloads)) {
+      assert.ok(workload.unit && platform.registry.instances(workload.unit).length > 0, `the gateway sees an instance of ${workload.name} as the deploy returns`);
+    }
     // raw_exec was chosen (the stand-in runs no exec tasks): every deploy says what that costs, though no workload sets cpu or memory.
     assert.deepEqual(deployed.warnings.filter((line) => /cpu|memory/.test(line)), [
       'cpu and memory are not limited: nomadDriver is "raw_exec", which runs tasks without isolation, as the Nomad client\'s user; set nomadDriver to "exec" (the default) or "docker" to have Nomad enforce them',
