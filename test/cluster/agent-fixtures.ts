@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Exchange, Payload } from './recorder.js';
+import { happenedAt, type Exchange, type Payload } from './recorder.js';
 
 export type AgentName = 'nomad' | 'consul';
 
@@ -17,7 +17,7 @@ export interface Scenario {
   readonly name: string;
   /** The agent's `version` line. */
   readonly version: string;
-  /** Kind → its kept exchanges, in recorded order (`seq` orders them across kinds and agents). */
+  /** Kind → its kept exchanges (`happenedAt` orders them across kinds and agents). */
   readonly kinds: Record<string, Exchange[]>;
 }
 
@@ -145,7 +145,8 @@ function needs(agent: AgentName, log: readonly Exchange[]): (at: number) => numb
 }
 
 /** The exchanges to keep: the first of each kind, each new signature, and what they need, transitively. */
-export function selectExchanges(agent: AgentName, log: readonly Exchange[]): Exchange[] {
+export function selectExchanges(agent: AgentName, recorded: readonly Exchange[]): Exchange[] {
+  const log = [...recorded].sort((a, b) => happenedAt(a) - happenedAt(b));
   const seen = new Map<string, { count: number; signatures: Set<string> }>();
   const wanted: number[] = [];
   log.forEach((exchange, at) => {
@@ -171,10 +172,10 @@ export function selectExchanges(agent: AgentName, log: readonly Exchange[]): Exc
 /** svc's values in Consul KV are its state: the fixtures keep their size, not their content. */
 export function withoutKvValues(exchange: Exchange): Exchange {
   if (!exchange.path.startsWith('/v1/kv/')) return exchange;
-  const request = exchange.request === undefined ? undefined : { text: `<svc value, ${textOf(exchange.request).length} bytes>` };
+  const request = exchange.request === undefined ? undefined : { text: `<svc value of about ${Buffer.byteLength(textOf(exchange.request))} bytes>` };
   const answer = json(exchange.body);
   const body = Array.isArray(answer)
-    ? { json: answer.map((entry: Record<string, unknown>) => (typeof entry?.Value === 'string' ? { ...entry, Value: Buffer.from(`<svc value, ${Buffer.from(entry.Value, 'base64').length} bytes>`).toString('base64') } : entry)) }
+    ? { json: answer.map((entry: Record<string, unknown>) => (typeof entry?.Value === 'string' ? { ...entry, Value: Buffer.from(`<svc value of ${Buffer.from(entry.Value, 'base64').length} bytes>`).toString('base64') } : entry)) }
     : exchange.body;
   const { request: _request, body: _body, ...rest } = exchange;
   return { ...rest, ...(request === undefined ? {} : { request }), ...(body === undefined ? {} : { body }) };

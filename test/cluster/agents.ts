@@ -80,6 +80,11 @@ export class AgentProcess {
     this.#child = child;
   }
 
+  /** Sends `signal` without waiting: SIGSTOP freezes the agent (connections accepted, nothing answered), SIGCONT thaws it. */
+  signal(signal: NodeJS.Signals): void {
+    this.#child?.kill(signal);
+  }
+
   /** Sends `signal` and waits for the process to end. */
   async stop(signal: NodeJS.Signals = 'SIGINT', timeoutMs = 30_000): Promise<void> {
     const child = this.#child;
@@ -153,8 +158,9 @@ export async function startConsul(binary: string, dir = tempDir('svc-consul-')):
     url: recorder?.url ?? url, address: url, process: agent, node, rootToken, token,
     get: (p) => send(url, 'GET', p, undefined, 'consul', rootToken),
     async stop() {
+      const answered = recorder?.exchanges.length ?? 0;
       await agent.stop('SIGINT');
-      await saveRecording(recorder, 'consul', binary);
+      await saveRecording(recorder, answered, 'consul', binary);
     },
   };
 }
@@ -239,8 +245,9 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
         const allocations = (await nomadGet(`/v1/allocations?namespace=${NAMESPACE}`).catch(() => [])) as { ClientStatus: string }[];
         return allocations.every((a) => a.ClientStatus !== 'running' && a.ClientStatus !== 'pending');
       }, { timeoutMs: 60_000 }).catch(() => undefined);
+      const answered = recorder?.exchanges.length ?? 0;
       await nomad.stop('SIGINT');
-      await saveRecording(recorder, 'nomad', binaries.nomad);
+      await saveRecording(recorder, answered, 'nomad', binaries.nomad);
       await consul.stop();
       // Nomad's client leaves tasks running when it stops (by design); a run cut short never purged them.
       killProcessesNaming(dir);
@@ -302,10 +309,11 @@ const recordDir = process.env.SVC_RECORD_AGENTS || undefined;
 /** One order for the exchanges of both agents. */
 const recordCounter = { next: 0 };
 
-async function saveRecording(recorder: Recorder | null, agent: AgentName, binary: string): Promise<void> {
+/** Writes the exchanges answered before the agent was told to stop (what a stopping agent answers is not its API's). */
+async function saveRecording(recorder: Recorder | null, answered: number, agent: AgentName, binary: string): Promise<void> {
   if (recorder === null || recordDir === undefined) return;
   await recorder.close();
-  writeScenario(recordDir, agent, process.env.SVC_RECORD_SCENARIO || 'cluster', agentVersion(binary), recorder.exchanges);
+  writeScenario(recordDir, agent, process.env.SVC_RECORD_SCENARIO || 'cluster', agentVersion(binary), recorder.exchanges.slice(0, answered));
 }
 
 async function ports(count: number): Promise<number[]> {

@@ -10,13 +10,16 @@
  */
 import { createServer, request, Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 /** A body as recorded: JSON when it parses as JSON, else UTF-8 text, else base64. */
 export type Payload = { readonly json: unknown } | { readonly text: string } | { readonly base64: string };
 
 export interface Exchange {
-  /** Order across all recorders sharing one counter (Nomad's and Consul's of one cluster). */
+  /** When the answer ended, on the counter the recorders of one cluster share (Nomad's and Consul's). */
   readonly seq: number;
+  /** When the request came in, on the same counter. */
+  readonly sent: number;
   readonly method: string;
   /** Path and query as sent, `token=` dropped. */
   readonly path: string;
@@ -35,6 +38,15 @@ const TOKEN_HEADERS = ['x-consul-token', 'x-nomad-token', 'authorization'];
 /** JSON fields that hold a secret (ACL SecretIDs, tokens a job may carry): their value is replaced. */
 const SECRET_FIELD = /(SecretID|Token|Secret|Password)$/i;
 const KEEP_BYTES = 1 << 20;
+
+/**
+ * When the agent acted on an exchange, for replaying in order: a read at its
+ * answer (a blocking query answers after the write that woke it began, and
+ * before that write's own answer may come back), a write when it came in.
+ */
+export function happenedAt(exchange: Exchange): number {
+  return exchange.method === 'GET' ? exchange.seq : exchange.sent;
+}
 
 export interface Recorder {
   /** Where svc should send its requests. */
@@ -58,6 +70,7 @@ export async function startRecorder(target: string, options: RecorderOptions = {
   const agent = new Agent({ keepAlive: true });
 
   const server = createServer((req, res) => {
+    const arrived = counter.next++;
     const sent: Buffer[] = [];
     const forward = request({
       host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, agent,
@@ -77,7 +90,7 @@ export async function startRecorder(target: string, options: RecorderOptions = {
       answer.on('data', (chunk: Buffer) => received.push(chunk));
       answer.pipe(res);
       answer.on('end', () => {
-        exchanges.push(exchange(counter.next++, req, Buffer.concat(sent), answer, Buffer.concat(received), options.tokens));
+        exchanges.push(exchange(counter.next++, arrived, req, Buffer.concat(sent), answer, Buffer.concat(received), options.tokens));
       });
     });
   });
@@ -96,7 +109,7 @@ export async function startRecorder(target: string, options: RecorderOptions = {
   };
 }
 
-function exchange(seq: number, req: IncomingMessage, sent: Buffer, answer: IncomingMessage, received: Buffer, tokens?: ReadonlyMap<string, string>): Exchange {
+function exchange(seq: number, arrived: number, req: IncomingMessage, sent: Buffer, answer: IncomingMessage, received: Buffer, tokens?: ReadonlyMap<string, string>): Exchange {
   const headers: Record<string, string> = {};
   for (const name of READ_HEADERS) {
     const value = answer.headers[name.toLowerCase()];
@@ -104,12 +117,21 @@ function exchange(seq: number, req: IncomingMessage, sent: Buffer, answer: Incom
   }
   const token = tokenLabel(req.headers, tokens);
   const request = payload(sent);
-  const body = payload(received);
+  const body = payload(decoded(received, answer.headers['content-encoding']));
   return {
-    seq, method: req.method ?? 'GET', path: withoutToken(req.url ?? '/'),
+    seq, sent: arrived, method: req.method ?? 'GET', path: withoutToken(req.url ?? '/'),
     ...(token === undefined ? {} : { token }), ...(request === undefined ? {} : { request }),
     status: answer.statusCode ?? 0, headers, ...(body === undefined ? {} : { body }),
   };
+}
+
+/** The answer as svc reads it: Nomad gzips its answers to clients that accept it (fetch does). */
+function decoded(bytes: Buffer, encoding: string | undefined): Buffer {
+  if (bytes.length === 0) return bytes;
+  if (encoding === 'gzip') return gunzipSync(bytes);
+  if (encoding === 'deflate') return inflateSync(bytes);
+  if (encoding === 'br') return brotliDecompressSync(bytes);
+  return bytes;
 }
 
 function tokenLabel(headers: IncomingHttpHeaders, tokens?: ReadonlyMap<string, string>): string | undefined {

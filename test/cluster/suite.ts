@@ -4,6 +4,7 @@
  * binaries are missing (`npm test` never needs them).
  */
 import { findAgentBinaries, startCluster, type Cluster } from './agents.js';
+import { SvcServer } from './svc-process.js';
 
 export function useCluster(suite: Mocha.Suite): () => Promise<Cluster> {
   let started: Promise<Cluster> | null = null;
@@ -17,8 +18,10 @@ export function useCluster(suite: Mocha.Suite): () => Promise<Cluster> {
     started = startCluster(found as Exclude<typeof found, { missing: string }>);
     return started.then((cluster) => console.log(`    (${cluster.versions.nomad}, ${cluster.versions.consul})`));
   });
+  // Registered before the file's own after hooks, so it runs first: svc servers stop before the agents do.
   suite.afterAll(async function () {
     this.timeout(120_000);
+    await SvcServer.stopAll();
     if (started !== null) await (await started.catch(() => null))?.close();
   });
   return () => {

@@ -12,9 +12,16 @@ import { until } from '../helpers/until.js';
 export const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 
 export class SvcServer {
+  /** Every server started and not yet stopped: the suite stops them before it stops the agents. */
+  static readonly #running = new Set<SvcServer>();
   #child: ChildProcess | null = null;
   #output = '';
   constructor(readonly port: number, readonly dataDir: string, readonly env: NodeJS.ProcessEnv) {}
+
+  /** Stops every server still running (before the agents go: svc's shutdown still talks to them). */
+  static async stopAll(): Promise<void> {
+    await Promise.all([...SvcServer.#running].map((server) => server.stop()));
+  }
 
   static async create(dataDir: string, env: NodeJS.ProcessEnv): Promise<SvcServer> {
     return new SvcServer(await freePort(), dataDir, env);
@@ -42,6 +49,7 @@ export class SvcServer {
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     this.#child = child;
+    SvcServer.#running.add(this);
   }
 
   get running(): boolean {
@@ -58,6 +66,7 @@ export class SvcServer {
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    SvcServer.#running.delete(this);
     const child = this.#child;
     if (child === null) return null;
     if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -7,7 +7,7 @@
  * | Nomad answers                              | code                    |
  * |--------------------------------------------|-------------------------|
  * | no answer (refused, unknown host, timeout) | `scheduler_unreachable` |
- * | 403 (`Permission denied`, `ACL token not found`) | `forbidden`       |
+ * | 403 `Permission denied` (no/unknown token) | `forbidden`             |
  * | 404 (`job not found`, `alloc not found`)   | `not_found`             |
  * | 500 `Enforcing job modify index …`         | `conflict`              |
  * | any other 4xx/5xx                          | `nomad_rejected`        |

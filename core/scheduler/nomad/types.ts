@@ -35,7 +35,8 @@ export interface AllocationStub {
 export interface AllocatedPort {
   Label: string;
   Value: number;
-  To: number;
+  /** Left out when 0 (AllocatedPortMapping is omitempty; test/fixtures/agents/nomad.json). */
+  To?: number;
   HostIP: string;
 }
 

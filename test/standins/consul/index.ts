@@ -31,6 +31,8 @@ export interface ConsulStandinOptions {
   readonly kvMaxValueSize?: number;
   /** What runs the session TTLs (default: real timers); a test passes `ManualTimers` to expire sessions at once. */
   readonly sessionTimers?: Timers;
+  /** KV key validation of Consul 1.21.5 and later (default true); false answers as 1.21.4, which takes any key. */
+  readonly validateKvKeys?: boolean;
 }
 
 export interface Fault {
@@ -69,7 +71,7 @@ export async function startConsulStandin(options: ConsulStandinOptions = {}): Pr
   const jitter = options.jitter ?? true;
   const agent = new Agent(state);
   const sessions = new Sessions(state, jitter, options.sessionTimers ?? realTimers);
-  const kvOptions = { maxValueSize: options.kvMaxValueSize ?? 512 * 1024, jitter };
+  const kvOptions = { maxValueSize: options.kvMaxValueSize ?? 512 * 1024, jitter, validateKeys: options.validateKvKeys ?? true };
   const requests: RecordedRequest[] = [];
   const faults: { match: RegExp; left: number; status: number; body: string }[] = [];
 

@@ -11,6 +11,8 @@ export interface KvOptions {
   /** `kv_max_value_size` (default 512 KiB). */
   readonly maxValueSize: number;
   readonly jitter: boolean;
+  /** `validateKVKey` and the traversal check, which Consul has since 1.21.5; 1.21.4 (the fixtures' agent) takes any key. */
+  readonly validateKeys: boolean;
 }
 
 const SUSPICIOUS = ['.js', '.css', '.html', '.htm', '.xml', '.json', '.txt', '.log', '.php', '.asp', '.jsp', '.cgi', '.pl', '.py', '.rb', '.sh',
@@ -60,9 +62,9 @@ function uintParam(call: Call, name: string): number {
 }
 
 export function handleKv(call: Call, state: ConsulState, options: KvOptions): void {
-  if (call.rawPath.includes('../')) throw new HttpError(400, 'URL path contains invalid traversal sequence');
+  if (options.validateKeys && call.rawPath.includes('../')) throw new HttpError(400, 'URL path contains invalid traversal sequence');
   const key = call.path.slice('/v1/kv/'.length);
-  if (key !== '') {
+  if (options.validateKeys && key !== '') {
     const problem = validateKvKey(key);
     if (problem !== null) throw new HttpError(400, problem);
   }

@@ -107,7 +107,7 @@ export class Sessions {
       const ttlMs = parseGoDuration(session.TTL);
       if (ttlMs > 0) this.#arm(id, ttlMs);
     }
-    setMeta(call.res, this.state.table('sessions'));
+    // A renew answers without query meta (agent/session_endpoint.go SessionRenew; Consul 1.21.4 answered so).
     sendJson(call.res, [render(session)]);
   }
 
@@ -148,7 +148,8 @@ export class Sessions {
 function render(session: Session): Record<string, unknown> {
   return {
     ID: session.ID, Name: session.Name, Node: session.Node, LockDelay: Math.round(session.LockDelayMs * 1e6), Behavior: session.Behavior,
-    TTL: session.TTL, NodeChecks: session.NodeChecks, ServiceChecks: session.ServiceChecks, CreateIndex: session.CreateIndex, ModifyIndex: session.ModifyIndex,
+    // No service checks is Go's nil slice: null (Consul 1.21.4 answered so).
+    TTL: session.TTL, NodeChecks: session.NodeChecks, ServiceChecks: session.ServiceChecks.length === 0 ? null : session.ServiceChecks, CreateIndex: session.CreateIndex, ModifyIndex: session.ModifyIndex,
   };
 }
 

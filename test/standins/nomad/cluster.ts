@@ -22,6 +22,9 @@ export interface ClusterOptions {
 const NODE_ID = 'f0f0f0f0-0000-4000-8000-000000000001';
 const NODE_NAME = 'nomad-standin';
 
+/** The counts of a plan's `DesiredTGUpdates` (structs.DesiredUpdates). */
+const DESIRED_UPDATES = ['Ignore', 'Place', 'Migrate', 'Stop', 'InPlaceUpdate', 'DestructiveUpdate', 'Canary', 'Preemptions', 'Reconnect', 'Disconnect', 'RescheduleNow', 'RescheduleLater'];
+
 function isTerminal(alloc: Json): boolean {
   return alloc.DesiredStatus !== 'run' || ['complete', 'failed', 'lost'].includes(alloc.ClientStatus);
 }
@@ -135,29 +138,50 @@ export class Cluster {
     const live = this.allocsOf(namespace, id).filter((a) => !isTerminal(a));
     const stops: Json[] = [];
     const groups = new Map<string, Json>((job?.TaskGroups ?? []).map((g: Json) => [g.Name, g]));
+    // What the evaluation's plan did per group (its PlanAnnotations, which Nomad keeps on the evaluation).
+    const updates = new Map<string, Record<string, number>>();
+    const count = (group: string, what: string) => {
+      const of = updates.get(group) ?? Object.fromEntries(DESIRED_UPDATES.map((k) => [k, 0]));
+      of[what] = (of[what] ?? 0) + 1;
+      updates.set(group, of);
+    };
     for (const alloc of live) {
       const group = groups.get(alloc.TaskGroup);
       if (!job || job.Stop || !group) stops.push(alloc);
       else if (alloc.JobVersion !== job.Version) {
         const runner = this.runners.get(alloc.ID);
-        if (runner && destructiveChange(runner.group, group)) stops.push(alloc);
-        else {
+        if (runner && destructiveChange(runner.group, group)) {
+          stops.push(alloc);
+          count(alloc.TaskGroup, 'DestructiveUpdate');
+        } else {
           alloc.JobVersion = job.Version;
           alloc.Job = job;
           alloc.ModifyIndex = this.bump();
+          count(alloc.TaskGroup, 'InPlaceUpdate');
         }
       }
     }
     for (const [name, group] of groups) {
       if (!job || job.Stop) break;
       const kept = live.filter((a) => a.TaskGroup === name && !stops.includes(a)).sort((a, b) => this.allocIndex(a) - this.allocIndex(b));
-      while (kept.length > group.Count) stops.push(kept.pop());
+      while (kept.length > group.Count) {
+        stops.push(kept.pop());
+        count(name, 'Stop');
+      }
       const usedIndexes = new Set(kept.map((a) => this.allocIndex(a)));
       for (let i = 0, placed = kept.length; placed < group.Count; i += 1) {
         if (usedIndexes.has(i)) continue;
         await this.place(job, group, i, evalId);
+        count(name, 'Place');
         placed += 1;
       }
+      if (!updates.has(name)) count(name, 'Ignore');
+    }
+    const evaluation = this.evals.find((e) => e.ID === evalId);
+    if (evaluation) {
+      evaluation.PlanAnnotations = { DesiredTGUpdates: Object.fromEntries(updates), PreemptedAllocs: null };
+      evaluation.ModifyIndex = this.bump();
+      evaluation.ModifyTime = Date.now() * 1_000_000;
     }
     await Promise.all(stops.map((alloc) => this.stopAlloc(alloc, job?.Stop ? 'alloc is not needed since job is stopped' : 'alloc not needed due to job update')));
   }

@@ -65,6 +65,32 @@ function withDefaults<T extends object>(defaults: T, given: Json): T {
   return { ...defaults, ...(given ?? {}) };
 }
 
+/**
+ * The fields structs.Job, TaskGroup and Task carry even when unset (null or their zero value): Nomad 1.11.3
+ * answered GET /v1/job/:id with all of them (test/fixtures/agents/nomad.json).
+ */
+const JOB_FIELDS = {
+  Affinities: null, Constraints: null, ConsulNamespace: '', DispatchIdempotencyToken: '', Meta: null, Multiregion: null, NomadTokenID: '',
+  ParameterizedJob: null, Payload: null, Periodic: null, Spreads: null, UI: null, VaultNamespace: '', VersionTag: null,
+  // The job-level update block api.Job.Canonicalize leaves (the groups' own are filled in).
+  Update: { Stagger: 30 * SECOND, MaxParallel: 1, HealthCheck: '', MinHealthyTime: 0, HealthyDeadline: 0, ProgressDeadline: 0, Canary: 0, AutoRevert: false, AutoPromote: false },
+};
+const GROUP_FIELDS = {
+  Affinities: null, Constraints: null, Consul: null, Disconnect: null, MaxClientDisconnect: null, Meta: null, Networks: null, PreventRescheduleOnLost: false,
+  Scaling: null, Services: null, ShutdownDelay: null, Spreads: null, StopAfterClientDisconnect: null, Volumes: null,
+};
+const TASK_FIELDS = {
+  Actions: null, Affinities: null, Artifacts: null, CSIPluginConfig: null, Constraints: null, Consul: null, DispatchPayload: null, Env: null,
+  Identities: null, KillSignal: '', Kind: '', Leader: false, Lifecycle: null, Meta: null, ScalingPolicies: null, Schedule: null, Secrets: null,
+  Services: null, ShutdownDelay: 0, Templates: null, User: '', Vault: null, VolumeMounts: null,
+  // The default workload identity every task gets.
+  Identity: { Name: 'default', Audience: ['nomadproject.io'], ChangeMode: '', ChangeSignal: '', Env: false, File: false, Filepath: '', ServiceName: '', TTL: 0 },
+};
+
+function withFields(target: Json, fields: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(fields)) if (!(key in target)) target[key] = structuredClone(value);
+}
+
 /** Fills the defaults a real server would; mutates and returns `job`. */
 export function canonicalizeJob(job: Json, namespace: string, region: string): Json {
   job.Namespace = namespace;
@@ -113,9 +139,37 @@ export function canonicalizeJob(job: Json, namespace: string, region: string): J
         artifact.RelativeDest ||= 'local/';
       }
       for (const service of task.Services ?? []) if (service) canonicalizeService(service, job, group, task);
+      withFields(task, TASK_FIELDS);
     }
+    withFields(group, GROUP_FIELDS);
+    impliedConstraints(group);
   }
+  withFields(job, JOB_FIELDS);
   return job;
+}
+
+/**
+ * The constraints Nomad's register, plan and validate add (nomad/job_endpoint_hooks.go jobImpliedConstraints) for
+ * what the stand-in runs: a group whose tasks need signals (KillSignal, templates changing by signal) gets
+ * `${attr.os.signals} set_contains <sorted signals>`; a group or task with Consul services gets
+ * `${attr.consul.version} semver >= 1.8.0` unless one on that attribute is there. Nomad 1.11.3 answered so.
+ */
+function impliedConstraints(group: Json): void {
+  const signals = new Set<string>();
+  for (const task of group.Tasks ?? []) {
+    if (task?.KillSignal) signals.add(task.KillSignal);
+    for (const template of task?.Templates ?? []) if (template?.ChangeMode === 'signal') signals.add(template.ChangeSignal);
+  }
+  const add = (target: Json, constraint: Json, sameLeft: boolean): void => {
+    const present: Json[] = target.Constraints ?? [];
+    const found = present.some((c) => c.LTarget === constraint.LTarget && (sameLeft || (c.RTarget === constraint.RTarget && c.Operand === constraint.Operand)));
+    if (!found) target.Constraints = [...present, constraint];
+  };
+  if (signals.size > 0) add(group, { LTarget: '${attr.os.signals}', RTarget: [...signals].sort().join(','), Operand: 'set_contains' }, false);
+  const consul = { LTarget: '${attr.consul.version}', RTarget: '>= 1.8.0', Operand: 'semver' };
+  const isConsul = (service: Json): boolean => !service?.Provider || service.Provider === 'consul';
+  if ((group.Services ?? []).some(isConsul)) add(group, { ...consul }, true);
+  for (const task of group.Tasks ?? []) if ((task?.Services ?? []).some(isConsul)) add(task, { ...consul }, true);
 }
 
 function canonicalizeService(service: Json, job: Json, group: Json, task: Json | null): void {

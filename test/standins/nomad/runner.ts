@@ -45,12 +45,15 @@ function event(type: string, fields: Json = {}): Json {
     Type: type, Time: Date.now() * 1_000_000, Message: '', DisplayMessage: fields.DisplayMessage ?? fields.Message ?? type,
     Details: {}, ExitCode: 0, Signal: 0, KillTimeout: 0, KillError: '', KillReason: '', StartDelay: 0,
     DownloadError: '', ValidationError: '', DriverError: '', DriverMessage: '', FailsTask: false, RestartReason: '',
+    // The real agent's events carry these too, empty when unused (Nomad 1.11.3 answered so).
+    DiskLimit: 0, FailedSibling: '', GenericSource: '', SetupError: '', TaskSignal: '', TaskSignalReason: '', VaultError: '',
     ...fields,
   };
 }
 
 class TaskRunner {
-  readonly state: Json = { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Events: [] };
+  // `Paused` (the schedule block's state) is "" for a task without one, as Nomad 1.11.3 answered.
+  readonly state: Json = { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Events: [], Paused: '' };
   private pgid: number | null = null;
   private exited: Promise<void> = Promise.resolve();
   private stopping = false;
@@ -361,6 +364,8 @@ export class AllocRunner {
   start(): void {
     for (const sub of ['alloc/logs', 'alloc/data', 'alloc/tmp']) mkdirSync(path.join(this.dir, sub), { recursive: true });
     this.alloc.TaskStates = Object.fromEntries(this.tasks.map((t) => [t.task.Name, t.state]));
+    // Host networking: the network hook leaves an empty status, which Nomad 1.11.3 answered once the client had the allocation.
+    this.alloc.NetworkStatus = { InterfaceName: '', Address: '', AddressIPv6: '', DNS: null };
     this.done = (async () => {
       await this.registerServices();
       await Promise.all(this.tasks.map((t) => t.run()));

@@ -13,6 +13,7 @@ import { decodeGoJson, GoDecodeError, type GoType } from './gojson.js';
 import { canonicalizeJob, multierror, parseGoDuration, sameJson, specOf, validateJob, type Json } from './job.js';
 import { JobPlanRequestType, JobRegisterRequestType, JobValidateRequestType, ScalingRequestType } from './schema.js';
 import { diffJobs, planAnnotations } from './plan.js';
+import { allocation, allocStub, evaluation } from './render.js';
 
 export interface NomadStandinOptions {
   /** Consul agent HTTP address; when set, services of running allocations are registered there. */
@@ -87,15 +88,30 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     }
   }
 
+  /** A query's answer: `setMeta` (index, known leader, last contact) when it has an index. */
   function send(res: ServerResponse, value: unknown, index?: number): void {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (index !== undefined) {
-      headers['X-Nomad-Index'] = String(index);
-      headers['X-Nomad-KnownLeader'] = 'true';
-      headers['X-Nomad-LastContact'] = '0';
-    }
-    res.writeHead(200, headers);
+    if (index !== undefined) setMeta(res, index);
+    res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify(value, (key, v) => (key.startsWith('_') ? undefined : v)));
+  }
+
+  /** A write's answer: `setIndex` only (command/agent/job_endpoint.go), as Nomad 1.11.3 answered register, plan, scale and deregister. */
+  function sendWrite(res: ServerResponse, value: unknown, index: number): void {
+    res.setHeader('X-Nomad-Index', String(index));
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(value, (key, v) => (key.startsWith('_') ? undefined : v)));
+  }
+
+  function setMeta(res: ServerResponse, index: number): void {
+    res.setHeader('X-Nomad-Index', String(index));
+    res.setHeader('X-Nomad-KnownLeader', 'true');
+    res.setHeader('X-Nomad-LastContact', '0');
+  }
+
+  /** A query whose object is gone: Nomad sets the query meta before its 404 (jobQuery, allocQuery…), as 1.11.3 answered. */
+  function notFound(res: ServerResponse, index: number, text: string): never {
+    setMeta(res, index);
+    throw new HttpError(404, text);
   }
 
   /** A blocking query: waits until `indexOf()` exceeds ?index= or ?wait= passes, as Nomad's blocking queries do. */
@@ -147,8 +163,8 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       const [scheme, value] = auth.split(' ');
       if (scheme === 'Bearer' && value) token = value;
     }
-    if (!token) throw new HttpError(403, 'Permission denied');
-    if (token !== options.aclToken) throw new HttpError(403, 'ACL token not found');
+    // An unknown secret is denied as no token is (nomad/auth/auth.go Authenticate; Nomad 1.11.3 answered so).
+    if (token !== options.aclToken) throw new HttpError(403, 'Permission denied');
   }
 
   function jobIndex(namespace: string, id: string): number {
@@ -190,11 +206,6 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
 
   function publicJob(job: Json): Json {
     return { ...job, Status: statusOf(job) };
-  }
-
-  function allocStub(alloc: Json): Json {
-    const { Job: _job, AllocatedResources: _resources, ...rest } = alloc;
-    return { ...rest, AllocatedResources: null };
   }
 
   /** Job.Register (nomad/job_endpoint.go): EnforceIndex, PreserveCounts, unchanged-spec shortcut, eval, deployment. */
@@ -387,9 +398,11 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     const live = existing ? cluster.allocsOf(namespace, id).filter((a) => !isTerminal(a)) : [];
     return {
       JobModifyIndex: existing?.JobModifyIndex ?? 0, CreatedEvals: null,
-      Diff: args.Diff ? diffJobs(existing ? specOf(existing) : null, specOf(job)) : null,
+      // The stored job's server-set fields are no change of the plan's (Nomad 1.11.3 answered Fields null for an unchanged top level).
+      Diff: args.Diff ? diffJobs(existing ? specOf(existing) : null, specOf(existing ? { ...job, ParentID: existing.ParentID, Dispatched: existing.Dispatched } : job)) : null,
       Annotations: { DesiredTGUpdates: planAnnotations(existing ?? null, job, live), PreemptedAllocs: null },
-      FailedTGAllocs: null, NextPeriodicLaunch: '0001-01-01T00:00:00Z', Warnings: '', Index: cluster.index,
+      // A job that is not periodic has no next launch: null, as Nomad 1.11.3 answered.
+      FailedTGAllocs: null, NextPeriodicLaunch: null, Warnings: '', Index: cluster.index,
     };
   }
 
@@ -411,6 +424,8 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     if (!alloc) throw new HttpError(404, `Unknown allocation "${allocId}"`);
     const runner = cluster.runners.get(allocId);
     if (!runner?.tasks.some((t) => t.task.Name === task)) throw new HttpError(400, `unknown task name "${task}"`);
+    // client/fs_endpoint.go logs: a task that never started has no logs yet (Nomad 1.11.3 answered so).
+    if (!alloc.TaskStates?.[task]?.StartedAt) throw new HttpError(404, `task "${task}" not started yet. No logs available`);
     const file = path.join(runner.dir, 'alloc', 'logs', `${task}.${type}.0`);
     const size = existsSync(file) ? statSync(file).size : 0;
     const start = origin === 'start' ? Math.min(offset, size) : Math.max(size - offset, 0);
@@ -447,7 +462,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     if (p === '/v1/jobs') {
       if (isWrite) {
         const { reply, index } = await register(req, url, null);
-        return send(res, reply, index);
+        return sendWrite(res, reply, index);
       }
       if (method !== 'GET') throw new HttpError(405, 'Invalid method');
       const ns = namespaceOf(url);
@@ -477,11 +492,11 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       if (sub === 'plan') {
         if (!isWrite) throw new HttpError(405, 'Invalid method');
         const reply = await plan(req, url, id);
-        return send(res, reply, reply.Index);
+        return sendWrite(res, reply, reply.Index);
       }
       if (sub === 'scale' && isWrite) {
         const { reply, index } = await scale(req, url, id);
-        return send(res, reply, index);
+        return sendWrite(res, reply, index);
       }
       if (method !== 'GET') throw new HttpError(405, 'Invalid method');
       const allocIndex = () => Math.max(1, ...cluster.allocsOf(ns, id).map((a) => a.ModifyIndex));
@@ -509,20 +524,20 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
         case 'summary': {
           await blocking(req, url, () => Math.max(jobIndex(ns, id), allocIndex()));
           const job = cluster.job(ns, id);
-          if (!job) throw new HttpError(404, 'job not found');
+          if (!job) notFound(res, jobIndex(ns, id), 'job not found');
           return send(res, summaryOf(job), Math.max(jobIndex(ns, id), allocIndex()));
         }
         case 'versions': {
           await blocking(req, url, () => jobIndex(ns, id));
           const versions = cluster.versions.get(cluster.key(ns, id));
-          if (!versions) throw new HttpError(404, 'job versions not found');
+          if (!versions) notFound(res, jobIndex(ns, id), 'job versions not found');
           return send(res, { Versions: versions.map(publicJob), Diffs: null, Index: jobIndex(ns, id) }, jobIndex(ns, id));
         }
         case 'scale': {
           const scaleIndex = () => Math.max(jobIndex(ns, id), allocIndex(), ...Object.values(cluster.scalingEvents.get(cluster.key(ns, id)) ?? {}).flat().map((e: Json) => e.CreateIndex));
           await blocking(req, url, scaleIndex);
           const job = cluster.job(ns, id);
-          if (!job) throw new HttpError(404, 'job not found');
+          if (!job) notFound(res, scaleIndex(), 'job not found');
           const allocs = cluster.allocsOf(ns, id).filter((a) => a.DesiredStatus === 'run');
           const events = cluster.scalingEvents.get(cluster.key(ns, id)) ?? {};
           const groups = Object.fromEntries(job.TaskGroups.map((g: Json) => {
@@ -544,16 +559,16 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       const ns = namespaceOf(url);
       if (isWrite) {
         const { reply, index } = await register(req, url, id);
-        return send(res, reply, index);
+        return sendWrite(res, reply, index);
       }
       if (method === 'DELETE') {
         const { reply, index } = await deregister(url, id);
-        return send(res, reply, index);
+        return sendWrite(res, reply, index);
       }
       if (method !== 'GET') throw new HttpError(405, 'Invalid method');
       await blocking(req, url, () => jobIndex(ns, id));
       const job = cluster.job(ns, id);
-      if (!job) throw new HttpError(404, 'job not found');
+      if (!job) notFound(res, jobIndex(ns, id), 'job not found');
       return send(res, publicJob(job), job.ModifyIndex);
     }
     if ((m = /^\/v1\/allocation\/([^/]+)$/.exec(p))) {
@@ -561,8 +576,8 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       const id = m[1]!;
       await blocking(req, url, () => cluster.allocs.get(id)?.ModifyIndex ?? cluster.index);
       const alloc = cluster.allocs.get(id);
-      if (!alloc) throw new HttpError(404, 'alloc not found');
-      return send(res, alloc, alloc.ModifyIndex);
+      if (!alloc) notFound(res, cluster.index, 'alloc not found');
+      return send(res, allocation(alloc), alloc.ModifyIndex);
     }
     if (p === '/v1/allocations') {
       if (method !== 'GET') throw new HttpError(405, 'Invalid method');
@@ -574,9 +589,11 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       return send(res, list.map(allocStub), index());
     }
     if ((m = /^\/v1\/evaluation\/([^/]+)$/.exec(p))) {
-      const evaluation = cluster.evals.find((e) => e.ID === m![1]);
-      if (!evaluation) throw new HttpError(404, 'eval not found');
-      return send(res, evaluation, evaluation.ModifyIndex);
+      const id = m[1]!;
+      await blocking(req, url, () => cluster.evals.find((e) => e.ID === id)?.ModifyIndex ?? cluster.index);
+      const found = cluster.evals.find((e) => e.ID === id);
+      if (!found) notFound(res, cluster.index, 'eval not found');
+      return send(res, evaluation(found), found.ModifyIndex);
     }
     if ((m = /^\/v1\/deployment\/([^/]+)$/.exec(p))) {
       const id = m[1]!;
