@@ -166,6 +166,9 @@ describe('svc on real Nomad and Consul: workloads', function () {
     assert.equal(Number(limit), 128 * 1024 * 1024);
     const job = await c.nomadGet(`/v1/job/${encodeURIComponent((await jobOf(c, 'cluster-limits', 'hog')).ID)}?namespace=${NAMESPACE}`);
     assert.equal(job.TaskGroups[0].Tasks[0].Resources.MemoryMB, 128);
+    // cpu is Nomad's share of the node (MHz → cpu.shares on cgroup v1), not a cap: an idle node lets a task use more.
+    const shares = `/sys/fs/cgroup/cpu/nomad/${alloc}.runtime/cpu.shares`;
+    if (existsSync(shares)) assert.equal(Number(readFileSync(shares, 'utf8')), job.TaskGroups[0].Tasks[0].Resources.CPU);
 
     const big = await fetch(`${url}?mib=400`);
     assert.ok(big.status >= 500, `a handler past memory="128Mi" fails (${big.status})`);
