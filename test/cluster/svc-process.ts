@@ -57,7 +57,7 @@ export class SvcServer {
     return child !== null && child.exitCode === null && child.signalCode === null;
   }
 
-  async ready(status: 'ready' | 'following' = 'ready', timeoutMs = 120_000): Promise<void> {
+  async ready(status: 'ready' | 'following' | 'stranded' = 'ready', timeoutMs = 120_000): Promise<void> {
     await until(`svc server on port ${this.port} is ${status}`, async () => {
       if (!this.running) throw new Error(`svc server exited:\n${this.#output.slice(-4000)}`);
       const response = await fetch(`${this.url}/_svc/ready`).catch(() => null);
