@@ -100,9 +100,9 @@ const LOG_TAIL = 30;
 /** How long a scale reads its evaluation for a placement failure. */
 const PLACEMENT_READ_MS = 10_000;
 
-/** The fields of `GET /v1/evaluation/:id` a scale reads. */
+/** The fields of an evaluation (`GET /v1/job/:id/evaluations`) a scale reads. */
 interface NomadEvaluation {
-  readonly Status: string;
+  readonly ModifyIndex: number;
   readonly FailedTGAllocs?: Record<string, AllocationMetric> | null;
 }
 /** Nomad's raw_exec puts no cgroup limit on a task (its `Resources` only place it). */
@@ -279,13 +279,13 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     // Allocations that had already ended do not count as failures of this scale.
     await unit.watcher.refresh();
     const endedBefore = new Set(views(unit).filter((v) => isTerminal(v.stub)).map((v) => v.stub.ID));
-    const { body: scaled } = await client.post<{ EvalID?: string }>(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
+    const { index: scaledAt } = await client.post<unknown>(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
     emit(key, '', `asked Nomad to run ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId}`);
     // A cold start that Nomad cannot place fails at once (a deploy says why now, not after the time-out);
     // a scale-up beside running allocations waits: Nomad places the rest when room appears.
     const cold = !views(unit).some((v) => isLive(v.stub));
     let unplaced: string | null = null;
-    const placement = scaled.EvalID ? placementFailure(unit, scaled.EvalID) : Promise.resolve(null);
+    const placement = placementFailure(unit, scaledAt);
     void placement.then((reason) => {
       if (reason === null) return;
       unplaced = reason;
@@ -316,23 +316,26 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   }
 
   /**
-   * Why the scale's evaluation could not place the unit's group (Nomad's `FailedTGAllocs`: no
-   * node with room, a constraint no node meets), or null. Waits for the evaluation with blocking
-   * queries while it is pending, at most `PLACEMENT_READ_MS`; a failed read explains nothing.
+   * Why Nomad could not place the unit's group since the scale (`FailedTGAllocs` of an
+   * evaluation of the job modified at or after `sinceIndex`: no node with room, a constraint no
+   * node meets), or null. Not the scale's own evaluation alone: Nomad may cancel it for another
+   * of the job's that did the placing. Reads the job's evaluations with blocking queries for at
+   * most `PLACEMENT_READ_MS`; a failed read explains nothing.
    */
-  async function placementFailure(unit: Unit, evalId: string): Promise<string | null> {
+  async function placementFailure(unit: Unit, sinceIndex: number): Promise<string | null> {
+    // Without the scale's index, older evaluations could not be told from its own.
+    if (sinceIndex <= 0) return null;
     const deadline = Date.now() + PLACEMENT_READ_MS;
     let index = 0;
     try {
       while (!closed && Date.now() < deadline) {
-        const { body, index: next } = await client.get<NomadEvaluation>(`/v1/evaluation/${encodeURIComponent(evalId)}`, {}, { index, waitMs: Math.max(1, deadline - Date.now()) });
-        const metric = body.FailedTGAllocs?.[unit.group];
-        if (metric) return describeFailure(unit.group, metric);
-        if (body.Status !== 'pending') return null;
+        const { body, index: next } = await client.get<NomadEvaluation[] | null>(`${jobPath(unit.jobId)}/evaluations`, {}, { index, waitMs: Math.max(1, deadline - Date.now()) });
+        const failed = (body ?? []).find((evaluation) => evaluation.ModifyIndex >= sinceIndex && evaluation.FailedTGAllocs?.[unit.group]);
+        if (failed) return describeFailure(unit.group, failed.FailedTGAllocs![unit.group]!);
         index = next;
       }
     } catch {
-      // An evaluation garbage-collected or a Nomad that went away: the wait's own error says what matters.
+      // A Nomad that went away: the wait's own error says what matters.
     }
     return null;
   }
