@@ -125,6 +125,8 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   const blockingWaitMs = options.blockingWaitMs ?? 30_000;
   const logLimiter = new Limiter(LOG_READS_AT_ONCE);
   let closed = false;
+  /** Aborts the reads nobody waits for (placement failures) when the driver closes. */
+  const closing = new AbortController();
 
   function emit(key: string, container: string, text: string, stream: LogLine['stream'] = 'system'): void {
     options.logs?.({ unit: key, container, stream, text, time: new Date() });
@@ -329,7 +331,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     let index = 0;
     try {
       while (!closed && Date.now() < deadline) {
-        const { body, index: next } = await client.get<NomadEvaluation[] | null>(`${jobPath(unit.jobId)}/evaluations`, {}, { index, waitMs: Math.max(1, deadline - Date.now()) });
+        const { body, index: next } = await client.get<NomadEvaluation[] | null>(`${jobPath(unit.jobId)}/evaluations`, {}, { index, waitMs: Math.max(1, deadline - Date.now()), signal: closing.signal });
         const failed = (body ?? []).find((evaluation) => evaluation.ModifyIndex >= sinceIndex && evaluation.FailedTGAllocs?.[unit.group]);
         if (failed) return describeFailure(unit.group, failed.FailedTGAllocs![unit.group]!);
         index = next;
@@ -513,6 +515,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
     async close() {
       closed = true;
+      closing.abort();
       const all = [...units.values()];
       units.clear();
       for (const unit of all) unit.watcher.changes.emit('change');
