@@ -294,13 +294,19 @@ prog
   .command('app export <app>')
   .describe('Generate a typed client of the deployed app as it is now: a Python package svc_clients.<app> in the current folder (or --out DIR). Run it again after a deploy.')
   .option('-o, --out', 'The folder to write svc_clients/<app>/ into (default: the current folder)')
-  .option('--language', 'The exporter to use (default: python)')
+  .option('--language', 'The exporter to use (default: python; plugins may add others)')
+  .option('--plugin', 'A plugin module that registers exporters (repeatable), besides the config\'s plugins')
+  .option('-c, --config', 'A config file whose plugins may register exporters (default: SVC_CONFIG)')
   .option('--json', 'Print {"app", "language", "package", "root", "files", "generatedFrom"}', false)
   .example('app export quickstart')
   .example('app export quickstart --out ../client-project --json')
+  .example('app export quickstart --language openapi --plugin ./docs/recipes/exporter-openapi.js')
   .action((app: string, flags: Flags) =>
     run(async (context) => {
-      await (await import('./commands/app-export.js')).default(context, String(app), { out: text(flags.out), language: text(flags.language), json: flags.json === true });
+      await (await import('./commands/app-export.js')).default(context, String(app), {
+        out: text(flags.out), language: text(flags.language), json: flags.json === true, config: text(flags.config),
+        plugin: flags.plugin as string | string[] | undefined,
+      });
     }),
   );
 
