@@ -297,16 +297,23 @@ prog
   .option('--language', 'The exporter to use (default: python; plugins may add others)')
   .option('--plugin', 'A plugin module that registers exporters (repeatable), besides the config\'s plugins')
   .option('-c, --config', 'A config file whose plugins may register exporters (default: SVC_CONFIG)')
+  .option('--check', 'Write nothing; exit 1 listing what differs when the client on disk no longer matches the deployed app (for CI)', false)
+  .option('--force', 'Replace generated files edited since the last export', false)
   .option('--json', 'Print {"app", "language", "package", "root", "files", "generatedFrom"}', false)
   .example('app export quickstart')
   .example('app export quickstart --out ../client-project --json')
-  .example('app export quickstart --language openapi --plugin ./docs/recipes/exporter-openapi.js')
+  .example('app export quickstart --check')
+  .example('app export quickstart --language http-file --plugin ./docs/recipes/export-http-file.js')
   .action((app: string, flags: Flags) =>
     run(async (context) => {
-      await (await import('./commands/app-export.js')).default(context, String(app), {
+      const options = {
         out: text(flags.out), language: text(flags.language), json: flags.json === true, config: text(flags.config),
-        plugin: flags.plugin as string | string[] | undefined,
-      });
+        plugin: flags.plugin as string | string[] | undefined, force: flags.force === true,
+      };
+      const { default: appExport } = await import('./commands/app-export.js');
+      if (flags.check === true) return appExport(context, String(app), { ...options, check: true });
+      await appExport(context, String(app), options);
+      return undefined;
     }),
   );
 

@@ -229,6 +229,44 @@ print(json.dumps(seen))
       await rm(path.join(out, 'http'), { recursive: true });
     });
 
+    it('--check exits 0 while the client matches the deployment and 1 after a redeploy changed a signature; an edited file is never overwritten silently', async () => {
+      await appExport(run().context, 'quickstart', { out });
+      const current = run();
+      assert.equal(await appExport(current.context, 'quickstart', { out, check: true }), 0);
+      assert.match(current.stderr(), /the client of quickstart in .* is what the deployed app gives now/);
+
+      // A file of the export edited by hand, header kept: the next export stops, --force replaces it.
+      const workloads = path.join(out, 'svc_clients', 'quickstart', '_workloads.py');
+      const generated = readFileSync(workloads, 'utf8');
+      writeFileSync(workloads, `${generated}\n# my tweak\n`);
+      const edited = await rejectsWith(appExport(run().context, 'quickstart', { out }));
+      assert.equal(edited.code, 'conflict');
+      assert.match(edited.message, /_workloads\.py was changed after svc app export wrote it/);
+      assert.match(readFileSync(workloads, 'utf8'), /# my tweak/, 'nothing was written');
+      const stale = run();
+      assert.equal(await appExport(stale.context, 'quickstart', { out, check: true }), 1);
+      assert.match(stale.stdout(), /svc_clients\/quickstart\/_workloads\.py differs/);
+      await appExport(run().context, 'quickstart', { out, force: true });
+      assert.equal(readFileSync(workloads, 'utf8'), generated);
+
+      // The app changes: greet takes another parameter. The checked-in client no longer matches.
+      const project = tempDir('svc-export-changed-');
+      const source = readFileSync(path.join(examplesRoot, 'quickstart', 'app.py'), 'utf8');
+      const changed = source.replace('def greet(name: str', 'def greet(title: str, name: str');
+      assert.notEqual(changed, source, 'the example still has greet(name: str, …)');
+      writeFileSync(path.join(project, 'app.py'), changed);
+      const manifest = await loadManifest({ target: path.join(project, 'app.py') });
+      await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+      try {
+        const outdated = run();
+        assert.equal(await appExport(outdated.context, 'quickstart', { out, check: true }), 1);
+        assert.match(outdated.stdout(), /svc_clients\/quickstart\/_workloads\.py differs/);
+        assert.match(outdated.stderr(), /the client of quickstart is out of date: run svc app export quickstart --out .* again/);
+      } finally {
+        await deploy('quickstart');
+      }
+    });
+
     it('fails with not_found for an app that is not deployed (a preview is not enough)', async () => {
       await deploy('realtime-chat', 'preview');
       const missing = await rejectsWith(appExport(run().context, 'realtime-chat', { out }));
