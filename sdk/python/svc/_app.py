@@ -15,7 +15,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
 
 
-def _app_decorator(kind: str, doc: str):  # the return type is the decorator below, signature included
+def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
     """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
 
     Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option

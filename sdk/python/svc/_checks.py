@@ -65,9 +65,10 @@ def integer(low: int, high: int) -> Check:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise Problem(f"is a {type_name(value)}, not an integer: pass a whole number from {low} to {high}")
-        if not low <= value <= high:
+        whole = int(value)
+        if not low <= whole <= high:
             raise Problem(f"is out of range: pass a whole number from {low} to {high}")
-        return int(value)
+        return whole
 
     return describe(type="integer", min=low, max=high)(check)
 
@@ -78,9 +79,10 @@ def number(low: float, high: float, what: str, examples: str) -> Check:
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise Problem(f"is a {type_name(value)}, not a number: pass {what} such as {examples}")
-        if not math.isfinite(value) or not low <= value <= high:
+        real = float(value)
+        if not math.isfinite(real) or not low <= real <= high:
             raise Problem(f"is out of range: pass {what} from {low:g} to {high:g}")
-        return float(value)
+        return real
 
     return describe(type="number", min=low, max=high)(check)
 

@@ -67,6 +67,9 @@ class Image:
     """
 
     __slots__ = ("_python_version", "_python_packages")
+    # Declared for type checkers; set once through object.__setattr__ (the class is immutable).
+    _python_version: str | None
+    _python_packages: tuple[str, ...]
 
     def __init__(self, python_version: str | None = None) -> None:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections.abc as abc
 import dataclasses
+import enum
 import inspect
 import types
 import typing
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 from . import _json
 from ._hints import (
-    CONTEXT_PARAMETER, is_dataclass_type, is_enum, is_pydantic_model, is_typeddict, type_hints,
+    CONTEXT_PARAMETER, is_dataclass_type, is_pydantic_model, is_typeddict, type_hints,
 )
 
 Schema = dict[str, Any]
@@ -76,14 +77,15 @@ def _class_schema(cls: type, seen: frozenset[type]) -> Schema:
         return {"title": cls.__name__}
     seen = seen | {cls}
     if is_pydantic_model(cls):
-        return cls.model_json_schema()
-    if is_enum(cls):
+        schema: Schema = getattr(cls, "model_json_schema")()
+        return schema
+    if isinstance(cls, type) and issubclass(cls, enum.Enum):
         return {"title": cls.__name__, "enum": [_json.to_json_value(member.value) for member in cls]}
     if is_dataclass_type(cls):
         hints = type_hints(cls)
         properties: Schema = {}
         required: list[str] = []
-        for field in dataclasses.fields(cls):
+        for field in dataclasses.fields(typing.cast(Any, cls)):  # is_dataclass_type said so
             prop = schema_for(hints.get(field.name, EMPTY), seen)
             if field.default is not dataclasses.MISSING:
                 _add_default(prop, field.default)
@@ -94,7 +96,7 @@ def _class_schema(cls: type, seen: frozenset[type]) -> Schema:
     if is_typeddict(cls):
         hints = type_hints(cls)
         properties = {key: schema_for(hint, seen) for key, hint in hints.items()}
-        required = [key for key in hints if key in cls.__required_keys__]
+        required = [key for key in hints if key in getattr(cls, "__required_keys__")]
         return {"type": "object", "title": cls.__name__, "properties": properties, "required": required}
     return {"title": cls.__name__}
 

@@ -186,13 +186,13 @@ def _default_name(where: str, target: Any) -> tuple[str, str]:
         problem = f"has no __name__ to name the workload: pass name=, e.g. {where}(name=\"web\")"
         raise InvalidOptionError(f"{where}: {_checks.type_name(target)} {problem}", option="name")
     derived = _checks.derive_name(default)
-    problem = _checks.name_problem(derived)
-    if problem is None:
+    invalid = _checks.name_problem(derived)
+    if invalid is None:
         return default, derived
     made = "nothing" if not derived else repr(derived)
     raise InvalidOptionError(
         f"{where}: cannot name the workload after {default!r}: it makes {made}"
-        + ("" if not derived else f", which {problem}")
+        + ("" if not derived else f", which {invalid}")
         + f" (a workload name is {_checks.NAME_RULE}): pass name=, e.g. {where}(name=\"my-workload\")",
         option="name",
     )

@@ -240,7 +240,8 @@ def manifest_in_process(app: App, entry: str) -> dict[str, Any]:
     from ..manifest import build_manifest
 
     # The JSON round trip gives exactly the document the command prints (tuples become lists, ...).
-    return json.loads(json.dumps(build_manifest(app, entry)))
+    manifest: dict[str, Any] = json.loads(json.dumps(build_manifest(app, entry)))
+    return manifest
 
 
 def manifest_subprocess(target: str, root: str) -> dict[str, Any]:
@@ -261,7 +262,9 @@ def manifest_subprocess(target: str, root: str) -> dict[str, Any]:
         try:
             manifest = json.loads(done.stdout)
         except ValueError:
-            raise ProjectError(f"python -m svc.manifest {target} printed no manifest", code="manifest_failed") from None
+            manifest = None
+        if not isinstance(manifest, dict):
+            raise ProjectError(f"python -m svc.manifest {target} printed no manifest", code="manifest_failed")
         if stderr:  # the module's own output while it was imported
             print(stderr, file=sys.stderr)
         return manifest

@@ -69,7 +69,7 @@ class Lines:
         return line
 
 
-def handle(request: dict, snapshots: Snapshots, wake_fd: int, private_fds: tuple[int, ...] = ()) -> dict:
+def handle(request: dict[str, Any], snapshots: Snapshots, wake_fd: int, private_fds: tuple[int, ...] = ()) -> dict[str, Any]:
     root, target, cwd, out = request["root"], request["target"], request["cwd"], request["out"]
     max_bytes = int(request.get("max_bytes") or 100 * 1024 * 1024)
     timeout = float(request.get("timeout") or DEFAULT_TIMEOUT)
@@ -101,7 +101,7 @@ def handle(request: dict, snapshots: Snapshots, wake_fd: int, private_fds: tuple
     return answer
 
 
-def _bundle(snapshot: Any, out: str, max_bytes: int) -> dict:
+def _bundle(snapshot: Any, out: str, max_bytes: int) -> dict[str, Any]:
     warnings = "".join(f"svc bundle: warning: {message}\n" for message in snapshot.warnings)
     try:
         result = write_bundle(snapshot, out, max_bytes)

@@ -27,11 +27,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING, Mapping
 
 from ._cgroup import CgroupError, cgroup_files, join_cgroup
 from ._container import PlacementError, TcpAddress, check_bindable, parse_ports
 from ._frames import FrameWriter
 from ._lifeline import has_lifeline
+if TYPE_CHECKING:
+    from .._workloads import Workload
 from ._startup import EXIT_SERVER_FAILED, EXIT_USAGE, Exit, load_workload, preload_server, require_server, say
 
 PORTS_ENV = "SVC_WORKER_PORTS"
@@ -163,7 +166,7 @@ def _check_placement(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error("--socket serves one worker; use --socket-dir and --container for more")
 
 
-def _tcp_placement(args: argparse.Namespace, env: os._Environ | dict) -> None:
+def _tcp_placement(args: argparse.Namespace, env: Mapping[str, str]) -> None:
     """Sets ``args.tcp``: the workers' TCP addresses, or None with a socket option (local mode, unchanged).
 
     A socket option wins over ``SVC_WORKER_PORTS`` in the environment; with port flags it is an error.
@@ -194,7 +197,7 @@ def _tcp_placement(args: argparse.Namespace, env: os._Environ | dict) -> None:
     args.tcp = [TcpAddress(host, port) for port in ports]
 
 
-def _run_container(workload, args: argparse.Namespace, events: FrameWriter) -> int:
+def _run_container(workload: Workload, args: argparse.Namespace, events: FrameWriter) -> int:
     from ._container import container_sockets, run_container
 
     if args.tcp:

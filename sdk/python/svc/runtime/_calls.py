@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncGenerator, Callable
 
 _DONE = object()
 
@@ -36,7 +36,7 @@ class Runner:
             result = await self.run_sync(functools.partial(fn, *args, **kwargs))
         return await result if inspect.isawaitable(result) else result
 
-    async def iterate(self, items: Any) -> AsyncIterator[Any]:
+    async def iterate(self, items: Any) -> AsyncGenerator[Any, None]:
         """The items of an iterable as they come: an async iterable on the loop, a generator
         advanced in the pool (its code may block), anything else (a list) directly."""
         if hasattr(items, "__aiter__"):

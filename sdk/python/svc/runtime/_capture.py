@@ -83,8 +83,8 @@ def capturing() -> Iterator[None]:
     global _active
     with _lock:
         if _active == 0:
-            sys.stdout = _Proxy("stdout", sys.stdout)  # type: ignore[assignment]
-            sys.stderr = _Proxy("stderr", sys.stderr)  # type: ignore[assignment]
+            sys.stdout = _Proxy("stdout", sys.stdout)
+            sys.stderr = _Proxy("stderr", sys.stderr)
         _active += 1
     try:
         yield

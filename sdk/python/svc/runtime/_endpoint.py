@@ -68,9 +68,9 @@ class EndpointApp(HttpApp):
                 else:
                     await result_response(result).send(tracked_send, head)
             except Exception as exc:
-                error = self._failure(exc, scope)
+                failure = self._failure(exc, scope)
                 if not started:  # once the status line is out, an unfinished body tells the client instead
-                    await error_response(error).send(send, head)
+                    await error_response(failure).send(send, head)
 
     async def _arguments(self, scope: Scope, receive: Receive) -> dict[str, Any]:
         if scope["method"] in BODY_METHODS:

@@ -63,7 +63,7 @@ class ForkServer:
         self._server_fds: list[int] = []
 
     # What subclasses provide.
-    def parse(self, fields: dict) -> tuple[str, Any]:
+    def parse(self, fields: dict[str, Any]) -> tuple[str, Any]:
         """``(container id, request)`` of one fork request's JSON object; BadRequest says what is wrong."""
         raise NotImplementedError
 
@@ -173,7 +173,7 @@ class ForkServer:
             getattr(sys, "stdout" if fd == 1 else "stderr").flush()
             os.dup2(write_end, fd)
             os.close(write_end)
-            pumps.append(LinePump(read_end, lambda text, kind=kind: control.send({"t": kind, "text": text})))
+            pumps.append(LinePump(read_end, _forward(control, kind)))
         streams = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = FrameStream(control, "out"), FrameStream(control, "err")
 
@@ -206,7 +206,16 @@ def _listen(path: str) -> socket.socket:
     return listener
 
 
-def parse_json_object(data: bytes) -> dict:
+def _forward(control: FrameWriter, kind: str) -> Callable[[str], None]:
+    """Sends each line of a forked child's stdout or stderr as a frame of that kind."""
+
+    def send(text: str) -> None:
+        control.send({"t": kind, "text": text})
+
+    return send
+
+
+def parse_json_object(data: bytes) -> dict[str, Any]:
     try:
         request = json.loads(data)
     except ValueError:

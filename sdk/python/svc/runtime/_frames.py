@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable
+from typing import Any, Callable
 
 MAX_LINE = 64 * 1024
 """Longer output lines are split: one frame stays small enough for the platform to buffer."""
@@ -21,7 +21,7 @@ class FrameWriter:
     def __init__(self, fd: int | None) -> None:
         self.fd = fd
 
-    def send(self, frame: dict) -> None:
+    def send(self, frame: dict[str, Any]) -> None:
         if self.fd is None:
             return
         data = (json.dumps(frame, separators=(",", ":")) + "\n").encode()
@@ -31,7 +31,7 @@ class FrameWriter:
         except OSError:
             self.fd = None
 
-    def event(self, event: dict) -> None:
+    def event(self, event: dict[str, Any]) -> None:
         self.send({"t": "event", **event})
 
 

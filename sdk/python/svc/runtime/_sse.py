@@ -73,7 +73,7 @@ class EventStream:
 
     async def _stream(self, send: Send, gone: asyncio.Future[None]) -> bool:
         """Sends every item; False when the client went away first."""
-        items = self._runner.iterate(self._items).__aiter__()
+        items = self._runner.iterate(self._items)
         try:
             while True:
                 step = asyncio.ensure_future(items.__anext__())

@@ -37,7 +37,7 @@ def parse_request(data: bytes) -> tuple[str, str, int]:
     return placement_of(parse_json_object(data))
 
 
-def placement_of(request: dict) -> tuple[str, str, int]:
+def placement_of(request: dict[str, Any]) -> tuple[str, str, int]:
     return check_placement(request.get("container"), request.get("socket_dir"), request.get("workers"))
 
 
@@ -64,7 +64,7 @@ class Template(ForkServer):
     def ready_message(self) -> str:
         return f"{self.workload.name}: checkpoint template ready on {self.control_path} (imports and on_start done)"
 
-    def parse(self, fields: dict) -> tuple[str, Any]:
+    def parse(self, fields: dict[str, Any]) -> tuple[str, Any]:
         container, socket_dir, workers = placement_of(fields)
         return container, (socket_dir, workers)
 

@@ -18,7 +18,7 @@ from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._startup import EXIT_SERVER_FAILED, say
 from ._reaping import reaped
 
-Emit = Callable[[dict], None]
+Emit = Callable[[dict[str, Any]], None]
 StartWorker = Callable[[int, Any, int, int], None]
 """``(index, socket_path or TCP address, ready_fd, parent_fd)``, called in the forked child; must not return."""
 
@@ -61,7 +61,7 @@ class RestartPolicy:
             if slot.boot_failures >= self.max_boot_failures:
                 return None
         slot.crashes += 1
-        return min(self.first_delay * 2 ** (slot.crashes - 1), self.max_delay)
+        return min(self.first_delay * 2.0 ** (slot.crashes - 1), self.max_delay)
 
 
 def describe_status(status: int) -> str:

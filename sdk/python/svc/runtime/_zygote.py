@@ -50,7 +50,7 @@ def parse_zygote_request(data: bytes) -> tuple[str, ZygoteRequest]:
     return zygote_request_of(parse_json_object(data))
 
 
-def zygote_request_of(request: dict) -> tuple[str, ZygoteRequest]:
+def zygote_request_of(request: dict[str, Any]) -> tuple[str, ZygoteRequest]:
     container, socket_dir, workers = placement_of(request)
     root, entry, workload, env = request.get("root"), request.get("entry"), request.get("workload"), request.get("env")
     if not isinstance(root, str) or not os.path.isabs(root):
@@ -71,7 +71,7 @@ class Zygote(ForkServer):
     def ready_message(self) -> str:
         return f"zygote ready on {self.control_path} (runtime imported)"
 
-    def parse(self, fields: dict) -> tuple[str, Any]:
+    def parse(self, fields: dict[str, Any]) -> tuple[str, Any]:
         return zygote_request_of(fields)
 
     def serve(self, conn: socket.socket, container: str, request: Any, io: ChildIO) -> int:
