@@ -41,7 +41,8 @@ export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames
     '',
     `    def request(${params}) -> ${returns.annotation}:`,
     pyDocstring(withDoc(workload.doc, call), '        '),
-    `        return ${self}._call(${args})`,
+    // _call decodes into the annotated type at run time; the cast tells type checkers so.
+    `        return typing.cast(${JSON.stringify(returns.annotation)}, ${self}._call(${args}))`,
     '',
     `    def raw(${params}) -> _rt.Response:`,
     pyDocstring('The same call as request(); returns the HTTP response as it came (an error answer is returned, not raised).', '        '),

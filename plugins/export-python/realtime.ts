@@ -26,7 +26,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
     '',
     `    def receive(self, timeout: float | None = None) -> ${item.type}:`,
     pyDocstring('The next message from the handler, waiting for it (TimeoutError after `timeout` seconds).\n\nAn error message (a message that did not fit, a handler that raised) raises svc\'s typed exception; the session goes on.\nRaises _rt.ConnectionClosed once the session is over.', '        '),
-    '        return self._receive(timeout)',
+    `        return typing.cast(${JSON.stringify(item.type)}, self._receive(timeout))`,
     '',
     '',
     `class ${names.cls}(_rt.Realtime):`,

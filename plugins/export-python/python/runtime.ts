@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NoReturn, TypeVar
 from urllib.parse import urlencode
 
 try:
@@ -39,6 +39,8 @@ except ImportError as _missing:  # the SDK is not installed where this client ru
 
 from ._decode import OMITTED, decode, svc_error, to_json
 from ._websocket import Connection, ConnectionClosed, open_socket
+
+_C = TypeVar("_C", bound=Connection)
 
 __all__ = ["OMITTED", "Asgi", "Connection", "ConnectionClosed", "Endpoint", "Function", "Realtime", "Response", "decode", "to_json"]
 
@@ -172,7 +174,8 @@ class Endpoint(Workload):
     def _read_events(self, stream: Any) -> Iterator[Any]:
         where = f"an item streamed by {self.app}/{self.name}"
         with stream:
-            event, data = "message", []
+            event = "message"
+            data: list[str] = []
             while True:
                 line = stream.readline()
                 if not line:
@@ -197,7 +200,7 @@ class Endpoint(Workload):
 class Function(Workload):
     """A function: it has no URL, so no client can call it; it runs with .remote() from its project."""
 
-    def _refuse(self) -> Any:
+    def _refuse(self) -> NoReturn:
         raise TypeError(
             f"{self.name} is a function of {self.app}: it has no URL, so a generated client cannot call it. "
             f"Call {self.name}.remote(...) from the project that defines it, or run svc run <file>:{self.name}."
@@ -253,7 +256,7 @@ class Realtime(Workload):
         super().__init__(**common)
         self._typing = {"message_raw": message_raw, "item": item, "items": items, "svc_errors": True}
 
-    def _connect(self, connection: type[Connection], headers: Mapping[str, str] | None,
-                 open_timeout: float | None) -> Any:
+    def _connect(self, connection: type[_C], headers: Mapping[str, str] | None,
+                 open_timeout: float | None) -> _C:
         return open_socket(self, connection, "/", headers, open_timeout, self._typing)
 `;

@@ -13,7 +13,7 @@ a session opens: the rest of the client works without it.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, TypeVar
 
 from svc import _json
 from svc._client._errors import error_from_answer
@@ -39,8 +39,11 @@ def _websockets() -> Any:
     return client
 
 
-def open_socket(workload: Any, connection: type[Connection], path: str, headers: Mapping[str, str] | None,
-                 open_timeout: float | None, typing_: dict[str, Any]) -> Any:
+_C = TypeVar("_C", bound="Connection")
+
+
+def open_socket(workload: Any, connection: type[_C], path: str, headers: Mapping[str, str] | None,
+                 open_timeout: float | None, typing_: dict[str, Any]) -> _C:
     client = _websockets()
     from websockets import exceptions
 
@@ -89,7 +92,8 @@ class Connection:
         from websockets.exceptions import ConnectionClosed as Closed
 
         try:
-            return self._socket.recv(timeout)
+            frame: str | bytes = self._socket.recv(timeout)
+            return frame
         except Closed as closed:
             raise ConnectionClosed(f"the WebSocket to {self._workload.app}/{self._workload.name} is closed ({closed})") from None
 
