@@ -13,18 +13,9 @@ import { examplesRoot, sdkPythonPath } from '../../core/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
-import { runPython } from '../plugins/export-python/python-helpers.js';
+import { CLIENT_MYPY_CONFIG, runPython } from '../plugins/export-python/python-helpers.js';
 
 const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat'];
-
-/** What a project that type-checks with svc installed would set: the runtime's own imports are not its concern. */
-const MYPY_CONFIG = `[mypy]
-strict = True
-[mypy-cloudpickle,cloudpickle.*,uvicorn,uvicorn.*]
-ignore_missing_imports = True
-[mypy-svc.runtime._serve]
-disallow_subclassing_any = False
-`;
 
 describe('exported clients pass mypy --strict', function () {
   this.timeout(300_000);
@@ -42,7 +33,7 @@ describe('exported clients pass mypy --strict', function () {
   after(async () => platform?.close());
 
   it(`finds nothing in the clients of ${EXAMPLES.join(', ')}, nor in the SDK they import`, async () => {
-    writeFileSync(path.join(out, 'mypy.ini'), MYPY_CONFIG);
+    writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
     const checked = await runPython('import sys\nfrom mypy import api\nout, err, code = api.run(["--config-file", "mypy.ini", "--cache-dir", ".mypy_cache", "-p", "svc_clients"])\nprint(out, err)\nsys.exit(code)', {
       cwd: out, env: { MYPYPATH: sdkPythonPath },
     });

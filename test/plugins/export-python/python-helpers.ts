@@ -8,6 +8,18 @@ import { tempDir, testCacheDir } from '../../helpers/config.js';
 
 export const python = process.env.SVC_PYTHON ?? 'python3';
 
+/**
+ * The mypy.ini of a project that type-checks an exported client with svc installed: strict, and
+ * the container runtime's own imports (installed only in image environments) are not its concern.
+ */
+export const CLIENT_MYPY_CONFIG = `[mypy]
+strict = True
+[mypy-cloudpickle,cloudpickle.*,uvicorn,uvicorn.*]
+ignore_missing_imports = True
+[mypy-svc.runtime._serve]
+disallow_subclassing_any = False
+`;
+
 export interface PythonRun {
   readonly code: number | null;
   readonly stdout: string;
