@@ -39,8 +39,8 @@ export interface DeployFlags {
 export interface DeployResult {
   readonly app: string;
   readonly workloads: { readonly name: string; readonly kind: string; readonly url: string | null }[];
-  /** The custom domains the deployed workloads set, with their status and the DNS record to publish. */
-  readonly domains: readonly DomainView[];
+  /** The custom domains the deployed workloads set, with their status and the DNS record to publish; absent when none does. */
+  readonly domains?: readonly DomainView[];
 }
 
 export default async function deploy(context: CommandContext, appOrModule: string, flags: DeployFlags = {}): Promise<DeployResult | DeployPlan> {
@@ -110,7 +110,7 @@ export default async function deploy(context: CommandContext, appOrModule: strin
     const domains = spec.workloads.some((w) => w.http?.domain)
       ? (await client.get<{ domains: DomainView[] }>(`${API_PREFIX}/domains`)).domains.filter((d) => d.app === view.name && names.has(d.workload))
       : [];
-    const result: DeployResult = { app: view.name, workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })), domains };
+    const result: DeployResult = { app: view.name, workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })), ...(domains.length > 0 ? { domains } : {}) };
     if (flags.json) out.result(JSON.stringify(result, null, 2));
     else {
       const { dim } = out.color;

@@ -1,7 +1,7 @@
 /**
  * The record of every plan change, who made it and when: one key per change
  * under `plan-changes/<workspace>/`, written before the workspace's plan
- * itself, so that no plan ever changes without its record. Keys sort by time.
+ * itself, so that no plan ever changes without its record.
  */
 import { randomBytes } from 'node:crypto';
 import { storedJson, storedObject, storedOneOf, storedString } from '../auth/stored-fields.js';
@@ -29,9 +29,10 @@ export async function recordPlanChange(store: StateStore, change: PlanChange): P
   return key;
 }
 
-/** Oldest first. */
+/** Oldest first: in the order they were written (the store's create index), whatever the clock said. */
 export async function planChanges(store: StateStore, workspace: string): Promise<PlanChange[]> {
-  return (await store.list(`${PREFIX}${workspace}/`)).map((entry) => storedJson(entry, parseChange));
+  const entries = await store.list(`${PREFIX}${workspace}/`);
+  return entries.sort((a, b) => a.createIndex - b.createIndex).map((entry) => storedJson(entry, parseChange));
 }
 
 function parseChange(value: unknown, key: string): PlanChange {

@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in domains.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_JSON_BODY, error, ref, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_JSON_BODY, error, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation } from './types.js';
 
 export const listDomains: Operation = {
@@ -20,5 +20,6 @@ export const verifyDomain: Operation = {
     400: BAD_JSON_BODY,
     401: UNAUTHORIZED,
     404: error('`not_found`: the workspace has not claimed this domain.'),
+    413: TOO_LARGE,
   },
 };
