@@ -8,9 +8,8 @@ export const getWorkspace: Operation = {
   responses: { 200: answer('The workspace.', ref('Workspace')), 401: UNAUTHORIZED },
 };
 
-export const setPlan: Operation = {
-  operationId: 'setPlan',
-  summary: "Change the caller's workspace's plan (the server's operator only; recorded with who and when).",
+/** A plan change: the body and the answers of both routes that make one. */
+const planChange = {
   requestBody: { required: true, content: json({ type: 'object', required: ['plan'], additionalProperties: false, properties: { plan: ref('Plan') } }) },
   responses: {
     200: answer('The updated workspace.', ref('Workspace')),
@@ -19,6 +18,12 @@ export const setPlan: Operation = {
     403: error("`not_operator`: the caller is not the server's operator."),
     413: TOO_LARGE,
   },
+} satisfies Partial<Operation>;
+
+export const setPlan: Operation = {
+  operationId: 'setPlan',
+  summary: "Change the caller's workspace's plan (the server's operator only; recorded with who and when).",
+  ...planChange,
 };
 
 export const getPlan: Operation = {
@@ -31,13 +36,6 @@ export const putPlan: Operation = {
   operationId: 'putPlan',
   summary: "Change any workspace's plan (the server's operator only; recorded with who and when).",
   parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: "The workspace's name." }],
-  requestBody: { required: true, content: json({ type: 'object', required: ['plan'], additionalProperties: false, properties: { plan: ref('Plan') } }) },
-  responses: {
-    200: answer('The updated workspace.', ref('Workspace')),
-    400: BAD_JSON_BODY,
-    401: UNAUTHORIZED,
-    403: error("`not_operator`: the caller is not the server's operator."),
-    404: error('`not_found`: there is no such workspace.'),
-    413: TOO_LARGE,
-  },
+  requestBody: planChange.requestBody,
+  responses: { ...planChange.responses, 404: error('`not_found`: there is no such workspace.') },
 };
