@@ -119,7 +119,7 @@ prog
 
 prog
   .command('workspace')
-  .describe('The workspaces you may use: svc workspace list, svc workspace create <name>, svc workspace use <name>.')
+  .describe('The workspaces you may use: svc workspace list, svc workspace create <name>, svc workspace use <name>, svc workspace plan.')
   .example('workspace list')
   .example('workspace use acme-prod')
   .action(() => prog.help('workspace'));
@@ -144,6 +144,35 @@ prog
   .option('--json', 'Print JSON', false)
   .example('workspace use acme-prod')
   .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/workspace.js')).workspaceUse(context, String(name), { json: flags.json === true })));
+
+prog
+  .command('workspace plan [workspace] [plan]')
+  .describe("Show your workspace's plan and who changed it when; the server's operator sets one with <workspace> <plan> (free, team, business).")
+  .option('--json', 'Print JSON', false)
+  .example('workspace plan')
+  .example('workspace plan acme-prod team')
+  .action((workspace: string | undefined, plan: string | undefined, flags: Flags) =>
+    run(async (context) => (await import('./commands/workspace.js')).workspacePlan(context, workspace === undefined ? undefined : String(workspace), plan === undefined ? undefined : String(plan), { json: flags.json === true })));
+
+prog
+  .command('domain')
+  .describe('Custom domains of your workspace: svc domain list, svc domain verify <domain>.')
+  .example('domain list')
+  .action(() => prog.help('domain'));
+
+prog
+  .command('domain list')
+  .describe('List the workspace\'s custom domains: status (pending, verified, suspended), the workload each serves, the TXT record to publish.')
+  .option('--json', 'Print JSON', false)
+  .example('domain list')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/domain.js')).domainList(context, { json: flags.json === true })));
+
+prog
+  .command('domain verify <domain>')
+  .describe('Look the domain\'s TXT record up now; once found, the domain serves its workload.')
+  .option('--json', 'Print JSON', false)
+  .example('domain verify api.example.com')
+  .action((domain: string, flags: Flags) => run(async (context) => (await import('./commands/domain.js')).domainVerify(context, String(domain), { json: flags.json === true })));
 
 prog
   .command('member')

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
@@ -119,6 +120,14 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       if (raw === null) return null;
       const domain = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/\.$/, '') : '';
       return isDomainName(domain) ? domain : { problem: `expected a DNS name such as svc.example.com or localhost (no scheme, port or path), got ${JSON.stringify(raw)}` };
+    }
+    case 'hostPort': {
+      if (raw === null) return null;
+      // What Node's Resolver#setServers takes: an IPv4 address or a bracketed IPv6 one, with a port.
+      const text = typeof raw === 'string' ? raw.trim() : '';
+      const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9a-fA-F:]+)\]):(\d{1,5})$/.exec(text);
+      if (match && Number(match[3]) >= 1 && Number(match[3]) <= 65535 && isIP(match[1] ?? match[2] ?? '') !== 0) return text;
+      return { problem: `expected a DNS server as ip:port, such as 127.0.0.1:53 or [::1]:53, got ${JSON.stringify(raw)}` };
     }
     case 'path':
       return typeof raw === 'string' && raw.trim() !== '' ? path.resolve(cwd, expandHome(raw.trim())) : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };

@@ -30,6 +30,11 @@ export interface ServerConfig extends ClusterConfig {
    * path-based URLs only. Needs a wildcard DNS record pointing at the gateway.
    */
   readonly baseDomain: string | null;
+  /**
+   * The DNS server that verifies custom domains (their `_svc-challenge` TXT
+   * records), `host:port`; null asks the machine's own resolvers.
+   */
+  readonly dnsResolver: string | null;
   /** How long a request may wait in its deployment's queue for a slot, in seconds (then 503). */
   readonly queueTimeoutSeconds: number;
   /** The autoscaling policy every deployment uses, by name (a plugin may add more). */
@@ -58,6 +63,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     baseDomain: null,
+    dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
@@ -86,6 +92,7 @@ export const configKeys = {
   publicUrl: { env: 'SVC_PUBLIC_URL', kind: 'url' },
   maxBodyBytes: { env: 'SVC_MAX_BODY_BYTES', kind: 'bytes' },
   baseDomain: { env: 'SVC_BASE_DOMAIN', kind: 'domain' },
+  dnsResolver: { env: 'SVC_DNS_RESOLVER', kind: 'hostPort' },
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },

@@ -35,6 +35,8 @@ export const errorCodes = {
   unauthorized: { status: 401, summary: 'A bearer token is missing, malformed, unknown or revoked.' },
   not_signed_in: { status: 401, summary: 'The CLI or the Python client found no token (SVC_TOKEN, `svc login` credentials, or a local owner token).' },
   forbidden: { status: 403, summary: 'The token is valid but may not reach this resource.' },
+  plan_forbids_domain: { status: 403, summary: 'A deploy sets `domain`, and the workspace\'s plan does not include custom domains (team and business do); nothing was deployed.' },
+  not_operator: { status: 403, summary: 'Only the server\'s operator (an instance-wide admin, at first the first owner account) may do this, such as changing a workspace\'s plan.' },
   login_denied: { status: 403, summary: '`svc login` stopped: the sign-in request was denied.' },
   login_expired: { status: 401, summary: '`svc login` stopped: the sign-in request expired before anyone approved it.' },
   artifact_url_invalid: { status: 403, summary: 'A code bundle\'s download URL (the signed URL a Nomad task fetches its bundle from) is expired or was not signed by this server.' },
@@ -43,6 +45,7 @@ export const errorCodes = {
   not_found: { status: 404, summary: 'No app, workload or route answers at this URL.' },
   method_not_allowed: { status: 405, summary: 'The workload does not accept this HTTP method; see the Allow header.' },
   upgrade_required: { status: 426, summary: 'A realtime workload answers WebSocket connections only; a plain HTTP request gets this.' },
+  domain_taken: { status: 409, summary: 'A deploy asks for a custom domain that another workspace has claimed; nothing was deployed.' },
   conflict: { status: 409, summary: 'The request conflicts with something that exists (for example a URL another deployment uses).' },
 
   // Capacity and instances

@@ -42,6 +42,7 @@ import { DeploymentLogs } from './logs/deployment-logs.js';
 import { RecentLogs } from './logs/recent-logs.js';
 import { sdkPythonPath } from './paths.js';
 import { loadBuiltinPlugins } from './plugin/builtins.js';
+import type { DomainDirectory } from './domains/types.js';
 import { createPluginHost, type PluginHost } from './plugin/host.js';
 import { loadPlugins, resolvePlugins } from './plugin/load.js';
 import type { ServiceRegistry } from './registry/types.js';
@@ -108,7 +109,18 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const system = (text: string) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() });
 
   // svc's own features load like the user's plugins, through the same host.
-  const builtins = await loadBuiltinPlugins({ verifier: controlPlane.verifier });
+  let domains: DomainDirectory | null = null;
+  const builtins = await loadBuiltinPlugins({
+    verifier: controlPlane.verifier,
+    domains: {
+      store: controlPlane.store,
+      planOf: async (workspace) => (await controlPlane.workspaces.require(workspace)).plan,
+      dnsResolver: config.dnsResolver,
+      provide: (directory) => {
+        domains = directory;
+      },
+    },
+  });
   const userPlugins = await loadPlugins([...config.plugins], { cwd: process.cwd() });
   const plugins = createPluginHost(resolvePlugins({ builtins, user: userPlugins }), { onParallelError: reportAs('EVENT') });
   // Before anything starts: an unknown policy name is a config error listing the known ones.
@@ -213,7 +225,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
 
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments, bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
-    logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl,
+    logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl, domains,
     ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({

@@ -52,7 +52,10 @@ function svcTags(workload: Workload, context: JobContext): string[] {
  * Fabio: `urlprefix-<path prefix> strip=<path prefix>` (the runtime serves
  * the route without svc's prefix) and `urlprefix-<host>/` with a base domain.
  * Traefik: `traefik.enable=true`, a `Host()` router with a base domain, and a
- * `PathPrefix()` router with a stripprefix middleware.
+ * `PathPrefix()` router with a stripprefix middleware. A deployed workload's
+ * custom domain gets its own `urlprefix-<domain>/` and `Host()` router: the
+ * whole host, at the root, as svc's gateway serves it. (A deploy reaches the
+ * compiler only after svc:custom-domains claimed the name for the workspace.)
  */
 export function routingTags(workload: Workload, context: JobContext, name: string): string[] {
   const { proxyTags, baseDomain } = context.cluster;
@@ -65,6 +68,8 @@ export function routingTags(workload: Workload, context: JobContext, name: strin
   if (host !== null && 'host' in host) tags.push(`urlprefix-${host.host}/`);
   tags.push('traefik.enable=true');
   if (host !== null && 'host' in host) tags.push(`traefik.http.routers.${name}.rule=Host(\`${host.host}\`)`);
+  const domain = context.stage === 'deployed' ? workload.http.domain?.trim().toLowerCase().replace(/\.$/, '') : undefined;
+  if (domain) tags.push(`urlprefix-${domain}/`, `traefik.http.routers.${name}-domain.rule=Host(\`${domain}\`)`);
   tags.push(
     `traefik.http.routers.${name}-path.rule=PathPrefix(\`${prefix}\`)`,
     `traefik.http.routers.${name}-path.middlewares=${name}-strip`,

@@ -25,6 +25,8 @@ import { formatTable } from '../table.js';
 import { appPath } from './app.js';
 import { printPlan } from './deploy-plan.js';
 import type { DeployPlan } from '../../core/deployments/plan.js';
+import type { DomainView } from '../../core/domains/types.js';
+import { printDomains } from './domain.js';
 
 export interface DeployFlags {
   readonly prune?: boolean;
@@ -37,6 +39,8 @@ export interface DeployFlags {
 export interface DeployResult {
   readonly app: string;
   readonly workloads: { readonly name: string; readonly kind: string; readonly url: string | null }[];
+  /** The custom domains the deployed workloads set, with their status and the DNS record to publish; absent when none does. */
+  readonly domains?: readonly DomainView[];
 }
 
 export default async function deploy(context: CommandContext, appOrModule: string, flags: DeployFlags = {}): Promise<DeployResult | DeployPlan> {
@@ -102,12 +106,17 @@ export default async function deploy(context: CommandContext, appOrModule: strin
 
     const names = new Set(workload === null ? spec.workloads.map((w) => w.name) : [workload.name]);
     const deployed = view.deployments.filter((d) => names.has(d.workload));
-    const result: DeployResult = { app: view.name, workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })) };
+    // The app's custom domains, with their status and the record to publish (a deploy claims them).
+    const domains = spec.workloads.some((w) => w.http?.domain)
+      ? (await client.get<{ domains: DomainView[] }>(`${API_PREFIX}/domains`)).domains.filter((d) => d.app === view.name && names.has(d.workload))
+      : [];
+    const result: DeployResult = { app: view.name, workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })), ...(domains.length > 0 ? { domains } : {}) };
     if (flags.json) out.result(JSON.stringify(result, null, 2));
     else {
       const { dim } = out.color;
       const rows = deployed.map((d) => [d.workload, d.urls.path ?? dim(d.kind === 'function' ? `(a function: no URL; call it with svc run ${target}:${d.workload})` : '(no URL)')]);
       for (const line of formatTable(['', ''], rows).slice(1)) out.result(line);
+      if (domains.length > 0) printDomains(out, domains);
     }
     return result;
   } finally {

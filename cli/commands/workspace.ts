@@ -55,3 +55,33 @@ export async function workspaceUse(context: CommandContext, name: string, flags:
   out.done(`saved a token of workspace ${token.workspace} (${token.id}) in ${file}`);
   out.result(`svc acts in workspace ${token.workspace} now.`);
 }
+
+interface PlanRecord {
+  readonly workspace: string;
+  readonly plan: string;
+  readonly operator: boolean;
+  readonly changes: readonly { from: string; to: string; by: string; at: string }[];
+}
+
+/**
+ * `svc workspace plan [<workspace> <plan>]`: without arguments, the plan of
+ * the workspace svc acts in and every change of it (who, when); with them,
+ * the server's operator sets a workspace's plan (anyone else: not_operator).
+ */
+export async function workspacePlan(context: CommandContext, name: string | undefined, plan: string | undefined, flags: WorkspaceFlags = {}): Promise<void> {
+  const { client } = await connect(context);
+  const { out } = context;
+  if (name !== undefined) {
+    if (plan === undefined) throw new SvcError('usage_invalid', 'name the plan too: svc workspace plan <workspace> <free|team|business>');
+    const updated = await client.json<WorkspaceView>('PUT', `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/plan`, { json: { plan } });
+    if (flags.json) return out.result(JSON.stringify(updated, null, 2));
+    out.done(`the workspace ${updated.name} is on the ${updated.plan} plan`);
+    return out.result(updated.plan);
+  }
+  const record = await client.get<PlanRecord>(`${API_PREFIX}/workspace/plan`);
+  if (flags.json) return out.result(JSON.stringify(record, null, 2));
+  out.result(`${record.workspace}: ${record.plan}`);
+  const rows = record.changes.map((c) => [c.at, `${c.from} → ${c.to}`, c.by]);
+  if (rows.length > 0) for (const line of formatTable(['WHEN', 'CHANGE', 'BY'], rows, out.color)) out.result(line);
+  out.step(record.operator ? 'you are the server\'s operator: svc workspace plan <workspace> <plan> changes a plan' : 'only the server\'s operator changes plans');
+}

@@ -63,6 +63,16 @@ export class Accounts {
     }
   }
 
+  /**
+   * The server's operator: the instance-wide admin who sets workspaces'
+   * plans. It is the first owner account (claimed once, never moved), so a
+   * workspace owner, who may create workspaces, can never make itself one.
+   */
+  async isOperator(id: string): Promise<boolean> {
+    const claim = await this.#store.get(OWNER_CLAIM_KEY);
+    return claim !== null && JSON.parse(claim.value.toString('utf8')) === id;
+  }
+
   /** A fresh account id. */
   static newId(): string {
     return `acc_${randomBytes(8).toString('hex')}`;

@@ -12,6 +12,7 @@ import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
 import { deploymentRoutes } from './deployments.js';
 import { deviceRoutes } from './device.js';
+import { domainRoutes } from './domains.js';
 import { exampleRoutes } from './examples.js';
 import { memberRoutes } from './members.js';
 import { dashboardRoutes } from '../dashboard/index.js';
@@ -30,7 +31,7 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 
 /** Every route of the API, in the order docs/openapi.json lists their paths (`npm run openapi` writes it from these). */
 export const apiRoutes: readonly ApiRoute[] = [
-  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
+  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...domainRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
   ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
 

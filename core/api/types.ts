@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { Autoscaler } from '../autoscale/controller.js';
 import type { ArtifactVerifier } from '../bundles/artifact-url.js';
 import type { BundleStore } from '../bundles/store.js';
+import type { DomainDirectory } from '../domains/types.js';
 import type { DeploymentManager } from '../deployments/manager.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
 import type { Principal } from '../plugin/types.js';
@@ -64,6 +65,8 @@ export interface ApiServices {
   readonly autoscaler: Pick<Autoscaler, 'status'>;
   /** Each deployment's log lines, to read and follow. */
   readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;
+  /** Custom domains (the built-in plugin svc:custom-domains provides it); null when it is not loaded. */
+  readonly domains?: DomainDirectory | null;
   /** Checks signed bundle download URLs (core/bundles/artifact-url.ts); absent unless svc runs workloads on Nomad. */
   readonly artifacts?: ArtifactVerifier;
 }

@@ -1,11 +1,16 @@
 /**
- * The caller's workspace: read it, and change its plan (owners only). There
- * is no way to name another workspace here: a principal only sees its own.
+ * Workspaces' plans. A principal reads its own workspace and the record of
+ * its plan's changes; only the server's operator changes a plan (any
+ * workspace's), and every change is recorded and announced to plugins
+ * (`workspace.plan_changed`: svc:custom-domains suspends or restores domains).
  */
+import type { PluginHost } from '../plugin/host.js';
+import type { Principal } from '../plugin/types.js';
+import type { PlanChange } from '../workspaces/plan-changes.js';
+import type { Workspace } from '../workspaces/types.js';
 import { onlyFields, required } from './input.js';
 import * as doc from './openapi/workspace.js';
-import { roleOf } from './role.js';
-import type { ApiRoute } from './types.js';
+import type { ApiRoute, ApiServices } from './types.js';
 
 export const workspaceRoutes: readonly ApiRoute[] = [
   {
@@ -24,11 +29,48 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'json',
     openapi: doc.setPlan,
-    async handle({ body, principal }, { controlPlane }) {
-      onlyFields(body, ['plan']);
-      const plan = required(body, 'plan');
-      const role = await roleOf(principal, controlPlane.accounts);
-      return { status: 200, body: await controlPlane.workspaces.setPlan(principal.workspace, plan, { principal, role }) };
+    async handle({ body, principal }, services) {
+      return { status: 200, body: await changePlan(services, principal, principal.workspace, body) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/workspace/plan',
+    auth: 'token',
+    body: 'none',
+    openapi: doc.getPlan,
+    async handle({ principal }, { controlPlane }) {
+      const { workspaces, accounts } = controlPlane;
+      const workspace = await workspaces.require(principal.workspace);
+      return {
+        status: 200,
+        body: { workspace: workspace.name, plan: workspace.plan, changes: await workspaces.planChanges(workspace.name), operator: await accounts.isOperator(principal.subject) },
+      };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/workspaces/:name/plan',
+    auth: 'token',
+    body: 'json',
+    openapi: doc.putPlan,
+    async handle({ body, principal, params }, services) {
+      return { status: 200, body: await changePlan(services, principal, params['name']!, body) };
     },
   },
 ];
+
+/** The operator's change of `name`'s plan, recorded, then told to plugins. */
+async function changePlan(services: Pick<ApiServices, 'controlPlane' | 'plugins'>, principal: Principal, name: string, body: Readonly<Record<string, unknown>>): Promise<Workspace> {
+  onlyFields(body, ['plan']);
+  const plan = required(body, 'plan');
+  const { workspaces, accounts } = services.controlPlane;
+  const operator = await accounts.isOperator(principal.subject);
+  const { workspace, change } = await workspaces.setPlan(name, plan, { subject: principal.subject, operator });
+  if (change !== null) await announce(services.plugins, change);
+  return workspace;
+}
+
+function announce(plugins: PluginHost, change: PlanChange): Promise<unknown> {
+  return plugins.parallel('onEvent', { type: 'workspace.plan_changed', workspace: change.workspace, plan: change.to, previous: change.from, by: change.by, at: change.at });
+}

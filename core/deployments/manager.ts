@@ -15,7 +15,7 @@ import { planDeploy, type DeployPlan } from './plan.js';
 import { startUnits, type StartContext } from './start-units.js';
 import { guardedStart, unlessAborted } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
-import { unenforcedOptions, unlimitedResources } from './warnings.js';
+import { domainsNotServed, unlimitedResources } from './warnings.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
 
 export interface DeployRequest {
@@ -141,7 +141,7 @@ export class DeploymentManager {
    * the scheduler says it would do (plan.ts). Changes nothing.
    */
   async plan(request: DeployRequest): Promise<DeployPlan> {
-    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: request.stage, principal: request.principal });
+    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: request.stage, principal: request.principal, dryRun: true });
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
     const previous = this.#live.get(deploymentId(ref));
     const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
@@ -213,7 +213,7 @@ export class DeploymentManager {
     live.warnings = [
       // Without cgroups (not root, no controller), the local driver cannot limit cpu and memory: said once.
       ...unlimitedResources(served, driver.resourceLimits),
-      ...served.flatMap(unenforcedOptions),
+      ...(ref.stage === 'deployed' ? [] : served.flatMap(domainsNotServed)),
       ...warnings,
     ];
     const deployment = this.#describe(live);

@@ -1,19 +1,19 @@
 /**
- * Options the SDK accepts and validates but this version does not act on,
- * or not where it runs. A deploy names them, so that nobody believes
- * `memory="2Gi"` or a `domain` changed anything. (The autoscaler and
- * `keep_warm` are enforced by core/autoscale; `cpu` and `memory` by the
- * scheduler: cgroups of the local driver, Nomad's task resources.)
+ * Options the SDK accepts and validates but svc does not act on where they
+ * run. A deploy names them, so that nobody believes `memory="2Gi"` changed
+ * anything. (The autoscaler and `keep_warm` are enforced by core/autoscale;
+ * `cpu` and `memory` by the scheduler: cgroups of the local driver, Nomad's
+ * task resources; `domain` by the plugin svc:custom-domains, for deployments.)
  */
 import type { Enforcement } from '../processes/cgroups/types.js';
 import { optionDefaults } from '../workload/defaults.js';
 import { formatMemoryMiB, parseMemoryMiB } from '../workload/memory.js';
 import type { Workload } from '../workload/types.js';
 
-/** One line per unenforced option of `workload`, e.g. `greet: domain="api.example.com" is not enforced yet: …`. */
-export function unenforcedOptions(workload: Workload): string[] {
+/** A preview (or a run) serves no custom domain: one line per workload that sets one. */
+export function domainsNotServed(workload: Workload): string[] {
   const { http } = workload;
-  return http?.domain ? [`${workload.name}: domain=${pythonLiteral(http.domain)} is not enforced yet: custom domains are not served; use the workload's URL`] : [];
+  return http?.domain ? [`${workload.name}: domain=${pythonLiteral(http.domain)} is served by the deployment only (svc deploy); a preview answers at its URL`] : [];
 }
 
 /**

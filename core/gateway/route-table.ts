@@ -143,6 +143,11 @@ export class RouteTable {
     };
   }
 
+  /** The entry at a workload prefix (`/default/shop/api`), own or followed. */
+  at(prefix: string): RouteEntry | undefined {
+    return this.#byPrefix.get(prefix);
+  }
+
   entries(): RouteEntry[] {
     return [...this.#byPrefix.values()];
   }
@@ -194,7 +199,7 @@ export class RouteTable {
 }
 
 /** `Quickstart-Hello.localhost:7420` → `quickstart-hello.localhost` (DNS names are case-insensitive). */
-function hostName(header: string): string {
+export function hostName(header: string): string {
   const colon = header.lastIndexOf(':');
   // `[::1]:80` has colons inside the brackets; a bracketed literal never names a workload anyway.
   const name = colon > header.lastIndexOf(']') ? header.slice(0, colon) : header;

@@ -5,6 +5,7 @@ import { SvcError, toSvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Instance } from '../registry/types.js';
 import { checkAccess } from './access.js';
+import { createDomainRouting } from './domain-route.js';
 import type { ErrorReporter } from './error-middleware.js';
 import type { Admission, Slot } from './admission.js';
 import { writeRawError } from './raw-error.js';
@@ -44,6 +45,7 @@ const UNSENDABLE = new Set([1005, 1006, 1015]);
  */
 export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocketBridge {
   const sessions = new Set<{ client: WebSocket; upstream: WebSocket }>();
+  const domains = createDomainRouting(options.plugins, options.routes);
   const pingIntervalMs = options.pingIntervalMs ?? 30_000;
   const alive = new WeakMap<WebSocket, boolean>();
   const pinger = setInterval(() => {
@@ -59,7 +61,9 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
     const url = parseRequestUrl('http', request.headers.host ?? '', request.url ?? '/');
-    const match = options.routes.match(url.pathname, request.headers.host);
+    const own = options.routes.match(url.pathname, request.headers.host);
+    // As for HTTP: svc's own host URLs first, then a custom domain, then the path.
+    const match = own?.prefix === '' || !domains ? own : (await domains.resolve(request.headers.host ?? '', url.pathname)) ?? own;
     const entry = match?.entry;
     const principal = await checkAccess({ plugins: options.plugins, entry, headers: request.headers, url, transport: 'websocket' });
     if (!match || !entry) throw nothingAnswers(url.pathname);

@@ -7,6 +7,7 @@ import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { Exchange } from './exchange.js';
 import { requestHead, withoutAuthorization, type RequestHead } from './forward-headers.js';
+import { createDomainRouting } from './domain-route.js';
 import { checkHost } from './host-check.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdOf } from './request-id.js';
@@ -44,6 +45,7 @@ const MAX_REROUTES = 3;
  */
 export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback: RequestListener): RequestListener {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const domains = createDomainRouting(options.plugins, options.routes);
   // Bound once: the exchange calls it only when a worker dies mid-request.
   const crashCause = (instance: Instance) => options.upstreams.crashCause(instance);
 
@@ -58,6 +60,8 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
       // Before anything else is answered: that would mean reading (and discarding) the whole body.
       checkContentLength(head.contentLength, req, res, maxBodyBytes);
       const method = req.method!;
+      // On a custom domain the host names the workload: a redeploy is followed by its prefix, never by the path.
+      const again = first.prefix === '' && domains ? () => domains!.again(first) : () => options.routes.match(path, head.host);
       let match = first;
       let slot: Slot;
       for (let attempt = 1; ; attempt++) {
@@ -77,7 +81,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
         } catch (error) {
           // A redeploy switched the URL to a new unit while this request waited for the old one (or was
           // on its way to it): it goes to the new unit, checked again against the new route, instead of failing.
-          const now = exchange.signal.aborted || attempt >= MAX_REROUTES ? null : options.routes.match(path, head.host);
+          const now = exchange.signal.aborted || attempt >= MAX_REROUTES ? null : again();
           if (now === null || now.entry.unit === entry.unit) throw error;
           match = now;
         }
@@ -103,12 +107,23 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
     const query = target === null ? -1 : target.indexOf('?');
     const path = target === null ? '' : query === -1 ? target : target.slice(0, query);
     const match = target === null ? null : options.routes.match(path, head.host);
-    if (match === null) return fallback(req, res);
-    serve(req, res, match, head, path, query === -1 ? '' : target!.slice(query), target!).catch((error: unknown) => {
+    // A host-based URL of svc's own is served at once; any other Host may be a custom domain, which wins over path routing.
+    const found = target === null || match?.prefix === '' || !domains
+      ? match
+      : domains.resolve(head.host, path).then((domain) => domain ?? match);
+    if (found === null) return fallback(req, res);
+    const failed = (error: unknown) => {
       // Only a failure to write the error answer itself lands here.
       options.report(error, { method: req.method ?? '', path, requestId: undefined });
       res.destroy();
-    });
+    };
+    const search = query === -1 ? '' : target!.slice(query);
+    if (!(found instanceof Promise)) return void serve(req, res, found, head, path, search, target!).catch(failed);
+    found.then(
+      (domain) => (domain === null ? fallback(req, res) : serve(req, res, domain, head, path, search, target!)),
+      // A host claimed but not served: the same 404 as an unknown URL.
+      (error: unknown) => new Exchange(req, res, requestIdOf(head.requestId), options.report).fail(error),
+    ).catch(failed);
   };
 }
 

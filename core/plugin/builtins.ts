@@ -4,6 +4,8 @@
  * never imports `plugins/` and a built-in can use nothing a third party cannot.
  */
 import type { TokenVerifier } from '../auth/verifier.js';
+import type { DomainDirectory } from '../domains/types.js';
+import type { StateStore } from '../state/types.js';
 import { loadPlugins, type PluginSpec } from './load.js';
 import type { Plugin } from './types.js';
 
@@ -16,12 +18,20 @@ export const BUILTIN_EXPORTER = 'python';
 export interface BuiltinContext {
   /** Where `svc:auth-token` checks tokens; without one (the CLI's host) the plugin is left out. */
   readonly verifier?: TokenVerifier;
+  /** What `svc:custom-domains` keeps its claims in and asks; without it (the CLI's host) the plugin is left out. */
+  readonly domains?: {
+    readonly store: StateStore;
+    planOf(workspace: string): Promise<string>;
+    readonly dnsResolver: string | null;
+    provide(directory: DomainDirectory): void;
+  };
 }
 
-/** `svc:auth-token` (with a verifier), `svc:autoscale-queue-depth`, `svc:export-python`, in that order. */
+/** `svc:auth-token` (with a verifier), `svc:custom-domains` (with its store), `svc:autoscale-queue-depth`, `svc:export-python`, in that order. */
 export function loadBuiltinPlugins(context: BuiltinContext = {}): Promise<Plugin[]> {
   const specs: PluginSpec[] = [
     ...(context.verifier === undefined ? [] : [{ module: builtin('auth-token'), options: { verifier: context.verifier } }]),
+    ...(context.domains === undefined ? [] : [{ module: builtin('custom-domains'), options: context.domains }]),
     builtin('autoscale-queue-depth'),
     builtin('export-python'),
   ];

@@ -18,10 +18,14 @@ export type {
   Plugin,
   PluginHooks,
   Principal,
+  ResolvedRoute,
+  RouteRequest,
   ScalingInput,
   ScalingPolicy,
 } from './types.js';
 export { SvcError, errorCodes } from '../errors.js';
 export type { ErrorCode, SvcErrorOptions } from '../errors.js';
 export type { AppSpec, AutoscalerSpec, Workload, WorkloadKind } from '../workload/types.js';
+export type { StateStore, StateEntry, CasOptions } from '../state/types.js';
+export type { DomainDirectory, DomainStatus, DomainView } from '../domains/types.js';
 export type { NomadJob } from '../../jobs/types.js';

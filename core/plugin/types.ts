@@ -42,7 +42,31 @@ export interface DeployContext {
   readonly stage: 'preview' | 'deployed' | 'run';
   /** Who deploys; `null` when the control plane runs without authentication. */
   readonly principal: Principal | null;
+  /**
+   * True for a dry run (`svc deploy --dry-run`, the plan route): check and
+   * refuse as for a deploy, but change nothing (claim no name, write no record).
+   * Absent means false.
+   */
+  readonly dryRun?: boolean;
 }
+
+/** What a `resolveRoute` hook sees of a request, before svc routes it. */
+export interface RouteRequest {
+  /** The Host header's name: lower case, without the port and a trailing dot. */
+  readonly host: string;
+  /** The request path, without the query string. */
+  readonly path: string;
+}
+
+/**
+ * A `resolveRoute` answer: the deployed workload that serves the whole host
+ * (the path goes to it unchanged, at the root), or `served: false` for a host
+ * the plugin owns but does not serve now (pending verification, suspended):
+ * the gateway then answers 404 and never tries svc's own URLs for it.
+ */
+export type ResolvedRoute =
+  | { readonly served: true; readonly workspace: string; readonly app: string; readonly workload: string }
+  | { readonly served: false; readonly reason: string };
 
 /** Context of a `transformJob` call: the deployment unit the Nomad job runs. */
 export interface JobTransformContext {
@@ -67,6 +91,17 @@ export type PlatformEvent =
       readonly workspace: string;
       readonly app: string;
       readonly stage: 'preview' | 'deployed' | 'run';
+    }
+  | {
+      /** An operator changed a workspace's plan (core/workspaces/plans.ts). */
+      readonly type: 'workspace.plan_changed';
+      readonly workspace: string;
+      readonly plan: string;
+      readonly previous: string;
+      /** The operator's account id. */
+      readonly by: string;
+      /** ISO 8601. */
+      readonly at: string;
     }
   | {
       readonly type: 'container.started' | 'container.stopped' | 'container.failed';
@@ -215,6 +250,22 @@ export interface FunctionPluginHooks {
   authenticate(request: AuthRequest): Principal | null | undefined;
 
   /**
+   * Kind: **first**. Runs in the gateway for every HTTP request and
+   * WebSocket upgrade whose Host is not one of svc's own host-based URLs,
+   * before svc's path routing; keep it cheap (an in-memory lookup).
+   *
+   * Return a `ResolvedRoute` for a host this plugin owns: `served: true`
+   * names the deployed workload (stage `deployed`) that gets every path of
+   * the host at its root (an ASGI app sees an empty `root_path`), with the
+   * workload's own auth rules; `served: false` makes the gateway answer 404
+   * (the host is claimed but not served). Return null/undefined for a host
+   * this plugin does not know: the next plugin is asked, and when none
+   * answers svc routes the request by its path as usual. A named workload
+   * that is not deployed gets 404 too.
+   */
+  resolveRoute(request: RouteRequest): ResolvedRoute | null | undefined;
+
+  /**
    * Kind: **sequential**. Runs in the control plane for every deploy, after
    * the manifest is resolved and validated and before desired state is
    * written. Each plugin receives the app as returned by the previous one.
@@ -223,7 +274,9 @@ export interface FunctionPluginHooks {
    * one to change it (for example to cap `max_containers`). Do not mutate
    * the argument. Returning nothing is an error. Throw an `SvcError`
    * (usually `forbidden`) to refuse the deploy; its code and status reach
-   * the client.
+   * the client. `context.dryRun` is true when nothing may change (a plan):
+   * check, but claim nothing. A refusal must leave nothing changed, so undo
+   * what this hook already claimed before throwing.
    */
   authorizeDeploy(app: AppSpec, context: DeployContext): AppSpec;
 
@@ -257,7 +310,7 @@ export interface FunctionPluginHooks {
 export type HookName = keyof FunctionPluginHooks;
 
 /** Hooks whose first non-null result wins; later plugins are skipped. */
-export type FirstHooks = 'authenticate';
+export type FirstHooks = 'authenticate' | 'resolveRoute';
 /** Hooks that chain: each receives the previous plugin's result as its first argument. */
 export type SequentialHooks = 'authorizeDeploy' | 'transformJob';
 /** Hooks that all run concurrently; results are ignored. */
@@ -273,6 +326,7 @@ type KindOf<H extends HookName> = H extends FirstHooks ? 'first' : H extends Seq
  */
 export const hookKinds: { readonly [H in HookName]: KindOf<H> } = Object.freeze({
   authenticate: 'first',
+  resolveRoute: 'first',
   authorizeDeploy: 'sequential',
   transformJob: 'sequential',
   onEvent: 'parallel',

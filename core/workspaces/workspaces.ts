@@ -3,13 +3,13 @@
  * is compare-and-set on an absent key, so two servers starting at once still
  * create `default` exactly once.
  */
-import type { Actor } from '../accounts/types.js';
 import { isoAt, systemClock, type Clock } from '../auth/clock.js';
 import { storedJson, storedObject, storedOneOf, storedString } from '../auth/stored-fields.js';
 import { SvcError } from '../errors.js';
 import { getJson, putJson, type JsonEntry } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
 import { checkName } from './names.js';
+import { planChanges, recordPlanChange, type PlanChange } from './plan-changes.js';
 import { DEFAULT_WORKSPACE_NAME, PLANS, type Plan, type Workspace } from './types.js';
 
 const PREFIX = 'workspaces/';
@@ -25,6 +25,12 @@ export function checkPlan(plan: unknown): Plan {
     hint: `Set the plan to ${PLANS.map((p) => `"${p}"`).join(', ')}.`,
     details: { field: 'plan', allowed: PLANS },
   });
+}
+
+/** Who changes a plan: an account id, and whether it is the server's operator (`Accounts#isOperator`). */
+export interface Operator {
+  readonly subject: string;
+  readonly operator: boolean;
 }
 
 export class Workspaces {
@@ -68,24 +74,35 @@ export class Workspaces {
   }
 
   /**
-   * Sets the plan. Only an owner acting in that very workspace may: a member
-   * gets `forbidden`, and so does a principal of another workspace.
+   * Sets the plan. Only the server's operator may (`not_operator` for anyone
+   * else, a workspace's owner included: gating by plan would mean nothing if
+   * owners could raise their own). The change is recorded first, with who
+   * and when; an unchanged plan records nothing.
    */
-  async setPlan(name: string, plan: unknown, actor: Actor): Promise<Workspace> {
+  async setPlan(name: string, plan: unknown, by: Operator): Promise<{ workspace: Workspace; change: PlanChange | null }> {
     const wanted = checkPlan(plan);
-    if (actor.principal.workspace !== name) {
-      throw new SvcError('forbidden', `a credential of workspace ${JSON.stringify(actor.principal.workspace)} cannot change workspace ${JSON.stringify(name)}`);
-    }
-    if (actor.role !== 'owner') {
-      throw new SvcError('forbidden', `only an owner may change the plan of workspace ${JSON.stringify(name)}; ${actor.principal.subject} is a ${actor.role}`);
+    if (!by.operator) {
+      throw new SvcError('not_operator', `only the server's operator may change the plan of workspace ${JSON.stringify(name)}; ${by.subject} is not the operator`, {
+        hint: "A workspace's owner can read its plan (svc workspace plan); ask the server's operator to change it.",
+      });
     }
     // Read-modify-write with compare-and-set: a concurrent change is retried, never lost.
     for (;;) {
       const entry = await this.#read(name);
       if (entry === null) throw new SvcError('not_found', `there is no workspace ${JSON.stringify(name)}`, { details: { workspace: name } });
+      if (entry.value.plan === wanted) return { workspace: entry.value, change: null };
+      const change: PlanChange = { workspace: name, from: entry.value.plan, to: wanted, by: by.subject, at: isoAt(this.#clock()) };
       const updated: Workspace = { ...entry.value, plan: wanted };
-      if (await putJson(this.#store, entry.key, updated, { cas: entry.modifyIndex })) return updated;
+      const record = await recordPlanChange(this.#store, change);
+      if (await putJson(this.#store, entry.key, updated, { cas: entry.modifyIndex })) return { workspace: updated, change };
+      await this.#store.delete(record); // another change came first: this one did not happen
+
     }
+  }
+
+  /** Every change of the workspace's plan, oldest first. */
+  planChanges(name: string): Promise<PlanChange[]> {
+    return planChanges(this.#store, checkName('workspace', name));
   }
 
   #record(name: string, plan: Plan): Workspace {

@@ -201,7 +201,7 @@ describe('a scaling policy from a third-party plugin', function () {
     assert.equal(platform.driver.status(unit('steady')).length, 1, 'clamped to max_containers=1');
     const started = events.filter((e) => e.type === 'container.started' && e.workload === 'elastic');
     await until('both starts announced', () => events.filter((e) => e.type === 'container.started' && e.workload === 'elastic').length === 2, 5_000);
-    assert.ok(started.every((e) => e.app === 'scaling' && e.workspace === DEFAULT_WORKSPACE));
+    assert.ok(started.every((e) => e.type === 'container.started' && e.app === 'scaling' && e.workspace === DEFAULT_WORKSPACE));
   });
 
   it('refuses to start with config_invalid when the config names an unknown policy', async () => {

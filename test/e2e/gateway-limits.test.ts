@@ -13,9 +13,9 @@ import { localDriverOf } from '../helpers/local-driver.js';
 const fixture = (name: string) => path.join(packageRoot, 'test', 'fixtures', 'apps', name);
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function deployFixture(platform: Platform, file: string): Promise<Deployment> {
+async function deployFixture(platform: Platform, file: string, stage: 'deployed' | 'preview' = 'deployed'): Promise<Deployment> {
   const manifest = await loadManifest({ target: fixture(file) });
-  return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+  return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage, principal: null });
 }
 
 async function errorOf(response: Response): Promise<{ code: string; message: string; hint?: string }> {
@@ -141,11 +141,12 @@ describe('deploy warnings for options this version does not enforce', function (
 
   it('names each non-default option a served workload sets, and nothing else; cpu and memory only where no cgroup holds them', async () => {
     platform = await startPlatform({ config: testConfig() });
-    const deployment = await deployFixture(platform, 'unenforced.py');
+    // A preview: the default workspace is on the free plan, where a deployment with a domain is refused (test/e2e/domains-*.test.ts).
+    const deployment = await deployFixture(platform, 'unenforced.py', 'preview');
     const limits = localDriverOf(platform).resourceLimits!;
     assert.deepEqual(deployment.warnings, [
       ...(limits.enforced ? [] : [`cpu and memory are not limited on this machine (${limits.why}): tuned sets cpu=2, memory="1Gi"`]),
-      'tuned: domain="api.example.com" is not enforced yet: custom domains are not served; use the workload\'s URL',
+      'tuned: domain="api.example.com" is served by the deployment only (svc deploy); a preview answers at its URL',
     ]);
   });
 
@@ -174,7 +175,7 @@ describe('deploy warnings for options this version does not enforce', function (
 
   it('svc serve prints each warning on stderr', async () => {
     const { stdout, stderr } = await serveOutput();
-    assert.match(stderr, /^! tuned: domain="api.example.com" is not enforced yet/m);
+    assert.match(stderr, /^! tuned: domain="api.example.com" is served by the deployment only/m);
     assert.doesNotMatch(stderr, /keep_warm|autoscaler/, 'the autoscaler enforces both');
     // cpu and memory: one line, only where this machine cannot limit them (the test below forces that case).
     const unlimited = stderr.match(/^! cpu and memory are not limited on this machine \(.+\): tuned sets cpu=2, memory="1Gi"$/gm)?.length ?? 0;

@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     baseDomain: null,
+    dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],

@@ -107,6 +107,15 @@ describe('compileJob()', () => {
     assert.ok(tags(true).includes('svc-app=shop'));
   });
 
+  it('routes a deployed workload\'s custom domain at the root through Fabio and Traefik, and a preview\'s not at all', () => {
+    const tags = (stage: 'deployed' | 'preview') =>
+      task(compileJob(workload('endpoint', { http: { authorized: false, domain: 'API.Example.com' } }), jobContext({ stage, cluster: { proxyTags: 'public' } }))).Services![0]!.Tags!;
+    const name = 'svc-default--shop--hello';
+    assert.ok(tags('deployed').includes('urlprefix-api.example.com/'));
+    assert.ok(tags('deployed').includes(`traefik.http.routers.${name}-domain.rule=Host(\`api.example.com\`)`));
+    assert.ok(!tags('preview').some((tag) => tag.includes('api.example.com')));
+  });
+
   it('gives functions no routing tags but still a health-checked service', () => {
     const service = task(compileJob(workload('function'), jobContext({ cluster: { proxyTags: 'all' } }))).Services![0]!;
     assert.ok(!service.Tags!.some((tag) => tag.startsWith('urlprefix-')));

@@ -126,6 +126,43 @@ export const schemas: Readonly<Record<string, Schema>> = {
       expiresAt: { type: 'string', format: 'date-time' },
     },
   },
+  PlanRecord: {
+    type: 'object',
+    required: ['workspace', 'plan', 'changes', 'operator'],
+    additionalProperties: false,
+    properties: {
+      workspace: { type: 'string' },
+      plan: ref('Plan'),
+      operator: { type: 'boolean', description: "Whether the caller is the server's operator (who may change plans)." },
+      changes: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['workspace', 'from', 'to', 'by', 'at'], additionalProperties: false,
+          properties: { workspace: { type: 'string' }, from: ref('Plan'), to: ref('Plan'), by: { type: 'string', description: "The operator's account id." }, at: { type: 'string', format: 'date-time' } },
+        },
+      },
+    },
+  },
+  DomainView: {
+    type: 'object',
+    required: ['domain', 'workspace', 'app', 'workload', 'status', 'record', 'claimedAt', 'verifiedAt', 'reason'],
+    additionalProperties: false,
+    properties: {
+      domain: { type: 'string' },
+      workspace: { type: 'string' },
+      app: { type: 'string' },
+      workload: { type: 'string' },
+      status: { type: 'string', enum: ['pending', 'verified', 'suspended'] },
+      record: {
+        type: 'object', required: ['type', 'name', 'value'], additionalProperties: false,
+        description: 'The DNS record to publish for verification.',
+        properties: { type: { type: 'string', enum: ['TXT'] }, name: { type: 'string' }, value: { type: 'string' } },
+      },
+      claimedAt: { type: 'string', format: 'date-time' },
+      verifiedAt: { type: ['string', 'null'], format: 'date-time' },
+      reason: { type: ['string', 'null'], description: 'Why it is not served, when it is not.' },
+    },
+  },
   Workspace: {
     type: 'object',
     required: ['name', 'plan', 'createdAt'],

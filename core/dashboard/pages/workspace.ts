@@ -7,6 +7,7 @@
 import { SvcError } from '../../errors.js';
 import type { Member } from '../../workspaces/members.js';
 import { roleIn } from '../../accounts/types.js';
+import { domainsCard } from '../domains-card.js';
 import { html, type Html } from '../html.js';
 import { csrfField, notice, onceField, page } from '../layout.js';
 import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
@@ -27,6 +28,7 @@ export function workspacePages(services: DashboardServices) {
     const mine = await members.workspacesOf(viewer.principal);
     const joined = people.filter((m) => m.joined);
     const invited = people.filter((m) => !m.joined);
+    const domains = services.domains ? await services.domains.list(workspace.name) : null;
     const row = (member: Member) => html`<tr><td>${member.name}${member.id === viewer.account.id ? ' (you)' : ''}</td><td><code>${member.id}</code></td><td>${member.role}</td>${owner ? html`<td>${member.id === viewer.account.id ? '' : html`<a href="${WORKSPACE}/members/${member.id}/remove">Remove<span class="visually-hidden"> ${member.name}</span></a>`}</td>` : ''}</tr>`;
     const table = (list: readonly Member[], caption: string) => html`<div class="scroll"><table>
   <caption class="visually-hidden">${caption}</caption>
@@ -57,6 +59,7 @@ export function workspacePages(services: DashboardServices) {
     <button type="submit">Invite</button>
   </form>` : html`<p class="help">Only an owner invites and removes people.</p>`}
 </section>
+${domainsCard(domains, workspace.plan)}
 <section class="card" aria-labelledby="yours">
   <h2 id="yours">Your workspaces</h2>
   <ul class="plain">${mine.map(({ workspace: w, role }) => html`<li>${w.name === workspace.name

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import type { Actor } from '../../../core/accounts/types.js';
 import { checkName, nameProblem, suggestName } from '../../../core/workspaces/names.js';
 import { Workspaces } from '../../../core/workspaces/workspaces.js';
 import { manualClock, storeKinds } from './fixtures.js';
@@ -53,7 +52,7 @@ describe('nameProblem() and checkName()', () => {
 
 for (const kind of storeKinds()) {
   describe(`Workspaces (${kind.name})`, () => {
-    const owner = (workspace: string): Actor => ({ principal: { workspace, subject: 'acc_owner' }, role: 'owner' });
+    const operator = { subject: 'acc_op', operator: true };
 
     it('creates default once: the first start creates it, later starts find it', async () => {
       const store = await kind.open();
@@ -79,26 +78,42 @@ for (const kind of storeKinds()) {
       await store.close();
     });
 
-    it('lets an owner of the workspace set its plan, and keeps it', async () => {
+    it('lets the operator set a plan, keeps it, and records who and when; an unchanged plan records nothing', async () => {
       const store = await kind.open();
-      const workspaces = new Workspaces(store);
+      const workspaces = new Workspaces(store, () => Date.parse('2026-01-02T03:04:05Z'));
       await workspaces.create('acme');
-      assert.equal((await workspaces.setPlan('acme', 'team', owner('acme'))).plan, 'team');
+      const { workspace, change } = await workspaces.setPlan('acme', 'team', operator);
+      assert.equal(workspace.plan, 'team');
+      assert.deepEqual(change, { workspace: 'acme', from: 'free', to: 'team', by: 'acc_op', at: '2026-01-02T03:04:05.000Z' });
       assert.equal((await workspaces.get('acme'))?.plan, 'team');
+      assert.equal((await workspaces.setPlan('acme', 'team', operator)).change, null);
+      await workspaces.setPlan('acme', 'free', operator);
+      assert.deepEqual((await workspaces.planChanges('acme')).map((c) => `${c.from}->${c.to} by ${c.by}`), ['free->team by acc_op', 'team->free by acc_op']);
       await store.close();
     });
 
-    it('refuses the plan change to members and to owners of other workspaces, with forbidden', async () => {
+    it('refuses the plan change to anyone but the operator, owners of the workspace included, with not_operator, and records nothing', async () => {
       const store = await kind.open();
       const workspaces = new Workspaces(store);
       await workspaces.create('acme');
-      await workspaces.create('other');
-      await assert.rejects(workspaces.setPlan('acme', 'team', { principal: { workspace: 'acme', subject: 'acc_bob' }, role: 'member' }), {
-        code: 'forbidden',
-        message: 'only an owner may change the plan of workspace "acme"; acc_bob is a member',
+      await assert.rejects(workspaces.setPlan('acme', 'team', { subject: 'acc_bob', operator: false }), {
+        code: 'not_operator',
+        message: 'only the server\'s operator may change the plan of workspace "acme"; acc_bob is not the operator',
       });
-      await assert.rejects(workspaces.setPlan('acme', 'team', owner('other')), { code: 'forbidden' });
       assert.equal((await workspaces.get('acme'))?.plan, 'free');
+      assert.deepEqual(await workspaces.planChanges('acme'), []);
+      await store.close();
+    });
+
+    it('keeps every one of concurrent plan changes recorded once, and the last applied wins', async () => {
+      const store = await kind.open();
+      const workspaces = new Workspaces(store);
+      await workspaces.create('acme');
+      const plans = ['team', 'business', 'team', 'business', 'free'] as const;
+      const results = await Promise.all(plans.map((plan) => workspaces.setPlan('acme', plan, operator)));
+      const applied = results.flatMap((r) => (r.change === null ? [] : [`${r.change.from}->${r.change.to}`])).sort();
+      // Exactly the changes that happened are recorded: a write that lost its race left no record behind.
+      assert.deepEqual((await workspaces.planChanges('acme')).map((c) => `${c.from}->${c.to}`).sort(), applied);
       await store.close();
     });
 
@@ -106,9 +121,9 @@ for (const kind of storeKinds()) {
       const store = await kind.open();
       const workspaces = new Workspaces(store);
       await workspaces.create('acme');
-      await assert.rejects(workspaces.setPlan('acme', 'enterprise', owner('acme')), { code: 'bad_request', message: /"enterprise" is not one of free, team, business/ });
-      await assert.rejects(workspaces.setPlan('acme', 7, owner('acme')), { code: 'bad_request', message: /7 is not one of/ });
-      await assert.rejects(workspaces.setPlan('ghost', 'team', owner('ghost')), { code: 'not_found' });
+      await assert.rejects(workspaces.setPlan('acme', 'enterprise', operator), { code: 'bad_request', message: /"enterprise" is not one of free, team, business/ });
+      await assert.rejects(workspaces.setPlan('acme', 7, operator), { code: 'bad_request', message: /7 is not one of/ });
+      await assert.rejects(workspaces.setPlan('ghost', 'team', operator), { code: 'not_found' });
       await assert.rejects(workspaces.get('Bad Name'), { code: 'name_invalid' });
       await store.close();
     });

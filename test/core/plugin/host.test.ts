@@ -44,7 +44,7 @@ describe('createPluginHost()', () => {
     const typo = plugin('typo', { authenticat: () => null } as Partial<PluginHooks>);
     assert.throws(() => createPluginHost([typo]), (error: SvcError) => {
       assert.equal(error.code, 'plugin_invalid');
-      assert.match(error.message, /"test:typo" declares unknown hook "authenticat"; valid hooks are authenticate, authorizeDeploy, transformJob, onEvent/);
+      assert.match(error.message, /"test:typo" declares unknown hook "authenticat"; valid hooks are authenticate, resolveRoute, authorizeDeploy, transformJob, onEvent/);
       return true;
     });
   });
