@@ -73,7 +73,9 @@ describe('cpu and memory limits of local containers (cgroups)', function () {
     assert.equal(answer.status, 200);
     const end = usage();
     const ratio = (end.cpu - start.cpu) / (end.wall - start.wall);
-    assert.ok(ratio > 0.15 && ratio < 0.35, `the container used ${ratio.toFixed(3)} of a core`);
+    // The quota is a cap: at most about a quarter of a core. On a machine busy with other tests the loop may
+    // get less than its quota (seen: 0.12 under the full suite), so the lower bound only shows it was busy.
+    assert.ok(ratio > 0.05 && ratio < 0.35, `the container used ${ratio.toFixed(3)} of a core`);
   });
 
   it('puts a container forked from its checkpoint template, and its workers, into the container\'s cgroup', async () => {
