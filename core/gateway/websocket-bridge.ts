@@ -9,7 +9,7 @@ import type { ErrorReporter } from './error-middleware.js';
 import type { Admission, Slot } from './admission.js';
 import { writeRawError } from './raw-error.js';
 import { requestIdOf } from './request-id.js';
-import { parseRequestUrl } from './request-url.js';
+import { parseRequestUrl, protocolOf } from './request-url.js';
 import type { RouteMatch, RouteTable } from './route-table.js';
 import { nothingAnswers } from './nothing-answers.js';
 import { withoutPlatformCookies } from './platform-cookies.js';
@@ -58,7 +58,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
   pinger.unref();
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
-    const url = parseRequestUrl('http', request.headers.host ?? '', request.url ?? '/');
+    const url = parseRequestUrl(protocolOf(request), request.headers.host ?? '', request.url ?? '/');
     const match = options.routes.match(url.pathname, request.headers.host);
     const entry = match?.entry;
     const principal = await checkAccess({ plugins: options.plugins, entry, headers: request.headers, url, transport: 'websocket' });
@@ -143,6 +143,7 @@ function connectUpstream(instance: Instance, request: IncomingMessage, url: URL,
     'x-request-id': requestId,
     'x-forwarded-prefix': match.prefix,
     'x-forwarded-host': request.headers.host ?? '',
+    'x-forwarded-proto': protocolOf(request),
     'x-forwarded-for': request.socket.remoteAddress ?? '',
   };
   for (const name of FORWARDED) {

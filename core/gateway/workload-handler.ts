@@ -1,5 +1,4 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { PluginHost } from '../plugin/host.js';
 import type { Instance } from '../registry/types.js';
 import { checkAccess } from './access.js';
@@ -10,7 +9,7 @@ import { requestHead, withoutAuthorization, type RequestHead } from './forward-h
 import { checkHost } from './host-check.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdOf } from './request-id.js';
-import { parseRequestUrl } from './request-url.js';
+import { parseRequestUrl, protocolOf } from './request-url.js';
 import type { ErrorReporter } from './respond-error.js';
 import { checkRouteAndMethod } from './route-check.js';
 import type { RouteMatch, RouteTable } from './route-table.js';
@@ -110,11 +109,6 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
       res.destroy();
     });
   };
-}
-
-/** `http` or `https`, as the client spoke to the gateway. */
-function protocolOf(req: IncomingMessage): string {
-  return (req.socket as TLSSocket).encrypted ? 'https' : 'http';
 }
 
 /** The request target as `/path?query` (an absolute-form target names its own authority), or null when it is neither. */
