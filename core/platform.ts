@@ -32,8 +32,10 @@ export type { PlatformOptions } from './platform-options.js';
 
 export interface Platform {
   readonly config: ServerConfig;
-  /** Base URL of the gateway (after listening, with the real port). */
+  /** Base URL of the gateway (after listening, with the real port); https:// with TLS. */
   readonly url: string;
+  /** The plain-HTTP listener beside HTTPS (`httpPort`): its URL, and whether it only redirects to HTTPS; null without one. */
+  readonly plainHttp: { readonly url: string; readonly redirects: boolean } | null;
   readonly ownerToken: { readonly secret: string; readonly path: string; readonly created: boolean; readonly warnings: readonly string[] };
   /** Workspaces, accounts, tokens, sign-in links and the device flow, on the state store. */
   readonly controlPlane: ControlPlane;
@@ -170,9 +172,11 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
   }
 
   let closing: Promise<void> | undefined;
+  const plain = listeners.plain?.address() as AddressInfo | undefined;
   return {
     config,
     url,
+    plainHttp: plain === undefined ? null : { url: baseUrl(plain), redirects: config.httpsRedirect },
     ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: [...owner.warnings, ...ownerTokenWarnings(controlPlane, owner.path)] },
     controlPlane,
     signInLink: controlPlane.firstSignIn && { url: `${url}/login#${controlPlane.firstSignIn.secret}`, expiresAt: controlPlane.firstSignIn.expiresAt },
