@@ -1,6 +1,6 @@
 /**
- * The settings of HTTPS: the gateway's certificate files and the plain-HTTP
- * listener beside it. Without them svc speaks plain HTTP as before. What the
+ * The settings of HTTPS: the gateway's certificate files, the plain-HTTP
+ * listener beside it, and whether a proxy in front that terminates TLS is believed. Without them svc speaks plain HTTP as before. What the
  * files hold is checked when the platform starts (core/gateway/tls/), since a
  * platform can be started without this loader; here, the rules between keys.
  * docs/configuration.md and docs/domains.md#https describe them.
@@ -17,10 +17,15 @@ export interface TlsConfig {
   readonly httpPort: number | null;
   /** The plain listener answers 308 to the same URL over HTTPS (except ACME's HTTP-01 challenges). */
   readonly httpsRedirect: boolean;
+  /**
+   * svc is reached only through a proxy in front (which terminates TLS): believe its
+   * X-Forwarded-Proto and X-Forwarded-For. Off, a client's own are replaced.
+   */
+  readonly trustProxy: boolean;
 }
 
 export function tlsDefaults(): TlsConfig {
-  return { tlsCert: null, tlsKey: null, tlsCertDir: null, httpPort: null, httpsRedirect: false };
+  return { tlsCert: null, tlsKey: null, tlsCertDir: null, httpPort: null, httpsRedirect: false, trustProxy: false };
 }
 
 export const tlsKeys = {
@@ -29,6 +34,7 @@ export const tlsKeys = {
   tlsCertDir: { env: 'SVC_TLS_CERT_DIR', kind: 'existingFolder', what: 'a folder of <name>.crt and <name>.key files' },
   httpPort: { env: 'SVC_HTTP_PORT', kind: 'optionalPort' },
   httpsRedirect: { env: 'SVC_HTTPS_REDIRECT', kind: 'boolean' },
+  trustProxy: { env: 'SVC_TRUST_PROXY', kind: 'boolean' },
 } as const;
 
 /** Whether the gateway serves HTTPS. */

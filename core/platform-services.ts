@@ -223,11 +223,12 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes,
     // Without Consul the routes and instances are what svc last knew: answers say so.
     staleSince: () => agents.consul?.outage()?.since ?? null,
+    trustProxy: config.trustProxy,
   });
   const role = (): ReplicaRole => state.leaderRole ?? (sync?.synced() ? 'following' : 'standby');
   const forward = createLeaderForward({ leaderAddress: () => state.leader?.leaderAddress() ?? null, self: () => state.self });
   const gate = createReplicaGate({ role, routes, forward, servesWhileStarting: () => sync?.tookOverWithCopy() ?? false, outages: () => outagesOf(agents) });
-  const websockets = createWebSocketBridge({ routes, admission, plugins, report });
+  const websockets = createWebSocketBridge({ routes, admission, plugins, report, trustProxy: config.trustProxy });
   const listeners = createListeners({
     config, certificates, report, log: system,
     handlers: {

@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { SvcError } from '../errors.js';
 import type { GatewayState } from './types.js';
@@ -45,11 +43,6 @@ export function hostMiddleware(): Middleware<GatewayState> {
     requestUrl(ctx);
     await next();
   };
-}
-
-/** `http` or `https`, as the client spoke to the gateway (TLS here; a proxy in front says so in its own headers, which svc does not trust). */
-export function protocolOf(req: IncomingMessage): 'http' | 'https' {
-  return (req.socket as TLSSocket).encrypted ? 'https' : 'http';
 }
 
 function malformedHost(): SvcError {

@@ -9,7 +9,8 @@ import { requestHead, withoutAuthorization, type RequestHead } from './forward-h
 import { checkHost } from './host-check.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdOf } from './request-id.js';
-import { parseRequestUrl, protocolOf } from './request-url.js';
+import { forwardedFor, protocolOf } from './client-origin.js';
+import { parseRequestUrl } from './request-url.js';
 import type { ErrorReporter } from './respond-error.js';
 import { checkRouteAndMethod } from './route-check.js';
 import type { RouteMatch, RouteTable } from './route-table.js';
@@ -24,6 +25,8 @@ export interface WorkloadHandlerOptions {
   readonly maxBodyBytes?: number;
   /** Since when the routes are stale (Consul does not answer): every answer then carries `STALE_HEADER`. */
   readonly staleSince?: () => Date | null;
+  /** Believe the proxy in front's X-Forwarded-Proto and -For (client-origin.ts). */
+  readonly trustProxy?: boolean;
 }
 
 /** `X-Svc-Routes: stale; since=<ISO time>`: the answer came by routes and instances svc knew at that time. */
@@ -63,7 +66,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
         const { entry } = match;
         const authorized = entry.workload.http?.authorized !== false;
         if (authorized) {
-          const url = parseRequestUrl(protocolOf(req), head.host, target);
+          const url = parseRequestUrl(protocolOf(req, options.trustProxy), head.host, target);
           await checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
           // The platform token authenticated this request; user code never sees it.
           withoutAuthorization(head);
@@ -84,8 +87,8 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
       exchange.hold(slot, crashCause);
       head.forward.push(
         'x-request-id', exchange.requestId,
-        'x-forwarded-for', req.socket.remoteAddress ?? '',
-        'x-forwarded-proto', protocolOf(req),
+        'x-forwarded-for', forwardedFor(req, options.trustProxy),
+        'x-forwarded-proto', protocolOf(req, options.trustProxy),
         'x-forwarded-host', head.host,
         'x-forwarded-prefix', match.prefix,
       );

@@ -18,7 +18,8 @@ function files(): { dir: string; cert: string; key: string } {
 describe('loadConfig(): TLS keys', () => {
   it('has TLS off by default: no certificate, no plain listener, no redirect', () => {
     const config = loadConfig({ env: {} });
-    assert.deepEqual([config.tlsCert, config.tlsKey, config.tlsCertDir, config.httpPort, config.httpsRedirect], [null, null, null, null, false]);
+    assert.deepEqual([config.tlsCert, config.tlsKey, config.tlsCertDir, config.httpPort, config.httpsRedirect, config.trustProxy], [null, null, null, null, false, false]);
+    assert.equal(loadConfig({ env: { SVC_TRUST_PROXY: 'true' } }).trustProxy, true);
   });
 
   it('reads every key from SVC_* variables, and paths in a file relative to the file', () => {
