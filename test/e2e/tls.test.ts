@@ -21,6 +21,7 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
   let platform: Platform;
   let live: Deployment;
   let streaming: Deployment;
+  let echo: Deployment;
   let main: TestCertificate;
   let site: TestCertificate;
   const workload = (deployment: Deployment, name: string) => deployment.workloads.find((w) => w.name === name)!;
@@ -59,6 +60,7 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
     platform = await startPlatform({ config: testConfig({ host: '127.0.0.1', tlsCert: main.cert, tlsKey: main.key, tlsCertDir: sites, httpPort: 0, httpsRedirect: true }) });
     live = await deploy('live.py');
     streaming = await deploy('streaming.py');
+    echo = await deploy('echo.py');
   });
   after(async () => platform?.close());
 
@@ -78,6 +80,12 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
     assert.deepEqual(JSON.parse(answer.body), { path: '/default/live/web/page', root_path: '/default/live/web', started: true });
     // The platform's own routes are served over TLS too.
     assert.equal((await curl(`https://svc.example.test:${port()}/_svc/health`, { ca: main.cert })).status, 200);
+  });
+
+  it('tells workloads the client came over HTTPS (X-Forwarded-Proto), whatever the client claims', async () => {
+    const answer = await curl(`${workload(echo, 'private').url!.replace('127.0.0.1', 'svc.example.test')}?size=1`, { ca: main.cert, headers: { ...auth(), 'X-Forwarded-Proto': 'http' } });
+    assert.equal(answer.status, 200);
+    assert.equal((JSON.parse(answer.body) as { headers: Record<string, string> }).headers['x-forwarded-proto'], 'https');
   });
 
   it('redirects plain HTTP to HTTPS with 308, keeping the path and query', async () => {
