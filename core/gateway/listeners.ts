@@ -37,7 +37,7 @@ export interface Listeners {
 }
 
 export interface ListenerOptions {
-  readonly config: Pick<TlsConfig, 'httpPort' | 'httpsRedirect'>;
+  readonly config: Pick<TlsConfig, 'httpPort' | 'httpsRedirect'> & { readonly publicUrl: string | null };
   /** Null: plain HTTP only. */
   readonly certificates: Certificates | null;
   readonly handlers: GatewayHandlers;
@@ -58,7 +58,7 @@ export function createListeners(options: ListenerOptions): Listeners {
   let plain: http.Server | null = null;
   if (certificates !== null && config.httpPort !== null) {
     if (config.httpsRedirect) {
-      const redirect = createHttpsRedirect({ httpsPort: () => (main.address() as AddressInfo).port, challenge: options.challenge ?? null, report: options.report });
+      const redirect = createHttpsRedirect({ httpsPort: () => publicHttpsPort(config.publicUrl) ?? (main.address() as AddressInfo).port, challenge: options.challenge ?? null, report: options.report });
       plain = http.createServer(redirect.request);
       plain.on('upgrade', redirect.upgrade);
       plain.on('clientError', handlers.clientError);
@@ -102,6 +102,15 @@ export function createListeners(options: ListenerOptions): Listeners {
       await Promise.all([drainServer(main as http.Server, boundMs), plain === null ? undefined : drainServer(plain, boundMs)]);
     },
   };
+}
+
+/**
+ * The HTTPS port clients reach, when an https publicUrl names it (svc on 8443 behind a
+ * port forward from 443, say); else null: the port HTTPS listens on.
+ */
+function publicHttpsPort(publicUrl: string | null): number | null {
+  if (publicUrl === null || !publicUrl.startsWith('https:')) return null;
+  return Number(new URL(publicUrl).port || 443);
 }
 
 /** The gateway on a listener: requests, WebSocket upgrades and what Node cannot parse. */

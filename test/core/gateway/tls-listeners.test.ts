@@ -31,9 +31,9 @@ describe('gateway listeners over TLS (real handshakes: openssl s_client, curl, w
   let logs: string[];
   const started: Listeners[] = [];
 
-  async function start(config: { httpPort: number | null; httpsRedirect: boolean }, challenge?: Parameters<typeof createListeners>[0]['challenge']): Promise<Listeners> {
+  async function start(config: { httpPort: number | null; httpsRedirect: boolean; publicUrl?: string }, challenge?: Parameters<typeof createListeners>[0]['challenge']): Promise<Listeners> {
     const certificates = Certificates.open({ ...main, dir: sites });
-    const listeners = createListeners({ config, certificates, handlers: echoHandlers(), log: (text) => logs.push(text), report: (error) => logs.push(String(error)), ...(challenge ? { challenge } : {}) });
+    const listeners = createListeners({ config: { publicUrl: null, ...config }, certificates, handlers: echoHandlers(), log: (text) => logs.push(text), report: (error) => logs.push(String(error)), ...(challenge ? { challenge } : {}) });
     started.push(listeners);
     await listeners.listen('127.0.0.1', 0);
     return listeners;
@@ -130,6 +130,12 @@ describe('gateway listeners over TLS (real handshakes: openssl s_client, curl, w
       ws.on('error', reject);
     });
     assert.deepEqual(refused, { status: 308, location: `https://127.0.0.1:${port}/talk` });
+  });
+
+  it('redirects to the port of an https publicUrl (a port forward in front), not the one svc listens on', async () => {
+    const listeners = await start({ httpPort: 0, httpsRedirect: true, publicUrl: 'https://svc.example.test' });
+    const answer = await curl(`http://svc.example.test:${(listeners.plain!.address() as AddressInfo).port}/x`);
+    assert.deepEqual([answer.status, answer.redirect], [308, 'https://svc.example.test/x']);
   });
 
   it('serves the gateway on the plain port as well when it does not redirect, and WebSockets over TLS', async () => {
