@@ -2,7 +2,8 @@
  * The per-host certificates of `tlsCertDir`: every `<name>.crt` beside a
  * `<name>.key` is one certificate, served for the host names it holds (so
  * the file names are free: `api.example.com`, `wildcard`, what an ACME client
- * writes). Other files are ignored.
+ * writes). Other files are ignored, and so are hidden ones (`.name.crt`): tools
+ * write a new file there before renaming it into place.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +18,7 @@ export type DirListing = ReadonlyMap<string, { readonly cert?: string; readonly 
 export function listCertificateDir(dir: string): DirListing {
   const listing = new Map<string, { cert?: string; key?: string }>();
   for (const entry of readdirSync(dir).sort()) {
+    if (entry.startsWith('.')) continue;
     const suffix = entry.endsWith(CERT_SUFFIX) ? 'cert' : entry.endsWith(KEY_SUFFIX) ? 'key' : null;
     if (suffix === null) continue;
     const name = entry.slice(0, -(suffix === 'cert' ? CERT_SUFFIX : KEY_SUFFIX).length);
