@@ -64,6 +64,9 @@ function fetchWithoutTimeouts(): Promise<(url: string, init: RequestInit) => Pro
   return patientFetch;
 }
 
+/** Node's codes for a server certificate it does not trust (self-signed, unknown authority, wrong name, expired). */
+const UNTRUSTED_CERTIFICATE = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
 export class ApiClient {
   readonly server: string;
   readonly #token: string | undefined;
@@ -254,6 +257,13 @@ export class ApiClient {
       : cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN' ? 'unknown host'
       : cause?.code ?? cause?.message ?? (error as Error).message;
     const from = this.#serverSource ? ` (from ${this.#serverSource})` : '';
+    if (cause?.code !== undefined && UNTRUSTED_CERTIFICATE.test(cause.code)) {
+      return new SvcError('server_unreachable', `cannot reach the svc server at ${this.server}${from}: its TLS certificate is not trusted here (${cause.code}).`, {
+        hint: 'For a certificate of your own authority, point NODE_EXTRA_CA_CERTS at its PEM file; check that the URL names a host the certificate holds (docs/domains.md#https).',
+        cause: error,
+        details: { server: this.server },
+      });
+    }
     return new SvcError('server_unreachable', `cannot reach the svc server at ${this.server}${from}: ${why}.`, {
       hint: 'Start one on this machine with `svc server`, or point SVC_SERVER at yours (or sign in to it: `svc login --server <URL>`).',
       cause: error,

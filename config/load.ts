@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SvcError } from '../core/errors.js';
 import { parseImageReference, parseRegistryTarget } from '../core/images/oci/reference.js';
 import { resolveCluster } from './cluster-schema.js';
+import { checkTls } from './tls-schema.js';
 import { configDefaults, configKeys, type ConfigKeySpec, type ServerConfig } from './schema.js';
 
 export type ConfigInput = Partial<Record<keyof ServerConfig, unknown>>;
@@ -57,7 +58,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
       explicit.add(key);
     }
   }
-  if (problems.length === 0) problems.push(...resolveCluster(result as unknown as ServerConfig, explicit));
+  if (problems.length === 0) problems.push(...resolveCluster(result as unknown as ServerConfig, explicit), ...checkTls(result as unknown as ServerConfig));
   for (const key of Object.keys(fromFile)) {
     if (!(key in configKeys)) problems.push(`${fileName}: unknown key "${key}" (known: ${Object.keys(configKeys).join(', ')})`);
   }
@@ -136,7 +137,22 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       if (raw === null) return null;
       if (typeof raw !== 'string' || raw.trim() === '') return { problem: `expected a folder path or null, got ${JSON.stringify(raw)}` };
       const folder = path.resolve(cwd, expandHome(raw.trim()));
-      return statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? folder : { problem: `${folder} is not a folder on this machine (it should be where cgroup filesystems are mounted, such as /sys/fs/cgroup)` };
+      return statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? folder : { problem: `${folder} is not a folder on this machine (it should be ${spec.what})` };
+    }
+    case 'existingFile': {
+      // Read at start; a path that names nothing is better said now, with the other problems.
+      if (raw === null) return null;
+      if (typeof raw !== 'string' || raw.trim() === '') return { problem: `expected a file path or null, got ${JSON.stringify(raw)}` };
+      const file = path.resolve(cwd, expandHome(raw.trim()));
+      return statSync(file, { throwIfNoEntry: false })?.isFile() ? file : { problem: `${file} is not a file on this machine (it should be ${spec.what})` };
+    }
+    case 'optionalPort':
+      return raw === null ? null : parseValue({ ...spec, kind: 'port' }, raw, cwd);
+    case 'boolean': {
+      const text = typeof raw === 'string' ? raw.trim().toLowerCase() : raw;
+      if (text === true || text === 'true' || text === '1') return true;
+      if (text === false || text === 'false' || text === '0') return false;
+      return { problem: `expected true or false, got ${JSON.stringify(raw)}` };
     }
     case 'string':
       return typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : { problem: `expected a non-empty string, got ${JSON.stringify(raw)}` };

@@ -9,8 +9,9 @@ import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../core/gateway/body-limit.js';
 import type { PluginSpec } from '../core/plugin/load.js';
 import { clusterDefaults, clusterKeys, type ClusterConfig } from './cluster-schema.js';
+import { tlsDefaults, tlsKeys, type TlsConfig } from './tls-schema.js';
 
-export interface ServerConfig extends ClusterConfig {
+export interface ServerConfig extends ClusterConfig, TlsConfig {
   /** Interface the gateway listens on. */
   readonly host: string;
   /** Port the gateway listens on; 0 picks a free one. */
@@ -21,7 +22,7 @@ export interface ServerConfig extends ClusterConfig {
   readonly cacheDir: string;
   /** Interpreter used to read manifests, and for images when `pythonX.Y` is not on PATH. */
   readonly python: string;
-  /** Base URL printed for workloads; defaults to http://<host>:<port>. */
+  /** Base URL printed for workloads; defaults to http://<host>:<port> (https:// with TLS). */
   readonly publicUrl: string | null;
   /** Largest request body the gateway forwards to a workload, in bytes (413 above it). */
   readonly maxBodyBytes: number;
@@ -69,6 +70,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     plugins: Object.freeze([]) as readonly PluginSpec[],
     cgroupRoot: null,
     ...clusterDefaults(),
+    ...tlsDefaults(),
   });
 }
 
@@ -80,6 +82,8 @@ export interface ConfigKeySpec {
   readonly kind: string;
   /** The allowed values of an `enum`. */
   readonly values?: readonly string[];
+  /** What an `existingFile` or `existingFolder` should be, for its error message. */
+  readonly what?: string;
 }
 
 /** Each key: its environment variable and the kind of value it takes. */
@@ -96,6 +100,7 @@ export const configKeys = {
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
-  cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'existingFolder' },
+  cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'existingFolder', what: 'where cgroup filesystems are mounted, such as /sys/fs/cgroup' },
   ...clusterKeys,
+  ...tlsKeys,
 } as const satisfies Record<keyof ServerConfig, ConfigKeySpec>;

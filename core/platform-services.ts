@@ -6,10 +6,9 @@
  * nomad`, `state: consul`): Nomad jobs, the Consul registry, Consul KV, and
  * replicas that share the work.
  */
-import http from 'node:http';
 import path from 'node:path';
-import type { Duplex } from 'node:stream';
 import { DEFAULT_SCALING_POLICY } from '../config/schema.js';
+import { tlsEnabled } from '../config/tls-schema.js';
 import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
 import type { ControlPlane } from './api/control-plane.js';
 import { Autoscaler } from './autoscale/controller.js';
@@ -33,8 +32,10 @@ import { Admission } from './gateway/admission.js';
 import { createGateway } from './gateway/app.js';
 import type { ErrorReporter } from './gateway/error-middleware.js';
 import { answerClientError, healthRoute } from './gateway/http-server.js';
+import { createListeners, type Listeners } from './gateway/listeners.js';
 import { UpstreamPools } from './gateway/proxy.js';
 import { RouteTable } from './gateway/route-table.js';
+import { Certificates } from './gateway/tls/certificates.js';
 import { createWebSocketBridge, type WebSocketBridge } from './gateway/websocket-bridge.js';
 import { createImageBuilder } from './images/choose-builder.js';
 import type { ImageBuilder } from './images/types.js';
@@ -92,8 +93,8 @@ export interface Services {
   readonly previews: Previews;
   readonly forward: LeaderForward;
   readonly websockets: WebSocketBridge;
-  /** Not listening yet. */
-  readonly server: http.Server;
+  /** The gateway's listeners (HTTP, or HTTPS and maybe plain HTTP beside it); not listening yet. */
+  readonly listeners: Listeners;
   /** True when replicas sharing Consul KV elect a leader; else this svc always leads. */
   readonly electing: boolean;
   /** Whether svc reaches its Consul and Nomad agents now (probed every 2 s). */
@@ -107,6 +108,8 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const report: ErrorReporter = options.report ?? ((error) => console.error(error));
   const reportAs = (method: string) => (error: unknown) => report(error, { method, path: '', requestId: undefined });
   const system = (text: string) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() });
+  // First: certificate files that cannot serve are a config error before anything is built.
+  const certificates = tlsEnabled(config) ? Certificates.open({ cert: config.tlsCert!, key: config.tlsKey!, dir: config.tlsCertDir }) : null;
 
   // svc's own features load like the user's plugins, through the same host.
   let domains: DomainDirectory | null = null;
@@ -232,17 +235,25 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes,
     // Without Consul the routes and instances are what svc last knew: answers say so.
     staleSince: () => agents.consul?.outage()?.since ?? null,
+    trustProxy: config.trustProxy,
   });
   const role = (): ReplicaRole => state.leaderRole ?? (sync?.synced() ? 'following' : 'standby');
   const forward = createLeaderForward({ leaderAddress: () => state.leader?.leaderAddress() ?? null, self: () => state.self });
   const gate = createReplicaGate({ role, routes, forward, servesWhileStarting: () => sync?.tookOverWithCopy() ?? false, outages: () => outagesOf(agents) });
-  const server = http.createServer((req, res) => {
-    if (!gate.request(req, res)) void gateway.handleRequest(req, res);
-  });
-  server.on('clientError', answerClientError);
-  const websockets = createWebSocketBridge({ routes, admission, plugins, report });
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (!gate.upgrade(req, socket)) websockets.handleUpgrade(req, socket, head);
+  const websockets = createWebSocketBridge({ routes, admission, plugins, report, trustProxy: config.trustProxy });
+  const listeners = createListeners({
+    config, certificates, report, log: system,
+    handlers: {
+      request: (req, res) => {
+        if (!gate.request(req, res)) void gateway.handleRequest(req, res);
+      },
+      upgrade: (req, socket, head) => {
+        if (!gate.upgrade(req, socket)) websockets.handleUpgrade(req, socket, head);
+      },
+      clientError: answerClientError,
+    },
+    // The ACME client (issue 18, its own part) answers HTTP-01 challenges here, on the plain listener.
+    challenge: null,
   });
 
   // Last: a start that failed above leaves no probe running.
@@ -250,7 +261,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   agents.nomad?.start();
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
-    deployments, leases, runs, previews, forward, websockets, server, electing, role, agents,
+    deployments, leases, runs, previews, forward, websockets, listeners, electing, role, agents,
   };
 }
 

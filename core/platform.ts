@@ -18,7 +18,7 @@ import { parseUnitKey } from './deployments/keys.js';
 import type { DeploymentManager } from './deployments/manager.js';
 import { SvcError } from './errors.js';
 import type { ErrorReporter } from './gateway/error-middleware.js';
-import { baseUrl, drainServer, listen, SERVER_DRAIN_MS } from './gateway/http-server.js';
+import { baseUrl, SERVER_DRAIN_MS } from './gateway/http-server.js';
 import type { DeploymentLogs } from './logs/deployment-logs.js';
 import type { PluginHost } from './plugin/host.js';
 import type { PlatformOptions } from './platform-options.js';
@@ -32,8 +32,10 @@ export type { PlatformOptions } from './platform-options.js';
 
 export interface Platform {
   readonly config: ServerConfig;
-  /** Base URL of the gateway (after listening, with the real port). */
+  /** Base URL of the gateway (after listening, with the real port); https:// with TLS. */
   readonly url: string;
+  /** The plain-HTTP listener beside HTTPS (`httpPort`): its URL, and whether it only redirects to HTTPS; null without one. */
+  readonly plainHttp: { readonly url: string; readonly redirects: boolean } | null;
   readonly ownerToken: { readonly secret: string; readonly path: string; readonly created: boolean; readonly warnings: readonly string[] };
   /** Workspaces, accounts, tokens, sign-in links and the device flow, on the state store. */
   readonly controlPlane: ControlPlane;
@@ -97,19 +99,20 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 /** Listens, then restores the deployments, or joins the election among replicas that decides who does. */
 async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: ControlPlane, services: Services, state: PlatformState): Promise<Platform> {
   const { config, signal } = options;
-  const { server, deployments, deploymentLogs, scheduler, driver, sync, report, logs } = services;
+  const { listeners, deployments, deploymentLogs, scheduler, driver, sync, report, logs } = services;
   const reportAs = (method: string) => (error: unknown) => report(error, { method, path: '', requestId: undefined });
   if (!services.electing) state.leaderRole = 'starting';
   try {
-    await listen(server, config.port, config.host);
+    await listeners.listen(config.host, config.port);
   } catch (error) {
     // A port in use: what was built stops again (the caller closes the store).
     await stop(services, state);
     throw error;
   }
-  const url = config.publicUrl ?? baseUrl(server.address() as AddressInfo);
+  const address = listeners.main.address() as AddressInfo;
+  const url = config.publicUrl ?? baseUrl(address, listeners.secure);
   state.url = url;
-  state.self = config.advertiseUrl ?? defaultAdvertiseUrl(server.address() as AddressInfo);
+  state.self = config.advertiseUrl ?? defaultAdvertiseUrl(address, undefined, listeners.secure);
   if (sync !== null && config.advertiseUrl === null) {
     logs({ unit: '', container: '', stream: 'system', time: new Date(), text: `this replica tells the others it is at ${state.self} (where followers forward the API while it leads); set SVC_ADVERTISE_URL (advertiseUrl) if they reach it elsewhere` });
   }
@@ -169,9 +172,11 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
   }
 
   let closing: Promise<void> | undefined;
+  const plain = listeners.plain?.address() as AddressInfo | undefined;
   return {
     config,
     url,
+    plainHttp: plain === undefined ? null : { url: baseUrl(plain), redirects: config.httpsRedirect },
     ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: [...owner.warnings, ...ownerTokenWarnings(controlPlane, owner.path)] },
     controlPlane,
     signInLink: controlPlane.firstSignIn && { url: `${url}/login#${controlPlane.firstSignIn.secret}`, expiresAt: controlPlane.firstSignIn.expiresAt },
@@ -208,7 +213,7 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
 
 /** Stops everything `buildServices` built, in the order that lets requests in flight finish. */
 async function stop(services: Services, state: PlatformState): Promise<void> {
-  const { leases, previews, websockets, deployments, runs, autoscaler, sync, forward, admission, driver, upstreams, registry, deploymentLogs, server, agents } = services;
+  const { leases, previews, websockets, deployments, runs, autoscaler, sync, forward, admission, driver, upstreams, registry, deploymentLogs, listeners, agents } = services;
   const reportClose = (error: unknown) => services.report(error, { method: 'CLOSE', path: '', requestId: undefined });
   leases.close();
   previews.close();
@@ -229,7 +234,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   await Promise.all([agents.consul?.close(), agents.nomad?.close()]);
   // Log followers end their streams: they would hold the drain until its bound.
   await deploymentLogs.close();
-  await drainServer(server, SERVER_DRAIN_MS);
+  await listeners.close(SERVER_DRAIN_MS);
 }
 
 /**

@@ -114,6 +114,7 @@ function printStarted(out: Output, platform: Platform): void {
   const { bold, dim } = out.color;
   const token = `$(cat ${shellQuote(platform.ownerToken.path)})`;
   out.result(bold(`svc server is listening on ${platform.url}`));
+  if (platform.plainHttp) out.result(`  plain HTTP:   ${platform.plainHttp.url}${platform.plainHttp.redirects ? '  ' + dim('(answers 308 to HTTPS)') : ''}`);
   out.result(`  data:         ${platform.config.dataDir}`);
   out.result(`  API:          ${platform.url}${API_PREFIX}  ${dim('(docs/api.md)')}`);
   out.result(`  owner token:  ${platform.ownerToken.path}`);

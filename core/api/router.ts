@@ -56,7 +56,7 @@ export function routeParams(ctx: RouterContext<GatewayState>): Record<string, st
 
 async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter: RateLimiter | null, services: ApiServices): Promise<void> {
   const params = routeParams(ctx);
-  const waitSeconds = limiter?.take(ctx.req.socket.remoteAddress ?? '') ?? 0;
+  const waitSeconds = limiter?.take(ctx.ip) ?? 0;
   if (waitSeconds > 0) {
     throw new SvcError('rate_limited', `too many requests to ${ctx.method} ${ctx.path} from this address; wait ${waitSeconds} s.`, {
       hint: `This route takes ${route.rateLimit!.perMinute} requests a minute from one address; see docs/api.md.`,

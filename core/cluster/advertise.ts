@@ -10,9 +10,10 @@ import os from 'node:os';
 
 type Interfaces = ReturnType<typeof os.networkInterfaces>;
 
-export function defaultAdvertiseUrl(address: AddressInfo, interfaces: Interfaces = os.networkInterfaces()): string {
+export function defaultAdvertiseUrl(address: AddressInfo, interfaces: Interfaces = os.networkInterfaces(), secure = false): string {
+  const scheme = secure ? 'https' : 'http';
   const wildcard = address.address === '0.0.0.0' || address.address === '::';
-  if (!wildcard) return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  if (!wildcard) return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const external = Object.values(interfaces).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal);
-  return `http://${external?.address ?? '127.0.0.1'}:${address.port}`;
+  return `${scheme}://${external?.address ?? '127.0.0.1'}:${address.port}`;
 }

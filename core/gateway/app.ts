@@ -28,6 +28,8 @@ export interface GatewayOptions {
   readonly maxBodyBytes?: number;
   /** Since when the routes and instances are what svc last knew (Consul does not answer); null while current. */
   readonly staleSince?: () => Date | null;
+  /** Believe the proxy in front's X-Forwarded-* (client-origin.ts): Koa's `ctx.secure` (Secure cookies) and `ctx.ip` read them too. */
+  readonly trustProxy?: boolean;
 }
 
 export interface Gateway {
@@ -44,7 +46,9 @@ export interface Gateway {
 export function createGateway(options: GatewayOptions): Gateway {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = new Koa<GatewayState>();
-  app.proxy = false;
+  app.proxy = options.trustProxy ?? false;
+  // Behind one trusted proxy the client is the address it saw: the last X-Forwarded-For entry, not one a client wrote.
+  app.maxIpsCount = 1;
   // Errors are answered by errorMiddleware; Koa's own handler would only print them again.
   app.silent = true;
   app.use(errorMiddleware(options.report));
@@ -59,5 +63,5 @@ export function createGateway(options: GatewayOptions): Gateway {
     throw nothingAnswers(ctx.path);
   });
   const { routes, upstreams, admission, plugins, report, staleSince } = options;
-  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, ...(staleSince ? { staleSince } : {}) }, app.callback()) };
+  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, trustProxy: options.trustProxy ?? false, ...(staleSince ? { staleSince } : {}) }, app.callback()) };
 }

@@ -3,6 +3,7 @@
  * Node cannot parse, the liveness route, and draining on close.
  */
 import type http from 'node:http';
+import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Middleware } from 'koa';
@@ -19,7 +20,7 @@ export const SERVER_DRAIN_MS = 5_000;
  * keep-alive connection whose request ends later would hold the server open
  * until its keep-alive timeout, so idle ones are closed again until none is left.
  */
-export async function drainServer(server: http.Server, boundMs: number): Promise<void> {
+export async function drainServer(server: http.Server | https.Server, boundMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const sweep = setInterval(() => server.closeIdleConnections(), 20);
   const cut = setTimeout(() => server.closeAllConnections(), boundMs);
@@ -49,12 +50,12 @@ export const healthRoute: Middleware = async (ctx, next) => {
   ctx.body = { status: 'ok' };
 };
 
-/** Listens on `host:port`; a port in use is `config_invalid` saying how to choose another. */
-export function listen(server: http.Server, port: number, host: string): Promise<void> {
+/** Listens on `host:port`; a port in use is `config_invalid` saying how to choose another (with `setting`). */
+export function listen(server: http.Server | https.Server, port: number, host: string, setting = '--port'): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
-        reject(new SvcError('config_invalid', `port ${port} on ${host} is already in use.`, { hint: 'Stop the other process or choose another port with --port (0 picks a free one).' }));
+        reject(new SvcError('config_invalid', `port ${port} on ${host} is already in use.`, { hint: `Stop the other process or choose another port with ${setting} (0 picks a free one).` }));
       } else reject(error);
     };
     server.once('error', onError);
@@ -65,8 +66,8 @@ export function listen(server: http.Server, port: number, host: string): Promise
   });
 }
 
-/** The URL clients on this machine reach a listening address at (a wildcard address means loopback). */
-export function baseUrl(address: AddressInfo): string {
+/** The URL clients on this machine reach a listening address at (a wildcard address means loopback); https:// when it speaks TLS. */
+export function baseUrl(address: AddressInfo, secure = false): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  return `${secure ? 'https' : 'http'}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
 }

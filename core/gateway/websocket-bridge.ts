@@ -10,6 +10,7 @@ import type { ErrorReporter } from './error-middleware.js';
 import type { Admission, Slot } from './admission.js';
 import { writeRawError } from './raw-error.js';
 import { requestIdOf } from './request-id.js';
+import { forwardedFor, protocolOf } from './client-origin.js';
 import { parseRequestUrl } from './request-url.js';
 import type { RouteMatch, RouteTable } from './route-table.js';
 import { nothingAnswers } from './nothing-answers.js';
@@ -22,6 +23,8 @@ export interface WebSocketBridgeOptions {
   readonly report: ErrorReporter;
   /** How often idle clients are pinged; one missed pong closes the session. */
   readonly pingIntervalMs?: number;
+  /** Believe the proxy in front's X-Forwarded-Proto and -For (client-origin.ts). */
+  readonly trustProxy?: boolean;
 }
 
 export interface WebSocketBridge {
@@ -60,7 +63,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
   pinger.unref();
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
-    const url = parseRequestUrl('http', request.headers.host ?? '', request.url ?? '/');
+    const url = parseRequestUrl(protocolOf(request, options.trustProxy), request.headers.host ?? '', request.url ?? '/');
     const own = options.routes.match(url.pathname, request.headers.host);
     // As for HTTP: svc's own host URLs first, then a custom domain, then the path.
     const match = own?.prefix === '' || !domains ? own : (await domains.resolve(request.headers.host ?? '', url.pathname)) ?? own;
@@ -77,7 +80,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     const slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, gone.signal);
     let upstream: WebSocket;
     try {
-      upstream = await connectUpstream(slot.instance, request, url, match, requestId, principal !== null);
+      upstream = await connectUpstream(slot.instance, request, url, match, requestId, principal !== null, options.trustProxy ?? false);
     } catch (error) {
       slot.release();
       throw error;
@@ -134,7 +137,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
 }
 
 /** Opens the container side first, so that a refusal still reaches the client as an HTTP answer. */
-function connectUpstream(instance: Instance, request: IncomingMessage, url: URL, match: RouteMatch, requestId: string, authorized: boolean): Promise<WebSocket> {
+function connectUpstream(instance: Instance, request: IncomingMessage, url: URL, match: RouteMatch, requestId: string, authorized: boolean, trustProxy: boolean): Promise<WebSocket> {
   // The token may ride in the query for browsers; it is the platform's, never the workload's.
   const query = new URLSearchParams(url.search);
   if (authorized) query.delete('token');
@@ -147,7 +150,9 @@ function connectUpstream(instance: Instance, request: IncomingMessage, url: URL,
     'x-request-id': requestId,
     'x-forwarded-prefix': match.prefix,
     'x-forwarded-host': request.headers.host ?? '',
-    'x-forwarded-for': request.socket.remoteAddress ?? '',
+    // The client's protocol, which `url` was parsed with.
+    'x-forwarded-proto': url.protocol.slice(0, -1),
+    'x-forwarded-for': forwardedFor(request, trustProxy),
   };
   for (const name of FORWARDED) {
     const value = request.headers[name];

@@ -1,5 +1,4 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { PluginHost } from '../plugin/host.js';
 import type { Instance } from '../registry/types.js';
 import { checkAccess } from './access.js';
@@ -11,6 +10,7 @@ import { createDomainRouting } from './domain-route.js';
 import { checkHost } from './host-check.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdOf } from './request-id.js';
+import { forwardedFor, protocolOf } from './client-origin.js';
 import { parseRequestUrl } from './request-url.js';
 import type { ErrorReporter } from './respond-error.js';
 import { checkRouteAndMethod } from './route-check.js';
@@ -26,6 +26,8 @@ export interface WorkloadHandlerOptions {
   readonly maxBodyBytes?: number;
   /** Since when the routes are stale (Consul does not answer): every answer then carries `STALE_HEADER`. */
   readonly staleSince?: () => Date | null;
+  /** Believe the proxy in front's X-Forwarded-Proto and -For (client-origin.ts). */
+  readonly trustProxy?: boolean;
 }
 
 /** `X-Svc-Routes: stale; since=<ISO time>`: the answer came by routes and instances svc knew at that time. */
@@ -68,7 +70,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
         const { entry } = match;
         const authorized = entry.workload.http?.authorized !== false;
         if (authorized) {
-          const url = parseRequestUrl(protocolOf(req), head.host, target);
+          const url = parseRequestUrl(protocolOf(req, options.trustProxy), head.host, target);
           await checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
           // The platform token authenticated this request; user code never sees it.
           withoutAuthorization(head);
@@ -89,8 +91,8 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
       exchange.hold(slot, crashCause);
       head.forward.push(
         'x-request-id', exchange.requestId,
-        'x-forwarded-for', req.socket.remoteAddress ?? '',
-        'x-forwarded-proto', protocolOf(req),
+        'x-forwarded-for', forwardedFor(req, options.trustProxy),
+        'x-forwarded-proto', protocolOf(req, options.trustProxy),
         'x-forwarded-host', head.host,
         'x-forwarded-prefix', match.prefix,
       );
@@ -125,11 +127,6 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
       (error: unknown) => new Exchange(req, res, requestIdOf(head.requestId), options.report).fail(error),
     ).catch(failed);
   };
-}
-
-/** `http` or `https`, as the client spoke to the gateway. */
-function protocolOf(req: IncomingMessage): string {
-  return (req.socket as TLSSocket).encrypted ? 'https' : 'http';
 }
 
 /** The request target as `/path?query` (an absolute-form target names its own authority), or null when it is neither. */

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clusterDefaults } from '../../config/cluster-schema.js';
+import { tlsDefaults } from '../../config/tls-schema.js';
 import { DEFAULT_QUEUE_TIMEOUT_SECONDS, DEFAULT_SCALING_POLICY, type ServerConfig } from '../../config/schema.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../core/gateway/body-limit.js';
 import { packageRoot } from '../../core/paths.js';
@@ -32,6 +33,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     plugins: [],
     cgroupRoot: null,
     ...clusterDefaults(),
+    ...tlsDefaults(),
     ...overrides,
   };
 }

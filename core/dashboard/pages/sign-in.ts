@@ -50,7 +50,7 @@ export function signInPages(services: DashboardServices) {
       const next = localPath(body['next']);
       await renderErrors(ctx, null, async () => {
         checkCsrf(ctx, body, ctx.cookies.get(LOGIN_CSRF_COOKIE) ?? '');
-        const wait = attempts.take(ctx.req.socket.remoteAddress ?? '');
+        const wait = attempts.take(ctx.ip);
         if (wait > 0) throw new SvcError('rate_limited', `too many sign-in attempts from this address; wait ${wait} s.`, { headers: { 'Retry-After': String(wait) } });
         let account;
         try {

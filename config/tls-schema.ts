@@ -1,0 +1,65 @@
+/**
+ * The settings of HTTPS: the gateway's certificate files, the plain-HTTP
+ * listener beside it, and whether a proxy in front that terminates TLS is believed. Without them svc speaks plain HTTP as before. What the
+ * files hold is checked when the platform starts (core/gateway/tls/), since a
+ * platform can be started without this loader; here, the rules between keys.
+ * docs/configuration.md and docs/domains.md#https describe them.
+ */
+
+export interface TlsConfig {
+  /** The default certificate (PEM, leaf first, then its chain); null: no TLS. */
+  readonly tlsCert: string | null;
+  /** Its private key (PEM). */
+  readonly tlsKey: string | null;
+  /** A folder of `<name>.crt` + `<name>.key` pairs, each served for the host names its certificate holds (SNI). */
+  readonly tlsCertDir: string | null;
+  /** With TLS: a second, plain-HTTP listener on this port (0 picks a free one); null: none. */
+  readonly httpPort: number | null;
+  /** The plain listener answers 308 to the same URL over HTTPS (except ACME's HTTP-01 challenges). */
+  readonly httpsRedirect: boolean;
+  /**
+   * svc is reached only through a proxy in front (which terminates TLS): believe its
+   * X-Forwarded-Proto and X-Forwarded-For. Off, a client's own are replaced.
+   */
+  readonly trustProxy: boolean;
+}
+
+export function tlsDefaults(): TlsConfig {
+  return { tlsCert: null, tlsKey: null, tlsCertDir: null, httpPort: null, httpsRedirect: false, trustProxy: false };
+}
+
+export const tlsKeys = {
+  tlsCert: { env: 'SVC_TLS_CERT', kind: 'existingFile', what: 'a PEM certificate file' },
+  tlsKey: { env: 'SVC_TLS_KEY', kind: 'existingFile', what: 'a PEM private key file' },
+  tlsCertDir: { env: 'SVC_TLS_CERT_DIR', kind: 'existingFolder', what: 'a folder of <name>.crt and <name>.key files' },
+  httpPort: { env: 'SVC_HTTP_PORT', kind: 'optionalPort' },
+  httpsRedirect: { env: 'SVC_HTTPS_REDIRECT', kind: 'boolean' },
+  trustProxy: { env: 'SVC_TRUST_PROXY', kind: 'boolean' },
+} as const;
+
+/** Whether the gateway serves HTTPS. */
+export function tlsEnabled(config: Pick<TlsConfig, 'tlsCert'>): boolean {
+  return config.tlsCert !== null;
+}
+
+/** Rules between the keys, after every key was read; the problems (empty when they fit together). */
+export function checkTls(config: TlsConfig & { readonly port: number }): string[] {
+  const problems: string[] = [];
+  if ((config.tlsCert === null) !== (config.tlsKey === null)) {
+    problems.push('tlsCert (SVC_TLS_CERT) and tlsKey (SVC_TLS_KEY) go together: the default certificate and its private key');
+  }
+  const tls = config.tlsCert !== null && config.tlsKey !== null;
+  if (config.tlsCertDir !== null && !tls) {
+    problems.push('tlsCertDir (SVC_TLS_CERT_DIR) needs tlsCert and tlsKey: the default certificate answers clients that name no host, or one no file covers');
+  }
+  if (config.httpPort !== null && !tls) {
+    problems.push('httpPort (SVC_HTTP_PORT) is the plain-HTTP listener beside HTTPS: it needs tlsCert and tlsKey (without them, port already serves plain HTTP)');
+  }
+  if (config.httpPort !== null && config.httpPort !== 0 && config.httpPort === config.port) {
+    problems.push(`httpPort and port are both ${config.port}: HTTPS and plain HTTP need a port each`);
+  }
+  if (config.httpsRedirect && config.httpPort === null) {
+    problems.push('httpsRedirect (SVC_HTTPS_REDIRECT) needs httpPort (SVC_HTTP_PORT): the plain-HTTP port whose requests it sends to HTTPS, such as 80');
+  }
+  return problems;
+}
