@@ -85,3 +85,12 @@ export async function getJson(url: string, token?: string): Promise<{ status: nu
   const response = await fetch(url, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } });
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
+
+/** Every call to the Consul stand-in fails (500) from now until `end()`: Consul away, as svc sees it. */
+export function consulOutage(standins: Standins): { end(): void } {
+  let on = true;
+  // failNext matches with `test`: a pattern that stops matching ends the fault.
+  const everything = Object.assign(/./, { test: (text: string) => on && text.length > 0 });
+  standins.consul.failNext({ match: everything, count: Number.MAX_SAFE_INTEGER });
+  return { end: () => void (on = false) };
+}

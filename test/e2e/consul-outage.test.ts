@@ -10,18 +10,7 @@
 import assert from 'node:assert/strict';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { until } from '../helpers/until.js';
-import { deployClusterApp, getJson, startStandins, type Standins } from './cluster-helpers.js';
-
-/** A fault pattern the test switches off: every Consul call fails while `on`. */
-class Outage extends RegExp {
-  on = true;
-  constructor() {
-    super('.');
-  }
-  override test(text: string): boolean {
-    return this.on && super.test(text);
-  }
-}
+import { consulOutage, deployClusterApp, getJson, startStandins, type Standins } from './cluster-helpers.js';
 
 describe('a leader cut off from Consul (stand-ins)', function () {
   this.timeout(180_000);
@@ -42,8 +31,7 @@ describe('a leader cut off from Consul (stand-ins)', function () {
   it('serves the workload from stale routes, is stranded after a TTL without Consul, and refuses the API naming Consul', async () => {
     const { urls } = await deployClusterApp(platform);
     assert.equal((await getJson(urls.hello!)).status, 200);
-    const outage = new Outage();
-    standins.consul.failNext({ match: outage, count: Number.MAX_SAFE_INTEGER });
+    const outage = consulOutage(standins);
     try {
       await until('/_svc/ready says the routes are stale', async () => (await getJson(`${platform.url}/_svc/ready`)).body.routes === 'stale');
       const ready = (await getJson(`${platform.url}/_svc/ready`)).body;
@@ -63,7 +51,7 @@ describe('a leader cut off from Consul (stand-ins)', function () {
       assert.equal(api.body.error.code, 'not_leader');
       assert.match(api.body.error.message, /lost the leadership because Consul at .* does not answer/);
     } finally {
-      outage.on = false;
+      outage.end();
     }
     await until('Consul answers again: the routes are current', async () => (await getJson(`${platform.url}/_svc/ready`)).body.routes === 'current');
     const answer = await getJson(urls.hello!);

@@ -10,18 +10,7 @@ import { tempDir } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';
 import { SvcServer } from '../cluster/svc-process.js';
-import { startStandins, type Standins } from './cluster-helpers.js';
-
-/** Fails every Consul call while `on`. */
-class Outage extends RegExp {
-  on = true;
-  constructor() {
-    super('.');
-  }
-  override test(text: string): boolean {
-    return this.on && super.test(text);
-  }
-}
+import { consulOutage, startStandins, type Standins } from './cluster-helpers.js';
 
 describe('svc server starts again as a follower once Consul answers (stand-ins)', function () {
   this.timeout(180_000);
@@ -44,13 +33,12 @@ describe('svc server starts again as a follower once Consul answers (stand-ins)'
   });
 
   it('is stranded without Consul, and leads again by itself when Consul answers', async () => {
-    const outage = new Outage();
-    standins.consul.failNext({ match: outage, count: Number.MAX_SAFE_INTEGER });
+    const outage = consulOutage(standins);
     try {
       await server.ready('stranded', 60_000);
       assert.match(server.output, /this replica lost the leadership \(no session renewal succeeded for the TTL \(15s\)\); it serves the workload URLs it knew until Consul answers, then starts again as a follower/);
     } finally {
-      outage.on = false;
+      outage.end();
     }
     await until('it started again as a follower and leads', async () => /started again as a follower on http:\/\/127\.0\.0\.1:\d+/.test(server.output)
       && ((await (await fetch(`${server.url}/_svc/ready`)).json()) as { status: string }).status === 'ready', { timeoutMs: 60_000, intervalMs: 250, context: () => server.output.slice(-2000) });
