@@ -4,8 +4,8 @@
  * DNS server, dnsmasq, on loopback), and then
  * `curl --resolve api.example.test:<port>:127.0.0.1 https://api.example.test:<port>/…`
  * with the token answers from that workload over TLS, with the domain's own
- * certificate (SNI); on `free` the deploy is refused saying why, and nothing
- * changed.
+ * certificate (SNI), and so does a WebSocket from Python's `websockets`; on
+ * `free` the deploy is refused saying why, and nothing changed.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { tokenFor } from '../core/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { requireDnsmasq, startDnsmasq, type Dnsmasq } from '../helpers/dnsmasq.js';
 import { curl, makeCertificate, servedCn } from '../helpers/tls.js';
+import { runPython } from '../plugins/export-python/python-helpers.js';
 
 const shop = path.join(packageRoot, 'test', 'fixtures', 'apps', 'domains.py');
 
@@ -88,5 +89,21 @@ describe('a custom domain over HTTPS, end to end (dnsmasq, openssl, curl)', func
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { app: 'shop', path: '/orders', root_path: '' });
     assert.equal((await curl(url, { ca: site })).status, 401, 'the workload\'s auth rules hold on its domain');
+
+    // A WebSocket over TLS from Python's websockets library: wss://api.example.test, the connection made to this machine.
+    const script = [
+      'import os, socket, ssl',
+      'from websockets.sync.client import connect',
+      'port = int(os.environ["PORT"])',
+      'context = ssl.create_default_context(cafile=os.environ["CA"])',
+      'sock = socket.create_connection(("127.0.0.1", port))',
+      'with connect(f"wss://api.example.test:{port}/chat", sock=sock, ssl=context, additional_headers={"Authorization": "Bearer " + os.environ["TOKEN"]}) as ws:',
+      '    print(ws.recv(timeout=20))',
+      '    ws.send("hi")',
+      '    print(ws.recv(timeout=20))',
+    ].join('\n');
+    const ran = await runPython(script, { cwd: tempDir('svc-wss-'), env: { PORT: port, CA: site, TOKEN: token } });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.deepEqual(ran.stdout.trim().split('\n'), ['path:/chat root_path:', 'echo:hi']);
   });
 });
