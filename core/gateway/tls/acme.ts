@@ -87,7 +87,8 @@ export class AcmeCertificates {
   async #ensure(domain: string): Promise<void> {
     if (await this.#lasts(domain)) return;
     const client = await this.#account();
-    const [key, csr] = await acme.crypto.createCsr({ altNames: [domain] });
+    // An ECDSA key, as the default certificate's usually is: Node serves the SNI context of another key type unreliably.
+    const [key, csr] = await acme.crypto.createCsr({ altNames: [domain] }, await acme.crypto.createPrivateEcdsaKey());
     this.#options.log(`ACME: ordering a certificate for ${domain} from ${this.#options.directoryUrl}`);
     const pem = await client.auto({
       csr,
