@@ -22,10 +22,20 @@ export interface TlsConfig {
    * X-Forwarded-Proto and X-Forwarded-For. Off, a client's own are replaced.
    */
   readonly trustProxy: boolean;
+  /**
+   * An ACME directory (`https://acme-v02.api.letsencrypt.org/directory`): svc obtains a
+   * certificate for each custom domain once it is verified, answering HTTP-01 on `httpPort`,
+   * and writes it into `tlsCertDir`. Null: certificates come from files only.
+   */
+  readonly acmeDirectory: string | null;
+  /** The contact of the ACME account (the CA's expiry warnings go there). */
+  readonly acmeEmail: string | null;
+  /** A PEM file of the CA that signed the ACME server's own certificate, when it is not one the machine trusts (a test CA). */
+  readonly acmeCa: string | null;
 }
 
 export function tlsDefaults(): TlsConfig {
-  return { tlsCert: null, tlsKey: null, tlsCertDir: null, httpPort: null, httpsRedirect: false, trustProxy: false };
+  return { tlsCert: null, tlsKey: null, tlsCertDir: null, httpPort: null, httpsRedirect: false, trustProxy: false, acmeDirectory: null, acmeEmail: null, acmeCa: null };
 }
 
 export const tlsKeys = {
@@ -35,6 +45,9 @@ export const tlsKeys = {
   httpPort: { env: 'SVC_HTTP_PORT', kind: 'optionalPort' },
   httpsRedirect: { env: 'SVC_HTTPS_REDIRECT', kind: 'boolean' },
   trustProxy: { env: 'SVC_TRUST_PROXY', kind: 'boolean' },
+  acmeDirectory: { env: 'SVC_ACME_DIRECTORY', kind: 'url' },
+  acmeEmail: { env: 'SVC_ACME_EMAIL', kind: 'string' },
+  acmeCa: { env: 'SVC_ACME_CA', kind: 'existingFile', what: 'a PEM CA certificate file' },
 } as const;
 
 /** Whether the gateway serves HTTPS. */
@@ -57,6 +70,9 @@ export function checkTls(config: TlsConfig & { readonly port: number }): string[
   }
   if (config.httpPort !== null && config.httpPort !== 0 && config.httpPort === config.port) {
     problems.push(`httpPort and port are both ${config.port}: HTTPS and plain HTTP need a port each`);
+  }
+  if (config.acmeDirectory !== null && (config.tlsCertDir === null || config.httpPort === null)) {
+    problems.push('acmeDirectory (SVC_ACME_DIRECTORY) needs tlsCertDir (where svc writes the certificates it obtains) and httpPort (the plain-HTTP port, 80 in the open, where the CA fetches its HTTP-01 challenges)');
   }
   if (config.httpsRedirect && config.httpPort === null) {
     problems.push('httpsRedirect (SVC_HTTPS_REDIRECT) needs httpPort (SVC_HTTP_PORT): the plain-HTTP port whose requests it sends to HTTPS, such as 80');

@@ -44,6 +44,8 @@ import { RecentLogs } from './logs/recent-logs.js';
 import { sdkPythonPath } from './paths.js';
 import { loadBuiltinPlugins } from './plugin/builtins.js';
 import type { DomainDirectory } from './domains/types.js';
+import type { AcmeCertificates } from './gateway/tls/acme.js';
+import { acmeFor, orderingOnVerify } from './gateway/tls/acme-setup.js';
 import { createPluginHost, type PluginHost } from './plugin/host.js';
 import { loadPlugins, resolvePlugins } from './plugin/load.js';
 import type { ServiceRegistry } from './registry/types.js';
@@ -95,6 +97,8 @@ export interface Services {
   readonly websockets: WebSocketBridge;
   /** The gateway's listeners (HTTP, or HTTPS and maybe plain HTTP beside it); not listening yet. */
   readonly listeners: Listeners;
+  /** Orders and renews custom domains' certificates (`acmeDirectory`); null without. */
+  readonly acme: AcmeCertificates | null;
   /** True when replicas sharing Consul KV elect a leader; else this svc always leads. */
   readonly electing: boolean;
   /** Whether svc reaches its Consul and Nomad agents now (probed every 2 s). */
@@ -111,6 +115,8 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   // First: certificate files that cannot serve are a config error before anything is built.
   const certificates = tlsEnabled(config) ? Certificates.open({ cert: config.tlsCert!, key: config.tlsKey!, dir: config.tlsCertDir }) : null;
 
+  // Certificates for verified custom domains over ACME, when an ACME directory is configured.
+  const acme = acmeFor(config, system, reportAs('ACME'));
   // svc's own features load like the user's plugins, through the same host.
   let domains: DomainDirectory | null = null;
   const builtins = await loadBuiltinPlugins({
@@ -120,7 +126,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
       planOf: async (workspace) => (await controlPlane.workspaces.require(workspace)).plan,
       dnsResolver: config.dnsResolver,
       provide: (directory) => {
-        domains = directory;
+        domains = acme === null ? directory : orderingOnVerify(directory, acme);
       },
     },
   });
@@ -252,16 +258,17 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
       },
       clientError: answerClientError,
     },
-    // The ACME client (issue 18, its own part) answers HTTP-01 challenges here, on the plain listener.
-    challenge: null,
+    // The CA fetches HTTP-01 challenges over plain HTTP: the plain listener answers them.
+    challenge: acme?.challenge ?? null,
   });
 
   // Last: a start that failed above leaves no probe running.
   agents.consul?.start();
   agents.nomad?.start();
+  acme?.start();
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
-    deployments, leases, runs, previews, forward, websockets, listeners, electing, role, agents,
+    deployments, leases, runs, previews, forward, websockets, listeners, electing, role, agents, acme,
   };
 }
 

@@ -232,6 +232,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   await upstreams.close();
   await registry.close();
   await Promise.all([agents.consul?.close(), agents.nomad?.close()]);
+  services.acme?.close();
   // Log followers end their streams: they would hold the drain until its bound.
   await deploymentLogs.close();
   await listeners.close(SERVER_DRAIN_MS);

@@ -12,7 +12,7 @@ import type { TlsConfig } from '../../config/tls-schema.js';
 import { drainServer, listen } from './http-server.js';
 import type { ErrorReporter } from './respond-error.js';
 import type { Certificates } from './tls/certificates.js';
-import { createHttpsRedirect, type HttpsRedirectOptions } from './tls/https-redirect.js';
+import { ACME_CHALLENGE_PREFIX, createHttpsRedirect, type HttpsRedirectOptions } from './tls/https-redirect.js';
 import { watchFiles, type FileWatch } from './tls/watch-files.js';
 
 export interface GatewayHandlers {
@@ -41,7 +41,7 @@ export interface ListenerOptions {
   /** Null: plain HTTP only. */
   readonly certificates: Certificates | null;
   readonly handlers: GatewayHandlers;
-  /** Answers ACME HTTP-01 challenges on the plain listener when it redirects (HttpsRedirectOptions#challenge). */
+  /** Answers ACME HTTP-01 challenges on the plain listener, redirecting or not (HttpsRedirectOptions#challenge). */
   readonly challenge?: HttpsRedirectOptions['challenge'];
   /** A line for svc's log (reloads, and the files that could not be used). */
   readonly log: (text: string) => void;
@@ -63,7 +63,13 @@ export function createListeners(options: ListenerOptions): Listeners {
       plain.on('upgrade', redirect.upgrade);
       plain.on('clientError', handlers.clientError);
     } else {
-      plain = serveGateway(http.createServer(handlers.request), handlers);
+      // Serving the gateway: ACME's challenges still go to the ACME client, whatever a workload's routes say.
+      const challenge = options.challenge ?? null;
+      const request: http.RequestListener = challenge === null ? handlers.request : (req, res) => {
+        if ((req.url ?? '').startsWith(ACME_CHALLENGE_PREFIX)) challenge(req, res);
+        else handlers.request(req, res);
+      };
+      plain = serveGateway(http.createServer(request), handlers);
     }
   }
   let watch: FileWatch | null = null;

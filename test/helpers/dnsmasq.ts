@@ -25,8 +25,8 @@ export function requireDnsmasq(context: Mocha.Context): void {
 export interface Dnsmasq {
   /** `127.0.0.1:<port>`, for `dnsResolver`. */
   readonly address: string;
-  /** Serves exactly these TXT records from now on (dnsmasq restarted on the same port). */
-  publish(records: Readonly<Record<string, string>>): Promise<void>;
+  /** Serves exactly these TXT records (and A records, name → IPv4) from now on (dnsmasq restarted on the same port). */
+  publish(records: Readonly<Record<string, string>>, addresses?: Readonly<Record<string, string>>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,10 +45,13 @@ export async function startDnsmasq(records: Readonly<Record<string, string>> = {
     await exited;
   }
 
-  async function publish(next: Readonly<Record<string, string>>): Promise<void> {
+  async function publish(next: Readonly<Record<string, string>>, addresses: Readonly<Record<string, string>> = {}): Promise<void> {
     await stop();
     const conf = path.join(dir, 'dnsmasq.conf');
-    const lines = Object.entries({ ...next, [PROBE]: 'ready' }).map(([name, value]) => `txt-record=${name},"${value}"`);
+    const lines = [
+      ...Object.entries({ ...next, [PROBE]: 'ready' }).map(([name, value]) => `txt-record=${name},"${value}"`),
+      ...Object.entries(addresses).map(([name, ip]) => `address=/${name}/${ip}`),
+    ];
     // Authoritative for the test names: an unknown one gets NXDOMAIN, as from a real zone, not REFUSED.
     writeFileSync(conf, `local=/test/\nlocal=/invalid/\n${lines.join('\n')}\n`);
     child = spawn(DNSMASQ_BIN, [
