@@ -74,6 +74,13 @@ export function checkTls(config: TlsConfig & { readonly port: number }): string[
   if (config.acmeDirectory !== null && (config.tlsCertDir === null || config.httpPort === null)) {
     problems.push('acmeDirectory (SVC_ACME_DIRECTORY) needs tlsCertDir (where svc writes the certificates it obtains) and httpPort (the plain-HTTP port, 80 in the open, where the CA fetches its HTTP-01 challenges)');
   }
+  if (config.acmeDirectory === null && (config.acmeEmail !== null || config.acmeCa !== null)) {
+    problems.push('acmeEmail (SVC_ACME_EMAIL) and acmeCa (SVC_ACME_CA) belong to acmeDirectory (SVC_ACME_DIRECTORY): set the ACME directory too, or leave them out');
+  }
+  // A contact the CA would refuse only at the first order, long after the start: said now.
+  if (config.acmeEmail !== null && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(config.acmeEmail)) {
+    problems.push(`acmeEmail (SVC_ACME_EMAIL) must be an email address such as ops@example.com, not ${JSON.stringify(config.acmeEmail)}`);
+  }
   if (config.httpsRedirect && config.httpPort === null) {
     problems.push('httpsRedirect (SVC_HTTPS_REDIRECT) needs httpPort (SVC_HTTP_PORT): the plain-HTTP port whose requests it sends to HTTPS, such as 80');
   }

@@ -51,6 +51,18 @@ describe('loadConfig(): TLS keys', () => {
     assert.match(problemsOf(() => loadConfig({ env: { SVC_TLS_CERT: cert, SVC_TLS_KEY: key, SVC_PORT: '8443', SVC_HTTP_PORT: '8443' } }))[0]!, /^httpPort and port are both 8443/);
   });
 
+  it('refuses ACME keys that cannot work: no tlsCertDir or httpPort, a contact that is no email, options without the directory', () => {
+    const { dir, cert, key } = files();
+    const tls = { SVC_TLS_CERT: cert, SVC_TLS_KEY: key };
+    assert.match(problemsOf(() => loadConfig({ env: { ...tls, SVC_ACME_DIRECTORY: 'https://acme.example.com/dir' } }))[0]!, /^acmeDirectory \(SVC_ACME_DIRECTORY\) needs tlsCertDir .* and httpPort/);
+    const full = { ...tls, SVC_TLS_CERT_DIR: dir, SVC_HTTP_PORT: '80', SVC_ACME_DIRECTORY: 'https://acme.example.com/dir' };
+    assert.match(problemsOf(() => loadConfig({ env: { ...full, SVC_ACME_EMAIL: 'ops' } }))[0]!, /^acmeEmail \(SVC_ACME_EMAIL\) must be an email address such as ops@example.com, not "ops"/);
+    assert.match(problemsOf(() => loadConfig({ env: { SVC_ACME_EMAIL: 'ops@example.com' } }))[0]!, /^acmeEmail \(SVC_ACME_EMAIL\) and acmeCa \(SVC_ACME_CA\) belong to acmeDirectory/);
+    assert.deepEqual(problemsOf(() => loadConfig({ env: { ...full, SVC_ACME_DIRECTORY: 'acme.example.com' } })), ['SVC_ACME_DIRECTORY: expected an http(s) URL such as https://svc.example.com, got "acme.example.com"']);
+    const config = loadConfig({ env: { ...full, SVC_ACME_EMAIL: 'ops@example.com' } });
+    assert.deepEqual([config.acmeDirectory, config.acmeEmail, config.acmeCa], ['https://acme.example.com/dir', 'ops@example.com', null]);
+  });
+
   it('takes true/false (or 1/0) for httpsRedirect and a port or null for httpPort', () => {
     assert.deepEqual(problemsOf(() => loadConfig({ env: { SVC_HTTPS_REDIRECT: 'yes', SVC_HTTP_PORT: '70000' } })), [
       'SVC_HTTP_PORT: port must be a whole number from 0 to 65535 (0 picks a free port), got "70000"',
