@@ -128,10 +128,7 @@ describe('custom domains get certificates over ACME (pebble)', function () {
     let lastCurl = '';
     await until('the domain is served with a certificate pebble issued', async () => {
       const answer = await curl(url, { ca: rootFile, headers: { Authorization: `Bearer ${token}` } }).catch(() => ({ status: 0 }));
-      if (answer.status !== 200) {
-        const shown = await promisify(execFile)('sh', ['-c', `openssl s_client -connect 127.0.0.1:${port} -servername api.example.test -showcerts </dev/null 2>/dev/null | grep -E "s:|i:"`]).then((r) => r.stdout, (e) => String(e));
-        lastCurl = `${await curlError(url, rootFile)}\n${shown}\nroot: ${root.slice(0, 80)}`;
-      }
+      if (answer.status !== 200) lastCurl = await curlError(url, rootFile);
       return answer.status === 200;
     }, {
       timeoutMs: 30_000, intervalMs: 500,
