@@ -59,5 +59,6 @@ function describeWorkload(deployment: Deployment, deployed: DeployedWorkload, sp
     parameters: spec.parameters,
     returns: spec.returns,
     status: deployed.status,
+    api: null,
   };
 }

@@ -184,6 +184,83 @@ export interface InterfaceWorkload {
   /** JSON Schema of the return value (`{}` without an annotation); null for asgi. */
   readonly returns: JsonSchema | null;
   readonly status: 'running' | 'paused' | 'stopped' | 'failed' | 'not_served';
+  /**
+   * ASGI apps only: the HTTP API the app described in OpenAPI when it was
+   * deployed, ready for a generator (one method per operation). Null for
+   * every other kind, and for an app that published no OpenAPI description.
+   */
+  readonly api: InterfaceApi | null;
+}
+
+/**
+ * An ASGI app's OpenAPI description, captured from the running app at deploy
+ * time (FastAPI's `/openapi.json` by default), and its operations made ready
+ * for a generator. Every `$ref` in `operations` and `definitions` is
+ * rewritten to `#/$defs/<name>`, resolved against `definitions`.
+ */
+export interface InterfaceApi {
+  /** The OpenAPI document as the app served it. */
+  readonly openapi: Readonly<Record<string, unknown>>;
+  /** The app's path it was read from (`/openapi.json`). */
+  readonly source: string;
+  /** When it was read (ISO 8601). */
+  readonly capturedAt: string;
+  /** Every operation of `paths`, in the document's order. */
+  readonly operations: readonly InterfaceOperation[];
+  /** The document's `components.schemas`, by name. */
+  readonly definitions: Readonly<Record<string, JsonSchema>>;
+}
+
+/** One operation (a method on a path) of an ASGI app's OpenAPI description. */
+export interface InterfaceOperation {
+  /**
+   * A snake_case identifier, unique within the app: from the operationId
+   * (FastAPI's default ids lose their path-and-method tail, so
+   * `read_item_items__item_id__get` is `read_item`), else from method and
+   * path (`get_items_item_id`).
+   */
+  readonly name: string;
+  readonly operationId: string | null;
+  /** Upper case: `GET`, `POST`, … */
+  readonly method: string;
+  /** The path as the description gives it, `{name}` placeholders included, relative to the app's root. */
+  readonly path: string;
+  readonly summary: string | null;
+  readonly description: string | null;
+  readonly deprecated: boolean;
+  /** Path parameters first (in the path's order), then query and header ones. Cookie parameters are left out. */
+  readonly parameters: readonly InterfaceOperationParameter[];
+  /** The request body, when the operation takes one. */
+  readonly body: InterfaceOperationBody | null;
+  /** The first 2xx response. */
+  readonly result: InterfaceOperationResult;
+}
+
+export interface InterfaceOperationParameter {
+  /** The name on the wire. */
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly required: boolean;
+  /** `{}` when the description gives none. */
+  readonly schema: JsonSchema;
+  readonly description: string | null;
+}
+
+export interface InterfaceOperationBody {
+  /** `application/json` when the operation takes JSON, else the first content type it lists. */
+  readonly contentType: string;
+  readonly required: boolean;
+  /** `{}` when the description gives none. */
+  readonly schema: JsonSchema;
+}
+
+export interface InterfaceOperationResult {
+  /** The status of the first 2xx response (200 when the description lists none). */
+  readonly status: number;
+  /** Its content type (`application/json` preferred); null when it has no body (204). */
+  readonly contentType: string | null;
+  /** The JSON Schema of a JSON body (`{}` when not given); null when the body is not JSON or there is none. */
+  readonly schema: JsonSchema | null;
 }
 
 /** One file of a generated client: `path` relative to the output folder, with `/` separators. */
