@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { SvcError } from '../errors.js';
+import { SvcError, toSvcError } from '../errors.js';
+import type { WorkloadMeter } from '../metrics/platform-metrics.js';
 import type { Instance } from '../registry/types.js';
 import type { Slot } from './admission.js';
 import { connectionSignal } from './connection-signal.js';
@@ -48,6 +49,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] | null = null;
   /** undici's resume of a paused container socket, for a streamed answer. */
   #resumeUpstream: (() => void) | null = null;
+  /** The workload's metrics, when svc keeps them; set once the request's workload is known. */
+  #meter: WorkloadMeter | null = null;
+  readonly #arrivedAt = performance.now();
+  #sentAt = 0;
 
   constructor(req: IncomingMessage, res: ServerResponse, requestId: string, report: ErrorReporter) {
     this.#res = res;
@@ -87,8 +92,19 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** Counts this request in the workload's metrics (`/metrics`). */
+  meter(meter: WorkloadMeter): void {
+    this.#meter = meter;
+  }
+
+  /** The request goes to the container now: its answer head times the upstream. */
+  sent(): void {
+    this.#sentAt = performance.now();
+  }
+
   /** Answers with the error (or nothing, when the client is gone); see respond-error.ts. */
   fail(error: unknown): void {
+    this.#meter?.failed(toSvcError(error).code);
     respondError(this.#res, error, this.#requestId, this.#report);
   }
 
@@ -102,6 +118,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
       this.#abortUpstream?.();
     }
     this.#slot?.release();
+    this.#meter?.answered(this.#clientGone ? 499 : this.#res.statusCode, (performance.now() - this.#arrivedAt) / 1000);
   };
 
   // undici's dispatch handler (its native interface in 7.x; the controller-style one is wrapped into it).
@@ -113,6 +130,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true; // 1xx: informational, not passed on
+    if (this.#meter !== null && this.#sentAt > 0) this.#meter.upstream((performance.now() - this.#sentAt) / 1000);
     const head = responseHead(rawHeaders, this.#requestId);
     const length = head.contentLength;
     if (!this.#isHead && length >= 0 && length <= SMALL_BODY) {
