@@ -25,7 +25,7 @@ from typing import Any, AsyncIterator
 from .._hints import CONTEXT_PARAMETER
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
-from . import _pickling
+from . import _pickling, _timeouts
 from ._calls import Runner, is_async
 from ._capture import Lines, capturing, routed_to
 from ._errors import RequestError
@@ -88,6 +88,7 @@ class FunctionApp(HttpApp):
         self._on_start_value = on_start_value
         self._wants_context = CONTEXT_PARAMETER in inspect.signature(self._fn).parameters
         self._runner = Runner(workload.name, THREADS)
+        self._timeout = _timeouts.timeout_of(workload.options)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
@@ -103,10 +104,14 @@ class FunctionApp(HttpApp):
         await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
         frames = _Frames()
         call = asyncio.ensure_future(self._run(args, kwargs, frames))
-        async for frame in frames.until_final():
-            await send({"type": "http.response.body", "body": _line(frame), "more_body": True})
-        await call
-        await send({"type": "http.response.body", "body": b""})
+        try:
+            async for frame in frames.until_final():
+                await send({"type": "http.response.body", "body": _line(frame), "more_body": True})
+            await call
+            await send({"type": "http.response.body", "body": b""})
+        finally:
+            if call.done() and not call.cancelled() and call.exception() is None and call.result():
+                _timeouts.timed_out(self.workload.name, "the call", self._timeout or 0.0)
 
     async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any]]:
         if scope["method"] != "POST":
@@ -119,19 +124,38 @@ class FunctionApp(HttpApp):
             raise RequestError("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
         return args, kwargs
 
-    async def _run(self, args: list[Any], kwargs: dict[str, Any], frames: _Frames) -> None:
-        """Runs the call with its output captured; puts the log frames, then the final frame."""
+    async def _run(self, args: list[Any], kwargs: dict[str, Any], frames: _Frames) -> bool:
+        """Runs the call with its output captured; puts the log frames, then the final frame.
+
+        True when the call ran past its ``timeout``: its frame says so, and the worker is to be replaced.
+        """
         lines = Lines(lambda stream, line: frames.put({"type": "log", "stream": stream, "line": line}))
+        outcome: list[Any] = []
+
+        async def call() -> None:
+            outcome.append(await self._call(args, kwargs, lines))
+
         with capturing():
             try:
-                result = await self._call(args, kwargs, lines)
+                with _timeouts.watchdog(self.workload.name, "the call", self._timeout):
+                    finished = await _timeouts.within(call(), self._timeout)
             except (Exception, SystemExit) as exc:
                 frames.put(self._error_frame(exc))
-                return
+                return False
+        if not finished:
+            frames.put(self._timeout_frame())
+            return True
         try:
-            frames.put({"type": "result", "pickle": _pickling.dump(result)})
+            frames.put({"type": "result", "pickle": _pickling.dump(outcome[0])})
         except Exception as exc:  # the result cannot be pickled
             frames.put(self._error_frame(exc))
+        return False
+
+    def _timeout_frame(self) -> dict[str, Any]:
+        """The error frame of a call past its time-out: the code ``timeout``, which clients raise as such."""
+        seconds = _timeouts.describe_seconds(self._timeout or 0.0)
+        message = f"{self.workload.name} did not finish within its timeout of {seconds}; the call was abandoned and its worker replaced"
+        return {"type": "error", "code": "timeout", "exception": f"timeout: {message}", "pickle": None, "traceback": None}
 
     async def _call(self, args: list[Any], kwargs: dict[str, Any], lines: Lines) -> Any:
         """The function's result: ``async def`` on the loop, anything else in a pool thread."""

@@ -40,5 +40,5 @@ def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any,
     return serve(
         app, socket_path,
         banner=f"svc runtime: {workload.name} listening on {socket_path} (worker {index}, pid {os.getpid()})",
-        lifeline_fd=parent_fd, gone_message="the container's supervisor went away", on_started=started,
+        lifeline_fd=parent_fd, gone_message="the container's supervisor went away", on_started=started, index=index,
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
-from ._startup import EXIT_SERVER_FAILED, say
+from ._startup import EXIT_SERVER_FAILED, EXIT_TIMED_OUT, say
 from ._reaping import reaped
 
 Emit = Callable[[dict[str, Any]], None]
@@ -203,6 +203,13 @@ class Supervisor:
         pid, how = slot.pid, describe_status(status)
         slot.pid = None
         if self._stopping:
+            return
+        if slot.ready and os.waitstatus_to_exitcode(status) == EXIT_TIMED_OUT:
+            # It stopped itself after a call ran past its time-out: not a crash, replaced at once.
+            how = f"{how} (a call timed out)"
+            self._emit({"event": "worker_exited", "worker": slot.index, "pid": pid, "status": how, "restart_in": 0.0})
+            say(f"{self.name}: worker {slot.index} (pid {pid}) exited with {how}; replacing it now")
+            self._spawn(slot)
             return
         delay = self._policy.after_exit(slot, self._clock())
         self._emit({"event": "worker_exited", "worker": slot.index, "pid": pid, "status": how, "restart_in": delay})
