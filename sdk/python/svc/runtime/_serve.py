@@ -16,7 +16,6 @@ from typing import Any, Callable
 import uvicorn
 
 from . import _lifeline, _timeouts
-from ._startup import EXIT_TIMED_OUT
 
 HARD_EXIT_AFTER = 5.0
 """Seconds a shutdown asked for by the lifeline may take before the process is ended."""
@@ -79,7 +78,7 @@ def preload() -> None:
 def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, gone_message: str,
           on_started: Callable[[], None] | None = None, index: int = 0) -> int:
     """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT, end-of-file on ``lifeline_fd``
-    or a call past its time-out (then returns ``EXIT_TIMED_OUT``)."""
+    or a call past its time-out (then returns ``_timeouts.EXIT_TIMED_OUT``)."""
     server = _Server(_config(app, socket_path), banner, on_started)
     retired = threading.Event()
 
@@ -90,7 +89,7 @@ def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, g
             return
         retired.set()
         server.should_exit = True
-        timer = threading.Timer(HARD_EXIT_AFTER, os._exit, args=(EXIT_TIMED_OUT,))
+        timer = threading.Timer(HARD_EXIT_AFTER, os._exit, args=(_timeouts.EXIT_TIMED_OUT,))
         timer.daemon = True
         timer.start()
 
@@ -120,5 +119,5 @@ def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, g
         if server.started and isinstance(socket_path, str) and os.path.exists(socket_path):
             os.unlink(socket_path)
     if retired.is_set():
-        return EXIT_TIMED_OUT
+        return _timeouts.EXIT_TIMED_OUT
     return 0 if server.started else 1

@@ -21,8 +21,6 @@ EXIT_USAGE = 2
 EXIT_IMPORT_FAILED = 3
 EXIT_MISSING_DEPENDENCIES = 4
 EXIT_ON_START_FAILED = 5
-EXIT_TIMED_OUT = 6
-"""A worker that stopped because a call ran past its time-out (``_timeouts``): replaced at once, not a crash."""
 
 NOT_WARMED: Any = object()
 """Marks a process that has not run ``on_start``: each worker then runs it itself."""

@@ -23,7 +23,9 @@ import threading
 from typing import Any, Awaitable, Callable, Iterator
 
 from ._exit import exit_now
-from ._startup import EXIT_TIMED_OUT
+
+EXIT_TIMED_OUT = 6
+"""A worker's exit code after a call ran past its time-out: the supervisor replaces it at once, not a crash."""
 
 WATCHDOG_GRACE = 2.0
 """Seconds after the time-out at which a call that the event loop could not stop ends its process."""

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
-from ._startup import EXIT_SERVER_FAILED, EXIT_TIMED_OUT, say
+from ._startup import EXIT_SERVER_FAILED, say
+from ._timeouts import EXIT_TIMED_OUT
 from ._reaping import reaped
 
 Emit = Callable[[dict[str, Any]], None]
