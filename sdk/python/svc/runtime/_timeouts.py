@@ -58,6 +58,8 @@ async def within(call: Awaitable[Any], seconds: float | None) -> bool:
     if not done:
         task.cancel()
         await asyncio.wait({task})  # let it unwind (a thread it waits on runs on regardless)
+        if not task.cancelled():
+            task.exception()  # whatever it ended with is moot now: retrieved, so asyncio does not log it
         return False
     task.result()
     return True
