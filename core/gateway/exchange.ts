@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { SvcError } from '../errors.js';
 import type { Instance } from '../registry/types.js';
 import type { Slot } from './admission.js';
+import { CallDeadline, type CallLimit } from './call-timeout.js';
 import { connectionSignal } from './connection-signal.js';
 import { responseHead } from './forward-headers.js';
 import { respondError, type ErrorReporter } from './respond-error.js';
@@ -48,6 +49,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] | null = null;
   /** undici's resume of a paused container socket, for a streamed answer. */
   #resumeUpstream: (() => void) | null = null;
+  /** The call's time-out (call-timeout.ts), once it is sent on; the error once the backstop fired. */
+  #deadline: CallDeadline | null = null;
+  #expired: SvcError | null = null;
 
   constructor(req: IncomingMessage, res: ServerResponse, requestId: string, report: ErrorReporter) {
     this.#res = res;
@@ -87,6 +91,16 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** Bounds the call by the workload's time-out (undefined: unbounded); see call-timeout.ts. */
+  bound(limit: CallLimit | undefined): void {
+    if (limit === undefined) return;
+    this.#deadline = new CallDeadline(limit, (error) => {
+      // The container did not answer its own time-out: answer 504 for it, drop the connection to it.
+      this.#expired = error;
+      this.#abortUpstream?.(error);
+    });
+  }
+
   /** Answers with the error (or nothing, when the client is gone); see respond-error.ts. */
   fail(error: unknown): void {
     respondError(this.#res, error, this.#requestId, this.#report);
@@ -95,6 +109,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly #onClose = (): void => {
     if (this.#closed) return;
     this.#closed = true;
+    this.#deadline?.clear();
     // The signal is shared by every request of the connection: leave no listener on it.
     if (this.#watchesConnection) this.#connection.removeEventListener('abort', this.#onClose);
     if (!this.#res.writableFinished) {
@@ -108,6 +123,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   onConnect(abort: (error?: Error) => void): void {
     if (this.#clientGone) abort();
+    else if (this.#expired) abort(this.#expired);
     else this.#abortUpstream = abort;
   }
 
@@ -153,6 +169,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
+    // After the time-out, a broken connection is the runtime ending a stuck worker (or ours, the backstop).
+    const expired = this.#clientGone ? undefined : (this.#expired ?? this.#deadline?.expired());
+    if (expired) return this.fail(expired);
     const crashCause = this.#crashCause;
     const instance = this.#slot?.instance;
     this.fail(upstreamError(error, this.#clientGone, crashCause && instance ? () => crashCause(instance) : undefined));
