@@ -89,13 +89,12 @@ class EndpointApp(HttpApp):
         seconds = self._timeout or 0.0
         error = RequestError("timeout", f"{self.workload.name} did not finish within its timeout of "
                                         f"{_timeouts.describe_seconds(seconds)}; the call was abandoned and its worker replaced")
-        try:
-            if started:
-                await send({"type": "http.response.body", "body": error_event(error), "more_body": False})
-            else:
-                await error_response(error).send(send, head)
-        finally:
-            _timeouts.timed_out(self.workload.name, what, seconds)
+        # First the platform stops sending this worker requests; the answer still goes out as it drains.
+        _timeouts.timed_out(self.workload.name, what, seconds)
+        if started:
+            await send({"type": "http.response.body", "body": error_event(error), "more_body": False})
+        else:
+            await error_response(error).send(send, head)
 
     async def _arguments(self, scope: Scope, receive: Receive) -> dict[str, Any]:
         if scope["method"] in BODY_METHODS:

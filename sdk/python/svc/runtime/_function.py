@@ -104,14 +104,10 @@ class FunctionApp(HttpApp):
         await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
         frames = _Frames()
         call = asyncio.ensure_future(self._run(args, kwargs, frames))
-        try:
-            async for frame in frames.until_final():
-                await send({"type": "http.response.body", "body": _line(frame), "more_body": True})
-            await call
-            await send({"type": "http.response.body", "body": b""})
-        finally:
-            if call.done() and not call.cancelled() and call.exception() is None and call.result():
-                _timeouts.timed_out(self.workload.name, "the call", self._timeout or 0.0)
+        async for frame in frames.until_final():
+            await send({"type": "http.response.body", "body": _line(frame), "more_body": True})
+        await call
+        await send({"type": "http.response.body", "body": b""})
 
     async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any]]:
         if scope["method"] != "POST":
@@ -124,10 +120,10 @@ class FunctionApp(HttpApp):
             raise RequestError("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
         return args, kwargs
 
-    async def _run(self, args: list[Any], kwargs: dict[str, Any], frames: _Frames) -> bool:
+    async def _run(self, args: list[Any], kwargs: dict[str, Any], frames: _Frames) -> None:
         """Runs the call with its output captured; puts the log frames, then the final frame.
 
-        True when the call ran past its ``timeout``: its frame says so, and the worker is to be replaced.
+        Past its ``timeout``, the final frame says so and the worker is replaced (``_timeouts``).
         """
         lines = Lines(lambda stream, line: frames.put({"type": "log", "stream": stream, "line": line}))
         outcome: list[Any] = []
@@ -141,15 +137,16 @@ class FunctionApp(HttpApp):
                     finished = await _timeouts.within(call(), self._timeout)
             except (Exception, SystemExit) as exc:
                 frames.put(self._error_frame(exc))
-                return False
+                return
         if not finished:
+            # First the platform stops sending this worker calls; the frame still goes out as it drains.
+            _timeouts.timed_out(self.workload.name, "the call", self._timeout or 0.0)
             frames.put(self._timeout_frame())
-            return True
+            return
         try:
             frames.put({"type": "result", "pickle": _pickling.dump(outcome[0])})
         except Exception as exc:  # the result cannot be pickled
             frames.put(self._error_frame(exc))
-        return False
 
     def _timeout_frame(self) -> dict[str, Any]:
         """The error frame of a call past its time-out: the code ``timeout``, which clients raise as such."""

@@ -76,7 +76,8 @@ def preload() -> None:
 
 
 def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, gone_message: str,
-          on_started: Callable[[], None] | None = None, index: int = 0) -> int:
+          on_started: Callable[[], None] | None = None, on_retiring: Callable[[], None] | None = None,
+          index: int = 0) -> int:
     """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT, end-of-file on ``lifeline_fd``
     or a call past its time-out (then returns ``_timeouts.EXIT_TIMED_OUT``)."""
     server = _Server(_config(app, socket_path), banner, on_started)
@@ -88,6 +89,11 @@ def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, g
         if retired.is_set():
             return
         retired.set()
+        if on_retiring is not None:
+            try:
+                on_retiring()
+            except OSError:  # the supervisor is gone: the lifeline ends this worker anyway
+                pass
         server.should_exit = True
         timer = threading.Timer(HARD_EXIT_AFTER, os._exit, args=(_timeouts.EXIT_TIMED_OUT,))
         timer.daemon = True

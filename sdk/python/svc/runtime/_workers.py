@@ -183,12 +183,16 @@ class Supervisor:
         *lines, rest = data.split(b"\n")
         for line in lines:
             try:
-                index_text, _, pid_text = line.decode().partition(" ")
+                index_text, pid_text, *word = line.decode().split(" ")
                 slot, pid = self.slots[int(index_text)], int(pid_text)
             except (ValueError, IndexError):
                 continue
             if slot.pid != pid or self._stopping:
                 continue  # an announcement from a worker that died meanwhile
+            if word == ["retiring"]:
+                # A call ran past its time-out: the platform stops sending it requests before it stops listening.
+                self._emit({"event": "worker_retiring", "worker": slot.index, "pid": pid})
+                continue
             slot.ready = slot.ever_ready = True
             where = {"socket": slot.socket} if isinstance(slot.socket, str) else {"host": slot.socket[0], "port": slot.socket[1]}
             self._emit({"event": "listening", "worker": slot.index, "pid": slot.pid, **where})
