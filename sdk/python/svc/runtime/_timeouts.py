@@ -49,7 +49,7 @@ def timeout_of(options: Any) -> float | None:
 async def within(call: Awaitable[Any], seconds: float | None) -> bool:
     """Awaits ``call``; False when ``seconds`` passed first (it is then cancelled). Its own
     exceptions propagate: a ``TimeoutError`` the code raised itself is not a time-out of svc's."""
-    task = asyncio.ensure_future(call)
+    task = asyncio.ensure_future(_guarded(call))
     try:
         done, _ = await asyncio.wait({task}, timeout=seconds)
     except asyncio.CancelledError:
@@ -61,8 +61,27 @@ async def within(call: Awaitable[Any], seconds: float | None) -> bool:
         if not task.cancelled():
             task.exception()  # whatever it ended with is moot now: retrieved, so asyncio does not log it
         return False
-    task.result()
+    try:
+        task.result()
+    except _Escaped as escaped:
+        raise escaped.exc from None
     return True
+
+
+class _Escaped(Exception):
+    """Carries a ``SystemExit`` (``sys.exit()`` in a handler) out of the call's task: raised in
+    a task, asyncio would stop the whole event loop with it; ``within`` raises it again outside."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+
+
+async def _guarded(call: Awaitable[Any]) -> Any:
+    try:
+        return await call
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _Escaped(exc) from None
 
 
 def describe_seconds(seconds: float) -> str:
