@@ -93,6 +93,23 @@ describe('time-outs and retries (real workers)', function () {
     await until('the watchdog line is in the logs', () => endpointLines('blocks').some((line) => /blocks: GET \/blocks timed out after 1 s and blocked the event loop; ending worker 0 \(pid \d+\) now/.test(line)));
   });
 
+  it('answers 504 timeout from the gateway when the container does not answer its own time-out (a stopped worker)', async () => {
+    const unit = deployment.workloads.find((w) => w.name === 'slow')!.unit!;
+    const driver = localDriverOf(runs.platform);
+    await until('slow has a registered worker', () => driver.status(unit)[0]?.workers[0]?.registered === true);
+    const { pid } = (await (await fetch(endpointUrl('slow'))).json()) as { pid: number };
+    const late = fetch(`${endpointUrl('slow')}?seconds=30`);
+    // Frozen, the worker runs neither its event loop nor its watchdog: only the gateway's backstop can answer.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const answer = await late;
+      assert.equal(answer.status, 504);
+      assert.equal(((await answer.json()) as { error: { code: string } }).error.code, 'timeout');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
   it('ends a remote call past its timeout with a timeout frame, and replaces the worker', async () => {
     const id = await readyRun(runs, 'sleepy');
     const first = resultOf((await callRun(runs.platform.url, runs.owner, id, pickledCall([0]))).frames) as number;
