@@ -43,12 +43,7 @@ class Retries:
     max_delay: float = 60.0
 
     def __post_init__(self) -> None:
-        for option, check in _RANGES.items():
-            value = getattr(self, option)
-            try:
-                object.__setattr__(self, option, check(value))
-            except _checks.Problem as problem:
-                _checks.reject(_WHERE, option, value, problem)
+        _checks.check_fields(_WHERE, self, _RANGES)
 
     def delay(self, retry: int) -> float:
         """Seconds to wait before retry number ``retry`` (1 for the first)."""
