@@ -79,7 +79,8 @@ async function relayAttempts(call: RetriedCall, first: CallAnswer, out: PassThro
       return;
     }
     const delay = retryDelay(call.retries, n);
-    say(`attempt ${n} of ${attempts} failed (${outcome.failure}); retrying in ${delay} s`);
+    // Rounded for the line only (0.1 × 3 is 0.30000000000000004 in floating point).
+    say(`attempt ${n} of ${attempts} failed (${outcome.failure}); retrying in ${Number(delay.toFixed(3))} s`);
     try {
       await sleep(delay * 1000, undefined, { signal: call.signal });
     } catch {

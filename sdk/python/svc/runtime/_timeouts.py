@@ -8,7 +8,7 @@ the worker stops taking requests, lets the other calls in hand finish for at mos
 answers with a fresh worker at once. The workload logs get one line saying which
 call, after how long, and which worker is replaced.
 
-The time-out is watched twice: on the event loop (``asyncio.wait_for``), and by a
+The time-out is watched twice: on the event loop (``within``), and by a
 thread (``watchdog``) for code that blocks the loop itself (``time.sleep`` in an
 ``async def``); the thread ends the process ``WATCHDOG_GRACE`` seconds later.
 """
