@@ -3,8 +3,8 @@
  * of a run runs a failed call again, because it is where a failure is known
  * (the last frame, a container that died, a time-out) and where the logs are;
  * `.remote()` only waits. A call failed when its last frame is an error (the
- * function raised, its worker died or timed out) or when a later attempt could
- * not reach a container. Every failed attempt is said in the run's logs and to
+ * function raised, its worker died or timed out) or when an attempt could not
+ * reach a container. Every failed attempt is said in the run's logs and to
  * the caller, as a log frame: attempt n of m, the error, the pause. The
  * caller's frames stream on as they come, attempt after attempt; only the
  * last attempt's final frame ends the answer.
@@ -37,19 +37,34 @@ export function retryDelay(retries: RetriesSpec, retry: number): number {
   return Math.min(retries.initialDelay * retries.backoffCoefficient ** (retry - 1), retries.maxDelay);
 }
 
+/** The head of a frame stream that begins before any container answered (the first attempt found none). */
+const FRAME_HEADERS = { 'content-type': 'application/x-ndjson', 'cache-control': 'no-cache' };
+
 /**
  * Sends the call, and again while it fails and retries are left. The first
- * attempt's own errors (no slot, the run ended) and a non-frame answer are the
- * caller's at once, as without retries; from then on the answer is one frame stream.
+ * attempt's errors that are not the container's (no slot, the run ended) and a
+ * non-frame answer are the caller's at once, as without retries; from then on
+ * the answer is one frame stream.
  */
 export async function callWithRetries(call: RetriedCall): Promise<CallAnswer> {
-  const first = await call.attempt(Readable.from([call.body]));
-  if (first.status !== 200) return first;
+  const first = await attemptOrFailure(call);
+  if (!(first instanceof SvcError) && first.status !== 200) return first;
   const out = new PassThrough();
   void relayAttempts(call, first, out).catch((error: unknown) => {
     if (!out.destroyed) out.end(brokenCallFrame(toSvcError(error)));
   });
-  return { status: first.status, headers: first.headers, body: out };
+  return { status: 200, headers: first instanceof SvcError ? FRAME_HEADERS : first.headers, body: out };
+}
+
+/** One attempt's answer, or the error of one that found no working container (retried); other errors are thrown. */
+async function attemptOrFailure(call: RetriedCall): Promise<CallAnswer | SvcError> {
+  try {
+    return await call.attempt(Readable.from([call.body]));
+  } catch (thrown) {
+    const error = toSvcError(thrown);
+    if (!RETRIED_CODES.has(error.code)) throw error;
+    return error;
+  }
 }
 
 interface Outcome {
@@ -59,7 +74,7 @@ interface Outcome {
   readonly failure: string | null;
 }
 
-async function relayAttempts(call: RetriedCall, first: CallAnswer, out: PassThrough): Promise<void> {
+async function relayAttempts(call: RetriedCall, first: CallAnswer | SvcError, out: PassThrough): Promise<void> {
   const attempts = call.retries.maxRetries + 1;
   const say = (text: string) => {
     call.log(`${call.workload}: ${text}`);
@@ -91,17 +106,9 @@ async function relayAttempts(call: RetriedCall, first: CallAnswer, out: PassThro
 }
 
 /** One attempt's frames, passed on, and how it ended; null when the caller left meanwhile. */
-async function attemptOutcome(call: RetriedCall, answered: CallAnswer | null, out: PassThrough): Promise<Outcome | null> {
-  let answer = answered;
-  if (answer === null) {
-    try {
-      answer = await call.attempt(Readable.from([call.body]));
-    } catch (thrown) {
-      const error = toSvcError(thrown);
-      if (!RETRIED_CODES.has(error.code)) throw error;
-      return { last: brokenCallFrame(error), failure: `${error.code}: ${error.message}` };
-    }
-  }
+async function attemptOutcome(call: RetriedCall, answered: CallAnswer | SvcError | null, out: PassThrough): Promise<Outcome | null> {
+  const answer = answered ?? (await attemptOrFailure(call));
+  if (answer instanceof SvcError) return { last: brokenCallFrame(answer), failure: `${answer.code}: ${answer.message}` };
   const last = await passLogFrames(answer.body, out);
   if (out.destroyed) return null;
   if (last === null) {
