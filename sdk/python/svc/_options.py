@@ -329,7 +329,7 @@ def parameters_doc(kind: str) -> str:
 
 
 def manifest_value(option: str, value: Any) -> Any:
-    """An option's value as the manifest writes it: an Autoscaler as an object, a tuple as a
+    """An option's value as the manifest writes it: an Autoscaler or Retries as an object, a tuple as a
     list, ``on_start`` as the callable's name (``callable_name``) or null."""
     if isinstance(value, (Autoscaler, Retries)):
         return value.to_dict()
@@ -346,7 +346,8 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
     ``methods`` with ``allowed``; ``route`` with ``reserved_prefix``; ``boolean``;
     ``domain`` with ``nullable``; ``callable`` (``on_start``, written as the callable's name) with
     ``nullable``; ``autoscaler`` with ``fields``, each field's own
-    ``default`` and integer rule. The bounds are read from the checks themselves, so
+    ``default`` and integer rule; ``retries`` (``nullable``) with ``fields`` the same way
+    (``max_retries`` has no default: None). The bounds are read from the checks themselves, so
     this is what the decorators enforce. Options and kinds come in manifest order.
 
     The platform's parity test (test/core/workload/sdk-parity.test.ts) compares it with
