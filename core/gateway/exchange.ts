@@ -42,6 +42,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #watchesConnection = false;
   #slot: Slot | null = null;
   #crashCause: ((instance: Instance) => SvcError | undefined) | undefined;
+  /** The call's time-out (call-timeout.ts), once it is sent on; the error once the backstop fired. */
+  #deadline: CallDeadline | null = null;
+  #expired: SvcError | null = null;
   #abortUpstream: ((error?: Error) => void) | null = null;
   /** A small answer being collected: status, head, chunks. */
   #status = 0;
@@ -49,9 +52,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] | null = null;
   /** undici's resume of a paused container socket, for a streamed answer. */
   #resumeUpstream: (() => void) | null = null;
-  /** The call's time-out (call-timeout.ts), once it is sent on; the error once the backstop fired. */
-  #deadline: CallDeadline | null = null;
-  #expired: SvcError | null = null;
 
   constructor(req: IncomingMessage, res: ServerResponse, requestId: string, report: ErrorReporter) {
     this.#res = res;
@@ -91,6 +91,11 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** Answers with the error (or nothing, when the client is gone); see respond-error.ts. */
+  fail(error: unknown): void {
+    respondError(this.#res, error, this.#requestId, this.#report);
+  }
+
   /** Bounds the call by the workload's time-out (undefined: unbounded); see call-timeout.ts. */
   bound(limit: CallLimit | undefined): void {
     if (limit === undefined) return;
@@ -99,11 +104,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
       this.#expired = error;
       this.#abortUpstream?.(error);
     });
-  }
-
-  /** Answers with the error (or nothing, when the client is gone); see respond-error.ts. */
-  fail(error: unknown): void {
-    respondError(this.#res, error, this.#requestId, this.#report);
   }
 
   readonly #onClose = (): void => {
