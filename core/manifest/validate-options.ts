@@ -5,8 +5,8 @@ import {
   autoscalerRules,
   httpMethods,
   isDomainName,
+  laterOptions,
   memoryRule,
-  optionalOptions,
   optionTable,
   optionsByKind,
   retriesRules,
@@ -21,7 +21,7 @@ import { checkArray, checkBoolean, checkKeys, checkNumberInRange, checkObject, c
 export function validateOptions(kind: WorkloadKind, options: unknown, issues: IssueCollector): void {
   if (!checkObject(options, issues)) return;
   const allowed = optionsByKind[kind];
-  checkKeys(options, allowed, issues, 'option', `for kind ${kind}`, allowed.filter((name) => !optionalOptions.has(name)));
+  checkKeys(options, allowed, issues, 'option', `for kind ${kind}`, laterOptions);
   for (const name of allowed) {
     if (Object.hasOwn(options, name)) checkOption(optionTable[name].rule, options[name], issues.at(name));
   }

@@ -83,6 +83,9 @@ export const optionTable = Object.freeze({
 
 export type OptionName = keyof typeof optionTable;
 
+/** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries']);
+
 const optionNames = Object.keys(optionTable) as OptionName[];
 
 /** Exactly the options each kind has, in table order (the SDK writes all of them, defaults filled in). */
@@ -94,12 +97,6 @@ export const optionsByKind: Readonly<Record<WorkloadKind, readonly OptionName[]>
     ]),
   ) as Record<WorkloadKind, readonly OptionName[]>,
 );
-
-/**
- * Options a manifest may leave out, because SDKs before them did not write them: the
- * default of defaults.ts applies. Every other option of a kind must be there.
- */
-export const optionalOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries']);
 
 /** The fields of a `retries` object (`svc.Retries`), all required; `max_retries` has no default. */
 export const retriesRules = Object.freeze({
