@@ -4,6 +4,7 @@ import { SvcError, toSvcError } from '../errors.js';
 import type { WorkloadMeter } from '../metrics/platform-metrics.js';
 import type { Instance } from '../registry/types.js';
 import type { Slot } from './admission.js';
+import { CallDeadline, type CallLimit } from './call-timeout.js';
 import { connectionSignal } from './connection-signal.js';
 import { responseHead } from './forward-headers.js';
 import { respondError, type ErrorReporter } from './respond-error.js';
@@ -42,6 +43,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #watchesConnection = false;
   #slot: Slot | null = null;
   #crashCause: ((instance: Instance) => SvcError | undefined) | undefined;
+  /** The call's time-out (call-timeout.ts), once it is sent on; the error once the backstop fired. */
+  #deadline: CallDeadline | null = null;
+  #expired: SvcError | null = null;
   #abortUpstream: ((error?: Error) => void) | null = null;
   /** A small answer being collected: status, head, chunks. */
   #status = 0;
@@ -108,9 +112,20 @@ export class Exchange implements Dispatcher.DispatchHandler {
     respondError(this.#res, error, this.#requestId, this.#report);
   }
 
+  /** Bounds the call by the workload's time-out (undefined: unbounded); see call-timeout.ts. */
+  bound(limit: CallLimit | undefined): void {
+    if (limit === undefined) return;
+    this.#deadline = new CallDeadline(limit, (error) => {
+      // The container did not answer its own time-out: answer 504 for it, drop the connection to it.
+      this.#expired = error;
+      this.#abortUpstream?.(error);
+    });
+  }
+
   readonly #onClose = (): void => {
     if (this.#closed) return;
     this.#closed = true;
+    this.#deadline?.clear();
     // The signal is shared by every request of the connection: leave no listener on it.
     if (this.#watchesConnection) this.#connection.removeEventListener('abort', this.#onClose);
     if (!this.#res.writableFinished) {
@@ -125,6 +140,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   onConnect(abort: (error?: Error) => void): void {
     if (this.#clientGone) abort();
+    else if (this.#expired) abort(this.#expired);
     else this.#abortUpstream = abort;
   }
 
@@ -171,6 +187,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
+    // After the time-out, a broken connection is the runtime ending a stuck worker (or ours, the backstop).
+    const expired = this.#clientGone ? undefined : (this.#expired ?? this.#deadline?.expired());
+    if (expired) return this.fail(expired);
     const crashCause = this.#crashCause;
     const instance = this.#slot?.instance;
     this.fail(upstreamError(error, this.#clientGone, crashCause && instance ? () => crashCause(instance) : undefined));

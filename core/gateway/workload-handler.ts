@@ -3,6 +3,7 @@ import type { PlatformMetrics } from '../metrics/platform-metrics.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Instance } from '../registry/types.js';
 import { checkAccess } from './access.js';
+import { callLimitOf } from './call-timeout.js';
 import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { Exchange } from './exchange.js';
@@ -94,6 +95,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
         }
       }
       exchange.hold(slot, crashCause);
+      exchange.bound(callLimitOf(match.entry.workload));
       head.forward.push(
         'x-request-id', exchange.requestId,
         'x-forwarded-for', forwardedFor(req, options.trustProxy),

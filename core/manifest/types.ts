@@ -61,13 +61,26 @@ export interface ServedOptions extends ResourceOptions {
   domain: string | null;
 }
 
-export type FunctionOptions = ResourceOptions;
+/** `svc.Retries` in the manifest (docs/manifest.md). */
+export interface RetriesOptions {
+  max_retries: number;
+  backoff_coefficient: number;
+  initial_delay: number;
+  max_delay: number;
+}
+
+/** `timeout` and `retries` may be missing: manifests written before them keep their meaning. */
+export interface FunctionOptions extends ResourceOptions {
+  timeout?: number;
+  retries?: RetriesOptions | null;
+}
 
 export interface EndpointOptions extends ServedOptions {
   route: string;
   methods: string[];
   concurrency: number;
   keep_warm: number;
+  timeout?: number;
 }
 
 export interface AsgiOptions extends ServedOptions {

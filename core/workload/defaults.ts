@@ -23,6 +23,9 @@ export const optionDefaults = deepFreeze({
   keep_warm: 60,
   keep_warm_seconds: 60,
   on_start: null,
+  // Five minutes, as Modal's functions: long enough for real work, short enough that a stuck call ends.
+  timeout: 300,
+  retries: null,
 });
 
 /** Scaling of workloads whose manifest has no scaling options (functions). */

@@ -4,7 +4,7 @@
  */
 import { assertValidManifest } from '../manifest/parse.js';
 import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, ServedOptions } from '../manifest/types.js';
-import { defaultScaling } from './defaults.js';
+import { defaultScaling, optionDefaults } from './defaults.js';
 import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';
 import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, Workload } from './types.js';
@@ -56,6 +56,23 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     // Copies: the resolved model is frozen, the caller's manifest must not be.
     parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
     returns: workload.returns === null ? null : structuredClone(workload.returns),
+    ...callLimitsOf(workload),
+  };
+}
+
+/** `timeout` of functions and endpoints, `retries` of functions; a manifest without them gets the defaults. */
+function callLimitsOf(workload: ManifestWorkload): Pick<Workload, 'timeout' | 'retries'> {
+  if (workload.kind === 'endpoint') return { timeout: workload.options.timeout ?? optionDefaults.timeout };
+  if (workload.kind !== 'function') return {};
+  const retries = workload.options.retries ?? null;
+  return {
+    timeout: workload.options.timeout ?? optionDefaults.timeout,
+    retries: retries && {
+      maxRetries: retries.max_retries,
+      backoffCoefficient: retries.backoff_coefficient,
+      initialDelay: retries.initial_delay,
+      maxDelay: retries.max_delay,
+    },
   };
 }
 

@@ -48,7 +48,9 @@ export type OptionRule =
   | { readonly type: 'domain' }
   | { readonly type: 'autoscaler' }
   /** `on_start`: null, or the name (`__qualname__`) of the callable the SDK runs once per worker. */
-  | { readonly type: 'callable' };
+  | { readonly type: 'callable' }
+  /** `retries`: null, or an object with every field of `retriesRules`. */
+  | { readonly type: 'retries' };
 
 const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 const served = ['endpoint', 'asgi', 'realtime'] as const;
@@ -75,9 +77,14 @@ export const optionTable = Object.freeze({
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
   on_start: { kinds: all, rule: { type: 'callable' } },
+  timeout: { kinds: ['function', 'endpoint'], rule: { type: 'number', min: 1, max: 86_400 } },
+  retries: { kinds: ['function'], rule: { type: 'retries' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;
+
+/** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries']);
 
 const optionNames = Object.keys(optionTable) as OptionName[];
 
@@ -90,6 +97,16 @@ export const optionsByKind: Readonly<Record<WorkloadKind, readonly OptionName[]>
     ]),
   ) as Record<WorkloadKind, readonly OptionName[]>,
 );
+
+/** The fields of a `retries` object (`svc.Retries`), all required; `max_retries` has no default. */
+export const retriesRules = Object.freeze({
+  max_retries: { min: 0, max: 10, integer: true },
+  backoff_coefficient: { min: 1, max: 10, integer: false },
+  initial_delay: { min: 0, max: 60, integer: false },
+  max_delay: { min: 1, max: 60, integer: false },
+} as const);
+
+export type RetriesKey = keyof typeof retriesRules;
 
 /** `min_containers` is further bounded by `max_containers`. */
 export const autoscalerRules = Object.freeze({

@@ -38,6 +38,16 @@ export interface ScalingSpec {
   readonly autoscaler: AutoscalerSpec;
 }
 
+/** `svc.Retries` of a function: the server runs a failed call again (core/runs/retries.ts). */
+export interface RetriesSpec {
+  readonly maxRetries: number;
+  readonly backoffCoefficient: number;
+  /** Seconds. */
+  readonly initialDelay: number;
+  /** Seconds. */
+  readonly maxDelay: number;
+}
+
 export interface ResourceSpec {
   readonly cpu: number;
   readonly memoryMiB: number;
@@ -60,6 +70,13 @@ export interface Workload {
   readonly scaling: ScalingSpec;
   readonly parameters: JsonSchema | null;
   readonly returns: JsonSchema | null;
+  /**
+   * Seconds one call may run (functions and endpoints; the manifest's default when it has
+   * none). Absent for asgi and realtime, and in specs stored before time-outs existed.
+   */
+  readonly timeout?: number;
+  /** A function's retries; null without. Absent for other kinds and in older stored specs. */
+  readonly retries?: RetriesSpec | null;
 }
 
 export interface AppSpec {

@@ -20,10 +20,12 @@ from ._app import App
 from ._autoscaler import Autoscaler
 from ._context import Context
 from ._image import Image
+from ._retries import Retries
 from .exceptions import (
     ConfigError,
     Error,
     ForbiddenError,
+    FunctionTimeoutError,
     InvalidOptionError,
     InvalidRequestError,
     NotFoundError,
@@ -50,6 +52,7 @@ __all__ = [
     "Context",
     "Error",
     "ForbiddenError",
+    "FunctionTimeoutError",
     "Image",
     "InvalidOptionError",
     "InvalidRequestError",
@@ -60,6 +63,7 @@ __all__ = [
     "RemoteCallError",
     "RemoteError",
     "RemoteTraceback",
+    "Retries",
     "ServerUnreachableError",
     "StartFailedError",
     "TooManyRequestsError",

@@ -7,7 +7,8 @@ from typing import Any, Callable, Sequence, TypeVar
 from . import _checks
 from ._autoscaler import Autoscaler
 from ._image import Image
-from ._options import OPTIONS, check_option, parameters_doc, resolve_options
+from ._options import DEFAULT_TIMEOUT, OPTIONS, check_option, parameters_doc, resolve_options
+from ._retries import Retries
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
@@ -100,6 +101,8 @@ class App:
         cpu: float = 1.0,
         memory: str = "512Mi",
         on_start: Callable[[], Any] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int | Retries | None = None,
         **unknown: Any,
     ) -> Any:
         """Declares a function: Python code run on demand with ``svc run`` or in-process.
@@ -113,7 +116,8 @@ class App:
             def square(x: int) -> int:
                 return x * x
         """
-        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start), unknown)
+        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start,
+                                                                      timeout=timeout, retries=retries), unknown)
 
     def endpoint(
         self,
@@ -135,6 +139,7 @@ class App:
         domain: str | None = None,
         keep_warm: int = 60,
         on_start: Callable[[], Any] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
         **unknown: Any,
     ) -> Any:
         """Declares an HTTP endpoint: each request calls the function once.
@@ -154,7 +159,7 @@ class App:
             route=route, methods=methods, cpu=cpu, memory=memory, workers=workers,
             concurrency=concurrency, autoscaler=autoscaler, max_pending_tasks=max_pending_tasks,
             checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
-            on_start=on_start,
+            on_start=on_start, timeout=timeout,
         )
         return self._declare("endpoint", fn, name, image, options, unknown)
 

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 from . import _checks
 from ._autoscaler import Autoscaler, describe_fields
 from ._image import Image
+from ._retries import Retries, check_retries, describe_fields as describe_retries
 from ._checks import Problem
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -164,6 +165,9 @@ class Option:
 
 _DEFAULT_AUTOSCALER = Autoscaler()
 
+DEFAULT_TIMEOUT = 300.0
+"""Five minutes, as Modal's functions: long enough for real work, short enough that a stuck call ends."""
+
 OPTIONS: Mapping[str, Option] = {
     option.name: option
     for option in (
@@ -229,6 +233,16 @@ OPTIONS: Mapping[str, Option] = {
                "handler as context.on_start_value. If it raises, the worker does not start and "
                "the traceback goes to the workload logs.",
                "on_start=load_model"),
+        Option("timeout", "float", DEFAULT_TIMEOUT, _checks.number(1, 86400, "a number of seconds", "30 or 600"),
+               "Seconds one call may run, 1 to 86400 (a day). A call past it is abandoned: an endpoint "
+               "answers 504 timeout, .remote() raises svc.FunctionTimeoutError, and the worker running "
+               "it is replaced. For an endpoint it counts to the last byte, a stream's included.",
+               "timeout=30"),
+        Option("retries", "int | svc.Retries | None", None,
+               _checks.describe(type="retries", nullable=True, fields=describe_retries())(check_retries),
+               "Run a failed call again (it raised, its container died, or it timed out): a count, "
+               "0 to 10, or svc.Retries for the pauses between attempts. Each attempt is in the logs.",
+               "retries=svc.Retries(max_retries=3, initial_delay=0.5)"),
     )
 }
 
@@ -237,8 +251,8 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED + ("on_start",),
-    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start"),
+    "function": _SERVED + ("on_start", "timeout", "retries"),
+    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start", "timeout"),
     "asgi": _ASGI + ("on_start",),
     "realtime": _ASGI + ("on_start",),
 }
@@ -315,9 +329,9 @@ def parameters_doc(kind: str) -> str:
 
 
 def manifest_value(option: str, value: Any) -> Any:
-    """An option's value as the manifest writes it: an Autoscaler as an object, a tuple as a
+    """An option's value as the manifest writes it: an Autoscaler or Retries as an object, a tuple as a
     list, ``on_start`` as the callable's name (``callable_name``) or null."""
-    if isinstance(value, Autoscaler):
+    if isinstance(value, (Autoscaler, Retries)):
         return value.to_dict()
     if option == "on_start" and value is not None:
         return callable_name(value)
@@ -332,7 +346,8 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
     ``methods`` with ``allowed``; ``route`` with ``reserved_prefix``; ``boolean``;
     ``domain`` with ``nullable``; ``callable`` (``on_start``, written as the callable's name) with
     ``nullable``; ``autoscaler`` with ``fields``, each field's own
-    ``default`` and integer rule. The bounds are read from the checks themselves, so
+    ``default`` and integer rule; ``retries`` (``nullable``) with ``fields`` the same way
+    (``max_retries`` has no default: None). The bounds are read from the checks themselves, so
     this is what the decorators enforce. Options and kinds come in manifest order.
 
     The platform's parity test (test/core/workload/sdk-parity.test.ts) compares it with

@@ -25,8 +25,10 @@ import {
   optionsByKind,
   optionTable,
   reservedRoutePrefix,
+  retriesRules,
   workloadKinds,
   type AutoscalerKey,
+  type RetriesKey,
   type OptionName,
 } from '../../../core/workload/rules.js';
 import type { WorkloadKind } from '../../../core/workload/types.js';
@@ -43,7 +45,7 @@ const PLATFORM = 'the platform (core/workload/rules.ts, defaults.ts)';
 const pythonScript = `
 import json, sys
 import svc
-from svc import Autoscaler
+from svc import Autoscaler, Retries
 from svc._checks import Problem, name as check_name, rule_of
 from svc._options import OPTIONS, describe_options, manifest_value
 from svc.exceptions import InvalidOptionError
@@ -61,6 +63,8 @@ def writes_as_is(option, value):
     try:
         if option == "autoscaler":
             kept = Autoscaler(**value).to_dict()
+        elif option == "retries" and isinstance(value, dict):
+            kept = Retries(**value).to_dict()
         else:
             kept = manifest_value(option, OPTIONS[option].check(given(option, value)))
     except (Problem, InvalidOptionError, TypeError):
@@ -159,6 +163,17 @@ function platformTable(): Table {
         );
         return { ...base, fields };
       }
+      case 'retries': {
+        // The SDK's svc.Retries defaults; max_retries has none (it is the count itself).
+        const sdkDefaults: Record<RetriesKey, number | null> = { max_retries: null, backoff_coefficient: 2, initial_delay: 1, max_delay: 60 };
+        const fields = Object.fromEntries(
+          (Object.keys(retriesRules) as RetriesKey[]).map((key) => {
+            const { integer, min, max } = retriesRules[key];
+            return [key, { default: sdkDefaults[key], type: integer ? 'integer' : 'number', min, max }];
+          }),
+        );
+        return { ...base, nullable: true, fields };
+      }
     }
   };
   return Object.fromEntries(workloadKinds.map((kind) => [kind, Object.fromEntries(optionsByKind[kind].map((name) => [name, describe(name)]))]));
@@ -235,6 +250,14 @@ function probesFor(name: OptionName): unknown[] {
     }
     case 'callable':
       return [null, 'load', 'Model.load', 'make.<locals>.load', '<lambda>', '', 5, true, [], {}];
+    case 'retries': {
+      const base = { max_retries: 3, backoff_coefficient: 2, initial_delay: 1, max_delay: 60 };
+      const edges = (Object.keys(retriesRules) as RetriesKey[]).flatMap((key) => {
+        const { min, max, integer } = retriesRules[key];
+        return [min - (integer ? 1 : 0.001), min, max, max + (integer ? 1 : 0.001)].map((value) => ({ ...base, [key]: value }));
+      });
+      return [null, base, ...edges, { ...base, max_retries: 1.5 }, { max_retries: 1 }, { ...base, extra: 1 }, { ...base, initial_delay: '1' }, 3, true, []];
+    }
   }
 }
 

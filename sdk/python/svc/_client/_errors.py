@@ -59,6 +59,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "server_unreachable": ex.ServerUnreachableError,
     "unexpected_response": ex.RemoteError,
     "handler_error": ex.RemoteCallError,
+    "timeout": ex.FunctionTimeoutError,
     "image_build_failed": ex.StartFailedError,
     "python_unavailable": ex.StartFailedError,
     "container_failed": ex.StartFailedError,
@@ -77,10 +78,11 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
 
 _STATUS_CLASSES: dict[int, type[ex.RemoteError]] = {
     401: ex.UnauthorizedError, 403: ex.ForbiddenError, 404: ex.NotFoundError, 429: ex.TooManyRequestsError,
-    502: ex.WorkerCrashedError, 503: ex.UnavailableError,
+    502: ex.WorkerCrashedError, 503: ex.UnavailableError, 504: ex.FunctionTimeoutError,
 }
 _STATUS_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-                 413: "payload_too_large", 429: "rate_limited", 502: "upstream_unreachable", 503: "no_capacity"}
+                 413: "payload_too_large", 429: "rate_limited", 502: "upstream_unreachable", 503: "no_capacity",
+                 504: "timeout"}
 
 
 def error_for(code: str, message: str, *, status: int | None = None, hint: str | None = None,
