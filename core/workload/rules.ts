@@ -44,6 +44,8 @@ export type OptionRule =
   | { readonly type: 'boolean' }
   | { readonly type: 'memory' }
   | { readonly type: 'route' }
+  /** `openapi`: null, or the ASGI app's path of its OpenAPI description, under the rules of a route. */
+  | { readonly type: 'openapi' }
   | { readonly type: 'methods' }
   | { readonly type: 'domain' }
   | { readonly type: 'autoscaler' }
@@ -75,6 +77,7 @@ export const optionTable = Object.freeze({
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
   on_start: { kinds: all, rule: { type: 'callable' } },
+  openapi: { kinds: ['asgi'], rule: { type: 'openapi' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;

@@ -60,6 +60,12 @@ export interface Workload {
   readonly scaling: ScalingSpec;
   readonly parameters: JsonSchema | null;
   readonly returns: JsonSchema | null;
+  /**
+   * asgi only: the app's path of its OpenAPI description, read at each deploy
+   * (`/openapi.json`); null: not read (`openapi=None`). Absent for other kinds,
+   * and in records written before the option existed.
+   */
+  readonly openapi?: string | null;
 }
 
 export interface AppSpec {

@@ -13,6 +13,7 @@ from .exceptions import InvalidOptionError
 
 F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
+_OPENAPI: Any = OPTIONS["openapi"].default
 
 
 def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
@@ -40,13 +41,19 @@ def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
         domain: str | None = None,
         keep_warm_seconds: int = 60,
         on_start: Callable[[], Any] | None = None,
+        openapi: str | None = _OPENAPI,
         **unknown: Any,
     ) -> Any:
-        options = dict(
+        options: dict[str, Any] = dict(
             cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
             autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
             authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
         )
+        # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
+        if kind == "asgi":
+            options["openapi"] = openapi
+        elif openapi is not _OPENAPI:
+            unknown = {"openapi": openapi, **unknown}
         return self._declare(kind, target, name, image, options, unknown)
 
     decorator.__name__ = kind

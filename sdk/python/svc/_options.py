@@ -73,6 +73,14 @@ def _route(value: Any) -> str:
     return value
 
 
+@_checks.describe(type="openapi", reserved_prefix=RESERVED_ROUTE_PREFIX)
+def _openapi(value: Any) -> str:
+    """The app's path of its OpenAPI description: the rules of a route (it is one of the app's)."""
+    if not isinstance(value, str):
+        raise Problem(f"is a {_checks.type_name(value)}, not a string: pass the app's path of it, such as '/openapi.json', or None")
+    return _route(value)
+
+
 @_checks.describe(type="methods", allowed=list(HTTP_METHODS))
 def _methods(value: Any) -> list[str]:
     allowed = ", ".join(HTTP_METHODS)
@@ -229,6 +237,11 @@ OPTIONS: Mapping[str, Option] = {
                "handler as context.on_start_value. If it raises, the worker does not start and "
                "the traceback goes to the workload logs.",
                "on_start=load_model"),
+        Option("openapi", "str | None", "/openapi.json", _checks.optional(_openapi),
+               "The app's path of its OpenAPI description (FastAPI serves one at /openapi.json), read once "
+               "at each deploy: svc app export then gives each operation its own typed method. None: not "
+               "read (the client keeps only request() and connect()). A deploy never fails over it.",
+               'openapi="/api/schema.json"'),
     )
 }
 
@@ -239,7 +252,7 @@ _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_sec
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "function": _SERVED + ("on_start",),
     "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start"),
-    "asgi": _ASGI + ("on_start",),
+    "asgi": _ASGI + ("on_start", "openapi"),
     "realtime": _ASGI + ("on_start",),
 }
 
