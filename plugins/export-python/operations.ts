@@ -46,7 +46,8 @@ function renderOperation(operation: InterfaceOperation, name: string, mapper: Ty
   const keyword: PyParameter[] = [];
   const groups: Record<'path' | 'query' | 'header', string[]> = { path: [], query: [], header: [] };
   for (const parameter of operation.parameters) {
-    const python = locals.take(identifier(parameter.name, 'p_'));
+    // Header names are case-insensitive: `X-Token` is `x_token`.
+    const python = locals.take(identifier(parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name, 'p_'));
     const type = mapper.annotation(parameter.schema, `${hint}${pascal(python)}`, defs);
     groups[parameter.in].push(`${pyString(parameter.name)}: ${python}`);
     const required = parameter.in === 'path' || parameter.required;
