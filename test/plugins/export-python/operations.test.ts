@@ -110,7 +110,7 @@ print(json.dumps({
     assert.match(seen.connect, /^\(class_: str, body: (Optional\[Mapping\[str, str\]\]|(typing\.)?Mapping\[str, str\] \| None) = None, \*, x_token: str\) -> int \| None$/);
     // No 2xx answer described: any JSON.
     assert.equal(seen.import, '(*, self_2: int | None = None) -> Any');
-    assert.equal(seen.request, '() -> _rt.Response');
+    assert.equal(seen.request, '() -> svc._client._response.Response');
     assert.deepEqual(seen.plain, []);
     assert.deepEqual(seen.generic, [true, true, true]);
   });
