@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Sequence, TypeVar
 
 from . import _checks
@@ -13,7 +14,13 @@ from .exceptions import InvalidOptionError
 
 F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
-_OPENAPI: Any = OPTIONS["openapi"].default
+
+
+class _Default(str):
+    """A default the decorator can tell from the same text passed on purpose."""
+
+
+_OPENAPI = _Default(OPTIONS["openapi"].default)
 
 
 def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
@@ -51,14 +58,18 @@ def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
         )
         # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
         if kind == "asgi":
-            options["openapi"] = openapi
-        elif openapi is not _OPENAPI:
+            options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
+        elif not isinstance(openapi, _Default):
             unknown = {"openapi": openapi, **unknown}
         return self._declare(kind, target, name, image, options, unknown)
 
     decorator.__name__ = kind
     decorator.__qualname__ = f"App.{kind}"
     decorator.__doc__ = doc
+    if kind != "asgi":  # what help() and editors show: the options this kind takes
+        signature = inspect.signature(decorator)
+        setattr(decorator, "__signature__", signature.replace(
+            parameters=[p for p in signature.parameters.values() if p.name != "openapi"]))
     return decorator
 
 
