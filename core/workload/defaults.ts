@@ -22,8 +22,8 @@ export const optionDefaults = deepFreeze({
   domain: null,
   keep_warm: 60,
   keep_warm_seconds: 60,
-  on_start: null,
   openapi: '/openapi.json',
+  on_start: null,
 });
 
 /** Scaling of workloads whose manifest has no scaling options (functions). */

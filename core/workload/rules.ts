@@ -76,8 +76,8 @@ export const optionTable = Object.freeze({
   domain: { kinds: served, rule: { type: 'domain' } },
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
-  on_start: { kinds: all, rule: { type: 'callable' } },
   openapi: { kinds: ['asgi'], rule: { type: 'openapi' } },
+  on_start: { kinds: all, rule: { type: 'callable' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;

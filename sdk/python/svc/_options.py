@@ -252,7 +252,7 @@ _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_sec
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "function": _SERVED + ("on_start",),
     "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start"),
-    "asgi": _ASGI + ("on_start", "openapi"),
+    "asgi": _ASGI + ("openapi", "on_start"),
     "realtime": _ASGI + ("on_start",),
 }
 

@@ -100,7 +100,7 @@ SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "
     ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
                   "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None}),
     ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
-              "keep_warm_seconds": 60, "on_start": None, "openapi": "/openapi.json"}),
+              "keep_warm_seconds": 60, "openapi": "/openapi.json", "on_start": None}),
     ("realtime", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
                   "keep_warm_seconds": 60, "on_start": None}),
 ])
