@@ -15,6 +15,7 @@ import { DEFAULT_SCALING_POLICY } from '../config/schema.js';
 import { tlsEnabled } from '../config/tls-schema.js';
 import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
 import type { ControlPlane } from './api/control-plane.js';
+import { captureApi } from './app-api/capture.js';
 import { Autoscaler } from './autoscale/controller.js';
 import { resolvePolicy } from './autoscale/policy.js';
 import { artifactSecret, createArtifactUrls, type ArtifactUrls } from './bundles/artifact-url.js';
@@ -229,6 +230,11 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
       }
     },
     report: reportAs('RESTORE'),
+    captureApi: async (unit, request) => {
+      const instance = registry.instances(unit.key)[0];
+      if (instance === undefined) return { capture: null, message: `no OpenAPI description: the gateway sees no container of it to read ${request.source} from` };
+      return captureApi((options) => upstreams.request(instance, options), request);
+    },
   });
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();

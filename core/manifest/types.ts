@@ -83,12 +83,15 @@ export interface EndpointOptions extends ServedOptions {
   timeout?: number;
 }
 
-export interface AsgiOptions extends ServedOptions {
+export interface RealtimeOptions extends ServedOptions {
   concurrent_requests: number;
   keep_warm_seconds: number;
 }
 
-export type RealtimeOptions = AsgiOptions;
+export interface AsgiOptions extends RealtimeOptions {
+  /** The app's path of its OpenAPI description, read at each deploy; null: not read. */
+  openapi: string | null;
+}
 
 interface WorkloadBase {
   /** A lowercase DNS label (`nameProblem` of core/workspaces/names.ts); unique in the app. */

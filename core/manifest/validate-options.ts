@@ -48,6 +48,13 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
     case 'methods':
       checkMethods(value, issues);
       return;
+    case 'openapi':
+      if (value !== null && typeof value !== 'string') issues.add(`must be null (not read) or the app's path of its OpenAPI description, like "/openapi.json", got ${jsonTypeName(value)}`);
+      else if (typeof value === 'string') {
+        const problems = routeProblems(value);
+        if (problems.length > 0) issues.add(`${problems.join('; ')}, got ${JSON.stringify(value)}`);
+      }
+      return;
     case 'domain':
       if (value !== null && typeof value !== 'string') issues.add(`must be null or a string, got ${jsonTypeName(value)}`);
       else if (typeof value === 'string' && !isDomainName(value)) {

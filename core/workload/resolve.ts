@@ -3,7 +3,7 @@
  * defaults filled). Pure: no I/O, and the input manifest is left untouched.
  */
 import { assertValidManifest } from '../manifest/parse.js';
-import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, ServedOptions } from '../manifest/types.js';
+import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, RealtimeOptions, ServedOptions } from '../manifest/types.js';
 import { defaultScaling, optionDefaults } from './defaults.js';
 import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';
@@ -57,6 +57,7 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
     returns: workload.returns === null ? null : structuredClone(workload.returns),
     ...callLimitsOf(workload),
+    ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
   };
 }
 
@@ -97,7 +98,7 @@ function endpointHttp(options: EndpointOptions): HttpSpec {
 }
 
 /** ASGI apps and WebSocket handlers own every path and method below their root. */
-function appHttp(options: AsgiOptions): HttpSpec {
+function appHttp(options: RealtimeOptions): HttpSpec {
   return { route: '/', methods: [], authorized: options.authorized, domain: options.domain };
 }
 

@@ -44,6 +44,8 @@ export type OptionRule =
   | { readonly type: 'boolean' }
   | { readonly type: 'memory' }
   | { readonly type: 'route' }
+  /** `openapi`: null, or the ASGI app's path of its OpenAPI description, under the rules of a route. */
+  | { readonly type: 'openapi' }
   | { readonly type: 'methods' }
   | { readonly type: 'domain' }
   | { readonly type: 'autoscaler' }
@@ -76,6 +78,7 @@ export const optionTable = Object.freeze({
   domain: { kinds: served, rule: { type: 'domain' } },
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
+  openapi: { kinds: ['asgi'], rule: { type: 'openapi' } },
   on_start: { kinds: all, rule: { type: 'callable' } },
   timeout: { kinds: ['function', 'endpoint'], rule: { type: 'number', min: 1, max: 86_400 } },
   retries: { kinds: ['function'], rule: { type: 'retries' } },

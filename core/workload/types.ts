@@ -77,6 +77,12 @@ export interface Workload {
   readonly timeout?: number;
   /** A function's retries; null without. Absent for other kinds and in older stored specs. */
   readonly retries?: RetriesSpec | null;
+  /**
+   * asgi only: the app's path of its OpenAPI description, read at each deploy
+   * (`/openapi.json`); null: not read (`openapi=None`). Absent for other kinds,
+   * and in records written before the option existed.
+   */
+  readonly openapi?: string | null;
 }
 
 export interface AppSpec {

@@ -82,7 +82,7 @@ function renderWorkload(workload: InterfaceWorkload, names: WorkloadNames, mappe
     case 'realtime':
       return renderRealtime(workload, names, mapper);
     case 'asgi':
-      return renderAsgi(workload, names);
+      return renderAsgi(workload, names, mapper);
     default:
       return renderFunction(workload, names, mapper);
   }
@@ -144,8 +144,10 @@ function describe(workload: InterfaceWorkload): string {
   switch (workload.kind) {
     case 'endpoint':
       return `endpoint ${workload.methods.join(', ')} ${workload.route ?? '/'} (${access}), .request(...)`;
-    case 'asgi':
-      return `ASGI app (${access}), .request(method, path, ...) and .connect(path)`;
+    case 'asgi': {
+      const typed = workload.api?.operations.length ?? 0;
+      return `ASGI app (${access}), ${typed > 0 ? `${typed} typed method${typed === 1 ? '' : 's'} (one per operation), ` : ''}.request(method, path, ...) and .connect(path)`;
+    }
     case 'realtime':
       return `realtime WebSocket handler (${access}), .connect()`;
     default:

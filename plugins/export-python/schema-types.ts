@@ -33,7 +33,7 @@ export interface Model {
 }
 
 /** `$defs` in scope, innermost first. */
-interface Defs {
+export interface Defs {
   readonly id: string;
   readonly defs: Schema;
   readonly parent: Defs | null;
@@ -211,6 +211,11 @@ function literal(values: readonly unknown[]): string {
   if (scalar.length === 0) return 'None';
   const text = `typing.Literal[${scalar.map(pyLiteral).join(', ')}]`;
   return scalar.length < values.length ? `${text} | None` : text;
+}
+
+/** Named schemas that `#/$defs/<name>` refers to from outside them (an ASGI app's `definitions`); `id` tells apart equal names of different sets. */
+export function definitionsScope(id: string, defs: Schema): Defs {
+  return { id, defs, parent: null };
 }
 
 function withDefs(schema: Schema, parent: Defs | null): Defs | null {

@@ -55,7 +55,8 @@ describe('svc app export: typed Python clients of deployed apps', function () {
       assert.deepEqual(generatedFrom, { versions: { greet: 1, hello: 1, square: 1 } });
       assert.deepEqual(workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]), [['greet', 'endpoint'], ['hello', 'endpoint'], ['square', 'function']]);
       const [greet, hello, square] = workloads;
-      assert.deepEqual(Object.keys(greet), ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status']);
+      assert.deepEqual(Object.keys(greet), ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status', 'api']);
+      assert.equal(greet.api, null);
       assert.deepEqual(
         { doc: greet.doc, url: greet.url, path: greet.path, methods: greet.methods, route: greet.route, authorized: greet.authorized, status: greet.status },
         { doc: 'Greets someone by name.', url: `${platform.url}/default/quickstart/greet/greet`, path: '/default/quickstart/greet/greet', methods: ['POST'], route: '/greet', authorized: true, status: 'running' },

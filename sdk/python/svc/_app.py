@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Sequence, TypeVar
 
 from . import _checks
@@ -14,6 +15,13 @@ from .exceptions import InvalidOptionError
 
 F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
+
+
+class _Default(str):
+    """A default the decorator can tell from the same text passed on purpose."""
+
+
+_OPENAPI = _Default(OPTIONS["openapi"].default)
 
 
 def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
@@ -41,18 +49,28 @@ def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
         domain: str | None = None,
         keep_warm_seconds: int = 60,
         on_start: Callable[[], Any] | None = None,
+        openapi: str | None = _OPENAPI,
         **unknown: Any,
     ) -> Any:
-        options = dict(
+        options: dict[str, Any] = dict(
             cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
             autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
             authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
         )
+        # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
+        if kind == "asgi":
+            options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
+        elif not isinstance(openapi, _Default):
+            unknown = {"openapi": openapi, **unknown}
         return self._declare(kind, target, name, image, options, unknown)
 
     decorator.__name__ = kind
     decorator.__qualname__ = f"App.{kind}"
     decorator.__doc__ = doc
+    if kind != "asgi":  # what help() and editors show: the options this kind takes
+        signature = inspect.signature(decorator)
+        setattr(decorator, "__signature__", signature.replace(
+            parameters=[p for p in signature.parameters.values() if p.name != "openapi"]))
     return decorator
 
 

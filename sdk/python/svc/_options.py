@@ -74,6 +74,14 @@ def _route(value: Any) -> str:
     return value
 
 
+@_checks.describe(type="openapi", reserved_prefix=RESERVED_ROUTE_PREFIX)
+def _openapi(value: Any) -> str:
+    """The app's path of its OpenAPI description: the rules of a route (it is one of the app's)."""
+    if not isinstance(value, str):
+        raise Problem(f"is a {_checks.type_name(value)}, not a string: pass the app's path of it, such as '/openapi.json', or None")
+    return _route(value)
+
+
 @_checks.describe(type="methods", allowed=list(HTTP_METHODS))
 def _methods(value: Any) -> list[str]:
     allowed = ", ".join(HTTP_METHODS)
@@ -243,6 +251,11 @@ OPTIONS: Mapping[str, Option] = {
                "Run a failed call again (it raised, its container died, or it timed out): a count, "
                "0 to 10, or svc.Retries for the pauses between attempts. Each attempt is in the logs.",
                "retries=svc.Retries(max_retries=3, initial_delay=0.5)"),
+        Option("openapi", "str | None", "/openapi.json", _checks.optional(_openapi),
+               "The app's path of its OpenAPI description (FastAPI serves one at /openapi.json), read once "
+               "at each deploy: svc app export then gives each operation its own typed method. None: not "
+               "read (the client keeps only request() and connect()). A deploy never fails over it.",
+               'openapi="/api/schema.json"'),
     )
 }
 
@@ -253,7 +266,7 @@ _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_sec
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "function": _SERVED + ("on_start", "timeout", "retries"),
     "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start", "timeout"),
-    "asgi": _ASGI + ("on_start",),
+    "asgi": _ASGI + ("openapi", "on_start"),
     "realtime": _ASGI + ("on_start",),
 }
 

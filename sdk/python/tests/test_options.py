@@ -105,7 +105,7 @@ SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "
     ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
                   "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None, "timeout": 300.0}),
     ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
-              "keep_warm_seconds": 60, "on_start": None}),
+              "keep_warm_seconds": 60, "openapi": "/openapi.json", "on_start": None}),
     ("realtime", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
                   "keep_warm_seconds": 60, "on_start": None}),
 ])
@@ -147,6 +147,20 @@ def test_retries_wait_longer_each_time_up_to_max_delay_and_write_their_manifest_
     assert [retries.delay(n) for n in range(1, 6)] == [0.5, 1.5, 4.5, 10.0, 10.0]
     assert retries.to_dict() == {"max_retries": 5, "backoff_coefficient": 3.0, "initial_delay": 0.5, "max_delay": 10.0}
     assert svc.Retries(1) == svc.Retries(max_retries=1, backoff_coefficient=2.0, initial_delay=1.0, max_delay=60.0)
+
+
+def test_openapi_names_the_asgi_apps_path_of_its_description_or_none_and_only_asgi_takes_it(app):
+    assert declare(svc.App("a"), "asgi", openapi="/api/schema.json")["openapi"] == "/api/schema.json"
+    assert type(declare(svc.App("b"), "asgi")["openapi"]) is str
+    assert declare(app, "asgi", openapi=None)["openapi"] is None
+    with pytest.raises(svc.InvalidOptionError, match=r"app\.asgi: openapi='openapi\.json' does not start with '/'"):
+        declare(app, "asgi", openapi="openapi.json")
+    with pytest.raises(svc.InvalidOptionError, match=r"openapi=5 is a int, not a string: pass the app's path"):
+        declare(app, "asgi", openapi=5)
+    with pytest.raises(svc.InvalidOptionError, match=r"openapi belongs to app\.asgi"):
+        declare(app, "realtime", openapi="/openapi.json")
+    assert "openapi" not in inspect.signature(app.realtime).parameters
+    assert "openapi" in inspect.signature(app.asgi).parameters
 
 
 def test_a_good_autoscaler_is_kept(app):

@@ -53,6 +53,7 @@ describe('resolveApp()', () => {
           scaling: { workers: 1, concurrency: 100, maxPendingTasks: 100, keepWarmSeconds: 300, checkpointEnabled: false, autoscaler: singleContainer },
           parameters: null,
           returns: null,
+          openapi: '/openapi.json',
         },
         {
           app: 'sample', name: 'chat', kind: 'realtime', handler: 'Chat.on_message', onStart: 'Chat.<locals>.connect', doc: 'Echoes messages.', image: plainImage,

@@ -149,6 +149,8 @@ function platformTable(): Table {
         return { ...base, allowed: [...httpMethods] };
       case 'route':
         return { ...base, reserved_prefix: reservedRoutePrefix };
+      case 'openapi':
+        return { ...base, reserved_prefix: reservedRoutePrefix, nullable: true };
       case 'domain':
       case 'callable':
         return { ...base, nullable: true };
@@ -224,6 +226,8 @@ function probesFor(name: OptionName): unknown[] {
         reservedRoutePrefix, `${reservedRoutePrefix}/health`, `${reservedRoutePrefix}x`, '/café', '/a%20b', '/a/{id}', '/a<b>',
         "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;=", 5, null,
       ];
+    case 'openapi':
+      return [null, '/openapi.json', '/api/v1/openapi.json', '/', 'openapi.json', '', '/a?b', '/a b', '//a', '/./a', `${reservedRoutePrefix}/openapi.json`, '/café', 5, true, []];
     case 'methods':
       return [['GET'], ['GET', 'POST'], [...httpMethods], [], ['get'], ['FETCH'], ['GET', 'GET'], 'GET', [1], null];
     case 'domain':

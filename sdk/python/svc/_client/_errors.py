@@ -109,10 +109,36 @@ def error_from_answer(status: int, body: bytes, what: str, *, api: bool = True) 
             status=status, hint=hint if isinstance(hint, str) else None, details=error.get("details"),
         )
     cls = _STATUS_CLASSES.get(status, ex.InvalidRequestError if 400 <= status < 500 else ex.RemoteError)
-    text = body[:300].decode("utf-8", "replace").strip()
+    detail = None if api else _detail(body)
+    text = _detail_text(detail) if detail is not None else body[:300].decode("utf-8", "replace").strip()
     foreign = api and bool(body.strip())  # an empty body (HEAD) is just the status
     code = "unexpected_response" if foreign else _STATUS_CODES.get(status, "internal" if status >= 500 else "bad_request")
-    return cls(f"{what} answered HTTP {status}" + (f": {text}" if text else ""), code=code, status=status)
+    return cls(f"{what} answered HTTP {status}" + (f": {text}" if text else ""), code=code, status=status, details=detail)
+
+
+def _detail(body: bytes) -> Any:
+    """The ``detail`` of an ASGI app's error body (FastAPI and Starlette answer ``{"detail": ...}``), else None."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return data.get("detail") if isinstance(data, dict) else None
+
+
+def _detail_text(detail: Any) -> str:
+    """A ``detail`` as one line: the text itself, or FastAPI's validation errors as ``body.title: Field required``."""
+    if isinstance(detail, str):
+        return detail[:300]
+    if isinstance(detail, list):
+        parts: list[str] = []
+        for item in detail[:5]:
+            if isinstance(item, dict) and "msg" in item:
+                loc = item.get("loc")
+                where = ".".join(str(part) for part in loc) if isinstance(loc, list) else ""
+                parts.append(f"{where}: {item['msg']}" if where else str(item["msg"]))
+        if parts:
+            return "; ".join(parts)[:300]
+    return json.dumps(detail)[:300]
 
 
 def _svc_error(body: bytes) -> dict[str, Any] | None:
