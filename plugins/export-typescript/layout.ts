@@ -38,7 +38,8 @@ const MODULE_NAMES = ['APP', 'GENERATED_FROM', 'Client', 'createClient', 'SvcErr
 const PACKAGE_NAME = /^[a-z0-9][a-z0-9._-]{0,200}$/;
 
 export function exportTypeScript(app: AppInterface, options: ExportOptions = {}): ExportedFiles {
-  const pkg = options.packageName ?? app.app;
+  // App names are DNS labels, already npm names; anything else is made one.
+  const pkg = options.packageName ?? (app.app.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '') || 'app');
   if (!PACKAGE_NAME.test(pkg)) {
     throw new SvcError('usage_invalid', `the npm package name ${JSON.stringify(pkg)} is not one`, {
       hint: 'Use lower-case letters, digits, ., _ and -, starting with a letter or digit.',
@@ -125,7 +126,7 @@ function packageJson(app: AppInterface, pkg: string): string {
 function indexJs(app: AppInterface, header: string, objects: readonly string[], rendered: readonly RenderedWorkload[]): string {
   const classes = [...new Set(rendered.map((r) => /^new (\w+)\(/.exec(r.construct)![1]!))].sort();
   return [
-    `${header}/** The typed client of the svc app ${app.app}: createClient(options), or the objects below (SVC_SERVER and SVC_TOKEN at each call). */`,
+    header + jsDoc(`The typed client of the svc app ${app.app}: createClient(options), or the objects below (SVC_SERVER and SVC_TOKEN at each call).`).join('\n'),
     ...(classes.length > 0 ? [`import { ${classes.join(', ')} } from './runtime.js';`] : []),
     '',
     "export { ConnectionClosedError, SvcError } from './runtime.js';",
@@ -155,7 +156,7 @@ function indexDts(app: AppInterface, header: string, objects: readonly string[],
     '',
     ...models,
     ...rendered.flatMap((r) => r.declarations),
-    `/** Every workload of ${app.app}, calling with the options createClient() was given. */`,
+    ...jsDoc(`Every workload of ${app.app}, calling with the options createClient() was given.`),
     'export interface Client {',
     ...app.workloads.flatMap((w, i) => [...jsDoc(w.doc, '  '), `  readonly ${objects[i]}: ${names[i]!.type};`]),
     '}',
@@ -167,7 +168,7 @@ function indexDts(app: AppInterface, header: string, objects: readonly string[],
   ].join('\n');
   const used = RUNTIME_TYPES.filter((name) => name === 'ClientOptions' || new RegExp(`\\b${name}\\b`).test(body));
   return [
-    `${header}/** The types of the typed client of the svc app ${app.app}. */`,
+    header + jsDoc(`The types of the typed client of the svc app ${app.app}.`).join('\n'),
     `import type { ${used.join(', ')} } from './runtime.js';`,
     '',
     "export { ConnectionClosedError, SvcError } from './runtime.js';",

@@ -17,7 +17,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
   const connect = `Opens a WebSocket session with ${workload.name}: each send() calls it once; receive() or for await takes its replies one message at a time.\nResolved once the session is open; a refused one (a bad token) throws SvcError with svc's code.`;
   return {
     declarations: [
-      `/** A WebSocket session with ${workload.name} of ${names.app}: send() a message (${workload.name} is called once with it), then read the replies. */`,
+      ...jsDoc(`A WebSocket session with ${workload.name} of ${names.app}: send() a message (${workload.name} is called once with it), then read the replies.`),
       `export type ${connection} = Connection<${message.type}, ${item.type}>;`,
       '',
       ...jsDoc(workload.doc ?? `The realtime handler ${workload.name} of ${names.app}.`),

@@ -24,7 +24,8 @@ export interface ClientOptions {
 /**
  * An error answer, as svc's typed error: code is svc's stable code (docs/errors.md) for svc's
  * own answers, else the usual one of the HTTP status (an ASGI app's 404 is not_found, its body in
- * details); a newer server may send a code this client does not list yet.
+ * details); a newer server may send a code this client does not list yet. instanceof SvcError
+ * holds for the errors of every exported client, whichever package's SvcError you import.
  */
 export declare class SvcError extends Error {
   constructor(code: SvcErrorCode | (string & Record<never, never>), message: string, options?: { readonly status?: number; readonly hint?: string; readonly details?: unknown });

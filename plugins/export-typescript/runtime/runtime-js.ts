@@ -21,21 +21,40 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 /** The code of an error answer that is not svc's own (an ASGI app's, a proxy's), by status: as the Python SDK does. */
 const STATUS_CODES = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 429: 'rate_limited', 502: 'upstream_unreachable', 503: 'no_capacity' };
 
+/**
+ * Every exported client has its own copy of this file; a brand shared through the global
+ * symbol registry makes 'instanceof SvcError' true for the errors of all of them.
+ */
+const SVC_ERROR = Symbol.for('svc-clients.SvcError');
+const CONNECTION_CLOSED = Symbol.for('svc-clients.ConnectionClosedError');
+
+const branded = (value, brand) => typeof value === 'object' && value !== null && value[brand] === true;
+
 export class SvcError extends Error {
   constructor(code, message, options = {}) {
     super(message);
+    Object.defineProperty(this, SVC_ERROR, { value: true });
     this.name = 'SvcError';
     this.code = code;
     this.status = options.status ?? ERROR_STATUS[code] ?? 500;
     this.hint = options.hint ?? null;
     this.details = options.details;
   }
+
+  static [Symbol.hasInstance](value) {
+    return branded(value, SVC_ERROR);
+  }
 }
 
 export class ConnectionClosedError extends Error {
   constructor(message) {
     super(message);
+    Object.defineProperty(this, CONNECTION_CLOSED, { value: true });
     this.name = 'ConnectionClosedError';
+  }
+
+  static [Symbol.hasInstance](value) {
+    return branded(value, CONNECTION_CLOSED);
   }
 }
 

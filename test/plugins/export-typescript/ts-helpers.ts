@@ -3,7 +3,7 @@
  * examples, the FastAPI example's OpenAPI operations), writing an export into
  * a folder, and the repo's own `tsc` run on a folder's tsconfig.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppInterface, ExportedFiles, InterfaceApi } from '../../../core/plugin/types.js';
@@ -64,4 +64,13 @@ export function tsc(dir: string, files: readonly string[], options: Record<strin
 /** Declarations without their comments and string literals: what `any` must not appear in. */
 export function declarationCode(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '').replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+}
+
+/** Runs `node <script>` in `cwd`, without blocking this process (an in-process platform must keep answering it). */
+export function runNode(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [script], { cwd, env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+    });
+  });
 }
