@@ -6,9 +6,9 @@
  * their names on the wire, the request body as `body`, an error answer thrown
  * as SvcError (its body in `details`).
  */
-import type { InterfaceApi, InterfaceOperation, InterfaceWorkload } from 'svc/plugin';
+import type { InterfaceApi, InterfaceOperation, InterfaceWorkload, SchemaDefs } from 'svc/plugin';
 import { camelName, jsDoc, NameScope, typeName } from './names.js';
-import type { Defs, TypeMapper } from './schema-types.js';
+import type { TypeMapper } from './schema-types.js';
 import { argumentsType, infoLiteral, type ArgumentProperty, type RenderedWorkload, type WorkloadNames } from './workload.js';
 
 /** Names an operation method must leave to the object: its own members and Object's. */
@@ -51,7 +51,7 @@ export function renderAsgi(workload: InterfaceWorkload, names: WorkloadNames, ma
 }
 
 function renderOperation(operation: InterfaceOperation, api: InterfaceApi, method: string, workload: InterfaceWorkload, names: WorkloadNames, mapper: TypeMapper) {
-  const defs: Defs = { id: `api:${workload.name}`, defs: api.definitions, parent: null };
+  const defs: SchemaDefs = { id: `api:${workload.name}`, defs: api.definitions, parent: null };
   const hint = `${names.hint}${typeName(method)}`;
   const keys = new NameScope();
   const properties: ArgumentProperty[] = operation.parameters.map((p) => ({

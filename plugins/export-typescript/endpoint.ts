@@ -5,9 +5,9 @@
  * and `raw(args)` for the answer as it came. A function gets an object too,
  * whose `request()` throws: functions have no URL (`.remote()` calls them).
  */
-import type { InterfaceWorkload } from 'svc/plugin';
+import { isSchema, type InterfaceWorkload } from 'svc/plugin';
 import { jsDoc } from './names.js';
-import { isSchema, type TypeMapper } from './schema-types.js';
+import type { TypeMapper } from './schema-types.js';
 import { argumentsType, infoLiteral, schemaProperties, withDoc, type RenderedWorkload, type WorkloadNames } from './workload.js';
 
 export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames, mapper: TypeMapper): RenderedWorkload {

@@ -5,9 +5,9 @@
  * a streamed or iterable return), as the runtime frames them: a string,
  * bytes or untyped message travels as it is, anything else as JSON.
  */
-import type { InterfaceWorkload } from 'svc/plugin';
+import { isSchema, type InterfaceWorkload } from 'svc/plugin';
 import { jsDoc } from './names.js';
-import { isSchema, union, unionMembers, UNKNOWN, type TypeMapper } from './schema-types.js';
+import { union, unionMembers, UNKNOWN, type TypeMapper } from './schema-types.js';
 import { infoLiteral, withDoc, type RenderedWorkload, type WorkloadNames } from './workload.js';
 
 export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames, mapper: TypeMapper): RenderedWorkload {

@@ -10,9 +10,8 @@
  *   without properties → Record<string, T>, anyOf/oneOf/type lists → A | B,
  *   enum/const → literal unions, {} and anything unknown → unknown.
  */
+import { canonical, isSchema, resolveRef, withDefs, type Schema, type SchemaDefs } from 'svc/plugin';
 import { jsDoc, NameScope, propertyKey, typeName } from './names.js';
-
-type Schema = Readonly<Record<string, unknown>>;
 
 export const UNKNOWN = 'unknown';
 
@@ -31,13 +30,6 @@ export interface Model {
   readonly fields: ModelField[];
 }
 
-/** `$defs` in scope, innermost first. */
-export interface Defs {
-  readonly id: string;
-  readonly defs: Schema;
-  readonly parent: Defs | null;
-}
-
 export class TypeMapper {
   /** Every interface to generate, in the order met. */
   readonly models: Model[] = [];
@@ -52,7 +44,7 @@ export class TypeMapper {
   }
 
   /** The type of `schema`; `hint` names an object schema without a title (`GreetResult`). */
-  type(schema: unknown, hint: string, defs: Defs | null = null): string {
+  type(schema: unknown, hint: string, defs: SchemaDefs | null = null): string {
     if (!isSchema(schema)) return UNKNOWN;
     const scope = withDefs(schema, defs);
     const ref = schema['$ref'];
@@ -95,33 +87,27 @@ export class TypeMapper {
     return typeof title === 'string' ? (this.#byTitle.get(title) ?? UNKNOWN) : UNKNOWN;
   }
 
-  #array(schema: Schema, hint: string, scope: Defs | null): string {
+  #array(schema: Schema, hint: string, scope: SchemaDefs | null): string {
     const prefix = schema['prefixItems'];
     if (Array.isArray(prefix) && prefix.length > 0) return `[${prefix.map((item, i) => this.type(item, `${hint}Item${i + 1}`, scope)).join(', ')}]`;
     return arrayOf(isSchema(schema['items']) ? this.type(schema['items'], `${hint}Item`, scope) : UNKNOWN);
   }
 
-  #ref(ref: string, hint: string, scope: Defs | null): string {
-    const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
-    if (match === null) return UNKNOWN;
-    const name = match[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
-    for (let defs = scope; defs !== null; defs = defs.parent) {
-      const target = defs.defs[name];
-      if (!isSchema(target)) continue;
-      const key = `ref:${defs.id}:${name}`;
-      if (isSchema(target['properties'])) return this.#model({ title: name, ...target }, key, hint, defs);
-      if (this.#expanding.has(key)) return UNKNOWN; // a recursive alias that is no interface
-      this.#expanding.add(key);
-      try {
-        return this.type(target, typeName(name), defs);
-      } finally {
-        this.#expanding.delete(key);
-      }
+  #ref(ref: string, hint: string, scope: SchemaDefs | null): string {
+    const found = resolveRef(ref, scope);
+    if (found === null) return UNKNOWN;
+    const { name, target, defs, key } = found;
+    if (isSchema(target['properties'])) return this.#model({ title: name, ...target }, key, hint, defs);
+    if (this.#expanding.has(key)) return UNKNOWN; // a recursive alias that is no interface
+    this.#expanding.add(key);
+    try {
+      return this.type(target, typeName(name), defs);
+    } finally {
+      this.#expanding.delete(key);
     }
-    return UNKNOWN;
   }
 
-  #model(schema: Schema, key: string, hint: string, scope: Defs | null): string {
+  #model(schema: Schema, key: string, hint: string, scope: SchemaDefs | null): string {
     const known = this.#byKey.get(key);
     if (known !== undefined) return known;
     const title = typeof schema['title'] === 'string' && schema['title'] !== '' ? schema['title'] : null;
@@ -203,20 +189,4 @@ function literal(values: readonly unknown[]): string {
 function docOf(schema: Schema): string | null {
   const description = schema['description'];
   return typeof description === 'string' && description.trim() !== '' ? description.trim() : null;
-}
-
-function withDefs(schema: Schema, parent: Defs | null): Defs | null {
-  const defs = schema['$defs'] ?? schema['definitions'];
-  return isSchema(defs) ? { id: canonical(defs), defs, parent } : parent;
-}
-
-export function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** JSON with object keys sorted: equal schemas give equal text. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isSchema(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
 }

@@ -4,9 +4,9 @@
  * builds its object in `index.js`), and arguments interfaces from an object
  * schema (an endpoint's parameters, an ASGI operation's parameters and body).
  */
-import type { InterfaceWorkload } from 'svc/plugin';
+import { isSchema, type InterfaceWorkload, type SchemaDefs } from 'svc/plugin';
 import { jsDoc, NameScope, propertyKey } from './names.js';
-import { isSchema, type Defs, type TypeMapper } from './schema-types.js';
+import type { TypeMapper } from './schema-types.js';
 
 export interface WorkloadNames {
   readonly app: string;
@@ -65,7 +65,7 @@ export function argumentsType(name: string, doc: string, properties: readonly Ar
 }
 
 /** The properties of a function's `parameters` schema: optional when not required (or defaulted). */
-export function schemaProperties(schema: unknown, mapper: TypeMapper, hint: string, defs: Defs | null = null): ArgumentProperty[] {
+export function schemaProperties(schema: unknown, mapper: TypeMapper, hint: string, defs: SchemaDefs | null = null): ArgumentProperty[] {
   if (!isSchema(schema) || !isSchema(schema['properties'])) return [];
   const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
   return Object.entries(schema['properties']).map(([key, property]) => {
