@@ -58,7 +58,7 @@ export class ConnectionClosedError extends Error {
   }
 }
 
-/** The SvcError of svc's error body or message '{"error": {"code", "message", ...}}' (that one key only), else null. */
+/** The SvcError of svc's error body or message '{"error": {"code", "message", ...}}' (that one key only), else null; 'status' defaults to the code's. */
 function svcErrorOf(value, status) {
   const error = value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 ? value.error : undefined;
   if (error === null || typeof error !== 'object' || typeof error.code !== 'string' || typeof error.message !== 'string') return null;
@@ -249,7 +249,7 @@ export class Endpoint extends Workload {
     for await (const event of serverSentEvents(response)) {
       const parsed = parseJson(event.data);
       if (parsed === null) throw new SvcError('unexpected_response', this.app + '/' + this.name + ' streamed an item that is not JSON: ' + JSON.stringify(event.data.slice(0, 200)));
-      if (event.type === 'error') throw svcErrorOf(parsed.value, 500) ?? new SvcError('handler_error', this.app + '/' + this.name + ' failed: ' + event.data);
+      if (event.type === 'error') throw svcErrorOf(parsed.value) ?? new SvcError('handler_error', this.app + '/' + this.name + ' failed: ' + event.data);
       yield parsed.value;
     }
   }
@@ -498,7 +498,7 @@ class Connection {
       if (items !== 'typed') return frame;
       throw new SvcError('unexpected_response', this._workload.app + '/' + this._workload.name + ' sent a message that is not JSON: ' + JSON.stringify(text.slice(0, 200)));
     }
-    const error = this._typing.svcErrors ? svcErrorOf(parsed.value, ERROR_STATUS[parsed.value?.error?.code] ?? 500) : null;
+    const error = this._typing.svcErrors ? svcErrorOf(parsed.value) : null;
     if (error !== null) throw error;
     return items === 'raw' ? frame : parsed.value;
   }
