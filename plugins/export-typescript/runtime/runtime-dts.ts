@@ -11,14 +11,14 @@ export type { SvcErrorCode } from './errors.js';
 /** A WebSocket class like the standard one: the global WebSocket (Node 22+, browsers, Deno, Bun) or the ws package's. */
 export type WebSocketClass = new (url: string, protocols?: string | string[]) => object;
 
-/** How a client calls: every option is looked up at each call, so a changed environment needs no new client. */
+/** How a client calls: every option is looked up at each call, so a changed environment needs no new client; undefined is the default. */
 export interface ClientOptions {
   /** The svc server's URL; default SVC_SERVER, else the server the client was generated from. */
-  readonly server?: string;
+  readonly server?: string | undefined;
   /** The bearer token; default SVC_TOKEN. null calls without a token (public workloads). */
-  readonly token?: string | null;
+  readonly token?: string | null | undefined;
   /** The WebSocket class connect() uses; default globalThis.WebSocket (Node 20 has none: pass ws's). */
-  readonly WebSocket?: WebSocketClass;
+  readonly WebSocket?: WebSocketClass | undefined;
 }
 
 /**
@@ -64,11 +64,11 @@ export interface AsgiRequestInit {
   /** A JSON body (sent with content-type application/json). */
   readonly json?: unknown;
   /** A raw body, as it is; set its content-type in headers. */
-  readonly body?: string | Uint8Array;
+  readonly body?: string | Uint8Array | undefined;
   /** Extra headers; yours win. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Query parameters: null and undefined left out, an array repeats the key. */
-  readonly query?: Readonly<Record<string, QueryValue | readonly QueryValue[]>>;
+  readonly query?: Readonly<Record<string, QueryValue | readonly QueryValue[]>> | undefined;
 }
 
 /**

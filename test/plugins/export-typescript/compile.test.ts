@@ -20,6 +20,7 @@ import { chat, type ChatMessage, type Done, type Token, type Typing } from './sv
 import { api, type Todo, type TodoIn } from './svc-clients/asgi-fastapi/index.js';
 
 declare const console: { log(...values: unknown[]): void };
+declare function maybe(): string | undefined;
 
 export async function quickstart(): Promise<void> {
   const greeting: Greeting = await greet.request({ name: 'Ada', excited: true });
@@ -29,6 +30,7 @@ export async function quickstart(): Promise<void> {
   const raw = await greet.raw({ name: 'Ada' });
   const status: number = raw.status;
   const client = createClient({ server: 'http://127.0.0.1:7420', token: null });
+  const fromEnvironment = createClient({ token: maybe(), server: maybe(), WebSocket: undefined });
   const other = client.greet.withOptions({ token: 'svc_x' });
   await other.request({ name: 'Cy' });
   // @ts-expect-error name is required
@@ -45,7 +47,7 @@ export async function quickstart(): Promise<void> {
       console.log(code, error.status, hint, error.details);
     }
   }
-  console.log(length, hi, status, never, greet.url, greet.kind === 'endpoint');
+  console.log(length, hi, status, never, greet.url, greet.kind === 'endpoint', fromEnvironment);
 }
 
 export async function kitchenSink(): Promise<void> {
