@@ -6,9 +6,9 @@
  * the request). The answer is decoded into the result's type; an error
  * answer raises svc's typed exception (`_rt.Asgi._operation`).
  */
-import type { InterfaceApi, InterfaceOperation } from 'svc/plugin';
+import { definitionsScope, type InterfaceApi, type InterfaceOperation, type SchemaDefs } from 'svc/plugin';
 import { identifier, NameScope, pyDocstring, pyString } from './names.js';
-import { ANY, definitionsScope, optional, type Defs, type TypeMapper } from './schema-types.js';
+import { ANY, optional, type TypeMapper } from './schema-types.js';
 
 /** What the object has already (runtime.py's Workload and Asgi): no method may hide one of them. */
 const TAKEN = ['request', 'connect', 'app', 'name', 'kind', 'path', 'url', 'authorized', 'self'];
@@ -38,7 +38,7 @@ interface PyParameter {
   readonly required: boolean;
 }
 
-function renderOperation(operation: InterfaceOperation, name: string, mapper: TypeMapper, defs: Defs, hint: string, where: string): string {
+function renderOperation(operation: InterfaceOperation, name: string, mapper: TypeMapper, defs: SchemaDefs, hint: string, where: string): string {
   const locals = new NameScope();
   const self = 'self';
   locals.take(self);
@@ -78,7 +78,7 @@ function renderOperation(operation: InterfaceOperation, name: string, mapper: Ty
   ].join('\n');
 }
 
-function bodyOf(body: NonNullable<InterfaceOperation['body']>, name: string, mapper: TypeMapper, defs: Defs, hint: string): { name: string; contentType: string; parameter: PyParameter } {
+function bodyOf(body: NonNullable<InterfaceOperation['body']>, name: string, mapper: TypeMapper, defs: SchemaDefs, hint: string): { name: string; contentType: string; parameter: PyParameter } {
   const json = isJson(body.contentType);
   // A form is sent from a dict, anything else (a file, text) as it is.
   const type = json ? mapper.annotation(body.schema, `${hint}Body`, defs) : body.contentType === 'application/x-www-form-urlencoded' ? 'typing.Mapping[str, str]' : 'bytes | str';
@@ -92,7 +92,7 @@ interface Result {
   readonly annotation: string;
 }
 
-function resultOf(operation: InterfaceOperation, mapper: TypeMapper, defs: Defs, hint: string): Result {
+function resultOf(operation: InterfaceOperation, mapper: TypeMapper, defs: SchemaDefs, hint: string): Result {
   const { result } = operation;
   if (result.schema !== null) return { kind: 'json', annotation: mapper.annotation(result.schema, `${hint}Result`, defs) };
   if (result.contentType === null && (result.status === 204 || result.status === 205)) return { kind: 'none', annotation: 'None' };

@@ -210,7 +210,7 @@ print(json.dumps(seen))
     it('runs an exporter a plugin registers (--plugin, or the config\'s plugins): the recipe\'s .http file, whose request answers', async () => {
       const recipe = path.join(packageRoot, 'docs', 'recipes', 'export-http-file.js');
       const unknown = await rejectsWith(appExport(run().context, 'quickstart', { out, language: 'http-file' }));
-      assert.match(unknown.message, /no exporter for --language "http-file"; the exporters here are python$/);
+      assert.match(unknown.message, /no exporter for --language "http-file"; the exporters here are python, typescript$/);
       assert.match(unknown.hint ?? '', /add the plugin that registers "http-file" \(the config's plugins, or --plugin <module>\)/);
       const exported = run();
       await appExport(exported.context, 'quickstart', { out, language: 'http-file', plugin: recipe });
