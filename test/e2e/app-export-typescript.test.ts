@@ -15,11 +15,10 @@ import { loadManifest } from '../../core/manifest/load.js';
 import { examplesRoot, packageRoot } from '../../core/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
 import type { AppInterface } from '../../core/plugin/types.js';
-import { typescriptExporter } from '../../plugins/export-typescript/index.js';
 import { capture, rejectsWith } from '../cli/fixture.js';
 import { apiClient } from '../core/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';
-import { fastapiApi, runNode, STRICT_OPTIONS, tsc, withApi, writeExport } from '../plugins/export-typescript/ts-helpers.js';
+import { runNode, STRICT_OPTIONS, tsc } from '../plugins/export-typescript/ts-helpers.js';
 
 const KINDS = path.join(packageRoot, 'test', 'fixtures', 'apps', 'export_kinds.py');
 
@@ -223,9 +222,8 @@ describe('svc app export --language typescript: a typed ESM package, used from a
     if (fastapi) {
       await appExport(run().context, 'asgi-fastapi', { out, language: 'typescript' });
       const iface = (await apiClient(platform.url)('GET', '/api/v1/apps/asgi-fastapi/interface', { token: platform.ownerToken.secret })).json as AppInterface;
-      // Until the server captures the app's OpenAPI description (api is null), the operations
-      // come from the fixture made from FastAPI's own description of this example.
-      if (iface.workloads.every((w) => w.kind !== 'asgi' || w.api === null)) writeExport(out, typescriptExporter.export(withApi(iface, fastapiApi()), {}));
+      // The operations come from the description the deploy read from the running app.
+      assert.deepEqual(iface.workloads.find((w) => w.kind === 'asgi')?.api?.operations.map((o) => o.name), ['list_todos', 'create_todo', 'get_todo', 'delete_todo']);
     }
     // As `npm install <folder>` leaves them: links in node_modules; ws and the Node types as the project would install them.
     const modules = path.join(project, 'node_modules');

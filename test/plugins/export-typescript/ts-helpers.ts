@@ -7,6 +7,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppInterface, ExportedFiles, InterfaceApi } from '../../../core/plugin/types.js';
+import { normalizeApi } from '../../../core/app-api/normalize.js';
 import { packageRoot } from '../../../core/paths.js';
 
 const fixtures = path.join(packageRoot, 'test', 'fixtures', 'export');
@@ -16,12 +17,12 @@ export function fixtureInterface(name: string): AppInterface {
 }
 
 /**
- * The OpenAPI operations of examples/asgi-fastapi, hand-made in the shape of
- * `InterfaceApi` from FastAPI's own /openapi.json of the example (plus a
- * `done` query parameter on list_todos), for as long as the server captures none.
+ * The OpenAPI operations of examples/asgi-fastapi as the server makes them
+ * (core/app-api/normalize.ts) from FastAPI's own /openapi.json of the example.
  */
 export function fastapiApi(): InterfaceApi {
-  return JSON.parse(readFileSync(path.join(fixtures, 'asgi-fastapi.api.json'), 'utf8')) as InterfaceApi;
+  const document = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'openapi', 'fastapi-todos.json'), 'utf8')) as Record<string, unknown>;
+  return normalizeApi({ source: '/openapi.json', capturedAt: '2026-11-27T00:00:00.000Z', document }).api;
 }
 
 /** `iface` with `api` set on its ASGI workloads that have none. */
