@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence
 
 from . import _checks
 from ._autoscaler import Autoscaler
@@ -11,48 +11,7 @@ from ._options import OPTIONS, check_option, parameters_doc, resolve_options
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
-F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
-
-
-def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
-    """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
-
-    Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
-    table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
-    """
-
-    def decorator(
-        self: App,
-        target: Any = None,
-        /,
-        *,
-        name: str | None = None,
-        image: Image | None = None,
-        cpu: float = 1.0,
-        memory: str = "512Mi",
-        workers: int = 1,
-        concurrent_requests: int = 1,
-        autoscaler: Autoscaler = _AUTOSCALER,
-        max_pending_tasks: int = 100,
-        checkpoint_enabled: bool = False,
-        authorized: bool = True,
-        domain: str | None = None,
-        keep_warm_seconds: int = 60,
-        on_start: Callable[[], Any] | None = None,
-        **unknown: Any,
-    ) -> Any:
-        options = dict(
-            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
-            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
-        )
-        return self._declare(kind, target, name, image, options, unknown)
-
-    decorator.__name__ = kind
-    decorator.__qualname__ = f"App.{kind}"
-    decorator.__doc__ = doc
-    return decorator
 
 
 class App:
@@ -92,7 +51,7 @@ class App:
 
     def function(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -117,7 +76,7 @@ class App:
 
     def endpoint(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -157,6 +116,47 @@ class App:
             on_start=on_start,
         )
         return self._declare("endpoint", fn, name, image, options, unknown)
+
+    # A static method, defined in the class so that its decorators may call self._declare.
+    @staticmethod
+    def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
+        """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
+
+        Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
+        table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
+        """
+
+        def decorator(
+            self: App,
+            target: Any = None,
+            /,
+            *,
+            name: str | None = None,
+            image: Image | None = None,
+            cpu: float = 1.0,
+            memory: str = "512Mi",
+            workers: int = 1,
+            concurrent_requests: int = 1,
+            autoscaler: Autoscaler = _AUTOSCALER,
+            max_pending_tasks: int = 100,
+            checkpoint_enabled: bool = False,
+            authorized: bool = True,
+            domain: str | None = None,
+            keep_warm_seconds: int = 60,
+            on_start: Callable[[], Any] | None = None,
+            **unknown: Any,
+        ) -> Any:
+            options = dict(
+                cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
+                autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
+                authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
+            )
+            return self._declare(kind, target, name, image, options, unknown)
+
+        decorator.__name__ = kind
+        decorator.__qualname__ = f"App.{kind}"
+        decorator.__doc__ = doc
+        return decorator
 
     asgi = _app_decorator(
         "asgi",
