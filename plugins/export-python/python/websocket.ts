@@ -13,7 +13,7 @@ a session opens: the rest of the client works without it.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping, TypeVar
+from typing import Any, Iterator, Mapping, TypeVar, cast
 
 from svc import _json
 from svc._client._errors import error_from_answer
@@ -119,7 +119,7 @@ class Connection:
 
     def _send(self, message: Any) -> None:
         if isinstance(message, (bytes, bytearray, memoryview)):
-            self._socket.send(bytes(message))
+            self._socket.send(bytes(cast("bytes | bytearray | memoryview[int]", message)))
         elif isinstance(message, str) and self._message_raw:
             self._socket.send(message)
         else:

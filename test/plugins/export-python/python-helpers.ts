@@ -1,6 +1,7 @@
 /** Running generated Python clients in fresh Python processes, for the exporter's tests. */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ExportedFiles } from '../../../core/plugin/types.js';
 import { sdkPythonPath } from '../../../core/paths.js';
@@ -8,17 +9,37 @@ import { tempDir, testCacheDir } from '../../helpers/config.js';
 
 export const python = process.env.SVC_PYTHON ?? 'python3';
 
-/**
- * The mypy.ini of a project that type-checks an exported client with svc installed: strict, and
- * the container runtime's own imports (installed only in image environments) are not its concern.
- */
+/** The mypy.ini of a project that type-checks exported clients: strict, nothing else. */
 export const CLIENT_MYPY_CONFIG = `[mypy]
 strict = True
-[mypy-cloudpickle,cloudpickle.*,uvicorn,uvicorn.*]
-ignore_missing_imports = True
-[mypy-svc.runtime._serve]
-disallow_subclassing_any = False
 `;
+
+/**
+ * MYPYPATH for it: the SDK's source, so that mypy checks the SDK too, and the SDK's stubs of
+ * the packages its runtime imports only in image environments (sdk/python/typings).
+ */
+export const CLIENT_MYPYPATH = [sdkPythonPath, path.join(sdkPythonPath, 'typings')].join(path.delimiter);
+
+/**
+ * The pyrightconfig.json of the same project: strict, Python 3.10 (the oldest the SDK and the
+ * clients support), the SDK importable from its source. pyright reports what `include` names:
+ * the clients, and the SDK too when the caller adds it.
+ */
+export function clientPyrightConfig(include: readonly string[]): string {
+  return JSON.stringify({ include, typeCheckingMode: 'strict', pythonVersion: '3.10', extraPaths: [sdkPythonPath], stubPath: path.join(sdkPythonPath, 'typings') }, null, 2);
+}
+
+/** pyright (an npm devDependency of svc) on the project in `cwd`, with the packages of the tests' Python. */
+export function runPyright(cwd: string): Promise<PythonRun> {
+  return runProcess(process.execPath, [pyrightCli, '--pythonpath', resolvedPython(), '--warnings'], { cwd });
+}
+
+const pyrightCli = createRequire(import.meta.url).resolve('pyright/index.js');
+
+/** `python` as a path: pyright asks that interpreter where its packages are. */
+function resolvedPython(): string {
+  return spawnSync(python, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim();
+}
 
 export interface PythonRun {
   readonly code: number | null;
@@ -32,8 +53,12 @@ export interface PythonRun {
  * test gives, plus PATH: never the developer's ~/.svc or SVC_TOKEN.
  */
 export function runPython(script: string, options: { cwd: string; env?: Record<string, string>; python?: string }): Promise<PythonRun> {
+  return runProcess(options.python ?? python, ['-c', script], options);
+}
+
+function runProcess(command: string, args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<PythonRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.python ?? python, ['-c', script], {
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env: { ...passThrough(), HOME: tempDir('svc-home-'), PYTHONDONTWRITEBYTECODE: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
