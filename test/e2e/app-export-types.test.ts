@@ -16,7 +16,7 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import {
-  CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, clientPyrightConfig, printed, pythonPath, pythonWithWebsockets, runPyright, runPython,
+  bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, clientPyrightConfig, printed, pythonPath, pythonWithWebsockets, runPyright, runPython,
 } from '../plugins/export-python/python-helpers.js';
 
 const EXAMPLES = readdirSync(examplesRoot).filter((name) => existsSync(path.join(examplesRoot, name, 'app.py'))).sort();
@@ -30,7 +30,11 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
   const elsewhere = tempDir('svc-export-types-elsewhere-');
   const clientEnv = () => ({ PYTHONPATH: pythonPath(out), SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret, SVC_CONFIG_DIR: tempDir('svc-config-') });
 
+  // The checks see the packages of a project that installed svc and nothing else (no websockets, no pydantic).
+  let bare: string;
+
   before(async () => {
+    bare = bareInterpreter();
     platform = await startPlatform({ config: testConfig(), report: () => {} });
     for (const target of TARGETS) {
       const manifest = await loadManifest({ target });
@@ -43,7 +47,8 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
   it(`mypy --strict finds nothing in the clients of ${EXAMPLES.join(', ')} and all-kinds, nor in the SDK they import`, async () => {
     assert.deepEqual(readdirSync(path.join(out, 'svc_clients')).filter((name) => name !== '__init__.py').length, TARGETS.length);
     writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
-    const checked = await runPython('import sys\nfrom mypy import api\nout, err, code = api.run(["--config-file", "mypy.ini", "--cache-dir", ".mypy_cache", "-p", "svc_clients"])\nprint(out, err)\nsys.exit(code)', {
+    const args = ['--config-file', 'mypy.ini', '--cache-dir', '.mypy_cache', '--python-executable', bare, '-p', 'svc_clients'];
+    const checked = await runPython(`import sys\nfrom mypy import api\nout, err, code = api.run(${JSON.stringify(args)})\nprint(out, err)\nsys.exit(code)`, {
       cwd: out, env: { MYPYPATH: CLIENT_MYPYPATH },
     });
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
@@ -52,7 +57,7 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
 
   it('pyright --strict finds nothing in the same clients, nor in the SDK (one run over all of them)', async () => {
     writeFileSync(path.join(out, 'pyrightconfig.json'), clientPyrightConfig(['svc_clients', path.join(sdkPythonPath, 'svc')]));
-    const checked = await runPyright(out);
+    const checked = await runPyright(out, bare);
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
     assert.match(checked.stdout, /^0 errors, 0 warnings, 0 informations/m);
   });

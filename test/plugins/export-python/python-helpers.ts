@@ -29,16 +29,23 @@ export function clientPyrightConfig(include: readonly string[]): string {
   return JSON.stringify({ include, typeCheckingMode: 'strict', pythonVersion: '3.10', extraPaths: [sdkPythonPath], stubPath: path.join(sdkPythonPath, 'typings') }, null, 2);
 }
 
-/** pyright (an npm devDependency of svc) on the project in `cwd`, with the packages of the tests' Python. */
-export function runPyright(cwd: string): Promise<PythonRun> {
-  return runProcess(process.execPath, [pyrightCli, '--pythonpath', resolvedPython(), '--warnings'], { cwd });
+/** pyright (an npm devDependency of svc) on the project in `cwd`, with the packages `interpreter` has. */
+export function runPyright(cwd: string, interpreter: string): Promise<PythonRun> {
+  return runProcess(process.execPath, [pyrightCli, '--pythonpath', interpreter, '--warnings'], { cwd });
 }
 
 const pyrightCli = createRequire(import.meta.url).resolve('pyright/index.js');
 
-/** `python` as a path: pyright asks that interpreter where its packages are. */
-function resolvedPython(): string {
-  return spawnSync(python, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim();
+/**
+ * The interpreter of a new virtual environment with no package in it: what a project that only
+ * installed svc has (the checks find the SDK on their own path), without websockets, pydantic or
+ * anything else the tests' Python holds. The type checkers ask it where packages are.
+ */
+export function bareInterpreter(): string {
+  const dir = tempDir('svc-bare-venv-');
+  const made = spawnSync(python, ['-m', 'venv', '--without-pip', dir], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`python -m venv failed: ${made.stderr}`);
+  return path.join(dir, 'bin', 'python');
 }
 
 export interface PythonRun {
