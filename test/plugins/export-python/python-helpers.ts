@@ -1,4 +1,4 @@
-/** Running generated Python clients in fresh Python processes, for the exporter's tests. */
+/** Running generated Python clients in fresh Python processes, and the type checkers on them, for the exporter's tests. */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
