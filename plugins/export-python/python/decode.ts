@@ -199,7 +199,8 @@ def to_json(value: Any) -> Any:
 def svc_error(value: Any) -> RemoteError | None:
     """The typed exception of an svc error message '{"error": {"code", "message"}}', else None."""
     body = typing.cast("dict[str, object]", value) if isinstance(value, dict) else {}  # a JSON object
-    error = typing.cast("dict[str, object]", body["error"]) if len(body) == 1 and isinstance(body.get("error"), dict) else {}
+    found = body.get("error") if len(body) == 1 else None
+    error = typing.cast("dict[str, object]", found) if isinstance(found, dict) else {}
     code, message, hint = error.get("code"), error.get("message"), error.get("hint")
     if isinstance(code, str) and isinstance(message, str):
         return error_for(code, message, hint=typing.cast("str | None", hint), details=error.get("details"))
