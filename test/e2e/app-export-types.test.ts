@@ -16,7 +16,7 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import {
-  bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, clientPyrightConfig, printed, pythonPath, pythonWithWebsockets, runPyright, runPython,
+  bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, printed, pythonPath, pythonWithWebsockets, runPyright, runPython, writeClientPyrightConfig,
 } from '../plugins/export-python/python-helpers.js';
 
 const EXAMPLES = readdirSync(examplesRoot).filter((name) => existsSync(path.join(examplesRoot, name, 'app.py'))).sort();
@@ -56,7 +56,7 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
   });
 
   it('pyright --strict finds nothing in the same clients, nor in the SDK (one run over all of them)', async () => {
-    writeFileSync(path.join(out, 'pyrightconfig.json'), clientPyrightConfig(['svc_clients', path.join(sdkPythonPath, 'svc')]));
+    writeClientPyrightConfig(out, ['svc_clients', path.join(sdkPythonPath, 'svc')]);
     const checked = await runPyright(out, bare);
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
     assert.match(checked.stdout, /^0 errors, 0 warnings, 0 informations/m);

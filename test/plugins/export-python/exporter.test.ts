@@ -7,7 +7,7 @@ import type { AppInterface } from '../../../core/plugin/types.js';
 import { packageRoot } from '../../../core/paths.js';
 import exportPythonPlugin, { pythonExporter } from '../../../plugins/export-python/index.js';
 import { tempDir } from '../../helpers/config.js';
-import { bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, clientPyrightConfig, printed, python, pythonPath, runPyright, runPython, writeFiles } from './python-helpers.js';
+import { bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, printed, python, pythonPath, runPyright, runPython, writeClientPyrightConfig, writeFiles } from './python-helpers.js';
 
 const fixtures = path.join(packageRoot, 'test', 'fixtures', 'export');
 const iface = (name: string): AppInterface => JSON.parse(readFileSync(path.join(fixtures, `${name}.interface.json`), 'utf8'));
@@ -77,7 +77,7 @@ describe('svc:export-python', () => {
     const bare = bareInterpreter();
     const checked = spawnSync(python, ['-m', 'mypy', '--config-file', 'mypy.ini', '--python-executable', bare, '-p', 'svc_clients'], { cwd: out, encoding: 'utf8', env: { ...process.env, MYPYPATH: CLIENT_MYPYPATH } });
     assert.equal(checked.status, 0, checked.stdout + checked.stderr);
-    writeFileSync(path.join(out, 'pyrightconfig.json'), clientPyrightConfig(['svc_clients']));
+    writeClientPyrightConfig(out, ['svc_clients']);
     const pyright = await runPyright(out, bare);
     assert.equal(pyright.code, 0, pyright.stdout + pyright.stderr);
     assert.match(pyright.stdout, /^0 errors, 0 warnings, 0 informations/m);

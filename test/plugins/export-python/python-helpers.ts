@@ -21,12 +21,15 @@ strict = True
 export const CLIENT_MYPYPATH = [sdkPythonPath, path.join(sdkPythonPath, 'typings')].join(path.delimiter);
 
 /**
- * The pyrightconfig.json of the same project: strict, Python 3.10 (the oldest the SDK and the
- * clients support), the SDK importable from its source. pyright reports what `include` names:
- * the clients, and the SDK too when the caller adds it.
+ * Writes the pyrightconfig.json of the same project into `dir`: strict, Python 3.10 (the oldest
+ * the SDK and the clients support), the SDK importable from its source. pyright reports what
+ * `include` names (paths in `dir` or absolute): the clients, and the SDK too when the caller adds it.
  */
-export function clientPyrightConfig(include: readonly string[]): string {
-  return JSON.stringify({ include, typeCheckingMode: 'strict', pythonVersion: '3.10', extraPaths: [sdkPythonPath], stubPath: path.join(sdkPythonPath, 'typings') }, null, 2);
+export function writeClientPyrightConfig(dir: string, include: readonly string[]): void {
+  // pyright ignores an absolute path in "include": each is written relative to the config's folder.
+  const relative = include.map((entry) => path.relative(dir, path.resolve(dir, entry)));
+  const config = { include: relative, typeCheckingMode: 'strict', pythonVersion: '3.10', extraPaths: [sdkPythonPath], stubPath: path.join(sdkPythonPath, 'typings') };
+  writeFileSync(path.join(dir, 'pyrightconfig.json'), JSON.stringify(config, null, 2));
 }
 
 /** pyright (an npm devDependency of svc) on the project in `cwd`, with the packages `interpreter` has. */
