@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Iterator, Mapping, NoReturn, TypeVar
+from typing import Any, Iterable, Iterator, Mapping, NoReturn, Sequence, TypeVar, cast
 from urllib.parse import quote, urlencode
 
 try:
@@ -66,7 +66,7 @@ def _query(arguments: Mapping[str, Any], arrays: tuple[str, ...] = ()) -> str:
         if value is None:
             continue
         if name in arrays and isinstance(value, (list, tuple, set, frozenset)):
-            pairs += [(name, _query_text(item)) for item in value]
+            pairs += [(name, _query_text(item)) for item in cast("Iterable[object]", value)]
         else:
             pairs.append((name, _query_text(value)))
     return urlencode(pairs)
@@ -228,14 +228,15 @@ class Asgi(Workload):
         url = base.rstrip("/") + "/" + path.lstrip("/")
         if params:
             pairs = [(key, item) for key, value in params.items()
-                     for item in (value if isinstance(value, (list, tuple)) else [value]) if item is not None]
+                     for item in (cast("Sequence[object]", value) if isinstance(value, (list, tuple)) else [value])
+                     if item is not None]
             url += ("&" if "?" in url else "?") + urlencode([(str(key), _query_text(item)) for key, item in pairs])
         body: bytes | None = None
         if json is not None:
             body = _json.dumps(to_json(json)).encode("utf-8")
             sent["Content-Type"] = "application/json"
         elif isinstance(data, Mapping):
-            body = urlencode([(str(key), str(item)) for key, item in data.items()]).encode("ascii")
+            body = urlencode([(str(key), str(item)) for key, item in cast("Mapping[object, object]", data).items()]).encode("ascii")
             sent["Content-Type"] = "application/x-www-form-urlencoded"
         elif isinstance(data, str):
             body = data.encode("utf-8")

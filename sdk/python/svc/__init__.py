@@ -73,9 +73,14 @@ __all__ = [
     "__version__",
 ]
 
-# Public classes say `svc.Image`, not `svc._image.Image`, in reprs and tracebacks.
-for _name in __all__:
-    _member = globals()[_name]
-    if isinstance(_member, type):
-        _member.__module__ = "svc"
-del _name, _member
+
+def _present_as_svc() -> None:
+    """Public classes say `svc.Image`, not `svc._image.Image`, in reprs and tracebacks."""
+    for name in __all__:
+        member = globals()[name]
+        if isinstance(member, type):
+            member.__module__ = "svc"
+
+
+_present_as_svc()
+del _present_as_svc

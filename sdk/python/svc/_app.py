@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence
 
 from . import _checks
 from ._autoscaler import Autoscaler
@@ -13,7 +13,6 @@ from ._retries import Retries
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
-F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
 
 
@@ -22,56 +21,6 @@ class _Default(str):
 
 
 _OPENAPI = _Default(OPTIONS["openapi"].default)
-
-
-def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
-    """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
-
-    Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
-    table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
-    """
-
-    def decorator(
-        self: App,
-        target: Any = None,
-        /,
-        *,
-        name: str | None = None,
-        image: Image | None = None,
-        cpu: float = 1.0,
-        memory: str = "512Mi",
-        workers: int = 1,
-        concurrent_requests: int = 1,
-        autoscaler: Autoscaler = _AUTOSCALER,
-        max_pending_tasks: int = 100,
-        checkpoint_enabled: bool = False,
-        authorized: bool = True,
-        domain: str | None = None,
-        keep_warm_seconds: int = 60,
-        on_start: Callable[[], Any] | None = None,
-        openapi: str | None = _OPENAPI,
-        **unknown: Any,
-    ) -> Any:
-        options: dict[str, Any] = dict(
-            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
-            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
-        )
-        # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
-        if kind == "asgi":
-            options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
-        elif not isinstance(openapi, _Default):
-            unknown = {"openapi": openapi, **unknown}
-        return self._declare(kind, target, name, image, options, unknown)
-
-    decorator.__name__ = kind
-    decorator.__qualname__ = f"App.{kind}"
-    decorator.__doc__ = doc
-    if kind != "asgi":  # what help() and editors show: the options this kind takes
-        signature = inspect.signature(decorator)
-        setattr(decorator, "__signature__", signature.replace(
-            parameters=[p for p in signature.parameters.values() if p.name != "openapi"]))
-    return decorator
 
 
 class App:
@@ -111,7 +60,7 @@ class App:
 
     def function(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -139,7 +88,7 @@ class App:
 
     def endpoint(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -180,6 +129,57 @@ class App:
             on_start=on_start, timeout=timeout,
         )
         return self._declare("endpoint", fn, name, image, options, unknown)
+
+    # A static method, defined in the class so that its decorators may call self._declare.
+    @staticmethod
+    def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
+        """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
+
+        Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
+        table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
+        """
+
+        def decorator(
+            self: App,
+            target: Any = None,
+            /,
+            *,
+            name: str | None = None,
+            image: Image | None = None,
+            cpu: float = 1.0,
+            memory: str = "512Mi",
+            workers: int = 1,
+            concurrent_requests: int = 1,
+            autoscaler: Autoscaler = _AUTOSCALER,
+            max_pending_tasks: int = 100,
+            checkpoint_enabled: bool = False,
+            authorized: bool = True,
+            domain: str | None = None,
+            keep_warm_seconds: int = 60,
+            on_start: Callable[[], Any] | None = None,
+            openapi: str | None = _OPENAPI,
+            **unknown: Any,
+        ) -> Any:
+            options: dict[str, Any] = dict(
+                cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
+                autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
+                authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
+            )
+            # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
+            if kind == "asgi":
+                options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
+            elif not isinstance(openapi, _Default):
+                unknown = {"openapi": openapi, **unknown}
+            return self._declare(kind, target, name, image, options, unknown)
+
+        decorator.__name__ = kind
+        decorator.__qualname__ = f"App.{kind}"
+        decorator.__doc__ = doc
+        if kind != "asgi":  # what help() and editors show: the options this kind takes
+            signature = inspect.signature(decorator)
+            setattr(decorator, "__signature__", signature.replace(
+                parameters=[p for p in signature.parameters.values() if p.name != "openapi"]))
+        return decorator
 
     asgi = _app_decorator(
         "asgi",

@@ -18,7 +18,7 @@ import functools
 import inspect
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from . import _checks
 from ._autoscaler import Autoscaler, describe_fields
@@ -92,7 +92,7 @@ def _methods(value: Any) -> list[str]:
     if not value:
         raise Problem(f"is empty: list at least one of {allowed}")
     methods: list[str] = []
-    for item in value:
+    for item in cast("Sequence[object]", value):
         method = item.upper() if isinstance(item, str) else None
         if method not in HTTP_METHODS:
             raise Problem(f"contains {item!r}, which is not an HTTP method svc serves: use one or more of {allowed}")
@@ -127,16 +127,17 @@ def _on_start(value: Any) -> Any:
     example = "pass a function that takes no arguments, e.g. on_start=load_model"
     if not callable(value) or isinstance(value, (str, bytes)):
         raise Problem(f"is a {_checks.type_name(value)}, not a callable: {example}")
-    target = value.func if isinstance(value, functools.partial) else value
+    function = cast("Callable[..., Any]", value)
+    target = _called(function)
     if inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target):
         raise Problem(
             "is an async function: on_start runs before the server's event loop starts, so it must be a "
             "plain function; create event-loop objects (clients, pools) in the handler instead"
         )
     try:
-        signature = inspect.signature(value)
+        signature = inspect.signature(function)
     except (TypeError, ValueError):  # some builtins have no signature: nothing to check
-        return value
+        return function
     required = [
         p.name for p in signature.parameters.values()
         if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -147,7 +148,14 @@ def _on_start(value: Any) -> Any:
             f"takes required arguments ({names}), but svc calls on_start with none: give them defaults "
             "or wrap the call in a function without parameters"
         )
-    return value
+    return function
+
+
+def _called(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The function a ``functools.partial`` calls, else ``function`` itself."""
+    if isinstance(function, functools.partial):
+        return cast("functools.partial[object]", function).func
+    return function
 
 
 def callable_name(value: Any) -> str:
@@ -329,10 +337,10 @@ def parameters_doc(kind: str) -> str:
     """The ``Parameters:`` section of a decorator docstring, from the option table."""
     lines = ["Parameters:"]
     for option in ("name", "image") + KIND_OPTIONS[kind]:
-        entry = OPTIONS[option]
-        default = "svc.Autoscaler()" if isinstance(entry.default, Autoscaler) else repr(entry.default)
-        if isinstance(entry.default, tuple):
-            default = repr(list(entry.default))
+        entry, value = OPTIONS[option], OPTIONS[option].default
+        default = "svc.Autoscaler()" if isinstance(value, Autoscaler) else repr(value)
+        if isinstance(value, tuple):
+            default = repr(list(cast("tuple[object, ...]", value)))
         lines += [
             f"    {option} ({entry.type}):",
             f"        {entry.doc}",
@@ -348,7 +356,7 @@ def manifest_value(option: str, value: Any) -> Any:
         return value.to_dict()
     if option == "on_start" and value is not None:
         return callable_name(value)
-    return list(value) if isinstance(value, tuple) else value
+    return list(cast("tuple[object, ...]", value)) if isinstance(value, tuple) else value
 
 
 def describe_options() -> dict[str, dict[str, dict[str, Any]]]:

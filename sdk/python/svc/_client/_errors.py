@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from .. import exceptions as ex
+from .._json import is_object
 
 #: Every code of core/errors.ts and the class raised for it (a test keeps the two in step).
 CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
@@ -146,7 +147,7 @@ def _svc_error(body: bytes) -> dict[str, Any] | None:
         data = json.loads(body)
     except ValueError:
         return None
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("code"), str):
+    error = data.get("error") if is_object(data) else None
+    if is_object(error) and isinstance(error.get("code"), str):
         return error
     return None

@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import Any, Callable
 
-import uvicorn
+import uvicorn  # pyright: ignore[reportMissingModuleSource] # only in images; typings/ has its stub
 
 from . import _lifeline, _timeouts
 
@@ -48,7 +48,7 @@ def _exit_quietly(signum: int, frame: Any) -> None:
 def _config(app: Any, socket_path: Any) -> uvicorn.Config:
     # A str is a Unix socket's path; anything else a TCP (host, port), bound with SO_REUSEADDR
     # (asyncio's default) so that a restarted worker listens on its port again at once.
-    where = {"uds": socket_path} if isinstance(socket_path, str) else {"host": socket_path[0], "port": socket_path[1]}
+    where: dict[str, Any] = {"uds": socket_path} if isinstance(socket_path, str) else {"host": socket_path[0], "port": socket_path[1]}
     return uvicorn.Config(
         app,
         **where,
@@ -72,7 +72,11 @@ def preload() -> None:
 
     Each worker would otherwise pay ~50 ms for it after the fork; the socket is not bound here.
     """
-    _config(lambda scope, receive, send: None, os.devnull).load()
+    _config(_no_app, os.devnull).load()
+
+
+def _no_app(scope: Any, receive: Any, send: Any) -> None:
+    """Stands in for the app while ``preload`` loads uvicorn's modules: never called."""
 
 
 def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, gone_message: str,
