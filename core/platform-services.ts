@@ -52,6 +52,8 @@ import type { ServiceRegistry } from './registry/types.js';
 import { IdleLeases } from './runs/idle-leases.js';
 import { Previews } from './runs/previews.js';
 import { RunManager } from './runs/runs.js';
+import { ScheduleHistory } from './schedules/history.js';
+import { ScheduleRunner } from './schedules/scheduler.js';
 import type { LocalDriver } from './scheduler/local/driver.js';
 import type { NomadDriver } from './scheduler/nomad/types.js';
 import { createUnitCompiler } from './scheduler/nomad/unit-compiler.js';
@@ -92,6 +94,8 @@ export interface Services {
   readonly deployments: DeploymentManager;
   readonly leases: IdleLeases;
   readonly runs: RunManager;
+  /** The leader's scheduler of scheduled functions (not on Nomad, which runs periodic jobs itself). */
+  readonly schedules: ScheduleRunner;
   readonly previews: Previews;
   readonly forward: LeaderForward;
   readonly websockets: WebSocketBridge;
@@ -223,6 +227,8 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();
   const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN') });
+  const scheduleHistory = new ScheduleHistory(controlPlane.store);
+  const schedules = new ScheduleRunner({ deployments, runs, history: scheduleHistory, log: system, report: reportAs('SCHEDULE') });
   const previews = new Previews({
     deployments, logs: deploymentLogs, leases,
     load: (unit) => ({
@@ -268,7 +274,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   acme?.start();
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
-    deployments, leases, runs, previews, forward, websockets, listeners, electing, role, agents, acme,
+    deployments, leases, runs, schedules, previews, forward, websockets, listeners, electing, role, agents, acme,
   };
 }
 

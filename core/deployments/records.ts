@@ -9,6 +9,7 @@
  * Every change is a compare-and-set loop on the key's modify index, so two
  * writers (two deploys, or one deploy and a pause) never lose each other's update.
  */
+import { scheduleAppPrefix } from '../schedules/keys.js';
 import { SvcError } from '../errors.js';
 import { getJson, putJson, type JsonValidator } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
@@ -137,6 +138,7 @@ export class DeploymentRecords {
   /** The app and all its deployments. */
   async deleteApp(workspace: string, app: string): Promise<void> {
     await this.#store.deleteTree(deploymentPrefix(workspace, app));
+    await this.#store.deleteTree(scheduleAppPrefix(workspace, app));
     await this.#store.delete(appKey(workspace, app));
   }
 

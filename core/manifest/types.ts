@@ -61,7 +61,13 @@ export interface ServedOptions extends ResourceOptions {
   domain: string | null;
 }
 
-export type FunctionOptions = ResourceOptions;
+/** A function's schedule: a 5-field cron expression in an IANA time zone, or a period in whole seconds. */
+export type ManifestSchedule = { cron: string; timezone: string; overlap: boolean } | { every: number; overlap: boolean };
+
+export interface FunctionOptions extends ResourceOptions {
+  /** Absent in manifests of SDKs before schedules: no schedule. */
+  schedule?: ManifestSchedule | null;
+}
 
 export interface EndpointOptions extends ServedOptions {
   route: string;

@@ -5,6 +5,7 @@ import {
   autoscalerRules,
   httpMethods,
   isDomainName,
+  laterOptions,
   memoryRule,
   optionTable,
   optionsByKind,
@@ -13,12 +14,13 @@ import {
   type OptionRule,
 } from '../workload/rules.js';
 import type { WorkloadKind } from '../workload/types.js';
+import { checkSchedule } from './validate-schedule.js';
 import { checkArray, checkBoolean, checkKeys, checkNumberInRange, checkObject, checkString, jsonTypeName, type Plain } from './shape-checks.js';
 
 export function validateOptions(kind: WorkloadKind, options: unknown, issues: IssueCollector): void {
   if (!checkObject(options, issues)) return;
   const allowed = optionsByKind[kind];
-  checkKeys(options, allowed, issues, 'option', `for kind ${kind}`);
+  checkKeys(options, allowed, issues, 'option', `for kind ${kind}`, laterOptions);
   for (const name of allowed) {
     if (Object.hasOwn(options, name)) checkOption(optionTable[name].rule, options[name], issues.at(name));
   }
@@ -58,6 +60,9 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
       if (value !== null && (typeof value !== 'string' || value === '')) {
         issues.add(`must be null or the name of the on_start function (a non-empty string), got ${typeof value === 'string' ? '""' : jsonTypeName(value)}`);
       }
+      return;
+    case 'schedule':
+      checkSchedule(value, issues);
       return;
   }
 }

@@ -23,6 +23,7 @@ export const optionDefaults = deepFreeze({
   keep_warm: 60,
   keep_warm_seconds: 60,
   on_start: null,
+  schedule: null,
 });
 
 /** Scaling of workloads whose manifest has no scaling options (functions). */

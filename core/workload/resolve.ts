@@ -3,11 +3,11 @@
  * defaults filled). Pure: no I/O, and the input manifest is left untouched.
  */
 import { assertValidManifest } from '../manifest/parse.js';
-import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, ServedOptions } from '../manifest/types.js';
+import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestSchedule, ManifestV1, ManifestWorkload, ServedOptions } from '../manifest/types.js';
 import { defaultScaling } from './defaults.js';
 import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';
-import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, Workload } from './types.js';
+import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, ScheduleSpec, Workload } from './types.js';
 
 /** Validates any value as Manifest v1 (one `manifest_invalid` SvcError listing every issue) and resolves it. */
 export function parseManifest(value: unknown): AppSpec {
@@ -56,7 +56,15 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     // Copies: the resolved model is frozen, the caller's manifest must not be.
     parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
     returns: workload.returns === null ? null : structuredClone(workload.returns),
+    ...(workload.kind === 'function' ? { schedule: scheduleOf(workload.options.schedule ?? null) } : {}),
   };
+}
+
+function scheduleOf(schedule: ManifestSchedule | null): ScheduleSpec | null {
+  if (schedule === null) return null;
+  return 'every' in schedule
+    ? { every: schedule.every, overlap: schedule.overlap }
+    : { cron: schedule.cron.trim(), timezone: schedule.timezone, overlap: schedule.overlap };
 }
 
 function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling: ScalingSpec } {

@@ -48,7 +48,9 @@ export type OptionRule =
   | { readonly type: 'domain' }
   | { readonly type: 'autoscaler' }
   /** `on_start`: null, or the name (`__qualname__`) of the callable the SDK runs once per worker. */
-  | { readonly type: 'callable' };
+  | { readonly type: 'callable' }
+  /** `schedule`: null, `{cron, timezone, overlap}` or `{every, overlap}` (core/workload/schedule.ts). */
+  | { readonly type: 'schedule' };
 
 const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 const served = ['endpoint', 'asgi', 'realtime'] as const;
@@ -75,9 +77,13 @@ export const optionTable = Object.freeze({
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
   on_start: { kinds: all, rule: { type: 'callable' } },
+  schedule: { kinds: ['function'], rule: { type: 'schedule' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;
+
+/** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['schedule']);
 
 const optionNames = Object.keys(optionTable) as OptionName[];
 

@@ -20,6 +20,7 @@ from ._app import App
 from ._autoscaler import Autoscaler
 from ._context import Context
 from ._image import Image
+from ._schedule import Cron, Period
 from .exceptions import (
     ConfigError,
     Error,
@@ -48,6 +49,7 @@ __all__ = [
     "Autoscaler",
     "ConfigError",
     "Context",
+    "Cron",
     "Error",
     "ForbiddenError",
     "Image",
@@ -55,6 +57,7 @@ __all__ = [
     "InvalidRequestError",
     "NotFoundError",
     "NotSignedInError",
+    "Period",
     "ProjectError",
     "QueueFullError",
     "RemoteCallError",

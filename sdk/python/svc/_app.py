@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence, TypeVar
 from . import _checks
 from ._autoscaler import Autoscaler
 from ._image import Image
+from ._schedule import Cron, Period
 from ._options import OPTIONS, check_option, parameters_doc, resolve_options
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
@@ -100,9 +101,11 @@ class App:
         cpu: float = 1.0,
         memory: str = "512Mi",
         on_start: Callable[[], Any] | None = None,
+        schedule: Cron | Period | None = None,
         **unknown: Any,
     ) -> Any:
-        """Declares a function: Python code run on demand with ``svc run`` or in-process.
+        """Declares a function: Python code run on demand with ``svc run`` or in-process,
+        or, deployed with ``schedule=``, by itself on a schedule.
 
         Works bare (``@app.function``) or with options (``@app.function(cpu=2)``). The
         decorated function stays an ordinary function: call it, or ``square.local(3)``.
@@ -112,8 +115,12 @@ class App:
             @app.function(cpu=0.5, memory="256Mi")
             def square(x: int) -> int:
                 return x * x
+
+            @app.function(schedule=svc.Cron("0 3 * * *"))
+            def nightly_cleanup() -> None:
+                ...
         """
-        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start), unknown)
+        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start, schedule=schedule), unknown)
 
     def endpoint(
         self,

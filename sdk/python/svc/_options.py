@@ -24,6 +24,7 @@ from . import _checks
 from ._autoscaler import Autoscaler, describe_fields
 from ._image import Image
 from ._checks import Problem
+from ._schedule import Cron, Period, check_schedule
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 RESERVED_ROUTE_PREFIX = "/_svc"
@@ -229,6 +230,12 @@ OPTIONS: Mapping[str, Option] = {
                "handler as context.on_start_value. If it raises, the worker does not start and "
                "the traceback goes to the workload logs.",
                "on_start=load_model"),
+        Option("schedule", "svc.Cron | svc.Period | None", None, _checks.optional(check_schedule),
+               "Run the deployed function by itself on this schedule, with no arguments: a cron "
+               "expression (svc.Cron) or a period (svc.Period). Each tick runs once across svc's "
+               "replicas; a tick that comes while the previous run still runs is skipped unless "
+               "overlap=True. Runs and their logs: svc app runs <app>.",
+               'schedule=svc.Cron("0 3 * * *")'),
     )
 }
 
@@ -237,7 +244,7 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED + ("on_start",),
+    "function": _SERVED + ("on_start", "schedule"),
     "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start"),
     "asgi": _ASGI + ("on_start",),
     "realtime": _ASGI + ("on_start",),
@@ -317,7 +324,7 @@ def parameters_doc(kind: str) -> str:
 def manifest_value(option: str, value: Any) -> Any:
     """An option's value as the manifest writes it: an Autoscaler as an object, a tuple as a
     list, ``on_start`` as the callable's name (``callable_name``) or null."""
-    if isinstance(value, Autoscaler):
+    if isinstance(value, (Autoscaler, Cron, Period)):
         return value.to_dict()
     if option == "on_start" and value is not None:
         return callable_name(value)

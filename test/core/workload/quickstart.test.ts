@@ -27,6 +27,7 @@ const expected: AppSpec = {
       scaling,
       parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'], additionalProperties: false },
       returns: { type: 'integer' },
+      schedule: null,
     },
     {
       app: 'quickstart', name: 'hello', kind: 'endpoint', handler: 'hello', onStart: null, doc: 'Says hello to whoever asks.', image, resources,
