@@ -1,8 +1,11 @@
 /**
- * One scheduled run of a deployed function: a remote run (core/runs) of the
- * deployed version's spec and bundle, called once with no arguments, then
- * ended. What the call prints and how it ended are collected for the run's
- * record; a failure to start is a failed run like an exception is.
+ * One scheduled run of a deployed function: one call with no arguments to a
+ * remote run (core/runs) of the deployed version's spec and bundle. The
+ * scheduler keeps that remote run between ticks (its container stays warm
+ * while ticks come, and idles out otherwise) and passes its id back in; a run
+ * that ended meanwhile is started again. What the call prints and how it
+ * ended are collected for the run's record; a failure to start is a failed
+ * run like an exception is.
  */
 import { Readable } from 'node:stream';
 import { isSvcError } from '../errors.js';
@@ -26,19 +29,39 @@ export interface RunOnceRequest {
   readonly function: string;
   readonly runId: string;
   readonly signal: AbortSignal;
+  /** The remote run a previous tick used, to call again; null starts one. */
+  readonly remoteRun: string | null;
+  /** End the remote run after the call (a run that overlaps another gets its own). */
+  readonly endAfter: boolean;
 }
 
-export type RunOutcome = Pick<ScheduledRun, 'status' | 'error' | 'logs'>;
+export interface RunOutcome extends Pick<ScheduledRun, 'status' | 'error' | 'logs'> {
+  /** The remote run to call on the next tick; null when it ended (or failed to start). */
+  readonly remoteRun: string | null;
+}
 
 export async function runOnce(runs: Pick<RunManager, 'create' | 'call' | 'end'>, request: RunOnceRequest): Promise<RunOutcome> {
   const logs = new LogTail();
   let runId: string | null = null;
-  try {
+  let keep = !request.endAfter;
+  const start = async () => {
     const view = await runs.create({
       spec: request.spec, bundleSha256: request.bundleSha256, workspace: request.workspace, function: request.function, principal: null, idleTimeoutSeconds: RUN_IDLE_SECONDS,
     });
-    runId = view.id;
-    const answer = await runs.call(request.workspace, view.id, Readable.from([EMPTY_CALL]), request.signal, request.runId);
+    return view.id;
+  };
+  const call = (id: string) => runs.call(request.workspace, id, Readable.from([EMPTY_CALL]), request.signal, request.runId);
+  try {
+    runId = request.remoteRun ?? (await start());
+    let answer;
+    try {
+      answer = await call(runId);
+    } catch (error) {
+      // The kept run idled out (or svc ended it) since the last tick: start another.
+      if (request.remoteRun === null || !(isSvcError(error) && error.code === 'not_found')) throw error;
+      runId = await start();
+      answer = await call(runId);
+    }
     let last: Frame | null = null;
     let rest = '';
     for await (const chunk of answer.body) {
@@ -47,19 +70,21 @@ export async function runOnce(runs: Pick<RunManager, 'create' | 'call' | 'end'>,
       for (const line of lines) if (line.trim() !== '') last = readFrame(line, logs) ?? last;
     }
     if (rest.trim() !== '') last = readFrame(rest, logs) ?? last;
-    if (last?.type === 'result') return { status: 'succeeded', error: null, logs: logs.lines };
+    if (last?.type === 'result') return { status: 'succeeded', error: null, logs: logs.lines, remoteRun: keep ? runId : null };
     if (last?.type === 'error') {
       if (last.traceback) logs.add('stderr', last.traceback);
-      return { status: 'failed', error: { code: last.code ?? null, message: last.exception ?? 'the function raised' }, logs: logs.lines };
+      return { status: 'failed', error: { code: last.code ?? null, message: last.exception ?? 'the function raised' }, logs: logs.lines, remoteRun: keep ? runId : null };
     }
-    return { status: 'failed', error: { code: 'worker_crashed', message: 'the call ended without a result' }, logs: logs.lines };
+    return { status: 'failed', error: { code: 'worker_crashed', message: 'the call ended without a result' }, logs: logs.lines, remoteRun: keep ? runId : null };
   } catch (error) {
+    // svc's own failure (the start failed, svc is stopping): the next tick starts afresh.
+    keep = false;
     const code = isSvcError(error) ? error.code : 'internal';
     const message = error instanceof Error ? error.message : String(error);
     logs.add('system', `the run failed: ${code}: ${message}`);
-    return { status: 'failed', error: { code, message }, logs: logs.lines };
+    return { status: 'failed', error: { code, message }, logs: logs.lines, remoteRun: null };
   } finally {
-    if (runId !== null) await runs.end(request.workspace, runId).catch(() => {}); // ended already (svc stopping)
+    if (runId !== null && !keep) await runs.end(request.workspace, runId).catch(() => {}); // ended already (svc stopping)
   }
 }
 

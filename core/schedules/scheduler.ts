@@ -42,10 +42,12 @@ interface Scheduled {
 }
 
 interface Timer {
-  /** The schedule as it was when `due` was computed: a redeploy that changes it starts over. */
+  /** The schedule and the bundle as they were when `due` was computed: a redeploy that changes them starts over. */
   readonly described: string;
   due: Date;
   running: number;
+  /** The remote run kept warm between ticks (run-once.ts); null before the first or after a failed start. */
+  remoteRun: string | null;
 }
 
 export class ScheduleRunner {
@@ -85,8 +87,9 @@ export class ScheduleRunner {
         this.#options.report(error);
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const stop = () => (clearTimeout(timer), resolve());
+        const timer = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), POLL_MS);
+        signal.addEventListener('abort', stop, { once: true });
       });
     }
   }
@@ -99,10 +102,11 @@ export class ScheduleRunner {
       if (signal.aborted) return;
       const key = `${scheduled.workspace}/${scheduled.app}/${scheduled.fn}`;
       seen.add(key);
-      const described = describeSchedule(scheduled.schedule);
+      const described = `${describeSchedule(scheduled.schedule)} of ${scheduled.bundleSha256}`;
       let timer = this.#timers.get(key);
       if (timer === undefined || timer.described !== described) {
-        timer = { described, due: await this.#firstDue(scheduled, now, recovering && timer === undefined), running: timer?.running ?? 0 };
+        if (timer !== undefined) this.#endRemoteRun(scheduled.workspace, timer);
+        timer = { described, due: await this.#firstDue(scheduled, now, recovering && timer === undefined), running: timer?.running ?? 0, remoteRun: null };
         this.#timers.set(key, timer);
       }
       if (timer.due > now) continue;
@@ -111,7 +115,17 @@ export class ScheduleRunner {
       await this.#fire(scheduled, timer, tick, signal);
     }
     // Removed by a redeploy, paused or deleted: no more ticks.
-    for (const key of this.#timers.keys()) if (!seen.has(key)) this.#timers.delete(key);
+    for (const [key, timer] of this.#timers) {
+      if (seen.has(key)) continue;
+      this.#endRemoteRun(key.slice(0, key.indexOf('/')), timer);
+      this.#timers.delete(key);
+    }
+  }
+
+  #endRemoteRun(workspace: string, timer: Timer): void {
+    if (timer.remoteRun === null) return;
+    void this.#options.runs.end(workspace, timer.remoteRun).catch(() => {}); // it idled out already
+    timer.remoteRun = null;
   }
 
   /** The first tick to run: the latest missed one when a new leader recovers, else the next one. */
@@ -154,13 +168,19 @@ export class ScheduleRunner {
       await history.record(workspace, { ...base, startedAt: null, endedAt: null, status: 'skipped', durationMs: null, error: null, logs: [] });
       return;
     }
+    // A run overlapping another gets a remote run of its own, ended after it.
+    const overlapping = timer.running > 0;
     timer.running += 1;
     const started = new Date();
     const running: ScheduledRun = { ...base, startedAt: started.toISOString(), endedAt: null, status: 'running', durationMs: null, error: null, logs: [] };
     const done = (async () => {
       try {
         await history.record(workspace, running);
-        const outcome = await runOnce(this.#options.runs, { workspace, spec: scheduled.spec, bundleSha256: scheduled.bundleSha256, function: fn, runId: id, signal });
+        const { remoteRun, ...outcome } = await runOnce(this.#options.runs, {
+          workspace, spec: scheduled.spec, bundleSha256: scheduled.bundleSha256, function: fn, runId: id, signal,
+          remoteRun: overlapping ? null : timer.remoteRun, endAfter: overlapping,
+        });
+        if (!overlapping) timer.remoteRun = remoteRun;
         const ended = new Date();
         await history.record(workspace, { ...running, ...outcome, endedAt: ended.toISOString(), durationMs: ended.getTime() - started.getTime() });
       } catch (error) {
