@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { appRuns } from '../../cli/commands/app-runs.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
+import { capture } from '../cli/fixture.js';
 import { apiClient, type Call } from '../core/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
@@ -65,6 +67,25 @@ describe('scheduled functions (embedded platform)', function () {
     assert.equal((await call('GET', '/api/v1/apps/other/runs', { token: owner })).status, 404);
   });
 
+  it('svc app runs lists the schedules and the runs (--json: the API answer), and --logs prints one run\'s output', async () => {
+    const env = { SVC_SERVER: platform.url, SVC_TOKEN: owner };
+    const table = capture({ env });
+    await appRuns(table.context, 'sched');
+    assert.match(table.stderr(), /tick: every 1s, next \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
+    const lines = table.stdout().trim().split('\n');
+    assert.match(lines[0]!, /^RUN\s+FUNCTION\s+STATUS\s+SCHEDULED\s+DURATION\s+ERROR$/);
+    assert.match(lines.find((line) => / succeeded /.test(line)) ?? '', /^sched-\d{13}-[0-9a-f]{6}\s+tick\s+succeeded\s+\S+ \S+Z\s+\d+\.\ds/);
+    const json = capture({ env });
+    await appRuns(json.context, 'sched', { json: true });
+    const printed = JSON.parse(json.stdout());
+    assert.deepEqual(Object.keys(printed), ['schedules', 'runs']);
+    const id = printed.runs.find((run: { status: string }) => run.status === 'succeeded').id as string;
+    const logs = capture({ env });
+    await appRuns(logs.context, 'sched', { logs: id });
+    assert.equal(logs.stdout(), 'tick ran\n');
+    assert.match(logs.stderr(), new RegExp(`tick ${id}: succeeded`));
+  });
+
   it('never runs a function twice at once: ticks that come while it runs are recorded skipped', async () => {
     await deploy(['slow']);
     await until('slow ran twice', () => fixture.lines('slow-end').length >= 2, 60_000);
@@ -85,6 +106,18 @@ describe('scheduled functions (embedded platform)', function () {
     const { run } = (await call('GET', `/api/v1/apps/sched/runs/${failed.id}`, { token: owner })).json;
     assert.deepEqual(run.logs[0], { time: run.logs[0].time, stream: 'stdout', text: 'about to fail' });
     assert.match(run.logs.at(-1).text, /Traceback[\s\S]*raise ValueError\("scheduled failure"\)/);
+
+    // The dashboard's app page shows it in its "Scheduled runs" section, and links to its logs.
+    const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
+    const get = async (p: string) => (await fetch(`${platform.url}${p}`, { headers: { Cookie: `svc_session=${secret}` } })).text();
+    const appPage = await get('/dashboard/apps/sched');
+    assert.match(appPage, /<h2 id="scheduled-runs">Scheduled runs<\/h2>/);
+    assert.match(appPage, /<code>boom<\/code>: every 1s; next run <time/);
+    assert.match(appPage, /<span class="status bad">failed<\/span><\/td>\s*<td>[^<]*<\/td><td>ValueError: scheduled failure<\/td>/);
+    assert.ok(appPage.includes(`href="/dashboard/apps/sched/runs/${failed.id}"`));
+    const runPage = await get(`/dashboard/apps/sched/runs/${failed.id}`);
+    assert.match(runPage, /stdout: about to fail/);
+    assert.match(runPage, /raise ValueError\(&quot;scheduled failure&quot;\)|raise ValueError\(&#34;scheduled failure&#34;\)/);
   });
 
   it('stops when a redeploy removes the schedule, and when the app is paused', async () => {
