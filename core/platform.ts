@@ -136,8 +136,8 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
       await scheduler.purgeUnknownJobs((key) => keepOldJob(deployments, key)).catch(reportAs('RESTORE'));
       checkNotStopped(lost);
     }
-    // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs.
-    if (scheduler.name !== 'nomad') services.schedules.lead(lost ?? new AbortController().signal);
+    // The leader runs the scheduled functions (on Nomad: keeps their periodic jobs registered).
+    services.schedules.lead(lost ?? new AbortController().signal);
   };
   if (services.electing) {
     // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it; then it restores the deployments and serves.

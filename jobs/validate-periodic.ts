@@ -4,9 +4,9 @@
  * and `Specs`, `SpecType` "cron", every spec a cron expression Nomad's
  * cronexpr reads (5 fields; 6 with a year; 7 with seconds first and a year;
  * or a macro like `@daily`), and a time zone Go's LoadLocation knows. The
- * fields are parsed with cron-parser (docs/architecture.md).
+ * fields are parsed with cron-parser, through core/workload/schedule.ts.
  */
-import { CronExpressionParser } from 'cron-parser';
+import { secondsCronProblem, timezoneProblem } from '../core/workload/schedule.js';
 import { obj, oneOf, str, type Obj, type Report } from './rules.js';
 
 const MACROS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
@@ -20,7 +20,7 @@ export function checkPeriodic(report: Report, value: unknown, jobType: string): 
   checkSpecs(report, periodic);
   oneOf(report, 'Job.Periodic.SpecType', periodic.SpecType, ['cron']);
   const zone = str(periodic.TimeZone);
-  if (zone !== undefined && zone !== '' && !knownZone(zone)) report('Job.Periodic.TimeZone', `"${zone}" is not a time zone Nomad can load (an IANA name like "UTC" or "Europe/Paris")`);
+  if (zone !== undefined && zone !== '' && timezoneProblem(zone) !== null) report('Job.Periodic.TimeZone', `"${zone}" is not a time zone Nomad can load (an IANA name like "UTC" or "Europe/Paris")`);
 }
 
 function checkSpecs(report: Report, periodic: Obj): void {
@@ -47,19 +47,5 @@ export function nomadCronProblem(spec: string): string | null {
   else return `it has ${fields.length} fields; Nomad reads 5 (minute to day of week), 6 (and a year) or 7 (a second first, and a year)`;
   const year = fields.length > 5 ? fields.at(-1)! : '*';
   if (!YEAR.test(year)) return `the year field "${year}" is not valid`;
-  try {
-    CronExpressionParser.parse(secondsFirst.join(' '));
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-function knownZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
+  return secondsCronProblem(secondsFirst.join(' '));
 }

@@ -32,13 +32,19 @@ export interface ScheduleRunnerOptions {
   readonly report: (error: unknown) => void;
 }
 
-interface Scheduled {
+export interface Scheduled {
   readonly workspace: string;
   readonly app: string;
   readonly fn: string;
   readonly schedule: ScheduleSpec;
   readonly spec: AppSpec;
   readonly bundleSha256: string;
+}
+
+/** What the platform starts when it leads and stops when it stops: this runner, or Nomad's periodic jobs (nomad-periodic.ts). */
+export interface ScheduleLeader {
+  lead(signal: AbortSignal): void;
+  close(): Promise<void>;
 }
 
 interface Timer {
@@ -50,7 +56,7 @@ interface Timer {
   remoteRun: string | null;
 }
 
-export class ScheduleRunner {
+export class ScheduleRunner implements ScheduleLeader {
   readonly #options: ScheduleRunnerOptions;
   readonly #timers = new Map<string, Timer>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -195,7 +201,7 @@ export class ScheduleRunner {
 }
 
 /** The scheduled functions of deployed, unpaused apps that run from a bundle. */
-function scheduledFunctions(deployments: readonly Deployment[]): Scheduled[] {
+export function scheduledFunctions(deployments: readonly Deployment[]): Scheduled[] {
   return deployments.flatMap((deployment) => {
     if (deployment.ref.stage !== 'deployed' || deployment.paused) return [];
     return deployment.spec.workloads.flatMap((workload) => {

@@ -37,6 +37,16 @@ export function cronProblem(expression: string): string | null {
   return null;
 }
 
+/** Why cron-parser refuses six fields (a second first), or null: what the job validator checks Nomad's specs with. */
+export function secondsCronProblem(sixFields: string): string | null {
+  try {
+    CronExpressionParser.parse(sixFields);
+    return null;
+  } catch (error) {
+    return messageOf(error);
+  }
+}
+
 /** What is wrong with a time zone name, or null when it is an IANA zone this Node knows. */
 export function timezoneProblem(timezone: string): string | null {
   try {

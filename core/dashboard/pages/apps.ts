@@ -17,7 +17,7 @@ import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
 import { signedIn } from '../viewer.js';
 import { workloadView, type WorkloadView } from '../workload-view.js';
-import { ScheduleHistory } from '../../schedules/history.js';
+import { scheduledRunOf, scheduledRunsOf } from '../../api/app-runs.js';
 import { scheduledRunLogs, scheduledRunsCard } from '../scheduled-runs-card.js';
 
 type Params = Context & { params: Record<string, string> };
@@ -157,7 +157,7 @@ export function appPages(services: DashboardServices) {
         const deployment = requireApp(ctx.params, viewer.principal, services);
         const app = deployment.ref.app;
         const transition = deployment.paused ? 'resume' : 'pause';
-        const runs = await new ScheduleHistory(services.controlPlane.store).list(deployment.ref.workspace, app);
+        const runs = await scheduledRunsOf(services, deployment);
         sendPage(ctx, page({
           title: `App ${app}`,
           section: 'apps',
@@ -176,7 +176,7 @@ ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labell
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const deployment = requireApp(ctx.params, viewer.principal, services);
-        const run = await new ScheduleHistory(services.controlPlane.store).get(deployment.ref.workspace, deployment.ref.app, ctx.params['id']!);
+        const run = await scheduledRunOf(services, deployment, ctx.params['id']!);
         sendPage(ctx, page({ title: `Scheduled run of ${run.function}`, section: 'apps', viewer, body: scheduledRunLogs(deployment.ref.app, run) }));
       });
     },
