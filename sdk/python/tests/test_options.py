@@ -96,7 +96,7 @@ SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "
 
 
 @pytest.mark.parametrize("kind,defaults", [
-    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None}),
+    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None, "schedule": None}),
     ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
                   "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None}),
     ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
