@@ -9,6 +9,7 @@
  * change loses no tick; `ProhibitOverlap` keeps two runs apart.
  */
 import { unitKey } from '../deployments/keys.js';
+import { sleep } from '../state/backoff.js';
 import type { Deployment } from '../deployments/types.js';
 import type { ImageBuilder } from '../images/types.js';
 import type { NomadClient } from '../scheduler/nomad/client.js';
@@ -54,11 +55,7 @@ export class NomadPeriodicSchedules implements ScheduleLeader {
     this.#loop = (async () => {
       while (!both.aborted) {
         await this.reconcile().catch(this.#options.report);
-        await new Promise<void>((resolve) => {
-          const stop = () => (clearTimeout(timer), resolve());
-          const timer = setTimeout(() => (both.removeEventListener('abort', stop), resolve()), RECONCILE_MS);
-          both.addEventListener('abort', stop, { once: true });
-        });
+        await sleep(RECONCILE_MS, both).catch(() => {}); // aborted: the loop ends
       }
     })().finally(() => {
       this.#loop = null;

@@ -13,6 +13,7 @@
  * Nomad runs the periodic jobs itself and this loop does not run.
  */
 import { isSvcError } from '../errors.js';
+import { sleep } from '../state/backoff.js';
 import type { Deployment } from '../deployments/types.js';
 import type { RunManager } from '../runs/runs.js';
 import { describeSchedule, nextTick } from '../workload/schedule.js';
@@ -92,11 +93,7 @@ export class ScheduleRunner implements ScheduleLeader {
       } catch (error) {
         this.#options.report(error);
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => (clearTimeout(timer), resolve());
-        const timer = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), POLL_MS);
-        signal.addEventListener('abort', stop, { once: true });
-      });
+      await sleep(POLL_MS, signal).catch(() => {}); // aborted: the loop ends
     }
   }
 

@@ -21,26 +21,18 @@ export function cronProblem(expression: string): string | null {
   }
   // Each field alone, the others `*`, so that the problem names its field.
   for (const [index, field] of fields.entries()) {
-    const alone = CRON_FIELDS.map((_, i) => (i === index ? field : '*'));
-    try {
-      CronExpressionParser.parse(`0 ${alone.join(' ')}`);
-    } catch (error) {
-      return `field ${index + 1} (${CRON_FIELDS[index]}) ${JSON.stringify(field)} is not valid: ${messageOf(error)}`;
-    }
+    const problem = secondsCronProblem(`0 ${CRON_FIELDS.map((_, i) => (i === index ? field : '*')).join(' ')}`);
+    if (problem !== null) return `field ${index + 1} (${CRON_FIELDS[index]}) ${JSON.stringify(field)} is not valid: ${problem}`;
   }
-  try {
-    // Fields valid one by one can still never meet (day 31 of February).
-    CronExpressionParser.parse(`0 ${expression.trim()}`).next();
-  } catch (error) {
-    return `${JSON.stringify(expression)} never matches a time: ${messageOf(error)}`;
-  }
-  return null;
+  // Fields valid one by one can still never meet (day 31 of February).
+  const never = secondsCronProblem(`0 ${expression.trim()}`);
+  return never === null ? null : `${JSON.stringify(expression)} never matches a time: ${never}`;
 }
 
 /** Why cron-parser refuses six fields (a second first), or null: what the job validator checks Nomad's specs with. */
 export function secondsCronProblem(sixFields: string): string | null {
   try {
-    CronExpressionParser.parse(sixFields);
+    CronExpressionParser.parse(sixFields).next();
     return null;
   } catch (error) {
     return messageOf(error);
