@@ -98,7 +98,7 @@ export interface Services {
   readonly deployments: DeploymentManager;
   readonly leases: IdleLeases;
   readonly runs: RunManager;
-  /** The leader's scheduler of scheduled functions (not on Nomad, which runs periodic jobs itself). */
+  /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
   readonly schedules: ScheduleLeader;
   readonly previews: Previews;
   readonly forward: LeaderForward;
