@@ -53,7 +53,7 @@ import { IdleLeases } from './runs/idle-leases.js';
 import { Previews } from './runs/previews.js';
 import { RunManager } from './runs/runs.js';
 import { ScheduleHistory } from './schedules/history.js';
-import { NomadPeriodicSchedules } from './schedules/nomad-periodic.js';
+import { checkNomadSchedules, NomadPeriodicSchedules } from './schedules/nomad-periodic.js';
 import { NomadRunSource } from './schedules/nomad-runs.js';
 import { ScheduleRunner, type ScheduleLeader } from './schedules/scheduler.js';
 import { NomadClient } from './scheduler/nomad/client.js';
@@ -251,7 +251,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
 
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments, bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
-    logs: deploymentLogs, runs, previews, scheduledRuns: nomad === null ? null : new NomadRunSource(nomad), maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl, domains,
+    logs: deploymentLogs, runs, previews, scheduledRuns: nomad === null ? null : new NomadRunSource(nomad), ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }), maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl, domains,
     ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({

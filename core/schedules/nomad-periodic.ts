@@ -8,7 +8,10 @@
  * `<id>/periodic-<unix seconds>` that Nomad launches itself, so a leader
  * change loses no tick; `ProhibitOverlap` keeps two runs apart.
  */
+import { nomadCronSpec } from '../../jobs/periodic.js';
 import { unitKey } from '../deployments/keys.js';
+import { SvcError } from '../errors.js';
+import type { AppSpec } from '../workload/types.js';
 import { sleep } from '../state/backoff.js';
 import type { Deployment } from '../deployments/types.js';
 import type { ImageBuilder } from '../images/types.js';
@@ -97,4 +100,18 @@ export class NomadPeriodicSchedules implements ScheduleLeader {
       this.#options.log(`purged the periodic Nomad job ${job.ID}: its schedule is gone (redeployed without it, paused or deleted)`);
     }
   }
+}
+
+/** Refuses, before a deploy changes anything, a schedule Nomad cannot run: a period no cron spec writes. */
+export function checkNomadSchedules(spec: AppSpec): void {
+  spec.workloads.forEach((workload, index) => {
+    if (!workload.schedule) return;
+    try {
+      nomadCronSpec(workload.schedule);
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      const message = `${workload.name}: ${error.message}`;
+      throw new SvcError('manifest_invalid', message, { ...(error.hint === undefined ? {} : { hint: error.hint }), details: { issues: [{ path: `workloads[${index}].options.schedule.every`, message: error.message }] } });
+    }
+  });
 }

@@ -62,6 +62,16 @@ describe('scheduled functions on Nomad (stand-ins): periodic batch jobs', functi
     assert.ok(one.json.run.logs.some((line: { text: string }) => line.text === 'tick ran'), JSON.stringify(one.json.run.logs));
   });
 
+  it('refuses, before anything changes, a period no cron spec writes (manifest_invalid naming the function and the option)', async () => {
+    const refused = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick'], (w) => (w.options.schedule = { every: 7, overlap: false })) });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.json.error.code, 'manifest_invalid');
+    assert.match(refused.json.error.message, /^tick: a period of 7 seconds cannot run on Nomad/);
+    assert.deepEqual(refused.json.error.details.issues.map((issue: { path: string }) => issue.path), ['workloads[0].options.schedule.every']);
+    const job = (await nomadJson(standins.nomad, `/v1/job/${parent}`)).json;
+    assert.equal(job.Periodic.Spec, '* * * * * * *', 'the deployed schedule is untouched');
+  });
+
   it('purges the periodic job when a redeploy removes the schedule', async () => {
     const redeployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick'], (w) => (w.options.schedule = null)) });
     assert.equal(redeployed.status, 201, redeployed.text);
