@@ -9,6 +9,8 @@ import { SignInLinks, type IssuedSignIn } from '../accounts/sign-in.js';
 import type { Account } from '../accounts/types.js';
 import { DeviceAuthorizations } from '../auth/device-flow.js';
 import { StoreTokenVerifier } from '../auth/store-verifier.js';
+import type { PlatformMetrics } from '../metrics/platform-metrics.js';
+import { timedStore } from '../metrics/timed-store.js';
 import { TokenIndex } from '../auth/token-index.js';
 import { Tokens, type OwnerTokenStatus } from '../auth/token-service.js';
 import { ConsulStateStore, type ConsulStateStoreOptions } from '../state/consul-store.js';
@@ -38,6 +40,8 @@ export interface ControlPlaneOptions {
   readonly verificationUri: () => string;
   /** Told about failures nobody waits for (a sweep, the token index's watch). */
   readonly report: (error: unknown) => void;
+  /** Times the store's calls (`/metrics`). */
+  readonly metrics?: PlatformMetrics;
 }
 
 export interface ControlPlane {
@@ -72,7 +76,8 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 export async function openControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const fileStore = options.state === 'file' ? await openFileStateStore({ dataDir: options.dataDir }) : null;
-  const store: StateStore = fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
+  const opened: StateStore = fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
+  const store = options.metrics === undefined ? opened : timedStore(opened, options.metrics);
   let index: TokenIndex | undefined;
   try {
     const workspaces = new Workspaces(store);

@@ -1,3 +1,4 @@
+import type { ApiOutcome } from '../app-api/types.js';
 import type { BundleInfo } from '../bundles/types.js';
 import type { JsonSchema } from '../manifest/types.js';
 import type { SourceRef } from '../scheduler/types.js';
@@ -29,6 +30,12 @@ export interface DeployedWorkload {
   readonly unit: string | null;
   /** The bundle its version runs (scheduled runs of a function start from it); null or absent without bundles. */
   readonly bundleSha256?: string | null;
+  /**
+   * ASGI apps: the OpenAPI description read from the app when this version
+   * was deployed (core/deployments/capture-apis.ts), or why there is none;
+   * null for other kinds.
+   */
+  readonly api: ApiOutcome | null;
 }
 
 export interface Deployment {

@@ -64,8 +64,18 @@ export interface ServedOptions extends ResourceOptions {
 /** A function's schedule: a 5-field cron expression in an IANA time zone, or a period in whole seconds. */
 export type ManifestSchedule = { cron: string; timezone: string; overlap: boolean } | { every: number; overlap: boolean };
 
+/** `svc.Retries` in the manifest (docs/manifest.md). */
+export interface RetriesOptions {
+  max_retries: number;
+  backoff_coefficient: number;
+  initial_delay: number;
+  max_delay: number;
+}
+
+/** `timeout`, `retries` and `schedule` may be missing: manifests written before them keep their meaning (no schedule). */
 export interface FunctionOptions extends ResourceOptions {
-  /** Absent in manifests of SDKs before schedules: no schedule. */
+  timeout?: number;
+  retries?: RetriesOptions | null;
   schedule?: ManifestSchedule | null;
 }
 
@@ -74,14 +84,18 @@ export interface EndpointOptions extends ServedOptions {
   methods: string[];
   concurrency: number;
   keep_warm: number;
+  timeout?: number;
 }
 
-export interface AsgiOptions extends ServedOptions {
+export interface RealtimeOptions extends ServedOptions {
   concurrent_requests: number;
   keep_warm_seconds: number;
 }
 
-export type RealtimeOptions = AsgiOptions;
+export interface AsgiOptions extends RealtimeOptions {
+  /** The app's path of its OpenAPI description, read at each deploy; null: not read. */
+  openapi: string | null;
+}
 
 interface WorkloadBase {
   /** A lowercase DNS label (`nameProblem` of core/workspaces/names.ts); unique in the app. */

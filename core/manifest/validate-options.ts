@@ -9,9 +9,11 @@ import {
   memoryRule,
   optionTable,
   optionsByKind,
+  retriesRules,
   routeProblems,
   type AutoscalerKey,
   type OptionRule,
+  type RetriesKey,
 } from '../workload/rules.js';
 import type { WorkloadKind } from '../workload/types.js';
 import { checkSchedule } from './validate-schedule.js';
@@ -47,6 +49,13 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
     case 'methods':
       checkMethods(value, issues);
       return;
+    case 'openapi':
+      if (value !== null && typeof value !== 'string') issues.add(`must be null (not read) or the app's path of its OpenAPI description, like "/openapi.json", got ${jsonTypeName(value)}`);
+      else if (typeof value === 'string') {
+        const problems = routeProblems(value);
+        if (problems.length > 0) issues.add(`${problems.join('; ')}, got ${JSON.stringify(value)}`);
+      }
+      return;
     case 'domain':
       if (value !== null && typeof value !== 'string') issues.add(`must be null or a string, got ${jsonTypeName(value)}`);
       else if (typeof value === 'string' && !isDomainName(value)) {
@@ -64,6 +73,19 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
     case 'schedule':
       checkSchedule(value, issues);
       return;
+    case 'retries':
+      if (value !== null) checkRetries(value, issues);
+      return;
+  }
+}
+
+/** null (no retries) or `{max_retries, backoff_coefficient, initial_delay, max_delay}`, each in its range. */
+function checkRetries(value: unknown, issues: IssueCollector): void {
+  if (!checkObject(value, issues)) return;
+  const keys = Object.keys(retriesRules) as RetriesKey[];
+  checkKeys(value, keys, issues);
+  for (const key of keys) {
+    if (Object.hasOwn(value, key)) checkNumberInRange(value[key], issues.at(key), retriesRules[key]);
   }
 }
 

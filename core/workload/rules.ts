@@ -44,11 +44,15 @@ export type OptionRule =
   | { readonly type: 'boolean' }
   | { readonly type: 'memory' }
   | { readonly type: 'route' }
+  /** `openapi`: null, or the ASGI app's path of its OpenAPI description, under the rules of a route. */
+  | { readonly type: 'openapi' }
   | { readonly type: 'methods' }
   | { readonly type: 'domain' }
   | { readonly type: 'autoscaler' }
   /** `on_start`: null, or the name (`__qualname__`) of the callable the SDK runs once per worker. */
   | { readonly type: 'callable' }
+  /** `retries`: null, or an object with every field of `retriesRules`. */
+  | { readonly type: 'retries' }
   /** `schedule`: null, `{cron, timezone, overlap}` or `{every, overlap}` (core/workload/schedule.ts). */
   | { readonly type: 'schedule' };
 
@@ -76,14 +80,17 @@ export const optionTable = Object.freeze({
   domain: { kinds: served, rule: { type: 'domain' } },
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
+  openapi: { kinds: ['asgi'], rule: { type: 'openapi' } },
   on_start: { kinds: all, rule: { type: 'callable' } },
+  timeout: { kinds: ['function', 'endpoint'], rule: { type: 'number', min: 1, max: 86_400 } },
+  retries: { kinds: ['function'], rule: { type: 'retries' } },
   schedule: { kinds: ['function'], rule: { type: 'schedule' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;
 
 /** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
-export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['schedule']);
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries', 'schedule']);
 
 const optionNames = Object.keys(optionTable) as OptionName[];
 
@@ -96,6 +103,16 @@ export const optionsByKind: Readonly<Record<WorkloadKind, readonly OptionName[]>
     ]),
   ) as Record<WorkloadKind, readonly OptionName[]>,
 );
+
+/** The fields of a `retries` object (`svc.Retries`), all required; `max_retries` has no default. */
+export const retriesRules = Object.freeze({
+  max_retries: { min: 0, max: 10, integer: true },
+  backoff_coefficient: { min: 1, max: 10, integer: false },
+  initial_delay: { min: 0, max: 60, integer: false },
+  max_delay: { min: 1, max: 60, integer: false },
+} as const);
+
+export type RetriesKey = keyof typeof retriesRules;
 
 /** `min_containers` is further bounded by `max_containers`. */
 export const autoscalerRules = Object.freeze({

@@ -32,6 +32,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],
     cgroupRoot: null,
+    metricsAddress: null,
     ...clusterDefaults(),
     ...tlsDefaults(),
     ...overrides,

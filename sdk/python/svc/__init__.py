@@ -20,11 +20,13 @@ from ._app import App
 from ._autoscaler import Autoscaler
 from ._context import Context
 from ._image import Image
+from ._retries import Retries
 from ._schedule import Cron, Period
 from .exceptions import (
     ConfigError,
     Error,
     ForbiddenError,
+    FunctionTimeoutError,
     InvalidOptionError,
     InvalidRequestError,
     NotFoundError,
@@ -52,6 +54,7 @@ __all__ = [
     "Cron",
     "Error",
     "ForbiddenError",
+    "FunctionTimeoutError",
     "Image",
     "InvalidOptionError",
     "InvalidRequestError",
@@ -63,6 +66,7 @@ __all__ = [
     "RemoteCallError",
     "RemoteError",
     "RemoteTraceback",
+    "Retries",
     "ServerUnreachableError",
     "StartFailedError",
     "TooManyRequestsError",
@@ -72,9 +76,14 @@ __all__ = [
     "__version__",
 ]
 
-# Public classes say `svc.Image`, not `svc._image.Image`, in reprs and tracebacks.
-for _name in __all__:
-    _member = globals()[_name]
-    if isinstance(_member, type):
-        _member.__module__ = "svc"
-del _name, _member
+
+def _present_as_svc() -> None:
+    """Public classes say `svc.Image`, not `svc._image.Image`, in reprs and tracebacks."""
+    for name in __all__:
+        member = globals()[name]
+        if isinstance(member, type):
+            member.__module__ = "svc"
+
+
+_present_as_svc()
+del _present_as_svc

@@ -2,58 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, TypeVar
+import inspect
+from typing import Any, Callable, Sequence
 
 from . import _checks
 from ._autoscaler import Autoscaler
 from ._image import Image
+from ._options import DEFAULT_TIMEOUT, OPTIONS, check_option, parameters_doc, resolve_options
+from ._retries import Retries
 from ._schedule import Cron, Period
-from ._options import OPTIONS, check_option, parameters_doc, resolve_options
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
-F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
 
 
-def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
-    """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
+class _Default(str):
+    """A default the decorator can tell from the same text passed on purpose."""
 
-    Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
-    table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
-    """
 
-    def decorator(
-        self: App,
-        target: Any = None,
-        /,
-        *,
-        name: str | None = None,
-        image: Image | None = None,
-        cpu: float = 1.0,
-        memory: str = "512Mi",
-        workers: int = 1,
-        concurrent_requests: int = 1,
-        autoscaler: Autoscaler = _AUTOSCALER,
-        max_pending_tasks: int = 100,
-        checkpoint_enabled: bool = False,
-        authorized: bool = True,
-        domain: str | None = None,
-        keep_warm_seconds: int = 60,
-        on_start: Callable[[], Any] | None = None,
-        **unknown: Any,
-    ) -> Any:
-        options = dict(
-            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
-            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
-        )
-        return self._declare(kind, target, name, image, options, unknown)
-
-    decorator.__name__ = kind
-    decorator.__qualname__ = f"App.{kind}"
-    decorator.__doc__ = doc
-    return decorator
+_OPENAPI = _Default(OPTIONS["openapi"].default)
 
 
 class App:
@@ -93,7 +61,7 @@ class App:
 
     def function(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -101,6 +69,8 @@ class App:
         cpu: float = 1.0,
         memory: str = "512Mi",
         on_start: Callable[[], Any] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int | Retries | None = None,
         schedule: Cron | Period | None = None,
         **unknown: Any,
     ) -> Any:
@@ -120,11 +90,12 @@ class App:
             def nightly_cleanup() -> None:
                 ...
         """
-        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start, schedule=schedule), unknown)
+        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start,
+                                                                      timeout=timeout, retries=retries, schedule=schedule), unknown)
 
     def endpoint(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -142,6 +113,7 @@ class App:
         domain: str | None = None,
         keep_warm: int = 60,
         on_start: Callable[[], Any] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
         **unknown: Any,
     ) -> Any:
         """Declares an HTTP endpoint: each request calls the function once.
@@ -161,9 +133,60 @@ class App:
             route=route, methods=methods, cpu=cpu, memory=memory, workers=workers,
             concurrency=concurrency, autoscaler=autoscaler, max_pending_tasks=max_pending_tasks,
             checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
-            on_start=on_start,
+            on_start=on_start, timeout=timeout,
         )
         return self._declare("endpoint", fn, name, image, options, unknown)
+
+    # A static method, defined in the class so that its decorators may call self._declare.
+    @staticmethod
+    def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
+        """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
+
+        Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
+        table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
+        """
+
+        def decorator(
+            self: App,
+            target: Any = None,
+            /,
+            *,
+            name: str | None = None,
+            image: Image | None = None,
+            cpu: float = 1.0,
+            memory: str = "512Mi",
+            workers: int = 1,
+            concurrent_requests: int = 1,
+            autoscaler: Autoscaler = _AUTOSCALER,
+            max_pending_tasks: int = 100,
+            checkpoint_enabled: bool = False,
+            authorized: bool = True,
+            domain: str | None = None,
+            keep_warm_seconds: int = 60,
+            on_start: Callable[[], Any] | None = None,
+            openapi: str | None = _OPENAPI,
+            **unknown: Any,
+        ) -> Any:
+            options: dict[str, Any] = dict(
+                cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
+                autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
+                authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
+            )
+            # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
+            if kind == "asgi":
+                options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
+            elif not isinstance(openapi, _Default):
+                unknown = {"openapi": openapi, **unknown}
+            return self._declare(kind, target, name, image, options, unknown)
+
+        decorator.__name__ = kind
+        decorator.__qualname__ = f"App.{kind}"
+        decorator.__doc__ = doc
+        if kind != "asgi":  # what help() and editors show: the options this kind takes
+            signature = inspect.signature(decorator)
+            setattr(decorator, "__signature__", signature.replace(
+                parameters=[p for p in signature.parameters.values() if p.name != "openapi"]))
+        return decorator
 
     asgi = _app_decorator(
         "asgi",
