@@ -275,7 +275,8 @@ class Asgi(Workload):
             if _JSON_TYPE.match(content_type):
                 data = _json.dumps(to_json(body)).encode("utf-8")
             elif isinstance(body, Mapping):
-                data = urlencode([(str(key), str(item)) for key, item in body.items()]).encode("ascii")
+                form = cast("Mapping[object, object]", body)
+                data = urlencode([(str(key), str(item)) for key, item in form.items()]).encode("ascii")
             elif isinstance(body, str):
                 data = body.encode("utf-8")
             else:

@@ -13,10 +13,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { normalizeApi } from '../../../core/app-api/normalize.js';
 import type { AppInterface, InterfaceWorkload } from '../../../core/plugin/types.js';
-import { packageRoot, sdkPythonPath } from '../../../core/paths.js';
+import { packageRoot } from '../../../core/paths.js';
 import { pythonExporter } from '../../../plugins/export-python/index.js';
 import { tempDir } from '../../helpers/config.js';
-import { CLIENT_MYPY_CONFIG, printed, python, pythonPath, runPython, writeFiles } from './python-helpers.js';
+import { CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, printed, python, pythonPath, runPython, writeFiles } from './python-helpers.js';
 
 const fastapi = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'openapi', 'fastapi-todos.json'), 'utf8')) as Record<string, unknown>;
 
@@ -117,7 +117,7 @@ print(json.dumps({
 
   it('passes mypy --strict', () => {
     writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
-    const checked = spawnSync(python, ['-m', 'mypy', '--config-file', 'mypy.ini', '-p', 'svc_clients'], { cwd: out, encoding: 'utf8', env: { ...process.env, MYPYPATH: sdkPythonPath } });
+    const checked = spawnSync(python, ['-m', 'mypy', '--config-file', 'mypy.ini', '-p', 'svc_clients'], { cwd: out, encoding: 'utf8', env: { ...process.env, MYPYPATH: CLIENT_MYPYPATH } });
     assert.equal(checked.status, 0, checked.stdout + checked.stderr);
   });
 

@@ -9,7 +9,7 @@ with that code; a body that is not svc's (a proxy's page) is classed by status.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from .. import exceptions as ex
 from .._json import is_object
@@ -120,10 +120,10 @@ def error_from_answer(status: int, body: bytes, what: str, *, api: bool = True) 
 def _detail(body: bytes) -> Any:
     """The ``detail`` of an ASGI app's error body (FastAPI and Starlette answer ``{"detail": ...}``), else None."""
     try:
-        data = json.loads(body)
+        data: object = json.loads(body)
     except ValueError:
         return None
-    return data.get("detail") if isinstance(data, dict) else None
+    return data.get("detail") if is_object(data) else None
 
 
 def _detail_text(detail: Any) -> str:
@@ -132,10 +132,10 @@ def _detail_text(detail: Any) -> str:
         return detail[:300]
     if isinstance(detail, list):
         parts: list[str] = []
-        for item in detail[:5]:
-            if isinstance(item, dict) and "msg" in item:
-                loc = item.get("loc")
-                where = ".".join(str(part) for part in loc) if isinstance(loc, list) else ""
+        for item in cast("list[object]", detail)[:5]:
+            if is_object(item) and "msg" in item:
+                loc: object = item.get("loc")
+                where = ".".join(str(part) for part in cast("list[object]", loc)) if isinstance(loc, list) else ""
                 parts.append(f"{where}: {item['msg']}" if where else str(item["msg"]))
         if parts:
             return "; ".join(parts)[:300]

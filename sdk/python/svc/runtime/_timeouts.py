@@ -20,7 +20,7 @@ import contextlib
 import os
 import sys
 import threading
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any, Awaitable, Callable, Generator
 
 from ._exit import exit_now
 
@@ -98,7 +98,7 @@ def timed_out(workload: str, what: str, seconds: float) -> None:
 
 
 @contextlib.contextmanager
-def watchdog(workload: str, what: str, seconds: float | None) -> Iterator[None]:
+def watchdog(workload: str, what: str, seconds: float | None) -> Generator[None, None, None]:
     """Ends the process if the block is still running ``WATCHDOG_GRACE`` s after ``seconds``."""
     if seconds is None:
         yield
