@@ -281,7 +281,7 @@ prog
 
 prog
   .command('app')
-  .describe('Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>, svc app export <app>.')
+  .describe('Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>, svc app runs <app>, svc app export <app>.')
   .example('app list')
   .example('app pause quickstart')
   .action(() => prog.help('app'));
@@ -317,6 +317,19 @@ prog
   .example('app delete quickstart --yes')
   .action((app: string, flags: Flags) =>
     run(async (context) => (await import('./commands/app.js')).appDelete(context, String(app), { yes: flags.yes === true, json: flags.json === true })),
+  );
+
+prog
+  .command('app runs <app>')
+  .describe("The scheduled runs of an app, newest first (the last 100 of each scheduled function), after its schedules and their next tick; --logs RUN prints one run's output.")
+  .option('--logs', 'Print the logs of this run (its id, sched-…) instead of the list')
+  .option('--json', 'Print JSON', false)
+  .example('app runs nightly')
+  .example('app runs nightly --logs sched-1795802211000-82751a')
+  .action((app: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/app-runs.js')).appRuns(context, String(app), { json: flags.json === true, ...(typeof flags.logs === 'string' ? { logs: flags.logs } : {}) }),
+    ),
   );
 
 prog

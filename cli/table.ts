@@ -29,12 +29,14 @@ export function colorStatus(status: string, color: Palette): string {
     case 'running':
     case 'ready':
     case 'active':
+    case 'succeeded':
       return color.green(status);
     case 'paused':
     case 'stopped':
     case 'starting':
     case 'idle':
     case 'preview':
+    case 'skipped':
       return color.yellow(status);
     case 'failed':
     case 'crash_loop':

@@ -57,9 +57,15 @@ import type { ServiceRegistry } from './registry/types.js';
 import { IdleLeases } from './runs/idle-leases.js';
 import { Previews } from './runs/previews.js';
 import { RunManager } from './runs/runs.js';
+import { ScheduleHistory } from './schedules/history.js';
+import { checkNomadSchedules, NomadPeriodicSchedules } from './schedules/nomad-periodic.js';
+import { NomadRunSource } from './schedules/nomad-runs.js';
+import { ScheduleRunner, type ScheduleLeader } from './schedules/scheduler.js';
+import { NomadClient } from './scheduler/nomad/client.js';
+import { compilePeriodicJob } from '../jobs/periodic.js';
 import type { LocalDriver } from './scheduler/local/driver.js';
 import type { NomadDriver } from './scheduler/nomad/types.js';
-import { createUnitCompiler } from './scheduler/nomad/unit-compiler.js';
+import { createUnitCompiler, type UnitCompilerOptions } from './scheduler/nomad/unit-compiler.js';
 import type { LogSink } from './scheduler/types.js';
 import type { PlatformOptions } from './platform-options.js';
 
@@ -99,6 +105,8 @@ export interface Services {
   readonly deployments: DeploymentManager;
   readonly leases: IdleLeases;
   readonly runs: RunManager;
+  /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
+  readonly schedules: ScheduleLeader;
   readonly previews: Previews;
   readonly forward: LeaderForward;
   readonly websockets: WebSocketBridge;
@@ -162,25 +170,26 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const registry = createRegistry(config, quietWithoutConsul(agents, reportAs('REGISTRY')), metrics);
   // Watches that backed off while Consul was away read again as soon as it answers.
   if (registry instanceof ConsulRegistry) agents.consul?.onRecovered(() => registry.retryNow());
+  const unitCompilerOptions: UnitCompilerOptions = {
+    cluster: {
+      datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver, platform: config.imagePlatform,
+      mhzPerCore: config.mhzPerCore, cpuMode: config.cpuMode, proxyTags: config.proxyTags, baseDomain: config.baseDomain, publicUrl: config.publicUrl,
+      // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do);
+      // a docker image carries the package and its PYTHONPATH itself.
+      runtimePath: config.nomadPython === null && config.nomadDriver !== 'docker' ? sdkPythonPath : null,
+    },
+    python: config.nomadPython,
+    plugins,
+    // The public URL when there is one: Nomad clients on other machines cannot reach 127.0.0.1.
+    bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? state.url, sha256),
+  };
   const scheduler = createDriver(config, {
     registry, logs: sink, zygotes: options.zygotes ?? false, cgroupRoot: config.cgroupRoot,
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
     install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),
     metrics,
-    compile: createUnitCompiler({
-      cluster: {
-        datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver, platform: config.imagePlatform,
-        mhzPerCore: config.mhzPerCore, cpuMode: config.cpuMode, proxyTags: config.proxyTags, baseDomain: config.baseDomain, publicUrl: config.publicUrl,
-        // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do);
-        // a docker image carries the package and its PYTHONPATH itself.
-        runtimePath: config.nomadPython === null && config.nomadDriver !== 'docker' ? sdkPythonPath : null,
-      },
-      python: config.nomadPython,
-      plugins,
-      // The public URL when there is one: Nomad clients on other machines cannot reach 127.0.0.1.
-      bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? state.url, sha256),
-    }),
+    compile: createUnitCompiler(unitCompilerOptions),
   });
   const driver = detachable(scheduler);
   const images = createImageBuilder(config);
@@ -239,6 +248,14 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();
   const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN') });
+  // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs and svc keeps those registered.
+  const nomad = config.scheduler === 'nomad' ? new NomadClient({ url: config.nomadAddr, token: config.nomadToken ?? undefined, namespace: config.nomadNamespace, region: config.nomadRegion }) : null;
+  const schedules: ScheduleLeader = nomad === null
+    ? new ScheduleRunner({ deployments, runs, history: new ScheduleHistory(controlPlane.store), log: system, report: reportAs('SCHEDULE') })
+    : new NomadPeriodicSchedules({
+      deployments, images, client: nomad, compile: createUnitCompiler(unitCompilerOptions, compilePeriodicJob),
+      install: options.state === undefined ? installOf(config) : undefined, log: system, report: reportAs('SCHEDULE'),
+    });
   const previews = new Previews({
     deployments, logs: deploymentLogs, leases,
     load: (unit) => ({
@@ -254,7 +271,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments, bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
-    logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl, domains,
+    logs: deploymentLogs, runs, previews, scheduledRuns: nomad === null ? null : new NomadRunSource(nomad), ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }), maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl, domains,
     ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({
@@ -289,7 +306,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   acme?.start();
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
-    deployments, leases, runs, previews, forward, websockets, listeners, electing, role, agents, acme, metrics,
+    deployments, leases, runs, schedules, previews, forward, websockets, listeners, electing, role, agents, acme, metrics,
   };
 }
 

@@ -149,6 +149,8 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
       await scheduler.purgeUnknownJobs((key) => keepOldJob(deployments, key)).catch(reportAs('RESTORE'));
       checkNotStopped(lost);
     }
+    // The leader runs the scheduled functions (on Nomad: keeps their periodic jobs registered).
+    services.schedules.lead(lost ?? new AbortController().signal);
   };
   if (services.electing) {
     // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it; then it restores the deployments and serves.
@@ -235,7 +237,10 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   websockets.close();
   // Started first: from its first (synchronous) step every workload URL answers shutting_down while requests in flight finish.
   const deploymentsDown = deployments.shutdown().catch(reportClose);
+  // No tick starts from now on; scheduled runs in flight give their calls up as their runs end.
+  const schedulesDown = services.schedules.close().catch(reportClose);
   await runs.shutdown().catch(reportClose);
+  await schedulesDown;
   await deploymentsDown;
   autoscaler.close();
   await state.leader?.close();

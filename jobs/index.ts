@@ -1,5 +1,6 @@
 /** The Nomad job compiler, validator and types, for the Nomad driver and `svc jobs render` (core/scheduler/nomad runs the plugins' transformJob over them). */
 export { compileJob } from './compile.js';
+export { compilePeriodicJob, nomadCronSpec } from './periodic.js';
 export { formatIssues, validateJob } from './validate.js';
 export { jobId, workerPortLabels } from './names.js';
 export { DEFAULT_MHZ_PER_CORE, defaultClusterSettings } from './context.js';

@@ -23,9 +23,7 @@ export function runtimeTask(workload: Workload, context: JobContext, labels: rea
     '--workers', String(workload.scaling.workers),
   ];
   const { driver } = context.cluster;
-  const config: Record<string, unknown> = driver === 'docker'
-    ? { image: dockerImage(context), command: 'python', args, ports: [...labels] }
-    : { command: context.cluster.python, args };
+  const config = driverConfig(context, args, labels);
   return {
     Name: TASK_NAME,
     Driver: driver,
@@ -39,6 +37,13 @@ export function runtimeTask(workload: Workload, context: JobContext, labels: rea
     KillTimeout: 30 * SECOND,
     KillSignal: 'SIGTERM',
   };
+}
+
+/** How the driver starts `python <args>`: in the image builder's image (docker), or with the client's interpreter. */
+export function driverConfig(context: JobContext, args: readonly string[], labels: readonly string[]): Record<string, unknown> {
+  return context.cluster.driver === 'docker'
+    ? { image: dockerImage(context), command: 'python', args: [...args], ...(labels.length === 0 ? {} : { ports: [...labels] }) }
+    : { command: context.cluster.python, args: [...args] };
 }
 
 function dockerImage(context: JobContext): string {
@@ -56,20 +61,27 @@ export function runtimeEnv(workload: Workload, context: JobContext, labels: read
   // Docker maps each host port to the same container port (no `To`): listen on every interface
   // inside the container. raw_exec/exec share the host's network: listen on the port's host IP only.
   const host = context.cluster.driver === 'docker' ? '0.0.0.0' : `\${NOMAD_IP_${labels[0] ?? 'w0'}}`;
-  const env: Record<string, string> = {
+  const env = baseEnv(workload, context, {
+    SVC_WORKER_HOST: host,
+    SVC_WORKER_PORTS: labels.map((label) => `\${NOMAD_PORT_${label}}`).join(','),
+  });
+  if (workload.scaling.checkpointEnabled) env.SVC_CHECKPOINT = '1';
+  return env;
+}
+
+/** What every task of svc's reads, serving or not: where it belongs, `placement` (where it listens), and Python's settings. */
+export function baseEnv(workload: Workload, context: JobContext, placement: Record<string, string> = {}): Record<string, string> {
+  return {
     SVC_WORKSPACE: context.workspace,
     SVC_APP: context.app,
     SVC_STAGE: context.stage,
     SVC_WORKLOAD: workload.name,
     ...(context.version === null ? {} : { SVC_VERSION: String(context.version) }),
-    SVC_WORKER_HOST: host,
-    SVC_WORKER_PORTS: labels.map((label) => `\${NOMAD_PORT_${label}}`).join(','),
+    ...placement,
     PYTHONDONTWRITEBYTECODE: '1',
     PYTHONSAFEPATH: '1',
+    ...(context.cluster.runtimePath === null ? {} : { PYTHONPATH: context.cluster.runtimePath }),
   };
-  if (context.cluster.runtimePath !== null) env.PYTHONPATH = context.cluster.runtimePath;
-  if (workload.scaling.checkpointEnabled) env.SVC_CHECKPOINT = '1';
-  return env;
 }
 
 /** go-getter unpacks the tar.gz (the signed URL has no .tar.gz suffix to go by) and checks its sha256 when known. */

@@ -42,6 +42,18 @@ export interface NomadJob {
   Migrate?: MigrateStrategy;
   Meta?: Record<string, string>;
   UI?: JobUIConfig;
+  /** Batch jobs only: Nomad launches a child job per tick (jobs/periodic.ts). */
+  Periodic?: PeriodicConfig;
+}
+
+/** `api.PeriodicConfig`: `Spec` (or `Specs`) in Nomad's cron syntax, read in `TimeZone`. */
+export interface PeriodicConfig {
+  Enabled?: boolean;
+  Spec?: string;
+  Specs?: string[];
+  SpecType?: 'cron';
+  ProhibitOverlap?: boolean;
+  TimeZone?: string;
 }
 
 export interface JobUIConfig {

@@ -10,6 +10,7 @@
  */
 import { registrationShape, serverOnlyJobKeys } from './schema.js';
 import { checkConsulMeta, checkPlacement, checkUpdate, list, num, obj, oneOf, reporter, SECOND_NS, showDuration, str, type Obj, type Report } from './rules.js';
+import { checkPeriodic } from './validate-periodic.js';
 import { checkServices } from './validate-services.js';
 import { checkShape } from './validate-shape.js';
 import { checkTask } from './validate-task.js';
@@ -64,7 +65,7 @@ function checkJob(report: Report, job: Obj): void {
     job.Datacenters.forEach((dc, index) => { if (dc === '') report(`Job.Datacenters[${index}]`, 'must not be empty'); });
   }
   const batch = type === 'batch' || type === 'sysbatch';
-  if (job.Periodic !== undefined && !batch) report('Job.Periodic', 'is only allowed on batch and sysbatch jobs');
+  checkPeriodic(report, job.Periodic, type);
   if (job.ParameterizedJob !== undefined && !batch) report('Job.ParameterizedJob', 'is only allowed on batch and sysbatch jobs');
   checkUpdate(report, 'Job.Update', job.Update);
   checkReschedule(report, 'Job.Reschedule', job.Reschedule);

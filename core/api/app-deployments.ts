@@ -103,6 +103,7 @@ async function deployRequest(params: Readonly<Record<string, string>>, body: Rec
   onlyFields(body, ['manifest', 'bundle', 'workload', 'prune']);
   const ref = appRef(params, principal);
   const { spec, bundle } = await deployableCode(body, ref.workspace, services, ref.app);
+  services.checkSchedules?.(spec);
   const workload = optionalWorkload(body['workload']);
   const prune = optionalBoolean(body, 'prune');
   if (prune && workload !== undefined) {

@@ -6,6 +6,7 @@ import type { Middleware } from 'koa';
 import type { GatewayState } from '../gateway/types.js';
 import { appDeploymentRoutes } from './app-deployments.js';
 import { appInterfaceRoutes } from './app-interface.js';
+import { appRunRoutes } from './app-runs.js';
 import { appRoutes } from './apps.js';
 import { bundleArtifactMiddleware, bundleArtifactRoutes } from './bundle-artifact.js';
 import { bundleRoutes } from './bundles.js';
@@ -32,7 +33,7 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 /** Every route of the API, in the order docs/openapi.json lists their paths (`npm run openapi` writes it from these). */
 export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...domainRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
-  ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
+  ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appRunRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
 
 export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {

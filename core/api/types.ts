@@ -4,6 +4,8 @@
  * handler gets and gives. Routes are plain data, so the router, the OpenAPI
  * generator and the docs test all read the same list.
  */
+import type { AppSpec } from '../workload/types.js';
+import type { ScheduledRunSource } from '../schedules/nomad-runs.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Autoscaler } from '../autoscale/controller.js';
@@ -59,6 +61,10 @@ export interface ApiServices {
   readonly maxBundleBytes: number;
   /** Remote runs of functions, and previews. */
   readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
+  /** Refuses a schedule this platform cannot run before a deploy changes anything (on Nomad: a period no cron spec writes). */
+  readonly checkSchedules?: (spec: AppSpec) => void;
+  /** Scheduled runs where Nomad runs the schedules (read from Nomad); absent or null: the state store's history. */
+  readonly scheduledRuns?: ScheduledRunSource | null;
   readonly previews: Pick<Previews, 'put' | 'get' | 'remove' | 'idleTimeoutSeconds' | 'expiresAt'>;
   /** Largest pickled call, in bytes (the gateway's body limit). */
   readonly maxCallBytes: number;

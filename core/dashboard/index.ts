@@ -38,6 +38,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.post('/device', (ctx) => device.decide(ctx));
   router.get('/dashboard', (ctx) => apps.list(ctx));
   router.get('/dashboard/apps/:app', (ctx) => apps.show(ctx));
+  router.get('/dashboard/apps/:app/runs/:id', (ctx) => apps.scheduledRun(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs', (ctx) => apps.logs(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs/events', (ctx) => apps.logEvents(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/:action', (ctx) => apps.confirmWorkload(ctx));

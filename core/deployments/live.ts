@@ -91,6 +91,7 @@ function describeWorkload(live: LiveDeployment, lw: LiveWorkload, context: Descr
     status: !served ? 'not_served' : live.paused ? 'paused' : lw.status === 'stopped' ? 'stopped' : lw.unit !== null ? 'running' : 'failed',
     version: lw.version,
     unit: lw.unit,
+    bundleSha256: lw.bundleSha256,
     api: lw.api,
   };
 }

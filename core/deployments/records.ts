@@ -11,6 +11,7 @@
  * writers (two deploys, or one deploy and a pause) never lose each other's update.
  */
 import type { ApiCapture } from '../app-api/types.js';
+import { scheduleAppPrefix } from '../schedules/keys.js';
 import { SvcError } from '../errors.js';
 import { getJson, putJson, type JsonValidator } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
@@ -155,6 +156,7 @@ export class DeploymentRecords {
   /** The app and all its deployments. */
   async deleteApp(workspace: string, app: string): Promise<void> {
     await this.#store.deleteTree(deploymentPrefix(workspace, app));
+    await this.#store.deleteTree(scheduleAppPrefix(workspace, app));
     await this.#store.deleteTree(apiPrefix(workspace, app));
     await this.#store.delete(appKey(workspace, app));
   }

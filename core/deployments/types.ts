@@ -28,6 +28,8 @@ export interface DeployedWorkload {
   readonly version: number;
   /** The unit key of the containers serving it now (it changes with each version); null while down. */
   readonly unit: string | null;
+  /** The bundle its version runs (scheduled runs of a function start from it); null or absent without bundles. */
+  readonly bundleSha256?: string | null;
   /**
    * ASGI apps: the OpenAPI description read from the app when this version
    * was deployed (core/deployments/capture-apis.ts), or why there is none;

@@ -61,6 +61,9 @@ export interface ServedOptions extends ResourceOptions {
   domain: string | null;
 }
 
+/** A function's schedule: a 5-field cron expression in an IANA time zone, or a period in whole seconds. */
+export type ManifestSchedule = { cron: string; timezone: string; overlap: boolean } | { every: number; overlap: boolean };
+
 /** `svc.Retries` in the manifest (docs/manifest.md). */
 export interface RetriesOptions {
   max_retries: number;
@@ -69,10 +72,11 @@ export interface RetriesOptions {
   max_delay: number;
 }
 
-/** `timeout` and `retries` may be missing: manifests written before them keep their meaning. */
+/** `timeout`, `retries` and `schedule` may be missing: manifests written before them keep their meaning (no schedule). */
 export interface FunctionOptions extends ResourceOptions {
   timeout?: number;
   retries?: RetriesOptions | null;
+  schedule?: ManifestSchedule | null;
 }
 
 export interface EndpointOptions extends ServedOptions {

@@ -16,6 +16,7 @@ import {
   type RetriesKey,
 } from '../workload/rules.js';
 import type { WorkloadKind } from '../workload/types.js';
+import { checkSchedule } from './validate-schedule.js';
 import { checkArray, checkBoolean, checkKeys, checkNumberInRange, checkObject, checkString, jsonTypeName, type Plain } from './shape-checks.js';
 
 export function validateOptions(kind: WorkloadKind, options: unknown, issues: IssueCollector): void {
@@ -68,6 +69,9 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
       if (value !== null && (typeof value !== 'string' || value === '')) {
         issues.add(`must be null or the name of the on_start function (a non-empty string), got ${typeof value === 'string' ? '""' : jsonTypeName(value)}`);
       }
+      return;
+    case 'schedule':
+      checkSchedule(value, issues);
       return;
     case 'retries':
       if (value !== null) checkRetries(value, issues);

@@ -27,6 +27,7 @@ export const optionDefaults = deepFreeze({
   // Five minutes, as Modal's functions: long enough for real work, short enough that a stuck call ends.
   timeout: 300,
   retries: null,
+  schedule: null,
 });
 
 /** Scaling of workloads whose manifest has no scaling options (functions). */

@@ -3,11 +3,11 @@
  * defaults filled). Pure: no I/O, and the input manifest is left untouched.
  */
 import { assertValidManifest } from '../manifest/parse.js';
-import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, RealtimeOptions, ServedOptions } from '../manifest/types.js';
+import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestSchedule, ManifestV1, ManifestWorkload, RealtimeOptions, ServedOptions } from '../manifest/types.js';
 import { defaultScaling, optionDefaults } from './defaults.js';
 import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';
-import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, Workload } from './types.js';
+import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, ScheduleSpec, Workload } from './types.js';
 
 /** Validates any value as Manifest v1 (one `manifest_invalid` SvcError listing every issue) and resolves it. */
 export function parseManifest(value: unknown): AppSpec {
@@ -58,6 +58,7 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     returns: workload.returns === null ? null : structuredClone(workload.returns),
     ...callLimitsOf(workload),
     ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
+    ...(workload.kind === 'function' ? { schedule: scheduleOf(workload.options.schedule ?? null) } : {}),
   };
 }
 
@@ -75,6 +76,13 @@ function callLimitsOf(workload: ManifestWorkload): Pick<Workload, 'timeout' | 'r
       maxDelay: retries.max_delay,
     },
   };
+}
+
+function scheduleOf(schedule: ManifestSchedule | null): ScheduleSpec | null {
+  if (schedule === null) return null;
+  return 'every' in schedule
+    ? { every: schedule.every, overlap: schedule.overlap }
+    : { cron: schedule.cron.trim(), timezone: schedule.timezone, overlap: schedule.overlap };
 }
 
 function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling: ScalingSpec } {

@@ -52,7 +52,9 @@ export type OptionRule =
   /** `on_start`: null, or the name (`__qualname__`) of the callable the SDK runs once per worker. */
   | { readonly type: 'callable' }
   /** `retries`: null, or an object with every field of `retriesRules`. */
-  | { readonly type: 'retries' };
+  | { readonly type: 'retries' }
+  /** `schedule`: null, `{cron, timezone, overlap}` or `{every, overlap}` (core/workload/schedule.ts). */
+  | { readonly type: 'schedule' };
 
 const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 const served = ['endpoint', 'asgi', 'realtime'] as const;
@@ -82,12 +84,13 @@ export const optionTable = Object.freeze({
   on_start: { kinds: all, rule: { type: 'callable' } },
   timeout: { kinds: ['function', 'endpoint'], rule: { type: 'number', min: 1, max: 86_400 } },
   retries: { kinds: ['function'], rule: { type: 'retries' } },
+  schedule: { kinds: ['function'], rule: { type: 'schedule' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;
 
 /** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
-export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries']);
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries', 'schedule']);
 
 const optionNames = Object.keys(optionTable) as OptionName[];
 

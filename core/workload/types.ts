@@ -53,6 +53,15 @@ export interface ResourceSpec {
   readonly memoryMiB: number;
 }
 
+/**
+ * When a deployed function runs by itself (`schedule=` in the SDK): a 5-field cron
+ * expression read in an IANA time zone, or a period in whole seconds. `overlap`
+ * lets a tick start a run while the previous one still runs (otherwise the tick is skipped).
+ */
+export type ScheduleSpec =
+  | { readonly cron: string; readonly timezone: string; readonly overlap: boolean }
+  | { readonly every: number; readonly overlap: boolean };
+
 export interface Workload {
   readonly app: string;
   readonly name: string;
@@ -83,6 +92,8 @@ export interface Workload {
    * and in records written before the option existed.
    */
   readonly openapi?: string | null;
+  /** Functions only: when the deployed function runs by itself; absent or null without a schedule. */
+  readonly schedule?: ScheduleSpec | null;
 }
 
 export interface AppSpec {

@@ -2,6 +2,7 @@
  * `components.schemas` of docs/openapi.json: the shapes the routes take and
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
+import { scheduledRunSchemas } from './app-runs.js';
 import { ref } from './shared.js';
 import type { Schema } from './types.js';
 
@@ -656,4 +657,5 @@ export const schemas: Readonly<Record<string, Schema>> = {
       account: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } },
     },
   },
+  ...scheduledRunSchemas,
 };

@@ -17,6 +17,8 @@ import { checkCsrf, readViewer, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
 import { signedIn } from '../viewer.js';
 import { workloadView, type WorkloadView } from '../workload-view.js';
+import { scheduledRunOf, scheduledRunsOf } from '../../api/app-runs.js';
+import { scheduledRunLogs, scheduledRunsCard } from '../scheduled-runs-card.js';
 
 type Params = Context & { params: Record<string, string> };
 
@@ -155,6 +157,7 @@ export function appPages(services: DashboardServices) {
         const deployment = requireApp(ctx.params, viewer.principal, services);
         const app = deployment.ref.app;
         const transition = deployment.paused ? 'resume' : 'pause';
+        const runs = await scheduledRunsOf(services, deployment);
         sendPage(ctx, page({
           title: `App ${app}`,
           section: 'apps',
@@ -162,8 +165,19 @@ export function appPages(services: DashboardServices) {
           body: html`${doneNotice(ctx)}${deployment.paused ? notice('ok', 'This app is paused.') : ''}
 ${workloadTable(app, await workloadsOf(deployment), true)}
 <p class="actions"><a class="button" href="/dashboard/apps/${app}/${transition}">${ACTIONS[transition].what} ${app}</a></p>
+${scheduledRunsCard(deployment, runs)}
 ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labelledby="warnings"><h2 id="warnings">Warnings</h2><ul>${deployment.warnings.map((w) => html`<li>${w}</li>`)}</ul></section>`}`,
         }));
+      });
+    },
+
+    async scheduledRun(ctx: Params): Promise<void> {
+      const viewer = await signedIn(ctx, services);
+      if (viewer === null) return;
+      await renderErrors(ctx, viewer, async () => {
+        const deployment = requireApp(ctx.params, viewer.principal, services);
+        const run = await scheduledRunOf(services, deployment, ctx.params['id']!);
+        sendPage(ctx, page({ title: `Scheduled run of ${run.function}`, section: 'apps', viewer, body: scheduledRunLogs(deployment.ref.app, run) }));
       });
     },
 

@@ -14,6 +14,7 @@ import { formatIssues, validateJob } from '../../../jobs/validate.js';
 import { SvcError } from '../../errors.js';
 import type { PluginHost } from '../../plugin/host.js';
 import type { DeploymentUnit } from '../types.js';
+import type { Workload } from '../../workload/types.js';
 import type { CompileUnit, NomadJobSpec } from './types.js';
 
 export interface UnitCompilerOptions {
@@ -26,7 +27,8 @@ export interface UnitCompilerOptions {
   readonly bundleUrl: (sha256: string) => string;
 }
 
-export function createUnitCompiler(options: UnitCompilerOptions): CompileUnit {
+/** `compile`: the service job of a unit (default), or the periodic batch job of a scheduled function (jobs/periodic.ts). */
+export function createUnitCompiler(options: UnitCompilerOptions, compile: (workload: Workload, context: JobContext) => NomadJobRegistration = compileJob): CompileUnit {
   return async (unit: DeploymentUnit) => {
     const { ref, workload, source, image } = unit;
     const sha256 = source.bundleSha256;
@@ -47,7 +49,7 @@ export function createUnitCompiler(options: UnitCompilerOptions): CompileUnit {
       image: image.image ?? null,
       cluster: { ...options.cluster, python: options.python ?? image.pythonPath },
     };
-    const body = await transformJob(options.plugins, compileJob(workload, context), { workspace: ref.workspace, app: ref.app, stage: ref.stage, workload: workload.name });
+    const body = await transformJob(options.plugins, compile(workload, context), { workspace: ref.workspace, app: ref.app, stage: ref.stage, workload: workload.name });
     const issues = validateJob(body);
     if (issues.length > 0) {
       throw new SvcError('internal', `the Nomad job compiled for ${unit.key} breaks ${issues.length} job rule${issues.length === 1 ? '' : 's'}:\n${formatIssues(issues)}`, { details: { issues } });

@@ -21,6 +21,7 @@ from ._autoscaler import Autoscaler
 from ._context import Context
 from ._image import Image
 from ._retries import Retries
+from ._schedule import Cron, Period
 from .exceptions import (
     ConfigError,
     Error,
@@ -50,6 +51,7 @@ __all__ = [
     "Autoscaler",
     "ConfigError",
     "Context",
+    "Cron",
     "Error",
     "ForbiddenError",
     "FunctionTimeoutError",
@@ -58,6 +60,7 @@ __all__ = [
     "InvalidRequestError",
     "NotFoundError",
     "NotSignedInError",
+    "Period",
     "ProjectError",
     "QueueFullError",
     "RemoteCallError",

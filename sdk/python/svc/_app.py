@@ -10,6 +10,7 @@ from ._autoscaler import Autoscaler
 from ._image import Image
 from ._options import DEFAULT_TIMEOUT, OPTIONS, check_option, parameters_doc, resolve_options
 from ._retries import Retries
+from ._schedule import Cron, Period
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
@@ -70,9 +71,11 @@ class App:
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         retries: int | Retries | None = None,
+        schedule: Cron | Period | None = None,
         **unknown: Any,
     ) -> Any:
-        """Declares a function: Python code run on demand with ``svc run`` or in-process.
+        """Declares a function: Python code run on demand with ``svc run`` or in-process,
+        or, deployed with ``schedule=``, by itself on a schedule.
 
         Works bare (``@app.function``) or with options (``@app.function(cpu=2)``). The
         decorated function stays an ordinary function: call it, or ``square.local(3)``.
@@ -82,9 +85,13 @@ class App:
             @app.function(cpu=0.5, memory="256Mi")
             def square(x: int) -> int:
                 return x * x
+
+            @app.function(schedule=svc.Cron("0 3 * * *"))
+            def nightly_cleanup() -> None:
+                ...
         """
         return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start,
-                                                                      timeout=timeout, retries=retries), unknown)
+                                                                      timeout=timeout, retries=retries, schedule=schedule), unknown)
 
     def endpoint(
         self,

@@ -25,6 +25,7 @@ from ._autoscaler import Autoscaler, describe_fields
 from ._image import Image
 from ._retries import Retries, check_retries, describe_fields as describe_retries
 from ._checks import Problem
+from ._schedule import Cron, Period, check_schedule
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 RESERVED_ROUTE_PREFIX = "/_svc"
@@ -259,6 +260,12 @@ OPTIONS: Mapping[str, Option] = {
                "Run a failed call again (it raised, its container died, or it timed out): a count, "
                "0 to 10, or svc.Retries for the pauses between attempts. Each attempt is in the logs.",
                "retries=svc.Retries(max_retries=3, initial_delay=0.5)"),
+        Option("schedule", "svc.Cron | svc.Period | None", None, _checks.optional(check_schedule),
+               "Run the deployed function by itself on this schedule, with no arguments: a cron "
+               "expression (svc.Cron) or a period (svc.Period). Each tick runs once across svc's "
+               "replicas; a tick that comes while the previous run still runs is skipped unless "
+               "overlap=True. Runs and their logs: svc app runs <app>.",
+               'schedule=svc.Cron("0 3 * * *")'),
         Option("openapi", "str | None", "/openapi.json", _checks.optional(_openapi),
                "The app's path of its OpenAPI description (FastAPI serves one at /openapi.json), read once "
                "at each deploy: svc app export then gives each operation its own typed method. None: not "
@@ -272,7 +279,7 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED + ("on_start", "timeout", "retries"),
+    "function": _SERVED + ("on_start", "timeout", "retries", "schedule"),
     "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start", "timeout"),
     "asgi": _ASGI + ("openapi", "on_start"),
     "realtime": _ASGI + ("on_start",),
@@ -350,9 +357,9 @@ def parameters_doc(kind: str) -> str:
 
 
 def manifest_value(option: str, value: Any) -> Any:
-    """An option's value as the manifest writes it: an Autoscaler or Retries as an object, a tuple as a
+    """An option's value as the manifest writes it: an Autoscaler, Retries, Cron or Period as an object, a tuple as a
     list, ``on_start`` as the callable's name (``callable_name``) or null."""
-    if isinstance(value, (Autoscaler, Retries)):
+    if isinstance(value, (Autoscaler, Retries, Cron, Period)):
         return value.to_dict()
     if option == "on_start" and value is not None:
         return callable_name(value)

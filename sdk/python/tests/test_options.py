@@ -101,7 +101,7 @@ SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "
 
 
 @pytest.mark.parametrize("kind,defaults", [
-    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None, "timeout": 300.0, "retries": None}),
+    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None, "timeout": 300.0, "retries": None, "schedule": None}),
     ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
                   "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None, "timeout": 300.0}),
     ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,

@@ -38,6 +38,32 @@ describe('validateManifest()', () => {
     ]);
   });
 
+  it("checks a function's schedule with cron-parser, naming the field it refuses, and the time zone", () => {
+    const manifest = sampleManifest() as any;
+    const withSchedule = (schedule: unknown) => {
+      manifest.workloads[0].options.schedule = schedule;
+      return validateManifest(manifest);
+    };
+    assert.deepEqual(withSchedule({ cron: '*/15 9-17 * * mon-fri', timezone: 'Europe/Paris', overlap: false }), []);
+    assert.deepEqual(withSchedule({ every: 1, overlap: true }), []);
+    assert.deepEqual(withSchedule(null), []);
+    assertIssuesExactly(withSchedule({ cron: '0 61 * * *', timezone: 'UTC', overlap: false }), [
+      { path: 'workloads[0].options.schedule.cron', message: 'field 2 (hour) "61" is not valid' },
+    ]);
+    assertIssuesExactly(withSchedule({ cron: '0 3 * *', timezone: 'Mars/Base', overlap: 'no' }), [
+      { path: 'workloads[0].options.schedule.cron', message: 'must have 5 fields (minute, hour, day of month, month, day of week), like "0 3 * * *", got 4' },
+      { path: 'workloads[0].options.schedule.timezone', message: 'must be an IANA time zone name like "UTC" or "Europe/Paris", got "Mars/Base"' },
+      { path: 'workloads[0].options.schedule.overlap', message: 'must be a boolean, got string' },
+    ]);
+    assertIssuesExactly(withSchedule({ cron: '0 0 31 2 *', timezone: 'UTC', overlap: false }), [
+      { path: 'workloads[0].options.schedule.cron', message: 'never matches a time' },
+    ]);
+    assertIssuesExactly(withSchedule({ every: 0, overlap: false }), [{ path: 'workloads[0].options.schedule.every', message: 'from 1 to 31622400, got 0' }]);
+    assertIssuesExactly(withSchedule('0 3 * * *'), [{ path: 'workloads[0].options.schedule', message: 'must be an object, got string' }]);
+    manifest.workloads[1].options.schedule = null;
+    assertIssuesExactly(withSchedule(null), [{ path: 'workloads[1].options.schedule', message: 'unknown option for kind endpoint' }]);
+  });
+
   it('accepts the bounds of every range', () => {
     const manifest = sampleManifest() as any;
     Object.assign(manifest.workloads[1].options, {

@@ -29,6 +29,7 @@ const expected: AppSpec = {
       returns: { type: 'integer' },
       timeout: 300,
       retries: null,
+      schedule: null,
     },
     {
       app: 'quickstart', name: 'hello', kind: 'endpoint', handler: 'hello', onStart: null, doc: 'Says hello to whoever asks.', image, resources,

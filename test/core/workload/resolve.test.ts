@@ -28,6 +28,7 @@ describe('resolveApp()', () => {
           // The sample is a manifest from before time-outs: the defaults apply.
           timeout: 300,
           retries: null,
+          schedule: null,
         },
         {
           app: 'sample', name: 'greet', kind: 'endpoint', handler: 'greet', onStart: 'load_model', doc: 'Greets someone by name.', image: plainImage,
@@ -75,6 +76,17 @@ describe('resolveApp()', () => {
     assert.deepEqual(defaultScaling, {
       workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: singleContainer,
     });
+  });
+
+  it("resolves a function's schedule (a cron expression trimmed, or a period) and leaves it null when the manifest has none", () => {
+    const manifest = sampleManifest() as any;
+    manifest.workloads[0].options.schedule = { cron: ' 0 3 * * * ', timezone: 'Europe/Paris', overlap: false };
+    assert.deepEqual(resolveApp(manifest).workloads[0]?.schedule, { cron: '0 3 * * *', timezone: 'Europe/Paris', overlap: false });
+    manifest.workloads[0].options.schedule = { every: 300, overlap: true };
+    assert.deepEqual(resolveApp(manifest).workloads[0]?.schedule, { every: 300, overlap: true });
+    delete manifest.workloads[0].options.schedule;
+    assert.equal(resolveApp(manifest).workloads[0]?.schedule, null);
+    assert.equal('schedule' in (resolveApp(manifest).workloads[1] ?? {}), false, 'only functions have one');
   });
 
   it('carries timeout and retries of functions and endpoints into the spec, and no time-out for asgi', () => {

@@ -51,7 +51,11 @@ from svc._options import OPTIONS, describe_options, manifest_value
 from svc.exceptions import InvalidOptionError
 
 def given(option, value):
-    """What a user would pass for this manifest value: on_start's name names a function."""
+    """What a user would pass for this manifest value: on_start's name names a function, a schedule is a svc.Cron or svc.Period."""
+    if option == "schedule" and isinstance(value, dict):
+        if "every" in value:
+            return svc.Period(seconds=value["every"], overlap=value["overlap"])
+        return svc.Cron(value["cron"], timezone=value["timezone"], overlap=value["overlap"])
     if option != "on_start" or value is None:
         return value
     def target():
@@ -67,7 +71,7 @@ def writes_as_is(option, value):
             kept = Retries(**value).to_dict()
         else:
             kept = manifest_value(option, OPTIONS[option].check(given(option, value)))
-    except (Problem, InvalidOptionError, TypeError):
+    except (Problem, InvalidOptionError, TypeError, KeyError):
         return False
     return kept == value
 
@@ -153,6 +157,7 @@ function platformTable(): Table {
         return { ...base, reserved_prefix: reservedRoutePrefix, nullable: true };
       case 'domain':
       case 'callable':
+      case 'schedule':
         return { ...base, nullable: true };
       case 'boolean':
         return base;
@@ -254,6 +259,17 @@ function probesFor(name: OptionName): unknown[] {
     }
     case 'callable':
       return [null, 'load', 'Model.load', 'make.<locals>.load', '<lambda>', '', 5, true, [], {}];
+    case 'schedule': {
+      const cron = (expression: string, timezone = 'UTC') => ({ cron: expression, timezone, overlap: false });
+      return [
+        null, cron('0 3 * * *'), { ...cron('*/15 9-17 * * mon-fri', 'Europe/Paris'), overlap: true }, cron('0,30 0 1,15 jan-jun sun'), cron('59 23 31 12 7'),
+        cron('0 3 * *'), cron('0 0 3 * * *'), cron(''), cron('61 * * * *'), cron('0 24 * * *'), cron('0 3 0 * *'), cron('0 3 32 * *'), cron('0 3 * 13 *'),
+        cron('0 3 * * 8'), cron('0 3 * * x'), cron('0 3 * mon *'), cron('*/0 * * * *'), cron('0 3 * * *', 'Mars/Base'), cron('0 3 * * *', ''),
+        { every: 1, overlap: false }, { every: 300, overlap: true }, { every: 366 * 86_400, overlap: false }, { every: 0, overlap: false },
+        { every: 366 * 86_400 + 1, overlap: false }, { every: 1.5, overlap: false }, { every: 5 }, { ...cron('0 3 * * *'), extra: 1 },
+        { cron: '0 3 * * *', overlap: false }, '0 3 * * *', 5, true, [],
+      ];
+    }
     case 'retries': {
       const base = { max_retries: 3, backoff_coefficient: 2, initial_delay: 1, max_delay: 60 };
       const edges = (Object.keys(retriesRules) as RetriesKey[]).flatMap((key) => {

@@ -12,6 +12,7 @@ import { RegistryImageSource } from './docker/registry-image-source.js';
 import { decodeGoJson, GoDecodeError, type GoType } from './gojson.js';
 import { canonicalizeJob, multierror, parseGoDuration, sameJson, specOf, validateJob, type Json } from './job.js';
 import { JobPlanRequestType, JobRegisterRequestType, JobValidateRequestType, ScalingRequestType } from './schema.js';
+import { isPeriodicParent, PeriodicDispatcher } from './periodic.js';
 import { diffJobs, planAnnotations } from './plan.js';
 import { allocation, allocStub, evaluation } from './render.js';
 
@@ -61,6 +62,25 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
   const cluster = new Cluster({
     dataDir: path.resolve(options.dataDir), hostIp: options.hostIp ?? '127.0.0.1', datacenter: options.datacenter ?? 'dc1', consul,
     imageSource: options.docker?.imageSource ?? new RegistryImageSource(path.join(path.resolve(options.dataDir), 'docker', 'blobs')),
+  });
+
+  // Periodic parents launch a child job per tick, placed like any batch job (periodic.ts).
+  const periodic = new PeriodicDispatcher({
+    launch(child) {
+      const namespace = child.Namespace;
+      const index = cluster.bump();
+      const stored: Json = {
+        ...child, Dispatched: false, Status: 'pending', StatusDescription: '', Stable: false, Version: 0,
+        SubmitTime: Date.now() * 1_000_000, CreateIndex: index, ModifyIndex: index, JobModifyIndex: index,
+      };
+      cluster.jobs.get(namespace)!.set(stored.ID, stored);
+      cluster.versions.set(cluster.key(namespace, stored.ID), [stored]);
+      const evaluation = cluster.createEval(stored, 'periodic-job', index);
+      void cluster.reconcile(namespace, stored.ID, evaluation.ID);
+    },
+    running(namespace, parentId) {
+      return [...(cluster.jobs.get(namespace)?.values() ?? [])].some((job) => job.ParentID === parentId && statusOf(job) !== 'dead');
+    },
   });
 
   const server: Server = createServer((req, res) => {
@@ -176,7 +196,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     const summary = summaryOf(job);
     const out: Json = {
       ID: job.ID, ParentID: job.ParentID ?? '', Name: job.Name, Namespace: job.Namespace, Datacenters: job.Datacenters, NodePool: job.NodePool,
-      Multiregion: null, Type: job.Type, Priority: job.Priority, Periodic: false, ParameterizedJob: false, Stop: job.Stop,
+      Multiregion: null, Type: job.Type, Priority: job.Priority, Periodic: isPeriodicParent(job), ParameterizedJob: false, Stop: job.Stop,
       Status: statusOf(job), StatusDescription: '', JobSummary: summary, CreateIndex: job.CreateIndex, ModifyIndex: job.ModifyIndex,
       JobModifyIndex: job.JobModifyIndex, SubmitTime: job.SubmitTime,
     };
@@ -187,7 +207,10 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
   function statusOf(job: Json): string {
     const allocs = cluster.allocsOf(job.Namespace, job.ID);
     if (allocs.some((a) => !isTerminal(a))) return 'running';
-    return job.Stop ? 'dead' : 'pending';
+    if (job.Stop) return 'dead';
+    // Nomad: a periodic parent is running while it launches; a batch job whose allocations all ended is dead.
+    if (isPeriodicParent(job)) return 'running';
+    return job.Type === 'batch' && allocs.length > 0 ? 'dead' : 'pending';
   }
 
   function summaryOf(job: Json): Json {
@@ -276,8 +299,11 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     const key = cluster.key(namespace, job.ID);
     cluster.versions.set(key, [stored, ...(existing ? cluster.versions.get(key) ?? [] : [])]);
     const evaluation = cluster.createEval(stored, 'job-register', index);
-    cluster.maybeCreateDeployment(stored, evaluation.ID);
-    void cluster.reconcile(namespace, job.ID, evaluation.ID);
+    if (isPeriodicParent(stored)) periodic.track(stored);
+    else {
+      cluster.maybeCreateDeployment(stored, evaluation.ID);
+      void cluster.reconcile(namespace, job.ID, evaluation.ID);
+    }
     return {
       reply: { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: index, Warnings: warnings, Index: index, LastContact: 0, KnownLeader: false, NextToken: '' },
       index,
@@ -353,6 +379,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       purge = parsed;
     }
     const existing = cluster.job(namespace, id);
+    periodic.untrack(namespace, id);
     if (!existing) {
       return { reply: { EvalID: '', EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: '', VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: '' }, index: 0 };
     }
@@ -631,6 +658,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     cluster,
     consulErrors: consul?.errors ?? [],
     async close() {
+      periodic.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await cluster.close();

@@ -5,6 +5,7 @@
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --ports P0,P1,... [--host HOST] [--workers N]
     python -m svc.runtime template --root DIR --entry MODULE --workload NAME --control PATH
     python -m svc.runtime zygote --control PATH
+    python -m svc.runtime once --root DIR --entry MODULE --workload NAME
 
 The first form serves one worker on PATH; the second ``N`` workers (default: the workload's
 ``workers`` option), worker ``i`` on ``DIR/ID-w<i>.sock``. The third (TCP mode, what a Nomad
@@ -12,6 +13,8 @@ allocation runs) serves worker ``i`` on ``HOST:P<i>``; without socket options th
 may come from ``SVC_WORKER_PORTS`` and ``SVC_WORKER_HOST`` (default 127.0.0.1), and flags win
 over them. This process imports the app once, then forks the workers and supervises them. The
 zygote imports only the runtime, and forks containers of any workload on request (``_zygote``).
+``once`` calls a function once with no arguments and exits (a scheduled run on Nomad, ``_once``):
+0 when it returned, 6 when it raised (traceback on stderr).
 ``--cgroup`` names the ``cgroup.procs`` files of the container's cgroup, which this process joins
 before it imports anything of the user's (``_cgroup``). ``--events-fd FD`` names a pipe for the platform's machine-readable events (one JSON object per
 line).
@@ -87,6 +90,26 @@ def _zygote_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _once_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m svc.runtime once",
+                                     description="Call a function once with no arguments, then exit (a scheduled run).")
+    _common(parser)
+    return parser
+
+
+def _run_once(argv: list[str]) -> int:
+    args = _once_parser().parse_args(argv)
+    _line_buffered()
+    os.environ.pop("PYTHONSAFEPATH", None)
+    try:
+        workload = load_workload(args.root, args.entry, args.workload)
+    except Exit as error:
+        return error.code
+    from ._once import run_once
+
+    return run_once(workload)
+
+
 def _line_buffered() -> None:
     for stream in (sys.stdout, sys.stderr):
         # Line by line, each line in one write: the workers share these pipes, and a line
@@ -114,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["zygote"]:
         return _run_zygote(argv[1:])
+    if argv[:1] == ["once"]:
+        return _run_once(argv[1:])
     template = argv[:1] == ["template"]
     parser = _template_parser() if template else _container_parser()
     args = parser.parse_args(argv[1:] if template else argv)

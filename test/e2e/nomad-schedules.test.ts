@@ -1,0 +1,81 @@
+/**
+ * Scheduled functions through the Nomad stand-in: the leader registers one
+ * periodic batch job per scheduled function (compiled, checked by the strict
+ * validator), the stand-in launches a child job per tick as Nomad does, and
+ * svc reads the runs back from the children and their allocations; a
+ * redeploy without the schedule purges the periodic job.
+ */
+import assert from 'node:assert/strict';
+import { startPlatform, type Platform } from '../../core/platform.js';
+import { apiClient, type Call } from '../core/api/client.js';
+import { until } from '../helpers/until.js';
+import { nomadJson, startStandins, type Standins } from './cluster-helpers.js';
+import { scheduledRuns, scheduleFixture, type ScheduleFixture } from './schedule-helpers.js';
+
+describe('scheduled functions on Nomad (stand-ins): periodic batch jobs', function () {
+  this.timeout(180_000);
+  let standins: Standins;
+  let platform: Platform | undefined;
+  let call: Call;
+  let owner: string;
+  let fixture: ScheduleFixture;
+  const reports: unknown[] = [];
+  const parent = 'svc-default--sched--tick';
+
+  before(async () => {
+    standins = await startStandins();
+    platform = await startPlatform({ config: standins.config(), report: (error) => reports.push(error) });
+    await until('svc leads', () => platform!.role === 'ready');
+    call = apiClient(platform.url);
+    owner = platform.ownerToken.secret;
+    fixture = await scheduleFixture(platform.url, owner);
+  });
+  after(async () => {
+    await platform?.close();
+    await standins?.close();
+  });
+
+  it('registers a periodic batch job whose children run the function on its ticks; the runs come back with their logs', async () => {
+    const deployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick']) });
+    assert.equal(deployed.status, 201, deployed.text);
+    const job = await until('the periodic job is registered', async () => {
+      const read = await nomadJson(standins.nomad, `/v1/job/${parent}`);
+      return read.status === 200 ? read.json : null;
+    });
+    assert.equal(job.Type, 'batch');
+    const { Enabled, SpecType, Spec, TimeZone, ProhibitOverlap } = job.Periodic;
+    assert.deepEqual({ Enabled, SpecType, Spec, TimeZone, ProhibitOverlap }, { Enabled: true, SpecType: 'cron', Spec: '* * * * * * *', TimeZone: 'UTC', ProhibitOverlap: true });
+    const listed = (await nomadJson(standins.nomad, `/v1/jobs?prefix=${parent}`)).json as { ID: string; Periodic: boolean; ParentID: string }[];
+    assert.equal(listed.find((j) => j.ID === parent)?.Periodic, true);
+
+    const succeeded = await until('tick succeeded twice', async () => {
+      const { runs } = await scheduledRuns(call, owner);
+      const done = runs.filter((run) => run.status === 'succeeded');
+      return done.length >= 2 ? done : null;
+    }, 90_000);
+    assert.ok(fixture.lines('tick').length >= 2, 'each run appended its line');
+    const children = (await nomadJson(standins.nomad, `/v1/jobs?prefix=${parent}/periodic-`)).json as { ID: string; ParentID: string }[];
+    assert.ok(children.length >= 2 && children.every((child) => child.ParentID === parent && /\/periodic-\d+$/.test(child.ID)), JSON.stringify(children));
+    for (const run of succeeded) assert.ok(run.startedAt !== null && run.endedAt !== null, JSON.stringify(run));
+    const one = await call('GET', `/api/v1/apps/sched/runs/${succeeded[0]!.id}`, { token: owner });
+    assert.equal(one.status, 200, one.text);
+    assert.ok(one.json.run.logs.some((line: { text: string }) => line.text === 'tick ran'), JSON.stringify(one.json.run.logs));
+  });
+
+  it('refuses, before anything changes, a period no cron spec writes (manifest_invalid naming the function and the option)', async () => {
+    const refused = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick'], (w) => (w.options.schedule = { every: 7, overlap: false })) });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.json.error.code, 'manifest_invalid');
+    assert.match(refused.json.error.message, /^tick: a period of 7 seconds cannot run on Nomad/);
+    assert.deepEqual(refused.json.error.details.issues.map((issue: { path: string }) => issue.path), ['workloads[0].options.schedule.every']);
+    const job = (await nomadJson(standins.nomad, `/v1/job/${parent}`)).json;
+    assert.equal(job.Periodic.Spec, '* * * * * * *', 'the deployed schedule is untouched');
+  });
+
+  it('purges the periodic job when a redeploy removes the schedule', async () => {
+    const redeployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick'], (w) => (w.options.schedule = null)) });
+    assert.equal(redeployed.status, 201, redeployed.text);
+    await until('the periodic job is gone', async () => (await nomadJson(standins.nomad, `/v1/job/${parent}`)).status === 404);
+    assert.deepEqual(reports, []);
+  });
+});
