@@ -219,10 +219,11 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
       }
     },
     report: reportAs('RESTORE'),
+    secrets: controlPlane.secrets,
   });
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();
-  const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN') });
+  const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN'), secrets: controlPlane.secrets });
   const previews = new Previews({
     deployments, logs: deploymentLogs, leases,
     load: (unit) => ({

@@ -60,6 +60,11 @@ export interface Workload {
   readonly scaling: ScalingSpec;
   readonly parameters: JsonSchema | null;
   readonly returns: JsonSchema | null;
+  /**
+   * Names of the workspace's secrets whose keys its workers get as environment variables, in
+   * order (a later one's key wins). Names only, never values; absent (older records): none.
+   */
+  readonly secrets?: readonly string[];
 }
 
 export interface AppSpec {

@@ -20,6 +20,7 @@ from ._app import App
 from ._autoscaler import Autoscaler
 from ._context import Context
 from ._image import Image
+from ._secret import Secret
 from .exceptions import (
     ConfigError,
     Error,
@@ -60,6 +61,7 @@ __all__ = [
     "RemoteCallError",
     "RemoteError",
     "RemoteTraceback",
+    "Secret",
     "ServerUnreachableError",
     "StartFailedError",
     "TooManyRequestsError",

@@ -7,7 +7,8 @@ from typing import Any, Callable, Sequence, TypeVar
 from . import _checks
 from ._autoscaler import Autoscaler
 from ._image import Image
-from ._options import OPTIONS, check_option, parameters_doc, resolve_options
+from ._options import DECORATORS, OPTIONS, check_option, parameters_doc, resolve_options
+from ._secret import Secret, check_secrets
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
@@ -40,6 +41,7 @@ def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
         domain: str | None = None,
         keep_warm_seconds: int = 60,
         on_start: Callable[[], Any] | None = None,
+        secrets: Sequence[Secret] = (),
         **unknown: Any,
     ) -> Any:
         options = dict(
@@ -47,7 +49,7 @@ def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
             autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
             authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
         )
-        return self._declare(kind, target, name, image, options, unknown)
+        return self._declare(kind, target, name, image, options, unknown, secrets)
 
     decorator.__name__ = kind
     decorator.__qualname__ = f"App.{kind}"
@@ -100,6 +102,7 @@ class App:
         cpu: float = 1.0,
         memory: str = "512Mi",
         on_start: Callable[[], Any] | None = None,
+        secrets: Sequence[Secret] = (),
         **unknown: Any,
     ) -> Any:
         """Declares a function: Python code run on demand with ``svc run`` or in-process.
@@ -113,7 +116,7 @@ class App:
             def square(x: int) -> int:
                 return x * x
         """
-        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start), unknown)
+        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start), unknown, secrets)
 
     def endpoint(
         self,
@@ -135,6 +138,7 @@ class App:
         domain: str | None = None,
         keep_warm: int = 60,
         on_start: Callable[[], Any] | None = None,
+        secrets: Sequence[Secret] = (),
         **unknown: Any,
     ) -> Any:
         """Declares an HTTP endpoint: each request calls the function once.
@@ -156,7 +160,7 @@ class App:
             checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
             on_start=on_start,
         )
-        return self._declare("endpoint", fn, name, image, options, unknown)
+        return self._declare("endpoint", fn, name, image, options, unknown, secrets)
 
     asgi = _app_decorator(
         "asgi",
@@ -191,15 +195,18 @@ class App:
     )
 
     def _declare(
-        self, kind: str, target: Any, name: Any, image: Any, given: dict[str, Any], unknown: dict[str, Any]
+        self, kind: str, target: Any, name: Any, image: Any, given: dict[str, Any], unknown: dict[str, Any],
+        secrets: Any = (),
     ) -> Any:
         """Checks the options now (at the decorator line), then registers the target."""
         options = resolve_options(kind, given, unknown)
         name = check_option(kind, "name", name)
         image = check_option(kind, "image", image)
+        # Not in the option table: secrets are no manifest option but the workload's own list (docs/manifest.md).
+        checked_secrets = check_secrets(DECORATORS[kind], secrets)
 
         def register(obj: Any) -> FunctionHandle | AsgiHandle:
-            workload = create_workload(kind, obj, name, image, options)
+            workload = create_workload(kind, obj, name, image, options, checked_secrets)
             self._add(workload)
             return handle_for(workload)
 
@@ -224,7 +231,13 @@ def _origin(workload: Workload) -> str:
     return f"named after the Python {'object' if workload.kind == 'asgi' else 'function'} {workload.derived_from!r}"
 
 
+_SECRETS_DOC = """    secrets (Sequence[svc.Secret]):
+        Secrets whose keys every worker gets as environment variables (a later one's key wins):
+        svc.Secret.from_name for the workspace's, svc.Secret.from_dict for values from this
+        process. A deploy naming a secret the workspace lacks is refused (docs/secrets.md).
+        Default: ``[]``. Example: ``secrets=[svc.Secret.from_name("db")]``"""
+
 for _kind in ("function", "endpoint", "asgi", "realtime"):
     _method = getattr(App, _kind)
-    _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + parameters_doc(_kind).replace("\n", "\n        ")
+    _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + (parameters_doc(_kind) + "\n" + _SECRETS_DOC).replace("\n", "\n        ")
 del _kind, _method
