@@ -302,6 +302,13 @@ prog
   .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretDelete(context, String(name), { yes: flags.yes === true, json: flags.json === true })));
 
 prog
+  .command('secret reseal')
+  .describe("After a key rotation (the operator only): seal every stored secret value again under the server's first key, so that the old keys can go.")
+  .option('--json', 'Print {"secrets", "values"} as JSON', false)
+  .example('secret reseal')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretReseal(context, { json: flags.json === true })));
+
+prog
   .command('deploy <app_or_module>')
   .describe('Deploy an app (a .py file or a module name, optionally :<workload> for one workload) to the server, and print each URL.')
   .option('--prune', 'Also remove the deployments the app no longer has (whole-app deploys only)', false)

@@ -137,3 +137,11 @@ async function valuesOf(context: CommandContext, pairs: readonly string[], flags
 function describeKeys(keys: readonly string[]): string {
   return `${keys.length} key${keys.length === 1 ? '' : 's'} (${keys.join(', ')})`;
 }
+
+/** `svc secret reseal`: after a key rotation, every stored value sealed again under the server's first key (the operator only). */
+export async function secretReseal(context: CommandContext, flags: { readonly json?: boolean } = {}): Promise<void> {
+  const { client } = await connect(context);
+  const done = await client.post<{ secrets: number; values: number }>(`${API_PREFIX}/secrets-key/reseal`, {}, { long: true });
+  if (flags.json) context.out.result(JSON.stringify(done));
+  else context.out.done(`sealed ${done.values} value${done.values === 1 ? '' : 's'} of ${done.secrets} secret${done.secrets === 1 ? '' : 's'} again under the server's first key; every server may now drop the old keys`);
+}

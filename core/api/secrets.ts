@@ -33,6 +33,20 @@ export const secretRoutes: readonly ApiRoute[] = [
     },
   },
   {
+    method: 'POST',
+    path: '/secrets-key/reseal',
+    auth: 'token',
+    body: 'json',
+    openapi: doc.resealSecrets,
+    async handle({ body, principal }, { controlPlane }) {
+      onlyFields(body, []);
+      if (!(await controlPlane.accounts.isOperator(principal.subject))) {
+        throw new SvcError('not_operator', "only the server's operator may seal every workspace's secrets again.", { hint: 'Sign in as the operator (at first the first owner account, whose token is <data dir>/owner-token).' });
+      }
+      return { status: 200, body: await controlPlane.secrets.reseal() };
+    },
+  },
+  {
     method: 'PATCH',
     path: '/secrets/:name',
     auth: 'token',

@@ -57,3 +57,19 @@ export const deleteSecret: Operation = {
     422: NAME_INVALID,
   },
 };
+
+export const resealSecrets: Operation = {
+  operationId: 'resealSecrets',
+  summary: "After a key rotation (docs/secrets.md#rotating-the-key): seals every stored value of every workspace again with the server's first key, so that the old keys can be dropped. The server's operator only.",
+  responses: {
+    200: answer('How many secrets and values were sealed again (0 when all were already under the first key).', {
+      type: 'object', required: ['secrets', 'values'], additionalProperties: false,
+      properties: { secrets: { type: 'integer' }, values: { type: 'integer' } },
+    }),
+    400: BAD_JSON_BODY,
+    401: UNAUTHORIZED,
+    403: error("`not_operator`: the caller is not the server's operator."),
+    413: TOO_LARGE,
+    500: error('`secrets_key_invalid`: a value was sealed with a key the server does not hold (give it every old key until the reseal is done).'),
+  },
+};
