@@ -232,9 +232,7 @@ def _origin(workload: Workload) -> str:
 
 
 _SECRETS_DOC = """    secrets (Sequence[svc.Secret]):
-        Secrets whose keys every worker gets as environment variables (a later one's key wins):
-        svc.Secret.from_name for the workspace's, svc.Secret.from_dict for values from this
-        process. A deploy naming a secret the workspace lacks is refused (docs/secrets.md).
+        Secrets whose keys every worker gets as environment variables (a later one's key wins): svc.Secret.from_name for the workspace's, svc.Secret.from_dict for values from this process; a deploy naming one the workspace lacks is refused (docs/secrets.md).
         Default: ``[]``. Example: ``secrets=[svc.Secret.from_name("db")]``"""
 
 for _kind in ("function", "endpoint", "asgi", "realtime"):
