@@ -14,12 +14,13 @@ export interface PageOptions {
   /** Null on the pages of someone not signed in (sign-in, errors before it). */
   readonly viewer: Viewer | null;
   /** Which navigation entry is this page. */
-  readonly section?: 'apps' | 'tokens' | 'workspace';
+  readonly section?: 'apps' | 'tokens' | 'secrets' | 'workspace';
 }
 
 const NAV = [
   { section: 'apps', href: '/dashboard', label: 'Apps' },
   { section: 'tokens', href: '/dashboard/settings/tokens', label: 'Settings → Tokens' },
+  { section: 'secrets', href: '/dashboard/settings/secrets', label: 'Settings → Secrets' },
   { section: 'workspace', href: '/dashboard/workspace', label: 'Workspace' },
 ] as const;
 
