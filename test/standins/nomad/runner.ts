@@ -18,6 +18,7 @@ import { removeRootfs } from './docker/container-rootfs.js';
 import type { ImageSource } from './docker/image-source.js';
 import { interpolate, nodeAttributes, nomadEnv, type AllocatedPort, type EnvInput } from './env.js';
 import { goDuration, SECOND, type Json } from './job.js';
+import { renderTemplates, type Variables } from './variables.js';
 
 const run = promisify(execFile);
 
@@ -36,6 +37,8 @@ export interface RunnerContext {
   readonly imageSource: ImageSource;
   /** Called after every change of the allocation's client-side fields. */
   readonly changed: () => void;
+  /** The cluster's Nomad Variables, which templates read. */
+  readonly variables: Variables;
 }
 
 const signals = new Set(['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']);
@@ -128,7 +131,16 @@ class TaskRunner {
     }
     const command = render(config.command);
     const args = ((config.args ?? []) as unknown[]).map((a) => render(String(a)));
-    const taskEnv = this.taskEnv(env, render);
+    let templated: Record<string, string>;
+    try {
+      templated = renderTemplates(this.task, this.dir, this.alloc.job.Namespace ?? 'default', this.alloc.variables);
+    } catch (error) {
+      const message = (error as Error).message;
+      this.push(event('Template', { DisplayMessage: message }));
+      return message;
+    }
+    // Templates with Envvars come after the task's Env (client/allocrunner/taskrunner/template: the env builder's template vars).
+    const taskEnv = { ...this.taskEnv(env, render), ...templated };
     const cwd = config.work_dir ? path.resolve(this.dir, render(config.work_dir)) : this.dir;
     const resolved = command.includes('/') && !path.isAbsolute(command) ? path.join(this.dir, command) : command;
     return this.launch(resolved, args, cwd, { ...process.env, ...taskEnv });
@@ -336,6 +348,10 @@ export class AllocRunner {
 
   get imageSource(): ImageSource {
     return this.context.imageSource;
+  }
+
+  get variables(): Variables {
+    return this.context.variables;
   }
 
   get ports(): AllocatedPort[] {
