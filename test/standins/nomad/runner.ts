@@ -62,6 +62,8 @@ class TaskRunner {
   private stopping = false;
   private wake: (() => void) | null = null;
   private restartsInWindow: number[] = [];
+  /** The variables of the task's `Envvars` templates, rendered at each start. */
+  private templated: Record<string, string> = {};
 
   constructor(
     private readonly alloc: AllocRunner,
@@ -117,6 +119,14 @@ class TaskRunner {
       this.push(event('Failed Artifact Download', { DownloadError: message, DisplayMessage: message, FailsTask: false }));
       return message;
     }
+    try {
+      // Nomad's template hook runs before the driver starts the task (prestart), for every driver.
+      this.templated = renderTemplates(this.task, this.dir, this.alloc.job.Namespace ?? 'default', this.alloc.variables);
+    } catch (error) {
+      const message = (error as Error).message;
+      this.push(event('Template', { DisplayMessage: message }));
+      return message;
+    }
     if (this.task.Driver === 'docker') return this.startContainer(env, render);
     if (this.task.Driver !== 'raw_exec') {
       const message = `stand-in runs only raw_exec and docker tasks, not "${this.task.Driver}"`;
@@ -131,26 +141,17 @@ class TaskRunner {
     }
     const command = render(config.command);
     const args = ((config.args ?? []) as unknown[]).map((a) => render(String(a)));
-    let templated: Record<string, string>;
-    try {
-      templated = renderTemplates(this.task, this.dir, this.alloc.job.Namespace ?? 'default', this.alloc.variables);
-    } catch (error) {
-      const message = (error as Error).message;
-      this.push(event('Template', { DisplayMessage: message }));
-      return message;
-    }
-    // Templates with Envvars come after the task's Env (client/allocrunner/taskrunner/template: the env builder's template vars).
-    const taskEnv = { ...this.taskEnv(env, render), ...templated };
+    const taskEnv = this.taskEnv(env, render);
     const cwd = config.work_dir ? path.resolve(this.dir, render(config.work_dir)) : this.dir;
     const resolved = command.includes('/') && !path.isAbsolute(command) ? path.join(this.dir, command) : command;
     return this.launch(resolved, args, cwd, { ...process.env, ...taskEnv });
   }
 
-  /** Nomad's env with the task's Env (interpolated) over it. */
+  /** Nomad's env with the task's Env (interpolated) over it, then its templates' variables (the env builder's template vars). */
   private taskEnv(env: Record<string, string>, render: (text: string) => string): Record<string, string> {
     const taskEnv: Record<string, string> = { ...env };
     for (const [k, v] of Object.entries(this.task.Env ?? {})) taskEnv[k] = render(String(v));
-    return taskEnv;
+    return { ...taskEnv, ...this.templated };
   }
 
   /** A Driver Failure that fails the task without restarts (a config the driver cannot run). */
