@@ -9,19 +9,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { SvcError } from '../../core/errors.js';
+import type { SecretView } from '../../core/secrets/types.js';
 import { API_PREFIX } from '../api-client.js';
+import { confirm, needsConfirmation } from '../confirm.js';
 import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
 import { shortTime } from '../time.js';
 
-export interface SecretView {
-  readonly name: string;
-  readonly keys: readonly string[];
-  readonly createdAt: string;
-  readonly createdBy: string | null;
-  readonly updatedAt: string;
-  readonly updatedBy: string | null;
-}
 
 export interface SecretValuesFlags {
   readonly 'from-dotenv'?: string;
@@ -93,18 +87,9 @@ export async function secretList(context: CommandContext, flags: { readonly json
 
 export async function secretDelete(context: CommandContext, name: string, flags: SecretDeleteFlags = {}): Promise<void> {
   const { out } = context;
-  if (!flags.yes && !context.interactive) {
-    throw new SvcError('confirmation_required', `svc secret delete ${name} deletes the secret; without a terminal to ask on, it needs --yes.`, {
-      hint: `Run \`svc secret delete ${name} --yes\` if you mean it.`,
-    });
-  }
+  const ask = needsConfirmation(context, flags.yes, `svc secret delete ${name}`, 'deletes the secret');
   const { client } = await connect(context);
-  if (!flags.yes) {
-    const answer = await context.prompt(`Delete the secret ${name}? Deploys that name it are refused until it exists again. [y/N] `);
-    if (!/^\s*y(es)?\s*$/i.test(answer)) {
-      throw new SvcError('confirmation_required', `not confirmed: the secret ${name} was not deleted.`, { hint: 'Answer y to delete it, or pass --yes.' });
-    }
-  }
+  if (ask) await confirm(context, `Delete the secret ${name}? Deploys that name it are refused until it exists again.`, `the secret ${name} was not deleted`);
   await client.delete(secretPath(name));
   if (flags.json) out.result(JSON.stringify({ secret: name, deleted: true }));
   else out.done(`deleted the secret ${name}; running workloads keep the values they started with`);

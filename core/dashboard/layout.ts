@@ -73,3 +73,15 @@ export function csrfField(viewer: Viewer): Html {
 export function notice(kind: 'ok' | 'error', text: Html | string): Html {
   return html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 }
+
+/** The page body that asks before a destructive form is sent: the question, the danger button posting to `action`, and Cancel. */
+export function confirmCard(viewer: Viewer, question: Html, action: string, button: string, cancel: string): Html {
+  return html`<div class="card">
+  <p>${question}</p>
+  <form method="post" action="${action}" class="actions">
+    ${csrfField(viewer)}
+    <button type="submit" class="danger">${button}</button>
+    <a href="${cancel}">Cancel</a>
+  </form>
+</div>`;
+}

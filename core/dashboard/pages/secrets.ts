@@ -8,7 +8,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { SvcError } from '../../errors.js';
 import type { SecretView } from '../../secrets/types.js';
 import { html, type Html } from '../html.js';
-import { csrfField, notice, page } from '../layout.js';
+import { confirmCard, csrfField, notice, page } from '../layout.js';
 import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
 import { checkCsrf, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
@@ -83,14 +83,11 @@ export function secretPages(services: DashboardServices) {
           title: 'Delete a secret',
           section: 'secrets',
           viewer,
-          body: html`<div class="card">
-  <p>Delete the secret <strong>${secret.name}</strong> (${secret.keys.join(', ')})? Running workloads keep the values they started with; deploys that name it are refused until it exists again. This cannot be undone.</p>
-  <form method="post" action="${SECRETS}/${secret.name}/delete" class="actions">
-    ${csrfField(viewer)}
-    <button type="submit" class="danger">Delete ${secret.name}</button>
-    <a href="${SECRETS}">Cancel</a>
-  </form>
-</div>`,
+          body: confirmCard(
+            viewer,
+            html`Delete the secret <strong>${secret.name}</strong> (${secret.keys.join(', ')})? Running workloads keep the values they started with; deploys that name it are refused until it exists again. This cannot be undone.`,
+            `${SECRETS}/${secret.name}/delete`, `Delete ${secret.name}`, SECRETS,
+          ),
         }));
       });
     },

@@ -544,7 +544,8 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
           const evals = () => cluster.evals.filter((e) => e.Namespace === ns && e.JobID === id);
           const evalIndex = () => Math.max(1, ...evals().map((e) => e.ModifyIndex));
           await blocking(req, url, evalIndex);
-          return send(res, evals().sort((a, b) => b.CreateIndex - a.CreateIndex), evalIndex());
+          // []*structs.Evaluation, encoded as GET /v1/evaluation/:id encodes one (command/agent/job_endpoint.go jobEvaluations; Nomad 1.11.3 answered so).
+          return send(res, evals().sort((a, b) => b.CreateIndex - a.CreateIndex).map(evaluation), evalIndex());
         }
         case 'summary': {
           await blocking(req, url, () => Math.max(jobIndex(ns, id), allocIndex()));
