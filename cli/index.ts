@@ -383,9 +383,9 @@ prog
 
 prog
   .command('app export <app>')
-  .describe('Generate a typed client of the deployed app as it is now: a Python package svc_clients.<app> in the current folder (or --out DIR). Run it again after a deploy.')
-  .option('-o, --out', 'The folder to write svc_clients/<app>/ into (default: the current folder)')
-  .option('--language', 'The exporter to use (default: python; plugins may add others)')
+  .describe('Generate a typed client of the deployed app as it is now: a Python package svc_clients.<app> (or, with --language typescript, an ESM package svc-clients/<app>) in the current folder (or --out DIR). Run it again after a deploy.')
+  .option('-o, --out', 'The folder to write svc_clients/<app>/ (svc-clients/<app>/ for typescript) into (default: the current folder)')
+  .option('--language', 'The exporter to use: python (the default) or typescript; plugins may add others')
   .option('--plugin', 'A plugin module that registers exporters (repeatable), besides the config\'s plugins')
   .option('-c, --config', 'A config file whose plugins may register exporters (default: SVC_CONFIG)')
   .option('--check', 'Write nothing; exit 1 listing what differs when the client on disk no longer matches the deployed app (for CI)', false)
@@ -394,6 +394,7 @@ prog
   .example('app export quickstart')
   .example('app export quickstart --out ../client-project --json')
   .example('app export quickstart --check')
+  .example('app export quickstart --language typescript')
   .example('app export quickstart --language http-file --plugin ./docs/recipes/export-http-file.js')
   .action((app: string, flags: Flags) =>
     run(async (context) => {

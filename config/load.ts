@@ -126,9 +126,15 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       if (raw === null) return null;
       // What Node's Resolver#setServers takes: an IPv4 address or a bracketed IPv6 one, with a port.
       const text = typeof raw === 'string' ? raw.trim() : '';
-      const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9a-fA-F:]+)\]):(\d{1,5})$/.exec(text);
-      if (match && Number(match[3]) >= 1 && Number(match[3]) <= 65535 && isIP(match[1] ?? match[2] ?? '') !== 0) return text;
+      if ((ipPortOf(text) ?? 0) >= 1) return text;
       return { problem: `expected a DNS server as ip:port, such as 127.0.0.1:53 or [::1]:53, got ${JSON.stringify(raw)}` };
+    }
+    case 'listenAddress': {
+      if (raw === null) return null;
+      // What a listener binds: an IPv4 address or a bracketed IPv6 one, with a port (0 picks a free one).
+      const text = typeof raw === 'string' ? raw.trim() : '';
+      if (ipPortOf(text) !== null) return text;
+      return { problem: `expected an address to listen on as ip:port, such as 127.0.0.1:9464 or [::1]:9464 (port 0 picks a free one), got ${JSON.stringify(raw)}` };
     }
     case 'path':
       return typeof raw === 'string' && raw.trim() !== '' ? path.resolve(cwd, expandHome(raw.trim())) : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };
@@ -236,4 +242,12 @@ function expandHome(p: string): string {
 
 function kebab(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The port of `ip:port` (an IPv4 address or a bracketed IPv6 one; port 0 to 65535), or null when it is not one. */
+function ipPortOf(text: string): number | null {
+  const match = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9a-fA-F:]+)\]):(\d{1,5})$/.exec(text);
+  if (match === null || isIP(match[1] ?? match[2] ?? '') === 0) return null;
+  const port = Number(match[3]);
+  return port <= 65535 ? port : null;
 }

@@ -48,6 +48,11 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
    * cpu and memory: only mounts at or below this folder; null: any mount.
    */
   readonly cgroupRoot: string | null;
+  /**
+   * A second listener, `ip:port`, serving `GET /metrics` (Prometheus) without a token: for a
+   * scraper on a network only it reaches. Null: none (`/metrics` on `port` takes the operator's token).
+   */
+  readonly metricsAddress: string | null;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -70,6 +75,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
     cgroupRoot: null,
+    metricsAddress: null,
     ...clusterDefaults(),
     ...tlsDefaults(),
     ...secretsDefaults(),
@@ -103,6 +109,7 @@ export const configKeys = {
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
   cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'existingFolder', what: 'where cgroup filesystems are mounted, such as /sys/fs/cgroup' },
+  metricsAddress: { env: 'SVC_METRICS_ADDRESS', kind: 'listenAddress' },
   ...clusterKeys,
   ...tlsKeys,
   ...secretsKeys,

@@ -69,6 +69,7 @@ export const errorCodes = {
 
   // Workload code
   handler_error: { status: 500, summary: 'The workload code raised an exception; the traceback is in the workload logs.' },
+  timeout: { status: 504, summary: 'The call ran past the workload\'s `timeout`; it was abandoned and the worker running it replaced.' },
 
   // Platform
   image_build_failed: { status: 500, summary: 'Building the runtime image (Python environment, or a docker image and its push to the registry) failed; the build log and message say why.' },

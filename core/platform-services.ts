@@ -6,11 +6,16 @@
  * nomad`, `state: consul`): Nomad jobs, the Consul registry, Consul KV, and
  * replicas that share the work.
  */
+import type { MetricsListener } from './metrics/metrics-listener.js';
+import { metricsRoute } from './metrics/metrics-route.js';
+import type { PlatformMetrics } from './metrics/platform-metrics.js';
+import { unitReadings } from './metrics/unit-readings.js';
 import path from 'node:path';
 import { DEFAULT_SCALING_POLICY } from '../config/schema.js';
 import { tlsEnabled } from '../config/tls-schema.js';
 import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
 import type { ControlPlane } from './api/control-plane.js';
+import { captureApi } from './app-api/capture.js';
 import { Autoscaler } from './autoscale/controller.js';
 import { resolvePolicy } from './autoscale/policy.js';
 import { artifactSecret, createArtifactUrls, type ArtifactUrls } from './bundles/artifact-url.js';
@@ -71,6 +76,8 @@ export interface PlatformState {
   leader: LeaderElection | null;
   /** This replica's phase while it leads; null while it does not (a follower's role comes from its route copy). */
   leaderRole: ReplicaRole | null;
+  /** The metrics listener (`metricsAddress`), once it listens; null without one. */
+  metricsListener: MetricsListener | null;
 }
 
 export interface Services {
@@ -99,6 +106,8 @@ export interface Services {
   readonly listeners: Listeners;
   /** Orders and renews custom domains' certificates (`acmeDirectory`); null without. */
   readonly acme: AcmeCertificates | null;
+  /** What `/metrics` shows. */
+  readonly metrics: PlatformMetrics;
   /** True when replicas sharing Consul KV elect a leader; else this svc always leads. */
   readonly electing: boolean;
   /** Whether svc reaches its Consul and Nomad agents now (probed every 2 s). */
@@ -106,7 +115,7 @@ export interface Services {
   role(): ReplicaRole;
 }
 
-export async function buildServices(options: PlatformOptions, controlPlane: ControlPlane, state: PlatformState): Promise<Services> {
+export async function buildServices(options: PlatformOptions, controlPlane: ControlPlane, state: PlatformState, metrics: PlatformMetrics): Promise<Services> {
   const { config } = options;
   const logs: LogSink = options.logs ?? (() => {});
   const report: ErrorReporter = options.report ?? ((error) => console.error(error));
@@ -150,7 +159,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   // The one cycle: the driver (container exits) and the replica sync (followers' load) report to the autoscaler, which is built on both.
   const toAutoscaler: { target?: Autoscaler } = {};
   const agents = watchAgents(config, system);
-  const registry = createRegistry(config, quietWithoutConsul(agents, reportAs('REGISTRY')));
+  const registry = createRegistry(config, quietWithoutConsul(agents, reportAs('REGISTRY')), metrics);
   // Watches that backed off while Consul was away read again as soon as it answers.
   if (registry instanceof ConsulRegistry) agents.consul?.onRecovered(() => registry.retryNow());
   const scheduler = createDriver(config, {
@@ -158,6 +167,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
     install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),
+    metrics,
     compile: createUnitCompiler({
       cluster: {
         datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver, platform: config.imagePlatform,
@@ -193,6 +203,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     emit: (event) => void plugins.parallel('onEvent', event),
     report: reportAs('AUTOSCALE'),
     leads: () => state.leader?.isLeader() ?? true,
+    metrics,
     ...(sync === null ? {} : { peers: sync.peers }),
     ...options.autoscale,
   });
@@ -220,6 +231,11 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     },
     report: reportAs('RESTORE'),
     secrets: controlPlane.secrets,
+    captureApi: async (unit, request) => {
+      const instance = registry.instances(unit.key)[0];
+      if (instance === undefined) return { capture: null, message: `no OpenAPI description: the gateway sees no container of it to read ${request.source} from` };
+      return captureApi((options) => upstreams.request(instance, options), request);
+    },
   });
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();
@@ -233,13 +249,18 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     report: reportAs('PREVIEW'),
   });
 
+  const metricsPage = metricsRoute({ metrics, plugins, accounts: controlPlane.accounts });
+  metrics.readUnits(() => unitReadings(routes, admission, driver));
+  // A unit no longer served keeps its series (counters only grow), not its cached meter.
+  routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
   const api = controlPlaneRoutes({
     plugins, controlPlane, deployments, bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler,
     logs: deploymentLogs, runs, previews, maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl, domains,
     ...(artifacts === null ? {} : { artifacts }),
   });
   const gateway = createGateway({
-    routes, upstreams, admission, plugins, report, platformRoutes: (ctx, next) => healthRoute(ctx, () => api(ctx, next)), maxBodyBytes: config.maxBodyBytes,
+    routes, upstreams, admission, plugins, report, metrics, maxBodyBytes: config.maxBodyBytes,
+    platformRoutes: (ctx, next) => healthRoute(ctx, () => metricsPage(ctx, () => api(ctx, next))),
     // Without Consul the routes and instances are what svc last knew: answers say so.
     staleSince: () => agents.consul?.outage()?.since ?? null,
     trustProxy: config.trustProxy,
@@ -269,7 +290,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   acme?.start();
   return {
     plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
-    deployments, leases, runs, previews, forward, websockets, listeners, electing, role, agents, acme,
+    deployments, leases, runs, previews, forward, websockets, listeners, electing, role, agents, acme, metrics,
   };
 }
 

@@ -4,6 +4,9 @@
  * and this svc restores its deployments, or on a cluster joins the election
  * among replicas (only the leader runs deployments and scales).
  */
+import { startMetricsListener } from './metrics/metrics-listener.js';
+import { METRICS_PATH } from './metrics/metrics-route.js';
+import { PlatformMetrics } from './metrics/platform-metrics.js';
 import type { AddressInfo } from 'node:net';
 import type { ServerConfig } from '../config/schema.js';
 import { openControlPlane, type ControlPlane } from './api/control-plane.js';
@@ -34,6 +37,8 @@ export interface Platform {
   readonly config: ServerConfig;
   /** Base URL of the gateway (after listening, with the real port); https:// with TLS. */
   readonly url: string;
+  /** Where Prometheus scrapes without a token (`metricsAddress`): `http://127.0.0.1:9464/metrics`; null without that listener. */
+  readonly metricsUrl: string | null;
   /** The plain-HTTP listener beside HTTPS (`httpPort`): its URL, and whether it only redirects to HTTPS; null without one. */
   readonly plainHttp: { readonly url: string; readonly redirects: boolean } | null;
   readonly ownerToken: { readonly secret: string; readonly path: string; readonly created: boolean; readonly warnings: readonly string[] };
@@ -75,9 +80,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   checkNotStopped(options.signal);
   const owner = await ensureOwnerToken(options.config.dataDir);
   checkNotStopped(options.signal);
-  const state: PlatformState = { url: '', self: '', leader: null, leaderRole: null };
+  const state: PlatformState = { url: '', self: '', leader: null, leaderRole: null, metricsListener: null };
   // Before anything listens: a second `svc server` on this data dir stops here with state_locked.
   const { config } = options;
+  const metrics = new PlatformMetrics();
   const controlPlane = await openControlPlane({
     dataDir: config.dataDir,
     state: options.state ?? config.state,
@@ -86,10 +92,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     secretsKeys: { secretsKey: config.secretsKey, secretsKeyFile: config.secretsKeyFile },
     verificationUri: () => `${state.url}/device`,
     report: (error) => report(error, { method: 'STATE', path: '', requestId: undefined }),
+    metrics,
   });
   try {
     checkNotStopped(options.signal);
-    const services = await buildServices(options, controlPlane, state);
+    const services = await buildServices(options, controlPlane, state, metrics);
     return await start(options, owner, controlPlane, services, state);
   } catch (error) {
     await controlPlane.close();
@@ -107,6 +114,12 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
     await listeners.listen(config.host, config.port);
   } catch (error) {
     // A port in use: what was built stops again (the caller closes the store).
+    await stop(services, state);
+    throw error;
+  }
+  try {
+    if (config.metricsAddress !== null) state.metricsListener = await startMetricsListener(config.metricsAddress, services.metrics, report);
+  } catch (error) {
     await stop(services, state);
     throw error;
   }
@@ -142,7 +155,7 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
     // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it; then it restores the deployments and serves.
     sync?.follow();
     state.leader = startLeadership({
-      consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
+      consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }), observe: services.metrics.observer('consul') },
       key: `${config.consulPrefix}leader`,
       advertise: state.self,
       takeOver,
@@ -178,6 +191,7 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
     config,
     url,
     plainHttp: plain === undefined ? null : { url: baseUrl(plain), redirects: config.httpsRedirect },
+    metricsUrl: state.metricsListener === null ? null : `${state.metricsListener.url}${METRICS_PATH}`,
     ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: [...owner.warnings, ...ownerTokenWarnings(controlPlane, owner.path)] },
     controlPlane,
     signInLink: controlPlane.firstSignIn && { url: `${url}/login#${controlPlane.firstSignIn.secret}`, expiresAt: controlPlane.firstSignIn.expiresAt },
@@ -236,7 +250,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   services.acme?.close();
   // Log followers end their streams: they would hold the drain until its bound.
   await deploymentLogs.close();
-  await listeners.close(SERVER_DRAIN_MS);
+  await Promise.all([listeners.close(SERVER_DRAIN_MS), state.metricsListener?.close()]);
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
- * `svc app export <app> [--out DIR] [--language python] [--json]`: generates
+ * `svc app export <app> [--out DIR] [--language python|typescript] [--json]`: generates
  * a typed client of the deployed app from `GET /api/v1/apps/:app/interface`
  * and writes it into DIR (default: the current folder), as
- * `svc_clients/<app>/` for Python.
+ * `svc_clients/<app>/` for Python, `svc-clients/<app>/` for TypeScript.
  *
  * The exporter runs here, in the CLI: exporters are pure functions of the
  * interface (core/plugin/types.ts `ClientExporter`), registered by plugins and
  * resolved through a plugin host as the server resolves its plugins: the
- * built-in `python` one, then those of the config's `plugins` (`--config`,
+ * built-in `python` and `typescript` ones, then those of the config's `plugins` (`--config`,
  * SVC_CONFIG) and of `--plugin`, by name. The CLI writes the files: the app's folder is
  * replaced as a whole (staged beside it, then renamed into place) and only
  * when everything in it came from an earlier export; files shared by several
@@ -28,9 +28,9 @@ import { readRecord, RECORD_FILE, recordText, sha256 } from '../export/record.js
 import { appPath } from './app.js';
 
 export interface AppExportFlags {
-  /** Where `svc_clients/` goes; relative to the current folder. Default: the current folder. */
+  /** Where `svc_clients/` (`svc-clients/`) goes; relative to the current folder. Default: the current folder. */
   readonly out?: string;
-  /** The exporter: `python` (default), or one a plugin registers. */
+  /** The exporter: `python` (default), `typescript`, or one a plugin registers. */
   readonly language?: string;
   /** A JSON config file whose `plugins` may register exporters; default SVC_CONFIG. */
   readonly config?: string;

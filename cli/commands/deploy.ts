@@ -108,6 +108,8 @@ export default async function deploy(context: CommandContext, appOrModule: strin
 
     const names = new Set(workload === null ? spec.workloads.map((w) => w.name) : [workload.name]);
     const deployed = view.deployments.filter((d) => names.has(d.workload));
+    // What the deploy read of each ASGI app's OpenAPI description: svc app export builds its typed methods from it.
+    for (const d of deployed) if (d.api) out.done(`${d.workload}: ${d.api}`);
     // The app's custom domains, with their status and the record to publish (a deploy claims them).
     const domains = spec.workloads.some((w) => w.http?.domain)
       ? (await client.get<{ domains: DomainView[] }>(`${API_PREFIX}/domains`)).domains.filter((d) => d.app === view.name && names.has(d.workload))

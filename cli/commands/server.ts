@@ -117,6 +117,7 @@ function printStarted(out: Output, platform: Platform): void {
   if (platform.plainHttp) out.result(`  plain HTTP:   ${platform.plainHttp.url}${platform.plainHttp.redirects ? '  ' + dim('(answers 308 to HTTPS)') : ''}`);
   out.result(`  data:         ${platform.config.dataDir}`);
   out.result(`  API:          ${platform.url}${API_PREFIX}  ${dim('(docs/api.md)')}`);
+  out.result(`  metrics:      ${platform.metricsUrl ?? `${platform.url}/metrics`}  ${dim(platform.metricsUrl === null ? "(the operator's token; docs/metrics.md)" : '(no token; docs/metrics.md)')}`);
   out.result(`  owner token:  ${platform.ownerToken.path}`);
   out.result(`  try:          curl -H "Authorization: Bearer ${token}" ${platform.url}${API_PREFIX}/whoami`);
   if (platform.signInLink) {

@@ -85,12 +85,14 @@ export class LogStreams {
     let failures = 0;
     /** A drop was reported: the next line says the stream is back. */
     let reported = false;
+    /** The server said the workload was deleted: finding it gone next is no news. */
+    let deleted = false;
     while (!signal.aborted) {
       let why: string;
-      let deleted = false;
       try {
         why = 'the server closed the stream';
         for await (const event of client.events(stream.path, signal)) {
+          deleted = false;
           if (event.event === 'log') {
             const line = JSON.parse(event.data) as DeploymentLogLine;
             if (reported) warn(`${stream.label}: following its logs again`);
@@ -110,7 +112,8 @@ export class LogStreams {
         const failure = toSvcError(error);
         // The workload (or the whole preview) is gone: nothing is left to follow.
         if (failure.code === 'not_found') {
-          warn(`${stream.label}: ${failure.message} Stopped following its logs.`);
+          // After `end: deleted` the reload's answer usually closes the stream first; when it is slower, this says nothing new.
+          if (!deleted) warn(`${stream.label}: ${failure.message} Stopped following its logs.`);
           if (this.#followers.get(stream.key)?.stream === stream) this.#followers.delete(stream.key);
           break;
         }

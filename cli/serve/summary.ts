@@ -48,6 +48,7 @@ export function summaryOfView(app: string, deployments: readonly DeploymentView[
         status: d.status,
         version: d.version,
         unit: null,
+        api: null,
       };
     }),
   };

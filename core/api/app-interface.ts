@@ -2,10 +2,12 @@
  * `GET /api/v1/apps/:app/interface`: what a client generator needs of a
  * deployed app (`svc app export`): each workload's kind, docstring, URLs,
  * route, methods, whether it needs a token, and the JSON Schemas of its
- * arguments and return value, with the versions they come from. Only the
+ * arguments and return value, with the versions they come from; for an ASGI
+ * app, the operations of the OpenAPI description read at its deploy. Only the
  * deployed stage: a generated client calls the deployment, never a preview.
  * Another workspace's app is `not_found`, like one that does not exist.
  */
+import { normalizeApi } from '../app-api/normalize.js';
 import type { DeployedWorkload, Deployment } from '../deployments/types.js';
 import { workloadPrefix } from '../gateway/urls.js';
 import type { AppInterface, InterfaceWorkload } from '../plugin/types.js';
@@ -59,6 +61,7 @@ function describeWorkload(deployment: Deployment, deployed: DeployedWorkload, sp
     parameters: spec.parameters,
     returns: spec.returns,
     status: deployed.status,
-    api: null,
+    // Normalized when asked: the document is kept as the app served it.
+    api: deployed.api?.capture ? normalizeApi(deployed.api.capture).api : null,
   };
 }

@@ -28,6 +28,8 @@ export interface DeploymentView {
   /** The versions kept, newest last. */
   readonly versions: readonly VersionView[];
   readonly containers: { readonly ready: number; readonly starting: number; readonly desired: number };
+  /** ASGI apps: what the deploy of this version read of the app's OpenAPI description (`OpenAPI description captured from /openapi.json, 3 operations`, or why not); null for other kinds. */
+  readonly api: string | null;
 }
 
 export interface AppView {
@@ -78,6 +80,7 @@ function describeWorkload(app: string, workload: DeployedWorkload, record: Deplo
     version: workload.version,
     versions: (record?.versions ?? []).map(({ version, bundleSha256, createdAt, createdBy }) => ({ version, bundleSha256, createdAt, createdBy })),
     containers: { ready: count('healthy'), starting: count('starting'), desired: status?.desired ?? 0 },
+    api: workload.api?.message ?? null,
   };
 }
 

@@ -9,6 +9,8 @@ import { SignInLinks, type IssuedSignIn } from '../accounts/sign-in.js';
 import type { Account } from '../accounts/types.js';
 import { DeviceAuthorizations } from '../auth/device-flow.js';
 import { StoreTokenVerifier } from '../auth/store-verifier.js';
+import type { PlatformMetrics } from '../metrics/platform-metrics.js';
+import { timedStore } from '../metrics/timed-store.js';
 import { TokenIndex } from '../auth/token-index.js';
 import { Tokens, type OwnerTokenStatus } from '../auth/token-service.js';
 import { ConsulStateStore, type ConsulStateStoreOptions } from '../state/consul-store.js';
@@ -42,6 +44,8 @@ export interface ControlPlaneOptions {
   readonly report: (error: unknown) => void;
   /** Where the keys that seal secrets come from (core/secrets/key-source.ts); absent: the store's default. */
   readonly secretsKeys?: KeySettings;
+  /** Times the store's calls (`/metrics`). */
+  readonly metrics?: PlatformMetrics;
 }
 
 export interface ControlPlane {
@@ -80,7 +84,8 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
   // First: a Consul store without a secrets key refuses to start before anything opens.
   const keys = await openKeySource({ ...(options.secretsKeys ?? { secretsKey: null, secretsKeyFile: null }), dataDir: options.dataDir, state: options.state });
   const fileStore = options.state === 'file' ? await openFileStateStore({ dataDir: options.dataDir }) : null;
-  const store: StateStore = fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
+  const opened: StateStore = fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
+  const store = options.metrics === undefined ? opened : timedStore(opened, options.metrics);
   let index: TokenIndex | undefined;
   try {
     const workspaces = new Workspaces(store);

@@ -7,6 +7,7 @@
  */
 import type { Admission, UnitSupervisor } from '../gateway/admission.js';
 import type { RecentLogs } from '../logs/recent-logs.js';
+import type { PlatformMetrics } from '../metrics/platform-metrics.js';
 import type { RegisteredPolicy } from '../plugin/host.js';
 import type { PlatformEvent, ScalingPolicy } from '../plugin/types.js';
 import type { ContainerStatus, DeploymentUnit, LogSink, SchedulerDriver } from '../scheduler/types.js';
@@ -48,6 +49,8 @@ export interface AutoscalerOptions {
    * stays warm.
    */
   readonly peers?: PeerLoadView;
+  /** Counts scale events and times cold starts (`/metrics`). */
+  readonly metrics?: PlatformMetrics;
 }
 
 interface Managed {
@@ -62,6 +65,8 @@ interface Managed {
   desired: number;
   policyReported: boolean;
   retry: NodeJS.Timeout | undefined;
+  /** When a start began with no container active (a cold start), until one is healthy (ms, performance.now()). */
+  coldSince: number | undefined;
 }
 
 const STATUS_LOG_LINES = 50;
@@ -92,7 +97,7 @@ export class Autoscaler implements UnitSupervisor {
 
   /** Takes over a deployed unit (its first containers already healthy). */
   manage(unit: DeploymentUnit): void {
-    this.#units.set(unit.key, { unit, crash: new CrashTracker(this.#crashPolicy), healthySince: new Map(), demand: false, probing: false, desired: 0, policyReported: false, retry: undefined });
+    this.#units.set(unit.key, { unit, crash: new CrashTracker(this.#crashPolicy), healthySince: new Map(), demand: false, probing: false, desired: 0, policyReported: false, retry: undefined, coldSince: undefined });
     this.#evaluate(unit.key);
   }
 
@@ -246,6 +251,7 @@ export class Autoscaler implements UnitSupervisor {
         managed.crash.healthy();
         managed.probing = false;
         this.#emit(managed, 'container.started', c.id);
+        this.#coldStartEnded(managed);
       }
       oldest = Math.min(oldest, since);
     }
@@ -266,6 +272,8 @@ export class Autoscaler implements UnitSupervisor {
     }
     const count = managed.probing ? 1 : managed.desired - active.length;
     managed.demand = false;
+    if (active.length === 0) managed.coldSince ??= performance.now();
+    this.#options.metrics?.scaled(managed.unit.ref, managed.unit.workload.name, 'up', count);
     this.#options.driver.scale(key, active.length + count).then(
       () => this.#evaluate(key),
       (error: unknown) => {
@@ -288,6 +296,7 @@ export class Autoscaler implements UnitSupervisor {
       return { id: c.id, inFlight, lastActiveAt: Math.max((c.healthyAt ?? c.startedAt).getTime(), lastActiveAt ?? 0) };
     });
     const chosen = idleContainersToStop(activity, active.length - managed.desired, now, managed.unit.workload.scaling.keepWarmSeconds * 1000);
+    if (chosen.length > 0) this.#options.metrics?.scaled(managed.unit.ref, managed.unit.workload.name, 'down', chosen.length);
     for (const id of chosen) {
       const instanceIds = healthy.find((c) => c.id === id)!.workers.map((w) => w.instanceId);
       // Same synchronous step as the idle check above: no request can take a slot on it any more.
@@ -323,6 +332,13 @@ export class Autoscaler implements UnitSupervisor {
     if (loopStarted) this.#log(managed, `${managed.unit.workload.name} is crash-looping: its container exited ${managed.crash.failures} times in a row (last: ${reason}); requests get 503 crash_loop; ${retry}`);
     else this.#log(managed, `${managed.unit.workload.name}: container failure ${managed.crash.failures} in a row (${reason}); ${retry}`);
     this.#evaluate(key);
+  }
+
+  /** The first container of a cold start is healthy: its time, from the start to now, goes to the metrics. */
+  #coldStartEnded(managed: Managed): void {
+    if (managed.coldSince === undefined) return;
+    this.#options.metrics?.coldStart(managed.unit.ref, managed.unit.workload.name, (performance.now() - managed.coldSince) / 1000);
+    managed.coldSince = undefined;
   }
 
   #log(managed: Managed, text: string, container = ''): void {

@@ -5,6 +5,7 @@
  * registers its allocations' services in Consul, local containers register
  * their Unix sockets in the embedded registry.
  */
+import type { PlatformMetrics } from '../metrics/platform-metrics.js';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import type { ServerConfig } from '../../config/schema.js';
@@ -16,10 +17,11 @@ import { createNomadDriver } from '../scheduler/nomad/driver.js';
 import type { CompileUnit, NomadDriver } from '../scheduler/nomad/types.js';
 import type { DeploymentUnit, LogSink } from '../scheduler/types.js';
 
-export function createRegistry(config: ServerConfig, report: (error: unknown) => void): ServiceRegistry {
+export function createRegistry(config: ServerConfig, report: (error: unknown) => void, metrics?: PlatformMetrics): ServiceRegistry {
   if (config.registry === 'embedded') return createEmbeddedRegistry();
   return new ConsulRegistry({
     address: config.consulAddr,
+    observe: metrics?.observer('consul'),
     ...(config.consulToken === null ? {} : { token: config.consulToken }),
     // A failed watch is retried with back-off; the first failure of a run of them is worth a line.
     onError: (error, attempt) => {
@@ -39,6 +41,8 @@ export interface DriverDependencies {
   readonly compile: CompileUnit;
   /** The installation the jobs belong to (see installOf); undefined: this svc purges no job. */
   readonly install: string | undefined;
+  /** Times the calls to Nomad (`/metrics`). */
+  readonly metrics?: PlatformMetrics;
 }
 
 /**
@@ -66,5 +70,6 @@ export function createDriver(config: ServerConfig, deps: DriverDependencies): Lo
     onContainerExit: deps.onContainerExit,
     install: deps.install,
     taskDriver: config.nomadDriver,
+    observe: deps.metrics?.observer('nomad'),
   });
 }

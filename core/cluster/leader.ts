@@ -42,7 +42,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   const standBackMs = Math.max(2 * lockDelayMs, ttlMs / 2);
   const report = options.report ?? ((error: unknown) => console.error(error));
   // Non-blocking calls must answer well within a renew interval.
-  const consul = new ConsulClient({ address: options.consul.address, token: options.consul.token, timeoutMs: Math.min(10_000, ttlMs / 2), maxSockets: 4 });
+  const consul = new ConsulClient({ address: options.consul.address, token: options.consul.token, timeoutMs: Math.min(10_000, ttlMs / 2), maxSockets: 4, observe: options.consul.observe });
   const holderValue = Buffer.from(JSON.stringify({ hostname: hostname(), pid: process.pid, address: options.advertise ?? null }));
   const stop = new AbortController();
   let leading: AbortController | null = null;

@@ -12,10 +12,10 @@
  */
 import { startLeaderElection } from './leader.js';
 import type { ReplicaRole } from './replica-gate.js';
-import type { LeaderElection } from './types.js';
+import type { LeaderElection, LeaderElectionOptions } from './types.js';
 
 export interface LeadershipOptions {
-  readonly consul: { readonly address: string; readonly token?: string };
+  readonly consul: LeaderElectionOptions['consul'];
   /** The lock key, `<consulPrefix>leader`. */
   readonly key: string;
   /** This replica's address, shown in the lock key's value. */

@@ -1,4 +1,5 @@
 /** Types of leader election among svc server replicas (core/cluster/leader.ts). */
+import type { CallObserver } from '../metrics/platform-metrics.js';
 
 export interface LeaderElectionOptions {
   readonly consul: {
@@ -6,6 +7,8 @@ export interface LeaderElectionOptions {
     readonly address: string;
     /** ACL token (needs `session_prefix "" { policy = "write" }` and write on the key). */
     readonly token?: string;
+    /** Told how long each non-blocking Consul call took (`/metrics`). */
+    readonly observe?: CallObserver | undefined;
   };
   /** The lock key (default `svc/leader`). Its value names the holder: hostname, pid, address. */
   readonly key?: string;

@@ -3,6 +3,7 @@
  * (rebuilt from the records after a restart), and how they are described
  * to users: URLs, status and version of each workload.
  */
+import type { ApiOutcome } from '../app-api/types.js';
 import type { BundleInfo } from '../bundles/types.js';
 import type { SvcError } from '../errors.js';
 import { hostUrl, workloadUrl } from '../gateway/urls.js';
@@ -35,6 +36,8 @@ export interface LiveWorkload {
   routeUnit: string | null;
   /** Why it is down although it should run (it could not be restored). */
   failure: SvcError | null;
+  /** ASGI apps: the OpenAPI description read at its deploy, and what the deploy said of it; null for other kinds. */
+  api: ApiOutcome | null;
 }
 
 export interface LiveDeployment {
@@ -88,6 +91,7 @@ function describeWorkload(live: LiveDeployment, lw: LiveWorkload, context: Descr
     status: !served ? 'not_served' : live.paused ? 'paused' : lw.status === 'stopped' ? 'stopped' : lw.unit !== null ? 'running' : 'failed',
     version: lw.version,
     unit: lw.unit,
+    api: lw.api,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ApiCapture, ApiOutcome } from '../app-api/types.js';
 import type { BundleInfo, CodeBundles } from '../bundles/types.js';
 import { SvcError } from '../errors.js';
 import type { RouteTable } from '../gateway/route-table.js';
@@ -13,6 +14,7 @@ import { DeploymentRecords, currentVersion } from './records.js';
 import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entries.js';
 import { planDeploy, type DeployPlan } from './plan.js';
 import { startUnits, type StartContext } from './start-units.js';
+import { captureApis, type ApiReader } from './capture-apis.js';
 import { guardedStart, unlessAborted } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { domainsNotServed, unlimitedResources } from './warnings.js';
@@ -80,6 +82,11 @@ export interface DeploymentManagerOptions {
   readonly routable?: (unitKey: string) => Promise<void>;
   /** The workspaces' secrets: a deploy naming one that does not exist is refused first; units get their values. */
   readonly secrets?: SecretEnvironment;
+  /**
+   * Reads an ASGI app's OpenAPI description from its new unit during a deploy
+   * (capture-apis.ts); without it no description is read.
+   */
+  readonly captureApi?: ApiReader;
 }
 
 /**
@@ -185,6 +192,8 @@ export class DeploymentManager {
       await Promise.all(units.map((unit) => driver.remove(unit.key)));
       throw error;
     }
+    // Before the switch: nothing but this reaches the new units yet.
+    const apis = await captureApis({ read: this.#options.captureApi, records: ref.stage === 'deployed' ? this.#options.records : undefined }, ref, units, versions, previous);
 
     // The switch: from here on nothing fails. Each route now leads to the new unit (one synchronous step).
     const live: LiveDeployment = previous ?? { ref, entry: spec.entry, sdkVersion: spec.sdkVersion, workloads: new Map(), paused: false, bundle, warnings: [], createdAt: new Date() };
@@ -196,6 +205,7 @@ export class DeploymentManager {
       live.workloads.set(workload.name, {
         workload, source, version: versions.get(workload.name)!, bundleSha256: bundle?.sha256 ?? null,
         status: 'running', unit: unitOf.get(workload.name) ?? null, routeUnit: before?.routeUnit ?? null, failure: null,
+        api: apis.get(workload.name) ?? null,
       });
     }
     const wasPaused = live.paused;
@@ -407,7 +417,7 @@ export class DeploymentManager {
         const ref: DeploymentRef = { workspace: app.workspace, app: app.name, stage: 'deployed' };
         // Not through #exclusive: every other transition waits for the whole restore.
         return (async () => {
-          const stored = await records.deployments(app.workspace, app.name);
+          const [stored, apis] = await Promise.all([records.deployments(app.workspace, app.name), records.apis(app.workspace, app.name)]);
           const versions = stored.map((record) => ({ record, version: currentVersion(record) }));
           const first = versions[0]?.version;
           const live: LiveDeployment = {
@@ -417,6 +427,7 @@ export class DeploymentManager {
             live.workloads.set(record.workload, {
               workload: version.workload, version: version.version, bundleSha256: version.bundleSha256, source: { root: version.sourceRoot, entry: version.entry },
               status: record.status, unit: null, routeUnit: null, failure: null,
+              api: version.workload.kind === 'asgi' ? restoredApi(apis.get(record.workload), version.version) : null,
             });
           }
           this.#live.set(deploymentId(ref), live);
@@ -630,6 +641,12 @@ export class DeploymentManager {
     });
     return result;
   }
+}
+
+/** The description kept for an ASGI workload, when it was read from the version it runs. */
+function restoredApi(capture: ApiCapture | undefined, version: number): ApiOutcome {
+  if (capture === undefined || capture.version !== version) return { capture: null, message: `no OpenAPI description was read at the deploy of version ${version}` };
+  return { capture, message: `OpenAPI description captured from ${capture.source} at the deploy of version ${version}` };
 }
 
 /** How long shutdown() waits for transitions already running before it stops what they started (they wait for no image build). */

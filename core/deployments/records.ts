@@ -4,11 +4,13 @@
  *
  *   apps/<workspace>/<app>                    AppRecord: paused or not
  *   deployments/<workspace>/<app>/<workload>  DeploymentRecord: status and the last versions
+ *   app-apis/<workspace>/<app>/<workload>     ApiCapture: an ASGI app's OpenAPI description, read at its deploy
  *
  * Only stage `deployed` is recorded; previews live and die with `svc serve`.
  * Every change is a compare-and-set loop on the key's modify index, so two
  * writers (two deploys, or one deploy and a pause) never lose each other's update.
  */
+import type { ApiCapture } from '../app-api/types.js';
 import { SvcError } from '../errors.js';
 import { getJson, putJson, type JsonValidator } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
@@ -63,6 +65,9 @@ export type NewVersion = Omit<VersionRecord, 'version' | 'createdAt'>;
 export const appKey = (workspace: string, app: string) => `apps/${workspace}/${app}`;
 export const deploymentKey = (workspace: string, app: string, workload: string) => `deployments/${workspace}/${app}/${workload}`;
 const deploymentPrefix = (workspace: string, app: string) => `deployments/${workspace}/${app}/`;
+/** Its own key, not in the version record: a description may take most of a state value (MAX_OPENAPI_BYTES). */
+export const apiKey = (workspace: string, app: string, workload: string) => `app-apis/${workspace}/${app}/${workload}`;
+const apiPrefix = (workspace: string, app: string) => `app-apis/${workspace}/${app}/`;
 
 /** The version a record currently runs (or would run, when stopped). */
 export function currentVersion(record: DeploymentRecord): VersionRecord {
@@ -132,11 +137,25 @@ export class DeploymentRecords {
 
   async deleteDeployment(workspace: string, app: string, workload: string): Promise<void> {
     await this.#store.delete(deploymentKey(workspace, app, workload));
+    await this.#store.delete(apiKey(workspace, app, workload));
+  }
+
+  /** The OpenAPI descriptions of the app's ASGI workloads, by workload (each of the version it was read from). */
+  async apis(workspace: string, app: string): Promise<Map<string, ApiCapture>> {
+    const entries = await this.#store.list(apiPrefix(workspace, app));
+    return new Map(entries.map((entry) => [entry.key.slice(apiPrefix(workspace, app).length), apiCapture(parse(entry.key, entry.value), entry.key)]));
+  }
+
+  /** Keeps the description read at a workload's deploy; null forgets the one kept (the new version has none). */
+  async setApi(workspace: string, app: string, workload: string, capture: ApiCapture | null): Promise<void> {
+    if (capture === null) await this.#store.delete(apiKey(workspace, app, workload));
+    else await putJson(this.#store, apiKey(workspace, app, workload), capture);
   }
 
   /** The app and all its deployments. */
   async deleteApp(workspace: string, app: string): Promise<void> {
     await this.#store.deleteTree(deploymentPrefix(workspace, app));
+    await this.#store.deleteTree(apiPrefix(workspace, app));
     await this.#store.delete(appKey(workspace, app));
   }
 
@@ -174,3 +193,4 @@ function shaped<T>(required: readonly string[]): JsonValidator<T> {
 
 const appRecord = shaped<AppRecord>(['name', 'workspace', 'paused']);
 const deploymentRecord = shaped<DeploymentRecord>(['app', 'workload', 'status', 'currentVersion', 'versions']);
+const apiCapture = shaped<ApiCapture>(['version', 'source', 'capturedAt', 'document']);

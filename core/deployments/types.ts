@@ -1,3 +1,4 @@
+import type { ApiOutcome } from '../app-api/types.js';
 import type { BundleInfo } from '../bundles/types.js';
 import type { JsonSchema } from '../manifest/types.js';
 import type { SourceRef } from '../scheduler/types.js';
@@ -27,6 +28,12 @@ export interface DeployedWorkload {
   readonly version: number;
   /** The unit key of the containers serving it now (it changes with each version); null while down. */
   readonly unit: string | null;
+  /**
+   * ASGI apps: the OpenAPI description read from the app when this version
+   * was deployed (core/deployments/capture-apis.ts), or why there is none;
+   * null for other kinds.
+   */
+  readonly api: ApiOutcome | null;
 }
 
 export interface Deployment {

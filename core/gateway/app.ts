@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import Koa from 'koa';
+import type { PlatformMetrics } from '../metrics/platform-metrics.js';
 import type { PluginHost } from '../plugin/host.js';
 import { checkAccess } from './access.js';
 import type { Admission } from './admission.js';
@@ -30,6 +31,8 @@ export interface GatewayOptions {
   readonly staleSince?: () => Date | null;
   /** Believe the proxy in front's X-Forwarded-* (client-origin.ts): Koa's `ctx.secure` (Secure cookies) and `ctx.ip` read them too. */
   readonly trustProxy?: boolean;
+  /** Counts requests to workload URLs (`/metrics`). */
+  readonly metrics?: PlatformMetrics;
 }
 
 export interface Gateway {
@@ -63,5 +66,5 @@ export function createGateway(options: GatewayOptions): Gateway {
     throw nothingAnswers(ctx.path);
   });
   const { routes, upstreams, admission, plugins, report, staleSince } = options;
-  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, trustProxy: options.trustProxy ?? false, ...(staleSince ? { staleSince } : {}) }, app.callback()) };
+  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, trustProxy: options.trustProxy ?? false, ...(staleSince ? { staleSince } : {}), ...(options.metrics ? { metrics: options.metrics } : {}) }, app.callback()) };
 }

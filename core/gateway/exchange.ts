@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { SvcError } from '../errors.js';
+import { SvcError, toSvcError } from '../errors.js';
+import type { WorkloadMeter } from '../metrics/platform-metrics.js';
 import type { Instance } from '../registry/types.js';
 import type { Slot } from './admission.js';
+import { CallDeadline, type CallLimit } from './call-timeout.js';
 import { connectionSignal } from './connection-signal.js';
 import { responseHead } from './forward-headers.js';
 import { respondError, type ErrorReporter } from './respond-error.js';
@@ -41,6 +43,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #watchesConnection = false;
   #slot: Slot | null = null;
   #crashCause: ((instance: Instance) => SvcError | undefined) | undefined;
+  /** The call's time-out (call-timeout.ts), once it is sent on; the error once the backstop fired. */
+  #deadline: CallDeadline | null = null;
+  #expired: SvcError | null = null;
   #abortUpstream: ((error?: Error) => void) | null = null;
   /** A small answer being collected: status, head, chunks. */
   #status = 0;
@@ -48,6 +53,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] | null = null;
   /** undici's resume of a paused container socket, for a streamed answer. */
   #resumeUpstream: (() => void) | null = null;
+  /** The workload's metrics, when svc keeps them; set once the request's workload is known. */
+  #meter: WorkloadMeter | null = null;
+  readonly #arrivedAt = performance.now();
+  #sentAt = 0;
 
   constructor(req: IncomingMessage, res: ServerResponse, requestId: string, report: ErrorReporter) {
     this.#res = res;
@@ -87,14 +96,36 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** Counts this request in the workload's metrics (`/metrics`). */
+  meter(meter: WorkloadMeter): void {
+    this.#meter = meter;
+  }
+
+  /** The request goes to the container now: its answer head times the upstream. */
+  sent(): void {
+    this.#sentAt = performance.now();
+  }
+
   /** Answers with the error (or nothing, when the client is gone); see respond-error.ts. */
   fail(error: unknown): void {
+    this.#meter?.failed(toSvcError(error).code);
     respondError(this.#res, error, this.#requestId, this.#report);
+  }
+
+  /** Bounds the call by the workload's time-out (undefined: unbounded); see call-timeout.ts. */
+  bound(limit: CallLimit | undefined): void {
+    if (limit === undefined) return;
+    this.#deadline = new CallDeadline(limit, (error) => {
+      // The container did not answer its own time-out: answer 504 for it, drop the connection to it.
+      this.#expired = error;
+      this.#abortUpstream?.(error);
+    });
   }
 
   readonly #onClose = (): void => {
     if (this.#closed) return;
     this.#closed = true;
+    this.#deadline?.clear();
     // The signal is shared by every request of the connection: leave no listener on it.
     if (this.#watchesConnection) this.#connection.removeEventListener('abort', this.#onClose);
     if (!this.#res.writableFinished) {
@@ -102,17 +133,20 @@ export class Exchange implements Dispatcher.DispatchHandler {
       this.#abortUpstream?.();
     }
     this.#slot?.release();
+    this.#meter?.answered(this.#clientGone ? 499 : this.#res.statusCode, (performance.now() - this.#arrivedAt) / 1000);
   };
 
   // undici's dispatch handler (its native interface in 7.x; the controller-style one is wrapped into it).
 
   onConnect(abort: (error?: Error) => void): void {
     if (this.#clientGone) abort();
+    else if (this.#expired) abort(this.#expired);
     else this.#abortUpstream = abort;
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true; // 1xx: informational, not passed on
+    if (this.#meter !== null && this.#sentAt > 0) this.#meter.upstream((performance.now() - this.#sentAt) / 1000);
     const head = responseHead(rawHeaders, this.#requestId);
     const length = head.contentLength;
     if (!this.#isHead && length >= 0 && length <= SMALL_BODY) {
@@ -153,6 +187,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
+    // After the time-out, a broken connection is the runtime ending a stuck worker (or ours, the backstop).
+    const expired = this.#clientGone ? undefined : (this.#expired ?? this.#deadline?.expired());
+    if (expired) return this.fail(expired);
     const crashCause = this.#crashCause;
     const instance = this.#slot?.instance;
     this.fail(upstreamError(error, this.#clientGone, crashCause && instance ? () => crashCause(instance) : undefined));

@@ -1,7 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { PlatformMetrics } from '../metrics/platform-metrics.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Instance } from '../registry/types.js';
 import { checkAccess } from './access.js';
+import { callLimitOf } from './call-timeout.js';
 import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import { Exchange } from './exchange.js';
@@ -28,6 +30,8 @@ export interface WorkloadHandlerOptions {
   readonly staleSince?: () => Date | null;
   /** Believe the proxy in front's X-Forwarded-Proto and -For (client-origin.ts). */
   readonly trustProxy?: boolean;
+  /** Counts each request in its workload's metrics. */
+  readonly metrics?: PlatformMetrics;
 }
 
 /** `X-Svc-Routes: stale; since=<ISO time>`: the answer came by routes and instances svc knew at that time. */
@@ -50,9 +54,11 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
   const domains = createDomainRouting(options.plugins, options.routes);
   // Bound once: the exchange calls it only when a worker dies mid-request.
   const crashCause = (instance: Instance) => options.upstreams.crashCause(instance);
+  const { metrics } = options;
 
   async function serve(req: IncomingMessage, res: ServerResponse, first: RouteMatch, head: RequestHead, path: string, search: string, target: string): Promise<void> {
     const exchange = new Exchange(req, res, requestIdOf(head.requestId), options.report);
+    if (metrics) exchange.meter(metrics.workload(first.entry.unit, first.entry.ref, first.entry.workload.name));
     const stale = options.staleSince?.();
     // Merged by Node into whatever head the answer gets: the container's, or an error's.
     if (stale) res.setHeader(STALE_HEADER, `stale; since=${stale.toISOString()}`);
@@ -89,6 +95,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
         }
       }
       exchange.hold(slot, crashCause);
+      exchange.bound(callLimitOf(match.entry.workload));
       head.forward.push(
         'x-request-id', exchange.requestId,
         'x-forwarded-for', forwardedFor(req, options.trustProxy),
@@ -97,6 +104,7 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
         'x-forwarded-prefix', match.prefix,
       );
       const body = BODYLESS.has(method) ? null : head.contentLength !== undefined ? req : countedBody(req, res, maxBodyBytes);
+      exchange.sent();
       options.upstreams.dispatch(slot.instance, { method: method as 'GET', path: match.rest + search, headers: head.forward, body }, exchange);
     } catch (error) {
       exchange.fail(error);

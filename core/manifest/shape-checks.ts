@@ -69,14 +69,14 @@ export function checkNumberInRange(
 
 /**
  * Reports keys outside `allowed` (naming the allowed ones) and allowed keys
- * that are missing. `noun` reads in messages: "unknown option", "missing key".
+ * that are missing, except `optional` ones. `noun` reads in messages: "unknown option", "missing key".
  */
-export function checkKeys(object: Plain, allowed: readonly string[], issues: IssueCollector, noun = 'key', context = '', optional: readonly string[] = []): void {
+export function checkKeys(object: Plain, allowed: readonly string[], issues: IssueCollector, noun = 'key', context = '', optional: ReadonlySet<string> = new Set()): void {
   const suffix = context === '' ? '' : ` ${context}`;
   for (const key of Object.keys(object)) {
-    if (!allowed.includes(key) && !optional.includes(key)) issues.at(key).add(`unknown ${noun}${suffix}; allowed: ${[...allowed, ...optional].join(', ')}`);
+    if (!allowed.includes(key)) issues.at(key).add(`unknown ${noun}${suffix}; allowed: ${allowed.join(', ')}`);
   }
   for (const key of allowed) {
-    if (!Object.hasOwn(object, key)) issues.at(key).add(`missing ${noun}${suffix}`);
+    if (!Object.hasOwn(object, key) && !optional.has(key)) issues.at(key).add(`missing ${noun}${suffix}`);
   }
 }

@@ -61,21 +61,37 @@ export interface ServedOptions extends ResourceOptions {
   domain: string | null;
 }
 
-export type FunctionOptions = ResourceOptions;
+/** `svc.Retries` in the manifest (docs/manifest.md). */
+export interface RetriesOptions {
+  max_retries: number;
+  backoff_coefficient: number;
+  initial_delay: number;
+  max_delay: number;
+}
+
+/** `timeout` and `retries` may be missing: manifests written before them keep their meaning. */
+export interface FunctionOptions extends ResourceOptions {
+  timeout?: number;
+  retries?: RetriesOptions | null;
+}
 
 export interface EndpointOptions extends ServedOptions {
   route: string;
   methods: string[];
   concurrency: number;
   keep_warm: number;
+  timeout?: number;
 }
 
-export interface AsgiOptions extends ServedOptions {
+export interface RealtimeOptions extends ServedOptions {
   concurrent_requests: number;
   keep_warm_seconds: number;
 }
 
-export type RealtimeOptions = AsgiOptions;
+export interface AsgiOptions extends RealtimeOptions {
+  /** The app's path of its OpenAPI description, read at each deploy; null: not read. */
+  openapi: string | null;
+}
 
 interface WorkloadBase {
   /** A lowercase DNS label (`nameProblem` of core/workspaces/names.ts); unique in the app. */

@@ -5,12 +5,15 @@ import {
   autoscalerRules,
   httpMethods,
   isDomainName,
+  laterOptions,
   memoryRule,
   optionTable,
   optionsByKind,
+  retriesRules,
   routeProblems,
   type AutoscalerKey,
   type OptionRule,
+  type RetriesKey,
 } from '../workload/rules.js';
 import type { WorkloadKind } from '../workload/types.js';
 import { checkArray, checkBoolean, checkKeys, checkNumberInRange, checkObject, checkString, jsonTypeName, type Plain } from './shape-checks.js';
@@ -18,7 +21,7 @@ import { checkArray, checkBoolean, checkKeys, checkNumberInRange, checkObject, c
 export function validateOptions(kind: WorkloadKind, options: unknown, issues: IssueCollector): void {
   if (!checkObject(options, issues)) return;
   const allowed = optionsByKind[kind];
-  checkKeys(options, allowed, issues, 'option', `for kind ${kind}`);
+  checkKeys(options, allowed, issues, 'option', `for kind ${kind}`, laterOptions);
   for (const name of allowed) {
     if (Object.hasOwn(options, name)) checkOption(optionTable[name].rule, options[name], issues.at(name));
   }
@@ -45,6 +48,13 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
     case 'methods':
       checkMethods(value, issues);
       return;
+    case 'openapi':
+      if (value !== null && typeof value !== 'string') issues.add(`must be null (not read) or the app's path of its OpenAPI description, like "/openapi.json", got ${jsonTypeName(value)}`);
+      else if (typeof value === 'string') {
+        const problems = routeProblems(value);
+        if (problems.length > 0) issues.add(`${problems.join('; ')}, got ${JSON.stringify(value)}`);
+      }
+      return;
     case 'domain':
       if (value !== null && typeof value !== 'string') issues.add(`must be null or a string, got ${jsonTypeName(value)}`);
       else if (typeof value === 'string' && !isDomainName(value)) {
@@ -59,6 +69,19 @@ function checkOption(rule: OptionRule, value: unknown, issues: IssueCollector): 
         issues.add(`must be null or the name of the on_start function (a non-empty string), got ${typeof value === 'string' ? '""' : jsonTypeName(value)}`);
       }
       return;
+    case 'retries':
+      if (value !== null) checkRetries(value, issues);
+      return;
+  }
+}
+
+/** null (no retries) or `{max_retries, backoff_coefficient, initial_delay, max_delay}`, each in its range. */
+function checkRetries(value: unknown, issues: IssueCollector): void {
+  if (!checkObject(value, issues)) return;
+  const keys = Object.keys(retriesRules) as RetriesKey[];
+  checkKeys(value, keys, issues);
+  for (const key of keys) {
+    if (Object.hasOwn(value, key)) checkNumberInRange(value[key], issues.at(key), retriesRules[key]);
   }
 }
 

@@ -27,13 +27,14 @@ export interface BuiltinContext {
   };
 }
 
-/** `svc:auth-token` (with a verifier), `svc:custom-domains` (with its store), `svc:autoscale-queue-depth`, `svc:export-python`, in that order. */
+/** `svc:auth-token` (with a verifier), `svc:custom-domains` (with its store), `svc:autoscale-queue-depth`, `svc:export-python`, `svc:export-typescript`, in that order. */
 export function loadBuiltinPlugins(context: BuiltinContext = {}): Promise<Plugin[]> {
   const specs: PluginSpec[] = [
     ...(context.verifier === undefined ? [] : [{ module: builtin('auth-token'), options: { verifier: context.verifier } }]),
     ...(context.domains === undefined ? [] : [{ module: builtin('custom-domains'), options: context.domains }]),
     builtin('autoscale-queue-depth'),
     builtin('export-python'),
+    builtin('export-typescript'),
   ];
   return loadPlugins(specs, { cwd: process.cwd() });
 }

@@ -28,6 +28,8 @@ export type {
   ScalingInput,
   ScalingPolicy,
 } from './types.js';
+export { canonical, definitionsScope, isSchema, resolveRef, withDefs } from './json-schema.js';
+export type { ResolvedRef, Schema, SchemaDefs } from './json-schema.js';
 export { SvcError, errorCodes } from '../errors.js';
 export type { ErrorCode, SvcErrorOptions } from '../errors.js';
 export type { AppSpec, AutoscalerSpec, Workload, WorkloadKind } from '../workload/types.js';

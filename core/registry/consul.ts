@@ -11,6 +11,7 @@
  * go through the local agent's API. Their failures are `internal` errors quoting Consul
  * (there is no registry-specific error code yet).
  */
+import type { CallObserver } from '../metrics/platform-metrics.js';
 import { LRUCache } from 'lru-cache';
 import { nomadJobId } from '../scheduler/nomad/job-id.js';
 import { SvcError } from '../errors.js';
@@ -19,6 +20,8 @@ import { ConsulClient, ConsulError, type HealthEntry, type Read } from '../state
 import type { Instance, RegistryListener, ServiceRegistry } from './types.js';
 
 export interface ConsulRegistryOptions {
+  /** Told how long each non-blocking Consul call took (`/metrics`). */
+  readonly observe?: CallObserver | undefined;
   /** Consul agent address, e.g. `http://127.0.0.1:8500`. */
   readonly address: string;
   /** ACL token (`X-Consul-Token`): needs `service_prefix "" { policy = "read" }` (and `write` to register). */
@@ -63,7 +66,7 @@ export class ConsulRegistry implements ServiceRegistry {
 
   constructor(options: ConsulRegistryOptions) {
     // One blocking query per tracked service: most of svc's share of Consul's connections per client (see ConsulClientOptions).
-    this.#consul = new ConsulClient({ address: options.address, token: options.token, maxSockets: 128 });
+    this.#consul = new ConsulClient({ address: options.address, token: options.token, maxSockets: 128, observe: options.observe });
     this.#serviceName = options.serviceName ?? defaultServiceName;
     this.#waitMs = options.waitMs ?? 5 * 60_000;
     this.#retryBaseMs = options.retryBaseMs ?? 250;

@@ -20,6 +20,7 @@ import { startUnits } from '../deployments/start-units.js';
 import type { DeployProgress } from '../deployments/types.js';
 import { SvcError, isSvcError } from '../errors.js';
 import type { Admission } from '../gateway/admission.js';
+import { callLimitOf } from '../gateway/call-timeout.js';
 import type { UpstreamPools } from '../gateway/proxy.js';
 import type { ImageBuilder } from '../images/types.js';
 import type { DeploymentLogKey, DeploymentLogs } from '../logs/deployment-logs.js';
@@ -29,6 +30,7 @@ import type { DeploymentUnit, SchedulerDriver } from '../scheduler/types.js';
 import type { SecretEnvironment } from '../secrets/types.js';
 import type { AppSpec, Workload } from '../workload/types.js';
 import { sendCall } from './call-stream.js';
+import { callWithRetries } from './retries.js';
 import type { IdleLeases } from './idle-leases.js';
 import type { CallAnswer, RunStatus, RunView } from './types.js';
 
@@ -181,14 +183,20 @@ export class RunManager {
           run.waiting--;
         }
         if (run.ended) throw this.#endedError(id);
-        let slot;
-        try {
-          slot = await this.#options.admission.enter(run.unitKey, { maxPending: maxPendingTasks }, signal);
-        } catch (error) {
-          // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
-          throw run.ended ? this.#endedError(id) : error;
-        }
-        const answer = await sendCall(this.#options.upstreams, slot, body, signal, requestId);
+        const attempt = async (callBody: Readable): Promise<CallAnswer> => {
+          let slot;
+          try {
+            slot = await this.#options.admission.enter(run.unitKey, { maxPending: maxPendingTasks }, signal);
+          } catch (error) {
+            // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
+            throw run.ended ? this.#endedError(id) : error;
+          }
+          return sendCall(this.#options.upstreams, slot, callBody, signal, requestId, callLimitOf(run.workload));
+        };
+        const { retries } = run.workload;
+        const answer = retries && retries.maxRetries > 0
+          ? await callWithRetries({ retries, workload: run.workload.name, body: await collect(body), attempt, signal, log: (text) => this.#system(run, text) })
+          : await attempt(body);
         answered = true;
         let counted = false;
         const done = () => {
@@ -234,11 +242,15 @@ export class RunManager {
     clearTimeout(timer);
   }
 
+  /** A `system` line in the run's logs; none once it ended (that would bring its forgotten log back). */
+  #system(run: Run, text: string): void {
+    if (!run.ended) this.#options.logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text });
+  }
+
   async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string, inlineSecrets: CreateRun['inlineSecrets']): Promise<void> {
     const { logs } = this.#options;
     const { signal } = run.stop;
-    // Lines of a run that ended meanwhile would bring its forgotten log back.
-    const system = (text: string) => void (run.ended || logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text }));
+    const system = (text: string) => this.#system(run, text);
     const progress = (event: DeployProgress) => {
       if (event.type === 'image' && event.status === 'log') void (run.ended || logs.addBuildLine(run.logKey, event.line));
       else if (event.type === 'image' && event.status !== 'building') system(`image ${event.imageId} ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
@@ -345,6 +357,13 @@ function noRun(id: string): SvcError {
   return new SvcError('not_found', `there is no run ${id}: it ended (by its client, or after its idle timeout) or never existed.`, {
     hint: 'Start a new one with POST /api/v1/runs.',
   });
+}
+
+/** The whole body of a call (bounded by the API's body limit): each attempt of a retried call sends it again. */
+async function collect(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
 }
 
 const clientGone = () => new SvcError('client_closed', 'the client went away while its call waited for the run to start.');

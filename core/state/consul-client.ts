@@ -9,6 +9,7 @@
  * of up to wait/16. The package keeps connections alive and sends the ACL
  * token as `X-Consul-Token`. A status outside 2xx is a `ConsulError`.
  */
+import { agentOperation, timed, type CallObserver } from '../metrics/platform-metrics.js';
 import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -19,6 +20,8 @@ export interface ConsulClientOptions {
   readonly address: string;
   /** ACL token sent as `X-Consul-Token`. */
   readonly token?: string;
+  /** Told how long each non-blocking call took (`/metrics`). */
+  readonly observe?: CallObserver | undefined;
   /** Timeout of a non-blocking call (default 10 s); a blocking one gets its wait on top. */
   readonly timeoutMs?: number;
   /**
@@ -102,10 +105,12 @@ export class ConsulClient {
   readonly #address: string;
   readonly #timeoutMs: number;
   readonly #consul: ConsulPackage;
+  readonly #observe: CallObserver | undefined;
 
   constructor(options: ConsulClientOptions) {
     this.#address = options.address.replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#observe = options.observe;
     const token = options.token === undefined || options.token === '' ? undefined : { token: options.token };
     // No socket timeout on the agent: it would cut blocking queries, which the calls' own timeouts bound.
     const agent = new (this.#address.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: options.maxSockets ?? 32 });
@@ -203,7 +208,16 @@ export class ConsulClient {
   }
 
   /** Runs one package call with the response included, the signal wired to its `ctx`, and the timeout of a (blocking) call. */
-  async #send(call: string, options: ReadOptions, run: PackageCall, args: Record<string, unknown>): Promise<Answer> {
+  #send(call: string, options: ReadOptions, run: PackageCall, args: Record<string, unknown>): Promise<Answer> {
+    const observe = this.#observe;
+    // A blocking query waits on purpose: its time says nothing of Consul's.
+    if (observe === undefined || options.block !== undefined) return this.#call(call, options, run, args);
+    const [method, path] = call.split(' ') as [string, string];
+    const operation = agentOperation(method, path);
+    return timed(() => this.#call(call, options, run, args), (seconds, ok) => observe(operation, seconds, ok));
+  }
+
+  async #call(call: string, options: ReadOptions, run: PackageCall, args: Record<string, unknown>): Promise<Answer> {
     const { signal, block } = options;
     signal?.throwIfAborted();
     const ctx = Object.assign(new EventEmitter(), { includeResponse: true });

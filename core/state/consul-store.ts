@@ -5,6 +5,7 @@
  * Compare-and-set is Consul's `?cas=<ModifyIndex>`; `index()` and `watch()`
  * use the prefix's `X-Consul-Index` and blocking queries.
  */
+import type { CallObserver } from '../metrics/platform-metrics.js';
 import { storeClosedError } from './closed.js';
 import { SvcError } from '../errors.js';
 import { backoffMs, sleep } from './backoff.js';
@@ -14,6 +15,8 @@ import { checkCas, checkKey, checkPrefix, compareKeys, foldKeys, valueBytes } fr
 import { DEFAULT_WATCH_WAIT_MS, MAX_WATCH_WAIT_MS, type CasOptions, type StateEntry, type StateStore, type WatchOptions } from './types.js';
 
 export interface ConsulStateStoreOptions {
+  /** Told how long each non-blocking Consul call took (`/metrics`). */
+  readonly observe?: CallObserver | undefined;
   /** Consul agent address, e.g. `http://127.0.0.1:8500`. */
   readonly address: string;
   /** ACL token (`X-Consul-Token`); needs `key_prefix "<prefix>" { policy = "write" }`. */
@@ -42,7 +45,7 @@ export class ConsulStateStore implements StateStore {
       throw new SvcError('config_invalid', `the Consul KV prefix must be letters, digits, "_", "-" and "/" segments ending in "/" (like "svc/"), not ${JSON.stringify(prefix)}`);
     }
     this.#root = prefix;
-    this.#consul = new ConsulClient({ address: options.address, token: options.token, timeoutMs: options.timeoutMs });
+    this.#consul = new ConsulClient({ address: options.address, token: options.token, timeoutMs: options.timeoutMs, observe: options.observe });
     this.#retryBaseMs = options.retryBaseMs ?? 100;
     this.#retryMaxMs = options.retryMaxMs ?? 5000;
   }

@@ -22,7 +22,11 @@ export const optionDefaults = deepFreeze({
   domain: null,
   keep_warm: 60,
   keep_warm_seconds: 60,
+  openapi: '/openapi.json',
   on_start: null,
+  // Five minutes, as Modal's functions: long enough for real work, short enough that a stuck call ends.
+  timeout: 300,
+  retries: null,
 });
 
 /** Scaling of workloads whose manifest has no scaling options (functions). */

@@ -3,8 +3,8 @@
  * defaults filled). Pure: no I/O, and the input manifest is left untouched.
  */
 import { assertValidManifest } from '../manifest/parse.js';
-import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, ServedOptions } from '../manifest/types.js';
-import { defaultScaling } from './defaults.js';
+import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestV1, ManifestWorkload, RealtimeOptions, ServedOptions } from '../manifest/types.js';
+import { defaultScaling, optionDefaults } from './defaults.js';
 import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';
 import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, Workload } from './types.js';
@@ -57,6 +57,24 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
     returns: workload.returns === null ? null : structuredClone(workload.returns),
     ...(workload.secrets !== undefined && workload.secrets.length > 0 ? { secrets: [...workload.secrets] } : {}),
+    ...callLimitsOf(workload),
+    ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
+  };
+}
+
+/** `timeout` of functions and endpoints, `retries` of functions; a manifest without them gets the defaults. */
+function callLimitsOf(workload: ManifestWorkload): Pick<Workload, 'timeout' | 'retries'> {
+  if (workload.kind === 'endpoint') return { timeout: workload.options.timeout ?? optionDefaults.timeout };
+  if (workload.kind !== 'function') return {};
+  const retries = workload.options.retries ?? null;
+  return {
+    timeout: workload.options.timeout ?? optionDefaults.timeout,
+    retries: retries && {
+      maxRetries: retries.max_retries,
+      backoffCoefficient: retries.backoff_coefficient,
+      initialDelay: retries.initial_delay,
+      maxDelay: retries.max_delay,
+    },
   };
 }
 
@@ -81,7 +99,7 @@ function endpointHttp(options: EndpointOptions): HttpSpec {
 }
 
 /** ASGI apps and WebSocket handlers own every path and method below their root. */
-function appHttp(options: AsgiOptions): HttpSpec {
+function appHttp(options: RealtimeOptions): HttpSpec {
   return { route: '/', methods: [], authorized: options.authorized, domain: options.domain };
 }
 

@@ -44,11 +44,15 @@ export type OptionRule =
   | { readonly type: 'boolean' }
   | { readonly type: 'memory' }
   | { readonly type: 'route' }
+  /** `openapi`: null, or the ASGI app's path of its OpenAPI description, under the rules of a route. */
+  | { readonly type: 'openapi' }
   | { readonly type: 'methods' }
   | { readonly type: 'domain' }
   | { readonly type: 'autoscaler' }
   /** `on_start`: null, or the name (`__qualname__`) of the callable the SDK runs once per worker. */
-  | { readonly type: 'callable' };
+  | { readonly type: 'callable' }
+  /** `retries`: null, or an object with every field of `retriesRules`. */
+  | { readonly type: 'retries' };
 
 const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 const served = ['endpoint', 'asgi', 'realtime'] as const;
@@ -74,10 +78,16 @@ export const optionTable = Object.freeze({
   domain: { kinds: served, rule: { type: 'domain' } },
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
   keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
+  openapi: { kinds: ['asgi'], rule: { type: 'openapi' } },
   on_start: { kinds: all, rule: { type: 'callable' } },
+  timeout: { kinds: ['function', 'endpoint'], rule: { type: 'number', min: 1, max: 86_400 } },
+  retries: { kinds: ['function'], rule: { type: 'retries' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;
+
+/** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries']);
 
 const optionNames = Object.keys(optionTable) as OptionName[];
 
@@ -91,6 +101,16 @@ export const optionsByKind: Readonly<Record<WorkloadKind, readonly OptionName[]>
   ) as Record<WorkloadKind, readonly OptionName[]>,
 );
 
+/** The fields of a `retries` object (`svc.Retries`), all required; `max_retries` has no default. */
+export const retriesRules = Object.freeze({
+  max_retries: { min: 0, max: 10, integer: true },
+  backoff_coefficient: { min: 1, max: 10, integer: false },
+  initial_delay: { min: 0, max: 60, integer: false },
+  max_delay: { min: 1, max: 60, integer: false },
+} as const);
+
+export type RetriesKey = keyof typeof retriesRules;
+
 /** `min_containers` is further bounded by `max_containers`. */
 export const autoscalerRules = Object.freeze({
   max_containers: { min: 1, max: 1000 },
@@ -103,9 +123,12 @@ export type AutoscalerKey = keyof typeof autoscalerRules;
 /** asgi wraps an object, not a function: no handler name and no signature. */
 export const hasSignature = (kind: WorkloadKind): boolean => kind !== 'asgi';
 
-export const workloadKeys = Object.freeze(['name', 'kind', 'handler', 'image', 'doc', 'options', 'parameters', 'returns'] as const);
-/** Keys a workload may leave out (manifests written before them still validate): `secrets`, the names of the secrets its workers get. */
-export const optionalWorkloadKeys = Object.freeze(['secrets'] as const);
+export const workloadKeys = Object.freeze(['name', 'kind', 'handler', 'image', 'doc', 'options', 'parameters', 'returns', 'secrets'] as const);
+/**
+ * Keys of `workloadKeys` a workload may leave out: `secrets`, the names of the secrets its
+ * workers get, is written only when there are some (and manifests older than it validate).
+ */
+export const optionalWorkloadKeys: ReadonlySet<string> = new Set(['secrets']);
 /** At most this many secrets per workload. */
 export const MAX_WORKLOAD_SECRETS = 32;
 /** How a workload names entry `i` of its app's inline values (`svc.Secret.from_dict`), sent beside the manifest. */

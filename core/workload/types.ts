@@ -38,6 +38,16 @@ export interface ScalingSpec {
   readonly autoscaler: AutoscalerSpec;
 }
 
+/** `svc.Retries` of a function: the server runs a failed call again (core/runs/retries.ts). */
+export interface RetriesSpec {
+  readonly maxRetries: number;
+  readonly backoffCoefficient: number;
+  /** Seconds. */
+  readonly initialDelay: number;
+  /** Seconds. */
+  readonly maxDelay: number;
+}
+
 export interface ResourceSpec {
   readonly cpu: number;
   readonly memoryMiB: number;
@@ -65,6 +75,19 @@ export interface Workload {
    * order (a later one's key wins). Names only, never values; absent (older records): none.
    */
   readonly secrets?: readonly string[];
+  /**
+   * Seconds one call may run (functions and endpoints; the manifest's default when it has
+   * none). Absent for asgi and realtime, and in specs stored before time-outs existed.
+   */
+  readonly timeout?: number;
+  /** A function's retries; null without. Absent for other kinds and in older stored specs. */
+  readonly retries?: RetriesSpec | null;
+  /**
+   * asgi only: the app's path of its OpenAPI description, read at each deploy
+   * (`/openapi.json`); null: not read (`openapi=None`). Absent for other kinds,
+   * and in records written before the option existed.
+   */
+  readonly openapi?: string | null;
 }
 
 export interface AppSpec {

@@ -61,10 +61,11 @@ def add(item: TodoIn, connection: HTTPConnection) -> Todo:
     return todo
 
 
+# A query parameter: /todos?done=true lists the finished ones; without it, all.
 @api.get("/todos")
-def list_todos() -> list[Todo]:
-    """Every todo, oldest first."""
-    return list(todos.values())
+def list_todos(done: bool | None = None) -> list[Todo]:
+    """Every todo, oldest first; only the finished (or unfinished) ones with ?done=true (false)."""
+    return [todo for todo in todos.values() if done is None or todo.done == done]
 
 
 # A POST with a JSON body, validated against TodoIn; 201 Created on success.
@@ -81,6 +82,14 @@ def get_todo(todo_id: int) -> Todo:
     if todo_id not in todos:
         raise HTTPException(status_code=404, detail=f"no todo {todo_id}")
     return todos[todo_id]
+
+
+# 204 No Content: the generated client's delete_todo() returns None.
+@api.delete("/todos/{todo_id}", status_code=204)
+def delete_todo(todo_id: int) -> None:
+    """Removes a todo; 404 when there is none."""
+    if todos.pop(todo_id, None) is None:
+        raise HTTPException(status_code=404, detail=f"no todo {todo_id}")
 
 
 # The app's own WebSocket route: svc bridges it like the HTTP routes, behind the

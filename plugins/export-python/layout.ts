@@ -82,7 +82,7 @@ function renderWorkload(workload: InterfaceWorkload, names: WorkloadNames, mappe
     case 'realtime':
       return renderRealtime(workload, names, mapper);
     case 'asgi':
-      return renderAsgi(workload, names);
+      return renderAsgi(workload, names, mapper);
     default:
       return renderFunction(workload, names, mapper);
   }
@@ -125,13 +125,15 @@ function renderInit(app: AppInterface, header: string, objects: readonly string[
 }
 
 function renderWorkloads(app: AppInterface, header: string, objects: readonly string[], models: readonly string[], bodies: readonly string[]): string {
+  // Import only what the code uses (docstrings aside): strict checkers call an unused import an error.
+  const code = bodies.join('\n').replace(/"""[\s\S]*?"""/g, '');
+  const used = models.filter((name) => new RegExp(`\\b${name}\\b`).test(code));
   return [
     `${header}"""The workloads of ${app.app}, one object each (import them from the package)."""`,
     '',
-    'import typing',
-    '',
+    ...(code.includes('typing.') ? ['import typing', ''] : []),
     'from . import _runtime as _rt',
-    ...(models.length > 0 ? [`from ._models import ${models.join(', ')}`] : []),
+    ...(used.length > 0 ? [`from ._models import ${used.join(', ')}`] : []),
     '',
     `__all__ = [${objects.map(pyString).join(', ')}]`,
     ...bodies.flatMap((body) => ['', '', body]),
@@ -144,8 +146,10 @@ function describe(workload: InterfaceWorkload): string {
   switch (workload.kind) {
     case 'endpoint':
       return `endpoint ${workload.methods.join(', ')} ${workload.route ?? '/'} (${access}), .request(...)`;
-    case 'asgi':
-      return `ASGI app (${access}), .request(method, path, ...) and .connect(path)`;
+    case 'asgi': {
+      const typed = workload.api?.operations.length ?? 0;
+      return `ASGI app (${access}), ${typed > 0 ? `${typed} typed method${typed === 1 ? '' : 's'} (one per operation), ` : ''}.request(method, path, ...) and .connect(path)`;
+    }
     case 'realtime':
       return `realtime WebSocket handler (${access}), .connect()`;
     default:

@@ -17,8 +17,9 @@ export function renderModels(models: readonly Model[], header: string, app: stri
     // Annotations stay strings: classes may refer to each other in any order, and to themselves.
     'from __future__ import annotations',
     '',
-    'import dataclasses as _dc',
-    'import typing',
+    // Only what the classes use: strict checkers call an unused import an error.
+    ...(classes.length > 0 ? ['import dataclasses as _dc'] : []),
+    ...(classes.some((text) => text.includes('typing.')) ? ['import typing'] : []),
     '',
     `__all__ = [${models.map((model) => pyString(model.name)).join(', ')}]`,
     ...classes.flatMap((text) => ['', '', text]),

@@ -9,9 +9,11 @@
  *   dict[str, T], anyOf/oneOf/type lists → A | B, enum/const → Literal[...],
  *   {} and anything unknown → typing.Any.
  */
+import { canonical, isSchema, resolveRef, withDefs, type Schema, type SchemaDefs } from 'svc/plugin';
 import { className, identifier, NameScope, pyLiteral } from './names.js';
 
-type Schema = Readonly<Record<string, unknown>>;
+/** Re-exported for the renderers, which read schemas too. */
+export { isSchema };
 
 export interface ModelField {
   /** The Python attribute. */
@@ -32,13 +34,6 @@ export interface Model {
   kwOnly: boolean;
 }
 
-/** `$defs` in scope, innermost first. */
-interface Defs {
-  readonly id: string;
-  readonly defs: Schema;
-  readonly parent: Defs | null;
-}
-
 export const ANY = 'typing.Any';
 /** Field names that would break the class: `self` (its __init__), and names its annotations read. */
 const FIELD_SHADOWS = new Set(['self', '_dc', 'typing', 'str', 'int', 'float', 'bool', 'bytes', 'list', 'dict', 'tuple']);
@@ -57,7 +52,7 @@ export class TypeMapper {
   }
 
   /** The annotation of `schema`; `hint` names an object schema without a title (`GreetResult`). */
-  annotation(schema: unknown, hint: string, defs: Defs | null = null): string {
+  annotation(schema: unknown, hint: string, defs: SchemaDefs | null = null): string {
     if (!isSchema(schema)) return ANY;
     const scope = withDefs(schema, defs);
     const ref = schema['$ref'];
@@ -101,33 +96,27 @@ export class TypeMapper {
     return typeof title === 'string' ? (this.#byTitle.get(title) ?? ANY) : ANY;
   }
 
-  #array(schema: Schema, hint: string, scope: Defs | null): string {
+  #array(schema: Schema, hint: string, scope: SchemaDefs | null): string {
     const prefix = schema['prefixItems'];
     if (Array.isArray(prefix) && prefix.length > 0) return `tuple[${prefix.map((item, i) => this.annotation(item, `${hint}Item${i + 1}`, scope)).join(', ')}]`;
     return `list[${isSchema(schema['items']) ? this.annotation(schema['items'], `${hint}Item`, scope) : ANY}]`;
   }
 
-  #ref(ref: string, hint: string, scope: Defs | null): string {
-    const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
-    if (match === null) return ANY;
-    const name = match[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
-    for (let defs = scope; defs !== null; defs = defs.parent) {
-      const target = defs.defs[name];
-      if (!isSchema(target)) continue;
-      const key = `ref:${defs.id}:${name}`;
-      if (isSchema(target['properties'])) return this.#model({ title: name, ...target }, key, hint, defs);
-      if (this.#expanding.has(key)) return ANY; // a recursive alias that is no class
-      this.#expanding.add(key);
-      try {
-        return this.annotation(target, className(name), defs);
-      } finally {
-        this.#expanding.delete(key);
-      }
+  #ref(ref: string, hint: string, scope: SchemaDefs | null): string {
+    const found = resolveRef(ref, scope);
+    if (found === null) return ANY;
+    const { name, target, defs, key } = found;
+    if (isSchema(target['properties'])) return this.#model({ title: name, ...target }, key, hint, defs);
+    if (this.#expanding.has(key)) return ANY; // a recursive alias that is no class
+    this.#expanding.add(key);
+    try {
+      return this.annotation(target, className(name), defs);
+    } finally {
+      this.#expanding.delete(key);
     }
-    return ANY;
   }
 
-  #model(schema: Schema, key: string, hint: string, scope: Defs | null): string {
+  #model(schema: Schema, key: string, hint: string, scope: SchemaDefs | null): string {
     const known = this.#byKey.get(key);
     if (known !== undefined) return known;
     const title = typeof schema['title'] === 'string' && schema['title'] !== '' ? schema['title'] : null;
@@ -211,20 +200,4 @@ function literal(values: readonly unknown[]): string {
   if (scalar.length === 0) return 'None';
   const text = `typing.Literal[${scalar.map(pyLiteral).join(', ')}]`;
   return scalar.length < values.length ? `${text} | None` : text;
-}
-
-function withDefs(schema: Schema, parent: Defs | null): Defs | null {
-  const defs = schema['$defs'] ?? schema['definitions'];
-  return isSchema(defs) ? { id: canonical(defs), defs, parent } : parent;
-}
-
-export function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** JSON with object keys sorted: equal schemas give equal text. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isSchema(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
 }

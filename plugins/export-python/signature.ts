@@ -78,7 +78,8 @@ export function argumentsDict(signature: Signature): string {
 /** A receiver name no parameter takes (`self`, else `self_`, …). */
 export function receiverFor(signature: Signature): string {
   const taken = new Set([...signature.parameters.map((p) => p.name), signature.kwargs?.name]);
-  let name = 'self';
+  // Another name than self must start with _ for strict checkers (pyright's reportSelfClsParameterName).
+  let name = taken.has('self') ? '_self' : 'self';
   while (taken.has(name)) name = `${name}_`;
   return name;
 }

@@ -13,6 +13,7 @@ const workload = (overrides: Partial<DeployedWorkload>): DeployedWorkload => ({
   authorized: true,
   parameters: { type: 'object', properties: { name: { type: 'string' }, excited: { type: 'boolean', default: false } }, required: ['name'] },
   note: null,
+  api: null,
   status: 'running',
   version: 1,
   unit: 'default/app/deployed@1/greet',

@@ -18,9 +18,11 @@ class LogServer {
   readonly kept = new Map<string, DeploymentLogLine[]>();
   readonly open = new Map<string, Set<ServerResponse>>();
   readonly connections = new Map<string, number>();
+  /** Workloads a reload deleted: their streams ended with `end: deleted`, and they answer 404 from then on. */
+  readonly deleted = new Set<string>();
   readonly #server = http.createServer((request, response) => {
     const workload = decodeURIComponent(request.url!.replace(/^\/logs\//, ''));
-    if (workload === 'missing') {
+    if (workload === 'missing' || this.deleted.has(workload)) {
       response.writeHead(404, { 'Content-Type': 'application/json' });
       response.end(JSON.stringify({ error: { code: 'not_found', message: 'the preview of app has no workload missing.' } }));
       return;
@@ -55,6 +57,12 @@ class LogServer {
   /** Ends the open streams of a workload as a dropped connection would (no `event: end`). */
   drop(workload: string): void {
     for (const response of this.open.get(workload) ?? []) response.destroy();
+  }
+
+  /** A reload removed the workload: its streams end as svc ends them, and it is gone. */
+  delete(workload: string): void {
+    this.deleted.add(workload);
+    for (const response of this.open.get(workload) ?? []) response.end('event: end\ndata: {"reason":"deleted"}\n\n');
   }
 
   openCount(workload: string): number {
@@ -136,6 +144,15 @@ describe('svc serve --server: log streams', () => {
     await until('the missing workload is dropped', () => streams.keys.length === 1);
     assert.deepEqual(streams.keys, ['app/hello']);
     assert.deepEqual(warnings, ['missing: the preview of app has no workload missing. Stopped following its logs.']);
+  });
+
+  it('says nothing when a workload the server deleted is gone before the reload\'s answer closes its stream', async () => {
+    streams.sync([stream('hello'), stream('extra')]);
+    await until('both streams are open', () => server.openCount('hello') === 1 && server.openCount('extra') === 1);
+    server.delete('extra');
+    await until('the deleted workload is dropped', () => streams.keys.length === 1);
+    assert.equal(server.connections.get('extra'), 1, 'the 404 did not count as a connection');
+    assert.deepEqual(warnings, []);
   });
 
   it('closes every stream on close, and opens none after', async () => {

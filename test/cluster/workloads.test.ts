@@ -175,6 +175,21 @@ describe('svc on real Nomad and Consul: workloads', function () {
     await until('a fresh worker serves again', async () => (await fetch(`${url}?mib=16`)).status === 200, { timeoutMs: 120_000, intervalMs: 1000 });
   });
 
+  it('answers a call past its timeout with 504 timeout, and a fresh worker of the exec task serves the next one', async () => {
+    await deploy(path.join(packageRoot, 'test', 'fixtures', 'timeouts', 'app.py'));
+    const url = urls['timeouts/slow']!;
+    const first = (await (await fetch(url)).json()) as { pid: number };
+    const late = await fetch(`${url}?seconds=30`);
+    assert.equal(late.status, 504);
+    assert.equal(((await late.json()) as { error: { code: string } }).error.code, 'timeout');
+    let pid = first.pid;
+    await until('a fresh worker answers', async () => {
+      const answer = await fetch(url);
+      if (answer.status === 200) pid = ((await answer.json()) as { pid: number }).pid;
+      return pid !== first.pid;
+    });
+  });
+
   it('fails a deploy Nomad cannot place at once, saying why (the evaluation\'s FailedTGAllocs), and leaves no job behind', async () => {
     const c = await cluster();
     const started = Date.now();

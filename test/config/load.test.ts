@@ -67,6 +67,17 @@ describe('loadConfig()', () => {
     assert.equal(loadConfig({ env: { SVC_SCALING_POLICY: 'acme-burst' } }).scalingPolicy, 'acme-burst');
   });
 
+  it('takes a metrics listener as ip:port (port 0 picks one), and null for none', () => {
+    assert.equal(loadConfig({ env: {} }).metricsAddress, null);
+    assert.equal(loadConfig({ env: { SVC_METRICS_ADDRESS: '127.0.0.1:9464' } }).metricsAddress, '127.0.0.1:9464');
+    assert.equal(loadConfig({ env: {}, file: configFile({ metricsAddress: '[::1]:0' }) }).metricsAddress, '[::1]:0');
+    for (const bad of ['localhost:9464', '127.0.0.1', ':9464', '127.0.0.1:70000', 'http://127.0.0.1:9464', '999.1.1.1:80']) {
+      assert.match(problemsOf(() => loadConfig({ env: { SVC_METRICS_ADDRESS: bad } }))[0]!, /SVC_METRICS_ADDRESS.*expected an address to listen on as ip:port/, bad);
+    }
+    // The DNS resolver's port must name a server: 0 stays refused there.
+    assert.match(problemsOf(() => loadConfig({ env: { SVC_DNS_RESOLVER: '127.0.0.1:0' } }))[0]!, /expected a DNS server as ip:port/);
+  });
+
   it('rejects out-of-range ports', () => {
     assert.match(problemsOf(() => loadConfig({ env: { SVC_PORT: '70000' } }))[0]!, /0 to 65535/);
   });

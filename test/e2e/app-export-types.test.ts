@@ -1,43 +1,145 @@
 /**
- * The typed clients type-check: the exports of the example apps (endpoints
- * returning dataclasses and dicts, a function, an ASGI app, a realtime
- * handler with a union of message types) pass `mypy --strict`, SDK included,
- * as a user's CI would run it on a project that checks its client in.
+ * The typed clients type-check and keep their word: the exports of every
+ * example app and of the all-kinds app (test/fixtures/apps/all_kinds.py: every
+ * kind of workload, every return shape) pass `mypy --strict` and `pyright`
+ * in strict mode, SDK included, as a user's CI would run them on a project
+ * that checks its client in; and the all-kinds client, imported by a fresh
+ * Python in another folder, answers each call with the type it declares.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
 import { loadManifest } from '../../core/manifest/load.js';
-import { examplesRoot, sdkPythonPath } from '../../core/paths.js';
+import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
-import { CLIENT_MYPY_CONFIG, runPython } from '../plugins/export-python/python-helpers.js';
+import {
+  bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, printed, pythonPath, pythonWithWebsockets, runPyright, runPython, writeClientPyrightConfig,
+} from '../plugins/export-python/python-helpers.js';
 
-const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat'];
+const EXAMPLES = readdirSync(examplesRoot).filter((name) => existsSync(path.join(examplesRoot, name, 'app.py'))).sort();
+const ALL_KINDS = path.join(packageRoot, 'test', 'fixtures', 'apps', 'all_kinds.py');
+const TARGETS = [...EXAMPLES.map((name) => path.join(examplesRoot, name, 'app.py')), ALL_KINDS];
 
-describe('exported clients pass mypy --strict', function () {
-  this.timeout(300_000);
+describe('exported clients pass mypy --strict and pyright --strict, and answer with the types they declare', function () {
+  this.timeout(600_000);
   let platform: Platform;
   const out = tempDir('svc-export-types-');
+  const elsewhere = tempDir('svc-export-types-elsewhere-');
+  const clientEnv = () => ({ PYTHONPATH: pythonPath(out), SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret, SVC_CONFIG_DIR: tempDir('svc-config-') });
+
+  // The checks see the packages of a project that installed svc and nothing else (no websockets, no pydantic).
+  let bare: string;
 
   before(async () => {
+    bare = bareInterpreter();
     platform = await startPlatform({ config: testConfig(), report: () => {} });
-    for (const name of EXAMPLES) {
-      const manifest = await loadManifest({ target: path.join(examplesRoot, name, 'app.py') });
+    for (const target of TARGETS) {
+      const manifest = await loadManifest({ target });
       await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
       await appExport(capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret }, cwd: out }).context, manifest.spec.name, { out });
     }
   });
   after(async () => platform?.close());
 
-  it(`finds nothing in the clients of ${EXAMPLES.join(', ')}, nor in the SDK they import`, async () => {
+  it(`mypy --strict finds nothing in the clients of ${EXAMPLES.join(', ')} and all-kinds, nor in the SDK they import`, async () => {
+    assert.deepEqual(readdirSync(path.join(out, 'svc_clients')).filter((name) => name !== '__init__.py').length, TARGETS.length);
     writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
-    const checked = await runPython('import sys\nfrom mypy import api\nout, err, code = api.run(["--config-file", "mypy.ini", "--cache-dir", ".mypy_cache", "-p", "svc_clients"])\nprint(out, err)\nsys.exit(code)', {
-      cwd: out, env: { MYPYPATH: sdkPythonPath },
+    const args = ['--config-file', 'mypy.ini', '--cache-dir', '.mypy_cache', '--python-executable', bare, '-p', 'svc_clients'];
+    const checked = await runPython(`import sys\nfrom mypy import api\nout, err, code = api.run(${JSON.stringify(args)})\nprint(out, err)\nsys.exit(code)`, {
+      cwd: out, env: { MYPYPATH: CLIENT_MYPYPATH },
     });
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
     assert.match(checked.stdout, /Success: no issues found in \d+ source files/);
+  });
+
+  it('pyright --strict finds nothing in the same clients, nor in the SDK (one run over all of them)', async () => {
+    writeClientPyrightConfig(out, ['svc_clients', path.join(sdkPythonPath, 'svc')]);
+    const checked = await runPyright(out, bare);
+    assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
+    assert.match(checked.stdout, /^0 errors, 0 warnings, 0 informations/m);
+  });
+
+  it('the all-kinds client, in a fresh Python in another folder: each endpoint answers as the type its request() declares, with the values of the deployment', async () => {
+    const script = `
+import collections.abc, dataclasses, json, os, types, typing
+import svc_clients.all_kinds as package
+from svc_clients.all_kinds import Owner, Point, Shape, Stats, blob, count, find, owner, point, points, shape, stats, web
+
+def declared(workload: typing.Any) -> typing.Any:
+    return typing.get_type_hints(workload.request)["return"]
+
+def fits(value: typing.Any, tp: typing.Any) -> bool:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is list:
+        return type(value) is list and all(fits(item, args[0]) for item in value)
+    if origin in (typing.Union, types.UnionType):
+        return any(fits(value, arg) for arg in args)
+    if tp is type(None):
+        return value is None
+    return type(value) is tp
+
+def shown(value: typing.Any) -> typing.Any:
+    if dataclasses.is_dataclass(value):
+        return {"type": type(value).__name__, **{f.name: shown(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    return [shown(item) for item in value] if isinstance(value, list) else value
+
+answers = {
+    "point": (point, point.request(x=1, y=2)),
+    "owner": (owner, owner.request(name="Ada")),
+    "stats": (stats, stats.request(values=[1.0, 2.0, 4.5])),
+    "shape": (shape, shape.request(name="tri", sides=3)),
+    "points": (points, points.request(n=3)),
+    "find": (find, find.request(x=-1)),
+    "found": (find, find.request(x=4)),
+}
+seen = {name: {"declared": str(declared(w)).replace("svc_clients.all_kinds._models.", ""), "fits": fits(value, declared(w)), "value": shown(value)}
+        for name, (w, value) in answers.items()}
+stream = count.request(to=3)
+seen["count"] = {"declared": str(declared(count)).replace("svc_clients.all_kinds._models.", ""),
+                 "iterator": isinstance(stream, collections.abc.Iterator) and not isinstance(stream, list),
+                 "value": [shown(item) for item in stream]}
+data = blob.request(size=5)
+seen["blob"] = {"declared": str(declared(blob)), "fits": fits(data, declared(blob)), "value": list(data)}
+item = web.request("GET", "/items/7", params={"detail": "true"})
+seen["web"] = {"status": item.status_code, "value": item.json()}
+seen["module"] = package.__file__
+seen["cwd"] = os.getcwd()
+print(json.dumps(seen))
+`;
+    const seen = printed(await runPython(script, { cwd: elsewhere, env: clientEnv() }));
+    const point = (x: number, y: number) => ({ type: 'Point', x, y });
+    assert.equal(seen.cwd, elsewhere);
+    assert.equal(seen.module, path.join(out, 'svc_clients', 'all_kinds', '__init__.py'));
+    assert.deepEqual(seen.point, { declared: "<class 'Point'>", fits: true, value: point(1, 2) }, 'a dataclass');
+    assert.deepEqual(seen.owner, { declared: "<class 'Owner'>", fits: true, value: { type: 'Owner', name: 'Ada', email: null } }, 'a pydantic model, as a dataclass');
+    assert.deepEqual(seen.stats, { declared: "<class 'Stats'>", fits: true, value: { type: 'Stats', count: 3, mean: 2.5 } }, 'a TypedDict, as a dataclass');
+    assert.deepEqual(seen.shape, {
+      declared: "<class 'Shape'>", fits: true,
+      value: { type: 'Shape', name: 'tri', corners: [point(0, 0), point(1, 1), point(2, 4)], owner: { type: 'Owner', name: 'Ada', email: null }, stats: { type: 'Stats', count: 3, mean: 3 }, label: null },
+    }, 'nested models');
+    assert.deepEqual(seen.points, { declared: 'list[Point]', fits: true, value: [point(0, 0), point(1, -1), point(2, -2)] }, 'a list of dataclasses');
+    assert.deepEqual(seen.find, { declared: 'Point | None', fits: true, value: null }, 'an optional, None');
+    assert.deepEqual(seen.found, { declared: 'Point | None', fits: true, value: point(4, 4) }, 'an optional, set');
+    assert.deepEqual(seen.count, { declared: 'typing.Iterator[Point]', iterator: true, value: [point(0, 0), point(1, 0), point(2, 0)] }, 'a generator, streamed');
+    assert.deepEqual(seen.blob, { declared: "<class 'bytes'>", fits: true, value: [0, 1, 2, 3, 4] }, 'bytes');
+    assert.deepEqual(seen.web, { status: 200, value: { name: 'item 7', tags: ['detail'] } }, 'the ASGI app');
+  });
+
+  it('the all-kinds realtime handler: connect() sends a Point and receives the mirrored Point', async function () {
+    const websocketPython = pythonWithWebsockets();
+    if (websocketPython === null) this.skip();
+    const script = `
+import dataclasses, json
+from svc_clients.all_kinds import Point, mirror
+with mirror.connect() as session:
+    session.send(Point(x=1, y=2))
+    answer = session.receive(timeout=60)
+print(json.dumps([type(answer).__name__, isinstance(answer, Point), dataclasses.asdict(answer)]))
+`;
+    const seen = printed(await runPython(script, { cwd: elsewhere, env: clientEnv(), python: websocketPython! }));
+    assert.deepEqual(seen, ['Point', true, { x: 2, y: 1 }]);
   });
 });

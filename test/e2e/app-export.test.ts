@@ -55,7 +55,8 @@ describe('svc app export: typed Python clients of deployed apps', function () {
       assert.deepEqual(generatedFrom, { versions: { greet: 1, hello: 1, square: 1 } });
       assert.deepEqual(workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]), [['greet', 'endpoint'], ['hello', 'endpoint'], ['square', 'function']]);
       const [greet, hello, square] = workloads;
-      assert.deepEqual(Object.keys(greet), ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status']);
+      assert.deepEqual(Object.keys(greet), ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status', 'api']);
+      assert.equal(greet.api, null);
       assert.deepEqual(
         { doc: greet.doc, url: greet.url, path: greet.path, methods: greet.methods, route: greet.route, authorized: greet.authorized, status: greet.status },
         { doc: 'Greets someone by name.', url: `${platform.url}/default/quickstart/greet/greet`, path: '/default/quickstart/greet/greet', methods: ['POST'], route: '/greet', authorized: true, status: 'running' },
@@ -209,7 +210,7 @@ print(json.dumps(seen))
     it('runs an exporter a plugin registers (--plugin, or the config\'s plugins): the recipe\'s .http file, whose request answers', async () => {
       const recipe = path.join(packageRoot, 'docs', 'recipes', 'export-http-file.js');
       const unknown = await rejectsWith(appExport(run().context, 'quickstart', { out, language: 'http-file' }));
-      assert.match(unknown.message, /no exporter for --language "http-file"; the exporters here are python$/);
+      assert.match(unknown.message, /no exporter for --language "http-file"; the exporters here are python, typescript$/);
       assert.match(unknown.hint ?? '', /add the plugin that registers "http-file" \(the config's plugins, or --plugin <module>\)/);
       const exported = run();
       await appExport(exported.context, 'quickstart', { out, language: 'http-file', plugin: recipe });

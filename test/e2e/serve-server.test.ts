@@ -155,8 +155,9 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
     const before = reloads().length;
     save((source) => source.replace('\ndef broken(:\n', '').replace(/@app\.endpoint\([^\n]*\)\ndef extra\(\)[\s\S]*$/, ''));
     await until('the reload line', () => reloads().length > before, waitOn(served));
-    const view = (await (await api('GET', '/apps/reload/preview')).json()) as { deployments: { workload: string }[] };
-    assert.deepEqual(view.deployments.map((d) => d.workload), ['hello', 'slow']);
+    // The save writes in place: a watcher may see the file half written and reload once more, so wait for where the loop settles.
+    const workloads = async () => ((await (await api('GET', '/apps/reload/preview')).json()) as { deployments: { workload: string }[] }).deployments.map((d) => d.workload).join(',');
+    await until('the preview without extra', async () => (await workloads()) === 'hello,slow', { ...waitOn(served), intervalMs: 100 });
     assert.match(served.stdout, /Preview of reload is live\.[\s\S]*Preview of reload is live\./);
     assert.doesNotMatch(served.stderr, /lost its log stream|Stopped following/);
   });

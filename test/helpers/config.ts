@@ -36,6 +36,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],
     cgroupRoot: null,
+    metricsAddress: null,
     ...clusterDefaults(),
     ...tlsDefaults(),
     ...secretsDefaults(),

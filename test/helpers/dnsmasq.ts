@@ -6,20 +6,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { promises as dns } from 'node:dns';
 import path from 'node:path';
 import { tempDir } from './config.js';
+import { requireDebianTool } from './debian-tool.js';
 
 export const DNSMASQ_BIN = process.env.DNSMASQ_BIN ?? '/usr/sbin/dnsmasq';
 const PROBE = '_probe.svc-test.invalid';
 
 /** Skips the calling test (or suite) when dnsmasq is missing, except on CI. */
 export function requireDnsmasq(context: Mocha.Context): void {
-  if (existsSync(DNSMASQ_BIN)) return;
-  if (process.env.CI === 'true') throw new Error(`dnsmasq is missing at ${DNSMASQ_BIN}: .ci/run installs it (apt-get install dnsmasq)`);
-  console.log(`      skipped: dnsmasq is missing at ${DNSMASQ_BIN} (apt-get install dnsmasq, or set DNSMASQ_BIN)`);
-  context.skip();
+  requireDebianTool(context, { package: 'dnsmasq', bin: DNSMASQ_BIN, variable: 'DNSMASQ_BIN' });
 }
 
 export interface Dnsmasq {

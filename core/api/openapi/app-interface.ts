@@ -4,7 +4,7 @@ import type { Operation } from './types.js';
 
 export const getAppInterface: Operation = {
   operationId: 'getAppInterface',
-  summary: "What a client generator needs of the deployed app (svc app export): each workload's kind, docstring, URLs, route, methods, access, argument and return JSON Schemas, status, and the versions they come from.",
+  summary: "What a client generator needs of the deployed app (svc app export): each workload's kind, docstring, URLs, route, methods, access, argument and return JSON Schemas, status, the operations of an ASGI app's OpenAPI description read at its deploy, and the versions they come from.",
   parameters: [APP],
   responses: {
     200: answer('The interface of the deployed app.', ref('AppInterface')),

@@ -334,7 +334,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   AppDeployment: {
     type: 'object',
-    required: ['name', 'workload', 'kind', 'status', 'urls', 'version', 'versions', 'containers'],
+    required: ['name', 'workload', 'kind', 'status', 'urls', 'version', 'versions', 'containers', 'api'],
     additionalProperties: false,
     properties: {
       name: { type: 'string', description: '`<app>/<workload>`.' },
@@ -345,6 +345,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
       version: { type: 'integer', description: 'The version it runs.' },
       versions: { type: 'array', items: ref('AppVersion'), description: 'The versions kept (the last 10), newest last.' },
       containers: ref('ContainerCounts'),
+      api: {
+        type: ['string', 'null'],
+        description: 'ASGI apps: what the deploy of this version read of the app\'s OpenAPI description (`OpenAPI description captured from /openapi.json, 3 operations`, or why there is none); null for other kinds.',
+      },
     },
   },
   App: {
@@ -546,7 +550,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   InterfaceWorkload: {
     type: 'object',
-    required: ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status'],
+    required: ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status', 'api'],
     additionalProperties: false,
     properties: {
       name: { type: 'string' },
@@ -561,6 +565,76 @@ export const schemas: Readonly<Record<string, Schema>> = {
       parameters: { type: ['object', 'null'], description: 'JSON Schema of the arguments (docs/manifest.md); null for asgi.' },
       returns: { type: ['object', 'null'], description: 'JSON Schema of the return value; null for asgi.' },
       status: { type: 'string', enum: ['running', 'paused', 'stopped', 'failed', 'not_served'] },
+      api: {
+        oneOf: [{ type: 'null' }, ref('InterfaceApi')],
+        description: "ASGI apps: the HTTP API the app described in OpenAPI when it was deployed; null for other kinds and for an app that published none.",
+      },
+    },
+  },
+  InterfaceApi: {
+    type: 'object',
+    required: ['openapi', 'source', 'capturedAt', 'operations', 'definitions'],
+    additionalProperties: false,
+    properties: {
+      openapi: { type: 'object', description: 'The OpenAPI document as the app served it.' },
+      source: { type: 'string', description: "The app's path it was read from (`/openapi.json`)." },
+      capturedAt: { type: 'string', format: 'date-time' },
+      operations: { type: 'array', items: ref('InterfaceOperation'), description: 'Every operation of `paths`, in the document\'s order.' },
+      definitions: {
+        type: 'object', additionalProperties: { type: 'object' },
+        description: "The document's `components.schemas` by name, as plain JSON Schema; every `$ref` in `operations` and `definitions` is `#/$defs/<name>`, resolved here.",
+      },
+    },
+  },
+  InterfaceOperation: {
+    type: 'object',
+    required: ['name', 'operationId', 'method', 'path', 'summary', 'description', 'deprecated', 'parameters', 'body', 'result'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: 'A snake_case identifier unique within the app: the operationId (FastAPI\'s default ids without their path-and-method tail), else method and path.' },
+      operationId: { type: ['string', 'null'] },
+      method: { type: 'string', description: 'Upper case: `GET`, `POST`, …' },
+      path: { type: 'string', description: 'As the description gives it, `{name}` placeholders included, relative to the app\'s root.' },
+      summary: { type: ['string', 'null'] },
+      description: { type: ['string', 'null'] },
+      deprecated: { type: 'boolean' },
+      parameters: {
+        type: 'array', description: 'Path parameters first (in the path\'s order), then query and header ones; cookie parameters are left out.',
+        items: {
+          type: 'object',
+          required: ['name', 'in', 'required', 'schema', 'description'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string' },
+            in: { type: 'string', enum: ['path', 'query', 'header'] },
+            required: { type: 'boolean' },
+            schema: { type: 'object' },
+            description: { type: ['string', 'null'] },
+          },
+        },
+      },
+      body: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            required: ['contentType', 'required', 'schema'],
+            additionalProperties: false,
+            properties: { contentType: { type: 'string' }, required: { type: 'boolean' }, schema: { type: 'object' } },
+          },
+        ],
+      },
+      result: {
+        type: 'object',
+        required: ['status', 'contentType', 'schema'],
+        additionalProperties: false,
+        description: 'The first 2xx response (200 with any JSON when the description lists none).',
+        properties: {
+          status: { type: 'integer' },
+          contentType: { type: ['string', 'null'], description: 'null: no body.' },
+          schema: { type: ['object', 'null'], description: 'JSON Schema of a JSON body; null when the body is not JSON or there is none.' },
+        },
+      },
     },
   },
   DeployPlan: {

@@ -52,7 +52,7 @@ export class WorkerSet {
   }
 
   onEvent(event: RuntimeEvent): void {
-    if (event.event !== 'listening' && event.event !== 'worker_exited') return;
+    if (event.event !== 'listening' && event.event !== 'worker_exited' && event.event !== 'worker_retiring') return;
     const slot = this.#slots[event.worker];
     if (!slot) return;
     if (event.event === 'listening') {
@@ -62,10 +62,16 @@ export class WorkerSet {
       return;
     }
     if (slot.pid !== undefined && slot.pid !== event.pid) return; // about a worker already replaced
-    slot.pid = undefined;
     slot.up = false;
-    const restart = event.restartIn === null ? 'not restarted' : `restarting in ${event.restartIn} s`;
-    this.#options.log(`worker ${slot.index} of ${this.#options.containerId} (pid ${event.pid}) exited with ${event.status}; ${slot.registered ? 'deregistered, ' : ''}${restart}`);
+    const deregistered = slot.registered ? 'deregistered, ' : '';
+    if (event.event === 'worker_retiring') {
+      // Before it stops listening: no request is sent to it meanwhile, they wait for its replacement.
+      this.#options.log(`worker ${slot.index} of ${this.#options.containerId} (pid ${event.pid}) is stopping after a call timed out; ${deregistered}a fresh one replaces it`);
+    } else {
+      slot.pid = undefined;
+      const restart = event.restartIn === null ? 'not restarted' : `restarting in ${event.restartIn} s`;
+      this.#options.log(`worker ${slot.index} of ${this.#options.containerId} (pid ${event.pid}) exited with ${event.status}; ${deregistered}${restart}`);
+    }
     if (slot.registered) {
       slot.registered = false;
       void this.#options.registry.deregister(slot.instanceId);

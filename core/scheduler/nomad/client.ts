@@ -14,6 +14,7 @@
  *
  * `details` carries `{ status, method, path, text }` of the failed request.
  */
+import { agentOperation, timed, type CallObserver } from '../../metrics/platform-metrics.js';
 import { SvcError, type ErrorCode } from '../../errors.js';
 
 export interface NomadClientOptions {
@@ -25,6 +26,8 @@ export interface NomadClientOptions {
   readonly region?: string | undefined;
   /** Bound on one request that is not a blocking query (default 30 s). */
   readonly requestTimeoutMs?: number;
+  /** Told how long each non-blocking request took (`/metrics`). */
+  readonly observe?: CallObserver | undefined;
 }
 
 export interface BlockingOptions {
@@ -51,6 +54,7 @@ export class NomadClient {
   readonly region: string | undefined;
   readonly #token: string | undefined;
   readonly #timeoutMs: number;
+  readonly #observe: CallObserver | undefined;
 
   constructor(options: NomadClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
@@ -58,6 +62,7 @@ export class NomadClient {
     this.namespace = options.namespace || undefined;
     this.region = options.region || undefined;
     this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#observe = options.observe;
   }
 
   get<T>(path: string, query: Query = {}, blocking: BlockingOptions = {}): Promise<NomadAnswer<T>> {
@@ -97,7 +102,15 @@ export class NomadClient {
     return `${this.url}${path}${search ? `?${search}` : ''}`;
   }
 
-  async #request<T>(method: string, path: string, query: Query, body: unknown, timeoutMs: number, signal?: AbortSignal, plain = false): Promise<NomadAnswer<T>> {
+  #request<T>(method: string, path: string, query: Query, body: unknown, timeoutMs: number, signal?: AbortSignal, plain = false): Promise<NomadAnswer<T>> {
+    const observe = this.#observe;
+    // A blocking query waits on purpose: its time says nothing of Nomad's.
+    if (observe === undefined || query.index !== undefined) return this.#send<T>(method, path, query, body, timeoutMs, signal, plain);
+    const operation = agentOperation(method, path);
+    return timed(() => this.#send<T>(method, path, query, body, timeoutMs, signal, plain), (seconds, ok) => observe(operation, seconds, ok));
+  }
+
+  async #send<T>(method: string, path: string, query: Query, body: unknown, timeoutMs: number, signal?: AbortSignal, plain = false): Promise<NomadAnswer<T>> {
     const headers: Record<string, string> = {};
     if (this.#token !== undefined) headers['X-Nomad-Token'] = this.#token;
     if (body !== undefined) headers['Content-Type'] = 'application/json';

@@ -29,6 +29,7 @@
  * that was healthy and ends while Nomad was to keep it running (it crashed or
  * its node was lost: svc did not stop it) is reported once (watcher.ts `exit`).
  */
+import type { CallObserver } from '../../metrics/platform-metrics.js';
 import { SvcError } from '../../errors.js';
 import type { Enforcement } from '../../processes/cgroups/types.js';
 import type { DeploymentUnit, LogLine, LogSink } from '../types.js';
@@ -42,6 +43,8 @@ import { AllocationWatcher, isLive, isTerminal, type AllocView } from './watcher
 import { deleteSecretVariable, writeSecretVariable } from './secret-variables.js';
 
 export interface NomadDriverOptions {
+  /** Told how long each non-blocking Nomad request took (`/metrics`). */
+  readonly observe?: CallObserver | undefined;
   /** Nomad agent address, e.g. `http://127.0.0.1:4646`. */
   readonly url: string;
   /** ACL token (secret ID); see docs/operators.md for the policy it needs. */

@@ -18,7 +18,7 @@ import dataclasses
 import json
 import types
 import typing
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from svc._client._errors import error_for
 from svc.exceptions import RemoteError
@@ -84,18 +84,20 @@ def _convert(tp: Any, value: Any, strict: bool, where: str) -> Any:
     if origin in (list, tuple, set, frozenset) or (isinstance(tp, type) and tp in (list, tuple)):
         if not isinstance(value, list):
             raise _Mismatch(f"{where} must be an array")
+        values = typing.cast("list[object]", value)
         if origin is tuple and args and args[-1] is not Ellipsis:
-            if len(args) != len(value):
+            if len(args) != len(values):
                 raise _Mismatch(f"{where} must hold {len(args)} items")
-            return tuple(_convert(arg, item, strict, f"{where}[{i}]") for i, (arg, item) in enumerate(zip(args, value)))
+            return tuple(_convert(arg, item, strict, f"{where}[{i}]") for i, (arg, item) in enumerate(zip(args, values)))
         item_type = args[0] if args else Any
-        items = [_convert(item_type, item, strict, f"{where}[{i}]") for i, item in enumerate(value)]
+        items = [_convert(item_type, item, strict, f"{where}[{i}]") for i, item in enumerate(values)]
         return tuple(items) if origin is tuple else items
     if origin is dict or tp is dict:
         if not isinstance(value, dict):
             raise _Mismatch(f"{where} must be an object")
         value_type = args[1] if len(args) == 2 else Any
-        return {key: _convert(value_type, item, strict, f"{where}.{key}") for key, item in value.items()}
+        fields = typing.cast("dict[str, object]", value)  # a JSON object: its keys are strings
+        return {key: _convert(value_type, item, strict, f"{where}.{key}") for key, item in fields.items()}
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _dataclass(tp, value, strict, where)
     if tp is bool:
@@ -126,16 +128,17 @@ def _convert(tp: Any, value: Any, strict: bool, where: str) -> Any:
 def _dataclass(cls: type, value: Any, strict: bool, where: str) -> Any:
     if not isinstance(value, dict):
         raise _Mismatch(f"{where} must be an object ({cls.__name__}), got {_json_type(value)}")
-    known = set()
-    arguments = {}
+    fields = typing.cast("dict[str, object]", value)  # a JSON object: its keys are strings
+    known: set[str] = set()
+    arguments: dict[str, Any] = {}
     for field, field_type in _fields(cls):
-        key = field.metadata.get("json", field.name)
+        key: str = field.metadata.get("json", field.name)
         known.add(key)
-        if key in value:
-            arguments[field.name] = _convert(field_type, value[key], strict, f"{where}.{key}")
+        if key in fields:
+            arguments[field.name] = _convert(field_type, fields[key], strict, f"{where}.{key}")
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             raise _Mismatch(f"{where} lacks the field {key!r} of {cls.__name__}")
-    unknown = [key for key in value if key not in known]
+    unknown = [key for key in fields if key not in known]
     if strict and unknown:
         raise _Mismatch(f"{where} has the field {unknown[0]!r}, which {cls.__name__} does not")
     return cls(**arguments)
@@ -179,7 +182,7 @@ def decode(tp: Any, value: Any, where: str, app: str) -> Any:
 def to_json(value: Any) -> Any:
     """'value' as JSON data; generated dataclasses use their JSON keys. The SDK encodes the rest."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {}
+        out: dict[str, Any] = {}
         for field in dataclasses.fields(value):
             item = getattr(value, field.name)
             if item is None and field.metadata.get("omit_none"):
@@ -187,16 +190,19 @@ def to_json(value: Any) -> Any:
             out[field.metadata.get("json", field.name)] = to_json(item)
         return out
     if isinstance(value, Mapping):
-        return {key: to_json(item) for key, item in value.items()}
+        return {key: to_json(item) for key, item in typing.cast("Mapping[object, object]", value).items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [to_json(item) for item in value]
+        return [to_json(item) for item in typing.cast("Iterable[object]", value)]
     return value
 
 
 def svc_error(value: Any) -> RemoteError | None:
     """The typed exception of an svc error message '{"error": {"code", "message"}}', else None."""
-    error = value.get("error") if isinstance(value, dict) and len(value) == 1 else None
-    if isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str):
-        return error_for(error["code"], error["message"], hint=error.get("hint"), details=error.get("details"))
+    body = typing.cast("dict[str, object]", value) if isinstance(value, dict) else {}  # a JSON object
+    found = body.get("error") if len(body) == 1 else None
+    error = typing.cast("dict[str, object]", found) if isinstance(found, dict) else {}
+    code, message, hint = error.get("code"), error.get("message"), error.get("hint")
+    if isinstance(code, str) and isinstance(message, str):
+        return error_for(code, message, hint=typing.cast("str | None", hint), details=error.get("details"))
     return None
 `;

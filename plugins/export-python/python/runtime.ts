@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterator, Mapping, NoReturn, TypeVar
-from urllib.parse import urlencode
+import re
+from typing import Any, Iterable, Iterator, Mapping, NoReturn, Sequence, TypeVar, cast
+from urllib.parse import quote, urlencode
 
 try:
     from svc import _json
@@ -45,6 +46,8 @@ _C = TypeVar("_C", bound=Connection)
 __all__ = ["OMITTED", "Asgi", "Connection", "ConnectionClosed", "Endpoint", "Function", "Realtime", "Response", "decode", "to_json"]
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+_JSON_TYPE = re.compile(r"application/([\w.+-]+\+)?json(;|$)", re.IGNORECASE)
 
 
 def _query_text(value: Any) -> str:
@@ -63,7 +66,7 @@ def _query(arguments: Mapping[str, Any], arrays: tuple[str, ...] = ()) -> str:
         if value is None:
             continue
         if name in arrays and isinstance(value, (list, tuple, set, frozenset)):
-            pairs += [(name, _query_text(item)) for item in value]
+            pairs += [(name, _query_text(item)) for item in cast("Iterable[object]", value)]
         else:
             pairs.append((name, _query_text(value)))
     return urlencode(pairs)
@@ -225,14 +228,15 @@ class Asgi(Workload):
         url = base.rstrip("/") + "/" + path.lstrip("/")
         if params:
             pairs = [(key, item) for key, value in params.items()
-                     for item in (value if isinstance(value, (list, tuple)) else [value]) if item is not None]
+                     for item in (cast("Sequence[object]", value) if isinstance(value, (list, tuple)) else [value])
+                     if item is not None]
             url += ("&" if "?" in url else "?") + urlencode([(str(key), _query_text(item)) for key, item in pairs])
         body: bytes | None = None
         if json is not None:
             body = _json.dumps(to_json(json)).encode("utf-8")
             sent["Content-Type"] = "application/json"
         elif isinstance(data, Mapping):
-            body = urlencode([(str(key), str(item)) for key, item in data.items()]).encode("ascii")
+            body = urlencode([(str(key), str(item)) for key, item in cast("Mapping[object, object]", data).items()]).encode("ascii")
             sent["Content-Type"] = "application/x-www-form-urlencoded"
         elif isinstance(data, str):
             body = data.encode("utf-8")
@@ -247,6 +251,50 @@ class Asgi(Workload):
                 open_timeout: float | None = 10.0) -> Connection:
         """Opens a WebSocket to a route of the app: 'send()' str, bytes or JSON, 'receive()' frames as they come."""
         return open_socket(self, Connection, path, headers, open_timeout, {})
+
+    def _operation(self, method: str, template: str, *, path: Mapping[str, Any], query: Mapping[str, Any],
+                   headers: Mapping[str, Any], body: Any = None, content_type: str = "application/json",
+                   result: str = "json", returns: Any = Any) -> Any:
+        """One operation of the app's OpenAPI description (the generated methods call this).
+
+        'template' is the operation's path with its {placeholders}, filled from 'path'; None
+        values of 'query' and 'headers' are left out; 'result' says what the answer is: 'json'
+        (decoded into 'returns'), 'none' (no body) or 'response' (returned as it came).
+        An error answer raises svc's typed exception.
+        """
+        route = _PLACEHOLDER.sub(
+            lambda match: quote(_query_text(path[match.group(1)]), safe="") if match.group(1) in path else match.group(0),
+            template)
+        base, sent = self._target()
+        url = base.rstrip("/") + route
+        arrays = tuple(name for name, value in query.items() if isinstance(value, (list, tuple, set, frozenset)))
+        search = _query(query, arrays)
+        url = f"{url}?{search}" if search else url
+        data: bytes | None = None
+        if body is not None:
+            if _JSON_TYPE.match(content_type):
+                data = _json.dumps(to_json(body)).encode("utf-8")
+            elif isinstance(body, Mapping):
+                form = cast("Mapping[object, object]", body)
+                data = urlencode([(str(key), str(item)) for key, item in form.items()]).encode("ascii")
+            elif isinstance(body, str):
+                data = body.encode("utf-8")
+            else:
+                data = bytes(body)
+            sent["Content-Type"] = content_type
+        sent.setdefault("Accept", "application/json")
+        sent.update({name: _query_text(value) for name, value in headers.items() if value is not None})
+        response = _exchange(method, url, data, sent, self._where(), None).raise_for_status()
+        if result == "none":
+            return None
+        if result == "response":
+            return response
+        try:
+            value = response.json()
+        except ValueError:
+            raise RemoteError(f"{self.app}/{self.name} answered {method} {template} with something that is not JSON: "
+                              f"{response.text[:200]!r}", code="unexpected_response", status=response.status_code) from None
+        return decode(returns, value, f"the answer of {self.app}/{self.name} to {method} {template}", self.app)
 
 
 class Realtime(Workload):

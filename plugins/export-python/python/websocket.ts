@@ -12,8 +12,10 @@ a session opens: the rest of the client works without it.
 
 from __future__ import annotations
 
+import importlib
 import json
-from typing import Any, Iterator, Mapping, TypeVar
+from types import ModuleType
+from typing import Any, Iterator, Mapping, TypeVar, cast
 
 from svc import _json
 from svc._client._errors import error_from_answer
@@ -28,15 +30,15 @@ class ConnectionClosed(ConnectionError):
     """The WebSocket session is over: the server or this client closed it."""
 
 
-def _websockets() -> Any:
+def _websockets(module: str) -> ModuleType:
+    """'websockets.<module>', imported by name: type-checking this client needs no websockets installed."""
     try:
-        from websockets.sync import client
+        return importlib.import_module(f"websockets.{module}")
     except ImportError as error:
         raise ImportError(
             "connect() needs the websockets package, version 11 or newer (pip install websockets); "
             "the rest of this client works without it"
         ) from error
-    return client
 
 
 _C = TypeVar("_C", bound="Connection")
@@ -44,8 +46,8 @@ _C = TypeVar("_C", bound="Connection")
 
 def open_socket(workload: Any, connection: type[_C], path: str, headers: Mapping[str, str] | None,
                  open_timeout: float | None, typing_: dict[str, Any]) -> _C:
-    client = _websockets()
-    from websockets import exceptions
+    client = _websockets("sync.client")
+    exceptions = _websockets("exceptions")
 
     base, sent = workload._target()
     url = "ws" + base[4:] if base.startswith("http") else base
@@ -89,7 +91,7 @@ class Connection:
 
     def receive_raw(self, timeout: float | None = None) -> str | bytes:
         """The next frame as it came: str for a text frame, bytes for a binary one."""
-        from websockets.exceptions import ConnectionClosed as Closed
+        Closed = _websockets("exceptions").ConnectionClosed
 
         try:
             frame: str | bytes = self._socket.recv(timeout)
@@ -119,7 +121,7 @@ class Connection:
 
     def _send(self, message: Any) -> None:
         if isinstance(message, (bytes, bytearray, memoryview)):
-            self._socket.send(bytes(message))
+            self._socket.send(bytes(cast("bytes | bytearray | memoryview[int]", message)))
         elif isinstance(message, str) and self._message_raw:
             self._socket.send(message)
         else:

@@ -20,11 +20,13 @@ from ._app import App
 from ._autoscaler import Autoscaler
 from ._context import Context
 from ._image import Image
+from ._retries import Retries
 from ._secret import Secret
 from .exceptions import (
     ConfigError,
     Error,
     ForbiddenError,
+    FunctionTimeoutError,
     InvalidOptionError,
     InvalidRequestError,
     NotFoundError,
@@ -51,6 +53,7 @@ __all__ = [
     "Context",
     "Error",
     "ForbiddenError",
+    "FunctionTimeoutError",
     "Image",
     "InvalidOptionError",
     "InvalidRequestError",
@@ -61,6 +64,7 @@ __all__ = [
     "RemoteCallError",
     "RemoteError",
     "RemoteTraceback",
+    "Retries",
     "Secret",
     "ServerUnreachableError",
     "StartFailedError",
@@ -71,9 +75,14 @@ __all__ = [
     "__version__",
 ]
 
-# Public classes say `svc.Image`, not `svc._image.Image`, in reprs and tracebacks.
-for _name in __all__:
-    _member = globals()[_name]
-    if isinstance(_member, type):
-        _member.__module__ = "svc"
-del _name, _member
+
+def _present_as_svc() -> None:
+    """Public classes say `svc.Image`, not `svc._image.Image`, in reprs and tracebacks."""
+    for name in __all__:
+        member = globals()[name]
+        if isinstance(member, type):
+            member.__module__ = "svc"
+
+
+_present_as_svc()
+del _present_as_svc

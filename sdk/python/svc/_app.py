@@ -2,59 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, TypeVar
+import inspect
+from typing import Any, Callable, Sequence
 
 from . import _checks
 from ._autoscaler import Autoscaler
 from ._image import Image
-from ._options import DECORATORS, OPTIONS, check_option, parameters_doc, resolve_options
+from ._options import DECORATORS, DEFAULT_TIMEOUT, OPTIONS, check_option, parameters_doc, resolve_options
+from ._retries import Retries
 from ._secret import Secret, check_secrets
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
-F = TypeVar("F", bound=Callable[..., Any])
 _AUTOSCALER = OPTIONS["autoscaler"].default
 
 
-def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
-    """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
+class _Default(str):
+    """A default the decorator can tell from the same text passed on purpose."""
 
-    Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
-    table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
-    """
 
-    def decorator(
-        self: App,
-        target: Any = None,
-        /,
-        *,
-        name: str | None = None,
-        image: Image | None = None,
-        cpu: float = 1.0,
-        memory: str = "512Mi",
-        workers: int = 1,
-        concurrent_requests: int = 1,
-        autoscaler: Autoscaler = _AUTOSCALER,
-        max_pending_tasks: int = 100,
-        checkpoint_enabled: bool = False,
-        authorized: bool = True,
-        domain: str | None = None,
-        keep_warm_seconds: int = 60,
-        on_start: Callable[[], Any] | None = None,
-        secrets: Sequence[Secret] = (),
-        **unknown: Any,
-    ) -> Any:
-        options = dict(
-            cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
-            autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-            authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
-        )
-        return self._declare(kind, target, name, image, options, unknown, secrets)
-
-    decorator.__name__ = kind
-    decorator.__qualname__ = f"App.{kind}"
-    decorator.__doc__ = doc
-    return decorator
+_OPENAPI = _Default(OPTIONS["openapi"].default)
 
 
 class App:
@@ -94,15 +61,17 @@ class App:
 
     def function(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
         image: Image | None = None,
         cpu: float = 1.0,
         memory: str = "512Mi",
-        on_start: Callable[[], Any] | None = None,
         secrets: Sequence[Secret] = (),
+        on_start: Callable[[], Any] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int | Retries | None = None,
         **unknown: Any,
     ) -> Any:
         """Declares a function: Python code run on demand with ``svc run`` or in-process.
@@ -116,11 +85,12 @@ class App:
             def square(x: int) -> int:
                 return x * x
         """
-        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start), unknown, secrets)
+        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start,
+                                                                      timeout=timeout, retries=retries), unknown, secrets)
 
     def endpoint(
         self,
-        fn: F | None = None,
+        fn: Callable[..., Any] | None = None,
         /,
         *,
         name: str | None = None,
@@ -137,8 +107,9 @@ class App:
         authorized: bool = True,
         domain: str | None = None,
         keep_warm: int = 60,
-        on_start: Callable[[], Any] | None = None,
         secrets: Sequence[Secret] = (),
+        on_start: Callable[[], Any] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
         **unknown: Any,
     ) -> Any:
         """Declares an HTTP endpoint: each request calls the function once.
@@ -158,9 +129,61 @@ class App:
             route=route, methods=methods, cpu=cpu, memory=memory, workers=workers,
             concurrency=concurrency, autoscaler=autoscaler, max_pending_tasks=max_pending_tasks,
             checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
-            on_start=on_start,
+            on_start=on_start, timeout=timeout,
         )
         return self._declare("endpoint", fn, name, image, options, unknown, secrets)
+
+    # A static method, defined in the class so that its decorators may call self._declare.
+    @staticmethod
+    def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
+        """``App.asgi`` or ``App.realtime``: the two take the same options and differ only in kind.
+
+        Errors name the decorator of ``kind`` (``app.asgi``, ``@app.realtime``, from the option
+        table); ``doc`` is the method's own docstring, before the generated ``Parameters:``.
+        """
+
+        def decorator(
+            self: App,
+            target: Any = None,
+            /,
+            *,
+            name: str | None = None,
+            image: Image | None = None,
+            cpu: float = 1.0,
+            memory: str = "512Mi",
+            workers: int = 1,
+            concurrent_requests: int = 1,
+            autoscaler: Autoscaler = _AUTOSCALER,
+            max_pending_tasks: int = 100,
+            checkpoint_enabled: bool = False,
+            authorized: bool = True,
+            domain: str | None = None,
+            keep_warm_seconds: int = 60,
+            secrets: Sequence[Secret] = (),
+            on_start: Callable[[], Any] | None = None,
+            openapi: str | None = _OPENAPI,
+            **unknown: Any,
+        ) -> Any:
+            options: dict[str, Any] = dict(
+                cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
+                autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
+                authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
+            )
+            # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
+            if kind == "asgi":
+                options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
+            elif not isinstance(openapi, _Default):
+                unknown = {"openapi": openapi, **unknown}
+            return self._declare(kind, target, name, image, options, unknown, secrets)
+
+        decorator.__name__ = kind
+        decorator.__qualname__ = f"App.{kind}"
+        decorator.__doc__ = doc
+        if kind != "asgi":  # what help() and editors show: the options this kind takes
+            signature = inspect.signature(decorator)
+            setattr(decorator, "__signature__", signature.replace(
+                parameters=[p for p in signature.parameters.values() if p.name != "openapi"]))
+        return decorator
 
     asgi = _app_decorator(
         "asgi",
@@ -231,11 +254,14 @@ def _origin(workload: Workload) -> str:
     return f"named after the Python {'object' if workload.kind == 'asgi' else 'function'} {workload.derived_from!r}"
 
 
+# Documented where the signatures have it: right before on_start, which every kind takes.
 _SECRETS_DOC = """    secrets (Sequence[svc.Secret]):
         Secrets whose keys every worker gets as environment variables (a later one's key wins): svc.Secret.from_name for the workspace's, svc.Secret.from_dict for values from this process; a deploy naming one the workspace lacks is refused (docs/secrets.md).
-        Default: ``[]``. Example: ``secrets=[svc.Secret.from_name("db")]``"""
+        Default: ``[]``. Example: ``secrets=[svc.Secret.from_name("db")]``
+"""
 
 for _kind in ("function", "endpoint", "asgi", "realtime"):
     _method = getattr(App, _kind)
-    _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + (parameters_doc(_kind) + "\n" + _SECRETS_DOC).replace("\n", "\n        ")
-del _kind, _method
+    _parameters = parameters_doc(_kind).replace("    on_start (", _SECRETS_DOC + "    on_start (", 1)
+    _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + _parameters.replace("\n", "\n        ")
+del _kind, _method, _parameters

@@ -41,12 +41,7 @@ class Autoscaler:
     min_containers: int = 0
 
     def __post_init__(self) -> None:
-        for option, check in _RANGES.items():
-            value = getattr(self, option)
-            try:
-                object.__setattr__(self, option, check(value))
-            except _checks.Problem as problem:
-                _checks.reject(_WHERE, option, value, problem)
+        _checks.check_fields(_WHERE, self, _RANGES)
         if self.min_containers > self.max_containers:
             _checks.reject(
                 _WHERE,

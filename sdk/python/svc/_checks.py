@@ -15,7 +15,7 @@ import json
 import math
 import numbers
 import re
-from typing import Any, Callable, NoReturn, TypeVar
+from typing import Any, Callable, Mapping, NoReturn, TypeVar
 
 from .exceptions import InvalidOptionError
 
@@ -48,6 +48,17 @@ def describe(**rule: Any) -> Callable[[_CheckT], _CheckT]:
         return check
 
     return attach
+
+
+def check_fields(where: str, instance: Any, checks: Mapping[str, Check]) -> None:
+    """Checks each field of a frozen dataclass (``Autoscaler``, ``Retries``) and keeps its normalised
+    value, or raises InvalidOptionError naming the class and the field."""
+    for option, check in checks.items():
+        value = getattr(instance, option)
+        try:
+            object.__setattr__(instance, option, check(value))
+        except Problem as problem:
+            reject(where, option, value, problem)
 
 
 def rule_of(check: Check) -> dict[str, Any]:

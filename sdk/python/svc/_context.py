@@ -32,7 +32,7 @@ class Context:
     """HTTP method of the request, upper-case."""
     path: str = "/"
     """Path of the request as the container received it."""
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
     """Request headers, names lower-cased; repeated headers joined with ', '."""
     request_id: str | None = None
     """The ``x-request-id`` header, when the gateway or the client sent one."""

@@ -11,7 +11,7 @@ import enum
 import inspect
 import sys
 import typing
-from typing import Any
+from typing import Any, TypeGuard
 
 CONTEXT_PARAMETER = "context"
 """Parameter name reserved for ``svc.Context``; never part of a workload's arguments."""
@@ -62,5 +62,5 @@ def is_pydantic_model(tp: Any) -> bool:
     )
 
 
-def is_enum(tp: Any) -> bool:
+def is_enum(tp: Any) -> TypeGuard[type[enum.Enum]]:
     return isinstance(tp, type) and issubclass(tp, enum.Enum)

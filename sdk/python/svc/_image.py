@@ -102,7 +102,7 @@ class Image:
             svc.InvalidOptionError: ``packages`` is not a list of requirement strings.
         """
         where = "svc.Image.add_python_packages"
-        if isinstance(packages, (str, bytes)) or not isinstance(packages, Iterable):
+        if not _is_list(packages):
             _checks.reject(
                 where, "packages", packages,
                 f"is a {_checks.type_name(packages)}, not a list: pass a list such as ['numpy>=1.26']",
@@ -135,3 +135,8 @@ class Image:
         if self._python_packages:
             text += f".add_python_packages({list(self._python_packages)!r})"
         return text
+
+
+def _is_list(value: object) -> bool:
+    """Whether ``value`` (what a caller without a type checker may pass) is a list-like, not one string."""
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes))

@@ -15,20 +15,22 @@ import enum
 import json
 import pathlib
 import uuid
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 
-def _default(value: Any) -> Any:
+def _default(value: object) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
-    if callable(getattr(value, "model_dump", None)) and callable(getattr(type(value), "model_json_schema", None)):
-        return value.model_dump(mode="json")
+    model_dump = getattr(value, "model_dump", None)
+    if callable(model_dump) and callable(getattr(type(value), "model_json_schema", None)):
+        return model_dump(mode="json")
     if isinstance(value, enum.Enum):
         return value.value
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return base64.b64encode(bytes(value)).decode("ascii")
+    data = binary(value)
+    if data is not None:
+        return base64.b64encode(data).decode("ascii")
     if isinstance(value, (set, frozenset)):
-        return list(value)
+        return list(cast("set[object] | frozenset[object]", value))
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
@@ -47,3 +49,15 @@ def dumps(value: Any) -> str:
 def to_json_value(value: Any) -> Any:
     """``value`` as plain JSON data (dict, list, str, ...); TypeError or ValueError when impossible."""
     return json.loads(dumps(value))
+
+
+def is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether ``value``, parsed from JSON, is an object: a dict, whose keys JSON makes strings."""
+    return isinstance(value, dict)
+
+
+def binary(value: object) -> bytes | None:
+    """``value`` as bytes when it is binary data (bytes, bytearray, memoryview), else None."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(cast("bytes | bytearray | memoryview[int]", value))
+    return None

@@ -18,11 +18,12 @@ import functools
 import inspect
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from . import _checks
 from ._autoscaler import Autoscaler, describe_fields
 from ._image import Image
+from ._retries import Retries, check_retries, describe_fields as describe_retries
 from ._checks import Problem
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -73,6 +74,14 @@ def _route(value: Any) -> str:
     return value
 
 
+@_checks.describe(type="openapi", reserved_prefix=RESERVED_ROUTE_PREFIX)
+def _openapi(value: Any) -> str:
+    """The app's path of its OpenAPI description: the rules of a route (it is one of the app's)."""
+    if not isinstance(value, str):
+        raise Problem(f"is a {_checks.type_name(value)}, not a string: pass the app's path of it, such as '/openapi.json', or None")
+    return _route(value)
+
+
 @_checks.describe(type="methods", allowed=list(HTTP_METHODS))
 def _methods(value: Any) -> list[str]:
     allowed = ", ".join(HTTP_METHODS)
@@ -83,7 +92,7 @@ def _methods(value: Any) -> list[str]:
     if not value:
         raise Problem(f"is empty: list at least one of {allowed}")
     methods: list[str] = []
-    for item in value:
+    for item in cast("Sequence[object]", value):
         method = item.upper() if isinstance(item, str) else None
         if method not in HTTP_METHODS:
             raise Problem(f"contains {item!r}, which is not an HTTP method svc serves: use one or more of {allowed}")
@@ -118,16 +127,17 @@ def _on_start(value: Any) -> Any:
     example = "pass a function that takes no arguments, e.g. on_start=load_model"
     if not callable(value) or isinstance(value, (str, bytes)):
         raise Problem(f"is a {_checks.type_name(value)}, not a callable: {example}")
-    target = value.func if isinstance(value, functools.partial) else value
+    function = cast("Callable[..., Any]", value)
+    target = _called(function)
     if inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target):
         raise Problem(
             "is an async function: on_start runs before the server's event loop starts, so it must be a "
             "plain function; create event-loop objects (clients, pools) in the handler instead"
         )
     try:
-        signature = inspect.signature(value)
+        signature = inspect.signature(function)
     except (TypeError, ValueError):  # some builtins have no signature: nothing to check
-        return value
+        return function
     required = [
         p.name for p in signature.parameters.values()
         if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -138,7 +148,14 @@ def _on_start(value: Any) -> Any:
             f"takes required arguments ({names}), but svc calls on_start with none: give them defaults "
             "or wrap the call in a function without parameters"
         )
-    return value
+    return function
+
+
+def _called(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The function a ``functools.partial`` calls, else ``function`` itself."""
+    if isinstance(function, functools.partial):
+        return cast("functools.partial[object]", function).func
+    return function
 
 
 def callable_name(value: Any) -> str:
@@ -163,6 +180,9 @@ class Option:
 
 
 _DEFAULT_AUTOSCALER = Autoscaler()
+
+DEFAULT_TIMEOUT = 300.0
+"""Five minutes, as Modal's functions: long enough for real work, short enough that a stuck call ends."""
 
 OPTIONS: Mapping[str, Option] = {
     option.name: option
@@ -229,6 +249,21 @@ OPTIONS: Mapping[str, Option] = {
                "handler as context.on_start_value. If it raises, the worker does not start and "
                "the traceback goes to the workload logs.",
                "on_start=load_model"),
+        Option("timeout", "float", DEFAULT_TIMEOUT, _checks.number(1, 86400, "a number of seconds", "30 or 600"),
+               "Seconds one call may run, 1 to 86400 (a day). A call past it is abandoned: an endpoint "
+               "answers 504 timeout, .remote() raises svc.FunctionTimeoutError, and the worker running "
+               "it is replaced. For an endpoint it counts to the last byte, a stream's included.",
+               "timeout=30"),
+        Option("retries", "int | svc.Retries | None", None,
+               _checks.describe(type="retries", nullable=True, fields=describe_retries())(check_retries),
+               "Run a failed call again (it raised, its container died, or it timed out): a count, "
+               "0 to 10, or svc.Retries for the pauses between attempts. Each attempt is in the logs.",
+               "retries=svc.Retries(max_retries=3, initial_delay=0.5)"),
+        Option("openapi", "str | None", "/openapi.json", _checks.optional(_openapi),
+               "The app's path of its OpenAPI description (FastAPI serves one at /openapi.json), read once "
+               "at each deploy: svc app export then gives each operation its own typed method. None: not "
+               "read (the client keeps only request() and connect()). A deploy never fails over it.",
+               'openapi="/api/schema.json"'),
     )
 }
 
@@ -237,9 +272,9 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED + ("on_start",),
-    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start"),
-    "asgi": _ASGI + ("on_start",),
+    "function": _SERVED + ("on_start", "timeout", "retries"),
+    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start", "timeout"),
+    "asgi": _ASGI + ("openapi", "on_start"),
     "realtime": _ASGI + ("on_start",),
 }
 
@@ -302,10 +337,10 @@ def parameters_doc(kind: str) -> str:
     """The ``Parameters:`` section of a decorator docstring, from the option table."""
     lines = ["Parameters:"]
     for option in ("name", "image") + KIND_OPTIONS[kind]:
-        entry = OPTIONS[option]
-        default = "svc.Autoscaler()" if isinstance(entry.default, Autoscaler) else repr(entry.default)
-        if isinstance(entry.default, tuple):
-            default = repr(list(entry.default))
+        entry, value = OPTIONS[option], OPTIONS[option].default
+        default = "svc.Autoscaler()" if isinstance(value, Autoscaler) else repr(value)
+        if isinstance(value, tuple):
+            default = repr(list(cast("tuple[object, ...]", value)))
         lines += [
             f"    {option} ({entry.type}):",
             f"        {entry.doc}",
@@ -315,13 +350,13 @@ def parameters_doc(kind: str) -> str:
 
 
 def manifest_value(option: str, value: Any) -> Any:
-    """An option's value as the manifest writes it: an Autoscaler as an object, a tuple as a
+    """An option's value as the manifest writes it: an Autoscaler or Retries as an object, a tuple as a
     list, ``on_start`` as the callable's name (``callable_name``) or null."""
-    if isinstance(value, Autoscaler):
+    if isinstance(value, (Autoscaler, Retries)):
         return value.to_dict()
     if option == "on_start" and value is not None:
         return callable_name(value)
-    return list(value) if isinstance(value, tuple) else value
+    return list(cast("tuple[object, ...]", value)) if isinstance(value, tuple) else value
 
 
 def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
@@ -332,7 +367,8 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
     ``methods`` with ``allowed``; ``route`` with ``reserved_prefix``; ``boolean``;
     ``domain`` with ``nullable``; ``callable`` (``on_start``, written as the callable's name) with
     ``nullable``; ``autoscaler`` with ``fields``, each field's own
-    ``default`` and integer rule. The bounds are read from the checks themselves, so
+    ``default`` and integer rule; ``retries`` (``nullable``) with ``fields`` the same way
+    (``max_retries`` has no default: None). The bounds are read from the checks themselves, so
     this is what the decorators enforce. Options and kinds come in manifest order.
 
     The platform's parity test (test/core/workload/sdk-parity.test.ts) compares it with

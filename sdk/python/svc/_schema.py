@@ -72,14 +72,14 @@ def schema_for(annotation: Any, _seen: frozenset[type] = frozenset()) -> Schema:
     return {"title": getattr(annotation, "__name__", None) or repr(annotation)}
 
 
-def _class_schema(cls: type, seen: frozenset[type]) -> Schema:
+def _class_schema(cls: type[Any], seen: frozenset[type]) -> Schema:
     if cls in seen:  # a recursive type: name it instead of expanding it forever
         return {"title": cls.__name__}
     seen = seen | {cls}
     if is_pydantic_model(cls):
         schema: Schema = getattr(cls, "model_json_schema")()
         return schema
-    if isinstance(cls, type) and issubclass(cls, enum.Enum):
+    if issubclass(cls, enum.Enum):
         return {"title": cls.__name__, "enum": [_json.to_json_value(member.value) for member in cls]}
     if is_dataclass_type(cls):
         hints = type_hints(cls)

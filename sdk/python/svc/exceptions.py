@@ -22,6 +22,8 @@ Hierarchy::
           ├── UnavailableError   503: starting, app_paused, no_capacity, shutting_down, ...
           ├── WorkerCrashedError worker_crashed, upstream_unreachable, memory_limit_exceeded
           │                      (502): the container died while it handled the call
+          ├── FunctionTimeoutError    timeout (504): the call ran past the workload's
+          │                      ``timeout=`` (also the builtin TimeoutError)
           ├── StartFailedError   image_build_failed, container_failed, python_unavailable
           ├── RemoteCallError    handler_error: the remote code raised and its exception
           │                      cannot be re-raised here (.type, .traceback)
@@ -54,6 +56,7 @@ __all__ = [
     "ConfigError",
     "Error",
     "ForbiddenError",
+    "FunctionTimeoutError",
     "InvalidOptionError",
     "InvalidRequestError",
     "NotFoundError",
@@ -189,6 +192,17 @@ class WorkerCrashedError(RemoteError):
     """502 ``worker_crashed``: the container died while it handled the call."""
 
     default_code = "worker_crashed"
+
+
+class FunctionTimeoutError(RemoteError, TimeoutError):
+    """504 ``timeout``: the call ran past the function's or endpoint's ``timeout=``.
+
+    The call was abandoned and the worker running it replaced. Also a builtin
+    ``TimeoutError``, so ``except TimeoutError`` catches it; named apart from it so that
+    ``svc.FunctionTimeoutError`` never shadows the builtin in ``from svc import *``.
+    """
+
+    default_code = "timeout"
 
 
 class StartFailedError(RemoteError):

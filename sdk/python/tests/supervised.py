@@ -14,6 +14,7 @@ import sys
 import time
 
 from svc.runtime._frames import FrameWriter
+from svc.runtime._timeouts import EXIT_TIMED_OUT
 from svc.runtime._workers import RestartPolicy, Supervisor
 
 
@@ -25,6 +26,10 @@ def fake_worker(scenario: str):
         if scenario == "stubborn":
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
         os.write(ready_fd, f"{index} {os.getpid()}\n".encode())
+        if scenario == "time-out":  # as a worker whose call ran past its timeout (runtime/_timeouts.py)
+            os.write(ready_fd, f"{index} {os.getpid()} retiring\n".encode())
+            time.sleep(0.05)
+            os._exit(EXIT_TIMED_OUT)
         if scenario == "stubborn":
             while True:
                 time.sleep(1)

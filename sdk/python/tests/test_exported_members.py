@@ -8,11 +8,11 @@ from pathlib import Path
 import svc
 from helpers import run_python
 
-DEFINITIONS = {"App", "Autoscaler", "Context", "Image", "Secret", "__version__"}
+DEFINITIONS = {"App", "Autoscaler", "Context", "Image", "Retries", "Secret", "__version__"}
 EXCEPTIONS = {
     "Error", "InvalidOptionError", "RemoteError", "UnauthorizedError", "NotSignedInError", "ForbiddenError",
     "NotFoundError", "InvalidRequestError", "ConfigError", "ProjectError", "TooManyRequestsError", "QueueFullError",
-    "UnavailableError", "WorkerCrashedError", "StartFailedError", "RemoteCallError", "ServerUnreachableError",
+    "UnavailableError", "WorkerCrashedError", "FunctionTimeoutError", "StartFailedError", "RemoteCallError", "ServerUnreachableError",
     "RemoteTraceback",
 }
 PUBLIC = DEFINITIONS | EXCEPTIONS

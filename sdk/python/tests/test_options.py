@@ -51,6 +51,11 @@ CASES = {
                 "a-.example.com", "a..com", "api.example.com.", "api.example.com:8080", "x" * 64 + ".com", 5, ""]),
     "keep_warm": ("endpoint", [(0, 0), (86400, 86400)], [-1, 86401, 60.0, True, "60"]),
     "keep_warm_seconds": ("realtime", [(0, 0), (86400, 86400)], [-1, 86401, 60.0, False]),
+    "timeout": ("endpoint", [(1, 1.0), (2.5, 2.5), (86400, 86400.0)],
+                [0, 0.5, -1, 86401, True, "30", None, math.inf, math.nan]),
+    "retries": ("function", [(None, None), (0, svc.Retries(0)), (3, svc.Retries(3)), (10, svc.Retries(10)),
+                             (svc.Retries(2, initial_delay=0.5), svc.Retries(2, initial_delay=0.5))],
+                [-1, 11, 1.5, True, "3", {"max_retries": 3}, [3]]),
 }
 
 
@@ -96,11 +101,11 @@ SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "
 
 
 @pytest.mark.parametrize("kind,defaults", [
-    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None}),
+    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None, "timeout": 300.0, "retries": None}),
     ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
-                  "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None}),
+                  "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None, "timeout": 300.0}),
     ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
-              "keep_warm_seconds": 60, "on_start": None}),
+              "keep_warm_seconds": 60, "openapi": "/openapi.json", "on_start": None}),
     ("realtime", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
                   "keep_warm_seconds": 60, "on_start": None}),
 ])
@@ -108,6 +113,54 @@ def test_every_option_of_a_kind_gets_its_default_in_manifest_order(app, kind, de
     options = declare(app, kind)
     assert dict(options) == defaults
     assert list(options) == list(defaults)
+
+
+def test_timeout_also_bounds_functions_and_is_refused_by_asgi_and_realtime(app):
+    assert declare(app, "function", timeout=30)["timeout"] == 30.0
+    for kind in ("asgi", "realtime"):
+        with pytest.raises(svc.InvalidOptionError, match=r"timeout=30 is not an option of .*: timeout belongs to @app\.function and @app\.endpoint"):
+            declare(app, kind, timeout=30)
+
+
+def test_retries_belong_to_functions_only(app):
+    with pytest.raises(svc.InvalidOptionError, match=r"@app\.endpoint: retries=2 is not an option of @app\.endpoint: retries belongs to @app\.function"):
+        declare(app, "endpoint", retries=2)
+
+
+@pytest.mark.parametrize("fields,message", [
+    ({"max_retries": 11}, "max_retries=11 is out of range: pass a whole number from 0 to 10"),
+    ({"max_retries": 2.0}, "max_retries=2.0 is a float, not an integer"),
+    ({"max_retries": 2, "backoff_coefficient": 0.5}, "backoff_coefficient=0.5 is out of range: pass a growth factor from 1 to 10"),
+    ({"max_retries": 2, "initial_delay": -1}, "initial_delay=-1 is out of range: pass a number of seconds from 0 to 60"),
+    ({"max_retries": 2, "initial_delay": 61}, "initial_delay=61 is out of range"),
+    ({"max_retries": 2, "max_delay": 0.5}, "max_delay=0.5 is out of range: pass a number of seconds from 1 to 60"),
+    ({"max_retries": 2, "max_delay": "10"}, "max_delay='10' is a str, not a number"),
+])
+def test_retries_check_each_field_naming_it(fields, message):
+    with pytest.raises(svc.InvalidOptionError) as caught:
+        svc.Retries(**fields)
+    assert str(caught.value).startswith("svc.Retries: " + message), str(caught.value)
+
+
+def test_retries_wait_longer_each_time_up_to_max_delay_and_write_their_manifest_form():
+    retries = svc.Retries(5, backoff_coefficient=3.0, initial_delay=0.5, max_delay=10.0)
+    assert [retries.delay(n) for n in range(1, 6)] == [0.5, 1.5, 4.5, 10.0, 10.0]
+    assert retries.to_dict() == {"max_retries": 5, "backoff_coefficient": 3.0, "initial_delay": 0.5, "max_delay": 10.0}
+    assert svc.Retries(1) == svc.Retries(max_retries=1, backoff_coefficient=2.0, initial_delay=1.0, max_delay=60.0)
+
+
+def test_openapi_names_the_asgi_apps_path_of_its_description_or_none_and_only_asgi_takes_it(app):
+    assert declare(svc.App("a"), "asgi", openapi="/api/schema.json")["openapi"] == "/api/schema.json"
+    assert type(declare(svc.App("b"), "asgi")["openapi"]) is str
+    assert declare(app, "asgi", openapi=None)["openapi"] is None
+    with pytest.raises(svc.InvalidOptionError, match=r"app\.asgi: openapi='openapi\.json' does not start with '/'"):
+        declare(app, "asgi", openapi="openapi.json")
+    with pytest.raises(svc.InvalidOptionError, match=r"openapi=5 is a int, not a string: pass the app's path"):
+        declare(app, "asgi", openapi=5)
+    with pytest.raises(svc.InvalidOptionError, match=r"openapi belongs to app\.asgi"):
+        declare(app, "realtime", openapi="/openapi.json")
+    assert "openapi" not in inspect.signature(app.realtime).parameters
+    assert "openapi" in inspect.signature(app.asgi).parameters
 
 
 def test_a_good_autoscaler_is_kept(app):
@@ -183,8 +236,8 @@ def test_unknown_option_suggests_the_closest_one(app):
 
 
 def test_unknown_option_without_a_close_match_lists_the_options(app):
-    with pytest.raises(svc.InvalidOptionError, match="@app.function takes name, image, cpu, memory") as caught:
-        app.function(timeout=30)
+    with pytest.raises(svc.InvalidOptionError, match="@app.function takes name, image, cpu, memory, on_start, timeout, retries") as caught:
+        app.function(replicas=2)
     assert "did you mean" not in str(caught.value)
 
 

@@ -21,7 +21,7 @@ def typescript_codes() -> dict[str, int]:
 def test_the_runtime_uses_exactly_its_codes():
     assert ERROR_CODES == {
         "bad_request": 400, "invalid_json": 400, "method_not_allowed": 405, "upgrade_required": 426,
-        "invalid_arguments": 422, "handler_error": 500,
+        "invalid_arguments": 422, "handler_error": 500, "timeout": 504,
     }
 
 

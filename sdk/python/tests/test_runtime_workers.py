@@ -146,6 +146,23 @@ def test_restarts_a_killed_worker_in_its_slot(supervised):
     assert f"fake: worker 1 (pid {first[1]}) exited with signal SIGKILL; restarting it in 0.05 s" in stderr
 
 
+def test_a_worker_stopping_after_a_time_out_is_announced_then_replaced_at_once_every_time(supervised):
+    run = supervised("time-out", 1)
+    events = run.events(7)
+    pids = [e["pid"] for e in events if e["event"] == "listening"]
+    assert [e["event"] for e in events] == ["listening", "worker_retiring", "worker_exited"] * 2 + ["listening"]
+    assert len(set(pids)) == 3
+    for exited, pid in zip([events[2], events[5]], pids):
+        # Not a crash: no back-off however often it happens.
+        assert exited == {"t": "event", "event": "worker_exited", "worker": 0, "pid": pid,
+                          "status": "code 6 (a call timed out)", "restart_in": 0.0}
+    assert events[1] == {"t": "event", "event": "worker_retiring", "worker": 0, "pid": pids[0]}
+    run.process.send_signal(signal.SIGTERM)
+    code, stderr = run.finish()
+    assert code == 0
+    assert f"fake: worker 0 (pid {pids[0]}) exited with code 6 (a call timed out); replacing it now" in stderr
+
+
 def test_a_worker_failing_its_first_start_fails_the_container_with_its_code(supervised):
     run = supervised("fail-first", 2)
     code, stderr = run.finish()

@@ -1,5 +1,6 @@
 /** The durable records of deployed apps on a state store: versions, compare-and-set under concurrency. */
 import assert from 'node:assert/strict';
+import { MAX_OPENAPI_BYTES } from '../../../core/app-api/types.js';
 import { DeploymentRecords, KEPT_VERSIONS, type NewVersion } from '../../../core/deployments/records.js';
 import { openFileStateStore } from '../../../core/state/file-store.js';
 import { createMemoryStateStore } from '../../../core/state/memory-store.js';
@@ -54,5 +55,32 @@ describe('DeploymentRecords', () => {
     assert.equal(await records.app('default', 'demo'), null);
     assert.deepEqual(await records.deployments('default', 'demo'), []);
     assert.equal((await records.apps()).length, 1);
+  });
+
+  it("keeps an ASGI app's OpenAPI description beside its deployment (as large as a deploy keeps one), and deletes it with it", async () => {
+    const store = await openFileStateStore({ dataDir: tempDir() });
+    try {
+      const records = new DeploymentRecords(store);
+      await records.addVersions('default', 'shop', [version('web'), version('admin')]);
+      // The largest document a deploy keeps still fits a state value (Consul's end at 512 KiB).
+      const document = { openapi: '3.1.0', pad: 'x'.repeat(MAX_OPENAPI_BYTES - 40) };
+      assert.ok(JSON.stringify(document).length <= MAX_OPENAPI_BYTES);
+      await records.setApi('default', 'shop', 'web', { version: 1, source: '/openapi.json', capturedAt: '2026-11-27T00:00:00.000Z', document });
+      await records.setApi('default', 'shop', 'admin', { version: 1, source: '/openapi.json', capturedAt: '2026-11-27T00:00:00.000Z', document: { openapi: '3.0.0' } });
+      const apis = await new DeploymentRecords(store).apis('default', 'shop');
+      assert.deepEqual([...apis.keys()].sort(), ['admin', 'web']);
+      assert.equal(apis.get('web')!.document['pad'], document.pad);
+      // Beside the deployments, not among them.
+      assert.deepEqual((await records.deployments('default', 'shop')).map((r) => r.workload).sort(), ['admin', 'web']);
+      await records.setApi('default', 'shop', 'admin', null);
+      assert.deepEqual([...(await records.apis('default', 'shop')).keys()], ['web']);
+      await records.deleteDeployment('default', 'shop', 'web');
+      assert.equal((await records.apis('default', 'shop')).size, 0);
+      await records.setApi('default', 'shop', 'admin', { version: 1, source: '/o', capturedAt: '2026-11-27T00:00:00.000Z', document: {} });
+      await records.deleteApp('default', 'shop');
+      assert.equal((await records.apis('default', 'shop')).size, 0);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -58,7 +58,7 @@ export function sampleManifest(): ManifestV1 {
         doc: null,
         options: {
           cpu: 2, memory: '1Gi', workers: 1, concurrent_requests: 100, autoscaler,
-          max_pending_tasks: 100, checkpoint_enabled: false, authorized: true, domain: null, keep_warm_seconds: 300, on_start: null,
+          max_pending_tasks: 100, checkpoint_enabled: false, authorized: true, domain: null, keep_warm_seconds: 300, on_start: null, openapi: '/openapi.json',
         },
         parameters: null,
         returns: null,

@@ -27,6 +27,8 @@ const expected: AppSpec = {
       scaling,
       parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'], additionalProperties: false },
       returns: { type: 'integer' },
+      timeout: 300,
+      retries: null,
     },
     {
       app: 'quickstart', name: 'hello', kind: 'endpoint', handler: 'hello', onStart: null, doc: 'Says hello to whoever asks.', image, resources,
@@ -34,6 +36,7 @@ const expected: AppSpec = {
       scaling,
       parameters: { type: 'object', properties: { name: { type: 'string', default: 'world' } }, required: [], additionalProperties: false },
       returns: { type: 'object' },
+      timeout: 300,
     },
     {
       app: 'quickstart', name: 'greet', kind: 'endpoint', handler: 'greet', onStart: null, doc: 'Greets someone by name.', image, resources,
@@ -51,6 +54,7 @@ const expected: AppSpec = {
         properties: { message: { type: 'string' }, length: { type: 'integer' } },
         required: ['message', 'length'],
       },
+      timeout: 300,
     },
   ],
 };

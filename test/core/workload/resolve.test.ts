@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { SvcError } from '../../../core/errors.js';
 import { defaultScaling } from '../../../core/workload/defaults.js';
+import { validateManifest } from '../../../core/manifest/parse.js';
 import { parseManifest, resolveApp } from '../../../core/workload/resolve.js';
 import type { AppSpec, ImageSpec } from '../../../core/workload/types.js';
 import { numpyImageId, plainImageId, sampleManifest } from '../manifest/sample-manifest.js';
@@ -24,6 +25,9 @@ describe('resolveApp()', () => {
           scaling: { workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: singleContainer },
           parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'], additionalProperties: false },
           returns: { type: 'integer' },
+          // The sample is a manifest from before time-outs: the defaults apply.
+          timeout: 300,
+          retries: null,
         },
         {
           app: 'sample', name: 'greet', kind: 'endpoint', handler: 'greet', onStart: 'load_model', doc: 'Greets someone by name.', image: plainImage,
@@ -40,6 +44,7 @@ describe('resolveApp()', () => {
             additionalProperties: false,
           },
           returns: { type: 'object', title: 'Greeting', properties: { text: { type: 'string' } }, required: ['text'] },
+          timeout: 300,
         },
         {
           app: 'sample', name: 'web', kind: 'asgi', handler: null, onStart: null, doc: null, image: plainImage,
@@ -48,6 +53,7 @@ describe('resolveApp()', () => {
           scaling: { workers: 1, concurrency: 100, maxPendingTasks: 100, keepWarmSeconds: 300, checkpointEnabled: false, autoscaler: singleContainer },
           parameters: null,
           returns: null,
+          openapi: '/openapi.json',
         },
         {
           app: 'sample', name: 'chat', kind: 'realtime', handler: 'Chat.on_message', onStart: 'Chat.<locals>.connect', doc: 'Echoes messages.', image: plainImage,
@@ -69,6 +75,17 @@ describe('resolveApp()', () => {
     assert.deepEqual(defaultScaling, {
       workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: singleContainer,
     });
+  });
+
+  it('carries timeout and retries of functions and endpoints into the spec, and no time-out for asgi', () => {
+    const manifest = sampleManifest() as any;
+    manifest.workloads[0].options.timeout = 2.5;
+    manifest.workloads[0].options.retries = { max_retries: 3, backoff_coefficient: 1.5, initial_delay: 0.5, max_delay: 10 };
+    manifest.workloads[1].options.timeout = 30;
+    const [square, greet, web] = resolveApp(manifest).workloads;
+    assert.deepEqual([square?.timeout, square?.retries], [2.5, { maxRetries: 3, backoffCoefficient: 1.5, initialDelay: 0.5, maxDelay: 10 }]);
+    assert.deepEqual([greet?.timeout, greet?.retries], [30, undefined]);
+    assert.deepEqual([web?.timeout, web?.retries], [undefined, undefined]);
   });
 
   it('shares one image object between the app and its workloads', () => {
@@ -115,6 +132,24 @@ describe('parseManifest()', () => {
     const lines = thrown.message.split('\n');
     assert.equal(lines[0], 'The app manifest is invalid (3 problems):');
     assert.deepEqual(lines.slice(1), issues.map((issue) => `  - ${issue.path}: ${issue.message}`));
+  });
+
+  it('names each bad timeout and retries value by its path, and refuses them where they do not belong', () => {
+    const manifest = sampleManifest() as any;
+    manifest.workloads[0].options.timeout = 0.5;
+    manifest.workloads[0].options.retries = { max_retries: 11, backoff_coefficient: 2, initial_delay: '1', extra: true };
+    manifest.workloads[1].options.retries = 2;
+    manifest.workloads[2].options.timeout = 10;
+    const issues = validateManifest(manifest).map((issue) => `${issue.path}: ${issue.message}`);
+    assert.deepEqual(issues, [
+      'workloads[0].options.timeout: must be a number from 1 to 86400, got 0.5',
+      'workloads[0].options.retries.extra: unknown key; allowed: max_retries, backoff_coefficient, initial_delay, max_delay',
+      'workloads[0].options.retries.max_delay: missing key',
+      'workloads[0].options.retries.max_retries: must be an integer from 0 to 10, got 11',
+      'workloads[0].options.retries.initial_delay: must be a number, got string',
+      'workloads[1].options.retries: unknown option for kind endpoint; allowed: cpu, memory, route, methods, workers, concurrency, autoscaler, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm, on_start, timeout',
+      'workloads[2].options.timeout: unknown option for kind asgi; allowed: cpu, memory, workers, concurrent_requests, autoscaler, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm_seconds, openapi, on_start',
+    ]);
   });
 
   it('rejects values that are not manifests', () => {

@@ -25,8 +25,10 @@ import {
   optionsByKind,
   optionTable,
   reservedRoutePrefix,
+  retriesRules,
   workloadKinds,
   type AutoscalerKey,
+  type RetriesKey,
   type OptionName,
 } from '../../../core/workload/rules.js';
 import type { WorkloadKind } from '../../../core/workload/types.js';
@@ -43,7 +45,7 @@ const PLATFORM = 'the platform (core/workload/rules.ts, defaults.ts)';
 const pythonScript = `
 import json, sys
 import svc
-from svc import Autoscaler
+from svc import Autoscaler, Retries
 from svc._checks import Problem, name as check_name, rule_of
 from svc._options import OPTIONS, describe_options, manifest_value
 from svc.exceptions import InvalidOptionError
@@ -61,6 +63,8 @@ def writes_as_is(option, value):
     try:
         if option == "autoscaler":
             kept = Autoscaler(**value).to_dict()
+        elif option == "retries" and isinstance(value, dict):
+            kept = Retries(**value).to_dict()
         else:
             kept = manifest_value(option, OPTIONS[option].check(given(option, value)))
     except (Problem, InvalidOptionError, TypeError):
@@ -145,6 +149,8 @@ function platformTable(): Table {
         return { ...base, allowed: [...httpMethods] };
       case 'route':
         return { ...base, reserved_prefix: reservedRoutePrefix };
+      case 'openapi':
+        return { ...base, reserved_prefix: reservedRoutePrefix, nullable: true };
       case 'domain':
       case 'callable':
         return { ...base, nullable: true };
@@ -158,6 +164,17 @@ function platformTable(): Table {
           ]),
         );
         return { ...base, fields };
+      }
+      case 'retries': {
+        // The SDK's svc.Retries defaults; max_retries has none (it is the count itself).
+        const sdkDefaults: Record<RetriesKey, number | null> = { max_retries: null, backoff_coefficient: 2, initial_delay: 1, max_delay: 60 };
+        const fields = Object.fromEntries(
+          (Object.keys(retriesRules) as RetriesKey[]).map((key) => {
+            const { integer, min, max } = retriesRules[key];
+            return [key, { default: sdkDefaults[key], type: integer ? 'integer' : 'number', min, max }];
+          }),
+        );
+        return { ...base, nullable: true, fields };
       }
     }
   };
@@ -209,6 +226,8 @@ function probesFor(name: OptionName): unknown[] {
         reservedRoutePrefix, `${reservedRoutePrefix}/health`, `${reservedRoutePrefix}x`, '/café', '/a%20b', '/a/{id}', '/a<b>',
         "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;=", 5, null,
       ];
+    case 'openapi':
+      return [null, '/openapi.json', '/api/v1/openapi.json', '/', 'openapi.json', '', '/a?b', '/a b', '//a', '/./a', `${reservedRoutePrefix}/openapi.json`, '/café', 5, true, []];
     case 'methods':
       return [['GET'], ['GET', 'POST'], [...httpMethods], [], ['get'], ['FETCH'], ['GET', 'GET'], 'GET', [1], null];
     case 'domain':
@@ -235,6 +254,14 @@ function probesFor(name: OptionName): unknown[] {
     }
     case 'callable':
       return [null, 'load', 'Model.load', 'make.<locals>.load', '<lambda>', '', 5, true, [], {}];
+    case 'retries': {
+      const base = { max_retries: 3, backoff_coefficient: 2, initial_delay: 1, max_delay: 60 };
+      const edges = (Object.keys(retriesRules) as RetriesKey[]).flatMap((key) => {
+        const { min, max, integer } = retriesRules[key];
+        return [min - (integer ? 1 : 0.001), min, max, max + (integer ? 1 : 0.001)].map((value) => ({ ...base, [key]: value }));
+      });
+      return [null, base, ...edges, { ...base, max_retries: 1.5 }, { max_retries: 1 }, { ...base, extra: 1 }, { ...base, initial_delay: '1' }, 3, true, []];
+    }
   }
 }
 

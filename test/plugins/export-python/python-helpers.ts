@@ -1,6 +1,7 @@
-/** Running generated Python clients in fresh Python processes, for the exporter's tests. */
+/** Running generated Python clients in fresh Python processes, and the type checkers on them, for the exporter's tests. */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ExportedFiles } from '../../../core/plugin/types.js';
 import { sdkPythonPath } from '../../../core/paths.js';
@@ -8,17 +9,47 @@ import { tempDir, testCacheDir } from '../../helpers/config.js';
 
 export const python = process.env.SVC_PYTHON ?? 'python3';
 
-/**
- * The mypy.ini of a project that type-checks an exported client with svc installed: strict, and
- * the container runtime's own imports (installed only in image environments) are not its concern.
- */
+/** The mypy.ini of a project that type-checks exported clients: strict, nothing else. */
 export const CLIENT_MYPY_CONFIG = `[mypy]
 strict = True
-[mypy-cloudpickle,cloudpickle.*,uvicorn,uvicorn.*]
-ignore_missing_imports = True
-[mypy-svc.runtime._serve]
-disallow_subclassing_any = False
 `;
+
+/**
+ * MYPYPATH for it: the SDK's source, so that mypy checks the SDK too, and the SDK's stubs of
+ * the packages its runtime imports only in image environments (sdk/python/typings).
+ */
+export const CLIENT_MYPYPATH = [sdkPythonPath, path.join(sdkPythonPath, 'typings')].join(path.delimiter);
+
+/**
+ * Writes the pyrightconfig.json of the same project into `dir`: strict, Python 3.10 (the oldest
+ * the SDK and the clients support), the SDK importable from its source. pyright reports what
+ * `include` names (paths in `dir` or absolute): the clients, and the SDK too when the caller adds it.
+ */
+export function writeClientPyrightConfig(dir: string, include: readonly string[]): void {
+  // pyright ignores an absolute path in "include": each is written relative to the config's folder.
+  const relative = include.map((entry) => path.relative(dir, path.resolve(dir, entry)));
+  const config = { include: relative, typeCheckingMode: 'strict', pythonVersion: '3.10', extraPaths: [sdkPythonPath], stubPath: path.join(sdkPythonPath, 'typings') };
+  writeFileSync(path.join(dir, 'pyrightconfig.json'), JSON.stringify(config, null, 2));
+}
+
+/** pyright (an npm devDependency of svc) on the project in `cwd`, with the packages `interpreter` has. */
+export function runPyright(cwd: string, interpreter: string): Promise<PythonRun> {
+  return runProcess(process.execPath, [pyrightCli, '--pythonpath', interpreter, '--warnings'], { cwd });
+}
+
+const pyrightCli = createRequire(import.meta.url).resolve('pyright/index.js');
+
+/**
+ * The interpreter of a new virtual environment with no package in it: what a project that only
+ * installed svc has (the checks find the SDK on their own path), without websockets, pydantic or
+ * anything else the tests' Python holds. The type checkers ask it where packages are.
+ */
+export function bareInterpreter(): string {
+  const dir = tempDir('svc-bare-venv-');
+  const made = spawnSync(python, ['-m', 'venv', '--without-pip', dir], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`python -m venv failed: ${made.stderr}`);
+  return path.join(dir, 'bin', 'python');
+}
 
 export interface PythonRun {
   readonly code: number | null;
@@ -32,8 +63,12 @@ export interface PythonRun {
  * test gives, plus PATH: never the developer's ~/.svc or SVC_TOKEN.
  */
 export function runPython(script: string, options: { cwd: string; env?: Record<string, string>; python?: string }): Promise<PythonRun> {
+  return runProcess(options.python ?? python, ['-c', script], options);
+}
+
+function runProcess(command: string, args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<PythonRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.python ?? python, ['-c', script], {
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env: { ...passThrough(), HOME: tempDir('svc-home-'), PYTHONDONTWRITEBYTECODE: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlsplit
 
+from .._json import is_object
 from ..exceptions import ConfigError, NotSignedInError
 
 DEFAULT_PORT = 7420
@@ -138,11 +139,11 @@ def read_credentials(path: Path) -> dict[str, str] | None:
         data = json.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
         raise _damaged(path, f"is not valid JSON ({error})") from None
-    if not isinstance(data, dict):
+    if not is_object(data):
         raise _damaged(path, "does not hold a JSON object")
     version = data.get("version")
-    if version != CREDENTIALS_VERSION or isinstance(version, bool):
-        newer = isinstance(version, int) and not isinstance(version, bool) and version > CREDENTIALS_VERSION
+    if isinstance(version, bool) or version != CREDENTIALS_VERSION:  # True == 1, but is no version
+        newer = type(version) is int and version > CREDENTIALS_VERSION  # not a bool, an int subclass
         raise _damaged(path, f"was written by a newer svc (version {version}; this svc reads version "
                              f"{CREDENTIALS_VERSION})" if newer else f'has no "version": {CREDENTIALS_VERSION}')
     server = data.get("server")

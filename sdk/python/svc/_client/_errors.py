@@ -9,9 +9,10 @@ with that code; a body that is not svc's (a proxy's page) is classed by status.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from .. import exceptions as ex
+from .._json import is_object
 
 #: Every code of core/errors.ts and the class raised for it (a test keeps the two in step).
 CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
@@ -60,6 +61,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "server_unreachable": ex.ServerUnreachableError,
     "unexpected_response": ex.RemoteError,
     "handler_error": ex.RemoteCallError,
+    "timeout": ex.FunctionTimeoutError,
     "image_build_failed": ex.StartFailedError,
     "python_unavailable": ex.StartFailedError,
     "container_failed": ex.StartFailedError,
@@ -79,10 +81,11 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
 
 _STATUS_CLASSES: dict[int, type[ex.RemoteError]] = {
     401: ex.UnauthorizedError, 403: ex.ForbiddenError, 404: ex.NotFoundError, 429: ex.TooManyRequestsError,
-    502: ex.WorkerCrashedError, 503: ex.UnavailableError,
+    502: ex.WorkerCrashedError, 503: ex.UnavailableError, 504: ex.FunctionTimeoutError,
 }
 _STATUS_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-                 413: "payload_too_large", 429: "rate_limited", 502: "upstream_unreachable", 503: "no_capacity"}
+                 413: "payload_too_large", 429: "rate_limited", 502: "upstream_unreachable", 503: "no_capacity",
+                 504: "timeout"}
 
 
 def error_for(code: str, message: str, *, status: int | None = None, hint: str | None = None,
@@ -109,10 +112,36 @@ def error_from_answer(status: int, body: bytes, what: str, *, api: bool = True) 
             status=status, hint=hint if isinstance(hint, str) else None, details=error.get("details"),
         )
     cls = _STATUS_CLASSES.get(status, ex.InvalidRequestError if 400 <= status < 500 else ex.RemoteError)
-    text = body[:300].decode("utf-8", "replace").strip()
+    detail = None if api else _detail(body)
+    text = _detail_text(detail) if detail is not None else body[:300].decode("utf-8", "replace").strip()
     foreign = api and bool(body.strip())  # an empty body (HEAD) is just the status
     code = "unexpected_response" if foreign else _STATUS_CODES.get(status, "internal" if status >= 500 else "bad_request")
-    return cls(f"{what} answered HTTP {status}" + (f": {text}" if text else ""), code=code, status=status)
+    return cls(f"{what} answered HTTP {status}" + (f": {text}" if text else ""), code=code, status=status, details=detail)
+
+
+def _detail(body: bytes) -> Any:
+    """The ``detail`` of an ASGI app's error body (FastAPI and Starlette answer ``{"detail": ...}``), else None."""
+    try:
+        data: object = json.loads(body)
+    except ValueError:
+        return None
+    return data.get("detail") if is_object(data) else None
+
+
+def _detail_text(detail: Any) -> str:
+    """A ``detail`` as one line: the text itself, or FastAPI's validation errors as ``body.title: Field required``."""
+    if isinstance(detail, str):
+        return detail[:300]
+    if isinstance(detail, list):
+        parts: list[str] = []
+        for item in cast("list[object]", detail)[:5]:
+            if is_object(item) and "msg" in item:
+                loc: object = item.get("loc")
+                where = ".".join(str(part) for part in cast("list[object]", loc)) if isinstance(loc, list) else ""
+                parts.append(f"{where}: {item['msg']}" if where else str(item["msg"]))
+        if parts:
+            return "; ".join(parts)[:300]
+    return json.dumps(detail)[:300]
 
 
 def _svc_error(body: bytes) -> dict[str, Any] | None:
@@ -120,7 +149,7 @@ def _svc_error(body: bytes) -> dict[str, Any] | None:
         data = json.loads(body)
     except ValueError:
         return None
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("code"), str):
+    error = data.get("error") if is_object(data) else None
+    if is_object(error) and isinstance(error.get("code"), str):
         return error
     return None

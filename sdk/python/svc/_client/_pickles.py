@@ -19,16 +19,19 @@ import io
 import operator
 import pickle
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 PROTOCOL = 5
 
-try:
-    import cloudpickle
+if TYPE_CHECKING:
+    _BasePickler = pickle.Pickler  # what the checkers see: cloudpickle's Pickler is one
+else:
+    try:
+        import cloudpickle
 
-    _BasePickler: type[pickle.Pickler] = cloudpickle.Pickler
-except ImportError:  # cloudpickle is optional
-    _BasePickler = pickle.Pickler
+        _BasePickler = cloudpickle.Pickler
+    except ImportError:  # cloudpickle is optional
+        _BasePickler = pickle.Pickler
 
 
 class _ModuleRef:
@@ -57,7 +60,7 @@ def _script_attribute(module: str, qualname: str) -> Any:
         return None
 
 
-class _Pickler(_BasePickler):  # type: ignore[misc, valid-type]
+class _Pickler(_BasePickler):
     def __init__(self, file: io.BytesIO, entry: str | None) -> None:
         super().__init__(file, protocol=PROTOCOL)
         self._entry = entry

@@ -16,6 +16,7 @@ import sys
 import threading
 from typing import Any, Callable, Iterator, TextIO
 
+from .._json import is_object
 from ._http import Api, Stream
 
 BUILD_CONTAINER = "build"
@@ -59,7 +60,7 @@ class BuildProgress:
             lines = answer.json().get("lines", [])
         except Exception:
             return
-        builds = [line for line in lines if isinstance(line, dict) and line.get("container") == BUILD_CONTAINER]
+        builds = [line for line in lines if is_object(line) and line.get("container") == BUILD_CONTAINER]
         for line in builds[self._shown:]:
             self._build_line(line)
 
@@ -90,7 +91,7 @@ class BuildProgress:
             line: Any = json.loads(data)
         except ValueError:
             return
-        if isinstance(line, dict) and line.get("container") == BUILD_CONTAINER:
+        if is_object(line) and line.get("container") == BUILD_CONTAINER:
             self._build_line(line)
 
     def _build_line(self, line: dict[str, Any]) -> None:

@@ -34,6 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from .._app import App
+from .._json import is_object
 from .._workloads import Workload
 from ..bundle import DEFAULT_MAX_BYTES, BundleError, BundleTooLarge, check_size, collect, write_tar_gz
 from ..exceptions import Error, ProjectError
@@ -143,7 +144,8 @@ def find_owner(workload: Workload) -> tuple[App, ModuleType]:
         module = sys.modules.get(name) if isinstance(name, str) else None
         if module is not None:
             candidates.append(module)
-    candidates += [m for m in list(sys.modules.values()) if isinstance(m, ModuleType) and m not in candidates]
+    loaded: list[object] = list(sys.modules.values())  # typed as modules, but anything can be put there
+    candidates += [m for m in loaded if isinstance(m, ModuleType) and m not in candidates]
     for module in candidates:
         for app in _apps_in(module):
             if _owns(app, workload):
@@ -263,7 +265,7 @@ def manifest_subprocess(target: str, root: str) -> dict[str, Any]:
             manifest = json.loads(done.stdout)
         except ValueError:
             manifest = None
-        if not isinstance(manifest, dict):
+        if not is_object(manifest):
             raise ProjectError(f"python -m svc.manifest {target} printed no manifest", code="manifest_failed")
         if stderr:  # the module's own output while it was imported
             print(stderr, file=sys.stderr)

@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .._json import is_object
 from .._workloads import Workload
 from ..exceptions import (
     Error,
@@ -223,7 +224,7 @@ def _frame(raw: bytes) -> dict[str, Any]:
         frame = json.loads(raw)
     except ValueError:
         raise RemoteError(f"the server sent a frame that is not JSON: {raw[:200]!r}") from None
-    if not isinstance(frame, dict):
+    if not is_object(frame):
         raise RemoteError(f"the server sent a frame that is not an object: {raw[:200]!r}")
     return frame
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping, Sequence, cast
 from urllib.parse import urlencode, urlsplit
 
 from .. import _json
@@ -32,7 +32,7 @@ def workload_url(api: Api, app: str, workload: str, target: str | None) -> str:
     """The URL of ``workload`` in the preview (preferred) or the deployment of ``app``."""
     if target is not None and target not in TARGETS:
         raise ValueError(f"target={target!r}: use 'preview', 'deployed', or leave it out (the preview when one runs)")
-    view = None
+    view, where = None, ""
     if target in (None, "preview"):
         answer = api.request("GET", f"/apps/{app}/preview", ok=(200,) if target == "preview" else (200, 404))
         if answer.status == 200:
@@ -48,7 +48,8 @@ def workload_url(api: Api, app: str, workload: str, target: str | None) -> str:
         view, where = answer.json(), f"the deployment of {app}"
     for deployment in view.get("deployments", []):
         if deployment.get("workload") == workload:
-            url = (deployment.get("urls") or {}).get("path")
+            urls: dict[str, Any] = deployment.get("urls") or {}
+            url = urls.get("path")
             if not url:
                 raise NotFoundError(f"{workload} has no URL in {where} (status {deployment.get('status')})", status=404)
             return on_own_server(api.server, str(url))
@@ -115,7 +116,7 @@ def _query(workload: Workload, arguments: Mapping[str, Any]) -> str:
         if value is None:
             continue
         if isinstance(value, (list, tuple, set, frozenset)) and _is_array(hints.get(name, Any)):
-            pairs += [(name, _query_text(item)) for item in value]
+            pairs += [(name, _query_text(item)) for item in cast("Collection[Any]", value)]
         else:
             pairs.append((name, _query_text(value)))
     return urlencode(pairs)
@@ -160,14 +161,15 @@ def asgi_request(workload: Workload, method: str = "GET", path: str = "/", *, js
     if params:
         url += ("&" if "?" in url else "?") + urlencode(
             [(key, _query_text(item)) for key, value in params.items()
-             for item in (value if isinstance(value, (list, tuple)) else [value]) if item is not None])
+             for item in (cast("Sequence[Any]", value) if isinstance(value, (list, tuple)) else [value])
+             if item is not None])
     sent: dict[str, str] = dict(api.auth())
     body: bytes | None = None
     if json is not None:
         body = _json.dumps(json).encode("utf-8")
         sent["Content-Type"] = "application/json"
     elif isinstance(data, Mapping):
-        body = urlencode([(str(k), str(v)) for k, v in data.items()]).encode("ascii")
+        body = urlencode([(str(k), str(v)) for k, v in cast("Mapping[object, object]", data).items()]).encode("ascii")
         sent["Content-Type"] = "application/x-www-form-urlencoded"
     elif isinstance(data, str):
         body = data.encode("utf-8")

@@ -31,6 +31,7 @@ import signal
 import sys
 from typing import Any
 
+from .._json import is_object
 from ..bundle import BundleError, BundleTooLarge
 from . import _describe
 from ._snapshot import Snapshots, write_bundle
@@ -147,7 +148,7 @@ def main() -> int:
             except Stop:
                 raise
             except (ValueError, KeyError, TypeError) as error:
-                answer = {"id": request.get("id") if isinstance(request, dict) else None, "error": f"bad request: {error!r}"}
+                answer = {"id": request.get("id") if is_object(request) else None, "error": f"bad request: {error!r}"}
             answers.write(json.dumps(answer) + "\n")
             answers.flush()
     except (Stop, BrokenPipeError):

@@ -49,7 +49,10 @@ def _positive_int(text: str) -> int:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    warn = lambda message: print(f"svc bundle: warning: {message}", file=sys.stderr)  # noqa: E731
+
+    def warn(message: str) -> None:
+        print(f"svc bundle: warning: {message}", file=sys.stderr)
+
     try:
         result = build_bundle(args.project, args.out, max_bytes=args.max_bytes, warn=warn)
     except BundleTooLarge as error:

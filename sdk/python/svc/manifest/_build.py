@@ -87,7 +87,7 @@ def build_manifest(app: App, entry: str) -> dict[str, Any]:
     for ``json.dumps(manifest, indent=2)``.
     """
     images: dict[str, dict[str, Any]] = {}
-    workloads = []
+    workloads: list[dict[str, Any]] = []
     inline: list[dict[str, str]] = []
     for workload in app.workloads:
         image = _image_entry(workload.image)

@@ -30,8 +30,8 @@ class ArgumentError(Exception):
 
 @dataclass
 class Parsed:
-    args: list[Any] = field(default_factory=list)
-    kwargs: dict[str, Any] = field(default_factory=dict)
+    args: list[Any] = field(default_factory=list[Any])
+    kwargs: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 def parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:

@@ -8,7 +8,7 @@ workload's ``on_start`` whose value ``create_app`` hands to the handlers.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from .._workloads import Workload
 from ._asgi import AsgiApp
@@ -35,7 +35,7 @@ def create_app(workload: Workload, *, on_start_value: Any = None) -> Any:
     handlers read it as ``context.on_start_value`` (an ASGI app as
     ``scope["state"]["on_start_value"]``).
     """
-    if not isinstance(workload, Workload):
+    if not isinstance(cast(object, workload), Workload):  # a caller without a type checker
         raise ValueError(f"create_app takes a svc workload (app.workloads[i]), not a {type(workload).__name__}")
     factory = _APPS.get(workload.kind)
     if factory is None:

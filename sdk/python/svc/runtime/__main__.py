@@ -91,8 +91,9 @@ def _line_buffered() -> None:
     for stream in (sys.stdout, sys.stderr):
         # Line by line, each line in one write: the workers share these pipes, and a line
         # written in pieces (print writes its text, then the newline) would interleave.
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(line_buffering=True, write_through=False)
+        reconfigure = getattr(stream, "reconfigure", None)  # a replaced stream may lack it
+        if reconfigure is not None:
+            reconfigure(line_buffering=True, write_through=False)
 
 
 def _run_zygote(argv: list[str]) -> int:
@@ -172,13 +173,14 @@ def _tcp_placement(args: argparse.Namespace, env: Mapping[str, str]) -> None:
     A socket option wins over ``SVC_WORKER_PORTS`` in the environment; with port flags it is an error.
     """
     args.tcp = None
+    given: str | None = args.ports if args.ports is not None else args.port
     flag = "--ports" if args.ports is not None else "--port" if args.port is not None else None
     if args.socket or args.socket_dir:
         if flag or args.host is not None:
             option = "--socket" if args.socket else "--socket-dir"
             raise PlacementError(f"{option} and {flag or '--host'} are exclusive: serve on Unix sockets or on TCP ports, not both")
         return
-    text, source = (args.ports if args.ports is not None else args.port, flag) if flag else (env.get(PORTS_ENV, ""), PORTS_ENV)
+    text, source = (given, flag) if given is not None and flag else (env.get(PORTS_ENV, ""), PORTS_ENV)
     if flag is None and not text.strip():
         raise PlacementError(f"nowhere to listen: give --socket, --socket-dir with --container, "
                              f"or TCP ports (--ports P0,P1,... or ${PORTS_ENV})")

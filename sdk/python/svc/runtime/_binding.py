@@ -16,6 +16,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qsl
 
 from .._hints import CONTEXT_PARAMETER, type_hints
+from .._json import is_object
 from . import _convert
 from ._errors import RequestError
 
@@ -63,7 +64,7 @@ class Binder:
             payload = json.loads(body, parse_constant=reject_constant)
         except (ValueError, UnicodeDecodeError) as error:
             raise RequestError("invalid_json", f"the request body is not valid JSON: {error}") from None
-        if not isinstance(payload, dict):
+        if not is_object(payload):
             raise RequestError(
                 "invalid_arguments",
                 f"the JSON body must be an object whose fields are the arguments, got {_convert.json_type(payload)}",
@@ -136,4 +137,5 @@ def _query_value(value: Any, annotation: Any, path: str) -> Any:
     item = _convert.item_annotation(annotation)
     items = _convert.convert_all(_convert.from_text, ((text, item, f"{path}[{i}]") for i, text in enumerate(value.texts)))
     container = typing.get_origin(annotation) or annotation
-    return container(items) if container in (set, frozenset, tuple) else items
+    make = _convert.COLLECTIONS.get(container)
+    return make(items) if make is not None else items

@@ -13,7 +13,7 @@ import contextlib
 import sys
 import threading
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, Generator, TextIO
 
 STREAMS = ("stdout", "stderr")
 
@@ -26,7 +26,7 @@ class Lines:
 
     def __init__(self, emit: Emit) -> None:
         self._emit = emit
-        self._partial = dict.fromkeys(STREAMS, "")
+        self._partial: dict[str, str] = dict.fromkeys(STREAMS, "")
         self._lock = threading.Lock()  # threads the call starts with its context write here too
 
     def write(self, stream: str, text: str) -> None:
@@ -78,7 +78,7 @@ _active = 0
 
 
 @contextlib.contextmanager
-def capturing() -> Iterator[None]:
+def capturing() -> Generator[None, None, None]:
     """Keeps the proxies in place while at least one call is inside this block."""
     global _active
     with _lock:
@@ -99,7 +99,7 @@ def capturing() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def routed_to(lines: Lines) -> Iterator[None]:
+def routed_to(lines: Lines) -> Generator[None, None, None]:
     """Sends what this thread or task (and the tasks it starts) prints to ``lines``."""
     token = _current.set(lines)
     try:

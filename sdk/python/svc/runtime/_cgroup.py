@@ -9,7 +9,7 @@ process writes its own pid into each as its first step (``--cgroup`` of a spawne
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 
 class CgroupError(Exception):
@@ -22,10 +22,12 @@ def cgroup_files(value: Any) -> list[str]:
         return []
     if not isinstance(value, list):
         raise CgroupError(f"cgroup must be a list of absolute paths of cgroup.procs files, not {value!r}")
-    for item in value:
+    files: list[str] = []
+    for item in cast("list[object]", value):
         if not (isinstance(item, str) and os.path.isabs(item) and os.path.basename(item) == "cgroup.procs"):
             raise CgroupError(f"cgroup must be a list of absolute paths of cgroup.procs files; {item!r} is not one")
-    return value
+        files.append(item)
+    return files
 
 
 def join_cgroup(procs_files: list[str]) -> None:

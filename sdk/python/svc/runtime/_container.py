@@ -34,7 +34,7 @@ class PlacementError(ValueError):
 
 def parse_ports(text: str, source: str) -> list[int]:
     """``"8001,8002"`` → ``[8001, 8002]``; PlacementError names ``source`` (a flag or variable) and the bad item."""
-    ports = []
+    ports: list[int] = []
     for item in text.split(","):
         item = item.strip()
         if not (item.isascii() and item.isdigit()) or not 1 <= int(item) <= 65535:

@@ -13,20 +13,23 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import enum
 import inspect
 import json
 import math
 import re
 import typing
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 from .._hints import is_dataclass_type, is_enum, is_pydantic_model, is_typeddict, type_hints
 from .._schema import ARRAYS, OBJECTS, UNIONS
 
 _PASS_THROUGH = (inspect.Parameter.empty, Any, object)
-_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+_JSON_TYPES: dict[type, str] = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
+COLLECTIONS: dict[Any, Callable[[Iterable[Any]], Any]] = {set: set, frozenset: frozenset, tuple: tuple}
+"""The containers other than list that an array argument becomes, by annotation origin."""
 
 
 class Mismatch(Exception):
@@ -53,7 +56,7 @@ def convert_all(convert: Convert, items: Iterable[tuple[Any, Any, str]], problem
     ``problems`` found before (unknown or missing fields) come first in that Mismatch.
     """
     problems = list(problems or [])
-    converted = []
+    converted: list[Any] = []
     for value, annotation, path in items:
         try:
             converted.append(convert(value, annotation, path))
@@ -66,7 +69,7 @@ def convert_all(convert: Convert, items: Iterable[tuple[Any, Any, str]], problem
 
 def _first_fit(convert: Convert, value: Any, members: Iterable[Any], path: str, fallback: Callable[[], Mismatch]) -> Any:
     """A union: the value as the first member it fits."""
-    errors = []
+    errors: list[Mismatch] = []
     for member in members:
         try:
             return convert(value, member, path)
@@ -76,7 +79,7 @@ def _first_fit(convert: Convert, value: Any, members: Iterable[Any], path: str, 
     raise deeper[0] if len(deeper) == 1 else fallback()
 
 
-def json_type(value: Any) -> str:
+def json_type(value: object) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
 
 
@@ -150,10 +153,11 @@ def from_json(value: Any, annotation: Any, path: str) -> Any:
     if annotation in OBJECTS or origin in OBJECTS:
         if type(value) is not dict:
             raise _mismatch(path, annotation, value)
+        fields = cast("Mapping[Any, Any]", value)
         if len(args) != 2:
-            return value
-        items = convert_all(from_json, ((item, args[1], f"{path}.{key}") for key, item in value.items()))
-        return dict(zip(value, items))
+            return fields
+        items = convert_all(from_json, ((item, args[1], f"{path}.{key}") for key, item in fields.items()))
+        return dict(zip(fields, items))
     if isinstance(annotation, type):
         return _instance(value, annotation, path)
     return value
@@ -162,16 +166,18 @@ def from_json(value: Any, annotation: Any, path: str) -> Any:
 def _array(value: Any, annotation: Any, origin: Any, args: tuple[Any, ...], path: str) -> Any:
     if type(value) is not list:
         raise _mismatch(path, annotation, value)
+    given = cast("Sequence[Any]", value)
     container = origin or annotation
     if container is tuple and args and args[-1] is not Ellipsis:
         fixed = () if args == ((),) else args
-        if len(value) != len(fixed):
-            raise Mismatch(f"argument '{path}' must be an array of {len(fixed)} items, got {len(value)}")
-        return tuple(convert_all(from_json, ((item, arg, f"{path}[{i}]") for i, (item, arg) in enumerate(zip(value, fixed)))))
-    items = convert_all(from_json, ((item, args[0], f"{path}[{i}]") for i, item in enumerate(value))) if args else value
-    if container in (set, frozenset, tuple):
+        if len(given) != len(fixed):
+            raise Mismatch(f"argument '{path}' must be an array of {len(fixed)} items, got {len(given)}")
+        return tuple(convert_all(from_json, ((item, arg, f"{path}[{i}]") for i, (item, arg) in enumerate(zip(given, fixed)))))
+    items = convert_all(from_json, ((item, args[0], f"{path}[{i}]") for i, item in enumerate(given))) if args else given
+    make = COLLECTIONS.get(container)
+    if make is not None:
         try:
-            return container(items)
+            return make(items)
         except TypeError:  # unhashable items for a set
             raise Mismatch(f"argument '{path}' must be an array of hashable values (strings, numbers)") from None
     return list(items)
@@ -203,11 +209,12 @@ def _fields_of(value: Any, cls: type, path: str, hints: dict[str, Any], required
     """
     if type(value) is not dict:
         raise _mismatch(path, cls, value)
+    given = cast("Mapping[Any, Any]", value)
     known = ", ".join(hints)
-    problems = [f"argument '{path}' has unknown field '{key}' ({cls.__name__} has {known})" for key in value if key not in hints]
-    problems += [f"argument '{path}' is missing the field '{key}' of {cls.__name__}" for key in required if key not in value]
-    fields = [key for key in value if key in hints]
-    items = convert_all(from_json, ((value[key], hints[key], f"{path}.{key}") for key in fields), problems)
+    problems = [f"argument '{path}' has unknown field '{key}' ({cls.__name__} has {known})" for key in given if key not in hints]
+    problems += [f"argument '{path}' is missing the field '{key}' of {cls.__name__}" for key in required if key not in given]
+    fields = [key for key in given if key in hints]
+    items = convert_all(from_json, ((given[key], hints[key], f"{path}.{key}") for key in fields), problems)
     return dict(zip(fields, items))
 
 
@@ -232,7 +239,8 @@ def _pydantic_errors(error: Exception) -> list[str]:
     errors = getattr(error, "errors", None)
     if not callable(errors):
         return [str(error)]
-    return [f"{'.'.join(str(part) for part in e.get('loc', ())) or 'value'}: {e.get('msg')}" for e in errors()]
+    found = cast("list[dict[str, Any]]", errors())  # pydantic's ErrorDetails: loc, msg, ...
+    return [f"{'.'.join(str(part) for part in e.get('loc', ())) or 'value'}: {e.get('msg')}" for e in found]
 
 
 def _text_mismatch(path: str, annotation: Any, text: str) -> Mismatch:
@@ -270,7 +278,7 @@ def from_text(text: str, annotation: Any, path: str) -> Any:
         members = [arg for arg in args if arg is not type(None)]
         return _first_fit(from_text, text, members, path, lambda: _text_mismatch(path, annotation, text))
     if origin is typing.Literal or is_enum(annotation):
-        choices = args if origin is typing.Literal else tuple(annotation)
+        choices = args if origin is typing.Literal else tuple(cast("type[enum.Enum]", annotation))
         for choice in choices:
             if str(choice.value if is_enum(type(choice)) else choice) == text:
                 return choice

@@ -14,13 +14,14 @@ from typing import Any
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
 from ._binding import Binder
+from . import _timeouts
 from ._calls import Runner
 from ._errors import RequestError
 from ._http_app import HttpApp
 from ._requests import Disconnected, Receive, Scope, make_context, read_body
 from ._responses import Send, error_response, is_stream, result_response
 from ._slots import Slots
-from ._sse import EventStream
+from ._sse import EventStream, error_event
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
 
@@ -30,6 +31,8 @@ class EndpointApp(HttpApp):
 
     At most ``concurrency`` requests run at once (the others wait for a slot); sync
     handlers run in a pool of that many threads, async handlers on the event loop.
+    A request's ``timeout`` counts from when it has its slot to its last byte, a stream's
+    included (``_timeouts``).
     """
 
     def __init__(self, workload: Workload, on_start_value: Any = None) -> None:
@@ -40,6 +43,7 @@ class EndpointApp(HttpApp):
         concurrency = workload.options.get("concurrency", 1)
         self._slots = Slots(concurrency)
         self._runner = Runner(workload.name, concurrency)
+        self._timeout = _timeouts.timeout_of(workload.options)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
@@ -60,17 +64,37 @@ class EndpointApp(HttpApp):
             await send(message)
 
         async with self._slots.hold():
+            what = f"{scope['method']} {scope['path']}"
             try:
-                result = await self._runner.call(self._fn, **kwargs)
-                if is_stream(result):
-                    failed = functools.partial(self._failure, scope=scope)
-                    await EventStream(result, self._runner, receive, failed).send(tracked_send, head)
-                else:
-                    await result_response(result).send(tracked_send, head)
+                with _timeouts.watchdog(self.workload.name, what, self._timeout):
+                    finished = await _timeouts.within(self._respond(kwargs, scope, receive, tracked_send, head), self._timeout)
+                if not finished:
+                    await self._timed_out(what, send, head, started)
             except Exception as exc:
                 failure = self._failure(exc, scope)
                 if not started:  # once the status line is out, an unfinished body tells the client instead
                     await error_response(failure).send(send, head)
+
+    async def _respond(self, kwargs: dict[str, Any], scope: Scope, receive: Receive, send: Send, head: bool) -> None:
+        """Calls the handler and sends its result, or its items as they come (``timeout`` bounds it all)."""
+        result = await self._runner.call(self._fn, **kwargs)
+        if is_stream(result):
+            failed = functools.partial(self._failure, scope=scope)
+            await EventStream(result, self._runner, receive, failed).send(send, head)
+        else:
+            await result_response(result).send(send, head)
+
+    async def _timed_out(self, what: str, send: Send, head: bool, started: bool) -> None:
+        """504 ``timeout`` (or, mid-stream, a last error event), then this worker is replaced."""
+        seconds = self._timeout or 0.0
+        error = RequestError("timeout", f"{self.workload.name} did not finish within its timeout of "
+                                        f"{_timeouts.describe_seconds(seconds)}; the call was abandoned and its worker replaced")
+        # First the platform stops sending this worker requests; the answer still goes out as it drains.
+        _timeouts.timed_out(self.workload.name, what, seconds)
+        if started:
+            await send({"type": "http.response.body", "body": error_event(error), "more_body": False})
+        else:
+            await error_response(error).send(send, head)
 
     async def _arguments(self, scope: Scope, receive: Receive) -> dict[str, Any]:
         if scope["method"] in BODY_METHODS:

@@ -15,6 +15,7 @@ ERROR_CODES: dict[str, int] = {
     "upgrade_required": 426,    # a realtime workload answers WebSocket upgrades only
     "invalid_arguments": 422,   # the arguments do not match the function's parameters
     "handler_error": 500,       # the workload code raised; the traceback is in the workload logs
+    "timeout": 504,             # the call ran past the workload's timeout; its worker is replaced
 }
 
 

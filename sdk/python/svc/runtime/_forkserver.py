@@ -23,6 +23,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
+from .._json import is_object
 from . import _lifeline
 from ._cgroup import CgroupError, cgroup_files, join_cgroup
 from ._exit import signal_name
@@ -167,7 +168,7 @@ class ForkServer:
             return EXIT_SERVER_FAILED
         control.send({"t": "started", "pid": os.getpid()})
         # Output goes to the platform over the connection, line by line, like a spawned container's pipes.
-        pumps = []
+        pumps: list[LinePump] = []
         for fd, kind in ((1, "out"), (2, "err")):
             read_end, write_end = os.pipe()
             getattr(sys, "stdout" if fd == 1 else "stderr").flush()
@@ -220,7 +221,7 @@ def parse_json_object(data: bytes) -> dict[str, Any]:
         request = json.loads(data)
     except ValueError:
         raise BadRequest("the request is not JSON") from None
-    if not isinstance(request, dict):
+    if not is_object(request):
         raise BadRequest("the request is not a JSON object")
     return request
 

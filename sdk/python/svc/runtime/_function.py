@@ -25,7 +25,7 @@ from typing import Any, AsyncIterator
 from .._hints import CONTEXT_PARAMETER
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
-from . import _pickling
+from . import _pickling, _timeouts
 from ._calls import Runner, is_async
 from ._capture import Lines, capturing, routed_to
 from ._errors import RequestError
@@ -88,6 +88,7 @@ class FunctionApp(HttpApp):
         self._on_start_value = on_start_value
         self._wants_context = CONTEXT_PARAMETER in inspect.signature(self._fn).parameters
         self._runner = Runner(workload.name, THREADS)
+        self._timeout = _timeouts.timeout_of(workload.options)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
@@ -120,18 +121,38 @@ class FunctionApp(HttpApp):
         return args, kwargs
 
     async def _run(self, args: list[Any], kwargs: dict[str, Any], frames: _Frames) -> None:
-        """Runs the call with its output captured; puts the log frames, then the final frame."""
+        """Runs the call with its output captured; puts the log frames, then the final frame.
+
+        Past its ``timeout``, the final frame says so and the worker is replaced (``_timeouts``).
+        """
         lines = Lines(lambda stream, line: frames.put({"type": "log", "stream": stream, "line": line}))
+        outcome: list[Any] = []
+
+        async def call() -> None:
+            outcome.append(await self._call(args, kwargs, lines))
+
         with capturing():
             try:
-                result = await self._call(args, kwargs, lines)
+                with _timeouts.watchdog(self.workload.name, "the call", self._timeout):
+                    finished = await _timeouts.within(call(), self._timeout)
             except (Exception, SystemExit) as exc:
                 frames.put(self._error_frame(exc))
                 return
+        if not finished:
+            # First the platform stops sending this worker calls; the frame still goes out as it drains.
+            _timeouts.timed_out(self.workload.name, "the call", self._timeout or 0.0)
+            frames.put(self._timeout_frame())
+            return
         try:
-            frames.put({"type": "result", "pickle": _pickling.dump(result)})
+            frames.put({"type": "result", "pickle": _pickling.dump(outcome[0])})
         except Exception as exc:  # the result cannot be pickled
             frames.put(self._error_frame(exc))
+
+    def _timeout_frame(self) -> dict[str, Any]:
+        """The error frame of a call past its time-out: the code ``timeout``, which clients raise as such."""
+        seconds = _timeouts.describe_seconds(self._timeout or 0.0)
+        message = f"{self.workload.name} did not finish within its timeout of {seconds}; the call was abandoned and its worker replaced"
+        return {"type": "error", "code": "timeout", "exception": f"timeout: {message}", "pickle": None, "traceback": None}
 
     async def _call(self, args: list[Any], kwargs: dict[str, Any], lines: Lines) -> Any:
         """The function's result: ``async def`` on the loop, anything else in a pool thread."""

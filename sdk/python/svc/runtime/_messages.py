@@ -83,7 +83,7 @@ class MessageParameter:
             raise RequestError("invalid_arguments", problems_message(mismatch.problems)) from None
 
 
-def is_many(result: Any) -> bool:
+def is_many(result: object) -> bool:
     """True for a result sent as one message per item: any iterable but a str, bytes,
     mapping, dataclass or pydantic model (a model iterates over its fields)."""
     if isinstance(result, _SINGLE) or dataclasses.is_dataclass(result):
@@ -97,8 +97,9 @@ def outgoing(value: Any) -> dict[str, Any]:
     """The ``websocket.send`` message for one value; TypeError or ValueError without a JSON form."""
     if isinstance(value, str):
         return {"type": "websocket.send", "text": value}
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return {"type": "websocket.send", "bytes": bytes(value)}
+    data = _json.binary(value)
+    if data is not None:
+        return {"type": "websocket.send", "bytes": data}
     return {"type": "websocket.send", "text": _json.dumps(value)}
 
 

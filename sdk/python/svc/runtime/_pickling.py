@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import pickle
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from ._errors import RequestError
 
@@ -19,7 +19,7 @@ CALL_CONTENT_TYPE = "application/vnd.svc.call+pickle"
 PROTOCOL = 5
 
 try:
-    import cloudpickle
+    import cloudpickle  # pyright: ignore[reportMissingModuleSource] # optional; typings/ has its stub
 
     _dumps: Callable[..., bytes] = cloudpickle.dumps
 except ImportError:  # cloudpickle is optional
@@ -36,15 +36,18 @@ def load_call(body: bytes) -> tuple[list[Any], dict[str, Any]]:
             f"the request body is not a pickled call ({describe(exc)}): send "
             f"pickle.dumps({{'args': [...], 'kwargs': {{...}}}}) as {CALL_CONTENT_TYPE}",
         ) from None
-    if not isinstance(call, dict) or set(call) != {"args", "kwargs"}:
-        got = sorted(call) if isinstance(call, dict) else type(call).__name__
-        raise RequestError("bad_request", f"a pickled call is a dict with exactly the keys 'args' and 'kwargs', got {got}")
-    args, kwargs = call["args"], call["kwargs"]
+    wanted = "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got"
+    if not isinstance(call, dict):
+        raise RequestError("bad_request", f"{wanted} {type(call).__name__}")
+    fields = cast("Mapping[Any, Any]", call)
+    if set(fields) != {"args", "kwargs"}:
+        raise RequestError("bad_request", f"{wanted} {sorted(fields)}")
+    args, kwargs = fields["args"], fields["kwargs"]
     if not isinstance(args, (list, tuple)):
         raise RequestError("bad_request", f"'args' of a pickled call must be a list or tuple, got {type(args).__name__}")
-    if not isinstance(kwargs, dict) or not all(isinstance(key, str) for key in kwargs):
+    if not isinstance(kwargs, dict) or not all(isinstance(key, str) for key in cast("dict[object, Any]", kwargs)):
         raise RequestError("bad_request", "'kwargs' of a pickled call must be a dict with string keys")
-    return list(args), kwargs
+    return list(cast("Sequence[Any]", args)), cast("dict[str, Any]", kwargs)  # checked above
 
 
 def dump(value: Any) -> str:

@@ -70,7 +70,7 @@ class RealtimeApp:
         if (await receive())["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
-        extra = {}
+        extra: dict[str, Any] = {}
         if self._wants_context:
             extra["context"] = make_context(self.workload.name, scope, self._on_start_value)
 

@@ -50,6 +50,7 @@ def is_stream(result: Any) -> bool:
 
 def result_response(result: Any) -> Response:
     """The response for a handler's return value that is not a stream."""
-    if isinstance(result, (bytes, bytearray, memoryview)):
-        return Response(200, OCTETS, bytes(result))
+    data = _json.binary(result)
+    if data is not None:
+        return Response(200, OCTETS, data)
     return json_response(result)

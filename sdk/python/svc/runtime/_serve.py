@@ -13,9 +13,9 @@ import sys
 import threading
 from typing import Any, Callable
 
-import uvicorn
+import uvicorn  # pyright: ignore[reportMissingModuleSource] # only in images; typings/ has its stub
 
-from . import _lifeline
+from . import _lifeline, _timeouts
 
 HARD_EXIT_AFTER = 5.0
 """Seconds a shutdown asked for by the lifeline may take before the process is ended."""
@@ -48,7 +48,7 @@ def _exit_quietly(signum: int, frame: Any) -> None:
 def _config(app: Any, socket_path: Any) -> uvicorn.Config:
     # A str is a Unix socket's path; anything else a TCP (host, port), bound with SO_REUSEADDR
     # (asyncio's default) so that a restarted worker listens on its port again at once.
-    where = {"uds": socket_path} if isinstance(socket_path, str) else {"host": socket_path[0], "port": socket_path[1]}
+    where: dict[str, Any] = {"uds": socket_path} if isinstance(socket_path, str) else {"host": socket_path[0], "port": socket_path[1]}
     return uvicorn.Config(
         app,
         **where,
@@ -72,13 +72,38 @@ def preload() -> None:
 
     Each worker would otherwise pay ~50 ms for it after the fork; the socket is not bound here.
     """
-    _config(lambda scope, receive, send: None, os.devnull).load()
+    _config(_no_app, os.devnull).load()
+
+
+def _no_app(scope: Any, receive: Any, send: Any) -> None:
+    """Stands in for the app while ``preload`` loads uvicorn's modules: never called."""
 
 
 def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, gone_message: str,
-          on_started: Callable[[], None] | None = None) -> int:
-    """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT or end-of-file on ``lifeline_fd``."""
+          on_started: Callable[[], None] | None = None, on_retiring: Callable[[], None] | None = None,
+          index: int = 0) -> int:
+    """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT, end-of-file on ``lifeline_fd``
+    or a call past its time-out (then returns ``_timeouts.EXIT_TIMED_OUT``)."""
     server = _Server(_config(app, socket_path), banner, on_started)
+    retired = threading.Event()
+
+    def retire() -> None:
+        # Stop listening and let the other calls in hand finish (bounded): the supervisor then
+        # starts a fresh worker, while the timed-out call's code dies with this process.
+        if retired.is_set():
+            return
+        retired.set()
+        if on_retiring is not None:
+            try:
+                on_retiring()
+            except OSError:  # the supervisor is gone: the lifeline ends this worker anyway
+                pass
+        server.should_exit = True
+        timer = threading.Timer(HARD_EXIT_AFTER, os._exit, args=(_timeouts.EXIT_TIMED_OUT,))
+        timer.daemon = True
+        timer.start()
+
+    _timeouts.install(retire, index)
 
     def gone() -> None:
         # Act first: the other end is usually gone with its pipes, and a failing
@@ -103,4 +128,6 @@ def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, g
     finally:
         if server.started and isinstance(socket_path, str) and os.path.exists(socket_path):
             os.unlink(socket_path)
+    if retired.is_set():
+        return _timeouts.EXIT_TIMED_OUT
     return 0 if server.started else 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import AsyncIterator
+from typing import AsyncGenerator
 
 
 class Slots:
@@ -33,7 +33,7 @@ class Slots:
         return self._semaphore
 
     @contextlib.asynccontextmanager
-    async def hold(self) -> AsyncIterator[None]:
+    async def hold(self) -> AsyncGenerator[None, None]:
         """Waits for a free slot and keeps it for the ``async with`` block."""
         async with self._current():
             yield

@@ -77,7 +77,12 @@ class EventStream:
         try:
             while True:
                 step = asyncio.ensure_future(items.__anext__())
-                await asyncio.wait({step, gone}, return_when=asyncio.FIRST_COMPLETED)
+                try:
+                    await asyncio.wait({step, gone}, return_when=asyncio.FIRST_COMPLETED)
+                except asyncio.CancelledError:  # the call's time-out: the item being made is not awaited
+                    step.cancel()
+                    await asyncio.wait({step})
+                    raise
                 if not step.done():
                     step.cancel()
                     await asyncio.wait({step})  # let it unwind; its CancelledError is not ours

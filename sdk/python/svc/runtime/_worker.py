@@ -37,8 +37,12 @@ def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any,
         # One short write: atomic on a pipe shared by every worker.
         os.write(ready_fd, f"{index} {os.getpid()}\n".encode())
 
+    def retiring() -> None:
+        os.write(ready_fd, f"{index} {os.getpid()} retiring\n".encode())
+
     return serve(
         app, socket_path,
         banner=f"svc runtime: {workload.name} listening on {socket_path} (worker {index}, pid {os.getpid()})",
         lifeline_fd=parent_fd, gone_message="the container's supervisor went away", on_started=started,
+        on_retiring=retiring, index=index,
     )

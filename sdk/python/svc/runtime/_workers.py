@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._startup import EXIT_SERVER_FAILED, say
+from ._timeouts import EXIT_TIMED_OUT
 from ._reaping import reaped
 
 Emit = Callable[[dict[str, Any]], None]
@@ -182,12 +183,16 @@ class Supervisor:
         *lines, rest = data.split(b"\n")
         for line in lines:
             try:
-                index_text, _, pid_text = line.decode().partition(" ")
+                index_text, pid_text, *word = line.decode().split(" ")
                 slot, pid = self.slots[int(index_text)], int(pid_text)
             except (ValueError, IndexError):
                 continue
             if slot.pid != pid or self._stopping:
                 continue  # an announcement from a worker that died meanwhile
+            if word == ["retiring"]:
+                # A call ran past its time-out: the platform stops sending it requests before it stops listening.
+                self._emit({"event": "worker_retiring", "worker": slot.index, "pid": pid})
+                continue
             slot.ready = slot.ever_ready = True
             where = {"socket": slot.socket} if isinstance(slot.socket, str) else {"host": slot.socket[0], "port": slot.socket[1]}
             self._emit({"event": "listening", "worker": slot.index, "pid": slot.pid, **where})
@@ -203,6 +208,13 @@ class Supervisor:
         pid, how = slot.pid, describe_status(status)
         slot.pid = None
         if self._stopping:
+            return
+        if slot.ready and os.waitstatus_to_exitcode(status) == EXIT_TIMED_OUT:
+            # It stopped itself after a call ran past its time-out: not a crash, replaced at once.
+            how = f"{how} (a call timed out)"
+            self._emit({"event": "worker_exited", "worker": slot.index, "pid": pid, "status": how, "restart_in": 0.0})
+            say(f"{self.name}: worker {slot.index} (pid {pid}) exited with {how}; replacing it now")
+            self._spawn(slot)
             return
         delay = self._policy.after_exit(slot, self._clock())
         self._emit({"event": "worker_exited", "worker": slot.index, "pid": pid, "status": how, "restart_in": delay})

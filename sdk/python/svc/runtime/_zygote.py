@@ -23,7 +23,7 @@ import os
 import socket
 import sys
 import time
-from typing import Any
+from typing import Any, cast
 
 from ._container import container_sockets, run_container
 from ._forkserver import BadRequest, ChildIO, ForkServer, parse_json_object
@@ -60,9 +60,9 @@ def zygote_request_of(request: dict[str, Any]) -> tuple[str, ZygoteRequest]:
     if not isinstance(workload, str) or not workload:
         raise BadRequest("workload must be a name")
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) and k and "=" not in k and "\0" not in v
-                                            for k, v in env.items()):
+                                            for k, v in cast("dict[object, object]", env).items()):
         raise BadRequest("env must be an object of strings")
-    return container, ZygoteRequest(socket_dir, workers, root, entry, workload, env)
+    return container, ZygoteRequest(socket_dir, workers, root, entry, workload, cast("dict[str, str]", env))  # checked
 
 
 class Zygote(ForkServer):

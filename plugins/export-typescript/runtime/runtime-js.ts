@@ -1,0 +1,506 @@
+/**
+ * The source of `runtime.js`, written into every generated package: what the
+ * generated workload objects run on (the server and token, calls with the
+ * platform's `fetch`, Server-Sent Events, WebSocket sessions, typed errors).
+ * JavaScript kept whole in a string (String.raw: its backslashes stay as they
+ * are; it holds no backtick and no `${`), so that a client never depends on
+ * this exporter; `runtime-dts.ts` declares its types.
+ */
+export const RUNTIME_JS = String.raw`/**
+ * What the generated client of an svc app runs on. One copy per generated package, so a
+ * client never depends on the exporter that made it; nothing but the platform's fetch,
+ * WebSocket, TextEncoder and TextDecoder (Node 20+, Deno, Bun, browsers).
+ *
+ * The server and the token are looked up at each call: the client's options, else
+ * SVC_SERVER and SVC_TOKEN (where there is a process.env), else the server the client was
+ * generated from and no token. Each workload is called at the path its URL had then.
+ */
+import { ERROR_STATUS } from './errors.js';
+
+const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
+/** The code of an error answer that is not svc's own (an ASGI app's, a proxy's), by status: as the Python SDK does. */
+const STATUS_CODES = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 429: 'rate_limited', 502: 'upstream_unreachable', 503: 'no_capacity' };
+
+/**
+ * Every exported client has its own copy of this file; a brand shared through the global
+ * symbol registry makes 'instanceof SvcError' true for the errors of all of them.
+ */
+const SVC_ERROR = Symbol.for('svc-clients.SvcError');
+const CONNECTION_CLOSED = Symbol.for('svc-clients.ConnectionClosedError');
+
+const branded = (value, brand) => typeof value === 'object' && value !== null && value[brand] === true;
+
+export class SvcError extends Error {
+  constructor(code, message, options = {}) {
+    super(message);
+    Object.defineProperty(this, SVC_ERROR, { value: true });
+    this.name = 'SvcError';
+    this.code = code;
+    this.status = options.status ?? ERROR_STATUS[code] ?? 500;
+    this.hint = options.hint ?? null;
+    this.details = options.details;
+  }
+
+  static [Symbol.hasInstance](value) {
+    return branded(value, SVC_ERROR);
+  }
+}
+
+export class ConnectionClosedError extends Error {
+  constructor(message) {
+    super(message);
+    Object.defineProperty(this, CONNECTION_CLOSED, { value: true });
+    this.name = 'ConnectionClosedError';
+  }
+
+  static [Symbol.hasInstance](value) {
+    return branded(value, CONNECTION_CLOSED);
+  }
+}
+
+/** The SvcError of svc's error body or message '{"error": {"code", "message", ...}}' (that one key only), else null; 'status' defaults to the code's. */
+function svcErrorOf(value, status) {
+  const error = value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 ? value.error : undefined;
+  if (error === null || typeof error !== 'object' || typeof error.code !== 'string' || typeof error.message !== 'string') return null;
+  return new SvcError(error.code, error.message, { status, hint: typeof error.hint === 'string' ? error.hint : undefined, details: error.details });
+}
+
+function parseJson(text) {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}
+
+/** The SvcError of an error answer (status >= 400) to 'what': svc's own code, else one by status, the body in 'details'. */
+export function errorFromAnswer(status, text, what) {
+  const parsed = parseJson(text);
+  const own = parsed === null ? null : svcErrorOf(parsed.value, status);
+  if (own !== null) return own;
+  const code = STATUS_CODES[status] ?? (status >= 500 ? 'internal' : 'bad_request');
+  const shown = text.slice(0, 300).trim();
+  return new SvcError(code, what + ' answered HTTP ' + status + (shown ? ': ' + shown : ''), { status, details: parsed === null ? undefined : parsed.value });
+}
+
+function environment(name) {
+  const process = globalThis.process;
+  const value = process !== undefined && process !== null && process.env ? process.env[name] : undefined;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** A query value as the runtime reads it: booleans as true/false, strings as they are, anything else as JSON. */
+function queryText(value) {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value);
+}
+
+/** 'a=1&b=x&b=y': null and undefined left out, arrays as the key repeated (those named in 'arrays', or all when null). */
+function queryString(values, arrays) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value) && (arrays === null || arrays.includes(key))) {
+      for (const item of value) if (item !== null && item !== undefined) query.append(key, queryText(item));
+    } else {
+      query.append(key, queryText(value));
+    }
+  }
+  return query.toString();
+}
+
+/** An answer read whole. */
+class ClientResponse {
+  constructor(status, headers, body) {
+    this.status = status;
+    this.ok = status >= 200 && status < 300;
+    this.headers = headers;
+    this.body = body;
+  }
+
+  text() {
+    return new TextDecoder().decode(this.body);
+  }
+
+  json() {
+    return JSON.parse(this.text());
+  }
+}
+
+/** One workload of the app, with the options it calls with. */
+class Workload {
+  constructor(info, options, extra) {
+    Object.assign(this, info);
+    Object.defineProperty(this, '_options', { value: Object.freeze({ ...options }) });
+    Object.defineProperty(this, '_extra', { value: extra });
+  }
+
+  withOptions(options) {
+    return new this.constructor(this._info(), { ...this._options, ...options }, this._extra);
+  }
+
+  toString() {
+    return 'svc client of ' + this.app + '/' + this.name + ' (' + this.kind + ') at ' + (this.url ?? 'no URL');
+  }
+
+  _info() {
+    return { app: this.app, name: this.name, kind: this.kind, url: this.url, path: this.path, authorized: this.authorized };
+  }
+
+  /** The http(s) URL of the workload now: the server from the options, SVC_SERVER, else the one it was generated from. */
+  _base() {
+    const server = this._options.server ?? environment('SVC_SERVER') ?? this._generatedServer();
+    return server.replace(/\/+$/, '') + (this.path ?? '');
+  }
+
+  _generatedServer() {
+    const url = this.url ?? '';
+    const path = this.path ?? '';
+    const base = path !== '' && url.endsWith(path) ? url.slice(0, url.length - path.length) : url;
+    return base.startsWith('ws') ? 'http' + base.slice(2) : base;
+  }
+
+  _token() {
+    return this._options.token !== undefined ? this._options.token : (environment('SVC_TOKEN') ?? null);
+  }
+
+  _headers() {
+    const token = this._token();
+    return token ? { authorization: 'Bearer ' + token } : {};
+  }
+
+  _where() {
+    return 'the svc server (for ' + this.app + '/' + this.name + ')';
+  }
+
+  async _fetch(method, url, body, headers) {
+    let response;
+    try {
+      response = await fetch(url, { method, headers, body });
+    } catch (error) {
+      const reason = error && error.cause && error.cause.message ? error.cause.message : String(error && error.message ? error.message : error);
+      throw new SvcError('server_unreachable', 'cannot reach ' + this._where() + ' at ' + url.split('?')[0] + ': ' + reason, {
+        hint: 'Check that the server runs and that SVC_SERVER (or the server option) names it.',
+      });
+    }
+    return response;
+  }
+
+  async _exchange(method, url, body, headers) {
+    const response = await this._fetch(method, url, body, headers);
+    const read = method === 'HEAD' ? new Uint8Array(0) : new Uint8Array(await response.arrayBuffer());
+    return new ClientResponse(response.status, Object.fromEntries(response.headers), read);
+  }
+
+  _decodeJson(response, what) {
+    const parsed = parseJson(response.text());
+    if (parsed === null) {
+      throw new SvcError('unexpected_response', what + ' answered something that is not JSON: ' + JSON.stringify(response.text().slice(0, 200)), { status: response.status });
+    }
+    return parsed.value;
+  }
+}
+
+/** The method an endpoint's request() uses: the first of POST, PUT, PATCH it takes, else GET, else its first. */
+function callMethod(methods) {
+  return BODY_METHODS.find((method) => methods.includes(method)) ?? (methods.includes('GET') || methods.length === 0 ? 'GET' : methods[0]);
+}
+
+/** An HTTP endpoint: request() sends the function's arguments (a JSON body for POST, PUT, PATCH, else the query). */
+export class Endpoint extends Workload {
+  request(args) {
+    return this._extra.stream ? this._events(args) : this._call(args);
+  }
+
+  raw(args) {
+    const { method, url, body, headers } = this._prepare(args, 'application/json');
+    return this._exchange(method, url, body, headers);
+  }
+
+  _prepare(args, accept) {
+    const given = Object.fromEntries(Object.entries(args ?? {}).filter(([, value]) => value !== undefined));
+    const method = callMethod(this._extra.methods);
+    const headers = { ...this._headers(), accept };
+    let url = this._base();
+    let body;
+    if (BODY_METHODS.includes(method)) {
+      body = JSON.stringify(given);
+      headers['content-type'] = 'application/json';
+    } else {
+      const query = queryString(given, this._extra.arrays);
+      if (query !== '') url += '?' + query;
+    }
+    return { method, url, body, headers };
+  }
+
+  async _call(args) {
+    const { method, url, body, headers } = this._prepare(args, 'application/json');
+    const response = await this._exchange(method, url, body, headers);
+    if (response.status >= 400) throw errorFromAnswer(response.status, response.text(), method + ' ' + url.split('?')[0]);
+    if (this._extra.raw) return response.body;
+    return this._decodeJson(response, this.app + '/' + this.name);
+  }
+
+  async *_events(args) {
+    const { method, url, body, headers } = this._prepare(args, 'text/event-stream');
+    const response = await this._fetch(method, url, body, headers);
+    if (response.status >= 400) throw errorFromAnswer(response.status, await response.text(), method + ' ' + url.split('?')[0]);
+    for await (const event of serverSentEvents(response)) {
+      const parsed = parseJson(event.data);
+      if (parsed === null) throw new SvcError('unexpected_response', this.app + '/' + this.name + ' streamed an item that is not JSON: ' + JSON.stringify(event.data.slice(0, 200)));
+      if (event.type === 'error') throw svcErrorOf(parsed.value) ?? new SvcError('handler_error', this.app + '/' + this.name + ' failed: ' + event.data);
+      yield parsed.value;
+    }
+  }
+}
+
+/** The events of a text/event-stream answer, as they arrive: { type, data }. */
+async function* serverSentEvents(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let type = 'message';
+  let data = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      const lines = buffer.split(/\r\n|\r|\n/);
+      buffer = done ? '' : lines.pop();
+      for (const line of lines) {
+        if (line === '') {
+          if (data.length > 0) yield { type, data: data.join('\n') };
+          type = 'message';
+          data = [];
+        } else if (!line.startsWith(':')) {
+          const colon = line.indexOf(':');
+          const field = colon < 0 ? line : line.slice(0, colon);
+          let rest = colon < 0 ? '' : line.slice(colon + 1);
+          if (rest.startsWith(' ')) rest = rest.slice(1);
+          if (field === 'event') type = rest;
+          else if (field === 'data') data.push(rest);
+        }
+      }
+      if (done) {
+        if (data.length > 0) yield { type, data: data.join('\n') };
+        return;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** A function: it has no URL, so no client can call it; it runs with .remote() from its project. */
+export class FunctionWorkload extends Workload {
+  request() {
+    throw new TypeError(this.name + ' is a function of ' + this.app + ': it has no URL, so a generated client cannot call it. Call ' + this.name + '.remote(...) from the project that defines it, or run svc run <file>:' + this.name + '.');
+  }
+}
+
+/** An ASGI app: any route with request(), its WebSocket routes with connect(), and one method per operation of its OpenAPI description. */
+export class Asgi extends Workload {
+  constructor(info, options, extra) {
+    super(info, options, extra);
+    for (const operation of extra.operations) {
+      Object.defineProperty(this, operation.name, { value: (args) => this._operation(operation, args ?? {}) });
+    }
+  }
+
+  request(method, path, init = {}) {
+    if (init.json !== undefined && init.body !== undefined) throw new TypeError('request(): pass json or body, not both');
+    let url = this._base().replace(/\/+$/, '') + '/' + String(path ?? '/').replace(/^\/+/, '');
+    const query = queryString(init.query ?? {}, null);
+    if (query !== '') url += (url.includes('?') ? '&' : '?') + query;
+    const headers = { ...this._headers() };
+    let body = init.body;
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json);
+      headers['content-type'] = 'application/json';
+    }
+    const given = init.headers ?? {};
+    const mine = new Set(Object.keys(given).map((name) => name.toLowerCase()));
+    for (const name of Object.keys(headers)) if (mine.has(name)) delete headers[name];
+    return this._exchange(String(method).toUpperCase(), url, body, { ...headers, ...given });
+  }
+
+  connect(path = '/') {
+    return openSocket(this, path, { messageRaw: true, items: 'raw', svcErrors: false });
+  }
+
+  /** One operation: path parameters into the path, query and header ones where they go, the body as JSON (or as given). */
+  async _operation(operation, args) {
+    const path = operation.path.replace(/\{([^}]+)\}/g, (_, name) => {
+      const value = args[name];
+      if (value === undefined || value === null) throw new TypeError(operation.name + '(): the path parameter ' + name + ' is missing');
+      return encodeURIComponent(queryText(value));
+    });
+    const query = {};
+    const headers = {};
+    for (const parameter of operation.parameters) {
+      const value = args[parameter.key];
+      if (value === undefined || value === null) continue;
+      if (parameter.in === 'query') query[parameter.name] = value;
+      else if (parameter.in === 'header') headers[parameter.name] = queryText(value);
+    }
+    const init = { query, headers };
+    const body = operation.body === null ? undefined : args[operation.body.key];
+    if (body !== undefined) {
+      if (operation.body.json) init.json = body;
+      else {
+        init.body = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+        headers['content-type'] = operation.body.contentType;
+      }
+    }
+    const response = await this.request(operation.method, path, init);
+    const what = operation.method + ' ' + operation.path + ' of ' + this.app + '/' + this.name;
+    if (response.status >= 400) throw errorFromAnswer(response.status, response.text(), what);
+    switch (operation.result) {
+      case 'none':
+        return undefined;
+      case 'json':
+        return this._decodeJson(response, what);
+      case 'text':
+        return response.text();
+      default:
+        return response.body;
+    }
+  }
+}
+
+/** A realtime handler: connect() opens a typed WebSocket session. */
+export class Realtime extends Workload {
+  connect() {
+    return openSocket(this, '/', { messageRaw: this._extra.messageRaw, items: this._extra.items, svcErrors: true });
+  }
+}
+
+/**
+ * Opens a WebSocket to the workload (a route of it for ASGI apps), resolved once it is open.
+ * The token goes as ?token= (the standard WebSocket API sets no headers; svc removes it
+ * before the app sees the request). When the socket does not open, a plain request to the
+ * same URL tells why, as the typed error of svc's answer.
+ */
+async function openSocket(workload, path, typing) {
+  const WebSocketClass = workload._options.WebSocket ?? globalThis.WebSocket;
+  if (typeof WebSocketClass !== 'function') {
+    throw new TypeError('connect() needs a WebSocket class and this runtime has none (Node before 22): pass one in the options, createClient({ WebSocket }) with the ws package (npm install ws), or run Node 22 or newer');
+  }
+  let http = workload._base();
+  if (path !== '' && path !== '/') http = http.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '');
+  const token = workload._token();
+  const url = 'ws' + http.slice(4) + (token ? (http.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : '');
+  const socket = new WebSocketClass(url);
+  socket.binaryType = 'arraybuffer';
+  const connection = new Connection(socket, workload, typing);
+  const opened = await connection._opened;
+  if (!opened) throw await refusal(workload, http);
+  return connection;
+}
+
+async function refusal(workload, http) {
+  const unreachable = () => new SvcError('server_unreachable', 'cannot open a WebSocket to ' + workload._where() + ' at ' + http, {
+    hint: 'Check that the server runs and that SVC_SERVER (or the server option) names it.',
+  });
+  try {
+    const response = await workload._exchange('GET', http, undefined, workload._headers());
+    const error = response.status >= 400 ? errorFromAnswer(response.status, response.text(), 'WebSocket ' + http) : null;
+    return error === null || error.code === 'upgrade_required' ? unreachable() : error;
+  } catch (error) {
+    return error instanceof SvcError ? error : unreachable();
+  }
+}
+
+/** A WebSocket session: send() messages, receive() what comes back; an async iterable of the messages. */
+class Connection {
+  constructor(socket, workload, typing) {
+    this._socket = socket;
+    this._workload = workload;
+    this._typing = typing;
+    this._frames = [];
+    this._waiting = [];
+    this.closed = false;
+    this._opened = new Promise((resolve) => {
+      let open = false;
+      socket.onopen = () => {
+        open = true;
+        resolve(true);
+      };
+      socket.onerror = () => {
+        if (!open) resolve(false);
+      };
+      socket.onclose = () => {
+        this.closed = true;
+        if (!open) resolve(false);
+        for (const waiter of this._waiting.splice(0)) waiter();
+        if (this._closing) this._closing();
+      };
+    });
+    socket.onmessage = (event) => {
+      const data = event.data;
+      this._frames.push(typeof data === 'string' ? data : new Uint8Array(data));
+      const waiter = this._waiting.shift();
+      if (waiter) waiter();
+    };
+  }
+
+  send(message) {
+    if (this.closed) throw this._closedError();
+    if (message instanceof Uint8Array || message instanceof ArrayBuffer) this._socket.send(message);
+    else if (typeof message === 'string' && this._typing.messageRaw) this._socket.send(message);
+    else this._socket.send(JSON.stringify(message));
+  }
+
+  async receive() {
+    while (this._frames.length === 0) {
+      if (this.closed) throw this._closedError();
+      await new Promise((resolve) => this._waiting.push(resolve));
+    }
+    return this._decode(this._frames.shift());
+  }
+
+  close() {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this._closing = resolve;
+      this._socket.close(1000);
+    });
+  }
+
+  [Symbol.asyncIterator]() {
+    return {
+      next: async () => {
+        try {
+          return { done: false, value: await this.receive() };
+        } catch (error) {
+          if (error instanceof ConnectionClosedError) return { done: true, value: undefined };
+          throw error;
+        }
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  _closedError() {
+    return new ConnectionClosedError('the WebSocket to ' + this._workload.app + '/' + this._workload.name + ' is closed');
+  }
+
+  /** raw: frames as they came; json: parsed when JSON; typed: parsed, or unexpected_response. svc's error messages are thrown. */
+  _decode(frame) {
+    const items = this._typing.items;
+    if (typeof frame !== 'string' && items !== 'typed') return frame;
+    const text = typeof frame === 'string' ? frame : new TextDecoder().decode(frame);
+    const parsed = parseJson(text);
+    if (parsed === null) {
+      if (items !== 'typed') return frame;
+      throw new SvcError('unexpected_response', this._workload.app + '/' + this._workload.name + ' sent a message that is not JSON: ' + JSON.stringify(text.slice(0, 200)));
+    }
+    const error = this._typing.svcErrors ? svcErrorOf(parsed.value) : null;
+    if (error !== null) throw error;
+    return items === 'raw' ? frame : parsed.value;
+  }
+}
+`;
