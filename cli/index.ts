@@ -247,6 +247,68 @@ prog
   .action((id: string, flags: Flags) => run(async (context) => (await import('./commands/token.js')).tokenRevoke(context, String(id), { json: flags.json === true })));
 
 prog
+  .command('secret')
+  .describe('Secrets of your workspace, given to workloads as environment variables: svc secret create, set, list, delete.')
+  .example('secret create db DATABASE_URL=postgres://app@db/app')
+  .example('secret list')
+  .action(() => prog.help('secret'));
+
+prog
+  .command('secret create <name> [pairs]')
+  .describe('Create a secret from KEY=VALUE pairs (more may follow) and/or a dotenv file; values are never printed.')
+  .option('--from-dotenv', 'Read KEY=VALUE lines from this dotenv file (pairs given as arguments win)')
+  .option('--replace', 'Overwrite a secret of the same name: its keys become exactly these', false)
+  .option('--json', 'Print the secret (its keys, never values) as JSON', false)
+  .example('secret create db DATABASE_URL=postgres://app@db/app DB_POOL=5')
+  .example('secret create stripe --from-dotenv .env.stripe')
+  .action((name: string, first: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/secret.js')).secretCreate(context, String(name), pairsOf(first, flags), {
+        'from-dotenv': text(flags['from-dotenv']), replace: flags.replace === true, json: flags.json === true,
+      }),
+    ),
+  );
+
+prog
+  .command('secret set <name> [pairs]')
+  .describe('Set keys of a secret (the others keep their values); workloads see them at their next deploy, or now with --restart.')
+  .option('--from-dotenv', 'Read KEY=VALUE lines from this dotenv file')
+  .option('--remove', 'Remove this key (repeat for more)')
+  .option('--restart', 'Restart the running workloads that use the secret, so that they get the new values now', false)
+  .option('--json', 'Print the secret (its keys, never values) and the workloads restarted as JSON', false)
+  .example('secret set db DATABASE_URL=postgres://app@db2/app --restart')
+  .example('secret set db --remove DB_POOL')
+  .action((name: string, first: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/secret.js')).secretSet(context, String(name), pairsOf(first, flags), {
+        'from-dotenv': text(flags['from-dotenv']), remove: listOf(flags.remove), restart: flags.restart === true, json: flags.json === true,
+      }),
+    ),
+  );
+
+prog
+  .command('secret list')
+  .describe('List the secrets of your workspace: names, keys, who changed them and when; never values.')
+  .option('--json', 'Print JSON', false)
+  .example('secret list')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretList(context, { json: flags.json === true })));
+
+prog
+  .command('secret delete <name>')
+  .describe('Delete a secret (asks first; --yes without a terminal). Running workloads keep their values; deploys naming it are refused.')
+  .option('-y, --yes', 'Do not ask', false)
+  .option('--json', 'Print JSON', false)
+  .example('secret delete db --yes')
+  .action((name: string, flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretDelete(context, String(name), { yes: flags.yes === true, json: flags.json === true })));
+
+prog
+  .command('secret reseal')
+  .describe("After a key rotation (the operator only): seal every stored secret value again under the server's first key, so that the old keys can go.")
+  .option('--json', 'Print {"secrets", "values"} as JSON', false)
+  .example('secret reseal')
+  .action((flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretReseal(context, { json: flags.json === true })));
+
+prog
   .command('deploy <app_or_module>')
   .describe('Deploy an app (a .py file or a module name, optionally :<workload> for one workload) to the server, and print each URL.')
   .option('--prune', 'Also remove the deployments the app no longer has (whole-app deploys only)', false)
@@ -485,4 +547,16 @@ try {
   }
 } catch (error) {
   process.exitCode = printError(error);
+}
+
+/** KEY=VALUE pairs: sade gives the first positional, the rest come in `_`. */
+function pairsOf(first: string | undefined, flags: Flags): string[] {
+  const rest = Array.isArray(flags._) ? flags._.map(String) : [];
+  return [...(first === undefined ? [] : [String(first)]), ...rest];
+}
+
+/** A flag that may be repeated: sade gives a string once, an array more often. */
+function listOf(value: unknown): string[] {
+  if (value === undefined || value === true || value === false) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
 }

@@ -9,9 +9,10 @@ import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../core/gateway/body-limit.js';
 import type { PluginSpec } from '../core/plugin/load.js';
 import { clusterDefaults, clusterKeys, type ClusterConfig } from './cluster-schema.js';
+import { secretsDefaults, secretsKeys, type SecretsConfig } from './secrets-schema.js';
 import { tlsDefaults, tlsKeys, type TlsConfig } from './tls-schema.js';
 
-export interface ServerConfig extends ClusterConfig, TlsConfig {
+export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   /** Interface the gateway listens on. */
   readonly host: string;
   /** Port the gateway listens on; 0 picks a free one. */
@@ -77,6 +78,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     metricsAddress: null,
     ...clusterDefaults(),
     ...tlsDefaults(),
+    ...secretsDefaults(),
   });
 }
 
@@ -110,4 +112,5 @@ export const configKeys = {
   metricsAddress: { env: 'SVC_METRICS_ADDRESS', kind: 'listenAddress' },
   ...clusterKeys,
   ...tlsKeys,
+  ...secretsKeys,
 } as const satisfies Record<keyof ServerConfig, ConfigKeySpec>;

@@ -239,6 +239,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
       }
     },
     report: reportAs('RESTORE'),
+    secrets: controlPlane.secrets,
     captureApi: async (unit, request) => {
       const instance = registry.instances(unit.key)[0];
       if (instance === undefined) return { capture: null, message: `no OpenAPI description: the gateway sees no container of it to read ${request.source} from` };
@@ -247,7 +248,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   });
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();
-  const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN') });
+  const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN'), secrets: controlPlane.secrets });
   // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs and svc keeps those registered.
   const nomad = config.scheduler === 'nomad' ? new NomadClient({ url: config.nomadAddr, token: config.nomadToken ?? undefined, namespace: config.nomadNamespace, region: config.nomadRegion }) : null;
   const schedules: ScheduleLeader = nomad === null

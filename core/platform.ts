@@ -89,6 +89,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     state: options.state ?? config.state,
     consul: { address: config.consulAddr, prefix: config.consulPrefix, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
     ownerSecret: owner.secret,
+    secretsKeys: { secretsKey: config.secretsKey, secretsKeyFile: config.secretsKeyFile },
     verificationUri: () => `${state.url}/device`,
     report: (error) => report(error, { method: 'STATE', path: '', requestId: undefined }),
     metrics,

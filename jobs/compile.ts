@@ -49,7 +49,7 @@ export function compileJob(workload: Workload, context: JobContext): NomadJobReg
         // Consul deregisters the workers this long before they get SIGTERM, so that routers stop sending.
         ShutdownDelay: 5 * SECOND,
         Meta: { svc_workload: workload.name },
-        Tasks: [runtimeTask(workload, context, labels, services)],
+        Tasks: [runtimeTask(workload, context, labels, services, id)],
       }],
     },
     PreserveCounts: true,

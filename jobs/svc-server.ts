@@ -11,7 +11,7 @@
 import { svcVersion } from '../core/paths.js';
 import { MINUTE, SECOND } from './durations.js';
 import { HEALTH_PATH, READY_PATH } from '../core/gateway/platform-paths.js';
-import type { NomadJob, Port, Service, Task } from './types.js';
+import type { NomadJob, Port, Service, Task, Template } from './types.js';
 
 /** svc's own version, from package.json (the docker image tag and `Meta.svc_version`). */
 export const SVC_VERSION: string = svcVersion;
@@ -48,7 +48,8 @@ export interface SvcServerJobOptions {
   /**
    * Where the ACL tokens come from: `nomad-variables` (default) renders `NOMAD_TOKEN` and
    * `CONSUL_HTTP_TOKEN` from the Nomad Variable `nomad/jobs/<job id>` (keys `nomad_token`,
-   * `consul_token`) into the task's environment; `none` sends no token.
+   * `consul_token`) into the task's environment, and the secrets key (`secrets_key`) into the
+   * file SVC_SECRETS_KEY_FILE names; `none` sends none of them.
    */
   readonly secrets?: 'nomad-variables' | 'none';
   /** svc's `publicUrl` (SVC_PUBLIC_URL): the URL clients use; also links on the job page. */
@@ -87,6 +88,7 @@ const PORT_LABEL = 'http';
 const DEFAULT_CLI = '/opt/svc/dist/cli/index.js';
 /** In the task's secrets dir: the image registry password, rendered from the Variable. */
 const REGISTRY_PASSWORD_FILE = 'image-registry-password';
+const SECRETS_KEY_FILE = 'secrets-key';
 
 export function svcServerJob(options: SvcServerJobOptions = {}): { Job: NomadJob } {
   const replicas = options.replicas ?? 2;
@@ -140,7 +142,7 @@ function serverTask(version: string, options: SvcServerJobOptions): Task {
   const cli = options.cli ?? DEFAULT_CLI;
   const args = [cli, 'server', '--host', '0.0.0.0', '--port', `\${NOMAD_PORT_${PORT_LABEL}}`];
   const docker = options.driver === 'docker';
-  const task: Task & { Templates?: unknown[] } = {
+  const task: Task = {
     Name: TASK,
     Driver: docker ? 'docker' : 'raw_exec',
     Config: docker
@@ -155,7 +157,7 @@ function serverTask(version: string, options: SvcServerJobOptions): Task {
     KillSignal: 'SIGTERM',
   };
   if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') {
-    task.Templates = [tokensTemplate(options.jobId ?? 'svc')];
+    task.Templates = [tokensTemplate(options.jobId ?? 'svc'), secretsKeyTemplate(options.jobId ?? 'svc')];
     if (pushesImages(options)) task.Templates.push(registryPasswordTemplate(options.jobId ?? 'svc'));
   }
   return task;
@@ -174,6 +176,7 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
     // This replica's own address (host IP and port): followers forward the API to the leader's.
     SVC_ADVERTISE_URL: `http://\${NOMAD_ADDR_${PORT_LABEL}}`,
   };
+  if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') env.SVC_SECRETS_KEY_FILE = `\${NOMAD_SECRETS_DIR}/${SECRETS_KEY_FILE}`;
   if (options.workloadDriver === 'docker') {
     if (!options.imageRegistry) throw new Error('svcServerJob: workloadDriver "docker" needs imageRegistry, the registry svc pushes the workloads\' images to');
     env.SVC_IMAGE_REGISTRY = options.imageRegistry;
@@ -190,7 +193,7 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
 }
 
 /** Tokens stay out of the job (anyone with read-job sees Env): Nomad renders them from a Variable the job may read. */
-function tokensTemplate(jobId: string): Record<string, unknown> {
+function tokensTemplate(jobId: string): Template {
   return {
     EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}\nNOMAD_TOKEN={{ .nomad_token }}\nCONSUL_HTTP_TOKEN={{ .consul_token }}\n{{ end }}\n`,
     DestPath: 'secrets/tokens.env',
@@ -203,10 +206,23 @@ function tokensTemplate(jobId: string): Record<string, unknown> {
  * The registry password as a file svc reads (SVC_IMAGE_REGISTRY_PASSWORD_FILE), not an env
  * line: a password may hold `#` or quotes, which an env file would cut or misread.
  */
-function registryPasswordTemplate(jobId: string): Record<string, unknown> {
+function registryPasswordTemplate(jobId: string): Template {
   return {
     EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}{{ .image_registry_password }}{{ end }}`,
     DestPath: `secrets/${REGISTRY_PASSWORD_FILE}`,
+    Perms: '0400',
+    ChangeMode: 'restart',
+  };
+}
+
+/**
+ * The keys that seal workspaces' secrets (core/secrets), which a Consul store requires and every
+ * replica must share: a file svc reads (SVC_SECRETS_KEY_FILE) from the Variable's `secrets_key`.
+ */
+function secretsKeyTemplate(jobId: string): Template {
+  return {
+    EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${jobId}" }}{{ .secrets_key }}{{ end }}`,
+    DestPath: `secrets/${SECRETS_KEY_FILE}`,
     Perms: '0400',
     ChangeMode: 'restart',
   };

@@ -10,11 +10,12 @@ import { SECOND } from './durations.js';
 import { TASK_NAME } from './names.js';
 import { logConfig, taskResources } from './resources.js';
 import type { Service, Task, TaskArtifact } from './types.js';
+import { secretsTemplate } from './secrets-template.js';
 
 /** Where the artifact unpacks the bundle, relative to the task dir (`${NOMAD_TASK_DIR}` is `<task>/local`). */
 export const BUNDLE_DEST = 'local/app';
 
-export function runtimeTask(workload: Workload, context: JobContext, labels: readonly string[], services: Service[]): Task {
+export function runtimeTask(workload: Workload, context: JobContext, labels: readonly string[], services: Service[], jobId: string): Task {
   const args = [
     '-m', 'svc.runtime',
     '--root', '${NOMAD_TASK_DIR}/app',
@@ -36,6 +37,8 @@ export function runtimeTask(workload: Workload, context: JobContext, labels: rea
     // Time for workers to finish the requests they hold after SIGTERM.
     KillTimeout: 30 * SECOND,
     KillSignal: 'SIGTERM',
+    // Secrets come from the job's Nomad Variable through a template: the job holds no value.
+    ...((workload.secrets ?? []).length > 0 ? { Templates: [secretsTemplate(jobId)] } : {}),
   };
 }
 

@@ -184,6 +184,19 @@ export interface Task {
   Artifacts?: TaskArtifact[];
   ShutdownDelay?: Duration;
   KillSignal?: string;
+  Templates?: Template[];
+}
+
+/** `template` blocks (`structs.Template`): rendered by the Nomad client before the task starts. */
+export interface Template {
+  EmbeddedTmpl?: string;
+  SourcePath?: string;
+  DestPath: string;
+  /** Read the rendered file as `KEY=value` lines into the task's environment. */
+  Envvars?: boolean;
+  Perms?: string;
+  ChangeMode?: 'noop' | 'restart' | 'signal' | 'script';
+  ChangeSignal?: string;
 }
 
 export interface Resources {

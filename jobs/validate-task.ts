@@ -1,13 +1,14 @@
 /**
  * Task rules (`structs.Task.Validate`, `Resources.Validate`, the drivers'
  * config specs): names, the driver whitelist with each driver's Config keys,
- * resources (CPU xor Cores, memory ≥ 10 MB), log config and artifacts.
+ * resources (CPU xor Cores, memory ≥ 10 MB), log config, artifacts and templates.
  */
 import { driverConfigs } from './schema.js';
 import { checkPlacement, list, num, obj, oneOf, str, type Obj, type Report } from './rules.js';
 import { checkServices } from './validate-services.js';
+import { checkTemplates } from './validate-templates.js';
 
-export function checkTask(report: Report, path: string, task: Obj, labels: ReadonlySet<string>, progressDeadline: number | undefined): void {
+export function checkTask(report: Report, path: string, task: Obj, labels: ReadonlySet<string>, progressDeadline: number | undefined, jobId?: string): void {
   const name = str(task.Name);
   if (name === undefined || name === '') report(`${path}.Name`, 'is required');
   else if (name === 'alloc') report(`${path}.Name`, '"alloc" is reserved');
@@ -33,13 +34,7 @@ export function checkTask(report: Report, path: string, task: Obj, labels: Reado
     if (!str(artifact.GetterSource)) report(`${path}.Artifacts[${index}].GetterSource`, 'is required');
     oneOf(report, `${path}.Artifacts[${index}].GetterMode`, artifact.GetterMode, ['any', 'file', 'dir']);
   });
-  const destinations = new Set<string>();
-  list(task.Templates).forEach((template, index) => {
-    const dest = str(template.DestPath);
-    if (dest === undefined) return;
-    if (destinations.has(dest)) report(`${path}.Templates[${index}].DestPath`, `"${dest}" is the destination of another template`);
-    destinations.add(dest);
-  });
+  checkTemplates(report, path, task, jobId);
   checkPlacement(report, path, task, true);
   checkServices(report, path, task, labels, false);
 }

@@ -87,11 +87,11 @@ function checkJob(report: Report, job: Obj): void {
     if (groupName === undefined || groupName === '') report(`${path}.Name`, 'is required');
     else if (names.has(groupName)) report(`${path}.Name`, `group name "${groupName}" is used twice`);
     else names.add(groupName);
-    checkGroup(report, path, group, type);
+    checkGroup(report, path, group, type, id);
   });
 }
 
-function checkGroup(report: Report, path: string, group: Obj, jobType: string): void {
+function checkGroup(report: Report, path: string, group: Obj, jobType: string, jobId: string | undefined): void {
   const count = num(group.Count);
   if (count !== undefined && count < 0) report(`${path}.Count`, 'must be 0 or more');
   checkScaling(report, path, group, count, jobType);
@@ -119,7 +119,7 @@ function checkGroup(report: Report, path: string, group: Obj, jobType: string): 
     if (taskName !== undefined && names.has(taskName)) report(`${path}.Tasks[${index}].Name`, `task name "${taskName}" is used twice in the group`);
     if (taskName !== undefined) names.add(taskName);
     if (task.Leader === true && ++leaders === 2) report(`${path}.Tasks[${index}].Leader`, 'only one task of a group may be the leader');
-    checkTask(report, `${path}.Tasks[${index}]`, task, labels, progress);
+    checkTask(report, `${path}.Tasks[${index}]`, task, labels, progress, jobId);
   });
   checkPlacement(report, path, group, false);
   checkServices(report, path, group, labels, true);

@@ -11,6 +11,7 @@ import { connect, type CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { colorStatus, formatTable } from '../table.js';
 import { shortTime } from '../time.js';
+import { confirm, needsConfirmation } from '../confirm.js';
 
 export interface JsonFlag {
   readonly json?: boolean;
@@ -63,19 +64,12 @@ async function transition(context: CommandContext, app: string, action: 'pause' 
 
 export async function appDelete(context: CommandContext, app: string, flags: AppDeleteFlags = {}): Promise<void> {
   const { out } = context;
-  if (!flags.yes && !context.interactive) {
-    throw new SvcError('confirmation_required', `svc app delete ${app} deletes the app and every deployment of it; without a terminal to ask on, it needs --yes.`, {
-      hint: `Run \`svc app delete ${app} --yes\` if you mean it.`,
-    });
-  }
+  const ask = needsConfirmation(context, flags.yes, `svc app delete ${app}`, 'deletes the app and every deployment of it');
   const { client } = await connect(context);
-  if (!flags.yes) {
+  if (ask) {
     const view = await client.get<AppView>(appPath(app));
     const count = view.deployments.length;
-    const answer = await context.prompt(`Delete the app ${app} and its ${count} deployment${count === 1 ? '' : 's'}? Their URLs stop answering. [y/N] `);
-    if (!/^\s*y(es)?\s*$/i.test(answer)) {
-      throw new SvcError('confirmation_required', `not confirmed: ${app} was not deleted.`, { hint: 'Answer y to delete it, or pass --yes.' });
-    }
+    await confirm(context, `Delete the app ${app} and its ${count} deployment${count === 1 ? '' : 's'}? Their URLs stop answering.`, `${app} was not deleted`);
   }
   await client.delete(appPath(app), { long: true });
   if (flags.json) out.result(JSON.stringify({ app, deleted: true }));

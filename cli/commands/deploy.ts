@@ -86,6 +86,8 @@ export default async function deploy(context: CommandContext, appOrModule: strin
       bundle: bundle.sha256,
       ...(workload === null ? {} : { workload: workload.name }),
       ...(flags.prune ? { prune: true } : {}),
+      // svc.Secret.from_dict values: beside the manifest, never in it; the server keeps them sealed.
+      ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }),
     };
     if (flags.dryRun) {
       const plan = await client.post<DeployPlan>(`${appPath(spec.name)}/deployments/plan`, body, { long: true });

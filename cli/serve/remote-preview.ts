@@ -54,7 +54,7 @@ export class RemotePreview extends ReloadingPreview<AppView> {
     }
     if (first) out.step(`deploying the preview on ${this.#client.server}; it answers once the preview serves (a first image build takes a while)`);
     const started = performance.now();
-    const view = await this.#client.json<AppView>('PUT', previewPath(manifest.spec.name), { json: { manifest: manifest.raw, bundle: bundle.sha256 }, long: true });
+    const view = await this.#client.json<AppView>('PUT', previewPath(manifest.spec.name), { json: { manifest: manifest.raw, bundle: bundle.sha256, ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }) }, long: true });
     if (first) out.done(`the preview serves (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     return view;
   }

@@ -3,6 +3,8 @@
  * and an uploaded bundle, stop one deployment, delete one. The deploy
  * answers once the new version serves (no streamed progress yet).
  */
+import { checkSecretValues } from '../secrets/rules.js';
+import { INLINE_REF } from '../secrets/secrets.js';
 import { SvcError } from '../errors.js';
 import { parseManifest } from '../workload/resolve.js';
 import type { AppSpec } from '../workload/types.js';
@@ -70,12 +72,15 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
  * the app, validated and resolved, and the sha256 of a bundle the workspace
  * uploaded. With `pathApp`, the manifest must describe that app.
  */
-export async function deployableCode(body: Readonly<Record<string, unknown>>, workspace: string, services: ApiServices, pathApp?: string): Promise<{ spec: AppSpec; bundle: string }> {
+export async function deployableCode(
+  body: Readonly<Record<string, unknown>>, workspace: string, services: ApiServices, pathApp?: string,
+): Promise<{ spec: AppSpec; bundle: string; inlineSecrets?: Record<string, string>[] }> {
   const spec = appSpec(required(body, 'manifest'), pathApp);
   const bundle = requiredString(body, 'bundle');
   if (!/^[0-9a-f]{64}$/.test(bundle)) throw notSha256(bundle, 'the field "bundle"');
   if (!(await workspaceBundles(services).has(workspace, bundle))) throw unknownBundle(bundle);
-  return { spec, bundle };
+  const inlineSecrets = inlineSecretsOf(body['inlineSecrets'], spec);
+  return { spec, bundle, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) };
 }
 
 /**
@@ -94,15 +99,31 @@ function appSpec(manifest: unknown, app: string | undefined): AppSpec {
   return spec;
 }
 
+/**
+ * `inlineSecrets`: the app's `svc.Secret.from_dict` values, sent beside the manifest (never in
+ * it), which its workloads name `@<i>`. Checked like a secret's values; messages name keys only.
+ */
+function inlineSecretsOf(value: unknown, spec: AppSpec): Record<string, string>[] | undefined {
+  const refs = spec.workloads.flatMap((w) => (w.secrets ?? []).map((name) => INLINE_REF.exec(name)?.[1])).filter((i) => i !== undefined).map(Number);
+  if (value === undefined || value === null) {
+    if (refs.length > 0) throw new SvcError('bad_request', `the manifest's workloads name inline secrets (@${refs[0]}), but the field "inlineSecrets" is missing.`, { details: { field: 'inlineSecrets' } });
+    return undefined;
+  }
+  if (!Array.isArray(value)) throw new SvcError('bad_request', 'the field "inlineSecrets" must be a list of KEY: value objects.', { details: { field: 'inlineSecrets' } });
+  const beyond = refs.find((i) => i >= value.length);
+  if (beyond !== undefined) throw new SvcError('bad_request', `a workload names the inline secret @${beyond}, but "inlineSecrets" holds ${value.length}.`, { details: { field: 'inlineSecrets' } });
+  return value.map((values) => checkSecretValues(values, { allowEmpty: true }));
+}
+
 function optionalWorkload(value: unknown): string | undefined {
   return value === undefined || value === null ? undefined : checkName('workload', value);
 }
 
 /** The body of a deploy (and of its plan), checked: manifest, uploaded bundle, workload, prune. */
 async function deployRequest(params: Readonly<Record<string, string>>, body: Record<string, unknown>, principal: Principal, services: ApiServices): Promise<DeployRequest> {
-  onlyFields(body, ['manifest', 'bundle', 'workload', 'prune']);
+  onlyFields(body, ['manifest', 'bundle', 'workload', 'prune', 'inlineSecrets']);
   const ref = appRef(params, principal);
-  const { spec, bundle } = await deployableCode(body, ref.workspace, services, ref.app);
+  const { spec, bundle, inlineSecrets } = await deployableCode(body, ref.workspace, services, ref.app);
   services.checkSchedules?.(spec);
   const workload = optionalWorkload(body['workload']);
   const prune = optionalBoolean(body, 'prune');
@@ -111,6 +132,6 @@ async function deployRequest(params: Readonly<Record<string, string>>, body: Rec
   }
   return {
     spec, bundleSha256: bundle, workspace: ref.workspace, stage: 'deployed', principal,
-    ...(workload === undefined ? {} : { workload }), ...(prune ? { prune } : {}),
+    ...(workload === undefined ? {} : { workload }), ...(prune ? { prune } : {}), ...(inlineSecrets === undefined ? {} : { inlineSecrets }),
   };
 }

@@ -22,6 +22,8 @@ import { startSweeper } from './sweeper.js';
 import { Sessions } from '../accounts/sessions.js';
 import { Members } from '../workspaces/members.js';
 import type { Principal } from '../plugin/types.js';
+import { openKeySource, type KeySettings } from '../secrets/key-source.js';
+import { Secrets } from '../secrets/secrets.js';
 
 /**
  * `file`: `<data dir>/state`, durable and locked to one process; `consul`:
@@ -40,6 +42,8 @@ export interface ControlPlaneOptions {
   readonly verificationUri: () => string;
   /** Told about failures nobody waits for (a sweep, the token index's watch). */
   readonly report: (error: unknown) => void;
+  /** Where the keys that seal secrets come from (core/secrets/key-source.ts); absent: the store's default. */
+  readonly secretsKeys?: KeySettings;
   /** Times the store's calls (`/metrics`). */
   readonly metrics?: PlatformMetrics;
 }
@@ -56,6 +60,8 @@ export interface ControlPlane {
   /** Workspaces' members and invitations. */
   readonly members: Members;
   readonly devices: DeviceAuthorizations;
+  /** Workspaces' secrets, sealed with keys kept outside the store. */
+  readonly secrets: Secrets;
   readonly owner: { readonly account: Account; readonly created: boolean };
   /** `revoked` means the owner-token file no longer works: delete it and restart to get a new one. */
   readonly ownerTokenStatus: OwnerTokenStatus;
@@ -75,6 +81,8 @@ const SWEEP_INTERVAL_MS = 60_000;
  * On any failure what was opened is closed again, so the lock is released.
  */
 export async function openControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  // First: a Consul store without a secrets key refuses to start before anything opens.
+  const keys = await openKeySource({ ...(options.secretsKeys ?? { secretsKey: null, secretsKeyFile: null }), dataDir: options.dataDir, state: options.state });
   const fileStore = options.state === 'file' ? await openFileStateStore({ dataDir: options.dataDir }) : null;
   const opened: StateStore = fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
   const store = options.metrics === undefined ? opened : timedStore(opened, options.metrics);
@@ -96,11 +104,12 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     const sessions = new Sessions(store);
     const members = new Members({ workspaces, accounts, signIn, sessions, tokens });
     const devices = new DeviceAuthorizations(store, tokens, { verificationUri: options.verificationUri });
+    const secrets = new Secrets(store, keys);
     const firstSignIn = owner.created ? await signIn.issue(owner.account.id) : null;
     const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep(), () => tokens.usage.flush()], SWEEP_INTERVAL_MS, options.report);
     const opened = index;
     return {
-      store, workspaces, accounts, tokens, signIn, sessions, members, devices, owner, ownerTokenStatus, firstSignIn,
+      store, workspaces, accounts, tokens, signIn, sessions, members, devices, secrets, owner, ownerTokenStatus, firstSignIn,
       verifier: new StoreTokenVerifier(index, undefined, tokens.usage),
       warnings: fileStore?.warnings ?? [],
       async close() {

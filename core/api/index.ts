@@ -19,6 +19,7 @@ import { memberRoutes } from './members.js';
 import { dashboardRoutes } from '../dashboard/index.js';
 import { previewRoutes } from './previews.js';
 import { runRoutes } from './runs.js';
+import { secretRoutes } from './secrets.js';
 import { apiRouter } from './router.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
@@ -32,7 +33,7 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 
 /** Every route of the API, in the order docs/openapi.json lists their paths (`npm run openapi` writes it from these). */
 export const apiRoutes: readonly ApiRoute[] = [
-  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...domainRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
+  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...domainRoutes, ...secretRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
   ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appRunRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
 

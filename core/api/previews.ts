@@ -25,11 +25,11 @@ export const previewRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.putPreview,
     async handle({ params, body, principal }, services) {
-      onlyFields(body, ['manifest', 'bundle', 'idleTimeoutSeconds']);
+      onlyFields(body, ['manifest', 'bundle', 'idleTimeoutSeconds', 'inlineSecrets']);
       const ref = previewRef(params, principal);
-      const { spec, bundle } = await deployableCode(body, ref.workspace, services, ref.app);
+      const { spec, bundle, inlineSecrets } = await deployableCode(body, ref.workspace, services, ref.app);
       const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
-      const deployment = await services.previews.put({ spec, bundleSha256: bundle, workspace: ref.workspace, principal, idleTimeoutSeconds });
+      const deployment = await services.previews.put({ spec, bundleSha256: bundle, workspace: ref.workspace, principal, idleTimeoutSeconds, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) });
       return { status: 200, body: await describePreview(deployment, services) };
     },
   },

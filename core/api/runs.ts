@@ -22,11 +22,11 @@ export const runRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.createRun,
     async handle({ body, principal }, services) {
-      onlyFields(body, ['manifest', 'bundle', 'function', 'idleTimeoutSeconds']);
-      const { spec, bundle } = await deployableCode(body, principal.workspace, services);
+      onlyFields(body, ['manifest', 'bundle', 'function', 'idleTimeoutSeconds', 'inlineSecrets']);
+      const { spec, bundle, inlineSecrets } = await deployableCode(body, principal.workspace, services);
       const fn = checkName('function', requiredString(body, 'function'));
       const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
-      const run = await services.runs.create({ spec, bundleSha256: bundle, workspace: principal.workspace, function: fn, principal, idleTimeoutSeconds });
+      const run = await services.runs.create({ spec, bundleSha256: bundle, workspace: principal.workspace, function: fn, principal, idleTimeoutSeconds, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) });
       return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
     },
   },

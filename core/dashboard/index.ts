@@ -1,6 +1,6 @@
 /**
  * The web dashboard, served by `svc server` next to the API: sign-in and
- * sign-out, device approval for `svc login`, Settings → Tokens, the apps,
+ * sign-out, device approval for `svc login`, Settings → Tokens and Secrets, the apps,
  * the workspace.
  * Server-rendered HTML on Koa and @koa/router; the one script only enhances
  * pages that work without it. Browsers asking for `/` land here; API clients
@@ -12,6 +12,7 @@ import type { GatewayState } from '../gateway/types.js';
 import { assetFiles } from './assets.js';
 import { appPages } from './pages/apps.js';
 import { devicePages } from './pages/device.js';
+import { secretPages } from './pages/secrets.js';
 import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
 import { workspacePages } from './pages/workspace.js';
@@ -26,6 +27,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   const signIn = signInPages(services);
   const device = devicePages(services);
   const tokens = tokenPages(services);
+  const secrets = secretPages(services);
   const apps = appPages(services);
   const workspace = workspacePages(services);
 
@@ -49,6 +51,10 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.post('/dashboard/settings/tokens', (ctx) => tokens.create(ctx));
   router.get('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.confirmRevoke(ctx));
   router.post('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.revoke(ctx));
+  router.get('/dashboard/settings/secrets', (ctx) => secrets.list(ctx));
+  router.post('/dashboard/settings/secrets', (ctx) => secrets.create(ctx));
+  router.get('/dashboard/settings/secrets/:name/delete', (ctx) => secrets.confirmDelete(ctx));
+  router.post('/dashboard/settings/secrets/:name/delete', (ctx) => secrets.delete(ctx));
   router.get('/dashboard/workspace', (ctx) => workspace.show(ctx));
   router.post('/dashboard/workspace/invitations', (ctx) => workspace.invite(ctx));
   router.get('/dashboard/workspace/members/:id/remove', (ctx) => workspace.confirmRemove(ctx));

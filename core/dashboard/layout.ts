@@ -14,12 +14,13 @@ export interface PageOptions {
   /** Null on the pages of someone not signed in (sign-in, errors before it). */
   readonly viewer: Viewer | null;
   /** Which navigation entry is this page. */
-  readonly section?: 'apps' | 'tokens' | 'workspace';
+  readonly section?: 'apps' | 'tokens' | 'secrets' | 'workspace';
 }
 
 const NAV = [
   { section: 'apps', href: '/dashboard', label: 'Apps' },
   { section: 'tokens', href: '/dashboard/settings/tokens', label: 'Settings → Tokens' },
+  { section: 'secrets', href: '/dashboard/settings/secrets', label: 'Settings → Secrets' },
   { section: 'workspace', href: '/dashboard/workspace', label: 'Workspace' },
 ] as const;
 
@@ -71,4 +72,16 @@ export function csrfField(viewer: Viewer): Html {
 /** A notice at the top of a page: `status` for news, `alert` for a failure (read out by screen readers). */
 export function notice(kind: 'ok' | 'error', text: Html | string): Html {
   return html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
+}
+
+/** The page body that asks before a destructive form is sent: the question, the danger button posting to `action`, and Cancel. */
+export function confirmCard(viewer: Viewer, question: Html, action: string, button: string, cancel: string): Html {
+  return html`<div class="card">
+  <p>${question}</p>
+  <form method="post" action="${action}" class="actions">
+    ${csrfField(viewer)}
+    <button type="submit" class="danger">${button}</button>
+    <a href="${cancel}">Cancel</a>
+  </form>
+</div>`;
 }

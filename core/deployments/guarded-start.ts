@@ -51,5 +51,6 @@ export function guardedStart(context: StartContext, signal: AbortSignal, stopped
     },
     progress: context.progress,
     ...(context.routable ? { routable: context.routable } : {}),
+    ...(context.secretEnv ? { secretEnv: context.secretEnv } : {}),
   };
 }

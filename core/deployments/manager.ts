@@ -19,6 +19,7 @@ import { guardedStart, unlessAborted } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { domainsNotServed, unlimitedResources } from './warnings.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
+import type { SecretEnvironment } from '../secrets/types.js';
 
 export interface DeployRequest {
   readonly spec: AppSpec;
@@ -33,6 +34,8 @@ export interface DeployRequest {
   readonly workload?: string;
   /** Remove the app's deployed workloads that the spec no longer has (whole-app deploys only). */
   readonly prune?: boolean;
+  /** The app's `svc.Secret.from_dict` values, which its workloads name `@<i>`; sent beside the manifest, kept sealed. */
+  readonly inlineSecrets?: readonly Readonly<Record<string, string>>[];
 }
 
 /** What the manager needs of the autoscaler (core/autoscale/controller.ts). */
@@ -77,6 +80,8 @@ export interface DeploymentManagerOptions {
   readonly logs?: Pick<DeploymentLogs, 'setVersion' | 'addBuildLine' | 'forget'>;
   /** See StartContext#routable: a new unit's route switches once the gateway sees an instance of it. */
   readonly routable?: (unitKey: string) => Promise<void>;
+  /** The workspaces' secrets: a deploy naming one that does not exist is refused first; units get their values. */
+  readonly secrets?: SecretEnvironment;
   /**
    * Reads an ASGI app's OpenAPI description from its new unit during a deploy
    * (capture-apis.ts); without it no description is read.
@@ -152,6 +157,7 @@ export class DeploymentManager {
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
     const previous = this.#live.get(deploymentId(ref));
     const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
+    await this.#checkSecrets(ref, targets);
     const served = targets.filter(isServed);
     const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
     this.#options.routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
@@ -169,12 +175,15 @@ export class DeploymentManager {
     const { routes, driver } = this.#options;
     const previous = this.#live.get(deploymentId(ref));
     const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
+    // Before anything changes: a secret the workspace does not have fails the deploy, naming it.
+    await this.#checkSecrets(ref, targets);
     const served = targets.filter(isServed);
     const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
     // Before building or starting anything: a URL taken by another app fails the deploy with nothing to undo.
     routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
 
     const { source, bundle } = await this.#code(spec, request, progress);
+    if (request.inlineSecrets !== undefined) await this.#options.secrets?.putInline(ref, request.inlineSecrets);
     const units = await startUnits(this.#startContext(progress), ref, served.map((workload) => ({ workload, source, key: this.#nextKey(ref, workload.name) })));
     let versions: Map<string, number>;
     try {
@@ -270,6 +279,30 @@ export class DeploymentManager {
     });
   }
 
+  /**
+   * After a secret changed (`svc secret set --restart`): every running workload of the workspace
+   * that uses it gets a new unit, started with the secret's current values, and the old one
+   * drains, as a deploy does. Returns `<app>/<workload>` of each, previews included.
+   */
+  async restartSecretUsers(workspace: string, secret: string): Promise<string[]> {
+    const lives = [...this.#live.values()].filter((live) => live.ref.workspace === workspace);
+    const restarted = await Promise.all(lives.map((live) => this.#exclusive(live.ref, async () => {
+      const users = [...live.workloads.values()].filter((lw) => lw.unit !== null && (lw.workload.secrets ?? []).includes(secret));
+      const old = users.map((lw) => lw.unit!);
+      for (const lw of users) lw.unit = null;
+      try {
+        await this.#startWorkloads(live, users);
+      } catch (error) {
+        // The old units serve on, as before the restart.
+        users.forEach((lw, i) => (lw.unit = old[i]!));
+        throw error;
+      }
+      await Promise.all(old.map((key) => this.#stopUnit(key)));
+      return users.map((lw) => `${live.ref.app}${live.ref.stage === 'deployed' ? '' : ` (${live.ref.stage})`}/${lw.workload.name}`);
+    })));
+    return restarted.flat();
+  }
+
   /** Takes one workload offline (its URL answers `deployment_stopped`); a deploy of it starts it again. */
   stopWorkload(ref: DeploymentRef, workload: string): Promise<Deployment> {
     return this.#exclusive(ref, async () => {
@@ -303,6 +336,7 @@ export class DeploymentManager {
       this.#live.delete(deploymentId(ref));
       const stopping = [...live.workloads.values()].flatMap((lw) => this.#unroute(lw));
       await Promise.all(stopping.map((key) => this.#stopUnit(key)));
+      await this.#options.secrets?.forgetInline(ref);
       for (const workload of live.workloads.keys()) this.#options.logs?.forget({ ...ref, workload });
       await this.#stopped(ref);
     });
@@ -545,10 +579,16 @@ export class DeploymentManager {
     return servingUnitKey(ref, workload, this.#serial++);
   }
 
+  async #checkSecrets(ref: DeploymentRef, targets: readonly Workload[]): Promise<void> {
+    const names = targets.flatMap((workload) => workload.secrets ?? []);
+    if (names.length > 0) await this.#options.secrets?.check(ref.workspace, names);
+  }
+
   #startContext(progress: (event: DeployProgress) => void): StartContext {
-    const { images, driver, routable } = this.#options;
+    const { images, driver, routable, secrets } = this.#options;
+    const secretEnv = secrets === undefined ? undefined : (ref: DeploymentRef, workload: Workload) => secrets.environment(ref, workload.secrets ?? []);
     // Once svc stops, no start waits for its image and no unit starts.
-    return guardedStart({ images, driver, progress, ...(routable ? { routable } : {}) }, this.#stopping.signal, () => changeRefusedError(), {
+    return guardedStart({ images, driver, progress, ...(routable ? { routable } : {}), ...(secretEnv ? { secretEnv } : {}) }, this.#stopping.signal, () => changeRefusedError(), {
       submitted: (key) => this.#submitted.add(key),
       removed: (key) => this.#submitted.delete(key),
     });

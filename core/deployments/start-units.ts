@@ -28,6 +28,8 @@ export interface StartContext {
   readonly progress: (event: DeployProgress) => void;
   /** Resolves once the gateway can send a unit's requests somewhere (its registry lists an instance), or gives up. */
   readonly routable?: (unitKey: string) => Promise<void>;
+  /** The variables of a workload's secrets (core/secrets), opened when its unit is made; absent: workloads get none. */
+  readonly secretEnv?: (ref: DeploymentRef, workload: Workload) => Promise<Record<string, string>>;
 }
 
 /** The unit under its adopted key when starting it there changes nothing that runs; else under a fresh key. */
@@ -40,7 +42,7 @@ async function keptOrReplaced(driver: SchedulerDriver, unit: DeploymentUnit, rep
 }
 
 /** Builds (or finds in the cache) each image the units need, once, and makes the units. */
-export async function buildUnits(context: Pick<StartContext, 'images' | 'progress'>, ref: DeploymentRef, wanted: readonly UnitToStart[]): Promise<DeploymentUnit[]> {
+export async function buildUnits(context: Pick<StartContext, 'images' | 'progress' | 'secretEnv'>, ref: DeploymentRef, wanted: readonly UnitToStart[]): Promise<DeploymentUnit[]> {
   const { images, progress } = context;
   const built = new Map<string, BuiltImage>();
   for (const { workload } of wanted) {
@@ -51,7 +53,10 @@ export async function buildUnits(context: Pick<StartContext, 'images' | 'progres
     built.set(image.id, result);
     progress({ type: 'image', imageId: image.id, status: result.cached ? 'cached' : 'built' });
   }
-  return wanted.map(({ workload, source, key }) => ({ key, ref, workload, image: built.get(workload.image.id)!, source }));
+  return Promise.all(wanted.map(async ({ workload, source, key }) => {
+    const secretEnv = (workload.secrets ?? []).length === 0 || context.secretEnv === undefined ? undefined : await context.secretEnv(ref, workload);
+    return { key, ref, workload, image: built.get(workload.image.id)!, source, ...(secretEnv === undefined ? {} : { secretEnv }) };
+  }));
 }
 
 /** Resolves with the started units (in the order given); on any failure removes all of them and rejects. */

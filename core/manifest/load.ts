@@ -13,7 +13,7 @@ import { SvcError } from '../errors.js';
 import { sdkPythonPath } from '../paths.js';
 import { resolveApp } from '../workload/resolve.js';
 import type { AppSpec } from '../workload/types.js';
-import { parseManifestText } from './parse.js';
+import { parseManifestOutput } from './parse.js';
 import type { ManifestV1 } from './types.js';
 
 export interface LoadManifestOptions {
@@ -42,6 +42,8 @@ export interface LoadedManifest {
   readonly root: string;
   readonly spec: AppSpec;
   readonly raw: ManifestV1;
+  /** The app's `svc.Secret.from_dict` values, which its workloads name `@<i>`: sent beside `raw` (the API's `inlineSecrets`), never in it. */
+  readonly inlineSecrets?: readonly Record<string, string>[];
   /** Lines the user's code wrote to stderr (or printed) while it was imported. */
   readonly logs: readonly string[];
 }
@@ -106,8 +108,8 @@ export function manifestFromRun(run: PythonRun, target: ManifestTarget): LoadedM
     );
   }
   if (run.code === 0) {
-    const raw = parseManifestText(run.stdout);
-    return { root, spec: resolveApp(raw), raw, logs: lines(run.stderr) };
+    const { raw, inlineSecrets } = parseManifestOutput(run.stdout);
+    return { root, spec: resolveApp(raw), raw, logs: lines(run.stderr), ...(inlineSecrets === undefined ? {} : { inlineSecrets }) };
   }
   if (run.code === 1) {
     throw new SvcError('manifest_failed', `Python could not load ${target.target}:\n${stderr}`, {

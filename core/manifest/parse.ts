@@ -18,6 +18,32 @@ export const supportedManifestVersion = 1;
 
 /** Parses and validates manifest JSON; throws `manifest_invalid` for bad JSON (with its position) or broken rules. */
 export function parseManifestText(text: string): ManifestV1 {
+  const value = parseJsonText(text);
+  assertValidManifest(value);
+  return value;
+}
+
+/**
+ * What `python -m svc.manifest` prints: the manifest, and beside it (taken out before it is
+ * validated, so that it never travels or is kept inside) the `svc.Secret.from_dict` values
+ * under `inline_secrets`, which the sender passes on as the API's `inlineSecrets`.
+ */
+export function parseManifestOutput(text: string): { readonly raw: ManifestV1; readonly inlineSecrets?: Record<string, string>[] } {
+  const value = parseJsonText(text);
+  let inlineSecrets: Record<string, string>[] | undefined;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, INLINE_SECRETS_KEY)) {
+    const record = value as Record<string, unknown>;
+    inlineSecrets = record[INLINE_SECRETS_KEY] as Record<string, string>[];
+    delete record[INLINE_SECRETS_KEY];
+  }
+  assertValidManifest(value);
+  return { raw: value, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) };
+}
+
+/** The key of what svc.manifest prints that holds the inline secret values (sdk/python/svc/manifest/_build.py). */
+export const INLINE_SECRETS_KEY = 'inline_secrets';
+
+function parseJsonText(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -31,7 +57,6 @@ export function parseManifestText(text: string): ManifestV1 {
       cause: error,
     });
   }
-  assertValidManifest(value);
   return value;
 }
 

@@ -103,6 +103,8 @@ interface WorkloadBase {
   /** Id of an entry of `images`. */
   image: string;
   doc: string | null;
+  /** Names of the workspace's secrets whose keys the workers get as environment variables; absent: none. */
+  secrets?: string[];
 }
 
 export interface FunctionWorkload extends WorkloadBase {

@@ -1,6 +1,7 @@
 /** Checks `workloads`: each entry's keys, name, kind, handler, image, doc, options and schemas. */
 import type { IssueCollector } from '../workload/issues.js';
-import { hasSignature, nameProblem, workloadKeys, workloadKinds } from '../workload/rules.js';
+import { hasSignature, nameProblem, optionalWorkloadKeys, workloadKeys, workloadKinds } from '../workload/rules.js';
+import { validateSecretNames } from './validate-secrets.js';
 import { nameIssue } from './name-issue.js';
 import type { WorkloadKind } from '../workload/types.js';
 import { checkArray, checkKeys, checkObject, checkString, jsonTypeName, type Plain } from './shape-checks.js';
@@ -19,7 +20,7 @@ export function validateWorkloads(workloads: unknown, imageIds: ReadonlyMap<stri
   workloads.forEach((workload, index) => {
     const at = issues.at(index);
     if (!checkObject(workload, at)) return;
-    checkKeys(workload, workloadKeys, at);
+    checkKeys(workload, workloadKeys, at, 'key', '', optionalWorkloadKeys);
     checkName(workload, names, index, at);
     const kind = checkKind(workload, at);
     if (Object.hasOwn(workload, 'image') && checkString(workload.image, at.at('image'))) {
@@ -37,6 +38,7 @@ export function validateWorkloads(workloads: unknown, imageIds: ReadonlyMap<stri
     if (Object.hasOwn(workload, 'options')) validateOptions(kind, workload.options, at.at('options'));
     if (Object.hasOwn(workload, 'parameters')) validateParameters(kind, workload.parameters, at.at('parameters'));
     if (Object.hasOwn(workload, 'returns')) validateReturns(kind, workload.returns, at.at('returns'));
+    if (Object.hasOwn(workload, 'secrets')) validateSecretNames(workload.secrets, at.at('secrets'));
   });
   return used;
 }

@@ -32,6 +32,8 @@ export interface PutPreview {
   readonly workspace: string;
   readonly principal: Principal | null;
   readonly idleTimeoutSeconds: number;
+  /** The app's `svc.Secret.from_dict` values (see DeployRequest#inlineSecrets). */
+  readonly inlineSecrets?: readonly Readonly<Record<string, string>>[];
 }
 
 export class Previews {
@@ -58,6 +60,7 @@ export class Previews {
         spec: request.spec, bundleSha256: request.bundleSha256, workspace: request.workspace, stage: 'preview', principal: request.principal,
         // A workload the new code no longer has leaves the preview, as it leaves the code.
         prune: true,
+        ...(request.inlineSecrets === undefined ? {} : { inlineSecrets: request.inlineSecrets }),
       });
       timeout = request.idleTimeoutSeconds;
       return deployment;

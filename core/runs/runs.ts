@@ -27,6 +27,7 @@ import type { DeploymentLogKey, DeploymentLogs } from '../logs/deployment-logs.j
 import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver } from '../scheduler/types.js';
+import type { SecretEnvironment } from '../secrets/types.js';
 import type { AppSpec, Workload } from '../workload/types.js';
 import { sendCall } from './call-stream.js';
 import { callWithRetries } from './retries.js';
@@ -45,6 +46,8 @@ export interface RunManagerOptions {
   readonly driver: SchedulerDriver;
   readonly bundles: Pick<CodeBundles, 'fromStore'>;
   readonly autoscaler: UnitScaler;
+  /** The workspaces' secrets, for functions that name some; absent: none are checked or given. */
+  readonly secrets?: SecretEnvironment;
   readonly admission: Pick<Admission, 'enter'>;
   readonly upstreams: Pick<UpstreamPools, 'request' | 'crashCause'>;
   readonly logs: Pick<DeploymentLogs, 'addBuildLine' | 'add' | 'forget' | 'subscriberCount'>;
@@ -60,6 +63,8 @@ export interface CreateRun {
   readonly function: string;
   readonly principal: Principal | null;
   readonly idleTimeoutSeconds: number;
+  /** The app's `svc.Secret.from_dict` values (workloads name them `@<i>`), kept sealed for this run only. */
+  readonly inlineSecrets?: readonly Readonly<Record<string, string>>[];
 }
 
 interface Run {
@@ -104,6 +109,8 @@ export class RunManager {
     const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: 'run', principal: request.principal });
     if (this.#closed) throw changeRefusedError(); // svc began to stop while the plugins decided
     const workload = functionOf(spec, request.function);
+    // Like a deploy: a secret the workspace does not have refuses the run before anything starts.
+    if ((workload.secrets ?? []).length > 0) await this.#options.secrets?.check(request.workspace, workload.secrets!);
     const mine = [...this.#runs.values()].filter((run) => run.workspace === request.workspace);
     if (mine.length >= MAX_RUNS_PER_WORKSPACE) {
       throw new SvcError('too_many_runs', `the workspace ${request.workspace} already holds ${mine.length} remote runs, the most it may hold at once.`, {
@@ -129,7 +136,7 @@ export class RunManager {
       busy: () => run.inFlight > 0 || run.waiting > 0 || run.status === 'building' || run.status === 'starting' || this.#options.logs.subscriberCount(run.logKey) > 0,
       expire: () => void this.#end(run, 'idle').catch(this.#options.report),
     });
-    const start = this.#start(run, ref, request.bundleSha256, spec.entry);
+    const start = this.#start(run, ref, request.bundleSha256, spec.entry, request.inlineSecrets);
     start.then(markReady, markFailed);
     run.starting = start.then(() => {}, () => {});
     return this.#view(run);
@@ -240,7 +247,7 @@ export class RunManager {
     if (!run.ended) this.#options.logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text });
   }
 
-  async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string): Promise<void> {
+  async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string, inlineSecrets: CreateRun['inlineSecrets']): Promise<void> {
     const { logs } = this.#options;
     const { signal } = run.stop;
     const system = (text: string) => this.#system(run, text);
@@ -257,7 +264,12 @@ export class RunManager {
       // The run's end stops the start at its next step: no waiting for the image, no container started after it.
       const ended = () => noRun(run.id);
       const { source } = await unlessAborted(this.#options.bundles.fromStore(bundleSha256, entry), signal, ended);
-      const context = guardedStart({ images: this.#options.images, driver: this.#options.driver, progress }, signal, ended);
+      const { secrets } = this.#options;
+      // A run's inline values are its own (scope: the run's id), whatever other runs of the app send.
+      const scope = { workspace: run.workspace, app: ref.app, stage: run.id };
+      if (secrets !== undefined && inlineSecrets !== undefined) await secrets.putInline(scope, inlineSecrets);
+      const secretEnv = secrets === undefined ? {} : { secretEnv: (_ref: DeploymentRef, workload: Workload) => secrets.environment(scope, workload.secrets ?? []) };
+      const context = guardedStart({ images: this.#options.images, driver: this.#options.driver, progress, ...secretEnv }, signal, ended);
       [unit] = await startUnits(context, ref, [{ workload: run.workload, source, key: run.unitKey }]);
       // Managed even when the run just ended: stopping it through the autoscaler drains it and drops its recent lines.
       this.#options.autoscaler.manage(unit!);
@@ -295,6 +307,7 @@ export class RunManager {
       if (hasUnit) await this.#options.autoscaler.stopUnit(run.unitKey);
     } finally {
       this.#options.logs.forget(run.logKey);
+      await this.#options.secrets?.forgetInline({ workspace: run.workspace, app: run.logKey.app, stage: run.id });
     }
   }
 

@@ -28,6 +28,12 @@ export interface DeploymentUnit {
   readonly workload: Workload;
   readonly image: BuiltImage;
   readonly source: SourceRef;
+  /**
+   * The variables of the workload's secrets (`workload.secrets`), opened for this unit only:
+   * the local driver puts them in its workers' environment, the Nomad driver into a Nomad
+   * Variable the job's template reads. Kept in memory, never written anywhere by svc.
+   */
+  readonly secretEnv?: Readonly<Record<string, string>>;
 }
 
 export type ContainerState = 'starting' | 'healthy' | 'stopping' | 'exited';

@@ -56,6 +56,7 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     // Copies: the resolved model is frozen, the caller's manifest must not be.
     parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
     returns: workload.returns === null ? null : structuredClone(workload.returns),
+    ...(workload.secrets !== undefined && workload.secrets.length > 0 ? { secrets: [...workload.secrets] } : {}),
     ...callLimitsOf(workload),
     ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
     ...(workload.kind === 'function' ? { schedule: scheduleOf(workload.options.schedule ?? null) } : {}),

@@ -126,7 +126,16 @@ export type AutoscalerKey = keyof typeof autoscalerRules;
 /** asgi wraps an object, not a function: no handler name and no signature. */
 export const hasSignature = (kind: WorkloadKind): boolean => kind !== 'asgi';
 
-export const workloadKeys = Object.freeze(['name', 'kind', 'handler', 'image', 'doc', 'options', 'parameters', 'returns'] as const);
+export const workloadKeys = Object.freeze(['name', 'kind', 'handler', 'image', 'doc', 'options', 'parameters', 'returns', 'secrets'] as const);
+/**
+ * Keys of `workloadKeys` a workload may leave out: `secrets`, the names of the secrets its
+ * workers get, is written only when there are some (and manifests older than it validate).
+ */
+export const optionalWorkloadKeys: ReadonlySet<string> = new Set(['secrets']);
+/** At most this many secrets per workload. */
+export const MAX_WORKLOAD_SECRETS = 32;
+/** How a workload names entry `i` of its app's inline values (`svc.Secret.from_dict`), sent beside the manifest. */
+export const INLINE_SECRET_REF = /^@(\d{1,3})$/;
 export const imageKeys = Object.freeze(['id', 'python_version', 'python_packages'] as const);
 export const manifestKeys = Object.freeze(['manifest_version', 'sdk_version', 'entry', 'app', 'images', 'workloads'] as const);
 export const appKeys = Object.freeze(['name'] as const);

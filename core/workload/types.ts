@@ -80,6 +80,11 @@ export interface Workload {
   readonly parameters: JsonSchema | null;
   readonly returns: JsonSchema | null;
   /**
+   * Names of the workspace's secrets whose keys its workers get as environment variables, in
+   * order (a later one's key wins). Names only, never values; absent (older records): none.
+   */
+  readonly secrets?: readonly string[];
+  /**
    * Seconds one call may run (functions and endpoints; the manifest's default when it has
    * none). Absent for asgi and realtime, and in specs stored before time-outs existed.
    */

@@ -35,7 +35,7 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 export function kindOf(agent: AgentName, method: string, target: string): string {
   const [rawPath = '', search = ''] = target.split('?', 2);
   const template = agent === 'nomad'
-    ? rawPath.replace(/^\/v1\/(job|allocation|evaluation|deployment|node|scaling\/policy)\/[^/]+/, '/v1/$1/:id').replace(/^\/v1\/client\/fs\/logs\/[^/]+/, '/v1/client/fs/logs/:alloc')
+    ? rawPath.replace(/^\/v1\/(job|allocation|evaluation|deployment|node|scaling\/policy)\/[^/]+/, '/v1/$1/:id').replace(/^\/v1\/client\/fs\/logs\/[^/]+/, '/v1/client/fs/logs/:alloc').replace(/^\/v1\/var\/.+$/, '/v1/var/:path')
     : rawPath.replace(/^\/v1\/kv\/.*$/, '/v1/kv/:key').replace(/^\/v1\/session\/(renew|destroy|info)\/.+$/, '/v1/session/$1/:id')
       .replace(/^\/v1\/health\/service\/.+$/, '/v1/health/service/:name').replace(/^\/v1\/agent\/service\/deregister\/.+$/, '/v1/agent/service/deregister/:id');
   const params = new URLSearchParams(search);
@@ -70,6 +70,7 @@ function resourceOf(agent: AgentName, exchange: Exchange): { name: string; prefi
   let m: RegExpExecArray | null;
   if (agent === 'nomad') {
     if ((m = /^\/v1\/job\/([^/]+)/.exec(rawPath))) return { name: `job:${decodeURIComponent(m[1]!)}`, prefix: false };
+    if ((m = /^\/v1\/var\/(.+)$/.exec(rawPath))) return { name: `var:${decodeURIComponent(m[1]!)}`, prefix: false };
     if (rawPath === '/v1/jobs') {
       const job = exchange.method === 'GET' ? null : (json(exchange.request) as { Job?: { ID?: string } } | undefined)?.Job?.ID;
       return job ? { name: `job:${job}`, prefix: false } : { name: `job:${query.get('prefix') ?? ''}`, prefix: true };
@@ -181,6 +182,20 @@ export function withoutKvValues(exchange: Exchange): Exchange {
   return { ...rest, ...(request === undefined ? {} : { request }), ...(body === undefined ? {} : { body }) };
 }
 
+/** Secret values in Nomad Variables (workloads' secrets): the fixtures keep each item's size, not its value. */
+export function withoutVariableValues(exchange: Exchange): Exchange {
+  if (!exchange.path.startsWith('/v1/var/')) return exchange;
+  const hide = (payload: Payload | undefined): Payload | undefined => {
+    const value = json(payload) as { Items?: Record<string, string> } | undefined;
+    if (value === undefined || value === null || typeof value !== 'object' || value.Items === undefined) return payload;
+    return { json: { ...value, Items: Object.fromEntries(Object.entries(value.Items).map(([key, item]) => [key, `<value of ${Buffer.byteLength(item)} bytes>`])) } };
+  };
+  const { request, body, ...rest } = exchange;
+  const hiddenRequest = hide(request);
+  const hiddenBody = hide(body);
+  return { ...rest, ...(hiddenRequest === undefined ? {} : { request: hiddenRequest }), ...(hiddenBody === undefined ? {} : { body: hiddenBody }) };
+}
+
 const written = new Set<string>();
 
 /** Adds (or replaces) the scenario `name` in `<dir>/<agent>.json`; a second run of the same name in one process is kept beside the first. */
@@ -192,7 +207,7 @@ export function writeScenario(dir: string, agent: AgentName, name: string, versi
   for (let n = 2; written.has(`${file}\0${unique}`); n += 1) unique = `${name}-${n}`;
   written.add(`${file}\0${unique}`);
   const kinds: Record<string, Exchange[]> = {};
-  for (const exchange of selectExchanges(agent, log)) (kinds[kindOf(agent, exchange.method, exchange.path)] ??= []).push(withoutKvValues(exchange));
+  for (const exchange of selectExchanges(agent, log)) (kinds[kindOf(agent, exchange.method, exchange.path)] ??= []).push(withoutVariableValues(withoutKvValues(exchange)));
   const scenarios = [...fixture.scenarios.filter((s) => s.name !== unique), { name: unique, version, kinds }];
   writeFileSync(file, `${JSON.stringify({ agent, scenarios }, null, 1)}\n`);
 }

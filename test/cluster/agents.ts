@@ -18,7 +18,7 @@ import { accessSync, constants, createWriteStream, mkdirSync, readdirSync, readF
 import path from 'node:path';
 import { packageRoot, sdkPythonPath } from '../../core/paths.js';
 import { freePort } from '../helpers/free-port.js';
-import { tempDir } from '../helpers/config.js';
+import { TEST_SECRETS_KEY, tempDir } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { writeScenario, type AgentName } from './agent-fixtures.js';
 import { startRecorder, type Recorder } from './recorder.js';
@@ -230,7 +230,7 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
       ...process.env,
       // 100 MHz per core: every workload of the suite fits on one client (with 2000, two cores hold two).
       SVC_MHZ_PER_CORE: '100',
-      SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_NOMAD_DRIVER: 'exec', SVC_NOMAD_NAMESPACE: NAMESPACE,
+      SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_SECRETS_KEY: TEST_SECRETS_KEY, SVC_NOMAD_DRIVER: 'exec', SVC_NOMAD_NAMESPACE: NAMESPACE,
       NOMAD_ADDR: recorder?.url ?? nomadUrl, NOMAD_TOKEN: svcNomadToken, CONSUL_HTTP_ADDR: consul.url, CONSUL_HTTP_TOKEN: svcConsulToken,
       // The image builder takes `python3.X` from PATH first: the cluster's interpreter must win.
       SVC_CACHE_DIR: clusterCacheDir, SVC_PYTHON: clusterPython, PATH: `${path.dirname(clusterPython)}${path.delimiter}${process.env.PATH ?? ''}`,

@@ -8,7 +8,7 @@ import { loadManifest } from '../../core/manifest/load.js';
 import type { Platform } from '../../core/platform.js';
 import { packageRoot } from '../../core/paths.js';
 import { apiClient } from '../core/api/client.js';
-import { tempDir, testConfig } from '../helpers/config.js';
+import { TEST_SECRETS_KEY, tempDir, testConfig } from '../helpers/config.js';
 import { startConsulStandin, type ConsulStandin } from '../standins/consul/index.js';
 import { startNomadStandin, type NomadStandin } from '../standins/nomad/index.js';
 import { upload } from './api-lifecycle-helpers.js';
@@ -32,7 +32,7 @@ export async function startStandins(): Promise<Standins> {
     consul,
     nomad,
     // The stand-in runs raw_exec and docker tasks only; exec (svc's default) runs against real Nomad in test:cluster.
-    config: (overrides = {}) => testConfig({ scheduler: 'nomad', registry: 'consul', state: 'consul', nomadAddr: nomad.url, consulAddr: consul.url, nomadDriver: 'raw_exec', queueTimeoutSeconds: 60, ...overrides }),
+    config: (overrides = {}) => testConfig({ scheduler: 'nomad', registry: 'consul', state: 'consul', nomadAddr: nomad.url, consulAddr: consul.url, nomadDriver: 'raw_exec', queueTimeoutSeconds: 60, secretsKey: TEST_SECRETS_KEY, ...overrides }),
     async close() {
       for (const job of await svcJobs(nomad).catch(() => [])) await fetch(`${nomad.url}/v1/job/${job.ID}?purge=true`, { method: 'DELETE' });
       await nomad.close();

@@ -151,6 +151,35 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     assert.equal(await curlWhoami(secret), 401, 'refused on the next request');
   });
 
+  it('Settings → Secrets: creates a secret from KEY=VALUE lines, lists its keys and never renders a value; deletes it after a confirmation', async () => {
+    const value = `dashboard-${Date.now().toString(36)}-value`;
+    await page.click('nav >> text=Settings → Secrets');
+    await page.waitForURL(`${url}/dashboard/settings/secrets`);
+    await look('secrets');
+    await page.fill('#secret-name', 'db');
+    await page.fill('#secret-values', `DATABASE_URL="${value}"\n# a comment\nPOOL=5\n`);
+    await page.click('button:has-text("Create secret")');
+    await page.waitForSelector('[role="status"]');
+    assert.match((await page.textContent('[role="status"]'))!, /The secret db is stored with 2 keys/);
+    const row = page.locator('tbody tr', { hasText: 'db' });
+    assert.match((await row.textContent())!, /DATABASE_URL, POOL/);
+    assert.ok(!(await page.content()).includes(value), 'the page holds no value');
+    await look('secret-created');
+    // A refused form comes back empty: what was typed is not rendered back either.
+    await page.fill('#secret-name', 'db');
+    await page.fill('#secret-values', `OTHER=${value}`);
+    await page.click('button:has-text("Create secret")');
+    await page.waitForSelector('[role="alert"]');
+    assert.match((await page.textContent('[role="alert"]'))!, /already has a secret db/);
+    assert.ok(!(await page.content()).includes(value), 'the refusal holds no value');
+    await row.locator('a', { hasText: 'Delete' }).click();
+    await page.waitForURL(/\/delete$/);
+    await look('secret-delete');
+    await page.click('button:has-text("Delete db")');
+    await page.waitForURL(/\/dashboard\/settings\/secrets\?deleted=db$/);
+    assert.equal(await page.locator('tbody tr', { hasText: 'db' }).count(), 0);
+  });
+
   it('refuses a form without the session\'s CSRF token, and one posted from another site', async () => {
     const noToken = await page.request.post(`${url}/dashboard/settings/tokens`, { form: { name: 'sneaky' }, maxRedirects: 0 });
     assert.equal(noToken.status(), 403);

@@ -6,7 +6,7 @@
  * against real agents is test/cluster/faults.test.ts.
  */
 import assert from 'node:assert/strict';
-import { tempDir } from '../helpers/config.js';
+import { TEST_SECRETS_KEY, tempDir } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';
 import { SvcServer } from '../cluster/svc-process.js';
@@ -21,7 +21,7 @@ describe('svc server starts again as a follower once Consul answers (stand-ins)'
     standins = await startStandins();
     server = new SvcServer(await freePort(), tempDir('svc-data-'), {
       ...process.env,
-      SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_NOMAD_DRIVER: 'raw_exec',
+      SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_SECRETS_KEY: TEST_SECRETS_KEY, SVC_NOMAD_DRIVER: 'raw_exec',
       NOMAD_ADDR: standins.nomad.url, CONSUL_HTTP_ADDR: standins.consul.url,
     });
     server.start();

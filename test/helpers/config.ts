@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clusterDefaults } from '../../config/cluster-schema.js';
+import { secretsDefaults } from '../../config/secrets-schema.js';
 import { tlsDefaults } from '../../config/tls-schema.js';
 import { DEFAULT_QUEUE_TIMEOUT_SECONDS, DEFAULT_SCALING_POLICY, type ServerConfig } from '../../config/schema.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../core/gateway/body-limit.js';
@@ -16,6 +17,9 @@ export const testCacheDir = process.env.SVC_CACHE_DIR ?? path.join(packageRoot, 
 export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
 }
+
+/** The secrets key of tests that keep their state in Consul, which refuses to start without one (base64 of 32 bytes). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
   return {
@@ -35,6 +39,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     metricsAddress: null,
     ...clusterDefaults(),
     ...tlsDefaults(),
+    ...secretsDefaults(),
     ...overrides,
   };
 }

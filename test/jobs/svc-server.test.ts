@@ -100,12 +100,22 @@ describe('svcServerJob()', () => {
     assert.equal(env.SVC_IMAGE_REGISTRY_PASSWORD_FILE, '${NOMAD_SECRETS_DIR}/image-registry-password');
     const templates = (task(job) as Task & { Templates?: { EmbeddedTmpl: string; DestPath: string; Perms?: string; Envvars?: boolean }[] }).Templates!;
     assert.doesNotMatch(templates[0]!.EmbeddedTmpl, /password/);
-    assert.deepEqual([templates[1]!.EmbeddedTmpl, templates[1]!.DestPath, templates[1]!.Perms, templates[1]!.Envvars], ['{{ with nomadVar "nomad/jobs/svc" }}{{ .image_registry_password }}{{ end }}', 'secrets/image-registry-password', '0400', undefined]);
+    const password = templates.find((t) => t.DestPath === 'secrets/image-registry-password')!;
+    assert.deepEqual([password.EmbeddedTmpl, password.Perms, password.Envvars], ['{{ with nomadVar "nomad/jobs/svc" }}{{ .image_registry_password }}{{ end }}', '0400', undefined]);
     // Without an account, no password file.
     const anonymous = svcServerJob({ workloadDriver: 'docker', imageRegistry: 'registry.example.com/svc' }).Job;
-    assert.equal((task(anonymous) as Task & { Templates?: unknown[] }).Templates!.length, 1);
+    assert.ok(!(task(anonymous).Templates ?? []).some((t) => t.DestPath === 'secrets/image-registry-password'));
     assert.equal(task(anonymous).Env!.SVC_IMAGE_REGISTRY_PASSWORD_FILE, undefined);
     assert.throws(() => svcServerJob({ workloadDriver: 'docker' }), /needs imageRegistry/);
+  });
+
+  it('gives every replica the same secrets key, from the Variable into a file (SVC_SECRETS_KEY_FILE), never in Env', () => {
+    const job = svcServerJob().Job;
+    const key = task(job).Templates!.find((t) => t.DestPath === 'secrets/secrets-key')!;
+    assert.deepEqual([key.EmbeddedTmpl, key.Perms, key.Envvars], ['{{ with nomadVar "nomad/jobs/svc" }}{{ .secrets_key }}{{ end }}', '0400', undefined]);
+    assert.equal(task(job).Env!.SVC_SECRETS_KEY_FILE, '${NOMAD_SECRETS_DIR}/secrets-key');
+    assert.equal(task(svcServerJob({ secrets: 'none' }).Job).Env!.SVC_SECRETS_KEY_FILE, undefined);
+    assert.deepEqual(validateJob({ Job: job }), []);
   });
 
   it('is what jobs/svc-server.nomad.json holds (SVC_UPDATE_GOLDEN=1 rewrites it)', () => {

@@ -164,6 +164,39 @@ export const schemas: Readonly<Record<string, Schema>> = {
       reason: { type: ['string', 'null'], description: 'Why it is not served, when it is not.' },
     },
   },
+  Secret: {
+    type: 'object',
+    required: ['name', 'keys', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy'],
+    additionalProperties: false,
+    description: 'A secret without its values: no answer of the API holds one.',
+    properties: {
+      name: { type: 'string' },
+      keys: { type: 'array', items: { type: 'string' }, description: 'Its keys (environment variable names), sorted.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      createdBy: { type: ['string', 'null'], description: 'The account that created it.' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      updatedBy: { type: ['string', 'null'], description: 'The account that last changed it.' },
+    },
+  },
+  SecretInput: {
+    type: 'object',
+    required: ['name', 'values'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: 'A lowercase DNS label.' },
+      values: { type: 'object', additionalProperties: { type: 'string' }, description: 'KEY: value pairs; keys are environment variable names (not SVC_* nor PYTHONPATH, PATH…), at most 100, values at most 32 KiB each and 128 KiB in all.' },
+      replace: { type: 'boolean', description: 'Overwrite a secret of the same name (its keys become exactly these).' },
+    },
+  },
+  SecretUpdate: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      values: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to set (added or changed).' },
+      remove: { type: 'array', items: { type: 'string' }, description: 'Keys to remove.' },
+      restart: { type: 'boolean', description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.' },
+    },
+  },
   Workspace: {
     type: 'object',
     required: ['name', 'plan', 'createdAt'],

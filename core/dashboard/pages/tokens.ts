@@ -9,7 +9,7 @@ import { SvcError } from '../../errors.js';
 import type { TokenInfo } from '../../auth/token-records.js';
 import { roleIn } from '../../accounts/types.js';
 import { html, type Html } from '../html.js';
-import { csrfField, notice, onceField, page } from '../layout.js';
+import { confirmCard, csrfField, notice, onceField, page } from '../layout.js';
 import { readForm, redirect, renderErrors, sendPage } from '../respond.js';
 import { checkCsrf, type Context } from '../session-cookie.js';
 import type { DashboardServices, Viewer } from '../types.js';
@@ -109,14 +109,11 @@ export function tokenPages(services: DashboardServices) {
           title: 'Revoke a token',
           section: 'tokens',
           viewer,
-          body: html`<div class="card">
-  <p>Revoke <strong>${token.name ?? token.id}</strong> (<code>${token.id}</code>)? Everything that uses it is refused from the next request on. This cannot be undone.</p>
-  <form method="post" action="${TOKENS}/${token.id}/revoke" class="actions">
-    ${csrfField(viewer)}
-    <button type="submit" class="danger">Revoke ${token.name ?? token.id}</button>
-    <a href="${TOKENS}">Cancel</a>
-  </form>
-</div>`,
+          body: confirmCard(
+            viewer,
+            html`Revoke <strong>${token.name ?? token.id}</strong> (<code>${token.id}</code>)? Everything that uses it is refused from the next request on. This cannot be undone.`,
+            `${TOKENS}/${token.id}/revoke`, `Revoke ${token.name ?? token.id}`, TOKENS,
+          ),
         }));
       });
     },

@@ -37,7 +37,8 @@ function moduleArgs(unit: DeploymentUnit): string[] {
 }
 
 export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
-  const env = baseRuntimeEnv();
+  // The workload's secrets first: svc's own variables below may not be replaced (core/secrets/rules.ts refuses those keys anyway).
+  const env = { ...baseRuntimeEnv(), ...unit.secretEnv };
   env.SVC_APP = unit.ref.app;
   env.SVC_WORKLOAD = unit.workload.name;
   env.SVC_STAGE = unit.ref.stage;

@@ -40,6 +40,7 @@ import type { AllocationLogsOptions, CompileUnit, NomadContainerStatus, NomadDri
 import { describeFailure, summarizePlan, type AllocationMetric, type NomadPlanResponse } from './plan.js';
 import { withRequested, type Requested } from './requested.js';
 import { AllocationWatcher, isLive, isTerminal, type AllocView } from './watcher.js';
+import { deleteSecretVariable, writeSecretVariable } from './secret-variables.js';
 
 export interface NomadDriverOptions {
   /** Told how long each non-blocking Nomad request took (`/metrics`). */
@@ -378,6 +379,8 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   async function submitJob(unit: DeploymentUnit, jobId: string): Promise<void> {
     const job = await jobOf(unit, jobId);
     const group = job.TaskGroups[0]!;
+    // Before the job: its template waits for the Variable, and the first allocation should not.
+    if (unit.secretEnv !== undefined) await writeSecretVariable(client, jobId, unit.secretEnv);
     const existed = await register(jobId, job);
     // A job that existed has allocations from before this driver: their old lines are not replayed.
     tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed).submitted = unit;
@@ -434,6 +437,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
         } catch (error) {
           if (!(error instanceof SvcError && error.code === 'not_found')) throw error;
         }
+        await deleteSecretVariable(client, job.ID);
         emit(job.Meta![UNIT_META_KEY]!, '', `purged Nomad job ${job.ID}: no deployment of this svc runs it (left by a previous leader or a crashed svc)`);
       }
       return unknown.map((job) => job.ID);
@@ -488,6 +492,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       } catch (error) {
         if (!(error instanceof SvcError && error.code === 'not_found')) throw error;
       }
+      await deleteSecretVariable(client, jobId);
       const unit = units.get(key) ?? tracked(key, '', '', true);
       try {
         await unit.watcher.refresh();

@@ -22,6 +22,7 @@ from ._context import Context
 from ._image import Image
 from ._retries import Retries
 from ._schedule import Cron, Period
+from ._secret import Secret
 from .exceptions import (
     ConfigError,
     Error,
@@ -67,6 +68,7 @@ __all__ = [
     "RemoteError",
     "RemoteTraceback",
     "Retries",
+    "Secret",
     "ServerUnreachableError",
     "StartFailedError",
     "TooManyRequestsError",

@@ -8,9 +8,10 @@ from typing import Any, Callable, Sequence
 from . import _checks
 from ._autoscaler import Autoscaler
 from ._image import Image
-from ._options import DEFAULT_TIMEOUT, OPTIONS, check_option, parameters_doc, resolve_options
+from ._options import DECORATORS, DEFAULT_TIMEOUT, OPTIONS, check_option, parameters_doc, resolve_options
 from ._retries import Retries
 from ._schedule import Cron, Period
+from ._secret import Secret, check_secrets
 from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
@@ -68,6 +69,7 @@ class App:
         image: Image | None = None,
         cpu: float = 1.0,
         memory: str = "512Mi",
+        secrets: Sequence[Secret] = (),
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         retries: int | Retries | None = None,
@@ -91,7 +93,7 @@ class App:
                 ...
         """
         return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start,
-                                                                      timeout=timeout, retries=retries, schedule=schedule), unknown)
+                                                                      timeout=timeout, retries=retries, schedule=schedule), unknown, secrets)
 
     def endpoint(
         self,
@@ -112,6 +114,7 @@ class App:
         authorized: bool = True,
         domain: str | None = None,
         keep_warm: int = 60,
+        secrets: Sequence[Secret] = (),
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         **unknown: Any,
@@ -135,7 +138,7 @@ class App:
             checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
             on_start=on_start, timeout=timeout,
         )
-        return self._declare("endpoint", fn, name, image, options, unknown)
+        return self._declare("endpoint", fn, name, image, options, unknown, secrets)
 
     # A static method, defined in the class so that its decorators may call self._declare.
     @staticmethod
@@ -163,6 +166,7 @@ class App:
             authorized: bool = True,
             domain: str | None = None,
             keep_warm_seconds: int = 60,
+            secrets: Sequence[Secret] = (),
             on_start: Callable[[], Any] | None = None,
             openapi: str | None = _OPENAPI,
             **unknown: Any,
@@ -177,7 +181,7 @@ class App:
                 options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
             elif not isinstance(openapi, _Default):
                 unknown = {"openapi": openapi, **unknown}
-            return self._declare(kind, target, name, image, options, unknown)
+            return self._declare(kind, target, name, image, options, unknown, secrets)
 
         decorator.__name__ = kind
         decorator.__qualname__ = f"App.{kind}"
@@ -221,15 +225,18 @@ class App:
     )
 
     def _declare(
-        self, kind: str, target: Any, name: Any, image: Any, given: dict[str, Any], unknown: dict[str, Any]
+        self, kind: str, target: Any, name: Any, image: Any, given: dict[str, Any], unknown: dict[str, Any],
+        secrets: Any = (),
     ) -> Any:
         """Checks the options now (at the decorator line), then registers the target."""
         options = resolve_options(kind, given, unknown)
         name = check_option(kind, "name", name)
         image = check_option(kind, "image", image)
+        # Not in the option table: secrets are no manifest option but the workload's own list (docs/manifest.md).
+        checked_secrets = check_secrets(DECORATORS[kind], secrets)
 
         def register(obj: Any) -> FunctionHandle | AsgiHandle:
-            workload = create_workload(kind, obj, name, image, options)
+            workload = create_workload(kind, obj, name, image, options, checked_secrets)
             self._add(workload)
             return handle_for(workload)
 
@@ -254,7 +261,14 @@ def _origin(workload: Workload) -> str:
     return f"named after the Python {'object' if workload.kind == 'asgi' else 'function'} {workload.derived_from!r}"
 
 
+# Documented where the signatures have it: right before on_start, which every kind takes.
+_SECRETS_DOC = """    secrets (Sequence[svc.Secret]):
+        Secrets whose keys every worker gets as environment variables (a later one's key wins): svc.Secret.from_name for the workspace's, svc.Secret.from_dict for values from this process; a deploy naming one the workspace lacks is refused (docs/secrets.md).
+        Default: ``[]``. Example: ``secrets=[svc.Secret.from_name("db")]``
+"""
+
 for _kind in ("function", "endpoint", "asgi", "realtime"):
     _method = getattr(App, _kind)
-    _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + parameters_doc(_kind).replace("\n", "\n        ")
-del _kind, _method
+    _parameters = parameters_doc(_kind).replace("    on_start (", _SECRETS_DOC + "    on_start (", 1)
+    _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + _parameters.replace("\n", "\n        ")
+del _kind, _method, _parameters

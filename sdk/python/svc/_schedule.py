@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from . import _checks
 
@@ -80,16 +80,19 @@ class Cron:
 
     def __post_init__(self) -> None:
         where = "svc.Cron"
-        if not isinstance(self.expression, str):
-            _checks.reject(where, "expression", self.expression, f"is a {_checks.type_name(self.expression)}, not a string: pass five fields such as '0 3 * * *'")
-        fields = self.expression.split()
+        # Typed str, but a caller without a type checker may pass anything: checked as what it is.
+        expression = cast(object, self.expression)
+        if not isinstance(expression, str):
+            _checks.reject(where, "expression", expression, f"is a {_checks.type_name(expression)}, not a string: pass five fields such as '0 3 * * *'")
+        fields = expression.split()
         if len(fields) != 5:
             _checks.reject(where, "expression", self.expression, f"has {len(fields)} fields, not 5 (minute, hour, day of month, month, day of week): write it like '0 3 * * *'")
         for index, text in enumerate(fields):
             problem = _field_problem(index, text)
             if problem is not None:
                 _checks.reject(where, "expression", self.expression, problem)
-        if not isinstance(self.timezone, str) or not self.timezone:
+        timezone = cast(object, self.timezone)
+        if not isinstance(timezone, str) or not timezone:
             _checks.reject(where, "timezone", self.timezone, "is not a time zone name: pass one such as 'UTC' or 'Europe/Paris'")
         problem = _timezone_problem(self.timezone)
         if problem is not None:

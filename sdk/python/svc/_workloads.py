@@ -9,16 +9,19 @@ use, so declaring an app imports nothing of it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import os
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Generator, Mapping
 
 from . import _checks
 from ._hints import CONTEXT_PARAMETER
 from ._image import Image
 from ._options import DECORATORS
+from ._secret import Secret
 from .exceptions import InvalidOptionError
 
 KINDS = ("function", "endpoint", "asgi", "realtime")
@@ -39,6 +42,8 @@ class Workload:
     """Every option of the kind, checked, defaults filled in (manifest order)."""
     derived_from: str | None = None
     """The Python name (``__name__``) the workload name was made from, or None when ``name=`` was given."""
+    secrets: tuple[Secret, ...] = ()
+    """``secrets=``: the secrets whose keys its workers get as environment variables."""
 
 
 class FunctionHandle:
@@ -56,8 +61,13 @@ class FunctionHandle:
         return self.workload.target(*args, **kwargs)
 
     def local(self, *args: Any, **kwargs: Any) -> Any:
-        """Runs the function in this Python process and returns its result."""
-        return self.workload.target(*args, **kwargs)
+        """Runs the function in this Python process and returns its result.
+
+        The values of its ``Secret.from_dict`` secrets are in ``os.environ`` during the call
+        (then restored); named secrets are not fetched: the server never hands values back.
+        """
+        with local_secrets(self.workload.secrets):
+            return self.workload.target(*args, **kwargs)
 
     def remote(self, *args: Any, **kwargs: Any) -> Any:
         """Runs the function in a container of the svc server and returns its result.
@@ -130,7 +140,26 @@ def unwrap(target: Any) -> Any:
     return target.workload.target if isinstance(target, (FunctionHandle, AsgiHandle)) else target
 
 
-def create_workload(kind: str, target: Any, name: str | None, image: Image | None, options: dict[str, Any]) -> Workload:
+@contextlib.contextmanager
+def local_secrets(secrets: tuple[Secret, ...]) -> Generator[None, None, None]:
+    """Sets the ``from_dict`` values in ``os.environ`` for a ``.local()`` call, then puts back what was there."""
+    values: dict[str, str] = {}
+    for secret in secrets:
+        values.update(secret.local_values())
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def create_workload(kind: str, target: Any, name: str | None, image: Image | None, options: dict[str, Any],
+                    secrets: tuple[Secret, ...] = ()) -> Workload:
     """Checks the decorated object and builds its Workload record."""
     where = DECORATORS[kind]
     target = unwrap(target)
@@ -146,7 +175,8 @@ def create_workload(kind: str, target: Any, name: str | None, image: Image | Non
     if name is None:
         derived_from, name = _default_name(where, target)
     return Workload(
-        name=name, kind=kind, target=target, image=image, options=MappingProxyType(options), derived_from=derived_from
+        name=name, kind=kind, target=target, image=image, options=MappingProxyType(options), derived_from=derived_from,
+        secrets=secrets,
     )
 
 

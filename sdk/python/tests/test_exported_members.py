@@ -8,7 +8,7 @@ from pathlib import Path
 import svc
 from helpers import run_python
 
-DEFINITIONS = {"App", "Autoscaler", "Context", "Cron", "Image", "Period", "Retries", "__version__"}
+DEFINITIONS = {"App", "Autoscaler", "Context", "Cron", "Image", "Period", "Retries", "Secret", "__version__"}
 EXCEPTIONS = {
     "Error", "InvalidOptionError", "RemoteError", "UnauthorizedError", "NotSignedInError", "ForbiddenError",
     "NotFoundError", "InvalidRequestError", "ConfigError", "ProjectError", "TooManyRequestsError", "QueueFullError",

@@ -10,6 +10,7 @@ import type { ConsulAgentClient } from './consul.js';
 import type { ImageSource } from './docker/image-source.js';
 import { destructiveChange, type Json } from './job.js';
 import { AllocRunner } from './runner.js';
+import { Variables } from './variables.js';
 
 export interface ClusterOptions {
   readonly dataDir: string;
@@ -48,6 +49,7 @@ export class Cluster {
   readonly allocs = new Map<string, Json>();
   readonly runners = new Map<string, AllocRunner>();
   readonly scalingEvents = new Map<string, Record<string, Json[]>>();
+  readonly variables = new Variables();
   private queue: Promise<void> = Promise.resolve();
   private readonly usedPorts = new Set<number>();
   private healthTimer: NodeJS.Timeout;
@@ -236,6 +238,7 @@ export class Cluster {
     const runner = new AllocRunner(alloc, job, group, {
       dataDir: this.options.dataDir, datacenter: this.options.datacenter, nodeName: NODE_NAME, consul: this.options.consul,
       imageSource: this.options.imageSource,
+      variables: this.variables,
       changed: () => {
         alloc.ModifyIndex = this.bump();
         alloc.ModifyTime = Date.now() * 1_000_000;

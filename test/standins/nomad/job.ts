@@ -87,6 +87,16 @@ const TASK_FIELDS = {
   Identity: { Name: 'default', Audience: ['nomadproject.io'], ChangeMode: '', ChangeSignal: '', Env: false, File: false, Filepath: '', ServiceName: '', TTL: 0 },
 };
 
+/** api.Template.Canonicalize (api/tasks.go), then the struct's other fields (Uid, Gid, Wait, ChangeScript) as null. */
+function canonicalizeTemplate(template: Json): Json {
+  const filled = withDefaults({
+    SourcePath: '', DestPath: '', EmbeddedTmpl: '', ChangeMode: 'restart', ChangeSignal: '', ChangeScript: null, Once: false, Splay: 5 * SECOND,
+    Perms: '0644', Uid: null, Gid: null, LeftDelim: '{{', RightDelim: '}}', Envvars: false, VaultGrace: 0, Wait: null, ErrMissingKey: false,
+  }, template);
+  filled.ChangeSignal = filled.ChangeSignal === '' && filled.ChangeMode === 'signal' ? 'SIGHUP' : String(filled.ChangeSignal).toUpperCase();
+  return filled;
+}
+
 function withFields(target: Json, fields: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(fields)) if (!(key in target)) target[key] = structuredClone(value);
 }
@@ -139,6 +149,7 @@ export function canonicalizeJob(job: Json, namespace: string, region: string): J
         artifact.RelativeDest ||= 'local/';
       }
       for (const service of task.Services ?? []) if (service) canonicalizeService(service, job, group, task);
+      if (Array.isArray(task.Templates)) task.Templates = task.Templates.map((template: Json) => (template ? canonicalizeTemplate(template) : template));
       withFields(task, TASK_FIELDS);
     }
     withFields(group, GROUP_FIELDS);

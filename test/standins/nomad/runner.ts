@@ -18,6 +18,7 @@ import { removeRootfs } from './docker/container-rootfs.js';
 import type { ImageSource } from './docker/image-source.js';
 import { interpolate, nodeAttributes, nomadEnv, type AllocatedPort, type EnvInput } from './env.js';
 import { goDuration, SECOND, type Json } from './job.js';
+import { renderTemplates, type Variables } from './variables.js';
 
 const run = promisify(execFile);
 
@@ -36,6 +37,8 @@ export interface RunnerContext {
   readonly imageSource: ImageSource;
   /** Called after every change of the allocation's client-side fields. */
   readonly changed: () => void;
+  /** The cluster's Nomad Variables, which templates read. */
+  readonly variables: Variables;
 }
 
 const signals = new Set(['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']);
@@ -59,6 +62,8 @@ class TaskRunner {
   private stopping = false;
   private wake: (() => void) | null = null;
   private restartsInWindow: number[] = [];
+  /** The variables of the task's `Envvars` templates, rendered at each start. */
+  private templated: Record<string, string> = {};
 
   constructor(
     private readonly alloc: AllocRunner,
@@ -114,6 +119,14 @@ class TaskRunner {
       this.push(event('Failed Artifact Download', { DownloadError: message, DisplayMessage: message, FailsTask: false }));
       return message;
     }
+    try {
+      // Nomad's template hook runs before the driver starts the task (prestart), for every driver.
+      this.templated = renderTemplates(this.task, this.dir, this.alloc.job.Namespace ?? 'default', this.alloc.variables);
+    } catch (error) {
+      const message = (error as Error).message;
+      this.push(event('Template', { DisplayMessage: message }));
+      return message;
+    }
     if (this.task.Driver === 'docker') return this.startContainer(env, render);
     if (this.task.Driver !== 'raw_exec') {
       const message = `stand-in runs only raw_exec and docker tasks, not "${this.task.Driver}"`;
@@ -134,11 +147,11 @@ class TaskRunner {
     return this.launch(resolved, args, cwd, { ...process.env, ...taskEnv });
   }
 
-  /** Nomad's env with the task's Env (interpolated) over it. */
+  /** Nomad's env with the task's Env (interpolated) over it, then its templates' variables (the env builder's template vars). */
   private taskEnv(env: Record<string, string>, render: (text: string) => string): Record<string, string> {
     const taskEnv: Record<string, string> = { ...env };
     for (const [k, v] of Object.entries(this.task.Env ?? {})) taskEnv[k] = render(String(v));
-    return taskEnv;
+    return { ...taskEnv, ...this.templated };
   }
 
   /** A Driver Failure that fails the task without restarts (a config the driver cannot run). */
@@ -336,6 +349,10 @@ export class AllocRunner {
 
   get imageSource(): ImageSource {
     return this.context.imageSource;
+  }
+
+  get variables(): Variables {
+    return this.context.variables;
   }
 
   get ports(): AllocatedPort[] {

@@ -477,6 +477,31 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     res.end();
   }
 
+  /** `/v1/var/:path` (variables.ts says what it follows). */
+  async function variable(req: IncomingMessage, res: ServerResponse, url: URL, method: string, varPath: string): Promise<void> {
+    if (varPath === '') throw new HttpError(400, 'missing variable path');
+    const requested = url.searchParams.get('namespace') || 'default';
+    if (method === 'GET') {
+      const found = cluster.variables.get(requested, varPath);
+      if (!found) throw new HttpError(404, 'variable not found');
+      return send(res, found, found.ModifyIndex);
+    }
+    if (method === 'PUT' || method === 'POST') {
+      const given = JSON.parse((await body(req)) || '{}') as { Namespace?: string; Items?: Record<string, string> };
+      if (!given.Items || Object.keys(given.Items).length === 0) throw new HttpError(400, 'variable missing required Items object');
+      const stored = cluster.variables.put(given.Namespace || requested, varPath, given.Items, cluster.bump());
+      return sendWrite(res, stored, stored.ModifyIndex);
+    }
+    if (method === 'DELETE') {
+      cluster.variables.delete(requested, varPath);
+      res.setHeader('X-Nomad-Index', String(cluster.bump()));
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    throw new HttpError(400, 'Invalid method');
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://standin');
     const method = req.method ?? 'GET';
@@ -546,7 +571,8 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
           const evals = () => cluster.evals.filter((e) => e.Namespace === ns && e.JobID === id);
           const evalIndex = () => Math.max(1, ...evals().map((e) => e.ModifyIndex));
           await blocking(req, url, evalIndex);
-          return send(res, evals().sort((a, b) => b.CreateIndex - a.CreateIndex), evalIndex());
+          // []*structs.Evaluation, encoded as GET /v1/evaluation/:id encodes one (command/agent/job_endpoint.go jobEvaluations; Nomad 1.11.3 answered so).
+          return send(res, evals().sort((a, b) => b.CreateIndex - a.CreateIndex).map(evaluation), evalIndex());
         }
         case 'summary': {
           await blocking(req, url, () => Math.max(jobIndex(ns, id), allocIndex()));
@@ -647,6 +673,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       return send(res, policy, policy.ModifyIndex);
     }
     if (p === '/v1/status/leader') return send(res, '127.0.0.1:4647');
+    if ((m = /^\/v1\/var\/(.*)$/.exec(p))) return variable(req, res, url, method, m[1]!);
     throw new HttpError(404, '404 page not found');
   }
 

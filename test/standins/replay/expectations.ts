@@ -35,6 +35,9 @@ export const EXPECT: Record<string, Expectation> = {
   // placementFailure: Status and FailedTGAllocs. Evaluation is `_struct omitempty` too.
   'GET /v1/evaluation/:id': EVALUATION,
   'GET /v1/evaluation/:id (blocking)': EVALUATION,
+  // A job's evaluations are the same structs (the stand-in runs a scale's evaluation at once, the agent had it pending).
+  'GET /v1/job/:id/evaluations': { levels: ['[]'], optional: EVALUATION.optional!.map((field) => `[].${field}`) },
+  'GET /v1/job/:id/evaluations (blocking)': { levels: ['[]'], optional: EVALUATION.optional!.map((field) => `[].${field}`) },
   // purgeUnknownJobs: ID and Meta of each stub.
   'GET /v1/jobs?meta&prefix': { levels: ['[]'] },
   // summarizePlan; the stand-in's diff is Nomad's shape, not field for field (README).

@@ -42,6 +42,7 @@ from ._errors import error_for, error_from_answer
 from ._http import Api, open_url
 from ._progress import BuildProgress
 from ._project import Bundle, Project, project_of
+from ..manifest._build import INLINE_SECRETS
 
 CALL_CONTENT_TYPE = "application/vnd.svc.call+pickle"
 END_TIMEOUT = 3.0
@@ -134,8 +135,12 @@ def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workloa
         run = _runs.get(key)
         if run is not None:
             return run, False
+        # Secret.from_dict values go beside the manifest, never in it (docs/secrets.md).
+        manifest = {key: value for key, value in project.manifest.items() if key != INLINE_SECRETS}
+        inline = project.manifest.get(INLINE_SECRETS)
         answer = api.request("POST", "/runs", json_body={
-            "manifest": project.manifest, "bundle": bundle.sha256, "function": workload.name})
+            "manifest": manifest, "bundle": bundle.sha256, "function": workload.name,
+            **({"inlineSecrets": inline} if inline else {})})
         run = _Run(answer.json()["run"]["id"], api)
         _runs[key] = run
         if not _exit_hook:

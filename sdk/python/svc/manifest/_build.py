@@ -17,6 +17,11 @@ from .._workloads import Workload
 MANIFEST_VERSION = 1
 
 
+INLINE_SECRETS = "inline_secrets"
+"""The key of the ``Secret.from_dict`` values in what ``python -m svc.manifest`` prints: a list whose
+entry ``i`` a workload's ``secrets`` names as ``@<i>``. Senders move it beside the manifest."""
+
+
 def image_id(spec: dict[str, Any]) -> str:
     """``img-`` + 16 hex digits of the SHA-256 of the canonical JSON of the image spec."""
     canonical = json.dumps(
@@ -45,7 +50,22 @@ def _doc(target: Any) -> str | None:
     return inspect.cleandoc(target.__doc__)
 
 
-def _workload_entry(workload: Workload, image: str) -> dict[str, Any]:
+def _secret_refs(workload: Workload, inline: list[dict[str, str]]) -> dict[str, Any]:
+    """``secrets`` of a workload entry, left out without any: names, and ``@<i>`` for entry ``i`` of
+    ``inline``, the ``from_dict`` values, which go beside the manifest (see ``INLINE_SECRETS``)."""
+    refs: list[str] = []
+    for secret in workload.secrets:
+        if secret.name is not None:
+            refs.append(secret.name)
+            continue
+        values = dict(secret.local_values())
+        if values not in inline:
+            inline.append(values)
+        refs.append(f"@{inline.index(values)}")
+    return {"secrets": refs} if refs else {}
+
+
+def _workload_entry(workload: Workload, image: str, inline: list[dict[str, str]]) -> dict[str, Any]:
     is_asgi = workload.kind == "asgi"
     return {
         "name": workload.name,
@@ -56,6 +76,7 @@ def _workload_entry(workload: Workload, image: str) -> dict[str, Any]:
         "options": _options_entry(dict(workload.options)),
         "parameters": None if is_asgi else parameters_schema(workload.target),
         "returns": None if is_asgi else returns_schema(workload.target),
+        **_secret_refs(workload, inline),
     }
 
 
@@ -67,10 +88,11 @@ def build_manifest(app: App, entry: str) -> dict[str, Any]:
     """
     images: dict[str, dict[str, Any]] = {}
     workloads: list[dict[str, Any]] = []
+    inline: list[dict[str, str]] = []
     for workload in app.workloads:
         image = _image_entry(workload.image)
         images[image["id"]] = image
-        workloads.append(_workload_entry(workload, image["id"]))
+        workloads.append(_workload_entry(workload, image["id"], inline))
     return {
         "manifest_version": MANIFEST_VERSION,
         "sdk_version": __version__,
@@ -78,4 +100,6 @@ def build_manifest(app: App, entry: str) -> dict[str, Any]:
         "app": {"name": app.name},
         "images": [images[key] for key in sorted(images)],
         "workloads": workloads,
+        # Taken out by whoever sends the manifest (the CLI, the client) and sent beside it: never in it.
+        **({INLINE_SECRETS: inline} if inline else {}),
     }
