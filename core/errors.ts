@@ -84,7 +84,7 @@ export const errorCodes = {
   state_key_invalid: { status: 400, summary: 'A state store key or prefix breaks the key rules (empty, leading /, .. segment, control character, over 512 bytes).' },
   state_value_too_large: { status: 413, summary: 'A state store value is larger than 512 KiB.' },
   state_corrupt: { status: 500, summary: 'A state file is damaged; the error names the file and the byte offset and says how to recover.' },
-  secrets_key_invalid: { status: 500, summary: 'A stored secret value cannot be opened: the server lacks the key that sealed it, or the value was damaged or moved.' },
+  secrets_key_invalid: { status: 500, summary: 'A secret cannot be sealed or opened: the server has no secrets key (state in Consul without one), lacks the key that sealed it, or the value was damaged or moved.' },
   state_locked: { status: 500, summary: 'Another svc process holds the data dir\'s state store.' },
   state_unavailable: { status: 503, summary: 'The state store cannot take the operation: it is closed, or the disk failed a write.' },
   internal: { status: 500, summary: 'An unexpected error inside svc.' },

@@ -4,7 +4,9 @@
  * on the embedded default (file store), `<data dir>/secrets.key`, beside the
  * store's own folder and created (0600) the first time a value is sealed. A
  * Consul store is shared by replicas, which must all hold the same keys: it
- * needs one of the two settings. Either holds one or more base64 keys of 32
+ * needs one of the two settings, and without one every use of a secret is
+ * refused (svc itself starts, so that an upgrade of a cluster that stores no
+ * secrets goes on serving). Either holds one or more base64 keys of 32
  * bytes (commas or lines between them): the first seals, all open.
  */
 import { randomBytes } from 'node:crypto';
@@ -31,7 +33,7 @@ export interface KeySourceOptions extends KeySettings {
 /** The keyring, read when first needed; `create` makes the embedded key file when there is none yet. */
 export type KeySource = (purpose: 'seal' | 'open') => Promise<Keyring>;
 
-/** Checks the settings now (a Consul store without a key refuses to start) and returns the source. */
+/** Checks the settings now (a key file others may read refuses to start) and returns the source. */
 export async function openKeySource(options: KeySourceOptions): Promise<KeySource> {
   // The environment's key wins over the config file's key file, as settings from the environment do.
   if (options.secretsKey !== null) {
@@ -43,7 +45,9 @@ export async function openKeySource(options: KeySourceOptions): Promise<KeySourc
     return async () => ring;
   }
   if (options.state === 'consul') {
-    throw new SvcError('config_invalid', 'svc keeps its state in Consul but has no secrets key: every replica must seal and open secrets with the same key, kept outside Consul.', { hint: MAKE_KEY_HINT });
+    return async () => {
+      throw new SvcError('secrets_key_invalid', 'svc keeps its state in Consul but has no secrets key, so it stores and reads no secret: every replica must seal and open secrets with the same key, kept outside Consul.', { hint: MAKE_KEY_HINT });
+    };
   }
   if (options.state === 'memory') {
     const ring = new Keyring([randomBytes(KEY_BYTES)]);

@@ -118,9 +118,12 @@ describe('Secrets', () => {
 describe('openKeySource()', () => {
   const key = randomBytes(32).toString('base64');
 
-  it('refuses to start on Consul without a key, with a hint on how to make one', async () => {
-    const error = await refused(openKeySource({ secretsKey: null, secretsKeyFile: null, dataDir: tempDir(), state: 'consul' }), 'config_invalid', /same key/);
-    assert.match(error.hint!, /head -c 32 \/dev\/urandom \| base64/);
+  it('on Consul without a key, starts but refuses every seal and open, with a hint on how to make one', async () => {
+    const source = await openKeySource({ secretsKey: null, secretsKeyFile: null, dataDir: tempDir(), state: 'consul' });
+    for (const purpose of ['seal', 'open'] as const) {
+      const error = await refused(source(purpose), 'secrets_key_invalid', /same key/);
+      assert.match(error.hint!, /head -c 32 \/dev\/urandom \| base64/);
+    }
   });
 
   it('creates <data dir>/secrets.key (0600) on the first seal only, outside the state folder, and reads it back', async () => {
