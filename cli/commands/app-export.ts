@@ -20,6 +20,7 @@ import { SvcError } from '../../core/errors.js';
 import { BUILTIN_EXPORTER, loadBuiltinPlugins } from '../../core/plugin/builtins.js';
 import { createPluginHost } from '../../core/plugin/host.js';
 import { loadPlugins, resolvePlugins, type PluginSpec } from '../../core/plugin/load.js';
+import { versionsText } from '../../core/plugin/interface-versions.js';
 import { loadConfig } from '../../config/load.js';
 import type { AppInterface, ClientExporter, ExportedFiles, Plugin } from '../../core/plugin/types.js';
 import { connect, type CommandContext } from '../context.js';
@@ -79,7 +80,7 @@ export default async function appExport(context: CommandContext, app: string, fl
   checkLayout(generated, plugin, language);
   if (flags.check) return reportCheck(context, app, outDir, generated);
   const written = await writeClient(outDir, generated, flags.force === true, (warning) => out.warn(warning));
-  const versions = Object.entries(iface.generatedFrom.versions).map(([name, version]) => `${name} v${version}`).join(', ');
+  const versions = versionsText(iface.generatedFrom);
   out.done(`generated the ${language} client of ${app} (${versions || 'no workloads'}) as ${generated.importName}`);
   for (const workload of iface.workloads) {
     if (workload.kind === 'function') out.step(`${workload.name} is a function: the client cannot call it; call ${workload.name}.remote() from its project`);

@@ -29,6 +29,7 @@ export type {
   ScalingPolicy,
 } from './types.js';
 export { canonical, definitionsScope, isSchema, resolveRef, withDefs } from './json-schema.js';
+export { versionsText } from './interface-versions.js';
 export type { ResolvedRef, Schema, SchemaDefs } from './json-schema.js';
 export { SvcError, errorCodes } from '../errors.js';
 export type { ErrorCode, SvcErrorOptions } from '../errors.js';

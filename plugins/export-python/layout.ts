@@ -14,7 +14,7 @@
  * from which versions, do not edit.
  */
 import type { AppInterface, ExportedFiles, ExportOptions, InterfaceWorkload } from 'svc/plugin';
-import { SvcError } from 'svc/plugin';
+import { SvcError, versionsText } from 'svc/plugin';
 import { renderAsgi } from './asgi.js';
 import { renderEndpoint, renderFunction, type WorkloadNames } from './endpoint.js';
 import { renderModels } from './models.js';
@@ -89,7 +89,7 @@ function renderWorkload(workload: InterfaceWorkload, names: WorkloadNames, mappe
 }
 
 function headerOf(app: AppInterface): string {
-  const versions = Object.entries(app.generatedFrom.versions).map(([name, version]) => `${name} v${version}`).join(', ');
+  const versions = versionsText(app.generatedFrom);
   return [
     `${GENERATED_MARK} from the deployed app ${commentText(app.app)}: ${commentText(versions) || 'no workloads'}.`,
     `# Do not edit: run \`svc app export ${commentText(app.app)}\` again after a deploy to pick up its changes.`,
