@@ -56,6 +56,8 @@ export class NomadPeriodicSchedules implements ScheduleLeader {
   readonly #options: NomadPeriodicOptions;
   /** The body last registered per job ID: registered again only when it changes. */
   readonly #registered = new Map<string, string>();
+  /** The last failure reported per scheduled function: one that lasts (a deleted secret) is reported once, not every pass. */
+  readonly #failing = new Map<string, string>();
   readonly #closed = new AbortController();
   #loop: Promise<void> | null = null;
 
@@ -74,6 +76,7 @@ export class NomadPeriodicSchedules implements ScheduleLeader {
     })().finally(() => {
       this.#loop = null;
       this.#registered.clear();
+      this.#failing.clear();
     });
   }
 
@@ -89,11 +92,14 @@ export class NomadPeriodicSchedules implements ScheduleLeader {
     let complete = true;
     for (const scheduled of scheduledFunctions(this.#options.deployments.list())) {
       // One function that cannot be registered (a secret deleted since its deploy) does not hold back the others...
+      const key = `${scheduled.workspace}/${scheduled.app}/${scheduled.fn}`;
       try {
         await this.#register(scheduled, wanted);
+        this.#failing.delete(key);
       } catch (error) {
         complete = false;
-        this.#options.report(error);
+        if (this.#failing.get(key) !== String(error)) this.#options.report(error);
+        this.#failing.set(key, String(error));
       }
     }
     // ...but nothing is purged on a pass that may not know every job it wants.
