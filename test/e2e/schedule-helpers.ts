@@ -32,8 +32,10 @@ export async function scheduleFixture(baseUrl: string, token: string): Promise<S
       const raw = structuredClone(manifest.raw) as any;
       raw.workloads = raw.workloads.filter((w: { name: string }) => functions.includes(w.name));
       raw.workloads.forEach((w: unknown) => change?.(w));
-      // `secret_tick`'s `svc.Secret.from_dict` values go beside the manifest, as `svc deploy` sends them.
-      return { manifest: raw, bundle: bundle.sha256, prune: true, ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }) };
+      // `secret_tick`'s `svc.Secret.from_dict` values go beside the manifest, as `svc deploy` sends them, when it is deployed
+      // (a svc with Consul state and no secrets key refuses to keep them).
+      const inline = raw.workloads.some((w: { secrets?: string[] }) => (w.secrets ?? []).some((name) => name.startsWith('@')));
+      return { manifest: raw, bundle: bundle.sha256, prune: true, ...(inline && manifest.inlineSecrets !== undefined ? { inlineSecrets: manifest.inlineSecrets } : {}) };
     },
     lines(name) {
       const file = path.join(out, name);
