@@ -255,7 +255,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     ? new ScheduleRunner({ deployments, runs, history: new ScheduleHistory(controlPlane.store), log: system, report: reportAs('SCHEDULE') })
     : new NomadPeriodicSchedules({
       deployments, images, client: nomad, compile: createUnitCompiler(unitCompilerOptions, compilePeriodicJob),
-      install: options.state === undefined ? installOf(config) : undefined, log: system, report: reportAs('SCHEDULE'),
+      install: options.state === undefined ? installOf(config) : undefined, secrets: controlPlane.secrets, log: system, report: reportAs('SCHEDULE'),
     });
   const previews = new Previews({
     deployments, logs: deploymentLogs, leases,

@@ -15,6 +15,7 @@ import { MINUTE, SECOND } from './durations.js';
 import { jobMeta, jobUi } from './meta.js';
 import { jobId, TASK_NAME } from './names.js';
 import { ephemeralDisk, logConfig, taskResources } from './resources.js';
+import { secretsTemplates } from './secrets-template.js';
 import { baseEnv, bundleArtifact, driverConfig } from './task.js';
 import type { NomadJobRegistration, PeriodicConfig, Task } from './types.js';
 
@@ -42,7 +43,7 @@ export function compilePeriodicJob(workload: Workload, context: JobContext): Nom
         ReschedulePolicy: { Attempts: 0, Unlimited: false },
         EphemeralDisk: { ...ephemeralDisk },
         Meta: { svc_workload: workload.name },
-        Tasks: [onceTask(workload, context)],
+        Tasks: [onceTask(workload, context, id)],
       }],
     },
   };
@@ -81,7 +82,7 @@ function scheduleText(schedule: ScheduleSpec): string {
 }
 
 /** The task of a tick: the function once, then exit (0: it returned; 6: it raised). */
-function onceTask(workload: Workload, context: JobContext): Task {
+function onceTask(workload: Workload, context: JobContext, jobId: string): Task {
   const args = ['-m', 'svc.runtime', 'once', '--root', '${NOMAD_TASK_DIR}/app', '--entry', context.entry, '--workload', workload.name];
   return {
     Name: TASK_NAME,
@@ -93,5 +94,8 @@ function onceTask(workload: Workload, context: JobContext): Task {
     LogConfig: { ...logConfig },
     KillTimeout: 30 * SECOND,
     KillSignal: 'SIGTERM',
+    // A tick's child job reads the periodic job's Variable: Nomad gives a child's workload identity its parent's
+    // job ID (Job.GetIDforWorkloadIdentity), so `nomad/jobs/<this job's id>` is the path its template may read.
+    ...secretsTemplates(workload, jobId),
   };
 }

@@ -6,7 +6,8 @@
  * the task's environment. Values are written as JSON strings, which Nomad's
  * env-file parser reads back exactly (newlines, quotes, `#` and all).
  */
-import type { Template } from './types.js';
+import type { Workload } from '../core/workload/types.js';
+import type { Task, Template } from './types.js';
 
 /** Where svc writes a job's secret values; the only Variable path the job's tasks may read by default. */
 export function secretsVariablePath(jobId: string): string {
@@ -25,4 +26,9 @@ export function secretsTemplate(jobId: string): Template {
     // A changed secret reaches the task at its next deploy (a new job) or `svc secret set --restart`, as on one machine.
     ChangeMode: 'noop',
   };
+}
+
+/** The task's `Templates` when the workload names secrets (none otherwise): the job holds no value. */
+export function secretsTemplates(workload: Workload, jobId: string): Pick<Task, 'Templates'> {
+  return (workload.secrets ?? []).length > 0 ? { Templates: [secretsTemplate(jobId)] } : {};
 }

@@ -10,7 +10,7 @@ import { SECOND } from './durations.js';
 import { TASK_NAME } from './names.js';
 import { logConfig, taskResources } from './resources.js';
 import type { Service, Task, TaskArtifact } from './types.js';
-import { secretsTemplate } from './secrets-template.js';
+import { secretsTemplates } from './secrets-template.js';
 
 /** Where the artifact unpacks the bundle, relative to the task dir (`${NOMAD_TASK_DIR}` is `<task>/local`). */
 export const BUNDLE_DEST = 'local/app';
@@ -38,7 +38,7 @@ export function runtimeTask(workload: Workload, context: JobContext, labels: rea
     KillTimeout: 30 * SECOND,
     KillSignal: 'SIGTERM',
     // Secrets come from the job's Nomad Variable through a template: the job holds no value.
-    ...((workload.secrets ?? []).length > 0 ? { Templates: [secretsTemplate(jobId)] } : {}),
+    ...secretsTemplates(workload, jobId),
   };
 }
 

@@ -27,7 +27,7 @@ import type { DeploymentLogKey, DeploymentLogs } from '../logs/deployment-logs.j
 import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver } from '../scheduler/types.js';
-import type { SecretEnvironment } from '../secrets/types.js';
+import type { InlineScope, SecretEnvironment } from '../secrets/types.js';
 import type { AppSpec, Workload } from '../workload/types.js';
 import { sendCall } from './call-stream.js';
 import { callWithRetries } from './retries.js';
@@ -65,6 +65,8 @@ export interface CreateRun {
   readonly idleTimeoutSeconds: number;
   /** The app's `svc.Secret.from_dict` values (workloads name them `@<i>`), kept sealed for this run only. */
   readonly inlineSecrets?: readonly Readonly<Record<string, string>>[];
+  /** Whose secret values the run reads, in place of its own: a scheduled run reads its deployed app's (`@<i>` are the deploy's). */
+  readonly secretScope?: InlineScope;
 }
 
 interface Run {
@@ -136,7 +138,7 @@ export class RunManager {
       busy: () => run.inFlight > 0 || run.waiting > 0 || run.status === 'building' || run.status === 'starting' || this.#options.logs.subscriberCount(run.logKey) > 0,
       expire: () => void this.#end(run, 'idle').catch(this.#options.report),
     });
-    const start = this.#start(run, ref, request.bundleSha256, spec.entry, request.inlineSecrets);
+    const start = this.#start(run, ref, request.bundleSha256, spec.entry, request.inlineSecrets, request.secretScope);
     start.then(markReady, markFailed);
     run.starting = start.then(() => {}, () => {});
     return this.#view(run);
@@ -247,7 +249,7 @@ export class RunManager {
     if (!run.ended) this.#options.logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text });
   }
 
-  async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string, inlineSecrets: CreateRun['inlineSecrets']): Promise<void> {
+  async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string, inlineSecrets: CreateRun['inlineSecrets'], secretScope: CreateRun['secretScope']): Promise<void> {
     const { logs } = this.#options;
     const { signal } = run.stop;
     const system = (text: string) => this.#system(run, text);
@@ -266,7 +268,7 @@ export class RunManager {
       const { source } = await unlessAborted(this.#options.bundles.fromStore(bundleSha256, entry), signal, ended);
       const { secrets } = this.#options;
       // A run's inline values are its own (scope: the run's id), whatever other runs of the app send.
-      const scope = { workspace: run.workspace, app: ref.app, stage: run.id };
+      const scope = secretScope ?? { workspace: run.workspace, app: ref.app, stage: run.id };
       if (secrets !== undefined && inlineSecrets !== undefined) await secrets.putInline(scope, inlineSecrets);
       const secretEnv = secrets === undefined ? {} : { secretEnv: (_ref: DeploymentRef, workload: Workload) => secrets.environment(scope, workload.secrets ?? []) };
       const context = guardedStart({ images: this.#options.images, driver: this.#options.driver, progress, ...secretEnv }, signal, ended);

@@ -47,6 +47,8 @@ export async function runOnce(runs: Pick<RunManager, 'create' | 'call' | 'end'>,
   const start = async () => {
     const view = await runs.create({
       spec: request.spec, bundleSha256: request.bundleSha256, workspace: request.workspace, function: request.function, principal: null, idleTimeoutSeconds: RUN_IDLE_SECONDS,
+      // The function's secrets as its deploy has them, inline (`svc.Secret.from_dict`) values too.
+      secretScope: { workspace: request.workspace, app: request.spec.name, stage: 'deployed' },
     });
     return view.id;
   };

@@ -3,14 +3,17 @@
  * periodic batch job per scheduled function (compiled, checked by the strict
  * validator), the stand-in launches a child job per tick as Nomad does, and
  * svc reads the runs back from the children and their allocations; a
- * redeploy without the schedule purges the periodic job.
+ * redeploy without the schedule purges the periodic job. A function naming
+ * secrets gets them from the Nomad Variable of its periodic job, which its
+ * children read (their identity is their parent's); the job holds no value.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import { apiClient, type Call } from '../core/api/client.js';
 import { until } from '../helpers/until.js';
 import { nomadJson, startStandins, type Standins } from './cluster-helpers.js';
-import { scheduledRuns, scheduleFixture, type ScheduleFixture } from './schedule-helpers.js';
+import { scheduledRuns, scheduleFixture, secretLines, type ScheduleFixture } from './schedule-helpers.js';
 
 describe('scheduled functions on Nomad (stand-ins): periodic batch jobs', function () {
   this.timeout(180_000);
@@ -76,6 +79,29 @@ describe('scheduled functions on Nomad (stand-ins): periodic batch jobs', functi
     const redeployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick'], (w) => (w.options.schedule = null)) });
     assert.equal(redeployed.status, 201, redeployed.text);
     await until('the periodic job is gone', async () => (await nomadJson(standins.nomad, `/v1/job/${parent}`)).status === 404);
+    assert.deepEqual(reports, []);
+  });
+
+  it('gives a scheduled function its secrets through the periodic job\'s Variable, which its children read; the job holds none, the purge deletes it', async () => {
+    const value = `sched-${randomBytes(8).toString('hex')}`;
+    assert.equal((await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'sched-secret', values: { SCHED_SECRET: value } } })).status, 201);
+    const deployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['secret-tick']) });
+    assert.equal(deployed.status, 201, deployed.text);
+    const read = await until('a child of the periodic job read the secrets', () => secretLines(fixture)[0], 90_000);
+    assert.equal(read, `${value} inline # value`);
+
+    const listed = (await nomadJson(standins.nomad, '/v1/jobs?prefix=svc-default--sched--')).json as { ID: string; ParentID: string }[];
+    const periodic = listed.find((job) => job.ParentID === '')!.ID;
+    const job = (await nomadJson(standins.nomad, `/v1/job/${periodic}`)).json;
+    assert.ok(!JSON.stringify(job).includes(value) && !JSON.stringify(job).includes('inline # value'), 'the periodic job holds no value');
+    assert.equal(job.TaskGroups[0].Tasks[0].Templates[0].EmbeddedTmpl, `{{ with nomadVar "nomad/jobs/${periodic}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`);
+    assert.deepEqual((await nomadJson(standins.nomad, `/v1/var/nomad/jobs/${periodic}`)).json.Items, { SCHED_SECRET: value, SCHED_INLINE: 'inline # value' });
+    assert.ok(listed.some((child) => child.ParentID === periodic), 'the value was read by a child job');
+
+    const redeployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['secret-tick'], (w) => (w.options.schedule = null)) });
+    assert.equal(redeployed.status, 201, redeployed.text);
+    await until('the periodic job is gone', async () => (await nomadJson(standins.nomad, `/v1/job/${periodic}`)).status === 404);
+    await until('its Variable is gone', async () => (await nomadJson(standins.nomad, `/v1/var/nomad/jobs/${periodic}`)).status === 404);
     assert.deepEqual(reports, []);
   });
 });

@@ -10,10 +10,10 @@ import { upload } from './api-lifecycle-helpers.js';
 import { bundleOfFolder } from './run-helpers.js';
 
 export interface ScheduleFixture {
-  /** Where the functions append one line per run: `tick`, `slow-start`, `slow-end`. */
+  /** Where the functions append one line per run: `tick`, `slow-start`, `slow-end`; `secret` (the values `secret_tick` read). */
   readonly out: string;
   /** The body that deploys the app with only `functions` (the others left out of the manifest). */
-  body(functions: readonly string[], change?: (workload: any) => void): { manifest: unknown; bundle: string; prune: true };
+  body(functions: readonly string[], change?: (workload: any) => void): { manifest: unknown; bundle: string; prune: true; inlineSecrets?: readonly Record<string, string>[] };
   /** Lines a function appended so far (run starts or ends). */
   lines(name: string): number[];
 }
@@ -32,7 +32,10 @@ export async function scheduleFixture(baseUrl: string, token: string): Promise<S
       const raw = structuredClone(manifest.raw) as any;
       raw.workloads = raw.workloads.filter((w: { name: string }) => functions.includes(w.name));
       raw.workloads.forEach((w: unknown) => change?.(w));
-      return { manifest: raw, bundle: bundle.sha256, prune: true };
+      // `secret_tick`'s `svc.Secret.from_dict` values go beside the manifest, as `svc deploy` sends them, when it is deployed
+      // (a svc with Consul state and no secrets key refuses to keep them).
+      const inline = raw.workloads.some((w: { secrets?: string[] }) => (w.secrets ?? []).some((name) => name.startsWith('@')));
+      return { manifest: raw, bundle: bundle.sha256, prune: true, ...(inline && manifest.inlineSecrets !== undefined ? { inlineSecrets: manifest.inlineSecrets } : {}) };
     },
     lines(name) {
       const file = path.join(out, name);
@@ -56,4 +59,10 @@ export async function scheduledRuns(call: Call, token: string, app = 'sched'): P
 export function assertTicksOnce(runs: RunsAnswer['runs']): void {
   const ticks = runs.map((run) => `${run.function} ${run.scheduledAt}`);
   assert.equal(new Set(ticks).size, ticks.length, `a tick ran twice: ${ticks.join(', ')}`);
+}
+
+/** What `secret_tick` read on each run: `<SCHED_SECRET> <SCHED_INLINE>`. */
+export function secretLines(fixture: ScheduleFixture): string[] {
+  const file = path.join(fixture.out, 'secret');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : [];
 }

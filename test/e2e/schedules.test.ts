@@ -2,10 +2,12 @@
  * Scheduled functions on the embedded platform, over real HTTP with real
  * Python workers: a function scheduled every second runs again and again
  * (each run appends to a file), never overlaps itself (ticks during a run
- * are recorded skipped), records a failure with its error and traceback, and
+ * are recorded skipped), records a failure with its error and traceback, reads
+ * the secrets it names from its environment, and
  * stops when a redeploy removes its schedule or the app is paused.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { appRuns } from '../../cli/commands/app-runs.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
@@ -13,7 +15,7 @@ import { capture } from '../cli/fixture.js';
 import { apiClient, type Call } from '../core/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
-import { assertTicksOnce, scheduledRuns, scheduleFixture, type ScheduleFixture } from './schedule-helpers.js';
+import { assertTicksOnce, scheduledRuns, scheduleFixture, secretLines, type ScheduleFixture } from './schedule-helpers.js';
 
 describe('scheduled functions (embedded platform)', function () {
   this.timeout(180_000);
@@ -118,6 +120,16 @@ describe('scheduled functions (embedded platform)', function () {
     const runPage = await get(`/dashboard/apps/sched/runs/${failed.id}`);
     assert.match(runPage, /stdout: about to fail/);
     assert.match(runPage, /raise ValueError\(&quot;scheduled failure&quot;\)|raise ValueError\(&#34;scheduled failure&#34;\)/);
+  });
+
+  it('gives a scheduled function the secrets it names, named and inline, in its environment', async () => {
+    const value = `sched-${randomBytes(8).toString('hex')}`;
+    assert.equal((await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'sched-secret', values: { SCHED_SECRET: value } } })).status, 201);
+    await deploy(['secret-tick']);
+    const read = await until('secret_tick read its secrets', () => secretLines(fixture)[0], 60_000);
+    assert.equal(read, `${value} inline # value`);
+    const runs = (await scheduledRuns(call, owner)).runs.filter((run) => run.function === 'secret-tick');
+    assert.ok(runs.length > 0 && runs.every((run) => run.status !== 'failed'), JSON.stringify(runs));
   });
 
   it('stops when a redeploy removes the schedule, and when the app is paused', async () => {

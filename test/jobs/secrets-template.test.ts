@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { compileJob } from '../../jobs/compile.js';
+import { compilePeriodicJob } from '../../jobs/periodic.js';
 import { validateJob } from '../../jobs/validate.js';
 import { jobContext, workload } from './fixtures.js';
 
@@ -20,6 +21,18 @@ describe('the secrets template of a workload job', () => {
       DestPath: 'secrets/svc-secrets.env', Envvars: true, Perms: '0400', ChangeMode: 'noop',
     }]);
     assert.ok(!JSON.stringify(task(body).Env).includes('db'), 'not even the names go into Env');
+    assert.deepEqual(validateJob(body), []);
+  });
+
+  it('is on a scheduled function\'s periodic job too, reading that job\'s Variable (its children read their parent\'s)', () => {
+    const scheduled = (secrets: string[]) => workload('function', { schedule: { every: 60, overlap: false }, secrets });
+    assert.equal(task(compilePeriodicJob(scheduled([]), jobContext())).Templates, undefined);
+    const body: Json = JSON.parse(JSON.stringify(compilePeriodicJob(scheduled(['db']), jobContext())));
+    assert.deepEqual(task(body).Templates, [{
+      EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${body.Job.ID}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`,
+      DestPath: 'secrets/svc-secrets.env', Envvars: true, Perms: '0400', ChangeMode: 'noop',
+    }]);
+    assert.ok(!JSON.stringify(task(body).Env).includes('db'));
     assert.deepEqual(validateJob(body), []);
   });
 

@@ -94,9 +94,17 @@ describe('the stand-ins answer svc\'s requests as the real agents did (test/fixt
       const found: string[] = [];
       let unreached = 0;
       let shorter = 0;
+      let unknownIds = 0;
       try {
         for (const step of all) {
           const base = step.agent === 'nomad' ? nomad.url : consul.url;
+          // A request the agent answered about something the stand-in never had answers from a state it cannot reach
+          // (an error the agent gave for an ID it did not know either is still compared).
+          if (step.agent === 'nomad' && step.status < 300 && ids.unknown(step)) {
+            await send(base, step, ids);
+            unknownIds += 1;
+            continue;
+          }
           let answer = await send(base, step, ids);
           const started = Date.now();
           while (step.agent === 'nomad' && step.method === 'GET' && listLength(answer) >= 0 && listLength(answer) < listLength(step) && Date.now() - started < SETTLE_MS) {
@@ -117,7 +125,7 @@ describe('the stand-ins answer svc\'s requests as the real agents did (test/fixt
         await consul.close();
         rmSync(dataDir, { recursive: true, force: true });
       }
-      const notes = [unreached > 0 ? `${unreached} answered from a state the stand-in cannot reach` : '', shorter > 0 ? `${shorter} lists shorter than the agent's` : ''].filter(Boolean);
+      const notes = [unreached > 0 ? `${unreached} answered from a state the stand-in cannot reach` : '', shorter > 0 ? `${shorter} lists shorter than the agent's` : '', unknownIds > 0 ? `${unknownIds} about an ID the stand-in never had` : ''].filter(Boolean);
       console.log(`      (${all.length} exchanges replayed${notes.map((n) => `, ${n}`).join('')})`);
       assert.deepEqual(found, []);
     });

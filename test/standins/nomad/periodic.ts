@@ -31,7 +31,9 @@ export class PeriodicDispatcher {
       this.#timers.delete(keyOf(job.Namespace, job.ID));
       if (!(job.Periodic.ProhibitOverlap && this.host.running(job.Namespace, job.ID))) {
         const child = structuredClone(job);
-        Object.assign(child, { ID: `${job.ID}/periodic-${Math.floor(next.getTime() / 1000)}`, ParentID: job.ID, Periodic: null });
+        const id = `${job.ID}/periodic-${Math.floor(next.getTime() / 1000)}`;
+        // As Nomad's deriveJob (nomad/periodic.go): the child's Name is its ID too, not the parent's Name.
+        Object.assign(child, { ID: id, Name: id, ParentID: job.ID, Periodic: null });
         this.host.launch(child);
       }
       this.track(job);

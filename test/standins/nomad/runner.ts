@@ -121,7 +121,8 @@ class TaskRunner {
     }
     try {
       // Nomad's template hook runs before the driver starts the task (prestart), for every driver.
-      this.templated = renderTemplates(this.task, this.dir, this.alloc.job.Namespace ?? 'default', this.alloc.variables);
+      const { job, group } = this.alloc;
+      this.templated = renderTemplates(this.task, this.dir, { namespace: job.Namespace ?? 'default', job: job.ParentID || job.ID, group: group.Name, task: this.task.Name }, this.alloc.variables);
     } catch (error) {
       const message = (error as Error).message;
       this.push(event('Template', { DisplayMessage: message }));

@@ -55,15 +55,34 @@ export class Variables {
 const SECRETS_TEMPLATE = /^\{\{ with nomadVar "([^"]+)" \}\}\{\{ range \.Tuples \}\}\{\{ \.K \}\}=\{\{ \.V \| toJSON \}\}\n\{\{ end \}\}\{\{ end \}\}$/;
 
 /**
+ * Who a task's template reads as: its workload identity's claims. A periodic (or dispatched) child's
+ * `job` is its parent's ID: Nomad's `Job.GetIDforWorkloadIdentity` (nomad/structs/structs.go).
+ */
+export interface WorkloadIdentity {
+  readonly namespace: string;
+  readonly job: string;
+  readonly group: string;
+  readonly task: string;
+}
+
+/** The Variables a workload identity reads with no ACL policy (acl/acl.go `matchingVariablesCapabilitySet`). */
+function identityMayRead(identity: WorkloadIdentity, variablePath: string): boolean {
+  const { job, group, task } = identity;
+  return ['nomad/jobs', `nomad/jobs/${job}`, `nomad/jobs/${job}/${group}`, `nomad/jobs/${job}/${group}/${task}`].includes(variablePath);
+}
+
+/**
  * Renders the task's templates into its directory and returns the variables of those with
  * `Envvars`; throws (the task fails) for a template it cannot render or a Variable that is missing
  * (Nomad would wait for it: svc always writes it first).
  */
-export function renderTemplates(task: Json, taskDir: string, namespace: string, variables: Variables): Record<string, string> {
+export function renderTemplates(task: Json, taskDir: string, identity: WorkloadIdentity, variables: Variables): Record<string, string> {
+  const { namespace } = identity;
   const env: Record<string, string> = {};
   for (const template of (task.Templates ?? []) as Json[]) {
     const match = SECRETS_TEMPLATE.exec(String(template.EmbeddedTmpl ?? ''));
     if (match === null) throw new Error(`Template failed: the stand-in renders only svc's secrets template, not ${JSON.stringify(template.EmbeddedTmpl)}`);
+    if (!identityMayRead(identity, match[1]!)) throw new Error(`Template failed: nomad.var.block(${match[1]}@${namespace}.global): Unexpected response code: 403 (Permission denied)`);
     const variable = variables.get(namespace, match[1]!);
     if (variable === undefined) throw new Error(`Template failed: nomad.var.block(${match[1]}@${namespace}.global): variable not found`);
     const text = Object.entries(variable.Items).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${JSON.stringify(v)}\n`).join('');

@@ -61,6 +61,15 @@ export class IdMap {
     return undefined;
   }
 
+  /**
+   * Whether the request's path names a recorded ID no earlier answer paired with one of the stand-in's:
+   * something the stand-in never had, such as the allocation of a periodic child launched at a tick
+   * (`<parent>/periodic-<unix seconds>`) of the recording's clock, which the replay's clock does not reach.
+   */
+  unknown(exchange: Exchange): boolean {
+    return (exchange.path.match(UUID) ?? []).some((id) => !this.#ids.has(id));
+  }
+
   id(recorded: string): string {
     return recorded.replace(UUID, (id) => this.#ids.get(id) ?? id);
   }
