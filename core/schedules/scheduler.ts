@@ -171,8 +171,10 @@ export class ScheduleRunner implements ScheduleLeader {
       await history.record(workspace, { ...base, startedAt: null, endedAt: null, status: 'skipped', durationMs: null, error: null, logs: [] });
       return;
     }
-    // A run overlapping another gets a remote run of its own, ended after it.
+    // A run overlapping another gets a remote run of its own, ended after it; so does every run of a function
+    // that names secrets, so that each tick starts with the values stored now (a kept container keeps its env).
     const overlapping = timer.running > 0;
+    const fresh = overlapping || (scheduled.spec.workloads.find((w) => w.name === fn)?.secrets ?? []).length > 0;
     timer.running += 1;
     const started = new Date();
     const running: ScheduledRun = { ...base, startedAt: started.toISOString(), endedAt: null, status: 'running', durationMs: null, error: null, logs: [] };
@@ -181,9 +183,9 @@ export class ScheduleRunner implements ScheduleLeader {
         await history.record(workspace, running);
         const { remoteRun, ...outcome } = await runOnce(this.#options.runs, {
           workspace, spec: scheduled.spec, bundleSha256: scheduled.bundleSha256, function: fn, runId: id, signal,
-          remoteRun: overlapping ? null : timer.remoteRun, endAfter: overlapping,
+          remoteRun: fresh ? null : timer.remoteRun, endAfter: fresh,
         });
-        if (!overlapping) timer.remoteRun = remoteRun;
+        if (!fresh) timer.remoteRun = remoteRun;
         const ended = new Date();
         await history.record(workspace, { ...running, ...outcome, endedAt: ended.toISOString(), durationMs: ended.getTime() - started.getTime() });
       } catch (error) {

@@ -128,6 +128,10 @@ describe('scheduled functions (embedded platform)', function () {
     await deploy(['secret-tick']);
     const read = await until('secret_tick read its secrets', () => secretLines(fixture)[0], 60_000);
     assert.equal(read, `${value} inline # value`);
+    // A changed value reaches the next tick, with no deploy: each tick starts with the values stored then.
+    const changed = `changed-${randomBytes(8).toString('hex')}`;
+    assert.equal((await call('PATCH', '/api/v1/secrets/sched-secret', { token: owner, json: { values: { SCHED_SECRET: changed } } })).status, 200);
+    await until('a tick read the changed value', () => secretLines(fixture).includes(`${changed} inline # value`), 60_000);
     const runs = (await scheduledRuns(call, owner)).runs.filter((run) => run.function === 'secret-tick');
     assert.ok(runs.length > 0 && runs.every((run) => run.status !== 'failed'), JSON.stringify(runs));
   });
