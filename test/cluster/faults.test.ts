@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { packageRoot } from '../../core/paths.js';
-import { tempDir } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { useCluster } from './suite.js';
 import { SvcServer, svcCli, type Ran } from './svc-process.js';
@@ -37,10 +36,7 @@ describe('svc on real Nomad and Consul: agents failing while traffic flows', fun
   const figures: string[] = [];
 
   before(async () => {
-    const c = await cluster();
-    server = await SvcServer.create(tempDir('svc-data-'), c.svcEnv());
-    server.start();
-    await server.ready();
+    server = await SvcServer.serving((await cluster()).svcEnv());
     const ran = await deploy();
     assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
     const hello = (JSON.parse(ran.stdout) as { workloads: { name: string; url: string }[] }).workloads.find((w) => w.name === 'hello')!.url;

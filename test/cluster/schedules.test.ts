@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { packageRoot } from '../../core/paths.js';
-import { tempDir } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { NAMESPACE } from './agents.js';
 import { useCluster } from './suite.js';
@@ -43,10 +42,7 @@ describe('svc on real Nomad and Consul: scheduled functions', function () {
   };
 
   before(async function () {
-    const c = await cluster();
-    server = await SvcServer.create(tempDir('svc-data-'), c.svcEnv());
-    server.start();
-    await server.ready();
+    server = await SvcServer.serving((await cluster()).svcEnv());
   });
   after(async () => {
     await server?.stop();

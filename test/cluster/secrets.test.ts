@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { packageRoot } from '../../core/paths.js';
-import { tempDir } from '../helpers/config.js';
 import { NAMESPACE } from './agents.js';
 import { useCluster } from './suite.js';
 import { SvcServer, svcCli } from './svc-process.js';
@@ -28,10 +27,7 @@ describe('svc on real Nomad and Consul: secrets', function () {
   const inline = `inline "quoted" # ${randomBytes(6).toString('hex')}\nsecond line`;
 
   before(async () => {
-    const c = await cluster();
-    server = await SvcServer.create(tempDir('svc-data-'), c.svcEnv());
-    server.start();
-    await server.ready();
+    server = await SvcServer.serving((await cluster()).svcEnv());
   });
   after(async () => {
     await server?.stop();

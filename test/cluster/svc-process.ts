@@ -6,6 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../core/paths.js';
+import { tempDir } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';
 
@@ -25,6 +26,14 @@ export class SvcServer {
 
   static async create(dataDir: string, env: NodeJS.ProcessEnv): Promise<SvcServer> {
     return new SvcServer(await freePort(), dataDir, env);
+  }
+
+  /** A server on a fresh data dir with the cluster's environment, started and ready: what most cluster files run. */
+  static async serving(env: NodeJS.ProcessEnv): Promise<SvcServer> {
+    const server = await SvcServer.create(tempDir('svc-data-'), env);
+    server.start();
+    await server.ready();
+    return server;
   }
 
   get url(): string {

@@ -11,7 +11,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { examplesRoot, packageRoot } from '../../core/paths.js';
-import { tempDir } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { NAMESPACE, type Cluster } from './agents.js';
 import { useCluster } from './suite.js';
@@ -49,10 +48,7 @@ describe('svc on real Nomad and Consul: workloads', function () {
     .filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
 
   before(async function () {
-    const c = await cluster();
-    server = await SvcServer.create(tempDir('svc-data-'), c.svcEnv());
-    server.start();
-    await server.ready();
+    server = await SvcServer.serving((await cluster()).svcEnv());
   });
   after(async () => {
     await server?.stop();
