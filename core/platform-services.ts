@@ -250,7 +250,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const leases = new IdleLeases();
   const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN'), secrets: controlPlane.secrets });
   // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs and svc keeps those registered.
-  const nomad = config.scheduler === 'nomad' ? new NomadClient({ url: config.nomadAddr, token: config.nomadToken ?? undefined, namespace: config.nomadNamespace, region: config.nomadRegion }) : null;
+  const nomad = config.scheduler === 'nomad' ? new NomadClient({ url: config.nomadAddr, token: config.nomadToken ?? undefined, namespace: config.nomadNamespace, region: config.nomadRegion, observe: metrics.observer('nomad') }) : null;
   const schedules: ScheduleLeader = nomad === null
     ? new ScheduleRunner({ deployments, runs, history: new ScheduleHistory(controlPlane.store), log: system, report: reportAs('SCHEDULE') })
     : new NomadPeriodicSchedules({
