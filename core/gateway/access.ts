@@ -13,20 +13,27 @@ export interface AccessRequest {
   readonly transport: AuthRequest['transport'];
 }
 
+/** The principal, or a promise of it when a hook answered asynchronously (the request path awaits only then). */
+export type Access = Principal | null | Promise<Principal | null>;
+
 /**
  * Who may reach a workload URL, the same for HTTP and WebSocket: public
  * workloads need nothing; everything else, unknown URLs included (so nobody
  * can probe which apps exist), needs a principal from an `authenticate`
- * hook, and a principal of another workspace sees a 404.
+ * hook, and a principal of another workspace sees a 404. Synchronous when
+ * the hooks are (svc's own token check is a lookup in memory): see `Access`.
  */
-export async function checkAccess(request: AccessRequest): Promise<Principal | null> {
+export function checkAccess(request: AccessRequest): Access {
   const { entry } = request;
   if (entry && entry.workload.http?.authorized === false) return null;
-  const principal =
-    (await request.plugins.first('authenticate', { headers: request.headers, url: request.url, workspace: entry?.ref.workspace ?? '', transport: request.transport })) ?? null;
+  const found = request.plugins.firstNow('authenticate', { headers: request.headers, url: request.url, workspace: entry?.ref.workspace ?? '', transport: request.transport });
+  return found instanceof Promise ? found.then((principal) => judge(request, principal)) : judge(request, found);
+}
+
+function judge(request: AccessRequest, principal: Principal | null): Principal {
   if (!principal) throw unauthorized(request.headers.authorization !== undefined);
   // Word for word what an unknown URL gets: another workspace's workloads are not even said to exist.
-  if (entry && principal.workspace !== entry.ref.workspace) throw nothingAnswers(request.url.pathname);
+  if (request.entry && principal.workspace !== request.entry.ref.workspace) throw nothingAnswers(request.url.pathname);
   return principal;
 }
 
