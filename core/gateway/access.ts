@@ -9,7 +9,8 @@ export interface AccessRequest {
   /** The workload the URL names, or undefined when no route matched. */
   readonly entry: RouteEntry | undefined;
   readonly headers: AuthRequest['headers'];
-  readonly url: URL;
+  /** The request's URL, or how to parse it: then only a hook that reads `url` pays for the parse (svc's token check does not). */
+  readonly url: URL | (() => URL);
   readonly transport: AuthRequest['transport'];
 }
 
@@ -26,15 +27,32 @@ export type Access = Principal | null | Promise<Principal | null>;
 export function checkAccess(request: AccessRequest): Access {
   const { entry } = request;
   if (entry && entry.workload.http?.authorized === false) return null;
-  const found = request.plugins.firstNow('authenticate', { headers: request.headers, url: request.url, workspace: entry?.ref.workspace ?? '', transport: request.transport });
-  return found instanceof Promise ? found.then((principal) => judge(request, principal)) : judge(request, found);
+  const auth = authRequest(request);
+  const found = request.plugins.firstNow('authenticate', auth);
+  return found instanceof Promise ? found.then((principal) => judge(request, auth, principal)) : judge(request, auth, found);
 }
 
-function judge(request: AccessRequest, principal: Principal | null): Principal {
+function judge(request: AccessRequest, auth: AuthRequest, principal: Principal | null): Principal {
   if (!principal) throw unauthorized(request.headers.authorization !== undefined);
   // Word for word what an unknown URL gets: another workspace's workloads are not even said to exist.
-  if (request.entry && principal.workspace !== request.entry.ref.workspace) throw nothingAnswers(request.url.pathname);
+  if (request.entry && principal.workspace !== request.entry.ref.workspace) throw nothingAnswers(auth.url.pathname);
   return principal;
+}
+
+/** What the hooks see; a URL given as a parser is parsed on first read, once. */
+function authRequest(request: AccessRequest): AuthRequest {
+  const { headers, url, transport } = request;
+  const workspace = request.entry?.ref.workspace ?? '';
+  if (typeof url !== 'function') return { headers, url, workspace, transport };
+  let parsed: URL | undefined;
+  return {
+    headers,
+    workspace,
+    transport,
+    get url() {
+      return (parsed ??= url());
+    },
+  };
 }
 
 function unauthorized(tokenSent: boolean): SvcError {

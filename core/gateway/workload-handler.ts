@@ -103,7 +103,8 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
     const { entry } = match;
     let access: Access = null;
     if (entry.workload.http?.authorized !== false) {
-      const url = parseRequestUrl(protocolOf(req, options.trustProxy), head.host, target);
+      // The Host is checked already; the target is origin-form: the parse cannot fail, so it may wait until read.
+      const url = () => parseRequestUrl(protocolOf(req, options.trustProxy), head.host, target);
       access = checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
       // The platform token authenticated this request (or it is refused below); user code never sees it.
       withoutAuthorization(head);

@@ -114,13 +114,14 @@ describe('gateway: every error answer carries the request id', () => {
   it('serves through a synchronous and an asynchronous authenticate hook alike, and answers a refusal thrown by either', async () => {
     const principal = { workspace: 'default', subject: 'alice' };
     const refusal = () => new SvcError('forbidden', 'not today');
+    const urls: string[] = [];
     const who: Plugin = {
       name: 'test:who',
       apiVersion: PLUGIN_API_VERSION,
       hooks: {
         authenticate: (request) => {
           switch (request.headers['x-who']) {
-            case 'sync': return principal;
+            case 'sync': return (urls.push(request.url.href), principal);
             case 'async': return Promise.resolve(principal) as never;
             case 'deny-sync': throw refusal();
             case 'deny-async': return Promise.reject(refusal()) as never;
@@ -136,6 +137,7 @@ describe('gateway: every error answer carries the request id', () => {
       assert.deepEqual(await answer.json(), { ok: true });
     }
     assert.equal(harness.seen.length, 2);
+    assert.deepEqual(urls, [`${harness.url}${PREFIX}/`], 'a hook that reads the URL gets it');
     assert.ok(harness.seen.every((req) => req.headers.authorization === undefined), 'the credentials stay with the gateway');
     for (const mode of ['deny-sync', 'deny-async']) {
       const refused = await errorOf(`${harness.url}${PREFIX}/`, { headers: { 'x-who': mode } });
