@@ -41,13 +41,18 @@ function panel(spec: Panel, top: number): { svg: string; height: number } {
   return { svg: `<text x="20" y="${top + 20}" class="panel">${escape(spec.title)}</text>${rows.join('')}`, height };
 }
 
-export function chartSvg(title: string, subtitle: string, panels: readonly Panel[]): string {
+/** `notes` are lines of text under the panels (the goals, judged). */
+export function chartSvg(title: string, subtitle: string, panels: readonly Panel[], notes: readonly string[] = []): string {
   let top = 70;
   const parts: string[] = [];
   for (const spec of panels) {
     const drawn = panel(spec, top);
     parts.push(drawn.svg);
     top += drawn.height;
+  }
+  for (const note of notes) {
+    top += 20;
+    parts.push(`<text x="20" y="${top}" class="label">${escape(note)}</text>`);
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${top + 10}" viewBox="0 0 ${WIDTH} ${top + 10}">
 <style>text{font-family:'DejaVu Sans',Arial,sans-serif;fill:#212529}.title{font-size:19px;font-weight:bold}.sub{font-size:13px;fill:#495057}.panel{font-size:15px;font-weight:bold}.label{font-size:13px}.value{font-size:12px;fill:#495057}</style>

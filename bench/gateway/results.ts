@@ -49,8 +49,8 @@ export function machine(python: string, peers: Record<string, { binary: string; 
     node: process.version,
     python: versionOf(python, ['--version']),
     uvicorn,
-    nginx: versionOf('nginx', ['-v']),
-    haproxy: versionOf('haproxy', ['-v']),
+    nginx: versionOf('nginx', ['-v'])?.replace('nginx version: ', '') ?? null,
+    haproxy: versionOf('haproxy', ['-v'])?.replace(/^HAProxy version (\S+).*/, 'haproxy/$1') ?? null,
     wrk: versionOf('wrk', ['--version'])?.split(' [')[0] ?? null,
     peers: Object.fromEntries(Object.entries(peers).map(([name, { binary, versionEnv }]) => [name, { binary, version: process.env[versionEnv] ?? null }])),
   };

@@ -194,7 +194,7 @@ try {
   const at = commit();
   const date = new Date().toISOString();
   console.log(`svc bench — ${date}, ${describe(info, at)}`);
-  console.log(`${info.nginx ?? 'nginx ?'}, ${info.haproxy ?? 'haproxy ?'}, uvicorn ${info.uvicorn ?? '?'}, ${generator.name === 'wrk' ? info.wrk ?? 'wrk' : generator.name} (1 thread, keep-alive); ${rounds} rounds of ${durationMs} ms per path and load, order rotated each round`);
+  console.log(`${info.nginx ?? 'nginx ?'}, ${info.haproxy ?? 'haproxy ?'}, uvicorn ${info.uvicorn ?? '?'}, ${generator.name === 'wrk' ? info.wrk ?? 'wrk' : generator.name} (1 thread, keep-alive); ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs} ms per path and load, order rotated each round`);
   console.log('GET / of bench/apps/raw_asgi.py ({"ok":true}); cells: medians over the rounds; ratios: median of the per-round ratios (min–max)\n');
   const cells = cellsOf(measurement, measured.map((p) => p.name), LOADS);
   printTables(cells, LOADS);
@@ -210,7 +210,7 @@ try {
   if (lifecycle) {
     const { cold, deploy: d, remote } = lifecycle;
     console.log(`cold start (bench/apps/cold_asgi.py at zero → first answer through the gateway, ${cold.svc.samplesMs.length} trials): ${cold.svc.medianMs} ms (${cold.svc.samplesMs.join(', ')}); bare uvicorn spawn → first answer: ${cold.bareUvicorn.medianMs} ms (${cold.bareUvicorn.samplesMs.join(', ')})`);
-    console.log(`svc deploy of examples/quickstart after a change (the CLI, wall): ${d.wall.medianMs} ms (${d.wall.samplesMs.join(', ')})`);
+    console.log(`svc deploy of examples/quickstart after a change (the CLI, wall): ${d.wall.medianMs} ms (${d.wall.samplesMs.join(', ')}), of which the deploy request ${d.request.medianMs} ms (as the CLI prints it, 0.1 s steps)`);
     console.log(`warm square.remote(): ${remote.remote.medianMs} ms; GET through the gateway (same process, kept alive): ${remote.http.medianMs} ms (medians of ${remote.calls}, interleaved)`);
   }
   console.log(`redeploy of bench/apps/hello.py (its containers started and healthy, image cached): ${deployMs.toFixed(0)} ms`);
@@ -221,9 +221,10 @@ try {
     skipped, admission, lifecycle, redeployMs: Math.round(deployMs),
   });
   const title = `svc bench ${date.slice(0, 16).replace('T', ' ')} UTC · commit ${at.sha}${at.dirty ? ' (dirty)' : ''}`;
-  const subtitle = `${info.cores} cores (${info.cpu}), Node ${info.node}, ${info.python ?? ''}, uvicorn ${info.uvicorn ?? '?'}, ${info.nginx ?? ''}, ${info.haproxy?.split(' - ')[0] ?? ''}`;
+  const subtitle = `${info.cores} cores (${info.cpu}), Node ${info.node}, ${info.python ?? ''}, uvicorn ${info.uvicorn ?? '?'}, ${info.nginx ?? ''}, ${info.haproxy ?? ''}; ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs / 1000} s`;
   const png = path.join(resultsDir, 'latest.png');
-  const rendered = await renderPng(chartSvg(title, subtitle, chartPanels(cells)), png);
+  const judged = goals.filter((goal) => goal.met !== null).map((goal) => `${goal.met ? '✓' : '✗'} ${goal.name}: ${goal.value} (goal ${goal.goal})`);
+  const rendered = await renderPng(chartSvg(title, subtitle, chartPanels(cells), judged.length ? ['Goals (issue 21):', ...judged] : []), png);
   console.log(`\nwrote ${path.relative(process.cwd(), file)}${rendered ? ` and ${path.relative(process.cwd(), png)}` : ' (no chart: no Chromium at CHROMIUM_BIN or /usr/bin/chromium)'}`);
 } finally {
   await cleanUp();
