@@ -1,7 +1,7 @@
 /**
  * What a bench run was measured on (machine, versions, commit) and where its
  * figures go: bench/results/latest.json, committed beside the chart so that
- * docs/benchmarks.md can cite a run.
+ * docs/benchmarks.md can cite a run (partial.json for a BENCH_ONLY run, not committed).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -70,9 +70,10 @@ export function describe(machineInfo: Machine, at: Commit): string {
   return `${machineInfo.cores} cores (${machineInfo.cpu}), Node ${machineInfo.node}, ${machineInfo.python ?? 'Python ?'}, commit ${at.sha}${at.dirty ? ' (dirty)' : ''}`;
 }
 
-export function writeResults(results: object): string {
+/** `latest` for a whole run (committed), `partial` for a BENCH_ONLY one (ignored by git). */
+export function writeResults(name: 'latest' | 'partial', results: object): string {
   mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, 'latest.json');
+  const file = path.join(resultsDir, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   return file;
 }

@@ -74,7 +74,9 @@ function cleanUp(): Promise<void> {
   })();
   return cleaned;
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+// Output piped into a reader that left (`| head`): stop everything rather than die with the children running.
+process.stdout.on('error', () => void cleanUp().then(() => process.exit(1)));
 function keep<T extends Served>(served: T): T {
   closers.push(() => served.close());
   return served;
@@ -215,14 +217,16 @@ try {
   }
   console.log(`redeploy of bench/apps/hello.py (its containers started and healthy, image cached): ${deployMs.toFixed(0)} ms`);
 
-  const file = writeResults({
+  // A partial run (BENCH_ONLY) must not replace the committed figures of a whole one.
+  const name = only ? 'partial' : 'latest';
+  const file = writeResults(name, {
     date, machine: info, commit: at, generator: generator.name, rounds, durationMs, loads: LOADS,
     paths: Object.fromEntries(measured.map((p) => [p.name, PATHS[p.name]])), cells, goals,
     skipped, admission, lifecycle, redeployMs: Math.round(deployMs),
   });
   const title = `svc bench ${date.slice(0, 16).replace('T', ' ')} UTC · commit ${at.sha}${at.dirty ? ' (dirty)' : ''}`;
   const subtitle = `${info.cores} cores (${info.cpu}), Node ${info.node}, ${info.python ?? ''}, uvicorn ${info.uvicorn ?? '?'}, ${info.nginx ?? ''}, ${info.haproxy ?? ''}; ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs / 1000} s`;
-  const png = path.join(resultsDir, 'latest.png');
+  const png = path.join(resultsDir, `${name}.png`);
   const judged = goals.filter((goal) => goal.met !== null).map((goal) => `${goal.met ? '✓' : '✗'} ${goal.name}: ${goal.value} (goal ${goal.goal})`);
   const rendered = await renderPng(chartSvg(title, subtitle, chartPanels(cells), judged.length ? ['Goals (issue 21):', ...judged] : []), png);
   console.log(`\nwrote ${path.relative(process.cwd(), file)}${rendered ? ` and ${path.relative(process.cwd(), png)}` : ' (no chart: no Chromium at CHROMIUM_BIN or /usr/bin/chromium)'}`);
