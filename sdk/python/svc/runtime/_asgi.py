@@ -95,15 +95,20 @@ class AsgiApp:
             await self._serve(scope, receive, send)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not await self._ready():
+        if not self._lifespan.ready and not await self._ready():
             message = f"{self.workload.name} failed to start; see the workload logs"
             if scope["type"] == "http":
                 await error_response(RequestError("handler_error", message)).send(send, scope["method"] == "HEAD")
             else:
                 await send({"type": "websocket.close", "code": 1011, "reason": "the workload failed to start"})
             return
-        async with self._slots.hold():
+        # acquire() and release() themselves: `async with` would add a coroutine each way per request.
+        slots = self._slots.hold()
+        await slots.acquire()
+        try:
             await self._call_app(self._mounted(scope), receive, send)
+        finally:
+            slots.release()
 
     async def _ready(self) -> bool:
         """Runs the app's startup if nobody has yet (or waits for it); False when it failed."""

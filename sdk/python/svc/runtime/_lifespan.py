@@ -56,6 +56,12 @@ class AppLifespan:
         self._failed = False  # ... and one of them said "failed"
         self._shut_down = False
 
+    @property
+    def ready(self) -> bool:
+        """True once the startup has run and succeeded (what every request asks first)."""
+        startup = self._startup
+        return startup is not None and startup.done() and not startup.cancelled() and startup.exception() is None
+
     async def startup(self) -> None:
         """Runs the application's startup, or waits for the run already under way.
 
