@@ -30,19 +30,36 @@ export function timeoutError(limit: CallLimit): SvcError {
   });
 }
 
+/** How often the deadlines of calls in flight are looked at: the backstop fires at most this late. */
+const SWEEP_MS = 250;
+
 /**
- * A timer for one call: `expired()` says whether the time-out has passed (the
- * container's own answer is then due), `onBackstop` runs once the grace is over
- * too. `clear()` when the call is over.
+ * A call's deadline: `expired()` says whether the time-out has passed (the
+ * container's own answer is then due), `onBackstop` runs once the grace is
+ * over too. `clear()` when the call is over. One sweep timer looks at every
+ * deadline in flight, so that arming and clearing one, on every request of
+ * a function or endpoint, are a Set add and delete rather than a timer each.
  */
 export class CallDeadline {
+  static readonly #armed = new Set<CallDeadline>();
+  static #sweeper: NodeJS.Timeout | null = null;
+
   readonly #limit: CallLimit;
   readonly #startedAt = Date.now();
-  readonly #timer: NodeJS.Timeout;
+  readonly #backstopAt: number;
+  readonly #onBackstop: (error: SvcError) => void;
 
-  constructor(limit: CallLimit, onBackstop: (error: SvcError) => void) {
+  /** `graceMs`: how long past the time-out the container may still answer (tests shorten it). */
+  constructor(limit: CallLimit, onBackstop: (error: SvcError) => void, graceMs = TIMEOUT_GRACE_MS) {
     this.#limit = limit;
-    this.#timer = setTimeout(() => onBackstop(timeoutError(limit)), limit.seconds * 1000 + TIMEOUT_GRACE_MS);
+    this.#backstopAt = this.#startedAt + limit.seconds * 1000 + graceMs;
+    this.#onBackstop = onBackstop;
+    CallDeadline.#armed.add(this);
+    if (CallDeadline.#sweeper === null) {
+      CallDeadline.#sweeper = setInterval(CallDeadline.#sweep, SWEEP_MS);
+      // Calls in flight never keep the process alive on their own.
+      CallDeadline.#sweeper.unref();
+    }
   }
 
   /** The time-out error when the call's time is up, else undefined. */
@@ -51,6 +68,19 @@ export class CallDeadline {
   }
 
   clear(): void {
-    clearTimeout(this.#timer);
+    CallDeadline.#armed.delete(this);
+  }
+
+  static #sweep(this: void): void {
+    const now = Date.now();
+    for (const deadline of CallDeadline.#armed) {
+      if (now < deadline.#backstopAt) continue;
+      CallDeadline.#armed.delete(deadline);
+      deadline.#onBackstop(timeoutError(deadline.#limit));
+    }
+    if (CallDeadline.#armed.size === 0 && CallDeadline.#sweeper !== null) {
+      clearInterval(CallDeadline.#sweeper);
+      CallDeadline.#sweeper = null;
+    }
   }
 }
