@@ -9,8 +9,9 @@ answers with a fresh worker at once. The workload logs get one line saying which
 call, after how long, and which worker is replaced.
 
 The time-out is watched twice: on the event loop (``within``), and by a
-thread (``watchdog``) for code that blocks the loop itself (``time.sleep`` in an
-``async def``); the thread ends the process ``WATCHDOG_GRACE`` seconds later.
+thread (``watchdog``: one for all the worker's calls, ``_watchdog``) for code that
+blocks the loop itself (``time.sleep`` in an ``async def``); the thread ends the
+process ``WATCHDOG_GRACE`` seconds later.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import asyncio
 import contextlib
 import os
 import sys
-import threading
 from typing import Any, Awaitable, Callable, Generator
 
 from ._exit import exit_now
+from ._watchdog import Watchdog
 
 EXIT_TIMED_OUT = 6
 """A worker's exit code after a call ran past its time-out: the supervisor replaces it at once, not a crash."""
@@ -32,6 +33,7 @@ WATCHDOG_GRACE = 2.0
 
 _retire: Callable[[], None] | None = None
 _worker = "worker"
+_watchdog = Watchdog()
 
 
 def install(retire: Callable[[], None], index: int) -> None:
@@ -103,13 +105,11 @@ def watchdog(workload: str, what: str, seconds: float | None) -> Generator[None,
     if seconds is None:
         yield
         return
-    timer = threading.Timer(seconds + WATCHDOG_GRACE, _stuck, args=(workload, what, seconds))
-    timer.daemon = True
-    timer.start()
+    key = _watchdog.watch(seconds + WATCHDOG_GRACE, lambda: _stuck(workload, what, seconds))
     try:
         yield
     finally:
-        timer.cancel()
+        _watchdog.release(key)
 
 
 def _stuck(workload: str, what: str, seconds: float) -> None:
