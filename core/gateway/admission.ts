@@ -132,6 +132,15 @@ export class Admission {
   }
 
   /**
+   * The hot path, without a promise: a slot on the least loaded instance when
+   * nobody waits and one is free, else null (then `enter()` decides).
+   */
+  tryEnter(unit: string): Slot | null {
+    if ((this.#units.get(unit)?.waiting ?? 0) !== 0) return null;
+    return this.#take(this.#registry.instances(unit));
+  }
+
+  /**
    * Takes a slot on the least loaded instance, or waits for one. Rejects with
    * `queue_full` (429) when the queue is full, `client_closed` when `signal`
    * aborts while waiting, and 503 when no slot can come: at once when no
@@ -142,12 +151,9 @@ export class Admission {
    * while containers start.
    */
   enter(unit: string, limits: AdmissionLimits, signal: AbortSignal): Promise<Slot> {
+    const slot = this.tryEnter(unit);
+    if (slot) return Promise.resolve(slot);
     const instances = this.#registry.instances(unit);
-    // The hot path: nobody waits and a slot is free.
-    if ((this.#units.get(unit)?.waiting ?? 0) === 0) {
-      const slot = this.#take(instances);
-      if (slot) return Promise.resolve(slot);
-    }
     const supervisor = this.#supervisor;
     const usable = instances.some((instance) => !this.#uses.get(instance.id)?.draining);
     if (!usable) {

@@ -6,13 +6,18 @@
  * can never reach another workload through svc's path URLs.
  */
 import type { PluginHost } from '../plugin/host.js';
+import type { ResolvedRoute } from '../plugin/types.js';
 import { nothingAnswers } from './nothing-answers.js';
 import { hostName, type RouteMatch, type RouteTable } from './route-table.js';
 import { workloadPrefix } from './urls.js';
 
 export interface DomainRouting {
-  /** The match on a custom domain, or null when no plugin knows the host; throws `not_found` for a host not served. */
-  resolve(hostHeader: string, path: string): Promise<RouteMatch | null>;
+  /**
+   * The match on a custom domain, or null when no plugin knows the host;
+   * throws `not_found` for a host not served. Synchronous when the hooks are
+   * (svc's own is a lookup in memory): a promise only when one waited.
+   */
+  resolve(hostHeader: string, path: string): RouteMatch | null | Promise<RouteMatch | null>;
   /** The same host's match again, from the route table alone (a redeploy switched the unit). */
   again(match: RouteMatch): RouteMatch | null;
 }
@@ -21,19 +26,23 @@ export interface DomainRouting {
 export function createDomainRouting(plugins: PluginHost, routes: RouteTable): DomainRouting | null {
   if (!plugins.has('resolveRoute')) return null;
   return {
-    async resolve(hostHeader, path) {
+    resolve(hostHeader, path) {
       const host = hostName(hostHeader);
       if (host === '') return null;
-      const resolved = await plugins.first('resolveRoute', { host, path });
-      if (resolved === null) return null;
-      if (!resolved.served) throw nothingAnswers(path);
-      const entry = routes.at(workloadPrefix({ workspace: resolved.workspace, app: resolved.app, stage: 'deployed' }, resolved.workload));
-      if (entry === undefined) throw nothingAnswers(path);
-      return { entry, rest: path.startsWith('/') ? path : `/${path}`, prefix: '' };
+      const resolved = plugins.firstNow('resolveRoute', { host, path });
+      return resolved instanceof Promise ? resolved.then((route) => matchOf(route, path)) : matchOf(resolved, path);
     },
     again(match) {
       const entry = routes.at(match.entry.prefix);
       return entry === undefined ? null : { entry, rest: match.rest, prefix: '' };
     },
   };
+
+  function matchOf(resolved: ResolvedRoute | null, path: string): RouteMatch | null {
+    if (resolved === null) return null;
+    if (!resolved.served) throw nothingAnswers(path);
+    const entry = routes.at(workloadPrefix({ workspace: resolved.workspace, app: resolved.app, stage: 'deployed' }, resolved.workload));
+    if (entry === undefined) throw nothingAnswers(path);
+    return { entry, rest: path.startsWith('/') ? path : `/${path}`, prefix: '' };
+  }
 }

@@ -29,6 +29,7 @@ const SMALL_BODY = 64 * 1024;
  * its connection's signal) and the call to the container.
  */
 export class Exchange implements Dispatcher.DispatchHandler {
+  readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #requestId: string;
   readonly #report: ErrorReporter;
@@ -59,12 +60,21 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #sentAt = 0;
 
   constructor(req: IncomingMessage, res: ServerResponse, requestId: string, report: ErrorReporter) {
+    this.#req = req;
     this.#res = res;
     this.#requestId = requestId;
     this.#report = report;
     this.#isHead = req.method === 'HEAD';
     this.#connection = connectionSignal(req.socket);
     res.on('close', this.#onClose);
+  }
+
+  get request(): IncomingMessage {
+    return this.#req;
+  }
+
+  get response(): ServerResponse {
+    return this.#res;
   }
 
   get requestId(): string {

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { PlatformMetrics } from '../metrics/platform-metrics.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Instance } from '../registry/types.js';
-import { checkAccess } from './access.js';
+import { checkAccess, type Access } from './access.js';
 import { callLimitOf } from './call-timeout.js';
 import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
@@ -56,7 +56,13 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
   const crashCause = (instance: Instance) => options.upstreams.crashCause(instance);
   const { metrics } = options;
 
-  async function serve(req: IncomingMessage, res: ServerResponse, first: RouteMatch, head: RequestHead, path: string, search: string, target: string): Promise<void> {
+  /**
+   * A request for a workload URL. The common case runs synchronously from
+   * the request event to the dispatch (no promise, no microtask): a public
+   * workload or a token svc checks in memory, and a free slot. Anything that
+   * waits (an asynchronous authenticate hook, the queue) goes on in admit().
+   */
+  function serve(req: IncomingMessage, res: ServerResponse, first: RouteMatch, head: RequestHead, path: string, search: string, target: string): void {
     const exchange = new Exchange(req, res, requestIdOf(head.requestId), options.report);
     if (metrics) exchange.meter(metrics.workload(first.entry.unit, first.entry.ref, first.entry.workload.name));
     const stale = options.staleSince?.();
@@ -67,48 +73,91 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
       checkHost(head.host);
       // Before anything else is answered: that would mean reading (and discarding) the whole body.
       checkContentLength(head.contentLength, req, res, maxBodyBytes);
-      const method = req.method!;
-      // On a custom domain the host names the workload: a redeploy is followed by its prefix, never by the path.
-      const again = first.prefix === '' && domains ? () => domains!.again(first) : () => options.routes.match(path, head.host);
-      let match = first;
-      let slot: Slot;
-      for (let attempt = 1; ; attempt++) {
-        const { entry } = match;
-        const authorized = entry.workload.http?.authorized !== false;
-        if (authorized) {
-          const url = parseRequestUrl(protocolOf(req, options.trustProxy), head.host, target);
-          await checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
-          // The platform token authenticated this request; user code never sees it.
-          withoutAuthorization(head);
-        }
-        if (entry.offline) throw entry.offline;
-        checkRouteAndMethod(entry, match.rest, method);
-        try {
-          slot = await options.admission.enter(entry.unit, { maxPending: entry.workload.scaling.maxPendingTasks }, exchange.signal);
-          break;
-        } catch (error) {
-          // A redeploy switched the URL to a new unit while this request waited for the old one (or was
-          // on its way to it): it goes to the new unit, checked again against the new route, instead of failing.
-          const now = exchange.signal.aborted || attempt >= MAX_REROUTES ? null : again();
-          if (now === null || now.entry.unit === entry.unit) throw error;
-          match = now;
-        }
+      const checked = check(req, head, target, first);
+      if (!(checked instanceof Promise)) {
+        const slot = options.admission.tryEnter(first.entry.unit);
+        if (slot !== null) return send(req, exchange, head, first, slot, search);
       }
-      exchange.hold(slot, crashCause);
-      exchange.bound(callLimitOf(match.entry.workload));
-      head.forward.push(
-        'x-request-id', exchange.requestId,
-        'x-forwarded-for', forwardedFor(req, options.trustProxy),
-        'x-forwarded-proto', protocolOf(req, options.trustProxy),
-        'x-forwarded-host', head.host,
-        'x-forwarded-prefix', match.prefix,
-      );
-      const body = BODYLESS.has(method) ? null : head.contentLength !== undefined ? req : countedBody(req, res, maxBodyBytes);
-      exchange.sent();
-      options.upstreams.dispatch(slot.instance, { method: method as 'GET', path: match.rest + search, headers: head.forward, body }, exchange);
+      admit(req, exchange, head, first, path, search, target, checked).catch((error: unknown) => answerError(exchange, path, error));
     } catch (error) {
-      exchange.fail(error);
+      answerError(exchange, path, error);
     }
+  }
+
+  /** Answers with the error; only a failure to write that answer itself is reported, and the connection cut. */
+  function answerError(exchange: Exchange, path: string, error: unknown): void {
+    try {
+      exchange.fail(error);
+    } catch (failure) {
+      unanswered(exchange.request, exchange.response, path, failure);
+    }
+  }
+
+  function unanswered(req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void {
+    options.report(error, { method: req.method ?? '', path, requestId: undefined });
+    res.destroy();
+  }
+
+  /** Access (the one step that may wait for a hook), then whether the workload takes this method and path. */
+  function check(req: IncomingMessage, head: RequestHead, target: string, match: RouteMatch): Access {
+    const { entry } = match;
+    let access: Access = null;
+    if (entry.workload.http?.authorized !== false) {
+      // The Host is checked already; the target is origin-form: the parse cannot fail, so it may wait until read.
+      const url = () => parseRequestUrl(protocolOf(req, options.trustProxy), head.host, target);
+      access = checkAccess({ plugins: options.plugins, entry, headers: req.headers, url, transport: 'http' });
+      // The platform token authenticated this request (or it is refused below); user code never sees it.
+      withoutAuthorization(head);
+    }
+    const method = req.method!;
+    if (access instanceof Promise) {
+      return access.then((principal) => {
+        checkRoute(match, method);
+        return principal;
+      });
+    }
+    checkRoute(match, method);
+    return access;
+  }
+
+  /** Waits for what serve() could not have at once: the access hook's answer, a slot in the queue, a reroute. */
+  async function admit(req: IncomingMessage, exchange: Exchange, head: RequestHead, first: RouteMatch, path: string, search: string, target: string, checked: Access): Promise<void> {
+    // On a custom domain the host names the workload: a redeploy is followed by its prefix, never by the path.
+    const again = first.prefix === '' && domains ? () => domains!.again(first) : () => options.routes.match(path, head.host);
+    let match = first;
+    let slot: Slot;
+    await checked;
+    for (let attempt = 1; ; attempt++) {
+      if (attempt > 1) await check(req, head, target, match);
+      try {
+        slot = await options.admission.enter(match.entry.unit, { maxPending: match.entry.workload.scaling.maxPendingTasks }, exchange.signal);
+        break;
+      } catch (error) {
+        // A redeploy switched the URL to a new unit while this request waited for the old one (or was
+        // on its way to it): it goes to the new unit, checked again against the new route, instead of failing.
+        const now = exchange.signal.aborted || attempt >= MAX_REROUTES ? null : again();
+        if (now === null || now.entry.unit === match.entry.unit) throw error;
+        match = now;
+      }
+    }
+    send(req, exchange, head, match, slot, search);
+  }
+
+  /** The request goes to the slot's container, with the gateway's own headers. */
+  function send(req: IncomingMessage, exchange: Exchange, head: RequestHead, match: RouteMatch, slot: Slot, search: string): void {
+    exchange.hold(slot, crashCause);
+    exchange.bound(callLimitOf(match.entry.workload));
+    head.forward.push(
+      'x-request-id', exchange.requestId,
+      'x-forwarded-for', forwardedFor(req, options.trustProxy),
+      'x-forwarded-proto', protocolOf(req, options.trustProxy),
+      'x-forwarded-host', head.host,
+      'x-forwarded-prefix', match.prefix,
+    );
+    const method = req.method!;
+    const body = BODYLESS.has(method) ? null : head.contentLength !== undefined ? req : countedBody(req, exchange.response, maxBodyBytes);
+    exchange.sent();
+    options.upstreams.dispatch(slot.instance, { method: method as 'GET', path: match.rest + search, headers: head.forward, body }, exchange);
   }
 
   return function handleRequest(req, res) {
@@ -117,24 +166,31 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
     const query = target === null ? -1 : target.indexOf('?');
     const path = target === null ? '' : query === -1 ? target : target.slice(0, query);
     const match = target === null ? null : options.routes.match(path, head.host);
+    let found: RouteMatch | null | Promise<RouteMatch | null> = match;
     // A host-based URL of svc's own is served at once; any other Host may be a custom domain, which wins over path routing.
-    const found = target === null || match?.prefix === '' || !domains
-      ? match
-      : domains.resolve(head.host, path).then((domain) => domain ?? match);
+    if (target !== null && match?.prefix !== '' && domains) {
+      try {
+        const domain = domains.resolve(head.host, path);
+        found = domain instanceof Promise ? domain.then((resolved) => resolved ?? match) : (domain ?? match);
+      } catch (error) {
+        found = Promise.reject(error);
+      }
+    }
     if (found === null) return fallback(req, res);
-    const failed = (error: unknown) => {
-      // Only a failure to write the error answer itself lands here.
-      options.report(error, { method: req.method ?? '', path, requestId: undefined });
-      res.destroy();
-    };
     const search = query === -1 ? '' : target!.slice(query);
-    if (!(found instanceof Promise)) return void serve(req, res, found, head, path, search, target!).catch(failed);
+    if (!(found instanceof Promise)) return serve(req, res, found, head, path, search, target!);
     found.then(
       (domain) => (domain === null ? fallback(req, res) : serve(req, res, domain, head, path, search, target!)),
       // A host claimed but not served: the same 404 as an unknown URL.
       (error: unknown) => new Exchange(req, res, requestIdOf(head.requestId), options.report).fail(error),
-    ).catch(failed);
+    ).catch((error: unknown) => unanswered(req, res, path, error));
   };
+}
+
+/** An offline workload answers its error; then the route must take the method and path. */
+function checkRoute(match: RouteMatch, method: string): void {
+  if (match.entry.offline) throw match.entry.offline;
+  checkRouteAndMethod(match.entry, match.rest, method);
 }
 
 /** The request target as `/path?query` (an absolute-form target names its own authority), or null when it is neither. */

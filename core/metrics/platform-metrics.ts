@@ -6,10 +6,12 @@
  * (event-loop lag included), state store calls and Consul/Nomad calls.
  *
  * One registry per platform (tests run several in one process). The request
- * path only touches cached label children (`WorkloadMeter`): no label hashing
- * per request. Gauges of load and containers are read at scrape time.
+ * path only touches children made once per workload (`WorkloadMeter`, on
+ * hot-series.ts): additions, no label hashing per request. Gauges of load and
+ * containers are read at scrape time.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { HotCounter, HotHistogram, type CounterChild, type HistogramChild } from './hot-series.js';
 import type { DeploymentRef } from '../workload/deployment-ref.js';
 
 /** The labels of every per-workload series. */
@@ -49,10 +51,10 @@ export interface WorkloadMeter {
 
 export class PlatformMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<WorkloadLabel | 'status'>;
-  readonly #duration: Histogram<WorkloadLabel>;
-  readonly #upstream: Histogram<WorkloadLabel>;
-  readonly #errors: Counter<WorkloadLabel | 'code'>;
+  readonly #requests: HotCounter;
+  readonly #duration: HotHistogram;
+  readonly #upstream: HotHistogram;
+  readonly #errors: HotCounter;
   readonly #coldStarts: Histogram<WorkloadLabel>;
   readonly #scaleEvents: Counter<WorkloadLabel | 'direction'>;
   readonly #storeCalls: Histogram<'operation' | 'outcome'>;
@@ -63,10 +65,10 @@ export class PlatformMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_process_' });
-    this.#requests = new Counter({ name: 'svc_requests_total', help: 'Requests to workload URLs, by the status of their answer (499: the client left first).', labelNames: [...WORKLOAD_LABELS, 'status'], registers });
-    this.#duration = new Histogram({ name: 'svc_request_duration_seconds', help: 'Time from a request reaching the gateway to the end of its answer.', labelNames: WORKLOAD_LABELS, buckets: LATENCY_BUCKETS, registers });
-    this.#upstream = new Histogram({ name: 'svc_upstream_duration_seconds', help: 'Time from sending a request to a container to its answer head.', labelNames: WORKLOAD_LABELS, buckets: LATENCY_BUCKETS, registers });
-    this.#errors = new Counter({ name: 'svc_gateway_errors_total', help: 'Error answers the gateway gave itself, by svc error code (queue_full is the 429 of max_pending_tasks).', labelNames: [...WORKLOAD_LABELS, 'code'], registers });
+    this.#requests = new HotCounter('svc_requests_total', 'Requests to workload URLs, by the status of their answer (499: the client left first).', this.registry);
+    this.#duration = new HotHistogram('svc_request_duration_seconds', 'Time from a request reaching the gateway to the end of its answer.', LATENCY_BUCKETS, this.registry);
+    this.#upstream = new HotHistogram('svc_upstream_duration_seconds', 'Time from sending a request to a container to its answer head.', LATENCY_BUCKETS, this.registry);
+    this.#errors = new HotCounter('svc_gateway_errors_total', 'Error answers the gateway gave itself, by svc error code (queue_full is the 429 of max_pending_tasks).', this.registry);
     this.#coldStarts = new Histogram({ name: 'svc_cold_start_duration_seconds', help: 'Time from starting the first container of a workload that had none to it being healthy.', labelNames: WORKLOAD_LABELS, buckets: COLD_START_BUCKETS, registers });
     this.#scaleEvents = new Counter({ name: 'svc_scale_events_total', help: 'Autoscaler decisions that started (up) or stopped (down) containers.', labelNames: [...WORKLOAD_LABELS, 'direction'], registers });
     this.#storeCalls = new Histogram({ name: 'svc_state_store_duration_seconds', help: 'Calls to the state store (file store or Consul KV), blocking watches left out.', labelNames: ['operation', 'outcome'], buckets: CALL_BUCKETS, registers });
@@ -165,24 +167,24 @@ export function agentOperation(method: string, path: string): string {
 
 class CachedMeter implements WorkloadMeter {
   readonly #labels: Labels;
-  readonly #requests: Counter<WorkloadLabel | 'status'>;
-  readonly #errors: Counter<WorkloadLabel | 'code'>;
-  readonly #byStatus = new Map<number, Counter.Internal>();
-  readonly #byCode = new Map<string, Counter.Internal>();
-  readonly #duration: Histogram.Internal<WorkloadLabel>;
-  readonly #upstream: Histogram.Internal<WorkloadLabel>;
+  readonly #requests: HotCounter;
+  readonly #errors: HotCounter;
+  readonly #byStatus = new Map<number, CounterChild>();
+  readonly #byCode = new Map<string, CounterChild>();
+  readonly #duration: HistogramChild;
+  readonly #upstream: HistogramChild;
 
-  constructor(labels: Labels, requests: Counter<WorkloadLabel | 'status'>, duration: Histogram<WorkloadLabel>, upstream: Histogram<WorkloadLabel>, errors: Counter<WorkloadLabel | 'code'>) {
+  constructor(labels: Labels, requests: HotCounter, duration: HotHistogram, upstream: HotHistogram, errors: HotCounter) {
     this.#labels = labels;
     this.#requests = requests;
     this.#errors = errors;
-    this.#duration = duration.labels(labels);
-    this.#upstream = upstream.labels(labels);
+    this.#duration = duration.child(labels);
+    this.#upstream = upstream.child(labels);
   }
 
   answered(status: number, seconds: number): void {
     let counter = this.#byStatus.get(status);
-    if (counter === undefined) this.#byStatus.set(status, (counter = this.#requests.labels({ ...this.#labels, status: String(status) })));
+    if (counter === undefined) this.#byStatus.set(status, (counter = this.#requests.child({ ...this.#labels, status: String(status) })));
     counter.inc();
     this.#duration.observe(seconds);
   }
@@ -193,7 +195,7 @@ class CachedMeter implements WorkloadMeter {
 
   failed(code: string): void {
     let counter = this.#byCode.get(code);
-    if (counter === undefined) this.#byCode.set(code, (counter = this.#errors.labels({ ...this.#labels, code })));
+    if (counter === undefined) this.#byCode.set(code, (counter = this.#errors.child({ ...this.#labels, code })));
     counter.inc();
   }
 }

@@ -36,6 +36,12 @@ export interface PluginHost {
   /** Calls each handler in order until one returns non-null; later handlers are not called. Resolves `null` if none did. */
   first<H extends FirstHooks>(hook: H, ...args: HookArgs<H>): Promise<NonNullable<HookResult<H>> | null>;
   /**
+   * `first()` for the request path: the result itself when every handler
+   * asked answered synchronously (no promise, no microtask per request), else
+   * a promise of it. A synchronous throw is thrown here, wrapped the same way.
+   */
+  firstNow<H extends FirstHooks>(hook: H, ...args: HookArgs<H>): NonNullable<HookResult<H>> | null | Promise<NonNullable<HookResult<H>> | null>;
+  /**
    * Calls each handler in order with the previous handler's result as first
    * argument (the first one gets `initial`) and resolves the last result.
    * A handler returning null/undefined is a `plugin_error`.
@@ -126,6 +132,39 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
     }
   }
 
+  function firstNow(hook: HookName, args: unknown[]): unknown {
+    const handlers = handlersOf(hook);
+    for (let index = 0; index < handlers.length; index++) {
+      const entry = handlers[index]!;
+      let result: unknown;
+      try {
+        result = entry.handler(...args);
+      } catch (error) {
+        throw wrapHookError(error, entry.plugin, hook);
+      }
+      if (isThenable(result)) return firstAfter(hook, args, index, result);
+      if (result !== null && result !== undefined) return result;
+    }
+    return null;
+  }
+
+  /** The rest of firstNow() once handler `index` answered with a promise. */
+  async function firstAfter(hook: HookName, args: unknown[], index: number, pending: PromiseLike<unknown>): Promise<unknown> {
+    const handlers = handlersOf(hook);
+    let result: unknown;
+    try {
+      result = await pending;
+    } catch (error) {
+      throw wrapHookError(error, handlers[index]!.plugin, hook);
+    }
+    if (result !== null && result !== undefined) return result;
+    for (const entry of handlers.slice(index + 1)) {
+      result = await invoke(entry, hook, args);
+      if (result !== null && result !== undefined) return result;
+    }
+    return null;
+  }
+
   async function runSequential(hook: HookName, check: ((result: unknown) => void) | undefined, initial: unknown, rest: unknown[]): Promise<unknown> {
     let value: unknown = initial;
     for (const entry of handlersOf(hook)) {
@@ -162,12 +201,10 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
     has: (hook) => handlersOf(hook).length > 0,
 
     async first(hook, ...args) {
-      for (const entry of handlersOf(hook)) {
-        const result = await invoke(entry, hook, args);
-        if (result !== null && result !== undefined) return result as NonNullable<HookResult<typeof hook>>;
-      }
-      return null;
+      return firstNow(hook, args) as never;
     },
+
+    firstNow: (hook, ...args) => firstNow(hook, args) as never,
 
     sequential: (hook, initial, ...rest) => runSequential(hook, undefined, initial, rest) as never,
     sequentialChecked: (hook, check, initial, ...rest) => runSequential(hook, check as (result: unknown) => void, initial, rest) as never,
@@ -179,6 +216,10 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
       return failures;
     },
   };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 function flatten(options: readonly PluginOption[]): unknown[] {

@@ -21,12 +21,18 @@ export class DomainCache {
   }
 
   /** What the gateway does with a request for `host`; null when no workspace claimed it. */
-  async resolve(host: string): Promise<ResolvedRoute | null> {
+  resolve(host: string): ResolvedRoute | null | Promise<ResolvedRoute | null> {
     if (this.#loadedAt === -Infinity) {
       // The store does not answer yet: svc's own URLs must keep working (the API, the dashboard), so
       // the host counts as unknown for now and path routing, with its token checks, decides; retried next request.
-      if (!(await this.#refresh().then(() => true, () => false))) return null;
-    } else if (performance.now() - this.#loadedAt > this.#refreshMs) void this.#refresh().catch(() => {}); // keep serving what we know
+      return this.#refresh().then(() => this.#lookup(host), () => null);
+    }
+    if (performance.now() - this.#loadedAt > this.#refreshMs) void this.#refresh().catch(() => {}); // keep serving what we know
+    // Synchronous once loaded: the gateway asks on every request whose Host is not svc's own.
+    return this.#lookup(host);
+  }
+
+  #lookup(host: string): ResolvedRoute | null {
     const record = this.#byHost.get(host);
     if (record === undefined) return null;
     if (statusOf(record) !== 'verified') return { served: false, reason: viewOf(record).reason ?? 'not served' };

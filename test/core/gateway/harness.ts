@@ -13,6 +13,7 @@ import { UpstreamPools } from '../../../core/gateway/proxy.js';
 import { RouteTable } from '../../../core/gateway/route-table.js';
 import type { RouteEntry } from '../../../core/gateway/types.js';
 import { createPluginHost } from '../../../core/plugin/host.js';
+import type { Plugin } from '../../../core/plugin/types.js';
 import { createEmbeddedRegistry } from '../../../core/registry/embedded.js';
 import type { ServiceRegistry } from '../../../core/registry/types.js';
 import type { Workload } from '../../../core/workload/types.js';
@@ -64,8 +65,10 @@ export interface HarnessOptions {
   readonly maxBodyBytes?: number;
   /** The workload's max_pending_tasks (default 100). */
   readonly maxPendingTasks?: number;
-  /** Protect the workload (no plugin authenticates anyone here: every request gets 401). */
+  /** Protect the workload (without `plugins` nobody is authenticated: every request gets 401). */
   readonly authorized?: boolean;
+  /** The gateway's plugins (default: none). */
+  readonly plugins?: readonly Plugin[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -92,7 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   await registry.register({ id: 'c-1', service: UNIT, address: { kind: 'tcp', host: '127.0.0.1', port: containerPort }, capacity: 1, meta: {} });
 
   const reports: unknown[] = [];
-  const gateway = createGateway({ routes, upstreams, admission, plugins: createPluginHost([]), report: (error) => reports.push(error), maxBodyBytes: options.maxBodyBytes });
+  const gateway = createGateway({ routes, upstreams, admission, plugins: createPluginHost(options.plugins ?? []), report: (error) => reports.push(error), maxBodyBytes: options.maxBodyBytes });
   const server = http.createServer(gateway.handleRequest);
   const port = await listen(server);
   return {

@@ -3,6 +3,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { type Harness, parseAnswer, PREFIX, rawRequest, startHarness, UNIT, wait } from './harness.js';
 import { until } from '../../helpers/until.js';
+import { SvcError } from '../../../core/errors.js';
+import { PLUGIN_API_VERSION, type Plugin } from '../../../core/plugin/types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -107,6 +109,43 @@ describe('gateway: every error answer carries the request id', () => {
     const refused = await errorOf(`${harness.url}${PREFIX}/`);
     assert.deepEqual([refused.status, refused.code, refused.headers['www-authenticate']], [401, 'unauthorized', 'Bearer']);
     assert.equal(harness.seen.length, 0);
+  });
+
+  it('serves through a synchronous and an asynchronous authenticate hook alike, and answers a refusal thrown by either', async () => {
+    const principal = { workspace: 'default', subject: 'alice' };
+    const refusal = () => new SvcError('forbidden', 'not today');
+    const urls: string[] = [];
+    const who: Plugin = {
+      name: 'test:who',
+      apiVersion: PLUGIN_API_VERSION,
+      hooks: {
+        authenticate: (request) => {
+          switch (request.headers['x-who']) {
+            case 'sync': return (urls.push(request.url.href), principal);
+            case 'async': return Promise.resolve(principal) as never;
+            case 'deny-sync': throw refusal();
+            case 'deny-async': return Promise.reject(refusal()) as never;
+            default: return null;
+          }
+        },
+      },
+    };
+    harness = await startHarness({ authorized: true, plugins: [who] });
+    for (const mode of ['sync', 'async']) {
+      const answer = await fetch(`${harness.url}${PREFIX}/`, { headers: { 'x-who': mode, authorization: 'Bearer secret' } });
+      assert.equal(answer.status, 200, mode);
+      assert.deepEqual(await answer.json(), { ok: true });
+    }
+    assert.equal(harness.seen.length, 2);
+    assert.deepEqual(urls, [`${harness.url}${PREFIX}/`], 'a hook that reads the URL gets it');
+    assert.ok(harness.seen.every((req) => req.headers.authorization === undefined), 'the credentials stay with the gateway');
+    for (const mode of ['deny-sync', 'deny-async']) {
+      const refused = await errorOf(`${harness.url}${PREFIX}/`, { headers: { 'x-who': mode } });
+      assert.deepEqual([refused.status, refused.code], [403, 'forbidden'], mode);
+    }
+    assert.equal((await errorOf(`${harness.url}${PREFIX}/`, { headers: { 'x-who': 'nobody' } })).code, 'unauthorized');
+    assert.equal(harness.seen.length, 2, 'no refused request reached the container');
+    assert.deepEqual(harness.reports, []);
   });
 
   it('429 with Retry-After when the queue is full', async () => {

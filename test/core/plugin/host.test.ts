@@ -137,6 +137,39 @@ describe('PluginHost#first()', () => {
   });
 });
 
+describe('PluginHost#firstNow()', () => {
+  const alice = { workspace: 'default', subject: 'alice' };
+
+  it('answers with the value itself while every handler asked answers synchronously', () => {
+    const host = createPluginHost([plugin('null', { authenticate: () => null }), plugin('hit', { authenticate: () => alice })]);
+    assert.deepEqual(host.firstNow('authenticate', request), alice);
+    assert.equal(createPluginHost([plugin('none', { authenticate: () => undefined })]).firstNow('authenticate', request), null);
+  });
+
+  it('turns into a promise at the first handler that returns one, and asks the later ones only if it found nothing', async () => {
+    const called: string[] = [];
+    const host = createPluginHost([
+      plugin('sync-null', { authenticate: () => void called.push('sync-null') }),
+      plugin('async-null', { authenticate: async () => (called.push('async-null'), null) }),
+      plugin('sync-hit', { authenticate: () => (called.push('sync-hit'), alice) }),
+      plugin('late', { authenticate: () => (called.push('late'), null) }),
+    ]);
+    const found = host.firstNow('authenticate', request);
+    assert.ok(found instanceof Promise);
+    assert.deepEqual(await found, alice);
+    assert.deepEqual(called, ['sync-null', 'async-null', 'sync-hit']);
+  });
+
+  it('throws a synchronous failure at once and rejects an asynchronous one, both naming the plugin and hook', async () => {
+    const refusal = new SvcError('forbidden', 'no entry');
+    const sync = createPluginHost([plugin('strict', { authenticate: () => { throw refusal; } })]);
+    assert.throws(() => sync.firstNow('authenticate', request), (error: SvcError) => error.code === 'forbidden' && /plugin "test:strict" failed in hook "authenticate"/.test(error.message));
+    const later = createPluginHost([plugin('slow', { authenticate: async () => { throw refusal; } })]);
+    await assert.rejects(Promise.resolve(later.firstNow('authenticate', request)), (error: SvcError) => error.code === 'forbidden' && /plugin "test:slow"/.test(error.message));
+    await assert.rejects(sync.first('authenticate', request), (error: SvcError) => error.code === 'forbidden', 'first() rejects where firstNow() throws');
+  });
+});
+
 describe('PluginHost#sequential()', () => {
   it('passes each result to the next plugin and resolves the last one', async () => {
     const host = createPluginHost([

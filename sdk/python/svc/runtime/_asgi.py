@@ -24,7 +24,7 @@ from .._tracebacks import format_user_traceback
 from .._workloads import Workload
 from ._errors import RequestError
 from ._lifespan import AppLifespan, LifespanFailed
-from ._requests import HEALTH_PATH, Receive, Scope, headers_of
+from ._requests import HEALTH_PATH, Receive, Scope
 from ._responses import Send, error_response, json_response
 from ._slots import Slots
 
@@ -35,9 +35,30 @@ _PREFIX = re.compile(r"(/[A-Za-z0-9._~-]+)+")
 
 def mount_prefix(scope: Scope) -> str:
     """The URL prefix the workload is served under, from ``x-forwarded-prefix``; "" without
-    a usable one (a trailing slash is dropped; anything else odd is ignored)."""
-    prefix = headers_of(scope).get(PREFIX_HEADER, "").rstrip("/")
-    return prefix if _PREFIX.fullmatch(prefix) else ""
+    a usable one (a trailing slash is dropped; anything else odd, a repeated header too, is ignored).
+
+    Runs on every request: it looks for the one header rather than decoding them all."""
+    found: bytes | None = None
+    for name, value in scope.get("headers", ()):
+        if len(name) == _PREFIX_HEADER_LENGTH and name.lower() == _PREFIX_HEADER_BYTES:
+            if found is not None:
+                return ""
+            found = value
+    if found is None:
+        return ""
+    prefix = _prefixes.get(found)
+    if prefix is None:
+        text = found.decode("latin-1").rstrip("/")
+        prefix = text if _PREFIX.fullmatch(text) else ""
+        if len(_prefixes) >= 256:  # a worker serves one workload: a few prefixes at most
+            _prefixes.clear()
+        _prefixes[found] = prefix
+    return prefix
+
+
+_PREFIX_HEADER_BYTES = PREFIX_HEADER.encode("ascii")
+_PREFIX_HEADER_LENGTH = len(_PREFIX_HEADER_BYTES)
+_prefixes: dict[bytes, str] = {}
 
 
 class AsgiApp:

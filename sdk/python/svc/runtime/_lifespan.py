@@ -64,6 +64,10 @@ class AppLifespan:
         """
         if self._startup is None:
             self._startup = asyncio.ensure_future(self._run_startup())
+        elif self._startup.done():
+            # Every request asks: once it is over, answer without a shield (a future and callbacks each time).
+            self._startup.result()
+            return
         await asyncio.shield(self._startup)
 
     async def shutdown(self) -> None:

@@ -8,8 +8,6 @@ waits for a slot, first come first served.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from typing import AsyncGenerator
 
 
 class Slots:
@@ -32,8 +30,7 @@ class Slots:
             self._loop, self._semaphore = loop, asyncio.Semaphore(self.size)
         return self._semaphore
 
-    @contextlib.asynccontextmanager
-    async def hold(self) -> AsyncGenerator[None, None]:
-        """Waits for a free slot and keeps it for the ``async with`` block."""
-        async with self._current():
-            yield
+    def hold(self) -> asyncio.Semaphore:
+        """For ``async with``: waits for a free slot and keeps it for the block (the semaphore
+        itself, not a generator-based context manager around it: every request holds one)."""
+        return self._current()

@@ -9,21 +9,22 @@ answers with a fresh worker at once. The workload logs get one line saying which
 call, after how long, and which worker is replaced.
 
 The time-out is watched twice: on the event loop (``within``), and by a
-thread (``watchdog``: one for all the worker's calls, ``_watchdog``) for code that
-blocks the loop itself (``time.sleep`` in an ``async def``); the thread ends the
-process ``WATCHDOG_GRACE`` seconds later.
+thread (``watchdog``) for code that blocks the loop itself (``time.sleep`` in an
+``async def``); the thread ends the process ``WATCHDOG_GRACE`` seconds later.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import sys
+import threading
+import time
 from typing import Any, Awaitable, Callable, Generator
 
 from ._exit import exit_now
-from ._watchdog import Watchdog
 
 EXIT_TIMED_OUT = 6
 """A worker's exit code after a call ran past its time-out: the supervisor replaces it at once, not a crash."""
@@ -33,7 +34,6 @@ WATCHDOG_GRACE = 2.0
 
 _retire: Callable[[], None] | None = None
 _worker = "worker"
-_watchdog = Watchdog()
 
 
 def install(retire: Callable[[], None], index: int) -> None:
@@ -50,40 +50,41 @@ def timeout_of(options: Any) -> float | None:
 
 async def within(call: Awaitable[Any], seconds: float | None) -> bool:
     """Awaits ``call``; False when ``seconds`` passed first (it is then cancelled). Its own
-    exceptions propagate: a ``TimeoutError`` the code raised itself is not a time-out of svc's."""
-    task = asyncio.ensure_future(_guarded(call))
+    exceptions propagate: a ``TimeoutError`` the code raised itself is not a time-out of svc's.
+
+    The call runs in the caller's task, bounded by one timer on the loop that cancels that
+    task: no task of its own per call (creating one, and waiting on it, cost a JSON endpoint
+    more than its handler)."""
+    if seconds is None:
+        await call
+        return True
+    task = asyncio.current_task()
+    assert task is not None, "within() runs in a task"
+    fired = False
+
+    def expire() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(seconds, expire)
     try:
-        done, _ = await asyncio.wait({task}, timeout=seconds)
+        await call
     except asyncio.CancelledError:
-        task.cancel()
-        raise
-    if not done:
-        task.cancel()
-        await asyncio.wait({task})  # let it unwind (a thread it waits on runs on regardless)
-        if not task.cancelled():
-            task.exception()  # whatever it ended with is moot now: retrieved, so asyncio does not log it
+        # Ours, unless the task was also cancelled from outside (then that cancellation goes on).
+        if not fired or _cancelled_elsewhere(task):
+            raise
         return False
-    try:
-        task.result()
-    except _Escaped as escaped:
-        raise escaped.exc from None
-    return True
+    finally:
+        timer.cancel()
+    # The code swallowed the cancellation and finished anyway: its time was still up.
+    return not fired
 
 
-class _Escaped(Exception):
-    """Carries a ``SystemExit`` (``sys.exit()`` in a handler) out of the call's task: raised in
-    a task, asyncio would stop the whole event loop with it; ``within`` raises it again outside."""
-
-    def __init__(self, exc: BaseException) -> None:
-        super().__init__()
-        self.exc = exc
-
-
-async def _guarded(call: Awaitable[Any]) -> Any:
-    try:
-        return await call
-    except (SystemExit, KeyboardInterrupt) as exc:
-        raise _Escaped(exc) from None
+def _cancelled_elsewhere(task: asyncio.Task[Any]) -> bool:
+    """Takes back the one cancellation ``expire`` asked for; True if others remain (Python 3.11+ counts them)."""
+    uncancel = getattr(task, "uncancel", None)
+    return uncancel is not None and uncancel() > 0
 
 
 def describe_seconds(seconds: float) -> str:
@@ -105,11 +106,59 @@ def watchdog(workload: str, what: str, seconds: float | None) -> Generator[None,
     if seconds is None:
         yield
         return
-    key = _watchdog.watch(seconds + WATCHDOG_GRACE, lambda: _stuck(workload, what, seconds))
+    token = _watchdog.arm(time.monotonic() + seconds + WATCHDOG_GRACE, (workload, what, seconds))
     try:
         yield
     finally:
-        _watchdog.release(key)
+        _watchdog.disarm(token)
+
+
+class _Watchdog:
+    """One thread per process watches every call's deadline, checking them every ``WATCHDOG_TICK`` s.
+
+    A ``threading.Timer`` per call started a thread per request: more than half of what a JSON
+    endpoint cost the event loop. Arming and disarming here are a dict insert and pop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._due: dict[int, tuple[float, tuple[str, str, float]]] = {}
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, deadline: float, call: tuple[str, str, float]) -> int:
+        token = next(self._tokens)
+        with self._lock:
+            self._due[token] = (deadline, call)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._watch, name="svc-watchdog", daemon=True)
+                self._thread.start()
+        return token
+
+    def disarm(self, token: int) -> None:
+        with self._lock:
+            self._due.pop(token, None)
+
+    def forked(self) -> None:
+        """In a forked child: no thread came along, and the lock may have been held by one."""
+        self._lock = threading.Lock()
+        self._due.clear()
+        self._thread = None
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(WATCHDOG_TICK)
+            now = time.monotonic()
+            with self._lock:
+                stuck = next((call for deadline, call in self._due.values() if deadline <= now), None)
+            if stuck is not None:
+                _stuck(*stuck)
+
+
+WATCHDOG_TICK = 0.1
+"""How often the watchdog thread looks at the deadlines (it fires at most this late)."""
+
+_watchdog = _Watchdog()
+os.register_at_fork(after_in_child=_watchdog.forked)
 
 
 def _stuck(workload: str, what: str, seconds: float) -> None:
