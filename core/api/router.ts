@@ -10,6 +10,7 @@
  */
 import Router, { type RouterContext } from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
+import { Readable } from 'node:stream';
 import { SvcError } from '../errors.js';
 import { checkAccess } from '../gateway/access.js';
 import { requestUrl } from '../gateway/request-url.js';
@@ -22,6 +23,7 @@ import { connectionSignal } from '../gateway/connection-signal.js';
 import { CALL_CONTENT_TYPE } from '../runs/call-stream.js';
 import { oauthAnswerFor } from './oauth.js';
 import { RateLimiter } from './rate-limit.js';
+import { pipeAnswer } from './stream-answer.js';
 import { API_PREFIX, type ApiAnswer, type ApiRoute, type ApiServices } from './types.js';
 
 type Context = ParameterizedContext<GatewayState>;
@@ -76,7 +78,10 @@ async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter:
   }
   ctx.status = answer.status;
   for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
-  if (answer.body !== undefined) ctx.body = answer.body;
+  if (answer.body instanceof Readable && ctx.method !== 'HEAD') {
+    ctx.respond = false; // answered here, not by Koa
+    pipeAnswer(ctx.res, answer.body);
+  } else if (answer.body !== undefined) ctx.body = answer.body;
 }
 
 async function handle(ctx: Context, route: ApiRoute, params: Record<string, string>, services: ApiServices): Promise<ApiAnswer> {

@@ -6,6 +6,7 @@
  * never was. See core/runs/runs.ts for its life.
  */
 import { SvcError } from '../errors.js';
+import { receivedBody } from '../runs/call-body.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../runs/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
@@ -67,8 +68,9 @@ export const runRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'call',
     openapi: doc.callRun,
-    async handle({ params, principal, upload, signal, requestId }, services) {
-      const answer = await services.runs.call(principal.workspace, runId(params), upload!(), signal, requestId);
+    async handle({ params, principal, headers, upload, signal, requestId }, services) {
+      const body = await receivedBody(upload!(), headers['content-length'], signal);
+      const answer = await services.runs.call(principal.workspace, runId(params), body, signal, requestId);
       return { status: answer.status, headers: answer.headers, body: answer.body };
     },
   },

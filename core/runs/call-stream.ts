@@ -1,19 +1,21 @@
 /**
  * Sends one pickled call to a container and hands back its answer as a
- * stream: the caller's body streams in, the container's NDJSON frames stream
- * out as they are written (backpressure both ways, through undici). The slot
- * is held until the answer has been read or abandoned. A connection that
- * breaks mid-answer (the container died) ends the stream with an error frame,
- * so a client always gets a last frame. `limit` bounds the call by its
- * function's time-out: the container answers it itself; past the grace the
- * call ends here with a `timeout` frame (gateway/call-timeout.ts).
+ * stream: the caller's body goes in (whole, or streamed: call-body.ts), the
+ * container's NDJSON frames stream out as they are written (backpressure
+ * through undici). The slot is held until the answer has been read or
+ * abandoned. A connection that breaks mid-answer (the container died) ends
+ * the stream with an error frame, so a client always gets a last frame.
+ * `limit` bounds the call by its function's time-out: the container answers
+ * it itself; past the grace the call ends here with a `timeout` frame
+ * (gateway/call-timeout.ts).
  */
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import type { Slot } from '../gateway/admission.js';
 import { CallDeadline, type CallLimit } from '../gateway/call-timeout.js';
 import type { SvcError } from '../errors.js';
 import type { UpstreamPools } from '../gateway/proxy.js';
 import { upstreamError } from '../gateway/upstream-error.js';
+import type { CallBody } from './call-body.js';
 import { brokenCallFrame, type CallAnswer } from './types.js';
 
 export const CALL_CONTENT_TYPE = 'application/vnd.svc.call+pickle';
@@ -21,7 +23,7 @@ export const CALL_CONTENT_TYPE = 'application/vnd.svc.call+pickle';
 /** Answer headers passed on from the container. */
 const PASSED_ON = ['content-type', 'cache-control'];
 
-export async function sendCall(upstreams: Pick<UpstreamPools, 'request' | 'crashCause'>, slot: Slot, body: Readable, signal: AbortSignal, requestId: string, limit?: CallLimit): Promise<CallAnswer> {
+export async function sendCall(upstreams: Pick<UpstreamPools, 'request' | 'crashCause'>, slot: Slot, body: CallBody, signal: AbortSignal, requestId: string, limit?: CallLimit): Promise<CallAnswer> {
   const crashCause = () => upstreams.crashCause(slot.instance);
   // The backstop of the call's time-out: it cuts the request, or (once answering) the answer.
   const cut = new AbortController();

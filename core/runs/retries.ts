@@ -9,7 +9,7 @@
  * caller's frames stream on as they come, attempt after attempt; only the
  * last attempt's final frame ends the answer.
  */
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SvcError, toSvcError } from '../errors.js';
@@ -25,7 +25,7 @@ export interface RetriedCall {
   /** The whole pickled call: each attempt sends it again. */
   readonly body: Buffer;
   /** One attempt: a slot, and the container's answer. */
-  readonly attempt: (body: Readable) => Promise<CallAnswer>;
+  readonly attempt: (body: Buffer) => Promise<CallAnswer>;
   /** The caller went away: no more attempts. */
   readonly signal: AbortSignal;
   /** A line for the run's logs. */
@@ -59,7 +59,7 @@ export async function callWithRetries(call: RetriedCall): Promise<CallAnswer> {
 /** One attempt's answer, or the error of one that found no working container (retried); other errors are thrown. */
 async function attemptOrFailure(call: RetriedCall): Promise<CallAnswer | SvcError> {
   try {
-    return await call.attempt(Readable.from([call.body]));
+    return await call.attempt(call.body);
   } catch (thrown) {
     const error = toSvcError(thrown);
     if (!RETRIED_CODES.has(error.code)) throw error;

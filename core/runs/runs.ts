@@ -10,7 +10,6 @@
  * it has been idle for its timeout, or when svc stops; nothing of it is durable.
  */
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { CodeBundles } from '../bundles/types.js';
 import type { UnitScaler } from '../deployments/manager.js';
 import type { DeploymentRef } from '../deployments/keys.js';
@@ -29,6 +28,7 @@ import type { Principal } from '../plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver } from '../scheduler/types.js';
 import type { InlineScope, SecretEnvironment } from '../secrets/types.js';
 import type { AppSpec, Workload } from '../workload/types.js';
+import { collect, dropBody, type CallBody } from './call-body.js';
 import { sendCall } from './call-stream.js';
 import { callWithRetries } from './retries.js';
 import type { IdleLeases } from './idle-leases.js';
@@ -166,7 +166,7 @@ export class RunManager {
    * build), takes a slot through admission, and streams the container's
    * answer. Fails with the run's failure when it could not start.
    */
-  async call(workspace: string, id: string, body: Readable, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+  async call(workspace: string, id: string, body: CallBody, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
     let answered = false;
     try {
       const run = this.#require(workspace, id);
@@ -185,7 +185,7 @@ export class RunManager {
           run.waiting--;
         }
         if (run.ended) throw this.#endedError(id);
-        const attempt = async (callBody: Readable): Promise<CallAnswer> => {
+        const attempt = async (callBody: CallBody): Promise<CallAnswer> => {
           let slot;
           try {
             slot = await this.#options.admission.enter(run.unitKey, { maxPending: maxPendingTasks }, signal);
@@ -197,7 +197,7 @@ export class RunManager {
         };
         const { retries } = run.workload;
         const answer = retries && retries.maxRetries > 0
-          ? await callWithRetries({ retries, workload: run.workload.name, body: await collect(body), attempt, signal, log: (text) => this.#system(run, text) })
+          ? await callWithRetries({ retries, workload: run.workload.name, body: Buffer.isBuffer(body) ? body : await collect(body), attempt, signal, log: (text) => this.#system(run, text) })
           : await attempt(body);
         answered = true;
         let counted = false;
@@ -218,8 +218,7 @@ export class RunManager {
         }
       }
     } finally {
-      // A body never sent on is read and dropped, so that the client's upload does not stall before it reads the error.
-      if (!answered) body.resume();
+      if (!answered) dropBody(body);
     }
   }
 
@@ -359,13 +358,6 @@ function noRun(id: string): SvcError {
   return new SvcError('not_found', `there is no run ${id}: it ended (by its client, or after its idle timeout) or never existed.`, {
     hint: 'Start a new one with POST /api/v1/runs.',
   });
-}
-
-/** The whole body of a call (bounded by the API's body limit): each attempt of a retried call sends it again. */
-async function collect(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
 }
 
 const clientGone = () => new SvcError('client_closed', 'the client went away while its call waited for the run to start.');

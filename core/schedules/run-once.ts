@@ -7,7 +7,6 @@
  * ended are collected for the run's record; a failure to start is a failed
  * run like an exception is.
  */
-import { Readable } from 'node:stream';
 import { isSvcError } from '../errors.js';
 import type { RunManager } from '../runs/runs.js';
 import type { AppSpec } from '../workload/types.js';
@@ -52,7 +51,7 @@ export async function runOnce(runs: Pick<RunManager, 'create' | 'call' | 'end'>,
     });
     return view.id;
   };
-  const call = (id: string) => runs.call(request.workspace, id, Readable.from([EMPTY_CALL]), request.signal, request.runId);
+  const call = (id: string) => runs.call(request.workspace, id, EMPTY_CALL, request.signal, request.runId);
   try {
     runId = request.remoteRun ?? (await start());
     let answer;

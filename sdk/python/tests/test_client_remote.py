@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -170,3 +171,20 @@ def test_a_server_that_is_not_there_is_unreachable(server, client_app, monkeypat
     with pytest.raises(svc.ServerUnreachableError) as caught:
         client_app.shout.remote("x")
     assert "http://127.0.0.1:9" in caught.value.message and "SVC_SERVER" in caught.value.message
+
+
+def test_warm_calls_go_on_one_kept_alive_connection(server, client_app):
+    from svc._client import _connections
+
+    server_url = urlsplit(server.url)
+    origin = (server_url.scheme, server_url.hostname, server_url.port)
+
+    def kept_port() -> int:
+        [(connection, _answer, _since)] = _connections._kept[origin]
+        assert connection.sock is not None
+        return connection.sock.getsockname()[1]
+
+    client_app.shout.remote("a")
+    first = kept_port()
+    assert [client_app.shout.remote(text) for text in "bcd"] == ["B", "C", "D"]
+    assert kept_port() == first

@@ -1,10 +1,12 @@
 """A small HTTP client on ``http.client``: the SDK stays free of third-party packages.
 
-One connection per request (calls are long and few; the server is often on this
-machine), with a connect timeout and an optional read timeout: a remote call may
-wait minutes for its image, so its answer is read without one. Streamed answers
-(a call's NDJSON frames, a log follow) are read line by line as they arrive, and
-can be cut from another thread with ``Stream.close()``.
+One connection per request, with a connect timeout and an optional read timeout: a
+remote call may wait minutes for its image, so its answer is read without one. Requests
+sent with ``reuse=True`` (a function's calls, one after another) take a kept-alive
+connection instead when there is one (``_connections``), and hand theirs back once
+they read what they need of the answer (``Stream.finish()``). Streamed answers (a
+call's NDJSON frames, a log follow) are read line by line as they arrive, and can be
+cut from another thread with ``Stream.close()``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 
 from .. import __version__
 from ..exceptions import ConfigError, ServerUnreachableError
+from . import _connections
 from ._credentials import Credentials
 from ._errors import error_from_answer
 
@@ -49,8 +52,11 @@ class Answer:
 class Stream:
     """An answer read as it arrives; ``close()`` may be called from any thread."""
 
-    def __init__(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
+    def __init__(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse,
+                 origin: _connections.Origin | None = None) -> None:
         self._connection = connection
+        self._origin = origin
+        self._kept = False
         self.response = response
         self.status = response.status
         self.headers = {name.lower(): value for name, value in response.getheaders()}
@@ -65,7 +71,16 @@ class Stream:
     def read(self) -> bytes:
         return self.response.read()
 
+    def finish(self) -> None:
+        """The caller read all it needs: a connection opened with ``reuse=True`` is kept for the next
+        request (which reads the rest of this answer first); any other is closed by ``close()``."""
+        if self._origin is not None and not self._kept:
+            self._kept = True
+            _connections.keep(self._origin, self._connection, self.response)
+
     def close(self) -> None:
+        if self._kept:
+            return
         sock = self._connection.sock
         if sock is not None:
             try:
@@ -81,8 +96,8 @@ class Stream:
         self.close()
 
 
-def _connection(url: str, where: str, connect_timeout: float) -> tuple[http.client.HTTPConnection, str]:
-    """A connection to the host of ``url`` and the path (with query) to request."""
+def _origin(url: str, where: str) -> tuple[_connections.Origin, str]:
+    """The origin (scheme, host, port) of ``url`` and the path (with query) to request there."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{url!r} ({where}) is not an http:// or https:// URL",
@@ -91,35 +106,48 @@ def _connection(url: str, where: str, connect_timeout: float) -> tuple[http.clie
         port = parts.port
     except ValueError:
         raise ConfigError(f"{url!r} ({where}) has an invalid port") from None
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return (parts.scheme, parts.hostname, port), target
+
+
+def _connect(origin: _connections.Origin) -> http.client.HTTPConnection:
+    scheme, host, port = origin
     connection: http.client.HTTPConnection
-    if parts.scheme == "https":
-        connection = http.client.HTTPSConnection(parts.hostname, port, timeout=connect_timeout,
+    if scheme == "https":
+        connection = http.client.HTTPSConnection(host, port, timeout=CONNECT_TIMEOUT,
                                                  context=ssl.create_default_context())
     else:
-        connection = http.client.HTTPConnection(parts.hostname, port, timeout=connect_timeout)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return connection, target
+        connection = http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT)
+    connection.connect()
+    return connection
 
 
 def open_url(method: str, url: str, *, body: Body = None, headers: Mapping[str, str] | None = None,
-             timeout: float | None = API_TIMEOUT, where: str = "the svc server") -> Stream:
-    """Sends a request and returns its answer unread; ServerUnreachableError when nobody answers."""
-    connection, target = _connection(url, where, CONNECT_TIMEOUT)
+             timeout: float | None = API_TIMEOUT, where: str = "the svc server", reuse: bool = False) -> Stream:
+    """Sends a request and returns its answer unread; ServerUnreachableError when nobody answers.
+
+    With ``reuse``, a kept-alive connection to the same origin is used when there is one; the
+    caller hands it back with ``Stream.finish()`` once it read what it needs.
+    """
+    origin, target = _origin(url, where)
     sent = {"User-Agent": USER_AGENT, **(headers or {})}
+    connection: http.client.HTTPConnection | None = _connections.take(origin) if reuse else None
     try:
-        connection.connect()
+        if connection is None:
+            connection = _connect(origin)
         assert connection.sock is not None
         connection.sock.settimeout(timeout)
         connection.request(method, target, body=body, headers=sent)
         response = connection.getresponse()
     except (OSError, http.client.HTTPException) as error:
-        connection.close()
+        if connection is not None:
+            connection.close()
         reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
         raise ServerUnreachableError(
             f"cannot reach {where} at {url.split('?')[0]}: {reason}",
             hint="Is `svc server` running there? Check SVC_SERVER, or the server `svc login` saved.",
         ) from None
-    return Stream(connection, response)
+    return Stream(connection, response, origin if reuse else None)
 
 
 def _rewindable(body: Body) -> bool:
@@ -158,10 +186,10 @@ class Api:
         return f"{self.server}/api/v1{path}"
 
     def open(self, method: str, path: str, *, body: Body = None, headers: Mapping[str, str] | None = None,
-             timeout: float | None = API_TIMEOUT) -> Stream:
+             timeout: float | None = API_TIMEOUT, reuse: bool = False) -> Stream:
         """An API request whose answer is read by the caller (status not checked)."""
         return open_url(method, self.url(path), body=body, headers={**self.auth(), **(headers or {})},
-                        timeout=timeout, where=self.where)
+                        timeout=timeout, where=self.where, reuse=reuse)
 
     def request(self, method: str, path: str, *, json_body: Any = None, body: Body = None,
                 headers: Mapping[str, str] | None = None, timeout: float | None = API_TIMEOUT,

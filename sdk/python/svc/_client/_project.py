@@ -36,7 +36,7 @@ from typing import Any
 from .._app import App
 from .._json import is_object
 from .._workloads import Workload
-from ..bundle import DEFAULT_MAX_BYTES, BundleError, BundleTooLarge, check_size, collect, write_tar_gz
+from ..bundle import DEFAULT_MAX_BYTES, BundleError, BundleTooLarge, Entry, check_size, collect, write_tar_gz
 from ..exceptions import Error, ProjectError
 
 SDK_PATH = str(Path(__file__).resolve().parents[2])
@@ -87,16 +87,10 @@ class Project:
                 raise ProjectError(f"cannot bundle {self.root}: {error}", code="bundle_failed") from None
 
 
-def _fingerprint(entries: list[Any]) -> str:
+def _fingerprint(entries: list[Entry]) -> str:
     digest = hashlib.sha256()
     for entry in entries:
-        mtime = 0
-        if entry.source is not None and entry.kind == "file":
-            try:
-                mtime = os.stat(entry.source).st_mtime_ns
-            except OSError:
-                mtime = -1
-        digest.update(repr((entry.path, entry.kind, entry.mode, entry.size, entry.target, mtime)).encode())
+        digest.update(repr((entry.path, entry.kind, entry.mode, entry.size, entry.target, entry.mtime_ns)).encode())
     return digest.hexdigest()
 
 
@@ -136,20 +130,29 @@ def _owns(app: App, workload: Workload) -> bool:
     return any(w is workload for w in app.workloads)
 
 
+def _declaring(modules: list[ModuleType], workload: Workload) -> tuple[App, ModuleType] | None:
+    for module in modules:
+        for app in _apps_in(module):
+            if _owns(app, workload):
+                return app, module
+    return None
+
+
 def find_owner(workload: Workload) -> tuple[App, ModuleType]:
     """The App that declared ``workload`` and the module defining that App."""
-    candidates: list[ModuleType] = []
+    likely: list[ModuleType] = []
     target_module = getattr(workload.target, "__module__", None)
     for name in (target_module, "__main__"):
         module = sys.modules.get(name) if isinstance(name, str) else None
         if module is not None:
-            candidates.append(module)
-    loaded: list[object] = list(sys.modules.values())  # typed as modules, but anything can be put there
-    candidates += [m for m in loaded if isinstance(m, ModuleType) and m not in candidates]
-    for module in candidates:
-        for app in _apps_in(module):
-            if _owns(app, workload):
-                return app, module
+            likely.append(module)
+    # Every loaded module only when neither likely one declares it: this runs on every .remote().
+    found = _declaring(likely, workload)
+    if found is None:
+        loaded: list[object] = list(sys.modules.values())  # typed as modules, but anything can be put there
+        found = _declaring([m for m in loaded if isinstance(m, ModuleType) and m not in likely], workload)
+    if found is not None:
+        return found
     raise Error(
         f"{workload.name}.remote(): cannot find the svc.App that declares {workload.name} at the top level of a "
         "module, so there is no project to upload. Declare the App at module level (app = svc.App(...)) in a "

@@ -178,7 +178,7 @@ def end_runs() -> None:
 
 def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildProgress | None) -> Any:
     api = run.api
-    stream = api.open("POST", f"/runs/{run.id}/calls", body=body, timeout=None,
+    stream = api.open("POST", f"/runs/{run.id}/calls", body=body, timeout=None, reuse=True,
                       headers={"Content-Type": CALL_CONTENT_TYPE, "Accept": "application/x-ndjson"})
     with stream:
         if stream.status != 200:
@@ -205,9 +205,10 @@ def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildP
             kind = frame.get("type")
             if kind == "log":
                 echo(str(frame.get("stream", "stdout")), str(frame.get("line", "")))
-            elif kind == "result":
-                return _result(frame, project)
-            elif kind == "error":
+            elif kind in ("result", "error"):
+                stream.finish()  # the last frame: the next call may send on this connection
+                if kind == "result":
+                    return _result(frame, project)
                 raise_remote(frame, project.script_entry)
 
 

@@ -18,7 +18,7 @@ import os
 import stat
 import tarfile
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -57,6 +57,8 @@ class Entry:
     size: int = 0
     source: Path | None = None
     target: str = ""
+    mtime_ns: int = field(default=0, compare=False)
+    """A file's modification time when it was listed (never bundled: ``.remote()`` tells changes by it)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ def _walk(root: Path, real_root: Path, prefix: str, rules: IgnoreRules, warn: Wa
             yield from _walk(root, real_root, relative, rules, warn)
         elif stat.S_ISREG(info.st_mode):
             if not rules.ignored(relative, False):
-                yield Entry(relative, "file", _file_mode(info.st_mode), info.st_size, Path(child.path))
+                yield Entry(relative, "file", _file_mode(info.st_mode), info.st_size, Path(child.path),
+                            mtime_ns=info.st_mtime_ns)
         elif not rules.ignored(relative, False):
             warn(f"skipped {relative}: it is not a regular file, folder or link (a fifo, socket or device)")
 

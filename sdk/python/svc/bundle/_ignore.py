@@ -17,6 +17,7 @@ The defaults come first, so ``.svcignore`` may re-include one of them (``!env/``
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -58,6 +59,8 @@ class Pattern:
         return self.regex.fullmatch(path) is not None
 
 
+# Cached: ``.remote()`` checks the project for changes on every call, with the same patterns each time.
+@functools.lru_cache(maxsize=1024)
 def parse_pattern(line: str) -> Pattern | None:
     """Compiles one ignore-file line; None for blank lines and comments."""
     text = line.rstrip("\n").rstrip("\r")

@@ -105,9 +105,9 @@ class FunctionApp(HttpApp):
         frames = _Frames()
         call = asyncio.ensure_future(self._run(args, kwargs, frames))
         async for frame in frames.until_final():
-            await send({"type": "http.response.body", "body": _line(frame), "more_body": True})
+            # The final frame ends the body with it: one write, not two.
+            await send({"type": "http.response.body", "body": _line(frame), "more_body": frame["type"] == "log"})
         await call
-        await send({"type": "http.response.body", "body": b""})
 
     async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any]]:
         if scope["method"] != "POST":
