@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import math
 import os
 import sys
 import threading
@@ -114,16 +115,21 @@ def watchdog(workload: str, what: str, seconds: float | None) -> Generator[None,
 
 
 class _Watchdog:
-    """One thread per process watches every call's deadline, checking them every ``WATCHDOG_TICK`` s.
+    """One thread per process watches every call's deadline.
 
     A ``threading.Timer`` per call started a thread per request: more than half of what a JSON
-    endpoint cost the event loop. Arming and disarming here are a dict insert and pop."""
+    endpoint cost the event loop. Arming and disarming here are a dict insert and pop under a
+    lock. The thread sleeps until the earliest deadline, or ``WATCHDOG_GRACE`` when nothing is
+    armed: every deadline lies at least that far ahead when it is armed, so arming never has to
+    wake it, and an idle worker wakes it once every ``WATCHDOG_GRACE`` seconds."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
         self._due: dict[int, tuple[float, tuple[str, str, float]]] = {}
         self._tokens = itertools.count()
         self._thread: threading.Thread | None = None
+        self._until = math.inf
 
     def arm(self, deadline: float, call: tuple[str, str, float]) -> int:
         token = next(self._tokens)
@@ -132,6 +138,8 @@ class _Watchdog:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="svc-watchdog", daemon=True)
                 self._thread.start()
+            elif deadline < self._until:  # only a shorter time-out than every one armed so far
+                self._wake.notify()
         return token
 
     def disarm(self, token: int) -> None:
@@ -141,21 +149,23 @@ class _Watchdog:
     def forked(self) -> None:
         """In a forked child: no thread came along, and the lock may have been held by one."""
         self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
         self._due.clear()
         self._thread = None
+        self._until = math.inf
 
     def _watch(self) -> None:
-        while True:
-            time.sleep(WATCHDOG_TICK)
-            now = time.monotonic()
-            with self._lock:
-                stuck = next((call for deadline, call in self._due.values() if deadline <= now), None)
-            if stuck is not None:
-                _stuck(*stuck)
+        with self._lock:
+            while True:
+                now = time.monotonic()
+                earliest = min(self._due.values(), default=None, key=lambda due: due[0])
+                if earliest is not None and earliest[0] <= now:
+                    stuck = earliest[1]
+                    break
+                self._until = now + WATCHDOG_GRACE if earliest is None else earliest[0]
+                self._wake.wait(self._until - now)
+        _stuck(*stuck)
 
-
-WATCHDOG_TICK = 0.1
-"""How often the watchdog thread looks at the deadlines (it fires at most this late)."""
 
 _watchdog = _Watchdog()
 os.register_at_fork(after_in_child=_watchdog.forked)
