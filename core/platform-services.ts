@@ -184,7 +184,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? state.url, sha256),
   };
   const scheduler = createDriver(config, {
-    registry, logs: sink, zygotes: options.zygotes ?? false, cgroupRoot: config.cgroupRoot,
+    registry, logs: sink, zygotes: options.zygotes ?? process.env.SVC_ZYGOTES !== '0', cgroupRoot: config.cgroupRoot,
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
     install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),

@@ -15,7 +15,7 @@ import type { AppView } from '../../core/api/app-view.js';
 import { createBundle } from '../../core/bundles/create.js';
 import { formatBytes } from '../../core/bundles/format.js';
 import { SvcError } from '../../core/errors.js';
-import { loadManifest } from '../../core/manifest/load.js';
+import { loadManifestOf, resolveManifestTarget } from '../../core/manifest/load.js';
 import type { Workload } from '../../core/workload/types.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
@@ -55,16 +55,21 @@ export default async function deploy(context: CommandContext, appOrModule: strin
   const { client } = await connect(context);
 
   out.step(`reading ${target}`);
-  const manifest = await loadManifest({ target, cwd: context.cwd, python: context.env.SVC_PYTHON });
-  for (const line of manifest.logs) out.log('import', line);
-  const { spec } = manifest;
-  const workload = wanted === null ? null : findWorkload(spec.workloads, wanted, spec.name);
-  out.done(`app ${spec.name}: ${spec.workloads.length} workload${spec.workloads.length === 1 ? '' : 's'}`);
-
+  const python = context.env.SVC_PYTHON;
+  const manifestTarget = await resolveManifestTarget({ target, cwd: context.cwd, python });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-deploy-'));
+  // Both Python processes at once: the bundle needs only the project folder, not the manifest.
+  const bundling = createBundle(manifestTarget.root, { out: path.join(dir, 'bundle.tar.gz'), python });
+  bundling.catch(() => {}); // awaited after the manifest, so that a broken app is reported as such
   try {
+    const manifest = await loadManifestOf(manifestTarget);
+    for (const line of manifest.logs) out.log('import', line);
+    const { spec } = manifest;
+    const workload = wanted === null ? null : findWorkload(spec.workloads, wanted, spec.name);
+    out.done(`app ${spec.name}: ${spec.workloads.length} workload${spec.workloads.length === 1 ? '' : 's'}`);
+
     out.step(`bundling ${manifest.root}`);
-    const bundle = await createBundle(manifest.root, { out: path.join(dir, 'bundle.tar.gz'), python: context.env.SVC_PYTHON });
+    const bundle = await bundling;
     for (const warning of bundle.warnings) out.warn(`bundle: ${warning}`);
     out.done(`bundle ${bundle.sha256.slice(0, 12)}: ${bundle.files} file${bundle.files === 1 ? '' : 's'}, ${formatBytes(bundle.size)}`);
 
@@ -124,6 +129,7 @@ export default async function deploy(context: CommandContext, appOrModule: strin
     }
     return result;
   } finally {
+    await bundling.catch(() => {}); // its file is written (or not) before the folder goes
     await rm(dir, { recursive: true, force: true });
   }
 }

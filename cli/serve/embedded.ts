@@ -38,8 +38,6 @@ export async function serveEmbedded(target: string, flags: EmbeddedFlags, out: O
         config: settings,
         // A preview keeps no state, so several previews can share a data dir (svc server keeps it in <data dir>/state).
         state: 'memory',
-        // Containers fork from a zygote of their image: a reload starts no new interpreter (SVC_ZYGOTES=0 turns it off).
-        zygotes: process.env.SVC_ZYGOTES !== '0',
         logs: (line) => out.log(line.unit.split('/').pop() ?? line.unit, line.text, line.stream === 'system'),
       });
       if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);

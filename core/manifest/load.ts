@@ -70,7 +70,11 @@ export interface ManifestTarget {
 }
 
 export async function loadManifest(opts: LoadManifestOptions): Promise<LoadedManifest> {
-  const target = await resolveManifestTarget(opts);
+  return loadManifestOf(await resolveManifestTarget(opts));
+}
+
+/** loadManifest() of a target already resolved (and checked to exist). */
+export async function loadManifestOf(target: ManifestTarget): Promise<LoadedManifest> {
   const run = await runPython(target.python, ['-m', 'svc.manifest', target.argument], target.root, target.timeoutMs);
   return manifestFromRun(run, target);
 }

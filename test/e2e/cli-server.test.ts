@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot, sdkPythonPath } from '../../core/paths.js';
 import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
@@ -190,6 +190,19 @@ describe('svc CLI against svc server (command line)', function () {
     const usage = await svc('deployment', 'stop', 'quickstart');
     assert.equal(usage.code, 1);
     assert.match(usage.stderr, /<app>\/<workload>/);
+  });
+
+  it("svc deploy of an app whose import fails: exit 1 with Python's traceback (the bundle is made beside it, never sent)", async () => {
+    const project = tempDir('svc-cli-broken-');
+    writeFileSync(path.join(project, 'app.py'), 'import svc\napp = svc.App("broken")\nraise RuntimeError("broken at import")\n');
+    const ran = await svc('deploy', path.join(project, 'app.py'));
+    assert.equal(ran.code, 1);
+    assert.equal(ran.stdout, '');
+    assert.match(ran.stderr, /Python could not load .*app\.py/);
+    assert.match(ran.stderr, /RuntimeError: broken at import/);
+    assert.doesNotMatch(ran.stderr, /bundle|upload/);
+    const apps = await svc('app', 'list', '--json');
+    assert.doesNotMatch(apps.stdout, /broken/);
   });
 
   it('svc run: the function’s output streams to stderr as printed, its result alone on stdout; a remote exception exits 1 with its traceback', async () => {

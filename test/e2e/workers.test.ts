@@ -53,7 +53,7 @@ describe('workers behind the gateway (in process)', function () {
     await platform.driver.scale(deployment.units.find((key) => key.endsWith('/warm'))!, 2);
     assert.equal(onStartCalls(record, 'warm').length, 1);
     const marker = localDriverOf(platform).socketDir;
-    assert.equal(pidsMatching(marker).length, 1 + 2 * 3 + 3, 'template, 2 warm containers, 1 cold one; each a supervisor and 2 workers');
+    assert.equal(pidsMatching(marker).length, 1 + 2 * 3 + 3 + 1, 'template, 2 warm containers, 1 cold one (each a supervisor and 2 workers), and the zygote of their image');
     await platform.close();
     assert.deepEqual(await waitNoneMatching(marker, 5_000), []);
   });
@@ -74,7 +74,7 @@ describe('workers behind the gateway (in process)', function () {
     });
     const { socketDir } = JSON.parse(line) as { socketDir: string };
     try {
-      assert.equal(pidsMatching(socketDir).length, 10, 'the template and three containers of three processes');
+      assert.equal(pidsMatching(socketDir).length, 11, 'the template, three containers of three processes, and the zygote of their image');
       child.kill('SIGKILL');
       assert.deepEqual(await waitNoneMatching(socketDir, 10_000), [], 'every process saw its lifeline close');
     } finally {

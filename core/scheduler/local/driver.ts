@@ -26,7 +26,7 @@ export interface LocalDriverOptions {
   /**
    * Fork containers without a checkpoint from a zygote of their image (one
    * warmed process per image, started once a container of it is healthy)
-   * instead of spawning a new interpreter each. Default off; `svc serve` turns it on.
+   * instead of spawning a new interpreter each. Default off; the platform turns it on (unless SVC_ZYGOTES=0).
    */
   readonly zygotes?: boolean;
   /**
@@ -66,7 +66,7 @@ export interface TemplateStatus {
  * in a private folder. A unit with `checkpoint_enabled` gets a template
  * process that ran imports and on_start once; its containers are forked
  * from it, or started from scratch when it cannot serve (said in the logs).
- * With zygotes (`svc serve` turns them on), the other containers fork from
+ * With zygotes (the platform's default), the other containers fork from
  * a zygote of their image — a process that imported the runtime once —
  * and import the user's code fresh; the image's first container, and any
  * the zygote cannot start, are spawned as new processes.

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -153,6 +154,45 @@ def test_serves_over_a_unix_socket_and_stops_when_stdin_closes(write_module, tmp
         assert f"svc runtime: greet listening on {socket_path}" in stderr
         assert "stdin closed" in stderr
         assert not socket_path.exists()
+    finally:
+        process.kill()
+        process.wait()
+        socket_path.unlink(missing_ok=True)
+
+
+SLOW_APP = """
+import time
+from pathlib import Path
+import svc
+app = svc.App("demo")
+
+@app.endpoint(route="/greet", methods=["POST"])
+def greet(marker: str) -> dict:
+    Path(marker).touch()  # the call is in hand: the test stops the container now
+    time.sleep(1)
+    return {"finished": True}
+"""
+
+
+@needs_uvicorn
+def test_a_call_in_flight_at_sigterm_is_answered_before_the_container_exits(write_module, tmp_path):
+    write_module(SLOW_APP)
+    socket_path = Path(f"/tmp/svc-test-drain-{os.getpid()}.sock")
+    marker = tmp_path / "in-hand"
+    process = start(tmp_path, socket_path)
+    try:
+        answers: list[tuple[int, dict]] = []
+        caller = threading.Thread(target=lambda: answers.append(
+            request(str(socket_path), "POST", "/greet", json.dumps({"marker": str(marker)}).encode())))
+        caller.start()
+        deadline = time.monotonic() + 10
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the call never reached the app"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        caller.join(10)
+        assert answers == [(200, {"finished": True})]
+        assert process.wait(10) == 0
     finally:
         process.kill()
         process.wait()

@@ -1,7 +1,8 @@
 # What svc uses of uvicorn (see ../README.md); signatures as in uvicorn 0.30 and later, the
 # keyword arguments svc passes and no others.
+import asyncio
 import socket
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Protocol
 
 class Config:
     def __init__(
@@ -21,12 +22,30 @@ class Config:
         date_header: bool = True,
         forwarded_allow_ips: list[str] | str | None = None,
     ) -> None: ...
+    timeout_graceful_shutdown: int | None
     def load(self) -> None: ...
+
+class _Connection(Protocol):
+    def shutdown(self) -> None: ...
+
+class ServerState:
+    connections: set[_Connection]
+    tasks: set[asyncio.Task[None]]
+
+class _Lifespan(Protocol):
+    async def shutdown(self) -> None: ...
 
 class Server:
     config: Config
     started: bool
     should_exit: bool
+    force_exit: bool
+    servers: list[asyncio.base_events.Server]
+    server_state: ServerState
+    lifespan: _Lifespan
     def __init__(self, config: Config) -> None: ...
     def run(self, sockets: list[socket.socket] | None = None) -> None: ...
     async def startup(self, sockets: list[socket.socket] | None = None) -> None: ...
+    async def main_loop(self) -> None: ...
+    async def on_tick(self, counter: int) -> bool: ...
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None: ...
