@@ -39,22 +39,6 @@ function judge(request: AccessRequest, auth: AuthRequest, principal: Principal |
   return principal;
 }
 
-/** What the hooks see; a URL given as a parser is parsed on first read, once. */
-function authRequest(request: AccessRequest): AuthRequest {
-  const { headers, url, transport } = request;
-  const workspace = request.entry?.ref.workspace ?? '';
-  if (typeof url !== 'function') return { headers, url, workspace, transport };
-  let parsed: URL | undefined;
-  return {
-    headers,
-    workspace,
-    transport,
-    get url() {
-      return (parsed ??= url());
-    },
-  };
-}
-
 function unauthorized(tokenSent: boolean): SvcError {
   return new SvcError(
     'unauthorized',
@@ -64,4 +48,30 @@ function unauthorized(tokenSent: boolean): SvcError {
       headers: { 'WWW-Authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' },
     },
   );
+}
+
+/** What the hooks see; a URL given as a parser is parsed on first read, once. */
+function authRequest(request: AccessRequest): AuthRequest {
+  const { headers, url, transport } = request;
+  const workspace = request.entry?.ref.workspace ?? '';
+  return typeof url === 'function' ? new LazyAuthRequest(headers, workspace, transport, url) : { headers, url, workspace, transport };
+}
+
+/** A class, not an object literal with a getter: V8 builds such literals on a slow path, on every request. */
+class LazyAuthRequest implements AuthRequest {
+  #url: URL | undefined;
+  readonly #parse: () => URL;
+
+  constructor(
+    readonly headers: AuthRequest['headers'],
+    readonly workspace: string,
+    readonly transport: AuthRequest['transport'],
+    parse: () => URL,
+  ) {
+    this.#parse = parse;
+  }
+
+  get url(): URL {
+    return (this.#url ??= this.#parse());
+  }
 }
