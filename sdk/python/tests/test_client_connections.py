@@ -5,6 +5,7 @@ said it would, it rested too long, its last answer was not read as far as its ca
 from __future__ import annotations
 
 import http.server
+import socket
 import threading
 from typing import Iterator
 
@@ -20,23 +21,30 @@ class _Server(http.server.BaseHTTPRequestHandler):
     ports: list[int] = []
     close_after = False
     say_close = False
+    closed = threading.Event()
+    numbering = threading.Lock()  # calls from several threads each get their own number
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        _Server.ports.append(self.client_address[1])
+        with _Server.numbering:
+            _Server.ports.append(self.client_address[1])
+            number = len(_Server.ports)
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         if _Server.say_close:
             self.send_header("Connection", "close")
         self.end_headers()
-        for line in (b'{"type":"log"}\n', f'{{"type":"result","n":{len(_Server.ports)}}}\n'.encode()):
+        for line in (b'{"type":"log"}\n', f'{{"type":"result","n":{number}}}\n'.encode()):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
         if _Server.close_after:  # as a server closing an idle connection: no word in the answer
             self.close_connection = True
+            # The FIN goes out now, not when the server's thread gets round to closing the socket.
+            self.connection.shutdown(socket.SHUT_WR)
+            _Server.closed.set()
 
     def log_message(self, *_args: object) -> None:
         pass
@@ -45,6 +53,7 @@ class _Server(http.server.BaseHTTPRequestHandler):
 @pytest.fixture()
 def url() -> Iterator[str]:
     _Server.ports, _Server.close_after, _Server.say_close = [], False, False
+    _Server.closed.clear()
     with serve_http(_Server) as server:
         yield f"{server}/runs/run-1/calls"
     _connections._kept.clear()
@@ -74,6 +83,7 @@ def test_a_connection_whose_answer_was_not_finished_is_not_used_again(url: str) 
 def test_a_connection_the_server_closed_is_not_sent_a_request(url: str) -> None:
     _Server.close_after = True
     call(url)
+    assert _Server.closed.wait(5), "the server closed its side"
     call(url)  # on a stale connection this would fail: the server is gone from it
     assert len(set(_Server.ports)) == 2
 
