@@ -45,12 +45,37 @@ import { nodeGenerator, wrk, wrkAvailable, type Generator } from './wrk.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const durationMs = Number(process.env.BENCH_DURATION_MS ?? 2000);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : null;
+const durationMs = wholeNumber('BENCH_DURATION_MS', 2000);
+const rounds = wholeNumber('BENCH_ROUNDS', 3);
+const only = onlyNames(process.env.BENCH_ONLY);
 const wanted = (name: string) => only === null || only.has(name);
 const WARMUP_MS = 1000;
 const LOADS = [1, 16, 64];
+
+/** A positive whole number from the environment, or its default; anything else stops the bench saying so. */
+function wholeNumber(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`${name} must be a positive whole number, got ${JSON.stringify(text)} (default ${fallback}).`);
+    process.exit(2);
+  }
+  return value;
+}
+
+/** BENCH_ONLY's names, each a path of the table or a check; an unknown one stops the bench, naming the valid ones. */
+function onlyNames(text: string | undefined): ReadonlySet<string> | null {
+  if (text === undefined || text.trim() === '') return null;
+  const known = [...Object.keys(PATHS), 'admission', 'lifecycle'];
+  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    console.error(`BENCH_ONLY names ${unknown.map((name) => JSON.stringify(name)).join(', ')}, which the bench does not know; choose among ${known.join(', ')}.`);
+    process.exit(2);
+  }
+  return new Set(names);
+}
 
 async function clients<T>(mode: 'burst' | 'overload', spec: object): Promise<T> {
   const { stdout } = await run(process.execPath, [path.join(here, 'clients.js'), mode, JSON.stringify(spec)], { maxBuffer: 1 << 20 });
