@@ -171,6 +171,11 @@ try {
   for (const peer of [{ name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' }, { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' }] as const) {
     if (!wanted(peer.name)) continue;
     const binary = peerBinary(peer.env, peer.name);
+    const given = process.env[peer.env];
+    if (!binary && given) {
+      skipped.push(`${peer.name}: skipped (${peer.env}=${given}: no such file; give the path of the binary you built)`);
+      continue;
+    }
     if (!binary) {
       skipped.push(`${peer.name}: skipped (opt-in: set ${peer.env}=<path to the binary> or put \`${peer.name}\` on PATH; docs/benchmarks.md says how to build it)`);
       continue;
