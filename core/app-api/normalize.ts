@@ -12,6 +12,7 @@
 import type { InterfaceApi, InterfaceOperation, InterfaceOperationBody, InterfaceOperationParameter, InterfaceOperationResult } from '../plugin/types.js';
 import type { JsonSchema } from '../workload/types.js';
 import { componentName, isObject, plainSchema, type Note } from './openapi-refs.js';
+import { isJsonMediaType } from './media-type.js';
 import { OperationNames, operationName } from './operation-names.js';
 import type { ApiCapture } from './types.js';
 
@@ -180,14 +181,10 @@ function bodyOf(context: Context, where: string, given: unknown): InterfaceOpera
 function mediaOf(content: unknown): { type: string; schema: unknown; json: boolean } | null {
   if (!isObject(content)) return null;
   const types = Object.keys(content);
-  const type = types.find((t) => t === 'application/json') ?? types.find(isJsonType) ?? types[0];
+  const type = types.find((t) => t === 'application/json') ?? types.find(isJsonMediaType) ?? types[0];
   if (type === undefined) return null;
   const media = content[type];
-  return { type, schema: isObject(media) ? media['schema'] : undefined, json: isJsonType(type) };
-}
-
-function isJsonType(type: string): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i.test(type);
+  return { type, schema: isObject(media) ? media['schema'] : undefined, json: isJsonMediaType(type) };
 }
 
 function resultOf(context: Context, where: string, responses: unknown): InterfaceOperationResult {
