@@ -13,7 +13,8 @@ import type { InterfaceApi, InterfaceOperation, InterfaceOperationBody, Interfac
 import type { JsonSchema } from '../workload/types.js';
 import { componentName, isObject, plainSchema, type Note } from './openapi-refs.js';
 import { isJsonMediaType } from './media-type.js';
-import { OperationNames, operationName } from './operation-names.js';
+import { operationName } from './operation-names.js';
+import { NameScope } from '../plugin/name-scope.js';
 import type { ApiCapture } from './types.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -45,7 +46,7 @@ export function normalizeApi(capture: Omit<ApiCapture, 'version'>): NormalizedAp
   const schemas = isObject(components['schemas']) ? components['schemas'] : {};
   const definitions = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, plainSchema(schema, `components.schemas.${name}`, note)]));
   const operations: InterfaceOperation[] = [];
-  const names = new OperationNames();
+  const names = new NameScope();
   const paths = isObject(document['paths']) ? document['paths'] : {};
   paths: for (const [path, item] of Object.entries(paths)) {
     if (!path.startsWith('/') || !isObject(item)) {
@@ -72,7 +73,7 @@ export function normalizeApi(capture: Omit<ApiCapture, 'version'>): NormalizedAp
 
 interface Context {
   readonly components: Record<string, unknown>;
-  readonly names: OperationNames;
+  readonly names: NameScope;
   readonly note: Note;
 }
 
