@@ -20,8 +20,8 @@ export interface PlatformOptions {
   readonly state?: StateKind;
   /**
    * Containers fork from a warm zygote of their image instead of starting a
-   * new interpreter (fast cold starts and deploys); default on, unless
-   * SVC_ZYGOTES=0. Only the local driver has zygotes.
+   * new interpreter (fast cold starts and deploys); default: SVC_ZYGOTES
+   * (zygotesFromEnvironment: on unless `0`). Only the local driver has zygotes.
    */
   readonly zygotes?: boolean;
   /**

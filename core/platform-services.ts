@@ -27,6 +27,7 @@ import type { AgentWatch, Outage } from './cluster/agent-watch.js';
 import { watchAgents, type AgentWatches } from './cluster/agent-watches.js';
 import { createReplicaGate, type ReplicaRole } from './cluster/replica-gate.js';
 import { ConsulRegistry } from './registry/consul.js';
+import { zygotesFromEnvironment } from './scheduler/local/zygotes-setting.js';
 import { untilInstances } from './registry/until-instances.js';
 import { replicaSupervisor } from './cluster/replica-supervisor.js';
 import { ReplicaSync } from './cluster/replica-sync.js';
@@ -131,6 +132,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const system = (text: string) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() });
   // First: certificate files that cannot serve are a config error before anything is built.
   const certificates = tlsEnabled(config) ? Certificates.open({ cert: config.tlsCert!, key: config.tlsKey!, dir: config.tlsCertDir }) : null;
+  const zygotes = options.zygotes ?? zygotesFromEnvironment(); // likewise: SVC_ZYGOTES=maybe fails here
 
   // Certificates for verified custom domains over ACME, when an ACME directory is configured.
   const acme = acmeFor(config, system, reportAs('ACME'));
@@ -184,7 +186,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
     bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? state.url, sha256),
   };
   const scheduler = createDriver(config, {
-    registry, logs: sink, zygotes: options.zygotes ?? process.env.SVC_ZYGOTES !== '0', cgroupRoot: config.cgroupRoot,
+    registry, logs: sink, zygotes, cgroupRoot: config.cgroupRoot,
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
     install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),

@@ -12,7 +12,9 @@
 import type { InterfaceApi, InterfaceOperation, InterfaceOperationBody, InterfaceOperationParameter, InterfaceOperationResult } from '../plugin/types.js';
 import type { JsonSchema } from '../workload/types.js';
 import { componentName, isObject, plainSchema, type Note } from './openapi-refs.js';
-import { OperationNames, operationName } from './operation-names.js';
+import { isJsonMediaType } from './media-type.js';
+import { operationName } from './operation-names.js';
+import { NameScope } from '../plugin/name-scope.js';
 import type { ApiCapture } from './types.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -44,7 +46,7 @@ export function normalizeApi(capture: Omit<ApiCapture, 'version'>): NormalizedAp
   const schemas = isObject(components['schemas']) ? components['schemas'] : {};
   const definitions = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, plainSchema(schema, `components.schemas.${name}`, note)]));
   const operations: InterfaceOperation[] = [];
-  const names = new OperationNames();
+  const names = new NameScope();
   const paths = isObject(document['paths']) ? document['paths'] : {};
   paths: for (const [path, item] of Object.entries(paths)) {
     if (!path.startsWith('/') || !isObject(item)) {
@@ -71,7 +73,7 @@ export function normalizeApi(capture: Omit<ApiCapture, 'version'>): NormalizedAp
 
 interface Context {
   readonly components: Record<string, unknown>;
-  readonly names: OperationNames;
+  readonly names: NameScope;
   readonly note: Note;
 }
 
@@ -180,14 +182,10 @@ function bodyOf(context: Context, where: string, given: unknown): InterfaceOpera
 function mediaOf(content: unknown): { type: string; schema: unknown; json: boolean } | null {
   if (!isObject(content)) return null;
   const types = Object.keys(content);
-  const type = types.find((t) => t === 'application/json') ?? types.find(isJsonType) ?? types[0];
+  const type = types.find((t) => t === 'application/json') ?? types.find(isJsonMediaType) ?? types[0];
   if (type === undefined) return null;
   const media = content[type];
-  return { type, schema: isObject(media) ? media['schema'] : undefined, json: isJsonType(type) };
-}
-
-function isJsonType(type: string): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i.test(type);
+  return { type, schema: isObject(media) ? media['schema'] : undefined, json: isJsonMediaType(type) };
 }
 
 function resultOf(context: Context, where: string, responses: unknown): InterfaceOperationResult {

@@ -7,7 +7,8 @@
  * non-word character as `_`, then `_{method}`: `read_item_items__item_id__get`);
  * that tail is taken off again, so the method is called like the function
  * (`read_item`). Without an operationId: method and path
- * (`get_items_item_id`). Names met twice get `_2`, `_3`, … in document order.
+ * (`get_items_item_id`). Names met twice get `_2`, `_3`, … in document order
+ * (NameScope).
  */
 
 /** Longer names are cut: a method name is read by people. */
@@ -36,16 +37,4 @@ export function snakeCase(text: string): string {
 export function operationName(operationId: string | null, method: string, path: string): string {
   const fromId = operationId === null ? '' : snakeCase(withoutFastApiTail(operationId, method, path));
   return fromId || snakeCase(`${method} ${path}`) || method.toLowerCase();
-}
-
-/** Gives out names, each once: a name taken already gets the first free `_2`, `_3`, … */
-export class OperationNames {
-  readonly #taken = new Set<string>();
-
-  take(wanted: string): string {
-    let name = wanted;
-    for (let n = 2; this.#taken.has(name); n++) name = `${wanted}_${n}`;
-    this.#taken.add(name);
-    return name;
-  }
 }

@@ -30,6 +30,8 @@ export type {
 } from './types.js';
 export { canonical, definitionsScope, isSchema, resolveRef, withDefs } from './json-schema.js';
 export { versionsText } from './interface-versions.js';
+export { isJsonMediaType } from '../app-api/media-type.js';
+export { NameScope } from './name-scope.js';
 export type { ResolvedRef, Schema, SchemaDefs } from './json-schema.js';
 export { SvcError, errorCodes } from '../errors.js';
 export type { ErrorCode, SvcErrorOptions } from '../errors.js';

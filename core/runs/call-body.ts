@@ -6,6 +6,7 @@
  * body, or one of unknown length, streams through with backpressure.
  */
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { SvcError } from '../errors.js';
 
 export type CallBody = Readable | Buffer;
@@ -26,10 +27,8 @@ export async function receivedBody(body: Readable, declaredLength: string | unde
 }
 
 /** The whole body (bounded by the API's body limit): each attempt of a retried call sends it again. */
-export async function collect(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
+export function collect(body: Readable): Promise<Buffer> {
+  return buffer(body);
 }
 
 /** Reads and drops a body never sent on, so that the client's upload does not stall before it reads the error. */

@@ -41,24 +41,7 @@ export function className(text: string): string {
 }
 
 /** Hands out unique names: a taken one gets `_2`, `_3`… */
-export class NameScope {
-  readonly #taken = new Set<string>();
-
-  constructor(reserved: Iterable<string> = []) {
-    for (const name of reserved) this.#taken.add(name);
-  }
-
-  has(name: string): boolean {
-    return this.#taken.has(name);
-  }
-
-  take(wanted: string): string {
-    let name = wanted;
-    for (let n = 2; this.#taken.has(name); n++) name = `${wanted}_${n}`;
-    this.#taken.add(name);
-    return name;
-  }
-}
+export { NameScope } from 'svc/plugin';
 
 /** A Python string literal: JSON's escapes are all valid in Python. */
 export function pyString(text: string): string {

@@ -6,7 +6,7 @@
  * the request). The answer is decoded into the result's type; an error
  * answer raises svc's typed exception (`_rt.Asgi._operation`).
  */
-import { definitionsScope, type InterfaceApi, type InterfaceOperation, type SchemaDefs } from 'svc/plugin';
+import { definitionsScope, isJsonMediaType, type InterfaceApi, type InterfaceOperation, type SchemaDefs } from 'svc/plugin';
 import { identifier, NameScope, pyDocstring, pyString } from './names.js';
 import { ANY, optional, type TypeMapper } from './schema-types.js';
 
@@ -79,7 +79,7 @@ function renderOperation(operation: InterfaceOperation, name: string, mapper: Ty
 }
 
 function bodyOf(body: NonNullable<InterfaceOperation['body']>, name: string, mapper: TypeMapper, defs: SchemaDefs, hint: string): { name: string; contentType: string; parameter: PyParameter } {
-  const json = isJson(body.contentType);
+  const json = isJsonMediaType(body.contentType);
   // A form is sent from a dict, anything else (a file, text) as it is.
   const type = json ? mapper.annotation(body.schema, `${hint}Body`, defs) : body.contentType === 'application/x-www-form-urlencoded' ? 'typing.Mapping[str, str]' : 'bytes | str';
   const text = body.required ? `${name}: ${type}` : `${name}: ${optional(type)} = None`;
@@ -108,10 +108,6 @@ function docOf(operation: InterfaceOperation, result: Result, where: string): st
     ...(operation.deprecated ? ['Deprecated by the app.'] : []),
   ].join('\n');
   return about === '' ? call : `${about}\n\n${call}`;
-}
-
-function isJson(contentType: string): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i.test(contentType);
 }
 
 /** `get_todo` → `GetTodo`. */

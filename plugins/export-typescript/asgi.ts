@@ -6,7 +6,7 @@
  * their names on the wire, the request body as `body`, an error answer thrown
  * as SvcError (its body in `details`).
  */
-import { definitionsScope, type InterfaceApi, type InterfaceOperation, type InterfaceWorkload } from 'svc/plugin';
+import { definitionsScope, isJsonMediaType, type InterfaceApi, type InterfaceOperation, type InterfaceWorkload } from 'svc/plugin';
 import { camelName, jsDoc, NameScope, typeName } from './names.js';
 import type { TypeMapper } from './schema-types.js';
 import { argumentsType, infoLiteral, type ArgumentProperty, type RenderedWorkload, type WorkloadNames } from './workload.js';
@@ -61,7 +61,7 @@ function renderOperation(operation: InterfaceOperation, api: InterfaceApi, metho
     doc: [p.description, `The ${p.in} parameter ${p.name}.`].filter((line) => line !== null).join('\n'),
   }));
   const body = operation.body;
-  const json = body !== null && isJson(body.contentType);
+  const json = body !== null && isJsonMediaType(body.contentType);
   let bodyKey: string | null = null;
   if (body !== null) {
     bodyKey = keys.take('body');
@@ -89,8 +89,4 @@ function renderOperation(operation: InterfaceOperation, api: InterfaceApi, metho
     result: kind,
   };
   return { declaration: args.declaration, method: [...jsDoc(doc, '  '), `  ${method}(${args.parameter}): Promise<${resultType}>;`], spec };
-}
-
-function isJson(contentType: string): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType);
 }

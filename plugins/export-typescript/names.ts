@@ -5,6 +5,8 @@
  * identifiers (never reserved words, never clashing), strings JSON literals,
  * docs JSDoc blocks that `*\/` cannot end early.
  */
+import { NameScope as SharedNameScope } from 'svc/plugin';
+
 
 /** Reserved words of JavaScript (strict mode, modules) and TypeScript's own type names: no binding may take them. */
 const RESERVED = new Set([
@@ -48,19 +50,10 @@ export function typeName(text: string): string {
   return /^[0-9]/.test(joined) ? `T${joined}` : joined;
 }
 
-/** Hands out unique names: a taken one gets `2`, `3`… */
-export class NameScope {
-  readonly #taken = new Set<string>();
-
+/** Hands out unique names: a taken one gets `2`, `3`… (camelCase has no `_`). */
+export class NameScope extends SharedNameScope {
   constructor(reserved: Iterable<string> = []) {
-    for (const name of reserved) this.#taken.add(name);
-  }
-
-  take(wanted: string): string {
-    let name = wanted;
-    for (let n = 2; this.#taken.has(name); n++) name = `${wanted}${n}`;
-    this.#taken.add(name);
-    return name;
+    super(reserved, '');
   }
 }
 

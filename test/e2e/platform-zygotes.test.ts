@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { SvcError } from '../../core/errors.js';
 import type { LoadedManifest } from '../../core/manifest/load.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
 import type { LogLine } from '../../core/scheduler/types.js';
@@ -49,5 +50,15 @@ describe('startPlatform(): zygotes', function () {
     await platform.driver.scale(started.unit, 2);
     assert.equal(platform.driver.status(started.unit).filter((c) => c.state === 'healthy').length, 2);
     assert.doesNotMatch(texts(started.lines), /zygote/);
+  });
+
+  it('refuses to start with SVC_ZYGOTES=maybe, as config_invalid', async () => {
+    process.env.SVC_ZYGOTES = 'maybe';
+    await assert.rejects(startPlatform({ config: testConfig() }).then((started) => (platform = started)), (error: unknown) => {
+      assert.ok(error instanceof SvcError, String(error));
+      assert.equal(error.code, 'config_invalid');
+      assert.match(error.message, /SVC_ZYGOTES must be 0 or 1, got "maybe"/);
+      return true;
+    });
   });
 });

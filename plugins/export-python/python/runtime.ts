@@ -59,6 +59,11 @@ def _query_text(value: Any) -> str:
     return plain if isinstance(plain, str) else json.dumps(plain, separators=(",", ":"))
 
 
+def _form(fields: Mapping[object, object]) -> bytes:
+    """A form body (application/x-www-form-urlencoded) of 'fields'."""
+    return urlencode([(str(key), str(item)) for key, item in fields.items()]).encode("ascii")
+
+
 def _query(arguments: Mapping[str, Any], arrays: tuple[str, ...] = ()) -> str:
     """Query parameters as the runtime reads them: arrays as the key repeated, objects as JSON, None left out."""
     pairs: list[tuple[str, str]] = []
@@ -236,7 +241,7 @@ class Asgi(Workload):
             body = _json.dumps(to_json(json)).encode("utf-8")
             sent["Content-Type"] = "application/json"
         elif isinstance(data, Mapping):
-            body = urlencode([(str(key), str(item)) for key, item in cast("Mapping[object, object]", data).items()]).encode("ascii")
+            body = _form(cast("Mapping[object, object]", data))
             sent["Content-Type"] = "application/x-www-form-urlencoded"
         elif isinstance(data, str):
             body = data.encode("utf-8")
@@ -275,8 +280,7 @@ class Asgi(Workload):
             if _JSON_TYPE.match(content_type):
                 data = _json.dumps(to_json(body)).encode("utf-8")
             elif isinstance(body, Mapping):
-                form = cast("Mapping[object, object]", body)
-                data = urlencode([(str(key), str(item)) for key, item in form.items()]).encode("ascii")
+                data = _form(cast("Mapping[object, object]", body))
             elif isinstance(body, str):
                 data = body.encode("utf-8")
             else:

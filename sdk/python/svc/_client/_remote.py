@@ -136,7 +136,7 @@ def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workloa
         if run is not None:
             return run, False
         # Secret.from_dict values go beside the manifest, never in it (docs/secrets.md).
-        manifest = {key: value for key, value in project.manifest.items() if key != INLINE_SECRETS}
+        manifest = {name: value for name, value in project.manifest.items() if name != INLINE_SECRETS}
         inline = project.manifest.get(INLINE_SECRETS)
         answer = api.request("POST", "/runs", json_body={
             "manifest": manifest, "bundle": bundle.sha256, "function": workload.name,
