@@ -13,6 +13,7 @@ import { shellQuote } from '../shell-quote.js';
 import type { Output } from '../output.js';
 import { Preview } from './preview.js';
 import { runSession, type ServeBackend } from './session.js';
+import { reloadTimings } from './switches.js';
 
 export interface EmbeddedFlags {
   readonly port?: string | number;
@@ -26,9 +27,12 @@ export interface EmbeddedFlags {
 
 export async function serveEmbedded(target: string, flags: EmbeddedFlags, out: Output): Promise<void> {
   let config: ServerConfig | undefined;
+  let timings = false;
   let platform: Platform | undefined;
   const backend: ServeBackend = {
     async prepare() {
+      // Checked before anything starts: a bad value must not leave a platform half up.
+      timings = reloadTimings();
       config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
       return { python: config.python, exclude: [config.dataDir, config.cacheDir] };
     },
@@ -49,7 +53,7 @@ export async function serveEmbedded(target: string, flags: EmbeddedFlags, out: O
         store: BundleStore.inDataDir(settings.dataDir),
         out,
         token: { expression: `$(cat ${shellQuote(platform.ownerToken.path)})` },
-        timings: process.env.SVC_SERVE_TIMINGS === '1',
+        timings,
       });
     },
     // A reload in progress ends as the platform closes (its deploy is refused): no need to wait for it first.

@@ -14,6 +14,7 @@ import { shellQuote } from '../shell-quote.js';
 import { RemotePreview } from './remote-preview.js';
 import { runSession, type ServeBackend } from './session.js';
 import type { TokenHint } from './summary.js';
+import { reloadTimings } from './switches.js';
 
 export interface RemoteFlags {
   /** true: the server of the usual lookup; a string: that server's URL. */
@@ -25,8 +26,10 @@ export async function serveRemote(target: string, flags: RemoteFlags, out: Outpu
   let client: ApiClient | undefined;
   let token: TokenHint = { expression: '$SVC_TOKEN' };
   let preview: RemotePreview | undefined;
+  let timings = false;
   const backend: ServeBackend = {
     async prepare() {
+      timings = reloadTimings(env); // checked before the server is asked anything
       const named = typeof flags.server === 'string' ? normalizeServerUrl(flags.server, '--server', 'usage_invalid') : null;
       // A URL given takes SVC_SERVER's place in the lookup, which sends a saved token only to its own server.
       const credentials = await resolveCredentials(named === null ? env : { ...env, SVC_SERVER: named });
@@ -44,7 +47,7 @@ export async function serveRemote(target: string, flags: RemoteFlags, out: Outpu
       return { python: env.SVC_PYTHON?.trim() || 'python3', exclude: [] };
     },
     async open(hooks) {
-      preview = new RemotePreview({ ...hooks, client: client!, out, token, timings: env.SVC_SERVE_TIMINGS === '1' });
+      preview = new RemotePreview({ ...hooks, client: client!, out, token, timings });
       return preview;
     },
     async close(settled) {

@@ -11,6 +11,7 @@ import { createProjectReader, type ProjectReader } from './reader.js';
 import type { LivePreview } from './reloading.js';
 import { ReloadScheduler } from './scheduler.js';
 import { ProjectWatcher } from './watcher.js';
+import { warmReads } from './switches.js';
 
 /** Given to `open`: what the preview needs from the session. */
 export interface SessionHooks {
@@ -64,13 +65,15 @@ export async function runSession(options: SessionOptions, backend: ServeBackend)
     out.done('stopped');
   });
   try {
-    const { python, exclude } = await backend.prepare();
     const watch = options.watch;
+    // Read (and checked) before anything starts, --no-watch or not.
+    const warm = warmReads() && watch;
+    const { python, exclude } = await backend.prepare();
     out.step(`reading ${target}`);
     reader = createProjectReader({
       target,
       python,
-      warm: watch && process.env.SVC_SERVE_WARM !== '0',
+      warm,
       warn: (message) => out.warn(message),
       log: (line) => out.log('svc', line, true),
       exclude,
