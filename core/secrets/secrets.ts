@@ -97,6 +97,8 @@ export class Secrets implements SecretEnvironment {
     if (existing === null) throw secretNotFound(workspace, [name]);
     for (const key of remove) {
       if (!Object.hasOwn(existing.value.sealed, key)) throw new SvcError('bad_request', `the secret ${name} has no key ${JSON.stringify(key)} to remove; it has ${existing.value.keys.join(', ')}.`);
+      // Set and removed at once, the new value would be dropped without a word.
+      if (Object.hasOwn(checked, key)) throw new SvcError('bad_request', `the key ${key} is both set and removed; do one or the other.`, { details: { field: 'remove', key } });
     }
     const sealed = { ...existing.value.sealed, ...sealAll(ring, workspace, name, checked) };
     for (const key of remove) delete sealed[key];
