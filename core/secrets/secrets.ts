@@ -61,6 +61,7 @@ export class Secrets implements SecretEnvironment {
   }
 
   async get(workspace: string, name: string): Promise<SecretView | null> {
+    checkSecretName(name);
     const entry = await this.#read(workspace, name);
     return entry === null ? null : view(entry.value);
   }
