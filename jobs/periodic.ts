@@ -9,6 +9,7 @@
  * a period no cron spec writes is refused.
  */
 import { SvcError } from '../core/errors.js';
+import { describeSchedule } from '../core/workload/schedule.js';
 import type { ScheduleSpec, Workload } from '../core/workload/types.js';
 import type { JobContext } from './context.js';
 import { MINUTE, SECOND } from './durations.js';
@@ -32,7 +33,7 @@ export function compilePeriodicJob(workload: Workload, context: JobContext): Nom
       Namespace: context.cluster.namespace,
       Datacenters: [...context.cluster.datacenters],
       Priority: 50,
-      Meta: { ...jobMeta(workload, context), svc_schedule: scheduleText(schedule) },
+      Meta: { ...jobMeta(workload, context), svc_schedule: describeSchedule(schedule) },
       UI: jobUi(workload, context),
       Periodic: periodicConfig(schedule),
       TaskGroups: [{
@@ -75,10 +76,6 @@ export function nomadCronSpec(schedule: ScheduleSpec): string {
   throw new SvcError('manifest_invalid', `a period of ${s} seconds cannot run on Nomad: Nomad schedules with cron expressions, and none runs every ${s} seconds.`, {
     hint: 'Use a period that divides a minute, an hour or a day (svc.Period(seconds=15), svc.Period(minutes=10), svc.Period(hours=6)) or one day, or a svc.Cron expression.',
   });
-}
-
-function scheduleText(schedule: ScheduleSpec): string {
-  return 'cron' in schedule ? `cron ${schedule.cron} (${schedule.timezone})` : `every ${schedule.every}s`;
 }
 
 /** The task of a tick: the function once, then exit (0: it returned; 6: it raised). */

@@ -6,6 +6,7 @@
  * believe they lead for a moment.
  */
 import { randomBytes } from 'node:crypto';
+import { storedJson } from '../auth/stored-fields.js';
 import { SvcError } from '../errors.js';
 import { getJson, putJson } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
@@ -49,7 +50,7 @@ export class ScheduleHistory {
   /** The runs of an app (of one function when given), newest first, without their logs. */
   async list(workspace: string, app: string, fn?: string, limit = HISTORY_PER_FUNCTION): Promise<ScheduledRunSummary[]> {
     const entries = await this.#store.list(runsPrefix(workspace, app, fn));
-    const runs = entries.map((entry) => parseRun(entry.value.toString('utf8'), entry.key));
+    const runs = entries.map((entry) => storedJson(entry, runRecord));
     runs.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     return runs.slice(0, limit).map(({ logs: _logs, ...summary }) => summary);
   }
@@ -71,18 +72,8 @@ export class ScheduleHistory {
   /** Runs still `running` in the store: a previous leader stopped before they ended. */
   async unfinished(workspace: string, app: string): Promise<ScheduledRun[]> {
     const entries = await this.#store.list(runsPrefix(workspace, app));
-    return entries.map((entry) => parseRun(entry.value.toString('utf8'), entry.key)).filter((run) => run.status === 'running');
+    return entries.map((entry) => storedJson(entry, runRecord)).filter((run) => run.status === 'running');
   }
-}
-
-function parseRun(text: string, key: string): ScheduledRun {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SvcError('state_corrupt', `the state value of ${JSON.stringify(key)} is not valid JSON`, { details: { key }, cause: error });
-  }
-  return runRecord(value, key);
 }
 
 function runRecord(value: unknown, key: string): ScheduledRun {

@@ -61,6 +61,7 @@ export class Secrets implements SecretEnvironment {
   }
 
   async get(workspace: string, name: string): Promise<SecretView | null> {
+    checkSecretName(name);
     const entry = await this.#read(workspace, name);
     return entry === null ? null : view(entry.value);
   }
@@ -82,9 +83,7 @@ export class Secrets implements SecretEnvironment {
       name, workspace, keys: Object.keys(checked).sort(), sealed: sealAll(ring, workspace, name, checked),
       createdAt: existing?.value.createdAt ?? now, createdBy: existing?.value.createdBy ?? by, updatedAt: now, updatedBy: by,
     };
-    if (!(await putJson(this.#store, secretKey(workspace, name), record, { cas: existing?.modifyIndex ?? 0 }))) {
-      throw new SvcError('conflict', `the secret ${name} changed meanwhile; try again.`);
-    }
+    if (!(await putJson(this.#store, secretKey(workspace, name), record, { cas: existing?.modifyIndex ?? 0 }))) throw changedMeanwhile(name);
     return view(record);
   }
 
@@ -97,6 +96,8 @@ export class Secrets implements SecretEnvironment {
     if (existing === null) throw secretNotFound(workspace, [name]);
     for (const key of remove) {
       if (!Object.hasOwn(existing.value.sealed, key)) throw new SvcError('bad_request', `the secret ${name} has no key ${JSON.stringify(key)} to remove; it has ${existing.value.keys.join(', ')}.`);
+      // Set and removed at once, the new value would be dropped without a word.
+      if (Object.hasOwn(checked, key)) throw new SvcError('bad_request', `the key ${key} is both set and removed; do one or the other.`, { details: { field: 'remove', key } });
     }
     const sealed = { ...existing.value.sealed, ...sealAll(ring, workspace, name, checked) };
     for (const key of remove) delete sealed[key];
@@ -104,9 +105,7 @@ export class Secrets implements SecretEnvironment {
     // The whole secret's bounds, over the values it would hold: opened only to count them.
     checkSecretValues(openAll(ring, workspace, name, sealed));
     const record: SecretRecord = { ...existing.value, keys: Object.keys(sealed).sort(), sealed, updatedAt: isoAt(this.#clock()), updatedBy: principal?.subject ?? null };
-    if (!(await putJson(this.#store, secretKey(workspace, name), record, { cas: existing.modifyIndex }))) {
-      throw new SvcError('conflict', `the secret ${name} changed meanwhile; try again.`);
-    }
+    if (!(await putJson(this.#store, secretKey(workspace, name), record, { cas: existing.modifyIndex }))) throw changedMeanwhile(name);
     return view(record);
   }
 
@@ -114,9 +113,7 @@ export class Secrets implements SecretEnvironment {
     checkSecretName(name);
     const existing = await this.#read(workspace, name);
     if (existing === null) throw secretNotFound(workspace, [name]);
-    if (!(await this.#store.delete(secretKey(workspace, name), { cas: existing.modifyIndex }))) {
-      throw new SvcError('conflict', `the secret ${name} changed meanwhile; try again.`);
-    }
+    if (!(await this.#store.delete(secretKey(workspace, name), { cas: existing.modifyIndex }))) throw changedMeanwhile(name);
   }
 
   async check(workspace: string, names: readonly string[]): Promise<void> {
@@ -189,6 +186,11 @@ export class Secrets implements SecretEnvironment {
   async #read(workspace: string, name: string): Promise<JsonEntry<SecretRecord> | null> {
     return getJson(this.#store, secretKey(workspace, name), validRecord);
   }
+}
+
+/** A compare-and-set lost to another change of the same secret. */
+function changedMeanwhile(name: string): SvcError {
+  return new SvcError('conflict', `the secret ${name} changed meanwhile; try again.`);
 }
 
 /** The name an inline value is sealed under (its AAD): no named secret can have it. */

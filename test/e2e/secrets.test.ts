@@ -101,6 +101,10 @@ describe('secrets on the embedded platform', function () {
     const badName = await api('POST', '/api/v1/secrets', { json: { name: 'Bad_Name', values: { A: 'x' } } });
     assert.equal(badName.status, 422);
     assert.equal(badName.json.error.code, 'name_invalid');
+    const setAndRemoved = await api('PATCH', '/api/v1/secrets/db', { json: { values: { POOL: '6' }, remove: ['POOL'] } });
+    assert.equal(setAndRemoved.status, 400, setAndRemoved.text);
+    assert.match(setAndRemoved.json.error.message, /POOL is both set and removed/);
+    assert.deepEqual((await api('GET', '/api/v1/secrets')).json.secrets[0].keys, ['DATABASE_URL', 'POOL'], 'a refused change keeps every key');
   });
 
   it('deploys: the worker reads both secrets from its environment', async () => {

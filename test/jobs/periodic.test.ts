@@ -28,6 +28,7 @@ describe('a scheduled function on Nomad: a periodic batch job', () => {
     assert.equal('SVC_WORKER_PORTS' in task.Env, false);
     const overlapping = compilePeriodicJob(scheduled({ every: 60, overlap: true }), jobContext());
     assert.equal(overlapping.Job.Periodic?.ProhibitOverlap, false);
+    assert.equal(overlapping.Job.Meta?.['svc_schedule'], 'every 60s, overlapping runs allowed', 'the meta says the schedule as svc says it everywhere');
   });
 
   it('writes a period as the cron spec with seconds that runs it, and refuses one no cron spec writes', () => {

@@ -6,6 +6,7 @@
  */
 import { parse as parseDotenv } from 'dotenv';
 import { SvcError } from '../../errors.js';
+import { secretNotFound } from '../../secrets/secrets.js';
 import type { SecretView } from '../../secrets/types.js';
 import { html, type Html } from '../html.js';
 import { confirmCard, csrfField, notice, page } from '../layout.js';
@@ -78,7 +79,7 @@ export function secretPages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const secret = await secrets.get(viewer.principal.workspace, ctx.params['name']!);
-        if (secret === null) throw new SvcError('secret_not_found', `workspace ${viewer.session.workspace} has no secret ${ctx.params['name']}.`);
+        if (secret === null) throw secretNotFound(viewer.principal.workspace, [ctx.params['name']!]);
         sendPage(ctx, page({
           title: 'Delete a secret',
           section: 'secrets',

@@ -42,6 +42,9 @@ describe('Secrets', () => {
     assert.deepEqual(await secrets.environment(scope, ['a', 'b']), { Y: '2', Z: '3' });
     await refused(secrets.set('acme', 'a', {}, principal, ['Nope']), 'bad_request', /no key "Nope"/);
     await refused(secrets.set('acme', 'a', {}, principal, ['Y', 'Z']), 'bad_request', /no key left/);
+    await refused(secrets.set('acme', 'a', { Y: 'new' }, principal, ['Y']), 'bad_request', /Y is both set and removed/);
+    // A name from a URL: refused as a name, not as a state key that shows the store's layout.
+    await refused(secrets.get('acme', '../other/a'), 'name_invalid', /secret name/);
   });
 
   it('refuses bad names, keys, values and sizes, never quoting a value', async () => {
