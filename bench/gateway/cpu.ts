@@ -61,6 +61,11 @@ export function treeCpu(roots: readonly number[]): () => number {
   return () => pids.reduce((sum, pid) => sum + (stat(pid)?.cpuUs ?? 0), 0);
 }
 
+/** A probe of one process's own CPU (µs), without its children's: the svc gateway's, whose containers are its children. */
+export function processCpu(pid: number): () => number {
+  return () => stat(pid)?.cpuUs ?? 0;
+}
+
 /** This process's own CPU (µs): the gateway's, as the embedded platform runs in the bench's process. */
 export function selfCpu(): number {
   const used = process.cpuUsage();

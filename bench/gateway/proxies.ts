@@ -11,6 +11,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SvcChild } from './svc-child.js';
 
 export interface Served {
   /** Its root process: the tree below it is what its CPU figure sums. */
@@ -176,19 +177,31 @@ backend app
   return served(child);
 }
 
-/** bench/floor-proxy.ts in its own process (its CPU is then its own); it prints its URL. */
-export async function startFloorChild(socketPath: string, connections: number): Promise<Served & { url: string }> {
-  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'floor-child.js');
-  const child = start(process.execPath, [script, socketPath, String(connections)], process.env, ['ignore', 'pipe', 'inherit']);
-  const url = await new Promise<string>((resolve, reject) => {
+/** A Node script of the bench's in its own process (its CPU is then its own), and the first line it prints. */
+async function nodeChild(script: string, args: readonly string[], what: string): Promise<Served & { line: string }> {
+  const child = start(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), script), ...args], process.env, ['ignore', 'pipe', 'inherit']);
+  const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('\n')) resolve(out.trim());
+      const end = out.indexOf('\n');
+      if (end >= 0) resolve(out.slice(0, end));
     });
-    child.once('exit', (code) => reject(new Error(`the floor proxy exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
   });
-  return { ...served(child), url };
+  return { ...served(child), line };
+}
+
+/** bench/floor-proxy.ts in its own process; it prints its URL. */
+export async function startFloorChild(socketPath: string, connections: number): Promise<Served & { url: string }> {
+  const { line, ...rest } = await nodeChild('floor-child.js', [socketPath, String(connections)], 'the floor proxy');
+  return { ...rest, url: line };
+}
+
+/** svc's platform in its own process, the bench's apps deployed (svc-child.ts). */
+export async function startSvcChild(dataDir: string): Promise<Served & SvcChild> {
+  const { line, ...rest } = await nodeChild('svc-child.js', [dataDir], 'svc (bench/gateway/svc-child.ts)');
+  return { ...rest, ...(JSON.parse(line) as SvcChild) };
 }
 
 /** A Go peer's binary: the env variable's path, else the name on PATH, else null. */

@@ -6,9 +6,9 @@
  * - direct: a bare uvicorn on TCP;
  * - through nginx, haproxy and the Node floor proxy, to a second bare
  *   uvicorn on a Unix socket;
- * - through svc: the app deployed on the embedded platform, called with a
- *   token (the gateway and the svc runtime); and the svc runtime alone,
- *   behind nginx;
+ * - through svc: the app deployed on the embedded platform, in its own
+ *   process (svc-child.ts), called with a token (the gateway and the svc
+ *   runtime); and the svc runtime alone, behind nginx;
  * - through Knative's queue-proxy and OpenFaaS's of-watchdog (opt-in: when
  *   their binaries are there) to the direct uvicorn;
  *
@@ -35,10 +35,10 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { coldStart, deployAfterChange, quickstartCopy, remoteVsHttp, removeCopy, type ColdStart, type DeployTiming, type RemoteTiming } from '../lifecycle.js';
 import { chartSvg, renderPng } from './chart.js';
 import type { BurstResult, OverloadResult } from './clients.js';
-import { treeCpu } from './cpu.js';
+import { processCpu, treeCpu } from './cpu.js';
 import { evaluateGoals, printGoals } from './goals.js';
 import { measure, type Path } from './measure.js';
-import { freePort, peerBinary, startFloorChild, startHaproxy, startNginx, startOfWatchdog, startQueueProxy, startUvicorn, status, type PythonEnv, type Served } from './proxies.js';
+import { freePort, peerBinary, startFloorChild, startHaproxy, startNginx, startOfWatchdog, startQueueProxy, startSvcChild, startUvicorn, status, type PythonEnv, type Served } from './proxies.js';
 import { commit, describe, machine, resultsDir, writeResults } from './results.js';
 import { cell, cellsOf, chartPanels, printTables, PATHS, type Cell, type PathName } from './table.js';
 import { nodeGenerator, wrk, wrkAvailable, type Generator } from './wrk.js';
@@ -119,24 +119,17 @@ try {
   closers.push(() => platform.close());
   const token = platform.ownerToken.secret;
 
-  const raw = await deploy(platform, 'raw_asgi.py');
+  // The gateway measured runs in its own process; this one's platform serves the admission and lifecycle checks.
+  const svc = keep(await startSvcChild(path.join(scratch, 'svc-data')));
   const json = await deploy(platform, 'hello.py');
   const t0 = performance.now();
   const redeployed = await platform.deployments.deploy(json.request); // replaces it: containers start from scratch
   const deployMs = performance.now() - t0;
 
-  const unitOf = (deployment: typeof redeployed, name: string) => deployment.units.find((unit) => unit.endsWith(`/${name}`))!;
-  const workerOf = (unit: string) => {
-    const [instance] = platform.registry.instances(unit);
-    if (!instance || instance.address.kind !== 'unix') throw new Error(`no container of ${unit}`);
-    return instance.address.socketPath;
-  };
-  const containerCpu = (unit: string) => treeCpu(platform.driver.status(unit).flatMap((container) => (container.pid ? [container.pid] : [])));
-  const rawUnit = unitOf(raw.deployment, 'hello');
-  const jsonUnit = unitOf(redeployed, 'hello');
 
   // The image's Python (uvicorn, uvloop, httptools) serves the bare uvicorns; raw_asgi.py imports svc.
-  const workload = raw.manifest.spec.workloads.find((w) => w.name === 'hello')!;
+  const rawManifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', 'raw_asgi.py'), python: config.python });
+  const workload = rawManifest.spec.workloads.find((w) => w.name === 'hello')!;
   const image = await createVenvBuilder({ cacheDir: config.cacheDir, python: config.python }).build(workload.image, () => {});
   const python: PythonEnv = { python: image.pythonPath, pythonPath: [sdkPythonPath, path.join(packageRoot, 'bench', 'apps')].join(path.delimiter) };
 
@@ -150,8 +143,8 @@ try {
   const [nginxPort, runtimeNginxPort, jsonNginxPort, haproxyPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const nginx = keep(await startNginx(path.join(scratch, 'nginx'), [
     { port: nginxPort, socketPath: uds },
-    { port: runtimeNginxPort, socketPath: workerOf(rawUnit) },
-    { port: jsonNginxPort, socketPath: workerOf(jsonUnit) },
+    { port: runtimeNginxPort, socketPath: svc.raw.socketPath },
+    { port: jsonNginxPort, socketPath: svc.json.socketPath },
   ]));
   const haproxy = keep(await startHaproxy(path.join(scratch, 'haproxy'), { port: haproxyPort, socketPath: uds }));
   const floor = keep(await startFloorChild(uds, 256));
@@ -163,10 +156,10 @@ try {
     { name: 'nginx', url: `http://127.0.0.1:${nginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: behindCpu },
     { name: 'haproxy', url: `http://127.0.0.1:${haproxyPort}/`, proxyCpu: treeCpu([haproxy.pid]), appCpu: behindCpu },
     { name: 'floor', url: `${floor.url}/`, proxyCpu: treeCpu([floor.pid]), appCpu: behindCpu },
-    { name: 'svc', url: raw.deployment.workloads.find((w) => w.name === 'hello')!.url!, headers: { authorization: `Bearer ${token}` }, appCpu: containerCpu(rawUnit) },
-    { name: 'svc-runtime-nginx', url: `http://127.0.0.1:${runtimeNginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: containerCpu(rawUnit) },
-    { name: 'svc-json', url: `${redeployed.workloads.find((w) => w.name === 'hello')!.url!}?name=bench`, appCpu: containerCpu(jsonUnit) },
-    { name: 'svc-json-nginx', url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`, proxyCpu: treeCpu([nginx.pid]), appCpu: containerCpu(jsonUnit) },
+    { name: 'svc', url: svc.raw.url, headers: { authorization: `Bearer ${svc.token}` }, proxyCpu: processCpu(svc.pid), appCpu: treeCpu(svc.raw.pids) },
+    { name: 'svc-runtime-nginx', url: `http://127.0.0.1:${runtimeNginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svc.raw.pids) },
+    { name: 'svc-json', url: `${svc.json.url}?name=bench`, proxyCpu: processCpu(svc.pid), appCpu: treeCpu(svc.json.pids) },
+    { name: 'svc-json-nginx', url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svc.json.pids) },
   ];
   for (const peer of [{ name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' }, { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' }] as const) {
     if (!wanted(peer.name)) continue;
