@@ -13,14 +13,17 @@ describe('a FastAPI app as an asgi workload', function () {
   let platform: Platform;
   let deployment: Deployment;
 
+  let manifest: Awaited<ReturnType<typeof loadManifest>>;
+  const deploy = (on: Platform) => on.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+
   before(async function () {
-    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'fastapi', 'app.py') }).catch((error: Error) => {
+    manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'fastapi', 'app.py') }).catch((error: Error) => {
       // The CLI imports the app, so FastAPI must be installed where the tests run (.ci/run installs it).
       if (/No module named 'fastapi'/.test(error.message)) this.skip();
       throw error;
     });
     platform = await startPlatform({ config: testConfig() });
-    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    deployment = await deploy(platform);
   });
   after(async () => platform?.close());
 
@@ -31,6 +34,26 @@ describe('a FastAPI app as an asgi workload', function () {
     assert.deepEqual(await ok.json(), { item: { name: 'pen', price: 1.5 }, url: `${base}/items` });
     const bad = await fetch(`${base}/items`, { method: 'POST', body: JSON.stringify({ name: 'pen' }), headers: { 'Content-Type': 'application/json' } });
     assert.equal(bad.status, 422, 'FastAPI answers its own validation errors');
+  });
+
+  it('sees the client and scheme the gateway saw, never what the client claims', async () => {
+    const base = deployment.workloads[0]!.url!;
+    const claimed = { 'X-Forwarded-For': '198.51.100.2', 'X-Forwarded-Proto': 'https' };
+    for (const headers of [{}, claimed]) {
+      const answer = await fetch(`${base}/origin`, { headers });
+      assert.deepEqual(await answer.json(), { client: '127.0.0.1', scheme: 'http' });
+    }
+  });
+
+  it('sees the client and scheme the trusted proxy in front saw (trust_proxy)', async () => {
+    const behindProxy = await startPlatform({ config: testConfig({ trustProxy: true }) });
+    try {
+      const base = (await deploy(behindProxy)).workloads[0]!.url!;
+      const answer = await fetch(`${base}/origin`, { headers: { 'X-Forwarded-For': '198.51.100.2', 'X-Forwarded-Proto': 'https' } });
+      assert.deepEqual(await answer.json(), { client: '198.51.100.2', scheme: 'https' });
+    } finally {
+      await behindProxy.close();
+    }
   });
 
   it("serves the app's own WebSocket route through the bridge", async () => {

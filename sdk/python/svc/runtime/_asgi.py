@@ -7,6 +7,7 @@ and WebSocket session goes to the user's application with:
   ``x-forwarded-prefix`` header (``/default/app/web``), and ``path`` (and
   ``raw_path``) starting with it, as ASGI servers do for a mounted app; frameworks
   (Starlette, FastAPI) route on the rest and generate URLs with the prefix;
+- ``client`` and ``scheme`` as the gateway saw them (``x-forwarded-for``, ``-proto``);
 - ``state["on_start_value"]``: what the workload's ``on_start`` returned (Starlette:
   ``request.state.on_start_value``), next to the state the app's own lifespan set.
 
@@ -16,49 +17,17 @@ others wait. The app's lifespan (startup, shutdown) runs once, see ``AppLifespan
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any
 
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
 from ._errors import RequestError
+from ._forwarded import read_forwarded
 from ._lifespan import AppLifespan, LifespanFailed
 from ._requests import HEALTH_PATH, Receive, Scope
 from ._responses import Send, error_response, json_response
 from ._slots import Slots
-
-PREFIX_HEADER = "x-forwarded-prefix"
-# What the gateway sends: /<workspace>/<app>/<workload>, nothing that needs escaping.
-_PREFIX = re.compile(r"(/[A-Za-z0-9._~-]+)+")
-
-
-def mount_prefix(scope: Scope) -> str:
-    """The URL prefix the workload is served under, from ``x-forwarded-prefix``; "" without
-    a usable one (a trailing slash is dropped; anything else odd, a repeated header too, is ignored).
-
-    Runs on every request: it looks for the one header rather than decoding them all."""
-    found: bytes | None = None
-    for name, value in scope.get("headers", ()):
-        if len(name) == _PREFIX_HEADER_LENGTH and name.lower() == _PREFIX_HEADER_BYTES:
-            if found is not None:
-                return ""
-            found = value
-    if found is None:
-        return ""
-    prefix = _prefixes.get(found)
-    if prefix is None:
-        text = found.decode("latin-1").rstrip("/")
-        prefix = text if _PREFIX.fullmatch(text) else ""
-        if len(_prefixes) >= 256:  # a worker serves one workload: a few prefixes at most
-            _prefixes.clear()
-        _prefixes[found] = prefix
-    return prefix
-
-
-_PREFIX_HEADER_BYTES = PREFIX_HEADER.encode("ascii")
-_PREFIX_HEADER_LENGTH = len(_PREFIX_HEADER_BYTES)
-_prefixes: dict[bytes, str] = {}
 
 
 class AsgiApp:
@@ -123,15 +92,20 @@ class AsgiApp:
         return True
 
     def _mounted(self, scope: Scope) -> Scope:
-        """The scope the user's app sees: the prefix as ``root_path``, and ``state``."""
-        scope = dict(scope)
-        scope.setdefault("root_path", "")
-        prefix = mount_prefix(scope)
+        """The scope the user's app sees (changed in place: the server makes one per request): the prefix
+        as ``root_path``, the client and scheme the gateway saw (see _forwarded.py), and ``state``."""
+        prefix, client, scheme = read_forwarded(scope)
         if prefix:
             scope["root_path"] = prefix
             scope["path"] = prefix + scope["path"]
             if scope.get("raw_path") is not None:
                 scope["raw_path"] = prefix.encode("ascii") + scope["raw_path"]
+        else:
+            scope.setdefault("root_path", "")
+        if client is not None:
+            scope["client"] = client
+        if scheme is not None:
+            scope["scheme"] = scheme
         scope["state"] = {"on_start_value": self._on_start_value, **scope.get("state", {}), **self._lifespan.state}
         return scope
 

@@ -121,9 +121,9 @@ def _config(app: Any, socket_path: Any) -> uvicorn.Config:
         # Clients see svc, not the server software behind it: no "server: uvicorn".
         server_header=False,
         date_header=True,
-        # Only the gateway reaches the workers: trust its X-Forwarded-For/-Proto for the client and scheme.
-        proxy_headers=True,
-        forwarded_allow_ips="*",
+        # The gateway's X-Forwarded-For/-Proto are read by the asgi kind itself, in the pass it makes over the
+        # headers anyway (_forwarded.py); the other kinds never read the client or scheme.
+        proxy_headers=False,
     )
 
 
