@@ -36,8 +36,11 @@ export function evaluateGoals(measurement: Measurement, names: readonly string[]
   const ratio = (name: string, a: string, b: string, connections: number, pick: Pick, bound: number, atMost: boolean, what: string): Goal => {
     if (!has(a, b)) return judged(name, null, bound, atMost, '', '');
     const values = ratios(measurement, a, b, connections, pick);
-    return judged(name, median(values), bound, atMost, '', `${what}; ${range(values, 2)}`);
+    return judged(name, median(values), bound, atMost, '', `${what}; ${range(values, 2)}${a === 'svc' ? floorBeside(b, connections, pick) : ''}`);
   };
+  // What no Node proxy beats here: the floor's own ratio in the same rounds, beside the gateway's.
+  const floorBeside = (b: string, connections: number, pick: Pick) =>
+    has('floor') && b !== 'floor' ? `; the floor (node:http + undici, nothing else): ${median(ratios(measurement, 'floor', b, connections, pick)).toFixed(2)}` : '';
   const goals: Goal[] = [
     ratio('svc gateway CPU per request ÷ nginx\'s, c=64', 'svc', 'nginx', 64, cpu, 2.0, true, 'proxy CPU µs/request'),
     ratio('svc throughput ÷ direct, c=64', 'svc', 'direct', 64, rps, 0.6, false, 'req/s'),
@@ -45,7 +48,8 @@ export function evaluateGoals(measurement: Measurement, names: readonly string[]
   if (has('svc', 'direct')) {
     const direct = series(measurement, 'direct', 1, (f) => f.p50us);
     const added = series(measurement, 'svc', 1, (f) => f.p50us).map((value, index) => value - direct[index]!);
-    goals.push(judged('svc added p50 at c=1 (svc p50 − direct p50)', median(added), 100, true, ' µs', range(added, 0, ' µs')));
+    const floorAdded = has('floor') ? series(measurement, 'floor', 1, (f) => f.p50us).map((value, index) => value - direct[index]!) : null;
+    goals.push(judged('svc added p50 at c=1 (svc p50 − direct p50)', median(added), 100, true, ' µs', `${range(added, 0, ' µs')}${floorAdded ? `; the floor: +${median(floorAdded).toFixed(0)} µs` : ''}`));
   } else {
     goals.push(judged('svc added p50 at c=1 (svc p50 − direct p50)', null, 100, true, ' µs', ''));
   }

@@ -19,6 +19,8 @@ const HOP_BY_HOP = new Set([
 /** Request headers the gateway sets itself. */
 const REPLACED = new Set(['x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-prefix']);
 
+const AUTHORIZATION: ReadonlySet<string> = new Set(['authorization']);
+
 /** Tokens of a Connection header that name no other header (already dropped anyway). */
 const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
 
@@ -85,7 +87,7 @@ export function requestHead(raw: readonly string[], keepLength: boolean): Reques
 
 /** Removes, in place, the platform's token: user code behind a protected URL never sees it. */
 export function withoutAuthorization(head: RequestHead): void {
-  if (head.authorization) dropNames(head.forward, new Set(['authorization']));
+  if (head.authorization) dropNames(head.forward, AUTHORIZATION);
 }
 
 /** What the gateway passes back of a container's answer. */
