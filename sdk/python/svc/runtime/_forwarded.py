@@ -10,7 +10,7 @@
 Only the gateway reaches a worker, so it is believed; this is what uvicorn's proxy-headers
 middleware did for every kind of workload. Only ``asgi`` apps read the client and scheme, so
 the runtime reads all three here, in the one pass over the headers it makes anyway (see
-docs/architecture.md, "The runtime's request path").
+docs/architecture.md, "Containers see the client's Host").
 """
 
 from __future__ import annotations
