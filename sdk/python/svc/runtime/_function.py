@@ -20,6 +20,7 @@ import collections
 import inspect
 import json
 import sys
+import threading
 from typing import Any, AsyncIterator
 
 from .._hints import CONTEXT_PARAMETER
@@ -47,6 +48,7 @@ class _Frames:
 
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         self._frames: collections.deque[dict[str, Any]] = collections.deque()
         self._ready = asyncio.Event()
         self._done = False
@@ -55,6 +57,11 @@ class _Frames:
         if self._done:  # a thread the call left behind: nobody is listening any more
             return
         self._frames.append(frame)
+        if threading.get_ident() == self._loop_thread:
+            # The final frame is put on the loop: waking the loop through its self-pipe would cost a
+            # write, a read and a turn of the loop.
+            self._ready.set()
+            return
         try:
             self._loop.call_soon_threadsafe(self._ready.set)
         except RuntimeError:  # the loop has closed
