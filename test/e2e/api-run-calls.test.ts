@@ -4,6 +4,7 @@ import type { Platform } from '../../core/platform.js';
 import { rawCallRunId } from '../../core/api/call-route.js';
 import { tokenFor } from '../core/api/platform.js';
 import { testConfig } from '../helpers/config.js';
+import { until } from '../helpers/until.js';
 import { pickledCall, readyRun, startRunPlatform, type RunPlatform } from './run-helpers.js';
 
 interface Sent {
@@ -92,6 +93,29 @@ describe('API: the raw call route answers as Koa does', function () {
     ] as const) {
       assert.equal(rawCallRunId(method, target), null, `${method} ${target}`);
     }
+  });
+
+  it('frees the call and its slot when the client goes away in the middle of the answer', async () => {
+    const slow = await readyRun(runs, 'slow');
+    const unit = `default/runs/${slow}/slow`;
+    const inFlight = () => platform.autoscaler.status(unit)!.containers.reduce((sum, container) => sum + container.inFlight, 0);
+    const { hostname, port } = new URL(platform.url);
+    const body = pickledCall([30]);
+    const request = http.request({ hostname, port, path: `/api/v1/runs/${slow}/calls`, method: 'POST', agent: false, headers: {
+      authorization: `Bearer ${runs.owner}`, 'content-type': 'application/vnd.svc.call+pickle', 'content-length': String(body.length),
+    } });
+    const started = new Promise<void>((resolve, reject) => {
+      request.on('response', (response) => response.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('"line":"started"')) resolve();
+      }));
+      request.on('error', reject);
+    });
+    request.end(body);
+    await started;
+    assert.equal(inFlight(), 1, 'the call holds its slot while it runs');
+    request.destroy();
+    await until('the slot is free again', () => inFlight() === 0);
+    await until('the run counts no call in flight', async () => (await runs.call('GET', `/api/v1/runs/${slow}`, { token: runs.owner })).json.run.calls.inFlight === 0);
   });
 
   const cases: [string, (fixture: { id: string; other: string }) => Sent & { readonly id?: string }, number, string | null][] = [
