@@ -86,4 +86,3 @@ function koaProtocol(req: IncomingMessage, trustProxy: boolean): string {
   const said = trustProxy ? req.headers['x-forwarded-proto'] : undefined;
   return typeof said === 'string' && said !== '' ? said.split(/\s*,\s*/, 1)[0]! : 'http';
 }
-

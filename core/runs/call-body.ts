@@ -47,7 +47,7 @@ export function collect(body: Readable): Promise<Buffer> {
 }
 
 function cutOff(): Error {
-  return new Error('the body ended before its end');
+  return new Error('the body was cut off before its end');
 }
 
 /** Reads and drops a body never sent on, so that the client's upload does not stall before it reads the error. */

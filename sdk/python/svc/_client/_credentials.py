@@ -63,7 +63,9 @@ def _value(env: Mapping[str, str], name: str) -> str | None:
 
 
 def config_dir(env: Mapping[str, str]) -> Path:
-    return _config_dir(_value(env, "SVC_CONFIG_DIR"), os.environ.get("HOME"), os.getcwd())
+    configured = _value(env, "SVC_CONFIG_DIR")
+    relative = configured is not None and not configured.startswith(("/", "~"))
+    return _config_dir(configured, os.environ.get("HOME"), os.getcwd() if relative else "")
 
 
 @functools.lru_cache(maxsize=8)

@@ -116,8 +116,8 @@ WHOLE_BODY_BYTES = 64 * 1024
 
 class _OneWrite:
     """``http.client`` writes a request's head, then its body: two TCP segments, two reads for
-    the server (and a wake-up each) for a call of a few bytes. While ``whole`` is set, what it
-    sends is gathered and goes out in one write when the request is complete."""
+    the server (and a wake-up each) for a call of a few bytes. ``request_whole`` gathers what
+    it sends and writes it at once when the request is complete."""
 
     _gathered: list[bytes] | None = None
 
