@@ -59,7 +59,14 @@ class Stream:
         self._kept = False
         self.response = response
         self.status = response.status
-        self.headers = {name.lower(): value for name, value in response.getheaders()}
+        self._headers: dict[str, str] | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The answer's headers, names lower-cased (made when first asked: a call's frames need none)."""
+        if self._headers is None:
+            self._headers = {name.lower(): value for name, value in self.response.getheaders()}
+        return self._headers
 
     def readline(self) -> bytes:
         """The next line (with its line break), b"" at the end or once closed."""
