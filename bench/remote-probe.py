@@ -5,8 +5,8 @@ For this checkout (and, with ``--base <checkout>``, another one built beside it:
 function ``f(x): return x`` and an endpoint answering ``{"ok": true}``, and starts a client
 process on the checkout's SDK. After a warm-up each client times, trial after trial, one
 ``f.remote(1)`` and one keep-alive ``GET`` of the endpoint (``http.client``, with the bearer
-token, as ``.request()`` sends it), which of the two goes first alternating; the clients take
-turns trial by trial, so a noisy neighbour weighs on both alike. ``--raw`` also times a bare
+token, as ``.request()`` sends it), in an order shuffled trial by trial; the clients take turns
+trial by trial (each turn starts with an untimed GET), so a noisy neighbour weighs on both alike. ``--raw`` also times a bare
 ``POST /api/v1/runs/:id/calls`` on a kept-alive connection: the platform's part of a call.
 
     npm run build && python3 bench/remote-probe.py [--calls 300] [--raw] [--base ../other-checkout]
@@ -20,6 +20,7 @@ import argparse
 import http.client
 import json
 import os
+import random
 import re
 import signal
 import statistics
@@ -178,17 +179,20 @@ def client(raw: bool) -> None:
             assert answer.status == 200 and b'"result"' in data, (answer.status, data)
 
         probes["raw call"] = raw_call
-    turn = 0
+    shuffled = random.Random(21)
     for command in sys.stdin:
         rounds = int(command.split()[1]) if command.startswith("warm") else 1
         times: dict[str, list[float]] = {name: [] for name in probes}
+        # An untimed GET first: the first request after the other side's turn pays for caches and
+        # scheduling the other side left cold, and would weigh on whichever probe went first.
+        get()
         for _ in range(rounds):
             order = list(probes.items())
-            for name, probe in order if turn % 2 == 0 else order[::-1]:
+            shuffled.shuffle(order)  # no probe always follows the same one
+            for name, probe in order:
                 start = time.perf_counter()
                 probe()
                 times[name].append((time.perf_counter() - start) * 1000)
-            turn += 1
         print(json.dumps(times), flush=True)
     from svc._client import end_runs
 

@@ -13,6 +13,7 @@ import { unitReadings } from './metrics/unit-readings.js';
 import path from 'node:path';
 import { DEFAULT_SCALING_POLICY } from '../config/schema.js';
 import { tlsEnabled } from '../config/tls-schema.js';
+import { createCallRoute } from './api/call-route.js';
 import { controlPlaneRoutes, DEFAULT_MAX_BUNDLE_BYTES } from './api/index.js';
 import type { ControlPlane } from './api/control-plane.js';
 import { captureApi } from './app-api/capture.js';
@@ -280,6 +281,7 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const gateway = createGateway({
     routes, upstreams, admission, plugins, report, metrics, maxBodyBytes: config.maxBodyBytes,
     platformRoutes: (ctx, next) => healthRoute(ctx, () => metricsPage(ctx, () => api(ctx, next))),
+    rawPlatformRoute: createCallRoute({ runs, plugins, maxCallBytes: config.maxBodyBytes }, { report, trustProxy: config.trustProxy }),
     // Without Consul the routes and instances are what svc last knew: answers say so.
     staleSince: () => agents.consul?.outage()?.since ?? null,
     trustProxy: config.trustProxy,

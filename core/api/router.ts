@@ -12,15 +12,14 @@ import Router, { type RouterContext } from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { Readable } from 'node:stream';
 import { SvcError } from '../errors.js';
-import { checkAccess } from '../gateway/access.js';
 import { requestUrl } from '../gateway/request-url.js';
 import type { GatewayState } from '../gateway/types.js';
-import type { Principal } from '../plugin/types.js';
+import { apiPrincipal } from './authenticate.js';
 import { checkDeclaredLength, readBody } from './body.js';
-import { checkDeclaredUploadLength, openRawBody, openUpload } from './upload.js';
+import { openCallBody } from './call-route.js';
+import { checkDeclaredUploadLength, openUpload } from './upload.js';
 import { checkContentLength } from '../gateway/body-limit.js';
 import { connectionSignal } from '../gateway/connection-signal.js';
-import { CALL_CONTENT_TYPE } from '../runs/call-stream.js';
 import { oauthAnswerFor } from './oauth.js';
 import { RateLimiter } from './rate-limit.js';
 import { pipeAnswer } from './stream-answer.js';
@@ -88,31 +87,13 @@ async function handle(ctx: Context, route: ApiRoute, params: Record<string, stri
   if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
   else if (route.body === 'call') checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxCallBytes);
   else if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
-  const principal = route.auth === 'token' ? await authenticate(ctx, services) : null;
+  const principal = route.auth === 'token' ? await apiPrincipal(services.plugins, ctx.headers, requestUrl(ctx)) : null;
   const raw = route.body === 'bundle' || route.body === 'call';
   const body = route.body === 'none' || raw ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
-  const upload = route.body === 'bundle' ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes) : route.body === 'call' ? () => openCall(ctx, services) : null;
+  const upload = route.body === 'bundle' ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes) : route.body === 'call' ? () => openCallBody(ctx.req, ctx.res, services.maxCallBytes) : null;
   const request = { params, body, headers: ctx.headers, upload, signal: connectionSignal(ctx.req.socket), requestId: ctx.state.requestId };
   if (route.auth === 'none') return route.handle(request, services);
   return route.handle({ ...request, principal: principal! }, services);
-}
-
-function openCall(ctx: Context, services: ApiServices) {
-  return openRawBody(ctx.req, ctx.res, services.maxCallBytes, CALL_CONTENT_TYPE, 'Send pickle.dumps({"args": [...], "kwargs": {...}}) as the body; the Python client (.remote(), svc run) does.');
-}
-
-/** The same hook as workload URLs (access.ts), with a hint that fits the API. */
-async function authenticate(ctx: Context, services: ApiServices): Promise<Principal> {
-  try {
-    const principal = await checkAccess({ plugins: services.plugins, entry: undefined, headers: ctx.headers, url: requestUrl(ctx), transport: 'http' });
-    return principal!; // without a workload entry, checkAccess returns a principal or throws
-  } catch (error) {
-    if (!(error instanceof SvcError) || error.code !== 'unauthorized') throw error;
-    throw new SvcError('unauthorized', error.message, {
-      hint: 'Send "Authorization: Bearer <token>": the owner token is in <data dir>/owner-token on the server, and `svc login` gets one of your own.',
-      headers: error.headers,
-    });
-  }
 }
 
 /**

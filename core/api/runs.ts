@@ -6,10 +6,10 @@
  * never was. See core/runs/runs.ts for its life.
  */
 import { SvcError } from '../errors.js';
-import { receivedBody } from '../runs/call-body.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../runs/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
+import { answerCall } from './call-route.js';
 import { logsAnswer } from './deployment-logs.js';
 import { onlyFields, optionalInteger, requiredString } from './input.js';
 import * as doc from './openapi/runs.js';
@@ -68,9 +68,10 @@ export const runRoutes: readonly ApiRoute[] = [
     auth: 'token',
     body: 'call',
     openapi: doc.callRun,
+    // Its canonical form (a literal id) is served before Koa: call-route.ts.
     async handle({ params, principal, headers, upload, signal, requestId }, services) {
-      const body = await receivedBody(upload!(), headers['content-length'], signal);
-      const answer = await services.runs.call(principal.workspace, runId(params), body, signal, requestId);
+      const body = upload!();
+      const answer = await answerCall(services, principal.workspace, () => runId(params), body, headers['content-length'], signal, requestId);
       return { status: answer.status, headers: answer.headers, body: answer.body };
     },
   },

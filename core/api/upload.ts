@@ -2,8 +2,8 @@
  * Raw bodies, streamed to their handler with the gateway's counting and
  * lingering close: bundle uploads (body kind `bundle`: `application/gzip`,
  * at most the bundle limit, past which the error is `bundle_too_large`) and
- * remote calls (body kind `call`: a pickled call, at most the gateway's body
- * limit, `payload_too_large` past it).
+ * remote calls (body kind `call`, call-route.ts: a pickled call, at most the
+ * gateway's body limit, `payload_too_large` past it).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -32,11 +32,16 @@ export function openUpload(req: IncomingMessage, res: ServerResponse, maxBytes: 
 
 /** A raw body of one media type, counted against `maxBytes`; `bad_request` (with `hint`) for any other type. */
 export function openRawBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, type: string, hint: string): Readable {
+  checkBodyType(req, type, hint);
+  return countedBody(req, res, maxBytes);
+}
+
+/** `bad_request` (with `hint`) unless the body is of media type `type`. */
+export function checkBodyType(req: IncomingMessage, type: string, hint: string): void {
   const sent = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (sent !== type) {
     throw new SvcError('bad_request', `the body has Content-Type ${sent === '' ? '(none)' : JSON.stringify(sent)}; this route takes ${type}.`, { hint, details: { contentType: sent } });
   }
-  return countedBody(req, res, maxBytes);
 }
 
 /** `payload_too_large` from the gateway's counter (the stream's error), said the way bundles say it; anything else as it is. */

@@ -12,7 +12,7 @@ import { requestIdMiddleware } from './request-id.js';
 import { hostMiddleware, requestUrl } from './request-url.js';
 import type { ErrorReporter } from './respond-error.js';
 import type { RouteTable } from './route-table.js';
-import type { GatewayState } from './types.js';
+import type { GatewayState, RawRoute } from './types.js';
 import { createWorkloadHandler } from './workload-handler.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
@@ -25,6 +25,8 @@ export interface GatewayOptions {
   readonly report: ErrorReporter;
   /** Platform routes (health, the control-plane API and its pages), tried for any URL no workload claims. */
   readonly platformRoutes?: Koa.Middleware;
+  /** A platform route served before Koa, on the hot path of its own (remote calls: core/api/call-route.ts). */
+  readonly rawPlatformRoute?: RawRoute;
   /** Largest request body forwarded to a container; default `DEFAULT_MAX_BODY_BYTES` (32 MiB). */
   readonly maxBodyBytes?: number;
   /** Since when the routes and instances are what svc last knew (Consul does not answer); null while current. */
@@ -42,9 +44,10 @@ export interface Gateway {
 
 /**
  * The gateway: workload URLs take the raw path (workload-handler.ts: no
- * framework per request); every other URL goes to a Koa app — errors →
- * request id → Host check → platform routes → the answer for unknown URLs.
- * Both answer errors through the one writer (respond-error.ts).
+ * framework per request), and so does a remote call (`rawPlatformRoute`);
+ * every other URL goes to a Koa app — errors → request id → Host check →
+ * platform routes → the answer for unknown URLs. All answer errors through
+ * the one writer (respond-error.ts).
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -65,6 +68,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     await checkAccess({ plugins: options.plugins, entry: undefined, headers: ctx.headers, url: requestUrl(ctx), transport: 'http' });
     throw nothingAnswers(ctx.path);
   });
-  const { routes, upstreams, admission, plugins, report, staleSince } = options;
-  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, trustProxy: options.trustProxy ?? false, ...(staleSince ? { staleSince } : {}), ...(options.metrics ? { metrics: options.metrics } : {}) }, app.callback()) };
+  const { routes, upstreams, admission, plugins, report, staleSince, rawPlatformRoute } = options;
+  const koa = app.callback();
+  const fallback: RequestListener = rawPlatformRoute === undefined ? koa : (req, res) => {
+    if (!rawPlatformRoute(req, res)) void koa(req, res);
+  };
+  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, trustProxy: options.trustProxy ?? false, ...(staleSince ? { staleSince } : {}), ...(options.metrics ? { metrics: options.metrics } : {}) }, fallback) };
 }

@@ -30,7 +30,7 @@ export class UpstreamPools {
     this.#pool(instance).dispatch(request, handler);
   }
 
-  /** undici's streaming request API, for answers the control plane reads or passes on itself (remote calls). */
+  /** undici's streaming request API, for answers the control plane reads itself (an app's OpenAPI description). */
   request(instance: Instance, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
     return this.#pool(instance).request(options);
   }

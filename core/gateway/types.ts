@@ -3,6 +3,7 @@
  * healthy containers; it learns routes from deployments and containers from
  * the registry, and keeps both in memory so the request path does no I/O.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeploymentRef } from '../deployments/keys.js';
 import type { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
@@ -27,6 +28,9 @@ export interface RouteEntry {
    */
   readonly offline?: SvcError;
 }
+
+/** A platform route served without Koa: says true when it took the request, false to leave it to Koa. */
+export type RawRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** What the gateway middleware records on `ctx.state` for later middleware and logs. */
 export interface GatewayState {

@@ -6,7 +6,6 @@
  * body, or one of unknown length, streams through with backpressure.
  */
 import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { SvcError } from '../errors.js';
 
 export type CallBody = Readable | Buffer;
@@ -26,9 +25,29 @@ export async function receivedBody(body: Readable, declaredLength: string | unde
   }
 }
 
-/** The whole body (bounded by the API's body limit): each attempt of a retried call sends it again. */
+/**
+ * The whole body (bounded by the API's body limit): each attempt of a retried call sends it again.
+ * Read by its events: `stream/consumers` goes through a Blob, more than a small call itself costs.
+ */
 export function collect(body: Readable): Promise<Buffer> {
-  return buffer(body);
+  return new Promise((resolve, reject) => {
+    if (body.destroyed) return reject(cutOff());
+    const chunks: Buffer[] = [];
+    const onData = (chunk: Buffer) => chunks.push(chunk);
+    const settle = (error: Error | null) => {
+      // The 'error' listener stays: an error after the end (the client leaving) must not go unheard.
+      body.off('data', onData).off('end', onEnd).off('close', onClose);
+      if (error !== null) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onEnd = () => settle(null);
+    const onClose = () => settle(cutOff()); // closed before its end (an 'error' would have come first)
+    body.on('data', onData).on('end', onEnd).on('error', settle).on('close', onClose);
+  });
+}
+
+function cutOff(): Error {
+  return new Error('the body was cut off before its end');
 }
 
 /** Reads and drops a body never sent on, so that the client's upload does not stall before it reads the error. */

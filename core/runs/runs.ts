@@ -49,7 +49,7 @@ export interface RunManagerOptions {
   /** The workspaces' secrets, for functions that name some; absent: none are checked or given. */
   readonly secrets?: SecretEnvironment;
   readonly admission: Pick<Admission, 'enter'>;
-  readonly upstreams: Pick<UpstreamPools, 'request' | 'crashCause'>;
+  readonly upstreams: Pick<UpstreamPools, 'dispatch' | 'crashCause'>;
   readonly logs: Pick<DeploymentLogs, 'addBuildLine' | 'add' | 'forget' | 'subscriberCount'>;
   readonly leases: IdleLeases;
   /** Failures nobody waits for (stopping an idle run). */

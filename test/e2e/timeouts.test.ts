@@ -110,6 +110,21 @@ describe('time-outs and retries (real workers)', function () {
     }
   });
 
+  it('ends a remote call with a timeout from the gateway when the container does not answer its own time-out (a stopped worker)', async () => {
+    const id = await readyRun(runs, 'sleepy');
+    const pid = resultOf((await callRun(runs.platform.url, runs.owner, id, pickledCall([0]))).frames) as number;
+    const late = callRun(runs.platform.url, runs.owner, id, pickledCall([30]));
+    // Frozen before or after it answered the head: the call gets the 504 or, once answering, a last frame.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const answer = await late;
+      const code = answer.status === 200 ? answer.frames.at(-1)?.code : answer.json.error.code;
+      assert.equal(code, 'timeout', JSON.stringify(answer));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
   it('ends a remote call past its timeout with a timeout frame, and replaces the worker', async () => {
     const id = await readyRun(runs, 'sleepy');
     const first = resultOf((await callRun(runs.platform.url, runs.owner, id, pickledCall([0]))).frames) as number;

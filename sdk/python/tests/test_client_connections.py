@@ -4,7 +4,9 @@ said it would, it rested too long, its last answer was not read as far as its ca
 
 from __future__ import annotations
 
+import http.client
 import http.server
+import io
 import socket
 import threading
 from typing import Iterator
@@ -12,7 +14,7 @@ from typing import Iterator
 import pytest
 from helpers import serve_http
 
-from svc._client import _connections
+from svc._client import _connections, _http
 from svc._client._http import open_url
 
 
@@ -119,3 +121,47 @@ def test_calls_from_threads_at_once_each_get_a_connection(url: str) -> None:
     for thread in threads:
         thread.join(30)
     assert sorted(answers) == sorted(b'{"type":"result","n":%d}\n' % n for n in (2, 3, 4))
+
+
+class _CountingSocket:
+    """A connected socket that records what each ``sendall`` wrote."""
+
+    def __init__(self, sock: socket.socket, writes: list[bytes]) -> None:
+        self._sock = sock
+        self._writes = writes
+
+    def sendall(self, data: bytes) -> None:
+        self._writes.append(bytes(data))
+        self._sock.sendall(data)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._sock, name)
+
+
+@pytest.fixture()
+def writes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Each write the client's new connections make."""
+    written: list[bytes] = []
+    real = _http._connect
+
+    def counting(origin: _connections.Origin) -> http.client.HTTPConnection:
+        connection = real(origin)
+        connection.sock = _CountingSocket(connection.sock, written)  # type: ignore[assignment]
+        return connection
+
+    monkeypatch.setattr(_http, "_connect", counting)
+    return written
+
+
+def test_a_call_goes_out_in_one_write_head_and_body(url: str, writes: list[bytes]) -> None:
+    call(url)
+    call(url)
+    assert len(writes) == 2, "one write per call"
+    for write in writes:
+        assert write.startswith(b"POST /runs/run-1/calls HTTP/1.1\r\n") and write.endswith(b"\r\n\r\ncall")
+
+
+def test_a_body_read_from_a_file_is_sent_after_the_head(url: str, writes: list[bytes]) -> None:
+    with open_url("POST", url, body=io.BytesIO(b"call"), headers={"Content-Length": "4"}) as stream:
+        stream.read()
+    assert writes[0].endswith(b"\r\n\r\n") and writes[1:] == [b"call"]

@@ -174,3 +174,17 @@ def test_inside_a_container_only_the_environment_counts(places):
 def test_a_server_url_is_spelled_as_the_cli_spells_it(raw, normal):
     from svc._client._credentials import normalize_server
     assert normalize_server(raw, "SVC_SERVER") == normal
+
+
+def test_the_credentials_folder_follows_home_and_the_current_folder(tmp_path, monkeypatch):
+    # The folder is worked out once per HOME, current folder and SVC_CONFIG_DIR: each change is seen.
+    for name in ("first", "second"):
+        home = tmp_path / name / "home"
+        (home / ".svc").mkdir(parents=True)
+        (home / ".svc" / "credentials.json").write_text(json.dumps({"version": 1, "server": f"http://{name}:1", "token": SAVED}))
+        (home / ".svc" / "credentials.json").chmod(0o600)
+        monkeypatch.setenv("HOME", str(home))
+        assert find_credentials({}).server == f"http://{name}:1"
+    for name in ("first", "second"):
+        monkeypatch.chdir(tmp_path / name)
+        assert find_credentials({"SVC_CONFIG_DIR": "home/.svc"}).server == f"http://{name}:1"

@@ -25,6 +25,7 @@ users is tightened to 0600 with a warning).
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import re
@@ -62,7 +63,16 @@ def _value(env: Mapping[str, str], name: str) -> str | None:
 
 
 def config_dir(env: Mapping[str, str]) -> Path:
-    return Path(os.path.abspath(Path(_value(env, "SVC_CONFIG_DIR") or Path.home() / ".svc").expanduser()))
+    configured = _value(env, "SVC_CONFIG_DIR")
+    relative = configured is not None and not configured.startswith(("/", "~"))
+    return _config_dir(configured, os.environ.get("HOME"), os.getcwd() if relative else "")
+
+
+@functools.lru_cache(maxsize=8)
+def _config_dir(configured: str | None, _home: str | None, _cwd: str) -> Path:
+    # Cached by all it depends on (HOME is where Path.home() looks first, the current folder what a
+    # relative path is resolved against): every .remote() looks for the credentials file.
+    return Path(os.path.abspath(Path(configured or Path.home() / ".svc").expanduser()))
 
 
 def data_dir(env: Mapping[str, str]) -> Path:
@@ -83,6 +93,7 @@ def _damaged(path: Path, problem: str) -> ConfigError:
                        details={"path": str(path)})
 
 
+@functools.lru_cache(maxsize=32)  # a function of its arguments only (errors are not cached): read on every call
 def normalize_server(raw: str, where: str) -> str:
     """An http(s) base URL without a trailing slash; ConfigError naming ``where`` otherwise."""
     value = raw.strip()

@@ -59,7 +59,14 @@ class Stream:
         self._kept = False
         self.response = response
         self.status = response.status
-        self.headers = {name.lower(): value for name, value in response.getheaders()}
+        self._headers: dict[str, str] | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The answer's headers, names lower-cased (made when first asked: a call's frames need none)."""
+        if self._headers is None:
+            self._headers = {name.lower(): value for name, value in self.response.getheaders()}
+        return self._headers
 
     def readline(self) -> bytes:
         """The next line (with its line break), b"" at the end or once closed."""
@@ -110,16 +117,58 @@ def _origin(url: str, where: str) -> tuple[_connections.Origin, str]:
     return (parts.scheme, parts.hostname, port), target
 
 
+WHOLE_BODY_BYTES = 64 * 1024
+"""Bodies up to this size go out with the request's head in one write."""
+
+
+class _OneWrite:
+    """``http.client`` writes a request's head, then its body: two TCP segments, two reads for
+    the server (and a wake-up each) for a call of a few bytes. ``request_whole`` gathers what
+    it sends and writes it at once when the request is complete."""
+
+    _gathered: list[bytes] | None = None
+
+    def send(self, data: Any) -> None:
+        if self._gathered is not None and isinstance(data, bytes):
+            self._gathered.append(data)
+        else:
+            super().send(data)  # type: ignore[misc]
+
+    def request_whole(self, method: str, target: str, body: bytes, headers: Mapping[str, str]) -> None:
+        self._gathered = []
+        try:
+            self.request(method, target, body=body, headers=headers)  # type: ignore[attr-defined]
+            gathered = b"".join(self._gathered)
+        finally:
+            self._gathered = None
+        super().send(gathered)  # type: ignore[misc]
+
+
+class _Connection(_OneWrite, http.client.HTTPConnection):
+    pass
+
+
+class _TlsConnection(_OneWrite, http.client.HTTPSConnection):
+    pass
+
+
 def _connect(origin: _connections.Origin) -> http.client.HTTPConnection:
     scheme, host, port = origin
     connection: http.client.HTTPConnection
     if scheme == "https":
-        connection = http.client.HTTPSConnection(host, port, timeout=CONNECT_TIMEOUT,
-                                                 context=ssl.create_default_context())
+        connection = _TlsConnection(host, port, timeout=CONNECT_TIMEOUT, context=ssl.create_default_context())
     else:
-        connection = http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT)
+        connection = _Connection(host, port, timeout=CONNECT_TIMEOUT)
     connection.connect()
     return connection
+
+
+def _send(connection: http.client.HTTPConnection, method: str, target: str, body: Body,
+          headers: Mapping[str, str]) -> None:
+    if isinstance(connection, _OneWrite) and isinstance(body, bytes) and len(body) <= WHOLE_BODY_BYTES:
+        connection.request_whole(method, target, body, headers)
+    else:
+        connection.request(method, target, body=body, headers=headers)
 
 
 def open_url(method: str, url: str, *, body: Body = None, headers: Mapping[str, str] | None = None,
@@ -137,7 +186,7 @@ def open_url(method: str, url: str, *, body: Body = None, headers: Mapping[str, 
             connection = _connect(origin)
         assert connection.sock is not None
         connection.sock.settimeout(timeout)
-        connection.request(method, target, body=body, headers=sent)
+        _send(connection, method, target, body, sent)
         response = connection.getresponse()
     except (OSError, http.client.HTTPException) as error:
         if connection is not None:

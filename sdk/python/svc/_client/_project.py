@@ -14,12 +14,14 @@ The container imports the app's *entry module* from the *project root*, so
 The manifest is the one ``python -m svc.manifest <target>`` prints: for ``__main__``
 it is made by running exactly that in a subprocess (the container never runs the
 script as ``__main__``), for an imported module by the same function in this process.
-The bundle is rebuilt only when a file of the project changed since the last call.
+The bundle is rebuilt only when a file of the project changed since the last call, which a
+``stat`` of its paths tells without walking it again (``_unchanged``).
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import json
 import os
@@ -28,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -38,6 +41,7 @@ from .._json import is_object
 from .._workloads import Workload
 from ..bundle import DEFAULT_MAX_BYTES, BundleError, BundleTooLarge, Entry, check_size, collect, write_tar_gz
 from ..exceptions import Error, ProjectError
+from ._unchanged import FileStates
 
 SDK_PATH = str(Path(__file__).resolve().parents[2])
 MANIFEST_TIMEOUT = 120.0
@@ -65,21 +69,33 @@ class Project:
         self._lock = threading.Lock()
         self._fingerprint: str | None = None
         self._bundle: Bundle | None = None
+        self._states: FileStates | None = None
 
     def bundle(self) -> Bundle:
-        """The project's bundle, written again only when its files changed."""
+        """The project's bundle, written again only when its files changed.
+
+        The project is walked again only when a ``stat`` of its paths says something may have
+        changed since the last walk (``_unchanged``): a warm call reads a few file states.
+        """
         with self._lock:
+            if self._bundle is not None and self._states is not None and self._states.unchanged():
+                return self._bundle
+            self._states = None
             warnings: list[str] = []
             try:
+                walk_began = time.time_ns()
                 entries = collect(self.root, warn=warnings.append)
                 check_size(entries, DEFAULT_MAX_BYTES)
+                states = FileStates.after_walk(self.root, entries, walk_began)
                 fingerprint = _fingerprint(entries)
                 if self._bundle is not None and fingerprint == self._fingerprint:
+                    self._states = states
                     return self._bundle
                 for warning in warnings:
                     print(f"svc: warning: {warning}", file=sys.stderr)
                 self._bundle = _write_bundle(entries)
                 self._fingerprint = fingerprint
+                self._states = states
                 return self._bundle
             except BundleTooLarge as error:
                 raise ProjectError(str(error), code="bundle_too_large") from None
@@ -174,6 +190,13 @@ def _module_root(entry: str, file: str | None) -> str:
     cwd = os.getcwd()
     if file is None:
         return cwd
+    return _module_root_from(entry, file, cwd)
+
+
+@functools.lru_cache(maxsize=64)
+def _module_root_from(entry: str, file: str, cwd: str) -> str:
+    # Kept per module file and current folder (every .remote() asks): what it reads of the file system,
+    # where an imported module's file is, changes only if that file is moved while it runs.
     file = os.path.abspath(file)
     if _importable_from(cwd, entry, file):
         return cwd

@@ -20,7 +20,8 @@ import collections
 import inspect
 import json
 import sys
-from typing import Any, AsyncIterator
+import threading
+from typing import Any
 
 from .._hints import CONTEXT_PARAMETER
 from .._tracebacks import format_user_traceback
@@ -42,35 +43,57 @@ _HEADERS = [(b"content-type", NDJSON.encode()), (b"cache-control", b"no-cache"),
 _ALLOW = ((b"allow", b"POST"),)
 
 
-class _Frames:
-    """The frames of one call, in the order they were made, from any thread."""
+class _LogFrames:
+    """A call's log frames, sent in the order they were made, from any thread, while the call runs.
 
-    def __init__(self) -> None:
+    They go out from a task of their own, started by the first of them: a call that prints
+    nothing costs no task and no extra turn of the loop. ``end`` sends what is left, then the
+    final frame, which ends the body with it: one write, not two."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         self._frames: collections.deque[dict[str, Any]] = collections.deque()
-        self._ready = asyncio.Event()
+        self._sender: asyncio.Task[None] | None = None
+        self._ending = False
         self._done = False
 
     def put(self, frame: dict[str, Any]) -> None:
         if self._done:  # a thread the call left behind: nobody is listening any more
             return
         self._frames.append(frame)
+        if threading.get_ident() == self._loop_thread:
+            self._wake()
+            return
         try:
-            self._loop.call_soon_threadsafe(self._ready.set)
+            self._loop.call_soon_threadsafe(self._wake)
         except RuntimeError:  # the loop has closed
             pass
 
-    async def until_final(self) -> AsyncIterator[dict[str, Any]]:
-        """Every frame as it comes, up to and including the result or error frame."""
-        while True:
-            await self._ready.wait()
-            self._ready.clear()
-            while self._frames:
-                frame = self._frames.popleft()
-                yield frame
-                if frame["type"] != "log":
-                    self._done = True
-                    return
+    def _wake(self) -> None:
+        if self._ending or (self._sender is not None and not self._sender.done()):
+            return  # the running sender, or end(), sends this frame too
+        self._sender = self._loop.create_task(self._send_logs())
+
+    async def _send_logs(self) -> None:
+        while self._frames:
+            await self._send({"type": "http.response.body", "body": _line(self._frames.popleft()), "more_body": True})
+
+    async def end(self, final: dict[str, Any]) -> None:
+        """Sends the log frames put so far, then ``final``; frames put later are dropped."""
+        self._ending = True
+        if self._sender is not None:
+            await self._sender
+        await self._send_logs()  # those whose wake-up came after the sender had finished
+        self._done = True
+        await self._send({"type": "http.response.body", "body": _line(final), "more_body": False})
+
+    def abandon(self) -> None:
+        """The call ended without a final frame (cancelled): nothing more is sent."""
+        self._ending = self._done = True
+        if self._sender is not None:
+            self._sender.cancel()
 
 
 def _line(frame: dict[str, Any]) -> bytes:
@@ -102,12 +125,14 @@ class FunctionApp(HttpApp):
         if self._wants_context:
             kwargs["context"] = make_context(self.workload.name, scope, self._on_start_value)
         await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
-        frames = _Frames()
-        call = asyncio.ensure_future(self._run(args, kwargs, frames))
-        async for frame in frames.until_final():
-            # The final frame ends the body with it: one write, not two.
-            await send({"type": "http.response.body", "body": _line(frame), "more_body": frame["type"] == "log"})
-        await call
+        logs = _LogFrames(send)
+        try:
+            # In this task: a task of its own per call, and waiting on it, would cost two more turns of the loop.
+            final = await self._run(args, kwargs, logs)
+        except BaseException:
+            logs.abandon()
+            raise
+        await logs.end(final)
 
     async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any]]:
         if scope["method"] != "POST":
@@ -120,12 +145,12 @@ class FunctionApp(HttpApp):
             raise RequestError("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
         return args, kwargs
 
-    async def _run(self, args: list[Any], kwargs: dict[str, Any], frames: _Frames) -> None:
-        """Runs the call with its output captured; puts the log frames, then the final frame.
+    async def _run(self, args: list[Any], kwargs: dict[str, Any], logs: _LogFrames) -> dict[str, Any]:
+        """Runs the call with its output captured (log frames to ``logs``); its final frame.
 
         Past its ``timeout``, the final frame says so and the worker is replaced (``_timeouts``).
         """
-        lines = Lines(lambda stream, line: frames.put({"type": "log", "stream": stream, "line": line}))
+        lines = Lines(lambda stream, line: logs.put({"type": "log", "stream": stream, "line": line}))
         outcome: list[Any] = []
 
         async def call() -> None:
@@ -136,17 +161,15 @@ class FunctionApp(HttpApp):
                 with _timeouts.watchdog(self.workload.name, "the call", self._timeout):
                     finished = await _timeouts.within(call(), self._timeout)
             except (Exception, SystemExit) as exc:
-                frames.put(self._error_frame(exc))
-                return
+                return self._error_frame(exc)
         if not finished:
             # First the platform stops sending this worker calls; the frame still goes out as it drains.
             _timeouts.timed_out(self.workload.name, "the call", self._timeout or 0.0)
-            frames.put(self._timeout_frame())
-            return
+            return self._timeout_frame()
         try:
-            frames.put({"type": "result", "pickle": _pickling.dump(outcome[0])})
+            return {"type": "result", "pickle": _pickling.dump(outcome[0])}
         except Exception as exc:  # the result cannot be pickled
-            frames.put(self._error_frame(exc))
+            return self._error_frame(exc)
 
     def _timeout_frame(self) -> dict[str, Any]:
         """The error frame of a call past its time-out: the code ``timeout``, which clients raise as such."""

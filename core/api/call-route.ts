@@ -1,0 +1,88 @@
+/**
+ * `POST /api/v1/runs/:id/calls` without Koa: a warm `.remote()` is one such
+ * request, and Koa's context, middleware chain and router cost the gateway
+ * more than the rest of the call. The raw path takes only the canonical form
+ * of the route (POST, a literal run id, no query); anything else (another
+ * method, an encoded id, a query string) goes on to Koa, whose router
+ * answers it as it always did. Both paths judge a call in the same order with
+ * the same functions: Host, request id, body size (413), token (401),
+ * Content-Type (400), then the run (404 for another workspace's or an unknown
+ * one); errors are written by the one error writer (respond-error.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { checkContentLength, countedBody } from '../gateway/body-limit.js';
+import { connectionSignal } from '../gateway/connection-signal.js';
+import { checkHost } from '../gateway/host-check.js';
+import { requestIdOf } from '../gateway/request-id.js';
+import { parseRequestUrl } from '../gateway/request-url.js';
+import { respondError, type ErrorReporter } from '../gateway/respond-error.js';
+import type { RawRoute } from '../gateway/types.js';
+import { receivedBody } from '../runs/call-body.js';
+import { CALL_CONTENT_TYPE } from '../runs/call-stream.js';
+import type { CallAnswer } from '../runs/types.js';
+import { apiPrincipal } from './authenticate.js';
+import { pipeAnswer } from './stream-answer.js';
+import type { ApiServices } from './types.js';
+import { checkBodyType } from './upload.js';
+
+const CALL_TARGET = /^\/api\/v1\/runs\/(run-[0-9a-f]{16})\/calls$/;
+const CALL_HINT = 'Send pickle.dumps({"args": [...], "kwargs": {...}}) as the body; the Python client (.remote(), svc run) does.';
+
+export type CallRouteServices = Pick<ApiServices, 'runs' | 'plugins' | 'maxCallBytes'>;
+
+export interface CallRouteOptions {
+  readonly report: ErrorReporter;
+  /** Believe the proxy in front's X-Forwarded-Proto, as Koa does with `app.proxy` (the URL authenticate hooks see). */
+  readonly trustProxy?: boolean;
+}
+
+/** The run id of a call the raw path serves, or null for any other request (Koa's then). */
+export function rawCallRunId(method: string | undefined, target: string | undefined): string | null {
+  if (method !== 'POST' || target === undefined) return null;
+  return CALL_TARGET.exec(target)?.[1] ?? null;
+}
+
+export function createCallRoute(services: CallRouteServices, options: CallRouteOptions): RawRoute {
+  return (req, res) => {
+    const id = rawCallRunId(req.method, req.url);
+    if (id === null) return false;
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    res.setHeader('X-Request-Id', requestId);
+    serve(services, options, req, res, id, requestId).catch((error: unknown) => respondError(res, error, requestId, options.report));
+    return true;
+  };
+}
+
+async function serve(services: CallRouteServices, options: CallRouteOptions, req: IncomingMessage, res: ServerResponse, id: string, requestId: string): Promise<void> {
+  const host = req.headers.host ?? '';
+  checkHost(host);
+  const declared = req.headers['content-length'];
+  checkContentLength(declared, req, res, services.maxCallBytes);
+  const principal = await apiPrincipal(services.plugins, req.headers, () => parseRequestUrl(koaProtocol(req, options.trustProxy ?? false), host, req.url!));
+  const signal = connectionSignal(req.socket);
+  const answer = await answerCall(services, principal.workspace, () => id, openCallBody(req, res, services.maxCallBytes), declared, signal, requestId);
+  res.statusCode = answer.status;
+  for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
+  pipeAnswer(res, answer.body);
+}
+
+/** The call's body: `bad_request` unless it is a pickled call; a declared length is the request itself (judged already), any other is counted. */
+export function openCallBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Readable {
+  checkBodyType(req, CALL_CONTENT_TYPE, CALL_HINT);
+  return req.headers['content-length'] !== undefined ? req : countedBody(req, res, maxBytes);
+}
+
+/** Reads the call's body (whole when small: call-body.ts), then sends it to the run `id()` names: the answer of both paths. */
+export async function answerCall(services: Pick<ApiServices, 'runs'>, workspace: string, id: () => string, upload: Readable, declaredLength: string | undefined, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+  const body = await receivedBody(upload, declaredLength, signal);
+  return services.runs.call(workspace, id(), body, signal, requestId);
+}
+
+/** Koa's `ctx.protocol`, which the other API routes give the hooks: TLS here first, then a trusted proxy's word. */
+function koaProtocol(req: IncomingMessage, trustProxy: boolean): string {
+  if ((req.socket as TLSSocket).encrypted) return 'https';
+  const said = trustProxy ? req.headers['x-forwarded-proto'] : undefined;
+  return typeof said === 'string' && said !== '' ? said.split(/\s*,\s*/, 1)[0]! : 'http';
+}
