@@ -105,7 +105,7 @@ export function printTables(cells: readonly Cell[], loads: readonly number[]): v
       console.log(`| c=${connections} | ${name} | ${c.rps} | ${formatSpread(c.rpsVsDirect, 2)} | ${c.p50us.toFixed(0)} | ${c.p99us.toFixed(0)} | ${c.errors} | ${us(c.proxyCpuUsPerRequest)} | ${us(c.appCpuUsPerRequest)} |`);
     }
   }
-  console.log('\nproxy CPU: the proxy\'s processes (/proc: user + system; for svc the platform's own process, its containers apart (bench/gateway/svc-child.ts)) over the run ÷ requests answered; app CPU: the same for the app\'s server (uvicorn, or the svc container).');
+  console.log('\nproxy CPU: the proxy\'s processes (/proc: user + system; for svc the platform\'s own process, its containers apart (bench/gateway/svc-child.ts)) over the run ÷ requests answered; app CPU: the same for the app\'s server (uvicorn, or the svc container).');
 }
 
 /** The chart: req/s at c=64 of every path, proxy CPU per request at c=64 of every proxy. */
