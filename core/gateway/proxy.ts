@@ -3,6 +3,14 @@ import type { SvcError } from '../errors.js';
 import type { Instance, ServiceRegistry } from '../registry/types.js';
 
 /**
+ * One request at a time per connection (a slow answer never holds up another), and none of
+ * undici's own time limits (300 s for the answer's head, 300 s between body chunks): a call's
+ * time-out is its workload's `timeout` (up to a day, call-timeout.ts), and an ASGI app's stream
+ * may rightly stay quiet for longer.
+ */
+export const POOL_OPTIONS = { pipelining: 1, headersTimeout: 0, bodyTimeout: 0 } as const;
+
+/**
  * Keeps one undici pool per container worker (over its Unix socket or TCP
  * address), created on first use and closed when the registry drops the
  * instance. Connections are reused across requests: no connect cost on the
@@ -45,11 +53,11 @@ export class UpstreamPools {
   #pool(instance: Instance): Pool {
     let entry = this.#pools.get(instance.id);
     if (!entry) {
-      const connections = Math.max(1, instance.capacity);
+      const options = { ...POOL_OPTIONS, connections: Math.max(1, instance.capacity) };
       const pool =
         instance.address.kind === 'unix'
-          ? new Pool('http://localhost', { socketPath: instance.address.socketPath, connections, pipelining: 1 })
-          : new Pool(`http://${instance.address.host}:${instance.address.port}`, { connections, pipelining: 1 });
+          ? new Pool('http://localhost', { ...options, socketPath: instance.address.socketPath })
+          : new Pool(`http://${instance.address.host}:${instance.address.port}`, options);
       entry = { pool, service: instance.service };
       this.#pools.set(instance.id, entry);
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { SvcError } from '../../../core/errors.js';
+import { POOL_OPTIONS } from '../../../core/gateway/proxy.js';
 import { upstreamError } from '../../../core/gateway/upstream-error.js';
 import { type Harness, PREFIX, startHarness, UNIT, wait } from './harness.js';
 
@@ -128,5 +129,16 @@ describe('gateway: HEAD', () => {
     // The connection is still usable afterwards: GET gets the body.
     const get = await fetch(`${harness.url}${PREFIX}/`);
     assert.equal(await get.text(), body);
+  });
+});
+
+describe('UpstreamPools: time limits', () => {
+  // undici's own defaults (300 s for the answer's head, 300 s between body chunks) cut an endpoint
+  // whose timeout= is longer (502 upstream_unreachable at 301 s) and a quiet ASGI stream; seen on a
+  // real platform, a suite cannot wait that long, so the options that turn them off are held here.
+  it("leaves a call's time to the workload's timeout: undici's head and body limits are off", () => {
+    assert.equal(POOL_OPTIONS.headersTimeout, 0);
+    assert.equal(POOL_OPTIONS.bodyTimeout, 0);
+    assert.equal(POOL_OPTIONS.pipelining, 1, 'one request at a time per connection');
   });
 });
