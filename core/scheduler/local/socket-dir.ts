@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SvcError } from '../../errors.js';
@@ -28,5 +28,37 @@ export function makeSocketDir(): string {
       hint: `Remove ${base} (or make it yours with mode 0700), or point TMPDIR elsewhere.`,
     });
   }
+  removeStaleSocketDirs(base);
   return mkdtempSync(path.join(base, `${process.pid}-`));
+}
+
+/**
+ * Removes the folders that platforms which did not stop cleanly (killed, or a
+ * machine that lost power) left behind: a folder is `<pid>-XXXXXX`, and one
+ * whose process is gone is nobody's. A live process's folder is never
+ * touched, whoever it is. Their containers have ended with their platform
+ * (each watches its parent, runtime/_lifeline.py).
+ */
+export function removeStaleSocketDirs(base: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    rmSync(path.join(base, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, another user's (the folder is this user's, so not a platform of theirs; keep it anyway).
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
