@@ -198,9 +198,9 @@ export async function startFloorChild(socketPath: string, connections: number): 
   return { ...rest, url: line };
 }
 
-/** svc's platform in its own process, the bench's apps deployed (svc-child.ts). */
-export async function startSvcChild(dataDir: string): Promise<Served & SvcChild> {
-  const { line, ...rest } = await nodeChild('svc-child.js', [dataDir], 'svc (bench/gateway/svc-child.ts)');
+/** svc's platform in its own process, `app` (a file of bench/apps) deployed (svc-child.ts). */
+export async function startSvcChild(dataDir: string, app: string): Promise<Served & SvcChild> {
+  const { line, ...rest } = await nodeChild('svc-child.js', [dataDir, app], `svc with ${app} (bench/gateway/svc-child.ts)`);
   return { ...rest, ...(JSON.parse(line) as SvcChild) };
 }
 

@@ -119,8 +119,9 @@ try {
   closers.push(() => platform.close());
   const token = platform.ownerToken.secret;
 
-  // The gateway measured runs in its own process; this one's platform serves the admission and lifecycle checks.
-  const svc = keep(await startSvcChild(path.join(scratch, 'svc-data')));
+  // The gateways measured run in their own processes; this one's platform serves the admission and lifecycle checks.
+  const svc = keep(await startSvcChild(path.join(scratch, 'svc-raw'), 'raw_asgi.py'));
+  const svcJson = keep(await startSvcChild(path.join(scratch, 'svc-json'), 'hello.py'));
   const json = await deploy(platform, 'hello.py');
   const t0 = performance.now();
   const redeployed = await platform.deployments.deploy(json.request); // replaces it: containers start from scratch
@@ -143,8 +144,8 @@ try {
   const [nginxPort, runtimeNginxPort, jsonNginxPort, haproxyPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const nginx = keep(await startNginx(path.join(scratch, 'nginx'), [
     { port: nginxPort, socketPath: uds },
-    { port: runtimeNginxPort, socketPath: svc.raw.socketPath },
-    { port: jsonNginxPort, socketPath: svc.json.socketPath },
+    { port: runtimeNginxPort, socketPath: svc.hello.socketPath },
+    { port: jsonNginxPort, socketPath: svcJson.hello.socketPath },
   ]));
   const haproxy = keep(await startHaproxy(path.join(scratch, 'haproxy'), { port: haproxyPort, socketPath: uds }));
   const floor = keep(await startFloorChild(uds, 256));
@@ -156,10 +157,10 @@ try {
     { name: 'nginx', url: `http://127.0.0.1:${nginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: behindCpu },
     { name: 'haproxy', url: `http://127.0.0.1:${haproxyPort}/`, proxyCpu: treeCpu([haproxy.pid]), appCpu: behindCpu },
     { name: 'floor', url: `${floor.url}/`, proxyCpu: treeCpu([floor.pid]), appCpu: behindCpu },
-    { name: 'svc', url: svc.raw.url, headers: { authorization: `Bearer ${svc.token}` }, proxyCpu: processCpu(svc.pid), appCpu: treeCpu(svc.raw.pids) },
-    { name: 'svc-runtime-nginx', url: `http://127.0.0.1:${runtimeNginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svc.raw.pids) },
-    { name: 'svc-json', url: `${svc.json.url}?name=bench`, proxyCpu: processCpu(svc.pid), appCpu: treeCpu(svc.json.pids) },
-    { name: 'svc-json-nginx', url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svc.json.pids) },
+    { name: 'svc', url: svc.hello.url, headers: { authorization: `Bearer ${svc.token}` }, proxyCpu: processCpu(svc.pid), appCpu: treeCpu(svc.hello.pids) },
+    { name: 'svc-runtime-nginx', url: `http://127.0.0.1:${runtimeNginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svc.hello.pids) },
+    { name: 'svc-json', url: `${svcJson.hello.url}?name=bench`, proxyCpu: processCpu(svcJson.pid), appCpu: treeCpu(svcJson.hello.pids) },
+    { name: 'svc-json-nginx', url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svcJson.hello.pids) },
   ];
   for (const peer of [{ name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' }, { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' }] as const) {
     if (!wanted(peer.name)) continue;

@@ -1,11 +1,13 @@
 /**
- * svc's platform (what `svc server` starts) in its own process, with the
- * bench's two apps deployed, so that `npm run bench` reads the gateway's CPU
+ * svc's platform (what `svc server` starts) in its own process, with one of
+ * the bench's apps deployed, so that `npm run bench` reads the gateway's CPU
  * from /proc like every other proxy's: this process's own time (the
- * containers are its children, counted apart). Prints one JSON line (see
- * SvcChild), then serves until it is signalled.
+ * containers are its children, counted apart). One app per platform: the
+ * JSON endpoint's containers scaling under load must not land in the raw
+ * path's figures. Prints one JSON line (see SvcChild), then serves until it
+ * is signalled.
  *
- *   node dist/bench/gateway/svc-child.js <data dir>
+ *   node dist/bench/gateway/svc-child.js <data dir> <app file in bench/apps>
  */
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
@@ -22,10 +24,8 @@ export interface BenchWorkload {
 
 export interface SvcChild {
   readonly token: string;
-  /** bench/apps/raw_asgi.py */
-  readonly raw: BenchWorkload;
-  /** bench/apps/hello.py */
-  readonly json: BenchWorkload;
+  /** The app's `hello` workload. */
+  readonly hello: BenchWorkload;
 }
 
 async function deployHello(platform: Platform, app: string): Promise<BenchWorkload> {
@@ -41,8 +41,8 @@ async function deployHello(platform: Platform, app: string): Promise<BenchWorklo
   };
 }
 
-const [dataDir] = process.argv.slice(2);
+const [dataDir, app] = process.argv.slice(2);
 const platform = await startPlatform({ config: loadConfig({ flags: { port: 0, dataDir: dataDir! } }) });
 process.once('SIGTERM', () => void platform.close().then(() => process.exit(0)));
-const answer: SvcChild = { token: platform.ownerToken.secret, raw: await deployHello(platform, 'raw_asgi.py'), json: await deployHello(platform, 'hello.py') };
+const answer: SvcChild = { token: platform.ownerToken.secret, hello: await deployHello(platform, app!) };
 process.stdout.write(`${JSON.stringify(answer)}\n`);
