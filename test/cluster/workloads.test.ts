@@ -116,7 +116,9 @@ describe('svc on real Nomad and Consul: workloads', function () {
     const jobId = (await jobOf(c, 'cluster', 'slow')).ID;
     // A deploy starts one container to check the version is healthy; keep_warm=2 then stops it.
     await until('min_containers=0: the deploy\'s container stops once idle', async () => (await running(c, jobId)).length === 0, { timeoutMs: 60_000, intervalMs: 500 });
-    const answers = await Promise.all([0, 1].map(() => fetch(`${slow}?seconds=4`).then(async (r) => ({ status: r.status, body: (await r.json()) as { alloc: string } }))));
+    // Each request holds its slot long enough for a second allocation to start and register even on a
+    // busy machine (4 s once fell short, right after a full `npm test`: the queued request then waited for the first).
+    const answers = await Promise.all([0, 1].map(() => fetch(`${slow}?seconds=10`).then(async (r) => ({ status: r.status, body: (await r.json()) as { alloc: string } }))));
     assert.deepEqual(answers.map((a) => a.status), [200, 200]);
     assert.equal(new Set(answers.map((a) => a.body.alloc)).size, 2, 'two requests at once, one slot each: two allocations served them');
     const events = await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}/scale?namespace=${NAMESPACE}`);
