@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import { checkContentLength, countedBody } from '../gateway/body-limit.js';
+import { protocolOf } from '../gateway/client-origin.js';
 import { connectionSignal } from '../gateway/connection-signal.js';
 import { checkHost } from '../gateway/host-check.js';
 import { requestIdOf } from '../gateway/request-id.js';
@@ -21,20 +21,20 @@ import { respondError, type ErrorReporter } from '../gateway/respond-error.js';
 import type { RawRoute } from '../gateway/types.js';
 import { receivedBody } from '../runs/call-body.js';
 import { CALL_CONTENT_TYPE } from '../runs/call-stream.js';
-import type { CallAnswer } from '../runs/types.js';
+import { RUN_ID_SOURCE, type CallAnswer } from '../runs/types.js';
 import { apiPrincipal } from './authenticate.js';
 import { pipeAnswer } from './stream-answer.js';
 import type { ApiServices } from './types.js';
 import { checkBodyType } from './upload.js';
 
-const CALL_TARGET = /^\/api\/v1\/runs\/(run-[0-9a-f]{16})\/calls$/;
+const CALL_TARGET = new RegExp(`^/api/v1/runs/(${RUN_ID_SOURCE})/calls$`);
 const CALL_HINT = 'Send pickle.dumps({"args": [...], "kwargs": {...}}) as the body; the Python client (.remote(), svc run) does.';
 
 export type CallRouteServices = Pick<ApiServices, 'runs' | 'plugins' | 'maxCallBytes'>;
 
 export interface CallRouteOptions {
   readonly report: ErrorReporter;
-  /** Believe the proxy in front's X-Forwarded-Proto, as Koa does with `app.proxy` (the URL authenticate hooks see). */
+  /** Believe the proxy in front's X-Forwarded-Proto (the URL authenticate hooks see), as for workload URLs (client-origin.ts). */
   readonly trustProxy?: boolean;
 }
 
@@ -60,9 +60,9 @@ async function serve(services: CallRouteServices, options: CallRouteOptions, req
   checkHost(host);
   const declared = req.headers['content-length'];
   checkContentLength(declared, req, res, services.maxCallBytes);
-  const principal = await apiPrincipal(services.plugins, req.headers, () => parseRequestUrl(koaProtocol(req, options.trustProxy ?? false), host, req.url!));
+  const principal = await apiPrincipal(services.plugins, req.headers, () => parseRequestUrl(protocolOf(req, options.trustProxy), host, req.url!));
   const signal = connectionSignal(req.socket);
-  const answer = await answerCall(services, principal.workspace, () => id, openCallBody(req, res, services.maxCallBytes), declared, signal, requestId);
+  const answer = await answerCall(services, principal.workspace, id, openCallBody(req, res, services.maxCallBytes), declared, signal, requestId);
   res.statusCode = answer.status;
   for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
   pipeAnswer(res, answer.body);
@@ -74,15 +74,8 @@ export function openCallBody(req: IncomingMessage, res: ServerResponse, maxBytes
   return req.headers['content-length'] !== undefined ? req : countedBody(req, res, maxBytes);
 }
 
-/** Reads the call's body (whole when small: call-body.ts), then sends it to the run `id()` names: the answer of both paths. */
-export async function answerCall(services: Pick<ApiServices, 'runs'>, workspace: string, id: () => string, upload: Readable, declaredLength: string | undefined, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+/** Reads the call's body (whole when small: call-body.ts), then sends it to the run: the answer of both paths. */
+export async function answerCall(services: Pick<ApiServices, 'runs'>, workspace: string, id: string, upload: Readable, declaredLength: string | undefined, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
   const body = await receivedBody(upload, declaredLength, signal);
-  return services.runs.call(workspace, id(), body, signal, requestId);
-}
-
-/** Koa's `ctx.protocol`, which the other API routes give the hooks: TLS here first, then a trusted proxy's word. */
-function koaProtocol(req: IncomingMessage, trustProxy: boolean): string {
-  if ((req.socket as TLSSocket).encrypted) return 'https';
-  const said = trustProxy ? req.headers['x-forwarded-proto'] : undefined;
-  return typeof said === 'string' && said !== '' ? said.split(/\s*,\s*/, 1)[0]! : 'http';
+  return services.runs.call(workspace, id, body, signal, requestId);
 }

@@ -6,7 +6,7 @@
  * never was. See core/runs/runs.ts for its life.
  */
 import { SvcError } from '../errors.js';
-import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../runs/types.js';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../runs/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
 import { answerCall } from './call-route.js';
@@ -70,8 +70,7 @@ export const runRoutes: readonly ApiRoute[] = [
     openapi: doc.callRun,
     // Its canonical form (a literal id) is served before Koa: call-route.ts.
     async handle({ params, principal, headers, upload, signal, requestId }, services) {
-      const body = upload!();
-      const answer = await answerCall(services, principal.workspace, () => runId(params), body, headers['content-length'], signal, requestId);
+      const answer = await answerCall(services, principal.workspace, runId(params), upload!(), headers['content-length'], signal, requestId);
       return { status: answer.status, headers: answer.headers, body: answer.body };
     },
   },
@@ -87,7 +86,7 @@ export const runRoutes: readonly ApiRoute[] = [
   },
 ];
 
-const RUN_ID = /^run-[0-9a-f]{16}$/;
+const RUN_ID = new RegExp(`^${RUN_ID_SOURCE}$`);
 
 function runId(params: Readonly<Record<string, string>>): string {
   const id = params['id']!;

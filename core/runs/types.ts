@@ -11,6 +11,9 @@ import type { SvcError } from '../errors.js';
  */
 export type RunStatus = 'building' | 'starting' | 'ready' | 'failed';
 
+/** What a run id looks like (runs.ts makes them): `run-` and 16 hex digits. */
+export const RUN_ID_SOURCE = 'run-[0-9a-f]{16}';
+
 export interface RunView {
   /** `run-<16 hex>`: unguessable, unique in the server. */
   readonly id: string;
