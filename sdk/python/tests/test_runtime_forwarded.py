@@ -9,7 +9,7 @@ import pytest
 
 from helpers import call_asgi
 from runtime_helpers import serve
-from svc.runtime._forwarded import mount_prefix, read_forwarded
+from svc.runtime._forwarded import read_forwarded
 
 
 def scope(*headers: tuple[bytes, bytes], kind: str = "http") -> dict[str, object]:
@@ -27,8 +27,8 @@ def scope(*headers: tuple[bytes, bytes], kind: str = "http") -> dict[str, object
     ([(b"x-forwarded-prefixes", b"/default/app/web")], ""),
 ])
 def test_reads_one_well_formed_prefix_and_ignores_anything_else(headers, prefix):
-    assert mount_prefix(scope(*headers)) == prefix
-    assert mount_prefix(scope(*headers)) == prefix, "the same answer from the remembered verdict"
+    assert read_forwarded(scope(*headers))[0] == prefix
+    assert read_forwarded(scope(*headers))[0] == prefix, "the same answer from the remembered verdict"
 
 
 @pytest.mark.parametrize("values, client", [

@@ -22,13 +22,12 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from ..bundle import IGNORE_FILE, Entry
+from ..bundle import IGNORE_FILE, VENV_MARK, Entry
 
 RECENT_NS = 100_000_000
 """How recent a sub-second time may be for the states to be trusted (clock ticks are milliseconds)."""
 COARSE_RECENT_NS = 2_000_000_000
 """The same for a time in whole seconds (FAT keeps even seconds)."""
-VENV_MARK = "pyvenv.cfg"
 
 _State = tuple[int, int, int, int, int, int]
 

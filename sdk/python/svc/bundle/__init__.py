@@ -19,13 +19,14 @@ from ._build import (
     default_output,
     write_tar_gz,
 )
-from ._ignore import DEFAULT_PATTERNS, IGNORE_FILE, IgnoreRules
+from ._ignore import DEFAULT_PATTERNS, IGNORE_FILE, VENV_MARK, IgnoreRules
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_PATTERNS",
     "FIXED_MTIME",
     "IGNORE_FILE",
+    "VENV_MARK",
     "BundleError",
     "BundleResult",
     "BundleTooLarge",

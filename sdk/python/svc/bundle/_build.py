@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ._ignore import IGNORE_FILE, IgnoreRules
+from ._ignore import IGNORE_FILE, VENV_MARK, IgnoreRules
 
 #: Largest project (sum of the sizes of its bundled files) bundled unless told otherwise.
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
@@ -120,7 +120,7 @@ def _walk(root: Path, real_root: Path, prefix: str, rules: IgnoreRules, warn: Wa
                 if link is not None:
                     yield link
         elif stat.S_ISDIR(info.st_mode):
-            is_venv = os.path.isfile(os.path.join(child.path, "pyvenv.cfg"))
+            is_venv = os.path.isfile(os.path.join(child.path, VENV_MARK))
             if rules.ignored(relative, True, is_venv=is_venv):
                 continue
             yield Entry(relative, "dir", 0o755)
@@ -170,7 +170,7 @@ def _excluded(relative: str, real_root: Path, rules: IgnoreRules) -> bool:
         path = "/".join(parts[:depth])
         full = real_root / path
         is_dir = full.is_dir()
-        if rules.ignored(path, is_dir, is_venv=is_dir and (full / "pyvenv.cfg").is_file()):
+        if rules.ignored(path, is_dir, is_venv=is_dir and (full / VENV_MARK).is_file()):
             return True
     return False
 

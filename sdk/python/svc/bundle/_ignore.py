@@ -42,6 +42,8 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 )
 
 IGNORE_FILE = ".svcignore"
+VENV_MARK = "pyvenv.cfg"
+"""The file that makes a folder a virtual environment, left out whatever its name (``is_venv``)."""
 
 
 @dataclass(frozen=True)

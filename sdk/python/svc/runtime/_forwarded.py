@@ -65,11 +65,6 @@ def read_forwarded(scope: Scope) -> Forwarded:
     )
 
 
-def mount_prefix(scope: Scope) -> str:
-    """The URL prefix the workload is served under, from ``x-forwarded-prefix``; "" without a usable one."""
-    return read_forwarded(scope)[0]
-
-
 def _prefix(value: bytes) -> str:
     prefix = _prefixes.get(value)
     if prefix is None:

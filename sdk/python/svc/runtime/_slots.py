@@ -31,6 +31,6 @@ class Slots:
         return self._semaphore
 
     def hold(self) -> asyncio.Semaphore:
-        """For ``async with``: waits for a free slot and keeps it for the block (the semaphore
-        itself, not a generator-based context manager around it: every request holds one)."""
+        """The semaphore itself, not a generator-based context manager around it (every request
+        holds one): ``async with`` it, or ``acquire()`` and ``release()`` it as ``AsgiApp`` does."""
         return self._current()
