@@ -69,6 +69,8 @@ class _Server(uvicorn.Server):
             if self._on_started is not None:
                 self._on_started()
 
+    # main_loop and shutdown follow uvicorn 0.54's own (Server.main_loop, Server.shutdown) and read its
+    # server_state, force_exit and lifespan: check them against uvicorn's when the runtime's pin moves.
     async def main_loop(self) -> None:
         event = asyncio.Event()
         self._wake = (asyncio.get_running_loop(), event)
