@@ -70,7 +70,7 @@ class _Server(uvicorn.Server):
                 self._on_started()
 
     # main_loop and shutdown follow uvicorn 0.54's own (Server.main_loop, Server.shutdown) and read its
-    # server_state, force_exit and lifespan: check them against uvicorn's when the runtime's pin moves.
+    # server_state, force_exit and lifespan (requirements.txt asks for uvicorn>=0.30): check them against a newer uvicorn's.
     async def main_loop(self) -> None:
         event = asyncio.Event()
         self._wake = (asyncio.get_running_loop(), event)
