@@ -1,5 +1,5 @@
 /** Accounts: the people (or robots) who sign in to the dashboard and approve `svc login`. */
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from '../auth/types.js';
 
 export const ROLES = ['owner', 'member'] as const;
 /** An owner may change workspace settings such as the plan; a member may use the workspace. */

@@ -5,7 +5,7 @@
  * approved, receives a new token of the approver's workspace — exactly once.
  */
 import { SvcError } from '../errors.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from './types.js';
 import { getJson, putJson, type JsonEntry } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
 import { isoAt, systemClock, type Clock } from './clock.js';

@@ -3,7 +3,7 @@
  * `TokenIndex`: no store round trip per request, and a revoked token is
  * refused from the moment `Tokens#revoke` returns (see token-index.ts).
  */
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from './types.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TokenIndex } from './token-index.js';
 import type { TokenUsage, TokenUser } from './token-usage.js';

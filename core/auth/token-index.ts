@@ -14,7 +14,7 @@
  * remembered for the life of the process (revocation is final), so no reload
  * can bring one back either.
  */
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from './types.js';
 import { followPrefix } from '../state/follow-prefix.js';
 import type { StateStore } from '../state/types.js';
 import { watchIndex } from '../state/watch-index.js';

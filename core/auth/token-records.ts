@@ -5,7 +5,7 @@
  * so that re-registering the same secret (the owner token at every start)
  * cannot bring it back.
  */
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from './types.js';
 import { storedObject, storedString, storedStringOrNull } from './stored-fields.js';
 
 export const TOKENS_PREFIX = 'tokens/';

@@ -5,7 +5,7 @@
  */
 import type { Account, Role } from '../accounts/types.js';
 import { SvcError } from '../errors.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from './types.js';
 import { getJson, putJson } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
 import { DEFAULT_WORKSPACE_NAME } from '../workspaces/types.js';

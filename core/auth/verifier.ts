@@ -4,7 +4,7 @@
  * and the embedded owner token.
  */
 import { SvcError } from '../errors.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from './types.js';
 import { hashToken, looksLikeToken, tokenIdOf } from './tokens.js';
 
 export interface TokenVerifier {

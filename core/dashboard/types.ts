@@ -2,7 +2,7 @@
 import type { Session } from '../accounts/sessions.js';
 import type { Account } from '../accounts/types.js';
 import type { ApiServices } from '../api/types.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from '../auth/types.js';
 
 /** The API's services: the control plane (with the sessions), deployments, logs, and the public URL. */
 export type DashboardServices = ApiServices;

@@ -1,6 +1,7 @@
 import { SvcError } from '../errors.js';
 import type { PluginHost } from '../plugin/host.js';
-import type { AuthRequest, Principal } from '../plugin/types.js';
+import type { Principal } from '../auth/types.js';
+import type { AuthRequest } from '../plugin/types.js';
 import { nothingAnswers } from './nothing-answers.js';
 import type { RouteEntry } from './types.js';
 

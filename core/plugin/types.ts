@@ -5,6 +5,7 @@
  */
 import type { NomadJob } from '../../jobs/types.js';
 import type { AppSpec, AutoscalerSpec, JsonSchema, WorkloadKind } from '../workload/types.js';
+import type { Principal } from '../auth/types.js';
 
 /**
  * The plugin API major version this svc provides. A plugin declares the
@@ -13,15 +14,8 @@ import type { AppSpec, AutoscalerSpec, JsonSchema, WorkloadKind } from '../workl
  */
 export const PLUGIN_API_VERSION = 1;
 
-/** Who made a request, as established by an `authenticate` hook. */
-export interface Principal {
-  /** The workspace the credential belongs to. The gateway refuses requests to other workspaces. */
-  readonly workspace: string;
-  /** Who acts: a user name, `owner`, a service account… Shown in logs and events. */
-  readonly subject: string;
-  /** Non-secret id of the token used (`tok_…`), when a token was used. */
-  readonly tokenId?: string;
-}
+/** Who made a request: auth's shape, part of the plugin API. */
+export type { Principal } from '../auth/types.js';
 
 /** What an `authenticate` hook sees of an incoming HTTP or WebSocket request. */
 export interface AuthRequest {

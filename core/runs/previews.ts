@@ -11,7 +11,7 @@ import type { DeploymentManager } from '../deployments/manager.js';
 import { deploymentId, type DeploymentRef } from '../deployments/keys.js';
 import type { Deployment } from '../deployments/types.js';
 import type { DeploymentLogs } from '../logs/deployment-logs.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from '../auth/types.js';
 import type { AppSpec } from '../workload/types.js';
 import { LEASE_SWEEP_MS, type IdleLeases } from './idle-leases.js';
 import { changeRefusedError } from '../deployments/offline.js';

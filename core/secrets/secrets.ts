@@ -8,7 +8,7 @@
 import { isoAt, systemClock, type Clock } from '../auth/clock.js';
 import { storedJson, storedObject, storedString, storedStringOrNull } from '../auth/stored-fields.js';
 import { SvcError } from '../errors.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from '../auth/types.js';
 import { getJson, putJson, type JsonEntry } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
 import type { KeySource } from './key-source.js';

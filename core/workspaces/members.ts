@@ -14,7 +14,7 @@ import { ROLES, roleIn, type Account, type Role } from '../accounts/types.js';
 import { isoAt, systemClock, type Clock } from '../auth/clock.js';
 import type { CreatedToken, Tokens } from '../auth/token-service.js';
 import { SvcError } from '../errors.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from '../auth/types.js';
 import { checkName } from './names.js';
 import type { Workspaces } from './workspaces.js';
 import type { Workspace } from './types.js';
