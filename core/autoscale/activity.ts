@@ -1,5 +1,5 @@
 /** What admission knows of a container's use: the sum over its workers, each a registry instance, here and on the other replicas. */
-import type { Admission } from '../gateway/admission.js';
+import type { Admission } from '../gateway/types.js';
 import type { ContainerStatus } from '../scheduler/types.js';
 import type { PeerLoadView } from './types.js';
 

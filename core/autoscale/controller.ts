@@ -5,7 +5,7 @@
  * (least recently used first, drained first), replaces crashed ones with
  * back-off and tells admission when a unit is crash-looping.
  */
-import type { Admission, UnitSupervisor } from '../gateway/admission.js';
+import type { Admission, UnitSupervisor } from '../gateway/types.js';
 import type { RecentLogs } from '../logs/recent-logs.js';
 import type { PlatformMetrics } from '../metrics/platform-metrics.js';
 import type { RegisteredPolicy } from '../plugin/host.js';

@@ -7,7 +7,7 @@ import type { ApiOutcome } from '../app-api/types.js';
 import type { BundleInfo } from '../bundles/types.js';
 import type { SvcError } from '../errors.js';
 import { hostUrl, workloadUrl } from '../gateway/urls.js';
-import type { RouteTable } from '../gateway/route-table.js';
+import type { RouteTable } from '../gateway/types.js';
 import type { SourceRef } from '../scheduler/types.js';
 import type { ImageSpec, Workload, WorkloadKind } from '../workload/types.js';
 import type { DeploymentRef } from './keys.js';

@@ -1,7 +1,7 @@
 import type { ApiCapture, ApiOutcome } from '../app-api/types.js';
 import type { BundleInfo, CodeBundles } from '../bundles/types.js';
 import { SvcError } from '../errors.js';
-import type { RouteTable } from '../gateway/route-table.js';
+import type { RouteTable } from '../gateway/types.js';
 import type { ImageBuilder } from '../images/types.js';
 import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';

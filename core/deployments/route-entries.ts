@@ -1,7 +1,6 @@
 import type { SvcError } from '../errors.js';
 import { workloadHost, workloadPrefix } from '../gateway/urls.js';
-import type { HostTaken } from '../gateway/route-table.js';
-import type { RouteEntry } from '../gateway/types.js';
+import type { HostTaken, RouteEntry } from '../gateway/types.js';
 import type { Workload } from '../workload/types.js';
 import { unitKey, type DeploymentRef } from './keys.js';
 

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeploymentRef } from '../deployments/keys.js';
 import type { SvcError } from '../errors.js';
-import type { Principal } from '../plugin/types.js';
+import type { Principal } from '../auth/types.js';
 import type { Workload } from '../workload/types.js';
 
 /** One routable workload of a deployment. */
@@ -40,3 +40,11 @@ export interface GatewayState {
   route?: RouteEntry;
   principal?: Principal | null;
 }
+
+/**
+ * What the services layer sees of the data plane (autoscaler, runs,
+ * deployments): these types, through this face, never the modules themselves.
+ */
+export type { Admission, Slot, UnitSupervisor } from './admission.js';
+export type { HostTaken, RouteTable } from './route-table.js';
+export type { UpstreamPools } from './proxy.js';

@@ -17,10 +17,9 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Slot } from '../gateway/admission.js';
+import type { Slot, UpstreamPools } from '../gateway/types.js';
 import { CallDeadline, type CallLimit } from '../gateway/call-timeout.js';
 import type { SvcError } from '../errors.js';
-import type { UpstreamPools } from '../gateway/proxy.js';
 import { upstreamError } from '../gateway/upstream-error.js';
 import type { CallBody } from './call-body.js';
 import { brokenCallFrame, type CallAnswer } from './types.js';
