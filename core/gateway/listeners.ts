@@ -8,7 +8,6 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { TlsConfig } from '../../config/tls-schema.js';
 import { drainServer, listen } from './http-server.js';
 import type { ErrorReporter } from './respond-error.js';
 import type { Certificates } from './tls/certificates.js';
@@ -37,7 +36,8 @@ export interface Listeners {
 }
 
 export interface ListenerOptions {
-  readonly config: Pick<TlsConfig, 'httpPort' | 'httpsRedirect'> & { readonly publicUrl: string | null };
+  /** The listener settings of config/tls-schema.ts's TlsConfig, declared here so that the gateway needs nothing from config/. */
+  readonly config: { readonly httpPort: number | null; readonly httpsRedirect: boolean; readonly publicUrl: string | null };
   /** Null: plain HTTP only. */
   readonly certificates: Certificates | null;
   readonly handlers: GatewayHandlers;
