@@ -1,14 +1,13 @@
 /**
- * The control-plane API, mounted in the gateway's `platformRoutes` slot:
- * `/api/v1/…` (one file per resource), then the web dashboard (core/dashboard).
+ * The control-plane API: `/api/v1/…`, one file per resource.
+ * control-plane-routes.ts mounts it, with the dashboard, in the gateway's
+ * `platformRoutes` slot.
  */
-import type { Middleware } from 'koa';
-import type { GatewayState } from '../gateway/types.js';
 import { appDeploymentRoutes } from './app-deployments.js';
 import { appInterfaceRoutes } from './app-interface.js';
 import { appRunRoutes } from './app-runs.js';
 import { appRoutes } from './apps.js';
-import { bundleArtifactMiddleware, bundleArtifactRoutes } from './bundle-artifact.js';
+import { bundleArtifactRoutes } from './bundle-artifact.js';
 import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
 import { deploymentRoutes } from './deployments.js';
@@ -16,14 +15,12 @@ import { deviceRoutes } from './device.js';
 import { domainRoutes } from './domains.js';
 import { exampleRoutes } from './examples.js';
 import { memberRoutes } from './members.js';
-import { dashboardRoutes } from '../dashboard/index.js';
 import { previewRoutes } from './previews.js';
 import { runRoutes } from './runs.js';
 import { secretRoutes } from './secrets.js';
-import { apiRouter } from './router.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
-import type { ApiRoute, ApiServices } from './types.js';
+import type { ApiRoute } from './types.js';
 import { whoamiRoutes } from './whoami.js';
 import { workspaceRoutes } from './workspace.js';
 
@@ -36,11 +33,3 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...domainRoutes, ...secretRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
   ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appRunRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
 ];
-
-export function controlPlaneRoutes(services: ApiServices): Middleware<GatewayState> {
-  const api = apiRouter(apiRoutes, services);
-  const pages = dashboardRoutes(services);
-  // Before the router, which refuses query strings: an artifact URL's signature is in its query.
-  const artifacts = bundleArtifactMiddleware(services);
-  return (ctx, next) => artifacts(ctx, () => api(ctx, () => pages(ctx, next)));
-}
