@@ -44,7 +44,7 @@ interface GatewayBuild {
 
 /** A gateway of the build in `dist`, on its own port: its own route table, admission and pools over the shared registry. */
 async function gatewayOf(dist: string, registry: ServiceRegistry, entry: RouteEntry): Promise<string> {
-  const load = (file: string) => import(path.join(dist, 'core', 'gateway', file)) as Promise<Partial<GatewayBuild>>;
+  const load = (file: string) => import(path.join(dist, 'core/gateway', file)) as Promise<Partial<GatewayBuild>>;
   const build = { ...(await load('route-table.js')), ...(await load('proxy.js')), ...(await load('admission.js')), ...(await load('app.js')) } as GatewayBuild;
   const routes = new build.RouteTable();
   routes.add([entry]);
