@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-/** The package root: the folder holding package.json (dist/core/paths.js → ../..). */
+/** The package root: the folder holding package.json, found from this module's place (dist/core/paths.js). */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Folder to put on PYTHONPATH so that `import svc` finds the SDK without a pip install. */

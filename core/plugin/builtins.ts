@@ -9,7 +9,7 @@ import type { StateStore } from '../state/types.js';
 import { loadPlugins, type PluginSpec } from './load.js';
 import type { Plugin } from './types.js';
 
-/** Where the built-ins are, from this file in `dist/core/plugin/`. */
+/** Where the built-ins are (dist/plugins/<name>/), found from this module's place in dist/. */
 const builtin = (name: string): string => new URL(`../../plugins/${name}/index.js`, import.meta.url).href;
 
 /** The built-in client exporter (`svc app export --language`'s default). */
