@@ -109,8 +109,9 @@ function issueOf(data: unknown, error: ErrorObject): ValidationIssue | null {
     return Object.freeze({ path: path === '' ? '(root)' : path, message: messageOf(error) });
   };
   switch (error.keyword) {
-    // A failed `then`/`else` reports its own errors; the `if` adds nothing a user can act on.
+    // A failed `then`/`else` or property name reports its own errors; these add nothing a user can act on.
     case 'if':
+    case 'propertyNames':
       return null;
     case 'required':
       return at(String(error.params.missingProperty));
