@@ -5,7 +5,7 @@
  *
  * Schemas may carry three svc keywords, which other JSON Schema tools ignore:
  * - `x-svc-messages`: svc's message for a keyword of that schema, overriding the
- *   default one; `{got}`, `{type}`, `{json}` and `{count}` are filled in (see `fill`).
+ *   default one; `{type}`, `{json}` and `{count}` are filled in (see `fill`).
  * - `x-svc-key-noun`: what `required` and `additionalProperties` call a key
  *   ("option for kind endpoint" gives "unknown option for kind endpoint; allowed: …").
  * - `x-svc-check`: the name of a check (`defineChecks`) for what a schema cannot
@@ -69,27 +69,29 @@ export function compiledPart(ref: string): ValidateFunction {
  * unknown keys, then its missing keys, then what is wrong in its values, key by key.
  */
 export function issuesOf(data: unknown, errors: readonly ErrorObject[] | null | undefined): ValidationIssue[] {
-  const located = (errors ?? []).map((error) => ({ error, order: documentOrder(data, error) }));
+  // A failed `then`/`else` or property name reports its own errors; `if` and `propertyNames` add nothing a user can act on.
+  const located = (errors ?? []).filter((error) => error.keyword !== 'if' && error.keyword !== 'propertyNames').map((error) => locate(data, error));
   located.sort((a, b) => compareOrder(a.order, b.order));
-  const issues: ValidationIssue[] = [];
-  for (const { error } of located) {
-    const issue = issueOf(data, error);
-    if (issue !== null) issues.push(issue);
-  }
-  return issues;
+  return located.map(({ path, error }) => Object.freeze({ path: path === '' ? '(root)' : path, message: messageOf(error) }));
 }
 
-/** Per level of the error's path: 0 an unknown key, 1 a missing key, else 2 + the key's place in its object or array. */
-function documentOrder(data: unknown, error: ErrorObject): number[] {
+/**
+ * Where an error is: its path as svc writes it (indexes of arrays in brackets, keys of objects by name, a
+ * missing or unknown key last) and its order: per level, 0 an unknown key, 1 a missing key, else 2 + the place of the key.
+ */
+function locate(data: unknown, error: ErrorObject): { path: string; order: number[]; error: ErrorObject } {
+  let path = '';
   const order: number[] = [];
   let node = data;
-  for (const key of pointerKeys(error.instancePath)) {
+  for (const raw of error.instancePath === '' ? [] : error.instancePath.slice(1).split('/')) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    path = joinPath(path, Array.isArray(node) ? Number(key) : key);
     order.push(2 + (Array.isArray(node) ? Number(key) : Object.keys(node ?? {}).indexOf(key)));
     node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   }
-  if (error.keyword === 'additionalProperties') order.push(0);
-  if (error.keyword === 'required') order.push(1);
-  return order;
+  if (error.keyword === 'additionalProperties') return { path: joinPath(path, String(error.params.additionalProperty)), order: [...order, 0], error };
+  if (error.keyword === 'required') return { path: joinPath(path, String(error.params.missingProperty)), order: [...order, 1], error };
+  return { path, order, error };
 }
 
 function compareOrder(a: readonly number[], b: readonly number[]): number {
@@ -97,29 +99,6 @@ function compareOrder(a: readonly number[], b: readonly number[]): number {
     if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
   }
   return a.length - b.length;
-}
-
-function pointerKeys(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~'));
-}
-
-function issueOf(data: unknown, error: ErrorObject): ValidationIssue | null {
-  const at = (extra?: string): ValidationIssue => {
-    const path = extra === undefined ? svcPath(data, error.instancePath) : joinPath(svcPath(data, error.instancePath), extra);
-    return Object.freeze({ path: path === '' ? '(root)' : path, message: messageOf(error) });
-  };
-  switch (error.keyword) {
-    // A failed `then`/`else` or property name reports its own errors; these add nothing a user can act on.
-    case 'if':
-    case 'propertyNames':
-      return null;
-    case 'required':
-      return at(String(error.params.missingProperty));
-    case 'additionalProperties':
-      return at(String(error.params.additionalProperty));
-    default:
-      return at();
-  }
 }
 
 function messageOf(error: ErrorObject): string {
@@ -172,20 +151,7 @@ function got(value: unknown): string {
 
 function fill(template: string, value: unknown): string {
   return template
-    .replaceAll('{got}', got(value))
     .replaceAll('{type}', jsonTypeName(value))
     .replaceAll('{json}', JSON.stringify(value) ?? 'undefined')
     .replaceAll('{count}', Array.isArray(value) ? String(value.length) : '');
-}
-
-/** A JSON pointer into `data` as svc writes paths: indexes of arrays in brackets, keys of objects by name. */
-function svcPath(data: unknown, pointer: string): string {
-  let path = '';
-  let node = data;
-  for (const key of pointerKeys(pointer)) {
-    const segment = Array.isArray(node) ? Number(key) : key;
-    path = joinPath(path, segment);
-    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-  }
-  return path;
 }
