@@ -5,7 +5,7 @@
  */
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { SvcError } from '../errors.js';
-import { compile, compiledPart, defineChecks, issuesOf } from '../schema/ajv.js';
+import { compile, compiledPart, defineChecks, issuesOf, type ValidateFunction } from '../schema/ajv.js';
 import type { ValidationIssue, WorkloadKind } from '../workload/types.js';
 import { manifestChecks } from './checks.js';
 import { manifestSchema, manifestSchemaId } from './schema.js';
@@ -79,7 +79,9 @@ function describePosition(text: string, offset: number): string {
 }
 
 defineChecks(manifestChecks);
-const validateSchema = compile(manifestSchema);
+let compiled: ValidateFunction | undefined;
+/** Compiled on first use: a command that never reads a manifest never pays for it. */
+const validateSchema = (): ValidateFunction => (compiled ??= compile(manifestSchema));
 
 /** Every rule of docs/manifest.md the value breaks; [] when it is a valid Manifest v1. */
 export function validateManifest(value: unknown): ValidationIssue[] {
@@ -88,11 +90,13 @@ export function validateManifest(value: unknown): ValidationIssue[] {
     // A newer format: its other keys may mean something else, so listing them would only mislead.
     return [{ path: 'manifest_version', message: `unsupported manifest version ${version}; this svc reads version ${supportedManifestVersion}` }];
   }
-  return validateSchema(value) ? [] : issuesOf(value, validateSchema.errors);
+  const validate = validateSchema();
+  return validate(value) ? [] : issuesOf(value, validate.errors);
 }
 
 /** Every rule a kind's `options` object breaks, with paths below it (`memory`, `autoscaler.min_containers`). */
 export function validateOptions(kind: WorkloadKind, options: unknown): ValidationIssue[] {
+  validateSchema();
   const validate = compiledPart(`${manifestSchemaId}#/$defs/options-${kind}`);
   return validate(options) ? [] : issuesOf(options, validate.errors);
 }

@@ -15,7 +15,7 @@ import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } f
 import { joinPath } from '../workload/issues.js';
 import type { ValidationIssue } from '../workload/types.js';
 
-export type { SchemaObject };
+export type { SchemaObject, ValidateFunction };
 
 /** Reports a problem with the checked value, or with a child of it (`segments` below it). */
 export type Report = (message: string, ...segments: (string | number)[]) => void;
