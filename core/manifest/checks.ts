@@ -7,7 +7,18 @@
  */
 import type { Check, Report } from '../schema/ajv.js';
 import { formatMemoryMiB, parseMemoryMiB } from '../workload/memory.js';
-import { INLINE_SECRET_REF, autoscalerRules, httpMethods, imageIdRule, isDomainName, memoryRule, nameProblem, nameRule, pythonVersionRule, routeProblems } from '../workload/rules.js';
+import {
+  INLINE_SECRET_REF,
+  autoscalerRules,
+  httpMethods,
+  imageIdRule,
+  isDomainName,
+  memoryRule,
+  nameProblem,
+  nameRule,
+  pythonVersionRule,
+  routeProblems,
+} from '../workload/rules.js';
 import { cronProblem, timezoneProblem } from '../workload/schedule.js';
 import { imageIdFor } from './image-id.js';
 

@@ -6,7 +6,25 @@
  * ids resolved against each other) is an `x-svc-check` of core/manifest/checks.ts.
  */
 import type { SchemaObject } from '../schema/ajv.js';
-import { MAX_WORKLOAD_SECRETS, autoscalerRules, entryRule, hasSignature, httpMethods, imageIdRule, imageKeys, laterOptions, manifestKeys, memoryRule, optionTable, optionsByKind, pythonVersionRule, retriesRules, workloadKeys, workloadKinds, type OptionRule } from '../workload/rules.js';
+import {
+  MAX_WORKLOAD_SECRETS,
+  autoscalerRules,
+  entryRule,
+  hasSignature,
+  httpMethods,
+  imageIdRule,
+  imageKeys,
+  laterOptions,
+  manifestKeys,
+  memoryRule,
+  optionTable,
+  optionsByKind,
+  pythonVersionRule,
+  retriesRules,
+  workloadKeys,
+  workloadKinds,
+  type OptionRule,
+} from '../workload/rules.js';
 import { PERIOD_RANGE } from '../workload/schedule.js';
 import type { WorkloadKind } from '../workload/types.js';
 
