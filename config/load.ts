@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SvcError } from '../core/errors.js';
 import { parseImageReference, parseRegistryTarget } from '../core/images/oci/reference.js';
 import { resolveCluster } from './cluster-schema.js';
+import { configFileProblems } from './file-schema.js';
 import { checkTls } from './tls-schema.js';
 import { configDefaults, configKeys, type ConfigKeySpec, type ServerConfig } from './schema.js';
 
@@ -59,9 +60,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
     }
   }
   if (problems.length === 0) problems.push(...resolveCluster(result as unknown as ServerConfig, explicit), ...checkTls(result as unknown as ServerConfig));
-  for (const key of Object.keys(fromFile)) {
-    if (!(key in configKeys)) problems.push(`${fileName}: unknown key "${key}" (known: ${Object.keys(configKeys).join(', ')})`);
-  }
+  if (fileName) problems.push(...configFileProblems(fromFile).problems.map((problem) => `${fileName}: ${problem}`));
   if (problems.length > 0) {
     throw new SvcError('config_invalid', `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
       details: { problems },
@@ -225,9 +224,7 @@ function readConfigFile(file: string): Record<string, unknown> {
   } catch (error) {
     throw new SvcError('config_invalid', `the config file ${file} is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SvcError('config_invalid', `the config file ${file} must hold a JSON object`);
-  }
+  if (!configFileProblems(value).object) throw new SvcError('config_invalid', `the config file ${file} must hold a JSON object`);
   return value as Record<string, unknown>;
 }
 

@@ -3,16 +3,13 @@
  * every broken rule with its path (never only the first), so one failed
  * deploy shows the user everything to fix.
  */
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { SvcError } from '../errors.js';
-import { IssueCollector } from '../workload/issues.js';
-import { appKeys, entryRule, manifestKeys, nameProblem } from '../workload/rules.js';
-import type { ValidationIssue } from '../workload/types.js';
-import { jsonErrorOffset, positionAt } from './json-position.js';
-import { nameIssue } from './name-issue.js';
-import { checkKeys, checkObject, checkString, jsonTypeName } from './shape-checks.js';
+import { compile, compiledPart, defineChecks, issuesOf, type ValidateFunction } from '../schema/ajv.js';
+import type { ValidationIssue, WorkloadKind } from '../workload/types.js';
+import { manifestChecks } from './checks.js';
+import { manifestSchema, manifestSchemaId } from './schema.js';
 import type { ManifestV1 } from './types.js';
-import { validateImages } from './validate-images.js';
-import { validateWorkloads } from './validate-workloads.js';
 
 export const supportedManifestVersion = 1;
 
@@ -60,49 +57,48 @@ function parseJsonText(text: string): unknown {
   return value;
 }
 
+/**
+ * Offset of the first syntax error of `text` (jsonc-parser, held to strict JSON), or null if
+ * there is none: V8's JSON.parse names the position for some errors only.
+ */
+export function jsonErrorOffset(text: string): number | null {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  return errors[0]?.offset ?? null;
+}
+
+/** Line and column (1-based) of an offset. */
+export function positionAt(text: string, offset: number): { readonly offset: number; readonly line: number; readonly column: number } {
+  const before = text.slice(0, offset);
+  return { offset, line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
 function describePosition(text: string, offset: number): string {
   const { line, column } = positionAt(text, offset);
   return `line ${line}, column ${column} (position ${offset})`;
 }
 
+defineChecks(manifestChecks);
+let compiled: ValidateFunction | undefined;
+/** Compiled on first use: a command that never reads a manifest never pays for it. */
+const validateSchema = (): ValidateFunction => (compiled ??= compile(manifestSchema));
+
 /** Every rule of docs/manifest.md the value breaks; [] when it is a valid Manifest v1. */
 export function validateManifest(value: unknown): ValidationIssue[] {
-  const issues = IssueCollector.root();
-  if (!checkObject(value, issues)) return [...issues.issues];
-
-  const version = value.manifest_version;
+  const version = typeof value === 'object' && value !== null ? (value as { manifest_version?: unknown }).manifest_version : undefined;
   if (typeof version === 'number' && Number.isInteger(version) && version > supportedManifestVersion) {
     // A newer format: its other keys may mean something else, so listing them would only mislead.
-    issues.add(`unsupported manifest version ${version}; this svc reads version ${supportedManifestVersion}`, 'manifest_version');
-    return [...issues.issues];
+    return [{ path: 'manifest_version', message: `unsupported manifest version ${version}; this svc reads version ${supportedManifestVersion}` }];
   }
-  checkKeys(value, manifestKeys, issues);
-  if (Object.hasOwn(value, 'manifest_version') && version !== supportedManifestVersion) {
-    const got = typeof version === 'number' ? String(version) : jsonTypeName(version);
-    issues.add(`must be ${supportedManifestVersion}, got ${got}`, 'manifest_version');
-  }
-  if (Object.hasOwn(value, 'sdk_version')) checkString(value.sdk_version, issues.at('sdk_version'), { nonEmpty: true });
-  if (Object.hasOwn(value, 'entry') && checkString(value.entry, issues.at('entry')) && !entryRule.pattern.test(value.entry)) {
-    issues.add(`must be ${entryRule.text}, got ${JSON.stringify(value.entry)}`, 'entry');
-  }
-  if (Object.hasOwn(value, 'app') && checkObject(value.app, issues.at('app'))) {
-    checkKeys(value.app, appKeys, issues.at('app'));
-    const name = value.app.name;
-    if (Object.hasOwn(value.app, 'name') && checkString(name, issues.at('app').at('name'))) {
-      // svc's one name rule (core/workspaces/names.ts): app names end up in URLs, job ids and service names.
-      const problem = nameProblem(name, 'app');
-      if (problem !== null) issues.at('app').add(nameIssue(name, problem), 'name');
-    }
-  }
+  const validate = validateSchema();
+  return validate(value) ? [] : issuesOf(value, validate.errors);
+}
 
-  const imageIds = Object.hasOwn(value, 'images') ? validateImages(value.images, issues.at('images')) : null;
-  const used = Object.hasOwn(value, 'workloads') ? validateWorkloads(value.workloads, imageIds, issues.at('workloads')) : null;
-  if (imageIds !== null && used !== null && Array.isArray(value.workloads)) {
-    for (const [id, index] of imageIds) {
-      if (!used.has(id)) issues.at('images').add('not used by any workload (images lists only the images workloads use)', index);
-    }
-  }
-  return [...issues.issues];
+/** Every rule a kind's `options` object breaks, with paths below it (`memory`, `autoscaler.min_containers`). */
+export function validateOptions(kind: WorkloadKind, options: unknown): ValidationIssue[] {
+  validateSchema();
+  const validate = compiledPart(`${manifestSchemaId}#/$defs/options-${kind}`);
+  return validate(options) ? [] : issuesOf(options, validate.errors);
 }
 
 /** Throws one `manifest_invalid` error listing every issue unless `value` is a valid Manifest v1. */

@@ -10,7 +10,7 @@ import { storedJson } from '../auth/stored-fields.js';
 import { SvcError } from '../errors.js';
 import { getJson, putJson } from '../state/json.js';
 import type { StateStore } from '../state/types.js';
-import { isPlainObject } from '../manifest/shape-checks.js';
+import { isPlainObject } from '../manifest/checks.js';
 import { RUN_ID_PATTERN, runKey, runsPrefix, tickKey } from './keys.js';
 import type { ScheduledRun, ScheduledRunSummary } from './types.js';
 

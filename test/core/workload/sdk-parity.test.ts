@@ -13,11 +13,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
-import { validateManifest } from '../../../core/manifest/parse.js';
-import { validateOptions } from '../../../core/manifest/validate-options.js';
+import { validateManifest, validateOptions } from '../../../core/manifest/parse.js';
 import { sdkPythonPath } from '../../../core/paths.js';
 import { optionDefaults } from '../../../core/workload/defaults.js';
-import { IssueCollector } from '../../../core/workload/issues.js';
 import {
   autoscalerRules,
   httpMethods,
@@ -285,9 +283,7 @@ function probesFor(name: OptionName): unknown[] {
 function platformAccepts(kind: WorkloadKind, name: OptionName, value: unknown): boolean {
   const options = Object.fromEntries(optionsByKind[kind].map((option) => [option, (optionDefaults as Record<string, unknown>)[option]]));
   options[name] = value;
-  const issues = IssueCollector.root();
-  validateOptions(kind, options, issues);
-  return issues.count === 0;
+  return validateOptions(kind, options).length === 0;
 }
 
 describe('option rules: SDK and platform agree', function () {
