@@ -1,12 +1,4 @@
 /**
- * The source of `runtime.js`, written into every generated package: what the
- * generated workload objects run on (the server and token, calls with the
- * platform's `fetch`, Server-Sent Events, WebSocket sessions, typed errors).
- * JavaScript kept whole in a string (String.raw: its backslashes stay as they
- * are; it holds no backtick and no `${`), so that a client never depends on
- * this exporter; `runtime-dts.ts` declares its types.
- */
-export const RUNTIME_JS = String.raw`/**
  * What the generated client of an svc app runs on. One copy per generated package, so a
  * client never depends on the exporter that made it; nothing but the platform's fetch,
  * WebSocket, TextEncoder and TextDecoder (Node 20+, Deno, Bun, browsers).
@@ -503,4 +495,3 @@ class Connection {
     return items === 'raw' ? frame : parsed.value;
   }
 }
-`;
