@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../../core/paths.js';
 import { RUNTIME_FILES } from '../../../plugins/export-python/runtime-files.js';
@@ -20,6 +20,11 @@ describe('svc:export-python runtime files', function () {
 
   it('are the modules the exporter writes, and nothing else', () => {
     assert.deepEqual(readdirSync(runtime).filter((name) => name.endsWith('.py')).sort(), [...RUNTIME_FILES].sort());
+  });
+
+  it('ship with the package (package.json "files"): tsc copies no such file into dist/, the exporter reads them from here', () => {
+    const files = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { files: string[] }).files;
+    assert.ok(files.includes(path.relative(packageRoot, runtime)), files.join(', '));
   });
 
   it('pass mypy --strict (checked in place, as the namespace package runtime)', () => {

@@ -6,7 +6,7 @@
  * type. Both sit beside the errors.js and errors.d.ts the exporter writes, as in a package.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../../core/paths.js';
 import { errorsDts, errorsJs } from '../../../plugins/export-typescript/errors.js';
@@ -30,6 +30,11 @@ describe('svc:export-typescript runtime files', function () {
 
   it('are the files the exporter writes, and nothing else', () => {
     assert.deepEqual(readdirSync(runtime).sort(), [...RUNTIME_FILES].sort());
+  });
+
+  it('ship with the package (package.json "files"): tsc copies no such file into dist/, the exporter reads them from here', () => {
+    const files = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { files: string[] }).files;
+    assert.ok(files.includes(path.relative(packageRoot, runtime)), files.join(', '));
   });
 
   it('runtime.js passes tsc --strict with checkJs', () => {
