@@ -33,6 +33,8 @@ export { versionsText } from './interface-versions.js';
 export { isJsonMediaType } from '../app-api/media-type.js';
 export { NameScope } from './name-scope.js';
 export type { ResolvedRef, Schema, SchemaDefs } from './json-schema.js';
+export { SchemaTypes, schemaDoc, unionMembers, unionOf } from './schema-types.js';
+export type { SchemaModel, SchemaProperty, TypeSpelling } from './schema-types.js';
 export { SvcError, errorCodes } from '../errors.js';
 export type { ErrorCode, SvcErrorOptions } from '../errors.js';
 export type { AppSpec, AutoscalerSpec, Workload, WorkloadKind } from '../workload/types.js';

@@ -115,10 +115,10 @@ function returnsOf(schema: unknown, mapper: TypeMapper, hint: string): Returns {
     return { annotation: 'bytes', decode: 'bytes', stream: false, raw: true };
   }
   if (schema['x-svc-stream'] === true) {
-    const item = mapper.annotation(schema['items'], `${hint}Item`);
+    const item = mapper.type(schema['items'], `${hint}Item`);
     return { annotation: `typing.Iterator[${item}]`, decode: item, stream: true, raw: false };
   }
-  const type = mapper.annotation(schema, `${hint}Result`);
+  const type = mapper.type(schema, `${hint}Result`);
   return { annotation: type, decode: type, stream: false, raw: false };
 }
 

@@ -20,9 +20,7 @@ import { renderEndpoint, renderFunction, type WorkloadNames } from './endpoint.j
 import { renderModels } from './models.js';
 import { BUILTIN_TYPES, className, commentText, identifier, isIdentifier, NameScope, pyDocstring, pyLiteral, pyString } from './names.js';
 import { renderRealtime } from './realtime.js';
-import { DECODE_SOURCE } from './python/decode.js';
-import { RUNTIME_SOURCE } from './python/runtime.js';
-import { WEBSOCKET_SOURCE } from './python/websocket.js';
+import { RUNTIME_FILES, runtimeSource } from './runtime-files.js';
 import { TypeMapper } from './schema-types.js';
 
 /** The folder every Python client goes under, and the start of its import name. */
@@ -55,9 +53,7 @@ export function exportPython(app: AppInterface, options: ExportOptions = {}): Ex
     { path: `${root}/__init__.py`, contents: renderInit(app, header, objects, models) },
     { path: `${root}/_workloads.py`, contents: renderWorkloads(app, header, objects, models, bodies) },
     { path: `${root}/_models.py`, contents: renderModels(mapper.models, header, app.app) },
-    { path: `${root}/_runtime.py`, contents: `${header}${RUNTIME_SOURCE}` },
-    { path: `${root}/_decode.py`, contents: `${header}${DECODE_SOURCE}` },
-    { path: `${root}/_websocket.py`, contents: `${header}${WEBSOCKET_SOURCE}` },
+    ...RUNTIME_FILES.map((name) => ({ path: `${root}/${name}`, contents: `${header}${runtimeSource(name)}` })),
     { path: `${root}/py.typed`, contents: header },
   ];
   const importName = `${CLIENTS_PACKAGE}.${pkg}`;

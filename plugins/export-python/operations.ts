@@ -48,7 +48,7 @@ function renderOperation(operation: InterfaceOperation, name: string, mapper: Ty
   for (const parameter of operation.parameters) {
     // Header names are case-insensitive: `X-Token` is `x_token`.
     const python = locals.take(identifier(parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name, 'p_'));
-    const type = mapper.annotation(parameter.schema, `${hint}${pascal(python)}`, defs);
+    const type = mapper.type(parameter.schema, `${hint}${pascal(python)}`, defs);
     groups[parameter.in].push(`${pyString(parameter.name)}: ${python}`);
     const required = parameter.in === 'path' || parameter.required;
     const text = required ? `${python}: ${type}` : `${python}: ${optional(type)} = None`;
@@ -81,7 +81,7 @@ function renderOperation(operation: InterfaceOperation, name: string, mapper: Ty
 function bodyOf(body: NonNullable<InterfaceOperation['body']>, name: string, mapper: TypeMapper, defs: SchemaDefs, hint: string): { name: string; contentType: string; parameter: PyParameter } {
   const json = isJsonMediaType(body.contentType);
   // A form is sent from a dict, anything else (a file, text) as it is.
-  const type = json ? mapper.annotation(body.schema, `${hint}Body`, defs) : body.contentType === 'application/x-www-form-urlencoded' ? 'typing.Mapping[str, str]' : 'bytes | str';
+  const type = json ? mapper.type(body.schema, `${hint}Body`, defs) : body.contentType === 'application/x-www-form-urlencoded' ? 'typing.Mapping[str, str]' : 'bytes | str';
   const text = body.required ? `${name}: ${type}` : `${name}: ${optional(type)} = None`;
   return { name, contentType: body.contentType, parameter: { name, text, required: body.required } };
 }
@@ -94,7 +94,7 @@ interface Result {
 
 function resultOf(operation: InterfaceOperation, mapper: TypeMapper, defs: SchemaDefs, hint: string): Result {
   const { result } = operation;
-  if (result.schema !== null) return { kind: 'json', annotation: mapper.annotation(result.schema, `${hint}Result`, defs) };
+  if (result.schema !== null) return { kind: 'json', annotation: mapper.type(result.schema, `${hint}Result`, defs) };
   if (result.contentType === null && (result.status === 204 || result.status === 205)) return { kind: 'none', annotation: 'None' };
   return { kind: 'response', annotation: '_rt.Response' };
 }

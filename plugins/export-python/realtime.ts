@@ -50,7 +50,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
 function messageOf(parameters: unknown, mapper: TypeMapper, hint: string): { name: string; type: string; raw: boolean } {
   const properties = isSchema(parameters) && isSchema(parameters['properties']) ? Object.entries(parameters['properties']) : [];
   const [key, schema] = properties[0] ?? ['message', {}];
-  const type = mapper.annotation(schema, `${hint}Message`);
+  const type = mapper.type(schema, `${hint}Message`);
   return { name: identifier(key, 'p_'), type, raw: isRaw(type) };
 }
 
@@ -61,7 +61,7 @@ function itemOf(returns: unknown, mapper: TypeMapper, hint: string): { type: str
     const prefix = returns['prefixItems'];
     schema = Array.isArray(prefix) ? { anyOf: prefix } : (returns['items'] ?? {});
   }
-  const type = isSchema(schema) ? mapper.annotation(schema, `${hint}Reply`) : ANY;
+  const type = isSchema(schema) ? mapper.type(schema, `${hint}Reply`) : ANY;
   if (type === ANY || type === 'None') return { type: ANY, mode: 'json' };
   return { type, mode: isRaw(type) ? 'raw' : 'typed' };
 }

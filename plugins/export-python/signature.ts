@@ -39,7 +39,7 @@ export function signatureOf(schema: unknown, mapper: TypeMapper, hint: string): 
   let keywordOnly = false;
   for (const [key, property] of Object.entries(properties)) {
     const name = names.take(identifier(key, 'p_'));
-    const type = mapper.annotation(property, `${hint}${capitalize(name)}`);
+    const type = mapper.type(property, `${hint}${capitalize(name)}`);
     let value: string | null = null;
     if (isSchema(property) && Object.hasOwn(property, 'default')) value = defaultSource(property['default'], type);
     else if (!required.has(key)) value = '_rt.OMITTED';
@@ -49,7 +49,7 @@ export function signatureOf(schema: unknown, mapper: TypeMapper, hint: string): 
   }
   const extra = schema['additionalProperties'];
   const kwargs = extra === undefined || extra === false ? null
-    : { name: names.take('kwargs'), type: isSchema(extra) ? mapper.annotation(extra, `${hint}Extra`) : ANY };
+    : { name: names.take('kwargs'), type: isSchema(extra) ? mapper.type(extra, `${hint}Extra`) : ANY };
   return { parameters, kwargs, arrays };
 }
 

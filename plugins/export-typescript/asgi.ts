@@ -17,7 +17,7 @@ const MEMBERS = [
   'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable',
 ];
 
-/** What the runtime needs of one operation (runtime-js.ts `Asgi#_operation`). */
+/** What the runtime needs of one operation (runtime/runtime.js `Asgi#_operation`). */
 interface OperationSpec {
   readonly name: string;
   readonly method: string;

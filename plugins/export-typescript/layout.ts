@@ -17,9 +17,8 @@ import { renderAsgi } from './asgi.js';
 import { renderEndpoint, renderFunction } from './endpoint.js';
 import { camelName, commentText, GLOBAL_TYPES, jsDoc, NameScope, propertyKey, tsString, typeName } from './names.js';
 import { renderRealtime } from './realtime.js';
-import { errorsDts, errorsJs } from './runtime/errors.js';
-import { RUNTIME_DTS } from './runtime/runtime-dts.js';
-import { RUNTIME_JS } from './runtime/runtime-js.js';
+import { errorsDts, errorsJs } from './errors.js';
+import { RUNTIME_FILES, runtimeSource } from './runtime-files.js';
 import { renderModels, TypeMapper } from './schema-types.js';
 import type { RenderedWorkload, WorkloadNames } from './workload.js';
 
@@ -60,8 +59,7 @@ export function exportTypeScript(app: AppInterface, options: ExportOptions = {})
     { path: `${root}/package.json`, contents: packageJson(app, pkg) },
     { path: `${root}/index.js`, contents: indexJs(app, comment, objects, rendered) },
     { path: `${root}/index.d.ts`, contents: indexDts(app, comment, objects, names, rendered, renderModels(mapper.models)) },
-    { path: `${root}/runtime.js`, contents: `${comment}${RUNTIME_JS}` },
-    { path: `${root}/runtime.d.ts`, contents: `${comment}${RUNTIME_DTS}` },
+    ...RUNTIME_FILES.map((name) => ({ path: `${root}/${name}`, contents: `${comment}${runtimeSource(name)}` })),
     { path: `${root}/errors.js`, contents: `${comment}${errorsJs()}` },
     { path: `${root}/errors.d.ts`, contents: `${comment}${errorsDts()}` },
   ];

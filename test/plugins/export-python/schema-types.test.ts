@@ -4,9 +4,9 @@ import { className, identifier, NameScope, pyDocstring, pyLiteral } from '../../
 import { TypeMapper, unionMembers } from '../../../plugins/export-python/schema-types.js';
 
 const mapper = () => new TypeMapper(new NameScope(['greet']));
-const map = (schema: unknown) => mapper().annotation(schema, 'Greet');
+const map = (schema: unknown) => mapper().type(schema, 'Greet');
 
-describe('TypeMapper#annotation(): JSON Schema → Python annotation', () => {
+describe('TypeMapper#type(): JSON Schema → Python annotation', () => {
   const table: [string, unknown, string][] = [
     ['{} (no annotation, Any)', {}, 'typing.Any'],
     ['str', { type: 'string' }, 'str'],
@@ -40,8 +40,8 @@ describe('TypeMapper#annotation(): JSON Schema → Python annotation', () => {
   it('makes a dataclass of an object schema with properties, named by its title, once for equal schemas', () => {
     const types = mapper();
     const greeting = { type: 'object', title: 'Greeting', properties: { message: { type: 'string' }, length: { type: 'integer' } }, required: ['message', 'length'] };
-    assert.equal(types.annotation(greeting, 'Greet'), 'Greeting');
-    assert.equal(types.annotation({ type: 'array', items: greeting }, 'Other'), 'list[Greeting]');
+    assert.equal(types.type(greeting, 'Greet'), 'Greeting');
+    assert.equal(types.type({ type: 'array', items: greeting }, 'Other'), 'list[Greeting]');
     assert.deepEqual(types.models.map((m) => [m.name, m.fields.map((f) => [f.name, f.type, f.default])]), [
       ['Greeting', [['message', 'str', null], ['length', 'int', null]]],
     ]);
@@ -49,9 +49,9 @@ describe('TypeMapper#annotation(): JSON Schema → Python annotation', () => {
 
   it('names an untitled object from its place, and a second class of the same title apart', () => {
     const types = mapper();
-    assert.equal(types.annotation({ type: 'object', properties: { a: { type: 'integer' } } }, 'GreetResult'), 'GreetResult');
-    assert.equal(types.annotation({ type: 'object', title: 'GreetResult', properties: { b: { type: 'string' } } }, 'X'), 'GreetResult_2');
-    assert.equal(types.annotation({ type: 'object', title: 'greet', properties: {} }, 'X'), 'Greet', 'title greet becomes the class Greet');
+    assert.equal(types.type({ type: 'object', properties: { a: { type: 'integer' } } }, 'GreetResult'), 'GreetResult');
+    assert.equal(types.type({ type: 'object', title: 'GreetResult', properties: { b: { type: 'string' } } }, 'X'), 'GreetResult_2');
+    assert.equal(types.type({ type: 'object', title: 'greet', properties: {} }, 'X'), 'Greet', 'title greet becomes the class Greet');
   });
 
   it('follows $defs/$ref (pydantic), nested models and recursion, with defaults, aliases and optional fields', () => {
@@ -72,7 +72,7 @@ describe('TypeMapper#annotation(): JSON Schema → Python annotation', () => {
       },
       $ref: '#/$defs/Person',
     };
-    assert.equal(types.annotation(person, 'Greet'), 'Person');
+    assert.equal(types.type(person, 'Greet'), 'Person');
     const byName = Object.fromEntries(types.models.map((m) => [m.name, m]));
     assert.deepEqual(Object.keys(byName), ['Person', 'Address']);
     assert.equal(byName.Person!.doc, 'A person.');
@@ -88,13 +88,13 @@ describe('TypeMapper#annotation(): JSON Schema → Python annotation', () => {
   it("resolves the SDK's recursion marker {\"title\": X} to the class being built", () => {
     const types = mapper();
     const node = { type: 'object', title: 'Node', properties: { children: { type: 'array', items: { title: 'Node' } } }, required: ['children'] };
-    assert.equal(types.annotation(node, 'Greet'), 'Node');
+    assert.equal(types.type(node, 'Greet'), 'Node');
     assert.equal(types.models[0]!.fields[0]!.type, 'list[Node]');
   });
 
   it('makes a dataclass keyword-only when a required field follows a defaulted one (kw_only dataclasses)', () => {
     const types = mapper();
-    types.annotation({ type: 'object', title: 'Typing', properties: { type: { enum: ['typing'], default: 'typing' }, to: { type: 'string' } }, required: ['to'] }, 'X');
+    types.type({ type: 'object', title: 'Typing', properties: { type: { enum: ['typing'], default: 'typing' }, to: { type: 'string' } }, required: ['to'] }, 'X');
     assert.equal(types.models[0]!.kwOnly, true);
     const text = renderModels(types.models, '# header\n', 'demo');
     assert.match(text, /@_dc\.dataclass\(kw_only=True\)\nclass Typing:\n    type: typing\.Literal\["typing"\] = "typing"\n    to: str\n/);
@@ -102,7 +102,7 @@ describe('TypeMapper#annotation(): JSON Schema → Python annotation', () => {
 
   it('renames fields that would break the class or hide a type, keeping their JSON key', () => {
     const types = mapper();
-    types.annotation({ type: 'object', title: 'Odd', properties: { self: { type: 'integer' }, class: { type: 'integer' }, str: { type: 'string' }, '2x': { type: 'integer' }, Odd: { type: 'integer' } }, required: ['self', 'class', 'str', '2x', 'Odd'] }, 'X');
+    types.type({ type: 'object', title: 'Odd', properties: { self: { type: 'integer' }, class: { type: 'integer' }, str: { type: 'string' }, '2x': { type: 'integer' }, Odd: { type: 'integer' } }, required: ['self', 'class', 'str', '2x', 'Odd'] }, 'X');
     const text = renderModels(types.models, '# header\n', 'demo');
     assert.match(text, /    self_: int = _dc\.field\(metadata=\{"json": "self"\}\)\n/);
     assert.match(text, /    class_: int = _dc\.field\(metadata=\{"json": "class"\}\)\n/);

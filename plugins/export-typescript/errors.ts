@@ -4,7 +4,7 @@
  * client is generated, so a client knows every code its server may send.
  */
 import { errorCodes } from 'svc/plugin';
-import { jsDoc, tsString } from '../names.js';
+import { jsDoc, tsString } from './names.js';
 
 const codes = (): [string, { status: number; summary: string }][] => Object.entries(errorCodes);
 

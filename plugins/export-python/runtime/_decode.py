@@ -1,10 +1,4 @@
-/**
- * The source of `_decode.py`, written into every generated package: JSON to the generated dataclasses and back (nested, unions, JSON keys
- * that are not identifiers), strict first, then lenient.
- * Python kept whole in a string (String.raw: its backslashes stay as they are; it
- * holds no backtick), so that a generated client never depends on this exporter.
- */
-export const DECODE_SOURCE = String.raw`"""JSON to the generated dataclasses and back, for the client's answers and arguments.
+"""JSON to the generated dataclasses and back, for the client's answers and arguments.
 
 An answer is decoded strictly first (every field known, unions by exact fit), then leniently
 (fields the client does not know are ignored: a newer deployment may add some); one that still
@@ -205,4 +199,3 @@ def svc_error(value: Any) -> RemoteError | None:
     if isinstance(code, str) and isinstance(message, str):
         return error_for(code, message, hint=typing.cast("str | None", hint), details=error.get("details"))
     return None
-`;

@@ -1,10 +1,4 @@
-/**
- * The source of `_websocket.py`, written into every generated package: WebSocket sessions (realtime handlers, ASGI WebSocket routes) on the
- * websockets package, imported only when a session opens.
- * Python kept whole in a string (String.raw: its backslashes stay as they are; it
- * holds no backtick), so that a generated client never depends on this exporter.
- */
-export const WEBSOCKET_SOURCE = String.raw`"""WebSocket sessions with realtime handlers and the WebSocket routes of ASGI apps.
+"""WebSocket sessions with realtime handlers and the WebSocket routes of ASGI apps.
 
 Uses the websockets package (version 11 or newer, for its synchronous client), imported only when
 a session opens: the rest of the client works without it.
@@ -146,4 +140,3 @@ class Connection:
         if self._items == "json":
             return value
         return decode(self._item, value, f"a message from {self._workload.app}/{self._workload.name}", self._workload.app)
-`;

@@ -1,12 +1,4 @@
 /**
- * The source of `runtime.js`, written into every generated package: what the
- * generated workload objects run on (the server and token, calls with the
- * platform's `fetch`, Server-Sent Events, WebSocket sessions, typed errors).
- * JavaScript kept whole in a string (String.raw: its backslashes stay as they
- * are; it holds no backtick and no `${`), so that a client never depends on
- * this exporter; `runtime-dts.ts` declares its types.
- */
-export const RUNTIME_JS = String.raw`/**
  * What the generated client of an svc app runs on. One copy per generated package, so a
  * client never depends on the exporter that made it; nothing but the platform's fetch,
  * WebSocket, TextEncoder and TextDecoder (Node 20+, Deno, Bun, browsers).
@@ -17,8 +9,27 @@ export const RUNTIME_JS = String.raw`/**
  */
 import { ERROR_STATUS } from './errors.js';
 
+/** @typedef {import('./runtime.js').ClientOptions} ClientOptions */
+/** @typedef {import('./runtime.js').WorkloadInfo<string>} WorkloadInfo */
+/** @typedef {import('./runtime.js').AsgiRequestInit} AsgiRequestInit */
+/** @typedef {import('./runtime.js').SvcErrorCode} SvcErrorCode */
+/** @typedef {Readonly<Record<string, unknown>>} Arguments */
+/** @typedef {{ readonly methods: readonly string[], readonly arrays: readonly string[] | null, readonly stream: boolean, readonly raw: boolean }} EndpointSpec */
+/**
+ * @typedef {{ readonly name: string, readonly method: string, readonly path: string,
+ *   readonly parameters: readonly { readonly key: string, readonly name: string, readonly in: string }[],
+ *   readonly body: { readonly key: string, readonly contentType: string, readonly json: boolean } | null,
+ *   readonly result: 'none' | 'json' | 'text' | 'bytes' }} OperationSpec
+ */
+/** @typedef {{ readonly messageRaw: boolean, readonly items: 'raw' | 'json' | 'typed', readonly svcErrors: boolean }} SocketTyping */
+/**
+ * What the runtime uses of a WebSocket, the standard one's or the ws package's.
+ * @typedef {{ binaryType: string, onopen: (() => void) | null, onerror: (() => void) | null, onclose: (() => void) | null,
+ *   onmessage: ((event: { data: string | ArrayBuffer }) => void) | null, send(data: string | ArrayBuffer | Uint8Array): void, close(code?: number): void }} SocketLike
+ */
+
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
-/** The code of an error answer that is not svc's own (an ASGI app's, a proxy's), by status: as the Python SDK does. */
+/** @type {Readonly<Record<number, SvcErrorCode>>} The code of an error answer that is not svc's own (an ASGI app's, a proxy's), by status: as the Python SDK does. */
 const STATUS_CODES = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 429: 'rate_limited', 502: 'upstream_unreachable', 503: 'no_capacity' };
 
 /**
@@ -28,43 +39,61 @@ const STATUS_CODES = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 
 const SVC_ERROR = Symbol.for('svc-clients.SvcError');
 const CONNECTION_CLOSED = Symbol.for('svc-clients.ConnectionClosedError');
 
-const branded = (value, brand) => typeof value === 'object' && value !== null && value[brand] === true;
+/** @type {(value: unknown, brand: symbol) => boolean} */
+const branded = (value, brand) => typeof value === 'object' && value !== null && /** @type {Record<symbol, unknown>} */ (value)[brand] === true;
 
 export class SvcError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {{ readonly status?: number | undefined, readonly hint?: string | undefined, readonly details?: unknown }} [options]
+   */
   constructor(code, message, options = {}) {
     super(message);
     Object.defineProperty(this, SVC_ERROR, { value: true });
     this.name = 'SvcError';
     this.code = code;
-    this.status = options.status ?? ERROR_STATUS[code] ?? 500;
+    this.status = options.status ?? ERROR_STATUS[/** @type {SvcErrorCode} */ (code)] ?? 500;
     this.hint = options.hint ?? null;
     this.details = options.details;
   }
 
+  /** @param {unknown} value */
   static [Symbol.hasInstance](value) {
     return branded(value, SVC_ERROR);
   }
 }
 
 export class ConnectionClosedError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     Object.defineProperty(this, CONNECTION_CLOSED, { value: true });
     this.name = 'ConnectionClosedError';
   }
 
+  /** @param {unknown} value */
   static [Symbol.hasInstance](value) {
     return branded(value, CONNECTION_CLOSED);
   }
 }
 
-/** The SvcError of svc's error body or message '{"error": {"code", "message", ...}}' (that one key only), else null; 'status' defaults to the code's. */
+/**
+ * The SvcError of svc's error body or message '{"error": {"code", "message", ...}}' (that one key only), else null; 'status' defaults to the code's.
+ * @param {unknown} value
+ * @param {number} [status]
+ */
 function svcErrorOf(value, status) {
-  const error = value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 ? value.error : undefined;
+  /** @type {{ code?: unknown, message?: unknown, hint?: unknown, details?: unknown } | null | undefined} */
+  const error = value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 ? /** @type {{ error?: any }} */ (value).error : undefined;
   if (error === null || typeof error !== 'object' || typeof error.code !== 'string' || typeof error.message !== 'string') return null;
   return new SvcError(error.code, error.message, { status, hint: typeof error.hint === 'string' ? error.hint : undefined, details: error.details });
 }
 
+/**
+ * @param {string} text
+ * @returns {{ value: unknown } | null}
+ */
 function parseJson(text) {
   try {
     return { value: JSON.parse(text) };
@@ -73,7 +102,12 @@ function parseJson(text) {
   }
 }
 
-/** The SvcError of an error answer (status >= 400) to 'what': svc's own code, else one by status, the body in 'details'. */
+/**
+ * The SvcError of an error answer (status >= 400) to 'what': svc's own code, else one by status, the body in 'details'.
+ * @param {number} status
+ * @param {string} text
+ * @param {string} what
+ */
 export function errorFromAnswer(status, text, what) {
   const parsed = parseJson(text);
   const own = parsed === null ? null : svcErrorOf(parsed.value, status);
@@ -83,26 +117,35 @@ export function errorFromAnswer(status, text, what) {
   return new SvcError(code, what + ' answered HTTP ' + status + (shown ? ': ' + shown : ''), { status, details: parsed === null ? undefined : parsed.value });
 }
 
+/** @param {string} name */
 function environment(name) {
-  const process = globalThis.process;
+  const process = /** @type {{ process?: { env?: Record<string, string | undefined> } | null }} */ (globalThis).process;
   const value = process !== undefined && process !== null && process.env ? process.env[name] : undefined;
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-/** A query value as the runtime reads it: booleans as true/false, strings as they are, anything else as JSON. */
+/**
+ * A query value as the runtime reads it: booleans as true/false, strings as they are, anything else as JSON.
+ * @param {unknown} value
+ * @returns {string}
+ */
 function queryText(value) {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return JSON.stringify(value);
 }
 
-/** 'a=1&b=x&b=y': null and undefined left out, arrays as the key repeated (those named in 'arrays', or all when null). */
+/**
+ * 'a=1&b=x&b=y': null and undefined left out, arrays as the key repeated (those named in 'arrays', or all when null).
+ * @param {Arguments} values
+ * @param {readonly string[] | null} arrays
+ */
 function queryString(values, arrays) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(values)) {
     if (value === null || value === undefined) continue;
     if (Array.isArray(value) && (arrays === null || arrays.includes(key))) {
-      for (const item of value) if (item !== null && item !== undefined) query.append(key, queryText(item));
+      for (const item of /** @type {unknown[]} */ (value)) if (item !== null && item !== undefined) query.append(key, queryText(item));
     } else {
       query.append(key, queryText(value));
     }
@@ -112,6 +155,11 @@ function queryString(values, arrays) {
 
 /** An answer read whole. */
 class ClientResponse {
+  /**
+   * @param {number} status
+   * @param {Readonly<Record<string, string>>} headers
+   * @param {Uint8Array} body
+   */
   constructor(status, headers, body) {
     this.status = status;
     this.ok = status >= 200 && status < 300;
@@ -129,21 +177,38 @@ class ClientResponse {
 }
 
 /** One workload of the app, with the options it calls with. */
+/** @template Extra */
 class Workload {
+  /**
+   * @param {WorkloadInfo} info
+   * @param {ClientOptions} options
+   * @param {Extra} extra
+   */
   constructor(info, options, extra) {
-    Object.assign(this, info);
+    this.app = info.app;
+    this.name = info.name;
+    this.kind = info.kind;
+    this.url = info.url;
+    this.path = info.path;
+    this.authorized = info.authorized;
     Object.defineProperty(this, '_options', { value: Object.freeze({ ...options }) });
     Object.defineProperty(this, '_extra', { value: extra });
+    // What defineProperty set (not enumerable, read-only), declared for the type checker.
+    /** @type {Readonly<ClientOptions>} */ this._options;
+    /** @type {Extra} */ this._extra;
   }
 
+  /** @param {ClientOptions} options */
   withOptions(options) {
-    return new this.constructor(this._info(), { ...this._options, ...options }, this._extra);
+    const Class = /** @type {new (info: WorkloadInfo, options: ClientOptions, extra: Extra) => this} */ (this.constructor);
+    return new Class(this._info(), { ...this._options, ...options }, this._extra);
   }
 
   toString() {
     return 'svc client of ' + this.app + '/' + this.name + ' (' + this.kind + ') at ' + (this.url ?? 'no URL');
   }
 
+  /** @returns {WorkloadInfo} */
   _info() {
     return { app: this.app, name: this.name, kind: this.kind, url: this.url, path: this.path, authorized: this.authorized };
   }
@@ -156,6 +221,7 @@ class Workload {
 
   _generatedServer() {
     const url = this.url ?? '';
+    /** @type {string} */
     const path = this.path ?? '';
     const base = path !== '' && url.endsWith(path) ? url.slice(0, url.length - path.length) : url;
     return base.startsWith('ws') ? 'http' + base.slice(2) : base;
@@ -165,6 +231,7 @@ class Workload {
     return this._options.token !== undefined ? this._options.token : (environment('SVC_TOKEN') ?? null);
   }
 
+  /** @returns {Record<string, string>} */
   _headers() {
     const token = this._token();
     return token ? { authorization: 'Bearer ' + token } : {};
@@ -174,11 +241,18 @@ class Workload {
     return 'the svc server (for ' + this.app + '/' + this.name + ')';
   }
 
+  /**
+   * @param {string} method
+   * @param {string} url
+   * @param {string | Uint8Array | undefined} body
+   * @param {Record<string, string>} headers
+   */
   async _fetch(method, url, body, headers) {
     let response;
     try {
-      response = await fetch(url, { method, headers, body });
-    } catch (error) {
+      response = await fetch(url, { method, headers, body: /** @type {BodyInit | undefined} */ (body) });
+    } catch (e) {
+      const error = /** @type {any} */ (e);
       const reason = error && error.cause && error.cause.message ? error.cause.message : String(error && error.message ? error.message : error);
       throw new SvcError('server_unreachable', 'cannot reach ' + this._where() + ' at ' + url.split('?')[0] + ': ' + reason, {
         hint: 'Check that the server runs and that SVC_SERVER (or the server option) names it.',
@@ -187,12 +261,22 @@ class Workload {
     return response;
   }
 
+  /**
+   * @param {string} method
+   * @param {string} url
+   * @param {string | Uint8Array | undefined} body
+   * @param {Record<string, string>} headers
+   */
   async _exchange(method, url, body, headers) {
     const response = await this._fetch(method, url, body, headers);
     const read = method === 'HEAD' ? new Uint8Array(0) : new Uint8Array(await response.arrayBuffer());
     return new ClientResponse(response.status, Object.fromEntries(response.headers), read);
   }
 
+  /**
+   * @param {ClientResponse} response
+   * @param {string} what
+   */
   _decodeJson(response, what) {
     const parsed = parseJson(response.text());
     if (parsed === null) {
@@ -202,27 +286,40 @@ class Workload {
   }
 }
 
-/** The method an endpoint's request() uses: the first of POST, PUT, PATCH it takes, else GET, else its first. */
+/**
+ * The method an endpoint's request() uses: the first of POST, PUT, PATCH it takes, else GET, else its first.
+ * @param {readonly string[]} methods
+ * @returns {string}
+ */
 function callMethod(methods) {
-  return BODY_METHODS.find((method) => methods.includes(method)) ?? (methods.includes('GET') || methods.length === 0 ? 'GET' : methods[0]);
+  return BODY_METHODS.find((method) => methods.includes(method)) ?? (methods.includes('GET') || methods.length === 0 ? 'GET' : /** @type {string} */ (methods[0]));
 }
 
 /** An HTTP endpoint: request() sends the function's arguments (a JSON body for POST, PUT, PATCH, else the query). */
+/** @extends {Workload<EndpointSpec>} */
 export class Endpoint extends Workload {
+  /** @param {Arguments} [args] */
   request(args) {
     return this._extra.stream ? this._events(args) : this._call(args);
   }
 
+  /** @param {Arguments} [args] */
   raw(args) {
     const { method, url, body, headers } = this._prepare(args, 'application/json');
     return this._exchange(method, url, body, headers);
   }
 
+  /**
+   * @param {Arguments | undefined} args
+   * @param {string} accept
+   */
   _prepare(args, accept) {
     const given = Object.fromEntries(Object.entries(args ?? {}).filter(([, value]) => value !== undefined));
     const method = callMethod(this._extra.methods);
+    /** @type {Record<string, string>} */
     const headers = { ...this._headers(), accept };
     let url = this._base();
+    /** @type {string | undefined} */
     let body;
     if (BODY_METHODS.includes(method)) {
       body = JSON.stringify(given);
@@ -234,6 +331,7 @@ export class Endpoint extends Workload {
     return { method, url, body, headers };
   }
 
+  /** @param {Arguments | undefined} args */
   async _call(args) {
     const { method, url, body, headers } = this._prepare(args, 'application/json');
     const response = await this._exchange(method, url, body, headers);
@@ -242,6 +340,7 @@ export class Endpoint extends Workload {
     return this._decodeJson(response, this.app + '/' + this.name);
   }
 
+  /** @param {Arguments | undefined} args */
   async *_events(args) {
     const { method, url, body, headers } = this._prepare(args, 'text/event-stream');
     const response = await this._fetch(method, url, body, headers);
@@ -255,19 +354,23 @@ export class Endpoint extends Workload {
   }
 }
 
-/** The events of a text/event-stream answer, as they arrive: { type, data }. */
+/**
+ * The events of a text/event-stream answer, as they arrive: { type, data }.
+ * @param {Response} response
+ */
 async function* serverSentEvents(response) {
-  const reader = response.body.getReader();
+  const reader = /** @type {ReadableStream<Uint8Array>} */ (response.body).getReader();
   const decoder = new TextDecoder();
   let buffer = '';
   let type = 'message';
+  /** @type {string[]} */
   let data = [];
   try {
     for (;;) {
       const { done, value } = await reader.read();
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
       const lines = buffer.split(/\r\n|\r|\n/);
-      buffer = done ? '' : lines.pop();
+      buffer = done ? '' : /** @type {string} */ (lines.pop());
       for (const line of lines) {
         if (line === '') {
           if (data.length > 0) yield { type, data: data.join('\n') };
@@ -293,6 +396,7 @@ async function* serverSentEvents(response) {
 }
 
 /** A function: it has no URL, so no client can call it; it runs with .remote() from its project. */
+/** @extends {Workload<{}>} */
 export class FunctionWorkload extends Workload {
   request() {
     throw new TypeError(this.name + ' is a function of ' + this.app + ': it has no URL, so a generated client cannot call it. Call ' + this.name + '.remote(...) from the project that defines it, or run svc run <file>:' + this.name + '.');
@@ -300,20 +404,32 @@ export class FunctionWorkload extends Workload {
 }
 
 /** An ASGI app: any route with request(), its WebSocket routes with connect(), and one method per operation of its OpenAPI description. */
+/** @extends {Workload<{ readonly operations: readonly OperationSpec[] }>} */
 export class Asgi extends Workload {
+  /**
+   * @param {WorkloadInfo} info
+   * @param {ClientOptions} options
+   * @param {{ readonly operations: readonly OperationSpec[] }} extra
+   */
   constructor(info, options, extra) {
     super(info, options, extra);
     for (const operation of extra.operations) {
-      Object.defineProperty(this, operation.name, { value: (args) => this._operation(operation, args ?? {}) });
+      Object.defineProperty(this, operation.name, { value: (/** @type {Arguments | undefined} */ args) => this._operation(operation, args ?? {}) });
     }
   }
 
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {AsgiRequestInit} [init]
+   */
   request(method, path, init = {}) {
     if (init.json !== undefined && init.body !== undefined) throw new TypeError('request(): pass json or body, not both');
     let url = this._base().replace(/\/+$/, '') + '/' + String(path ?? '/').replace(/^\/+/, '');
     const query = queryString(init.query ?? {}, null);
     if (query !== '') url += (url.includes('?') ? '&' : '?') + query;
     const headers = { ...this._headers() };
+    /** @type {string | Uint8Array | undefined} */
     let body = init.body;
     if (init.json !== undefined) {
       body = JSON.stringify(init.json);
@@ -329,28 +445,36 @@ export class Asgi extends Workload {
     return openSocket(this, path, { messageRaw: true, items: 'raw', svcErrors: false });
   }
 
-  /** One operation: path parameters into the path, query and header ones where they go, the body as JSON (or as given). */
+  /**
+   * One operation: path parameters into the path, query and header ones where they go, the body as JSON (or as given).
+   * @param {OperationSpec} operation
+   * @param {Arguments} args
+   */
   async _operation(operation, args) {
-    const path = operation.path.replace(/\{([^}]+)\}/g, (_, name) => {
+    const path = operation.path.replace(/\{([^}]+)\}/g, (_, /** @type {string} */ name) => {
       const value = args[name];
       if (value === undefined || value === null) throw new TypeError(operation.name + '(): the path parameter ' + name + ' is missing');
       return encodeURIComponent(queryText(value));
     });
+    /** @type {Record<string, import('./runtime.js').QueryValue>} */
     const query = {};
+    /** @type {Record<string, string>} */
     const headers = {};
     for (const parameter of operation.parameters) {
       const value = args[parameter.key];
       if (value === undefined || value === null) continue;
-      if (parameter.in === 'query') query[parameter.name] = value;
+      if (parameter.in === 'query') query[parameter.name] = /** @type {import('./runtime.js').QueryValue} */ (value);
       else if (parameter.in === 'header') headers[parameter.name] = queryText(value);
     }
+    /** @type {{ query: typeof query, headers: typeof headers, json?: unknown, body?: string | Uint8Array }} */
     const init = { query, headers };
     const body = operation.body === null ? undefined : args[operation.body.key];
     if (body !== undefined) {
-      if (operation.body.json) init.json = body;
+      const spec = /** @type {NonNullable<OperationSpec['body']>} */ (operation.body);
+      if (spec.json) init.json = body;
       else {
         init.body = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
-        headers['content-type'] = operation.body.contentType;
+        headers['content-type'] = spec.contentType;
       }
     }
     const response = await this.request(operation.method, path, init);
@@ -370,6 +494,7 @@ export class Asgi extends Workload {
 }
 
 /** A realtime handler: connect() opens a typed WebSocket session. */
+/** @extends {Workload<{ readonly messageRaw: boolean, readonly items: SocketTyping['items'] }>} */
 export class Realtime extends Workload {
   connect() {
     return openSocket(this, '/', { messageRaw: this._extra.messageRaw, items: this._extra.items, svcErrors: true });
@@ -382,8 +507,13 @@ export class Realtime extends Workload {
  * before the app sees the request). When the socket does not open, a plain request to the
  * same URL tells why, as the typed error of svc's answer.
  */
+/**
+ * @param {Workload<unknown>} workload
+ * @param {string} path
+ * @param {SocketTyping} typing
+ */
 async function openSocket(workload, path, typing) {
-  const WebSocketClass = workload._options.WebSocket ?? globalThis.WebSocket;
+  const WebSocketClass = /** @type {(new (url: string) => SocketLike) | undefined} */ (workload._options.WebSocket ?? globalThis.WebSocket);
   if (typeof WebSocketClass !== 'function') {
     throw new TypeError('connect() needs a WebSocket class and this runtime has none (Node before 22): pass one in the options, createClient({ WebSocket }) with the ws package (npm install ws), or run Node 22 or newer');
   }
@@ -399,6 +529,10 @@ async function openSocket(workload, path, typing) {
   return connection;
 }
 
+/**
+ * @param {Workload<unknown>} workload
+ * @param {string} http
+ */
 async function refusal(workload, http) {
   const unreachable = () => new SvcError('server_unreachable', 'cannot open a WebSocket to ' + workload._where() + ' at ' + http, {
     hint: 'Check that the server runs and that SVC_SERVER (or the server option) names it.',
@@ -414,13 +548,22 @@ async function refusal(workload, http) {
 
 /** A WebSocket session: send() messages, receive() what comes back; an async iterable of the messages. */
 class Connection {
+  /**
+   * @param {SocketLike} socket
+   * @param {Workload<unknown>} workload
+   * @param {SocketTyping} typing
+   */
   constructor(socket, workload, typing) {
     this._socket = socket;
     this._workload = workload;
     this._typing = typing;
+    /** @type {(string | Uint8Array)[]} */
     this._frames = [];
+    /** @type {(() => void)[]} */
     this._waiting = [];
     this.closed = false;
+    /** @type {(() => void) | undefined} set by close() */ this._closing;
+    /** @type {Promise<boolean>} */
     this._opened = new Promise((resolve) => {
       let open = false;
       socket.onopen = () => {
@@ -445,6 +588,7 @@ class Connection {
     };
   }
 
+  /** @param {unknown} message */
   send(message) {
     if (this.closed) throw this._closedError();
     if (message instanceof Uint8Array || message instanceof ArrayBuffer) this._socket.send(message);
@@ -455,15 +599,15 @@ class Connection {
   async receive() {
     while (this._frames.length === 0) {
       if (this.closed) throw this._closedError();
-      await new Promise((resolve) => this._waiting.push(resolve));
+      await new Promise((resolve) => this._waiting.push(() => resolve(undefined)));
     }
-    return this._decode(this._frames.shift());
+    return this._decode(/** @type {string | Uint8Array} */ (this._frames.shift()));
   }
 
   close() {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
-      this._closing = resolve;
+      this._closing = () => resolve(undefined);
       this._socket.close(1000);
     });
   }
@@ -488,7 +632,10 @@ class Connection {
     return new ConnectionClosedError('the WebSocket to ' + this._workload.app + '/' + this._workload.name + ' is closed');
   }
 
-  /** raw: frames as they came; json: parsed when JSON; typed: parsed, or unexpected_response. svc's error messages are thrown. */
+  /**
+   * raw: frames as they came; json: parsed when JSON; typed: parsed, or unexpected_response. svc's error messages are thrown.
+   * @param {string | Uint8Array} frame
+   */
   _decode(frame) {
     const items = this._typing.items;
     if (typeof frame !== 'string' && items !== 'typed') return frame;
@@ -503,4 +650,3 @@ class Connection {
     return items === 'raw' ? frame : parsed.value;
   }
 }
-`;

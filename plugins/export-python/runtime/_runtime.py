@@ -1,10 +1,4 @@
-/**
- * The source of `_runtime.py`, written into every generated package: what the generated workload objects run on: finding the server and the token,
- * calls through the svc SDK's HTTP client, Server-Sent Events, typed errors.
- * Python kept whole in a string (String.raw: its backslashes stay as they are; it
- * holds no backtick), so that a generated client never depends on this exporter.
- */
-export const RUNTIME_SOURCE = String.raw`"""What the generated client of an svc app runs on: calls, answers, WebSockets.
+"""What the generated client of an svc app runs on: calls, answers, WebSockets.
 
 One copy per generated package, so a client never depends on the exporter that
 made it. It does depend on the svc Python SDK, for the three things a client
@@ -311,4 +305,3 @@ class Realtime(Workload):
     def _connect(self, connection: type[_C], headers: Mapping[str, str] | None,
                  open_timeout: float | None) -> _C:
         return open_socket(self, connection, "/", headers, open_timeout, self._typing)
-`;

@@ -1,10 +1,4 @@
-/**
- * The source of `runtime.d.ts`, written into every generated package: the
- * types of `runtime.js` (runtime-js.ts), hand-written because the exporter
- * is a pure function and cannot run tsc. They use no DOM and no Node type, so
- * a project compiles the client whatever its `lib` and `types`.
- */
-export const RUNTIME_DTS = String.raw`import type { SvcErrorCode } from './errors.js';
+import type { SvcErrorCode } from './errors.js';
 
 export type { SvcErrorCode } from './errors.js';
 
@@ -106,4 +100,3 @@ export interface AsgiApp {
   /** Opens one of the app's WebSocket routes: text frames as strings, binary ones as Uint8Array. */
   connect(path?: string): Promise<Connection<string | Uint8Array, string | Uint8Array>>;
 }
-`;
