@@ -132,6 +132,7 @@ class TarReader {
       await race(this.#handling);
     } finally {
       extract.destroy();
+      await this.#handling; // an entry's hook still running (a file being opened) settles before the caller cleans up
     }
   }
 
