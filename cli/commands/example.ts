@@ -21,7 +21,7 @@ import { createGunzip } from 'node:zlib';
 import type { ExampleSummary } from '../../core/api/examples.js';
 import { extractBundle } from '../../core/bundles/extract.js';
 import { formatBytes } from '../../core/bundles/format.js';
-import { TarFormatError, TarParser } from '../../core/bundles/tar-parser.js';
+import { readTar, TarFormatError, type TarHeader } from '../../core/bundles/tar-reader.js';
 import type { ExtractLimits } from '../../core/bundles/types.js';
 import { SvcError } from '../../core/errors.js';
 import { nameProblem } from '../../core/workspaces/names.js';
@@ -167,15 +167,15 @@ async function assertPlainEntries(archive: string, name: string): Promise<void> 
       details: { entry, rule: 'unsupported_type' },
     });
   let entries = 0;
-  const parser = new TarParser({
-    entry: async (header) => {
+  const hooks = {
+    entry: async (header: TarHeader) => {
       if (++entries > EXAMPLE_LIMITS.maxEntries) throw new SvcError('bundle_too_large', `refused the example ${name}: it holds more than ${EXAMPLE_LIMITS.maxEntries} entries.`);
       if (header.type === 'symlink') throw refuse(header.path, `is a symbolic link (to ${JSON.stringify(header.linkpath)})`);
       if (header.type === 'hardlink') throw refuse(header.path, `is a hard link (to ${JSON.stringify(header.linkpath)})`);
       if (header.type !== 'file' && header.type !== 'directory') throw refuse(header.path, `is a ${header.type.replace('-', ' ')}`);
       return null;
     },
-  });
+  };
   const input = createReadStream(archive);
   const gunzip = createGunzip();
   input.on('error', (error) => gunzip.destroy(error));
@@ -183,13 +183,15 @@ async function assertPlainEntries(archive: string, name: string): Promise<void> 
   // Headers and padding add a little to the files' sizes; a gzip bomb stops here, before it is unpacked.
   const most = EXAMPLE_LIMITS.maxTotalBytes + 16 * 1024 * 1024;
   let unpacked = 0;
-  try {
+  async function* counted(): AsyncGenerator<Buffer> {
     for await (const chunk of gunzip) {
       unpacked += (chunk as Buffer).length;
       if (unpacked > most) throw tooLarge(name, unpacked);
-      await parser.write(chunk as Buffer);
+      yield chunk as Buffer;
     }
-    parser.end();
+  }
+  try {
+    await readTar(counted(), hooks);
   } catch (error) {
     if (error instanceof SvcError) throw error;
     const why = error instanceof TarFormatError ? error.message : `the gzip data is damaged (${(error as Error).message})`;

@@ -19,7 +19,7 @@ import { createGunzip } from 'node:zlib';
 import { SvcError } from '../errors.js';
 import { removeAbandoned } from '../processes/abandoned.js';
 import { formatBytes } from './format.js';
-import { TarFormatError, TarParser, type EntrySink, type TarHeader } from './tar-parser.js';
+import { readTar, TarFormatError, type EntrySink, type TarHeader } from './tar-reader.js';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, type BundleRule } from './types.js';
 
 export interface ExtractResult {
@@ -93,14 +93,12 @@ class Extraction {
   ) {}
 
   async run(file: string): Promise<void> {
-    const parser = new TarParser({ entry: (header) => this.#entry(header), meta: (size) => this.#count(size, null) });
     const input = createReadStream(file);
     const gunzip = createGunzip();
     input.on('error', (error) => gunzip.destroy(error));
     input.pipe(gunzip);
     try {
-      for await (const chunk of gunzip) await parser.write(chunk as Buffer);
-      parser.end();
+      await readTar(gunzip, { entry: (header) => this.#entry(header), meta: (size) => this.#count(size, null) });
     } catch (error) {
       throw this.#translate(error);
     } finally {

@@ -49,7 +49,13 @@ export function resolvePlugins(input: { builtins: readonly PluginOption[]; user:
 
 async function loadPlugin(spec: PluginSpec, cwd: string): Promise<Plugin> {
   const { module, options } = normalizeSpec(spec);
-  const url = await resolveModule(module, cwd);
+  let url: string | null;
+  try {
+    url = resolveModule(module, cwd);
+  } catch (error) {
+    throw invalid(module, `cannot load plugin module "${module}": ${messageOf(error)}`,
+      'Fix the package\'s "exports" or "main" in its package.json, or the path in config "plugins".', error);
+  }
   if (url === null) {
     throw invalid(module, `cannot find plugin module "${module}" (resolved from ${cwd})`,
       isPathSpec(module)

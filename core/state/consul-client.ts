@@ -8,6 +8,7 @@
  * blocking query's timeout leaves room for Consul's wait plus its jitter
  * of up to wait/16. The package keeps connections alive and sends the ACL
  * token as `X-Consul-Token`. A status outside 2xx is a `ConsulError`.
+ * Why the package is not used bare: test/core/state/consul-package.test.ts.
  */
 import { agentOperation, timed, type CallObserver } from '../metrics/platform-metrics.js';
 import { EventEmitter } from 'node:events';

@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { exampleDownload, exampleList } from '../../cli/commands/example.js';
 import { examplesRoot } from '../../core/paths.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
+import { tarArchive, type TarEntry } from '../fixtures/tar-writer.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { capture, rejectsWith } from './fixture.js';
 
@@ -21,29 +22,8 @@ function filesOf(dir: string, prefix = ''): Record<string, string> {
   return files;
 }
 
-/** One ustar header block plus the data, padded: enough to craft hostile archives. */
-function tarEntry(name: string, type: '0' | '1' | '2' | '5', data = '', linkpath = ''): Buffer {
-  const header = Buffer.alloc(512);
-  header.write(name, 0, 100);
-  header.write('0000644\0', 100);
-  header.write('0000000\0', 108);
-  header.write('0000000\0', 116);
-  header.write(`${Buffer.byteLength(data).toString(8).padStart(11, '0')}\0`, 124);
-  header.write('00000000000\0', 136);
-  header.write('        ', 148);
-  header.write(type, 156);
-  header.write(linkpath, 157, 100);
-  header.write('ustar\0', 257);
-  header.write('00', 263);
-  let sum = 0;
-  for (const byte of header) sum += byte;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  const body = Buffer.alloc(Math.ceil(Buffer.byteLength(data) / 512) * 512);
-  body.write(data);
-  return Buffer.concat([header, body]);
-}
-
-const tarGz = (...entries: Buffer[]) => gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]));
+const file = (name: string, content: string): TarEntry => ({ type: 'file', name, content });
+const tarGz = async (...entries: TarEntry[]) => gzipSync(await tarArchive(entries));
 
 describe('svc example list | download (in process, against a real server)', function () {
   this.timeout(60_000);
@@ -191,17 +171,17 @@ describe('svc example download: archives it refuses', function () {
   }
 
   it('a symbolic link, even one that stays inside', async () => {
-    await refused(tarGz(tarEntry('app.py', '0', 'x'), tarEntry('link.py', '2', '', 'app.py')), /"link\.py" is a symbolic link/);
+    await refused(await tarGz(file('app.py', 'x'), { type: 'symlink', name: 'link.py', target: 'app.py' }), /"link\.py" is a symbolic link/);
   });
 
   it('a hard link', async () => {
-    await refused(tarGz(tarEntry('app.py', '0', 'x'), tarEntry('hard.py', '1', '', 'app.py')), /"hard\.py" is a hard link/);
+    await refused(await tarGz(file('app.py', 'x'), { type: 'hardlink', name: 'hard.py', target: 'app.py' }), /"hard\.py" is a hard link/);
   });
 
   it('an absolute path and a ".." component', async () => {
-    await refused(tarGz(tarEntry('/etc/evil', '0', 'x')), /absolute path/);
-    await refused(tarGz(tarEntry('../evil.py', '0', 'x')), /"\.\." component/);
-    await refused(tarGz(tarEntry('ok/../../evil.py', '0', 'x')), /"\.\." component/);
+    await refused(await tarGz(file('/etc/evil', 'x')), /absolute path/);
+    await refused(await tarGz(file('../evil.py', 'x')), /"\.\." component/);
+    await refused(await tarGz(file('ok/../../evil.py', 'x')), /"\.\." component/);
   });
 
   it('a damaged archive and an answer that is not gzip', async () => {
@@ -214,7 +194,7 @@ describe('svc example download: archives it refuses', function () {
   });
 
   it('accepts a plain archive of files and folders', async () => {
-    archive = tarGz(tarEntry('pkg/', '5'), tarEntry('pkg/mod.py', '0', 'print(1)\n'), tarEntry('app.py', '0', 'import pkg\n'));
+    archive = await tarGz({ type: 'dir', name: 'pkg/' }, file('pkg/mod.py', 'print(1)\n'), file('app.py', 'import pkg\n'));
     const cwd = tempDir('svc-example-cwd-');
     const result = await exampleDownload(capture({ env, cwd }).context, 'plain');
     assert.deepEqual(result.files, ['app.py', 'pkg/mod.py']);

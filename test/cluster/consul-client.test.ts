@@ -6,6 +6,7 @@
  * The agent is the cluster suite's (test/cluster/agents.ts): the shipped config, ACLs on.
  */
 import assert from 'node:assert/strict';
+import Consul from 'consul';
 import { ConsulClient, ConsulError } from '../../core/state/consul-client.js';
 import { findBinary, startConsul, type ConsulAgent } from './agents.js';
 
@@ -54,6 +55,22 @@ describe('ConsulClient against a real Consul agent', function () {
     const keys = await consul.kvKeys('svc/nothing-under/');
     assert.deepEqual(keys.value, []);
     assert.ok(keys.index !== null && keys.index > 0);
+  });
+
+  it('the package alone, as typed, loses what the adapter keeps: the index of a read, and an empty listing on a 404', async () => {
+    // Why the adapter exists (docs/architecture.md; test/core/state/consul-package.test.ts shows the same against the stand-in).
+    const { hostname, port } = new URL(agent.url);
+    const bare = new Consul({ host: hostname, port: Number(port), defaults: { token: agent.rootToken } });
+    try {
+      assert.equal(await consul.kvSet('svc/typed', Buffer.from('1')), true);
+      const entry = await bare.kv.get('svc/typed');
+      assert.deepEqual(Object.keys(entry ?? {}).sort(), ['CreateIndex', 'Flags', 'Key', 'LockIndex', 'ModifyIndex', 'Value'], 'the body only, no X-Consul-Index');
+      assert.ok(((await consul.kvGet('svc/typed')).index ?? 0) > 0, 'the adapter reads it');
+      assert.equal(await bare.kv.get('svc/typed-missing'), undefined);
+      await assert.rejects(bare.kv.keys('svc/typed-nothing-under/'), /not found/i);
+    } finally {
+      bare.destroy();
+    }
   });
 
   it('sends keys percent-encoded as a whole (slashes too), which Consul decodes into the key', async () => {

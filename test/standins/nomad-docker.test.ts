@@ -163,7 +163,7 @@ describe('Nomad stand-in: docker driver', function () {
     baseLayout = await pythonBaseImageLayout(testCacheDir);
     const base = readLayout(baseLayout);
     // The app layer: the server script, and a whiteout deleting the base image's /etc/group.
-    const appLayer = writeLayer(path.join(work, 'app.tar.gz'), [
+    const appLayer = await writeLayer(path.join(work, 'app.tar.gz'), [
       { type: 'dir', name: 'opt/' },
       { type: 'dir', name: 'opt/app/' },
       { type: 'file', name: 'opt/app/serve.py', content: SERVE_PY },
@@ -191,13 +191,13 @@ describe('Nomad stand-in: docker driver', function () {
     const outside = mkdtempSync(path.join(tmpdir(), 'nomad-docker-outside-'));
     const root = path.join(work, 'hostile', 'rootfs');
     try {
-      const lower = writeLayer(path.join(work, 'lower.tar.gz'), [
+      const lower = await writeLayer(path.join(work, 'lower.tar.gz'), [
         { type: 'dir', name: 'data/' },
         { type: 'file', name: 'data/old.txt', content: 'old' },
         { type: 'file', name: 'keep.txt', content: 'keep' },
         { type: 'file', name: 'gone.txt', content: 'gone' },
       ]);
-      const upper = writeLayer(path.join(work, 'upper.tar.gz'), [
+      const upper = await writeLayer(path.join(work, 'upper.tar.gz'), [
         { type: 'file', name: '../escape.txt', content: 'escaped?' },
         { type: 'symlink', name: 'evil', target: outside },
         { type: 'file', name: 'evil/pwned.txt', content: 'pwned?' },

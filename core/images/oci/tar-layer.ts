@@ -1,16 +1,17 @@
 /**
- * Writes a folder as an image layer: a tar (POSIX ustar, with pax records
- * for long names) gzip'd, reproducible byte for byte — entries in name order,
- * owner root, mtime 0, modes reduced to 755/644 — so the same files give the
- * same digests and a registry that has the layer is never sent it again.
+ * Writes a folder as an image layer: a tar (tar-stream: POSIX ustar, pax
+ * records for long or non-ASCII names) gzip'd, reproducible byte for byte —
+ * entries in name order, owner root, mtime 0, modes reduced to 755/644 — so
+ * the same files give the same digests and a registry that has the layer is
+ * never sent it again.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, readdir, readlink, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import tar from 'tar-stream';
 
 export interface LayerBlob {
   /** sha256 of the gzip'd bytes: the layer's digest in the manifest. */
@@ -32,8 +33,6 @@ interface Entry {
   readonly target?: string;
 }
 
-const BLOCK = 512;
-
 /**
  * Tars `dir` as `/<under>/…` (its parent folders included) into `file`
  * (a temporary name of the caller's: it is removed if writing fails).
@@ -44,15 +43,15 @@ export async function writeLayer(dir: string, under: string, file: string): Prom
   const tarHash = createHash('sha256');
   const gzHash = createHash('sha256');
   let size = 0;
-  const tar = Readable.from(tarStream(entries));
-  tar.on('data', (chunk: Buffer) => tarHash.update(chunk));
+  const pack = tar.pack();
+  pack.on('data', (chunk) => tarHash.update(chunk as Buffer));
   const gzip = createGzip({ level: 6 });
   gzip.on('data', (chunk: Buffer) => {
     gzHash.update(chunk);
     size += chunk.length;
   });
   try {
-    await pipeline(tar, gzip, createWriteStream(file));
+    await Promise.all([addEntries(pack, entries), pipeline(pack, gzip, createWriteStream(file))]);
   } catch (error) {
     await rm(file, { force: true });
     throw error;
@@ -85,78 +84,27 @@ async function walk(dir: string, prefix: string): Promise<Entry[]> {
   return entries;
 }
 
-async function* tarStream(entries: readonly Entry[]): AsyncGenerator<Buffer> {
-  for (const entry of entries) {
-    yield* headers(entry);
-    if (entry.type !== 'file') continue;
-    let written = 0;
-    for await (const chunk of createReadStream(entry.source!)) {
-      written += (chunk as Buffer).length;
-      yield chunk as Buffer;
+/** Adds each entry in turn (one file open at a time), then the end of the archive. */
+async function addEntries(pack: tar.Pack, entries: readonly Entry[]): Promise<void> {
+  try {
+    for (const entry of entries) {
+      const header = { name: entry.name, mode: entry.mode, mtime: new Date(0), uid: 0, gid: 0, uname: 'root', gname: 'root' };
+      if (entry.type === 'file') {
+        let written = 0;
+        const source = createReadStream(entry.source!).on('data', (chunk) => (written += chunk.length));
+        try {
+          await pipeline(source, pack.entry({ ...header, type: 'file', size: entry.size }));
+        } catch (error) {
+          throw written === entry.size ? error : new Error(`${entry.source} changed size while it was written into an image layer`);
+        }
+      } else {
+        const extra = entry.type === 'dir' ? ({ type: 'directory' } as const) : ({ type: 'symlink', linkname: entry.target! } as const);
+        await new Promise<void>((resolve, reject) => pack.entry({ ...header, ...extra }, (error) => (error ? reject(error) : resolve())));
+      }
     }
-    if (written !== entry.size) throw new Error(`${entry.source} changed size while it was written into an image layer`);
-    const padding = (BLOCK - (entry.size % BLOCK)) % BLOCK;
-    if (padding > 0) yield Buffer.alloc(padding);
+    pack.finalize();
+  } catch (error) {
+    pack.destroy(error as Error);
+    throw error;
   }
-  yield Buffer.alloc(BLOCK * 2);
-}
-
-/** The entry's header, preceded by a pax header when a name or link is too long or not ASCII for ustar. */
-function headers(entry: Entry): Buffer[] {
-  const records: string[] = [];
-  const name = Buffer.from(entry.name);
-  if (name.length > 100 || !isAscii(entry.name)) records.push(paxRecord('path', entry.name));
-  if (entry.target !== undefined && (Buffer.byteLength(entry.target) > 100 || !isAscii(entry.target))) records.push(paxRecord('linkpath', entry.target));
-  if (entry.size > 0o77777777777) records.push(paxRecord('size', String(entry.size)));
-  const out: Buffer[] = [];
-  if (records.length > 0) {
-    const body = Buffer.from(records.join(''));
-    out.push(header({ name: 'PaxHeaders/entry', type: 'x', mode: 0o644, size: body.length, link: '' }), body, Buffer.alloc((BLOCK - (body.length % BLOCK)) % BLOCK));
-  }
-  const type = entry.type === 'file' ? '0' : entry.type === 'dir' ? '5' : '2';
-  out.push(header({ name: entry.name, type, mode: entry.mode, size: entry.type === 'file' ? entry.size : 0, link: entry.target ?? '' }));
-  return out;
-}
-
-/** `<length> <key>=<value>\n`, where the length counts the whole record, its own digits included. */
-function paxRecord(key: string, value: string): string {
-  const rest = ` ${key}=${value}\n`;
-  let length = Buffer.byteLength(rest) + 1;
-  while (String(length).length + Buffer.byteLength(rest) !== length) length = String(length).length + Buffer.byteLength(rest);
-  return `${length}${rest}`;
-}
-
-function header(fields: { name: string; type: string; mode: number; size: number; link: string }): Buffer {
-  const block = Buffer.alloc(BLOCK);
-  // Names that need a pax record get a truncated stand-in here, which readers ignore.
-  block.write(truncate(fields.name, 100), 0, 'utf8');
-  octal(block, 100, 8, fields.mode);
-  octal(block, 108, 8, 0);
-  octal(block, 116, 8, 0);
-  octal(block, 124, 12, Math.min(fields.size, 0o77777777777));
-  octal(block, 136, 12, 0);
-  block.fill(' ', 148, 156);
-  block.write(fields.type, 156, 'ascii');
-  block.write(truncate(fields.link, 100), 157, 'utf8');
-  block.write('ustar\0', 257, 'ascii');
-  block.write('00', 263, 'ascii');
-  block.write('root', 265, 'ascii');
-  block.write('root', 297, 'ascii');
-  let sum = 0;
-  for (const byte of block) sum += byte;
-  block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-  return block;
-}
-
-function octal(block: Buffer, offset: number, length: number, value: number): void {
-  block.write(`${value.toString(8).padStart(length - 1, '0')}\0`, offset, 'ascii');
-}
-
-function truncate(text: string, bytes: number): string {
-  const buffer = Buffer.from(text);
-  return buffer.length <= bytes ? text : buffer.subarray(0, bytes).toString('latin1').replace(/[^\x20-\x7e]/g, '_');
-}
-
-function isAscii(text: string): boolean {
-  return /^[\x20-\x7e]*$/.test(text);
 }

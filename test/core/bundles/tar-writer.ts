@@ -1,6 +1,9 @@
 /**
  * A small tar writer for tests: it writes whatever it is told, including the
- * archive shapes that extraction must refuse.
+ * archive shapes that extraction must refuse. Header blocks by hand, on
+ * purpose: a size that lies, an unknown type flag, GNU long-name blocks and a
+ * folder with data are what a tar library (tar-stream included) will not
+ * write. Well-formed archives in tests come from test/fixtures/tar-writer.ts.
  */
 import { gzipSync } from 'node:zlib';
 

@@ -93,6 +93,15 @@ describe('loadPlugins()', () => {
       await mkdir(cjs, { recursive: true });
       await writeFile(path.join(cjs, 'package.json'), JSON.stringify({ name: 'svc-plugin-cjs', main: 'main.js' }));
       await writeFile(path.join(cjs, 'main.js'), 'exports.default = () => ({ name: "acme:cjs", apiVersion: 1 });\n');
+      // A package of several plugins behind one subpath pattern: "./*" maps `svc-plugins-many/<name>` to ./dist/<name>.js.
+      const many = path.join(project, 'node_modules', 'svc-plugins-many');
+      await mkdir(path.join(many, 'dist'), { recursive: true });
+      await writeFile(path.join(many, 'package.json'), JSON.stringify({
+        name: 'svc-plugins-many', type: 'module', exports: { './*': { import: './dist/*.js' }, './internal/*': null },
+      }));
+      await writeFile(path.join(many, 'dist', 'audit.js'), 'export default () => ({ name: "many:audit", apiVersion: 1 });\n');
+      await mkdir(path.join(many, 'dist', 'internal'), { recursive: true });
+      await writeFile(path.join(many, 'dist', 'internal', 'secret.js'), 'export default () => ({ name: "many:secret", apiVersion: 1 });\n');
     });
     after(() => rm(project, { recursive: true, force: true }));
 
@@ -100,6 +109,16 @@ describe('loadPlugins()', () => {
       const plugins = await loadPlugins([{ module: '@acme/svc-plugin-esm', options: 1 }, 'svc-plugin-cjs'], { cwd: project });
       assert.deepEqual(plugins.map((p) => p.name), ['acme:esm', 'acme:cjs']);
       assert.equal((plugins[0] as Plugin & { options: unknown }).options, 1);
+    });
+
+    it('follows a "./*" subpath pattern in "exports", and its exclusions', async () => {
+      const plugins = await loadPlugins(['svc-plugins-many/audit'], { cwd: project });
+      assert.deepEqual(plugins.map((p) => p.name), ['many:audit']);
+      await assert.rejects(loadPlugins(['svc-plugins-many/internal/secret'], { cwd: project }), {
+        code: 'plugin_invalid',
+        message: /cannot find plugin module "svc-plugins-many\/internal\/secret"/,
+      });
+      await assert.rejects(loadPlugins(['svc-plugins-many/missing'], { cwd: project }), { code: 'plugin_invalid', message: /cannot find plugin module "svc-plugins-many\/missing"/ });
     });
   });
 });

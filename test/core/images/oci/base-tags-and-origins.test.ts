@@ -22,8 +22,8 @@ import { startRegistryStandin, type RegistryStandin } from '../../../standins/re
 const python = process.env.SVC_PYTHON ?? 'python3';
 
 /** Seeds `repo:tag` with a one-layer "python" base image (PYTHON_VERSION=3.11.7, linux/amd64); returns its layer digest. */
-function seedBase(registry: RegistryStandin, dir: string, repo: string, tag: string, entries: readonly TarEntry[]): string {
-  const layer = writeLayer(path.join(dir, `layer-${randomBytes(4).toString('hex')}.tar.gz`), entries);
+async function seedBase(registry: RegistryStandin, dir: string, repo: string, tag: string, entries: readonly TarEntry[]): Promise<string> {
+  const layer = await writeLayer(path.join(dir, `layer-${randomBytes(4).toString('hex')}.tar.gz`), entries);
   const config = Buffer.from(JSON.stringify({
     architecture: 'amd64', os: 'linux',
     config: { Env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'PYTHON_VERSION=3.11.7'] },
@@ -72,7 +72,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
 
   it('a base tag that now names another image is built anew, not served from the record of the old one', async () => {
     registry = await startRegistryStandin();
-    const v1 = seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v1\n' }]);
+    const v1 = await seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v1\n' }]);
     const builder = createOciBuilder({
       cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
       base: `${registry.host}/base/python:{python}`, platform: 'linux/amd64',
@@ -82,7 +82,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     assert.equal((await pushedManifest(registry, first.image!)).layers[0]!.digest, v1);
 
     // The operator updates the base (a security fix, a system library): same tag, new image.
-    const v2 = seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v2 with openssl fix\n' }]);
+    const v2 = await seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v2 with openssl fix\n' }]);
     const second = await builder.build(spec, () => {});
     const layers = (await pushedManifest(registry, second.image!)).layers.map((l) => l.digest);
     assert.equal(layers[0], v2, `the image svc deploys must start from what ${registry.host}/base/python:3.11 names now (${v2}), not the base of the first build (${v1}); got ${second.image} (cached: ${second.cached})`);
@@ -91,7 +91,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
   it('when the base\'s registry cannot be reached, an image built before is still served, from the tag\'s last digest', async () => {
     registry = await startRegistryStandin();
     const hub = await startRegistryStandin();
-    seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'etc/hub', content: 'hub\n' }]);
+    await seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'etc/hub', content: 'hub\n' }]);
     const builder = createOciBuilder({
       cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
       base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
@@ -114,7 +114,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     // The base lives on another registry, like Docker Hub (blobs redirected to storage): its layer is downloaded into <cacheDir>/oci/blobs.
     const hub = await startRegistryStandin({ redirectBlobs: true });
     try {
-      seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'usr/lib/big.so', content: randomBytes(12 * 1024 * 1024) }]);
+      await seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'usr/lib/big.so', content: randomBytes(12 * 1024 * 1024) }]);
       const builder = createOciBuilder({
         cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
         base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',

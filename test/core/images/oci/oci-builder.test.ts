@@ -45,11 +45,11 @@ interface SeededBase {
 }
 
 /** A small hand-made base image (one layer with /etc/os-release) seeded into `registry` at `repo:tag`. */
-function seedBase(registry: RegistryStandin, repo: string, tag: string, options: BaseOptions = {}): SeededBase {
+async function seedBase(registry: RegistryStandin, repo: string, tag: string, options: BaseOptions = {}): Promise<SeededBase> {
   const format = options.format ?? 'oci';
   const architecture = options.architecture ?? 'amd64';
   const entries: TarEntry[] = [{ type: 'dir', name: 'etc/' }, { type: 'file', name: 'etc/os-release', content: `ID=svc-test-base\nARCH=${architecture}\n${options.marker ?? ''}` }];
-  const layer = writeLayer(path.join(scratch('svc-base-'), 'layer.tar.gz'), entries);
+  const layer = await writeLayer(path.join(scratch('svc-base-'), 'layer.tar.gz'), entries);
   const config = {
     architecture, os: 'linux', created: '2024-01-01T00:00:00Z',
     config: { Env: options.env ?? ['PATH=/usr/local/bin:/usr/bin:/bin', 'PYTHON_VERSION=3.11.9', 'PYTHONPATH=/base/own'], Labels: { 'org.example.base': 'yes' }, Cmd: ['python3'] },
@@ -196,7 +196,7 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
   before(async () => {
     cacheDir = scratch('svc-oci-cache-');
     first = await registry({ auth: PUSH_AUTH });
-    firstBase = seedBase(first, 'library/python', '3.11-slim', { index: true });
+    firstBase = await seedBase(first, 'library/python', '3.11-slim', { index: true });
     hub = await registry({ auth: { mode: 'token', users: {}, anonymousPull: true }, redirectBlobs: true });
     proxy = await new SwitchableProxy(Number(first.host.split(':')[1])).start();
   });
@@ -258,7 +258,7 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
 
   it('a second builder over the same cache, against a fresh registry at the same address, pushes again (the record is checked)', async () => {
     const fresh = await registry({ auth: PUSH_AUTH });
-    seedBase(fresh, 'library/python', '3.11-slim', { index: true });
+    await seedBase(fresh, 'library/python', '3.11-slim', { index: true });
     await proxy.switchTo(fresh);
     const lines: string[] = [];
     const rebuilt = await builder().build(image('img-0000000000000001'), (line) => lines.push(line));
@@ -289,7 +289,7 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
 
   it('copies base layers from another registry (Docker format, redirected blobs) through the cache, keeping the Docker format', async () => {
     // A layer of its own: no earlier image pushed it, so it must come from the hub.
-    const dockerBase = seedBase(hub, 'library/python', '3.11-slim', { format: 'docker', marker: 'VARIANT=docker-format\n' });
+    const dockerBase = await seedBase(hub, 'library/python', '3.11-slim', { format: 'docker', marker: 'VARIANT=docker-format\n' });
     const registryNow = registries.at(-1)!;
     const before = { ...registryNow.stats };
     const built = await builder({ base: `${hub.host}/library/python:{python}-slim` }).build(image('img-0000000000000003'), () => {});
@@ -333,14 +333,14 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
 
   describe('failures, each image_build_failed with what to change', () => {
     it('a base image with another Python than the image asks for', async () => {
-      seedBase(hub, 'other/python', '3.11', { env: ['PYTHON_VERSION=3.12.1'] });
+      await seedBase(hub, 'other/python', '3.11', { env: ['PYTHON_VERSION=3.12.1'] });
       const error = await buildFailure(builder({ base: `${hub.host}/other/python:{python}` }), image('img-00000000000000e1'));
       assert.match(error.message, new RegExp(`the base image ${hub.host.replace(/\./g, '\\.')}/other/python:3\\.11 has Python 3\\.12\\.1, but the image asks for Python 3\\.11$`));
       assert.match(error.hint ?? '', /imageBase, SVC_IMAGE_BASE/);
     });
 
     it('a base index without the target platform lists the platforms it has', async () => {
-      seedBase(hub, 'armonly/python', '3.11-slim', { architecture: 'arm64', index: true });
+      await seedBase(hub, 'armonly/python', '3.11-slim', { architecture: 'arm64', index: true });
       const error = await buildFailure(builder({ base: `${hub.host}/armonly/python:{python}-slim` }), image('img-00000000000000e2'));
       assert.match(error.message, /armonly\/python:3\.11-slim has no linux\/amd64 variant \(it has: linux\/arm64\)$/);
       assert.match(error.hint ?? '', /imagePlatform/);

@@ -81,6 +81,6 @@ export async function unpackLayers(root: string, layers: readonly string[]): Pro
   for (const layer of layers) {
     const archive = gunzipSync(await readFile(layer));
     const written = new Set<string>();
-    for (const entry of readTar(archive)) applyEntry(root, entry, written);
+    for await (const entry of readTar(archive)) applyEntry(root, entry, written);
   }
 }
