@@ -12,7 +12,6 @@ import { checkName } from '../workspaces/names.js';
 import { appRef } from './apps.js';
 import { describeApp } from './app-view.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
-import { onlyFields, optionalBoolean, required, requiredString } from './input.js';
 import type { DeployRequest } from '../deployments/manager.js';
 import type { Principal } from '../plugin/types.js';
 import * as doc from './openapi/app-deployments.js';
@@ -75,8 +74,8 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
 export async function deployableCode(
   body: Readonly<Record<string, unknown>>, workspace: string, services: ApiServices, pathApp?: string,
 ): Promise<{ spec: AppSpec; bundle: string; inlineSecrets?: Record<string, string>[] }> {
-  const spec = appSpec(required(body, 'manifest'), pathApp);
-  const bundle = requiredString(body, 'bundle');
+  const spec = appSpec(body['manifest'], pathApp);
+  const bundle = body['bundle'] as string;
   if (!/^[0-9a-f]{64}$/.test(bundle)) throw notSha256(bundle, 'the field "bundle"');
   if (!(await workspaceBundles(services).has(workspace, bundle))) throw unknownBundle(bundle);
   const inlineSecrets = inlineSecretsOf(body['inlineSecrets'], spec);
@@ -121,12 +120,11 @@ function optionalWorkload(value: unknown): string | undefined {
 
 /** The body of a deploy (and of its plan), checked: manifest, uploaded bundle, workload, prune. */
 async function deployRequest(params: Readonly<Record<string, string>>, body: Record<string, unknown>, principal: Principal, services: ApiServices): Promise<DeployRequest> {
-  onlyFields(body, ['manifest', 'bundle', 'workload', 'prune', 'inlineSecrets']);
   const ref = appRef(params, principal);
   const { spec, bundle, inlineSecrets } = await deployableCode(body, ref.workspace, services, ref.app);
   services.checkSchedules?.(spec);
   const workload = optionalWorkload(body['workload']);
-  const prune = optionalBoolean(body, 'prune');
+  const prune = body['prune'] === true;
   if (prune && workload !== undefined) {
     throw new SvcError('bad_request', `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`, { details: { field: 'prune' } });
   }

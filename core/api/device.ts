@@ -7,7 +7,6 @@
  */
 import type { DeviceAuthorizations } from '../auth/device-flow.js';
 import type { Principal } from '../plugin/types.js';
-import { onlyFields, required } from './input.js';
 import { oauthError } from './oauth.js';
 import * as doc from './openapi/device.js';
 import { NO_STORE, type ApiAnswer, type ApiRoute } from './types.js';
@@ -64,8 +63,7 @@ export const deviceRoutes: readonly ApiRoute[] = [
 ];
 
 async function decide(devices: DeviceAuthorizations, body: Readonly<Record<string, unknown>>, principal: Principal, decision: 'approved' | 'denied'): Promise<ApiAnswer> {
-  onlyFields(body, ['user_code']);
-  const userCode = required(body, 'user_code');
+  const userCode = body['user_code'];
   // Looked up first so that the answer can say which client was let in (or not).
   const request = await devices.pending(userCode);
   if (decision === 'approved') await devices.approve(userCode, principal, principal.workspace);

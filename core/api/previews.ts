@@ -7,12 +7,11 @@
 import type { DeploymentRef } from '../deployments/keys.js';
 import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
-import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../runs/types.js';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS } from '../runs/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
 import { describeApp } from './app-view.js';
 import { logsAnswer } from './deployment-logs.js';
-import { onlyFields, optionalInteger } from './input.js';
 import * as doc from './openapi/previews.js';
 import type { ApiRoute, ApiServices } from './types.js';
 import type { Deployment } from '../deployments/types.js';
@@ -25,10 +24,9 @@ export const previewRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.putPreview,
     async handle({ params, body, principal }, services) {
-      onlyFields(body, ['manifest', 'bundle', 'idleTimeoutSeconds', 'inlineSecrets']);
       const ref = previewRef(params, principal);
       const { spec, bundle, inlineSecrets } = await deployableCode(body, ref.workspace, services, ref.app);
-      const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
+      const idleTimeoutSeconds = (body['idleTimeoutSeconds'] as number | null | undefined) ?? DEFAULT_IDLE_TIMEOUT_SECONDS;
       const deployment = await services.previews.put({ spec, bundleSha256: bundle, workspace: ref.workspace, principal, idleTimeoutSeconds, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) });
       return { status: 200, body: await describePreview(deployment, services) };
     },

@@ -6,12 +6,11 @@
  * never was. See core/runs/runs.ts for its life.
  */
 import { SvcError } from '../errors.js';
-import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../runs/types.js';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, RUN_ID_SOURCE } from '../runs/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
 import { answerCall } from './call-route.js';
 import { logsAnswer } from './deployment-logs.js';
-import { onlyFields, optionalInteger, requiredString } from './input.js';
 import * as doc from './openapi/runs.js';
 import type { ApiRoute } from './types.js';
 
@@ -23,10 +22,9 @@ export const runRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.createRun,
     async handle({ body, principal }, services) {
-      onlyFields(body, ['manifest', 'bundle', 'function', 'idleTimeoutSeconds', 'inlineSecrets']);
       const { spec, bundle, inlineSecrets } = await deployableCode(body, principal.workspace, services);
-      const fn = checkName('function', requiredString(body, 'function'));
-      const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
+      const fn = checkName('function', body['function']);
+      const idleTimeoutSeconds = (body['idleTimeoutSeconds'] as number | null | undefined) ?? DEFAULT_IDLE_TIMEOUT_SECONDS;
       const run = await services.runs.create({ spec, bundleSha256: bundle, workspace: principal.workspace, function: fn, principal, idleTimeoutSeconds, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) });
       return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
     },

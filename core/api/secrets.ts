@@ -4,7 +4,6 @@
  * answer and no error ever holds a value.
  */
 import { SvcError } from '../errors.js';
-import { onlyFields, optionalBoolean, required, requiredString } from './input.js';
 import * as doc from './openapi/secrets.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 
@@ -26,9 +25,7 @@ export const secretRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.createSecret,
     async handle({ body, principal }, { controlPlane }) {
-      onlyFields(body, ['name', 'values', 'replace']);
-      const name = requiredString(body, 'name');
-      const secret = await controlPlane.secrets.create(principal.workspace, name, required(body, 'values'), principal, { replace: optionalBoolean(body, 'replace') });
+      const secret = await controlPlane.secrets.create(principal.workspace, body['name'] as string, body['values'], principal, { replace: body['replace'] === true });
       return { status: 201, body: secret, headers: { ...NO_STORE, Location: `${API_PREFIX}/secrets/${secret.name}` } };
     },
   },
@@ -39,7 +36,6 @@ export const secretRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.resealSecrets,
     async handle({ body, principal }, { controlPlane }) {
-      onlyFields(body, []);
       if (!(await controlPlane.accounts.isOperator(principal.subject))) {
         throw new SvcError('not_operator', "only the server's operator may seal every workspace's secrets again.", { hint: 'Sign in as the operator (at first the first owner account, whose token is <data dir>/owner-token).' });
       }
@@ -53,10 +49,9 @@ export const secretRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.updateSecret,
     async handle({ body, params, principal }, { controlPlane, deployments }) {
-      onlyFields(body, ['values', 'remove', 'restart']);
       const name = params['name']!;
       const secret = await controlPlane.secrets.set(principal.workspace, name, body['values'] ?? {}, principal, removeList(body['remove']));
-      const restarted = optionalBoolean(body, 'restart') ? await deployments.restartSecretUsers(principal.workspace, name) : [];
+      const restarted = body['restart'] === true ? await deployments.restartSecretUsers(principal.workspace, name) : [];
       return { status: 200, body: { secret, restarted }, headers: NO_STORE };
     },
   },

@@ -8,7 +8,6 @@
  */
 import type { TokenInfo } from '../auth/token-records.js';
 import { SvcError } from '../errors.js';
-import { onlyFields, requiredString } from './input.js';
 import * as doc from './openapi/sign-in.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
@@ -29,8 +28,7 @@ export const signInRoutes: readonly ApiRoute[] = [
     rateLimit: { burst: 30, perMinute: 30 },
     openapi: doc.signIn,
     async handle({ body }, { controlPlane }) {
-      onlyFields(body, ['secret']);
-      const account = await controlPlane.signIn.consume(requiredString(body, 'secret'));
+      const account = await controlPlane.signIn.consume(body['secret'] as string);
       const workspace = account.workspaces[0];
       if (workspace === undefined) throw new SvcError('forbidden', `the account ${account.id} may use no workspace, so it cannot sign in.`);
       if (account.joinedAt === null) await controlPlane.members.joined(account.id);
@@ -47,7 +45,6 @@ export const signInRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: doc.createSignInLink,
     async handle({ body, principal }, { controlPlane }) {
-      onlyFields(body, []);
       const account = await controlPlane.accounts.get(principal.subject);
       if (account === null) {
         throw new SvcError('forbidden', `the token acts as ${JSON.stringify(principal.subject)}, which is no account, so there is nobody to sign in.`, {

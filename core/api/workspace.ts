@@ -8,7 +8,6 @@ import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { PlanChange } from '../workspaces/plan-changes.js';
 import type { Workspace } from '../workspaces/types.js';
-import { onlyFields, required } from './input.js';
 import * as doc from './openapi/workspace.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -62,8 +61,7 @@ export const workspaceRoutes: readonly ApiRoute[] = [
 
 /** The operator's change of `name`'s plan, recorded, then told to plugins. */
 async function changePlan(services: Pick<ApiServices, 'controlPlane' | 'plugins'>, principal: Principal, name: string, body: Readonly<Record<string, unknown>>): Promise<Workspace> {
-  onlyFields(body, ['plan']);
-  const plan = required(body, 'plan');
+  const plan = body['plan'];
   const { workspaces, accounts } = services.controlPlane;
   const operator = await accounts.isOperator(principal.subject);
   const { workspace, change } = await workspaces.setPlan(name, plan, { subject: principal.subject, operator });

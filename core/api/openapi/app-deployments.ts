@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in app-deployments.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, APP, BAD_QUERY, error, json, MANIFEST_INVALID, NAME_INVALID, NO_SUCH_DEPLOYMENT, ref, TOO_LARGE, UNAUTHORIZED, WORKLOAD } from './shared.js';
+import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, MANIFEST_INVALID, NAME_INVALID, NO_SUCH_DEPLOYMENT, ref, TOO_LARGE, UNAUTHORIZED, WORKLOAD } from './shared.js';
 import type { Operation, Response } from './types.js';
 
 const BAD_DEPLOY_BODY: Response = error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `prune` with `workload`, a manifest of another app: the message names both) or `invalid_json`.');
@@ -13,6 +13,7 @@ export const deployApp: Operation = {
   summary: 'Deploy the app (or one workload) from a manifest and an uploaded bundle: a new version of each workload deployed, switched in once healthy. Answers when done; progress is not streamed.',
   parameters: [APP],
   requestBody: { required: true, content: json(ref('DeployInput')) },
+  leftToHandler: CODE_CHECKS,
   responses: {
     201: answer('The app after the deploy.', ref('App')),
     ...DEPLOY_BODY_ERRORS,
@@ -25,6 +26,7 @@ export const planDeploy: Operation = {
   summary: "A dry run of the deploy with the same body (svc deploy --dry-run): the checks of a deploy, then what it would do; on Nomad, each job from Nomad's plan endpoint. Changes nothing.",
   parameters: [APP],
   requestBody: { required: true, content: json(ref('DeployInput')) },
+  leftToHandler: CODE_CHECKS,
   responses: {
     200: answer('The plan.', ref('DeployPlan')),
     ...DEPLOY_BODY_ERRORS,

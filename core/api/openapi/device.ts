@@ -34,6 +34,7 @@ export const approveDevice: Operation = {
   operationId: 'approveDevice',
   summary: "Approve a pending sign-in by its user code, for the caller's workspace; the client's token acts as the caller.",
   requestBody: { required: true, content: json(ref('UserCodeInput')) },
+  leftToHandler: { user_code: ['type'] },
   responses: { 200: answer('Approved.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 401: UNAUTHORIZED, 404: NO_PENDING, 409: DECIDED, 413: TOO_LARGE },
 };
 
@@ -41,5 +42,6 @@ export const denyDevice: Operation = {
   operationId: 'denyDevice',
   summary: "Deny a pending sign-in by its user code; the client's next poll gets `access_denied`.",
   requestBody: { required: true, content: json(ref('UserCodeInput')) },
+  leftToHandler: { user_code: ['type'] },
   responses: { 200: answer('Denied.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 401: UNAUTHORIZED, 404: NO_PENDING, 409: DECIDED, 413: TOO_LARGE },
 };

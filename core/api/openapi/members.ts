@@ -20,6 +20,7 @@ export const createWorkspace: Operation = {
   operationId: 'createWorkspace',
   summary: "Create a workspace owned by the caller's account.",
   requestBody: { required: true, content: json({ type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', description: 'A lowercase DNS label, not a reserved one.' } } }) },
+  leftToHandler: { name: ['required', 'type'] },
   responses: {
     201: answer('The new workspace.', ref('Workspace')),
     400: BAD_JSON_BODY,
@@ -63,6 +64,7 @@ export const inviteMember: Operation = {
     required: true,
     content: json({ type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, role: { enum: ['owner', 'member'], default: 'member' } } }),
   },
+  leftToHandler: { name: ['required', 'type', 'minLength', 'maxLength'], role: ['enum'] },
   responses: {
     201: answer('The invited member and the link (its path: append it to the server\'s URL).', ref('Invitation')),
     400: BAD_JSON_BODY,

@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in previews.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, APP, BAD_QUERY, error, json, LOG_LINES, MANIFEST_INVALID, NAME_INVALID, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED, WORKLOAD } from './shared.js';
+import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, LOG_LINES, MANIFEST_INVALID, NAME_INVALID, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED, WORKLOAD } from './shared.js';
 import type { Operation, Response } from './types.js';
 
 const NO_PREVIEW: Response = error("`not_found`: the workspace has no preview of this app: never put, ended, or ended after its idle timeout (another workspace's is not found either).");
@@ -9,6 +9,7 @@ export const putPreview: Operation = {
   summary: 'Put the preview of the app (stage `preview`, at its `<app>--preview` URLs): its first version or the next one (live reload), switched in once healthy; workloads the new code no longer has leave it. Ends by itself once idle for its timeout; never durable.',
   parameters: [APP],
   requestBody: { required: true, content: json(ref('PreviewInput')) },
+  leftToHandler: CODE_CHECKS,
   responses: {
     200: answer('The preview once it serves (also the first time).', ref('Preview')),
     400: error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a manifest of another app: the message names both) or `invalid_json`.'),

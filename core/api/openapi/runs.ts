@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in runs.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_QUERY, error, json, LOG_LINES, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_QUERY, CODE_CHECKS, error, json, LOG_LINES, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation, Parameter, Response } from './types.js';
 
 const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^run-[0-9a-f]{16}$' }, description: "The run's id." };
@@ -10,6 +10,7 @@ export const createRun: Operation = {
   operationId: 'createRun',
   summary: 'Start a remote run of one function from a manifest and an uploaded bundle. Answers at once (status `building`); the image builds and the first container starts in the background. At most 20 runs per workspace; a run ends when deleted, once idle for its timeout, or when svc stops.',
   requestBody: { required: true, content: json(ref('RunInput')) },
+  leftToHandler: CODE_CHECKS,
   responses: {
     201: answer('The run, not ready yet.', { type: 'object', required: ['run'], additionalProperties: false, properties: { run: ref('Run') } }),
     400: error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a `function` that is another kind of workload: `details.kind`) or `invalid_json`.'),

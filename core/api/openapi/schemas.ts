@@ -2,6 +2,7 @@
  * `components.schemas` of docs/openapi.json: the shapes the routes take and
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../../runs/types.js';
 import { scheduledRunSchemas } from './app-runs.js';
 import { ref } from './shared.js';
 import type { Schema } from './types.js';
@@ -13,6 +14,22 @@ const MANIFEST_AND_BUNDLE = {
     description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
   },
   bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+} as const;
+
+/** Of a deploy, a preview and a run: the values of the app's `svc.Secret.from_dict` secrets, sent beside the manifest (never in it). */
+const INLINE_SECRETS = {
+  type: ['array', 'null'],
+  items: { type: 'object', additionalProperties: { type: 'string' } },
+  description: 'KEY: value objects; a workload that names `@<i>` in its secrets gets the i-th.',
+} as const;
+
+/** How long a preview or a run may stay idle. */
+const IDLE_TIMEOUT = {
+  type: ['integer', 'null'],
+  minimum: IDLE_TIMEOUT_RANGE.min,
+  maximum: IDLE_TIMEOUT_RANGE.max,
+  default: DEFAULT_IDLE_TIMEOUT_SECONDS,
+  description: `Seconds of idleness after which it ends by itself; ${DEFAULT_IDLE_TIMEOUT_SECONDS} when missing or null.`,
 } as const;
 
 /** What a token is, in the list (with its last use) and when created (with its secret). */
@@ -185,7 +202,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       name: { type: 'string', description: 'A lowercase DNS label.' },
       values: { type: 'object', additionalProperties: { type: 'string' }, description: 'KEY: value pairs; keys are environment variable names (not SVC_* nor PYTHONPATH, PATH…), at most 100, values at most 32 KiB each and 128 KiB in all.' },
-      replace: { type: 'boolean', description: 'Overwrite a secret of the same name (its keys become exactly these).' },
+      replace: { type: ['boolean', 'null'], description: 'Overwrite a secret of the same name (its keys become exactly these).' },
     },
   },
   SecretUpdate: {
@@ -194,7 +211,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       values: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to set (added or changed).' },
       remove: { type: 'array', items: { type: 'string' }, description: 'Keys to remove.' },
-      restart: { type: 'boolean', description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.' },
+      restart: { type: ['boolean', 'null'], description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.' },
     },
   },
   Workspace: {
@@ -318,8 +335,9 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       ...MANIFEST_AND_BUNDLE,
-      workload: { type: 'string', description: 'Deploy only this workload; the others keep their version.' },
-      prune: { type: 'boolean', description: 'Remove the deployments the manifest no longer has (whole-app deploys only).' },
+      workload: { type: ['string', 'null'], description: 'Deploy only this workload; the others keep their version.' },
+      prune: { type: ['boolean', 'null'], description: 'Remove the deployments the manifest no longer has (whole-app deploys only).' },
+      inlineSecrets: INLINE_SECRETS,
     },
   },
   AppVersion: {
@@ -394,13 +412,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       ...MANIFEST_AND_BUNDLE,
-      idleTimeoutSeconds: {
-        type: ['integer', 'null'],
-        minimum: 1,
-        maximum: 86400,
-        default: 300,
-        description: 'Seconds of idleness after which it ends by itself; 300 when missing or null.',
-      },
+      idleTimeoutSeconds: IDLE_TIMEOUT,
+      inlineSecrets: INLINE_SECRETS,
     },
   },
   Preview: {
@@ -434,13 +447,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
       },
       bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
       function: { type: 'string', description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it).' },
-      idleTimeoutSeconds: {
-        type: ['integer', 'null'],
-        minimum: 1,
-        maximum: 86400,
-        default: 300,
-        description: 'Seconds of idleness after which it ends by itself; 300 when missing or null.',
-      },
+      idleTimeoutSeconds: IDLE_TIMEOUT,
+      inlineSecrets: INLINE_SECRETS,
     },
   },
   Run: {

@@ -18,6 +18,7 @@ export const createSecret: Operation = {
   operationId: 'createSecret',
   summary: 'Creates a secret of the caller\'s workspace from KEY: value pairs, sealed at rest; `replace` overwrites one of the same name. The answer holds no value.',
   requestBody: { required: true, content: json(ref('SecretInput')) },
+  leftToHandler: { values: ['type'] },
   responses: {
     201: { description: 'Created.', content: json(ref('Secret')), headers: { Location: { schema: { type: 'string' }, description: '/api/v1/secrets/<name>' } } },
     400: BAD_VALUES,
@@ -33,6 +34,7 @@ export const updateSecret: Operation = {
   summary: 'Sets keys of an existing secret (the others keep their values) and removes `remove`. Running workers see the change at the next deploy, or now with `restart: true`, which replaces the containers of every deployed workload that uses the secret.',
   pathParameters: [SECRET_NAME],
   requestBody: { required: true, content: json(ref('SecretUpdate')) },
+  leftToHandler: { values: ['type'], remove: ['type'] },
   responses: {
     200: answer('The secret, and the workloads restarted.', {
       type: 'object', required: ['secret', 'restarted'], additionalProperties: false,
@@ -61,6 +63,7 @@ export const deleteSecret: Operation = {
 export const resealSecrets: Operation = {
   operationId: 'resealSecrets',
   summary: "After a key rotation (docs/secrets.md#rotating-the-key): seals every stored value of every workspace again with the server's first key, so that the old keys can be dropped. The server's operator only.",
+  requestBody: { required: false, content: json({ type: 'object', additionalProperties: false, properties: {} }) },
   responses: {
     200: answer('How many secrets and values were sealed again (0 when all were already under the first key).', {
       type: 'object', required: ['secrets', 'values'], additionalProperties: false,

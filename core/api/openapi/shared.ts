@@ -26,6 +26,9 @@ export const MANIFEST_INVALID: Response = error("`manifest_invalid` (every issue
 export const NO_SUCH_DEPLOYMENT: Response = error("`not_found`: the caller's workspace has no such app, or the app no such deployment.");
 export const SHUTTING_DOWN: Response = error('`shutting_down`: svc is stopping and starts nothing new (`Retry-After: 5`).');
 
+/** What a deploy, a preview and a run leave to the handler: the manifest's checks (`manifest_invalid`), a sha256's, names' (`name_invalid`), inline secrets'. */
+export const CODE_CHECKS = { manifest: ['type'], bundle: ['pattern'], workload: ['type'], inlineSecrets: ['type'] } as const;
+
 // Path parameters of several resources.
 export const APP: Parameter = { name: 'app', in: 'path', required: true, schema: { type: 'string' }, description: "The app's name (a lowercase DNS label)." };
 export const WORKLOAD: Parameter = { name: 'workload', in: 'path', required: true, schema: { type: 'string' }, description: "The workload's name (a lowercase DNS label)." };

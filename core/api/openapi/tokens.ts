@@ -8,6 +8,7 @@ export const createToken: Operation = {
   operationId: 'createToken',
   summary: "Create an access token of the caller's workspace, acting as the caller. The secret is in this answer only.",
   requestBody: { required: false, content: json(ref('TokenInput')) },
+  leftToHandler: { name: ['type', 'minLength', 'maxLength'], expiresAt: ['type', 'format'] },
   responses: {
     201: {
       description: 'The token with its secret.',

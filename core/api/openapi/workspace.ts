@@ -11,6 +11,7 @@ export const getWorkspace: Operation = {
 /** A plan change: the body and the answers of both routes that make one. */
 const planChange = {
   requestBody: { required: true, content: json({ type: 'object', required: ['plan'], additionalProperties: false, properties: { plan: ref('Plan') } }) },
+  leftToHandler: { plan: ['type', 'enum'] },
   responses: {
     200: answer('The updated workspace.', ref('Workspace')),
     400: BAD_JSON_BODY,
@@ -37,5 +38,6 @@ export const putPlan: Operation = {
   summary: "Change any workspace's plan (the server's operator only; recorded with who and when).",
   parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: "The workspace's name." }],
   requestBody: planChange.requestBody,
+  leftToHandler: planChange.leftToHandler,
   responses: { ...planChange.responses, 404: error('`not_found`: there is no such workspace.') },
 };
