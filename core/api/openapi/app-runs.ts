@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in app-runs.ts (scheduled runs), for docs/openapi.json (core/api/openapi.ts). */
-import { answer, APP, BAD_QUERY, error, NAME_INVALID, ref, UNAUTHORIZED } from './shared.js';
+import { answer, APP, BAD_QUERY, error, holding, NAME_INVALID, ref, UNAUTHORIZED } from './shared.js';
 import type { Operation, Parameter, Schema } from './types.js';
 
 const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^sched-[0-9]{13}-[0-9a-f]{6}$' }, description: "The scheduled run's id." };
@@ -17,7 +17,7 @@ export const getScheduledRun: Operation = {
   summary: 'One scheduled run with its logs: what the function printed and, when it failed, its traceback (the last 64 KiB).',
   parameters: [APP, RUN_ID],
   responses: {
-    200: answer('The run.', { type: 'object', required: ['run'], additionalProperties: false, properties: { run: ref('ScheduledRun') } }),
+    200: answer('The run.', holding('run', ref('ScheduledRun'))),
     400: error('`bad_request`: the id is not a scheduled run id (`sched-`, 13 digits, `-`, 6 hex digits), or a query parameter.'),
     401: UNAUTHORIZED,
     404: error('`not_found`: no such app, or the app has no such run (only the last 100 runs of each function are kept).'),

@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in apps.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, APP, BAD_QUERY, error, NAME_INVALID, ref, UNAUTHORIZED } from './shared.js';
+import { answer, APP, BAD_QUERY, error, listOf, NAME_INVALID, ref, UNAUTHORIZED } from './shared.js';
 import type { Operation, Response } from './types.js';
 
 const NO_SUCH_APP: Response = error("`not_found`: the caller's workspace has no such app (an app of another workspace is not found either).");
@@ -8,7 +8,7 @@ export const listApps: Operation = {
   operationId: 'listApps',
   summary: "The deployed apps of the caller's workspace, by name.",
   responses: {
-    200: answer('The apps.', { type: 'object', required: ['apps'], additionalProperties: false, properties: { apps: { type: 'array', items: ref('AppSummary') } } }),
+    200: answer('The apps.', listOf('apps', ref('AppSummary'))),
     400: BAD_QUERY,
     401: UNAUTHORIZED,
   },

@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in bundles.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, error, ref, SHA256, UNAUTHORIZED } from './shared.js';
+import { answer, error, holding, ref, SHA256, UNAUTHORIZED } from './shared.js';
 import type { Operation } from './types.js';
 
 export const uploadBundle: Operation = {
@@ -30,7 +30,7 @@ export const getBundle: Operation = {
   summary: "Whether the caller's workspace has this bundle (HEAD works too), so a client uploads only what is missing.",
   parameters: [SHA256],
   responses: {
-    200: answer('The workspace has it.', { type: 'object', required: ['sha256'], additionalProperties: false, properties: { sha256: { type: 'string' } } }),
+    200: answer('The workspace has it.', holding('sha256', { type: 'string' })),
     400: error('`bad_request`: not a sha256, or a query parameter.'),
     401: UNAUTHORIZED,
     404: error('`not_found`: the workspace has not uploaded this bundle.'),

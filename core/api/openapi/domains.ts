@@ -1,12 +1,12 @@
 /** The OpenAPI facts of the routes in domains.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_JSON_BODY, error, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_JSON_BODY, error, listOf, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation } from './types.js';
 
 export const listDomains: Operation = {
   operationId: 'listDomains',
   summary: "The caller's workspace's custom domains, each with its status (pending, verified, suspended) and the DNS TXT record to publish.",
   responses: {
-    200: answer('The domains.', { type: 'object', required: ['domains'], additionalProperties: false, properties: { domains: { type: 'array', items: ref('DomainView') } } }),
+    200: answer('The domains.', listOf('domains', ref('DomainView'))),
     401: UNAUTHORIZED,
   },
 };

@@ -1,12 +1,12 @@
 /** The OpenAPI facts of the routes in examples.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_QUERY, error, ref, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_QUERY, error, listOf, ref, UNAUTHORIZED } from './shared.js';
 import type { Operation } from './types.js';
 
 export const listExamples: Operation = {
   operationId: 'listExamples',
   summary: 'The example projects the server ships, each with the first paragraph of its README (`svc example list`).',
   responses: {
-    200: answer('Every example, sorted by name.', { type: 'object', required: ['examples'], additionalProperties: false, properties: { examples: { type: 'array', items: ref('ExampleSummary') } } }),
+    200: answer('Every example, sorted by name.', listOf('examples', ref('ExampleSummary'))),
     400: BAD_QUERY,
     401: UNAUTHORIZED,
   },

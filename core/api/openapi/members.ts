@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in members.ts and workspaces.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_JSON_BODY, error, json, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation, Parameter } from './types.js';
 
 const ACCOUNT_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^acc_[0-9a-f]{16}$' } };
@@ -51,7 +51,7 @@ export const listMembers: Operation = {
   operationId: 'listMembers',
   summary: "Everyone who may use the caller's workspace, with their roles, invited ones too.",
   responses: {
-    200: answer('The members, by name.', { type: 'object', required: ['members'], additionalProperties: false, properties: { members: { type: 'array', items: ref('Member') } } }),
+    200: answer('The members, by name.', listOf('members', ref('Member'))),
     401: UNAUTHORIZED,
     403: NOT_AN_ACCOUNT,
   },

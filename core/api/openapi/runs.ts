@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in runs.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_QUERY, CODE_CHECKS, error, json, LOG_LINES, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation, Parameter, Response } from './types.js';
 
 const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^run-[0-9a-f]{16}$' }, description: "The run's id." };
@@ -12,7 +12,7 @@ export const createRun: Operation = {
   requestBody: { required: true, content: json(ref('RunInput')) },
   leftToHandler: CODE_CHECKS,
   responses: {
-    201: answer('The run, not ready yet.', { type: 'object', required: ['run'], additionalProperties: false, properties: { run: ref('Run') } }),
+    201: answer('The run, not ready yet.', holding('run', ref('Run'))),
     400: error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a `function` that is another kind of workload: `details.kind`) or `invalid_json`.'),
     401: UNAUTHORIZED,
     404: error('`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such function (the hint lists its functions).'),
@@ -34,7 +34,7 @@ export const getRun: Operation = {
   summary: 'One run: its status (`building`, `starting`, `ready`, `failed` with its failure), its calls, its idle timeout. Asking counts as using it.',
   pathParameters: [RUN_ID],
   responses: {
-    200: answer('The run.', { type: 'object', required: ['run'], additionalProperties: false, properties: { run: ref('Run') } }),
+    200: answer('The run.', holding('run', ref('Run'))),
     400: BAD_RUN_ID,
     401: UNAUTHORIZED,
     404: NO_SUCH_RUN,

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../../runs/types.js';
 import { scheduledRunSchemas } from './app-runs.js';
-import { ref } from './shared.js';
+import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
 
 /** What a deploy and a preview are made of: the manifest and the uploaded bundle. */
@@ -42,7 +42,17 @@ const TOKEN_FIELDS = {
   createdAt: { type: 'string', format: 'date-time' },
   expiresAt: { type: ['string', 'null'], format: 'date-time' },
 } as const;
-const TOKEN_REQUIRED = ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt'];
+const TOKEN_REQUIRED = Object.keys(TOKEN_FIELDS);
+
+/** What an app is (App), and a preview too (Preview). */
+const APP_FIELDS = {
+  name: { type: 'string' },
+  paused: { type: 'boolean' },
+  deployments: { type: 'array', items: ref('AppDeployment') },
+  warnings: { type: 'array', items: { type: 'string' } },
+  createdAt: { type: 'string', format: 'date-time' },
+  updatedAt: { type: 'string', format: 'date-time' },
+};
 
 export const schemas: Readonly<Record<string, Schema>> = {
   Error: {
@@ -270,16 +280,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   SignIn: {
     type: 'object',
-    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt', 'secret', 'account'],
+    required: [...TOKEN_REQUIRED, 'secret', 'account'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
-      name: { type: ['string', 'null'] },
-      workspace: { type: 'string' },
-      subject: { type: 'string', description: 'Who the token acts as (an account id).' },
-      createdBy: { type: 'string' },
-      createdAt: { type: 'string', format: 'date-time' },
-      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      ...TOKEN_FIELDS,
       secret: { type: 'string' },
       account: {
         type: 'object',
@@ -370,19 +374,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       },
     },
   },
-  App: {
-    type: 'object',
-    required: ['name', 'paused', 'deployments', 'warnings', 'createdAt', 'updatedAt'],
-    additionalProperties: false,
-    properties: {
-      name: { type: 'string' },
-      paused: { type: 'boolean' },
-      deployments: { type: 'array', items: ref('AppDeployment') },
-      warnings: { type: 'array', items: { type: 'string' } },
-      createdAt: { type: 'string', format: 'date-time' },
-      updatedAt: { type: 'string', format: 'date-time' },
-    },
-  },
+  App: { type: 'object', required: Object.keys(APP_FIELDS), additionalProperties: false, properties: APP_FIELDS },
   AppSummary: {
     type: 'object',
     required: ['name', 'paused', 'workloads', 'createdAt', 'updatedAt'],
@@ -419,15 +411,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
   Preview: {
     type: 'object',
     description: "The app's shape (App), each deployment at its preview URL, with the preview's idle timeout and when it ends if unused.",
-    required: ['name', 'paused', 'deployments', 'warnings', 'createdAt', 'updatedAt', 'idleTimeoutSeconds', 'expiresAt'],
+    required: [...Object.keys(APP_FIELDS), 'idleTimeoutSeconds', 'expiresAt'],
     additionalProperties: false,
     properties: {
-      name: { type: 'string' },
-      paused: { type: 'boolean' },
-      deployments: { type: 'array', items: ref('AppDeployment') },
-      warnings: { type: 'array', items: { type: 'string' } },
-      createdAt: { type: 'string', format: 'date-time' },
-      updatedAt: { type: 'string', format: 'date-time' },
+      ...APP_FIELDS,
       idleTimeoutSeconds: { type: ['integer', 'null'], description: 'The idle timeout the last PUT set.' },
       expiresAt: {
         type: ['string', 'null'],
@@ -492,7 +479,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       createdAt: { type: 'string', format: 'date-time' },
     },
   },
-  RunList: { type: 'object', required: ['runs'], additionalProperties: false, properties: { runs: { type: 'array', items: ref('Run') } } },
+  RunList: listOf('runs', ref('Run')),
   CallFrame: {
     description: "One line of a call's answer.",
     oneOf: [

@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in secrets.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_JSON_BODY, error, json, NAME_INVALID, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, NAME_INVALID, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation, Parameter } from './types.js';
 
 const SECRET_NAME: Parameter = { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: "The secret's name (a lowercase DNS label)." };
@@ -9,7 +9,7 @@ export const listSecrets: Operation = {
   operationId: 'listSecrets',
   summary: "The caller's workspace's secrets by name: their keys, who made and changed them and when. Never a value.",
   responses: {
-    200: answer('The secrets.', { type: 'object', required: ['secrets'], additionalProperties: false, properties: { secrets: { type: 'array', items: ref('Secret') } } }),
+    200: answer('The secrets.', listOf('secrets', ref('Secret'))),
     401: UNAUTHORIZED,
   },
 };

@@ -10,6 +10,12 @@ export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${na
 
 export const json = (schema: Schema): Content => ({ 'application/json': { schema } });
 
+/** An object of one field, `{"<name>": …}`: the shape of most answers. */
+export const holding = (name: string, schema: Schema): Schema => ({ type: 'object', required: [name], additionalProperties: false, properties: { [name]: schema } });
+
+/** An object holding a list, `{"<name>": [<schema>, …]}`. */
+export const listOf = (name: string, item: Schema): Schema => holding(name, { type: 'array', items: item });
+
 /** A JSON answer. */
 export const answer = (description: string, schema: Schema): Response => ({ description, content: json(schema) });
 

@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in tokens.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_JSON_BODY, error, json, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation, Parameter } from './types.js';
 
 const TOKEN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' } };
@@ -25,7 +25,7 @@ export const listTokens: Operation = {
   operationId: 'listTokens',
   summary: "The live tokens of the caller's workspace, oldest first, without secrets.",
   responses: {
-    200: answer('The tokens.', { type: 'object', required: ['tokens'], additionalProperties: false, properties: { tokens: { type: 'array', items: ref('Token') } } }),
+    200: answer('The tokens.', listOf('tokens', ref('Token'))),
     401: UNAUTHORIZED,
   },
 };

@@ -1,5 +1,5 @@
 /** The OpenAPI facts of the routes in workspace.ts, for docs/openapi.json (core/api/openapi.ts). */
-import { answer, BAD_JSON_BODY, error, json, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
+import { answer, BAD_JSON_BODY, error, holding, json, ref, TOO_LARGE, UNAUTHORIZED } from './shared.js';
 import type { Operation } from './types.js';
 
 export const getWorkspace: Operation = {
@@ -10,7 +10,7 @@ export const getWorkspace: Operation = {
 
 /** A plan change: the body and the answers of both routes that make one. */
 const planChange = {
-  requestBody: { required: true, content: json({ type: 'object', required: ['plan'], additionalProperties: false, properties: { plan: ref('Plan') } }) },
+  requestBody: { required: true, content: json(holding('plan', ref('Plan'))) },
   leftToHandler: { plan: ['type', 'enum'] },
   responses: {
     200: answer('The updated workspace.', ref('Workspace')),
