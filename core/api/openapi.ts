@@ -1,6 +1,6 @@
 /**
  * docs/openapi.json, built from the route declarations: each route's
- * `openapi` facts (core/api/openapi/, one file per resource) under its path
+ * `openapi` facts (its schemas, declared with it) under its path
  * and method, in route order, then the parts every route shares (info, the
  * bearer scheme, the schemas). `npm run openapi` writes it; a test fails
  * while the file differs.

@@ -8,8 +8,22 @@ import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { PlanChange } from '../workspaces/plan-changes.js';
 import type { Workspace } from '../workspaces/types.js';
-import * as doc from './openapi/workspace.js';
+import { answer, BAD_JSON_BODY, error, holding, json, ref, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
+
+/** A plan change: the body and the answers of both routes that make one. */
+const planChange = {
+  requestBody: { required: true, content: json(holding('plan', ref('Plan'))) },
+  leftToHandler: { plan: ['type', 'enum'] },
+  responses: {
+    200: answer('The updated workspace.', ref('Workspace')),
+    400: BAD_JSON_BODY,
+    401: UNAUTHORIZED,
+    403: error("`not_operator`: the caller is not the server's operator."),
+    413: TOO_LARGE,
+  },
+} satisfies Partial<Operation>;
 
 export const workspaceRoutes: readonly ApiRoute[] = [
   {
@@ -17,7 +31,11 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace',
     auth: 'token',
     body: 'none',
-    openapi: doc.getWorkspace,
+    openapi: {
+      operationId: 'getWorkspace',
+      summary: "The caller's workspace.",
+      responses: { 200: answer('The workspace.', ref('Workspace')), 401: UNAUTHORIZED },
+    },
     async handle({ principal }, { controlPlane }) {
       return { status: 200, body: await controlPlane.workspaces.require(principal.workspace) };
     },
@@ -27,7 +45,11 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace',
     auth: 'token',
     body: 'json',
-    openapi: doc.setPlan,
+    openapi: {
+      operationId: 'setPlan',
+      summary: "Change the caller's workspace's plan (the server's operator only; recorded with who and when).",
+      ...planChange,
+    },
     async handle({ body, principal }, services) {
       return { status: 200, body: await changePlan(services, principal, principal.workspace, body) };
     },
@@ -37,7 +59,11 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace/plan',
     auth: 'token',
     body: 'none',
-    openapi: doc.getPlan,
+    openapi: {
+      operationId: 'getPlan',
+      summary: "The caller's workspace's plan, every change of it (who and when), and whether the caller is the server's operator.",
+      responses: { 200: answer('The plan and its changes, oldest first.', ref('PlanRecord')), 401: UNAUTHORIZED },
+    },
     async handle({ principal }, { controlPlane }) {
       const { workspaces, accounts } = controlPlane;
       const workspace = await workspaces.require(principal.workspace);
@@ -52,7 +78,14 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspaces/:name/plan',
     auth: 'token',
     body: 'json',
-    openapi: doc.putPlan,
+    openapi: {
+      operationId: 'putPlan',
+      summary: "Change any workspace's plan (the server's operator only; recorded with who and when).",
+      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: "The workspace's name." }],
+      requestBody: planChange.requestBody,
+      leftToHandler: planChange.leftToHandler,
+      responses: { ...planChange.responses, 404: error('`not_found`: there is no such workspace.') },
+    },
     async handle({ body, principal, params }, services) {
       return { status: 200, body: await changePlan(services, principal, params['name']!, body) };
     },

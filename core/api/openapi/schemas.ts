@@ -3,7 +3,6 @@
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../../runs/types.js';
-import { scheduledRunSchemas } from './app-runs.js';
 import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
 
@@ -52,6 +51,85 @@ const APP_FIELDS = {
   warnings: { type: 'array', items: { type: 'string' } },
   createdAt: { type: 'string', format: 'date-time' },
   updatedAt: { type: 'string', format: 'date-time' },
+};
+
+const summaryProperties: Record<string, Schema> = {
+  id: { type: 'string', pattern: '^sched-[0-9]{13}-[0-9a-f]{6}$', description: '`sched-`, the tick in milliseconds since the epoch (13 digits), 6 hex digits: sorts by tick.' },
+  app: { type: 'string' },
+  function: { type: 'string' },
+  scheduledAt: { type: 'string', format: 'date-time', description: 'The tick the run is for.' },
+  startedAt: { type: ['string', 'null'], format: 'date-time', description: 'Null for a skipped tick.' },
+  endedAt: { type: ['string', 'null'], format: 'date-time', description: 'Null while running and for a skipped tick.' },
+  status: {
+    type: 'string',
+    enum: ['running', 'succeeded', 'failed', 'skipped'],
+    description: '`running`; `succeeded`: the function returned; `failed`: it raised, its container died, or it could not start (`error`); `skipped`: the tick came while the previous run still ran (no overlap asked for).',
+  },
+  durationMs: { type: ['integer', 'null'], description: 'From start to end; null unless ended.' },
+  error: {
+    type: ['object', 'null'],
+    required: ['code', 'message'],
+    additionalProperties: false,
+    properties: {
+      code: { type: ['string', 'null'], description: "svc's error code (`worker_crashed`, `image_build_failed`, …); null for an exception the function raised." },
+      message: { type: 'string', description: 'The exception (`ValueError: …`) or the error message.' },
+    },
+    description: 'Why it failed; null unless `failed`.',
+  },
+};
+
+const scheduleSchema: Schema = {
+  description: 'A 5-field cron expression in an IANA time zone, or a period in seconds; `overlap`: a tick may start a run while the previous one runs.',
+  oneOf: [
+    { type: 'object', required: ['cron', 'timezone', 'overlap'], additionalProperties: false, properties: { cron: { type: 'string' }, timezone: { type: 'string' }, overlap: { type: 'boolean' } } },
+    { type: 'object', required: ['every', 'overlap'], additionalProperties: false, properties: { every: { type: 'integer', minimum: 1 }, overlap: { type: 'boolean' } } },
+  ],
+};
+
+/** Scheduled runs (app-runs.ts). */
+const scheduledRunSchemas: Record<string, Schema> = {
+  ScheduledRunSummary: { type: 'object', required: Object.keys(summaryProperties), additionalProperties: false, properties: summaryProperties },
+  ScheduledRun: {
+    type: 'object',
+    required: [...Object.keys(summaryProperties), 'logs'],
+    additionalProperties: false,
+    properties: {
+      ...summaryProperties,
+      logs: {
+        type: 'array',
+        description: 'What the run printed, then the traceback of an exception (the last 64 KiB).',
+        items: {
+          type: 'object',
+          required: ['time', 'stream', 'text'],
+          additionalProperties: false,
+          properties: { time: { type: 'string', format: 'date-time' }, stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] }, text: { type: 'string' } },
+        },
+      },
+    },
+  },
+  ScheduledRunList: {
+    type: 'object',
+    required: ['schedules', 'runs'],
+    additionalProperties: false,
+    properties: {
+      schedules: {
+        type: 'array',
+        description: 'The scheduled functions of the app as deployed.',
+        items: {
+          type: 'object',
+          required: ['function', 'schedule', 'description', 'nextRunAt'],
+          additionalProperties: false,
+          properties: {
+            function: { type: 'string' },
+            schedule: scheduleSchema,
+            description: { type: 'string', description: 'The schedule in words: `cron 0 3 * * * (UTC)`, `every 300s`.' },
+            nextRunAt: { type: ['string', 'null'], format: 'date-time', description: 'The next tick; null while the app is paused.' },
+          },
+        },
+      },
+      runs: { type: 'array', items: ref('ScheduledRunSummary') },
+    },
+  },
 };
 
 export const schemas: Readonly<Record<string, Schema>> = {

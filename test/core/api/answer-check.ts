@@ -1,6 +1,6 @@
 /**
  * Checks each answer the tests get from the control-plane API against what
- * its route declares for that status (core/api/openapi/): a JSON body against
+ * its route declares for that status (`ApiRoute.openapi`): a JSON body against
  * its JSON schema, each line of an NDJSON one against the line's schema. An
  * error status a route does not declare must still be svc's error shape; a
  * success it does not declare, or a JSON body where it declares none, is
