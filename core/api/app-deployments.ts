@@ -14,7 +14,7 @@ import { describeApp } from './app-view.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
 import type { DeployRequest } from '../deployments/manager.js';
 import type { Principal } from '../plugin/types.js';
-import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, MANIFEST_INVALID, NAME_INVALID, NO_SUCH_DEPLOYMENT, ref, TOO_LARGE, UNAUTHORIZED, WORKLOAD } from './openapi/shared.js';
+import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, MANIFEST_INVALID, NAME_INVALID, NO_SUCH_DEPLOYMENT, ref, WORKLOAD } from './openapi/shared.js';
 import type { Operation, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -23,7 +23,7 @@ const NO_BUNDLE_OR_WORKLOAD: Response = error('`not_found`: the workspace has no
 const URL_TAKEN: Response = error('`conflict`: a URL of the app is taken by another deployment.');
 
 /** What a deploy and its dry run both answer when the body or the workspace is not right. */
-const DEPLOY_BODY_ERRORS = { 400: BAD_DEPLOY_BODY, 401: UNAUTHORIZED, 404: NO_BUNDLE_OR_WORKLOAD, 409: URL_TAKEN, 413: TOO_LARGE, 422: MANIFEST_INVALID } as const;
+const DEPLOY_BODY_ERRORS = { 400: BAD_DEPLOY_BODY, 404: NO_BUNDLE_OR_WORKLOAD, 409: URL_TAKEN, 422: MANIFEST_INVALID } as const;
 
 export const appDeploymentRoutes: readonly ApiRoute[] = [
   {
@@ -82,7 +82,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
       operationId: 'stopDeployment',
       summary: 'Stop one deployment, definition kept: its URL answers 503 `deployment_stopped` until the workload is deployed again.',
       parameters: [APP, WORKLOAD],
-      responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 401: UNAUTHORIZED, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
+      responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
       const deployment = await services.deployments.stopWorkload(appRef(params, principal), checkName('workload', params['workload']));
@@ -98,7 +98,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
       operationId: 'deleteDeployment',
       summary: 'Delete one deployment (workload): its record, containers and URL (404 from now on).',
       parameters: [APP, WORKLOAD],
-      responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 401: UNAUTHORIZED, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
+      responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
       await services.deployments.deleteWorkload(appRef(params, principal), checkName('workload', params['workload']));

@@ -13,7 +13,7 @@ import { workloadPrefix } from '../gateway/urls.js';
 import type { AppInterface, InterfaceWorkload } from '../plugin/types.js';
 import type { Workload } from '../workload/types.js';
 import { requireApp } from './apps.js';
-import { answer, APP, BAD_QUERY, error, NAME_INVALID, ref, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, APP, BAD_QUERY, error, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
@@ -30,7 +30,6 @@ export const appInterfaceRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The interface of the deployed app.', ref('AppInterface')),
         400: BAD_QUERY,
-        401: UNAUTHORIZED,
         404: error("`not_found`: the caller's workspace has no such deployed app (a preview is not enough; an app of another workspace is not found either)."),
         422: NAME_INVALID,
       },

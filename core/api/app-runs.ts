@@ -9,7 +9,7 @@ import { ScheduleHistory } from '../schedules/history.js';
 import type { ScheduledRun, ScheduledRunSummary } from '../schedules/types.js';
 import { describeSchedule, nextTick } from '../workload/schedule.js';
 import { requireApp } from './apps.js';
-import { answer, APP, BAD_QUERY, error, holding, NAME_INVALID, ref, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, APP, BAD_QUERY, error, holding, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Operation, Parameter, Schema } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -26,7 +26,7 @@ export const appRunRoutes: readonly ApiRoute[] = [
       operationId: 'listScheduledRuns',
       summary: "The app's schedules (each scheduled function, its schedule and its next tick) and its scheduled runs, newest first, without their logs: the last 100 of each function are kept.",
       parameters: [APP],
-      responses: { 200: answer('The schedules and the runs.', ref('ScheduledRunList')), 400: BAD_QUERY, 401: UNAUTHORIZED, 404: NO_APP, 422: NAME_INVALID },
+      responses: { 200: answer('The schedules and the runs.', ref('ScheduledRunList')), 400: BAD_QUERY, 404: NO_APP, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
       const deployment = requireApp(params, principal, services);
@@ -51,7 +51,6 @@ export const appRunRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The run.', holding('run', ref('ScheduledRun'))),
         400: error('`bad_request`: the id is not a scheduled run id (`sched-`, 13 digits, `-`, 6 hex digits), or a query parameter.'),
-        401: UNAUTHORIZED,
         404: error('`not_found`: no such app, or the app has no such run (only the last 100 runs of each function are kept).'),
         422: NAME_INVALID,
       },

@@ -9,7 +9,7 @@ import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deploymentRecords, describeApp, summarizeApp } from './app-view.js';
-import { answer, APP, BAD_QUERY, error, listOf, NAME_INVALID, ref, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, APP, BAD_QUERY, error, listOf, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Operation, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -19,7 +19,7 @@ const pauseApp: Operation = {
   operationId: 'pauseApp',
   summary: 'Pause the app: every workload stops, definitions kept; its URLs answer 503 `app_paused` until a resume or a deploy.',
   parameters: [APP],
-  responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 401: UNAUTHORIZED, 404: NO_SUCH_APP, 422: NAME_INVALID },
+  responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_APP, 422: NAME_INVALID },
 };
 
 const resumeApp: Operation = {
@@ -29,7 +29,6 @@ const resumeApp: Operation = {
   responses: {
     200: answer('The app afterwards.', ref('App')),
     400: BAD_QUERY,
-    401: UNAUTHORIZED,
     404: NO_SUCH_APP,
     422: NAME_INVALID,
     500: error('`container_failed`, `image_build_failed`: a workload could not start; the app stays paused.'),
@@ -48,7 +47,6 @@ export const appRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The apps.', listOf('apps', ref('AppSummary'))),
         400: BAD_QUERY,
-        401: UNAUTHORIZED,
       },
     },
     async handle({ principal }, services) {
@@ -68,7 +66,7 @@ export const appRoutes: readonly ApiRoute[] = [
       operationId: 'getApp',
       summary: 'An app with its deployments, their URLs, status, versions and containers.',
       parameters: [APP],
-      responses: { 200: answer('The app.', ref('App')), 400: BAD_QUERY, 401: UNAUTHORIZED, 404: NO_SUCH_APP, 422: NAME_INVALID },
+      responses: { 200: answer('The app.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_APP, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
       return { status: 200, body: await describeApp(requireApp(params, principal, services), services) };
@@ -96,7 +94,7 @@ export const appRoutes: readonly ApiRoute[] = [
       operationId: 'deleteApp',
       summary: 'Delete the app: its deployments, records and containers; its URLs answer 404 from now on.',
       parameters: [APP],
-      responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 401: UNAUTHORIZED, 404: NO_SUCH_APP, 422: NAME_INVALID },
+      responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 404: NO_SUCH_APP, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
       await services.deployments.remove(appRef(params, principal));

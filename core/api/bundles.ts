@@ -7,7 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { SvcError } from '../errors.js';
-import { answer, error, holding, ref, SHA256, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, error, holding, ref, SHA256 } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import { asBundleTooLarge } from './upload.js';
 import { WorkspaceBundles } from './workspace-bundles.js';
@@ -39,7 +39,6 @@ export const bundleRoutes: readonly ApiRoute[] = [
         201: answer('Stored for this workspace.', ref('BundleUpload')),
         200: answer('The workspace had this bundle already (`created: false`).', ref('BundleUpload')),
         400: error('`bad_request`: X-Bundle-Sha256 missing or not a sha256, a Content-Type other than application/gzip, a query parameter.'),
-        401: UNAUTHORIZED,
         413: error("`bundle_too_large`: the upload is over the server's bundle limit (100 MiB by default), or an entry or the whole archive is over the extraction limits."),
         422: error("`bundle_invalid`: the body's sha256 is not the one announced (the message names both), or the archive is not gzip, is corrupt, or holds an entry unsafe to extract (`details.entry`, `details.rule`)."),
       },
@@ -80,7 +79,6 @@ export const bundleRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The workspace has it.', holding('sha256', { type: 'string' })),
         400: error('`bad_request`: not a sha256, or a query parameter.'),
-        401: UNAUTHORIZED,
         404: error('`not_found`: the workspace has not uploaded this bundle.'),
       },
     },

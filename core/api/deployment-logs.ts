@@ -16,7 +16,7 @@ import type { DeploymentLogKey, DeploymentLogLine } from '../logs/deployment-log
 import { checkName } from '../workspaces/names.js';
 import { appRef, requireApp } from './apps.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import { APP, BAD_QUERY, LOG_LINES, NAME_INVALID, NO_SUCH_DEPLOYMENT, UNAUTHORIZED, WORKLOAD } from './openapi/shared.js';
+import { APP, BAD_QUERY, LOG_LINES, NAME_INVALID, NO_SUCH_DEPLOYMENT, WORKLOAD } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import type { ApiAnswer, ApiRoute, ApiServices } from './types.js';
 
@@ -42,7 +42,6 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
           content: LOG_LINES,
         },
         400: BAD_QUERY,
-        401: UNAUTHORIZED,
         404: NO_SUCH_DEPLOYMENT,
         422: NAME_INVALID,
       },

@@ -8,7 +8,7 @@ import type { UnitScalingStatus } from '../autoscale/types.js';
 import type { Stage } from '../deployments/keys.js';
 import type { Deployment } from '../deployments/types.js';
 import type { WorkloadKind } from '../workload/types.js';
-import { answer, listOf, ref, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, listOf, ref } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -39,7 +39,6 @@ export const deploymentRoutes: readonly ApiRoute[] = [
       summary: "Every workload deployed or previewed in the caller's workspace, with URLs and containers.",
       responses: {
         200: answer('The deployments.', listOf('deployments', ref('Deployment'))),
-        401: UNAUTHORIZED,
       },
     },
     async handle({ principal }, services) {

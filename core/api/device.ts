@@ -8,7 +8,7 @@
 import type { DeviceAuthorizations } from '../auth/device-flow.js';
 import type { Principal } from '../plugin/types.js';
 import { oauthError } from './oauth.js';
-import { answer, BAD_JSON_BODY, error, json, ref, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, json, ref } from './openapi/shared.js';
 import type { Operation, Response } from './openapi/types.js';
 import { NO_STORE, type ApiAnswer, type ApiRoute } from './types.js';
 
@@ -33,7 +33,6 @@ export const deviceRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('RFC 8628 §3.2.', ref('DeviceAuthorization')),
         400: answer('`invalid_request`: a client_name that is not 1 to 80 characters, a malformed body, a repeated parameter.', ref('OAuthError')),
-        413: TOO_LARGE,
       },
     },
     async handle({ body }, { controlPlane }) {
@@ -57,7 +56,6 @@ export const deviceRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The new token, once.', ref('DeviceToken')),
         400: answer('RFC 8628 §3.5 / RFC 6749 §5.2: `authorization_pending`, `slow_down`, `access_denied`, `expired_token`, `invalid_grant`, `invalid_request`, `unsupported_grant_type`.', ref('OAuthError')),
-        413: TOO_LARGE,
       },
     },
     async handle({ body }, { controlPlane }) {
@@ -79,7 +77,7 @@ export const deviceRoutes: readonly ApiRoute[] = [
       summary: "Approve a pending sign-in by its user code, for the caller's workspace; the client's token acts as the caller.",
       requestBody: { required: true, content: json(ref('UserCodeInput')) },
       leftToHandler: { user_code: ['type'] },
-      responses: { 200: answer('Approved.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 401: UNAUTHORIZED, 404: NO_PENDING, 409: DECIDED, 413: TOO_LARGE },
+      responses: { 200: answer('Approved.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 404: NO_PENDING, 409: DECIDED },
     },
     handle: ({ body, principal }, { controlPlane }) => decide(controlPlane.devices, body, principal, 'approved'),
   },
@@ -93,7 +91,7 @@ export const deviceRoutes: readonly ApiRoute[] = [
       summary: "Deny a pending sign-in by its user code; the client's next poll gets `access_denied`.",
       requestBody: { required: true, content: json(ref('UserCodeInput')) },
       leftToHandler: { user_code: ['type'] },
-      responses: { 200: answer('Denied.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 401: UNAUTHORIZED, 404: NO_PENDING, 409: DECIDED, 413: TOO_LARGE },
+      responses: { 200: answer('Denied.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 404: NO_PENDING, 409: DECIDED },
     },
     handle: ({ body, principal }, { controlPlane }) => decide(controlPlane.devices, body, principal, 'denied'),
   },

@@ -5,7 +5,7 @@
  */
 import { SvcError } from '../errors.js';
 import type { DomainDirectory } from '../domains/types.js';
-import { answer, BAD_JSON_BODY, error, listOf, ref, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, listOf, ref } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -20,7 +20,6 @@ export const domainRoutes: readonly ApiRoute[] = [
       summary: "The caller's workspace's custom domains, each with its status (pending, verified, suspended) and the DNS TXT record to publish.",
       responses: {
         200: answer('The domains.', listOf('domains', ref('DomainView'))),
-        401: UNAUTHORIZED,
       },
     },
     async handle({ principal }, services) {
@@ -39,9 +38,7 @@ export const domainRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The domain after the lookup.', ref('DomainView')),
         400: BAD_JSON_BODY,
-        401: UNAUTHORIZED,
         404: error('`not_found`: the workspace has not claimed this domain.'),
-        413: TOO_LARGE,
       },
     },
     async handle({ principal, params }, services) {

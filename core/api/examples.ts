@@ -16,7 +16,7 @@ import { createBundle } from '../bundles/create.js';
 import { SvcError } from '../errors.js';
 import { examplesRoot } from '../paths.js';
 import { nameProblem } from '../workspaces/names.js';
-import { answer, BAD_QUERY, error, listOf, ref, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_QUERY, error, listOf, ref } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
@@ -104,7 +104,6 @@ export const exampleRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('Every example, sorted by name.', listOf('examples', ref('ExampleSummary'))),
         400: BAD_QUERY,
-        401: UNAUTHORIZED,
       },
     },
     async handle() {
@@ -127,7 +126,6 @@ export const exampleRoutes: readonly ApiRoute[] = [
           content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
         },
         400: BAD_QUERY,
-        401: UNAUTHORIZED,
         404: error('`not_found`: no example has this name; the message lists the examples, and `details.examples` holds their names.'),
       },
     },

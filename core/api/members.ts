@@ -4,7 +4,7 @@
  * the same service (core/workspaces/members.ts). Every route sees only the
  * caller's account and workspace.
  */
-import { answer, BAD_JSON_BODY, error, json, listOf, ref, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, ref } from './openapi/shared.js';
 import type { Operation, Parameter } from './openapi/types.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
@@ -23,7 +23,6 @@ export const memberRoutes: readonly ApiRoute[] = [
       summary: "The workspaces the caller's account may use, with its role in each.",
       responses: {
         200: answer('Its workspaces, and which one the token acts in.', ref('WorkspaceList')),
-        401: UNAUTHORIZED,
         403: NOT_AN_ACCOUNT,
       },
     },
@@ -45,10 +44,8 @@ export const memberRoutes: readonly ApiRoute[] = [
       responses: {
         201: answer('The new workspace.', ref('Workspace')),
         400: BAD_JSON_BODY,
-        401: UNAUTHORIZED,
         403: NOT_AN_ACCOUNT,
         409: error('`conflict`: a workspace of that name exists.'),
-        413: TOO_LARGE,
         422: error('`name_invalid`: the name is not a lowercase DNS label, or reserved.'),
       },
     },
@@ -69,10 +66,8 @@ export const memberRoutes: readonly ApiRoute[] = [
       responses: {
         201: answer('The token with its secret.', ref('CreatedToken')),
         400: BAD_JSON_BODY,
-        401: UNAUTHORIZED,
         403: NOT_AN_ACCOUNT,
         404: error("`not_found`: the caller's account has no such workspace (another's is not found either)."),
-        413: TOO_LARGE,
       },
     },
     async handle({ body, params, principal }, { controlPlane }) {
@@ -90,7 +85,6 @@ export const memberRoutes: readonly ApiRoute[] = [
       summary: "Everyone who may use the caller's workspace, with their roles, invited ones too.",
       responses: {
         200: answer('The members, by name.', listOf('members', ref('Member'))),
-        401: UNAUTHORIZED,
         403: NOT_AN_ACCOUNT,
       },
     },
@@ -114,9 +108,7 @@ export const memberRoutes: readonly ApiRoute[] = [
       responses: {
         201: answer('The invited member and the link (its path: append it to the server\'s URL).', ref('Invitation')),
         400: BAD_JSON_BODY,
-        401: UNAUTHORIZED,
         403: NOT_AN_ACCOUNT,
-        413: TOO_LARGE,
       },
     },
     async handle({ body, principal }, { controlPlane }) {
@@ -135,7 +127,6 @@ export const memberRoutes: readonly ApiRoute[] = [
       pathParameters: [ACCOUNT_ID],
       responses: {
         204: { description: 'Removed.' },
-        401: UNAUTHORIZED,
         403: NOT_AN_ACCOUNT,
         404: error('`not_found`: the workspace has no such member (another workspace\'s are not found either).'),
         409: error('`conflict`: the last owner of the workspace cannot be removed.'),

@@ -12,7 +12,7 @@ import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
 import { describeApp } from './app-view.js';
 import { logsAnswer } from './deployment-logs.js';
-import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, LOG_LINES, MANIFEST_INVALID, NAME_INVALID, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED, WORKLOAD } from './openapi/shared.js';
+import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, LOG_LINES, MANIFEST_INVALID, NAME_INVALID, ref, SHUTTING_DOWN, WORKLOAD } from './openapi/shared.js';
 import type { Operation, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 import type { Deployment } from '../deployments/types.js';
@@ -34,10 +34,8 @@ export const previewRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The preview once it serves (also the first time).', ref('Preview')),
         400: error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a manifest of another app: the message names both) or `invalid_json`.'),
-        401: UNAUTHORIZED,
         404: error('`not_found`: the workspace has not uploaded the bundle (upload it first).'),
         409: error('`conflict`: a URL of the preview is taken by another deployment.'),
-        413: TOO_LARGE,
         422: MANIFEST_INVALID,
         500: error('`image_build_failed`, `container_failed`: the new version could not start; a preview that was running keeps serving its version.'),
         503: SHUTTING_DOWN,
@@ -60,7 +58,7 @@ export const previewRoutes: readonly ApiRoute[] = [
       operationId: 'getPreview',
       summary: 'The preview of the app, with its idle timeout and when it ends if unused; asking counts as using it.',
       parameters: [APP],
-      responses: { 200: answer('The preview.', ref('Preview')), 400: BAD_QUERY, 401: UNAUTHORIZED, 404: NO_PREVIEW, 422: NAME_INVALID },
+      responses: { 200: answer('The preview.', ref('Preview')), 400: BAD_QUERY, 404: NO_PREVIEW, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
       return { status: 200, body: await describePreview(requirePreview(previewRef(params, principal), services), services) };
@@ -78,7 +76,6 @@ export const previewRoutes: readonly ApiRoute[] = [
       responses: {
         204: { description: 'Ended.' },
         400: BAD_QUERY,
-        401: UNAUTHORIZED,
         404: NO_PREVIEW,
         422: NAME_INVALID,
         503: error('`shutting_down`: svc is stopping and takes no deployment changes (`Retry-After: 5`).'),
@@ -106,7 +103,6 @@ export const previewRoutes: readonly ApiRoute[] = [
           content: LOG_LINES,
         },
         400: BAD_QUERY,
-        401: UNAUTHORIZED,
         404: error('`not_found`: the workspace has no preview of this app, or the preview no such workload.'),
         422: NAME_INVALID,
       },

@@ -11,7 +11,7 @@ import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
 import { answerCall } from './call-route.js';
 import { logsAnswer } from './deployment-logs.js';
-import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref, SHUTTING_DOWN, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref, SHUTTING_DOWN } from './openapi/shared.js';
 import type { Operation, Parameter, Response } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
@@ -33,9 +33,7 @@ export const runRoutes: readonly ApiRoute[] = [
       responses: {
         201: answer('The run, not ready yet.', holding('run', ref('Run'))),
         400: error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a `function` that is another kind of workload: `details.kind`) or `invalid_json`.'),
-        401: UNAUTHORIZED,
         404: error('`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such function (the hint lists its functions).'),
-        413: TOO_LARGE,
         422: error('`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the function or a name of the manifest is not a lowercase DNS label).'),
         429: error('`too_many_runs`: the workspace already holds 20 runs.'),
         503: SHUTTING_DOWN,
@@ -57,7 +55,7 @@ export const runRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'listRuns',
       summary: "The runs of the caller's workspace, oldest first. Listing does not count as using them.",
-      responses: { 200: answer('The runs.', ref('RunList')), 400: BAD_QUERY, 401: UNAUTHORIZED },
+      responses: { 200: answer('The runs.', ref('RunList')), 400: BAD_QUERY },
     },
     async handle({ principal }, services) {
       return { status: 200, body: { runs: services.runs.list(principal.workspace) } };
@@ -75,7 +73,6 @@ export const runRoutes: readonly ApiRoute[] = [
       responses: {
         200: answer('The run.', holding('run', ref('Run'))),
         400: BAD_RUN_ID,
-        401: UNAUTHORIZED,
         404: NO_SUCH_RUN,
       },
     },
@@ -92,7 +89,7 @@ export const runRoutes: readonly ApiRoute[] = [
       operationId: 'endRun',
       summary: 'End the run: its containers stop once the calls in flight are done, its logs go, its log followers get `event: end` (reason `deleted`).',
       pathParameters: [RUN_ID],
-      responses: { 204: { description: 'Ended.' }, 400: BAD_RUN_ID, 401: UNAUTHORIZED, 404: NO_SUCH_RUN },
+      responses: { 204: { description: 'Ended.' }, 400: BAD_RUN_ID, 404: NO_SUCH_RUN },
     },
     async handle({ params, principal }, services) {
       await services.runs.end(principal.workspace, runId(params));
@@ -126,7 +123,6 @@ export const runRoutes: readonly ApiRoute[] = [
           content: { 'application/x-ndjson': { schema: ref('CallFrame') } },
         },
         400: error('`bad_request`: the id is not a run id, a Content-Type other than application/vnd.svc.call+pickle, a query parameter, or (from the container) a body that is not a pickled call.'),
-        401: UNAUTHORIZED,
         404: error('`not_found`: the workspace has no such run, or it ended while the call waited.'),
         413: error("`payload_too_large`: the call is over the gateway's body limit (`maxBodyBytes`, 32 MiB by default)."),
         422: error("`invalid_arguments` (from the container: the call passes `context`, which svc fills in); or the run's failure `bundle_invalid`."),
@@ -157,7 +153,6 @@ export const runRoutes: readonly ApiRoute[] = [
           content: LOG_LINES,
         },
         400: BAD_RUN_ID,
-        401: UNAUTHORIZED,
         404: NO_SUCH_RUN,
       },
     },

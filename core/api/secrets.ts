@@ -4,7 +4,7 @@
  * answer and no error ever holds a value.
  */
 import { SvcError } from '../errors.js';
-import { answer, BAD_JSON_BODY, error, json, listOf, NAME_INVALID, ref, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Operation, Parameter } from './openapi/types.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 
@@ -22,7 +22,6 @@ export const secretRoutes: readonly ApiRoute[] = [
       summary: "The caller's workspace's secrets by name: their keys, who made and changed them and when. Never a value.",
       responses: {
         200: answer('The secrets.', listOf('secrets', ref('Secret'))),
-        401: UNAUTHORIZED,
       },
     },
     async handle({ principal }, { controlPlane }) {
@@ -42,9 +41,7 @@ export const secretRoutes: readonly ApiRoute[] = [
       responses: {
         201: { description: 'Created.', content: json(ref('Secret')), headers: { Location: { schema: { type: 'string' }, description: '/api/v1/secrets/<name>' } } },
         400: BAD_VALUES,
-        401: UNAUTHORIZED,
         409: error('`conflict`: the workspace already has a secret of this name (send `replace: true`, or change its keys with PATCH).'),
-        413: TOO_LARGE,
         422: NAME_INVALID,
       },
     },
@@ -68,9 +65,7 @@ export const secretRoutes: readonly ApiRoute[] = [
           properties: { secrets: { type: 'integer' }, values: { type: 'integer' } },
         }),
         400: BAD_JSON_BODY,
-        401: UNAUTHORIZED,
         403: error("`not_operator`: the caller is not the server's operator."),
-        413: TOO_LARGE,
         500: error('`secrets_key_invalid`: a value was sealed with a key the server does not hold (give it every old key until the reseal is done).'),
       },
     },
@@ -98,9 +93,7 @@ export const secretRoutes: readonly ApiRoute[] = [
           properties: { secret: ref('Secret'), restarted: { type: 'array', items: { type: 'string' }, description: '`<app>/<workload>` of each workload restarted (empty without `restart`).' } },
         }),
         400: BAD_VALUES,
-        401: UNAUTHORIZED,
         404: error("`secret_not_found`: the caller's workspace has no such secret."),
-        413: TOO_LARGE,
         422: NAME_INVALID,
       },
     },
@@ -122,7 +115,6 @@ export const secretRoutes: readonly ApiRoute[] = [
       pathParameters: [SECRET_NAME],
       responses: {
         204: { description: 'Deleted.' },
-        401: UNAUTHORIZED,
         404: error("`secret_not_found`: the caller's workspace has no such secret (another workspace's is not found either)."),
         422: NAME_INVALID,
       },

@@ -8,7 +8,7 @@
  */
 import type { TokenInfo } from '../auth/token-records.js';
 import { SvcError } from '../errors.js';
-import { answer, BAD_JSON_BODY, error, json, ref, TOO_LARGE } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, json, ref } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
@@ -43,7 +43,6 @@ export const signInRoutes: readonly ApiRoute[] = [
         200: answer('The session token with its secret.', ref('SignIn')),
         400: BAD_JSON_BODY,
         401: error('`unauthorized`: the link is invalid, expired or already used.'),
-        413: TOO_LARGE,
       },
     },
     async handle({ body }, { controlPlane }) {
@@ -71,7 +70,6 @@ export const signInRoutes: readonly ApiRoute[] = [
         400: error('`bad_request` (an unknown field, a body that is not a JSON object) or `invalid_json`.'),
         401: error('`unauthorized`: no valid token.'),
         403: error('`forbidden`: the token acts as no account.'),
-        413: TOO_LARGE,
       },
     },
     async handle({ body, principal }, { controlPlane }) {

@@ -4,7 +4,7 @@
  * the gateway from the moment the 204 is sent). A token of another workspace
  * is `not_found`, exactly like one that does not exist.
  */
-import { answer, BAD_JSON_BODY, error, json, listOf, ref, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, ref } from './openapi/shared.js';
 import type { Operation, Parameter } from './openapi/types.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 import { roleOf } from './role.js';
@@ -29,8 +29,6 @@ export const tokenRoutes: readonly ApiRoute[] = [
           headers: { Location: { schema: { type: 'string' }, description: '/api/v1/tokens/<id>' } },
         },
         400: BAD_JSON_BODY,
-        401: UNAUTHORIZED,
-        413: TOO_LARGE,
       },
     },
     async handle({ body, principal }, { controlPlane }) {
@@ -48,7 +46,6 @@ export const tokenRoutes: readonly ApiRoute[] = [
       summary: "The live tokens of the caller's workspace, oldest first, without secrets.",
       responses: {
         200: answer('The tokens.', listOf('tokens', ref('Token'))),
-        401: UNAUTHORIZED,
       },
     },
     async handle({ principal }, { controlPlane }) {
@@ -67,7 +64,6 @@ export const tokenRoutes: readonly ApiRoute[] = [
       responses: {
         204: { description: 'Revoked.' },
         400: error('`bad_request`: the id is not a token id.'),
-        401: UNAUTHORIZED,
         403: error("`forbidden`: a member revokes only their own tokens (an owner any)."),
         404: error('`not_found`: the workspace has no such live token (a token of another workspace is not found either).'),
       },

@@ -1,5 +1,5 @@
 /** `GET /api/v1/whoami`: who the bearer token acts as, for `svc` to show and scripts to check. */
-import { answer, ref, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, ref } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import { roleOf } from './role.js';
 import type { ApiRoute } from './types.js';
@@ -13,7 +13,7 @@ export const whoamiRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'whoami',
       summary: 'Who the bearer token acts as.',
-      responses: { 200: answer('The principal.', ref('WhoAmI')), 401: UNAUTHORIZED },
+      responses: { 200: answer('The principal.', ref('WhoAmI')) },
     },
     async handle({ principal }, { controlPlane }) {
       const role = await roleOf(principal, controlPlane.accounts);

@@ -8,7 +8,7 @@ import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { PlanChange } from '../workspaces/plan-changes.js';
 import type { Workspace } from '../workspaces/types.js';
-import { answer, BAD_JSON_BODY, error, holding, json, ref, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, holding, json, ref } from './openapi/shared.js';
 import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -19,9 +19,7 @@ const planChange = {
   responses: {
     200: answer('The updated workspace.', ref('Workspace')),
     400: BAD_JSON_BODY,
-    401: UNAUTHORIZED,
     403: error("`not_operator`: the caller is not the server's operator."),
-    413: TOO_LARGE,
   },
 } satisfies Partial<Operation>;
 
@@ -34,7 +32,7 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'getWorkspace',
       summary: "The caller's workspace.",
-      responses: { 200: answer('The workspace.', ref('Workspace')), 401: UNAUTHORIZED },
+      responses: { 200: answer('The workspace.', ref('Workspace')) },
     },
     async handle({ principal }, { controlPlane }) {
       return { status: 200, body: await controlPlane.workspaces.require(principal.workspace) };
@@ -62,7 +60,7 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'getPlan',
       summary: "The caller's workspace's plan, every change of it (who and when), and whether the caller is the server's operator.",
-      responses: { 200: answer('The plan and its changes, oldest first.', ref('PlanRecord')), 401: UNAUTHORIZED },
+      responses: { 200: answer('The plan and its changes, oldest first.', ref('PlanRecord')) },
     },
     async handle({ principal }, { controlPlane }) {
       const { workspaces, accounts } = controlPlane;

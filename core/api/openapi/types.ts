@@ -46,6 +46,6 @@ export interface Operation {
    * field, the schema keywords the router leaves to it. Not in docs/openapi.json.
    */
   readonly leftToHandler?: Readonly<Record<string, readonly string[]>>;
-  /** By status code. */
+  /** By status code; 401 and 413 as every route of its kind gives them unless it says otherwise (openapi.ts). */
   readonly responses: Readonly<Record<number, Response>>;
 }

@@ -9,6 +9,7 @@
  */
 import { compileDeclared } from '../../../core/api/declared-schemas.js';
 import { API_PREFIX, apiRoutes } from '../../../core/api/index.js';
+import { declaredResponses } from '../../../core/api/openapi.js';
 import type { Schema } from '../../../core/api/openapi/types.js';
 import type { ApiRoute } from '../../../core/api/types.js';
 import type { ValidateFunction } from '../../../core/schema/ajv.js';
@@ -24,7 +25,7 @@ export function checkAnswer(method: string, url: string, status: number, content
   const route = matchers.find((m) => m.route.method === method && m.path.test(path))?.route;
   const type = (contentType ?? '').split(';', 1)[0]!.trim();
   const where = `${method} ${path} answered ${status}`;
-  const declared = route?.openapi.responses[status];
+  const declared = route === undefined ? undefined : declaredResponses(route)[status];
   const schema = declared === undefined ? undeclared(route, status, where) : declared.content?.[type]?.schema;
   if (type === 'application/json' && schema === undefined) throw new Error(`${where} with JSON, which its route does not declare: ${text}`);
   if (schema === undefined) return;
