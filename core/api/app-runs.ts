@@ -6,6 +6,7 @@
  */
 import type { Deployment } from '../deployments/types.js';
 import { ScheduleHistory } from '../schedules/history.js';
+import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../schedules/keys.js';
 import type { ScheduledRun, ScheduledRunSummary } from '../schedules/types.js';
 import { describeSchedule, nextTick } from '../workload/schedule.js';
 import { requireApp } from './apps.js';
@@ -13,7 +14,7 @@ import { answer, APP, BAD_QUERY, error, holding, NAME_INVALID, ref } from './ope
 import type { Operation, Parameter, Schema } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
-const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^sched-[0-9]{13}-[0-9a-f]{6}$' }, description: "The scheduled run's id." };
+const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: SCHEDULED_RUN_ID.source }, description: "The scheduled run's id." };
 const NO_APP = error("`not_found`: the caller's workspace has no such deployed app (an app of another workspace is not found either).");
 
 export const appRunRoutes: readonly ApiRoute[] = [

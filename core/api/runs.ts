@@ -15,7 +15,7 @@ import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref, S
 import type { Operation, Parameter, Response } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
-const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^run-[0-9a-f]{16}$' }, description: "The run's id." };
+const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` }, description: "The run's id." };
 const BAD_RUN_ID: Response = error('`bad_request`: the id is not a run id (`run-` and 16 hex digits), or a query parameter.');
 const NO_SUCH_RUN: Response = error('`not_found`: the workspace has no such run: it ended (by its client, after its idle timeout, or when svc stopped) or never existed (a run of another workspace is not found either).');
 

@@ -2,7 +2,8 @@
  * `components.schemas` of docs/openapi.json: the shapes the routes take and
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
-import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../../runs/types.js';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../../runs/types.js';
+import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../schedules/keys.js';
 import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
 
@@ -54,7 +55,7 @@ const APP_FIELDS = {
 };
 
 const summaryProperties: Record<string, Schema> = {
-  id: { type: 'string', pattern: '^sched-[0-9]{13}-[0-9a-f]{6}$', description: '`sched-`, the tick in milliseconds since the epoch (13 digits), 6 hex digits: sorts by tick.' },
+  id: { type: 'string', pattern: SCHEDULED_RUN_ID.source, description: '`sched-`, the tick in milliseconds since the epoch (13 digits), 6 hex digits: sorts by tick.' },
   app: { type: 'string' },
   function: { type: 'string' },
   scheduledAt: { type: 'string', format: 'date-time', description: 'The tick the run is for.' },
@@ -521,7 +522,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     required: ['id', 'app', 'function', 'status', 'failure', 'calls', 'idleTimeoutSeconds', 'expiresAt', 'createdAt'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', pattern: '^run-[0-9a-f]{16}$' },
+      id: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
       app: { type: 'string' },
       function: { type: 'string' },
       status: {
