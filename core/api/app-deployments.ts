@@ -12,11 +12,18 @@ import { checkName } from '../workspaces/names.js';
 import { appRef } from './apps.js';
 import { describeApp } from './app-view.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
-import { onlyFields, optionalBoolean, required, requiredString } from './input.js';
 import type { DeployRequest } from '../deployments/manager.js';
 import type { Principal } from '../plugin/types.js';
-import * as doc from './openapi/app-deployments.js';
+import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, MANIFEST_INVALID, NAME_INVALID, NO_SUCH_DEPLOYMENT, ref, WORKLOAD } from './openapi/shared.js';
+import type { Operation, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
+
+const BAD_DEPLOY_BODY: Response = error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `prune` with `workload`, a manifest of another app: the message names both) or `invalid_json`.');
+const NO_BUNDLE_OR_WORKLOAD: Response = error('`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such workload.');
+const URL_TAKEN: Response = error('`conflict`: a URL of the app is taken by another deployment.');
+
+/** What a deploy and its dry run both answer when the body or the workspace is not right. */
+const DEPLOY_BODY_ERRORS = { 400: BAD_DEPLOY_BODY, 404: NO_BUNDLE_OR_WORKLOAD, 409: URL_TAKEN, 422: MANIFEST_INVALID } as const;
 
 export const appDeploymentRoutes: readonly ApiRoute[] = [
   {
@@ -24,7 +31,18 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments',
     auth: 'token',
     body: 'json',
-    openapi: doc.deployApp,
+    openapi: {
+      operationId: 'deployApp',
+      summary: 'Deploy the app (or one workload) from a manifest and an uploaded bundle: a new version of each workload deployed, switched in once healthy. Answers when done; progress is not streamed.',
+      parameters: [APP],
+      requestBody: { required: true, content: json(ref('DeployInput')) },
+      leftToHandler: CODE_CHECKS,
+      responses: {
+        201: answer('The app after the deploy.', ref('App')),
+        ...DEPLOY_BODY_ERRORS,
+        500: error('`image_build_failed`, `container_failed`: the new version could not start; the old one keeps serving.'),
+      },
+    },
     async handle({ params, body, principal }, services) {
       const request = await deployRequest(params, body, principal, services);
       const deployment = await services.deployments.deploy(request);
@@ -37,7 +55,19 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/plan',
     auth: 'token',
     body: 'json',
-    openapi: doc.planDeploy,
+    openapi: {
+      operationId: 'planDeploy',
+      summary: "A dry run of the deploy with the same body (svc deploy --dry-run): the checks of a deploy, then what it would do; on Nomad, each job from Nomad's plan endpoint. Changes nothing.",
+      parameters: [APP],
+      requestBody: { required: true, content: json(ref('DeployInput')) },
+      leftToHandler: CODE_CHECKS,
+      responses: {
+        200: answer('The plan.', ref('DeployPlan')),
+        ...DEPLOY_BODY_ERRORS,
+        500: error('`nomad_rejected` (Nomad refused the job, its text kept) or `image_build_failed`.'),
+        503: error('`scheduler_unreachable`: svc could not reach Nomad.'),
+      },
+    },
     async handle({ params, body, principal }, services) {
       const request = await deployRequest(params, body, principal, services);
       return { status: 200, body: await services.deployments.plan(request) };
@@ -48,7 +78,12 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/:workload/stop',
     auth: 'token',
     body: 'none',
-    openapi: doc.stopDeployment,
+    openapi: {
+      operationId: 'stopDeployment',
+      summary: 'Stop one deployment, definition kept: its URL answers 503 `deployment_stopped` until the workload is deployed again.',
+      parameters: [APP, WORKLOAD],
+      responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
+    },
     async handle({ params, principal }, services) {
       const deployment = await services.deployments.stopWorkload(appRef(params, principal), checkName('workload', params['workload']));
       return { status: 200, body: await describeApp(deployment, services) };
@@ -59,7 +94,12 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/:workload',
     auth: 'token',
     body: 'none',
-    openapi: doc.deleteDeployment,
+    openapi: {
+      operationId: 'deleteDeployment',
+      summary: 'Delete one deployment (workload): its record, containers and URL (404 from now on).',
+      parameters: [APP, WORKLOAD],
+      responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
+    },
     async handle({ params, principal }, services) {
       await services.deployments.deleteWorkload(appRef(params, principal), checkName('workload', params['workload']));
       return { status: 204 };
@@ -75,8 +115,8 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
 export async function deployableCode(
   body: Readonly<Record<string, unknown>>, workspace: string, services: ApiServices, pathApp?: string,
 ): Promise<{ spec: AppSpec; bundle: string; inlineSecrets?: Record<string, string>[] }> {
-  const spec = appSpec(required(body, 'manifest'), pathApp);
-  const bundle = requiredString(body, 'bundle');
+  const spec = appSpec(body['manifest'], pathApp);
+  const bundle = body['bundle'] as string;
   if (!/^[0-9a-f]{64}$/.test(bundle)) throw notSha256(bundle, 'the field "bundle"');
   if (!(await workspaceBundles(services).has(workspace, bundle))) throw unknownBundle(bundle);
   const inlineSecrets = inlineSecretsOf(body['inlineSecrets'], spec);
@@ -121,12 +161,11 @@ function optionalWorkload(value: unknown): string | undefined {
 
 /** The body of a deploy (and of its plan), checked: manifest, uploaded bundle, workload, prune. */
 async function deployRequest(params: Readonly<Record<string, string>>, body: Record<string, unknown>, principal: Principal, services: ApiServices): Promise<DeployRequest> {
-  onlyFields(body, ['manifest', 'bundle', 'workload', 'prune', 'inlineSecrets']);
   const ref = appRef(params, principal);
   const { spec, bundle, inlineSecrets } = await deployableCode(body, ref.workspace, services, ref.app);
   services.checkSchedules?.(spec);
   const workload = optionalWorkload(body['workload']);
-  const prune = optionalBoolean(body, 'prune');
+  const prune = body['prune'] === true;
   if (prune && workload !== undefined) {
     throw new SvcError('bad_request', `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`, { details: { field: 'prune' } });
   }

@@ -6,11 +6,16 @@
  */
 import type { Deployment } from '../deployments/types.js';
 import { ScheduleHistory } from '../schedules/history.js';
+import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../schedules/keys.js';
 import type { ScheduledRun, ScheduledRunSummary } from '../schedules/types.js';
 import { describeSchedule, nextTick } from '../workload/schedule.js';
 import { requireApp } from './apps.js';
-import * as doc from './openapi/app-runs.js';
+import { answer, APP, BAD_QUERY, error, holding, NAME_INVALID, ref } from './openapi/shared.js';
+import type { Operation, Parameter, Schema } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
+
+const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: SCHEDULED_RUN_ID.source }, description: "The scheduled run's id." };
+const NO_APP = error("`not_found`: the caller's workspace has no such deployed app (an app of another workspace is not found either).");
 
 export const appRunRoutes: readonly ApiRoute[] = [
   {
@@ -18,7 +23,12 @@ export const appRunRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/runs',
     auth: 'token',
     body: 'none',
-    openapi: doc.listScheduledRuns,
+    openapi: {
+      operationId: 'listScheduledRuns',
+      summary: "The app's schedules (each scheduled function, its schedule and its next tick) and its scheduled runs, newest first, without their logs: the last 100 of each function are kept.",
+      parameters: [APP],
+      responses: { 200: answer('The schedules and the runs.', ref('ScheduledRunList')), 400: BAD_QUERY, 404: NO_APP, 422: NAME_INVALID },
+    },
     async handle({ params, principal }, services) {
       const deployment = requireApp(params, principal, services);
       const now = new Date();
@@ -35,7 +45,17 @@ export const appRunRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/runs/:id',
     auth: 'token',
     body: 'none',
-    openapi: doc.getScheduledRun,
+    openapi: {
+      operationId: 'getScheduledRun',
+      summary: 'One scheduled run with its logs: what the function printed and, when it failed, its traceback (the last 64 KiB).',
+      parameters: [APP, RUN_ID],
+      responses: {
+        200: answer('The run.', holding('run', ref('ScheduledRun'))),
+        400: error('`bad_request`: the id is not a scheduled run id (`sched-`, 13 digits, `-`, 6 hex digits), or a query parameter.'),
+        404: error('`not_found`: no such app, or the app has no such run (only the last 100 runs of each function are kept).'),
+        422: NAME_INVALID,
+      },
+    },
     async handle({ params, principal }, services) {
       return { status: 200, body: { run: await scheduledRunOf(services, requireApp(params, principal, services), params['id']!) } };
     },

@@ -9,8 +9,31 @@ import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deploymentRecords, describeApp, summarizeApp } from './app-view.js';
-import * as doc from './openapi/apps.js';
+import { answer, APP, BAD_QUERY, error, listOf, NAME_INVALID, ref } from './openapi/shared.js';
+import type { Operation, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
+
+const NO_SUCH_APP: Response = error("`not_found`: the caller's workspace has no such app (an app of another workspace is not found either).");
+
+const pauseApp: Operation = {
+  operationId: 'pauseApp',
+  summary: 'Pause the app: every workload stops, definitions kept; its URLs answer 503 `app_paused` until a resume or a deploy.',
+  parameters: [APP],
+  responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_APP, 422: NAME_INVALID },
+};
+
+const resumeApp: Operation = {
+  operationId: 'resumeApp',
+  summary: "Start a paused app's workloads again at their versions (stopped deployments stay stopped).",
+  parameters: [APP],
+  responses: {
+    200: answer('The app afterwards.', ref('App')),
+    400: BAD_QUERY,
+    404: NO_SUCH_APP,
+    422: NAME_INVALID,
+    500: error('`container_failed`, `image_build_failed`: a workload could not start; the app stays paused.'),
+  },
+};
 
 export const appRoutes: readonly ApiRoute[] = [
   {
@@ -18,7 +41,14 @@ export const appRoutes: readonly ApiRoute[] = [
     path: '/apps',
     auth: 'token',
     body: 'none',
-    openapi: doc.listApps,
+    openapi: {
+      operationId: 'listApps',
+      summary: "The deployed apps of the caller's workspace, by name.",
+      responses: {
+        200: answer('The apps.', listOf('apps', ref('AppSummary'))),
+        400: BAD_QUERY,
+      },
+    },
     async handle({ principal }, services) {
       const records = new Map((await deploymentRecords(services).apps(principal.workspace)).map((record) => [record.name, record]));
       const mine = services.deployments.list().filter((d) => d.ref.workspace === principal.workspace && d.ref.stage === 'deployed');
@@ -32,7 +62,12 @@ export const appRoutes: readonly ApiRoute[] = [
     path: '/apps/:app',
     auth: 'token',
     body: 'none',
-    openapi: doc.getApp,
+    openapi: {
+      operationId: 'getApp',
+      summary: 'An app with its deployments, their URLs, status, versions and containers.',
+      parameters: [APP],
+      responses: { 200: answer('The app.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_APP, 422: NAME_INVALID },
+    },
     async handle({ params, principal }, services) {
       return { status: 200, body: await describeApp(requireApp(params, principal, services), services) };
     },
@@ -44,7 +79,7 @@ export const appRoutes: readonly ApiRoute[] = [
       path: `/apps/:app/${transition}`,
       auth: 'token',
       body: 'none',
-      openapi: transition === 'pause' ? doc.pauseApp : doc.resumeApp,
+      openapi: transition === 'pause' ? pauseApp : resumeApp,
       async handle({ params, principal }, services) {
         return { status: 200, body: await describeApp(await services.deployments[transition](appRef(params, principal)), services) };
       },
@@ -55,7 +90,12 @@ export const appRoutes: readonly ApiRoute[] = [
     path: '/apps/:app',
     auth: 'token',
     body: 'none',
-    openapi: doc.deleteApp,
+    openapi: {
+      operationId: 'deleteApp',
+      summary: 'Delete the app: its deployments, records and containers; its URLs answer 404 from now on.',
+      parameters: [APP],
+      responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 404: NO_SUCH_APP, 422: NAME_INVALID },
+    },
     async handle({ params, principal }, services) {
       await services.deployments.remove(appRef(params, principal));
       return { status: 204 };

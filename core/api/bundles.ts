@@ -7,12 +7,13 @@
  */
 import { rm } from 'node:fs/promises';
 import { SvcError } from '../errors.js';
-import * as doc from './openapi/bundles.js';
+import { answer, error, holding, ref, SHA256 } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import { asBundleTooLarge } from './upload.js';
 import { WorkspaceBundles } from './workspace-bundles.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
 
-const SHA256 = /^[0-9a-f]{64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SHA256_HEADER = 'x-bundle-sha256';
 
 export const bundleRoutes: readonly ApiRoute[] = [
@@ -21,7 +22,27 @@ export const bundleRoutes: readonly ApiRoute[] = [
     path: '/bundles',
     auth: 'token',
     body: 'bundle',
-    openapi: doc.uploadBundle,
+    openapi: {
+      operationId: 'uploadBundle',
+      summary: "Upload a code bundle (the tar.gz of `python3 -m svc.bundle`), checked against its sha256 and for safe extraction, and recorded for the caller's workspace.",
+      parameters: [
+        {
+          name: 'X-Bundle-Sha256',
+          in: 'header',
+          required: true,
+          schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+          description: 'The sha256 of the body, checked once it has arrived.',
+        },
+      ],
+      requestBody: { required: true, content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+      responses: {
+        201: answer('Stored for this workspace.', ref('BundleUpload')),
+        200: answer('The workspace had this bundle already (`created: false`).', ref('BundleUpload')),
+        400: error('`bad_request`: X-Bundle-Sha256 missing or not a sha256, a Content-Type other than application/gzip, a query parameter.'),
+        413: error("`bundle_too_large`: the upload is over the server's bundle limit (100 MiB by default), or an entry or the whole archive is over the extraction limits."),
+        422: error("`bundle_invalid`: the body's sha256 is not the one announced (the message names both), or the archive is not gzip, is corrupt, or holds an entry unsafe to extract (`details.entry`, `details.rule`)."),
+      },
+    },
     async handle({ headers, upload, principal }, services) {
       const claimed = claimedSha256(headers[SHA256_HEADER]);
       const bundles = services.bundles;
@@ -51,10 +72,19 @@ export const bundleRoutes: readonly ApiRoute[] = [
     path: '/bundles/:sha256',
     auth: 'token',
     body: 'none',
-    openapi: doc.getBundle,
+    openapi: {
+      operationId: 'getBundle',
+      summary: "Whether the caller's workspace has this bundle (HEAD works too), so a client uploads only what is missing.",
+      parameters: [SHA256],
+      responses: {
+        200: answer('The workspace has it.', holding('sha256', { type: 'string' })),
+        400: error('`bad_request`: not a sha256, or a query parameter.'),
+        404: error('`not_found`: the workspace has not uploaded this bundle.'),
+      },
+    },
     async handle({ params, principal }, services) {
       const sha256 = params['sha256']!;
-      if (!SHA256.test(sha256)) throw notSha256(sha256, 'the path');
+      if (!SHA256_HEX.test(sha256)) throw notSha256(sha256, 'the path');
       if (!(await workspaceBundles(services).has(principal.workspace, sha256))) throw unknownBundle(sha256);
       return { status: 200, body: { sha256 } };
     },
@@ -86,6 +116,6 @@ function claimedSha256(header: string | string[] | undefined): string {
     });
   }
   const value = Array.isArray(header) ? header.join(',') : header.trim().toLowerCase();
-  if (!SHA256.test(value)) throw notSha256(value, 'X-Bundle-Sha256');
+  if (!SHA256_HEX.test(value)) throw notSha256(value, 'X-Bundle-Sha256');
   return value;
 }

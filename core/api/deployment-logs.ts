@@ -16,7 +16,8 @@ import type { DeploymentLogKey, DeploymentLogLine } from '../logs/deployment-log
 import { checkName } from '../workspaces/names.js';
 import { appRef, requireApp } from './apps.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import * as doc from './openapi/deployment-logs.js';
+import { APP, BAD_QUERY, LOG_LINES, NAME_INVALID, NO_SUCH_DEPLOYMENT, WORKLOAD } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import type { ApiAnswer, ApiRoute, ApiServices } from './types.js';
 
 /** How often a follower gets a comment line when nothing is printed. */
@@ -31,7 +32,20 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/deployments/:workload/logs',
     auth: 'token',
     body: 'none',
-    openapi: doc.getDeploymentLogs,
+    openapi: {
+      operationId: 'getDeploymentLogs',
+      summary: 'The log lines kept of one deployment (across its versions, with build lines); with Accept: text/event-stream, followed as Server-Sent Events.',
+      parameters: [APP, WORKLOAD],
+      responses: {
+        200: {
+          description: 'The kept lines, oldest first (JSON); or, with `Accept: text/event-stream`, an event stream: `event: log` per line (data: a LogLine), `: ping` comments every 15 s, `event: end` when the deployment is deleted (or svc stops, or the client falls more than 1 MiB behind: reason `lagging`).',
+          content: LOG_LINES,
+        },
+        400: BAD_QUERY,
+        404: NO_SUCH_DEPLOYMENT,
+        422: NAME_INVALID,
+      },
+    },
     async handle({ params, principal, headers }, services) {
       const ref = appRef(params, principal);
       const workload = checkName('workload', params['workload']);

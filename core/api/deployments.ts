@@ -8,7 +8,8 @@ import type { UnitScalingStatus } from '../autoscale/types.js';
 import type { Stage } from '../deployments/keys.js';
 import type { Deployment } from '../deployments/types.js';
 import type { WorkloadKind } from '../workload/types.js';
-import * as doc from './openapi/deployments.js';
+import { answer, listOf, ref } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
 export interface DeploymentListing {
@@ -33,7 +34,13 @@ export const deploymentRoutes: readonly ApiRoute[] = [
     path: '/deployments',
     auth: 'token',
     body: 'none',
-    openapi: doc.listDeployments,
+    openapi: {
+      operationId: 'listDeployments',
+      summary: "Every workload deployed or previewed in the caller's workspace, with URLs and containers.",
+      responses: {
+        200: answer('The deployments.', listOf('deployments', ref('Deployment'))),
+      },
+    },
     async handle({ principal }, services) {
       const mine = services.deployments.list().filter((deployment) => deployment.ref.workspace === principal.workspace);
       const listed = mine.flatMap((deployment) => listWorkloads(deployment, services));

@@ -7,13 +7,16 @@
  */
 import type { DeviceAuthorizations } from '../auth/device-flow.js';
 import type { Principal } from '../plugin/types.js';
-import { onlyFields, required } from './input.js';
 import { oauthError } from './oauth.js';
-import * as doc from './openapi/device.js';
+import { answer, BAD_JSON_BODY, error, json, ref } from './openapi/shared.js';
+import type { Operation, Response } from './openapi/types.js';
 import { NO_STORE, type ApiAnswer, type ApiRoute } from './types.js';
 
 /** RFC 8628 §3.4. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+const NO_PENDING: Response = error('`not_found`: no pending request has this code (or it expired).');
+const DECIDED: Response = error('`conflict`: the request was already approved or denied.');
 
 export const deviceRoutes: readonly ApiRoute[] = [
   {
@@ -23,7 +26,15 @@ export const deviceRoutes: readonly ApiRoute[] = [
     body: 'oauth',
     // Each call stores a pending request: a client has no reason for more than a few.
     rateLimit: { burst: 30, perMinute: 30 },
-    openapi: doc.startDeviceAuthorization,
+    openapi: {
+      operationId: 'startDeviceAuthorization',
+      summary: 'Start a device authorization (RFC 8628 §3.1). Public. JSON or form; unknown parameters are ignored (RFC 6749 §3.1).',
+      requestBody: { content: { 'application/json': { schema: ref('DeviceCodeInput') }, 'application/x-www-form-urlencoded': { schema: ref('DeviceCodeInput') } } },
+      responses: {
+        200: answer('RFC 8628 §3.2.', ref('DeviceAuthorization')),
+        400: answer('`invalid_request`: a client_name that is not 1 to 80 characters, a malformed body, a repeated parameter.', ref('OAuthError')),
+      },
+    },
     async handle({ body }, { controlPlane }) {
       return { status: 200, body: await controlPlane.devices.start({ clientName: body['client_name'] }), headers: NO_STORE };
     },
@@ -35,7 +46,18 @@ export const deviceRoutes: readonly ApiRoute[] = [
     body: 'oauth',
     // Polite clients poll every `interval` (5 s) and slow_down tells them so; this stops floods.
     rateLimit: { burst: 60, perMinute: 60 },
-    openapi: doc.pollDeviceToken,
+    openapi: {
+      operationId: 'pollDeviceToken',
+      summary: 'Poll for the token (RFC 8628 §3.4). Public. JSON or form; unknown parameters are ignored.',
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref('DeviceTokenInput') }, 'application/x-www-form-urlencoded': { schema: ref('DeviceTokenInput') } },
+      },
+      responses: {
+        200: answer('The new token, once.', ref('DeviceToken')),
+        400: answer('RFC 8628 §3.5 / RFC 6749 §5.2: `authorization_pending`, `slow_down`, `access_denied`, `expired_token`, `invalid_grant`, `invalid_request`, `unsupported_grant_type`.', ref('OAuthError')),
+      },
+    },
     async handle({ body }, { controlPlane }) {
       const grantType = body['grant_type'];
       if (grantType === undefined || grantType === '') return oauthError('invalid_request', `the request has no grant_type; use "${DEVICE_CODE_GRANT}"`);
@@ -50,7 +72,13 @@ export const deviceRoutes: readonly ApiRoute[] = [
     path: '/device/approve',
     auth: 'token',
     body: 'json',
-    openapi: doc.approveDevice,
+    openapi: {
+      operationId: 'approveDevice',
+      summary: "Approve a pending sign-in by its user code, for the caller's workspace; the client's token acts as the caller.",
+      requestBody: { required: true, content: json(ref('UserCodeInput')) },
+      leftToHandler: { user_code: ['type'] },
+      responses: { 200: answer('Approved.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 404: NO_PENDING, 409: DECIDED },
+    },
     handle: ({ body, principal }, { controlPlane }) => decide(controlPlane.devices, body, principal, 'approved'),
   },
   {
@@ -58,14 +86,19 @@ export const deviceRoutes: readonly ApiRoute[] = [
     path: '/device/deny',
     auth: 'token',
     body: 'json',
-    openapi: doc.denyDevice,
+    openapi: {
+      operationId: 'denyDevice',
+      summary: "Deny a pending sign-in by its user code; the client's next poll gets `access_denied`.",
+      requestBody: { required: true, content: json(ref('UserCodeInput')) },
+      leftToHandler: { user_code: ['type'] },
+      responses: { 200: answer('Denied.', ref('DeviceDecision')), 400: BAD_JSON_BODY, 404: NO_PENDING, 409: DECIDED },
+    },
     handle: ({ body, principal }, { controlPlane }) => decide(controlPlane.devices, body, principal, 'denied'),
   },
 ];
 
 async function decide(devices: DeviceAuthorizations, body: Readonly<Record<string, unknown>>, principal: Principal, decision: 'approved' | 'denied'): Promise<ApiAnswer> {
-  onlyFields(body, ['user_code']);
-  const userCode = required(body, 'user_code');
+  const userCode = body['user_code'];
   // Looked up first so that the answer can say which client was let in (or not).
   const request = await devices.pending(userCode);
   if (decision === 'approved') await devices.approve(userCode, principal, principal.workspace);

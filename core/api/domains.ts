@@ -5,7 +5,8 @@
  */
 import { SvcError } from '../errors.js';
 import type { DomainDirectory } from '../domains/types.js';
-import * as doc from './openapi/domains.js';
+import { answer, BAD_JSON_BODY, error, listOf, ref } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
 export const domainRoutes: readonly ApiRoute[] = [
@@ -14,7 +15,13 @@ export const domainRoutes: readonly ApiRoute[] = [
     path: '/domains',
     auth: 'token',
     body: 'none',
-    openapi: doc.listDomains,
+    openapi: {
+      operationId: 'listDomains',
+      summary: "The caller's workspace's custom domains, each with its status (pending, verified, suspended) and the DNS TXT record to publish.",
+      responses: {
+        200: answer('The domains.', listOf('domains', ref('DomainView'))),
+      },
+    },
     async handle({ principal }, services) {
       return { status: 200, body: { domains: await directoryOf(services).list(principal.workspace) } };
     },
@@ -24,7 +31,16 @@ export const domainRoutes: readonly ApiRoute[] = [
     path: '/domains/:domain/verify',
     auth: 'token',
     body: 'json',
-    openapi: doc.verifyDomain,
+    openapi: {
+      operationId: 'verifyDomain',
+      summary: "Looks the domain's TXT record up now (with the server's dnsResolver): found, the domain is verified and served; else it stays pending and `reason` says what was found.",
+      parameters: [{ name: 'domain', in: 'path', required: true, schema: { type: 'string' }, description: 'The host name, e.g. api.example.com.' }],
+      responses: {
+        200: answer('The domain after the lookup.', ref('DomainView')),
+        400: BAD_JSON_BODY,
+        404: error('`not_found`: the workspace has not claimed this domain.'),
+      },
+    },
     async handle({ principal, params }, services) {
       return { status: 200, body: await directoryOf(services).verify(principal.workspace, params['domain']!) };
     },

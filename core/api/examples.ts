@@ -16,7 +16,8 @@ import { createBundle } from '../bundles/create.js';
 import { SvcError } from '../errors.js';
 import { examplesRoot } from '../paths.js';
 import { nameProblem } from '../workspaces/names.js';
-import * as doc from './openapi/examples.js';
+import { answer, BAD_QUERY, error, listOf, ref } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
 export interface ExampleSummary {
@@ -97,7 +98,14 @@ export const exampleRoutes: readonly ApiRoute[] = [
     path: '/examples',
     auth: 'token',
     body: 'none',
-    openapi: doc.listExamples,
+    openapi: {
+      operationId: 'listExamples',
+      summary: 'The example projects the server ships, each with the first paragraph of its README (`svc example list`).',
+      responses: {
+        200: answer('Every example, sorted by name.', listOf('examples', ref('ExampleSummary'))),
+        400: BAD_QUERY,
+      },
+    },
     async handle() {
       return { status: 200, body: { examples: await listExamples() } };
     },
@@ -107,7 +115,20 @@ export const exampleRoutes: readonly ApiRoute[] = [
     path: '/examples/:name',
     auth: 'token',
     body: 'none',
-    openapi: doc.downloadExample,
+    openapi: {
+      operationId: 'downloadExample',
+      summary: 'One example project as a gzip tarball of its files (`svc example download`).',
+      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' } }],
+      responses: {
+        200: {
+          description: 'The example\'s bundle: a deterministic tar.gz of its files and folders (no links), made like `python3 -m svc.bundle` (`.svcignore` honoured, caches left out). `Content-Disposition: attachment; filename="<name>.tar.gz"`; `X-Svc-Bundle-Sha256` is its sha256.',
+          headers: { 'Content-Disposition': { schema: { type: 'string' } }, 'X-Svc-Bundle-Sha256': { schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } } },
+          content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
+        },
+        400: BAD_QUERY,
+        404: error('`not_found`: no example has this name; the message lists the examples, and `details.examples` holds their names.'),
+      },
+    },
     async handle({ params }) {
       const example = await findExample(params.name!);
       const { data, sha256 } = await bundleExample(path.join(examplesRoot, example.name));

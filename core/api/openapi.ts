@@ -1,12 +1,14 @@
 /**
  * docs/openapi.json, built from the route declarations: each route's
- * `openapi` facts (core/api/openapi/, one file per resource) under its path
+ * `openapi` facts (its schemas, declared with it) under its path
  * and method, in route order, then the parts every route shares (info, the
  * bearer scheme, the schemas). `npm run openapi` writes it; a test fails
  * while the file differs.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { schemas } from './openapi/schemas.js';
+import { TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import type { Response } from './openapi/types.js';
 import { API_PREFIX, type ApiRoute } from './types.js';
 
 const INFO = {
@@ -50,7 +52,7 @@ function pathItem(routes: readonly ApiRoute[]): Record<string, unknown> {
 }
 
 function operation(route: ApiRoute): Record<string, unknown> {
-  const { operationId, summary, parameters, requestBody, responses } = route.openapi;
+  const { operationId, summary, parameters, requestBody } = route.openapi;
   return {
     operationId,
     summary,
@@ -58,6 +60,14 @@ function operation(route: ApiRoute): Record<string, unknown> {
     ...(route.auth === 'none' ? { security: [] } : {}),
     ...(parameters ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses,
+    responses: declaredResponses(route),
   };
+}
+
+/** A route's answers: those of every route of its kind (401 without a valid token, 413 past the JSON body limit), then its own. */
+export function declaredResponses(route: ApiRoute): Readonly<Record<number, Response>> {
+  const kind: Record<number, Response> = {};
+  if (route.auth === 'token') kind[401] = UNAUTHORIZED;
+  if (route.body === 'json' || route.body === 'oauth') kind[413] = TOO_LARGE;
+  return { ...kind, ...route.openapi.responses };
 }

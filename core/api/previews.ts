@@ -7,15 +7,17 @@
 import type { DeploymentRef } from '../deployments/keys.js';
 import { SvcError } from '../errors.js';
 import type { Principal } from '../plugin/types.js';
-import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE } from '../runs/types.js';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS } from '../runs/types.js';
 import { checkName } from '../workspaces/names.js';
 import { deployableCode } from './app-deployments.js';
 import { describeApp } from './app-view.js';
 import { logsAnswer } from './deployment-logs.js';
-import { onlyFields, optionalInteger } from './input.js';
-import * as doc from './openapi/previews.js';
+import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, LOG_LINES, MANIFEST_INVALID, NAME_INVALID, ref, SHUTTING_DOWN, WORKLOAD } from './openapi/shared.js';
+import type { Operation, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 import type { Deployment } from '../deployments/types.js';
+
+const NO_PREVIEW: Response = error("`not_found`: the workspace has no preview of this app: never put, ended, or ended after its idle timeout (another workspace's is not found either).");
 
 export const previewRoutes: readonly ApiRoute[] = [
   {
@@ -23,12 +25,26 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview',
     auth: 'token',
     body: 'json',
-    openapi: doc.putPreview,
+    openapi: {
+      operationId: 'putPreview',
+      summary: 'Put the preview of the app (stage `preview`, at its `<app>--preview` URLs): its first version or the next one (live reload), switched in once healthy; workloads the new code no longer has leave it. Ends by itself once idle for its timeout; never durable.',
+      parameters: [APP],
+      requestBody: { required: true, content: json(ref('PreviewInput')) },
+      leftToHandler: CODE_CHECKS,
+      responses: {
+        200: answer('The preview once it serves (also the first time).', ref('Preview')),
+        400: error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a manifest of another app: the message names both) or `invalid_json`.'),
+        404: error('`not_found`: the workspace has not uploaded the bundle (upload it first).'),
+        409: error('`conflict`: a URL of the preview is taken by another deployment.'),
+        422: MANIFEST_INVALID,
+        500: error('`image_build_failed`, `container_failed`: the new version could not start; a preview that was running keeps serving its version.'),
+        503: SHUTTING_DOWN,
+      },
+    },
     async handle({ params, body, principal }, services) {
-      onlyFields(body, ['manifest', 'bundle', 'idleTimeoutSeconds', 'inlineSecrets']);
       const ref = previewRef(params, principal);
       const { spec, bundle, inlineSecrets } = await deployableCode(body, ref.workspace, services, ref.app);
-      const idleTimeoutSeconds = optionalInteger(body, 'idleTimeoutSeconds', IDLE_TIMEOUT_RANGE, DEFAULT_IDLE_TIMEOUT_SECONDS);
+      const idleTimeoutSeconds = (body['idleTimeoutSeconds'] as number | null | undefined) ?? DEFAULT_IDLE_TIMEOUT_SECONDS;
       const deployment = await services.previews.put({ spec, bundleSha256: bundle, workspace: ref.workspace, principal, idleTimeoutSeconds, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) });
       return { status: 200, body: await describePreview(deployment, services) };
     },
@@ -38,7 +54,12 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview',
     auth: 'token',
     body: 'none',
-    openapi: doc.getPreview,
+    openapi: {
+      operationId: 'getPreview',
+      summary: 'The preview of the app, with its idle timeout and when it ends if unused; asking counts as using it.',
+      parameters: [APP],
+      responses: { 200: answer('The preview.', ref('Preview')), 400: BAD_QUERY, 404: NO_PREVIEW, 422: NAME_INVALID },
+    },
     async handle({ params, principal }, services) {
       return { status: 200, body: await describePreview(requirePreview(previewRef(params, principal), services), services) };
     },
@@ -48,7 +69,18 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview',
     auth: 'token',
     body: 'none',
-    openapi: doc.deletePreview,
+    openapi: {
+      operationId: 'deletePreview',
+      summary: 'End the preview: its URLs answer 404 at once, its containers stop once requests in flight are done, its log followers get `event: end` (reason `deleted`).',
+      parameters: [APP],
+      responses: {
+        204: { description: 'Ended.' },
+        400: BAD_QUERY,
+        404: NO_PREVIEW,
+        422: NAME_INVALID,
+        503: error('`shutting_down`: svc is stopping and takes no deployment changes (`Retry-After: 5`).'),
+      },
+    },
     async handle({ params, principal }, services) {
       const ref = previewRef(params, principal);
       requirePreview(ref, services);
@@ -61,7 +93,20 @@ export const previewRoutes: readonly ApiRoute[] = [
     path: '/apps/:app/preview/deployments/:workload/logs',
     auth: 'token',
     body: 'none',
-    openapi: doc.getPreviewLogs,
+    openapi: {
+      operationId: 'getPreviewLogs',
+      summary: 'The log lines of one workload of the preview (build lines included), as for a deployment; with Accept: text/event-stream, followed as Server-Sent Events. Reading counts as using the preview, and a follower keeps it from idling.',
+      parameters: [APP, WORKLOAD],
+      responses: {
+        200: {
+          description: 'The kept lines, oldest first (JSON); or, with `Accept: text/event-stream`, an event stream: `event: log` per line (data: a LogLine), `: ping` comments every 15 s, `event: end` when the preview ends (reason `deleted`: by DELETE or idle), when svc stops (`closing`), or when the client falls more than 1 MiB behind (`lagging`). Kept in memory only.',
+          content: LOG_LINES,
+        },
+        400: BAD_QUERY,
+        404: error('`not_found`: the workspace has no preview of this app, or the preview no such workload.'),
+        422: NAME_INVALID,
+      },
+    },
     async handle({ params, principal, headers }, services) {
       const ref = previewRef(params, principal);
       const workload = checkName('workload', params['workload']);

@@ -5,7 +5,8 @@
  * route's rate limit (429), no query parameters (400), the declared body
  * length (413; for uploads the bundle limit), authentication unless the route
  * is public (401), reading the body (413, 400; uploads are streamed by their
- * handler instead), the handler. Errors go to the gateway's one error writer
+ * handler instead), checking it against the route's declared schema (400),
+ * the handler. Errors go to the gateway's one error writer
  * (error-middleware.ts), except OAuth's on the device-flow endpoints.
  */
 import Router, { type RouterContext } from '@koa/router';
@@ -16,6 +17,7 @@ import { requestUrl } from '../gateway/request-url.js';
 import type { GatewayState } from '../gateway/types.js';
 import { apiPrincipal } from './authenticate.js';
 import { checkDeclaredLength, readBody } from './body.js';
+import { bodyCheck } from './declared-schemas.js';
 import { openCallBody } from './call-route.js';
 import { checkDeclaredUploadLength, openUpload } from './upload.js';
 import { checkContentLength } from '../gateway/body-limit.js';
@@ -26,6 +28,7 @@ import { pipeAnswer } from './stream-answer.js';
 import { API_PREFIX, type ApiAnswer, type ApiRoute, type ApiServices } from './types.js';
 
 type Context = ParameterizedContext<GatewayState>;
+type BodyCheck = ReturnType<typeof bodyCheck>;
 
 /** A router for paths below `API_PREFIX`, matched exactly: case counts, and `/tokens/` is not `/tokens`. */
 export function apiPathRouter(): Router<GatewayState> {
@@ -36,7 +39,8 @@ export function apiRouter(routes: readonly ApiRoute[], services: ApiServices): M
   const router = apiPathRouter();
   for (const route of routes) {
     const limiter = route.rateLimit ? new RateLimiter(route.rateLimit) : null;
-    router.register(route.path, [route.method], (ctx) => serve(ctx, route, limiter, services));
+    const checkBody = bodyCheck(route);
+    router.register(route.path, [route.method], (ctx) => serve(ctx, route, limiter, checkBody, services));
   }
   const dispatch = router.routes() as Middleware<GatewayState>;
   return (ctx, next) => {
@@ -55,7 +59,7 @@ export function routeParams(ctx: RouterContext<GatewayState>): Record<string, st
   return { ...ctx.params };
 }
 
-async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter: RateLimiter | null, services: ApiServices): Promise<void> {
+async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter: RateLimiter | null, checkBody: BodyCheck, services: ApiServices): Promise<void> {
   const params = routeParams(ctx);
   const waitSeconds = limiter?.take(ctx.ip) ?? 0;
   if (waitSeconds > 0) {
@@ -69,7 +73,7 @@ async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter:
   }
   let answer: ApiAnswer;
   try {
-    answer = await handle(ctx, route, params, services);
+    answer = await handle(ctx, route, params, checkBody, services);
   } catch (thrown) {
     const oauth = route.body === 'oauth' ? oauthAnswerFor(thrown) : null;
     if (oauth === null) throw thrown;
@@ -83,13 +87,14 @@ async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter:
   } else if (answer.body !== undefined) ctx.body = answer.body;
 }
 
-async function handle(ctx: Context, route: ApiRoute, params: Record<string, string>, services: ApiServices): Promise<ApiAnswer> {
+async function handle(ctx: Context, route: ApiRoute, params: Record<string, string>, checkBody: BodyCheck, services: ApiServices): Promise<ApiAnswer> {
   if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
   else if (route.body === 'call') checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxCallBytes);
   else if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
   const principal = route.auth === 'token' ? await apiPrincipal(services.plugins, ctx.headers, requestUrl(ctx)) : null;
   const raw = route.body === 'bundle' || route.body === 'call';
   const body = route.body === 'none' || raw ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
+  checkBody(body);
   const upload = route.body === 'bundle' ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes) : route.body === 'call' ? () => openCallBody(ctx.req, ctx.res, services.maxCallBytes) : null;
   const request = { params, body, headers: ctx.headers, upload, signal: connectionSignal(ctx.req.socket), requestId: ctx.state.requestId };
   if (route.auth === 'none') return route.handle(request, services);

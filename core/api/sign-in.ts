@@ -8,8 +8,8 @@
  */
 import type { TokenInfo } from '../auth/token-records.js';
 import { SvcError } from '../errors.js';
-import { onlyFields, requiredString } from './input.js';
-import * as doc from './openapi/sign-in.js';
+import { answer, BAD_JSON_BODY, error, json, ref } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
 export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
@@ -27,10 +27,26 @@ export const signInRoutes: readonly ApiRoute[] = [
     body: 'json',
     // Secrets are 256 random bits, so guessing is futile anyway; this keeps the attempts cheap.
     rateLimit: { burst: 30, perMinute: 30 },
-    openapi: doc.signIn,
+    openapi: {
+      operationId: 'signIn',
+      summary: "Trade a one-time sign-in link's secret for a 12-hour session token. Public.",
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['secret'],
+          additionalProperties: false,
+          properties: { secret: { type: 'string', description: 'The part of the link after `#`.' } },
+        }),
+      },
+      responses: {
+        200: answer('The session token with its secret.', ref('SignIn')),
+        400: BAD_JSON_BODY,
+        401: error('`unauthorized`: the link is invalid, expired or already used.'),
+      },
+    },
     async handle({ body }, { controlPlane }) {
-      onlyFields(body, ['secret']);
-      const account = await controlPlane.signIn.consume(requiredString(body, 'secret'));
+      const account = await controlPlane.signIn.consume(body['secret'] as string);
       const workspace = account.workspaces[0];
       if (workspace === undefined) throw new SvcError('forbidden', `the account ${account.id} may use no workspace, so it cannot sign in.`);
       if (account.joinedAt === null) await controlPlane.members.joined(account.id);
@@ -45,9 +61,18 @@ export const signInRoutes: readonly ApiRoute[] = [
     path: '/sign-in-links',
     auth: 'token',
     body: 'json',
-    openapi: doc.createSignInLink,
+    openapi: {
+      operationId: 'createSignInLink',
+      summary: "A fresh one-time dashboard sign-in link for the caller's own account (`svc dashboard`).",
+      requestBody: { required: false, content: json({ type: 'object', additionalProperties: false, properties: {} }) },
+      responses: {
+        201: answer("The link's path (append it to the server's URL), when it expires, and whose it is.", ref('SignInLink')),
+        400: error('`bad_request` (an unknown field, a body that is not a JSON object) or `invalid_json`.'),
+        401: error('`unauthorized`: no valid token.'),
+        403: error('`forbidden`: the token acts as no account.'),
+      },
+    },
     async handle({ body, principal }, { controlPlane }) {
-      onlyFields(body, []);
       const account = await controlPlane.accounts.get(principal.subject);
       if (account === null) {
         throw new SvcError('forbidden', `the token acts as ${JSON.stringify(principal.subject)}, which is no account, so there is nobody to sign in.`, {

@@ -4,10 +4,12 @@
  * the gateway from the moment the 204 is sent). A token of another workspace
  * is `not_found`, exactly like one that does not exist.
  */
-import { onlyFields } from './input.js';
-import * as doc from './openapi/tokens.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, ref } from './openapi/shared.js';
+import type { Operation, Parameter } from './openapi/types.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 import { roleOf } from './role.js';
+
+const TOKEN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' } };
 
 export const tokenRoutes: readonly ApiRoute[] = [
   {
@@ -15,9 +17,21 @@ export const tokenRoutes: readonly ApiRoute[] = [
     path: '/tokens',
     auth: 'token',
     body: 'json',
-    openapi: doc.createToken,
+    openapi: {
+      operationId: 'createToken',
+      summary: "Create an access token of the caller's workspace, acting as the caller. The secret is in this answer only.",
+      requestBody: { required: false, content: json(ref('TokenInput')) },
+      leftToHandler: { name: ['type', 'minLength', 'maxLength'], expiresAt: ['type', 'format'] },
+      responses: {
+        201: {
+          description: 'The token with its secret.',
+          content: json(ref('CreatedToken')),
+          headers: { Location: { schema: { type: 'string' }, description: '/api/v1/tokens/<id>' } },
+        },
+        400: BAD_JSON_BODY,
+      },
+    },
     async handle({ body, principal }, { controlPlane }) {
-      onlyFields(body, ['name', 'expiresAt']);
       const { secret, token } = await controlPlane.tokens.create({ name: body['name'], expiresAt: body['expiresAt'] }, principal);
       return { status: 201, body: { ...token, secret }, headers: { ...NO_STORE, Location: `${API_PREFIX}/tokens/${token.id}` } };
     },
@@ -27,7 +41,13 @@ export const tokenRoutes: readonly ApiRoute[] = [
     path: '/tokens',
     auth: 'token',
     body: 'none',
-    openapi: doc.listTokens,
+    openapi: {
+      operationId: 'listTokens',
+      summary: "The live tokens of the caller's workspace, oldest first, without secrets.",
+      responses: {
+        200: answer('The tokens.', listOf('tokens', ref('Token'))),
+      },
+    },
     async handle({ principal }, { controlPlane }) {
       return { status: 200, body: { tokens: await controlPlane.tokens.list(principal) } };
     },
@@ -37,7 +57,17 @@ export const tokenRoutes: readonly ApiRoute[] = [
     path: '/tokens/:id',
     auth: 'token',
     body: 'none',
-    openapi: doc.revokeToken,
+    openapi: {
+      operationId: 'revokeToken',
+      summary: "Revoke a token of the caller's workspace; refused everywhere from the moment the answer is sent.",
+      pathParameters: [TOKEN_ID],
+      responses: {
+        204: { description: 'Revoked.' },
+        400: error('`bad_request`: the id is not a token id.'),
+        403: error("`forbidden`: a member revokes only their own tokens (an owner any)."),
+        404: error('`not_found`: the workspace has no such live token (a token of another workspace is not found either).'),
+      },
+    },
     async handle({ params, principal }, { controlPlane }) {
       await controlPlane.tokens.revoke(params['id'], principal, await roleOf(principal, controlPlane.accounts));
       return { status: 204 };

@@ -1,6 +1,6 @@
 /**
  * Control-plane API types: what a route declares (method, path, whether it
- * needs a principal, what body it reads, its OpenAPI facts) and what its
+ * needs a principal, what body it reads, its request and answer schemas) and what its
  * handler gets and gives. Routes are plain data, so the router, the OpenAPI
  * generator and the docs test all read the same list.
  */
@@ -113,7 +113,11 @@ interface RouteBase {
   readonly body: BodyKind;
   /** Requests one client address may send (429 `rate_limited` beyond); for routes anyone may call. */
   readonly rateLimit?: RateLimit;
-  /** What docs/openapi.json says of the route (core/api/openapi/<resource>.ts). */
+  /**
+   * Its request and answers as JSON Schema, with what docs/openapi.json says of
+   * them, declared once here: the router checks JSON bodies by them, openapi.ts
+   * writes docs/openapi.json from them, the tests check every answer by them.
+   */
   readonly openapi: Operation;
 }
 

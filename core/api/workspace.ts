@@ -8,9 +8,20 @@ import type { PluginHost } from '../plugin/host.js';
 import type { Principal } from '../plugin/types.js';
 import type { PlanChange } from '../workspaces/plan-changes.js';
 import type { Workspace } from '../workspaces/types.js';
-import { onlyFields, required } from './input.js';
-import * as doc from './openapi/workspace.js';
+import { answer, BAD_JSON_BODY, error, holding, json, ref } from './openapi/shared.js';
+import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
+
+/** A plan change: the body and the answers of both routes that make one. */
+const planChange = {
+  requestBody: { required: true, content: json(holding('plan', ref('Plan'))) },
+  leftToHandler: { plan: ['type', 'enum'] },
+  responses: {
+    200: answer('The updated workspace.', ref('Workspace')),
+    400: BAD_JSON_BODY,
+    403: error("`not_operator`: the caller is not the server's operator."),
+  },
+} satisfies Partial<Operation>;
 
 export const workspaceRoutes: readonly ApiRoute[] = [
   {
@@ -18,7 +29,11 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace',
     auth: 'token',
     body: 'none',
-    openapi: doc.getWorkspace,
+    openapi: {
+      operationId: 'getWorkspace',
+      summary: "The caller's workspace.",
+      responses: { 200: answer('The workspace.', ref('Workspace')) },
+    },
     async handle({ principal }, { controlPlane }) {
       return { status: 200, body: await controlPlane.workspaces.require(principal.workspace) };
     },
@@ -28,7 +43,11 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace',
     auth: 'token',
     body: 'json',
-    openapi: doc.setPlan,
+    openapi: {
+      operationId: 'setPlan',
+      summary: "Change the caller's workspace's plan (the server's operator only; recorded with who and when).",
+      ...planChange,
+    },
     async handle({ body, principal }, services) {
       return { status: 200, body: await changePlan(services, principal, principal.workspace, body) };
     },
@@ -38,7 +57,11 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspace/plan',
     auth: 'token',
     body: 'none',
-    openapi: doc.getPlan,
+    openapi: {
+      operationId: 'getPlan',
+      summary: "The caller's workspace's plan, every change of it (who and when), and whether the caller is the server's operator.",
+      responses: { 200: answer('The plan and its changes, oldest first.', ref('PlanRecord')) },
+    },
     async handle({ principal }, { controlPlane }) {
       const { workspaces, accounts } = controlPlane;
       const workspace = await workspaces.require(principal.workspace);
@@ -53,7 +76,14 @@ export const workspaceRoutes: readonly ApiRoute[] = [
     path: '/workspaces/:name/plan',
     auth: 'token',
     body: 'json',
-    openapi: doc.putPlan,
+    openapi: {
+      operationId: 'putPlan',
+      summary: "Change any workspace's plan (the server's operator only; recorded with who and when).",
+      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: "The workspace's name." }],
+      requestBody: planChange.requestBody,
+      leftToHandler: planChange.leftToHandler,
+      responses: { ...planChange.responses, 404: error('`not_found`: there is no such workspace.') },
+    },
     async handle({ body, principal, params }, services) {
       return { status: 200, body: await changePlan(services, principal, params['name']!, body) };
     },
@@ -62,8 +92,7 @@ export const workspaceRoutes: readonly ApiRoute[] = [
 
 /** The operator's change of `name`'s plan, recorded, then told to plugins. */
 async function changePlan(services: Pick<ApiServices, 'controlPlane' | 'plugins'>, principal: Principal, name: string, body: Readonly<Record<string, unknown>>): Promise<Workspace> {
-  onlyFields(body, ['plan']);
-  const plan = required(body, 'plan');
+  const plan = body['plan'];
   const { workspaces, accounts } = services.controlPlane;
   const operator = await accounts.isOperator(principal.subject);
   const { workspace, change } = await workspaces.setPlan(name, plan, { subject: principal.subject, operator });

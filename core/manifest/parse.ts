@@ -5,7 +5,8 @@
  */
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { SvcError } from '../errors.js';
-import { compile, compiledPart, defineChecks, issuesOf, type ValidateFunction } from '../schema/ajv.js';
+import { compile, compiledPart, defineChecks, type ValidateFunction } from '../schema/ajv.js';
+import { issuesOf } from '../schema/issues.js';
 import type { ValidationIssue, WorkloadKind } from '../workload/types.js';
 import { manifestChecks } from './checks.js';
 import { manifestSchema, manifestSchemaId } from './schema.js';

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createBundle } from '../../core/bundles/create.js';
+import { checkAnswer } from '../core/api/answer-check.js';
 import { tempDir } from '../helpers/config.js';
 import { fixture } from './lifecycle-helpers.js';
 
@@ -27,5 +28,7 @@ export async function upload(baseUrl: string, token: string, bytes: Uint8Array, 
     body: bytes,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType, 'X-Bundle-Sha256': sha256 },
   });
-  return { status: response.status, json: await response.json() };
+  const text = await response.text();
+  checkAnswer('POST', '/api/v1/bundles', response.status, response.headers.get('content-type'), text);
+  return { status: response.status, json: JSON.parse(text) };
 }

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerConfig } from '../../config/schema.js';
 import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
+import { checkAnswer } from '../core/api/answer-check.js';
 import { apiClient, type Call } from '../core/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { upload } from './api-lifecycle-helpers.js';
@@ -52,6 +53,7 @@ export async function callRun(baseUrl: string, token: string, runId: string, bod
   const response = await fetch(`${baseUrl}/api/v1/runs/${runId}/calls`, { method: 'POST', body, headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType } });
   const text = await response.text();
   const type = response.headers.get('content-type');
+  checkAnswer('POST', `/api/v1/runs/${runId}/calls`, response.status, type, text);
   if (type?.startsWith('application/x-ndjson')) {
     return { status: response.status, contentType: type, frames: text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Frame), json: undefined };
   }

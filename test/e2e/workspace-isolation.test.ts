@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
 import { packageRoot } from '../../core/paths.js';
 import { startPlatform, type Platform } from '../../core/platform.js';
+import { checkAnswer } from '../core/api/answer-check.js';
 import { apiClient, parseJson, requestParts, type Call } from '../core/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
@@ -89,6 +90,7 @@ describe('workspace isolation: another workspace gets 404 for every object of de
       return { status: response.status, type, text: '(an event stream)', json: undefined };
     }
     const text = await response.text();
+    checkAnswer(method, urlPath, response.status, type, text);
     return { status: response.status, type, text, json: parseJson(text) };
   }
 

@@ -2,8 +2,9 @@
  * `components.schemas` of docs/openapi.json: the shapes the routes take and
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
-import { scheduledRunSchemas } from './app-runs.js';
-import { ref } from './shared.js';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../../runs/types.js';
+import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../schedules/keys.js';
+import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
 
 /** What a deploy and a preview are made of: the manifest and the uploaded bundle. */
@@ -13,6 +14,22 @@ const MANIFEST_AND_BUNDLE = {
     description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
   },
   bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+} as const;
+
+/** Of a deploy, a preview and a run: the values of the app's `svc.Secret.from_dict` secrets, sent beside the manifest (never in it). */
+const INLINE_SECRETS = {
+  type: ['array', 'null'],
+  items: { type: 'object', additionalProperties: { type: 'string' } },
+  description: 'KEY: value objects; a workload that names `@<i>` in its secrets gets the i-th.',
+} as const;
+
+/** How long a preview or a run may stay idle. */
+const IDLE_TIMEOUT = {
+  type: ['integer', 'null'],
+  minimum: IDLE_TIMEOUT_RANGE.min,
+  maximum: IDLE_TIMEOUT_RANGE.max,
+  default: DEFAULT_IDLE_TIMEOUT_SECONDS,
+  description: `Seconds of idleness after which it ends by itself; ${DEFAULT_IDLE_TIMEOUT_SECONDS} when missing or null.`,
 } as const;
 
 /** What a token is, in the list (with its last use) and when created (with its secret). */
@@ -25,7 +42,96 @@ const TOKEN_FIELDS = {
   createdAt: { type: 'string', format: 'date-time' },
   expiresAt: { type: ['string', 'null'], format: 'date-time' },
 } as const;
-const TOKEN_REQUIRED = ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt'];
+const TOKEN_REQUIRED = Object.keys(TOKEN_FIELDS);
+
+/** What an app is (App), and a preview too (Preview). */
+const APP_FIELDS = {
+  name: { type: 'string' },
+  paused: { type: 'boolean' },
+  deployments: { type: 'array', items: ref('AppDeployment') },
+  warnings: { type: 'array', items: { type: 'string' } },
+  createdAt: { type: 'string', format: 'date-time' },
+  updatedAt: { type: 'string', format: 'date-time' },
+};
+
+const summaryProperties: Record<string, Schema> = {
+  id: { type: 'string', pattern: SCHEDULED_RUN_ID.source, description: '`sched-`, the tick in milliseconds since the epoch (13 digits), 6 hex digits: sorts by tick.' },
+  app: { type: 'string' },
+  function: { type: 'string' },
+  scheduledAt: { type: 'string', format: 'date-time', description: 'The tick the run is for.' },
+  startedAt: { type: ['string', 'null'], format: 'date-time', description: 'Null for a skipped tick.' },
+  endedAt: { type: ['string', 'null'], format: 'date-time', description: 'Null while running and for a skipped tick.' },
+  status: {
+    type: 'string',
+    enum: ['running', 'succeeded', 'failed', 'skipped'],
+    description: '`running`; `succeeded`: the function returned; `failed`: it raised, its container died, or it could not start (`error`); `skipped`: the tick came while the previous run still ran (no overlap asked for).',
+  },
+  durationMs: { type: ['integer', 'null'], description: 'From start to end; null unless ended.' },
+  error: {
+    type: ['object', 'null'],
+    required: ['code', 'message'],
+    additionalProperties: false,
+    properties: {
+      code: { type: ['string', 'null'], description: "svc's error code (`worker_crashed`, `image_build_failed`, …); null for an exception the function raised." },
+      message: { type: 'string', description: 'The exception (`ValueError: …`) or the error message.' },
+    },
+    description: 'Why it failed; null unless `failed`.',
+  },
+};
+
+const scheduleSchema: Schema = {
+  description: 'A 5-field cron expression in an IANA time zone, or a period in seconds; `overlap`: a tick may start a run while the previous one runs.',
+  oneOf: [
+    { type: 'object', required: ['cron', 'timezone', 'overlap'], additionalProperties: false, properties: { cron: { type: 'string' }, timezone: { type: 'string' }, overlap: { type: 'boolean' } } },
+    { type: 'object', required: ['every', 'overlap'], additionalProperties: false, properties: { every: { type: 'integer', minimum: 1 }, overlap: { type: 'boolean' } } },
+  ],
+};
+
+/** Scheduled runs (app-runs.ts). */
+const scheduledRunSchemas: Record<string, Schema> = {
+  ScheduledRunSummary: { type: 'object', required: Object.keys(summaryProperties), additionalProperties: false, properties: summaryProperties },
+  ScheduledRun: {
+    type: 'object',
+    required: [...Object.keys(summaryProperties), 'logs'],
+    additionalProperties: false,
+    properties: {
+      ...summaryProperties,
+      logs: {
+        type: 'array',
+        description: 'What the run printed, then the traceback of an exception (the last 64 KiB).',
+        items: {
+          type: 'object',
+          required: ['time', 'stream', 'text'],
+          additionalProperties: false,
+          properties: { time: { type: 'string', format: 'date-time' }, stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] }, text: { type: 'string' } },
+        },
+      },
+    },
+  },
+  ScheduledRunList: {
+    type: 'object',
+    required: ['schedules', 'runs'],
+    additionalProperties: false,
+    properties: {
+      schedules: {
+        type: 'array',
+        description: 'The scheduled functions of the app as deployed.',
+        items: {
+          type: 'object',
+          required: ['function', 'schedule', 'description', 'nextRunAt'],
+          additionalProperties: false,
+          properties: {
+            function: { type: 'string' },
+            schedule: scheduleSchema,
+            description: { type: 'string', description: 'The schedule in words: `cron 0 3 * * * (UTC)`, `every 300s`.' },
+            nextRunAt: { type: ['string', 'null'], format: 'date-time', description: 'The next tick; null while the app is paused.' },
+          },
+        },
+      },
+      runs: { type: 'array', items: ref('ScheduledRunSummary') },
+    },
+  },
+};
 
 export const schemas: Readonly<Record<string, Schema>> = {
   Error: {
@@ -185,7 +291,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       name: { type: 'string', description: 'A lowercase DNS label.' },
       values: { type: 'object', additionalProperties: { type: 'string' }, description: 'KEY: value pairs; keys are environment variable names (not SVC_* nor PYTHONPATH, PATH…), at most 100, values at most 32 KiB each and 128 KiB in all.' },
-      replace: { type: 'boolean', description: 'Overwrite a secret of the same name (its keys become exactly these).' },
+      replace: { type: ['boolean', 'null'], description: 'Overwrite a secret of the same name (its keys become exactly these).' },
     },
   },
   SecretUpdate: {
@@ -194,7 +300,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       values: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to set (added or changed).' },
       remove: { type: 'array', items: { type: 'string' }, description: 'Keys to remove.' },
-      restart: { type: 'boolean', description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.' },
+      restart: { type: ['boolean', 'null'], description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.' },
     },
   },
   Workspace: {
@@ -253,16 +359,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   SignIn: {
     type: 'object',
-    required: ['id', 'name', 'workspace', 'subject', 'createdBy', 'createdAt', 'expiresAt', 'secret', 'account'],
+    required: [...TOKEN_REQUIRED, 'secret', 'account'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
-      name: { type: ['string', 'null'] },
-      workspace: { type: 'string' },
-      subject: { type: 'string', description: 'Who the token acts as (an account id).' },
-      createdBy: { type: 'string' },
-      createdAt: { type: 'string', format: 'date-time' },
-      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      ...TOKEN_FIELDS,
       secret: { type: 'string' },
       account: {
         type: 'object',
@@ -318,8 +418,9 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       ...MANIFEST_AND_BUNDLE,
-      workload: { type: 'string', description: 'Deploy only this workload; the others keep their version.' },
-      prune: { type: 'boolean', description: 'Remove the deployments the manifest no longer has (whole-app deploys only).' },
+      workload: { type: ['string', 'null'], description: 'Deploy only this workload; the others keep their version.' },
+      prune: { type: ['boolean', 'null'], description: 'Remove the deployments the manifest no longer has (whole-app deploys only).' },
+      inlineSecrets: INLINE_SECRETS,
     },
   },
   AppVersion: {
@@ -352,19 +453,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       },
     },
   },
-  App: {
-    type: 'object',
-    required: ['name', 'paused', 'deployments', 'warnings', 'createdAt', 'updatedAt'],
-    additionalProperties: false,
-    properties: {
-      name: { type: 'string' },
-      paused: { type: 'boolean' },
-      deployments: { type: 'array', items: ref('AppDeployment') },
-      warnings: { type: 'array', items: { type: 'string' } },
-      createdAt: { type: 'string', format: 'date-time' },
-      updatedAt: { type: 'string', format: 'date-time' },
-    },
-  },
+  App: { type: 'object', required: Object.keys(APP_FIELDS), additionalProperties: false, properties: APP_FIELDS },
   AppSummary: {
     type: 'object',
     required: ['name', 'paused', 'workloads', 'createdAt', 'updatedAt'],
@@ -394,27 +483,17 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       ...MANIFEST_AND_BUNDLE,
-      idleTimeoutSeconds: {
-        type: ['integer', 'null'],
-        minimum: 1,
-        maximum: 86400,
-        default: 300,
-        description: 'Seconds of idleness after which it ends by itself; 300 when missing or null.',
-      },
+      idleTimeoutSeconds: IDLE_TIMEOUT,
+      inlineSecrets: INLINE_SECRETS,
     },
   },
   Preview: {
     type: 'object',
     description: "The app's shape (App), each deployment at its preview URL, with the preview's idle timeout and when it ends if unused.",
-    required: ['name', 'paused', 'deployments', 'warnings', 'createdAt', 'updatedAt', 'idleTimeoutSeconds', 'expiresAt'],
+    required: [...Object.keys(APP_FIELDS), 'idleTimeoutSeconds', 'expiresAt'],
     additionalProperties: false,
     properties: {
-      name: { type: 'string' },
-      paused: { type: 'boolean' },
-      deployments: { type: 'array', items: ref('AppDeployment') },
-      warnings: { type: 'array', items: { type: 'string' } },
-      createdAt: { type: 'string', format: 'date-time' },
-      updatedAt: { type: 'string', format: 'date-time' },
+      ...APP_FIELDS,
       idleTimeoutSeconds: { type: ['integer', 'null'], description: 'The idle timeout the last PUT set.' },
       expiresAt: {
         type: ['string', 'null'],
@@ -434,13 +513,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
       },
       bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
       function: { type: 'string', description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it).' },
-      idleTimeoutSeconds: {
-        type: ['integer', 'null'],
-        minimum: 1,
-        maximum: 86400,
-        default: 300,
-        description: 'Seconds of idleness after which it ends by itself; 300 when missing or null.',
-      },
+      idleTimeoutSeconds: IDLE_TIMEOUT,
+      inlineSecrets: INLINE_SECRETS,
     },
   },
   Run: {
@@ -448,7 +522,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     required: ['id', 'app', 'function', 'status', 'failure', 'calls', 'idleTimeoutSeconds', 'expiresAt', 'createdAt'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', pattern: '^run-[0-9a-f]{16}$' },
+      id: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
       app: { type: 'string' },
       function: { type: 'string' },
       status: {
@@ -484,7 +558,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       createdAt: { type: 'string', format: 'date-time' },
     },
   },
-  RunList: { type: 'object', required: ['runs'], additionalProperties: false, properties: { runs: { type: 'array', items: ref('Run') } } },
+  RunList: listOf('runs', ref('Run')),
   CallFrame: {
     description: "One line of a call's answer.",
     oneOf: [

@@ -10,6 +10,12 @@ export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${na
 
 export const json = (schema: Schema): Content => ({ 'application/json': { schema } });
 
+/** An object of one field, `{"<name>": …}`: the shape of most answers. */
+export const holding = (name: string, schema: Schema): Schema => ({ type: 'object', required: [name], additionalProperties: false, properties: { [name]: schema } });
+
+/** An object holding a list, `{"<name>": [<schema>, …]}`. */
+export const listOf = (name: string, item: Schema): Schema => holding(name, { type: 'array', items: item });
+
 /** A JSON answer. */
 export const answer = (description: string, schema: Schema): Response => ({ description, content: json(schema) });
 
@@ -25,6 +31,9 @@ export const NAME_INVALID: Response = error('`name_invalid`: a name in the path 
 export const MANIFEST_INVALID: Response = error("`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the app or a workload name is not a lowercase DNS label), `bundle_invalid` (the bundle lacks the manifest's module).");
 export const NO_SUCH_DEPLOYMENT: Response = error("`not_found`: the caller's workspace has no such app, or the app no such deployment.");
 export const SHUTTING_DOWN: Response = error('`shutting_down`: svc is stopping and starts nothing new (`Retry-After: 5`).');
+
+/** What a deploy, a preview and a run leave to the handler: the manifest's checks (`manifest_invalid`), a sha256's, names' (`name_invalid`), inline secrets'. */
+export const CODE_CHECKS = { manifest: ['type'], bundle: ['pattern'], workload: ['type'], inlineSecrets: ['type'] } as const;
 
 // Path parameters of several resources.
 export const APP: Parameter = { name: 'app', in: 'path', required: true, schema: { type: 'string' }, description: "The app's name (a lowercase DNS label)." };

@@ -1,5 +1,8 @@
 /**
- * The OpenAPI 3.1 facts a route declares (`ApiRoute.openapi`), as plain data.
+ * The OpenAPI 3.1 facts a route declares (`ApiRoute.openapi`), as plain data:
+ * its request and answer schemas, declared once. The router checks JSON
+ * bodies against them, docs/openapi.json is made of them, and the tests check
+ * every answer against them (core/api/declared-schemas.ts).
  * What follows from the route itself is not repeated here: its path, its
  * method and, for a public route, `security: []` are added by the generator
  * (core/api/openapi.ts).
@@ -37,6 +40,12 @@ export interface Operation {
   readonly pathParameters?: readonly Parameter[];
   readonly parameters?: readonly Parameter[];
   readonly requestBody?: RequestBody;
-  /** By status code. */
+  /**
+   * The JSON body's fields whose checks the handler, or the service it calls
+   * (the dashboard calls the same services), makes in words of its own: by
+   * field, the schema keywords the router leaves to it. Not in docs/openapi.json.
+   */
+  readonly leftToHandler?: Readonly<Record<string, readonly string[]>>;
+  /** By status code; 401 and 413 as every route of its kind gives them unless it says otherwise (openapi.ts). */
   readonly responses: Readonly<Record<number, Response>>;
 }

@@ -1,5 +1,10 @@
-/** A small HTTP client for API tests: real requests over a real socket, answers parsed once. */
+/**
+ * A small HTTP client for API tests: real requests over a real socket,
+ * answers parsed once, and each API answer checked against its route's
+ * declared schema (answer-check.ts).
+ */
 import http from 'node:http';
+import { checkAnswer } from './answer-check.js';
 
 export interface Answer {
   readonly status: number;
@@ -24,11 +29,13 @@ export interface CallOptions {
 
 export type Call = (method: string, path: string, options?: CallOptions) => Promise<Answer>;
 
-export function apiClient(baseUrl: string): Call {
+/** `checked: false` for a server whose routes are not the API's (a test's own routes). */
+export function apiClient(baseUrl: string, { checked = true } = {}): Call {
   return async (method, path, options = {}) => {
     const { headers, body } = requestParts(options);
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: options.redirect ?? 'follow' });
     const text = await response.text();
+    if (checked) checkAnswer(method, path, response.status, response.headers.get('content-type'), text);
     return { status: response.status, headers: response.headers, json: parseJson(text), text };
   };
 }

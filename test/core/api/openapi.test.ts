@@ -32,7 +32,7 @@ describe('docs/openapi.json and docs/api.md', () => {
   it('docs/openapi.json is what the route declarations generate', () => {
     const generated = JSON.parse(openApiText(openApiDocument(apiRoutes)));
     const where = firstDifference(openapi, generated);
-    assert.equal(where, null, `docs/openapi.json is stale (it first differs at ${where}): it is generated from the routes' declarations (core/api/openapi/), so change those and run \`npm run openapi\`.`);
+    assert.equal(where, null, `docs/openapi.json is stale (it first differs at ${where}): it is generated from the routes' declarations (\`openapi\` in core/api/<resource>.ts, core/api/openapi/schemas.ts), so change those and run \`npm run openapi\`.`);
   });
 
   it('describe every route of the router, and no other', () => {

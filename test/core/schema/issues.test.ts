@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { compile, defineChecks, issuesOf } from '../../../core/schema/ajv.js';
+import { compile, defineChecks } from '../../../core/schema/ajv.js';
+import { issuesOf } from '../../../core/schema/issues.js';
 
 defineChecks({
   // Reports below the checked value, as cross-field checks do.
@@ -26,7 +27,7 @@ function issues(value: unknown): string[] {
   return validate(value) ? [] : issuesOf(value, validate.errors).map((issue) => `${issue.path}: ${issue.message}`);
 }
 
-describe('core/schema/ajv.ts: Ajv errors in svc words', () => {
+describe('core/schema/issues.ts: Ajv errors as svc issues', () => {
   it('says nothing about a valid value', () => {
     assert.deepEqual(issues({ size: 3, tags: ['a', 'b'], mode: 'fast', note: null }), []);
   });
