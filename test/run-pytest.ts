@@ -4,22 +4,45 @@
  * which lives only in image environments, so this first builds (or finds in
  * the cache) the default runtime image with the real image builder and hands
  * its interpreter to pytest.
+ *
+ * Without arguments, the type checks (test_types.py: mypy and pyright over
+ * the whole SDK, half a minute of one core each) run in a second pytest at
+ * the same time as the rest, which mostly waits on the processes it starts;
+ * their output follows the rest's. With arguments (a file, `-k`…), one
+ * pytest runs them as given.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { createVenvBuilder } from '../core/images/venv-builder.js';
+import { spawn, type StdioOptions } from 'node:child_process';
 import { packageRoot } from '../core/paths.js';
-import { testCacheDir } from './helpers/config.js';
 import { ensureTestPython } from './python/env.js';
+import { ensureRuntimeLayer } from './python/runtime-layer.js';
+
+const TESTS = 'sdk/python/tests';
+const TYPE_CHECKS = `${TESTS}/test_types.py`;
 
 const python = await ensureTestPython();
-const version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' }).trim();
-const image = await createVenvBuilder({ cacheDir: testCacheDir, python }).build(
-  { id: 'img-pytest', pythonVersion: version, pythonPackages: [] },
-  (line) => process.stderr.write(`image | ${line}\n`),
-);
-const child = spawn(python, ['-m', 'pytest', '-q', 'sdk/python/tests', ...process.argv.slice(2)], {
-  cwd: packageRoot,
-  stdio: 'inherit',
-  env: { ...process.env, SVC_PYTHON: python, SVC_TEST_RUNTIME_PYTHON: image.pythonPath },
-});
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const image = await ensureRuntimeLayer(python);
+const env = { ...process.env, SVC_PYTHON: python, SVC_TEST_RUNTIME_PYTHON: image.pythonPath };
+
+/** Runs one pytest; resolves with its exit code and, when piped, what it printed. */
+function pytest(args: readonly string[], stdio: StdioOptions): Promise<{ code: number; output: string }> {
+  const child = spawn(python, ['-m', 'pytest', '-q', ...args], { cwd: packageRoot, stdio, env });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+const extra = process.argv.slice(2);
+if (extra.length > 0) {
+  process.exit((await pytest([TESTS, ...extra], 'inherit')).code);
+}
+// The type checks' pytest keeps out of .pytest_cache: the other one writes it.
+const [rest, types] = await Promise.all([
+  pytest([TESTS, `--ignore=${TYPE_CHECKS}`], 'inherit'),
+  pytest(['-p', 'no:cacheprovider', TYPE_CHECKS], ['ignore', 'pipe', 'pipe']),
+]);
+process.stdout.write(`\n${TYPE_CHECKS} (run alongside):\n${types.output}`);
+process.exit(rest.code !== 0 ? rest.code : types.code);
