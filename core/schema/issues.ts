@@ -3,9 +3,14 @@
  * a path in svc's form (`workloads[1].options.cpu`) and a message in svc's
  * words (`must be a number from 0.125 to 64, got 0`), never Ajv's.
  */
-import { joinPath } from '../workload/issues.js';
-import type { ValidationIssue } from '../workload/types.js';
 import { type ErrorObject, pointerKeys, type SchemaObject } from './ajv.js';
+import { joinPath } from './issue-path.js';
+
+/** One broken rule: `path` like `workloads[1].options.memory`, `images[0].id`, `app.name`. */
+export interface ValidationIssue {
+  readonly path: string;
+  readonly message: string;
+}
 
 /**
  * svc's issues for a validator's errors on `data`, in document order: in each object its

@@ -109,8 +109,5 @@ export interface AppSpec {
   readonly workloads: readonly Workload[];
 }
 
-/** One broken rule: `path` like `workloads[1].options.memory`, `images[0].id`, `app.name`. */
-export interface ValidationIssue {
-  readonly path: string;
-  readonly message: string;
-}
+// One broken rule: declared with the schema checks that find most of them.
+export type { ValidationIssue } from '../schema/issues.js';

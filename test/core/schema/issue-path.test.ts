@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { joinPath } from '../../../core/workload/issues.js';
+import { joinPath } from '../../../core/schema/issue-path.js';
 
 describe('joinPath()', () => {
   it('writes indexes in brackets, identifiers after a dot and other keys quoted', () => {
