@@ -23,17 +23,9 @@ const LONG_FOR_NOW: readonly { file: string; name: string; reason: string }[] = 
   { file: 'core/manifest/json-position.ts', name: 'jsonErrorOffset', reason: 'goes when manifest errors carry their path from the schema (issue 29 items 2-3)' },
   // Factories whose closures hold a whole service's state: each becomes a class, or its parts modules, in a later step.
   { file: 'core/cluster/leader.ts', name: 'startLeaderElection', reason: 'not split yet: session, lock loop, watch and release in one closure' },
-  { file: 'core/images/venv-builder.ts', name: 'createVenvBuilder', reason: 'not split yet: cache lookup, build and its log in one closure' },
   { file: 'core/images/oci/oci-builder.ts', name: 'createOciBuilder', reason: 'not split yet: layers, manifest and push in one closure' },
-  { file: 'core/plugin/host.ts', name: 'createPluginHost', reason: 'not split yet: hook registry and the ways hooks run in one closure' },
   { file: 'core/scheduler/local/driver.ts', name: 'createLocalDriver', reason: 'not split yet: processes, sockets, health and logs in one closure' },
   { file: 'core/scheduler/nomad/driver.ts', name: 'createNomadDriver', reason: 'not split yet: jobs, allocations, watches and purges in one closure' },
-  // Dashboard pages: one function declares all routes of a page; the HTTP layer's rework (issue 29 item 1) moves them.
-  { file: 'core/dashboard/pages/apps.ts', name: 'appPages', reason: 'not split yet: every route of the apps pages' },
-  { file: 'core/dashboard/pages/device.ts', name: 'devicePages', reason: 'not split yet: every route of the device sign-in page' },
-  { file: 'core/dashboard/pages/secrets.ts', name: 'secretPages', reason: 'not split yet: every route of the secrets page' },
-  { file: 'core/dashboard/pages/tokens.ts', name: 'tokenPages', reason: 'not split yet: every route of the tokens page' },
-  { file: 'core/dashboard/pages/workspace.ts', name: 'workspacePages', reason: 'not split yet: every route of the workspace pages' },
 ];
 
 /** Folders and files where nothing may stay long. */
