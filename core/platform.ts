@@ -25,7 +25,8 @@ import { baseUrl, SERVER_DRAIN_MS } from './gateway/http-server.js';
 import type { DeploymentLogs } from './logs/deployment-logs.js';
 import type { PluginHost } from './plugin/host.js';
 import type { PlatformOptions } from './platform-options.js';
-import { buildServices, quietWithoutConsul, type PlatformState, type Services } from './platform-services.js';
+import { buildServices, type Services } from './platform-services.js';
+import { quietWithoutConsul, type PlatformState } from './platform-wiring.js';
 import type { ServiceRegistry } from './registry/types.js';
 import type { LocalDriver } from './scheduler/local/driver.js';
 import type { NomadDriver } from './scheduler/nomad/types.js';
@@ -106,10 +107,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
 /** Listens, then restores the deployments, or joins the election among replicas that decides who does. */
 async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: ControlPlane, services: Services, state: PlatformState): Promise<Platform> {
-  const { config, signal } = options;
-  const { listeners, deployments, deploymentLogs, scheduler, driver, sync, report, logs } = services;
-  const reportAs = (method: string) => (error: unknown) => report(error, { method, path: '', requestId: undefined });
   if (!services.electing) state.leaderRole = 'starting';
+  const url = await listen(options, services, state);
+  if (services.electing) joinElection(options, services, state);
+  else await restoreAlone(options, services, state);
+  return platformOf(options, owner, controlPlane, services, state, url);
+}
+
+/** The gateway (and the metrics listener) listen; returns the gateway's URL. Whatever fails stops what was built. */
+async function listen(options: PlatformOptions, services: Services, state: PlatformState): Promise<string> {
+  const { config } = options;
+  const { listeners, sync, report, logs } = services;
   try {
     await listeners.listen(config.host, config.port);
   } catch (error) {
@@ -130,63 +138,80 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
   if (sync !== null && config.advertiseUrl === null) {
     logs({ unit: '', container: '', stream: 'system', time: new Date(), text: `this replica tells the others it is at ${state.self} (where followers forward the API while it leads); set SVC_ADVERTISE_URL (advertiseUrl) if they reach it elsewhere` });
   }
+  return url;
+}
 
-  const stopServices = () => stop(services, state);
-  // Deployed apps come back as they were: running ones start again, paused and stopped ones stay down.
-  const takeOver = async (lost: AbortSignal | undefined) => {
+/**
+ * What this svc does once it leads (`lost` aborts when it stops leading):
+ * deployed apps come back as they were (running ones start again, paused
+ * and stopped ones stay down), and it runs the scheduled functions.
+ */
+async function takeOver(options: PlatformOptions, services: Services, lost: AbortSignal | undefined): Promise<void> {
+  const { deployments, deploymentLogs, scheduler, sync } = services;
+  checkNotStopped(lost);
+  // A follower that wins stops copying routes; the copies serve on while it restores its own.
+  await sync?.stopFollowing();
+  // The units the copies name are the old leader's running jobs: restored under the same keys, they keep running.
+  await deployments.restore(sync === null ? undefined : (ref, workload) => sync.copiedUnit(ref, workload));
+  checkNotStopped(lost);
+  // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
+  deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);
+  // Before the purge: followers switch to this replica's routes while the old jobs still serve.
+  if (sync !== null && lost !== undefined) await sync.lead(lost);
+  // This installation's jobs that no deployment of this svc runs: a previous leader's, or a crashed svc's.
+  // `svc serve` (state: memory) owns no installation: it never purges.
+  if ('purgeUnknownJobs' in scheduler && options.state === undefined) {
+    await scheduler.purgeUnknownJobs((key) => keepOldJob(deployments, key)).catch(reportAs(services, 'RESTORE'));
     checkNotStopped(lost);
-    // A follower that wins stops copying routes; the copies serve on while it restores its own.
-    await sync?.stopFollowing();
-    // The units the copies name are the old leader's running jobs: restored under the same keys, they keep running.
-    await deployments.restore(sync === null ? undefined : (ref, workload) => sync.copiedUnit(ref, workload));
-    checkNotStopped(lost);
-    // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
-    deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);
-    // Before the purge: followers switch to this replica's routes while the old jobs still serve.
-    if (sync !== null && lost !== undefined) await sync.lead(lost);
-    // This installation's jobs that no deployment of this svc runs: a previous leader's, or a crashed svc's.
-    // `svc serve` (state: memory) owns no installation: it never purges.
-    if ('purgeUnknownJobs' in scheduler && options.state === undefined) {
-      await scheduler.purgeUnknownJobs((key) => keepOldJob(deployments, key)).catch(reportAs('RESTORE'));
-      checkNotStopped(lost);
-    }
-    // The leader runs the scheduled functions (on Nomad: keeps their periodic jobs registered).
-    services.schedules.lead(lost ?? new AbortController().signal);
-  };
-  if (services.electing) {
-    // Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it; then it restores the deployments and serves.
-    sync?.follow();
-    state.leader = startLeadership({
-      consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }), observe: services.metrics.observer('consul') },
-      key: `${config.consulPrefix}leader`,
-      advertise: state.self,
-      takeOver,
-      setRole: (next) => (state.leaderRole = next),
-      // The new leader runs the workloads (and publishes the routes) now: stopping them here would take its adopted jobs down.
-      letGo: () => {
-        driver.detach();
-        void sync?.letGo();
-      },
-      log: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }),
-      report: quietWithoutConsul(services.agents, reportAs('LEADER')),
-      ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
-    });
-  } else {
-    // A stop meanwhile cuts the restore short: the shutdown refuses to start anything more.
-    const cutRestore = () => void deployments.shutdown().catch(() => {}); // stopServices() reports its failure
-    signal?.addEventListener('abort', cutRestore, { once: true });
-    try {
-      await takeOver(signal);
-      state.leaderRole = 'ready';
-    } catch (error) {
-      // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
-      await stopServices();
-      throw error;
-    } finally {
-      signal?.removeEventListener('abort', cutRestore);
-    }
   }
+  // The leader runs the scheduled functions (on Nomad: keeps their periodic jobs registered).
+  services.schedules.lead(lost ?? new AbortController().signal);
+}
 
+/** Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it; then it restores the deployments and serves. */
+function joinElection(options: PlatformOptions, services: Services, state: PlatformState): void {
+  const { config } = options;
+  const { driver, sync, logs } = services;
+  sync?.follow();
+  state.leader = startLeadership({
+    consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }), observe: services.metrics.observer('consul') },
+    key: `${config.consulPrefix}leader`,
+    advertise: state.self,
+    takeOver: (lost) => takeOver(options, services, lost),
+    setRole: (next) => (state.leaderRole = next),
+    // The new leader runs the workloads (and publishes the routes) now: stopping them here would take its adopted jobs down.
+    letGo: () => {
+      driver.detach();
+      void sync?.letGo();
+    },
+    log: (text) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() }),
+    report: quietWithoutConsul(services.agents, reportAs(services, 'LEADER')),
+    ...(options.onLeadershipLost ? { onLeadershipLost: options.onLeadershipLost } : {}),
+  });
+}
+
+/** On its own svc always leads: it restores the deployments now, and is ready once they are back. */
+async function restoreAlone(options: PlatformOptions, services: Services, state: PlatformState): Promise<void> {
+  const { signal } = options;
+  // A stop meanwhile cuts the restore short: the shutdown refuses to start anything more.
+  const cutRestore = () => void services.deployments.shutdown().catch(() => {}); // stop() reports its failure
+  signal?.addEventListener('abort', cutRestore, { once: true });
+  try {
+    await takeOver(options, services, signal);
+    state.leaderRole = 'ready';
+  } catch (error) {
+    // A start that fails (a record it cannot read) or is stopped leaves nothing listening or running; the caller closes the store.
+    await stop(services, state);
+    throw error;
+  } finally {
+    signal?.removeEventListener('abort', cutRestore);
+  }
+}
+
+/** The started platform as its callers see it, and how it closes. */
+function platformOf(options: PlatformOptions, owner: OwnerToken, controlPlane: ControlPlane, services: Services, state: PlatformState, url: string): Platform {
+  const { config } = options;
+  const { listeners, deployments, deploymentLogs, scheduler, driver, sync } = services;
   let closing: Promise<void> | undefined;
   const plain = listeners.plain?.address() as AddressInfo | undefined;
   return {
@@ -219,7 +244,7 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
         void sync?.letGo();
       }
       closing ??= (async () => {
-        await stopServices();
+        await stop(services, state);
         // Last: nothing is left that could write to the store.
         await controlPlane.close();
       })();
@@ -228,10 +253,15 @@ async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: 
   };
 }
 
+/** A reporter for failures of one background job, named like a request method in the report. */
+function reportAs(services: Services, method: string): (error: unknown) => void {
+  return (error) => services.report(error, { method, path: '', requestId: undefined });
+}
+
 /** Stops everything `buildServices` built, in the order that lets requests in flight finish. */
 async function stop(services: Services, state: PlatformState): Promise<void> {
   const { leases, previews, websockets, deployments, runs, autoscaler, sync, forward, admission, driver, upstreams, registry, deploymentLogs, listeners, agents } = services;
-  const reportClose = (error: unknown) => services.report(error, { method: 'CLOSE', path: '', requestId: undefined });
+  const reportClose = reportAs(services, 'CLOSE');
   leases.close();
   previews.close();
   // WebSocket sessions first: they would hold their containers' drain until its timeout.

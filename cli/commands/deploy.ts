@@ -16,11 +16,12 @@ import { createBundle } from '../../core/bundles/create.js';
 import { formatBytes } from '../../core/bundles/format.js';
 import { SvcError } from '../../core/errors.js';
 import { loadManifestOf, resolveManifestTarget } from '../../core/manifest/load.js';
-import type { Workload } from '../../core/workload/types.js';
-import { API_PREFIX } from '../api-client.js';
+import type { AppSpec, Workload } from '../../core/workload/types.js';
+import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseDeployTarget } from '../names.js';
 import { startSpinner } from '../spinner.js';
+import type { Output } from '../output.js';
 import { formatTable } from '../table.js';
 import { appPath } from './app.js';
 import { printPlan } from './deploy-plan.js';
@@ -73,18 +74,7 @@ export default async function deploy(context: CommandContext, appOrModule: strin
     for (const warning of bundle.warnings) out.warn(`bundle: ${warning}`);
     out.done(`bundle ${bundle.sha256.slice(0, 12)}: ${bundle.files} file${bundle.files === 1 ? '' : 's'}, ${formatBytes(bundle.size)}`);
 
-    if (await client.exists(`${API_PREFIX}/bundles/${bundle.sha256}`)) {
-      out.done(`${client.server} has this bundle already: nothing to upload`);
-    } else {
-      out.step(`uploading ${formatBytes(bundle.size)} to ${client.server}`);
-      const bytes = await readFile(bundle.path);
-      await client.send('POST', `${API_PREFIX}/bundles`, {
-        body: bytes,
-        headers: { 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
-        long: true,
-      }).then((response) => response.body?.cancel());
-      out.done('uploaded');
-    }
+    await uploadBundle(out, client, bundle);
 
     const body = {
       manifest: manifest.raw,
@@ -115,23 +105,45 @@ export default async function deploy(context: CommandContext, appOrModule: strin
     const deployed = view.deployments.filter((d) => names.has(d.workload));
     // What the deploy read of each ASGI app's OpenAPI description: svc app export builds its typed methods from it.
     for (const d of deployed) if (d.api) out.done(`${d.workload}: ${d.api}`);
-    // The app's custom domains, with their status and the record to publish (a deploy claims them).
-    const domains = spec.workloads.some((w) => w.http?.domain)
-      ? (await client.get<{ domains: DomainView[] }>(`${API_PREFIX}/domains`)).domains.filter((d) => d.app === view.name && names.has(d.workload))
-      : [];
+    const domains = await claimedDomains(client, spec, view.name, names);
     const result: DeployResult = { app: view.name, workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })), ...(domains.length > 0 ? { domains } : {}) };
     if (flags.json) out.result(JSON.stringify(result, null, 2));
-    else {
-      const { dim } = out.color;
-      const rows = deployed.map((d) => [d.workload, d.urls.path ?? dim(d.kind === 'function' ? `(a function: no URL; call it with svc run ${target}:${d.workload})` : '(no URL)')]);
-      for (const line of formatTable(['', ''], rows).slice(1)) out.result(line);
-      if (domains.length > 0) printDomains(out, domains);
-    }
+    else printDeployed(out, deployed, domains, target);
     return result;
   } finally {
     await bundling.catch(() => {}); // its file is written (or not) before the folder goes
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Uploads the bundle unless the server has it already (the same sha256). */
+async function uploadBundle(out: Output, client: ApiClient, bundle: { readonly sha256: string; readonly size: number; readonly path: string }): Promise<void> {
+  if (await client.exists(`${API_PREFIX}/bundles/${bundle.sha256}`)) {
+    out.done(`${client.server} has this bundle already: nothing to upload`);
+    return;
+  }
+  out.step(`uploading ${formatBytes(bundle.size)} to ${client.server}`);
+  const bytes = await readFile(bundle.path);
+  await client.send('POST', `${API_PREFIX}/bundles`, {
+    body: bytes,
+    headers: { 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
+    long: true,
+  }).then((response) => response.body?.cancel());
+  out.done('uploaded');
+}
+
+/** The app's custom domains the deployed workloads set, with their status and the record to publish (a deploy claims them). */
+async function claimedDomains(client: ApiClient, spec: AppSpec, app: string, names: ReadonlySet<string>): Promise<DomainView[]> {
+  if (!spec.workloads.some((w) => w.http?.domain)) return [];
+  return (await client.get<{ domains: DomainView[] }>(`${API_PREFIX}/domains`)).domains.filter((d) => d.app === app && names.has(d.workload));
+}
+
+/** Each deployed workload with its URL (or why it has none), then the custom domains. */
+function printDeployed(out: Output, deployed: AppView['deployments'], domains: readonly DomainView[], target: string): void {
+  const { dim } = out.color;
+  const rows = deployed.map((d) => [d.workload, d.urls.path ?? dim(d.kind === 'function' ? `(a function: no URL; call it with svc run ${target}:${d.workload})` : '(no URL)')]);
+  for (const line of formatTable(['', ''], rows).slice(1)) out.result(line);
+  if (domains.length > 0) printDomains(out, domains);
 }
 
 /** The workload `wanted` names: its name, or its Python function's (`say_hello` for `say-hello`). */

@@ -1,93 +1,22 @@
-import type { ApiCapture, ApiOutcome } from '../app-api/types.js';
-import type { BundleInfo, CodeBundles } from '../bundles/types.js';
 import { SvcError } from '../errors.js';
-import type { RouteTable } from '../gateway/types.js';
-import type { ImageBuilder } from '../images/types.js';
-import type { PluginHost } from '../plugin/host.js';
-import type { Principal } from '../plugin/types.js';
-import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../scheduler/types.js';
 import type { AppSpec, Workload } from '../workload/types.js';
 import { describeDeployment, isServed, type LiveDeployment, type LiveWorkload } from './live.js';
-import { deploymentId, parseUnitKey, servingUnitKey, unitKey, type DeploymentRef, type Stage } from './keys.js';
-import { appPausedError, changeRefusedError, deploymentStoppedError, notRestoredError, shuttingDownError } from './offline.js';
-import { DeploymentRecords, currentVersion } from './records.js';
-import { hostTakenWarnings, routeEntriesFor, routeEntryFor } from './route-entries.js';
+import { deploymentId, parseUnitKey, servingUnitKey, type DeploymentRef } from './keys.js';
+import { changeRefusedError, notRestoredError } from './offline.js';
+import type { AdoptUnit, DeploymentManagerOptions, DeployRequest } from './manager-options.js';
+import { routeEntriesFor } from './route-entries.js';
+import { deployCode } from './deploy-code.js';
+import { installRoute, takeDown, unroute, type LiveRoutes } from './live-routes.js';
+import { recordVersions, restoredLive } from './live-records.js';
+import { AppTransitions } from './transitions.js';
 import { planDeploy, type DeployPlan } from './plan.js';
 import { startUnits, type StartContext } from './start-units.js';
-import { captureApis, type ApiReader } from './capture-apis.js';
+import { captureApis } from './capture-apis.js';
 import { guardedStart, unlessAborted } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { domainsNotServed, unlimitedResources } from './warnings.js';
-import type { DeploymentLogs } from '../logs/deployment-logs.js';
-import type { SecretEnvironment } from '../secrets/types.js';
 
-export interface DeployRequest {
-  readonly spec: AppSpec;
-  /** The project folder (bundled first when the manager has bundles). Exactly one of `source` and `bundleSha256`. */
-  readonly source?: SourceRef;
-  /** A bundle already in the store (uploaded through the API). */
-  readonly bundleSha256?: string;
-  readonly workspace: string;
-  readonly stage: Stage;
-  readonly principal: Principal | null;
-  /** Deploy only this workload of the spec (`svc deploy app.py:greet`); the others keep their version. */
-  readonly workload?: string;
-  /** Remove the app's deployed workloads that the spec no longer has (whole-app deploys only). */
-  readonly prune?: boolean;
-  /** The app's `svc.Secret.from_dict` values, which its workloads name `@<i>`; sent beside the manifest, kept sealed. */
-  readonly inlineSecrets?: readonly Readonly<Record<string, string>>[];
-}
-
-/** What the manager needs of the autoscaler (core/autoscale/controller.ts). */
-export interface UnitScaler {
-  /** Takes over a unit whose first containers are healthy: scales it from now on. */
-  manage(unit: DeploymentUnit): void;
-  /** Stops scaling the unit, lets its requests in flight finish, then removes its containers. */
-  stopUnit(key: string): Promise<void>;
-}
-
-/** The unit key that already serves a workload of a deployment, if any (see `restore`). */
-export type AdoptUnit = (ref: DeploymentRef, workload: string) => string | undefined;
-
-export interface DeploymentManagerOptions {
-  readonly plugins: PluginHost;
-  readonly images: ImageBuilder;
-  readonly driver: SchedulerDriver;
-  readonly routes: RouteTable;
-  /** Base URL of the gateway, for the URLs printed to users. */
-  readonly baseUrl: () => string;
-  /** Base domain of host-based URLs (`<app>-<workload>.<domain>`); null or absent: path URLs only. */
-  readonly baseDomain?: string | null;
-  /**
-   * Bundles the project and runs containers from its extracted copy, so that later edits do
-   * not change a running deployment. Without it, containers run from the project folder.
-   */
-  readonly bundles?: CodeBundles;
-  /**
-   * Scales each unit after its deploy and drains it on removal. Without it,
-   * units keep the containers the deploy started and removal stops them at once.
-   */
-  readonly autoscaler?: UnitScaler;
-  /** Where stage `deployed` is kept across restarts; without it nothing is durable. */
-  readonly records?: DeploymentRecords;
-  /** Failures nobody waits for (a deployment that cannot be restored). */
-  readonly report?: (error: unknown) => void;
-  /**
-   * The per-deployment log store (core/logs/deployment-logs.ts): told each
-   * unit's version, given the image build lines of a deploy, and told when a
-   * deployment is deleted (its history goes, its followers end).
-   */
-  readonly logs?: Pick<DeploymentLogs, 'setVersion' | 'addBuildLine' | 'forget'>;
-  /** See StartContext#routable: a new unit's route switches once the gateway sees an instance of it. */
-  readonly routable?: (unitKey: string) => Promise<void>;
-  /** The workspaces' secrets: a deploy naming one that does not exist is refused first; units get their values. */
-  readonly secrets?: SecretEnvironment;
-  /**
-   * Reads an ASGI app's OpenAPI description from its new unit during a deploy
-   * (capture-apis.ts); without it no description is read.
-   */
-  readonly captureApi?: ApiReader;
-}
+export type { AdoptUnit, DeploymentManagerOptions, DeployRequest, UnitScaler } from './manager-options.js';
 
 /**
  * Runs deployments and moves them through their lifecycle (docs/api.md): deploy
@@ -100,9 +29,8 @@ export interface DeploymentManagerOptions {
 export class DeploymentManager {
   readonly #options: DeploymentManagerOptions;
   readonly #live = new Map<string, LiveDeployment>();
-  readonly #queues = new Map<string, Promise<void>>();
-  /** Settles once restore() is done (at once when it never runs). */
-  #restored: Promise<void> = Promise.resolve();
+  readonly #transitions = new AppTransitions(() => this.#closing);
+  readonly #routing: LiveRoutes;
   #serial = 1;
   /** Aborted when shutdown() begins: no transition starts, no unit starts, no build is waited for. */
   readonly #stopping = new AbortController();
@@ -112,6 +40,7 @@ export class DeploymentManager {
 
   constructor(options: DeploymentManagerOptions) {
     this.#options = options;
+    this.#routing = { routes: options.routes, baseDomain: options.baseDomain ?? null, closing: () => this.#closing };
   }
 
   list(): Deployment[] {
@@ -124,12 +53,7 @@ export class DeploymentManager {
   }
 
   async deploy(request: DeployRequest, progress: (event: DeployProgress) => void = () => {}): Promise<Deployment> {
-    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, {
-      workspace: request.workspace,
-      stage: request.stage,
-      principal: request.principal,
-    });
-    const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
+    const { spec, ref } = await this.#authorize(request, false);
     const logs = this.#options.logs;
     const built = request.workload === undefined ? spec.workloads.map((w) => w.name) : [request.workload];
     const withBuildLog = logs === undefined ? progress : (event: DeployProgress) => {
@@ -153,15 +77,9 @@ export class DeploymentManager {
    * the scheduler says it would do (plan.ts). Changes nothing.
    */
   async plan(request: DeployRequest): Promise<DeployPlan> {
-    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: request.stage, principal: request.principal, dryRun: true });
-    const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: request.stage };
-    const previous = this.#live.get(deploymentId(ref));
-    const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
-    await this.#checkSecrets(ref, targets);
-    const served = targets.filter(isServed);
-    const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
-    this.#options.routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
-    const { source } = await this.#code(spec, request, () => {});
+    const { spec, ref } = await this.#authorize(request, true);
+    const { previous, targets, served } = await this.#admit(ref, spec, request);
+    const { source } = await deployCode(this.#options.bundles, spec, request, () => {});
     // The keys the deploy would take next (nothing is taken: the plan changes nothing).
     const units = served.map((workload, i) => ({ workload, source, key: servingUnitKey(ref, workload.name, this.#serial + i) }));
     const removed = request.prune && request.workload === undefined && previous ? [...previous.workloads.keys()].filter((name) => !spec.workloads.some((w) => w.name === name)) : [];
@@ -171,23 +89,42 @@ export class DeploymentManager {
     });
   }
 
-  async #deploy(ref: DeploymentRef, spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<Deployment> {
-    const { routes, driver } = this.#options;
+  /** The plugins' authorizeDeploy (which may change the spec), and the deployment the request is for. */
+  async #authorize(request: DeployRequest, dryRun: boolean): Promise<{ spec: AppSpec; ref: DeploymentRef }> {
+    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, {
+      workspace: request.workspace,
+      stage: request.stage,
+      principal: request.principal,
+      ...(dryRun ? { dryRun: true } : {}),
+    });
+    return { spec, ref: { workspace: request.workspace, app: spec.name, stage: request.stage } };
+  }
+
+  /**
+   * The checks a deploy and its dry run make before anything changes: the
+   * workload named exists, the workspace has every secret the targets name
+   * (else the deploy fails, naming it), and no URL they take is another
+   * app's (else it fails with nothing built or started, nothing to undo).
+   */
+  async #admit(ref: DeploymentRef, spec: AppSpec, request: DeployRequest): Promise<{ previous: LiveDeployment | undefined; targets: readonly Workload[]; served: Workload[] }> {
     const previous = this.#live.get(deploymentId(ref));
     const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
-    // Before anything changes: a secret the workspace does not have fails the deploy, naming it.
     await this.#checkSecrets(ref, targets);
     const served = targets.filter(isServed);
     const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
-    // Before building or starting anything: a URL taken by another app fails the deploy with nothing to undo.
-    routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
+    this.#options.routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
+    return { previous, targets, served };
+  }
 
-    const { source, bundle } = await this.#code(spec, request, progress);
+  async #deploy(ref: DeploymentRef, spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<Deployment> {
+    const { driver } = this.#options;
+    const { previous, targets, served } = await this.#admit(ref, spec, request);
+    const { source, bundle } = await deployCode(this.#options.bundles, spec, request, progress);
     if (request.inlineSecrets !== undefined) await this.#options.secrets?.putInline(ref, request.inlineSecrets);
     const units = await startUnits(this.#startContext(progress), ref, served.map((workload) => ({ workload, source, key: this.#nextKey(ref, workload.name) })));
     let versions: Map<string, number>;
     try {
-      versions = await this.#recordVersions(ref, previous, spec, targets, source, bundle, request.principal);
+      versions = await recordVersions(this.#options.records, ref, previous, { spec, targets, source, bundle, principal: request.principal });
     } catch (error) {
       await Promise.all(units.map((unit) => driver.remove(unit.key)));
       throw error;
@@ -210,7 +147,7 @@ export class DeploymentManager {
     }
     const wasPaused = live.paused;
     Object.assign(live, { entry: spec.entry, sdkVersion: spec.sdkVersion, paused: false, bundle });
-    const warnings = targets.flatMap((workload) => this.#installRoute(live, live.workloads.get(workload.name)!));
+    const warnings = targets.flatMap((workload) => installRoute(this.#routing, live, live.workloads.get(workload.name)!));
     for (const unit of units) {
       this.#options.logs?.setVersion(unit.key, versions.get(unit.workload.name)!);
       this.#options.autoscaler?.manage(unit);
@@ -252,7 +189,7 @@ export class DeploymentManager {
       const live = this.#require(ref);
       if (ref.stage === 'deployed') await this.#options.records?.setPaused(ref.workspace, ref.app, true);
       live.paused = true;
-      const stopping = [...live.workloads.values()].flatMap((lw) => this.#takeDown(live, lw));
+      const stopping = [...live.workloads.values()].flatMap((lw) => takeDown(this.#routing, live, lw));
       await Promise.all(stopping.map((key) => this.#stopUnit(key)));
       await this.#stopped(ref);
       return this.#describe(live);
@@ -310,7 +247,7 @@ export class DeploymentManager {
       const lw = this.#requireWorkload(live, workload);
       if (ref.stage === 'deployed') await this.#options.records?.setStatus(ref.workspace, ref.app, workload, 'stopped');
       lw.status = 'stopped';
-      await Promise.all(this.#takeDown(live, lw).map((key) => this.#stopUnit(key)));
+      await Promise.all(takeDown(this.#routing, live, lw).map((key) => this.#stopUnit(key)));
       return this.#describe(live);
     });
   }
@@ -334,7 +271,7 @@ export class DeploymentManager {
       const live = this.#require(ref);
       if (ref.stage === 'deployed') await this.#options.records?.deleteApp(ref.workspace, ref.app);
       this.#live.delete(deploymentId(ref));
-      const stopping = [...live.workloads.values()].flatMap((lw) => this.#unroute(lw));
+      const stopping = [...live.workloads.values()].flatMap((lw) => unroute(this.#options.routes, lw));
       await Promise.all(stopping.map((key) => this.#stopUnit(key)));
       await this.#options.secrets?.forgetInline(ref);
       for (const workload of live.workloads.keys()) this.#options.logs?.forget({ ...ref, workload });
@@ -361,7 +298,7 @@ export class DeploymentManager {
   async #shutDown(): Promise<void> {
     this.#stopping.abort();
     const stops = this.#stopAll();
-    const running = Promise.all([this.#restored, ...this.#queues.values()]);
+    const running = this.#transitions.running();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([running, new Promise<void>((resolve) => (timer = setTimeout(resolve, TRANSITIONS_WAIT_MS)))]);
     clearTimeout(timer);
@@ -373,7 +310,7 @@ export class DeploymentManager {
 
   /** Puts every route offline (`shutting_down`), drains and stops the units serving, and removes the ones still starting. */
   #stopAll(): Promise<void>[] {
-    const serving = [...this.#live.values()].flatMap((live) => [...live.workloads.values()].flatMap((lw) => this.#takeDown(live, lw)));
+    const serving = [...this.#live.values()].flatMap((live) => [...live.workloads.values()].flatMap((lw) => takeDown(this.#routing, live, lw)));
     const stops = serving.map((key) => this.#stopUnit(key));
     // Not serving yet, so nothing to drain: removing them makes the start that waits for them fail at once.
     for (const key of [...this.#submitted]) {
@@ -404,7 +341,7 @@ export class DeploymentManager {
   restore(adopt?: AdoptUnit): Promise<void> {
     const restoring = this.#restore(adopt);
     // Transitions asked for meanwhile (the server already listens) wait: none may run on an app before its records are back.
-    this.#restored = restoring.then(() => {}, () => {});
+    this.#transitions.waitFor(restoring);
     return restoring;
   }
 
@@ -414,31 +351,20 @@ export class DeploymentManager {
     const apps = await records.apps();
     await Promise.all(
       apps.map((app) => {
-        const ref: DeploymentRef = { workspace: app.workspace, app: app.name, stage: 'deployed' };
         // Not through #exclusive: every other transition waits for the whole restore.
         return (async () => {
           const [stored, apis] = await Promise.all([records.deployments(app.workspace, app.name), records.apis(app.workspace, app.name)]);
-          const versions = stored.map((record) => ({ record, version: currentVersion(record) }));
-          const first = versions[0]?.version;
-          const live: LiveDeployment = {
-            ref, entry: first?.entry ?? '', sdkVersion: first?.sdkVersion ?? '', workloads: new Map(), paused: app.paused, bundle: null, warnings: [], createdAt: new Date(app.createdAt),
-          };
-          for (const { record, version } of versions) {
-            live.workloads.set(record.workload, {
-              workload: version.workload, version: version.version, bundleSha256: version.bundleSha256, source: { root: version.sourceRoot, entry: version.entry },
-              status: record.status, unit: null, routeUnit: null, failure: null,
-              api: version.workload.kind === 'asgi' ? restoredApi(apis.get(record.workload), version.version) : null,
-            });
-          }
+          const live = restoredLive(app, stored, apis);
+          const { ref } = live;
           this.#live.set(deploymentId(ref), live);
           const toStart = live.paused ? [] : [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload));
-          for (const lw of live.workloads.values()) if (!toStart.includes(lw)) this.#installRoute(live, lw);
+          for (const lw of live.workloads.values()) if (!toStart.includes(lw)) installRoute(this.#routing, live, lw);
           await this.#startWorkloads(live, toStart, adopt).catch((error: unknown) => {
             // Cut short by shutdown(): not a failure, and the routes answer shutting_down.
             if (!this.#closing) this.#options.report?.(error);
             for (const lw of toStart) {
               lw.failure = this.#closing ? null : notRestoredError(ref, lw.workload.name, error);
-              this.#installRoute(live, lw);
+              installRoute(this.#routing, live, lw);
             }
           });
         })();
@@ -470,7 +396,7 @@ export class DeploymentManager {
       const lw = down[i]!;
       lw.unit = unit.key;
       lw.failure = null;
-      this.#installRoute(live, lw);
+      installRoute(this.#routing, live, lw);
       this.#options.autoscaler?.manage(unit);
     });
   }
@@ -480,84 +406,8 @@ export class DeploymentManager {
     if (ref.stage === 'deployed') await this.#options.records?.deleteDeployment(ref.workspace, ref.app, name);
     const lw = live.workloads.get(name)!;
     live.workloads.delete(name);
-    await Promise.all(this.#unroute(lw).map((key) => this.#stopUnit(key)));
+    await Promise.all(unroute(this.#options.routes, lw).map((key) => this.#stopUnit(key)));
     this.#options.logs?.forget({ ...ref, workload: name });
-  }
-
-  /**
-   * Puts the route a workload's state calls for in place of the one it had,
-   * in one synchronous step: requests see the old route or the new one, never
-   * none. Returns warnings about its host-based URL.
-   */
-  #installRoute(live: LiveDeployment, lw: LiveWorkload): string[] {
-    // A workload that is no longer served (a redeploy made it a function) has no URL: its old route goes.
-    if (!isServed(lw.workload)) {
-      if (lw.routeUnit !== null) this.#options.routes.removeUnit(lw.routeUnit);
-      lw.routeUnit = null;
-      return [];
-    }
-    const { ref } = live;
-    const name = lw.workload.name;
-    const offline = live.paused
-      ? appPausedError(ref)
-      : lw.status === 'stopped'
-        ? deploymentStoppedError(ref, name)
-        : this.#closing
-          ? shuttingDownError(ref, name)
-          : lw.unit === null ? (lw.failure ?? undefined) : undefined;
-    const unit = lw.unit ?? unitKey(ref, name);
-    const { entry, warning } = routeEntryFor(ref, lw.workload, this.#baseDomain, unit, offline);
-    if (lw.routeUnit !== null) this.#options.routes.removeUnit(lw.routeUnit);
-    const taken = this.#options.routes.add([entry]);
-    lw.routeUnit = unit;
-    return [...(warning === null ? [] : [warning]), ...hostTakenWarnings(taken)];
-  }
-
-  /** Sets the workload's offline route; returns the unit that served it, to be stopped. */
-  #takeDown(live: LiveDeployment, lw: LiveWorkload): string[] {
-    const serving = lw.unit;
-    lw.unit = null;
-    this.#installRoute(live, lw);
-    return serving === null ? [] : [serving];
-  }
-
-  /** Removes the workload's route; returns the unit that served it, to be stopped. */
-  #unroute(lw: LiveWorkload): string[] {
-    if (lw.routeUnit !== null) this.#options.routes.removeUnit(lw.routeUnit);
-    lw.routeUnit = null;
-    const serving = lw.unit;
-    lw.unit = null;
-    return serving === null ? [] : [serving];
-  }
-
-  async #recordVersions(
-    ref: DeploymentRef, previous: LiveDeployment | undefined, spec: AppSpec, targets: readonly Workload[], source: SourceRef, bundle: BundleInfo | null, principal: Principal | null,
-  ): Promise<Map<string, number>> {
-    const records = this.#options.records;
-    if (ref.stage === 'deployed' && records) {
-      const added = targets.map((workload) => ({
-        bundleSha256: bundle?.sha256 ?? null, sourceRoot: source.root, entry: spec.entry, sdkVersion: spec.sdkVersion, workload, createdBy: principal?.subject ?? null,
-      }));
-      return records.addVersions(ref.workspace, ref.app, added);
-    }
-    // Previews keep their version count in memory only.
-    return new Map(targets.map((workload) => [workload.name, (previous?.workloads.get(workload.name)?.version ?? 0) + 1]));
-  }
-
-  async #code(spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<{ source: SourceRef; bundle: BundleInfo | null }> {
-    const { bundles } = this.#options;
-    if (request.bundleSha256 !== undefined) {
-      if (!bundles) throw new SvcError('internal', 'this platform keeps no bundles, so it cannot deploy one by its sha256');
-      const prepared = await bundles.fromStore(request.bundleSha256, spec.entry);
-      progress({ type: 'bundle', status: 'ready', bundle: prepared.bundle });
-      return prepared;
-    }
-    if (!request.source) throw new SvcError('internal', 'a deploy needs a project folder or a bundle sha256');
-    if (!bundles) return { source: request.source, bundle: null };
-    progress({ type: 'bundle', status: 'packing', root: request.source.root });
-    const prepared = await bundles.prepare(request.source);
-    progress({ type: 'bundle', status: 'ready', bundle: prepared.bundle });
-    return prepared;
   }
 
   #stopUnit(key: string): Promise<void> {
@@ -618,35 +468,10 @@ export class DeploymentManager {
     return describeDeployment(live, { baseUrl: this.#options.baseUrl(), routes: this.#options.routes });
   }
 
-  /**
-   * One transition of an app at a time, in the order asked; a failed one does
-   * not block the next. Once svc stops, none starts (not even one queued),
-   * and one the stop cut short fails with `shutting_down`.
-   */
+  /** One transition of an app at a time (transitions.ts). */
   #exclusive<T>(ref: DeploymentRef, run: () => Promise<T>): Promise<T> {
-    if (this.#closing) return Promise.reject(changeRefusedError());
-    const id = deploymentId(ref);
-    const result = (this.#queues.get(id) ?? this.#restored)
-      .then(() => {
-        if (this.#closing) throw changeRefusedError();
-        return run();
-      })
-      .catch((error: unknown) => {
-        throw this.#closing && !(error instanceof SvcError && error.code === 'shutting_down') ? changeRefusedError(error) : error;
-      });
-    const settled = result.then(() => {}, () => {});
-    this.#queues.set(id, settled);
-    void settled.then(() => {
-      if (this.#queues.get(id) === settled) this.#queues.delete(id);
-    });
-    return result;
+    return this.#transitions.run(deploymentId(ref), run);
   }
-}
-
-/** The description kept for an ASGI workload, when it was read from the version it runs. */
-function restoredApi(capture: ApiCapture | undefined, version: number): ApiOutcome {
-  if (capture === undefined || capture.version !== version) return { capture: null, message: `no OpenAPI description was read at the deploy of version ${version}` };
-  return { capture, message: `OpenAPI description captured from ${capture.source} at the deploy of version ${version}` };
 }
 
 /** How long shutdown() waits for transitions already running before it stops what they started (they wait for no image build). */

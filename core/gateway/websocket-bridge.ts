@@ -47,20 +47,8 @@ const UNSENDABLE = new Set([1005, 1006, 1015]);
  * codes propagated, and idle clients pinged.
  */
 export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocketBridge {
-  const sessions = new Set<{ client: WebSocket; upstream: WebSocket }>();
+  const sessions = new Sessions(options.pingIntervalMs ?? 30_000);
   const domains = createDomainRouting(options.plugins, options.routes);
-  const pingIntervalMs = options.pingIntervalMs ?? 30_000;
-  const alive = new WeakMap<WebSocket, boolean>();
-  const pinger = setInterval(() => {
-    for (const { client } of sessions) {
-      if (alive.get(client) === false) client.terminate();
-      else {
-        alive.set(client, false);
-        client.ping();
-      }
-    }
-  }, pingIntervalMs);
-  pinger.unref();
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
     const url = parseRequestUrl(protocolOf(request, options.trustProxy), request.headers.host ?? '', request.url ?? '/');
@@ -89,7 +77,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     let piped = false;
     server.handleUpgrade(request, socket, head, (client) => {
       piped = true;
-      pipe(client, upstream, slot);
+      sessions.pipe(client, upstream, slot);
     });
     server.close();
     // ws calls back synchronously when the handshake succeeds; otherwise (a malformed handshake,
@@ -98,21 +86,6 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
       upstream.terminate();
       slot.release();
     }
-  }
-
-  function pipe(client: WebSocket, upstream: WebSocket, slot: Slot): void {
-    const session = { client, upstream };
-    sessions.add(session);
-    client.once('close', slot.release);
-    upstream.once('close', slot.release);
-    alive.set(client, true);
-    client.on('pong', () => alive.set(client, true));
-    forward(client, upstream);
-    forward(upstream, client);
-    upstream.resume();
-    const end = () => sessions.delete(session);
-    client.once('close', end);
-    upstream.once('close', end);
   }
 
   return {
@@ -126,14 +99,53 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
       });
     },
     close() {
-      clearInterval(pinger);
-      for (const { client, upstream } of sessions) {
-        client.close(1001, 'server shutting down');
-        upstream.terminate();
-      }
-      sessions.clear();
+      sessions.close();
     },
   };
+}
+
+/** The bridged sessions: each holds its slot until either side closes; idle clients are pinged, and one missed pong ends it. */
+class Sessions {
+  readonly #sessions = new Set<{ client: WebSocket; upstream: WebSocket }>();
+  readonly #alive = new WeakMap<WebSocket, boolean>();
+  readonly #pinger: NodeJS.Timeout;
+
+  constructor(pingIntervalMs: number) {
+    this.#pinger = setInterval(() => {
+      for (const { client } of this.#sessions) {
+        if (this.#alive.get(client) === false) client.terminate();
+        else {
+          this.#alive.set(client, false);
+          client.ping();
+        }
+      }
+    }, pingIntervalMs);
+    this.#pinger.unref();
+  }
+
+  pipe(client: WebSocket, upstream: WebSocket, slot: Slot): void {
+    const session = { client, upstream };
+    this.#sessions.add(session);
+    client.once('close', slot.release);
+    upstream.once('close', slot.release);
+    this.#alive.set(client, true);
+    client.on('pong', () => this.#alive.set(client, true));
+    forward(client, upstream);
+    forward(upstream, client);
+    upstream.resume();
+    const end = () => this.#sessions.delete(session);
+    client.once('close', end);
+    upstream.once('close', end);
+  }
+
+  close(): void {
+    clearInterval(this.#pinger);
+    for (const { client, upstream } of this.#sessions) {
+      client.close(1001, 'server shutting down');
+      upstream.terminate();
+    }
+    this.#sessions.clear();
+  }
 }
 
 /** Opens the container side first, so that a refusal still reaches the client as an HTTP answer. */

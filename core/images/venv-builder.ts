@@ -107,32 +107,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       emit(`creating a Python ${pythonVersion} environment: the runtime layer ${key} (${requirements.join(', ')})`);
       const tmp = temporaryPath(root, key);
       try {
-        await runLogged({ command: python, args: ['-m', 'venv', tmp], what: `${python} -m venv`, hint: `Check that ${python} can create virtual environments (on Debian: apt install python${pythonVersion}-venv).` }, emit);
-        const tmpPython = path.join(tmp, 'bin', 'python');
-        const { stdout } = await run(tmpPython, ['-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'], { timeout: 30_000 });
-        await runLogged(
-          {
-            command: tmpPython,
-            args: [...PIP_INSTALL, ...requirements],
-            what: `pip install ${requirements.join(' ')}`,
-            hint: "pip could not install the runtime's own requirements: check that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).",
-          },
-          emit,
-        );
-        await relocateVenv(tmp, dir);
-        const marker: LayerMarker = {
-          kind: 'runtime-layer',
-          key,
-          builderVersion: BUILDER_VERSION,
-          pythonVersion,
-          requirements,
-          sitePackages: path.relative(tmp, stdout.trim()),
-          buildId: randomBytes(8).toString('hex'),
-        };
-        await writeFile(path.join(tmp, MARKER), JSON.stringify(marker, null, 2));
-        if ((await moveIntoPlace(tmp, dir, async (d) => (await readLayer(d)) !== null)) === 'theirs') {
-          emit(`another svc process built the runtime layer ${key} at the same time; using its copy`);
-        }
+        await buildRuntimeLayer({ python, pythonVersion, requirements, key, tmp, dir }, emit);
       } catch (error) {
         await rm(tmp, { recursive: true, force: true });
         throw asBuildError(error);
@@ -160,36 +135,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${packages.join(', ')}, over the runtime layer ${layer.key}`);
       const tmp = temporaryPath(root, key);
       try {
-        // From the layer's interpreter: a venv made from a venv uses the same base Python.
-        await runLogged({ command: layer.pythonPath, args: ['-m', 'venv', '--without-pip', tmp], what: 'python -m venv', hint: 'Check the free space and permissions of the cache dir.' }, emit);
-        const sitePackages = path.join(tmp, layer.marker.sitePackages);
-        await mkdir(sitePackages, { recursive: true });
-        // The layer brings pip too: `python -m pip` in the new venv installs into the new venv.
-        await writeFile(path.join(sitePackages, LAYER_PTH), `${path.join(layer.dir, layer.marker.sitePackages)}\n`);
-        await runLogged(
-          {
-            command: path.join(tmp, 'bin', 'python'),
-            args: [...PIP_INSTALL, ...packages],
-            what: `pip install ${packages.join(' ')}`,
-            hint: 'Check the package names and versions in Image.add_python_packages([...]) and that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).',
-          },
-          emit,
-        );
-        await relocateVenv(tmp, dir);
-        const marker: ImageMarker = {
-          kind: 'image',
-          key,
-          builderVersion: BUILDER_VERSION,
-          pythonVersion: spec.pythonVersion,
-          packages,
-          layer: layer.key,
-          layerBuildId: layer.marker.buildId,
-          buildId: randomBytes(8).toString('hex'),
-        };
-        await writeFile(path.join(tmp, MARKER), JSON.stringify(marker, null, 2));
-        if ((await moveIntoPlace(tmp, dir, async (d) => await readImage(d, layer))) === 'theirs') {
-          emit(`another svc process built the environment ${key} at the same time; using its copy`);
-        }
+        await buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, emit);
       } catch (error) {
         await rm(tmp, { recursive: true, force: true });
         throw asBuildError(error);
@@ -214,6 +160,83 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       return spec.pythonPackages.length === 0 ? layerKey : imageKey(spec.pythonVersion, spec.pythonPackages, layerKey);
     },
   };
+}
+
+/** Where one environment is built (`tmp`) and goes once built (`dir`), under its content address `key`. */
+interface BuildPlace {
+  readonly key: string;
+  readonly tmp: string;
+  readonly dir: string;
+}
+
+/** The runtime layer in `tmp`: a venv of `python` with the runtime's requirements, relocated to `dir`, then moved there. */
+async function buildRuntimeLayer(
+  { python, pythonVersion, requirements, key, tmp, dir }: BuildPlace & { readonly python: string; readonly pythonVersion: string; readonly requirements: readonly string[] },
+  emit: BuildLog,
+): Promise<void> {
+  await runLogged({ command: python, args: ['-m', 'venv', tmp], what: `${python} -m venv`, hint: `Check that ${python} can create virtual environments (on Debian: apt install python${pythonVersion}-venv).` }, emit);
+  const tmpPython = path.join(tmp, 'bin', 'python');
+  const { stdout } = await run(tmpPython, ['-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'], { timeout: 30_000 });
+  await runLogged(
+    {
+      command: tmpPython,
+      args: [...PIP_INSTALL, ...requirements],
+      what: `pip install ${requirements.join(' ')}`,
+      hint: "pip could not install the runtime's own requirements: check that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).",
+    },
+    emit,
+  );
+  await relocateVenv(tmp, dir);
+  const marker: LayerMarker = {
+    kind: 'runtime-layer',
+    key,
+    builderVersion: BUILDER_VERSION,
+    pythonVersion,
+    requirements,
+    sitePackages: path.relative(tmp, stdout.trim()),
+    buildId: randomBytes(8).toString('hex'),
+  };
+  await writeFile(path.join(tmp, MARKER), JSON.stringify(marker, null, 2));
+  if ((await moveIntoPlace(tmp, dir, async (d) => (await readLayer(d)) !== null)) === 'theirs') {
+    emit(`another svc process built the runtime layer ${key} at the same time; using its copy`);
+  }
+}
+
+/** An image in `tmp`: a venv over the runtime layer (its site-packages on the path) with the image's packages, relocated to `dir`, then moved there. */
+async function buildImage(
+  { layer, pythonVersion, packages, key, tmp, dir }: BuildPlace & { readonly layer: Layer; readonly pythonVersion: string; readonly packages: readonly string[] },
+  emit: BuildLog,
+): Promise<void> {
+  // From the layer's interpreter: a venv made from a venv uses the same base Python.
+  await runLogged({ command: layer.pythonPath, args: ['-m', 'venv', '--without-pip', tmp], what: 'python -m venv', hint: 'Check the free space and permissions of the cache dir.' }, emit);
+  const sitePackages = path.join(tmp, layer.marker.sitePackages);
+  await mkdir(sitePackages, { recursive: true });
+  // The layer brings pip too: `python -m pip` in the new venv installs into the new venv.
+  await writeFile(path.join(sitePackages, LAYER_PTH), `${path.join(layer.dir, layer.marker.sitePackages)}\n`);
+  await runLogged(
+    {
+      command: path.join(tmp, 'bin', 'python'),
+      args: [...PIP_INSTALL, ...packages],
+      what: `pip install ${packages.join(' ')}`,
+      hint: 'Check the package names and versions in Image.add_python_packages([...]) and that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).',
+    },
+    emit,
+  );
+  await relocateVenv(tmp, dir);
+  const marker: ImageMarker = {
+    kind: 'image',
+    key,
+    builderVersion: BUILDER_VERSION,
+    pythonVersion,
+    packages,
+    layer: layer.key,
+    layerBuildId: layer.marker.buildId,
+    buildId: randomBytes(8).toString('hex'),
+  };
+  await writeFile(path.join(tmp, MARKER), JSON.stringify(marker, null, 2));
+  if ((await moveIntoPlace(tmp, dir, async (d) => await readImage(d, layer))) === 'theirs') {
+    emit(`another svc process built the environment ${key} at the same time; using its copy`);
+  }
 }
 
 /** The runtime layer's content address: Python version, the runtime's requirements, builder version. */

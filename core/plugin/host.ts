@@ -124,14 +124,6 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
     return sorted;
   }
 
-  async function invoke(entry: SortedHandler, hook: HookName, args: unknown[]): Promise<unknown> {
-    try {
-      return await entry.handler(...args);
-    } catch (error) {
-      throw wrapHookError(error, entry.plugin, hook);
-    }
-  }
-
   function firstNow(hook: HookName, args: unknown[]): unknown {
     const handlers = handlersOf(hook);
     for (let index = 0; index < handlers.length; index++) {
@@ -142,58 +134,13 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
       } catch (error) {
         throw wrapHookError(error, entry.plugin, hook);
       }
-      if (isThenable(result)) return firstAfter(hook, args, index, result);
+      if (isThenable(result)) return firstAfter(handlers, hook, args, index, result);
       if (result !== null && result !== undefined) return result;
     }
     return null;
   }
 
-  /** The rest of firstNow() once handler `index` answered with a promise. */
-  async function firstAfter(hook: HookName, args: unknown[], index: number, pending: PromiseLike<unknown>): Promise<unknown> {
-    const handlers = handlersOf(hook);
-    let result: unknown;
-    try {
-      result = await pending;
-    } catch (error) {
-      throw wrapHookError(error, handlers[index]!.plugin, hook);
-    }
-    if (result !== null && result !== undefined) return result;
-    for (const entry of handlers.slice(index + 1)) {
-      result = await invoke(entry, hook, args);
-      if (result !== null && result !== undefined) return result;
-    }
-    return null;
-  }
-
-  async function runSequential(hook: HookName, check: ((result: unknown) => void) | undefined, initial: unknown, rest: unknown[]): Promise<unknown> {
-    let value: unknown = initial;
-    for (const entry of handlersOf(hook)) {
-      const result = await invoke(entry, hook, [value, ...rest]);
-      if (result === null || result === undefined) {
-        throw hookError(entry.plugin, hook, `returned ${String(result)}`,
-          'Return the first argument (unchanged to accept it, or a changed copy); throw an SvcError to refuse.');
-      }
-      if (check !== undefined) {
-        try {
-          check(result);
-        } catch (error) {
-          throw wrapHookError(error, entry.plugin, hook);
-        }
-      }
-      value = result;
-    }
-    return value;
-  }
-
-  const scalingPolicies = new Map<string, RegisteredPolicy>();
-  for (const plugin of plugins) {
-    for (const [name, decide] of Object.entries(plugin.scalingPolicies ?? {})) scalingPolicies.set(name, { name, plugin: plugin.name, decide });
-  }
-  const exporters = new Map<string, RegisteredExporter>();
-  for (const plugin of plugins) {
-    for (const [name, exporter] of Object.entries(plugin.exporters ?? {})) exporters.set(name, { name, plugin: plugin.name, exporter });
-  }
-
+  const { scalingPolicies, exporters } = registriesOf(plugins);
   return {
     plugins,
     scalingPolicies,
@@ -206,8 +153,8 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
 
     firstNow: (hook, ...args) => firstNow(hook, args) as never,
 
-    sequential: (hook, initial, ...rest) => runSequential(hook, undefined, initial, rest) as never,
-    sequentialChecked: (hook, check, initial, ...rest) => runSequential(hook, check as (result: unknown) => void, initial, rest) as never,
+    sequential: (hook, initial, ...rest) => runSequential(handlersOf(hook), hook, undefined, initial, rest) as never,
+    sequentialChecked: (hook, check, initial, ...rest) => runSequential(handlersOf(hook), hook, check as (result: unknown) => void, initial, rest) as never,
 
     async parallel(hook, ...args) {
       const outcomes = await Promise.allSettled(handlersOf(hook).map((entry) => invoke(entry, hook, args)));
@@ -216,6 +163,65 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
       return failures;
     },
   };
+}
+
+/** Runs one handler; what it throws is wrapped with the plugin's and the hook's names. */
+async function invoke(entry: SortedHandler, hook: HookName, args: unknown[]): Promise<unknown> {
+  try {
+    return await entry.handler(...args);
+  } catch (error) {
+    throw wrapHookError(error, entry.plugin, hook);
+  }
+}
+
+/** The rest of firstNow() once handler `index` answered with a promise. */
+async function firstAfter(handlers: readonly SortedHandler[], hook: HookName, args: unknown[], index: number, pending: PromiseLike<unknown>): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = await pending;
+  } catch (error) {
+    throw wrapHookError(error, handlers[index]!.plugin, hook);
+  }
+  if (result !== null && result !== undefined) return result;
+  for (const entry of handlers.slice(index + 1)) {
+    result = await invoke(entry, hook, args);
+    if (result !== null && result !== undefined) return result;
+  }
+  return null;
+}
+
+/** Each handler in turn gets the value the one before returned (a hook that may change what it is given). */
+async function runSequential(handlers: readonly SortedHandler[], hook: HookName, check: ((result: unknown) => void) | undefined, initial: unknown, rest: unknown[]): Promise<unknown> {
+  let value: unknown = initial;
+  for (const entry of handlers) {
+    const result = await invoke(entry, hook, [value, ...rest]);
+    if (result === null || result === undefined) {
+      throw hookError(entry.plugin, hook, `returned ${String(result)}`,
+        'Return the first argument (unchanged to accept it, or a changed copy); throw an SvcError to refuse.');
+    }
+    if (check !== undefined) {
+      try {
+        check(result);
+      } catch (error) {
+        throw wrapHookError(error, entry.plugin, hook);
+      }
+    }
+    value = result;
+  }
+  return value;
+}
+
+/** The scaling policies and exporters the plugins register, by name (a later plugin's wins). */
+function registriesOf(plugins: readonly Plugin[]): { scalingPolicies: Map<string, RegisteredPolicy>; exporters: Map<string, RegisteredExporter> } {
+  const scalingPolicies = new Map<string, RegisteredPolicy>();
+  for (const plugin of plugins) {
+    for (const [name, decide] of Object.entries(plugin.scalingPolicies ?? {})) scalingPolicies.set(name, { name, plugin: plugin.name, decide });
+  }
+  const exporters = new Map<string, RegisteredExporter>();
+  for (const plugin of plugins) {
+    for (const [name, exporter] of Object.entries(plugin.exporters ?? {})) exporters.set(name, { name, plugin: plugin.name, exporter });
+  }
+  return { scalingPolicies, exporters };
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

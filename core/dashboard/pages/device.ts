@@ -16,28 +16,6 @@ import { signedIn } from '../viewer.js';
 export function devicePages(services: DashboardServices) {
   const { devices } = services.controlPlane;
 
-  function show(ctx: Context, viewer: Viewer, body: Html, status = 200): void {
-    sendPage(ctx, page({ title: 'Approve a sign-in', viewer, body }), status);
-  }
-
-  function codeForm(viewer: Viewer, problem: Html | null): Html {
-    return html`${problem ?? ''}<form method="get" action="/device" class="card">
-  <label for="user_code">The code your terminal shows</label>
-  <input id="user_code" name="user_code" type="text" required autocomplete="off" spellcheck="false" placeholder="XXXX-XXXX" autocapitalize="characters">
-  <button type="submit">Continue</button>
-</form>
-<p class="help">Signed in as ${viewer.account.name} in workspace ${viewer.session.workspace}.</p>`;
-  }
-
-  /** The explanation of a code that cannot be decided, or null for any other error. */
-  function unusable(error: unknown): Html | null {
-    if (!(error instanceof SvcError)) return null;
-    if (error.code === 'not_found') return notice('error', html`${error.message}. Run <code>svc login</code> again and use its new code.`);
-    if (error.code === 'conflict') return notice('error', html`${error.message}. Nothing more to do here; run <code>svc login</code> again for a new sign-in.`);
-    if (error.code === 'bad_request') return notice('error', `${error.message}. Type the code as your terminal shows it, like ABCD-EFGH.`);
-    return null;
-  }
-
   return {
     async show(ctx: Context): Promise<void> {
       const viewer = await signedIn(ctx, services);
@@ -95,4 +73,28 @@ export function devicePages(services: DashboardServices) {
       });
     },
   };
+}
+
+/** The page of the device sign-in around `body`. */
+function show(ctx: Context, viewer: Viewer, body: Html, status = 200): void {
+  sendPage(ctx, page({ title: 'Approve a sign-in', viewer, body }), status);
+}
+
+/** The form asking for the code, below `problem` when the last one could not be used. */
+function codeForm(viewer: Viewer, problem: Html | null): Html {
+  return html`${problem ?? ''}<form method="get" action="/device" class="card">
+  <label for="user_code">The code your terminal shows</label>
+  <input id="user_code" name="user_code" type="text" required autocomplete="off" spellcheck="false" placeholder="XXXX-XXXX" autocapitalize="characters">
+  <button type="submit">Continue</button>
+</form>
+<p class="help">Signed in as ${viewer.account.name} in workspace ${viewer.session.workspace}.</p>`;
+}
+
+/** The explanation of a code that cannot be decided, or null for any other error. */
+function unusable(error: unknown): Html | null {
+  if (!(error instanceof SvcError)) return null;
+  if (error.code === 'not_found') return notice('error', html`${error.message}. Run <code>svc login</code> again and use its new code.`);
+  if (error.code === 'conflict') return notice('error', html`${error.message}. Nothing more to do here; run <code>svc login</code> again for a new sign-in.`);
+  if (error.code === 'bad_request') return notice('error', `${error.message}. Type the code as your terminal shows it, like ABCD-EFGH.`);
+  return null;
 }

@@ -17,16 +17,15 @@ import { signedIn } from '../viewer.js';
 
 const SECRETS = '/dashboard/settings/secrets';
 
-export function secretPages(services: DashboardServices) {
+/** The secrets page: the form for a new one, and the list; `top` above them (a notice). */
+async function listPage(services: DashboardServices, ctx: Context, viewer: Viewer, top: Html | null, status = 200): Promise<void> {
   const { secrets } = services.controlPlane;
-
-  async function listPage(ctx: Context, viewer: Viewer, top: Html | null, status = 200): Promise<void> {
-    const list = await secrets.list(viewer.principal.workspace);
-    sendPage(ctx, page({
-      title: 'Secrets',
-      section: 'secrets',
-      viewer,
-      body: html`${top ?? ''}
+  const list = await secrets.list(viewer.principal.workspace);
+  sendPage(ctx, page({
+    title: 'Secrets',
+    section: 'secrets',
+    viewer,
+    body: html`${top ?? ''}
 <section aria-labelledby="new-secret" class="card">
   <h2 id="new-secret">New secret</h2>
   <form method="post" action="${SECRETS}" autocomplete="off">
@@ -43,15 +42,18 @@ export function secretPages(services: DashboardServices) {
   <h2 id="secret-list">Secrets of ${viewer.session.workspace}</h2>
   ${list.length === 0 ? html`<p>No secrets yet.</p>` : secretTable(list)}
 </section>`,
-    }), status);
-  }
+  }), status);
+}
+
+export function secretPages(services: DashboardServices) {
+  const { secrets } = services.controlPlane;
 
   return {
     async list(ctx: Context): Promise<void> {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       const deleted = ctx.query['deleted'];
-      await renderErrors(ctx, viewer, () => listPage(ctx, viewer, typeof deleted === 'string' ? notice('ok', `The secret ${deleted} is deleted.`) : null));
+      await renderErrors(ctx, viewer, () => listPage(services, ctx, viewer, typeof deleted === 'string' ? notice('ok', `The secret ${deleted} is deleted.`) : null));
     },
 
     async create(ctx: Context): Promise<void> {
@@ -68,9 +70,9 @@ export function secretPages(services: DashboardServices) {
         } catch (error) {
           if (!(error instanceof SvcError) || error.status >= 500) throw error;
           // The form comes back empty: what was typed is never rendered back.
-          return listPage(ctx, viewer, notice('error', `${error.message}${error.hint ? ` ${error.hint}` : ''}`), error.status);
+          return listPage(services, ctx, viewer, notice('error', `${error.message}${error.hint ? ` ${error.hint}` : ''}`), error.status);
         }
-        await listPage(ctx, viewer, notice('ok', `The secret ${created.name} is stored with ${created.keys.length} key${created.keys.length === 1 ? '' : 's'}.`), 201);
+        await listPage(services, ctx, viewer, notice('ok', `The secret ${created.name} is stored with ${created.keys.length} key${created.keys.length === 1 ? '' : 's'}.`), 201);
       });
     },
 

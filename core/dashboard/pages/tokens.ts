@@ -17,17 +17,16 @@ import { claimOnce, signedIn } from '../viewer.js';
 
 const TOKENS = '/dashboard/settings/tokens';
 
-export function tokenPages(services: DashboardServices) {
-  const { tokens, accounts } = services.controlPlane;
-
-  async function listPage(ctx: Context, viewer: Viewer, top: Html | null, status = 200): Promise<void> {
-    const list = await tokens.list(viewer.principal);
-    const names = await accountNames(list);
-    sendPage(ctx, page({
-      title: 'Tokens',
-      section: 'tokens',
-      viewer,
-      body: html`${top ?? ''}
+/** The tokens page: the form for a new one, and the list; `top` above them (a notice, the token just created). */
+async function listPage(services: DashboardServices, ctx: Context, viewer: Viewer, top: Html | null, status = 200): Promise<void> {
+  const { tokens } = services.controlPlane;
+  const list = await tokens.list(viewer.principal);
+  const names = await accountNames(services, list);
+  sendPage(ctx, page({
+    title: 'Tokens',
+    section: 'tokens',
+    viewer,
+    body: html`${top ?? ''}
 <section aria-labelledby="new-token" class="card">
   <h2 id="new-token">New token</h2>
   <form method="post" action="${TOKENS}">
@@ -51,24 +50,29 @@ export function tokenPages(services: DashboardServices) {
     </tr>`)}</tbody>
   </table></div>`}
 </section>`,
-    }), status);
-  }
+  }), status);
+}
 
-  async function accountNames(list: readonly TokenInfo[]): Promise<Map<string, string>> {
-    const names = new Map<string, string>();
-    for (const id of new Set(list.map((token) => token.createdBy))) {
-      const account = await accounts.get(id).catch(() => null);
-      if (account !== null) names.set(id, account.name);
-    }
-    return names;
+/** The names of the accounts that created the tokens, by account id (an account gone is left out). */
+async function accountNames(services: DashboardServices, list: readonly TokenInfo[]): Promise<Map<string, string>> {
+  const { accounts } = services.controlPlane;
+  const names = new Map<string, string>();
+  for (const id of new Set(list.map((token) => token.createdBy))) {
+    const account = await accounts.get(id).catch(() => null);
+    if (account !== null) names.set(id, account.name);
   }
+  return names;
+}
+
+export function tokenPages(services: DashboardServices) {
+  const { tokens } = services.controlPlane;
 
   return {
     async list(ctx: Context): Promise<void> {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       const revoked = ctx.query['revoked'];
-      await renderErrors(ctx, viewer, () => listPage(ctx, viewer, typeof revoked === 'string' ? notice('ok', `Token ${revoked} is revoked: it is refused from now on.`) : null));
+      await renderErrors(ctx, viewer, () => listPage(services, ctx, viewer, typeof revoked === 'string' ? notice('ok', `Token ${revoked} is revoked: it is refused from now on.`) : null));
     },
 
     async create(ctx: Context): Promise<void> {
@@ -88,9 +92,9 @@ export function tokenPages(services: DashboardServices) {
           const said = error.status === 409
             ? 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'
             : `${error.message}${error.hint ? ` ${error.hint}` : ''}`;
-          return listPage(ctx, viewer, notice('error', said), error.status);
+          return listPage(services, ctx, viewer, notice('error', said), error.status);
         }
-        await listPage(ctx, viewer, html`<section class="card created" aria-labelledby="created-title">
+        await listPage(services, ctx, viewer, html`<section class="card created" aria-labelledby="created-title">
   <h2 id="created-title">Token ${created.token.name ?? created.token.id} created</h2>
   <p role="status">Copy the token now: it is shown this once and never again.</p>
   <label for="secret">Token</label>

@@ -1,0 +1,43 @@
+/**
+ * What `svc --help` and every `svc <command> --help` print, against the
+ * golden file test/fixtures/cli/help.txt (SVC_UPDATE_GOLDEN=1 rewrites it;
+ * then read the diff). The commands are the ones `svc --help` lists, so a
+ * new command is compared too.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { packageRoot } from '../../core/paths.js';
+
+const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
+const golden = path.join(packageRoot, 'test', 'fixtures', 'cli', 'help.txt');
+
+async function help(command: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, ...command.split(' ').filter(Boolean), '--help'], { encoding: 'utf8' });
+  return `$ svc ${command}${command === '' ? '' : ' '}--help\n${stdout}`;
+}
+
+/** The command names in the "Available Commands" section of `svc --help`. */
+function commandsOf(rootHelp: string): string[] {
+  const section = /Available Commands\n([\s\S]*?)\n\n/.exec(rootHelp)?.[1] ?? '';
+  return section.split('\n').map((line) => /^ {4}(\S+(?: \S+)?)\s{2,}/.exec(line)?.[1] ?? '').filter(Boolean);
+}
+
+describe('svc --help texts', function () {
+  this.timeout(120_000);
+
+  it('print exactly what the golden file says, for svc and every command', async () => {
+    const root = await help('');
+    const commands = commandsOf(root);
+    assert.ok(commands.length > 40 && commands.includes('jobs render'), `the commands read from svc --help: ${commands.join(', ')}`);
+    const texts = [root];
+    // A few at a time: each is a node process.
+    for (let i = 0; i < commands.length; i += 4) texts.push(...(await Promise.all(commands.slice(i, i + 4).map(help))));
+    const text = texts.join('\n');
+    if (process.env.SVC_UPDATE_GOLDEN === '1') writeFileSync(golden, text);
+    assert.ok(existsSync(golden), 'test/fixtures/cli/help.txt is missing: run the test with SVC_UPDATE_GOLDEN=1');
+    assert.equal(text, readFileSync(golden, 'utf8'), 'svc --help texts differ from test/fixtures/cli/help.txt (SVC_UPDATE_GOLDEN=1 rewrites it; then read the diff)');
+  });
+});
