@@ -11,9 +11,9 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config/load.js';
-import { loadManifest } from '../core/manifest/load.js';
-import { packageRoot } from '../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform } from '../core/platform.js';
+import { loadManifest } from '../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform } from '../core/platform/platform.js';
 
 const apps = Number(process.env.BENCH_APPS ?? 100);
 const runs = Number(process.env.BENCH_RUNS ?? 30);

@@ -16,9 +16,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadManifest } from '../core/manifest/load.js';
-import { examplesRoot, packageRoot } from '../core/paths.js';
-import { DEFAULT_WORKSPACE, type Platform } from '../core/platform.js';
+import { loadManifest } from '../core/infra/manifest-loader/load.js';
+import { examplesRoot, packageRoot } from '../core/model/paths.js';
+import { DEFAULT_WORKSPACE, type Platform } from '../core/platform/platform.js';
 import { median } from './gateway/measure.js';
 import { freePort, spawnUvicorn, status, stop, waitUntil, type PythonEnv } from './gateway/proxies.js';
 

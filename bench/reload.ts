@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/model/paths.js';
 
 const runs = Number(process.env.BENCH_RUNS ?? 20);
 const modes = (process.env.BENCH_MODES ?? 'warm,cold').split(',').map((mode) => mode.trim()).filter(Boolean);

@@ -12,7 +12,7 @@
  * undici's fetch with an agent without header or body timeouts (loaded only
  * then: it costs a CLI start a tenth of a second).
  */
-import { errorCodes, SvcError, type ErrorCode } from '../core/errors.js';
+import { errorCodes, SvcError, type ErrorCode } from '../core/model/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const API_PREFIX = '/api/v1';

@@ -3,7 +3,7 @@
  * terminal first, and without one need --yes: refused with
  * `confirmation_required` before anything is sent, or after a "no".
  */
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../core/model/errors.js';
 import type { CommandContext } from './context.js';
 
 /** `command` does `effect`; without --yes and without a terminal to ask on, it stops here. */

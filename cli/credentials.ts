@@ -16,9 +16,9 @@ import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/prom
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_PORT } from '../config/schema.js';
-import { readPrivateFile } from '../core/files/private-file.js';
-import { looksLikeToken } from '../core/auth/tokens.js';
-import { SvcError } from '../core/errors.js';
+import { readPrivateFile } from '../core/infra/files/private-file.js';
+import { looksLikeToken } from '../core/services/auth/tokens.js';
+import { SvcError } from '../core/model/errors.js';
 
 export const CREDENTIALS_FILE = 'credentials.json';
 export const CREDENTIALS_VERSION = 1;

@@ -2,8 +2,8 @@
  * Ready-to-paste curl lines for a deployed workload, with example arguments
  * taken from its parameter schema (defaults when it has them).
  */
-import type { DeployedWorkload } from '../core/deployments/types.js';
-import type { JsonSchema } from '../core/manifest/types.js';
+import type { DeployedWorkload } from '../core/services/deployments/types.js';
+import type { JsonSchema } from '../core/model/workload/manifest/types.js';
 import { shellQuote } from './shell-quote.js';
 
 export interface CurlOptions {

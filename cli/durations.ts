@@ -3,7 +3,7 @@
  * and sums of them (`1h30m`); and `--since`, which takes a duration (that
  * long ago) or an ISO 8601 time.
  */
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../core/model/errors.js';
 
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 

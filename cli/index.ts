@@ -5,7 +5,7 @@
  */
 import sade from 'sade';
 import { DEFAULT_PORT } from '../config/schema.js';
-import { svcVersion } from '../core/paths.js';
+import { svcVersion } from '../core/model/paths.js';
 import type { CommandContext } from './context.js';
 import { printError } from './output.js';
 import { declareCommand } from './flags.js';

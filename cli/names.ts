@@ -3,7 +3,7 @@
  * `<app>:<workload>`), `svc logs` takes `<app>[:<workload>]`, and `svc deploy`
  * takes `<file or module>[:<workload>]`.
  */
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../core/model/errors.js';
 
 export interface DeploymentName {
   readonly app: string;

@@ -3,7 +3,7 @@
  * `svc serve app.py > urls.txt` works); progress, logs and errors go to
  * stderr. Colours only on a TTY, and never with NO_COLOR.
  */
-import { SvcError, toSvcError } from '../core/errors.js';
+import { SvcError, toSvcError } from '../core/model/errors.js';
 
 export interface Output {
   /** A result line on stdout. */

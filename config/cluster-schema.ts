@@ -5,7 +5,7 @@
  * files), so a config without these keys runs on one machine as before.
  * docs/configuration.md and docs/operators.md describe them.
  */
-import { DEFAULT_BASE_IMAGE } from '../core/images/oci/defaults.js';
+import { DEFAULT_BASE_IMAGE } from '../core/infra/images/oci/defaults.js';
 import { DEFAULT_MHZ_PER_CORE } from '../jobs/context.js';
 
 export type SchedulerKind = 'local' | 'nomad';

@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { sdkPythonPath } from '../core/paths.js';
+import { sdkPythonPath } from '../core/model/paths.js';
 
 const python = process.env.SVC_PYTHON ?? 'python3';
 const result = spawnSync(python, ['-m', 'compileall', '-q', path.join(sdkPythonPath, 'svc')], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });

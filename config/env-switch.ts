@@ -3,7 +3,7 @@
  * SVC_SERVE_TIMINGS): `1` on, `0` off, unset or empty the default, anything
  * else `config_invalid`, so that a typo never silently leaves the default in place.
  */
-import { SvcError } from '../core/errors.js';
+import { SvcError } from '../core/model/errors.js';
 
 export interface EnvSwitch {
   /** The variable's name, e.g. `SVC_ZYGOTES`. */

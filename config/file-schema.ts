@@ -4,8 +4,8 @@
  * since the same rules read the SVC_* variables and flags, which are strings; and
  * a token in the file is refused there, since it counts only when no variable overrides it.
  */
-import { compile } from '../core/schema/ajv.js';
-import { issuesOf } from '../core/schema/issues.js';
+import { compile } from '../core/model/schema/ajv.js';
+import { issuesOf } from '../core/model/schema/issues.js';
 import { configKeys } from './schema.js';
 
 const known = Object.keys(configKeys);

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { SvcError } from '../core/errors.js';
-import { parseImageReference, parseRegistryTarget } from '../core/images/oci/reference.js';
+import { SvcError } from '../core/model/errors.js';
+import { parseImageReference, parseRegistryTarget } from '../core/infra/images/oci/reference.js';
 import { resolveCluster } from './cluster-schema.js';
 import { configFileProblems } from './file-schema.js';
 import { checkTls } from './tls-schema.js';

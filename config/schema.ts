@@ -6,8 +6,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_BODY_BYTES } from '../core/gateway/body-limit.js';
-import type { PluginSpec } from '../core/plugin/load.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../core/traffic/gateway/body-limit.js';
+import type { PluginSpec } from '../core/infra/plugin/load.js';
 import { clusterDefaults, clusterKeys, type ClusterConfig } from './cluster-schema.js';
 import { secretsDefaults, secretsKeys, type SecretsConfig } from './secrets-schema.js';
 import { tlsDefaults, tlsKeys, type TlsConfig } from './tls-schema.js';

@@ -1,11 +1,11 @@
 /**
- * Where svc's secrets keys come from (core/secrets/key-source.ts): base64
+ * Where svc's secrets keys come from (core/services/secrets/key-source.ts): base64
  * keys in SVC_SECRETS_KEY (or the file SVC_SECRETS_KEY_FILE names, like every
  * password setting), or a 0600 file that the config file's `secretsKeyFile`
  * names. Neither: the embedded default makes `<data dir>/secrets.key`; a
  * Consul store refuses to start. docs/secrets.md and docs/configuration.md.
  */
-import type { KeySettings } from '../core/secrets/key-source.js';
+import type { KeySettings } from '../core/services/secrets/key-source.js';
 
 export type SecretsConfig = KeySettings;
 

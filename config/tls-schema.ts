@@ -1,7 +1,7 @@
 /**
  * The settings of HTTPS: the gateway's certificate files, the plain-HTTP
  * listener beside it, and whether a proxy in front that terminates TLS is believed. Without them svc speaks plain HTTP as before. What the
- * files hold is checked when the platform starts (core/gateway/tls/), since a
+ * files hold is checked when the platform starts (core/traffic/gateway/tls/), since a
  * platform can be started without this loader; here, the rules between keys.
  * docs/configuration.md and docs/domains.md#https describe them.
  */

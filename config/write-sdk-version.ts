@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { sdkPythonPath, svcVersion } from '../core/paths.js';
+import { sdkPythonPath, svcVersion } from '../core/model/paths.js';
 
 const file = path.join(sdkPythonPath, 'svc', '_version.py');
 const text = `# Written by \`npm run build\` from package.json, where svc's version lives: change it there.\n__version__ = ${JSON.stringify(svcVersion)}\n`;

@@ -7,7 +7,7 @@
  * `PreserveCounts` so a redeploy keeps the current count), a dynamic port
  * and a Consul service per worker. docs/operators.md describes the result.
  */
-import type { Workload } from '../core/workload/types.js';
+import type { Workload } from '../core/model/workload/types.js';
 import type { ClusterSettings, JobContext } from './context.js';
 import { MINUTE, SECOND } from './durations.js';
 import { jobMeta, jobUi } from './meta.js';

@@ -4,7 +4,7 @@
  * the image, and the cluster settings. Everything is an input: the compiler
  * reads no clock, no file and no environment.
  */
-import type { Stage } from '../core/workload/deployment-ref.js';
+import type { Stage } from '../core/model/workload/deployment-ref.js';
 import type { Driver } from './types.js';
 
 /**

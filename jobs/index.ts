@@ -1,4 +1,4 @@
-/** The Nomad job compiler, validator and types, for the Nomad driver and `svc jobs render` (core/scheduler/nomad runs the plugins' transformJob over them). */
+/** The Nomad job compiler, validator and types, for the Nomad driver and `svc jobs render` (core/infra/scheduler/nomad runs the plugins' transformJob over them). */
 export { compileJob } from './compile.js';
 export { compilePeriodicJob, nomadCronSpec } from './periodic.js';
 export { formatIssues, validateJob } from './validate.js';

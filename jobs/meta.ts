@@ -4,8 +4,8 @@
  * services) and `UI.Description` (markdown, ≤ 1000 characters) with
  * `UI.Links` to the workload's URLs.
  */
-import { hostUrl, workloadHost, workloadUrl } from '../core/gateway/urls.js';
-import type { Workload } from '../core/workload/types.js';
+import { hostUrl, workloadHost, workloadUrl } from '../core/model/urls.js';
+import type { Workload } from '../core/model/workload/types.js';
 import type { JobContext } from './context.js';
 import type { JobUIConfig } from './types.js';
 

@@ -4,7 +4,7 @@
  * the task and one dynamic port label per worker.
  */
 import { createHash } from 'node:crypto';
-import type { Stage } from '../core/workload/deployment-ref.js';
+import type { Stage } from '../core/model/workload/deployment-ref.js';
 
 export const TASK_NAME = 'runtime';
 

@@ -8,9 +8,9 @@
  * writes it (Nomad's cron takes a seconds field: 7 fields with the year);
  * a period no cron spec writes is refused.
  */
-import { SvcError } from '../core/errors.js';
-import { describeSchedule } from '../core/workload/schedule.js';
-import type { ScheduleSpec, Workload } from '../core/workload/types.js';
+import { SvcError } from '../core/model/errors.js';
+import { describeSchedule } from '../core/model/workload/schedule.js';
+import type { ScheduleSpec, Workload } from '../core/model/workload/types.js';
 import type { JobContext } from './context.js';
 import { MINUTE, SECOND } from './durations.js';
 import { jobMeta, jobUi } from './meta.js';

@@ -4,7 +4,7 @@
  * `memory` ("512Mi", "1Gi", resolved to MiB) becomes `MemoryMB`, since
  * Nomad's MB are MiB.
  */
-import type { ResourceSpec } from '../core/workload/types.js';
+import type { ResourceSpec } from '../core/model/workload/types.js';
 import type { ClusterSettings } from './context.js';
 import type { EphemeralDisk, LogConfig, Resources } from './types.js';
 

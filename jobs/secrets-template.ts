@@ -6,7 +6,7 @@
  * the task's environment. Values are written as JSON strings, which Nomad's
  * env-file parser reads back exactly (newlines, quotes, `#` and all).
  */
-import type { Workload } from '../core/workload/types.js';
+import type { Workload } from '../core/model/workload/types.js';
 import type { Task, Template } from './types.js';
 
 /** Where svc writes a job's secret values; the only Variable path the job's tasks may read by default. */

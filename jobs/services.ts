@@ -5,8 +5,8 @@
  * runtime's `/_svc/health`. Tags: svc's own (`svc`, `svc-app=…`), and for
  * routed workloads Fabio `urlprefix-` and Traefik router tags.
  */
-import { workloadHost, workloadPrefix } from '../core/gateway/urls.js';
-import type { Workload } from '../core/workload/types.js';
+import { workloadHost, workloadPrefix } from '../core/model/urls.js';
+import type { Workload } from '../core/model/workload/types.js';
 import type { JobContext } from './context.js';
 import { seconds } from './durations.js';
 import type { Service } from './types.js';

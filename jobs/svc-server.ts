@@ -8,9 +8,9 @@
  * `jobs/svc-server.nomad.json` is its output with the defaults (a test keeps
  * them in sync); docs/operators.md explains it.
  */
-import { svcVersion } from '../core/paths.js';
+import { svcVersion } from '../core/model/paths.js';
 import { MINUTE, SECOND } from './durations.js';
-import { HEALTH_PATH, READY_PATH } from '../core/gateway/platform-paths.js';
+import { HEALTH_PATH, READY_PATH } from '../core/model/platform-paths.js';
 import type { NomadJob, Port, Service, Task, Template } from './types.js';
 
 /** svc's own version, from package.json (the docker image tag and `Meta.svc_version`). */
@@ -216,7 +216,7 @@ function registryPasswordTemplate(jobId: string): Template {
 }
 
 /**
- * The keys that seal workspaces' secrets (core/secrets), which a Consul store requires and every
+ * The keys that seal workspaces' secrets (core/services/secrets), which a Consul store requires and every
  * replica must share: a file svc reads (SVC_SECRETS_KEY_FILE) from the Variable's `secrets_key`.
  */
 function secretsKeyTemplate(jobId: string): Template {

@@ -4,7 +4,7 @@
  * raw_exec/exec (the client's interpreter), with the bundle as an artifact
  * and the runtime's environment.
  */
-import type { Workload } from '../core/workload/types.js';
+import type { Workload } from '../core/model/workload/types.js';
 import type { JobContext } from './context.js';
 import { SECOND } from './durations.js';
 import { TASK_NAME } from './names.js';
@@ -55,7 +55,7 @@ function dockerImage(context: JobContext): string {
 }
 
 /**
- * What the runtime reads (core/scheduler/local/runtime-command.ts sets the
+ * What the runtime reads (core/infra/scheduler/local/runtime-command.ts sets the
  * same SVC_* names locally). On Nomad the workers listen on TCP instead of
  * Unix sockets: `SVC_WORKER_PORTS` holds one port per worker, interpolated
  * by Nomad from `NOMAD_PORT_<label>`, on `SVC_WORKER_HOST`.

@@ -4,9 +4,9 @@
  * and `Specs`, `SpecType` "cron", every spec a cron expression Nomad's
  * cronexpr reads (5 fields; 6 with a year; 7 with seconds first and a year;
  * or a macro like `@daily`), and a time zone Go's LoadLocation knows. The
- * fields are parsed with cron-parser, through core/workload/schedule.ts.
+ * fields are parsed with cron-parser, through core/model/workload/schedule.ts.
  */
-import { secondsCronProblem, timezoneProblem } from '../core/workload/schedule.js';
+import { secondsCronProblem, timezoneProblem } from '../core/model/workload/schedule.js';
 import { obj, oneOf, str, type Obj, type Report } from './rules.js';
 
 const MACROS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/model/paths.js';
 import { readDurations, writeDurations } from './helpers/file-durations.js';
 
 const source = process.argv[2];

@@ -14,7 +14,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/model/paths.js';
 import { readDurations } from './helpers/file-durations.js';
 
 /** Which compiled test files each suite runs, as folders under dist/test. */

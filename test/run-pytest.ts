@@ -12,7 +12,7 @@
  * pytest runs them as given.
  */
 import { spawn, type StdioOptions } from 'node:child_process';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/model/paths.js';
 import { ensureTestPython } from './python/env.js';
 import { ensureRuntimeLayer } from './python/runtime-layer.js';
 

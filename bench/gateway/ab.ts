@@ -15,12 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../config/load.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform.js';
-import { createPluginHost } from '../../core/plugin/host.js';
-import type { ServiceRegistry } from '../../core/registry/types.js';
-import type { RouteEntry } from '../../core/gateway/types.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform/platform.js';
+import { createPluginHost } from '../../core/infra/plugin/host.js';
+import type { ServiceRegistry } from '../../core/infra/registry/types.js';
+import type { RouteEntry } from '../../core/traffic/gateway/types.js';
 import { startFloorProxy } from '../floor-proxy.js';
 import { measure, median, ratios, series, type Path } from './measure.js';
 import { wrk, wrkAvailable } from './wrk.js';
@@ -44,7 +44,7 @@ interface GatewayBuild {
 
 /** A gateway of the build in `dist`, on its own port: its own route table, admission and pools over the shared registry. */
 async function gatewayOf(dist: string, registry: ServiceRegistry, entry: RouteEntry): Promise<string> {
-  const load = (file: string) => import(path.join(dist, 'core/gateway', file)) as Promise<Partial<GatewayBuild>>;
+  const load = (file: string) => import(path.join(dist, 'core/traffic/gateway', file)) as Promise<Partial<GatewayBuild>>;
   const build = { ...(await load('route-table.js')), ...(await load('proxy.js')), ...(await load('admission.js')), ...(await load('app.js')) } as GatewayBuild;
   const routes = new build.RouteTable();
   routes.add([entry]);

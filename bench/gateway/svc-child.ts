@@ -11,9 +11,9 @@
  */
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 
 /** One deployed `hello` workload: its URL, its worker's socket and its containers' pids. */
 export interface BenchWorkload {

@@ -8,7 +8,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import type { LoadResult, LoadSpec } from '../load.js';
 
 const run = promisify(execFile);

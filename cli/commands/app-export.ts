@@ -5,7 +5,7 @@
  * `svc_clients/<app>/` for Python, `svc-clients/<app>/` for TypeScript.
  *
  * The exporter runs here, in the CLI: exporters are pure functions of the
- * interface (core/plugin/types.ts `ClientExporter`), registered by plugins and
+ * interface (core/infra/plugin/types.ts `ClientExporter`), registered by plugins and
  * resolved through a plugin host as the server resolves its plugins: the
  * built-in `python` and `typescript` ones, then those of the config's `plugins` (`--config`,
  * SVC_CONFIG) and of `--plugin`, by name. The CLI writes the files: the app's folder is
@@ -16,13 +16,13 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SvcError } from '../../core/errors.js';
-import { BUILTIN_EXPORTER, loadBuiltinPlugins } from '../../core/plugin/builtins.js';
-import { createPluginHost } from '../../core/plugin/host.js';
-import { loadPlugins, resolvePlugins, type PluginSpec } from '../../core/plugin/load.js';
-import { versionsText } from '../../core/plugin/interface-versions.js';
+import { SvcError } from '../../core/model/errors.js';
+import { BUILTIN_EXPORTER, loadBuiltinPlugins } from '../../core/platform/builtin-plugins.js';
+import { createPluginHost } from '../../core/infra/plugin/host.js';
+import { loadPlugins, resolvePlugins, type PluginSpec } from '../../core/infra/plugin/load.js';
+import { versionsText } from '../../core/infra/plugin/interface-versions.js';
 import { loadConfig } from '../../config/load.js';
-import type { AppInterface, ClientExporter, ExportedFiles, Plugin } from '../../core/plugin/types.js';
+import type { AppInterface, ClientExporter, ExportedFiles, Plugin } from '../../core/infra/plugin/types.js';
 import { connect, type CommandContext } from '../context.js';
 import { clientDifferences } from '../export/check.js';
 import { readRecord, RECORD_FILE, recordText, sha256 } from '../export/record.js';

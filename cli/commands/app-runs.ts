@@ -3,7 +3,7 @@
  * deployed app (`GET /api/v1/apps/:app/runs`), newest first, after its
  * schedules and their next tick; with --logs, one run's output.
  */
-import type { ScheduledRun, ScheduledRunSummary } from '../../core/schedules/types.js';
+import type { ScheduledRun, ScheduledRunSummary } from '../../core/services/schedules/types.js';
 import { connect, type CommandContext } from '../context.js';
 import { colorStatus, formatTable } from '../table.js';
 import { shortTime } from '../time.js';

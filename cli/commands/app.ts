@@ -4,8 +4,8 @@
  * the app's deployments as they are afterwards; delete asks first on a
  * terminal, and refuses to run without --yes elsewhere.
  */
-import type { AppSummary, AppView } from '../../core/api/app-view.js';
-import { SvcError } from '../../core/errors.js';
+import type { AppSummary, AppView } from '../../core/http/api/app-view.js';
+import { SvcError } from '../../core/model/errors.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import type { Output } from '../output.js';

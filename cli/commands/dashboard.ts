@@ -5,7 +5,7 @@
  */
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
-import type { SignInLinkAnswer } from '../../core/api/sign-in.js';
+import type { SignInLinkAnswer } from '../../core/http/api/sign-in.js';
 
 export interface DashboardFlags {
   /** false: print the link only. */

@@ -5,7 +5,7 @@
  * or change, its placements and the ones it could not make. Nothing is
  * deployed; the bundle is uploaded (the plan reads it, as a deploy would).
  */
-import type { DeployPlan } from '../../core/deployments/plan.js';
+import type { DeployPlan } from '../../core/services/deployments/plan.js';
 import type { Output } from '../output.js';
 import { formatTable } from '../table.js';
 

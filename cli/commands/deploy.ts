@@ -11,12 +11,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AppView } from '../../core/api/app-view.js';
-import { createBundle } from '../../core/bundles/create.js';
-import { formatBytes } from '../../core/bundles/format.js';
-import { SvcError } from '../../core/errors.js';
-import { loadManifestOf, resolveManifestTarget } from '../../core/manifest/load.js';
-import type { AppSpec, Workload } from '../../core/workload/types.js';
+import type { AppView } from '../../core/http/api/app-view.js';
+import { createBundle } from '../../core/infra/bundles/create.js';
+import { formatBytes } from '../../core/infra/bundles/format.js';
+import { SvcError } from '../../core/model/errors.js';
+import { loadManifestOf, resolveManifestTarget } from '../../core/infra/manifest-loader/load.js';
+import type { AppSpec, Workload } from '../../core/model/workload/types.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseDeployTarget } from '../names.js';
@@ -25,8 +25,8 @@ import type { Output } from '../output.js';
 import { formatTable } from '../table.js';
 import { appPath } from './app.js';
 import { printPlan } from './deploy-plan.js';
-import type { DeployPlan } from '../../core/deployments/plan.js';
-import type { DomainView } from '../../core/domains/types.js';
+import type { DeployPlan } from '../../core/services/deployments/plan.js';
+import type { DomainView } from '../../core/model/domains/types.js';
 import { printDomains } from './domain.js';
 
 export interface DeployFlags {

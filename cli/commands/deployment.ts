@@ -4,8 +4,8 @@
  * The list reads `GET /api/v1/deployments` (with the autoscaler's view of
  * each) and each app's lifecycle status (`GET /api/v1/apps/:app`).
  */
-import type { AppView } from '../../core/api/app-view.js';
-import type { DeploymentListing } from '../../core/api/deployments.js';
+import type { AppView } from '../../core/http/api/app-view.js';
+import type { DeploymentListing } from '../../core/http/api/deployments.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseDeploymentName } from '../names.js';

@@ -8,7 +8,7 @@ import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { formatTable } from '../table.js';
-import type { DomainView } from '../../core/domains/types.js';
+import type { DomainView } from '../../core/model/domains/types.js';
 
 export interface DomainFlags {
   readonly json?: boolean;

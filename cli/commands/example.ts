@@ -5,7 +5,7 @@
  *
  * A download is a tar.gz. It is checked before anything is written where the
  * user sees it: only files and folders (no links of any kind, no devices),
- * no absolute paths, no `..`, bounded sizes (core/bundles/extract.ts does
+ * no absolute paths, no `..`, bounded sizes (core/infra/bundles/extract.ts does
  * the extraction and refuses the rest). It goes into a new folder,
  * `./<name>` by default, which appears whole or not at all; an existing
  * folder that is not empty is refused unless `--force`, which writes the
@@ -18,13 +18,13 @@ import { lstat, mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
-import type { ExampleSummary } from '../../core/api/examples.js';
-import { extractBundle } from '../../core/bundles/extract.js';
-import { formatBytes } from '../../core/bundles/format.js';
-import { readTar, TarFormatError, type TarHeader } from '../../core/bundles/tar-reader.js';
-import type { ExtractLimits } from '../../core/bundles/types.js';
-import { SvcError } from '../../core/errors.js';
-import { nameProblem } from '../../core/workspaces/names.js';
+import type { ExampleSummary } from '../../core/http/api/examples.js';
+import { extractBundle } from '../../core/infra/bundles/extract.js';
+import { formatBytes } from '../../core/infra/bundles/format.js';
+import { readTar, TarFormatError, type TarHeader } from '../../core/infra/bundles/tar-reader.js';
+import type { ExtractLimits } from '../../core/infra/bundles/types.js';
+import { SvcError } from '../../core/model/errors.js';
+import { nameProblem } from '../../core/model/names.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { shellQuote } from '../shell-quote.js';

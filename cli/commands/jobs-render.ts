@@ -9,20 +9,20 @@
  * Validation problems go to stderr, one per JSON path, and exit 1.
  */
 import path from 'node:path';
-import { parseRegistryTarget } from '../../core/images/oci/reference.js';
-import { SvcError } from '../../core/errors.js';
-import { DEFAULT_WORKSPACE, type Stage } from '../../core/deployments/keys.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { createPluginHost } from '../../core/plugin/host.js';
-import { loadPlugins, resolvePlugins, type PluginSpec } from '../../core/plugin/load.js';
-import type { Workload } from '../../core/workload/types.js';
+import { parseRegistryTarget } from '../../core/infra/images/oci/reference.js';
+import { SvcError } from '../../core/model/errors.js';
+import { DEFAULT_WORKSPACE, type Stage } from '../../core/model/deployment-keys.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { createPluginHost } from '../../core/infra/plugin/host.js';
+import { loadPlugins, resolvePlugins, type PluginSpec } from '../../core/infra/plugin/load.js';
+import type { Workload } from '../../core/model/workload/types.js';
 import { loadConfig } from '../../config/load.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { compileJob } from '../../jobs/compile.js';
 import { defaultClusterSettings, type ClusterSettings, type JobContext } from '../../jobs/context.js';
 import type { Driver, NomadJobRegistration } from '../../jobs/types.js';
 import { formatIssues, validateJob } from '../../jobs/validate.js';
-import { transformJob } from '../../core/scheduler/nomad/transform-job.js';
+import { transformJob } from '../../core/infra/scheduler/nomad/transform-job.js';
 import type { CommandContext } from '../context.js';
 import { parseDeployTarget } from '../names.js';
 

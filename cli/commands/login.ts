@@ -8,7 +8,7 @@
  * server and the workspace in the credentials file (credentials.ts).
  */
 import os from 'node:os';
-import { isSvcError, SvcError } from '../../core/errors.js';
+import { isSvcError, SvcError } from '../../core/model/errors.js';
 import { API_PREFIX, ApiClient } from '../api-client.js';
 import type { CommandContext } from '../context.js';
 import { credentialsPath, localServer, normalizeServerUrl, resolveServer, writeCredentials, type ResolvedServer } from '../credentials.js';

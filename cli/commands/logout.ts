@@ -4,7 +4,7 @@
  * the credentials file, and says what it did. A server that cannot be reached
  * does not keep the file: the token is then left valid, and svc says so.
  */
-import { isSvcError } from '../../core/errors.js';
+import { isSvcError } from '../../core/model/errors.js';
 import { API_PREFIX, ApiClient } from '../api-client.js';
 import type { CommandContext } from '../context.js';
 import { credentialsPath, deleteCredentials, readCredentials, type StoredCredentials } from '../credentials.js';

@@ -9,9 +9,9 @@
  * as it comes, until every followed deployment is deleted (`event: end`) or
  * Ctrl-C. `--json` prints one JSON object per line (NDJSON) with `workload`.
  */
-import type { AppView } from '../../core/api/app-view.js';
-import type { DeploymentLogLine } from '../../core/logs/types.js';
-import { SvcError } from '../../core/errors.js';
+import type { AppView } from '../../core/http/api/app-view.js';
+import type { DeploymentLogLine } from '../../core/infra/logs/types.js';
+import { SvcError } from '../../core/model/errors.js';
 import type { ApiClient } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseSince } from '../durations.js';

@@ -11,8 +11,8 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { pythonNotFound } from '../../core/images/find-python.js';
-import { sdkPythonPath } from '../../core/paths.js';
+import { pythonNotFound } from '../../core/infra/images/find-python.js';
+import { sdkPythonPath } from '../../core/model/paths.js';
 
 /** What `python -m svc.run` calls itself in its messages and usage. */
 const PROG = 'svc run';

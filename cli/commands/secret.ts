@@ -8,8 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { SvcError } from '../../core/errors.js';
-import type { SecretView } from '../../core/secrets/types.js';
+import { SvcError } from '../../core/model/errors.js';
+import type { SecretView } from '../../core/services/secrets/types.js';
 import { API_PREFIX } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
 import { connect, type CommandContext } from '../context.js';

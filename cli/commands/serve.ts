@@ -6,7 +6,7 @@
  * usual lookup finds, or URL (cli/serve/remote.ts). Both share the reading,
  * watching and reloading of cli/serve/session.ts.
  */
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 import { createOutput, printError } from '../output.js';
 import type { EmbeddedFlags } from '../serve/embedded.js';
 

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../config/load.js';
-import { API_PREFIX } from '../../core/api/types.js';
-import { isSvcError } from '../../core/errors.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { API_PREFIX } from '../../core/http/api/types.js';
+import { isSvcError } from '../../core/model/errors.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { createOutput, printError, type Output } from '../output.js';
 import { shellQuote } from '../shell-quote.js';
 import { onStopSignal } from '../stop-signal.js';

@@ -3,7 +3,7 @@
  * (`/api/v1/tokens`). A new token's secret is printed once, alone on stdout
  * (`svc token create > token.txt` keeps just it); everything else goes to stderr.
  */
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseDuration, parseIsoTime } from '../durations.js';

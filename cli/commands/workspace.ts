@@ -8,7 +8,7 @@ import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { writeCredentials } from '../credentials.js';
 import { formatTable } from '../table.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 
 interface WorkspaceView {
   readonly name: string;

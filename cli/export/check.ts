@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ExportedFiles } from '../../core/plugin/types.js';
+import type { ExportedFiles } from '../../core/infra/plugin/types.js';
 import { RECORD_FILE } from './record.js';
 
 /** One line per difference (`svc_clients/quickstart/_models.py differs`), none when the client is current. */

@@ -6,8 +6,8 @@
  * which stops every container.
  */
 import { loadConfig } from '../../config/load.js';
-import { BundleStore } from '../../core/bundles/store.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { BundleStore } from '../../core/infra/bundles/store.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import type { Output } from '../output.js';

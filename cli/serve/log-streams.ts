@@ -8,8 +8,8 @@
  * added and closes those of workloads it removed. A reconnected stream
  * replays the lines the server keeps: those already printed are skipped.
  */
-import type { DeploymentLogLine } from '../../core/logs/types.js';
-import { toSvcError } from '../../core/errors.js';
+import type { DeploymentLogLine } from '../../core/infra/logs/types.js';
+import { toSvcError } from '../../core/model/errors.js';
 import type { ApiClient } from '../api-client.js';
 import { sleep } from '../context.js';
 

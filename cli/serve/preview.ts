@@ -6,9 +6,9 @@
  * with no downtime; requests in flight finish on the old one.
  */
 import { rm } from 'node:fs/promises';
-import type { BundleStore } from '../../core/bundles/store.js';
-import type { Deployment, DeployProgress } from '../../core/deployments/types.js';
-import { DEFAULT_WORKSPACE, type Platform } from '../../core/platform.js';
+import type { BundleStore } from '../../core/infra/bundles/store.js';
+import type { Deployment, DeployProgress } from '../../core/services/deployments/types.js';
+import { DEFAULT_WORKSPACE, type Platform } from '../../core/platform/platform.js';
 import { ReloadingPreview, type ChangedRead, type ReloadingOptions, type Shown } from './reloading.js';
 import { summaryOfDeployment } from './summary.js';
 

@@ -3,9 +3,9 @@
  * shows every step; a reload only what takes long or needs attention (an
  * image to build, bundle warnings), so that a save prints one line.
  */
-import { formatBytes } from '../../core/bundles/format.js';
-import type { CreatedBundle } from '../../core/bundles/create.js';
-import type { DeployProgress } from '../../core/deployments/types.js';
+import { formatBytes } from '../../core/infra/bundles/format.js';
+import type { CreatedBundle } from '../../core/infra/bundles/create.js';
+import type { DeployProgress } from '../../core/services/deployments/types.js';
 import type { Output } from '../output.js';
 
 export function printBundle(out: Output, bundle: CreatedBundle, quiet: boolean): void {

@@ -1,17 +1,17 @@
 /**
  * Reads the project for `svc serve` — its manifest and its bundle, or the
  * news that it is the version already running — from the warm helper
- * (core/manifest/warm-loader.ts), or the cold way (`python -m svc.bundle`,
+ * (core/infra/manifest-loader/warm-loader.ts), or the cold way (`python -m svc.bundle`,
  * then `python -m svc.manifest`) when there is none or it died. Bundles are
  * written to a scratch folder; the caller stores them and deletes the file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createBundle } from '../../core/bundles/create.js';
-import { SvcError } from '../../core/errors.js';
-import { loadManifest, resolveManifestTarget } from '../../core/manifest/load.js';
-import { HelperUnavailable, WarmLoader, type ProjectRead } from '../../core/manifest/warm-loader.js';
+import { createBundle } from '../../core/infra/bundles/create.js';
+import { SvcError } from '../../core/model/errors.js';
+import { loadManifest, resolveManifestTarget } from '../../core/infra/manifest-loader/load.js';
+import { HelperUnavailable, WarmLoader, type ProjectRead } from '../../core/infra/manifest-loader/warm-loader.js';
 import { listFolders } from './watcher.js';
 
 export type { ProjectRead };

@@ -11,8 +11,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { DeployProgress } from '../../core/deployments/types.js';
-import { SvcError, toSvcError } from '../../core/errors.js';
+import type { DeployProgress } from '../../core/services/deployments/types.js';
+import { SvcError, toSvcError } from '../../core/model/errors.js';
 import { printError, type Output } from '../output.js';
 import { printBundle, progressPrinter } from './progress.js';
 import type { ProjectRead, ProjectReader } from './reader.js';

@@ -9,10 +9,10 @@
  * preview from idling; `end()` deletes it.
  */
 import { readFile, rm } from 'node:fs/promises';
-import type { AppView } from '../../core/api/app-view.js';
-import type { CreatedBundle } from '../../core/bundles/create.js';
-import { formatBytes } from '../../core/bundles/format.js';
-import { isSvcError } from '../../core/errors.js';
+import type { AppView } from '../../core/http/api/app-view.js';
+import type { CreatedBundle } from '../../core/infra/bundles/create.js';
+import { formatBytes } from '../../core/infra/bundles/format.js';
+import { isSvcError } from '../../core/model/errors.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { LogStreams } from './log-streams.js';
 import { ReloadingPreview, type ChangedRead, type ReloadingOptions, type Shown } from './reloading.js';

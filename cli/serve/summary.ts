@@ -5,9 +5,9 @@
  * embedded platform (a Deployment) or from a server's answer (an app view,
  * completed by the manifest: methods, access and parameters).
  */
-import type { DeploymentView } from '../../core/api/app-view.js';
-import type { DeployedWorkload, Deployment } from '../../core/deployments/types.js';
-import type { AppSpec } from '../../core/workload/types.js';
+import type { DeploymentView } from '../../core/http/api/app-view.js';
+import type { DeployedWorkload, Deployment } from '../../core/services/deployments/types.js';
+import type { AppSpec } from '../../core/model/workload/types.js';
 import { curlExample } from '../curl-example.js';
 import type { Output } from '../output.js';
 

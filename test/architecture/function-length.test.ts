@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 
 const MAX_LINES = 80;
 const DIRS = ['core', 'cli', 'config', 'jobs', 'plugins'];
@@ -21,10 +21,10 @@ const DIRS = ['core', 'cli', 'config', 'jobs', 'plugins'];
 const LONG_FOR_NOW: readonly { file: string; name: string; reason: string }[] = [
   { file: 'config/load.ts', name: 'parseValue', reason: 'each key\'s value rules, shared by the file, SVC_* variables and flags (strings), which the file schema cannot hold: to become a rule per key' },
   // Factories whose closures hold a whole service's state: each becomes a class, or its parts modules, in a later step.
-  { file: 'core/cluster/leader.ts', name: 'startLeaderElection', reason: 'not split yet: session, lock loop, watch and release in one closure' },
-  { file: 'core/images/oci/oci-builder.ts', name: 'createOciBuilder', reason: 'not split yet: layers, manifest and push in one closure' },
-  { file: 'core/scheduler/local/driver.ts', name: 'createLocalDriver', reason: 'not split yet: processes, sockets, health and logs in one closure' },
-  { file: 'core/scheduler/nomad/driver.ts', name: 'createNomadDriver', reason: 'not split yet: jobs, allocations, watches and purges in one closure' },
+  { file: 'core/traffic/cluster/leader.ts', name: 'startLeaderElection', reason: 'not split yet: session, lock loop, watch and release in one closure' },
+  { file: 'core/infra/images/oci/oci-builder.ts', name: 'createOciBuilder', reason: 'not split yet: layers, manifest and push in one closure' },
+  { file: 'core/infra/scheduler/local/driver.ts', name: 'createLocalDriver', reason: 'not split yet: processes, sockets, health and logs in one closure' },
+  { file: 'core/infra/scheduler/nomad/driver.ts', name: 'createNomadDriver', reason: 'not split yet: jobs, allocations, watches and purges in one closure' },
 ];
 
 /** Folders and files where nothing may stay long. */
@@ -92,7 +92,7 @@ describe('function length', () => {
     assert.deepEqual(stale, []);
   });
 
-  it('nothing in core/deployments, core/platform*.ts, core/gateway or cli/ is let off', () => {
+  it('nothing in core/services/deployments, core/platform*.ts, core/traffic/gateway or cli/ is let off', () => {
     assert.deepEqual(LONG_FOR_NOW.filter((entry) => NEVER_LONG.test(entry.file)), []);
   });
 

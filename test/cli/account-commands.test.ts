@@ -7,8 +7,8 @@ import logout from '../../cli/commands/logout.js';
 import { tokenCreate, tokenList, tokenRevoke } from '../../cli/commands/token.js';
 import whoami from '../../cli/commands/whoami.js';
 import { credentialsPath, writeCredentials } from '../../cli/credentials.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { capture, rejectsWith } from './fixture.js';
 

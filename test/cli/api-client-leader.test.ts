@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiClient } from '../../cli/api-client.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 
 const notLeader = JSON.stringify({ error: { code: 'not_leader', message: 'this svc replica is a standby.', hint: 'retry' } });
 

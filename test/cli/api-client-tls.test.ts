@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ApiClient } from '../../cli/api-client.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 import { tempDir } from '../helpers/config.js';
 import { makeCertificate } from '../helpers/tls.js';
 

@@ -4,9 +4,9 @@ import { appDelete, appList, appPause, appResume } from '../../cli/commands/app.
 import deploy from '../../cli/commands/deploy.js';
 import { deploymentDelete, deploymentList, deploymentStop } from '../../cli/commands/deployment.js';
 import logs from '../../cli/commands/logs.js';
-import { packageRoot } from '../../core/paths.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { answer, fixture } from '../e2e/lifecycle-helpers.js';
 import { capture, rejectsWith } from './fixture.js';

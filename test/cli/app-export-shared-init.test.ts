@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { tempDir } from '../helpers/config.js';
 import { capture } from './fixture.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot, sdkPythonPath } from '../../core/paths.js';
+import { packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 
 /** `npx svc` runs the package's bin file directly: after every build it must still be executable. */
 describe('the svc bin', () => {

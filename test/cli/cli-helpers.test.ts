@@ -4,7 +4,7 @@ import { parseDuration, parseIsoTime, parseSince } from '../../cli/durations.js'
 import { parseAppTarget, parseDeploymentName, parseDeployTarget } from '../../cli/names.js';
 import { splitRunArgs } from '../../cli/run-args.js';
 import { formatTable, visibleLength } from '../../cli/table.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 
 const usageError = (error: unknown) => error instanceof SvcError && error.code === 'usage_invalid';
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import {
   configDir, credentialsPath, deleteCredentials, localServer, readCredentials, resolveCredentials, resolveServer, writeCredentials,
 } from '../../cli/credentials.js';
-import { generateToken } from '../../core/auth/tokens.js';
-import { SvcError } from '../../core/errors.js';
+import { generateToken } from '../../core/services/auth/tokens.js';
+import { SvcError } from '../../core/model/errors.js';
 import { tempDir } from '../helpers/config.js';
 
 /** An environment with its own config and data dirs, nothing else. */

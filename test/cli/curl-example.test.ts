@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { curlExample, exampleArguments } from '../../cli/curl-example.js';
 import { shellQuote } from '../../cli/shell-quote.js';
-import type { DeployedWorkload } from '../../core/deployments/types.js';
+import type { DeployedWorkload } from '../../core/services/deployments/types.js';
 
 const workload = (overrides: Partial<DeployedWorkload>): DeployedWorkload => ({
   name: 'greet',

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 const golden = path.join(packageRoot, 'test', 'fixtures', 'cli', 'help.txt');

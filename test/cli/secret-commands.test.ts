@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { secretCreate, secretDelete, secretList, secretReseal, secretSet } from '../../cli/commands/secret.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { testConfig, tempDir } from '../helpers/config.js';
 import { capture, rejectsWith } from './fixture.js';
 

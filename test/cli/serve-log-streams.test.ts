@@ -10,7 +10,7 @@ import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiClient } from '../../cli/api-client.js';
 import { LogStreams, PrintedLines, type LogStream } from '../../cli/serve/log-streams.js';
-import type { DeploymentLogLine } from '../../core/logs/types.js';
+import type { DeploymentLogLine } from '../../core/infra/logs/types.js';
 import { until } from '../helpers/until.js';
 
 /** Serves `/logs/<workload>` as svc does: the kept lines, then each new one; `missing` answers 404. */

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
-import { socketBase } from '../../core/scheduler/local/socket-dir.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { socketBase } from '../../core/infra/scheduler/local/socket-dir.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
-import { deployHalt, gate, SHUTDOWN_WAIT_MS } from '../core/deployments/shutdown-helpers.js';
+import { deployHalt, gate, SHUTDOWN_WAIT_MS } from '../core/services/deployments/shutdown-helpers.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 

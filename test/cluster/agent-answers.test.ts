@@ -11,9 +11,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { SvcError } from '../../core/errors.js';
-import { NomadClient } from '../../core/scheduler/nomad/client.js';
-import { ConsulClient, ConsulError } from '../../core/state/consul-client.js';
+import { SvcError } from '../../core/model/errors.js';
+import { NomadClient } from '../../core/infra/scheduler/nomad/client.js';
+import { ConsulClient, ConsulError } from '../../core/infra/state/consul-client.js';
 import { until } from '../helpers/until.js';
 import { NAMESPACE } from './agents.js';
 import { useCluster } from './suite.js';

@@ -16,7 +16,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, createWriteStream, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot, sdkPythonPath } from '../../core/paths.js';
+import { packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { freePort } from '../helpers/free-port.js';
 import { TEST_SECRETS_KEY, tempDir } from '../helpers/config.js';
 import { until } from '../helpers/until.js';

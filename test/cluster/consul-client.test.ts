@@ -1,5 +1,5 @@
 /**
- * core/state/consul-client.ts (the npm `consul` package under svc's adapter)
+ * core/infra/state/consul-client.ts (the npm `consul` package under svc's adapter)
  * against a real Consul agent: what the state store, the registry and leader
  * election rely on, as the agent answers it. Opt-in: runs when `CONSUL_BIN`
  * names a consul binary or `consul` is on PATH, and says it skipped otherwise.
@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import Consul from 'consul';
-import { ConsulClient, ConsulError } from '../../core/state/consul-client.js';
+import { ConsulClient, ConsulError } from '../../core/infra/state/consul-client.js';
 import { findBinary, startConsul, type ConsulAgent } from './agents.js';
 
 describe('ConsulClient against a real Consul agent', function () {
@@ -58,7 +58,7 @@ describe('ConsulClient against a real Consul agent', function () {
   });
 
   it('the package alone, as typed, loses what the adapter keeps: the index of a read, and an empty listing on a 404', async () => {
-    // Why the adapter exists (docs/architecture.md; test/core/state/consul-package.test.ts shows the same against the stand-in).
+    // Why the adapter exists (docs/architecture.md; test/core/infra/state/consul-package.test.ts shows the same against the stand-in).
     const { hostname, port } = new URL(agent.url);
     const bare = new Consul({ host: hostname, port: Number(port), defaults: { token: agent.rootToken } });
     try {

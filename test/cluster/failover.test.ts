@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { tempDir } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
 import { useCluster } from './suite.js';
 import { SvcServer, svcCli, type Ran } from './svc-process.js';

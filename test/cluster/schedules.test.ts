@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
 import { NAMESPACE } from './agents.js';
 import { useCluster } from './suite.js';

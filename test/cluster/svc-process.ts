@@ -5,7 +5,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { tempDir } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';

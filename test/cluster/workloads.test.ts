@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { examplesRoot, packageRoot } from '../../core/paths.js';
+import { examplesRoot, packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
 import { NAMESPACE, type Cluster } from './agents.js';
 import { useCluster } from './suite.js';

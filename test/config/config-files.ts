@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 import { tempDir } from '../helpers/config.js';
 
 /** A config file holding `content` (JSON, or the text as it is), in a folder of its own. */

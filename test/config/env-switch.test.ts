@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { reloadTimings, warmReads } from '../../cli/serve/switches.js';
 import { envSwitch } from '../../config/env-switch.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 
 const SWITCH = { name: 'SVC_EXAMPLE', fallback: false, off: 'do less', on: 'do more' };
 

@@ -1,8 +1,8 @@
 /** Bundles of the lifecycle fixtures, made as the CLI makes them, and their upload over the API. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createBundle } from '../../core/bundles/create.js';
-import { checkAnswer } from '../core/api/answer-check.js';
+import { createBundle } from '../../core/infra/bundles/create.js';
+import { checkAnswer } from '../core/http/api/answer-check.js';
 import { tempDir } from '../helpers/config.js';
 import { fixture } from './lifecycle-helpers.js';
 

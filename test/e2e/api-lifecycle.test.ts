@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import type { LoadedManifest } from '../../core/manifest/load.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
-import { tokenFor } from '../core/api/platform.js';
+import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { bundleOf, upload, type FixtureBundle } from './api-lifecycle-helpers.js';
 import { answer, lifecycleManifests } from './lifecycle-helpers.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
-import { tokenFor } from '../core/api/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { openStream } from './event-stream.js';
 import { deployRequest } from './lifecycle-helpers.js';

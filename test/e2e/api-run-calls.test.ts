@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { Platform } from '../../core/platform.js';
-import { rawCallRunId } from '../../core/api/call-route.js';
-import { tokenFor } from '../core/api/platform.js';
+import type { Platform } from '../../core/platform/platform.js';
+import { rawCallRunId } from '../../core/http/api/call-route.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { pickledCall, readyRun, startRunPlatform, type RunPlatform } from './run-helpers.js';
@@ -56,7 +56,7 @@ function koaForm(runId: string): string {
 
 /**
  * `POST /api/v1/runs/:id/calls` is served before Koa in its canonical form
- * (core/api/call-route.ts); the same call with its id percent-encoded goes
+ * (core/http/api/call-route.ts); the same call with its id percent-encoded goes
  * through Koa's router as every call did before. Each case is sent both ways
  * to a real platform with a real run: the answers must be the same, byte for
  * byte but for the date and a made-up request id.

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
-import type { Platform } from '../../core/platform.js';
-import type { Call } from '../core/api/client.js';
-import { tokenFor } from '../core/api/platform.js';
+import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import type { Platform } from '../../core/platform/platform.js';
+import type { Call } from '../core/http/api/client.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { upload } from './api-lifecycle-helpers.js';
 import { openStream } from './event-stream.js';

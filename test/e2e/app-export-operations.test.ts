@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { examplesRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { examplesRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture } from '../cli/fixture.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { printed, pythonPath, runPython } from '../plugins/export-python/python-helpers.js';
 

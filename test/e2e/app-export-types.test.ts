@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import {

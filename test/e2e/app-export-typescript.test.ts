@@ -11,12 +11,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { examplesRoot, packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
-import type { AppInterface } from '../../core/plugin/types.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { examplesRoot, packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import type { AppInterface } from '../../core/infra/plugin/types.js';
 import { capture, rejectsWith } from '../cli/fixture.js';
-import { apiClient } from '../core/api/client.js';
+import { apiClient } from '../core/http/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { declarationCode, runNode, STRICT_OPTIONS, tsc } from '../plugins/export-typescript/ts-helpers.js';
 

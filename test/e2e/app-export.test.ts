@@ -10,12 +10,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
-import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
-import { examplesRoot, packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { examplesRoot, packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture, rejectsWith } from '../cli/fixture.js';
-import { apiClient, type Call } from '../core/api/client.js';
-import { tokenFor } from '../core/api/platform.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { printed, pythonPath, pythonWithWebsockets, runPython } from '../plugins/export-python/python-helpers.js';
 

@@ -7,17 +7,17 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { UnitScalingStatus } from '../../core/autoscale/types.js';
-import { backoffMs } from '../../core/autoscale/crash-tracker.js';
-import type { Deployment } from '../../core/deployments/types.js';
-import { SvcError } from '../../core/errors.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
-import type { PlatformEvent } from '../../core/plugin/types.js';
+import type { UnitScalingStatus } from '../../core/services/autoscale/types.js';
+import { backoffMs } from '../../core/services/autoscale/crash-tracker.js';
+import type { Deployment } from '../../core/services/deployments/types.js';
+import { SvcError } from '../../core/model/errors.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import type { PlatformEvent } from '../../core/infra/plugin/types.js';
 import { testConfig } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';
-import { recordDir } from '../core/scheduler/fixture-units.js';
+import { recordDir } from '../core/infra/scheduler/fixture-units.js';
 import { until } from '../helpers/until.js';
 import { localDriverOf } from '../helpers/local-driver.js';
 

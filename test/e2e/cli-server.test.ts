@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot, sdkPythonPath } from '../../core/paths.js';
+import { packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');

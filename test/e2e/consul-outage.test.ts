@@ -8,7 +8,7 @@
  * against real agents (SIGSTOP, SIGKILL) is test/cluster/faults.test.ts.
  */
 import assert from 'node:assert/strict';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { until } from '../helpers/until.js';
 import { consulOutage, deployClusterApp, getJson, startStandins, type Standins } from './cluster-helpers.js';
 

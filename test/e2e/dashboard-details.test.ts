@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { seriousViolations } from '../browser/axe.js';
 import { launchChromium, needChromium, screenshot } from '../browser/chromium.js';
 import { testConfig } from '../helpers/config.js';

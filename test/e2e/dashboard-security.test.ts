@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { localPath } from '../../core/dashboard/respond.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { SvcError } from '../../core/errors.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { localPath } from '../../core/http/dashboard/respond.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { SvcError } from '../../core/model/errors.js';
 import { testConfig } from '../helpers/config.js';
 
 describe('localPath() (where sign-in goes on to)', () => {

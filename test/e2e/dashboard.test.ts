@@ -11,7 +11,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { seriousViolations } from '../browser/axe.js';
 import { launchChromium, needChromium, screenshot } from '../browser/chromium.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';

@@ -3,10 +3,10 @@ import http from 'node:http';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
 import WebSocket from 'ws';
-import type { Deployment } from '../../core/deployments/types.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import type { Deployment } from '../../core/services/deployments/types.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { testConfig } from '../helpers/config.js';
 
 /** Every name resolves to this machine, as `*.localhost` does in browsers and curl. */

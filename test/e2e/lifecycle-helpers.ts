@@ -1,9 +1,9 @@
 /** The lifecycle app's versions (test/fixtures/lifecycle) and calls of its URLs, shared by the lifecycle tests. */
 import path from 'node:path';
-import type { DeployRequest } from '../../core/deployments/manager.js';
-import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE } from '../../core/platform.js';
+import type { DeployRequest } from '../../core/services/deployments/manager.js';
+import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE } from '../../core/platform/platform.js';
 
 /** The folder of one version of the app: `v1`, `v2` or `broken`. */
 export const fixture = (version: string) => path.join(packageRoot, 'test', 'fixtures', 'lifecycle', version);

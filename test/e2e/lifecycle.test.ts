@@ -5,10 +5,10 @@
  * a redeploy under continuous requests, and a broken redeploy.
  */
 import assert from 'node:assert/strict';
-import type { Deployment } from '../../core/deployments/types.js';
-import type { LoadedManifest } from '../../core/manifest/load.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
-import { DeploymentRecords } from '../../core/deployments/records.js';
+import type { Deployment } from '../../core/services/deployments/types.js';
+import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import { DeploymentRecords } from '../../core/services/deployments/records.js';
 import { testConfig } from '../helpers/config.js';
 import { answer, deployRequest, fixture, lifecycleManifests } from './lifecycle-helpers.js';
 

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadManifest } from '../../core/manifest/load.js';
-import { examplesRoot, packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
-import { tokenFor } from '../core/api/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { examplesRoot, packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { requirePrometheus, startPrometheus, type Prometheus } from '../helpers/prometheus.js';
 import { until } from '../helpers/until.js';

@@ -8,7 +8,7 @@
  * new jobs beside the old ones instead.
  */
 import assert from 'node:assert/strict';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 import { startLoadBalancer, type LoadBalancer } from '../helpers/load-balancer.js';

@@ -9,8 +9,8 @@
  * Consul KV, and this one replica holds the leader lock.
  */
 import assert from 'node:assert/strict';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
 import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, uploadClusterApp, type Standins } from './cluster-helpers.js';
 import { until } from '../helpers/until.js';
 

@@ -9,9 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { examplesRoot } from '../../core/paths.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient } from '../core/api/client.js';
+import { examplesRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient } from '../core/http/api/client.js';
 import { testCacheDir } from '../helpers/config.js';
 import { pythonBaseImageLayout } from '../fixtures/python-base-image.js';
 import { startRegistryStandin, TOKEN_SERVICE, type RegistryStandin } from '../standins/registry/index.js';

@@ -8,8 +8,8 @@
  * runs, so no job is left twice. A demoted leader is a standby (503 `not_leader`).
  */
 import assert from 'node:assert/strict';
-import type { LogLine } from '../../core/scheduler/types.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import type { LogLine } from '../../core/infra/scheduler/types.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir } from '../helpers/config.js';
 import { deployClusterApp, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';
 import { until } from '../helpers/until.js';

@@ -6,7 +6,7 @@
  * election the same failure makes startPlatform reject.
  */
 import assert from 'node:assert/strict';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir } from '../helpers/config.js';
 import { getJson, startStandins, type Standins } from './cluster-helpers.js';
 import { until } from '../helpers/until.js';

@@ -5,7 +5,7 @@
  * never purge each other's jobs, and `svc serve` (state: memory) purges none.
  */
 import assert from 'node:assert/strict';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir } from '../helpers/config.js';
 import { deployClusterApp, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';
 import { until } from '../helpers/until.js';

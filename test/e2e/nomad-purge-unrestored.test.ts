@@ -5,7 +5,7 @@
  * what still serves it (Fabio/Traefik route to its containers directly).
  */
 import assert from 'node:assert/strict';
-import { startPlatform, type Platform } from '../../core/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir } from '../helpers/config.js';
 import { deployClusterApp, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';
 import { until } from '../helpers/until.js';

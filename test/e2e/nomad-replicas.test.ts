@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createBundle } from '../../core/bundles/create.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient } from '../core/api/client.js';
+import { createBundle } from '../../core/infra/bundles/create.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient } from '../core/http/api/client.js';
 import { tempDir } from '../helpers/config.js';
 import { upload } from './api-lifecycle-helpers.js';
 import { CLUSTER_APP, getJson, startStandins, svcJobs, type Standins } from './cluster-helpers.js';

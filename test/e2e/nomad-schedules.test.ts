@@ -9,8 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
 import { until } from '../helpers/until.js';
 import { nomadJson, startStandins, type Standins } from './cluster-helpers.js';
 import { scheduledRuns, scheduleFixture, secretLines, type ScheduleFixture } from './schedule-helpers.js';

@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { apiClient, type Call } from '../core/api/client.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
 import { until } from '../helpers/until.js';
 import { nomadJson, startStandins, svcJobs, uploadProject, type Standins } from './cluster-helpers.js';
 

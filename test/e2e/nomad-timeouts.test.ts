@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient } from '../core/api/client.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient } from '../core/http/api/client.js';
 import { until } from '../helpers/until.js';
 import { startStandins, uploadProject, type Standins } from './cluster-helpers.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startPlatform } from '../../core/platform.js';
+import { startPlatform } from '../../core/platform/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 

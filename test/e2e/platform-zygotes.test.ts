@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { SvcError } from '../../core/errors.js';
-import type { LoadedManifest } from '../../core/manifest/load.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import type { LogLine } from '../../core/scheduler/types.js';
+import { SvcError } from '../../core/model/errors.js';
+import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import type { LogLine } from '../../core/infra/scheduler/types.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { deployRequest, lifecycleManifests } from './lifecycle-helpers.js';

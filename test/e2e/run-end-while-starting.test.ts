@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Platform } from '../../core/platform.js';
-import type { Call } from '../core/api/client.js';
-import type { LoadedManifest } from '../../core/manifest/load.js';
+import type { Platform } from '../../core/platform/platform.js';
+import type { Call } from '../core/http/api/client.js';
+import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import { startRunPlatform, type RunPlatform } from './run-helpers.js';
 
 /**

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import type { Call } from '../core/api/client.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import type { Call } from '../core/http/api/client.js';
 import { tempDir } from '../helpers/config.js';
 import { upload } from './api-lifecycle-helpers.js';
 import { bundleOfFolder } from './run-helpers.js';

@@ -5,8 +5,8 @@
  * and goes on running it, and no tick runs twice (each is claimed in Consul KV).
  */
 import assert from 'node:assert/strict';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { apiClient } from '../core/api/client.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { apiClient } from '../core/http/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { startConsulStandin, type ConsulStandin } from '../standins/consul/index.js';

@@ -3,8 +3,8 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { packageRoot } from '../../core/paths.js';
-import { socketBase } from '../../core/scheduler/local/socket-dir.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { socketBase } from '../../core/infra/scheduler/local/socket-dir.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { startPlatform } from '../../core/platform.js';
-import { apiClient } from '../core/api/client.js';
+import { startPlatform } from '../../core/platform/platform.js';
+import { apiClient } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
 
 describe('svc server state across restarts (in process)', function () {

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { tempDir } from '../helpers/config.js';
 
 const run = promisify(execFile);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Deployment } from '../../core/deployments/types.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform.js';
-import { apiClient } from '../core/api/client.js';
+import type { Deployment } from '../../core/services/deployments/types.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform/platform.js';
+import { apiClient } from '../core/http/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { localDriverOf } from '../helpers/local-driver.js';
 import { until } from '../helpers/until.js';

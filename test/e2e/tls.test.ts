@@ -9,10 +9,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import WebSocket from 'ws';
-import type { Deployment } from '../../core/deployments/types.js';
-import { loadManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform.js';
+import type { Deployment } from '../../core/services/deployments/types.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { curl, loopback, makeCertificate, servedCn, type TestCertificate } from '../helpers/tls.js';
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
-import { loadManifest, type LoadedManifest } from '../../core/manifest/load.js';
-import { packageRoot } from '../../core/paths.js';
-import { startPlatform, type Platform } from '../../core/platform.js';
-import { checkAnswer } from '../core/api/answer-check.js';
-import { apiClient, parseJson, requestParts, type Call } from '../core/api/client.js';
+import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { checkAnswer } from '../core/http/api/answer-check.js';
+import { apiClient, parseJson, requestParts, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { upload } from './api-lifecycle-helpers.js';

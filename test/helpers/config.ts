@@ -5,8 +5,8 @@ import { clusterDefaults } from '../../config/cluster-schema.js';
 import { secretsDefaults } from '../../config/secrets-schema.js';
 import { tlsDefaults } from '../../config/tls-schema.js';
 import { DEFAULT_QUEUE_TIMEOUT_SECONDS, DEFAULT_SCALING_POLICY, type ServerConfig } from '../../config/schema.js';
-import { DEFAULT_MAX_BODY_BYTES } from '../../core/gateway/body-limit.js';
-import { packageRoot } from '../../core/paths.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../core/traffic/gateway/body-limit.js';
+import { packageRoot } from '../../core/model/paths.js';
 
 /**
  * Image environments are shared by every test run (building one takes

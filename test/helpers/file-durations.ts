@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 
 export type FileDurations = Record<string, number>;
 

@@ -16,7 +16,7 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 
 const target = process.env.SVC_TEST_TIMINGS;
 /** Linux's clock ticks per second for /proc times (USER_HZ, 100 on every common build). */

@@ -4,8 +4,8 @@
  * platform on that data dir and port, deploys each app (stage `deployed`,
  * pausing those marked `:pause`), prints `{"url": ...}` on one line and waits to be killed.
  */
-import { loadManifest } from '../../core/manifest/load.js';
-import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform/platform.js';
 import { testConfig } from './config.js';
 import { localDriverOf } from './local-driver.js';
 

@@ -1,5 +1,5 @@
-import type { Platform } from '../../core/platform.js';
-import type { LocalDriver } from '../../core/scheduler/local/driver.js';
+import type { Platform } from '../../core/platform/platform.js';
+import type { LocalDriver } from '../../core/infra/scheduler/local/driver.js';
 
 /** The platform's driver as the local one (the tests' default config); throws on another scheduler. */
 export function localDriverOf(platform: Pick<Platform, 'driver'>): LocalDriver {

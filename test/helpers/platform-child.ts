@@ -4,8 +4,8 @@
  * embedded platform, deploys the app (preview), scales the named workloads,
  * prints `{"socketDir": ...}` on one line and waits to be killed.
  */
-import { loadManifest } from '../../core/manifest/load.js';
-import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform.js';
+import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { DEFAULT_WORKSPACE, startPlatform } from '../../core/platform/platform.js';
 import { testConfig } from './config.js';
 import { localDriverOf } from './local-driver.js';
 

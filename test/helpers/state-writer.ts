@@ -7,8 +7,8 @@
  * printed is a promise that the write survives. With round "hold" it only
  * opens the store, prints `{"ready": true}` and waits.
  */
-import { openFileStateStore } from '../../core/state/file-store.js';
-import type { StateStore } from '../../core/state/types.js';
+import { openFileStateStore } from '../../core/infra/state/file-store.js';
+import type { StateStore } from '../../core/model/store/types.js';
 import { valueFor } from './state-values.js';
 
 const [dataDir, round, compactAt] = process.argv.slice(2);

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
-import type { Workload, WorkloadKind } from '../../core/workload/types.js';
+import { packageRoot } from '../../core/model/paths.js';
+import type { Workload, WorkloadKind } from '../../core/model/workload/types.js';
 import { defaultClusterSettings, type ClusterSettings, type JobContext } from '../../jobs/context.js';
 
 export const goldenDir = path.join(packageRoot, 'test', 'fixtures', 'jobs');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../core/model/errors.js';
 import { compileJob } from '../../jobs/compile.js';
 import { compilePeriodicJob, nomadCronSpec } from '../../jobs/periodic.js';
 import { formatIssues, validateJob } from '../../jobs/validate.js';

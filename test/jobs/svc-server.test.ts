@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { loadConfig } from '../../config/load.js';
 import { SVC_VERSION, svcServerJob } from '../../jobs/svc-server.js';
 import type { NomadJob, Task, TaskGroup } from '../../jobs/types.js';

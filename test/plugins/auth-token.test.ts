@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { generateToken } from '../../core/auth/tokens.js';
-import { MemoryTokenVerifier } from '../../core/auth/verifier.js';
-import { createPluginHost } from '../../core/plugin/host.js';
-import type { AuthRequest } from '../../core/plugin/types.js';
+import { generateToken } from '../../core/services/auth/tokens.js';
+import { MemoryTokenVerifier } from '../../core/services/auth/verifier.js';
+import { createPluginHost } from '../../core/infra/plugin/host.js';
+import type { AuthRequest } from '../../core/infra/plugin/types.js';
 import authTokenPlugin from '../../plugins/auth-token/index.js';
 
 const { secret, id } = generateToken();

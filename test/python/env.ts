@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from '../../core/images/cache-entries.js';
-import { runLogged } from '../../core/images/run-logged.js';
-import { packageRoot } from '../../core/paths.js';
+import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from '../../core/infra/images/cache-entries.js';
+import { runLogged } from '../../core/infra/images/run-logged.js';
+import { packageRoot } from '../../core/model/paths.js';
 
 const root = path.join(packageRoot, '.cache');
 const NAME = 'test-python';

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../../core/paths.js';
+import { packageRoot } from '../../core/model/paths.js';
 import type { AgentFixture } from '../cluster/agent-fixtures.js';
 import { happenedAt, payload, READ_HEADERS, type Exchange } from '../cluster/recorder.js';
 import { startConsulStandin } from './consul/index.js';

@@ -24,8 +24,8 @@ _CheckT = TypeVar("_CheckT", bound=Check)
 
 # App and workload names: svc's one naming rule, a lowercase DNS label, because
 # names end up in host names, URL paths, job IDs and service names. The platform
-# has the same rule (core/workspaces/names.ts: nameProblem, suggestName,
-# NAME_RULE); test/core/workload/sdk-parity.test.ts checks that both agree.
+# has the same rule (core/model/names.ts: nameProblem, suggestName,
+# NAME_RULE); test/core/model/workload/sdk-parity.test.ts checks that both agree.
 NAME_MAX_LENGTH = 63
 NAME_RULE = 'a lowercase DNS label: 1 to 63 characters from a-z, 0-9 and "-", not starting or ending with "-", without "--"'
 

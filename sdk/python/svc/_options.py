@@ -6,8 +6,8 @@
 (``parameters_doc``), so the docs cannot drift from the checks.
 
 The platform validates manifests with its own copy of these rules
-(core/workload/rules.ts and core/workload/defaults.ts); ``describe_options``
-dumps this table as JSON so that test/core/workload/sdk-parity.test.ts can
+(core/model/workload/rules.ts and core/model/workload/defaults.ts); ``describe_options``
+dumps this table as JSON so that test/core/model/workload/sdk-parity.test.ts can
 check that both agree on every option, default and bound.
 """
 
@@ -378,8 +378,8 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
     (``max_retries`` has no default: None). The bounds are read from the checks themselves, so
     this is what the decorators enforce. Options and kinds come in manifest order.
 
-    The platform's parity test (test/core/workload/sdk-parity.test.ts) compares it with
-    core/workload/rules.ts. To look at it::
+    The platform's parity test (test/core/model/workload/sdk-parity.test.ts) compares it with
+    core/model/workload/rules.ts. To look at it::
 
         PYTHONPATH=sdk/python python3 -c "import json, svc._options as o; print(json.dumps(o.describe_options(), indent=2))"
     """

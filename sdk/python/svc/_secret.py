@@ -16,7 +16,7 @@ from .exceptions import InvalidOptionError
 
 KEY_RULE = "an environment variable name: a letter or '_' first, then letters, digits and '_'"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Set by svc in every worker: the platform refuses them too (core/secrets/rules.ts).
+# Set by svc in every worker: the platform refuses them too (core/services/secrets/rules.ts).
 _RESERVED = ("PYTHONPATH", "PYTHONSAFEPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHOME", "VIRTUAL_ENV", "PATH")
 MAX_VALUE_BYTES = 32 * 1024
 

@@ -6,7 +6,7 @@ Hierarchy::
      ├── InvalidOptionError      (also a ValueError) a definition cannot be used:
      │                           an option of App, Image, Autoscaler or a workload
      │                           decorator, or the decorated function itself
-     └── RemoteError             an error with one of svc's stable codes (core/errors.ts),
+     └── RemoteError             an error with one of svc's stable codes (core/model/errors.ts),
           │                      answered by the server, or found by the client on its
           │                      behalf: .code, .status, .message, .hint, .details
           ├── UnauthorizedError  unauthorized (401): no token, or one the server refuses

@@ -17,7 +17,7 @@ from svc.runtime._pickling import dump_exception
 
 
 def server_codes() -> set[str]:
-    source = (REPO_ROOT / "core" / "errors.ts").read_text()
+    source = (REPO_ROOT / "core" / "model" / "errors.ts").read_text()
     table = source.split("export const errorCodes = {", 1)[1].split("} as const", 1)[0]
     return set(re.findall(r"^\s+(\w+): \{ status:", table, re.M))
 

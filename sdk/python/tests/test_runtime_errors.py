@@ -11,7 +11,7 @@ from helpers import REPO_ROOT
 from svc.runtime import ERROR_CODES
 from svc.runtime._errors import RequestError
 
-ERRORS_TS = REPO_ROOT / "core" / "errors.ts"
+ERRORS_TS = REPO_ROOT / "core" / "model" / "errors.ts"
 
 
 def typescript_codes() -> dict[str, int]:
@@ -29,7 +29,7 @@ def test_every_runtime_code_is_in_core_errors_ts_with_the_same_status():
     table = typescript_codes()
     assert table, f"could not read the error table in {ERRORS_TS}"
     for code, status in ERROR_CODES.items():
-        assert table.get(code) == status, f"{code}: runtime {status}, core/errors.ts {table.get(code)}"
+        assert table.get(code) == status, f"{code}: runtime {status}, core/model/errors.ts {table.get(code)}"
 
 
 def test_error_bodies_have_exactly_code_and_message():

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { createPluginHost, type PluginHost } from '../../../core/plugin/host.js';
-import type { DomainDirectory } from '../../../core/domains/types.js';
-import type { AppSpec } from '../../../core/workload/types.js';
-import { createMemoryStateStore } from '../../../core/state/memory-store.js';
-import type { StateStore } from '../../../core/state/types.js';
+import { createPluginHost, type PluginHost } from '../../../core/infra/plugin/host.js';
+import type { DomainDirectory } from '../../../core/model/domains/types.js';
+import type { AppSpec } from '../../../core/model/workload/types.js';
+import { createMemoryStateStore } from '../../../core/infra/state/memory-store.js';
+import type { StateStore } from '../../../core/model/store/types.js';
 import customDomainsPlugin from '../../../plugins/custom-domains/index.js';
 
 /** An app whose workloads set these domains (the plugin reads the names and `http.domain` only). */

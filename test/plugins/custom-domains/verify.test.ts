@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import type { DomainDirectory } from '../../../core/domains/types.js';
-import { createPluginHost } from '../../../core/plugin/host.js';
-import { createMemoryStateStore } from '../../../core/state/memory-store.js';
-import type { AppSpec } from '../../../core/workload/types.js';
+import type { DomainDirectory } from '../../../core/model/domains/types.js';
+import { createPluginHost } from '../../../core/infra/plugin/host.js';
+import { createMemoryStateStore } from '../../../core/infra/state/memory-store.js';
+import type { AppSpec } from '../../../core/model/workload/types.js';
 import customDomainsPlugin from '../../../plugins/custom-domains/index.js';
 import { requireDnsmasq, startDnsmasq, type Dnsmasq } from '../../helpers/dnsmasq.js';
 

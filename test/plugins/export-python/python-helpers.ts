@@ -3,8 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { ExportedFiles } from '../../../core/plugin/types.js';
-import { sdkPythonPath } from '../../../core/paths.js';
+import type { ExportedFiles } from '../../../core/infra/plugin/types.js';
+import { sdkPythonPath } from '../../../core/model/paths.js';
 import { tempDir, testCacheDir } from '../../helpers/config.js';
 
 export const python = process.env.SVC_PYTHON ?? 'python3';

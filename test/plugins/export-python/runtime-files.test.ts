@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../../core/paths.js';
+import { packageRoot } from '../../../core/model/paths.js';
 import { RUNTIME_FILES } from '../../../plugins/export-python/runtime-files.js';
 import { tempDir } from '../../helpers/config.js';
 import { bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, python, runPyright, writeClientPyrightConfig } from './python-helpers.js';

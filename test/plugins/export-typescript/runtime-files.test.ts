@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../../core/paths.js';
+import { packageRoot } from '../../../core/model/paths.js';
 import { errorsDts, errorsJs } from '../../../plugins/export-typescript/errors.js';
 import { RUNTIME_FILES } from '../../../plugins/export-typescript/runtime-files.js';
 import { tempDir } from '../../helpers/config.js';

@@ -6,9 +6,9 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AppInterface, ExportedFiles, InterfaceApi } from '../../../core/plugin/types.js';
-import { normalizeApi } from '../../../core/app-api/normalize.js';
-import { packageRoot } from '../../../core/paths.js';
+import type { AppInterface, ExportedFiles, InterfaceApi } from '../../../core/infra/plugin/types.js';
+import { normalizeApi } from '../../../core/services/app-api/normalize.js';
+import { packageRoot } from '../../../core/model/paths.js';
 
 const fixtures = path.join(packageRoot, 'test', 'fixtures', 'export');
 
@@ -18,7 +18,7 @@ export function fixtureInterface(name: string): AppInterface {
 
 /**
  * The OpenAPI operations of examples/asgi-fastapi as the server makes them
- * (core/app-api/normalize.ts) from FastAPI's own /openapi.json of the example.
+ * (core/services/app-api/normalize.ts) from FastAPI's own /openapi.json of the example.
  */
 export function fastapiApi(): InterfaceApi {
   const document = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'openapi', 'fastapi-todos.json'), 'utf8')) as Record<string, unknown>;

@@ -11,7 +11,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { signalProcessGroup } from '../../../core/processes/group.js';
+import { signalProcessGroup } from '../../../core/infra/processes/group.js';
 import { ConsulAgentClient, registration, serviceId } from './consul.js';
 import { checkDockerTask, DockerTaskFailure, prepareContainer, pullImage, type DockerLaunch } from './docker-task.js';
 import { removeRootfs } from './docker/container-rootfs.js';

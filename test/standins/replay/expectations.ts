@@ -1,7 +1,7 @@
 /**
  * What the replay compares of each kind of answer (replay.test.ts): the
- * levels svc reads of the larger ones (core/scheduler/nomad/driver.ts,
- * watcher.ts, plan.ts, types.ts; core/state/consul-client.ts `HealthEntry`),
+ * levels svc reads of the larger ones (core/infra/scheduler/nomad/driver.ts,
+ * watcher.ts, plan.ts, types.ts; core/infra/state/consul-client.ts `HealthEntry`),
  * and where the stand-ins cannot reach the state the real agents were in,
  * what is left out and why.
  */

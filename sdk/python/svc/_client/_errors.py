@@ -14,7 +14,7 @@ from typing import Any, cast
 from .. import exceptions as ex
 from .._json import is_object
 
-#: Every code of core/errors.ts and the class raised for it (a test keeps the two in step).
+#: Every code of core/model/errors.ts and the class raised for it (a test keeps the two in step).
 CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "bad_request": ex.InvalidRequestError,
     "name_invalid": ex.InvalidRequestError,

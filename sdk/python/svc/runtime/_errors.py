@@ -1,4 +1,4 @@
-"""The error codes the runtime answers with; the same codes and statuses as core/errors.ts.
+"""The error codes the runtime answers with; the same codes and statuses as core/model/errors.ts.
 
 Every error body is ``{"error": {"code": "...", "message": "..."}}``, over HTTP and
 as a realtime WebSocket message alike.

@@ -1,6 +1,0 @@
-/** Which bodies are JSON: the normalizer (core/app-api/normalize.ts) and the client exporters must agree. */
-
-/** `application/json`, or a `+json` type such as `application/problem+json`, with or without parameters. */
-export function isJsonMediaType(type: string): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i.test(type);
-}

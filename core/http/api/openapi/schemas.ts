@@ -1,0 +1,768 @@
+/**
+ * `components.schemas` of docs/openapi.json: the shapes the routes take and
+ * answer, named so that the routes' facts can point at them (`ref('Token')`).
+ */
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../../../services/runs/types.js';
+import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../../model/schedule-keys.js';
+import { listOf, ref } from './shared.js';
+import type { Schema } from './types.js';
+
+/** What a deploy and a preview are made of: the manifest and the uploaded bundle. */
+const MANIFEST_AND_BUNDLE = {
+  manifest: {
+    type: 'object',
+    description: 'A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it. Its app name must be the one in the path.',
+  },
+  bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+} as const;
+
+/** Of a deploy, a preview and a run: the values of the app's `svc.Secret.from_dict` secrets, sent beside the manifest (never in it). */
+const INLINE_SECRETS = {
+  type: ['array', 'null'],
+  items: { type: 'object', additionalProperties: { type: 'string' } },
+  description: 'KEY: value objects; a workload that names `@<i>` in its secrets gets the i-th.',
+} as const;
+
+/** How long a preview or a run may stay idle. */
+const IDLE_TIMEOUT = {
+  type: ['integer', 'null'],
+  minimum: IDLE_TIMEOUT_RANGE.min,
+  maximum: IDLE_TIMEOUT_RANGE.max,
+  default: DEFAULT_IDLE_TIMEOUT_SECONDS,
+  description: `Seconds of idleness after which it ends by itself; ${DEFAULT_IDLE_TIMEOUT_SECONDS} when missing or null.`,
+} as const;
+
+/** What a token is, in the list (with its last use) and when created (with its secret). */
+const TOKEN_FIELDS = {
+  id: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' },
+  name: { type: ['string', 'null'] },
+  workspace: { type: 'string' },
+  subject: { type: 'string', description: 'Who the token acts as (an account id).' },
+  createdBy: { type: 'string' },
+  createdAt: { type: 'string', format: 'date-time' },
+  expiresAt: { type: ['string', 'null'], format: 'date-time' },
+} as const;
+const TOKEN_REQUIRED = Object.keys(TOKEN_FIELDS);
+
+/** What an app is (App), and a preview too (Preview). */
+const APP_FIELDS = {
+  name: { type: 'string' },
+  paused: { type: 'boolean' },
+  deployments: { type: 'array', items: ref('AppDeployment') },
+  warnings: { type: 'array', items: { type: 'string' } },
+  createdAt: { type: 'string', format: 'date-time' },
+  updatedAt: { type: 'string', format: 'date-time' },
+};
+
+const summaryProperties: Record<string, Schema> = {
+  id: { type: 'string', pattern: SCHEDULED_RUN_ID.source, description: '`sched-`, the tick in milliseconds since the epoch (13 digits), 6 hex digits: sorts by tick.' },
+  app: { type: 'string' },
+  function: { type: 'string' },
+  scheduledAt: { type: 'string', format: 'date-time', description: 'The tick the run is for.' },
+  startedAt: { type: ['string', 'null'], format: 'date-time', description: 'Null for a skipped tick.' },
+  endedAt: { type: ['string', 'null'], format: 'date-time', description: 'Null while running and for a skipped tick.' },
+  status: {
+    type: 'string',
+    enum: ['running', 'succeeded', 'failed', 'skipped'],
+    description: '`running`; `succeeded`: the function returned; `failed`: it raised, its container died, or it could not start (`error`); `skipped`: the tick came while the previous run still ran (no overlap asked for).',
+  },
+  durationMs: { type: ['integer', 'null'], description: 'From start to end; null unless ended.' },
+  error: {
+    type: ['object', 'null'],
+    required: ['code', 'message'],
+    additionalProperties: false,
+    properties: {
+      code: { type: ['string', 'null'], description: "svc's error code (`worker_crashed`, `image_build_failed`, …); null for an exception the function raised." },
+      message: { type: 'string', description: 'The exception (`ValueError: …`) or the error message.' },
+    },
+    description: 'Why it failed; null unless `failed`.',
+  },
+};
+
+const scheduleSchema: Schema = {
+  description: 'A 5-field cron expression in an IANA time zone, or a period in seconds; `overlap`: a tick may start a run while the previous one runs.',
+  oneOf: [
+    { type: 'object', required: ['cron', 'timezone', 'overlap'], additionalProperties: false, properties: { cron: { type: 'string' }, timezone: { type: 'string' }, overlap: { type: 'boolean' } } },
+    { type: 'object', required: ['every', 'overlap'], additionalProperties: false, properties: { every: { type: 'integer', minimum: 1 }, overlap: { type: 'boolean' } } },
+  ],
+};
+
+/** Scheduled runs (app-runs.ts). */
+const scheduledRunSchemas: Record<string, Schema> = {
+  ScheduledRunSummary: { type: 'object', required: Object.keys(summaryProperties), additionalProperties: false, properties: summaryProperties },
+  ScheduledRun: {
+    type: 'object',
+    required: [...Object.keys(summaryProperties), 'logs'],
+    additionalProperties: false,
+    properties: {
+      ...summaryProperties,
+      logs: {
+        type: 'array',
+        description: 'What the run printed, then the traceback of an exception (the last 64 KiB).',
+        items: {
+          type: 'object',
+          required: ['time', 'stream', 'text'],
+          additionalProperties: false,
+          properties: { time: { type: 'string', format: 'date-time' }, stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] }, text: { type: 'string' } },
+        },
+      },
+    },
+  },
+  ScheduledRunList: {
+    type: 'object',
+    required: ['schedules', 'runs'],
+    additionalProperties: false,
+    properties: {
+      schedules: {
+        type: 'array',
+        description: 'The scheduled functions of the app as deployed.',
+        items: {
+          type: 'object',
+          required: ['function', 'schedule', 'description', 'nextRunAt'],
+          additionalProperties: false,
+          properties: {
+            function: { type: 'string' },
+            schedule: scheduleSchema,
+            description: { type: 'string', description: 'The schedule in words: `cron 0 3 * * * (UTC)`, `every 300s`.' },
+            nextRunAt: { type: ['string', 'null'], format: 'date-time', description: 'The next tick; null while the app is paused.' },
+          },
+        },
+      },
+      runs: { type: 'array', items: ref('ScheduledRunSummary') },
+    },
+  },
+};
+
+export const schemas: Readonly<Record<string, Schema>> = {
+  Error: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string', description: 'A code of docs/errors.md.' }, message: { type: 'string' }, hint: { type: 'string' }, details: {} },
+      },
+    },
+  },
+  OAuthError: {
+    type: 'object',
+    required: ['error', 'error_description'],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: 'string',
+        enum: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant', 'invalid_request', 'unsupported_grant_type'],
+      },
+      error_description: { type: 'string' },
+    },
+  },
+  WhoAmI: {
+    type: 'object',
+    required: ['workspace', 'subject', 'tokenId', 'role'],
+    additionalProperties: false,
+    properties: {
+      workspace: { type: 'string' },
+      subject: { type: 'string' },
+      tokenId: { type: ['string', 'null'] },
+      role: { type: 'string', enum: ['owner', 'member'] },
+    },
+  },
+  TokenInput: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      name: { type: ['string', 'null'], minLength: 1, maxLength: 100, description: 'No control characters.' },
+      expiresAt: { type: ['string', 'null'], format: 'date-time', description: 'With a time zone; in the future, at most one year away.' },
+    },
+  },
+  Token: {
+    type: 'object',
+    required: [...TOKEN_REQUIRED, 'lastUsedAt'],
+    additionalProperties: false,
+    properties: {
+      ...TOKEN_FIELDS,
+      lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'Its last accepted use, to the minute on other replicas; null when never used.' },
+    },
+  },
+  CreatedToken: {
+    type: 'object',
+    required: [...TOKEN_REQUIRED, 'secret'],
+    additionalProperties: false,
+    properties: { ...TOKEN_FIELDS, secret: { type: 'string', pattern: '^svc_[0-9A-Za-z]{40}$', description: 'Shown once.' } },
+  },
+  Plan: { type: 'string', enum: ['free', 'team', 'business'] },
+  Role: { type: 'string', enum: ['owner', 'member'] },
+  WorkspaceList: {
+    type: 'object',
+    required: ['current', 'workspaces'],
+    additionalProperties: false,
+    properties: {
+      current: { type: 'string', description: 'The workspace the token acts in.' },
+      workspaces: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'plan', 'createdAt', 'role'],
+          additionalProperties: false,
+          properties: { name: { type: 'string' }, plan: ref('Plan'), createdAt: { type: 'string', format: 'date-time' }, role: ref('Role') },
+        },
+      },
+    },
+  },
+  Member: {
+    type: 'object',
+    required: ['id', 'name', 'role', 'joined', 'invitedBy', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^acc_[0-9a-f]{16}$' },
+      name: { type: 'string' },
+      role: ref('Role'),
+      joined: { type: 'boolean', description: 'False while the invitation is open (never signed in).' },
+      invitedBy: { type: ['string', 'null'], description: 'The account that invited them.' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  Invitation: {
+    type: 'object',
+    required: ['member', 'path', 'expiresAt'],
+    additionalProperties: false,
+    properties: {
+      member: ref('Member'),
+      path: { type: 'string', description: '`/login#<secret>`: append it to the server\'s URL. Works once, within 7 days; shown once.' },
+      expiresAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  PlanRecord: {
+    type: 'object',
+    required: ['workspace', 'plan', 'changes', 'operator'],
+    additionalProperties: false,
+    properties: {
+      workspace: { type: 'string' },
+      plan: ref('Plan'),
+      operator: { type: 'boolean', description: "Whether the caller is the server's operator (who may change plans)." },
+      changes: {
+        type: 'array',
+        items: {
+          type: 'object', required: ['workspace', 'from', 'to', 'by', 'at'], additionalProperties: false,
+          properties: { workspace: { type: 'string' }, from: ref('Plan'), to: ref('Plan'), by: { type: 'string', description: "The operator's account id." }, at: { type: 'string', format: 'date-time' } },
+        },
+      },
+    },
+  },
+  DomainView: {
+    type: 'object',
+    required: ['domain', 'workspace', 'app', 'workload', 'status', 'record', 'claimedAt', 'verifiedAt', 'reason'],
+    additionalProperties: false,
+    properties: {
+      domain: { type: 'string' },
+      workspace: { type: 'string' },
+      app: { type: 'string' },
+      workload: { type: 'string' },
+      status: { type: 'string', enum: ['pending', 'verified', 'suspended'] },
+      record: {
+        type: 'object', required: ['type', 'name', 'value'], additionalProperties: false,
+        description: 'The DNS record to publish for verification.',
+        properties: { type: { type: 'string', enum: ['TXT'] }, name: { type: 'string' }, value: { type: 'string' } },
+      },
+      claimedAt: { type: 'string', format: 'date-time' },
+      verifiedAt: { type: ['string', 'null'], format: 'date-time' },
+      reason: { type: ['string', 'null'], description: 'Why it is not served, when it is not.' },
+    },
+  },
+  Secret: {
+    type: 'object',
+    required: ['name', 'keys', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy'],
+    additionalProperties: false,
+    description: 'A secret without its values: no answer of the API holds one.',
+    properties: {
+      name: { type: 'string' },
+      keys: { type: 'array', items: { type: 'string' }, description: 'Its keys (environment variable names), sorted.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      createdBy: { type: ['string', 'null'], description: 'The account that created it.' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      updatedBy: { type: ['string', 'null'], description: 'The account that last changed it.' },
+    },
+  },
+  SecretInput: {
+    type: 'object',
+    required: ['name', 'values'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: 'A lowercase DNS label.' },
+      values: { type: 'object', additionalProperties: { type: 'string' }, description: 'KEY: value pairs; keys are environment variable names (not SVC_* nor PYTHONPATH, PATH…), at most 100, values at most 32 KiB each and 128 KiB in all.' },
+      replace: { type: ['boolean', 'null'], description: 'Overwrite a secret of the same name (its keys become exactly these).' },
+    },
+  },
+  SecretUpdate: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      values: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to set (added or changed).' },
+      remove: { type: 'array', items: { type: 'string' }, description: 'Keys to remove.' },
+      restart: { type: ['boolean', 'null'], description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.' },
+    },
+  },
+  Workspace: {
+    type: 'object',
+    required: ['name', 'plan', 'createdAt'],
+    additionalProperties: false,
+    properties: { name: { type: 'string' }, plan: ref('Plan'), createdAt: { type: 'string', format: 'date-time' } },
+  },
+  DeviceCodeInput: {
+    type: 'object',
+    properties: {
+      client_name: { type: 'string', minLength: 1, maxLength: 80, description: 'Shown to the approver; default `svc CLI`.' },
+      client_id: { type: 'string', description: 'Accepted and ignored.' },
+    },
+  },
+  DeviceAuthorization: {
+    type: 'object',
+    required: ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval'],
+    additionalProperties: false,
+    properties: {
+      device_code: { type: 'string' },
+      user_code: { type: 'string', pattern: '^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$' },
+      verification_uri: { type: 'string', format: 'uri' },
+      verification_uri_complete: { type: 'string', format: 'uri' },
+      expires_in: { type: 'integer' },
+      interval: { type: 'integer' },
+    },
+  },
+  DeviceTokenInput: {
+    type: 'object',
+    required: ['grant_type', 'device_code'],
+    properties: { grant_type: { type: 'string', const: 'urn:ietf:params:oauth:grant-type:device_code' }, device_code: { type: 'string' } },
+  },
+  DeviceToken: {
+    type: 'object',
+    required: ['access_token', 'token_type', 'workspace', 'token_id'],
+    additionalProperties: false,
+    properties: { access_token: { type: 'string' }, token_type: { type: 'string', const: 'Bearer' }, workspace: { type: 'string' }, token_id: { type: 'string' } },
+  },
+  UserCodeInput: {
+    type: 'object',
+    required: ['user_code'],
+    additionalProperties: false,
+    properties: { user_code: { type: 'string', description: 'Any case, with or without the hyphen.' } },
+  },
+  DeviceDecision: {
+    type: 'object',
+    required: ['user_code', 'client_name', 'status', 'workspace'],
+    additionalProperties: false,
+    properties: {
+      user_code: { type: 'string' },
+      client_name: { type: 'string' },
+      status: { type: 'string', enum: ['approved', 'denied'] },
+      workspace: { type: 'string' },
+    },
+  },
+  SignIn: {
+    type: 'object',
+    required: [...TOKEN_REQUIRED, 'secret', 'account'],
+    additionalProperties: false,
+    properties: {
+      ...TOKEN_FIELDS,
+      secret: { type: 'string' },
+      account: {
+        type: 'object',
+        required: ['id', 'name', 'role'],
+        additionalProperties: false,
+        properties: { id: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: ['owner', 'member'] } },
+      },
+    },
+  },
+  Deployment: {
+    type: 'object',
+    required: ['name', 'app', 'workload', 'stage', 'kind', 'urls', 'state', 'containers', 'inFlight', 'queued', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: '<app>/<workload>' },
+      app: { type: 'string' },
+      workload: { type: 'string' },
+      stage: { type: 'string', enum: ['preview', 'deployed'] },
+      kind: { type: 'string', enum: ['function', 'endpoint', 'asgi', 'realtime'] },
+      urls: ref('WorkloadUrls'),
+      state: { type: 'string', enum: ['ready', 'idle', 'starting', 'crash_loop', 'not_served'] },
+      containers: ref('ContainerCounts'),
+      inFlight: { type: 'integer' },
+      queued: { type: 'integer' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  WorkloadUrls: {
+    type: 'object',
+    required: ['path', 'host'],
+    additionalProperties: false,
+    properties: { path: { type: ['string', 'null'] }, host: { type: ['string', 'null'] } },
+  },
+  ContainerCounts: {
+    type: 'object',
+    required: ['ready', 'starting', 'desired'],
+    additionalProperties: false,
+    properties: { ready: { type: 'integer' }, starting: { type: 'integer' }, desired: { type: 'integer' } },
+  },
+  BundleUpload: {
+    type: 'object',
+    required: ['sha256', 'size', 'created'],
+    additionalProperties: false,
+    properties: {
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      size: { type: 'integer', description: 'Bytes of the tar.gz.' },
+      created: { type: 'boolean', description: 'False when the workspace had this bundle already.' },
+    },
+  },
+  DeployInput: {
+    type: 'object',
+    required: ['manifest', 'bundle'],
+    additionalProperties: false,
+    properties: {
+      ...MANIFEST_AND_BUNDLE,
+      workload: { type: ['string', 'null'], description: 'Deploy only this workload; the others keep their version.' },
+      prune: { type: ['boolean', 'null'], description: 'Remove the deployments the manifest no longer has (whole-app deploys only).' },
+      inlineSecrets: INLINE_SECRETS,
+    },
+  },
+  AppVersion: {
+    type: 'object',
+    required: ['version', 'bundleSha256', 'createdAt', 'createdBy'],
+    additionalProperties: false,
+    properties: {
+      version: { type: 'integer' },
+      bundleSha256: { type: ['string', 'null'] },
+      createdAt: { type: 'string', format: 'date-time' },
+      createdBy: { type: ['string', 'null'] },
+    },
+  },
+  AppDeployment: {
+    type: 'object',
+    required: ['name', 'workload', 'kind', 'status', 'urls', 'version', 'versions', 'containers', 'api'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: '`<app>/<workload>`.' },
+      workload: { type: 'string' },
+      kind: { type: 'string', enum: ['endpoint', 'asgi', 'realtime', 'function'] },
+      status: { type: 'string', enum: ['running', 'paused', 'stopped', 'failed', 'not_served'] },
+      urls: ref('WorkloadUrls'),
+      version: { type: 'integer', description: 'The version it runs.' },
+      versions: { type: 'array', items: ref('AppVersion'), description: 'The versions kept (the last 10), newest last.' },
+      containers: ref('ContainerCounts'),
+      api: {
+        type: ['string', 'null'],
+        description: 'ASGI apps: what the deploy of this version read of the app\'s OpenAPI description (`OpenAPI description captured from /openapi.json, 3 operations`, or why there is none); null for other kinds.',
+      },
+    },
+  },
+  App: { type: 'object', required: Object.keys(APP_FIELDS), additionalProperties: false, properties: APP_FIELDS },
+  AppSummary: {
+    type: 'object',
+    required: ['name', 'paused', 'workloads', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string' },
+      paused: { type: 'boolean' },
+      workloads: { type: 'integer', description: 'How many deployments (workloads) the app has.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  LogLine: {
+    type: 'object',
+    required: ['time', 'container', 'stream', 'text'],
+    properties: {
+      time: { type: 'string', format: 'date-time' },
+      container: { type: 'string', description: 'The container id; `build` for image build lines.' },
+      stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] },
+      text: { type: 'string', description: 'At most 8 KiB; a longer line is cut and ends with ` … [truncated]`.' },
+      version: { type: 'integer', description: 'The deployment version the container runs, when known.' },
+    },
+  },
+  PreviewInput: {
+    type: 'object',
+    required: ['manifest', 'bundle'],
+    additionalProperties: false,
+    properties: {
+      ...MANIFEST_AND_BUNDLE,
+      idleTimeoutSeconds: IDLE_TIMEOUT,
+      inlineSecrets: INLINE_SECRETS,
+    },
+  },
+  Preview: {
+    type: 'object',
+    description: "The app's shape (App), each deployment at its preview URL, with the preview's idle timeout and when it ends if unused.",
+    required: [...Object.keys(APP_FIELDS), 'idleTimeoutSeconds', 'expiresAt'],
+    additionalProperties: false,
+    properties: {
+      ...APP_FIELDS,
+      idleTimeoutSeconds: { type: ['integer', 'null'], description: 'The idle timeout the last PUT set.' },
+      expiresAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When the preview ends if nothing uses it from now on; null while a PUT of it builds and starts.',
+      },
+    },
+  },
+  RunInput: {
+    type: 'object',
+    required: ['manifest', 'bundle', 'function'],
+    additionalProperties: false,
+    properties: {
+      manifest: {
+        type: 'object',
+        description: "A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it, of any app: the run's app is the manifest's.",
+      },
+      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      function: { type: 'string', description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it).' },
+      idleTimeoutSeconds: IDLE_TIMEOUT,
+      inlineSecrets: INLINE_SECRETS,
+    },
+  },
+  Run: {
+    type: 'object',
+    required: ['id', 'app', 'function', 'status', 'failure', 'calls', 'idleTimeoutSeconds', 'expiresAt', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
+      app: { type: 'string' },
+      function: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['building', 'starting', 'ready', 'failed'],
+        description: '`building`: the image is being built; `starting`: its first container starts; `ready`: calls go to its containers; `failed`: the build or the start failed (see `failure`).',
+      },
+      failure: {
+        type: ['object', 'null'],
+        required: ['code', 'message'],
+        additionalProperties: false,
+        properties: {
+          code: { type: 'string', description: 'A code of docs/errors.md (`image_build_failed`, `container_failed`, …).' },
+          message: { type: 'string' },
+        },
+        description: 'Why the run failed; null unless `failed`. Its calls get this error.',
+      },
+      calls: {
+        type: 'object',
+        required: ['inFlight', 'completed'],
+        additionalProperties: false,
+        properties: {
+          inFlight: { type: 'integer', description: 'Calls waiting for the start or running now.' },
+          completed: { type: 'integer', description: 'Calls a container answered.' },
+        },
+      },
+      idleTimeoutSeconds: { type: 'integer' },
+      expiresAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the run ends if nothing uses it from now on (now plus the timeout while it is in use).',
+      },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  RunList: listOf('runs', ref('Run')),
+  CallFrame: {
+    description: "One line of a call's answer.",
+    oneOf: [
+      {
+        type: 'object',
+        required: ['type', 'stream', 'line'],
+        additionalProperties: false,
+        properties: {
+          type: { const: 'log' },
+          stream: { type: 'string', enum: ['stdout', 'stderr'] },
+          line: { type: 'string', description: 'A line the call printed, without its line break.' },
+        },
+      },
+      {
+        type: 'object',
+        required: ['type', 'pickle'],
+        additionalProperties: false,
+        properties: { type: { const: 'result' }, pickle: { type: 'string', contentEncoding: 'base64', description: 'The pickled return value.' } },
+      },
+      {
+        type: 'object',
+        required: ['type', 'pickle', 'exception', 'traceback'],
+        additionalProperties: false,
+        properties: {
+          type: { const: 'error' },
+          pickle: {
+            type: ['string', 'null'],
+            contentEncoding: 'base64',
+            description: 'The pickled exception; null when it cannot be pickled, or in a frame svc adds.',
+          },
+          exception: { type: 'string', description: '`Type: message`.' },
+          traceback: { type: ['string', 'null'], description: 'The remote traceback; null in a frame svc adds.' },
+          code: {
+            type: 'string',
+            description: 'Only in the frame svc adds when the connection to the container broke mid-call (`worker_crashed`, `upstream_unreachable`).',
+          },
+        },
+      },
+    ],
+  },
+  ExampleSummary: {
+    type: 'object',
+    required: ['name', 'description'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: "The example's folder name, a lowercase DNS label: `svc example download <name>`." },
+      description: { type: 'string', description: "The first paragraph of the example's README.md after its title, on one line; empty when it has none." },
+    },
+  },
+  AppInterface: {
+    type: 'object',
+    required: ['app', 'generatedFrom', 'workloads'],
+    additionalProperties: false,
+    properties: {
+      app: { type: 'string' },
+      generatedFrom: {
+        type: 'object',
+        required: ['versions'],
+        additionalProperties: false,
+        properties: { versions: { type: 'object', additionalProperties: { type: 'integer' }, description: 'The version of each workload described, by name.' } },
+      },
+      workloads: { type: 'array', items: ref('InterfaceWorkload'), description: 'Every deployed workload, by name; functions too.' },
+    },
+  },
+  InterfaceWorkload: {
+    type: 'object',
+    required: ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status', 'api'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string' },
+      kind: { type: 'string', enum: ['endpoint', 'asgi', 'realtime', 'function'] },
+      doc: { type: ['string', 'null'], description: "The function's docstring." },
+      url: { type: ['string', 'null'], description: 'Stable path-based URL with the route (ws:// for realtime); null for functions.' },
+      path: { type: ['string', 'null'], description: "The URL relative to the server's base URL; null for functions." },
+      hostUrl: { type: ['string', 'null'], description: 'Host-based URL, when the server has a base domain.' },
+      methods: { type: 'array', items: { type: 'string' }, description: "An endpoint's methods; empty for the other kinds." },
+      route: { type: ['string', 'null'], description: "An endpoint's route; / for asgi and realtime; null for functions." },
+      authorized: { type: 'boolean', description: 'False when the URL is public.' },
+      parameters: { type: ['object', 'null'], description: 'JSON Schema of the arguments (docs/manifest.md); null for asgi.' },
+      returns: { type: ['object', 'null'], description: 'JSON Schema of the return value; null for asgi.' },
+      status: { type: 'string', enum: ['running', 'paused', 'stopped', 'failed', 'not_served'] },
+      api: {
+        oneOf: [{ type: 'null' }, ref('InterfaceApi')],
+        description: "ASGI apps: the HTTP API the app described in OpenAPI when it was deployed; null for other kinds and for an app that published none.",
+      },
+    },
+  },
+  InterfaceApi: {
+    type: 'object',
+    required: ['openapi', 'source', 'capturedAt', 'operations', 'definitions'],
+    additionalProperties: false,
+    properties: {
+      openapi: { type: 'object', description: 'The OpenAPI document as the app served it.' },
+      source: { type: 'string', description: "The app's path it was read from (`/openapi.json`)." },
+      capturedAt: { type: 'string', format: 'date-time' },
+      operations: { type: 'array', items: ref('InterfaceOperation'), description: 'Every operation of `paths`, in the document\'s order.' },
+      definitions: {
+        type: 'object', additionalProperties: { type: 'object' },
+        description: "The document's `components.schemas` by name, as plain JSON Schema; every `$ref` in `operations` and `definitions` is `#/$defs/<name>`, resolved here.",
+      },
+    },
+  },
+  InterfaceOperation: {
+    type: 'object',
+    required: ['name', 'operationId', 'method', 'path', 'summary', 'description', 'deprecated', 'parameters', 'body', 'result'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', description: 'A snake_case identifier unique within the app: the operationId (FastAPI\'s default ids without their path-and-method tail), else method and path.' },
+      operationId: { type: ['string', 'null'] },
+      method: { type: 'string', description: 'Upper case: `GET`, `POST`, …' },
+      path: { type: 'string', description: 'As the description gives it, `{name}` placeholders included, relative to the app\'s root.' },
+      summary: { type: ['string', 'null'] },
+      description: { type: ['string', 'null'] },
+      deprecated: { type: 'boolean' },
+      parameters: {
+        type: 'array', description: 'Path parameters first (in the path\'s order), then query and header ones; cookie parameters are left out.',
+        items: {
+          type: 'object',
+          required: ['name', 'in', 'required', 'schema', 'description'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string' },
+            in: { type: 'string', enum: ['path', 'query', 'header'] },
+            required: { type: 'boolean' },
+            schema: { type: 'object' },
+            description: { type: ['string', 'null'] },
+          },
+        },
+      },
+      body: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            required: ['contentType', 'required', 'schema'],
+            additionalProperties: false,
+            properties: { contentType: { type: 'string' }, required: { type: 'boolean' }, schema: { type: 'object' } },
+          },
+        ],
+      },
+      result: {
+        type: 'object',
+        required: ['status', 'contentType', 'schema'],
+        additionalProperties: false,
+        description: 'The first 2xx response (200 with any JSON when the description lists none).',
+        properties: {
+          status: { type: 'integer' },
+          contentType: { type: ['string', 'null'], description: 'null: no body.' },
+          schema: { type: ['object', 'null'], description: 'JSON Schema of a JSON body; null when the body is not JSON or there is none.' },
+        },
+      },
+    },
+  },
+  DeployPlan: {
+    type: 'object',
+    required: ['app', 'stage', 'scheduler', 'workloads', 'removed'],
+    properties: {
+      app: { type: 'string' },
+      stage: { type: 'string', enum: ['deployed', 'preview'] },
+      scheduler: { type: 'string', description: '`local` or `nomad`.' },
+      removed: { type: 'array', items: { type: 'string' }, description: 'Workloads a prune would delete.' },
+      workloads: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'kind', 'change', 'url', 'job'],
+          properties: {
+            name: { type: 'string' },
+            kind: { type: 'string' },
+            change: { type: 'string', enum: ['new', 'new_version'] },
+            url: { type: ['string', 'null'] },
+            job: {
+              oneOf: [
+                { type: 'null' },
+                {
+                  type: 'object',
+                  required: ['id', 'change', 'placements', 'failures', 'warnings'],
+                  properties: {
+                    id: { type: 'string', description: 'The Nomad job ID.' },
+                    change: { type: 'string', enum: ['create', 'update', 'none'] },
+                    placements: {
+                      type: 'object',
+                      additionalProperties: { type: 'integer' },
+                      description: "Nomad's DesiredTGUpdates summed: place, stop, inPlaceUpdate, destructiveUpdate, … (zeros left out).",
+                    },
+                    failures: { type: 'array', items: { type: 'string' } },
+                    warnings: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+  SignInLink: {
+    type: 'object',
+    required: ['path', 'expiresAt', 'account'],
+    properties: {
+      path: { type: 'string', description: '`/login#<secret>`: works once, for 15 minutes.' },
+      expiresAt: { type: 'string', format: 'date-time' },
+      account: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } },
+    },
+  },
+  ...scheduledRunSchemas,
+};

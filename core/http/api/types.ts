@@ -1,0 +1,129 @@
+/**
+ * Control-plane API types: what a route declares (method, path, whether it
+ * needs a principal, what body it reads, its request and answer schemas) and what its
+ * handler gets and gives. Routes are plain data, so the router, the OpenAPI
+ * generator and the docs test all read the same list.
+ */
+import type { AppSpec } from '../../model/workload/types.js';
+import type { ScheduledRunSource } from '../../services/schedules/nomad-runs.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Autoscaler } from '../../services/autoscale/controller.js';
+import type { ArtifactVerifier } from '../../infra/bundles/artifact-url.js';
+import type { BundleStore } from '../../infra/bundles/store.js';
+import type { DomainDirectory } from '../../model/domains/types.js';
+import type { DeploymentManager } from '../../services/deployments/manager.js';
+import type { DeploymentLogs } from '../../infra/logs/deployment-logs.js';
+import type { Principal } from '../../infra/plugin/types.js';
+import type { PluginHost } from '../../infra/plugin/host.js';
+import type { Previews } from '../../services/runs/previews.js';
+import type { RunManager } from '../../services/runs/runs.js';
+import type { ControlPlane } from './control-plane.js';
+import type { Operation } from './openapi/types.js';
+import type { RateLimit } from './rate-limit.js';
+
+/** Every route lives under this prefix; a breaking change gets a new one. */
+export const API_PREFIX = '/api/v1';
+
+export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * - `none`: the route reads no body;
+ * - `json`: a JSON object (or nothing, read as `{}`); unknown fields are the handler's to refuse;
+ * - `oauth`: JSON or `application/x-www-form-urlencoded` (OAuth clients send forms), and
+ *   errors in OAuth's shape (`{"error", "error_description"}`, RFC 6749 §5.2);
+ * - `bundle`: a raw `application/gzip` upload, handed to the handler as a stream
+ *   (`request.upload`), limited to `ApiServices.maxBundleBytes` (413 `bundle_too_large`);
+ * - `call`: a pickled function call (`application/vnd.svc.call+pickle`), handed over as a
+ *   stream (`request.upload`), limited to `ApiServices.maxCallBytes` (413 `payload_too_large`).
+ */
+export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call';
+
+/** The lifecycle of deployed apps, as the API drives it. */
+export type DeploymentLifecycle = Pick<DeploymentManager, 'list' | 'get' | 'deploy' | 'plan' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove' | 'restartSecretUsers'>;
+
+/** What the upload routes need of the bundle service (core/infra/bundles/service.ts). */
+export interface BundleUploads {
+  readonly store: Pick<BundleStore, 'has' | 'putStream' | 'pathOf'>;
+  /** Extracts a stored bundle once, refusing it (`bundle_invalid`, `bundle_too_large`) when unsafe. */
+  unpack(sha256: string): Promise<void>;
+}
+
+/** What every handler gets. */
+export interface ApiServices {
+  readonly plugins: PluginHost;
+  readonly controlPlane: Pick<ControlPlane, 'store' | 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'sessions' | 'members' | 'devices' | 'secrets'>;
+  /** The address browsers reach svc at (`publicUrl`), when configured: an `https:` one makes the dashboard's cookies Secure. */
+  readonly publicUrl: string | null;
+  readonly deployments: DeploymentLifecycle;
+  readonly bundles: BundleUploads;
+  /** Largest bundle upload, in bytes (the size of the tar.gz). */
+  readonly maxBundleBytes: number;
+  /** Remote runs of functions, and previews. */
+  readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
+  /** Refuses a schedule this platform cannot run before a deploy changes anything (on Nomad: a period no cron spec writes). */
+  readonly checkSchedules?: (spec: AppSpec) => void;
+  /** Scheduled runs where Nomad runs the schedules (read from Nomad); absent or null: the state store's history. */
+  readonly scheduledRuns?: ScheduledRunSource | null;
+  readonly previews: Pick<Previews, 'put' | 'get' | 'remove' | 'idleTimeoutSeconds' | 'expiresAt'>;
+  /** Largest pickled call, in bytes (the gateway's body limit). */
+  readonly maxCallBytes: number;
+  readonly autoscaler: Pick<Autoscaler, 'status'>;
+  /** Each deployment's log lines, to read and follow. */
+  readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;
+  /** Custom domains (the built-in plugin svc:custom-domains provides it); null when it is not loaded. */
+  readonly domains?: DomainDirectory | null;
+  /** Checks signed bundle download URLs (core/infra/bundles/artifact-url.ts); absent unless svc runs workloads on Nomad. */
+  readonly artifacts?: ArtifactVerifier;
+}
+
+export interface PublicRequest {
+  /** Path parameters (`:id`), decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The parsed body: `{}` when there is none or the route reads none (or reads a `bundle`). */
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly headers: IncomingHttpHeaders;
+  /**
+   * `bundle` and `call` routes: opens the body, counted against the bundle limit. Check the
+   * headers first: a body never opened is discarded by Node. Null on other routes.
+   */
+  readonly upload: (() => Readable) | null;
+  /** Aborted when the client's connection closes (a call waiting for its run gives up). */
+  readonly signal: AbortSignal;
+  /** The request's id (`X-Request-Id`), passed on to containers. */
+  readonly requestId: string;
+}
+
+export interface AuthenticatedRequest extends PublicRequest {
+  /** Who calls, from an `authenticate` hook; every object the handler touches is in `principal.workspace`. */
+  readonly principal: Principal;
+}
+
+export interface ApiAnswer {
+  readonly status: number;
+  /** Sent as JSON; absent for 204. A Readable is streamed as it is (set its Content-Type in `headers`); Koa destroys it when the client goes. */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+interface RouteBase {
+  readonly method: ApiMethod;
+  /** Below `API_PREFIX`, with `:name` segments: `/tokens/:id`. */
+  readonly path: string;
+  readonly body: BodyKind;
+  /** Requests one client address may send (429 `rate_limited` beyond); for routes anyone may call. */
+  readonly rateLimit?: RateLimit;
+  /**
+   * Its request and answers as JSON Schema, with what docs/openapi.json says of
+   * them, declared once here: the router checks JSON bodies by them, openapi.ts
+   * writes docs/openapi.json from them, the tests check every answer by them.
+   */
+  readonly openapi: Operation;
+}
+
+export type ApiRoute =
+  | (RouteBase & { readonly auth: 'token'; handle(request: AuthenticatedRequest, services: ApiServices): Promise<ApiAnswer> })
+  | (RouteBase & { readonly auth: 'none'; handle(request: PublicRequest, services: ApiServices): Promise<ApiAnswer> });
+
+/** Answers that carry a secret must not be stored by caches or proxies (RFC 6749 §5.1 asks the same). */
+export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });

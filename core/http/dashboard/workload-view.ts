@@ -1,0 +1,58 @@
+/**
+ * What the Apps page shows of one workload, from the deployment, its stored
+ * versions and what the autoscaler says now: a status a person reads
+ * (running, starting, scaled to zero, paused, stopped, crash loop, failed),
+ * the version and when it was deployed, the URL, containers against their
+ * maximum, requests in flight and queued.
+ */
+import type { DeploymentView } from '../api/app-view.js';
+import type { ApiServices } from '../api/types.js';
+import type { Deployment, DeployedWorkload } from '../../services/deployments/types.js';
+
+export interface WorkloadView {
+  readonly name: string;
+  readonly kind: string;
+  readonly status: string;
+  /** A CSS class for the status: ok, busy, down, bad. */
+  readonly tone: 'ok' | 'busy' | 'down' | 'bad';
+  readonly version: number;
+  readonly deployedAt: string | null;
+  readonly url: string | null;
+  readonly running: number;
+  readonly starting: number;
+  readonly maxContainers: number;
+  readonly inFlight: number;
+  readonly queued: number;
+}
+
+export function workloadView(deployment: Deployment, workload: DeployedWorkload, described: DeploymentView | undefined, services: Pick<ApiServices, 'autoscaler'>): WorkloadView {
+  const scaling = workload.unit === null ? null : services.autoscaler.status(workload.unit);
+  const spec = deployment.spec.workloads.find((w) => w.name === workload.name);
+  const current = described?.versions.find((v) => v.version === workload.version);
+  const { status, tone } = statusOf(deployment.paused, workload, scaling?.state ?? null);
+  return {
+    name: workload.name,
+    kind: workload.kind,
+    status,
+    tone,
+    version: workload.version,
+    deployedAt: current?.createdAt ?? null,
+    url: workload.url,
+    running: scaling?.containers.filter((c) => c.state === 'healthy').length ?? 0,
+    starting: scaling?.containers.filter((c) => c.state === 'starting').length ?? 0,
+    maxContainers: spec?.scaling.autoscaler.maxContainers ?? 0,
+    inFlight: scaling?.inFlight ?? 0,
+    queued: scaling?.queued ?? 0,
+  };
+}
+
+function statusOf(paused: boolean, workload: DeployedWorkload, state: string | null): { status: string; tone: WorkloadView['tone'] } {
+  if (paused || workload.status === 'paused') return { status: 'paused', tone: 'down' };
+  if (workload.status === 'stopped') return { status: 'stopped', tone: 'down' };
+  if (workload.status === 'failed') return { status: 'failed', tone: 'bad' };
+  if (workload.status === 'not_served') return { status: 'called with .remote()', tone: 'ok' };
+  if (state === 'crash_loop') return { status: 'crash loop', tone: 'bad' };
+  if (state === 'starting') return { status: 'starting', tone: 'busy' };
+  if (state === 'idle') return { status: 'scaled to zero', tone: 'ok' };
+  return { status: 'running', tone: 'ok' };
+}

@@ -1,0 +1,284 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { SvcError } from '../../model/errors.js';
+import type { ImageSpec } from '../../model/workload/types.js';
+import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from './cache-entries.js';
+import { asBuildError, forImage } from './build-errors.js';
+import { findPython } from './find-python.js';
+import { runLogged } from './run-logged.js';
+import { readRuntimeRequirements } from './runtime-requirements.js';
+import { sharedBuild } from './shared-builds.js';
+import type { BuildLog, BuiltImage, ImageBuilder } from './types.js';
+
+const run = promisify(execFile);
+
+/** Bump when the layout of a built environment changes, so old caches are not reused. */
+const BUILDER_VERSION = 2;
+/** Written last into every finished environment: what it is, and proof that it is complete. */
+const MARKER = 'svc-image.json';
+/** In an image's site-packages: one line, the runtime layer's site-packages. */
+const LAYER_PTH = 'svc-runtime-layer.pth';
+const PIP_INSTALL = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input'];
+
+export interface VenvBuilderOptions {
+  /** Built environments live in `<cacheDir>/images/`; shared by every data dir. */
+  readonly cacheDir: string;
+  /** The default interpreter (SVC_PYTHON), used when `pythonX.Y` is not on PATH. */
+  readonly python: string;
+}
+
+export interface VenvBuilder extends ImageBuilder {
+  /** The content address `build()` gives this image (`BuiltImage#key`), without building anything. */
+  keyOf(spec: ImageSpec): Promise<string>;
+}
+
+interface LayerMarker {
+  readonly kind: 'runtime-layer';
+  readonly key: string;
+  readonly builderVersion: number;
+  readonly pythonVersion: string;
+  readonly requirements: readonly string[];
+  /** site-packages, relative to the layer's folder. */
+  readonly sitePackages: string;
+  /** Changes whenever the layer is built again: images built over an older copy are rebuilt. */
+  readonly buildId: string;
+}
+
+interface ImageMarker {
+  readonly kind: 'image';
+  readonly key: string;
+  readonly builderVersion: number;
+  readonly pythonVersion: string;
+  readonly packages: readonly string[];
+  readonly layer: string;
+  readonly layerBuildId: string;
+  readonly buildId: string;
+}
+
+interface Layer {
+  readonly key: string;
+  readonly dir: string;
+  readonly pythonPath: string;
+  readonly marker: LayerMarker;
+  readonly cached: boolean;
+}
+
+/**
+ * The embedded image builder. Environments come in two layers:
+ *
+ * - the **runtime layer**, `<cacheDir>/images/runtime-<hash>`: a venv with
+ *   the runtime's own requirements (uvicorn…), one per Python version and
+ *   requirements list, shared by every image. An image without packages *is*
+ *   its runtime layer: no pip run at all.
+ * - an **image with packages**, `<cacheDir>/images/venv-<hash>`: a venv
+ *   without pip of its own, whose site-packages holds a `.pth` line naming
+ *   the runtime layer's site-packages. Python puts the image's own
+ *   site-packages first on sys.path and the layer after it, so the image's
+ *   packages win over the layer's (a pinned `websockets==…` replaces the
+ *   layer's); pip (the layer's) installs only what the layer does not
+ *   already satisfy.
+ *
+ * Each environment is built in a temporary folder and renamed into place, so
+ * the cache never holds a half-built one, even with two svc processes
+ * building at once. pip runs with this process's environment, so pip's own
+ * settings (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, PIP_RETRIES…) apply.
+ */
+export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
+  const root = path.join(path.resolve(options.cacheDir), 'images');
+
+  async function prepareRoot(): Promise<void> {
+    await mkdir(root, { recursive: true });
+    await removeAbandonedBuilds(root);
+  }
+
+  function runtimeLayer(pythonVersion: string, requirements: readonly string[], log: BuildLog): Promise<Layer> {
+    const key = runtimeLayerKey(pythonVersion, requirements);
+    const dir = path.join(root, key);
+    return sharedBuild(dir, log, async (emit) => {
+      const found = await readLayer(dir);
+      if (found) return { ...found, cached: true };
+      // Before touching the cache dir: a missing Python leaves nothing behind.
+      const python = await findPython(pythonVersion, options.python);
+      await prepareRoot();
+      emit(`creating a Python ${pythonVersion} environment: the runtime layer ${key} (${requirements.join(', ')})`);
+      const tmp = temporaryPath(root, key);
+      try {
+        await buildRuntimeLayer({ python, pythonVersion, requirements, key, tmp, dir }, emit);
+      } catch (error) {
+        await rm(tmp, { recursive: true, force: true });
+        throw asBuildError(error);
+      }
+      const built = await readLayer(dir);
+      if (!built) throw new SvcError('image_build_failed', `the runtime layer ${key} was built but is not usable (${dir}).`);
+      return { ...built, cached: false };
+    });
+  }
+
+  async function build(spec: ImageSpec, log: BuildLog): Promise<BuiltImage> {
+    const requirements = await readRuntimeRequirements();
+    if (spec.pythonPackages.length === 0) {
+      const layer = await runtimeLayer(spec.pythonVersion, requirements, log);
+      return { key: layer.key, imageId: spec.id, pythonPath: layer.pythonPath, path: layer.dir, cached: layer.cached, runtimeLayer: layer.dir };
+    }
+    const layerKey = runtimeLayerKey(spec.pythonVersion, requirements);
+    const key = imageKey(spec.pythonVersion, spec.pythonPackages, layerKey);
+    const dir = path.join(root, key);
+    const packages = [...spec.pythonPackages];
+    const { cached, layerDir } = await sharedBuild(dir, log, async (emit) => {
+      const layer = await runtimeLayer(spec.pythonVersion, requirements, emit);
+      if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir };
+      await prepareRoot();
+      emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${packages.join(', ')}, over the runtime layer ${layer.key}`);
+      const tmp = temporaryPath(root, key);
+      try {
+        await buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, emit);
+      } catch (error) {
+        await rm(tmp, { recursive: true, force: true });
+        throw asBuildError(error);
+      }
+      return { cached: false, layerDir: layer.dir };
+    });
+    return { key, imageId: spec.id, pythonPath: path.join(dir, 'bin', 'python'), path: dir, cached, runtimeLayer: layerDir };
+  }
+
+  return {
+    name: 'venv',
+    async build(spec, log) {
+      try {
+        return await build(spec, log);
+      } catch (error) {
+        throw forImage(error, spec.id);
+      }
+    },
+    async keyOf(spec) {
+      const requirements = await readRuntimeRequirements();
+      const layerKey = runtimeLayerKey(spec.pythonVersion, requirements);
+      return spec.pythonPackages.length === 0 ? layerKey : imageKey(spec.pythonVersion, spec.pythonPackages, layerKey);
+    },
+  };
+}
+
+/** Where one environment is built (`tmp`) and goes once built (`dir`), under its content address `key`. */
+interface BuildPlace {
+  readonly key: string;
+  readonly tmp: string;
+  readonly dir: string;
+}
+
+/** The runtime layer in `tmp`: a venv of `python` with the runtime's requirements, relocated to `dir`, then moved there. */
+async function buildRuntimeLayer(
+  { python, pythonVersion, requirements, key, tmp, dir }: BuildPlace & { readonly python: string; readonly pythonVersion: string; readonly requirements: readonly string[] },
+  emit: BuildLog,
+): Promise<void> {
+  await runLogged({ command: python, args: ['-m', 'venv', tmp], what: `${python} -m venv`, hint: `Check that ${python} can create virtual environments (on Debian: apt install python${pythonVersion}-venv).` }, emit);
+  const tmpPython = path.join(tmp, 'bin', 'python');
+  const { stdout } = await run(tmpPython, ['-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'], { timeout: 30_000 });
+  await runLogged(
+    {
+      command: tmpPython,
+      args: [...PIP_INSTALL, ...requirements],
+      what: `pip install ${requirements.join(' ')}`,
+      hint: "pip could not install the runtime's own requirements: check that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).",
+    },
+    emit,
+  );
+  await relocateVenv(tmp, dir);
+  const marker: LayerMarker = {
+    kind: 'runtime-layer',
+    key,
+    builderVersion: BUILDER_VERSION,
+    pythonVersion,
+    requirements,
+    sitePackages: path.relative(tmp, stdout.trim()),
+    buildId: randomBytes(8).toString('hex'),
+  };
+  await writeFile(path.join(tmp, MARKER), JSON.stringify(marker, null, 2));
+  if ((await moveIntoPlace(tmp, dir, async (d) => (await readLayer(d)) !== null)) === 'theirs') {
+    emit(`another svc process built the runtime layer ${key} at the same time; using its copy`);
+  }
+}
+
+/** An image in `tmp`: a venv over the runtime layer (its site-packages on the path) with the image's packages, relocated to `dir`, then moved there. */
+async function buildImage(
+  { layer, pythonVersion, packages, key, tmp, dir }: BuildPlace & { readonly layer: Layer; readonly pythonVersion: string; readonly packages: readonly string[] },
+  emit: BuildLog,
+): Promise<void> {
+  // From the layer's interpreter: a venv made from a venv uses the same base Python.
+  await runLogged({ command: layer.pythonPath, args: ['-m', 'venv', '--without-pip', tmp], what: 'python -m venv', hint: 'Check the free space and permissions of the cache dir.' }, emit);
+  const sitePackages = path.join(tmp, layer.marker.sitePackages);
+  await mkdir(sitePackages, { recursive: true });
+  // The layer brings pip too: `python -m pip` in the new venv installs into the new venv.
+  await writeFile(path.join(sitePackages, LAYER_PTH), `${path.join(layer.dir, layer.marker.sitePackages)}\n`);
+  await runLogged(
+    {
+      command: path.join(tmp, 'bin', 'python'),
+      args: [...PIP_INSTALL, ...packages],
+      what: `pip install ${packages.join(' ')}`,
+      hint: 'Check the package names and versions in Image.add_python_packages([...]) and that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).',
+    },
+    emit,
+  );
+  await relocateVenv(tmp, dir);
+  const marker: ImageMarker = {
+    kind: 'image',
+    key,
+    builderVersion: BUILDER_VERSION,
+    pythonVersion,
+    packages,
+    layer: layer.key,
+    layerBuildId: layer.marker.buildId,
+    buildId: randomBytes(8).toString('hex'),
+  };
+  await writeFile(path.join(tmp, MARKER), JSON.stringify(marker, null, 2));
+  if ((await moveIntoPlace(tmp, dir, async (d) => await readImage(d, layer))) === 'theirs') {
+    emit(`another svc process built the environment ${key} at the same time; using its copy`);
+  }
+}
+
+/** The runtime layer's content address: Python version, the runtime's requirements, builder version. */
+export function runtimeLayerKey(pythonVersion: string, requirements: readonly string[]): string {
+  return `runtime-${hash({ v: BUILDER_VERSION, python: pythonVersion, requirements })}`;
+}
+
+/** An image's content address: Python version, its packages in order, its runtime layer, builder version. */
+export function imageKey(pythonVersion: string, packages: readonly string[], layerKey: string): string {
+  return `venv-${hash({ v: BUILDER_VERSION, python: pythonVersion, packages, layer: layerKey })}`;
+}
+
+function hash(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 20);
+}
+
+async function readMarker(dir: string): Promise<Record<string, unknown> | null> {
+  try {
+    const value: unknown = JSON.parse(await readFile(path.join(dir, MARKER), 'utf8'));
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A finished, usable runtime layer, or null. bin/python links to its base interpreter: if that is gone, it is not usable. */
+async function readLayer(dir: string): Promise<Omit<Layer, 'cached'> | null> {
+  const marker = await readMarker(dir);
+  if (marker?.kind !== 'runtime-layer' || marker.builderVersion !== BUILDER_VERSION || typeof marker.sitePackages !== 'string' || typeof marker.buildId !== 'string') return null;
+  const pythonPath = path.join(dir, 'bin', 'python');
+  if (!existsSync(pythonPath) || !existsSync(path.join(dir, marker.sitePackages))) return null;
+  return { key: path.basename(dir), dir, pythonPath, marker: marker as unknown as LayerMarker };
+}
+
+/** True for a finished image built over this very copy of its runtime layer. */
+async function readImage(dir: string, layer: Omit<Layer, 'cached'>): Promise<boolean> {
+  const marker = await readMarker(dir);
+  return (
+    marker?.kind === 'image' &&
+    marker.builderVersion === BUILDER_VERSION &&
+    marker.layer === layer.key &&
+    marker.layerBuildId === layer.marker.buildId &&
+    existsSync(path.join(dir, 'bin', 'python'))
+  );
+}

@@ -1,0 +1,138 @@
+/**
+ * The scheduler driver: runs the containers of deployment units. The local
+ * driver runs each container as a process group on this machine; the Nomad
+ * driver (later) compiles each unit into a Nomad job. The gateway learns about
+ * healthy containers through the registry; of a driver it only asks why a
+ * worker died with requests in hand (`crashCause`).
+ */
+import type { DeploymentRef } from '../../model/deployment-keys.js';
+import type { SvcError } from '../../model/errors.js';
+import type { BuiltImage } from '../images/types.js';
+import type { Instance } from '../registry/types.js';
+import type { Enforcement } from '../processes/cgroups/types.js';
+import type { Workload } from '../../model/workload/types.js';
+
+/** Where a unit's code comes from. The embedded default runs it from the project folder. */
+export interface SourceRef {
+  readonly root: string;
+  /** The module to import (`app`, `pkg.app`). */
+  readonly entry: string;
+  /** The stored code bundle `root` was extracted from; absent for a project folder (`svc serve`). Nomad tasks download it. */
+  readonly bundleSha256?: string;
+}
+
+/** One workload of one deployment, as the driver runs it. */
+export interface DeploymentUnit {
+  readonly key: string;
+  readonly ref: DeploymentRef;
+  readonly workload: Workload;
+  readonly image: BuiltImage;
+  readonly source: SourceRef;
+  /**
+   * The variables of the workload's secrets (`workload.secrets`), opened for this unit only:
+   * the local driver puts them in its workers' environment, the Nomad driver into a Nomad
+   * Variable the job's template reads. Kept in memory, never written anywhere by svc.
+   */
+  readonly secretEnv?: Readonly<Record<string, string>>;
+}
+
+export type ContainerState = 'starting' | 'healthy' | 'stopping' | 'exited';
+
+/** One worker process of a container; each is its own registry instance. */
+export interface WorkerStatus {
+  readonly index: number;
+  /** The worker's current process; undefined while it is down. */
+  readonly pid: number | undefined;
+  /** `<container>-w<index>`. */
+  readonly instanceId: string;
+  readonly socketPath: string;
+  readonly registered: boolean;
+}
+
+export interface ContainerStatus {
+  readonly id: string;
+  readonly unit: string;
+  readonly state: ContainerState;
+  /** The container's main process, which supervises the workers and leads its process group. */
+  readonly pid: number | undefined;
+  readonly startedAt: Date;
+  /** When it passed its health check (before it was registered); undefined until then. */
+  readonly healthyAt: Date | undefined;
+  /** `template`: forked from the unit's checkpoint template; `process`: started from scratch. */
+  readonly startedFrom: 'template' | 'process';
+  readonly workers: readonly WorkerStatus[];
+}
+
+export interface LogLine {
+  readonly unit: string;
+  readonly container: string;
+  readonly stream: 'stdout' | 'stderr' | 'system';
+  readonly text: string;
+  readonly time: Date;
+}
+
+export type LogSink = (line: LogLine) => void;
+
+/** What a scheduler would do with a unit if it were submitted and started now (a dry run). */
+export interface UnitPlan {
+  /** The scheduler's name for it (the Nomad job ID). */
+  readonly id: string;
+  /** `create`: a new job; `update`: the job exists and would change; `none`: it would not change. */
+  readonly change: 'create' | 'update' | 'none';
+  /** What the scheduler would do with its instances, by action (Nomad: `place`, `stop`, `inPlaceUpdate`, `destructiveUpdate`…), zeros left out. */
+  readonly placements: Readonly<Record<string, number>>;
+  /** Placements the scheduler could not make, with its reasons (no eligible node, a dimension exhausted). */
+  readonly failures: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+export interface SchedulerDriver {
+  readonly name: string;
+  /**
+   * Whether containers are held to their workload's `cpu` and `memory`, and
+   * why not. Absent: the scheduler enforces them itself (Nomad's task resources).
+   */
+  readonly resourceLimits?: Enforcement;
+  /**
+   * Why the worker behind a registry instance died with requests in hand,
+   * when the driver knows better than a broken connection does (killed for
+   * memory: `memory_limit_exceeded`); undefined otherwise. Synchronous: it
+   * runs on the proxy's error path.
+   */
+  crashCause?(instance: Instance): SvcError | undefined;
+  /**
+   * Asks the scheduler what submitting the unit would do, changing nothing
+   * (Nomad's plan endpoint). Absent for the local driver: there is nothing to plan.
+   */
+  plan?(unit: DeploymentUnit): Promise<UnitPlan>;
+  /**
+   * Creates or replaces the unit's definition. Starts nothing by itself, but
+   * for the floor a scheduler keeps: a new Nomad job starts at min_containers
+   * (Nomad requires `Count` ≥ `Scaling.Min`; a redeploy keeps the job's count).
+   */
+  submit(unit: DeploymentUnit): Promise<void>;
+  /**
+   * Sets the number of containers, counting those still starting. Resolves
+   * once the new containers are healthy and registered; rejects with
+   * `container_failed` (and the last log lines) when one exits or does not
+   * become healthy in time. Containers it adds appear in `status()` (state
+   * `starting`) before it returns to the event loop, so that two calls in a
+   * row never start the same container twice. Scaling down stops arbitrary
+   * containers: the autoscaler uses `stop()` to choose.
+   */
+  scale(key: string, count: number): Promise<void>;
+  /**
+   * Stops exactly one container of the unit (the autoscaler's choice: the
+   * least recently used idle one), which lowers the unit's count by one.
+   * The caller drains it first; the container is deregistered at once and
+   * then stopped (SIGTERM, SIGKILL after a grace period locally; an
+   * allocation stop and a count decrement on Nomad). Resolves when it has
+   * exited; an unknown or already stopped id resolves at once (idempotent).
+   */
+  stop(key: string, containerId: string): Promise<void>;
+  /** Stops every container of the unit and forgets it. Idempotent. */
+  remove(key: string): Promise<void>;
+  status(key: string): readonly ContainerStatus[];
+  /** Stops everything this driver started. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,212 @@
+/**
+ * The rules of Manifest v1 that its JSON Schema (core/model/workload/manifest/schema.ts)
+ * cannot express, each named there by `x-svc-check`: svc's name rule, routes,
+ * hostnames, memory sizes, cron, duplicates, and ids resolved against each
+ * other. A check runs wherever its schema applies, whatever the value: it
+ * looks only at values of the type it expects, since the schema reports the others.
+ */
+import type { Check, Report } from '../../schema/ajv.js';
+import { formatMemoryMiB, parseMemoryMiB } from '../memory.js';
+import {
+  INLINE_SECRET_REF,
+  autoscalerRules,
+  httpMethods,
+  imageIdRule,
+  isDomainName,
+  memoryRule,
+  nameProblem,
+  nameRule,
+  pythonVersionRule,
+  routeProblems,
+} from '../rules.js';
+import { cronProblem, timezoneProblem } from '../schedule.js';
+import { imageIdFor } from './image-id.js';
+
+type Plain = Record<string, unknown>;
+
+export function isPlainObject(value: unknown): value is Plain {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `"say_hello" has the character "_" at position 4; …; try "say-hello" (a name is a lowercase DNS label: …)`. */
+function nameIssue(name: string, problem: string): string {
+  return `${JSON.stringify(name)} ${problem} (a name is ${nameRule})`;
+}
+
+/** Reports each repeated key of `items` at its index, naming the first index it repeats (null keys are skipped). */
+function reportDuplicates<T>(items: readonly T[], keyOf: (item: T) => string | null, report: (index: number, first: number, key: string) => void): void {
+  const seen = new Map<string, number>();
+  items.forEach((item, index) => {
+    const key = keyOf(item);
+    if (key === null) return;
+    const first = seen.get(key);
+    if (first !== undefined) report(index, first, key);
+    else seen.set(key, index);
+  });
+}
+
+const stringOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** A string `id` of each object entry of the manifest's `images` (even a malformed one, reported once, there); null when `images` is not a list. */
+function declaredImageIds(root: unknown): Set<string> | null {
+  const images = isPlainObject(root) ? root.images : undefined;
+  if (!Array.isArray(images)) return null;
+  return new Set(images.flatMap((image) => (isPlainObject(image) && typeof image.id === 'string' ? [image.id] : [])));
+}
+
+const name = (kind: 'app' | 'workload'): Check => (value, report) => {
+  if (typeof value !== 'string') return;
+  const problem = nameProblem(value, kind);
+  if (problem !== null) report(nameIssue(value, problem));
+};
+
+/** Image ids: the content address (when the image's fields are valid), duplicates, order; and images no workload uses. */
+const images: Check = (value, report, root) => {
+  if (!Array.isArray(value)) return;
+  const ids = value.map((image) => (isPlainObject(image) ? stringOf(image.id) : null));
+  let previousId: string | null = null;
+  ids.forEach((id, index) => {
+    if (id === null) return;
+    const { python_version: version, python_packages: packages } = value[index] as Plain;
+    const validPackages = Array.isArray(packages) && packages.every((item) => typeof item === 'string' && item.trim() !== '');
+    if (imageIdRule.pattern.test(id) && typeof version === 'string' && pythonVersionRule.pattern.test(version) && validPackages) {
+      const expected = imageIdFor({ python_version: version, python_packages: packages as string[] });
+      if (expected !== id) report(`does not match the image's python_version and python_packages; expected ${expected}`, index, 'id');
+    }
+    if (ids.indexOf(id) !== index) report(`duplicate image id (also images[${ids.indexOf(id)}])`, index, 'id');
+    if (previousId !== null && id < previousId) report('out of order: images must be sorted by id', index, 'id');
+    previousId = id;
+  });
+  const workloads = isPlainObject(root) ? root.workloads : undefined;
+  if (!Array.isArray(workloads)) return;
+  const used = new Set(workloads.map((workload) => (isPlainObject(workload) ? workload.image : undefined)));
+  ids.forEach((id, index) => {
+    if (id !== null && ids.indexOf(id) === index && !used.has(id)) report('not used by any workload (images lists only the images workloads use)', index);
+  });
+};
+
+const imageRef: Check = (value, report, root) => {
+  const ids = declaredImageIds(root);
+  if (typeof value === 'string' && ids !== null && !ids.has(value)) report(`no entry of images has this id; known: ${[...ids].join(', ') || '(none)'}`);
+};
+
+/** The image builder hands these to pip: an option ("-e", "--index-url") or a second line would be obeyed. */
+const requirement: Check = (value, report) => {
+  if (typeof value !== 'string' || value.trim() === '') return;
+  if (/[\r\n]/.test(value)) report('must be one line: one requirement per list item');
+  else if (value.trimStart().startsWith('-')) report('must be a requirement, not a pip option');
+};
+
+const distinctPackages: Check = (value, report) => {
+  if (!Array.isArray(value)) return;
+  const keyOf = (item: unknown): string | null => (typeof item === 'string' && item.trim() !== '' ? item : null);
+  reportDuplicates(value, keyOf, (index, first) => report(`duplicate package (also python_packages[${first}])`, index));
+};
+
+const workloads: Check = (value, report) => {
+  if (!Array.isArray(value)) return;
+  const nameOf = (workload: unknown): string | null => (isPlainObject(workload) ? stringOf(workload.name) : null);
+  reportDuplicates(value, nameOf, (index, first, key) => report(`duplicate workload name ${JSON.stringify(key)} (also workloads[${first}])`, index, 'name'));
+};
+
+const secrets: Check = (value, report) => {
+  if (!Array.isArray(value)) return;
+  value.forEach((secret, index) => {
+    if (typeof secret !== 'string') return;
+    const problem = INLINE_SECRET_REF.test(secret) ? null : nameProblem(secret, 'secret');
+    if (problem !== null) report(`the secret name ${JSON.stringify(secret)} ${problem}`, index);
+  });
+  reportDuplicates(value, stringOf, (index, first, key) => report(`duplicate secret ${JSON.stringify(key)} (also secrets[${first}])`, index));
+};
+
+const memory: Check = (value, report) => {
+  if (typeof value !== 'string') return;
+  const mib = parseMemoryMiB(value);
+  if (mib === null) report(`must be ${memoryRule.text}, like "512Mi" or "2Gi", got ${JSON.stringify(value)}`);
+  else if (mib < memoryRule.minMiB || mib > memoryRule.maxMiB) {
+    report(`must be from ${formatMemoryMiB(memoryRule.minMiB)} to ${formatMemoryMiB(memoryRule.maxMiB)}, got ${JSON.stringify(value)}`);
+  }
+};
+
+const route: Check = (value, report) => {
+  if (typeof value !== 'string') return;
+  const problems = routeProblems(value);
+  if (problems.length > 0) report(`${problems.join('; ')}, got ${JSON.stringify(value)}`);
+};
+
+const domain: Check = (value, report) => {
+  if (typeof value === 'string' && !isDomainName(value)) {
+    report(`must be a lower-case DNS hostname with at least one dot, like "api.example.com", got ${JSON.stringify(value)}`);
+  }
+};
+
+const isHttpMethod = (method: string): boolean => (httpMethods as readonly string[]).includes(method);
+
+const httpMethod: Check = (value, report) => {
+  if (typeof value !== 'string' || isHttpMethod(value)) return;
+  if (isHttpMethod(value.toUpperCase())) report(`must be upper-case: ${JSON.stringify(value.toUpperCase())}`);
+  else report(`unknown HTTP method ${JSON.stringify(value)}; allowed: ${httpMethods.join(', ')}`);
+};
+
+const distinctMethods: Check = (value, report) => {
+  if (!Array.isArray(value)) return;
+  const keyOf = (method: unknown): string | null => (typeof method === 'string' && isHttpMethod(method) ? method : null);
+  reportDuplicates(value, keyOf, (index, first, method) => report(`duplicate method ${method} (also methods[${first}])`, index));
+};
+
+/** `min_containers` is bounded by `max_containers`, when both are valid. */
+const autoscaler: Check = (value, report) => {
+  if (!isPlainObject(value)) return;
+  const { min_containers: min, max_containers: max } = value;
+  const valid = (n: unknown, rule: { min: number; max: number }): n is number => Number.isInteger(n) && (n as number) >= rule.min && (n as number) <= rule.max;
+  if (valid(min, autoscalerRules.min_containers) && valid(max, autoscalerRules.max_containers) && min > max) report(`must not exceed max_containers (${max}), got ${min}`, 'min_containers');
+};
+
+const cron: Check = (value, report) => {
+  const problem = typeof value === 'string' ? cronProblem(value) : null;
+  if (problem !== null) report(problem);
+};
+
+const timezone: Check = (value, report) => {
+  const problem = typeof value === 'string' ? timezoneProblem(value) : null;
+  if (problem !== null) report(problem);
+};
+
+/** Parameter name the runtime passes itself; the SDK leaves it out of the schema. */
+const reservedParameter = 'context';
+
+/** `required` names distinct entries of `properties`, which must not have the runtime's own parameter. */
+const parameters: Check = (value, report: Report) => {
+  if (!isPlainObject(value)) return;
+  const properties = isPlainObject(value.properties) ? value.properties : {};
+  if (Object.hasOwn(properties, reservedParameter)) report('is reserved for the runtime and must not appear in the schema', 'properties', reservedParameter);
+  const required: unknown = value.required;
+  if (!Array.isArray(required)) return;
+  required.forEach((name, index) => {
+    if (typeof name === 'string' && !Object.hasOwn(properties, name) && required.indexOf(name) === index) {
+      report(`names no entry of properties: ${JSON.stringify(name)}`, 'required', index);
+    }
+  });
+  reportDuplicates(required, stringOf, (index, _first, key) => report(`duplicate parameter ${JSON.stringify(key)}`, 'required', index));
+};
+
+/** Every check the manifest schema names. */
+export const manifestChecks: Readonly<Record<string, Check>> = {
+  appName: name('app'),
+  workloadName: name('workload'),
+  images,
+  imageRef,
+  requirement,
+  distinctPackages,
+  workloads,
+  secrets,
+  memory,
+  route,
+  domain,
+  httpMethod,
+  distinctMethods,
+  autoscaler,
+  cron,
+  timezone,
+  parameters,
+};

@@ -1,0 +1,197 @@
+/**
+ * Manifest v1 as a JSON Schema (2020-12), built from the rule table of
+ * core/model/workload/rules.ts: the one declaration that validates manifests
+ * (core/model/workload/manifest/parse.ts) and that `npm run manifest-schema` publishes as
+ * docs/manifest.schema.json. What a schema cannot say (names, routes, cron,
+ * ids resolved against each other) is an `x-svc-check` of core/model/workload/manifest/checks.ts.
+ */
+import type { SchemaObject } from '../../schema/ajv.js';
+import {
+  MAX_WORKLOAD_SECRETS,
+  autoscalerRules,
+  entryRule,
+  hasSignature,
+  httpMethods,
+  imageIdRule,
+  imageKeys,
+  laterOptions,
+  manifestKeys,
+  memoryRule,
+  optionTable,
+  optionsByKind,
+  pythonVersionRule,
+  retriesRules,
+  workloadKeys,
+  workloadKinds,
+  type OptionRule,
+} from '../rules.js';
+import { PERIOD_RANGE } from '../schedule.js';
+import type { WorkloadKind } from '../types.js';
+
+export const manifestSchemaId = 'urn:svc:manifest:v1';
+
+const nonEmptyString = { type: 'string', pattern: '\\S', 'x-svc-messages': { pattern: 'must not be empty' } };
+const objectOrNull = (message: string): SchemaObject => ({ type: ['null', 'object'], 'x-svc-messages': { type: `${message}, got {type}` } });
+
+function range(type: 'number' | 'integer', rule: { readonly min: number; readonly max: number }): SchemaObject {
+  return { type, minimum: rule.min, maximum: rule.max };
+}
+
+/** Exactly these `properties`, every one required unless `optional` (for a value that is an object). */
+function closedKeys(properties: Record<string, SchemaObject | boolean>, optional: ReadonlySet<string> = new Set()): SchemaObject {
+  return { required: Object.keys(properties).filter((key) => !optional.has(key)), additionalProperties: false, properties };
+}
+
+/** An object with exactly `properties`, every one required unless `optional`. */
+function closedObject(properties: Record<string, SchemaObject | boolean>, optional: ReadonlySet<string> = new Set()): SchemaObject {
+  return { type: 'object', ...closedKeys(properties, optional) };
+}
+
+const autoscaler = {
+  ...closedObject(Object.fromEntries(Object.entries(autoscalerRules).map(([key, rule]) => [key, range('integer', rule)]))),
+  'x-svc-check': 'autoscaler',
+};
+
+const retries = {
+  ...closedObject(Object.fromEntries(Object.entries(retriesRules).map(([key, rule]) => [key, range(rule.integer ? 'integer' : 'number', rule)]))),
+  ...objectOrNull('must be an object'),
+};
+
+/** null, `{every, overlap}` (a period in seconds) or `{cron, timezone, overlap}`. */
+const schedule = {
+  ...objectOrNull('must be an object'),
+  if: { required: ['every'] },
+  then: closedKeys({ every: range('integer', PERIOD_RANGE), overlap: { type: 'boolean' } }),
+  else: closedKeys({ cron: { type: 'string', 'x-svc-check': 'cron' }, timezone: { type: 'string', 'x-svc-check': 'timezone' }, overlap: { type: 'boolean' } }),
+};
+
+function optionSchema(rule: OptionRule): SchemaObject {
+  switch (rule.type) {
+    case 'number':
+    case 'integer':
+      return range(rule.type, rule);
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'memory':
+      return { type: 'string', description: `${memoryRule.text}, from 64Mi to 256Gi`, 'x-svc-check': 'memory' };
+    case 'route':
+      return { type: 'string', 'x-svc-check': 'route' };
+    case 'openapi': {
+      const message = 'must be null (not read) or the app\'s path of its OpenAPI description, like "/openapi.json", got {type}';
+      return { type: ['null', 'string'], 'x-svc-messages': { type: message }, 'x-svc-check': 'route' };
+    }
+    case 'methods':
+      return {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string', 'x-svc-check': 'httpMethod' },
+        'x-svc-messages': { minItems: `must list at least one of ${httpMethods.join(', ')}` },
+        'x-svc-check': 'distinctMethods',
+      };
+    case 'domain':
+      return { type: ['null', 'string'], 'x-svc-check': 'domain' };
+    case 'autoscaler':
+      return autoscaler;
+    case 'callable': {
+      const message = 'must be null or the name of the on_start function (a non-empty string), got';
+      return { type: ['null', 'string'], minLength: 1, 'x-svc-messages': { type: `${message} {type}`, minLength: `${message} ""` } };
+    }
+    case 'schedule':
+      return schedule;
+    case 'retries':
+      return retries;
+  }
+}
+
+function optionsOf(kind: WorkloadKind): SchemaObject {
+  const names = optionsByKind[kind];
+  return {
+    ...closedObject(Object.fromEntries(names.map((name) => [name, optionSchema(optionTable[name].rule)])), laterOptions),
+    'x-svc-key-noun': `option for kind ${kind}`,
+  };
+}
+
+/** What the argument validator and the client exporters rely on in a `parameters` schema. */
+function parametersOf(kind: WorkloadKind): SchemaObject {
+  return {
+    type: 'object',
+    required: ['type'],
+    properties: {
+      type: { const: 'object', 'x-svc-messages': { const: 'must be "object", got {json}' } },
+      properties: { type: 'object', additionalProperties: { type: 'object', 'x-svc-messages': { type: 'must be a schema object, got {type}' } } },
+      required: { type: 'array', items: { type: 'string', 'x-svc-messages': { type: 'must be a parameter name, got {type}' } } },
+      additionalProperties: { type: ['boolean', 'object'], 'x-svc-messages': { type: 'must be a boolean or a schema object, got {type}' } },
+    },
+    'x-svc-messages': { type: `must be a JSON Schema object for kind ${kind}, got {type}`, required: 'missing; parameters are an "object" schema' },
+    'x-svc-check': 'parameters',
+  };
+}
+
+/** The parts of a workload that depend on its kind. */
+function kindPart(kind: WorkloadKind): SchemaObject {
+  const signature = hasSignature(kind);
+  const noSignature = (message: string): SchemaObject => ({ type: 'null', 'x-svc-messages': { type: message } });
+  return {
+    if: { required: ['kind'], properties: { kind: { const: kind } } },
+    then: {
+      properties: {
+        handler: signature ? nonEmptyString : noSignature(`must be null for kind ${kind} (the app object is found by workload name)`),
+        options: { $ref: `#/$defs/options-${kind}` },
+        parameters: signature ? parametersOf(kind) : noSignature(`must be null for kind ${kind}, got {type}`),
+        returns: signature ? { type: 'object', 'x-svc-messages': { type: `must be a JSON Schema object for kind ${kind}, got {type}` } } : noSignature(`must be null for kind ${kind}, got {type}`),
+      },
+    },
+  };
+}
+
+const workloadProperties: Record<(typeof workloadKeys)[number], SchemaObject | boolean> = {
+  name: { type: 'string', 'x-svc-check': 'workloadName' },
+  kind: { enum: [...workloadKinds] },
+  handler: true,
+  image: { type: 'string', 'x-svc-check': 'imageRef' },
+  doc: { type: ['string', 'null'] },
+  options: true,
+  parameters: true,
+  returns: true,
+  secrets: {
+    type: 'array',
+    maxItems: MAX_WORKLOAD_SECRETS,
+    items: { type: 'string' },
+    'x-svc-messages': { maxItems: `lists {count} secrets; a workload takes at most ${MAX_WORKLOAD_SECRETS}` },
+    'x-svc-check': 'secrets',
+  },
+};
+
+const image = closedObject({
+  id: { type: 'string', pattern: imageIdRule.pattern.source, 'x-svc-messages': { pattern: `must be ${imageIdRule.text}, got {json}` } },
+  python_version: { type: 'string', pattern: pythonVersionRule.pattern.source, 'x-svc-messages': { pattern: `must be ${pythonVersionRule.text}, got {json}` } },
+  python_packages: { type: 'array', items: { ...nonEmptyString, 'x-svc-check': 'requirement' }, 'x-svc-check': 'distinctPackages' },
+} satisfies Record<(typeof imageKeys)[number], SchemaObject>);
+
+const topLevel: Record<(typeof manifestKeys)[number], SchemaObject> = {
+  manifest_version: { const: 1 },
+  sdk_version: nonEmptyString,
+  entry: { type: 'string', pattern: entryRule.pattern.source, 'x-svc-messages': { pattern: `must be ${entryRule.text}, got {json}` } },
+  app: closedObject({ name: { type: 'string', 'x-svc-check': 'appName' } }),
+  images: { type: 'array', items: image, 'x-svc-check': 'images' },
+  workloads: {
+    type: 'array',
+    items: { ...closedObject(workloadProperties, new Set(['secrets'])), allOf: workloadKinds.map(kindPart) },
+    'x-svc-check': 'workloads',
+  },
+};
+
+/** docs/manifest.schema.json: what `python -m svc.manifest` prints (docs/manifest.md). */
+export const manifestSchema: SchemaObject = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: manifestSchemaId,
+  title: 'svc Manifest v1',
+  description: 'What `python -m svc.manifest` prints and `svc deploy` sends (docs/manifest.md). The x-svc-* keywords carry svc\'s own messages and the checks a schema cannot express.',
+  ...closedObject(topLevel),
+  $defs: Object.fromEntries(workloadKinds.map((kind) => [`options-${kind}`, optionsOf(kind)])),
+};
+
+/** The text of docs/manifest.schema.json. */
+export function manifestSchemaText(): string {
+  return `${JSON.stringify(manifestSchema, null, 2)}\n`;
+}

@@ -1,0 +1,143 @@
+/**
+ * Wire types of Manifest v1, exactly as docs/manifest.md describes them:
+ * the JSON that `python -m svc.manifest` prints. Keys stay snake_case because
+ * this is the contract with the Python SDK; the platform works on the resolved
+ * model in core/model/workload/types.ts instead.
+ */
+
+/** Readonly: schemas are shared by the frozen resolved model. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
+export interface JsonObject {
+  readonly [key: string]: JsonValue;
+}
+/** A JSON Schema document; `{}` accepts anything. */
+export type JsonSchema = JsonObject;
+
+export type ManifestKind = 'function' | 'endpoint' | 'asgi' | 'realtime';
+
+export interface ManifestV1 {
+  manifest_version: 1;
+  sdk_version: string;
+  /** Module to import relative to the project root (`app`, `pkg.app`). */
+  entry: string;
+  app: { name: string };
+  /** Every distinct image the workloads use, sorted by id. */
+  images: ManifestImage[];
+  /** In declaration order. */
+  workloads: ManifestWorkload[];
+}
+
+export interface ManifestImage {
+  /** `img-` + first 16 hex digits of the SHA-256 of the canonical image JSON. */
+  id: string;
+  /** major.minor, e.g. "3.11". */
+  python_version: string;
+  /** pip requirement strings, in the order added, no duplicates. */
+  python_packages: string[];
+}
+
+export interface AutoscalerOptions {
+  max_containers: number;
+  tasks_per_container: number;
+  min_containers: number;
+}
+
+/** Options every kind has. */
+export interface ResourceOptions {
+  cpu: number;
+  /** `<integer>Mi` or `<integer>Gi`. */
+  memory: string;
+  /** `__qualname__` of the function run once per worker before it takes requests; null without one. */
+  on_start: string | null;
+}
+
+/** Options every HTTP-served kind has. */
+export interface ServedOptions extends ResourceOptions {
+  workers: number;
+  autoscaler: AutoscalerOptions;
+  max_pending_tasks: number;
+  checkpoint_enabled: boolean;
+  authorized: boolean;
+  domain: string | null;
+}
+
+/** A function's schedule: a 5-field cron expression in an IANA time zone, or a period in whole seconds. */
+export type ManifestSchedule = { cron: string; timezone: string; overlap: boolean } | { every: number; overlap: boolean };
+
+/** `svc.Retries` in the manifest (docs/manifest.md). */
+export interface RetriesOptions {
+  max_retries: number;
+  backoff_coefficient: number;
+  initial_delay: number;
+  max_delay: number;
+}
+
+/** `timeout`, `retries` and `schedule` may be missing: manifests written before them keep their meaning (no schedule). */
+export interface FunctionOptions extends ResourceOptions {
+  timeout?: number;
+  retries?: RetriesOptions | null;
+  schedule?: ManifestSchedule | null;
+}
+
+export interface EndpointOptions extends ServedOptions {
+  route: string;
+  methods: string[];
+  concurrency: number;
+  keep_warm: number;
+  timeout?: number;
+}
+
+export interface RealtimeOptions extends ServedOptions {
+  concurrent_requests: number;
+  keep_warm_seconds: number;
+}
+
+export interface AsgiOptions extends RealtimeOptions {
+  /** The app's path of its OpenAPI description, read at each deploy; null: not read. */
+  openapi: string | null;
+}
+
+interface WorkloadBase {
+  /** A lowercase DNS label (`nameProblem` of core/model/names.ts); unique in the app. */
+  name: string;
+  /** Id of an entry of `images`. */
+  image: string;
+  doc: string | null;
+  /** Names of the workspace's secrets whose keys the workers get as environment variables; absent: none. */
+  secrets?: string[];
+}
+
+export interface FunctionWorkload extends WorkloadBase {
+  kind: 'function';
+  handler: string;
+  options: FunctionOptions;
+  parameters: JsonSchema;
+  returns: JsonSchema;
+}
+
+export interface EndpointWorkload extends WorkloadBase {
+  kind: 'endpoint';
+  handler: string;
+  options: EndpointOptions;
+  parameters: JsonSchema;
+  returns: JsonSchema;
+}
+
+export interface AsgiWorkload extends WorkloadBase {
+  kind: 'asgi';
+  /** The wrapped object is found by workload name. */
+  handler: null;
+  options: AsgiOptions;
+  parameters: null;
+  returns: null;
+}
+
+export interface RealtimeWorkload extends WorkloadBase {
+  kind: 'realtime';
+  handler: string;
+  options: RealtimeOptions;
+  parameters: JsonSchema;
+  returns: JsonSchema;
+}
+
+export type ManifestWorkload = FunctionWorkload | EndpointWorkload | AsgiWorkload | RealtimeWorkload;

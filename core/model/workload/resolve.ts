@@ -1,0 +1,136 @@
+/**
+ * Manifest v1 (wire, snake_case) → the resolved model (camelCase, readonly,
+ * defaults filled). Pure: no I/O, and the input manifest is left untouched.
+ */
+import { assertValidManifest } from './manifest/parse.js';
+import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestSchedule, ManifestV1, ManifestWorkload, RealtimeOptions, ServedOptions } from './manifest/types.js';
+import { defaultScaling, optionDefaults } from './defaults.js';
+import { deepFreeze } from './freeze.js';
+import { parseMemoryMiB } from './memory.js';
+import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, ScheduleSpec, Workload } from './types.js';
+
+/** Validates any value as Manifest v1 (one `manifest_invalid` SvcError listing every issue) and resolves it. */
+export function parseManifest(value: unknown): AppSpec {
+  assertValidManifest(value);
+  return resolveApp(value);
+}
+
+/** Resolves a manifest that already passed `validateManifest`. */
+export function resolveApp(manifest: ManifestV1): AppSpec {
+  const images = manifest.images.map(resolveImage);
+  const imagesById = new Map(images.map((image) => [image.id, image]));
+  const workloads = manifest.workloads.map((workload): Workload => {
+    const image = imagesById.get(workload.image);
+    if (image === undefined) throw new Error(`resolveApp: workload ${workload.name} uses unknown image ${workload.image}; validate first`);
+    return resolveWorkload(manifest.app.name, workload, image);
+  });
+  return deepFreeze({
+    name: manifest.app.name,
+    entry: manifest.entry,
+    sdkVersion: manifest.sdk_version,
+    images,
+    workloads,
+  });
+}
+
+function resolveImage(image: ManifestV1['images'][number]): ImageSpec {
+  return { id: image.id, pythonVersion: image.python_version, pythonPackages: [...image.python_packages] };
+}
+
+function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSpec): Workload {
+  const { cpu, memory } = workload.options;
+  const memoryMiB = parseMemoryMiB(memory);
+  if (memoryMiB === null) throw new Error(`resolveApp: workload ${workload.name} has memory ${memory}; validate first`);
+  const { http, scaling } = servingOf(workload);
+  return {
+    app,
+    name: workload.name,
+    kind: workload.kind,
+    handler: workload.handler,
+    onStart: workload.options.on_start,
+    doc: workload.doc,
+    image,
+    resources: { cpu, memoryMiB },
+    http,
+    scaling,
+    // Copies: the resolved model is frozen, the caller's manifest must not be.
+    parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
+    returns: workload.returns === null ? null : structuredClone(workload.returns),
+    ...(workload.secrets !== undefined && workload.secrets.length > 0 ? { secrets: [...workload.secrets] } : {}),
+    ...callLimitsOf(workload),
+    ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
+    ...(workload.kind === 'function' ? { schedule: scheduleOf(workload.options.schedule ?? null) } : {}),
+  };
+}
+
+/** `timeout` of functions and endpoints, `retries` of functions; a manifest without them gets the defaults. */
+function callLimitsOf(workload: ManifestWorkload): Pick<Workload, 'timeout' | 'retries'> {
+  if (workload.kind === 'endpoint') return { timeout: workload.options.timeout ?? optionDefaults.timeout };
+  if (workload.kind !== 'function') return {};
+  const retries = workload.options.retries ?? null;
+  return {
+    timeout: workload.options.timeout ?? optionDefaults.timeout,
+    retries: retries && {
+      maxRetries: retries.max_retries,
+      backoffCoefficient: retries.backoff_coefficient,
+      initialDelay: retries.initial_delay,
+      maxDelay: retries.max_delay,
+    },
+  };
+}
+
+function scheduleOf(schedule: ManifestSchedule | null): ScheduleSpec | null {
+  if (schedule === null) return null;
+  return 'every' in schedule
+    ? { every: schedule.every, overlap: schedule.overlap }
+    : { cron: schedule.cron.trim(), timezone: schedule.timezone, overlap: schedule.overlap };
+}
+
+function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling: ScalingSpec } {
+  switch (workload.kind) {
+    case 'function':
+      return { http: null, scaling: defaultScaling };
+    case 'endpoint': {
+      const { options } = workload;
+      return { http: endpointHttp(options), scaling: servedScaling(options, options.concurrency, options.keep_warm) };
+    }
+    case 'asgi':
+    case 'realtime': {
+      const { options } = workload;
+      return { http: appHttp(options), scaling: servedScaling(options, options.concurrent_requests, options.keep_warm_seconds) };
+    }
+  }
+}
+
+function endpointHttp(options: EndpointOptions): HttpSpec {
+  return { route: options.route, methods: [...options.methods], authorized: options.authorized, domain: options.domain };
+}
+
+/** ASGI apps and WebSocket handlers own every path and method below their root. */
+function appHttp(options: RealtimeOptions): HttpSpec {
+  return { route: '/', methods: [], authorized: options.authorized, domain: options.domain };
+}
+
+/**
+ * Scaling of every served kind. Only two option names differ: an endpoint says
+ * `concurrency` and `keep_warm` where ASGI and realtime say
+ * `concurrent_requests` and `keep_warm_seconds`; the caller passes those two.
+ */
+function servedScaling(options: ServedOptions, concurrency: number, keepWarmSeconds: number): ScalingSpec {
+  return {
+    workers: options.workers,
+    concurrency,
+    maxPendingTasks: options.max_pending_tasks,
+    keepWarmSeconds,
+    checkpointEnabled: options.checkpoint_enabled,
+    autoscaler: resolveAutoscaler(options.autoscaler),
+  };
+}
+
+function resolveAutoscaler(autoscaler: AutoscalerOptions): AutoscalerSpec {
+  return {
+    minContainers: autoscaler.min_containers,
+    maxContainers: autoscaler.max_containers,
+    tasksPerContainer: autoscaler.tasks_per_container,
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The resolved workload model the rest of the platform uses: camelCase,
+ * readonly, every default filled in. Built from a validated Manifest v1 by
+ * core/model/workload/resolve.ts; nothing else should read the wire format.
+ */
+import type { JsonSchema } from './manifest/types.js';
+
+export type { JsonSchema, JsonValue, JsonObject } from './manifest/types.js';
+
+export type WorkloadKind = 'function' | 'endpoint' | 'asgi' | 'realtime';
+
+export interface ImageSpec {
+  readonly id: string;
+  readonly pythonVersion: string;
+  readonly pythonPackages: readonly string[];
+}
+
+export interface AutoscalerSpec {
+  readonly minContainers: number;
+  readonly maxContainers: number;
+  readonly tasksPerContainer: number;
+}
+
+export interface HttpSpec {
+  readonly route: string;
+  /** Empty = every method (asgi, realtime). */
+  readonly methods: readonly string[];
+  readonly authorized: boolean;
+  readonly domain: string | null;
+}
+
+export interface ScalingSpec {
+  readonly workers: number;
+  readonly concurrency: number;
+  readonly maxPendingTasks: number;
+  readonly keepWarmSeconds: number;
+  readonly checkpointEnabled: boolean;
+  readonly autoscaler: AutoscalerSpec;
+}
+
+/** `svc.Retries` of a function: the server runs a failed call again (core/services/runs/retries.ts). */
+export interface RetriesSpec {
+  readonly maxRetries: number;
+  readonly backoffCoefficient: number;
+  /** Seconds. */
+  readonly initialDelay: number;
+  /** Seconds. */
+  readonly maxDelay: number;
+}
+
+export interface ResourceSpec {
+  readonly cpu: number;
+  readonly memoryMiB: number;
+}
+
+/**
+ * When a deployed function runs by itself (`schedule=` in the SDK): a 5-field cron
+ * expression read in an IANA time zone, or a period in whole seconds. `overlap`
+ * lets a tick start a run while the previous one still runs (otherwise the tick is skipped).
+ */
+export type ScheduleSpec =
+  | { readonly cron: string; readonly timezone: string; readonly overlap: boolean }
+  | { readonly every: number; readonly overlap: boolean };
+
+export interface Workload {
+  readonly app: string;
+  readonly name: string;
+  readonly kind: WorkloadKind;
+  /** `__qualname__` of the decorated function; null for asgi. */
+  readonly handler: string | null;
+  /** `__qualname__` of the `on_start` function each worker runs before it serves; null without one. */
+  readonly onStart: string | null;
+  readonly doc: string | null;
+  readonly image: ImageSpec;
+  readonly resources: ResourceSpec;
+  /** null for kind 'function'. */
+  readonly http: HttpSpec | null;
+  /** Functions get the platform defaults (see defaults.ts). */
+  readonly scaling: ScalingSpec;
+  readonly parameters: JsonSchema | null;
+  readonly returns: JsonSchema | null;
+  /**
+   * Names of the workspace's secrets whose keys its workers get as environment variables, in
+   * order (a later one's key wins). Names only, never values; absent (older records): none.
+   */
+  readonly secrets?: readonly string[];
+  /**
+   * Seconds one call may run (functions and endpoints; the manifest's default when it has
+   * none). Absent for asgi and realtime, and in specs stored before time-outs existed.
+   */
+  readonly timeout?: number;
+  /** A function's retries; null without. Absent for other kinds and in older stored specs. */
+  readonly retries?: RetriesSpec | null;
+  /**
+   * asgi only: the app's path of its OpenAPI description, read at each deploy
+   * (`/openapi.json`); null: not read (`openapi=None`). Absent for other kinds,
+   * and in records written before the option existed.
+   */
+  readonly openapi?: string | null;
+  /** Functions only: when the deployed function runs by itself; absent or null without a schedule. */
+  readonly schedule?: ScheduleSpec | null;
+}
+
+export interface AppSpec {
+  readonly name: string;
+  readonly entry: string;
+  readonly sdkVersion: string;
+  readonly images: readonly ImageSpec[];
+  readonly workloads: readonly Workload[];
+}
+
+// One broken rule: declared with the schema checks that find most of them.
+export type { ValidationIssue } from '../schema/issues.js';

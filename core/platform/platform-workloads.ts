@@ -1,0 +1,93 @@
+/**
+ * The services that run users' code: code bundles, the deployment manager,
+ * remote runs and API previews (ended when their clients leave them idle),
+ * and the scheduled functions (run by the leader, or on Nomad by Nomad).
+ */
+import { captureApi } from '../services/app-api/capture.js';
+import { createCodeBundles } from '../infra/bundles/service.js';
+import { installOf } from './backends.js';
+import { DeploymentManager } from '../services/deployments/manager.js';
+import { DeploymentRecords } from '../services/deployments/records.js';
+import type { DeploymentLogs } from '../infra/logs/deployment-logs.js';
+import type { Backends } from './platform-backends.js';
+import type { Scaling } from './platform-scaling.js';
+import type { Wiring } from './platform-wiring.js';
+import type { PluginHost } from '../infra/plugin/host.js';
+import { untilInstances } from '../infra/registry/until-instances.js';
+import { IdleLeases } from '../services/runs/idle-leases.js';
+import { Previews } from '../services/runs/previews.js';
+import { RunManager } from '../services/runs/runs.js';
+import { ScheduleHistory } from '../services/schedules/history.js';
+import { NomadPeriodicSchedules } from '../services/schedules/nomad-periodic.js';
+import { ScheduleRunner, type ScheduleLeader } from '../services/schedules/scheduler.js';
+import { NomadClient } from '../infra/scheduler/nomad/client.js';
+import { createUnitCompiler } from '../infra/scheduler/nomad/unit-compiler.js';
+import { compilePeriodicJob } from '../../jobs/periodic.js';
+
+/** How long a deploy waits for the gateway to see a new unit's instance before it switches anyway (Consul checks every 5 s). */
+const ROUTABLE_WAIT_MS = 30_000;
+
+export interface WorkloadNeeds {
+  readonly plugins: PluginHost;
+  readonly backends: Backends;
+  readonly scaling: Scaling;
+  readonly deploymentLogs: DeploymentLogs;
+}
+
+export interface WorkloadServices {
+  readonly bundles: ReturnType<typeof createCodeBundles>;
+  readonly deployments: DeploymentManager;
+  readonly leases: IdleLeases;
+  readonly runs: RunManager;
+  /** The Nomad API when `scheduler: nomad`; else null. */
+  readonly nomad: NomadClient | null;
+  /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
+  readonly schedules: ScheduleLeader;
+  readonly previews: Previews;
+}
+
+export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): WorkloadServices {
+  const { config, options, controlPlane, state, metrics, system, reportAs } = wiring;
+  const { plugins, deploymentLogs } = needs;
+  const { registry, driver, images } = needs.backends;
+  const { routes, upstreams, admission, autoscaler } = needs.scaling;
+  // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
+  const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
+  const deployments = new DeploymentManager({
+    plugins, images, driver, routes, baseUrl: () => state.url, baseDomain: config.baseDomain, bundles, autoscaler,
+    records: new DeploymentRecords(controlPlane.store),
+    logs: deploymentLogs,
+    routable: async (unit) => {
+      if (!(await untilInstances(registry, unit, ROUTABLE_WAIT_MS))) {
+        system(`the gateway sees no instance of ${unit} ${ROUTABLE_WAIT_MS / 1000} s after its containers became healthy (is its Consul check passing?): its requests wait until one appears`);
+      }
+    },
+    report: reportAs('RESTORE'),
+    secrets: controlPlane.secrets,
+    captureApi: async (unit, request) => {
+      const instance = registry.instances(unit.key)[0];
+      if (instance === undefined) return { capture: null, message: `no OpenAPI description: the gateway sees no container of it to read ${request.source} from` };
+      return captureApi((options) => upstreams.request(instance, options), request);
+    },
+  });
+  // Remote runs and API previews end when their clients leave them idle.
+  const leases = new IdleLeases();
+  const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN'), secrets: controlPlane.secrets });
+  // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs and svc keeps those registered.
+  const nomad = config.scheduler === 'nomad' ? new NomadClient({ url: config.nomadAddr, token: config.nomadToken ?? undefined, namespace: config.nomadNamespace, region: config.nomadRegion, observe: metrics.observer('nomad') }) : null;
+  const schedules: ScheduleLeader = nomad === null
+    ? new ScheduleRunner({ deployments, runs, history: new ScheduleHistory(controlPlane.store), log: system, report: reportAs('SCHEDULE') })
+    : new NomadPeriodicSchedules({
+      deployments, images, client: nomad, compile: createUnitCompiler(needs.backends.unitCompilerOptions, compilePeriodicJob),
+      install: options.state === undefined ? installOf(config) : undefined, secrets: controlPlane.secrets, log: system, report: reportAs('SCHEDULE'),
+    });
+  const previews = new Previews({
+    deployments, logs: deploymentLogs, leases,
+    load: (unit) => ({
+      ...admission.load(unit),
+      lastActiveAt: Math.max(0, ...registry.instances(unit).map((instance) => admission.use(instance.id).lastActiveAt ?? 0)) || undefined,
+    }),
+    report: reportAs('PREVIEW'),
+  });
+  return { bundles, deployments, leases, runs, nomad, schedules, previews };
+}

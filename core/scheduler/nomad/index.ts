@@ -1,4 +1,0 @@
-export { createNomadDriver, type NomadDriverOptions } from './driver.js';
-export { NomadClient, nomadError, type NomadClientOptions, type NomadAnswer, type BlockingOptions } from './client.js';
-export { nomadJobId, UNIT_META_KEY } from './job-id.js';
-export type * from './types.js';

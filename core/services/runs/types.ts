@@ -1,0 +1,47 @@
+/** Remote runs and previews: ephemeral deployments that live while a client uses them. */
+import type { Readable } from 'node:stream';
+import type { SvcError } from '../../model/errors.js';
+
+/**
+ * - `building`: the function's image is being built (the first run of an image waits here);
+ * - `starting`: its first container is starting;
+ * - `ready`: calls go to its containers;
+ * - `failed`: the build or the start failed; calls get that error (`failure`).
+ * An ended run (by its client, or idle) is gone: the API answers 404.
+ */
+export type RunStatus = 'building' | 'starting' | 'ready' | 'failed';
+
+/** What a run id looks like (runs.ts makes them): `run-` and 16 hex digits. */
+export const RUN_ID_SOURCE = 'run-[0-9a-f]{16}';
+
+export interface RunView {
+  /** `run-<16 hex>`: unguessable, unique in the server. */
+  readonly id: string;
+  readonly app: string;
+  readonly function: string;
+  readonly status: RunStatus;
+  /** Why it failed (`image_build_failed`, `container_failed`, …); null unless `failed`. */
+  readonly failure: { readonly code: string; readonly message: string } | null;
+  readonly calls: { readonly inFlight: number; readonly completed: number };
+  readonly idleTimeoutSeconds: number;
+  /** When the run ends if nobody uses it from now on. */
+  readonly expiresAt: string;
+  readonly createdAt: string;
+}
+
+/** The container's answer to one call: NDJSON frames (log lines, then one result or error), streamed. */
+export interface CallAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Readable;
+}
+
+/** A call's last frame when the connection to its container breaks mid-call (the container died). */
+export function brokenCallFrame(error: SvcError): string {
+  return `${JSON.stringify({ type: 'error', code: error.code, exception: `${error.code}: ${error.message}`, pickle: null, traceback: null })}\n`;
+}
+
+/** How long a run or a preview lives unused unless its creator says otherwise. */
+export const DEFAULT_IDLE_TIMEOUT_SECONDS = 300;
+/** The range its creator may choose from: a second to a day. */
+export const IDLE_TIMEOUT_RANGE = { min: 1, max: 86_400 } as const;
