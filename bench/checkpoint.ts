@@ -28,7 +28,13 @@ const platform = await startPlatform({ config });
 try {
   const t0 = performance.now();
   // The first container of each: the warm one builds its template (imports, on_start) first.
-  const deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null });
+  const deployment = await platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'preview',
+    principal: null,
+  });
   const deployMs = performance.now() - t0;
   const results: string[] = [];
   for (const name of ['warm', 'cold']) {
@@ -45,11 +51,15 @@ try {
     }
     results.push(`| ${name} | ${name === 'warm' ? 'True' : 'False'} | ${[...origins].join(', ')} | ${summary(samples)} |`);
   }
-  console.log(`svc bench:checkpoint — ${os.cpus().length} cores, Node ${process.version}, ${runs} runs each; on_start sleeps 2 s, 2 workers per container\n`);
+  console.log(
+    `svc bench:checkpoint — ${os.cpus().length} cores, Node ${process.version}, ${runs} runs each; on_start sleeps 2 s, 2 workers per container\n`,
+  );
   console.log('| workload | checkpoint_enabled | new containers start from | scale-up request → healthy, median |');
   console.log('|---|---|---|---|');
   for (const row of results) console.log(row);
-  console.log(`\nfirst deploy (both workloads' first containers, the warm one's template included, image cached): ${deployMs.toFixed(0)} ms`);
+  console.log(
+    `\nfirst deploy (both workloads' first containers, the warm one's template included, image cached): ${deployMs.toFixed(0)} ms`,
+  );
 } finally {
   await platform.close();
 }

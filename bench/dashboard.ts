@@ -28,7 +28,13 @@ try {
     // Its first workload only: one container an app.
     const name = `bench-${String(i).padStart(3, '0')}`;
     const spec = { ...manifest.spec, name, workloads: manifest.spec.workloads.slice(0, 1).map((workload) => ({ ...workload, app: name })) };
-    await platform.deployments.deploy({ spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    await platform.deployments.deploy({
+      spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   }
   const deployMs = performance.now() - started;
   const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, DEFAULT_WORKSPACE);
@@ -42,7 +48,9 @@ try {
     'revoke confirmation': `/dashboard/settings/tokens/${tokens[0]!.id}/revoke`,
     Workspace: '/dashboard/workspace',
   };
-  console.log(`svc bench:dashboard — ${os.cpus().length} cores, Node ${process.version}; ${apps} apps deployed in ${(deployMs / 1000).toFixed(1)} s; ${runs} requests a page\n`);
+  console.log(
+    `svc bench:dashboard — ${os.cpus().length} cores, Node ${process.version}; ${apps} apps deployed in ${(deployMs / 1000).toFixed(1)} s; ${runs} requests a page\n`,
+  );
   console.log('| page | median | p95 | p95 ÷ 100 ms budget |');
   console.log('|---|---|---|---|');
   for (const [name, pagePath] of Object.entries(pages)) {

@@ -55,7 +55,13 @@ export interface ColdStart {
  */
 export async function coldStart(platform: Platform, python: PythonEnv, token: string, trials: number): Promise<ColdStart> {
   const manifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', 'cold_asgi.py'), python: platform.config.python });
-  const deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null });
+  const deployment = await platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'preview',
+    principal: null,
+  });
   const unit = deployment.units[0]!;
   const url = deployment.workloads[0]!.url!;
   const headers = { authorization: `Bearer ${token}` };
@@ -128,7 +134,11 @@ export interface RemoteTiming {
 export async function remoteVsHttp(platform: Platform, python: PythonEnv, dir: string, calls: number): Promise<RemoteTiming> {
   const helloUrl = `${platform.url}/default/quickstart/hello/hello?name=bench`;
   const script = path.join(packageRoot, 'bench', 'remote_timing.py');
-  const child = spawn(python.python, [script, helloUrl, String(calls)], { cwd: dir, env: { ...cliEnv(platform), PYTHONPATH: python.pythonPath }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(python.python, [script, helloUrl, String(calls)], {
+    cwd: dir,
+    env: { ...cliEnv(platform), PYTHONPATH: python.pythonPath },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -37,7 +37,6 @@ async function main(): Promise<void> {
   const path = `${url.pathname}${url.search}`;
   const latencies: number[] = [];
   let errors = 0;
-  let recording = false;
   const start = performance.now();
   const warmEnd = start + spec.warmupMs;
   const end = warmEnd + spec.durationMs;
@@ -45,7 +44,6 @@ async function main(): Promise<void> {
   async function loop(): Promise<void> {
     while (performance.now() < end) {
       const t0 = performance.now();
-      recording ||= t0 >= warmEnd;
       try {
         const response = await pool.request({ method: 'GET', path, headers: spec.headers ?? {} });
         await response.body.dump();
@@ -60,7 +58,13 @@ async function main(): Promise<void> {
   await pool.close();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 1000);
-  const result: LoadResult = { requests: latencies.length, errors, rps: Math.round(latencies.length / (spec.durationMs / 1000)), p50us: at(0.5), p99us: at(0.99) };
+  const result: LoadResult = {
+    requests: latencies.length,
+    errors,
+    rps: Math.round(latencies.length / (spec.durationMs / 1000)),
+    p50us: at(0.5),
+    p99us: at(0.99),
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

@@ -17,7 +17,10 @@ import path from 'node:path';
 import { packageRoot } from '../core/model/paths.js';
 
 const runs = Number(process.env.BENCH_RUNS ?? 20);
-const modes = (process.env.BENCH_MODES ?? 'warm,cold').split(',').map((mode) => mode.trim()).filter(Boolean);
+const modes = (process.env.BENCH_MODES ?? 'warm,cold')
+  .split(',')
+  .map((mode) => mode.trim())
+  .filter(Boolean);
 const POLL_MS = 2;
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 const RELOADED = /✓ reloaded in (\d+) ms \(([^)]*)\)(?: \[debounce (\d+) ms · read (\d+) ms · deploy (\d+) ms\])?/g;
@@ -105,7 +108,16 @@ async function runMode(mode: string): Promise<ModeResult> {
   const original = readFileSync(file, 'utf8');
   const env = mode === 'cold' ? { SVC_SERVE_WARM: '0', SVC_ZYGOTES: '0' } : {};
   const served = await serve(dir, dataDir, env);
-  const result: ModeResult = { mode, saveToAnswer: [], reported: [], debounce: [], read: [], deploy: [], failedRequests: 0, unchangedReloads: 0 };
+  const result: ModeResult = {
+    mode,
+    saveToAnswer: [],
+    reported: [],
+    debounce: [],
+    read: [],
+    deploy: [],
+    failedRequests: 0,
+    unchangedReloads: 0,
+  };
   try {
     const warmups = 2;
     for (let i = 0; i < warmups + runs; i++) {
@@ -159,11 +171,17 @@ for (const mode of modes) {
   process.stderr.write(`bench:reload — ${mode}: ${runs} saves…\n`);
   results.push(await runMode(mode));
 }
-console.log(`svc bench:reload — ${os.cpus().length} cores, Node ${process.version}, examples/quickstart, ${runs} saves per mode (after 2 warm-up saves), polling every ${POLL_MS} ms\n`);
-console.log('| mode | save → new code answering, median | p90 | min–max | svc\'s reload line, median | debounce · read · deploy (medians) | non-200 answers | reloads on unchanged saves |');
+console.log(
+  `svc bench:reload — ${os.cpus().length} cores, Node ${process.version}, examples/quickstart, ${runs} saves per mode (after 2 warm-up saves), polling every ${POLL_MS} ms\n`,
+);
+console.log(
+  "| mode | save → new code answering, median | p90 | min–max | svc's reload line, median | debounce · read · deploy (medians) | non-200 answers | reloads on unchanged saves |",
+);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of results) {
-  const parts = r.debounce.length ? `${f(quantile(r.debounce, 0.5))} · ${f(quantile(r.read, 0.5))} · ${f(quantile(r.deploy, 0.5))} ms` : '–';
+  const parts = r.debounce.length
+    ? `${f(quantile(r.debounce, 0.5))} · ${f(quantile(r.read, 0.5))} · ${f(quantile(r.deploy, 0.5))} ms`
+    : '–';
   console.log(
     `| ${r.mode} | ${f(quantile(r.saveToAnswer, 0.5))} ms | ${f(quantile(r.saveToAnswer, 0.9))} ms | ${f(Math.min(...r.saveToAnswer))}–${f(Math.max(...r.saveToAnswer))} ms | ${f(quantile(r.reported, 0.5))} ms | ${parts} | ${r.failedRequests} | ${r.unchangedReloads} |`,
   );

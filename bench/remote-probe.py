@@ -30,13 +30,13 @@ import tempfile
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
 from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parents[1]
 
-APP = '''
+APP = """
 import svc
 
 app = svc.App("remote-probe")
@@ -50,7 +50,7 @@ def f(x):
 @app.endpoint(name="ping", methods=["GET"])
 def ping():
     return {"ok": True}
-'''
+"""
 
 
 class Side:
@@ -69,26 +69,55 @@ class Side:
     def start(self, raw: bool) -> None:
         cli = self.checkout / "dist" / "cli" / "index.js"
         env = {k: v for k, v in os.environ.items() if k not in ("SVC_SERVER", "SVC_TOKEN", "SVC_PORT")}
-        env.update({"SVC_CACHE_DIR": os.environ.get("SVC_CACHE_DIR") or str(self.checkout / ".cache" / "svc"),
-                    "NO_COLOR": "1"})
+        env.update(
+            {"SVC_CACHE_DIR": os.environ.get("SVC_CACHE_DIR") or str(self.checkout / ".cache" / "svc"), "NO_COLOR": "1"}
+        )
         data_dir = self.scratch / "data"
         self.server = subprocess.Popen(
-            ["node", *os.environ.get("PROBE_NODE_ARGS", "").split(), str(cli), "server", "--port", "0",
-             "--data-dir", str(data_dir)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=env,
-            cwd=str(self.checkout))
+            [
+                "node",
+                *os.environ.get("PROBE_NODE_ARGS", "").split(),
+                str(cli),
+                "server",
+                "--port",
+                "0",
+                "--data-dir",
+                str(data_dir),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            cwd=str(self.checkout),
+        )
         url = _listening_url(self.server)
         token = (data_dir / "owner-token").read_text().strip()
         sdk = str(self.checkout / "sdk" / "python")
-        client_env = {**os.environ, "SVC_SERVER": url, "SVC_TOKEN": token, "SVC_CONFIG_DIR": str(self.scratch / "config"),
-                      "PYTHONPATH": sdk}
-        deployed = subprocess.run(["node", str(cli), "deploy", "probe_app.py"], cwd=self.project, capture_output=True,
-                                  text=True, env=client_env)
+        client_env = {
+            **os.environ,
+            "SVC_SERVER": url,
+            "SVC_TOKEN": token,
+            "SVC_CONFIG_DIR": str(self.scratch / "config"),
+            "PYTHONPATH": sdk,
+        }
+        deployed = subprocess.run(
+            ["node", str(cli), "deploy", "probe_app.py"],
+            cwd=self.project,
+            capture_output=True,
+            text=True,
+            env=client_env,
+        )
         if deployed.returncode != 0:
             raise SystemExit(f"{self.label}: deploy failed:\n{deployed.stdout}\n{deployed.stderr}")
-        self.client = subprocess.Popen([sys.executable, __file__, "--client", *(["--raw"] if raw else [])],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=client_env,
-                                       cwd=self.project)
+        self.client = subprocess.Popen(
+            [sys.executable, __file__, "--client", *(["--raw"] if raw else [])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=client_env,
+            cwd=self.project,
+        )
 
     def ask(self, command: str) -> dict[str, list[float]]:
         assert self.client is not None and self.client.stdin is not None and self.client.stdout is not None
@@ -169,8 +198,11 @@ def client(raw: bool) -> None:
         run_id = next(iter(_runs.values())).id
         call = pickle.dumps({"args": [1], "kwargs": {}}, protocol=5)
         bare = http.client.HTTPConnection(server.hostname, server.port)
-        call_headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/vnd.svc.call+pickle",
-                        "Accept": "application/x-ndjson"}
+        call_headers = {
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/vnd.svc.call+pickle",
+            "Accept": "application/x-ndjson",
+        }
 
         def raw_call() -> None:
             bare.request("POST", f"/api/v1/runs/{run_id}/calls", body=call, headers=call_headers)
@@ -208,7 +240,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=300, help="trials per client")
     parser.add_argument("--warm", type=int, default=30, help="warm-up trials per client")
-    parser.add_argument("--raw", action="store_true", help="also time a bare POST of the call on a kept-alive connection")
+    parser.add_argument(
+        "--raw", action="store_true", help="also time a bare POST of the call on a kept-alive connection"
+    )
     parser.add_argument("--base", type=Path, help="another built checkout to compare with, turn by turn")
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -234,8 +268,10 @@ def main() -> None:
             base = statistics.median(measured["GET"])
             for name, values in measured.items():
                 median = statistics.median(values)
-                print(f"  {label:4s} {name:8s} median {median:6.3f}  p90 {percentile(values, 0.9):6.3f}  "
-                      f"min {min(values):6.3f}  ÷ GET {median / base:4.2f}")
+                print(
+                    f"  {label:4s} {name:8s} median {median:6.3f}  p90 {percentile(values, 0.9):6.3f}  "
+                    f"min {min(values):6.3f}  ÷ GET {median / base:4.2f}"
+                )
     finally:
         for side in sides:
             side.stop()

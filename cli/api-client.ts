@@ -59,13 +59,15 @@ let patientFetch: Promise<(url: string, init: RequestInit) => Promise<Response>>
 function fetchWithoutTimeouts(): Promise<(url: string, init: RequestInit) => Promise<Response>> {
   patientFetch ??= import('undici').then(({ Agent, fetch: undiciFetch }) => {
     const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
-    return (url: string, init: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
+    return (url: string, init: RequestInit) =>
+      undiciFetch(url, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
   });
   return patientFetch;
 }
 
 /** Node's codes for a server certificate it does not trust (self-signed, unknown authority, wrong name, expired). */
-const UNTRUSTED_CERTIFICATE = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+const UNTRUSTED_CERTIFICATE =
+  /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 
 export class ApiClient {
   readonly server: string;
@@ -144,7 +146,8 @@ export class ApiClient {
       if (response.status !== 503 || method === 'HEAD' || !response.headers.get('content-type')?.includes('json')) return response;
       const text = await response.text().catch(() => '');
       const waitMs = Math.min(5, Math.max(1, Number(response.headers.get('retry-after')) || 1)) * 1000;
-      const again = this.errorFrom(503, text, method, path).code === 'not_leader' && Date.now() + waitMs <= deadline && !options.signal?.aborted;
+      const again =
+        this.errorFrom(503, text, method, path).code === 'not_leader' && Date.now() + waitMs <= deadline && !options.signal?.aborted;
       const answer = () => new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
       if (!again) return answer();
       // Ctrl-C (the signal) ends the wait at once, with the answer the server gave.
@@ -154,7 +157,7 @@ export class ApiClient {
 
   async #requestOnce(method: string, path: string, options: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
-    if (this.#token !== undefined) headers['Authorization'] = `Bearer ${this.#token}`;
+    if (this.#token !== undefined) headers.Authorization = `Bearer ${this.#token}`;
     let body: string | Uint8Array | undefined = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
@@ -199,10 +202,14 @@ export class ApiClient {
       }
     } catch (error) {
       if (signal?.aborted) return;
-      throw new SvcError('server_unreachable', `lost the connection to the svc server at ${this.server} while reading ${path}: ${(error as Error).message}.`, {
-        hint: 'Run the command again once the server is back.',
-        cause: error,
-      });
+      throw new SvcError(
+        'server_unreachable',
+        `lost the connection to the svc server at ${this.server} while reading ${path}: ${(error as Error).message}.`,
+        {
+          hint: 'Run the command again once the server is back.',
+          cause: error,
+        },
+      );
     }
   }
 
@@ -221,7 +228,12 @@ export class ApiClient {
       parsed = undefined;
     }
     const error = (parsed as { error?: unknown } | undefined)?.error;
-    if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string') {
+    if (
+      typeof error === 'object' &&
+      error !== null &&
+      typeof (error as { code?: unknown }).code === 'string' &&
+      typeof (error as { message?: unknown }).message === 'string'
+    ) {
       const { code, message, hint, details } = error as { code: string; message: string; hint?: unknown; details?: unknown };
       const known = code in errorCodes;
       const serverHint = typeof hint === 'string' ? hint : undefined;
@@ -233,7 +245,9 @@ export class ApiClient {
     }
     // HEAD has no body: say what its status means.
     if (method === 'HEAD' && (status === 401 || status === 403)) {
-      return new SvcError(status === 401 ? 'unauthorized' : 'forbidden', `${this.server} refused the token (${status}).`, { hint: this.hintFor('unauthorized', undefined) });
+      return new SvcError(status === 401 ? 'unauthorized' : 'forbidden', `${this.server} refused the token (${status}).`, {
+        hint: this.hintFor('unauthorized', undefined),
+      });
     }
     return this.unexpected(status, method, path, text);
   }
@@ -245,24 +259,35 @@ export class ApiClient {
 
   private unexpected(status: number, method: string, path: string, text: string): SvcError {
     const start = text.replace(/\s+/g, ' ').trim().slice(0, 200);
-    return new SvcError('unexpected_response', `${method} ${this.server}${path} answered ${status} with something that is not svc's API${start === '' ? '' : `: ${start}`}`, {
-      hint: `Check that ${this.server}${this.#serverSource ? ` (from ${this.#serverSource})` : ''} is the base URL of an svc server.`,
-      details: { status },
-    });
+    return new SvcError(
+      'unexpected_response',
+      `${method} ${this.server}${path} answered ${status} with something that is not svc's API${start === '' ? '' : `: ${start}`}`,
+      {
+        hint: `Check that ${this.server}${this.#serverSource ? ` (from ${this.#serverSource})` : ''} is the base URL of an svc server.`,
+        details: { status },
+      },
+    );
   }
 
   private unreachable(error: unknown): SvcError {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const why = cause?.code === 'ECONNREFUSED' ? 'connection refused'
-      : cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN' ? 'unknown host'
-      : cause?.code ?? cause?.message ?? (error as Error).message;
+    const why =
+      cause?.code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN'
+          ? 'unknown host'
+          : (cause?.code ?? cause?.message ?? (error as Error).message);
     const from = this.#serverSource ? ` (from ${this.#serverSource})` : '';
     if (cause?.code !== undefined && UNTRUSTED_CERTIFICATE.test(cause.code)) {
-      return new SvcError('server_unreachable', `cannot reach the svc server at ${this.server}${from}: its TLS certificate is not trusted here (${cause.code}).`, {
-        hint: 'For a certificate of your own authority, point NODE_EXTRA_CA_CERTS at its PEM file; check that the URL names a host the certificate holds (docs/domains.md#https).',
-        cause: error,
-        details: { server: this.server },
-      });
+      return new SvcError(
+        'server_unreachable',
+        `cannot reach the svc server at ${this.server}${from}: its TLS certificate is not trusted here (${cause.code}).`,
+        {
+          hint: 'For a certificate of your own authority, point NODE_EXTRA_CA_CERTS at its PEM file; check that the URL names a host the certificate holds (docs/domains.md#https).',
+          cause: error,
+          details: { server: this.server },
+        },
+      );
     }
     return new SvcError('server_unreachable', `cannot reach the svc server at ${this.server}${from}: ${why}.`, {
       hint: 'Start one on this machine with `svc server`, or point SVC_SERVER at yours (or sign in to it: `svc login --server <URL>`).',

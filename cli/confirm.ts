@@ -10,7 +10,9 @@ import type { CommandContext } from './context.js';
 export function needsConfirmation(context: CommandContext, yes: boolean | undefined, command: string, effect: string): boolean {
   if (yes) return false;
   if (!context.interactive) {
-    throw new SvcError('confirmation_required', `${command} ${effect}; without a terminal to ask on, it needs --yes.`, { hint: `Run \`${command} --yes\` if you mean it.` });
+    throw new SvcError('confirmation_required', `${command} ${effect}; without a terminal to ask on, it needs --yes.`, {
+      hint: `Run \`${command} --yes\` if you mean it.`,
+    });
   }
   return true;
 }
@@ -18,5 +20,6 @@ export function needsConfirmation(context: CommandContext, yes: boolean | undefi
 /** Asks `question` (a `[y/N]` is added); anything but y or yes stops the command, saying `notDone`. */
 export async function confirm(context: CommandContext, question: string, notDone: string): Promise<void> {
   const answer = await context.prompt(`${question} [y/N] `);
-  if (!/^\s*y(es)?\s*$/i.test(answer)) throw new SvcError('confirmation_required', `not confirmed: ${notDone}.`, { hint: 'Answer y to go ahead, or pass --yes.' });
+  if (!/^\s*y(es)?\s*$/i.test(answer))
+    throw new SvcError('confirmation_required', `not confirmed: ${notDone}.`, { hint: 'Answer y to go ahead, or pass --yes.' });
 }

@@ -93,10 +93,21 @@ export function normalizeServerUrl(raw: string, where: string, code: 'config_inv
   } catch {
     url = null;
   }
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new SvcError(code, `${where} must be the http(s) base URL of an svc server, such as https://svc.example.com, got ${JSON.stringify(raw)}`, {
-      hint: 'Give the scheme, the host and the port if it is not the default, without a query.',
-    });
+  if (
+    url === null ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new SvcError(
+      code,
+      `${where} must be the http(s) base URL of an svc server, such as https://svc.example.com, got ${JSON.stringify(raw)}`,
+      {
+        hint: 'Give the scheme, the host and the port if it is not the default, without a query.',
+      },
+    );
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
@@ -120,29 +131,55 @@ export async function resolveCredentials(env: Env = process.env): Promise<Resolv
 
   const envServer = nonEmpty(env.SVC_SERVER);
   const server: ResolvedServer =
-    envServer !== null ? { url: normalizeServerUrl(envServer, 'SVC_SERVER'), source: { kind: 'env', description: 'SVC_SERVER' } }
-    : stored !== null ? { url: stored.server, source: { kind: 'file', description: file } }
-    : { url: localServer(env), source: { kind: 'local', description: 'a server on this machine' } };
+    envServer !== null
+      ? { url: normalizeServerUrl(envServer, 'SVC_SERVER'), source: { kind: 'env', description: 'SVC_SERVER' } }
+      : stored !== null
+        ? { url: stored.server, source: { kind: 'file', description: file } }
+        : { url: localServer(env), source: { kind: 'local', description: 'a server on this machine' } };
 
   const envToken = nonEmpty(env.SVC_TOKEN);
   if (envToken !== null) {
-    return { server: server.url, token: envToken, workspace: null, sources: { server: server.source, token: { kind: 'env', description: 'SVC_TOKEN' } }, warnings };
+    return {
+      server: server.url,
+      token: envToken,
+      workspace: null,
+      sources: { server: server.source, token: { kind: 'env', description: 'SVC_TOKEN' } },
+      warnings,
+    };
   }
   // A saved token goes only to the server it was issued by: SVC_SERVER naming another one must not receive it.
   if (stored !== null && stored.server === server.url) {
-    return { server: server.url, token: stored.token, workspace: stored.workspace, sources: { server: server.source, token: { kind: 'file', description: file } }, warnings };
+    return {
+      server: server.url,
+      token: stored.token,
+      workspace: stored.workspace,
+      sources: { server: server.source, token: { kind: 'file', description: file } },
+      warnings,
+    };
   }
   const ownerFile = path.join(localDataDir(env), 'owner-token');
   const local = server.url === localServer(env);
-  const owner = local ? await readOwnerToken(ownerFile) : { token: null, why: `the owner token of this machine is only sent to ${localServer(env)}` };
+  const owner = local
+    ? await readOwnerToken(ownerFile)
+    : { token: null, why: `the owner token of this machine is only sent to ${localServer(env)}` };
   if (owner.token !== null) {
-    return { server: server.url, token: owner.token, workspace: null, sources: { server: server.source, token: { kind: 'local', description: ownerFile } }, warnings };
+    return {
+      server: server.url,
+      token: owner.token,
+      workspace: null,
+      sources: { server: server.source, token: { kind: 'local', description: ownerFile } },
+      warnings,
+    };
   }
   if (stored !== null) {
-    throw new SvcError('not_signed_in', `svc has no token for ${server.url}: SVC_TOKEN is not set, and the token in ${file} is for ${stored.server}.`, {
-      hint: `Run \`svc login --server ${server.url}\`, or set SVC_TOKEN to a token of that server.`,
-      details: { credentialsFile: file, ownerToken: ownerFile },
-    });
+    throw new SvcError(
+      'not_signed_in',
+      `svc has no token for ${server.url}: SVC_TOKEN is not set, and the token in ${file} is for ${stored.server}.`,
+      {
+        hint: `Run \`svc login --server ${server.url}\`, or set SVC_TOKEN to a token of that server.`,
+        details: { credentialsFile: file, ownerToken: ownerFile },
+      },
+    );
   }
   throw new SvcError('not_signed_in', `svc found no token: SVC_TOKEN is not set, there is no ${file}, and ${owner.why}.`, {
     hint: `Run \`svc login\` (or \`svc login --server <URL>\`), or set SVC_SERVER and SVC_TOKEN (a token from \`svc token create\`).`,
@@ -156,7 +193,11 @@ export async function resolveCredentials(env: Env = process.env): Promise<Resolv
  */
 export async function readCredentials(env: Env = process.env): Promise<{ credentials: StoredCredentials; warnings: string[] } | null> {
   const file = credentialsPath(env);
-  const read = await readPrivateFile(file, (problem) => damaged(file, problem), 'If others may have read it, run `svc logout` and `svc login` to replace the token.');
+  const read = await readPrivateFile(
+    file,
+    (problem) => damaged(file, problem),
+    'If others may have read it, run `svc logout` and `svc login` to replace the token.',
+  );
   if (read === null) return null;
   return { credentials: parseCredentials(read.text, file), warnings: [...read.warnings] };
 }
@@ -173,7 +214,12 @@ export function parseCredentials(text: string, file: string): StoredCredentials 
   const record = value as Record<string, unknown>;
   if (record.version !== CREDENTIALS_VERSION) {
     const newer = typeof record.version === 'number' && record.version > CREDENTIALS_VERSION;
-    throw damaged(file, newer ? `was written by a newer svc (version ${record.version}; this svc reads version ${CREDENTIALS_VERSION})` : `has no "version": ${CREDENTIALS_VERSION}`);
+    throw damaged(
+      file,
+      newer
+        ? `was written by a newer svc (version ${record.version}; this svc reads version ${CREDENTIALS_VERSION})`
+        : `has no "version": ${CREDENTIALS_VERSION}`,
+    );
   }
   if (typeof record.server !== 'string') throw damaged(file, 'has no "server" (a URL)');
   let server: string;
@@ -182,8 +228,10 @@ export function parseCredentials(text: string, file: string): StoredCredentials 
   } catch {
     throw damaged(file, `has a "server" that is not an http(s) URL: ${JSON.stringify(record.server)}`);
   }
-  if (typeof record.token !== 'string' || !/^[\x21-\x7e]+$/.test(record.token)) throw damaged(file, 'has no "token" (a token string without spaces)');
-  if (record.workspace !== undefined && record.workspace !== null && typeof record.workspace !== 'string') throw damaged(file, 'has a "workspace" that is not a string');
+  if (typeof record.token !== 'string' || !/^[\x21-\x7e]+$/.test(record.token))
+    throw damaged(file, 'has no "token" (a token string without spaces)');
+  if (record.workspace !== undefined && record.workspace !== null && typeof record.workspace !== 'string')
+    throw damaged(file, 'has a "workspace" that is not a string');
   return {
     version: CREDENTIALS_VERSION,
     server,
@@ -198,13 +246,22 @@ export function parseCredentials(text: string, file: string): StoredCredentials 
  * folder, synced, then renamed over the old one, so a reader never sees half
  * a file. The folder is created 0700 (and tightened to 0700 when it is open to others).
  */
-export async function writeCredentials(input: { server: string; token: string; workspace: string | null }, env: Env = process.env): Promise<string> {
+export async function writeCredentials(
+  input: { server: string; token: string; workspace: string | null },
+  env: Env = process.env,
+): Promise<string> {
   const dir = configDir(env);
   const file = path.join(dir, CREDENTIALS_FILE);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const info = await stat(dir);
   if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) await chmod(dir, 0o700);
-  const record: StoredCredentials = { version: CREDENTIALS_VERSION, server: input.server, token: input.token, workspace: input.workspace, savedAt: new Date().toISOString() };
+  const record: StoredCredentials = {
+    version: CREDENTIALS_VERSION,
+    server: input.server,
+    token: input.token,
+    workspace: input.workspace,
+    savedAt: new Date().toISOString(),
+  };
   const temp = path.join(dir, `.${CREDENTIALS_FILE}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {

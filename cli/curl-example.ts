@@ -18,10 +18,12 @@ export function curlExample(workload: DeployedWorkload, options: CurlOptions): s
     return `curl${workload.authorized ? ` -H "Authorization: Bearer ${options.tokenExpression}"` : ''} ${shellQuote(`${workload.url}/`)}`;
   }
   const args = exampleArguments(workload.parameters);
-  const method = workload.methods.includes('POST') || workload.methods.length === 0 ? 'POST' : workload.methods[0] ?? 'GET';
+  const method = workload.methods.includes('POST') || workload.methods.length === 0 ? 'POST' : (workload.methods[0] ?? 'GET');
   const auth = workload.authorized ? ` -H "Authorization: Bearer ${options.tokenExpression}"` : '';
   if (method === 'GET' || method === 'HEAD' || method === 'DELETE') {
-    const query = new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+    const query = new URLSearchParams(
+      Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    ).toString();
     const url = query ? `${workload.url}?${query}` : workload.url;
     return `curl${method === 'GET' ? '' : ` -X ${method}`}${auth} ${shellQuote(url)}`;
   }
@@ -42,12 +44,19 @@ function exampleValue(schema: JsonSchema): unknown {
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   if (Array.isArray(s.anyOf) && s.anyOf[0]) return exampleValue(s.anyOf[0]);
   switch (s.type) {
-    case 'string': return 'example';
-    case 'integer': return 1;
-    case 'number': return 1.5;
-    case 'boolean': return true;
-    case 'array': return [];
-    case 'object': return {};
-    default: return null;
+    case 'string':
+      return 'example';
+    case 'integer':
+      return 1;
+    case 'number':
+      return 1.5;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return null;
   }
 }

@@ -36,8 +36,12 @@ export function parseSince(text: string, now: number = Date.now()): Date {
   try {
     return new Date(now - parseDuration(text, '--since'));
   } catch {
-    throw new SvcError('usage_invalid', `--since takes a duration (10m, 2h, 1d) or an ISO 8601 time (2030-01-31T12:00:00Z), got ${JSON.stringify(text)}.`, {
-      hint: 'A duration means that long ago; a time needs its zone (Z or +01:00).',
-    });
+    throw new SvcError(
+      'usage_invalid',
+      `--since takes a duration (10m, 2h, 1d) or an ISO 8601 time (2030-01-31T12:00:00Z), got ${JSON.stringify(text)}.`,
+      {
+        hint: 'A duration means that long ago; a time needs its zone (Z or +01:00).',
+      },
+    );
   }
 }

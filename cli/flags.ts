@@ -21,7 +21,10 @@ export const SHARED_FLAGS = {
   port: { flag: '-p, --port', description: `Port the gateway listens on (env SVC_PORT; default ${DEFAULT_PORT}; 0 picks a free port)` },
   host: { flag: '-H, --host', description: 'Interface to listen on (env SVC_HOST; default 127.0.0.1)' },
   'data-dir': { flag: '--data-dir', description: 'Where state and the owner token live (env SVC_DATA_DIR; default ~/.svc/data)' },
-  'base-domain': { flag: '--base-domain', description: 'Also serve host-based URLs <app>-<workload>.<domain> (env SVC_BASE_DOMAIN; e.g. localhost)' },
+  'base-domain': {
+    flag: '--base-domain',
+    description: 'Also serve host-based URLs <app>-<workload>.<domain> (env SVC_BASE_DOMAIN; e.g. localhost)',
+  },
   config: { flag: '-c, --config', description: 'A JSON config file (env SVC_CONFIG); see docs/configuration.md' },
   server: { flag: '--server', description: 'The server to sign in to (default: SVC_SERVER, the saved server, else http://127.0.0.1:7420)' },
   'no-browser': { flag: '--no-browser', description: 'Print the link only; do not open a browser' },

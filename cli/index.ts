@@ -39,7 +39,12 @@ declareCommand(prog, 'serve [app_or_module]', {
     { flag: '--no-watch', description: 'Deploy once; do not reload the app when its files change' },
     ['server', 'Run the preview on a svc server (the one svc login signed you in to, or this URL) instead of in this process'],
   ],
-  examples: ['serve examples/quickstart/app.py', 'serve app --port 8080', 'serve app.py --server', 'serve app.py --server https://svc.example.com'],
+  examples: [
+    'serve examples/quickstart/app.py',
+    'serve app --port 8080',
+    'serve app.py --server',
+    'serve app.py --server https://svc.example.com',
+  ],
   action: async (target: string | undefined, flags: Record<string, unknown>) => {
     const { default: serve, serveTarget } = await import('./commands/serve.js');
     let args: ReturnType<typeof serveTarget>;
@@ -87,10 +92,16 @@ declareCommand(prog, 'server', {
 // Commands that talk to a server find it, and the token, as docs/cli.md "Which server, which token" says.
 
 declareCommand(prog, 'login', {
-  describe: 'Sign in to a server: prints a link and a code; open the link, check the code matches, and approve. Saves the token in ~/.svc/credentials.json.',
+  describe:
+    'Sign in to a server: prints a link and a code; open the link, check the code matches, and approve. Saves the token in ~/.svc/credentials.json.',
   flags: ['server', ['no-browser', 'Print the link only; never open a browser (it opens only on a terminal anyway)']],
   examples: ['login --server https://svc.example.com', 'login --no-browser'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/login.js')).default(context, { server: text(flags.server), browser: flags.browser !== false }), { stoppable: true }),
+  action: (flags: Flags) =>
+    run(
+      async (context) =>
+        (await import('./commands/login.js')).default(context, { server: text(flags.server), browser: flags.browser !== false }),
+      { stoppable: true },
+    ),
 });
 
 declareCommand(prog, 'logout', {
@@ -110,7 +121,10 @@ declareCommand(prog, 'dashboard', {
   describe: 'Print (and on a desktop open) a fresh one-time sign-in link to the dashboard for the account you are signed in as.',
   flags: ['no-browser', ['json', 'Print JSON: the link, when it expires, whose it is']],
   examples: ['dashboard', 'dashboard --no-browser'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/dashboard.js')).default(context, { browser: flags.browser !== false, json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/dashboard.js')).default(context, { browser: flags.browser !== false, json: flags.json === true }),
+    ),
 });
 
 declareCommand(prog, 'workspace', {
@@ -123,29 +137,40 @@ declareCommand(prog, 'workspace list', {
   describe: 'List the workspaces your account may use, with your role; * marks the one svc acts in.',
   flags: ['json'],
   examples: ['workspace list'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/workspace.js')).workspaceList(context, { json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) => (await import('./commands/workspace.js')).workspaceList(context, { json: flags.json === true })),
 });
 
 declareCommand(prog, 'workspace create <name>', {
   describe: 'Create a workspace, which you own (a lowercase name such as acme-prod).',
   flags: [['json', 'Print the workspace as JSON']],
   examples: ['workspace create acme-prod'],
-  action: (name: string, flags: Flags) => run(async (context) => (await import('./commands/workspace.js')).workspaceCreate(context, String(name), { json: flags.json === true })),
+  action: (name: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/workspace.js')).workspaceCreate(context, String(name), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'workspace use <name>', {
   describe: 'Act in another of your workspaces: svc saves a token of yours there in place of the current one.',
   flags: ['json'],
   examples: ['workspace use acme-prod'],
-  action: (name: string, flags: Flags) => run(async (context) => (await import('./commands/workspace.js')).workspaceUse(context, String(name), { json: flags.json === true })),
+  action: (name: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/workspace.js')).workspaceUse(context, String(name), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'workspace plan [workspace] [plan]', {
-  describe: "Show your workspace's plan and who changed it when; the server's operator sets one with <workspace> <plan> (free, team, business).",
+  describe:
+    "Show your workspace's plan and who changed it when; the server's operator sets one with <workspace> <plan> (free, team, business).",
   flags: ['json'],
   examples: ['workspace plan', 'workspace plan acme-prod team'],
   action: (workspace: string | undefined, plan: string | undefined, flags: Flags) =>
-    run(async (context) => (await import('./commands/workspace.js')).workspacePlan(context, workspace === undefined ? undefined : String(workspace), plan === undefined ? undefined : String(plan), { json: flags.json === true })),
+    run(async (context) =>
+      (await import('./commands/workspace.js')).workspacePlan(
+        context,
+        workspace === undefined ? undefined : String(workspace),
+        plan === undefined ? undefined : String(plan),
+        { json: flags.json === true },
+      ),
+    ),
 });
 
 declareCommand(prog, 'domain', {
@@ -155,17 +180,20 @@ declareCommand(prog, 'domain', {
 });
 
 declareCommand(prog, 'domain list', {
-  describe: 'List the workspace\'s custom domains: status (pending, verified, suspended), the workload each serves, the TXT record to publish.',
+  describe:
+    "List the workspace's custom domains: status (pending, verified, suspended), the workload each serves, the TXT record to publish.",
   flags: ['json'],
   examples: ['domain list'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/domain.js')).domainList(context, { json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) => (await import('./commands/domain.js')).domainList(context, { json: flags.json === true })),
 });
 
 declareCommand(prog, 'domain verify <domain>', {
-  describe: 'Look the domain\'s TXT record up now; once found, the domain serves its workload.',
+  describe: "Look the domain's TXT record up now; once found, the domain serves its workload.",
   flags: ['json'],
   examples: ['domain verify api.example.com'],
-  action: (domain: string, flags: Flags) => run(async (context) => (await import('./commands/domain.js')).domainVerify(context, String(domain), { json: flags.json === true })),
+  action: (domain: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/domain.js')).domainVerify(context, String(domain), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'member', {
@@ -178,21 +206,29 @@ declareCommand(prog, 'member list', {
   describe: 'List the members of the workspace with their roles, invited ones too.',
   flags: ['json'],
   examples: ['member list'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/member.js')).memberList(context, { json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) => (await import('./commands/member.js')).memberList(context, { json: flags.json === true })),
 });
 
 declareCommand(prog, 'member invite <name>', {
   describe: 'Invite a person (owners): prints a one-time sign-in link for them, valid 7 days.',
   flags: [{ flag: '--role', description: 'member (uses the workspace, the default) or owner (also invites and removes people)' }, 'json'],
   examples: ['member invite "Ada Lovelace"', 'member invite Grace --role owner'],
-  action: (name: string, flags: Flags) => run(async (context) => (await import('./commands/member.js')).memberInvite(context, String(name), { json: flags.json === true, ...(typeof flags.role === 'string' ? { role: flags.role } : {}) })),
+  action: (name: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/member.js')).memberInvite(context, String(name), {
+        json: flags.json === true,
+        ...(typeof flags.role === 'string' ? { role: flags.role } : {}),
+      }),
+    ),
 });
 
 declareCommand(prog, 'member remove <account>', {
   describe: 'Remove a member (owners): signed out of the workspace at once, their tokens there revoked.',
   flags: ['json'],
   examples: ['member remove acc_0123456789abcdef'],
-  action: (account: string, flags: Flags) => run(async (context) => (await import('./commands/member.js')).memberRemove(context, String(account), { json: flags.json === true })),
+  action: (account: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/member.js')).memberRemove(context, String(account), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'token', {
@@ -232,7 +268,8 @@ declareCommand(prog, 'token revoke <id>', {
   describe: 'Revoke a token by its id (tok_…): every request with it gets 401 from now on.',
   flags: ['json'],
   examples: ['token revoke tok_0f4c2a1b9e77'],
-  action: (id: string, flags: Flags) => run(async (context) => (await import('./commands/token.js')).tokenRevoke(context, String(id), { json: flags.json === true })),
+  action: (id: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/token.js')).tokenRevoke(context, String(id), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'secret', {
@@ -252,7 +289,9 @@ declareCommand(prog, 'secret create <name> [pairs]', {
   action: (name: string, first: string | undefined, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/secret.js')).secretCreate(context, String(name), pairsOf(first, flags), {
-        'from-dotenv': text(flags['from-dotenv']), replace: flags.replace === true, json: flags.json === true,
+        'from-dotenv': text(flags['from-dotenv']),
+        replace: flags.replace === true,
+        json: flags.json === true,
       }),
     ),
 });
@@ -262,14 +301,21 @@ declareCommand(prog, 'secret set <name> [pairs]', {
   flags: [
     'from-dotenv',
     { flag: '--remove', description: 'Remove this key (repeat for more)' },
-    { flag: '--restart', description: 'Restart the running workloads that use the secret, so that they get the new values now', default: false },
+    {
+      flag: '--restart',
+      description: 'Restart the running workloads that use the secret, so that they get the new values now',
+      default: false,
+    },
     ['json', 'Print the secret (its keys, never values) and the workloads restarted as JSON'],
   ],
   examples: ['secret set db DATABASE_URL=postgres://app@db2/app --restart', 'secret set db --remove DB_POOL'],
   action: (name: string, first: string | undefined, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/secret.js')).secretSet(context, String(name), pairsOf(first, flags), {
-        'from-dotenv': text(flags['from-dotenv']), remove: listOf(flags.remove), restart: flags.restart === true, json: flags.json === true,
+        'from-dotenv': text(flags['from-dotenv']),
+        remove: listOf(flags.remove),
+        restart: flags.restart === true,
+        json: flags.json === true,
       }),
     ),
 });
@@ -278,28 +324,38 @@ declareCommand(prog, 'secret list', {
   describe: 'List the secrets of your workspace: names, keys, who changed them and when; never values.',
   flags: ['json'],
   examples: ['secret list'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretList(context, { json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) => (await import('./commands/secret.js')).secretList(context, { json: flags.json === true })),
 });
 
 declareCommand(prog, 'secret delete <name>', {
   describe: 'Delete a secret (asks first; --yes without a terminal). Running workloads keep their values; deploys naming it are refused.',
   flags: ['yes', 'json'],
   examples: ['secret delete db --yes'],
-  action: (name: string, flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretDelete(context, String(name), { yes: flags.yes === true, json: flags.json === true })),
+  action: (name: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/secret.js')).secretDelete(context, String(name), { yes: flags.yes === true, json: flags.json === true }),
+    ),
 });
 
 declareCommand(prog, 'secret reseal', {
-  describe: "After a key rotation (the operator only): seal every stored secret value again under the server's first key, so that the old keys can go.",
+  describe:
+    "After a key rotation (the operator only): seal every stored secret value again under the server's first key, so that the old keys can go.",
   flags: [['json', 'Print {"secrets", "values"} as JSON']],
   examples: ['secret reseal'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/secret.js')).secretReseal(context, { json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) => (await import('./commands/secret.js')).secretReseal(context, { json: flags.json === true })),
 });
 
 declareCommand(prog, 'deploy <app_or_module>', {
   describe: 'Deploy an app (a .py file or a module name, optionally :<workload> for one workload) to the server, and print each URL.',
   flags: [
     { flag: '--prune', description: 'Also remove the deployments the app no longer has (whole-app deploys only)', default: false },
-    { flag: '--dry-run', description: 'Print what the deploy would do (on Nomad: the jobs and their placements, from Nomad\'s plan) and deploy nothing', default: false },
+    {
+      flag: '--dry-run',
+      description: "Print what the deploy would do (on Nomad: the jobs and their placements, from Nomad's plan) and deploy nothing",
+      default: false,
+    },
     ['json', 'Print {"app", "workloads": [{"name", "kind", "url"}]}'],
   ],
   examples: [
@@ -310,12 +366,16 @@ declareCommand(prog, 'deploy <app_or_module>', {
   ],
   action: (target: string, flags: Flags) =>
     run(async (context) => {
-      await (await import('./commands/deploy.js')).default(context, String(target), { prune: flags.prune === true, json: flags.json === true, dryRun: flags['dry-run'] === true });
+      await (await import('./commands/deploy.js')).default(context, String(target), {
+        prune: flags.prune === true,
+        json: flags.json === true,
+        dryRun: flags['dry-run'] === true,
+      });
     }),
 });
 
 declareCommand(prog, 'logs <app>', {
-  describe: 'Print the log lines of an app\'s deployments (or of <app>:<workload>), merged by time; --follow keeps printing new ones.',
+  describe: "Print the log lines of an app's deployments (or of <app>:<workload>), merged by time; --follow keeps printing new ones.",
   flags: [
     { flag: '-f, --follow', description: 'Keep printing new lines until the deployment is deleted or Ctrl-C', default: false },
     { flag: '--since', description: 'Only lines from this long ago (10m, 2h, 1d) or from this ISO 8601 time on' },
@@ -325,13 +385,18 @@ declareCommand(prog, 'logs <app>', {
   action: (target: string, flags: Flags) =>
     run(
       async (context) =>
-        (await import('./commands/logs.js')).default(context, String(target), { follow: flags.follow === true, since: text(flags.since), json: flags.json === true }),
+        (await import('./commands/logs.js')).default(context, String(target), {
+          follow: flags.follow === true,
+          since: text(flags.since),
+          json: flags.json === true,
+        }),
       { stoppable: flags.follow === true },
     ),
 });
 
 declareCommand(prog, 'app', {
-  describe: 'Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>, svc app runs <app>, svc app export <app>.',
+  describe:
+    'Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>, svc app runs <app>, svc app export <app>.',
   examples: ['app list', 'app pause quickstart'],
   action: () => prog.help('app'),
 });
@@ -344,17 +409,20 @@ declareCommand(prog, 'app list', {
 });
 
 declareCommand(prog, 'app pause <app>', {
-  describe: 'Pause an app: every deployment stops (requests in flight finish), definitions and URLs are kept; its URLs answer 503 app_paused.',
+  describe:
+    'Pause an app: every deployment stops (requests in flight finish), definitions and URLs are kept; its URLs answer 503 app_paused.',
   flags: [['json', 'Print the app as JSON']],
   examples: ['app pause quickstart'],
-  action: (app: string, flags: Flags) => run(async (context) => (await import('./commands/app.js')).appPause(context, String(app), { json: flags.json === true })),
+  action: (app: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/app.js')).appPause(context, String(app), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'app resume <app>', {
   describe: 'Resume a paused app: its deployments start again at their current versions.',
   flags: [['json', 'Print the app as JSON']],
   examples: ['app resume quickstart'],
-  action: (app: string, flags: Flags) => run(async (context) => (await import('./commands/app.js')).appResume(context, String(app), { json: flags.json === true })),
+  action: (app: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/app.js')).appResume(context, String(app), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'app delete <app>', {
@@ -362,27 +430,41 @@ declareCommand(prog, 'app delete <app>', {
   flags: ['yes', 'json'],
   examples: ['app delete quickstart', 'app delete quickstart --yes'],
   action: (app: string, flags: Flags) =>
-    run(async (context) => (await import('./commands/app.js')).appDelete(context, String(app), { yes: flags.yes === true, json: flags.json === true })),
+    run(async (context) =>
+      (await import('./commands/app.js')).appDelete(context, String(app), { yes: flags.yes === true, json: flags.json === true }),
+    ),
 });
 
 declareCommand(prog, 'app runs <app>', {
-  describe: "The scheduled runs of an app, newest first (the last 100 of each scheduled function), after its schedules and their next tick; --logs RUN prints one run's output.",
+  describe:
+    "The scheduled runs of an app, newest first (the last 100 of each scheduled function), after its schedules and their next tick; --logs RUN prints one run's output.",
   flags: [{ flag: '--logs', description: 'Print the logs of this run (its id, sched-…) instead of the list' }, 'json'],
   examples: ['app runs nightly', 'app runs nightly --logs sched-1795802211000-82751a'],
   action: (app: string, flags: Flags) =>
     run(async (context) =>
-      (await import('./commands/app-runs.js')).appRuns(context, String(app), { json: flags.json === true, ...(typeof flags.logs === 'string' ? { logs: flags.logs } : {}) }),
+      (await import('./commands/app-runs.js')).appRuns(context, String(app), {
+        json: flags.json === true,
+        ...(typeof flags.logs === 'string' ? { logs: flags.logs } : {}),
+      }),
     ),
 });
 
 declareCommand(prog, 'app export <app>', {
-  describe: 'Generate a typed client of the deployed app as it is now: a Python package svc_clients.<app> (or, with --language typescript, an ESM package svc-clients/<app>) in the current folder (or --out DIR). Run it again after a deploy.',
+  describe:
+    'Generate a typed client of the deployed app as it is now: a Python package svc_clients.<app> (or, with --language typescript, an ESM package svc-clients/<app>) in the current folder (or --out DIR). Run it again after a deploy.',
   flags: [
-    { flag: '-o, --out', description: 'The folder to write svc_clients/<app>/ (svc-clients/<app>/ for typescript) into (default: the current folder)' },
+    {
+      flag: '-o, --out',
+      description: 'The folder to write svc_clients/<app>/ (svc-clients/<app>/ for typescript) into (default: the current folder)',
+    },
     { flag: '--language', description: 'The exporter to use: python (the default) or typescript; plugins may add others' },
-    ['plugin', 'A plugin module that registers exporters (repeatable), besides the config\'s plugins'],
+    ['plugin', "A plugin module that registers exporters (repeatable), besides the config's plugins"],
     ['config', 'A config file whose plugins may register exporters (default: SVC_CONFIG)'],
-    { flag: '--check', description: 'Write nothing; exit 1 listing what differs when the client on disk no longer matches the deployed app (for CI)', default: false },
+    {
+      flag: '--check',
+      description: 'Write nothing; exit 1 listing what differs when the client on disk no longer matches the deployed app (for CI)',
+      default: false,
+    },
     { flag: '--force', description: 'Replace generated files edited since the last export', default: false },
     ['json', 'Print {"app", "language", "package", "root", "files", "generatedFrom"}'],
   ],
@@ -396,8 +478,12 @@ declareCommand(prog, 'app export <app>', {
   action: (app: string, flags: Flags) =>
     run(async (context) => {
       const options = {
-        out: text(flags.out), language: text(flags.language), json: flags.json === true, config: text(flags.config),
-        plugin: flags.plugin as string | string[] | undefined, force: flags.force === true,
+        out: text(flags.out),
+        language: text(flags.language),
+        json: flags.json === true,
+        config: text(flags.config),
+        plugin: flags.plugin as string | string[] | undefined,
+        force: flags.force === true,
       };
       const { default: appExport } = await import('./commands/app-export.js');
       if (flags.check === true) return appExport(context, String(app), { ...options, check: true });
@@ -407,7 +493,8 @@ declareCommand(prog, 'app export <app>', {
 });
 
 declareCommand(prog, 'deployment', {
-  describe: 'Deployments, one workload of an app each: svc deployment list, svc deployment stop <app>/<workload>, svc deployment delete <app>/<workload>.',
+  describe:
+    'Deployments, one workload of an app each: svc deployment list, svc deployment stop <app>/<workload>, svc deployment delete <app>/<workload>.',
   examples: ['deployment list --app quickstart', 'deployment stop quickstart/greet'],
   action: () => prog.help('deployment'),
 });
@@ -416,21 +503,29 @@ declareCommand(prog, 'deployment list', {
   describe: 'List the deployments of your workspace with their status, containers and URLs.',
   flags: [{ flag: '--app', description: 'Only the deployments of this app' }, 'json'],
   examples: ['deployment list', 'deployment list --app quickstart --json'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/deployment.js')).deploymentList(context, { app: text(flags.app), json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/deployment.js')).deploymentList(context, { app: text(flags.app), json: flags.json === true }),
+    ),
 });
 
 declareCommand(prog, 'deployment stop <name>', {
-  describe: 'Stop one deployment (<app>/<workload> or <app>:<workload>): its URL answers 503 deployment_stopped until the workload is deployed again.',
+  describe:
+    'Stop one deployment (<app>/<workload> or <app>:<workload>): its URL answers 503 deployment_stopped until the workload is deployed again.',
   flags: [['json', 'Print the app as JSON']],
   examples: ['deployment stop quickstart/greet'],
-  action: (name: string, flags: Flags) => run(async (context) => (await import('./commands/deployment.js')).deploymentStop(context, String(name), { json: flags.json === true })),
+  action: (name: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/deployment.js')).deploymentStop(context, String(name), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'deployment delete <name>', {
   describe: 'Delete one deployment (<app>/<workload> or <app>:<workload>): its containers and its URL go.',
   flags: ['json'],
   examples: ['deployment delete quickstart/greet'],
-  action: (name: string, flags: Flags) => run(async (context) => (await import('./commands/deployment.js')).deploymentDelete(context, String(name), { json: flags.json === true })),
+  action: (name: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/deployment.js')).deploymentDelete(context, String(name), { json: flags.json === true }),
+    ),
 });
 
 declareCommand(prog, 'example', {
@@ -443,19 +538,30 @@ declareCommand(prog, 'example list', {
   describe: 'List the example projects, each with what it shows.',
   flags: ['json'],
   examples: ['example list'],
-  action: (flags: Flags) => run(async (context) => (await import('./commands/example.js')).exampleList(context, { json: flags.json === true })),
+  action: (flags: Flags) =>
+    run(async (context) => (await import('./commands/example.js')).exampleList(context, { json: flags.json === true })),
 });
 
 declareCommand(prog, 'example download <name>', {
   describe: 'Download an example project into a new folder ./<name> (or --dir), ready for `svc serve app.py`.',
   flags: [
     { flag: '-d, --dir', description: 'The folder to write it into (default ./<name>); it must be new or empty' },
-    { flag: '-f, --force', description: 'Write into an existing folder that is not empty (files of the same name are replaced)', default: false },
+    {
+      flag: '-f, --force',
+      description: 'Write into an existing folder that is not empty (files of the same name are replaced)',
+      default: false,
+    },
     ['json', 'Print {"name", "dir", "files"}'],
   ],
   examples: ['example download asgi-fastapi', 'example download realtime-chat --dir chat'],
   action: (name: string, flags: Flags) =>
-    run(async (context) => (await import('./commands/example.js')).exampleDownload(context, String(name), { dir: text(flags.dir), force: flags.force === true, json: flags.json === true })),
+    run(async (context) =>
+      (await import('./commands/example.js')).exampleDownload(context, String(name), {
+        dir: text(flags.dir),
+        force: flags.force === true,
+        json: flags.json === true,
+      }),
+    ),
 });
 
 declareCommand(prog, 'jobs', {
@@ -465,17 +571,22 @@ declareCommand(prog, 'jobs', {
 });
 
 declareCommand(prog, 'jobs render <app_or_module>', {
-  describe: 'Print the Nomad jobs svc would submit for an app (a .py file or a module name, optionally :<workload>) as a JSON array of PUT /v1/jobs bodies, after the plugins\' transformJob hook and the strict job validator.',
+  describe:
+    "Print the Nomad jobs svc would submit for an app (a .py file or a module name, optionally :<workload>) as a JSON array of PUT /v1/jobs bodies, after the plugins' transformJob hook and the strict job validator.",
   flags: [
-    { flag: '--driver', description: 'Nomad task driver: docker, raw_exec or exec (default: the config\'s nomadDriver, exec)' },
+    { flag: '--driver', description: "Nomad task driver: docker, raw_exec or exec (default: the config's nomadDriver, exec)" },
     { flag: '--datacenter', description: 'Datacenter the jobs may run in; repeat it or separate with commas (default dc1)' },
     { flag: '--region', description: 'Nomad region (default global)' },
     { flag: '--namespace', description: 'Nomad namespace (default default)' },
     { flag: '--stage', description: 'deployed or preview (default deployed)' },
     { flag: '--workspace', description: 'Workspace the app belongs to (default default)' },
-    { flag: '--registry', description: 'Registry and prefix of the docker images: <registry>/<image id>:latest (default: the config\'s imageRegistry, else localhost:5000/svc)' },
+    {
+      flag: '--registry',
+      description:
+        "Registry and prefix of the docker images: <registry>/<image id>:latest (default: the config's imageRegistry, else localhost:5000/svc)",
+    },
     { flag: '--bundle-url', description: 'URL of the code bundle artifact (default a placeholder; the server signs real ones)' },
-    ['base-domain', 'Base domain for the Host() and Fabio host tags (default the config file\'s baseDomain)'],
+    ['base-domain', "Base domain for the Host() and Fabio host tags (default the config file's baseDomain)"],
     { flag: '--mhz-per-core', description: 'MHz one core of the cpu option reserves (default 2000)' },
     { flag: '--cores', description: 'Reserve whole cores (Resources.Cores) instead of MHz', default: false },
     { flag: '--python', description: 'Interpreter raw_exec/exec run (default python3)' },
@@ -511,7 +622,8 @@ declareCommand(prog, 'jobs render <app_or_module>', {
 });
 
 declareCommand(prog, 'run <target>', {
-  describe: 'Run a function remotely: <module or file>:<function>, then its arguments, passed through as they are (--name value pairs included).',
+  describe:
+    'Run a function remotely: <module or file>:<function>, then its arguments, passed through as they are (--name value pairs included).',
   examples: ['run examples/quickstart/app.py:square 12', 'run tools:resize photo.png --width 320 > resized.json'],
   action: async (target: string, flags: Flags) => {
     // Reached only without pass-through (`svc run -- <target> …`); `svc run <target> …` is split before sade (run-args.ts).

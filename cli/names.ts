@@ -28,7 +28,9 @@ export function parseAppTarget(text: string): { app: string; workload: string | 
   try {
     return parseDeploymentName(value);
   } catch {
-    throw new SvcError('usage_invalid', `expected <app> or <app>:<workload>, got ${JSON.stringify(text)}.`, { hint: '`svc app list` lists your apps.' });
+    throw new SvcError('usage_invalid', `expected <app> or <app>:<workload>, got ${JSON.stringify(text)}.`, {
+      hint: '`svc app list` lists your apps.',
+    });
   }
 }
 

@@ -124,16 +124,22 @@ export function resolveCluster(config: ClusterConfig, explicit: ReadonlySet<stri
   const mutable = config as { -readonly [K in keyof ClusterConfig]: ClusterConfig[K] };
   if (!explicit.has('registry')) mutable.registry = config.scheduler === 'nomad' ? 'consul' : 'embedded';
   if (config.scheduler === 'nomad' && config.registry !== 'consul') {
-    problems.push('scheduler "nomad" needs registry "consul": Nomad registers the containers\' services in Consul, where the gateway finds them');
+    problems.push(
+      'scheduler "nomad" needs registry "consul": Nomad registers the containers\' services in Consul, where the gateway finds them',
+    );
   }
   if (config.scheduler === 'local' && config.registry === 'consul') {
     problems.push('registry "consul" needs scheduler "nomad": local containers listen on Unix sockets, which Consul cannot hold');
   }
   if (config.scheduler === 'nomad' && config.nomadDriver === 'docker' && config.imageRegistry === null) {
-    problems.push('nomadDriver "docker" needs imageRegistry (SVC_IMAGE_REGISTRY): the registry svc pushes each workload\'s image to and Nomad\'s clients pull it from, such as registry.example.com:5000/svc');
+    problems.push(
+      'nomadDriver "docker" needs imageRegistry (SVC_IMAGE_REGISTRY): the registry svc pushes each workload\'s image to and Nomad\'s clients pull it from, such as registry.example.com:5000/svc',
+    );
   }
   if ((config.imageRegistryUsername === null) !== (config.imageRegistryPassword === null)) {
-    problems.push('imageRegistryUsername and imageRegistryPassword (SVC_IMAGE_REGISTRY_PASSWORD) go together: set both, or neither for a registry that takes anonymous pushes');
+    problems.push(
+      'imageRegistryUsername and imageRegistryPassword (SVC_IMAGE_REGISTRY_PASSWORD) go together: set both, or neither for a registry that takes anonymous pushes',
+    );
   }
   return problems;
 }

@@ -13,8 +13,13 @@ import path from 'node:path';
 import { sdkPythonPath } from '../core/model/paths.js';
 
 const python = process.env.SVC_PYTHON ?? 'python3';
-const result = spawnSync(python, ['-m', 'compileall', '-q', path.join(sdkPythonPath, 'svc')], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+const result = spawnSync(python, ['-m', 'compileall', '-q', path.join(sdkPythonPath, 'svc')], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  encoding: 'utf8',
+});
 if (result.error === undefined && result.status !== 0) {
   // Not fatal: svc runs from the sources as it did.
-  process.stderr.write(`svc build: could not compile the Python SDK's bytecode with ${python} (${result.stderr.trim() || `exit ${result.status}`}); it is compiled on each start instead\n`);
+  process.stderr.write(
+    `svc build: could not compile the Python SDK's bytecode with ${python} (${result.stderr.trim() || `exit ${result.status}`}); it is compiled on each start instead\n`,
+  );
 }

@@ -39,15 +39,21 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
     // A password may also come from a file (`<VAR>_FILE`), as Nomad templates and Docker secrets deliver them.
     const fileVar = spec.kind === 'password' && spec.env !== null && env[`${spec.env}_FILE`] ? `${spec.env}_FILE` : undefined;
     const [raw, source] =
-      flag !== undefined ? [flag, `--${kebab(key)}`]
-      : envName ? [env[envName], envName]
-      : fileVar ? [readSecretFile(path.resolve(cwd, env[fileVar]!), fileVar, problems), fileVar]
-      : key in fromFile ? [fromFile[key], `${fileName}: ${key}`]
-      : [undefined, ''];
+      flag !== undefined
+        ? [flag, `--${kebab(key)}`]
+        : envName
+          ? [env[envName], envName]
+          : fileVar
+            ? [readSecretFile(path.resolve(cwd, env[fileVar]!), fileVar, problems), fileVar]
+            : key in fromFile
+              ? [fromFile[key], `${fileName}: ${key}`]
+              : [undefined, ''];
     if (raw === undefined) continue;
     const inFile = source.startsWith(`${fileName}:`);
     if ((spec.kind === 'secret' || spec.kind === 'password') && inFile) {
-      problems.push(`${source}: a ${spec.kind === 'secret' ? 'token' : 'password'} does not belong in a config file; set ${spec.env}${spec.fallbackEnv ? ` (or ${spec.fallbackEnv})` : ''} in svc's environment instead`);
+      problems.push(
+        `${source}: a ${spec.kind === 'secret' ? 'token' : 'password'} does not belong in a config file; set ${spec.env}${spec.fallbackEnv ? ` (or ${spec.fallbackEnv})` : ''} in svc's environment instead`,
+      );
       continue;
     }
     // Relative paths in a config file mean "next to the file", wherever svc is started.
@@ -59,7 +65,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
       explicit.add(key);
     }
   }
-  if (problems.length === 0) problems.push(...resolveCluster(result as unknown as ServerConfig, explicit), ...checkTls(result as unknown as ServerConfig));
+  if (problems.length === 0)
+    problems.push(...resolveCluster(result as unknown as ServerConfig, explicit), ...checkTls(result as unknown as ServerConfig));
   if (fileName) problems.push(...configFileProblems(fromFile).problems.map((problem) => `${fileName}: ${problem}`));
   if (problems.length > 0) {
     throw new SvcError('config_invalid', `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
@@ -77,49 +84,72 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
     case 'enum': {
       const values = spec.values ?? [];
       const value = typeof raw === 'string' ? raw.trim() : raw;
-      return typeof value === 'string' && values.includes(value) ? value : { problem: `expected one of ${values.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(raw)}` };
+      return typeof value === 'string' && values.includes(value)
+        ? value
+        : { problem: `expected one of ${values.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(raw)}` };
     }
     case 'secret':
-      return typeof raw === 'string' && raw.trim() !== '' && !/\s/.test(raw.trim()) ? raw.trim() : { problem: 'expected a token (its secret ID), without spaces' };
+      return typeof raw === 'string' && raw.trim() !== '' && !/\s/.test(raw.trim())
+        ? raw.trim()
+        : { problem: 'expected a token (its secret ID), without spaces' };
     case 'password':
       // Taken as written (spaces and all): only an empty value is refused.
       return typeof raw === 'string' && raw !== '' ? raw : { problem: 'expected a password or access token, not an empty value' };
     case 'list': {
       const items = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()) : raw;
-      if (Array.isArray(items) && items.length > 0 && items.every((item) => typeof item === 'string' && /^[A-Za-z0-9_*.-]+$/.test(item))) return Object.freeze([...items]);
-      return { problem: `expected a non-empty list of names (letters, digits, - _ . *; comma-separated in the environment), got ${JSON.stringify(raw)}` };
+      if (Array.isArray(items) && items.length > 0 && items.every((item) => typeof item === 'string' && /^[A-Za-z0-9_*.-]+$/.test(item)))
+        return Object.freeze([...items]);
+      return {
+        problem: `expected a non-empty list of names (letters, digits, - _ . *; comma-separated in the environment), got ${JSON.stringify(raw)}`,
+      };
     }
     case 'mhz': {
       const mhz = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      return Number.isInteger(mhz) && mhz >= 100 && mhz <= 100_000 ? mhz : { problem: `expected whole MHz per core from 100 to 100000 (your Nomad clients' cpu.frequency), got ${JSON.stringify(raw)}` };
+      return Number.isInteger(mhz) && mhz >= 100 && mhz <= 100_000
+        ? mhz
+        : { problem: `expected whole MHz per core from 100 to 100000 (your Nomad clients' cpu.frequency), got ${JSON.stringify(raw)}` };
     }
     case 'agentUrl': {
       // CONSUL_HTTP_ADDR is often host:port without a scheme, as Consul's CLI accepts it.
       const text = typeof raw === 'string' ? raw.trim() : '';
       const url = /^[a-z]+:\/\//i.test(text) ? text : text === '' ? '' : `http://${text}`;
       if (/^https?:\/\/[^\s/?#]+\/*$/.test(url)) return url.replace(/\/+$/, '');
-      return { problem: `expected an agent address such as http://127.0.0.1:4646 (scheme, host and port; no path), got ${JSON.stringify(raw)}` };
+      return {
+        problem: `expected an agent address such as http://127.0.0.1:4646 (scheme, host and port; no path), got ${JSON.stringify(raw)}`,
+      };
     }
     case 'kvPrefix': {
       const prefix = typeof raw === 'string' ? raw.trim() : '';
-      return /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/$/.test(prefix) ? prefix : { problem: `expected a Consul KV prefix such as svc/ or teams/ml/svc/ (letters, digits, - and _ segments, ending in /, no leading /), got ${JSON.stringify(raw)}` };
+      return /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/$/.test(prefix)
+        ? prefix
+        : {
+            problem: `expected a Consul KV prefix such as svc/ or teams/ml/svc/ (letters, digits, - and _ segments, ending in /, no leading /), got ${JSON.stringify(raw)}`,
+          };
     }
     case 'port': {
       const port = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : { problem: `port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(raw)}` };
+      return Number.isInteger(port) && port >= 0 && port <= 65535
+        ? port
+        : { problem: `port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(raw)}` };
     }
     case 'bytes': {
       const bytes = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      return Number.isSafeInteger(bytes) && bytes >= 1024 ? bytes : { problem: `expected a whole number of bytes, at least 1024 (e.g. 33554432 for 32 MiB), got ${JSON.stringify(raw)}` };
+      return Number.isSafeInteger(bytes) && bytes >= 1024
+        ? bytes
+        : { problem: `expected a whole number of bytes, at least 1024 (e.g. 33554432 for 32 MiB), got ${JSON.stringify(raw)}` };
     }
     case 'seconds': {
       const seconds = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
-      return Number.isFinite(seconds) && seconds >= 0.1 && seconds <= 3600 ? seconds : { problem: `expected a number of seconds from 0.1 to 3600, got ${JSON.stringify(raw)}` };
+      return Number.isFinite(seconds) && seconds >= 0.1 && seconds <= 3600
+        ? seconds
+        : { problem: `expected a number of seconds from 0.1 to 3600, got ${JSON.stringify(raw)}` };
     }
     case 'domain': {
       if (raw === null) return null;
       const domain = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/\.$/, '') : '';
-      return isDomainName(domain) ? domain : { problem: `expected a DNS name such as svc.example.com or localhost (no scheme, port or path), got ${JSON.stringify(raw)}` };
+      return isDomainName(domain)
+        ? domain
+        : { problem: `expected a DNS name such as svc.example.com or localhost (no scheme, port or path), got ${JSON.stringify(raw)}` };
     }
     case 'hostPort': {
       if (raw === null) return null;
@@ -133,23 +163,31 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       // What a listener binds: an IPv4 address or a bracketed IPv6 one, with a port (0 picks a free one).
       const text = typeof raw === 'string' ? raw.trim() : '';
       if (ipPortOf(text) !== null) return text;
-      return { problem: `expected an address to listen on as ip:port, such as 127.0.0.1:9464 or [::1]:9464 (port 0 picks a free one), got ${JSON.stringify(raw)}` };
+      return {
+        problem: `expected an address to listen on as ip:port, such as 127.0.0.1:9464 or [::1]:9464 (port 0 picks a free one), got ${JSON.stringify(raw)}`,
+      };
     }
     case 'path':
-      return typeof raw === 'string' && raw.trim() !== '' ? path.resolve(cwd, expandHome(raw.trim())) : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };
+      return typeof raw === 'string' && raw.trim() !== ''
+        ? path.resolve(cwd, expandHome(raw.trim()))
+        : { problem: `expected a folder path, got ${JSON.stringify(raw)}` };
     case 'existingFolder': {
       // A typo here would turn the limits off without a word: the folder must be there.
       if (raw === null) return null;
       if (typeof raw !== 'string' || raw.trim() === '') return { problem: `expected a folder path or null, got ${JSON.stringify(raw)}` };
       const folder = path.resolve(cwd, expandHome(raw.trim()));
-      return statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? folder : { problem: `${folder} is not a folder on this machine (it should be ${spec.what})` };
+      return statSync(folder, { throwIfNoEntry: false })?.isDirectory()
+        ? folder
+        : { problem: `${folder} is not a folder on this machine (it should be ${spec.what})` };
     }
     case 'existingFile': {
       // Read at start; a path that names nothing is better said now, with the other problems.
       if (raw === null) return null;
       if (typeof raw !== 'string' || raw.trim() === '') return { problem: `expected a file path or null, got ${JSON.stringify(raw)}` };
       const file = path.resolve(cwd, expandHome(raw.trim()));
-      return statSync(file, { throwIfNoEntry: false })?.isFile() ? file : { problem: `${file} is not a file on this machine (it should be ${spec.what})` };
+      return statSync(file, { throwIfNoEntry: false })?.isFile()
+        ? file
+        : { problem: `${file} is not a file on this machine (it should be ${spec.what})` };
     }
     case 'optionalPort':
       return raw === null ? null : parseValue({ ...spec, kind: 'port' }, raw, cwd);
@@ -160,7 +198,9 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       return { problem: `expected true or false, got ${JSON.stringify(raw)}` };
     }
     case 'string':
-      return typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : { problem: `expected a non-empty string, got ${JSON.stringify(raw)}` };
+      return typeof raw === 'string' && raw.trim() !== ''
+        ? raw.trim()
+        : { problem: `expected a non-empty string, got ${JSON.stringify(raw)}` };
     case 'url':
       if (raw === null) return null;
       if (typeof raw === 'string' && /^https?:\/\/[^\s/]+/.test(raw)) return raw.replace(/\/+$/, '');
@@ -172,11 +212,15 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       return { problem: `expected an http(s) URL with no path, such as http://10.0.0.7:7420, got ${JSON.stringify(raw)}` };
     case 'imageRegistry': {
       if (raw === null) return null;
-      const target = typeof raw === 'string' ? parseRegistryTarget(raw) : { problem: `expected a registry such as registry.example.com:5000/svc, got ${JSON.stringify(raw)}` };
+      const target =
+        typeof raw === 'string'
+          ? parseRegistryTarget(raw)
+          : { problem: `expected a registry such as registry.example.com:5000/svc, got ${JSON.stringify(raw)}` };
       return 'problem' in target ? target : String(raw).trim().replace(/\/+$/, '');
     }
     case 'baseImage': {
-      if (typeof raw !== 'string' || raw.trim() === '') return { problem: `expected an image name such as python:{python}-slim, got ${JSON.stringify(raw)}` };
+      if (typeof raw !== 'string' || raw.trim() === '')
+        return { problem: `expected an image name such as python:{python}-slim, got ${JSON.stringify(raw)}` };
       try {
         // {python} is filled in per image: check the name with a version in its place.
         parseImageReference(raw.trim().split('{python}').join('3.11'));
@@ -186,8 +230,15 @@ function parseValue(spec: ConfigKeySpec, raw: unknown, cwd: string): Parsed {
       }
     }
     case 'plugins':
-      if (Array.isArray(raw) && raw.every((p) => typeof p === 'string' || (typeof p === 'object' && p !== null && typeof (p as { module?: unknown }).module === 'string'))) {
-        return raw.map((spec: string | { module: string; options?: unknown }) => (typeof spec === 'string' ? resolveLocal(spec, cwd) : { ...spec, module: resolveLocal(spec.module, cwd) }));
+      if (
+        Array.isArray(raw) &&
+        raw.every(
+          (p) => typeof p === 'string' || (typeof p === 'object' && p !== null && typeof (p as { module?: unknown }).module === 'string'),
+        )
+      ) {
+        return raw.map((spec: string | { module: string; options?: unknown }) =>
+          typeof spec === 'string' ? resolveLocal(spec, cwd) : { ...spec, module: resolveLocal(spec.module, cwd) },
+        );
       }
       return { problem: 'plugins must be a list of module names or paths, or {"module": "...", "options": {...}} objects' };
     default:
@@ -216,7 +267,10 @@ function readConfigFile(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new SvcError('config_invalid', `cannot read the config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new SvcError(
+      'config_invalid',
+      `cannot read the config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   let value: unknown;
   try {

@@ -35,7 +35,17 @@ export interface TlsConfig {
 }
 
 export function tlsDefaults(): TlsConfig {
-  return { tlsCert: null, tlsKey: null, tlsCertDir: null, httpPort: null, httpsRedirect: false, trustProxy: false, acmeDirectory: null, acmeEmail: null, acmeCa: null };
+  return {
+    tlsCert: null,
+    tlsKey: null,
+    tlsCertDir: null,
+    httpPort: null,
+    httpsRedirect: false,
+    trustProxy: false,
+    acmeDirectory: null,
+    acmeEmail: null,
+    acmeCa: null,
+  };
 }
 
 export const tlsKeys = {
@@ -63,26 +73,36 @@ export function checkTls(config: TlsConfig & { readonly port: number }): string[
   }
   const tls = config.tlsCert !== null && config.tlsKey !== null;
   if (config.tlsCertDir !== null && !tls) {
-    problems.push('tlsCertDir (SVC_TLS_CERT_DIR) needs tlsCert and tlsKey: the default certificate answers clients that name no host, or one no file covers');
+    problems.push(
+      'tlsCertDir (SVC_TLS_CERT_DIR) needs tlsCert and tlsKey: the default certificate answers clients that name no host, or one no file covers',
+    );
   }
   if (config.httpPort !== null && !tls) {
-    problems.push('httpPort (SVC_HTTP_PORT) is the plain-HTTP listener beside HTTPS: it needs tlsCert and tlsKey (without them, port already serves plain HTTP)');
+    problems.push(
+      'httpPort (SVC_HTTP_PORT) is the plain-HTTP listener beside HTTPS: it needs tlsCert and tlsKey (without them, port already serves plain HTTP)',
+    );
   }
   if (config.httpPort !== null && config.httpPort !== 0 && config.httpPort === config.port) {
     problems.push(`httpPort and port are both ${config.port}: HTTPS and plain HTTP need a port each`);
   }
   if (config.acmeDirectory !== null && (config.tlsCertDir === null || config.httpPort === null)) {
-    problems.push('acmeDirectory (SVC_ACME_DIRECTORY) needs tlsCertDir (where svc writes the certificates it obtains) and httpPort (the plain-HTTP port, 80 in the open, where the CA fetches its HTTP-01 challenges)');
+    problems.push(
+      'acmeDirectory (SVC_ACME_DIRECTORY) needs tlsCertDir (where svc writes the certificates it obtains) and httpPort (the plain-HTTP port, 80 in the open, where the CA fetches its HTTP-01 challenges)',
+    );
   }
   if (config.acmeDirectory === null && (config.acmeEmail !== null || config.acmeCa !== null)) {
-    problems.push('acmeEmail (SVC_ACME_EMAIL) and acmeCa (SVC_ACME_CA) belong to acmeDirectory (SVC_ACME_DIRECTORY): set the ACME directory too, or leave them out');
+    problems.push(
+      'acmeEmail (SVC_ACME_EMAIL) and acmeCa (SVC_ACME_CA) belong to acmeDirectory (SVC_ACME_DIRECTORY): set the ACME directory too, or leave them out',
+    );
   }
   // A contact the CA would refuse only at the first order, long after the start: said now.
   if (config.acmeEmail !== null && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(config.acmeEmail)) {
     problems.push(`acmeEmail (SVC_ACME_EMAIL) must be an email address such as ops@example.com, not ${JSON.stringify(config.acmeEmail)}`);
   }
   if (config.httpsRedirect && config.httpPort === null) {
-    problems.push('httpsRedirect (SVC_HTTPS_REDIRECT) needs httpPort (SVC_HTTP_PORT): the plain-HTTP port whose requests it sends to HTTPS, such as 80');
+    problems.push(
+      'httpsRedirect (SVC_HTTPS_REDIRECT) needs httpPort (SVC_HTTP_PORT): the plain-HTTP port whose requests it sends to HTTPS, such as 80',
+    );
   }
   return problems;
 }

@@ -18,7 +18,13 @@ import { runtimeTask } from './task.js';
 import type { Constraint, NomadJobRegistration } from './types.js';
 
 export function compileJob(workload: Workload, context: JobContext): NomadJobRegistration {
-  const id = jobId({ workspace: context.workspace, app: context.app, stage: context.stage, workload: workload.name, serial: context.serial });
+  const id = jobId({
+    workspace: context.workspace,
+    app: context.app,
+    stage: context.stage,
+    workload: workload.name,
+    serial: context.serial,
+  });
   const labels = workerPortLabels(workload.scaling.workers);
   const meta = jobMeta(workload, context);
   const { minContainers, maxContainers } = workload.scaling.autoscaler;
@@ -36,21 +42,23 @@ export function compileJob(workload: Workload, context: JobContext): NomadJobReg
       Priority: 50,
       Meta: meta,
       UI: jobUi(workload, context),
-      TaskGroups: [{
-        Name: workload.name,
-        // New jobs start at the minimum; redeploys keep the current count (PreserveCounts).
-        Count: minContainers,
-        Scaling: { Min: minContainers, Max: maxContainers, Enabled: true, Type: 'horizontal' },
-        Update: { MaxParallel: 0 },
-        Networks: [{ Mode: 'host', DynamicPorts: labels.map((label) => ({ Label: label, Value: 0 })) }],
-        RestartPolicy: { Attempts: 3, Interval: 5 * MINUTE, Delay: 5 * SECOND, Mode: 'fail' },
-        ReschedulePolicy: { Delay: 10 * SECOND, DelayFunction: 'exponential', MaxDelay: 5 * MINUTE, Unlimited: true },
-        EphemeralDisk: { ...ephemeralDisk },
-        // Consul deregisters the workers this long before they get SIGTERM, so that routers stop sending.
-        ShutdownDelay: 5 * SECOND,
-        Meta: { svc_workload: workload.name },
-        Tasks: [runtimeTask(workload, context, labels, services, id)],
-      }],
+      TaskGroups: [
+        {
+          Name: workload.name,
+          // New jobs start at the minimum; redeploys keep the current count (PreserveCounts).
+          Count: minContainers,
+          Scaling: { Min: minContainers, Max: maxContainers, Enabled: true, Type: 'horizontal' },
+          Update: { MaxParallel: 0 },
+          Networks: [{ Mode: 'host', DynamicPorts: labels.map((label) => ({ Label: label, Value: 0 })) }],
+          RestartPolicy: { Attempts: 3, Interval: 5 * MINUTE, Delay: 5 * SECOND, Mode: 'fail' },
+          ReschedulePolicy: { Delay: 10 * SECOND, DelayFunction: 'exponential', MaxDelay: 5 * MINUTE, Unlimited: true },
+          EphemeralDisk: { ...ephemeralDisk },
+          // Consul deregisters the workers this long before they get SIGTERM, so that routers stop sending.
+          ShutdownDelay: 5 * SECOND,
+          Meta: { svc_workload: workload.name },
+          Tasks: [runtimeTask(workload, context, labels, services, id)],
+        },
+      ],
     },
     PreserveCounts: true,
   };

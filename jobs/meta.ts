@@ -41,9 +41,10 @@ const MAX_DESCRIPTION = 1000;
 export function jobUi(workload: Workload, context: JobContext): JobUIConfig {
   const ref = { workspace: context.workspace, app: context.app, stage: context.stage };
   const { http, scaling } = workload;
-  const what = http === null
-    ? 'called with `.remote()` / `svc run`'
-    : `${http.methods.length === 0 ? 'any method' : http.methods.join(', ')} \`${http.route}\`, ${http.authorized ? 'needs a bearer token' : 'public'}`;
+  const what =
+    http === null
+      ? 'called with `.remote()` / `svc run`'
+      : `${http.methods.length === 0 ? 'any method' : http.methods.join(', ')} \`${http.route}\`, ${http.authorized ? 'needs a bearer token' : 'public'}`;
   const lines = [
     `**svc ${workload.kind}** \`${workload.name}\` of app \`${context.app}\` (workspace \`${context.workspace}\`, ${context.stage}${context.version === null ? '' : `, version ${context.version}`}): ${what}.`,
     `${scaling.workers} worker${scaling.workers === 1 ? '' : 's'} × ${scaling.concurrency} per container, ${scaling.autoscaler.minContainers}–${scaling.autoscaler.maxContainers} containers, scaled by svc.`,

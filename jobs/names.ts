@@ -45,7 +45,10 @@ export function otherJobId(name: string): string {
 }
 
 function clean(part: string): string {
-  return part.toLowerCase().replaceAll('_', '-').replace(/[^a-z0-9-]/g, '-');
+  return part
+    .toLowerCase()
+    .replaceAll('_', '-')
+    .replace(/[^a-z0-9-]/g, '-');
 }
 
 function fitLabel(full: string): string {

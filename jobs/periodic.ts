@@ -36,16 +36,18 @@ export function compilePeriodicJob(workload: Workload, context: JobContext): Nom
       Meta: { ...jobMeta(workload, context), svc_schedule: describeSchedule(schedule) },
       UI: jobUi(workload, context),
       Periodic: periodicConfig(schedule),
-      TaskGroups: [{
-        Name: workload.name,
-        Count: 1,
-        // A run that fails is recorded failed, not tried again: the next tick is the next try.
-        RestartPolicy: { Attempts: 0, Interval: 5 * MINUTE, Delay: 5 * SECOND, Mode: 'fail' },
-        ReschedulePolicy: { Attempts: 0, Unlimited: false },
-        EphemeralDisk: { ...ephemeralDisk },
-        Meta: { svc_workload: workload.name },
-        Tasks: [onceTask(workload, context, id)],
-      }],
+      TaskGroups: [
+        {
+          Name: workload.name,
+          Count: 1,
+          // A run that fails is recorded failed, not tried again: the next tick is the next try.
+          RestartPolicy: { Attempts: 0, Interval: 5 * MINUTE, Delay: 5 * SECOND, Mode: 'fail' },
+          ReschedulePolicy: { Attempts: 0, Unlimited: false },
+          EphemeralDisk: { ...ephemeralDisk },
+          Meta: { svc_workload: workload.name },
+          Tasks: [onceTask(workload, context, id)],
+        },
+      ],
     },
   };
 }
@@ -73,9 +75,13 @@ export function nomadCronSpec(schedule: ScheduleSpec): string {
   if (s % 60 === 0 && s < 3600 && 60 % (s / 60) === 0) return `0 */${s / 60} * * * * *`;
   if (s % 3600 === 0 && s < 86_400 && 24 % (s / 3600) === 0) return `0 0 */${s / 3600} * * * *`;
   if (s === 86_400) return '0 0 0 * * * *';
-  throw new SvcError('manifest_invalid', `a period of ${s} seconds cannot run on Nomad: Nomad schedules with cron expressions, and none runs every ${s} seconds.`, {
-    hint: 'Use a period that divides a minute, an hour or a day (svc.Period(seconds=15), svc.Period(minutes=10), svc.Period(hours=6)) or one day, or a svc.Cron expression.',
-  });
+  throw new SvcError(
+    'manifest_invalid',
+    `a period of ${s} seconds cannot run on Nomad: Nomad schedules with cron expressions, and none runs every ${s} seconds.`,
+    {
+      hint: 'Use a period that divides a minute, an hour or a day (svc.Period(seconds=15), svc.Period(minutes=10), svc.Period(hours=6)) or one day, or a svc.Cron expression.',
+    },
+  );
 }
 
 /** The task of a tick: the function once, then exit (0: it returned; 6: it raised). */

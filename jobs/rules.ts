@@ -18,7 +18,8 @@ export const SECOND_NS = 1_000_000_000;
 export const showDuration = (ns: number): string => (ns % SECOND_NS === 0 ? `${ns / SECOND_NS}s` : `${ns}ns`);
 
 export function oneOf(report: Report, path: string, value: unknown, allowed: readonly string[]): void {
-  if (typeof value === 'string' && !allowed.includes(value)) report(path, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, not ${JSON.stringify(value)}`);
+  if (typeof value === 'string' && !allowed.includes(value))
+    report(path, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, not ${JSON.stringify(value)}`);
 }
 
 /**
@@ -33,11 +34,16 @@ export function checkConsulMeta(report: Report, path: string, meta: unknown): vo
   const keys = Object.keys(map);
   if (keys.length > 64) report(path, `has ${keys.length} keys; Consul allows at most 64`);
   for (const key of keys) {
-    if (!/^[a-zA-Z0-9_-]+$/.test(key)) report(`${path}.${key}`, 'Meta keys may hold only letters, digits, "_" and "-" (Consul refuses others; the Nomad UI splits keys at dots)');
+    if (!/^[a-zA-Z0-9_-]+$/.test(key))
+      report(
+        `${path}.${key}`,
+        'Meta keys may hold only letters, digits, "_" and "-" (Consul refuses others; the Nomad UI splits keys at dots)',
+      );
     else if (key.length > 128) report(`${path}.${key}`, `key is ${key.length} characters long; Consul allows 128`);
     else if (key.toLowerCase().startsWith('consul-')) report(`${path}.${key}`, 'the "consul-" key prefix is reserved by Consul');
     const value = map[key];
-    if (typeof value === 'string' && value.length > 512) report(`${path}.${key}`, `value is ${value.length} characters long; Consul allows 512`);
+    if (typeof value === 'string' && value.length > 512)
+      report(`${path}.${key}`, `value is ${value.length} characters long; Consul allows 512`);
   }
 }
 
@@ -64,8 +70,25 @@ export function checkUpdate(report: Report, path: string, value: unknown): void 
 }
 
 export const constraintOperands = [
-  '=', '==', 'is', '!=', 'not', '<', '<=', '>', '>=', 'regexp', 'version', 'semver', 'set_contains', 'set_contains_all',
-  'set_contains_any', 'is_set', 'is_not_set', 'distinct_hosts', 'distinct_property',
+  '=',
+  '==',
+  'is',
+  '!=',
+  'not',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'regexp',
+  'version',
+  'semver',
+  'set_contains',
+  'set_contains_all',
+  'set_contains_any',
+  'is_set',
+  'is_not_set',
+  'distinct_hosts',
+  'distinct_property',
 ] as const;
 
 /** Constraints, affinities and spreads at one level; `distinct_*` only above the task. */
@@ -74,14 +97,21 @@ export function checkPlacement(report: Report, path: string, level: Obj, atTask:
     const at = `${path}.Constraints[${index}]`;
     oneOf(report, `${at}.Operand`, constraint.Operand ?? '=', constraintOperands);
     const operand = str(constraint.Operand);
-    if (atTask && (operand === 'distinct_hosts' || operand === 'distinct_property')) report(`${at}.Operand`, `${operand} is not allowed on a task; put it on the group or the job`);
+    if (atTask && (operand === 'distinct_hosts' || operand === 'distinct_property'))
+      report(`${at}.Operand`, `${operand} is not allowed on a task; put it on the group or the job`);
     if (operand !== 'distinct_hosts' && str(constraint.LTarget) === undefined) report(`${at}.LTarget`, 'is required');
   });
   list(level.Affinities).forEach((affinity, index) => {
     const at = `${path}.Affinities[${index}]`;
-    oneOf(report, `${at}.Operand`, affinity.Operand ?? '=', constraintOperands.filter((o) => !o.startsWith('distinct_')));
+    oneOf(
+      report,
+      `${at}.Operand`,
+      affinity.Operand ?? '=',
+      constraintOperands.filter((o) => !o.startsWith('distinct_')),
+    );
     const weight = num(affinity.Weight);
-    if (weight !== undefined && (weight < -100 || weight > 100 || weight === 0)) report(`${at}.Weight`, 'must be between -100 and 100 and not 0');
+    if (weight !== undefined && (weight < -100 || weight > 100 || weight === 0))
+      report(`${at}.Weight`, 'must be between -100 and 100 and not 0');
   });
   list(level.Spreads).forEach((spread, index) => {
     const at = `${path}.Spreads[${index}]`;

@@ -13,7 +13,13 @@ import type { Service } from './types.js';
 
 export const HEALTH_PATH = '/_svc/health';
 
-export function workerServices(workload: Workload, context: JobContext, name: string, labels: readonly string[], meta: Record<string, string>): Service[] {
+export function workerServices(
+  workload: Workload,
+  context: JobContext,
+  name: string,
+  labels: readonly string[],
+  meta: Record<string, string>,
+): Service[] {
   const tags = [...svcTags(workload, context), ...routingTags(workload, context, name)];
   return labels.map((label) => ({
     Name: name,
@@ -21,18 +27,20 @@ export function workerServices(workload: Workload, context: JobContext, name: st
     Provider: 'consul',
     Tags: [...tags, `svc-worker=${label}`],
     Meta: { ...meta, svc_worker: label },
-    Checks: [{
-      Name: `health-${label}`,
-      Type: 'http',
-      Path: HEALTH_PATH,
-      Protocol: 'http',
-      PortLabel: label,
-      Method: 'GET',
-      Interval: seconds(5),
-      Timeout: seconds(2),
-      // Restart the task when a worker stays unhealthy (after its start-up grace).
-      CheckRestart: { Limit: 3, Grace: seconds(60), IgnoreWarnings: true },
-    }],
+    Checks: [
+      {
+        Name: `health-${label}`,
+        Type: 'http',
+        Path: HEALTH_PATH,
+        Protocol: 'http',
+        PortLabel: label,
+        Method: 'GET',
+        Interval: seconds(5),
+        Timeout: seconds(2),
+        // Restart the task when a worker stays unhealthy (after its start-up grace).
+        CheckRestart: { Limit: 3, Grace: seconds(60), IgnoreWarnings: true },
+      },
+    ],
   }));
 }
 

@@ -110,30 +110,32 @@ export function svcServerJob(options: SvcServerJobOptions = {}): { Job: NomadJob
       Priority: 70,
       Meta: { svc_component: 'server', svc_version: version, svc_managed_by: 'operator' },
       UI: jobUi(version, replicas, serviceName, options),
-      TaskGroups: [{
-        Name: GROUP,
-        Count: replicas,
-        // A normal rolling deploy: one replica at a time, each healthy in Consul for 10 s before the next.
-        Update: {
-          MaxParallel: 1,
-          HealthCheck: 'checks',
-          MinHealthyTime: 10 * SECOND,
-          HealthyDeadline: 3 * MINUTE,
-          ProgressDeadline: 10 * MINUTE,
-          AutoRevert: true,
-          Canary: 0,
-          Stagger: 30 * SECOND,
+      TaskGroups: [
+        {
+          Name: GROUP,
+          Count: replicas,
+          // A normal rolling deploy: one replica at a time, each healthy in Consul for 10 s before the next.
+          Update: {
+            MaxParallel: 1,
+            HealthCheck: 'checks',
+            MinHealthyTime: 10 * SECOND,
+            HealthyDeadline: 3 * MINUTE,
+            ProgressDeadline: 10 * MINUTE,
+            AutoRevert: true,
+            Canary: 0,
+            Stagger: 30 * SECOND,
+          },
+          Networks: [network],
+          RestartPolicy: { Attempts: 3, Interval: 5 * MINUTE, Delay: 10 * SECOND, Mode: 'fail' },
+          ReschedulePolicy: { Delay: 15 * SECOND, DelayFunction: 'exponential', MaxDelay: 5 * MINUTE, Unlimited: true },
+          // alloc/data (svc's data dir) follows a replica to its replacement when Nomad can manage it.
+          EphemeralDisk: { SizeMB: 1024, Sticky: true, Migrate: true },
+          // Consul deregisters the replica 5 s before SIGTERM, so that proxies stop sending first.
+          ShutdownDelay: 5 * SECOND,
+          Meta: { svc_component: 'server' },
+          Tasks: [serverTask(version, options)],
         },
-        Networks: [network],
-        RestartPolicy: { Attempts: 3, Interval: 5 * MINUTE, Delay: 10 * SECOND, Mode: 'fail' },
-        ReschedulePolicy: { Delay: 15 * SECOND, DelayFunction: 'exponential', MaxDelay: 5 * MINUTE, Unlimited: true },
-        // alloc/data (svc's data dir) follows a replica to its replacement when Nomad can manage it.
-        EphemeralDisk: { SizeMB: 1024, Sticky: true, Migrate: true },
-        // Consul deregisters the replica 5 s before SIGTERM, so that proxies stop sending first.
-        ShutdownDelay: 5 * SECOND,
-        Meta: { svc_component: 'server' },
-        Tasks: [serverTask(version, options)],
-      }],
+      ],
     },
   };
 }
@@ -178,13 +180,15 @@ function serverEnv(options: SvcServerJobOptions): Record<string, string> {
   };
   if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') env.SVC_SECRETS_KEY_FILE = `\${NOMAD_SECRETS_DIR}/${SECRETS_KEY_FILE}`;
   if (options.workloadDriver === 'docker') {
-    if (!options.imageRegistry) throw new Error('svcServerJob: workloadDriver "docker" needs imageRegistry, the registry svc pushes the workloads\' images to');
+    if (!options.imageRegistry)
+      throw new Error('svcServerJob: workloadDriver "docker" needs imageRegistry, the registry svc pushes the workloads\' images to');
     env.SVC_IMAGE_REGISTRY = options.imageRegistry;
     if (options.imageBase) env.SVC_IMAGE_BASE = options.imageBase;
     if (options.imagePlatform) env.SVC_IMAGE_PLATFORM = options.imagePlatform;
     if (options.imageRegistryUsername) {
       env.SVC_IMAGE_REGISTRY_USERNAME = options.imageRegistryUsername;
-      if ((options.secrets ?? 'nomad-variables') === 'nomad-variables') env.SVC_IMAGE_REGISTRY_PASSWORD_FILE = `\${NOMAD_SECRETS_DIR}/${REGISTRY_PASSWORD_FILE}`;
+      if ((options.secrets ?? 'nomad-variables') === 'nomad-variables')
+        env.SVC_IMAGE_REGISTRY_PASSWORD_FILE = `\${NOMAD_SECRETS_DIR}/${REGISTRY_PASSWORD_FILE}`;
     }
   }
   if (options.publicUrl) env.SVC_PUBLIC_URL = options.publicUrl;
@@ -240,29 +244,32 @@ function gatewayService(options: SvcServerJobOptions): Service {
     Provider: 'consul',
     Tags: ['svc', 'svc-gateway', ...(options.proxyTags === false ? [] : gatewayRoutingTags())],
     Meta: { svc_component: 'server' },
-    Checks: [{
-      Name: 'gateway-health',
-      Type: 'http',
-      Path: HEALTH_PATH,
-      Protocol: 'http',
-      PortLabel: PORT_LABEL,
-      Method: 'GET',
-      Interval: 10 * SECOND,
-      Timeout: 2 * SECOND,
-      CheckRestart: { Limit: 3, Grace: 30 * SECOND, IgnoreWarnings: true },
-    }, {
-      // Passing on the leader and on the followers that copied its routes: proxies routing by Consul health spread the traffic over them.
-      Name: 'gateway-ready',
-      Type: 'http',
-      Path: READY_PATH,
-      Protocol: 'http',
-      PortLabel: PORT_LABEL,
-      Method: 'GET',
-      Interval: 2 * SECOND,
-      Timeout: 2 * SECOND,
-      // A replica waiting for a leader is healthy though not ready: its failing check must not fail the svc job's rolling deployments.
-      OnUpdate: 'ignore',
-    }],
+    Checks: [
+      {
+        Name: 'gateway-health',
+        Type: 'http',
+        Path: HEALTH_PATH,
+        Protocol: 'http',
+        PortLabel: PORT_LABEL,
+        Method: 'GET',
+        Interval: 10 * SECOND,
+        Timeout: 2 * SECOND,
+        CheckRestart: { Limit: 3, Grace: 30 * SECOND, IgnoreWarnings: true },
+      },
+      {
+        // Passing on the leader and on the followers that copied its routes: proxies routing by Consul health spread the traffic over them.
+        Name: 'gateway-ready',
+        Type: 'http',
+        Path: READY_PATH,
+        Protocol: 'http',
+        PortLabel: PORT_LABEL,
+        Method: 'GET',
+        Interval: 2 * SECOND,
+        Timeout: 2 * SECOND,
+        // A replica waiting for a leader is healthy though not ready: its failing check must not fail the svc job's rolling deployments.
+        OnUpdate: 'ignore',
+      },
+    ],
   };
 }
 
@@ -281,8 +288,15 @@ function jobUi(version: string, replicas: number, serviceName: string, options: 
   const description = [
     `**svc server ${version}**: control plane, gateway and autoscaler of svc.`,
     `${replicas} replica${replicas === 1 ? '' : 's'} of group \`${GROUP}\`, Consul service \`${serviceName}\`, health \`${HEALTH_PATH}\`.`,
-    'Scale with `nomad job scale ' + (options.jobId ?? 'svc') + ` ${GROUP} <n>\`. Workload jobs are named \`svc-<workspace>--<app>--<workload>\`.`,
+    'Scale with `nomad job scale ' +
+      (options.jobId ?? 'svc') +
+      ` ${GROUP} <n>\`. Workload jobs are named \`svc-<workspace>--<app>--<workload>\`.`,
   ].join('\n\n');
-  const links = options.publicUrl ? [{ Label: 'svc', URL: options.publicUrl }, { Label: 'API', URL: `${options.publicUrl.replace(/\/+$/, '')}/api/v1` }] : [];
+  const links = options.publicUrl
+    ? [
+        { Label: 'svc', URL: options.publicUrl },
+        { Label: 'API', URL: `${options.publicUrl.replace(/\/+$/, '')}/api/v1` },
+      ]
+    : [];
   return links.length > 0 ? { Description: description, Links: links } : { Description: description };
 }

@@ -17,11 +17,16 @@ export const BUNDLE_DEST = 'local/app';
 
 export function runtimeTask(workload: Workload, context: JobContext, labels: readonly string[], services: Service[], jobId: string): Task {
   const args = [
-    '-m', 'svc.runtime',
-    '--root', '${NOMAD_TASK_DIR}/app',
-    '--entry', context.entry,
-    '--workload', workload.name,
-    '--workers', String(workload.scaling.workers),
+    '-m',
+    'svc.runtime',
+    '--root',
+    '${NOMAD_TASK_DIR}/app',
+    '--entry',
+    context.entry,
+    '--workload',
+    workload.name,
+    '--workers',
+    String(workload.scaling.workers),
   ];
   const { driver } = context.cluster;
   const config = driverConfig(context, args, labels);
@@ -50,7 +55,8 @@ export function driverConfig(context: JobContext, args: readonly string[], label
 }
 
 function dockerImage(context: JobContext): string {
-  if (context.image === null || context.image === '') throw new Error('compileJob: the docker driver needs context.image (the image builder\'s image name)');
+  if (context.image === null || context.image === '')
+    throw new Error("compileJob: the docker driver needs context.image (the image builder's image name)");
   return context.image;
 }
 

@@ -20,15 +20,21 @@ export function checkPeriodic(report: Report, value: unknown, jobType: string): 
   checkSpecs(report, periodic);
   oneOf(report, 'Job.Periodic.SpecType', periodic.SpecType, ['cron']);
   const zone = str(periodic.TimeZone);
-  if (zone !== undefined && zone !== '' && timezoneProblem(zone) !== null) report('Job.Periodic.TimeZone', `"${zone}" is not a time zone Nomad can load (an IANA name like "UTC" or "Europe/Paris")`);
+  if (zone !== undefined && zone !== '' && timezoneProblem(zone) !== null)
+    report('Job.Periodic.TimeZone', `"${zone}" is not a time zone Nomad can load (an IANA name like "UTC" or "Europe/Paris")`);
 }
 
 function checkSpecs(report: Report, periodic: Obj): void {
   const spec = str(periodic.Spec) ?? '';
   const specs = Array.isArray(periodic.Specs) ? (periodic.Specs as unknown[]) : [];
-  if (spec !== '' && specs.length > 0) return void report('Job.Periodic', 'sets both Spec and Specs (Nomad: "Only cron or crons may be used")');
-  if (spec === '' && specs.length === 0) return void report('Job.Periodic.Spec', 'is required when the job is periodic (Nomad: "Must specify a spec")');
-  const all = spec !== '' ? [['Job.Periodic.Spec', spec] as const] : specs.map((s, i) => [`Job.Periodic.Specs[${i}]`, typeof s === 'string' ? s : ''] as const);
+  if (spec !== '' && specs.length > 0)
+    return void report('Job.Periodic', 'sets both Spec and Specs (Nomad: "Only cron or crons may be used")');
+  if (spec === '' && specs.length === 0)
+    return void report('Job.Periodic.Spec', 'is required when the job is periodic (Nomad: "Must specify a spec")');
+  const all =
+    spec !== ''
+      ? [['Job.Periodic.Spec', spec] as const]
+      : specs.map((s, i) => [`Job.Periodic.Specs[${i}]`, typeof s === 'string' ? s : ''] as const);
   for (const [path, text] of all) {
     const problem = nomadCronProblem(text);
     if (problem !== null) report(path, `"${text}" is not a cron spec Nomad reads: ${problem}`);

@@ -14,7 +14,8 @@ export function checkServices(report: Report, path: string, owner: Obj, labels: 
   list(owner.Services).forEach((service, index) => {
     const at = `${path}.Services[${index}]`;
     const name = str(service.Name);
-    if (name === undefined || name === '') report(`${at}.Name`, 'is required (svc names every service; the default <job>-<group>-<task> can break the 63-character limit)');
+    if (name === undefined || name === '')
+      report(`${at}.Name`, 'is required (svc names every service; the default <job>-<group>-<task> can break the 63-character limit)');
     else if (!SERVICE_NAME.test(name.replace(/\$\{[^}]*\}/g, 'x'))) {
       report(`${at}.Name`, `"${name}" is not a valid service name: RFC 1123, 1 to 63 letters, digits and inner "-" (no dots or "_")`);
     }
@@ -38,7 +39,10 @@ export function checkServices(report: Report, path: string, owner: Obj, labels: 
 function checkPortLabel(report: Report, path: string, port: string, labels: ReadonlySet<string>, mode: string): void {
   if (labels.has(port)) return;
   if (/^\d+$/.test(port) && mode === 'driver') return;
-  report(path, `port label "${port}" does not exist in the group's Networks (it has ${labels.size === 0 ? 'none' : [...labels].map((l) => `"${l}"`).join(', ')})`);
+  report(
+    path,
+    `port label "${port}" does not exist in the group's Networks (it has ${labels.size === 0 ? 'none' : [...labels].map((l) => `"${l}"`).join(', ')})`,
+  );
 }
 
 function checkChecks(report: Report, path: string, service: Obj, labels: ReadonlySet<string>, provider: string): void {
@@ -51,7 +55,8 @@ function checkChecks(report: Report, path: string, service: Obj, labels: Readonl
     if (type === 'http') {
       const checkPath = str(check.Path);
       if (checkPath === undefined || checkPath === '') report(`${at}.Path`, 'is required for an http check');
-      else if (/^[a-z][a-z0-9+.-]*:/i.test(checkPath) || checkPath.startsWith('//')) report(`${at}.Path`, `must be a relative path like "/_svc/health", not ${JSON.stringify(checkPath)}`);
+      else if (/^[a-z][a-z0-9+.-]*:/i.test(checkPath) || checkPath.startsWith('//'))
+        report(`${at}.Path`, `must be a relative path like "/_svc/health", not ${JSON.stringify(checkPath)}`);
     }
     oneOf(report, `${at}.Protocol`, check.Protocol, ['', 'http', 'https']);
     for (const field of ['Interval', 'Timeout'] as const) {
@@ -78,7 +83,8 @@ function checkChecks(report: Report, path: string, service: Obj, labels: Readonl
     }
     const warning = num(check.FailuresBeforeWarning);
     const critical = num(check.FailuresBeforeCritical);
-    if (warning !== undefined && critical !== undefined && warning > critical) report(`${at}.FailuresBeforeWarning`, 'must not exceed FailuresBeforeCritical');
+    if (warning !== undefined && critical !== undefined && warning > critical)
+      report(`${at}.FailuresBeforeWarning`, 'must not exceed FailuresBeforeCritical');
     const restart = obj(check.CheckRestart);
     const limit = num(restart?.Limit);
     if (limit !== undefined && limit < 0) report(`${at}.CheckRestart.Limit`, 'must be 0 or more');

@@ -19,9 +19,10 @@ export function checkShape(value: unknown, shape: Shape, path: string, issues: J
       const other = known.find((name) => name.toLowerCase() === key.toLowerCase());
       issues.push({
         path: `${path}.${key}`,
-        message: other !== undefined
-          ? `unknown key "${key}": write "${other}" (exact Go field names; Nomad would match it case-insensitively, svc refuses it)`
-          : `unknown key "${key}" in ${shape.name}: Nomad would ignore it silently`,
+        message:
+          other !== undefined
+            ? `unknown key "${key}": write "${other}" (exact Go field names; Nomad would match it case-insensitively, svc refuses it)`
+            : `unknown key "${key}" in ${shape.name}: Nomad would ignore it silently`,
       });
       continue;
     }
@@ -35,7 +36,9 @@ function checkField(value: unknown, type: FieldType, path: string, issues: JobIs
   if ('obj' in type) return checkShape(value, type.obj, path, issues);
   if ('list' in type) {
     if (!Array.isArray(value)) return void issues.push({ path, message: `must be a list of ${type.list.name}, not ${describe(value)}` });
-    value.forEach((item, index) => checkShape(item, type.list, `${path}[${index}]`, issues));
+    value.forEach((item, index) => {
+      checkShape(item, type.list, `${path}[${index}]`, issues);
+    });
     return;
   }
   if (!isObject(value)) return void issues.push({ path, message: `must be a map of ${type.map.name}, not ${describe(value)}` });
@@ -45,31 +48,50 @@ function checkField(value: unknown, type: FieldType, path: string, issues: JobIs
 function checkScalar(value: unknown, type: Scalar, path: string, issues: JobIssue[]): void {
   const fail = (expected: string) => issues.push({ path, message: `must be ${expected}, not ${describe(value)}` });
   switch (type) {
-    case 'str': if (typeof value !== 'string') fail('a string'); return;
-    case 'bool': if (typeof value !== 'boolean') fail('a boolean'); return;
-    case 'int': if (!Number.isSafeInteger(value)) fail('an integer'); return;
-    case 'uint': if (!Number.isSafeInteger(value) || (value as number) < 0) fail('a non-negative integer'); return;
+    case 'str':
+      if (typeof value !== 'string') fail('a string');
+      return;
+    case 'bool':
+      if (typeof value !== 'boolean') fail('a boolean');
+      return;
+    case 'int':
+      if (!Number.isSafeInteger(value)) fail('an integer');
+      return;
+    case 'uint':
+      if (!Number.isSafeInteger(value) || (value as number) < 0) fail('a non-negative integer');
+      return;
     case 'dur':
       if (typeof value === 'string') {
-        issues.push({ path, message: `durations are integer nanoseconds in Nomad's JSON API, not the string ${JSON.stringify(value)} (Nomad answers 400)` });
+        issues.push({
+          path,
+          message: `durations are integer nanoseconds in Nomad's JSON API, not the string ${JSON.stringify(value)} (Nomad answers 400)`,
+        });
       } else if (!Number.isSafeInteger(value)) fail('an integer number of nanoseconds');
       return;
     case 'strs':
       if (!Array.isArray(value)) return void fail('a list of strings');
-      value.forEach((item, index) => { if (typeof item !== 'string') issues.push({ path: `${path}[${index}]`, message: `must be a string, not ${describe(item)}` }); });
+      value.forEach((item, index) => {
+        if (typeof item !== 'string') issues.push({ path: `${path}[${index}]`, message: `must be a string, not ${describe(item)}` });
+      });
       return;
     case 'strMap':
       if (!isObject(value)) return void fail('a map of strings');
-      for (const [key, item] of Object.entries(value)) if (typeof item !== 'string') issues.push({ path: `${path}.${key}`, message: `must be a string, not ${describe(item)} (map[string]string)` });
+      for (const [key, item] of Object.entries(value))
+        if (typeof item !== 'string')
+          issues.push({ path: `${path}.${key}`, message: `must be a string, not ${describe(item)} (map[string]string)` });
       return;
     case 'headers':
       if (!isObject(value)) return void fail('a map of string lists');
       for (const [key, item] of Object.entries(value)) {
-        if (!Array.isArray(item) || item.some((v) => typeof v !== 'string')) issues.push({ path: `${path}.${key}`, message: 'must be a list of strings (map[string][]string)' });
+        if (!Array.isArray(item) || item.some((v) => typeof v !== 'string'))
+          issues.push({ path: `${path}.${key}`, message: 'must be a list of strings (map[string][]string)' });
       }
       return;
-    case 'obj': if (!isObject(value)) fail('an object'); return;
-    case 'any': return;
+    case 'obj':
+      if (!isObject(value)) fail('an object');
+      return;
+    case 'any':
+      return;
   }
 }
 

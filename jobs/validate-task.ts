@@ -8,21 +8,30 @@ import { checkPlacement, list, num, obj, oneOf, str, type Obj, type Report } fro
 import { checkServices } from './validate-services.js';
 import { checkTemplates } from './validate-templates.js';
 
-export function checkTask(report: Report, path: string, task: Obj, labels: ReadonlySet<string>, progressDeadline: number | undefined, jobId?: string): void {
+export function checkTask(
+  report: Report,
+  path: string,
+  task: Obj,
+  labels: ReadonlySet<string>,
+  progressDeadline: number | undefined,
+  jobId?: string,
+): void {
   const name = str(task.Name);
   if (name === undefined || name === '') report(`${path}.Name`, 'is required');
   else if (name === 'alloc') report(`${path}.Name`, '"alloc" is reserved');
   else if (/[/\\\u0000]/.test(name)) report(`${path}.Name`, 'must not contain "/", "\\" or NUL');
   const driver = str(task.Driver);
   if (driver === undefined || driver === '') report(`${path}.Driver`, 'is required');
-  else if (!(driver in driverConfigs)) report(`${path}.Driver`, `svc runs tasks with ${Object.keys(driverConfigs).join(', ')}, not "${driver}"`);
+  else if (!(driver in driverConfigs))
+    report(`${path}.Driver`, `svc runs tasks with ${Object.keys(driverConfigs).join(', ')}, not "${driver}"`);
   else checkDriverConfig(report, `${path}.Config`, driver, task.Config, labels);
   const hook = obj(task.Lifecycle);
   if (hook !== undefined) oneOf(report, `${path}.Lifecycle.Hook`, hook.Hook, ['prestart', 'poststart', 'poststop']);
   checkResources(report, `${path}.Resources`, task.Resources);
   const kill = num(task.KillTimeout);
   if (kill !== undefined && kill < 0) report(`${path}.KillTimeout`, 'must be 0 or more');
-  if (kill !== undefined && progressDeadline !== undefined && progressDeadline > 0 && kill > progressDeadline) report(`${path}.KillTimeout`, 'must not exceed the group\'s Update.ProgressDeadline');
+  if (kill !== undefined && progressDeadline !== undefined && progressDeadline > 0 && kill > progressDeadline)
+    report(`${path}.KillTimeout`, "must not exceed the group's Update.ProgressDeadline");
   const shutdown = num(task.ShutdownDelay);
   if (shutdown !== undefined && shutdown < 0) report(`${path}.ShutdownDelay`, 'must be 0 or more');
   const logs = obj(task.LogConfig);
@@ -44,16 +53,21 @@ function checkDriverConfig(report: Report, path: string, driver: string, value: 
   if (config === undefined) return void report(path, `the ${driver} driver needs a Config object`);
   const spec = driverConfigs[driver]!;
   for (const key of Object.keys(config)) {
-    if (!spec.keys.includes(key)) report(`${path}.${key}`, `unknown ${driver} config key "${key}" (Nomad would only fail when the client starts the task)`);
+    if (!spec.keys.includes(key))
+      report(`${path}.${key}`, `unknown ${driver} config key "${key}" (Nomad would only fail when the client starts the task)`);
   }
   const required = config[spec.required];
-  if (typeof required !== 'string' || required === '') report(`${path}.${spec.required}`, `the ${driver} driver needs "${spec.required}" (a non-empty string)`);
-  if (config.args !== undefined && (!Array.isArray(config.args) || config.args.some((a) => typeof a !== 'string'))) report(`${path}.args`, 'must be a list of strings');
+  if (typeof required !== 'string' || required === '')
+    report(`${path}.${spec.required}`, `the ${driver} driver needs "${spec.required}" (a non-empty string)`);
+  if (config.args !== undefined && (!Array.isArray(config.args) || config.args.some((a) => typeof a !== 'string')))
+    report(`${path}.args`, 'must be a list of strings');
   if (config.ports !== undefined) {
     if (!Array.isArray(config.ports)) report(`${path}.ports`, 'must be a list of port labels');
-    else config.ports.forEach((port, index) => {
-      if (typeof port !== 'string' || !labels.has(port)) report(`${path}.ports[${index}]`, `port label ${JSON.stringify(port)} does not exist in the group's Networks`);
-    });
+    else
+      config.ports.forEach((port, index) => {
+        if (typeof port !== 'string' || !labels.has(port))
+          report(`${path}.ports[${index}]`, `port label ${JSON.stringify(port)} does not exist in the group's Networks`);
+      });
   }
 }
 
@@ -68,10 +82,12 @@ function checkResources(report: Report, path: string, value: unknown): void {
   else if ((cores === undefined || cores === 0) && cpu !== undefined && cpu < 1) report(`${path}.CPU`, 'must be at least 1 MHz');
   if (memory !== undefined && memory < 10) report(`${path}.MemoryMB`, `must be at least 10 MB, not ${memory}`);
   const max = num(resources.MemoryMaxMB);
-  if (max !== undefined && max !== 0 && max !== -1 && memory !== undefined && max < memory) report(`${path}.MemoryMaxMB`, 'must be 0, -1 or at least MemoryMB');
+  if (max !== undefined && max !== 0 && max !== -1 && memory !== undefined && max < memory)
+    report(`${path}.MemoryMaxMB`, 'must be 0, -1 or at least MemoryMB');
   const disk = num(resources.DiskMB);
-  if (disk !== undefined && disk !== 0) report(`${path}.DiskMB`, 'task-level DiskMB is an error in Nomad; size the group\'s EphemeralDisk.SizeMB instead');
+  if (disk !== undefined && disk !== 0)
+    report(`${path}.DiskMB`, "task-level DiskMB is an error in Nomad; size the group's EphemeralDisk.SizeMB instead");
   const secrets = num(resources.SecretsMB);
   if (secrets !== undefined && memory !== undefined && secrets > memory) report(`${path}.SecretsMB`, 'must not exceed MemoryMB');
-  if (resources.Networks !== undefined) report(`${path}.Networks`, 'task-level networks are legacy; declare ports in the group\'s Networks');
+  if (resources.Networks !== undefined) report(`${path}.Networks`, "task-level networks are legacy; declare ports in the group's Networks");
 }

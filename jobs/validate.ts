@@ -9,7 +9,21 @@
  * names its JSON path (`Job.TaskGroups[0].Tasks[0].Resources.MemoryMB`).
  */
 import { registrationShape, serverOnlyJobKeys } from './schema.js';
-import { checkConsulMeta, checkPlacement, checkUpdate, list, num, obj, oneOf, reporter, SECOND_NS, showDuration, str, type Obj, type Report } from './rules.js';
+import {
+  checkConsulMeta,
+  checkPlacement,
+  checkUpdate,
+  list,
+  num,
+  obj,
+  oneOf,
+  reporter,
+  SECOND_NS,
+  showDuration,
+  str,
+  type Obj,
+  type Report,
+} from './rules.js';
 import { checkPeriodic } from './validate-periodic.js';
 import { checkServices } from './validate-services.js';
 import { checkShape } from './validate-shape.js';
@@ -37,7 +51,8 @@ export function validateJob(body: unknown): JobIssue[] {
     if (envelope.Job === undefined) report('Job', 'is required (Nomad answers 400 "Job must be specified")');
     return issues;
   }
-  for (const key of serverOnlyJobKeys) if (key in job) report(`Job.${key}`, 'is set by the Nomad server; a generated job must not carry it');
+  for (const key of serverOnlyJobKeys)
+    if (key in job) report(`Job.${key}`, 'is set by the Nomad server; a generated job must not carry it');
   const priority = num(envelope.EvalPriority);
   if (priority !== undefined && (priority < 1 || priority > 100)) report('EvalPriority', 'must be between 1 and 100');
   checkJob(report, job);
@@ -52,7 +67,11 @@ function checkJob(report: Report, job: Obj): void {
   const id = str(job.ID);
   if (id === undefined || id === '') report('Job.ID', 'is required (Nomad answers 400 "Job ID hasn\'t been provided")');
   else if (/[\s\u0000]/.test(id)) report('Job.ID', 'must not contain spaces or NUL');
-  else if (!DNS_LABEL.test(id)) report('Job.ID', `"${id}" breaks svc's ID rule: a lowercase RFC 1123 label of at most 63 characters (it is also the Consul service name)`);
+  else if (!DNS_LABEL.test(id))
+    report(
+      'Job.ID',
+      `"${id}" breaks svc's ID rule: a lowercase RFC 1123 label of at most 63 characters (it is also the Consul service name)`,
+    );
   const name = str(job.Name);
   if (name !== undefined && (name === '' || name.includes('\u0000'))) report('Job.Name', 'must be non-empty and without NUL');
   const type = str(job.Type) ?? 'service';
@@ -62,7 +81,9 @@ function checkJob(report: Report, job: Obj): void {
   const priority = num(job.Priority);
   if (priority !== undefined && (priority < 1 || priority > 100)) report('Job.Priority', 'must be between 1 and 100');
   if (Array.isArray(job.Datacenters)) {
-    job.Datacenters.forEach((dc, index) => { if (dc === '') report(`Job.Datacenters[${index}]`, 'must not be empty'); });
+    job.Datacenters.forEach((dc, index) => {
+      if (dc === '') report(`Job.Datacenters[${index}]`, 'must not be empty');
+    });
   }
   const batch = type === 'batch' || type === 'sysbatch';
   checkPeriodic(report, job.Periodic, type);
@@ -72,14 +93,16 @@ function checkJob(report: Report, job: Obj): void {
   checkConsulMeta(report, 'Job.Meta', job.Meta);
   const ui = obj(job.UI);
   const description = str(ui?.Description);
-  if (description !== undefined && description.length > 1000) report('Job.UI.Description', `is ${description.length} characters long; Nomad allows 1000`);
+  if (description !== undefined && description.length > 1000)
+    report('Job.UI.Description', `is ${description.length} characters long; Nomad allows 1000`);
   list(ui?.Links).forEach((link, index) => {
     if (!str(link.Label)) report(`Job.UI.Links[${index}].Label`, 'is required');
     if (!str(link.URL)) report(`Job.UI.Links[${index}].URL`, 'is required');
   });
   checkPlacement(report, 'Job', job, false);
   const groups = list(job.TaskGroups);
-  if (!Array.isArray(job.TaskGroups) || job.TaskGroups.length === 0) report('Job.TaskGroups', 'needs at least one task group (Nomad: "Missing job task groups")');
+  if (!Array.isArray(job.TaskGroups) || job.TaskGroups.length === 0)
+    report('Job.TaskGroups', 'needs at least one task group (Nomad: "Missing job task groups")');
   const names = new Set<string>();
   groups.forEach((group, index) => {
     const path = `Job.TaskGroups[${index}]`;
@@ -101,13 +124,24 @@ function checkGroup(report: Report, path: string, group: Obj, jobType: string, j
   checkUpdate(report, `${path}.Update`, group.Update);
   const shutdown = num(group.ShutdownDelay);
   if (shutdown !== undefined && shutdown < 0) report(`${path}.ShutdownDelay`, 'must be 0 or more');
-  if (group.MaxRunDuration !== undefined && jobType !== 'batch' && jobType !== 'sysbatch') report(`${path}.MaxRunDuration`, 'is only allowed in batch jobs');
+  if (group.MaxRunDuration !== undefined && jobType !== 'batch' && jobType !== 'sysbatch')
+    report(`${path}.MaxRunDuration`, 'is only allowed in batch jobs');
   const disconnect = obj(group.Disconnect);
-  if (disconnect !== undefined) oneOf(report, `${path}.Disconnect.Reconcile`, disconnect.Reconcile, ['keep_original', 'keep_replacement', 'best_score', 'longest_running']);
+  if (disconnect !== undefined)
+    oneOf(report, `${path}.Disconnect.Reconcile`, disconnect.Reconcile, [
+      'keep_original',
+      'keep_replacement',
+      'best_score',
+      'longest_running',
+    ]);
   const labels = checkNetworks(report, path, group);
   const tasks = list(group.Tasks);
   if (!Array.isArray(group.Tasks) || group.Tasks.length === 0) report(`${path}.Tasks`, 'needs at least one task');
-  else if (!tasks.some((task) => obj(task.Lifecycle) === undefined || str(obj(task.Lifecycle)!.Hook) === undefined || str(obj(task.Lifecycle)!.Hook) === '')) {
+  else if (
+    !tasks.some(
+      (task) => obj(task.Lifecycle) === undefined || str(obj(task.Lifecycle)!.Hook) === undefined || str(obj(task.Lifecycle)!.Hook) === '',
+    )
+  ) {
     report(`${path}.Tasks`, 'needs at least one main task (without a Lifecycle hook)');
   }
   checkDisk(report, path, group, tasks);
@@ -116,7 +150,8 @@ function checkGroup(report: Report, path: string, group: Obj, jobType: string, j
   let leaders = 0;
   tasks.forEach((task, index) => {
     const taskName = str(task.Name);
-    if (taskName !== undefined && names.has(taskName)) report(`${path}.Tasks[${index}].Name`, `task name "${taskName}" is used twice in the group`);
+    if (taskName !== undefined && names.has(taskName))
+      report(`${path}.Tasks[${index}].Name`, `task name "${taskName}" is used twice in the group`);
     if (taskName !== undefined) names.add(taskName);
     if (task.Leader === true && ++leaders === 2) report(`${path}.Tasks[${index}].Leader`, 'only one task of a group may be the leader');
     checkTask(report, `${path}.Tasks[${index}]`, task, labels, progress, jobId);
@@ -159,7 +194,8 @@ function checkReschedule(report: Report, path: string, value: unknown): void {
   if (delay !== undefined && delay < 5 * SECOND_NS) report(`${path}.Delay`, `must be at least 5s, not ${showDuration(delay)}`);
   oneOf(report, `${path}.DelayFunction`, policy.DelayFunction, ['constant', 'exponential', 'fibonacci']);
   const max = num(policy.MaxDelay);
-  if (max !== undefined && delay !== undefined && str(policy.DelayFunction) !== 'constant' && max < delay) report(`${path}.MaxDelay`, 'must be at least Delay');
+  if (max !== undefined && delay !== undefined && str(policy.DelayFunction) !== 'constant' && max < delay)
+    report(`${path}.MaxDelay`, 'must be at least Delay');
 }
 
 /** The group's port labels, after checking them: unique, `^[a-z][a-z0-9_]*$`, values in range. */
@@ -168,21 +204,25 @@ function checkNetworks(report: Report, path: string, group: Obj): Set<string> {
   list(group.Networks).forEach((network, n) => {
     const at = `${path}.Networks[${n}]`;
     const mode = str(network.Mode) ?? '';
-    if (!['', 'host', 'bridge', 'none'].includes(mode) && !mode.startsWith('cni/')) report(`${at}.Mode`, `must be "host", "bridge", "none" or "cni/<name>", not "${mode}"`);
+    if (!['', 'host', 'bridge', 'none'].includes(mode) && !mode.startsWith('cni/'))
+      report(`${at}.Mode`, `must be "host", "bridge", "none" or "cni/<name>", not "${mode}"`);
     for (const kind of ['DynamicPorts', 'ReservedPorts'] as const) {
       list(network[kind]).forEach((port, p) => {
         const pat = `${at}.${kind}[${p}]`;
         const label = str(port.Label);
         if (label === undefined || label === '') report(`${pat}.Label`, 'is required');
         else if (labels.has(label)) report(`${pat}.Label`, `port label "${label}" is used twice in the group`);
-        else if (!/^[a-z][a-z0-9_]*$/.test(label)) report(`${pat}.Label`, `"${label}" must match ^[a-z][a-z0-9_]*$ (it becomes NOMAD_PORT_<label>)`);
+        else if (!/^[a-z][a-z0-9_]*$/.test(label))
+          report(`${pat}.Label`, `"${label}" must match ^[a-z][a-z0-9_]*$ (it becomes NOMAD_PORT_<label>)`);
         if (label !== undefined) labels.add(label);
         const value = num(port.Value);
         if (value !== undefined && (value < 0 || value > 65535)) report(`${pat}.Value`, 'must be between 0 and 65535');
-        if (kind === 'DynamicPorts' && value !== undefined && value !== 0) report(`${pat}.Value`, 'must be 0 for a dynamic port (Nomad picks it)');
+        if (kind === 'DynamicPorts' && value !== undefined && value !== 0)
+          report(`${pat}.Value`, 'must be 0 for a dynamic port (Nomad picks it)');
         const to = num(port.To);
         if (to !== undefined && (to < -1 || to > 65535)) report(`${pat}.To`, 'must be between -1 and 65535');
-        if (port.IgnoreCollision === true && mode !== 'host' && mode !== '') report(`${pat}.IgnoreCollision`, 'is only allowed in host network mode');
+        if (port.IgnoreCollision === true && mode !== 'host' && mode !== '')
+          report(`${pat}.IgnoreCollision`, 'is only allowed in host network mode');
       });
     }
   });
@@ -197,5 +237,9 @@ function checkDisk(report: Report, path: string, group: Obj, tasks: Obj[]): void
     const config = obj(task.LogConfig);
     return sum + (num(config?.MaxFiles) ?? 10) * (num(config?.MaxFileSizeMB) ?? 10);
   }, 0);
-  if (size <= logs) report(`${path}.EphemeralDisk.SizeMB`, `${size} MB must be more than the tasks' log storage (${logs} MB: LogConfig.MaxFiles × MaxFileSizeMB)`);
+  if (size <= logs)
+    report(
+      `${path}.EphemeralDisk.SizeMB`,
+      `${size} MB must be more than the tasks' log storage (${logs} MB: LogConfig.MaxFiles × MaxFileSizeMB)`,
+    );
 }

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/model/paths.js';
 import { ensureTestPython } from './python/env.js';
 
 const write = process.argv.includes('--write');

@@ -5,7 +5,6 @@ meets the workload at zero and starts one; `npm run bench` times that against a 
 """
 
 import svc
-
 from raw_asgi import hello
 
 app = svc.App("bench-cold")

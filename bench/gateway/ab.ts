@@ -45,7 +45,12 @@ interface GatewayBuild {
 /** A gateway of the build in `dist`, on its own port: its own route table, admission and pools over the shared registry. */
 async function gatewayOf(dist: string, registry: ServiceRegistry, entry: RouteEntry): Promise<string> {
   const load = (file: string) => import(path.join(dist, 'core/traffic/gateway', file)) as Promise<Partial<GatewayBuild>>;
-  const build = { ...(await load('route-table.js')), ...(await load('proxy.js')), ...(await load('admission.js')), ...(await load('app.js')) } as GatewayBuild;
+  const build = {
+    ...(await load('route-table.js')),
+    ...(await load('proxy.js')),
+    ...(await load('admission.js')),
+    ...(await load('app.js')),
+  } as GatewayBuild;
   const routes = new build.RouteTable();
   routes.add([entry]);
   const gateway = build.createGateway({
@@ -66,10 +71,21 @@ const config = loadConfig({ flags: { port: 0, dataDir } });
 const manifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', 'hello.py'), python: config.python });
 const platform = await startPlatform({ config });
 try {
-  const deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null });
+  const deployment = await platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'preview',
+    principal: null,
+  });
   const unit = deployment.units.find((u) => u.endsWith('/hello'))!;
   const prefix = new URL(deployment.workloads.find((w) => w.name === 'hello')!.url!).pathname.replace(/\/hello$/, '');
-  const entry: RouteEntry = { ref: { workspace: DEFAULT_WORKSPACE, app: manifest.spec.name, stage: 'preview' }, workload: manifest.spec.workloads.find((w) => w.name === 'hello')!, unit, prefix };
+  const entry: RouteEntry = {
+    ref: { workspace: DEFAULT_WORKSPACE, app: manifest.spec.name, stage: 'preview' },
+    workload: manifest.spec.workloads.find((w) => w.name === 'hello')!,
+    unit,
+    prefix,
+  };
   const [instance] = platform.registry.instances(unit);
   if (!instance || instance.address.kind !== 'unix') throw new Error('no hello container');
   const floor = await startFloorProxy(instance.address.socketPath, instance.capacity);
@@ -81,12 +97,17 @@ try {
   const result = await measure(wrk, paths, [1, 16, 64], rounds, durationMs, 1000);
   await floor.close();
   console.log(`gateway before (${other}) and after (this build), ${rounds} rotated rounds of ${durationMs} ms; medians over the rounds\n`);
-  console.log('| load | after/before req/s | after/floor | before/floor | p50 µs before → after (floor) | CPU µs/req before → after (floor) |');
+  console.log(
+    '| load | after/before req/s | after/floor | before/floor | p50 µs before → after (floor) | CPU µs/req before → after (floor) |',
+  );
   console.log('|---|---|---|---|---|---|');
   for (const c of [1, 16, 64]) {
-    const m = (name: string, pick: (f: { p50us: number; cpuUsPerRequest: number }) => number) => median(series(result, name, c, pick)).toFixed(0);
+    const m = (name: string, pick: (f: { p50us: number; cpuUsPerRequest: number }) => number) =>
+      median(series(result, name, c, pick)).toFixed(0);
     const r = (a: string, b: string) => median(ratios(result, a, b, c, (f) => f.rps)).toFixed(2);
-    console.log(`| c=${c} | ${r('after', 'before')} | ${r('after', 'floor')} | ${r('before', 'floor')} | ${m('before', (f) => f.p50us)} → ${m('after', (f) => f.p50us)} (${m('floor', (f) => f.p50us)}) | ${m('before', (f) => f.cpuUsPerRequest)} → ${m('after', (f) => f.cpuUsPerRequest)} (${m('floor', (f) => f.cpuUsPerRequest)}) |`);
+    console.log(
+      `| c=${c} | ${r('after', 'before')} | ${r('after', 'floor')} | ${r('before', 'floor')} | ${m('before', (f) => f.p50us)} → ${m('after', (f) => f.p50us)} (${m('floor', (f) => f.p50us)}) | ${m('before', (f) => f.cpuUsPerRequest)} → ${m('after', (f) => f.cpuUsPerRequest)} (${m('floor', (f) => f.cpuUsPerRequest)}) |`,
+    );
   }
 } finally {
   await platform.close();

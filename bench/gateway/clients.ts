@@ -65,31 +65,38 @@ async function burst(spec: BurstSpec): Promise<BurstResult> {
   const refusedUs: number[] = [];
   for (let trial = 0; trial < spec.trials; trial++) {
     const sockets = await Promise.all(
-      Array.from({ length: spec.requests }, () => new Promise<net.Socket>((resolve, reject) => {
-        const socket = net.connect(Number(url.port), url.hostname, () => resolve(socket));
-        socket.once('error', reject);
-      })),
+      Array.from(
+        { length: spec.requests },
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const socket = net.connect(Number(url.port), url.hostname, () => resolve(socket));
+            socket.once('error', reject);
+          }),
+      ),
     );
     const counts: Record<string, number> = {};
     const sentAt: bigint[] = [];
     let lastRefused = 0n;
     let firstServed: bigint | undefined;
-    const answers = sockets.map((socket, index) => new Promise<void>((resolve) => {
-      let answered = false;
-      socket.on('data', (chunk: Buffer) => {
-        if (answered) return;
-        answered = true;
-        const now = process.hrtime.bigint();
-        const status = chunk.toString('latin1', 9, 12); // "HTTP/1.1 429 …"
-        counts[status] = (counts[status] ?? 0) + 1;
-        if (status === '429') {
-          refusedUs.push(Number(now - sentAt[index]!) / 1000);
-          if (now > lastRefused) lastRefused = now;
-        } else firstServed ??= now;
-      });
-      socket.on('error', () => {});
-      socket.on('close', () => resolve());
-    }));
+    const answers = sockets.map(
+      (socket, index) =>
+        new Promise<void>((resolve) => {
+          let answered = false;
+          socket.on('data', (chunk: Buffer) => {
+            if (answered) return;
+            answered = true;
+            const now = process.hrtime.bigint();
+            const status = chunk.toString('latin1', 9, 12); // "HTTP/1.1 429 …"
+            counts[status] = (counts[status] ?? 0) + 1;
+            if (status === '429') {
+              refusedUs.push(Number(now - sentAt[index]!) / 1000);
+              if (now > lastRefused) lastRefused = now;
+            } else firstServed ??= now;
+          });
+          socket.on('error', () => {});
+          socket.on('close', () => resolve());
+        }),
+    );
     // Every request leaves in this one loop: the gateway finds them all waiting when it next reads.
     sockets.forEach((socket, index) => {
       sentAt[index] = process.hrtime.bigint();
@@ -110,13 +117,15 @@ async function overload(spec: OverloadSpec): Promise<OverloadResult> {
   let done = 0;
   const warmEnd = performance.now() + 500;
   const end = warmEnd + 3000;
-  await Promise.all(Array.from({ length: spec.capacity }, async () => {
-    while (performance.now() < end) {
-      const response = await saturatedPool.request({ method: 'GET', path });
-      await response.body.dump();
-      if (response.statusCode === 200 && performance.now() >= warmEnd) done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: spec.capacity }, async () => {
+      while (performance.now() < end) {
+        const response = await saturatedPool.request({ method: 'GET', path });
+        await response.body.dump();
+        if (response.statusCode === 200 && performance.now() >= warmEnd) done++;
+      }
+    }),
+  );
   await saturatedPool.close();
   const saturatedRps = done / 3;
 
@@ -150,9 +159,17 @@ async function overload(spec: OverloadSpec): Promise<OverloadResult> {
   }
   await Promise.all(pending);
   await pool.close();
-  return { saturatedRps: Math.round(saturatedRps), offeredRps: Math.round(offeredRps), goodputRps: Math.round(ok / (spec.durationMs / 1000)), refused, serverErrors, failures };
+  return {
+    saturatedRps: Math.round(saturatedRps),
+    offeredRps: Math.round(offeredRps),
+    goodputRps: Math.round(ok / (spec.durationMs / 1000)),
+    refused,
+    serverErrors,
+    failures,
+  };
 }
 
 const [mode, json] = process.argv.slice(2);
-const result = mode === 'burst' ? await burst(JSON.parse(json ?? '{}') as BurstSpec) : await overload(JSON.parse(json ?? '{}') as OverloadSpec);
+const result =
+  mode === 'burst' ? await burst(JSON.parse(json ?? '{}') as BurstSpec) : await overload(JSON.parse(json ?? '{}') as OverloadSpec);
 process.stdout.write(`${JSON.stringify(result)}\n`);

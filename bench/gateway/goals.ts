@@ -31,25 +31,56 @@ function range(values: readonly number[], digits: number, unit = ''): string {
   return values.length > 1 ? `rounds ${Math.min(...values).toFixed(digits)}…${Math.max(...values).toFixed(digits)}${unit}` : 'one round';
 }
 
-export function evaluateGoals(measurement: Measurement, names: readonly string[], lifecycle: { cold: ColdStart; deploy: DeployTiming; remote: RemoteTiming } | null): Goal[] {
+export function evaluateGoals(
+  measurement: Measurement,
+  names: readonly string[],
+  lifecycle: { cold: ColdStart; deploy: DeployTiming; remote: RemoteTiming } | null,
+): Goal[] {
   const has = (...wanted: string[]) => wanted.every((name) => names.includes(name));
-  const ratio = (name: string, a: string, b: string, connections: number, pick: Pick, bound: number, atMost: boolean, what: string): Goal => {
+  const ratio = (
+    name: string,
+    a: string,
+    b: string,
+    connections: number,
+    pick: Pick,
+    bound: number,
+    atMost: boolean,
+    what: string,
+  ): Goal => {
     if (!has(a, b)) return judged(name, null, bound, atMost, '', '');
     const values = ratios(measurement, a, b, connections, pick);
-    return judged(name, median(values), bound, atMost, '', `${what}; ${range(values, 2)}${a === 'svc' ? floorBeside(b, connections, pick) : ''}`);
+    return judged(
+      name,
+      median(values),
+      bound,
+      atMost,
+      '',
+      `${what}; ${range(values, 2)}${a === 'svc' ? floorBeside(b, connections, pick) : ''}`,
+    );
   };
   // What no Node proxy beats here: the floor's own ratio in the same rounds, beside the gateway's.
   const floorBeside = (b: string, connections: number, pick: Pick) =>
-    has('floor') && b !== 'floor' ? `; the floor (node:http + undici, nothing else): ${median(ratios(measurement, 'floor', b, connections, pick)).toFixed(2)}` : '';
+    has('floor') && b !== 'floor'
+      ? `; the floor (node:http + undici, nothing else): ${median(ratios(measurement, 'floor', b, connections, pick)).toFixed(2)}`
+      : '';
   const goals: Goal[] = [
-    ratio('svc gateway CPU per request ÷ nginx\'s, c=64', 'svc', 'nginx', 64, cpu, 2.0, true, 'proxy CPU µs/request'),
+    ratio("svc gateway CPU per request ÷ nginx's, c=64", 'svc', 'nginx', 64, cpu, 2.0, true, 'proxy CPU µs/request'),
     ratio('svc throughput ÷ direct, c=64', 'svc', 'direct', 64, rps, 0.6, false, 'req/s'),
   ];
   if (has('svc', 'direct')) {
     const direct = series(measurement, 'direct', 1, (f) => f.p50us);
     const added = series(measurement, 'svc', 1, (f) => f.p50us).map((value, index) => value - direct[index]!);
     const floorAdded = has('floor') ? series(measurement, 'floor', 1, (f) => f.p50us).map((value, index) => value - direct[index]!) : null;
-    goals.push(judged('svc added p50 at c=1 (svc p50 − direct p50)', median(added), 100, true, ' µs', `${range(added, 0, ' µs')}${floorAdded ? `; the floor: +${median(floorAdded).toFixed(0)} µs` : ''}`));
+    goals.push(
+      judged(
+        'svc added p50 at c=1 (svc p50 − direct p50)',
+        median(added),
+        100,
+        true,
+        ' µs',
+        `${range(added, 0, ' µs')}${floorAdded ? `; the floor: +${median(floorAdded).toFixed(0)} µs` : ''}`,
+      ),
+    );
   } else {
     goals.push(judged('svc added p50 at c=1 (svc p50 − direct p50)', null, 100, true, ' µs', ''));
   }
@@ -61,14 +92,44 @@ export function evaluateGoals(measurement: Measurement, names: readonly string[]
     if (!has(peer)) continue;
     goals.push(
       ratio(`svc throughput ÷ ${peer}'s, c=64`, 'svc', peer, 64, rps, 1.0, false, 'req/s; ahead of the functional peer'),
-      ratio(`svc gateway CPU per request ÷ ${peer}'s, c=64`, 'svc', peer, 64, cpu, 1.0, true, 'proxy CPU µs/request; ahead of the functional peer'),
+      ratio(
+        `svc gateway CPU per request ÷ ${peer}'s, c=64`,
+        'svc',
+        peer,
+        64,
+        cpu,
+        1.0,
+        true,
+        'proxy CPU µs/request; ahead of the functional peer',
+      ),
     );
   }
   const { cold, deploy, remote } = lifecycle ?? {};
   goals.push(
-    judged('cold start ÷ a bare uvicorn spawn', cold ? cold.svc.medianMs / cold.bareUvicorn.medianMs : null, 1.3, true, '', cold ? `${cold.svc.medianMs} ms vs ${cold.bareUvicorn.medianMs} ms (medians of ${cold.svc.samplesMs.length})` : ''),
-    judged('svc deploy of the quickstart after a change, wall', deploy ? deploy.wall.medianMs : null, 750, true, ' ms', deploy ? `median of ${deploy.wall.samplesMs.length}: ${deploy.wall.samplesMs.join(', ')} ms` : ''),
-    judged('warm .remote() ÷ one HTTP round trip through the gateway', remote ? remote.remote.medianMs / remote.http.medianMs : null, 2.0, true, '', remote ? `${remote.remote.medianMs} ms vs ${remote.http.medianMs} ms (medians of ${remote.calls})` : ''),
+    judged(
+      'cold start ÷ a bare uvicorn spawn',
+      cold ? cold.svc.medianMs / cold.bareUvicorn.medianMs : null,
+      1.3,
+      true,
+      '',
+      cold ? `${cold.svc.medianMs} ms vs ${cold.bareUvicorn.medianMs} ms (medians of ${cold.svc.samplesMs.length})` : '',
+    ),
+    judged(
+      'svc deploy of the quickstart after a change, wall',
+      deploy ? deploy.wall.medianMs : null,
+      750,
+      true,
+      ' ms',
+      deploy ? `median of ${deploy.wall.samplesMs.length}: ${deploy.wall.samplesMs.join(', ')} ms` : '',
+    ),
+    judged(
+      'warm .remote() ÷ one HTTP round trip through the gateway',
+      remote ? remote.remote.medianMs / remote.http.medianMs : null,
+      2.0,
+      true,
+      '',
+      remote ? `${remote.remote.medianMs} ms vs ${remote.http.medianMs} ms (medians of ${remote.calls})` : '',
+    ),
   );
   return goals;
 }

@@ -32,7 +32,14 @@ export interface Measurement {
   readonly rounds: readonly Map<string, Figures>[];
 }
 
-export async function measure(generator: Generator, paths: readonly Path[], loads: readonly number[], rounds: number, durationMs: number, warmupMs: number): Promise<Measurement> {
+export async function measure(
+  generator: Generator,
+  paths: readonly Path[],
+  loads: readonly number[],
+  rounds: number,
+  durationMs: number,
+  warmupMs: number,
+): Promise<Measurement> {
   for (const connections of loads) for (const { url, headers } of paths) await generator.drive(url, connections, warmupMs, 0, headers);
   const results: Map<string, Figures>[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -43,7 +50,11 @@ export async function measure(generator: Generator, paths: readonly Path[], load
         const [proxyBefore, appBefore] = [proxyCpu(), appCpu?.() ?? NaN];
         const run = await generator.drive(url, connections, durationMs, 0, headers);
         const requests = Math.max(1, run.requests);
-        figures.set(`${name}@${connections}`, { ...run, cpuUsPerRequest: (proxyCpu() - proxyBefore) / requests, appCpuUsPerRequest: ((appCpu?.() ?? NaN) - appBefore) / requests });
+        figures.set(`${name}@${connections}`, {
+          ...run,
+          cpuUsPerRequest: (proxyCpu() - proxyBefore) / requests,
+          appCpuUsPerRequest: ((appCpu?.() ?? NaN) - appBefore) / requests,
+        });
       }
     }
     results.push(figures);

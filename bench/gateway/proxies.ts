@@ -53,17 +53,29 @@ export function status(url: string, options: { socketPath?: string; headers?: Re
 }
 
 /** Polls until `ready()` is true (every `everyMs`), failing when the child exits or after `timeoutMs`. */
-export async function waitUntil(what: string, child: ChildProcess, ready: () => Promise<boolean>, everyMs = 20, timeoutMs = 20_000): Promise<void> {
+export async function waitUntil(
+  what: string,
+  child: ChildProcess,
+  ready: () => Promise<boolean>,
+  everyMs = 20,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it answered`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it answered`);
     if (await ready()) return;
     if (Date.now() > deadline) throw new Error(`${what} did not answer within ${timeoutMs} ms`);
     await sleep(everyMs);
   }
 }
 
-function start(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdio: StdioOptions = ['ignore', 'ignore', 'inherit']): ChildProcess {
+function start(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  stdio: StdioOptions = ['ignore', 'ignore', 'inherit'],
+): ChildProcess {
   return spawn(command, args, { env, stdio });
 }
 
@@ -91,7 +103,21 @@ export interface PythonEnv {
 /** Bare uvicorn, as fast as it goes: httptools, uvloop, no access log, no lifespan. */
 export function uvicornArgs(listen: { port: number } | { uds: string }): string[] {
   const where = 'port' in listen ? ['--host', '127.0.0.1', '--port', String(listen.port)] : ['--uds', listen.uds];
-  return ['-m', 'uvicorn', 'raw_asgi:hello', '--http', 'httptools', '--loop', 'uvloop', '--no-access-log', '--lifespan', 'off', '--log-level', 'warning', ...where];
+  return [
+    '-m',
+    'uvicorn',
+    'raw_asgi:hello',
+    '--http',
+    'httptools',
+    '--loop',
+    'uvloop',
+    '--no-access-log',
+    '--lifespan',
+    'off',
+    '--log-level',
+    'warning',
+    ...where,
+  ];
 }
 
 export function spawnUvicorn(python: PythonEnv, listen: { port: number } | { uds: string }): ChildProcess {
@@ -100,7 +126,8 @@ export function spawnUvicorn(python: PythonEnv, listen: { port: number } | { uds
 
 export async function startUvicorn(python: PythonEnv, listen: { port: number } | { uds: string }): Promise<Served> {
   const child = spawnUvicorn(python, listen);
-  const ok = 'port' in listen ? () => status(`http://127.0.0.1:${listen.port}/`) : () => status('http://localhost/', { socketPath: listen.uds });
+  const ok =
+    'port' in listen ? () => status(`http://127.0.0.1:${listen.port}/`) : () => status('http://localhost/', { socketPath: listen.uds });
   await waitUntil('uvicorn', child, async () => (await ok()) === 200);
   return served(child);
 }
@@ -119,7 +146,9 @@ export interface Upstream {
  */
 export async function startNginx(dir: string, upstreams: readonly Upstream[]): Promise<Served> {
   mkdirSync(dir, { recursive: true });
-  const blocks = upstreams.map(({ port, socketPath }, index) => `
+  const blocks = upstreams
+    .map(
+      ({ port, socketPath }, index) => `
   upstream app${index} {
     server unix:${socketPath};
     keepalive 256;
@@ -132,8 +161,12 @@ export async function startNginx(dir: string, upstreams: readonly Upstream[]): P
       proxy_http_version 1.1;
       proxy_set_header Connection "";
     }
-  }`).join('\n');
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `  ${name}_temp_path ${path.join(dir, name)};`).join('\n');
+  }`,
+    )
+    .join('\n');
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((name) => `  ${name}_temp_path ${path.join(dir, name)};`)
+    .join('\n');
   const config = `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
 daemon off;
 pid ${path.join(dir, 'nginx.pid')};
@@ -157,7 +190,9 @@ ${blocks}
 export async function startHaproxy(dir: string, upstream: Upstream): Promise<Served> {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'haproxy.cfg');
-  writeFileSync(file, `global
+  writeFileSync(
+    file,
+    `global
   nbthread 1
   maxconn 4096
 defaults
@@ -171,7 +206,8 @@ frontend bench
   default_backend app
 backend app
   server app unix@${upstream.socketPath} maxconn 256
-`);
+`,
+  );
   const child = start('haproxy', ['-db', '-f', file], process.env);
   await waitUntil('haproxy', child, async () => (await status(`http://127.0.0.1:${upstream.port}/`)) !== 0);
   return served(child);
@@ -179,7 +215,11 @@ backend app
 
 /** A Node script of the bench's in its own process (its CPU is then its own), and the first line it prints. */
 async function nodeChild(script: string, args: readonly string[], what: string): Promise<Served & { line: string }> {
-  const child = start(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), script), ...args], process.env, ['ignore', 'pipe', 'inherit']);
+  const child = start(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), script), ...args], process.env, [
+    'ignore',
+    'pipe',
+    'inherit',
+  ]);
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -218,7 +258,12 @@ export function peerBinary(envName: string, command: string): string | null {
 /** The first line a binary prints for `args` (its version; nginx prints it on stderr, wrk exits 1), or null. */
 export function versionOf(command: string, args: readonly string[]): string | null {
   const { stdout, stderr } = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
-  return `${stdout ?? ''}${stderr ?? ''}`.split('\n').find((line) => line.trim())?.trim() ?? null;
+  return (
+    `${stdout ?? ''}${stderr ?? ''}`
+      .split('\n')
+      .find((line) => line.trim())
+      ?.trim() ?? null
+  );
 }
 
 /**
@@ -227,9 +272,17 @@ export function versionOf(command: string, args: readonly string[]): string | nu
  * which goes nowhere.
  */
 export async function startOfWatchdog(binary: string, dir: string, port: number, upstreamPort: number): Promise<Served> {
-  if (await portTaken(8081)) throw new Error('port 8081 (of-watchdog\'s metrics port, fixed) is taken');
+  if (await portTaken(8081)) throw new Error("port 8081 (of-watchdog's metrics port, fixed) is taken");
   mkdirSync(dir, { recursive: true });
-  const env = { ...process.env, mode: 'http', upstream_url: `http://127.0.0.1:${upstreamPort}`, fprocess: 'sleep infinity', port: String(port), ready_path: '/', TMPDIR: dir };
+  const env = {
+    ...process.env,
+    mode: 'http',
+    upstream_url: `http://127.0.0.1:${upstreamPort}`,
+    fprocess: 'sleep infinity',
+    port: String(port),
+    ready_path: '/',
+    TMPDIR: dir,
+  };
   const child = start(binary, [], env, ['ignore', 'ignore', 'ignore']);
   await waitUntil('of-watchdog', child, async () => (await status(`http://127.0.0.1:${port}/_/ready`)) === 200);
   return served(child);
@@ -244,9 +297,18 @@ export async function startQueueProxy(binary: string, port: number, upstreamPort
   for (const fixed of [8022, 9090]) if (await portTaken(fixed)) throw new Error(`port ${fixed} (queue-proxy's, fixed) is taken`);
   const env = {
     ...process.env,
-    SERVING_NAMESPACE: 'default', SERVING_CONFIGURATION: 'bench', SERVING_REVISION: 'bench-00001', SERVING_POD: 'bench-pod', SERVING_POD_IP: '127.0.0.1',
-    QUEUE_SERVING_PORT: String(port), QUEUE_SERVING_TLS_PORT: String(await freePort()), USER_PORT: String(upstreamPort),
-    CONTAINER_CONCURRENCY: '0', REVISION_TIMEOUT_SECONDS: '300', SERVING_LOGGING_CONFIG: '', SERVING_LOGGING_LEVEL: 'warn',
+    SERVING_NAMESPACE: 'default',
+    SERVING_CONFIGURATION: 'bench',
+    SERVING_REVISION: 'bench-00001',
+    SERVING_POD: 'bench-pod',
+    SERVING_POD_IP: '127.0.0.1',
+    QUEUE_SERVING_PORT: String(port),
+    QUEUE_SERVING_TLS_PORT: String(await freePort()),
+    USER_PORT: String(upstreamPort),
+    CONTAINER_CONCURRENCY: '0',
+    REVISION_TIMEOUT_SECONDS: '300',
+    SERVING_LOGGING_CONFIG: '',
+    SERVING_LOGGING_LEVEL: 'warn',
     SERVING_READINESS_PROBE: JSON.stringify({ tcpSocket: { host: '127.0.0.1', port: upstreamPort }, successThreshold: 1 }),
   };
   const child = start(binary, [], env, ['ignore', 'ignore', 'ignore']);

@@ -32,7 +32,9 @@ export interface Commit {
 
 function cpuModel(): string {
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((text) => text.startsWith('model name'));
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((text) => text.startsWith('model name'));
     if (line) return line.split(':')[1]!.trim();
   } catch {
     // not Linux: os.cpus() below
@@ -52,7 +54,9 @@ export function machine(python: string, peers: Record<string, { binary: string; 
     nginx: versionOf('nginx', ['-v'])?.replace('nginx version: ', '') ?? null,
     haproxy: versionOf('haproxy', ['-v'])?.replace(/^HAProxy version (\S+).*/, 'haproxy/$1') ?? null,
     wrk: versionOf('wrk', ['--version'])?.split(' [')[0] ?? null,
-    peers: Object.fromEntries(Object.entries(peers).map(([name, { binary, versionEnv }]) => [name, { binary, version: process.env[versionEnv] ?? null }])),
+    peers: Object.fromEntries(
+      Object.entries(peers).map(([name, { binary, versionEnv }]) => [name, { binary, version: process.env[versionEnv] ?? null }]),
+    ),
   };
 }
 

@@ -32,13 +32,35 @@ import { createVenvBuilder } from '../../core/infra/images/venv-builder.js';
 import { loadManifest } from '../../core/infra/manifest-loader/load.js';
 import { packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
-import { coldStart, deployAfterChange, quickstartCopy, remoteVsHttp, removeCopy, type ColdStart, type DeployTiming, type RemoteTiming } from '../lifecycle.js';
+import {
+  coldStart,
+  deployAfterChange,
+  quickstartCopy,
+  remoteVsHttp,
+  removeCopy,
+  type ColdStart,
+  type DeployTiming,
+  type RemoteTiming,
+} from '../lifecycle.js';
 import { chartSvg, renderPng } from './chart.js';
 import type { BurstResult, OverloadResult } from './clients.js';
 import { processCpu, treeCpu } from './cpu.js';
 import { evaluateGoals, printGoals } from './goals.js';
 import { measure, type Path } from './measure.js';
-import { freePort, peerBinary, startFloorChild, startHaproxy, startNginx, startOfWatchdog, startQueueProxy, startSvcChild, startUvicorn, status, type PythonEnv, type Served } from './proxies.js';
+import {
+  freePort,
+  peerBinary,
+  startFloorChild,
+  startHaproxy,
+  startNginx,
+  startOfWatchdog,
+  startQueueProxy,
+  startSvcChild,
+  startUvicorn,
+  status,
+  type PythonEnv,
+  type Served,
+} from './proxies.js';
 import { commit, describe, machine, resultsDir, writeResults } from './results.js';
 import { cell, cellsOf, chartPanels, printTables, PATHS, type Cell, type PathName } from './table.js';
 import { nodeGenerator, wrk, wrkAvailable, type Generator } from './wrk.js';
@@ -68,10 +90,15 @@ function wholeNumber(name: string, fallback: number): number {
 function onlyNames(text: string | undefined): ReadonlySet<string> | null {
   if (text === undefined || text.trim() === '') return null;
   const known = [...Object.keys(PATHS), 'admission', 'lifecycle'];
-  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    console.error(`BENCH_ONLY names ${unknown.map((name) => JSON.stringify(name)).join(', ')}, which the bench does not know; choose among ${known.join(', ')}.`);
+    console.error(
+      `BENCH_ONLY names ${unknown.map((name) => JSON.stringify(name)).join(', ')}, which the bench does not know; choose among ${known.join(', ')}.`,
+    );
     process.exit(2);
   }
   return new Set(names);
@@ -109,7 +136,13 @@ function keep<T extends Served>(served: T): T {
 
 async function deploy(platform: Platform, app: string) {
   const manifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', app), python: platform.config.python });
-  const request = { spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview' as const, principal: null };
+  const request = {
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'preview' as const,
+    principal: null,
+  };
   return { manifest, request, deployment: await platform.deployments.deploy(request) };
 }
 
@@ -127,12 +160,14 @@ try {
   const redeployed = await platform.deployments.deploy(json.request); // replaces it: containers start from scratch
   const deployMs = performance.now() - t0;
 
-
   // The image's Python (uvicorn, uvloop, httptools) serves the bare uvicorns; raw_asgi.py imports svc.
   const rawManifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', 'raw_asgi.py'), python: config.python });
   const workload = rawManifest.spec.workloads.find((w) => w.name === 'hello')!;
   const image = await createVenvBuilder({ cacheDir: config.cacheDir, python: config.python }).build(workload.image, () => {});
-  const python: PythonEnv = { python: image.pythonPath, pythonPath: [sdkPythonPath, path.join(packageRoot, 'bench', 'apps')].join(path.delimiter) };
+  const python: PythonEnv = {
+    python: image.pythonPath,
+    pythonPath: [sdkPythonPath, path.join(packageRoot, 'bench', 'apps')].join(path.delimiter),
+  };
 
   const directPort = await freePort();
   const direct = keep(await startUvicorn(python, { port: directPort }));
@@ -141,12 +176,19 @@ try {
   const directCpu = treeCpu([direct.pid]);
   const behindCpu = treeCpu([behind.pid]);
 
-  const [nginxPort, runtimeNginxPort, jsonNginxPort, haproxyPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const nginx = keep(await startNginx(path.join(scratch, 'nginx'), [
-    { port: nginxPort, socketPath: uds },
-    { port: runtimeNginxPort, socketPath: svc.hello.socketPath },
-    { port: jsonNginxPort, socketPath: svcJson.hello.socketPath },
-  ]));
+  const [nginxPort, runtimeNginxPort, jsonNginxPort, haproxyPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const nginx = keep(
+    await startNginx(path.join(scratch, 'nginx'), [
+      { port: nginxPort, socketPath: uds },
+      { port: runtimeNginxPort, socketPath: svc.hello.socketPath },
+      { port: jsonNginxPort, socketPath: svcJson.hello.socketPath },
+    ]),
+  );
   const haproxy = keep(await startHaproxy(path.join(scratch, 'haproxy'), { port: haproxyPort, socketPath: uds }));
   const floor = keep(await startFloorChild(uds, 256));
 
@@ -157,12 +199,31 @@ try {
     { name: 'nginx', url: `http://127.0.0.1:${nginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: behindCpu },
     { name: 'haproxy', url: `http://127.0.0.1:${haproxyPort}/`, proxyCpu: treeCpu([haproxy.pid]), appCpu: behindCpu },
     { name: 'floor', url: `${floor.url}/`, proxyCpu: treeCpu([floor.pid]), appCpu: behindCpu },
-    { name: 'svc', url: svc.hello.url, headers: { authorization: `Bearer ${svc.token}` }, proxyCpu: processCpu(svc.pid), appCpu: treeCpu(svc.hello.pids) },
-    { name: 'svc-runtime-nginx', url: `http://127.0.0.1:${runtimeNginxPort}/`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svc.hello.pids) },
+    {
+      name: 'svc',
+      url: svc.hello.url,
+      headers: { authorization: `Bearer ${svc.token}` },
+      proxyCpu: processCpu(svc.pid),
+      appCpu: treeCpu(svc.hello.pids),
+    },
+    {
+      name: 'svc-runtime-nginx',
+      url: `http://127.0.0.1:${runtimeNginxPort}/`,
+      proxyCpu: treeCpu([nginx.pid]),
+      appCpu: treeCpu(svc.hello.pids),
+    },
     { name: 'svc-json', url: `${svcJson.hello.url}?name=bench`, proxyCpu: processCpu(svcJson.pid), appCpu: treeCpu(svcJson.hello.pids) },
-    { name: 'svc-json-nginx', url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`, proxyCpu: treeCpu([nginx.pid]), appCpu: treeCpu(svcJson.hello.pids) },
+    {
+      name: 'svc-json-nginx',
+      url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`,
+      proxyCpu: treeCpu([nginx.pid]),
+      appCpu: treeCpu(svcJson.hello.pids),
+    },
   ];
-  for (const peer of [{ name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' }, { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' }] as const) {
+  for (const peer of [
+    { name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' },
+    { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' },
+  ] as const) {
     if (!wanted(peer.name)) continue;
     const binary = peerBinary(peer.env, peer.name);
     const given = process.env[peer.env];
@@ -171,14 +232,17 @@ try {
       continue;
     }
     if (!binary) {
-      skipped.push(`${peer.name}: skipped (opt-in: set ${peer.env}=<path to the binary> or put \`${peer.name}\` on PATH; docs/benchmarks.md says how to build it)`);
+      skipped.push(
+        `${peer.name}: skipped (opt-in: set ${peer.env}=<path to the binary> or put \`${peer.name}\` on PATH; docs/benchmarks.md says how to build it)`,
+      );
       continue;
     }
     try {
       const port = await freePort();
-      const started = peer.name === 'queue-proxy'
-        ? await startQueueProxy(binary, port, directPort)
-        : await startOfWatchdog(binary, path.join(scratch, 'of-watchdog'), port, directPort);
+      const started =
+        peer.name === 'queue-proxy'
+          ? await startQueueProxy(binary, port, directPort)
+          : await startOfWatchdog(binary, path.join(scratch, 'of-watchdog'), port, directPort);
       keep(started);
       peers[peer.name] = { binary, versionEnv: `${peer.env.replace(/_BIN$/, '')}_VERSION` };
       paths.push({ name: peer.name, url: `http://127.0.0.1:${port}/`, proxyCpu: treeCpu([started.pid]), appCpu: directCpu });
@@ -220,14 +284,26 @@ try {
   const at = commit();
   const date = new Date().toISOString();
   console.log(`svc bench — ${date}, ${describe(info, at)}`);
-  console.log(`${info.nginx ?? 'nginx ?'}, ${info.haproxy ?? 'haproxy ?'}, uvicorn ${info.uvicorn ?? '?'}, ${generator.name === 'wrk' ? info.wrk ?? 'wrk' : generator.name} (1 thread, keep-alive); ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs} ms per path and load, order rotated each round`);
-  console.log('GET / of bench/apps/raw_asgi.py ({"ok":true}); cells: medians over the rounds; ratios: median of the per-round ratios (min–max)\n');
-  const cells = cellsOf(measurement, measured.map((p) => p.name), LOADS);
+  console.log(
+    `${info.nginx ?? 'nginx ?'}, ${info.haproxy ?? 'haproxy ?'}, uvicorn ${info.uvicorn ?? '?'}, ${generator.name === 'wrk' ? (info.wrk ?? 'wrk') : generator.name} (1 thread, keep-alive); ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs} ms per path and load, order rotated each round`,
+  );
+  console.log(
+    'GET / of bench/apps/raw_asgi.py ({"ok":true}); cells: medians over the rounds; ratios: median of the per-round ratios (min–max)\n',
+  );
+  const cells = cellsOf(
+    measurement,
+    measured.map((p) => p.name),
+    LOADS,
+  );
   printTables(cells, LOADS);
   for (const line of skipped) console.log(line);
   printJsonOverhead(cells);
 
-  const goals = evaluateGoals(measurement, measured.map((p) => p.name), lifecycle);
+  const goals = evaluateGoals(
+    measurement,
+    measured.map((p) => p.name),
+    lifecycle,
+  );
   console.log('');
   printGoals(goals);
 
@@ -235,25 +311,49 @@ try {
   if (admission) printAdmission(admission);
   if (lifecycle) {
     const { cold, deploy: d, remote } = lifecycle;
-    console.log(`cold start (bench/apps/cold_asgi.py at zero → first answer through the gateway, ${cold.svc.samplesMs.length} trials): ${cold.svc.medianMs} ms (${cold.svc.samplesMs.join(', ')}); bare uvicorn spawn → first answer: ${cold.bareUvicorn.medianMs} ms (${cold.bareUvicorn.samplesMs.join(', ')})`);
-    console.log(`svc deploy of examples/quickstart after a change (the CLI, wall): ${d.wall.medianMs} ms (${d.wall.samplesMs.join(', ')}), of which the deploy request ${d.request.medianMs} ms (as the CLI prints it, 0.1 s steps)`);
-    console.log(`warm square.remote(): ${remote.remote.medianMs} ms; GET through the gateway (same process, kept alive): ${remote.http.medianMs} ms (medians of ${remote.calls}, interleaved)`);
+    console.log(
+      `cold start (bench/apps/cold_asgi.py at zero → first answer through the gateway, ${cold.svc.samplesMs.length} trials): ${cold.svc.medianMs} ms (${cold.svc.samplesMs.join(', ')}); bare uvicorn spawn → first answer: ${cold.bareUvicorn.medianMs} ms (${cold.bareUvicorn.samplesMs.join(', ')})`,
+    );
+    console.log(
+      `svc deploy of examples/quickstart after a change (the CLI, wall): ${d.wall.medianMs} ms (${d.wall.samplesMs.join(', ')}), of which the deploy request ${d.request.medianMs} ms (as the CLI prints it, 0.1 s steps)`,
+    );
+    console.log(
+      `warm square.remote(): ${remote.remote.medianMs} ms; GET through the gateway (same process, kept alive): ${remote.http.medianMs} ms (medians of ${remote.calls}, interleaved)`,
+    );
   }
   console.log(`redeploy of bench/apps/hello.py (its containers started and healthy, image cached): ${deployMs.toFixed(0)} ms`);
 
   // A partial run (BENCH_ONLY) must not replace the committed figures of a whole one.
   const name = only ? 'partial' : 'latest';
   const file = writeResults(name, {
-    date, machine: info, commit: at, generator: generator.name, rounds, durationMs, loads: LOADS,
-    paths: Object.fromEntries(measured.map((p) => [p.name, PATHS[p.name]])), cells, goals,
-    skipped, admission, lifecycle, redeployMs: Math.round(deployMs),
+    date,
+    machine: info,
+    commit: at,
+    generator: generator.name,
+    rounds,
+    durationMs,
+    loads: LOADS,
+    paths: Object.fromEntries(measured.map((p) => [p.name, PATHS[p.name]])),
+    cells,
+    goals,
+    skipped,
+    admission,
+    lifecycle,
+    redeployMs: Math.round(deployMs),
   });
   const title = `svc bench ${date.slice(0, 16).replace('T', ' ')} UTC · commit ${at.sha}${at.dirty ? ' (dirty)' : ''}`;
   const subtitle = `${info.cores} cores (${info.cpu}), Node ${info.node}, ${info.python ?? ''}, uvicorn ${info.uvicorn ?? '?'}, ${info.nginx ?? ''}, ${info.haproxy ?? ''}; ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs / 1000} s`;
   const png = path.join(resultsDir, `${name}.png`);
-  const judged = goals.filter((goal) => goal.met !== null).map((goal) => `${goal.met ? '✓' : '✗'} ${goal.name}: ${goal.value} (goal ${goal.goal})`);
-  const rendered = await renderPng(chartSvg(title, subtitle, chartPanels(cells), judged.length ? ['Goals (issue 21):', ...judged] : []), png);
-  console.log(`\nwrote ${path.relative(process.cwd(), file)}${rendered ? ` and ${path.relative(process.cwd(), png)}` : ' (no chart: no Chromium at CHROMIUM_BIN or /usr/bin/chromium)'}`);
+  const judged = goals
+    .filter((goal) => goal.met !== null)
+    .map((goal) => `${goal.met ? '✓' : '✗'} ${goal.name}: ${goal.value} (goal ${goal.goal})`);
+  const rendered = await renderPng(
+    chartSvg(title, subtitle, chartPanels(cells), judged.length ? ['Goals (issue 21):', ...judged] : []),
+    png,
+  );
+  console.log(
+    `\nwrote ${path.relative(process.cwd(), file)}${rendered ? ` and ${path.relative(process.cwd(), png)}` : ' (no chart: no Chromium at CHROMIUM_BIN or /usr/bin/chromium)'}`,
+  );
 } finally {
   await cleanUp();
 }
@@ -263,16 +363,39 @@ function printJsonOverhead(cells: readonly Cell[]): void {
   const [json, rawApp, jsonSvc, rawSvc] = ['svc-json-nginx', 'svc-runtime-nginx', 'svc-json', 'svc'].map((name) => cell(cells, name, 64));
   if (!json || !rawApp) return;
   const app = (c: Cell) => (c.appCpuUsPerRequest === null ? '?' : c.appCpuUsPerRequest.toFixed(1));
-  console.log(`\nJSON endpoint (hello.py, concurrency 16) vs the raw ASGI app on the svc runtime, behind nginx at c=64: ${json.rps} vs ${rawApp.rps} req/s (${(json.rps / rawApp.rps).toFixed(2)}×), container CPU ${app(json)} vs ${app(rawApp)} µs/request` +
-    (jsonSvc && rawSvc ? `; through the gateway ${jsonSvc.rps} vs ${rawSvc.rps} req/s (${(jsonSvc.rps / rawSvc.rps).toFixed(2)}×)` : ''));
+  console.log(
+    `\nJSON endpoint (hello.py, concurrency 16) vs the raw ASGI app on the svc runtime, behind nginx at c=64: ${json.rps} vs ${rawApp.rps} req/s (${(json.rps / rawApp.rps).toFixed(2)}×), container CPU ${app(json)} vs ${app(rawApp)} µs/request` +
+      (jsonSvc && rawSvc ? `; through the gateway ${jsonSvc.rps} vs ${rawSvc.rps} req/s (${(jsonSvc.rps / rawSvc.rps).toFixed(2)}×)` : ''),
+  );
 }
 
-function printAdmission({ bursts, overload, capacity, maxPending }: { bursts: BurstResult; overload: OverloadResult; capacity: number; maxPending: number }): void {
+function printAdmission({
+  bursts,
+  overload,
+  capacity,
+  maxPending,
+}: {
+  bursts: BurstResult;
+  overload: OverloadResult;
+  capacity: number;
+  maxPending: number;
+}): void {
   const bound = capacity + maxPending;
   const conclusive = bursts.trials.filter((trial) => trial.conclusive);
   const admitted = bursts.trials.map((trial) => `${trial.counts['200'] ?? 0}${trial.conclusive ? '' : '*'}`);
   const exact = conclusive.filter((trial) => trial.counts['200'] === bound && trial.counts['429'] === 2 * bound).length;
-  const others = bursts.trials.map((trial) => Object.entries(trial.counts).filter(([status]) => status !== '200' && status !== '429').map(([status, n]) => `${n}×${status}`).join(' ')).filter(Boolean);
-  console.log(`429 precision (busy: capacity ${capacity}, max_pending_tasks ${maxPending}; bursts of ${3 * bound} simultaneous requests): admitted ${admitted.join(', ')} → exactly ${bound} (the rest 429) in ${exact}/${conclusive.length} conclusive trials${conclusive.length < bursts.trials.length ? ' (* = a request finished before the whole burst was read: not judged)' : ''}; 429 answered in p50 ${bursts.refusedP50us} µs, p99 ${bursts.refusedP99us} µs${others.length ? `; other answers: ${others.join('; ')}` : ''}`);
-  console.log(`goodput under 2× overload (busy, 20 ms per request, 5 s open loop): saturated ${overload.saturatedRps} req/s, offered ${overload.offeredRps} req/s → ${overload.goodputRps} req/s of 200 (${(overload.goodputRps / overload.saturatedRps).toFixed(2)} of saturated), ${overload.refused} × 429, ${overload.serverErrors} × 5xx, ${overload.failures} failed`);
+  const others = bursts.trials
+    .map((trial) =>
+      Object.entries(trial.counts)
+        .filter(([status]) => status !== '200' && status !== '429')
+        .map(([status, n]) => `${n}×${status}`)
+        .join(' '),
+    )
+    .filter(Boolean);
+  console.log(
+    `429 precision (busy: capacity ${capacity}, max_pending_tasks ${maxPending}; bursts of ${3 * bound} simultaneous requests): admitted ${admitted.join(', ')} → exactly ${bound} (the rest 429) in ${exact}/${conclusive.length} conclusive trials${conclusive.length < bursts.trials.length ? ' (* = a request finished before the whole burst was read: not judged)' : ''}; 429 answered in p50 ${bursts.refusedP50us} µs, p99 ${bursts.refusedP99us} µs${others.length ? `; other answers: ${others.join('; ')}` : ''}`,
+  );
+  console.log(
+    `goodput under 2× overload (busy, 20 ms per request, 5 s open loop): saturated ${overload.saturatedRps} req/s, offered ${overload.offeredRps} req/s → ${overload.goodputRps} req/s of 200 (${(overload.goodputRps / overload.saturatedRps).toFixed(2)} of saturated), ${overload.refused} × 429, ${overload.serverErrors} × 5xx, ${overload.failures} failed`,
+  );
 }

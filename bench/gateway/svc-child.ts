@@ -30,7 +30,13 @@ export interface SvcChild {
 
 async function deployHello(platform: Platform, app: string): Promise<BenchWorkload> {
   const manifest = await loadManifest({ target: path.join(packageRoot, 'bench', 'apps', app), python: platform.config.python });
-  const deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null });
+  const deployment = await platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'preview',
+    principal: null,
+  });
   const unit = deployment.units.find((name) => name.endsWith('/hello'))!;
   const [instance] = platform.registry.instances(unit);
   if (!instance || instance.address.kind !== 'unix') throw new Error(`no container of ${unit}`);

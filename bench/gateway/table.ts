@@ -12,9 +12,9 @@ export const PATHS = {
   haproxy: 'haproxy, 1 thread → the same uvicorn',
   floor: 'Node floor proxy (node:http + undici) → the same uvicorn',
   svc: 'svc gateway + svc runtime (token auth, admission)',
-  'svc-runtime-nginx': 'nginx → the svc runtime (the deployed worker\'s socket)',
+  'svc-runtime-nginx': "nginx → the svc runtime (the deployed worker's socket)",
   'svc-json': 'JSON endpoint (hello.py) through the svc gateway',
-  'svc-json-nginx': 'JSON endpoint (hello.py): nginx → its worker\'s socket',
+  'svc-json-nginx': "JSON endpoint (hello.py): nginx → its worker's socket",
   'queue-proxy': 'Knative queue-proxy → the direct uvicorn',
   'of-watchdog': 'OpenFaaS of-watchdog (HTTP mode) → the direct uvicorn',
 } as const;
@@ -52,25 +52,27 @@ export function spreadOf(values: readonly number[]): Spread {
 }
 
 export function cellsOf(measurement: Measurement, names: readonly string[], loads: readonly number[]): Cell[] {
-  return loads.flatMap((connections) => names.map((name) => {
-    const pick = (f: (figures: Figures) => number) => series(measurement, name, connections, f);
-    const direct = series(measurement, 'direct', connections, (f) => f.p50us);
-    const appCpu = median(pick((f) => f.appCpuUsPerRequest));
-    return {
-      path: name,
-      connections,
-      rps: Math.round(median(pick((f) => f.rps))),
-      rpsVsDirect: spreadOf(ratios(measurement, name, 'direct', connections, (f) => f.rps)),
-      p50us: median(pick((f) => f.p50us)),
-      addedP50us: spreadOf(pick((f) => f.p50us).map((value, index) => value - direct[index]!)),
-      p99us: median(pick((f) => f.p99us)),
-      p99VsDirect: spreadOf(ratios(measurement, name, 'direct', connections, (f) => f.p99us)),
-      errors: pick((f) => f.errors).reduce((sum, n) => sum + n, 0),
-      proxyCpuUsPerRequest: NO_PROXY.has(name) ? null : median(pick((f) => f.cpuUsPerRequest)),
-      appCpuUsPerRequest: Number.isNaN(appCpu) ? null : appCpu,
-      rounds: measurement.rounds.map((round) => round.get(`${name}@${connections}`)!),
-    };
-  }));
+  return loads.flatMap((connections) =>
+    names.map((name) => {
+      const pick = (f: (figures: Figures) => number) => series(measurement, name, connections, f);
+      const direct = series(measurement, 'direct', connections, (f) => f.p50us);
+      const appCpu = median(pick((f) => f.appCpuUsPerRequest));
+      return {
+        path: name,
+        connections,
+        rps: Math.round(median(pick((f) => f.rps))),
+        rpsVsDirect: spreadOf(ratios(measurement, name, 'direct', connections, (f) => f.rps)),
+        p50us: median(pick((f) => f.p50us)),
+        addedP50us: spreadOf(pick((f) => f.p50us).map((value, index) => value - direct[index]!)),
+        p99us: median(pick((f) => f.p99us)),
+        p99VsDirect: spreadOf(ratios(measurement, name, 'direct', connections, (f) => f.p99us)),
+        errors: pick((f) => f.errors).reduce((sum, n) => sum + n, 0),
+        proxyCpuUsPerRequest: NO_PROXY.has(name) ? null : median(pick((f) => f.cpuUsPerRequest)),
+        appCpuUsPerRequest: Number.isNaN(appCpu) ? null : appCpu,
+        rounds: measurement.rounds.map((round) => round.get(`${name}@${connections}`)!),
+      };
+    }),
+  );
 }
 
 export function formatSpread(spread: Spread, digits: number, sign = false): string {
@@ -88,13 +90,17 @@ export function cell(cells: readonly Cell[], path: string, connections: number):
 
 export function printTables(cells: readonly Cell[], loads: readonly number[]): void {
   const names = [...new Set(cells.map((c) => c.path))];
-  console.log('| path | req/s c=64 | ÷ direct | added p50 at c=1 | p99 at c=16 ÷ direct | proxy CPU µs/req (c=64) | app CPU µs/req (c=64) |');
+  console.log(
+    '| path | req/s c=64 | ÷ direct | added p50 at c=1 | p99 at c=16 ÷ direct | proxy CPU µs/req (c=64) | app CPU µs/req (c=64) |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const name of names) {
     const [c1, c16, c64] = [cell(cells, name, 1), cell(cells, name, 16), cell(cells, name, 64)];
     const label = PATHS[name as PathName] ?? name;
     const added = name === 'direct' || !c1 ? '—' : `${formatSpread(c1.addedP50us, 0, true)} µs`;
-    console.log(`| ${name}: ${label} | ${c64 ? k(c64.rps) : '–'} | ${c64 ? formatSpread(c64.rpsVsDirect, 2) : '–'} | ${added} | ${c16 ? formatSpread(c16.p99VsDirect, 2) : '–'} | ${us(c64?.proxyCpuUsPerRequest ?? null)} | ${us(c64?.appCpuUsPerRequest ?? null)} |`);
+    console.log(
+      `| ${name}: ${label} | ${c64 ? k(c64.rps) : '–'} | ${c64 ? formatSpread(c64.rpsVsDirect, 2) : '–'} | ${added} | ${c16 ? formatSpread(c16.p99VsDirect, 2) : '–'} | ${us(c64?.proxyCpuUsPerRequest ?? null)} | ${us(c64?.appCpuUsPerRequest ?? null)} |`,
+    );
   }
   console.log('\nEvery figure, per load:\n');
   console.log('| load | path | req/s | ÷ direct | p50 µs | p99 µs | errors | proxy CPU µs/req | app CPU µs/req |');
@@ -102,10 +108,14 @@ export function printTables(cells: readonly Cell[], loads: readonly number[]): v
   for (const connections of loads) {
     for (const name of names) {
       const c = cell(cells, name, connections)!;
-      console.log(`| c=${connections} | ${name} | ${c.rps} | ${formatSpread(c.rpsVsDirect, 2)} | ${c.p50us.toFixed(0)} | ${c.p99us.toFixed(0)} | ${c.errors} | ${us(c.proxyCpuUsPerRequest)} | ${us(c.appCpuUsPerRequest)} |`);
+      console.log(
+        `| c=${connections} | ${name} | ${c.rps} | ${formatSpread(c.rpsVsDirect, 2)} | ${c.p50us.toFixed(0)} | ${c.p99us.toFixed(0)} | ${c.errors} | ${us(c.proxyCpuUsPerRequest)} | ${us(c.appCpuUsPerRequest)} |`,
+      );
     }
   }
-  console.log('\nproxy CPU: the proxy\'s processes (/proc: user + system; for svc the platform\'s own process, its containers apart (bench/gateway/svc-child.ts)) over the run ÷ requests answered; app CPU: the same for the app\'s server (uvicorn, or the svc container).');
+  console.log(
+    "\nproxy CPU: the proxy's processes (/proc: user + system; for svc the platform's own process, its containers apart (bench/gateway/svc-child.ts)) over the run ÷ requests answered; app CPU: the same for the app's server (uvicorn, or the svc container).",
+  );
 }
 
 /** The chart: req/s at c=64 of every path, proxy CPU per request at c=64 of every proxy. */
@@ -113,11 +123,17 @@ export function chartPanels(cells: readonly Cell[]): Panel[] {
   const at64 = cells.filter((c) => c.connections === 64);
   const ours = (name: string) => name.includes('svc'); // svc's gateway or runtime on the path
   return [
-    { title: 'Throughput at 64 connections (wrk, keep-alive; median of rounds; orange: svc on the path)', unit: 'req/s', bars: at64.map((c) => ({ label: c.path, value: c.rps, ours: ours(c.path) })) },
+    {
+      title: 'Throughput at 64 connections (wrk, keep-alive; median of rounds; orange: svc on the path)',
+      unit: 'req/s',
+      bars: at64.map((c) => ({ label: c.path, value: c.rps, ours: ours(c.path) })),
+    },
     {
       title: 'Proxy CPU per request at 64 connections (user + system)',
       unit: 'µs',
-      bars: at64.filter((c) => c.proxyCpuUsPerRequest !== null).map((c) => ({ label: c.path, value: c.proxyCpuUsPerRequest!, ours: ours(c.path) })),
+      bars: at64
+        .filter((c) => c.proxyCpuUsPerRequest !== null)
+        .map((c) => ({ label: c.path, value: c.proxyCpuUsPerRequest!, ours: ours(c.path) })),
     },
   ];
 }

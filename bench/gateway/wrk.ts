@@ -52,12 +52,20 @@ export const wrk: Generator = {
 async function wrkRun(url: string, connections: number, durationMs: number, headers: Record<string, string>): Promise<RunFigures> {
   const seconds = `${Math.max(1, Math.round(durationMs / 1000))}s`;
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '--timeout', '5s', ...headerArgs, '-s', REPORT, url], { maxBuffer: 1 << 20 });
+  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '--timeout', '5s', ...headerArgs, '-s', REPORT, url], {
+    maxBuffer: 1 << 20,
+  });
   const line = stdout.split('\n').find((text) => text.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk printed no figures:\n${stdout}`);
   const figures = JSON.parse(line.slice('WRK_JSON '.length)) as Record<string, number>;
   const errors = figures.connect! + figures.read! + figures.write! + figures.status! + figures.timeout!;
-  return { requests: figures.requests!, rps: Math.round(figures.requests! / (figures.duration_us! / 1e6)), p50us: figures.p50_us!, p99us: figures.p99_us!, errors };
+  return {
+    requests: figures.requests!,
+    rps: Math.round(figures.requests! / (figures.duration_us! / 1e6)),
+    p50us: figures.p50_us!,
+    p99us: figures.p99_us!,
+    errors,
+  };
 }
 
 /** bench/load.ts in its own process; also the only generator that reaches a Unix socket. */

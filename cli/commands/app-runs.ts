@@ -37,17 +37,24 @@ export async function appRuns(context: CommandContext, app: string, flags: AppRu
     out.result(JSON.stringify(answer, null, 2));
     return;
   }
-  if (answer.schedules.length === 0) out.step(`${app} has no scheduled function: schedule=svc.Cron(…) or svc.Period(…) on @app.function schedules one`);
+  if (answer.schedules.length === 0)
+    out.step(`${app} has no scheduled function: schedule=svc.Cron(…) or svc.Period(…) on @app.function schedules one`);
   for (const schedule of answer.schedules) {
-    out.step(`${schedule.function}: ${schedule.description}, next ${schedule.nextRunAt === null ? 'when the app is resumed' : shortTime(schedule.nextRunAt)}`);
+    out.step(
+      `${schedule.function}: ${schedule.description}, next ${schedule.nextRunAt === null ? 'when the app is resumed' : shortTime(schedule.nextRunAt)}`,
+    );
   }
   if (answer.runs.length === 0) {
     out.step('no scheduled run yet');
     return;
   }
   const rows = answer.runs.map((run) => [
-    run.id, run.function, colorStatus(run.status, out.color), shortTime(run.scheduledAt),
-    run.durationMs === null ? out.color.dim('-') : `${(run.durationMs / 1000).toFixed(1)}s`, run.error?.message ?? '',
+    run.id,
+    run.function,
+    colorStatus(run.status, out.color),
+    shortTime(run.scheduledAt),
+    run.durationMs === null ? out.color.dim('-') : `${(run.durationMs / 1000).toFixed(1)}s`,
+    run.error?.message ?? '',
   ]);
   for (const line of formatTable(['RUN', 'FUNCTION', 'STATUS', 'SCHEDULED', 'DURATION', 'ERROR'], rows, out.color)) out.result(line);
   out.step(`one run's logs: svc app runs ${app} --logs <RUN>`);

@@ -35,7 +35,12 @@ export async function appList(context: CommandContext, flags: JsonFlag = {}): Pr
     out.step('no apps deployed yet: svc deploy <file or module> deploys one');
     return;
   }
-  const rows = apps.map((app) => [app.name, colorStatus(app.paused ? 'paused' : 'running', out.color), String(app.workloads), shortTime(app.updatedAt)]);
+  const rows = apps.map((app) => [
+    app.name,
+    colorStatus(app.paused ? 'paused' : 'running', out.color),
+    String(app.workloads),
+    shortTime(app.updatedAt),
+  ]);
   for (const line of formatTable(['NAME', 'STATUS', 'DEPLOYMENTS', 'UPDATED'], rows, out.color)) out.result(line);
 }
 
@@ -56,9 +61,9 @@ async function transition(context: CommandContext, app: string, action: 'pause' 
     out.result(JSON.stringify(view, null, 2));
     return;
   }
-  out.done(action === 'pause'
-    ? `paused ${app}: its URLs answer 503 app_paused until svc app resume ${app} (or a deploy)`
-    : `resumed ${app}`);
+  out.done(
+    action === 'pause' ? `paused ${app}: its URLs answer 503 app_paused until svc app resume ${app} (or a deploy)` : `resumed ${app}`,
+  );
   printDeployments(out, view);
 }
 
@@ -69,7 +74,11 @@ export async function appDelete(context: CommandContext, app: string, flags: App
   if (ask) {
     const view = await client.get<AppView>(appPath(app));
     const count = view.deployments.length;
-    await confirm(context, `Delete the app ${app} and its ${count} deployment${count === 1 ? '' : 's'}? Their URLs stop answering.`, `${app} was not deleted`);
+    await confirm(
+      context,
+      `Delete the app ${app} and its ${count} deployment${count === 1 ? '' : 's'}? Their URLs stop answering.`,
+      `${app} was not deleted`,
+    );
   }
   await client.delete(appPath(app), { long: true });
   if (flags.json) out.result(JSON.stringify({ app, deleted: true }));

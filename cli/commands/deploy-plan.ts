@@ -15,15 +15,24 @@ export function printPlan(out: Output, plan: DeployPlan, json: boolean): void {
     return;
   }
   const { dim } = out.color;
-  const rows = plan.workloads.map((w) => [w.name, w.change === 'new' ? 'new' : 'new version', w.url ?? dim(`(${w.kind}: no URL)`), w.job === null ? dim('-') : `${w.job.id} (${w.job.change})`]);
+  const rows = plan.workloads.map((w) => [
+    w.name,
+    w.change === 'new' ? 'new' : 'new version',
+    w.url ?? dim(`(${w.kind}: no URL)`),
+    w.job === null ? dim('-') : `${w.job.id} (${w.job.change})`,
+  ]);
   for (const line of formatTable(['workload', 'change', 'url', plan.scheduler === 'nomad' ? 'nomad job' : 'job'], rows)) out.result(line);
   for (const name of plan.removed) out.result(`${name}  ${dim('would be deleted (--prune)')}`);
   for (const w of plan.workloads) {
     if (w.job === null) continue;
-    const placements = Object.entries(w.job.placements).map(([action, count]) => `${action} ${count}`).join(', ');
+    const placements = Object.entries(w.job.placements)
+      .map(([action, count]) => `${action} ${count}`)
+      .join(', ');
     if (placements) out.step(`${w.name}: Nomad would ${placements}`);
     for (const warning of w.job.warnings) out.warn(`${w.name}: ${warning}`);
     for (const failure of w.job.failures) out.warn(`${w.name}: ${failure}`);
   }
-  out.done(`dry run: nothing was deployed${plan.scheduler === 'local' ? ' (the server runs workloads on its own machine: there is no scheduler plan)' : ''}`);
+  out.done(
+    `dry run: nothing was deployed${plan.scheduler === 'local' ? ' (the server runs workloads on its own machine: there is no scheduler plan)' : ''}`,
+  );
 }

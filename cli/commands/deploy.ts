@@ -44,13 +44,21 @@ export interface DeployResult {
   readonly domains?: readonly DomainView[];
 }
 
-export default async function deploy(context: CommandContext, appOrModule: string, flags: DeployFlags = {}): Promise<DeployResult | DeployPlan> {
+export default async function deploy(
+  context: CommandContext,
+  appOrModule: string,
+  flags: DeployFlags = {},
+): Promise<DeployResult | DeployPlan> {
   const { out } = context;
   const { target, workload: wanted } = parseDeployTarget(appOrModule);
   if (flags.prune && wanted !== null) {
-    throw new SvcError('usage_invalid', `--prune removes the deployments the app no longer has, so it deploys the whole app; it cannot go with one workload (:${wanted}).`, {
-      hint: `Run \`svc deploy ${target} --prune\` for the whole app.`,
-    });
+    throw new SvcError(
+      'usage_invalid',
+      `--prune removes the deployments the app no longer has, so it deploys the whole app; it cannot go with one workload (:${wanted}).`,
+      {
+        hint: `Run \`svc deploy ${target} --prune\` for the whole app.`,
+      },
+    );
   }
   // Before Python runs: no token, no point in reading the app.
   const { client } = await connect(context);
@@ -91,7 +99,11 @@ export default async function deploy(context: CommandContext, appOrModule: strin
     }
     const started = Date.now();
     const what = workload === null ? spec.name : `${spec.name}/${workload.name}`;
-    const spinner = startSpinner(out, context.stderr, `deploying ${what} (the server answers once it serves; a first image build takes a while)…`);
+    const spinner = startSpinner(
+      out,
+      context.stderr,
+      `deploying ${what} (the server answers once it serves; a first image build takes a while)…`,
+    );
     let view: AppView;
     try {
       view = await client.post<AppView>(`${appPath(spec.name)}/deployments`, body, { long: true });
@@ -106,7 +118,11 @@ export default async function deploy(context: CommandContext, appOrModule: strin
     // What the deploy read of each ASGI app's OpenAPI description: svc app export builds its typed methods from it.
     for (const d of deployed) if (d.api) out.done(`${d.workload}: ${d.api}`);
     const domains = await claimedDomains(client, spec, view.name, names);
-    const result: DeployResult = { app: view.name, workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })), ...(domains.length > 0 ? { domains } : {}) };
+    const result: DeployResult = {
+      app: view.name,
+      workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })),
+      ...(domains.length > 0 ? { domains } : {}),
+    };
     if (flags.json) out.result(JSON.stringify(result, null, 2));
     else printDeployed(out, deployed, domains, target);
     return result;
@@ -117,31 +133,42 @@ export default async function deploy(context: CommandContext, appOrModule: strin
 }
 
 /** Uploads the bundle unless the server has it already (the same sha256). */
-async function uploadBundle(out: Output, client: ApiClient, bundle: { readonly sha256: string; readonly size: number; readonly path: string }): Promise<void> {
+async function uploadBundle(
+  out: Output,
+  client: ApiClient,
+  bundle: { readonly sha256: string; readonly size: number; readonly path: string },
+): Promise<void> {
   if (await client.exists(`${API_PREFIX}/bundles/${bundle.sha256}`)) {
     out.done(`${client.server} has this bundle already: nothing to upload`);
     return;
   }
   out.step(`uploading ${formatBytes(bundle.size)} to ${client.server}`);
   const bytes = await readFile(bundle.path);
-  await client.send('POST', `${API_PREFIX}/bundles`, {
-    body: bytes,
-    headers: { 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
-    long: true,
-  }).then((response) => response.body?.cancel());
+  await client
+    .send('POST', `${API_PREFIX}/bundles`, {
+      body: bytes,
+      headers: { 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
+      long: true,
+    })
+    .then((response) => response.body?.cancel());
   out.done('uploaded');
 }
 
 /** The app's custom domains the deployed workloads set, with their status and the record to publish (a deploy claims them). */
 async function claimedDomains(client: ApiClient, spec: AppSpec, app: string, names: ReadonlySet<string>): Promise<DomainView[]> {
   if (!spec.workloads.some((w) => w.http?.domain)) return [];
-  return (await client.get<{ domains: DomainView[] }>(`${API_PREFIX}/domains`)).domains.filter((d) => d.app === app && names.has(d.workload));
+  return (await client.get<{ domains: DomainView[] }>(`${API_PREFIX}/domains`)).domains.filter(
+    (d) => d.app === app && names.has(d.workload),
+  );
 }
 
 /** Each deployed workload with its URL (or why it has none), then the custom domains. */
 function printDeployed(out: Output, deployed: AppView['deployments'], domains: readonly DomainView[], target: string): void {
   const { dim } = out.color;
-  const rows = deployed.map((d) => [d.workload, d.urls.path ?? dim(d.kind === 'function' ? `(a function: no URL; call it with svc run ${target}:${d.workload})` : '(no URL)')]);
+  const rows = deployed.map((d) => [
+    d.workload,
+    d.urls.path ?? dim(d.kind === 'function' ? `(a function: no URL; call it with svc run ${target}:${d.workload})` : '(no URL)'),
+  ]);
   for (const line of formatTable(['', ''], rows).slice(1)) out.result(line);
   if (domains.length > 0) printDomains(out, domains);
 }
@@ -150,9 +177,13 @@ function printDeployed(out: Output, deployed: AppView['deployments'], domains: r
 function findWorkload(workloads: readonly Workload[], wanted: string, app: string): Workload {
   const found = workloads.find((w) => w.name === wanted) ?? workloads.find((w) => w.handler === wanted);
   if (found === undefined) {
-    throw new SvcError('usage_invalid', `the app ${app} has no workload ${JSON.stringify(wanted)}; it has ${workloads.map((w) => w.name).join(', ')}.`, {
-      hint: 'Name a workload as the app defines it, or leave out :<workload> to deploy the whole app.',
-    });
+    throw new SvcError(
+      'usage_invalid',
+      `the app ${app} has no workload ${JSON.stringify(wanted)}; it has ${workloads.map((w) => w.name).join(', ')}.`,
+      {
+        hint: 'Name a workload as the app defines it, or leave out :<workload> to deploy the whole app.',
+      },
+    );
   }
   return found;
 }

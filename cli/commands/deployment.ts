@@ -44,7 +44,9 @@ export async function deploymentList(context: CommandContext, flags: DeploymentL
     d.name,
     d.kind,
     colorStatus(d.status, out.color),
-    d.kind === 'function' ? out.color.dim('-') : `${d.containers.ready}${d.containers.starting > 0 ? ` +${d.containers.starting} starting` : ''}`,
+    d.kind === 'function'
+      ? out.color.dim('-')
+      : `${d.containers.ready}${d.containers.starting > 0 ? ` +${d.containers.starting} starting` : ''}`,
     d.urls.path ?? out.color.dim('-'),
   ]);
   for (const line of formatTable(['NAME', 'KIND', 'STATUS', 'CONTAINERS', 'URL'], rows, out.color)) out.result(line);

@@ -66,12 +66,21 @@ export async function exampleList(context: CommandContext, flags: ExampleListFla
     out.step('this server ships no examples');
     return examples;
   }
-  for (const line of formatTable(['NAME', 'DESCRIPTION'], examples.map((e) => [e.name, e.description]), out.color)) out.result(line);
+  for (const line of formatTable(
+    ['NAME', 'DESCRIPTION'],
+    examples.map((e) => [e.name, e.description]),
+    out.color,
+  ))
+    out.result(line);
   out.step('svc example download <name> writes one into ./<name>');
   return examples;
 }
 
-export async function exampleDownload(context: CommandContext, name: string, flags: ExampleDownloadFlags = {}): Promise<ExampleDownloadResult> {
+export async function exampleDownload(
+  context: CommandContext,
+  name: string,
+  flags: ExampleDownloadFlags = {},
+): Promise<ExampleDownloadResult> {
   const { out } = context;
   // The name becomes the default folder: it must be a plain name, checked before anything else.
   const problem = nameProblem(String(name), 'example');
@@ -92,13 +101,19 @@ export async function exampleDownload(context: CommandContext, name: string, fla
 
   const { client } = await connect(context);
   out.step(`downloading example ${name}`);
-  const response = await client.send('GET', `${API_PREFIX}/examples/${encodeURIComponent(name)}`, { headers: { Accept: 'application/gzip' } });
+  const response = await client.send('GET', `${API_PREFIX}/examples/${encodeURIComponent(name)}`, {
+    headers: { Accept: 'application/gzip' },
+  });
   const type = response.headers.get('content-type') ?? '';
   if (!/^application\/(gzip|x-gzip)\b/.test(type)) {
     await response.body?.cancel().catch(() => undefined);
-    throw new SvcError('unexpected_response', `the server answered the example ${name} with ${type === '' ? 'no Content-Type' : type}, not application/gzip.`, {
-      hint: `Check that ${client.server} is an svc server.`,
-    });
+    throw new SvcError(
+      'unexpected_response',
+      `the server answered the example ${name} with ${type === '' ? 'no Content-Type' : type}, not application/gzip.`,
+      {
+        hint: `Check that ${client.server} is an svc server.`,
+      },
+    );
   }
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > EXAMPLE_LIMITS.maxTotalBytes) {
@@ -146,10 +161,14 @@ async function destinationState(dest: string): Promise<DestinationState> {
   });
   if (found === null) return 'missing';
   if (!found.isDirectory()) {
-    throw new SvcError('conflict', `${dest} exists and is not a folder${found.isSymbolicLink() ? ' (it is a link)' : ''}; svc example download writes into a new folder.`, {
-      hint: 'Choose another folder with --dir.',
-      details: { dir: dest },
-    });
+    throw new SvcError(
+      'conflict',
+      `${dest} exists and is not a folder${found.isSymbolicLink() ? ' (it is a link)' : ''}; svc example download writes into a new folder.`,
+      {
+        hint: 'Choose another folder with --dir.',
+        details: { dir: dest },
+      },
+    );
   }
   return (await readdir(dest)).length === 0 ? 'empty' : 'not-empty';
 }
@@ -162,14 +181,19 @@ async function destinationState(dest: string): Promise<DestinationState> {
  */
 async function assertPlainEntries(archive: string, name: string): Promise<void> {
   const refuse = (entry: string, why: string) =>
-    new SvcError('bundle_invalid', `refused the example ${name}: entry ${JSON.stringify(entry)} ${why}; an example holds only files and folders.`, {
-      hint: 'Nothing was written. The server sent an archive svc does not make; tell its operator.',
-      details: { entry, rule: 'unsupported_type' },
-    });
+    new SvcError(
+      'bundle_invalid',
+      `refused the example ${name}: entry ${JSON.stringify(entry)} ${why}; an example holds only files and folders.`,
+      {
+        hint: 'Nothing was written. The server sent an archive svc does not make; tell its operator.',
+        details: { entry, rule: 'unsupported_type' },
+      },
+    );
   let entries = 0;
   const hooks = {
     entry: async (header: TarHeader) => {
-      if (++entries > EXAMPLE_LIMITS.maxEntries) throw new SvcError('bundle_too_large', `refused the example ${name}: it holds more than ${EXAMPLE_LIMITS.maxEntries} entries.`);
+      if (++entries > EXAMPLE_LIMITS.maxEntries)
+        throw new SvcError('bundle_too_large', `refused the example ${name}: it holds more than ${EXAMPLE_LIMITS.maxEntries} entries.`);
       if (header.type === 'symlink') throw refuse(header.path, `is a symbolic link (to ${JSON.stringify(header.linkpath)})`);
       if (header.type === 'hardlink') throw refuse(header.path, `is a hard link (to ${JSON.stringify(header.linkpath)})`);
       if (header.type !== 'file' && header.type !== 'directory') throw refuse(header.path, `is a ${header.type.replace('-', ' ')}`);
@@ -197,7 +221,10 @@ async function assertPlainEntries(archive: string, name: string): Promise<void> 
     const why = error instanceof TarFormatError ? error.message : `the gzip data is damaged (${(error as Error).message})`;
     throw new SvcError('bundle_invalid', `refused the example ${name}: ${why}.`, {
       hint: 'Nothing was written. The download was damaged or cut short: run the command again.',
-      details: { entry: error instanceof TarFormatError ? error.entry : null, rule: error instanceof TarFormatError ? error.rule : 'corrupt' },
+      details: {
+        entry: error instanceof TarFormatError ? error.entry : null,
+        rule: error instanceof TarFormatError ? error.rule : 'corrupt',
+      },
     });
   } finally {
     input.destroy();
@@ -218,7 +245,9 @@ async function install(archive: string, dest: string, state: DestinationState): 
       throw error;
     }
     if (result.reused) {
-      throw new SvcError('conflict', `${dest} appeared while the example was downloaded; nothing was written.`, { hint: 'Run the command again, or choose another folder with --dir.' });
+      throw new SvcError('conflict', `${dest} appeared while the example was downloaded; nothing was written.`, {
+        hint: 'Run the command again, or choose another folder with --dir.',
+      });
     }
     return listFiles(dest);
   }
@@ -251,12 +280,18 @@ async function assertWritable(dest: string, file: string): Promise<void> {
     if (found === null) return;
     const last = depth === parts.length;
     if (!last && !found.isDirectory()) {
-      throw new SvcError('conflict', `cannot write ${file} into ${dest}: ${path.join(...parts.slice(0, depth))} is ${found.isSymbolicLink() ? 'a link' : 'not a folder'} there; nothing was written.`, {
-        hint: 'Choose another folder with --dir.',
-      });
+      throw new SvcError(
+        'conflict',
+        `cannot write ${file} into ${dest}: ${path.join(...parts.slice(0, depth))} is ${found.isSymbolicLink() ? 'a link' : 'not a folder'} there; nothing was written.`,
+        {
+          hint: 'Choose another folder with --dir.',
+        },
+      );
     }
     if (last && found.isDirectory()) {
-      throw new SvcError('conflict', `cannot write ${file} into ${dest}: it is a folder there; nothing was written.`, { hint: 'Choose another folder with --dir.' });
+      throw new SvcError('conflict', `cannot write ${file} into ${dest}: it is a folder there; nothing was written.`, {
+        hint: 'Choose another folder with --dir.',
+      });
     }
   }
 }
@@ -273,7 +308,11 @@ async function listFiles(dir: string, prefix = ''): Promise<string[]> {
 }
 
 function tooLarge(name: string, bytes: number): SvcError {
-  return new SvcError('bundle_too_large', `refused the example ${name}: it is ${formatBytes(bytes)}, more than the ${formatBytes(EXAMPLE_LIMITS.maxTotalBytes)} an example may be.`, {
-    hint: 'Nothing was written. The server sent more than an example project; tell its operator.',
-  });
+  return new SvcError(
+    'bundle_too_large',
+    `refused the example ${name}: it is ${formatBytes(bytes)}, more than the ${formatBytes(EXAMPLE_LIMITS.maxTotalBytes)} an example may be.`,
+    {
+      hint: 'Nothing was written. The server sent more than an example project; tell its operator.',
+    },
+  );
 }

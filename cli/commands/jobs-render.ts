@@ -55,13 +55,20 @@ export const PLACEHOLDER_BUNDLE_URL = 'https://svc.invalid/api/v1/bundles/BUNDLE
 const drivers: readonly Driver[] = ['docker', 'raw_exec', 'exec'];
 
 /** Prints the bodies and resolves them, or lists the problems on stderr and resolves 1. */
-export default async function jobsRender(context: CommandContext, appOrModule: string, flags: JobsRenderFlags = {}): Promise<NomadJobRegistration[] | number> {
+export default async function jobsRender(
+  context: CommandContext,
+  appOrModule: string,
+  flags: JobsRenderFlags = {},
+): Promise<NomadJobRegistration[] | number> {
   const { out } = context;
   const { target, workload: wanted } = parseDeployTarget(appOrModule);
   const stage = parseStage(flags.stage);
   const config = loadConfig({ file: flags.config, env: context.env as NodeJS.ProcessEnv, cwd: context.cwd });
   const cluster = clusterSettings(flags, config);
-  const specs: PluginSpec[] = [...config.plugins, ...list(flags.plugin).map((spec) => (spec.startsWith('.') ? path.resolve(context.cwd, spec) : spec))];
+  const specs: PluginSpec[] = [
+    ...config.plugins,
+    ...list(flags.plugin).map((spec) => (spec.startsWith('.') ? path.resolve(context.cwd, spec) : spec)),
+  ];
   const plugins = createPluginHost(resolvePlugins({ builtins: [], user: await loadPlugins(specs, { cwd: context.cwd }) }));
 
   out.step(`reading ${target}`);
@@ -75,7 +82,11 @@ export default async function jobsRender(context: CommandContext, appOrModule: s
   const problems: string[] = [];
   for (const workload of workloads) {
     const jobContext: JobContext = {
-      workspace, app: spec.name, stage, version: 1, entry: spec.entry,
+      workspace,
+      app: spec.name,
+      stage,
+      version: 1,
+      entry: spec.entry,
       bundle: { url: flags['bundle-url'] ?? PLACEHOLDER_BUNDLE_URL, sha256: null },
       image: `${imageRegistry(flags, config)}/${workload.image.id}:latest`,
       cluster,
@@ -90,7 +101,9 @@ export default async function jobsRender(context: CommandContext, appOrModule: s
     context.stderr.write(`svc: the Nomad jobs of ${spec.name} break the job rules:\n${problems.join('\n')}\n`);
     return 1;
   }
-  out.done(`${bodies.length} Nomad job${bodies.length === 1 ? '' : 's'} for ${spec.name} (${cluster.driver}, ${cluster.datacenters.join(',')})`);
+  out.done(
+    `${bodies.length} Nomad job${bodies.length === 1 ? '' : 's'} for ${spec.name} (${cluster.driver}, ${cluster.datacenters.join(',')})`,
+  );
   out.result(JSON.stringify(bodies, null, 2));
   return bodies;
 }
@@ -112,9 +125,13 @@ function clusterSettings(flags: JobsRenderFlags, config: ServerConfig): ClusterS
   if (!(drivers as readonly string[]).includes(driver)) {
     throw new SvcError('usage_invalid', `--driver must be one of ${drivers.join(', ')}, not ${JSON.stringify(driver)}.`);
   }
-  const datacenters = list(flags.datacenter).flatMap((dc) => dc.split(',')).map((dc) => dc.trim()).filter((dc) => dc !== '');
+  const datacenters = list(flags.datacenter)
+    .flatMap((dc) => dc.split(','))
+    .map((dc) => dc.trim())
+    .filter((dc) => dc !== '');
   const mhz = flags['mhz-per-core'] === undefined ? config.mhzPerCore : Number(flags['mhz-per-core']);
-  if (!Number.isInteger(mhz) || mhz < 1) throw new SvcError('usage_invalid', `--mhz-per-core must be a whole number of MHz, not ${JSON.stringify(flags['mhz-per-core'])}.`);
+  if (!Number.isInteger(mhz) || mhz < 1)
+    throw new SvcError('usage_invalid', `--mhz-per-core must be a whole number of MHz, not ${JSON.stringify(flags['mhz-per-core'])}.`);
   return {
     ...defaultClusterSettings,
     driver: driver as Driver,
@@ -145,9 +162,13 @@ function list(value: string | readonly string[] | undefined): string[] {
 function findWorkload(workloads: readonly Workload[], wanted: string, app: string): Workload {
   const found = workloads.find((w) => w.name === wanted) ?? workloads.find((w) => w.handler === wanted);
   if (found === undefined) {
-    throw new SvcError('usage_invalid', `the app ${app} has no workload ${JSON.stringify(wanted)}; it has ${workloads.map((w) => w.name).join(', ')}.`, {
-      hint: 'Name a workload as the app defines it, or leave out :<workload> to render every workload.',
-    });
+    throw new SvcError(
+      'usage_invalid',
+      `the app ${app} has no workload ${JSON.stringify(wanted)}; it has ${workloads.map((w) => w.name).join(', ')}.`,
+      {
+        hint: 'Name a workload as the app defines it, or leave out :<workload> to render every workload.',
+      },
+    );
   }
   return found;
 }

@@ -55,9 +55,13 @@ export default async function login(context: CommandContext, flags: LoginFlags =
 
   const code = await api.post<DeviceCode>(`${API_PREFIX}/device/code`, { client_name: clientName() });
   if (typeof code?.device_code !== 'string' || typeof code.user_code !== 'string' || typeof code.verification_uri !== 'string') {
-    throw new SvcError('unexpected_response', `${server.url} answered the device-code request without a device_code, user_code and verification_uri.`, {
-      hint: 'Check that the server is an svc server.',
-    });
+    throw new SvcError(
+      'unexpected_response',
+      `${server.url} answered the device-code request without a device_code, user_code and verification_uri.`,
+      {
+        hint: 'Check that the server is an svc server.',
+      },
+    );
   }
   const link = code.verification_uri_complete ?? code.verification_uri;
   const { bold, dim } = palette(context);
@@ -78,13 +82,23 @@ export default async function login(context: CommandContext, flags: LoginFlags =
     return 130;
   }
 
-  const signedIn = new ApiClient({ server: server.url, token: token.access_token, serverSource: server.source.description, tokenSource: 'the sign-in just made' });
+  const signedIn = new ApiClient({
+    server: server.url,
+    token: token.access_token,
+    serverSource: server.source.description,
+    tokenSource: 'the sign-in just made',
+  });
   const who = await signedIn.get<Whoami>(`${API_PREFIX}/whoami`);
-  const file = await writeCredentials({ server: server.url, token: token.access_token, workspace: who.workspace ?? token.workspace ?? null }, context.env);
+  const file = await writeCredentials(
+    { server: server.url, token: token.access_token, workspace: who.workspace ?? token.workspace ?? null },
+    context.env,
+  );
   out.done(`saved the token${who.tokenId ? ` ${who.tokenId}` : ''} in ${file}`);
-  if (context.env.SVC_TOKEN?.trim()) out.warn('SVC_TOKEN is set: svc uses it rather than the token just saved; unset it to use this sign-in.');
+  if (context.env.SVC_TOKEN?.trim())
+    out.warn('SVC_TOKEN is set: svc uses it rather than the token just saved; unset it to use this sign-in.');
   const envServer = context.env.SVC_SERVER?.trim();
-  if (envServer && normalizeSafely(envServer) !== server.url) out.warn(`SVC_SERVER is set to ${envServer}: svc talks to it rather than ${server.url}; unset it to use this sign-in.`);
+  if (envServer && normalizeSafely(envServer) !== server.url)
+    out.warn(`SVC_SERVER is set to ${envServer}: svc talks to it rather than ${server.url}; unset it to use this sign-in.`);
   out.result(`Signed in to ${server.url} as ${who.subject} (${who.role}) in workspace ${who.workspace}.`);
   return 0;
 }
@@ -98,7 +112,8 @@ async function serverToSignInTo(context: CommandContext, flags: LoginFlags): Pro
     return await resolveServer(context.env);
   } catch (error) {
     const file = credentialsPath(context.env);
-    if (!isSvcError(error) || error.code !== 'config_invalid' || (error.details as { path?: string } | undefined)?.path !== file) throw error;
+    if (!isSvcError(error) || error.code !== 'config_invalid' || (error.details as { path?: string } | undefined)?.path !== file)
+      throw error;
     context.out.warn(`${error.message} Signing in replaces it.`);
     return { url: localServer(context.env), source: { kind: 'local', description: 'a server on this machine' } };
   }
@@ -129,7 +144,8 @@ async function poll(context: CommandContext, api: ApiClient, code: DeviceCode): 
     }
     if (response.status === 200) {
       const token = (await response.json()) as DeviceToken;
-      if (typeof token?.access_token !== 'string') throw new SvcError('unexpected_response', `${api.server} answered the sign-in without an access_token.`);
+      if (typeof token?.access_token !== 'string')
+        throw new SvcError('unexpected_response', `${api.server} answered the sign-in without an access_token.`);
       return token;
     }
     if (response.status === 429) {
@@ -157,9 +173,13 @@ async function poll(context: CommandContext, api: ApiClient, code: DeviceCode): 
           hint: `Run \`svc login\` again and approve it within ${Math.round(code.expires_in / 60)} minutes.`,
         });
       default:
-        throw new SvcError('unexpected_response', `the server refused the sign-in: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}.`, {
-          hint: 'Run `svc login` again.',
-        });
+        throw new SvcError(
+          'unexpected_response',
+          `the server refused the sign-in: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}.`,
+          {
+            hint: 'Run `svc login` again.',
+          },
+        );
     }
   }
 }

@@ -43,7 +43,9 @@ export default async function logout(context: CommandContext): Promise<void> {
       out.step(`${stored.server} no longer accepts the token (already revoked or expired): nothing to revoke`);
     } else {
       const message = isSvcError(error) ? error.message : String(error);
-      out.warn(`could not revoke the token on ${stored.server}: ${message} The token stays valid until it expires or is revoked (svc token list, svc token revoke <id>).`);
+      out.warn(
+        `could not revoke the token on ${stored.server}: ${message} The token stays valid until it expires or is revoked (svc token list, svc token revoke <id>).`,
+      );
     }
   }
   await deleteCredentials(context.env);

@@ -30,7 +30,12 @@ export type WorkloadLogLine = DeploymentLogLine & { readonly workload: string };
 /** After this many followers lagged and reconnected in a row without a line between, svc gives up. */
 const MAX_RECONNECTS = 5;
 
-export default async function logs(context: CommandContext, target: string, flags: LogsFlags = {}, now: number = Date.now()): Promise<void> {
+export default async function logs(
+  context: CommandContext,
+  target: string,
+  flags: LogsFlags = {},
+  now: number = Date.now(),
+): Promise<void> {
   const { app, workload } = parseAppTarget(target);
   const since = flags.since === undefined ? null : parseSince(String(flags.since), now).getTime();
   const { client } = await connect(context);
@@ -39,14 +44,17 @@ export default async function logs(context: CommandContext, target: string, flag
   const keep = (line: DeploymentLogLine) => since === null || Date.parse(line.time) >= since;
 
   // The kept lines of every deployment, merged by time (a stable sort keeps each deployment's order).
-  const kept = await Promise.all(workloads.map(async (name) => {
-    const { lines } = await client.get<{ lines: DeploymentLogLine[] }>(logsPath(app, name));
-    return lines.map((line) => ({ ...line, workload: name }));
-  }));
+  const kept = await Promise.all(
+    workloads.map(async (name) => {
+      const { lines } = await client.get<{ lines: DeploymentLogLine[] }>(logsPath(app, name));
+      return lines.map((line) => ({ ...line, workload: name }));
+    }),
+  );
   const merged = kept.flat().sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
   for (const line of merged) if (keep(line)) printer.print(line);
   if (!flags.follow) {
-    if (merged.length === 0) context.out.step(`no log lines kept of ${workload === null ? `the deployments of ${app}` : `${app}/${workload}`} yet`);
+    if (merged.length === 0)
+      context.out.step(`no log lines kept of ${workload === null ? `the deployments of ${app}` : `${app}/${workload}`} yet`);
     return;
   }
 
@@ -56,10 +64,14 @@ export default async function logs(context: CommandContext, target: string, flag
   const stopAll = () => stop.abort();
   context.signal.addEventListener('abort', stopAll, { once: true });
   try {
-    await Promise.all(workloads.map((name, index) => follow(context, client, stop.signal, app, name, kept[index]!, keep, printer).catch((error: unknown) => {
-      stopAll();
-      throw error;
-    })));
+    await Promise.all(
+      workloads.map((name, index) =>
+        follow(context, client, stop.signal, app, name, kept[index]!, keep, printer).catch((error: unknown) => {
+          stopAll();
+          throw error;
+        }),
+      ),
+    );
   } finally {
     context.signal.removeEventListener('abort', stopAll);
   }
@@ -68,7 +80,8 @@ export default async function logs(context: CommandContext, target: string, flag
 /** The workloads of every deployment of the app. */
 async function workloadsOf(client: ApiClient, app: string): Promise<string[]> {
   const view = await client.get<AppView>(appPath(app));
-  if (view.deployments.length === 0) throw new SvcError('not_found', `the app ${app} has no deployments.`, { hint: `svc deploy deploys it.` });
+  if (view.deployments.length === 0)
+    throw new SvcError('not_found', `the app ${app} has no deployments.`, { hint: `svc deploy deploys it.` });
   return view.deployments.map((d) => d.workload);
 }
 
@@ -82,8 +95,14 @@ const logsPath = (app: string, workload: string) => `${appPath(app)}/deployments
  * lagging reconnects.
  */
 async function follow(
-  context: CommandContext, client: ApiClient, signal: AbortSignal, app: string, workload: string,
-  seen: readonly WorkloadLogLine[], keep: (line: DeploymentLogLine) => boolean, printer: LinePrinter,
+  context: CommandContext,
+  client: ApiClient,
+  signal: AbortSignal,
+  app: string,
+  workload: string,
+  seen: readonly WorkloadLogLine[],
+  keep: (line: DeploymentLogLine) => boolean,
+  printer: LinePrinter,
 ): Promise<void> {
   const recent = new RecentLines(seen);
   let reconnects = 0;
@@ -112,7 +131,14 @@ async function follow(
       context.out.warn(`${app}/${workload}: fell behind the server's log stream; reconnecting`);
       continue;
     }
-    const why = ended === 'deleted' ? 'the deployment was deleted' : ended === 'closing' ? 'the server is stopping' : ended === null ? 'the server closed the stream' : ended;
+    const why =
+      ended === 'deleted'
+        ? 'the deployment was deleted'
+        : ended === 'closing'
+          ? 'the server is stopping'
+          : ended === null
+            ? 'the server closed the stream'
+            : ended;
     context.out.step(`${app}/${workload}: ${why}; stopped following`);
     return;
   }
@@ -156,7 +182,16 @@ class LinePrinter {
   print(line: WorkloadLogLine): void {
     const { out } = this.#context;
     if (this.#json) {
-      out.result(JSON.stringify({ workload: line.workload, time: line.time, container: line.container, stream: line.stream, text: line.text, ...(line.version === undefined ? {} : { version: line.version }) }));
+      out.result(
+        JSON.stringify({
+          workload: line.workload,
+          time: line.time,
+          container: line.container,
+          stream: line.stream,
+          text: line.text,
+          ...(line.version === undefined ? {} : { version: line.version }),
+        }),
+      );
       return;
     }
     const { dim, cyan } = out.color;

@@ -40,12 +40,10 @@ export default async function run(target: string, args: string[]): Promise<void>
     const code = await new Promise<number>((resolve, reject) => {
       child.once('error', (error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT' || error.code === 'EACCES') {
-          reject(
-            pythonNotFound(python, error.code, error),
-          );
+          reject(pythonNotFound(python, error.code, error));
         } else reject(error);
       });
-      child.once('exit', (exitCode, signal) => resolve(exitCode ?? 128 + (signal ? SIGNAL_NUMBERS[signal] ?? 1 : 1)));
+      child.once('exit', (exitCode, signal) => resolve(exitCode ?? 128 + (signal ? (SIGNAL_NUMBERS[signal] ?? 1) : 1)));
     });
     process.exitCode = code;
   } finally {
@@ -53,4 +51,3 @@ export default async function run(target: string, args: string[]): Promise<void>
     process.off('SIGTERM', onTerminate);
   }
 }
-

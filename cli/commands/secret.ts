@@ -16,7 +16,6 @@ import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
 import { shortTime } from '../time.js';
 
-
 export interface SecretValuesFlags {
   readonly 'from-dotenv'?: string;
   readonly json?: boolean;
@@ -39,7 +38,12 @@ export interface SecretDeleteFlags {
 
 const secretPath = (name: string) => `${API_PREFIX}/secrets/${encodeURIComponent(name)}`;
 
-export async function secretCreate(context: CommandContext, name: string, pairs: readonly string[], flags: SecretCreateFlags = {}): Promise<void> {
+export async function secretCreate(
+  context: CommandContext,
+  name: string,
+  pairs: readonly string[],
+  flags: SecretCreateFlags = {},
+): Promise<void> {
   const values = await valuesOf(context, pairs, flags);
   if (Object.keys(values).length === 0) {
     throw new SvcError('usage_invalid', `svc secret create ${name} needs at least one KEY=VALUE (or --from-dotenv FILE).`);
@@ -47,10 +51,18 @@ export async function secretCreate(context: CommandContext, name: string, pairs:
   const { client } = await connect(context);
   const secret = await client.post<SecretView>(`${API_PREFIX}/secrets`, { name, values, ...(flags.replace ? { replace: true } : {}) });
   if (flags.json) context.out.result(JSON.stringify(secret, null, 2));
-  else context.out.done(`${flags.replace ? 'stored' : 'created'} the secret ${secret.name} with ${describeKeys(secret.keys)}; use it with secrets=[svc.Secret.from_name(${JSON.stringify(secret.name)})]`);
+  else
+    context.out.done(
+      `${flags.replace ? 'stored' : 'created'} the secret ${secret.name} with ${describeKeys(secret.keys)}; use it with secrets=[svc.Secret.from_name(${JSON.stringify(secret.name)})]`,
+    );
 }
 
-export async function secretSet(context: CommandContext, name: string, pairs: readonly string[], flags: SecretSetFlags = {}): Promise<void> {
+export async function secretSet(
+  context: CommandContext,
+  name: string,
+  pairs: readonly string[],
+  flags: SecretSetFlags = {},
+): Promise<void> {
   const values = await valuesOf(context, pairs, flags);
   const remove = [...(flags.remove ?? [])];
   if (Object.keys(values).length === 0 && remove.length === 0) {
@@ -58,14 +70,20 @@ export async function secretSet(context: CommandContext, name: string, pairs: re
   }
   const { client } = await connect(context);
   const body = { values, ...(remove.length > 0 ? { remove } : {}), ...(flags.restart ? { restart: true } : {}) };
-  const answer = await client.json<{ secret: SecretView; restarted: string[] }>('PATCH', secretPath(name), { json: body, long: flags.restart === true });
+  const answer = await client.json<{ secret: SecretView; restarted: string[] }>('PATCH', secretPath(name), {
+    json: body,
+    long: flags.restart === true,
+  });
   const { out } = context;
   if (flags.json) {
     out.result(JSON.stringify(answer, null, 2));
     return;
   }
   out.done(`updated the secret ${answer.secret.name}: ${describeKeys(answer.secret.keys)}`);
-  if (flags.restart) out.step(answer.restarted.length === 0 ? 'no running workload uses it' : `restarted ${answer.restarted.join(', ')} with the new values`);
+  if (flags.restart)
+    out.step(
+      answer.restarted.length === 0 ? 'no running workload uses it' : `restarted ${answer.restarted.join(', ')} with the new values`,
+    );
   else out.step('running workloads get the new values at their next deploy (or now with --restart)');
 }
 
@@ -89,7 +107,12 @@ export async function secretDelete(context: CommandContext, name: string, flags:
   const { out } = context;
   const ask = needsConfirmation(context, flags.yes, `svc secret delete ${name}`, 'deletes the secret');
   const { client } = await connect(context);
-  if (ask) await confirm(context, `Delete the secret ${name}? Deploys that name it are refused until it exists again.`, `the secret ${name} was not deleted`);
+  if (ask)
+    await confirm(
+      context,
+      `Delete the secret ${name}? Deploys that name it are refused until it exists again.`,
+      `the secret ${name} was not deleted`,
+    );
   await client.delete(secretPath(name));
   if (flags.json) out.result(JSON.stringify({ secret: name, deleted: true }));
   else out.done(`deleted the secret ${name}; running workloads keep the values they started with`);
@@ -105,14 +128,19 @@ async function valuesOf(context: CommandContext, pairs: readonly string[], flags
     try {
       text = await readFile(where, 'utf8');
     } catch (error) {
-      throw new SvcError('usage_invalid', `--from-dotenv: cannot read ${where}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+      throw new SvcError(
+        'usage_invalid',
+        `--from-dotenv: cannot read ${where}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      );
     }
     Object.assign(values, parseDotenv(text));
   }
   pairs.forEach((pair, index) => {
     const at = String(pair).indexOf('=');
     if (at <= 0) {
-      throw new SvcError('usage_invalid', `argument ${index + 1} is not KEY=VALUE${at === 0 ? ' (the key is empty)' : ''}.`, { hint: 'Write each pair as KEY=VALUE, e.g. DATABASE_URL=postgres://…; quote values with spaces for your shell.' });
+      throw new SvcError('usage_invalid', `argument ${index + 1} is not KEY=VALUE${at === 0 ? ' (the key is empty)' : ''}.`, {
+        hint: 'Write each pair as KEY=VALUE, e.g. DATABASE_URL=postgres://…; quote values with spaces for your shell.',
+      });
     }
     values[String(pair).slice(0, at)] = String(pair).slice(at + 1);
   });
@@ -128,5 +156,8 @@ export async function secretReseal(context: CommandContext, flags: { readonly js
   const { client } = await connect(context);
   const done = await client.post<{ secrets: number; values: number }>(`${API_PREFIX}/secrets-key/reseal`, {}, { long: true });
   if (flags.json) context.out.result(JSON.stringify(done));
-  else context.out.done(`sealed ${done.values} value${done.values === 1 ? '' : 's'} of ${done.secrets} secret${done.secrets === 1 ? '' : 's'} again under the server's first key; every server may now drop the old keys`);
+  else
+    context.out.done(
+      `sealed ${done.values} value${done.values === 1 ? '' : 's'} of ${done.secrets} secret${done.secrets === 1 ? '' : 's'} again under the server's first key; every server may now drop the old keys`,
+    );
 }

@@ -27,9 +27,15 @@ export default async function serve(target: string, flags: ServeFlags): Promise<
   }
   const local = EMBEDDED_ONLY.filter((name) => flags[name] !== undefined);
   if (local.length > 0) {
-    process.exitCode = printError(new SvcError('usage_invalid', `${local.map((name) => `--${name}`).join(', ')} ${local.length === 1 ? 'is' : 'are'} for the embedded platform; with --server the preview runs on the server.`, {
-      hint: `Leave ${local.length === 1 ? 'it' : 'them'} out, or leave out --server to run the preview in this process.`,
-    }));
+    process.exitCode = printError(
+      new SvcError(
+        'usage_invalid',
+        `${local.map((name) => `--${name}`).join(', ')} ${local.length === 1 ? 'is' : 'are'} for the embedded platform; with --server the preview runs on the server.`,
+        {
+          hint: `Leave ${local.length === 1 ? 'it' : 'them'} out, or leave out --server to run the preview in this process.`,
+        },
+      ),
+    );
     return;
   }
   const { serveRemote } = await import('../serve/remote.js');
@@ -47,7 +53,9 @@ export function serveTarget(target: string | undefined, server: unknown): { targ
   const isUrl = typeof value === 'string' && /^https?:\/\//i.test(value);
   if (target === undefined && typeof value === 'string' && !isUrl) return { target: value, server: true };
   if (target === undefined) {
-    throw new SvcError('usage_invalid', 'svc serve needs the app: a .py file or a module name.', { hint: 'Run `svc serve app.py`, or `svc serve app.py --server` to run the preview on a svc server.' });
+    throw new SvcError('usage_invalid', 'svc serve needs the app: a .py file or a module name.', {
+      hint: 'Run `svc serve app.py`, or `svc serve app.py --server` to run the preview on a svc server.',
+    });
   }
   return { target, server: value };
 }

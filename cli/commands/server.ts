@@ -43,7 +43,10 @@ export default async function server(flags: ServerFlags): Promise<void> {
     out.done('stopped');
   });
   try {
-    const config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
+    const config = loadConfig({
+      flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] },
+      file: flags.config,
+    });
     for (let again = false; ; again = true) {
       let leadershipLost: (loss: Loss) => void = () => {};
       const lost = new Promise<Loss>((resolve) => (leadershipLost = resolve));
@@ -60,7 +63,10 @@ export default async function server(flags: ServerFlags): Promise<void> {
         for (const warning of [...platform.controlPlane.warnings, ...platform.ownerToken.warnings]) out.warn(warning);
         if (platform.ownerToken.created) out.done(`created the owner token in ${platform.ownerToken.path}`);
         printStarted(out, platform);
-        if (platform.leader !== null) out.step(`one of the replicas sharing Consul KV at ${config.consulAddr}: it serves while it leads (/_svc/ready), else answers 503 not_leader`);
+        if (platform.leader !== null)
+          out.step(
+            `one of the replicas sharing Consul KV at ${config.consulAddr}: it serves while it leads (/_svc/ready), else answers 503 not_leader`,
+          );
         out.step('press Ctrl-C (or send SIGTERM) to stop');
       }
       const loss = await Promise.race([stop.wait.then(() => null), lost]);
@@ -74,7 +80,9 @@ export default async function server(flags: ServerFlags): Promise<void> {
         break;
       }
       // Nothing else may lead while Consul is away: the workload URLs this replica knew keep being served.
-      out.warn(`this replica lost the leadership (${loss.reason}); it serves the workload URLs it knew until Consul answers, then starts again as a follower`);
+      out.warn(
+        `this replica lost the leadership (${loss.reason}); it serves the workload URLs it knew until Consul answers, then starts again as a follower`,
+      );
       if (!(await Promise.race([stop.wait.then(() => false), consulAnswers(platform)]))) break;
       out.step('Consul answers again: starting again as a follower');
       await platform.close({ keepWorkloads: true });
@@ -114,10 +122,13 @@ function printStarted(out: Output, platform: Platform): void {
   const { bold, dim } = out.color;
   const token = `$(cat ${shellQuote(platform.ownerToken.path)})`;
   out.result(bold(`svc server is listening on ${platform.url}`));
-  if (platform.plainHttp) out.result(`  plain HTTP:   ${platform.plainHttp.url}${platform.plainHttp.redirects ? '  ' + dim('(answers 308 to HTTPS)') : ''}`);
+  if (platform.plainHttp)
+    out.result(`  plain HTTP:   ${platform.plainHttp.url}${platform.plainHttp.redirects ? `  ${dim('(answers 308 to HTTPS)')}` : ''}`);
   out.result(`  data:         ${platform.config.dataDir}`);
   out.result(`  API:          ${platform.url}${API_PREFIX}  ${dim('(docs/api.md)')}`);
-  out.result(`  metrics:      ${platform.metricsUrl ?? `${platform.url}/metrics`}  ${dim(platform.metricsUrl === null ? "(the operator's token; docs/metrics.md)" : '(no token; docs/metrics.md)')}`);
+  out.result(
+    `  metrics:      ${platform.metricsUrl ?? `${platform.url}/metrics`}  ${dim(platform.metricsUrl === null ? "(the operator's token; docs/metrics.md)" : '(no token; docs/metrics.md)')}`,
+  );
   out.result(`  owner token:  ${platform.ownerToken.path}`);
   out.result(`  try:          curl -H "Authorization: Bearer ${token}" ${platform.url}${API_PREFIX}/whoami`);
   if (platform.signInLink) {

@@ -41,7 +41,10 @@ export async function tokenCreate(context: CommandContext, flags: TokenCreateFla
   if (expiresAt !== undefined) {
     const time = parseIsoTime(String(expiresAt));
     if (time === null) {
-      throw new SvcError('usage_invalid', `--expires-at takes an ISO 8601 time with its zone, such as 2030-01-31T12:00:00Z, got ${JSON.stringify(expiresAt)}.`);
+      throw new SvcError(
+        'usage_invalid',
+        `--expires-at takes an ISO 8601 time with its zone, such as 2030-01-31T12:00:00Z, got ${JSON.stringify(expiresAt)}.`,
+      );
     }
     body.expiresAt = time.toISOString();
   }
@@ -52,7 +55,9 @@ export async function tokenCreate(context: CommandContext, flags: TokenCreateFla
     out.result(JSON.stringify(created, null, 2));
     return;
   }
-  out.done(`created the token ${created.id}${created.name ? ` "${created.name}"` : ''} in workspace ${created.workspace}, ${created.expiresAt ? `expiring ${created.expiresAt}` : 'never expiring'}`);
+  out.done(
+    `created the token ${created.id}${created.name ? ` "${created.name}"` : ''} in workspace ${created.workspace}, ${created.expiresAt ? `expiring ${created.expiresAt}` : 'never expiring'}`,
+  );
   out.warn('the secret below is shown this once: store it now (svc keeps only its hash)');
   out.result(created.secret);
 }
@@ -75,7 +80,12 @@ export async function tokenList(context: CommandContext, flags: TokenListFlags =
   }
   const rows = tokens.map((token) => {
     const expired = token.expiresAt !== null && Date.parse(token.expiresAt) <= now;
-    const expires = token.expiresAt === null ? out.color.dim('never') : expired ? `${shortTime(token.expiresAt)} ${colorStatus('expired', out.color)}` : shortTime(token.expiresAt);
+    const expires =
+      token.expiresAt === null
+        ? out.color.dim('never')
+        : expired
+          ? `${shortTime(token.expiresAt)} ${colorStatus('expired', out.color)}`
+          : shortTime(token.expiresAt);
     const used = token.lastUsedAt ? shortTime(token.lastUsedAt) : out.color.dim('never');
     return [token.id, token.name, shortTime(token.createdAt), used, expires];
   });

@@ -12,14 +12,20 @@ export default async function whoami(context: CommandContext, flags: WhoamiFlags
   const who = await client.get<Whoami>(`${API_PREFIX}/whoami`);
   const { out } = context;
   if (flags.json) {
-    out.result(JSON.stringify({
-      server: credentials.server,
-      workspace: who.workspace,
-      subject: who.subject,
-      role: who.role,
-      tokenId: who.tokenId,
-      sources: { server: credentials.sources.server.description, token: credentials.sources.token.description },
-    }, null, 2));
+    out.result(
+      JSON.stringify(
+        {
+          server: credentials.server,
+          workspace: who.workspace,
+          subject: who.subject,
+          role: who.role,
+          tokenId: who.tokenId,
+          sources: { server: credentials.sources.server.description, token: credentials.sources.token.description },
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   const { dim } = out.color;

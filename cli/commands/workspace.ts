@@ -48,10 +48,14 @@ export async function workspaceUse(context: CommandContext, name: string, flags:
       hint: `Use a token of workspace ${name} as SVC_TOKEN instead (svc token create, in that workspace), or unset SVC_TOKEN.`,
     });
   }
-  const token = await client.post<{ id: string; workspace: string; secret: string }>(`${API_PREFIX}/workspaces/${encodeURIComponent(name)}/token`, {});
+  const token = await client.post<{ id: string; workspace: string; secret: string }>(
+    `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/token`,
+    {},
+  );
   const file = await writeCredentials({ server: credentials.server, token: token.secret, workspace: token.workspace }, context.env);
   const { out } = context;
-  if (flags.json) return out.result(JSON.stringify({ server: credentials.server, workspace: token.workspace, tokenId: token.id, file }, null, 2));
+  if (flags.json)
+    return out.result(JSON.stringify({ server: credentials.server, workspace: token.workspace, tokenId: token.id, file }, null, 2));
   out.done(`saved a token of workspace ${token.workspace} (${token.id}) in ${file}`);
   out.result(`svc acts in workspace ${token.workspace} now.`);
 }
@@ -68,12 +72,19 @@ interface PlanRecord {
  * the workspace svc acts in and every change of it (who, when); with them,
  * the server's operator sets a workspace's plan (anyone else: not_operator).
  */
-export async function workspacePlan(context: CommandContext, name: string | undefined, plan: string | undefined, flags: WorkspaceFlags = {}): Promise<void> {
+export async function workspacePlan(
+  context: CommandContext,
+  name: string | undefined,
+  plan: string | undefined,
+  flags: WorkspaceFlags = {},
+): Promise<void> {
   const { client } = await connect(context);
   const { out } = context;
   if (name !== undefined) {
     if (plan === undefined) throw new SvcError('usage_invalid', 'name the plan too: svc workspace plan <workspace> <free|team|business>');
-    const updated = await client.json<WorkspaceView>('PUT', `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/plan`, { json: { plan } });
+    const updated = await client.json<WorkspaceView>('PUT', `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/plan`, {
+      json: { plan },
+    });
     if (flags.json) return out.result(JSON.stringify(updated, null, 2));
     out.done(`the workspace ${updated.name} is on the ${updated.plan} plan`);
     return out.result(updated.plan);
@@ -83,5 +94,9 @@ export async function workspacePlan(context: CommandContext, name: string | unde
   out.result(`${record.workspace}: ${record.plan}`);
   const rows = record.changes.map((c) => [c.at, `${c.from} → ${c.to}`, c.by]);
   if (rows.length > 0) for (const line of formatTable(['WHEN', 'CHANGE', 'BY'], rows, out.color)) out.result(line);
-  out.step(record.operator ? 'you are the server\'s operator: svc workspace plan <workspace> <plan> changes a plan' : 'only the server\'s operator changes plans');
+  out.step(
+    record.operator
+      ? "you are the server's operator: svc workspace plan <workspace> <plan> changes a plan"
+      : "only the server's operator changes plans",
+  );
 }

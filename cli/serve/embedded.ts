@@ -33,7 +33,10 @@ export async function serveEmbedded(target: string, flags: EmbeddedFlags, out: O
     async prepare() {
       // Checked before anything starts: a bad value must not leave a platform half up.
       timings = reloadTimings();
-      config = loadConfig({ flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] }, file: flags.config });
+      config = loadConfig({
+        flags: { port: flags.port, host: flags.host, dataDir: flags['data-dir'], baseDomain: flags['base-domain'] },
+        file: flags.config,
+      });
       return { python: config.python, exclude: [config.dataDir, config.cacheDir] };
     },
     async open(hooks) {

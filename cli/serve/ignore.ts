@@ -20,7 +20,18 @@ const EDITOR_TEMPORARY = new RegExp(
 
 /** Folder names the bundle leaves out wherever they are (its DEFAULT_PATTERNS ending in `/`, and `.git`…). */
 export const IGNORED_FOLDERS: ReadonlySet<string> = new Set([
-  '.git', '.hg', '.svn', '__pycache__', '.venv', 'venv', 'node_modules', '.svc', '.mypy_cache', '.pytest_cache', '.ruff_cache', '.tox',
+  '.git',
+  '.hg',
+  '.svn',
+  '__pycache__',
+  '.venv',
+  'venv',
+  'node_modules',
+  '.svc',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ruff_cache',
+  '.tox',
 ]);
 
 const IGNORED_FILES = /(?:^|\/)(?:[^/]*\.py[co]|\.DS_Store)$/;

@@ -38,7 +38,12 @@ export class Preview extends ReloadingPreview<Deployment> {
     }
     return this.#platform.deployments.deploy(
       {
-        spec: manifest.spec, bundleSha256: bundle.sha256, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null, prune: true,
+        spec: manifest.spec,
+        bundleSha256: bundle.sha256,
+        workspace: DEFAULT_WORKSPACE,
+        stage: 'preview',
+        principal: null,
+        prune: true,
         ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }),
       },
       progress,

@@ -10,7 +10,8 @@ import type { Output } from '../output.js';
 
 export function printBundle(out: Output, bundle: CreatedBundle, quiet: boolean): void {
   for (const warning of bundle.warnings) out.warn(`bundle: ${warning}`);
-  if (!quiet) out.done(`bundle ${bundle.sha256.slice(0, 12)}: ${bundle.files} file${bundle.files === 1 ? '' : 's'}, ${formatBytes(bundle.size)}`);
+  if (!quiet)
+    out.done(`bundle ${bundle.sha256.slice(0, 12)}: ${bundle.files} file${bundle.files === 1 ? '' : 's'}, ${formatBytes(bundle.size)}`);
 }
 
 /** Prints deploy events; bundle events are not printed (the reader's bundle is, with its file count). */

@@ -127,14 +127,20 @@ export abstract class ReloadingPreview<V> implements LivePreview {
       printBundle(out, read.bundle, true);
       let answeringAt: number | undefined;
       const show = progressPrinter(out, true);
-      const version = await this.deploy(read, (event) => {
-        // The manager switches the routes right after the last unit is ready.
-        if (event.type === 'workload' && event.status === 'ready') answeringAt = now();
-        show(event);
-      }, false);
+      const version = await this.deploy(
+        read,
+        (event) => {
+          // The manager switches the routes right after the last unit is ready.
+          if (event.type === 'workload' && event.status === 'ready') answeringAt = now();
+          show(event);
+        },
+        false,
+      );
       answeringAt ??= now();
       const timing = this.options.timings
-        ? out.color.dim(` [debounce ${ms(startedAt - batch.firstAt)} · read ${ms(readAt - startedAt)} · deploy ${ms(answeringAt - readAt)}]`)
+        ? out.color.dim(
+            ` [debounce ${ms(startedAt - batch.firstAt)} · read ${ms(readAt - startedAt)} · deploy ${ms(answeringAt - readAt)}]`,
+          )
         : '';
       out.done(`reloaded in ${ms(answeringAt - batch.firstAt)} (${files})${timing}`);
       this.#failing = false;
@@ -143,7 +149,13 @@ export abstract class ReloadingPreview<V> implements LivePreview {
       if (this.#stopping || (error instanceof SvcError && error.code === 'shutting_down')) return;
       this.#failing = true;
       const failure = toSvcError(error);
-      printError(new SvcError(failure.code, `reload failed (${files}): ${failure.message}`, failure.hint === undefined ? {} : { hint: failure.hint }));
+      printError(
+        new SvcError(
+          failure.code,
+          `reload failed (${files}): ${failure.message}`,
+          failure.hint === undefined ? {} : { hint: failure.hint },
+        ),
+      );
       out.warn('the previous version keeps serving; save again to retry');
     }
   }
@@ -171,7 +183,13 @@ export abstract class ReloadingPreview<V> implements LivePreview {
 }
 
 function running(read: ChangedRead, shown: Shown): Running {
-  return { digest: read.digest, root: read.manifest.root, app: shown.summary.app, summary: summaryKey(shown.summary), warnings: new Set(shown.warnings) };
+  return {
+    digest: read.digest,
+    root: read.manifest.root,
+    app: shown.summary.app,
+    summary: summaryKey(shown.summary),
+    warnings: new Set(shown.warnings),
+  };
 }
 
 function ms(value: number): string {

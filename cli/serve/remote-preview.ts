@@ -52,9 +52,17 @@ export class RemotePreview extends ReloadingPreview<AppView> {
     } finally {
       await rm(bundle.path, { force: true });
     }
-    if (first) out.step(`deploying the preview on ${this.#client.server}; it answers once the preview serves (a first image build takes a while)`);
+    if (first)
+      out.step(`deploying the preview on ${this.#client.server}; it answers once the preview serves (a first image build takes a while)`);
     const started = performance.now();
-    const view = await this.#client.json<AppView>('PUT', previewPath(manifest.spec.name), { json: { manifest: manifest.raw, bundle: bundle.sha256, ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }) }, long: true });
+    const view = await this.#client.json<AppView>('PUT', previewPath(manifest.spec.name), {
+      json: {
+        manifest: manifest.raw,
+        bundle: bundle.sha256,
+        ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }),
+      },
+      long: true,
+    });
     if (first) out.done(`the preview serves (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     return view;
   }
@@ -81,7 +89,13 @@ export class RemotePreview extends ReloadingPreview<AppView> {
 
   protected override deployed(view: AppView): void {
     const app = view.name;
-    this.#streams.sync(view.deployments.map((d) => ({ key: `${app}/${d.workload}`, label: d.workload, path: `${previewPath(app)}/deployments/${encodeURIComponent(d.workload)}/logs` })));
+    this.#streams.sync(
+      view.deployments.map((d) => ({
+        key: `${app}/${d.workload}`,
+        label: d.workload,
+        path: `${previewPath(app)}/deployments/${encodeURIComponent(d.workload)}/logs`,
+      })),
+    );
   }
 
   /** svc stops: the log streams close and the preview is deleted (already gone: fine). */

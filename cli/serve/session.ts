@@ -88,7 +88,11 @@ export async function runSession(options: SessionOptions, backend: ServeBackend)
       // Watching starts now, so that a save during the first deploy is not missed: it is reloaded right after.
       scheduler = new ReloadScheduler((batch) => preview!.reload(batch), { paused: true });
       const reloads = scheduler;
-      watcher = new ProjectWatcher(first.manifest.root, (file) => reloads.notify(file), (message) => out.warn(message));
+      watcher = new ProjectWatcher(
+        first.manifest.root,
+        (file) => reloads.notify(file),
+        (message) => out.warn(message),
+      );
       watcher.sync(first.dirs);
     }
     const projectWatcher = watcher;

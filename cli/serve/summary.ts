@@ -63,18 +63,24 @@ export function printSummary(out: Output, preview: PreviewSummary, token: TokenH
   for (const workload of preview.workloads) {
     out.result();
     const access = workload.kind === 'function' ? '' : workload.authorized ? 'needs a bearer token' : 'public';
-    out.result(`  ${bold(workload.name)}  ${dim(workload.kind)}  ${workload.methods.join(', ')}  ${dim(access)}`.replace(/ {3,}/g, '  ').trimEnd());
+    out.result(
+      `  ${bold(workload.name)}  ${dim(workload.kind)}  ${workload.methods.join(', ')}  ${dim(access)}`.replace(/ {3,}/g, '  ').trimEnd(),
+    );
     if (workload.url) {
       out.result(`    ${workload.url}`);
       if (workload.hostUrl) out.result(`    ${workload.hostUrl}`);
       const example = curlExample(workload, { tokenExpression });
       if (example) out.result(`    ${example}`);
       else if (workload.kind === 'realtime') {
-        const auth = workload.authorized ? `send "Authorization: Bearer ${tokenExpression}", or ?token=<token> from a browser` : 'no token needed';
+        const auth = workload.authorized
+          ? `send "Authorization: Bearer ${tokenExpression}", or ?token=<token> from a browser`
+          : 'no token needed';
         out.result(`    ${dim(`connect with any WebSocket client; ${auth}`)}`);
       }
     } else if (workload.kind === 'function') {
-      out.result(`    ${dim(`not served over HTTP: call it with \`svc run <app file>:${workload.name} <args>\`, or ${workload.name}.remote(...) from Python`)}`);
+      out.result(
+        `    ${dim(`not served over HTTP: call it with \`svc run <app file>:${workload.name} <args>\`, or ${workload.name}.remote(...) from Python`)}`,
+      );
     } else if (workload.note) {
       out.result(`    ${dim(workload.note)}`);
     }

@@ -73,7 +73,9 @@ export class ProjectWatcher {
         this.#warned = true;
         this.#warn(
           `cannot watch ${path.join(this.root, folder)} (${(error as Error).message}): changes in it are not reloaded` +
-            ((error as NodeJS.ErrnoException).code === 'ENOSPC' ? '; raise fs.inotify.max_user_watches, or leave big folders out with .svcignore' : ''),
+            ((error as NodeJS.ErrnoException).code === 'ENOSPC'
+              ? '; raise fs.inotify.max_user_watches, or leave big folders out with .svcignore'
+              : ''),
         );
       }
       return false;

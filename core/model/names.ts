@@ -32,7 +32,11 @@ export const RESERVED_WORKSPACE_NAMES: readonly string[] = ['api', 'assets', 'da
  * test (test/core/model/workload/sdk-parity.test.ts) checks that they agree.
  */
 export function suggestName(text: string): string {
-  return text.toLowerCase().replaceAll('_', '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '');
+  return text
+    .toLowerCase()
+    .replaceAll('_', '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 /**

@@ -35,7 +35,9 @@ const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 export function workloadHost(ref: DeploymentRef, workload: string, baseDomain: string): { host: string } | { problem: string } {
   const base = `${ref.app}-${workload}`.toLowerCase().replaceAll('_', '-');
   if (base.includes('--')) {
-    return { problem: `its host name would contain "--" (from ${ref.app} and ${workload}), which host names keep for the --preview and --<workspace> suffixes` };
+    return {
+      problem: `its host name would contain "--" (from ${ref.app} and ${workload}), which host names keep for the --preview and --<workspace> suffixes`,
+    };
   }
   if (ref.workspace !== DEFAULT_WORKSPACE && (ref.workspace.includes('--') || ref.workspace === 'preview')) {
     return { problem: `the workspace name ${ref.workspace} cannot be a host name suffix (it holds "--" or is "preview")` };
@@ -44,7 +46,10 @@ export function workloadHost(ref: DeploymentRef, workload: string, baseDomain: s
   if (ref.stage === 'preview') label += '--preview';
   if (ref.workspace !== DEFAULT_WORKSPACE) label += `--${ref.workspace}`;
   if (!DNS_LABEL.test(label)) {
-    const why = label.length > 63 ? `is ${label.length} characters long (DNS allows 63)` : 'is not a valid DNS label (letters, digits and inner hyphens only)';
+    const why =
+      label.length > 63
+        ? `is ${label.length} characters long (DNS allows 63)`
+        : 'is not a valid DNS label (letters, digits and inner hyphens only)';
     return { problem: `its host name ${label}.${baseDomain} ${why}` };
   }
   return { host: `${label}.${baseDomain}` };

@@ -23,11 +23,16 @@ export function watchAgents(config: ServerConfig, log: (text: string) => void): 
 
 function consulWatch(config: ServerConfig, log: (text: string) => void): AgentWatch {
   // A connection of its own: the probe must not queue behind blocking queries.
-  const consul = new ConsulClient({ address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }), maxSockets: 1 });
+  const consul = new ConsulClient({
+    address: config.consulAddr,
+    ...(config.consulToken === null ? {} : { token: config.consulToken }),
+    maxSockets: 1,
+  });
   return new AgentWatch({
     name: 'Consul',
     address: config.consulAddr,
-    meanwhile: 'the gateway serves workload traffic with the routes and instances it knew then (marked stale), and changes that need Consul fail until it answers',
+    meanwhile:
+      'the gateway serves workload traffic with the routes and instances it knew then (marked stale), and changes that need Consul fail until it answers',
     async probe(signal) {
       if ((await consul.statusLeader({ signal })) === '') throw new Error('the Consul cluster has no leader');
     },

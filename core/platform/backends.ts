@@ -25,7 +25,8 @@ export function createRegistry(config: ServerConfig, report: (error: unknown) =>
     ...(config.consulToken === null ? {} : { token: config.consulToken }),
     // A failed watch is retried with back-off; the first failure of a run of them is worth a line.
     onError: (error, attempt) => {
-      if (attempt === 1) report(new Error(`the Consul registry cannot read services from ${config.consulAddr} (retrying): ${error.message}`));
+      if (attempt === 1)
+        report(new Error(`the Consul registry cannot read services from ${config.consulAddr} (retrying): ${error.message}`));
     },
   });
 }
@@ -58,7 +59,13 @@ export function installOf(config: ServerConfig): string {
 
 export function createDriver(config: ServerConfig, deps: DriverDependencies): LocalDriver | NomadDriver {
   if (config.scheduler === 'local') {
-    return createLocalDriver({ registry: deps.registry, logs: deps.logs, zygotes: deps.zygotes, cgroupRoot: deps.cgroupRoot, onContainerExit: deps.onContainerExit });
+    return createLocalDriver({
+      registry: deps.registry,
+      logs: deps.logs,
+      zygotes: deps.zygotes,
+      cgroupRoot: deps.cgroupRoot,
+      onContainerExit: deps.onContainerExit,
+    });
   }
   return createNomadDriver({
     url: config.nomadAddr,

@@ -10,7 +10,8 @@ import type { ImageBuilder } from '../infra/images/types.js';
 import { createVenvBuilder } from '../infra/images/venv-builder.js';
 
 export function createImageBuilder(config: ServerConfig): ImageBuilder {
-  if (config.scheduler !== 'nomad' || config.nomadDriver !== 'docker') return createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
+  if (config.scheduler !== 'nomad' || config.nomadDriver !== 'docker')
+    return createVenvBuilder({ cacheDir: config.cacheDir, python: config.python });
   // The config loader checked both: docker needs a registry, and its value parses.
   const registry = parseRegistryTarget(config.imageRegistry!);
   if ('problem' in registry) throw new Error(`imageRegistry: ${registry.problem}`);
@@ -18,7 +19,10 @@ export function createImageBuilder(config: ServerConfig): ImageBuilder {
     cacheDir: config.cacheDir,
     python: config.python,
     registry,
-    credentials: config.imageRegistryUsername === null || config.imageRegistryPassword === null ? null : { username: config.imageRegistryUsername, password: config.imageRegistryPassword },
+    credentials:
+      config.imageRegistryUsername === null || config.imageRegistryPassword === null
+        ? null
+        : { username: config.imageRegistryUsername, password: config.imageRegistryPassword },
     base: config.imageBase,
     platform: config.imagePlatform,
   });

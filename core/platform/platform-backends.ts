@@ -50,8 +50,16 @@ export function buildBackends(wiring: Wiring, needs: BackendNeeds): Backends {
   if (registry instanceof ConsulRegistry) agents.consul?.onRecovered(() => registry.retryNow());
   const unitCompilerOptions: UnitCompilerOptions = {
     cluster: {
-      datacenters: config.nomadDatacenters, region: config.nomadRegion, namespace: config.nomadNamespace, driver: config.nomadDriver, platform: config.imagePlatform,
-      mhzPerCore: config.mhzPerCore, cpuMode: config.cpuMode, proxyTags: config.proxyTags, baseDomain: config.baseDomain, publicUrl: config.publicUrl,
+      datacenters: config.nomadDatacenters,
+      region: config.nomadRegion,
+      namespace: config.nomadNamespace,
+      driver: config.nomadDriver,
+      platform: config.imagePlatform,
+      mhzPerCore: config.mhzPerCore,
+      cpuMode: config.cpuMode,
+      proxyTags: config.proxyTags,
+      baseDomain: config.baseDomain,
+      publicUrl: config.publicUrl,
       // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do);
       // a docker image carries the package and its PYTHONPATH itself.
       runtimePath: config.nomadPython === null && config.nomadDriver !== 'docker' ? sdkPythonPath : null,
@@ -62,7 +70,10 @@ export function buildBackends(wiring: Wiring, needs: BackendNeeds): Backends {
     bundleUrl: (sha256) => artifacts!.url(config.publicUrl ?? state.url, sha256),
   };
   const scheduler = createDriver(config, {
-    registry, logs: needs.sink, zygotes: needs.zygotes, cgroupRoot: config.cgroupRoot,
+    registry,
+    logs: needs.sink,
+    zygotes: needs.zygotes,
+    cgroupRoot: config.cgroupRoot,
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
     install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),
@@ -72,7 +83,9 @@ export function buildBackends(wiring: Wiring, needs: BackendNeeds): Backends {
   const driver = detachable(scheduler);
   const images = createImageBuilder(config);
   if (images.name === 'oci') {
-    system(`docker images: ${config.imageBase} plus svc's layers, for ${config.imagePlatform}, pushed to ${config.imageRegistry} ${config.imageRegistryUsername === null ? 'anonymously' : `as ${config.imageRegistryUsername}`}`);
+    system(
+      `docker images: ${config.imageBase} plus svc's layers, for ${config.imagePlatform}, pushed to ${config.imageRegistry} ${config.imageRegistryUsername === null ? 'anonymously' : `as ${config.imageRegistryUsername}`}`,
+    );
   }
   return { registry, scheduler, driver, images, unitCompilerOptions };
 }

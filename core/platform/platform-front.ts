@@ -60,12 +60,30 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
   const { nomad, runs } = workloads;
   const api = controlPlaneRoutes({
-    plugins, controlPlane, deployments: workloads.deployments, bundles: workloads.bundles, maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES, autoscaler: needs.scaling.autoscaler,
-    logs: needs.deploymentLogs, runs, previews: workloads.previews, scheduledRuns: nomad === null ? null : new NomadRunSource(nomad), ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }), maxCallBytes: config.maxBodyBytes, publicUrl: config.publicUrl, domains: needs.domains,
+    plugins,
+    controlPlane,
+    deployments: workloads.deployments,
+    bundles: workloads.bundles,
+    maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES,
+    autoscaler: needs.scaling.autoscaler,
+    logs: needs.deploymentLogs,
+    runs,
+    previews: workloads.previews,
+    scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),
+    ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }),
+    maxCallBytes: config.maxBodyBytes,
+    publicUrl: config.publicUrl,
+    domains: needs.domains,
     ...(needs.artifacts === null ? {} : { artifacts: needs.artifacts }),
   });
   const gateway = createGateway({
-    routes, upstreams: needs.scaling.upstreams, admission, plugins, report, metrics, maxBodyBytes: config.maxBodyBytes,
+    routes,
+    upstreams: needs.scaling.upstreams,
+    admission,
+    plugins,
+    report,
+    metrics,
+    maxBodyBytes: config.maxBodyBytes,
     platformRoutes: (ctx, next) => healthRoute(ctx, () => metricsPage(ctx, () => api(ctx, next))),
     rawPlatformRoute: createCallRoute({ runs, plugins, maxCallBytes: config.maxBodyBytes }, { report, trustProxy: config.trustProxy }),
     // Without Consul the routes and instances are what svc last knew: answers say so.
@@ -74,10 +92,19 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   });
   const role = (): ReplicaRole => state.leaderRole ?? (sync?.synced() ? 'following' : 'standby');
   const forward = createLeaderForward({ leaderAddress: () => state.leader?.leaderAddress() ?? null, self: () => state.self });
-  const gate = createReplicaGate({ role, routes, forward, servesWhileStarting: () => sync?.tookOverWithCopy() ?? false, outages: () => outagesOf(agents) });
+  const gate = createReplicaGate({
+    role,
+    routes,
+    forward,
+    servesWhileStarting: () => sync?.tookOverWithCopy() ?? false,
+    outages: () => outagesOf(agents),
+  });
   const websockets = createWebSocketBridge({ routes, admission, plugins, report, trustProxy: config.trustProxy });
   const listeners = createListeners({
-    config, certificates: needs.certificates, report, log: system,
+    config,
+    certificates: needs.certificates,
+    report,
+    log: system,
     handlers: {
       request: (req, res) => {
         if (!gate.request(req, res)) void gateway.handleRequest(req, res);

@@ -48,11 +48,22 @@ export function buildScaling(wiring: Wiring, needs: ScalingNeeds): Scaling {
   const admission = new Admission(registry, { waitTimeoutMs: config.queueTimeoutSeconds * 1000 });
   // Replicas share the work: followers copy the leader's routes and report their load to its autoscaler.
   // Only with the Consul registry: a follower finds the instances there (the embedded one knows only this replica's).
-  const sync = needs.electing && config.registry === 'consul'
-    ? new ReplicaSync({ store: controlPlane.store, routes, admission, registry, evaluate: (units) => toAutoscaler.target?.evaluate(units), report: quietWithoutConsul(agents, reportAs('REPLICAS')) })
-    : null;
+  const sync =
+    needs.electing && config.registry === 'consul'
+      ? new ReplicaSync({
+          store: controlPlane.store,
+          routes,
+          admission,
+          registry,
+          evaluate: (units) => toAutoscaler.target?.evaluate(units),
+          report: quietWithoutConsul(agents, reportAs('REPLICAS')),
+        })
+      : null;
   const autoscaler = new Autoscaler({
-    driver, admission, policy, fallback,
+    driver,
+    admission,
+    policy,
+    fallback,
     logs: needs.recentLogs,
     log: needs.sink,
     emit: (event) => void plugins.parallel('onEvent', event),
@@ -65,12 +76,14 @@ export function buildScaling(wiring: Wiring, needs: ScalingNeeds): Scaling {
   toAutoscaler.target = autoscaler;
   if (sync !== null) {
     // In place of the autoscaler (it supervised admission from its constructor): on a follower, units it does not manage still wait.
-    admission.supervise(replicaSupervisor({
-      autoscaler,
-      leads: () => state.leader?.isLeader() ?? false,
-      notice: (unit, refused) => sync.notice(unit, refused),
-      hasInstances: (unit) => registry.instances(unit).length > 0,
-    }));
+    admission.supervise(
+      replicaSupervisor({
+        autoscaler,
+        leads: () => state.leader?.isLeader() ?? false,
+        notice: (unit, refused) => sync.notice(unit, refused),
+        hasInstances: (unit) => registry.instances(unit).length > 0,
+      }),
+    );
   }
   return { routes, upstreams, admission, sync, autoscaler };
 }

@@ -85,7 +85,12 @@ export interface Services {
 }
 
 /** Builds the platform's objects stage by stage (core/platform-*.ts), each stage on what the ones before built. */
-export async function buildServices(options: PlatformOptions, controlPlane: ControlPlane, state: PlatformState, metrics: PlatformMetrics): Promise<Services> {
+export async function buildServices(
+  options: PlatformOptions,
+  controlPlane: ControlPlane,
+  state: PlatformState,
+  metrics: PlatformMetrics,
+): Promise<Services> {
   const { config } = options;
   const logs: LogSink = options.logs ?? (() => {});
   const report: ErrorReporter = options.report ?? ((error) => console.error(error));
@@ -93,7 +98,9 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const system = (text: string) => logs({ unit: '', container: '', stream: 'system', text, time: new Date() });
   const wiring: Wiring = { options, config, controlPlane, state, metrics, report, reportAs, system };
   // First: certificate files that cannot serve are a config error before anything is built.
-  const certificates = tlsEnabled(config) ? Certificates.open({ cert: config.tlsCert!, key: config.tlsKey!, dir: config.tlsCertDir }) : null;
+  const certificates = tlsEnabled(config)
+    ? Certificates.open({ cert: config.tlsCert!, key: config.tlsKey!, dir: config.tlsCertDir })
+    : null;
   const zygotes = options.zygotes ?? zygotesFromEnvironment(); // likewise: SVC_ZYGOTES=maybe fails here
 
   // Certificates for verified custom domains over ACME, when an ACME directory is configured.
@@ -105,7 +112,9 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const recentLogs = new RecentLogs();
   // Each line also goes to its deployment's history (across versions), which the logs API reads and follows.
   // `svc serve` keeps nothing in the data dir; `svc server` keeps deployed apps' logs in <data dir>/logs across restarts.
-  const deploymentLogs = new DeploymentLogs(options.state === 'memory' ? {} : { dir: path.join(config.dataDir, 'logs'), report: reportAs('LOGS') });
+  const deploymentLogs = new DeploymentLogs(
+    options.state === 'memory' ? {} : { dir: path.join(config.dataDir, 'logs'), report: reportAs('LOGS') },
+  );
   await deploymentLogs.restore();
   const sink = recentLogs.sink(deploymentLogs.sink(logs));
 
@@ -117,9 +126,29 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const toAutoscaler: { target?: Autoscaler } = {};
   const agents = watchAgents(config, system);
   const backends = buildBackends(wiring, { plugins, agents, sink, zygotes, artifacts, toAutoscaler });
-  const scaling = buildScaling(wiring, { plugins: pluginSet, agents, registry: backends.registry, driver: backends.driver, electing, recentLogs, sink, toAutoscaler });
+  const scaling = buildScaling(wiring, {
+    plugins: pluginSet,
+    agents,
+    registry: backends.registry,
+    driver: backends.driver,
+    electing,
+    recentLogs,
+    sink,
+    toAutoscaler,
+  });
   const workloads = buildWorkloadServices(wiring, { plugins, backends, scaling, deploymentLogs });
-  const front = buildFront(wiring, { plugins, agents, backends, scaling, workloads, deploymentLogs, artifacts, domains: pluginSet.domains(), certificates, acme });
+  const front = buildFront(wiring, {
+    plugins,
+    agents,
+    backends,
+    scaling,
+    workloads,
+    deploymentLogs,
+    artifacts,
+    domains: pluginSet.domains(),
+    certificates,
+    acme,
+  });
 
   // Last: a start that failed above leaves no probe running.
   agents.consul?.start();
@@ -130,8 +159,31 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
   const { deployments, leases, runs, schedules, previews } = workloads;
   const { forward, websockets, listeners, role } = front;
   return {
-    plugins, logs, report, deploymentLogs, registry, scheduler, driver, images, admission, upstreams, sync, autoscaler,
-    deployments, leases, runs, schedules, previews, forward, websockets, listeners, electing, role, agents, acme, metrics,
+    plugins,
+    logs,
+    report,
+    deploymentLogs,
+    registry,
+    scheduler,
+    driver,
+    images,
+    admission,
+    upstreams,
+    sync,
+    autoscaler,
+    deployments,
+    leases,
+    runs,
+    schedules,
+    previews,
+    forward,
+    websockets,
+    listeners,
+    electing,
+    role,
+    agents,
+    acme,
+    metrics,
   };
 }
 
@@ -139,7 +191,9 @@ export async function buildServices(options: PlatformOptions, controlPlane: Cont
 async function artifactUrls(options: PlatformOptions, warn: (text: string) => void): Promise<ArtifactUrls | null> {
   const { config } = options;
   if (options.artifactSecret === undefined && config.scheduler !== 'nomad') return null;
-  return createArtifactUrls({ secret: options.artifactSecret ?? await artifactSecret({ dataDir: config.dataDir, env: process.env, warn }) });
+  return createArtifactUrls({
+    secret: options.artifactSecret ?? (await artifactSecret({ dataDir: config.dataDir, env: process.env, warn })),
+  });
 }
 
 /**
@@ -148,7 +202,10 @@ async function artifactUrls(options: PlatformOptions, warn: (text: string) => vo
  * replaces each running allocation for it (an artifact change is destructive).
  */
 function noPublicUrlWarning(electing: boolean): string {
-  const reach = 'no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach';
-  const replicas = electing ? '; with several replicas, each one names its own address, so a take-over re-registers every job and Nomad restarts every allocation' : '';
+  const reach =
+    'no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach';
+  const replicas = electing
+    ? '; with several replicas, each one names its own address, so a take-over re-registers every job and Nomad restarts every allocation'
+    : '';
   return `${reach}${replicas}; set SVC_PUBLIC_URL (or publicUrl) to an address every client reaches (a load balancer in front of the replicas)`;
 }

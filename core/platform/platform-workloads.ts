@@ -54,35 +54,81 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
   const deployments = new DeploymentManager({
-    plugins, images, driver, routes, baseUrl: () => state.url, baseDomain: config.baseDomain, bundles, autoscaler,
+    plugins,
+    images,
+    driver,
+    routes,
+    baseUrl: () => state.url,
+    baseDomain: config.baseDomain,
+    bundles,
+    autoscaler,
     records: new DeploymentRecords(controlPlane.store),
     logs: deploymentLogs,
     routable: async (unit) => {
       if (!(await untilInstances(registry, unit, ROUTABLE_WAIT_MS))) {
-        system(`the gateway sees no instance of ${unit} ${ROUTABLE_WAIT_MS / 1000} s after its containers became healthy (is its Consul check passing?): its requests wait until one appears`);
+        system(
+          `the gateway sees no instance of ${unit} ${ROUTABLE_WAIT_MS / 1000} s after its containers became healthy (is its Consul check passing?): its requests wait until one appears`,
+        );
       }
     },
     report: reportAs('RESTORE'),
     secrets: controlPlane.secrets,
     captureApi: async (unit, request) => {
       const instance = registry.instances(unit.key)[0];
-      if (instance === undefined) return { capture: null, message: `no OpenAPI description: the gateway sees no container of it to read ${request.source} from` };
+      if (instance === undefined)
+        return { capture: null, message: `no OpenAPI description: the gateway sees no container of it to read ${request.source} from` };
       return captureApi((options) => upstreams.request(instance, options), request);
     },
   });
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();
-  const runs = new RunManager({ plugins, images, driver, bundles, autoscaler, admission, upstreams, logs: deploymentLogs, leases, report: reportAs('RUN'), secrets: controlPlane.secrets });
+  const runs = new RunManager({
+    plugins,
+    images,
+    driver,
+    bundles,
+    autoscaler,
+    admission,
+    upstreams,
+    logs: deploymentLogs,
+    leases,
+    report: reportAs('RUN'),
+    secrets: controlPlane.secrets,
+  });
   // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs and svc keeps those registered.
-  const nomad = config.scheduler === 'nomad' ? new NomadClient({ url: config.nomadAddr, token: config.nomadToken ?? undefined, namespace: config.nomadNamespace, region: config.nomadRegion, observe: metrics.observer('nomad') }) : null;
-  const schedules: ScheduleLeader = nomad === null
-    ? new ScheduleRunner({ deployments, runs, history: new ScheduleHistory(controlPlane.store), log: system, report: reportAs('SCHEDULE') })
-    : new NomadPeriodicSchedules({
-      deployments, images, client: nomad, compile: createUnitCompiler(needs.backends.unitCompilerOptions, compilePeriodicJob),
-      install: options.state === undefined ? installOf(config) : undefined, secrets: controlPlane.secrets, log: system, report: reportAs('SCHEDULE'),
-    });
+  const nomad =
+    config.scheduler === 'nomad'
+      ? new NomadClient({
+          url: config.nomadAddr,
+          token: config.nomadToken ?? undefined,
+          namespace: config.nomadNamespace,
+          region: config.nomadRegion,
+          observe: metrics.observer('nomad'),
+        })
+      : null;
+  const schedules: ScheduleLeader =
+    nomad === null
+      ? new ScheduleRunner({
+          deployments,
+          runs,
+          history: new ScheduleHistory(controlPlane.store),
+          log: system,
+          report: reportAs('SCHEDULE'),
+        })
+      : new NomadPeriodicSchedules({
+          deployments,
+          images,
+          client: nomad,
+          compile: createUnitCompiler(needs.backends.unitCompilerOptions, compilePeriodicJob),
+          install: options.state === undefined ? installOf(config) : undefined,
+          secrets: controlPlane.secrets,
+          log: system,
+          report: reportAs('SCHEDULE'),
+        });
   const previews = new Previews({
-    deployments, logs: deploymentLogs, leases,
+    deployments,
+    logs: deploymentLogs,
+    leases,
     load: (unit) => ({
       ...admission.load(unit),
       lastActiveAt: Math.max(0, ...registry.instances(unit).map((instance) => admission.use(instance.id).lastActiveAt ?? 0)) || undefined,

@@ -88,7 +88,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const controlPlane = await openControlPlane({
     dataDir: config.dataDir,
     state: options.state ?? config.state,
-    consul: { address: config.consulAddr, prefix: config.consulPrefix, ...(config.consulToken === null ? {} : { token: config.consulToken }) },
+    consul: {
+      address: config.consulAddr,
+      prefix: config.consulPrefix,
+      ...(config.consulToken === null ? {} : { token: config.consulToken }),
+    },
     ownerSecret: owner.secret,
     secretsKeys: { secretsKey: config.secretsKey, secretsKeyFile: config.secretsKeyFile },
     verificationUri: () => `${state.url}/device`,
@@ -106,7 +110,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 }
 
 /** Listens, then restores the deployments, or joins the election among replicas that decides who does. */
-async function start(options: PlatformOptions, owner: OwnerToken, controlPlane: ControlPlane, services: Services, state: PlatformState): Promise<Platform> {
+async function start(
+  options: PlatformOptions,
+  owner: OwnerToken,
+  controlPlane: ControlPlane,
+  services: Services,
+  state: PlatformState,
+): Promise<Platform> {
   if (!services.electing) state.leaderRole = 'starting';
   const url = await listen(options, services, state);
   if (services.electing) joinElection(options, services, state);
@@ -136,7 +146,13 @@ async function listen(options: PlatformOptions, services: Services, state: Platf
   state.url = url;
   state.self = config.advertiseUrl ?? defaultAdvertiseUrl(address, undefined, listeners.secure);
   if (sync !== null && config.advertiseUrl === null) {
-    logs({ unit: '', container: '', stream: 'system', time: new Date(), text: `this replica tells the others it is at ${state.self} (where followers forward the API while it leads); set SVC_ADVERTISE_URL (advertiseUrl) if they reach it elsewhere` });
+    logs({
+      unit: '',
+      container: '',
+      stream: 'system',
+      time: new Date(),
+      text: `this replica tells the others it is at ${state.self} (where followers forward the API while it leads); set SVC_ADVERTISE_URL (advertiseUrl) if they reach it elsewhere`,
+    });
   }
   return url;
 }
@@ -155,7 +171,11 @@ async function takeOver(options: PlatformOptions, services: Services, lost: Abor
   await deployments.restore(sync === null ? undefined : (ref, workload) => sync.copiedUnit(ref, workload));
   checkNotStopped(lost);
   // Stored logs of deployments that do not exist (svc stopped between an app's delete and its files) go now.
-  deploymentLogs.forgetAllBut((key) => deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ?? false);
+  deploymentLogs.forgetAllBut(
+    (key) =>
+      deployments.get({ workspace: key.workspace, app: key.app, stage: 'deployed' })?.workloads.some((w) => w.name === key.workload) ??
+      false,
+  );
   // Before the purge: followers switch to this replica's routes while the old jobs still serve.
   if (sync !== null && lost !== undefined) await sync.lead(lost);
   // This installation's jobs that no deployment of this svc runs: a previous leader's, or a crashed svc's.
@@ -174,7 +194,11 @@ function joinElection(options: PlatformOptions, services: Services, state: Platf
   const { driver, sync, logs } = services;
   sync?.follow();
   state.leader = startLeadership({
-    consul: { address: config.consulAddr, ...(config.consulToken === null ? {} : { token: config.consulToken }), observe: services.metrics.observer('consul') },
+    consul: {
+      address: config.consulAddr,
+      ...(config.consulToken === null ? {} : { token: config.consulToken }),
+      observe: services.metrics.observer('consul'),
+    },
     key: `${config.consulPrefix}leader`,
     advertise: state.self,
     takeOver: (lost) => takeOver(options, services, lost),
@@ -209,7 +233,14 @@ async function restoreAlone(options: PlatformOptions, services: Services, state:
 }
 
 /** The started platform as its callers see it, and how it closes. */
-function platformOf(options: PlatformOptions, owner: OwnerToken, controlPlane: ControlPlane, services: Services, state: PlatformState, url: string): Platform {
+function platformOf(
+  options: PlatformOptions,
+  owner: OwnerToken,
+  controlPlane: ControlPlane,
+  services: Services,
+  state: PlatformState,
+  url: string,
+): Platform {
   const { config } = options;
   const { listeners, deployments, deploymentLogs, scheduler, driver, sync } = services;
   let closing: Promise<void> | undefined;
@@ -219,9 +250,17 @@ function platformOf(options: PlatformOptions, owner: OwnerToken, controlPlane: C
     url,
     plainHttp: plain === undefined ? null : { url: baseUrl(plain), redirects: config.httpsRedirect },
     metricsUrl: state.metricsListener === null ? null : `${state.metricsListener.url}${METRICS_PATH}`,
-    ownerToken: { secret: owner.secret, path: owner.path, created: owner.created, warnings: [...owner.warnings, ...ownerTokenWarnings(controlPlane, owner.path)] },
+    ownerToken: {
+      secret: owner.secret,
+      path: owner.path,
+      created: owner.created,
+      warnings: [...owner.warnings, ...ownerTokenWarnings(controlPlane, owner.path)],
+    },
     controlPlane,
-    signInLink: controlPlane.firstSignIn && { url: `${url}/login#${controlPlane.firstSignIn.secret}`, expiresAt: controlPlane.firstSignIn.expiresAt },
+    signInLink: controlPlane.firstSignIn && {
+      url: `${url}/login#${controlPlane.firstSignIn.secret}`,
+      expiresAt: controlPlane.firstSignIn.expiresAt,
+    },
     plugins: services.plugins,
     deployments,
     registry: services.registry,
@@ -260,7 +299,23 @@ function reportAs(services: Services, method: string): (error: unknown) => void 
 
 /** Stops everything `buildServices` built, in the order that lets requests in flight finish. */
 async function stop(services: Services, state: PlatformState): Promise<void> {
-  const { leases, previews, websockets, deployments, runs, autoscaler, sync, forward, admission, driver, upstreams, registry, deploymentLogs, listeners, agents } = services;
+  const {
+    leases,
+    previews,
+    websockets,
+    deployments,
+    runs,
+    autoscaler,
+    sync,
+    forward,
+    admission,
+    driver,
+    upstreams,
+    registry,
+    deploymentLogs,
+    listeners,
+    agents,
+  } = services;
   const reportClose = reportAs(services, 'CLOSE');
   leases.close();
   previews.close();
@@ -297,7 +352,9 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
 function keepOldJob(deployments: DeploymentManager, key: string): boolean {
   const ref = parseUnitKey(key);
   if (ref === undefined || ref.stage !== 'deployed') return false;
-  const workload = deployments.get({ workspace: ref.workspace, app: ref.app, stage: ref.stage })?.workloads.find((w) => w.name === ref.workload);
+  const workload = deployments
+    .get({ workspace: ref.workspace, app: ref.app, stage: ref.stage })
+    ?.workloads.find((w) => w.name === ref.workload);
   return workload?.status === 'failed';
 }
 

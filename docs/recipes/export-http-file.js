@@ -13,13 +13,19 @@ function example(schema) {
   if (schema === null || typeof schema !== 'object') return null;
   if ('default' in schema) return schema.default;
   switch (schema.type) {
-    case 'string': return '';
+    case 'string':
+      return '';
     case 'integer':
-    case 'number': return 0;
-    case 'boolean': return false;
-    case 'array': return [];
-    case 'object': return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, example(property)]));
-    default: return null;
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, example(property)]));
+    default:
+      return null;
   }
 }
 
@@ -29,7 +35,7 @@ function comment(text) {
 }
 
 function request(workload) {
-  const method = workload.methods.includes('POST') ? 'POST' : workload.methods[0] ?? 'GET';
+  const method = workload.methods.includes('POST') ? 'POST' : (workload.methods[0] ?? 'GET');
   const lines = [`### ${workload.name}`.replace(/[\r\n]+/g, ' ')];
   if (workload.doc) lines.push(comment(workload.doc));
   lines.push(`${method} {{server}}${workload.path}`);
@@ -47,15 +53,24 @@ export default function exportHttpFile() {
     exporters: {
       'http-file': {
         language: 'HTTP request file',
-        description: 'one request per HTTP endpoint of the app, for an editor\'s REST client',
+        description: "one request per HTTP endpoint of the app, for an editor's REST client",
         export(app, options) {
           const root = `http/${app.app}`;
           const server = app.workloads.find((w) => w.url !== null && w.path !== null);
-          const base = server ? server.url.slice(0, server.url.length - server.path.length).replace(/^ws/, 'http') : 'http://127.0.0.1:7420';
+          const base = server
+            ? server.url.slice(0, server.url.length - server.path.length).replace(/^ws/, 'http')
+            : 'http://127.0.0.1:7420';
           const endpoints = app.workloads.filter((w) => w.kind === 'endpoint' && w.path !== null);
-          const contents = [GENERATED, `@server = ${base}`, '@token = {{$dotenv SVC_TOKEN}}', '', ...endpoints.map(request)].join('\n\n').replace(/\n{3,}/g, '\n\n');
+          const contents = [GENERATED, `@server = ${base}`, '@token = {{$dotenv SVC_TOKEN}}', '', ...endpoints.map(request)]
+            .join('\n\n')
+            .replace(/\n{3,}/g, '\n\n');
           const file = `${root}/${app.app}.http`;
-          return { root, files: [{ path: file, contents: `${contents}\n` }], importName: file, usage: [`open ${options.outDir ?? '.'}/${file} in your editor's REST client`] };
+          return {
+            root,
+            files: [{ path: file, contents: `${contents}\n` }],
+            importName: file,
+            usage: [`open ${options.outDir ?? '.'}/${file} in your editor's REST client`],
+          };
         },
       },
     },

@@ -15,11 +15,10 @@ Then serve it with `svc serve app.py` (see README.md).
 
 import itertools
 
+import svc
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field, ValidationError
 from starlette.requests import HTTPConnection
-
-import svc
 
 app = svc.App("asgi-fastapi")
 

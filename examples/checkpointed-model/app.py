@@ -28,8 +28,18 @@ image = svc.Image(python_version="3.11")
 
 # The "weights" of a tiny sentiment model: a score per word.
 WEIGHTS = {
-    "love": 2.0, "great": 1.5, "good": 1.0, "nice": 1.0, "fast": 0.5, "happy": 1.5,
-    "hate": -2.0, "awful": -1.5, "bad": -1.0, "slow": -0.5, "broken": -1.5, "sad": -1.5,
+    "love": 2.0,
+    "great": 1.5,
+    "good": 1.0,
+    "nice": 1.0,
+    "fast": 0.5,
+    "happy": 1.5,
+    "hate": -2.0,
+    "awful": -1.5,
+    "bad": -1.0,
+    "slow": -0.5,
+    "broken": -1.5,
+    "sad": -1.5,
 }
 
 
@@ -55,9 +65,9 @@ def load_model() -> dict:
 
 @dataclass
 class Prediction:
-    label: str          # "positive", "negative" or "neutral"
-    score: float        # sum of the known words' weights
-    model: str          # name and version of the model that answered
+    label: str  # "positive", "negative" or "neutral"
+    score: float  # sum of the known words' weights
+    model: str  # name and version of the model that answered
     loaded_by_pid: int  # the process that ran on_start
     served_by_pid: int  # the worker that served this request
 

@@ -6,7 +6,6 @@ of the app, else of its deployment (`svc deploy app.py` first).
 """
 
 import svc
-
 from app import greet, square
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ Then serve it with `svc serve app.py` (see README.md).
 """
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator, Literal, Union
+from typing import Literal, Union
 
 import svc
 

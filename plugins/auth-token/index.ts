@@ -40,7 +40,7 @@ export default function authTokenPlugin({ verifier }: AuthTokenPluginOptions): P
  * would receive it with the query string.
  */
 export function tokenOf(request: AuthRequest): string | null {
-  const authorization = request.headers['authorization'];
+  const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     // Several Authorization headers are ambiguous: refuse rather than pick one.
     if (typeof authorization !== 'string') return null;

@@ -4,7 +4,7 @@
  * made, so a refused deploy leaves the state as it found it.
  */
 import { SvcError, type AppSpec } from 'svc/plugin';
-import { DomainRecords, newToken, type DomainRecord } from './records.js';
+import { type DomainRecords, newToken, type DomainRecord } from './records.js';
 
 /** The plans that include custom domains. */
 export const DOMAIN_PLANS: readonly string[] = ['team', 'business'];
@@ -22,7 +22,11 @@ export function wantedDomains(app: AppSpec): Wanted[] {
     if (!raw) continue;
     const domain = normalize(raw);
     const twin = wanted.find((w) => w.domain === domain);
-    if (twin) throw new SvcError('bad_request', `the workloads ${twin.workload} and ${workload.name} both set domain=${JSON.stringify(domain)}; a domain serves one workload`);
+    if (twin)
+      throw new SvcError(
+        'bad_request',
+        `the workloads ${twin.workload} and ${workload.name} both set domain=${JSON.stringify(domain)}; a domain serves one workload`,
+      );
     wanted.push({ domain, workload: workload.name });
   }
   return wanted;
@@ -37,11 +41,14 @@ export function normalize(domain: string): string {
 export function checkPlan(workspace: string, plan: string, wanted: readonly Wanted[]): void {
   if (wanted.length === 0 || DOMAIN_PLANS.includes(plan)) return;
   const { domain, workload } = wanted[0]!;
-  throw new SvcError('plan_forbids_domain',
-    `${workload} sets domain=${JSON.stringify(domain)}, but the workspace ${JSON.stringify(workspace)} is on the ${plan} plan; custom domains need the ${DOMAIN_PLANS.join(' or ')} plan. Nothing was deployed.`, {
+  throw new SvcError(
+    'plan_forbids_domain',
+    `${workload} sets domain=${JSON.stringify(domain)}, but the workspace ${JSON.stringify(workspace)} is on the ${plan} plan; custom domains need the ${DOMAIN_PLANS.join(' or ')} plan. Nothing was deployed.`,
+    {
       hint: `Ask the server's operator to move the workspace to ${DOMAIN_PLANS.join(' or ')} (svc workspace plan ${workspace} team), or deploy without domain.`,
       details: { domain, workspace, plan, allowed: DOMAIN_PLANS },
-    });
+    },
+  );
 }
 
 /**
@@ -49,7 +56,13 @@ export function checkPlan(workspace: string, plan: string, wanted: readonly Want
  * another workspace holds is `domain_taken`, and the claims made so far are
  * released again. Returns the records as stored.
  */
-export async function claimAll(records: DomainRecords, workspace: string, app: string, wanted: readonly Wanted[], now: () => Date): Promise<DomainRecord[]> {
+export async function claimAll(
+  records: DomainRecords,
+  workspace: string,
+  app: string,
+  wanted: readonly Wanted[],
+  now: () => Date,
+): Promise<DomainRecord[]> {
   const made: { domain: string; modifyIndex: number }[] = [];
   const claimed: DomainRecord[] = [];
   try {
@@ -66,11 +79,27 @@ export async function claimAll(records: DomainRecords, workspace: string, app: s
   }
 }
 
-async function claimOne(records: DomainRecords, workspace: string, app: string, domain: string, workload: string, now: () => Date): Promise<{ record: DomainRecord; created: boolean; modifyIndex: number }> {
+async function claimOne(
+  records: DomainRecords,
+  workspace: string,
+  app: string,
+  domain: string,
+  workload: string,
+  now: () => Date,
+): Promise<{ record: DomainRecord; created: boolean; modifyIndex: number }> {
   for (;;) {
     const stored = await records.get(domain);
     if (stored === null) {
-      const fresh: DomainRecord = { domain, workspace, app, workload, token: newToken(), claimedAt: now().toISOString(), verifiedAt: null, suspendedAt: null };
+      const fresh: DomainRecord = {
+        domain,
+        workspace,
+        app,
+        workload,
+        token: newToken(),
+        claimedAt: now().toISOString(),
+        verifiedAt: null,
+        suspendedAt: null,
+      };
       if (await records.put(fresh, 0)) {
         const after = await records.get(domain);
         return { record: fresh, created: true, modifyIndex: after?.modifyIndex ?? -1 };
@@ -83,7 +112,8 @@ async function claimOne(records: DomainRecords, workspace: string, app: string, 
         details: { domain },
       });
     }
-    if (stored.record.app === app && stored.record.workload === workload) return { record: stored.record, created: false, modifyIndex: stored.modifyIndex };
+    if (stored.record.app === app && stored.record.workload === workload)
+      return { record: stored.record, created: false, modifyIndex: stored.modifyIndex };
     // The workspace's own name, moved to another workload: verification stays (the workspace proved it owns the name).
     const moved: DomainRecord = { ...stored.record, app, workload };
     if (await records.put(moved, stored.modifyIndex)) return { record: moved, created: false, modifyIndex: -1 };

@@ -25,7 +25,10 @@ export class DomainCache {
     if (this.#loadedAt === -Infinity) {
       // The store does not answer yet: svc's own URLs must keep working (the API, the dashboard), so
       // the host counts as unknown for now and path routing, with its token checks, decides; retried next request.
-      return this.#refresh().then(() => this.#lookup(host), () => null);
+      return this.#refresh().then(
+        () => this.#lookup(host),
+        () => null,
+      );
     }
     if (performance.now() - this.#loadedAt > this.#refreshMs) void this.#refresh().catch(() => {}); // keep serving what we know
     // Synchronous once loaded: the gateway asks on every request whose Host is not svc's own.
@@ -49,12 +52,15 @@ export class DomainCache {
   }
 
   #refresh(): Promise<void> {
-    this.#loading ??= this.#records.list().then((records) => {
-      this.#byHost = new Map(records.map((record) => [record.domain, record]));
-      this.#loadedAt = performance.now();
-    }).finally(() => {
-      this.#loading = null;
-    });
+    this.#loading ??= this.#records
+      .list()
+      .then((records) => {
+        this.#byHost = new Map(records.map((record) => [record.domain, record]));
+        this.#loadedAt = performance.now();
+      })
+      .finally(() => {
+        this.#loading = null;
+      });
     return this.#loading;
   }
 }

@@ -56,10 +56,15 @@ export default function customDomainsPlugin(options: CustomDomainsOptions): Plug
   /** Marks the record verified when the lookup found its token; the view says what was found otherwise. */
   async function verifiedOrProblem(record: DomainRecord, found: TxtLookup): Promise<DomainView> {
     if ('values' in found && found.values.includes(record.token)) {
-      const updated = await records.update(record.domain, (r) => (r.verifiedAt !== null ? null : { ...r, verifiedAt: now().toISOString() }));
+      const updated = await records.update(record.domain, (r) =>
+        r.verifiedAt !== null ? null : { ...r, verifiedAt: now().toISOString() },
+      );
       return viewOf(remember(updated) ?? record);
     }
-    const problem = 'problem' in found ? found.problem : `the TXT record ${viewOf(record).record.name} holds ${found.values.map((v) => JSON.stringify(v)).join(', ')}, not the token`;
+    const problem =
+      'problem' in found
+        ? found.problem
+        : `the TXT record ${viewOf(record).record.name} holds ${found.values.map((v) => JSON.stringify(v)).join(', ')}, not the token`;
     return { ...viewOf(record), reason: `${problem}; publish ${viewOf(record).record.name} TXT "${record.token}" and verify again` };
   }
 
@@ -88,10 +93,12 @@ export default function customDomainsPlugin(options: CustomDomainsOptions): Plug
         const suspend = !DOMAIN_PLANS.includes(event.plan);
         for (const record of await records.list()) {
           if (record.workspace !== event.workspace) continue;
-          remember(await records.update(record.domain, (r) => {
-            if (suspend === (r.suspendedAt !== null)) return null;
-            return { ...r, suspendedAt: suspend ? event.at : null };
-          }));
+          remember(
+            await records.update(record.domain, (r) => {
+              if (suspend === (r.suspendedAt !== null)) return null;
+              return { ...r, suspendedAt: suspend ? event.at : null };
+            }),
+          );
         }
       },
     },

@@ -46,8 +46,12 @@ export function viewOf(record: DomainRecord): DomainView {
     record: { type: 'TXT', name: `${CHALLENGE_LABEL}.${record.domain}`, value: record.token },
     claimedAt: record.claimedAt,
     verifiedAt: record.verifiedAt,
-    reason: status === 'pending' ? `publish the TXT record ${CHALLENGE_LABEL}.${record.domain}, then run svc domain verify ${record.domain}`
-      : status === 'suspended' ? "the workspace's plan does not include custom domains" : null,
+    reason:
+      status === 'pending'
+        ? `publish the TXT record ${CHALLENGE_LABEL}.${record.domain}, then run svc domain verify ${record.domain}`
+        : status === 'suspended'
+          ? "the workspace's plan does not include custom domains"
+          : null,
   };
 }
 
@@ -111,11 +115,21 @@ function parse(value: Buffer, key: string): DomainRecord {
     return v;
   };
   return {
-    domain: text('domain'), workspace: text('workspace'), app: text('app'), workload: text('workload'), token: text('token'),
-    claimedAt: text('claimedAt'), verifiedAt: optional('verifiedAt'), suspendedAt: optional('suspendedAt'),
+    domain: text('domain'),
+    workspace: text('workspace'),
+    app: text('app'),
+    workload: text('workload'),
+    token: text('token'),
+    claimedAt: text('claimedAt'),
+    verifiedAt: optional('verifiedAt'),
+    suspendedAt: optional('suspendedAt'),
   };
 }
 
 function corrupt(key: string, field?: string): SvcError {
-  return new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} is not a domain record${field === undefined ? '' : ` (field ${field})`}`, { details: { key } });
+  return new SvcError(
+    'state_corrupt',
+    `the state record ${JSON.stringify(key)} is not a domain record${field === undefined ? '' : ` (field ${field})`}`,
+    { details: { key } },
+  );
 }

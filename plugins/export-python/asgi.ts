@@ -17,9 +17,10 @@ export function renderAsgi(workload: InterfaceWorkload, names: WorkloadNames, ma
   // `?? null`: an interface from a server older than the field has none.
   const api = workload.api ?? null;
   const operations = api === null ? null : renderOperations(api, mapper, names.hint, where);
-  const typed = operations === null || operations.names.length === 0
-    ? `It published no OpenAPI description when it was deployed${api === null ? '' : ' with any operation'}: request() reaches every route.`
-    : `One method per operation of its OpenAPI description, read when it was deployed: ${operations.names.map((n) => `${n}()`).join(', ')}.`;
+  const typed =
+    operations === null || operations.names.length === 0
+      ? `It published no OpenAPI description when it was deployed${api === null ? '' : ' with any operation'}: request() reaches every route.`
+      : `One method per operation of its OpenAPI description, read when it was deployed: ${operations.names.map((n) => `${n}()`).join(', ')}.`;
   const about = `The ASGI app ${workload.name} of ${names.app}: every route of the app, under its URL.\n\n${typed}\nrequest(method, path, json=, data=, headers=, params=) sends one HTTP request and returns the response;\nconnect(path) opens one of its WebSocket routes.`;
   return [
     `class ${names.cls}(_rt.Asgi):`,

@@ -27,7 +27,10 @@ export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames
   const params = parameterList(signature, self);
   const args = argumentsDict(signature);
   const method = callMethod(workload.methods);
-  const how = method === 'GET' || !['POST', 'PUT', 'PATCH'].includes(method) ? ' (the arguments as query parameters)' : ' (the arguments as a JSON body)';
+  const how =
+    method === 'GET' || !['POST', 'PUT', 'PATCH'].includes(method)
+      ? ' (the arguments as query parameters)'
+      : ' (the arguments as a JSON body)';
   const call = [
     `Calls ${method} ${workload.route ?? '/'} of ${names.app}${how}, ${workload.authorized ? 'with your svc token' : 'a public URL'},`,
     returns.stream
@@ -111,11 +114,11 @@ interface Returns {
 
 function returnsOf(schema: unknown, mapper: TypeMapper, hint: string): Returns {
   if (!isSchema(schema)) return { annotation: ANY, decode: ANY, stream: false, raw: false };
-  if (schema['type'] === 'string' && schema['contentMediaType'] === 'application/octet-stream') {
+  if (schema.type === 'string' && schema.contentMediaType === 'application/octet-stream') {
     return { annotation: 'bytes', decode: 'bytes', stream: false, raw: true };
   }
   if (schema['x-svc-stream'] === true) {
-    const item = mapper.type(schema['items'], `${hint}Item`);
+    const item = mapper.type(schema.items, `${hint}Item`);
     return { annotation: `typing.Iterator[${item}]`, decode: item, stream: true, raw: false };
   }
   const type = mapper.type(schema, `${hint}Result`);
@@ -124,5 +127,7 @@ function returnsOf(schema: unknown, mapper: TypeMapper, hint: string): Returns {
 
 /** The method `request()` uses: the first of POST, PUT, PATCH the endpoint takes, else GET, else its first. */
 export function callMethod(methods: readonly string[]): string {
-  return ['POST', 'PUT', 'PATCH'].find((m) => methods.includes(m)) ?? (methods.includes('GET') || methods.length === 0 ? 'GET' : methods[0]!);
+  return (
+    ['POST', 'PUT', 'PATCH'].find((m) => methods.includes(m)) ?? (methods.includes('GET') || methods.length === 0 ? 'GET' : methods[0]!)
+  );
 }

@@ -120,7 +120,13 @@ function renderInit(app: AppInterface, header: string, objects: readonly string[
   ].join('\n');
 }
 
-function renderWorkloads(app: AppInterface, header: string, objects: readonly string[], models: readonly string[], bodies: readonly string[]): string {
+function renderWorkloads(
+  app: AppInterface,
+  header: string,
+  objects: readonly string[],
+  models: readonly string[],
+  bodies: readonly string[],
+): string {
   // Import only what the code uses (docstrings aside): strict checkers call an unused import an error.
   const code = bodies.join('\n').replace(/"""[\s\S]*?"""/g, '');
   const used = models.filter((name) => new RegExp(`\\b${name}\\b`).test(code));

@@ -11,7 +11,7 @@ import type { Model, ModelField } from './schema-types.js';
 export function renderModels(models: readonly Model[], header: string, app: string): string {
   const names = new Set(models.map((model) => model.name));
   const classes = models.map((model) => renderModel(model, names));
-  return [
+  return `${[
     `${header}"""The JSON objects the workloads of ${app} take and answer, as dataclasses."""`,
     '',
     // Annotations stay strings: classes may refer to each other in any order, and to themselves.
@@ -23,7 +23,7 @@ export function renderModels(models: readonly Model[], header: string, app: stri
     '',
     `__all__ = [${models.map((model) => pyString(model.name)).join(', ')}]`,
     ...classes.flatMap((text) => ['', '', text]),
-  ].join('\n') + '\n';
+  ].join('\n')}\n`;
 }
 
 function renderModel(model: Model, classNames: ReadonlySet<string>): string {

@@ -6,9 +6,41 @@
  */
 
 const KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif',
-  'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or',
-  'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
 ]);
 
 /** Names a generated class must not take: the builtins its annotations use. */
@@ -57,7 +89,9 @@ export function pyLiteral(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'None';
   if (Array.isArray(value)) return `[${value.map(pyLiteral).join(', ')}]`;
   if (typeof value === 'object') {
-    return `{${Object.entries(value as Record<string, unknown>).map(([key, item]) => `${pyString(key)}: ${pyLiteral(item)}`).join(', ')}}`;
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => `${pyString(key)}: ${pyLiteral(item)}`)
+      .join(', ')}}`;
   }
   return 'None';
 }

@@ -38,7 +38,14 @@ interface PyParameter {
   readonly required: boolean;
 }
 
-function renderOperation(operation: InterfaceOperation, name: string, mapper: TypeMapper, defs: SchemaDefs, hint: string, where: string): string {
+function renderOperation(
+  operation: InterfaceOperation,
+  name: string,
+  mapper: TypeMapper,
+  defs: SchemaDefs,
+  hint: string,
+  where: string,
+): string {
   const locals = new NameScope();
   const self = 'self';
   locals.take(self);
@@ -78,10 +85,20 @@ function renderOperation(operation: InterfaceOperation, name: string, mapper: Ty
   ].join('\n');
 }
 
-function bodyOf(body: NonNullable<InterfaceOperation['body']>, name: string, mapper: TypeMapper, defs: SchemaDefs, hint: string): { name: string; contentType: string; parameter: PyParameter } {
+function bodyOf(
+  body: NonNullable<InterfaceOperation['body']>,
+  name: string,
+  mapper: TypeMapper,
+  defs: SchemaDefs,
+  hint: string,
+): { name: string; contentType: string; parameter: PyParameter } {
   const json = isJsonMediaType(body.contentType);
   // A form is sent from a dict, anything else (a file, text) as it is.
-  const type = json ? mapper.type(body.schema, `${hint}Body`, defs) : body.contentType === 'application/x-www-form-urlencoded' ? 'typing.Mapping[str, str]' : 'bytes | str';
+  const type = json
+    ? mapper.type(body.schema, `${hint}Body`, defs)
+    : body.contentType === 'application/x-www-form-urlencoded'
+      ? 'typing.Mapping[str, str]'
+      : 'bytes | str';
   const text = body.required ? `${name}: ${type}` : `${name}: ${optional(type)} = None`;
   return { name, contentType: body.contentType, parameter: { name, text, required: body.required } };
 }
@@ -101,7 +118,14 @@ function resultOf(operation: InterfaceOperation, mapper: TypeMapper, defs: Schem
 
 function docOf(operation: InterfaceOperation, result: Result, where: string): string {
   const about = [operation.summary, operation.description].filter((text): text is string => text !== null).join('\n\n');
-  const answer = result.kind === 'json' ? (result.annotation === ANY ? 'the JSON answer' : `the answer as ${result.annotation}`) : result.kind === 'none' ? 'nothing (no body)' : 'the response as it came';
+  const answer =
+    result.kind === 'json'
+      ? result.annotation === ANY
+        ? 'the JSON answer'
+        : `the answer as ${result.annotation}`
+      : result.kind === 'none'
+        ? 'nothing (no body)'
+        : 'the response as it came';
   const call = [
     `Calls ${operation.method} ${operation.path} of ${where} and returns ${answer}.`,
     "An error answer raises svc's typed exception (svc.NotFoundError, svc.InvalidRequestError, ...).",

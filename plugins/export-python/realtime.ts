@@ -21,11 +21,17 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
     pyDocstring(`A WebSocket session with ${workload.name} of ${names.app}: send() messages, receive() the replies.`, '    '),
     '',
     `    def send(self, ${parameter}: ${message.type}) -> None:`,
-    pyDocstring(`Sends one message: ${workload.name} is called once with it${message.raw ? '' : ' (sent as JSON; a dict works too)'}.`, '        '),
+    pyDocstring(
+      `Sends one message: ${workload.name} is called once with it${message.raw ? '' : ' (sent as JSON; a dict works too)'}.`,
+      '        ',
+    ),
     `        self._send(${parameter})`,
     '',
     `    def receive(self, timeout: float | None = None) -> ${item.type}:`,
-    pyDocstring('The next message from the handler, waiting for it (TimeoutError after `timeout` seconds).\n\nAn error message (a message that did not fit, a handler that raised) raises svc\'s typed exception; the session goes on.\nRaises _rt.ConnectionClosed once the session is over.', '        '),
+    pyDocstring(
+      "The next message from the handler, waiting for it (TimeoutError after `timeout` seconds).\n\nAn error message (a message that did not fit, a handler that raised) raises svc's typed exception; the session goes on.\nRaises _rt.ConnectionClosed once the session is over.",
+      '        ',
+    ),
     `        return typing.cast(${JSON.stringify(item.type)}, self._receive(timeout))`,
     '',
     '',
@@ -48,7 +54,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
 
 /** The handler's first parameter: the incoming message. */
 function messageOf(parameters: unknown, mapper: TypeMapper, hint: string): { name: string; type: string; raw: boolean } {
-  const properties = isSchema(parameters) && isSchema(parameters['properties']) ? Object.entries(parameters['properties']) : [];
+  const properties = isSchema(parameters) && isSchema(parameters.properties) ? Object.entries(parameters.properties) : [];
   const [key, schema] = properties[0] ?? ['message', {}];
   const type = mapper.type(schema, `${hint}Message`);
   return { name: identifier(key, 'p_'), type, raw: isRaw(type) };
@@ -57,9 +63,9 @@ function messageOf(parameters: unknown, mapper: TypeMapper, hint: string): { nam
 /** One message the handler sends: an item of a streamed or iterable return, else the return itself. */
 function itemOf(returns: unknown, mapper: TypeMapper, hint: string): { type: string; mode: 'json' | 'raw' | 'typed' } {
   let schema: unknown = returns;
-  if (isSchema(returns) && returns['type'] === 'array') {
-    const prefix = returns['prefixItems'];
-    schema = Array.isArray(prefix) ? { anyOf: prefix } : (returns['items'] ?? {});
+  if (isSchema(returns) && returns.type === 'array') {
+    const prefix = returns.prefixItems;
+    schema = Array.isArray(prefix) ? { anyOf: prefix } : (returns.items ?? {});
   }
   const type = isSchema(schema) ? mapper.type(schema, `${hint}Reply`) : ANY;
   if (type === ANY || type === 'None') return { type: ANY, mode: 'json' };

@@ -43,7 +43,12 @@ const PYTHON: TypeSpelling<Model> = {
   unknown: ANY,
   null: 'None',
   typeName: className,
-  scalar: (type, schema) => (type !== 'string' ? SCALARS[type] : schema['contentEncoding'] === 'base64' || schema['contentMediaType'] === 'application/octet-stream' ? 'bytes' : 'str'),
+  scalar: (type, schema) =>
+    type !== 'string'
+      ? SCALARS[type]
+      : schema.contentEncoding === 'base64' || schema.contentMediaType === 'application/octet-stream'
+        ? 'bytes'
+        : 'str',
   array: (item) => `list[${item}]`,
   tuple: (items) => `tuple[${items.join(', ')}]`,
   record: (value) => `dict[str, ${value}]`,
@@ -66,9 +71,15 @@ function dataclass(model: SchemaModel): Model {
     const wanted = identifier(key, 'f_');
     const name = fieldNames.take(FIELD_SHADOWS.has(wanted) ? `${wanted}_` : wanted);
     if (isSchema(schema) && Object.hasOwn(schema, 'default')) {
-      const given = schema['default'];
+      const given = schema.default;
       defaulted = true;
-      return { name, key, type, default: { literal: pyLiteral(given), factory: typeof given === 'object' && given !== null }, omitWhenNone: false };
+      return {
+        name,
+        key,
+        type,
+        default: { literal: pyLiteral(given), factory: typeof given === 'object' && given !== null },
+        omitWhenNone: false,
+      };
     }
     if (!required) {
       defaulted = true;

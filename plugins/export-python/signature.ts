@@ -31,8 +31,8 @@ export interface Signature {
 
 export function signatureOf(schema: unknown, mapper: TypeMapper, hint: string): Signature {
   if (!isSchema(schema)) return { parameters: [], kwargs: null, arrays: [] };
-  const properties = isSchema(schema['properties']) ? schema['properties'] : {};
-  const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
+  const properties = isSchema(schema.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const names = new NameScope();
   const parameters: Parameter[] = [];
   const arrays: string[] = [];
@@ -41,15 +41,17 @@ export function signatureOf(schema: unknown, mapper: TypeMapper, hint: string): 
     const name = names.take(identifier(key, 'p_'));
     const type = mapper.type(property, `${hint}${capitalize(name)}`);
     let value: string | null = null;
-    if (isSchema(property) && Object.hasOwn(property, 'default')) value = defaultSource(property['default'], type);
+    if (isSchema(property) && Object.hasOwn(property, 'default')) value = defaultSource(property.default, type);
     else if (!required.has(key)) value = '_rt.OMITTED';
     if (value === null && parameters.some((p) => p.default !== null)) keywordOnly = true;
     parameters.push({ name, key, type, default: value, keywordOnly });
-    if (isSchema(property) && property['type'] === 'array' && !Array.isArray(property['prefixItems'])) arrays.push(key);
+    if (isSchema(property) && property.type === 'array' && !Array.isArray(property.prefixItems)) arrays.push(key);
   }
-  const extra = schema['additionalProperties'];
-  const kwargs = extra === undefined || extra === false ? null
-    : { name: names.take('kwargs'), type: isSchema(extra) ? mapper.type(extra, `${hint}Extra`) : ANY };
+  const extra = schema.additionalProperties;
+  const kwargs =
+    extra === undefined || extra === false
+      ? null
+      : { name: names.take('kwargs'), type: isSchema(extra) ? mapper.type(extra, `${hint}Extra`) : ANY };
   return { parameters, kwargs, arrays };
 }
 
@@ -86,7 +88,8 @@ export function receiverFor(signature: Signature): string {
 
 /** The default as a literal; a JSON array for a `tuple[...]` parameter is written as a tuple, as the function has it. */
 function defaultSource(value: unknown, type: string): string {
-  if (Array.isArray(value) && type.startsWith('tuple[')) return value.length === 1 ? `(${pyLiteral(value[0])},)` : `(${value.map(pyLiteral).join(', ')})`;
+  if (Array.isArray(value) && type.startsWith('tuple['))
+    return value.length === 1 ? `(${pyLiteral(value[0])},)` : `(${value.map(pyLiteral).join(', ')})`;
   return pyLiteral(value);
 }
 

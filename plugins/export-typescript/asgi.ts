@@ -13,8 +13,22 @@ import { argumentsType, infoLiteral, type ArgumentProperty, type RenderedWorkloa
 
 /** Names an operation method must leave to the object: its own members and Object's. */
 const MEMBERS = [
-  'request', 'connect', 'withOptions', 'app', 'name', 'kind', 'url', 'path', 'authorized', 'constructor', 'toString',
-  'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable',
+  'request',
+  'connect',
+  'withOptions',
+  'app',
+  'name',
+  'kind',
+  'url',
+  'path',
+  'authorized',
+  'constructor',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
 ];
 
 /** What the runtime needs of one operation (runtime/runtime.js `Asgi#_operation`). */
@@ -31,11 +45,14 @@ interface OperationSpec {
 export function renderAsgi(workload: InterfaceWorkload, names: WorkloadNames, mapper: TypeMapper): RenderedWorkload {
   const api = workload.api;
   const methods = new NameScope(MEMBERS);
-  const rendered = (api?.operations ?? []).map((operation) => renderOperation(operation, api!, methods.take(camelName(operation.name, 'op')), workload, names, mapper));
+  const rendered = (api?.operations ?? []).map((operation) =>
+    renderOperation(operation, api!, methods.take(camelName(operation.name, 'op')), workload, names, mapper),
+  );
   const about = `The ASGI app ${workload.name} of ${names.app}: every route of the app, under its URL.\n\nrequest(method, path, init) sends one HTTP request and resolves to the response; connect(path) opens one of its WebSocket routes.`;
-  const typed = api === null
-    ? 'The app published no OpenAPI description when it was deployed, so it has no typed methods.'
-    : `One typed method per operation of its OpenAPI description (${api.source}, read at ${api.capturedAt}).`;
+  const typed =
+    api === null
+      ? 'The app published no OpenAPI description when it was deployed, so it has no typed methods.'
+      : `One typed method per operation of its OpenAPI description (${api.source}, read at ${api.capturedAt}).`;
   return {
     declarations: [
       ...rendered.flatMap((r) => r.declaration),
@@ -50,7 +67,14 @@ export function renderAsgi(workload: InterfaceWorkload, names: WorkloadNames, ma
   };
 }
 
-function renderOperation(operation: InterfaceOperation, api: InterfaceApi, method: string, workload: InterfaceWorkload, names: WorkloadNames, mapper: TypeMapper) {
+function renderOperation(
+  operation: InterfaceOperation,
+  api: InterfaceApi,
+  method: string,
+  workload: InterfaceWorkload,
+  names: WorkloadNames,
+  mapper: TypeMapper,
+) {
   const defs = definitionsScope(`api:${workload.name}`, api.definitions);
   const hint = `${names.hint}${typeName(method)}`;
   const keys = new NameScope();
@@ -69,17 +93,30 @@ function renderOperation(operation: InterfaceOperation, api: InterfaceApi, metho
     properties.push({ key: bodyKey, type, optional: !body.required, doc: `The request body (${body.contentType}).` });
   }
   const result = operation.result;
-  const kind: OperationSpec['result'] = result.contentType === null || result.status === 204 ? 'none'
-    : result.schema !== null ? 'json' : result.contentType.startsWith('text/') ? 'text' : 'bytes';
+  const kind: OperationSpec['result'] =
+    result.contentType === null || result.status === 204
+      ? 'none'
+      : result.schema !== null
+        ? 'json'
+        : result.contentType.startsWith('text/')
+          ? 'text'
+          : 'bytes';
   const resultType = { none: 'void', json: mapper.type(result.schema, `${hint}Result`, defs), text: 'string', bytes: 'Uint8Array' }[kind];
   const argumentsName = properties.length > 0 ? names.scope.take(`${hint}Arguments`) : '';
-  const args = argumentsType(argumentsName, `The arguments of ${method}(): ${operation.method} ${operation.path}, its parameters by their names on the wire.`, properties, false);
+  const args = argumentsType(
+    argumentsName,
+    `The arguments of ${method}(): ${operation.method} ${operation.path}, its parameters by their names on the wire.`,
+    properties,
+    false,
+  );
   const doc = [
     operation.summary,
     operation.description,
     `Sends ${operation.method} ${operation.path} to ${workload.name} and resolves to its ${result.status} answer${kind === 'json' ? ' decoded from JSON' : ''}; an error answer is thrown as SvcError (the code of its status, its body in details).`,
     ...(operation.deprecated ? ['@deprecated The app marks this operation deprecated.'] : []),
-  ].filter((line): line is string => line !== null && line.trim() !== '').join('\n\n');
+  ]
+    .filter((line): line is string => line !== null && line.trim() !== '')
+    .join('\n\n');
   const spec: OperationSpec = {
     name: method,
     method: operation.method,

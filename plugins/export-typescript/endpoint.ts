@@ -17,12 +17,17 @@ export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames
   const how = ['POST', 'PUT', 'PATCH'].includes(method) ? 'the arguments as a JSON body' : 'the arguments as query parameters';
   const call = [
     `Calls ${method} ${workload.route ?? '/'} of ${names.app} (${how}), ${workload.authorized ? 'with the token' : 'a public URL'},`,
-    returns.stream ? 'and yields each item of the streamed answer (Server-Sent Events) as it arrives.' : `and resolves to the answer${returns.raw ? ' (its bytes)' : ''}.`,
+    returns.stream
+      ? 'and yields each item of the streamed answer (Server-Sent Events) as it arrives.'
+      : `and resolves to the answer${returns.raw ? ' (its bytes)' : ''}.`,
     "An error answer is thrown as SvcError with svc's code (unauthorized, not_found, ...).",
   ].join('\n');
-  const arrays = isSchema(workload.parameters) && isSchema(workload.parameters['properties'])
-    ? Object.entries(workload.parameters['properties']).filter(([, p]) => isSchema(p) && p['type'] === 'array' && !Array.isArray(p['prefixItems'])).map(([key]) => key)
-    : [];
+  const arrays =
+    isSchema(workload.parameters) && isSchema(workload.parameters.properties)
+      ? Object.entries(workload.parameters.properties)
+          .filter(([, p]) => isSchema(p) && p.type === 'array' && !Array.isArray(p.prefixItems))
+          .map(([key]) => key)
+      : [];
   return {
     declarations: [
       ...args.declaration,
@@ -61,7 +66,10 @@ export function renderFunction(workload: InterfaceWorkload, names: WorkloadNames
 
 function argumentsOf(workload: InterfaceWorkload, names: WorkloadNames, mapper: TypeMapper) {
   const properties = schemaProperties(workload.parameters, mapper, names.hint);
-  const extra = isSchema(workload.parameters) && workload.parameters['additionalProperties'] !== undefined && workload.parameters['additionalProperties'] !== false;
+  const extra =
+    isSchema(workload.parameters) &&
+    workload.parameters.additionalProperties !== undefined &&
+    workload.parameters.additionalProperties !== false;
   const name = properties.length > 0 || extra ? names.scope.take(`${names.hint}Arguments`) : '';
   return argumentsType(name, `The arguments of ${workload.name}, by the names of its parameters.`, properties, extra);
 }
@@ -75,12 +83,15 @@ interface Returns {
 
 function returnsOf(schema: unknown, mapper: TypeMapper, hint: string): Returns {
   if (!isSchema(schema)) return { type: 'unknown', stream: false, raw: false };
-  if (schema['type'] === 'string' && schema['contentMediaType'] === 'application/octet-stream') return { type: 'Uint8Array', stream: false, raw: true };
-  if (schema['x-svc-stream'] === true) return { type: mapper.type(schema['items'], `${hint}Item`), stream: true, raw: false };
+  if (schema.type === 'string' && schema.contentMediaType === 'application/octet-stream')
+    return { type: 'Uint8Array', stream: false, raw: true };
+  if (schema['x-svc-stream'] === true) return { type: mapper.type(schema.items, `${hint}Item`), stream: true, raw: false };
   return { type: mapper.type(schema, `${hint}Result`), stream: false, raw: false };
 }
 
 /** The method `request()` uses: the first of POST, PUT, PATCH the endpoint takes, else GET, else its first (as the runtime's). */
 function callMethod(methods: readonly string[]): string {
-  return ['POST', 'PUT', 'PATCH'].find((m) => methods.includes(m)) ?? (methods.includes('GET') || methods.length === 0 ? 'GET' : methods[0]!);
+  return (
+    ['POST', 'PUT', 'PATCH'].find((m) => methods.includes(m)) ?? (methods.includes('GET') || methods.length === 0 ? 'GET' : methods[0]!)
+  );
 }

@@ -10,7 +10,7 @@ const codes = (): [string, { status: number; summary: string }][] => Object.entr
 
 export function errorsJs(): string {
   return [
-    "/** Every stable error code of svc (docs/errors.md), with the HTTP status it comes with. */",
+    '/** Every stable error code of svc (docs/errors.md), with the HTTP status it comes with. */',
     'export const ERROR_STATUS = Object.freeze({',
     ...codes().map(([code, info]) => `  ${code}: ${info.status},`),
     '});',

@@ -14,7 +14,8 @@ export const TYPESCRIPT_EXPORTER = 'typescript';
 
 export const typescriptExporter: ClientExporter = {
   language: 'TypeScript (ESM, Node 20+ and browsers)',
-  description: 'a typed ESM package @svc-clients/<app> (JavaScript and .d.ts): one object per workload, a method per ASGI operation, fetch and WebSocket only',
+  description:
+    'a typed ESM package @svc-clients/<app> (JavaScript and .d.ts): one object per workload, a method per ASGI operation, fetch and WebSocket only',
   export: exportTypeScript,
 };
 

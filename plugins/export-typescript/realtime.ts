@@ -17,7 +17,9 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
   const connect = `Opens a WebSocket session with ${workload.name}: each send() calls it once; receive() or for await takes its replies one message at a time.\nResolved once the session is open; a refused one (a bad token) throws SvcError with svc's code.`;
   return {
     declarations: [
-      ...jsDoc(`A WebSocket session with ${workload.name} of ${names.app}: send() a message (${workload.name} is called once with it), then read the replies.`),
+      ...jsDoc(
+        `A WebSocket session with ${workload.name} of ${names.app}: send() a message (${workload.name} is called once with it), then read the replies.`,
+      ),
       `export type ${connection} = Connection<${message.type}, ${item.type}>;`,
       '',
       ...jsDoc(workload.doc ?? `The realtime handler ${workload.name} of ${names.app}.`),
@@ -34,7 +36,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
 
 /** The handler's first parameter: the incoming message. */
 function messageOf(parameters: unknown, mapper: TypeMapper, hint: string): { type: string; raw: boolean } {
-  const properties = isSchema(parameters) && isSchema(parameters['properties']) ? Object.values(parameters['properties']) : [];
+  const properties = isSchema(parameters) && isSchema(parameters.properties) ? Object.values(parameters.properties) : [];
   const schema = properties[0] ?? {};
   if (isBytes(schema)) return { type: 'Uint8Array', raw: true };
   const type = mapper.type(schema, `${hint}Message`);
@@ -46,9 +48,9 @@ function messageOf(parameters: unknown, mapper: TypeMapper, hint: string): { typ
 /** One message the handler sends: an item of a streamed or iterable return, else the return itself. */
 function itemOf(returns: unknown, mapper: TypeMapper, hint: string): { type: string; mode: 'json' | 'raw' | 'typed' } {
   let schema: unknown = returns;
-  if (isSchema(returns) && returns['type'] === 'array') {
-    const prefix = returns['prefixItems'];
-    schema = Array.isArray(prefix) ? { anyOf: prefix } : (returns['items'] ?? {});
+  if (isSchema(returns) && returns.type === 'array') {
+    const prefix = returns.prefixItems;
+    schema = Array.isArray(prefix) ? { anyOf: prefix } : (returns.items ?? {});
   }
   if (isBytes(schema)) return { type: 'Uint8Array', mode: 'raw' };
   const type = mapper.type(schema, `${hint}Reply`);
@@ -59,5 +61,9 @@ function itemOf(returns: unknown, mapper: TypeMapper, hint: string): { type: str
 }
 
 function isBytes(schema: unknown): boolean {
-  return isSchema(schema) && schema['type'] === 'string' && (schema['contentEncoding'] === 'base64' || schema['contentMediaType'] === 'application/octet-stream');
+  return (
+    isSchema(schema) &&
+    schema.type === 'string' &&
+    (schema.contentEncoding === 'base64' || schema.contentMediaType === 'application/octet-stream')
+  );
 }

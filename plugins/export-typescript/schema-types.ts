@@ -9,7 +9,7 @@
  *   enum/const → literal unions, {} and anything unknown → unknown.
  */
 import { SchemaTypes, schemaDoc, unionMembers, unionOf, type TypeSpelling } from 'svc/plugin';
-import { jsDoc, NameScope, propertyKey, typeName } from './names.js';
+import { jsDoc, type NameScope, propertyKey, typeName } from './names.js';
 
 /** Re-exported for the renderers, which read types too. */
 export { unionMembers };
@@ -40,7 +40,11 @@ const TYPESCRIPT: TypeSpelling<Model> = {
   tuple: (items) => `[${items.join(', ')}]`,
   record: (value) => `Record<string, ${value}>`,
   literal,
-  model: (found) => ({ name: found.name, doc: found.doc, fields: found.properties.map((p) => ({ key: p.key, type: p.type, optional: !p.required, doc: schemaDoc(p.schema) })) }),
+  model: (found) => ({
+    name: found.name,
+    doc: found.doc,
+    fields: found.properties.map((p) => ({ key: p.key, type: p.type, optional: !p.required, doc: schemaDoc(p.schema) })),
+  }),
 };
 
 /** `type()`: the TypeScript type of a schema; `models`: every interface to generate. `scope` holds the module's other names. */
@@ -55,7 +59,10 @@ export function renderModels(models: readonly Model[]): string[] {
   return models.flatMap((model) => [
     ...jsDoc(model.doc),
     `export interface ${model.name} {`,
-    ...model.fields.flatMap((field) => [...jsDoc(field.doc, '  '), `  ${propertyKey(field.key)}${field.optional ? '?' : ''}: ${field.type};`]),
+    ...model.fields.flatMap((field) => [
+      ...jsDoc(field.doc, '  '),
+      `  ${propertyKey(field.key)}${field.optional ? '?' : ''}: ${field.type};`,
+    ]),
     '}',
     '',
   ]);
@@ -73,7 +80,8 @@ export function union(members: readonly string[]): string {
 
 /** A union of literal types of scalar values (`"a" | 1 | true | null`); unknown for anything else. */
 function literal(values: readonly unknown[]): string {
-  const scalar = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+  const scalar = (v: unknown) =>
+    v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
   if (values.length === 0 || !values.every(scalar)) return UNKNOWN;
   return union(values.map((v) => JSON.stringify(v)));
 }

@@ -5,7 +5,7 @@
  * schema (an endpoint's parameters, an ASGI operation's parameters and body).
  */
 import { isSchema, type InterfaceWorkload, type SchemaDefs } from 'svc/plugin';
-import { jsDoc, NameScope, propertyKey } from './names.js';
+import { jsDoc, type NameScope, propertyKey } from './names.js';
 import type { TypeMapper } from './schema-types.js';
 
 export interface WorkloadNames {
@@ -66,12 +66,14 @@ export function argumentsType(name: string, doc: string, properties: readonly Ar
 
 /** The properties of a function's `parameters` schema: optional when not required (or defaulted). */
 export function schemaProperties(schema: unknown, mapper: TypeMapper, hint: string, defs: SchemaDefs | null = null): ArgumentProperty[] {
-  if (!isSchema(schema) || !isSchema(schema['properties'])) return [];
-  const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
-  return Object.entries(schema['properties']).map(([key, property]) => {
+  if (!isSchema(schema) || !isSchema(schema.properties)) return [];
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  return Object.entries(schema.properties).map(([key, property]) => {
     const defaulted = isSchema(property) && Object.hasOwn(property, 'default');
-    const description = isSchema(property) && typeof property['description'] === 'string' ? property['description'] : null;
-    const doc = defaulted ? [description, `Default: ${JSON.stringify(property['default'])}.`].filter((line) => line !== null).join('\n') : description;
+    const description = isSchema(property) && typeof property.description === 'string' ? property.description : null;
+    const doc = defaulted
+      ? [description, `Default: ${JSON.stringify(property.default)}.`].filter((line) => line !== null).join('\n')
+      : description;
     return { key, type: mapper.type(property, `${hint}${capitalize(key)}`, defs), optional: !required.has(key) || defaulted, doc };
   });
 }
@@ -82,5 +84,9 @@ export function withDoc(doc: string | null, text: string): string {
 }
 
 function capitalize(key: string): string {
-  return key.split(/[^A-Za-z0-9]+/).filter((w) => w !== '').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return key
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 }

@@ -29,20 +29,36 @@ function target(file: string, spec: string): string {
 }
 
 function offending(dir: string, allowed: (target: string, file: string) => boolean): string[] {
-  return importsUnder(dir).flatMap(({ file, imports }) => imports.filter((spec) => !allowed(target(file, spec), file)).map((spec) => `${file} imports ${spec}`));
+  return importsUnder(dir).flatMap(({ file, imports }) =>
+    imports.filter((spec) => !allowed(target(file, spec), file)).map((spec) => `${file} imports ${spec}`),
+  );
 }
 
 describe('dependency arrows', () => {
-  it('jobs/ imports only itself and core\'s pure model (workload, URL naming, platform paths, errors, paths)', () => {
+  it("jobs/ imports only itself and core's pure model (workload, URL naming, platform paths, errors, paths)", () => {
     const pure = /^core\/model\/[a-z/-]+\.js$/;
-    assert.deepEqual(offending('jobs', (to) => to.startsWith('node:') || to.startsWith('jobs/') || pure.test(to)), []);
+    assert.deepEqual(
+      offending('jobs', (to) => to.startsWith('node:') || to.startsWith('jobs/') || pure.test(to)),
+      [],
+    );
   });
 
   it('built-in plugins import only svc/plugin, Node and their own folder', () => {
-    assert.deepEqual(offending('plugins', (to, file) => to === 'svc/plugin' || to.startsWith('node:') || to.startsWith(file.split('/').slice(0, 2).join('/') + '/')), []);
+    assert.deepEqual(
+      offending(
+        'plugins',
+        (to, file) => to === 'svc/plugin' || to.startsWith('node:') || to.startsWith(`${file.split('/').slice(0, 2).join('/')}/`),
+      ),
+      [],
+    );
   });
 
   it('core, the CLI and config never import a built-in plugin (the plugin host loads them)', () => {
-    for (const dir of ['core', 'cli', 'config']) assert.deepEqual(offending(dir, (to) => !to.startsWith('plugins/')), [], dir);
+    for (const dir of ['core', 'cli', 'config'])
+      assert.deepEqual(
+        offending(dir, (to) => !to.startsWith('plugins/')),
+        [],
+        dir,
+      );
   });
 });

@@ -19,12 +19,33 @@ const DIRS = ['core', 'cli', 'config', 'jobs', 'plugins'];
  * names a long function fails the test.
  */
 const LONG_FOR_NOW: readonly { file: string; name: string; reason: string }[] = [
-  { file: 'config/load.ts', name: 'parseValue', reason: 'each key\'s value rules, shared by the file, SVC_* variables and flags (strings), which the file schema cannot hold: to become a rule per key' },
+  {
+    file: 'config/load.ts',
+    name: 'parseValue',
+    reason:
+      "each key's value rules, shared by the file, SVC_* variables and flags (strings), which the file schema cannot hold: to become a rule per key",
+  },
   // Factories whose closures hold a whole service's state: each becomes a class, or its parts modules, in a later step.
-  { file: 'core/traffic/cluster/leader.ts', name: 'startLeaderElection', reason: 'not split yet: session, lock loop, watch and release in one closure' },
-  { file: 'core/infra/images/oci/oci-builder.ts', name: 'createOciBuilder', reason: 'not split yet: layers, manifest and push in one closure' },
-  { file: 'core/infra/scheduler/local/driver.ts', name: 'createLocalDriver', reason: 'not split yet: processes, sockets, health and logs in one closure' },
-  { file: 'core/infra/scheduler/nomad/driver.ts', name: 'createNomadDriver', reason: 'not split yet: jobs, allocations, watches and purges in one closure' },
+  {
+    file: 'core/traffic/cluster/leader.ts',
+    name: 'startLeaderElection',
+    reason: 'not split yet: session, lock loop, watch and release in one closure',
+  },
+  {
+    file: 'core/infra/images/oci/oci-builder.ts',
+    name: 'createOciBuilder',
+    reason: 'not split yet: layers, manifest and push in one closure',
+  },
+  {
+    file: 'core/infra/scheduler/local/driver.ts',
+    name: 'createLocalDriver',
+    reason: 'not split yet: processes, sockets, health and logs in one closure',
+  },
+  {
+    file: 'core/infra/scheduler/nomad/driver.ts',
+    name: 'createNomadDriver',
+    reason: 'not split yet: jobs, allocations, watches and purges in one closure',
+  },
 ];
 
 /** Folders and files where nothing may stay long. */
@@ -42,7 +63,11 @@ function ownName(node: ts.SignatureDeclaration, source: ts.SourceFile): string {
   if (node.name !== undefined) return node.name.getText(source);
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name !== undefined) return parent.name.getText(source);
+  if (
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    parent.name !== undefined
+  )
+    return parent.name.getText(source);
   if (ts.isCallExpression(parent)) return `${parent.expression.getText(source)} callback`;
   return '<anonymous>';
 }
@@ -93,7 +118,10 @@ describe('function length', () => {
   });
 
   it('nothing in core/services/deployments, core/platform*.ts, core/traffic/gateway or cli/ is let off', () => {
-    assert.deepEqual(LONG_FOR_NOW.filter((entry) => NEVER_LONG.test(entry.file)), []);
+    assert.deepEqual(
+      LONG_FOR_NOW.filter((entry) => NEVER_LONG.test(entry.file)),
+      [],
+    );
   });
 
   it('measures bodies: names a function, method or arrow one line over, not one at the limit', () => {
@@ -104,6 +132,9 @@ describe('function length', () => {
       `class Box {\n  #open() {\n${body(MAX_LINES + 1)}\n  }\n}`,
       `export const handler = () => {\n  const inner = async () => {\n${body(MAX_LINES + 1)}\n  };\n};`,
     ].join('\n');
-    assert.deepEqual(longFunctions('x.ts', text).map((fn) => `${fn.name} ${fn.lines}`), [`over ${MAX_LINES + 1}`, `Box.#open ${MAX_LINES + 1}`, `handler ${MAX_LINES + 3}`, `handler.inner ${MAX_LINES + 1}`]);
+    assert.deepEqual(
+      longFunctions('x.ts', text).map((fn) => `${fn.name} ${fn.lines}`),
+      [`over ${MAX_LINES + 1}`, `Box.#open ${MAX_LINES + 1}`, `handler ${MAX_LINES + 3}`, `handler.inner ${MAX_LINES + 1}`],
+    );
   });
 });

@@ -70,7 +70,11 @@ function imports(): Import[] {
       const typeOnlySpecs = new Set<string>();
       const specs = new Set<string>();
       for (const statement of source.statements) {
-        if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+        if (
+          (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+          statement.moduleSpecifier &&
+          ts.isStringLiteral(statement.moduleSpecifier)
+        ) {
           if (typeOnly(statement)) typeOnlySpecs.add(statement.moduleSpecifier.text);
         }
       }
@@ -149,7 +153,10 @@ describe('core/ layers', () => {
 
   it('no import runs up a layer (services name the data plane only by the types its folders declare in types.ts)', () => {
     const upward = all.filter((edge) => rank(layerOf(folderOf(edge.to))) > rank(layerOf(folderOf(edge.from))) && !throughTrafficFace(edge));
-    assert.deepEqual(upward.map((edge) => `${edge.from} imports ${edge.to}`), []);
+    assert.deepEqual(
+      upward.map((edge) => `${edge.from} imports ${edge.to}`),
+      [],
+    );
   });
 
   it('no folders import each other in a circle', () => {
@@ -162,7 +169,10 @@ describe('core/ layers', () => {
       edges.get(from)!.add(to);
     }
     const found = circles(edges).map((component) => {
-      const inside = all.filter((edge) => component.includes(folderOf(edge.from)) && component.includes(folderOf(edge.to)) && folderOf(edge.from) !== folderOf(edge.to));
+      const inside = all.filter(
+        (edge) =>
+          component.includes(folderOf(edge.from)) && component.includes(folderOf(edge.to)) && folderOf(edge.from) !== folderOf(edge.to),
+      );
       return `${component.join(' ⇄ ')}: ${inside.map((edge) => `${edge.from} → ${edge.to}`).join(', ')}`;
     });
     assert.deepEqual(found, []);

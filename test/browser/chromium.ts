@@ -28,8 +28,13 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: chromiumPath,
     headless: true,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
     // A fresh profile each launch: playwright gives every launch() a new temporary --user-data-dir itself.
   });

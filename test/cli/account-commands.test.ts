@@ -63,13 +63,16 @@ describe('CLI account commands against a real server', function () {
       assert.ok(run.stderr().includes(`${platform.url}/device?user_code=${userCode}`), run.stderr());
       assert.match(run.stderr(), new RegExp(`code: ${userCode}`));
       assert.deepEqual(run.opened, [`${platform.url}/device?user_code=${userCode}`], 'a terminal gets the link opened');
-      assert.deepEqual(sleeps, [5000], 'waits the server\'s interval before polling');
+      assert.deepEqual(sleeps, [5000], "waits the server's interval before polling");
       assert.match(run.stdout(), /^Signed in to http:\/\/127\.0\.0\.1:\d+ as acc_\w+ \(owner\) in workspace default\.\n$/);
       assert.ok(!run.stdout().includes(userCode), 'the code is not a result: stderr');
 
       const file = credentialsPath(run.context.env);
       const saved = JSON.parse(readFileSync(file, 'utf8'));
-      assert.deepEqual({ version: saved.version, server: saved.server, workspace: saved.workspace }, { version: 1, server: platform.url, workspace: 'default' });
+      assert.deepEqual(
+        { version: saved.version, server: saved.server, workspace: saved.workspace },
+        { version: 1, server: platform.url, workspace: 'default' },
+      );
       assert.equal(statSync(file).mode & 0o777, 0o600);
       const who = await call('GET', '/api/v1/whoami', { token: saved.token });
       assert.equal(who.status, 200);
@@ -79,8 +82,10 @@ describe('CLI account commands against a real server', function () {
       const next = capture({ env: { SVC_CONFIG_DIR: run.context.env.SVC_CONFIG_DIR } });
       await whoami(next.context, { json: true });
       const shown = JSON.parse(next.stdout());
-      assert.deepEqual({ server: shown.server, workspace: shown.workspace, tokenId: shown.tokenId, token: shown.sources.token },
-        { server: platform.url, workspace: 'default', tokenId: who.json.tokenId, token: file });
+      assert.deepEqual(
+        { server: shown.server, workspace: shown.workspace, tokenId: shown.tokenId, token: shown.sources.token },
+        { server: platform.url, workspace: 'default', tokenId: who.json.tokenId, token: file },
+      );
     });
 
     it('grows the interval by 5 s on slow_down, as RFC 8628 says', async () => {
@@ -127,7 +132,10 @@ describe('CLI account commands against a real server', function () {
       const port = await closedPort();
       const error = await rejectsWith(login(capture().context, { server: `http://127.0.0.1:${port}` }));
       assert.equal(error.code, 'server_unreachable');
-      assert.match(error.message, new RegExp(`cannot reach the svc server at http://127\\.0\\.0\\.1:${port} \\(from --server\\): connection refused`));
+      assert.match(
+        error.message,
+        new RegExp(`cannot reach the svc server at http://127\\.0\\.0\\.1:${port} \\(from --server\\): connection refused`),
+      );
       assert.match(error.hint ?? '', /svc server/);
     });
   });
@@ -147,7 +155,10 @@ describe('CLI account commands against a real server', function () {
 
     it('still deletes the file when the server no longer takes the token', async () => {
       const run = capture();
-      await writeCredentials({ server: platform.url, token: 'svc_0000000000000000000000000000000000000000', workspace: 'default' }, run.context.env);
+      await writeCredentials(
+        { server: platform.url, token: 'svc_0000000000000000000000000000000000000000', workspace: 'default' },
+        run.context.env,
+      );
       await logout(run.context);
       assert.equal(existsSync(credentialsPath(run.context.env)), false);
       assert.match(run.stderr(), /no longer accepts the token/);
@@ -191,7 +202,10 @@ describe('CLI account commands against a real server', function () {
       await tokenList(listed.context);
       const lines = listed.stdout().trimEnd().split('\n');
       assert.match(lines[0]!, /^ID +NAME +CREATED +LAST USED +EXPIRES$/);
-      assert.ok(lines.some((line) => line.startsWith(`${id[1]}  ci`)), listed.stdout());
+      assert.ok(
+        lines.some((line) => line.startsWith(`${id[1]}  ci`)),
+        listed.stdout(),
+      );
       const json = capture({ env: asOwner });
       await tokenList(json.context, { json: true });
       const tokens = JSON.parse(json.stdout()).tokens as { id: string; name: string; lastUsedAt: string | null }[];
@@ -219,8 +233,10 @@ describe('CLI account commands against a real server', function () {
       assert.match(token.secret, /^svc_/);
     });
 
-    it('refuses --expires-in with --expires-at, a bad duration, and passes the server\'s own refusals on', async () => {
-      const both = await rejectsWith(tokenCreate(capture({ env: asOwner }).context, { 'expires-in': '1d', 'expires-at': '2030-01-01T00:00:00Z' }));
+    it("refuses --expires-in with --expires-at, a bad duration, and passes the server's own refusals on", async () => {
+      const both = await rejectsWith(
+        tokenCreate(capture({ env: asOwner }).context, { 'expires-in': '1d', 'expires-at': '2030-01-01T00:00:00Z' }),
+      );
       assert.equal(both.code, 'usage_invalid');
       const bad = await rejectsWith(tokenCreate(capture({ env: asOwner }).context, { 'expires-in': '30 days' }));
       assert.equal(bad.code, 'usage_invalid');
@@ -241,5 +257,3 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-
-

@@ -21,10 +21,16 @@ describe('ApiClient against a server whose certificate it does not trust', funct
   after(() => server.close());
 
   it('says the certificate is not trusted and how to trust it, not just "unreachable"', async () => {
-    const error = await new ApiClient({ server: url, serverSource: 'SVC_SERVER' }).request('GET', '/api/v1/whoami').then(() => assert.fail('expected an error'), (thrown: unknown) => thrown);
+    const error = await new ApiClient({ server: url, serverSource: 'SVC_SERVER' }).request('GET', '/api/v1/whoami').then(
+      () => assert.fail('expected an error'),
+      (thrown: unknown) => thrown,
+    );
     assert.ok(error instanceof SvcError);
     assert.equal(error.code, 'server_unreachable');
-    assert.equal(error.message, `cannot reach the svc server at ${url} (from SVC_SERVER): its TLS certificate is not trusted here (DEPTH_ZERO_SELF_SIGNED_CERT).`);
+    assert.equal(
+      error.message,
+      `cannot reach the svc server at ${url} (from SVC_SERVER): its TLS certificate is not trusted here (DEPTH_ZERO_SELF_SIGNED_CERT).`,
+    );
     assert.match(error.hint!, /NODE_EXTRA_CA_CERTS/);
   });
 });

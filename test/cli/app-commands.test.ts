@@ -44,15 +44,36 @@ describe('CLI app commands against a real server', function () {
       assert.deepEqual(printed, result);
       assert.deepEqual(Object.keys(printed), ['app', 'workloads']);
       assert.equal(printed.app, 'life');
-      assert.deepEqual(printed.workloads.map((w: object) => Object.keys(w)), [['name', 'kind', 'url'], ['name', 'kind', 'url']]);
-      assert.deepEqual(printed.workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]), [['hello', 'endpoint'], ['other', 'endpoint']]);
+      assert.deepEqual(
+        printed.workloads.map((w: object) => Object.keys(w)),
+        [
+          ['name', 'kind', 'url'],
+          ['name', 'kind', 'url'],
+        ],
+      );
+      assert.deepEqual(
+        printed.workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]),
+        [
+          ['hello', 'endpoint'],
+          ['other', 'endpoint'],
+        ],
+      );
       urls = Object.fromEntries(printed.workloads.map((w: { name: string; url: string | null }) => [w.name, w.url ?? '']));
       assert.equal(urls.hello, `${platform.url}/default/life/hello`);
       assert.deepEqual(await answer(urls.hello!), { status: 200, version: 1, code: undefined });
       assert.deepEqual(await answer(urls.other!), { status: 200, version: 1, code: undefined });
 
       const stderr = deployed.stderr();
-      for (const step of [/reading .*v1\/app\.py/, /app life: 2 workloads/, /bundling /, /bundle [0-9a-f]{12}: \d+ files?, \d/, /uploading /, /uploaded/, /deploying life/, /deployed life in \d+\.\ds/]) {
+      for (const step of [
+        /reading .*v1\/app\.py/,
+        /app life: 2 workloads/,
+        /bundling /,
+        /bundle [0-9a-f]{12}: \d+ files?, \d/,
+        /uploading /,
+        /uploaded/,
+        /deploying life/,
+        /deployed life in \d+\.\ds/,
+      ]) {
         assert.match(stderr, step);
       }
     });
@@ -62,11 +83,21 @@ describe('CLI app commands against a real server', function () {
       const plan = await deploy(dry.context, lifecycle('v2'), { dryRun: true, prune: true, json: true });
       assert.deepEqual(JSON.parse(dry.stdout()), plan);
       assert.deepEqual(plan, {
-        app: 'life', stage: 'deployed', scheduler: 'local', removed: ['other'],
+        app: 'life',
+        stage: 'deployed',
+        scheduler: 'local',
+        removed: ['other'],
         workloads: [{ name: 'hello', kind: 'endpoint', change: 'new_version', url: `${platform.url}/default/life/hello`, job: null }],
       });
       const described = (await call('GET', '/api/v1/apps/life', { token: env.SVC_TOKEN })).json;
-      assert.deepEqual(described.deployments.map((d: { workload: string; version: number }) => [d.workload, d.version]), [['hello', 1], ['other', 1]], 'nothing was deployed or pruned');
+      assert.deepEqual(
+        described.deployments.map((d: { workload: string; version: number }) => [d.workload, d.version]),
+        [
+          ['hello', 1],
+          ['other', 1],
+        ],
+        'nothing was deployed or pruned',
+      );
       const table = run();
       await deploy(table.context, lifecycle('v2'), { dryRun: true, prune: true });
       assert.match(table.stdout(), /hello\s+new version\s+http:\/\/127\.0\.0\.1:\d+\/default\/life\/hello/);
@@ -90,7 +121,10 @@ describe('CLI app commands against a real server', function () {
     it('--prune removes the deployments the app no longer has', async () => {
       const pruned = run();
       const result = await deploy(pruned.context, lifecycle('v2'), { prune: true, json: true });
-      assert.deepEqual(result.workloads.map((w) => w.name), ['hello']);
+      assert.deepEqual(
+        result.workloads.map((w) => w.name),
+        ['hello'],
+      );
       assert.equal((await answer(urls.other!, env.SVC_TOKEN)).status, 404);
     });
 
@@ -113,10 +147,16 @@ describe('CLI app commands against a real server', function () {
     it('prints a function without a URL (null in --json)', async () => {
       const text = run();
       await deploy(text.context, lifecycle('function'));
-      assert.match(text.stdout(), /^hello +\(a function: no URL; call it with svc run .*:hello\)\nother +http:\/\/\S+\/default\/life\/other\n$/);
+      assert.match(
+        text.stdout(),
+        /^hello +\(a function: no URL; call it with svc run .*:hello\)\nother +http:\/\/\S+\/default\/life\/other\n$/,
+      );
       const json = run();
       const result = await deploy(json.context, lifecycle('v2'), { json: true, prune: true });
-      assert.deepEqual(result.workloads.map((w) => [w.name, w.kind, w.url]), [['hello', 'endpoint', urls.hello]]);
+      assert.deepEqual(
+        result.workloads.map((w) => [w.name, w.kind, w.url]),
+        [['hello', 'endpoint', urls.hello]],
+      );
     });
   });
 
@@ -129,14 +169,20 @@ describe('CLI app commands against a real server', function () {
       assert.match(lines[1]!, /^life +running +1 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
       const json = run();
       await appList(json.context, { json: true });
-      assert.deepEqual(JSON.parse(json.stdout()).apps.map((a: { name: string; paused: boolean }) => [a.name, a.paused]), [['life', false]]);
+      assert.deepEqual(
+        JSON.parse(json.stdout()).apps.map((a: { name: string; paused: boolean }) => [a.name, a.paused]),
+        [['life', false]],
+      );
     });
 
     it('app pause takes the URLs down (503 app_paused) and prints the deployments; app resume brings them back', async () => {
       const paused = run();
       await appPause(paused.context, 'life');
       assert.match(paused.stderr(), /paused life: its URLs answer 503 app_paused/);
-      assert.match(paused.stdout(), new RegExp(`^NAME +KIND +STATUS +VERSION +URL\\nlife/hello +endpoint +paused +v\\d+ +${urls.hello}\\n$`));
+      assert.match(
+        paused.stdout(),
+        new RegExp(`^NAME +KIND +STATUS +VERSION +URL\\nlife/hello +endpoint +paused +v\\d+ +${urls.hello}\\n$`),
+      );
       assert.deepEqual(await answer(urls.hello!), { status: 503, version: undefined, code: 'app_paused' });
 
       const resumed = run();
@@ -213,7 +259,11 @@ describe('CLI app commands against a real server', function () {
 
       const json = run();
       await logs(json.context, 'logs:say', { json: true });
-      const lines = json.stdout().trimEnd().split('\n').map((line) => JSON.parse(line));
+      const lines = json
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       const line = lines.find((l) => l.text === `said ${said}`);
       assert.deepEqual(Object.keys(line).slice(0, 5), ['workload', 'time', 'container', 'stream', 'text']);
       assert.deepEqual([line.workload, line.stream], ['say', 'stdout']);
@@ -234,7 +284,10 @@ describe('CLI app commands against a real server', function () {
       const workloads = lines.map((line) => /^\S+Z (\S+) c-[0-9a-f]+ /.exec(line)?.[1]);
       assert.deepEqual([...new Set(workloads)].sort(), ['hello', 'other'], text.stdout());
       const times = lines.map((line) => Date.parse(line.split(' ')[0]!));
-      assert.deepEqual(times, [...times].sort((a, b) => a - b));
+      assert.deepEqual(
+        times,
+        [...times].sort((a, b) => a - b),
+      );
       await appDelete(run().context, 'life', { yes: true });
       assert.equal((await rejectsWith(logs(run().context, 'life'))).code, 'not_found');
     });
@@ -247,7 +300,10 @@ describe('CLI app commands against a real server', function () {
       await followed.waitFor(new RegExp(`said ${said}\\n`), 'stdout');
       followed.stop();
       await done;
-      const count = followed.stdout().split('\n').filter((line) => line.endsWith(` said ${said}`)).length;
+      const count = followed
+        .stdout()
+        .split('\n')
+        .filter((line) => line.endsWith(` said ${said}`)).length;
       assert.equal(count, 1, 'each line once, the kept ones not repeated by the stream');
     });
 

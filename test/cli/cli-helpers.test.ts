@@ -20,7 +20,11 @@ describe('cli durations', () => {
 
   it('refuses anything else with usage_invalid naming the option', () => {
     for (const bad of ['', '30', '30x', 'h', '1h 30m', '-5m', '0s']) {
-      assert.throws(() => parseDuration(bad, '--expires-in'), (error: SvcError) => usageError(error) && error.message.includes('--expires-in'), bad);
+      assert.throws(
+        () => parseDuration(bad, '--expires-in'),
+        (error: SvcError) => usageError(error) && error.message.includes('--expires-in'),
+        bad,
+      );
     }
   });
 
@@ -38,7 +42,8 @@ describe('cli names', () => {
   it('names a deployment <app>/<workload> or <app>:<workload>', () => {
     assert.deepEqual(parseDeploymentName('quickstart/greet'), { app: 'quickstart', workload: 'greet' });
     assert.deepEqual(parseDeploymentName('quickstart:greet'), { app: 'quickstart', workload: 'greet' });
-    for (const bad of ['quickstart', 'a/b/c', '/greet', 'quickstart/', 'a b/c']) assert.throws(() => parseDeploymentName(bad), usageError, bad);
+    for (const bad of ['quickstart', 'a/b/c', '/greet', 'quickstart/', 'a b/c'])
+      assert.throws(() => parseDeploymentName(bad), usageError, bad);
   });
 
   it('svc logs takes <app> or <app>:<workload>', () => {
@@ -76,12 +81,17 @@ describe('svc run arguments', () => {
 describe('cli tables', () => {
   it('aligns columns by their visible width, colour codes excluded, and never pads the last column', () => {
     const green = (s: string) => `\u001b[32m${s}\u001b[39m`;
-    const lines = formatTable(['NAME', 'STATUS', 'URL'], [['a', green('running'), 'http://x/a'], ['longer-name', 'paused', 'http://x/longer-name']]);
-    assert.deepEqual(lines.map((l) => l.replace(/\u001b\[\d+m/g, '')), [
-      'NAME         STATUS   URL',
-      'a            running  http://x/a',
-      'longer-name  paused   http://x/longer-name',
-    ]);
+    const lines = formatTable(
+      ['NAME', 'STATUS', 'URL'],
+      [
+        ['a', green('running'), 'http://x/a'],
+        ['longer-name', 'paused', 'http://x/longer-name'],
+      ],
+    );
+    assert.deepEqual(
+      lines.map((l) => l.replace(/\u001b\[\d+m/g, '')),
+      ['NAME         STATUS   URL', 'a            running  http://x/a', 'longer-name  paused   http://x/longer-name'],
+    );
     assert.equal(visibleLength(green('running')), 7);
   });
 });

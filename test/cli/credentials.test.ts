@@ -3,7 +3,14 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync,
 import os from 'node:os';
 import path from 'node:path';
 import {
-  configDir, credentialsPath, deleteCredentials, localServer, readCredentials, resolveCredentials, resolveServer, writeCredentials,
+  configDir,
+  credentialsPath,
+  deleteCredentials,
+  localServer,
+  readCredentials,
+  resolveCredentials,
+  resolveServer,
+  writeCredentials,
 } from '../../cli/credentials.js';
 import { generateToken } from '../../core/services/auth/tokens.js';
 import { SvcError } from '../../core/model/errors.js';
@@ -42,7 +49,10 @@ describe('cli/credentials', () => {
     it('falls back to http://127.0.0.1:7420, or $SVC_PORT, and refuses a port that is not one', () => {
       assert.equal(localServer({}), 'http://127.0.0.1:7420');
       assert.equal(localServer({ SVC_PORT: '8080' }), 'http://127.0.0.1:8080');
-      assert.throws(() => localServer({ SVC_PORT: 'eighty' }), (error: SvcError) => error.code === 'config_invalid' && /SVC_PORT/.test(error.message));
+      assert.throws(
+        () => localServer({ SVC_PORT: 'eighty' }),
+        (error: SvcError) => error.code === 'config_invalid' && /SVC_PORT/.test(error.message),
+      );
     });
   });
 
@@ -52,16 +62,23 @@ describe('cli/credentials', () => {
       await writeCredentials({ server: 'http://file.example:7420', token: 'svc_fromfile', workspace: 'acme' }, env);
       ownerToken(env);
       const both = await resolveCredentials(env);
-      assert.deepEqual({ server: both.server, token: both.token, sources: [both.sources.server.kind, both.sources.token.kind] },
-        { server: 'https://svc.example.com', token: 'svc_fromenv', sources: ['env', 'env'] });
+      assert.deepEqual(
+        { server: both.server, token: both.token, sources: [both.sources.server.kind, both.sources.token.kind] },
+        { server: 'https://svc.example.com', token: 'svc_fromenv', sources: ['env', 'env'] },
+      );
 
       const tokenOnly = await resolveCredentials({ ...env, SVC_SERVER: undefined });
-      assert.deepEqual([tokenOnly.server, tokenOnly.token, tokenOnly.sources.server.kind], ['http://file.example:7420', 'svc_fromenv', 'file']);
+      assert.deepEqual(
+        [tokenOnly.server, tokenOnly.token, tokenOnly.sources.server.kind],
+        ['http://file.example:7420', 'svc_fromenv', 'file'],
+      );
 
       // SVC_SERVER naming the file's server: the file's token goes with it.
       const serverOnly = await resolveCredentials({ ...env, SVC_SERVER: 'http://file.example:7420/', SVC_TOKEN: '' });
-      assert.deepEqual([serverOnly.server, serverOnly.token, serverOnly.workspace, serverOnly.sources.token.description],
-        ['http://file.example:7420', 'svc_fromfile', 'acme', credentialsPath(env)]);
+      assert.deepEqual(
+        [serverOnly.server, serverOnly.token, serverOnly.workspace, serverOnly.sources.token.description],
+        ['http://file.example:7420', 'svc_fromfile', 'acme', credentialsPath(env)],
+      );
     });
 
     it('never sends a saved token to another server than its own', async () => {
@@ -73,7 +90,11 @@ describe('cli/credentials', () => {
       assert.match(error.message, /no token for https:\/\/elsewhere\.example\.com.*is for http:\/\/file\.example:7420/);
       assert.match(error.hint ?? '', /svc login --server https:\/\/elsewhere\.example\.com/);
       // This machine's owner token goes only to this machine's server.
-      const local = await resolveCredentials({ ...env, SVC_SERVER: 'http://127.0.0.1:7420', SVC_CONFIG_DIR: path.join(env.SVC_CONFIG_DIR!, 'none') });
+      const local = await resolveCredentials({
+        ...env,
+        SVC_SERVER: 'http://127.0.0.1:7420',
+        SVC_CONFIG_DIR: path.join(env.SVC_CONFIG_DIR!, 'none'),
+      });
       assert.equal(local.sources.token.kind, 'local');
     });
 
@@ -89,8 +110,10 @@ describe('cli/credentials', () => {
       const env = envWith({ SVC_PORT: '7999' });
       const secret = ownerToken(env);
       const found = await resolveCredentials(env);
-      assert.deepEqual([found.server, found.token, found.sources.server.kind, found.sources.token.description],
-        ['http://127.0.0.1:7999', secret, 'local', path.join(env.SVC_DATA_DIR!, 'owner-token')]);
+      assert.deepEqual(
+        [found.server, found.token, found.sources.server.kind, found.sources.token.description],
+        ['http://127.0.0.1:7999', secret, 'local', path.join(env.SVC_DATA_DIR!, 'owner-token')],
+      );
     });
 
     it('stops with not_signed_in, naming where it looked and suggesting svc login, when no token is anywhere', async () => {
@@ -132,7 +155,10 @@ describe('cli/credentials', () => {
       const file = await writeCredentials({ server: 'http://127.0.0.1:7420', token: 'svc_abc', workspace: 'default' }, env);
       assert.equal(file, credentialsPath(env));
       const saved = JSON.parse(readFileSync(file, 'utf8'));
-      assert.deepEqual({ ...saved, savedAt: undefined }, { version: 1, server: 'http://127.0.0.1:7420', token: 'svc_abc', workspace: 'default', savedAt: undefined });
+      assert.deepEqual(
+        { ...saved, savedAt: undefined },
+        { version: 1, server: 'http://127.0.0.1:7420', token: 'svc_abc', workspace: 'default', savedAt: undefined },
+      );
       assert.equal(new Date(saved.savedAt).toISOString(), saved.savedAt);
       assert.equal(modeOf(file), 0o600);
       assert.equal(modeOf(path.dirname(file)), 0o700);
@@ -146,7 +172,10 @@ describe('cli/credentials', () => {
       await writeCredentials({ server: 'http://a.example', token: 'svc_a', workspace: 'a' }, env);
       await writeCredentials({ server: 'http://b.example', token: 'svc_b', workspace: null }, env);
       const read = await readCredentials(env);
-      assert.deepEqual({ ...read?.credentials, savedAt: undefined }, { version: 1, server: 'http://b.example', token: 'svc_b', workspace: null, savedAt: undefined });
+      assert.deepEqual(
+        { ...read?.credentials, savedAt: undefined },
+        { version: 1, server: 'http://b.example', token: 'svc_b', workspace: null, savedAt: undefined },
+      );
       assert.equal(modeOf(env.SVC_CONFIG_DIR!), 0o700);
     });
   });
@@ -174,7 +203,11 @@ describe('cli/credentials', () => {
       ['a server that is not a URL', '{"version": 1, "server": "a.example", "token": "svc_a"}', /"server" that is not an http\(s\) URL/],
       ['no token', '{"version": 1, "server": "http://a.example"}', /has no "token"/],
       ['a token with a space', '{"version": 1, "server": "http://a.example", "token": "svc a"}', /has no "token"/],
-      ['a workspace that is not a string', '{"version": 1, "server": "http://a.example", "token": "svc_a", "workspace": 3}', /"workspace" that is not a string/],
+      [
+        'a workspace that is not a string',
+        '{"version": 1, "server": "http://a.example", "token": "svc_a", "workspace": 3}',
+        /"workspace" that is not a string/,
+      ],
     ];
     for (const [what, content, message] of damaged) {
       it(`refuses a file with ${what}: config_invalid naming the file, with a hint to log in again`, async () => {

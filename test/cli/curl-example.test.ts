@@ -11,7 +11,11 @@ const workload = (overrides: Partial<DeployedWorkload>): DeployedWorkload => ({
   hostUrl: null,
   methods: ['POST'],
   authorized: true,
-  parameters: { type: 'object', properties: { name: { type: 'string' }, excited: { type: 'boolean', default: false } }, required: ['name'] },
+  parameters: {
+    type: 'object',
+    properties: { name: { type: 'string' }, excited: { type: 'boolean', default: false } },
+    required: ['name'],
+  },
   note: null,
   api: null,
   status: 'running',
@@ -37,7 +41,14 @@ describe('curlExample()', () => {
   });
 
   it('puts the arguments of a GET endpoint in the query string and sends no token to a public one', () => {
-    const line = curlExample(workload({ methods: ['GET'], authorized: false, parameters: { type: 'object', properties: { name: { type: 'string', default: 'world' } } } }), { tokenExpression: 'x' });
+    const line = curlExample(
+      workload({
+        methods: ['GET'],
+        authorized: false,
+        parameters: { type: 'object', properties: { name: { type: 'string', default: 'world' } } },
+      }),
+      { tokenExpression: 'x' },
+    );
     assert.equal(line, `curl 'http://127.0.0.1:7420/default/app/greet/greet?name=world'`);
   });
 

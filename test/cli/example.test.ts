@@ -44,7 +44,11 @@ describe('svc example list | download (in process, against a real server)', func
     assert.ok(examples.length >= 5);
     const lines = run.stdout().trimEnd().split('\n');
     assert.match(lines[0]!, /^NAME\s+DESCRIPTION$/);
-    for (const example of examples) assert.ok(lines.some((line) => line.startsWith(`${example.name}  `) && line.endsWith(example.description)), example.name);
+    for (const example of examples)
+      assert.ok(
+        lines.some((line) => line.startsWith(`${example.name}  `) && line.endsWith(example.description)),
+        example.name,
+      );
     assert.match(run.stderr(), /svc example download <name>/);
 
     const json = capture({ env });
@@ -75,7 +79,11 @@ describe('svc example list | download (in process, against a real server)', func
     mkdirSync(path.join(cwd, 'empty'));
     const json = capture({ env, cwd });
     const result = await exampleDownload(json.context, 'quickstart', { dir: 'empty', json: true });
-    assert.deepEqual(JSON.parse(json.stdout()), { name: 'quickstart', dir: path.join(cwd, 'empty'), files: ['README.md', 'app.py', 'call_remote.py'] });
+    assert.deepEqual(JSON.parse(json.stdout()), {
+      name: 'quickstart',
+      dir: path.join(cwd, 'empty'),
+      files: ['README.md', 'app.py', 'call_remote.py'],
+    });
     assert.deepEqual(result.files, ['README.md', 'app.py', 'call_remote.py']);
 
     const spaced = capture({ env, cwd });
@@ -105,7 +113,10 @@ describe('svc example list | download (in process, against a real server)', func
     writeFileSync(path.join(cwd, 'quickstart'), 'a file');
     assert.equal((await rejectsWith(exampleDownload(capture({ env, cwd }).context, 'quickstart'))).code, 'conflict');
     symlinkSync(tempDir('svc-elsewhere-'), path.join(cwd, 'linked'));
-    assert.equal((await rejectsWith(exampleDownload(capture({ env, cwd }).context, 'quickstart', { dir: 'linked', force: true }))).code, 'conflict');
+    assert.equal(
+      (await rejectsWith(exampleDownload(capture({ env, cwd }).context, 'quickstart', { dir: 'linked', force: true }))).code,
+      'conflict',
+    );
   });
 
   it('--force never writes through a link inside the folder', async () => {
@@ -128,7 +139,7 @@ describe('svc example list | download (in process, against a real server)', func
     assert.deepEqual(readdirSync(cwd), []);
   });
 
-  it('passes the server\'s 404 on, listing the examples, and writes nothing', async () => {
+  it("passes the server's 404 on, listing the examples, and writes nothing", async () => {
     const cwd = tempDir('svc-example-cwd-');
     const error = await rejectsWith(exampleDownload(capture({ env, cwd }).context, 'nope'));
     assert.equal(error.code, 'not_found');
@@ -171,7 +182,10 @@ describe('svc example download: archives it refuses', function () {
   }
 
   it('a symbolic link, even one that stays inside', async () => {
-    await refused(await tarGz(file('app.py', 'x'), { type: 'symlink', name: 'link.py', target: 'app.py' }), /"link\.py" is a symbolic link/);
+    await refused(
+      await tarGz(file('app.py', 'x'), { type: 'symlink', name: 'link.py', target: 'app.py' }),
+      /"link\.py" is a symbolic link/,
+    );
   });
 
   it('a hard link', async () => {

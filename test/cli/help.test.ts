@@ -15,14 +15,19 @@ const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 const golden = path.join(packageRoot, 'test', 'fixtures', 'cli', 'help.txt');
 
 async function help(command: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [cli, ...command.split(' ').filter(Boolean), '--help'], { encoding: 'utf8' });
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, ...command.split(' ').filter(Boolean), '--help'], {
+    encoding: 'utf8',
+  });
   return `$ svc ${command}${command === '' ? '' : ' '}--help\n${stdout}`;
 }
 
 /** The command names in the "Available Commands" section of `svc --help`. */
 function commandsOf(rootHelp: string): string[] {
   const section = /Available Commands\n([\s\S]*?)\n\n/.exec(rootHelp)?.[1] ?? '';
-  return section.split('\n').map((line) => /^ {4}(\S+(?: \S+)?)\s{2,}/.exec(line)?.[1] ?? '').filter(Boolean);
+  return section
+    .split('\n')
+    .map((line) => /^ {4}(\S+(?: \S+)?)\s{2,}/.exec(line)?.[1] ?? '')
+    .filter(Boolean);
 }
 
 describe('svc --help texts', function () {
@@ -38,6 +43,10 @@ describe('svc --help texts', function () {
     const text = texts.join('\n');
     if (process.env.SVC_UPDATE_GOLDEN === '1') writeFileSync(golden, text);
     assert.ok(existsSync(golden), 'test/fixtures/cli/help.txt is missing: run the test with SVC_UPDATE_GOLDEN=1');
-    assert.equal(text, readFileSync(golden, 'utf8'), 'svc --help texts differ from test/fixtures/cli/help.txt (SVC_UPDATE_GOLDEN=1 rewrites it; then read the diff)');
+    assert.equal(
+      text,
+      readFileSync(golden, 'utf8'),
+      'svc --help texts differ from test/fixtures/cli/help.txt (SVC_UPDATE_GOLDEN=1 rewrites it; then read the diff)',
+    );
   });
 });

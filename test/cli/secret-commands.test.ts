@@ -43,7 +43,10 @@ describe('CLI secret commands against a real server', function () {
     assert.match(error.message, /argument 2 is not KEY=VALUE/);
     assert.ok(!error.message.includes('hush'));
     assert.equal((await rejectsWith(secretCreate(capture({ env }).context, 'other', ['=x']))).code, 'usage_invalid');
-    assert.equal((await rejectsWith(secretCreate(capture({ env }).context, 'other', [], { 'from-dotenv': '/nonexistent/.env' }))).code, 'usage_invalid');
+    assert.equal(
+      (await rejectsWith(secretCreate(capture({ env }).context, 'other', [], { 'from-dotenv': '/nonexistent/.env' }))).code,
+      'usage_invalid',
+    );
   });
 
   it('sets and removes keys, lists names and keys as a table and as JSON', async () => {
@@ -56,7 +59,10 @@ describe('CLI secret commands against a real server', function () {
     assert.match(table.stdout(), /^NAME +KEYS +UPDATED +BY\ndb +DATABASE_URL, MULTI, POOL /);
     const json = capture({ env });
     await secretList(json.context, { json: true });
-    assert.deepEqual(JSON.parse(json.stdout()).secrets.map((s: { name: string; keys: string[] }) => [s.name, s.keys]), [['db', ['DATABASE_URL', 'MULTI', 'POOL']]]);
+    assert.deepEqual(
+      JSON.parse(json.stdout()).secrets.map((s: { name: string; keys: string[] }) => [s.name, s.keys]),
+      [['db', ['DATABASE_URL', 'MULTI', 'POOL']]],
+    );
     assert.ok(!json.stdout().includes('p@ss'));
   });
 

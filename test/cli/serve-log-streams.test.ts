@@ -117,7 +117,7 @@ describe('svc serve --server: log streams', () => {
     assert.equal(server.connections.get('hello'), 1, 'the stream of a workload that stays is left open');
     server.emit('extra', 'nobody reads this');
     server.emit('added', 'new workload');
-    await until('the added workload\'s line', () => printed.includes('added: new workload'));
+    await until("the added workload's line", () => printed.includes('added: new workload'));
     assert.ok(!printed.includes('extra: nobody reads this'));
     assert.deepEqual(warnings, []);
   });
@@ -146,7 +146,7 @@ describe('svc serve --server: log streams', () => {
     assert.deepEqual(warnings, ['missing: the preview of app has no workload missing. Stopped following its logs.']);
   });
 
-  it('says nothing when a workload the server deleted is gone before the reload\'s answer closes its stream', async () => {
+  it("says nothing when a workload the server deleted is gone before the reload's answer closes its stream", async () => {
     streams.sync([stream('hello'), stream('extra')]);
     await until('both streams are open', () => server.openCount('hello') === 1 && server.openCount('extra') === 1);
     server.delete('extra');
@@ -171,9 +171,15 @@ describe('svc serve --server: lines printed once across reconnections', () => {
   it('skips the replayed lines up to the last printed, and prints what follows', () => {
     const printed = new PrintedLines();
     const first = [line('2030-01-01T00:00:00.000Z', 'a'), line('2030-01-01T00:00:01.000Z', 'b'), line('2030-01-01T00:00:01.000Z', 'b')];
-    assert.deepEqual(first.map((l) => printed.isNew(l)), [true, true, true]);
+    assert.deepEqual(
+      first.map((l) => printed.isNew(l)),
+      [true, true, true],
+    );
     printed.replay();
     const again = [...first, line('2030-01-01T00:00:01.000Z', 'b'), line('2030-01-01T00:00:02.000Z', 'c')];
-    assert.deepEqual(again.map((l) => printed.isNew(l)), [false, false, false, true, true]);
+    assert.deepEqual(
+      again.map((l) => printed.isNew(l)),
+      [false, false, false, true, true],
+    );
   });
 });

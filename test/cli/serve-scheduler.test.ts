@@ -151,10 +151,13 @@ describe('ReloadScheduler', () => {
   it('keeps going after a failed reload', async () => {
     const clock = new FakeClock();
     const batches: ReloadBatch[] = [];
-    const scheduler = new ReloadScheduler(async (batch) => {
-      batches.push(batch);
-      throw new Error('boom');
-    }, { quietMs: 10, clock });
+    const scheduler = new ReloadScheduler(
+      async (batch) => {
+        batches.push(batch);
+        throw new Error('boom');
+      },
+      { quietMs: 10, clock },
+    );
     scheduler.notify('a.py');
     clock.advance(10);
     for (let i = 0; i < 5; i++) await Promise.resolve();

@@ -22,11 +22,16 @@ describe('svc serve --server: arguments', () => {
 
   it('curl lines read the token from SVC_TOKEN, the owner-token file, or say where the signed-in one is', () => {
     const credentials = (kind: 'env' | 'file' | 'local', description: string): ResolvedCredentials => ({
-      server: 'http://127.0.0.1:7420', token: 'svc_secret', workspace: null, warnings: [],
+      server: 'http://127.0.0.1:7420',
+      token: 'svc_secret',
+      workspace: null,
+      warnings: [],
       sources: { server: { kind, description }, token: { kind, description } },
     });
     assert.deepEqual(tokenHint(credentials('env', 'SVC_TOKEN')), { expression: '$SVC_TOKEN' });
-    assert.deepEqual(tokenHint(credentials('local', '/home/you/.svc/data/owner-token')), { expression: "$(cat '/home/you/.svc/data/owner-token')" });
+    assert.deepEqual(tokenHint(credentials('local', '/home/you/.svc/data/owner-token')), {
+      expression: "$(cat '/home/you/.svc/data/owner-token')",
+    });
     const saved = tokenHint(credentials('file', '/home/you/.svc/credentials.json'));
     assert.equal(saved.expression, '$SVC_TOKEN');
     assert.match(saved.note ?? '', /signed in with .*\/home\/you\/\.svc\/credentials\.json/);

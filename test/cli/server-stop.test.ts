@@ -26,7 +26,7 @@ interface Server {
 /** Spawns `svc server` on the data dir; `extraEnv` reaches its containers too. */
 function spawnServer(dataDir: string, extraEnv: Record<string, string> = {}): Server {
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', ...extraEnv };
-  if (!('SVC_TEST_START_SLEEP' in extraEnv)) delete env['SVC_TEST_START_SLEEP'];
+  if (!('SVC_TEST_START_SLEEP' in extraEnv)) delete env.SVC_TEST_START_SLEEP;
   const child = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
@@ -39,7 +39,11 @@ function spawnServer(dataDir: string, extraEnv: Record<string, string> = {}): Se
 async function listening(server: Server): Promise<string> {
   let gone = false;
   void server.exited.then(() => (gone = true));
-  await until('svc server to listen or exit', () => gone || (/listening on http:\/\/\S+/.test(server.output.stdout) && server.output.stdout.endsWith('\n\n')), SHUTDOWN_WAIT_MS);
+  await until(
+    'svc server to listen or exit',
+    () => gone || (/listening on http:\/\/\S+/.test(server.output.stdout) && server.output.stdout.endsWith('\n\n')),
+    SHUTDOWN_WAIT_MS,
+  );
   const url = /listening on (http:\/\/\S+)/.exec(server.output.stdout)?.[1];
   assert.ok(url, `svc server did not start:\n${server.output.stderr}`);
   return url;
@@ -110,7 +114,11 @@ describe('svc server stopped by SIGTERM', function () {
     const restarting = start(dataDir, { SVC_TEST_START_SLEEP: '60' });
     let gone = false;
     void restarting.exited.then(() => (gone = true));
-    await until('the restore to start a container, or svc server to exit', () => gone || /starting container/.test(restarting.output.stderr), SHUTDOWN_WAIT_MS);
+    await until(
+      'the restore to start a container, or svc server to exit',
+      () => gone || /starting container/.test(restarting.output.stderr),
+      SHUTDOWN_WAIT_MS,
+    );
     assert.ok(!gone, `svc server exited before its restore started a container:\n${restarting.output.stderr}`);
     assert.doesNotMatch(restarting.output.stdout, /listening on/, 'still restoring');
     assert.equal(await terminate(restarting), 0, restarting.output.stderr);

@@ -24,39 +24,53 @@ const JOB = 'svc-answers--capture--sleeper';
 /** A raw_exec job shaped like svc's (one group, one task, a dynamic port, no deployments), that any stand-in can run too. */
 function sleeper(count: number, message: string): Record<string, unknown> {
   return {
-    ID: JOB, Name: JOB, Type: 'service', Datacenters: ['dc1'], Meta: { svc_unit: 'answers/capture/sleeper' },
-    TaskGroups: [{
-      Name: 'sleeper', Count: count,
-      Update: { MaxParallel: 0 },
-      RestartPolicy: { Attempts: 0, Interval: 60 * S, Delay: S, Mode: 'fail' },
-      Networks: [{ DynamicPorts: [{ Label: 'w0' }] }],
-      Tasks: [{
-        Name: 'sleeper', Driver: 'raw_exec',
-        Config: { command: '/bin/sh', args: ['-c', `echo ${message}; exec sleep 600`] },
-        Resources: { CPU: 20, MemoryMB: 32 },
-        KillTimeout: S,
-      }],
-    }],
+    ID: JOB,
+    Name: JOB,
+    Type: 'service',
+    Datacenters: ['dc1'],
+    Meta: { svc_unit: 'answers/capture/sleeper' },
+    TaskGroups: [
+      {
+        Name: 'sleeper',
+        Count: count,
+        Update: { MaxParallel: 0 },
+        RestartPolicy: { Attempts: 0, Interval: 60 * S, Delay: S, Mode: 'fail' },
+        Networks: [{ DynamicPorts: [{ Label: 'w0' }] }],
+        Tasks: [
+          {
+            Name: 'sleeper',
+            Driver: 'raw_exec',
+            Config: { command: '/bin/sh', args: ['-c', `echo ${message}; exec sleep 600`] },
+            Resources: { CPU: 20, MemoryMB: 32 },
+            KillTimeout: S,
+          },
+        ],
+      },
+    ],
   };
 }
 
-const fails = (status: number, code: string, text: RegExp) => (error: unknown): boolean => {
-  assert.ok(error instanceof SvcError, String(error));
-  const details = error.details as { status: number; text: string };
-  assert.equal(details.status, status, error.message);
-  assert.equal(error.code, code, error.message);
-  assert.match(details.text, text);
-  return true;
-};
+const fails =
+  (status: number, code: string, text: RegExp) =>
+  (error: unknown): boolean => {
+    assert.ok(error instanceof SvcError, String(error));
+    const details = error.details as { status: number; text: string };
+    assert.equal(details.status, status, error.message);
+    assert.equal(error.code, code, error.message);
+    assert.match(details.text, text);
+    return true;
+  };
 
-const consulFails = (status: number, text: RegExp) => (error: unknown): boolean => {
-  assert.ok(error instanceof ConsulError, String(error));
-  assert.equal(error.status, status, error.message);
-  assert.match(error.body, text);
-  return true;
-};
+const consulFails =
+  (status: number, text: RegExp) =>
+  (error: unknown): boolean => {
+    assert.ok(error instanceof ConsulError, String(error));
+    assert.equal(error.status, status, error.message);
+    assert.match(error.body, text);
+    return true;
+  };
 
-describe('what real Nomad and Consul answer svc\'s clients, errors included', function () {
+describe("what real Nomad and Consul answer svc's clients, errors included", function () {
   this.timeout(180_000);
   const cluster = useCluster(this);
   let nomad: NomadClient;
@@ -84,39 +98,84 @@ describe('what real Nomad and Consul answer svc\'s clients, errors included', fu
   it('Nomad: a job read before it exists, registered with EnforceIndex (and refused three ways), scaled, its allocation and logs read, purged', async () => {
     const path = `/v1/job/${JOB}`;
     await assert.rejects(nomad.get(path), fails(404, 'not_found', /^job not found$/));
-    await assert.rejects(nomad.put(path, { Job: sleeper(1, 'ready'), EnforceIndex: true, JobModifyIndex: 7, PreserveCounts: true }),
-      fails(500, 'conflict', /^Enforcing job modify index 7: job does not exist$/));
-    const registered = await nomad.put<{ EvalID: string; JobModifyIndex: number }>(path, { Job: sleeper(1, 'ready'), EnforceIndex: true, JobModifyIndex: 0, PreserveCounts: false });
+    await assert.rejects(
+      nomad.put(path, { Job: sleeper(1, 'ready'), EnforceIndex: true, JobModifyIndex: 7, PreserveCounts: true }),
+      fails(500, 'conflict', /^Enforcing job modify index 7: job does not exist$/),
+    );
+    const registered = await nomad.put<{ EvalID: string; JobModifyIndex: number }>(path, {
+      Job: sleeper(1, 'ready'),
+      EnforceIndex: true,
+      JobModifyIndex: 0,
+      PreserveCounts: false,
+    });
     assert.ok(registered.index > 0 && registered.body.JobModifyIndex > 0);
-    await assert.rejects(nomad.put(path, { Job: sleeper(1, 'ready'), EnforceIndex: true, JobModifyIndex: 0, PreserveCounts: false }),
-      fails(500, 'conflict', /^Enforcing job modify index 0: job already exists$/));
+    await assert.rejects(
+      nomad.put(path, { Job: sleeper(1, 'ready'), EnforceIndex: true, JobModifyIndex: 0, PreserveCounts: false }),
+      fails(500, 'conflict', /^Enforcing job modify index 0: job already exists$/),
+    );
     const read = (await nomad.get<{ JobModifyIndex: number }>(path)).body.JobModifyIndex;
     await nomad.put(path, { Job: sleeper(1, 'ready again'), EnforceIndex: true, JobModifyIndex: read, PreserveCounts: true });
-    await assert.rejects(nomad.put(path, { Job: sleeper(1, 'ready'), EnforceIndex: true, JobModifyIndex: read, PreserveCounts: true }),
-      fails(500, 'conflict', /^Enforcing job modify index \d+: job exists with conflicting job modify index: \d+$/));
+    await assert.rejects(
+      nomad.put(path, { Job: sleeper(1, 'ready'), EnforceIndex: true, JobModifyIndex: read, PreserveCounts: true }),
+      fails(500, 'conflict', /^Enforcing job modify index \d+: job exists with conflicting job modify index: \d+$/),
+    );
 
     const first = await nomad.get<{ ID: string; ClientStatus: string }[]>(`${path}/allocations`);
-    const running = await until('the sleeper runs', async () => {
-      const { body } = await nomad.get<{ ID: string; ClientStatus: string }[]>(`${path}/allocations`, {}, { index: first.index, waitMs: 5_000 });
-      return body.find((a) => a.ClientStatus === 'running');
-    }, { timeoutMs: 60_000, intervalMs: 200 });
+    const running = await until(
+      'the sleeper runs',
+      async () => {
+        const { body } = await nomad.get<{ ID: string; ClientStatus: string }[]>(
+          `${path}/allocations`,
+          {},
+          { index: first.index, waitMs: 5_000 },
+        );
+        return body.find((a) => a.ClientStatus === 'running');
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     const allocation = await nomad.get<{ AllocatedResources: { Shared: { Ports: unknown[] } } }>(`/v1/allocation/${running.ID}`);
     assert.equal(allocation.body.AllocatedResources.Shared.Ports.length, 1);
-    await until('the task printed its line', async () => /ready again/.test(await nomad.text(`/v1/client/fs/logs/${running.ID}`, { task: 'sleeper', type: 'stdout', plain: true, origin: 'end', offset: 65536 })), { timeoutMs: 30_000 });
+    await until(
+      'the task printed its line',
+      async () =>
+        /ready again/.test(
+          await nomad.text(`/v1/client/fs/logs/${running.ID}`, {
+            task: 'sleeper',
+            type: 'stdout',
+            plain: true,
+            origin: 'end',
+            offset: 65536,
+          }),
+        ),
+      { timeoutMs: 30_000 },
+    );
     await assert.rejects(nomad.get(`/v1/allocation/${randomUUID()}`), fails(404, 'not_found', /^alloc not found$/));
-    await assert.rejects(nomad.text(`/v1/client/fs/logs/${randomUUID()}`, { task: 'sleeper', type: 'stdout', plain: true, origin: 'end', offset: 65536 }),
-      fails(404, 'not_found', /Unknown allocation/));
+    await assert.rejects(
+      nomad.text(`/v1/client/fs/logs/${randomUUID()}`, { task: 'sleeper', type: 'stdout', plain: true, origin: 'end', offset: 65536 }),
+      fails(404, 'not_found', /Unknown allocation/),
+    );
 
     const listed = await nomad.get<{ ID: string; Meta: Record<string, string> }[]>('/v1/jobs', { prefix: 'svc-', meta: true });
-    assert.deepEqual(listed.body.map((j) => [j.ID, j.Meta.svc_unit]), [[JOB, 'answers/capture/sleeper']]);
+    assert.deepEqual(
+      listed.body.map((j) => [j.ID, j.Meta.svc_unit]),
+      [[JOB, 'answers/capture/sleeper']],
+    );
     const plan = await nomad.post<{ Diff: { Type: string } }>(`${path}/plan`, { Job: sleeper(1, 'planned'), Diff: true });
     assert.equal(plan.body.Diff.Type, 'Edited');
 
     await nomad.post(`${path}/scale`, { Count: 0, Target: { Job: JOB, Group: 'sleeper' }, Message: 'svc: scale to 0' });
-    await assert.rejects(nomad.post(`${path}/scale`, { Count: 1, Target: { Job: JOB, Group: 'nope' }, Message: 'svc: scale nope' }),
-      fails(400, 'nomad_rejected', /task group "nope" specified for scaling does not exist in job/));
-    await assert.rejects(nomad.post('/v1/job/svc-answers--missing/scale', { Count: 1, Target: { Job: 'svc-answers--missing', Group: 'g' }, Message: 'svc: scale' }),
-      fails(404, 'not_found', /not found/));
+    await assert.rejects(
+      nomad.post(`${path}/scale`, { Count: 1, Target: { Job: JOB, Group: 'nope' }, Message: 'svc: scale nope' }),
+      fails(400, 'nomad_rejected', /task group "nope" specified for scaling does not exist in job/),
+    );
+    await assert.rejects(
+      nomad.post('/v1/job/svc-answers--missing/scale', {
+        Count: 1,
+        Target: { Job: 'svc-answers--missing', Group: 'g' },
+        Message: 'svc: scale',
+      }),
+      fails(404, 'not_found', /not found/),
+    );
     const events = await nomad.get<{ TaskGroups: Record<string, { Events: { Message: string }[] }> }>(`${path}/scale`);
     assert.equal(events.body.TaskGroups.sleeper!.Events[0]!.Message, 'svc: scale to 0');
 
@@ -127,9 +186,15 @@ describe('what real Nomad and Consul answer svc\'s clients, errors included', fu
   });
 
   it('Nomad: ACL denials, for no token and for an unknown one (the same text)', async () => {
-    await assert.rejects(new NomadClient({ url: nomadAddress, namespace: NAMESPACE }).get('/v1/jobs', { prefix: 'svc-', meta: true }), fails(403, 'forbidden', /^Permission denied$/));
+    await assert.rejects(
+      new NomadClient({ url: nomadAddress, namespace: NAMESPACE }).get('/v1/jobs', { prefix: 'svc-', meta: true }),
+      fails(403, 'forbidden', /^Permission denied$/),
+    );
     // Nomad 1.11 no longer says `ACL token not found`: an unknown secret is denied like no token (nomad/auth/auth.go Authenticate).
-    await assert.rejects(new NomadClient({ url: nomadAddress, token: randomUUID(), namespace: NAMESPACE }).get('/v1/jobs', { prefix: 'svc-', meta: true }), fails(403, 'forbidden', /^Permission denied$/));
+    await assert.rejects(
+      new NomadClient({ url: nomadAddress, token: randomUUID(), namespace: NAMESPACE }).get('/v1/jobs', { prefix: 'svc-', meta: true }),
+      fails(403, 'forbidden', /^Permission denied$/),
+    );
   });
 
   it('Consul: CAS false, a missing key, a blocking read, a lock, a renew of an unknown session, ACL denials', async () => {
@@ -162,6 +227,9 @@ describe('what real Nomad and Consul answer svc\'s clients, errors included', fu
     await svc.kvDelete('svc/answers/', { recurse: true });
 
     await assert.rejects(consul(randomUUID()).kvGet('svc/answers/cas'), consulFails(403, /^ACL not found$/));
-    await assert.rejects(consul(undefined).kvSet('svc/answers/cas', Buffer.from('1')), consulFails(403, /^Permission denied: anonymous token lacks permission 'key:write' on "svc\/answers\/cas"/));
+    await assert.rejects(
+      consul(undefined).kvSet('svc/answers/cas', Buffer.from('1')),
+      consulFails(403, /^Permission denied: anonymous token lacks permission 'key:write' on "svc\/answers\/cas"/),
+    );
   });
 });

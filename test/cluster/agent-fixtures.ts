@@ -34,10 +34,17 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** `GET /v1/job/:id/allocations (blocking)`, `PUT /v1/kv/:key?cas`, … */
 export function kindOf(agent: AgentName, method: string, target: string): string {
   const [rawPath = '', search = ''] = target.split('?', 2);
-  const template = agent === 'nomad'
-    ? rawPath.replace(/^\/v1\/(job|allocation|evaluation|deployment|node|scaling\/policy)\/[^/]+/, '/v1/$1/:id').replace(/^\/v1\/client\/fs\/logs\/[^/]+/, '/v1/client/fs/logs/:alloc').replace(/^\/v1\/var\/.+$/, '/v1/var/:path')
-    : rawPath.replace(/^\/v1\/kv\/.*$/, '/v1/kv/:key').replace(/^\/v1\/session\/(renew|destroy|info)\/.+$/, '/v1/session/$1/:id')
-      .replace(/^\/v1\/health\/service\/.+$/, '/v1/health/service/:name').replace(/^\/v1\/agent\/service\/deregister\/.+$/, '/v1/agent/service/deregister/:id');
+  const template =
+    agent === 'nomad'
+      ? rawPath
+          .replace(/^\/v1\/(job|allocation|evaluation|deployment|node|scaling\/policy)\/[^/]+/, '/v1/$1/:id')
+          .replace(/^\/v1\/client\/fs\/logs\/[^/]+/, '/v1/client/fs/logs/:alloc')
+          .replace(/^\/v1\/var\/.+$/, '/v1/var/:path')
+      : rawPath
+          .replace(/^\/v1\/kv\/.*$/, '/v1/kv/:key')
+          .replace(/^\/v1\/session\/(renew|destroy|info)\/.+$/, '/v1/session/$1/:id')
+          .replace(/^\/v1\/health\/service\/.+$/, '/v1/health/service/:name')
+          .replace(/^\/v1\/agent\/service\/deregister\/.+$/, '/v1/agent/service/deregister/:id');
   const params = new URLSearchParams(search);
   const names = [...new Set([...params.keys()].filter((name) => !NOISE.has(name)))].sort();
   const blocking = Number(params.get('index') ?? 0) > 0;
@@ -80,7 +87,8 @@ function resourceOf(agent: AgentName, exchange: Exchange): { name: string; prefi
   if ((m = /^\/v1\/kv\/(.*)$/.exec(decoded))) return { name: `kv:${m[1]}`, prefix: query.has('recurse') || query.has('keys') };
   if ((m = /^\/v1\/session\/(?:renew|destroy|info)\/(.+)$/.exec(decoded))) return { name: `session:${m[1]}`, prefix: false };
   if ((m = /^\/v1\/health\/service\/(.+)$/.exec(decoded))) return { name: `service:${m[1]}`, prefix: false };
-  if (decoded === '/v1/agent/service/register') return { name: `service:${(json(exchange.request) as { Name?: string } | undefined)?.Name ?? ''}`, prefix: false };
+  if (decoded === '/v1/agent/service/register')
+    return { name: `service:${(json(exchange.request) as { Name?: string } | undefined)?.Name ?? ''}`, prefix: false };
   return null;
 }
 
@@ -173,10 +181,17 @@ export function selectExchanges(agent: AgentName, recorded: readonly Exchange[])
 /** svc's values in Consul KV are its state: the fixtures keep their size, not their content. */
 export function withoutKvValues(exchange: Exchange): Exchange {
   if (!exchange.path.startsWith('/v1/kv/')) return exchange;
-  const request = exchange.request === undefined ? undefined : { text: `<svc value of about ${Buffer.byteLength(textOf(exchange.request))} bytes>` };
+  const request =
+    exchange.request === undefined ? undefined : { text: `<svc value of about ${Buffer.byteLength(textOf(exchange.request))} bytes>` };
   const answer = json(exchange.body);
   const body = Array.isArray(answer)
-    ? { json: answer.map((entry: Record<string, unknown>) => (typeof entry?.Value === 'string' ? { ...entry, Value: Buffer.from(`<svc value of ${Buffer.from(entry.Value, 'base64').length} bytes>`).toString('base64') } : entry)) }
+    ? {
+        json: answer.map((entry: Record<string, unknown>) =>
+          typeof entry?.Value === 'string'
+            ? { ...entry, Value: Buffer.from(`<svc value of ${Buffer.from(entry.Value, 'base64').length} bytes>`).toString('base64') }
+            : entry,
+        ),
+      }
     : exchange.body;
   const { request: _request, body: _body, ...rest } = exchange;
   return { ...rest, ...(request === undefined ? {} : { request }), ...(body === undefined ? {} : { body }) };
@@ -188,12 +203,21 @@ export function withoutVariableValues(exchange: Exchange): Exchange {
   const hide = (payload: Payload | undefined): Payload | undefined => {
     const value = json(payload) as { Items?: Record<string, string> } | undefined;
     if (value === undefined || value === null || typeof value !== 'object' || value.Items === undefined) return payload;
-    return { json: { ...value, Items: Object.fromEntries(Object.entries(value.Items).map(([key, item]) => [key, `<value of ${Buffer.byteLength(item)} bytes>`])) } };
+    return {
+      json: {
+        ...value,
+        Items: Object.fromEntries(Object.entries(value.Items).map(([key, item]) => [key, `<value of ${Buffer.byteLength(item)} bytes>`])),
+      },
+    };
   };
   const { request, body, ...rest } = exchange;
   const hiddenRequest = hide(request);
   const hiddenBody = hide(body);
-  return { ...rest, ...(hiddenRequest === undefined ? {} : { request: hiddenRequest }), ...(hiddenBody === undefined ? {} : { body: hiddenBody }) };
+  return {
+    ...rest,
+    ...(hiddenRequest === undefined ? {} : { request: hiddenRequest }),
+    ...(hiddenBody === undefined ? {} : { body: hiddenBody }),
+  };
 }
 
 const written = new Set<string>();
@@ -202,12 +226,13 @@ const written = new Set<string>();
 export function writeScenario(dir: string, agent: AgentName, name: string, version: string, log: readonly Exchange[]): void {
   const file = path.join(dir, `${agent}.json`);
   mkdirSync(dir, { recursive: true });
-  const fixture: AgentFixture = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as AgentFixture : { agent, scenarios: [] };
+  const fixture: AgentFixture = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as AgentFixture) : { agent, scenarios: [] };
   let unique = name;
   for (let n = 2; written.has(`${file}\0${unique}`); n += 1) unique = `${name}-${n}`;
   written.add(`${file}\0${unique}`);
   const kinds: Record<string, Exchange[]> = {};
-  for (const exchange of selectExchanges(agent, log)) (kinds[kindOf(agent, exchange.method, exchange.path)] ??= []).push(withoutVariableValues(withoutKvValues(exchange)));
+  for (const exchange of selectExchanges(agent, log))
+    (kinds[kindOf(agent, exchange.method, exchange.path)] ??= []).push(withoutVariableValues(withoutKvValues(exchange)));
   const scenarios = [...fixture.scenarios.filter((s) => s.name !== unique), { name: unique, version, kinds }];
   writeFileSync(file, `${JSON.stringify({ agent, scenarios }, null, 1)}\n`);
 }

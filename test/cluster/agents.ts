@@ -43,9 +43,12 @@ export interface AgentBinaries {
 export function findAgentBinaries(): AgentBinaries | { readonly missing: string } {
   const consul = findBinary('CONSUL_BIN', 'consul');
   const nomad = findBinary('NOMAD_BIN', 'nomad');
-  const missing = [consul === null ? 'consul (set CONSUL_BIN or put consul on PATH)' : '', nomad === null ? 'nomad (set NOMAD_BIN or put nomad on PATH)' : ''].filter(Boolean);
+  const missing = [
+    consul === null ? 'consul (set CONSUL_BIN or put consul on PATH)' : '',
+    nomad === null ? 'nomad (set NOMAD_BIN or put nomad on PATH)' : '',
+  ].filter(Boolean);
   if (missing.length > 0) return { missing: missing.join(' and ') };
-  if (process.getuid?.() !== 0) return { missing: 'root: Nomad\'s exec driver needs it (run the suite as root)' };
+  if (process.getuid?.() !== 0) return { missing: "root: Nomad's exec driver needs it (run the suite as root)" };
   return { consul: consul!, nomad: nomad! };
 }
 
@@ -58,7 +61,9 @@ export function findBinary(variable: string, name: string): string | null {
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   return null;
 }
@@ -70,7 +75,13 @@ export function agentVersion(binary: string): string {
 /** One agent process that a test can pause, kill and start again on the same data. */
 export class AgentProcess {
   #child: ChildProcess | null = null;
-  constructor(readonly name: string, readonly binary: string, readonly args: readonly string[], readonly logFile: string, readonly env: NodeJS.ProcessEnv) {}
+  constructor(
+    readonly name: string,
+    readonly binary: string,
+    readonly args: readonly string[],
+    readonly logFile: string,
+    readonly env: NodeJS.ProcessEnv,
+  ) {}
 
   start(): void {
     const log = createWriteStream(this.logFile, { flags: 'a' });
@@ -133,29 +144,60 @@ export async function startConsul(binary: string, dir = tempDir('svc-consul-')):
   const [http, server, serfLan, serfWan] = await ports(4);
   const url = `http://127.0.0.1:${http}`;
   const node = `svc-test-${process.pid}`;
-  writeFileSync(path.join(dir, 'consul-local.hcl'), [
-    `node_name = "${node}"`,
-    'client_addr = "127.0.0.1"',
-    `ports {\n  http = ${http}\n  server = ${server}\n  serf_lan = ${serfLan}\n  serf_wan = ${serfWan}\n  dns = -1\n  grpc = -1\n  grpc_tls = -1\n}`,
-  ].join('\n'));
-  const agent = new AgentProcess('consul', binary, ['agent', `-config-file=${path.join(packageRoot, 'config', 'consul-agent.hcl')}`, `-config-file=${path.join(dir, 'consul-local.hcl')}`, `-data-dir=${path.join(dir, 'consul')}`], path.join(dir, 'consul.log'), agentEnv());
+  writeFileSync(
+    path.join(dir, 'consul-local.hcl'),
+    [
+      `node_name = "${node}"`,
+      'client_addr = "127.0.0.1"',
+      `ports {\n  http = ${http}\n  server = ${server}\n  serf_lan = ${serfLan}\n  serf_wan = ${serfWan}\n  dns = -1\n  grpc = -1\n  grpc_tls = -1\n}`,
+    ].join('\n'),
+  );
+  const agent = new AgentProcess(
+    'consul',
+    binary,
+    [
+      'agent',
+      `-config-file=${path.join(packageRoot, 'config', 'consul-agent.hcl')}`,
+      `-config-file=${path.join(dir, 'consul-local.hcl')}`,
+      `-data-dir=${path.join(dir, 'consul')}`,
+    ],
+    path.join(dir, 'consul.log'),
+    agentEnv(),
+  );
   agent.start();
-  await until('Consul has a leader', async () => {
-    const response = await fetch(`${url}/v1/status/leader`).catch(() => null);
-    return response?.ok === true && (await response.json()) !== '';
-  }, { timeoutMs: 60_000, intervalMs: 200, context: () => agent.tail() });
+  await until(
+    'Consul has a leader',
+    async () => {
+      const response = await fetch(`${url}/v1/status/leader`).catch(() => null);
+      return response?.ok === true && (await response.json()) !== '';
+    },
+    { timeoutMs: 60_000, intervalMs: 200, context: () => agent.tail() },
+  );
   const rootToken = (await send(url, 'PUT', '/v1/acl/bootstrap', undefined, 'consul')).SecretID as string;
   const tokens = new Map([[rootToken, 'management']]);
   const token = async (name: string, policyFile: string) => {
-    await send(url, 'PUT', '/v1/acl/policy', { Name: name, Rules: readFileSync(path.join(policies, policyFile), 'utf8') }, 'consul', rootToken);
-    const secret = (await send(url, 'PUT', '/v1/acl/token', { Description: name, Policies: [{ Name: name }] }, 'consul', rootToken)).SecretID as string;
+    await send(
+      url,
+      'PUT',
+      '/v1/acl/policy',
+      { Name: name, Rules: readFileSync(path.join(policies, policyFile), 'utf8') },
+      'consul',
+      rootToken,
+    );
+    const secret = (await send(url, 'PUT', '/v1/acl/token', { Description: name, Policies: [{ Name: name }] }, 'consul', rootToken))
+      .SecretID as string;
     tokens.set(secret, name);
     return secret;
   };
   await send(url, 'PUT', '/v1/agent/token/agent', { Token: await token('consul-agent', 'consul-agent.hcl') }, 'consul', rootToken);
   const recorder = recordDir === undefined ? null : await startRecorder(url, { tokens, counter: recordCounter });
   return {
-    url: recorder?.url ?? url, address: url, process: agent, node, rootToken, token,
+    url: recorder?.url ?? url,
+    address: url,
+    process: agent,
+    node,
+    rootToken,
+    token,
     get: (p) => send(url, 'GET', p, undefined, 'consul', rootToken),
     async stop() {
       const answered = recorder?.exchanges.length ?? 0;
@@ -199,52 +241,118 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
   const svcConsulToken = await consul.token('svc', 'svc-consul.hcl');
   const [nomadHttp, nomadRpc, nomadSerf] = await ports(3);
   const nomadUrl = `http://127.0.0.1:${nomadHttp}`;
-  writeFileSync(path.join(dir, 'nomad-local.hcl'), [
-    'bind_addr = "127.0.0.1"',
-    'advertise {\n  http = "127.0.0.1"\n  rpc = "127.0.0.1"\n  serf = "127.0.0.1"\n}',
-    `ports {\n  http = ${nomadHttp}\n  rpc = ${nomadRpc}\n  serf = ${nomadSerf}\n}`,
-    `consul {\n  address = "${new URL(consul.address).host}"\n  token = "${nomadConsulToken}"\n}`,
-    `client {\n  chroot_env {\n${chrootEnv().map(([from, to]) => `    ${JSON.stringify(from)} = ${JSON.stringify(to)}`).join('\n')}\n  }\n}`,
-  ].join('\n'));
-  const nomad = new AgentProcess('nomad', binaries.nomad, ['agent', `-config=${path.join(packageRoot, 'config', 'nomad-agent.hcl')}`, `-config=${path.join(dir, 'nomad-local.hcl')}`, `-data-dir=${path.join(dir, 'nomad')}`], path.join(dir, 'nomad.log'), agentEnv());
+  writeFileSync(
+    path.join(dir, 'nomad-local.hcl'),
+    [
+      'bind_addr = "127.0.0.1"',
+      'advertise {\n  http = "127.0.0.1"\n  rpc = "127.0.0.1"\n  serf = "127.0.0.1"\n}',
+      `ports {\n  http = ${nomadHttp}\n  rpc = ${nomadRpc}\n  serf = ${nomadSerf}\n}`,
+      `consul {\n  address = "${new URL(consul.address).host}"\n  token = "${nomadConsulToken}"\n}`,
+      `client {\n  chroot_env {\n${chrootEnv()
+        .map(([from, to]) => `    ${JSON.stringify(from)} = ${JSON.stringify(to)}`)
+        .join('\n')}\n  }\n}`,
+    ].join('\n'),
+  );
+  const nomad = new AgentProcess(
+    'nomad',
+    binaries.nomad,
+    [
+      'agent',
+      `-config=${path.join(packageRoot, 'config', 'nomad-agent.hcl')}`,
+      `-config=${path.join(dir, 'nomad-local.hcl')}`,
+      `-data-dir=${path.join(dir, 'nomad')}`,
+    ],
+    path.join(dir, 'nomad.log'),
+    agentEnv(),
+  );
   nomad.start();
-  await until('Nomad answers', async () => (await fetch(`${nomadUrl}/v1/agent/health`).catch(() => null))?.ok === true, { timeoutMs: 60_000, intervalMs: 250, context: () => nomad.tail() });
+  await until('Nomad answers', async () => (await fetch(`${nomadUrl}/v1/agent/health`).catch(() => null))?.ok === true, {
+    timeoutMs: 60_000,
+    intervalMs: 250,
+    context: () => nomad.tail(),
+  });
   const nomadRoot = (await send(nomadUrl, 'POST', '/v1/acl/bootstrap', undefined, 'nomad')).SecretID as string;
   await send(nomadUrl, 'POST', `/v1/namespace/${NAMESPACE}`, { Name: NAMESPACE, Description: 'svc workload jobs' }, 'nomad', nomadRoot);
-  await send(nomadUrl, 'POST', '/v1/acl/policy/svc', { Name: 'svc', Description: 'svc', Rules: readFileSync(path.join(policies, 'svc-nomad.hcl'), 'utf8') }, 'nomad', nomadRoot);
-  const svcNomadToken = (await send(nomadUrl, 'POST', '/v1/acl/token', { Name: 'svc', Type: 'client', Policies: ['svc'] }, 'nomad', nomadRoot)).SecretID as string;
-  const recorder = recordDir === undefined ? null : await startRecorder(nomadUrl, { tokens: new Map([[svcNomadToken, 'svc'], [nomadRoot, 'management']]), counter: recordCounter });
+  await send(
+    nomadUrl,
+    'POST',
+    '/v1/acl/policy/svc',
+    { Name: 'svc', Description: 'svc', Rules: readFileSync(path.join(policies, 'svc-nomad.hcl'), 'utf8') },
+    'nomad',
+    nomadRoot,
+  );
+  const svcNomadToken = (
+    await send(nomadUrl, 'POST', '/v1/acl/token', { Name: 'svc', Type: 'client', Policies: ['svc'] }, 'nomad', nomadRoot)
+  ).SecretID as string;
+  const recorder =
+    recordDir === undefined
+      ? null
+      : await startRecorder(nomadUrl, {
+          tokens: new Map([
+            [svcNomadToken, 'svc'],
+            [nomadRoot, 'management'],
+          ]),
+          counter: recordCounter,
+        });
 
   const nomadGet = (p: string) => send(nomadUrl, 'GET', p, undefined, 'nomad', nomadRoot);
-  await until('Nomad\'s client is ready with a healthy exec driver', async () => {
-    const nodes = (await nomadGet('/v1/nodes')) as { ID: string; Status: string }[];
-    if (nodes[0]?.Status !== 'ready') return false;
-    const node = await nomadGet(`/v1/node/${nodes[0].ID}`);
-    return node.Drivers?.exec?.Healthy === true;
-  }, { timeoutMs: 90_000, intervalMs: 500, context: () => nomad.tail() });
+  await until(
+    "Nomad's client is ready with a healthy exec driver",
+    async () => {
+      const nodes = (await nomadGet('/v1/nodes')) as { ID: string; Status: string }[];
+      if (nodes[0]?.Status !== 'ready') return false;
+      const node = await nomadGet(`/v1/node/${nodes[0].ID}`);
+      return node.Drivers?.exec?.Healthy === true;
+    },
+    { timeoutMs: 90_000, intervalMs: 500, context: () => nomad.tail() },
+  );
 
   return {
-    consul, nomadUrl, nomad, nomadRoot,
+    consul,
+    nomadUrl,
+    nomad,
+    nomadRoot,
     versions: { consul: agentVersion(binaries.consul), nomad: agentVersion(binaries.nomad) },
     svcEnv: (extra = {}) => ({
       ...process.env,
       // 100 MHz per core: every workload of the suite fits on one client (with 2000, two cores hold two).
       SVC_MHZ_PER_CORE: '100',
-      SVC_SCHEDULER: 'nomad', SVC_STATE: 'consul', SVC_SECRETS_KEY: TEST_SECRETS_KEY, SVC_NOMAD_DRIVER: 'exec', SVC_NOMAD_NAMESPACE: NAMESPACE,
-      NOMAD_ADDR: recorder?.url ?? nomadUrl, NOMAD_TOKEN: svcNomadToken, CONSUL_HTTP_ADDR: consul.url, CONSUL_HTTP_TOKEN: svcConsulToken,
+      SVC_SCHEDULER: 'nomad',
+      SVC_STATE: 'consul',
+      SVC_SECRETS_KEY: TEST_SECRETS_KEY,
+      SVC_NOMAD_DRIVER: 'exec',
+      SVC_NOMAD_NAMESPACE: NAMESPACE,
+      NOMAD_ADDR: recorder?.url ?? nomadUrl,
+      NOMAD_TOKEN: svcNomadToken,
+      CONSUL_HTTP_ADDR: consul.url,
+      CONSUL_HTTP_TOKEN: svcConsulToken,
       // The image builder takes `python3.X` from PATH first: the cluster's interpreter must win.
-      SVC_CACHE_DIR: clusterCacheDir, SVC_PYTHON: clusterPython, PATH: `${path.dirname(clusterPython)}${path.delimiter}${process.env.PATH ?? ''}`,
+      SVC_CACHE_DIR: clusterCacheDir,
+      SVC_PYTHON: clusterPython,
+      PATH: `${path.dirname(clusterPython)}${path.delimiter}${process.env.PATH ?? ''}`,
       ...extra,
     }),
     consulGet: consul.get,
     nomadGet,
     async close() {
-      const jobs = ((await nomadGet(`/v1/jobs?namespace=${NAMESPACE}`).catch(() => [])) as { ID: string }[]);
-      for (const job of jobs) await send(nomadUrl, 'DELETE', `/v1/job/${encodeURIComponent(job.ID)}?purge=true&namespace=${NAMESPACE}`, undefined, 'nomad', nomadRoot).catch(() => undefined);
-      await until('svc\'s allocations stopped', async () => {
-        const allocations = (await nomadGet(`/v1/allocations?namespace=${NAMESPACE}`).catch(() => [])) as { ClientStatus: string }[];
-        return allocations.every((a) => a.ClientStatus !== 'running' && a.ClientStatus !== 'pending');
-      }, { timeoutMs: 60_000 }).catch(() => undefined);
+      const jobs = (await nomadGet(`/v1/jobs?namespace=${NAMESPACE}`).catch(() => [])) as { ID: string }[];
+      for (const job of jobs)
+        await send(
+          nomadUrl,
+          'DELETE',
+          `/v1/job/${encodeURIComponent(job.ID)}?purge=true&namespace=${NAMESPACE}`,
+          undefined,
+          'nomad',
+          nomadRoot,
+        ).catch(() => undefined);
+      await until(
+        "svc's allocations stopped",
+        async () => {
+          const allocations = (await nomadGet(`/v1/allocations?namespace=${NAMESPACE}`).catch(() => [])) as { ClientStatus: string }[];
+          return allocations.every((a) => a.ClientStatus !== 'running' && a.ClientStatus !== 'pending');
+        },
+        { timeoutMs: 60_000 },
+      ).catch(() => undefined);
       const answered = recorder?.exchanges.length ?? 0;
       await nomad.stop('SIGINT');
       await saveRecording(recorder, answered, 'nomad', binaries.nomad);
@@ -263,13 +371,26 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
  */
 function chrootEnv(): [string, string][] {
   const python = clusterPython;
-  const facts = JSON.parse(execFileSync(python, ['-c', 'import json, os, sys, sysconfig; print(json.dumps({"exe": os.path.realpath(sys._base_executable), "stdlib": sysconfig.get_paths()["stdlib"]}))'], { encoding: 'utf8' })) as { exe: string; stdlib: string };
+  const facts = JSON.parse(
+    execFileSync(
+      python,
+      [
+        '-c',
+        'import json, os, sys, sysconfig; print(json.dumps({"exe": os.path.realpath(sys._base_executable), "stdlib": sysconfig.get_paths()["stdlib"]}))',
+      ],
+      { encoding: 'utf8' },
+    ),
+  ) as { exe: string; stdlib: string };
   mkdirSync(clusterCacheDir, { recursive: true, mode: 0o755 });
   const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64';
   // With a merged /usr, /lib and /lib64 are symlinks that Nomad would follow and copy whole:
   // the loader and the libraries go straight to the paths the ELF header and ld.so.cache name.
   const paths = ['/etc', facts.stdlib, facts.exe, clusterCacheDir, sdkPythonPath];
-  return [...[...new Set(paths)].map((p): [string, string] => [p, p]), [`/usr/lib/${arch}-linux-gnu`, `/lib/${arch}-linux-gnu`], ['/usr/lib64', '/lib64']];
+  return [
+    ...[...new Set(paths)].map((p): [string, string] => [p, p]),
+    [`/usr/lib/${arch}-linux-gnu`, `/lib/${arch}-linux-gnu`],
+    ['/usr/lib64', '/lib64'],
+  ];
 }
 
 function agentEnv(): NodeJS.ProcessEnv {
@@ -301,7 +422,9 @@ function killProcessesNaming(dir: string): void {
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
     try {
       if (ours(pid)) process.kill(Number(pid), 'SIGKILL');
-    } catch { /* gone already, or not ours to read */ }
+    } catch {
+      /* gone already, or not ours to read */
+    }
   }
 }
 
@@ -313,7 +436,13 @@ const recordCounter = { next: 0 };
 async function saveRecording(recorder: Recorder | null, answered: number, agent: AgentName, binary: string): Promise<void> {
   if (recorder === null || recordDir === undefined) return;
   await recorder.close();
-  writeScenario(recordDir, agent, process.env.SVC_RECORD_SCENARIO || 'cluster', agentVersion(binary), recorder.exchanges.slice(0, answered));
+  writeScenario(
+    recordDir,
+    agent,
+    process.env.SVC_RECORD_SCENARIO || 'cluster',
+    agentVersion(binary),
+    recorder.exchanges.slice(0, answered),
+  );
 }
 
 async function ports(count: number): Promise<number[]> {

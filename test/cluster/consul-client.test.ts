@@ -36,7 +36,7 @@ describe('ConsulClient against a real Consul agent', function () {
     await agent?.stop();
   });
 
-  it('round-trips a value\'s bytes exactly, an empty value as no bytes', async () => {
+  it("round-trips a value's bytes exactly, an empty value as no bytes", async () => {
     const bytes = Buffer.from([0xff, 0x00, 0xfe, 0x80, 0x0a]);
     assert.equal(await consul.kvSet('svc/bytes', bytes), true);
     assert.equal(await consul.kvSet('svc/empty', Buffer.alloc(0)), true);
@@ -64,7 +64,11 @@ describe('ConsulClient against a real Consul agent', function () {
     try {
       assert.equal(await consul.kvSet('svc/typed', Buffer.from('1')), true);
       const entry = await bare.kv.get('svc/typed');
-      assert.deepEqual(Object.keys(entry ?? {}).sort(), ['CreateIndex', 'Flags', 'Key', 'LockIndex', 'ModifyIndex', 'Value'], 'the body only, no X-Consul-Index');
+      assert.deepEqual(
+        Object.keys(entry ?? {}).sort(),
+        ['CreateIndex', 'Flags', 'Key', 'LockIndex', 'ModifyIndex', 'Value'],
+        'the body only, no X-Consul-Index',
+      );
       assert.ok(((await consul.kvGet('svc/typed')).index ?? 0) > 0, 'the adapter reads it');
       assert.equal(await bare.kv.get('svc/typed-missing'), undefined);
       await assert.rejects(bare.kv.keys('svc/typed-nothing-under/'), /not found/i);
@@ -95,11 +99,18 @@ describe('ConsulClient against a real Consul agent', function () {
     await consul.kvSet('svc/watched/a', Buffer.from('x'));
     const read = await woke;
     assert.ok(read.index! > index!);
-    assert.deepEqual(read.value.map((e) => e.Key), ['svc/watched/a']);
+    assert.deepEqual(
+      read.value.map((e) => e.Key),
+      ['svc/watched/a'],
+    );
 
     const controller = new AbortController();
     const reason = new Error('stop watching');
-    const waiting = consul.kvGet('svc/watched/', { recurse: true, block: { index: read.index!, waitMs: 60_000 }, signal: controller.signal });
+    const waiting = consul.kvGet('svc/watched/', {
+      recurse: true,
+      block: { index: read.index!, waitMs: 60_000 },
+      signal: controller.signal,
+    });
     controller.abort(reason);
     await assert.rejects(waiting, (error) => error === reason);
   });
@@ -113,33 +124,64 @@ describe('ConsulClient against a real Consul agent', function () {
     await consul.sessionRenew(one);
     await consul.sessionDestroy(one);
     assert.equal((await consul.kvGet('svc/lock')).value[0]?.Session, undefined, 'destroying the session released the key');
-    await assert.rejects(consul.sessionRenew(one), (error) => error instanceof ConsulError && error.status === 404 && /Session id '.*' not found/.test(error.body));
-    await assert.rejects(consul.kvSet('svc/lock', Buffer.from('one'), { acquire: one }),
-      (error) => error instanceof ConsulError && error.status === 500 && /invalid session/.test(error.body));
+    await assert.rejects(
+      consul.sessionRenew(one),
+      (error) => error instanceof ConsulError && error.status === 404 && /Session id '.*' not found/.test(error.body),
+    );
+    await assert.rejects(
+      consul.kvSet('svc/lock', Buffer.from('one'), { acquire: one }),
+      (error) => error instanceof ConsulError && error.status === 500 && /invalid session/.test(error.body),
+    );
     assert.equal(await consul.kvSet('svc/lock', Buffer.alloc(0), { release: two }), false, 'releasing a lock the session does not hold');
     await consul.sessionDestroy(two);
   });
 
-  it('lists a registered service\'s passing instances, and a deregistered one no more', async () => {
+  it("lists a registered service's passing instances, and a deregistered one no more", async () => {
     const before = await consul.healthService('svc-web');
     assert.deepEqual(before.value, []);
     assert.ok(before.index !== null && before.index > 0);
-    await consul.registerService({ ID: 'web-1', Name: 'svc-web', Address: '10.0.0.1', Port: 8080, Tags: ['svc'], Meta: { svc_capacity: '2' } });
+    await consul.registerService({
+      ID: 'web-1',
+      Name: 'svc-web',
+      Address: '10.0.0.1',
+      Port: 8080,
+      Tags: ['svc'],
+      Meta: { svc_capacity: '2' },
+    });
     const [entry] = (await consul.healthService('svc-web')).value;
-    assert.deepEqual({ id: entry?.Service.ID, address: entry?.Service.Address, port: entry?.Service.Port, meta: entry?.Service.Meta }, { id: 'web-1', address: '10.0.0.1', port: 8080, meta: { svc_capacity: '2' } });
+    assert.deepEqual(
+      { id: entry?.Service.ID, address: entry?.Service.Address, port: entry?.Service.Port, meta: entry?.Service.Meta },
+      { id: 'web-1', address: '10.0.0.1', port: 8080, meta: { svc_capacity: '2' } },
+    );
     await consul.deregisterService('web-1');
     assert.deepEqual((await consul.healthService('svc-web')).value, []);
-    await assert.rejects(consul.deregisterService('web-1'), (error) => error instanceof ConsulError && error.status === 404 && /Unknown service ID "web-1"/.test(error.body));
+    await assert.rejects(
+      consul.deregisterService('web-1'),
+      (error) => error instanceof ConsulError && error.status === 404 && /Unknown service ID "web-1"/.test(error.body),
+    );
   });
 
-  it('quotes Consul\'s ACL denials: 403 for an unknown token, and for no token where a read names one key', async () => {
-    await assert.rejects(client('not-a-token').kvGet('svc/k'), (error) => error instanceof ConsulError && error.status === 403 && error.body === 'ACL not found');
+  it("quotes Consul's ACL denials: 403 for an unknown token, and for no token where a read names one key", async () => {
+    await assert.rejects(
+      client('not-a-token').kvGet('svc/k'),
+      (error) => error instanceof ConsulError && error.status === 403 && error.body === 'ACL not found',
+    );
     const anonymous = client();
-    await assert.rejects(anonymous.kvGet('svc/k'),
-      (error) => error instanceof ConsulError && error.status === 403 && /^Permission denied: anonymous token lacks permission 'key:read' on "svc\/k"/.test(error.body));
-    await assert.rejects(anonymous.kvSet('svc/k', Buffer.from('v')), (error) => error instanceof ConsulError && error.status === 403 && /'key:write' on "svc\/k"/.test(error.body));
-    await assert.rejects(anonymous.sessionCreate({ name: 'x', ttl: '10s', behavior: 'release', lockDelay: '0s' }),
-      (error) => error instanceof ConsulError && error.status === 403 && new RegExp(`'session:write' on "${agent.node}"`).test(error.body));
+    await assert.rejects(
+      anonymous.kvGet('svc/k'),
+      (error) =>
+        error instanceof ConsulError &&
+        error.status === 403 &&
+        /^Permission denied: anonymous token lacks permission 'key:read' on "svc\/k"/.test(error.body),
+    );
+    await assert.rejects(
+      anonymous.kvSet('svc/k', Buffer.from('v')),
+      (error) => error instanceof ConsulError && error.status === 403 && /'key:write' on "svc\/k"/.test(error.body),
+    );
+    await assert.rejects(
+      anonymous.sessionCreate({ name: 'x', ttl: '10s', behavior: 'release', lockDelay: '0s' }),
+      (error) => error instanceof ConsulError && error.status === 403 && new RegExp(`'session:write' on "${agent.node}"`).test(error.body),
+    );
   });
 
   it('filters instead of refusing the reads that list: no token lists no keys and no instances', async () => {

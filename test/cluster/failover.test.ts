@@ -59,7 +59,9 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
     assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
     const hello = (JSON.parse(ran.stdout) as { workloads: { name: string; url: string }[] }).workloads.find((w) => w.name === 'hello')!.url;
     const throughFollower = hello.replace(balancer.url, second.url);
-    await until('the follower serves the route it copied', async () => (await fetch(throughFollower)).status === 200, { timeoutMs: 30_000 });
+    await until('the follower serves the route it copied', async () => (await fetch(throughFollower)).status === 200, {
+      timeoutMs: 30_000,
+    });
     const api = await fetch(`${second.url}/api/v1/apps`, { headers: { Authorization: `Bearer ${first.ownerToken}` } });
     assert.equal(api.status, 200, 'the follower forwards the API to the leader');
     allocationsBefore = await runningAllocations();
@@ -72,20 +74,31 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
     const started = Date.now();
     await first.stop('SIGKILL');
     const statuses: number[] = [];
-    await until('the survivor leads', async () => {
-      const answer = await fetch(hello).catch(() => null);
-      statuses.push(answer?.status ?? 0);
-      const ready = await fetch(`${second.url}/_svc/ready`);
-      return ready.status === 200 && ((await ready.json()) as { status: string }).status === 'ready';
-    }, { timeoutMs: 120_000, intervalMs: 500 });
+    await until(
+      'the survivor leads',
+      async () => {
+        const answer = await fetch(hello).catch(() => null);
+        statuses.push(answer?.status ?? 0);
+        const ready = await fetch(`${second.url}/_svc/ready`);
+        return ready.status === 200 && ((await ready.json()) as { status: string }).status === 'ready';
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     const tookMs = Date.now() - started;
-    assert.ok(statuses.every((s) => s === 200), `the workload answered throughout the failover: ${statuses.join(',')}`);
+    assert.ok(
+      statuses.every((s) => s === 200),
+      `the workload answered throughout the failover: ${statuses.join(',')}`,
+    );
     const [lock] = (await c.consulGet('/v1/kv/svc/leader')) as { Value: string }[];
     assert.equal(JSON.parse(Buffer.from(lock!.Value, 'base64').toString('utf8')).address, second.url);
     const listed = await svcCli(second, ['app', 'list', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /cluster/);
-    assert.deepEqual(await runningAllocations(), allocationsBefore, 'the new leader kept the running allocations (the jobs it registered again did not change)');
+    assert.deepEqual(
+      await runningAllocations(),
+      allocationsBefore,
+      'the new leader kept the running allocations (the jobs it registered again did not change)',
+    );
     console.log(`      (took over ${(tookMs / 1000).toFixed(1)} s after the SIGKILL)`);
   });
 
@@ -94,7 +107,14 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
    * take-over starts one container of it again as a restore does: its allocations change anyway.)
    */
   async function runningAllocations(): Promise<string[]> {
-    const allocations = (await (await cluster()).nomadGet(`/v1/allocations?namespace=${NAMESPACE}`)) as { ID: string; JobID: string; ClientStatus: string }[];
-    return allocations.filter((a) => a.ClientStatus === 'running' && a.JobID.startsWith('svc-default--cluster--hello')).map((a) => a.ID).sort();
+    const allocations = (await (await cluster()).nomadGet(`/v1/allocations?namespace=${NAMESPACE}`)) as {
+      ID: string;
+      JobID: string;
+      ClientStatus: string;
+    }[];
+    return allocations
+      .filter((a) => a.ClientStatus === 'running' && a.JobID.startsWith('svc-default--cluster--hello'))
+      .map((a) => a.ID)
+      .sort();
   }
 });

@@ -33,7 +33,15 @@ export interface Exchange {
 }
 
 /** The answer headers svc's clients read. */
-export const READ_HEADERS = ['X-Nomad-Index', 'X-Nomad-KnownLeader', 'X-Nomad-LastContact', 'X-Consul-Index', 'X-Consul-KnownLeader', 'X-Consul-LastContact', 'Content-Type'];
+export const READ_HEADERS = [
+  'X-Nomad-Index',
+  'X-Nomad-KnownLeader',
+  'X-Nomad-LastContact',
+  'X-Consul-Index',
+  'X-Consul-KnownLeader',
+  'X-Consul-LastContact',
+  'Content-Type',
+];
 const TOKEN_HEADERS = ['x-consul-token', 'x-nomad-token', 'authorization'];
 /** JSON fields that hold a secret (ACL SecretIDs, tokens a job may carry): their value is replaced. */
 const SECRET_FIELD = /(SecretID|Token|Secret|Password)$/i;
@@ -73,7 +81,11 @@ export async function startRecorder(target: string, options: RecorderOptions = {
     const arrived = counter.next++;
     const sent: Buffer[] = [];
     const forward = request({
-      host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, agent,
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      agent,
       headers: { ...req.headers, host: upstream.host },
     });
     req.on('data', (chunk: Buffer) => sent.push(chunk));
@@ -109,7 +121,15 @@ export async function startRecorder(target: string, options: RecorderOptions = {
   };
 }
 
-function exchange(seq: number, arrived: number, req: IncomingMessage, sent: Buffer, answer: IncomingMessage, received: Buffer, tokens?: ReadonlyMap<string, string>): Exchange {
+function exchange(
+  seq: number,
+  arrived: number,
+  req: IncomingMessage,
+  sent: Buffer,
+  answer: IncomingMessage,
+  received: Buffer,
+  tokens?: ReadonlyMap<string, string>,
+): Exchange {
   const headers: Record<string, string> = {};
   for (const name of READ_HEADERS) {
     const value = answer.headers[name.toLowerCase()];
@@ -119,9 +139,15 @@ function exchange(seq: number, arrived: number, req: IncomingMessage, sent: Buff
   const request = payload(sent);
   const body = payload(decoded(received, answer.headers['content-encoding']));
   return {
-    seq, sent: arrived, method: req.method ?? 'GET', path: withoutToken(req.url ?? '/'),
-    ...(token === undefined ? {} : { token }), ...(request === undefined ? {} : { request }),
-    status: answer.statusCode ?? 0, headers, ...(body === undefined ? {} : { body }),
+    seq,
+    sent: arrived,
+    method: req.method ?? 'GET',
+    path: withoutToken(req.url ?? '/'),
+    ...(token === undefined ? {} : { token }),
+    ...(request === undefined ? {} : { request }),
+    status: answer.statusCode ?? 0,
+    headers,
+    ...(body === undefined ? {} : { body }),
   };
 }
 
@@ -147,7 +173,10 @@ function tokenLabel(headers: IncomingHttpHeaders, tokens?: ReadonlyMap<string, s
 function withoutToken(target: string): string {
   const at = target.indexOf('?');
   if (at === -1) return target;
-  const query = target.slice(at + 1).split('&').filter((pair) => !/^token=/.test(pair));
+  const query = target
+    .slice(at + 1)
+    .split('&')
+    .filter((pair) => !/^token=/.test(pair));
   return query.length === 0 ? target.slice(0, at) : `${target.slice(0, at)}?${query.join('&')}`;
 }
 
@@ -166,5 +195,7 @@ export function payload(bytes: Buffer): Payload | undefined {
 function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, SECRET_FIELD.test(key) && typeof v === 'string' && v !== '' ? '<redacted>' : redact(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, SECRET_FIELD.test(key) && typeof v === 'string' && v !== '' ? '<redacted>' : redact(v)]),
+  );
 }

@@ -37,11 +37,17 @@ describe('svc on real Nomad and Consul: scheduled functions', function () {
   };
   const periodicJobs = async () => {
     const c = await cluster();
-    const jobs = (await c.nomadGet(`/v1/jobs?namespace=${NAMESPACE}&meta=true`)) as { ID: string; ParentID: string; Type: string; Periodic: boolean; Meta: Record<string, string> | null }[];
+    const jobs = (await c.nomadGet(`/v1/jobs?namespace=${NAMESPACE}&meta=true`)) as {
+      ID: string;
+      ParentID: string;
+      Type: string;
+      Periodic: boolean;
+      Meta: Record<string, string> | null;
+    }[];
     return jobs.filter((job) => job.Meta?.svc_app === 'sched' && job.Periodic);
   };
 
-  before(async function () {
+  before(async () => {
     server = await SvcServer.serving((await cluster()).svcEnv());
   });
   after(async () => {
@@ -54,16 +60,30 @@ describe('svc on real Nomad and Consul: scheduled functions', function () {
     const deployed = await svcCli(server, ['deploy', path.join(fixture, 'app.py'), '--json']);
     assert.equal(deployed.code, 0, `${deployed.stdout}\n${deployed.stderr}\n${server.output.slice(-3000)}`);
     const c = await cluster();
-    const jobs = await until('the three periodic jobs are registered', async () => ((await periodicJobs()).length === 3 ? periodicJobs() : null), 60_000);
+    const jobs = await until(
+      'the three periodic jobs are registered',
+      async () => ((await periodicJobs()).length === 3 ? periodicJobs() : null),
+      60_000,
+    );
     const tick = jobs.find((job) => job.Meta?.svc_workload === 'tick')!;
-    const spec = (await c.nomadGet(`/v1/job/${encodeURIComponent(tick.ID)}?namespace=${NAMESPACE}`)) as { Type: string; Periodic: Record<string, unknown> };
+    const spec = (await c.nomadGet(`/v1/job/${encodeURIComponent(tick.ID)}?namespace=${NAMESPACE}`)) as {
+      Type: string;
+      Periodic: Record<string, unknown>;
+    };
     assert.equal(spec.Type, 'batch');
-    assert.deepEqual({ ...spec.Periodic }, { ...spec.Periodic, Enabled: true, SpecType: 'cron', Spec: '*/5 * * * * * *', TimeZone: 'UTC', ProhibitOverlap: true });
+    assert.deepEqual(
+      { ...spec.Periodic },
+      { ...spec.Periodic, Enabled: true, SpecType: 'cron', Spec: '*/5 * * * * * *', TimeZone: 'UTC', ProhibitOverlap: true },
+    );
 
-    const done = await until('tick succeeded twice', async () => {
-      const answer = await runs();
-      return answer.runs.filter((run) => run.function === 'tick' && run.status === 'succeeded').length >= 2 ? answer : null;
-    }, { timeoutMs: 240_000, intervalMs: 2000, context: () => server.output.slice(-2000) });
+    const done = await until(
+      'tick succeeded twice',
+      async () => {
+        const answer = await runs();
+        return answer.runs.filter((run) => run.function === 'tick' && run.status === 'succeeded').length >= 2 ? answer : null;
+      },
+      { timeoutMs: 240_000, intervalMs: 2000, context: () => server.output.slice(-2000) },
+    );
     const ids = done.runs.map((run) => run.id);
     assert.equal(new Set(ids).size, ids.length, 'one run per tick');
     const one = done.runs.find((run) => run.function === 'tick' && run.status === 'succeeded')!;
@@ -73,12 +93,16 @@ describe('svc on real Nomad and Consul: scheduled functions', function () {
   });
 
   it('records a run whose function raised as failed', async () => {
-    const failed = await until('boom failed once', async () => (await runs()).runs.find((run) => run.function === 'boom' && run.status === 'failed'), { timeoutMs: 180_000, intervalMs: 2000 });
+    const failed = await until(
+      'boom failed once',
+      async () => (await runs()).runs.find((run) => run.function === 'boom' && run.status === 'failed'),
+      { timeoutMs: 180_000, intervalMs: 2000 },
+    );
     const logs = await svcCli(server, ['app', 'runs', 'sched', '--logs', failed.id]);
     assert.match(logs.stdout, /ValueError: scheduled failure on Nomad/);
   });
 
-  it('gives a scheduled function its secret in each child job, through the periodic job\'s Variable; the job holds no value', async () => {
+  it("gives a scheduled function its secret in each child job, through the periodic job's Variable; the job holds no value", async () => {
     const c = await cluster();
     secretJob = (await periodicJobs()).find((job) => job.Meta?.svc_workload === 'secret-tick' && !job.ParentID)!.ID;
     const spec = await c.nomadGet(`/v1/job/${encodeURIComponent(secretJob)}?namespace=${NAMESPACE}`);
@@ -86,7 +110,11 @@ describe('svc on real Nomad and Consul: scheduled functions', function () {
     assert.match(spec.TaskGroups[0].Tasks[0].Templates[0].EmbeddedTmpl, new RegExp(`nomadVar "nomad/jobs/${secretJob}"`));
     const variable = await c.nomadGet(`/v1/var/nomad/jobs/${secretJob}?namespace=${NAMESPACE}`);
     assert.deepEqual(Object.keys(variable.Items), ['SCHED_SECRET']);
-    const ran = await until('secret-tick succeeded', async () => (await runs()).runs.find((run) => run.function === 'secret-tick' && run.status === 'succeeded'), { timeoutMs: 180_000, intervalMs: 2000, context: () => server.output.slice(-2000) });
+    const ran = await until(
+      'secret-tick succeeded',
+      async () => (await runs()).runs.find((run) => run.function === 'secret-tick' && run.status === 'succeeded'),
+      { timeoutMs: 180_000, intervalMs: 2000, context: () => server.output.slice(-2000) },
+    );
     const logs = await svcCli(server, ['app', 'runs', 'sched', '--logs', ran.id]);
     assert.match(logs.stdout, new RegExp(`secret_tick read ${createHash('sha256').update(secret).digest('hex')}`));
   });

@@ -50,7 +50,8 @@ describe('svc on real Nomad and Consul: secrets', function () {
     jobId = jobs.find((j) => j.Meta?.svc_app === 'vault')!.ID;
     const job = await c.nomadGet(`/v1/job/${jobId}?namespace=${NAMESPACE}`);
     const text = JSON.stringify(job);
-    for (const value of [named, inline, JSON.stringify(inline).slice(1, -1)]) assert.ok(!text.includes(value), 'the job spec holds no value');
+    for (const value of [named, inline, JSON.stringify(inline).slice(1, -1)])
+      assert.ok(!text.includes(value), 'the job spec holds no value');
     const [template] = job.TaskGroups[0].Tasks[0].Templates;
     assert.equal(template.Envvars, true);
     assert.match(template.EmbeddedTmpl, new RegExp(`nomadVar "nomad/jobs/${jobId}"`));

@@ -17,7 +17,11 @@ export class SvcServer {
   static readonly #running = new Set<SvcServer>();
   #child: ChildProcess | null = null;
   #output = '';
-  constructor(readonly port: number, readonly dataDir: string, readonly env: NodeJS.ProcessEnv) {}
+  constructor(
+    readonly port: number,
+    readonly dataDir: string,
+    readonly env: NodeJS.ProcessEnv,
+  ) {}
 
   /** Stops every server still running (before the agents go: svc's shutdown still talks to them). */
   static async stopAll(): Promise<void> {
@@ -54,7 +58,9 @@ export class SvcServer {
       env: { ...this.env, SVC_DATA_DIR: this.dataDir, SVC_ADVERTISE_URL: this.url },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const keep = (chunk: Buffer) => { this.#output = (this.#output + chunk.toString('utf8')).slice(-200_000); };
+    const keep = (chunk: Buffer) => {
+      this.#output = (this.#output + chunk.toString('utf8')).slice(-200_000);
+    };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     this.#child = child;
@@ -67,11 +73,15 @@ export class SvcServer {
   }
 
   async ready(status: 'ready' | 'following' | 'stranded' = 'ready', timeoutMs = 120_000): Promise<void> {
-    await until(`svc server on port ${this.port} is ${status}`, async () => {
-      if (!this.running) throw new Error(`svc server exited:\n${this.#output.slice(-4000)}`);
-      const response = await fetch(`${this.url}/_svc/ready`).catch(() => null);
-      return response !== null && ((await response.json().catch(() => ({}))) as { status?: string }).status === status;
-    }, { timeoutMs, intervalMs: 250, context: () => this.#output.slice(-4000) });
+    await until(
+      `svc server on port ${this.port} is ${status}`,
+      async () => {
+        if (!this.running) throw new Error(`svc server exited:\n${this.#output.slice(-4000)}`);
+        const response = await fetch(`${this.url}/_svc/ready`).catch(() => null);
+        return response !== null && ((await response.json().catch(() => ({}))) as { status?: string }).status === status;
+      },
+      { timeoutMs, intervalMs: 250, context: () => this.#output.slice(-4000) },
+    );
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
@@ -98,9 +108,16 @@ export interface Ran {
 /** Runs `svc <args>` against `server` with its owner token. */
 export function svcCli(server: SvcServer, args: readonly string[], cwd = packageRoot, timeoutMs = 300_000): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], {
-      cwd, timeout: timeoutMs, maxBuffer: 16 << 20,
-      env: { ...process.env, SVC_SERVER: server.url, SVC_TOKEN: server.ownerToken, NO_COLOR: '1' },
-    }, (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      {
+        cwd,
+        timeout: timeoutMs,
+        maxBuffer: 16 << 20,
+        env: { ...process.env, SVC_SERVER: server.url, SVC_TOKEN: server.ownerToken, NO_COLOR: '1' },
+      },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+    );
   });
 }

@@ -18,7 +18,10 @@ export class Traffic {
   readonly #stop = new AbortController();
   readonly #done: Promise<void>;
 
-  constructor(readonly url: string, options: { readonly intervalMs?: number; readonly boundMs?: number; readonly maxMs?: number } = {}) {
+  constructor(
+    readonly url: string,
+    options: { readonly intervalMs?: number; readonly boundMs?: number; readonly maxMs?: number } = {},
+  ) {
     const intervalMs = options.intervalMs ?? 250;
     const boundMs = options.boundMs ?? 30_000;
     const until = Date.now() + (options.maxMs ?? 600_000);
@@ -32,7 +35,9 @@ export class Traffic {
           await response.arrayBuffer();
           status = response.status;
           routes = response.headers.get('x-svc-routes');
-        } catch { /* status 0 */ }
+        } catch {
+          /* status 0 */
+        }
         this.answers.push({ at, status, ms: Date.now() - at, routes });
         await new Promise((resolve) => setTimeout(resolve, intervalMs));
       }

@@ -38,29 +38,40 @@ describe('svc on real Nomad and Consul: workloads', function () {
     for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
     return result;
   };
-  const jobs = async (c: Cluster) => (await c.nomadGet(`/v1/jobs?namespace=${NAMESPACE}&meta=true`)) as { ID: string; Status: string; Meta: Record<string, string> }[];
+  const jobs = async (c: Cluster) =>
+    (await c.nomadGet(`/v1/jobs?namespace=${NAMESPACE}&meta=true`)) as { ID: string; Status: string; Meta: Record<string, string> }[];
   const jobOf = async (c: Cluster, app: string, workload: string) => {
     const found = (await jobs(c)).find((j) => j.Meta?.svc_app === app && j.Meta?.svc_workload === workload);
     assert.ok(found, `a job for ${app}/${workload}`);
     return found;
   };
-  const running = async (c: Cluster, jobId: string) => ((await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}/allocations?namespace=${NAMESPACE}`)) as { ID: string; ClientStatus: string; DesiredStatus: string }[])
-    .filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
+  const running = async (c: Cluster, jobId: string) =>
+    (
+      (await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}/allocations?namespace=${NAMESPACE}`)) as {
+        ID: string;
+        ClientStatus: string;
+        DesiredStatus: string;
+      }[]
+    ).filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
 
-  before(async function () {
+  before(async () => {
     server = await SvcServer.serving((await cluster()).svcEnv());
   });
   after(async () => {
     await server?.stop();
   });
 
-  it('deploys the quickstart with the CLI: an exec job in svc\'s namespace, its workers healthy in Consul, answering through the gateway', async () => {
+  it("deploys the quickstart with the CLI: an exec job in svc's namespace, its workers healthy in Consul, answering through the gateway", async () => {
     const c = await cluster();
     await deploy(path.join(examplesRoot, 'quickstart', 'app.py'));
     const answer = await fetch(`${urls['quickstart/hello']}`);
     assert.equal(answer.status, 200);
     assert.deepEqual(await answer.json(), { message: 'Hello, world!' });
-    const greet = await fetch(urls['quickstart/greet']!, { method: 'POST', headers: { Authorization: `Bearer ${server.ownerToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Nomad' }) });
+    const greet = await fetch(urls['quickstart/greet']!, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${server.ownerToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Nomad' }),
+    });
     assert.equal(greet.status, 200, await greet.clone().text());
 
     const job = await c.nomadGet(`/v1/job/${encodeURIComponent((await jobOf(c, 'quickstart', 'hello')).ID)}?namespace=${NAMESPACE}`);
@@ -78,12 +89,18 @@ describe('svc on real Nomad and Consul: workloads', function () {
     await deploy(path.join(examplesRoot, 'asgi-fastapi', 'app.py'));
     const base = urls['asgi-fastapi/api']!;
     const bearer = { Authorization: `Bearer ${server.ownerToken}` };
-    const created = await fetch(`${base}/todos`, { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'run on Nomad' }) });
+    const created = await fetch(`${base}/todos`, {
+      method: 'POST',
+      headers: { ...bearer, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: 'run on Nomad' }),
+    });
     assert.equal(created.status, 201, await created.clone().text());
     const todo = (await created.json()) as { id: number; title: string };
     assert.equal(todo.title, 'run on Nomad');
     const socket = new WebSocket(`${base.replace(/^http/, 'ws')}/ws`, { headers: bearer });
-    const message = new Promise<string>((resolve, reject) => socket.once('message', (data) => resolve(data.toString())).once('error', reject));
+    const message = new Promise<string>((resolve, reject) =>
+      socket.once('message', (data) => resolve(data.toString())).once('error', reject),
+    );
     await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
     socket.send('over a WebSocket');
     assert.equal((JSON.parse(await message) as { title: string }).title, 'over a WebSocket');
@@ -96,10 +113,12 @@ describe('svc on real Nomad and Consul: workloads', function () {
     const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${server.ownerToken}` } });
     const events: { type: string }[] = [];
     const done = new Promise<void>((resolve, reject) => {
-      socket.on('message', (data) => {
-        events.push(JSON.parse(data.toString()) as { type: string });
-        if (events.at(-1)!.type === 'done') resolve();
-      }).once('error', reject);
+      socket
+        .on('message', (data) => {
+          events.push(JSON.parse(data.toString()) as { type: string });
+          if (events.at(-1)!.type === 'done') resolve();
+        })
+        .once('error', reject);
     });
     await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
     socket.send(JSON.stringify({ user: 'Ada', text: 'hello' }));
@@ -109,21 +128,38 @@ describe('svc on real Nomad and Consul: workloads', function () {
     socket.close();
   });
 
-  it('scales a workload up under load through Nomad\'s scale endpoint, and back to zero once idle', async () => {
+  it("scales a workload up under load through Nomad's scale endpoint, and back to zero once idle", async () => {
     const c = await cluster();
     await deploy(clusterApp);
     const slow = urls['cluster/slow']!;
     const jobId = (await jobOf(c, 'cluster', 'slow')).ID;
     // A deploy starts one container to check the version is healthy; keep_warm=2 then stops it.
-    await until('min_containers=0: the deploy\'s container stops once idle', async () => (await running(c, jobId)).length === 0, { timeoutMs: 60_000, intervalMs: 500 });
+    await until("min_containers=0: the deploy's container stops once idle", async () => (await running(c, jobId)).length === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     // Each request holds its slot long enough for a second allocation to start and register even on a
     // busy machine (4 s once fell short, right after a full `npm test`: the queued request then waited for the first).
-    const answers = await Promise.all([0, 1].map(() => fetch(`${slow}?seconds=10`).then(async (r) => ({ status: r.status, body: (await r.json()) as { alloc: string } }))));
-    assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+    const answers = await Promise.all(
+      [0, 1].map(() => fetch(`${slow}?seconds=10`).then(async (r) => ({ status: r.status, body: (await r.json()) as { alloc: string } }))),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200],
+    );
     assert.equal(new Set(answers.map((a) => a.body.alloc)).size, 2, 'two requests at once, one slot each: two allocations served them');
     const events = await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}/scale?namespace=${NAMESPACE}`);
-    assert.ok(events.TaskGroups.slow.Events.some((e: { Message: string }) => /svc/.test(e.Message)), JSON.stringify(events));
-    await until('the idle allocations stop (keep_warm=2)', async () => (await running(c, jobId)).length === 0 && (await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}?namespace=${NAMESPACE}`)).TaskGroups[0].Count === 0, { timeoutMs: 120_000, intervalMs: 1000 });
+    assert.ok(
+      events.TaskGroups.slow.Events.some((e: { Message: string }) => /svc/.test(e.Message)),
+      JSON.stringify(events),
+    );
+    await until(
+      'the idle allocations stop (keep_warm=2)',
+      async () =>
+        (await running(c, jobId)).length === 0 &&
+        (await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}?namespace=${NAMESPACE}`)).TaskGroups[0].Count === 0,
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
   });
 
   it('pauses, resumes and redeploys, then deletes: the jobs are purged', async () => {
@@ -133,10 +169,15 @@ describe('svc on real Nomad and Consul: workloads', function () {
     const paused = await svcCli(server, ['app', 'pause', 'cluster']);
     assert.equal(paused.code, 0, paused.stderr);
     assert.equal((await fetch(hello)).status, 503);
-    await until('the paused app has no running allocation', async () => {
-      for (const job of (await jobs(c)).filter((j) => j.Meta?.svc_app === 'cluster')) if ((await running(c, job.ID)).length > 0) return false;
-      return true;
-    }, { timeoutMs: 60_000 });
+    await until(
+      'the paused app has no running allocation',
+      async () => {
+        for (const job of (await jobs(c)).filter((j) => j.Meta?.svc_app === 'cluster'))
+          if ((await running(c, job.ID)).length > 0) return false;
+        return true;
+      },
+      { timeoutMs: 60_000 },
+    );
     const resumed = await svcCli(server, ['app', 'resume', 'cluster']);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal((await fetch(hello)).status, 200);
@@ -146,11 +187,13 @@ describe('svc on real Nomad and Consul: workloads', function () {
 
     const deleted = await svcCli(server, ['app', 'delete', 'cluster', '--yes']);
     assert.equal(deleted.code, 0, deleted.stderr);
-    await until('the cluster app\'s jobs are purged', async () => (await jobs(c)).every((j) => j.Meta?.svc_app !== 'cluster'), { timeoutMs: 60_000 });
+    await until("the cluster app's jobs are purged", async () => (await jobs(c)).every((j) => j.Meta?.svc_app !== 'cluster'), {
+      timeoutMs: 60_000,
+    });
     assert.equal((await fetch(hello, { headers: { Authorization: `Bearer ${server.ownerToken}` } })).status, 404);
   });
 
-  it('enforces memory with the exec driver: the task\'s cgroup has the limit, and a handler past it is killed by the kernel', async () => {
+  it("enforces memory with the exec driver: the task's cgroup has the limit, and a handler past it is killed by the kernel", async () => {
     const c = await cluster();
     await deploy(limitsApp);
     const url = urls['cluster-limits/hog']!;
@@ -170,7 +213,10 @@ describe('svc on real Nomad and Consul: workloads', function () {
 
     const big = await fetch(`${url}?mib=400`);
     assert.ok(big.status >= 500, `a handler past memory="128Mi" fails (${big.status})`);
-    await until('a fresh worker serves again', async () => (await fetch(`${url}?mib=16`)).status === 200, { timeoutMs: 120_000, intervalMs: 1000 });
+    await until('a fresh worker serves again', async () => (await fetch(`${url}?mib=16`)).status === 200, {
+      timeoutMs: 120_000,
+      intervalMs: 1000,
+    });
   });
 
   it('answers a call past its timeout with 504 timeout, and a fresh worker of the exec task serves the next one', async () => {
@@ -188,21 +234,31 @@ describe('svc on real Nomad and Consul: workloads', function () {
     });
   });
 
-  it('fails a deploy Nomad cannot place at once, saying why (the evaluation\'s FailedTGAllocs), and leaves no job behind', async () => {
+  it("fails a deploy Nomad cannot place at once, saying why (the evaluation's FailedTGAllocs), and leaves no job behind", async () => {
     const c = await cluster();
     const started = Date.now();
     const ran = await svcCli(server, ['deploy', greedyApp, '--json']);
     const tookMs = Date.now() - started;
     assert.notEqual(ran.code, 0, ran.stdout);
-    assert.match(ran.stderr, /Nomad cannot place any allocation of job svc-default--cluster-greedy--greedy\S*: group greedy cannot be placed: 1 node evaluated, \d+ filtered, 1 exhausted; exhausted memory: 1 node/);
+    assert.match(
+      ran.stderr,
+      /Nomad cannot place any allocation of job svc-default--cluster-greedy--greedy\S*: group greedy cannot be placed: 1 node evaluated, \d+ filtered, 1 exhausted; exhausted memory: 1 node/,
+    );
     assert.ok(tookMs < 60_000, `it failed in ${tookMs} ms, not after the 120 s health time-out`);
-    assert.deepEqual((await jobs(c)).filter((j) => j.Meta?.svc_app === 'cluster-greedy' && j.Status !== 'dead'), [], 'the unit it started was removed');
+    assert.deepEqual(
+      (await jobs(c)).filter((j) => j.Meta?.svc_app === 'cluster-greedy' && j.Status !== 'dead'),
+      [],
+      'the unit it started was removed',
+    );
   });
 
   it('keeps its state in Consul KV across a restart of svc: the apps and their URLs are back', async () => {
     const c = await cluster();
     const keys = (await c.consulGet('/v1/kv/svc/?keys=true')) as string[];
-    assert.ok(keys.some((k) => k.startsWith('svc/apps/')), keys.join('\n'));
+    assert.ok(
+      keys.some((k) => k.startsWith('svc/apps/')),
+      keys.join('\n'),
+    );
     await server.stop();
     server.start();
     await server.ready();

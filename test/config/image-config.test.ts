@@ -7,7 +7,7 @@ import { configFile, problemsOf } from './config-files.js';
 
 const NOMAD_DOCKER = { SVC_SCHEDULER: 'nomad', SVC_NOMAD_DRIVER: 'docker' };
 
-describe('loadConfig(): image registry settings (Nomad\'s docker driver)', () => {
+describe("loadConfig(): image registry settings (Nomad's docker driver)", () => {
   it('defaults: no registry, python:{python}-slim for linux/amd64, no account', () => {
     const config = loadConfig({ env: {} });
     assert.deepEqual(
@@ -17,14 +17,16 @@ describe('loadConfig(): image registry settings (Nomad\'s docker driver)', () =>
   });
 
   it('reads each key from the environment', () => {
-    const config = loadConfig({ env: {
-      ...NOMAD_DOCKER,
-      SVC_IMAGE_REGISTRY: ' registry.example.com:5000/svc/ ',
-      SVC_IMAGE_BASE: 'registry.example.com/base/python:{python}-bookworm',
-      SVC_IMAGE_PLATFORM: 'linux/arm64',
-      SVC_IMAGE_REGISTRY_USERNAME: 'pusher',
-      SVC_IMAGE_REGISTRY_PASSWORD: 'push-secret',
-    } });
+    const config = loadConfig({
+      env: {
+        ...NOMAD_DOCKER,
+        SVC_IMAGE_REGISTRY: ' registry.example.com:5000/svc/ ',
+        SVC_IMAGE_BASE: 'registry.example.com/base/python:{python}-bookworm',
+        SVC_IMAGE_PLATFORM: 'linux/arm64',
+        SVC_IMAGE_REGISTRY_USERNAME: 'pusher',
+        SVC_IMAGE_REGISTRY_PASSWORD: 'push-secret',
+      },
+    });
     assert.deepEqual(
       [config.imageRegistry, config.imageBase, config.imagePlatform, config.imageRegistryUsername, config.imageRegistryPassword],
       ['registry.example.com:5000/svc', 'registry.example.com/base/python:{python}-bookworm', 'linux/arm64', 'pusher', 'push-secret'],
@@ -32,29 +34,56 @@ describe('loadConfig(): image registry settings (Nomad\'s docker driver)', () =>
   });
 
   it('reads every key but the password from a config file, the password from the environment; the environment wins', () => {
-    const file = configFile({ scheduler: 'nomad', nomadDriver: 'docker', imageRegistry: 'http://10.0.0.5:5000', imageBase: 'python:{python}', imagePlatform: 'linux/arm64', imageRegistryUsername: 'from-file' });
+    const file = configFile({
+      scheduler: 'nomad',
+      nomadDriver: 'docker',
+      imageRegistry: 'http://10.0.0.5:5000',
+      imageBase: 'python:{python}',
+      imagePlatform: 'linux/arm64',
+      imageRegistryUsername: 'from-file',
+    });
     const config = loadConfig({ env: { SVC_IMAGE_REGISTRY_PASSWORD: 'secret' }, file });
     assert.deepEqual(
       [config.imageRegistry, config.imageBase, config.imagePlatform, config.imageRegistryUsername, config.imageRegistryPassword],
       ['http://10.0.0.5:5000', 'python:{python}', 'linux/arm64', 'from-file', 'secret'],
     );
-    const overridden = loadConfig({ env: { SVC_IMAGE_REGISTRY_PASSWORD: 'secret', SVC_IMAGE_REGISTRY: 'localhost:5000', SVC_IMAGE_REGISTRY_USERNAME: 'from-env' }, file });
+    const overridden = loadConfig({
+      env: { SVC_IMAGE_REGISTRY_PASSWORD: 'secret', SVC_IMAGE_REGISTRY: 'localhost:5000', SVC_IMAGE_REGISTRY_USERNAME: 'from-env' },
+      file,
+    });
     assert.equal(overridden.imageRegistry, 'localhost:5000');
     assert.equal(overridden.imageRegistryUsername, 'from-env');
   });
 
   it('refuses bad values, each with where it came from and what is wrong', () => {
-    const problems = problemsOf(() => loadConfig({ env: {
-      SVC_IMAGE_REGISTRY: 'http://docker.io/someone',
-      SVC_IMAGE_BASE: 'Python:{python}',
-      SVC_IMAGE_PLATFORM: 'linux/386',
-    } }));
+    const problems = problemsOf(() =>
+      loadConfig({
+        env: {
+          SVC_IMAGE_REGISTRY: 'http://docker.io/someone',
+          SVC_IMAGE_BASE: 'Python:{python}',
+          SVC_IMAGE_PLATFORM: 'linux/386',
+        },
+      }),
+    );
     assert.equal(problems.length, 3, problems.join('\n'));
     assert.match(problems.find((p) => p.startsWith('SVC_IMAGE_REGISTRY:'))!, /Docker Hub answers over https only/);
     assert.match(problems.find((p) => p.startsWith('SVC_IMAGE_BASE'))!, /the repository "library\/Python" must be lowercase/);
-    assert.match(problems.find((p) => p.startsWith('SVC_IMAGE_PLATFORM'))!, /expected one of "linux\/amd64", "linux\/arm64", got "linux\/386"/);
+    assert.match(
+      problems.find((p) => p.startsWith('SVC_IMAGE_PLATFORM'))!,
+      /expected one of "linux\/amd64", "linux\/arm64", got "linux\/386"/,
+    );
 
-    const fromFile = problemsOf(() => loadConfig({ env: {}, file: configFile({ imageRegistry: 'registry.example.com/Team', imageBase: 'python:{python}@sha256:abc', imagePlatform: 'amd64', imageRegistryUsername: '' }) }));
+    const fromFile = problemsOf(() =>
+      loadConfig({
+        env: {},
+        file: configFile({
+          imageRegistry: 'registry.example.com/Team',
+          imageBase: 'python:{python}@sha256:abc',
+          imagePlatform: 'amd64',
+          imageRegistryUsername: '',
+        }),
+      }),
+    );
     assert.equal(fromFile.length, 4, fromFile.join('\n'));
     assert.match(fromFile.find((p) => p.includes(': imageRegistry:'))!, /the repository prefix "Team" must be lowercase/);
     assert.match(fromFile.find((p) => p.includes(': imageBase:'))!, /the digest "sha256:abc"/);
@@ -82,9 +111,14 @@ describe('loadConfig(): image registry settings (Nomad\'s docker driver)', () =>
   });
 
   it('refuses the password in a config file (a secret), naming the variable to use instead', () => {
-    const problems = problemsOf(() => loadConfig({ env: {}, file: configFile({ imageRegistryUsername: 'pusher', imageRegistryPassword: 'push-secret' }) }));
+    const problems = problemsOf(() =>
+      loadConfig({ env: {}, file: configFile({ imageRegistryUsername: 'pusher', imageRegistryPassword: 'push-secret' }) }),
+    );
     assert.equal(problems.length, 1, problems.join('\n'));
-    assert.match(problems[0]!, /imageRegistryPassword: a password does not belong in a config file; set SVC_IMAGE_REGISTRY_PASSWORD in svc's environment instead/);
+    assert.match(
+      problems[0]!,
+      /imageRegistryPassword: a password does not belong in a config file; set SVC_IMAGE_REGISTRY_PASSWORD in svc's environment instead/,
+    );
   });
 
   it('reads the password from SVC_IMAGE_REGISTRY_PASSWORD_FILE as written (#, quotes and spaces kept, one line end dropped); the variable itself wins', () => {
@@ -93,8 +127,15 @@ describe('loadConfig(): image registry settings (Nomad\'s docker driver)', () =>
     writeFileSync(file, 'p#ss "w\'rd" x\n');
     const config = loadConfig({ env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: file } });
     assert.equal(config.imageRegistryPassword, 'p#ss "w\'rd" x');
-    assert.equal(loadConfig({ env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: file, SVC_IMAGE_REGISTRY_PASSWORD: 'direct' } }).imageRegistryPassword, 'direct');
-    const missing = problemsOf(() => loadConfig({ env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: path.join(dir, 'nope') } }));
+    assert.equal(
+      loadConfig({
+        env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: file, SVC_IMAGE_REGISTRY_PASSWORD: 'direct' },
+      }).imageRegistryPassword,
+      'direct',
+    );
+    const missing = problemsOf(() =>
+      loadConfig({ env: { SVC_IMAGE_REGISTRY_USERNAME: 'pusher', SVC_IMAGE_REGISTRY_PASSWORD_FILE: path.join(dir, 'nope') } }),
+    );
     assert.match(missing.join('\n'), /SVC_IMAGE_REGISTRY_PASSWORD_FILE: cannot read .*nope \(ENOENT\)/);
   });
 

@@ -42,15 +42,28 @@ describe('loadConfig()', () => {
     assert.equal(loadConfig({ env: {} }).cgroupRoot, null);
     assert.equal(loadConfig({ env: {}, file: configFile({ cgroupRoot: null }) }).cgroupRoot, null);
     assert.equal(loadConfig({ env: { SVC_CGROUP_ROOT: '/proc' } }).cgroupRoot, '/proc');
-    assert.match(problemsOf(() => loadConfig({ env: { SVC_CGROUP_ROOT: '/sys/fs/cgroupz' } }))[0]!, /^SVC_CGROUP_ROOT: \/sys\/fs\/cgroupz is not a folder on this machine/);
-    assert.match(problemsOf(() => loadConfig({ env: {}, file: configFile({ cgroupRoot: 7 }) }))[0]!, /expected a folder path or null, got 7/);
+    assert.match(
+      problemsOf(() => loadConfig({ env: { SVC_CGROUP_ROOT: '/sys/fs/cgroupz' } }))[0]!,
+      /^SVC_CGROUP_ROOT: \/sys\/fs\/cgroupz is not a folder on this machine/,
+    );
+    assert.match(
+      problemsOf(() => loadConfig({ env: {}, file: configFile({ cgroupRoot: 7 }) }))[0]!,
+      /expected a folder path or null, got 7/,
+    );
   });
 
   it('takes a base domain as a DNS name, lower-cased, and refuses URLs, ports and bad labels', () => {
     assert.equal(loadConfig({ env: {} }).baseDomain, null);
     assert.equal(loadConfig({ env: { SVC_BASE_DOMAIN: 'Svc.Example.com.' } }).baseDomain, 'svc.example.com');
     assert.equal(loadConfig({ env: {}, file: configFile({ baseDomain: 'localhost' }) }).baseDomain, 'localhost');
-    for (const bad of ['https://svc.example.com', 'svc.example.com:8080', 'svc..example.com', '-svc.example.com', 'svc_x.example.com', 'a/b']) {
+    for (const bad of [
+      'https://svc.example.com',
+      'svc.example.com:8080',
+      'svc..example.com',
+      '-svc.example.com',
+      'svc_x.example.com',
+      'a/b',
+    ]) {
       assert.match(problemsOf(() => loadConfig({ env: { SVC_BASE_DOMAIN: bad } }))[0]!, /^SVC_BASE_DOMAIN: expected a DNS name/, bad);
     }
     assert.match(problemsOf(() => loadConfig({ env: {}, file: configFile({ baseDomain: 42 }) }))[0]!, /baseDomain: expected a DNS name/);
@@ -72,7 +85,11 @@ describe('loadConfig()', () => {
     assert.equal(loadConfig({ env: { SVC_METRICS_ADDRESS: '127.0.0.1:9464' } }).metricsAddress, '127.0.0.1:9464');
     assert.equal(loadConfig({ env: {}, file: configFile({ metricsAddress: '[::1]:0' }) }).metricsAddress, '[::1]:0');
     for (const bad of ['localhost:9464', '127.0.0.1', ':9464', '127.0.0.1:70000', 'http://127.0.0.1:9464', '999.1.1.1:80']) {
-      assert.match(problemsOf(() => loadConfig({ env: { SVC_METRICS_ADDRESS: bad } }))[0]!, /SVC_METRICS_ADDRESS.*expected an address to listen on as ip:port/, bad);
+      assert.match(
+        problemsOf(() => loadConfig({ env: { SVC_METRICS_ADDRESS: bad } }))[0]!,
+        /SVC_METRICS_ADDRESS.*expected an address to listen on as ip:port/,
+        bad,
+      );
     }
     // The DNS resolver's port must name a server: 0 stays refused there.
     assert.match(problemsOf(() => loadConfig({ env: { SVC_DNS_RESOLVER: '127.0.0.1:0' } }))[0]!, /expected a DNS server as ip:port/);
@@ -87,7 +104,11 @@ describe('loadConfig()', () => {
     const dir = path.dirname(file);
     const config = loadConfig({ file, env: {}, cwd: '/somewhere' });
     assert.equal(config.dataDir, path.join(dir, 'state'));
-    assert.deepEqual(config.plugins, [path.join(dir, 'audit.js'), 'svc-plugin-x', { module: path.resolve(dir, '../p.js'), options: { a: 1 } }]);
+    assert.deepEqual(config.plugins, [
+      path.join(dir, 'audit.js'),
+      'svc-plugin-x',
+      { module: path.resolve(dir, '../p.js'), options: { a: 1 } },
+    ]);
     assert.equal(loadConfig({ env: {}, cwd: '/somewhere', flags: { dataDir: 'd' } }).dataDir, '/somewhere/d');
   });
 

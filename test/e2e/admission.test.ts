@@ -15,7 +15,13 @@ describe('admission at max_pending_tasks (real container)', function () {
   before(async () => {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'busy.py') });
     platform = await startPlatform({ config: testConfig() });
-    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    deployment = await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   });
   after(async () => platform?.close());
 

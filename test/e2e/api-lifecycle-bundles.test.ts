@@ -74,14 +74,20 @@ describe('API: bundle uploads', function () {
     assert.equal(declared.status, 413);
     assert.equal(declared.json.error.code, 'bundle_too_large');
     const chunked = await postChunked(`${platform.url}/api/v1/bundles`, MAX_BUNDLE_BYTES * 2, {
-      Authorization: `Bearer ${owner}`, 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': 'b'.repeat(64),
+      Authorization: `Bearer ${owner}`,
+      'Content-Type': 'application/gzip',
+      'X-Bundle-Sha256': 'b'.repeat(64),
     });
     assert.equal(chunked.status, 413);
     assert.equal(JSON.parse(chunked.body).error.code, 'bundle_too_large');
   });
 
   it('refuses a missing or malformed X-Bundle-Sha256 and a body that is not application/gzip (400)', async () => {
-    const noHeader = await fetch(`${platform.url}/api/v1/bundles`, { method: 'POST', body: v1.bytes, headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/gzip' } });
+    const noHeader = await fetch(`${platform.url}/api/v1/bundles`, {
+      method: 'POST',
+      body: v1.bytes,
+      headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/gzip' },
+    });
     assert.equal(noHeader.status, 400);
     assert.equal((await upload(platform.url, owner, v1.bytes, 'not-a-sha')).status, 400);
     const json = await upload(platform.url, owner, v1.bytes, v1.sha256, 'application/json');

@@ -22,7 +22,13 @@ export interface Upload {
 }
 
 /** POST /api/v1/bundles with the bytes as they are and the sha256 they claim. */
-export async function upload(baseUrl: string, token: string, bytes: Uint8Array, sha256: string, contentType = 'application/gzip'): Promise<Upload> {
+export async function upload(
+  baseUrl: string,
+  token: string,
+  bytes: Uint8Array,
+  sha256: string,
+  contentType = 'application/gzip',
+): Promise<Upload> {
   const response = await fetch(`${baseUrl}/api/v1/bundles`, {
     method: 'POST',
     body: bytes,

@@ -24,8 +24,10 @@ describe('API: deploy lifecycle', function () {
   let urls: Record<string, string>;
   const reports: unknown[] = [];
 
-  const deploy = (body: Record<string, unknown>, app = 'life', token = owner) => call('POST', `/api/v1/apps/${app}/deployments`, { token, json: body });
-  const byWorkload = (app: { deployments: { workload: string }[] }) => Object.fromEntries(app.deployments.map((d) => [d.workload, d])) as Record<string, any>;
+  const deploy = (body: Record<string, unknown>, app = 'life', token = owner) =>
+    call('POST', `/api/v1/apps/${app}/deployments`, { token, json: body });
+  const byWorkload = (app: { deployments: { workload: string }[] }) =>
+    Object.fromEntries(app.deployments.map((d) => [d.workload, d])) as Record<string, any>;
 
   before(async () => {
     platform = await startPlatform({ config: testConfig(), report: (error) => reports.push(error) });
@@ -43,8 +45,14 @@ describe('API: deploy lifecycle', function () {
     assert.equal(deployed.json.name, 'life');
     const workloads = byWorkload(deployed.json);
     assert.deepEqual(Object.keys(workloads).sort(), ['hello', 'other']);
-    assert.deepEqual({ status: workloads.hello.status, version: workloads.hello.version, name: workloads.hello.name }, { status: 'running', version: 1, name: 'life/hello' });
-    assert.deepEqual(workloads.hello.versions.map((v: { version: number; bundleSha256: string }) => [v.version, v.bundleSha256]), [[1, v1.sha256]]);
+    assert.deepEqual(
+      { status: workloads.hello.status, version: workloads.hello.version, name: workloads.hello.name },
+      { status: 'running', version: 1, name: 'life/hello' },
+    );
+    assert.deepEqual(
+      workloads.hello.versions.map((v: { version: number; bundleSha256: string }) => [v.version, v.bundleSha256]),
+      [[1, v1.sha256]],
+    );
     assert.ok(workloads.hello.containers.ready >= 1, JSON.stringify(workloads.hello));
     urls = { hello: workloads.hello.urls.path, other: workloads.other.urls.path };
     assert.deepEqual(await answer(urls.hello!), { status: 200, version: 1, code: undefined });
@@ -74,18 +82,29 @@ describe('API: deploy lifecycle', function () {
     const listed = await call('GET', '/api/v1/apps', { token: owner });
     assert.equal(listed.status, 200);
     assert.equal(listed.json.apps.length, 1);
-    assert.deepEqual({ ...listed.json.apps[0], createdAt: undefined, updatedAt: undefined }, { name: 'life', paused: false, workloads: 1, createdAt: undefined, updatedAt: undefined });
+    assert.deepEqual(
+      { ...listed.json.apps[0], createdAt: undefined, updatedAt: undefined },
+      { name: 'life', paused: false, workloads: 1, createdAt: undefined, updatedAt: undefined },
+    );
     const described = await call('GET', '/api/v1/apps/life', { token: owner });
     assert.equal(described.status, 200);
-    assert.deepEqual(byWorkload(described.json).hello.versions.map((v: { version: number }) => v.version), [1, 2, 3]);
+    assert.deepEqual(
+      byWorkload(described.json).hello.versions.map((v: { version: number }) => v.version),
+      [1, 2, 3],
+    );
   });
 
   it("answers 404 to another workspace's token on every route, and leaves the app alone", async () => {
     const acme = await tokenFor(platform, 'acme');
     const tries: [string, string, unknown?][] = [
-      ['GET', '/api/v1/apps/life'], ['POST', '/api/v1/apps/life/pause'], ['POST', '/api/v1/apps/life/resume'],
-      ['POST', '/api/v1/apps/life/deployments/hello/stop'], ['DELETE', '/api/v1/apps/life/deployments/hello'], ['DELETE', '/api/v1/apps/life'],
-      ['GET', `/api/v1/bundles/${v2.sha256}`], ['POST', '/api/v1/apps/life/deployments', { manifest: manifests.v2.raw, bundle: v2.sha256 }],
+      ['GET', '/api/v1/apps/life'],
+      ['POST', '/api/v1/apps/life/pause'],
+      ['POST', '/api/v1/apps/life/resume'],
+      ['POST', '/api/v1/apps/life/deployments/hello/stop'],
+      ['DELETE', '/api/v1/apps/life/deployments/hello'],
+      ['DELETE', '/api/v1/apps/life'],
+      ['GET', `/api/v1/bundles/${v2.sha256}`],
+      ['POST', '/api/v1/apps/life/deployments', { manifest: manifests.v2.raw, bundle: v2.sha256 }],
     ];
     for (const [method, path, json] of tries) {
       const refused = await call(method, path, { token: acme.secret, ...(json === undefined ? {} : { json }) });
@@ -96,8 +115,13 @@ describe('API: deploy lifecycle', function () {
     assert.equal((await answer(urls.hello!)).version, 2);
   });
 
-  it('refuses bad input: names (422), unknown fields (400), another app\'s manifest (400), an unknown bundle (404), a broken manifest (422)', async () => {
-    for (const [method, path] of [['GET', '/api/v1/apps/Life'], ['POST', '/api/v1/apps/li_fe/pause'], ['POST', '/api/v1/apps/life/deployments/Hello/stop'], ['DELETE', '/api/v1/apps/life/deployments/-x']] as const) {
+  it("refuses bad input: names (422), unknown fields (400), another app's manifest (400), an unknown bundle (404), a broken manifest (422)", async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/apps/Life'],
+      ['POST', '/api/v1/apps/li_fe/pause'],
+      ['POST', '/api/v1/apps/life/deployments/Hello/stop'],
+      ['DELETE', '/api/v1/apps/life/deployments/-x'],
+    ] as const) {
       const refused = await call(method, path, { token: owner });
       assert.equal(refused.status, 422, `${method} ${path}`);
       assert.equal(refused.json.error.code, 'name_invalid');

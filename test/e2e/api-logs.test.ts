@@ -44,12 +44,19 @@ describe('API: deployment logs', function () {
       assert.equal(line.stream, 'stdout');
       assert.equal(line.version, 1);
       assert.ok(typeof line.container === 'string' && line.container !== '' && line.container !== 'build', line.container);
-      assert.ok(platform.driver.status(unit).some((c) => c.id === line.container), `${line.container} is a container of ${unit}`);
+      assert.ok(
+        platform.driver.status(unit).some((c) => c.id === line.container),
+        `${line.container} is a container of ${unit}`,
+      );
       assert.equal(new Date(line.time).toISOString(), line.time);
 
       const kept = await call('GET', LOGS_PATH, { token: owner });
       assert.equal(kept.status, 200, kept.text);
-      assert.ok(kept.json.lines.some((l: { text: string; container: string }) => l.text === `said ${answered.said}` && l.container === line.container));
+      assert.ok(
+        kept.json.lines.some(
+          (l: { text: string; container: string }) => l.text === `said ${answered.said}` && l.container === line.container,
+        ),
+      );
     } finally {
       stream.close();
     }

@@ -27,7 +27,8 @@ describe('API: previews', function () {
 
   const put = (manifest: LoadedManifest, bundle: FixtureBundle, extra: Record<string, unknown> = {}, token = owner) =>
     call('PUT', '/api/v1/apps/life/preview', { token, json: { manifest: manifest.raw, bundle: bundle.sha256, ...extra } });
-  const urlOf = (view: { deployments: { workload: string; urls: { path: string } }[] }, workload: string) => view.deployments.find((d) => d.workload === workload)!.urls.path;
+  const urlOf = (view: { deployments: { workload: string; urls: { path: string } }[] }, workload: string) =>
+    view.deployments.find((d) => d.workload === workload)!.urls.path;
 
   before(async () => {
     platform = await startPlatform({ config: testConfig(), report: (error) => reports.push(error) });
@@ -40,7 +41,10 @@ describe('API: previews', function () {
   afterEach(() => assert.deepEqual(reports, [], 'no unexpected errors'));
 
   it('puts a preview at preview URLs, apart from the deployed app, and replaces its code in place', async () => {
-    const deployed = await call('POST', '/api/v1/apps/life/deployments', { token: owner, json: { manifest: manifests.v1.raw, bundle: v1.sha256 } });
+    const deployed = await call('POST', '/api/v1/apps/life/deployments', {
+      token: owner,
+      json: { manifest: manifests.v1.raw, bundle: v1.sha256 },
+    });
     assert.equal(deployed.status, 201, deployed.text);
 
     const first = await put(manifests.v1, v1);
@@ -57,7 +61,10 @@ describe('API: previews', function () {
     assert.equal(urlOf(second.json, 'hello'), url, 'the URL stays');
     assert.equal((await answer(url)).version, 2);
     // v2 no longer has `other`: it left the preview with the code, and the deployed app still has it.
-    assert.deepEqual(second.json.deployments.map((d: { workload: string }) => d.workload), ['hello']);
+    assert.deepEqual(
+      second.json.deployments.map((d: { workload: string }) => d.workload),
+      ['hello'],
+    );
     assert.equal((await answer(urlOf(deployed.json, 'other'))).version, 1);
     assert.equal((await call('GET', '/api/v1/apps', { token: owner })).json.apps.length, 1, 'a preview is not a deployed app');
 
@@ -86,7 +93,8 @@ describe('API: previews', function () {
     const stream = await openStream(`${platform.url}/api/v1/apps/life/preview/deployments/hello/logs`, owner);
     // Followed for three timeouts: still there (the listing does not count as use).
     await sleep(3_000);
-    const listed = async () => (await call('GET', '/api/v1/deployments', { token: owner })).json.deployments.some((d: { stage: string }) => d.stage === 'preview');
+    const listed = async () =>
+      (await call('GET', '/api/v1/deployments', { token: owner })).json.deployments.some((d: { stage: string }) => d.stage === 'preview');
     assert.ok(await listed(), 'a followed preview stays');
     stream.close();
     let gone = false;
@@ -104,7 +112,10 @@ describe('API: previews', function () {
     assert.equal((await call('DELETE', '/api/v1/apps/life/preview', { token: other })).status, 404);
     assert.equal((await put(manifests.v1, v1, {}, other)).status, 404, 'another workspace cannot use this one’s bundle');
 
-    const wrongApp = await call('PUT', '/api/v1/apps/other/preview', { token: owner, json: { manifest: manifests.v1.raw, bundle: v1.sha256 } });
+    const wrongApp = await call('PUT', '/api/v1/apps/other/preview', {
+      token: owner,
+      json: { manifest: manifests.v1.raw, bundle: v1.sha256 },
+    });
     assert.deepEqual([wrongApp.status, wrongApp.json.error.code], [400, 'bad_request']);
     assert.equal((await put(manifests.v1, v1, { idleTimeoutSeconds: 100_000 })).json.error.code, 'bad_request');
     assert.equal((await put(manifests.v1, v1, { workload: 'hello' })).json.error.code, 'bad_request');

@@ -27,13 +27,15 @@ function send(url: string, target: string, sent: Sent, token: string): Promise<A
   const { hostname, port } = new URL(url);
   const body = sent.body === undefined ? undefined : Buffer.from(sent.body);
   const headers: Record<string, string> = { 'content-type': 'application/vnd.svc.call+pickle', ...sent.headers };
-  if (sent.token !== null) headers['authorization'] = `Bearer ${sent.token ?? token}`;
+  if (sent.token !== null) headers.authorization = `Bearer ${sent.token ?? token}`;
   if (body !== undefined && !sent.chunked) headers['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
     const request = http.request({ hostname, port, path: target, method: sent.method ?? 'POST', headers, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString() }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString() }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -101,13 +103,24 @@ describe('API: the raw call route answers as Koa does', function () {
     const inFlight = () => platform.autoscaler.status(unit)!.containers.reduce((sum, container) => sum + container.inFlight, 0);
     const { hostname, port } = new URL(platform.url);
     const body = pickledCall([30]);
-    const request = http.request({ hostname, port, path: `/api/v1/runs/${slow}/calls`, method: 'POST', agent: false, headers: {
-      authorization: `Bearer ${runs.owner}`, 'content-type': 'application/vnd.svc.call+pickle', 'content-length': String(body.length),
-    } });
+    const request = http.request({
+      hostname,
+      port,
+      path: `/api/v1/runs/${slow}/calls`,
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: `Bearer ${runs.owner}`,
+        'content-type': 'application/vnd.svc.call+pickle',
+        'content-length': String(body.length),
+      },
+    });
     const started = new Promise<void>((resolve, reject) => {
-      request.on('response', (response) => response.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('"line":"started"')) resolve();
-      }));
+      request.on('response', (response) =>
+        response.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('"line":"started"')) resolve();
+        }),
+      );
       request.on('error', reject);
     });
     request.end(body);
@@ -115,7 +128,10 @@ describe('API: the raw call route answers as Koa does', function () {
     assert.equal(inFlight(), 1, 'the call holds its slot while it runs');
     request.destroy();
     await until('the slot is free again', () => inFlight() === 0);
-    await until('the run counts no call in flight', async () => (await runs.call('GET', `/api/v1/runs/${slow}`, { token: runs.owner })).json.run.calls.inFlight === 0);
+    await until(
+      'the run counts no call in flight',
+      async () => (await runs.call('GET', `/api/v1/runs/${slow}`, { token: runs.owner })).json.run.calls.inFlight === 0,
+    );
   });
 
   const cases: [string, (fixture: { id: string; other: string }) => Sent & { readonly id?: string }, number, string | null][] = [
@@ -128,11 +144,21 @@ describe('API: the raw call route answers as Koa does', function () {
     ['a run that never was', () => ({ body: pickledCall([1]), id: 'run-0123456789abcdef' }), 404, 'not_found'],
     ['a declared length above the limit', () => ({ body: Buffer.alloc(65 * 1024, 1) }), 413, 'payload_too_large'],
     ['a chunked body above the limit', () => ({ body: Buffer.alloc(65 * 1024, 1), chunked: true }), 413, 'payload_too_large'],
-    ['another Content-Type', () => ({ body: JSON.stringify({ args: [1] }), headers: { 'content-type': 'application/json' } }), 400, 'bad_request'],
+    [
+      'another Content-Type',
+      () => ({ body: JSON.stringify({ args: [1] }), headers: { 'content-type': 'application/json' } }),
+      400,
+      'bad_request',
+    ],
     ['no Content-Type', () => ({ body: pickledCall([1]), headers: { 'content-type': '' } }), 400, 'bad_request'],
     ['a body that is not a pickle', () => ({ body: 'not a pickle' }), 400, 'bad_request'],
     ['a malformed Host', () => ({ body: pickledCall([1]), headers: { host: 'bad host' } }), 400, 'bad_request'],
-    ['the token checked before the Content-Type', () => ({ body: 'x', token: null, headers: { 'content-type': 'text/plain' } }), 401, 'unauthorized'],
+    [
+      'the token checked before the Content-Type',
+      () => ({ body: 'x', token: null, headers: { 'content-type': 'text/plain' } }),
+      401,
+      'unauthorized',
+    ],
   ];
 
   for (const [name, make, status, code] of cases) {

@@ -8,7 +8,16 @@ import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { upload } from './api-lifecycle-helpers.js';
 import { openStream } from './event-stream.js';
-import { bundleOfFolder, callRun, pickledCall, readyRun as startedRun, runFixture, startRunPlatform, unpickled, type RunPlatform } from './run-helpers.js';
+import {
+  bundleOfFolder,
+  callRun,
+  pickledCall,
+  readyRun as startedRun,
+  runFixture,
+  startRunPlatform,
+  unpickled,
+  type RunPlatform,
+} from './run-helpers.js';
 
 /**
  * Remote runs over real HTTP, as `.remote()` and `svc run` drive them: a run
@@ -26,7 +35,8 @@ describe('API: remote runs', function () {
   let sha256: string;
   let reports: unknown[];
 
-  const createRun = (fields: Record<string, unknown>, token = owner) => call('POST', '/api/v1/runs', { token, json: { manifest: manifest.raw, bundle: sha256, ...fields } });
+  const createRun = (fields: Record<string, unknown>, token = owner) =>
+    call('POST', '/api/v1/runs', { token, json: { manifest: manifest.raw, bundle: sha256, ...fields } });
   const readyRun = (fn: string, fields: Record<string, unknown> = {}) => startedRun(runs, fn, fields);
 
   before(async () => {
@@ -42,21 +52,30 @@ describe('API: remote runs', function () {
     const { run } = created.json;
     assert.match(run.id, /^run-[0-9a-f]{16}$/);
     assert.equal(created.headers.get('location'), `/api/v1/runs/${run.id}`);
-    assert.deepEqual({ app: run.app, function: run.function, failure: run.failure, idleTimeoutSeconds: run.idleTimeoutSeconds }, { app: 'runs', function: 'square', failure: null, idleTimeoutSeconds: 300 });
+    assert.deepEqual(
+      { app: run.app, function: run.function, failure: run.failure, idleTimeoutSeconds: run.idleTimeoutSeconds },
+      { app: 'runs', function: 'square', failure: null, idleTimeoutSeconds: 300 },
+    );
     assert.notEqual(run.status, 'ready', 'the answer comes before the container is up');
 
     const answer = await callRun(platform.url, owner, run.id, pickledCall([7]));
     assert.equal(answer.status, 200, JSON.stringify(answer.json));
     assert.match(answer.contentType ?? '', /^application\/x-ndjson/);
     const logs = answer.frames.filter((f) => f.type === 'log').map((f) => [f.stream, f.line]);
-    assert.deepEqual(logs, [['stdout', 'squaring 7'], ['stderr', 'a line on stderr']]);
+    assert.deepEqual(logs, [
+      ['stdout', 'squaring 7'],
+      ['stderr', 'a line on stderr'],
+    ]);
     const last = answer.frames.at(-1)!;
     assert.equal(last.type, 'result');
     assert.equal(unpickled(last.pickle!), 49);
 
     const described = await call('GET', `/api/v1/runs/${run.id}`, { token: owner });
     assert.equal(described.status, 200);
-    assert.deepEqual({ status: described.json.run.status, calls: described.json.run.calls }, { status: 'ready', calls: { inFlight: 0, completed: 1 } });
+    assert.deepEqual(
+      { status: described.json.run.status, calls: described.json.run.calls },
+      { status: 'ready', calls: { inFlight: 0, completed: 1 } },
+    );
     const listed = await call('GET', '/api/v1/runs', { token: owner });
     assert.ok(listed.json.runs.some((r: { id: string }) => r.id === run.id));
   });
@@ -140,7 +159,10 @@ describe('API: remote runs', function () {
     assert.equal((await callRun(platform.url, other, id, pickledCall([1]))).status, 404);
     assert.equal((await call('GET', `/api/v1/runs/${id}/logs`, { token: other })).status, 404);
     // Nor can it start one from this workspace's bundle.
-    const foreign = await call('POST', '/api/v1/runs', { token: other, json: { manifest: manifest.raw, bundle: sha256, function: 'square' } });
+    const foreign = await call('POST', '/api/v1/runs', {
+      token: other,
+      json: { manifest: manifest.raw, bundle: sha256, function: 'square' },
+    });
     assert.equal(foreign.status, 404);
     assert.equal((await call('GET', `/api/v1/runs/${id}`, { token: owner })).status, 200);
   });
@@ -182,7 +204,10 @@ describe('API: remote runs', function () {
     const broken = await loadManifest({ target: path.join(runFixture('unbuildable'), 'app.py') });
     const bundle = await bundleOfFolder(runFixture('unbuildable'));
     assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
-    const created = await call('POST', '/api/v1/runs', { token: owner, json: { manifest: broken.raw, bundle: bundle.sha256, function: 'noop' } });
+    const created = await call('POST', '/api/v1/runs', {
+      token: owner,
+      json: { manifest: broken.raw, bundle: bundle.sha256, function: 'noop' },
+    });
     assert.equal(created.status, 201, created.text);
     const id = created.json.run.id;
     const answer = await callRun(platform.url, owner, id, pickledCall([]));
@@ -190,7 +215,12 @@ describe('API: remote runs', function () {
     const described = await call('GET', `/api/v1/runs/${id}`, { token: owner });
     assert.deepEqual([described.json.run.status, described.json.run.failure.code], ['failed', 'image_build_failed']);
     const logs = await call('GET', `/api/v1/runs/${id}/logs`, { token: owner });
-    assert.ok(logs.json.lines.some((l: { container: string; text: string }) => l.container === 'build' && /svc-test-no-such-package-7f3a/.test(l.text)), logs.text);
+    assert.ok(
+      logs.json.lines.some(
+        (l: { container: string; text: string }) => l.container === 'build' && /svc-test-no-such-package-7f3a/.test(l.text),
+      ),
+      logs.text,
+    );
     assert.equal((await call('DELETE', `/api/v1/runs/${id}`, { token: owner })).status, 204);
   });
 });

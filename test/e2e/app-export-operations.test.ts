@@ -29,14 +29,25 @@ describe('svc app export: a method per operation of an ASGI app (examples/asgi-f
   const out = tempDir('svc-export-ops-out-');
   const elsewhere = tempDir('svc-export-ops-elsewhere-');
   const run = () => capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret }, cwd: elsewhere });
-  const clientEnv = () => ({ PYTHONPATH: pythonPath(out), SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret, SVC_CONFIG_DIR: tempDir('svc-config-') });
+  const clientEnv = () => ({
+    PYTHONPATH: pythonPath(out),
+    SVC_SERVER: platform.url,
+    SVC_TOKEN: platform.ownerToken.secret,
+    SVC_CONFIG_DIR: tempDir('svc-config-'),
+  });
   /** Deploys the example's source, changed by `edit` (a copy in a folder of its own). */
   const deploy = async (edit: (source: string) => string = (source) => source) => {
     const project = tempDir('svc-asgi-ops-project-');
     const source = edit(exampleSource);
     writeFileSync(path.join(project, 'app.py'), source);
     const manifest = await loadManifest({ target: path.join(project, 'app.py') });
-    return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    return platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   };
   const apiOf = async (app: string) => {
     const answer = await call('GET', `/api/v1/apps/${app}/interface`, { token: platform.ownerToken.secret });
@@ -63,15 +74,16 @@ describe('svc app export: a method per operation of an ASGI app (examples/asgi-f
     assert.equal(view.json.deployments[0].api, 'OpenAPI description captured from /openapi.json, 4 operations');
     const api = await apiOf('asgi-fastapi');
     assert.equal(api.source, '/openapi.json');
-    assert.deepEqual(api.operations.map((o: { name: string; method: string; path: string }) => `${o.name} ${o.method} ${o.path}`), [
-      'list_todos GET /todos', 'create_todo POST /todos', 'get_todo GET /todos/{todo_id}', 'delete_todo DELETE /todos/{todo_id}',
-    ]);
+    assert.deepEqual(
+      api.operations.map((o: { name: string; method: string; path: string }) => `${o.name} ${o.method} ${o.path}`),
+      ['list_todos GET /todos', 'create_todo POST /todos', 'get_todo GET /todos/{todo_id}', 'delete_todo DELETE /todos/{todo_id}'],
+    );
     assert.deepEqual(Object.keys(api.definitions).sort(), ['HTTPValidationError', 'Todo', 'TodoIn', 'ValidationError']);
     // FastAPI lists the root_path it was served under: the deploy read it as the gateway would send it.
     assert.deepEqual(api.openapi.servers, [{ url: '/default/asgi-fastapi/api' }]);
   });
 
-  it('gives a fresh python3 in another folder typed methods that call the deployment; a 404 raises svc.NotFoundError with FastAPI\'s detail', async () => {
+  it("gives a fresh python3 in another folder typed methods that call the deployment; a 404 raises svc.NotFoundError with FastAPI's detail", async () => {
     await appExport(run().context, 'asgi-fastapi', { out });
     const script = `
 import dataclasses, inspect, json, svc
@@ -108,7 +120,7 @@ print(json.dumps(seen))
     assert.match(seen.missing[4], /GET .*\/default\/asgi-fastapi\/api\/todos\/999 answered HTTP 404: no todo 999$/);
   });
 
-  it('--check exits 0 while the client matches and 1 after a redeploy changed an operation\'s signature', async () => {
+  it("--check exits 0 while the client matches and 1 after a redeploy changed an operation's signature", async () => {
     await appExport(run().context, 'asgi-fastapi', { out });
     assert.equal(await appExport(run().context, 'asgi-fastapi', { out, check: true }), 0);
     const changed = (source: string) => source.replace('def get_todo(todo_id: int)', 'def get_todo(todo_id: int, verbose: bool = False)');
@@ -119,7 +131,10 @@ print(json.dumps(seen))
       assert.equal(await appExport(outdated.context, 'asgi-fastapi', { out, check: true }), 1);
       assert.match(outdated.stdout(), /svc_clients\/asgi_fastapi\/_workloads\.py differs/);
       const api = await apiOf('asgi-fastapi');
-      assert.deepEqual(api.operations[2].parameters.map((p: { name: string }) => p.name), ['todo_id', 'verbose']);
+      assert.deepEqual(
+        api.operations[2].parameters.map((p: { name: string }) => p.name),
+        ['todo_id', 'verbose'],
+      );
     } finally {
       await deploy();
     }
@@ -127,7 +142,9 @@ print(json.dumps(seen))
 
   it('an app with openapi=None, or nothing at its openapi path, gets no methods but keeps request(); the deploy says why', async () => {
     const plain = (option: string) => (source: string) =>
-      source.replace('svc.App("asgi-fastapi")', 'svc.App("asgi-plain")').replace('keep_warm_seconds=120,', `keep_warm_seconds=120,\n    ${option},`);
+      source
+        .replace('svc.App("asgi-fastapi")', 'svc.App("asgi-plain")')
+        .replace('keep_warm_seconds=120,', `keep_warm_seconds=120,\n    ${option},`);
     const off = await deploy(plain('openapi=None'));
     assert.equal(off.workloads[0]!.api?.message, 'no OpenAPI description: not read (openapi=None)');
     assert.equal(await apiOf('asgi-plain'), null);

@@ -16,10 +16,20 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import {
-  bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, printed, pythonPath, pythonWithWebsockets, runPyright, runPython, writeClientPyrightConfig,
+  bareInterpreter,
+  CLIENT_MYPY_CONFIG,
+  CLIENT_MYPYPATH,
+  printed,
+  pythonPath,
+  pythonWithWebsockets,
+  runPyright,
+  runPython,
+  writeClientPyrightConfig,
 } from '../plugins/export-python/python-helpers.js';
 
-const EXAMPLES = readdirSync(examplesRoot).filter((name) => existsSync(path.join(examplesRoot, name, 'app.py'))).sort();
+const EXAMPLES = readdirSync(examplesRoot)
+  .filter((name) => existsSync(path.join(examplesRoot, name, 'app.py')))
+  .sort();
 const ALL_KINDS = path.join(packageRoot, 'test', 'fixtures', 'apps', 'all_kinds.py');
 const TARGETS = [...EXAMPLES.map((name) => path.join(examplesRoot, name, 'app.py')), ALL_KINDS];
 
@@ -28,7 +38,12 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
   let platform: Platform;
   const out = tempDir('svc-export-types-');
   const elsewhere = tempDir('svc-export-types-elsewhere-');
-  const clientEnv = () => ({ PYTHONPATH: pythonPath(out), SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret, SVC_CONFIG_DIR: tempDir('svc-config-') });
+  const clientEnv = () => ({
+    PYTHONPATH: pythonPath(out),
+    SVC_SERVER: platform.url,
+    SVC_TOKEN: platform.ownerToken.secret,
+    SVC_CONFIG_DIR: tempDir('svc-config-'),
+  });
 
   // The checks see the packages of a project that installed svc and nothing else (no websockets, no pydantic).
   let bare: string;
@@ -38,8 +53,18 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
     platform = await startPlatform({ config: testConfig(), report: () => {} });
     for (const target of TARGETS) {
       const manifest = await loadManifest({ target });
-      await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
-      await appExport(capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret }, cwd: out }).context, manifest.spec.name, { out });
+      await platform.deployments.deploy({
+        spec: manifest.spec,
+        source: { root: manifest.root, entry: manifest.spec.entry },
+        workspace: DEFAULT_WORKSPACE,
+        stage: 'deployed',
+        principal: null,
+      });
+      await appExport(
+        capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret }, cwd: out }).context,
+        manifest.spec.name,
+        { out },
+      );
     }
   });
   after(async () => platform?.close());
@@ -48,9 +73,13 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
     assert.deepEqual(readdirSync(path.join(out, 'svc_clients')).filter((name) => name !== '__init__.py').length, TARGETS.length);
     writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
     const args = ['--config-file', 'mypy.ini', '--cache-dir', '.mypy_cache', '--python-executable', bare, '-p', 'svc_clients'];
-    const checked = await runPython(`import sys\nfrom mypy import api\nout, err, code = api.run(${JSON.stringify(args)})\nprint(out, err)\nsys.exit(code)`, {
-      cwd: out, env: { MYPYPATH: CLIENT_MYPYPATH },
-    });
+    const checked = await runPython(
+      `import sys\nfrom mypy import api\nout, err, code = api.run(${JSON.stringify(args)})\nprint(out, err)\nsys.exit(code)`,
+      {
+        cwd: out,
+        env: { MYPYPATH: CLIENT_MYPYPATH },
+      },
+    );
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
     assert.match(checked.stdout, /Success: no issues found in \d+ source files/);
   });
@@ -114,16 +143,44 @@ print(json.dumps(seen))
     assert.equal(seen.cwd, elsewhere);
     assert.equal(seen.module, path.join(out, 'svc_clients', 'all_kinds', '__init__.py'));
     assert.deepEqual(seen.point, { declared: "<class 'Point'>", fits: true, value: point(1, 2) }, 'a dataclass');
-    assert.deepEqual(seen.owner, { declared: "<class 'Owner'>", fits: true, value: { type: 'Owner', name: 'Ada', email: null } }, 'a pydantic model, as a dataclass');
-    assert.deepEqual(seen.stats, { declared: "<class 'Stats'>", fits: true, value: { type: 'Stats', count: 3, mean: 2.5 } }, 'a TypedDict, as a dataclass');
-    assert.deepEqual(seen.shape, {
-      declared: "<class 'Shape'>", fits: true,
-      value: { type: 'Shape', name: 'tri', corners: [point(0, 0), point(1, 1), point(2, 4)], owner: { type: 'Owner', name: 'Ada', email: null }, stats: { type: 'Stats', count: 3, mean: 3 }, label: null },
-    }, 'nested models');
-    assert.deepEqual(seen.points, { declared: 'list[Point]', fits: true, value: [point(0, 0), point(1, -1), point(2, -2)] }, 'a list of dataclasses');
+    assert.deepEqual(
+      seen.owner,
+      { declared: "<class 'Owner'>", fits: true, value: { type: 'Owner', name: 'Ada', email: null } },
+      'a pydantic model, as a dataclass',
+    );
+    assert.deepEqual(
+      seen.stats,
+      { declared: "<class 'Stats'>", fits: true, value: { type: 'Stats', count: 3, mean: 2.5 } },
+      'a TypedDict, as a dataclass',
+    );
+    assert.deepEqual(
+      seen.shape,
+      {
+        declared: "<class 'Shape'>",
+        fits: true,
+        value: {
+          type: 'Shape',
+          name: 'tri',
+          corners: [point(0, 0), point(1, 1), point(2, 4)],
+          owner: { type: 'Owner', name: 'Ada', email: null },
+          stats: { type: 'Stats', count: 3, mean: 3 },
+          label: null,
+        },
+      },
+      'nested models',
+    );
+    assert.deepEqual(
+      seen.points,
+      { declared: 'list[Point]', fits: true, value: [point(0, 0), point(1, -1), point(2, -2)] },
+      'a list of dataclasses',
+    );
     assert.deepEqual(seen.find, { declared: 'Point | None', fits: true, value: null }, 'an optional, None');
     assert.deepEqual(seen.found, { declared: 'Point | None', fits: true, value: point(4, 4) }, 'an optional, set');
-    assert.deepEqual(seen.count, { declared: 'typing.Iterator[Point]', iterator: true, value: [point(0, 0), point(1, 0), point(2, 0)] }, 'a generator, streamed');
+    assert.deepEqual(
+      seen.count,
+      { declared: 'typing.Iterator[Point]', iterator: true, value: [point(0, 0), point(1, 0), point(2, 0)] },
+      'a generator, streamed',
+    );
     assert.deepEqual(seen.blob, { declared: "<class 'bytes'>", fits: true, value: [0, 1, 2, 3, 4] }, 'bytes');
     assert.deepEqual(seen.web, { status: 200, value: { name: 'item 7', tags: ['detail'] } }, 'the ASGI app');
   });

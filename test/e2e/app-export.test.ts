@@ -32,10 +32,22 @@ describe('svc app export: typed Python clients of deployed apps', function () {
   const run = (options: Parameters<typeof capture>[0] = {}) => capture({ env, cwd: elsewhere, ...options });
   const deploy = async (name: string, stage: 'deployed' | 'preview' = 'deployed') => {
     const manifest = await manifestOf(name);
-    return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage, principal: null });
+    return platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage,
+      principal: null,
+    });
   };
   /** The client's calls from a fresh Python in another folder: only SVC_SERVER and SVC_TOKEN, no files of ours. */
-  const clientEnv = (extra: Record<string, string> = {}) => ({ PYTHONPATH: pythonPath(out), SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret, SVC_CONFIG_DIR: tempDir('svc-config-'), ...extra });
+  const clientEnv = (extra: Record<string, string> = {}) => ({
+    PYTHONPATH: pythonPath(out),
+    SVC_SERVER: platform.url,
+    SVC_TOKEN: platform.ownerToken.secret,
+    SVC_CONFIG_DIR: tempDir('svc-config-'),
+    ...extra,
+  });
 
   before(async () => {
     platform = await startPlatform({ config: testConfig(), report: (error) => reports.push(error) });
@@ -53,18 +65,58 @@ describe('svc app export: typed Python clients of deployed apps', function () {
       const { app, generatedFrom, workloads } = answer.json;
       assert.equal(app, 'quickstart');
       assert.deepEqual(generatedFrom, { versions: { greet: 1, hello: 1, square: 1 } });
-      assert.deepEqual(workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]), [['greet', 'endpoint'], ['hello', 'endpoint'], ['square', 'function']]);
+      assert.deepEqual(
+        workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]),
+        [
+          ['greet', 'endpoint'],
+          ['hello', 'endpoint'],
+          ['square', 'function'],
+        ],
+      );
       const [greet, hello, square] = workloads;
-      assert.deepEqual(Object.keys(greet), ['name', 'kind', 'doc', 'url', 'path', 'hostUrl', 'methods', 'route', 'authorized', 'parameters', 'returns', 'status', 'api']);
+      assert.deepEqual(Object.keys(greet), [
+        'name',
+        'kind',
+        'doc',
+        'url',
+        'path',
+        'hostUrl',
+        'methods',
+        'route',
+        'authorized',
+        'parameters',
+        'returns',
+        'status',
+        'api',
+      ]);
       assert.equal(greet.api, null);
       assert.deepEqual(
-        { doc: greet.doc, url: greet.url, path: greet.path, methods: greet.methods, route: greet.route, authorized: greet.authorized, status: greet.status },
-        { doc: 'Greets someone by name.', url: `${platform.url}/default/quickstart/greet/greet`, path: '/default/quickstart/greet/greet', methods: ['POST'], route: '/greet', authorized: true, status: 'running' },
+        {
+          doc: greet.doc,
+          url: greet.url,
+          path: greet.path,
+          methods: greet.methods,
+          route: greet.route,
+          authorized: greet.authorized,
+          status: greet.status,
+        },
+        {
+          doc: 'Greets someone by name.',
+          url: `${platform.url}/default/quickstart/greet/greet`,
+          path: '/default/quickstart/greet/greet',
+          methods: ['POST'],
+          route: '/greet',
+          authorized: true,
+          status: 'running',
+        },
       );
       assert.equal(greet.returns.title, 'Greeting');
       assert.deepEqual(greet.parameters.required, ['name']);
       assert.equal(hello.authorized, false);
-      assert.deepEqual({ url: square.url, path: square.path, route: square.route, methods: square.methods, status: square.status }, { url: null, path: null, route: null, methods: [], status: 'not_served' });
+      assert.deepEqual(
+        { url: square.url, path: square.path, route: square.route, methods: square.methods, status: square.status },
+        { url: null, path: null, route: null, methods: [], status: 'not_served' },
+      );
     });
 
     it('answers the deployed stage only, and 404 for an unknown app or one of another workspace; 401 without a token', async () => {
@@ -84,15 +136,30 @@ describe('svc app export: typed Python clients of deployed apps', function () {
       const result = await appExport(exported.context, 'quickstart', { out });
       assert.equal(result.package, 'svc_clients.quickstart');
       assert.equal(result.root, path.join(out, 'svc_clients', 'quickstart'));
-      for (const file of ['__init__.py', 'quickstart/__init__.py', 'quickstart/_workloads.py', 'quickstart/_models.py', 'quickstart/_runtime.py', 'quickstart/_decode.py', 'quickstart/_websocket.py', 'quickstart/py.typed']) {
+      for (const file of [
+        '__init__.py',
+        'quickstart/__init__.py',
+        'quickstart/_workloads.py',
+        'quickstart/_models.py',
+        'quickstart/_runtime.py',
+        'quickstart/_decode.py',
+        'quickstart/_websocket.py',
+        'quickstart/py.typed',
+      ]) {
         assert.ok(existsSync(path.join(out, 'svc_clients', file)), file);
         assert.match(exported.stdout(), new RegExp(`wrote .*svc_clients/${file.replace('.', '\\.')}\\n`));
       }
       assert.match(exported.stdout(), /from svc_clients\.quickstart import greet/);
       assert.match(exported.stdout(), new RegExp(`PYTHONPATH=${out}`));
-      assert.match(exported.stderr(), /generated the python client of quickstart \(greet v1, hello v1, square v1\) as svc_clients\.quickstart/);
+      assert.match(
+        exported.stderr(),
+        /generated the python client of quickstart \(greet v1, hello v1, square v1\) as svc_clients\.quickstart/,
+      );
       assert.match(exported.stderr(), /square is a function: the client cannot call it; call square\.remote\(\)/);
-      assert.match(readFileSync(path.join(out, 'svc_clients', 'quickstart', '_workloads.py'), 'utf8'), /^# Generated by `svc app export` from the deployed app quickstart: greet v1, hello v1, square v1\.\n/);
+      assert.match(
+        readFileSync(path.join(out, 'svc_clients', 'quickstart', '_workloads.py'), 'utf8'),
+        /^# Generated by `svc app export` from the deployed app quickstart: greet v1, hello v1, square v1\.\n/,
+      );
     });
 
     it('gives a fresh python3 in another folder typed calls: a Greeting dataclass, the signature and the docstring', async () => {
@@ -146,7 +213,11 @@ print(json.dumps(seen))
 
     it('uses the credentials of svc login, looked up at each call; a refused token raises svc.UnauthorizedError', async () => {
       const config = tempDir('svc-config-');
-      writeFileSync(path.join(config, 'credentials.json'), JSON.stringify({ version: 1, server: platform.url, token: platform.ownerToken.secret }), { mode: 0o600 });
+      writeFileSync(
+        path.join(config, 'credentials.json'),
+        JSON.stringify({ version: 1, server: platform.url, token: platform.ownerToken.secret }),
+        { mode: 0o600 },
+      );
       const script = `
 import json, os, svc
 from svc_clients.quickstart import greet, hello
@@ -164,12 +235,22 @@ seen["public"] = hello.request(name="Di")
 print(json.dumps(seen))
 `;
       const seen = printed(await runPython(script, { cwd: elsewhere, env: { PYTHONPATH: pythonPath(out), SVC_CONFIG_DIR: config } }));
-      assert.deepEqual(seen, { from_login: 'Hello, Cy.', refused: ['UnauthorizedError', 'unauthorized', 401], raw_refused: 'unauthorized', public: { message: 'Hello, Di!' } });
+      assert.deepEqual(seen, {
+        from_login: 'Hello, Cy.',
+        refused: ['UnauthorizedError', 'unauthorized', 401],
+        raw_refused: 'unauthorized',
+        public: { message: 'Hello, Di!' },
+      });
     });
 
     it('calls a public endpoint with no token at all, on the server it was generated from', async () => {
       const script = 'import json\nfrom svc_clients.quickstart import hello\nprint(json.dumps(hello.request(name="Ed")))';
-      const seen = printed(await runPython(script, { cwd: elsewhere, env: { PYTHONPATH: pythonPath(out), SVC_CONFIG_DIR: tempDir('svc-config-'), SVC_DATA_DIR: tempDir('svc-data-') } }));
+      const seen = printed(
+        await runPython(script, {
+          cwd: elsewhere,
+          env: { PYTHONPATH: pythonPath(out), SVC_CONFIG_DIR: tempDir('svc-config-'), SVC_DATA_DIR: tempDir('svc-data-') },
+        }),
+      );
       assert.deepEqual(seen, { message: 'Hello, Ed!' });
     });
 
@@ -207,7 +288,7 @@ print(json.dumps(seen))
       writeFileSync(shared, original);
     });
 
-    it('runs an exporter a plugin registers (--plugin, or the config\'s plugins): the recipe\'s .http file, whose request answers', async () => {
+    it("runs an exporter a plugin registers (--plugin, or the config's plugins): the recipe's .http file, whose request answers", async () => {
       const recipe = path.join(packageRoot, 'docs', 'recipes', 'export-http-file.js');
       const unknown = await rejectsWith(appExport(run().context, 'quickstart', { out, language: 'http-file' }));
       assert.match(unknown.message, /no exporter for --language "http-file"; the exporters here are python, typescript$/);
@@ -218,10 +299,17 @@ print(json.dumps(seen))
       assert.match(file, /^# Generated by `svc app export`/);
       assert.match(file, new RegExp(`@server = ${platform.url}`));
       // Send greet's request as an editor would: the variables filled in, the example body edited.
-      const greet = /### greet\n# [^\n]*\n(POST) \{\{server\}\}(\S+)\nAuthorization: Bearer \{\{token\}\}\nContent-Type: application\/json\n\n(\{[\s\S]*?\n\})/.exec(file);
+      const greet =
+        /### greet\n# [^\n]*\n(POST) \{\{server\}\}(\S+)\nAuthorization: Bearer \{\{token\}\}\nContent-Type: application\/json\n\n(\{[\s\S]*?\n\})/.exec(
+          file,
+        );
       assert.ok(greet, file);
       const body = { ...JSON.parse(greet[3]!), name: 'Ada' };
-      const answer = await fetch(`${platform.url}${greet[2]}`, { method: greet[1], headers: { Authorization: `Bearer ${platform.ownerToken.secret}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = await fetch(`${platform.url}${greet[2]}`, {
+        method: greet[1],
+        headers: { Authorization: `Bearer ${platform.ownerToken.secret}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       assert.equal(answer.status, 200, await answer.clone().text());
       assert.match(((await answer.json()) as { message: string }).message, /Ada/);
       const config = path.join(tempDir('svc-export-config-'), 'svc.json');
@@ -257,7 +345,13 @@ print(json.dumps(seen))
       assert.notEqual(changed, source, 'the example still has greet(name: str, …)');
       writeFileSync(path.join(project, 'app.py'), changed);
       const manifest = await loadManifest({ target: path.join(project, 'app.py') });
-      await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+      await platform.deployments.deploy({
+        spec: manifest.spec,
+        source: { root: manifest.root, entry: manifest.spec.entry },
+        workspace: DEFAULT_WORKSPACE,
+        stage: 'deployed',
+        principal: null,
+      });
       try {
         const outdated = run();
         assert.equal(await appExport(outdated.context, 'quickstart', { out, check: true }), 1);
@@ -317,7 +411,11 @@ print(json.dumps({"created": created.status_code, "title": todo["title"], "fetch
 `;
       const seen = printed(await runPython(script, { cwd: elsewhere, env: clientEnv() }));
       assert.deepEqual(seen, {
-        created: 201, title: 'write the docs', fetched: true, missing: [404, { detail: 'no todo 999' }], listed: [1],
+        created: 201,
+        title: 'write the docs',
+        fetched: true,
+        missing: [404, { detail: 'no todo 999' }],
+        listed: [1],
         doc: 'The ASGI app api of asgi-fastapi: every route of the app, under its URL.',
       });
     });
@@ -373,15 +471,22 @@ print(json.dumps({"types": [type(r).__name__ for r in replies], "replies": [data
       const seen = printed(await runPython(script, { cwd: elsewhere, env: clientEnv(), python: websocketPython! }));
       const words = 'Hello Ada, nice to meet you!'.split(' ');
       assert.deepEqual(seen.types, ['Typing', ...words.map(() => 'Token'), 'Done']);
-      assert.deepEqual(seen.replies, [{ type: 'typing', to: 'Ada' }, ...words.map((text) => ({ type: 'token', text })), { type: 'done', words: 6 }]);
+      assert.deepEqual(seen.replies, [
+        { type: 'typing', to: 'Ada' },
+        ...words.map((text) => ({ type: 'token', text })),
+        { type: 'done', words: 6 },
+      ]);
       assert.deepEqual(seen.refused, ['InvalidRequestError', 'invalid_arguments']);
       assert.deepEqual(seen.again, ['Typing', { type: 'typing', to: 'Bo' }]);
     });
 
     it('refuses the WebSocket with svc.UnauthorizedError for a refused token', async function () {
       if (websocketPython === null) this.skip();
-      const script = 'import json, svc\nfrom svc_clients.realtime_chat import chat\ntry:\n    chat.connect()\nexcept svc.UnauthorizedError as error:\n    print(json.dumps([error.code, error.status]))';
-      const seen = printed(await runPython(script, { cwd: elsewhere, env: clientEnv({ SVC_TOKEN: `svc_${'0'.repeat(40)}` }), python: websocketPython! }));
+      const script =
+        'import json, svc\nfrom svc_clients.realtime_chat import chat\ntry:\n    chat.connect()\nexcept svc.UnauthorizedError as error:\n    print(json.dumps([error.code, error.status]))';
+      const seen = printed(
+        await runPython(script, { cwd: elsewhere, env: clientEnv({ SVC_TOKEN: `svc_${'0'.repeat(40)}` }), python: websocketPython! }),
+      );
       assert.deepEqual(seen, ['unauthorized', 401]);
     });
 
@@ -395,7 +500,10 @@ try:
 except ImportError as error:
     print(json.dumps(str(error)))
 `;
-      assert.match(printed(await runPython(script, { cwd: elsewhere, env: clientEnv() })), /connect\(\) needs the websockets package, version 11 or newer \(pip install websockets\)/);
+      assert.match(
+        printed(await runPython(script, { cwd: elsewhere, env: clientEnv() })),
+        /connect\(\) needs the websockets package, version 11 or newer \(pip install websockets\)/,
+      );
     });
   });
 });

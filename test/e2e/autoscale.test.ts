@@ -29,7 +29,13 @@ const autoscale = { tickMs: 100, crash: { backoffBaseMs: 100, stableMs: 2_000 },
 
 async function deployFixture(platform: Platform, file: string): Promise<Deployment> {
   const manifest = await loadManifest({ target: fixture(file) });
-  return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+  return platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'deployed',
+    principal: null,
+  });
 }
 
 interface Answer {
@@ -45,7 +51,14 @@ async function get(url: string): Promise<Answer> {
   const response = await fetch(url);
   const text = await response.text();
   const body = JSON.parse(text) as { pid?: number; error?: { code: string; message: string } };
-  return { status: response.status, code: body.error?.code, message: body.error?.message, pid: body.pid, retryAfter: response.headers.get('retry-after'), text };
+  return {
+    status: response.status,
+    code: body.error?.code,
+    message: body.error?.message,
+    pid: body.pid,
+    retryAfter: response.headers.get('retry-after'),
+    text,
+  };
 }
 
 /** Lookups by workload name in the current platform and deployment. */
@@ -53,7 +66,10 @@ function helpers(platform: () => Platform, deployment: () => Deployment) {
   const unit = (name: string) => deployment().units.find((key) => key.endsWith(`/${name}`))!;
   const url = (name: string, query = '') => `${deployment().workloads.find((w) => w.name === name)!.url!}${query}`;
   const status = (name: string): UnitScalingStatus => platform().autoscaler.status(unit(name))!;
-  const healthy = (name: string) => platform().driver.status(unit(name)).filter((c) => c.state === 'healthy');
+  const healthy = (name: string) =>
+    platform()
+      .driver.status(unit(name))
+      .filter((c) => c.state === 'healthy');
   return { unit, url, status, healthy };
 }
 
@@ -62,7 +78,10 @@ describe('autoscaling through the gateway (real containers)', function () {
   let platform: Platform;
   let deployment: Deployment;
   let socketDir: string;
-  const { unit, url, status, healthy } = helpers(() => platform, () => deployment);
+  const { unit, url, status, healthy } = helpers(
+    () => platform,
+    () => deployment,
+  );
 
   before(async () => {
     recordDir(); // crashy.py keeps its marker there; containers inherit the variable
@@ -96,10 +115,16 @@ describe('autoscaling through the gateway (real containers)', function () {
     const answers = await Promise.all([1, 2, 3].map(() => get(url('elastic', '?seconds=2'))));
     done = true;
     await watching;
-    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200],
+    );
     assert.equal(most, 3, 'three requests, tasks_per_container 1, max_containers 3');
     const more = await Promise.all([1, 2, 3, 4].map(() => get(url('elastic', '?seconds=0.5'))));
-    assert.deepEqual(more.map((a) => a.status), [200, 200, 200, 200]);
+    assert.deepEqual(
+      more.map((a) => a.status),
+      [200, 200, 200, 200],
+    );
     assert.ok(platform.driver.status(unit('elastic')).length <= 3, 'never above max_containers');
   });
 
@@ -133,10 +158,18 @@ describe('autoscaling through the gateway (real containers)', function () {
       await until('the slow request is in flight', () => status('steady').inFlight === 1, 10_000);
       const [serving] = healthy('steady');
       const order: string[] = [];
-      const changing = (change === 'redeploy' ? deployFixture(platform, 'scaling.py').then((d) => (deployment = d)) : platform.deployments.remove(deployment.ref)).then(() => order.push(change));
+      const changing = (
+        change === 'redeploy'
+          ? deployFixture(platform, 'scaling.py').then((d) => (deployment = d))
+          : platform.deployments.remove(deployment.ref)
+      ).then(() => order.push(change));
       const answered = slow.then((answer) => (order.push('answered'), answer));
       await wait(300);
-      assert.equal(platform.driver.status(serving!.unit).find((c) => c.id === serving!.id)?.state, 'healthy', `${change}: the container is not stopped under its request`);
+      assert.equal(
+        platform.driver.status(serving!.unit).find((c) => c.id === serving!.id)?.state,
+        'healthy',
+        `${change}: the container is not stopped under its request`,
+      );
       const answer = await answered;
       await changing;
       assert.equal(answer.status, 200, `${change}: ${answer.text}`);
@@ -172,14 +205,20 @@ describe('autoscaling through the gateway (real containers)', function () {
     const crashStatus = platform.autoscaler.status(key)!;
     assert.equal(crashStatus.state, 'crash_loop');
     assert.ok(crashStatus.backoffMs >= 1_600);
-    assert.ok(crashStatus.recentLogs.some((line) => line.text.includes('secret-looking')), 'the logs are in the status');
+    assert.ok(
+      crashStatus.recentLogs.some((line) => line.text.includes('secret-looking')),
+      'the logs are in the status',
+    );
     const starts = crashStatus.recentLogs
       .filter((line) => line.time.getTime() >= killedAt && /^starting container c-\w+ for crashy/.test(line.text))
       .map((line) => line.time.getTime());
     assert.ok(starts.length >= 4, `four starts after the kill: ${starts.length}`);
     // After the k-th failed start since the kill, failures = k + 1: the next start waits at least that back-off.
     for (let k = 1; k < starts.length; k++) {
-      assert.ok(starts[k]! - starts[k - 1]! >= backoffMs(k + 1, { backoffBaseMs: 100, backoffCapMs: 30_000 }), `start ${k + 1} waited its back-off`);
+      assert.ok(
+        starts[k]! - starts[k - 1]! >= backoffMs(k + 1, { backoffBaseMs: 100, backoffCapMs: 30_000 }),
+        `start ${k + 1} waited its back-off`,
+      );
     }
     await platform.deployments.remove(crashy.ref);
   });
@@ -194,13 +233,20 @@ describe('a scaling policy from a third-party plugin', function () {
     const { events } = (await import(pathToFileURL(policyPlugin).href)) as { events: PlatformEvent[] };
     platform = await startPlatform({ config: testConfig({ plugins: [policyPlugin], scalingPolicy: 'fixed-two' }), autoscale });
     const deployment = await deployFixture(platform, 'scaling.py');
-    const { status, healthy, unit } = helpers(() => platform!, () => deployment);
+    const { status, healthy, unit } = helpers(
+      () => platform!,
+      () => deployment,
+    );
     assert.equal(status('elastic').policy, 'fixed-two');
     await until('fixed-two started a second container without any request', () => healthy('elastic').length === 2, 20_000);
     await wait(300);
     assert.equal(platform.driver.status(unit('steady')).length, 1, 'clamped to max_containers=1');
     const started = events.filter((e) => e.type === 'container.started' && e.workload === 'elastic');
-    await until('both starts announced', () => events.filter((e) => e.type === 'container.started' && e.workload === 'elastic').length === 2, 5_000);
+    await until(
+      'both starts announced',
+      () => events.filter((e) => e.type === 'container.started' && e.workload === 'elastic').length === 2,
+      5_000,
+    );
     assert.ok(started.every((e) => e.type === 'container.started' && e.app === 'scaling' && e.workspace === DEFAULT_WORKSPACE));
   });
 

@@ -55,21 +55,37 @@ describe('API: signed bundle artifact URLs', function () {
     const { config } = platform;
     const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
     // Any use of these fails the test: this server has none.
-    const unused = <T extends object>(what: string): T => new Proxy({} as T, {
-      get: () => {
-        throw new SvcError('internal', `${what} is not part of this test server`);
-      },
-    });
+    const unused = <T extends object>(what: string): T =>
+      new Proxy({} as T, {
+        get: () => {
+          throw new SvcError('internal', `${what} is not part of this test server`);
+        },
+      });
     const api = controlPlaneRoutes({
-      plugins: platform.plugins, controlPlane: platform.controlPlane, deployments: platform.deployments, bundles,
-      maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES, autoscaler: platform.autoscaler, logs: platform.deploymentLogs,
-      runs: unused('runs'), previews: unused('previews'), maxCallBytes: config.maxBodyBytes, publicUrl: null,
+      plugins: platform.plugins,
+      controlPlane: platform.controlPlane,
+      deployments: platform.deployments,
+      bundles,
+      maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES,
+      autoscaler: platform.autoscaler,
+      logs: platform.deploymentLogs,
+      runs: unused('runs'),
+      previews: unused('previews'),
+      maxCallBytes: config.maxBodyBytes,
+      publicUrl: null,
       artifacts: urls,
     });
     const registry = createEmbeddedRegistry();
     const upstreams = new UpstreamPools(registry);
     const admission = new Admission(registry);
-    const gateway = createGateway({ routes: new RouteTable(), upstreams, admission, plugins: platform.plugins, report: (error) => reports.push(error), platformRoutes: api });
+    const gateway = createGateway({
+      routes: new RouteTable(),
+      upstreams,
+      admission,
+      plugins: platform.plugins,
+      report: (error) => reports.push(error),
+      platformRoutes: api,
+    });
     server = http.createServer(gateway.handleRequest);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -113,7 +129,7 @@ describe('API: signed bundle artifact URLs', function () {
     assert.equal(answer.headers.get('cache-control'), 'private, max-age=0');
   });
 
-  it('does not take a bearer token instead of the signature (403), even the owner\'s', async () => {
+  it("does not take a bearer token instead of the signature (403), even the owner's", async () => {
     for (const method of ['GET', 'HEAD']) {
       const answer = await call(method, `/api/v1/bundles/${v1.sha256}/artifact`, { token: owner });
       assert.equal(answer.status, 403, method);
@@ -127,7 +143,7 @@ describe('API: signed bundle artifact URLs', function () {
     }
   });
 
-  it('refuses a tampered signature and one signed for another bundle (403, svc\'s error shape)', async () => {
+  it("refuses a tampered signature and one signed for another bundle (403, svc's error shape)", async () => {
     const signed = new URL(urls.url(serverUrl, v1.sha256));
     const signature = signed.searchParams.get('signature')!;
     signed.searchParams.set('signature', (signature[0] === 'f' ? 'e' : 'f') + signature.slice(1));

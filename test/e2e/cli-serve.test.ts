@@ -44,7 +44,10 @@ describe('svc serve (command line)', function () {
   it('prints each endpoint URL with a curl line that works, and Ctrl-C leaves no process', async () => {
     const served = await startServe();
     try {
-      const curls = served.stdout.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('curl '));
+      const curls = served.stdout
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line.startsWith('curl '));
       assert.equal(curls.length, 2, `two curl lines in:\n${served.stdout}`);
       const hello = curls.find((line) => line.includes('/hello/hello'));
       const greet = curls.find((line) => line.includes('/greet/greet'));

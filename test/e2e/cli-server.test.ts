@@ -17,8 +17,42 @@ interface Ran {
 
 /** Every command `--help` must show with an example. */
 const COMMANDS = [
-  'serve', 'server', 'login', 'logout', 'dashboard', 'whoami', 'workspace', 'workspace list', 'workspace create', 'workspace use', 'member', 'member list', 'member invite', 'member remove', 'token', 'token create', 'token list', 'token revoke', 'deploy', 'logs',
-  'app', 'app list', 'app pause', 'app resume', 'app delete', 'app export', 'deployment', 'deployment list', 'deployment stop', 'deployment delete', 'run', 'example', 'example list', 'example download', 'jobs', 'jobs render',
+  'serve',
+  'server',
+  'login',
+  'logout',
+  'dashboard',
+  'whoami',
+  'workspace',
+  'workspace list',
+  'workspace create',
+  'workspace use',
+  'member',
+  'member list',
+  'member invite',
+  'member remove',
+  'token',
+  'token create',
+  'token list',
+  'token revoke',
+  'deploy',
+  'logs',
+  'app',
+  'app list',
+  'app pause',
+  'app resume',
+  'app delete',
+  'app export',
+  'deployment',
+  'deployment list',
+  'deployment stop',
+  'deployment delete',
+  'run',
+  'example',
+  'example list',
+  'example download',
+  'jobs',
+  'jobs render',
 ];
 /** How many `--help` processes run at once. */
 const HELP_BATCH = 6;
@@ -53,8 +87,17 @@ describe('svc CLI against svc server (command line)', function () {
     dataDir = tempDir('svc-cli-server-');
     const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
     // No SVC_SERVER/SVC_TOKEN, an empty config dir, no local owner token: only `svc login` can sign the CLI in.
-    env = { ...inherited, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', SVC_CONFIG_DIR: tempDir('svc-cli-config-'), SVC_DATA_DIR: tempDir('svc-cli-nodata-') };
-    server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], { env: { ...env, SVC_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    env = {
+      ...inherited,
+      SVC_CACHE_DIR: testCacheDir,
+      NO_COLOR: '1',
+      SVC_CONFIG_DIR: tempDir('svc-cli-config-'),
+      SVC_DATA_DIR: tempDir('svc-cli-nodata-'),
+    };
+    server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], {
+      env: { ...env, SVC_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     url = await new Promise<string>((resolve, reject) => {
@@ -115,10 +158,17 @@ describe('svc CLI against svc server (command line)', function () {
 
     const who = await svc('whoami', '--json');
     assert.equal(who.code, 0, who.stderr);
-    assert.deepEqual({ ...JSON.parse(who.stdout), subject: undefined, tokenId: undefined }, {
-      server: url, workspace: 'default', role: 'owner', subject: undefined, tokenId: undefined,
-      sources: { server: path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), token: path.join(env.SVC_CONFIG_DIR!, 'credentials.json') },
-    });
+    assert.deepEqual(
+      { ...JSON.parse(who.stdout), subject: undefined, tokenId: undefined },
+      {
+        server: url,
+        workspace: 'default',
+        role: 'owner',
+        subject: undefined,
+        tokenId: undefined,
+        sources: { server: path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), token: path.join(env.SVC_CONFIG_DIR!, 'credentials.json') },
+      },
+    );
   });
 
   it('svc deploy --json: exactly the app and its workloads on stdout, progress on stderr; the URL answers with the saved token', async () => {
@@ -127,8 +177,13 @@ describe('svc CLI against svc server (command line)', function () {
     const result = JSON.parse(ran.stdout);
     assert.deepEqual(Object.keys(result), ['app', 'workloads']);
     assert.equal(result.app, 'quickstart');
-    assert.deepEqual(result.workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]).sort(), [['greet', 'endpoint'], ['hello', 'endpoint'], ['square', 'function']]);
-    for (const step of [/reading examples\/quickstart\/app\.py/, /bundle [0-9a-f]{12}/, /uploaded/, /deployed quickstart in/]) assert.match(ran.stderr, step);
+    assert.deepEqual(result.workloads.map((w: { name: string; kind: string }) => [w.name, w.kind]).sort(), [
+      ['greet', 'endpoint'],
+      ['hello', 'endpoint'],
+      ['square', 'function'],
+    ]);
+    for (const step of [/reading examples\/quickstart\/app\.py/, /bundle [0-9a-f]{12}/, /uploaded/, /deployed quickstart in/])
+      assert.match(ran.stderr, step);
     greetUrl = result.workloads.find((w: { name: string }) => w.name === 'greet').url;
     assert.equal(greetUrl, `${url}/default/quickstart/greet/greet`);
     assert.equal(result.workloads.find((w: { name: string }) => w.name === 'square').url, null);
@@ -144,9 +199,14 @@ describe('svc CLI against svc server (command line)', function () {
 
   it('examples/quickstart/call_remote.py runs square remotely and calls the deployed greet, signed in by svc login', async () => {
     const ran = await new Promise<Ran>((resolve) => {
-      execFile(process.env.SVC_PYTHON ?? 'python3', ['call_remote.py'], { env: { ...env, PYTHONPATH: sdkPythonPath }, cwd: path.dirname(quickstartApp) }, (error, stdout, stderr) => {
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
-      });
+      execFile(
+        process.env.SVC_PYTHON ?? 'python3',
+        ['call_remote.py'],
+        { env: { ...env, PYTHONPATH: sdkPythonPath }, cwd: path.dirname(quickstartApp) },
+        (error, stdout, stderr) => {
+          resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
+        },
+      );
     });
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(ran.stdout, "49\n{'message': 'Hello, Ada!', 'length': 11}\n");
@@ -155,14 +215,20 @@ describe('svc CLI against svc server (command line)', function () {
   it('lists the app and its deployments, as tables and as JSON', async () => {
     const apps = await svc('app', 'list', '--json');
     assert.equal(apps.code, 0, apps.stderr);
-    assert.deepEqual(JSON.parse(apps.stdout).apps.map((a: { name: string }) => a.name), ['quickstart']);
+    assert.deepEqual(
+      JSON.parse(apps.stdout).apps.map((a: { name: string }) => a.name),
+      ['quickstart'],
+    );
     const table = await svc('deployment', 'list', '--app', 'quickstart');
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /^NAME +KIND +STATUS +CONTAINERS +URL\n/);
     assert.ok(table.stdout.includes(greetUrl), table.stdout);
     const logs = await svc('logs', 'quickstart', '--json');
     assert.equal(logs.code, 0, logs.stderr);
-    const lines = logs.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = logs.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.ok(lines.some((line) => line.workload === 'greet') && lines.some((line) => line.workload === 'hello'), logs.stdout);
   });
 
@@ -184,7 +250,7 @@ describe('svc CLI against svc server (command line)', function () {
     assert.deepEqual([after.status, (after.body as { error: { code: string } }).error.code], [503, 'deployment_stopped']);
   });
 
-  it('errors exit 1 with the server\'s message on stderr and nothing on stdout', async () => {
+  it("errors exit 1 with the server's message on stderr and nothing on stdout", async () => {
     const ran = await svc('app', 'pause', 'nope');
     assert.equal(ran.code, 1);
     assert.equal(ran.stdout, '');
@@ -236,7 +302,10 @@ describe('svc CLI against svc server (command line)', function () {
     assert.equal((await fetch(otherUrl)).status, 200);
     const pruned = await svc('deploy', path.join(lifecycle, 'v2', 'app.py'), '--prune', '--json');
     assert.equal(pruned.code, 0, pruned.stderr);
-    assert.deepEqual(JSON.parse(pruned.stdout).workloads.map((w: { name: string }) => w.name), ['hello']);
+    assert.deepEqual(
+      JSON.parse(pruned.stdout).workloads.map((w: { name: string }) => w.name),
+      ['hello'],
+    );
     assert.equal((await fetch(otherUrl, { headers: { Authorization: `Bearer ${token}` } })).status, 404);
     assert.equal((await svc('app', 'delete', 'life', '--yes')).code, 0);
   });
@@ -244,7 +313,10 @@ describe('svc CLI against svc server (command line)', function () {
   it('svc example list and download: the example lands in a new folder', async () => {
     const listed = await svc('example', 'list', '--json');
     assert.equal(listed.code, 0, listed.stderr);
-    assert.ok(JSON.parse(listed.stdout).examples.some((e: { name: string }) => e.name === 'quickstart'), listed.stdout);
+    assert.ok(
+      JSON.parse(listed.stdout).examples.some((e: { name: string }) => e.name === 'quickstart'),
+      listed.stdout,
+    );
     const dir = path.join(tempDir('svc-cli-example-'), 'qs');
     const downloaded = await svc('example', 'download', 'quickstart', '--dir', dir);
     assert.equal(downloaded.code, 0, downloaded.stderr);

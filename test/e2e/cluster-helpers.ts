@@ -32,7 +32,18 @@ export async function startStandins(): Promise<Standins> {
     consul,
     nomad,
     // The stand-in runs raw_exec and docker tasks only; exec (svc's default) runs against real Nomad in test:cluster.
-    config: (overrides = {}) => testConfig({ scheduler: 'nomad', registry: 'consul', state: 'consul', nomadAddr: nomad.url, consulAddr: consul.url, nomadDriver: 'raw_exec', queueTimeoutSeconds: 60, secretsKey: TEST_SECRETS_KEY, ...overrides }),
+    config: (overrides = {}) =>
+      testConfig({
+        scheduler: 'nomad',
+        registry: 'consul',
+        state: 'consul',
+        nomadAddr: nomad.url,
+        consulAddr: consul.url,
+        nomadDriver: 'raw_exec',
+        queueTimeoutSeconds: 60,
+        secretsKey: TEST_SECRETS_KEY,
+        ...overrides,
+      }),
     async close() {
       for (const job of await svcJobs(nomad).catch(() => [])) await fetch(`${nomad.url}/v1/job/${job.ID}?purge=true`, { method: 'DELETE' });
       await nomad.close();
@@ -75,9 +86,14 @@ export async function uploadProject(platform: Platform, dir: string): Promise<{ 
 export async function deployClusterApp(platform: Platform): Promise<{ urls: Record<string, string>; sha256: string; warnings: string[] }> {
   const body = await uploadClusterApp(platform);
   const bundle = { sha256: body.bundle };
-  const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/cluster/deployments', { token: platform.ownerToken.secret, json: body });
+  const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/cluster/deployments', {
+    token: platform.ownerToken.secret,
+    json: body,
+  });
   assert.equal(deployed.status, 201, deployed.text);
-  const urls = Object.fromEntries(deployed.json.deployments.map((d: { workload: string; urls: { path: string } }) => [d.workload, d.urls.path]));
+  const urls = Object.fromEntries(
+    deployed.json.deployments.map((d: { workload: string; urls: { path: string } }) => [d.workload, d.urls.path]),
+  );
   return { urls, sha256: bundle.sha256, warnings: deployed.json.warnings };
 }
 

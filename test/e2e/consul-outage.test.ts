@@ -20,7 +20,11 @@ describe('a leader cut off from Consul (stand-ins)', function () {
 
   before(async () => {
     standins = await startStandins();
-    platform = await startPlatform({ config: standins.config(), report: () => {}, onLeadershipLost: (reason, cutOff) => lost.push({ reason, cutOff }) });
+    platform = await startPlatform({
+      config: standins.config(),
+      report: () => {},
+      onLeadershipLost: (reason, cutOff) => lost.push({ reason, cutOff }),
+    });
     await until('it leads', () => platform.role === 'ready');
   });
   after(async () => {
@@ -33,15 +37,24 @@ describe('a leader cut off from Consul (stand-ins)', function () {
     assert.equal((await getJson(urls.hello!)).status, 200);
     const outage = consulOutage(standins);
     try {
-      await until('/_svc/ready says the routes are stale', async () => (await getJson(`${platform.url}/_svc/ready`)).body.routes === 'stale');
+      await until(
+        '/_svc/ready says the routes are stale',
+        async () => (await getJson(`${platform.url}/_svc/ready`)).body.routes === 'stale',
+      );
       const ready = (await getJson(`${platform.url}/_svc/ready`)).body;
-      assert.match(ready.outages.consul.reason, new RegExp(`^Consul at ${standins.consul.url} does not answer \\(Consul answered GET /v1/status/leader with 500`));
+      assert.match(
+        ready.outages.consul.reason,
+        new RegExp(`^Consul at ${standins.consul.url} does not answer \\(Consul answered GET /v1/status/leader with 500`),
+      );
       const answer = await getJson(urls.hello!);
       assert.equal(answer.status, 200, 'served from the instances it knew');
       assert.equal(answer.headers.get('x-svc-routes'), `stale; since=${ready.outages.consul.since}`);
 
       await until('the leader is stranded (no renewal for its 15 s TTL)', () => platform.role === 'stranded', { timeoutMs: 40_000 });
-      assert.deepEqual(lost.map((l) => l.cutOff), [true]);
+      assert.deepEqual(
+        lost.map((l) => l.cutOff),
+        [true],
+      );
       assert.match(lost[0]!.reason, /no session renewal succeeded for the TTL/);
       const stranded = await getJson(`${platform.url}/_svc/ready`);
       assert.deepEqual([stranded.status, stranded.body.status, stranded.body.routes], [200, 'stranded', 'stale']);
@@ -53,7 +66,10 @@ describe('a leader cut off from Consul (stand-ins)', function () {
     } finally {
       outage.end();
     }
-    await until('Consul answers again: the routes are current', async () => (await getJson(`${platform.url}/_svc/ready`)).body.routes === 'current');
+    await until(
+      'Consul answers again: the routes are current',
+      async () => (await getJson(`${platform.url}/_svc/ready`)).body.routes === 'current',
+    );
     const answer = await getJson(urls.hello!);
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.get('x-svc-routes'), null);

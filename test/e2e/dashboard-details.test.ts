@@ -20,7 +20,6 @@ async function ownerSession(platform: Platform): Promise<string> {
   return secret;
 }
 
-
 describe('dashboard details: cookies behind HTTPS, sign-in attempts', function () {
   this.timeout(60_000);
   let platform: Platform;
@@ -72,7 +71,10 @@ describe('dashboard details: cookies behind HTTPS, sign-in attempts', function (
       statuses.push(answer.status);
       if (answer.status === 429) assert.ok(Number(answer.headers.get('retry-after')) >= 1);
     }
-    assert.ok(statuses.slice(0, 9).every((s) => s === 401), `wrong links are refused: ${statuses}`);
+    assert.ok(
+      statuses.slice(0, 9).every((s) => s === 401),
+      `wrong links are refused: ${statuses}`,
+    );
     assert.equal(statuses.at(-1), 429, `then the address waits: ${statuses}`);
   });
 });
@@ -86,11 +88,22 @@ describe('dashboard details in Chromium: keyboard, phone width, stop and delete'
   before(async function () {
     needChromium(this);
     platform = await startPlatform({ config: testConfig() });
-    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py'), python: platform.config.python });
-    await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: 'default', stage: 'deployed', principal: null });
+    const manifest = await loadManifest({
+      target: path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py'),
+      python: platform.config.python,
+    });
+    await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: 'default',
+      stage: 'deployed',
+      principal: null,
+    });
     browser = await launchChromium();
     const context = await browser.newContext({ bypassCSP: true });
-    await context.addCookies([{ name: 'svc_session', value: await ownerSession(platform), url: platform.url, httpOnly: true, sameSite: 'Lax' }]);
+    await context.addCookies([
+      { name: 'svc_session', value: await ownerSession(platform), url: platform.url, httpOnly: true, sameSite: 'Lax' },
+    ]);
     page = await context.newPage();
   });
   after(async () => {
@@ -101,7 +114,12 @@ describe('dashboard details in Chromium: keyboard, phone width, stop and delete'
   it('is usable by keyboard: the first Tab reaches the skip link, which moves focus to the content, and the focus is visible', async () => {
     await page.goto(`${platform.url}/dashboard`);
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent), 'Skip to content');
+    assert.equal(
+      await page.evaluate(
+        () => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent,
+      ),
+      'Skip to content',
+    );
     const outline = await page.evaluate(() => {
       const g = globalThis as unknown as { document: { activeElement: unknown }; getComputedStyle(e: unknown): { outlineStyle: string } };
       return g.getComputedStyle(g.document.activeElement).outlineStyle;
@@ -113,9 +131,16 @@ describe('dashboard details in Chromium: keyboard, phone width, stop and delete'
 
   it('fits a phone-width screen: no page scrolls sideways, tables scroll inside their box', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
-    for (const [name, pagePath] of [['phone-apps', '/dashboard'], ['phone-app', '/dashboard/apps/board'], ['phone-tokens', '/dashboard/settings/tokens'], ['phone-workspace', '/dashboard/workspace']] as const) {
+    for (const [name, pagePath] of [
+      ['phone-apps', '/dashboard'],
+      ['phone-app', '/dashboard/apps/board'],
+      ['phone-tokens', '/dashboard/settings/tokens'],
+      ['phone-workspace', '/dashboard/workspace'],
+    ] as const) {
       await page.goto(`${platform.url}${pagePath}`);
-      const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+      const width = await page.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+      );
       assert.ok(width <= 360, `${pagePath} is ${width} px wide at 360`);
       assert.deepEqual(await seriousViolations(page), [], `axe-core on ${pagePath} at 360 px`);
       await screenshot(page, name);
@@ -138,6 +163,10 @@ describe('dashboard details in Chromium: keyboard, phone width, stop and delete'
     assert.match((await page.textContent('[role="status"]'))!, /Say deleted/);
     assert.equal(await page.locator('tr', { hasText: 'say' }).count(), 0);
     assert.deepEqual(platform.deployments.get({ workspace: 'default', app: 'board', stage: 'deployed' })?.workloads, []);
-    assert.equal((await fetch(`${platform.url}/default/board/say/say`)).status, 401, 'its URL is free: nothing answers (and without a token, that is 401)');
+    assert.equal(
+      (await fetch(`${platform.url}/default/board/say/say`)).status,
+      401,
+      'its URL is free: nothing answers (and without a token, that is 401)',
+    );
   });
 });

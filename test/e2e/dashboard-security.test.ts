@@ -17,7 +17,16 @@ describe('localPath() (where sign-in goes on to)', () => {
   it('keeps a path of this site, query included, and turns anything that could lead elsewhere into the dashboard', () => {
     assert.equal(localPath('/device?user_code=BCDF-GHJK'), '/device?user_code=BCDF-GHJK');
     assert.equal(localPath('/dashboard/settings/tokens'), '/dashboard/settings/tokens');
-    for (const away of ['//evil.example', '/\\evil.example', '/\t/evil.example', '/\n/evil.example', 'https://evil.example', 'evil', 42, undefined]) {
+    for (const away of [
+      '//evil.example',
+      '/\\evil.example',
+      '/\t/evil.example',
+      '/\n/evil.example',
+      'https://evil.example',
+      'evil',
+      42,
+      undefined,
+    ]) {
       assert.equal(localPath(away), '/dashboard', JSON.stringify(away));
     }
     assert.equal(localPath('/\u2028x'), '/%E2%80%A8x', 'other characters stay, percent-encoded, on this site');
@@ -34,28 +43,51 @@ describe('dashboard security (in-process platform)', function () {
   });
   after(async () => platform?.close());
 
-  it('answers a browser script\'s request (Fetch Metadata, not a navigation) as if nobody were signed in, so a page on this host cannot read it', async () => {
+  it("answers a browser script's request (Fetch Metadata, not a navigation) as if nobody were signed in, so a page on this host cannot read it", async () => {
     // What a browser sends for a script's fetch from a page of this host (Node's fetch sends Sec-Fetch-Mode: cors itself).
-    const script = await fetch(`${platform.url}/dashboard/settings/tokens`, { headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin' }, redirect: 'manual' });
+    const script = await fetch(`${platform.url}/dashboard/settings/tokens`, {
+      headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin' },
+      redirect: 'manual',
+    });
     assert.equal(script.status, 303);
     assert.match(script.headers.get('location')!, /^\/login/);
     // No Fetch Metadata: no browser, and no script of a page.
-    const navigation = await fetch(`${platform.url}/dashboard/settings/tokens`, { headers: { Cookie: `svc_session=${owner}` }, redirect: 'manual' });
+    const navigation = await fetch(`${platform.url}/dashboard/settings/tokens`, {
+      headers: { Cookie: `svc_session=${owner}` },
+      redirect: 'manual',
+    });
     assert.equal(navigation.status, 200);
-    assert.equal(navigation.headers.get('cross-origin-opener-policy'), 'same-origin', 'a page that opens the dashboard gets no handle on it');
+    assert.equal(
+      navigation.headers.get('cross-origin-opener-policy'),
+      'same-origin',
+      'a page that opens the dashboard gets no handle on it',
+    );
   });
 
-  it('refuses the log stream without the session\'s CSRF token in its URL', async () => {
-    const answer = await fetch(`${platform.url}/dashboard/apps/none/workloads/none/logs/events`, { headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin' } });
+  it("refuses the log stream without the session's CSRF token in its URL", async () => {
+    const answer = await fetch(`${platform.url}/dashboard/apps/none/workloads/none/logs/events`, {
+      headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin' },
+    });
     assert.equal(answer.status, 403);
   });
 
   it('ends an open log stream once its session is gone (signed out), so no line follows sign-out', async function () {
     this.timeout(30_000);
-    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py'), python: platform.config.python });
-    await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: 'default', stage: 'deployed', principal: null });
+    const manifest = await loadManifest({
+      target: path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py'),
+      python: platform.config.python,
+    });
+    await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: 'default',
+      stage: 'deployed',
+      principal: null,
+    });
     const { secret, session } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
-    const stream = await fetch(`${platform.url}/dashboard/apps/board/workloads/say/logs/events?csrf=${encodeURIComponent(session.csrf)}`, { headers: { Cookie: `svc_session=${secret}` } });
+    const stream = await fetch(`${platform.url}/dashboard/apps/board/workloads/say/logs/events?csrf=${encodeURIComponent(session.csrf)}`, {
+      headers: { Cookie: `svc_session=${secret}` },
+    });
     assert.equal(stream.status, 200);
     await platform.controlPlane.sessions.end(secret);
     const text = await stream.text(); // ends only if the server ends it (within its check interval)
@@ -92,7 +124,10 @@ describe('dashboard security (in-process platform)', function () {
       body: new URLSearchParams({ _csrf: '', link: link.secret }).toString(),
     });
     assert.equal(answer.status, 403);
-    assert.equal(answer.headers.getSetCookie().some((c) => c.startsWith('svc_session=')), false);
+    assert.equal(
+      answer.headers.getSetCookie().some((c) => c.startsWith('svc_session=')),
+      false,
+    );
   });
 
   it('makes no token for a member removed from the workspace, whatever started it; a member revokes only their own tokens', async () => {
@@ -102,9 +137,15 @@ describe('dashboard security (in-process platform)', function () {
     const asMallory = { workspace: 'default', subject: member.id };
     const own = await tokens.create({ name: 'mine' }, asMallory);
     const ownerTokens = (await tokens.list(asOwner)).filter((t) => t.subject === asOwner.subject);
-    await assert.rejects(tokens.revoke(ownerTokens[0]!.id, asMallory, 'member'), (error: unknown) => error instanceof SvcError && error.code === 'forbidden');
+    await assert.rejects(
+      tokens.revoke(ownerTokens[0]!.id, asMallory, 'member'),
+      (error: unknown) => error instanceof SvcError && error.code === 'forbidden',
+    );
     await tokens.revoke(own.token.id, asMallory, 'member');
     await members.remove(member.id, asOwner);
-    await assert.rejects(tokens.create({ name: 'spare' }, asMallory), (error: unknown) => error instanceof SvcError && error.code === 'forbidden');
+    await assert.rejects(
+      tokens.create({ name: 'spare' }, asMallory),
+      (error: unknown) => error instanceof SvcError && error.code === 'forbidden',
+    );
   });
 });

@@ -37,12 +37,27 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
 
   /** `curl` as a person runs it: the status of GET /api/v1/whoami with this token. */
   async function curlWhoami(token: string): Promise<number> {
-    const { stdout } = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${url}/api/v1/whoami`]);
+    const { stdout } = await run('curl', [
+      '-s',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '-H',
+      `Authorization: Bearer ${token}`,
+      `${url}/api/v1/whoami`,
+    ]);
     return Number(stdout);
   }
 
   /** `svc login --no-browser` as a child process, once it printed its link and code. */
-  async function startLogin(): Promise<{ child: ChildProcess; link: string; code: string; output: () => string; exited: Promise<number | null> }> {
+  async function startLogin(): Promise<{
+    child: ChildProcess;
+    link: string;
+    code: string;
+    output: () => string;
+    exited: Promise<number | null>;
+  }> {
     const child = spawn(process.execPath, [cli, 'login', '--server', url, '--no-browser'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -62,8 +77,17 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     needChromium(this);
     const dataDir = tempDir('svc-dashboard-');
     const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
-    env = { ...inherited, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', SVC_CONFIG_DIR: tempDir('svc-dashboard-config-'), SVC_DATA_DIR: tempDir('svc-dashboard-nodata-') };
-    server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], { env: { ...env, SVC_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    env = {
+      ...inherited,
+      SVC_CACHE_DIR: testCacheDir,
+      NO_COLOR: '1',
+      SVC_CONFIG_DIR: tempDir('svc-dashboard-config-'),
+      SVC_DATA_DIR: tempDir('svc-dashboard-nodata-'),
+    };
+    server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], {
+      env: { ...env, SVC_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     server.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
@@ -91,7 +115,7 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     }
   });
 
-  it('opens the sign-in page at the server\'s root, and signs in with the one-time link', async () => {
+  it("opens the sign-in page at the server's root, and signs in with the one-time link", async () => {
     await page.goto(`${url}/`);
     assert.equal(new URL(page.url()).pathname, '/login');
     await look('sign-in');
@@ -180,12 +204,16 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     assert.equal(await page.locator('tbody tr', { hasText: 'db' }).count(), 0);
   });
 
-  it('refuses a form without the session\'s CSRF token, and one posted from another site', async () => {
+  it("refuses a form without the session's CSRF token, and one posted from another site", async () => {
     const noToken = await page.request.post(`${url}/dashboard/settings/tokens`, { form: { name: 'sneaky' }, maxRedirects: 0 });
     assert.equal(noToken.status(), 403);
     assert.match(await noToken.text(), /no valid CSRF token/);
     const csrf = await page.getAttribute('input[name="_csrf"]', 'value');
-    const foreign = await page.request.post(`${url}/dashboard/settings/tokens`, { form: { name: 'sneaky', _csrf: csrf! }, headers: { Origin: 'http://evil.example' }, maxRedirects: 0 });
+    const foreign = await page.request.post(`${url}/dashboard/settings/tokens`, {
+      form: { name: 'sneaky', _csrf: csrf! },
+      headers: { Origin: 'http://evil.example' },
+      maxRedirects: 0,
+    });
     assert.equal(foreign.status(), 403);
     await page.reload();
     assert.equal(await page.locator('tr', { hasText: 'sneaky' }).count(), 0, 'no token was created');
@@ -233,8 +261,10 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     await look('device-unknown');
   });
 
-  it('Apps: a deployed app with its workload\'s status, version, URL and containers; its logs follow live', async () => {
-    const deployed = await run(process.execPath, [cli, 'deploy', path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py')], { env });
+  it("Apps: a deployed app with its workload's status, version, URL and containers; its logs follow live", async () => {
+    const deployed = await run(process.execPath, [cli, 'deploy', path.join(packageRoot, 'test', 'fixtures', 'dashboard', 'app.py')], {
+      env,
+    });
     const sayUrl = /https?:\/\/\S+\/say/.exec(deployed.stdout)?.[0];
     assert.ok(sayUrl, deployed.stdout);
     await page.goto(`${url}/dashboard`);
@@ -343,7 +373,9 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     } finally {
       await grace.close();
     }
-    const listed = JSON.parse(await svc('member', 'list', '--json')) as { members: { id: string; name: string; role: string; joined: boolean }[] };
+    const listed = JSON.parse(await svc('member', 'list', '--json')) as {
+      members: { id: string; name: string; role: string; joined: boolean }[];
+    };
     const graceRow = listed.members.find((m) => m.name === 'Grace')!;
     assert.deepEqual([graceRow.role, graceRow.joined], ['member', true]);
     const workspaces = JSON.parse(await svc('workspace', 'list', '--json')) as { current: string; workspaces: { name: string }[] };
@@ -352,19 +384,32 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     // A token of team-c sees nothing of default's: its app is not found.
     const credentials = JSON.parse(await svc('whoami', '--json')) as { tokenId: string };
     assert.ok(credentials.tokenId);
-    const teamToken = JSON.parse(await (await import('node:fs/promises')).readFile(path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), 'utf8')).token as string;
+    const teamToken = JSON.parse(
+      await (await import('node:fs/promises')).readFile(path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), 'utf8'),
+    ).token as string;
     const other = await fetch(`${url}/api/v1/apps/board`, { headers: { Authorization: `Bearer ${teamToken}` } });
     assert.equal(other.status, 404);
-    const sameAccount = await fetch(`${url}/api/v1/workspaces/default/token`, { method: 'POST', headers: { Authorization: `Bearer ${teamToken}`, 'Content-Type': 'application/json' }, body: '{}' });
+    const sameAccount = await fetch(`${url}/api/v1/workspaces/default/token`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${teamToken}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(sameAccount.status, 201, 'the owner may use default: the same account');
-    const noSuch = await fetch(`${url}/api/v1/workspaces/nobodys/token`, { method: 'POST', headers: { Authorization: `Bearer ${teamToken}`, 'Content-Type': 'application/json' }, body: '{}' });
+    const noSuch = await fetch(`${url}/api/v1/workspaces/nobodys/token`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${teamToken}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(noSuch.status, 404);
-    assert.match((await run(process.execPath, [cli, 'member', 'remove', graceRow.id], { env })).stderr, /removed acc_\w+: signed out of this workspace/);
+    assert.match(
+      (await run(process.execPath, [cli, 'member', 'remove', graceRow.id], { env })).stderr,
+      /removed acc_\w+: signed out of this workspace/,
+    );
     assert.ok(!(await svc('member', 'list')).includes('Grace'));
     assert.match(await svc('workspace', 'use', 'default'), /workspace default now/);
   });
 
-  it('svc dashboard prints a fresh sign-in link for the CLI\'s account, which signs a new browser in once', async () => {
+  it("svc dashboard prints a fresh sign-in link for the CLI's account, which signs a new browser in once", async () => {
     const { stdout } = await run(process.execPath, [cli, 'dashboard', '--no-browser'], { env });
     const link = stdout.trim();
     assert.match(link, new RegExp(`^${url}/login#[A-Za-z0-9_-]{43}$`));

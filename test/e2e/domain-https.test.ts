@@ -30,18 +30,27 @@ describe('a custom domain over HTTPS, end to end (dnsmasq, openssl, curl)', func
   let ca: Buffer;
 
   /** The API over HTTPS, trusting the server's default certificate (the CLI would need NODE_EXTRA_CA_CERTS). */
-  const call = (method: string, urlPath: string, token: string, json?: unknown) => new Promise<{ status: number; json: any; text: string }>((resolve, reject) => {
-    const request = https.request({
-      host: '127.0.0.1', port: new URL(platform.url).port, path: urlPath, method, servername: 'localhost', ca,
-      headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: text ? JSON.parse(text) : null, text }));
+  const call = (method: string, urlPath: string, token: string, json?: unknown) =>
+    new Promise<{ status: number; json: any; text: string }>((resolve, reject) => {
+      const request = https.request(
+        {
+          host: '127.0.0.1',
+          port: new URL(platform.url).port,
+          path: urlPath,
+          method,
+          servername: 'localhost',
+          ca,
+          headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, json: text ? JSON.parse(text) : null, text }));
+        },
+      );
+      request.on('error', reject);
+      request.end(json === undefined ? undefined : JSON.stringify(json));
     });
-    request.on('error', reject);
-    request.end(json === undefined ? undefined : JSON.stringify(json));
-  });
 
   before(async function () {
     requireDnsmasq(this);
@@ -51,7 +60,9 @@ describe('a custom domain over HTTPS, end to end (dnsmasq, openssl, curl)', func
     const main = await makeCertificate(certs, 'main', ['localhost'], 'svc-default');
     ca = readFileSync(main.cert);
     site = (await makeCertificate(sites, 'api', ['api.example.test'])).cert;
-    platform = await startPlatform({ config: testConfig({ host: '127.0.0.1', tlsCert: main.cert, tlsKey: main.key, tlsCertDir: sites, dnsResolver: dns.address }) });
+    platform = await startPlatform({
+      config: testConfig({ host: '127.0.0.1', tlsCert: main.cert, tlsKey: main.key, tlsCertDir: sites, dnsResolver: dns.address }),
+    });
   });
   after(async () => {
     await platform?.close();
@@ -60,13 +71,27 @@ describe('a custom domain over HTTPS, end to end (dnsmasq, openssl, curl)', func
 
   const deploy = async (workspace: string) => {
     const manifest = await loadManifest({ target: shop });
-    return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace, stage: 'deployed', principal: null });
+    return platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace,
+      stage: 'deployed',
+      principal: null,
+    });
   };
 
   it('on free: refused, saying why, nothing changed', async () => {
     await tokenFor(platform, 'thrifty', 'acc_0000000000007f11');
-    await assert.rejects(deploy('thrifty'), (error: Error & { code: string }) => error.code === 'plan_forbids_domain' && /the workspace "thrifty" is on the free plan; custom domains need the team or business plan/.test(error.message));
-    assert.deepEqual(platform.deployments.list().filter((d) => d.ref.workspace === 'thrifty'), []);
+    await assert.rejects(
+      deploy('thrifty'),
+      (error: Error & { code: string }) =>
+        error.code === 'plan_forbids_domain' &&
+        /the workspace "thrifty" is on the free plan; custom domains need the team or business plan/.test(error.message),
+    );
+    assert.deepEqual(
+      platform.deployments.list().filter((d) => d.ref.workspace === 'thrifty'),
+      [],
+    );
   });
 
   it('on team: deploy, publish the TXT record svc shows, verify, and curl https://api.example.test with the token answers from the workload', async () => {
@@ -75,7 +100,10 @@ describe('a custom domain over HTTPS, end to end (dnsmasq, openssl, curl)', func
     assert.equal(planned.status, 200, planned.text);
     await deploy('acme');
     const [pending] = (await call('GET', '/api/v1/domains', token)).json.domains;
-    assert.deepEqual([pending.domain, pending.status, pending.record.type, pending.record.name], ['api.example.test', 'pending', 'TXT', '_svc-challenge.api.example.test']);
+    assert.deepEqual(
+      [pending.domain, pending.status, pending.record.type, pending.record.name],
+      ['api.example.test', 'pending', 'TXT', '_svc-challenge.api.example.test'],
+    );
     const port = new URL(platform.url).port;
     const url = `https://api.example.test:${port}/orders?id=7`;
     assert.equal((await curl(url, { ca: site, headers: { Authorization: `Bearer ${token}` } })).status, 404, 'pending: not served');
@@ -84,11 +112,11 @@ describe('a custom domain over HTTPS, end to end (dnsmasq, openssl, curl)', func
     const verified = await call('POST', '/api/v1/domains/api.example.test/verify', token, {});
     assert.equal(verified.json.status, 'verified', verified.text);
 
-    assert.equal(await servedCn(Number(port), 'api.example.test'), 'api.example.test', 'the domain\'s own certificate, chosen by SNI');
+    assert.equal(await servedCn(Number(port), 'api.example.test'), 'api.example.test', "the domain's own certificate, chosen by SNI");
     const answer = await curl(url, { ca: site, headers: { Authorization: `Bearer ${token}` } });
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), { app: 'shop', path: '/orders', root_path: '' });
-    assert.equal((await curl(url, { ca: site })).status, 401, 'the workload\'s auth rules hold on its domain');
+    assert.equal((await curl(url, { ca: site })).status, 401, "the workload's auth rules hold on its domain");
 
     // A WebSocket over TLS from Python's websockets library: wss://api.example.test, the connection made to this machine.
     const script = [

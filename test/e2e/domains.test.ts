@@ -41,7 +41,13 @@ describe('custom domains (real containers, dnsmasq, curl, ws)', function () {
 
   async function deploy(file: string, workspace: string) {
     const manifest = await loadManifest({ target: fixture(file) });
-    return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace, stage: 'deployed', principal: null });
+    return platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace,
+      stage: 'deployed',
+      principal: null,
+    });
   }
 
   const setPlan = async (workspace: string, plan: string) => {
@@ -66,10 +72,16 @@ describe('custom domains (real containers, dnsmasq, curl, ws)', function () {
   it('refuses a deploy with a domain on the free plan, naming the domain and the plans, and changes nothing', async () => {
     await assert.rejects(deploy('domains.py', 'acme'), (error: Error & { code: string }) => {
       assert.equal(error.code, 'plan_forbids_domain');
-      assert.match(error.message, /web sets domain="api\.example\.test", but the workspace "acme" is on the free plan; custom domains need the team or business plan/);
+      assert.match(
+        error.message,
+        /web sets domain="api\.example\.test", but the workspace "acme" is on the free plan; custom domains need the team or business plan/,
+      );
       return true;
     });
-    assert.deepEqual(platform.deployments.list().filter((d) => d.ref.workspace === 'acme'), []);
+    assert.deepEqual(
+      platform.deployments.list().filter((d) => d.ref.workspace === 'acme'),
+      [],
+    );
     assert.deepEqual((await call('GET', '/api/v1/domains', { token: acme })).json, { domains: [] });
   });
 
@@ -80,7 +92,10 @@ describe('custom domains (real containers, dnsmasq, curl, ws)', function () {
     await deploy('domains_other.py', 'beta');
     const { domains } = (await call('GET', '/api/v1/domains', { token: acme })).json;
     assert.equal(domains.length, 1);
-    assert.deepEqual([domains[0].domain, domains[0].status, domains[0].record.name], ['api.example.test', 'pending', '_svc-challenge.api.example.test']);
+    assert.deepEqual(
+      [domains[0].domain, domains[0].status, domains[0].record.name],
+      ['api.example.test', 'pending', '_svc-challenge.api.example.test'],
+    );
     const answer = await curl('api.example.test', '/hello', acme);
     assert.equal(answer.status, 404, answer.body);
     assert.equal(JSON.parse(answer.body).error.code, 'not_found');
@@ -133,7 +148,7 @@ describe('custom domains (real containers, dnsmasq, curl, ws)', function () {
     assert.equal(refused, 401);
   });
 
-  it('never lets a Host reach another workload: an unverified domain, another app\'s path under a domain, a pending public workload', async () => {
+  it("never lets a Host reach another workload: an unverified domain, another app's path under a domain, a pending public workload", async () => {
     // beta's domain is pending: 404 even though its workload is public, whatever the path.
     for (const urlPath of ['/secret', '/beta/blog/secret/secret', '/acme/shop/web/hello']) {
       const answer = await curl('blog.example.test', urlPath, beta);
@@ -146,7 +161,10 @@ describe('custom domains (real containers, dnsmasq, curl, ws)', function () {
     assert.equal((await curl('api.example.test', '/beta/blog/secret/secret', beta)).status, 404);
     // A WebSocket to the pending domain is refused before the handshake.
     const status = await new Promise<number>((resolve) => {
-      const socket = new WebSocket(`ws://blog.example.test:${port}/acme/shop/web/chat`, { lookup: loopback, headers: { Authorization: `Bearer ${acme}` } });
+      const socket = new WebSocket(`ws://blog.example.test:${port}/acme/shop/web/chat`, {
+        lookup: loopback,
+        headers: { Authorization: `Bearer ${acme}` },
+      });
       socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
       socket.on('error', () => {});
     });
@@ -165,10 +183,13 @@ describe('custom domains (real containers, dnsmasq, curl, ws)', function () {
     await setPlan('acme', 'team');
     assert.equal((await curl('api.example.test', '/hello', acme)).status, 200);
     const record = (await call('GET', '/api/v1/workspace/plan', { token: acme })).json;
-    assert.deepEqual(record.changes.map((c: { from: string; to: string; by: string }) => `${c.from}->${c.to} by ${c.by}`), [
-      `free->team by ${platform.controlPlane.owner.account.id}`,
-      `team->free by ${platform.controlPlane.owner.account.id}`,
-      `free->team by ${platform.controlPlane.owner.account.id}`,
-    ]);
+    assert.deepEqual(
+      record.changes.map((c: { from: string; to: string; by: string }) => `${c.from}->${c.to} by ${c.by}`),
+      [
+        `free->team by ${platform.controlPlane.owner.account.id}`,
+        `team->free by ${platform.controlPlane.owner.account.id}`,
+        `free->team by ${platform.controlPlane.owner.account.id}`,
+      ],
+    );
   });
 });

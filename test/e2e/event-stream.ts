@@ -25,7 +25,10 @@ export async function openStream(url: string, token: string) {
           buffer = buffer.slice(cut + 2);
           const fields = block.split('\n').filter((l) => !l.startsWith(':'));
           if (fields.length === 0) continue;
-          const event = { event: fields.find((f) => f.startsWith('event: '))?.slice(7) ?? 'message', data: fields.find((f) => f.startsWith('data: '))?.slice(6) ?? '' };
+          const event = {
+            event: fields.find((f) => f.startsWith('event: '))?.slice(7) ?? 'message',
+            data: fields.find((f) => f.startsWith('data: '))?.slice(6) ?? '',
+          };
           events.push(event);
           if (match(event)) return event;
         }
@@ -37,4 +40,3 @@ export async function openStream(url: string, token: string) {
     close: () => abort.abort(),
   };
 }
-

@@ -22,7 +22,13 @@ const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat', 'checkpointed-m
 const manifestOf = (name: string): Promise<LoadedManifest> => loadManifest({ target: path.join(examplesRoot, name, 'app.py') });
 
 async function deploy(platform: Platform, manifest: LoadedManifest): Promise<Deployment> {
-  return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null });
+  return platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'preview',
+    principal: null,
+  });
 }
 
 function urlOf(deployment: Deployment, workload: string): string {
@@ -50,12 +56,21 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
 function postToWorker(socketPath: string, urlPath: string, body: unknown): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const request = http.request({ socketPath, path: urlPath, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } }, (response) => {
-      let answer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (answer += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(answer) }));
-    });
+    const request = http.request(
+      {
+        socketPath,
+        path: urlPath,
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) },
+      },
+      (response) => {
+        let answer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (answer += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(answer) }));
+      },
+    );
     request.on('error', reject);
     request.end(text);
   });
@@ -63,7 +78,9 @@ function postToWorker(socketPath: string, urlPath: string, body: unknown): Promi
 
 describe('examples/: every example project', () => {
   it('has the examples this test covers, no more and no fewer', () => {
-    const found = readdirSync(examplesRoot, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const found = readdirSync(examplesRoot, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     assert.deepEqual(found.sort(), [...EXAMPLES].sort());
   });
 
@@ -105,7 +122,11 @@ describe('examples/ deployed on a real platform', function () {
     });
 
     it('creates a todo from a JSON body (201), with a link under the workload URL', async () => {
-      const created = await fetch(`${base}/todos`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'write the docs' }) });
+      const created = await fetch(`${base}/todos`, {
+        method: 'POST',
+        headers: { ...bearer(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: 'write the docs' }),
+      });
       assert.equal(created.status, 201);
       const todo = (await created.json()) as { id: number; title: string; done: boolean; href: string };
       assert.deepEqual(todo, { title: 'write the docs', done: false, id: todo.id, href: `${new URL(base).pathname}/todos/${todo.id}` });
@@ -123,7 +144,11 @@ describe('examples/ deployed on a real platform', function () {
       assert.deepEqual(await missing.json(), { detail: 'no todo 999' });
       const notAnInt = await fetch(`${base}/todos/abc`, { headers: bearer() });
       assert.equal(notAnInt.status, 422);
-      const empty = await fetch(`${base}/todos`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: JSON.stringify({ title: '' }) });
+      const empty = await fetch(`${base}/todos`, {
+        method: 'POST',
+        headers: { ...bearer(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: '' }),
+      });
       assert.equal(empty.status, 422);
       const body = (await empty.json()) as { detail: { loc: string[] }[] };
       assert.deepEqual(body.detail[0]!.loc, ['body', 'title']);
@@ -146,7 +171,7 @@ describe('examples/ deployed on a real platform', function () {
       assert.match((JSON.parse(await client.next()) as { error: string }).error, /at least 1 character/);
       client.socket.close();
       const fetched = await fetch(`${base}/todos/${todo.id}`, { headers: bearer() });
-      assert.deepEqual(await fetched.json(), todo, 'HTTP and WebSocket share the worker\'s store');
+      assert.deepEqual(await fetched.json(), todo, "HTTP and WebSocket share the worker's store");
     });
   });
 
@@ -203,9 +228,19 @@ describe('examples/ deployed on a real platform', function () {
     });
 
     it('answers with the on_start value, loaded once in the checkpoint template', async () => {
-      const response = await fetch(urlOf(deployment, 'predict'), { method: 'POST', headers: { ...bearer(), 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'I love this great product!' }) });
+      const response = await fetch(urlOf(deployment, 'predict'), {
+        method: 'POST',
+        headers: { ...bearer(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: 'I love this great product!' }),
+      });
       assert.equal(response.status, 200);
-      const prediction = (await response.json()) as { label: string; score: number; model: string; loaded_by_pid: number; served_by_pid: number };
+      const prediction = (await response.json()) as {
+        label: string;
+        score: number;
+        model: string;
+        loaded_by_pid: number;
+        served_by_pid: number;
+      };
       assert.equal(prediction.label, 'positive');
       assert.equal(prediction.score, 3.5);
       assert.equal(prediction.model, 'tiny-sentiment@1.0');
@@ -221,7 +256,10 @@ describe('examples/ deployed on a real platform', function () {
       await platform.driver.scale(unit, 2);
       const containers = platform.driver.status(unit);
       assert.equal(containers.length, 2);
-      assert.deepEqual(containers.map((c) => c.startedFrom), ['template', 'template']);
+      assert.deepEqual(
+        containers.map((c) => c.startedFrom),
+        ['template', 'template'],
+      );
       assert.equal(logs.filter((line) => /forked from checkpoint template/.test(line) && line.startsWith(unit)).length, 2);
       // Ask the new container's worker itself, past the gateway (which would pick the older container).
       const answer = await postToWorker(containers[1]!.workers[0]!.socketPath, '/predict', { text: 'awful and slow' });
@@ -242,7 +280,11 @@ describe('examples/ deployed on a real platform', function () {
     });
 
     it('admits 4 slots + max_pending_tasks 8 of a burst of 20 (the rest get 429 queue_full) and starts more containers', async () => {
-      assert.equal(platform.driver.status(unit()).filter((c) => c.state === 'healthy').length, 1, 'min_containers=1: one container after the deploy');
+      assert.equal(
+        platform.driver.status(unit()).filter((c) => c.state === 'healthy').length,
+        1,
+        'min_containers=1: one container after the deploy',
+      );
       let most = 0;
       let done = false;
       const watching = (async () => {

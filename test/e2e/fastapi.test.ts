@@ -14,7 +14,14 @@ describe('a FastAPI app as an asgi workload', function () {
   let deployment: Deployment;
 
   let manifest: Awaited<ReturnType<typeof loadManifest>>;
-  const deploy = (on: Platform) => on.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+  const deploy = (on: Platform) =>
+    on.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
 
   before(async function () {
     manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'fastapi', 'app.py') }).catch((error: Error) => {
@@ -29,10 +36,18 @@ describe('a FastAPI app as an asgi workload', function () {
 
   it('validates a pydantic body and builds URLs under the workload prefix', async () => {
     const base = deployment.workloads[0]!.url!;
-    const ok = await fetch(`${base}/items`, { method: 'POST', body: JSON.stringify({ name: 'pen', price: 1.5 }), headers: { 'Content-Type': 'application/json' } });
+    const ok = await fetch(`${base}/items`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'pen', price: 1.5 }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(ok.status, 200);
     assert.deepEqual(await ok.json(), { item: { name: 'pen', price: 1.5 }, url: `${base}/items` });
-    const bad = await fetch(`${base}/items`, { method: 'POST', body: JSON.stringify({ name: 'pen' }), headers: { 'Content-Type': 'application/json' } });
+    const bad = await fetch(`${base}/items`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'pen' }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(bad.status, 422, 'FastAPI answers its own validation errors');
   });
 

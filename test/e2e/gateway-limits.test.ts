@@ -15,7 +15,13 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function deployFixture(platform: Platform, file: string, stage: 'deployed' | 'preview' = 'deployed'): Promise<Deployment> {
   const manifest = await loadManifest({ target: fixture(file) });
-  return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage, principal: null });
+  return platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage,
+    principal: null,
+  });
 }
 
 async function errorOf(response: Response): Promise<{ code: string; message: string; hint?: string }> {
@@ -76,7 +82,7 @@ describe('gateway limits and failures (real containers)', function () {
     assert.deepEqual(await quick.json(), { slept: 0 });
   });
 
-  it('keeps the container\'s Content-Length on HEAD and sends no body', async () => {
+  it("keeps the container's Content-Length on HEAD and sends no body", async () => {
     const get = await fetch(url('head'));
     const body = await get.text();
     const head = await fetch(url('head'), { method: 'HEAD' });
@@ -88,11 +94,15 @@ describe('gateway limits and failures (real containers)', function () {
   it('answers 413 payload_too_large at once for a declared 300 MB body', async () => {
     const started = Date.now();
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = http.request(url('upload'), { method: 'POST', headers: { 'Content-Length': String(300 * 1024 * 1024), 'Content-Type': 'application/json' } }, (response) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-      });
+      const request = http.request(
+        url('upload'),
+        { method: 'POST', headers: { 'Content-Length': String(300 * 1024 * 1024), 'Content-Type': 'application/json' } },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        },
+      );
       request.on('error', reject);
       request.flushHeaders(); // headers only: the answer must not wait for the body
     });
@@ -108,10 +118,19 @@ describe('gateway limits and failures (real containers)', function () {
       for (let i = 0; i < 40; i++) yield chunk;
       yield Buffer.from('"}');
     }
-    const response = await fetch(url('upload'), { method: 'POST', body: body(), duplex: 'half', headers: { 'Content-Type': 'application/json' } } as RequestInit);
+    const response = await fetch(url('upload'), {
+      method: 'POST',
+      body: body(),
+      duplex: 'half',
+      headers: { 'Content-Type': 'application/json' },
+    } as RequestInit);
     assert.equal(response.status, 413);
     assert.equal((await errorOf(response)).code, 'payload_too_large');
-    const small = await fetch(url('upload'), { method: 'POST', body: JSON.stringify({ data: 'abc' }), headers: { 'Content-Type': 'application/json' } });
+    const small = await fetch(url('upload'), {
+      method: 'POST',
+      body: JSON.stringify({ data: 'abc' }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.deepEqual(await small.json(), { length: 3 });
   });
 
@@ -178,13 +197,20 @@ describe('deploy warnings for options this version does not enforce', function (
     assert.match(stderr, /^! tuned: domain="api.example.com" is served by the deployment only/m);
     assert.doesNotMatch(stderr, /keep_warm|autoscaler/, 'the autoscaler enforces both');
     // cpu and memory: one line, only where this machine cannot limit them (the test below forces that case).
-    const unlimited = stderr.match(/^! cpu and memory are not limited on this machine \(.+\): tuned sets cpu=2, memory="1Gi"$/gm)?.length ?? 0;
+    const unlimited =
+      stderr.match(/^! cpu and memory are not limited on this machine \(.+\): tuned sets cpu=2, memory="1Gi"$/gm)?.length ?? 0;
     assert.equal(stderr.match(/^! /gm)?.length, 1 + unlimited, stderr);
     assert.doesNotMatch(stdout, /not enforced/, 'warnings stay off stdout');
   });
 
   it('svc serve prints the one line about cpu and memory where no cgroup can be made (SVC_CGROUP_ROOT off any cgroup mount)', async () => {
     const { stderr } = await serveOutput({ SVC_CGROUP_ROOT: tempDir('svc-no-cgroups-') });
-    assert.equal(stderr.match(/^! cpu and memory are not limited on this machine \(no cgroup2 filesystem is mounted under .+\): tuned sets cpu=2, memory="1Gi"$/gm)?.length, 1, stderr);
+    assert.equal(
+      stderr.match(
+        /^! cpu and memory are not limited on this machine \(no cgroup2 filesystem is mounted under .+\): tuned sets cpu=2, memory="1Gi"$/gm,
+      )?.length,
+      1,
+      stderr,
+    );
   });
 });

@@ -24,7 +24,13 @@ describe('gateway proxying (real containers)', function () {
   before(async () => {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'echo.py') });
     platform = await startPlatform({ config: testConfig() });
-    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    deployment = await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   });
   after(async () => platform?.close());
 
@@ -47,8 +53,10 @@ describe('gateway proxying (real containers)', function () {
     assert.equal(publicEcho.headers.authorization, 'Basic abc');
   });
 
-  it('never hands a dashboard session (or its sign-in cookie) to any workload; the app\'s own cookies pass', async () => {
-    const withCookies = (await (await fetch(url('public'), { headers: { Cookie: 'theme=dark; svc_session=stolen-if-forwarded; lang=en; svc_login_csrf=x' } })).json()) as Echo;
+  it("never hands a dashboard session (or its sign-in cookie) to any workload; the app's own cookies pass", async () => {
+    const withCookies = (await (
+      await fetch(url('public'), { headers: { Cookie: 'theme=dark; svc_session=stolen-if-forwarded; lang=en; svc_login_csrf=x' } })
+    ).json()) as Echo;
     assert.equal(withCookies.headers.cookie, 'theme=dark; lang=en');
     const onlyOurs = (await (await fetch(url('public'), { headers: { Cookie: 'svc_session=stolen-if-forwarded' } })).json()) as Echo;
     assert.equal(onlyOurs.headers.cookie, undefined);
@@ -78,11 +86,24 @@ describe('gateway proxying (real containers)', function () {
   it('drops hop-by-hop headers', async () => {
     // fetch refuses to send these, so speak HTTP with node:http.
     const body = await new Promise<string>((resolve, reject) => {
-      const request = http.get(url('public'), { headers: { Connection: 'keep-alive, X-Hop', 'X-Hop': 'secret', 'Keep-Alive': 'timeout=5', TE: 'trailers', 'Proxy-Authorization': 'Basic x', 'X-End': 'kept' } }, (response) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => resolve(text));
-      });
+      const request = http.get(
+        url('public'),
+        {
+          headers: {
+            Connection: 'keep-alive, X-Hop',
+            'X-Hop': 'secret',
+            'Keep-Alive': 'timeout=5',
+            TE: 'trailers',
+            'Proxy-Authorization': 'Basic x',
+            'X-End': 'kept',
+          },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve(text));
+        },
+      );
       request.on('error', reject);
     });
     const echo = JSON.parse(body) as Echo;
@@ -95,7 +116,11 @@ describe('gateway proxying (real containers)', function () {
 
   it('streams a large request body to the container', async () => {
     const data = 'x'.repeat(2 * 1024 * 1024);
-    const response = await fetch(url('upload'), { method: 'POST', body: JSON.stringify({ data }), headers: { 'Content-Type': 'application/json' } });
+    const response = await fetch(url('upload'), {
+      method: 'POST',
+      body: JSON.stringify({ data }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { length: data.length });
   });

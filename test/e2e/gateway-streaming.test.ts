@@ -54,7 +54,13 @@ describe('gateway streaming (real containers)', function () {
   before(async () => {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'streaming.py') });
     platform = await startPlatform({ config: testConfig() });
-    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    deployment = await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   });
   after(async () => platform?.close());
 
@@ -79,7 +85,10 @@ describe('gateway streaming (real containers)', function () {
   for (const declared of [false, true]) {
     it(`streams a request body ${declared ? 'of declared length' : 'sent chunked'} to the container as it arrives`, async () => {
       const part = 'x'.repeat(1000);
-      const headers: http.OutgoingHttpHeaders = { 'Content-Type': 'text/plain', ...(declared ? { 'Content-Length': String(2 * part.length) } : {}) };
+      const headers: http.OutgoingHttpHeaders = {
+        'Content-Type': 'text/plain',
+        ...(declared ? { 'Content-Length': String(2 * part.length) } : {}),
+      };
       const { req, response } = request(url('relay'), { method: 'POST', headers });
       req.write(part);
       const answer = await response;

@@ -43,7 +43,13 @@ describe('host-based workload URLs (real containers)', function () {
 
   async function deploy(fixture: string): Promise<Deployment> {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', fixture) });
-    return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    return platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   }
 
   before(async () => {

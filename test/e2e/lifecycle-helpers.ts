@@ -9,12 +9,22 @@ import { DEFAULT_WORKSPACE } from '../../core/platform/platform.js';
 export const fixture = (version: string) => path.join(packageRoot, 'test', 'fixtures', 'lifecycle', version);
 
 export async function lifecycleManifests(): Promise<{ v1: LoadedManifest; v2: LoadedManifest }> {
-  const [v1, v2] = await Promise.all([loadManifest({ target: path.join(fixture('v1'), 'app.py') }), loadManifest({ target: path.join(fixture('v2'), 'app.py') })]);
+  const [v1, v2] = await Promise.all([
+    loadManifest({ target: path.join(fixture('v1'), 'app.py') }),
+    loadManifest({ target: path.join(fixture('v2'), 'app.py') }),
+  ]);
   return { v1, v2 };
 }
 
 export function deployRequest(manifest: LoadedManifest, extra: Partial<DeployRequest> = {}): DeployRequest {
-  return { spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null, ...extra };
+  return {
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'deployed',
+    principal: null,
+    ...extra,
+  };
 }
 
 /** A GET with the token when given: without one, a URL nothing serves answers 401 before 404 (it tells strangers nothing). */

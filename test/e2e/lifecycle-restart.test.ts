@@ -19,7 +19,6 @@ import { freePort } from '../helpers/free-port.js';
 const echoApp = path.join(packageRoot, 'test', 'fixtures', 'apps', 'echo.py');
 const life = { workspace: DEFAULT_WORKSPACE, app: 'life', stage: 'deployed' as const };
 
-
 describe('deployments after a restart (real containers)', function () {
   this.timeout(120_000);
   let platform: Platform | undefined;
@@ -50,7 +49,13 @@ describe('deployments after a restart (real containers)', function () {
     const publicUrl = paused.workloads.find((w) => w.name === 'public')!.url!;
     assert.equal((await answer(publicUrl)).code, 'app_paused');
     const restored = platform.deployments.get(life)!;
-    assert.deepEqual(restored.workloads.map((w) => [w.name, w.status, w.version]), [['hello', 'running', 1], ['other', 'stopped', 1]]);
+    assert.deepEqual(
+      restored.workloads.map((w) => [w.name, w.status, w.version]),
+      [
+        ['hello', 'running', 1],
+        ['other', 'stopped', 1],
+      ],
+    );
     // And the restored app moves on from where it was: resume brings the paused one back, a deploy makes version 2.
     await platform.deployments.resume(paused.ref);
     assert.equal((await answer(publicUrl)).status, 200);
@@ -63,7 +68,9 @@ describe('deployments after a restart (real containers)', function () {
     const port = await freePort();
     const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'lifecycle-child.js');
     const lifeApp = path.join(packageRoot, 'test', 'fixtures', 'lifecycle', 'v1', 'app.py');
-    const child = spawn(process.execPath, [script, dataDir, String(port), lifeApp, `${echoApp}:pause`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, dataDir, String(port), lifeApp, `${echoApp}:pause`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let socketDir = '';

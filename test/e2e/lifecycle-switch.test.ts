@@ -31,7 +31,11 @@ describe('deployment lifecycle: the route switch (real containers)', function ()
     await new Promise((resolve) => setTimeout(resolve, 300));
     deployed = true;
     await load;
-    assert.deepEqual(seen.filter((a) => a.status !== 200), [], 'no request failed during the switch');
+    assert.deepEqual(
+      seen.filter((a) => a.status !== 200),
+      [],
+      'no request failed during the switch',
+    );
     assert.equal(seen.at(-1)!.version, 2);
   });
 

@@ -34,7 +34,13 @@ describe('deployment lifecycle (real containers)', function () {
 
   it('deploys an app: every served workload runs, version 1, recorded', async () => {
     const deployment = await platform.deployments.deploy(deployRequest(v1));
-    assert.deepEqual(deployment.workloads.map((w) => [w.name, w.status, w.version]), [['hello', 'running', 1], ['other', 'running', 1]]);
+    assert.deepEqual(
+      deployment.workloads.map((w) => [w.name, w.status, w.version]),
+      [
+        ['hello', 'running', 1],
+        ['other', 'running', 1],
+      ],
+    );
     assert.deepEqual(await answer(url(deployment, 'hello')), { status: 200, version: 1, code: undefined });
     assert.deepEqual(await versionsOf('hello'), [1]);
     assert.equal((await records.app(DEFAULT_WORKSPACE, 'life'))?.paused, false);
@@ -54,7 +60,11 @@ describe('deployment lifecycle (real containers)', function () {
     await load;
     assert.equal(url(after, 'hello'), target, 'the URL is stable across versions');
     assert.ok(seen.length > 1);
-    assert.deepEqual(seen.filter((a) => a.status !== 200), [], 'no request failed during the switch');
+    assert.deepEqual(
+      seen.filter((a) => a.status !== 200),
+      [],
+      'no request failed during the switch',
+    );
     assert.equal(seen.at(-1)!.version, 2, 'the new version answers after the deploy');
     const oldUnit = before.workloads.find((w) => w.name === 'hello')!.unit!;
     assert.deepEqual(platform.driver.status(oldUnit), [], 'the old version was drained and stopped');
@@ -65,14 +75,23 @@ describe('deployment lifecycle (real containers)', function () {
 
   it('a redeploy whose containers fail leaves the old version serving and answers with the error', async () => {
     const serving = platform.deployments.get(ref)!;
-    await assert.rejects(platform.deployments.deploy(deployRequest(v1, { source: { root: fixture('broken'), entry: 'app' } })), (error: { code?: string }) => error.code === 'container_failed');
+    await assert.rejects(
+      platform.deployments.deploy(deployRequest(v1, { source: { root: fixture('broken'), entry: 'app' } })),
+      (error: { code?: string }) => error.code === 'container_failed',
+    );
     assert.deepEqual(await answer(url(serving, 'hello')), { status: 200, version: 2, code: undefined });
     assert.deepEqual(await versionsOf('hello'), [1, 2], 'no version recorded for the failed deploy');
   });
 
   it('deploys one workload: only that one gets a new version', async () => {
     const deployment = await platform.deployments.deploy(deployRequest(v1, { workload: 'other' }));
-    assert.deepEqual(deployment.workloads.map((w) => [w.name, w.version]), [['hello', 2], ['other', 2]]);
+    assert.deepEqual(
+      deployment.workloads.map((w) => [w.name, w.version]),
+      [
+        ['hello', 2],
+        ['other', 2],
+      ],
+    );
     assert.deepEqual(await versionsOf('hello'), [1, 2]);
     assert.deepEqual(await versionsOf('other'), [1, 2]);
     assert.equal((await answer(url(deployment, 'hello'))).version, 2);
@@ -97,7 +116,13 @@ describe('deployment lifecycle (real containers)', function () {
     for (const name of ['hello', 'other']) assert.equal((await answer(url(paused, name))).code, 'app_paused');
     assert.equal((await records.app(DEFAULT_WORKSPACE, 'life'))?.paused, true);
     const resumed = await platform.deployments.resume(ref);
-    assert.deepEqual(resumed.workloads.map((w) => [w.name, w.status]), [['hello', 'running'], ['other', 'running']]);
+    assert.deepEqual(
+      resumed.workloads.map((w) => [w.name, w.status]),
+      [
+        ['hello', 'running'],
+        ['other', 'running'],
+      ],
+    );
     assert.equal((await answer(url(resumed, 'hello'))).version, 2, 'it comes back at its current version');
   });
 
@@ -111,7 +136,10 @@ describe('deployment lifecycle (real containers)', function () {
   it('deploys with prune: the workload no longer in the code is removed (404, record gone)', async () => {
     const before = platform.deployments.get(ref)!;
     const deployment = await platform.deployments.deploy(deployRequest(v2, { prune: true }));
-    assert.deepEqual(deployment.workloads.map((w) => w.name), ['hello']);
+    assert.deepEqual(
+      deployment.workloads.map((w) => w.name),
+      ['hello'],
+    );
     assert.equal(await gone(url(before, 'other')), 404);
     assert.equal(await versionsOf('other'), undefined);
   });
@@ -120,7 +148,10 @@ describe('deployment lifecycle (real containers)', function () {
     await platform.deployments.deploy(deployRequest(v1, { workload: 'other' }));
     const before = platform.deployments.get(ref)!;
     const deployment = await platform.deployments.deleteWorkload(ref, 'other');
-    assert.deepEqual(deployment.workloads.map((w) => w.name), ['hello']);
+    assert.deepEqual(
+      deployment.workloads.map((w) => w.name),
+      ['hello'],
+    );
     assert.equal(await gone(url(before, 'other')), 404);
     assert.equal(await versionsOf('other'), undefined);
   });

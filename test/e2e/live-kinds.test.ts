@@ -9,7 +9,10 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { testConfig } from '../helpers/config.js';
 
 /** A WebSocket client that collects what it receives. */
-async function connect(url: string, headers: Record<string, string> = {}): Promise<{ socket: WebSocket; next(): Promise<string>; closed: Promise<number> }> {
+async function connect(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ socket: WebSocket; next(): Promise<string>; closed: Promise<number> }> {
   const socket = new WebSocket(url, { headers });
   const inbox: string[] = [];
   const waiting: ((text: string) => void)[] = [];
@@ -42,7 +45,13 @@ describe('asgi and realtime workloads through the gateway', function () {
   before(async () => {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'live.py') });
     platform = await startPlatform({ config: testConfig() });
-    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    deployment = await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   });
   after(async () => platform?.close());
 
@@ -96,7 +105,10 @@ describe('asgi and realtime workloads through the gateway', function () {
     const response = await fetch(`${url('ticks')}?n=3`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
-    const events = (await response.text()).split('\n\n').filter(Boolean).map((event) => JSON.parse(event.replace(/^data: /, '')));
+    const events = (await response.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((event) => JSON.parse(event.replace(/^data: /, '')));
     assert.deepEqual(events, [{ i: 0 }, { i: 1 }, { i: 2 }]);
   });
 
@@ -105,7 +117,9 @@ describe('asgi and realtime workloads through the gateway', function () {
     const { pathname, port } = new URL(url('points').replace(/^ws/, 'http'));
     for (let i = 0; i < 3; i++) {
       const answer = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(`GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`));
+        const socket = net.connect(Number(port), '127.0.0.1', () =>
+          socket.write(`GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`),
+        );
         let text = '';
         socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
         socket.on('close', () => resolve(text));

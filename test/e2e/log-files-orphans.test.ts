@@ -36,19 +36,25 @@ describe('deployment log files of deployments that do not exist', function () {
     const call = apiClient(first.url);
     // An endpoint (served, so its image is built on deploy) whose package exists on no index.
     const folder = tempDir('svc-review-unbuildable-');
-    await writeFile(path.join(folder, 'app.py'), [
-      'import svc',
-      'app = svc.App("unbuildable")',
-      'image = svc.Image().add_python_packages(["svc-test-no-such-package-7f3a"])',
-      '@app.endpoint(route="/", methods=["GET"], image=image)',
-      'def noop() -> dict:',
-      '    return {}',
-      '',
-    ].join('\n'));
+    await writeFile(
+      path.join(folder, 'app.py'),
+      [
+        'import svc',
+        'app = svc.App("unbuildable")',
+        'image = svc.Image().add_python_packages(["svc-test-no-such-package-7f3a"])',
+        '@app.endpoint(route="/", methods=["GET"], image=image)',
+        'def noop() -> dict:',
+        '    return {}',
+        '',
+      ].join('\n'),
+    );
     const manifest = await loadManifest({ target: path.join(folder, 'app.py') });
     const bundle = await bundleOfFolder(folder);
     assert.equal((await upload(first.url, owner, bundle.bytes, bundle.sha256)).status, 201);
-    const deployed = await call('POST', '/api/v1/apps/unbuildable/deployments', { token: owner, json: { manifest: manifest.raw, bundle: bundle.sha256 } });
+    const deployed = await call('POST', '/api/v1/apps/unbuildable/deployments', {
+      token: owner,
+      json: { manifest: manifest.raw, bundle: bundle.sha256 },
+    });
     assert.equal(deployed.json.error?.code, 'image_build_failed', deployed.text);
     assert.equal((await call('GET', '/api/v1/apps/unbuildable', { token: owner })).status, 404, 'no such app');
     await first.close();
@@ -57,7 +63,11 @@ describe('deployment log files of deployments that do not exist', function () {
     const second = await start(dataDir);
     const key = { workspace: 'default', app: 'unbuildable', stage: 'deployed', workload: 'noop' };
     assert.equal((await apiClient(second.url)('GET', '/api/v1/apps/unbuildable', { token: owner })).status, 404, 'still no such app');
-    assert.deepEqual(second.deploymentLogs.lines(key).map((l) => l.text), [], 'the restart keeps no lines of an app that does not exist');
+    assert.deepEqual(
+      second.deploymentLogs.lines(key).map((l) => l.text),
+      [],
+      'the restart keeps no lines of an app that does not exist',
+    );
     for (let i = 0; i < 40 && existsSync(file); i++) await sleep(50);
     assert.equal(existsSync(file), false, `${file} (lines of an app that does not exist) is removed`);
   });
@@ -66,15 +76,24 @@ describe('deployment log files of deployments that do not exist', function () {
     const dataDir = testConfig().dataDir;
     // What a crash between DeploymentRecords#deleteApp and LogFiles#remove leaves (the delete drains calls for up to 30 s in between).
     await mkdir(path.join(dataDir, 'logs', 'default', 'life'), { recursive: true });
-    const ghost = { time: new Date(0).toISOString(), container: 'c-0000000000', stream: 'stdout', text: 'a line of the deleted app', version: 7 };
-    await writeFile(path.join(dataDir, 'logs', 'default', 'life', 'hello.jsonl'), JSON.stringify(ghost) + '\n');
+    const ghost = {
+      time: new Date(0).toISOString(),
+      container: 'c-0000000000',
+      stream: 'stdout',
+      text: 'a line of the deleted app',
+      version: 7,
+    };
+    await writeFile(path.join(dataDir, 'logs', 'default', 'life', 'hello.jsonl'), `${JSON.stringify(ghost)}\n`);
 
     const platform = await start(dataDir);
     const owner = platform.ownerToken.secret;
     const call = apiClient(platform.url);
     const [{ v1 }, bundle] = await Promise.all([lifecycleManifests(), bundleOf('v1')]);
     assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
-    const deployed = await call('POST', '/api/v1/apps/life/deployments', { token: owner, json: { manifest: v1.raw, bundle: bundle.sha256 } });
+    const deployed = await call('POST', '/api/v1/apps/life/deployments', {
+      token: owner,
+      json: { manifest: v1.raw, bundle: bundle.sha256 },
+    });
     assert.equal(deployed.status, 201, deployed.text);
     const logs = await call('GET', '/api/v1/apps/life/deployments/hello/logs', { token: owner });
     assert.equal(logs.status, 200, logs.text);

@@ -32,9 +32,18 @@ describe('metrics: /metrics in Prometheus text, scraped by a real Prometheus', f
 
   before(async () => {
     platform = await startPlatform({ config: testConfig({ metricsAddress: '127.0.0.1:0' }), report: () => {} });
-    for (const target of [path.join(examplesRoot, 'quickstart', 'app.py'), path.join(packageRoot, 'test', 'fixtures', 'apps', 'scaling.py')]) {
+    for (const target of [
+      path.join(examplesRoot, 'quickstart', 'app.py'),
+      path.join(packageRoot, 'test', 'fixtures', 'apps', 'scaling.py'),
+    ]) {
       const manifest = await loadManifest({ target });
-      await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+      await platform.deployments.deploy({
+        spec: manifest.spec,
+        source: { root: manifest.root, entry: manifest.spec.entry },
+        workspace: DEFAULT_WORKSPACE,
+        stage: 'deployed',
+        principal: null,
+      });
     }
     for (let i = 0; i < 3; i++) assert.equal((await fetch(`${platform.url}/default/quickstart/hello/hello?name=ada`)).status, 200);
     // Without a token: the gateway answers 401 itself.
@@ -59,13 +68,21 @@ describe('metrics: /metrics in Prometheus text, scraped by a real Prometheus', f
   it('shows containers by state, load now, cold starts, scale events, the state store and the event loop', async () => {
     const scrape = async () => (await fetch(platform.metricsUrl!)).text();
     // elastic keeps no container warm (min_containers=0, keep_warm=1): once its deploy's container is gone, a request starts one cold.
-    await until('elastic has no container', async () => !/^svc_containers\{[^}]*workload="elastic"[^}]*\} [1-9]/m.test(await scrape()), 30_000);
+    await until(
+      'elastic has no container',
+      async () => !/^svc_containers\{[^}]*workload="elastic"[^}]*\} [1-9]/m.test(await scrape()),
+      30_000,
+    );
     assert.equal((await fetch(`${platform.url}/default/scaling/elastic`)).status, 200);
     // A scrape within 100 ms of the last reads the same readings, and a cold start from a zygote can be quicker than that.
-    const text = await until('the new container shows', async () => {
-      const scraped = await scrape();
-      return sample(scraped, 'svc_containers', `${ELASTIC},state="healthy"`) === 1 && scraped;
-    }, 5_000);
+    const text = await until(
+      'the new container shows',
+      async () => {
+        const scraped = await scrape();
+        return sample(scraped, 'svc_containers', `${ELASTIC},state="healthy"`) === 1 && scraped;
+      },
+      5_000,
+    );
     assert.equal(sample(text, 'svc_containers', `${HELLO},state="healthy"`), 1);
     assert.equal(sample(text, 'svc_requests_in_flight', HELLO), 0);
     assert.equal(sample(text, 'svc_requests_queued', HELLO), 0);
@@ -79,11 +96,17 @@ describe('metrics: /metrics in Prometheus text, scraped by a real Prometheus', f
 
   it('counts each 429 with its cause, and shows requests in flight and queued while they wait', async () => {
     // At most 3 containers of 1 slot and 3 places in the queue: of 9 requests at once, 3 or more (while containers start) get queue_full.
-    const answers = Promise.all(Array.from({ length: 9 }, () => fetch(`${platform.url}/default/scaling/elastic?seconds=3`).then((r) => r.status)));
-    const busy = await until('requests in flight and queued', async () => {
-      const text = await (await fetch(platform.metricsUrl!)).text();
-      return (sample(text, 'svc_requests_queued', ELASTIC) ?? 0) > 0 ? text : null;
-    }, 30_000);
+    const answers = Promise.all(
+      Array.from({ length: 9 }, () => fetch(`${platform.url}/default/scaling/elastic?seconds=3`).then((r) => r.status)),
+    );
+    const busy = await until(
+      'requests in flight and queued',
+      async () => {
+        const text = await (await fetch(platform.metricsUrl!)).text();
+        return (sample(text, 'svc_requests_queued', ELASTIC) ?? 0) > 0 ? text : null;
+      },
+      30_000,
+    );
     assert.ok((sample(busy, 'svc_requests_in_flight', ELASTIC) ?? 0) + (sample(busy, 'svc_requests_queued', ELASTIC) ?? 0) <= 6, busy);
     const statuses = await answers;
     const refused = statuses.filter((status) => status === 429).length;
@@ -93,7 +116,7 @@ describe('metrics: /metrics in Prometheus text, scraped by a real Prometheus', f
     assert.equal(sample(text, 'svc_gateway_errors_total', `${ELASTIC},code="queue_full"`), refused);
   });
 
-  it('on svc\'s own port, answers the operator\'s token only', async () => {
+  it("on svc's own port, answers the operator's token only", async () => {
     const url = `${platform.url}/metrics`;
     const anonymous = await fetch(url);
     assert.equal(anonymous.status, 401);
@@ -107,7 +130,7 @@ describe('metrics: /metrics in Prometheus text, scraped by a real Prometheus', f
     assert.equal(sample(await operator.text(), 'svc_requests_total', `${HELLO},status="200"`), 3);
   });
 
-  it('is scraped by a real Prometheus on both addresses, which then answers a query over svc\'s series', async function () {
+  it("is scraped by a real Prometheus on both addresses, which then answers a query over svc's series", async function () {
     requirePrometheus(this);
     const tokenFile = path.join(tempDir('svc-prom-token-'), 'token');
     writeFileSync(tokenFile, platform.ownerToken.secret);
@@ -115,25 +138,38 @@ describe('metrics: /metrics in Prometheus text, scraped by a real Prometheus', f
       { name: 'svc-listener', target: new URL(platform.metricsUrl!).host, path: '/metrics' },
       { name: 'svc-port', target: new URL(platform.url).host, path: '/metrics', tokenFile },
     ]);
-    const up = await until('both targets are up', async () => {
-      const result = await prometheus!.query('up');
-      return result.length === 2 && result.every((r) => r.value[1] === '1') ? result : null;
-    }, 30_000);
+    const up = await until(
+      'both targets are up',
+      async () => {
+        const result = await prometheus!.query('up');
+        return result.length === 2 && result.every((r) => r.value[1] === '1') ? result : null;
+      },
+      30_000,
+    );
     assert.deepEqual(up.map((r) => r.metric.job).sort(), ['svc-listener', 'svc-port']);
     const requests = await prometheus.query('sum by (status) (svc_requests_total{job="svc-listener",workload="hello"})');
-    assert.deepEqual(requests.map((r) => [r.metric.status, r.value[1]]), [['200', '3']]);
+    assert.deepEqual(
+      requests.map((r) => [r.metric.status, r.value[1]]),
+      [['200', '3']],
+    );
   });
 
   it('has a Grafana dashboard whose every query Prometheus takes, over series svc serves', async function () {
     requirePrometheus(this);
     assert.ok(prometheus, 'the scrape test started Prometheus');
-    const dashboard = JSON.parse(readFileSync(path.join(packageRoot, 'docs', 'grafana', 'svc-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
-    const served = new Set([...(await (await fetch(platform.metricsUrl!)).text()).matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap(([, name, type]) =>
-      type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!]));
+    const dashboard = JSON.parse(readFileSync(path.join(packageRoot, 'docs', 'grafana', 'svc-dashboard.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
+    const served = new Set(
+      [...(await (await fetch(platform.metricsUrl!)).text()).matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap(([, name, type]) =>
+        type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!],
+      ),
+    );
     const expressions = dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr));
     assert.ok(expressions.length >= 9);
     for (const expression of expressions) {
-      for (const [name] of expression.matchAll(/\bsvc_\w+/g)) assert.ok(served.has(name), `${name} (in ${expression}) is not a series svc serves`);
+      for (const [name] of expression.matchAll(/\bsvc_\w+/g))
+        assert.ok(served.has(name), `${name} (in ${expression}) is not a series svc serves`);
       // Grafana's variables, as Grafana would fill them in.
       await prometheus!.query(expression.replaceAll('$__rate_interval', '1m').replaceAll('$workspace', '.*').replaceAll('$app', '.*'));
     }

@@ -33,7 +33,7 @@ describe('a take-over behind one public URL keeps the running jobs (stand-ins)',
     await standins?.close();
   });
 
-  it('restores each workload under the old leader\'s unit: same jobs, same allocations, one job per workload', async () => {
+  it("restores each workload under the old leader's unit: same jobs, same allocations, one job per workload", async () => {
     const dataDir = tempDir('svc-shared-data-');
     const ports = [await freePort(), await freePort()];
     balancer = await startLoadBalancer(ports);
@@ -45,8 +45,11 @@ describe('a take-over behind one public URL keeps the running jobs (stand-ins)',
     const { urls } = await deployClusterApp(first);
     assert.ok(urls.hello!.startsWith(balancer.url));
     assert.equal((await getJson(urls.hello!)).status, 200);
-    const allocations = async (jobId: string) => ((await nomadJson(standins.nomad, `/v1/job/${jobId}/allocations`)).json as { ID: string; ClientStatus: string }[])
-      .filter((a) => a.ClientStatus === 'running').map((a) => a.ID).sort();
+    const allocations = async (jobId: string) =>
+      ((await nomadJson(standins.nomad, `/v1/job/${jobId}/allocations`)).json as { ID: string; ClientStatus: string }[])
+        .filter((a) => a.ClientStatus === 'running')
+        .map((a) => a.ID)
+        .sort();
     const jobs = await svcJobs(standins.nomad);
     const hello = jobs.find((j) => j.Meta?.svc_workload === 'hello')!;
     const running = await allocations(hello.ID);
@@ -57,14 +60,21 @@ describe('a take-over behind one public URL keeps the running jobs (stand-ins)',
     first = undefined;
     await until('the second replica leads and has restored the app', () => second!.role === 'ready', 60_000);
     assert.equal((await getJson(urls.hello!)).status, 200, 'through the load balancer, now to the survivor');
-    assert.deepEqual((await svcJobs(standins.nomad)).map((j) => j.ID).sort(), jobs.map((j) => j.ID).sort(), 'the same jobs, none purged, none added');
-    assert.deepEqual(await allocations(hello.ID), running, 'hello\'s allocation kept running');
+    assert.deepEqual(
+      (await svcJobs(standins.nomad)).map((j) => j.ID).sort(),
+      jobs.map((j) => j.ID).sort(),
+      'the same jobs, none purged, none added',
+    );
+    assert.deepEqual(await allocations(hello.ID), running, "hello's allocation kept running");
     // A later deploy takes serials after the adopted ones: a new unit beside, never the same key.
     const redeployed = await deployClusterApp(second);
     assert.equal((await getJson(redeployed.urls.hello!)).status, 200);
     const now = await svcJobs(standins.nomad);
     assert.deepEqual(now.map((j) => j.Meta?.svc_workload).sort(), ['hello', 'slow']);
-    assert.ok(now.every((j) => !jobs.some((old) => old.ID === j.ID)), `new units for the redeploy: ${now.map((j) => j.ID).join(', ')}`);
+    assert.ok(
+      now.every((j) => !jobs.some((old) => old.ID === j.ID)),
+      `new units for the redeploy: ${now.map((j) => j.ID).join(', ')}`,
+    );
     assert.deepEqual(reports, []);
   });
 });

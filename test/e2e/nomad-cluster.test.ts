@@ -24,7 +24,8 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
   const reports: unknown[] = [];
 
   const consulGet = async (p: string) => (await (await fetch(`${standins.consul.url}${p}`)).json()) as any;
-  const allocations = async (jobId: string) => (await nomadJson(standins.nomad, `/v1/job/${jobId}/allocations`)).json as { ID: string; ClientStatus: string }[];
+  const allocations = async (jobId: string) =>
+    (await nomadJson(standins.nomad, `/v1/job/${jobId}/allocations`)).json as { ID: string; ClientStatus: string }[];
 
   before(async () => {
     standins = await startStandins();
@@ -45,17 +46,26 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     assert.equal(platform.leader?.isLeader(), true);
     assert.equal((await fetch(`${platform.url}/_svc/ready`)).status, 200);
     const keys = (await consulGet('/v1/kv/svc/?keys=true')) as string[];
-    assert.ok(keys.some((key) => key.startsWith('svc/workspaces/')), keys.join('\n'));
+    assert.ok(
+      keys.some((key) => key.startsWith('svc/workspaces/')),
+      keys.join('\n'),
+    );
     const lock = (await consulGet('/v1/kv/svc/leader')) as { Session?: string }[];
     assert.ok(lock[0]?.Session, 'the leader lock is held by a session');
   });
 
-  it('plans a deploy with Nomad\'s plan endpoint (--dry-run): the jobs it would create, and nothing registered', async () => {
+  it("plans a deploy with Nomad's plan endpoint (--dry-run): the jobs it would create, and nothing registered", async () => {
     const body = await uploadClusterApp(platform);
     const planned = await call('POST', '/api/v1/apps/cluster/deployments/plan', { token: owner, json: body });
     assert.equal(planned.status, 200, planned.text);
     assert.equal(planned.json.scheduler, 'nomad');
-    assert.deepEqual(planned.json.workloads.map((w: { name: string; change: string }) => [w.name, w.change]), [['hello', 'new'], ['slow', 'new']]);
+    assert.deepEqual(
+      planned.json.workloads.map((w: { name: string; change: string }) => [w.name, w.change]),
+      [
+        ['hello', 'new'],
+        ['slow', 'new'],
+      ],
+    );
     for (const workload of planned.json.workloads) {
       assert.match(workload.job.id, new RegExp(`^svc-default--cluster--${workload.name}--s\\d+$`));
       assert.equal(workload.job.change, 'create');
@@ -70,12 +80,18 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     urls = deployed.urls;
     // Consul's check passes seconds after Nomad reports the allocation healthy: the deploy switched the routes only once the gateway saw each instance.
     for (const workload of platform.deployments.list().flatMap((d) => d.workloads)) {
-      assert.ok(workload.unit && platform.registry.instances(workload.unit).length > 0, `the gateway sees an instance of ${workload.name} as the deploy returns`);
+      assert.ok(
+        workload.unit && platform.registry.instances(workload.unit).length > 0,
+        `the gateway sees an instance of ${workload.name} as the deploy returns`,
+      );
     }
     // raw_exec was chosen (the stand-in runs no exec tasks): every deploy says what that costs, though no workload sets cpu or memory.
-    assert.deepEqual(deployed.warnings.filter((line) => /cpu|memory/.test(line)), [
-      'cpu and memory are not limited: nomadDriver is "raw_exec", which runs tasks without isolation, as the Nomad client\'s user; set nomadDriver to "exec" (the default) or "docker" to have Nomad enforce them',
-    ]);
+    assert.deepEqual(
+      deployed.warnings.filter((line) => /cpu|memory/.test(line)),
+      [
+        'cpu and memory are not limited: nomadDriver is "raw_exec", which runs tasks without isolation, as the Nomad client\'s user; set nomadDriver to "exec" (the default) or "docker" to have Nomad enforce them',
+      ],
+    );
     const jobs = await svcJobs(standins.nomad);
     const byWorkload = Object.fromEntries(jobs.map((job) => [job.Meta?.svc_workload, job]));
     assert.deepEqual(Object.keys(byWorkload).sort(), ['hello', 'slow']);
@@ -89,22 +105,32 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.hello, 'cluster');
     assert.equal(answer.body.job, job.ID, 'served by a task of the Nomad job');
-    assert.ok((await allocations(job.ID)).some((a) => a.ID === answer.body.alloc && a.ClientStatus === 'running'), 'by one of its running allocations');
+    assert.ok(
+      (await allocations(job.ID)).some((a) => a.ID === answer.body.alloc && a.ClientStatus === 'running'),
+      'by one of its running allocations',
+    );
     // The gateway learned the worker's address from Consul, where Nomad registered it.
     const health = (await consulGet(`/v1/health/service/${job.ID}?passing=true`)) as { Service: { ID: string } }[];
-    assert.deepEqual(platform.registry.instances(job.Meta.svc_unit).map((i) => i.id), health.map((h) => h.Service.ID));
+    assert.deepEqual(
+      platform.registry.instances(job.Meta.svc_unit).map((i) => i.id),
+      health.map((h) => h.Service.ID),
+    );
     assert.ok(health.some((h) => h.Service.ID.startsWith(`_nomad-task-${answer.body.alloc}-`)));
     // The task's output reaches the deployment's logs (read from the allocation by the driver's poller, which runs on its own time).
     // Every read of the logs must answer 200: another status ends the wait at once.
     let logs = '';
     let status = 200;
-    await until('the runtime\'s output is in the logs', async () => {
-      ({ status, text: logs } = await call('GET', '/api/v1/apps/cluster/deployments/hello/logs', { token: owner }));
-      return status === 200 && /svc runtime: hello listening on 127\.0\.0\.1:\d+/.test(logs);
-    }, { abort: () => (status === 200 ? undefined : `the logs answered ${status}`), context: () => `the logs: ${logs}` });
+    await until(
+      "the runtime's output is in the logs",
+      async () => {
+        ({ status, text: logs } = await call('GET', '/api/v1/apps/cluster/deployments/hello/logs', { token: owner }));
+        return status === 200 && /svc runtime: hello listening on 127\.0\.0\.1:\d+/.test(logs);
+      },
+      { abort: () => (status === 200 ? undefined : `the logs answered ${status}`), context: () => `the logs: ${logs}` },
+    );
   });
 
-  it('scales up through Nomad\'s scale endpoint when two requests need two containers, then back down', async () => {
+  it("scales up through Nomad's scale endpoint when two requests need two containers, then back down", async () => {
     const jobId = (await svcJobs(standins.nomad)).find((job) => job.Meta?.svc_workload === 'slow')!.ID;
     const both = await Promise.all([getJson(`${urls.slow}?seconds=3`), getJson(`${urls.slow}?seconds=3`)]);
     for (const answer of both) assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -112,9 +138,16 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     assert.ok((await allocations(jobId)).length >= 2, 'Nomad started a second allocation');
     const scale = (await nomadJson(standins.nomad, `/v1/job/${jobId}/scale`)).json;
     const events = Object.values(scale.TaskGroups as Record<string, { Events: { Message: string; Count: number | null }[] }>)[0]!.Events;
-    assert.ok(events.some((e) => e.Count === 2 && /^svc: scale /.test(e.Message)), JSON.stringify(events));
+    assert.ok(
+      events.some((e) => e.Count === 2 && /^svc: scale /.test(e.Message)),
+      JSON.stringify(events),
+    );
     // keep_warm is 2 s: idle containers stop again (never below min_containers, 0).
-    await until('the slow workload scales back to zero', async () => (await allocations(jobId)).every((a) => a.ClientStatus !== 'running'), 60_000);
+    await until(
+      'the slow workload scales back to zero',
+      async () => (await allocations(jobId)).every((a) => a.ClientStatus !== 'running'),
+      60_000,
+    );
   });
 
   it('pause stops the jobs (503 app_paused), resume starts them again', async () => {
@@ -136,7 +169,9 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     assert.equal((await call('DELETE', '/api/v1/apps/cluster', { token: owner })).status, 204);
     assert.deepEqual(await svcJobs(standins.nomad), [], 'every job is purged');
     for (const job of before) assert.equal((await nomadJson(standins.nomad, `/v1/job/${job.ID}`)).status, 404);
-    await until('no svc service is left in Consul', async () => Object.keys(await consulGet('/v1/catalog/services')).every((name) => !name.startsWith('svc-')));
+    await until('no svc service is left in Consul', async () =>
+      Object.keys(await consulGet('/v1/catalog/services')).every((name) => !name.startsWith('svc-')),
+    );
     // Without a token a URL nothing serves answers 401 before 404 (it tells strangers nothing).
     assert.equal((await getJson(urls.hello!, owner)).status, 404);
   });

@@ -17,7 +17,7 @@ import { pythonBaseImageLayout } from '../fixtures/python-base-image.js';
 import { startRegistryStandin, TOKEN_SERVICE, type RegistryStandin } from '../standins/registry/index.js';
 import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, uploadProject, type Standins } from './cluster-helpers.js';
 
-describe('svc server with Nomad\'s docker driver (stand-ins: Nomad, Consul, two registries)', function () {
+describe("svc server with Nomad's docker driver (stand-ins: Nomad, Consul, two registries)", function () {
   this.timeout(300_000);
   let standins: Standins;
   /** Where svc pushes (and Nomad pulls): token auth, pushes need the account, pulls are anonymous. */
@@ -72,20 +72,32 @@ describe('svc server with Nomad\'s docker driver (stand-ins: Nomad, Consul, two 
     const [repository, digest] = task.Config.image.slice(registry.host.length + 1).split('@');
     firstRepository = repository!;
     // Anonymous pulls take a token first, as from Docker Hub.
-    const token = (await (await fetch(`${registry.url}/token?service=${encodeURIComponent(TOKEN_SERVICE)}&scope=repository:${repository}:pull`)).json() as { token: string }).token;
-    const pull = (p: string) => fetch(`${registry.url}/v2/${repository}/${p}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.oci.image.manifest.v1+json' } });
-    const manifest = await (await pull(`manifests/${digest}`)).json() as { layers: { digest: string }[]; config: { digest: string } };
+    const token = (
+      (await (
+        await fetch(`${registry.url}/token?service=${encodeURIComponent(TOKEN_SERVICE)}&scope=repository:${repository}:pull`)
+      ).json()) as { token: string }
+    ).token;
+    const pull = (p: string) =>
+      fetch(`${registry.url}/v2/${repository}/${p}`, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.oci.image.manifest.v1+json' },
+      });
+    const manifest = (await (await pull(`manifests/${digest}`)).json()) as { layers: { digest: string }[]; config: { digest: string } };
     assert.equal(manifest.layers.length, 2);
-    const config = await (await pull(`blobs/${manifest.config.digest}`)).json() as { config: { Env: string[]; Labels: Record<string, string> } };
+    const config = (await (await pull(`blobs/${manifest.config.digest}`)).json()) as {
+      config: { Env: string[]; Labels: Record<string, string> };
+    };
     assert.ok(config.config.Env.includes('PYTHONPATH=/opt/svc/runtime'), config.config.Env.join(' '));
     assert.equal(config.config.Labels['dev.svc.image-id'], repository!.split('/')[1]);
     assert.ok(registry.stats.uploads >= 3, 'base layer, runtime layer and config were uploaded');
     assert.ok(hub.stats.blobGets >= 1, 'the base layer came from the other registry');
   });
 
-  it('an image with packages: FastAPI (with pydantic-core\'s compiled wheel) from the image\'s packages layer serves the example', async () => {
+  it("an image with packages: FastAPI (with pydantic-core's compiled wheel) from the image's packages layer serves the example", async () => {
     const body = await uploadProject(platform, path.join(examplesRoot, 'asgi-fastapi'));
-    const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/asgi-fastapi/deployments', { token: platform.ownerToken.secret, json: body });
+    const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/asgi-fastapi/deployments', {
+      token: platform.ownerToken.secret,
+      json: body,
+    });
     assert.equal(deployed.status, 201, deployed.text);
     const url = deployed.json.deployments[0].urls.path as string;
     const auth = { authorization: `Bearer ${platform.ownerToken.secret}`, 'content-type': 'application/json' };

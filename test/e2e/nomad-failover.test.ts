@@ -37,9 +37,14 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     const dataDir = tempDir('svc-shared-data-');
     first = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
     await until('the first replica leads', () => first!.role === 'ready');
-    second = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error), logs: (line) => secondLogs.push(line), onLeadershipLost: (reason) => secondLost.push(reason) });
+    second = await startPlatform({
+      config: standins.config({ dataDir }),
+      report: (error) => reports.push(error),
+      logs: (line) => secondLogs.push(line),
+      onLeadershipLost: (reason) => secondLost.push(reason),
+    });
     assert.equal(second.leader?.isLeader(), false);
-    await until('the second replica has the leader\'s routes', () => second!.role === 'following');
+    await until("the second replica has the leader's routes", () => second!.role === 'following');
 
     const ready = await getJson(`${second.url}/_svc/ready`);
     assert.deepEqual([ready.status, ready.body], [200, { status: 'following', routes: 'current', outages: {} }]);
@@ -47,7 +52,9 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     const forwarded = await getJson(`${second.url}/api/v1/whoami`, second.ownerToken.secret);
     assert.equal(forwarded.status, 200, JSON.stringify(forwarded.body));
     // A request another replica forwarded is never forwarded again: two replicas that disagree on who leads cannot bounce it.
-    const bounced = await fetch(`${second.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${second.ownerToken.secret}`, 'X-Svc-Forwarded-By': 'http://elsewhere' } });
+    const bounced = await fetch(`${second.url}/api/v1/whoami`, {
+      headers: { Authorization: `Bearer ${second.ownerToken.secret}`, 'X-Svc-Forwarded-By': 'http://elsewhere' },
+    });
     assert.equal(bounced.status, 503);
     assert.equal(((await bounced.json()) as { error: { code: string } }).error.code, 'not_leader');
     assert.equal(bounced.headers.get('retry-after'), '1');
@@ -82,29 +89,53 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
     // The leader stops (a restart, a rolling update of svc): on Nomad it leaves the workloads running.
     await first!.close();
     first = undefined;
-    assert.deepEqual((await svcJobs(standins.nomad)).map((j) => j.ID).sort(), before.map((j) => j.ID).sort(), 'the jobs outlive the replica');
+    assert.deepEqual(
+      (await svcJobs(standins.nomad)).map((j) => j.ID).sort(),
+      before.map((j) => j.ID).sort(),
+      'the jobs outlive the replica',
+    );
 
     await until('the follower leads and has restored the deployments', () => second!.role === 'ready', 60_000);
     watching = false;
     await watch;
-    assert.ok(seen.some((line) => line.startsWith('starting:')), `the take-over was watched: ${seen.join('; ')}`);
-    assert.deepEqual(seen.filter((line) => !line.endsWith('ready 200, hello 200')), [], 'ready and serving all along: the workload traffic never stops');
+    assert.ok(
+      seen.some((line) => line.startsWith('starting:')),
+      `the take-over was watched: ${seen.join('; ')}`,
+    );
+    assert.deepEqual(
+      seen.filter((line) => !line.endsWith('ready 200, hello 200')),
+      [],
+      'ready and serving all along: the workload traffic never stops',
+    );
     const moved = urls.hello!.replace(new URL(urls.hello!).origin, second!.url);
     const answer = await getJson(moved);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.hello, 'cluster');
 
     const after = await svcJobs(standins.nomad);
-    assert.deepEqual(after.map((j) => j.Meta?.svc_workload).sort(), ['hello', 'slow'], `one job per workload: ${after.map((j) => j.ID).join(', ')}`);
-    assert.ok(after.some((job) => job.ID === answer.body.job), 'the answer comes from a job the new leader runs');
+    assert.deepEqual(
+      after.map((j) => j.Meta?.svc_workload).sort(),
+      ['hello', 'slow'],
+      `one job per workload: ${after.map((j) => j.ID).join(', ')}`,
+    );
+    assert.ok(
+      after.some((job) => job.ID === answer.body.job),
+      'the answer comes from a job the new leader runs',
+    );
     for (const old of before.filter((job) => !after.some((j) => j.ID === job.ID))) {
-      assert.ok(secondLogs.some((line) => line.text.startsWith(`purged Nomad job ${old.ID}:`)), `says it purged ${old.ID}`);
+      assert.ok(
+        secondLogs.some((line) => line.text.startsWith(`purged Nomad job ${old.ID}:`)),
+        `says it purged ${old.ID}`,
+      );
     }
     assert.deepEqual(reports, []);
   });
 
   it('a leader whose session Consul invalidates steps down at once, lets go of the workloads and says so; a follower takes over', async () => {
-    const third = await startPlatform({ config: standins.config({ dataDir: second!.config.dataDir }), report: (error) => reports.push(error) });
+    const third = await startPlatform({
+      config: standins.config({ dataDir: second!.config.dataDir }),
+      report: (error) => reports.push(error),
+    });
     try {
       await until('the third replica follows', () => third.role === 'following');
       // The old leader must not stop its workloads on the way out: watch that through the callback it gets.
@@ -131,7 +162,10 @@ describe('svc replicas on Nomad and Consul: one leads, the other takes over (sta
 });
 
 function helloUnit(platform: Platform): string {
-  const unit = platform.deployments.list().flatMap((d) => d.workloads).find((w) => w.name === 'hello')?.unit;
+  const unit = platform.deployments
+    .list()
+    .flatMap((d) => d.workloads)
+    .find((w) => w.name === 'hello')?.unit;
   assert.ok(unit);
   return unit;
 }

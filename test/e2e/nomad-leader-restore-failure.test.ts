@@ -30,7 +30,11 @@ describe('a leader whose take-over fails (stand-ins)', function () {
     assert.equal(put.status, 200);
     const reports: unknown[] = [];
     const lost: string[] = [];
-    platform = await startPlatform({ config: standins.config({ dataDir: tempDir('svc-data-') }), report: (error) => reports.push(error), onLeadershipLost: (reason) => lost.push(reason) });
+    platform = await startPlatform({
+      config: standins.config({ dataDir: tempDir('svc-data-') }),
+      report: (error) => reports.push(error),
+      onLeadershipLost: (reason) => lost.push(reason),
+    });
     await until('the restore fails and is reported', () => reports.length > 0);
     assert.match(String((reports[0] as Error).message), /not valid JSON/);
 

@@ -38,7 +38,10 @@ describe('the purge after a restore that failed (stand-ins)', function () {
     await first.close(); // a restart / rolling update: the jobs keep running
     first = undefined;
     await until('the second replica leads and has tried to restore', () => second!.role === 'ready', 60_000);
-    assert.ok(reports.some((error) => /no bundle/.test(String((error as Error).message))), `the restore failed: ${reports.map(String).join('; ')}`);
+    assert.ok(
+      reports.some((error) => /no bundle/.test(String((error as Error).message))),
+      `the restore failed: ${reports.map(String).join('; ')}`,
+    );
     const app = await getJson(`${second.url}/api/v1/apps/cluster`, second.ownerToken.secret);
     assert.ok(app.status === 200, JSON.stringify(app.body));
 

@@ -38,14 +38,17 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
   /** The same URL on the follower. */
   const viaFollower = (url: string) => url.replace(new URL(url).origin, follower!.url);
 
-  it('a follower copies the leader\'s routes, is ready, and forwards the API to the leader (uploads included)', async () => {
+  it("a follower copies the leader's routes, is ready, and forwards the API to the leader (uploads included)", async () => {
     const dataDir = tempDir('svc-shared-data-');
     leader = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
     await until('the first replica leads', () => leader!.role === 'ready');
     follower = await startPlatform({ config: standins.config({ dataDir }), report: (error) => reports.push(error) });
     await until('the second replica follows', () => follower!.role === 'following');
-    assert.deepEqual(await getJson(`${follower.url}/_svc/ready`).then((r) => [r.status, r.body]), [200, { status: 'following', routes: 'current', outages: {} }]);
-    assert.equal(follower.leader?.leaderAddress(), leader.url, 'it reads the leader\'s address from the lock key');
+    assert.deepEqual(await getJson(`${follower.url}/_svc/ready`).then((r) => [r.status, r.body]), [
+      200,
+      { status: 'following', routes: 'current', outages: {} },
+    ]);
+    assert.equal(follower.leader?.leaderAddress(), leader.url, "it reads the leader's address from the lock key");
 
     // The whole deploy goes through the follower: the bundle upload streams through to the leader.
     const token = leader.ownerToken.secret;
@@ -53,21 +56,29 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
     const bundle = await createBundle(CLUSTER_APP, { out: path.join(tempDir('svc-bundle-'), 'bundle.tar.gz') });
     const uploaded = await upload(follower.url, token, await readFile(bundle.path), bundle.sha256);
     assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
-    const deployed = await apiClient(follower.url)('POST', '/api/v1/apps/cluster/deployments', { token, json: { manifest: manifest.raw, bundle: bundle.sha256 } });
+    const deployed = await apiClient(follower.url)('POST', '/api/v1/apps/cluster/deployments', {
+      token,
+      json: { manifest: manifest.raw, bundle: bundle.sha256 },
+    });
     assert.equal(deployed.status, 201, deployed.text);
-    urls = Object.fromEntries(deployed.json.deployments.map((d: { workload: string; urls: { path: string } }) => [d.workload, d.urls.path]));
+    urls = Object.fromEntries(
+      deployed.json.deployments.map((d: { workload: string; urls: { path: string } }) => [d.workload, d.urls.path]),
+    );
     assert.equal(leader.deployments.list().length, 1, 'the leader made the deployment');
 
     const whoami = await getJson(`${follower.url}/api/v1/whoami`, token);
     assert.equal(whoami.status, 200, JSON.stringify(whoami.body));
     const missing = await getJson(`${follower.url}/api/v1/apps/nope`, token);
-    assert.deepEqual([missing.status, missing.body.error.code], [404, 'not_found'], 'the leader\'s errors come back as they are');
+    assert.deepEqual([missing.status, missing.body.error.code], [404, 'not_found'], "the leader's errors come back as they are");
     assert.deepEqual(reports, []);
   });
 
-  it('serves a workload URL on the follower itself, from the Consul registry\'s instances', async () => {
+  it("serves a workload URL on the follower itself, from the Consul registry's instances", async () => {
     const unit = unitOf(leader!, 'hello');
-    await until('the follower has the route and the instances', () => follower!.role === 'following' && follower!.registry.instances(unit).length > 0);
+    await until(
+      'the follower has the route and the instances',
+      () => follower!.role === 'following' && follower!.registry.instances(unit).length > 0,
+    );
     // Marked as already forwarded: a follower that sent it on to the leader would answer 503 not_leader instead.
     const headers = { 'X-Svc-Forwarded-By': 'http://test' };
     const answer = await fetch(viaFollower(urls.hello!), { headers });
@@ -75,7 +86,9 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
     assert.equal(answer.status, 200, JSON.stringify(body));
     assert.equal(body.hello, 'cluster');
     assert.ok((await svcJobs(standins.nomad)).some((job) => job.ID === body.job));
-    const api = await fetch(`${follower!.url}/api/v1/whoami`, { headers: { ...headers, Authorization: `Bearer ${leader!.ownerToken.secret}` } });
+    const api = await fetch(`${follower!.url}/api/v1/whoami`, {
+      headers: { ...headers, Authorization: `Bearer ${leader!.ownerToken.secret}` },
+    });
     assert.equal(api.status, 503, 'the same mark on an API request: not forwarded twice');
     assert.deepEqual(reports, []);
   });
@@ -89,7 +102,10 @@ describe('svc replicas on Nomad and Consul share the work (stand-ins)', function
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.ok(Date.now() - started >= 5000);
     const jobs = await svcJobs(standins.nomad);
-    assert.ok(jobs.some((job) => job.ID === answer.body.job), 'served by the leader\'s Nomad job');
+    assert.ok(
+      jobs.some((job) => job.ID === answer.body.job),
+      "served by the leader's Nomad job",
+    );
     // Afterwards the leader sees it idle (the report's last activity) and scales it down after keep_warm.
     await until('slow is scaled back to zero', () => leader!.autoscaler.status(slow)?.containers.length === 0, 30_000);
     assert.deepEqual(reports, []);

@@ -47,44 +47,73 @@ describe('scheduled functions on Nomad (stand-ins): periodic batch jobs', functi
     });
     assert.equal(job.Type, 'batch');
     const { Enabled, SpecType, Spec, TimeZone, ProhibitOverlap } = job.Periodic;
-    assert.deepEqual({ Enabled, SpecType, Spec, TimeZone, ProhibitOverlap }, { Enabled: true, SpecType: 'cron', Spec: '* * * * * * *', TimeZone: 'UTC', ProhibitOverlap: true });
-    const listed = (await nomadJson(standins.nomad, `/v1/jobs?prefix=${parent}`)).json as { ID: string; Periodic: boolean; ParentID: string }[];
+    assert.deepEqual(
+      { Enabled, SpecType, Spec, TimeZone, ProhibitOverlap },
+      { Enabled: true, SpecType: 'cron', Spec: '* * * * * * *', TimeZone: 'UTC', ProhibitOverlap: true },
+    );
+    const listed = (await nomadJson(standins.nomad, `/v1/jobs?prefix=${parent}`)).json as {
+      ID: string;
+      Periodic: boolean;
+      ParentID: string;
+    }[];
     assert.equal(listed.find((j) => j.ID === parent)?.Periodic, true);
 
-    const succeeded = await until('tick succeeded twice', async () => {
-      const { runs } = await scheduledRuns(call, owner);
-      const done = runs.filter((run) => run.status === 'succeeded');
-      return done.length >= 2 ? done : null;
-    }, 90_000);
+    const succeeded = await until(
+      'tick succeeded twice',
+      async () => {
+        const { runs } = await scheduledRuns(call, owner);
+        const done = runs.filter((run) => run.status === 'succeeded');
+        return done.length >= 2 ? done : null;
+      },
+      90_000,
+    );
     assert.ok(fixture.lines('tick').length >= 2, 'each run appended its line');
     const children = (await nomadJson(standins.nomad, `/v1/jobs?prefix=${parent}/periodic-`)).json as { ID: string; ParentID: string }[];
-    assert.ok(children.length >= 2 && children.every((child) => child.ParentID === parent && /\/periodic-\d+$/.test(child.ID)), JSON.stringify(children));
+    assert.ok(
+      children.length >= 2 && children.every((child) => child.ParentID === parent && /\/periodic-\d+$/.test(child.ID)),
+      JSON.stringify(children),
+    );
     for (const run of succeeded) assert.ok(run.startedAt !== null && run.endedAt !== null, JSON.stringify(run));
     const one = await call('GET', `/api/v1/apps/sched/runs/${succeeded[0]!.id}`, { token: owner });
     assert.equal(one.status, 200, one.text);
-    assert.ok(one.json.run.logs.some((line: { text: string }) => line.text === 'tick ran'), JSON.stringify(one.json.run.logs));
+    assert.ok(
+      one.json.run.logs.some((line: { text: string }) => line.text === 'tick ran'),
+      JSON.stringify(one.json.run.logs),
+    );
   });
 
   it('refuses, before anything changes, a period no cron spec writes (manifest_invalid naming the function and the option)', async () => {
-    const refused = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick'], (w) => (w.options.schedule = { every: 7, overlap: false })) });
+    const refused = await call('POST', '/api/v1/apps/sched/deployments', {
+      token: owner,
+      json: fixture.body(['tick'], (w) => (w.options.schedule = { every: 7, overlap: false })),
+    });
     assert.equal(refused.status, 422, refused.text);
     assert.equal(refused.json.error.code, 'manifest_invalid');
     assert.match(refused.json.error.message, /^tick: a period of 7 seconds cannot run on Nomad/);
-    assert.deepEqual(refused.json.error.details.issues.map((issue: { path: string }) => issue.path), ['workloads[0].options.schedule.every']);
+    assert.deepEqual(
+      refused.json.error.details.issues.map((issue: { path: string }) => issue.path),
+      ['workloads[0].options.schedule.every'],
+    );
     const job = (await nomadJson(standins.nomad, `/v1/job/${parent}`)).json;
     assert.equal(job.Periodic.Spec, '* * * * * * *', 'the deployed schedule is untouched');
   });
 
   it('purges the periodic job when a redeploy removes the schedule', async () => {
-    const redeployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick'], (w) => (w.options.schedule = null)) });
+    const redeployed = await call('POST', '/api/v1/apps/sched/deployments', {
+      token: owner,
+      json: fixture.body(['tick'], (w) => (w.options.schedule = null)),
+    });
     assert.equal(redeployed.status, 201, redeployed.text);
     await until('the periodic job is gone', async () => (await nomadJson(standins.nomad, `/v1/job/${parent}`)).status === 404);
     assert.deepEqual(reports, []);
   });
 
-  it('gives a scheduled function its secrets through the periodic job\'s Variable, which its children read; the job holds none, the purge deletes it', async () => {
+  it("gives a scheduled function its secrets through the periodic job's Variable, which its children read; the job holds none, the purge deletes it", async () => {
     const value = `sched-${randomBytes(8).toString('hex')}`;
-    assert.equal((await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'sched-secret', values: { SCHED_SECRET: value } } })).status, 201);
+    assert.equal(
+      (await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'sched-secret', values: { SCHED_SECRET: value } } })).status,
+      201,
+    );
     const deployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['secret-tick']) });
     assert.equal(deployed.status, 201, deployed.text);
     const read = await until('a child of the periodic job read the secrets', () => secretLines(fixture)[0], 90_000);
@@ -94,11 +123,23 @@ describe('scheduled functions on Nomad (stand-ins): periodic batch jobs', functi
     const periodic = listed.find((job) => job.ParentID === '')!.ID;
     const job = (await nomadJson(standins.nomad, `/v1/job/${periodic}`)).json;
     assert.ok(!JSON.stringify(job).includes(value) && !JSON.stringify(job).includes('inline # value'), 'the periodic job holds no value');
-    assert.equal(job.TaskGroups[0].Tasks[0].Templates[0].EmbeddedTmpl, `{{ with nomadVar "nomad/jobs/${periodic}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`);
-    assert.deepEqual((await nomadJson(standins.nomad, `/v1/var/nomad/jobs/${periodic}`)).json.Items, { SCHED_SECRET: value, SCHED_INLINE: 'inline # value' });
-    assert.ok(listed.some((child) => child.ParentID === periodic), 'the value was read by a child job');
+    assert.equal(
+      job.TaskGroups[0].Tasks[0].Templates[0].EmbeddedTmpl,
+      `{{ with nomadVar "nomad/jobs/${periodic}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`,
+    );
+    assert.deepEqual((await nomadJson(standins.nomad, `/v1/var/nomad/jobs/${periodic}`)).json.Items, {
+      SCHED_SECRET: value,
+      SCHED_INLINE: 'inline # value',
+    });
+    assert.ok(
+      listed.some((child) => child.ParentID === periodic),
+      'the value was read by a child job',
+    );
 
-    const redeployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['secret-tick'], (w) => (w.options.schedule = null)) });
+    const redeployed = await call('POST', '/api/v1/apps/sched/deployments', {
+      token: owner,
+      json: fixture.body(['secret-tick'], (w) => (w.options.schedule = null)),
+    });
     assert.equal(redeployed.status, 201, redeployed.text);
     await until('the periodic job is gone', async () => (await nomadJson(standins.nomad, `/v1/job/${periodic}`)).status === 404);
     await until('its Variable is gone', async () => (await nomadJson(standins.nomad, `/v1/var/nomad/jobs/${periodic}`)).status === 404);

@@ -43,11 +43,17 @@ describe('secrets on Nomad (stand-ins): a Nomad Variable and a template', functi
   });
 
   it('deploys: the worker reads the secrets, the job spec holds only the template', async () => {
-    assert.equal((await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'db', values: { DATABASE_URL: named } } })).status, 201);
+    assert.equal(
+      (await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'db', values: { DATABASE_URL: named } } })).status,
+      201,
+    );
     process.env.VAULT_INLINE = inline;
     const manifest = await loadManifest({ target: path.join(folder, 'app.py') }).finally(() => delete process.env.VAULT_INLINE);
     const body = await uploadProject(platform, folder);
-    const deployed = await call('POST', '/api/v1/apps/vault/deployments', { token: owner, json: { ...body, inlineSecrets: manifest.inlineSecrets } });
+    const deployed = await call('POST', '/api/v1/apps/vault/deployments', {
+      token: owner,
+      json: { ...body, inlineSecrets: manifest.inlineSecrets },
+    });
     assert.equal(deployed.status, 201, deployed.text);
     url = deployed.json.deployments[0].urls.path;
     assert.deepEqual(await (await fetch(url)).json(), { DATABASE_URL: named, INLINE_TOKEN: inline });
@@ -57,7 +63,10 @@ describe('secrets on Nomad (stand-ins): a Nomad Variable and a template', functi
     const text = JSON.stringify(job);
     for (const value of [named, inline, JSON.stringify(inline)]) assert.ok(!text.includes(value), 'the job spec holds no value');
     const [template] = job.TaskGroups[0].Tasks[0].Templates;
-    assert.equal(template.EmbeddedTmpl, `{{ with nomadVar "nomad/jobs/${jobId}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`);
+    assert.equal(
+      template.EmbeddedTmpl,
+      `{{ with nomadVar "nomad/jobs/${jobId}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`,
+    );
     assert.deepEqual([template.DestPath, template.Envvars, template.ChangeMode], ['secrets/svc-secrets.env', true, 'noop']);
     const variable = await nomadJson(standins.nomad, `/v1/var/nomad/jobs/${jobId}`);
     assert.deepEqual(variable.json.Items, { DATABASE_URL: named, INLINE_TOKEN: inline });
@@ -65,7 +74,9 @@ describe('secrets on Nomad (stand-ins): a Nomad Variable and a template', functi
 
   it('keeps values out of Consul KV and the API', async () => {
     const kv = await (await fetch(`${standins.consul.url}/v1/kv/?recurse=true`)).text();
-    const decoded = JSON.parse(kv).map((entry: { Value: string | null }) => Buffer.from(entry.Value ?? '', 'base64').toString()).join('\n');
+    const decoded = JSON.parse(kv)
+      .map((entry: { Value: string | null }) => Buffer.from(entry.Value ?? '', 'base64').toString())
+      .join('\n');
     assert.match(decoded, /"sealed"/, 'the secret records are there (the control)');
     for (const value of [named, inline]) assert.ok(!decoded.includes(value), 'no value in Consul KV');
     for (const p of ['/api/v1/apps/vault', '/api/v1/apps/vault/interface', '/api/v1/secrets']) {
@@ -74,8 +85,11 @@ describe('secrets on Nomad (stand-ins): a Nomad Variable and a template', functi
     }
   });
 
-  it('restart starts a new job with the new value and deletes the old job\'s Variable', async () => {
-    const restarted = await call('PATCH', '/api/v1/secrets/db', { token: owner, json: { values: { DATABASE_URL: changed }, restart: true } });
+  it("restart starts a new job with the new value and deletes the old job's Variable", async () => {
+    const restarted = await call('PATCH', '/api/v1/secrets/db', {
+      token: owner,
+      json: { values: { DATABASE_URL: changed }, restart: true },
+    });
     assert.deepEqual(restarted.json.restarted, ['vault/env']);
     assert.equal(((await (await fetch(url)).json()) as { DATABASE_URL: string }).DATABASE_URL, changed);
     assert.equal((await nomadJson(standins.nomad, `/v1/var/nomad/jobs/${jobId}`)).status, 404, "the old job's Variable is gone");

@@ -30,7 +30,10 @@ describe('time-outs on Nomad and Consul (stand-ins)', function () {
 
   it('answers a call past its timeout with 504 timeout and replaces the worker in its allocation', async () => {
     const body = await uploadProject(platform, path.join(packageRoot, 'test', 'fixtures', 'timeouts'));
-    const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/timeouts/deployments', { token: platform.ownerToken.secret, json: body });
+    const deployed = await apiClient(platform.url)('POST', '/api/v1/apps/timeouts/deployments', {
+      token: platform.ownerToken.secret,
+      json: body,
+    });
     assert.equal(deployed.status, 201, deployed.text);
     const url = deployed.json.deployments.find((d: { workload: string }) => d.workload === 'slow').urls.path as string;
 

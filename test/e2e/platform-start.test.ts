@@ -4,7 +4,6 @@ import { startPlatform } from '../../core/platform/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { freePort } from '../helpers/free-port.js';
 
-
 const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = net.connect(port, '127.0.0.1', () => {

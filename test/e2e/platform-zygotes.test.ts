@@ -54,11 +54,14 @@ describe('startPlatform(): zygotes', function () {
 
   it('refuses to start with SVC_ZYGOTES=maybe, as config_invalid', async () => {
     process.env.SVC_ZYGOTES = 'maybe';
-    await assert.rejects(startPlatform({ config: testConfig() }).then((started) => (platform = started)), (error: unknown) => {
-      assert.ok(error instanceof SvcError, String(error));
-      assert.equal(error.code, 'config_invalid');
-      assert.match(error.message, /SVC_ZYGOTES must be 0 or 1, got "maybe"/);
-      return true;
-    });
+    await assert.rejects(
+      startPlatform({ config: testConfig() }).then((started) => (platform = started)),
+      (error: unknown) => {
+        assert.ok(error instanceof SvcError, String(error));
+        assert.equal(error.code, 'config_invalid');
+        assert.match(error.message, /SVC_ZYGOTES must be 0 or 1, got "maybe"/);
+        return true;
+      },
+    );
   });
 });

@@ -16,7 +16,13 @@ const resourcesApp = path.join(packageRoot, 'test', 'fixtures', 'apps', 'resourc
 
 async function deploy(platform: Platform): Promise<Deployment> {
   const manifest = await loadManifest({ target: resourcesApp });
-  return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null });
+  return platform.deployments.deploy({
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'preview',
+    principal: null,
+  });
 }
 
 /** The cpu and memory options, held by each container's cgroup (real processes, real cgroups). */
@@ -58,12 +64,18 @@ describe('cpu and memory limits of local containers (cgroups)', function () {
     assert.notEqual(fresh.pid, before.pid, 'a fresh worker serves');
     const lines = platform.deploymentLogs.lines({ workspace: DEFAULT_WORKSPACE, app: 'resources', stage: 'preview', workload: 'hog' });
     assert.ok(
-      lines.some((line) => line.stream === 'system' && /worker 0 of container c-\w+ was killed by the kernel: the container went past its memory limit \(memory="128Mi"\)/.test(line.text)),
+      lines.some(
+        (line) =>
+          line.stream === 'system' &&
+          /worker 0 of container c-\w+ was killed by the kernel: the container went past its memory limit \(memory="128Mi"\)/.test(
+            line.text,
+          ),
+      ),
       lines.map((line) => line.text).join('\n'),
     );
   });
 
-  it('gives a busy loop under cpu=0.25 about a quarter of a core, by its cgroup\'s own accounting', async () => {
+  it("gives a busy loop under cpu=0.25 about a quarter of a core, by its cgroup's own accounting", async () => {
     const driver = localDriverOf(platform);
     const [container] = driver.status(unitOf('spin'));
     const cgroup = driver.cgroup(container!.id)!;
@@ -78,33 +90,37 @@ describe('cpu and memory limits of local containers (cgroups)', function () {
     assert.ok(ratio > 0.05 && ratio < 0.35, `the container used ${ratio.toFixed(3)} of a core`);
   });
 
-  it('puts a container forked from its checkpoint template, and its workers, into the container\'s cgroup', async () => {
+  it("puts a container forked from its checkpoint template, and its workers, into the container's cgroup", async () => {
     const driver = localDriverOf(platform);
     const [container] = driver.status(unitOf('forked'));
     assert.equal(container!.startedFrom, 'template');
     const pids = [container!.pid, ...container!.workers.map((worker) => worker.pid)].map(String);
     for (const file of driver.cgroup(container!.id)!.procsFiles) {
       const members = readFileSync(file, 'utf8').split('\n');
-      assert.deepEqual(pids.filter((pid) => !members.includes(pid)), [], file);
+      assert.deepEqual(
+        pids.filter((pid) => !members.includes(pid)),
+        [],
+        file,
+      );
     }
   });
 
   it('kills what a container left behind in its cgroup when it stops: a subprocess in a session of its own', async () => {
     const { pid } = (await (await fetch(url('escapee'))).json()) as { pid: number };
     const running = () => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    assert.ok(running(), 'the subprocess runs, outside the worker\'s process group');
+    assert.ok(running(), "the subprocess runs, outside the worker's process group");
     const driver = localDriverOf(platform);
     const [container] = driver.status(unitOf('escapee'));
     await driver.stop(unitOf('escapee'), container!.id);
     await until('the subprocess is gone with its container', () => !running());
   });
 
-  it('removes a container\'s cgroup when the container ends', async () => {
+  it("removes a container's cgroup when the container ends", async () => {
     const driver = localDriverOf(platform);
     const [container] = driver.status(unitOf('spin'));
     const folders = driver.cgroup(container!.id)!.procsFiles.map((file) => path.dirname(file));
     await driver.stop(unitOf('spin'), container!.id);
-    await until('the container\'s cgroup folders are gone', () => folders.every((folder) => !existsSync(folder)));
+    await until("the container's cgroup folders are gone", () => folders.every((folder) => !existsSync(folder)));
   });
 });
 
@@ -130,8 +146,11 @@ describe('cgroups left by an svc that died', function () {
     }
     try {
       platform = await startPlatform({ config: testConfig() });
-      await until('the dead svc\'s cgroups are gone', () => stale.every((folder) => !existsSync(path.dirname(folder))));
-      assert.ok(foreign.every((folder) => existsSync(folder)), 'the folder of another pid namespace stays');
+      await until("the dead svc's cgroups are gone", () => stale.every((folder) => !existsSync(path.dirname(folder))));
+      assert.ok(
+        foreign.every((folder) => existsSync(folder)),
+        'the folder of another pid namespace stays',
+      );
     } finally {
       for (const folder of foreign) rmdirSync(folder); // a cgroup folder goes with rmdir, its files with it
     }
@@ -143,7 +162,7 @@ describe('cpu and memory where no cgroup can be made', function () {
   let platform: Platform | undefined;
   after(async () => platform?.close());
 
-  it('says once, in the deploy\'s warnings, that they are not limited and why', async () => {
+  it("says once, in the deploy's warnings, that they are not limited and why", async () => {
     const root = tempDir('svc-no-cgroups-');
     platform = await startPlatform({ config: testConfig({ cgroupRoot: root }) });
     const deployment = await deploy(platform);

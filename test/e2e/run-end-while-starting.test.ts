@@ -26,7 +26,10 @@ describe('a remote run ended while it starts', function () {
   after(async () => runs?.platform.close());
 
   it('leaves no container and no log lines once its start is over', async () => {
-    const created = await call('POST', '/api/v1/runs', { token: owner, json: { manifest: manifest.raw, bundle: sha256, function: 'square' } });
+    const created = await call('POST', '/api/v1/runs', {
+      token: owner,
+      json: { manifest: manifest.raw, bundle: sha256, function: 'square' },
+    });
     assert.equal(created.status, 201, created.text);
     const id = created.json.run.id as string;
     const unit = `default/runs/${id}/square`;
@@ -44,7 +47,10 @@ describe('a remote run ended while it starts', function () {
     assert.equal((await call('GET', `/api/v1/runs/${id}`, { token: owner })).status, 404, 'the run is gone at once');
 
     // The start stops at its next step (its container may still become healthy first), then cleans up.
-    const leftOver = () => ({ containers: platform.driver.status(unit).length, lines: platform.deploymentLogs.lines(logKey).map((l) => l.text) });
+    const leftOver = () => ({
+      containers: platform.driver.status(unit).length,
+      lines: platform.deploymentLogs.lines(logKey).map((l) => l.text),
+    });
     for (let i = 0; i < 1200; i++) {
       const left = leftOver();
       if (left.containers === 0 && left.lines.length === 0) break;

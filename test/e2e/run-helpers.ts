@@ -20,7 +20,8 @@ export const runFixture = (name: string) => path.join(packageRoot, 'test', 'fixt
 
 /** `pickle.dumps({"args": args, "kwargs": kwargs})` of JSON values, made by Python itself. */
 export function pickledCall(args: unknown[], kwargs: Record<string, unknown> = {}): Buffer {
-  const script = 'import json, pickle, sys; c = json.load(sys.stdin); sys.stdout.buffer.write(pickle.dumps({"args": c["args"], "kwargs": c["kwargs"]}))';
+  const script =
+    'import json, pickle, sys; c = json.load(sys.stdin); sys.stdout.buffer.write(pickle.dumps({"args": c["args"], "kwargs": c["kwargs"]}))';
   return execFileSync(python, ['-c', script], { input: JSON.stringify({ args, kwargs }) });
 }
 
@@ -49,13 +50,31 @@ export interface CallResult {
 }
 
 /** POST /api/v1/runs/:id/calls with a pickled call; the answer's frames (or its JSON error). */
-export async function callRun(baseUrl: string, token: string, runId: string, body: Buffer | string, contentType = 'application/vnd.svc.call+pickle'): Promise<CallResult> {
-  const response = await fetch(`${baseUrl}/api/v1/runs/${runId}/calls`, { method: 'POST', body, headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType } });
+export async function callRun(
+  baseUrl: string,
+  token: string,
+  runId: string,
+  body: Buffer | string,
+  contentType = 'application/vnd.svc.call+pickle',
+): Promise<CallResult> {
+  const response = await fetch(`${baseUrl}/api/v1/runs/${runId}/calls`, {
+    method: 'POST',
+    body,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType },
+  });
   const text = await response.text();
   const type = response.headers.get('content-type');
   checkAnswer('POST', `/api/v1/runs/${runId}/calls`, response.status, type, text);
   if (type?.startsWith('application/x-ndjson')) {
-    return { status: response.status, contentType: type, frames: text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Frame), json: undefined };
+    return {
+      status: response.status,
+      contentType: type,
+      frames: text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Frame),
+      json: undefined,
+    };
   }
   return { status: response.status, contentType: type, frames: [], json: JSON.parse(text) };
 }
@@ -89,7 +108,10 @@ export async function startRunPlatform(config: ServerConfig = testConfig()): Pro
 
 /** Starts a run of the fixture's function `fn` and waits until its container is up (its status says `ready`). */
 export async function readyRun(runs: RunPlatform, fn: string, fields: Record<string, unknown> = {}): Promise<string> {
-  const created = await runs.call('POST', '/api/v1/runs', { token: runs.owner, json: { manifest: runs.manifest.raw, bundle: runs.sha256, function: fn, ...fields } });
+  const created = await runs.call('POST', '/api/v1/runs', {
+    token: runs.owner,
+    json: { manifest: runs.manifest.raw, bundle: runs.sha256, function: fn, ...fields },
+  });
   assert.equal(created.status, 201, created.text);
   const id = created.json.run.id as string;
   for (let status = created.json.run.status; status !== 'ready'; await sleep(50)) {

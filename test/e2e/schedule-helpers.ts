@@ -13,7 +13,10 @@ export interface ScheduleFixture {
   /** Where the functions append one line per run: `tick`, `slow-start`, `slow-end`; `secret` (the values `secret_tick` read). */
   readonly out: string;
   /** The body that deploys the app with only `functions` (the others left out of the manifest). */
-  body(functions: readonly string[], change?: (workload: any) => void): { manifest: unknown; bundle: string; prune: true; inlineSecrets?: readonly Record<string, string>[] };
+  body(
+    functions: readonly string[],
+    change?: (workload: any) => void,
+  ): { manifest: unknown; bundle: string; prune: true; inlineSecrets?: readonly Record<string, string>[] };
   /** Lines a function appended so far (run starts or ends). */
   lines(name: string): number[];
 }
@@ -31,22 +34,41 @@ export async function scheduleFixture(baseUrl: string, token: string): Promise<S
     body(functions, change) {
       const raw = structuredClone(manifest.raw) as any;
       raw.workloads = raw.workloads.filter((w: { name: string }) => functions.includes(w.name));
-      raw.workloads.forEach((w: unknown) => change?.(w));
+      for (const w of raw.workloads as unknown[]) change?.(w);
       // `secret_tick`'s `svc.Secret.from_dict` values go beside the manifest, as `svc deploy` sends them, when it is deployed
       // (a svc with Consul state and no secrets key refuses to keep them).
       const inline = raw.workloads.some((w: { secrets?: string[] }) => (w.secrets ?? []).some((name) => name.startsWith('@')));
-      return { manifest: raw, bundle: bundle.sha256, prune: true, ...(inline && manifest.inlineSecrets !== undefined ? { inlineSecrets: manifest.inlineSecrets } : {}) };
+      return {
+        manifest: raw,
+        bundle: bundle.sha256,
+        prune: true,
+        ...(inline && manifest.inlineSecrets !== undefined ? { inlineSecrets: manifest.inlineSecrets } : {}),
+      };
     },
     lines(name) {
       const file = path.join(out, name);
-      return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map(Number) : [];
+      return existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+            .map(Number)
+        : [];
     },
   };
 }
 
 export interface RunsAnswer {
   readonly schedules: { function: string; schedule: Record<string, unknown>; description: string; nextRunAt: string | null }[];
-  readonly runs: { id: string; function: string; status: string; scheduledAt: string; startedAt: string | null; endedAt: string | null; durationMs: number | null; error: { code: string | null; message: string } | null }[];
+  readonly runs: {
+    id: string;
+    function: string;
+    status: string;
+    scheduledAt: string;
+    startedAt: string | null;
+    endedAt: string | null;
+    durationMs: number | null;
+    error: { code: string | null; message: string } | null;
+  }[];
 }
 
 export async function scheduledRuns(call: Call, token: string, app = 'sched'): Promise<RunsAnswer> {
@@ -64,5 +86,9 @@ export function assertTicksOnce(runs: RunsAnswer['runs']): void {
 /** What `secret_tick` read on each run: `<SCHED_SECRET> <SCHED_INLINE>`. */
 export function secretLines(fixture: ScheduleFixture): string[] {
   const file = path.join(fixture.out, 'secret');
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 }

@@ -41,7 +41,8 @@ describe('scheduled functions across a leader change (Consul stand-in)', functio
     const fixture = await scheduleFixture(first.url, owner);
     const deployed = await call('POST', '/api/v1/apps/sched/deployments', { token: owner, json: fixture.body(['tick']) });
     assert.equal(deployed.status, 201, deployed.text);
-    const succeeded = async (platform: Platform) => (await scheduledRuns(apiClient(platform.url), owner)).runs.filter((run) => run.status === 'succeeded');
+    const succeeded = async (platform: Platform) =>
+      (await scheduledRuns(apiClient(platform.url), owner)).runs.filter((run) => run.status === 'succeeded');
     await until('the leader ran tick twice', async () => (await succeeded(first!)).length >= 2, 60_000);
 
     await first.close();

@@ -30,7 +30,8 @@ describe('scheduled functions (embedded platform)', function () {
     assert.equal(deployed.status, 201, deployed.text);
   };
   /** Waits until no run of the app is running, so that a count taken now is final. */
-  const settled = () => until('no scheduled run is running', async () => (await scheduledRuns(call, owner)).runs.every((run) => run.status !== 'running'));
+  const settled = () =>
+    until('no scheduled run is running', async () => (await scheduledRuns(call, owner)).runs.every((run) => run.status !== 'running'));
 
   before(async () => {
     platform = await startPlatform({ config: testConfig(), report: (error) => reports.push(error) });
@@ -47,13 +48,17 @@ describe('scheduled functions (embedded platform)', function () {
     await until('tick ran three times', async () => (await succeededRuns()) >= 3, 60_000);
     const { schedules, runs } = await scheduledRuns(call, owner);
     assert.ok(fixture.lines('tick').length >= 3, 'each succeeded run appended its line');
-    assert.deepEqual(schedules.map(({ function: fn, schedule, description }) => ({ fn, schedule, description })), [
-      { fn: 'tick', schedule: { every: 1, overlap: false }, description: 'every 1s' },
-    ]);
+    assert.deepEqual(
+      schedules.map(({ function: fn, schedule, description }) => ({ fn, schedule, description })),
+      [{ fn: 'tick', schedule: { every: 1, overlap: false }, description: 'every 1s' }],
+    );
     assert.ok(schedules[0]!.nextRunAt !== null && Date.parse(schedules[0]!.nextRunAt) > 0);
     const succeeded = runs.filter((run) => run.status === 'succeeded');
     assert.ok(succeeded.length >= 3, JSON.stringify(runs));
-    assert.ok(runs.every((run, i) => i === 0 || runs[i - 1]!.id > run.id), 'newest first');
+    assert.ok(
+      runs.every((run, i) => i === 0 || runs[i - 1]!.id > run.id),
+      'newest first',
+    );
     for (const run of succeeded) {
       assert.equal(run.function, 'tick');
       assert.ok(run.startedAt! >= run.scheduledAt && run.endedAt! >= run.startedAt!, JSON.stringify(run));
@@ -63,20 +68,26 @@ describe('scheduled functions (embedded platform)', function () {
     assertTicksOnce(runs);
     const one = await call('GET', `/api/v1/apps/sched/runs/${succeeded[0]!.id}`, { token: owner });
     assert.equal(one.status, 200, one.text);
-    assert.deepEqual(one.json.run.logs.map((line: { stream: string; text: string }) => [line.stream, line.text]), [['stdout', 'tick ran']]);
+    assert.deepEqual(
+      one.json.run.logs.map((line: { stream: string; text: string }) => [line.stream, line.text]),
+      [['stdout', 'tick ran']],
+    );
     assert.equal((await call('GET', '/api/v1/apps/sched/runs/sched-0000000000000-abcdef', { token: owner })).status, 404);
     assert.equal((await call('GET', '/api/v1/apps/sched/runs/nope', { token: owner })).status, 400);
     assert.equal((await call('GET', '/api/v1/apps/other/runs', { token: owner })).status, 404);
   });
 
-  it('svc app runs lists the schedules and the runs (--json: the API answer), and --logs prints one run\'s output', async () => {
+  it("svc app runs lists the schedules and the runs (--json: the API answer), and --logs prints one run's output", async () => {
     const env = { SVC_SERVER: platform.url, SVC_TOKEN: owner };
     const table = capture({ env });
     await appRuns(table.context, 'sched');
     assert.match(table.stderr(), /tick: every 1s, next \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
     const lines = table.stdout().trim().split('\n');
     assert.match(lines[0]!, /^RUN\s+FUNCTION\s+STATUS\s+SCHEDULED\s+DURATION\s+ERROR$/);
-    assert.match(lines.find((line) => / succeeded /.test(line)) ?? '', /^sched-\d{13}-[0-9a-f]{6}\s+tick\s+succeeded\s+\S+ \S+Z\s+\d+\.\ds/);
+    assert.match(
+      lines.find((line) => / succeeded /.test(line)) ?? '',
+      /^sched-\d{13}-[0-9a-f]{6}\s+tick\s+succeeded\s+\S+ \S+Z\s+\d+\.\ds/,
+    );
     const json = capture({ env });
     await appRuns(json.context, 'sched', { json: true });
     const printed = JSON.parse(json.stdout());
@@ -94,16 +105,26 @@ describe('scheduled functions (embedded platform)', function () {
     await settled();
     const [starts, ends] = [fixture.lines('slow-start'), fixture.lines('slow-end')];
     // Each run started after the previous one ended.
-    starts.slice(1).forEach((start, i) => assert.ok(start >= ends[i]!, `run ${i + 2} started at ${start}, before run ${i + 1} ended at ${ends[i]}`));
+    starts.slice(1).forEach((start, i) => {
+      assert.ok(start >= ends[i]!, `run ${i + 2} started at ${start}, before run ${i + 1} ended at ${ends[i]}`);
+    });
     const runs = (await scheduledRuns(call, owner)).runs.filter((run) => run.function === 'slow');
-    assert.ok(runs.some((run) => run.status === 'skipped'), JSON.stringify(runs));
-    for (const run of runs.filter((r) => r.status === 'skipped')) assert.deepEqual([run.startedAt, run.endedAt, run.error], [null, null, null]);
+    assert.ok(
+      runs.some((run) => run.status === 'skipped'),
+      JSON.stringify(runs),
+    );
+    for (const run of runs.filter((r) => r.status === 'skipped'))
+      assert.deepEqual([run.startedAt, run.endedAt, run.error], [null, null, null]);
     assertTicksOnce(runs);
   });
 
   it('records a run whose function raised as failed, with the exception and the traceback in its logs', async () => {
     await deploy(['boom']);
-    const failed = await until('boom failed once', async () => (await scheduledRuns(call, owner)).runs.find((run) => run.function === 'boom' && run.status === 'failed'), 60_000);
+    const failed = await until(
+      'boom failed once',
+      async () => (await scheduledRuns(call, owner)).runs.find((run) => run.function === 'boom' && run.status === 'failed'),
+      60_000,
+    );
     assert.deepEqual(failed.error, { code: null, message: 'ValueError: scheduled failure' });
     const { run } = (await call('GET', `/api/v1/apps/sched/runs/${failed.id}`, { token: owner })).json;
     assert.deepEqual(run.logs[0], { time: run.logs[0].time, stream: 'stdout', text: 'about to fail' });
@@ -124,13 +145,19 @@ describe('scheduled functions (embedded platform)', function () {
 
   it('gives a scheduled function the secrets it names, named and inline, in its environment', async () => {
     const value = `sched-${randomBytes(8).toString('hex')}`;
-    assert.equal((await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'sched-secret', values: { SCHED_SECRET: value } } })).status, 201);
+    assert.equal(
+      (await call('POST', '/api/v1/secrets', { token: owner, json: { name: 'sched-secret', values: { SCHED_SECRET: value } } })).status,
+      201,
+    );
     await deploy(['secret-tick']);
     const read = await until('secret_tick read its secrets', () => secretLines(fixture)[0], 60_000);
     assert.equal(read, `${value} inline # value`);
     // A changed value reaches the next tick, with no deploy: each tick starts with the values stored then.
     const changed = `changed-${randomBytes(8).toString('hex')}`;
-    assert.equal((await call('PATCH', '/api/v1/secrets/sched-secret', { token: owner, json: { values: { SCHED_SECRET: changed } } })).status, 200);
+    assert.equal(
+      (await call('PATCH', '/api/v1/secrets/sched-secret', { token: owner, json: { values: { SCHED_SECRET: changed } } })).status,
+      200,
+    );
     await until('a tick read the changed value', () => secretLines(fixture).includes(`${changed} inline # value`), 60_000);
     const runs = (await scheduledRuns(call, owner)).runs.filter((run) => run.function === 'secret-tick');
     assert.ok(runs.length > 0 && runs.every((run) => run.status !== 'failed'), JSON.stringify(runs));
@@ -138,7 +165,11 @@ describe('scheduled functions (embedded platform)', function () {
 
   it('stops when a redeploy removes the schedule, and when the app is paused', async () => {
     await deploy(['tick']);
-    await until('tick runs again', async () => (await scheduledRuns(call, owner)).runs.filter((r) => r.function === 'tick' && r.status === 'succeeded').length >= 4, 60_000);
+    await until(
+      'tick runs again',
+      async () => (await scheduledRuns(call, owner)).runs.filter((r) => r.function === 'tick' && r.status === 'succeeded').length >= 4,
+      60_000,
+    );
     await deploy(['tick'], (workload) => (workload.options.schedule = null));
     assert.deepEqual((await scheduledRuns(call, owner)).schedules, []);
     await settled();

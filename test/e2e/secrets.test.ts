@@ -43,7 +43,10 @@ describe('secrets on the embedded platform', function () {
   /** Every API answer of the test, to search for values at the end. */
   const answers: Answer[] = [];
   const api = async (method: string, urlPath: string, options: { token?: string; json?: unknown } = {}) => {
-    const answer = await call(method, urlPath, { token: options.token ?? owner, ...(options.json === undefined ? {} : { json: options.json }) });
+    const answer = await call(method, urlPath, {
+      token: options.token ?? owner,
+      ...(options.json === undefined ? {} : { json: options.json }),
+    });
     answers.push(answer);
     return answer;
   };
@@ -89,7 +92,10 @@ describe('secrets on the embedded platform', function () {
     const again = await api('POST', '/api/v1/secrets', { json: { name: 'db', values: { A: 'b' } } });
     assert.equal(again.status, 409);
     const listed = await api('GET', '/api/v1/secrets');
-    assert.deepEqual(listed.json.secrets.map((s: { name: string }) => s.name), ['db']);
+    assert.deepEqual(
+      listed.json.secrets.map((s: { name: string }) => s.name),
+      ['db'],
+    );
   });
 
   it('refuses keys that are no environment variable names, naming the key and not the value', async () => {
@@ -104,7 +110,11 @@ describe('secrets on the embedded platform', function () {
     const setAndRemoved = await api('PATCH', '/api/v1/secrets/db', { json: { values: { POOL: '6' }, remove: ['POOL'] } });
     assert.equal(setAndRemoved.status, 400, setAndRemoved.text);
     assert.match(setAndRemoved.json.error.message, /POOL is both set and removed/);
-    assert.deepEqual((await api('GET', '/api/v1/secrets')).json.secrets[0].keys, ['DATABASE_URL', 'POOL'], 'a refused change keeps every key');
+    assert.deepEqual(
+      (await api('GET', '/api/v1/secrets')).json.secrets[0].keys,
+      ['DATABASE_URL', 'POOL'],
+      'a refused change keeps every key',
+    );
   });
 
   it('deploys: the worker reads both secrets from its environment', async () => {
@@ -133,7 +143,11 @@ describe('secrets on the embedded platform', function () {
     const kept = await api('PATCH', '/api/v1/secrets/db', { json: { values: { DATABASE_URL: changed } } });
     assert.equal(kept.status, 200, kept.text);
     assert.deepEqual(kept.json.restarted, []);
-    assert.equal(((await (await fetch(url)).json()) as { DATABASE_URL: string }).DATABASE_URL, named, 'without restart the worker keeps its value');
+    assert.equal(
+      ((await (await fetch(url)).json()) as { DATABASE_URL: string }).DATABASE_URL,
+      named,
+      'without restart the worker keeps its value',
+    );
     const restarted = await api('PATCH', '/api/v1/secrets/db', { json: { values: { DATABASE_URL: changed }, restart: true } });
     assert.deepEqual(restarted.json.restarted, ['vault/env']);
     assert.deepEqual(await (await fetch(url)).json(), { DATABASE_URL: changed, INLINE_TOKEN: inline });
@@ -146,13 +160,18 @@ describe('secrets on the embedded platform', function () {
     await api('GET', '/api/v1/apps/vault/deployments/env/logs');
     await api('GET', '/api/v1/secrets');
     const logs = answers.at(-2)!;
-    assert.match(logs.text, /serving env/, 'the logs were read (the control: they hold the worker\'s line)');
+    assert.match(logs.text, /serving env/, "the logs were read (the control: they hold the worker's line)");
     for (const answer of answers) {
-      for (const marker of [named, inline, changed]) assert.ok(!answer.text.includes(marker), `an API answer holds a value: ${answer.text.slice(0, 200)}`);
+      for (const marker of [named, inline, changed])
+        assert.ok(!answer.text.includes(marker), `an API answer holds a value: ${answer.text.slice(0, 200)}`);
     }
     const dataDir = platform.config.dataDir;
     const files = filesBelow(dataDir);
-    assert.ok(files.some((f) => f.file.includes(`${path.sep}bundles${path.sep}`)) && files.some((f) => f.file.includes(`${path.sep}logs${path.sep}`)), 'bundles and logs were searched');
+    assert.ok(
+      files.some((f) => f.file.includes(`${path.sep}bundles${path.sep}`)) &&
+        files.some((f) => f.file.includes(`${path.sep}logs${path.sep}`)),
+      'bundles and logs were searched',
+    );
     for (const { file, bytes } of files) {
       for (const marker of [named, inline, changed]) assert.equal(bytes.indexOf(marker), -1, `${file} holds a secret value`);
     }

@@ -59,7 +59,11 @@ describe('svc serve examples/quickstart (in process)', function () {
   });
 
   it('answers 401 with a clear body when the protected endpoint gets no token', async () => {
-    const response = await fetch(urlOf('greet'), { method: 'POST', body: JSON.stringify({ name: 'Ada' }), headers: { 'Content-Type': 'application/json' } });
+    const response = await fetch(urlOf('greet'), {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Ada' }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(response.status, 401);
     assert.equal(response.headers.get('www-authenticate'), 'Bearer');
     const body = (await response.json()) as { error: { code: string; message: string } };
@@ -68,14 +72,22 @@ describe('svc serve examples/quickstart (in process)', function () {
   });
 
   it('answers 401 invalid_token for a wrong token', async () => {
-    const response = await fetch(urlOf('greet'), { method: 'POST', body: '{"name":"Ada"}', headers: { Authorization: 'Bearer svc_not-a-real-token', 'Content-Type': 'application/json' } });
+    const response = await fetch(urlOf('greet'), {
+      method: 'POST',
+      body: '{"name":"Ada"}',
+      headers: { Authorization: 'Bearer svc_not-a-real-token', 'Content-Type': 'application/json' },
+    });
     assert.equal(response.status, 401);
     assert.match(response.headers.get('www-authenticate') ?? '', /invalid_token/);
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unauthorized');
   });
 
   it('returns the typed result of the protected endpoint with the owner token', async () => {
-    const response = await fetch(urlOf('greet'), { method: 'POST', body: JSON.stringify({ name: 'Ada', excited: true }), headers: { ...bearer(), 'Content-Type': 'application/json' } });
+    const response = await fetch(urlOf('greet'), {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Ada', excited: true }),
+      headers: { ...bearer(), 'Content-Type': 'application/json' },
+    });
     assert.equal(response.status, 200);
     const body = (await response.json()) as Record<string, unknown>;
     assert.equal(typeof body.message, 'string');
@@ -85,7 +97,11 @@ describe('svc serve examples/quickstart (in process)', function () {
   });
 
   it('passes 422 from the runtime when a required argument is missing', async () => {
-    const response = await fetch(urlOf('greet'), { method: 'POST', body: '{}', headers: { ...bearer(), 'Content-Type': 'application/json' } });
+    const response = await fetch(urlOf('greet'), {
+      method: 'POST',
+      body: '{}',
+      headers: { ...bearer(), 'Content-Type': 'application/json' },
+    });
     assert.equal(response.status, 422);
     const body = (await response.json()) as { error: { code: string; message: string } };
     assert.equal(body.error.code, 'invalid_arguments');

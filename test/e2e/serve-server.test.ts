@@ -47,7 +47,9 @@ function exited(child: ChildProcess): Promise<number | null> {
 async function greeting(url: string): Promise<{ status: number; greeting?: string }> {
   const response = await fetch(url);
   const text = await response.text();
-  return response.ok ? { status: response.status, greeting: (JSON.parse(text) as { greeting?: string }).greeting } : { status: response.status };
+  return response.ok
+    ? { status: response.status, greeting: (JSON.parse(text) as { greeting?: string }).greeting }
+    : { status: response.status };
 }
 
 /** The command lines of the processes whose parent is `pid`. */
@@ -75,16 +77,27 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
   let served: Child;
   let file: string;
   let hello: string;
-  const api = (method: string, apiPath: string) => fetch(`${url}/api/v1${apiPath}`, { method, headers: { authorization: `Bearer ${owner}` } });
+  const api = (method: string, apiPath: string) =>
+    fetch(`${url}/api/v1${apiPath}`, { method, headers: { authorization: `Bearer ${owner}` } });
   const reloads = () => [...served.stderr.matchAll(RELOADED)].map((match) => match[1]);
   const save = (edit: (source: string) => string) => writeFileSync(file, edit(readFileSync(file, 'utf8')));
 
   before(async () => {
     const dataDir = tempDir('svc-serve-server-data-');
     const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
-    const base = { ...inherited, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1', SVC_CONFIG_DIR: tempDir('svc-serve-server-config-'), SVC_DATA_DIR: tempDir('svc-serve-server-nodata-') };
+    const base = {
+      ...inherited,
+      SVC_CACHE_DIR: testCacheDir,
+      NO_COLOR: '1',
+      SVC_CONFIG_DIR: tempDir('svc-serve-server-config-'),
+      SVC_DATA_DIR: tempDir('svc-serve-server-nodata-'),
+    };
     server = run(['server', '--port', '0', '--data-dir', dataDir], { ...base, SVC_DATA_DIR: dataDir });
-    await until('the server listens', () => /listening on http:\/\/\S+/.test(server.stdout) && server.stdout.endsWith('\n\n'), waitOn(server));
+    await until(
+      'the server listens',
+      () => /listening on http:\/\/\S+/.test(server.stdout) && server.stdout.endsWith('\n\n'),
+      waitOn(server),
+    );
     url = /listening on (http:\/\/\S+)/.exec(server.stdout)![1]!;
     owner = readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
     env = { ...base, SVC_SERVER: url, SVC_TOKEN: owner };
@@ -93,8 +106,12 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
     cpSync(fixture, project, { recursive: true });
     file = path.join(project, 'app.py');
     served = run(['serve', file, '--server'], env);
-    await until('the preview is live', () => served.stderr.includes('press Ctrl-C to stop') && /Preview of[\s\S]*\n\n$/.test(served.stdout), waitOn(served));
-    hello = new RegExp(`http://\\S+/reload--preview/hello(?=\\s)`).exec(served.stdout)?.[0] ?? '';
+    await until(
+      'the preview is live',
+      () => served.stderr.includes('press Ctrl-C to stop') && /Preview of[\s\S]*\n\n$/.test(served.stdout),
+      waitOn(served),
+    );
+    hello = /http:\/\/\S+\/reload--preview\/hello(?=\s)/.exec(served.stdout)?.[0] ?? '';
   });
 
   after(async () => {
@@ -106,7 +123,7 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
     }
   });
 
-  it('prints the server\'s URLs, and the preview answers there', async () => {
+  it("prints the server's URLs, and the preview answers there", async () => {
     assert.ok(hello.startsWith(`${url}/`), `hello's URL is on the server (${url}):\n${served.stdout}`);
     assert.match(served.stderr, new RegExp(`✓ server ${url.replace(/[.]/g, '\\.')} \\(token from SVC_TOKEN\\)`));
     assert.doesNotMatch(served.stderr, /platform listening/);
@@ -115,14 +132,23 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
     const preview = await api('GET', '/apps/reload/preview');
     assert.equal(preview.status, 200);
     const view = (await preview.json()) as { deployments: { workload: string }[] };
-    assert.deepEqual(view.deployments.map((d) => d.workload), ['extra', 'hello', 'slow']);
+    assert.deepEqual(
+      view.deployments.map((d) => d.workload),
+      ['extra', 'hello', 'slow'],
+    );
   });
 
   it('runs nothing locally but the warm helper: no runtime, container or zygote of the serve process', () => {
     const pid = served.child.pid!;
     const children = childrenOf(pid);
-    assert.ok(children.some((command) => command.includes('svc._dev')), `the warm helper runs: ${children.join('\n')}`);
-    assert.deepEqual(children.filter((command) => command.includes('svc.runtime')), []);
+    assert.ok(
+      children.some((command) => command.includes('svc._dev')),
+      `the warm helper runs: ${children.join('\n')}`,
+    );
+    assert.deepEqual(
+      children.filter((command) => command.includes('svc.runtime')),
+      [],
+    );
     assert.deepEqual(pidsMatching(`${socketBase()}/${pid}-`), [], 'no container of the serve process');
     assert.ok(pidsMatching(`${socketBase()}/${server.child.pid}-`).length > 0, 'the containers run under the server');
   });
@@ -130,7 +156,7 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
   it('prints the log lines of the app, prefixed by the workload', async () => {
     const slow = hello.replace(/\/hello$/, '/slow');
     assert.equal((await greeting(slow)).status, 200);
-    await until('the app\'s line is printed', () => /^slow \| slow request started$/m.test(served.stderr), waitOn(served));
+    await until("the app's line is printed", () => /^slow \| slow request started$/m.test(served.stderr), waitOn(served));
   });
 
   it('reloads on save: the URL answers the new text, one reload line, and the preview on the server has the new version', async () => {
@@ -156,7 +182,10 @@ describe('svc serve --server: the live preview on a svc server (command line)', 
     save((source) => source.replace('\ndef broken(:\n', '').replace(/@app\.endpoint\([^\n]*\)\ndef extra\(\)[\s\S]*$/, ''));
     await until('the reload line', () => reloads().length > before, waitOn(served));
     // The save writes in place: a watcher may see the file half written and reload once more, so wait for where the loop settles.
-    const workloads = async () => ((await (await api('GET', '/apps/reload/preview')).json()) as { deployments: { workload: string }[] }).deployments.map((d) => d.workload).join(',');
+    const workloads = async () =>
+      ((await (await api('GET', '/apps/reload/preview')).json()) as { deployments: { workload: string }[] }).deployments
+        .map((d) => d.workload)
+        .join(',');
     await until('the preview without extra', async () => (await workloads()) === 'hello,slow', { ...waitOn(served), intervalMs: 100 });
     assert.match(served.stdout, /Preview of reload is live\.[\s\S]*Preview of reload is live\./);
     assert.doesNotMatch(served.stderr, /lost its log stream|Stopped following/);

@@ -14,14 +14,22 @@ describe('control-plane API with deployed workloads (in process)', function () {
   let call: Call;
   const greetUrl = () => deployment.workloads.find((w) => w.name === 'greet')!.url!;
   const greet = (token: string) =>
-    fetch(greetUrl(), { method: 'POST', body: JSON.stringify({ name: 'Ada' }), headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } });
+    fetch(greetUrl(), {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Ada' }),
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    });
 
   before(async () => {
     const manifest = await loadManifest({ target: quickstartApp });
     platform = await startPlatform({ config: testConfig() });
     call = apiClient(platform.url);
     deployment = await platform.deployments.deploy({
-      spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null,
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
     });
   });
   after(async () => platform?.close());
@@ -43,7 +51,13 @@ describe('control-plane API with deployed workloads (in process)', function () {
     assert.deepEqual(Object.keys(byName).sort(), ['quickstart/greet', 'quickstart/hello', 'quickstart/square']);
     const greetListing = byName['quickstart/greet'];
     assert.deepEqual(
-      { stage: greetListing.stage, kind: greetListing.kind, app: greetListing.app, workload: greetListing.workload, urls: greetListing.urls },
+      {
+        stage: greetListing.stage,
+        kind: greetListing.kind,
+        app: greetListing.app,
+        workload: greetListing.workload,
+        urls: greetListing.urls,
+      },
       { stage: 'deployed', kind: 'endpoint', app: 'quickstart', workload: 'greet', urls: { path: greetUrl(), host: null } },
     );
     assert.equal(greetListing.state, 'ready');

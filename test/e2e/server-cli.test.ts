@@ -50,9 +50,14 @@ describe('svc server (command line)', function () {
       try {
         const tokenFile = path.join(dataDir, 'owner-token');
         assert.match(server.stdout, new RegExp(`owner token: +${tokenFile}`));
-        const whoami = await fetch(`${server.url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` } });
+        const whoami = await fetch(`${server.url}/api/v1/whoami`, {
+          headers: { Authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` },
+        });
         assert.equal(whoami.status, 200);
-        assert.deepEqual({ ...((await whoami.json()) as object), subject: undefined, tokenId: undefined }, { workspace: 'default', role: 'owner', subject: undefined, tokenId: undefined });
+        assert.deepEqual(
+          { ...((await whoami.json()) as object), subject: undefined, tokenId: undefined },
+          { workspace: 'default', role: 'owner', subject: undefined, tokenId: undefined },
+        );
         const link = /sign in: +(\S+)/.exec(server.stdout)?.[1];
         assert.ok(link?.startsWith(`${server.url}/login#`), server.stdout);
         assert.match(server.stdout, /shown once: this link works once and expires in 15 minutes/);

@@ -28,7 +28,9 @@ describe('time-outs and retries (real workers)', function () {
 
   const endpointUrl = (name: string) => deployment.workloads.find((w) => w.name === name)!.url!;
   const endpointLines = (workload: string) =>
-    runs.platform.deploymentLogs.lines({ workspace: DEFAULT_WORKSPACE, app: 'timeouts', stage: 'preview', workload }).map((line) => line.text);
+    runs.platform.deploymentLogs
+      .lines({ workspace: DEFAULT_WORKSPACE, app: 'timeouts', stage: 'preview', workload })
+      .map((line) => line.text);
   const runLines = async (id: string): Promise<string[]> =>
     (await runs.call('GET', `/api/v1/runs/${id}/logs`, { token: runs.owner })).json.lines.map((line: { text: string }) => line.text);
   const resultOf = (frames: Frame[]) => {
@@ -44,7 +46,13 @@ describe('time-outs and retries (real workers)', function () {
     const reports: unknown[] = [];
     const platform = await startPlatform({ config: testConfig(), report: (error) => reports.push(error) });
     const manifest = await loadManifest({ target: path.join(fixture, 'app.py') });
-    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'preview', principal: null });
+    deployment = await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'preview',
+      principal: null,
+    });
     const bundle = await bundleOfFolder(fixture);
     const owner = platform.ownerToken.secret;
     assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
@@ -73,7 +81,9 @@ describe('time-outs and retries (real workers)', function () {
     assert.notEqual(((await next.json()) as { pid: number }).pid, before.pid, 'a fresh worker serves');
     const lines = endpointLines('slow');
     assert.ok(
-      lines.some((line) => line.includes(`slow: GET /slow timed out after 1 s; stopping worker 0 (pid ${before.pid}), a fresh worker replaces it`)),
+      lines.some((line) =>
+        line.includes(`slow: GET /slow timed out after 1 s; stopping worker 0 (pid ${before.pid}), a fresh worker replaces it`),
+      ),
       lines.join('\n'),
     );
   });
@@ -90,7 +100,11 @@ describe('time-outs and retries (real workers)', function () {
     const late = await fetch(endpointUrl('blocks'));
     assert.equal(late.status, 504);
     assert.equal(((await late.json()) as { error: { code: string } }).error.code, 'timeout');
-    await until('the watchdog line is in the logs', () => endpointLines('blocks').some((line) => /blocks: GET \/blocks timed out after 1 s and blocked the event loop; ending worker 0 \(pid \d+\) now/.test(line)));
+    await until('the watchdog line is in the logs', () =>
+      endpointLines('blocks').some((line) =>
+        /blocks: GET \/blocks timed out after 1 s and blocked the event loop; ending worker 0 \(pid \d+\) now/.test(line),
+      ),
+    );
   });
 
   it('answers 504 timeout from the gateway when the container does not answer its own time-out (a stopped worker)', async () => {
@@ -134,7 +148,10 @@ describe('time-outs and retries (real workers)', function () {
     assert.deepEqual({ type: last.type, code: last.code }, { type: 'error', code: 'timeout' });
     assert.match(last.exception!, /^timeout: sleepy did not finish within its timeout of 1 s/);
     const lines = await runLines(id);
-    assert.ok(lines.some((line) => line.includes(`sleepy: the call timed out after 1 s; stopping worker 0 (pid ${first})`)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => line.includes(`sleepy: the call timed out after 1 s; stopping worker 0 (pid ${first})`)),
+      lines.join('\n'),
+    );
     // The next call waits for the fresh worker (the old one was taken out of service before it stopped listening).
     const next = resultOf((await callRun(runs.platform.url, runs.owner, id, pickledCall([0]))).frames);
     assert.notEqual(next, first, 'a fresh worker runs the next call');
@@ -151,7 +168,10 @@ describe('time-outs and retries (real workers)', function () {
     ];
     const lines = await runLines(id);
     for (const line of said) assert.ok(lines.includes(line), `${line}\nnot in:\n${lines.join('\n')}`);
-    assert.deepEqual(logFrames(answer.frames).filter((line) => line?.startsWith('svc: ')), said.map((line) => `svc: ${line.slice('flaky: '.length)}`));
+    assert.deepEqual(
+      logFrames(answer.frames).filter((line) => line?.startsWith('svc: ')),
+      said.map((line) => `svc: ${line.slice('flaky: '.length)}`),
+    );
   });
 
   it('gives the last error once the retries are exhausted', async () => {
@@ -172,6 +192,10 @@ describe('time-outs and retries (real workers)', function () {
     const file = counter();
     assert.equal(resultOf((await callRun(runs.platform.url, runs.owner, slow, pickledCall([file]))).frames), 'fast the second time');
     assert.ok(existsSync(file));
-    assert.ok((await runLines(slow)).some((line) => line.startsWith('slow-once: attempt 1 of 2 failed (timeout: slow-once did not finish within its timeout of 1 s')));
+    assert.ok(
+      (await runLines(slow)).some((line) =>
+        line.startsWith('slow-once: attempt 1 of 2 failed (timeout: slow-once did not finish within its timeout of 1 s'),
+      ),
+    );
   });
 });

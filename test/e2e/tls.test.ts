@@ -30,7 +30,13 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
 
   async function deploy(fixture: string): Promise<Deployment> {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', fixture) });
-    return platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    return platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   }
 
   /** Opens a wss connection trusting `ca`, sends `message`, resolves the first `count` answers. */
@@ -57,7 +63,9 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
     // The default covers the loopback address clients use without a name.
     main = await makeCertificate(certs, 'default', ['localhost', 'svc.example.test'], 'svc default');
     site = await makeCertificate(sites, 'api', ['api.example.test'], 'api site');
-    platform = await startPlatform({ config: testConfig({ host: '127.0.0.1', tlsCert: main.cert, tlsKey: main.key, tlsCertDir: sites, httpPort: 0, httpsRedirect: true }) });
+    platform = await startPlatform({
+      config: testConfig({ host: '127.0.0.1', tlsCert: main.cert, tlsKey: main.key, tlsCertDir: sites, httpPort: 0, httpsRedirect: true }),
+    });
     live = await deploy('live.py');
     streaming = await deploy('streaming.py');
     echo = await deploy('echo.py');
@@ -83,7 +91,10 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
   });
 
   it('tells workloads the client came over HTTPS (X-Forwarded-Proto), whatever the client claims', async () => {
-    const answer = await curl(`${workload(echo, 'private').url!.replace('127.0.0.1', 'svc.example.test')}?size=1`, { ca: main.cert, headers: { ...auth(), 'X-Forwarded-Proto': 'http' } });
+    const answer = await curl(`${workload(echo, 'private').url!.replace('127.0.0.1', 'svc.example.test')}?size=1`, {
+      ca: main.cert,
+      headers: { ...auth(), 'X-Forwarded-Proto': 'http' },
+    });
     assert.equal(answer.status, 200);
     assert.equal((JSON.parse(answer.body) as { headers: Record<string, string> }).headers['x-forwarded-proto'], 'https');
   });
@@ -95,7 +106,11 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
   });
 
   it('bridges WebSockets over TLS (wss) to a realtime handler and to an ASGI app', async () => {
-    assert.deepEqual(await talk(workload(live, 'talk').url!.replace('127.0.0.1', 'svc.example.test'), main, 'count', 3, auth()), ['1', '2', '3']);
+    assert.deepEqual(await talk(workload(live, 'talk').url!.replace('127.0.0.1', 'svc.example.test'), main, 'count', 3, auth()), [
+      '1',
+      '2',
+      '3',
+    ]);
     const web = `wss://api.example.test:${port()}/default/live/web/socket`;
     assert.deepEqual(await talk(web, site, 'hi', 2, auth()), ['query:', 'echo:hi']);
   });
@@ -104,7 +119,18 @@ describe('HTTPS on the gateway (real containers, real TLS clients)', function ()
     const flag = path.join(tempDir('svc-sse-'), 'flag');
     const url = new URL(`${workload(streaming, 'events').url!}?flag=${encodeURIComponent(flag)}`);
     const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      https.get({ host: '127.0.0.1', port: url.port, path: `${url.pathname}${url.search}`, servername: 'svc.example.test', ca: readFileSync(main.cert) }, resolve).on('error', reject);
+      https
+        .get(
+          {
+            host: '127.0.0.1',
+            port: url.port,
+            path: `${url.pathname}${url.search}`,
+            servername: 'svc.example.test',
+            ca: readFileSync(main.cert),
+          },
+          resolve,
+        )
+        .on('error', reject);
     });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/event-stream/);

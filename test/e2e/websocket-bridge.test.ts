@@ -22,7 +22,9 @@ function refusal(url: string, headers: Record<string, string> = {}): Promise<Ref
     socket.once('unexpected-response', (_request, response) => {
       let text = '';
       response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as Refusal['body'], headers: response.headers }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as Refusal['body'], headers: response.headers }),
+      );
     });
     socket.once('error', (error) => reject(error));
   });
@@ -37,7 +39,13 @@ describe('gateway WebSocket bridge: refusals before the handshake', function () 
   before(async () => {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'echo.py') });
     platform = await startPlatform({ config: testConfig() });
-    deployment = await platform.deployments.deploy({ spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null });
+    deployment = await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
   });
   after(async () => platform?.close());
 

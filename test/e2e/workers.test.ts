@@ -39,11 +39,16 @@ describe('workers behind the gateway (in process)', function () {
     const statuses = await Promise.all(Array.from({ length: 16 }, async () => (await fetch(`${url}?seconds=0.3`)).status));
     assert.deepEqual(new Set(statuses), new Set([200]));
 
-    const seen = readdirSync(record).filter((name) => name.startsWith('parallel-')).map((name) => JSON.parse(readFileSync(path.join(record, name), 'utf8')) as { pid: number; most: number });
+    const seen = readdirSync(record)
+      .filter((name) => name.startsWith('parallel-'))
+      .map((name) => JSON.parse(readFileSync(path.join(record, name), 'utf8')) as { pid: number; most: number });
     const [container] = platform.driver.status(deployment.units[0]!);
     assert.deepEqual(seen.map((s) => s.pid).sort(), container!.workers.map((w) => w.pid).sort(), 'every worker served');
     for (const worker of seen) assert.ok(worker.most <= 2, `worker ${worker.pid} held ${worker.most} requests at once`);
-    assert.ok(seen.some((worker) => worker.most === 2), 'the load reached the limit');
+    assert.ok(
+      seen.some((worker) => worker.most === 2),
+      'the load reached the limit',
+    );
   });
 
   it('stops the template, every container and every worker when the platform closes', async () => {
@@ -53,7 +58,11 @@ describe('workers behind the gateway (in process)', function () {
     await platform.driver.scale(deployment.units.find((key) => key.endsWith('/warm'))!, 2);
     assert.equal(onStartCalls(record, 'warm').length, 1);
     const marker = localDriverOf(platform).socketDir;
-    assert.equal(pidsMatching(marker).length, 1 + 2 * 3 + 3 + 1, 'template, 2 warm containers, 1 cold one (each a supervisor and 2 workers), and the zygote of their image');
+    assert.equal(
+      pidsMatching(marker).length,
+      1 + 2 * 3 + 3 + 1,
+      'template, 2 warm containers, 1 cold one (each a supervisor and 2 workers), and the zygote of their image',
+    );
     await platform.close();
     assert.deepEqual(await waitNoneMatching(marker, 5_000), []);
   });

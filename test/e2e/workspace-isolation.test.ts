@@ -34,7 +34,14 @@ const SSE = { Accept: 'text/event-stream' };
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** Names and ids nothing has: the control of every refusal (B's answer about A's object must be the answer about one of these). */
-const NONE = { app: 'nope', token: 'tok_000000000000', sha256: 'f'.repeat(64), run: 'run-0123456789abcdef', member: 'acc_00000000000000ff', workspace: 'nope' };
+const NONE = {
+  app: 'nope',
+  token: 'tok_000000000000',
+  sha256: 'f'.repeat(64),
+  run: 'run-0123456789abcdef',
+  member: 'acc_00000000000000ff',
+  workspace: 'nope',
+};
 
 /**
  * Isolation between workspaces, over real HTTP with real containers: the
@@ -58,7 +65,11 @@ describe('workspace isolation: another workspace gets 404 for every object of de
 
   /** Workspace A (`default`): what it holds. */
   const a = {
-    echoSha: '', runsSha: '', token: { id: '', secret: '' }, member: { id: '', name: 'Ada Default' }, run: '',
+    echoSha: '',
+    runsSha: '',
+    token: { id: '', secret: '' },
+    member: { id: '', name: 'Ada Default' },
+    run: '',
     /** Path and host URLs of the deployed app's and the preview's endpoints. */
     urls: { private: { path: '', host: '' }, public: { path: '', host: '' }, previewPrivate: { path: '', host: '' } },
     /** The owner's dashboard session in A: the control that A's pages exist at these paths. */
@@ -66,8 +77,11 @@ describe('workspace isolation: another workspace gets 404 for every object of de
   };
   /** Workspace B (`acme`): the credentials that try A's objects. */
   const b = {
-    ownerToken: '', memberToken: '', member: { id: '', name: 'Bea Acme' },
-    memberSession: { secret: '', csrf: '' }, ownerSession: { secret: '', csrf: '' },
+    ownerToken: '',
+    memberToken: '',
+    member: { id: '', name: 'Bea Acme' },
+    memberSession: { secret: '', csrf: '' },
+    ownerSession: { secret: '', csrf: '' },
   };
   const bTokens = () => [
     { who: "the owner account's token in acme", token: b.ownerToken },
@@ -80,10 +94,16 @@ describe('workspace isolation: another workspace gets 404 for every object of de
 
   async function ask(method: string, urlPath: string, options: Ask = {}): Promise<Probe> {
     const { headers, body } = requestParts(options);
-    if (options.session !== undefined) headers['Cookie'] = `svc_session=${options.session}`;
+    if (options.session !== undefined) headers.Cookie = `svc_session=${options.session}`;
     // A form is what a browser posts: from the dashboard's own origin.
-    if (options.form !== undefined) headers['Origin'] ??= platform.url;
-    const response = await fetch(`${platform.url}${urlPath}`, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    if (options.form !== undefined) headers.Origin ??= platform.url;
+    const response = await fetch(`${platform.url}${urlPath}`, {
+      method,
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     const type = response.headers.get('content-type') ?? '';
     if (type.startsWith('text/event-stream')) {
       await response.body?.cancel();
@@ -99,8 +119,14 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     const parsed = new URL(url);
     return new Promise((resolve, reject) => {
       const request = http.request(
-        { host: '127.0.0.1', port: parsed.port, path: `${parsed.pathname}${parsed.search}`, method: 'GET', timeout: REQUEST_TIMEOUT_MS,
-          headers: { Host: parsed.host, ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) } },
+        {
+          host: '127.0.0.1',
+          port: parsed.port,
+          path: `${parsed.pathname}${parsed.search}`,
+          method: 'GET',
+          timeout: REQUEST_TIMEOUT_MS,
+          headers: { Host: parsed.host, ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) },
+        },
         (response) => {
           let text = '';
           response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -130,19 +156,40 @@ describe('workspace isolation: another workspace gets 404 for every object of de
    * same error code, and the same body once A's names are swapped for the
    * missing ones'. Anything else tells B that A's object exists.
    */
-  function sameAsMissing(what: string, got: Probe, missing: Probe, swaps: readonly (readonly [string, string])[], expected: { status: number; code: string } = { status: 404, code: 'not_found' }): void {
-    assert.equal(missing.status, expected.status, `${what}: the control (nothing of that name) answers ${missing.status}: ${missing.text.slice(0, 400)}`);
+  function sameAsMissing(
+    what: string,
+    got: Probe,
+    missing: Probe,
+    swaps: readonly (readonly [string, string])[],
+    expected: { status: number; code: string } = { status: 404, code: 'not_found' },
+  ): void {
+    assert.equal(
+      missing.status,
+      expected.status,
+      `${what}: the control (nothing of that name) answers ${missing.status}: ${missing.text.slice(0, 400)}`,
+    );
     assert.equal(got.status, expected.status, `${what}: answered ${got.status}, not ${expected.status}: ${got.text.slice(0, 400)}`);
-    if (got.type.startsWith('application/json') && got.text !== '') assert.equal(got.json?.error?.code, expected.code, `${what}: ${got.text}`);
+    if (got.type.startsWith('application/json') && got.text !== '')
+      assert.equal(got.json?.error?.code, expected.code, `${what}: ${got.text}`);
     // Both names become one placeholder in both answers, so that a word they share by chance (`default`) stays equal.
-    const neutral = (text: string) => swaps.reduce((t, [real, fake], i) => t.replaceAll(real, `<name ${i}>`).replaceAll(fake, `<name ${i}>`), normalize(text));
+    const neutral = (text: string) =>
+      swaps.reduce((t, [real, fake], i) => t.replaceAll(real, `<name ${i}>`).replaceAll(fake, `<name ${i}>`), normalize(text));
     assert.equal(neutral(got.text), neutral(missing.text), `${what}: the answer tells A's object from one that does not exist`);
   }
 
   /** None of A's identifiers appears in `text` (an answer B got without naming them). */
   function showsNothingOfA(what: string, text: string): void {
-    const secrets = { 'A\'s token id': a.token.id, 'A\'s run id': a.run, "A's member id": a.member.id, "A's member's name": a.member.name, "A's echo bundle": a.echoSha, "A's runs bundle": a.runsSha, "A's app URLs": '/default/echo' };
-    for (const [name, value] of Object.entries(secrets)) assert.ok(!text.includes(value), `${what} shows ${name} (${value}): ${text.slice(0, 600)}`);
+    const secrets = {
+      "A's token id": a.token.id,
+      "A's run id": a.run,
+      "A's member id": a.member.id,
+      "A's member's name": a.member.name,
+      "A's echo bundle": a.echoSha,
+      "A's runs bundle": a.runsSha,
+      "A's app URLs": '/default/echo',
+    };
+    for (const [name, value] of Object.entries(secrets))
+      assert.ok(!text.includes(value), `${what} shows ${name} (${value}): ${text.slice(0, 600)}`);
   }
 
   /** A as the setup left it: its app running (not paused, every workload running at version 1), its preview, run, token and member all there. */
@@ -157,11 +204,25 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     assert.equal((await call('GET', '/api/v1/apps/echo/preview', { token: owner })).status, 200, "A's preview is still there");
     assert.equal((await call('GET', `/api/v1/runs/${a.run}`, { token: owner })).status, 200, "A's run is still there");
     const tokens = (await call('GET', '/api/v1/tokens', { token: owner })).json.tokens as { id: string }[];
-    assert.ok(tokens.some((t) => t.id === a.token.id), "A's token is still listed");
+    assert.ok(
+      tokens.some((t) => t.id === a.token.id),
+      "A's token is still listed",
+    );
     const members = (await call('GET', '/api/v1/members', { token: owner })).json.members as { id: string }[];
-    assert.ok(members.some((m) => m.id === a.member.id), "A's member is still a member");
-    assert.equal((await ask('GET', new URL(a.urls.private.path).pathname, { token: a.token.secret })).status, 200, "A's token still reaches A's protected endpoint");
-    assert.equal((await askHost(a.urls.private.host, a.token.secret)).status, 200, "A's token still reaches A's protected endpoint by host name");
+    assert.ok(
+      members.some((m) => m.id === a.member.id),
+      "A's member is still a member",
+    );
+    assert.equal(
+      (await ask('GET', new URL(a.urls.private.path).pathname, { token: a.token.secret })).status,
+      200,
+      "A's token still reaches A's protected endpoint",
+    );
+    assert.equal(
+      (await askHost(a.urls.private.host, a.token.secret)).status,
+      200,
+      "A's token still reaches A's protected endpoint by host name",
+    );
     assert.equal((await askHost(a.urls.previewPrivate.host, owner)).status, 200, "A's preview still answers");
   }
 
@@ -178,7 +239,8 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     ]);
     echo = echoManifest;
     runsApp = runsManifest;
-    for (const bundle of [echoBundle, runsBundle]) assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+    for (const bundle of [echoBundle, runsBundle])
+      assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
     a.echoSha = echoBundle.sha256;
     a.runsSha = runsBundle.sha256;
 
@@ -192,7 +254,10 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     };
     a.urls.private = urlsOf(deployed.json, 'private');
     a.urls.public = urlsOf(deployed.json, 'public');
-    const preview = await call('PUT', '/api/v1/apps/echo/preview', { token: owner, json: { manifest: echo.raw, bundle: a.echoSha, idleTimeoutSeconds: 3600 } });
+    const preview = await call('PUT', '/api/v1/apps/echo/preview', {
+      token: owner,
+      json: { manifest: echo.raw, bundle: a.echoSha, idleTimeoutSeconds: 3600 },
+    });
     assert.equal(preview.status, 200, preview.text);
     a.urls.previewPrivate = urlsOf(preview.json, 'private');
     assert.match(a.urls.previewPrivate.host, /^http:\/\/echo-private--preview\.localhost:\d+\/private$/);
@@ -204,14 +269,21 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     assert.equal(invited.status, 201, invited.text);
     a.member.id = invited.json.member.id;
 
-    const run = await call('POST', '/api/v1/runs', { token: owner, json: { manifest: runsApp.raw, bundle: a.runsSha, function: 'square', idleTimeoutSeconds: 3600 } });
+    const run = await call('POST', '/api/v1/runs', {
+      token: owner,
+      json: { manifest: runsApp.raw, bundle: a.runsSha, function: 'square', idleTimeoutSeconds: 3600 },
+    });
     assert.equal(run.status, 201, run.text);
     a.run = run.json.run.id;
-    await until('A\'s run is ready', async () => {
-      const status = (await call('GET', `/api/v1/runs/${a.run}`, { token: owner })).json.run.status;
-      assert.notEqual(status, 'failed', "A's run failed");
-      return status === 'ready';
-    }, { timeoutMs: 120_000, intervalMs: 100 });
+    await until(
+      "A's run is ready",
+      async () => {
+        const status = (await call('GET', `/api/v1/runs/${a.run}`, { token: owner })).json.run.status;
+        assert.notEqual(status, 'failed', "A's run failed");
+        return status === 'ready';
+      },
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
     const answered = await callRun(platform.url, owner, a.run, pickledCall([4]));
     assert.equal(unpickled(answered.frames.at(-1)!.pickle!), 16);
 
@@ -233,7 +305,10 @@ describe('workspace isolation: another workspace gets 404 for every object of de
 
     const sessions = platform.controlPlane.sessions;
     const session = async (account: string, workspace: string) => {
-      const { secret, session: { csrf } } = await sessions.create(account, workspace);
+      const {
+        secret,
+        session: { csrf },
+      } = await sessions.create(account, workspace);
       return { secret, csrf };
     };
     const ownerAccount = platform.controlPlane.owner.account.id;
@@ -295,7 +370,12 @@ describe('workspace isolation: another workspace gets 404 for every object of de
 
   it("API by id: B's tokens get 404 for A's token, bundles, run (and its calls and logs) and member, as for ids that do not exist; A's token still works", async () => {
     // The control: A's token gets these objects by the same ids.
-    for (const route of [`/api/v1/bundles/${a.echoSha}`, `/api/v1/bundles/${a.runsSha}`, `/api/v1/runs/${a.run}`, `/api/v1/runs/${a.run}/logs`]) {
+    for (const route of [
+      `/api/v1/bundles/${a.echoSha}`,
+      `/api/v1/bundles/${a.runsSha}`,
+      `/api/v1/runs/${a.run}`,
+      `/api/v1/runs/${a.run}/logs`,
+    ]) {
       assert.equal((await ask('GET', route, { token: a.token.secret })).status, 200, `A's token: GET ${route}`);
     }
     for (const { who, token } of bTokens()) {
@@ -307,23 +387,47 @@ describe('workspace isolation: another workspace gets 404 for every object of de
         ['GET', '/api/v1/runs/{id}', a.run, NONE.run],
         ['GET', '/api/v1/runs/{id}/logs', a.run, NONE.run],
         ['GET', '/api/v1/runs/{id}/logs', a.run, NONE.run, { headers: SSE }],
-        ['POST', '/api/v1/runs/{id}/calls', a.run, NONE.run, { body: pickledCall([5]), headers: { 'Content-Type': 'application/vnd.svc.call+pickle' } }],
+        [
+          'POST',
+          '/api/v1/runs/{id}/calls',
+          a.run,
+          NONE.run,
+          { body: pickledCall([5]), headers: { 'Content-Type': 'application/vnd.svc.call+pickle' } },
+        ],
         ['DELETE', '/api/v1/runs/{id}', a.run, NONE.run],
       ];
       for (const [method, template, real, fake, options] of tries) {
         const got = await ask(method, template.replace('{id}', real), { token, ...options });
         const missing = await ask(method, template.replace('{id}', fake), { token, ...options });
-        sameAsMissing(`${who}: ${method} ${template.replace('{id}', real)}${options?.headers?.['Accept'] ? ' (event stream)' : ''}`, got, missing, [[real, fake]]);
+        sameAsMissing(
+          `${who}: ${method} ${template.replace('{id}', real)}${options?.headers?.Accept ? ' (event stream)' : ''}`,
+          got,
+          missing,
+          [[real, fake]],
+        );
       }
     }
     // Members: B's owner gets 404 for A's member; B's member may remove nobody (403 forbidden), whoever it names.
-    sameAsMissing("B's owner: DELETE /api/v1/members/<A's member>", await ask('DELETE', `/api/v1/members/${a.member.id}`, { token: b.ownerToken }),
-      await ask('DELETE', `/api/v1/members/${NONE.member}`, { token: b.ownerToken }), [[a.member.id, NONE.member]]);
-    sameAsMissing("B's member: DELETE /api/v1/members/<A's member>", await ask('DELETE', `/api/v1/members/${a.member.id}`, { token: b.memberToken }),
-      await ask('DELETE', `/api/v1/members/${NONE.member}`, { token: b.memberToken }), [[a.member.id, NONE.member]], { status: 403, code: 'forbidden' });
+    sameAsMissing(
+      "B's owner: DELETE /api/v1/members/<A's member>",
+      await ask('DELETE', `/api/v1/members/${a.member.id}`, { token: b.ownerToken }),
+      await ask('DELETE', `/api/v1/members/${NONE.member}`, { token: b.ownerToken }),
+      [[a.member.id, NONE.member]],
+    );
+    sameAsMissing(
+      "B's member: DELETE /api/v1/members/<A's member>",
+      await ask('DELETE', `/api/v1/members/${a.member.id}`, { token: b.memberToken }),
+      await ask('DELETE', `/api/v1/members/${NONE.member}`, { token: b.memberToken }),
+      [[a.member.id, NONE.member]],
+      { status: 403, code: 'forbidden' },
+    );
     // A person of B only gets no token of A's workspace.
-    sameAsMissing("B's member: POST /api/v1/workspaces/default/token", await ask('POST', '/api/v1/workspaces/default/token', { token: b.memberToken, json: {} }),
-      await ask('POST', `/api/v1/workspaces/${NONE.workspace}/token`, { token: b.memberToken, json: {} }), [['default', NONE.workspace]]);
+    sameAsMissing(
+      "B's member: POST /api/v1/workspaces/default/token",
+      await ask('POST', '/api/v1/workspaces/default/token', { token: b.memberToken, json: {} }),
+      await ask('POST', `/api/v1/workspaces/${NONE.workspace}/token`, { token: b.memberToken, json: {} }),
+      [['default', NONE.workspace]],
+    );
 
     // A's token, run and member are all still there and work.
     assert.equal(unpickled((await callRun(platform.url, a.token.secret, a.run, pickledCall([3]))).frames.at(-1)!.pickle!), 9);
@@ -349,7 +453,10 @@ describe('workspace isolation: another workspace gets 404 for every object of de
       assert.deepEqual(members.map((m) => m.id).sort(), [platform.controlPlane.owner.account.id, b.member.id].sort());
     }
     const workspaces = (await ask('GET', '/api/v1/workspaces', { token: b.memberToken })).json;
-    assert.deepEqual({ current: workspaces.current, names: workspaces.workspaces.map((w: { name: string }) => w.name) }, { current: 'acme', names: ['acme'] });
+    assert.deepEqual(
+      { current: workspaces.current, names: workspaces.workspaces.map((w: { name: string }) => w.name) },
+      { current: 'acme', names: ['acme'] },
+    );
   });
 
   it("workload URLs: B's tokens are refused with 404 not_found on A's protected endpoint and its preview, by path and by host name; A's token gets 200", async () => {
@@ -359,7 +466,8 @@ describe('workspace isolation: another workspace gets 404 for every object of de
       ["the preview's protected endpoint by path", a.urls.previewPrivate.path],
       ["the preview's protected endpoint by host name", a.urls.previewPrivate.host],
     ] as const;
-    const get = (url: string, token?: string) => (url.startsWith(platform.url) ? ask('GET', url.slice(platform.url.length), token === undefined ? {} : { token }) : askHost(url, token));
+    const get = (url: string, token?: string) =>
+      url.startsWith(platform.url) ? ask('GET', url.slice(platform.url.length), token === undefined ? {} : { token }) : askHost(url, token);
     for (const [what, url] of urls) {
       assert.equal((await get(url, a.token.secret)).status, 200, `A's token on ${what} (${url})`);
       assert.equal((await get(url)).status, 401, `no token on ${what}`);
@@ -383,7 +491,11 @@ describe('workspace isolation: another workspace gets 404 for every object of de
       const byHost = await askHost(a.urls.private.host, token);
       const nothingByHost = await askHost(`http://${NONE.app}-private.localhost:${port}/private`, token);
       const previewByPath = await ask('GET', new URL(a.urls.previewPrivate.path).pathname, { token });
-      const nothingPreviewByPath = await ask('GET', new URL(a.urls.previewPrivate.path).pathname.replace('/echo--preview/', `/${NONE.app}--preview/`), { token });
+      const nothingPreviewByPath = await ask(
+        'GET',
+        new URL(a.urls.previewPrivate.path).pathname.replace('/echo--preview/', `/${NONE.app}--preview/`),
+        { token },
+      );
       const previewByHost = await askHost(a.urls.previewPrivate.host, token);
       const nothingPreviewByHost = await askHost(`http://${NONE.app}-private--preview.localhost:${port}/private`, token);
       const cases = [
@@ -401,7 +513,10 @@ describe('workspace isolation: another workspace gets 404 for every object of de
         }
       }
     }
-    assert.ok(differences.length === 0, `B's refusal tells an existing workload of A from a URL nothing serves:\n  ${differences.join('\n  ')}`);
+    assert.ok(
+      differences.length === 0,
+      `B's refusal tells an existing workload of A from a URL nothing serves:\n  ${differences.join('\n  ')}`,
+    );
   });
 
   it("dashboard: B's sessions get a 404 page for A's app page, logs page, log events, confirm pages, token revoke page and member remove page, as for objects that do not exist", async () => {
@@ -439,7 +554,8 @@ describe('workspace isolation: another workspace gets 404 for every object of de
 
   it("dashboard: B's forms with a valid CSRF token on A's action URLs get 404 and change nothing", async () => {
     for (const { who, secret, csrf, owner: isOwner } of bSessions()) {
-      const post = (route: string, fields: Record<string, string> = {}) => ask('POST', route, { session: secret, form: { _csrf: csrf, ...fields } });
+      const post = (route: string, fields: Record<string, string> = {}) =>
+        ask('POST', route, { session: secret, form: { _csrf: csrf, ...fields } });
       const actions: [string, string, string][] = [
         ['/dashboard/apps/{}/pause', 'echo', NONE.app],
         ['/dashboard/apps/{}/resume', 'echo', NONE.app],
@@ -448,16 +564,30 @@ describe('workspace isolation: another workspace gets 404 for every object of de
         ['/dashboard/settings/tokens/{}/revoke', a.token.id, NONE.token],
       ];
       for (const [template, real, fake] of actions) {
-        sameAsMissing(`${who}: POST ${template.replace('{}', real)}`, await post(template.replace('{}', real)), await post(template.replace('{}', fake)), [[real, fake]]);
+        sameAsMissing(
+          `${who}: POST ${template.replace('{}', real)}`,
+          await post(template.replace('{}', real)),
+          await post(template.replace('{}', fake)),
+          [[real, fake]],
+        );
       }
       // Removing a person: B's owner finds no such member (404); B's member may remove nobody (403), whoever the form names.
       const removal = '/dashboard/workspace/members/{}/remove';
-      sameAsMissing(`${who}: POST ${removal.replace('{}', a.member.id)}`, await post(removal.replace('{}', a.member.id)), await post(removal.replace('{}', NONE.member)),
-        [[a.member.id, NONE.member]], isOwner ? { status: 404, code: 'not_found' } : { status: 403, code: 'forbidden' });
+      sameAsMissing(
+        `${who}: POST ${removal.replace('{}', a.member.id)}`,
+        await post(removal.replace('{}', a.member.id)),
+        await post(removal.replace('{}', NONE.member)),
+        [[a.member.id, NONE.member]],
+        isOwner ? { status: 404, code: 'not_found' } : { status: 403, code: 'forbidden' },
+      );
       if (!isOwner) {
         // Nor can she switch her session into A's workspace.
-        sameAsMissing(`${who}: POST /dashboard/workspace/switch to default`, await post('/dashboard/workspace/switch', { workspace: 'default' }),
-          await post('/dashboard/workspace/switch', { workspace: NONE.workspace }), [['default', NONE.workspace]]);
+        sameAsMissing(
+          `${who}: POST /dashboard/workspace/switch to default`,
+          await post('/dashboard/workspace/switch', { workspace: 'default' }),
+          await post('/dashboard/workspace/switch', { workspace: NONE.workspace }),
+          [['default', NONE.workspace]],
+        );
         const session = await platform.controlPlane.sessions.find(secret);
         assert.equal(session?.workspace, 'acme', 'her session still acts in acme');
       }
@@ -472,7 +602,11 @@ describe('workspace isolation: another workspace gets 404 for every object of de
         assert.equal(shown.status, 200, `${who}: GET ${route}: ${shown.text.slice(0, 300)}`);
         showsNothingOfA(`${who}: GET ${route}`, shown.text);
       }
-      assert.match((await ask('GET', '/dashboard', { session: secret })).text, /No app is deployed in acme yet/, `${who}: B's app list is empty`);
+      assert.match(
+        (await ask('GET', '/dashboard', { session: secret })).text,
+        /No app is deployed in acme yet/,
+        `${who}: B's app list is empty`,
+      );
     }
   });
 
@@ -480,20 +614,36 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     const bundle = await bundleOfFolder(path.join(packageRoot, 'test', 'fixtures', 'apps'));
     assert.equal(bundle.sha256, a.echoSha, 'the same code, byte for byte');
     const uploaded = await upload(platform.url, b.ownerToken, bundle.bytes, bundle.sha256);
-    assert.deepEqual([uploaded.status, uploaded.json.created], [201, true], "a new bundle for B: nothing says A has the same one");
-    const plan = await ask('POST', '/api/v1/apps/echo/deployments/plan', { token: b.ownerToken, json: { manifest: echo.raw, bundle: bundle.sha256 } });
+    assert.deepEqual([uploaded.status, uploaded.json.created], [201, true], 'a new bundle for B: nothing says A has the same one');
+    const plan = await ask('POST', '/api/v1/apps/echo/deployments/plan', {
+      token: b.ownerToken,
+      json: { manifest: echo.raw, bundle: bundle.sha256 },
+    });
     assert.equal(plan.status, 200, plan.text);
-    assert.deepEqual([...new Set(plan.json.workloads.map((w: { change: string }) => w.change))], ['new'], "B's plan knows nothing of A's deployment");
-    const deployed = await ask('POST', '/api/v1/apps/echo/deployments', { token: b.ownerToken, json: { manifest: echo.raw, bundle: bundle.sha256 } });
+    assert.deepEqual(
+      [...new Set(plan.json.workloads.map((w: { change: string }) => w.change))],
+      ['new'],
+      "B's plan knows nothing of A's deployment",
+    );
+    const deployed = await ask('POST', '/api/v1/apps/echo/deployments', {
+      token: b.ownerToken,
+      json: { manifest: echo.raw, bundle: bundle.sha256 },
+    });
     assert.equal(deployed.status, 201, deployed.text);
     const mine = deployed.json.deployments.find((d: { workload: string }) => d.workload === 'private');
-    assert.deepEqual(mine.versions.map((v: { version: number }) => v.version), [1], "B's versions are its own");
+    assert.deepEqual(
+      mine.versions.map((v: { version: number }) => v.version),
+      [1],
+      "B's versions are its own",
+    );
     assert.equal(mine.urls.path, `${platform.url}/acme/echo/private/private`);
     assert.match(mine.urls.host, /^http:\/\/echo-private--acme\.localhost:\d+\/private$/);
     try {
       assert.equal((await askHost(mine.urls.host, b.memberToken)).status, 200, "B's member reaches B's app");
       for (const url of [mine.urls.path, mine.urls.host] as string[]) {
-        const refused = url.startsWith(platform.url) ? await ask('GET', url.slice(platform.url.length), { token: a.token.secret }) : await askHost(url, a.token.secret);
+        const refused = url.startsWith(platform.url)
+          ? await ask('GET', url.slice(platform.url.length), { token: a.token.secret })
+          : await askHost(url, a.token.secret);
         assert.deepEqual([refused.status, refused.json?.error?.code], [404, 'not_found'], `A's token on B's ${url}`);
       }
       // A's host name still leads to A's app: A's token gets 200 there, B's 404.

@@ -17,21 +17,28 @@ export interface BurstAnswer {
 export async function burst(url: string, requests: number): Promise<BurstAnswer[]> {
   const target = new URL(url);
   const sockets = await Promise.all(
-    Array.from({ length: requests }, () => new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect(Number(target.port), target.hostname, () => resolve(socket));
-      socket.once('error', reject);
-    })),
+    Array.from(
+      { length: requests },
+      () =>
+        new Promise<net.Socket>((resolve, reject) => {
+          const socket = net.connect(Number(target.port), target.hostname, () => resolve(socket));
+          socket.once('error', reject);
+        }),
+    ),
   );
   const sent = sockets.map((socket) => http.request(target, { agent: false, createConnection: () => socket }));
-  const answers = sent.map((request) => new Promise<BurstAnswer>((resolve, reject) => {
-    request.once('error', reject);
-    request.once('response', (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-    });
-  }));
+  const answers = sent.map(
+    (request) =>
+      new Promise<BurstAnswer>((resolve, reject) => {
+        request.once('error', reject);
+        request.once('response', (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+        });
+      }),
+  );
   for (const request of sent) request.end(); // the same tick: the gateway reads them together
   try {
     return await Promise.all(answers);

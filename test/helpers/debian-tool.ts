@@ -15,7 +15,8 @@ export interface DebianTool {
 
 export function requireDebianTool(context: Mocha.Context, tool: DebianTool): void {
   if (existsSync(tool.bin)) return;
-  if (process.env.CI === 'true') throw new Error(`${tool.package} is missing at ${tool.bin}: .ci/run installs it (apt-get install ${tool.package})`);
+  if (process.env.CI === 'true')
+    throw new Error(`${tool.package} is missing at ${tool.bin}: .ci/run installs it (apt-get install ${tool.package})`);
   console.log(`      skipped: ${tool.package} is missing at ${tool.bin} (apt-get install ${tool.package}, or set ${tool.variable})`);
   context.skip();
 }

@@ -52,10 +52,20 @@ export async function startDnsmasq(records: Readonly<Record<string, string>> = {
     ];
     // Authoritative for the test names: an unknown one gets NXDOMAIN, as from a real zone, not REFUSED.
     writeFileSync(conf, `local=/test/\nlocal=/invalid/\n${lines.join('\n')}\n`);
-    child = spawn(DNSMASQ_BIN, [
-      '--keep-in-foreground', '--no-resolv', '--no-hosts', `--conf-file=${conf}`,
-      `--port=${port}`, '--listen-address=127.0.0.1', '--bind-interfaces', `--pid-file=${path.join(dir, 'pid')}`,
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(
+      DNSMASQ_BIN,
+      [
+        '--keep-in-foreground',
+        '--no-resolv',
+        '--no-hosts',
+        `--conf-file=${conf}`,
+        `--port=${port}`,
+        '--listen-address=127.0.0.1',
+        '--bind-interfaces',
+        `--pid-file=${path.join(dir, 'pid')}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const started = child;

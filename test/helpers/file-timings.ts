@@ -52,7 +52,13 @@ export const mochaHooks: Mocha.RootHookObject = target
         cpuAtStart = cpuMs();
       },
       afterAll(this: Mocha.Context) {
-        const line = { file: fileOf(this), startedAt, ms: Date.now() - startedAt, cpuMs: Math.round(cpuMs() - cpuAtStart), pid: process.pid };
+        const line = {
+          file: fileOf(this),
+          startedAt,
+          ms: Date.now() - startedAt,
+          cpuMs: Math.round(cpuMs() - cpuAtStart),
+          pid: process.pid,
+        };
         appendFileSync(target, `${JSON.stringify(line)}\n`);
       },
     }

@@ -11,12 +11,19 @@ import { localDriverOf } from './local-driver.js';
 
 const [dataDir, port, ...apps] = process.argv.slice(2);
 if (!dataDir || !port) throw new Error('usage: lifecycle-child.js <data dir> <port> <app.py>[:pause] ...');
-const platform = await startPlatform({ config: testConfig({ dataDir, port: Number(port) }), logs: (line) => process.stderr.write(`${line.container} ${line.text}\n`) });
+const platform = await startPlatform({
+  config: testConfig({ dataDir, port: Number(port) }),
+  logs: (line) => process.stderr.write(`${line.container} ${line.text}\n`),
+});
 for (const app of apps) {
   const [target, action] = app.split(':');
   const manifest = await loadManifest({ target: target! });
   const deployment = await platform.deployments.deploy({
-    spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed', principal: null,
+    spec: manifest.spec,
+    source: { root: manifest.root, entry: manifest.spec.entry },
+    workspace: DEFAULT_WORKSPACE,
+    stage: 'deployed',
+    principal: null,
   });
   if (action === 'pause') await platform.deployments.pause(deployment.ref);
 }

@@ -50,9 +50,11 @@ export async function startPrometheus(jobs: readonly ScrapeJob[]): Promise<Prome
   const file = path.join(dir, 'prometheus.yml');
   writeFileSync(file, JSON.stringify(config, null, 2));
   let output = '';
-  const child: ChildProcess = spawn(PROMETHEUS_BIN, [
-    `--config.file=${file}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`,
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    PROMETHEUS_BIN,
+    [`--config.file=${file}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
@@ -65,7 +67,11 @@ export async function startPrometheus(jobs: readonly ScrapeJob[]): Promise<Prome
     url,
     async query(expression) {
       const response = await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expression })}`);
-      const body = (await response.json()) as { status: string; error?: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+      const body = (await response.json()) as {
+        status: string;
+        error?: string;
+        data?: { result: { metric: Record<string, string>; value: [number, string] }[] };
+      };
       if (body.status !== 'success') throw new Error(`prometheus refused ${expression}: ${body.error}`);
       return body.data!.result;
     },

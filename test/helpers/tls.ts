@@ -27,9 +27,23 @@ export async function makeCertificate(dir: string, name: string, hosts: readonly
   const key = path.join(dir, `${name}.key`);
   const tmp = path.join(dir, `.${name}-${process.hrtime.bigint()}`);
   await run('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '30',
-    '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${hosts.map((host) => `DNS:${host}`).join(',')}`,
-    '-keyout', `${tmp}.key`, '-out', `${tmp}.crt`,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '30',
+    '-subj',
+    `/CN=${cn}`,
+    '-addext',
+    `subjectAltName=${hosts.map((host) => `DNS:${host}`).join(',')}`,
+    '-keyout',
+    `${tmp}.key`,
+    '-out',
+    `${tmp}.crt`,
   ]);
   renameSync(`${tmp}.key`, key);
   renameSync(`${tmp}.crt`, cert);
@@ -52,7 +66,9 @@ export async function servedCn(port: number, servername: string | null): Promise
   const sni = servername === null ? ['-noservername'] : ['-servername', servername];
   const stdout = await new Promise<string>((resolve) => {
     // Its stdin ends at once: s_client then closes the connection after the handshake.
-    const child = execFile('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...sni], { timeout: 10_000 }, (_error, out) => resolve(String(out)));
+    const child = execFile('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, ...sni], { timeout: 10_000 }, (_error, out) =>
+      resolve(String(out)),
+    );
     child.stdin?.end();
   });
   const cn = /^subject=.*CN ?= ?([^,\n]+)/m.exec(stdout)?.[1];
@@ -61,10 +77,21 @@ export async function servedCn(port: number, servername: string | null): Promise
 }
 
 /** `curl` with `host` resolved to this machine, trusting only `ca`: its status, body, and redirect target. */
-export async function curl(url: string, options: { readonly ca?: string; readonly headers?: Record<string, string>; readonly maxTimeS?: number } = {}): Promise<{ status: number; body: string; redirect: string }> {
+export async function curl(
+  url: string,
+  options: { readonly ca?: string; readonly headers?: Record<string, string>; readonly maxTimeS?: number } = {},
+): Promise<{ status: number; body: string; redirect: string }> {
   const target = new URL(url);
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
-  const args = ['-s', '--max-time', String(options.maxTimeS ?? 10), '--resolve', `${target.hostname}:${port}:127.0.0.1`, '-w', '\n%{http_code} %{redirect_url}'];
+  const args = [
+    '-s',
+    '--max-time',
+    String(options.maxTimeS ?? 10),
+    '--resolve',
+    `${target.hostname}:${port}:127.0.0.1`,
+    '-w',
+    '\n%{http_code} %{redirect_url}',
+  ];
   if (options.ca !== undefined) args.push('--cacert', options.ca);
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   const { stdout } = await run('curl', [...args, url]);

@@ -32,7 +32,8 @@ export async function until<T>(what: string, probe: () => T | PromiseLike<T>, op
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   const failure = (message: string) => {
-    const threw = lastError === undefined ? '' : `; the probe last threw: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+    const threw =
+      lastError === undefined ? '' : `; the probe last threw: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
     return new Error(`${message}${threw}${context ? `; ${context()}` : ''}`);
   };
   for (;;) {

@@ -11,22 +11,34 @@ const task = (body: NomadJobRegistration): Task => group(body).Tasks[0]!;
 
 /** name → [workload, context]: the golden cases. */
 const cases = {
-  'function': [workload('function'), jobContext()],
-  'endpoint': [workload('endpoint'), jobContext()],
-  'asgi': [workload('asgi', { scaling: { concurrency: 8 } }), jobContext()],
-  'realtime': [workload('realtime', { scaling: { concurrency: 50 } }), jobContext()],
+  function: [workload('function'), jobContext()],
+  endpoint: [workload('endpoint'), jobContext()],
+  asgi: [workload('asgi', { scaling: { concurrency: 8 } }), jobContext()],
+  realtime: [workload('realtime', { scaling: { concurrency: 50 } }), jobContext()],
   'endpoint-workers-3-concurrency-4': [workload('endpoint', { scaling: { workers: 3, concurrency: 4 } }), jobContext()],
-  'endpoint-autoscaler-2-20': [workload('endpoint', { scaling: { autoscaler: { minContainers: 2, maxContainers: 20, tasksPerContainer: 4 } } }), jobContext()],
+  'endpoint-autoscaler-2-20': [
+    workload('endpoint', { scaling: { autoscaler: { minContainers: 2, maxContainers: 20, tasksPerContainer: 4 } } }),
+    jobContext(),
+  ],
   'endpoint-cpu-0.25-memory-1Gi': [workload('endpoint', { resources: { cpu: 0.25, memoryMiB: 1024 } }), jobContext()],
-  'endpoint-cpu-1.5-cores': [workload('endpoint', { resources: { cpu: 1.5, memoryMiB: 2048 } }), jobContext({ cluster: { cpuMode: 'cores' } })],
+  'endpoint-cpu-1.5-cores': [
+    workload('endpoint', { resources: { cpu: 1.5, memoryMiB: 2048 } }),
+    jobContext({ cluster: { cpuMode: 'cores' } }),
+  ],
   'endpoint-public-base-domain': [
     workload('endpoint', { http: { authorized: false } }),
     jobContext({ cluster: { baseDomain: 'svc.example.com', publicUrl: 'https://svc.example.com' } }),
   ],
   'endpoint-preview': [workload('endpoint', { http: { authorized: false } }), jobContext({ stage: 'preview' })],
   'asgi-checkpoint': [workload('asgi', { scaling: { checkpointEnabled: true, workers: 2 } }), jobContext()],
-  'endpoint-raw-exec': [workload('endpoint', { scaling: { workers: 2 } }), jobContext({ image: null, cluster: { driver: 'raw_exec', python: '/opt/svc/venvs/img-0123456789abcdef/bin/python' } })],
-  'endpoint-exec': [workload('endpoint'), jobContext({ image: null, cluster: { driver: 'exec', datacenters: ['eu-1', 'eu-2'], region: 'eu', namespace: 'svc' } })],
+  'endpoint-raw-exec': [
+    workload('endpoint', { scaling: { workers: 2 } }),
+    jobContext({ image: null, cluster: { driver: 'raw_exec', python: '/opt/svc/venvs/img-0123456789abcdef/bin/python' } }),
+  ],
+  'endpoint-exec': [
+    workload('endpoint'),
+    jobContext({ image: null, cluster: { driver: 'exec', datacenters: ['eu-1', 'eu-2'], region: 'eu', namespace: 'svc' } }),
+  ],
 } as const;
 
 describe('compileJob()', () => {
@@ -69,9 +81,16 @@ describe('compileJob()', () => {
 
   it('gives every worker a dynamic port, a Consul service with a health check, and its port in SVC_WORKER_PORTS', () => {
     const body = compileJob(workload('endpoint', { scaling: { workers: 3 } }), jobContext());
-    assert.deepEqual(group(body).Networks![0]!.DynamicPorts, [{ Label: 'w0', Value: 0 }, { Label: 'w1', Value: 0 }, { Label: 'w2', Value: 0 }]);
+    assert.deepEqual(group(body).Networks![0]!.DynamicPorts, [
+      { Label: 'w0', Value: 0 },
+      { Label: 'w1', Value: 0 },
+      { Label: 'w2', Value: 0 },
+    ]);
     const services = task(body).Services!;
-    assert.deepEqual(services.map((s) => s.PortLabel), ['w0', 'w1', 'w2']);
+    assert.deepEqual(
+      services.map((s) => s.PortLabel),
+      ['w0', 'w1', 'w2'],
+    );
     for (const service of services) {
       assert.equal(service.Name, body.Job.ID);
       assert.equal(service.Checks![0]!.Path, '/_svc/health');
@@ -90,14 +109,26 @@ describe('compileJob()', () => {
   });
 
   it('maps cpu to MHz with the per-core constant, or to whole Cores, and memory MiB to MemoryMB', () => {
-    assert.deepEqual(task(compileJob(workload('endpoint', { resources: { cpu: 0.5, memoryMiB: 256 } }), jobContext())).Resources, { CPU: DEFAULT_MHZ_PER_CORE / 2, MemoryMB: 256 });
-    assert.deepEqual(task(compileJob(workload('endpoint', { resources: { cpu: 0.5 } }), jobContext({ cluster: { mhzPerCore: 3000 } }))).Resources, { CPU: 1500, MemoryMB: 512 });
-    assert.deepEqual(task(compileJob(workload('endpoint', { resources: { cpu: 2.5, memoryMiB: 4096 } }), jobContext({ cluster: { cpuMode: 'cores' } }))).Resources, { Cores: 3, MemoryMB: 4096 });
+    assert.deepEqual(task(compileJob(workload('endpoint', { resources: { cpu: 0.5, memoryMiB: 256 } }), jobContext())).Resources, {
+      CPU: DEFAULT_MHZ_PER_CORE / 2,
+      MemoryMB: 256,
+    });
+    assert.deepEqual(
+      task(compileJob(workload('endpoint', { resources: { cpu: 0.5 } }), jobContext({ cluster: { mhzPerCore: 3000 } }))).Resources,
+      { CPU: 1500, MemoryMB: 512 },
+    );
+    assert.deepEqual(
+      task(compileJob(workload('endpoint', { resources: { cpu: 2.5, memoryMiB: 4096 } }), jobContext({ cluster: { cpuMode: 'cores' } })))
+        .Resources,
+      { Cores: 3, MemoryMB: 4096 },
+    );
   });
 
   it('routes only public workloads through Fabio and Traefik by default (a proxy would skip the token check)', () => {
     const tags = (authorized: boolean, proxyTags: 'public' | 'all' | 'none' = 'public') =>
-      task(compileJob(workload('endpoint', { http: { authorized } }), jobContext({ cluster: { baseDomain: 'svc.example.com', proxyTags } }))).Services![0]!.Tags!;
+      task(
+        compileJob(workload('endpoint', { http: { authorized } }), jobContext({ cluster: { baseDomain: 'svc.example.com', proxyTags } })),
+      ).Services![0]!.Tags!;
     assert.ok(!tags(true).some((tag) => tag.startsWith('urlprefix-') || tag.startsWith('traefik.')));
     assert.ok(tags(false).includes('urlprefix-/default/shop/hello strip=/default/shop/hello'));
     assert.ok(tags(false).includes('urlprefix-shop-hello.svc.example.com/'));
@@ -107,9 +138,14 @@ describe('compileJob()', () => {
     assert.ok(tags(true).includes('svc-app=shop'));
   });
 
-  it('routes a deployed workload\'s custom domain at the root through Fabio and Traefik, and a preview\'s not at all', () => {
+  it("routes a deployed workload's custom domain at the root through Fabio and Traefik, and a preview's not at all", () => {
     const tags = (stage: 'deployed' | 'preview') =>
-      task(compileJob(workload('endpoint', { http: { authorized: false, domain: 'API.Example.com' } }), jobContext({ stage, cluster: { proxyTags: 'public' } }))).Services![0]!.Tags!;
+      task(
+        compileJob(
+          workload('endpoint', { http: { authorized: false, domain: 'API.Example.com' } }),
+          jobContext({ stage, cluster: { proxyTags: 'public' } }),
+        ),
+      ).Services![0]!.Tags!;
     const name = 'svc-default--shop--hello';
     assert.ok(tags('deployed').includes('urlprefix-api.example.com/'));
     assert.ok(tags('deployed').includes(`traefik.http.routers.${name}-domain.rule=Host(\`api.example.com\`)`));
@@ -124,12 +160,14 @@ describe('compileJob()', () => {
 
   it('runs the bundle as an artifact with its checksum and the runtime env', () => {
     const body = compileJob(workload('endpoint', { scaling: { checkpointEnabled: true } }), jobContext());
-    assert.deepEqual(task(body).Artifacts, [{
-      GetterSource: 'https://svc.example.com/api/v1/bundles/abc.tar.gz?expires=1700000000&signature=deadbeef',
-      GetterOptions: { archive: 'tar.gz', checksum: `sha256:${'ab'.repeat(32)}` },
-      GetterMode: 'dir',
-      RelativeDest: 'local/app',
-    }]);
+    assert.deepEqual(task(body).Artifacts, [
+      {
+        GetterSource: 'https://svc.example.com/api/v1/bundles/abc.tar.gz?expires=1700000000&signature=deadbeef',
+        GetterOptions: { archive: 'tar.gz', checksum: `sha256:${'ab'.repeat(32)}` },
+        GetterMode: 'dir',
+        RelativeDest: 'local/app',
+      },
+    ]);
     const env = task(body).Env!;
     assert.equal(env.SVC_APP, 'shop');
     assert.equal(env.SVC_WORKSPACE, 'default');
@@ -138,7 +176,7 @@ describe('compileJob()', () => {
     assert.equal(env.SVC_CHECKPOINT, '1');
   });
 
-  it('keeps docker jobs on clients of the image\'s architecture; raw_exec jobs run anywhere', () => {
+  it("keeps docker jobs on clients of the image's architecture; raw_exec jobs run anywhere", () => {
     const docker = compileJob(workload('endpoint'), jobContext({ cluster: { platform: 'linux/arm64' } })).Job;
     assert.deepEqual(docker.Constraints, [{ LTarget: '${attr.cpu.arch}', RTarget: 'arm64', Operand: '=' }]);
     assert.deepEqual(validateJob({ Job: docker }), []);
@@ -150,7 +188,7 @@ describe('compileJob()', () => {
     assert.throws(() => compileJob(workload('endpoint'), jobContext({ image: null })), /docker driver needs context.image/);
   });
 
-  it('keeps the UI description within Nomad\'s 1000 characters', () => {
+  it("keeps the UI description within Nomad's 1000 characters", () => {
     const body = compileJob(workload('endpoint', { doc: 'd'.repeat(2000) }), jobContext());
     assert.ok(body.Job.UI!.Description!.length <= 1000);
     assert.deepEqual(validateJob(body), []);

@@ -70,10 +70,15 @@ export function assertGolden(name: string, value: unknown): void {
   const file = path.join(goldenDir, `${name}.json`);
   const text = `${JSON.stringify(value, null, 2)}\n`;
   if (update || !existsSync(file)) {
-    if (!update) assert.fail(`missing golden file ${path.relative(packageRoot, file)}: run the tests with SVC_UPDATE_GOLDEN=1 and read the new file`);
+    if (!update)
+      assert.fail(`missing golden file ${path.relative(packageRoot, file)}: run the tests with SVC_UPDATE_GOLDEN=1 and read the new file`);
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, text);
     return;
   }
-  assert.equal(text, readFileSync(file, 'utf8'), `${name}.json differs from the compiler's output (SVC_UPDATE_GOLDEN=1 rewrites it; then read the diff)`);
+  assert.equal(
+    text,
+    readFileSync(file, 'utf8'),
+    `${name}.json differs from the compiler's output (SVC_UPDATE_GOLDEN=1 rewrites it; then read the diff)`,
+  );
 }

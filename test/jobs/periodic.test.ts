@@ -8,7 +8,8 @@ import { jobContext, workload } from './fixtures.js';
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const scheduled = (schedule: NonNullable<ReturnType<typeof workload>['schedule']>) => workload('function', { schedule });
-const periodicJob = (): Json => JSON.parse(JSON.stringify(compilePeriodicJob(scheduled({ cron: '0 3 * * *', timezone: 'Europe/Paris', overlap: false }), jobContext())));
+const periodicJob = (): Json =>
+  JSON.parse(JSON.stringify(compilePeriodicJob(scheduled({ cron: '0 3 * * *', timezone: 'Europe/Paris', overlap: false }), jobContext())));
 
 describe('a scheduled function on Nomad: a periodic batch job', () => {
   it('compiles to a batch job with a cron Periodic block that runs the function once per tick, and passes the strict validator', () => {
@@ -28,17 +29,32 @@ describe('a scheduled function on Nomad: a periodic batch job', () => {
     assert.equal('SVC_WORKER_PORTS' in task.Env, false);
     const overlapping = compilePeriodicJob(scheduled({ every: 60, overlap: true }), jobContext());
     assert.equal(overlapping.Job.Periodic?.ProhibitOverlap, false);
-    assert.equal(overlapping.Job.Meta?.['svc_schedule'], 'every 60s, overlapping runs allowed', 'the meta says the schedule as svc says it everywhere');
+    assert.equal(
+      overlapping.Job.Meta?.svc_schedule,
+      'every 60s, overlapping runs allowed',
+      'the meta says the schedule as svc says it everywhere',
+    );
   });
 
   it('writes a period as the cron spec with seconds that runs it, and refuses one no cron spec writes', () => {
     const every = (seconds: number) => nomadCronSpec({ every: seconds, overlap: false });
     assert.deepEqual([1, 15, 30, 60, 600, 1800, 3600, 21_600, 86_400].map(every), [
-      '* * * * * * *', '*/15 * * * * * *', '*/30 * * * * * *', '0 */1 * * * * *', '0 */10 * * * * *', '0 */30 * * * * *',
-      '0 0 */1 * * * *', '0 0 */6 * * * *', '0 0 0 * * * *',
+      '* * * * * * *',
+      '*/15 * * * * * *',
+      '*/30 * * * * * *',
+      '0 */1 * * * * *',
+      '0 */10 * * * * *',
+      '0 */30 * * * * *',
+      '0 0 */1 * * * *',
+      '0 0 */6 * * * *',
+      '0 0 0 * * * *',
     ]);
     for (const seconds of [7, 90, 7 * 60, 5 * 3600, 2 * 86_400]) {
-      assert.throws(() => every(seconds), (error: unknown) => error instanceof SvcError && error.code === 'manifest_invalid' && error.message.includes(`${seconds} seconds`), String(seconds));
+      assert.throws(
+        () => every(seconds),
+        (error: unknown) => error instanceof SvcError && error.code === 'manifest_invalid' && error.message.includes(`${seconds} seconds`),
+        String(seconds),
+      );
     }
     for (const seconds of [1, 15, 600, 21_600, 86_400]) {
       const body = compilePeriodicJob(scheduled({ every: seconds, overlap: false }), jobContext());
@@ -54,7 +70,15 @@ describe('a scheduled function on Nomad: a periodic batch job', () => {
     ['SpecType is cron', (b) => (b.Job.Periodic.SpecType = 'test'), 'Job.Periodic.SpecType', /"cron"/],
     ['a cron field out of range', (b) => (b.Job.Periodic.Spec = '61 3 * * *'), 'Job.Periodic.Spec', /not a cron spec Nomad reads: .*61/],
     ['a cron spec with 4 fields', (b) => (b.Job.Periodic.Spec = '0 3 * *'), 'Job.Periodic.Spec', /4 fields/],
-    ['each of Specs is checked', (b) => { delete b.Job.Periodic.Spec; b.Job.Periodic.Specs = ['0 3 * * *', '0 3 * * zz']; }, 'Job.Periodic.Specs[1]', /not a cron spec/],
+    [
+      'each of Specs is checked',
+      (b) => {
+        delete b.Job.Periodic.Spec;
+        b.Job.Periodic.Specs = ['0 3 * * *', '0 3 * * zz'];
+      },
+      'Job.Periodic.Specs[1]',
+      /not a cron spec/,
+    ],
     ['a time zone Nomad can load', (b) => (b.Job.Periodic.TimeZone = 'Mars/Base'), 'Job.Periodic.TimeZone', /not a time zone/],
     ['ProhibitOverlap is a bool', (b) => (b.Job.Periodic.ProhibitOverlap = 'yes'), 'Job.Periodic.ProhibitOverlap', /boolean|bool/],
     ['unknown Periodic keys are refused', (b) => (b.Job.Periodic.Cron = '0 3 * * *'), 'Job.Periodic.Cron', /unknown key/],
@@ -64,7 +88,10 @@ describe('a scheduled function on Nomad: a periodic batch job', () => {
       const body = periodicJob();
       breakIt(body);
       const issues = validateJob(body);
-      assert.ok(issues.some((issue) => issue.path === path && message.test(issue.message)), `expected ${path} ${message}, got:\n${formatIssues(issues)}`);
+      assert.ok(
+        issues.some((issue) => issue.path === path && message.test(issue.message)),
+        `expected ${path} ${message}, got:\n${formatIssues(issues)}`,
+      );
     });
   }
 

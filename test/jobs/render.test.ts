@@ -31,7 +31,13 @@ describe('svc jobs render', () => {
 
   it('renders one workload with :<workload>, with the raw_exec driver and several datacenters', async () => {
     const run = capture({ cwd: packageRoot });
-    await jobsRender(run.context, 'examples/quickstart/app.py:hello', { driver: 'raw_exec', datacenter: ['dc1,dc2', 'dc3'], region: 'eu', namespace: 'apps', stage: 'preview' });
+    await jobsRender(run.context, 'examples/quickstart/app.py:hello', {
+      driver: 'raw_exec',
+      datacenter: ['dc1,dc2', 'dc3'],
+      region: 'eu',
+      namespace: 'apps',
+      stage: 'preview',
+    });
     const [body, ...rest] = JSON.parse(run.stdout()) as NomadJobRegistration[];
     assert.equal(rest.length, 0);
     assert.equal(body!.Job.ID, 'svc-default--quickstart--hello--preview');
@@ -42,8 +48,9 @@ describe('svc jobs render', () => {
     assert.equal(body!.Job.TaskGroups[0]!.Tasks[0]!.Config.command, 'python3');
   });
 
-  it('names docker images under the config\'s imageRegistry, or --registry, and refuses a registry that is not host[:port][/prefix]', async () => {
-    const image = (printed: string) => (JSON.parse(printed) as NomadJobRegistration[])[0]!.Job.TaskGroups[0]!.Tasks[0]!.Config.image as string;
+  it("names docker images under the config's imageRegistry, or --registry, and refuses a registry that is not host[:port][/prefix]", async () => {
+    const image = (printed: string) =>
+      (JSON.parse(printed) as NomadJobRegistration[])[0]!.Job.TaskGroups[0]!.Tasks[0]!.Config.image as string;
     const fromConfig = capture({ cwd: packageRoot, env: { SVC_IMAGE_REGISTRY: 'http://registry.example.com:5000/team/svc' } });
     await jobsRender(fromConfig.context, 'examples/quickstart/app.py:hello', { driver: 'docker' });
     assert.match(image(fromConfig.stdout()), /^registry\.example\.com:5000\/team\/svc\/img-[0-9a-f]{16}:latest$/);
@@ -51,7 +58,10 @@ describe('svc jobs render', () => {
     await jobsRender(fromFlag.context, 'examples/quickstart/app.py:hello', { driver: 'docker', registry: 'localhost:5001' });
     assert.match(image(fromFlag.stdout()), /^localhost:5001\/img-[0-9a-f]{16}:latest$/);
     const bad = capture({ cwd: packageRoot });
-    await assert.rejects(jobsRender(bad.context, 'examples/quickstart/app.py:hello', { driver: 'docker', registry: 'Not A Host/x' }), /--registry: expected a registry host\[:port\] with an optional repository prefix.*got "Not A Host\/x"/);
+    await assert.rejects(
+      jobsRender(bad.context, 'examples/quickstart/app.py:hello', { driver: 'docker', registry: 'Not A Host/x' }),
+      /--registry: expected a registry host\[:port\] with an optional repository prefix.*got "Not A Host\/x"/,
+    );
   });
 
   it('runs the transformJob hook of the plugins and prints its result', async () => {
@@ -59,21 +69,27 @@ describe('svc jobs render', () => {
     await jobsRender(run.context, 'examples/quickstart/app.py:greet', { plugin: path.join(plugins, 'job-placement.mjs') });
     const [body] = JSON.parse(run.stdout()) as NomadJobRegistration[];
     assert.deepEqual(body!.Job.Datacenters, ['eu-west-1a', 'eu-west-1b']);
-    assert.deepEqual(body!.Job.Constraints!.map((c) => c.LTarget), ['${attr.kernel.name}', '${node.class}']);
+    assert.deepEqual(
+      body!.Job.Constraints!.map((c) => c.LTarget),
+      ['${attr.kernel.name}', '${node.class}'],
+    );
     assert.equal(body!.Job.Meta!.placed_for, 'default-quickstart-deployed-greet');
     assertGolden('render/quickstart-greet-job-placement', body);
   });
 
   it('fails with a plugin_error naming the plugin and each broken path when a plugin breaks the job', async () => {
     const run = capture({ cwd: packageRoot });
-    await assert.rejects(jobsRender(run.context, 'examples/quickstart/app.py:hello', { plugin: path.join(plugins, 'job-breaking.mjs') }), (error: unknown) => {
-      assert.ok(isSvcError(error));
-      assert.equal(error.code, 'plugin_error');
-      assert.match(error.message, /^plugin "fixture:job-breaking" failed in hook "transformJob"/);
-      assert.match(error.message, /Job\.TaskGroups\[0\]\.ShutdownDelay: durations are integer nanoseconds/);
-      assert.match(error.message, /Job\.TaskGroups\[0\]\.restart: unknown key/);
-      return true;
-    });
+    await assert.rejects(
+      jobsRender(run.context, 'examples/quickstart/app.py:hello', { plugin: path.join(plugins, 'job-breaking.mjs') }),
+      (error: unknown) => {
+        assert.ok(isSvcError(error));
+        assert.equal(error.code, 'plugin_error');
+        assert.match(error.message, /^plugin "fixture:job-breaking" failed in hook "transformJob"/);
+        assert.match(error.message, /Job\.TaskGroups\[0\]\.ShutdownDelay: durations are integer nanoseconds/);
+        assert.match(error.message, /Job\.TaskGroups\[0\]\.restart: unknown key/);
+        return true;
+      },
+    );
     assert.equal(run.stdout(), '');
   });
 
@@ -87,7 +103,10 @@ describe('svc jobs render', () => {
 
   it('refuses an unknown driver and an unknown workload', async () => {
     const run = capture({ cwd: packageRoot });
-    await assert.rejects(jobsRender(run.context, 'examples/quickstart/app.py', { driver: 'podman' }), /--driver must be one of docker, raw_exec, exec/);
+    await assert.rejects(
+      jobsRender(run.context, 'examples/quickstart/app.py', { driver: 'podman' }),
+      /--driver must be one of docker, raw_exec, exec/,
+    );
     await assert.rejects(jobsRender(run.context, 'examples/quickstart/app.py:nope'), /has no workload "nope"/);
   });
 });

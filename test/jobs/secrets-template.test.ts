@@ -16,28 +16,42 @@ describe('the secrets template of a workload job', () => {
     assert.equal(task(compiled()).Templates, undefined);
     const body = compiled(['db', '@0']);
     const id = body.Job.ID;
-    assert.deepEqual(task(body).Templates, [{
-      EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${id}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`,
-      DestPath: 'secrets/svc-secrets.env', Envvars: true, Perms: '0400', ChangeMode: 'noop',
-    }]);
+    assert.deepEqual(task(body).Templates, [
+      {
+        EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${id}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`,
+        DestPath: 'secrets/svc-secrets.env',
+        Envvars: true,
+        Perms: '0400',
+        ChangeMode: 'noop',
+      },
+    ]);
     assert.ok(!JSON.stringify(task(body).Env).includes('db'), 'not even the names go into Env');
     assert.deepEqual(validateJob(body), []);
   });
 
-  it('is on a scheduled function\'s periodic job too, reading that job\'s Variable (its children read their parent\'s)', () => {
+  it("is on a scheduled function's periodic job too, reading that job's Variable (its children read their parent's)", () => {
     const scheduled = (secrets: string[]) => workload('function', { schedule: { every: 60, overlap: false }, secrets });
     assert.equal(task(compilePeriodicJob(scheduled([]), jobContext())).Templates, undefined);
     const body: Json = JSON.parse(JSON.stringify(compilePeriodicJob(scheduled(['db']), jobContext())));
-    assert.deepEqual(task(body).Templates, [{
-      EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${body.Job.ID}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`,
-      DestPath: 'secrets/svc-secrets.env', Envvars: true, Perms: '0400', ChangeMode: 'noop',
-    }]);
+    assert.deepEqual(task(body).Templates, [
+      {
+        EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/${body.Job.ID}" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`,
+        DestPath: 'secrets/svc-secrets.env',
+        Envvars: true,
+        Perms: '0400',
+        ChangeMode: 'noop',
+      },
+    ]);
     assert.ok(!JSON.stringify(task(body).Env).includes('db'));
     assert.deepEqual(validateJob(body), []);
   });
 
   const broken: [string, (template: Json, body: Json) => void, RegExp][] = [
-    ['another job\'s Variable', (t) => (t.EmbeddedTmpl = t.EmbeddedTmpl.replace(/nomad\/jobs\/[^"]+/, 'nomad/jobs/other')), /may not read; svc writes its secrets to "nomad\/jobs\/svc-/],
+    [
+      "another job's Variable",
+      (t) => (t.EmbeddedTmpl = t.EmbeddedTmpl.replace(/nomad\/jobs\/[^"]+/, 'nomad/jobs/other')),
+      /may not read; svc writes its secrets to "nomad\/jobs\/svc-/,
+    ],
     ['a path outside nomad/jobs', (t) => (t.EmbeddedTmpl = t.EmbeddedTmpl.replace(/nomad\/jobs\/[^"]+/, 'shared/db')), /may not read/],
     ['values rendered outside secrets/', (t) => (t.DestPath = 'local/env'), /private secrets\/ folder/],
     ['a destination escaping the task', (t) => (t.DestPath = '../x.env'), /inside the task's folders/],
@@ -50,7 +64,10 @@ describe('the secrets template of a workload job', () => {
       const body = compiled(['db']);
       breakIt(task(body).Templates[0], body);
       const issues = validateJob(body);
-      assert.ok(issues.some((issue) => issue.path.startsWith('Job.TaskGroups[0].Tasks[0].Templates[') && message.test(issue.message)), JSON.stringify(issues));
+      assert.ok(
+        issues.some((issue) => issue.path.startsWith('Job.TaskGroups[0].Tasks[0].Templates[') && message.test(issue.message)),
+        JSON.stringify(issues),
+      );
     });
   }
 });

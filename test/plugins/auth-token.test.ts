@@ -11,14 +11,21 @@ verifier.add(secret, { workspace: 'acme', subject: 'alice' });
 const host = createPluginHost([authTokenPlugin({ verifier })]);
 const alice = { workspace: 'acme', subject: 'alice', tokenId: id };
 
-function request(headers: AuthRequest['headers'], url = 'http://localhost/acme/app/ws', transport: AuthRequest['transport'] = 'http'): AuthRequest {
+function request(
+  headers: AuthRequest['headers'],
+  url = 'http://localhost/acme/app/ws',
+  transport: AuthRequest['transport'] = 'http',
+): AuthRequest {
   return { headers, url: new URL(url), workspace: 'acme', transport };
 }
 const authenticate = (req: AuthRequest) => host.first('authenticate', req);
 
 describe('authTokenPlugin()', () => {
   it('is a valid plugin named svc:auth-token', () => {
-    assert.deepEqual(host.plugins.map((p) => p.name), ['svc:auth-token']);
+    assert.deepEqual(
+      host.plugins.map((p) => p.name),
+      ['svc:auth-token'],
+    );
   });
 
   it('returns the principal of a valid bearer token', async () => {
@@ -59,6 +66,9 @@ describe('authTokenPlugin()', () => {
 
   it('refuses a repeated ?token= and prefers the Authorization header', async () => {
     assert.equal(await authenticate(request({}, `http://localhost/acme/app/ws?token=${secret}&token=${secret}`, 'websocket')), null);
-    assert.equal(await authenticate(request({ authorization: 'Bearer nope' }, `http://localhost/acme/app/ws?token=${secret}`, 'websocket')), null);
+    assert.equal(
+      await authenticate(request({ authorization: 'Bearer nope' }, `http://localhost/acme/app/ws?token=${secret}`, 'websocket')),
+      null,
+    );
   });
 });

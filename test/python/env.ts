@@ -30,7 +30,9 @@ interface Marker {
 async function wanted(): Promise<Marker & { readonly baseCommand: string }> {
   const baseCommand = process.env.SVC_TEST_PYTHON || 'python3';
   const base = execFileSync(baseCommand, ['-c', 'import sys; print(sys.version.split()[0], sys.base_prefix)'], { encoding: 'utf8' }).trim();
-  const requirements = createHash('sha256').update(await readFile(requirementsFile)).digest('hex');
+  const requirements = createHash('sha256')
+    .update(await readFile(requirementsFile))
+    .digest('hex');
   return { requirements, base, baseCommand };
 }
 
@@ -48,22 +50,37 @@ async function matches(dir: string, want: Marker): Promise<boolean> {
  * folder renamed into place, so two test processes at once cannot see it
  * half-built) and returns its interpreter.
  */
-export async function ensureTestPython(log: (line: string) => void = (line) => process.stderr.write(`test-python | ${line}\n`)): Promise<string> {
+export async function ensureTestPython(
+  log: (line: string) => void = (line) => process.stderr.write(`test-python | ${line}\n`),
+): Promise<string> {
   const want = await wanted();
   if (await matches(testPythonDir, want)) return testPython;
   await mkdir(root, { recursive: true });
   await removeAbandonedBuilds(root);
-  log(`creating ${path.relative(packageRoot, testPythonDir)} from ${want.baseCommand} (${want.base}) with ${path.relative(packageRoot, requirementsFile)}`);
+  log(
+    `creating ${path.relative(packageRoot, testPythonDir)} from ${want.baseCommand} (${want.base}) with ${path.relative(packageRoot, requirementsFile)}`,
+  );
   // Named with the requirements' hash: the sweeper above recognises (and removes) a dead process's half-built copy.
   const tmp = temporaryPath(root, `${NAME}-${want.requirements.slice(0, 12)}`);
   try {
-    await runLogged({ command: want.baseCommand, args: ['-m', 'venv', tmp], what: `${want.baseCommand} -m venv`, hint: 'On Debian: apt install python3-venv.' }, log);
-    await runLogged({
-      command: path.join(tmp, 'bin', 'python'),
-      args: ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', requirementsFile],
-      what: 'pip install -r test/python/requirements.txt',
-      hint: 'Check that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).',
-    }, log);
+    await runLogged(
+      {
+        command: want.baseCommand,
+        args: ['-m', 'venv', tmp],
+        what: `${want.baseCommand} -m venv`,
+        hint: 'On Debian: apt install python3-venv.',
+      },
+      log,
+    );
+    await runLogged(
+      {
+        command: path.join(tmp, 'bin', 'python'),
+        args: ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', requirementsFile],
+        what: 'pip install -r test/python/requirements.txt',
+        hint: 'Check that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).',
+      },
+      log,
+    );
     await relocateVenv(tmp, testPythonDir);
     await writeFile(path.join(tmp, MARKER), JSON.stringify({ requirements: want.requirements, base: want.base } satisfies Marker));
     // A stale environment (other requirements) is replaced; one another process just built is used.

@@ -11,7 +11,10 @@ import { createVenvBuilder } from '../../core/infra/images/venv-builder.js';
 import type { BuiltImage } from '../../core/infra/images/types.js';
 import { testCacheDir } from '../helpers/config.js';
 
-export async function ensureRuntimeLayer(python: string, log: (line: string) => void = (line) => process.stderr.write(`image | ${line}\n`)): Promise<BuiltImage> {
+export async function ensureRuntimeLayer(
+  python: string,
+  log: (line: string) => void = (line) => process.stderr.write(`image | ${line}\n`),
+): Promise<BuiltImage> {
   const version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' }).trim();
   return createVenvBuilder({ cacheDir: testCacheDir, python }).build({ id: 'img-tests', pythonVersion: version, pythonPackages: [] }, log);
 }

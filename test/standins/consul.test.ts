@@ -33,7 +33,13 @@ describe('Consul stand-in', () => {
     const response = await fetch(`${consul.url}${path}`, { method, body, headers, redirect: 'manual' });
     const text = await response.text();
     const raw = response.headers.get('x-consul-index');
-    return { status: response.status, index: raw === null ? null : Number(raw), type: response.headers.get('content-type') ?? '', text, json: () => JSON.parse(text) };
+    return {
+      status: response.status,
+      index: raw === null ? null : Number(raw),
+      type: response.headers.get('content-type') ?? '',
+      text,
+      json: () => JSON.parse(text),
+    };
   }
 
   const put = (path: string, body?: string | Buffer) => call('PUT', path, body);
@@ -46,14 +52,17 @@ describe('Consul stand-in', () => {
       assert.equal(answer.status, 200);
       assert.match(answer.type, /application\/json/);
       const [entry] = answer.json() as Record<string, unknown>[];
-      assert.deepEqual({ ...entry, CreateIndex: 0, ModifyIndex: 0 }, { LockIndex: 0, Key: 'a/b', Flags: 42, Value: Buffer.from([0, 255, 1]).toString('base64'), CreateIndex: 0, ModifyIndex: 0 });
+      assert.deepEqual(
+        { ...entry, CreateIndex: 0, ModifyIndex: 0 },
+        { LockIndex: 0, Key: 'a/b', Flags: 42, Value: Buffer.from([0, 255, 1]).toString('base64'), CreateIndex: 0, ModifyIndex: 0 },
+      );
       assert.equal(entry?.CreateIndex, entry?.ModifyIndex);
       assert.equal(answer.index, entry?.ModifyIndex);
     });
 
     it('answers an empty value as null, and ?raw with the bytes as text/plain', async () => {
       await put('/v1/kv/empty', '');
-      assert.equal((((await get('/v1/kv/empty')).json()) as { Value: unknown }[])[0]?.Value, null);
+      assert.equal(((await get('/v1/kv/empty')).json() as { Value: unknown }[])[0]?.Value, null);
       await put('/v1/kv/text', 'hello');
       const raw = await get('/v1/kv/text?raw');
       assert.equal(raw.text, 'hello');
@@ -69,12 +78,15 @@ describe('Consul stand-in', () => {
 
     it('percent-decodes the key in the path', async () => {
       await put('/v1/kv/a%2Fb', 'x');
-      assert.equal((((await get('/v1/kv/a/b')).json()) as { Key: string }[])[0]?.Key, 'a/b');
+      assert.equal(((await get('/v1/kv/a/b')).json() as { Key: string }[])[0]?.Key, 'a/b');
     });
 
     it('lists by string prefix with ?recurse, sorted, and 404 when nothing matches', async () => {
       for (const key of ['app', 'apps/b', 'apps/a', 'b']) await put(`/v1/kv/${key}`, key);
-      assert.deepEqual(((await get('/v1/kv/app?recurse')).json() as { Key: string }[]).map((e) => e.Key), ['app', 'apps/a', 'apps/b']);
+      assert.deepEqual(
+        ((await get('/v1/kv/app?recurse')).json() as { Key: string }[]).map((e) => e.Key),
+        ['app', 'apps/a', 'apps/b'],
+      );
       assert.equal((await get('/v1/kv/none/?recurse')).status, 404);
     });
 
@@ -137,25 +149,34 @@ describe('Consul stand-in', () => {
       assert.equal((await call('POST', '/v1/kv/k', 'v')).status, 405);
     });
 
-    it('redirects an unclean path (//, /./, /../ as sent) with 307 like Go\'s ServeMux, but takes percent-encoded dots as key text', async () => {
+    it("redirects an unclean path (//, /./, /../ as sent) with 307 like Go's ServeMux, but takes percent-encoded dots as key text", async () => {
       // node:http sends the path as written (fetch would resolve the dot segments first).
-      const sent = (path: string) => new Promise<{ status?: number; location?: string; text: string }>((resolve, reject) => {
-        const { hostname, port } = new URL(consul.url);
-        request({ hostname, port, path, method: 'PUT' }, (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode, location: response.headers.location, text: Buffer.concat(chunks).toString() }));
-        }).on('error', reject).end('v');
-      });
+      const sent = (path: string) =>
+        new Promise<{ status?: number; location?: string; text: string }>((resolve, reject) => {
+          const { hostname, port } = new URL(consul.url);
+          request({ hostname, port, path, method: 'PUT' }, (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({ status: response.statusCode, location: response.headers.location, text: Buffer.concat(chunks).toString() }),
+            );
+          })
+            .on('error', reject)
+            .end('v');
+        });
       for (const path of ['/v1/kv/a//b', '/v1/kv/a/./b', '/v1/kv/a/x/../b?cas=0']) {
-        assert.deepEqual(await sent(path), { status: 307, location: path.startsWith('/v1/kv/a/x') ? '/v1/kv/a/b?cas=0' : '/v1/kv/a/b', text: '' }, path);
+        assert.deepEqual(
+          await sent(path),
+          { status: 307, location: path.startsWith('/v1/kv/a/x') ? '/v1/kv/a/b?cas=0' : '/v1/kv/a/b', text: '' },
+          path,
+        );
       }
       // Not resolved as a dot segment (WHATWG URL parsing would): the key keeps it, and the key rule refuses it.
       assert.deepEqual(await sent('/v1/kv/a/%2E%2E/b'), { status: 400, location: undefined, text: 'key contains path traversal sequence' });
       assert.equal(consul.state.kv.has('b'), false);
     });
 
-    it('answers a path it has no handler for with Consul\'s 404 text', async () => {
+    it("answers a path it has no handler for with Consul's 404 text", async () => {
       for (const path of ['/v1/nothing', '/v1/session/bogus', '/v1/agent/bogus']) {
         const answer = await get(path);
         assert.deepEqual([answer.status, answer.text], [404, 'Invalid URL path: not a recognized HTTP API endpoint\n'], path);
@@ -175,7 +196,9 @@ describe('Consul stand-in', () => {
       const index = (await get('/v1/kv/w/?recurse')).index!;
       const blocked = get(`/v1/kv/w/?recurse&index=${index}&wait=30s`);
       let done = false;
-      void blocked.then(() => { done = true; });
+      void blocked.then(() => {
+        done = true;
+      });
       await put('/v1/kv/other', 'x');
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(done, false, 'a write outside the prefix does not answer it');
@@ -193,7 +216,10 @@ describe('Consul stand-in', () => {
     });
 
     it('refuses a bad wait or index with 400', async () => {
-      assert.deepEqual([(await get('/v1/kv/k?index=1&wait=soon')).status, (await get('/v1/kv/k?index=1&wait=soon')).text], [400, 'Invalid wait time']);
+      assert.deepEqual(
+        [(await get('/v1/kv/k?index=1&wait=soon')).status, (await get('/v1/kv/k?index=1&wait=soon')).text],
+        [400, 'Invalid wait time'],
+      );
       assert.deepEqual([(await get('/v1/kv/k?index=x')).status, (await get('/v1/kv/k?index=x')).text], [400, 'Invalid index']);
     });
 
@@ -215,7 +241,7 @@ describe('Consul stand-in', () => {
       return (answer.json() as { ID: string }).ID;
     }
 
-    it('creates a session with Consul\'s defaults and shows it in info', async () => {
+    it("creates a session with Consul's defaults and shows it in info", async () => {
       const id = await session({ Name: 'leader' });
       const [info] = (await get(`/v1/session/info/${id}`)).json() as Record<string, unknown>[];
       assert.equal(info?.LockDelay, 15e9);
@@ -246,7 +272,11 @@ describe('Consul stand-in', () => {
       [entry] = (await get('/v1/kv/lock')).json() as { Session?: string; LockIndex: number }[];
       assert.deepEqual([entry?.Session, entry?.LockIndex], [b, 2]);
       const invalid = await put('/v1/kv/lock?acquire=not-a-session', 'x');
-      assert.deepEqual([invalid.status, invalid.text], [500, 'raft apply failed: invalid session "not-a-session"'], 'KVS.Apply\'s error, wrapped by raftApply');
+      assert.deepEqual(
+        [invalid.status, invalid.text],
+        [500, 'raft apply failed: invalid session "not-a-session"'],
+        "KVS.Apply's error, wrapped by raftApply",
+      );
       assert.equal((await put('/v1/kv/lock?acquire=', 'x')).text, 'raft apply failed: missing session');
     });
 
@@ -297,12 +327,19 @@ describe('Consul stand-in', () => {
     it('registers a service (ID defaults to Name) and answers health with Node, Service and Checks', async () => {
       assert.equal((await put('/v1/agent/service/register', JSON.stringify({ Name: 'web', Port: 8080, Meta: { a: 'b' } }))).status, 200);
       const answer = await get('/v1/health/service/web');
-      const [entry] = answer.json() as { Node: { Node: string; Address: string }; Service: { ID: string; Tags: string[]; Port: number; Meta: object }; Checks: { CheckID: string; Status: string }[] }[];
+      const [entry] = answer.json() as {
+        Node: { Node: string; Address: string };
+        Service: { ID: string; Tags: string[]; Port: number; Meta: object };
+        Checks: { CheckID: string; Status: string }[];
+      }[];
       assert.equal(entry?.Service.ID, 'web');
       assert.deepEqual(entry?.Service.Tags, []);
       assert.deepEqual(entry?.Service.Meta, { a: 'b' });
       assert.equal(entry?.Node.Address, '127.0.0.1');
-      assert.deepEqual(entry?.Checks.map((c) => [c.CheckID, c.Status]), [['serfHealth', 'passing']]);
+      assert.deepEqual(
+        entry?.Checks.map((c) => [c.CheckID, c.Status]),
+        [['serfHealth', 'passing']],
+      );
       assert.ok(answer.index! >= 1);
       assert.deepEqual((await get('/v1/health/service/nothing')).json(), []);
     });
@@ -310,35 +347,67 @@ describe('Consul stand-in', () => {
     it('decodes strictly: an unknown field is 400, keys match case-insensitively, snake_case aliases work', async () => {
       const unknown = await put('/v1/agent/service/register', JSON.stringify({ Name: 'web', Prot: 1 }));
       assert.deepEqual([unknown.status, unknown.text], [400, 'Request decode failed: json: unknown field "Prot"']);
-      assert.equal((await put('/v1/agent/service/register', JSON.stringify({ name: 'web', port: 1, enable_tag_override: true }))).status, 200);
+      assert.equal(
+        (await put('/v1/agent/service/register', JSON.stringify({ name: 'web', port: 1, enable_tag_override: true }))).status,
+        200,
+      );
     });
 
-    it('refuses a missing name, address 0.0.0.0, bad Meta and bad checks with Consul\'s messages', async () => {
+    it("refuses a missing name, address 0.0.0.0, bad Meta and bad checks with Consul's messages", async () => {
       assert.equal((await put('/v1/agent/service/register', '{}')).text, 'Missing service name');
-      assert.equal((await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Address: '0.0.0.0' }))).text, 'Invalid service address');
-      assert.match((await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Meta: { 'a.b': 'x' } }))).text, /^Invalid Service Meta: .*Key contains invalid characters/);
+      assert.equal(
+        (await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Address: '0.0.0.0' }))).text,
+        'Invalid service address',
+      );
+      assert.match(
+        (await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Meta: { 'a.b': 'x' } }))).text,
+        /^Invalid Service Meta: .*Key contains invalid characters/,
+      );
       assert.match((await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Meta: { 'consul-x': 'x' } }))).text, /reserved/);
-      assert.equal((await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Check: { HTTP: 'http://x' } }))).text,
-        'Invalid check: Interval must be > 0 for Script, HTTP, H2PING, TCP, UDP or GRPC checks');
-      assert.equal((await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Check: { TTL: '10s', Interval: '10s' } }))).text, 'Invalid check: Interval and TTL cannot both be specified');
-      assert.equal((await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Check: { Interval: 'soon', HTTP: 'http://x' } }))).status, 400);
+      assert.equal(
+        (await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Check: { HTTP: 'http://x' } }))).text,
+        'Invalid check: Interval must be > 0 for Script, HTTP, H2PING, TCP, UDP or GRPC checks',
+      );
+      assert.equal(
+        (await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Check: { TTL: '10s', Interval: '10s' } }))).text,
+        'Invalid check: Interval and TTL cannot both be specified',
+      );
+      assert.equal(
+        (await put('/v1/agent/service/register', JSON.stringify({ Name: 'w', Check: { Interval: 'soon', HTTP: 'http://x' } }))).status,
+        400,
+      );
     });
 
     it('names checks service:<id>[:n], starts them critical, and ?passing drops the instance', async () => {
-      await put('/v1/agent/service/register', JSON.stringify({ Name: 'web', ID: 'web-1', Checks: [{ TTL: '30s' }, { TTL: '30s', Status: 'passing' }] }));
+      await put(
+        '/v1/agent/service/register',
+        JSON.stringify({ Name: 'web', ID: 'web-1', Checks: [{ TTL: '30s' }, { TTL: '30s', Status: 'passing' }] }),
+      );
       const [entry] = (await get('/v1/health/service/web')).json() as { Checks: { CheckID: string; Status: string; Name: string }[] }[];
-      assert.deepEqual(entry?.Checks.slice(1).map((c) => [c.CheckID, c.Status, c.Name]), [['service:web-1:1', 'critical', "Service 'web' check"], ['service:web-1:2', 'passing', "Service 'web' check"]]);
+      assert.deepEqual(
+        entry?.Checks.slice(1).map((c) => [c.CheckID, c.Status, c.Name]),
+        [
+          ['service:web-1:1', 'critical', "Service 'web' check"],
+          ['service:web-1:2', 'passing', "Service 'web' check"],
+        ],
+      );
       assert.deepEqual((await get('/v1/health/service/web?passing')).json(), []);
       assert.equal((await put('/v1/agent/check/pass/service:web-1:1')).status, 200);
       assert.equal(((await get('/v1/health/service/web?passing=true')).json() as unknown[]).length, 1);
-      assert.deepEqual([(await get('/v1/health/service/web?passing=maybe')).status, (await get('/v1/health/service/web?passing=maybe')).text], [400, 'Invalid value for ?passing']);
+      assert.deepEqual(
+        [(await get('/v1/health/service/web?passing=maybe')).status, (await get('/v1/health/service/web?passing=maybe')).text],
+        [400, 'Invalid value for ?passing'],
+      );
       assert.equal((await put('/v1/agent/check/pass/nope')).status, 404);
     });
 
     it('filters on every ?tag given', async () => {
       await put('/v1/agent/service/register', JSON.stringify({ Name: 'web', ID: 'a', Tags: ['x', 'y'] }));
       await put('/v1/agent/service/register', JSON.stringify({ Name: 'web', ID: 'b', Tags: ['x'] }));
-      assert.deepEqual(((await get('/v1/health/service/web?tag=x&tag=y')).json() as { Service: { ID: string } }[]).map((e) => e.Service.ID), ['a']);
+      assert.deepEqual(
+        ((await get('/v1/health/service/web?tag=x&tag=y')).json() as { Service: { ID: string } }[]).map((e) => e.Service.ID),
+        ['a'],
+      );
     });
 
     it('runs HTTP checks at their interval: 2xx passing, 429 warning, else critical', async () => {
@@ -346,13 +415,17 @@ describe('Consul stand-in', () => {
       const app = createServer((_req, res) => res.writeHead(status).end('body'));
       await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
       const { port } = app.address() as AddressInfo;
-      const checkStatus = async (): Promise<string> => ((await get('/v1/agent/checks')).json() as Record<string, { Status: string }>)['service:web']!.Status;
+      const checkStatus = async (): Promise<string> =>
+        ((await get('/v1/agent/checks')).json() as Record<string, { Status: string }>)['service:web']!.Status;
       const until = async (wanted: string): Promise<void> => {
         for (let i = 0; i < 300 && (await checkStatus()) !== wanted; i++) await new Promise((r) => setTimeout(r, 50));
         assert.equal(await checkStatus(), wanted);
       };
       try {
-        await put('/v1/agent/service/register', JSON.stringify({ Name: 'web', Port: port, Check: { HTTP: `http://127.0.0.1:${port}/health`, Interval: '1s', Timeout: '1s' } }));
+        await put(
+          '/v1/agent/service/register',
+          JSON.stringify({ Name: 'web', Port: port, Check: { HTTP: `http://127.0.0.1:${port}/health`, Interval: '1s', Timeout: '1s' } }),
+        );
         assert.equal(await checkStatus(), 'critical');
         await until('passing');
         status = 429;
@@ -380,7 +453,10 @@ describe('Consul stand-in', () => {
       await put('/v1/agent/service/register', JSON.stringify({ Name: 'web' }));
       assert.equal((await put('/v1/agent/service/deregister/web')).status, 200);
       const missing = await put('/v1/agent/service/deregister/web');
-      assert.deepEqual([missing.status, missing.text], [404, 'Unknown service ID "web". Ensure that the service ID is passed, not the service name.']);
+      assert.deepEqual(
+        [missing.status, missing.text],
+        [404, 'Unknown service ID "web". Ensure that the service ID is passed, not the service name.'],
+      );
       assert.deepEqual((await get('/v1/agent/services')).json(), {});
     });
 
@@ -412,16 +488,31 @@ describe('Consul stand-in', () => {
       };
       const note = '. The anonymous token is used implicitly when a request does not specify a token.';
       await fetch(`${guarded.url}/v1/kv/svc/k`, { method: 'PUT', body: 'v', headers: { 'X-Consul-Token': 's3cret' } });
-      assert.deepEqual(await at('GET', '/v1/kv/svc/k'), [403, `Permission denied: anonymous token lacks permission 'key:read' on "svc/k"${note}`]);
-      assert.deepEqual(await at('PUT', '/v1/kv/svc/k', 'v'), [403, `Permission denied: anonymous token lacks permission 'key:write' on "svc/k"${note}`]);
-      assert.deepEqual(await at('DELETE', '/v1/kv/svc/?recurse'), [403, `Permission denied: anonymous token lacks permission 'key:write' on "svc/"${note}`]);
+      assert.deepEqual(await at('GET', '/v1/kv/svc/k'), [
+        403,
+        `Permission denied: anonymous token lacks permission 'key:read' on "svc/k"${note}`,
+      ]);
+      assert.deepEqual(await at('PUT', '/v1/kv/svc/k', 'v'), [
+        403,
+        `Permission denied: anonymous token lacks permission 'key:write' on "svc/k"${note}`,
+      ]);
+      assert.deepEqual(await at('DELETE', '/v1/kv/svc/?recurse'), [
+        403,
+        `Permission denied: anonymous token lacks permission 'key:write' on "svc/"${note}`,
+      ]);
       assert.deepEqual(await at('GET', '/v1/kv/svc/?recurse'), [404, '']);
       assert.deepEqual(await at('GET', '/v1/kv/svc/?keys'), [404, '']);
       assert.deepEqual(await at('GET', '/v1/kv/?keys'), [200, '[]']);
       assert.deepEqual(await at('GET', '/v1/health/service/web?passing'), [200, '[]']);
-      assert.deepEqual(await at('PUT', '/v1/session/create', '{}'), [403, `Permission denied: anonymous token lacks permission 'session:write' on "standin"${note}`]);
+      assert.deepEqual(await at('PUT', '/v1/session/create', '{}'), [
+        403,
+        `Permission denied: anonymous token lacks permission 'session:write' on "standin"${note}`,
+      ]);
       assert.deepEqual(await at('PUT', '/v1/session/renew/nope'), [404, "Session id 'nope' not found"]);
-      assert.deepEqual(await at('PUT', '/v1/agent/service/register', '{"Name": "web"}'), [403, `Permission denied: anonymous token lacks permission 'service:write' on "web"${note}`]);
+      assert.deepEqual(await at('PUT', '/v1/agent/service/register', '{"Name": "web"}'), [
+        403,
+        `Permission denied: anonymous token lacks permission 'service:write' on "web"${note}`,
+      ]);
       await guarded.close();
     });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,8 @@ import { OciLayoutImageSource, RegistryImageSource, startNomadStandin, type Noma
 import { until as untilWithin } from '../helpers/until.js';
 
 /** Docker allocations unpack an image first: a longer default wait. */
-const until = <T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> => untilWithin(what, probe, timeoutMs);
+const until = <T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> =>
+  untilWithin(what, probe, timeoutMs);
 
 const S = 1_000_000_000;
 const APP_IMAGE = 'svc/app:test';
@@ -61,7 +62,12 @@ function readLayout(layoutDir: string): ImageParts {
   const index = JSON.parse(readFileSync(path.join(layoutDir, 'index.json'), 'utf8'));
   const manifest = JSON.parse(readFileSync(blob(index.manifests[0].digest), 'utf8'));
   const config = JSON.parse(readFileSync(blob(manifest.config.digest), 'utf8'));
-  const layers = manifest.layers.map((l: any, i: number) => ({ file: blob(l.digest), digest: l.digest, size: l.size, diffId: config.rootfs.diff_ids[i] }));
+  const layers = manifest.layers.map((l: any, i: number) => ({
+    file: blob(l.digest),
+    digest: l.digest,
+    size: l.size,
+    diffId: config.rootfs.diff_ids[i],
+  }));
   const { rootfs: _rootfs, ...rest } = config;
   return { config: rest, layers };
 }
@@ -70,14 +76,16 @@ function job(id: string, task: Record<string, unknown>): Record<string, unknown>
   return {
     ID: id,
     Datacenters: ['dc1'],
-    TaskGroups: [{
-      Name: 'web',
-      Count: 1,
-      Update: { MaxParallel: 0 },
-      RestartPolicy: { Attempts: 0, Delay: 1 * S, Interval: 10 * S, Mode: 'fail' },
-      Networks: [{ DynamicPorts: [{ Label: 'http' }] }],
-      Tasks: [{ Name: 'app', Driver: 'docker', KillTimeout: 2 * S, ...task }],
-    }],
+    TaskGroups: [
+      {
+        Name: 'web',
+        Count: 1,
+        Update: { MaxParallel: 0 },
+        RestartPolicy: { Attempts: 0, Delay: 1 * S, Interval: 10 * S, Mode: 'fail' },
+        Networks: [{ DynamicPorts: [{ Label: 'http' }] }],
+        Tasks: [{ Name: 'app', Driver: 'docker', KillTimeout: 2 * S, ...task }],
+      },
+    ],
   };
 }
 
@@ -134,7 +142,8 @@ function specRegistry(layoutDir: string, repo: string, corrupt: Set<string>): Se
     }
     if (url.pathname.startsWith(`${prefix}blobs/`)) {
       const digest = url.pathname.slice(`${prefix}blobs/`.length);
-      if (!existsSync(blob(digest))) return send(res, 404, JSON.stringify({ errors: [{ code: 'BLOB_UNKNOWN', message: 'blob unknown to registry' }] }));
+      if (!existsSync(blob(digest)))
+        return send(res, 404, JSON.stringify({ errors: [{ code: 'BLOB_UNKNOWN', message: 'blob unknown to registry' }] }));
       res.writeHead(307, { location: `${origin}/data/${digest}` });
       return res.end();
     }
@@ -145,7 +154,8 @@ function specRegistry(layoutDir: string, repo: string, corrupt: Set<string>): Se
         if (!entry) return send(res, 404, JSON.stringify({ errors: [{ code: 'MANIFEST_UNKNOWN', message: 'manifest unknown' }] }));
         return send(res, 200, readFileSync(blob(reference)), { 'content-type': entry.mediaType, 'docker-content-digest': reference });
       }
-      if (reference !== 'latest') return send(res, 404, JSON.stringify({ errors: [{ code: 'MANIFEST_UNKNOWN', message: 'manifest unknown' }] }));
+      if (reference !== 'latest')
+        return send(res, 404, JSON.stringify({ errors: [{ code: 'MANIFEST_UNKNOWN', message: 'manifest unknown' }] }));
       const body = JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests: index.manifests });
       return send(res, 200, body, { 'content-type': 'application/vnd.oci.image.index.v1+json', 'docker-content-digest': sha256(body) });
     }
@@ -153,12 +163,12 @@ function specRegistry(layoutDir: string, repo: string, corrupt: Set<string>): Se
   });
 }
 
-describe('Nomad stand-in: docker driver', function () {
+describe('Nomad stand-in: docker driver', () => {
   let work: string;
   let baseLayout: string;
   let appLayout: string;
 
-  before(async function () {
+  before(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'nomad-docker-'));
     baseLayout = await pythonBaseImageLayout(testCacheDir);
     const base = readLayout(baseLayout);
@@ -169,25 +179,35 @@ describe('Nomad stand-in: docker driver', function () {
       { type: 'file', name: 'opt/app/serve.py', content: SERVE_PY },
       { type: 'file', name: 'etc/.wh.group', content: '' },
     ]);
-    const config = { ...base.config, config: { ...base.config.config, Env: [...base.config.config.Env, 'APP_GREETING=from-image'], WorkingDir: '/opt/app' } };
+    const config = {
+      ...base.config,
+      config: { ...base.config.config, Env: [...base.config.config.Env, 'APP_GREETING=from-image'], WorkingDir: '/opt/app' },
+    };
     appLayout = path.join(work, 'app-layout');
     writeOciLayout(appLayout, APP_IMAGE, config, [...base.layers, appLayer]);
   });
 
-  after(function () {
+  after(() => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('the Python base image runs the stdlib chrooted into its unpacked layers', async function () {
+  it('the Python base image runs the stdlib chrooted into its unpacked layers', async () => {
     const root = path.join(work, 'base-rootfs');
-    await unpackLayers(root, readLayout(baseLayout).layers.map((l) => l.file));
-    const out = execFileSync('/usr/sbin/chroot', [root, 'python', '-c', "import ssl, ctypes, sqlite3, zlib, json, asyncio, hashlib; print('ok')"], { env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    await unpackLayers(
+      root,
+      readLayout(baseLayout).layers.map((l) => l.file),
+    );
+    const out = execFileSync(
+      '/usr/sbin/chroot',
+      [root, 'python', '-c', "import ssl, ctypes, sqlite3, zlib, json, asyncio, hashlib; print('ok')"],
+      { env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+    );
     assert.equal(out.toString().trim(), 'ok');
     assert.equal(existsSync(path.join(root, 'etc/group')), true);
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('layer entries cannot write outside the rootfs; whiteouts and opaque directories delete lower files', async function () {
+  it('layer entries cannot write outside the rootfs; whiteouts and opaque directories delete lower files', async () => {
     const outside = mkdtempSync(path.join(tmpdir(), 'nomad-docker-outside-'));
     const root = path.join(work, 'hostile', 'rootfs');
     try {
@@ -224,25 +244,25 @@ describe('Nomad stand-in: docker driver', function () {
     }
   });
 
-  describe('allocations', function () {
+  describe('allocations', () => {
     let nomad: NomadStandin;
     let artifacts: Server;
     let artifactsUrl: string;
 
-    before(async function () {
+    before(async () => {
       process.env.SVC_TEST_HOST_ONLY = 'must-not-leak';
       nomad = await startNomadStandin({ dataDir: path.join(work, 'nomad'), docker: { imageSource: new OciLayoutImageSource(appLayout) } });
       artifacts = createServer((_req, res) => res.end('artifact body'));
       artifactsUrl = await listen(artifacts);
     });
 
-    after(async function () {
+    after(async () => {
       delete process.env.SVC_TEST_HOST_ONLY;
       await nomad?.close();
       artifacts?.close();
     });
 
-    it('runs the image chrooted: port on 127.0.0.1, container env and paths, artifacts at /local, whiteouts; stop kills it and removes the rootfs', async function () {
+    it('runs the image chrooted: port on 127.0.0.1, container env and paths, artifacts at /local, whiteouts; stop kills it and removes the rootfs', async () => {
       await call(nomad.url, 'PUT', '/v1/jobs', {
         Job: job('py-docker', {
           Config: { image: APP_IMAGE, command: 'python3', args: ['/opt/app/serve.py', '${NOMAD_PORT_http}'] },
@@ -284,8 +304,11 @@ describe('Nomad stand-in: docker driver', function () {
       assert.equal(readFileSync(path.join(work, 'nomad', 'alloc', alloc.ID, 'app', 'local', 'hello.txt'), 'utf8'), 'artifact body');
     });
 
-    for (const [key, text] of [['volumez', 'An argument named "volumez" is not expected here'], ['volumes', 'does not implement config key "volumes"']] as const) {
-      it(`fails the task with a Driver Failure for Config key "${key}"`, async function () {
+    for (const [key, text] of [
+      ['volumez', 'An argument named "volumez" is not expected here'],
+      ['volumes', 'does not implement config key "volumes"'],
+    ] as const) {
+      it(`fails the task with a Driver Failure for Config key "${key}"`, async () => {
         const id = `bad-${key}`;
         await call(nomad.url, 'PUT', '/v1/jobs', { Job: job(id, { Config: { image: APP_IMAGE, command: 'python3', [key]: ['/x:/y'] } }) });
         const alloc = await allocOf(nomad.url, id, 'failed');
@@ -294,7 +317,7 @@ describe('Nomad stand-in: docker driver', function () {
       });
     }
 
-    it('an image that cannot be pulled is a Driver Failure "Failed to pull" and fails the task per its restart policy', async function () {
+    it('an image that cannot be pulled is a Driver Failure "Failed to pull" and fails the task per its restart policy', async () => {
       await call(nomad.url, 'PUT', '/v1/jobs', { Job: job('no-image', { Config: { image: 'svc/missing:1', command: 'python3' } }) });
       const alloc = await allocOf(nomad.url, 'no-image', 'failed');
       const types = alloc.TaskStates.app.Events.map((e: any) => e.Type);
@@ -304,31 +327,32 @@ describe('Nomad stand-in: docker driver', function () {
     });
   });
 
-  describe('registry puller', function () {
+  describe('registry puller', () => {
     let registry: Server;
     let host: string;
     const corrupt = new Set<string>();
 
-    before(async function () {
+    before(async () => {
       registry = specRegistry(appLayout, 'svc/app', corrupt);
       host = (await listen(registry)).slice('http://'.length);
     });
 
-    after(function () {
+    after(() => {
       registry?.close();
     });
 
-    it('pulls by tag through an index, answering the Bearer challenge, and verifies every digest', async function () {
+    it('pulls by tag through an index, answering the Bearer challenge, and verifies every digest', async () => {
       const source = new RegistryImageSource(path.join(work, 'pulled-ok'));
       const image = await source.pull(`${host}/svc/app:latest`, { username: 'puller', password: 'secret' });
       assert.equal(image.layers.length, 2);
-      for (const layer of image.layers) assert.equal(`sha256:${createHash('sha256').update(readFileSync(layer)).digest('hex')}`, `sha256:${path.basename(layer)}`);
+      for (const layer of image.layers)
+        assert.equal(`sha256:${createHash('sha256').update(readFileSync(layer)).digest('hex')}`, `sha256:${path.basename(layer)}`);
       assert.ok(image.config.config?.Env?.includes('APP_GREETING=from-image'));
       await assert.rejects(new RegistryImageSource(path.join(work, 'pulled-anon')).pull(`${host}/svc/app:latest`), /unauthorized/);
       await assert.rejects(source.pull(`${host}/svc/app:nope`, { username: 'puller', password: 'secret' }), /manifest unknown/);
     });
 
-    it('refuses a blob whose bytes do not match its digest', async function () {
+    it('refuses a blob whose bytes do not match its digest', async () => {
       const { layers } = readLayout(appLayout);
       corrupt.add(layers[1]!.digest);
       try {
@@ -340,17 +364,25 @@ describe('Nomad stand-in: docker driver', function () {
       }
     });
 
-    it('is the default source: a job with a registry image and auth runs', async function () {
+    it('is the default source: a job with a registry image and auth runs', async () => {
       const nomad = await startNomadStandin({ dataDir: path.join(work, 'nomad-registry') });
       try {
         await call(nomad.url, 'PUT', '/v1/jobs', {
           Job: job('from-registry', {
-            Config: { image: `${host}/svc/app:latest`, command: 'python3', args: ['/opt/app/serve.py', '${NOMAD_PORT_http}'], auth: { username: 'puller', password: 'secret' } },
+            Config: {
+              image: `${host}/svc/app:latest`,
+              command: 'python3',
+              args: ['/opt/app/serve.py', '${NOMAD_PORT_http}'],
+              auth: { username: 'puller', password: 'secret' },
+            },
           }),
         });
         const alloc = await allocOf(nomad.url, 'from-registry', 'running');
         const port = alloc.AllocatedResources.Shared.Ports[0].Value;
-        const env = await until('the container answering', async () => (await fetch(`http://127.0.0.1:${port}/env`)).json() as Promise<any>);
+        const env = await until(
+          'the container answering',
+          async () => (await fetch(`http://127.0.0.1:${port}/env`)).json() as Promise<any>,
+        );
         assert.equal(env.NOMAD_TASK_DIR, '/local');
         assert.equal(existsSync(path.join(work, 'nomad-registry', 'docker', 'blobs', 'sha256')), true);
       } finally {

@@ -15,32 +15,41 @@ const S = 1_000_000_000;
 /** A node one-liner: listens on NOMAD_PORT_http, answers with its env, writes to stdout and stderr. */
 const SERVER_JS = [
   "const http=require('http');",
-  "const port=Number(process.env.NOMAD_PORT_http);",
+  'const port=Number(process.env.NOMAD_PORT_http);',
   "http.createServer((q,r)=>{r.setHeader('content-type','application/json');r.end(JSON.stringify(process.env))})",
   ".listen(port,'127.0.0.1',()=>{console.log('listening on '+port);console.error('stderr line')});",
 ].join('');
 
-function job(id: string, overrides: Record<string, unknown> = {}, group: Record<string, unknown> = {}, task: Record<string, unknown> = {}): Record<string, unknown> {
+function job(
+  id: string,
+  overrides: Record<string, unknown> = {},
+  group: Record<string, unknown> = {},
+  task: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     ID: id,
     Datacenters: ['dc1'],
     Meta: { owner: 'tests' },
-    TaskGroups: [{
-      Name: 'web',
-      Count: 1,
-      Update: { MaxParallel: 0 },
-      RestartPolicy: { Attempts: 1, Delay: 1 * S, Interval: 10 * S, Mode: 'fail' },
-      Networks: [{ DynamicPorts: [{ Label: 'http' }] }],
-      Tasks: [{
-        Name: 'server',
-        Driver: 'raw_exec',
-        Config: { command: process.execPath, args: ['-e', SERVER_JS] },
-        Env: { GREETING: 'hello ${NOMAD_JOB_NAME} on ${NOMAD_PORT_http}' },
-        KillTimeout: 2 * S,
-        ...task,
-      }],
-      ...group,
-    }],
+    TaskGroups: [
+      {
+        Name: 'web',
+        Count: 1,
+        Update: { MaxParallel: 0 },
+        RestartPolicy: { Attempts: 1, Delay: 1 * S, Interval: 10 * S, Mode: 'fail' },
+        Networks: [{ DynamicPorts: [{ Label: 'http' }] }],
+        Tasks: [
+          {
+            Name: 'server',
+            Driver: 'raw_exec',
+            Config: { command: process.execPath, args: ['-e', SERVER_JS] },
+            Env: { GREETING: 'hello ${NOMAD_JOB_NAME} on ${NOMAD_PORT_http}' },
+            KillTimeout: 2 * S,
+            ...task,
+          },
+        ],
+        ...group,
+      },
+    ],
     ...overrides,
   };
 }
@@ -53,7 +62,11 @@ interface Answer {
 }
 
 async function call(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(base + p, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(base + p, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, text, headers: response.headers, json: () => JSON.parse(text) };
 }
@@ -66,7 +79,7 @@ async function runningAlloc(base: string, id: string): Promise<any> {
   });
 }
 
-describe('Nomad stand-in', function () {
+describe('Nomad stand-in', () => {
   let dataDir: string;
   let nomad: NomadStandin;
   let base: string;
@@ -105,7 +118,10 @@ describe('Nomad stand-in', function () {
       assert.equal(stored.TaskGroups[0].Tasks[0].Resources.MemoryMB, 300);
       assert.equal(stored.TaskGroups[0].EphemeralDisk.SizeMB, 300);
       const list = (await call(base, 'GET', '/v1/jobs?prefix=ap')).json();
-      assert.deepEqual(list.map((j: any) => j.ID), ['api']);
+      assert.deepEqual(
+        list.map((j: any) => j.ID),
+        ['api'],
+      );
       assert.deepEqual((await call(base, 'GET', '/v1/jobs?prefix=zz')).json(), []);
     });
 
@@ -116,23 +132,36 @@ describe('Nomad stand-in', function () {
       assert.match(read.headers.get('content-type') ?? '', /^text\/plain/);
     });
 
-    it('checks EnforceIndex against JobModifyIndex with Nomad\'s 500 texts', async () => {
-      const first = (await call(base, 'PUT', '/v1/jobs', { Job: job('cas', {}, { Count: 0 }), EnforceIndex: true, JobModifyIndex: 0 })).json();
+    it("checks EnforceIndex against JobModifyIndex with Nomad's 500 texts", async () => {
+      const first = (
+        await call(base, 'PUT', '/v1/jobs', { Job: job('cas', {}, { Count: 0 }), EnforceIndex: true, JobModifyIndex: 0 })
+      ).json();
       const again = await call(base, 'PUT', '/v1/jobs', { Job: job('cas', {}, { Count: 0 }), EnforceIndex: true, JobModifyIndex: 0 });
       assert.equal(again.status, 500);
       assert.equal(again.text, 'Enforcing job modify index 0: job already exists');
-      const stale = await call(base, 'PUT', '/v1/jobs', { Job: job('cas', { Priority: 60 }, { Count: 0 }), EnforceIndex: true, JobModifyIndex: first.JobModifyIndex + 100 });
+      const stale = await call(base, 'PUT', '/v1/jobs', {
+        Job: job('cas', { Priority: 60 }, { Count: 0 }),
+        EnforceIndex: true,
+        JobModifyIndex: first.JobModifyIndex + 100,
+      });
       assert.equal(stale.status, 500);
-      assert.equal(stale.text, `Enforcing job modify index ${first.JobModifyIndex + 100}: job exists with conflicting job modify index: ${first.JobModifyIndex}`);
+      assert.equal(
+        stale.text,
+        `Enforcing job modify index ${first.JobModifyIndex + 100}: job exists with conflicting job modify index: ${first.JobModifyIndex}`,
+      );
       const missing = await call(base, 'PUT', '/v1/jobs', { Job: job('other', {}, { Count: 0 }), EnforceIndex: true, JobModifyIndex: 5 });
       assert.equal(missing.text, 'Enforcing job modify index 5: job does not exist');
-      const ok = await call(base, 'PUT', '/v1/jobs', { Job: job('cas', { Priority: 60 }, { Count: 0 }), EnforceIndex: true, JobModifyIndex: first.JobModifyIndex });
+      const ok = await call(base, 'PUT', '/v1/jobs', {
+        Job: job('cas', { Priority: 60 }, { Count: 0 }),
+        EnforceIndex: true,
+        JobModifyIndex: first.JobModifyIndex,
+      });
       assert.equal(ok.status, 200, ok.text);
       assert.ok(ok.json().JobModifyIndex > first.JobModifyIndex);
       assert.equal((await call(base, 'GET', '/v1/job/cas')).json().Version, 1);
     });
 
-    it('rejects an unknown field with Go\'s decoder text (strict by default)', async () => {
+    it("rejects an unknown field with Go's decoder text (strict by default)", async () => {
       const bad = job('typo', {}, {}, { Resources: { Memory: 512 } });
       const answer = await call(base, 'PUT', '/v1/jobs', { Job: bad });
       assert.equal(answer.status, 400);
@@ -151,10 +180,13 @@ describe('Nomad stand-in', function () {
       }
     });
 
-    it('rejects a duration given as a string with 400 and Go\'s type error', async () => {
+    it("rejects a duration given as a string with 400 and Go's type error", async () => {
       const answer = await call(base, 'PUT', '/v1/jobs', { Job: job('dur', {}, { RestartPolicy: { Delay: '15s' } }) });
       assert.equal(answer.status, 400);
-      assert.equal(answer.text, 'json: cannot unmarshal string into Go struct field RestartPolicy.Job.TaskGroups.RestartPolicy.Delay of type time.Duration');
+      assert.equal(
+        answer.text,
+        'json: cannot unmarshal string into Go struct field RestartPolicy.Job.TaskGroups.RestartPolicy.Delay of type time.Duration',
+      );
     });
 
     it('answers 400 without Job or Job.ID and 500 with a multierror for an invalid job', async () => {
@@ -170,7 +202,10 @@ describe('Nomad stand-in', function () {
       await call(base, 'PUT', '/v1/jobs', { Job: job('keep', {}, { Count: 0, Scaling: { Min: 0, Max: 5 } }) });
       const scaled = await call(base, 'POST', '/v1/job/keep/scale', { Count: 2, Target: { Group: 'web' }, Message: 'test' });
       assert.equal(scaled.status, 200, scaled.text);
-      await call(base, 'PUT', '/v1/jobs', { Job: job('keep', { Meta: { owner: 'v2' } }, { Count: 0, Scaling: { Min: 0, Max: 5 } }), PreserveCounts: true });
+      await call(base, 'PUT', '/v1/jobs', {
+        Job: job('keep', { Meta: { owner: 'v2' } }, { Count: 0, Scaling: { Min: 0, Max: 5 } }),
+        PreserveCounts: true,
+      });
       assert.equal((await call(base, 'GET', '/v1/job/keep')).json().TaskGroups[0].Count, 2);
       await call(base, 'PUT', '/v1/jobs', { Job: job('keep', { Meta: { owner: 'v3' } }, { Count: 0, Scaling: { Min: 0, Max: 5 } }) });
       assert.equal((await call(base, 'GET', '/v1/job/keep')).json().TaskGroups[0].Count, 0);
@@ -193,10 +228,16 @@ describe('Nomad stand-in', function () {
       const plan = answer.json();
       assert.equal(plan.JobModifyIndex, reg.JobModifyIndex);
       assert.equal(plan.Diff.Type, 'Edited');
-      assert.deepEqual(plan.Diff.Fields.find((f: any) => f.Name === 'Priority'), { Type: 'Edited', Name: 'Priority', Old: '50', New: '70', Annotations: null });
+      assert.deepEqual(
+        plan.Diff.Fields.find((f: any) => f.Name === 'Priority'),
+        { Type: 'Edited', Name: 'Priority', Old: '50', New: '70', Annotations: null },
+      );
       const group = plan.Diff.TaskGroups[0];
       assert.equal(group.Type, 'Edited');
-      assert.deepEqual(group.Fields.find((f: any) => f.Name === 'Count'), { Type: 'Edited', Name: 'Count', Old: '0', New: '2', Annotations: null });
+      assert.deepEqual(
+        group.Fields.find((f: any) => f.Name === 'Count'),
+        { Type: 'Edited', Name: 'Count', Old: '0', New: '2', Annotations: null },
+      );
       assert.equal(plan.Annotations.DesiredTGUpdates.web.Place, 2);
       assert.equal((await call(base, 'GET', '/v1/job/plan')).json().Priority, 50);
       assert.equal((await call(base, 'POST', '/v1/job/other/plan', { Job: job('plan') })).text, 'Job ID does not match');
@@ -217,23 +258,38 @@ describe('Nomad stand-in', function () {
       assert.equal(status.TaskGroups.web.Events[0].PreviousCount, 0);
     });
 
-    it('refuses counts outside Scaling.Min/Max and other bad requests with Nomad\'s 400 texts', async () => {
+    it("refuses counts outside Scaling.Min/Max and other bad requests with Nomad's 400 texts", async () => {
       await call(base, 'PUT', '/v1/jobs', { Job: job('sc', {}, { Count: 1, Scaling: { Min: 1, Max: 3 } }) });
       const low = await call(base, 'POST', '/v1/job/sc/scale', { Count: 0, Target: { Group: 'web' } });
       assert.equal(low.status, 400);
       assert.equal(low.text, 'group count was less than scaling policy minimum: 0 < 1');
       const high = await call(base, 'POST', '/v1/job/sc/scale', { Count: 4, Target: { Group: 'web' } });
       assert.equal(high.text, 'group count was greater than scaling policy maximum: 4 > 3');
-      assert.equal((await call(base, 'POST', '/v1/job/sc/scale', { Count: 1, Target: {} })).text, 'missing task group name for scaling action');
-      assert.equal((await call(base, 'POST', '/v1/job/sc/scale', { Count: -1, Target: { Group: 'web' } })).text, "scaling action count can't be negative");
-      assert.equal((await call(base, 'POST', '/v1/job/sc/scale', { Count: 1, Target: { Group: 'db' } })).text, 'task group "db" specified for scaling does not exist in job');
+      assert.equal(
+        (await call(base, 'POST', '/v1/job/sc/scale', { Count: 1, Target: {} })).text,
+        'missing task group name for scaling action',
+      );
+      assert.equal(
+        (await call(base, 'POST', '/v1/job/sc/scale', { Count: -1, Target: { Group: 'web' } })).text,
+        "scaling action count can't be negative",
+      );
+      assert.equal(
+        (await call(base, 'POST', '/v1/job/sc/scale', { Count: 1, Target: { Group: 'db' } })).text,
+        'task group "db" specified for scaling does not exist in job',
+      );
       const unknown = await call(base, 'POST', '/v1/job/none/scale', { Count: 1, Target: { Group: 'web' } });
       assert.equal(unknown.status, 404);
       assert.equal(unknown.text, 'job "none" not found');
     });
 
     it('blocks scaling while a deployment of the job is active', async () => {
-      await call(base, 'PUT', '/v1/jobs', { Job: job('dep', {}, { Count: 1, Update: { MaxParallel: 1, MinHealthyTime: 60 * S, HealthyDeadline: 120 * S, ProgressDeadline: 180 * S } }) });
+      await call(base, 'PUT', '/v1/jobs', {
+        Job: job(
+          'dep',
+          {},
+          { Count: 1, Update: { MaxParallel: 1, MinHealthyTime: 60 * S, HealthyDeadline: 120 * S, ProgressDeadline: 180 * S } },
+        ),
+      });
       const deployment = (await call(base, 'GET', '/v1/job/dep/deployment')).json();
       assert.equal(deployment.Status, 'running');
       const answer = await call(base, 'POST', '/v1/job/dep/scale', { Count: 2, Target: { Group: 'web' } });
@@ -295,7 +351,20 @@ describe('Nomad stand-in', function () {
     it('kills the whole process group on stop, and keeps the job readable with Stop: true', async () => {
       const marker = `standin-marker-${process.pid}-${Date.now()}`;
       await call(base, 'PUT', '/v1/jobs', {
-        Job: job('stop', {}, { Networks: [] }, { Config: { command: '/bin/sh', args: ['-c', `"${process.execPath}" -e "setInterval(()=>{},1000)" ${marker} & "${process.execPath}" -e "setInterval(()=>{},1000)" ${marker}; wait`] } }),
+        Job: job(
+          'stop',
+          {},
+          { Networks: [] },
+          {
+            Config: {
+              command: '/bin/sh',
+              args: [
+                '-c',
+                `"${process.execPath}" -e "setInterval(()=>{},1000)" ${marker} & "${process.execPath}" -e "setInterval(()=>{},1000)" ${marker}; wait`,
+              ],
+            },
+          },
+        ),
       });
       await runningAlloc(base, 'stop');
       // The shell and its two children all carry the marker.
@@ -329,7 +398,11 @@ describe('Nomad stand-in', function () {
 
     it('starts and stops allocations when the count changes', async () => {
       await call(base, 'PUT', '/v1/jobs', { Job: job('count', {}, { Count: 2 }) });
-      await until('two running allocations', async () => ((await call(base, 'GET', '/v1/job/count/allocations')).json() as any[]).filter((a) => a.ClientStatus === 'running').length === 2);
+      await until(
+        'two running allocations',
+        async () =>
+          ((await call(base, 'GET', '/v1/job/count/allocations')).json() as any[]).filter((a) => a.ClientStatus === 'running').length === 2,
+      );
       await call(base, 'POST', '/v1/job/count/scale', { Count: 1, Target: { Group: 'web' } });
       const allocs = await until('one allocation stopped', async () => {
         const list = (await call(base, 'GET', '/v1/job/count/allocations')).json() as any[];
@@ -340,7 +413,9 @@ describe('Nomad stand-in', function () {
     });
 
     it('restarts a failing task per the restart policy, then marks the allocation failed', async () => {
-      await call(base, 'PUT', '/v1/jobs', { Job: job('crash', {}, { Networks: [] }, { Config: { command: '/bin/sh', args: ['-c', 'echo boom; exit 3'] } }) });
+      await call(base, 'PUT', '/v1/jobs', {
+        Job: job('crash', {}, { Networks: [] }, { Config: { command: '/bin/sh', args: ['-c', 'echo boom; exit 3'] } }),
+      });
       const alloc = await until('the allocation to fail', async () => {
         const list = (await call(base, 'GET', '/v1/job/crash/allocations')).json() as any[];
         return list[0]?.ClientStatus === 'failed' ? (await call(base, 'GET', `/v1/allocation/${list[0].ID}`)).json() : undefined;
@@ -367,10 +442,15 @@ describe('Nomad stand-in', function () {
         const url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/bundle.tar.gz`;
         const checksum = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
         await call(base, 'PUT', '/v1/jobs', {
-          Job: job('art', {}, { Networks: [] }, {
-            Artifacts: [{ GetterSource: url, GetterOptions: { checksum } }],
-            Config: { command: '/bin/sh', args: ['-c', 'cat ${NOMAD_TASK_DIR}/hello.txt; sleep 300'] },
-          }),
+          Job: job(
+            'art',
+            {},
+            { Networks: [] },
+            {
+              Artifacts: [{ GetterSource: url, GetterOptions: { checksum } }],
+              Config: { command: '/bin/sh', args: ['-c', 'cat ${NOMAD_TASK_DIR}/hello.txt; sleep 300'] },
+            },
+          ),
         });
         const alloc = await runningAlloc(base, 'art');
         const out = await until('the artifact content in the log', async () => {
@@ -385,7 +465,7 @@ describe('Nomad stand-in', function () {
   });
 
   describe('Consul registration', () => {
-    it('registers group services with Nomad\'s IDs, address, tags, meta and HTTP check, and deregisters them on stop', async () => {
+    it("registers group services with Nomad's IDs, address, tags, meta and HTTP check, and deregisters them on stop", async () => {
       const calls: Array<{ method: string; url: string; body: string }> = [];
       const consul = createServer((req, res) => {
         let body = '';
@@ -403,7 +483,10 @@ describe('Nomad stand-in', function () {
       const withConsul = await startNomadStandin({ dataDir, consulUrl: `http://127.0.0.1:${(consul.address() as AddressInfo).port}` });
       try {
         const service = {
-          Name: 'api-web', PortLabel: 'http', Tags: ['svc', 'urlprefix-/${NOMAD_JOB_NAME}'], Meta: { app: 'api' },
+          Name: 'api-web',
+          PortLabel: 'http',
+          Tags: ['svc', 'urlprefix-/${NOMAD_JOB_NAME}'],
+          Meta: { app: 'api' },
           Checks: [{ Type: 'http', Path: '/health', Interval: 10 * S, Timeout: 2 * S }],
         };
         await call(withConsul.url, 'PUT', '/v1/jobs', { Job: job('api', {}, { Services: [service] }) });
@@ -427,7 +510,9 @@ describe('Nomad stand-in', function () {
         assert.equal(body.Checks[0].Interval, '10s');
         assert.equal(body.Checks[0].Timeout, '2s');
         await call(withConsul.url, 'DELETE', '/v1/job/api');
-        await until('the deregister call', async () => calls.some((c) => c.method === 'PUT' && c.url === `/v1/agent/service/deregister/${encodeURIComponent(id)}`));
+        await until('the deregister call', async () =>
+          calls.some((c) => c.method === 'PUT' && c.url === `/v1/agent/service/deregister/${encodeURIComponent(id)}`),
+        );
         assert.deepEqual(withConsul.consulErrors, []);
       } finally {
         await withConsul.close();
@@ -456,7 +541,7 @@ describe('Nomad stand-in', function () {
       assert.equal((await call(base, 'GET', '/v1/job/block?index=x')).text, 'Invalid index');
     });
 
-    it('wakes a blocking GET /v1/job/:id/allocations at each of its allocation\'s own changes (pending, then running)', async () => {
+    it("wakes a blocking GET /v1/job/:id/allocations at each of its allocation's own changes (pending, then running)", async () => {
       // Each write raises the index of what it changed before watchers look (Nomad's watch sets fire after the commit).
       await call(base, 'PUT', '/v1/jobs', { Job: job('wake', {}, { Count: 0 }) });
       let index = Number((await call(base, 'GET', '/v1/job/wake/allocations')).headers.get('x-nomad-index'));
@@ -512,7 +597,10 @@ describe('Nomad stand-in', function () {
         assert.equal((await call(scoped.url, 'PUT', '/v1/jobs?namespace=team', { Job: job('ns', {}, { Count: 0 }) })).status, 200);
         assert.equal((await call(scoped.url, 'GET', '/v1/job/ns')).status, 404);
         assert.equal((await call(scoped.url, 'GET', '/v1/job/ns?namespace=team')).json().Namespace, 'team');
-        assert.deepEqual((await call(scoped.url, 'GET', '/v1/jobs?namespace=*')).json().map((j: any) => j.Namespace), ['team']);
+        assert.deepEqual(
+          (await call(scoped.url, 'GET', '/v1/jobs?namespace=*')).json().map((j: any) => j.Namespace),
+          ['team'],
+        );
       } finally {
         await scoped.close();
       }

@@ -27,10 +27,22 @@ interface Answer {
 }
 
 const digestOf = (bytes: Buffer | string): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-const descriptor = (mediaType: string, bytes: Buffer, extra: Record<string, unknown> = {}) => ({ mediaType, digest: digestOf(bytes), size: bytes.length, ...extra });
+const descriptor = (mediaType: string, bytes: Buffer, extra: Record<string, unknown> = {}) => ({
+  mediaType,
+  digest: digestOf(bytes),
+  size: bytes.length,
+  ...extra,
+});
 
 function imageManifest(config: Buffer, layers: Buffer[], mediaType = OCI_MANIFEST): Buffer {
-  return Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType, config: descriptor(OCI_CONFIG, config), layers: layers.map((layer) => descriptor(OCI_LAYER, layer)) }));
+  return Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType,
+      config: descriptor(OCI_CONFIG, config),
+      layers: layers.map((layer) => descriptor(OCI_LAYER, layer)),
+    }),
+  );
 }
 
 describe('Registry stand-in', () => {
@@ -50,7 +62,11 @@ describe('Registry stand-in', () => {
     await Promise.all(started.splice(0).map((standin) => standin.close()));
   });
 
-  async function call(method: string, target: string, options: { body?: Buffer | string; headers?: Record<string, string>; on?: RegistryStandin } = {}): Promise<Answer> {
+  async function call(
+    method: string,
+    target: string,
+    options: { body?: Buffer | string; headers?: Record<string, string>; on?: RegistryStandin } = {},
+  ): Promise<Answer> {
     const base = (options.on ?? registry).url;
     const response = await fetch(new URL(target, base), { method, body: options.body, headers: options.headers, redirect: 'manual' });
     const body = Buffer.from(await response.arrayBuffer());
@@ -75,12 +91,20 @@ describe('Registry stand-in', () => {
   async function pushBlob(repo: string, bytes: Buffer, headers: Record<string, string> = {}, on = registry): Promise<string> {
     const started = await call('POST', `/v2/${repo}/blobs/uploads/`, { headers, on });
     assert.equal(started.status, 202, started.text);
-    const done = await call('PUT', withDigest(started.headers.get('location')!, digestOf(bytes), on), { body: bytes, headers: { ...headers, 'Content-Type': 'application/octet-stream' }, on });
+    const done = await call('PUT', withDigest(started.headers.get('location')!, digestOf(bytes), on), {
+      body: bytes,
+      headers: { ...headers, 'Content-Type': 'application/octet-stream' },
+      on,
+    });
     assert.equal(done.status, 201, done.text);
     return digestOf(bytes);
   }
 
-  async function pushImage(repo: string, tag: string, mediaType = OCI_MANIFEST): Promise<{ manifest: Buffer; digest: string; config: Buffer; layer: Buffer }> {
+  async function pushImage(
+    repo: string,
+    tag: string,
+    mediaType = OCI_MANIFEST,
+  ): Promise<{ manifest: Buffer; digest: string; config: Buffer; layer: Buffer }> {
     const config = Buffer.from(`{"architecture":"amd64","os":"linux","tag":"${tag}"}`);
     const layer = Buffer.from(`layer of ${repo}:${tag}`);
     await pushBlob(repo, config);
@@ -160,7 +184,10 @@ describe('Registry stand-in', () => {
     it('completes POST then PUT: 201, Location of the blob, Docker-Content-Digest; the blob is served', async () => {
       const bytes = Buffer.from('hello blob');
       const session = await call('POST', '/v2/repo/blobs/uploads/');
-      const done = await call('PUT', withDigest(session.headers.get('location')!, digestOf(bytes)), { body: bytes, headers: { 'Content-Type': 'application/octet-stream' } });
+      const done = await call('PUT', withDigest(session.headers.get('location')!, digestOf(bytes)), {
+        body: bytes,
+        headers: { 'Content-Type': 'application/octet-stream' },
+      });
       assert.equal(done.status, 201);
       assert.equal(done.headers.get('location'), `/v2/repo/blobs/${digestOf(bytes)}`);
       assert.equal(done.headers.get('docker-content-digest'), digestOf(bytes));
@@ -179,7 +206,10 @@ describe('Registry stand-in', () => {
 
     it('takes a single POST with ?digest= and the bytes: 201', async () => {
       const bytes = Buffer.from('monolithic');
-      const answer = await call('POST', `/v2/repo/blobs/uploads/?digest=${digestOf(bytes)}`, { body: bytes, headers: { 'Content-Type': 'application/octet-stream' } });
+      const answer = await call('POST', `/v2/repo/blobs/uploads/?digest=${digestOf(bytes)}`, {
+        body: bytes,
+        headers: { 'Content-Type': 'application/octet-stream' },
+      });
       assert.equal(answer.status, 201);
       assert.equal(answer.headers.get('docker-content-digest'), digestOf(bytes));
       assert.equal(answer.headers.get('location'), `/v2/repo/blobs/${digestOf(bytes)}`);
@@ -195,7 +225,10 @@ describe('Registry stand-in', () => {
       let location = (await call('POST', '/v2/repo/blobs/uploads/')).headers.get('location')!;
       let offset = 0;
       for (const part of parts.slice(0, 2)) {
-        const patch = await call('PATCH', location, { body: part, headers: { 'Content-Type': 'application/octet-stream', 'Content-Range': `${offset}-${offset + part.length - 1}` } });
+        const patch = await call('PATCH', location, {
+          body: part,
+          headers: { 'Content-Type': 'application/octet-stream', 'Content-Range': `${offset}-${offset + part.length - 1}` },
+        });
         assert.equal(patch.status, 202, patch.text);
         offset += part.length;
         assert.equal(patch.headers.get('range'), `0-${offset - 1}`);
@@ -225,7 +258,7 @@ describe('Registry stand-in', () => {
       assert.equal(wrongLength.code(), 'SIZE_INVALID');
     });
 
-    it('refuses a PATCH whose Content-Type is neither empty nor application/octet-stream (distribution\'s 500 UNKNOWN)', async () => {
+    it("refuses a PATCH whose Content-Type is neither empty nor application/octet-stream (distribution's 500 UNKNOWN)", async () => {
       const location = (await call('POST', '/v2/repo/blobs/uploads/')).headers.get('location')!;
       const answer = await call('PATCH', location, { body: 'text', headers: { 'Content-Type': 'text/plain' } });
       assert.equal(answer.status, 500);
@@ -294,7 +327,11 @@ describe('Registry stand-in', () => {
       const answer = await call('GET', `/v2/b/blobs/${digest}`);
       assert.equal(answer.status, 404);
       assert.equal(answer.code(), 'BLOB_UNKNOWN');
-      assert.deepEqual((answer.json() as { errors: unknown[] }).errors[0], { code: 'BLOB_UNKNOWN', message: 'blob unknown to registry', detail: digest });
+      assert.deepEqual((answer.json() as { errors: unknown[] }).errors[0], {
+        code: 'BLOB_UNKNOWN',
+        message: 'blob unknown to registry',
+        detail: digest,
+      });
       const head = await call('HEAD', `/v2/b/blobs/${digest}`);
       assert.equal(head.status, 404);
     });
@@ -373,7 +410,10 @@ describe('Registry stand-in', () => {
       await pushImage('repo', 'v1');
       const answer = await call('GET', '/v2/repo/manifests/v1', { headers: { Accept: `${DOCKER_MANIFEST}, */*` } });
       assert.equal(answer.status, 404);
-      assert.deepEqual((answer.json() as { errors: unknown[] }).errors[0], { code: 'MANIFEST_UNKNOWN', message: 'OCI manifest found, but accept header does not support OCI manifests' });
+      assert.deepEqual((answer.json() as { errors: unknown[] }).errors[0], {
+        code: 'MANIFEST_UNKNOWN',
+        message: 'OCI manifest found, but accept header does not support OCI manifests',
+      });
     });
 
     it('serves a Docker schema2 manifest whatever the Accept header says', async () => {
@@ -397,23 +437,37 @@ describe('Registry stand-in', () => {
       const layer = Buffer.from('layer');
       await pushBlob('other', config);
       await pushBlob('other', layer);
-      const answer = await call('PUT', '/v2/repo/manifests/v1', { body: imageManifest(config, [layer]), headers: { 'Content-Type': OCI_MANIFEST } });
+      const answer = await call('PUT', '/v2/repo/manifests/v1', {
+        body: imageManifest(config, [layer]),
+        headers: { 'Content-Type': OCI_MANIFEST },
+      });
       assert.equal(answer.status, 400);
       const errors = (answer.json() as { errors: { code: string; detail: unknown }[] }).errors;
-      assert.deepEqual(errors.map((error) => [error.code, error.detail]), [['MANIFEST_BLOB_UNKNOWN', digestOf(config)], ['MANIFEST_BLOB_UNKNOWN', digestOf(layer)]]);
+      assert.deepEqual(
+        errors.map((error) => [error.code, error.detail]),
+        [
+          ['MANIFEST_BLOB_UNKNOWN', digestOf(config)],
+          ['MANIFEST_BLOB_UNKNOWN', digestOf(layer)],
+        ],
+      );
       assert.equal(registry.stats.manifestPuts, 0);
     });
 
     it('refuses a descriptor size that does not match the blob (MANIFEST_INVALID), unless strictDescriptorSizes is off', async () => {
       const config = Buffer.from('{"c":2}');
-      const wrongSize = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: { ...descriptor(OCI_CONFIG, config), size: 99 }, layers: [] }));
+      const wrongSize = Buffer.from(
+        JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: { ...descriptor(OCI_CONFIG, config), size: 99 }, layers: [] }),
+      );
       await pushBlob('repo', config);
       const strict = await call('PUT', '/v2/repo/manifests/v1', { body: wrongSize, headers: { 'Content-Type': OCI_MANIFEST } });
       assert.equal(strict.status, 400);
       assert.equal(strict.code(), 'MANIFEST_INVALID');
       const lenient = await start({ strictDescriptorSizes: false });
       await pushBlob('repo', config, {}, lenient);
-      assert.equal((await call('PUT', '/v2/repo/manifests/v1', { body: wrongSize, headers: { 'Content-Type': OCI_MANIFEST }, on: lenient })).status, 201);
+      assert.equal(
+        (await call('PUT', '/v2/repo/manifests/v1', { body: wrongSize, headers: { 'Content-Type': OCI_MANIFEST }, on: lenient })).status,
+        201,
+      );
     });
 
     it('refuses bad manifests with MANIFEST_INVALID: unknown Content-Type, mediaType disagreeing, Docker type without mediaType, not JSON, index fields in a manifest', async () => {
@@ -422,11 +476,19 @@ describe('Registry stand-in', () => {
       const good = JSON.parse(imageManifest(config, []).toString()) as Record<string, unknown>;
       const cases: [string, string, string][] = [
         ['application/json', JSON.stringify(good), 'unsupported manifest media type and no default available: application/json'],
-        [OCI_MANIFEST, JSON.stringify({ ...good, mediaType: DOCKER_MANIFEST }), `if present, mediaType in manifest should be '${OCI_MANIFEST}' not '${DOCKER_MANIFEST}'`],
+        [
+          OCI_MANIFEST,
+          JSON.stringify({ ...good, mediaType: DOCKER_MANIFEST }),
+          `if present, mediaType in manifest should be '${OCI_MANIFEST}' not '${DOCKER_MANIFEST}'`,
+        ],
         [DOCKER_MANIFEST, JSON.stringify({ ...good, mediaType: undefined }), `mediaType in manifest should be '${DOCKER_MANIFEST}' not ''`],
         [OCI_MANIFEST, '{not json', ''],
         [OCI_MANIFEST, JSON.stringify({ ...good, manifests: [] }), 'ocimanifest: expected manifest but found index'],
-        [OCI_INDEX, JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, config: good.config, manifests: [] }), 'index: expected index but found manifest'],
+        [
+          OCI_INDEX,
+          JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, config: good.config, manifests: [] }),
+          'index: expected index but found manifest',
+        ],
       ];
       for (const [contentType, body, detail] of cases) {
         const answer = await call('PUT', '/v2/repo/manifests/v1', { body, headers: { 'Content-Type': contentType } });
@@ -436,20 +498,29 @@ describe('Registry stand-in', () => {
       }
     });
 
-    it('answers a schemaVersion other than 2 with distribution\'s 500 UNKNOWN', async () => {
-      const answer = await call('PUT', '/v2/repo/manifests/v1', { body: JSON.stringify({ schemaVersion: 1, config: {}, layers: [] }), headers: { 'Content-Type': OCI_MANIFEST } });
+    it("answers a schemaVersion other than 2 with distribution's 500 UNKNOWN", async () => {
+      const answer = await call('PUT', '/v2/repo/manifests/v1', {
+        body: JSON.stringify({ schemaVersion: 1, config: {}, layers: [] }),
+        headers: { 'Content-Type': OCI_MANIFEST },
+      });
       assert.equal(answer.status, 500);
       assert.equal(answer.code(), 'UNKNOWN');
     });
 
-    it('accepts a PUT by digest only when the digest is the bytes\' (else 400 DIGEST_INVALID), and tags nothing', async () => {
+    it("accepts a PUT by digest only when the digest is the bytes' (else 400 DIGEST_INVALID), and tags nothing", async () => {
       const config = Buffer.from('{}');
       await pushBlob('repo', config);
       const manifest = imageManifest(config, []);
-      const wrong = await call('PUT', `/v2/repo/manifests/${digestOf('other')}`, { body: manifest, headers: { 'Content-Type': OCI_MANIFEST } });
+      const wrong = await call('PUT', `/v2/repo/manifests/${digestOf('other')}`, {
+        body: manifest,
+        headers: { 'Content-Type': OCI_MANIFEST },
+      });
       assert.equal(wrong.status, 400);
       assert.equal(wrong.code(), 'DIGEST_INVALID');
-      const right = await call('PUT', `/v2/repo/manifests/${digestOf(manifest)}`, { body: manifest, headers: { 'Content-Type': OCI_MANIFEST } });
+      const right = await call('PUT', `/v2/repo/manifests/${digestOf(manifest)}`, {
+        body: manifest,
+        headers: { 'Content-Type': OCI_MANIFEST },
+      });
       assert.equal(right.status, 201);
       assert.equal((await call('GET', '/v2/repo/tags/list')).code(), 'NAME_UNKNOWN');
     });
@@ -457,24 +528,45 @@ describe('Registry stand-in', () => {
     it('refuses an index whose manifests are not in the repository, accepts it once they are', async () => {
       const amd = await pushImage('repo', 'amd');
       const arm = imageManifest(Buffer.from('{}'), []);
-      const index = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: [descriptor(OCI_MANIFEST, amd.manifest, { platform: { architecture: 'amd64', os: 'linux' } }), descriptor(OCI_MANIFEST, arm, { platform: { architecture: 'arm64', os: 'linux' } })] }));
+      const index = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: OCI_INDEX,
+          manifests: [
+            descriptor(OCI_MANIFEST, amd.manifest, { platform: { architecture: 'amd64', os: 'linux' } }),
+            descriptor(OCI_MANIFEST, arm, { platform: { architecture: 'arm64', os: 'linux' } }),
+          ],
+        }),
+      );
       const refused = await call('PUT', '/v2/repo/manifests/multi', { body: index, headers: { 'Content-Type': OCI_INDEX } });
       assert.equal(refused.status, 400);
       assert.equal(refused.code(), 'MANIFEST_BLOB_UNKNOWN');
       assert.equal((refused.json() as { errors: { detail: unknown }[] }).errors[0]?.detail, digestOf(arm));
       await pushBlob('repo', Buffer.from('{}'));
-      assert.equal((await call('PUT', `/v2/repo/manifests/${digestOf(arm)}`, { body: arm, headers: { 'Content-Type': OCI_MANIFEST } })).status, 201);
+      assert.equal(
+        (await call('PUT', `/v2/repo/manifests/${digestOf(arm)}`, { body: arm, headers: { 'Content-Type': OCI_MANIFEST } })).status,
+        201,
+      );
       assert.equal((await call('PUT', '/v2/repo/manifests/multi', { body: index, headers: { 'Content-Type': OCI_INDEX } })).status, 201);
       const noAccept = await call('GET', '/v2/repo/manifests/multi', { headers: { Accept: OCI_MANIFEST } });
       assert.equal(noAccept.status, 404);
-      assert.equal((noAccept.json() as { errors: { message: string }[] }).errors[0]?.message, 'OCI index found, but accept header does not support OCI indexes');
+      assert.equal(
+        (noAccept.json() as { errors: { message: string }[] }).errors[0]?.message,
+        'OCI index found, but accept header does not support OCI indexes',
+      );
       const answer = await call('GET', '/v2/repo/manifests/multi', { headers: { Accept: OCI_INDEX } });
       assert.deepEqual(answer.body, index);
     });
 
     it('replaces a Docker manifest list fetched by tag without the list type in Accept by its linux/amd64 manifest', async () => {
       const amd = await pushImage('repo', 'amd', DOCKER_MANIFEST);
-      const list = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: DOCKER_LIST, manifests: [descriptor(DOCKER_MANIFEST, amd.manifest, { platform: { architecture: 'amd64', os: 'linux' } })] }));
+      const list = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: DOCKER_LIST,
+          manifests: [descriptor(DOCKER_MANIFEST, amd.manifest, { platform: { architecture: 'amd64', os: 'linux' } })],
+        }),
+      );
       assert.equal((await call('PUT', '/v2/repo/manifests/list', { body: list, headers: { 'Content-Type': DOCKER_LIST } })).status, 201);
       const old = await call('GET', '/v2/repo/manifests/list', { headers: { Accept: DOCKER_MANIFEST } });
       assert.equal(old.headers.get('content-type'), DOCKER_MANIFEST);
@@ -497,7 +589,11 @@ describe('Registry stand-in', () => {
       assert.equal(rest.headers.get('link'), null);
       const unknown = await call('GET', '/v2/nothing/tags/list');
       assert.equal(unknown.status, 404);
-      assert.deepEqual((unknown.json() as { errors: unknown[] }).errors[0], { code: 'NAME_UNKNOWN', message: 'repository name not known to registry', detail: { name: 'nothing' } });
+      assert.deepEqual((unknown.json() as { errors: unknown[] }).errors[0], {
+        code: 'NAME_UNKNOWN',
+        message: 'repository name not known to registry',
+        detail: { name: 'nothing' },
+      });
       assert.equal((await call('GET', '/v2/repo/tags/list?n=x')).code(), 'PAGINATION_NUMBER_INVALID');
     });
   });
@@ -538,7 +634,9 @@ describe('Registry stand-in', () => {
       const secured = await start({ auth: { mode: 'token', users } });
       const read = await call('GET', '/v2/svc/img/manifests/v1', { on: secured });
       assert.equal(challenge(read).scope, 'repository:svc/img:pull');
-      assert.deepEqual((read.json() as { errors: { detail: unknown }[] }).errors[0]?.detail, [{ Type: 'repository', Class: '', Name: 'svc/img', Action: 'pull' }]);
+      assert.deepEqual((read.json() as { errors: { detail: unknown }[] }).errors[0]?.detail, [
+        { Type: 'repository', Class: '', Name: 'svc/img', Action: 'pull' },
+      ]);
       const write = await call('POST', '/v2/svc/img/blobs/uploads/', { on: secured });
       assert.equal(challenge(write).scope, 'repository:svc/img:pull,push');
       const mount = await call('POST', `/v2/svc/img/blobs/uploads/?mount=${digestOf('x')}&from=svc/base`, { on: secured });
@@ -562,7 +660,10 @@ describe('Registry stand-in', () => {
       const bearer = await token(secured, ['repository:svc/base:pull,push'], basic('builder', 's3cret'));
       await pushBlob('svc/base', Buffer.from('shared'), { Authorization: `Bearer ${bearer}` }, secured);
       const both = await token(secured, ['repository:svc/img:pull,push', 'repository:svc/base:pull'], basic('builder', 's3cret'));
-      const mount = await call('POST', `/v2/svc/img/blobs/uploads/?mount=${digest}&from=svc/base`, { headers: { Authorization: `Bearer ${both}` }, on: secured });
+      const mount = await call('POST', `/v2/svc/img/blobs/uploads/?mount=${digest}&from=svc/base`, {
+        headers: { Authorization: `Bearer ${both}` },
+        on: secured,
+      });
       assert.equal(mount.status, 201);
     });
 
@@ -575,7 +676,12 @@ describe('Registry stand-in', () => {
       assert.equal((await call('GET', `/v2/lib/app/blobs/${digest}`, { headers: auth, on: open })).status, 200);
       const push = await call('POST', '/v2/lib/app/blobs/uploads/', { headers: auth, on: open });
       assert.equal(push.status, 401);
-      assert.deepEqual(challenge(push), { realm: `${open.url}/token`, service: TOKEN_SERVICE, scope: 'repository:lib/app:pull,push', error: 'insufficient_scope' });
+      assert.deepEqual(challenge(push), {
+        realm: `${open.url}/token`,
+        service: TOKEN_SERVICE,
+        scope: 'repository:lib/app:pull,push',
+        error: 'insufficient_scope',
+      });
 
       const closed = await start({ auth: { mode: 'token', users } });
       const nothing = await token(closed, ['repository:lib/app:pull']);
@@ -586,13 +692,22 @@ describe('Registry stand-in', () => {
 
     it('answers wrong credentials at /token with 401, and an unknown or other-service token with invalid_token', async () => {
       const secured = await start({ auth: { mode: 'token', users } });
-      const wrong = await call('GET', `/token?service=${TOKEN_SERVICE}&scope=repository:a:pull`, { headers: basic('builder', 'nope'), on: secured });
+      const wrong = await call('GET', `/token?service=${TOKEN_SERVICE}&scope=repository:a:pull`, {
+        headers: basic('builder', 'nope'),
+        on: secured,
+      });
       assert.equal(wrong.status, 401);
       const forged = await call('GET', '/v2/a/tags/list', { headers: { Authorization: 'Bearer made-up' }, on: secured });
       assert.equal(challenge(forged).error, 'invalid_token');
-      const answer = await call('GET', '/token?service=elsewhere&scope=repository:a:pull', { headers: basic('builder', 's3cret'), on: secured });
+      const answer = await call('GET', '/token?service=elsewhere&scope=repository:a:pull', {
+        headers: basic('builder', 's3cret'),
+        on: secured,
+      });
       const foreign = (answer.json() as { token: string }).token;
-      assert.equal(challenge(await call('GET', '/v2/a/tags/list', { headers: { Authorization: `Bearer ${foreign}` }, on: secured })).error, 'invalid_token');
+      assert.equal(
+        challenge(await call('GET', '/v2/a/tags/list', { headers: { Authorization: `Bearer ${foreign}` }, on: secured })).error,
+        'invalid_token',
+      );
     });
   });
 
@@ -603,9 +718,15 @@ describe('Registry stand-in', () => {
       assert.equal(answer.status, 401);
       assert.equal(answer.headers.get('www-authenticate'), 'Basic realm="Registry Realm"');
       assert.equal(answer.code(), 'UNAUTHORIZED');
-      const wrong = await call('GET', '/v2/', { headers: { Authorization: `Basic ${Buffer.from('u:x').toString('base64')}` }, on: secured });
+      const wrong = await call('GET', '/v2/', {
+        headers: { Authorization: `Basic ${Buffer.from('u:x').toString('base64')}` },
+        on: secured,
+      });
       assert.equal(wrong.status, 401);
-      const right = await call('GET', '/v2/', { headers: { Authorization: `Basic ${Buffer.from('u:p').toString('base64')}` }, on: secured });
+      const right = await call('GET', '/v2/', {
+        headers: { Authorization: `Basic ${Buffer.from('u:p').toString('base64')}` },
+        on: secured,
+      });
       assert.equal(right.status, 200);
     });
   });
@@ -634,10 +755,25 @@ describe('Registry stand-in', () => {
           for (const bytes of [config, layer, manifest]) await write(bytes);
           platforms.push({ architecture, manifest, blobs: [config, layer] });
         }
-        const index = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: platforms.map((p) => descriptor(OCI_MANIFEST, p.manifest, { platform: { architecture: p.architecture, os: 'linux' } })) }));
+        const index = Buffer.from(
+          JSON.stringify({
+            schemaVersion: 2,
+            mediaType: OCI_INDEX,
+            manifests: platforms.map((p) =>
+              descriptor(OCI_MANIFEST, p.manifest, { platform: { architecture: p.architecture, os: 'linux' } }),
+            ),
+          }),
+        );
         await write(index);
         await writeFile(join(dir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
-        await writeFile(join(dir, 'index.json'), JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: [descriptor(OCI_INDEX, index, { annotations: { 'org.opencontainers.image.ref.name': 'v1' } })] }));
+        await writeFile(
+          join(dir, 'index.json'),
+          JSON.stringify({
+            schemaVersion: 2,
+            mediaType: OCI_INDEX,
+            manifests: [descriptor(OCI_INDEX, index, { annotations: { 'org.opencontainers.image.ref.name': 'v1' } })],
+          }),
+        );
 
         await registry.importLayout(dir, 'svc/img-0123', 'v1');
         const top = await call('GET', '/v2/svc/img-0123/manifests/v1', { headers: { Accept: `${OCI_INDEX}, ${OCI_MANIFEST}` } });
@@ -645,7 +781,9 @@ describe('Registry stand-in', () => {
         assert.deepEqual(top.body, index);
         assert.equal(top.headers.get('docker-content-digest'), digestOf(index));
         for (const platform of platforms) {
-          const child = await call('GET', `/v2/svc/img-0123/manifests/${digestOf(platform.manifest)}`, { headers: { Accept: OCI_MANIFEST } });
+          const child = await call('GET', `/v2/svc/img-0123/manifests/${digestOf(platform.manifest)}`, {
+            headers: { Accept: OCI_MANIFEST },
+          });
           assert.deepEqual(child.body, platform.manifest);
           for (const blob of platform.blobs) assert.deepEqual((await call('GET', `/v2/svc/img-0123/blobs/${digestOf(blob)}`)).body, blob);
         }

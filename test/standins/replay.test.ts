@@ -47,7 +47,8 @@ function steps(name: string, nomad: AgentFixture, consul: AgentFixture): Step[] 
   const out: Step[] = [];
   for (const fixture of [nomad, consul]) {
     const scenario = fixture.scenarios.find((s) => s.name === name);
-    for (const [kind, exchanges] of Object.entries(scenario?.kinds ?? {})) for (const e of exchanges) out.push({ ...e, agent: fixture.agent, kind });
+    for (const [kind, exchanges] of Object.entries(scenario?.kinds ?? {}))
+      for (const e of exchanges) out.push({ ...e, agent: fixture.agent, kind });
   }
   return out.sort((a, b) => happenedAt(a) - happenedAt(b));
 }
@@ -56,7 +57,8 @@ async function send(base: string, step: Step, ids: IdMap): Promise<Answer> {
   const { path: target, body } = ids.request(step, WAIT_MS);
   const headers: Record<string, string> = {};
   // The recorded label says whose token svc sent: any known one is the stand-in's one token.
-  if (step.token !== undefined) headers[step.agent === 'nomad' ? 'X-Nomad-Token' : 'X-Consul-Token'] = step.token === 'unknown' ? UNKNOWN_TOKEN : TOKEN;
+  if (step.token !== undefined)
+    headers[step.agent === 'nomad' ? 'X-Nomad-Token' : 'X-Consul-Token'] = step.token === 'unknown' ? UNKNOWN_TOKEN : TOKEN;
   const response = await fetch(`${base}${target}`, { method: step.method, headers, body, redirect: 'manual' });
   const bytes = Buffer.from(await response.arrayBuffer());
   const read: Record<string, string> = {};
@@ -78,16 +80,23 @@ function listLength(answer: Answer): number {
   return answer.body !== undefined && 'json' in answer.body && Array.isArray(answer.body.json) ? answer.body.json.length : -1;
 }
 
-describe('the stand-ins answer svc\'s requests as the real agents did (test/fixtures/agents/)', function () {
+describe("the stand-ins answer svc's requests as the real agents did (test/fixtures/agents/)", function () {
   this.timeout(120_000);
   const nomadFixture = load('nomad');
   const consulFixture = load('consul');
   const names = [...new Set([...nomadFixture.scenarios, ...consulFixture.scenarios].map((s) => s.name))];
 
   for (const name of names) {
-    it(`replays the scenario "${name}" (${[nomadFixture, consulFixture].map((f) => f.scenarios.find((s) => s.name === name)?.version).filter(Boolean).join(', ')})`, async () => {
+    it(`replays the scenario "${name}" (${[nomadFixture, consulFixture]
+      .map((f) => f.scenarios.find((s) => s.name === name)?.version)
+      .filter(Boolean)
+      .join(', ')})`, async () => {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'replay-'));
-      const consul = await startConsulStandin({ aclToken: TOKEN, jitter: false, validateKvKeys: validatesKeys(consulFixture.scenarios.find((s) => s.name === name)?.version) });
+      const consul = await startConsulStandin({
+        aclToken: TOKEN,
+        jitter: false,
+        validateKvKeys: validatesKeys(consulFixture.scenarios.find((s) => s.name === name)?.version),
+      });
       const nomad = await startNomadStandin({ dataDir, consulUrl: consul.url, consulToken: TOKEN, aclToken: TOKEN, namespaces: ['svc'] });
       const all = steps(name, nomadFixture, consulFixture);
       const ids = new IdMap();
@@ -107,7 +116,13 @@ describe('the stand-ins answer svc\'s requests as the real agents did (test/fixt
           }
           let answer = await send(base, step, ids);
           const started = Date.now();
-          while (step.agent === 'nomad' && step.method === 'GET' && listLength(answer) >= 0 && listLength(answer) < listLength(step) && Date.now() - started < SETTLE_MS) {
+          while (
+            step.agent === 'nomad' &&
+            step.method === 'GET' &&
+            listLength(answer) >= 0 &&
+            listLength(answer) < listLength(step) &&
+            Date.now() - started < SETTLE_MS
+          ) {
             await new Promise((resolve) => setTimeout(resolve, 100));
             answer = await send(base, step, ids);
           }
@@ -118,14 +133,19 @@ describe('the stand-ins answer svc\'s requests as the real agents did (test/fixt
             unreached += 1;
             continue;
           }
-          for (const difference of differences(step, answer, EXPECT[step.kind])) found.push(`#${step.seq} ${step.kind} (${step.path}): ${difference}`);
+          for (const difference of differences(step, answer, EXPECT[step.kind]))
+            found.push(`#${step.seq} ${step.kind} (${step.path}): ${difference}`);
         }
       } finally {
         await nomad.close();
         await consul.close();
         rmSync(dataDir, { recursive: true, force: true });
       }
-      const notes = [unreached > 0 ? `${unreached} answered from a state the stand-in cannot reach` : '', shorter > 0 ? `${shorter} lists shorter than the agent's` : '', unknownIds > 0 ? `${unknownIds} about an ID the stand-in never had` : ''].filter(Boolean);
+      const notes = [
+        unreached > 0 ? `${unreached} answered from a state the stand-in cannot reach` : '',
+        shorter > 0 ? `${shorter} lists shorter than the agent's` : '',
+        unknownIds > 0 ? `${unknownIds} about an ID the stand-in never had` : '',
+      ].filter(Boolean);
       console.log(`      (${all.length} exchanges replayed${notes.map((n) => `, ${n}`).join('')})`);
       assert.deepEqual(found, []);
     });

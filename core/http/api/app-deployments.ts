@@ -14,12 +14,28 @@ import { describeApp } from './app-view.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
 import type { DeployRequest } from '../../services/deployments/manager.js';
 import type { Principal } from '../../infra/plugin/types.js';
-import { answer, APP, BAD_QUERY, CODE_CHECKS, error, json, MANIFEST_INVALID, NAME_INVALID, NO_SUCH_DEPLOYMENT, ref, WORKLOAD } from './openapi/shared.js';
-import type { Operation, Response } from './openapi/types.js';
+import {
+  answer,
+  APP,
+  BAD_QUERY,
+  CODE_CHECKS,
+  error,
+  json,
+  MANIFEST_INVALID,
+  NAME_INVALID,
+  NO_SUCH_DEPLOYMENT,
+  ref,
+  WORKLOAD,
+} from './openapi/shared.js';
+import type { Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
-const BAD_DEPLOY_BODY: Response = error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `prune` with `workload`, a manifest of another app: the message names both) or `invalid_json`.');
-const NO_BUNDLE_OR_WORKLOAD: Response = error('`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such workload.');
+const BAD_DEPLOY_BODY: Response = error(
+  '`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `prune` with `workload`, a manifest of another app: the message names both) or `invalid_json`.',
+);
+const NO_BUNDLE_OR_WORKLOAD: Response = error(
+  '`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such workload.',
+);
 const URL_TAKEN: Response = error('`conflict`: a URL of the app is taken by another deployment.');
 
 /** What a deploy and its dry run both answer when the body or the workspace is not right. */
@@ -33,7 +49,8 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: {
       operationId: 'deployApp',
-      summary: 'Deploy the app (or one workload) from a manifest and an uploaded bundle: a new version of each workload deployed, switched in once healthy. Answers when done; progress is not streamed.',
+      summary:
+        'Deploy the app (or one workload) from a manifest and an uploaded bundle: a new version of each workload deployed, switched in once healthy. Answers when done; progress is not streamed.',
       parameters: [APP],
       requestBody: { required: true, content: json(ref('DeployInput')) },
       leftToHandler: CODE_CHECKS,
@@ -57,7 +74,8 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: {
       operationId: 'planDeploy',
-      summary: "A dry run of the deploy with the same body (svc deploy --dry-run): the checks of a deploy, then what it would do; on Nomad, each job from Nomad's plan endpoint. Changes nothing.",
+      summary:
+        "A dry run of the deploy with the same body (svc deploy --dry-run): the checks of a deploy, then what it would do; on Nomad, each job from Nomad's plan endpoint. Changes nothing.",
       parameters: [APP],
       requestBody: { required: true, content: json(ref('DeployInput')) },
       leftToHandler: CODE_CHECKS,
@@ -85,7 +103,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
       responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
-      const deployment = await services.deployments.stopWorkload(appRef(params, principal), checkName('workload', params['workload']));
+      const deployment = await services.deployments.stopWorkload(appRef(params, principal), checkName('workload', params.workload));
       return { status: 200, body: await describeApp(deployment, services) };
     },
   },
@@ -101,7 +119,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
       responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
-      await services.deployments.deleteWorkload(appRef(params, principal), checkName('workload', params['workload']));
+      await services.deployments.deleteWorkload(appRef(params, principal), checkName('workload', params.workload));
       return { status: 204 };
     },
   },
@@ -113,13 +131,16 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
  * uploaded. With `pathApp`, the manifest must describe that app.
  */
 export async function deployableCode(
-  body: Readonly<Record<string, unknown>>, workspace: string, services: ApiServices, pathApp?: string,
+  body: Readonly<Record<string, unknown>>,
+  workspace: string,
+  services: ApiServices,
+  pathApp?: string,
 ): Promise<{ spec: AppSpec; bundle: string; inlineSecrets?: Record<string, string>[] }> {
-  const spec = appSpec(body['manifest'], pathApp);
-  const bundle = body['bundle'] as string;
+  const spec = appSpec(body.manifest, pathApp);
+  const bundle = body.bundle as string;
   if (!/^[0-9a-f]{64}$/.test(bundle)) throw notSha256(bundle, 'the field "bundle"');
   if (!(await workspaceBundles(services).has(workspace, bundle))) throw unknownBundle(bundle);
-  const inlineSecrets = inlineSecretsOf(body['inlineSecrets'], spec);
+  const inlineSecrets = inlineSecretsOf(body.inlineSecrets, spec);
   return { spec, bundle, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) };
 }
 
@@ -131,10 +152,14 @@ export async function deployableCode(
 function appSpec(manifest: unknown, app: string | undefined): AppSpec {
   const spec = parseManifest(manifest);
   if (app !== undefined && spec.name !== app) {
-    throw new SvcError('bad_request', `the manifest describes the app ${JSON.stringify(spec.name)}, but the path names ${JSON.stringify(app)}.`, {
-      hint: `Send it to the paths of the app ${spec.name} (/api/v1/apps/${spec.name}/…), or rename the app in its code.`,
-      details: { field: 'manifest', manifestApp: spec.name, pathApp: app },
-    });
+    throw new SvcError(
+      'bad_request',
+      `the manifest describes the app ${JSON.stringify(spec.name)}, but the path names ${JSON.stringify(app)}.`,
+      {
+        hint: `Send it to the paths of the app ${spec.name} (/api/v1/apps/${spec.name}/…), or rename the app in its code.`,
+        details: { field: 'manifest', manifestApp: spec.name, pathApp: app },
+      },
+    );
   }
   return spec;
 }
@@ -144,14 +169,28 @@ function appSpec(manifest: unknown, app: string | undefined): AppSpec {
  * it), which its workloads name `@<i>`. Checked like a secret's values; messages name keys only.
  */
 function inlineSecretsOf(value: unknown, spec: AppSpec): Record<string, string>[] | undefined {
-  const refs = spec.workloads.flatMap((w) => (w.secrets ?? []).map((name) => INLINE_REF.exec(name)?.[1])).filter((i) => i !== undefined).map(Number);
+  const refs = spec.workloads
+    .flatMap((w) => (w.secrets ?? []).map((name) => INLINE_REF.exec(name)?.[1]))
+    .filter((i) => i !== undefined)
+    .map(Number);
   if (value === undefined || value === null) {
-    if (refs.length > 0) throw new SvcError('bad_request', `the manifest's workloads name inline secrets (@${refs[0]}), but the field "inlineSecrets" is missing.`, { details: { field: 'inlineSecrets' } });
+    if (refs.length > 0)
+      throw new SvcError(
+        'bad_request',
+        `the manifest's workloads name inline secrets (@${refs[0]}), but the field "inlineSecrets" is missing.`,
+        { details: { field: 'inlineSecrets' } },
+      );
     return undefined;
   }
-  if (!Array.isArray(value)) throw new SvcError('bad_request', 'the field "inlineSecrets" must be a list of KEY: value objects.', { details: { field: 'inlineSecrets' } });
+  if (!Array.isArray(value))
+    throw new SvcError('bad_request', 'the field "inlineSecrets" must be a list of KEY: value objects.', {
+      details: { field: 'inlineSecrets' },
+    });
   const beyond = refs.find((i) => i >= value.length);
-  if (beyond !== undefined) throw new SvcError('bad_request', `a workload names the inline secret @${beyond}, but "inlineSecrets" holds ${value.length}.`, { details: { field: 'inlineSecrets' } });
+  if (beyond !== undefined)
+    throw new SvcError('bad_request', `a workload names the inline secret @${beyond}, but "inlineSecrets" holds ${value.length}.`, {
+      details: { field: 'inlineSecrets' },
+    });
   return value.map((values) => checkSecretValues(values, { allowEmpty: true }));
 }
 
@@ -160,17 +199,32 @@ function optionalWorkload(value: unknown): string | undefined {
 }
 
 /** The body of a deploy (and of its plan), checked: manifest, uploaded bundle, workload, prune. */
-async function deployRequest(params: Readonly<Record<string, string>>, body: Record<string, unknown>, principal: Principal, services: ApiServices): Promise<DeployRequest> {
+async function deployRequest(
+  params: Readonly<Record<string, string>>,
+  body: Record<string, unknown>,
+  principal: Principal,
+  services: ApiServices,
+): Promise<DeployRequest> {
   const ref = appRef(params, principal);
   const { spec, bundle, inlineSecrets } = await deployableCode(body, ref.workspace, services, ref.app);
   services.checkSchedules?.(spec);
-  const workload = optionalWorkload(body['workload']);
-  const prune = body['prune'] === true;
+  const workload = optionalWorkload(body.workload);
+  const prune = body.prune === true;
   if (prune && workload !== undefined) {
-    throw new SvcError('bad_request', `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`, { details: { field: 'prune' } });
+    throw new SvcError(
+      'bad_request',
+      `"prune" removes the workloads a whole-app deploy no longer has; it cannot go with "workload" (${workload}).`,
+      { details: { field: 'prune' } },
+    );
   }
   return {
-    spec, bundleSha256: bundle, workspace: ref.workspace, stage: 'deployed', principal,
-    ...(workload === undefined ? {} : { workload }), ...(prune ? { prune } : {}), ...(inlineSecrets === undefined ? {} : { inlineSecrets }),
+    spec,
+    bundleSha256: bundle,
+    workspace: ref.workspace,
+    stage: 'deployed',
+    principal,
+    ...(workload === undefined ? {} : { workload }),
+    ...(prune ? { prune } : {}),
+    ...(inlineSecrets === undefined ? {} : { inlineSecrets }),
   };
 }

@@ -14,7 +14,6 @@ import type { AppInterface, InterfaceWorkload } from '../../infra/plugin/types.j
 import type { Workload } from '../../model/workload/types.js';
 import { requireApp } from './apps.js';
 import { answer, APP, BAD_QUERY, error, NAME_INVALID, ref } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
 export const appInterfaceRoutes: readonly ApiRoute[] = [
@@ -25,12 +24,15 @@ export const appInterfaceRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'getAppInterface',
-      summary: "What a client generator needs of the deployed app (svc app export): each workload's kind, docstring, URLs, route, methods, access, argument and return JSON Schemas, status, the operations of an ASGI app's OpenAPI description read at its deploy, and the versions they come from.",
+      summary:
+        "What a client generator needs of the deployed app (svc app export): each workload's kind, docstring, URLs, route, methods, access, argument and return JSON Schemas, status, the operations of an ASGI app's OpenAPI description read at its deploy, and the versions they come from.",
       parameters: [APP],
       responses: {
         200: answer('The interface of the deployed app.', ref('AppInterface')),
         400: BAD_QUERY,
-        404: error("`not_found`: the caller's workspace has no such deployed app (a preview is not enough; an app of another workspace is not found either)."),
+        404: error(
+          "`not_found`: the caller's workspace has no such deployed app (a preview is not enough; an app of another workspace is not found either).",
+        ),
         422: NAME_INVALID,
       },
     },

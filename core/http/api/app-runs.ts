@@ -11,10 +11,16 @@ import type { ScheduledRun, ScheduledRunSummary } from '../../services/schedules
 import { describeSchedule, nextTick } from '../../model/workload/schedule.js';
 import { requireApp } from './apps.js';
 import { answer, APP, BAD_QUERY, error, holding, NAME_INVALID, ref } from './openapi/shared.js';
-import type { Operation, Parameter, Schema } from './openapi/types.js';
+import type { Parameter } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
-const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: SCHEDULED_RUN_ID.source }, description: "The scheduled run's id." };
+const RUN_ID: Parameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: SCHEDULED_RUN_ID.source },
+  description: "The scheduled run's id.",
+};
 const NO_APP = error("`not_found`: the caller's workspace has no such deployed app (an app of another workspace is not found either).");
 
 export const appRunRoutes: readonly ApiRoute[] = [
@@ -25,7 +31,8 @@ export const appRunRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'listScheduledRuns',
-      summary: "The app's schedules (each scheduled function, its schedule and its next tick) and its scheduled runs, newest first, without their logs: the last 100 of each function are kept.",
+      summary:
+        "The app's schedules (each scheduled function, its schedule and its next tick) and its scheduled runs, newest first, without their logs: the last 100 of each function are kept.",
       parameters: [APP],
       responses: { 200: answer('The schedules and the runs.', ref('ScheduledRunList')), 400: BAD_QUERY, 404: NO_APP, 422: NAME_INVALID },
     },
@@ -34,7 +41,14 @@ export const appRunRoutes: readonly ApiRoute[] = [
       const now = new Date();
       const schedules = deployment.spec.workloads.flatMap((workload) =>
         workload.schedule
-          ? [{ function: workload.name, schedule: workload.schedule, description: describeSchedule(workload.schedule), nextRunAt: deployment.paused ? null : nextTick(workload.schedule, now).toISOString() }]
+          ? [
+              {
+                function: workload.name,
+                schedule: workload.schedule,
+                description: describeSchedule(workload.schedule),
+                nextRunAt: deployment.paused ? null : nextTick(workload.schedule, now).toISOString(),
+              },
+            ]
           : [],
       );
       return { status: 200, body: { schedules, runs: await scheduledRunsOf(services, deployment) } };
@@ -57,20 +71,27 @@ export const appRunRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ params, principal }, services) {
-      return { status: 200, body: { run: await scheduledRunOf(services, requireApp(params, principal, services), params['id']!) } };
+      return { status: 200, body: { run: await scheduledRunOf(services, requireApp(params, principal, services), params.id!) } };
     },
   },
 ];
 
 /** The app's scheduled runs, newest first, from where they are kept (the API and the dashboard read them so). */
-export function scheduledRunsOf(services: Pick<ApiServices, 'scheduledRuns' | 'controlPlane'>, deployment: Deployment): Promise<ScheduledRunSummary[]> {
+export function scheduledRunsOf(
+  services: Pick<ApiServices, 'scheduledRuns' | 'controlPlane'>,
+  deployment: Deployment,
+): Promise<ScheduledRunSummary[]> {
   const { workspace, app } = deployment.ref;
   return services.scheduledRuns
     ? services.scheduledRuns.list(workspace, app, scheduledFunctionsOf(deployment))
     : new ScheduleHistory(services.controlPlane.store).list(workspace, app);
 }
 
-export function scheduledRunOf(services: Pick<ApiServices, 'scheduledRuns' | 'controlPlane'>, deployment: Deployment, id: string): Promise<ScheduledRun> {
+export function scheduledRunOf(
+  services: Pick<ApiServices, 'scheduledRuns' | 'controlPlane'>,
+  deployment: Deployment,
+  id: string,
+): Promise<ScheduledRun> {
   const { workspace, app } = deployment.ref;
   return services.scheduledRuns
     ? services.scheduledRuns.get(workspace, app, scheduledFunctionsOf(deployment), id)

@@ -57,7 +57,10 @@ export async function describeApp(deployment: Deployment, services: ApiServices)
   const { workspace, app } = deployment.ref;
   const records = deploymentRecords(services);
   // Only deployed apps have records; a preview of an app that is also deployed must not show the deployed one's.
-  const [appRecord, stored] = deployment.ref.stage === 'deployed' ? await Promise.all([records.app(workspace, app), records.deployments(workspace, app)]) : [null, []];
+  const [appRecord, stored] =
+    deployment.ref.stage === 'deployed'
+      ? await Promise.all([records.app(workspace, app), records.deployments(workspace, app)])
+      : [null, []];
   const byWorkload = new Map(stored.map((record) => [record.workload, record]));
   const deployments = deployment.workloads.map((workload) => describeWorkload(app, workload, byWorkload.get(workload.name), services));
   deployments.sort((a, b) => a.name.localeCompare(b.name));
@@ -68,7 +71,12 @@ export function summarizeApp(deployment: Deployment, record: AppRecord | undefin
   return { name: deployment.ref.app, paused: deployment.paused, workloads: deployment.workloads.length, ...times(deployment, record) };
 }
 
-function describeWorkload(app: string, workload: DeployedWorkload, record: DeploymentRecord | undefined, services: ApiServices): DeploymentView {
+function describeWorkload(
+  app: string,
+  workload: DeployedWorkload,
+  record: DeploymentRecord | undefined,
+  services: ApiServices,
+): DeploymentView {
   const status = workload.unit === null ? null : services.autoscaler.status(workload.unit);
   const count = (state: string) => status?.containers.filter((c) => c.state === state).length ?? 0;
   return {
@@ -78,7 +86,12 @@ function describeWorkload(app: string, workload: DeployedWorkload, record: Deplo
     status: workload.status,
     urls: { path: workload.url, host: workload.hostUrl },
     version: workload.version,
-    versions: (record?.versions ?? []).map(({ version, bundleSha256, createdAt, createdBy }) => ({ version, bundleSha256, createdAt, createdBy })),
+    versions: (record?.versions ?? []).map(({ version, bundleSha256, createdAt, createdBy }) => ({
+      version,
+      bundleSha256,
+      createdAt,
+      createdBy,
+    })),
     containers: { ready: count('healthy'), starting: count('starting'), desired: status?.desired ?? 0 },
     api: workload.api?.message ?? null,
   };

@@ -13,7 +13,9 @@ import { answer, APP, BAD_QUERY, error, listOf, NAME_INVALID, ref } from './open
 import type { Operation, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
-const NO_SUCH_APP: Response = error("`not_found`: the caller's workspace has no such app (an app of another workspace is not found either).");
+const NO_SUCH_APP: Response = error(
+  "`not_found`: the caller's workspace has no such app (an app of another workspace is not found either).",
+);
 
 const pauseApp: Operation = {
   operationId: 'pauseApp',
@@ -105,7 +107,7 @@ export const appRoutes: readonly ApiRoute[] = [
 
 /** The caller's deployed app named in the path; `name_invalid` (422) for a name that breaks the rule. */
 export function appRef(params: Readonly<Record<string, string>>, principal: Principal): DeploymentRef {
-  return { workspace: principal.workspace, app: checkName('app', params['app']), stage: 'deployed' };
+  return { workspace: principal.workspace, app: checkName('app', params.app), stage: 'deployed' };
 }
 
 /** The caller's deployed app named in the path, or `not_found`. */
@@ -117,6 +119,7 @@ export function requireApp(params: Readonly<Record<string, string>>, principal: 
 }
 
 export function noApp(ref: DeploymentRef): SvcError {
-  return new SvcError('not_found', `no app ${ref.app} in workspace ${ref.workspace}.`, { hint: 'GET /api/v1/apps lists the apps of your workspace.' });
+  return new SvcError('not_found', `no app ${ref.app} in workspace ${ref.workspace}.`, {
+    hint: 'GET /api/v1/apps lists the apps of your workspace.',
+  });
 }
-

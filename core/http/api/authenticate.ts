@@ -18,7 +18,12 @@ export function apiPrincipal(plugins: PluginHost, headers: IncomingHttpHeaders, 
     throw withApiHint(error);
   }
   // Without a workload entry, checkAccess gives a principal or throws.
-  return access instanceof Promise ? access.then((principal) => principal!, (error: unknown) => Promise.reject(withApiHint(error))) : access!;
+  return access instanceof Promise
+    ? access.then(
+        (principal) => principal!,
+        (error: unknown) => Promise.reject(withApiHint(error)),
+      )
+    : access!;
 }
 
 function withApiHint(error: unknown): unknown {

@@ -25,10 +25,14 @@ export async function readBody(req: IncomingMessage, res: ServerResponse, format
   const type = mediaType(req.headers['content-type']);
   if (type === 'application/json') return parseJsonObject(raw);
   if (type === 'application/x-www-form-urlencoded' && format === 'json-or-form') return parseForm(raw);
-  throw new SvcError('bad_request', `the request body has Content-Type ${type === '' ? '(none)' : JSON.stringify(type)}; this route takes ${format === 'json' ? 'JSON' : 'JSON or a form'}.`, {
-    hint: 'Send "Content-Type: application/json" (curl -d sends application/x-www-form-urlencoded unless told otherwise: add -H "Content-Type: application/json").',
-    details: { contentType: type },
-  });
+  throw new SvcError(
+    'bad_request',
+    `the request body has Content-Type ${type === '' ? '(none)' : JSON.stringify(type)}; this route takes ${format === 'json' ? 'JSON' : 'JSON or a form'}.`,
+    {
+      hint: 'Send "Content-Type: application/json" (curl -d sends application/x-www-form-urlencoded unless told otherwise: add -H "Content-Type: application/json").',
+      details: { contentType: type },
+    },
+  );
 }
 
 function mediaType(header: string | undefined): string {
@@ -40,11 +44,15 @@ function parseJsonObject(raw: string): Record<string, unknown> {
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    throw new SvcError('invalid_json', `the request body is not valid JSON: ${(error as Error).message}`, { hint: 'Send one JSON object, e.g. {"name": "ci"}.' });
+    throw new SvcError('invalid_json', `the request body is not valid JSON: ${(error as Error).message}`, {
+      hint: 'Send one JSON object, e.g. {"name": "ci"}.',
+    });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-    throw new SvcError('bad_request', `the request body must be a JSON object, not ${kind}.`, { hint: 'Send one JSON object, e.g. {"name": "ci"}.' });
+    throw new SvcError('bad_request', `the request body must be a JSON object, not ${kind}.`, {
+      hint: 'Send one JSON object, e.g. {"name": "ci"}.',
+    });
   }
   return value as Record<string, unknown>;
 }
@@ -53,7 +61,8 @@ function parseJsonObject(raw: string): Record<string, unknown> {
 function parseForm(raw: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const [name, value] of new URLSearchParams(raw)) {
-    if (Object.hasOwn(fields, name)) throw new SvcError('bad_request', `the parameter ${JSON.stringify(name)} appears more than once.`, { details: { field: name } });
+    if (Object.hasOwn(fields, name))
+      throw new SvcError('bad_request', `the parameter ${JSON.stringify(name)} appears more than once.`, { details: { field: name } });
     fields[name] = value;
   }
   return fields;

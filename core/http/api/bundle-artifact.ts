@@ -18,7 +18,6 @@ import { SvcError } from '../../model/errors.js';
 import { requestUrl } from '../../traffic/gateway/request-url.js';
 import type { GatewayState } from '../../traffic/gateway/types.js';
 import { error, SHA256 } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import { apiPathRouter, routeParams } from './router.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
 
@@ -33,7 +32,8 @@ export const bundleArtifactRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'getBundleArtifact',
-      summary: "The stored tar.gz of a bundle, for Nomad's artifact downloader (HEAD gives the headers only). Public: the signed query (`expires`, `signature`) that svc puts in each job it submits is the only authorization; a bearer token does not replace it.",
+      summary:
+        "The stored tar.gz of a bundle, for Nomad's artifact downloader (HEAD gives the headers only). Public: the signed query (`expires`, `signature`) that svc puts in each job it submits is the only authorization; a bearer token does not replace it.",
       parameters: [
         SHA256,
         {
@@ -57,12 +57,16 @@ export const bundleArtifactRoutes: readonly ApiRoute[] = [
           content: { 'application/gzip': { schema: { type: 'string', contentEncoding: 'binary' } } },
         },
         400: error('`bad_request`: not a sha256, a query parameter other than `expires` and `signature`, or one of them twice.'),
-        403: error("`artifact_url_invalid`: the URL has expired, or it was not signed by this server (missing, malformed or wrong `expires`/`signature`, another bundle's); `details.reason` says which."),
-        404: error('`not_found`: no bundle with this sha256 is stored, or this server signs no artifact URLs (it does not run workloads on Nomad).'),
+        403: error(
+          "`artifact_url_invalid`: the URL has expired, or it was not signed by this server (missing, malformed or wrong `expires`/`signature`, another bundle's); `details.reason` says which.",
+        ),
+        404: error(
+          '`not_found`: no bundle with this sha256 is stored, or this server signs no artifact URLs (it does not run workloads on Nomad).',
+        ),
       },
     },
     async handle({ params }, services) {
-      signer(services).verify(params['sha256']!, undefined, undefined);
+      signer(services).verify(params.sha256!, undefined, undefined);
       throw new SvcError('internal', 'bundle artifacts are served by bundleArtifactMiddleware, before the router');
     },
   },
@@ -72,7 +76,7 @@ export const bundleArtifactRoutes: readonly ApiRoute[] = [
 export function bundleArtifactMiddleware(services: ApiServices): Middleware<GatewayState> {
   const router = apiPathRouter();
   router.get(PATH, async (ctx) => {
-    const sha256 = routeParams(ctx)['sha256']!;
+    const sha256 = routeParams(ctx).sha256!;
     const artifacts = signer(services);
     const { expires, signature } = signedQuery(requestUrl(ctx).searchParams);
     artifacts.verify(sha256, expires, signature);
@@ -85,7 +89,8 @@ export function bundleArtifactMiddleware(services: ApiServices): Middleware<Gate
       throw error;
     }
     ctx.status = 200;
-    if (ctx.method === 'GET') ctx.body = file.createReadStream(); // closes the file when done; Koa destroys it if the client goes
+    if (ctx.method === 'GET')
+      ctx.body = file.createReadStream(); // closes the file when done; Koa destroys it if the client goes
     else await file.close();
     // After the body, so that nothing Koa's body setter does (a type of its own, dropping a length) wins.
     ctx.set({
@@ -113,12 +118,19 @@ function signedQuery(search: URLSearchParams): { expires?: string; signature?: s
   const query: { expires?: string; signature?: string } = {};
   for (const name of new Set(search.keys())) {
     if (!(QUERY as readonly string[]).includes(name)) {
-      throw new SvcError('bad_request', `an artifact URL takes only the query parameters ${QUERY.join(' and ')}, not ${JSON.stringify(name)}.`, {
-        hint: 'Use the URL exactly as svc signed it.',
-      });
+      throw new SvcError(
+        'bad_request',
+        `an artifact URL takes only the query parameters ${QUERY.join(' and ')}, not ${JSON.stringify(name)}.`,
+        {
+          hint: 'Use the URL exactly as svc signed it.',
+        },
+      );
     }
     const values = search.getAll(name);
-    if (values.length > 1) throw new SvcError('bad_request', `the query parameter ${name} appears ${values.length} times in this artifact URL.`, { hint: 'Use the URL exactly as svc signed it.' });
+    if (values.length > 1)
+      throw new SvcError('bad_request', `the query parameter ${name} appears ${values.length} times in this artifact URL.`, {
+        hint: 'Use the URL exactly as svc signed it.',
+      });
     query[name as (typeof QUERY)[number]] = values[0]!;
   }
   return query;

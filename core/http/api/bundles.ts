@@ -8,7 +8,6 @@
 import { rm } from 'node:fs/promises';
 import { SvcError } from '../../model/errors.js';
 import { answer, error, holding, ref, SHA256 } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import { asBundleTooLarge } from './upload.js';
 import { WorkspaceBundles } from './workspace-bundles.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
@@ -24,7 +23,8 @@ export const bundleRoutes: readonly ApiRoute[] = [
     body: 'bundle',
     openapi: {
       operationId: 'uploadBundle',
-      summary: "Upload a code bundle (the tar.gz of `python3 -m svc.bundle`), checked against its sha256 and for safe extraction, and recorded for the caller's workspace.",
+      summary:
+        "Upload a code bundle (the tar.gz of `python3 -m svc.bundle`), checked against its sha256 and for safe extraction, and recorded for the caller's workspace.",
       parameters: [
         {
           name: 'X-Bundle-Sha256',
@@ -38,9 +38,15 @@ export const bundleRoutes: readonly ApiRoute[] = [
       responses: {
         201: answer('Stored for this workspace.', ref('BundleUpload')),
         200: answer('The workspace had this bundle already (`created: false`).', ref('BundleUpload')),
-        400: error('`bad_request`: X-Bundle-Sha256 missing or not a sha256, a Content-Type other than application/gzip, a query parameter.'),
-        413: error("`bundle_too_large`: the upload is over the server's bundle limit (100 MiB by default), or an entry or the whole archive is over the extraction limits."),
-        422: error("`bundle_invalid`: the body's sha256 is not the one announced (the message names both), or the archive is not gzip, is corrupt, or holds an entry unsafe to extract (`details.entry`, `details.rule`)."),
+        400: error(
+          '`bad_request`: X-Bundle-Sha256 missing or not a sha256, a Content-Type other than application/gzip, a query parameter.',
+        ),
+        413: error(
+          "`bundle_too_large`: the upload is over the server's bundle limit (100 MiB by default), or an entry or the whole archive is over the extraction limits.",
+        ),
+        422: error(
+          "`bundle_invalid`: the body's sha256 is not the one announced (the message names both), or the archive is not gzip, is corrupt, or holds an entry unsafe to extract (`details.entry`, `details.rule`).",
+        ),
       },
     },
     async handle({ headers, upload, principal }, services) {
@@ -83,7 +89,7 @@ export const bundleRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ params, principal }, services) {
-      const sha256 = params['sha256']!;
+      const sha256 = params.sha256!;
       if (!SHA256_HEX.test(sha256)) throw notSha256(sha256, 'the path');
       if (!(await workspaceBundles(services).has(principal.workspace, sha256))) throw unknownBundle(sha256);
       return { status: 200, body: { sha256 } };
@@ -104,9 +110,13 @@ export function unknownBundle(sha256: string): SvcError {
 }
 
 export function notSha256(value: unknown, where: string): SvcError {
-  return new SvcError('bad_request', `${where} names the bundle ${JSON.stringify(value)}, which is not a sha256 (64 lowercase hex digits).`, {
-    hint: 'The sha256 of the tar.gz, as `python3 -m svc.bundle` prints it (or `sha256sum bundle.tar.gz`).',
-  });
+  return new SvcError(
+    'bad_request',
+    `${where} names the bundle ${JSON.stringify(value)}, which is not a sha256 (64 lowercase hex digits).`,
+    {
+      hint: 'The sha256 of the tar.gz, as `python3 -m svc.bundle` prints it (or `sha256sum bundle.tar.gz`).',
+    },
+  );
 }
 
 function claimedSha256(header: string | string[] | undefined): string {

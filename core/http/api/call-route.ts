@@ -55,14 +55,31 @@ export function createCallRoute(services: CallRouteServices, options: CallRouteO
   };
 }
 
-async function serve(services: CallRouteServices, options: CallRouteOptions, req: IncomingMessage, res: ServerResponse, id: string, requestId: string): Promise<void> {
+async function serve(
+  services: CallRouteServices,
+  options: CallRouteOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  requestId: string,
+): Promise<void> {
   const host = req.headers.host ?? '';
   checkHost(host);
   const declared = req.headers['content-length'];
   checkContentLength(declared, req, res, services.maxCallBytes);
-  const principal = await apiPrincipal(services.plugins, req.headers, () => parseRequestUrl(protocolOf(req, options.trustProxy), host, req.url!));
+  const principal = await apiPrincipal(services.plugins, req.headers, () =>
+    parseRequestUrl(protocolOf(req, options.trustProxy), host, req.url!),
+  );
   const signal = connectionSignal(req.socket);
-  const answer = await answerCall(services, principal.workspace, id, openCallBody(req, res, services.maxCallBytes), declared, signal, requestId);
+  const answer = await answerCall(
+    services,
+    principal.workspace,
+    id,
+    openCallBody(req, res, services.maxCallBytes),
+    declared,
+    signal,
+    requestId,
+  );
   res.statusCode = answer.status;
   for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
   pipeAnswer(res, answer.body);
@@ -75,7 +92,15 @@ export function openCallBody(req: IncomingMessage, res: ServerResponse, maxBytes
 }
 
 /** Reads the call's body (whole when small: call-body.ts), then sends it to the run: the answer of both paths. */
-export async function answerCall(services: Pick<ApiServices, 'runs'>, workspace: string, id: string, upload: Readable, declaredLength: string | undefined, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+export async function answerCall(
+  services: Pick<ApiServices, 'runs'>,
+  workspace: string,
+  id: string,
+  upload: Readable,
+  declaredLength: string | undefined,
+  signal: AbortSignal,
+  requestId: string,
+): Promise<CallAnswer> {
   const body = await receivedBody(upload, declaredLength, signal);
   return services.runs.call(workspace, id, body, signal, requestId);
 }

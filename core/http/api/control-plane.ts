@@ -82,9 +82,14 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 export async function openControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   // First: a Consul store without a secrets key refuses to start before anything opens.
-  const keys = await openKeySource({ ...(options.secretsKeys ?? { secretsKey: null, secretsKeyFile: null }), dataDir: options.dataDir, state: options.state });
+  const keys = await openKeySource({
+    ...(options.secretsKeys ?? { secretsKey: null, secretsKeyFile: null }),
+    dataDir: options.dataDir,
+    state: options.state,
+  });
   const fileStore = options.state === 'file' ? await openFileStateStore({ dataDir: options.dataDir }) : null;
-  const opened: StateStore = fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
+  const opened: StateStore =
+    fileStore ?? (options.state === 'consul' ? new ConsulStateStore(consulOptions(options)) : createMemoryStateStore());
   const store = options.metrics === undefined ? opened : timedStore(opened, options.metrics);
   let index: TokenIndex | undefined;
   try {
@@ -106,10 +111,25 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     const devices = new DeviceAuthorizations(store, tokens, { verificationUri: options.verificationUri });
     const secrets = new Secrets(store, keys);
     const firstSignIn = owner.created ? await signIn.issue(owner.account.id) : null;
-    const sweeper = startSweeper([() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep(), () => tokens.usage.flush()], SWEEP_INTERVAL_MS, options.report);
+    const sweeper = startSweeper(
+      [() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep(), () => tokens.usage.flush()],
+      SWEEP_INTERVAL_MS,
+      options.report,
+    );
     const opened = index;
     return {
-      store, workspaces, accounts, tokens, signIn, sessions, members, devices, secrets, owner, ownerTokenStatus, firstSignIn,
+      store,
+      workspaces,
+      accounts,
+      tokens,
+      signIn,
+      sessions,
+      members,
+      devices,
+      secrets,
+      owner,
+      ownerTokenStatus,
+      firstSignIn,
       verifier: new StoreTokenVerifier(index, undefined, tokens.usage),
       warnings: fileStore?.warnings ?? [],
       async close() {

@@ -17,7 +17,6 @@ import { checkName } from '../../model/names.js';
 import { appRef, requireApp } from './apps.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { APP, BAD_QUERY, LOG_LINES, NAME_INVALID, NO_SUCH_DEPLOYMENT, WORKLOAD } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import type { ApiAnswer, ApiRoute, ApiServices } from './types.js';
 
 /** How often a follower gets a comment line when nothing is printed. */
@@ -34,11 +33,13 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'getDeploymentLogs',
-      summary: 'The log lines kept of one deployment (across its versions, with build lines); with Accept: text/event-stream, followed as Server-Sent Events.',
+      summary:
+        'The log lines kept of one deployment (across its versions, with build lines); with Accept: text/event-stream, followed as Server-Sent Events.',
       parameters: [APP, WORKLOAD],
       responses: {
         200: {
-          description: 'The kept lines, oldest first (JSON); or, with `Accept: text/event-stream`, an event stream: `event: log` per line (data: a LogLine), `: ping` comments every 15 s, `event: end` when the deployment is deleted (or svc stops, or the client falls more than 1 MiB behind: reason `lagging`).',
+          description:
+            'The kept lines, oldest first (JSON); or, with `Accept: text/event-stream`, an event stream: `event: log` per line (data: a LogLine), `: ping` comments every 15 s, `event: end` when the deployment is deleted (or svc stops, or the client falls more than 1 MiB behind: reason `lagging`).',
           content: LOG_LINES,
         },
         400: BAD_QUERY,
@@ -48,10 +49,12 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
     },
     async handle({ params, principal, headers }, services) {
       const ref = appRef(params, principal);
-      const workload = checkName('workload', params['workload']);
+      const workload = checkName('workload', params.workload);
       const deployment = requireApp(params, principal, services);
       if (!deployment.workloads.some((w) => w.name === workload)) {
-        throw new SvcError('not_found', `the app ${ref.app} has no deployment ${workload}.`, { hint: `GET /api/v1/apps/${ref.app} lists its deployments.` });
+        throw new SvcError('not_found', `the app ${ref.app} has no deployment ${workload}.`, {
+          hint: `GET /api/v1/apps/${ref.app} lists its deployments.`,
+        });
       }
       return logsAnswer(services, { ...ref, workload }, headers);
     },

@@ -9,7 +9,6 @@ import type { Stage } from '../../model/deployment-keys.js';
 import type { Deployment } from '../../services/deployments/types.js';
 import type { WorkloadKind } from '../../model/workload/types.js';
 import { answer, listOf, ref } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
 export interface DeploymentListing {

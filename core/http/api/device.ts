@@ -9,7 +9,7 @@ import type { DeviceAuthorizations } from '../../services/auth/device-flow.js';
 import type { Principal } from '../../infra/plugin/types.js';
 import { oauthError } from './oauth.js';
 import { answer, BAD_JSON_BODY, error, json, ref } from './openapi/shared.js';
-import type { Operation, Response } from './openapi/types.js';
+import type { Response } from './openapi/types.js';
 import { NO_STORE, type ApiAnswer, type ApiRoute } from './types.js';
 
 /** RFC 8628 §3.4. */
@@ -29,14 +29,22 @@ export const deviceRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'startDeviceAuthorization',
       summary: 'Start a device authorization (RFC 8628 §3.1). Public. JSON or form; unknown parameters are ignored (RFC 6749 §3.1).',
-      requestBody: { content: { 'application/json': { schema: ref('DeviceCodeInput') }, 'application/x-www-form-urlencoded': { schema: ref('DeviceCodeInput') } } },
+      requestBody: {
+        content: {
+          'application/json': { schema: ref('DeviceCodeInput') },
+          'application/x-www-form-urlencoded': { schema: ref('DeviceCodeInput') },
+        },
+      },
       responses: {
         200: answer('RFC 8628 §3.2.', ref('DeviceAuthorization')),
-        400: answer('`invalid_request`: a client_name that is not 1 to 80 characters, a malformed body, a repeated parameter.', ref('OAuthError')),
+        400: answer(
+          '`invalid_request`: a client_name that is not 1 to 80 characters, a malformed body, a repeated parameter.',
+          ref('OAuthError'),
+        ),
       },
     },
     async handle({ body }, { controlPlane }) {
-      return { status: 200, body: await controlPlane.devices.start({ clientName: body['client_name'] }), headers: NO_STORE };
+      return { status: 200, body: await controlPlane.devices.start({ clientName: body.client_name }), headers: NO_STORE };
     },
   },
   {
@@ -51,18 +59,25 @@ export const deviceRoutes: readonly ApiRoute[] = [
       summary: 'Poll for the token (RFC 8628 §3.4). Public. JSON or form; unknown parameters are ignored.',
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: ref('DeviceTokenInput') }, 'application/x-www-form-urlencoded': { schema: ref('DeviceTokenInput') } },
+        content: {
+          'application/json': { schema: ref('DeviceTokenInput') },
+          'application/x-www-form-urlencoded': { schema: ref('DeviceTokenInput') },
+        },
       },
       responses: {
         200: answer('The new token, once.', ref('DeviceToken')),
-        400: answer('RFC 8628 §3.5 / RFC 6749 §5.2: `authorization_pending`, `slow_down`, `access_denied`, `expired_token`, `invalid_grant`, `invalid_request`, `unsupported_grant_type`.', ref('OAuthError')),
+        400: answer(
+          'RFC 8628 §3.5 / RFC 6749 §5.2: `authorization_pending`, `slow_down`, `access_denied`, `expired_token`, `invalid_grant`, `invalid_request`, `unsupported_grant_type`.',
+          ref('OAuthError'),
+        ),
       },
     },
     async handle({ body }, { controlPlane }) {
-      const grantType = body['grant_type'];
-      if (grantType === undefined || grantType === '') return oauthError('invalid_request', `the request has no grant_type; use "${DEVICE_CODE_GRANT}"`);
+      const grantType = body.grant_type;
+      if (grantType === undefined || grantType === '')
+        return oauthError('invalid_request', `the request has no grant_type; use "${DEVICE_CODE_GRANT}"`);
       if (grantType !== DEVICE_CODE_GRANT) return oauthError('unsupported_grant_type', `this endpoint grants only "${DEVICE_CODE_GRANT}"`);
-      const deviceCode = body['device_code'];
+      const deviceCode = body.device_code;
       if (deviceCode !== undefined && typeof deviceCode !== 'string') return oauthError('invalid_request', 'device_code must be a string');
       return { status: 200, body: await controlPlane.devices.poll(deviceCode), headers: NO_STORE };
     },
@@ -97,11 +112,19 @@ export const deviceRoutes: readonly ApiRoute[] = [
   },
 ];
 
-async function decide(devices: DeviceAuthorizations, body: Readonly<Record<string, unknown>>, principal: Principal, decision: 'approved' | 'denied'): Promise<ApiAnswer> {
-  const userCode = body['user_code'];
+async function decide(
+  devices: DeviceAuthorizations,
+  body: Readonly<Record<string, unknown>>,
+  principal: Principal,
+  decision: 'approved' | 'denied',
+): Promise<ApiAnswer> {
+  const userCode = body.user_code;
   // Looked up first so that the answer can say which client was let in (or not).
   const request = await devices.pending(userCode);
   if (decision === 'approved') await devices.approve(userCode, principal, principal.workspace);
   else await devices.deny(userCode);
-  return { status: 200, body: { user_code: request.userCode, client_name: request.clientName, status: decision, workspace: principal.workspace } };
+  return {
+    status: 200,
+    body: { user_code: request.userCode, client_name: request.clientName, status: decision, workspace: principal.workspace },
+  };
 }

@@ -17,7 +17,6 @@ import { SvcError } from '../../model/errors.js';
 import { examplesRoot } from '../../model/paths.js';
 import { nameProblem } from '../../model/names.js';
 import { answer, BAD_QUERY, error, listOf, ref } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
 export interface ExampleSummary {
@@ -86,10 +85,14 @@ async function findExample(name: string): Promise<ExampleSummary> {
   const found = examples.find((example) => example.name === name);
   if (found !== undefined) return found;
   const names = examples.map((example) => example.name);
-  throw new SvcError('not_found', `there is no example ${JSON.stringify(name)}; the examples are: ${names.length === 0 ? '(none)' : names.join(', ')}.`, {
-    hint: '`svc example list` shows each example with what it shows.',
-    details: { examples: names },
-  });
+  throw new SvcError(
+    'not_found',
+    `there is no example ${JSON.stringify(name)}; the examples are: ${names.length === 0 ? '(none)' : names.join(', ')}.`,
+    {
+      hint: '`svc example list` shows each example with what it shows.',
+      details: { examples: names },
+    },
+  );
 }
 
 export const exampleRoutes: readonly ApiRoute[] = [
@@ -118,11 +121,17 @@ export const exampleRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'downloadExample',
       summary: 'One example project as a gzip tarball of its files (`svc example download`).',
-      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' } }],
+      parameters: [
+        { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' } },
+      ],
       responses: {
         200: {
-          description: 'The example\'s bundle: a deterministic tar.gz of its files and folders (no links), made like `python3 -m svc.bundle` (`.svcignore` honoured, caches left out). `Content-Disposition: attachment; filename="<name>.tar.gz"`; `X-Svc-Bundle-Sha256` is its sha256.',
-          headers: { 'Content-Disposition': { schema: { type: 'string' } }, 'X-Svc-Bundle-Sha256': { schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } } },
+          description:
+            'The example\'s bundle: a deterministic tar.gz of its files and folders (no links), made like `python3 -m svc.bundle` (`.svcignore` honoured, caches left out). `Content-Disposition: attachment; filename="<name>.tar.gz"`; `X-Svc-Bundle-Sha256` is its sha256.',
+          headers: {
+            'Content-Disposition': { schema: { type: 'string' } },
+            'X-Svc-Bundle-Sha256': { schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+          },
           content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
         },
         400: BAD_QUERY,

@@ -30,6 +30,23 @@ export { openControlPlane, type ControlPlane, type StateKind } from './control-p
 
 /** Every route of the API, in the order docs/openapi.json lists their paths (`npm run openapi` writes it from these). */
 export const apiRoutes: readonly ApiRoute[] = [
-  ...whoamiRoutes, ...tokenRoutes, ...workspaceRoutes, ...domainRoutes, ...secretRoutes, ...memberRoutes, ...deviceRoutes, ...signInRoutes, ...deploymentRoutes,
-  ...bundleRoutes, ...bundleArtifactRoutes, ...appRoutes, ...appInterfaceRoutes, ...appRunRoutes, ...appDeploymentRoutes, ...deploymentLogRoutes, ...previewRoutes, ...runRoutes, ...exampleRoutes,
+  ...whoamiRoutes,
+  ...tokenRoutes,
+  ...workspaceRoutes,
+  ...domainRoutes,
+  ...secretRoutes,
+  ...memberRoutes,
+  ...deviceRoutes,
+  ...signInRoutes,
+  ...deploymentRoutes,
+  ...bundleRoutes,
+  ...bundleArtifactRoutes,
+  ...appRoutes,
+  ...appInterfaceRoutes,
+  ...appRunRoutes,
+  ...appDeploymentRoutes,
+  ...deploymentLogRoutes,
+  ...previewRoutes,
+  ...runRoutes,
+  ...exampleRoutes,
 ];

@@ -5,12 +5,20 @@
  * caller's account and workspace.
  */
 import { answer, BAD_JSON_BODY, error, json, listOf, ref } from './openapi/shared.js';
-import type { Operation, Parameter } from './openapi/types.js';
+import type { Parameter } from './openapi/types.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
 const ACCOUNT_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^acc_[0-9a-f]{16}$' } };
-const WORKSPACE_NAME: Parameter = { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: "The workspace's name (a lowercase DNS label)." };
-const NOT_AN_ACCOUNT = error('`forbidden`: the token acts as no account of this workspace, or (inviting, removing) as a member rather than an owner.');
+const WORKSPACE_NAME: Parameter = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: "The workspace's name (a lowercase DNS label).",
+};
+const NOT_AN_ACCOUNT = error(
+  '`forbidden`: the token acts as no account of this workspace, or (inviting, removing) as a member rather than an owner.',
+);
 
 export const memberRoutes: readonly ApiRoute[] = [
   {
@@ -39,7 +47,15 @@ export const memberRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'createWorkspace',
       summary: "Create a workspace owned by the caller's account.",
-      requestBody: { required: true, content: json({ type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', description: 'A lowercase DNS label, not a reserved one.' } } }) },
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: { name: { type: 'string', description: 'A lowercase DNS label, not a reserved one.' } },
+        }),
+      },
       leftToHandler: { name: ['required', 'type'] },
       responses: {
         201: answer('The new workspace.', ref('Workspace')),
@@ -50,7 +66,7 @@ export const memberRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ body, principal }, { controlPlane }) {
-      return { status: 201, body: await controlPlane.members.createWorkspace(body['name'], principal) };
+      return { status: 201, body: await controlPlane.members.createWorkspace(body.name, principal) };
     },
   },
   {
@@ -70,8 +86,8 @@ export const memberRoutes: readonly ApiRoute[] = [
         404: error("`not_found`: the caller's account has no such workspace (another's is not found either)."),
       },
     },
-    async handle({ body, params, principal }, { controlPlane }) {
-      const { secret, token } = await controlPlane.members.tokenIn(params['name'], principal);
+    async handle({ params, principal }, { controlPlane }) {
+      const { secret, token } = await controlPlane.members.tokenIn(params.name, principal);
       return { status: 201, body: { ...token, secret }, headers: NO_STORE };
     },
   },
@@ -99,20 +115,26 @@ export const memberRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: {
       operationId: 'inviteMember',
-      summary: "Invite a person into the caller's workspace (owners): a new account and its one-time sign-in link, valid 7 days, in this answer only.",
+      summary:
+        "Invite a person into the caller's workspace (owners): a new account and its one-time sign-in link, valid 7 days, in this answer only.",
       requestBody: {
         required: true,
-        content: json({ type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, role: { enum: ['owner', 'member'], default: 'member' } } }),
+        content: json({
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, role: { enum: ['owner', 'member'], default: 'member' } },
+        }),
       },
       leftToHandler: { name: ['required', 'type', 'minLength', 'maxLength'], role: ['enum'] },
       responses: {
-        201: answer('The invited member and the link (its path: append it to the server\'s URL).', ref('Invitation')),
+        201: answer("The invited member and the link (its path: append it to the server's URL).", ref('Invitation')),
         400: BAD_JSON_BODY,
         403: NOT_AN_ACCOUNT,
       },
     },
     async handle({ body, principal }, { controlPlane }) {
-      const { member, signIn } = await controlPlane.members.invite({ name: body['name'], role: body['role'] }, principal);
+      const { member, signIn } = await controlPlane.members.invite({ name: body.name, role: body.role }, principal);
       return { status: 201, body: { member, path: `/login#${signIn.secret}`, expiresAt: signIn.expiresAt }, headers: NO_STORE };
     },
   },
@@ -128,12 +150,12 @@ export const memberRoutes: readonly ApiRoute[] = [
       responses: {
         204: { description: 'Removed.' },
         403: NOT_AN_ACCOUNT,
-        404: error('`not_found`: the workspace has no such member (another workspace\'s are not found either).'),
+        404: error("`not_found`: the workspace has no such member (another workspace's are not found either)."),
         409: error('`conflict`: the last owner of the workspace cannot be removed.'),
       },
     },
     async handle({ params, principal }, { controlPlane }) {
-      await controlPlane.members.remove(params['id'], principal);
+      await controlPlane.members.remove(params.id, principal);
       return { status: 204 };
     },
   },

@@ -15,7 +15,7 @@ const INFO = {
   title: 'svc control-plane API',
   version: '1',
   description:
-    "The HTTP API of `svc server` (docs/api.md). Every route answers JSON, except where it says otherwise: the logs routes followed as Server-Sent Events, and a remote call's NDJSON frames. Errors are `{\"error\": {\"code\", \"message\", \"hint\"}}` (docs/errors.md), except the two OAuth endpoints, which answer OAuth's `{\"error\", \"error_description\"}`. JSON bodies are at most 1 MiB; unknown fields are refused (the OAuth endpoints ignore them, as RFC 6749 asks).",
+    'The HTTP API of `svc server` (docs/api.md). Every route answers JSON, except where it says otherwise: the logs routes followed as Server-Sent Events, and a remote call\'s NDJSON frames. Errors are `{"error": {"code", "message", "hint"}}` (docs/errors.md), except the two OAuth endpoints, which answer OAuth\'s `{"error", "error_description"}`. JSON bodies are at most 1 MiB; unknown fields are refused (the OAuth endpoints ignore them, as RFC 6749 asks).',
 };
 
 const BEARER = { type: 'http', scheme: 'bearer', description: 'An svc access token: `svc_` and 40 letters or digits.' };
@@ -46,9 +46,13 @@ export function openApiText(document: Record<string, unknown>): string {
 function pathItem(routes: readonly ApiRoute[]): Record<string, unknown> {
   const shared = routes[0]!.openapi.pathParameters;
   for (const route of routes) {
-    if (!isDeepStrictEqual(route.openapi.pathParameters, shared)) throw new Error(`${route.method} ${route.path} declares other pathParameters than ${routes[0]!.method} ${routes[0]!.path}`);
+    if (!isDeepStrictEqual(route.openapi.pathParameters, shared))
+      throw new Error(`${route.method} ${route.path} declares other pathParameters than ${routes[0]!.method} ${routes[0]!.path}`);
   }
-  return { ...(shared ? { parameters: shared } : {}), ...Object.fromEntries(routes.map((route) => [route.method.toLowerCase(), operation(route)])) };
+  return {
+    ...(shared ? { parameters: shared } : {}),
+    ...Object.fromEntries(routes.map((route) => [route.method.toLowerCase(), operation(route)])),
+  };
 }
 
 function operation(route: ApiRoute): Record<string, unknown> {

@@ -59,7 +59,13 @@ export function routeParams(ctx: RouterContext<GatewayState>): Record<string, st
   return { ...ctx.params };
 }
 
-async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter: RateLimiter | null, checkBody: BodyCheck, services: ApiServices): Promise<void> {
+async function serve(
+  ctx: RouterContext<GatewayState>,
+  route: ApiRoute,
+  limiter: RateLimiter | null,
+  checkBody: BodyCheck,
+  services: ApiServices,
+): Promise<void> {
   const params = routeParams(ctx);
   const waitSeconds = limiter?.take(ctx.ip) ?? 0;
   if (waitSeconds > 0) {
@@ -69,7 +75,9 @@ async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter:
     });
   }
   if (requestUrl(ctx).search !== '') {
-    throw new SvcError('bad_request', `${ctx.method} ${ctx.path} takes no query parameters.`, { hint: 'Send the values in the JSON body; see docs/api.md.' });
+    throw new SvcError('bad_request', `${ctx.method} ${ctx.path} takes no query parameters.`, {
+      hint: 'Send the values in the JSON body; see docs/api.md.',
+    });
   }
   let answer: ApiAnswer;
   try {
@@ -87,7 +95,13 @@ async function serve(ctx: RouterContext<GatewayState>, route: ApiRoute, limiter:
   } else if (answer.body !== undefined) ctx.body = answer.body;
 }
 
-async function handle(ctx: Context, route: ApiRoute, params: Record<string, string>, checkBody: BodyCheck, services: ApiServices): Promise<ApiAnswer> {
+async function handle(
+  ctx: Context,
+  route: ApiRoute,
+  params: Record<string, string>,
+  checkBody: BodyCheck,
+  services: ApiServices,
+): Promise<ApiAnswer> {
   if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
   else if (route.body === 'call') checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxCallBytes);
   else if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
@@ -95,7 +109,12 @@ async function handle(ctx: Context, route: ApiRoute, params: Record<string, stri
   const raw = route.body === 'bundle' || route.body === 'call';
   const body = route.body === 'none' || raw ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
   checkBody(body);
-  const upload = route.body === 'bundle' ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes) : route.body === 'call' ? () => openCallBody(ctx.req, ctx.res, services.maxCallBytes) : null;
+  const upload =
+    route.body === 'bundle'
+      ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes)
+      : route.body === 'call'
+        ? () => openCallBody(ctx.req, ctx.res, services.maxCallBytes)
+        : null;
   const request = { params, body, headers: ctx.headers, upload, signal: connectionSignal(ctx.req.socket), requestId: ctx.state.requestId };
   if (route.auth === 'none') return route.handle(request, services);
   return route.handle({ ...request, principal: principal! }, services);
@@ -109,13 +128,17 @@ async function handle(ctx: Context, route: ApiRoute, params: Record<string, stri
 function refuse(router: Router<GatewayState>, ctx: Context): never {
   const layers = router.match(ctx.path, ctx.method).path;
   if (layers.length === 0) {
-    throw new SvcError('not_found', `the API has no route ${ctx.path}.`, { hint: `Routes live under ${API_PREFIX}/; docs/api.md lists them.` });
+    throw new SvcError('not_found', `the API has no route ${ctx.path}.`, {
+      hint: `Routes live under ${API_PREFIX}/; docs/api.md lists them.`,
+    });
   }
   for (const layer of layers) checkEncoding(layer.captures(ctx.path));
   // @koa/router lists HEAD before GET on a GET route; the API has always said it after.
   const allowed = [...new Set(layers.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD')))];
   if (allowed.includes('GET')) allowed.push('HEAD');
-  throw new SvcError('method_not_allowed', `${ctx.path} does not take ${ctx.method}; it takes ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } });
+  throw new SvcError('method_not_allowed', `${ctx.path} does not take ${ctx.method}; it takes ${allowed.join(', ')}.`, {
+    headers: { Allow: allowed.join(', ') },
+  });
 }
 
 function checkEncoding(segments: readonly string[]): void {

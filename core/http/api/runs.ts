@@ -12,12 +12,20 @@ import { deployableCode } from './app-deployments.js';
 import { answerCall } from './call-route.js';
 import { logsAnswer } from './deployment-logs.js';
 import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref, SHUTTING_DOWN } from './openapi/shared.js';
-import type { Operation, Parameter, Response } from './openapi/types.js';
+import type { Parameter, Response } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
-const RUN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` }, description: "The run's id." };
+const RUN_ID: Parameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
+  description: "The run's id.",
+};
 const BAD_RUN_ID: Response = error('`bad_request`: the id is not a run id (`run-` and 16 hex digits), or a query parameter.');
-const NO_SUCH_RUN: Response = error('`not_found`: the workspace has no such run: it ended (by its client, after its idle timeout, or when svc stopped) or never existed (a run of another workspace is not found either).');
+const NO_SUCH_RUN: Response = error(
+  '`not_found`: the workspace has no such run: it ended (by its client, after its idle timeout, or when svc stopped) or never existed (a run of another workspace is not found either).',
+);
 
 export const runRoutes: readonly ApiRoute[] = [
   {
@@ -27,23 +35,38 @@ export const runRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: {
       operationId: 'createRun',
-      summary: 'Start a remote run of one function from a manifest and an uploaded bundle. Answers at once (status `building`); the image builds and the first container starts in the background. At most 20 runs per workspace; a run ends when deleted, once idle for its timeout, or when svc stops.',
+      summary:
+        'Start a remote run of one function from a manifest and an uploaded bundle. Answers at once (status `building`); the image builds and the first container starts in the background. At most 20 runs per workspace; a run ends when deleted, once idle for its timeout, or when svc stops.',
       requestBody: { required: true, content: json(ref('RunInput')) },
       leftToHandler: CODE_CHECKS,
       responses: {
         201: answer('The run, not ready yet.', holding('run', ref('Run'))),
-        400: error('`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a `function` that is another kind of workload: `details.kind`) or `invalid_json`.'),
-        404: error('`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such function (the hint lists its functions).'),
-        422: error('`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the function or a name of the manifest is not a lowercase DNS label).'),
+        400: error(
+          '`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a `function` that is another kind of workload: `details.kind`) or `invalid_json`.',
+        ),
+        404: error(
+          '`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such function (the hint lists its functions).',
+        ),
+        422: error(
+          '`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the function or a name of the manifest is not a lowercase DNS label).',
+        ),
         429: error('`too_many_runs`: the workspace already holds 20 runs.'),
         503: SHUTTING_DOWN,
       },
     },
     async handle({ body, principal }, services) {
       const { spec, bundle, inlineSecrets } = await deployableCode(body, principal.workspace, services);
-      const fn = checkName('function', body['function']);
-      const idleTimeoutSeconds = (body['idleTimeoutSeconds'] as number | null | undefined) ?? DEFAULT_IDLE_TIMEOUT_SECONDS;
-      const run = await services.runs.create({ spec, bundleSha256: bundle, workspace: principal.workspace, function: fn, principal, idleTimeoutSeconds, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) });
+      const fn = checkName('function', body.function);
+      const idleTimeoutSeconds = (body.idleTimeoutSeconds as number | null | undefined) ?? DEFAULT_IDLE_TIMEOUT_SECONDS;
+      const run = await services.runs.create({
+        spec,
+        bundleSha256: bundle,
+        workspace: principal.workspace,
+        function: fn,
+        principal,
+        idleTimeoutSeconds,
+        ...(inlineSecrets === undefined ? {} : { inlineSecrets }),
+      });
       return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
     },
   },
@@ -68,7 +91,8 @@ export const runRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'getRun',
-      summary: 'One run: its status (`building`, `starting`, `ready`, `failed` with its failure), its calls, its idle timeout. Asking counts as using it.',
+      summary:
+        'One run: its status (`building`, `starting`, `ready`, `failed` with its failure), its calls, its idle timeout. Asking counts as using it.',
       pathParameters: [RUN_ID],
       responses: {
         200: answer('The run.', holding('run', ref('Run'))),
@@ -87,7 +111,8 @@ export const runRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'endRun',
-      summary: 'End the run: its containers stop once the calls in flight are done, its logs go, its log followers get `event: end` (reason `deleted`).',
+      summary:
+        'End the run: its containers stop once the calls in flight are done, its logs go, its log followers get `event: end` (reason `deleted`).',
       pathParameters: [RUN_ID],
       responses: { 204: { description: 'Ended.' }, 400: BAD_RUN_ID, 404: NO_SUCH_RUN },
     },
@@ -103,7 +128,8 @@ export const runRoutes: readonly ApiRoute[] = [
     body: 'call',
     openapi: {
       operationId: 'callRun',
-      summary: "Call the run's function once: waits until the run is ready (the first call waits for the build), takes a slot on a container, and streams the container's NDJSON frames back as they are written: `log` frames, then one `result` or `error` frame.",
+      summary:
+        "Call the run's function once: waits until the run is ready (the first call waits for the build), takes a slot on a container, and streams the container's NDJSON frames back as they are written: `log` frames, then one `result` or `error` frame.",
       pathParameters: [RUN_ID],
       requestBody: {
         required: true,
@@ -112,20 +138,26 @@ export const runRoutes: readonly ApiRoute[] = [
             schema: {
               type: 'string',
               format: 'binary',
-              description: '`pickle.dumps({"args": [...], "kwargs": {...}})`, at most the gateway\'s body limit (`maxBodyBytes`, 32 MiB by default).',
+              description:
+                '`pickle.dumps({"args": [...], "kwargs": {...}})`, at most the gateway\'s body limit (`maxBodyBytes`, 32 MiB by default).',
             },
           },
         },
       },
       responses: {
         200: {
-          description: 'One CallFrame per line, each sent as soon as it exists; the last one is a `result` or an `error` frame. When the container dies mid-call, svc ends the stream with an error frame carrying `code` (`worker_crashed`).',
+          description:
+            'One CallFrame per line, each sent as soon as it exists; the last one is a `result` or an `error` frame. When the container dies mid-call, svc ends the stream with an error frame carrying `code` (`worker_crashed`).',
           content: { 'application/x-ndjson': { schema: ref('CallFrame') } },
         },
-        400: error('`bad_request`: the id is not a run id, a Content-Type other than application/vnd.svc.call+pickle, a query parameter, or (from the container) a body that is not a pickled call.'),
+        400: error(
+          '`bad_request`: the id is not a run id, a Content-Type other than application/vnd.svc.call+pickle, a query parameter, or (from the container) a body that is not a pickled call.',
+        ),
         404: error('`not_found`: the workspace has no such run, or it ended while the call waited.'),
         413: error("`payload_too_large`: the call is over the gateway's body limit (`maxBodyBytes`, 32 MiB by default)."),
-        422: error("`invalid_arguments` (from the container: the call passes `context`, which svc fills in); or the run's failure `bundle_invalid`."),
+        422: error(
+          "`invalid_arguments` (from the container: the call passes `context`, which svc fills in); or the run's failure `bundle_invalid`.",
+        ),
         429: error('`queue_full`: `max_pending_tasks` calls already wait for the run to start or for a slot (`Retry-After: 1`).'),
         500: error("The run's failure (`image_build_failed`, `container_failed`, …): it could not start."),
         502: error('`worker_crashed`, `upstream_unreachable`: the container failed before it answered.'),
@@ -134,7 +166,15 @@ export const runRoutes: readonly ApiRoute[] = [
     },
     // Its canonical form (a literal id) is served before Koa: call-route.ts.
     async handle({ params, principal, headers, upload, signal, requestId }, services) {
-      const answer = await answerCall(services, principal.workspace, runId(params), upload!(), headers['content-length'], signal, requestId);
+      const answer = await answerCall(
+        services,
+        principal.workspace,
+        runId(params),
+        upload!(),
+        headers['content-length'],
+        signal,
+        requestId,
+      );
       return { status: answer.status, headers: answer.headers, body: answer.body };
     },
   },
@@ -145,11 +185,13 @@ export const runRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'getRunLogs',
-      summary: "The run's log lines (image build, the run's own lines as container `run`, its containers' output outside calls); with Accept: text/event-stream, followed as Server-Sent Events. Reading counts as using the run, and a follower keeps it from idling.",
+      summary:
+        "The run's log lines (image build, the run's own lines as container `run`, its containers' output outside calls); with Accept: text/event-stream, followed as Server-Sent Events. Reading counts as using the run, and a follower keeps it from idling.",
       pathParameters: [RUN_ID],
       responses: {
         200: {
-          description: 'The kept lines, oldest first (JSON); or, with `Accept: text/event-stream`, an event stream: `event: log` per line (data: a LogLine), `: ping` comments every 15 s, `event: end` when the run ends (reason `deleted`: by DELETE, idle, or svc stopping), or when the client falls more than 1 MiB behind (`lagging`). Kept in memory only.',
+          description:
+            'The kept lines, oldest first (JSON); or, with `Accept: text/event-stream`, an event stream: `event: log` per line (data: a LogLine), `: ping` comments every 15 s, `event: end` when the run ends (reason `deleted`: by DELETE, idle, or svc stopping), or when the client falls more than 1 MiB behind (`lagging`). Kept in memory only.',
           content: LOG_LINES,
         },
         400: BAD_RUN_ID,
@@ -165,9 +207,11 @@ export const runRoutes: readonly ApiRoute[] = [
 const RUN_ID_PATTERN = new RegExp(`^${RUN_ID_SOURCE}$`);
 
 function runId(params: Readonly<Record<string, string>>): string {
-  const id = params['id']!;
+  const id = params.id!;
   if (!RUN_ID_PATTERN.test(id)) {
-    throw new SvcError('bad_request', `${JSON.stringify(id)} is not a run id; run ids look like run-0123456789abcdef.`, { hint: 'GET /api/v1/runs lists the runs of your workspace.' });
+    throw new SvcError('bad_request', `${JSON.stringify(id)} is not a run id; run ids look like run-0123456789abcdef.`, {
+      hint: 'GET /api/v1/runs lists the runs of your workspace.',
+    });
   }
   return id;
 }

@@ -5,11 +5,19 @@
  */
 import { SvcError } from '../../model/errors.js';
 import { answer, BAD_JSON_BODY, error, json, listOf, NAME_INVALID, ref } from './openapi/shared.js';
-import type { Operation, Parameter } from './openapi/types.js';
+import type { Parameter } from './openapi/types.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 
-const SECRET_NAME: Parameter = { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: "The secret's name (a lowercase DNS label)." };
-const BAD_VALUES = error('`bad_request`: an unknown field, a key that is no environment variable name (or one svc sets itself), a value that is not a string or too large, too many keys; `name_invalid`: the name is not a lowercase DNS label. Messages name keys, never values.');
+const SECRET_NAME: Parameter = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: "The secret's name (a lowercase DNS label).",
+};
+const BAD_VALUES = error(
+  '`bad_request`: an unknown field, a key that is no environment variable name (or one svc sets itself), a value that is not a string or too large, too many keys; `name_invalid`: the name is not a lowercase DNS label. Messages name keys, never values.',
+);
 
 export const secretRoutes: readonly ApiRoute[] = [
   {
@@ -35,18 +43,25 @@ export const secretRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: {
       operationId: 'createSecret',
-      summary: 'Creates a secret of the caller\'s workspace from KEY: value pairs, sealed at rest; `replace` overwrites one of the same name. The answer holds no value.',
+      summary:
+        "Creates a secret of the caller's workspace from KEY: value pairs, sealed at rest; `replace` overwrites one of the same name. The answer holds no value.",
       requestBody: { required: true, content: json(ref('SecretInput')) },
       leftToHandler: { values: ['type'] },
       responses: {
-        201: { description: 'Created.', content: json(ref('Secret')), headers: { Location: { schema: { type: 'string' }, description: '/api/v1/secrets/<name>' } } },
+        201: {
+          description: 'Created.',
+          content: json(ref('Secret')),
+          headers: { Location: { schema: { type: 'string' }, description: '/api/v1/secrets/<name>' } },
+        },
         400: BAD_VALUES,
         409: error('`conflict`: the workspace already has a secret of this name (send `replace: true`, or change its keys with PATCH).'),
         422: NAME_INVALID,
       },
     },
     async handle({ body, principal }, { controlPlane }) {
-      const secret = await controlPlane.secrets.create(principal.workspace, body['name'] as string, body['values'], principal, { replace: body['replace'] === true });
+      const secret = await controlPlane.secrets.create(principal.workspace, body.name as string, body.values, principal, {
+        replace: body.replace === true,
+      });
       return { status: 201, body: secret, headers: { ...NO_STORE, Location: `${API_PREFIX}/secrets/${secret.name}` } };
     },
   },
@@ -57,21 +72,28 @@ export const secretRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: {
       operationId: 'resealSecrets',
-      summary: "After a key rotation (docs/secrets.md#rotating-the-key): seals every stored value of every workspace again with the server's first key, so that the old keys can be dropped. The server's operator only.",
+      summary:
+        "After a key rotation (docs/secrets.md#rotating-the-key): seals every stored value of every workspace again with the server's first key, so that the old keys can be dropped. The server's operator only.",
       requestBody: { required: false, content: json({ type: 'object', additionalProperties: false, properties: {} }) },
       responses: {
         200: answer('How many secrets and values were sealed again (0 when all were already under the first key).', {
-          type: 'object', required: ['secrets', 'values'], additionalProperties: false,
+          type: 'object',
+          required: ['secrets', 'values'],
+          additionalProperties: false,
           properties: { secrets: { type: 'integer' }, values: { type: 'integer' } },
         }),
         400: BAD_JSON_BODY,
         403: error("`not_operator`: the caller is not the server's operator."),
-        500: error('`secrets_key_invalid`: a value was sealed with a key the server does not hold (give it every old key until the reseal is done).'),
+        500: error(
+          '`secrets_key_invalid`: a value was sealed with a key the server does not hold (give it every old key until the reseal is done).',
+        ),
       },
     },
-    async handle({ body, principal }, { controlPlane }) {
+    async handle({ principal }, { controlPlane }) {
       if (!(await controlPlane.accounts.isOperator(principal.subject))) {
-        throw new SvcError('not_operator', "only the server's operator may seal every workspace's secrets again.", { hint: 'Sign in as the operator (at first the first owner account, whose token is <data dir>/owner-token).' });
+        throw new SvcError('not_operator', "only the server's operator may seal every workspace's secrets again.", {
+          hint: 'Sign in as the operator (at first the first owner account, whose token is <data dir>/owner-token).',
+        });
       }
       return { status: 200, body: await controlPlane.secrets.reseal() };
     },
@@ -83,14 +105,24 @@ export const secretRoutes: readonly ApiRoute[] = [
     body: 'json',
     openapi: {
       operationId: 'updateSecret',
-      summary: 'Sets keys of an existing secret (the others keep their values) and removes `remove`. Running workers see the change at the next deploy, or now with `restart: true`, which replaces the containers of every deployed workload that uses the secret.',
+      summary:
+        'Sets keys of an existing secret (the others keep their values) and removes `remove`. Running workers see the change at the next deploy, or now with `restart: true`, which replaces the containers of every deployed workload that uses the secret.',
       pathParameters: [SECRET_NAME],
       requestBody: { required: true, content: json(ref('SecretUpdate')) },
       leftToHandler: { values: ['type'], remove: ['type'] },
       responses: {
         200: answer('The secret, and the workloads restarted.', {
-          type: 'object', required: ['secret', 'restarted'], additionalProperties: false,
-          properties: { secret: ref('Secret'), restarted: { type: 'array', items: { type: 'string' }, description: '`<app>/<workload>` of each workload restarted (empty without `restart`).' } },
+          type: 'object',
+          required: ['secret', 'restarted'],
+          additionalProperties: false,
+          properties: {
+            secret: ref('Secret'),
+            restarted: {
+              type: 'array',
+              items: { type: 'string' },
+              description: '`<app>/<workload>` of each workload restarted (empty without `restart`).',
+            },
+          },
         }),
         400: BAD_VALUES,
         404: error("`secret_not_found`: the caller's workspace has no such secret."),
@@ -98,9 +130,9 @@ export const secretRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ body, params, principal }, { controlPlane, deployments }) {
-      const name = params['name']!;
-      const secret = await controlPlane.secrets.set(principal.workspace, name, body['values'] ?? {}, principal, removeList(body['remove']));
-      const restarted = body['restart'] === true ? await deployments.restartSecretUsers(principal.workspace, name) : [];
+      const name = params.name!;
+      const secret = await controlPlane.secrets.set(principal.workspace, name, body.values ?? {}, principal, removeList(body.remove));
+      const restarted = body.restart === true ? await deployments.restartSecretUsers(principal.workspace, name) : [];
       return { status: 200, body: { secret, restarted }, headers: NO_STORE };
     },
   },
@@ -111,7 +143,8 @@ export const secretRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'deleteSecret',
-      summary: 'Deletes a secret. Workloads that use it keep running with the values they started with; their next deploy is refused until it exists again.',
+      summary:
+        'Deletes a secret. Workloads that use it keep running with the values they started with; their next deploy is refused until it exists again.',
       pathParameters: [SECRET_NAME],
       responses: {
         204: { description: 'Deleted.' },
@@ -120,7 +153,7 @@ export const secretRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ params, principal }, { controlPlane }) {
-      await controlPlane.secrets.delete(principal.workspace, params['name']!);
+      await controlPlane.secrets.delete(principal.workspace, params.name!);
       return { status: 204 };
     },
   },

@@ -9,7 +9,6 @@
 import type { TokenInfo } from '../../services/auth/token-records.js';
 import { SvcError } from '../../model/errors.js';
 import { answer, BAD_JSON_BODY, error, json, ref } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
 export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
@@ -46,12 +45,15 @@ export const signInRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ body }, { controlPlane }) {
-      const account = await controlPlane.signIn.consume(body['secret'] as string);
+      const account = await controlPlane.signIn.consume(body.secret as string);
       const workspace = account.workspaces[0];
       if (workspace === undefined) throw new SvcError('forbidden', `the account ${account.id} may use no workspace, so it cannot sign in.`);
       if (account.joinedAt === null) await controlPlane.members.joined(account.id);
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS).toISOString();
-      const { secret, token } = await controlPlane.tokens.create({ name: 'dashboard session', expiresAt }, { workspace, subject: account.id });
+      const { secret, token } = await controlPlane.tokens.create(
+        { name: 'dashboard session', expiresAt },
+        { workspace, subject: account.id },
+      );
       const answer: SignInAnswer = { ...token, secret, account: { id: account.id, name: account.name, role: account.role } };
       return { status: 200, body: answer, headers: NO_STORE };
     },
@@ -72,12 +74,16 @@ export const signInRoutes: readonly ApiRoute[] = [
         403: error('`forbidden`: the token acts as no account.'),
       },
     },
-    async handle({ body, principal }, { controlPlane }) {
+    async handle({ principal }, { controlPlane }) {
       const account = await controlPlane.accounts.get(principal.subject);
       if (account === null) {
-        throw new SvcError('forbidden', `the token acts as ${JSON.stringify(principal.subject)}, which is no account, so there is nobody to sign in.`, {
-          hint: 'Use a token of a person: one made by `svc login`, by the dashboard, or the owner token.',
-        });
+        throw new SvcError(
+          'forbidden',
+          `the token acts as ${JSON.stringify(principal.subject)}, which is no account, so there is nobody to sign in.`,
+          {
+            hint: 'Use a token of a person: one made by `svc login`, by the dashboard, or the owner token.',
+          },
+        );
       }
       const { secret, expiresAt } = await controlPlane.signIn.issue(account.id);
       const answer: SignInLinkAnswer = { path: `/login#${secret}`, expiresAt, account: { id: account.id, name: account.name } };

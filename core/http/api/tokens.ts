@@ -5,7 +5,7 @@
  * is `not_found`, exactly like one that does not exist.
  */
 import { answer, BAD_JSON_BODY, error, json, listOf, ref } from './openapi/shared.js';
-import type { Operation, Parameter } from './openapi/types.js';
+import type { Parameter } from './openapi/types.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 import { roleOf } from './role.js';
 
@@ -32,7 +32,7 @@ export const tokenRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ body, principal }, { controlPlane }) {
-      const { secret, token } = await controlPlane.tokens.create({ name: body['name'], expiresAt: body['expiresAt'] }, principal);
+      const { secret, token } = await controlPlane.tokens.create({ name: body.name, expiresAt: body.expiresAt }, principal);
       return { status: 201, body: { ...token, secret }, headers: { ...NO_STORE, Location: `${API_PREFIX}/tokens/${token.id}` } };
     },
   },
@@ -64,12 +64,12 @@ export const tokenRoutes: readonly ApiRoute[] = [
       responses: {
         204: { description: 'Revoked.' },
         400: error('`bad_request`: the id is not a token id.'),
-        403: error("`forbidden`: a member revokes only their own tokens (an owner any)."),
+        403: error('`forbidden`: a member revokes only their own tokens (an owner any).'),
         404: error('`not_found`: the workspace has no such live token (a token of another workspace is not found either).'),
       },
     },
     async handle({ params, principal }, { controlPlane }) {
-      await controlPlane.tokens.revoke(params['id'], principal, await roleOf(principal, controlPlane.accounts));
+      await controlPlane.tokens.revoke(params.id, principal, await roleOf(principal, controlPlane.accounts));
       return { status: 204 };
     },
   },

@@ -40,7 +40,10 @@ export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call';
 
 /** The lifecycle of deployed apps, as the API drives it. */
-export type DeploymentLifecycle = Pick<DeploymentManager, 'list' | 'get' | 'deploy' | 'plan' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove' | 'restartSecretUsers'>;
+export type DeploymentLifecycle = Pick<
+  DeploymentManager,
+  'list' | 'get' | 'deploy' | 'plan' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove' | 'restartSecretUsers'
+>;
 
 /** What the upload routes need of the bundle service (core/infra/bundles/service.ts). */
 export interface BundleUploads {
@@ -52,7 +55,10 @@ export interface BundleUploads {
 /** What every handler gets. */
 export interface ApiServices {
   readonly plugins: PluginHost;
-  readonly controlPlane: Pick<ControlPlane, 'store' | 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'sessions' | 'members' | 'devices' | 'secrets'>;
+  readonly controlPlane: Pick<
+    ControlPlane,
+    'store' | 'workspaces' | 'accounts' | 'tokens' | 'signIn' | 'sessions' | 'members' | 'devices' | 'secrets'
+  >;
   /** The address browsers reach svc at (`publicUrl`), when configured: an `https:` one makes the dashboard's cookies Secure. */
   readonly publicUrl: string | null;
   readonly deployments: DeploymentLifecycle;

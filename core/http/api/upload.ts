@@ -27,7 +27,13 @@ export function checkDeclaredUploadLength(req: IncomingMessage, res: ServerRespo
 
 /** The body as a stream that fails with `payload_too_large` past `maxBytes` (the reader passes it through `asBundleTooLarge`); `bad_request` unless it is `application/gzip`. */
 export function openUpload(req: IncomingMessage, res: ServerResponse, maxBytes: number): Readable {
-  return openRawBody(req, res, maxBytes, UPLOAD_TYPE, 'Send the tar.gz as is with "Content-Type: application/gzip" (curl: --data-binary @bundle.tar.gz -H "Content-Type: application/gzip").');
+  return openRawBody(
+    req,
+    res,
+    maxBytes,
+    UPLOAD_TYPE,
+    'Send the tar.gz as is with "Content-Type: application/gzip" (curl: --data-binary @bundle.tar.gz -H "Content-Type: application/gzip").',
+  );
 }
 
 /** A raw body of one media type, counted against `maxBytes`; `bad_request` (with `hint`) for any other type. */
@@ -40,7 +46,11 @@ export function openRawBody(req: IncomingMessage, res: ServerResponse, maxBytes:
 export function checkBodyType(req: IncomingMessage, type: string, hint: string): void {
   const sent = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (sent !== type) {
-    throw new SvcError('bad_request', `the body has Content-Type ${sent === '' ? '(none)' : JSON.stringify(sent)}; this route takes ${type}.`, { hint, details: { contentType: sent } });
+    throw new SvcError(
+      'bad_request',
+      `the body has Content-Type ${sent === '' ? '(none)' : JSON.stringify(sent)}; this route takes ${type}.`,
+      { hint, details: { contentType: sent } },
+    );
   }
 }
 

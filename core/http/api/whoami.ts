@@ -1,6 +1,5 @@
 /** `GET /api/v1/whoami`: who the bearer token acts as, for `svc` to show and scripts to check. */
 import { answer, ref } from './openapi/shared.js';
-import type { Operation } from './openapi/types.js';
 import { roleOf } from './role.js';
 import type { ApiRoute } from './types.js';
 
@@ -17,7 +16,10 @@ export const whoamiRoutes: readonly ApiRoute[] = [
     },
     async handle({ principal }, { controlPlane }) {
       const role = await roleOf(principal, controlPlane.accounts);
-      return { status: 200, body: { workspace: principal.workspace, subject: principal.subject, tokenId: principal.tokenId ?? null, role } };
+      return {
+        status: 200,
+        body: { workspace: principal.workspace, subject: principal.subject, tokenId: principal.tokenId ?? null, role },
+      };
     },
   },
 ];

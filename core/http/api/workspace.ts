@@ -67,7 +67,12 @@ export const workspaceRoutes: readonly ApiRoute[] = [
       const workspace = await workspaces.require(principal.workspace);
       return {
         status: 200,
-        body: { workspace: workspace.name, plan: workspace.plan, changes: await workspaces.planChanges(workspace.name), operator: await accounts.isOperator(principal.subject) },
+        body: {
+          workspace: workspace.name,
+          plan: workspace.plan,
+          changes: await workspaces.planChanges(workspace.name),
+          operator: await accounts.isOperator(principal.subject),
+        },
       };
     },
   },
@@ -85,14 +90,19 @@ export const workspaceRoutes: readonly ApiRoute[] = [
       responses: { ...planChange.responses, 404: error('`not_found`: there is no such workspace.') },
     },
     async handle({ body, principal, params }, services) {
-      return { status: 200, body: await changePlan(services, principal, params['name']!, body) };
+      return { status: 200, body: await changePlan(services, principal, params.name!, body) };
     },
   },
 ];
 
 /** The operator's change of `name`'s plan, recorded, then told to plugins. */
-async function changePlan(services: Pick<ApiServices, 'controlPlane' | 'plugins'>, principal: Principal, name: string, body: Readonly<Record<string, unknown>>): Promise<Workspace> {
-  const plan = body['plan'];
+async function changePlan(
+  services: Pick<ApiServices, 'controlPlane' | 'plugins'>,
+  principal: Principal,
+  name: string,
+  body: Readonly<Record<string, unknown>>,
+): Promise<Workspace> {
+  const plan = body.plan;
   const { workspaces, accounts } = services.controlPlane;
   const operator = await accounts.isOperator(principal.subject);
   const { workspace, change } = await workspaces.setPlan(name, plan, { subject: principal.subject, operator });
@@ -101,5 +111,12 @@ async function changePlan(services: Pick<ApiServices, 'controlPlane' | 'plugins'
 }
 
 function announce(plugins: PluginHost, change: PlanChange): Promise<unknown> {
-  return plugins.parallel('onEvent', { type: 'workspace.plan_changed', workspace: change.workspace, plan: change.to, previous: change.from, by: change.by, at: change.at });
+  return plugins.parallel('onEvent', {
+    type: 'workspace.plan_changed',
+    workspace: change.workspace,
+    plan: change.to,
+    previous: change.from,
+    by: change.by,
+    at: change.at,
+  });
 }

@@ -14,9 +14,14 @@ const ASSETS: Readonly<Record<string, { readonly file: string; readonly type: st
 };
 
 export function assetFiles() {
-  const loaded = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, { ...asset, body: readFileSync(path.join(packageRoot, 'core/http/dashboard/assets', asset.file)) }]));
+  const loaded = new Map(
+    Object.entries(ASSETS).map(([name, asset]) => [
+      name,
+      { ...asset, body: readFileSync(path.join(packageRoot, 'core/http/dashboard/assets', asset.file)) },
+    ]),
+  );
   return (ctx: Context & { params: Record<string, string> }): boolean => {
-    const asset = loaded.get(ctx.params['name'] ?? '');
+    const asset = loaded.get(ctx.params.name ?? '');
     if (asset === undefined) return false;
     securityHeaders(ctx);
     ctx.set('Cache-Control', 'public, max-age=3600');

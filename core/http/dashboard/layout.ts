@@ -25,9 +25,10 @@ const NAV = [
 ] as const;
 
 export function page({ title, body, viewer, section }: PageOptions): string {
-  const header = viewer === null
-    ? html`<header class="top"><span class="brand">svc</span></header>`
-    : html`<header class="top">
+  const header =
+    viewer === null
+      ? html`<header class="top"><span class="brand">svc</span></header>`
+      : html`<header class="top">
   <span class="brand">svc</span>
   <nav aria-label="Dashboard">
     <ul>${NAV.map((entry) => html`<li><a href="${entry.href}"${entry.section === section ? html` aria-current="page"` : ''}>${entry.label}</a></li>`)}</ul>

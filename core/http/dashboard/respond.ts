@@ -3,7 +3,7 @@
  * redirects after a form, and failures as a page (not the API's JSON) with
  * the error's status, message and hint.
  */
-import { SvcError, toSvcError } from '../../model/errors.js';
+import { type SvcError, toSvcError } from '../../model/errors.js';
 import { checkDeclaredLength, readBody } from '../api/body.js';
 import { html } from './html.js';
 import { page } from './layout.js';
@@ -11,7 +11,8 @@ import type { Context } from './session-cookie.js';
 import type { Viewer } from './types.js';
 
 /** Nothing from elsewhere, no inline code, no framing. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export function securityHeaders(ctx: Context): void {
   ctx.set('Content-Security-Policy', CSP);
@@ -75,7 +76,15 @@ export async function renderErrors(ctx: Context, viewer: Viewer | null, handler:
     const error = toSvcError(thrown);
     if (!error.expose) throw thrown; // a bug: the gateway's writer reports it
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value); // Retry-After, Allow…
-    sendPage(ctx, page({ title: titleOf(error), viewer, body: html`<p role="alert">${error.message}</p>${error.hint ? html`<p>${error.hint}</p>` : ''}<p><a href="/dashboard">Back to the dashboard</a></p>` }), error.status);
+    sendPage(
+      ctx,
+      page({
+        title: titleOf(error),
+        viewer,
+        body: html`<p role="alert">${error.message}</p>${error.hint ? html`<p>${error.hint}</p>` : ''}<p><a href="/dashboard">Back to the dashboard</a></p>`,
+      }),
+      error.status,
+    );
   }
 }
 

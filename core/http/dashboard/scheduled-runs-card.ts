@@ -19,17 +19,20 @@ export function scheduledRunsCard(deployment: Deployment, runs: readonly Schedul
   const app = deployment.ref.app;
   const now = new Date();
   const schedules = html`<ul>${scheduled.map((w) => html`<li><code>${w.name}</code>: ${describeSchedule(w.schedule!)}; next run ${deployment.paused ? 'when the app is resumed' : html`<time datetime="${nextTick(w.schedule!, now).toISOString()}">${time(nextTick(w.schedule!, now).toISOString())}</time>`}</li>`)}</ul>`;
-  const table = runs.length === 0
-    ? html`<p class="help">No run yet.</p>`
-    : html`<div class="scroll"><table>
+  const table =
+    runs.length === 0
+      ? html`<p class="help">No run yet.</p>`
+      : html`<div class="scroll"><table>
   <caption class="visually-hidden">Latest scheduled runs</caption>
   <thead><tr><th scope="col">Function</th><th scope="col">Scheduled</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Error</th><th scope="col"><span class="visually-hidden">Logs</span></th></tr></thead>
-  <tbody>${runs.slice(0, SHOWN_RUNS).map((run) => html`<tr>
+  <tbody>${runs.slice(0, SHOWN_RUNS).map(
+    (run) => html`<tr>
     <th scope="row">${run.function}</th><td><time datetime="${run.scheduledAt}">${time(run.scheduledAt)}</time></td>
     <td><span class="status ${TONES[run.status]}">${run.status}</span></td>
     <td>${run.durationMs === null ? '—' : `${(run.durationMs / 1000).toFixed(1)} s`}</td><td>${run.error?.message ?? ''}</td>
     <td>${run.status === 'skipped' ? '' : html`<a href="/dashboard/apps/${app}/runs/${run.id}">Logs<span class="visually-hidden"> of the run at ${time(run.scheduledAt)}</span></a>`}</td>
-  </tr>`)}</tbody>
+  </tr>`,
+  )}</tbody>
 </table></div>`;
   return html`<section class="card" aria-labelledby="scheduled-runs">
   <h2 id="scheduled-runs">Scheduled runs</h2>

@@ -16,15 +16,28 @@ export { LOGIN_CSRF_COOKIE, SESSION_COOKIE } from '../../traffic/gateway/platfor
 import { SESSION_COOKIE } from '../../traffic/gateway/platform-cookies.js';
 
 /** HTTPS as the browser sees it: TLS here, or the configured public URL (a proxy that terminates TLS in front). */
-export function cameOverHttps(ctx: Context, services: Pick<DashboardServices, "publicUrl">): boolean {
+export function cameOverHttps(ctx: Context, services: Pick<DashboardServices, 'publicUrl'>): boolean {
   return ctx.secure || (services.publicUrl?.startsWith('https:') ?? false);
 }
 
-export function setCookie(ctx: Context, services: Pick<DashboardServices, "publicUrl">, name: string, value: string | null, maxAgeMs = SESSION_MAX_MS): void {
+export function setCookie(
+  ctx: Context,
+  services: Pick<DashboardServices, 'publicUrl'>,
+  name: string,
+  value: string | null,
+  maxAgeMs = SESSION_MAX_MS,
+): void {
   const secure = cameOverHttps(ctx, services);
   // The cookies library refuses Secure on a plain connection; behind a TLS proxy the browser's side is HTTPS.
   ctx.cookies.secure = secure;
-  ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', secure, path: '/', overwrite: true, ...(value === null ? {} : { maxAge: maxAgeMs }) });
+  ctx.cookies.set(name, value, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: '/',
+    overwrite: true,
+    ...(value === null ? {} : { maxAge: maxAgeMs }),
+  });
 }
 
 /**
@@ -36,7 +49,11 @@ export function setCookie(ctx: Context, services: Pick<DashboardServices, "publi
  * dashboard or its CSRF tokens. `subresource` lets in one
  * the caller checks itself (the log stream, which carries the CSRF token).
  */
-export async function readViewer(ctx: Context, services: DashboardServices, options: { subresource?: boolean } = {}): Promise<Viewer | null> {
+export async function readViewer(
+  ctx: Context,
+  services: DashboardServices,
+  options: { subresource?: boolean } = {},
+): Promise<Viewer | null> {
   // Browsers send Sec-Fetch-Site with Sec-Fetch-Mode; a client that sends no Sec-Fetch-Site is no browser's script.
   const script = ctx.get('Sec-Fetch-Site') !== '' && ctx.get('Sec-Fetch-Mode') !== 'navigate';
   if (script && options.subresource !== true) return null;
@@ -59,12 +76,16 @@ export async function readViewer(ctx: Context, services: DashboardServices, opti
 export function checkCsrf(ctx: Context, body: Readonly<Record<string, unknown>>, expected: string): void {
   const origin = ctx.get('Origin');
   if (origin !== '' && hostOf(origin) !== ctx.host) {
-    throw new SvcError('forbidden', `a form of this dashboard was posted from ${origin}; it only takes its own.`, { hint: 'Reload the page and submit the form again.' });
+    throw new SvcError('forbidden', `a form of this dashboard was posted from ${origin}; it only takes its own.`, {
+      hint: 'Reload the page and submit the form again.',
+    });
   }
-  const sent = body['_csrf'];
+  const sent = body._csrf;
   // An empty expectation (no CSRF cookie at all) matches nothing, not an empty field.
   if (typeof sent !== 'string' || expected === '' || !sameSecret(sent, expected)) {
-    throw new SvcError('forbidden', 'the form has no valid CSRF token, so it was not accepted.', { hint: 'Reload the page and submit the form again.' });
+    throw new SvcError('forbidden', 'the form has no valid CSRF token, so it was not accepted.', {
+      hint: 'Reload the page and submit the form again.',
+    });
   }
 }
 

@@ -17,7 +17,7 @@ export async function signedIn(ctx: Context, services: DashboardServices): Promi
  * gets `conflict` the second time.
  */
 export async function claimOnce(services: DashboardServices, viewer: Viewer, body: Readonly<Record<string, unknown>>): Promise<void> {
-  const id = body['_once'];
+  const id = body._once;
   if (typeof id !== 'string' || !(await services.controlPlane.sessions.claimForm(viewer.secret, id))) {
     throw new SvcError('conflict', 'this form was sent before, so it did nothing the second time.');
   }

@@ -25,7 +25,12 @@ export interface WorkloadView {
   readonly queued: number;
 }
 
-export function workloadView(deployment: Deployment, workload: DeployedWorkload, described: DeploymentView | undefined, services: Pick<ApiServices, 'autoscaler'>): WorkloadView {
+export function workloadView(
+  deployment: Deployment,
+  workload: DeployedWorkload,
+  described: DeploymentView | undefined,
+  services: Pick<ApiServices, 'autoscaler'>,
+): WorkloadView {
   const scaling = workload.unit === null ? null : services.autoscaler.status(workload.unit);
   const spec = deployment.spec.workloads.find((w) => w.name === workload.name);
   const current = described?.versions.find((v) => v.version === workload.version);

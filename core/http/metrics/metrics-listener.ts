@@ -27,16 +27,17 @@ export async function startMetricsListener(address: string, metrics: PlatformMet
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      fail(new SvcError('method_not_allowed', `${METRICS_PATH} does not take ${req.method}; it takes GET, HEAD.`, { headers: { Allow: 'GET, HEAD' } }));
+      fail(
+        new SvcError('method_not_allowed', `${METRICS_PATH} does not take ${req.method}; it takes GET, HEAD.`, {
+          headers: { Allow: 'GET, HEAD' },
+        }),
+      );
       return;
     }
-    metrics.scrape().then(
-      ({ contentType, body }) => {
-        res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body) });
-        res.end(req.method === 'HEAD' ? undefined : body);
-      },
-      fail,
-    );
+    metrics.scrape().then(({ contentType, body }) => {
+      res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    }, fail);
   });
   const separator = address.lastIndexOf(':');
   const host = address.slice(0, separator).replace(/^\[|\]$/g, '');

@@ -25,12 +25,20 @@ export function metricsRoute(options: MetricsRouteOptions): Middleware<GatewaySt
   return async (ctx, next) => {
     if (ctx.path !== METRICS_PATH) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      throw new SvcError('method_not_allowed', `${METRICS_PATH} does not take ${ctx.method}; it takes GET, HEAD.`, { headers: { Allow: 'GET, HEAD' } });
+      throw new SvcError('method_not_allowed', `${METRICS_PATH} does not take ${ctx.method}; it takes GET, HEAD.`, {
+        headers: { Allow: 'GET, HEAD' },
+      });
     }
-    const principal = (await checkAccess({ plugins: options.plugins, entry: undefined, headers: ctx.headers, url: requestUrl(ctx), transport: 'http' }))!;
+    const principal = (await checkAccess({
+      plugins: options.plugins,
+      entry: undefined,
+      headers: ctx.headers,
+      url: requestUrl(ctx),
+      transport: 'http',
+    }))!;
     if (!(await options.accounts.isOperator(principal.subject))) {
       throw new SvcError('not_operator', `only the server's operator may read ${METRICS_PATH}: it shows every workspace's workloads`, {
-        hint: 'Scrape with a token of the operator\'s account, or give Prometheus the separate metrics listener (metricsAddress, SVC_METRICS_ADDRESS), which asks for no token.',
+        hint: "Scrape with a token of the operator's account, or give Prometheus the separate metrics listener (metricsAddress, SVC_METRICS_ADDRESS), which asks for no token.",
       });
     }
     const { contentType, body } = await options.metrics.scrape();

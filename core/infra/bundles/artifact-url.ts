@@ -63,7 +63,10 @@ export type ArtifactVerifier = Pick<ArtifactUrls, 'verify'>;
 export function createArtifactUrls(options: ArtifactUrlOptions): ArtifactUrls {
   const secret = Buffer.from(options.secret); // a copy: a caller reusing its buffer cannot change the key
   if (secret.length < MIN_ARTIFACT_SECRET_BYTES) {
-    throw new SvcError('config_invalid', `the artifact signing key has ${secret.length} bytes; it needs at least ${MIN_ARTIFACT_SECRET_BYTES}.`);
+    throw new SvcError(
+      'config_invalid',
+      `the artifact signing key has ${secret.length} bytes; it needs at least ${MIN_ARTIFACT_SECRET_BYTES}.`,
+    );
   }
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_ARTIFACT_TTL_SECONDS;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) {
@@ -85,11 +88,14 @@ export function createArtifactUrls(options: ArtifactUrlOptions): ArtifactUrls {
         throw refused('missing', 'this artifact URL carries no expires and signature, so it was not signed by this server.');
       }
       if (!EXPIRES.test(expires) || !SIGNATURE.test(signature)) {
-        throw refused('malformed', 'this artifact URL\'s expires or signature is malformed, so it was not signed by this server.');
+        throw refused('malformed', "this artifact URL's expires or signature is malformed, so it was not signed by this server.");
       }
       // The signature first: only an authentic expiry is worth reporting as such.
       if (!timingSafeEqual(sign(sha256, expires), Buffer.from(signature, 'hex'))) {
-        throw refused('signature_mismatch', `this artifact URL was not signed by this server for the bundle ${sha256} (changed, made for another bundle, or signed with another key).`);
+        throw refused(
+          'signature_mismatch',
+          `this artifact URL was not signed by this server for the bundle ${sha256} (changed, made for another bundle, or signed with another key).`,
+        );
       }
       const expiresAtMs = Number(expires) * 1000;
       if (now() >= expiresAtMs) {
@@ -126,7 +132,7 @@ export async function ensureArtifactSecret(dataDir: string, warn: (message: stri
   for (let round = 0; round < 3; round++) {
     const existing = await readSecretFile(file);
     if (existing !== null) {
-      existing.warnings.forEach((warning) => warn(warning));
+      for (const warning of existing.warnings) warn(warning);
       return existing.secret;
     }
     const secret = randomBytes(MIN_ARTIFACT_SECRET_BYTES);
@@ -136,10 +142,15 @@ export async function ensureArtifactSecret(dataDir: string, warn: (message: stri
 }
 
 async function readSecretFile(file: string): Promise<{ secret: Buffer; warnings: readonly string[] } | null> {
-  const read = await readPrivateFile(file, (problem) => corrupt(file, problem), 'If others may have read it, delete the file and restart svc: artifact URLs signed with the old key stop working.');
+  const read = await readPrivateFile(
+    file,
+    (problem) => corrupt(file, problem),
+    'If others may have read it, delete the file and restart svc: artifact URLs signed with the old key stop working.',
+  );
   if (read === null) return null;
   const text = read.text.trim();
-  if (!HEX.test(text) || text.length < MIN_ARTIFACT_SECRET_BYTES * 2) throw corrupt(file, `does not hold a key of at least ${MIN_ARTIFACT_SECRET_BYTES} bytes as hex`);
+  if (!HEX.test(text) || text.length < MIN_ARTIFACT_SECRET_BYTES * 2)
+    throw corrupt(file, `does not hold a key of at least ${MIN_ARTIFACT_SECRET_BYTES} bytes as hex`);
   return { secret: Buffer.from(text, 'hex'), warnings: read.warnings };
 }
 
@@ -147,10 +158,14 @@ function parseEnvSecret(value: string): Buffer {
   const text = value.trim();
   if (!HEX.test(text) || text.length < MIN_ARTIFACT_SECRET_BYTES * 2) {
     const what = text === '' ? 'is empty' : !HEX.test(text) ? 'is not hex (an even number of 0-9, a-f)' : `has ${text.length / 2} bytes`;
-    throw new SvcError('config_invalid', `${ARTIFACT_SECRET_ENV} ${what}; it must be a key of at least ${MIN_ARTIFACT_SECRET_BYTES} bytes as hex (${MIN_ARTIFACT_SECRET_BYTES * 2} hex digits).`, {
-      hint: `Generate one with \`openssl rand -hex ${MIN_ARTIFACT_SECRET_BYTES}\` and give every svc replica the same value; unset it to use <data dir>/${ARTIFACT_SECRET_FILE}.`,
-      details: { variable: ARTIFACT_SECRET_ENV },
-    });
+    throw new SvcError(
+      'config_invalid',
+      `${ARTIFACT_SECRET_ENV} ${what}; it must be a key of at least ${MIN_ARTIFACT_SECRET_BYTES} bytes as hex (${MIN_ARTIFACT_SECRET_BYTES * 2} hex digits).`,
+      {
+        hint: `Generate one with \`openssl rand -hex ${MIN_ARTIFACT_SECRET_BYTES}\` and give every svc replica the same value; unset it to use <data dir>/${ARTIFACT_SECRET_FILE}.`,
+        details: { variable: ARTIFACT_SECRET_ENV },
+      },
+    );
   }
   return Buffer.from(text, 'hex');
 }
@@ -164,7 +179,10 @@ function checkSha256(sha256: string): void {
 type Reason = 'missing' | 'malformed' | 'signature_mismatch' | 'expired';
 
 function refused(reason: Reason, message: string, expiresAt?: string): SvcError {
-  return new SvcError('artifact_url_invalid', message, { hint: RETRY_HINT, details: expiresAt === undefined ? { reason } : { reason, expiresAt } });
+  return new SvcError('artifact_url_invalid', message, {
+    hint: RETRY_HINT,
+    details: expiresAt === undefined ? { reason } : { reason, expiresAt },
+  });
 }
 
 function corrupt(file: string, problem: string): SvcError {

@@ -35,7 +35,8 @@ export async function createBundle(projectDir: string, options: CreateBundleOpti
   const root = path.resolve(projectDir);
   // Before spawning: a missing folder must not read as a missing Python.
   const found = await stat(root).catch(() => null);
-  if (!found?.isDirectory()) throw new SvcError('bundle_failed', `cannot bundle ${root}: not a folder`, { hint: 'Bundle the folder that holds your app.' });
+  if (!found?.isDirectory())
+    throw new SvcError('bundle_failed', `cannot bundle ${root}: not a folder`, { hint: 'Bundle the folder that holds your app.' });
   const args = ['-m', 'svc.bundle', root];
   if (options.out !== undefined) args.push('--out', path.resolve(options.out));
   if (options.maxBytes !== undefined) args.push('--max-bytes', String(options.maxBytes));
@@ -76,11 +77,18 @@ export interface BundleRun {
 }
 
 /** The bundle `python -m svc.bundle` wrote, or its failure as an SvcError. */
-export function bundleFromRun(run: BundleRun, context: { readonly root: string; readonly python: string; readonly reproduce: string }): CreatedBundle {
+export function bundleFromRun(
+  run: BundleRun,
+  context: { readonly root: string; readonly python: string; readonly reproduce: string },
+): CreatedBundle {
   const { stdout, stderr } = run;
   const { root, python, reproduce } = context;
   const warnings = stderr.filter((line) => line.startsWith(WARNING)).map((line) => line.slice(WARNING.length));
-  const problem = stderr.filter((line) => !line.startsWith(WARNING)).join('\n').replace(/^svc bundle: /, '').trim();
+  const problem = stderr
+    .filter((line) => !line.startsWith(WARNING))
+    .join('\n')
+    .replace(/^svc bundle: /, '')
+    .trim();
   if (run.code === 0) return parseResult(stdout, warnings, reproduce);
   if (run.code === null && run.signal === null) {
     throw pythonNotFound(python, problem);

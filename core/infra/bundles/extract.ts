@@ -127,7 +127,8 @@ class Extraction {
     if (error instanceof TarFormatError) return this.#reject(error.rule, error.entry, error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'Z_BUF_ERROR') return this.#reject('truncated', null, 'the gzip stream ends early (the file is truncated)');
-    if (typeof code === 'string' && code.startsWith('Z_')) return this.#reject('corrupt', null, `the gzip data is corrupt (${(error as Error).message})`);
+    if (typeof code === 'string' && code.startsWith('Z_'))
+      return this.#reject('corrupt', null, `the gzip data is corrupt (${(error as Error).message})`);
     return error;
   }
 
@@ -135,14 +136,19 @@ class Extraction {
   #count(size: number, entry: string | null): void {
     if (size > this.limits.maxTotalBytes - this.bytes) {
       const what = entry === null ? `an extended header of ${formatBytes(size)}` : `(${formatBytes(size)})`;
-      throw this.#reject('total_too_large', entry, `${what} would take the bundle past its limit of ${formatBytes(this.limits.maxTotalBytes)} in all`);
+      throw this.#reject(
+        'total_too_large',
+        entry,
+        `${what} would take the bundle past its limit of ${formatBytes(this.limits.maxTotalBytes)} in all`,
+      );
     }
     this.bytes += size;
   }
 
   async #entry(header: TarHeader): Promise<EntrySink | null> {
     const name = header.path;
-    if (++this.entries > this.limits.maxEntries) throw this.#reject('too_many_entries', name, `is one more than the ${this.limits.maxEntries} entries a bundle may hold`);
+    if (++this.entries > this.limits.maxEntries)
+      throw this.#reject('too_many_entries', name, `is one more than the ${this.limits.maxEntries} entries a bundle may hold`);
     const relative = this.#safePath(name);
     switch (header.type) {
       case 'hardlink':
@@ -152,13 +158,22 @@ class Extraction {
       case 'fifo':
         throw this.#reject('special_file', name, `is a ${header.type.replace('-', ' ')}; bundles hold only files, folders and links`);
       case 'other':
-        throw this.#reject('unsupported_type', name, `has the unsupported tar type ${JSON.stringify(header.typeflag)}; bundles hold only files, folders and links`);
+        throw this.#reject(
+          'unsupported_type',
+          name,
+          `has the unsupported tar type ${JSON.stringify(header.typeflag)}; bundles hold only files, folders and links`,
+        );
       default:
         break;
     }
-    if (header.type !== 'file' && header.size !== 0) throw this.#reject('bad_header', name, `is a ${header.type} with a size (${header.size} bytes)`);
+    if (header.type !== 'file' && header.size !== 0)
+      throw this.#reject('bad_header', name, `is a ${header.type} with a size (${header.size} bytes)`);
     if (header.size > this.limits.maxEntryBytes) {
-      throw this.#reject('entry_too_large', name, `is ${formatBytes(header.size)}, more than the ${formatBytes(this.limits.maxEntryBytes)} one entry may hold`);
+      throw this.#reject(
+        'entry_too_large',
+        name,
+        `is ${formatBytes(header.size)}, more than the ${formatBytes(this.limits.maxEntryBytes)} one entry may hold`,
+      );
     }
     this.#count(header.size, name);
     if (relative === '') {
@@ -173,7 +188,8 @@ class Extraction {
     }
     if (header.type === 'symlink') {
       if (header.linkpath === '') throw this.#reject('bad_header', name, 'is a link without a target');
-      if (header.linkpath.startsWith('/')) throw this.#reject('link_outside', name, `is a link to the absolute path ${JSON.stringify(header.linkpath)}`);
+      if (header.linkpath.startsWith('/'))
+        throw this.#reject('link_outside', name, `is a link to the absolute path ${JSON.stringify(header.linkpath)}`);
       this.#links.set(relative, header.linkpath);
       return null;
     }
@@ -188,7 +204,8 @@ class Extraction {
     if (parts.includes('..')) throw this.#reject('parent_component', name, 'has a ".." component in its path');
     const relative = parts.join('/');
     const resolved = path.resolve(this.root, relative);
-    if (resolved !== this.root && !resolved.startsWith(this.root + path.sep)) throw this.#reject('parent_component', name, 'leaves the destination');
+    if (resolved !== this.root && !resolved.startsWith(this.root + path.sep))
+      throw this.#reject('parent_component', name, 'leaves the destination');
     return relative;
   }
 
@@ -204,7 +221,11 @@ class Extraction {
     }
     const existing = this.#kinds.get(relative);
     if (existing !== undefined && !(existing === 'dir' && kind === 'dir')) {
-      throw this.#reject('duplicate', name, existing === 'dir' ? 'replaces a folder that holds other entries' : 'appears twice in the archive');
+      throw this.#reject(
+        'duplicate',
+        name,
+        existing === 'dir' ? 'replaces a folder that holds other entries' : 'appears twice in the archive',
+      );
     }
     this.#kinds.set(relative, kind);
   }
@@ -264,7 +285,8 @@ class Extraction {
         stack.push(part);
         const next = this.#links.get(stack.join('/'));
         if (next === undefined) continue;
-        if (++hops > MAX_LINK_HOPS) throw this.#reject('link_loop', relative, `is a link to ${JSON.stringify(target)}, which loops through other links`);
+        if (++hops > MAX_LINK_HOPS)
+          throw this.#reject('link_loop', relative, `is a link to ${JSON.stringify(target)}, which loops through other links`);
         stack.pop();
         const resolved = walk(stack, next);
         stack.splice(0, stack.length, ...resolved);

@@ -27,7 +27,9 @@ export interface CodeBundlesOptions {
   readonly limits?: Partial<ExtractLimits>;
 }
 
-export function createCodeBundles(options: CodeBundlesOptions): CodeBundles & { readonly store: BundleStore; codeDir(sha256: string): string; unpack(sha256: string): Promise<void> } {
+export function createCodeBundles(
+  options: CodeBundlesOptions,
+): CodeBundles & { readonly store: BundleStore; codeDir(sha256: string): string; unpack(sha256: string): Promise<void> } {
   const store = BundleStore.inDataDir(options.dataDir);
   const limits: ExtractLimits = { ...DEFAULT_EXTRACT_LIMITS, ...options.limits };
   const codeRoot = path.join(options.cacheDir, 'code');
@@ -92,10 +94,14 @@ async function assertHoldsModule(dir: string, source: SourceRef): Promise<void> 
   const top = source.entry.split('.')[0]!;
   const names = await readdir(dir);
   if (names.some((name) => name === top || name.startsWith(`${top}.`))) return;
-  throw new SvcError('bundle_invalid', `the bundle of ${source.root} does not hold the module ${source.entry}: is it excluded by .svcignore?`, {
-    hint: `Remove the pattern that matches ${top}.py (or the ${top}/ package) from ${path.join(source.root, '.svcignore')}.`,
-    details: { entry: null, rule: 'missing_module' },
-  });
+  throw new SvcError(
+    'bundle_invalid',
+    `the bundle of ${source.root} does not hold the module ${source.entry}: is it excluded by .svcignore?`,
+    {
+      hint: `Remove the pattern that matches ${top}.py (or the ${top}/ package) from ${path.join(source.root, '.svcignore')}.`,
+      details: { entry: null, rule: 'missing_module' },
+    },
+  );
 }
 
 async function isDirectory(dir: string): Promise<boolean> {

@@ -69,10 +69,14 @@ export class BundleStore {
       await pipeline(source, hashing, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
       const sha256 = hash.digest('hex');
       if (expectedSha256 !== undefined && sha256 !== expectedSha256) {
-        throw new SvcError('bundle_invalid', `the bundle's sha256 is ${sha256}, not ${expectedSha256} as announced: it was changed or cut short on its way`, {
-          hint: 'Bundle the project again and resend it.',
-          details: { entry: null, rule: 'sha256_mismatch', expected: expectedSha256, actual: sha256 },
-        });
+        throw new SvcError(
+          'bundle_invalid',
+          `the bundle's sha256 is ${sha256}, not ${expectedSha256} as announced: it was changed or cut short on its way`,
+          {
+            hint: 'Bundle the project again and resend it.',
+            details: { entry: null, rule: 'sha256_mismatch', expected: expectedSha256, actual: sha256 },
+          },
+        );
       }
       const destination = this.pathOf(sha256);
       const existed = await this.has(sha256);
@@ -91,10 +95,14 @@ export class BundleStore {
     for await (const chunk of createReadStream(this.pathOf(sha256))) hash.update(chunk as Buffer);
     const actual = hash.digest('hex');
     if (actual !== sha256) {
-      throw new SvcError('bundle_invalid', `the stored bundle ${sha256} no longer matches its sha256 (it is ${actual}): the file was changed on disk`, {
-        hint: `Remove ${this.pathOf(sha256)} and deploy again.`,
-        details: { entry: null, rule: 'sha256_mismatch', expected: sha256, actual },
-      });
+      throw new SvcError(
+        'bundle_invalid',
+        `the stored bundle ${sha256} no longer matches its sha256 (it is ${actual}): the file was changed on disk`,
+        {
+          hint: `Remove ${this.pathOf(sha256)} and deploy again.`,
+          details: { entry: null, rule: 'sha256_mismatch', expected: sha256, actual },
+        },
+      );
     }
   }
 }

@@ -211,8 +211,10 @@ class TarReader {
 /** tar-stream's errors, in svc's words. */
 function formatError(error: Error, entry: string | null): TarFormatError {
   if (error instanceof TarFormatError) return error;
-  if (/unknown format/.test(error.message)) return new TarFormatError('bad_header', 'a header block of an unknown format (neither ustar nor GNU tar)');
-  if (/Invalid tar header/.test(error.message)) return new TarFormatError('bad_header', 'a header block has a wrong checksum (not a tar archive, or a corrupt one)');
+  if (/unknown format/.test(error.message))
+    return new TarFormatError('bad_header', 'a header block of an unknown format (neither ustar nor GNU tar)');
+  if (/Invalid tar header/.test(error.message))
+    return new TarFormatError('bad_header', 'a header block has a wrong checksum (not a tar archive, or a corrupt one)');
   if (/Unexpected end of data/.test(error.message)) {
     return entry === null
       ? new TarFormatError('truncated', 'the archive ends without its end-of-archive block (truncated?)')

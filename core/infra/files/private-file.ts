@@ -19,7 +19,11 @@ export interface PrivateFile {
  * error for a link, a non-regular file or an unreadable one; `afterTightening`
  * says what to do when the file was open to others.
  */
-export async function readPrivateFile(file: string, damaged: (problem: string) => SvcError, afterTightening: string): Promise<PrivateFile | null> {
+export async function readPrivateFile(
+  file: string,
+  damaged: (problem: string) => SvcError,
+  afterTightening: string,
+): Promise<PrivateFile | null> {
   let handle;
   try {
     handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
@@ -37,7 +41,9 @@ export async function readPrivateFile(file: string, damaged: (problem: string) =
     const mode = info.mode & 0o777;
     if ((mode & 0o077) !== 0) {
       await handle.chmod(0o600);
-      warnings.push(`${file} was open to other users (mode ${mode.toString(8).padStart(4, '0')}); tightened it to 0600. ${afterTightening}`);
+      warnings.push(
+        `${file} was open to other users (mode ${mode.toString(8).padStart(4, '0')}); tightened it to 0600. ${afterTightening}`,
+      );
     }
     return { text: await handle.readFile('utf8'), warnings };
   } finally {

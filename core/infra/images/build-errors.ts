@@ -9,5 +9,9 @@ export function asBuildError(error: unknown): SvcError {
 /** Names the image in a build failure; shared builds fail the same way for every waiter. */
 export function forImage(error: unknown, imageId: string): unknown {
   if (!(error instanceof SvcError) || error.code !== 'image_build_failed') return error;
-  return new SvcError('image_build_failed', `building image ${imageId} failed: ${error.message}`, { hint: error.hint, details: error.details, cause: error });
+  return new SvcError('image_build_failed', `building image ${imageId} failed: ${error.message}`, {
+    hint: error.hint,
+    details: error.details,
+    cause: error,
+  });
 }

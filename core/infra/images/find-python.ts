@@ -19,10 +19,14 @@ export async function findPython(version: string, defaultPython: string): Promis
   }
   const found = await installedPythonVersions(defaultPython);
   const newest = found[found.length - 1];
-  throw new SvcError('python_unavailable', `Python ${version} is not installed on this machine (${found.length ? `found ${found.join(', ')}` : 'found no Python 3 interpreter'}).`, {
-    hint: `Install Python ${version} (as python${version} on PATH), set SVC_PYTHON to an interpreter of that version${newest ? `, or use Image(python_version="${newest}")` : ''}.`,
-    details: { requested: version, found },
-  });
+  throw new SvcError(
+    'python_unavailable',
+    `Python ${version} is not installed on this machine (${found.length ? `found ${found.join(', ')}` : 'found no Python 3 interpreter'}).`,
+    {
+      hint: `Install Python ${version} (as python${version} on PATH), set SVC_PYTHON to an interpreter of that version${newest ? `, or use Image(python_version="${newest}")` : ''}.`,
+      details: { requested: version, found },
+    },
+  );
 }
 
 /**

@@ -122,7 +122,14 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
     const requirements = await readRuntimeRequirements();
     if (spec.pythonPackages.length === 0) {
       const layer = await runtimeLayer(spec.pythonVersion, requirements, log);
-      return { key: layer.key, imageId: spec.id, pythonPath: layer.pythonPath, path: layer.dir, cached: layer.cached, runtimeLayer: layer.dir };
+      return {
+        key: layer.key,
+        imageId: spec.id,
+        pythonPath: layer.pythonPath,
+        path: layer.dir,
+        cached: layer.cached,
+        runtimeLayer: layer.dir,
+      };
     }
     const layerKey = runtimeLayerKey(spec.pythonVersion, requirements);
     const key = imageKey(spec.pythonVersion, spec.pythonPackages, layerKey);
@@ -171,10 +178,25 @@ interface BuildPlace {
 
 /** The runtime layer in `tmp`: a venv of `python` with the runtime's requirements, relocated to `dir`, then moved there. */
 async function buildRuntimeLayer(
-  { python, pythonVersion, requirements, key, tmp, dir }: BuildPlace & { readonly python: string; readonly pythonVersion: string; readonly requirements: readonly string[] },
+  {
+    python,
+    pythonVersion,
+    requirements,
+    key,
+    tmp,
+    dir,
+  }: BuildPlace & { readonly python: string; readonly pythonVersion: string; readonly requirements: readonly string[] },
   emit: BuildLog,
 ): Promise<void> {
-  await runLogged({ command: python, args: ['-m', 'venv', tmp], what: `${python} -m venv`, hint: `Check that ${python} can create virtual environments (on Debian: apt install python${pythonVersion}-venv).` }, emit);
+  await runLogged(
+    {
+      command: python,
+      args: ['-m', 'venv', tmp],
+      what: `${python} -m venv`,
+      hint: `Check that ${python} can create virtual environments (on Debian: apt install python${pythonVersion}-venv).`,
+    },
+    emit,
+  );
   const tmpPython = path.join(tmp, 'bin', 'python');
   const { stdout } = await run(tmpPython, ['-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'], { timeout: 30_000 });
   await runLogged(
@@ -204,11 +226,26 @@ async function buildRuntimeLayer(
 
 /** An image in `tmp`: a venv over the runtime layer (its site-packages on the path) with the image's packages, relocated to `dir`, then moved there. */
 async function buildImage(
-  { layer, pythonVersion, packages, key, tmp, dir }: BuildPlace & { readonly layer: Layer; readonly pythonVersion: string; readonly packages: readonly string[] },
+  {
+    layer,
+    pythonVersion,
+    packages,
+    key,
+    tmp,
+    dir,
+  }: BuildPlace & { readonly layer: Layer; readonly pythonVersion: string; readonly packages: readonly string[] },
   emit: BuildLog,
 ): Promise<void> {
   // From the layer's interpreter: a venv made from a venv uses the same base Python.
-  await runLogged({ command: layer.pythonPath, args: ['-m', 'venv', '--without-pip', tmp], what: 'python -m venv', hint: 'Check the free space and permissions of the cache dir.' }, emit);
+  await runLogged(
+    {
+      command: layer.pythonPath,
+      args: ['-m', 'venv', '--without-pip', tmp],
+      what: 'python -m venv',
+      hint: 'Check the free space and permissions of the cache dir.',
+    },
+    emit,
+  );
   const sitePackages = path.join(tmp, layer.marker.sitePackages);
   await mkdir(sitePackages, { recursive: true });
   // The layer brings pip too: `python -m pip` in the new venv installs into the new venv.
@@ -265,7 +302,13 @@ async function readMarker(dir: string): Promise<Record<string, unknown> | null> 
 /** A finished, usable runtime layer, or null. bin/python links to its base interpreter: if that is gone, it is not usable. */
 async function readLayer(dir: string): Promise<Omit<Layer, 'cached'> | null> {
   const marker = await readMarker(dir);
-  if (marker?.kind !== 'runtime-layer' || marker.builderVersion !== BUILDER_VERSION || typeof marker.sitePackages !== 'string' || typeof marker.buildId !== 'string') return null;
+  if (
+    marker?.kind !== 'runtime-layer' ||
+    marker.builderVersion !== BUILDER_VERSION ||
+    typeof marker.sitePackages !== 'string' ||
+    typeof marker.buildId !== 'string'
+  )
+    return null;
   const pythonPath = path.join(dir, 'bin', 'python');
   if (!existsSync(pythonPath) || !existsSync(path.join(dir, marker.sitePackages))) return null;
   return { key: path.basename(dir), dir, pythonPath, marker: marker as unknown as LayerMarker };

@@ -63,7 +63,8 @@ export class DeploymentLogs {
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const { dir, report } = options;
-    this.#files = dir === undefined ? null : new LogFiles({ dir, maxLines: this.#maxLines, maxBytes: this.#maxBytes, ...(report ? { report } : {}) });
+    this.#files =
+      dir === undefined ? null : new LogFiles({ dir, maxLines: this.#maxLines, maxBytes: this.#maxBytes, ...(report ? { report } : {}) });
   }
 
   /** Reads the stored lines of every deployed deployment back (ahead of any this process already kept). Call once, before serving. */
@@ -93,12 +94,24 @@ export class DeploymentLogs {
     const key = deploymentOfUnit(line.unit);
     if (key === null) return;
     const version = this.#versions.get(line.unit);
-    this.add(key, { time: line.time.toISOString(), container: line.container, stream: line.stream, text: line.text, ...(version === undefined ? {} : { version }) });
+    this.add(key, {
+      time: line.time.toISOString(),
+      container: line.container,
+      stream: line.stream,
+      text: line.text,
+      ...(version === undefined ? {} : { version }),
+    });
   }
 
   /** An image build line of a deploy of this workload. */
   addBuildLine(key: DeploymentLogKey, text: string, version?: number): void {
-    this.add(key, { time: new Date().toISOString(), container: 'build', stream: 'system', text, ...(version === undefined ? {} : { version }) });
+    this.add(key, {
+      time: new Date().toISOString(),
+      container: 'build',
+      stream: 'system',
+      text,
+      ...(version === undefined ? {} : { version }),
+    });
   }
 
   add(key: DeploymentLogKey, line: DeploymentLogLine): void {

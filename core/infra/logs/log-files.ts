@@ -83,7 +83,9 @@ export class LogFiles {
       await rm(current, { force: true });
       await rm(previous, { force: true });
       // Empty folders go too; one that still holds another deployment's files stays.
-      await rmdir(appDir).then(() => rmdir(path.dirname(appDir))).catch(() => {});
+      await rmdir(appDir)
+        .then(() => rmdir(path.dirname(appDir)))
+        .catch(() => {});
     });
   }
 
@@ -100,7 +102,11 @@ export class LogFiles {
     for (const workspace of await this.#list(this.#options.dir, true)) {
       for (const app of await this.#list(path.join(this.#options.dir, workspace), true)) {
         const names = await this.#list(path.join(this.#options.dir, workspace, app), false);
-        const workloads = new Set(names.map((name) => /^([a-z0-9-]+)(\.1)?\.jsonl$/.exec(name)?.[1]).filter((name): name is string => name !== undefined && valid(name)));
+        const workloads = new Set(
+          names
+            .map((name) => /^([a-z0-9-]+)(\.1)?\.jsonl$/.exec(name)?.[1])
+            .filter((name): name is string => name !== undefined && valid(name)),
+        );
         for (const workload of workloads) {
           const key = { workspace, app, workload };
           const { current, previous } = this.#files(key);

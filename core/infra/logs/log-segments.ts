@@ -25,7 +25,7 @@ export function validName(name: string): boolean {
 }
 
 export function encodeLine(line: DeploymentLogLine): string {
-  return JSON.stringify(line) + '\n';
+  return `${JSON.stringify(line)}\n`;
 }
 
 /** Appends to the segment, making its folders first if they are missing (new, or removed with the app's last deployment). */
@@ -58,7 +58,14 @@ function parseLine(text: string): DeploymentLogLine | null {
   }
   if (typeof value !== 'object' || value === null) return null;
   const { time, container, stream, text: line, version } = value as Record<string, unknown>;
-  if (typeof time !== 'string' || typeof container !== 'string' || typeof stream !== 'string' || !STREAMS.has(stream) || typeof line !== 'string') return null;
+  if (
+    typeof time !== 'string' ||
+    typeof container !== 'string' ||
+    typeof stream !== 'string' ||
+    !STREAMS.has(stream) ||
+    typeof line !== 'string'
+  )
+    return null;
   if (version !== undefined && !(typeof version === 'number' && Number.isSafeInteger(version))) return null;
   return { time, container, stream: stream as DeploymentLogLine['stream'], text: line, ...(version === undefined ? {} : { version }) };
 }

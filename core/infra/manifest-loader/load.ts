@@ -216,9 +216,7 @@ function runPython(python: string, args: readonly string[], cwd: string, timeout
     child.on('error', (error: NodeJS.ErrnoException) => {
       finish();
       if (error.code === 'ENOENT' || error.code === 'EACCES') {
-        reject(
-          pythonNotFound(python, error.code, error),
-        );
+        reject(pythonNotFound(python, error.code, error));
       } else reject(error);
     });
     child.on('close', (code, signal) => {

@@ -40,7 +40,13 @@ export interface ProjectReadRequest {
 
 export type ProjectRead =
   | { readonly unchanged: true; readonly digest: string; readonly dirs: readonly string[] }
-  | { readonly unchanged: false; readonly digest: string; readonly dirs: readonly string[]; readonly manifest: LoadedManifest; readonly bundle: CreatedBundle };
+  | {
+      readonly unchanged: false;
+      readonly digest: string;
+      readonly dirs: readonly string[];
+      readonly manifest: LoadedManifest;
+      readonly bundle: CreatedBundle;
+    };
 
 /** The helper is gone (or never started): the caller reads the project the cold way. */
 export class HelperUnavailable extends Error {}
@@ -132,7 +138,12 @@ export class WarmLoader {
   }
 
   async #read(request: ProjectReadRequest): Promise<ProjectRead> {
-    const target = await resolveManifestTarget({ target: request.target, cwd: request.cwd, python: this.python, timeoutMs: request.timeoutMs });
+    const target = await resolveManifestTarget({
+      target: request.target,
+      cwd: request.cwd,
+      python: this.python,
+      timeoutMs: request.timeoutMs,
+    });
     await this.#ready;
     const id = ++this.#serial;
     const answer = await new Promise<Answer>((resolve, reject) => {
@@ -140,8 +151,14 @@ export class WarmLoader {
       this.#waiting.set(id, { resolve, reject });
       this.#child.stdin!.write(
         `${JSON.stringify({
-          id, root: target.root, target: target.argument, cwd: target.root, out: path.resolve(request.out),
-          max_bytes: request.maxBytes ?? null, unchanged: request.unchanged, timeout: target.timeoutMs / 1000,
+          id,
+          root: target.root,
+          target: target.argument,
+          cwd: target.root,
+          out: path.resolve(request.out),
+          max_bytes: request.maxBytes ?? null,
+          unchanged: request.unchanged,
+          timeout: target.timeoutMs / 1000,
           exclude: (request.exclude ?? []).map((dir) => path.resolve(dir)),
         })}\n`,
       );
@@ -151,12 +168,18 @@ export class WarmLoader {
     const bundleRun = answer.bundle;
     if (answer.digest === undefined || (answer.unchanged !== true && bundleRun === undefined)) {
       // Only a project it could not even list has no digest: that is the bundle's failure.
-      bundleFromRun({ code: bundleRun?.code ?? 1, signal: null, stdout: [], stderr: lines(bundleRun?.stderr ?? '') }, { root: target.root, python: this.python, reproduce });
+      bundleFromRun(
+        { code: bundleRun?.code ?? 1, signal: null, stdout: [], stderr: lines(bundleRun?.stderr ?? '') },
+        { root: target.root, python: this.python, reproduce },
+      );
       throw new SvcError('internal', 'the warm helper answered without a digest');
     }
     const dirs = answer.dirs ?? [];
     if (answer.unchanged === true) return { unchanged: true, digest: answer.digest, dirs };
-    const bundle = bundleFromRun({ code: bundleRun!.code, signal: null, stdout: lines(bundleRun!.stdout), stderr: lines(bundleRun!.stderr) }, { root: target.root, python: this.python, reproduce });
+    const bundle = bundleFromRun(
+      { code: bundleRun!.code, signal: null, stdout: lines(bundleRun!.stdout), stderr: lines(bundleRun!.stderr) },
+      { root: target.root, python: this.python, reproduce },
+    );
     const run = answer.manifest;
     if (!run) throw new SvcError('internal', 'the warm helper answered without a manifest');
     const manifest = manifestFromRun(

@@ -35,7 +35,10 @@ export class HistogramChild {
   sum = 0;
   count = 0;
 
-  constructor(readonly labels: Labels, bounds: readonly number[]) {
+  constructor(
+    readonly labels: Labels,
+    bounds: readonly number[],
+  ) {
     this.#bounds = bounds;
     this.counts = new Float64Array(bounds.length + 1);
   }
@@ -54,7 +57,11 @@ abstract class HotSeries<Child extends { readonly labels: Labels }> {
   readonly aggregator = 'sum';
   readonly #children = new Map<string, Child>();
 
-  constructor(readonly name: string, readonly help: string, registry: Registry) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    registry: Registry,
+  ) {
     // The registry needs only name, help, type and get(); its types name prom-client's own classes.
     registry.registerMetric(this as unknown as Metric);
   }
@@ -73,7 +80,13 @@ abstract class HotSeries<Child extends { readonly labels: Labels }> {
   protected abstract values(child: Child): Sample[];
 
   async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.#children.values()].flatMap((child) => this.values(child)) };
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: [...this.#children.values()].flatMap((child) => this.values(child)),
+    };
   }
 }
 

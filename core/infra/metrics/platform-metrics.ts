@@ -65,31 +65,81 @@ export class PlatformMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_process_' });
-    this.#requests = new HotCounter('svc_requests_total', 'Requests to workload URLs, by the status of their answer (499: the client left first).', this.registry);
-    this.#duration = new HotHistogram('svc_request_duration_seconds', 'Time from a request reaching the gateway to the end of its answer.', LATENCY_BUCKETS, this.registry);
-    this.#upstream = new HotHistogram('svc_upstream_duration_seconds', 'Time from sending a request to a container to its answer head.', LATENCY_BUCKETS, this.registry);
-    this.#errors = new HotCounter('svc_gateway_errors_total', 'Error answers the gateway gave itself, by svc error code (queue_full is the 429 of max_pending_tasks).', this.registry);
-    this.#coldStarts = new Histogram({ name: 'svc_cold_start_duration_seconds', help: 'Time from starting the first container of a workload that had none to it being healthy.', labelNames: WORKLOAD_LABELS, buckets: COLD_START_BUCKETS, registers });
-    this.#scaleEvents = new Counter({ name: 'svc_scale_events_total', help: 'Autoscaler decisions that started (up) or stopped (down) containers.', labelNames: [...WORKLOAD_LABELS, 'direction'], registers });
-    this.#storeCalls = new Histogram({ name: 'svc_state_store_duration_seconds', help: 'Calls to the state store (file store or Consul KV), blocking watches left out.', labelNames: ['operation', 'outcome'], buckets: CALL_BUCKETS, registers });
-    this.#agentCalls = new Histogram({ name: 'svc_agent_call_duration_seconds', help: 'Calls to the Consul and Nomad HTTP APIs, blocking queries left out.', labelNames: ['agent', 'operation', 'outcome'], buckets: CALL_BUCKETS, registers });
+    this.#requests = new HotCounter(
+      'svc_requests_total',
+      'Requests to workload URLs, by the status of their answer (499: the client left first).',
+      this.registry,
+    );
+    this.#duration = new HotHistogram(
+      'svc_request_duration_seconds',
+      'Time from a request reaching the gateway to the end of its answer.',
+      LATENCY_BUCKETS,
+      this.registry,
+    );
+    this.#upstream = new HotHistogram(
+      'svc_upstream_duration_seconds',
+      'Time from sending a request to a container to its answer head.',
+      LATENCY_BUCKETS,
+      this.registry,
+    );
+    this.#errors = new HotCounter(
+      'svc_gateway_errors_total',
+      'Error answers the gateway gave itself, by svc error code (queue_full is the 429 of max_pending_tasks).',
+      this.registry,
+    );
+    this.#coldStarts = new Histogram({
+      name: 'svc_cold_start_duration_seconds',
+      help: 'Time from starting the first container of a workload that had none to it being healthy.',
+      labelNames: WORKLOAD_LABELS,
+      buckets: COLD_START_BUCKETS,
+      registers,
+    });
+    this.#scaleEvents = new Counter({
+      name: 'svc_scale_events_total',
+      help: 'Autoscaler decisions that started (up) or stopped (down) containers.',
+      labelNames: [...WORKLOAD_LABELS, 'direction'],
+      registers,
+    });
+    this.#storeCalls = new Histogram({
+      name: 'svc_state_store_duration_seconds',
+      help: 'Calls to the state store (file store or Consul KV), blocking watches left out.',
+      labelNames: ['operation', 'outcome'],
+      buckets: CALL_BUCKETS,
+      registers,
+    });
+    this.#agentCalls = new Histogram({
+      name: 'svc_agent_call_duration_seconds',
+      help: 'Calls to the Consul and Nomad HTTP APIs, blocking queries left out.',
+      labelNames: ['agent', 'operation', 'outcome'],
+      buckets: CALL_BUCKETS,
+      registers,
+    });
     const readings = gaugeReader(() => this.#units());
     new Gauge({
-      name: 'svc_requests_in_flight', help: 'Requests holding a slot on a container now.', labelNames: WORKLOAD_LABELS, registers,
+      name: 'svc_requests_in_flight',
+      help: 'Requests holding a slot on a container now.',
+      labelNames: WORKLOAD_LABELS,
+      registers,
       collect() {
         this.reset();
         for (const unit of readings()) this.inc(labelsOf(unit.ref, unit.workload), unit.inFlight);
       },
     });
     new Gauge({
-      name: 'svc_requests_queued', help: 'Requests waiting for a slot now.', labelNames: WORKLOAD_LABELS, registers,
+      name: 'svc_requests_queued',
+      help: 'Requests waiting for a slot now.',
+      labelNames: WORKLOAD_LABELS,
+      registers,
       collect() {
         this.reset();
         for (const unit of readings()) this.inc(labelsOf(unit.ref, unit.workload), unit.queued);
       },
     });
     new Gauge({
-      name: 'svc_containers', help: 'Containers of each workload by state.', labelNames: [...WORKLOAD_LABELS, 'state'], registers,
+      name: 'svc_containers',
+      help: 'Containers of each workload by state.',
+      labelNames: [...WORKLOAD_LABELS, 'state'],
+      registers,
       collect() {
         this.reset();
         for (const unit of readings()) {

@@ -40,7 +40,10 @@ export interface PluginHost {
    * asked answered synchronously (no promise, no microtask per request), else
    * a promise of it. A synchronous throw is thrown here, wrapped the same way.
    */
-  firstNow<H extends FirstHooks>(hook: H, ...args: HookArgs<H>): NonNullable<HookResult<H>> | null | Promise<NonNullable<HookResult<H>> | null>;
+  firstNow<H extends FirstHooks>(
+    hook: H,
+    ...args: HookArgs<H>
+  ): NonNullable<HookResult<H>> | null | Promise<NonNullable<HookResult<H>> | null>;
   /**
    * Calls each handler in order with the previous handler's result as first
    * argument (the first one gets `initial`) and resolves the last result.
@@ -105,7 +108,9 @@ export interface PluginHostOptions {
 export function createPluginHost(options: readonly PluginOption[], hostOptions: PluginHostOptions = {}): PluginHost {
   const onParallelError = hostOptions.onParallelError ?? ((error: SvcError) => console.error(`svc: ${error.message}`));
   const registered = flatten(options);
-  registered.forEach((plugin, position) => validatePlugin(plugin, position));
+  registered.forEach((plugin, position) => {
+    validatePlugin(plugin, position);
+  });
   const valid = registered as Plugin[];
   checkUniqueNames(valid);
   checkUniqueRegistries(valid);
@@ -154,7 +159,8 @@ export function createPluginHost(options: readonly PluginOption[], hostOptions: 
     firstNow: (hook, ...args) => firstNow(hook, args) as never,
 
     sequential: (hook, initial, ...rest) => runSequential(handlersOf(hook), hook, undefined, initial, rest) as never,
-    sequentialChecked: (hook, check, initial, ...rest) => runSequential(handlersOf(hook), hook, check as (result: unknown) => void, initial, rest) as never,
+    sequentialChecked: (hook, check, initial, ...rest) =>
+      runSequential(handlersOf(hook), hook, check as (result: unknown) => void, initial, rest) as never,
 
     async parallel(hook, ...args) {
       const outcomes = await Promise.allSettled(handlersOf(hook).map((entry) => invoke(entry, hook, args)));
@@ -175,7 +181,13 @@ async function invoke(entry: SortedHandler, hook: HookName, args: unknown[]): Pr
 }
 
 /** The rest of firstNow() once handler `index` answered with a promise. */
-async function firstAfter(handlers: readonly SortedHandler[], hook: HookName, args: unknown[], index: number, pending: PromiseLike<unknown>): Promise<unknown> {
+async function firstAfter(
+  handlers: readonly SortedHandler[],
+  hook: HookName,
+  args: unknown[],
+  index: number,
+  pending: PromiseLike<unknown>,
+): Promise<unknown> {
   let result: unknown;
   try {
     result = await pending;
@@ -191,13 +203,23 @@ async function firstAfter(handlers: readonly SortedHandler[], hook: HookName, ar
 }
 
 /** Each handler in turn gets the value the one before returned (a hook that may change what it is given). */
-async function runSequential(handlers: readonly SortedHandler[], hook: HookName, check: ((result: unknown) => void) | undefined, initial: unknown, rest: unknown[]): Promise<unknown> {
+async function runSequential(
+  handlers: readonly SortedHandler[],
+  hook: HookName,
+  check: ((result: unknown) => void) | undefined,
+  initial: unknown,
+  rest: unknown[],
+): Promise<unknown> {
   let value: unknown = initial;
   for (const entry of handlers) {
     const result = await invoke(entry, hook, [value, ...rest]);
     if (result === null || result === undefined) {
-      throw hookError(entry.plugin, hook, `returned ${String(result)}`,
-        'Return the first argument (unchanged to accept it, or a changed copy); throw an SvcError to refuse.');
+      throw hookError(
+        entry.plugin,
+        hook,
+        `returned ${String(result)}`,
+        'Return the first argument (unchanged to accept it, or a changed copy); throw an SvcError to refuse.',
+      );
     }
     if (check !== undefined) {
       try {
@@ -212,10 +234,14 @@ async function runSequential(handlers: readonly SortedHandler[], hook: HookName,
 }
 
 /** The scaling policies and exporters the plugins register, by name (a later plugin's wins). */
-function registriesOf(plugins: readonly Plugin[]): { scalingPolicies: Map<string, RegisteredPolicy>; exporters: Map<string, RegisteredExporter> } {
+function registriesOf(plugins: readonly Plugin[]): {
+  scalingPolicies: Map<string, RegisteredPolicy>;
+  exporters: Map<string, RegisteredExporter>;
+} {
   const scalingPolicies = new Map<string, RegisteredPolicy>();
   for (const plugin of plugins) {
-    for (const [name, decide] of Object.entries(plugin.scalingPolicies ?? {})) scalingPolicies.set(name, { name, plugin: plugin.name, decide });
+    for (const [name, decide] of Object.entries(plugin.scalingPolicies ?? {}))
+      scalingPolicies.set(name, { name, plugin: plugin.name, decide });
   }
   const exporters = new Map<string, RegisteredExporter>();
   for (const plugin of plugins) {

@@ -22,13 +22,17 @@ export function isSchema(value: unknown): value is Schema {
 /** JSON with object keys sorted: equal schemas give equal text. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isSchema(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+  if (isSchema(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'null';
 }
 
 /** The definitions in scope inside `schema`: its own `$defs`/`definitions` over `parent`'s. */
 export function withDefs(schema: Schema, parent: SchemaDefs | null): SchemaDefs | null {
-  const defs = schema['$defs'] ?? schema['definitions'];
+  const defs = schema.$defs ?? schema.definitions;
   return isSchema(defs) ? { id: canonical(defs), defs, parent } : parent;
 }
 

@@ -53,39 +53,60 @@ async function loadPlugin(spec: PluginSpec, cwd: string): Promise<Plugin> {
   try {
     url = resolveModule(module, cwd);
   } catch (error) {
-    throw invalid(module, `cannot load plugin module "${module}": ${messageOf(error)}`,
-      'Fix the package\'s "exports" or "main" in its package.json, or the path in config "plugins".', error);
+    throw invalid(
+      module,
+      `cannot load plugin module "${module}": ${messageOf(error)}`,
+      'Fix the package\'s "exports" or "main" in its package.json, or the path in config "plugins".',
+      error,
+    );
   }
   if (url === null) {
-    throw invalid(module, `cannot find plugin module "${module}" (resolved from ${cwd})`,
+    throw invalid(
+      module,
+      `cannot find plugin module "${module}" (resolved from ${cwd})`,
       isPathSpec(module)
         ? `Check the path in config "plugins"; relative paths are resolved from ${cwd}.`
-        : `Install it in the project (npm install ${module}), or give a path starting with "./".`);
+        : `Install it in the project (npm install ${module}), or give a path starting with "./".`,
+    );
   }
   let exports: { default?: unknown };
   try {
     exports = (await import(url)) as { default?: unknown };
   } catch (error) {
-    throw invalid(module, `cannot load plugin module "${module}": ${messageOf(error)}`,
-      'Fix the error in the module (plugins must be JavaScript that Node can import; compile TypeScript first).', error);
+    throw invalid(
+      module,
+      `cannot load plugin module "${module}": ${messageOf(error)}`,
+      'Fix the error in the module (plugins must be JavaScript that Node can import; compile TypeScript first).',
+      error,
+    );
   }
   const factory = factoryOf(exports.default);
   if (factory === null) {
-    throw invalid(module, `plugin module "${module}" has no default-exported factory function`,
+    throw invalid(
+      module,
+      `plugin module "${module}" has no default-exported factory function`,
       isPluginLike(exports.default)
         ? 'Export a factory returning the plugin, not the plugin object: export default (options) => ({ name, apiVersion, hooks }).'
-        : 'Add: export default function myPlugin(options) { return { name: "scope:name", apiVersion: 1, hooks: {} }; }');
+        : 'Add: export default function myPlugin(options) { return { name: "scope:name", apiVersion: 1, hooks: {} }; }',
+    );
   }
   let plugin: unknown;
   try {
     plugin = await factory(options);
   } catch (error) {
-    throw invalid(module, `the factory of plugin module "${module}" threw: ${messageOf(error)}`,
-      'Check the plugin\'s options in config "plugins" against its documentation.', error);
+    throw invalid(
+      module,
+      `the factory of plugin module "${module}" threw: ${messageOf(error)}`,
+      'Check the plugin\'s options in config "plugins" against its documentation.',
+      error,
+    );
   }
   if (!isPluginLike(plugin)) {
-    throw invalid(module, `the factory of plugin module "${module}" did not return a plugin`,
-      'The factory must return an object { name: "scope:name", apiVersion: 1, hooks }.');
+    throw invalid(
+      module,
+      `the factory of plugin module "${module}" did not return a plugin`,
+      'The factory must return an object { name: "scope:name", apiVersion: 1, hooks }.',
+    );
   }
   return plugin;
 }
@@ -95,8 +116,11 @@ function normalizeSpec(spec: PluginSpec): { module: string; options: unknown } {
   if (typeof spec === 'object' && spec !== null && typeof spec.module === 'string' && spec.module !== '') {
     return { module: spec.module, options: spec.options };
   }
-  throw invalid(JSON.stringify(spec) ?? String(spec), `plugin spec ${JSON.stringify(spec) ?? String(spec)} names no module`,
-    'Write "./my-plugin.js", "svc-plugin-x" or { "module": "svc-plugin-x", "options": { … } }.');
+  throw invalid(
+    JSON.stringify(spec) ?? String(spec),
+    `plugin spec ${JSON.stringify(spec) ?? String(spec)} names no module`,
+    'Write "./my-plugin.js", "svc-plugin-x" or { "module": "svc-plugin-x", "options": { … } }.',
+  );
 }
 
 /** The default export if it is a function; also unwraps CommonJS `exports.default = factory`. */

@@ -6,7 +6,10 @@
 export class NameScope {
   readonly #taken = new Set<string>();
 
-  constructor(reserved: Iterable<string> = [], private readonly separator = '_') {
+  constructor(
+    reserved: Iterable<string> = [],
+    private readonly separator = '_',
+  ) {
     for (const name of reserved) this.#taken.add(name);
   }
 

@@ -81,17 +81,17 @@ export class SchemaTypes<Model = SchemaModel> {
     const spell = this.#spelling;
     if (!isSchema(schema)) return spell.unknown;
     const scope = withDefs(schema, defs);
-    const ref = schema['$ref'];
+    const ref = schema.$ref;
     if (typeof ref === 'string') return this.#ref(ref, hint, scope);
     for (const key of ['anyOf', 'oneOf'] as const) {
       const members = schema[key];
       if (Array.isArray(members)) return this.union(members.map((member, i) => this.type(member, `${hint}${i + 1}`, scope)));
     }
-    const allOf = schema['allOf'];
+    const allOf = schema.allOf;
     if (Array.isArray(allOf) && allOf.length === 1) return this.type(allOf[0], hint, scope);
-    if (Object.hasOwn(schema, 'const')) return spell.literal([schema['const']]);
-    if (Array.isArray(schema['enum'])) return spell.literal(schema['enum']);
-    const type = schema['type'];
+    if (Object.hasOwn(schema, 'const')) return spell.literal([schema.const]);
+    if (Array.isArray(schema.enum)) return spell.literal(schema.enum);
+    const type = schema.type;
     if (Array.isArray(type)) return this.union(type.map((member) => this.type({ ...schema, type: member }, hint, scope)));
     switch (type) {
       case 'string':
@@ -109,13 +109,13 @@ export class SchemaTypes<Model = SchemaModel> {
       default:
         return spell.unknown;
     }
-    if (isSchema(schema['properties'])) return this.#model(schema, `inline:${scope?.id ?? ''}:${canonical(schema)}`, hint, scope);
+    if (isSchema(schema.properties)) return this.#model(schema, `inline:${scope?.id ?? ''}:${canonical(schema)}`, hint, scope);
     if (type === 'object') {
-      const values = schema['additionalProperties'];
+      const values = schema.additionalProperties;
       return spell.record(isSchema(values) ? this.type(values, `${hint}Value`, scope) : spell.unknown);
     }
     // `{"title": "Node"}`: a model being expanded (a recursive type), or one the SDK could not resolve.
-    const title = schema['title'];
+    const title = schema.title;
     return typeof title === 'string' ? (this.#byTitle.get(title) ?? spell.unknown) : spell.unknown;
   }
 
@@ -125,9 +125,10 @@ export class SchemaTypes<Model = SchemaModel> {
   }
 
   #array(schema: Schema, hint: string, scope: SchemaDefs | null): string {
-    const prefix = schema['prefixItems'];
-    if (Array.isArray(prefix) && prefix.length > 0) return this.#spelling.tuple(prefix.map((item, i) => this.type(item, `${hint}Item${i + 1}`, scope)));
-    const items = schema['items'];
+    const prefix = schema.prefixItems;
+    if (Array.isArray(prefix) && prefix.length > 0)
+      return this.#spelling.tuple(prefix.map((item, i) => this.type(item, `${hint}Item${i + 1}`, scope)));
+    const items = schema.items;
     return this.#spelling.array(isSchema(items) ? this.type(items, `${hint}Item`, scope) : this.#spelling.unknown);
   }
 
@@ -135,7 +136,7 @@ export class SchemaTypes<Model = SchemaModel> {
     const found = resolveRef(ref, scope);
     if (found === null) return this.#spelling.unknown;
     const { name, target, defs, key } = found;
-    if (isSchema(target['properties'])) return this.#model({ title: name, ...target }, key, hint, defs);
+    if (isSchema(target.properties)) return this.#model({ title: name, ...target }, key, hint, defs);
     if (this.#expanding.has(key)) return this.#spelling.unknown; // a recursive alias that is no model
     this.#expanding.add(key);
     try {
@@ -148,14 +149,14 @@ export class SchemaTypes<Model = SchemaModel> {
   #model(schema: Schema, key: string, hint: string, scope: SchemaDefs | null): string {
     const known = this.#byKey.get(key);
     if (known !== undefined) return known;
-    const title = typeof schema['title'] === 'string' && schema['title'] !== '' ? schema['title'] : null;
+    const title = typeof schema.title === 'string' && schema.title !== '' ? schema.title : null;
     const name = this.#scope.take(this.#spelling.typeName(title ?? hint));
     this.#byKey.set(key, name);
     if (title !== null && !this.#byTitle.has(title)) this.#byTitle.set(title, name);
     const model: SchemaModel = { name, doc: schemaDoc(schema), properties: [] };
     this.#models.push(model); // before its properties: one may refer back to it
-    const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
-    for (const [jsonKey, property] of Object.entries(schema['properties'] as Schema)) {
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    for (const [jsonKey, property] of Object.entries(schema.properties as Schema)) {
       const type = this.type(property, `${name}${this.#spelling.typeName(jsonKey)}`, scope);
       model.properties.push({ key: jsonKey, type, required: required.has(jsonKey), schema: property });
     }
@@ -165,7 +166,7 @@ export class SchemaTypes<Model = SchemaModel> {
 
 /** The `description` of a schema, trimmed; null when it has none. */
 export function schemaDoc(schema: unknown): string | null {
-  const description = isSchema(schema) ? schema['description'] : undefined;
+  const description = isSchema(schema) ? schema.description : undefined;
   return typeof description === 'string' && description.trim() !== '' ? description.trim() : null;
 }
 

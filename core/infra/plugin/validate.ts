@@ -12,10 +12,12 @@ const validHooks = Object.keys(hookKinds);
 /** Throws `plugin_invalid` or `plugin_incompatible` unless `value` is a usable plugin. */
 export function validatePlugin(value: unknown, position: number): asserts value is Plugin {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(`plugin #${position + 1} is not a plugin object (got ${describe(value)})`,
+    throw invalid(
+      `plugin #${position + 1} is not a plugin object (got ${describe(value)})`,
       typeof value === 'function'
         ? 'Call the plugin factory: write myPlugin(options), not myPlugin.'
-        : 'A plugin is an object { name, apiVersion, hooks } returned by a factory.');
+        : 'A plugin is an object { name, apiVersion, hooks } returned by a factory.',
+    );
   }
   if (typeof (value as { then?: unknown }).then === 'function') {
     throw invalid(`plugin #${position + 1} is a Promise`, 'Await async plugin factories (or use loadPlugins()) before creating the host.');
@@ -23,8 +25,10 @@ export function validatePlugin(value: unknown, position: number): asserts value 
   const plugin = value as Record<string, unknown>;
   const { name } = plugin;
   if (typeof name !== 'string' || !PLUGIN_NAME.test(name)) {
-    throw invalid(`plugin #${position + 1} has an invalid name ${describe(name)}`,
-      'Name plugins "scope:kebab-name", for example "acme:audit-log".');
+    throw invalid(
+      `plugin #${position + 1} has an invalid name ${describe(name)}`,
+      'Name plugins "scope:kebab-name", for example "acme:audit-log".',
+    );
   }
   checkApiVersion(name, plugin.apiVersion);
   if (plugin.enforce !== undefined && plugin.enforce !== 'pre' && plugin.enforce !== 'post') {
@@ -47,11 +51,16 @@ const POLICY_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 function checkScalingPolicies(name: string, policies: Record<string, unknown> | undefined): void {
   for (const [policy, value] of Object.entries(policies ?? {})) {
     if (!POLICY_NAME.test(policy)) {
-      throw invalid(`plugin "${name}" names a scaling policy ${JSON.stringify(policy)}`, 'Name policies in lower-case kebab, for example "acme-burst".');
+      throw invalid(
+        `plugin "${name}" names a scaling policy ${JSON.stringify(policy)}`,
+        'Name policies in lower-case kebab, for example "acme-burst".',
+      );
     }
     if (typeof value !== 'function') {
-      throw invalid(`plugin "${name}" scaling policy "${policy}" is ${describe(value)}, not a function`,
-        'A scaling policy is a function (input: ScalingInput) => number of containers.');
+      throw invalid(
+        `plugin "${name}" scaling policy "${policy}" is ${describe(value)}, not a function`,
+        'A scaling policy is a function (input: ScalingInput) => number of containers.',
+      );
     }
   }
 }
@@ -63,15 +72,19 @@ function checkExporters(name: string, exporters: Record<string, unknown> | undef
   for (const [exporter, value] of Object.entries(exporters ?? {})) {
     const where = `plugin "${name}" exporter "${exporter}"`;
     if (!EXPORTER_NAME.test(exporter)) {
-      throw invalid(`plugin "${name}" names an exporter ${JSON.stringify(exporter)}`,
-        'Name exporters in lower-case kebab, for example "python" or "acme-go": svc app export --language <name> picks one.');
+      throw invalid(
+        `plugin "${name}" names an exporter ${JSON.stringify(exporter)}`,
+        'Name exporters in lower-case kebab, for example "python" or "acme-go": svc app export --language <name> picks one.',
+      );
     }
-    const shape = 'An exporter is an object { language, description, export(app, options) } (ClientExporter in core/infra/plugin/types.ts).';
+    const shape =
+      'An exporter is an object { language, description, export(app, options) } (ClientExporter in core/infra/plugin/types.ts).';
     if (!isRecord(value)) throw invalid(`${where} is ${describe(value)}, not an exporter object`, shape);
     if (typeof value.export !== 'function') throw invalid(`${where} has no export() function (got ${describe(value.export)})`, shape);
     for (const field of ['language', 'description'] as const) {
       const text = value[field];
-      if (typeof text !== 'string' || text.trim() === '') throw invalid(`${where} has ${field} ${describe(text)}, not a non-empty string`, shape);
+      if (typeof text !== 'string' || text.trim() === '')
+        throw invalid(`${where} has ${field} ${describe(text)}, not a non-empty string`, shape);
     }
   }
 }
@@ -88,8 +101,10 @@ function checkUnique(plugins: readonly Plugin[], registry: (plugin: Plugin) => o
     for (const entry of Object.keys(registry(plugin) ?? {})) {
       const first = owner.get(entry);
       if (first !== undefined) {
-        throw invalid(`plugins "${first}" and "${plugin.name}" both provide the ${what} "${entry}"`,
-          `${rule}: rename the ${what} in one of the plugins, or remove one plugin from the config.`);
+        throw invalid(
+          `plugins "${first}" and "${plugin.name}" both provide the ${what} "${entry}"`,
+          `${rule}: rename the ${what} in one of the plugins, or remove one plugin from the config.`,
+        );
       }
       owner.set(entry, plugin.name);
     }
@@ -101,7 +116,10 @@ export function checkUniqueNames(plugins: readonly Plugin[]): void {
   const seen = new Set<string>();
   for (const { name } of plugins) {
     if (seen.has(name)) {
-      throw invalid(`plugin "${name}" is registered twice`, 'Remove the duplicate from the plugin list (config "plugins" or the built-ins).');
+      throw invalid(
+        `plugin "${name}" is registered twice`,
+        'Remove the duplicate from the plugin list (config "plugins" or the built-ins).',
+      );
     }
     seen.add(name);
   }
@@ -125,15 +143,19 @@ function checkHooks(name: string, hooks: unknown): void {
   if (!isRecord(hooks)) throw invalid(`plugin "${name}" has hooks ${describe(hooks)}`, 'Make hooks an object keyed by hook name.');
   for (const [hook, value] of Object.entries(hooks)) {
     if (!Object.hasOwn(hookKinds, hook)) {
-      throw invalid(`plugin "${name}" declares unknown hook "${hook}"; valid hooks are ${validHooks.join(', ')}`,
-        'Check the spelling, or whether the hook needs a newer svc (plugin API version).');
+      throw invalid(
+        `plugin "${name}" declares unknown hook "${hook}"; valid hooks are ${validHooks.join(', ')}`,
+        'Check the spelling, or whether the hook needs a newer svc (plugin API version).',
+      );
     }
     if (typeof value === 'function') continue;
     const handler = isRecord(value) ? value.handler : undefined;
     const order = isRecord(value) ? value.order : undefined;
     if (typeof handler !== 'function' || (order !== undefined && order !== 'pre' && order !== 'post')) {
-      throw invalid(`plugin "${name}" hook "${hook}" is neither a function nor { handler, order?: "pre" | "post" }`,
-        `Got ${describe(value)}.`);
+      throw invalid(
+        `plugin "${name}" hook "${hook}" is neither a function nor { handler, order?: "pre" | "post" }`,
+        `Got ${describe(value)}.`,
+      );
     }
   }
 }

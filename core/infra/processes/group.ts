@@ -108,7 +108,12 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 /** SIGTERM, SIGKILL after `graceMs` if still running, and SIGKILL once more for stragglers. */
-export async function stopGroup(signal: (s: NodeJS.Signals) => void, exited: Promise<unknown>, done: () => boolean, graceMs: number): Promise<void> {
+export async function stopGroup(
+  signal: (s: NodeJS.Signals) => void,
+  exited: Promise<unknown>,
+  done: () => boolean,
+  graceMs: number,
+): Promise<void> {
   if (!done()) {
     signal('SIGTERM');
     const timer = setTimeout(() => signal('SIGKILL'), graceMs);

@@ -95,7 +95,8 @@ export class ConsulRegistry implements ServiceRegistry {
   }
 
   async register(instance: Instance): Promise<void> {
-    if (instance.address.kind !== 'tcp') throw new SvcError('bad_request', `the Consul registry takes TCP addresses only; instance ${instance.id} has a Unix socket`);
+    if (instance.address.kind !== 'tcp')
+      throw new SvcError('bad_request', `the Consul registry takes TCP addresses only; instance ${instance.id} has a Unix socket`);
     const previous = this.#serviceOf(instance.id);
     const definition = {
       ID: instance.id,
@@ -140,11 +141,18 @@ export class ConsulRegistry implements ServiceRegistry {
 
   #track(service: string): Tracked {
     const existing = this.#tracked.get(service);
-    if (existing !== undefined || this.#closed) return existing ?? { service, name: '', controller: new AbortController(), instances: EMPTY, index: 0, ready: Promise.resolve() };
+    if (existing !== undefined || this.#closed)
+      return existing ?? { service, name: '', controller: new AbortController(), instances: EMPTY, index: 0, ready: Promise.resolve() };
     let markReady!: () => void;
     const tracked: Tracked = {
-      service, name: this.#serviceName(service), controller: new AbortController(), instances: EMPTY, index: 0,
-      ready: new Promise<void>((resolve) => { markReady = resolve; }),
+      service,
+      name: this.#serviceName(service),
+      controller: new AbortController(),
+      instances: EMPTY,
+      index: 0,
+      ready: new Promise<void>((resolve) => {
+        markReady = resolve;
+      }),
     };
     this.#tracked.set(service, tracked);
     void this.#loop(tracked, markReady);
@@ -207,7 +215,9 @@ export class ConsulRegistry implements ServiceRegistry {
   #apply(tracked: Tracked, index: number, read: Read<HealthEntry[]>): void {
     if (tracked.index !== 0 && index <= tracked.index) return;
     tracked.index = index;
-    const instances = read.value.map((entry) => toInstance(tracked.service, entry)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const instances = read.value
+      .map((entry) => toInstance(tracked.service, entry))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (sameInstances(tracked.instances, instances)) return;
     tracked.instances = Object.freeze(instances.map((i) => Object.freeze(i)));
     if (this.#tracked.peek(tracked.service) !== tracked) return;
@@ -246,7 +256,8 @@ export const defaultServiceName = nomadJobId;
 function registryError(error: unknown, address: string): SvcError {
   if (error instanceof SvcError) return error;
   if (error instanceof ConsulError) {
-    const hint = error.status === 403 ? 'Give svc\'s Consul token write access to the services it registers (see docs/operators.md).' : undefined;
+    const hint =
+      error.status === 403 ? "Give svc's Consul token write access to the services it registers (see docs/operators.md)." : undefined;
     return new SvcError('internal', `Consul refused the registry call (${error.message})`, { hint, cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -49,7 +49,13 @@ export interface KvEntry {
 /** One instance of `/v1/health/service/<name>`, the fields svc reads. */
 export interface HealthEntry {
   readonly Node: { readonly Address: string };
-  readonly Service: { readonly ID: string; readonly Service: string; readonly Address: string; readonly Port: number; readonly Meta: Record<string, string> | null };
+  readonly Service: {
+    readonly ID: string;
+    readonly Service: string;
+    readonly Address: string;
+    readonly Port: number;
+    readonly Meta: Record<string, string> | null;
+  };
 }
 
 /** A read's answer and its `X-Consul-Index` (null when absent or not a positive integer). */
@@ -78,7 +84,12 @@ export interface ServiceDefinition {
 
 /** Consul answered with a status outside 2xx, or with something that is not the answer the call expects. */
 export class ConsulError extends Error {
-  constructor(readonly status: number, readonly body: string, readonly call: string, readonly index: number | null = null) {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly call: string,
+    readonly index: number | null = null,
+  ) {
     super(`Consul answered ${call} with ${status}${body === '' ? '' : `: ${body.trim().slice(0, 200)}`}`);
     this.name = 'ConsulError';
   }
@@ -114,7 +125,10 @@ export class ConsulClient {
     this.#observe = options.observe;
     const token = options.token === undefined || options.token === '' ? undefined : { token: options.token };
     // No socket timeout on the agent: it would cut blocking queries, which the calls' own timeouts bound.
-    const agent = new (this.#address.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: options.maxSockets ?? 32 });
+    const agent = new (this.#address.startsWith('https:') ? https.Agent : http.Agent)({
+      keepAlive: true,
+      maxSockets: options.maxSockets ?? 32,
+    });
     const settings = { baseUrl: `${this.#address}/v1`, defaults: token, agent };
     this.#consul = new Consul(settings as ConstructorParameters<typeof Consul>[0]) as unknown as ConsulPackage;
   }
@@ -125,16 +139,25 @@ export class ConsulClient {
 
   /** `GET /v1/kv/<key>` (`?recurse` for a prefix): the entries, none on a 404. */
   async kvGet(key: string, options: ReadOptions & { readonly recurse?: boolean } = {}): Promise<Read<KvEntry[]>> {
-    const answer = await this.#send(`GET /v1/kv/${key}`, options, (o) => this.#consul.kv.get(o), { key, buffer: true, recurse: options.recurse === true });
+    const answer = await this.#send(`GET /v1/kv/${key}`, options, (o) => this.#consul.kv.get(o), {
+      key,
+      buffer: true,
+      recurse: options.recurse === true,
+    });
     const body = answer.body;
-    const entries = (body === undefined ? [] : Array.isArray(body) ? body : [body]) as (Omit<KvEntry, 'Value'> & { Value: Buffer | null })[];
+    const entries = (body === undefined ? [] : Array.isArray(body) ? body : [body]) as (Omit<KvEntry, 'Value'> & {
+      Value: Buffer | null;
+    })[];
     return { index: answer.index, value: entries.map((entry) => ({ ...entry, Value: entry.Value ?? Buffer.alloc(0) })) };
   }
 
   /** `GET /v1/kv/<prefix>?keys[&separator=]`: the keys, none on a 404. */
   async kvKeys(prefix: string, options: ReadOptions & { readonly separator?: string } = {}): Promise<Read<string[]>> {
     try {
-      const answer = await this.#send(`GET /v1/kv/${prefix}?keys`, options, (o) => this.#consul.kv.keys(o), { key: prefix, separator: options.separator });
+      const answer = await this.#send(`GET /v1/kv/${prefix}?keys`, options, (o) => this.#consul.kv.keys(o), {
+        key: prefix,
+        separator: options.separator,
+      });
       return { index: answer.index, value: answer.body as string[] };
     } catch (error) {
       // Unlike kv.get, the package's kv.keys treats a 404 (no key under the prefix) as a failure.
@@ -144,10 +167,16 @@ export class ConsulClient {
   }
 
   /** `PUT /v1/kv/<key>` with `?cas`, `?acquire` or `?release`: whether Consul wrote it. */
-  async kvSet(key: string, value: Buffer, options: CallOptions & { readonly cas?: number; readonly acquire?: string; readonly release?: string } = {}): Promise<boolean> {
+  async kvSet(
+    key: string,
+    value: Buffer,
+    options: CallOptions & { readonly cas?: number; readonly acquire?: string; readonly release?: string } = {},
+  ): Promise<boolean> {
     const call = `PUT /v1/kv/${key}`;
     const answer = await this.#send(call, options, (o) => this.#consul.kv.set(o), {
-      key, value, ...defined({ cas: options.cas, acquire: options.acquire, release: options.release }),
+      key,
+      value,
+      ...defined({ cas: options.cas, acquire: options.acquire, release: options.release }),
     });
     return booleanOf(answer, call);
   }
@@ -155,21 +184,34 @@ export class ConsulClient {
   /** `DELETE /v1/kv/<key>` with `?cas` or `?recurse`: whether Consul deleted it (an absent key counts). */
   async kvDelete(key: string, options: CallOptions & { readonly cas?: number; readonly recurse?: boolean } = {}): Promise<boolean> {
     const call = `DELETE /v1/kv/${key}`;
-    const answer = await this.#send(call, options, (o) => this.#consul.kv.del(o), { key, recurse: options.recurse === true, ...defined({ cas: options.cas }) });
+    const answer = await this.#send(call, options, (o) => this.#consul.kv.del(o), {
+      key,
+      recurse: options.recurse === true,
+      ...defined({ cas: options.cas }),
+    });
     return booleanOf(answer, call);
   }
 
   /** `GET /v1/health/service/<name>?passing`: the instances whose checks all pass. */
   async healthService(name: string, options: ReadOptions = {}): Promise<Read<HealthEntry[]>> {
-    const answer = await this.#send(`GET /v1/health/service/${name}?passing`, options, (o) => this.#consul.health.service(o), { service: name, passing: true });
-    if (!Array.isArray(answer.body)) throw new ConsulError(answer.status, bodyText(answer.body), `GET /v1/health/service/${name}`, answer.index);
+    const answer = await this.#send(`GET /v1/health/service/${name}?passing`, options, (o) => this.#consul.health.service(o), {
+      service: name,
+      passing: true,
+    });
+    if (!Array.isArray(answer.body))
+      throw new ConsulError(answer.status, bodyText(answer.body), `GET /v1/health/service/${name}`, answer.index);
     return { index: answer.index, value: answer.body as HealthEntry[] };
   }
 
   /** `PUT /v1/agent/service/register` on the local agent. */
   async registerService(service: ServiceDefinition, options: CallOptions = {}): Promise<void> {
     await this.#send('PUT /v1/agent/service/register', options, (o) => this.#consul.agent.service.register(o), {
-      id: service.ID, name: service.Name, address: service.Address, port: service.Port, tags: [...service.Tags], meta: service.Meta,
+      id: service.ID,
+      name: service.Name,
+      address: service.Address,
+      port: service.Port,
+      tags: [...service.Tags],
+      meta: service.Meta,
     });
   }
 
@@ -179,10 +221,14 @@ export class ConsulClient {
   }
 
   /** `PUT /v1/session/create`: the new session's ID. */
-  async sessionCreate(session: { readonly name: string; readonly ttl: string; readonly behavior: 'release' | 'delete'; readonly lockDelay: string }, options: CallOptions = {}): Promise<string> {
+  async sessionCreate(
+    session: { readonly name: string; readonly ttl: string; readonly behavior: 'release' | 'delete'; readonly lockDelay: string },
+    options: CallOptions = {},
+  ): Promise<string> {
     const answer = await this.#send('PUT /v1/session/create', options, (o) => this.#consul.session.create(o), { ...session });
     const id = (answer.body as { ID?: unknown } | undefined)?.ID;
-    if (typeof id !== 'string' || id === '') throw new ConsulError(answer.status, bodyText(answer.body), 'PUT /v1/session/create (no ID)', answer.index);
+    if (typeof id !== 'string' || id === '')
+      throw new ConsulError(answer.status, bodyText(answer.body), 'PUT /v1/session/create (no ID)', answer.index);
     return id;
   }
 
@@ -199,7 +245,8 @@ export class ConsulClient {
   /** `GET /v1/status/leader`: the Raft leader's address, `''` while the cluster has none (it can serve no KV then). */
   async statusLeader(options: CallOptions = {}): Promise<string> {
     const answer = await this.#send('GET /v1/status/leader', options, (o) => this.#consul.status.leader(o), {});
-    if (typeof answer.body !== 'string') throw new ConsulError(answer.status, bodyText(answer.body), 'GET /v1/status/leader (not a string)', answer.index);
+    if (typeof answer.body !== 'string')
+      throw new ConsulError(answer.status, bodyText(answer.body), 'GET /v1/status/leader (not a string)', answer.index);
     return answer.body;
   }
 
@@ -215,7 +262,10 @@ export class ConsulClient {
     if (observe === undefined || options.block !== undefined) return this.#call(call, options, run, args);
     const [method, path] = call.split(' ') as [string, string];
     const operation = agentOperation(method, path);
-    return timed(() => this.#call(call, options, run, args), (seconds, ok) => observe(operation, seconds, ok));
+    return timed(
+      () => this.#call(call, options, run, args),
+      (seconds, ok) => observe(operation, seconds, ok),
+    );
   }
 
   async #call(call: string, options: ReadOptions, run: PackageCall, args: Record<string, unknown>): Promise<Answer> {
@@ -251,7 +301,8 @@ function indexOf(response: IncomingMessage): number | null {
 }
 
 function booleanOf(answer: Answer, call: string): boolean {
-  if (typeof answer.body !== 'boolean') throw new ConsulError(answer.status, `${bodyText(answer.body)} (not true or false)`, call, answer.index);
+  if (typeof answer.body !== 'boolean')
+    throw new ConsulError(answer.status, `${bodyText(answer.body)} (not true or false)`, call, answer.index);
   return answer.body;
 }
 

@@ -34,4 +34,3 @@ export function unescapeKey(escaped: string): string {
   }
   return Buffer.from(bytes).toString('utf8');
 }
-

@@ -12,7 +12,14 @@ import { backoffMs, sleep } from './backoff.js';
 import { ConsulClient, ConsulError, type KvEntry, type Read, type ReadOptions } from './consul-client.js';
 import { escapeKey, unescapeKey } from './consul-keys.js';
 import { checkCas, checkKey, checkPrefix, compareKeys, foldKeys, valueBytes } from './key-rules.js';
-import { DEFAULT_WATCH_WAIT_MS, MAX_WATCH_WAIT_MS, type CasOptions, type StateEntry, type StateStore, type WatchOptions } from '../../model/store/types.js';
+import {
+  DEFAULT_WATCH_WAIT_MS,
+  MAX_WATCH_WAIT_MS,
+  type CasOptions,
+  type StateEntry,
+  type StateStore,
+  type WatchOptions,
+} from '../../model/store/types.js';
 
 export interface ConsulStateStoreOptions {
   /** Told how long each non-blocking Consul call took (`/metrics`). */
@@ -42,10 +49,18 @@ export class ConsulStateStore implements StateStore {
   constructor(options: ConsulStateStoreOptions) {
     const prefix = options.prefix ?? 'svc/';
     if (!/^[A-Za-z0-9_\-/]+\/$/.test(prefix) || prefix.startsWith('/') || prefix.includes('//')) {
-      throw new SvcError('config_invalid', `the Consul KV prefix must be letters, digits, "_", "-" and "/" segments ending in "/" (like "svc/"), not ${JSON.stringify(prefix)}`);
+      throw new SvcError(
+        'config_invalid',
+        `the Consul KV prefix must be letters, digits, "_", "-" and "/" segments ending in "/" (like "svc/"), not ${JSON.stringify(prefix)}`,
+      );
     }
     this.#root = prefix;
-    this.#consul = new ConsulClient({ address: options.address, token: options.token, timeoutMs: options.timeoutMs, observe: options.observe });
+    this.#consul = new ConsulClient({
+      address: options.address,
+      token: options.token,
+      timeoutMs: options.timeoutMs,
+      observe: options.observe,
+    });
     this.#retryBaseMs = options.retryBaseMs ?? 100;
     this.#retryMaxMs = options.retryMaxMs ?? 5000;
   }
@@ -95,7 +110,8 @@ export class ConsulStateStore implements StateStore {
 
   async watch(prefix: string, sinceIndex: number, options: WatchOptions = {}): Promise<number> {
     checkPrefix(prefix);
-    if (!Number.isSafeInteger(sinceIndex) || sinceIndex < 0) throw new SvcError('bad_request', `a watch index must be a non-negative integer, not ${String(sinceIndex)}`);
+    if (!Number.isSafeInteger(sinceIndex) || sinceIndex < 0)
+      throw new SvcError('bad_request', `a watch index must be a non-negative integer, not ${String(sinceIndex)}`);
     this.#checkOpen();
     if (options.signal?.aborted) throw options.signal.reason;
     const controller = new AbortController();
@@ -103,7 +119,12 @@ export class ConsulStateStore implements StateStore {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     this.#watches.add(controller);
     try {
-      return await this.#watch(prefix, sinceIndex, Math.min(Math.max(options.waitMs ?? DEFAULT_WATCH_WAIT_MS, 0), MAX_WATCH_WAIT_MS), controller.signal);
+      return await this.#watch(
+        prefix,
+        sinceIndex,
+        Math.min(Math.max(options.waitMs ?? DEFAULT_WATCH_WAIT_MS, 0), MAX_WATCH_WAIT_MS),
+        controller.signal,
+      );
     } catch (error) {
       if (controller.signal.aborted) throw controller.signal.reason;
       throw error;
@@ -147,7 +168,10 @@ export class ConsulStateStore implements StateStore {
       if (next < index) return next;
       if (next === index) continue;
       const now = modifyIndexes(read);
-      const changed = [...now.values()].some((at) => at > since) || [...seen.keys()].some((k) => !now.has(k)) || (now.size > 0 && next > Math.max(...now.values()));
+      const changed =
+        [...now.values()].some((at) => at > since) ||
+        [...seen.keys()].some((k) => !now.has(k)) ||
+        (now.size > 0 && next > Math.max(...now.values()));
       if (changed) return next;
       seen = now;
       index = next;
@@ -164,7 +188,8 @@ export class ConsulStateStore implements StateStore {
         const delay = backoffMs(attempt, this.#retryBaseMs, this.#retryMaxMs);
         if (Date.now() + delay >= deadline) throw error;
         await sleep(delay, options.signal);
-        if (options.block !== undefined) options = { ...options, block: { index: options.block.index, waitMs: Math.max(1, deadline - Date.now()) } };
+        if (options.block !== undefined)
+          options = { ...options, block: { index: options.block.index, waitMs: Math.max(1, deadline - Date.now()) } };
       }
     }
   }
@@ -224,15 +249,18 @@ function mapError(error: unknown, address: string): SvcError {
   if (error instanceof ConsulError) {
     if (error.status === 403) {
       return new SvcError('state_unavailable', `Consul refused svc's state store access (${error.message})`, {
-        hint: 'Give svc\'s Consul token write access to its KV prefix: key_prefix "svc/" { policy = "write" } (see docs/operators.md).', cause: error,
+        hint: 'Give svc\'s Consul token write access to its KV prefix: key_prefix "svc/" { policy = "write" } (see docs/operators.md).',
+        cause: error,
       });
     }
-    if (error.status === 413) return new SvcError('state_value_too_large', `Consul refused the value as too large (${error.message})`, { cause: error });
+    if (error.status === 413)
+      return new SvcError('state_value_too_large', `Consul refused the value as too large (${error.message})`, { cause: error });
     if (error.status === 400) return new SvcError('state_key_invalid', `Consul refused the key (${error.message})`, { cause: error });
     return new SvcError('state_unavailable', `Consul could not take the state store operation (${error.message})`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new SvcError('state_unavailable', `svc could not reach Consul at ${address} for its state (${message})`, {
-    hint: 'Check that the Consul agent runs and that the configured address is right.', cause: error,
+    hint: 'Check that the Consul agent runs and that the configured address is right.',
+    cause: error,
   });
 }

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { makeDurableDirectory } from './fs-sync.js';
-import { StateImage } from './image.js';
+import type { StateImage } from './image.js';
 import { KvStore } from './kv-store.js';
 import { acquireLock } from './lock-file.js';
 import { DEFAULT_COMPACT_AT_BYTES, LogFile } from './log-file.js';

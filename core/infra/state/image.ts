@@ -63,7 +63,8 @@ export class StateImage {
    */
   apply(record: StateRecord): string[] {
     if (record.kind === 'index') {
-      if (record.index < 1 || record.index < this.#index) throw new Error(`index record ${record.index} lowers the store index ${this.#index}`);
+      if (record.index < 1 || record.index < this.#index)
+        throw new Error(`index record ${record.index} lowers the store index ${this.#index}`);
       this.#index = record.index;
       return [];
     }
@@ -71,7 +72,8 @@ export class StateImage {
     this.#index = record.index;
     switch (record.kind) {
       case 'put': {
-        if (record.createIndex < 1 || record.createIndex > record.index) throw new Error(`create index ${record.createIndex} is outside 1..${record.index}`);
+        if (record.createIndex < 1 || record.createIndex > record.index)
+          throw new Error(`create index ${record.createIndex} is outside 1..${record.index}`);
         this.#entries.set(record.key, { key: record.key, value: record.value, createIndex: record.createIndex, modifyIndex: record.index });
         return [record.key];
       }

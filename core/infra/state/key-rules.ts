@@ -32,10 +32,14 @@ export function checkPrefix(prefix: string): void {
 export function valueBytes(key: string, value: Uint8Array | string): Buffer {
   const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
   if (bytes.length > MAX_VALUE_BYTES) {
-    throw new SvcError('state_value_too_large', `the value for state key ${JSON.stringify(key)} has ${bytes.length} bytes; the limit is ${MAX_VALUE_BYTES} (512 KiB)`, {
-      hint: 'Store less per key, or keep large data elsewhere and store a reference to it.',
-      details: { key, bytes: bytes.length, limit: MAX_VALUE_BYTES },
-    });
+    throw new SvcError(
+      'state_value_too_large',
+      `the value for state key ${JSON.stringify(key)} has ${bytes.length} bytes; the limit is ${MAX_VALUE_BYTES} (512 KiB)`,
+      {
+        hint: 'Store less per key, or keep large data elsewhere and store a reference to it.',
+        details: { key, bytes: bytes.length, limit: MAX_VALUE_BYTES },
+      },
+    );
   }
   return bytes;
 }

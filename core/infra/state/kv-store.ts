@@ -61,7 +61,11 @@ export class KvStore implements StateStore {
   async keys(prefix: string, separator?: string): Promise<string[]> {
     checkPrefix(prefix);
     this.#checkOpen();
-    return foldKeys(this.#image.entriesUnder(prefix).map((entry) => entry.key), prefix, separator);
+    return foldKeys(
+      this.#image.entriesUnder(prefix).map((entry) => entry.key),
+      prefix,
+      separator,
+    );
   }
 
   async index(): Promise<number> {
@@ -88,7 +92,8 @@ export class KvStore implements StateStore {
 
   async watch(prefix: string, sinceIndex: number, options: WatchOptions = {}): Promise<number> {
     checkPrefix(prefix);
-    if (!Number.isSafeInteger(sinceIndex) || sinceIndex < 0) throw new SvcError('bad_request', `a watch index must be a non-negative integer, not ${String(sinceIndex)}`);
+    if (!Number.isSafeInteger(sinceIndex) || sinceIndex < 0)
+      throw new SvcError('bad_request', `a watch index must be a non-negative integer, not ${String(sinceIndex)}`);
     this.#checkOpen();
     return this.#watchers.wait(this.#image, prefix, sinceIndex, options);
   }
@@ -133,11 +138,16 @@ export class KvStore implements StateStore {
         continue;
       }
       try {
-        const plan = planBatch(this.#image, batch.map((pending) => pending.mutation));
+        const plan = planBatch(
+          this.#image,
+          batch.map((pending) => pending.mutation),
+        );
         if (plan.records.length > 0) await this.#persistence.write(plan.records);
         const changed = plan.records.flatMap((record) => this.#image.apply(record));
         this.#watchers.committed(this.#image, changed);
-        batch.forEach((pending, i) => pending.resolve(plan.results[i]!));
+        batch.forEach((pending, i) => {
+          pending.resolve(plan.results[i]!);
+        });
       } catch (error) {
         this.#failure = writeFailed(error);
         for (const pending of batch) pending.reject(this.#failure);
@@ -156,12 +166,15 @@ function copy(entry: StateEntry): StateEntry {
   return { key: entry.key, value: Buffer.from(entry.value), createIndex: entry.createIndex, modifyIndex: entry.modifyIndex };
 }
 
-
 function writeFailed(error: unknown): SvcError {
   if (error instanceof SvcError && error.code === 'state_unavailable') return error;
   const cause = toSvcError(error);
-  return new SvcError('state_unavailable', `the state store could not write its log (${cause.message}); it takes no more writes until svc restarts`, {
-    hint: 'Free disk space or fix the disk, then restart svc. Writes acknowledged before this one are safe.',
-    cause: error,
-  });
+  return new SvcError(
+    'state_unavailable',
+    `the state store could not write its log (${cause.message}); it takes no more writes until svc restarts`,
+    {
+      hint: 'Free disk space or fix the disk, then restart svc. Writes acknowledged before this one are safe.',
+      cause: error,
+    },
+  );
 }

@@ -47,10 +47,16 @@ export async function acquireLock(dir: string): Promise<{ lock: StateLock; warni
     if (raw === null) continue;
     const holder = parseHolder(raw);
     if (holder === null) throw locked(file, `${file} exists but does not name an svc process`);
-    if (holder.host !== ours.host) throw locked(file, `${file} was written by svc on host ${holder.host} (pid ${holder.pid}); svc cannot tell from here whether it still runs`);
-    if (holder.pid === ours.pid && holder.started === ours.started) throw locked(file, `this process already has the state store in ${dir} open`);
+    if (holder.host !== ours.host)
+      throw locked(
+        file,
+        `${file} was written by svc on host ${holder.host} (pid ${holder.pid}); svc cannot tell from here whether it still runs`,
+      );
+    if (holder.pid === ours.pid && holder.started === ours.started)
+      throw locked(file, `this process already has the state store in ${dir} open`);
     if (isAlive(holder)) throw locked(file, `another svc process (pid ${holder.pid}) is using the state store in ${dir}`);
-    if (await removeIfUnchanged(file, raw)) warnings.push(`${file}: took over the lock of svc process ${holder.pid}, which is no longer running`);
+    if (await removeIfUnchanged(file, raw))
+      warnings.push(`${file}: took over the lock of svc process ${holder.pid}, which is no longer running`);
   }
   throw locked(file, `could not take ${file}: it keeps changing (several svc processes starting at once?)`);
 }

@@ -57,8 +57,10 @@ export class LogFile implements Persistence {
         // Cut it off before appending, or the next records would follow garbage.
         await handle.truncate(replayed.validLength);
         await handle.sync();
-        warnings.push(`${file}: dropped an incomplete last record (${replayed.tornTail.bytes} bytes at byte ${replayed.tornTail.offset}): ` +
-          'a write cut short by a crash, never acknowledged');
+        warnings.push(
+          `${file}: dropped an incomplete last record (${replayed.tornTail.bytes} bytes at byte ${replayed.tornTail.offset}): ` +
+            'a write cut short by a crash, never acknowledged',
+        );
       }
     } catch (error) {
       await handle.close();
@@ -91,7 +93,15 @@ export class LogFile implements Persistence {
     const live = [...image.entries()].sort((a, b) => a.modifyIndex - b.modifyIndex);
     const records: StateRecord[] = [
       { kind: 'index', index: 1 },
-      ...live.map((entry): StateRecord => ({ kind: 'put', index: entry.modifyIndex, createIndex: entry.createIndex, key: entry.key, value: entry.value })),
+      ...live.map(
+        (entry): StateRecord => ({
+          kind: 'put',
+          index: entry.modifyIndex,
+          createIndex: entry.createIndex,
+          key: entry.key,
+          value: entry.value,
+        }),
+      ),
       { kind: 'index', index: image.index },
     ];
     const temp = path.join(this.#dir, COMPACTING_FILE);

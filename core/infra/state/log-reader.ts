@@ -51,7 +51,11 @@ function checkFileHeader(file: string, bytes: Buffer): void {
   }
   const version = bytes.readUInt32LE(MAGIC.length);
   if (version !== FORMAT_VERSION) {
-    throw corrupt(file, MAGIC.length, `format version ${version}, but this svc reads version ${FORMAT_VERSION} (written by another svc version?)`);
+    throw corrupt(
+      file,
+      MAGIC.length,
+      `format version ${version}, but this svc reads version ${FORMAT_VERSION} (written by another svc version?)`,
+    );
   }
 }
 
@@ -61,10 +65,11 @@ function isAllZero(bytes: Buffer, from: number): boolean {
 }
 
 export function corrupt(file: string, offset: number, reason: string): SvcError {
-  const hint = offset <= FILE_HEADER_BYTES
-    ? `Stop svc and keep a copy of ${file}. Restore it from a backup of the data dir; or, to start with empty state, move it away.`
-    : `Stop svc and keep a copy of ${file}. Restore the data dir from a backup; or keep every write before the damage with ` +
-      `\`truncate -s ${offset} ${file}\` (writes after byte ${offset} are lost). See docs/state.md.`;
+  const hint =
+    offset <= FILE_HEADER_BYTES
+      ? `Stop svc and keep a copy of ${file}. Restore it from a backup of the data dir; or, to start with empty state, move it away.`
+      : `Stop svc and keep a copy of ${file}. Restore the data dir from a backup; or keep every write before the damage with ` +
+        `\`truncate -s ${offset} ${file}\` (writes after byte ${offset} are lost). See docs/state.md.`;
   return new SvcError('state_corrupt', `the state log ${file} is damaged at byte ${offset}: ${reason}`, {
     hint,
     details: { file, offset, reason },

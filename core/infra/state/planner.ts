@@ -27,7 +27,7 @@ export function planBatch(image: StateImage, mutations: readonly Mutation[]): Pl
   const overlay = new Map<string, Version | null>();
   const current = (key: string): Version | null => {
     const planned = overlay.get(key);
-    return planned !== undefined ? planned : image.peek(key) ?? null;
+    return planned !== undefined ? planned : (image.peek(key) ?? null);
   };
   const records: StateRecord[] = [];
   const results: boolean[] = [];

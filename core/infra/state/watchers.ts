@@ -56,8 +56,14 @@ export class Watchers {
       };
       const waiter: Waiter = {
         prefix,
-        wake: (index) => { end(); resolve(index); },
-        fail: (error) => { end(); reject(error); },
+        wake: (index) => {
+          end();
+          resolve(index);
+        },
+        fail: (error) => {
+          end();
+          reject(error);
+        },
       };
       const onAbort = (): void => waiter.fail(signal?.reason);
       // A pending watch must not keep the process alive on its own.

@@ -47,10 +47,14 @@ ajv.addKeyword({
     const check = checks.get(name);
     if (check === undefined) throw new Error(`x-svc-check ${name} is not defined`);
     const errors: Partial<ErrorObject>[] = [];
-    check(value, (message, ...segments) => {
-      const below = segments.map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
-      errors.push({ keyword: 'x-svc-check', instancePath: `${context?.instancePath ?? ''}${below}`, params: {}, message });
-    }, context?.rootData);
+    check(
+      value,
+      (message, ...segments) => {
+        const below = segments.map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+        errors.push({ keyword: 'x-svc-check', instancePath: `${context?.instancePath ?? ''}${below}`, params: {}, message });
+      },
+      context?.rootData,
+    );
     (runCheck as { errors?: Partial<ErrorObject>[] }).errors = errors;
     return errors.length === 0;
   },
@@ -80,5 +84,10 @@ export function compiledPart(ref: string): ValidateFunction {
 
 /** The keys of an error's `instancePath`, unescaped (`/a~1b/0` → `a/b`, `0`). */
 export function pointerKeys(instancePath: string): string[] {
-  return instancePath === '' ? [] : instancePath.slice(1).split('/').map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  return instancePath === ''
+    ? []
+    : instancePath
+        .slice(1)
+        .split('/')
+        .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
 }

@@ -18,7 +18,9 @@ export interface ValidationIssue {
  */
 export function issuesOf(data: unknown, errors: readonly ErrorObject[] | null | undefined): ValidationIssue[] {
   // A failed `then`/`else` or property name reports its own errors; `if` and `propertyNames` add nothing a user can act on.
-  const located = (errors ?? []).filter((error) => error.keyword !== 'if' && error.keyword !== 'propertyNames').map((error) => locate(data, error));
+  const located = (errors ?? [])
+    .filter((error) => error.keyword !== 'if' && error.keyword !== 'propertyNames')
+    .map((error) => locate(data, error));
   located.sort((a, b) => compareOrder(a.order, b.order));
   return located.map(({ path, error }) => Object.freeze({ path: path === '' ? '(root)' : path, message: messageOf(error) }));
 }
@@ -36,7 +38,8 @@ function locate(data: unknown, error: ErrorObject): { path: string; order: numbe
     order.push(2 + (Array.isArray(node) ? Number(key) : Object.keys(node ?? {}).indexOf(key)));
     node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   }
-  if (error.keyword === 'additionalProperties') return { path: joinPath(path, String(error.params.additionalProperty)), order: [...order, 0], error };
+  if (error.keyword === 'additionalProperties')
+    return { path: joinPath(path, String(error.params.additionalProperty)), order: [...order, 0], error };
   if (error.keyword === 'required') return { path: joinPath(path, String(error.params.missingProperty)), order: [...order, 1], error };
   return { path, order, error };
 }

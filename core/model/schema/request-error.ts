@@ -21,13 +21,15 @@ export interface ErrorWording {
  */
 export function schemaError(validate: ValidateFunction, wording: ErrorWording = {}): SvcError | null {
   const root = resolved(validate.schema as Schema);
-  const order = Object.keys((root['properties'] ?? {}) as object);
+  const order = Object.keys((root.properties ?? {}) as object);
   const rank = (error: ErrorObject) => {
     if (error.keyword === 'additionalProperties') return -1;
     const at = order.indexOf(fieldPath(error)[0] ?? '');
     return at < 0 ? order.length : at;
   };
-  const errors = (validate.errors ?? []).map((error) => asMissing(error, root)).filter((error) => !wording.leftToReader?.[fieldPath(error)[0] ?? '']?.includes(error.keyword));
+  const errors = (validate.errors ?? [])
+    .map((error) => asMissing(error, root))
+    .filter((error) => !wording.leftToReader?.[fieldPath(error)[0] ?? '']?.includes(error.keyword));
   const first = errors.sort((a, b) => rank(a) - rank(b))[0];
   return first === undefined ? null : svcError(first, wording.taker ?? 'this route');
 }
@@ -35,7 +37,8 @@ export function schemaError(validate: ValidateFunction, wording: ErrorWording = 
 /** A null reads as missing: null in a field that must be there is a `required` error. */
 function asMissing(error: ErrorObject, root: Schema): ErrorObject {
   const path = fieldPath(error);
-  if (error.keyword !== 'type' || error.data !== null || path.length !== 1 || !((root['required'] ?? []) as string[]).includes(path[0]!)) return error;
+  if (error.keyword !== 'type' || error.data !== null || path.length !== 1 || !((root.required ?? []) as string[]).includes(path[0]!))
+    return error;
   return { ...error, keyword: 'required', instancePath: '', params: { missingProperty: path[0] } };
 }
 
@@ -46,14 +49,14 @@ function svcError(error: ErrorObject, taker: string): SvcError {
   const schema = (error.parentSchema ?? {}) as Schema;
   const value = error.data;
   if (error.keyword === 'additionalProperties') {
-    const known = Object.keys((schema['properties'] ?? {}) as object);
+    const known = Object.keys((schema.properties ?? {}) as object);
     const takes = known.length === 0 ? 'takes no fields' : `takes ${known.map((k) => JSON.stringify(k)).join(', ')}`;
     return fail(`unknown field ${JSON.stringify(field)}; ${taker} ${takes}.`);
   }
   if (error.keyword === 'required') return fail(`${named} is required.`);
-  const types = [schema['type']].flat().filter((type) => type !== 'null');
-  if (types.includes('integer') && typeof schema['minimum'] === 'number' && typeof schema['maximum'] === 'number') {
-    return fail(`${named} must be a whole number from ${schema['minimum']} to ${schema['maximum']}, not ${JSON.stringify(value)}.`);
+  const types = [schema.type].flat().filter((type) => type !== 'null');
+  if (types.includes('integer') && typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {
+    return fail(`${named} must be a whole number from ${schema.minimum} to ${schema.maximum}, not ${JSON.stringify(value)}.`);
   }
   if (error.keyword === 'type' && types.length === 1) {
     const kind = Array.isArray(value) ? 'an array' : typeof value;
@@ -66,12 +69,12 @@ function svcError(error: ErrorObject, taker: string): SvcError {
 /** The path of the field an error is about: its place in the data, and the property it misses or does not know. */
 function fieldPath(error: ErrorObject): string[] {
   const path = pointerKeys(error.instancePath);
-  const named = error.params['missingProperty'] ?? error.params['additionalProperty'];
+  const named = error.params.missingProperty ?? error.params.additionalProperty;
   return typeof named === 'string' ? [...path, named] : path;
 }
 
 /** A schema that only points at another (`{"$ref": …}`), followed. */
 function resolved(schema: Schema): Schema {
-  const ref = schema['$ref'];
+  const ref = schema.$ref;
   return typeof ref === 'string' ? resolved((knownSchema(ref)?.schema ?? {}) as Schema) : schema;
 }

@@ -45,7 +45,8 @@ export function storedNumber(record: StoredObject, field: string, key: string): 
 
 export function storedOneOf<T extends string>(record: StoredObject, field: string, key: string, allowed: readonly T[]): T {
   const value = storedString(record, field, key);
-  if (!(allowed as readonly string[]).includes(value)) throw corrupt(key, `has "${field}" = ${JSON.stringify(value)}, not one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw corrupt(key, `has "${field}" = ${JSON.stringify(value)}, not one of ${allowed.join(', ')}`);
   return value as T;
 }
 

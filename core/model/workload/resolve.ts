@@ -3,7 +3,15 @@
  * defaults filled). Pure: no I/O, and the input manifest is left untouched.
  */
 import { assertValidManifest } from './manifest/parse.js';
-import type { AsgiOptions, AutoscalerOptions, EndpointOptions, ManifestSchedule, ManifestV1, ManifestWorkload, RealtimeOptions, ServedOptions } from './manifest/types.js';
+import type {
+  AutoscalerOptions,
+  EndpointOptions,
+  ManifestSchedule,
+  ManifestV1,
+  ManifestWorkload,
+  RealtimeOptions,
+  ServedOptions,
+} from './manifest/types.js';
 import { defaultScaling, optionDefaults } from './defaults.js';
 import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';

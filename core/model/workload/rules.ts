@@ -126,7 +126,17 @@ export type AutoscalerKey = keyof typeof autoscalerRules;
 /** asgi wraps an object, not a function: no handler name and no signature. */
 export const hasSignature = (kind: WorkloadKind): boolean => kind !== 'asgi';
 
-export const workloadKeys = Object.freeze(['name', 'kind', 'handler', 'image', 'doc', 'options', 'parameters', 'returns', 'secrets'] as const);
+export const workloadKeys = Object.freeze([
+  'name',
+  'kind',
+  'handler',
+  'image',
+  'doc',
+  'options',
+  'parameters',
+  'returns',
+  'secrets',
+] as const);
 /**
  * Keys of `workloadKeys` a workload may leave out: `secrets`, the names of the secrets its
  * workers get, is written only when there are some (and manifests older than it validate).

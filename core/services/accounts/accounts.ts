@@ -37,7 +37,9 @@ export class Accounts {
   /** The accounts that may use `workspace`, by name. */
   async membersOf(workspace: string): Promise<Account[]> {
     const accounts = (await this.#store.list(PREFIX)).map((entry) => storedJson(entry, parseAccount));
-    return accounts.filter((account) => account.workspaces.includes(workspace)).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    return accounts
+      .filter((account) => account.workspaces.includes(workspace))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   }
 
   /** Stores a new account (an invitation's); `conflict` if the id is taken. */
@@ -94,7 +96,8 @@ export class Accounts {
     const candidate = `acc_${randomBytes(8).toString('hex')}`;
     await putJson(this.#store, OWNER_CLAIM_KEY, candidate, { cas: 0 });
     const claim = await getJson(this.#store, OWNER_CLAIM_KEY, (value, key) => {
-      if (typeof value !== 'string') throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} is not an account id`, { details: { key } });
+      if (typeof value !== 'string')
+        throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} is not an account id`, { details: { key } });
       return value;
     });
     const id = claim!.value; // written above or before; never deleted
@@ -106,22 +109,29 @@ export class Accounts {
 
 function parseAccount(value: unknown, key: string): Account {
   const record = storedObject(value, key);
-  const workspaces = record['workspaces'];
+  const workspaces = record.workspaces;
   if (!Array.isArray(workspaces) || !workspaces.every((w) => typeof w === 'string')) {
     throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} has no list of workspace names`, { details: { key } });
   }
-  const roles = record['roles'] ?? {};
-  if (typeof roles !== 'object' || roles === null || Array.isArray(roles) || !Object.values(roles).every((role) => (ROLES as readonly unknown[]).includes(role))) {
-    throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} has roles that are not owner or member`, { details: { key, field: 'roles' } });
+  const roles = record.roles ?? {};
+  if (
+    typeof roles !== 'object' ||
+    roles === null ||
+    Array.isArray(roles) ||
+    !Object.values(roles).every((role) => (ROLES as readonly unknown[]).includes(role))
+  ) {
+    throw new SvcError('state_corrupt', `the state record ${JSON.stringify(key)} has roles that are not owner or member`, {
+      details: { key, field: 'roles' },
+    });
   }
-  const joinedAt = record['joinedAt'];
+  const joinedAt = record.joinedAt;
   return {
     id: storedString(record, 'id', key),
     name: storedString(record, 'name', key),
     role: storedOneOf(record, 'role', key, ROLES),
     workspaces,
     ...(Object.keys(roles).length === 0 ? {} : { roles: roles as Record<string, Role> }),
-    ...(typeof record['invitedBy'] === 'string' ? { invitedBy: record['invitedBy'] } : {}),
+    ...(typeof record.invitedBy === 'string' ? { invitedBy: record.invitedBy } : {}),
     ...(joinedAt === null || typeof joinedAt === 'string' ? { joinedAt } : {}),
     createdAt: storedString(record, 'createdAt', key),
   };

@@ -61,7 +61,15 @@ export class Sessions {
   async create(accountId: string, workspace: string): Promise<{ secret: string; session: Session }> {
     const secret = randomSecret();
     const now = this.#clock();
-    const session: Session = { accountId, workspace, csrf: randomBytes(24).toString('base64url'), createdAt: isoAt(now), lastSeenAt: isoAt(now), expiresAt: isoAt(now + this.#maxMs), sentForms: [] };
+    const session: Session = {
+      accountId,
+      workspace,
+      csrf: randomBytes(24).toString('base64url'),
+      createdAt: isoAt(now),
+      lastSeenAt: isoAt(now),
+      expiresAt: isoAt(now + this.#maxMs),
+      sentForms: [],
+    };
     await putJson(this.#store, keyOf(secret), session, { cas: 0 });
     return { secret, session };
   }
@@ -159,6 +167,6 @@ function parseSession(value: unknown, key: string): Session {
     createdAt: storedString(record, 'createdAt', key),
     lastSeenAt: storedString(record, 'lastSeenAt', key),
     expiresAt: storedString(record, 'expiresAt', key),
-    sentForms: Array.isArray(record['sentForms']) ? record['sentForms'].filter((id): id is string => typeof id === 'string') : [],
+    sentForms: Array.isArray(record.sentForms) ? record.sentForms.filter((id): id is string => typeof id === 'string') : [],
   };
 }

@@ -35,8 +35,15 @@ export async function captureApi(send: ContainerRequest, request: CaptureRequest
   let text: string;
   try {
     const response = await send({
-      method: 'GET', path: source, signal,
-      headers: { accept: 'application/json', 'x-forwarded-prefix': prefix, 'x-forwarded-proto': 'http', 'user-agent': 'svc-deploy (OpenAPI capture)' },
+      method: 'GET',
+      path: source,
+      signal,
+      headers: {
+        accept: 'application/json',
+        'x-forwarded-prefix': prefix,
+        'x-forwarded-proto': 'http',
+        'user-agent': 'svc-deploy (OpenAPI capture)',
+      },
     });
     if (response.statusCode !== 200) {
       await response.body.dump().catch(() => {});

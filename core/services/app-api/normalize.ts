@@ -9,8 +9,13 @@
  * broken reference, a parameter without a name, too many operations) is
  * skipped and said in `skipped`, never thrown.
  */
-import type { InterfaceApi, InterfaceOperation, InterfaceOperationBody, InterfaceOperationParameter, InterfaceOperationResult } from '../../infra/plugin/types.js';
-import type { JsonSchema } from '../../model/workload/types.js';
+import type {
+  InterfaceApi,
+  InterfaceOperation,
+  InterfaceOperationBody,
+  InterfaceOperationParameter,
+  InterfaceOperationResult,
+} from '../../infra/plugin/types.js';
 import { componentName, isObject, plainSchema, type Note } from './openapi-refs.js';
 import { isJsonMediaType } from '../../model/media-type.js';
 import { operationName } from './operation-names.js';
@@ -32,8 +37,11 @@ export interface NormalizedApi {
 /** Why a document is no OpenAPI 3.x description at all; null when it is one. */
 export function notOpenApi(document: unknown): string | null {
   if (!isObject(document)) return 'it is not a JSON object';
-  const version = document['openapi'];
-  if (typeof version !== 'string') return typeof document['swagger'] === 'string' ? `it is Swagger ${String(document['swagger']).slice(0, 20)}, not OpenAPI 3.x` : 'it has no "openapi" version';
+  const version = document.openapi;
+  if (typeof version !== 'string')
+    return typeof document.swagger === 'string'
+      ? `it is Swagger ${String(document.swagger).slice(0, 20)}, not OpenAPI 3.x`
+      : 'it has no "openapi" version';
   if (!/^3\.[01]\./.test(`${version}.`)) return `it is OpenAPI ${version.slice(0, 20)}, not 3.0 or 3.1`;
   return null;
 }
@@ -42,13 +50,15 @@ export function normalizeApi(capture: Omit<ApiCapture, 'version'>): NormalizedAp
   const notes: string[] = [];
   const note: Note = (text) => void notes.push(text);
   const document = capture.document;
-  const components = isObject(document['components']) ? document['components'] : {};
-  const schemas = isObject(components['schemas']) ? components['schemas'] : {};
-  const definitions = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, plainSchema(schema, `components.schemas.${name}`, note)]));
+  const components = isObject(document.components) ? document.components : {};
+  const schemas = isObject(components.schemas) ? components.schemas : {};
+  const definitions = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, plainSchema(schema, `components.schemas.${name}`, note)]),
+  );
   const operations: InterfaceOperation[] = [];
   const names = new NameScope();
-  const paths = isObject(document['paths']) ? document['paths'] : {};
-  paths: for (const [path, item] of Object.entries(paths)) {
+  const paths = isObject(document.paths) ? document.paths : {};
+  eachPath: for (const [path, item] of Object.entries(paths)) {
     if (!path.startsWith('/') || !isObject(item)) {
       note(`path ${JSON.stringify(path).slice(0, 120)}: not a path with its operations`);
       continue;
@@ -62,7 +72,7 @@ export function normalizeApi(capture: Omit<ApiCapture, 'version'>): NormalizedAp
       if (method === undefined || !isObject(operation)) continue;
       if (operations.length === MAX_OPERATIONS) {
         note(`more than ${MAX_OPERATIONS} operations: ${method.toUpperCase()} ${path} and the ones after it are left out`);
-        break paths;
+        break eachPath;
       }
       operations.push(describeOperation({ components, names, note }, path, method, item, operation));
     }
@@ -77,20 +87,26 @@ interface Context {
   readonly note: Note;
 }
 
-function describeOperation(context: Context, path: string, method: string, item: Record<string, unknown>, operation: Record<string, unknown>): InterfaceOperation {
+function describeOperation(
+  context: Context,
+  path: string,
+  method: string,
+  item: Record<string, unknown>,
+  operation: Record<string, unknown>,
+): InterfaceOperation {
   const where = `${method.toUpperCase()} ${path}`;
-  const operationId = typeof operation['operationId'] === 'string' && operation['operationId'] !== '' ? operation['operationId'] : null;
+  const operationId = typeof operation.operationId === 'string' && operation.operationId !== '' ? operation.operationId : null;
   return {
     name: context.names.take(operationName(operationId, method, path)),
     operationId,
     method: method.toUpperCase(),
     path,
-    summary: text(operation['summary']),
-    description: text(operation['description']),
-    deprecated: operation['deprecated'] === true,
-    parameters: parametersOf(context, where, path, item['parameters'], operation['parameters']),
-    body: bodyOf(context, where, operation['requestBody']),
-    result: resultOf(context, where, operation['responses']),
+    summary: text(operation.summary),
+    description: text(operation.description),
+    deprecated: operation.deprecated === true,
+    parameters: parametersOf(context, where, path, item.parameters, operation.parameters),
+    body: bodyOf(context, where, operation.requestBody),
+    result: resultOf(context, where, operation.responses),
   };
 }
 
@@ -103,11 +119,11 @@ function resolve(context: Context, value: unknown, section: string, where: strin
   const seen = new Set<string>();
   let current = value;
   while (isObject(current) && Object.hasOwn(current, '$ref')) {
-    const name = componentName(current['$ref'], section);
+    const name = componentName(current.$ref, section);
     const pool = context.components[section];
     if (name === null || seen.has(name) || !isObject(pool) || !Object.hasOwn(pool, name)) {
-      const why = name === null ? 'is not to #/components/' + section : seen.has(name) ? 'refers back to itself' : 'names nothing';
-      context.note(`${where}: the reference ${JSON.stringify(String(current['$ref'])).slice(0, 120)} ${why}; left out`);
+      const why = name === null ? `is not to #/components/${section}` : seen.has(name) ? 'refers back to itself' : 'names nothing';
+      context.note(`${where}: the reference ${JSON.stringify(String(current.$ref)).slice(0, 120)} ${why}; left out`);
       return null;
     }
     seen.add(name);
@@ -136,15 +152,21 @@ function parametersOf(context: Context, where: string, path: string, shared: unk
     context.note(`${where}: the path parameter ${parameter.name} is not in the path; left out`);
   }
   // Every placeholder is a parameter, described or not (a Starlette route may describe none).
-  const inPath = placeholders.map((name) => byKey.get(`path:${name}`) ?? { name, in: 'path' as const, required: true, schema: { type: 'string' }, description: null });
-  return [...new Map(inPath.map((p) => [p.name, p])).values(), ...all.filter((p) => p.in === 'query'), ...all.filter((p) => p.in === 'header')];
+  const inPath = placeholders.map(
+    (name) => byKey.get(`path:${name}`) ?? { name, in: 'path' as const, required: true, schema: { type: 'string' }, description: null },
+  );
+  return [
+    ...new Map(inPath.map((p) => [p.name, p])).values(),
+    ...all.filter((p) => p.in === 'query'),
+    ...all.filter((p) => p.in === 'header'),
+  ];
 }
 
 function parameterOf(context: Context, where: string, given: unknown): InterfaceOperationParameter | null {
   const parameter = resolve(context, given, 'parameters', where);
   if (parameter === null) return null;
   const { name } = parameter;
-  const place = parameter['in'];
+  const place = parameter.in;
   if (typeof name !== 'string' || name === '') {
     context.note(`${where}: a parameter without a name; left out`);
     return null;
@@ -155,14 +177,14 @@ function parameterOf(context: Context, where: string, given: unknown): Interface
     return null;
   }
   // A parameter described by `content` (a JSON-encoded query value) has its schema there.
-  const content = isObject(parameter['content']) ? Object.values(parameter['content']).find(isObject) : undefined;
-  const schema = parameter['schema'] ?? content?.['schema'];
+  const content = isObject(parameter.content) ? Object.values(parameter.content).find(isObject) : undefined;
+  const schema = parameter.schema ?? content?.schema;
   return {
     name,
     in: place,
-    required: place === 'path' || parameter['required'] === true,
+    required: place === 'path' || parameter.required === true,
     schema: plainSchema(schema, `${where} parameter ${name}`, context.note),
-    description: text(parameter['description']),
+    description: text(parameter.description),
   };
 }
 
@@ -170,12 +192,16 @@ function bodyOf(context: Context, where: string, given: unknown): InterfaceOpera
   if (given === undefined) return null;
   const body = resolve(context, given, 'requestBodies', `${where} request body`);
   if (body === null) return null;
-  const media = mediaOf(body['content']);
+  const media = mediaOf(body.content);
   if (media === null) {
     context.note(`${where}: the request body lists no content type; left out`);
     return null;
   }
-  return { contentType: media.type, required: body['required'] === true, schema: plainSchema(media.schema, `${where} request body`, context.note) };
+  return {
+    contentType: media.type,
+    required: body.required === true,
+    schema: plainSchema(media.schema, `${where} request body`, context.note),
+  };
 }
 
 /** `application/json` (or another JSON type) when listed, else the first; null when none is. */
@@ -185,7 +211,7 @@ function mediaOf(content: unknown): { type: string; schema: unknown; json: boole
   const type = types.find((t) => t === 'application/json') ?? types.find(isJsonMediaType) ?? types[0];
   if (type === undefined) return null;
   const media = content[type];
-  return { type, schema: isObject(media) ? media['schema'] : undefined, json: isJsonMediaType(type) };
+  return { type, schema: isObject(media) ? media.schema : undefined, json: isJsonMediaType(type) };
 }
 
 function resultOf(context: Context, where: string, responses: unknown): InterfaceOperationResult {
@@ -194,7 +220,11 @@ function resultOf(context: Context, where: string, responses: unknown): Interfac
   if (key === undefined) return { status: 200, contentType: 'application/json', schema: {} };
   const status = /^2\d\d$/.test(key) ? Number(key) : 200;
   const response = resolve(context, (responses as Record<string, unknown>)[key], 'responses', `${where} response ${key}`);
-  const media = response === null ? null : mediaOf(response['content']);
+  const media = response === null ? null : mediaOf(response.content);
   if (media === null) return { status, contentType: null, schema: null };
-  return { status, contentType: media.type, schema: media.json ? plainSchema(media.schema, `${where} response ${key}`, context.note) : null };
+  return {
+    status,
+    contentType: media.type,
+    schema: media.json ? plainSchema(media.schema, `${where} response ${key}`, context.note) : null,
+  };
 }

@@ -34,7 +34,19 @@ export function plainSchema(value: unknown, where: string, note: Note): JsonSche
 }
 
 /** Keywords whose value is a schema, a list of schemas, or schemas by name (whose keys are names, not keywords). */
-const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems']);
+const ONE_SCHEMA = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+]);
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
@@ -52,18 +64,19 @@ function convert(value: unknown, depth: number, where: string, note: Note, cut: 
     if (key === 'nullable') continue;
     if (ONE_SCHEMA.has(key)) entries.push([key, next(item)]);
     else if (SCHEMA_LISTS.has(key)) entries.push([key, Array.isArray(item) ? item.map(next) : []]);
-    else if (SCHEMA_MAPS.has(key)) entries.push([key, isObject(item) ? Object.fromEntries(Object.entries(item).map(([name, schema]) => [name, next(schema)])) : {}]);
+    else if (SCHEMA_MAPS.has(key))
+      entries.push([key, isObject(item) ? Object.fromEntries(Object.entries(item).map(([name, schema]) => [name, next(schema)])) : {}]);
     // Values, not schemas (enum, default, examples, …): as they are.
     else entries.push([key, item]);
   }
   const schema = Object.fromEntries(entries);
-  return value['nullable'] === true ? nullable(schema) : schema;
+  return value.nullable === true ? nullable(schema) : schema;
 }
 
 function reference(value: Record<string, unknown>, where: string, note: Note): unknown {
-  const name = componentName(value['$ref'], 'schemas');
+  const name = componentName(value.$ref, 'schemas');
   if (name === null) {
-    note(`${where}: the reference ${JSON.stringify(String(value['$ref'])).slice(0, 120)} is not to #/components/schemas; typed as any`);
+    note(`${where}: the reference ${JSON.stringify(String(value.$ref)).slice(0, 120)} is not to #/components/schemas; typed as any`);
     return {};
   }
   // OpenAPI 3.1 allows siblings of $ref (description, nullable in 3.0 practice): kept around it.
@@ -71,7 +84,7 @@ function reference(value: Record<string, unknown>, where: string, note: Note): u
   const target = { $ref: `#/$defs/${name.replace(/~/g, '~0').replace(/\//g, '~1')}` };
   // Siblings are annotations (description, default, …): kept as they are, the reference under allOf.
   const schema = siblings.length === 0 ? target : { ...Object.fromEntries(siblings), allOf: [target] };
-  return value['nullable'] === true ? nullable(schema) : schema;
+  return value.nullable === true ? nullable(schema) : schema;
 }
 
 /** 3.0's `nullable: true`: the schema or null; its annotations (title, default, description) stay outside. */

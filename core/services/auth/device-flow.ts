@@ -11,8 +11,14 @@ import type { StateStore } from '../../model/store/types.js';
 import { isoAt, systemClock, type Clock } from '../../model/clock.js';
 import { DeviceFlowError } from './device-errors.js';
 import {
-  DEVICE_CODES_PREFIX, deviceKey, parseDeviceRecord, parseUserCodeRecord, USER_CODES_PREFIX, userCodeKey,
-  type DeviceRecord, type UserCodeRecord,
+  DEVICE_CODES_PREFIX,
+  deviceKey,
+  parseDeviceRecord,
+  parseUserCodeRecord,
+  USER_CODES_PREFIX,
+  userCodeKey,
+  type DeviceRecord,
+  type UserCodeRecord,
 } from './device-records.js';
 import { looksLikeSecret, randomSecret, sha256Hex } from '../../model/one-time-secrets.js';
 import { storedJson } from '../../model/store/stored-fields.js';
@@ -95,8 +101,15 @@ export class DeviceAuthorizations {
     }
     if (userCode === null) throw new SvcError('internal', 'could not find a free user code in 5 attempts');
     const record: DeviceRecord = {
-      userCode, clientName, createdAt: isoAt(now), expiresAt, intervalSeconds: this.#intervalSeconds,
-      lastPolledAt: null, status: 'pending', approvedWorkspace: null, approvedBy: null,
+      userCode,
+      clientName,
+      createdAt: isoAt(now),
+      expiresAt,
+      intervalSeconds: this.#intervalSeconds,
+      lastPolledAt: null,
+      status: 'pending',
+      approvedWorkspace: null,
+      approvedBy: null,
     };
     await putJson(this.#store, deviceKey(deviceHash), record, { cas: 0 });
     const shown = formatUserCode(userCode);
@@ -124,7 +137,10 @@ export class DeviceAuthorizations {
    */
   async approve(userCode: unknown, approver: Principal, workspace: string): Promise<void> {
     if (approver.workspace !== workspace) {
-      throw new SvcError('forbidden', `${approver.subject} is signed in to workspace ${JSON.stringify(approver.workspace)} and cannot approve a sign-in to ${JSON.stringify(workspace)}`);
+      throw new SvcError(
+        'forbidden',
+        `${approver.subject} is signed in to workspace ${JSON.stringify(approver.workspace)} and cannot approve a sign-in to ${JSON.stringify(workspace)}`,
+      );
     }
     await this.#decide(normalizeUserCode(userCode), { status: 'approved', approvedWorkspace: workspace, approvedBy: approver.subject });
   }
@@ -180,7 +196,10 @@ export class DeviceAuthorizations {
   async sweep(): Promise<number> {
     const now = this.#clock();
     let removed = 0;
-    for (const [prefix, parse] of [[DEVICE_CODES_PREFIX, parseDeviceRecord], [USER_CODES_PREFIX, parseUserCodeRecord]] as const) {
+    for (const [prefix, parse] of [
+      [DEVICE_CODES_PREFIX, parseDeviceRecord],
+      [USER_CODES_PREFIX, parseUserCodeRecord],
+    ] as const) {
       for (const entry of await this.#store.list(prefix)) {
         if (now < Date.parse(storedJson<{ expiresAt: string }>(entry, parse).expiresAt)) continue;
         if (await this.#store.delete(entry.key, { cas: entry.modifyIndex })) removed++;
@@ -192,10 +211,15 @@ export class DeviceAuthorizations {
   async #issue(entry: JsonEntry<DeviceRecord>): Promise<DeviceTokenResponse> {
     const { approvedWorkspace, approvedBy, clientName } = entry.value;
     if (approvedWorkspace === null || approvedBy === null) {
-      throw new SvcError('state_corrupt', `the state record ${JSON.stringify(entry.key)} is approved without an approver`, { details: { key: entry.key } });
+      throw new SvcError('state_corrupt', `the state record ${JSON.stringify(entry.key)} is approved without an approver`, {
+        details: { key: entry.key },
+      });
     }
     try {
-      const { secret, token } = await this.#tokens.create({ name: `svc login (${clientName})` }, { workspace: approvedWorkspace, subject: approvedBy });
+      const { secret, token } = await this.#tokens.create(
+        { name: `svc login (${clientName})` },
+        { workspace: approvedWorkspace, subject: approvedBy },
+      );
       return { access_token: secret, token_type: 'Bearer', workspace: token.workspace, token_id: token.id };
     } finally {
       await this.#remove(entry);
@@ -234,10 +258,13 @@ export class DeviceAuthorizations {
 
 function checkClientName(name: unknown): string {
   if (name === undefined || name === null) return 'svc CLI';
-  if (typeof name !== 'string') throw new SvcError('bad_request', `client_name must be a string, not ${typeof name}`, { details: { field: 'client_name' } });
+  if (typeof name !== 'string')
+    throw new SvcError('bad_request', `client_name must be a string, not ${typeof name}`, { details: { field: 'client_name' } });
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > CLIENT_NAME_MAX_LENGTH || /[\u0000-\u001f\u007f]/.test(trimmed)) {
-    throw new SvcError('bad_request', `client_name must be 1 to ${CLIENT_NAME_MAX_LENGTH} characters without control characters`, { details: { field: 'client_name' } });
+    throw new SvcError('bad_request', `client_name must be 1 to ${CLIENT_NAME_MAX_LENGTH} characters without control characters`, {
+      details: { field: 'client_name' },
+    });
   }
   return trimmed;
 }

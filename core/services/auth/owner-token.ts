@@ -41,7 +41,11 @@ export async function ensureOwnerToken(dataDir: string): Promise<OwnerToken> {
 
 /** The token in `file`, null when there is no file. Tightens loose permissions instead of failing. */
 async function readExisting(file: string): Promise<{ secret: string; warnings: string[] } | null> {
-  const read = await readPrivateFile(file, (problem) => corrupt(file, problem), 'If others may have read it, delete the file and restart svc to rotate the owner token.');
+  const read = await readPrivateFile(
+    file,
+    (problem) => corrupt(file, problem),
+    'If others may have read it, delete the file and restart svc to rotate the owner token.',
+  );
   if (read === null) return null;
   const secret = read.text.trim();
   if (!looksLikeToken(secret)) throw corrupt(file, 'does not hold a valid svc token');

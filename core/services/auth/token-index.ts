@@ -32,7 +32,6 @@ export interface TokenIndexOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-
 export class TokenIndex {
   readonly #store: StateStore;
   readonly #onError: (error: unknown) => void;
@@ -51,7 +50,14 @@ export class TokenIndex {
   static async open(store: StateStore, options: TokenIndexOptions = {}): Promise<TokenIndex> {
     const index = new TokenIndex(store, options);
     const since = await index.#serial(() => index.#reload());
-    index.#watching = followPrefix({ store: index.#store, prefix: TOKENS_PREFIX, signal: index.#stop.signal, since, reload: () => index.#serial(() => index.#reload()), report: (error) => index.#onError(error) });
+    index.#watching = followPrefix({
+      store: index.#store,
+      prefix: TOKENS_PREFIX,
+      signal: index.#stop.signal,
+      since,
+      reload: () => index.#serial(() => index.#reload()),
+      report: (error) => index.#onError(error),
+    });
     return index;
   }
 

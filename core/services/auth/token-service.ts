@@ -54,7 +54,13 @@ export class Tokens {
    * that may not, however its request was started (a device code approved
    * before the removal, say). Default: any.
    */
-  constructor(store: StateStore, index: TokenIndex, workspaces: Workspaces, clock: Clock = systemClock, mayAct: (principal: Principal) => Promise<boolean> = async () => true) {
+  constructor(
+    store: StateStore,
+    index: TokenIndex,
+    workspaces: Workspaces,
+    clock: Clock = systemClock,
+    mayAct: (principal: Principal) => Promise<boolean> = async () => true,
+  ) {
     this.#store = store;
     this.#index = index;
     this.#workspaces = workspaces;
@@ -70,14 +76,24 @@ export class Tokens {
     const expiresAt = checkTokenExpiry(input.expiresAt, now);
     await this.#workspaces.require(creator.workspace);
     if (!(await this.#mayAct(creator))) {
-      throw new SvcError('forbidden', `${creator.subject} may no longer act in workspace ${creator.workspace}, so no token is made for it.`);
+      throw new SvcError(
+        'forbidden',
+        `${creator.subject} may no longer act in workspace ${creator.workspace}, so no token is made for it.`,
+      );
     }
     // The id is 48 bits of the hash; creating with cas 0 makes a (very unlikely) clash a retry, not an overwrite.
     for (let attempt = 0; attempt < 3; attempt++) {
       const { secret, id } = generateToken();
       const record: TokenRecord = {
-        id, hash: hashToken(secret), workspace: creator.workspace, subject: creator.subject, name,
-        createdBy: creator.subject, createdAt: isoAt(now), expiresAt, revokedAt: null,
+        id,
+        hash: hashToken(secret),
+        workspace: creator.workspace,
+        subject: creator.subject,
+        name,
+        createdBy: creator.subject,
+        createdAt: isoAt(now),
+        expiresAt,
+        revokedAt: null,
       };
       if (await putJson(this.#store, tokenKey(record.workspace, id), record, { cas: 0 })) {
         await this.#index.remember(record);
@@ -106,7 +122,9 @@ export class Tokens {
    */
   async revoke(id: unknown, actor: Principal, role: Role = 'owner'): Promise<TokenInfo> {
     if (typeof id !== 'string' || !TOKEN_ID.test(id)) {
-      throw new SvcError('bad_request', `${JSON.stringify(id) ?? String(id)} is not a token id ("tok_" and 12 hex digits, as listed)`, { details: { field: 'id' } });
+      throw new SvcError('bad_request', `${JSON.stringify(id) ?? String(id)} is not a token id ("tok_" and 12 hex digits, as listed)`, {
+        details: { field: 'id' },
+      });
     }
     const key = tokenKey(actor.workspace, id);
     for (;;) {
@@ -115,7 +133,9 @@ export class Tokens {
         throw new SvcError('not_found', `workspace ${JSON.stringify(actor.workspace)} has no token ${id}`, { details: { token: id } });
       }
       if (role !== 'owner' && entry.value.subject !== actor.subject) {
-        throw new SvcError('forbidden', `${id} acts as someone else; a member revokes only their own tokens, an owner any.`, { details: { token: id } });
+        throw new SvcError('forbidden', `${id} acts as someone else; a member revokes only their own tokens, an owner any.`, {
+          details: { token: id },
+        });
       }
       const revoked: TokenRecord = { ...entry.value, revokedAt: isoAt(this.#clock()) };
       // Before the write: should the store fail, the token is refused here anyway (fail closed).
@@ -134,12 +154,20 @@ export class Tokens {
    * token stays revoked (`revoked`): delete the file and restart to rotate it.
    */
   async registerOwnerToken(secret: string, owner: Account): Promise<{ token: TokenInfo; status: OwnerTokenStatus }> {
-    if (!looksLikeToken(secret)) throw new SvcError('config_invalid', 'the owner token is not an svc token ("svc_" and 40 letters or digits)');
+    if (!looksLikeToken(secret))
+      throw new SvcError('config_invalid', 'the owner token is not an svc token ("svc_" and 40 letters or digits)');
     await this.#workspaces.require(DEFAULT_WORKSPACE_NAME);
     const hash = hashToken(secret);
     const record: TokenRecord = {
-      id: tokenIdOf(hash), hash, workspace: DEFAULT_WORKSPACE_NAME, subject: owner.id, name: 'owner token',
-      createdBy: 'svc', createdAt: isoAt(this.#clock()), expiresAt: null, revokedAt: null,
+      id: tokenIdOf(hash),
+      hash,
+      workspace: DEFAULT_WORKSPACE_NAME,
+      subject: owner.id,
+      name: 'owner token',
+      createdBy: 'svc',
+      createdAt: isoAt(this.#clock()),
+      expiresAt: null,
+      revokedAt: null,
     };
     const key = tokenKey(record.workspace, record.id);
     for (;;) {

@@ -40,11 +40,16 @@ export function normalizeUserCode(input: unknown): string {
   }
   const stray = [...code].find((char) => !USER_CODE_ALPHABET.includes(char));
   if (stray !== undefined) {
-    throw invalid(`the code ${JSON.stringify(input)} has ${JSON.stringify(stray)}, which codes never contain (only the consonants ${USER_CODE_ALPHABET})`);
+    throw invalid(
+      `the code ${JSON.stringify(input)} has ${JSON.stringify(stray)}, which codes never contain (only the consonants ${USER_CODE_ALPHABET})`,
+    );
   }
   return code;
 }
 
 function invalid(message: string): SvcError {
-  return new SvcError('bad_request', message, { hint: 'Type the code `svc login` printed, e.g. BCDF-GHJK.', details: { field: 'user_code' } });
+  return new SvcError('bad_request', message, {
+    hint: 'Type the code `svc login` printed, e.g. BCDF-GHJK.',
+    details: { field: 'user_code' },
+  });
 }

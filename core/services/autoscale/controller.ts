@@ -97,7 +97,17 @@ export class Autoscaler implements UnitSupervisor {
 
   /** Takes over a deployed unit (its first containers already healthy). */
   manage(unit: DeploymentUnit): void {
-    this.#units.set(unit.key, { unit, crash: new CrashTracker(this.#crashPolicy), healthySince: new Map(), demand: false, probing: false, desired: 0, policyReported: false, retry: undefined, coldSince: undefined });
+    this.#units.set(unit.key, {
+      unit,
+      crash: new CrashTracker(this.#crashPolicy),
+      healthySince: new Map(),
+      demand: false,
+      probing: false,
+      desired: 0,
+      policyReported: false,
+      retry: undefined,
+      coldSince: undefined,
+    });
     this.#evaluate(unit.key);
   }
 
@@ -115,7 +125,10 @@ export class Autoscaler implements UnitSupervisor {
     const containers = driver.status(key);
     const instanceIds = containers.flatMap((c) => c.workers.map((w) => w.instanceId));
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([admission.drain(instanceIds), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#options.drainTimeoutMs ?? 30_000)))]);
+    await Promise.race([
+      admission.drain(instanceIds),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#options.drainTimeoutMs ?? 30_000))),
+    ]);
     clearTimeout(timer);
     await driver.remove(key);
     admission.forget(instanceIds);
@@ -140,7 +153,13 @@ export class Autoscaler implements UnitSupervisor {
     const { driver, admission, logs, peers } = this.#options;
     const containers = driver.status(key).map((c) => {
       const { inFlight, lastActiveAt } = containerUse(c, admission, peers);
-      return { id: c.id, state: c.state, startedAt: c.startedAt, inFlight, lastActiveAt: lastActiveAt === undefined ? null : new Date(lastActiveAt) };
+      return {
+        id: c.id,
+        state: c.state,
+        startedAt: c.startedAt,
+        inFlight,
+        lastActiveAt: lastActiveAt === undefined ? null : new Date(lastActiveAt),
+      };
     });
     const serving = containers.some((c) => c.state === 'healthy');
     const starting = containers.some((c) => c.state === 'starting') || managed.retry !== undefined;
@@ -197,8 +216,10 @@ export class Autoscaler implements UnitSupervisor {
 
   waitError(unit: string, waitedMs: number): ReturnType<UnitSupervisor['waitError']> {
     const managed = this.#units.get(unit);
-    if (managed?.crash.crashLooping) return crashLoopError(managed.crash.failures, managed.crash.lastExit, managed.crash.waitMs(Date.now()));
-    const starting = managed && (managed.demand || managed.retry !== undefined || this.#options.driver.status(unit).some((c) => c.state === 'starting'));
+    if (managed?.crash.crashLooping)
+      return crashLoopError(managed.crash.failures, managed.crash.lastExit, managed.crash.waitMs(Date.now()));
+    const starting =
+      managed && (managed.demand || managed.retry !== undefined || this.#options.driver.status(unit).some((c) => c.state === 'starting'));
     return starting ? startingError(waitedMs) : noCapacityError(waitedMs);
   }
 
@@ -279,7 +300,9 @@ export class Autoscaler implements UnitSupervisor {
       (error: unknown) => {
         if (this.#units.get(key) !== managed) return; // stopped meanwhile: not a failure of the workload
         const { message, details } = error as { message?: string; details?: { container?: string } };
-        const reason = String(message ?? error).split('\n')[0]!.replace(/\.$/, '');
+        const reason = String(message ?? error)
+          .split('\n')[0]!
+          .replace(/\.$/, '');
         this.#emit(managed, 'container.failed', details?.container ?? '', reason);
         this.#failed(managed, reason, Date.now());
       },
@@ -295,7 +318,12 @@ export class Autoscaler implements UnitSupervisor {
       // Never used: idle since it became healthy.
       return { id: c.id, inFlight, lastActiveAt: Math.max((c.healthyAt ?? c.startedAt).getTime(), lastActiveAt ?? 0) };
     });
-    const chosen = idleContainersToStop(activity, active.length - managed.desired, now, managed.unit.workload.scaling.keepWarmSeconds * 1000);
+    const chosen = idleContainersToStop(
+      activity,
+      active.length - managed.desired,
+      now,
+      managed.unit.workload.scaling.keepWarmSeconds * 1000,
+    );
     if (chosen.length > 0) this.#options.metrics?.scaled(managed.unit.ref, managed.unit.workload.name, 'down', chosen.length);
     for (const id of chosen) {
       const instanceIds = healthy.find((c) => c.id === id)!.workers.map((w) => w.instanceId);
@@ -304,7 +332,11 @@ export class Autoscaler implements UnitSupervisor {
       managed.healthySince.delete(id);
       // It served until idle: whatever failed before, the unit works now (even within the stable window).
       managed.crash.stoppedIdle();
-      this.#log(managed, `stopping container ${id} of ${managed.unit.workload.name}: idle for keep_warm (${managed.unit.workload.scaling.keepWarmSeconds} s)`, id);
+      this.#log(
+        managed,
+        `stopping container ${id} of ${managed.unit.workload.name}: idle for keep_warm (${managed.unit.workload.scaling.keepWarmSeconds} s)`,
+        id,
+      );
       driver.stop(managed.unit.key, id).then(
         () => {
           admission.forget(instanceIds);
@@ -329,7 +361,11 @@ export class Autoscaler implements UnitSupervisor {
       this.#options.admission.rejectQueued(key, crashLoopError(managed.crash.failures, managed.crash.lastExit, managed.crash.waitMs(now)));
     }
     const retry = `next start in ${managed.crash.backoffMs / 1000} s at the earliest, when requests or min_containers need one`;
-    if (loopStarted) this.#log(managed, `${managed.unit.workload.name} is crash-looping: its container exited ${managed.crash.failures} times in a row (last: ${reason}); requests get 503 crash_loop; ${retry}`);
+    if (loopStarted)
+      this.#log(
+        managed,
+        `${managed.unit.workload.name} is crash-looping: its container exited ${managed.crash.failures} times in a row (last: ${reason}); requests get 503 crash_loop; ${retry}`,
+      );
     else this.#log(managed, `${managed.unit.workload.name}: container failure ${managed.crash.failures} in a row (${reason}); ${retry}`);
     this.#evaluate(key);
   }
@@ -345,8 +381,20 @@ export class Autoscaler implements UnitSupervisor {
     this.#options.log?.({ unit: managed.unit.key, container, stream: 'system', text, time: new Date() });
   }
 
-  #emit(managed: Managed, type: 'container.started' | 'container.stopped' | 'container.failed', containerId: string, reason?: string): void {
+  #emit(
+    managed: Managed,
+    type: 'container.started' | 'container.stopped' | 'container.failed',
+    containerId: string,
+    reason?: string,
+  ): void {
     const { ref, workload } = managed.unit;
-    this.#options.emit?.({ type, workspace: ref.workspace, app: ref.app, workload: workload.name, containerId, ...(reason === undefined ? {} : { reason }) });
+    this.#options.emit?.({
+      type,
+      workspace: ref.workspace,
+      app: ref.app,
+      workload: workload.name,
+      containerId,
+      ...(reason === undefined ? {} : { reason }),
+    });
   }
 }

@@ -13,10 +13,14 @@ export function resolvePolicy(policies: ReadonlyMap<string, RegisteredPolicy>, n
   const policy = policies.get(name);
   if (policy) return policy;
   const known = [...policies.keys()].sort();
-  throw new SvcError('config_invalid', `scalingPolicy "${name}" is not a known scaling policy; known: ${known.length ? known.join(', ') : 'none'}.`, {
-    hint: 'Set scalingPolicy (SVC_SCALING_POLICY) to one of them, or add the plugin that provides it to "plugins".',
-    details: { setting: 'scalingPolicy', value: name, known },
-  });
+  throw new SvcError(
+    'config_invalid',
+    `scalingPolicy "${name}" is not a known scaling policy; known: ${known.length ? known.join(', ') : 'none'}.`,
+    {
+      hint: 'Set scalingPolicy (SVC_SCALING_POLICY) to one of them, or add the plugin that provides it to "plugins".',
+      details: { setting: 'scalingPolicy', value: name, known },
+    },
+  );
 }
 
 export function scalingInput(unit: DeploymentUnit, load: { inFlight: number; queued: number }, current: number): ScalingInput {
@@ -53,16 +57,23 @@ export function decide(policy: RegisteredPolicy, fallback: ScalingPolicy, input:
     return { desired: clamp(fallback(input)), error: policyError(policy, input, `threw: ${why}`, error) };
   }
   if (typeof answer !== 'number' || !Number.isInteger(answer) || answer < 0) {
-    return { desired: clamp(fallback(input)), error: policyError(policy, input, `returned ${describe(answer)}, not a non-negative integer`) };
+    return {
+      desired: clamp(fallback(input)),
+      error: policyError(policy, input, `returned ${describe(answer)}, not a non-negative integer`),
+    };
   }
   return { desired: clamp(answer) };
 }
 
 function policyError(policy: RegisteredPolicy, input: ScalingInput, what: string, cause?: unknown): SvcError {
-  return new SvcError('plugin_error', `scaling policy "${policy.name}" of plugin "${policy.plugin}" ${what} (workload ${input.workload.app}/${input.workload.name}); the built-in queue-depth policy decides for it instead.`, {
-    details: { plugin: policy.plugin, policy: policy.name },
-    cause,
-  });
+  return new SvcError(
+    'plugin_error',
+    `scaling policy "${policy.name}" of plugin "${policy.plugin}" ${what} (workload ${input.workload.app}/${input.workload.name}); the built-in queue-depth policy decides for it instead.`,
+    {
+      details: { plugin: policy.plugin, policy: policy.name },
+      cause,
+    },
+  );
 }
 
 function describe(value: unknown): string {

@@ -8,7 +8,8 @@ import type { LastExit } from './crash-tracker.js';
 const LOGS_HINT = 'The workload logs say why (svc serve prints them; the control plane keeps the last lines of each workload).';
 
 export function startingError(waitedMs: number): SvcError {
-  const what = waitedMs > 0 ? `no container of this workload became ready within ${seconds(waitedMs)} s` : 'this workload is starting a container';
+  const what =
+    waitedMs > 0 ? `no container of this workload became ready within ${seconds(waitedMs)} s` : 'this workload is starting a container';
   return new SvcError('starting', `${what}; it is still starting.`, {
     hint: 'Retry after the Retry-After seconds; a cold start imports the app and runs on_start first.',
     headers: { 'Retry-After': '1' },
@@ -17,10 +18,14 @@ export function startingError(waitedMs: number): SvcError {
 
 export function crashLoopError(failures: number, lastExit: LastExit | null, retryInMs: number): SvcError {
   const last = lastExit ? `; last: ${lastExit.reason}` : '';
-  return new SvcError('crash_loop', `this workload's container exited ${failures} times in a row${last}. svc keeps retrying with back-off.`, {
-    hint: LOGS_HINT,
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryInMs / 1000))) },
-  });
+  return new SvcError(
+    'crash_loop',
+    `this workload's container exited ${failures} times in a row${last}. svc keeps retrying with back-off.`,
+    {
+      hint: LOGS_HINT,
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryInMs / 1000))) },
+    },
+  );
 }
 
 export function noCapacityError(waitedMs: number): SvcError {

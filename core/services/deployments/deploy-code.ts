@@ -14,7 +14,10 @@ export interface DeployCode {
 }
 
 export async function deployCode(
-  bundles: CodeBundles | undefined, spec: AppSpec, request: { readonly source?: SourceRef; readonly bundleSha256?: string }, progress: (event: DeployProgress) => void,
+  bundles: CodeBundles | undefined,
+  spec: AppSpec,
+  request: { readonly source?: SourceRef; readonly bundleSha256?: string },
+  progress: (event: DeployProgress) => void,
 ): Promise<DeployCode> {
   if (request.bundleSha256 !== undefined) {
     if (!bundles) throw new SvcError('internal', 'this platform keeps no bundles, so it cannot deploy one by its sha256');

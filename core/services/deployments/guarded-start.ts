@@ -24,7 +24,12 @@ export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal, stopped:
   });
 }
 
-export function guardedStart(context: StartContext, signal: AbortSignal, stopped: () => SvcError, tracking: StartTracking = {}): StartContext {
+export function guardedStart(
+  context: StartContext,
+  signal: AbortSignal,
+  stopped: () => SvcError,
+  tracking: StartTracking = {},
+): StartContext {
   const { images, driver } = context;
   return {
     images: { name: images.name, build: (spec, log) => unlessAborted(images.build(spec, log), signal, stopped) },

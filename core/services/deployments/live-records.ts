@@ -23,12 +23,20 @@ export interface DeployedVersions {
 
 /** The version each target gets: recorded (stage `deployed` with records), else counted in memory. */
 export async function recordVersions(
-  records: DeploymentRecords | undefined, ref: DeploymentRef, previous: LiveDeployment | undefined, deployed: DeployedVersions,
+  records: DeploymentRecords | undefined,
+  ref: DeploymentRef,
+  previous: LiveDeployment | undefined,
+  deployed: DeployedVersions,
 ): Promise<Map<string, number>> {
   const { spec, targets, source, bundle, principal } = deployed;
   if (ref.stage === 'deployed' && records) {
     const added = targets.map((workload) => ({
-      bundleSha256: bundle?.sha256 ?? null, sourceRoot: source.root, entry: spec.entry, sdkVersion: spec.sdkVersion, workload, createdBy: principal?.subject ?? null,
+      bundleSha256: bundle?.sha256 ?? null,
+      sourceRoot: source.root,
+      entry: spec.entry,
+      sdkVersion: spec.sdkVersion,
+      workload,
+      createdBy: principal?.subject ?? null,
     }));
     return records.addVersions(ref.workspace, ref.app, added);
   }
@@ -42,12 +50,25 @@ export function restoredLive(app: AppRecord, stored: readonly DeploymentRecord[]
   const versions = stored.map((record) => ({ record, version: currentVersion(record) }));
   const first = versions[0]?.version;
   const live: LiveDeployment = {
-    ref, entry: first?.entry ?? '', sdkVersion: first?.sdkVersion ?? '', workloads: new Map(), paused: app.paused, bundle: null, warnings: [], createdAt: new Date(app.createdAt),
+    ref,
+    entry: first?.entry ?? '',
+    sdkVersion: first?.sdkVersion ?? '',
+    workloads: new Map(),
+    paused: app.paused,
+    bundle: null,
+    warnings: [],
+    createdAt: new Date(app.createdAt),
   };
   for (const { record, version } of versions) {
     live.workloads.set(record.workload, {
-      workload: version.workload, version: version.version, bundleSha256: version.bundleSha256, source: { root: version.sourceRoot, entry: version.entry },
-      status: record.status, unit: null, routeUnit: null, failure: null,
+      workload: version.workload,
+      version: version.version,
+      bundleSha256: version.bundleSha256,
+      source: { root: version.sourceRoot, entry: version.entry },
+      status: record.status,
+      unit: null,
+      routeUnit: null,
+      failure: null,
       api: version.workload.kind === 'asgi' ? restoredApi(apis.get(record.workload), version.version) : null,
     });
   }
@@ -56,6 +77,7 @@ export function restoredLive(app: AppRecord, stored: readonly DeploymentRecord[]
 
 /** The description kept for an ASGI workload, when it was read from the version it runs. */
 function restoredApi(capture: ApiCapture | undefined, version: number): ApiOutcome {
-  if (capture === undefined || capture.version !== version) return { capture: null, message: `no OpenAPI description was read at the deploy of version ${version}` };
+  if (capture === undefined || capture.version !== version)
+    return { capture: null, message: `no OpenAPI description was read at the deploy of version ${version}` };
   return { capture, message: `OpenAPI description captured from ${capture.source} at the deploy of version ${version}` };
 }

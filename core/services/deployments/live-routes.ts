@@ -37,7 +37,9 @@ export function installRoute(context: LiveRoutes, live: LiveDeployment, lw: Live
       ? deploymentStoppedError(ref, name)
       : context.closing()
         ? shuttingDownError(ref, name)
-        : lw.unit === null ? (lw.failure ?? undefined) : undefined;
+        : lw.unit === null
+          ? (lw.failure ?? undefined)
+          : undefined;
   const unit = lw.unit ?? unitKey(ref, name);
   const { entry, warning } = routeEntryFor(ref, lw.workload, context.baseDomain, unit, offline);
   if (lw.routeUnit !== null) routes.removeUnit(lw.routeUnit);

@@ -60,10 +60,19 @@ export interface DescribeContext {
 export function describeDeployment(live: LiveDeployment, context: DescribeContext): Deployment {
   const all = [...live.workloads.values()];
   const images = new Map<string, ImageSpec>(all.map((lw) => [lw.workload.image.id, lw.workload.image]));
-  const latest = all.reduce<LiveWorkload | undefined>((newest, lw) => (newest === undefined || lw.version > newest.version ? lw : newest), undefined);
+  const latest = all.reduce<LiveWorkload | undefined>(
+    (newest, lw) => (newest === undefined || lw.version > newest.version ? lw : newest),
+    undefined,
+  );
   return {
     ref: live.ref,
-    spec: { name: live.ref.app, entry: live.entry, sdkVersion: live.sdkVersion, images: [...images.values()], workloads: all.map((lw) => lw.workload) },
+    spec: {
+      name: live.ref.app,
+      entry: live.entry,
+      sdkVersion: live.sdkVersion,
+      images: [...images.values()],
+      workloads: all.map((lw) => lw.workload),
+    },
     source: latest?.source ?? { root: '', entry: live.entry },
     bundle: live.bundle,
     units: all.flatMap((lw) => (lw.unit === null ? [] : [lw.unit])),

@@ -12,7 +12,7 @@ import { AppTransitions } from './transitions.js';
 import { planDeploy, type DeployPlan } from './plan.js';
 import { startUnits, type StartContext } from './start-units.js';
 import { captureApis } from './capture-apis.js';
-import { guardedStart, unlessAborted } from './guarded-start.js';
+import { guardedStart } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { domainsNotServed, unlimitedResources } from './warnings.js';
 
@@ -56,11 +56,15 @@ export class DeploymentManager {
     const { spec, ref } = await this.#authorize(request, false);
     const logs = this.#options.logs;
     const built = request.workload === undefined ? spec.workloads.map((w) => w.name) : [request.workload];
-    const withBuildLog = logs === undefined ? progress : (event: DeployProgress) => {
-      // The image is the app's: its build lines go to each workload this deploy starts.
-      if (event.type === 'image' && event.status === 'log') for (const workload of built) logs.addBuildLine({ ...ref, workload }, event.line);
-      progress(event);
-    };
+    const withBuildLog =
+      logs === undefined
+        ? progress
+        : (event: DeployProgress) => {
+            // The image is the app's: its build lines go to each workload this deploy starts.
+            if (event.type === 'image' && event.status === 'log')
+              for (const workload of built) logs.addBuildLine({ ...ref, workload }, event.line);
+            progress(event);
+          };
     return this.#exclusive(ref, () =>
       this.#deploy(ref, spec, request, withBuildLog).catch((error: unknown) => {
         // A failed first deploy of a workload leaves no deployment: its build lines must not outlive it (on disk, too).
@@ -82,11 +86,25 @@ export class DeploymentManager {
     const { source } = await deployCode(this.#options.bundles, spec, request, () => {});
     // The keys the deploy would take next (nothing is taken: the plan changes nothing).
     const units = served.map((workload, i) => ({ workload, source, key: servingUnitKey(ref, workload.name, this.#serial + i) }));
-    const removed = request.prune && request.workload === undefined && previous ? [...previous.workloads.keys()].filter((name) => !spec.workloads.some((w) => w.name === name)) : [];
-    return planDeploy({ images: this.#options.images, driver: this.#options.driver, progress: () => {} }, {
-      ref, baseUrl: this.#options.baseUrl(), units, removed,
-      targets: targets.map((w) => ({ name: w.name, kind: w.kind, route: isServed(w) ? w.http?.route ?? null : null, deployed: previous?.workloads.has(w.name) ?? false })),
-    });
+    const removed =
+      request.prune && request.workload === undefined && previous
+        ? [...previous.workloads.keys()].filter((name) => !spec.workloads.some((w) => w.name === name))
+        : [];
+    return planDeploy(
+      { images: this.#options.images, driver: this.#options.driver, progress: () => {} },
+      {
+        ref,
+        baseUrl: this.#options.baseUrl(),
+        units,
+        removed,
+        targets: targets.map((w) => ({
+          name: w.name,
+          kind: w.kind,
+          route: isServed(w) ? (w.http?.route ?? null) : null,
+          deployed: previous?.workloads.has(w.name) ?? false,
+        })),
+      },
+    );
   }
 
   /** The plugins' authorizeDeploy (which may change the spec), and the deployment the request is for. */
@@ -106,7 +124,11 @@ export class DeploymentManager {
    * (else the deploy fails, naming it), and no URL they take is another
    * app's (else it fails with nothing built or started, nothing to undo).
    */
-  async #admit(ref: DeploymentRef, spec: AppSpec, request: DeployRequest): Promise<{ previous: LiveDeployment | undefined; targets: readonly Workload[]; served: Workload[] }> {
+  async #admit(
+    ref: DeploymentRef,
+    spec: AppSpec,
+    request: DeployRequest,
+  ): Promise<{ previous: LiveDeployment | undefined; targets: readonly Workload[]; served: Workload[] }> {
     const previous = this.#live.get(deploymentId(ref));
     const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
     await this.#checkSecrets(ref, targets);
@@ -121,27 +143,58 @@ export class DeploymentManager {
     const { previous, targets, served } = await this.#admit(ref, spec, request);
     const { source, bundle } = await deployCode(this.#options.bundles, spec, request, progress);
     if (request.inlineSecrets !== undefined) await this.#options.secrets?.putInline(ref, request.inlineSecrets);
-    const units = await startUnits(this.#startContext(progress), ref, served.map((workload) => ({ workload, source, key: this.#nextKey(ref, workload.name) })));
+    const units = await startUnits(
+      this.#startContext(progress),
+      ref,
+      served.map((workload) => ({ workload, source, key: this.#nextKey(ref, workload.name) })),
+    );
     let versions: Map<string, number>;
     try {
-      versions = await recordVersions(this.#options.records, ref, previous, { spec, targets, source, bundle, principal: request.principal });
+      versions = await recordVersions(this.#options.records, ref, previous, {
+        spec,
+        targets,
+        source,
+        bundle,
+        principal: request.principal,
+      });
     } catch (error) {
       await Promise.all(units.map((unit) => driver.remove(unit.key)));
       throw error;
     }
     // Before the switch: nothing but this reaches the new units yet.
-    const apis = await captureApis({ read: this.#options.captureApi, records: ref.stage === 'deployed' ? this.#options.records : undefined }, ref, units, versions, previous);
+    const apis = await captureApis(
+      { read: this.#options.captureApi, records: ref.stage === 'deployed' ? this.#options.records : undefined },
+      ref,
+      units,
+      versions,
+      previous,
+    );
 
     // The switch: from here on nothing fails. Each route now leads to the new unit (one synchronous step).
-    const live: LiveDeployment = previous ?? { ref, entry: spec.entry, sdkVersion: spec.sdkVersion, workloads: new Map(), paused: false, bundle, warnings: [], createdAt: new Date() };
+    const live: LiveDeployment = previous ?? {
+      ref,
+      entry: spec.entry,
+      sdkVersion: spec.sdkVersion,
+      workloads: new Map(),
+      paused: false,
+      bundle,
+      warnings: [],
+      createdAt: new Date(),
+    };
     const unitOf = new Map(units.map((unit) => [unit.workload.name, unit.key]));
     const replaced: string[] = [];
     for (const workload of targets) {
       const before = live.workloads.get(workload.name);
       if (before?.unit) replaced.push(before.unit);
       live.workloads.set(workload.name, {
-        workload, source, version: versions.get(workload.name)!, bundleSha256: bundle?.sha256 ?? null,
-        status: 'running', unit: unitOf.get(workload.name) ?? null, routeUnit: before?.routeUnit ?? null, failure: null,
+        workload,
+        source,
+        version: versions.get(workload.name)!,
+        bundleSha256: bundle?.sha256 ?? null,
+        status: 'running',
+        unit: unitOf.get(workload.name) ?? null,
+        routeUnit: before?.routeUnit ?? null,
+        failure: null,
         api: apis.get(workload.name) ?? null,
       });
     }
@@ -161,7 +214,9 @@ export class DeploymentManager {
     // A deploy brings a paused app back: the workloads it did not deploy start again at their version.
     if (wasPaused) {
       const others = [...live.workloads.values()].filter((lw) => lw.status === 'running' && lw.unit === null && isServed(lw.workload));
-      await this.#startWorkloads(live, others).catch((error: unknown) => warnings.push(`the app was paused and some workloads could not start again: ${(error as Error).message}`));
+      await this.#startWorkloads(live, others).catch((error: unknown) =>
+        warnings.push(`the app was paused and some workloads could not start again: ${(error as Error).message}`),
+      );
     }
     // Old versions drain after the switch: the requests they hold finish there.
     await Promise.all(replaced.map((key) => this.#stopUnit(key)));
@@ -205,7 +260,10 @@ export class DeploymentManager {
       await records?.setPaused(ref.workspace, ref.app, false);
       live.paused = false;
       try {
-        await this.#startWorkloads(live, [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload)));
+        await this.#startWorkloads(
+          live,
+          [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload)),
+        );
       } catch (error) {
         // Nothing started: the app is as paused as before.
         await records?.setPaused(ref.workspace, ref.app, true);
@@ -223,20 +281,26 @@ export class DeploymentManager {
    */
   async restartSecretUsers(workspace: string, secret: string): Promise<string[]> {
     const lives = [...this.#live.values()].filter((live) => live.ref.workspace === workspace);
-    const restarted = await Promise.all(lives.map((live) => this.#exclusive(live.ref, async () => {
-      const users = [...live.workloads.values()].filter((lw) => lw.unit !== null && (lw.workload.secrets ?? []).includes(secret));
-      const old = users.map((lw) => lw.unit!);
-      for (const lw of users) lw.unit = null;
-      try {
-        await this.#startWorkloads(live, users);
-      } catch (error) {
-        // The old units serve on, as before the restart.
-        users.forEach((lw, i) => (lw.unit = old[i]!));
-        throw error;
-      }
-      await Promise.all(old.map((key) => this.#stopUnit(key)));
-      return users.map((lw) => `${live.ref.app}${live.ref.stage === 'deployed' ? '' : ` (${live.ref.stage})`}/${lw.workload.name}`);
-    })));
+    const restarted = await Promise.all(
+      lives.map((live) =>
+        this.#exclusive(live.ref, async () => {
+          const users = [...live.workloads.values()].filter((lw) => lw.unit !== null && (lw.workload.secrets ?? []).includes(secret));
+          const old = users.map((lw) => lw.unit!);
+          for (const lw of users) lw.unit = null;
+          try {
+            await this.#startWorkloads(live, users);
+          } catch (error) {
+            // The old units serve on, as before the restart.
+            users.forEach((lw, i) => {
+              lw.unit = old[i]!;
+            });
+            throw error;
+          }
+          await Promise.all(old.map((key) => this.#stopUnit(key)));
+          return users.map((lw) => `${live.ref.app}${live.ref.stage === 'deployed' ? '' : ` (${live.ref.stage})`}/${lw.workload.name}`);
+        }),
+      ),
+    );
     return restarted.flat();
   }
 
@@ -310,7 +374,9 @@ export class DeploymentManager {
 
   /** Puts every route offline (`shutting_down`), drains and stops the units serving, and removes the ones still starting. */
   #stopAll(): Promise<void>[] {
-    const serving = [...this.#live.values()].flatMap((live) => [...live.workloads.values()].flatMap((lw) => takeDown(this.#routing, live, lw)));
+    const serving = [...this.#live.values()].flatMap((live) =>
+      [...live.workloads.values()].flatMap((lw) => takeDown(this.#routing, live, lw)),
+    );
     const stops = serving.map((key) => this.#stopUnit(key));
     // Not serving yet, so nothing to drain: removing them makes the start that waits for them fail at once.
     for (const key of [...this.#submitted]) {
@@ -322,11 +388,6 @@ export class DeploymentManager {
 
   get #closing(): boolean {
     return this.#stopping.signal.aborted;
-  }
-
-  /** `work`, unless svc begins to stop first: then it rejects with `shutting_down` at once (the work goes on unobserved). */
-  #unlessStopping<T>(work: Promise<T>): Promise<T> {
-    return unlessAborted(work, this.#stopping.signal, () => changeRefusedError());
   }
 
   /**
@@ -391,7 +452,11 @@ export class DeploymentManager {
         return { workload: lw.workload, source, key: adopted, replaceKey: fresh };
       }),
     );
-    const units = await startUnits(this.#startContext(() => {}), live.ref, wanted);
+    const units = await startUnits(
+      this.#startContext(() => {}),
+      live.ref,
+      wanted,
+    );
     units.forEach((unit, i) => {
       const lw = down[i]!;
       lw.unit = unit.key;
@@ -420,7 +485,14 @@ export class DeploymentManager {
   #adopted(ref: DeploymentRef, workload: string, adopt: AdoptUnit | undefined): string | undefined {
     const key = adopt?.(ref, workload);
     const parsed = key === undefined ? undefined : parseUnitKey(key);
-    if (parsed?.serial === undefined || parsed.workspace !== ref.workspace || parsed.app !== ref.app || parsed.stage !== ref.stage || parsed.workload !== workload) return undefined;
+    if (
+      parsed?.serial === undefined ||
+      parsed.workspace !== ref.workspace ||
+      parsed.app !== ref.app ||
+      parsed.stage !== ref.stage ||
+      parsed.workload !== workload
+    )
+      return undefined;
     this.#serial = Math.max(this.#serial, parsed.serial + 1);
     return key;
   }
@@ -436,12 +508,18 @@ export class DeploymentManager {
 
   #startContext(progress: (event: DeployProgress) => void): StartContext {
     const { images, driver, routable, secrets } = this.#options;
-    const secretEnv = secrets === undefined ? undefined : (ref: DeploymentRef, workload: Workload) => secrets.environment(ref, workload.secrets ?? []);
+    const secretEnv =
+      secrets === undefined ? undefined : (ref: DeploymentRef, workload: Workload) => secrets.environment(ref, workload.secrets ?? []);
     // Once svc stops, no start waits for its image and no unit starts.
-    return guardedStart({ images, driver, progress, ...(routable ? { routable } : {}), ...(secretEnv ? { secretEnv } : {}) }, this.#stopping.signal, () => changeRefusedError(), {
-      submitted: (key) => this.#submitted.add(key),
-      removed: (key) => this.#submitted.delete(key),
-    });
+    return guardedStart(
+      { images, driver, progress, ...(routable ? { routable } : {}), ...(secretEnv ? { secretEnv } : {}) },
+      this.#stopping.signal,
+      () => changeRefusedError(),
+      {
+        submitted: (key) => this.#submitted.add(key),
+        removed: (key) => this.#submitted.delete(key),
+      },
+    );
   }
 
   get #baseDomain(): string | null {
@@ -450,7 +528,8 @@ export class DeploymentManager {
 
   #require(ref: DeploymentRef): LiveDeployment {
     const live = this.#live.get(deploymentId(ref));
-    if (!live) throw new SvcError('not_found', `no ${ref.stage === 'deployed' ? 'app' : 'preview of'} ${ref.app} in workspace ${ref.workspace}.`);
+    if (!live)
+      throw new SvcError('not_found', `no ${ref.stage === 'deployed' ? 'app' : 'preview of'} ${ref.app} in workspace ${ref.workspace}.`);
     return live;
   }
 
@@ -461,7 +540,12 @@ export class DeploymentManager {
   }
 
   async #stopped(ref: DeploymentRef): Promise<void> {
-    await this.#options.plugins.parallel('onEvent', { type: 'deployment.stopped', workspace: ref.workspace, app: ref.app, stage: ref.stage });
+    await this.#options.plugins.parallel('onEvent', {
+      type: 'deployment.stopped',
+      workspace: ref.workspace,
+      app: ref.app,
+      stage: ref.stage,
+    });
   }
 
   #describe(live: LiveDeployment): Deployment {
@@ -480,7 +564,9 @@ const TRANSITIONS_WAIT_MS = 30_000;
 function workloadOf(spec: AppSpec, name: string): Workload {
   const workload = spec.workloads.find((w) => w.name === name);
   if (!workload) {
-    throw new SvcError('not_found', `the app ${spec.name} has no workload ${name}.`, { hint: `Its workloads: ${spec.workloads.map((w) => w.name).join(', ') || '(none)'}.` });
+    throw new SvcError('not_found', `the app ${spec.name} has no workload ${name}.`, {
+      hint: `Its workloads: ${spec.workloads.map((w) => w.name).join(', ') || '(none)'}.`,
+    });
   }
   return workload;
 }

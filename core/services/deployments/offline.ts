@@ -7,7 +7,9 @@ export function appPausedError(ref: DeploymentRef): SvcError {
 }
 
 export function deploymentStoppedError(ref: DeploymentRef, workload: string): SvcError {
-  return new SvcError('deployment_stopped', `the deployment ${ref.app}/${workload} is stopped.`, { hint: `Deploy the workload again to start it.` });
+  return new SvcError('deployment_stopped', `the deployment ${ref.app}/${workload} is stopped.`, {
+    hint: `Deploy the workload again to start it.`,
+  });
 }
 
 /** A workload that was running before svc restarted and could not be started again. */

@@ -37,12 +37,20 @@ export interface PlanInput {
   readonly ref: DeploymentRef;
   readonly baseUrl: string;
   /** The workloads deployed, in the manifest's order; `units` holds the served ones. */
-  readonly targets: readonly { readonly name: string; readonly kind: WorkloadKind; readonly route: string | null; readonly deployed: boolean }[];
+  readonly targets: readonly {
+    readonly name: string;
+    readonly kind: WorkloadKind;
+    readonly route: string | null;
+    readonly deployed: boolean;
+  }[];
   readonly units: readonly UnitToStart[];
   readonly removed: readonly string[];
 }
 
-export async function planDeploy(context: Pick<StartContext, 'images' | 'progress'> & { readonly driver: SchedulerDriver }, input: PlanInput): Promise<DeployPlan> {
+export async function planDeploy(
+  context: Pick<StartContext, 'images' | 'progress'> & { readonly driver: SchedulerDriver },
+  input: PlanInput,
+): Promise<DeployPlan> {
   const { driver } = context;
   const units = driver.plan === undefined ? [] : await buildUnits(context, input.ref, input.units);
   const plans = new Map<string, UnitPlan>();
@@ -61,4 +69,3 @@ export async function planDeploy(context: Pick<StartContext, 'images' | 'progres
     removed: input.removed,
   };
 }
-

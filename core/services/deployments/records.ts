@@ -105,7 +105,11 @@ export class DeploymentRecords {
   async addVersions(workspace: string, app: string, versions: readonly NewVersion[]): Promise<Map<string, number>> {
     const now = new Date().toISOString();
     await this.#update(appKey(workspace, app), appRecord, (current) => ({
-      name: app, workspace, paused: false, createdAt: current?.createdAt ?? now, updatedAt: now,
+      name: app,
+      workspace,
+      paused: false,
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
     }));
     const numbers = new Map<string, number>();
     // One key per workload: each is its own compare-and-set, in parallel.
@@ -114,7 +118,15 @@ export class DeploymentRecords {
         const written = await this.#update(deploymentKey(workspace, app, added.workload.name), deploymentRecord, (current) => {
           const version = (current?.versions.at(-1)?.version ?? 0) + 1;
           const kept = [...(current?.versions ?? []), { ...added, version, createdAt: now }].slice(-KEPT_VERSIONS);
-          return { app, workload: added.workload.name, status: 'running' as const, currentVersion: version, versions: kept, createdAt: current?.createdAt ?? now, updatedAt: now };
+          return {
+            app,
+            workload: added.workload.name,
+            status: 'running' as const,
+            currentVersion: version,
+            versions: kept,
+            createdAt: current?.createdAt ?? now,
+            updatedAt: now,
+          };
         });
         numbers.set(added.workload.name, written!.currentVersion);
       }),
@@ -144,7 +156,9 @@ export class DeploymentRecords {
   /** The OpenAPI descriptions of the app's ASGI workloads, by workload (each of the version it was read from). */
   async apis(workspace: string, app: string): Promise<Map<string, ApiCapture>> {
     const entries = await this.#store.list(apiPrefix(workspace, app));
-    return new Map(entries.map((entry) => [entry.key.slice(apiPrefix(workspace, app).length), apiCapture(parse(entry.key, entry.value), entry.key)]));
+    return new Map(
+      entries.map((entry) => [entry.key.slice(apiPrefix(workspace, app).length), apiCapture(parse(entry.key, entry.value), entry.key)]),
+    );
   }
 
   /** Keeps the description read at a workload's deploy; null forgets the one kept (the new version has none). */
@@ -179,7 +193,10 @@ function parse(key: string, value: Buffer): unknown {
   try {
     return JSON.parse(value.toString('utf8'));
   } catch (error) {
-    throw new SvcError('state_corrupt', `the state value of ${JSON.stringify(key)} is not valid JSON (${(error as Error).message})`, { details: { key }, cause: error });
+    throw new SvcError('state_corrupt', `the state value of ${JSON.stringify(key)} is not valid JSON (${(error as Error).message})`, {
+      details: { key },
+      cause: error,
+    });
   }
 }
 
@@ -188,7 +205,8 @@ function shaped<T>(required: readonly string[]): JsonValidator<T> {
   return (value, key) => {
     const object = value as Record<string, unknown> | null;
     const missing = typeof object === 'object' && object !== null ? required.filter((field) => !(field in object)) : required;
-    if (missing.length > 0) throw new SvcError('state_corrupt', `the state value of ${JSON.stringify(key)} lacks ${missing.join(', ')}`, { details: { key } });
+    if (missing.length > 0)
+      throw new SvcError('state_corrupt', `the state value of ${JSON.stringify(key)} lacks ${missing.join(', ')}`, { details: { key } });
     return value as T;
   };
 }

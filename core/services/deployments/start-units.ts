@@ -33,7 +33,11 @@ export interface StartContext {
 }
 
 /** The unit under its adopted key when starting it there changes nothing that runs; else under a fresh key. */
-async function keptOrReplaced(driver: SchedulerDriver, unit: DeploymentUnit, replaceKey: (() => string) | undefined): Promise<DeploymentUnit> {
+async function keptOrReplaced(
+  driver: SchedulerDriver,
+  unit: DeploymentUnit,
+  replaceKey: (() => string) | undefined,
+): Promise<DeploymentUnit> {
   if (replaceKey === undefined) return unit;
   const plan = driver.plan === undefined ? null : await driver.plan(unit).catch(() => undefined);
   // No plan to ask (the local driver's units never outlive svc) or none to be had: a fresh unit is the safe side.
@@ -42,7 +46,11 @@ async function keptOrReplaced(driver: SchedulerDriver, unit: DeploymentUnit, rep
 }
 
 /** Builds (or finds in the cache) each image the units need, once, and makes the units. */
-export async function buildUnits(context: Pick<StartContext, 'images' | 'progress' | 'secretEnv'>, ref: DeploymentRef, wanted: readonly UnitToStart[]): Promise<DeploymentUnit[]> {
+export async function buildUnits(
+  context: Pick<StartContext, 'images' | 'progress' | 'secretEnv'>,
+  ref: DeploymentRef,
+  wanted: readonly UnitToStart[],
+): Promise<DeploymentUnit[]> {
   const { images, progress } = context;
   const built = new Map<string, BuiltImage>();
   for (const { workload } of wanted) {
@@ -53,10 +61,13 @@ export async function buildUnits(context: Pick<StartContext, 'images' | 'progres
     built.set(image.id, result);
     progress({ type: 'image', imageId: image.id, status: result.cached ? 'cached' : 'built' });
   }
-  return Promise.all(wanted.map(async ({ workload, source, key }) => {
-    const secretEnv = (workload.secrets ?? []).length === 0 || context.secretEnv === undefined ? undefined : await context.secretEnv(ref, workload);
-    return { key, ref, workload, image: built.get(workload.image.id)!, source, ...(secretEnv === undefined ? {} : { secretEnv }) };
-  }));
+  return Promise.all(
+    wanted.map(async ({ workload, source, key }) => {
+      const secretEnv =
+        (workload.secrets ?? []).length === 0 || context.secretEnv === undefined ? undefined : await context.secretEnv(ref, workload);
+      return { key, ref, workload, image: built.get(workload.image.id)!, source, ...(secretEnv === undefined ? {} : { secretEnv }) };
+    }),
+  );
 }
 
 /** Resolves with the started units (in the order given); on any failure removes all of them and rejects. */

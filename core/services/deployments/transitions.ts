@@ -19,7 +19,10 @@ export class AppTransitions {
 
   /** Transitions asked for from now on wait for `restoring` to settle. */
   waitFor(restoring: Promise<void>): void {
-    this.#restored = restoring.then(() => {}, () => {});
+    this.#restored = restoring.then(
+      () => {},
+      () => {},
+    );
   }
 
   /** Settles once the restore and every transition queued now have settled. */
@@ -38,7 +41,10 @@ export class AppTransitions {
       .catch((error: unknown) => {
         throw this.#closing() && !(error instanceof SvcError && error.code === 'shutting_down') ? changeRefusedError(error) : error;
       });
-    const settled = result.then(() => {}, () => {});
+    const settled = result.then(
+      () => {},
+      () => {},
+    );
     this.#queues.set(id, settled);
     void settled.then(() => {
       if (this.#queues.get(id) === settled) this.#queues.delete(id);

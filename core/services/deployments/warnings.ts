@@ -13,7 +13,9 @@ import type { Workload } from '../../model/workload/types.js';
 /** A preview (or a run) serves no custom domain: one line per workload that sets one. */
 export function domainsNotServed(workload: Workload): string[] {
   const { http } = workload;
-  return http?.domain ? [`${workload.name}: domain=${pythonLiteral(http.domain)} is served by the deployment only (svc deploy); a preview answers at its URL`] : [];
+  return http?.domain
+    ? [`${workload.name}: domain=${pythonLiteral(http.domain)} is served by the deployment only (svc deploy); a preview answers at its URL`]
+    : [];
 }
 
 /**

@@ -48,7 +48,10 @@ export class Members {
   readonly #clock: Clock;
   readonly #queues = new Map<string, Promise<void>>();
 
-  constructor(services: { workspaces: Workspaces; accounts: Accounts; signIn: SignInLinks; sessions: Sessions; tokens: Tokens }, clock: Clock = systemClock) {
+  constructor(
+    services: { workspaces: Workspaces; accounts: Accounts; signIn: SignInLinks; sessions: Sessions; tokens: Tokens },
+    clock: Clock = systemClock,
+  ) {
     this.#workspaces = services.workspaces;
     this.#accounts = services.accounts;
     this.#signIn = services.signIn;
@@ -60,7 +63,9 @@ export class Members {
   /** The workspaces the principal's account may use, with its role in each; `forbidden` for a principal that is no account of its workspace. */
   async workspacesOf(principal: Principal): Promise<{ workspace: Workspace; role: Role }[]> {
     const account = await this.#account(principal);
-    const found = await Promise.all(account.workspaces.map(async (name) => ({ workspace: await this.#workspaces.get(name), role: roleIn(account, name) })));
+    const found = await Promise.all(
+      account.workspaces.map(async (name) => ({ workspace: await this.#workspaces.get(name), role: roleIn(account, name) })),
+    );
     return found.filter((entry): entry is { workspace: Workspace; role: Role } => entry.workspace !== null);
   }
 
@@ -72,7 +77,8 @@ export class Members {
   async tokenIn(name: unknown, principal: Principal): Promise<CreatedToken> {
     const account = await this.#account(principal);
     const workspace = checkName('workspace', name);
-    if (!account.workspaces.includes(workspace)) throw new SvcError('not_found', `you have no workspace ${workspace}.`, { hint: 'GET /api/v1/workspaces lists yours.' });
+    if (!account.workspaces.includes(workspace))
+      throw new SvcError('not_found', `you have no workspace ${workspace}.`, { hint: 'GET /api/v1/workspaces lists yours.' });
     return this.#tokens.create({ name: `svc workspace use (${roleIn(account, workspace)})` }, { workspace, subject: account.id });
   }
 
@@ -126,17 +132,25 @@ export class Members {
       const workspace = actor.workspace;
       const members = await this.#accounts.membersOf(workspace);
       const target = members.find((account) => account.id === accountId);
-      if (target === undefined) throw new SvcError('not_found', `workspace ${workspace} has no member ${JSON.stringify(accountId)}.`, { details: { account: accountId } });
+      if (target === undefined)
+        throw new SvcError('not_found', `workspace ${workspace} has no member ${JSON.stringify(accountId)}.`, {
+          details: { account: accountId },
+        });
       // Owners who signed in: an invitation nobody used is no owner to leave the workspace to.
       const owners = members.filter((account) => roleIn(account, workspace) === 'owner' && account.joinedAt !== null);
       if (owners.length === 1 && owners[0]!.id === target.id) {
-        throw new SvcError('conflict', `${target.name} is the last owner of workspace ${workspace} who has signed in; invite another owner, and let them sign in, first.`, { details: { account: target.id } });
+        throw new SvcError(
+          'conflict',
+          `${target.name} is the last owner of workspace ${workspace} who has signed in; invite another owner, and let them sign in, first.`,
+          { details: { account: target.id } },
+        );
       }
       // Tokens and sessions first, the membership last: a failure half-way can be retried, and never leaves a token that works.
       for (const token of await this.#tokens.list(actor)) {
-        if (token.subject === target.id) await this.#tokens.revoke(token.id, actor).catch((error: unknown) => {
-          if (!(error instanceof SvcError && error.code === 'not_found')) throw error; // revoked meanwhile
-        });
+        if (token.subject === target.id)
+          await this.#tokens.revoke(token.id, actor).catch((error: unknown) => {
+            if (!(error instanceof SvcError && error.code === 'not_found')) throw error; // revoked meanwhile
+          });
       }
       await this.#sessions.endAllOf(target.id, workspace);
       await this.#accounts.update(target.id, (current) => {
@@ -155,7 +169,10 @@ export class Members {
   #serial<T>(workspace: string, change: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(workspace) ?? Promise.resolve();
     const next = previous.then(change, change);
-    const settled = next.then(() => undefined, () => undefined);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
     this.#queues.set(workspace, settled);
     void settled.then(() => {
       if (this.#queues.get(workspace) === settled) this.#queues.delete(workspace);
@@ -165,13 +182,17 @@ export class Members {
 
   /** Marks an invited account joined, on its first sign-in. */
   async joined(accountId: string): Promise<void> {
-    await this.#accounts.update(accountId, (account) => (account.joinedAt === null ? { ...account, joinedAt: isoAt(this.#clock()) } : account));
+    await this.#accounts.update(accountId, (account) =>
+      account.joinedAt === null ? { ...account, joinedAt: isoAt(this.#clock()) } : account,
+    );
   }
 
   async #account(principal: Principal): Promise<Account> {
     const account = await this.#accounts.get(principal.subject);
     if (account === null || !account.workspaces.includes(principal.workspace)) {
-      throw new SvcError('forbidden', `${principal.subject} is no account of workspace ${principal.workspace}.`, { hint: 'Use a token of a person: one made by svc login or the dashboard.' });
+      throw new SvcError('forbidden', `${principal.subject} is no account of workspace ${principal.workspace}.`, {
+        hint: 'Use a token of a person: one made by svc login or the dashboard.',
+      });
     }
     return account;
   }
@@ -186,11 +207,21 @@ export class Members {
 }
 
 function memberOf(account: Account, workspace: string): Member {
-  return { id: account.id, name: account.name, role: roleIn(account, workspace), joined: account.joinedAt !== null, invitedBy: account.invitedBy ?? null, createdAt: account.createdAt };
+  return {
+    id: account.id,
+    name: account.name,
+    role: roleIn(account, workspace),
+    joined: account.joinedAt !== null,
+    invitedBy: account.invitedBy ?? null,
+    createdAt: account.createdAt,
+  };
 }
 
 function checkPersonName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '') throw new SvcError('bad_request', 'give the person\'s name (1 to 100 characters), e.g. "Ada Lovelace".', { details: { field: 'name' } });
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new SvcError('bad_request', 'give the person\'s name (1 to 100 characters), e.g. "Ada Lovelace".', {
+      details: { field: 'name' },
+    });
   const trimmed = name.trim();
   // eslint-disable-next-line no-control-regex
   if (trimmed.length > NAME_MAX || /[\u0000-\u001f\u007f]/.test(trimmed)) {

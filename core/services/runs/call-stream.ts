@@ -31,11 +31,22 @@ const PASSED_ON = new Set(['content-type', 'cache-control']);
 
 type Upstreams = Pick<UpstreamPools, 'dispatch' | 'crashCause'>;
 
-export function sendCall(upstreams: Upstreams, slot: Slot, body: CallBody, signal: AbortSignal, requestId: string, limit?: CallLimit): Promise<CallAnswer> {
+export function sendCall(
+  upstreams: Upstreams,
+  slot: Slot,
+  body: CallBody,
+  signal: AbortSignal,
+  requestId: string,
+  limit?: CallLimit,
+): Promise<CallAnswer> {
   return new Promise((resolve, reject) => {
     const call = new CallHandler(upstreams, slot, signal, limit, resolve, reject);
     try {
-      upstreams.dispatch(slot.instance, { method: 'POST', path: '/', headers: { 'content-type': CALL_CONTENT_TYPE, 'x-request-id': requestId }, body }, call);
+      upstreams.dispatch(
+        slot.instance,
+        { method: 'POST', path: '/', headers: { 'content-type': CALL_CONTENT_TYPE, 'x-request-id': requestId }, body },
+        call,
+      );
     } catch (error) {
       call.onError(error as Error); // undici reports its errors to the handler; this is for anything else
     }
@@ -61,16 +72,25 @@ class CallHandler implements Dispatcher.DispatchHandler {
   #done = false;
   #released = false;
 
-  constructor(upstreams: Upstreams, slot: Slot, signal: AbortSignal, limit: CallLimit | undefined, resolve: (answer: CallAnswer) => void, reject: (error: unknown) => void) {
+  constructor(
+    upstreams: Upstreams,
+    slot: Slot,
+    signal: AbortSignal,
+    limit: CallLimit | undefined,
+    resolve: (answer: CallAnswer) => void,
+    reject: (error: unknown) => void,
+  ) {
     this.#upstreams = upstreams;
     this.#slot = slot;
     this.#signal = signal;
     this.#resolve = resolve;
     this.#reject = reject;
-    this.#deadline = limit && new CallDeadline(limit, (error) => {
-      this.#expired = error;
-      this.#cut(error);
-    });
+    this.#deadline =
+      limit &&
+      new CallDeadline(limit, (error) => {
+        this.#expired = error;
+        this.#cut(error);
+      });
     signal.addEventListener('abort', this.#onClientGone, { once: true });
   }
 

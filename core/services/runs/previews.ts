@@ -57,7 +57,11 @@ export class Previews {
     let timeout = before;
     try {
       const deployment = await this.#options.deployments.deploy({
-        spec: request.spec, bundleSha256: request.bundleSha256, workspace: request.workspace, stage: 'preview', principal: request.principal,
+        spec: request.spec,
+        bundleSha256: request.bundleSha256,
+        workspace: request.workspace,
+        stage: 'preview',
+        principal: request.principal,
         // A workload the new code no longer has leaves the preview, as it leaves the code.
         prune: true,
         ...(request.inlineSecrets === undefined ? {} : { inlineSecrets: request.inlineSecrets }),
@@ -77,7 +81,10 @@ export class Previews {
       timeoutMs: idleTimeoutSeconds * 1000,
       busy: () => this.#busy(ref),
       // Removed meanwhile (a DELETE during an update): nothing is left to end.
-      expire: () => void this.#remove(ref).catch((error: unknown) => (isSvcError(error) && error.code === 'not_found' ? undefined : this.#options.report(error))),
+      expire: () =>
+        void this.#remove(ref).catch((error: unknown) =>
+          isSvcError(error) && error.code === 'not_found' ? undefined : this.#options.report(error),
+        ),
     });
   }
 
@@ -118,9 +125,12 @@ export class Previews {
     const followed = deployment.workloads.some((w) => this.#options.logs.subscriberCount({ ...ref, workload: w.name }) > 0);
     // A request served since the last sweep counts as use too, however short it was.
     const recent = Date.now() - 2 * LEASE_SWEEP_MS;
-    return followed || deployment.units.some((unit) => {
-      const load = this.#options.load(unit);
-      return load.inFlight + load.queued > 0 || (load.lastActiveAt ?? 0) > recent;
-    });
+    return (
+      followed ||
+      deployment.units.some((unit) => {
+        const load = this.#options.load(unit);
+        return load.inFlight + load.queued > 0 || (load.lastActiveAt ?? 0) > recent;
+      })
+    );
   }
 }

@@ -107,16 +107,24 @@ export class RunManager {
   /** Starts a run of `request.function`; answers at once with its view (status `building`). */
   async create(request: CreateRun): Promise<RunView> {
     if (this.#closed) throw changeRefusedError();
-    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, { workspace: request.workspace, stage: 'run', principal: request.principal });
+    const spec = await this.#options.plugins.sequential('authorizeDeploy', request.spec, {
+      workspace: request.workspace,
+      stage: 'run',
+      principal: request.principal,
+    });
     if (this.#closed) throw changeRefusedError(); // svc began to stop while the plugins decided
     const workload = functionOf(spec, request.function);
     // Like a deploy: a secret the workspace does not have refuses the run before anything starts.
     if ((workload.secrets ?? []).length > 0) await this.#options.secrets?.check(request.workspace, workload.secrets!);
     const mine = [...this.#runs.values()].filter((run) => run.workspace === request.workspace);
     if (mine.length >= MAX_RUNS_PER_WORKSPACE) {
-      throw new SvcError('too_many_runs', `the workspace ${request.workspace} already holds ${mine.length} remote runs, the most it may hold at once.`, {
-        hint: 'End runs you no longer use (DELETE /api/v1/runs/<id>); idle ones end by themselves after their idle timeout.',
-      });
+      throw new SvcError(
+        'too_many_runs',
+        `the workspace ${request.workspace} already holds ${mine.length} remote runs, the most it may hold at once.`,
+        {
+          hint: 'End runs you no longer use (DELETE /api/v1/runs/<id>); idle ones end by themselves after their idle timeout.',
+        },
+      );
     }
     const id = `run-${randomBytes(8).toString('hex')}`;
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: 'run' };
@@ -125,21 +133,42 @@ export class RunManager {
     const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (markFailed = reject)));
     ready.catch(() => {}); // calls read the failure; a run nobody calls must not crash svc
     const run: Run = {
-      stop: new AbortController(), starting: Promise.resolve(), settled: false,
-      id, workspace: request.workspace, workload, unitKey: `${request.workspace}/${spec.name}/${id}/${workload.name}`,
+      stop: new AbortController(),
+      starting: Promise.resolve(),
+      settled: false,
+      id,
+      workspace: request.workspace,
+      workload,
+      unitKey: `${request.workspace}/${spec.name}/${id}/${workload.name}`,
       logKey: { workspace: request.workspace, app: spec.name, stage: id, workload: workload.name },
-      idleTimeoutSeconds: request.idleTimeoutSeconds, createdAt: new Date(), status: 'building', failure: null, ready,
-      started: false, ended: false, inFlight: 0, waiting: 0, completed: 0,
+      idleTimeoutSeconds: request.idleTimeoutSeconds,
+      createdAt: new Date(),
+      status: 'building',
+      failure: null,
+      ready,
+      started: false,
+      ended: false,
+      inFlight: 0,
+      waiting: 0,
+      completed: 0,
     };
     this.#runs.set(id, run);
     this.#options.leases.hold(id, {
       timeoutMs: request.idleTimeoutSeconds * 1000,
-      busy: () => run.inFlight > 0 || run.waiting > 0 || run.status === 'building' || run.status === 'starting' || this.#options.logs.subscriberCount(run.logKey) > 0,
+      busy: () =>
+        run.inFlight > 0 ||
+        run.waiting > 0 ||
+        run.status === 'building' ||
+        run.status === 'starting' ||
+        this.#options.logs.subscriberCount(run.logKey) > 0,
       expire: () => void this.#end(run, 'idle').catch(this.#options.report),
     });
     const start = this.#start(run, ref, request.bundleSha256, spec.entry, request.inlineSecrets, request.secretScope);
     start.then(markReady, markFailed);
-    run.starting = start.then(() => {}, () => {});
+    run.starting = start.then(
+      () => {},
+      () => {},
+    );
     return this.#view(run);
   }
 
@@ -171,7 +200,11 @@ export class RunManager {
       const run = this.#require(workspace, id);
       const { maxPendingTasks } = run.workload.scaling;
       if (run.status !== 'ready' && run.status !== 'failed' && run.waiting >= maxPendingTasks) {
-        throw new SvcError('queue_full', `${run.workload.name} already has ${run.waiting} calls waiting for the run to start (max_pending_tasks).`, { headers: { 'Retry-After': '1' } });
+        throw new SvcError(
+          'queue_full',
+          `${run.workload.name} already has ${run.waiting} calls waiting for the run to start (max_pending_tasks).`,
+          { headers: { 'Retry-After': '1' } },
+        );
       }
       run.inFlight++;
       this.#options.leases.touch(id);
@@ -179,7 +212,11 @@ export class RunManager {
         run.waiting++;
         try {
           // The run ending meanwhile (its client, or svc stopping) answers at once rather than after the build.
-          await unlessAborted(unlessAborted(run.ready, run.stop.signal, () => this.#endedError(id)), signal, clientGone);
+          await unlessAborted(
+            unlessAborted(run.ready, run.stop.signal, () => this.#endedError(id)),
+            signal,
+            clientGone,
+          );
         } finally {
           run.waiting--;
         }
@@ -195,9 +232,17 @@ export class RunManager {
           return sendCall(this.#options.upstreams, slot, callBody, signal, requestId, callLimitOf(run.workload));
         };
         const { retries } = run.workload;
-        const answer = retries && retries.maxRetries > 0
-          ? await callWithRetries({ retries, workload: run.workload.name, body: Buffer.isBuffer(body) ? body : await collect(body), attempt, signal, log: (text) => this.#system(run, text) })
-          : await attempt(body);
+        const answer =
+          retries && retries.maxRetries > 0
+            ? await callWithRetries({
+                retries,
+                workload: run.workload.name,
+                body: Buffer.isBuffer(body) ? body : await collect(body),
+                attempt,
+                signal,
+                log: (text) => this.#system(run, text),
+              })
+            : await attempt(body);
         answered = true;
         let counted = false;
         const done = () => {
@@ -247,13 +292,21 @@ export class RunManager {
     if (!run.ended) this.#options.logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text });
   }
 
-  async #start(run: Run, ref: DeploymentRef, bundleSha256: string, entry: string, inlineSecrets: CreateRun['inlineSecrets'], secretScope: CreateRun['secretScope']): Promise<void> {
+  async #start(
+    run: Run,
+    ref: DeploymentRef,
+    bundleSha256: string,
+    entry: string,
+    inlineSecrets: CreateRun['inlineSecrets'],
+    secretScope: CreateRun['secretScope'],
+  ): Promise<void> {
     const { logs } = this.#options;
     const { signal } = run.stop;
     const system = (text: string) => this.#system(run, text);
     const progress = (event: DeployProgress) => {
       if (event.type === 'image' && event.status === 'log') void (run.ended || logs.addBuildLine(run.logKey, event.line));
-      else if (event.type === 'image' && event.status !== 'building') system(`image ${event.imageId} ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
+      else if (event.type === 'image' && event.status !== 'building')
+        system(`image ${event.imageId} ${event.status === 'cached' ? 'ready (cached)' : 'built'}`);
       else if (event.type === 'workload' && event.status === 'starting') {
         run.status = 'starting';
         system(`starting ${run.workload.name}`);
@@ -268,7 +321,10 @@ export class RunManager {
       // A run's inline values are its own (scope: the run's id), whatever other runs of the app send.
       const scope = secretScope ?? { workspace: run.workspace, app: ref.app, stage: run.id };
       if (secrets !== undefined && inlineSecrets !== undefined) await secrets.putInline(scope, inlineSecrets);
-      const secretEnv = secrets === undefined ? {} : { secretEnv: (_ref: DeploymentRef, workload: Workload) => secrets.environment(scope, workload.secrets ?? []) };
+      const secretEnv =
+        secrets === undefined
+          ? {}
+          : { secretEnv: (_ref: DeploymentRef, workload: Workload) => secrets.environment(scope, workload.secrets ?? []) };
       const context = guardedStart({ images: this.#options.images, driver: this.#options.driver, progress, ...secretEnv }, signal, ended);
       [unit] = await startUnits(context, ref, [{ workload: run.workload, source, key: run.unitKey }]);
       // Managed even when the run just ended: stopping it through the autoscaler drains it and drops its recent lines.
@@ -280,7 +336,9 @@ export class RunManager {
     } catch (error) {
       if (run.ended) return; // its end cut the start short: nobody waits for this failure
       run.status = 'failed';
-      run.failure = isSvcError(error) ? error : new SvcError('container_failed', `the run could not start: ${(error as Error).message}`, { cause: error });
+      run.failure = isSvcError(error)
+        ? error
+        : new SvcError('container_failed', `the run could not start: ${(error as Error).message}`, { cause: error });
       system(`the run failed: ${run.failure.message}`);
       throw run.failure;
     } finally {
@@ -296,7 +354,12 @@ export class RunManager {
     run.stop.abort();
     this.#runs.delete(run.id);
     this.#options.leases.release(run.id);
-    this.#options.logs.add(run.logKey, { time: new Date().toISOString(), container: 'run', stream: 'system', text: `the run ended (${reason})` });
+    this.#options.logs.add(run.logKey, {
+      time: new Date().toISOString(),
+      container: 'run',
+      stream: 'system',
+      text: `the run ended (${reason})`,
+    });
     // A start still under way stops at its next step and cleans up then (#start's finally).
     if (run.settled) await this.#cleanUp(run, run.started);
   }
@@ -342,13 +405,19 @@ function functionOf(spec: AppSpec, name: string): Workload {
   const workload = spec.workloads.find((w) => w.name === name);
   const functions = spec.workloads.filter((w) => w.kind === 'function').map((w) => w.name);
   if (!workload) {
-    throw new SvcError('not_found', `the app ${spec.name} has no function ${name}.`, { hint: `Its functions: ${functions.join(', ') || '(none)'}.` });
+    throw new SvcError('not_found', `the app ${spec.name} has no function ${name}.`, {
+      hint: `Its functions: ${functions.join(', ') || '(none)'}.`,
+    });
   }
   if (workload.kind !== 'function') {
-    throw new SvcError('bad_request', `${name} is ${/^[aeiou]/.test(workload.kind) ? 'an' : 'a'} ${workload.kind} workload; remote runs call functions (@app.function()).`, {
-      hint: `Call ${name} at its URL: deploy it with svc deploy or preview it with svc serve.${functions.length ? ` Functions of ${spec.name}: ${functions.join(', ')}.` : ''}`,
-      details: { field: 'function', kind: workload.kind },
-    });
+    throw new SvcError(
+      'bad_request',
+      `${name} is ${/^[aeiou]/.test(workload.kind) ? 'an' : 'a'} ${workload.kind} workload; remote runs call functions (@app.function()).`,
+      {
+        hint: `Call ${name} at its URL: deploy it with svc deploy or preview it with svc serve.${functions.length ? ` Functions of ${spec.name}: ${functions.join(', ')}.` : ''}`,
+        details: { field: 'function', kind: workload.kind },
+      },
+    );
   }
   return workload;
 }

@@ -58,13 +58,19 @@ export class ScheduleHistory {
   /** One run with its logs; `not_found` when the app has no such run. */
   async get(workspace: string, app: string, id: string): Promise<ScheduledRun> {
     if (!RUN_ID_PATTERN.test(id)) {
-      throw new SvcError('bad_request', `${JSON.stringify(id)} is not a scheduled run id (sched-<13 digits>-<6 hex>).`, { hint: `List the runs with svc app runs ${app}.` });
+      throw new SvcError('bad_request', `${JSON.stringify(id)} is not a scheduled run id (sched-<13 digits>-<6 hex>).`, {
+        hint: `List the runs with svc app runs ${app}.`,
+      });
     }
     const keys = await this.#store.keys(runsPrefix(workspace, app));
     const key = keys.find((k) => k.endsWith(`/${id}`));
     const entry = key === undefined ? null : await getJson(this.#store, key, runRecord);
     if (entry === null) {
-      throw new SvcError('not_found', `the app ${app} has no scheduled run ${id}: only the last ${HISTORY_PER_FUNCTION} runs of each function are kept.`, { hint: `List the runs with svc app runs ${app}.` });
+      throw new SvcError(
+        'not_found',
+        `the app ${app} has no scheduled run ${id}: only the last ${HISTORY_PER_FUNCTION} runs of each function are kept.`,
+        { hint: `List the runs with svc app runs ${app}.` },
+      );
     }
     return entry.value;
   }
@@ -77,7 +83,8 @@ export class ScheduleHistory {
 }
 
 function runRecord(value: unknown, key: string): ScheduledRun {
-  if (isPlainObject(value) && typeof value.id === 'string' && typeof value.status === 'string' && Array.isArray(value.logs)) return value as unknown as ScheduledRun;
+  if (isPlainObject(value) && typeof value.id === 'string' && typeof value.status === 'string' && Array.isArray(value.logs))
+    return value as unknown as ScheduledRun;
   throw new SvcError('state_corrupt', `the scheduled run stored under ${JSON.stringify(key)} is not one svc wrote`, { details: { key } });
 }
 

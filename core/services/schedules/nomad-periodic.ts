@@ -121,7 +121,13 @@ export class NomadPeriodicSchedules implements ScheduleLeader {
     const ref = { workspace: scheduled.workspace, app: scheduled.app, stage: 'deployed' as const };
     const workload = scheduled.spec.workloads.find((w) => w.name === scheduled.fn)!;
     const image = await images.build(workload.image, () => {});
-    const body = await compile({ key: unitKey(ref, scheduled.fn), ref, workload, image, source: { root: '', entry: scheduled.spec.entry, bundleSha256: scheduled.bundleSha256 } });
+    const body = await compile({
+      key: unitKey(ref, scheduled.fn),
+      ref,
+      workload,
+      image,
+      source: { root: '', entry: scheduled.spec.entry, bundleSha256: scheduled.bundleSha256 },
+    });
     const meta: Record<string, string> = { ...(body.Job.Meta ?? {}), ...(install === undefined ? {} : { [INSTALL_META_KEY]: install }) };
     const job = { ...body.Job, Meta: meta };
     const id = String(job.ID);
@@ -155,7 +161,10 @@ export function checkNomadSchedules(spec: AppSpec): void {
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;
       const message = `${workload.name}: ${error.message}`;
-      throw new SvcError('manifest_invalid', message, { ...(error.hint === undefined ? {} : { hint: error.hint }), details: { issues: [{ path: `workloads[${index}].options.schedule.every`, message: error.message }] } });
+      throw new SvcError('manifest_invalid', message, {
+        ...(error.hint === undefined ? {} : { hint: error.hint }),
+        details: { issues: [{ path: `workloads[${index}].options.schedule.every`, message: error.message }] },
+      });
     }
   });
 }

@@ -27,7 +27,16 @@ interface ChildStub {
 interface AllocStub {
   readonly ID: string;
   readonly ClientStatus: string;
-  readonly TaskStates?: Record<string, { State?: string; Failed?: boolean; StartedAt?: string | null; FinishedAt?: string | null; Events?: { Type?: string; DisplayMessage?: string; ExitCode?: number }[] }> | null;
+  readonly TaskStates?: Record<
+    string,
+    {
+      State?: string;
+      Failed?: boolean;
+      StartedAt?: string | null;
+      FinishedAt?: string | null;
+      Events?: { Type?: string; DisplayMessage?: string; ExitCode?: number }[];
+    }
+  > | null;
 }
 
 export interface ScheduledRunSource {
@@ -48,34 +57,48 @@ export class NomadRunSource implements ScheduledRunSource {
   }
 
   async get(workspace: string, app: string, functions: readonly string[], id: string): Promise<ScheduledRun> {
-    if (!RUN_ID_PATTERN.test(id)) throw new SvcError('bad_request', `${JSON.stringify(id)} is not a scheduled run id (sched-<13 digits>-<6 hex>).`);
+    if (!RUN_ID_PATTERN.test(id))
+      throw new SvcError('bad_request', `${JSON.stringify(id)} is not a scheduled run id (sched-<13 digits>-<6 hex>).`);
     for (const fn of functions) {
       const found = (await this.#runsOf(workspace, app, fn)).find(({ run }) => run.id === id);
       if (found === undefined) continue;
       const logs = found.alloc === null ? [] : [...(await this.#logs(found.alloc, 'stdout')), ...(await this.#logs(found.alloc, 'stderr'))];
       return { ...found.run, logs };
     }
-    throw new SvcError('not_found', `the app ${app} has no scheduled run ${id} that Nomad still keeps.`, { hint: `List the runs with svc app runs ${app}.` });
+    throw new SvcError('not_found', `the app ${app} has no scheduled run ${id} that Nomad still keeps.`, {
+      hint: `List the runs with svc app runs ${app}.`,
+    });
   }
 
   async #runsOf(workspace: string, app: string, fn: string): Promise<{ run: ScheduledRunSummary; alloc: string | null }[]> {
     const parent = jobId({ workspace, app, stage: 'deployed', workload: fn });
     const children = (await this.#client.get<ChildStub[] | null>('/v1/jobs', { prefix: `${parent}/periodic-` })).body ?? [];
-    return Promise.all(children.map(async (child) => {
-      const allocs = (await this.#client.get<AllocStub[] | null>(`/v1/job/${encodeURIComponent(child.ID)}/allocations`)).body ?? [];
-      return { run: runOf(app, fn, child, allocs[0]), alloc: allocs[0]?.ID ?? null };
-    }));
+    return Promise.all(
+      children.map(async (child) => {
+        const allocs = (await this.#client.get<AllocStub[] | null>(`/v1/job/${encodeURIComponent(child.ID)}/allocations`)).body ?? [];
+        return { run: runOf(app, fn, child, allocs[0]), alloc: allocs[0]?.ID ?? null };
+      }),
+    );
   }
 
   async #logs(alloc: string, stream: 'stdout' | 'stderr'): Promise<ScheduledRunLogLine[]> {
     let text: string;
     try {
-      text = await this.#client.text(`/v1/client/fs/logs/${encodeURIComponent(alloc)}`, { task: TASK_NAME, type: stream, origin: 'end', offset: LOG_BYTES, plain: true });
+      text = await this.#client.text(`/v1/client/fs/logs/${encodeURIComponent(alloc)}`, {
+        task: TASK_NAME,
+        type: stream,
+        origin: 'end',
+        offset: LOG_BYTES,
+        plain: true,
+      });
     } catch (error) {
       if (error instanceof SvcError && error.code === 'not_found') return []; // collected by Nomad
       throw error;
     }
-    return text.split('\n').filter((line) => line !== '').map((line) => ({ time: '', stream, text: line }));
+    return text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => ({ time: '', stream, text: line }));
   }
 }
 
@@ -89,7 +112,13 @@ function runOf(app: string, fn: string, child: ChildStub, alloc: AllocStub | und
   const status = alloc === undefined || child.Status !== 'dead' ? 'running' : alloc.ClientStatus === 'complete' ? 'succeeded' : 'failed';
   const exit = task?.Events?.findLast((event) => event.Type === 'Terminated');
   return {
-    id, app, function: fn, scheduledAt: new Date(tick).toISOString(), startedAt, endedAt, status,
+    id,
+    app,
+    function: fn,
+    scheduledAt: new Date(tick).toISOString(),
+    startedAt,
+    endedAt,
+    status,
     durationMs: startedAt !== null && endedAt !== null ? Date.parse(endedAt) - Date.parse(startedAt) : null,
     error: status === 'failed' ? { code: null, message: exit?.DisplayMessage ?? `the allocation ${alloc?.ID ?? ''} failed` } : null,
   };

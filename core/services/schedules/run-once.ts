@@ -45,7 +45,12 @@ export async function runOnce(runs: Pick<RunManager, 'create' | 'call' | 'end'>,
   let keep = !request.endAfter;
   const start = async () => {
     const view = await runs.create({
-      spec: request.spec, bundleSha256: request.bundleSha256, workspace: request.workspace, function: request.function, principal: null, idleTimeoutSeconds: RUN_IDLE_SECONDS,
+      spec: request.spec,
+      bundleSha256: request.bundleSha256,
+      workspace: request.workspace,
+      function: request.function,
+      principal: null,
+      idleTimeoutSeconds: RUN_IDLE_SECONDS,
       // The function's secrets as its deploy has them, inline (`svc.Secret.from_dict`) values too.
       secretScope: { workspace: request.workspace, app: request.spec.name, stage: 'deployed' },
     });
@@ -74,9 +79,19 @@ export async function runOnce(runs: Pick<RunManager, 'create' | 'call' | 'end'>,
     if (last?.type === 'result') return { status: 'succeeded', error: null, logs: logs.lines, remoteRun: keep ? runId : null };
     if (last?.type === 'error') {
       if (last.traceback) logs.add('stderr', last.traceback);
-      return { status: 'failed', error: { code: last.code ?? null, message: last.exception ?? 'the function raised' }, logs: logs.lines, remoteRun: keep ? runId : null };
+      return {
+        status: 'failed',
+        error: { code: last.code ?? null, message: last.exception ?? 'the function raised' },
+        logs: logs.lines,
+        remoteRun: keep ? runId : null,
+      };
     }
-    return { status: 'failed', error: { code: 'worker_crashed', message: 'the call ended without a result' }, logs: logs.lines, remoteRun: keep ? runId : null };
+    return {
+      status: 'failed',
+      error: { code: 'worker_crashed', message: 'the call ended without a result' },
+      logs: logs.lines,
+      remoteRun: keep ? runId : null,
+    };
   } catch (error) {
     // svc's own failure (the start failed, svc is stopping): the next tick starts afresh.
     keep = false;
@@ -114,7 +129,8 @@ function readFrame(text: string, logs: LogTail): Frame | null {
   if (frame.type === 'result' || frame.type === 'error') return frame;
   // An error answer before any frame (a JSON error body): {"error": {code, message}}.
   const body = frame as unknown as { error?: { code?: string; message?: string } };
-  if (body.error !== undefined) return { type: 'error', code: body.error.code ?? 'internal', exception: `${body.error.code}: ${body.error.message}` };
+  if (body.error !== undefined)
+    return { type: 'error', code: body.error.code ?? 'internal', exception: `${body.error.code}: ${body.error.message}` };
   return null;
 }
 

@@ -71,10 +71,12 @@ export class ScheduleRunner implements ScheduleLeader {
   /** Runs the schedules until `signal` aborts (the leadership is lost, or svc stops). */
   lead(signal: AbortSignal): void {
     if (this.#loop !== null || this.#closed.signal.aborted) return;
-    this.#loop = this.#run(AbortSignal.any([signal, this.#closed.signal])).catch(this.#options.report).finally(() => {
-      this.#loop = null;
-      this.#timers.clear();
-    });
+    this.#loop = this.#run(AbortSignal.any([signal, this.#closed.signal]))
+      .catch(this.#options.report)
+      .finally(() => {
+        this.#loop = null;
+        this.#timers.clear();
+      });
   }
 
   /** Stops the loop; the runs in flight give their calls up, and their records are written. */
@@ -109,7 +111,12 @@ export class ScheduleRunner implements ScheduleLeader {
       let timer = this.#timers.get(key);
       if (timer === undefined || timer.described !== described) {
         if (timer !== undefined) this.#endRemoteRun(scheduled.workspace, timer);
-        timer = { described, due: await this.#firstDue(scheduled, now, recovering && timer === undefined), running: timer?.running ?? 0, remoteRun: null };
+        timer = {
+          described,
+          due: await this.#firstDue(scheduled, now, recovering && timer === undefined),
+          running: timer?.running ?? 0,
+          remoteRun: null,
+        };
         this.#timers.set(key, timer);
       }
       if (timer.due > now) continue;
@@ -136,12 +143,16 @@ export class ScheduleRunner implements ScheduleLeader {
     const { history } = this.#options;
     if (recovering) await this.#closeUnfinished(scheduled);
     const last = await history.lastTick(scheduled.workspace, scheduled.app, scheduled.fn);
-    if (!recovering || last === null || nextTick(scheduled.schedule, last.tick) > now) return nextTick(scheduled.schedule, last !== null && last.tick > now ? last.tick : now);
+    if (!recovering || last === null || nextTick(scheduled.schedule, last.tick) > now)
+      return nextTick(scheduled.schedule, last !== null && last.tick > now ? last.tick : now);
     let missed = nextTick(scheduled.schedule, last.tick);
     // The latest tick at or before now; a period gets there in one step.
-    if ('every' in scheduled.schedule) missed = new Date(Math.floor(now.getTime() / (scheduled.schedule.every * 1000)) * scheduled.schedule.every * 1000);
+    if ('every' in scheduled.schedule)
+      missed = new Date(Math.floor(now.getTime() / (scheduled.schedule.every * 1000)) * scheduled.schedule.every * 1000);
     for (let next = nextTick(scheduled.schedule, missed); next <= now; next = nextTick(scheduled.schedule, next)) missed = next;
-    this.#options.log(`${scheduled.app}/${scheduled.fn}: ticks were missed while no svc replica led; the latest, ${missed.toISOString()}, runs now`);
+    this.#options.log(
+      `${scheduled.app}/${scheduled.fn}: ticks were missed while no svc replica led; the latest, ${missed.toISOString()}, runs now`,
+    );
     return missed;
   }
 
@@ -152,7 +163,10 @@ export class ScheduleRunner implements ScheduleLeader {
       if (run.function !== scheduled.fn) continue;
       const endedAt = new Date().toISOString();
       await history.record(scheduled.workspace, {
-        ...run, status: 'failed', endedAt, durationMs: null,
+        ...run,
+        status: 'failed',
+        endedAt,
+        durationMs: null,
         error: { code: 'worker_crashed', message: 'the svc replica that ran it stopped before the run ended' },
       });
     }
@@ -168,7 +182,15 @@ export class ScheduleRunner implements ScheduleLeader {
     const id = ScheduleHistory.runId(tick);
     const base = { id, app, function: fn, scheduledAt: tick.toISOString() };
     if (timer.running > 0 && !scheduled.schedule.overlap) {
-      await history.record(workspace, { ...base, startedAt: null, endedAt: null, status: 'skipped', durationMs: null, error: null, logs: [] });
+      await history.record(workspace, {
+        ...base,
+        startedAt: null,
+        endedAt: null,
+        status: 'skipped',
+        durationMs: null,
+        error: null,
+        logs: [],
+      });
       return;
     }
     // A run overlapping another gets a remote run of its own, ended after it; so does every run of a function
@@ -177,17 +199,36 @@ export class ScheduleRunner implements ScheduleLeader {
     const fresh = overlapping || (scheduled.spec.workloads.find((w) => w.name === fn)?.secrets ?? []).length > 0;
     timer.running += 1;
     const started = new Date();
-    const running: ScheduledRun = { ...base, startedAt: started.toISOString(), endedAt: null, status: 'running', durationMs: null, error: null, logs: [] };
+    const running: ScheduledRun = {
+      ...base,
+      startedAt: started.toISOString(),
+      endedAt: null,
+      status: 'running',
+      durationMs: null,
+      error: null,
+      logs: [],
+    };
     const done = (async () => {
       try {
         await history.record(workspace, running);
         const { remoteRun, ...outcome } = await runOnce(this.#options.runs, {
-          workspace, spec: scheduled.spec, bundleSha256: scheduled.bundleSha256, function: fn, runId: id, signal,
-          remoteRun: fresh ? null : timer.remoteRun, endAfter: fresh,
+          workspace,
+          spec: scheduled.spec,
+          bundleSha256: scheduled.bundleSha256,
+          function: fn,
+          runId: id,
+          signal,
+          remoteRun: fresh ? null : timer.remoteRun,
+          endAfter: fresh,
         });
         if (!fresh) timer.remoteRun = remoteRun;
         const ended = new Date();
-        await history.record(workspace, { ...running, ...outcome, endedAt: ended.toISOString(), durationMs: ended.getTime() - started.getTime() });
+        await history.record(workspace, {
+          ...running,
+          ...outcome,
+          endedAt: ended.toISOString(),
+          durationMs: ended.getTime() - started.getTime(),
+        });
       } catch (error) {
         if (!(isSvcError(error) && error.code === 'shutting_down')) this.#options.report(error);
       } finally {
@@ -206,7 +247,16 @@ export function scheduledFunctions(deployments: readonly Deployment[]): Schedule
     return deployment.spec.workloads.flatMap((workload) => {
       const bundleSha256 = deployment.workloads.find((w) => w.name === workload.name)?.bundleSha256 ?? null;
       if (workload.kind !== 'function' || !workload.schedule || bundleSha256 === null) return [];
-      return [{ workspace: deployment.ref.workspace, app: deployment.ref.app, fn: workload.name, schedule: workload.schedule, spec: deployment.spec, bundleSha256 }];
+      return [
+        {
+          workspace: deployment.ref.workspace,
+          app: deployment.ref.app,
+          fn: workload.name,
+          schedule: workload.schedule,
+          spec: deployment.spec,
+          bundleSha256,
+        },
+      ];
     });
   });
 }

@@ -16,7 +16,8 @@ import { SvcError } from '../../model/errors.js';
 import { KEY_BYTES, Keyring } from './keyring.js';
 
 export const KEY_FILE_NAME = 'secrets.key';
-export const MAKE_KEY_HINT = 'Make one with `head -c 32 /dev/urandom | base64 > secrets.key && chmod 600 secrets.key` and set SVC_SECRETS_KEY_FILE to that file (or secretsKeyFile in the config file), the same key on every replica; docs/secrets.md says more.';
+export const MAKE_KEY_HINT =
+  'Make one with `head -c 32 /dev/urandom | base64 > secrets.key && chmod 600 secrets.key` and set SVC_SECRETS_KEY_FILE to that file (or secretsKeyFile in the config file), the same key on every replica; docs/secrets.md says more.';
 
 export interface KeySettings {
   /** Base64 keys, the sealing one first. */
@@ -46,7 +47,11 @@ export async function openKeySource(options: KeySourceOptions): Promise<KeySourc
   }
   if (options.state === 'consul') {
     return async () => {
-      throw new SvcError('secrets_key_invalid', 'svc keeps its state in Consul but has no secrets key, so it stores and reads no secret: every replica must seal and open secrets with the same key, kept outside Consul.', { hint: MAKE_KEY_HINT });
+      throw new SvcError(
+        'secrets_key_invalid',
+        'svc keeps its state in Consul but has no secrets key, so it stores and reads no secret: every replica must seal and open secrets with the same key, kept outside Consul.',
+        { hint: MAKE_KEY_HINT },
+      );
     };
   }
   if (options.state === 'memory') {
@@ -68,9 +73,13 @@ function embeddedKeySource(file: string): KeySource {
     });
     if (existing !== null) return (ring = new Keyring(existing));
     if (purpose === 'open') {
-      throw new SvcError('secrets_key_invalid', `the secrets key file ${file} is missing, so the secrets stored in this data dir cannot be opened.`, {
-        hint: 'Put the key file back from a backup; without it, delete the secrets and create them again.',
-      });
+      throw new SvcError(
+        'secrets_key_invalid',
+        `the secrets key file ${file} is missing, so the secrets stored in this data dir cannot be opened.`,
+        {
+          hint: 'Put the key file back from a backup; without it, delete the secrets and create them again.',
+        },
+      );
     }
     creating ??= (async () => {
       const key = randomBytes(KEY_BYTES);
@@ -88,22 +97,39 @@ async function readKeyFile(file: string): Promise<Buffer[]> {
     stat = await fs.stat(file);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new SvcError('config_invalid', `cannot read the secrets key file ${file}: ${(error as Error).message}`, { hint: MAKE_KEY_HINT, details: { missing } });
+    throw new SvcError('config_invalid', `cannot read the secrets key file ${file}: ${(error as Error).message}`, {
+      hint: MAKE_KEY_HINT,
+      details: { missing },
+    });
   }
   if ((stat.mode & 0o077) !== 0) {
-    throw new SvcError('config_invalid', `the secrets key file ${file} may be read by other users (mode ${(stat.mode & 0o777).toString(8)}).`, { hint: `Run \`chmod 600 ${file}\`.` });
+    throw new SvcError(
+      'config_invalid',
+      `the secrets key file ${file} may be read by other users (mode ${(stat.mode & 0o777).toString(8)}).`,
+      { hint: `Run \`chmod 600 ${file}\`.` },
+    );
   }
   return parseKeys(await fs.readFile(file, 'utf8'), file);
 }
 
 /** Base64 keys separated by commas or lines; `#` starts a comment. */
 export function parseKeys(text: string, where: string): Buffer[] {
-  const entries = text.split('\n').map((line) => line.replace(/#.*/, '')).join(',').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split('\n')
+    .map((line) => line.replace(/#.*/, ''))
+    .join(',')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) throw new SvcError('config_invalid', `${where} holds no secrets key.`, { hint: MAKE_KEY_HINT });
   return entries.map((entry, index) => {
     const key = Buffer.from(entry, 'base64');
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(entry) || key.length !== KEY_BYTES) {
-      throw new SvcError('config_invalid', `key ${index + 1} of ${where} is not ${KEY_BYTES} bytes in base64 (it decodes to ${key.length} bytes).`, { hint: MAKE_KEY_HINT });
+      throw new SvcError(
+        'config_invalid',
+        `key ${index + 1} of ${where} is not ${KEY_BYTES} bytes in base64 (it decodes to ${key.length} bytes).`,
+        { hint: MAKE_KEY_HINT },
+      );
     }
     return key;
   });

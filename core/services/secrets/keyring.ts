@@ -58,9 +58,13 @@ export class Keyring {
     const [, id, nonceText, bodyText] = parts as [string, string, string, string];
     const key = this.#keys.get(id);
     if (key === undefined) {
-      throw new SvcError('secrets_key_invalid', `a secret value was sealed with key ${id}, which this server does not hold (it holds ${this.ids.join(', ')}).`, {
-        hint: 'Give the server every key that sealed a value still stored: the new key first, the old ones after it (docs/secrets.md#rotating-the-key).',
-      });
+      throw new SvcError(
+        'secrets_key_invalid',
+        `a secret value was sealed with key ${id}, which this server does not hold (it holds ${this.ids.join(', ')}).`,
+        {
+          hint: 'Give the server every key that sealed a value still stored: the new key first, the old ones after it (docs/secrets.md#rotating-the-key).',
+        },
+      );
     }
     const nonce = Buffer.from(nonceText, 'base64url');
     const body = Buffer.from(bodyText, 'base64url');

@@ -31,24 +31,40 @@ export function checkSecretValues(values: unknown, options: { readonly allowEmpt
   }
   const entries = Object.entries(values);
   if (entries.length === 0 && !options.allowEmpty) throw new SvcError('bad_request', 'a secret needs at least one KEY=VALUE pair.');
-  if (entries.length > MAX_KEYS) throw new SvcError('bad_request', `a secret holds at most ${MAX_KEYS} keys, got ${entries.length}.`, { hint: 'Split it into several secrets.' });
+  if (entries.length > MAX_KEYS)
+    throw new SvcError('bad_request', `a secret holds at most ${MAX_KEYS} keys, got ${entries.length}.`, {
+      hint: 'Split it into several secrets.',
+    });
   let total = 0;
   for (const [key, value] of entries) {
     checkKeyName(key);
     if (typeof value !== 'string') throw new SvcError('bad_request', `the value of ${key} must be a string.`);
     const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > MAX_VALUE_BYTES) throw new SvcError('bad_request', `the value of ${key} is ${bytes} bytes; a value holds at most ${MAX_VALUE_BYTES}.`, { hint: 'Keep large data elsewhere and put its address in the secret.' });
-    if (value.includes('\0')) throw new SvcError('bad_request', `the value of ${key} contains a NUL character, which no environment variable can hold.`);
+    if (bytes > MAX_VALUE_BYTES)
+      throw new SvcError('bad_request', `the value of ${key} is ${bytes} bytes; a value holds at most ${MAX_VALUE_BYTES}.`, {
+        hint: 'Keep large data elsewhere and put its address in the secret.',
+      });
+    if (value.includes('\0'))
+      throw new SvcError('bad_request', `the value of ${key} contains a NUL character, which no environment variable can hold.`);
     total += bytes;
   }
-  if (total > MAX_TOTAL_BYTES) throw new SvcError('bad_request', `the values add up to ${total} bytes; a secret holds at most ${MAX_TOTAL_BYTES}.`, { hint: 'Split it into several secrets.' });
+  if (total > MAX_TOTAL_BYTES)
+    throw new SvcError('bad_request', `the values add up to ${total} bytes; a secret holds at most ${MAX_TOTAL_BYTES}.`, {
+      hint: 'Split it into several secrets.',
+    });
   return Object.fromEntries(entries) as Record<string, string>;
 }
 
 export function checkKeyName(key: string): void {
-  if (key.length > MAX_KEY_LENGTH) throw new SvcError('bad_request', `the key ${JSON.stringify(key.slice(0, 40))}… is longer than ${MAX_KEY_LENGTH} characters.`);
-  if (!KEY_PATTERN.test(key)) throw new SvcError('bad_request', `the key ${JSON.stringify(key)} is not ${KEY_RULE}.`, { hint: 'For example DATABASE_URL.' });
+  if (key.length > MAX_KEY_LENGTH)
+    throw new SvcError('bad_request', `the key ${JSON.stringify(key.slice(0, 40))}… is longer than ${MAX_KEY_LENGTH} characters.`);
+  if (!KEY_PATTERN.test(key))
+    throw new SvcError('bad_request', `the key ${JSON.stringify(key)} is not ${KEY_RULE}.`, { hint: 'For example DATABASE_URL.' });
   if (key.startsWith(RESERVED_PREFIX) || RESERVED_KEYS.includes(key)) {
-    throw new SvcError('bad_request', `the key ${key} is one svc sets in every worker itself (${RESERVED_PREFIX}*, ${RESERVED_KEYS.join(', ')}).`, { hint: 'Choose another name.' });
+    throw new SvcError(
+      'bad_request',
+      `the key ${key} is one svc sets in every worker itself (${RESERVED_PREFIX}*, ${RESERVED_KEYS.join(', ')}).`,
+      { hint: 'Choose another name.' },
+    );
   }
 }

@@ -67,7 +67,13 @@ export class Secrets implements SecretEnvironment {
   }
 
   /** A new secret; `conflict` when the name is taken, unless `replace` (then its keys are exactly these). */
-  async create(workspace: string, name: string, values: unknown, principal: Principal | null, options: { readonly replace?: boolean } = {}): Promise<SecretView> {
+  async create(
+    workspace: string,
+    name: string,
+    values: unknown,
+    principal: Principal | null,
+    options: { readonly replace?: boolean } = {},
+  ): Promise<SecretView> {
     checkSecretName(name);
     const checked = checkSecretValues(values);
     const ring = await this.#keys('seal');
@@ -80,31 +86,60 @@ export class Secrets implements SecretEnvironment {
     const now = isoAt(this.#clock());
     const by = principal?.subject ?? null;
     const record: SecretRecord = {
-      name, workspace, keys: Object.keys(checked).sort(), sealed: sealAll(ring, workspace, name, checked),
-      createdAt: existing?.value.createdAt ?? now, createdBy: existing?.value.createdBy ?? by, updatedAt: now, updatedBy: by,
+      name,
+      workspace,
+      keys: Object.keys(checked).sort(),
+      sealed: sealAll(ring, workspace, name, checked),
+      createdAt: existing?.value.createdAt ?? now,
+      createdBy: existing?.value.createdBy ?? by,
+      updatedAt: now,
+      updatedBy: by,
     };
-    if (!(await putJson(this.#store, secretKey(workspace, name), record, { cas: existing?.modifyIndex ?? 0 }))) throw changedMeanwhile(name);
+    if (!(await putJson(this.#store, secretKey(workspace, name), record, { cas: existing?.modifyIndex ?? 0 })))
+      throw changedMeanwhile(name);
     return view(record);
   }
 
   /** Sets some keys of an existing secret (the others keep their values) and removes `remove`. */
-  async set(workspace: string, name: string, values: unknown, principal: Principal | null, remove: readonly string[] = []): Promise<SecretView> {
+  async set(
+    workspace: string,
+    name: string,
+    values: unknown,
+    principal: Principal | null,
+    remove: readonly string[] = [],
+  ): Promise<SecretView> {
     checkSecretName(name);
     const checked = checkSecretValues(values, { allowEmpty: remove.length > 0 });
     const ring = await this.#keys('seal');
     const existing = await this.#read(workspace, name);
     if (existing === null) throw secretNotFound(workspace, [name]);
     for (const key of remove) {
-      if (!Object.hasOwn(existing.value.sealed, key)) throw new SvcError('bad_request', `the secret ${name} has no key ${JSON.stringify(key)} to remove; it has ${existing.value.keys.join(', ')}.`);
+      if (!Object.hasOwn(existing.value.sealed, key))
+        throw new SvcError(
+          'bad_request',
+          `the secret ${name} has no key ${JSON.stringify(key)} to remove; it has ${existing.value.keys.join(', ')}.`,
+        );
       // Set and removed at once, the new value would be dropped without a word.
-      if (Object.hasOwn(checked, key)) throw new SvcError('bad_request', `the key ${key} is both set and removed; do one or the other.`, { details: { field: 'remove', key } });
+      if (Object.hasOwn(checked, key))
+        throw new SvcError('bad_request', `the key ${key} is both set and removed; do one or the other.`, {
+          details: { field: 'remove', key },
+        });
     }
     const sealed = { ...existing.value.sealed, ...sealAll(ring, workspace, name, checked) };
     for (const key of remove) delete sealed[key];
-    if (Object.keys(sealed).length === 0) throw new SvcError('bad_request', `the secret ${name} would have no key left.`, { hint: `Delete it instead: svc secret delete ${name}.` });
+    if (Object.keys(sealed).length === 0)
+      throw new SvcError('bad_request', `the secret ${name} would have no key left.`, {
+        hint: `Delete it instead: svc secret delete ${name}.`,
+      });
     // The whole secret's bounds, over the values it would hold: opened only to count them.
     checkSecretValues(openAll(ring, workspace, name, sealed));
-    const record: SecretRecord = { ...existing.value, keys: Object.keys(sealed).sort(), sealed, updatedAt: isoAt(this.#clock()), updatedBy: principal?.subject ?? null };
+    const record: SecretRecord = {
+      ...existing.value,
+      keys: Object.keys(sealed).sort(),
+      sealed,
+      updatedAt: isoAt(this.#clock()),
+      updatedBy: principal?.subject ?? null,
+    };
     if (!(await putJson(this.#store, secretKey(workspace, name), record, { cas: existing.modifyIndex }))) throw changedMeanwhile(name);
     return view(record);
   }
@@ -129,9 +164,17 @@ export class Secrets implements SecretEnvironment {
     const env: Record<string, string> = {};
     for (const name of names) {
       const inline = INLINE_REF.exec(name);
-      const [key, workspace, secret] = inline === null ? [secretKey(scope.workspace, name), scope.workspace, name] : [`${inlinePrefix(scope)}${inline[1]}`, scope.workspace, inlineName(scope, inline[1]!)];
+      const [key, workspace, secret] =
+        inline === null
+          ? [secretKey(scope.workspace, name), scope.workspace, name]
+          : [`${inlinePrefix(scope)}${inline[1]}`, scope.workspace, inlineName(scope, inline[1]!)];
       const entry = await getJson(this.#store, key, validRecord);
-      if (entry === null) throw inline === null ? secretNotFound(workspace, [name], 422) : new SvcError('secret_not_found', `the inline secret ${name} of ${scope.app} is no longer stored; deploy the app again.`, { status: 422 });
+      if (entry === null)
+        throw inline === null
+          ? secretNotFound(workspace, [name], 422)
+          : new SvcError('secret_not_found', `the inline secret ${name} of ${scope.app} is no longer stored; deploy the app again.`, {
+              status: 422,
+            });
       Object.assign(env, openAll(ring, workspace, secret, entry.value.sealed));
     }
     return env;
@@ -148,7 +191,16 @@ export class Secrets implements SecretEnvironment {
     for (const [index, given] of values.entries()) {
       const name = inlineName(scope, String(index));
       const checked = checkSecretValues(given, { allowEmpty: true });
-      const record: SecretRecord = { name, workspace: scope.workspace, keys: Object.keys(checked).sort(), sealed: sealAll(ring, scope.workspace, name, checked), createdAt: now, createdBy: null, updatedAt: now, updatedBy: null };
+      const record: SecretRecord = {
+        name,
+        workspace: scope.workspace,
+        keys: Object.keys(checked).sort(),
+        sealed: sealAll(ring, scope.workspace, name, checked),
+        createdAt: now,
+        createdBy: null,
+        updatedAt: now,
+        updatedBy: null,
+      };
       await putJson(this.#store, `${prefix}${index}`, record);
     }
     // Entries past this deploy's: an earlier deploy had more.
@@ -173,9 +225,13 @@ export class Secrets implements SecretEnvironment {
       const stale = Object.keys(record.sealed).filter((key) => Keyring.keyIdOf(record.sealed[key]!) !== ring.currentId);
       if (stale.length === 0) continue;
       const sealed = { ...record.sealed };
-      for (const key of stale) sealed[key] = ring.seal(ring.open(sealed[key]!, aad(record.workspace, record.name, key)), aad(record.workspace, record.name, key));
+      for (const key of stale)
+        sealed[key] = ring.seal(ring.open(sealed[key]!, aad(record.workspace, record.name, key)), aad(record.workspace, record.name, key));
       if (!(await putJson(this.#store, entry.key, { ...record, sealed }, { cas: entry.modifyIndex }))) {
-        throw new SvcError('conflict', `the secret ${record.name} of ${record.workspace} changed while it was sealed again; run the command again.`);
+        throw new SvcError(
+          'conflict',
+          `the secret ${record.name} of ${record.workspace} changed while it was sealed again; run the command again.`,
+        );
       }
       secrets += 1;
       values += stale.length;
@@ -213,7 +269,7 @@ function view(record: SecretRecord): SecretView {
 
 function validRecord(value: unknown, key: string): SecretRecord {
   const record = storedObject(value, key);
-  const sealed = storedObject(record['sealed'], key);
+  const sealed = storedObject(record.sealed, key);
   for (const field of Object.keys(sealed)) storedString(sealed, field, key);
   return {
     name: storedString(record, 'name', key),

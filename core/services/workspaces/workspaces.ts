@@ -49,7 +49,8 @@ export class Workspaces {
   /** The workspace, or `not_found`. */
   async require(name: string): Promise<Workspace> {
     const workspace = await this.get(name);
-    if (workspace === null) throw new SvcError('not_found', `there is no workspace ${JSON.stringify(name)}`, { details: { workspace: name } });
+    if (workspace === null)
+      throw new SvcError('not_found', `there is no workspace ${JSON.stringify(name)}`, { details: { workspace: name } });
     return workspace;
   }
 
@@ -61,7 +62,9 @@ export class Workspaces {
   async create(name: unknown, plan: unknown = 'free'): Promise<Workspace> {
     const workspace = this.#record(checkName('workspace', name), checkPlan(plan));
     if (!(await putJson(this.#store, workspaceKey(workspace.name), workspace, { cas: 0 }))) {
-      throw new SvcError('conflict', `the workspace ${JSON.stringify(workspace.name)} already exists`, { details: { workspace: workspace.name } });
+      throw new SvcError('conflict', `the workspace ${JSON.stringify(workspace.name)} already exists`, {
+        details: { workspace: workspace.name },
+      });
     }
     return workspace;
   }
@@ -82,21 +85,25 @@ export class Workspaces {
   async setPlan(name: string, plan: unknown, by: Operator): Promise<{ workspace: Workspace; change: PlanChange | null }> {
     const wanted = checkPlan(plan);
     if (!by.operator) {
-      throw new SvcError('not_operator', `only the server's operator may change the plan of workspace ${JSON.stringify(name)}; ${by.subject} is not the operator`, {
-        hint: "A workspace's owner can read its plan (svc workspace plan); ask the server's operator to change it.",
-      });
+      throw new SvcError(
+        'not_operator',
+        `only the server's operator may change the plan of workspace ${JSON.stringify(name)}; ${by.subject} is not the operator`,
+        {
+          hint: "A workspace's owner can read its plan (svc workspace plan); ask the server's operator to change it.",
+        },
+      );
     }
     // Read-modify-write with compare-and-set: a concurrent change is retried, never lost.
     for (;;) {
       const entry = await this.#read(name);
-      if (entry === null) throw new SvcError('not_found', `there is no workspace ${JSON.stringify(name)}`, { details: { workspace: name } });
+      if (entry === null)
+        throw new SvcError('not_found', `there is no workspace ${JSON.stringify(name)}`, { details: { workspace: name } });
       if (entry.value.plan === wanted) return { workspace: entry.value, change: null };
       const change: PlanChange = { workspace: name, from: entry.value.plan, to: wanted, by: by.subject, at: isoAt(this.#clock()) };
       const updated: Workspace = { ...entry.value, plan: wanted };
       const record = await recordPlanChange(this.#store, change);
       if (await putJson(this.#store, entry.key, updated, { cas: entry.modifyIndex })) return { workspace: updated, change };
       await this.#store.delete(record); // another change came first: this one did not happen
-
     }
   }
 

@@ -14,6 +14,8 @@ export function defaultAdvertiseUrl(address: AddressInfo, interfaces: Interfaces
   const scheme = secure ? 'https' : 'http';
   const wildcard = address.address === '0.0.0.0' || address.address === '::';
   if (!wildcard) return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  const external = Object.values(interfaces).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal);
+  const external = Object.values(interfaces)
+    .flatMap((list) => list ?? [])
+    .find((entry) => entry.family === 'IPv4' && !entry.internal);
   return `${scheme}://${external?.address ?? '127.0.0.1'}:${address.port}`;
 }

@@ -37,5 +37,7 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
 }
 
 function lostError(): SvcError {
-  return new SvcError('not_leader', 'this svc replica lost the leadership: another replica runs the workloads now.', { headers: { 'Retry-After': '1' } });
+  return new SvcError('not_leader', 'this svc replica lost the leadership: another replica runs the workloads now.', {
+    headers: { 'Retry-After': '1' },
+  });
 }

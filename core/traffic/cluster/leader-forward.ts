@@ -40,11 +40,17 @@ export function createLeaderForward(options: LeaderForwardOptions): LeaderForwar
   return {
     handle(req, res) {
       const leader = options.leaderAddress();
-      if (req.headers[FORWARDED_BY_HEADER] !== undefined) return answer(res, cannotForward('it was forwarded here by another replica that took this one for the leader; the leadership is changing'));
+      if (req.headers[FORWARDED_BY_HEADER] !== undefined)
+        return answer(
+          res,
+          cannotForward('it was forwarded here by another replica that took this one for the leader; the leadership is changing'),
+        );
       if (leader === null) return answer(res, cannotForward('no replica leads at the moment'));
       const origin = leaderUrl(leader);
-      if (origin === null) return answer(res, cannotForward(`the lock key names the leader's address as ${JSON.stringify(leader)}, which is not a URL`));
-      if (origin.origin === selfUrl(options.self())?.origin) return answer(res, cannotForward('the lock key names this replica, which no longer leads'));
+      if (origin === null)
+        return answer(res, cannotForward(`the lock key names the leader's address as ${JSON.stringify(leader)}, which is not a URL`));
+      if (origin.origin === selfUrl(options.self())?.origin)
+        return answer(res, cannotForward('the lock key names this replica, which no longer leads'));
       // Only a path goes on, to the leader's origin: a target like `//host/…` or `http://host/…` must not pick the host.
       const path = req.url ?? '/';
       if (!path.startsWith('/') || path.startsWith('//')) return answer(res, badTarget());
@@ -93,7 +99,7 @@ function badTarget(): SvcError {
 
 function cannotForward(why: string): SvcError {
   return new SvcError('not_leader', `this svc replica does not lead and cannot forward the request: ${why}.`, {
-    hint: 'Retry after Retry-After seconds: a replica takes over within the leader lock\'s session TTL.',
+    hint: "Retry after Retry-After seconds: a replica takes over within the leader lock's session TTL.",
     headers: { 'Retry-After': '1' },
   });
 }

@@ -42,7 +42,13 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   const standBackMs = Math.max(2 * lockDelayMs, ttlMs / 2);
   const report = options.report ?? ((error: unknown) => console.error(error));
   // Non-blocking calls must answer well within a renew interval.
-  const consul = new ConsulClient({ address: options.consul.address, token: options.consul.token, timeoutMs: Math.min(10_000, ttlMs / 2), maxSockets: 4, observe: options.consul.observe });
+  const consul = new ConsulClient({
+    address: options.consul.address,
+    token: options.consul.token,
+    timeoutMs: Math.min(10_000, ttlMs / 2),
+    maxSockets: 4,
+    observe: options.consul.observe,
+  });
   const holderValue = Buffer.from(JSON.stringify({ hostname: hostname(), pid: process.pid, address: options.advertise ?? null }));
   const stop = new AbortController();
   let leading: AbortController | null = null;
@@ -96,12 +102,17 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     let deadline: NodeJS.Timeout | undefined;
     const renewedAt = (sentAt: number): void => {
       clearTimeout(deadline);
-      deadline = setTimeout(() => lose(`no session renewal succeeded for the TTL (${ttlSeconds}s)`, true), Math.max(0, sentAt + ttlMs - Date.now()));
+      deadline = setTimeout(
+        () => lose(`no session renewal succeeded for the TTL (${ttlSeconds}s)`, true),
+        Math.max(0, sentAt + ttlMs - Date.now()),
+      );
     };
     renewedAt(createdAt);
     const renewing = renew(id, session.signal, renewedAt, lose);
     try {
-      await watch(id, session.signal, lose, () => { held = true; });
+      await watch(id, session.signal, lose, () => {
+        held = true;
+      });
     } catch (error) {
       if (!session.signal.aborted) {
         lose('the election failed');
@@ -119,7 +130,12 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   }
 
   /** Renews every TTL/2; failures retry sooner; a 404 means the session is gone. */
-  async function renew(id: string, signal: AbortSignal, renewedAt: (sentAt: number) => void, lose: (reason: string) => void): Promise<void> {
+  async function renew(
+    id: string,
+    signal: AbortSignal,
+    renewedAt: (sentAt: number) => void,
+    lose: (reason: string) => void,
+  ): Promise<void> {
     let waitMs = ttlMs / 2;
     let failures = 0;
     while (!signal.aborted) {

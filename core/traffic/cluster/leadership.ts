@@ -57,7 +57,9 @@ export function startLeadership(options: LeadershipOptions): LeaderElection {
       options.setRole(stranded ? 'stranded' : 'standby');
       options.letGo();
       const why = failure === undefined ? reason : `its take-over failed: ${failure}`;
-      options.log(`this svc replica no longer leads (${why}): it lets go of the workloads${stranded ? ' and serves the workload URLs it knew until Consul answers' : ''}`);
+      options.log(
+        `this svc replica no longer leads (${why}): it lets go of the workloads${stranded ? ' and serves the workload URLs it knew until Consul answers' : ''}`,
+      );
       // It would win again with a platform that let go of everything: svc server starts a fresh one instead.
       if (stranded) void election.close();
       if (!closing || failure !== undefined) options.onLeadershipLost?.(why, stranded);

@@ -45,8 +45,12 @@ export function parseLoadRecord(value: unknown, key: string): DecodedLoad {
     const instances = new Map<string, InstanceLoad>();
     for (const [id, instanceValue] of Object.entries(storedObject(unitRecord.instances, key))) {
       const instance = storedObject(instanceValue, key);
-      const idleMs = instance.idleMs === null ? null : count(storedNumber(instance, 'idleMs', key), `units.${unit}.instances.${id}.idleMs`, key);
-      instances.set(id, { inFlight: count(storedNumber(instance, 'inFlight', key), `units.${unit}.instances.${id}.inFlight`, key), idleMs });
+      const idleMs =
+        instance.idleMs === null ? null : count(storedNumber(instance, 'idleMs', key), `units.${unit}.instances.${id}.idleMs`, key);
+      instances.set(id, {
+        inFlight: count(storedNumber(instance, 'inFlight', key), `units.${unit}.instances.${id}.inFlight`, key),
+        idleMs,
+      });
     }
     units.set(unit, { queued: count(storedNumber(unitRecord, 'queued', key), `units.${unit}.queued`, key), instances });
   }

@@ -73,7 +73,14 @@ export class PeerLoad implements PeerLoadView {
       if (isStoreClosed(error)) return;
       this.#options.report(error);
     }
-    this.#watching = followPrefix({ store: this.#options.store, prefix: LOAD_PREFIX, signal: this.#stop.signal, since, reload: () => this.#reload(), report: this.#options.report });
+    this.#watching = followPrefix({
+      store: this.#options.store,
+      prefix: LOAD_PREFIX,
+      signal: this.#stop.signal,
+      since,
+      reload: () => this.#reload(),
+      report: this.#options.report,
+    });
   }
 
   /** Requests in flight and queued for a unit on the other replicas (fresh records only). */

@@ -68,8 +68,16 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
       if (path === READY_PATH) {
         const outages = options.outages?.() ?? {};
         const body = JSON.stringify({ status: role, routes: outages.consul === undefined ? 'current' : 'stale', outages });
-        const ready = role === 'following' || role === 'ready' || role === 'stranded' || (role === 'starting' && options.servesWhileStarting?.() === true);
-        res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+        const ready =
+          role === 'following' ||
+          role === 'ready' ||
+          role === 'stranded' ||
+          (role === 'starting' && options.servesWhileStarting?.() === true);
+        res.writeHead(ready ? 200 : 503, {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(body),
+          'Cache-Control': 'no-store',
+        });
         res.end(body);
         return true;
       }
@@ -84,7 +92,7 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
       respondError(res, standbyError(), undefined, () => {}); // an exposed error: nothing to report
       return true;
     },
-    upgrade(req, socket) {
+    upgrade(_req, socket) {
       const role = options.role();
       // The API has no WebSockets: a follower's upgrades are the workloads' own, routed here.
       if (role !== 'standby') return false;
@@ -96,15 +104,23 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
 
 function strandedError(outage: Outage | undefined): SvcError {
   const why = outage === undefined ? 'Consul stopped answering' : `${outage.reason}, since ${outage.since.toISOString()}`;
-  return new SvcError('not_leader', `this svc replica lost the leadership because ${why}: it serves the workload URLs it knew and takes no changes until Consul answers again.`, {
-    hint: 'Start Consul again (or restore svc\'s access to it); this replica then starts again as a follower by itself. Retry after Retry-After seconds.',
-    headers: { 'Retry-After': '5' },
-  });
+  return new SvcError(
+    'not_leader',
+    `this svc replica lost the leadership because ${why}: it serves the workload URLs it knew and takes no changes until Consul answers again.`,
+    {
+      hint: "Start Consul again (or restore svc's access to it); this replica then starts again as a follower by itself. Retry after Retry-After seconds.",
+      headers: { 'Retry-After': '5' },
+    },
+  );
 }
 
 function standbyError(): SvcError {
-  return new SvcError('not_leader', 'this svc replica is a standby: it does not lead and has no copy of the leader\'s routes (it is starting, or it lost the leadership).', {
-    hint: 'Send requests through the load balancer, which routes to the replicas whose /_svc/ready answers 200; retry after Retry-After seconds.',
-    headers: { 'Retry-After': '1' },
-  });
+  return new SvcError(
+    'not_leader',
+    "this svc replica is a standby: it does not lead and has no copy of the leader's routes (it is starting, or it lost the leadership).",
+    {
+      hint: 'Send requests through the load balancer, which routes to the replicas whose /_svc/ready answers 200; retry after Retry-After seconds.',
+      headers: { 'Retry-After': '1' },
+    },
+  );
 }

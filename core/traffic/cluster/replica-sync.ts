@@ -62,14 +62,23 @@ export class ReplicaSync {
   follow(): void {
     const { store, routes, admission, registry, report } = this.#options;
     this.#follower = new RouteFollower({
-      store, routes, report,
+      store,
+      routes,
+      report,
       // Watch the units' instances in Consul now, not when the first request finds none.
       onApplied: (followed) => {
         for (const route of followed) registry.instances(route.entry.unit);
       },
     });
     void this.#follower.start().catch(() => {}); // rejects only when closed first
-    this.#reporter = new LoadReporter({ store, replicaId: this.replicaId, admission, registry, units: () => followedUnits(routes), report });
+    this.#reporter = new LoadReporter({
+      store,
+      replicaId: this.replicaId,
+      admission,
+      registry,
+      units: () => followedUnits(routes),
+      report,
+    });
   }
 
   /** True once a follower has loaded the leader's routes. */
@@ -82,7 +91,15 @@ export class ReplicaSync {
    * to adopt: its job stays as it runs. Undefined when no copy names one.
    */
   copiedUnit(ref: DeploymentRef, workload: string): string | undefined {
-    return this.#options.routes.entries().find((entry) => entry.workload.name === workload && entry.ref.workspace === ref.workspace && entry.ref.app === ref.app && entry.ref.stage === ref.stage)?.unit;
+    return this.#options.routes
+      .entries()
+      .find(
+        (entry) =>
+          entry.workload.name === workload &&
+          entry.ref.workspace === ref.workspace &&
+          entry.ref.app === ref.app &&
+          entry.ref.stage === ref.stage,
+      )?.unit;
   }
 
   /** True once this replica took over with a copy of the leader's routes, which serve during its restore. */
@@ -138,5 +155,8 @@ export class ReplicaSync {
 
 /** The units of the routes copied from the leader (the ones this follower serves). */
 function followedUnits(routes: RouteTable): string[] {
-  return routes.entries().filter((entry) => entry.offline === undefined).map((entry) => entry.unit);
+  return routes
+    .entries()
+    .filter((entry) => entry.offline === undefined)
+    .map((entry) => entry.unit);
 }

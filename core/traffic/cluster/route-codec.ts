@@ -79,17 +79,21 @@ export function decodeRoute(key: string, text: string): FollowedRoute {
     throw corrupt(key, 'is not valid JSON');
   }
   const route = object(key, parsed, null);
-  if (route.version !== ROUTE_FORMAT_VERSION) throw corrupt(key, `has "version" ${JSON.stringify(route.version)}; this svc reads version ${ROUTE_FORMAT_VERSION} only`);
+  if (route.version !== ROUTE_FORMAT_VERSION)
+    throw corrupt(key, `has "version" ${JSON.stringify(route.version)}; this svc reads version ${ROUTE_FORMAT_VERSION} only`);
   const servesHost = route.servesHost;
   if (typeof servesHost !== 'boolean') throw corrupt(key, 'has no boolean "servesHost"');
   const fields = object(key, route.entry, '"entry"');
   const ref = object(key, fields.ref, '"entry.ref"');
   const stage = ref.stage;
-  if (!(stages as readonly unknown[]).includes(stage)) throw corrupt(key, `has "entry.ref.stage" ${JSON.stringify(stage)}, not one of ${stages.join(', ')}`);
+  if (!(stages as readonly unknown[]).includes(stage))
+    throw corrupt(key, `has "entry.ref.stage" ${JSON.stringify(stage)}, not one of ${stages.join(', ')}`);
   const prefix = string(key, fields, 'prefix');
-  if (routeKey(prefix) !== key || !prefix.startsWith('/')) throw corrupt(key, `has "entry.prefix" ${JSON.stringify(prefix)}, which is not the prefix its key names`);
+  if (routeKey(prefix) !== key || !prefix.startsWith('/'))
+    throw corrupt(key, `has "entry.prefix" ${JSON.stringify(prefix)}, which is not the prefix its key names`);
   const host = fields.host;
-  if (host !== undefined && host !== null && typeof host !== 'string') throw corrupt(key, 'has an "entry.host" that is neither a string nor null');
+  if (host !== undefined && host !== null && typeof host !== 'string')
+    throw corrupt(key, 'has an "entry.host" that is neither a string nor null');
   const entry: RouteEntry = {
     ref: { workspace: string(key, ref, 'workspace', 'entry.ref'), app: string(key, ref, 'app', 'entry.ref'), stage: stage as Stage },
     workload: object(key, fields.workload, '"entry.workload"') as unknown as Workload,
@@ -104,7 +108,8 @@ export function decodeRoute(key: string, text: string): FollowedRoute {
 function decodeOffline(key: string, value: unknown): SvcError {
   const offline = object(key, value, '"entry.offline"');
   const code = offline.code;
-  if (typeof code !== 'string' || !Object.hasOwn(errorCodes, code)) throw corrupt(key, `has "entry.offline.code" ${JSON.stringify(code)}, which is no error code of this svc`);
+  if (typeof code !== 'string' || !Object.hasOwn(errorCodes, code))
+    throw corrupt(key, `has "entry.offline.code" ${JSON.stringify(code)}, which is no error code of this svc`);
   const message = string(key, offline, 'message', 'entry.offline');
   const hint = offline.hint;
   if (hint !== undefined && typeof hint !== 'string') throw corrupt(key, 'has an "entry.offline.hint" that is not a string');
@@ -115,14 +120,18 @@ function decodeOffline(key: string, value: unknown): SvcError {
       if (typeof header !== 'string') throw corrupt(key, `has "entry.offline.headers.${name}" that is not a string`);
     }
   }
-  return new SvcError(code as ErrorCode, message, { ...(hint === undefined ? {} : { hint }), ...(headers === undefined ? {} : { headers }) });
+  return new SvcError(code as ErrorCode, message, {
+    ...(hint === undefined ? {} : { hint }),
+    ...(headers === undefined ? {} : { headers }),
+  });
 }
 
 type Fields = Readonly<Record<string, unknown>>;
 
 /** `field` null: the whole value. */
 function object(key: string, value: unknown, field: string | null): Fields {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt(key, field === null ? 'is not a JSON object' : `has a field ${field} that is not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw corrupt(key, field === null ? 'is not a JSON object' : `has a field ${field} that is not a JSON object`);
   return value as Fields;
 }
 

@@ -216,7 +216,11 @@ export class RouteFollower {
 
   #watch(loaded: () => void): Promise<void> {
     return followPrefix({
-      store: this.#store, prefix: ROUTES_PREFIX, signal: this.#stop.signal, report: this.#report, retryMs: this.#retryMs,
+      store: this.#store,
+      prefix: ROUTES_PREFIX,
+      signal: this.#stop.signal,
+      report: this.#report,
+      retryMs: this.#retryMs,
       reload: async () => {
         const since = await this.#reload();
         loaded();

@@ -43,7 +43,9 @@ function judge(request: AccessRequest, auth: AuthRequest, principal: Principal |
 function unauthorized(tokenSent: boolean): SvcError {
   return new SvcError(
     'unauthorized',
-    tokenSent ? 'the bearer token is invalid, expired or revoked.' : 'this URL needs a bearer token: send the header "Authorization: Bearer <token>".',
+    tokenSent
+      ? 'the bearer token is invalid, expired or revoked.'
+      : 'this URL needs a bearer token: send the header "Authorization: Bearer <token>".',
     {
       hint: 'Use a token of the workspace (svc serve prints where the owner token is), or deploy the workload with authorized=False to make it public.',
       headers: { 'WWW-Authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' },

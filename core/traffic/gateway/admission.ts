@@ -80,7 +80,8 @@ const unsupervised: UnitSupervisor = {
   queued: () => {},
   refused: () => {},
   refusal: () => null,
-  waitError: (_unit, waitedMs) => new SvcError('no_capacity', `no slot freed up within ${waitedMs / 1000} s.`, { headers: { 'Retry-After': '1' } }),
+  waitError: (_unit, waitedMs) =>
+    new SvcError('no_capacity', `no slot freed up within ${waitedMs / 1000} s.`, { headers: { 'Retry-After': '1' } }),
 };
 
 /**
@@ -158,10 +159,12 @@ export class Admission {
     const usable = instances.some((instance) => !this.#uses.get(instance.id)?.draining);
     if (!usable) {
       if (!supervisor.manages(unit)) {
-        return Promise.reject(new SvcError('no_capacity', 'no healthy container serves this workload right now.', {
-          hint: 'Its container may have crashed or exited; the workload logs say why.',
-          headers: { 'Retry-After': '1' },
-        }));
+        return Promise.reject(
+          new SvcError('no_capacity', 'no healthy container serves this workload right now.', {
+            hint: 'Its container may have crashed or exited; the workload logs say why.',
+            headers: { 'Retry-After': '1' },
+          }),
+        );
       }
       const refusal = supervisor.refusal(unit);
       if (refusal) {
@@ -176,10 +179,16 @@ export class Admission {
         supervisor.refused(unit);
         return Promise.reject(supervisor.waitError(unit, 0));
       }
-      return Promise.reject(new SvcError('queue_full', `the workload is busy: ${state.waiting} requests are already waiting (max_pending_tasks is ${limits.maxPending}).`, {
-        hint: 'Retry after the Retry-After seconds, or raise max_pending_tasks or the workload capacity.',
-        headers: { 'Retry-After': '1' },
-      }));
+      return Promise.reject(
+        new SvcError(
+          'queue_full',
+          `the workload is busy: ${state.waiting} requests are already waiting (max_pending_tasks is ${limits.maxPending}).`,
+          {
+            hint: 'Retry after the Retry-After seconds, or raise max_pending_tasks or the workload capacity.',
+            headers: { 'Retry-After': '1' },
+          },
+        ),
+      );
     }
     if (signal.aborted) return Promise.reject(clientGone());
     return new Promise<Slot>((resolve, reject) => {
@@ -247,7 +256,8 @@ export class Admission {
 
   #useOf(id: string): Use {
     let use = this.#uses.get(id);
-    if (!use) this.#uses.set(id, (use = { unit: undefined, inFlight: 0, lastActiveAt: undefined, draining: false, forgotten: false, idle: [] }));
+    if (!use)
+      this.#uses.set(id, (use = { unit: undefined, inFlight: 0, lastActiveAt: undefined, draining: false, forgotten: false, idle: [] }));
     return use;
   }
 

@@ -70,8 +70,26 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const { routes, upstreams, admission, plugins, report, staleSince, rawPlatformRoute } = options;
   const koa = app.callback();
-  const fallback: RequestListener = rawPlatformRoute === undefined ? koa : (req, res) => {
-    if (!rawPlatformRoute(req, res)) void koa(req, res);
+  const fallback: RequestListener =
+    rawPlatformRoute === undefined
+      ? koa
+      : (req, res) => {
+          if (!rawPlatformRoute(req, res)) void koa(req, res);
+        };
+  return {
+    handleRequest: createWorkloadHandler(
+      {
+        routes,
+        upstreams,
+        admission,
+        plugins,
+        report,
+        maxBodyBytes,
+        trustProxy: options.trustProxy ?? false,
+        ...(staleSince ? { staleSince } : {}),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      },
+      fallback,
+    ),
   };
-  return { handleRequest: createWorkloadHandler({ routes, upstreams, admission, plugins, report, maxBodyBytes, trustProxy: options.trustProxy ?? false, ...(staleSince ? { staleSince } : {}), ...(options.metrics ? { metrics: options.metrics } : {}) }, fallback) };
 }

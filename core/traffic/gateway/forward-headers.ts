@@ -12,8 +12,16 @@ import { withoutPlatformCookies } from './platform-cookies.js';
 
 /** Hop-by-hop headers, plus the ones the gateway or undici set themselves. */
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection',
-  'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
 ]);
 
 /** Request headers the gateway sets itself. */
@@ -111,7 +119,8 @@ export function responseHead(raw: readonly Buffer[], requestId: string): Respons
     const name = raw[i]!.toString('latin1');
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) {
-      if (lower === 'connection') connection = connection === undefined ? raw[i + 1]!.toString('latin1') : `${connection},${raw[i + 1]!.toString('latin1')}`;
+      if (lower === 'connection')
+        connection = connection === undefined ? raw[i + 1]!.toString('latin1') : `${connection},${raw[i + 1]!.toString('latin1')}`;
       continue;
     }
     if (lower === 'x-request-id') continue;
@@ -131,9 +140,10 @@ export function responseHead(raw: readonly Buffer[], requestId: string): Respons
  */
 export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const connection = headers.connection;
-  const named = connection === undefined || PLAIN_CONNECTION.test(connection)
-    ? new Set<string>()
-    : new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
+  const named =
+    connection === undefined || PLAIN_CONNECTION.test(connection)
+      ? new Set<string>()
+      : new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
   const kept: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
@@ -143,7 +153,15 @@ export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeade
 
 /** Removes, in place, the headers a Connection header names (rare: most say only keep-alive or close). */
 function dropNamed(list: string[], connection: string): void {
-  dropNames(list, new Set(connection.split(',').map((token) => token.trim().toLowerCase()).filter(Boolean)));
+  dropNames(
+    list,
+    new Set(
+      connection
+        .split(',')
+        .map((token) => token.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  );
 }
 
 function dropNames(list: string[], named: ReadonlySet<string>): void {

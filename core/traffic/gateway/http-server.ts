@@ -39,7 +39,9 @@ export async function drainServer(server: http.Server | https.Server, boundMs: n
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const failure =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? new SvcError('headers_too_large', 'the request headers are larger than the gateway accepts (16 KiB in all).', { hint: 'Send fewer or shorter headers or cookies.' })
+      ? new SvcError('headers_too_large', 'the request headers are larger than the gateway accepts (16 KiB in all).', {
+          hint: 'Send fewer or shorter headers or cookies.',
+        })
       : new SvcError('bad_request', 'the request is not valid HTTP.');
   writeRawError(socket, failure);
 }
@@ -55,7 +57,11 @@ export function listen(server: http.Server | https.Server, port: number, host: s
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
-        reject(new SvcError('config_invalid', `port ${port} on ${host} is already in use.`, { hint: `Stop the other process or choose another port with ${setting} (0 picks a free one).` }));
+        reject(
+          new SvcError('config_invalid', `port ${port} on ${host} is already in use.`, {
+            hint: `Stop the other process or choose another port with ${setting} (0 picks a free one).`,
+          }),
+        );
       } else reject(error);
     };
     server.once('error', onError);

@@ -50,25 +50,33 @@ export interface ListenerOptions {
 
 export function createListeners(options: ListenerOptions): Listeners {
   const { certificates, handlers, config } = options;
-  const main = certificates === null
-    ? http.createServer(handlers.request)
-    // HTTP/1.1 over TLS; the default context comes from the options, the others from SNICallback at each handshake.
-    : https.createServer({ ...certificates.defaultOptions, SNICallback: certificates.sniCallback }, handlers.request);
+  const main =
+    certificates === null
+      ? http.createServer(handlers.request)
+      : // HTTP/1.1 over TLS; the default context comes from the options, the others from SNICallback at each handshake.
+        https.createServer({ ...certificates.defaultOptions, SNICallback: certificates.sniCallback }, handlers.request);
   serveGateway(main, handlers);
   let plain: http.Server | null = null;
   if (certificates !== null && config.httpPort !== null) {
     if (config.httpsRedirect) {
-      const redirect = createHttpsRedirect({ httpsPort: () => publicHttpsPort(config.publicUrl) ?? (main.address() as AddressInfo).port, challenge: options.challenge ?? null, report: options.report });
+      const redirect = createHttpsRedirect({
+        httpsPort: () => publicHttpsPort(config.publicUrl) ?? (main.address() as AddressInfo).port,
+        challenge: options.challenge ?? null,
+        report: options.report,
+      });
       plain = http.createServer(redirect.request);
       plain.on('upgrade', redirect.upgrade);
       plain.on('clientError', handlers.clientError);
     } else {
       // Serving the gateway: ACME's challenges still go to the ACME client, whatever a workload's routes say.
       const challenge = options.challenge ?? null;
-      const request: http.RequestListener = challenge === null ? handlers.request : (req, res) => {
-        if ((req.url ?? '').startsWith(ACME_CHALLENGE_PREFIX)) challenge(req, res);
-        else handlers.request(req, res);
-      };
+      const request: http.RequestListener =
+        challenge === null
+          ? handlers.request
+          : (req, res) => {
+              if ((req.url ?? '').startsWith(ACME_CHALLENGE_PREFIX)) challenge(req, res);
+              else handlers.request(req, res);
+            };
       plain = serveGateway(http.createServer(request), handlers);
     }
   }

@@ -46,5 +46,7 @@ export function hostMiddleware(): Middleware<GatewayState> {
 }
 
 function malformedHost(): SvcError {
-  return new SvcError('bad_request', 'the Host header is malformed.', { hint: 'Send the host name (and port) of the URL you called, e.g. "Host: 127.0.0.1:7420".' });
+  return new SvcError('bad_request', 'the Host header is malformed.', {
+    hint: 'Send the host name (and port) of the URL you called, e.g. "Host: 127.0.0.1:7420".',
+  });
 }

@@ -33,12 +33,7 @@ export function errorAnswer(error: SvcError, requestId: string | undefined): Err
  * (`client_closed`); when the answer had already started, the connection is
  * closed, so that the client sees a broken response rather than a short one.
  */
-export function respondError(
-  res: ServerResponse,
-  thrown: unknown,
-  requestId: string | undefined,
-  report: ErrorReporter,
-): void {
+export function respondError(res: ServerResponse, thrown: unknown, requestId: string | undefined, report: ErrorReporter): void {
   const error = toSvcError(thrown);
   if (!error.expose) report(thrown, { method: res.req.method ?? '', path: pathOf(res.req.url), requestId });
   if (res.headersSent) {

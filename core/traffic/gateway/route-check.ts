@@ -7,7 +7,10 @@ export function checkRouteAndMethod(entry: RouteEntry, rest: string, method: str
   const http = entry.workload.http;
   if (!http || entry.workload.kind !== 'endpoint') return;
   if (!routeMatches(http.route, rest)) {
-    throw new SvcError('not_found', `${entry.workload.name} answers on ${entry.prefix}${http.route === '/' ? '' : http.route}, not on ${entry.prefix}${rest}.`);
+    throw new SvcError(
+      'not_found',
+      `${entry.workload.name} answers on ${entry.prefix}${http.route === '/' ? '' : http.route}, not on ${entry.prefix}${rest}.`,
+    );
   }
   if (http.methods.length > 0 && !http.methods.includes(method)) {
     throw new SvcError('method_not_allowed', `${entry.workload.name} accepts ${http.methods.join(', ')}, not ${method}.`, {

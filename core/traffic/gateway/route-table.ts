@@ -55,7 +55,9 @@ export class RouteTable {
     for (const entry of entries) {
       const existing = this.#byPrefix.get(entry.prefix);
       if (existing && existing.unit !== entry.unit && !this.#followed.has(existing)) {
-        throw new SvcError('conflict', `the URL ${entry.prefix} is already used by ${existing.unit}.`, { hint: 'Rename the app or the workload.' });
+        throw new SvcError('conflict', `the URL ${entry.prefix} is already used by ${existing.unit}.`, {
+          hint: 'Rename the app or the workload.',
+        });
       }
     }
   }

@@ -7,7 +7,11 @@ import type { RouteTable } from './route-table.js';
 import type { SchedulerDriver } from '../../infra/scheduler/types.js';
 import type { UnitReading } from '../../infra/metrics/platform-metrics.js';
 
-export function* unitReadings(routes: RouteTable, admission: Pick<Admission, 'load'>, driver: Pick<SchedulerDriver, 'status'>): Iterable<UnitReading> {
+export function* unitReadings(
+  routes: RouteTable,
+  admission: Pick<Admission, 'load'>,
+  driver: Pick<SchedulerDriver, 'status'>,
+): Iterable<UnitReading> {
   const seen = new Set<string>();
   for (const entry of routes.entries()) {
     // A unit may have several entries (its path and its host): one reading.

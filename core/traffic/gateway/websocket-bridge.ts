@@ -54,7 +54,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     const url = parseRequestUrl(protocolOf(request, options.trustProxy), request.headers.host ?? '', request.url ?? '/');
     const own = options.routes.match(url.pathname, request.headers.host);
     // As for HTTP: svc's own host URLs first, then a custom domain, then the path.
-    const match = own?.prefix === '' || !domains ? own : (await domains.resolve(request.headers.host ?? '', url.pathname)) ?? own;
+    const match = own?.prefix === '' || !domains ? own : ((await domains.resolve(request.headers.host ?? '', url.pathname)) ?? own);
     const entry = match?.entry;
     const principal = await checkAccess({ plugins: options.plugins, entry, headers: request.headers, url, transport: 'websocket' });
     if (!match || !entry) throw nothingAnswers(url.pathname);
@@ -149,7 +149,15 @@ class Sessions {
 }
 
 /** Opens the container side first, so that a refusal still reaches the client as an HTTP answer. */
-function connectUpstream(instance: Instance, request: IncomingMessage, url: URL, match: RouteMatch, requestId: string, authorized: boolean, trustProxy: boolean): Promise<WebSocket> {
+function connectUpstream(
+  instance: Instance,
+  request: IncomingMessage,
+  url: URL,
+  match: RouteMatch,
+  requestId: string,
+  authorized: boolean,
+  trustProxy: boolean,
+): Promise<WebSocket> {
   // The token may ride in the query for browsers; it is the platform's, never the workload's.
   const query = new URLSearchParams(url.search);
   if (authorized) query.delete('token');
@@ -170,9 +178,12 @@ function connectUpstream(instance: Instance, request: IncomingMessage, url: URL,
     const value = request.headers[name];
     if (typeof value === 'string') headers[name] = name === 'cookie' ? withoutPlatformCookies(value) : value;
   }
-  if (headers['cookie'] === '') delete headers['cookie'];
+  if (headers.cookie === '') delete headers.cookie;
   if (!authorized && typeof request.headers.authorization === 'string') headers.authorization = request.headers.authorization;
-  const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const protocols = (request.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   return new Promise((resolve, reject) => {
     const upstream = new WebSocket(target, protocols, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
     // Paused until the client side is piped: a container that speaks first must not lose its words.
@@ -183,9 +194,19 @@ function connectUpstream(instance: Instance, request: IncomingMessage, url: URL,
     upstream.once('unexpected-response', (_req, response) => {
       response.resume();
       upstream.terminate();
-      reject(new SvcError(response.statusCode === 404 ? 'not_found' : 'bad_request', `the workload refused the WebSocket with HTTP ${response.statusCode}.`, { status: response.statusCode && response.statusCode >= 400 ? response.statusCode : 502 }));
+      reject(
+        new SvcError(
+          response.statusCode === 404 ? 'not_found' : 'bad_request',
+          `the workload refused the WebSocket with HTTP ${response.statusCode}.`,
+          { status: response.statusCode && response.statusCode >= 400 ? response.statusCode : 502 },
+        ),
+      );
     });
-    upstream.once('error', (error) => reject(new SvcError('upstream_unreachable', `the container of this workload could not be reached (${error.message}).`, { cause: error })));
+    upstream.once('error', (error) =>
+      reject(
+        new SvcError('upstream_unreachable', `the container of this workload could not be reached (${error.message}).`, { cause: error }),
+      ),
+    );
   });
 }
 

@@ -37,11 +37,13 @@ export function createWorkloadHandler(options: WorkloadHandlerOptions, fallback:
     if (found === null) return fallback(req, res);
     const search = query === -1 ? '' : target!.slice(query);
     if (!(found instanceof Promise)) return requests.serve(req, res, found, head, path, search, target!);
-    found.then(
-      (domain) => (domain === null ? fallback(req, res) : requests.serve(req, res, domain, head, path, search, target!)),
-      // A host claimed but not served: the same 404 as an unknown URL.
-      (error: unknown) => new Exchange(req, res, requestIdOf(head.requestId), options.report).fail(error),
-    ).catch((error: unknown) => requests.unanswered(req, res, path, error));
+    found
+      .then(
+        (domain) => (domain === null ? fallback(req, res) : requests.serve(req, res, domain, head, path, search, target!)),
+        // A host claimed but not served: the same 404 as an unknown URL.
+        (error: unknown) => new Exchange(req, res, requestIdOf(head.requestId), options.report).fail(error),
+      )
+      .catch((error: unknown) => requests.unanswered(req, res, path, error));
   };
 }
 

@@ -66,7 +66,15 @@ export class WorkloadRequests {
    * workload or a token svc checks in memory, and a free slot. Anything that
    * waits (an asynchronous authenticate hook, the queue) goes on in #admit().
    */
-  serve(req: IncomingMessage, res: ServerResponse, first: RouteMatch, head: RequestHead, path: string, search: string, target: string): void {
+  serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    first: RouteMatch,
+    head: RequestHead,
+    path: string,
+    search: string,
+    target: string,
+  ): void {
     const exchange = new Exchange(req, res, requestIdOf(head.requestId), this.#options.report);
     if (this.#options.metrics) exchange.meter(this.#options.metrics.workload(first.entry.unit, first.entry.ref, first.entry.workload.name));
     const stale = this.#options.staleSince?.();
@@ -82,7 +90,9 @@ export class WorkloadRequests {
         const slot = this.#options.admission.tryEnter(first.entry.unit);
         if (slot !== null) return this.#send(req, exchange, head, first, slot, search);
       }
-      this.#admit(req, exchange, head, first, path, search, target, checked).catch((error: unknown) => this.#answerError(exchange, path, error));
+      this.#admit(req, exchange, head, first, path, search, target, checked).catch((error: unknown) =>
+        this.#answerError(exchange, path, error),
+      );
     } catch (error) {
       this.#answerError(exchange, path, error);
     }
@@ -125,16 +135,30 @@ export class WorkloadRequests {
   }
 
   /** Waits for what serve() could not have at once: the access hook's answer, a slot in the queue, a reroute. */
-  async #admit(req: IncomingMessage, exchange: Exchange, head: RequestHead, first: RouteMatch, path: string, search: string, target: string, checked: Access): Promise<void> {
+  async #admit(
+    req: IncomingMessage,
+    exchange: Exchange,
+    head: RequestHead,
+    first: RouteMatch,
+    path: string,
+    search: string,
+    target: string,
+    checked: Access,
+  ): Promise<void> {
     // On a custom domain the host names the workload: a redeploy is followed by its prefix, never by the path.
-    const again = first.prefix === '' && this.#domains ? () => this.#domains!.again(first) : () => this.#options.routes.match(path, head.host);
+    const again =
+      first.prefix === '' && this.#domains ? () => this.#domains!.again(first) : () => this.#options.routes.match(path, head.host);
     let match = first;
     let slot: Slot;
     await checked;
     for (let attempt = 1; ; attempt++) {
       if (attempt > 1) await this.#check(req, head, target, match);
       try {
-        slot = await this.#options.admission.enter(match.entry.unit, { maxPending: match.entry.workload.scaling.maxPendingTasks }, exchange.signal);
+        slot = await this.#options.admission.enter(
+          match.entry.unit,
+          { maxPending: match.entry.workload.scaling.maxPendingTasks },
+          exchange.signal,
+        );
         break;
       } catch (error) {
         // A redeploy switched the URL to a new unit while this request waited for the old one (or was
@@ -152,16 +176,29 @@ export class WorkloadRequests {
     exchange.hold(slot, this.#crashCause);
     exchange.bound(callLimitOf(match.entry.workload));
     head.forward.push(
-      'x-request-id', exchange.requestId,
-      'x-forwarded-for', forwardedFor(req, this.#options.trustProxy),
-      'x-forwarded-proto', protocolOf(req, this.#options.trustProxy),
-      'x-forwarded-host', head.host,
-      'x-forwarded-prefix', match.prefix,
+      'x-request-id',
+      exchange.requestId,
+      'x-forwarded-for',
+      forwardedFor(req, this.#options.trustProxy),
+      'x-forwarded-proto',
+      protocolOf(req, this.#options.trustProxy),
+      'x-forwarded-host',
+      head.host,
+      'x-forwarded-prefix',
+      match.prefix,
     );
     const method = req.method!;
-    const body = BODYLESS.has(method) ? null : head.contentLength !== undefined ? req : countedBody(req, exchange.response, this.#maxBodyBytes);
+    const body = BODYLESS.has(method)
+      ? null
+      : head.contentLength !== undefined
+        ? req
+        : countedBody(req, exchange.response, this.#maxBodyBytes);
     exchange.sent();
-    this.#options.upstreams.dispatch(slot.instance, { method: method as 'GET', path: match.rest + search, headers: head.forward, body }, exchange);
+    this.#options.upstreams.dispatch(
+      slot.instance,
+      { method: method as 'GET', path: match.rest + search, headers: head.forward, body },
+      exchange,
+    );
   }
 }
 

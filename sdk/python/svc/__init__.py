@@ -23,6 +23,7 @@ from ._image import Image
 from ._retries import Retries
 from ._schedule import Cron, Period
 from ._secret import Secret
+from ._version import __version__
 from .exceptions import (
     ConfigError,
     Error,
@@ -44,8 +45,6 @@ from .exceptions import (
     UnavailableError,
     WorkerCrashedError,
 )
-
-from ._version import __version__
 
 __all__ = [
     "App",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import _checks
 from ._autoscaler import Autoscaler
@@ -92,8 +93,15 @@ class App:
             def nightly_cleanup() -> None:
                 ...
         """
-        return self._declare("function", fn, name, image, dict(cpu=cpu, memory=memory, on_start=on_start,
-                                                                      timeout=timeout, retries=retries, schedule=schedule), unknown, secrets)
+        return self._declare(
+            "function",
+            fn,
+            name,
+            image,
+            dict(cpu=cpu, memory=memory, on_start=on_start, timeout=timeout, retries=retries, schedule=schedule),
+            unknown,
+            secrets,
+        )
 
     def endpoint(
         self,
@@ -133,10 +141,20 @@ class App:
                 return Greeting(message=f"Hello, {name}" + ("!" if excited else "."))
         """
         options = dict(
-            route=route, methods=methods, cpu=cpu, memory=memory, workers=workers,
-            concurrency=concurrency, autoscaler=autoscaler, max_pending_tasks=max_pending_tasks,
-            checkpoint_enabled=checkpoint_enabled, authorized=authorized, domain=domain, keep_warm=keep_warm,
-            on_start=on_start, timeout=timeout,
+            route=route,
+            methods=methods,
+            cpu=cpu,
+            memory=memory,
+            workers=workers,
+            concurrency=concurrency,
+            autoscaler=autoscaler,
+            max_pending_tasks=max_pending_tasks,
+            checkpoint_enabled=checkpoint_enabled,
+            authorized=authorized,
+            domain=domain,
+            keep_warm=keep_warm,
+            on_start=on_start,
+            timeout=timeout,
         )
         return self._declare("endpoint", fn, name, image, options, unknown, secrets)
 
@@ -172,9 +190,17 @@ class App:
             **unknown: Any,
         ) -> Any:
             options: dict[str, Any] = dict(
-                cpu=cpu, memory=memory, workers=workers, concurrent_requests=concurrent_requests,
-                autoscaler=autoscaler, max_pending_tasks=max_pending_tasks, checkpoint_enabled=checkpoint_enabled,
-                authorized=authorized, domain=domain, keep_warm_seconds=keep_warm_seconds, on_start=on_start,
+                cpu=cpu,
+                memory=memory,
+                workers=workers,
+                concurrent_requests=concurrent_requests,
+                autoscaler=autoscaler,
+                max_pending_tasks=max_pending_tasks,
+                checkpoint_enabled=checkpoint_enabled,
+                authorized=authorized,
+                domain=domain,
+                keep_warm_seconds=keep_warm_seconds,
+                on_start=on_start,
             )
             # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
             if kind == "asgi":
@@ -188,8 +214,9 @@ class App:
         decorator.__doc__ = doc
         if kind != "asgi":  # what help() and editors show: the options this kind takes
             signature = inspect.signature(decorator)
-            setattr(decorator, "__signature__", signature.replace(
-                parameters=[p for p in signature.parameters.values() if p.name != "openapi"]))
+            decorator.__signature__ = signature.replace(
+                parameters=[p for p in signature.parameters.values() if p.name != "openapi"]
+            )
         return decorator
 
     asgi = _app_decorator(
@@ -225,7 +252,13 @@ class App:
     )
 
     def _declare(
-        self, kind: str, target: Any, name: Any, image: Any, given: dict[str, Any], unknown: dict[str, Any],
+        self,
+        kind: str,
+        target: Any,
+        name: Any,
+        image: Any,
+        given: dict[str, Any],
+        unknown: dict[str, Any],
         secrets: Any = (),
     ) -> Any:
         """Checks the options now (at the decorator line), then registers the target."""

@@ -47,8 +47,7 @@ class Autoscaler:
                 _WHERE,
                 "min_containers",
                 self.min_containers,
-                f"is more than max_containers={self.max_containers}: "
-                "raise max_containers or lower min_containers",
+                f"is more than max_containers={self.max_containers}: raise max_containers or lower min_containers",
             )
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,4 +64,6 @@ def describe_fields() -> dict[str, dict[str, Any]]:
 
     ``min_containers`` is further bounded by ``max_containers``.
     """
-    return {field.name: {"default": field.default, **_checks.rule_of(_RANGES[field.name])} for field in fields(Autoscaler)}
+    return {
+        field.name: {"default": field.default, **_checks.rule_of(_RANGES[field.name])} for field in fields(Autoscaler)
+    }

@@ -15,7 +15,8 @@ import json
 import math
 import numbers
 import re
-from typing import Any, Callable, Mapping, NoReturn, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn, TypeVar
 
 from .exceptions import InvalidOptionError
 
@@ -27,7 +28,9 @@ _CheckT = TypeVar("_CheckT", bound=Check)
 # has the same rule (core/model/names.ts: nameProblem, suggestName,
 # NAME_RULE); test/core/model/workload/sdk-parity.test.ts checks that both agree.
 NAME_MAX_LENGTH = 63
-NAME_RULE = 'a lowercase DNS label: 1 to 63 characters from a-z, 0-9 and "-", not starting or ending with "-", without "--"'
+NAME_RULE = (
+    'a lowercase DNS label: 1 to 63 characters from a-z, 0-9 and "-", not starting or ending with "-", without "--"'
+)
 
 
 class Problem(Exception):
@@ -44,7 +47,7 @@ def describe(**rule: Any) -> Callable[[_CheckT], _CheckT]:
     """Attaches ``rule`` (what the check accepts: ``type``, bounds) to a check, for ``rule_of``."""
 
     def attach(check: _CheckT) -> _CheckT:
-        setattr(check, "rule", rule)
+        check.rule = rule
         return check
 
     return attach

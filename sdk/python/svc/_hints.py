@@ -57,8 +57,10 @@ def is_typeddict(tp: Any) -> bool:
 
 def is_pydantic_model(tp: Any) -> bool:
     """A pydantic v2 model class, recognised without importing pydantic."""
-    return isinstance(tp, type) and callable(getattr(tp, "model_json_schema", None)) and callable(
-        getattr(tp, "model_validate", None)
+    return (
+        isinstance(tp, type)
+        and callable(getattr(tp, "model_json_schema", None))
+        and callable(getattr(tp, "model_validate", None))
     )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from . import _checks
 
@@ -19,9 +20,7 @@ def current_python_version() -> str:
 
 def _check_version(value: Any) -> str:
     if isinstance(value, float):
-        raise _checks.Problem(
-            f'is a float: pass a string such as "{value}" (as a float, 3.10 would read as 3.1)'
-        )
+        raise _checks.Problem(f'is a float: pass a string such as "{value}" (as a float, 3.10 would read as 3.1)')
     if not isinstance(value, str):
         raise _checks.Problem(f'is a {_checks.type_name(value)}, not a string: pass a version such as "3.11"')
     match = _VERSION.fullmatch(value)
@@ -34,7 +33,9 @@ def _check_version(value: Any) -> str:
 
 def _check_requirement(value: Any) -> str:
     if not isinstance(value, str):
-        raise _checks.Problem(f"is a {_checks.type_name(value)}, not a string: pass pip requirements such as 'numpy>=1.26'")
+        raise _checks.Problem(
+            f"is a {_checks.type_name(value)}, not a string: pass pip requirements such as 'numpy>=1.26'"
+        )
     requirement = value.strip()
     if not requirement:
         raise _checks.Problem("is empty: pass pip requirements such as 'numpy>=1.26'")
@@ -104,7 +105,9 @@ class Image:
         where = "svc.Image.add_python_packages"
         if not _is_list(packages):
             _checks.reject(
-                where, "packages", packages,
+                where,
+                "packages",
+                packages,
                 f"is a {_checks.type_name(packages)}, not a list: pass a list such as ['numpy>=1.26']",
             )
         added = list(self._python_packages)

@@ -64,8 +64,7 @@ def find_app(module: ModuleType) -> App:
             found[id(value)] = (name, value)
     if not found:
         raise EntryError(
-            f"no svc.App in module {module.__name__!r}: define one at module level, "
-            'e.g. app = svc.App("my-app")'
+            f'no svc.App in module {module.__name__!r}: define one at module level, e.g. app = svc.App("my-app")'
         )
     if len(found) > 1:
         names = ", ".join(sorted(name for name, _ in found.values()))

@@ -17,14 +17,16 @@ import difflib
 import functools
 import inspect
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, cast
+from typing import Any, cast
 
 from . import _checks
 from ._autoscaler import Autoscaler, describe_fields
-from ._image import Image
-from ._retries import Retries, check_retries, describe_fields as describe_retries
 from ._checks import Problem
+from ._image import Image
+from ._retries import Retries, check_retries
+from ._retries import describe_fields as describe_retries
 from ._schedule import Cron, Period, check_schedule
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -69,7 +71,9 @@ def _route(value: Any) -> str:
         raise Problem("contains a '.' or '..' segment: write the path without them")
     if not _ROUTE_CHARS.fullmatch(value):
         # The gateway compares routes with the raw request path: nothing may need percent-encoding.
-        raise Problem("contains characters that need percent-encoding in a URL: use letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ /")
+        raise Problem(
+            "contains characters that need percent-encoding in a URL: use letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ /"
+        )
     if value == RESERVED_ROUTE_PREFIX or value.startswith(RESERVED_ROUTE_PREFIX + "/"):
         raise Problem(f"is under {RESERVED_ROUTE_PREFIX}/, which svc reserves for itself: choose another path")
     return value
@@ -79,7 +83,9 @@ def _route(value: Any) -> str:
 def _openapi(value: Any) -> str:
     """The app's path of its OpenAPI description: the rules of a route (it is one of the app's)."""
     if not isinstance(value, str):
-        raise Problem(f"is a {_checks.type_name(value)}, not a string: pass the app's path of it, such as '/openapi.json', or None")
+        raise Problem(
+            f"is a {_checks.type_name(value)}, not a string: pass the app's path of it, such as '/openapi.json', or None"
+        )
     return _route(value)
 
 
@@ -140,7 +146,8 @@ def _on_start(value: Any) -> Any:
     except (TypeError, ValueError):  # some builtins have no signature: nothing to check
         return function
     required = [
-        p.name for p in signature.parameters.values()
+        p.name
+        for p in signature.parameters.values()
         if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
     if required:
@@ -188,89 +195,189 @@ DEFAULT_TIMEOUT = 300.0
 OPTIONS: Mapping[str, Option] = {
     option.name: option
     for option in (
-        Option("name", "str | None", None, _checks.optional(_checks.name),
-               f"Workload name: {_checks.NAME_RULE}, unique within the app. "
-               "None names it after the function: lower case, '_' as '-' (say_hello: say-hello).",
-               'name="greet"'),
-        Option("image", "svc.Image | None", None,
-               _checks.optional(_checks.instance(Image, 'svc.Image(python_version="3.11")')),
-               "The Python environment to run in. None uses svc.Image(): the manifest "
-               "writer's Python version and no extra packages.",
-               'image=svc.Image(python_version="3.11").add_python_packages(["numpy"])'),
-        Option("cpu", "float", 1.0,
-               _checks.number(0.125, 64, "a number of CPU cores", "0.5, 1 or 2"),
-               "CPU cores per container, 0.125 to 64; fractions are allowed. "
-               "A bool is not a number here.", "cpu=0.5"),
-        Option("memory", "str", "512Mi", _memory,
-               "Memory per container: a whole number with a binary unit, Mi or Gi, "
-               "from 64Mi to 256Gi.", 'memory="2Gi"'),
-        Option("route", "str", "/", _route,
-               "URL path the endpoint answers on. Starts with '/'; no '?', '#', whitespace, "
-               "'//', '.' or '..' segments; /_svc/ is reserved.", 'route="/greet"'),
-        Option("methods", "list[str]", ("GET", "POST"), _methods,
-               f"HTTP methods the endpoint accepts: a non-empty list of distinct methods from "
-               f"{', '.join(HTTP_METHODS)} (any case; upper-cased). POST, PUT and PATCH take "
-               "the arguments from the JSON body, the others from the query string.",
-               'methods=["POST"]'),
-        Option("workers", "int", 1, _checks.integer(1, 64),
-               "Processes per container, 1 to 64.", "workers=2"),
-        Option("concurrency", "int", 1, _checks.integer(1, 1000),
-               "Requests one worker handles at once, 1 to 1000. Capacity of a container "
-               "is workers x concurrency.", "concurrency=8"),
-        Option("concurrent_requests", "int", 1, _checks.integer(1, 1000),
-               "Requests (or WebSocket connections) one worker handles at once, 1 to 1000. "
-               "Capacity of a container is workers x concurrent_requests.",
-               "concurrent_requests=16"),
-        Option("autoscaler", "svc.Autoscaler", _DEFAULT_AUTOSCALER,
-               _checks.describe(type="autoscaler", fields=describe_fields())(
-                   _checks.instance(Autoscaler, "svc.Autoscaler(max_containers=3)")),
-               "Scaling bounds. The default runs at most one container and scales to zero.",
-               "autoscaler=svc.Autoscaler(max_containers=5, tasks_per_container=8)"),
-        Option("max_pending_tasks", "int", 100, _checks.integer(0, 100000),
-               "Requests that may wait in the queue when every worker is busy, 0 to 100000; "
-               "beyond it the gateway answers 429.", "max_pending_tasks=500"),
-        Option("checkpoint_enabled", "bool", False, _checks.boolean,
-               "Start new containers from a warmed worker instead of re-running imports "
-               "and start-up code.", "checkpoint_enabled=True"),
-        Option("authorized", "bool", True, _checks.boolean,
-               "Require 'Authorization: Bearer <token>'. False makes the URL public; access "
-               "control is then your code's job.", "authorized=False"),
-        Option("domain", "str | None", None, _checks.optional(_domain),
-               "Also serve the workload on this customer-owned hostname (lower-case, at "
-               "least one dot). Team and Business plans only.", 'domain="api.example.com"'),
-        Option("keep_warm", "int", 60, _checks.integer(0, 86400),
-               "Seconds an idle container stays up before it may be stopped, 0 to 86400.",
-               "keep_warm=300"),
-        Option("keep_warm_seconds", "int", 60, _checks.integer(0, 86400),
-               "Seconds an idle container stays up before it may be stopped, 0 to 86400.",
-               "keep_warm_seconds=300"),
-        Option("on_start", "Callable[[], Any] | None", None, _checks.optional(_on_start),
-               "A plain function called once in each worker before it takes requests, with no "
-               "arguments (set up models, caches, connections). Its return value reaches the "
-               "handler as context.on_start_value. If it raises, the worker does not start and "
-               "the traceback goes to the workload logs.",
-               "on_start=load_model"),
-        Option("timeout", "float", DEFAULT_TIMEOUT, _checks.number(1, 86400, "a number of seconds", "30 or 600"),
-               "Seconds one call may run, 1 to 86400 (a day). A call past it is abandoned: an endpoint "
-               "answers 504 timeout, .remote() raises svc.FunctionTimeoutError, and the worker running "
-               "it is replaced. For an endpoint it counts to the last byte, a stream's included.",
-               "timeout=30"),
-        Option("retries", "int | svc.Retries | None", None,
-               _checks.describe(type="retries", nullable=True, fields=describe_retries())(check_retries),
-               "Run a failed call again (it raised, its container died, or it timed out): a count, "
-               "0 to 10, or svc.Retries for the pauses between attempts. Each attempt is in the logs.",
-               "retries=svc.Retries(max_retries=3, initial_delay=0.5)"),
-        Option("schedule", "svc.Cron | svc.Period | None", None, _checks.optional(check_schedule),
-               "Run the deployed function by itself on this schedule, with no arguments: a cron "
-               "expression (svc.Cron) or a period (svc.Period). Each tick runs once across svc's "
-               "replicas; a tick that comes while the previous run still runs is skipped unless "
-               "overlap=True. Runs and their logs: svc app runs <app>.",
-               'schedule=svc.Cron("0 3 * * *")'),
-        Option("openapi", "str | None", "/openapi.json", _checks.optional(_openapi),
-               "The app's path of its OpenAPI description (FastAPI serves one at /openapi.json), read once "
-               "at each deploy: svc app export then gives each operation its own typed method. None: not "
-               "read (the client keeps only request() and connect()). A deploy never fails over it.",
-               'openapi="/api/schema.json"'),
+        Option(
+            "name",
+            "str | None",
+            None,
+            _checks.optional(_checks.name),
+            f"Workload name: {_checks.NAME_RULE}, unique within the app. "
+            "None names it after the function: lower case, '_' as '-' (say_hello: say-hello).",
+            'name="greet"',
+        ),
+        Option(
+            "image",
+            "svc.Image | None",
+            None,
+            _checks.optional(_checks.instance(Image, 'svc.Image(python_version="3.11")')),
+            "The Python environment to run in. None uses svc.Image(): the manifest "
+            "writer's Python version and no extra packages.",
+            'image=svc.Image(python_version="3.11").add_python_packages(["numpy"])',
+        ),
+        Option(
+            "cpu",
+            "float",
+            1.0,
+            _checks.number(0.125, 64, "a number of CPU cores", "0.5, 1 or 2"),
+            "CPU cores per container, 0.125 to 64; fractions are allowed. A bool is not a number here.",
+            "cpu=0.5",
+        ),
+        Option(
+            "memory",
+            "str",
+            "512Mi",
+            _memory,
+            "Memory per container: a whole number with a binary unit, Mi or Gi, from 64Mi to 256Gi.",
+            'memory="2Gi"',
+        ),
+        Option(
+            "route",
+            "str",
+            "/",
+            _route,
+            "URL path the endpoint answers on. Starts with '/'; no '?', '#', whitespace, "
+            "'//', '.' or '..' segments; /_svc/ is reserved.",
+            'route="/greet"',
+        ),
+        Option(
+            "methods",
+            "list[str]",
+            ("GET", "POST"),
+            _methods,
+            f"HTTP methods the endpoint accepts: a non-empty list of distinct methods from "
+            f"{', '.join(HTTP_METHODS)} (any case; upper-cased). POST, PUT and PATCH take "
+            "the arguments from the JSON body, the others from the query string.",
+            'methods=["POST"]',
+        ),
+        Option("workers", "int", 1, _checks.integer(1, 64), "Processes per container, 1 to 64.", "workers=2"),
+        Option(
+            "concurrency",
+            "int",
+            1,
+            _checks.integer(1, 1000),
+            "Requests one worker handles at once, 1 to 1000. Capacity of a container is workers x concurrency.",
+            "concurrency=8",
+        ),
+        Option(
+            "concurrent_requests",
+            "int",
+            1,
+            _checks.integer(1, 1000),
+            "Requests (or WebSocket connections) one worker handles at once, 1 to 1000. "
+            "Capacity of a container is workers x concurrent_requests.",
+            "concurrent_requests=16",
+        ),
+        Option(
+            "autoscaler",
+            "svc.Autoscaler",
+            _DEFAULT_AUTOSCALER,
+            _checks.describe(type="autoscaler", fields=describe_fields())(
+                _checks.instance(Autoscaler, "svc.Autoscaler(max_containers=3)")
+            ),
+            "Scaling bounds. The default runs at most one container and scales to zero.",
+            "autoscaler=svc.Autoscaler(max_containers=5, tasks_per_container=8)",
+        ),
+        Option(
+            "max_pending_tasks",
+            "int",
+            100,
+            _checks.integer(0, 100000),
+            "Requests that may wait in the queue when every worker is busy, 0 to 100000; "
+            "beyond it the gateway answers 429.",
+            "max_pending_tasks=500",
+        ),
+        Option(
+            "checkpoint_enabled",
+            "bool",
+            False,
+            _checks.boolean,
+            "Start new containers from a warmed worker instead of re-running imports and start-up code.",
+            "checkpoint_enabled=True",
+        ),
+        Option(
+            "authorized",
+            "bool",
+            True,
+            _checks.boolean,
+            "Require 'Authorization: Bearer <token>'. False makes the URL public; access "
+            "control is then your code's job.",
+            "authorized=False",
+        ),
+        Option(
+            "domain",
+            "str | None",
+            None,
+            _checks.optional(_domain),
+            "Also serve the workload on this customer-owned hostname (lower-case, at "
+            "least one dot). Team and Business plans only.",
+            'domain="api.example.com"',
+        ),
+        Option(
+            "keep_warm",
+            "int",
+            60,
+            _checks.integer(0, 86400),
+            "Seconds an idle container stays up before it may be stopped, 0 to 86400.",
+            "keep_warm=300",
+        ),
+        Option(
+            "keep_warm_seconds",
+            "int",
+            60,
+            _checks.integer(0, 86400),
+            "Seconds an idle container stays up before it may be stopped, 0 to 86400.",
+            "keep_warm_seconds=300",
+        ),
+        Option(
+            "on_start",
+            "Callable[[], Any] | None",
+            None,
+            _checks.optional(_on_start),
+            "A plain function called once in each worker before it takes requests, with no "
+            "arguments (set up models, caches, connections). Its return value reaches the "
+            "handler as context.on_start_value. If it raises, the worker does not start and "
+            "the traceback goes to the workload logs.",
+            "on_start=load_model",
+        ),
+        Option(
+            "timeout",
+            "float",
+            DEFAULT_TIMEOUT,
+            _checks.number(1, 86400, "a number of seconds", "30 or 600"),
+            "Seconds one call may run, 1 to 86400 (a day). A call past it is abandoned: an endpoint "
+            "answers 504 timeout, .remote() raises svc.FunctionTimeoutError, and the worker running "
+            "it is replaced. For an endpoint it counts to the last byte, a stream's included.",
+            "timeout=30",
+        ),
+        Option(
+            "retries",
+            "int | svc.Retries | None",
+            None,
+            _checks.describe(type="retries", nullable=True, fields=describe_retries())(check_retries),
+            "Run a failed call again (it raised, its container died, or it timed out): a count, "
+            "0 to 10, or svc.Retries for the pauses between attempts. Each attempt is in the logs.",
+            "retries=svc.Retries(max_retries=3, initial_delay=0.5)",
+        ),
+        Option(
+            "schedule",
+            "svc.Cron | svc.Period | None",
+            None,
+            _checks.optional(check_schedule),
+            "Run the deployed function by itself on this schedule, with no arguments: a cron "
+            "expression (svc.Cron) or a period (svc.Period). Each tick runs once across svc's "
+            "replicas; a tick that comes while the previous run still runs is skipped unless "
+            "overlap=True. Runs and their logs: svc app runs <app>.",
+            'schedule=svc.Cron("0 3 * * *")',
+        ),
+        Option(
+            "openapi",
+            "str | None",
+            "/openapi.json",
+            _checks.optional(_openapi),
+            "The app's path of its OpenAPI description (FastAPI serves one at /openapi.json), read once "
+            "at each deploy: svc app export then gives each operation its own typed method. None: not "
+            "read (the client keeps only request() and connect()). A deploy never fails over it.",
+            'openapi="/api/schema.json"',
+        ),
     )
 }
 
@@ -280,7 +387,10 @@ _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_sec
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "function": _SERVED + ("on_start", "timeout", "retries", "schedule"),
-    "endpoint": _SERVED + ("route", "methods", "workers", "concurrency") + _SCALED + ("keep_warm", "on_start", "timeout"),
+    "endpoint": _SERVED
+    + ("route", "methods", "workers", "concurrency")
+    + _SCALED
+    + ("keep_warm", "on_start", "timeout"),
     "asgi": _ASGI + ("openapi", "on_start"),
     "realtime": _ASGI + ("on_start",),
 }
@@ -385,7 +495,10 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
     """
     return {
         kind: {
-            option: {"default": manifest_value(option, OPTIONS[option].default), **_checks.rule_of(OPTIONS[option].check)}
+            option: {
+                "default": manifest_value(option, OPTIONS[option].default),
+                **_checks.rule_of(OPTIONS[option].check),
+            }
             for option in options
         }
         for kind, options in KIND_OPTIONS.items()

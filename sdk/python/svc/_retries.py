@@ -57,7 +57,10 @@ class Retries:
 def describe_fields() -> dict[str, dict[str, Any]]:
     """Each field's default (None: required) and rule, as JSON-ready data (``svc._options.describe_options``)."""
     return {
-        field.name: {"default": None if field.name == "max_retries" else field.default, **_checks.rule_of(_RANGES[field.name])}
+        field.name: {
+            "default": None if field.name == "max_retries" else field.default,
+            **_checks.rule_of(_RANGES[field.name]),
+        }
         for field in fields(Retries)
     }
 
@@ -69,7 +72,8 @@ def check_retries(value: Any) -> Retries | None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _checks.Problem(
             f"is a {_checks.type_name(value)}, not a number of retries: pass an int from 0 to 10, "
-            "or svc.Retries(max_retries=3, initial_delay=1.0)")
+            "or svc.Retries(max_retries=3, initial_delay=1.0)"
+        )
     if not 0 <= value <= 10:
         raise _checks.Problem("is out of range: pass a whole number of retries from 0 to 10")
     return Retries(max_retries=value)

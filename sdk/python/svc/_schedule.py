@@ -83,17 +83,29 @@ class Cron:
         # Typed str, but a caller without a type checker may pass anything: checked as what it is.
         expression = cast(object, self.expression)
         if not isinstance(expression, str):
-            _checks.reject(where, "expression", expression, f"is a {_checks.type_name(expression)}, not a string: pass five fields such as '0 3 * * *'")
+            _checks.reject(
+                where,
+                "expression",
+                expression,
+                f"is a {_checks.type_name(expression)}, not a string: pass five fields such as '0 3 * * *'",
+            )
         fields = expression.split()
         if len(fields) != 5:
-            _checks.reject(where, "expression", self.expression, f"has {len(fields)} fields, not 5 (minute, hour, day of month, month, day of week): write it like '0 3 * * *'")
+            _checks.reject(
+                where,
+                "expression",
+                self.expression,
+                f"has {len(fields)} fields, not 5 (minute, hour, day of month, month, day of week): write it like '0 3 * * *'",
+            )
         for index, text in enumerate(fields):
             problem = _field_problem(index, text)
             if problem is not None:
                 _checks.reject(where, "expression", self.expression, problem)
         timezone = cast(object, self.timezone)
         if not isinstance(timezone, str) or not timezone:
-            _checks.reject(where, "timezone", self.timezone, "is not a time zone name: pass one such as 'UTC' or 'Europe/Paris'")
+            _checks.reject(
+                where, "timezone", self.timezone, "is not a time zone name: pass one such as 'UTC' or 'Europe/Paris'"
+            )
         problem = _timezone_problem(self.timezone)
         if problem is not None:
             _checks.reject(where, "timezone", self.timezone, problem)
@@ -162,5 +174,7 @@ Schedule = Union[Cron, Period]
 def check_schedule(value: Any) -> Schedule:
     """The ``schedule=`` option: a svc.Cron or a svc.Period."""
     if not isinstance(value, (Cron, Period)):
-        raise _checks.Problem(f"is a {_checks.type_name(value)}, not a svc.Cron or svc.Period: pass svc.Cron('0 3 * * *') or svc.Period(minutes=5)")
+        raise _checks.Problem(
+            f"is a {_checks.type_name(value)}, not a svc.Cron or svc.Period: pass svc.Cron('0 3 * * *') or svc.Period(minutes=5)"
+        )
     return value

@@ -12,11 +12,16 @@ import enum
 import inspect
 import types
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import _json
 from ._hints import (
-    CONTEXT_PARAMETER, is_dataclass_type, is_pydantic_model, is_typeddict, type_hints,
+    CONTEXT_PARAMETER,
+    is_dataclass_type,
+    is_pydantic_model,
+    is_typeddict,
+    type_hints,
 )
 
 Schema = dict[str, Any]
@@ -24,8 +29,18 @@ EMPTY = inspect.Parameter.empty
 
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _BYTES = (bytes, bytearray)
-ARRAYS = (list, set, frozenset, tuple, abc.Sequence, abc.MutableSequence, abc.Set, abc.MutableSet,
-          abc.Collection, abc.Iterable)
+ARRAYS = (
+    list,
+    set,
+    frozenset,
+    tuple,
+    abc.Sequence,
+    abc.MutableSequence,
+    abc.Set,
+    abc.MutableSet,
+    abc.Collection,
+    abc.Iterable,
+)
 OBJECTS = (dict, abc.Mapping, abc.MutableMapping)
 STREAMS = (abc.Iterator, abc.Generator, abc.AsyncIterator, abc.AsyncGenerator)
 UNIONS = (typing.Union, types.UnionType)
@@ -77,7 +92,7 @@ def _class_schema(cls: type[Any], seen: frozenset[type]) -> Schema:
         return {"title": cls.__name__}
     seen = seen | {cls}
     if is_pydantic_model(cls):
-        schema: Schema = getattr(cls, "model_json_schema")()
+        schema: Schema = cls.model_json_schema()
         return schema
     if issubclass(cls, enum.Enum):
         return {"title": cls.__name__, "enum": [_json.to_json_value(member.value) for member in cls]}
@@ -96,7 +111,7 @@ def _class_schema(cls: type[Any], seen: frozenset[type]) -> Schema:
     if is_typeddict(cls):
         hints = type_hints(cls)
         properties = {key: schema_for(hint, seen) for key, hint in hints.items()}
-        required = [key for key in hints if key in getattr(cls, "__required_keys__")]
+        required = [key for key in hints if key in cls.__required_keys__]
         return {"type": "object", "title": cls.__name__, "properties": properties, "required": required}
     return {"title": cls.__name__}
 

@@ -9,7 +9,8 @@ kept there sealed, like a named secret. Neither shows its values in ``repr``.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 from . import _checks
 from .exceptions import InvalidOptionError
@@ -66,20 +67,30 @@ class Secret:
         # Typed, but a caller without a type checker may pass anything: checked as what it is.
         given = cast(object, values)
         if not isinstance(given, Mapping):
-            raise InvalidOptionError(f"{where}: values is a {_checks.type_name(values)}, not a dict of KEY: value", option="values")
+            raise InvalidOptionError(
+                f"{where}: values is a {_checks.type_name(values)}, not a dict of KEY: value", option="values"
+            )
         kept: dict[str, str] = {}
         for key, value in cast("Mapping[object, object]", given).items():
             if not isinstance(key, str) or not _KEY.fullmatch(key):
                 raise InvalidOptionError(f"{where}: the key {key!r} is not {KEY_RULE}", option="values")
             if key.startswith("SVC_") or key in _RESERVED:
-                raise InvalidOptionError(f"{where}: the key {key} is one svc sets in every worker itself; choose another name", option="values")
+                raise InvalidOptionError(
+                    f"{where}: the key {key} is one svc sets in every worker itself; choose another name",
+                    option="values",
+                )
             if value is None:
                 continue
             # The message names the key, never the value.
             if not isinstance(value, str):
-                raise InvalidOptionError(f"{where}: the value of {key} is a {_checks.type_name(value)}, not a string", option="values")
+                raise InvalidOptionError(
+                    f"{where}: the value of {key} is a {_checks.type_name(value)}, not a string", option="values"
+                )
             if len(value.encode()) > MAX_VALUE_BYTES or "\0" in value:
-                raise InvalidOptionError(f"{where}: the value of {key} is over {MAX_VALUE_BYTES} bytes or holds a NUL character", option="values")
+                raise InvalidOptionError(
+                    f"{where}: the value of {key} is over {MAX_VALUE_BYTES} bytes or holds a NUL character",
+                    option="values",
+                )
             kept[key] = value
         return cls(_values=kept)
 
@@ -114,18 +125,29 @@ def check_secrets(where: str, value: Any) -> tuple[Secret, ...]:
     example = 'pass a list such as [svc.Secret.from_name("db")]'
     if isinstance(value, (str, Secret)):
         shown = f"svc.Secret.from_name({value!r})" if isinstance(value, str) else repr(value)
-        raise InvalidOptionError(f"{where}: secrets= takes a list, not one {'name' if isinstance(value, str) else 'Secret'}: write [{shown}]", option="secrets")
+        raise InvalidOptionError(
+            f"{where}: secrets= takes a list, not one {'name' if isinstance(value, str) else 'Secret'}: write [{shown}]",
+            option="secrets",
+        )
     if not isinstance(value, (list, tuple)):
-        raise InvalidOptionError(f"{where}: secrets= is a {_checks.type_name(value)}, not a list: {example}", option="secrets")
+        raise InvalidOptionError(
+            f"{where}: secrets= is a {_checks.type_name(value)}, not a list: {example}", option="secrets"
+        )
     names: set[str] = set()
     items = cast("list[object] | tuple[object, ...]", value)
     for item in items:
         if isinstance(item, str):
-            raise InvalidOptionError(f"{where}: secrets= holds the string {item!r}: write svc.Secret.from_name({item!r})", option="secrets")
+            raise InvalidOptionError(
+                f"{where}: secrets= holds the string {item!r}: write svc.Secret.from_name({item!r})", option="secrets"
+            )
         if not isinstance(item, Secret):
-            raise InvalidOptionError(f"{where}: secrets= holds a {_checks.type_name(item)}: {example}", option="secrets")
+            raise InvalidOptionError(
+                f"{where}: secrets= holds a {_checks.type_name(item)}: {example}", option="secrets"
+            )
         if item.name is not None:
             if item.name in names:
-                raise InvalidOptionError(f"{where}: secrets= names the secret {item.name!r} twice: list it once", option="secrets")
+                raise InvalidOptionError(
+                    f"{where}: secrets= names the secret {item.name!r} twice: list it once", option="secrets"
+                )
             names.add(item.name)
     return tuple(cast("list[Secret] | tuple[Secret, ...]", items))

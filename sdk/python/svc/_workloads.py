@@ -13,9 +13,10 @@ import contextlib
 import functools
 import inspect
 import os
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Generator, Mapping
+from typing import Any
 
 from . import _checks
 from ._hints import CONTEXT_PARAMETER
@@ -111,9 +112,18 @@ class AsgiHandle:
     def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         return self.workload.target(scope, receive, send)
 
-    def request(self, method: str = "GET", path: str = "/", *, json: Any = None, data: Any = None,
-                headers: Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None,
-                target: str | None = None, timeout: float | None = None) -> Any:
+    def request(
+        self,
+        method: str = "GET",
+        path: str = "/",
+        *,
+        json: Any = None,
+        data: Any = None,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, Any] | None = None,
+        target: str | None = None,
+        timeout: float | None = None,
+    ) -> Any:
         """Sends one HTTP request to a route of the served ASGI app; returns the response.
 
         ``path`` is the app's own route (``/items/3``); ``json`` a JSON body, ``data`` a form
@@ -123,8 +133,17 @@ class AsgiHandle:
         """
         from ._client import asgi_request
 
-        return asgi_request(self.workload, method, path, json=json, data=data, headers=headers, params=params,
-                            target=target, timeout=timeout)
+        return asgi_request(
+            self.workload,
+            method,
+            path,
+            json=json,
+            data=data,
+            headers=headers,
+            params=params,
+            target=target,
+            timeout=timeout,
+        )
 
     def __getattr__(self, name: str) -> Any:
         if name == "workload":  # not set yet (copy, unpickling): no recursion
@@ -158,8 +177,14 @@ def local_secrets(secrets: tuple[Secret, ...]) -> Generator[None, None, None]:
                 os.environ[key] = old
 
 
-def create_workload(kind: str, target: Any, name: str | None, image: Image | None, options: dict[str, Any],
-                    secrets: tuple[Secret, ...] = ()) -> Workload:
+def create_workload(
+    kind: str,
+    target: Any,
+    name: str | None,
+    image: Image | None,
+    options: dict[str, Any],
+    secrets: tuple[Secret, ...] = (),
+) -> Workload:
     """Checks the decorated object and builds its Workload record."""
     where = DECORATORS[kind]
     target = unwrap(target)
@@ -175,7 +200,12 @@ def create_workload(kind: str, target: Any, name: str | None, image: Image | Non
     if name is None:
         derived_from, name = _default_name(where, target)
     return Workload(
-        name=name, kind=kind, target=target, image=image, options=MappingProxyType(options), derived_from=derived_from,
+        name=name,
+        kind=kind,
+        target=target,
+        image=image,
+        options=MappingProxyType(options),
+        derived_from=derived_from,
         secrets=secrets,
     )
 
@@ -213,7 +243,7 @@ def _default_name(where: str, target: Any) -> tuple[str, str]:
     """
     default = getattr(target, "__name__", None)
     if not isinstance(default, str):
-        problem = f"has no __name__ to name the workload: pass name=, e.g. {where}(name=\"web\")"
+        problem = f'has no __name__ to name the workload: pass name=, e.g. {where}(name="web")'
         raise InvalidOptionError(f"{where}: {_checks.type_name(target)} {problem}", option="name")
     derived = _checks.derive_name(default)
     invalid = _checks.name_problem(derived)
@@ -223,7 +253,7 @@ def _default_name(where: str, target: Any) -> tuple[str, str]:
     raise InvalidOptionError(
         f"{where}: cannot name the workload after {default!r}: it makes {made}"
         + ("" if not derived else f", which {invalid}")
-        + f" (a workload name is {_checks.NAME_RULE}): pass name=, e.g. {where}(name=\"my-workload\")",
+        + f' (a workload name is {_checks.NAME_RULE}): pass name=, e.g. {where}(name="my-workload")',
         option="name",
     )
 
@@ -243,9 +273,9 @@ def _check_endpoint_signature(fn: Callable[..., Any]) -> None:
 
 def _check_realtime_signature(fn: Callable[..., Any]) -> None:
     takes_message = [
-        p for p in inspect.signature(fn).parameters.values()
-        if p.name != CONTEXT_PARAMETER
-        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.name != CONTEXT_PARAMETER and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     ]
     required = [p for p in takes_message if p.default is p.empty and p.kind is not p.VAR_POSITIONAL]
     if not takes_message or len(required) > 1:

@@ -104,8 +104,15 @@ class RemoteError(Error):
 
     default_code = "internal"
 
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None,
-                 hint: str | None = None, details: Any = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        hint: str | None = None,
+        details: Any = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code or self.default_code
@@ -221,9 +228,17 @@ class RemoteCallError(RemoteError):
 
     default_code = "handler_error"
 
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None,
-                 hint: str | None = None, details: Any = None, type: str | None = None,
-                 traceback: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        hint: str | None = None,
+        details: Any = None,
+        type: str | None = None,
+        traceback: str | None = None,
+    ) -> None:
         super().__init__(message, code=code, status=status, hint=hint, details=details)
         self.type = type
         self.traceback = traceback

@@ -10,20 +10,27 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 SDK_ROOT = Path(__file__).resolve().parents[1]
 REPO_ROOT = SDK_ROOT.parents[1]
 
 
-def run_python(*args: str, cwd: Path | str | None = None, python: str = sys.executable,
-               stdin: int | None = subprocess.DEVNULL, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+def run_python(
+    *args: str,
+    cwd: Path | str | None = None,
+    python: str = sys.executable,
+    stdin: int | None = subprocess.DEVNULL,
+    timeout: float = 30,
+) -> subprocess.CompletedProcess[str]:
     """Runs ``python <args>`` with the SDK on PYTHONPATH, as the platform does."""
     env = {**os.environ, "PYTHONPATH": str(SDK_ROOT)}
-    return subprocess.run([python, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          stdin=stdin, timeout=timeout)
+    return subprocess.run(
+        [python, *args], cwd=cwd, env=env, capture_output=True, text=True, stdin=stdin, timeout=timeout
+    )
 
 
 @dataclass
@@ -39,18 +46,40 @@ class Reply:
         return json.loads(self.body)
 
 
-def http_scope(method: str = "GET", path: str = "/", query: str = "", headers: list[tuple[str, str]] | None = None,
-               kind: str = "http") -> dict[str, Any]:
+def http_scope(
+    method: str = "GET",
+    path: str = "/",
+    query: str = "",
+    headers: list[tuple[str, str]] | None = None,
+    kind: str = "http",
+) -> dict[str, Any]:
     return {
-        "type": kind, "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-        "path": path, "raw_path": path.encode(), "root_path": "", "query_string": query.encode(),
-        "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or [])], "client": None, "server": None,
+        "type": kind,
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": query.encode(),
+        "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or [])],
+        "client": None,
+        "server": None,
     }
 
 
-async def http_call(app: Any, method: str = "GET", path: str = "/", *, query: str = "", body: bytes = b"",
-                    headers: list[tuple[str, str]] | None = None, chunks: list[bytes] | None = None,
-                    gone: asyncio.Event | None = None) -> Reply:
+async def http_call(
+    app: Any,
+    method: str = "GET",
+    path: str = "/",
+    *,
+    query: str = "",
+    body: bytes = b"",
+    headers: list[tuple[str, str]] | None = None,
+    chunks: list[bytes] | None = None,
+    gone: asyncio.Event | None = None,
+) -> Reply:
     """One HTTP request; the client disconnects once ``gone`` is set. ``chunks`` collects each body message."""
     reply = Reply()
     pending = [body]
@@ -75,8 +104,15 @@ async def http_call(app: Any, method: str = "GET", path: str = "/", *, query: st
     return reply
 
 
-def call_asgi(app: Any, method: str = "GET", path: str = "/", *, query: str = "", body: bytes | str = b"",
-              headers: list[tuple[str, str]] | None = None) -> Reply:
+def call_asgi(
+    app: Any,
+    method: str = "GET",
+    path: str = "/",
+    *,
+    query: str = "",
+    body: bytes | str = b"",
+    headers: list[tuple[str, str]] | None = None,
+) -> Reply:
     """Calls an ASGI app once, as uvicorn would, and collects the response."""
     data = body.encode() if isinstance(body, str) else body
     return asyncio.run(http_call(app, method, path, query=query, body=data, headers=headers))

@@ -11,7 +11,6 @@ import sys
 from typing import Any
 
 import pytest
-
 import svc
 from helpers import Reply, http_call, http_scope  # noqa: F401  (re-exported for the runtime tests)
 from svc.runtime import create_app, run_on_start
@@ -50,8 +49,9 @@ class Session:
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.closed = False
         self.inbox.put_nowait({"type": "websocket.connect"})
-        self.task = asyncio.ensure_future(app(http_scope("GET", path, headers=headers, kind="websocket"),
-                                              self.inbox.get, self._send))
+        self.task = asyncio.ensure_future(
+            app(http_scope("GET", path, headers=headers, kind="websocket"), self.inbox.get, self._send)
+        )
 
     async def _send(self, message: dict[str, Any]) -> None:
         if self.closed:
@@ -101,6 +101,5 @@ RUNTIME_PYTHON = runtime_python()
 needs_runtime = pytest.mark.skipif(
     RUNTIME_PYTHON is None,
     reason="uvicorn and websockets are not importable; set SVC_TEST_RUNTIME_PYTHON to a Python with "
-           "sdk/python/svc/runtime/requirements.txt installed (npm run test:py does)",
+    "sdk/python/svc/runtime/requirements.txt installed (npm run test:py does)",
 )
-

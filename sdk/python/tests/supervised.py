@@ -42,8 +42,13 @@ def fake_worker(scenario: str):
 def main() -> int:
     scenario, workers = sys.argv[1], int(sys.argv[2])
     supervisor = Supervisor(
-        name="fake", sockets=[f"/nonexistent/w{i}.sock" for i in range(workers)], start=fake_worker(scenario),
-        emit=FrameWriter(1).event, lifeline_fd=0, gone_message="stdin closed", hard_exit_after=0.5,
+        name="fake",
+        sockets=[f"/nonexistent/w{i}.sock" for i in range(workers)],
+        start=fake_worker(scenario),
+        emit=FrameWriter(1).event,
+        lifeline_fd=0,
+        gone_message="stdin closed",
+        hard_exit_after=0.5,
         policy=RestartPolicy(first_delay=0.05),
     )
     return supervisor.run()

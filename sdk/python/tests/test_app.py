@@ -6,7 +6,6 @@ import asyncio
 import inspect
 
 import pytest
-
 import svc
 
 
@@ -119,6 +118,7 @@ def test_a_positional_string_hints_at_the_name_keyword(app):
 
 def test_endpoint_rejects_positional_only_parameters(app):
     with pytest.raises(svc.InvalidOptionError, match=r"parameter 'x' is positional-only"):
+
         @app.endpoint
         def f(x: int, /) -> int:
             return x
@@ -126,6 +126,7 @@ def test_endpoint_rejects_positional_only_parameters(app):
 
 def test_endpoint_rejects_star_args(app):
     with pytest.raises(svc.InvalidOptionError, match=r"\*rest cannot be filled from a JSON object"):
+
         @app.endpoint
         def f(x: int, *rest: int) -> int:
             return x
@@ -143,11 +144,14 @@ def test_endpoint_accepts_kwargs_and_functions_accept_star_args(app):
     assert f(1, 2) == 3
 
 
-@pytest.mark.parametrize("source", [
-    "def h() -> str: ...",
-    "def h(a: str, b: str) -> str: ...",
-    "def h(*, message: str) -> str: ...",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def h() -> str: ...",
+        "def h(a: str, b: str) -> str: ...",
+        "def h(*, message: str) -> str: ...",
+    ],
+)
 def test_realtime_needs_exactly_one_message_parameter(app, source):
     namespace: dict = {}
     exec(source, namespace)

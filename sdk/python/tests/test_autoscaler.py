@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 import svc
 
 
@@ -18,21 +17,26 @@ def test_defaults():
 def test_keeps_good_values_and_manifest_key_order():
     scaler = svc.Autoscaler(max_containers=1000, tasks_per_container=10000, min_containers=1000)
     assert list(scaler.to_dict().items()) == [
-        ("max_containers", 1000), ("tasks_per_container", 10000), ("min_containers", 1000),
+        ("max_containers", 1000),
+        ("tasks_per_container", 10000),
+        ("min_containers", 1000),
     ]
 
 
-@pytest.mark.parametrize("field,value,fix", [
-    ("max_containers", 0, "from 1 to 1000"),
-    ("max_containers", 1001, "from 1 to 1000"),
-    ("max_containers", 2.0, "is a float, not an integer"),
-    ("max_containers", True, "is a bool, not an integer"),
-    ("tasks_per_container", 0, "from 1 to 10000"),
-    ("tasks_per_container", 10001, "from 1 to 10000"),
-    ("tasks_per_container", "8", "is a str, not an integer"),
-    ("min_containers", -1, "from 0 to 1000"),
-    ("min_containers", None, "is a NoneType, not an integer"),
-])
+@pytest.mark.parametrize(
+    "field,value,fix",
+    [
+        ("max_containers", 0, "from 1 to 1000"),
+        ("max_containers", 1001, "from 1 to 1000"),
+        ("max_containers", 2.0, "is a float, not an integer"),
+        ("max_containers", True, "is a bool, not an integer"),
+        ("tasks_per_container", 0, "from 1 to 10000"),
+        ("tasks_per_container", 10001, "from 1 to 10000"),
+        ("tasks_per_container", "8", "is a str, not an integer"),
+        ("min_containers", -1, "from 0 to 1000"),
+        ("min_containers", None, "is a NoneType, not an integer"),
+    ],
+)
 def test_rejects_bad_values(field, value, fix):
     with pytest.raises(svc.InvalidOptionError) as caught:
         svc.Autoscaler(**{field: value})

@@ -11,8 +11,6 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
-import svc
 from helpers import run_python
 from svc.bundle import FIXED_MTIME, BundleError, BundleTooLarge, build_bundle, collect
 
@@ -228,8 +226,12 @@ def test_the_command_prints_one_json_line_and_writes_the_bundle(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("\n") == 1
     line = json.loads(result.stdout)
-    assert line == {"path": str(out.resolve()), "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
-                    "size": out.stat().st_size, "files": 4}
+    assert line == {
+        "path": str(out.resolve()),
+        "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
+        "size": out.stat().st_size,
+        "files": 4,
+    }
 
 
 def test_the_command_reports_the_size_limit_and_exits_3(tmp_path):

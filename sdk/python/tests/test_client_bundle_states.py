@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 import tarfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable
 
 import pytest
-
 from svc._client import _project
 from svc._client._project import Project
 

@@ -9,11 +9,10 @@ import http.server
 import io
 import socket
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from helpers import serve_http
-
 from svc._client import _connections, _http
 from svc._client._http import open_url
 

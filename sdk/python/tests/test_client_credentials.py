@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 import svc
 from svc._client import find_credentials
 from svc.exceptions import NotSignedInError
@@ -34,8 +33,14 @@ def env_of(places: dict[str, Path], **extra: str) -> dict[str, str]:
 
 def save_login(places: dict[str, Path], **fields: object) -> Path:
     path = places["config"] / "credentials.json"
-    record = {"version": 1, "server": "http://saved:1", "token": SAVED, "workspace": "default",
-              "savedAt": "2030-01-01T00:00:00Z", **fields}
+    record = {
+        "version": 1,
+        "server": "http://saved:1",
+        "token": SAVED,
+        "workspace": "default",
+        "savedAt": "2030-01-01T00:00:00Z",
+        **fields,
+    }
     path.write_text(json.dumps(record))
     path.chmod(0o600)
     return path
@@ -76,7 +81,9 @@ def test_each_value_is_found_on_its_own(places):
 def test_a_saved_token_never_goes_to_another_server(places):
     save_login(places)
     save_owner_token(places)
-    with pytest.raises(NotSignedInError, match=r"no token for https://env.example.com/svc.*is for http://saved:1") as caught:
+    with pytest.raises(
+        NotSignedInError, match=r"no token for https://env.example.com/svc.*is for http://saved:1"
+    ) as caught:
         find_credentials(env_of(places, SVC_SERVER="https://env.example.com/svc/"))
     assert "svc login --server https://env.example.com/svc" in caught.value.hint
 
@@ -97,7 +104,9 @@ def test_the_default_folders_are_under_the_home_folder(tmp_path, monkeypatch):
     (tmp_path / ".svc" / "data").mkdir(parents=True)
     (tmp_path / ".svc" / "data" / "owner-token").write_text(LOCAL)
     assert find_credentials({}).token == LOCAL
-    (tmp_path / ".svc" / "credentials.json").write_text(json.dumps({"version": 1, "server": "http://h:1", "token": SAVED}))
+    (tmp_path / ".svc" / "credentials.json").write_text(
+        json.dumps({"version": 1, "server": "http://h:1", "token": SAVED})
+    )
     (tmp_path / ".svc" / "credentials.json").chmod(0o600)
     assert (find_credentials({}).server, find_credentials({}).token) == ("http://h:1", SAVED)
 
@@ -118,14 +127,17 @@ def test_no_token_anywhere_is_not_signed_in(places):
     assert "svc login" in error.hint
 
 
-@pytest.mark.parametrize("content,problem", [
-    ("{not json", "is not valid JSON"),
-    ("[1, 2]", "does not hold a JSON object"),
-    (json.dumps({"version": 2, "server": "http://s:1", "token": SAVED}), "newer svc"),
-    (json.dumps({"server": "http://s:1", "token": SAVED}), '"version": 1'),
-    (json.dumps({"version": 1, "server": "ftp://s", "token": SAVED}), "not an http(s) URL"),
-    (json.dumps({"version": 1, "server": "http://s:1"}), 'has no "token"'),
-])
+@pytest.mark.parametrize(
+    "content,problem",
+    [
+        ("{not json", "is not valid JSON"),
+        ("[1, 2]", "does not hold a JSON object"),
+        (json.dumps({"version": 2, "server": "http://s:1", "token": SAVED}), "newer svc"),
+        (json.dumps({"server": "http://s:1", "token": SAVED}), '"version": 1'),
+        (json.dumps({"version": 1, "server": "ftp://s", "token": SAVED}), "not an http(s) URL"),
+        (json.dumps({"version": 1, "server": "http://s:1"}), 'has no "token"'),
+    ],
+)
 def test_a_damaged_credentials_file_is_a_config_error_never_skipped(places, content, problem):
     save_owner_token(places)
     (places["config"] / "credentials.json").write_text(content)
@@ -143,7 +155,9 @@ def test_a_credentials_file_open_to_others_is_tightened(places, capsys):
     assert "tightened it to 0600" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("variables,name", [({"SVC_PORT": "http"}, "SVC_PORT"), ({"SVC_SERVER": "svc.example.com"}, "SVC_SERVER")])
+@pytest.mark.parametrize(
+    "variables,name", [({"SVC_PORT": "http"}, "SVC_PORT"), ({"SVC_SERVER": "svc.example.com"}, "SVC_SERVER")]
+)
 def test_bad_variables_are_config_errors(places, variables, name):
     save_owner_token(places)
     with pytest.raises(svc.ConfigError, match=name):
@@ -166,13 +180,17 @@ def test_inside_a_container_only_the_environment_counts(places):
     assert (found.server, found.token) == ("http://env:2", "svc_env")
 
 
-@pytest.mark.parametrize("raw, normal", [
-    ("HTTP://Svc.Example.com:80/", "http://svc.example.com"),
-    ("https://svc.example.com:443/base/", "https://svc.example.com/base"),
-    ("http://[::1]:7420", "http://[::1]:7420"),
-])
+@pytest.mark.parametrize(
+    "raw, normal",
+    [
+        ("HTTP://Svc.Example.com:80/", "http://svc.example.com"),
+        ("https://svc.example.com:443/base/", "https://svc.example.com/base"),
+        ("http://[::1]:7420", "http://[::1]:7420"),
+    ],
+)
 def test_a_server_url_is_spelled_as_the_cli_spells_it(raw, normal):
     from svc._client._credentials import normalize_server
+
     assert normalize_server(raw, "SVC_SERVER") == normal
 
 
@@ -181,7 +199,9 @@ def test_the_credentials_folder_follows_home_and_the_current_folder(tmp_path, mo
     for name in ("first", "second"):
         home = tmp_path / name / "home"
         (home / ".svc").mkdir(parents=True)
-        (home / ".svc" / "credentials.json").write_text(json.dumps({"version": 1, "server": f"http://{name}:1", "token": SAVED}))
+        (home / ".svc" / "credentials.json").write_text(
+            json.dumps({"version": 1, "server": f"http://{name}:1", "token": SAVED})
+        )
         (home / ".svc" / "credentials.json").chmod(0o600)
         monkeypatch.setenv("HOME", str(home))
         assert find_credentials({}).server == f"http://{name}:1"

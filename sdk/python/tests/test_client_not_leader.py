@@ -10,7 +10,6 @@ import json
 
 import pytest
 from helpers import serve_http
-
 from svc import exceptions as ex
 from svc._client import _http
 from svc._client._credentials import Credentials
@@ -59,7 +58,9 @@ def test_sends_an_upload_again_from_its_start(api: _http.Api) -> None:
     assert _Replicas.seen == [b"bundle-bytes", b"bundle-bytes"]
 
 
-def test_gives_up_after_leader_wait_and_never_retries_another_503(api: _http.Api, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gives_up_after_leader_wait_and_never_retries_another_503(
+    api: _http.Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(_http, "LEADER_WAIT", 1.5)
     _Replicas.answers = [(503, NOT_LEADER)] * 3
     with pytest.raises(ex.RemoteError) as raised:

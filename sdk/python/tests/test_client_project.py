@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 import svc
 from helpers import SDK_ROOT, run_python
 from svc._client._project import manifest_in_process, manifest_subprocess, project_of
@@ -44,13 +43,20 @@ APP_SOURCE = textwrap.dedent("""
 
 def test_the_manifest_of_a_script_is_the_one_python_m_svc_manifest_prints(client_app):
     # A script runs as __main__, its container imports it as client_app: both descriptions must agree.
-    assert manifest_subprocess(str(PROJECT / "client_app.py"), str(PROJECT)) == manifest_in_process(client_app.app, "client_app")
+    assert manifest_subprocess(str(PROJECT / "client_app.py"), str(PROJECT)) == manifest_in_process(
+        client_app.app, "client_app"
+    )
 
 
 def test_an_imported_module_s_project_is_where_it_was_imported_from(client_app, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # client_app is not importable from here
     project = project_of(client_app.shout.workload)
-    assert (project.root, project.entry, project.app, project.script_entry) == (str(PROJECT), "client_app", "client-test", None)
+    assert (project.root, project.entry, project.app, project.script_entry) == (
+        str(PROJECT),
+        "client_app",
+        "client-test",
+        None,
+    )
     assert project.manifest["entry"] == "client_app"
     assert [w["name"] for w in project.manifest["workloads"]][:2] == ["shout", "refuse"]
 
@@ -118,7 +124,9 @@ def test_a_workload_of_an_app_not_at_module_level_says_how_to_call_it(app):
 def test_remote_and_request_refuse_the_wrong_kinds(client_app):
     with pytest.raises(TypeError, match=r"add is an endpoint: \.remote\(\) runs functions"):
         client_app.add.remote(1)
-    with pytest.raises(TypeError, match=r"shout is a function, which is not served over HTTP: call it with \.remote\(\)"):
+    with pytest.raises(
+        TypeError, match=r"shout is a function, which is not served over HTTP: call it with \.remote\(\)"
+    ):
         client_app.shout.request("x")
     with pytest.raises(TypeError, match="connect to its ws:// URL over WebSocket"):
         client_app.chat.request("hello")

@@ -11,7 +11,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
 import svc
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -61,7 +60,11 @@ def test_an_exception_that_cannot_be_unpickled_is_a_remote_call_error(server, cl
     with pytest.raises(svc.RemoteCallError) as caught:
         client_app.awkward.remote()
     error = caught.value
-    assert (error.type, error.message, error.code) == ("client_app.Awkward", "client_app.Awkward: 1 and 2", "handler_error")
+    assert (error.type, error.message, error.code) == (
+        "client_app.Awkward",
+        "client_app.Awkward: 1 and 2",
+        "handler_error",
+    )
     assert "raise Awkward(1, 2)" in error.traceback
 
 
@@ -96,12 +99,24 @@ def test_a_script_s_runs_are_deleted_when_it_exits(server):
     # This process's own runs first, so that the server's list shows the script's alone.
     svc._client.end_runs()
     assert server.runs() == []
-    script = subprocess.run([sys.executable, str(client_harness.PROJECT / "client_app.py")], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)})
+    script = subprocess.run(
+        [sys.executable, str(client_harness.PROJECT / "client_app.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)},
+    )
     assert script.returncode == 0, script.stderr
     # From __main__: the result, and the remote client_app.Refused caught as the script's own Refused.
-    assert script.stdout.splitlines() == ["line 0", "line 1", "line 2", "result: MAINMAIN", "refusing",
-                                          "caught: __main__ from main", "moved: Point(x=2, y=3)"]
+    assert script.stdout.splitlines() == [
+        "line 0",
+        "line 1",
+        "line 2",
+        "result: MAINMAIN",
+        "refusing",
+        "caught: __main__ from main",
+        "moved: Point(x=2, y=3)",
+    ]
     assert server.runs() == []
 
 
@@ -134,8 +149,9 @@ def test_remote_inside_a_container_works_with_server_and_token_set(server, clien
     port = client_harness.free_port()
     first = client_harness.start_server(port=port)
     first.stop()
-    own = client_harness.start_server(port=port, data_dir=first.data_dir,
-                                      env={"SVC_SERVER": first.url, "SVC_TOKEN": first.token})
+    own = client_harness.start_server(
+        port=port, data_dir=first.data_dir, env={"SVC_SERVER": first.url, "SVC_TOKEN": first.token}
+    )
     try:
         monkeypatch.setenv("SVC_SERVER", own.url)
         monkeypatch.setenv("SVC_TOKEN", own.token)

@@ -11,7 +11,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 import svc
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -19,7 +18,7 @@ sys.path.insert(0, str(FIXTURES / "client_server"))
 import client_harness  # noqa: E402
 
 MODULE = "review_lookup_app"
-SOURCE = '''
+SOURCE = """
 import svc
 
 app = svc.App("review-lookup")
@@ -31,7 +30,7 @@ def lookup(key: str) -> str:
     if key == "known":
         return "found"
     raise svc.NotFoundError(f"no record {key}")
-'''
+"""
 
 
 @pytest.fixture(scope="session")
@@ -77,7 +76,9 @@ def test_a_not_found_error_raised_by_the_function_on_a_reused_run_runs_it_once(s
         printed = capfd.readouterr().out
     finally:
         _cleanup(server)
-    assert printed == "looking up missing\n", f"the function ran {printed.count('looking up missing')} times: {printed!r}"
+    assert printed == "looking up missing\n", (
+        f"the function ran {printed.count('looking up missing')} times: {printed!r}"
+    )
 
 
 def test_a_not_found_error_raised_by_the_function_leaves_no_run_after_end_runs(server, lookup_module, capfd):

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import svc
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -20,7 +20,7 @@ sys.path.insert(0, str(FIXTURES / "client_server"))
 import client_harness  # noqa: E402
 
 MODULE = "review_origin_app"
-SOURCE = '''
+SOURCE = """
 import svc
 
 app = svc.App("review-origin")
@@ -29,7 +29,7 @@ app = svc.App("review-origin")
 @app.endpoint(route="/hi", methods=["POST"])
 def hi(name: str) -> dict:
     return {"hi": name}
-'''
+"""
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
@@ -81,8 +81,17 @@ def test_request_sends_the_saved_token_only_to_the_server_it_belongs_to(recorder
         # Signed in the way `svc login` leaves it: a credentials file naming the server and its token.
         config = tmp_path / "config"
         config.mkdir(mode=0o700)
-        (config / "credentials.json").write_text(json.dumps(
-            {"version": 1, "server": server.url, "token": server.token, "workspace": "default", "savedAt": "2030-01-01T00:00:00Z"}))
+        (config / "credentials.json").write_text(
+            json.dumps(
+                {
+                    "version": 1,
+                    "server": server.url,
+                    "token": server.token,
+                    "workspace": "default",
+                    "savedAt": "2030-01-01T00:00:00Z",
+                }
+            )
+        )
         (config / "credentials.json").chmod(0o600)
         for name in ("SVC_SERVER", "SVC_TOKEN"):
             monkeypatch.delenv(name, raising=False)
@@ -95,5 +104,7 @@ def test_request_sends_the_saved_token_only_to_the_server_it_belongs_to(recorder
         server.stop()
         server.remove_files()
     leaked = [seen for seen in _Recorder.seen if server.token in seen["authorization"]]
-    assert leaked == [], (f"the token of {server.url} went to {recorder} (status {response.status_code}, "
-                          f"body {response.text!r}): {leaked}")
+    assert leaked == [], (
+        f"the token of {server.url} went to {recorder} (status {response.status_code}, "
+        f"body {response.text!r}): {leaked}"
+    )

@@ -13,7 +13,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 import svc
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -21,7 +20,7 @@ sys.path.insert(0, str(FIXTURES / "client_server"))
 import client_harness  # noqa: E402
 
 MODULE = "timeouts_client_app"
-SOURCE = '''
+SOURCE = """
 import os
 import time
 
@@ -44,7 +43,7 @@ def flaky(path: str) -> str:
     if count < 3:
         raise RuntimeError(f"attempt {count} fails")
     return f"succeeded on attempt {count}"
-'''
+"""
 
 
 @pytest.fixture(scope="session")
@@ -81,8 +80,14 @@ def test_remote_past_the_timeout_raises_function_timeout_error_also_a_builtin_ti
 
 def test_svc_run_past_the_timeout_exits_1_with_the_message(server, project):
     env = {**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)}
-    result = subprocess.run([sys.executable, "-m", "svc.run", f"{project / MODULE}.py:stall", "30"], capture_output=True,
-                            text=True, env=env, stdin=subprocess.DEVNULL, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "svc.run", f"{project / MODULE}.py:stall", "30"],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     assert result.returncode == 1, result.stderr
     assert result.stdout == ""
     assert "stall did not finish within its timeout of 1 s" in result.stderr

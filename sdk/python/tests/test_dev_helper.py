@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import SDK_ROOT, run_python
 from svc._dev._snapshot import Snapshots, is_editor_temporary
 
@@ -34,15 +33,29 @@ def hello(name: str = "world") -> dict:
 class Helper:
     def __init__(self) -> None:
         env = {**os.environ, "PYTHONPATH": str(SDK_ROOT), "PYTHONSAFEPATH": "1"}
-        self.process = subprocess.Popen([sys.executable, "-m", "svc._dev", "--parent", "0"], cwd=str(SDK_ROOT), env=env,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "svc._dev", "--parent", "0"],
+            cwd=str(SDK_ROOT),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert json.loads(self.process.stdout.readline())["ready"] is True
         self.serial = 0
 
     def read(self, project: Path, unchanged: str | None = None, **extra) -> dict:
         self.serial += 1
-        request = {"id": self.serial, "root": str(project), "target": str(project / "app.py"), "cwd": str(project),
-                   "out": str(project.parent / "out" / "bundle.tar.gz"), "unchanged": unchanged, **extra}
+        request = {
+            "id": self.serial,
+            "root": str(project),
+            "target": str(project / "app.py"),
+            "cwd": str(project),
+            "out": str(project.parent / "out" / "bundle.tar.gz"),
+            "unchanged": unchanged,
+            **extra,
+        }
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         answer = json.loads(self.process.stdout.readline())
@@ -75,7 +88,9 @@ def test_answers_the_manifest_and_the_bundle_the_commands_give(helper, project):
     answer = helper.read(project)
     assert answer["unchanged"] is False and answer["dirs"] == []
     cold_manifest = run_python("-m", "svc.manifest", str(project / "app.py"), cwd=project)
-    assert answer["manifest"]["code"] == 0 and json.loads(answer["manifest"]["stdout"]) == json.loads(cold_manifest.stdout)
+    assert answer["manifest"]["code"] == 0 and json.loads(answer["manifest"]["stdout"]) == json.loads(
+        cold_manifest.stdout
+    )
     cold_bundle = run_python("-m", "svc.bundle", str(project), "--out", str(project.parent / "cold.tar.gz"))
     assert json.loads(answer["bundle"]["stdout"])["sha256"] == json.loads(cold_bundle.stdout)["sha256"]
 
@@ -83,7 +98,12 @@ def test_answers_the_manifest_and_the_bundle_the_commands_give(helper, project):
 def test_recognises_the_running_version_and_imports_each_new_one_fresh(helper, project):
     first = helper.read(project)
     (project / "app.py").write_text((project / "app.py").read_text())  # the same bytes
-    assert helper.read(project, unchanged=first["digest"]) == {"id": 2, "digest": first["digest"], "dirs": [], "unchanged": True}
+    assert helper.read(project, unchanged=first["digest"]) == {
+        "id": 2,
+        "digest": first["digest"],
+        "dirs": [],
+        "unchanged": True,
+    }
     (project / "app.py").write_text(APP.format(name="second"))
     second = helper.read(project, unchanged=first["digest"])
     assert json.loads(second["manifest"]["stdout"])["app"] == {"name": "second"}

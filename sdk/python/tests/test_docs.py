@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 import svc
 from helpers import REPO_ROOT
 from svc._options import OPTIONS

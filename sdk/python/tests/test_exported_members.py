@@ -10,9 +10,24 @@ from helpers import run_python
 
 DEFINITIONS = {"App", "Autoscaler", "Context", "Cron", "Image", "Period", "Retries", "Secret", "__version__"}
 EXCEPTIONS = {
-    "Error", "InvalidOptionError", "RemoteError", "UnauthorizedError", "NotSignedInError", "ForbiddenError",
-    "NotFoundError", "InvalidRequestError", "ConfigError", "ProjectError", "TooManyRequestsError", "QueueFullError",
-    "UnavailableError", "WorkerCrashedError", "FunctionTimeoutError", "StartFailedError", "RemoteCallError", "ServerUnreachableError",
+    "Error",
+    "InvalidOptionError",
+    "RemoteError",
+    "UnauthorizedError",
+    "NotSignedInError",
+    "ForbiddenError",
+    "NotFoundError",
+    "InvalidRequestError",
+    "ConfigError",
+    "ProjectError",
+    "TooManyRequestsError",
+    "QueueFullError",
+    "UnavailableError",
+    "WorkerCrashedError",
+    "FunctionTimeoutError",
+    "StartFailedError",
+    "RemoteCallError",
+    "ServerUnreachableError",
     "RemoteTraceback",
 }
 PUBLIC = DEFINITIONS | EXCEPTIONS

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 import svc
 
 
@@ -18,15 +17,18 @@ def test_accepts_major_minor_versions_from_3_10(version):
     assert svc.Image(python_version=version).python_version == version
 
 
-@pytest.mark.parametrize("version,fix", [
-    (3.11, 'pass a string such as "3.11"'),
-    (3, 'is a int, not a string'),
-    ("3.9", "svc runs on Python 3.10 or newer"),
-    ("3.11.4", "not a major.minor Python version"),
-    ("python3.11", "not a major.minor Python version"),
-    ("2.7", "not a major.minor Python version"),
-    ("", "not a major.minor Python version"),
-])
+@pytest.mark.parametrize(
+    "version,fix",
+    [
+        (3.11, 'pass a string such as "3.11"'),
+        (3, "is a int, not a string"),
+        ("3.9", "svc runs on Python 3.10 or newer"),
+        ("3.11.4", "not a major.minor Python version"),
+        ("python3.11", "not a major.minor Python version"),
+        ("2.7", "not a major.minor Python version"),
+        ("", "not a major.minor Python version"),
+    ],
+)
 def test_rejects_other_versions_with_a_fix(version, fix):
     with pytest.raises(svc.InvalidOptionError) as caught:
         svc.Image(python_version=version)
@@ -57,17 +59,20 @@ def test_accepts_a_tuple_or_any_iterable():
     assert svc.Image().add_python_packages(p for p in ["z"]).python_packages == ("z",)
 
 
-@pytest.mark.parametrize("packages,fix", [
-    ("numpy", "not a list: pass a list such as ['numpy>=1.26']"),
-    (None, "not a list"),
-    ([""], "is empty"),
-    (["   "], "is empty"),
-    (["numpy\nrequests"], "spans several lines"),
-    (["a\rb"], "spans several lines"),
-    ([3], "is a int, not a string"),
-    (["--index-url=https://example.com"], "is a pip option"),
-    (["-r other.txt"], "is a pip option"),
-])
+@pytest.mark.parametrize(
+    "packages,fix",
+    [
+        ("numpy", "not a list: pass a list such as ['numpy>=1.26']"),
+        (None, "not a list"),
+        ([""], "is empty"),
+        (["   "], "is empty"),
+        (["numpy\nrequests"], "spans several lines"),
+        (["a\rb"], "spans several lines"),
+        ([3], "is a int, not a string"),
+        (["--index-url=https://example.com"], "is a pip option"),
+        (["-r other.txt"], "is a pip option"),
+    ],
+)
 def test_rejects_bad_requirements(packages, fix):
     with pytest.raises(svc.InvalidOptionError) as caught:
         svc.Image().add_python_packages(packages)

@@ -18,8 +18,14 @@ async def web(scope, receive, send): ...
 def test_document_shape_and_key_order(app):
     manifest = build_manifest(app, "app")
     assert list(manifest) == ["manifest_version", "sdk_version", "entry", "app", "images", "workloads"]
-    assert manifest == {"manifest_version": 1, "sdk_version": svc.__version__, "entry": "app",
-                        "app": {"name": "test"}, "images": [], "workloads": []}
+    assert manifest == {
+        "manifest_version": 1,
+        "sdk_version": svc.__version__,
+        "entry": "app",
+        "app": {"name": "test"},
+        "images": [],
+        "workloads": [],
+    }
 
 
 def test_image_id_is_the_sha256_of_the_canonical_spec():
@@ -73,8 +79,12 @@ def test_workload_entries(app):
     assert endpoint["doc"] == "Greets.\n\nArgs:\n    name: who to greet."
     assert endpoint["options"]["cpu"] == 2.0 and endpoint["options"]["methods"] == ["POST"]
     assert endpoint["options"]["autoscaler"] == {"max_containers": 3, "tasks_per_container": 1, "min_containers": 0}
-    assert endpoint["parameters"] == {"type": "object", "properties": {"name": {"type": "string"}},
-                                      "required": ["name"], "additionalProperties": False}
+    assert endpoint["parameters"] == {
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+        "additionalProperties": False,
+    }
     assert endpoint["returns"] == {"type": "string"}
     assert asgi["handler"] is None and asgi["parameters"] is None and asgi["returns"] is None
     assert asgi["doc"] is None

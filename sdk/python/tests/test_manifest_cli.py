@@ -61,7 +61,7 @@ def test_a_syntax_error_exits_1_with_the_traceback(write_module):
     result = manifest(str(path))
     assert result.returncode == 1
     assert result.stdout == ""
-    assert "SyntaxError" in result.stderr and "app.py\", line 3" in result.stderr
+    assert "SyntaxError" in result.stderr and 'app.py", line 3' in result.stderr
 
 
 def test_an_exception_at_import_exits_1_with_the_traceback(write_module):

@@ -31,7 +31,9 @@ def test_the_golden_file_describes_the_quickstart():
     golden = json.loads(GOLDEN.read_text())
     assert golden["app"] == {"name": "quickstart"}
     assert [(w["name"], w["kind"]) for w in golden["workloads"]] == [
-        ("square", "function"), ("hello", "endpoint"), ("greet", "endpoint"),
+        ("square", "function"),
+        ("hello", "endpoint"),
+        ("greet", "endpoint"),
     ]
     assert golden["images"] == [{"id": golden["images"][0]["id"], "python_version": "3.11", "python_packages": []}]
     hello, greet = golden["workloads"][1:]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 
 import pytest
-
 import svc
 from svc.manifest import build_manifest
 from svc.runtime import run_on_start
@@ -36,9 +35,11 @@ def make_loader():
 def declare(kind: str, on_start):
     app = svc.App("t")
     if kind == "asgi":
+
         async def web(scope, receive, send): ...
 
         return app.asgi(name="web", on_start=on_start)(web).workload
+
     def handler(message: str = "") -> str:
         return message
 
@@ -54,15 +55,18 @@ def test_every_kind_takes_on_start_and_keeps_the_callable(kind):
     assert [name for name in workload.options if name not in ("timeout", "retries", "schedule")][-1] == "on_start"
 
 
-@pytest.mark.parametrize("on_start,name", [
-    (load_model, "load_model"),
-    (Model.load, "Model.load"),
-    (make_loader(), "make_loader.<locals>.load"),
-    (lambda: 1, "<lambda>"),
-    (functools.partial(Model.load, "other.bin"), "Model.load"),
-    (Loader(), "Loader"),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "on_start,name",
+    [
+        (load_model, "load_model"),
+        (Model.load, "Model.load"),
+        (make_loader(), "make_loader.<locals>.load"),
+        (lambda: 1, "<lambda>"),
+        (functools.partial(Model.load, "other.bin"), "Model.load"),
+        (Loader(), "Loader"),
+        (None, None),
+    ],
+)
 def test_the_manifest_names_the_callable(on_start, name):
     app = svc.App("t")
 
@@ -72,12 +76,15 @@ def test_the_manifest_names_the_callable(on_start, name):
     assert build_manifest(app, "app")["workloads"][0]["options"]["on_start"] == name
 
 
-@pytest.mark.parametrize("value,problem", [
-    (5, "is a int, not a callable: pass a function that takes no arguments, e.g. on_start=load_model."),
-    ("load_model", "is a str, not a callable"),
-    (lambda path: path, "takes required arguments ('path'), but svc calls on_start with none"),
-    (functools.partial(lambda a, b: a, 1), "takes required arguments ('b')"),
-])
+@pytest.mark.parametrize(
+    "value,problem",
+    [
+        (5, "is a int, not a callable: pass a function that takes no arguments, e.g. on_start=load_model."),
+        ("load_model", "is a str, not a callable"),
+        (lambda path: path, "takes required arguments ('path'), but svc calls on_start with none"),
+        (functools.partial(lambda a, b: a, 1), "takes required arguments ('b')"),
+    ],
+)
 def test_a_bad_on_start_is_rejected_naming_the_decorator(value, problem):
     with pytest.raises(svc.InvalidOptionError) as caught:
         svc.App("t").endpoint(on_start=value)
@@ -89,7 +96,9 @@ def test_a_bad_on_start_is_rejected_naming_the_decorator(value, problem):
 def test_an_async_on_start_is_rejected_with_the_reason():
     async def connect() -> None: ...
 
-    with pytest.raises(svc.InvalidOptionError, match="is an async function: on_start runs before the server's event loop"):
+    with pytest.raises(
+        svc.InvalidOptionError, match="is an async function: on_start runs before the server's event loop"
+    ):
         svc.App("t").realtime(on_start=connect)
 
 

@@ -7,7 +7,6 @@ import math
 import re
 
 import pytest
-
 import svc
 
 
@@ -28,49 +27,107 @@ def declare(app: svc.App, kind: str, **options):
 
 # option -> (kind that takes it, good values with what they become, bad values)
 CASES = {
-    "cpu": ("function", [(0.125, 0.125), (0.5, 0.5), (1, 1.0), (64, 64.0)],
-            [True, False, "1", "500m", None, 0.1, 0, -1, 64.5, math.inf, math.nan]),
-    "memory": ("function", [("64Mi", "64Mi"), ("512Mi", "512Mi"), ("1Gi", "1Gi"), ("256Gi", "256Gi")],
-               [512, None, 1.5, "512MB", "512M", "1G", "512mi", "0.5Gi", "Mi", "512 Mi", "0512Mi",
-                "63Mi", "257Gi", "1Ti"]),
-    "route": ("endpoint", [("/", "/"), ("/greet", "/greet"), ("/a/b-c/_d", "/a/b-c/_d"), ("/api/", "/api/")],
-              ["greet", "", "/a b", "/a\tb", "/a?b=1", "/a#b", "//a", "/a//b", "/./a", "/a/..", "/_svc",
-               "/_svc/health", 5, None]),
-    "methods": ("endpoint", [(["GET"], ["GET"]), (["post", "Get"], ["POST", "GET"]), (("PUT",), ["PUT"]),
-                             (["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-                              ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])],
-                ["GET", [], ["FETCH"], ["GET", "get"], [1], {"GET"}, None]),
+    "cpu": (
+        "function",
+        [(0.125, 0.125), (0.5, 0.5), (1, 1.0), (64, 64.0)],
+        [True, False, "1", "500m", None, 0.1, 0, -1, 64.5, math.inf, math.nan],
+    ),
+    "memory": (
+        "function",
+        [("64Mi", "64Mi"), ("512Mi", "512Mi"), ("1Gi", "1Gi"), ("256Gi", "256Gi")],
+        [512, None, 1.5, "512MB", "512M", "1G", "512mi", "0.5Gi", "Mi", "512 Mi", "0512Mi", "63Mi", "257Gi", "1Ti"],
+    ),
+    "route": (
+        "endpoint",
+        [("/", "/"), ("/greet", "/greet"), ("/a/b-c/_d", "/a/b-c/_d"), ("/api/", "/api/")],
+        [
+            "greet",
+            "",
+            "/a b",
+            "/a\tb",
+            "/a?b=1",
+            "/a#b",
+            "//a",
+            "/a//b",
+            "/./a",
+            "/a/..",
+            "/_svc",
+            "/_svc/health",
+            5,
+            None,
+        ],
+    ),
+    "methods": (
+        "endpoint",
+        [
+            (["GET"], ["GET"]),
+            (["post", "Get"], ["POST", "GET"]),
+            (("PUT",), ["PUT"]),
+            (
+                ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+                ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+            ),
+        ],
+        ["GET", [], ["FETCH"], ["GET", "get"], [1], {"GET"}, None],
+    ),
     "workers": ("endpoint", [(1, 1), (64, 64)], [0, 65, 1.0, True, "2", None]),
     "concurrency": ("endpoint", [(1, 1), (1000, 1000)], [0, 1001, 2.5, False, "8"]),
     "concurrent_requests": ("asgi", [(1, 1), (1000, 1000)], [0, 1001, 2.5, True, "8"]),
     "max_pending_tasks": ("endpoint", [(0, 0), (100000, 100000)], [-1, 100001, 1.5, True, None]),
     "checkpoint_enabled": ("realtime", [(True, True), (False, False)], [0, 1, "yes", None]),
     "authorized": ("endpoint", [(True, True), (False, False)], [0, 1, "false", None]),
-    "domain": ("asgi", [(None, None), ("api.example.com", "api.example.com"), ("a-b.c9.example.io", "a-b.c9.example.io")],
-               ["localhost", "API.example.com", "https://api.example.com", "api.example.com/x", "-a.example.com",
-                "a-.example.com", "a..com", "api.example.com.", "api.example.com:8080", "x" * 64 + ".com", 5, ""]),
+    "domain": (
+        "asgi",
+        [(None, None), ("api.example.com", "api.example.com"), ("a-b.c9.example.io", "a-b.c9.example.io")],
+        [
+            "localhost",
+            "API.example.com",
+            "https://api.example.com",
+            "api.example.com/x",
+            "-a.example.com",
+            "a-.example.com",
+            "a..com",
+            "api.example.com.",
+            "api.example.com:8080",
+            "x" * 64 + ".com",
+            5,
+            "",
+        ],
+    ),
     "keep_warm": ("endpoint", [(0, 0), (86400, 86400)], [-1, 86401, 60.0, True, "60"]),
     "keep_warm_seconds": ("realtime", [(0, 0), (86400, 86400)], [-1, 86401, 60.0, False]),
-    "timeout": ("endpoint", [(1, 1.0), (2.5, 2.5), (86400, 86400.0)],
-                [0, 0.5, -1, 86401, True, "30", None, math.inf, math.nan]),
-    "retries": ("function", [(None, None), (0, svc.Retries(0)), (3, svc.Retries(3)), (10, svc.Retries(10)),
-                             (svc.Retries(2, initial_delay=0.5), svc.Retries(2, initial_delay=0.5))],
-                [-1, 11, 1.5, True, "3", {"max_retries": 3}, [3]]),
+    "timeout": (
+        "endpoint",
+        [(1, 1.0), (2.5, 2.5), (86400, 86400.0)],
+        [0, 0.5, -1, 86401, True, "30", None, math.inf, math.nan],
+    ),
+    "retries": (
+        "function",
+        [
+            (None, None),
+            (0, svc.Retries(0)),
+            (3, svc.Retries(3)),
+            (10, svc.Retries(10)),
+            (svc.Retries(2, initial_delay=0.5), svc.Retries(2, initial_delay=0.5)),
+        ],
+        [-1, 11, 1.5, True, "3", {"max_retries": 3}, [3]],
+    ),
 }
 
 
-@pytest.mark.parametrize("option,value,expected", [
-    (option, good, expected) for option, (_, goods, _) in CASES.items() for good, expected in goods
-])
+@pytest.mark.parametrize(
+    "option,value,expected",
+    [(option, good, expected) for option, (_, goods, _) in CASES.items() for good, expected in goods],
+)
 def test_a_good_value_is_kept_normalised(app, option, value, expected):
     options = declare(app, CASES[option][0], **{option: value})
     assert options[option] == expected
     assert type(options[option]) is type(expected)
 
 
-@pytest.mark.parametrize("option,value", [
-    (option, bad) for option, (_, _, bads) in CASES.items() for bad in bads
-], ids=repr)
+@pytest.mark.parametrize(
+    "option,value", [(option, bad) for option, (_, _, bads) in CASES.items() for bad in bads], ids=repr
+)
 def test_a_bad_value_is_rejected_naming_decorator_option_and_value(app, option, value):
     kind = CASES[option][0]
     with pytest.raises(svc.InvalidOptionError) as caught:
@@ -96,19 +153,64 @@ def test_options_are_checked_before_the_function_is_known(app):
 
 
 DEFAULT_AUTOSCALER = svc.Autoscaler(max_containers=1, tasks_per_container=1, min_containers=0)
-SCALED_DEFAULTS = {"autoscaler": DEFAULT_AUTOSCALER, "max_pending_tasks": 100, "checkpoint_enabled": False,
-                   "authorized": True, "domain": None}
+SCALED_DEFAULTS = {
+    "autoscaler": DEFAULT_AUTOSCALER,
+    "max_pending_tasks": 100,
+    "checkpoint_enabled": False,
+    "authorized": True,
+    "domain": None,
+}
 
 
-@pytest.mark.parametrize("kind,defaults", [
-    ("function", {"cpu": 1.0, "memory": "512Mi", "on_start": None, "timeout": 300.0, "retries": None, "schedule": None}),
-    ("endpoint", {"cpu": 1.0, "memory": "512Mi", "route": "/", "methods": ["GET", "POST"], "workers": 1,
-                  "concurrency": 1, **SCALED_DEFAULTS, "keep_warm": 60, "on_start": None, "timeout": 300.0}),
-    ("asgi", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
-              "keep_warm_seconds": 60, "openapi": "/openapi.json", "on_start": None}),
-    ("realtime", {"cpu": 1.0, "memory": "512Mi", "workers": 1, "concurrent_requests": 1, **SCALED_DEFAULTS,
-                  "keep_warm_seconds": 60, "on_start": None}),
-])
+@pytest.mark.parametrize(
+    "kind,defaults",
+    [
+        (
+            "function",
+            {"cpu": 1.0, "memory": "512Mi", "on_start": None, "timeout": 300.0, "retries": None, "schedule": None},
+        ),
+        (
+            "endpoint",
+            {
+                "cpu": 1.0,
+                "memory": "512Mi",
+                "route": "/",
+                "methods": ["GET", "POST"],
+                "workers": 1,
+                "concurrency": 1,
+                **SCALED_DEFAULTS,
+                "keep_warm": 60,
+                "on_start": None,
+                "timeout": 300.0,
+            },
+        ),
+        (
+            "asgi",
+            {
+                "cpu": 1.0,
+                "memory": "512Mi",
+                "workers": 1,
+                "concurrent_requests": 1,
+                **SCALED_DEFAULTS,
+                "keep_warm_seconds": 60,
+                "openapi": "/openapi.json",
+                "on_start": None,
+            },
+        ),
+        (
+            "realtime",
+            {
+                "cpu": 1.0,
+                "memory": "512Mi",
+                "workers": 1,
+                "concurrent_requests": 1,
+                **SCALED_DEFAULTS,
+                "keep_warm_seconds": 60,
+                "on_start": None,
+            },
+        ),
+    ],
+)
 def test_every_option_of_a_kind_gets_its_default_in_manifest_order(app, kind, defaults):
     options = declare(app, kind)
     assert dict(options) == defaults
@@ -118,24 +220,39 @@ def test_every_option_of_a_kind_gets_its_default_in_manifest_order(app, kind, de
 def test_timeout_also_bounds_functions_and_is_refused_by_asgi_and_realtime(app):
     assert declare(app, "function", timeout=30)["timeout"] == 30.0
     for kind in ("asgi", "realtime"):
-        with pytest.raises(svc.InvalidOptionError, match=r"timeout=30 is not an option of .*: timeout belongs to @app\.function and @app\.endpoint"):
+        with pytest.raises(
+            svc.InvalidOptionError,
+            match=r"timeout=30 is not an option of .*: timeout belongs to @app\.function and @app\.endpoint",
+        ):
             declare(app, kind, timeout=30)
 
 
 def test_retries_belong_to_functions_only(app):
-    with pytest.raises(svc.InvalidOptionError, match=r"@app\.endpoint: retries=2 is not an option of @app\.endpoint: retries belongs to @app\.function"):
+    with pytest.raises(
+        svc.InvalidOptionError,
+        match=r"@app\.endpoint: retries=2 is not an option of @app\.endpoint: retries belongs to @app\.function",
+    ):
         declare(app, "endpoint", retries=2)
 
 
-@pytest.mark.parametrize("fields,message", [
-    ({"max_retries": 11}, "max_retries=11 is out of range: pass a whole number from 0 to 10"),
-    ({"max_retries": 2.0}, "max_retries=2.0 is a float, not an integer"),
-    ({"max_retries": 2, "backoff_coefficient": 0.5}, "backoff_coefficient=0.5 is out of range: pass a growth factor from 1 to 10"),
-    ({"max_retries": 2, "initial_delay": -1}, "initial_delay=-1 is out of range: pass a number of seconds from 0 to 60"),
-    ({"max_retries": 2, "initial_delay": 61}, "initial_delay=61 is out of range"),
-    ({"max_retries": 2, "max_delay": 0.5}, "max_delay=0.5 is out of range: pass a number of seconds from 1 to 60"),
-    ({"max_retries": 2, "max_delay": "10"}, "max_delay='10' is a str, not a number"),
-])
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"max_retries": 11}, "max_retries=11 is out of range: pass a whole number from 0 to 10"),
+        ({"max_retries": 2.0}, "max_retries=2.0 is a float, not an integer"),
+        (
+            {"max_retries": 2, "backoff_coefficient": 0.5},
+            "backoff_coefficient=0.5 is out of range: pass a growth factor from 1 to 10",
+        ),
+        (
+            {"max_retries": 2, "initial_delay": -1},
+            "initial_delay=-1 is out of range: pass a number of seconds from 0 to 60",
+        ),
+        ({"max_retries": 2, "initial_delay": 61}, "initial_delay=61 is out of range"),
+        ({"max_retries": 2, "max_delay": 0.5}, "max_delay=0.5 is out of range: pass a number of seconds from 1 to 60"),
+        ({"max_retries": 2, "max_delay": "10"}, "max_delay='10' is a str, not a number"),
+    ],
+)
 def test_retries_check_each_field_naming_it(fields, message):
     with pytest.raises(svc.InvalidOptionError) as caught:
         svc.Retries(**fields)
@@ -200,7 +317,9 @@ def test_cpu_rejects_bool_as_not_a_number(app):
 
 
 def test_cpu_out_of_range_gives_the_range(app):
-    with pytest.raises(svc.InvalidOptionError, match="cpu=128 is out of range: pass a number of CPU cores from 0.125 to 64"):
+    with pytest.raises(
+        svc.InvalidOptionError, match="cpu=128 is out of range: pass a number of CPU cores from 0.125 to 64"
+    ):
         app.function(cpu=128)
 
 
@@ -236,24 +355,29 @@ def test_unknown_option_suggests_the_closest_one(app):
 
 
 def test_unknown_option_without_a_close_match_lists_the_options(app):
-    with pytest.raises(svc.InvalidOptionError, match="@app.function takes name, image, cpu, memory, on_start, timeout, retries") as caught:
+    with pytest.raises(
+        svc.InvalidOptionError, match="@app.function takes name, image, cpu, memory, on_start, timeout, retries"
+    ) as caught:
         app.function(replicas=2)
     assert "did you mean" not in str(caught.value)
 
 
-@pytest.mark.parametrize("kind,option,fix", [
-    ("asgi", "concurrency", "use concurrent_requests="),
-    ("realtime", "concurrency", "use concurrent_requests="),
-    ("asgi", "keep_warm", "use keep_warm_seconds="),
-    ("realtime", "keep_warm", "use keep_warm_seconds="),
-    ("endpoint", "concurrent_requests", "use concurrency="),
-    ("endpoint", "keep_warm_seconds", "use keep_warm="),
-    ("asgi", "route", "ASGI apps define their own routes"),
-    ("asgi", "methods", "ASGI apps define their own routes"),
-    ("realtime", "route", "answers WebSocket messages at its own URL"),
-    ("function", "route", "route belongs to @app.endpoint; @app.function takes name, image, cpu, memory"),
-    ("function", "authorized", "authorized belongs to @app.endpoint and app.asgi and @app.realtime"),
-])
+@pytest.mark.parametrize(
+    "kind,option,fix",
+    [
+        ("asgi", "concurrency", "use concurrent_requests="),
+        ("realtime", "concurrency", "use concurrent_requests="),
+        ("asgi", "keep_warm", "use keep_warm_seconds="),
+        ("realtime", "keep_warm", "use keep_warm_seconds="),
+        ("endpoint", "concurrent_requests", "use concurrency="),
+        ("endpoint", "keep_warm_seconds", "use keep_warm="),
+        ("asgi", "route", "ASGI apps define their own routes"),
+        ("asgi", "methods", "ASGI apps define their own routes"),
+        ("realtime", "route", "answers WebSocket messages at its own URL"),
+        ("function", "route", "route belongs to @app.endpoint; @app.function takes name, image, cpu, memory"),
+        ("function", "authorized", "authorized belongs to @app.endpoint and app.asgi and @app.realtime"),
+    ],
+)
 def test_an_option_of_another_kind_says_what_to_write(app, kind, option, fix):
     with pytest.raises(svc.InvalidOptionError) as caught:
         declare(app, kind, **{option: 8})
@@ -266,9 +390,11 @@ def test_duplicate_workload_names_are_rejected(app):
         return "hi"
 
     with pytest.raises(svc.InvalidOptionError, match="already has a workload named 'greet' \\(a endpoint, ") as caught:
+
         @app.function(name="greet")
         def other() -> None:
             pass
+
     assert caught.value.option == "name"
     assert [w.name for w in app.workloads] == ["greet"]
 
@@ -302,8 +428,9 @@ def test_every_decorator_documents_each_parameter_with_default_and_example(app, 
     method = getattr(app, kind)
     for name, parameter in inspect.signature(method).parameters.items():
         if parameter.kind is parameter.KEYWORD_ONLY:
-            entry = re.search(rf"^ +{name} \(.+\):\n +\S.*\n +Default: ``(.+)``\. Example: ``(.+)``$",
-                              method.__doc__, re.MULTILINE)
+            entry = re.search(
+                rf"^ +{name} \(.+\):\n +\S.*\n +Default: ``(.+)``\. Example: ``(.+)``$", method.__doc__, re.MULTILINE
+            )
             assert entry, f"{kind}: {name} is not documented with a default and an example"
             assert entry.group(2).startswith(("svc.", "app.")) or entry.group(2).startswith(name + "=")
 
@@ -318,7 +445,7 @@ def test_signature_defaults_match_the_option_table(app, kind):
             assert parameter.default == (OPTIONS[name].default if name != "secrets" else ()), name
 
 
-@pytest.mark.parametrize("route", ["/café", "/a%20b", "/a<b>", "/a\"b"])
+@pytest.mark.parametrize("route", ["/café", "/a%20b", "/a<b>", '/a"b'])
 def test_route_needing_percent_encoding_is_refused(app, route):
     with pytest.raises(svc.InvalidOptionError, match="need percent-encoding"):
         app.endpoint(route=route)

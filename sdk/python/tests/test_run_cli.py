@@ -26,8 +26,15 @@ def server(request):
 
 def svc_run(*words: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)}
-    return subprocess.run([sys.executable, "-m", "svc.run", *words], capture_output=True, text=True, env=env,
-                          cwd=cwd, stdin=subprocess.DEVNULL, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "svc.run", *words],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
 
 
 def test_positional_and_named_words_make_the_call_and_only_the_result_is_on_stdout(server):
@@ -59,18 +66,21 @@ def test_a_remote_exception_prints_its_remote_traceback_and_exits_1(server):
     assert result.stderr.rstrip().endswith("client_app.Refused: no way")
 
 
-@pytest.mark.parametrize("words,message", [
-    (["shout", "hi", "many"], "argument 'times' must be an integer, got 'many'"),
-    (["shout", "hi", "--times", "1.5"], "argument 'times' must be an integer, got '1.5'"),
-    (["move", "{\"x\": 1}"], "argument 'point' is missing the field 'y' of Point"),
-    (["move", "{\"x\": 1, \"y\": 2}", "--loud", "maybe"], "argument 'loud' must be a boolean, got 'maybe'"),
-    (["move", "[1, 2]", "--tags", "a,b"], "argument 'point'"),
-    (["shout"], "missing required argument 'text'"),
-    (["shout", "hi", "--volume", "11"], "shout has no parameter 'volume'; it takes text: str, times: int = 1"),
-    (["shout", "a", "1", "extra"], "shout takes 2 positional arguments, got 3"),
-    (["shout", "hi", "--text", "again"], "argument 'text' is given twice"),
-    (["shout", "hi", "--times"], "--times needs a value"),
-])
+@pytest.mark.parametrize(
+    "words,message",
+    [
+        (["shout", "hi", "many"], "argument 'times' must be an integer, got 'many'"),
+        (["shout", "hi", "--times", "1.5"], "argument 'times' must be an integer, got '1.5'"),
+        (["move", '{"x": 1}'], "argument 'point' is missing the field 'y' of Point"),
+        (["move", '{"x": 1, "y": 2}', "--loud", "maybe"], "argument 'loud' must be a boolean, got 'maybe'"),
+        (["move", "[1, 2]", "--tags", "a,b"], "argument 'point'"),
+        (["shout"], "missing required argument 'text'"),
+        (["shout", "hi", "--volume", "11"], "shout has no parameter 'volume'; it takes text: str, times: int = 1"),
+        (["shout", "a", "1", "extra"], "shout takes 2 positional arguments, got 3"),
+        (["shout", "hi", "--text", "again"], "argument 'text' is given twice"),
+        (["shout", "hi", "--times"], "--times needs a value"),
+    ],
+)
 def test_words_that_do_not_fit_exit_2_naming_the_parameter(words, message):
     function, *rest = words
     result = svc_run(f"{APP}:{function}", *rest)
@@ -80,12 +90,15 @@ def test_words_that_do_not_fit_exit_2_naming_the_parameter(words, message):
     assert result.stderr.startswith("python -m svc.run: ")
 
 
-@pytest.mark.parametrize("target,message", [
-    (f"{APP}:nope", "the app client-test has no function 'nope'; its functions: shout, refuse"),
-    (f"{APP}:add", "add is an endpoint, not a function"),
-    (APP, "name the function to run"),
-    ("no_such_file.py:f", "no such file: no_such_file.py"),
-])
+@pytest.mark.parametrize(
+    "target,message",
+    [
+        (f"{APP}:nope", "the app client-test has no function 'nope'; its functions: shout, refuse"),
+        (f"{APP}:add", "add is an endpoint, not a function"),
+        (APP, "name the function to run"),
+        ("no_such_file.py:f", "no such file: no_such_file.py"),
+    ],
+)
 def test_a_target_that_is_not_a_function_exits_2(target, message):
     result = svc_run(target)
     assert result.returncode == 2
@@ -95,7 +108,9 @@ def test_a_target_that_is_not_a_function_exits_2(target, message):
 def test_help_after_the_target_shows_the_signature_and_the_docstring():
     result = svc_run(f"{APP}:shout", "--help")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(f"usage: python -m svc.run {APP}:shout <text> [times]\n\nshout(text: str, times: int = 1) -> str\n")
+    assert result.stdout.startswith(
+        f"usage: python -m svc.run {APP}:shout <text> [times]\n\nshout(text: str, times: int = 1) -> str\n"
+    )
     assert "Prints three lines and a line on stderr" in result.stdout
     assert "  times (an integer): position 2 or --times; default 1" in result.stdout
 

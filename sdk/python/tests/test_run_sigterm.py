@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "client_server"))
 import client_harness  # noqa: E402
 
-SOURCE = '''
+SOURCE = """
 import time
 
 import svc
@@ -30,7 +30,7 @@ def linger() -> str:
     print("lingering", flush=True)
     time.sleep(30)
     return "done"
-'''
+"""
 
 
 @pytest.fixture(scope="session")
@@ -45,9 +45,15 @@ def test_svc_run_stopped_with_sigterm_deletes_its_run(server, tmp_path):
     (project / "linger_app.py").write_text(textwrap.dedent(SOURCE))
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     env.update({"SVC_SERVER": server.url, "SVC_TOKEN": server.token, "NO_COLOR": "1", "SVC_PYTHON": sys.executable})
-    process = subprocess.Popen(["node", str(client_harness.CLI), "run", f"{project / 'linger_app.py'}:linger"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                               env=env, cwd=str(project))
+    process = subprocess.Popen(
+        ["node", str(client_harness.CLI), "run", f"{project / 'linger_app.py'}:linger"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=str(project),
+    )
     try:
         assert process.stderr is not None
         seen = []
@@ -66,4 +72,6 @@ def test_svc_run_stopped_with_sigterm_deletes_its_run(server, tmp_path):
             process.wait()
         for run in [run for run in server.runs() if run.get("app") == "review-sigterm"]:
             server.api("DELETE", f"/runs/{run['id']}")
-    assert left == [], f"svc run exited {process.returncode} on SIGTERM and left {[run['id'] for run in left]} on the server"
+    assert left == [], (
+        f"svc run exited {process.returncode} on SIGTERM and left {[run['id'] for run in left]} on the server"
+    )

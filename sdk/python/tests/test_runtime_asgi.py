@@ -7,7 +7,6 @@ import asyncio
 import json
 
 import pytest
-
 from helpers import call_asgi
 from runtime_helpers import Session, http_call, run, serve
 
@@ -44,20 +43,28 @@ def make_app(log: list | None = None, fail_startup: bool = False):
                 body += message.get("body", b"")
                 if not message.get("more_body"):
                     break
-            route = scope["path"][len(scope["root_path"]):]
+            route = scope["path"][len(scope["root_path"]) :]
             answer = {
-                "route": route, "path": scope["path"], "root_path": scope["root_path"],
-                "raw_path": scope["raw_path"].decode(), "method": scope["method"], "body": body.decode(),
-                "url_for_item": f"{scope['root_path']}/items/1", "state": scope.get("state"),
+                "route": route,
+                "path": scope["path"],
+                "root_path": scope["root_path"],
+                "raw_path": scope["raw_path"].decode(),
+                "method": scope["method"],
+                "body": body.decode(),
+                "url_for_item": f"{scope['root_path']}/items/1",
+                "state": scope.get("state"),
             }
             status = 404 if route.startswith("/missing") else 200
-            await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
+            await send(
+                {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]}
+            )
             await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
 
     return app
 
 
 # HTTP
+
 
 def test_health_is_answered_by_the_runtime_before_the_app():
     async def never(scope, receive, send):
@@ -84,9 +91,16 @@ def test_root_path_comes_from_the_gateways_prefix_header():
     assert answer["url_for_item"] == "/default/shop/web/items/1"
 
 
-@pytest.mark.parametrize("header,root_path", [
-    (None, ""), ("/default/shop/web/", "/default/shop/web"), ("not-a-path", ""), ("/a b", ""), ("/", ""),
-])
+@pytest.mark.parametrize(
+    "header,root_path",
+    [
+        (None, ""),
+        ("/default/shop/web/", "/default/shop/web"),
+        ("not-a-path", ""),
+        ("/a b", ""),
+        ("/", ""),
+    ],
+)
 def test_without_a_usable_prefix_the_path_is_left_alone(header, root_path):
     headers = [] if header is None else [("X-Forwarded-Prefix", header)]
     answer = call_asgi(serve("asgi", make_app()), "GET", "/items/1", headers=headers).json()
@@ -107,6 +121,7 @@ def test_an_exception_in_the_app_is_500_handler_error_with_the_traceback_in_the_
 
 # WebSockets of the app
 
+
 def test_the_apps_own_websocket_routes_work_with_the_prefix():
     async def scenario():
         session = Session(serve("asgi", make_app()), "/ws/chat", headers=PREFIX)
@@ -120,6 +135,7 @@ def test_the_apps_own_websocket_routes_work_with_the_prefix():
 
 
 # Lifespan
+
 
 def test_lifespan_startup_runs_once_before_the_first_request_when_the_server_does_not_run_it():
     log: list[str] = []
@@ -202,10 +218,13 @@ def test_an_app_without_lifespan_support_is_served_anyway(capfd):
         await send({"type": "http.response.body", "body": b""})
 
     assert call_asgi(serve("asgi", http_only), "GET", "/").status == 204
-    assert "does not support the ASGI lifespan protocol (AssertionError on the lifespan scope)" in capfd.readouterr().err
+    assert (
+        "does not support the ASGI lifespan protocol (AssertionError on the lifespan scope)" in capfd.readouterr().err
+    )
 
 
 # Concurrency and on_start
+
 
 @pytest.mark.parametrize("limit", [1, 2])
 def test_at_most_concurrent_requests_requests_and_sessions_at_once(limit):
@@ -244,16 +263,24 @@ def test_the_on_start_value_is_in_the_scope_state():
 
 # Frameworks, when installed
 
+
 def test_a_starlette_app_routes_and_builds_urls_under_the_prefix():
-    pytest.importorskip("starlette", reason="Starlette is not installed in this test Python; the plain ASGI apps "
-                        "above cover the same rules")
+    pytest.importorskip(
+        "starlette",
+        reason="Starlette is not installed in this test Python; the plain ASGI apps above cover the same rules",
+    )
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
     async def item(request):
-        return JSONResponse({"id": request.path_params["id"], "self": str(request.url_for("item", id=1)),
-                             "warm": request.state.on_start_value})
+        return JSONResponse(
+            {
+                "id": request.path_params["id"],
+                "self": str(request.url_for("item", id=1)),
+                "warm": request.state.on_start_value,
+            }
+        )
 
     web = Starlette(routes=[Route("/items/{id}", item, name="item")])
     reply = call_asgi(serve("asgi", web, on_start=lambda: "yes"), "GET", "/items/3", headers=PREFIX + [("Host", "x")])
@@ -262,8 +289,9 @@ def test_a_starlette_app_routes_and_builds_urls_under_the_prefix():
 
 
 def test_a_fastapi_app_runs_its_startup_and_routes_under_the_prefix():
-    pytest.importorskip("fastapi", reason="FastAPI is not installed in this test Python; the plain ASGI apps "
-                        "above cover the same rules")
+    pytest.importorskip(
+        "fastapi", reason="FastAPI is not installed in this test Python; the plain ASGI apps above cover the same rules"
+    )
     from fastapi import FastAPI
 
     started = []

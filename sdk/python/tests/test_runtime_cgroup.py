@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from helpers import run_python
 from svc.runtime._cgroup import CgroupError, cgroup_files, join_cgroup
 
@@ -24,7 +23,9 @@ def test_takes_absolute_cgroup_procs_paths() -> None:
     assert cgroup_files(files) == files
 
 
-@pytest.mark.parametrize("bad", ["/sys/fs/cgroup/x/cgroup.procs", ["relative/cgroup.procs"], ["/etc/passwd"], [3], {"a": 1}])
+@pytest.mark.parametrize(
+    "bad", ["/sys/fs/cgroup/x/cgroup.procs", ["relative/cgroup.procs"], ["/etc/passwd"], [3], {"a": 1}]
+)
 def test_refuses_anything_else(bad: object) -> None:
     with pytest.raises(CgroupError, match="cgroup must be a list of absolute paths of cgroup.procs files") as raised:
         cgroup_files(bad)
@@ -32,8 +33,20 @@ def test_refuses_anything_else(bad: object) -> None:
 
 
 def test_a_bad_cgroup_flag_is_a_usage_error_naming_it(tmp_path) -> None:
-    ran = run_python("-m", "svc.runtime", "--root", str(tmp_path), "--entry", "app", "--workload", "w",
-                     "--socket", str(tmp_path / "s.sock"), "--cgroup", "relative/cgroup.procs")
+    ran = run_python(
+        "-m",
+        "svc.runtime",
+        "--root",
+        str(tmp_path),
+        "--entry",
+        "app",
+        "--workload",
+        "w",
+        "--socket",
+        str(tmp_path / "s.sock"),
+        "--cgroup",
+        "relative/cgroup.procs",
+    )
     assert ran.returncode == 2
     assert "--cgroup" in ran.stderr and "'relative/cgroup.procs' is not one" in ran.stderr
 
@@ -48,5 +61,7 @@ def test_join_writes_this_process_pid_into_each_file(tmp_path) -> None:
 
 def test_join_names_the_file_that_refused(tmp_path) -> None:
     missing = str(tmp_path / "gone" / "cgroup.procs")
-    with pytest.raises(CgroupError, match=f"could not join the container's cgroup \\({missing}: No such file or directory\\)"):
+    with pytest.raises(
+        CgroupError, match=f"could not join the container's cgroup \\({missing}: No such file or directory\\)"
+    ):
         join_cgroup([missing])

@@ -6,10 +6,9 @@ import asyncio
 import json
 import threading
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Literal
 
 import pytest
-
 import svc
 from helpers import call_asgi
 from svc.runtime import create_app
@@ -56,6 +55,7 @@ def error_of(reply) -> tuple[int, str, str]:
 
 # Health
 
+
 def test_health_answers_first_even_when_arguments_are_required(app):
     def needs(x: int) -> int:
         raise AssertionError("the handler must not run for a health check")
@@ -75,6 +75,7 @@ def test_head_sends_headers_without_a_body(app):
 
 
 # JSON bodies
+
 
 def test_json_body_fields_become_keyword_arguments(app):
     def greet(name: str, excited: bool = False) -> Greeting:
@@ -136,7 +137,10 @@ def test_every_problem_is_reported_at_once_each_naming_its_field(app):
 
     status, code, message = error_of(call_asgi(serve(greet), "POST", "/", body='{"excited": "yes"}'))
     assert (status, code) == (422, "invalid_arguments")
-    assert message == "2 problems: missing required argument 'name'; argument 'excited' must be a boolean, got string \"yes\""
+    assert (
+        message
+        == "2 problems: missing required argument 'name'; argument 'excited' must be a boolean, got string \"yes\""
+    )
 
 
 def test_problems_come_missing_first_then_unknown_then_wrong_types(app):
@@ -154,10 +158,15 @@ def test_problems_come_missing_first_then_unknown_then_wrong_types(app):
 
 
 def test_every_bad_item_and_field_inside_an_argument_is_reported(app):
-    def f(items: list[int] = [], point: Optional[Point] = None, segment: Optional[Segment] = None) -> None: ...  # noqa: B006
+    def f(items: list[int] = [], point: Point | None = None, segment: Segment | None = None) -> None: ...  # noqa: B006
 
-    body = json.dumps({"items": [1, "2", 3, None], "point": {"y": "up", "z": 0},
-                       "segment": {"start": {"x": "a"}, "end": {"x": 1, "y": "b"}}})
+    body = json.dumps(
+        {
+            "items": [1, "2", 3, None],
+            "point": {"y": "up", "z": 0},
+            "segment": {"start": {"x": "a"}, "end": {"x": 1, "y": "b"}},
+        }
+    )
     _, _, message = error_of(call_asgi(serve(f), "POST", "/", body=body))
     assert message.split("; ") == [
         "7 problems: argument 'items[1]' must be an integer, got string \"2\"",
@@ -175,7 +184,10 @@ def test_an_unknown_field_is_named_with_a_suggestion(app):
 
     status, code, message = error_of(call_asgi(serve(f), "POST", "/", body='{"nmae": "Ada"}'))
     assert (status, code) == (422, "invalid_arguments")
-    assert message == "2 problems: missing required argument 'name'; unknown argument 'nmae' (did you mean 'name'? it takes name)"
+    assert (
+        message
+        == "2 problems: missing required argument 'name'; unknown argument 'nmae' (did you mean 'name'? it takes name)"
+    )
 
 
 def test_kwargs_accept_unknown_fields_checked_by_their_annotation(app):
@@ -188,27 +200,42 @@ def test_kwargs_accept_unknown_fields_checked_by_their_annotation(app):
     assert (code, message) == ("invalid_arguments", "argument 'b' must be an integer, got string \"two\"")
 
 
-@pytest.mark.parametrize("annotation_body,message", [
-    ('{"n": "3"}', "argument 'n' must be an integer, got string \"3\""),
-    ('{"n": true}', "argument 'n' must be an integer, got boolean true"),
-    ('{"n": 1.5}', "argument 'n' must be an integer, got number 1.5"),
-    ('{"f": "x"}', "argument 'f' must be a number, got string \"x\""),
-    ('{"s": 3}', "argument 's' must be a string, got integer 3"),
-    ('{"b": 1}', "argument 'b' must be a boolean, got integer 1"),
-    ('{"items": [1, "2"]}', "argument 'items[1]' must be an integer, got string \"2\""),
-    ('{"items": {"a": 1}}', "argument 'items' must be an array, got object"),
-    ('{"scores": {"a": "x"}}', "argument 'scores.a' must be a number, got string \"x\""),
-    ('{"maybe": "x"}', "argument 'maybe' must be an integer or null, got string \"x\""),
-    ('{"mode": "c"}', "argument 'mode' must be one of \"a\", \"b\", got string \"c\""),
-    ('{"point": {"y": 1}}', "argument 'point' is missing the field 'x' of Point"),
-    ('{"point": {"x": 1, "z": 2}}', "argument 'point' has unknown field 'z' (Point has x, y)"),
-    ('{"point": [1, 2]}', "argument 'point' must be a Point object, got array"),
-    ('{"segment": {"start": {"x": 1}, "end": {"x": "far"}}}', "argument 'segment.end.x' must be an integer, got string \"far\""),
-])
+@pytest.mark.parametrize(
+    "annotation_body,message",
+    [
+        ('{"n": "3"}', "argument 'n' must be an integer, got string \"3\""),
+        ('{"n": true}', "argument 'n' must be an integer, got boolean true"),
+        ('{"n": 1.5}', "argument 'n' must be an integer, got number 1.5"),
+        ('{"f": "x"}', "argument 'f' must be a number, got string \"x\""),
+        ('{"s": 3}', "argument 's' must be a string, got integer 3"),
+        ('{"b": 1}', "argument 'b' must be a boolean, got integer 1"),
+        ('{"items": [1, "2"]}', "argument 'items[1]' must be an integer, got string \"2\""),
+        ('{"items": {"a": 1}}', "argument 'items' must be an array, got object"),
+        ('{"scores": {"a": "x"}}', "argument 'scores.a' must be a number, got string \"x\""),
+        ('{"maybe": "x"}', "argument 'maybe' must be an integer or null, got string \"x\""),
+        ('{"mode": "c"}', 'argument \'mode\' must be one of "a", "b", got string "c"'),
+        ('{"point": {"y": 1}}', "argument 'point' is missing the field 'x' of Point"),
+        ('{"point": {"x": 1, "z": 2}}', "argument 'point' has unknown field 'z' (Point has x, y)"),
+        ('{"point": [1, 2]}', "argument 'point' must be a Point object, got array"),
+        (
+            '{"segment": {"start": {"x": 1}, "end": {"x": "far"}}}',
+            "argument 'segment.end.x' must be an integer, got string \"far\"",
+        ),
+    ],
+)
 def test_a_value_of_the_wrong_json_type_is_422_naming_the_field(app, annotation_body, message):
-    def f(n: int = 0, f: float = 0.0, s: str = "", b: bool = False, items: list[int] = [],  # noqa: B006
-          scores: dict[str, float] = {}, maybe: Optional[int] = None,  # noqa: B006
-          mode: Literal["a", "b"] = "a", point: Point = Point(0), segment: Optional[Segment] = None) -> None: ...
+    def f(
+        n: int = 0,
+        f: float = 0.0,
+        s: str = "",
+        b: bool = False,
+        items: list[int] = [],  # noqa: B006
+        scores: dict[str, float] = {},
+        maybe: int | None = None,  # noqa: B006
+        mode: Literal["a", "b"] = "a",
+        point: Point = Point(0),
+        segment: Segment | None = None,
+    ) -> None: ...
 
     status, code, got = error_of(call_asgi(serve(f), "POST", "/", body=annotation_body))
     assert (status, code, got) == (422, "invalid_arguments", message)
@@ -217,12 +244,30 @@ def test_a_value_of_the_wrong_json_type_is_422_naming_the_field(app, annotation_
 def test_values_are_converted_to_the_annotated_types(app):
     seen = {}
 
-    def f(n: int, f: float, maybe: Optional[int], point: Point, segment: Segment, pair: tuple[int, str],
-          tags: set[str], raw: bytes, anything=None) -> None:
+    def f(
+        n: int,
+        f: float,
+        maybe: int | None,
+        point: Point,
+        segment: Segment,
+        pair: tuple[int, str],
+        tags: set[str],
+        raw: bytes,
+        anything=None,
+    ) -> None:
         seen.update(locals())
 
-    body = {"n": 2.0, "f": 1, "maybe": None, "point": {"x": 1}, "segment": {"start": {"x": 1}, "end": {"x": 2, "y": 3}},
-            "pair": [1, "a"], "tags": ["a", "a", "b"], "raw": "aGk=", "anything": {"k": [1]}}
+    body = {
+        "n": 2.0,
+        "f": 1,
+        "maybe": None,
+        "point": {"x": 1},
+        "segment": {"start": {"x": 1}, "end": {"x": 2, "y": 3}},
+        "pair": [1, "a"],
+        "tags": ["a", "a", "b"],
+        "raw": "aGk=",
+        "anything": {"k": [1]},
+    }
     reply = call_asgi(serve(f), "POST", "/", body=json.dumps(body))
     assert reply.status == 200, reply.body
     assert seen["n"] == 2 and type(seen["n"]) is int
@@ -252,16 +297,18 @@ def test_a_pydantic_parameter_is_validated_by_the_model(app):
 
 # Query strings
 
+
 def test_get_query_parameters_are_converted_by_annotation(app):
-    def f(n: int, x: float, flag: bool, name: str, maybe: Optional[int] = None, mode: Literal["a", "b"] = "a") -> dict:
+    def f(n: int, x: float, flag: bool, name: str, maybe: int | None = None, mode: Literal["a", "b"] = "a") -> dict:
         return {"n": n, "x": x, "flag": flag, "name": name, "maybe": maybe, "mode": mode}
 
     reply = call_asgi(serve(f), "GET", "/", query="n=-3&x=2.5&flag=yes&name=Ada%20L&maybe=4&mode=b")
     assert reply.json() == {"n": -3, "x": 2.5, "flag": True, "name": "Ada L", "maybe": 4, "mode": "b"}
 
 
-@pytest.mark.parametrize("text,value", [("true", True), ("1", True), ("YES", True), ("false", False),
-                                        ("0", False), ("no", False)])
+@pytest.mark.parametrize(
+    "text,value", [("true", True), ("1", True), ("YES", True), ("false", False), ("0", False), ("no", False)]
+)
 def test_booleans_from_the_query(app, text, value):
     def f(flag: bool) -> bool:
         return flag
@@ -269,19 +316,22 @@ def test_booleans_from_the_query(app, text, value):
     assert call_asgi(serve(f), "GET", "/", query=f"flag={text}").json() is value
 
 
-@pytest.mark.parametrize("query,message", [
-    ("n=abc", "query parameter 'n' must be an integer, got 'abc'"),
-    ("n=1.5", "query parameter 'n' must be an integer, got '1.5'"),
-    ("x=fast", "query parameter 'x' must be a number, got 'fast'"),
-    ("x=inf", "query parameter 'x' must be a number, got 'inf'"),
-    ("flag=maybe", "query parameter 'flag' must be a boolean, got 'maybe'"),
-    ("ids=1&ids=two", "query parameter 'ids[1]' must be an integer, got 'two'"),
-    ("n=1&n=2", "query parameter 'n' is given 2 times: give it once"),
-    ("point=nope", "query parameter 'point' must be a Point object written as JSON, got 'nope'"),
-    ("name=x", "unknown argument 'name' (it takes n, x, flag, ids, point)"),
-])
+@pytest.mark.parametrize(
+    "query,message",
+    [
+        ("n=abc", "query parameter 'n' must be an integer, got 'abc'"),
+        ("n=1.5", "query parameter 'n' must be an integer, got '1.5'"),
+        ("x=fast", "query parameter 'x' must be a number, got 'fast'"),
+        ("x=inf", "query parameter 'x' must be a number, got 'inf'"),
+        ("flag=maybe", "query parameter 'flag' must be a boolean, got 'maybe'"),
+        ("ids=1&ids=two", "query parameter 'ids[1]' must be an integer, got 'two'"),
+        ("n=1&n=2", "query parameter 'n' is given 2 times: give it once"),
+        ("point=nope", "query parameter 'point' must be a Point object written as JSON, got 'nope'"),
+        ("name=x", "unknown argument 'name' (it takes n, x, flag, ids, point)"),
+    ],
+)
 def test_bad_query_values_are_422_naming_parameter_and_type(app, query, message):
-    def f(n: int = 0, x: float = 0, flag: bool = False, ids: list[int] = [], point: Optional[Point] = None) -> None: ...  # noqa: B006
+    def f(n: int = 0, x: float = 0, flag: bool = False, ids: list[int] = [], point: Point | None = None) -> None: ...  # noqa: B006
 
     status, code, got = error_of(call_asgi(serve(f), "GET", "/", query=query))
     assert (status, code, got) == (422, "invalid_arguments", message)
@@ -327,6 +377,7 @@ def test_a_missing_query_parameter_is_named(app):
 
 # Calling
 
+
 def test_sync_handlers_run_in_a_worker_thread(app):
     def where() -> str:
         return threading.current_thread().name
@@ -344,8 +395,13 @@ def test_async_handlers_are_awaited_on_the_loop(app):
 
 def test_a_context_parameter_is_filled_in_by_the_runtime(app):
     def whoami(context: svc.Context, n: int = 0) -> dict:
-        return {"workload": context.workload, "method": context.method, "path": context.path,
-                "request_id": context.request_id, "agent": context.headers.get("user-agent")}
+        return {
+            "workload": context.workload,
+            "method": context.method,
+            "path": context.path,
+            "request_id": context.request_id,
+            "agent": context.headers.get("user-agent"),
+        }
 
     reply = call_asgi(serve(whoami), "GET", "/who", headers=[("X-Request-Id", "r-1"), ("User-Agent", "t")])
     assert reply.json() == {"workload": "whoami", "method": "GET", "path": "/who", "request_id": "r-1", "agent": "t"}
@@ -355,10 +411,21 @@ def test_a_context_parameter_is_filled_in_by_the_runtime(app):
 
 # Results
 
-@pytest.mark.parametrize("value,body", [
-    (None, "null"), ("hi", '"hi"'), (3, "3"), (2.5, "2.5"), (True, "true"), ([1, "a"], '[1,"a"]'),
-    ({"k": Point(1)}, '{"k":{"x":1,"y":0}}'), (Point(2, 3), '{"x":2,"y":3}'), ({"é": "ü"}, '{"é":"ü"}'),
-])
+
+@pytest.mark.parametrize(
+    "value,body",
+    [
+        (None, "null"),
+        ("hi", '"hi"'),
+        (3, "3"),
+        (2.5, "2.5"),
+        (True, "true"),
+        ([1, "a"], '[1,"a"]'),
+        ({"k": Point(1)}, '{"k":{"x":1,"y":0}}'),
+        (Point(2, 3), '{"x":2,"y":3}'),
+        ({"é": "ü"}, '{"é":"ü"}'),
+    ],
+)
 def test_results_are_sent_as_json(app, value, body):
     def f():
         return value
@@ -384,10 +451,15 @@ def test_bytes_are_sent_raw_as_octet_stream(app):
         return b"\x00\x01raw"
 
     reply = call_asgi(serve(f), "GET", "/")
-    assert (reply.status, reply.headers["content-type"], reply.body) == (200, "application/octet-stream", b"\x00\x01raw")
+    assert (reply.status, reply.headers["content-type"], reply.body) == (
+        200,
+        "application/octet-stream",
+        b"\x00\x01raw",
+    )
 
 
 # Failures in user code
+
 
 def test_an_exception_is_500_handler_error_with_the_traceback_on_stderr(app, capfd):
     def explode(x: int = 1) -> int:
@@ -413,6 +485,7 @@ def test_a_result_without_a_json_form_is_500(app, capfd):
 
 
 # The app itself
+
 
 def test_create_app_refuses_what_is_not_a_workload(app):
     with pytest.raises(ValueError, match="create_app takes a svc workload"):

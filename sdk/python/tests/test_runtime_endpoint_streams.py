@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 import pytest
-
 import svc
 from helpers import call_asgi
 from runtime_helpers import http_call, run, serve, sse_events
@@ -30,6 +29,7 @@ class Movie(TypedDict):
 
 
 # Server-Sent Events
+
 
 def test_a_generator_streams_one_sse_data_event_per_item(app):
     def count(n: int):
@@ -52,7 +52,9 @@ def test_an_async_generator_streams_too(app):
             yield Point(i)
 
     assert sse_events(call_asgi(serve("endpoint", count), "GET", "/").body) == [
-        ("message", {"x": 0, "y": 0}), ("message", {"x": 1, "y": 0})]
+        ("message", {"x": 0, "y": 0}),
+        ("message", {"x": 1, "y": 0}),
+    ]
 
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
@@ -153,6 +155,7 @@ def test_head_on_a_generator_sends_only_the_headers(app):
 
 # Typed results
 
+
 def test_a_typeddict_result_is_a_json_object_with_its_fields_typed(app):
     def movie() -> Movie:
         return Movie(title="Alien", year=1979, where=Point(1, 2))
@@ -173,6 +176,7 @@ def test_a_typeddict_argument_is_checked_field_by_field(app):
 
 
 # Concurrency
+
 
 def _peak_of(handler, requests: int) -> int:
     async def scenario():
@@ -244,6 +248,7 @@ def test_health_needs_no_slot(app):
 
 
 # on_start
+
 
 def test_on_start_value_reaches_the_handler_through_the_context(app):
     calls = []

@@ -10,7 +10,6 @@ import sys
 import threading
 
 import pytest
-
 import svc
 from runtime_helpers import http_call, ndjson, run, serve
 
@@ -34,6 +33,7 @@ class Unpicklable(Exception):
 
 
 # Calls and results
+
 
 def test_a_call_returns_the_pickled_result_after_its_log_lines():
     def square(x: int, shout: bool = False) -> int:
@@ -74,6 +74,7 @@ def test_results_that_only_cloudpickle_can_pickle_come_back_when_it_is_installed
 
 
 # Failures
+
 
 def test_an_exception_comes_back_pickled_with_its_remote_traceback(capfd):
     def fail(x: int) -> int:
@@ -118,13 +119,20 @@ def test_sys_exit_in_a_call_is_an_error_not_the_end_of_the_worker():
 
 # Requests that are not calls
 
-@pytest.mark.parametrize("body,message", [
-    (b"not a pickle", "the request body is not a pickled call ("),
-    (pickle.dumps([1, 2]), "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got list"),
-    (pickle.dumps({"args": []}), "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got ['args']"),
-    (pickle.dumps({"args": 1, "kwargs": {}}), "'args' of a pickled call must be a list or tuple, got int"),
-    (pickle.dumps({"args": [], "kwargs": {1: 2}}), "'kwargs' of a pickled call must be a dict with string keys"),
-])
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        (b"not a pickle", "the request body is not a pickled call ("),
+        (pickle.dumps([1, 2]), "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got list"),
+        (
+            pickle.dumps({"args": []}),
+            "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got ['args']",
+        ),
+        (pickle.dumps({"args": 1, "kwargs": {}}), "'args' of a pickled call must be a list or tuple, got int"),
+        (pickle.dumps({"args": [], "kwargs": {1: 2}}), "'kwargs' of a pickled call must be a dict with string keys"),
+    ],
+)
 def test_a_body_that_is_not_a_pickled_call_is_400_bad_request(body, message):
     def f() -> None: ...
 
@@ -142,11 +150,13 @@ def test_other_methods_are_405_and_other_content_types_400():
     reply = run(http_call(handler, "POST", "/", body=b"{}", headers=[("Content-Type", "application/json")]))
     assert reply.status == 400
     assert reply.json()["error"]["message"] == (
-        "a function call is sent as application/vnd.svc.call+pickle, not application/json")
+        "a function call is sent as application/vnd.svc.call+pickle, not application/json"
+    )
     assert run(http_call(handler, "GET", "/_svc/health")).json() == {"status": "ok", "workload": "f"}
 
 
 # Output capture
+
 
 def test_concurrent_calls_keep_their_output_apart():
     turn = {name: threading.Event() for name in ("a1", "b1", "a2", "b2")}
@@ -162,8 +172,10 @@ def test_concurrent_calls_keep_their_output_apart():
 
     async def scenario():
         handler = serve("function", chatty)
-        calls = [http_call(handler, "POST", "/", body=pickle.dumps({"args": [n], "kwargs": {}}), headers=CALL)
-                 for n in ("a", "b")]
+        calls = [
+            http_call(handler, "POST", "/", body=pickle.dumps({"args": [n], "kwargs": {}}), headers=CALL)
+            for n in ("a", "b")
+        ]
         turn["a1"].set()
         return await asyncio.gather(*calls)
 
@@ -182,8 +194,16 @@ def test_log_frames_are_sent_while_the_call_runs():
 
     async def scenario():
         chunks: list[bytes] = []
-        task = asyncio.ensure_future(http_call(serve("function", waits), "POST", "/", chunks=chunks, headers=CALL,
-                                               body=pickle.dumps({"args": [], "kwargs": {}})))
+        task = asyncio.ensure_future(
+            http_call(
+                serve("function", waits),
+                "POST",
+                "/",
+                chunks=chunks,
+                headers=CALL,
+                body=pickle.dumps({"args": [], "kwargs": {}}),
+            )
+        )
         for _ in range(200):
             if chunks:
                 break
@@ -214,6 +234,7 @@ def test_prints_outside_calls_go_to_the_real_streams_and_sys_stdout_is_restored(
 
 
 # Context and on_start
+
 
 def test_the_context_carries_the_on_start_value():
     def connect() -> str:

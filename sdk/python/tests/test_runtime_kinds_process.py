@@ -22,11 +22,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import SDK_ROOT
 from runtime_helpers import RUNTIME_PYTHON, needs_runtime
 
-APP = '''
+APP = """
 import asyncio, json, os, threading, time
 import svc
 
@@ -89,7 +88,7 @@ async def web(scope, receive, send):
         await send({"type": "http.response.body", "body": body.encode()})
 
 app.asgi(name="web")(web)
-'''
+"""
 
 
 PYTHON = RUNTIME_PYTHON
@@ -104,9 +103,23 @@ class Runtime:
         self.gate = root / "gate"
         env = {**os.environ, "PYTHONPATH": str(SDK_ROOT), "SVC_TEST_GATE": str(self.gate)}
         self.process = subprocess.Popen(
-            [PYTHON, "-m", "svc.runtime", "--root", str(root), "--entry", "app", "--workload", workload,
-             "--socket", self.socket],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            [
+                PYTHON,
+                "-m",
+                "svc.runtime",
+                "--root",
+                str(root),
+                "--entry",
+                "app",
+                "--workload",
+                workload,
+                "--socket",
+                self.socket,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
         )
         deadline = time.monotonic() + 10
         while not os.path.exists(self.socket):
@@ -154,11 +167,12 @@ def start(tmp_path):
         runtime.stop()
 
 
-def websocket_client(socket_path: str, path: str, messages: list[str | bytes], replies: int,
-                     headers: dict[str, str] | None = None) -> list:
+def websocket_client(
+    socket_path: str, path: str, messages: list[str | bytes], replies: int, headers: dict[str, str] | None = None
+) -> list:
     """Runs a real ``websockets`` client in the runtime's Python (the test Python may lack it):
     sends ``messages``, reads ``replies`` replies, returns them (bytes as {"bytes": hex})."""
-    script = textwrap.dedent('''
+    script = textwrap.dedent("""
         import json, sys
         from websockets.sync.client import unix_connect
         socket_path, path, messages, count, headers = json.loads(sys.stdin.read())
@@ -170,10 +184,15 @@ def websocket_client(socket_path: str, path: str, messages: list[str | bytes], r
                 reply = ws.recv(timeout=10)
                 replies.append({"bytes": reply.hex()} if isinstance(reply, bytes) else reply)
         print(json.dumps(replies))
-    ''')
+    """)
     wire = [{"bytes": m.hex()} if isinstance(m, bytes) else m for m in messages]
-    result = subprocess.run([PYTHON, "-c", script], input=json.dumps([socket_path, path, wire, replies, headers or {}]),
-                            capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [PYTHON, "-c", script],
+        input=json.dumps([socket_path, path, wire, replies, headers or {}]),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -191,7 +210,9 @@ def test_an_endpoint_generator_streams_sse_events_as_they_are_made(start):
     runtime.gate.touch()
     received += response.read()
     assert received.decode().split("\n\n") == [
-        'data: {"tick":0}', 'data: {"tick":1}', 'data: {"tick":2}',
+        'data: {"tick":0}',
+        'data: {"tick":1}',
+        'data: {"tick":2}',
         'event: error\ndata: {"error": {"code": "handler_error", "message": "RuntimeError in ticks; see the workload logs"}}',
         "",
     ]
@@ -201,10 +222,14 @@ def test_an_endpoint_generator_streams_sse_events_as_they_are_made(start):
 
 def test_a_realtime_session_with_a_real_websocket_client(start):
     runtime = start("chat")
-    replies = websocket_client(runtime.socket, "/room/7", ['{"text": "hi"}', "not json", '{"fail": true}', '{"n": 1}'], 6)
+    replies = websocket_client(
+        runtime.socket, "/room/7", ['{"text": "hi"}', "not json", '{"fail": true}', '{"n": 1}'], 6
+    )
     assert replies[:2] == ['{"echo":{"text":"hi"},"path":"/room/7"}', "done"]
     assert json.loads(replies[2])["error"]["code"] == "invalid_json"
-    assert json.loads(replies[3]) == {"error": {"code": "handler_error", "message": "ValueError in chat; see the workload logs"}}
+    assert json.loads(replies[3]) == {
+        "error": {"code": "handler_error", "message": "ValueError in chat; see the workload logs"}
+    }
     assert replies[4:] == ['{"echo":{"n":1},"path":"/room/7"}', "done"]  # the socket stayed open throughout
     connection = runtime.connection()
     connection.request("GET", "/room/7")
@@ -224,9 +249,15 @@ def test_an_asgi_app_serves_http_and_its_own_websocket_under_the_prefix(start):
     connection.request("GET", "/items/1", headers={"x-forwarded-prefix": "/default/kinds/web"})
     response = connection.getresponse()
     assert response.status == 200
-    assert json.loads(response.read()) == {"root_path": "/default/kinds/web", "path": "/default/kinds/web/items/1",
-                                           "link": "/default/kinds/web/items/1", "started": "yes"}
-    (reply,) = websocket_client(runtime.socket, "/live", ["hello"], 1, headers={"x-forwarded-prefix": "/default/kinds/web"})
+    assert json.loads(response.read()) == {
+        "root_path": "/default/kinds/web",
+        "path": "/default/kinds/web/items/1",
+        "link": "/default/kinds/web/items/1",
+        "started": "yes",
+    }
+    (reply,) = websocket_client(
+        runtime.socket, "/live", ["hello"], 1, headers={"x-forwarded-prefix": "/default/kinds/web"}
+    )
     assert json.loads(reply) == {"got": "hello", "root_path": "/default/kinds/web", "path": "/default/kinds/web/live"}
 
 

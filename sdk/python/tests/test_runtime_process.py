@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import SDK_ROOT, run_python
 
 APP = """
@@ -37,8 +36,20 @@ def square(x: int) -> int:
 
 
 def runtime(root: Path, workload: str, socket_path: Path, python: str = sys.executable, **kwargs):
-    return run_python("-m", "svc.runtime", "--root", str(root), "--entry", "app", "--workload", workload,
-                      "--socket", str(socket_path), python=python, **kwargs)
+    return run_python(
+        "-m",
+        "svc.runtime",
+        "--root",
+        str(root),
+        "--entry",
+        "app",
+        "--workload",
+        workload,
+        "--socket",
+        str(socket_path),
+        python=python,
+        **kwargs,
+    )
 
 
 def test_an_import_failure_exits_3_with_the_traceback_and_binds_nothing(write_module, tmp_path):
@@ -75,7 +86,7 @@ RUNTIME_PYTHON = _python_with_uvicorn()
 needs_uvicorn = pytest.mark.skipif(
     RUNTIME_PYTHON is None,
     reason="uvicorn is not importable; set SVC_TEST_RUNTIME_PYTHON to a Python with "
-           "sdk/python/svc/runtime/requirements.txt installed",
+    "sdk/python/svc/runtime/requirements.txt installed",
 )
 
 
@@ -118,9 +129,22 @@ def request(path: str, method: str, url: str, body: bytes | None = None) -> tupl
 def start(root: Path, socket_path: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(SDK_ROOT)}
     process = subprocess.Popen(
-        [RUNTIME_PYTHON, "-m", "svc.runtime", "--root", str(root), "--entry", "app", "--workload", "greet",
-         "--socket", str(socket_path)],
-        stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        [
+            RUNTIME_PYTHON,
+            "-m",
+            "svc.runtime",
+            "--root",
+            str(root),
+            "--entry",
+            "app",
+            "--workload",
+            "greet",
+            "--socket",
+            str(socket_path),
+        ],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
     )
     deadline = time.monotonic() + 10
     while not socket_path.exists():
@@ -138,12 +162,16 @@ def test_serves_over_a_unix_socket_and_stops_when_stdin_closes(write_module, tmp
     try:
         assert request(str(socket_path), "GET", "/_svc/health") == (200, {"status": "ok", "workload": "greet"})
         assert request(str(socket_path), "POST", "/greet", b'{"name": "Ada", "excited": true}') == (
-            200, {"message": "Hello, Ada!"})
+            200,
+            {"message": "Hello, Ada!"},
+        )
         status, body = request(str(socket_path), "POST", "/greet", b'{"nme": "Ada"}')
         assert (status, body["error"]["code"]) == (422, "invalid_arguments")
         status, body = request(str(socket_path), "POST", "/greet", b'{"excited": "yes"}')
-        assert (status, body["error"]["message"]) == (422, "2 problems: missing required argument 'name'; "
-                                                            "argument 'excited' must be a boolean, got string \"yes\"")
+        assert (status, body["error"]["message"]) == (
+            422,
+            "2 problems: missing required argument 'name'; argument 'excited' must be a boolean, got string \"yes\"",
+        )
         status, headers, _ = exchange(str(socket_path), "GET", "/_svc/health")
         assert status == 200
         assert headers.get("server") is None, "the runtime must not name its server software"
@@ -182,8 +210,11 @@ def test_a_call_in_flight_at_sigterm_is_answered_before_the_container_exits(writ
     process = start(tmp_path, socket_path)
     try:
         answers: list[tuple[int, dict]] = []
-        caller = threading.Thread(target=lambda: answers.append(
-            request(str(socket_path), "POST", "/greet", json.dumps({"marker": str(marker)}).encode())))
+        caller = threading.Thread(
+            target=lambda: answers.append(
+                request(str(socket_path), "POST", "/greet", json.dumps({"marker": str(marker)}).encode())
+            )
+        )
         caller.start()
         deadline = time.monotonic() + 10
         while not marker.exists():

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Optional, TypedDict, Union
 
 import pytest
-
 import svc
 from helpers import call_asgi
 from runtime_helpers import Session, run, serve
@@ -40,6 +39,7 @@ except ImportError:
 
 def talk(handler: Any, messages: list[str | bytes], expect: int, **options: Any) -> list[Any]:
     """Sends ``messages`` one after another and returns the first ``expect`` replies."""
+
     async def scenario():
         session = Session(serve("realtime", handler, **options), "/room/1")
         await session.accepted()
@@ -59,6 +59,7 @@ def error(code: str, message: str) -> str:
 
 # Messages in
 
+
 def test_each_message_calls_the_handler_once_and_its_result_goes_back():
     calls = []
 
@@ -77,12 +78,15 @@ def test_text_arrives_as_str_and_binary_as_bytes_without_an_annotation():
     assert talk(kind, ["hé", b"\x00\x01\x02"], 2) == ["str:2", "bytes:3"]
 
 
-@pytest.mark.parametrize("annotation,frame,reply", [
-    (str, b"\x00", error("invalid_arguments", "'message' takes text (str) messages, got a binary message")),
-    (bytes, "hi", error("invalid_arguments", "'message' takes binary (bytes) messages, got a text message")),
-    (Union[str, bytes], b"ok", "ok"),
-    (Optional[bytes], b"ok", "ok"),
-])
+@pytest.mark.parametrize(
+    "annotation,frame,reply",
+    [
+        (str, b"\x00", error("invalid_arguments", "'message' takes text (str) messages, got a binary message")),
+        (bytes, "hi", error("invalid_arguments", "'message' takes binary (bytes) messages, got a text message")),
+        (Union[str, bytes], b"ok", "ok"),
+        (Optional[bytes], b"ok", "ok"),
+    ],
+)
 def test_a_frame_of_the_kind_the_annotation_leaves_out_gets_an_error(annotation, frame, reply):
     def handler(message) -> str:
         return message.decode() if isinstance(message, bytes) else message
@@ -102,16 +106,27 @@ def test_a_structured_annotation_decodes_and_checks_the_json():
 GOOD = {Move: '{"x": 1}', dict: "{}", Chat: '{"user": "a", "text": "b"}'}
 
 
-@pytest.mark.parametrize("annotation,message,reply", [
-    (Move, '{"x": "far"}', error("invalid_arguments", "argument 'step.x' must be an integer, got string \"far\"")),
-    (Move, '{"y": 1, "z": 2}', error("invalid_arguments", "2 problems: argument 'step' has unknown field 'z' "
-                                                          "(Move has x, y); argument 'step' is missing the field 'x' of Move")),
-    (Move, "[1, 2]", error("invalid_arguments", "argument 'step' must be a Move object, got array")),
-    (dict, "3", error("invalid_arguments", "argument 'step' must be an object, got integer 3")),
-    (list[int], '[1, "x"]', error("invalid_arguments", "argument 'step[1]' must be an integer, got string \"x\"")),
-    (Chat, '{"user": "a"}', error("invalid_arguments", "argument 'step' is missing the field 'text' of Chat")),
-    (dict, "{nope", None),
-], ids=str)
+@pytest.mark.parametrize(
+    "annotation,message,reply",
+    [
+        (Move, '{"x": "far"}', error("invalid_arguments", "argument 'step.x' must be an integer, got string \"far\"")),
+        (
+            Move,
+            '{"y": 1, "z": 2}',
+            error(
+                "invalid_arguments",
+                "2 problems: argument 'step' has unknown field 'z' "
+                "(Move has x, y); argument 'step' is missing the field 'x' of Move",
+            ),
+        ),
+        (Move, "[1, 2]", error("invalid_arguments", "argument 'step' must be a Move object, got array")),
+        (dict, "3", error("invalid_arguments", "argument 'step' must be an object, got integer 3")),
+        (list[int], '[1, "x"]', error("invalid_arguments", "argument 'step[1]' must be an integer, got string \"x\"")),
+        (Chat, '{"user": "a"}', error("invalid_arguments", "argument 'step' is missing the field 'text' of Chat")),
+        (dict, "{nope", None),
+    ],
+    ids=str,
+)
 def test_a_bad_message_gets_an_error_message_and_the_socket_stays_open(annotation, message, reply):
     def handler(step) -> str:
         return "ok"
@@ -120,7 +135,9 @@ def test_a_bad_message_gets_an_error_message_and_the_socket_stays_open(annotatio
     replies = talk(handler, [message, GOOD.get(annotation, "[2]")], 2)
     if reply is None:
         body = json.loads(replies[0])
-        assert body["error"]["code"] == "invalid_json" and body["error"]["message"].startswith("the message is not valid JSON")
+        assert body["error"]["code"] == "invalid_json" and body["error"]["message"].startswith(
+            "the message is not valid JSON"
+        )
     else:
         assert replies[0] == reply
     assert replies[1] == "ok"  # the next message is answered as usual
@@ -140,17 +157,21 @@ def test_a_pydantic_message_is_validated_by_the_model():
 
 # Replies out
 
-@pytest.mark.parametrize("result,replies", [
-    ("text", ["text"]),
-    (b"\x00raw", [b"\x00raw"]),
-    ({"a": 1}, ['{"a":1}']),
-    (Move(1, 2), ['{"x":1,"y":2}']),
-    (3.5, ["3.5"]),
-    (True, ["true"]),
-    ([1, "two", b"3"], ["1", "two", b"3"]),
-    (("a", {"b": 2}), ["a", '{"b":2}']),
-    ([], []),
-])
+
+@pytest.mark.parametrize(
+    "result,replies",
+    [
+        ("text", ["text"]),
+        (b"\x00raw", [b"\x00raw"]),
+        ({"a": 1}, ['{"a":1}']),
+        (Move(1, 2), ['{"x":1,"y":2}']),
+        (3.5, ["3.5"]),
+        (True, ["true"]),
+        ([1, "two", b"3"], ["1", "two", b"3"]),
+        (("a", {"b": 2}), ["a", '{"b":2}']),
+        ([], []),
+    ],
+)
 def test_the_result_goes_back_and_an_iterable_as_one_message_per_item(result, replies):
     def handler(message: str):
         return result
@@ -195,6 +216,7 @@ def test_sync_handlers_run_in_worker_threads():
 
 
 # Failures
+
 
 def test_an_exception_sends_handler_error_and_the_socket_stays_open(capfd):
     def fragile(message: str) -> str:
@@ -248,6 +270,7 @@ def test_a_client_closing_mid_stream_stops_the_generator():
 
 # HTTP
 
+
 def test_plain_http_gets_426_upgrade_required():
     def echo(message: str) -> str:
         return message
@@ -263,6 +286,7 @@ def test_plain_http_gets_426_upgrade_required():
 
 # Context, on_start and concurrency
 
+
 def test_the_context_describes_the_session_and_carries_the_on_start_value():
     def warm() -> str:
         return "model"
@@ -270,7 +294,11 @@ def test_the_context_describes_the_session_and_carries_the_on_start_value():
     def handler(message: str, context: svc.Context) -> dict:
         return {"path": context.path, "value": context.on_start_value, "workload": context.workload}
 
-    assert json.loads(talk(handler, ["x"], 1, on_start=warm)[0]) == {"path": "/room/1", "value": "model", "workload": "handler"}
+    assert json.loads(talk(handler, ["x"], 1, on_start=warm)[0]) == {
+        "path": "/room/1",
+        "value": "model",
+        "workload": "handler",
+    }
 
 
 @pytest.mark.parametrize("limit", [1, 2])

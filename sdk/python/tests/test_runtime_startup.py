@@ -31,9 +31,23 @@ NOT_THE_STDLIB = "raise RuntimeError('this is the project folder, not the standa
 def serve(root: Path, entry: str, socket_path: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(SDK_ROOT), "PYTHONSAFEPATH": "1"}
     process = subprocess.Popen(
-        [RUNTIME_PYTHON, "-m", "svc.runtime", "--root", str(root), "--entry", entry, "--workload", "hi",
-         "--socket", str(socket_path)],
-        cwd=root, stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        [
+            RUNTIME_PYTHON,
+            "-m",
+            "svc.runtime",
+            "--root",
+            str(root),
+            "--entry",
+            entry,
+            "--workload",
+            "hi",
+            "--socket",
+            str(socket_path),
+        ],
+        cwd=root,
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
     )
     deadline = time.monotonic() + 10
     while not socket_path.exists():

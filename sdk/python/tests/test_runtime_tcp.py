@@ -23,11 +23,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import SDK_ROOT
 from runtime_helpers import RUNTIME_PYTHON, needs_runtime
 
-APP = '''
+APP = """
 import os
 import svc
 
@@ -65,7 +64,7 @@ async def web(scope, receive, send):
         await send({"type": "http.response.body", "body": ("asgi " + scope["path"]).encode()})
 
 app.asgi(name="web")(web)
-'''
+"""
 
 
 PYTHON = RUNTIME_PYTHON
@@ -107,7 +106,11 @@ class Runtime:
         full_env = {**os.environ, "PYTHONPATH": str(SDK_ROOT), **env}
         self.process = subprocess.Popen(
             [PYTHON, "-m", "svc.runtime", "--root", str(root), "--entry", "app", "--workload", workload, *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, text=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=full_env,
+            text=True,
         )
         self.lines: list[str] = []
         self._changed = threading.Condition()
@@ -195,15 +198,17 @@ def alive(pid: int) -> bool:
 
 # -- serving ---------------------------------------------------------------
 
+
 @needs_runtime
 def test_two_workers_serve_their_ports_restart_in_place_and_drain_on_sigterm(start):
     ports = free_ports(2)
-    runtime = start("greet", ["--workers", "2"],
-                    {"SVC_WORKER_HOST": "127.0.0.1", "SVC_WORKER_PORTS": f"{ports[0]},{ports[1]}"})
+    runtime = start(
+        "greet", ["--workers", "2"], {"SVC_WORKER_HOST": "127.0.0.1", "SVC_WORKER_PORTS": f"{ports[0]},{ports[1]}"}
+    )
     for port in ports:
         assert wait_healthy(port) == {"status": "ok", "workload": "greet"}
     pids = [runtime.worker_pid(0), runtime.worker_pid(1)]
-    for port, pid in zip(ports, pids):
+    for port, pid in zip(ports, pids, strict=False):
         status, body = get(port, "/greet?name=Ada")
         assert status == 200
         assert json.loads(body) == {"message": "Hello, Ada!", "pid": pid}  # worker i answers on port i
@@ -226,8 +231,12 @@ def test_a_function_call_streams_its_frames_over_tcp(start):
     runtime = start("square", ["--port", str(port)])
     wait_healthy(port)
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("POST", "/", body=pickle.dumps({"args": [7], "kwargs": {}}),
-                       headers={"content-type": "application/vnd.svc.call+pickle"})
+    connection.request(
+        "POST",
+        "/",
+        body=pickle.dumps({"args": [7], "kwargs": {}}),
+        headers={"content-type": "application/vnd.svc.call+pickle"},
+    )
     response = connection.getresponse()
     assert response.status == 200 and response.getheader("content-type") == "application/x-ndjson"
     frames = [json.loads(line) for line in response.read().splitlines()]
@@ -246,7 +255,10 @@ def test_a_checkpointed_workload_forks_warmed_workers_onto_the_ports(start):
         wait_healthy(port)
         answers.append(json.loads(get(port, "/who")[1]))
     supervisor = runtime.process.pid
-    assert [answer["warmed_in"] for answer in answers] == [supervisor, supervisor]  # on_start ran once, before the forks
+    assert [answer["warmed_in"] for answer in answers] == [
+        supervisor,
+        supervisor,
+    ]  # on_start ran once, before the forks
     assert len({answer["pid"] for answer in answers} | {supervisor}) == 3
     assert runtime.stop() == 0
 
@@ -259,13 +271,13 @@ def test_an_asgi_app_and_a_realtime_websocket_over_tcp(start):
     wait_healthy(web_port)
     assert get(web_port, "/items/1") == (200, b"asgi /items/1")
     wait_healthy(chat_port)
-    script = textwrap.dedent('''
+    script = textwrap.dedent("""
         import json, sys
         from websockets.sync.client import connect
         with connect(f"ws://127.0.0.1:{sys.argv[1]}/room/7", open_timeout=10) as ws:
             ws.send('{"text": "hi"}')
             print(ws.recv(timeout=10))
-    ''')
+    """)
     result = subprocess.run([PYTHON, "-c", script, str(chat_port)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"echo": {"text": "hi"}, "path": "/room/7"}
@@ -278,20 +290,40 @@ def test_flags_win_over_the_environment(start):
     with socket.socket() as squatter:  # the environment's port is taken: only the flag's may be used
         squatter.bind(("127.0.0.1", env_port))
         squatter.listen()
-        runtime = start("greet", ["--ports", str(flag_port), "--host", "127.0.0.1"],
-                        {"SVC_WORKER_PORTS": str(env_port), "SVC_WORKER_HOST": "203.0.113.9"})
+        runtime = start(
+            "greet",
+            ["--ports", str(flag_port), "--host", "127.0.0.1"],
+            {"SVC_WORKER_PORTS": str(env_port), "SVC_WORKER_HOST": "203.0.113.9"},
+        )
         wait_healthy(flag_port)
         assert runtime.stop() == 0
 
 
 # -- errors: exit code and one line, before the user's code is imported ----
 
+
 def runtime_error(root: Path, args: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:
     full_env = {key: value for key, value in os.environ.items() if not key.startswith("SVC_WORKER_")}
     full_env.update({"PYTHONPATH": str(SDK_ROOT), **(env or {})})
-    result = subprocess.run([PYTHON or sys.executable, "-m", "svc.runtime", "--root", str(root), "--entry", "app",
-                             "--workload", "greet", *args],
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True, env=full_env, timeout=30)
+    result = subprocess.run(
+        [
+            PYTHON or sys.executable,
+            "-m",
+            "svc.runtime",
+            "--root",
+            str(root),
+            "--entry",
+            "app",
+            "--workload",
+            "greet",
+            *args,
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=30,
+    )
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     return result.returncode, lines[0]
@@ -299,7 +331,9 @@ def runtime_error(root: Path, args: list[str], env: dict[str, str] | None = None
 
 def test_a_port_count_that_differs_from_workers_exits_2(root):
     assert runtime_error(root, ["--workers", "3"], {"SVC_WORKER_PORTS": "8001,8002"}) == (
-        2, "svc runtime: SVC_WORKER_PORTS has 2 ports but --workers is 3: give one port per worker")
+        2,
+        "svc runtime: SVC_WORKER_PORTS has 2 ports but --workers is 3: give one port per worker",
+    )
     code, line = runtime_error(root, ["--ports", "8001", "--workers", "2"])
     assert code == 2 and "--ports has 1 port but --workers is 2" in line
 
@@ -307,12 +341,18 @@ def test_a_port_count_that_differs_from_workers_exits_2(root):
 @pytest.mark.parametrize("ports", ["http", "0", "65536", "80.5", "-1", "8001,,8002"])
 def test_a_port_that_is_not_a_number_from_1_to_65535_exits_2(root, ports):
     code, line = runtime_error(root, [], {"SVC_WORKER_PORTS": ports})
-    assert code == 2 and "is not a port (a number from 1 to 65535)" in line and line.startswith("svc runtime: SVC_WORKER_PORTS")
+    assert (
+        code == 2
+        and "is not a port (a number from 1 to 65535)" in line
+        and line.startswith("svc runtime: SVC_WORKER_PORTS")
+    )
 
 
 def test_a_port_listed_twice_exits_2(root):
     assert runtime_error(root, ["--ports", "8001,8001"]) == (
-        2, "svc runtime: --ports: port 8001 is listed twice (one port per worker)")
+        2,
+        "svc runtime: --ports: port 8001 is listed twice (one port per worker)",
+    )
 
 
 def test_a_port_in_use_exits_1_naming_it(root):
@@ -322,7 +362,10 @@ def test_a_port_in_use_exits_1_naming_it(root):
         port = squatter.getsockname()[1]
         code, line = runtime_error(root, [], {"SVC_WORKER_PORTS": f"{free_ports(1)[0]},{port}"})
     assert code == 1
-    assert line == f"svc runtime: port {port} is already in use on 127.0.0.1 (worker 1); stop what listens there or pick another port"
+    assert (
+        line
+        == f"svc runtime: port {port} is already in use on 127.0.0.1 (worker 1); stop what listens there or pick another port"
+    )
 
 
 def test_a_socket_option_and_ports_are_exclusive(root, tmp_path):
@@ -338,8 +381,12 @@ def test_nowhere_to_listen_exits_2(root):
 
 
 def test_help_documents_tcp_mode():
-    result = subprocess.run([sys.executable, "-m", "svc.runtime", "--help"], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(SDK_ROOT)})
+    result = subprocess.run(
+        [sys.executable, "-m", "svc.runtime", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SDK_ROOT)},
+    )
     assert result.returncode == 0
     for text in ("--ports", "--port", "--host", "SVC_WORKER_PORTS", "SVC_WORKER_HOST"):
         assert text in result.stdout

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import SDK_ROOT
 from svc.runtime._template import BadRequest, parse_request
 from test_runtime_process import RUNTIME_PYTHON, needs_uvicorn, request
@@ -61,7 +60,9 @@ class Container:
         self.conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.conn.settimeout(10)
         self.conn.connect(str(control))
-        self.conn.sendall(json.dumps({"container": container, "socket_dir": str(socket_dir), "workers": workers}).encode() + b"\n")
+        self.conn.sendall(
+            json.dumps({"container": container, "socket_dir": str(socket_dir), "workers": workers}).encode() + b"\n"
+        )
         self.frames = self.conn.makefile("r")
         self.output: list[str] = []
         first = self.next()
@@ -111,9 +112,26 @@ def test_forks_warmed_containers_that_live_as_long_as_their_connection(write_mod
     events_r, events_w = os.pipe()
     env = {**os.environ, "PYTHONPATH": str(SDK_ROOT), "SVC_TEST_COUNT_FILE": str(count)}
     template = subprocess.Popen(
-        [RUNTIME_PYTHON, "-m", "svc.runtime", "template", "--root", str(tmp_path), "--entry", "app",
-         "--workload", "who", "--control", str(base / "t.sock"), "--events-fd", str(events_w)],
-        stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env, pass_fds=(events_w,),
+        [
+            RUNTIME_PYTHON,
+            "-m",
+            "svc.runtime",
+            "template",
+            "--root",
+            str(tmp_path),
+            "--entry",
+            "app",
+            "--workload",
+            "who",
+            "--control",
+            str(base / "t.sock"),
+            "--events-fd",
+            str(events_w),
+        ],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        pass_fds=(events_w,),
     )
     os.close(events_w)
     events = os.fdopen(events_r)
@@ -138,8 +156,14 @@ def test_forks_warmed_containers_that_live_as_long_as_their_connection(write_mod
         first.close()  # the platform let go: the container drains and exits
         assert wait_gone(first.pid)
         exited = json.loads(events.readline())
-        assert exited == {"t": "event", "event": "container_exited", "container": "c1", "pid": first.pid,
-                          "code": 0, "signal": None}
+        assert exited == {
+            "t": "event",
+            "event": "container_exited",
+            "container": "c1",
+            "pid": first.pid,
+            "code": 0,
+            "signal": None,
+        }
         assert not os.path.exists(first.sockets[0])
 
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as bad:

@@ -9,7 +9,6 @@ import sys
 import textwrap
 
 import pytest
-
 from svc.runtime import _timeouts
 
 

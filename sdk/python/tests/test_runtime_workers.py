@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import SDK_ROOT
 from svc.runtime._workers import RestartPolicy, Slot
 
@@ -24,6 +23,7 @@ SUPERVISED = Path(__file__).with_name("supervised.py")
 
 
 # -- the restart policy ---------------------------------------------------
+
 
 def ready_slot(started_at: float = 0.0) -> Slot:
     return Slot(0, "/s.sock", pid=1, started_at=started_at, ready=True, ever_ready=True)
@@ -58,12 +58,16 @@ def test_restarts_that_keep_failing_before_serving_give_up():
 
 # -- the supervisor as a process ------------------------------------------
 
+
 class Supervised:
     def __init__(self, scenario: str, workers: int) -> None:
         env = {**os.environ, "PYTHONPATH": str(SDK_ROOT)}
         self.process = subprocess.Popen(
             [sys.executable, str(SUPERVISED), scenario, str(workers)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
         )
         # A hung supervisor must fail the test, not block readline() forever.
         self._watchdog = threading.Timer(20, self.process.kill)
@@ -137,8 +141,14 @@ def test_restarts_a_killed_worker_in_its_slot(supervised):
     first = {e["worker"]: e["pid"] for e in run.events(2)}
     os.kill(first[1], signal.SIGKILL)
     exited, back = run.events(2)
-    assert exited == {"t": "event", "event": "worker_exited", "worker": 1, "pid": first[1],
-                      "status": "signal SIGKILL", "restart_in": 0.05}
+    assert exited == {
+        "t": "event",
+        "event": "worker_exited",
+        "worker": 1,
+        "pid": first[1],
+        "status": "signal SIGKILL",
+        "restart_in": 0.05,
+    }
     assert back["event"] == "listening" and back["worker"] == 1 and back["pid"] != first[1]
     run.process.send_signal(signal.SIGTERM)
     code, stderr = run.finish()
@@ -152,10 +162,16 @@ def test_a_worker_stopping_after_a_time_out_is_announced_then_replaced_at_once_e
     pids = [e["pid"] for e in events if e["event"] == "listening"]
     assert [e["event"] for e in events] == ["listening", "worker_retiring", "worker_exited"] * 2 + ["listening"]
     assert len(set(pids)) == 3
-    for exited, pid in zip([events[2], events[5]], pids):
+    for exited, pid in zip([events[2], events[5]], pids, strict=False):
         # Not a crash: no back-off however often it happens.
-        assert exited == {"t": "event", "event": "worker_exited", "worker": 0, "pid": pid,
-                          "status": "code 6 (a call timed out)", "restart_in": 0.0}
+        assert exited == {
+            "t": "event",
+            "event": "worker_exited",
+            "worker": 0,
+            "pid": pid,
+            "status": "code 6 (a call timed out)",
+            "restart_in": 0.0,
+        }
     assert events[1] == {"t": "event", "event": "worker_retiring", "worker": 0, "pid": pids[0]}
     run.process.send_signal(signal.SIGTERM)
     code, stderr = run.finish()
@@ -202,9 +218,22 @@ def test_workers_stop_when_their_supervisor_is_killed(supervised):
 def test_socket_names_one_worker_and_socket_dir_needs_a_container():
     from helpers import run_python
 
-    one = run_python("-m", "svc.runtime", "--root", ".", "--entry", "app", "--workload", "w",
-                     "--socket", "/tmp/s.sock", "--workers", "2")
+    one = run_python(
+        "-m",
+        "svc.runtime",
+        "--root",
+        ".",
+        "--entry",
+        "app",
+        "--workload",
+        "w",
+        "--socket",
+        "/tmp/s.sock",
+        "--workers",
+        "2",
+    )
     assert one.returncode == 2 and "--socket serves one worker" in one.stderr
-    nameless = run_python("-m", "svc.runtime", "--root", ".", "--entry", "app", "--workload", "w",
-                          "--socket-dir", "/tmp")
+    nameless = run_python(
+        "-m", "svc.runtime", "--root", ".", "--entry", "app", "--workload", "w", "--socket-dir", "/tmp"
+    )
     assert nameless.returncode == 2 and "--socket-dir needs --container" in nameless.stderr

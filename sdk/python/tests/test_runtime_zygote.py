@@ -15,7 +15,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from helpers import SDK_ROOT
 from svc.runtime._forkserver import BadRequest
 from svc.runtime._zygote import parse_zygote_request
@@ -39,8 +38,16 @@ def who() -> dict:
 
 
 def _request(container: str, socket_dir: Path, root: Path, **extra) -> dict:
-    return {"container": container, "socket_dir": str(socket_dir), "workers": 1, "root": str(root), "entry": "app",
-            "workload": "who", "env": {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SDK_ROOT)}, **extra}
+    return {
+        "container": container,
+        "socket_dir": str(socket_dir),
+        "workers": 1,
+        "root": str(root),
+        "entry": "app",
+        "workload": "who",
+        "env": {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SDK_ROOT)},
+        **extra,
+    }
 
 
 def test_a_zygote_request_names_the_workload_its_folder_and_environment():
@@ -94,8 +101,20 @@ def test_forks_containers_that_import_the_current_code_fresh(tmp_path):
     base = Path(tempfile.mkdtemp(prefix="svc-zyg-", dir="/tmp"))  # AF_UNIX paths are short
     events_r, events_w = os.pipe()
     zygote = subprocess.Popen(
-        [RUNTIME_PYTHON, "-m", "svc.runtime", "zygote", "--control", str(base / "z.sock"), "--events-fd", str(events_w)],
-        stdin=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(base), pass_fds=(events_w,),
+        [
+            RUNTIME_PYTHON,
+            "-m",
+            "svc.runtime",
+            "zygote",
+            "--control",
+            str(base / "z.sock"),
+            "--events-fd",
+            str(events_w),
+        ],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(base),
+        pass_fds=(events_w,),
         env={**os.environ, "PYTHONPATH": str(SDK_ROOT), "PYTHONSAFEPATH": "1"},
     )
     os.close(events_w)
@@ -103,7 +122,10 @@ def test_forks_containers_that_import_the_current_code_fresh(tmp_path):
     forked: list[Forked] = []
     try:
         assert json.loads(events.readline()) == {"t": "event", "event": "ready", "pid": zygote.pid}
-        first = Forked(base / "z.sock", _request("c1", base, project, env={**_request("", base, project)["env"], "SVC_TEST_MARK": "one"}))
+        first = Forked(
+            base / "z.sock",
+            _request("c1", base, project, env={**_request("", base, project)["env"], "SVC_TEST_MARK": "one"}),
+        )
         forked.append(first)
         assert first.socket, first.output
         assert any("container c1 forked from the zygote" in line for line in first.output)

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, TypedDict, Union
 
 import pytest
-
 from svc._schema import parameters_schema, returns_schema, schema_for
 
 
@@ -45,49 +44,57 @@ class Opaque:
     pass
 
 
-@pytest.mark.parametrize("annotation,schema", [
-    (Any, {}),
-    (object, {}),
-    (str, {"type": "string"}),
-    (int, {"type": "integer"}),
-    (float, {"type": "number"}),
-    (bool, {"type": "boolean"}),
-    (None, {"type": "null"}),
-    (type(None), {"type": "null"}),
-    (bytes, {"type": "string", "contentEncoding": "base64"}),
-    (list, {"type": "array"}),
-    (list[int], {"type": "array", "items": {"type": "integer"}}),
-    (typing.List[str], {"type": "array", "items": {"type": "string"}}),
-    (set[str], {"type": "array", "items": {"type": "string"}}),
-    (frozenset[int], {"type": "array", "items": {"type": "integer"}}),
-    (Sequence[int], {"type": "array", "items": {"type": "integer"}}),
-    (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
-    (tuple[int, str], {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}],
-                       "minItems": 2, "maxItems": 2}),
-    (dict, {"type": "object"}),
-    (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
-    (Mapping[str, list[bool]], {"type": "object",
-                                "additionalProperties": {"type": "array", "items": {"type": "boolean"}}}),
-    (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
-    (int | None, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
-    (Union[int, str, None], {"anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]}),
-    (Literal["a", "b"], {"enum": ["a", "b"]}),
-    (Literal[1, True, None], {"enum": [1, True, None]}),
-    (typing.Annotated[int, "meta"], {"type": "integer"}),
-    (Iterator[int], {"type": "array", "items": {"type": "integer"}, "x-svc-stream": True}),
-    (Generator[str, None, None], {"type": "array", "items": {"type": "string"}, "x-svc-stream": True}),
-    (AsyncIterator[Point], {"type": "array", "items": schema_for(Point), "x-svc-stream": True}),
-    (Color, {"title": "Color", "enum": ["red", "blue"]}),
-    (Opaque, {"title": "Opaque"}),
-    ("NotDefinedAnywhere", {"title": "NotDefinedAnywhere"}),
-])
+@pytest.mark.parametrize(
+    "annotation,schema",
+    [
+        (Any, {}),
+        (object, {}),
+        (str, {"type": "string"}),
+        (int, {"type": "integer"}),
+        (float, {"type": "number"}),
+        (bool, {"type": "boolean"}),
+        (None, {"type": "null"}),
+        (type(None), {"type": "null"}),
+        (bytes, {"type": "string", "contentEncoding": "base64"}),
+        (list, {"type": "array"}),
+        (list[int], {"type": "array", "items": {"type": "integer"}}),
+        (list[str], {"type": "array", "items": {"type": "string"}}),
+        (set[str], {"type": "array", "items": {"type": "string"}}),
+        (frozenset[int], {"type": "array", "items": {"type": "integer"}}),
+        (Sequence[int], {"type": "array", "items": {"type": "integer"}}),
+        (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
+        (
+            tuple[int, str],
+            {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2},
+        ),
+        (dict, {"type": "object"}),
+        (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
+        (
+            Mapping[str, list[bool]],
+            {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "boolean"}}},
+        ),
+        (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+        (int | None, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+        (Union[int, str, None], {"anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]}),
+        (Literal["a", "b"], {"enum": ["a", "b"]}),
+        (Literal[1, True, None], {"enum": [1, True, None]}),
+        (typing.Annotated[int, "meta"], {"type": "integer"}),
+        (Iterator[int], {"type": "array", "items": {"type": "integer"}, "x-svc-stream": True}),
+        (Generator[str, None, None], {"type": "array", "items": {"type": "string"}, "x-svc-stream": True}),
+        (AsyncIterator[Point], {"type": "array", "items": schema_for(Point), "x-svc-stream": True}),
+        (Color, {"title": "Color", "enum": ["red", "blue"]}),
+        (Opaque, {"title": "Opaque"}),
+        ("NotDefinedAnywhere", {"title": "NotDefinedAnywhere"}),
+    ],
+)
 def test_schema_for(annotation, schema):
     assert schema_for(annotation) == schema
 
 
 def test_dataclass():
     assert schema_for(Point) == {
-        "type": "object", "title": "Point",
+        "type": "object",
+        "title": "Point",
         "properties": {
             "x": {"type": "integer"},
             "y": {"type": "number", "default": 0.0},
@@ -104,7 +111,8 @@ def test_a_recursive_dataclass_names_itself_instead_of_recursing():
 
 def test_typeddict_required_keys_follow_totality():
     assert schema_for(Movie) == {
-        "type": "object", "title": "Movie",
+        "type": "object",
+        "title": "Movie",
         "properties": {"title": {"type": "string"}, "year": {"type": "integer"}},
         "required": [],
     }
@@ -123,8 +131,9 @@ def test_pydantic_model_uses_model_json_schema():
 
 
 def test_parameters_with_defaults_context_and_no_kwargs():
-    def greet(name: str, times: int = 2, tags: tuple[str, ...] = ("a",), when: object = object(),
-              context: Any = None) -> str: ...
+    def greet(
+        name: str, times: int = 2, tags: tuple[str, ...] = ("a",), when: object = object(), context: Any = None
+    ) -> str: ...
 
     assert parameters_schema(greet) == {
         "type": "object",
@@ -152,8 +161,12 @@ def test_kwargs_open_the_object():
 
     def typed(**rest: int): ...
 
-    assert parameters_schema(loose) == {"type": "object", "properties": {"a": {}}, "required": ["a"],
-                                        "additionalProperties": True}
+    assert parameters_schema(loose) == {
+        "type": "object",
+        "properties": {"a": {}},
+        "required": ["a"],
+        "additionalProperties": True,
+    }
     assert parameters_schema(typed)["additionalProperties"] == {"type": "integer"}
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 import svc
 from svc.manifest import build_manifest
 
@@ -20,8 +19,12 @@ def test_from_dict_checks_keys_and_values_without_showing_a_value():
     secret = svc.Secret.from_dict({"API_KEY": "hush-1", "UNSET": None})
     assert secret.name is None and secret.keys == ("API_KEY",)
     assert "hush-1" not in repr(secret) and "API_KEY" in repr(secret)
-    for values, pattern in [({"1X": "hush-2"}, "not an environment variable name"), ({"SVC_APP": "hush-2"}, "svc sets"),
-                            ({"A": 5}, "value of A is a int"), ({"A": "a\0b"}, "NUL")]:
+    for values, pattern in [
+        ({"1X": "hush-2"}, "not an environment variable name"),
+        ({"SVC_APP": "hush-2"}, "svc sets"),
+        ({"A": 5}, "value of A is a int"),
+        ({"A": "a\0b"}, "NUL"),
+    ]:
         with pytest.raises(svc.InvalidOptionError, match=pattern) as caught:
             svc.Secret.from_dict(values)
         assert "hush-2" not in str(caught.value)
@@ -45,12 +48,15 @@ def test_secrets_option_takes_a_list_of_secrets_on_every_kind(app):
     assert [w.secrets for w in app.workloads] == [(db,)] * 4
 
 
-@pytest.mark.parametrize("value,pattern", [
-    ("db", r"not one name: write \[svc.Secret.from_name\('db'\)\]"),
-    (["db"], r"holds the string 'db': write svc.Secret.from_name\('db'\)"),
-    ([svc.Secret.from_name("db"), svc.Secret.from_name("db")], "names the secret 'db' twice"),
-    ({"db": 1}, "not a list"),
-])
+@pytest.mark.parametrize(
+    "value,pattern",
+    [
+        ("db", r"not one name: write \[svc.Secret.from_name\('db'\)\]"),
+        (["db"], r"holds the string 'db': write svc.Secret.from_name\('db'\)"),
+        ([svc.Secret.from_name("db"), svc.Secret.from_name("db")], "names the secret 'db' twice"),
+        ({"db": 1}, "not a list"),
+    ],
+)
 def test_bad_secrets_option(app, value, pattern):
     with pytest.raises(svc.InvalidOptionError, match=pattern) as caught:
         app.endpoint(secrets=value)

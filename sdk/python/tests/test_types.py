@@ -17,7 +17,10 @@ def test_the_sdk_passes_mypy_strict() -> None:
     pytest.importorskip("mypy", reason="mypy is in test/python/requirements.txt, which npm test installs")
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary", "svc"],
-        cwd=SDK, capture_output=True, text=True, timeout=600,
+        cwd=SDK,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -28,7 +31,10 @@ def test_the_sdk_passes_pyright_strict() -> None:
     # --pythonpath: the packages of this Python (pydantic, fastapi, ...) are the ones pyright resolves.
     done = subprocess.run(
         [str(PYRIGHT), "--pythonpath", sys.executable, "--warnings"],
-        cwd=SDK, capture_output=True, text=True, timeout=600,
+        cwd=SDK,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 errors, 0 warnings, 0 informations" in done.stdout

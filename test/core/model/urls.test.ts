@@ -37,7 +37,9 @@ describe('workloadHost()', () => {
 
   it('marks previews and other workspaces, so they never share a host with the default deployment', () => {
     assert.deepEqual(workloadHost(preview, 'greet', 'localhost'), { host: 'quickstart-greet--preview.localhost' });
-    assert.deepEqual(workloadHost({ ...preview, workspace: 'acme' }, 'greet', 'localhost'), { host: 'quickstart-greet--preview--acme.localhost' });
+    assert.deepEqual(workloadHost({ ...preview, workspace: 'acme' }, 'greet', 'localhost'), {
+      host: 'quickstart-greet--preview--acme.localhost',
+    });
   });
 
   it('never gives deployments of two workspaces, or a preview and a deployment, the same host', () => {
@@ -65,13 +67,19 @@ describe('workloadHost()', () => {
     const long = workloadHost({ ...deployed, app: 'a'.repeat(40) }, 'b'.repeat(30), 'localhost');
     assert.ok('problem' in long && /71 characters long \(DNS allows 63\)/.test(long.problem), JSON.stringify(long));
     const trailing = workloadHost(deployed, 'greet_', 'localhost');
-    assert.ok('problem' in trailing && /quickstart-greet-\.localhost is not a valid DNS label/.test(trailing.problem), JSON.stringify(trailing));
+    assert.ok(
+      'problem' in trailing && /quickstart-greet-\.localhost is not a valid DNS label/.test(trailing.problem),
+      JSON.stringify(trailing),
+    );
   });
 });
 
 describe('hostUrl()', () => {
   it('keeps the scheme and port of the base URL', () => {
     assert.equal(hostUrl('http://127.0.0.1:7420', 'quickstart-greet.localhost', '/'), 'http://quickstart-greet.localhost:7420');
-    assert.equal(hostUrl('https://svc.example.com', 'quickstart-greet.svc.example.com', '/greet'), 'https://quickstart-greet.svc.example.com/greet');
+    assert.equal(
+      hostUrl('https://svc.example.com', 'quickstart-greet.svc.example.com', '/greet'),
+      'https://quickstart-greet.svc.example.com/greet',
+    );
   });
 });

@@ -12,14 +12,17 @@ describe('SVC_ZYGOTES', () => {
 
   for (const raw of ['maybe', 'false', 'off', '2']) {
     it(`rejects ${JSON.stringify(raw)} as config_invalid, naming the variable and its values`, () => {
-      assert.throws(() => zygotesFromEnvironment(raw), (error: unknown) => {
-        assert.ok(error instanceof SvcError);
-        assert.equal(error.code, 'config_invalid');
-        assert.match(error.message, /SVC_ZYGOTES must be 0 or 1/);
-        assert.match(error.message, new RegExp(JSON.stringify(raw)));
-        assert.match(error.hint ?? '', /SVC_ZYGOTES=0/);
-        return true;
-      });
+      assert.throws(
+        () => zygotesFromEnvironment(raw),
+        (error: unknown) => {
+          assert.ok(error instanceof SvcError);
+          assert.equal(error.code, 'config_invalid');
+          assert.match(error.message, /SVC_ZYGOTES must be 0 or 1/);
+          assert.match(error.message, new RegExp(JSON.stringify(raw)));
+          assert.match(error.hint ?? '', /SVC_ZYGOTES=0/);
+          return true;
+        },
+      );
     });
   }
 });

@@ -17,7 +17,12 @@ describe('svc:custom-domains verification against a real DNS server (dnsmasq on 
 
   it('keeps a domain pending until its TXT record holds the token, then serves it', async () => {
     let directory: DomainDirectory | undefined;
-    const plugin = customDomainsPlugin({ store: createMemoryStateStore(), planOf: async () => 'team', dnsResolver: dns!.address, provide: (d) => (directory = d) });
+    const plugin = customDomainsPlugin({
+      store: createMemoryStateStore(),
+      planOf: async () => 'team',
+      dnsResolver: dns!.address,
+      provide: (d) => (directory = d),
+    });
     const host = createPluginHost([plugin]);
     const spec = { name: 'shop', workloads: [{ name: 'api', http: { domain: 'api.example.test' } }] } as unknown as AppSpec;
     await host.sequential('authorizeDeploy', spec, { workspace: 'acme', stage: 'deployed', principal: null });
@@ -26,7 +31,10 @@ describe('svc:custom-domains verification against a real DNS server (dnsmasq on 
     // No record at all.
     const none = await directory!.verify('acme', 'api.example.test');
     assert.equal(none.status, 'pending');
-    assert.match(none.reason!, /no TXT record _svc-challenge\.api\.example\.test was found; publish _svc-challenge\.api\.example\.test TXT "svc-[0-9a-f]+" and verify again/);
+    assert.match(
+      none.reason!,
+      /no TXT record _svc-challenge\.api\.example\.test was found; publish _svc-challenge\.api\.example\.test TXT "svc-[0-9a-f]+" and verify again/,
+    );
     assert.deepEqual(await host.first('resolveRoute', { host: 'api.example.test', path: '/' }), { served: false, reason: claimed!.reason });
 
     // A record with another value (someone else's token, a typo).
@@ -40,7 +48,12 @@ describe('svc:custom-domains verification against a real DNS server (dnsmasq on 
     const verified = await directory!.verify('acme', 'API.example.test');
     assert.equal(verified.status, 'verified');
     assert.ok(verified.verifiedAt !== null);
-    assert.deepEqual(await host.first('resolveRoute', { host: 'api.example.test', path: '/x' }), { served: true, workspace: 'acme', app: 'shop', workload: 'api' });
+    assert.deepEqual(await host.first('resolveRoute', { host: 'api.example.test', path: '/x' }), {
+      served: true,
+      workspace: 'acme',
+      app: 'shop',
+      workload: 'api',
+    });
 
     // Proved once: a record taken down later does not unserve it.
     await dns!.publish({});
@@ -49,9 +62,18 @@ describe('svc:custom-domains verification against a real DNS server (dnsmasq on 
 
   it('says which server failed when the resolver does not answer', async () => {
     let directory: DomainDirectory | undefined;
-    const plugin = customDomainsPlugin({ store: createMemoryStateStore(), planOf: async () => 'team', dnsResolver: '127.0.0.1:9', provide: (d) => (directory = d) });
+    const plugin = customDomainsPlugin({
+      store: createMemoryStateStore(),
+      planOf: async () => 'team',
+      dnsResolver: '127.0.0.1:9',
+      provide: (d) => (directory = d),
+    });
     const host = createPluginHost([plugin]);
-    await host.sequential('authorizeDeploy', { name: 'shop', workloads: [{ name: 'api', http: { domain: 'quiet.test' } }] } as unknown as AppSpec, { workspace: 'acme', stage: 'deployed', principal: null });
+    await host.sequential(
+      'authorizeDeploy',
+      { name: 'shop', workloads: [{ name: 'api', http: { domain: 'quiet.test' } }] } as unknown as AppSpec,
+      { workspace: 'acme', stage: 'deployed', principal: null },
+    );
     const view = await directory!.verify('acme', 'quiet.test');
     assert.equal(view.status, 'pending');
     assert.match(view.reason!, /the DNS lookup of _svc-challenge\.quiet\.test failed \(\w+ at 127\.0\.0\.1:9\)/);

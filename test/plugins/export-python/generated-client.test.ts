@@ -27,16 +27,21 @@ const answers: Record<string, (response: http.ServerResponse) => void> = {
     json(response, 200, { points: [{ x: 1, y: 2.5 }], color: 'green', parent: { points: [], color: 'red', parent: null }, added: 'later' }),
   '/default/kitchen-sink/count/count': (response) => {
     response.writeHead(200, { 'Content-Type': 'text/event-stream' });
-    response.end('data: {"x":0,"y":0}\n\n: ping\n\ndata: {"x":1,"y":1}\n\nevent: error\ndata: {"error": {"code": "handler_error", "message": "RuntimeError in count; see the workload logs"}}\n\n');
+    response.end(
+      'data: {"x":0,"y":0}\n\n: ping\n\ndata: {"x":1,"y":1}\n\nevent: error\ndata: {"error": {"code": "handler_error", "message": "RuntimeError in count; see the workload logs"}}\n\n',
+    );
   },
   '/default/kitchen-sink/raw/raw': (response) => {
     response.writeHead(200, { 'Content-Type': 'application/octet-stream' });
     response.end(Buffer.from([0, 1, 2, 255]));
   },
   '/default/kitchen-sink/people/people': (response) =>
-    json(response, 200, [{ name: 'A', age: null, addresses: [{ street: 'Main', 'zip-code': '1000' }], best_friend: { name: 'B', addresses: [] } }]),
+    json(response, 200, [
+      { name: 'A', age: null, addresses: [{ street: 'Main', 'zip-code': '1000' }], best_friend: { name: 'B', addresses: [] } },
+    ]),
   '/default/kitchen-sink/odd/odd': (response) => json(response, 200, { p: { x: 1 } }),
-  '/default/kitchen-sink/class/odd': (response) => json(response, 503, { error: { code: 'app_paused', message: 'kitchen-sink is paused', hint: 'svc app resume kitchen-sink' } }),
+  '/default/kitchen-sink/class/odd': (response) =>
+    json(response, 503, { error: { code: 'app_paused', message: 'kitchen-sink is paused', hint: 'svc app resume kitchen-sink' } }),
 };
 
 function json(response: http.ServerResponse, status: number, body: unknown): void {
@@ -52,7 +57,9 @@ describe('a generated client against a stand-in server', function () {
   const out = tempDir('svc-export-client-');
 
   before(async () => {
-    const app: AppInterface = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'export', 'kitchen-sink.interface.json'), 'utf8'));
+    const app: AppInterface = JSON.parse(
+      readFileSync(path.join(packageRoot, 'test', 'fixtures', 'export', 'kitchen-sink.interface.json'), 'utf8'),
+    );
     writeFiles(out, pythonExporter.export(app, {}));
     server = http.createServer((request, response) => {
       let body = '';
@@ -71,7 +78,12 @@ describe('a generated client against a stand-in server', function () {
   beforeEach(() => void seen.splice(0));
 
   const call = async (script: string) =>
-    printed(await runPython(`import dataclasses, json, svc\n${script}`, { cwd: tempDir(), env: { PYTHONPATH: pythonPath(out), SVC_SERVER: base, SVC_TOKEN: 'svc_test' } }));
+    printed(
+      await runPython(`import dataclasses, json, svc\n${script}`, {
+        cwd: tempDir(),
+        env: { PYTHONPATH: pythonPath(out), SVC_SERVER: base, SVC_TOKEN: 'svc_test' },
+      }),
+    );
 
   it('sends a GET as query parameters (lists as the key repeated) and decodes nested and recursive dataclasses, ignoring fields it does not know', async () => {
     const result = await call(`
@@ -80,10 +92,15 @@ shape = shapes.request(ids=[1, 2], color="red")
 print(json.dumps({"type": type(shape).__name__, "point": isinstance(shape.points[0], Point), "parent": type(shape.parent).__name__,
                   "shape": dataclasses.asdict(shape)}))`);
     assert.deepEqual(result, {
-      type: 'Shape', point: true, parent: 'Shape',
+      type: 'Shape',
+      point: true,
+      parent: 'Shape',
       shape: { points: [{ x: 1, y: 2.5 }], tags: null, color: 'green', parent: { points: [], tags: null, color: 'red', parent: null } },
     });
-    assert.deepEqual(seen.map((s) => [s.method, s.url, s.authorization]), [['GET', '/default/kitchen-sink/shapes/shapes?ids=1&ids=2&name=x&color=red', 'Bearer svc_test']]);
+    assert.deepEqual(
+      seen.map((s) => [s.method, s.url, s.authorization]),
+      [['GET', '/default/kitchen-sink/shapes/shapes?ids=1&ids=2&name=x&color=red', 'Bearer svc_test']],
+    );
   });
 
   it('sends a POST as a JSON body with the JSON keys of the dataclasses, and decodes a list of pydantic-shaped models', async () => {
@@ -117,7 +134,13 @@ try:
 except svc.RemoteCallError as error:
     failure = [type(error).__name__, error.code, str(error)]
 print(json.dumps({"items": items, "failure": failure}))`);
-    assert.deepEqual(result, { items: [{ x: 0, y: 0 }, { x: 1, y: 1 }], failure: ['RemoteCallError', 'handler_error', 'RuntimeError in count; see the workload logs'] });
+    assert.deepEqual(result, {
+      items: [
+        { x: 0, y: 0 },
+        { x: 1, y: 1 },
+      ],
+      failure: ['RemoteCallError', 'handler_error', 'RuntimeError in count; see the workload logs'],
+    });
     assert.equal(seen[0]!.url, '/default/kitchen-sink/count/count?to=2');
   });
 
@@ -136,7 +159,7 @@ print(json.dumps({"paused": paused, "changed": changed, "raw": class_.raw(first_
     assert.deepEqual(result.paused, ['UnavailableError', 'app_paused', 503, 'svc app resume kitchen-sink']);
     assert.deepEqual(result.changed, [
       'unexpected_response',
-      'the answer of kitchen-sink/odd does not fit the generated client: the answer.p lacks the field \'y\' of Point',
+      "the answer of kitchen-sink/odd does not fit the generated client: the answer.p lacks the field 'y' of Point",
       'The deployed app changed since this client was generated: run svc app export kitchen-sink again.',
     ]);
     assert.equal(result.raw, 503);
@@ -150,7 +173,10 @@ try:
     compute.request([1.0])
 except TypeError as error:
     print(json.dumps(str(error)))`);
-    assert.match(result, /^compute is a function of kitchen-sink: it has no URL, so a generated client cannot call it\. Call compute\.remote\(\.\.\.\)/);
+    assert.match(
+      result,
+      /^compute is a function of kitchen-sink: it has no URL, so a generated client cannot call it\. Call compute\.remote\(\.\.\.\)/,
+    );
     assert.deepEqual(seen, []);
   });
 });

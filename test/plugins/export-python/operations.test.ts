@@ -18,7 +18,10 @@ import { pythonExporter } from '../../../plugins/export-python/index.js';
 import { tempDir } from '../../helpers/config.js';
 import { CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, printed, python, pythonPath, runPython, writeFiles } from './python-helpers.js';
 
-const fastapi = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'openapi', 'fastapi-todos.json'), 'utf8')) as Record<string, unknown>;
+const fastapi = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'openapi', 'fastapi-todos.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 
 /** Names that must not hide the object's own attributes, a keyword, a header, a form, a 3.0 nullable. */
 const odd = {
@@ -28,7 +31,10 @@ const odd = {
     '/connect/{class}': {
       post: {
         operationId: 'connect',
-        parameters: [{ name: 'class', in: 'path', schema: { type: 'string' } }, { name: 'X-Token', in: 'header', required: true, schema: { type: 'string' } }],
+        parameters: [
+          { name: 'class', in: 'path', schema: { type: 'string' } },
+          { name: 'X-Token', in: 'header', required: true, schema: { type: 'string' } },
+        ],
         requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } } },
         responses: { '200': { content: { 'application/json': { schema: { type: 'integer', nullable: true } } } } },
       },
@@ -39,8 +45,18 @@ const odd = {
 
 function asgi(name: string, document: Record<string, unknown> | null): InterfaceWorkload {
   return {
-    name, kind: 'asgi', doc: null, url: `http://127.0.0.1/default/todos/${name}`, path: `/default/todos/${name}`, hostUrl: null, methods: [], route: '/',
-    authorized: true, parameters: null, returns: null, status: 'running',
+    name,
+    kind: 'asgi',
+    doc: null,
+    url: `http://127.0.0.1/default/todos/${name}`,
+    path: `/default/todos/${name}`,
+    hostUrl: null,
+    methods: [],
+    route: '/',
+    authorized: true,
+    parameters: null,
+    returns: null,
+    status: 'running',
     api: document === null ? null : normalizeApi({ source: '/openapi.json', capturedAt: '2026-11-27T00:00:00.000Z', document }).api,
   };
 }
@@ -63,7 +79,13 @@ describe('svc:export-python: ASGI operations', function () {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        seen.push({ method: request.method!, url: request.url!, token: request.headers['x-token'] as string | undefined, type: request.headers['content-type'], body });
+        seen.push({
+          method: request.method!,
+          url: request.url!,
+          token: request.headers['x-token'] as string | undefined,
+          type: request.headers['content-type'],
+          body,
+        });
         const send = (status: number, answer?: unknown) => {
           response.writeHead(status, answer === undefined ? {} : { 'Content-Type': 'application/json' });
           response.end(answer === undefined ? undefined : JSON.stringify(answer));
@@ -71,7 +93,8 @@ describe('svc:export-python: ASGI operations', function () {
         const todo = { id: 7, title: 'docs', done: true, href: '/default/todos/api/todos/7', extra: 1 };
         const route = `${request.method} ${new URL(request.url!, 'http://x').pathname}`;
         if (route === 'GET /default/todos/api/todos') send(200, [todo]);
-        else if (route === 'POST /default/todos/api/todos' && JSON.parse(body).title === '') send(422, { detail: [{ loc: ['body', 'title'], msg: 'Field required', type: 'missing' }] });
+        else if (route === 'POST /default/todos/api/todos' && JSON.parse(body).title === '')
+          send(422, { detail: [{ loc: ['body', 'title'], msg: 'Field required', type: 'missing' }] });
         else if (route === 'POST /default/todos/api/todos') send(201, todo);
         else if (route === 'GET /default/todos/api/todos/7') send(200, todo);
         else if (route === 'DELETE /default/todos/api/todos/7') send(204);
@@ -86,7 +109,12 @@ describe('svc:export-python: ASGI operations', function () {
   beforeEach(() => void seen.splice(0));
 
   const run = async (script: string) =>
-    printed(await runPython(`import inspect, json, svc\nfrom svc_clients.todos import api, odd, plain\n${script}`, { cwd: tempDir(), env: { PYTHONPATH: pythonPath(out), SVC_SERVER: base, SVC_TOKEN: 'svc_test' } }));
+    printed(
+      await runPython(`import inspect, json, svc\nfrom svc_clients.todos import api, odd, plain\n${script}`, {
+        cwd: tempDir(),
+        env: { PYTHONPATH: pythonPath(out), SVC_SERVER: base, SVC_TOKEN: 'svc_test' },
+      }),
+    );
 
   it("gives each operation a method with the route's own types: path positional, body next, query and headers keyword-only", async () => {
     const seen = await run(`
@@ -104,10 +132,16 @@ print(json.dumps({
     assert.equal(seen.create, '(body: TodoIn) -> Todo');
     assert.equal(seen.get, '(todo_id: int) -> Todo');
     assert.equal(seen.delete, '(todo_id: int) -> None');
-    assert.equal(seen.doc, 'Create Todo\n\nAdds a todo: {"title": "...", "done": false}.\n\nCalls POST /todos of todos/api and returns the answer as Todo.\nAn error answer raises svc\'s typed exception (svc.NotFoundError, svc.InvalidRequestError, ...).');
+    assert.equal(
+      seen.doc,
+      'Create Todo\n\nAdds a todo: {"title": "...", "done": false}.\n\nCalls POST /todos of todos/api and returns the answer as Todo.\nAn error answer raises svc\'s typed exception (svc.NotFoundError, svc.InvalidRequestError, ...).',
+    );
     // request and connect stay the SDK's: the operations named so get another name.
     assert.deepEqual(seen.odd, ['connect_2', 'import_', 'request_2']);
-    assert.match(seen.connect, /^\(class_: str, body: (Optional\[Mapping\[str, str\]\]|(typing\.)?Mapping\[str, str\] \| None) = None, \*, x_token: str\) -> int \| None$/);
+    assert.match(
+      seen.connect,
+      /^\(class_: str, body: (Optional\[Mapping\[str, str\]\]|(typing\.)?Mapping\[str, str\] \| None) = None, \*, x_token: str\) -> int \| None$/,
+    );
     // No 2xx answer described: any JSON.
     assert.equal(seen.import, '(*, self_2: int | None = None) -> Any');
     assert.equal(seen.request, '() -> svc._client._response.Response');
@@ -117,7 +151,11 @@ print(json.dumps({
 
   it('passes mypy --strict', () => {
     writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
-    const checked = spawnSync(python, ['-m', 'mypy', '--config-file', 'mypy.ini', '-p', 'svc_clients'], { cwd: out, encoding: 'utf8', env: { ...process.env, MYPYPATH: CLIENT_MYPYPATH } });
+    const checked = spawnSync(python, ['-m', 'mypy', '--config-file', 'mypy.ini', '-p', 'svc_clients'], {
+      cwd: out,
+      encoding: 'utf8',
+      env: { ...process.env, MYPYPATH: CLIENT_MYPYPATH },
+    });
     assert.equal(checked.status, 0, checked.stdout + checked.stderr);
   });
 
@@ -132,11 +170,25 @@ gone = api.delete_todo(7)
 number = odd.connect_2("a/b", {"k": "v"}, x_token="t1")
 print(json.dumps({"created": [type(created).__name__, created.id, created.done], "listed": [t.title for t in listed], "got": got.href, "gone": gone, "number": number, "all": len(everything)}))
 `);
-    assert.deepEqual(result, { created: ['Todo', 7, true], listed: ['docs'], got: '/default/todos/api/todos/7', gone: null, number: null, all: 1 });
-    assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), [
-      'POST /default/todos/api/todos', 'GET /default/todos/api/todos?done=true', 'GET /default/todos/api/todos', 'GET /default/todos/api/todos/7',
-      'DELETE /default/todos/api/todos/7', 'POST /default/todos/odd/connect/a%2Fb',
-    ]);
+    assert.deepEqual(result, {
+      created: ['Todo', 7, true],
+      listed: ['docs'],
+      got: '/default/todos/api/todos/7',
+      gone: null,
+      number: null,
+      all: 1,
+    });
+    assert.deepEqual(
+      seen.map((s) => `${s.method} ${s.url}`),
+      [
+        'POST /default/todos/api/todos',
+        'GET /default/todos/api/todos?done=true',
+        'GET /default/todos/api/todos',
+        'GET /default/todos/api/todos/7',
+        'DELETE /default/todos/api/todos/7',
+        'POST /default/todos/odd/connect/a%2Fb',
+      ],
+    );
     assert.deepEqual(JSON.parse(seen[0]!.body), { title: 'docs', done: false });
     assert.equal(seen[0]!.type, 'application/json');
     assert.equal(seen[5]!.token, 't1');

@@ -28,7 +28,13 @@ export const CLIENT_MYPYPATH = [sdkPythonPath, path.join(sdkPythonPath, 'typings
 export function writeClientPyrightConfig(dir: string, include: readonly string[]): void {
   // pyright ignores an absolute path in "include": each is written relative to the config's folder.
   const relative = include.map((entry) => path.relative(dir, path.resolve(dir, entry)));
-  const config = { include: relative, typeCheckingMode: 'strict', pythonVersion: '3.10', extraPaths: [sdkPythonPath], stubPath: path.join(sdkPythonPath, 'typings') };
+  const config = {
+    include: relative,
+    typeCheckingMode: 'strict',
+    pythonVersion: '3.10',
+    extraPaths: [sdkPythonPath],
+    stubPath: path.join(sdkPythonPath, 'typings'),
+  };
   writeFileSync(path.join(dir, 'pyrightconfig.json'), JSON.stringify(config, null, 2));
 }
 

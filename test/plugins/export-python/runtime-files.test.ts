@@ -19,7 +19,12 @@ describe('svc:export-python runtime files', function () {
   this.timeout(300_000);
 
   it('are the modules the exporter writes, and nothing else', () => {
-    assert.deepEqual(readdirSync(runtime).filter((name) => name.endsWith('.py')).sort(), [...RUNTIME_FILES].sort());
+    assert.deepEqual(
+      readdirSync(runtime)
+        .filter((name) => name.endsWith('.py'))
+        .sort(),
+      [...RUNTIME_FILES].sort(),
+    );
   });
 
   it('ship with the package (package.json "files"): tsc copies no such file into dist/, the exporter reads them from here', () => {
@@ -30,7 +35,18 @@ describe('svc:export-python runtime files', function () {
   it('pass mypy --strict (checked in place, as the namespace package runtime)', () => {
     const config = path.join(tempDir('svc-runtime-mypy-'), 'mypy.ini');
     writeFileSync(config, CLIENT_MYPY_CONFIG);
-    const args = ['-m', 'mypy', '--config-file', config, '--cache-dir', path.join(path.dirname(config), '.mypy_cache'), '--python-executable', bareInterpreter(), '-p', 'runtime'];
+    const args = [
+      '-m',
+      'mypy',
+      '--config-file',
+      config,
+      '--cache-dir',
+      path.join(path.dirname(config), '.mypy_cache'),
+      '--python-executable',
+      bareInterpreter(),
+      '-p',
+      'runtime',
+    ];
     const checked = spawnSync(python, args, { cwd: plugin, encoding: 'utf8', env: { ...process.env, MYPYPATH: CLIENT_MYPYPATH } });
     assert.equal(checked.status, 0, checked.stdout + checked.stderr);
     assert.match(checked.stdout, /^Success: no issues found in \d+ source files/m);

@@ -31,7 +31,11 @@ describe('TypeMapper#type(): JSON Schema → Python annotation', () => {
     ['a list of type names', { type: ['integer', 'null'] }, 'int | None'],
     ['an unresolved name', { title: 'SomethingElse' }, 'typing.Any'],
     ['a $ref to nowhere', { $ref: '#/$defs/Missing' }, 'typing.Any'],
-    ['nested unions keep inner None', { anyOf: [{ type: 'object', additionalProperties: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, { type: 'null' }] }, 'dict[str, int | None] | None'],
+    [
+      'nested unions keep inner None',
+      { anyOf: [{ type: 'object', additionalProperties: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, { type: 'null' }] },
+      'dict[str, int | None] | None',
+    ],
   ];
   for (const [what, schema, expected] of table) {
     it(`maps ${what} to ${expected}`, () => assert.equal(map(schema), expected));
@@ -39,12 +43,26 @@ describe('TypeMapper#type(): JSON Schema → Python annotation', () => {
 
   it('makes a dataclass of an object schema with properties, named by its title, once for equal schemas', () => {
     const types = mapper();
-    const greeting = { type: 'object', title: 'Greeting', properties: { message: { type: 'string' }, length: { type: 'integer' } }, required: ['message', 'length'] };
+    const greeting = {
+      type: 'object',
+      title: 'Greeting',
+      properties: { message: { type: 'string' }, length: { type: 'integer' } },
+      required: ['message', 'length'],
+    };
     assert.equal(types.type(greeting, 'Greet'), 'Greeting');
     assert.equal(types.type({ type: 'array', items: greeting }, 'Other'), 'list[Greeting]');
-    assert.deepEqual(types.models.map((m) => [m.name, m.fields.map((f) => [f.name, f.type, f.default])]), [
-      ['Greeting', [['message', 'str', null], ['length', 'int', null]]],
-    ]);
+    assert.deepEqual(
+      types.models.map((m) => [m.name, m.fields.map((f) => [f.name, f.type, f.default])]),
+      [
+        [
+          'Greeting',
+          [
+            ['message', 'str', null],
+            ['length', 'int', null],
+          ],
+        ],
+      ],
+    );
   });
 
   it('names an untitled object from its place, and a second class of the same title apart', () => {
@@ -58,9 +76,16 @@ describe('TypeMapper#type(): JSON Schema → Python annotation', () => {
     const types = mapper();
     const person = {
       $defs: {
-        Address: { type: 'object', title: 'Address', properties: { street: { type: 'string' }, 'zip-code': { type: 'string' } }, required: ['street', 'zip-code'] },
+        Address: {
+          type: 'object',
+          title: 'Address',
+          properties: { street: { type: 'string' }, 'zip-code': { type: 'string' } },
+          required: ['street', 'zip-code'],
+        },
         Person: {
-          type: 'object', title: 'Person', description: 'A person.',
+          type: 'object',
+          title: 'Person',
+          description: 'A person.',
           properties: {
             name: { type: 'string' },
             addresses: { type: 'array', items: { $ref: '#/$defs/Address' }, default: [] },
@@ -76,45 +101,84 @@ describe('TypeMapper#type(): JSON Schema → Python annotation', () => {
     const byName = Object.fromEntries(types.models.map((m) => [m.name, m]));
     assert.deepEqual(Object.keys(byName), ['Person', 'Address']);
     assert.equal(byName.Person!.doc, 'A person.');
-    assert.deepEqual(byName.Person!.fields.map((f) => [f.name, f.type, f.default, f.omitWhenNone]), [
-      ['name', 'str', null, false],
-      ['addresses', 'list[Address]', { literal: '[]', factory: true }, false],
-      ['best_friend', 'Person | None', { literal: 'None', factory: false }, false],
-      ['nickname', 'str | None', { literal: 'None', factory: false }, true],
-    ]);
-    assert.deepEqual(byName.Address!.fields.map((f) => [f.name, f.key]), [['street', 'street'], ['zip_code', 'zip-code']]);
+    assert.deepEqual(
+      byName.Person!.fields.map((f) => [f.name, f.type, f.default, f.omitWhenNone]),
+      [
+        ['name', 'str', null, false],
+        ['addresses', 'list[Address]', { literal: '[]', factory: true }, false],
+        ['best_friend', 'Person | None', { literal: 'None', factory: false }, false],
+        ['nickname', 'str | None', { literal: 'None', factory: false }, true],
+      ],
+    );
+    assert.deepEqual(
+      byName.Address!.fields.map((f) => [f.name, f.key]),
+      [
+        ['street', 'street'],
+        ['zip_code', 'zip-code'],
+      ],
+    );
   });
 
-  it("resolves the SDK's recursion marker {\"title\": X} to the class being built", () => {
+  it('resolves the SDK\'s recursion marker {"title": X} to the class being built', () => {
     const types = mapper();
-    const node = { type: 'object', title: 'Node', properties: { children: { type: 'array', items: { title: 'Node' } } }, required: ['children'] };
+    const node = {
+      type: 'object',
+      title: 'Node',
+      properties: { children: { type: 'array', items: { title: 'Node' } } },
+      required: ['children'],
+    };
     assert.equal(types.type(node, 'Greet'), 'Node');
     assert.equal(types.models[0]!.fields[0]!.type, 'list[Node]');
   });
 
   it('makes a dataclass keyword-only when a required field follows a defaulted one (kw_only dataclasses)', () => {
     const types = mapper();
-    types.type({ type: 'object', title: 'Typing', properties: { type: { enum: ['typing'], default: 'typing' }, to: { type: 'string' } }, required: ['to'] }, 'X');
+    types.type(
+      {
+        type: 'object',
+        title: 'Typing',
+        properties: { type: { enum: ['typing'], default: 'typing' }, to: { type: 'string' } },
+        required: ['to'],
+      },
+      'X',
+    );
     assert.equal(types.models[0]!.kwOnly, true);
     const text = renderModels(types.models, '# header\n', 'demo');
-    assert.match(text, /@_dc\.dataclass\(kw_only=True\)\nclass Typing:\n    type: typing\.Literal\["typing"\] = "typing"\n    to: str\n/);
+    assert.match(text, /@_dc\.dataclass\(kw_only=True\)\nclass Typing:\n {4}type: typing\.Literal\["typing"\] = "typing"\n {4}to: str\n/);
   });
 
   it('renames fields that would break the class or hide a type, keeping their JSON key', () => {
     const types = mapper();
-    types.type({ type: 'object', title: 'Odd', properties: { self: { type: 'integer' }, class: { type: 'integer' }, str: { type: 'string' }, '2x': { type: 'integer' }, Odd: { type: 'integer' } }, required: ['self', 'class', 'str', '2x', 'Odd'] }, 'X');
+    types.type(
+      {
+        type: 'object',
+        title: 'Odd',
+        properties: {
+          self: { type: 'integer' },
+          class: { type: 'integer' },
+          str: { type: 'string' },
+          '2x': { type: 'integer' },
+          Odd: { type: 'integer' },
+        },
+        required: ['self', 'class', 'str', '2x', 'Odd'],
+      },
+      'X',
+    );
     const text = renderModels(types.models, '# header\n', 'demo');
-    assert.match(text, /    self_: int = _dc\.field\(metadata=\{"json": "self"\}\)\n/);
-    assert.match(text, /    class_: int = _dc\.field\(metadata=\{"json": "class"\}\)\n/);
-    assert.match(text, /    str_: str = _dc\.field\(metadata=\{"json": "str"\}\)\n/);
-    assert.match(text, /    f_2x: int = _dc\.field\(metadata=\{"json": "2x"\}\)\n/);
-    assert.match(text, /    Odd_: int = _dc\.field\(metadata=\{"json": "Odd"\}\)\n/);
+    assert.match(text, / {4}self_: int = _dc\.field\(metadata=\{"json": "self"\}\)\n/);
+    assert.match(text, / {4}class_: int = _dc\.field\(metadata=\{"json": "class"\}\)\n/);
+    assert.match(text, / {4}str_: str = _dc\.field\(metadata=\{"json": "str"\}\)\n/);
+    assert.match(text, / {4}f_2x: int = _dc\.field\(metadata=\{"json": "2x"\}\)\n/);
+    assert.match(text, / {4}Odd_: int = _dc\.field\(metadata=\{"json": "Odd"\}\)\n/);
   });
 });
 
 describe('Python names and literals', () => {
   it('identifier() makes identifiers of DNS labels, digits and keywords', () => {
-    assert.deepEqual(['realtime-chat', '3d', 'class', 'greet', 'a b', ''].map((name) => identifier(name, 'app_')), ['realtime_chat', 'app_3d', 'class_', 'greet', 'a_b', 'app']);
+    assert.deepEqual(
+      ['realtime-chat', '3d', 'class', 'greet', 'a b', ''].map((name) => identifier(name, 'app_')),
+      ['realtime_chat', 'app_3d', 'class_', 'greet', 'a_b', 'app'],
+    );
     assert.deepEqual(['greeting', 'chat-message', 'page[Item]', '3d'].map(className), ['Greeting', 'ChatMessage', 'PageItem', 'M3d']);
   });
 
@@ -133,6 +197,10 @@ describe('Python names and literals', () => {
   });
 
   it('unionMembers() splits at the top level only, outside strings', () => {
-    assert.deepEqual(unionMembers('dict[str, int | None] | typing.Literal[" | "] | None'), ['dict[str, int | None]', 'typing.Literal[" | "]', 'None']);
+    assert.deepEqual(unionMembers('dict[str, int | None] | typing.Literal[" | "] | None'), [
+      'dict[str, int | None]',
+      'typing.Literal[" | "]',
+      'None',
+    ]);
   });
 });

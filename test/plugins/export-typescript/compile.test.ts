@@ -128,7 +128,9 @@ describe('svc:export-typescript: the generated packages type-check', function ()
   });
 
   it('has no any in any exported declaration', () => {
-    const declarations = readdirSync(path.join(out, 'svc-clients'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.d.ts'));
+    const declarations = readdirSync(path.join(out, 'svc-clients'), { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.d.ts'),
+    );
     assert.equal(declarations.length, 12, 'index, runtime and errors .d.ts of four clients');
     for (const file of declarations) {
       const code = declarationCode(readFileSync(path.join(out, 'svc-clients', file), 'utf8'));

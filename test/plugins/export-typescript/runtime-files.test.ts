@@ -39,7 +39,18 @@ describe('svc:export-typescript runtime files', function () {
 
   it('runtime.js passes tsc --strict with checkJs', () => {
     const dir = packageDir();
-    const options = { strict: true, noUncheckedIndexedAccess: true, allowJs: true, checkJs: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [] };
+    const options = {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      allowJs: true,
+      checkJs: true,
+      noEmit: true,
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+      types: [],
+    };
     const checked = tsc(dir, ['runtime.js'], options);
     assert.equal(checked.status, 0, checked.output);
   });

@@ -21,7 +21,10 @@ export function fixtureInterface(name: string): AppInterface {
  * (core/services/app-api/normalize.ts) from FastAPI's own /openapi.json of the example.
  */
 export function fastapiApi(): InterfaceApi {
-  const document = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'openapi', 'fastapi-todos.json'), 'utf8')) as Record<string, unknown>;
+  const document = JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'openapi', 'fastapi-todos.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   return normalizeApi({ source: '/openapi.json', capturedAt: '2026-11-27T00:00:00.000Z', document }).api;
 }
 
@@ -55,7 +58,11 @@ export const STRICT_OPTIONS = {
 };
 
 /** Runs the repo's tsc on `dir`/tsconfig.json, written from `options` and `files`. */
-export function tsc(dir: string, files: readonly string[], options: Record<string, unknown> = { ...STRICT_OPTIONS, noEmit: true }): { status: number | null; output: string } {
+export function tsc(
+  dir: string,
+  files: readonly string[],
+  options: Record<string, unknown> = { ...STRICT_OPTIONS, noEmit: true },
+): { status: number | null; output: string } {
   writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files }, null, 2));
   const bin = path.join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc');
   const run = spawnSync(process.execPath, [bin, '-p', path.join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
@@ -64,11 +71,18 @@ export function tsc(dir: string, files: readonly string[], options: Record<strin
 
 /** Declarations without their comments and string literals: what `any` must not appear in. */
 export function declarationCode(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '').replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '')
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
 }
 
 /** Runs `node <script>` in `cwd`, without blocking this process (an in-process platform must keep answering it). */
-export function runNode(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runNode(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [script], { cwd, env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });

@@ -12,7 +12,11 @@ const ANONYMOUS_NOTE = 'The anonymous token is used implicitly when a request do
 
 export function answerAnonymous(call: Call, state: ConsulState): void {
   const deny = (permission: string, resource: string): void =>
-    sendText(call.res, 403, `Permission denied: anonymous token lacks permission '${permission}' on ${JSON.stringify(resource)}. ${ANONYMOUS_NOTE}`);
+    sendText(
+      call.res,
+      403,
+      `Permission denied: anonymous token lacks permission '${permission}' on ${JSON.stringify(resource)}. ${ANONYMOUS_NOTE}`,
+    );
   const { path, method, query } = call;
   if (path.startsWith('/v1/kv/')) {
     const key = path.slice('/v1/kv/'.length);
@@ -36,7 +40,12 @@ export function answerAnonymous(call: Call, state: ConsulState): void {
   if (path.startsWith('/v1/agent/service/deregister/')) {
     const id = path.slice('/v1/agent/service/deregister/'.length);
     const service = state.services.get(id);
-    if (service === undefined) return sendText(call.res, 404, `Unknown service ID ${JSON.stringify(id)}. Ensure that the service ID is passed, not the service name.`);
+    if (service === undefined)
+      return sendText(
+        call.res,
+        404,
+        `Unknown service ID ${JSON.stringify(id)}. Ensure that the service ID is passed, not the service name.`,
+      );
     return deny('service:write', service.Service);
   }
   if (path === '/v1/agent/service/register') {

@@ -5,7 +5,7 @@
  * case-insensitively like encoding/json).
  */
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** `time.ParseDuration` in milliseconds; throws Go's message on bad input. */
 export function parseGoDuration(text: string): number {
@@ -83,9 +83,16 @@ export function jsonType(value: unknown): string {
  * key throws `json: unknown field "X"`, or is skipped with `ignoreUnknown`
  * (Go's plain decoding). Returns the fields under their canonical names.
  */
-export function strictFields(raw: unknown, known: readonly string[], aliases: Record<string, string> = {}, struct = 'object', ignoreUnknown = false): Record<string, unknown> {
+export function strictFields(
+  raw: unknown,
+  known: readonly string[],
+  aliases: Record<string, string> = {},
+  struct = 'object',
+  ignoreUnknown = false,
+): Record<string, unknown> {
   if (raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`json: cannot unmarshal ${jsonType(raw)} into Go value of type ${struct}`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new Error(`json: cannot unmarshal ${jsonType(raw)} into Go value of type ${struct}`);
   const byLower = new Map<string, string>();
   for (const name of known) byLower.set(name.toLowerCase(), name);
   for (const [alias, name] of Object.entries(aliases)) byLower.set(alias.toLowerCase(), name);
@@ -109,13 +116,15 @@ export function stringField(value: unknown, field: string): string | undefined {
 
 export function intField(value: unknown, field: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new Error(`json: cannot unmarshal ${jsonType(value)} into Go struct field ${field} of type int`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw new Error(`json: cannot unmarshal ${jsonType(value)} into Go struct field ${field} of type int`);
   return value;
 }
 
 export function stringList(value: unknown, field: string): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new Error(`json: cannot unmarshal ${jsonType(value)} into Go struct field ${field} of type []string`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new Error(`json: cannot unmarshal ${jsonType(value)} into Go struct field ${field} of type []string`);
   return value as string[];
 }
 

@@ -16,7 +16,10 @@ export const MAX_WAIT_MS = 10 * 60_000;
 export const NOT_AN_ENDPOINT = 'Invalid URL path: not a recognized HTTP API endpoint\n';
 
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -80,7 +83,8 @@ export function parseBlocking(query: URLSearchParams): Blocking {
     if (!/^\d+$/.test(index)) throw new HttpError(400, 'Invalid index');
     minIndex = Number(index);
   }
-  if (query.has('stale') && query.has('consistent')) throw new HttpError(400, 'Cannot specify ?stale with ?consistent, conflicting semantics.');
+  if (query.has('stale') && query.has('consistent'))
+    throw new HttpError(400, 'Cannot specify ?stale with ?consistent, conflicting semantics.');
   if (waitMs <= 0) waitMs = DEFAULT_WAIT_MS;
   return { minIndex, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
 }
@@ -90,7 +94,13 @@ export function parseBlocking(query: URLSearchParams): Blocking {
  * asked to block, `index > 0`), re-running it after every write, or until
  * the wait (plus jitter) ends; then answers with its last result.
  */
-export function blockingQuery<T>(call: Call, state: ConsulState, jitter: boolean, evaluate: () => { index: number; result: T }, answer: (index: number, result: T) => void): void {
+export function blockingQuery<T>(
+  call: Call,
+  state: ConsulState,
+  jitter: boolean,
+  evaluate: () => { index: number; result: T },
+  answer: (index: number, result: T) => void,
+): void {
   const { minIndex, waitMs } = parseBlocking(call.query);
   let current = evaluate();
   if (minIndex === 0 || current.index > minIndex) return answer(current.index, current.result);

@@ -107,7 +107,9 @@ export async function startConsulStandin(options: ConsulStandinOptions = {}): Pr
       }
       const recorded: RecordedRequest = { method: req.method ?? 'GET', path, query: search, at: Date.now() };
       requests.push(recorded);
-      res.on('finish', () => { recorded.status = res.statusCode; });
+      res.on('finish', () => {
+        recorded.status = res.statusCode;
+      });
       // Go's ServeMux answers an unclean path (//, /./, /../ as sent, not percent-encoded) with a 307 to the clean one.
       const clean = cleanPath(rawPath);
       if (clean !== rawPath) {
@@ -123,7 +125,8 @@ export async function startConsulStandin(options: ConsulStandinOptions = {}): Pr
       const call: Call = { req, res, method: req.method ?? 'GET', path, rawPath, query, body: Buffer.concat(chunks) };
       try {
         if (options.aclToken !== undefined) {
-          const token = req.headers['x-consul-token'] ?? query.get('token') ?? /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+          const token =
+            req.headers['x-consul-token'] ?? query.get('token') ?? /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
           if (token === undefined || token === '') return answerAnonymous(call, state);
           if (token !== options.aclToken) return sendText(res, 403, 'ACL not found');
         }
@@ -152,7 +155,12 @@ export async function startConsulStandin(options: ConsulStandinOptions = {}): Pr
       state.changed();
     },
     failNext(fault) {
-      faults.push({ match: fault.match, left: fault.count, status: fault.status ?? 500, body: fault.body ?? 'rpc error making call: stand-in fault' });
+      faults.push({
+        match: fault.match,
+        left: fault.count,
+        status: fault.status ?? 500,
+        body: fault.body ?? 'rpc error making call: stand-in fault',
+      });
     },
     setCheckStatus: (checkId, status, output) => agent.setCheckStatus(checkId, status, output),
     async close() {

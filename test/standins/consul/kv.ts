@@ -15,17 +15,71 @@ export interface KvOptions {
   readonly validateKeys: boolean;
 }
 
-const SUSPICIOUS = ['.js', '.css', '.html', '.htm', '.xml', '.json', '.txt', '.log', '.php', '.asp', '.jsp', '.cgi', '.pl', '.py', '.rb', '.sh',
-  '.exe', '.dll', '.bat', '.cmd', '.com', '.scr', '.vbs', '.pdf', '.doc', '.docx', '.xls', '.xlsx', '.ppt', '.pptx', '.zip', '.rar', '.tar', '.gz',
-  '.7z', '.bz2', '.jpg', '.jpeg', '.png', '.gif', '.svg', '.ico', '.bmp', '.mp3', '.mp4', '.avi', '.mov', '.wmv', '.flv', '.swf', '.woff', '.woff2',
-  '.ttf', '.eot', '.otf'];
+const SUSPICIOUS = [
+  '.js',
+  '.css',
+  '.html',
+  '.htm',
+  '.xml',
+  '.json',
+  '.txt',
+  '.log',
+  '.php',
+  '.asp',
+  '.jsp',
+  '.cgi',
+  '.pl',
+  '.py',
+  '.rb',
+  '.sh',
+  '.exe',
+  '.dll',
+  '.bat',
+  '.cmd',
+  '.com',
+  '.scr',
+  '.vbs',
+  '.pdf',
+  '.doc',
+  '.docx',
+  '.xls',
+  '.xlsx',
+  '.ppt',
+  '.pptx',
+  '.zip',
+  '.rar',
+  '.tar',
+  '.gz',
+  '.7z',
+  '.bz2',
+  '.jpg',
+  '.jpeg',
+  '.png',
+  '.gif',
+  '.svg',
+  '.ico',
+  '.bmp',
+  '.mp3',
+  '.mp4',
+  '.avi',
+  '.mov',
+  '.wmv',
+  '.flv',
+  '.swf',
+  '.woff',
+  '.woff2',
+  '.ttf',
+  '.eot',
+  '.otf',
+];
 
 /** `validateKVKey` (agent/kvs_endpoint.go). */
 export function validateKvKey(key: string): string | null {
   if (key.startsWith('/')) return "key must not begin with a '/'";
   let position = 0;
   for (const char of key) {
-    if (!/^[a-zA-Z0-9,\-_./]$/.test(char)) return `key contains invalid character '${char}' at position ${position}. Only alphanumeric characters and ,-_./ are allowed`;
+    if (!/^[a-zA-Z0-9,\-_./]$/.test(char))
+      return `key contains invalid character '${char}' at position ${position}. Only alphanumeric characters and ,-_./ are allowed`;
     position += Buffer.byteLength(char);
   }
   if (key.includes('../')) return 'key contains path traversal sequence';
@@ -37,9 +91,12 @@ export function validateKvKey(key: string): string | null {
 
 function render(entry: KvEntry): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    LockIndex: entry.LockIndex, Key: entry.Key, Flags: entry.Flags,
+    LockIndex: entry.LockIndex,
+    Key: entry.Key,
+    Flags: entry.Flags,
     Value: entry.Value.length === 0 ? null : entry.Value.toString('base64'),
-    CreateIndex: entry.CreateIndex, ModifyIndex: entry.ModifyIndex,
+    CreateIndex: entry.CreateIndex,
+    ModifyIndex: entry.ModifyIndex,
   };
   if (entry.Session !== '') out.Session = entry.Session;
   return out;
@@ -84,44 +141,61 @@ export function handleKv(call: Call, state: ConsulState, options: KvOptions): vo
 function get(call: Call, state: ConsulState, key: string, options: KvOptions): void {
   const recurse = has(call.query, 'recurse');
   if (!recurse && key === '') throw new HttpError(400, 'Missing key name');
-  blockingQuery(call, state, options.jitter, () => {
-    if (recurse) return { index: state.kvPrefixIndex(key), result: state.kvUnder(key) };
-    const entry = state.kv.get(key);
-    return { index: state.kvTableIndex(), result: entry === undefined ? [] : [entry] };
-  }, (index, entries) => {
-    setMeta(call.res, index);
-    if (entries.length === 0) {
-      call.res.writeHead(404).end();
-      return;
-    }
-    if (has(call.query, 'raw') && !recurse) {
-      const value = entries[0]!.Value;
-      call.res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': value.length, 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': 'sandbox' });
-      call.res.end(value);
-      return;
-    }
-    sendJson(call.res, entries.map(render));
-  });
+  blockingQuery(
+    call,
+    state,
+    options.jitter,
+    () => {
+      if (recurse) return { index: state.kvPrefixIndex(key), result: state.kvUnder(key) };
+      const entry = state.kv.get(key);
+      return { index: state.kvTableIndex(), result: entry === undefined ? [] : [entry] };
+    },
+    (index, entries) => {
+      setMeta(call.res, index);
+      if (entries.length === 0) {
+        call.res.writeHead(404).end();
+        return;
+      }
+      if (has(call.query, 'raw') && !recurse) {
+        const value = entries[0]!.Value;
+        call.res.writeHead(200, {
+          'Content-Type': 'text/plain',
+          'Content-Length': value.length,
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': 'sandbox',
+        });
+        call.res.end(value);
+        return;
+      }
+      sendJson(call.res, entries.map(render));
+    },
+  );
 }
 
 function getKeys(call: Call, state: ConsulState, prefix: string, options: KvOptions): void {
   const separator = call.query.get('separator') ?? call.query.get('seperator') ?? '';
-  blockingQuery(call, state, options.jitter, () => {
-    const keys: string[] = [];
-    for (const entry of state.kvUnder(prefix)) {
-      const at = separator === '' ? -1 : entry.Key.indexOf(separator, prefix.length);
-      const shown = at === -1 ? entry.Key : entry.Key.slice(0, at + separator.length);
-      if (keys[keys.length - 1] !== shown) keys.push(shown);
-    }
-    return { index: state.kvPrefixIndex(prefix), result: keys };
-  }, (index, keys) => {
-    setMeta(call.res, index);
-    if (keys.length === 0 && prefix !== '') {
-      call.res.writeHead(404).end();
-      return;
-    }
-    sendJson(call.res, keys);
-  });
+  blockingQuery(
+    call,
+    state,
+    options.jitter,
+    () => {
+      const keys: string[] = [];
+      for (const entry of state.kvUnder(prefix)) {
+        const at = separator === '' ? -1 : entry.Key.indexOf(separator, prefix.length);
+        const shown = at === -1 ? entry.Key : entry.Key.slice(0, at + separator.length);
+        if (keys[keys.length - 1] !== shown) keys.push(shown);
+      }
+      return { index: state.kvPrefixIndex(prefix), result: keys };
+    },
+    (index, keys) => {
+      setMeta(call.res, index);
+      if (keys.length === 0 && prefix !== '') {
+        call.res.writeHead(404).end();
+        return;
+      }
+      sendJson(call.res, keys);
+    },
+  );
 }
 
 function put(call: Call, state: ConsulState, key: string, options: KvOptions): void {
@@ -133,7 +207,10 @@ function put(call: Call, state: ConsulState, key: string, options: KvOptions): v
   const release = has(call.query, 'release') ? (call.query.get('release') ?? '') : undefined;
   const length = Number(call.req.headers['content-length'] ?? call.body.length);
   if (length > options.maxValueSize) {
-    throw new HttpError(413, `Request body(${length} bytes) too large, max size: ${options.maxValueSize} bytes. See https://developer.hashicorp.com/docs/agent/config/config-files#kv_max_value_size.`);
+    throw new HttpError(
+      413,
+      `Request body(${length} bytes) too large, max size: ${options.maxValueSize} bytes. See https://developer.hashicorp.com/docs/agent/config/config-files#kv_max_value_size.`,
+    );
   }
   const value = Buffer.from(call.body);
   const existing = state.kv.get(key);

@@ -21,18 +21,29 @@ export class Sessions {
   readonly #timers = new Map<string, unknown>();
 
   /** `clock` runs the TTL timers: the real ones, or a test's (`ManualTimers`). */
-  constructor(private readonly state: ConsulState, private readonly jitter: boolean, private readonly clock: Timers) {}
+  constructor(
+    private readonly state: ConsulState,
+    private readonly jitter: boolean,
+    private readonly clock: Timers,
+  ) {}
 
   handle(call: Call): void {
     const [, , , verb, id = ''] = call.path.split('/');
     const rest = call.path.split('/').slice(4).join('/');
     switch (verb) {
-      case 'create': return this.#create(call);
-      case 'destroy': return this.#withId(call, rest, () => this.#destroy(call, rest));
-      case 'renew': return this.#withId(call, rest, () => this.#renew(call, rest));
-      case 'info': return this.#withId(call, rest, () => this.#info(call, rest));
-      case 'list': return this.#list(call);
-      default: void id; throw new HttpError(404, NOT_AN_ENDPOINT);
+      case 'create':
+        return this.#create(call);
+      case 'destroy':
+        return this.#withId(call, rest, () => this.#destroy(call, rest));
+      case 'renew':
+        return this.#withId(call, rest, () => this.#renew(call, rest));
+      case 'info':
+        return this.#withId(call, rest, () => this.#info(call, rest));
+      case 'list':
+        return this.#list(call);
+      default:
+        void id;
+        throw new HttpError(404, NOT_AN_ENDPOINT);
     }
   }
 
@@ -50,8 +61,16 @@ export class Sessions {
   #create(call: Call): void {
     if (call.method !== 'PUT') throw new HttpError(405, `method ${call.method} not allowed`);
     const session: Session = {
-      ID: randomUUID(), Name: '', Node: NODE_NAME, LockDelayMs: 15_000, Behavior: 'release', TTL: '',
-      NodeChecks: ['serfHealth'], ServiceChecks: [], CreateIndex: 0, ModifyIndex: 0,
+      ID: randomUUID(),
+      Name: '',
+      Node: NODE_NAME,
+      LockDelayMs: 15_000,
+      Behavior: 'release',
+      TTL: '',
+      NodeChecks: ['serfHealth'],
+      ServiceChecks: [],
+      CreateIndex: 0,
+      ModifyIndex: 0,
     };
     if (call.body.length > 0) {
       try {
@@ -70,7 +89,10 @@ export class Sessions {
         throw new HttpError(500, `Session TTL '${session.TTL}' invalid: ${(error as Error).message}`);
       }
       if (ttlMs !== 0 && (ttlMs < TTL_MIN_MS || ttlMs > TTL_MAX_MS)) {
-        throw new HttpError(500, `Invalid Session TTL '${Math.round(ttlMs * 1e6)}', must be between [${formatGoDuration(TTL_MIN_MS)}=${formatGoDuration(TTL_MAX_MS)}]`);
+        throw new HttpError(
+          500,
+          `Invalid Session TTL '${Math.round(ttlMs * 1e6)}', must be between [${formatGoDuration(TTL_MIN_MS)}=${formatGoDuration(TTL_MAX_MS)}]`,
+        );
       }
     }
     if (!['release', 'delete'].includes(session.Behavior)) throw new HttpError(500, `Invalid Behavior setting '${session.Behavior}'`);
@@ -90,7 +112,10 @@ export class Sessions {
 
   #arm(id: string, ttlMs: number): void {
     this.clock.clearTimeout(this.#timers.get(id));
-    this.#timers.set(id, this.clock.setTimeout(() => this.invalidate(id), ttlMs * TTL_MULTIPLIER));
+    this.#timers.set(
+      id,
+      this.clock.setTimeout(() => this.invalidate(id), ttlMs * TTL_MULTIPLIER),
+    );
   }
 
   #destroy(call: Call, id: string): void {
@@ -112,17 +137,29 @@ export class Sessions {
   }
 
   #info(call: Call, id: string): void {
-    blockingQuery(call, this.state, this.jitter, () => ({ index: this.state.table('sessions'), result: this.state.sessions.get(id) }), (index, session) => {
-      setMeta(call.res, index);
-      sendJson(call.res, session === undefined ? [] : [render(session)]);
-    });
+    blockingQuery(
+      call,
+      this.state,
+      this.jitter,
+      () => ({ index: this.state.table('sessions'), result: this.state.sessions.get(id) }),
+      (index, session) => {
+        setMeta(call.res, index);
+        sendJson(call.res, session === undefined ? [] : [render(session)]);
+      },
+    );
   }
 
   #list(call: Call): void {
-    blockingQuery(call, this.state, this.jitter, () => ({ index: this.state.table('sessions'), result: [...this.state.sessions.values()] }), (index, sessions) => {
-      setMeta(call.res, index);
-      sendJson(call.res, sessions.map(render));
-    });
+    blockingQuery(
+      call,
+      this.state,
+      this.jitter,
+      () => ({ index: this.state.table('sessions'), result: [...this.state.sessions.values()] }),
+      (index, sessions) => {
+        setMeta(call.res, index);
+        sendJson(call.res, sessions.map(render));
+      },
+    );
   }
 
   /** Destroys a session (`deleteSessionTxn`): its locks are released or their keys deleted, with lock-delay. */
@@ -147,15 +184,43 @@ export class Sessions {
 
 function render(session: Session): Record<string, unknown> {
   return {
-    ID: session.ID, Name: session.Name, Node: session.Node, LockDelay: Math.round(session.LockDelayMs * 1e6), Behavior: session.Behavior,
+    ID: session.ID,
+    Name: session.Name,
+    Node: session.Node,
+    LockDelay: Math.round(session.LockDelayMs * 1e6),
+    Behavior: session.Behavior,
     // No service checks is Go's nil slice: null (Consul 1.21.4 answered so).
-    TTL: session.TTL, NodeChecks: session.NodeChecks, ServiceChecks: session.ServiceChecks.length === 0 ? null : session.ServiceChecks, CreateIndex: session.CreateIndex, ModifyIndex: session.ModifyIndex,
+    TTL: session.TTL,
+    NodeChecks: session.NodeChecks,
+    ServiceChecks: session.ServiceChecks.length === 0 ? null : session.ServiceChecks,
+    CreateIndex: session.CreateIndex,
+    ModifyIndex: session.ModifyIndex,
   };
 }
 
 /** The body of a session create; unknown fields are ignored, as Consul 1.21.4 does (its decoding is not strict there). */
 function decodeSession(raw: unknown, session: Session): void {
-  const fields = strictFields(raw, ['ID', 'Name', 'Node', 'LockDelay', 'Behavior', 'TTL', 'NodeChecks', 'ServiceChecks', 'Checks', 'Namespace', 'Partition', 'CreateIndex', 'ModifyIndex'], {}, 'structs.Session', true);
+  const fields = strictFields(
+    raw,
+    [
+      'ID',
+      'Name',
+      'Node',
+      'LockDelay',
+      'Behavior',
+      'TTL',
+      'NodeChecks',
+      'ServiceChecks',
+      'Checks',
+      'Namespace',
+      'Partition',
+      'CreateIndex',
+      'ModifyIndex',
+    ],
+    {},
+    'structs.Session',
+    true,
+  );
   if ('Name' in fields) session.Name = stringField(fields.Name, 'Session.Name') ?? '';
   if ('Node' in fields) session.Node = stringField(fields.Node, 'Session.Node') ?? '';
   if ('Behavior' in fields) session.Behavior = (stringField(fields.Behavior, 'Session.Behavior') ?? '') as Session['Behavior'];
@@ -172,7 +237,10 @@ function decodeSession(raw: unknown, session: Session): void {
   if ('NodeChecks' in fields) session.NodeChecks = stringList(fields.NodeChecks, 'Session.NodeChecks') ?? [];
   if ('ServiceChecks' in fields) {
     const checks = fields.ServiceChecks;
-    if (checks !== null && !Array.isArray(checks)) throw new Error(`json: cannot unmarshal ${jsonType(checks)} into Go struct field Session.ServiceChecks of type []structs.ServiceCheck`);
+    if (checks !== null && !Array.isArray(checks))
+      throw new Error(
+        `json: cannot unmarshal ${jsonType(checks)} into Go struct field Session.ServiceChecks of type []structs.ServiceCheck`,
+      );
     session.ServiceChecks = ((checks ?? []) as unknown[]).map((c) => {
       const f = strictFields(c, ['ID', 'Namespace'], {}, 'structs.ServiceCheck');
       return { ID: stringField(f.ID, 'ServiceCheck.ID') ?? '', Namespace: stringField(f.Namespace, 'ServiceCheck.Namespace') ?? '' };

@@ -98,9 +98,20 @@ export class ConsulState {
     this.nodeCreateIndex = this.apply();
     this.touch('nodes', this.nodeCreateIndex);
     this.checks.set('serfHealth', {
-      CheckID: 'serfHealth', Name: 'Serf Health Status', Status: 'passing', Notes: '', Output: 'Agent alive and reachable',
-      ServiceID: '', ServiceName: '', ServiceTags: [], Type: '', Interval: '', Timeout: '', Definition: {},
-      CreateIndex: this.nodeCreateIndex, ModifyIndex: this.nodeCreateIndex,
+      CheckID: 'serfHealth',
+      Name: 'Serf Health Status',
+      Status: 'passing',
+      Notes: '',
+      Output: 'Agent alive and reachable',
+      ServiceID: '',
+      ServiceName: '',
+      ServiceTags: [],
+      Type: '',
+      Interval: '',
+      Timeout: '',
+      Definition: {},
+      CreateIndex: this.nodeCreateIndex,
+      ModifyIndex: this.nodeCreateIndex,
     });
     this.touch('checks', this.nodeCreateIndex);
   }
@@ -132,8 +143,13 @@ export class ConsulState {
   snapshot(): Snapshot {
     const clone = <T extends object>(map: Map<string, T>): Map<string, T> => new Map([...map].map(([k, v]) => [k, structuredClone(v)]));
     return {
-      raft: this.raft, tables: new Map(this.tables), kv: new Map([...this.kv].map(([k, v]) => [k, { ...v, Value: Buffer.from(v.Value) }])),
-      tombstones: new Map(this.tombstones), sessions: clone(this.sessions), services: clone(this.services), checks: clone(this.checks),
+      raft: this.raft,
+      tables: new Map(this.tables),
+      kv: new Map([...this.kv].map(([k, v]) => [k, { ...v, Value: Buffer.from(v.Value) }])),
+      tombstones: new Map(this.tombstones),
+      sessions: clone(this.sessions),
+      services: clone(this.services),
+      checks: clone(this.checks),
     };
   }
 
@@ -165,7 +181,9 @@ export class ConsulState {
   }
 
   kvUnder(prefix: string): KvEntry[] {
-    return [...this.kv.values()].filter((e) => e.Key.startsWith(prefix)).sort((a, b) => Buffer.compare(Buffer.from(a.Key), Buffer.from(b.Key)));
+    return [...this.kv.values()]
+      .filter((e) => e.Key.startsWith(prefix))
+      .sort((a, b) => Buffer.compare(Buffer.from(a.Key), Buffer.from(b.Key)));
   }
 
   kvSet(index: number, entry: Omit<KvEntry, 'CreateIndex' | 'ModifyIndex'> & { CreateIndex?: number }): void {

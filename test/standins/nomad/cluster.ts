@@ -24,7 +24,20 @@ const NODE_ID = 'f0f0f0f0-0000-4000-8000-000000000001';
 const NODE_NAME = 'nomad-standin';
 
 /** The counts of a plan's `DesiredTGUpdates` (structs.DesiredUpdates). */
-const DESIRED_UPDATES = ['Ignore', 'Place', 'Migrate', 'Stop', 'InPlaceUpdate', 'DestructiveUpdate', 'Canary', 'Preemptions', 'Reconnect', 'Disconnect', 'RescheduleNow', 'RescheduleLater'];
+const DESIRED_UPDATES = [
+  'Ignore',
+  'Place',
+  'Migrate',
+  'Stop',
+  'InPlaceUpdate',
+  'DestructiveUpdate',
+  'Canary',
+  'Preemptions',
+  'Reconnect',
+  'Disconnect',
+  'RescheduleNow',
+  'RescheduleLater',
+];
 
 function isTerminal(alloc: Json): boolean {
   return alloc.DesiredStatus !== 'run' || ['complete', 'failed', 'lost'].includes(alloc.ClientStatus);
@@ -86,12 +99,33 @@ export class Cluster {
     const now = Date.now() * 1_000_000;
     const index = this.bump();
     const evaluation = {
-      ID: randomUUID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type, TriggeredBy: triggeredBy,
-      JobID: job.ID, JobModifyIndex: jobModifyIndex, NodeID: '', NodeModifyIndex: 0, DeploymentID: '',
-      Status: 'complete', StatusDescription: '', Wait: 0, WaitUntil: null, NextEval: '', PreviousEval: '', BlockedEval: '',
-      FailedTGAllocs: null, ClassEligibility: null, EscapedComputedClass: false, AnnotatePlan: false,
-      QueuedAllocations: Object.fromEntries((job.TaskGroups ?? []).map((g: Json) => [g.Name, 0])), SnapshotIndex: index,
-      CreateIndex: index, ModifyIndex: index, CreateTime: now, ModifyTime: now,
+      ID: randomUUID(),
+      Namespace: job.Namespace,
+      Priority: job.Priority,
+      Type: job.Type,
+      TriggeredBy: triggeredBy,
+      JobID: job.ID,
+      JobModifyIndex: jobModifyIndex,
+      NodeID: '',
+      NodeModifyIndex: 0,
+      DeploymentID: '',
+      Status: 'complete',
+      StatusDescription: '',
+      Wait: 0,
+      WaitUntil: null,
+      NextEval: '',
+      PreviousEval: '',
+      BlockedEval: '',
+      FailedTGAllocs: null,
+      ClassEligibility: null,
+      EscapedComputedClass: false,
+      AnnotatePlan: false,
+      QueuedAllocations: Object.fromEntries((job.TaskGroups ?? []).map((g: Json) => [g.Name, 0])),
+      SnapshotIndex: index,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
     };
     this.evals.push(evaluation);
     return evaluation;
@@ -112,14 +146,37 @@ export class Cluster {
     const index = this.bump();
     const now = Date.now();
     this.deployments.push({
-      ID: randomUUID(), Namespace: job.Namespace, JobID: job.ID, JobVersion: job.Version, JobModifyIndex: job.JobModifyIndex,
-      JobSpecModifyIndex: job.JobModifyIndex, JobCreateIndex: job.CreateIndex, IsMultiregion: false,
-      TaskGroups: Object.fromEntries(groups.map((g: Json) => [g.Name, {
-        AutoRevert: g.Update.AutoRevert, AutoPromote: g.Update.AutoPromote, ProgressDeadline: g.Update.ProgressDeadline,
-        RequireProgressBy: new Date(now + g.Update.ProgressDeadline / 1e6).toISOString(), Promoted: false,
-        PlacedCanaries: null, DesiredCanaries: 0, DesiredTotal: g.Count, PlacedAllocs: 0, HealthyAllocs: 0, UnhealthyAllocs: 0,
-      }])),
-      Status: 'running', StatusDescription: 'Deployment is running', EvalPriority: job.Priority, CreateIndex: index, ModifyIndex: index,
+      ID: randomUUID(),
+      Namespace: job.Namespace,
+      JobID: job.ID,
+      JobVersion: job.Version,
+      JobModifyIndex: job.JobModifyIndex,
+      JobSpecModifyIndex: job.JobModifyIndex,
+      JobCreateIndex: job.CreateIndex,
+      IsMultiregion: false,
+      TaskGroups: Object.fromEntries(
+        groups.map((g: Json) => [
+          g.Name,
+          {
+            AutoRevert: g.Update.AutoRevert,
+            AutoPromote: g.Update.AutoPromote,
+            ProgressDeadline: g.Update.ProgressDeadline,
+            RequireProgressBy: new Date(now + g.Update.ProgressDeadline / 1e6).toISOString(),
+            Promoted: false,
+            PlacedCanaries: null,
+            DesiredCanaries: 0,
+            DesiredTotal: g.Count,
+            PlacedAllocs: 0,
+            HealthyAllocs: 0,
+            UnhealthyAllocs: 0,
+          },
+        ]),
+      ),
+      Status: 'running',
+      StatusDescription: 'Deployment is running',
+      EvalPriority: job.Priority,
+      CreateIndex: index,
+      ModifyIndex: index,
       _evalId: evalId,
     });
   }
@@ -185,7 +242,11 @@ export class Cluster {
       evaluation.ModifyIndex = this.bump();
       evaluation.ModifyTime = Date.now() * 1_000_000;
     }
-    await Promise.all(stops.map((alloc) => this.stopAlloc(alloc, job?.Stop ? 'alloc is not needed since job is stopped' : 'alloc not needed due to job update')));
+    await Promise.all(
+      stops.map((alloc) =>
+        this.stopAlloc(alloc, job?.Stop ? 'alloc is not needed since job is stopped' : 'alloc not needed due to job update'),
+      ),
+    );
   }
 
   private allocIndex(alloc: Json): number {
@@ -215,28 +276,64 @@ export class Cluster {
       networks.push({ ...network, IP: this.options.hostIp, ReservedPorts: reserved, DynamicPorts: dynamic });
     }
     const deployment = this.latestDeployment(job.Namespace, job.ID);
-    const activeDeployment = deployment && deployment.Status === 'running' && deployment.JobVersion === job.Version && deployment.TaskGroups[group.Name];
+    const activeDeployment =
+      deployment && deployment.Status === 'running' && deployment.JobVersion === job.Version && deployment.TaskGroups[group.Name];
     const now = Date.now() * 1_000_000;
     const idx = this.bump();
     const alloc: Json = {
-      ID: randomUUID(), Namespace: job.Namespace, EvalID: evalId, Name: `${job.ID}.${group.Name}[${index}]`, NodeID: NODE_ID,
-      NodeName: NODE_NAME, JobID: job.ID, Job: job, JobType: job.Type, JobVersion: job.Version, TaskGroup: group.Name,
+      ID: randomUUID(),
+      Namespace: job.Namespace,
+      EvalID: evalId,
+      Name: `${job.ID}.${group.Name}[${index}]`,
+      NodeID: NODE_ID,
+      NodeName: NODE_NAME,
+      JobID: job.ID,
+      Job: job,
+      JobType: job.Type,
+      JobVersion: job.Version,
+      TaskGroup: group.Name,
       AllocatedResources: {
-        Tasks: Object.fromEntries((group.Tasks ?? []).map((t: Json) => [t.Name, {
-          Cpu: { CpuShares: t.Resources.CPU, ReservedCores: null }, Memory: { MemoryMB: t.Resources.MemoryMB, MemoryMaxMB: t.Resources.MemoryMaxMB }, Networks: null, Devices: null,
-        }])),
+        Tasks: Object.fromEntries(
+          (group.Tasks ?? []).map((t: Json) => [
+            t.Name,
+            {
+              Cpu: { CpuShares: t.Resources.CPU, ReservedCores: null },
+              Memory: { MemoryMB: t.Resources.MemoryMB, MemoryMaxMB: t.Resources.MemoryMaxMB },
+              Networks: null,
+              Devices: null,
+            },
+          ]),
+        ),
         TaskLifecycles: null,
         Shared: { DiskMB: group.EphemeralDisk.SizeMB, Networks: networks, Ports: ports },
       },
-      DesiredStatus: 'run', DesiredDescription: '', DesiredTransition: {}, ClientStatus: 'pending', ClientDescription: '',
-      TaskStates: {}, DeploymentID: activeDeployment ? deployment.ID : '', DeploymentStatus: null, FollowupEvalID: '',
-      NextAllocation: '', PreviousAllocation: '', RescheduleTracker: null, PreemptedAllocations: null, PreemptedByAllocation: '',
-      CreateIndex: idx, ModifyIndex: idx, AllocModifyIndex: idx, CreateTime: now, ModifyTime: now,
+      DesiredStatus: 'run',
+      DesiredDescription: '',
+      DesiredTransition: {},
+      ClientStatus: 'pending',
+      ClientDescription: '',
+      TaskStates: {},
+      DeploymentID: activeDeployment ? deployment.ID : '',
+      DeploymentStatus: null,
+      FollowupEvalID: '',
+      NextAllocation: '',
+      PreviousAllocation: '',
+      RescheduleTracker: null,
+      PreemptedAllocations: null,
+      PreemptedByAllocation: '',
+      CreateIndex: idx,
+      ModifyIndex: idx,
+      AllocModifyIndex: idx,
+      CreateTime: now,
+      ModifyTime: now,
     };
     if (activeDeployment) deployment.TaskGroups[group.Name].PlacedAllocs += 1;
     this.allocs.set(alloc.ID, alloc);
     const runner = new AllocRunner(alloc, job, group, {
-      dataDir: this.options.dataDir, datacenter: this.options.datacenter, nodeName: NODE_NAME, consul: this.options.consul,
+      dataDir: this.options.dataDir,
+      datacenter: this.options.datacenter,
+      nodeName: NODE_NAME,
+      consul: this.options.consul,
       imageSource: this.options.imageSource,
       variables: this.variables,
       changed: () => {
@@ -273,10 +370,14 @@ export class Cluster {
           if (alloc.DeploymentStatus?.Healthy !== undefined && alloc.DeploymentStatus?.Healthy !== null) continue;
           const runner = this.runners.get(alloc.ID);
           const started = Math.max(...Object.values<Json>(alloc.TaskStates).map((s) => (s.StartedAt ? Date.parse(s.StartedAt) : Infinity)));
-          const checksPass = group?.Update?.HealthCheck !== 'checks' || !this.options.consul || (runner?.checkIds ?? []).every((id) => statuses[id] === 'passing');
+          const checksPass =
+            group?.Update?.HealthCheck !== 'checks' ||
+            !this.options.consul ||
+            (runner?.checkIds ?? []).every((id) => statuses[id] === 'passing');
           let healthy: boolean | null = null;
           if (alloc.ClientStatus === 'failed') healthy = false;
-          else if (alloc.ClientStatus === 'running' && Date.now() - started >= (group?.Update?.MinHealthyTime ?? 0) / 1e6 && checksPass) healthy = true;
+          else if (alloc.ClientStatus === 'running' && Date.now() - started >= (group?.Update?.MinHealthyTime ?? 0) / 1e6 && checksPass)
+            healthy = true;
           else if (Date.now() - alloc.CreateTime / 1e6 > (group?.Update?.HealthyDeadline ?? Infinity) / 1e6) healthy = false;
           if (healthy !== null) {
             const idx = this.bump();
@@ -307,7 +408,11 @@ export class Cluster {
   async close(): Promise<void> {
     clearInterval(this.healthTimer);
     await this.queue.catch(() => undefined);
-    await Promise.all([...this.allocs.values()].filter((a) => !isTerminal(a) || a.ClientStatus === 'running').map((a) => this.stopAlloc(a, 'stand-in closed')));
+    await Promise.all(
+      [...this.allocs.values()]
+        .filter((a) => !isTerminal(a) || a.ClientStatus === 'running')
+        .map((a) => this.stopAlloc(a, 'stand-in closed')),
+    );
   }
 }
 

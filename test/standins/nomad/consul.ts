@@ -35,7 +35,9 @@ export function checkId(serviceID: string, check: Json): string {
   if (check.TLSSkipVerify) s('true');
   if (check.TLSServerName) s(check.TLSServerName);
   const header = (check.Header ?? {}) as Record<string, string[]>;
-  const headers = Object.entries(header).map(([k, v]) => k + v.join('')).sort();
+  const headers = Object.entries(header)
+    .map(([k, v]) => k + v.join(''))
+    .sort();
   if (headers.length > 0) s(headers.join(''));
   if (check.AddressMode) s(check.AddressMode);
   if (check.GRPCService) s(check.GRPCService);
@@ -47,12 +49,7 @@ export function checkId(serviceID: string, check: Json): string {
 }
 
 /** The AgentServiceRegistration body (Go api structs with `omitempty`: empty fields are left out). */
-export function registration(
-  id: string,
-  service: Json,
-  ports: readonly AllocatedPort[],
-  render: (text: string) => string,
-): Json {
+export function registration(id: string, service: Json, ports: readonly AllocatedPort[], render: (text: string) => string): Json {
   const port = ports.find((p) => p.Label === service.PortLabel);
   const address = service.Address ? render(service.Address) : (port?.HostIP ?? '');
   const portNumber = port?.Value ?? (/^\d+$/.test(service.PortLabel ?? '') ? Number(service.PortLabel) : 0);

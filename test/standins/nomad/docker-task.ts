@@ -21,7 +21,10 @@ export interface DockerLaunch {
 
 /** Why a docker task cannot start; `recoverable` failures are retried per the restart policy, as Nomad's RecoverableError. */
 export class DockerTaskFailure extends Error {
-  constructor(message: string, readonly recoverable: boolean) {
+  constructor(
+    message: string,
+    readonly recoverable: boolean,
+  ) {
     super(message);
   }
 }
@@ -32,7 +35,11 @@ export function checkDockerTask(task: Json, ports: readonly AllocatedPort[]): Do
   if (typeof decoded === 'string') throw new DockerTaskFailure(decoded, false);
   // With host networking a container port cannot differ from the host port it is published on.
   const mapped = ports.find((p) => p.To > 0 && p.To !== p.Value);
-  if (mapped) throw new DockerTaskFailure(`stand-in docker driver uses host networking and cannot map port "${mapped.Label}" (host ${mapped.Value}) to container port ${mapped.To}`, false);
+  if (mapped)
+    throw new DockerTaskFailure(
+      `stand-in docker driver uses host networking and cannot map port "${mapped.Label}" (host ${mapped.Value}) to container port ${mapped.To}`,
+      false,
+    );
   return decoded;
 }
 

@@ -83,8 +83,7 @@ function jsonKind(value: unknown): string {
 
 function fail(context: Context, value: string, type: GoType, structName: string, path: readonly string[]): undefined {
   if (context.firstError) return undefined;
-  const target =
-    structName || path.length > 0 ? `Go struct field ${structName}.${path.join('.')}` : 'Go value';
+  const target = structName || path.length > 0 ? `Go struct field ${structName}.${path.join('.')}` : 'Go value';
   context.firstError = `json: cannot unmarshal ${value} into ${target} of type ${typeName(type)}`;
   return undefined;
 }

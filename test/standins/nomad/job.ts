@@ -54,8 +54,15 @@ export function parseGoDuration(text: string): number | null {
 const serviceRestart = { Delay: 15 * SECOND, Attempts: 2, Interval: 30 * MINUTE, Mode: 'fail', RenderTemplates: false };
 const batchRestart = { Delay: 15 * SECOND, Attempts: 3, Interval: 24 * HOUR, Mode: 'fail', RenderTemplates: false };
 const defaultUpdate = {
-  Stagger: 30 * SECOND, MaxParallel: 1, HealthCheck: 'checks', MinHealthyTime: 10 * SECOND,
-  HealthyDeadline: 5 * MINUTE, ProgressDeadline: 10 * MINUTE, Canary: 0, AutoRevert: false, AutoPromote: false,
+  Stagger: 30 * SECOND,
+  MaxParallel: 1,
+  HealthCheck: 'checks',
+  MinHealthyTime: 10 * SECOND,
+  HealthyDeadline: 5 * MINUTE,
+  ProgressDeadline: 10 * MINUTE,
+  Canary: 0,
+  AutoRevert: false,
+  AutoPromote: false,
 };
 const serviceReschedule = { Attempts: 0, Interval: 0, Delay: 30 * SECOND, DelayFunction: 'exponential', MaxDelay: HOUR, Unlimited: true };
 const batchReschedule = { Attempts: 1, Interval: 24 * HOUR, Delay: 5 * SECOND, DelayFunction: 'constant', MaxDelay: 0, Unlimited: false };
@@ -70,29 +77,111 @@ function withDefaults<T extends object>(defaults: T, given: Json): T {
  * answered GET /v1/job/:id with all of them (test/fixtures/agents/nomad.json).
  */
 const JOB_FIELDS = {
-  Affinities: null, Constraints: null, ConsulNamespace: '', DispatchIdempotencyToken: '', Meta: null, Multiregion: null, NomadTokenID: '',
-  ParameterizedJob: null, Payload: null, Periodic: null, Spreads: null, UI: null, VaultNamespace: '', VersionTag: null,
+  Affinities: null,
+  Constraints: null,
+  ConsulNamespace: '',
+  DispatchIdempotencyToken: '',
+  Meta: null,
+  Multiregion: null,
+  NomadTokenID: '',
+  ParameterizedJob: null,
+  Payload: null,
+  Periodic: null,
+  Spreads: null,
+  UI: null,
+  VaultNamespace: '',
+  VersionTag: null,
   // The job-level update block api.Job.Canonicalize leaves (the groups' own are filled in).
-  Update: { Stagger: 30 * SECOND, MaxParallel: 1, HealthCheck: '', MinHealthyTime: 0, HealthyDeadline: 0, ProgressDeadline: 0, Canary: 0, AutoRevert: false, AutoPromote: false },
+  Update: {
+    Stagger: 30 * SECOND,
+    MaxParallel: 1,
+    HealthCheck: '',
+    MinHealthyTime: 0,
+    HealthyDeadline: 0,
+    ProgressDeadline: 0,
+    Canary: 0,
+    AutoRevert: false,
+    AutoPromote: false,
+  },
 };
 const GROUP_FIELDS = {
-  Affinities: null, Constraints: null, Consul: null, Disconnect: null, MaxClientDisconnect: null, Meta: null, Networks: null, PreventRescheduleOnLost: false,
-  Scaling: null, Services: null, ShutdownDelay: null, Spreads: null, StopAfterClientDisconnect: null, Volumes: null,
+  Affinities: null,
+  Constraints: null,
+  Consul: null,
+  Disconnect: null,
+  MaxClientDisconnect: null,
+  Meta: null,
+  Networks: null,
+  PreventRescheduleOnLost: false,
+  Scaling: null,
+  Services: null,
+  ShutdownDelay: null,
+  Spreads: null,
+  StopAfterClientDisconnect: null,
+  Volumes: null,
 };
 const TASK_FIELDS = {
-  Actions: null, Affinities: null, Artifacts: null, CSIPluginConfig: null, Constraints: null, Consul: null, DispatchPayload: null, Env: null,
-  Identities: null, KillSignal: '', Kind: '', Leader: false, Lifecycle: null, Meta: null, ScalingPolicies: null, Schedule: null, Secrets: null,
-  Services: null, ShutdownDelay: 0, Templates: null, User: '', Vault: null, VolumeMounts: null,
+  Actions: null,
+  Affinities: null,
+  Artifacts: null,
+  CSIPluginConfig: null,
+  Constraints: null,
+  Consul: null,
+  DispatchPayload: null,
+  Env: null,
+  Identities: null,
+  KillSignal: '',
+  Kind: '',
+  Leader: false,
+  Lifecycle: null,
+  Meta: null,
+  ScalingPolicies: null,
+  Schedule: null,
+  Secrets: null,
+  Services: null,
+  ShutdownDelay: 0,
+  Templates: null,
+  User: '',
+  Vault: null,
+  VolumeMounts: null,
   // The default workload identity every task gets.
-  Identity: { Name: 'default', Audience: ['nomadproject.io'], ChangeMode: '', ChangeSignal: '', Env: false, File: false, Filepath: '', ServiceName: '', TTL: 0 },
+  Identity: {
+    Name: 'default',
+    Audience: ['nomadproject.io'],
+    ChangeMode: '',
+    ChangeSignal: '',
+    Env: false,
+    File: false,
+    Filepath: '',
+    ServiceName: '',
+    TTL: 0,
+  },
 };
 
 /** api.Template.Canonicalize (api/tasks.go), then the struct's other fields (Uid, Gid, Wait, ChangeScript) as null. */
 function canonicalizeTemplate(template: Json): Json {
-  const filled = withDefaults({
-    SourcePath: '', DestPath: '', EmbeddedTmpl: '', ChangeMode: 'restart', ChangeSignal: '', ChangeScript: null, Once: false, Splay: 5 * SECOND,
-    Perms: '0644', Uid: null, Gid: null, LeftDelim: '{{', RightDelim: '}}', Envvars: false, VaultGrace: 0, Wait: null, ErrMissingKey: false,
-  }, template);
+  const filled = withDefaults(
+    {
+      SourcePath: '',
+      DestPath: '',
+      EmbeddedTmpl: '',
+      ChangeMode: 'restart',
+      ChangeSignal: '',
+      ChangeScript: null,
+      Once: false,
+      Splay: 5 * SECOND,
+      Perms: '0644',
+      Uid: null,
+      Gid: null,
+      LeftDelim: '{{',
+      RightDelim: '}}',
+      Envvars: false,
+      VaultGrace: 0,
+      Wait: null,
+      ErrMissingKey: false,
+    },
+    template,
+  );
   filled.ChangeSignal = filled.ChangeSignal === '' && filled.ChangeMode === 'signal' ? 'SIGHUP' : String(filled.ChangeSignal).toUpperCase();
   return filled;
 }
@@ -149,7 +238,8 @@ export function canonicalizeJob(job: Json, namespace: string, region: string): J
         artifact.RelativeDest ||= 'local/';
       }
       for (const service of task.Services ?? []) if (service) canonicalizeService(service, job, group, task);
-      if (Array.isArray(task.Templates)) task.Templates = task.Templates.map((template: Json) => (template ? canonicalizeTemplate(template) : template));
+      if (Array.isArray(task.Templates))
+        task.Templates = task.Templates.map((template: Json) => (template ? canonicalizeTemplate(template) : template));
       withFields(task, TASK_FIELDS);
     }
     withFields(group, GROUP_FIELDS);
@@ -173,10 +263,13 @@ function impliedConstraints(group: Json): void {
   }
   const add = (target: Json, constraint: Json, sameLeft: boolean): void => {
     const present: Json[] = target.Constraints ?? [];
-    const found = present.some((c) => c.LTarget === constraint.LTarget && (sameLeft || (c.RTarget === constraint.RTarget && c.Operand === constraint.Operand)));
+    const found = present.some(
+      (c) => c.LTarget === constraint.LTarget && (sameLeft || (c.RTarget === constraint.RTarget && c.Operand === constraint.Operand)),
+    );
     if (!found) target.Constraints = [...present, constraint];
   };
-  if (signals.size > 0) add(group, { LTarget: '${attr.os.signals}', RTarget: [...signals].sort().join(','), Operand: 'set_contains' }, false);
+  if (signals.size > 0)
+    add(group, { LTarget: '${attr.os.signals}', RTarget: [...signals].sort().join(','), Operand: 'set_contains' }, false);
   const consul = { LTarget: '${attr.consul.version}', RTarget: '>= 1.8.0', Operand: 'semver' };
   const isConsul = (service: Json): boolean => !service?.Provider || service.Provider === 'consul';
   if ((group.Services ?? []).some(isConsul)) add(group, { ...consul }, true);
@@ -212,7 +305,8 @@ export function validateJob(job: Json): string[] {
   const seen = new Map<string, number>();
   groups.forEach((group, index) => {
     if (!group?.Name) errors.push(`Job task group ${index + 1} missing name`);
-    else if (seen.has(group.Name)) errors.push(`Job task group ${index + 1} redefines '${group.Name}' from group ${seen.get(group.Name)! + 1}`);
+    else if (seen.has(group.Name))
+      errors.push(`Job task group ${index + 1} redefines '${group.Name}' from group ${seen.get(group.Name)! + 1}`);
     else seen.set(group.Name, index);
   });
   for (const group of groups) {
@@ -233,13 +327,16 @@ function validateGroup(group: Json): string[] {
   if (!['delay', 'fail'].includes(restart.Mode)) errors.push(`Unsupported restart mode: "${restart.Mode}"`);
   if (restart.Interval < 5 * SECOND) errors.push(`Interval can not be less than 5s (got ${goDuration(restart.Interval)})`);
   if (restart.Attempts * restart.Delay > restart.Interval) {
-    errors.push(`Nomad can't restart the TaskGroup ${restart.Attempts} times in an interval of ${goDuration(restart.Interval)} with a delay of ${goDuration(restart.Delay)}`);
+    errors.push(
+      `Nomad can't restart the TaskGroup ${restart.Attempts} times in an interval of ${goDuration(restart.Interval)} with a delay of ${goDuration(restart.Delay)}`,
+    );
   }
   const disk = group.EphemeralDisk;
   if (disk.SizeMB < 10) errors.push(`minimum DiskMB value is 10; got ${disk.SizeMB}`);
   const update = group.Update;
   if (update) {
-    if (!['checks', 'task_states', 'manual'].includes(update.HealthCheck)) errors.push(`Invalid health check given: "${update.HealthCheck}"`);
+    if (!['checks', 'task_states', 'manual'].includes(update.HealthCheck))
+      errors.push(`Invalid health check given: "${update.HealthCheck}"`);
     if (update.MaxParallel < 0) errors.push(`Max parallel can not be less than zero: ${update.MaxParallel} < 0`);
     if (update.Stagger <= 0) errors.push(`Stagger must be greater than zero: ${goDuration(update.Stagger)}`);
   }
@@ -251,7 +348,8 @@ function validateGroup(group: Json): string[] {
     if (scaling.Max !== undefined && scaling.Max < group.Count) {
       errors.push('Scaling policy invalid: task group count must not be greater than maximum count in scaling policy');
     }
-    if (group.Count < scaling.Min) errors.push('Scaling policy invalid: task group count must not be less than minimum count in scaling policy');
+    if (group.Count < scaling.Min)
+      errors.push('Scaling policy invalid: task group count must not be less than minimum count in scaling policy');
   }
   const labels = new Set<string>();
   for (const network of group.Networks ?? []) {
@@ -264,23 +362,33 @@ function validateGroup(group: Json): string[] {
     if (!service) continue;
     const checked = String(service.Name).replace(/\$\{[^}]*\}/g, 'a');
     if (!serviceName.test(checked)) {
-      errors.push(`Task group service validation failed: 1 error occurred:\n\t* Service name must be valid per RFC 1123 and can contain only alphanumeric characters or dashes: "${service.Name}"\n\n`);
+      errors.push(
+        `Task group service validation failed: 1 error occurred:\n\t* Service name must be valid per RFC 1123 and can contain only alphanumeric characters or dashes: "${service.Name}"\n\n`,
+      );
     }
     if (service.PortLabel && !/^\d+$/.test(service.PortLabel) && !labels.has(service.PortLabel)) {
       missing.set(service.PortLabel, [...(missing.get(service.PortLabel) ?? []), service.Name]);
     }
     for (const check of service.Checks ?? []) {
       if (!check) continue;
-      if (check.Type === 'http' && !check.Path) errors.push(`Task group service check validation failed: 1 error occurred:\n\t* http type must have http path\n\n`);
-      if (!(check.Interval >= SECOND)) errors.push(`Task group service check validation failed: 1 error occurred:\n\t* minimum check interval is 1s; got ${goDuration(check.Interval ?? 0)}\n\n`);
-      if (!(check.Timeout >= SECOND)) errors.push(`Task group service check validation failed: 1 error occurred:\n\t* minimum check timeout is 1s; got ${goDuration(check.Timeout ?? 0)}\n\n`);
+      if (check.Type === 'http' && !check.Path)
+        errors.push(`Task group service check validation failed: 1 error occurred:\n\t* http type must have http path\n\n`);
+      if (!(check.Interval >= SECOND))
+        errors.push(
+          `Task group service check validation failed: 1 error occurred:\n\t* minimum check interval is 1s; got ${goDuration(check.Interval ?? 0)}\n\n`,
+        );
+      if (!(check.Timeout >= SECOND))
+        errors.push(
+          `Task group service check validation failed: 1 error occurred:\n\t* minimum check timeout is 1s; got ${goDuration(check.Timeout ?? 0)}\n\n`,
+        );
     }
   }
   for (const [label, names] of missing) errors.push(`port label "${label}" referenced by services ${names.join(',')} does not exist`);
   const taskNames = new Map<string, number>();
   tasks.forEach((task, index) => {
     if (!task) return;
-    if (task.Name && taskNames.has(task.Name)) errors.push(`Task ${index + 1} redefines '${task.Name}' from task ${taskNames.get(task.Name)! + 1}`);
+    if (task.Name && taskNames.has(task.Name))
+      errors.push(`Task ${index + 1} redefines '${task.Name}' from task ${taskNames.get(task.Name)! + 1}`);
     else if (task.Name) taskNames.set(task.Name, index);
     const taskErrors = validateTask(task);
     if (taskErrors.length > 0) errors.push(`Task ${task.Name} validation failed: ${multierror(taskErrors)}`);
@@ -298,10 +406,10 @@ function validateTask(task: Json): string[] {
   if (/[/\\]/.test(task.Name ?? '')) errors.push('Task name cannot include slashes');
   if (!task.Driver) errors.push('Missing task driver');
   const r = task.Resources;
-  if (r.CPU > 0 && r.Cores > 0) errors.push('Task can only ask for \'cpu\' or \'cores\' resource, not both.');
+  if (r.CPU > 0 && r.Cores > 0) errors.push("Task can only ask for 'cpu' or 'cores' resource, not both.");
   if (r.Cores === 0 && r.CPU < 1) errors.push(`minimum CPU value is 1; got ${r.CPU}`);
   if (r.MemoryMB < 10) errors.push(`minimum MemoryMB value is 10; got ${r.MemoryMB}`);
-  if (r.DiskMB > 0) errors.push('Task can\'t ask for disk resources, they have to be specified at the task group level.');
+  if (r.DiskMB > 0) errors.push("Task can't ask for disk resources, they have to be specified at the task group level.");
   if (r.MemoryMaxMB !== 0 && r.MemoryMaxMB !== -1 && r.MemoryMaxMB < r.MemoryMB) {
     errors.push(`MemoryMaxMB value (${r.MemoryMaxMB}) should be larger than MemoryMB value (${r.MemoryMB})`);
   }
@@ -312,7 +420,17 @@ function validateTask(task: Json): string[] {
 /** The parts of a job a user submits; two jobs with equal specs are "unchanged" (no new version). */
 export function specOf(job: Json): Json {
   const copy = structuredClone(job);
-  for (const key of ['Status', 'StatusDescription', 'Stable', 'Version', 'SubmitTime', 'CreateIndex', 'ModifyIndex', 'JobModifyIndex', 'NomadTokenID']) {
+  for (const key of [
+    'Status',
+    'StatusDescription',
+    'Stable',
+    'Version',
+    'SubmitTime',
+    'CreateIndex',
+    'ModifyIndex',
+    'JobModifyIndex',
+    'NomadTokenID',
+  ]) {
     delete copy[key];
   }
   for (const group of copy.TaskGroups ?? []) {

@@ -27,17 +27,20 @@ export class PeriodicDispatcher {
     this.untrack(job.Namespace, job.ID);
     const next = nextLaunch(job, new Date());
     if (next === null) return;
-    const timer = setTimeout(() => {
-      this.#timers.delete(keyOf(job.Namespace, job.ID));
-      if (!(job.Periodic.ProhibitOverlap && this.host.running(job.Namespace, job.ID))) {
-        const child = structuredClone(job);
-        const id = `${job.ID}/periodic-${Math.floor(next.getTime() / 1000)}`;
-        // As Nomad's deriveJob (nomad/periodic.go): the child's Name is its ID too, not the parent's Name.
-        Object.assign(child, { ID: id, Name: id, ParentID: job.ID, Periodic: null });
-        this.host.launch(child);
-      }
-      this.track(job);
-    }, Math.max(0, next.getTime() - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(keyOf(job.Namespace, job.ID));
+        if (!(job.Periodic.ProhibitOverlap && this.host.running(job.Namespace, job.ID))) {
+          const child = structuredClone(job);
+          const id = `${job.ID}/periodic-${Math.floor(next.getTime() / 1000)}`;
+          // As Nomad's deriveJob (nomad/periodic.go): the child's Name is its ID too, not the parent's Name.
+          Object.assign(child, { ID: id, Name: id, ParentID: job.ID, Periodic: null });
+          this.host.launch(child);
+        }
+        this.track(job);
+      },
+      Math.max(0, next.getTime() - Date.now()),
+    );
     timer.unref();
     this.#timers.set(keyOf(job.Namespace, job.ID), timer);
   }
@@ -59,10 +62,14 @@ export function isPeriodicParent(job: Json): boolean {
 
 /** The next tick of the parent's cron spec (Nomad's cronexpr forms: 5 fields; 7 with seconds first and a year). */
 export function nextLaunch(job: Json, after: Date): Date | null {
-  const fields = String(job.Periodic.Spec ?? '').trim().split(/\s+/);
+  const fields = String(job.Periodic.Spec ?? '')
+    .trim()
+    .split(/\s+/);
   const secondsFirst = fields.length === 7 ? fields.slice(0, 6) : fields.length === 6 ? ['0', ...fields.slice(0, 5)] : ['0', ...fields];
   try {
-    return CronExpressionParser.parse(secondsFirst.join(' '), { currentDate: after, tz: job.Periodic.TimeZone || 'UTC' }).next().toDate();
+    return CronExpressionParser.parse(secondsFirst.join(' '), { currentDate: after, tz: job.Periodic.TimeZone || 'UTC' })
+      .next()
+      .toDate();
   } catch {
     return null;
   }

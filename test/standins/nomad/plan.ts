@@ -40,12 +40,15 @@ function fieldsAndObjects(a: Json, b: Json, skip: readonly string[] = []): { Fie
       const xs: unknown[] = (x as unknown[]) ?? [];
       const ys: unknown[] = (y as unknown[]) ?? [];
       if (xs.every((v) => !isObject(v)) && ys.every((v) => !isObject(v))) {
-        for (const v of xs) if (!ys.some((w) => text(w) === text(v))) fields.push({ Type: 'Deleted', Name: key, Old: text(v), New: '', Annotations: null });
-        for (const v of ys) if (!xs.some((w) => text(w) === text(v))) fields.push({ Type: 'Added', Name: key, Old: '', New: text(v), Annotations: null });
+        for (const v of xs)
+          if (!ys.some((w) => text(w) === text(v))) fields.push({ Type: 'Deleted', Name: key, Old: text(v), New: '', Annotations: null });
+        for (const v of ys)
+          if (!xs.some((w) => text(w) === text(v))) fields.push({ Type: 'Added', Name: key, Old: '', New: text(v), Annotations: null });
       } else {
         for (let i = 0; i < Math.max(xs.length, ys.length); i += 1) {
           const inner = fieldsAndObjects(xs[i], ys[i]);
-          const type: DiffType = xs[i] === undefined ? 'Added' : ys[i] === undefined ? 'Deleted' : inner.Fields || inner.Objects ? 'Edited' : 'None';
+          const type: DiffType =
+            xs[i] === undefined ? 'Added' : ys[i] === undefined ? 'Deleted' : inner.Fields || inner.Objects ? 'Edited' : 'None';
           if (type !== 'None') objects.push({ Type: type, Name: key, ...inner });
         }
       }
@@ -79,7 +82,13 @@ export function diffJobs(old: Json | null, now: Json): Json {
       const type: DiffType = !x ? 'Added' : !y ? 'Deleted' : d.Fields || d.Objects ? 'Edited' : 'None';
       tasks.push({ Type: type, Name: taskName, ...d, Annotations: type === 'Edited' ? ['forces create/destroy update'] : null });
     }
-    const type: DiffType = !a ? 'Added' : !b ? 'Deleted' : inner.Fields || inner.Objects || tasks.some((t) => t.Type !== 'None') ? 'Edited' : 'None';
+    const type: DiffType = !a
+      ? 'Added'
+      : !b
+        ? 'Deleted'
+        : inner.Fields || inner.Objects || tasks.some((t) => t.Type !== 'None')
+          ? 'Edited'
+          : 'None';
     groups.push({ Type: type, Name: name, ...inner, Tasks: tasks, Updates: null });
   }
   const type: DiffType = !old ? 'Added' : top.Fields || top.Objects || groups.some((g) => g.Type !== 'None') ? 'Edited' : 'None';
@@ -97,14 +106,36 @@ export function planAnnotations(old: Json | null, now: Json, live: readonly Json
     const destructive = previous ? destructiveChange(previous, group) : false;
     const specChanged = previous ? JSON.stringify(previous) !== JSON.stringify(group) : false;
     out[group.Name] = {
-      Ignore: destructive || specChanged ? 0 : keep, Place: Math.max(count - running, 0), Migrate: 0, Stop: Math.max(running - count, 0),
-      InPlaceUpdate: !destructive && specChanged ? keep : 0, DestructiveUpdate: destructive ? keep : 0, Canary: 0, Preemptions: 0,
-      Reconnect: 0, Disconnect: 0, RescheduleNow: 0, RescheduleLater: 0,
+      Ignore: destructive || specChanged ? 0 : keep,
+      Place: Math.max(count - running, 0),
+      Migrate: 0,
+      Stop: Math.max(running - count, 0),
+      InPlaceUpdate: !destructive && specChanged ? keep : 0,
+      DestructiveUpdate: destructive ? keep : 0,
+      Canary: 0,
+      Preemptions: 0,
+      Reconnect: 0,
+      Disconnect: 0,
+      RescheduleNow: 0,
+      RescheduleLater: 0,
     };
   }
   for (const group of old?.TaskGroups ?? []) {
     if (!now.TaskGroups.some((g: Json) => g.Name === group.Name)) {
-      out[group.Name] = { Ignore: 0, Place: 0, Migrate: 0, Stop: live.filter((a) => a.TaskGroup === group.Name).length, InPlaceUpdate: 0, DestructiveUpdate: 0, Canary: 0, Preemptions: 0, Reconnect: 0, Disconnect: 0, RescheduleNow: 0, RescheduleLater: 0 };
+      out[group.Name] = {
+        Ignore: 0,
+        Place: 0,
+        Migrate: 0,
+        Stop: live.filter((a) => a.TaskGroup === group.Name).length,
+        InPlaceUpdate: 0,
+        DestructiveUpdate: 0,
+        Canary: 0,
+        Preemptions: 0,
+        Reconnect: 0,
+        Disconnect: 0,
+        RescheduleNow: 0,
+        RescheduleLater: 0,
+      };
     }
   }
   return out;

@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { signalProcessGroup } from '../../../core/infra/processes/group.js';
-import { ConsulAgentClient, registration, serviceId } from './consul.js';
+import { type ConsulAgentClient, registration, serviceId } from './consul.js';
 import { checkDockerTask, DockerTaskFailure, prepareContainer, pullImage, type DockerLaunch } from './docker-task.js';
 import { removeRootfs } from './docker/container-rootfs.js';
 import type { ImageSource } from './docker/image-source.js';
@@ -45,18 +45,47 @@ const signals = new Set(['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGHUP', 'SIGQUIT', 'S
 
 function event(type: string, fields: Json = {}): Json {
   return {
-    Type: type, Time: Date.now() * 1_000_000, Message: '', DisplayMessage: fields.DisplayMessage ?? fields.Message ?? type,
-    Details: {}, ExitCode: 0, Signal: 0, KillTimeout: 0, KillError: '', KillReason: '', StartDelay: 0,
-    DownloadError: '', ValidationError: '', DriverError: '', DriverMessage: '', FailsTask: false, RestartReason: '',
+    Type: type,
+    Time: Date.now() * 1_000_000,
+    Message: '',
+    DisplayMessage: fields.DisplayMessage ?? fields.Message ?? type,
+    Details: {},
+    ExitCode: 0,
+    Signal: 0,
+    KillTimeout: 0,
+    KillError: '',
+    KillReason: '',
+    StartDelay: 0,
+    DownloadError: '',
+    ValidationError: '',
+    DriverError: '',
+    DriverMessage: '',
+    FailsTask: false,
+    RestartReason: '',
     // The real agent's events carry these too, empty when unused (Nomad 1.11.3 answered so).
-    DiskLimit: 0, FailedSibling: '', GenericSource: '', SetupError: '', TaskSignal: '', TaskSignalReason: '', VaultError: '',
+    DiskLimit: 0,
+    FailedSibling: '',
+    GenericSource: '',
+    SetupError: '',
+    TaskSignal: '',
+    TaskSignalReason: '',
+    VaultError: '',
     ...fields,
   };
 }
 
 class TaskRunner {
   // `Paused` (the schedule block's state) is "" for a task without one, as Nomad 1.11.3 answered.
-  readonly state: Json = { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Events: [], Paused: '' };
+  readonly state: Json = {
+    State: 'pending',
+    Failed: false,
+    Restarts: 0,
+    LastRestart: null,
+    StartedAt: null,
+    FinishedAt: null,
+    Events: [],
+    Paused: '',
+  };
   private pgid: number | null = null;
   private exited: Promise<void> = Promise.resolve();
   private stopping = false;
@@ -92,7 +121,13 @@ class TaskRunner {
       this.state.State = 'pending';
       this.state.Restarts += 1;
       this.state.LastRestart = new Date().toISOString();
-      this.push(event('Restarting', { StartDelay: decision, DisplayMessage: `Task restarting in ${goDuration(decision)}`, RestartReason: 'Restart within policy' }));
+      this.push(
+        event('Restarting', {
+          StartDelay: decision,
+          DisplayMessage: `Task restarting in ${goDuration(decision)}`,
+          RestartReason: 'Restart within policy',
+        }),
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, decision / 1_000_000);
         this.wake = () => {
@@ -122,7 +157,12 @@ class TaskRunner {
     try {
       // Nomad's template hook runs before the driver starts the task (prestart), for every driver.
       const { job, group } = this.alloc;
-      this.templated = renderTemplates(this.task, this.dir, { namespace: job.Namespace ?? 'default', job: job.ParentID || job.ID, group: group.Name, task: this.task.Name }, this.alloc.variables);
+      this.templated = renderTemplates(
+        this.task,
+        this.dir,
+        { namespace: job.Namespace ?? 'default', job: job.ParentID || job.ID, group: group.Name, task: this.task.Name },
+        this.alloc.variables,
+      );
     } catch (error) {
       const message = (error as Error).message;
       this.push(event('Template', { DisplayMessage: message }));
@@ -223,11 +263,16 @@ class TaskRunner {
       this.push(event('Driver Failure', { DriverError: message, DisplayMessage: message }));
       return message;
     }
-    const signalNumber = result.signal ? (({ SIGINT: 2, SIGKILL: 9, SIGTERM: 15, SIGHUP: 1, SIGQUIT: 3 }) as Record<string, number>)[result.signal] ?? 0 : 0;
-    this.push(event('Terminated', {
-      ExitCode: result.code ?? 0, Signal: signalNumber,
-      DisplayMessage: `Exit Code: ${result.code ?? 0}${signalNumber ? `, Signal: ${signalNumber}` : ''}`,
-    }));
+    const signalNumber = result.signal
+      ? (({ SIGINT: 2, SIGKILL: 9, SIGTERM: 15, SIGHUP: 1, SIGQUIT: 3 } as Record<string, number>)[result.signal] ?? 0)
+      : 0;
+    this.push(
+      event('Terminated', {
+        ExitCode: result.code ?? 0,
+        Signal: signalNumber,
+        DisplayMessage: `Exit Code: ${result.code ?? 0}${signalNumber ? `, Signal: ${signalNumber}` : ''}`,
+      }),
+    );
     return result.code === 0 ? null : `exit code ${result.code ?? 'none'}${result.signal ? ` (${result.signal})` : ''}`;
   }
 
@@ -287,12 +332,17 @@ class TaskRunner {
     if (options.checksum) {
       const [algorithm, expected] = options.checksum.includes(':') ? options.checksum.split(':', 2) : ['sha256', options.checksum];
       const actual = createHash(algorithm!).update(bytes).digest('hex');
-      if (actual !== expected) throw new Error(`Checksums did not match for ${path.basename(url.pathname)}.\nExpected: ${expected}\nGot: ${actual}`);
+      if (actual !== expected)
+        throw new Error(`Checksums did not match for ${path.basename(url.pathname)}.\nExpected: ${expected}\nGot: ${actual}`);
     }
     const dest = path.resolve(this.dir, render(artifact.RelativeDest ?? 'local/'));
-    if (!(dest + path.sep).startsWith(this.dir + path.sep) && dest !== this.dir) throw new Error('artifact destination path escapes the alloc directory');
+    if (!(dest + path.sep).startsWith(this.dir + path.sep) && dest !== this.dir)
+      throw new Error('artifact destination path escapes the alloc directory');
     const name = path.basename(url.pathname) || 'download';
-    const archive = options.archive === 'false' ? null : options.archive ?? (/\.(tar\.gz|tgz)$/.test(name) ? 'tar.gz' : /\.tar$/.test(name) ? 'tar' : null);
+    const archive =
+      options.archive === 'false'
+        ? null
+        : (options.archive ?? (/\.(tar\.gz|tgz)$/.test(name) ? 'tar.gz' : /\.tar$/.test(name) ? 'tar' : null));
     if (artifact.GetterMode === 'file') {
       mkdirSync(path.dirname(dest), { recursive: true });
       await writeFile(dest, bytes);
@@ -318,7 +368,12 @@ class TaskRunner {
     }
     const pgid = this.pgid;
     const signal = (signals.has(this.task.KillSignal) ? this.task.KillSignal : 'SIGINT') as NodeJS.Signals;
-    this.push(event('Killing', { KillTimeout: this.task.KillTimeout, DisplayMessage: `Sent interrupt. Waiting ${goDuration(this.task.KillTimeout)} before force killing` }));
+    this.push(
+      event('Killing', {
+        KillTimeout: this.task.KillTimeout,
+        DisplayMessage: `Sent interrupt. Waiting ${goDuration(this.task.KillTimeout)} before force killing`,
+      }),
+    );
     signalProcessGroup(pgid, signal);
     const timer = setTimeout(() => signalProcessGroup(pgid, 'SIGKILL'), Math.max(this.task.KillTimeout / 1_000_000, 0));
     await this.exited;
@@ -362,9 +417,17 @@ export class AllocRunner {
 
   private envInput(task: Json | null): EnvInput {
     return {
-      job: this.job, group: this.group, task, allocId: this.alloc.ID, allocName: this.alloc.Name,
-      allocIndex: Number(/\[(\d+)\]$/.exec(this.alloc.Name)?.[1] ?? 0), ports: this.ports, allocDir: this.dir,
-      datacenter: this.context.datacenter, nodeName: this.context.nodeName, containerPaths: task?.Driver === 'docker',
+      job: this.job,
+      group: this.group,
+      task,
+      allocId: this.alloc.ID,
+      allocName: this.alloc.Name,
+      allocIndex: Number(/\[(\d+)\]$/.exec(this.alloc.Name)?.[1] ?? 0),
+      ports: this.ports,
+      allocDir: this.dir,
+      datacenter: this.context.datacenter,
+      nodeName: this.context.nodeName,
+      containerPaths: task?.Driver === 'docker',
     };
   }
 
@@ -394,7 +457,8 @@ export class AllocRunner {
     const consul = this.context.consul;
     const entries: Array<{ service: Json; workload: string; task: Json | null }> = [];
     for (const service of this.group.Services ?? []) entries.push({ service, workload: `group-${this.group.Name}`, task: null });
-    for (const task of this.group.Tasks ?? []) for (const service of task.Services ?? []) entries.push({ service, workload: task.Name, task });
+    for (const task of this.group.Tasks ?? [])
+      for (const service of task.Services ?? []) entries.push({ service, workload: task.Name, task });
     for (const { service, workload, task } of entries) {
       if (service.Provider !== 'consul') continue;
       const env = this.env(task);

@@ -47,7 +47,10 @@ export interface NomadStandin {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -60,7 +63,10 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
   const strict = options.strictDecode ?? true;
   const consul = options.consulUrl ? new ConsulAgentClient(options.consulUrl, options.consulToken) : null;
   const cluster = new Cluster({
-    dataDir: path.resolve(options.dataDir), hostIp: options.hostIp ?? '127.0.0.1', datacenter: options.datacenter ?? 'dc1', consul,
+    dataDir: path.resolve(options.dataDir),
+    hostIp: options.hostIp ?? '127.0.0.1',
+    datacenter: options.datacenter ?? 'dc1',
+    consul,
     imageSource: options.docker?.imageSource ?? new RegistryImageSource(path.join(path.resolve(options.dataDir), 'docker', 'blobs')),
   });
 
@@ -70,8 +76,16 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       const namespace = child.Namespace;
       const index = cluster.bump();
       const stored: Json = {
-        ...child, Dispatched: false, Status: 'pending', StatusDescription: '', Stable: false, Version: 0,
-        SubmitTime: Date.now() * 1_000_000, CreateIndex: index, ModifyIndex: index, JobModifyIndex: index,
+        ...child,
+        Dispatched: false,
+        Status: 'pending',
+        StatusDescription: '',
+        Stable: false,
+        Version: 0,
+        SubmitTime: Date.now() * 1_000_000,
+        CreateIndex: index,
+        ModifyIndex: index,
+        JobModifyIndex: index,
       };
       cluster.jobs.get(namespace)!.set(stored.ID, stored);
       cluster.versions.set(cluster.key(namespace, stored.ID), [stored]);
@@ -195,10 +209,25 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
   function stub(job: Json, withMeta: boolean): Json {
     const summary = summaryOf(job);
     const out: Json = {
-      ID: job.ID, ParentID: job.ParentID ?? '', Name: job.Name, Namespace: job.Namespace, Datacenters: job.Datacenters, NodePool: job.NodePool,
-      Multiregion: null, Type: job.Type, Priority: job.Priority, Periodic: isPeriodicParent(job), ParameterizedJob: false, Stop: job.Stop,
-      Status: statusOf(job), StatusDescription: '', JobSummary: summary, CreateIndex: job.CreateIndex, ModifyIndex: job.ModifyIndex,
-      JobModifyIndex: job.JobModifyIndex, SubmitTime: job.SubmitTime,
+      ID: job.ID,
+      ParentID: job.ParentID ?? '',
+      Name: job.Name,
+      Namespace: job.Namespace,
+      Datacenters: job.Datacenters,
+      NodePool: job.NodePool,
+      Multiregion: null,
+      Type: job.Type,
+      Priority: job.Priority,
+      Periodic: isPeriodicParent(job),
+      ParameterizedJob: false,
+      Stop: job.Stop,
+      Status: statusOf(job),
+      StatusDescription: '',
+      JobSummary: summary,
+      CreateIndex: job.CreateIndex,
+      ModifyIndex: job.ModifyIndex,
+      JobModifyIndex: job.JobModifyIndex,
+      SubmitTime: job.SubmitTime,
     };
     if (withMeta) out.Meta = job.Meta ?? null;
     return out;
@@ -220,11 +249,23 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       const of = allocs.filter((a) => a.TaskGroup === group.Name);
       const count = (pred: (a: Json) => boolean) => of.filter(pred).length;
       summary[group.Name] = {
-        Queued: 0, Complete: count((a) => a.ClientStatus === 'complete'), Failed: count((a) => a.ClientStatus === 'failed'),
-        Running: count((a) => a.ClientStatus === 'running'), Starting: count((a) => a.ClientStatus === 'pending'), Lost: 0, Unknown: 0,
+        Queued: 0,
+        Complete: count((a) => a.ClientStatus === 'complete'),
+        Failed: count((a) => a.ClientStatus === 'failed'),
+        Running: count((a) => a.ClientStatus === 'running'),
+        Starting: count((a) => a.ClientStatus === 'pending'),
+        Lost: 0,
+        Unknown: 0,
       };
     }
-    return { JobID: job.ID, Namespace: job.Namespace, Summary: summary, Children: { Pending: 0, Running: 0, Dead: 0 }, CreateIndex: job.CreateIndex, ModifyIndex: job.ModifyIndex };
+    return {
+      JobID: job.ID,
+      Namespace: job.Namespace,
+      Summary: summary,
+      Children: { Pending: 0, Running: 0, Dead: 0 },
+      CreateIndex: job.CreateIndex,
+      ModifyIndex: job.ModifyIndex,
+    };
   }
 
   function publicJob(job: Json): Json {
@@ -278,15 +319,32 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       const evaluation = cluster.createEval(existing, 'job-register', existing.JobModifyIndex);
       void cluster.reconcile(namespace, job.ID, evaluation.ID);
       return {
-        reply: { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: existing.ModifyIndex, Warnings: warnings, Index: evaluation.CreateIndex, LastContact: 0, KnownLeader: false, NextToken: '' },
+        reply: {
+          EvalID: evaluation.ID,
+          EvalCreateIndex: evaluation.CreateIndex,
+          JobModifyIndex: existing.ModifyIndex,
+          Warnings: warnings,
+          Index: evaluation.CreateIndex,
+          LastContact: 0,
+          KnownLeader: false,
+          NextToken: '',
+        },
         index: evaluation.CreateIndex,
       };
     }
     const index = cluster.bump();
     const stored: Json = {
-      ...job, ParentID: job.ParentID ?? '', Dispatched: false, Status: 'pending', StatusDescription: '', Stable: false,
-      Version: existing ? existing.Version + 1 : 0, SubmitTime: Date.now() * 1_000_000,
-      CreateIndex: existing ? existing.CreateIndex : index, ModifyIndex: index, JobModifyIndex: index,
+      ...job,
+      ParentID: job.ParentID ?? '',
+      Dispatched: false,
+      Status: 'pending',
+      StatusDescription: '',
+      Stable: false,
+      Version: existing ? existing.Version + 1 : 0,
+      SubmitTime: Date.now() * 1_000_000,
+      CreateIndex: existing ? existing.CreateIndex : index,
+      ModifyIndex: index,
+      JobModifyIndex: index,
     };
     for (const group of stored.TaskGroups) {
       if (group.Scaling) {
@@ -297,7 +355,7 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     if (!cluster.jobs.has(namespace)) cluster.jobs.set(namespace, new Map());
     cluster.jobs.get(namespace)!.set(job.ID, stored);
     const key = cluster.key(namespace, job.ID);
-    cluster.versions.set(key, [stored, ...(existing ? cluster.versions.get(key) ?? [] : [])]);
+    cluster.versions.set(key, [stored, ...(existing ? (cluster.versions.get(key) ?? []) : [])]);
     const evaluation = cluster.createEval(stored, 'job-register', index);
     if (isPeriodicParent(stored)) periodic.track(stored);
     else {
@@ -305,7 +363,16 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       void cluster.reconcile(namespace, job.ID, evaluation.ID);
     }
     return {
-      reply: { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: index, Warnings: warnings, Index: index, LastContact: 0, KnownLeader: false, NextToken: '' },
+      reply: {
+        EvalID: evaluation.ID,
+        EvalCreateIndex: evaluation.CreateIndex,
+        JobModifyIndex: index,
+        Warnings: warnings,
+        Index: index,
+        LastContact: 0,
+        KnownLeader: false,
+        NextToken: '',
+      },
       index,
     };
   }
@@ -329,21 +396,36 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     if (!group) throw new HttpError(400, `task group "${target.Group}" specified for scaling does not exist in job`);
     const now = Date.now() * 1_000_000;
     const event: Json = {
-      Count: args.Count ?? null, PreviousCount: group.Count, Error: args.Error ?? false, Message: args.Message ?? '',
-      Meta: args.Meta ?? null, EvalID: null, Time: now, CreateIndex: 0,
+      Count: args.Count ?? null,
+      PreviousCount: group.Count,
+      Error: args.Error ?? false,
+      Message: args.Message ?? '',
+      Meta: args.Meta ?? null,
+      EvalID: null,
+      Time: now,
+      CreateIndex: 0,
     };
     let reply: Json;
     if (args.Count !== undefined) {
       if (group.Scaling) {
-        if (args.Count < group.Scaling.Min) throw new HttpError(400, `group count was less than scaling policy minimum: ${args.Count} < ${group.Scaling.Min}`);
-        if (group.Scaling.Max < args.Count) throw new HttpError(400, `group count was greater than scaling policy maximum: ${args.Count} > ${group.Scaling.Max}`);
+        if (args.Count < group.Scaling.Min)
+          throw new HttpError(400, `group count was less than scaling policy minimum: ${args.Count} < ${group.Scaling.Min}`);
+        if (group.Scaling.Max < args.Count)
+          throw new HttpError(400, `group count was greater than scaling policy maximum: ${args.Count} > ${group.Scaling.Max}`);
       }
       const deployment = cluster.latestDeployment(namespace, id);
-      if (deployment && ['running', 'paused', 'pending', 'blocked', 'unblocking'].includes(deployment.Status) && deployment.JobCreateIndex === existing.CreateIndex) {
+      if (
+        deployment &&
+        ['running', 'paused', 'pending', 'blocked', 'unblocking'].includes(deployment.Status) &&
+        deployment.JobCreateIndex === existing.CreateIndex
+      ) {
         throw new HttpError(400, 'job scaling blocked due to active deployment');
       }
       if (args.JobModifyIndex > 0 && args.JobModifyIndex !== existing.JobModifyIndex) {
-        throw new HttpError(500, `Enforcing job modify index ${args.JobModifyIndex}: job exists with conflicting job modify index: ${existing.JobModifyIndex}`);
+        throw new HttpError(
+          500,
+          `Enforcing job modify index ${args.JobModifyIndex}: job exists with conflicting job modify index: ${existing.JobModifyIndex}`,
+        );
       }
       const index = cluster.bump();
       const job: Json = structuredClone(existing);
@@ -356,9 +438,27 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       cluster.maybeCreateDeployment(job, evaluation.ID);
       event.EvalID = evaluation.ID;
       void cluster.reconcile(namespace, id, evaluation.ID);
-      reply = { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: index, Warnings: '', Index: 0, LastContact: 0, KnownLeader: false, NextToken: '' };
+      reply = {
+        EvalID: evaluation.ID,
+        EvalCreateIndex: evaluation.CreateIndex,
+        JobModifyIndex: index,
+        Warnings: '',
+        Index: 0,
+        LastContact: 0,
+        KnownLeader: false,
+        NextToken: '',
+      };
     } else {
-      reply = { EvalID: '', EvalCreateIndex: 0, JobModifyIndex: existing.ModifyIndex, Warnings: '', Index: 0, LastContact: 0, KnownLeader: false, NextToken: '' };
+      reply = {
+        EvalID: '',
+        EvalCreateIndex: 0,
+        JobModifyIndex: existing.ModifyIndex,
+        Warnings: '',
+        Index: 0,
+        LastContact: 0,
+        KnownLeader: false,
+        NextToken: '',
+      };
     }
     event.CreateIndex = cluster.bump();
     const key = cluster.key(namespace, id);
@@ -375,13 +475,30 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     let purge = false;
     if (purgeText) {
       const parsed = parseBool(purgeText);
-      if (parsed === null) throw new HttpError(500, `Failed to parse value of "purge" (${purgeText}) as a bool: strconv.ParseBool: parsing "${purgeText}": invalid syntax`);
+      if (parsed === null)
+        throw new HttpError(
+          500,
+          `Failed to parse value of "purge" (${purgeText}) as a bool: strconv.ParseBool: parsing "${purgeText}": invalid syntax`,
+        );
       purge = parsed;
     }
     const existing = cluster.job(namespace, id);
     periodic.untrack(namespace, id);
     if (!existing) {
-      return { reply: { EvalID: '', EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: '', VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: '' }, index: 0 };
+      return {
+        reply: {
+          EvalID: '',
+          EvalCreateIndex: 0,
+          JobModifyIndex: 0,
+          VolumeEvalID: '',
+          VolumeEvalIndex: 0,
+          Index: 0,
+          LastContact: 0,
+          KnownLeader: false,
+          NextToken: '',
+        },
+        index: 0,
+      };
     }
     let jobModifyIndex: number;
     let target = existing;
@@ -392,7 +509,15 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       jobModifyIndex = cluster.bump();
     } else {
       jobModifyIndex = cluster.bump();
-      target = { ...structuredClone(existing), Stop: true, Version: existing.Version + 1, ModifyIndex: jobModifyIndex, JobModifyIndex: jobModifyIndex, SubmitTime: Date.now() * 1_000_000, Stable: false };
+      target = {
+        ...structuredClone(existing),
+        Stop: true,
+        Version: existing.Version + 1,
+        ModifyIndex: jobModifyIndex,
+        JobModifyIndex: jobModifyIndex,
+        SubmitTime: Date.now() * 1_000_000,
+        Stable: false,
+      };
       cluster.jobs.get(namespace)!.set(id, target);
       const key = cluster.key(namespace, id);
       cluster.versions.set(key, [target, ...(cluster.versions.get(key) ?? [])]);
@@ -407,7 +532,17 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     const evaluation = cluster.createEval(target, 'job-deregister', jobModifyIndex);
     void cluster.reconcile(namespace, id, evaluation.ID);
     return {
-      reply: { EvalID: evaluation.ID, EvalCreateIndex: evaluation.CreateIndex, JobModifyIndex: jobModifyIndex, VolumeEvalID: '', VolumeEvalIndex: 0, Index: evaluation.CreateIndex, LastContact: 0, KnownLeader: false, NextToken: '' },
+      reply: {
+        EvalID: evaluation.ID,
+        EvalCreateIndex: evaluation.CreateIndex,
+        JobModifyIndex: jobModifyIndex,
+        VolumeEvalID: '',
+        VolumeEvalIndex: 0,
+        Index: evaluation.CreateIndex,
+        LastContact: 0,
+        KnownLeader: false,
+        NextToken: '',
+      },
       index: evaluation.CreateIndex,
     };
   }
@@ -424,12 +559,21 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     const existing = cluster.job(namespace, id);
     const live = existing ? cluster.allocsOf(namespace, id).filter((a) => !isTerminal(a)) : [];
     return {
-      JobModifyIndex: existing?.JobModifyIndex ?? 0, CreatedEvals: null,
+      JobModifyIndex: existing?.JobModifyIndex ?? 0,
+      CreatedEvals: null,
       // The stored job's server-set fields are no change of the plan's (Nomad 1.11.3 answered Fields null for an unchanged top level).
-      Diff: args.Diff ? diffJobs(existing ? specOf(existing) : null, specOf(existing ? { ...job, ParentID: existing.ParentID, Dispatched: existing.Dispatched } : job)) : null,
+      Diff: args.Diff
+        ? diffJobs(
+            existing ? specOf(existing) : null,
+            specOf(existing ? { ...job, ParentID: existing.ParentID, Dispatched: existing.Dispatched } : job),
+          )
+        : null,
       Annotations: { DesiredTGUpdates: planAnnotations(existing ?? null, job, live), PreemptedAllocs: null },
       // A job that is not periodic has no next launch: null, as Nomad 1.11.3 answered.
-      FailedTGAllocs: null, NextPeriodicLaunch: null, Warnings: '', Index: cluster.index,
+      FailedTGAllocs: null,
+      NextPeriodicLaunch: null,
+      Warnings: '',
+      Index: cluster.index,
     };
   }
 
@@ -439,7 +583,8 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     if (!task) throw new HttpError(400, 'must provide task name');
     for (const key of ['follow', 'plain']) {
       const v = url.searchParams.get(key);
-      if (v && parseBool(v) === null) throw new HttpError(400, `failed to parse ${key} field to boolean: strconv.ParseBool: parsing "${v}": invalid syntax`);
+      if (v && parseBool(v) === null)
+        throw new HttpError(400, `failed to parse ${key} field to boolean: strconv.ParseBool: parsing "${v}": invalid syntax`);
     }
     const plain = parseBool(url.searchParams.get('plain') ?? 'false') ?? false;
     const type = url.searchParams.get('type');
@@ -520,14 +665,19 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       const ns = namespaceOf(url);
       const prefix = url.searchParams.get('prefix') ?? '';
       const withMeta = parseBool(url.searchParams.get('meta') ?? 'false') ?? false;
-      const listIndex = () => Math.max(1, ...[...cluster.jobs.values()].flatMap((m) => [...m.values()].map((j) => j.ModifyIndex)), cluster.index);
+      const listIndex = () =>
+        Math.max(1, ...[...cluster.jobs.values()].flatMap((m) => [...m.values()].map((j) => j.ModifyIndex)), cluster.index);
       await blocking(req, url, listIndex);
       const jobs = [...cluster.jobs.entries()]
         .filter(([name]) => ns === '*' || name === ns)
         .flatMap(([, jobs]) => [...jobs.values()])
         .filter((j) => j.ID.startsWith(prefix))
         .sort((a, b) => (a.ID < b.ID ? -1 : 1));
-      return send(res, jobs.map((j) => stub(j, withMeta)), listIndex());
+      return send(
+        res,
+        jobs.map((j) => stub(j, withMeta)),
+        listIndex(),
+      );
     }
     if (p === '/v1/validate/job') {
       if (!isWrite) throw new HttpError(405, 'Invalid method');
@@ -535,7 +685,12 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
       if (!args.Job) throw new HttpError(400, 'Job must be specified');
       const job = canonicalizeJob(args.Job, namespaceOf(url), region);
       const errors = validateJob(job);
-      return send(res, { DriverConfigValidated: false, ValidationErrors: errors, Error: errors.length ? multierror(errors) : '', Warnings: '' });
+      return send(res, {
+        DriverConfigValidated: false,
+        ValidationErrors: errors,
+        Error: errors.length ? multierror(errors) : '',
+        Warnings: '',
+      });
     }
     if ((m = /^\/v1\/job\/([^/]+)\/([a-z-]+)$/.exec(p))) {
       const id = decodeURIComponent(m[1]!);
@@ -562,17 +717,28 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
         }
         case 'deployments':
         case 'deployment': {
-          const depIndex = () => Math.max(1, ...cluster.deployments.filter((d) => d.Namespace === ns && d.JobID === id).map((d) => d.ModifyIndex));
+          const depIndex = () =>
+            Math.max(1, ...cluster.deployments.filter((d) => d.Namespace === ns && d.JobID === id).map((d) => d.ModifyIndex));
           await blocking(req, url, depIndex);
           if (sub === 'deployment') return send(res, cluster.latestDeployment(ns, id) ?? null, depIndex());
-          return send(res, cluster.deployments.filter((d) => d.Namespace === ns && d.JobID === id).sort((a, b) => b.CreateIndex - a.CreateIndex), depIndex());
+          return send(
+            res,
+            cluster.deployments.filter((d) => d.Namespace === ns && d.JobID === id).sort((a, b) => b.CreateIndex - a.CreateIndex),
+            depIndex(),
+          );
         }
         case 'evaluations': {
           const evals = () => cluster.evals.filter((e) => e.Namespace === ns && e.JobID === id);
           const evalIndex = () => Math.max(1, ...evals().map((e) => e.ModifyIndex));
           await blocking(req, url, evalIndex);
           // []*structs.Evaluation, encoded as GET /v1/evaluation/:id encodes one (command/agent/job_endpoint.go jobEvaluations; Nomad 1.11.3 answered so).
-          return send(res, evals().sort((a, b) => b.CreateIndex - a.CreateIndex).map(evaluation), evalIndex());
+          return send(
+            res,
+            evals()
+              .sort((a, b) => b.CreateIndex - a.CreateIndex)
+              .map(evaluation),
+            evalIndex(),
+          );
         }
         case 'summary': {
           await blocking(req, url, () => Math.max(jobIndex(ns, id), allocIndex()));
@@ -587,21 +753,47 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
           return send(res, { Versions: versions.map(publicJob), Diffs: null, Index: jobIndex(ns, id) }, jobIndex(ns, id));
         }
         case 'scale': {
-          const scaleIndex = () => Math.max(jobIndex(ns, id), allocIndex(), ...Object.values(cluster.scalingEvents.get(cluster.key(ns, id)) ?? {}).flat().map((e: Json) => e.CreateIndex));
+          const scaleIndex = () =>
+            Math.max(
+              jobIndex(ns, id),
+              allocIndex(),
+              ...Object.values(cluster.scalingEvents.get(cluster.key(ns, id)) ?? {})
+                .flat()
+                .map((e: Json) => e.CreateIndex),
+            );
           await blocking(req, url, scaleIndex);
           const job = cluster.job(ns, id);
           if (!job) notFound(res, scaleIndex(), 'job not found');
           const allocs = cluster.allocsOf(ns, id).filter((a) => a.DesiredStatus === 'run');
           const events = cluster.scalingEvents.get(cluster.key(ns, id)) ?? {};
-          const groups = Object.fromEntries(job.TaskGroups.map((g: Json) => {
-            const of = allocs.filter((a) => a.TaskGroup === g.Name);
-            return [g.Name, {
-              Desired: g.Count, Placed: of.length, Running: of.filter((a) => a.ClientStatus === 'running').length,
-              Healthy: of.filter((a) => a.DeploymentStatus?.Healthy === true).length,
-              Unhealthy: of.filter((a) => a.DeploymentStatus?.Healthy === false).length, Events: events[g.Name] ?? null,
-            }];
-          }));
-          return send(res, { JobID: id, Namespace: ns, JobCreateIndex: job.CreateIndex, JobModifyIndex: job.JobModifyIndex, JobStopped: job.Stop, TaskGroups: groups }, scaleIndex());
+          const groups = Object.fromEntries(
+            job.TaskGroups.map((g: Json) => {
+              const of = allocs.filter((a) => a.TaskGroup === g.Name);
+              return [
+                g.Name,
+                {
+                  Desired: g.Count,
+                  Placed: of.length,
+                  Running: of.filter((a) => a.ClientStatus === 'running').length,
+                  Healthy: of.filter((a) => a.DeploymentStatus?.Healthy === true).length,
+                  Unhealthy: of.filter((a) => a.DeploymentStatus?.Healthy === false).length,
+                  Events: events[g.Name] ?? null,
+                },
+              ];
+            }),
+          );
+          return send(
+            res,
+            {
+              JobID: id,
+              Namespace: ns,
+              JobCreateIndex: job.CreateIndex,
+              JobModifyIndex: job.JobModifyIndex,
+              JobStopped: job.Stop,
+              TaskGroups: groups,
+            },
+            scaleIndex(),
+          );
         }
         default:
           throw new HttpError(404, '404 page not found');
@@ -661,13 +853,28 @@ export async function startNomadStandin(options: NomadStandinOptions): Promise<N
     }
     if (p === '/v1/scaling/policies') {
       const ns = namespaceOf(url);
-      const list = () => [...(cluster.jobs.get(ns)?.values() ?? [])].flatMap((j) => j.TaskGroups.filter((g: Json) => g.Scaling).map((g: Json) => g.Scaling));
+      const list = () =>
+        [...(cluster.jobs.get(ns)?.values() ?? [])].flatMap((j) => j.TaskGroups.filter((g: Json) => g.Scaling).map((g: Json) => g.Scaling));
       const index = () => Math.max(1, ...list().map((s) => s.ModifyIndex));
       await blocking(req, url, index);
-      return send(res, list().map((s) => ({ ID: s.ID, Enabled: s.Enabled, Type: s.Type, Target: s.Target, CreateIndex: s.CreateIndex, ModifyIndex: s.ModifyIndex })), index());
+      return send(
+        res,
+        list().map((s) => ({
+          ID: s.ID,
+          Enabled: s.Enabled,
+          Type: s.Type,
+          Target: s.Target,
+          CreateIndex: s.CreateIndex,
+          ModifyIndex: s.ModifyIndex,
+        })),
+        index(),
+      );
     }
     if ((m = /^\/v1\/scaling\/policy\/([^/]+)$/.exec(p))) {
-      const all = [...cluster.jobs.values()].flatMap((jobs) => [...jobs.values()]).flatMap((j) => j.TaskGroups.map((g: Json) => g.Scaling)).filter(Boolean);
+      const all = [...cluster.jobs.values()]
+        .flatMap((jobs) => [...jobs.values()])
+        .flatMap((j) => j.TaskGroups.map((g: Json) => g.Scaling))
+        .filter(Boolean);
       const policy = all.find((s) => s.ID === m![1]);
       if (!policy) throw new HttpError(404, 'Scaling policy not found');
       return send(res, policy, policy.ModifyIndex);

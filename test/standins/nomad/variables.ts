@@ -39,8 +39,13 @@ export class Variables {
     const now = Date.now() * 1_000_000;
     const before = this.get(namespace, varPath);
     const stored: StoredVariable = {
-      Namespace: namespace, Path: varPath, CreateIndex: before?.CreateIndex ?? index, CreateTime: before?.CreateTime ?? now,
-      ModifyIndex: index, ModifyTime: now, Items: { ...items },
+      Namespace: namespace,
+      Path: varPath,
+      CreateIndex: before?.CreateIndex ?? index,
+      CreateTime: before?.CreateTime ?? now,
+      ModifyIndex: index,
+      ModifyTime: now,
+      Items: { ...items },
     };
     this.#all.set(`${namespace}\0${varPath}`, stored);
     return stored;
@@ -52,7 +57,8 @@ export class Variables {
 }
 
 /** svc's secrets template: `{{ with nomadVar "P" }}{{ range .Tuples }}{{ .K }}={{ .V | toJSON }}\n{{ end }}{{ end }}`. */
-const SECRETS_TEMPLATE = /^\{\{ with nomadVar "([^"]+)" \}\}\{\{ range \.Tuples \}\}\{\{ \.K \}\}=\{\{ \.V \| toJSON \}\}\n\{\{ end \}\}\{\{ end \}\}$/;
+const SECRETS_TEMPLATE =
+  /^\{\{ with nomadVar "([^"]+)" \}\}\{\{ range \.Tuples \}\}\{\{ \.K \}\}=\{\{ \.V \| toJSON \}\}\n\{\{ end \}\}\{\{ end \}\}$/;
 
 /**
  * Who a task's template reads as: its workload identity's claims. A periodic (or dispatched) child's
@@ -81,11 +87,18 @@ export function renderTemplates(task: Json, taskDir: string, identity: WorkloadI
   const env: Record<string, string> = {};
   for (const template of (task.Templates ?? []) as Json[]) {
     const match = SECRETS_TEMPLATE.exec(String(template.EmbeddedTmpl ?? ''));
-    if (match === null) throw new Error(`Template failed: the stand-in renders only svc's secrets template, not ${JSON.stringify(template.EmbeddedTmpl)}`);
-    if (!identityMayRead(identity, match[1]!)) throw new Error(`Template failed: nomad.var.block(${match[1]}@${namespace}.global): Unexpected response code: 403 (Permission denied)`);
+    if (match === null)
+      throw new Error(`Template failed: the stand-in renders only svc's secrets template, not ${JSON.stringify(template.EmbeddedTmpl)}`);
+    if (!identityMayRead(identity, match[1]!))
+      throw new Error(
+        `Template failed: nomad.var.block(${match[1]}@${namespace}.global): Unexpected response code: 403 (Permission denied)`,
+      );
     const variable = variables.get(namespace, match[1]!);
     if (variable === undefined) throw new Error(`Template failed: nomad.var.block(${match[1]}@${namespace}.global): variable not found`);
-    const text = Object.entries(variable.Items).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${JSON.stringify(v)}\n`).join('');
+    const text = Object.entries(variable.Items)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}\n`)
+      .join('');
     const dest = path.join(taskDir, String(template.DestPath));
     mkdirSync(path.dirname(dest), { recursive: true });
     writeFileSync(dest, text, { mode: Number.parseInt(String(template.Perms ?? '0644'), 8) });

@@ -137,7 +137,10 @@ export class Authenticator {
       return;
     }
     const grants = new Map<string, Set<Action>>();
-    for (const scope of query.getAll('scope').flatMap((value) => value.split(' ')).filter((value) => value !== '')) {
+    for (const scope of query
+      .getAll('scope')
+      .flatMap((value) => value.split(' '))
+      .filter((value) => value !== '')) {
       const parsed = parseScope(scope);
       if (parsed === undefined) continue;
       const granted = grants.get(parsed.name) ?? new Set<Action>();

@@ -42,7 +42,12 @@ export class BlobHandler {
     if (bytes === undefined) throw registryError('BLOB_UNKNOWN', digest);
     if (call.method === 'GET') this.context.stats.blobGets += 1;
     if (call.method === 'GET' && this.context.redirectBlobs) return this.redirect(call, digest, bytes);
-    serveBytes(call.req, call.res, bytes, { ETag: `"${digest}"`, 'Cache-Control': CACHE_CONTROL, 'Docker-Content-Digest': digest, 'Content-Type': 'application/octet-stream' });
+    serveBytes(call.req, call.res, bytes, {
+      ETag: `"${digest}"`,
+      'Cache-Control': CACHE_CONTROL,
+      'Docker-Content-Digest': digest,
+      'Content-Type': 'application/octet-stream',
+    });
   }
 
   /** `GET /cdn/<key>`: the redirect target; no registry headers, no authentication. */
@@ -61,7 +66,9 @@ export class BlobHandler {
     this.redirects.set(key, { digest, bytes, expiresAt: Date.now() + REDIRECT_TTL_MS });
     const location = `${this.context.baseUrl()}${REDIRECT_PREFIX}${key}`;
     const body = `<a href="${location}">Temporary Redirect</a>.\n\n`;
-    call.res.writeHead(307, { Location: location, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body) }).end(body);
+    call.res
+      .writeHead(307, { Location: location, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body) })
+      .end(body);
   }
 }
 
@@ -75,7 +82,13 @@ function serveBytes(req: IncomingMessage, res: ServerResponse, bytes: Buffer, he
     const parsed = parseRange(range, size);
     if (parsed === 'unsatisfiable') {
       const text = 'invalid range: failed to overlap\n';
-      res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) }).end(text);
+      res
+        .writeHead(416, {
+          'Content-Range': `bytes */${size}`,
+          'Content-Type': 'text/plain; charset=utf-8',
+          'Content-Length': Buffer.byteLength(text),
+        })
+        .end(text);
       return;
     }
     if (parsed !== undefined) {

@@ -62,7 +62,10 @@ export function registryError(code: ErrorCode, detail?: unknown, message?: strin
 export function sendErrors(res: ServerResponse, error: RegistryError): void {
   if (res.headersSent) return;
   const errors = error.entries.map((entry) => {
-    const body: { code: string; message: string; detail?: unknown } = { code: entry.code, message: entry.message ?? DESCRIPTORS[entry.code][1] };
+    const body: { code: string; message: string; detail?: unknown } = {
+      code: entry.code,
+      message: entry.message ?? DESCRIPTORS[entry.code][1],
+    };
     if (entry.detail !== undefined && entry.detail !== null) body.detail = entry.detail;
     return body;
   });

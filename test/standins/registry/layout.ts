@@ -29,24 +29,32 @@ const REF_NAME = 'org.opencontainers.image.ref.name';
 
 export async function importLayout(store: RegistryStore, layoutDir: string, repo: string, tag: string): Promise<void> {
   const marker = JSON.parse(await readFile(join(layoutDir, 'oci-layout'), 'utf8')) as { imageLayoutVersion?: unknown };
-  if (marker.imageLayoutVersion !== '1.0.0') throw new Error(`${layoutDir}: oci-layout imageLayoutVersion must be "1.0.0", got ${JSON.stringify(marker.imageLayoutVersion)}`);
+  if (marker.imageLayoutVersion !== '1.0.0')
+    throw new Error(`${layoutDir}: oci-layout imageLayoutVersion must be "1.0.0", got ${JSON.stringify(marker.imageLayoutVersion)}`);
   const index = JSON.parse(await readFile(join(layoutDir, 'index.json'), 'utf8')) as LayoutManifest;
   const entries = index.manifests ?? [];
   const chosen = entries.length === 1 ? entries[0] : entries.find((entry) => entry.annotations?.[REF_NAME] === tag);
-  if (chosen === undefined) throw new Error(`${layoutDir}: index.json must list one manifest or one with ${REF_NAME}=${tag}, it lists ${entries.length}`);
+  if (chosen === undefined)
+    throw new Error(`${layoutDir}: index.json must list one manifest or one with ${REF_NAME}=${tag}, it lists ${entries.length}`);
   const read = (descriptor: LayoutDescriptor): Promise<Buffer> => readBlob(layoutDir, descriptor);
   await copyManifest(store, read, repo, chosen);
   store.repository(repo).tags.set(tag, chosen.digest);
 }
 
 /** Puts a manifest's blobs (or an index's manifests, recursively) and then the manifest itself. */
-async function copyManifest(store: RegistryStore, read: (descriptor: LayoutDescriptor) => Promise<Buffer>, repo: string, descriptor: LayoutDescriptor): Promise<void> {
+async function copyManifest(
+  store: RegistryStore,
+  read: (descriptor: LayoutDescriptor) => Promise<Buffer>,
+  repo: string,
+  descriptor: LayoutDescriptor,
+): Promise<void> {
   const bytes = await read(descriptor);
   const manifest = JSON.parse(bytes.toString('utf8')) as LayoutManifest;
   if (INDEX_TYPES.includes(descriptor.mediaType)) {
     for (const child of manifest.manifests ?? []) await copyManifest(store, read, repo, child);
   } else if (IMAGE_MANIFEST_TYPES.includes(descriptor.mediaType)) {
-    for (const blob of [...(manifest.config === undefined ? [] : [manifest.config]), ...(manifest.layers ?? [])]) store.putBlob(repo, await read(blob));
+    for (const blob of [...(manifest.config === undefined ? [] : [manifest.config]), ...(manifest.layers ?? [])])
+      store.putBlob(repo, await read(blob));
   } else {
     throw new Error(`unsupported manifest media type ${descriptor.mediaType} for ${descriptor.digest}`);
   }
@@ -58,6 +66,7 @@ async function readBlob(layoutDir: string, descriptor: LayoutDescriptor): Promis
   if (match === null) throw new Error(`unsupported digest ${descriptor.digest} (the stand-in knows sha256 only)`);
   const bytes = await readFile(join(layoutDir, 'blobs', 'sha256', match[1]!));
   if (sha256(bytes) !== descriptor.digest) throw new Error(`blobs/sha256/${match[1]!} does not hash to its name`);
-  if (bytes.length !== descriptor.size) throw new Error(`${descriptor.digest} has ${bytes.length} bytes, its descriptor says ${descriptor.size}`);
+  if (bytes.length !== descriptor.size)
+    throw new Error(`${descriptor.digest} has ${bytes.length} bytes, its descriptor says ${descriptor.size}`);
   return bytes;
 }

@@ -26,7 +26,15 @@ import { readBody, BodyTooLarge } from './body.js';
 import { locationOf, type Call, type RegistryContext } from './context.js';
 import { RegistryError, registryError, type ErrorEntry } from './errors.js';
 import { methodNotAllowed } from './methods.js';
-import { DOCKER_MANIFEST, DOCKER_MANIFEST_LIST, FOREIGN_LAYER_TYPES, INDEX_TYPES, OCI_INDEX, OCI_MANIFEST, parseMediaType } from './media-types.js';
+import {
+  DOCKER_MANIFEST,
+  DOCKER_MANIFEST_LIST,
+  FOREIGN_LAYER_TYPES,
+  INDEX_TYPES,
+  OCI_INDEX,
+  OCI_MANIFEST,
+  parseMediaType,
+} from './media-types.js';
 import { isDigestShaped, isValidDigest, parseDigest } from './names.js';
 import { sha256, type Repository, type StoredManifest } from './store.js';
 
@@ -79,14 +87,23 @@ export class ManifestHandler {
     if (isDigestShaped(reference) && parseDigest(reference) !== digest) throw registryError('DIGEST_INVALID');
     if (document.schemaVersion !== 2) {
       const kind = INDEX_TYPES.includes(mediaType) ? 'manifest list schema version' : 'manifest schema version';
-      throw registryError('UNKNOWN', `unrecognized ${kind} ${String(document.schemaVersion ?? 0)}${INDEX_TYPES.includes(mediaType) ? ', expected 2' : ''}`);
+      throw registryError(
+        'UNKNOWN',
+        `unrecognized ${kind} ${String(document.schemaVersion ?? 0)}${INDEX_TYPES.includes(mediaType) ? ', expected 2' : ''}`,
+      );
     }
     const repository = this.context.store.repository(name);
     const problems = INDEX_TYPES.includes(mediaType) ? this.verifyIndex(document, repository) : this.verifyImage(document, repository);
     if (problems.length > 0) throw new RegistryError(problems);
     this.context.store.putManifest(name, bytes, mediaType, isDigestShaped(reference) ? undefined : reference);
     this.context.stats.manifestPuts += 1;
-    call.res.writeHead(201, { Location: locationOf(this.context, `/v2/${name}/manifests/${digest}`), 'Docker-Content-Digest': digest, 'Content-Length': '0' }).end();
+    call.res
+      .writeHead(201, {
+        Location: locationOf(this.context, `/v2/${name}/manifests/${digest}`),
+        'Docker-Content-Digest': digest,
+        'Content-Length': '0',
+      })
+      .end();
   }
 
   /** ocischemaManifestHandler / schema2ManifestHandler verifyManifest. */
@@ -126,7 +143,12 @@ export class ManifestHandler {
 
   private sizeProblem(descriptor: Descriptor, actual: number): ErrorEntry[] {
     if (!this.context.strictDescriptorSizes || descriptor.size === actual) return [];
-    return [{ code: 'MANIFEST_INVALID', detail: `descriptor ${String(descriptor.digest)} has size ${String(descriptor.size)}, the content has ${actual} bytes (stand-in check, strictDescriptorSizes)` }];
+    return [
+      {
+        code: 'MANIFEST_INVALID',
+        detail: `descriptor ${String(descriptor.digest)} has size ${String(descriptor.size)}, the content has ${actual} bytes (stand-in check, strictDescriptorSizes)`,
+      },
+    ];
   }
 
   private get(call: Call, name: string, reference: string): void {
@@ -155,7 +177,12 @@ export class ManifestHandler {
     if (!isDigestShaped(reference) && manifest.mediaType === DOCKER_MANIFEST_LIST && !accepted.has(DOCKER_MANIFEST_LIST)) {
       [digest, manifest] = defaultPlatformManifest(name, manifest, repository!, accepted);
     }
-    call.res.writeHead(200, { 'Content-Type': manifest.mediaType, 'Content-Length': manifest.bytes.length, 'Docker-Content-Digest': digest, Etag: `"${digest}"` });
+    call.res.writeHead(200, {
+      'Content-Type': manifest.mediaType,
+      'Content-Length': manifest.bytes.length,
+      'Docker-Content-Digest': digest,
+      Etag: `"${digest}"`,
+    });
     call.res.end(call.method === 'HEAD' ? undefined : manifest.bytes);
   }
 }
@@ -163,33 +190,40 @@ export class ManifestHandler {
 /** distribution.UnmarshalManifest and each schema's UnmarshalJSON checks; every failure is MANIFEST_INVALID. */
 function unmarshal(mediaType: string, bytes: Buffer): ManifestDocument {
   const known = [OCI_MANIFEST, OCI_INDEX, DOCKER_MANIFEST, DOCKER_MANIFEST_LIST];
-  if (!known.includes(mediaType)) throw registryError('MANIFEST_INVALID', `unsupported manifest media type and no default available: ${mediaType}`);
+  if (!known.includes(mediaType))
+    throw registryError('MANIFEST_INVALID', `unsupported manifest media type and no default available: ${mediaType}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     throw registryError('MANIFEST_INVALID', (error as Error).message);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw registryError('MANIFEST_INVALID', 'json: cannot unmarshal into a manifest: not an object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw registryError('MANIFEST_INVALID', 'json: cannot unmarshal into a manifest: not an object');
   const document = parsed as ManifestDocument;
   const declared = typeof document.mediaType === 'string' ? document.mediaType : '';
   checkShapes(document);
   switch (mediaType) {
     case OCI_MANIFEST:
-      if (document.manifests !== undefined && document.manifests !== null) throw registryError('MANIFEST_INVALID', 'ocimanifest: expected manifest but found index');
-      if (declared !== '' && declared !== OCI_MANIFEST) throw registryError('MANIFEST_INVALID', `if present, mediaType in manifest should be '${OCI_MANIFEST}' not '${declared}'`);
+      if (document.manifests !== undefined && document.manifests !== null)
+        throw registryError('MANIFEST_INVALID', 'ocimanifest: expected manifest but found index');
+      if (declared !== '' && declared !== OCI_MANIFEST)
+        throw registryError('MANIFEST_INVALID', `if present, mediaType in manifest should be '${OCI_MANIFEST}' not '${declared}'`);
       break;
     case OCI_INDEX:
       if ((document.config !== undefined && document.config !== null) || (document.layers !== undefined && document.layers !== null)) {
         throw registryError('MANIFEST_INVALID', 'index: expected index but found manifest');
       }
-      if (declared !== '' && declared !== OCI_INDEX) throw registryError('MANIFEST_INVALID', `if present, mediaType in image index should be '${OCI_INDEX}' not '${declared}'`);
+      if (declared !== '' && declared !== OCI_INDEX)
+        throw registryError('MANIFEST_INVALID', `if present, mediaType in image index should be '${OCI_INDEX}' not '${declared}'`);
       break;
     case DOCKER_MANIFEST:
-      if (declared !== DOCKER_MANIFEST) throw registryError('MANIFEST_INVALID', `mediaType in manifest should be '${DOCKER_MANIFEST}' not '${declared}'`);
+      if (declared !== DOCKER_MANIFEST)
+        throw registryError('MANIFEST_INVALID', `mediaType in manifest should be '${DOCKER_MANIFEST}' not '${declared}'`);
       break;
     case DOCKER_MANIFEST_LIST:
-      if (declared !== DOCKER_MANIFEST_LIST) throw registryError('MANIFEST_INVALID', `mediaType in manifest list should be '${DOCKER_MANIFEST_LIST}' not '${declared}'`);
+      if (declared !== DOCKER_MANIFEST_LIST)
+        throw registryError('MANIFEST_INVALID', `mediaType in manifest list should be '${DOCKER_MANIFEST_LIST}' not '${declared}'`);
       break;
   }
   return document;
@@ -223,16 +257,27 @@ function acceptedTypes(header: string | undefined): Set<string> {
 
 function etagMatches(header: string | undefined, digest: string): boolean {
   if (header === undefined) return false;
-  return header.split(',').map((value) => value.trim()).some((value) => value === digest || value === `"${digest}"`);
+  return header
+    .split(',')
+    .map((value) => value.trim())
+    .some((value) => value === digest || value === `"${digest}"`);
 }
 
 /** The linux/amd64 manifest of a Docker manifest list, for a client that does not accept lists. */
-function defaultPlatformManifest(name: string, list: StoredManifest, repository: Repository, accepted: Set<string>): [string, StoredManifest] {
+function defaultPlatformManifest(
+  name: string,
+  list: StoredManifest,
+  repository: Repository,
+  accepted: Set<string>,
+): [string, StoredManifest] {
   const document = JSON.parse(list.bytes.toString('utf8')) as ManifestDocument;
-  const entry = (document.manifests ?? []).find((descriptor) => descriptor.platform?.architecture === 'amd64' && descriptor.platform.os === 'linux');
+  const entry = (document.manifests ?? []).find(
+    (descriptor) => descriptor.platform?.architecture === 'amd64' && descriptor.platform.os === 'linux',
+  );
   if (entry === undefined || typeof entry.digest !== 'string') throw registryError('MANIFEST_UNKNOWN');
   const manifest = repository.manifests.get(entry.digest);
   if (manifest === undefined) throw registryError('MANIFEST_UNKNOWN', { Name: name, Revision: entry.digest });
-  if (manifest.mediaType === DOCKER_MANIFEST && !accepted.has(DOCKER_MANIFEST)) throw registryError('MANIFEST_INVALID', undefined, 'Schema 2 manifest not supported by client');
+  if (manifest.mediaType === DOCKER_MANIFEST && !accepted.has(DOCKER_MANIFEST))
+    throw registryError('MANIFEST_INVALID', undefined, 'Schema 2 manifest not supported by client');
   return [entry.digest, manifest];
 }

@@ -74,7 +74,10 @@ export function parseDigest(value: string | null | undefined, missingDetail = 'd
   if (value === null || value === undefined || value === '') throw registryError('DIGEST_INVALID', missingDetail);
   if (!SHA256.test(value)) {
     const algorithm = value.split(':')[0] ?? '';
-    throw registryError('DIGEST_INVALID', algorithm === 'sha256' ? 'invalid checksum digest format' : `unsupported digest algorithm: ${algorithm}`);
+    throw registryError(
+      'DIGEST_INVALID',
+      algorithm === 'sha256' ? 'invalid checksum digest format' : `unsupported digest algorithm: ${algorithm}`,
+    );
   }
   return value;
 }

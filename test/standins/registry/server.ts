@@ -88,5 +88,11 @@ function apiBase(call: Call): void {
 /** gorilla/mux's answer to a path no route matches. */
 function notFound(res: ServerResponse): void {
   const text = '404 page not found\n';
-  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(404, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Length': Buffer.byteLength(text),
+    })
+    .end(text);
 }

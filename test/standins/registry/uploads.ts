@@ -109,7 +109,8 @@ export class UploadHandler {
 
   private async patch(call: Call, session: UploadSession): Promise<void> {
     const contentType = call.req.headers['content-type'];
-    if (contentType !== undefined && contentType !== '' && contentType !== 'application/octet-stream') throw registryError('UNKNOWN', 'bad Content-Type');
+    if (contentType !== undefined && contentType !== '' && contentType !== 'application/octet-stream')
+      throw registryError('UNKNOWN', 'bad Content-Type');
     const contentRange = call.req.headers['content-range'];
     const contentLength = call.req.headers['content-length'];
     if (contentRange !== undefined && contentLength !== undefined) {
@@ -162,7 +163,10 @@ export class UploadHandler {
   /** blobUploadResponse: Location (with a fresh `_state`), Range, Docker-Upload-UUID, Content-Length 0. */
   private sessionHeaders(call: Call, session: UploadSession): void {
     const state = this.packState({ Name: session.name, UUID: session.uuid, Offset: session.size });
-    call.res.setHeader('Location', locationOf(this.context, `/v2/${session.name}/blobs/uploads/${session.uuid}?_state=${encodeURIComponent(state)}`));
+    call.res.setHeader(
+      'Location',
+      locationOf(this.context, `/v2/${session.name}/blobs/uploads/${session.uuid}?_state=${encodeURIComponent(state)}`),
+    );
     call.res.setHeader('Range', `0-${Math.max(session.size - 1, 0)}`);
     call.res.setHeader('Docker-Upload-UUID', session.uuid);
     call.res.setHeader('Content-Length', '0');
@@ -170,7 +174,13 @@ export class UploadHandler {
 
   /** writeBlobCreatedHeaders: 201, Location of the blob, Docker-Content-Digest. */
   private blobCreated(call: Call, name: string, digest: string): void {
-    call.res.writeHead(201, { Location: locationOf(this.context, `/v2/${name}/blobs/${digest}`), 'Content-Length': '0', 'Docker-Content-Digest': digest }).end();
+    call.res
+      .writeHead(201, {
+        Location: locationOf(this.context, `/v2/${name}/blobs/${digest}`),
+        'Content-Length': '0',
+        'Docker-Content-Digest': digest,
+      })
+      .end();
   }
 
   private packState(state: UploadState): string {

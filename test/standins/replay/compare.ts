@@ -32,7 +32,8 @@ export function differences(recorded: Answer, replayed: Answer, expect: Expectat
   for (const name of new Set([...Object.keys(recorded.headers), ...Object.keys(replayed.headers)])) {
     const real = recorded.headers[name];
     const mine = replayed.headers[name];
-    if (real === undefined || mine === undefined) out.push(`header ${name} ${real === undefined ? `sent (${mine}), the agent sends none` : `missing (the agent's: ${real})`}`);
+    if (real === undefined || mine === undefined)
+      out.push(`header ${name} ${real === undefined ? `sent (${mine}), the agent sends none` : `missing (the agent's: ${real})`}`);
     else if (!sameForm(name, real, mine)) out.push(`header ${name}: ${JSON.stringify(mine)}, the agent's ${JSON.stringify(real)}`);
   }
   const ok = recorded.status >= 200 && recorded.status < 300;
@@ -40,7 +41,8 @@ export function differences(recorded: Answer, replayed: Answer, expect: Expectat
   const mine = kindOf(replayed.body);
   if (!ok || real === 'text') {
     // An error's text is what svc quotes; a plain-text answer (logs) differs in content only.
-    if (!ok && masked(textOf(recorded.body)) !== masked(textOf(replayed.body))) out.push(`text ${JSON.stringify(textOf(replayed.body))}, the agent's ${JSON.stringify(textOf(recorded.body))}`);
+    if (!ok && masked(textOf(recorded.body)) !== masked(textOf(replayed.body)))
+      out.push(`text ${JSON.stringify(textOf(replayed.body))}, the agent's ${JSON.stringify(textOf(recorded.body))}`);
     if (real !== mine && !(ok && real === 'text' && mine === 'none')) out.push(`body ${mine}, the agent's ${real}`);
     return out;
   }
@@ -103,7 +105,9 @@ function shape(at: string, real: unknown, mine: unknown, expect: Expectation, ou
   }
   if (here === 'beyond') return;
   if (Array.isArray(real) && Array.isArray(mine)) {
-    real.forEach((item, i) => { if (i < mine.length) shape(`${at}[]`, item, mine[i], expect, out, here === 'read'); });
+    real.forEach((item, i) => {
+      if (i < mine.length) shape(`${at}[]`, item, mine[i], expect, out, here === 'read');
+    });
     return;
   }
   if (a !== 'object') return;

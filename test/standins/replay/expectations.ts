@@ -15,10 +15,29 @@ import type { Answer } from './ids.js';
  */
 const ALLOCATION_STUBS: Expectation = {
   levels: ['[]', '[].DeploymentStatus', '[].TaskStates.*', '[].TaskStates.*.Events[]'],
-  stateful: ['[].DeploymentStatus', '[].TaskStates', '[].TaskStates.*.StartedAt', '[].TaskStates.*.FinishedAt', '[].TaskStates.*.LastRestart'],
+  stateful: [
+    '[].DeploymentStatus',
+    '[].TaskStates',
+    '[].TaskStates.*.StartedAt',
+    '[].TaskStates.*.FinishedAt',
+    '[].TaskStates.*.LastRestart',
+  ],
 };
 /** Evaluation is `_struct omitempty`: a failed placement, a blocked or follow-up evaluation, a plan not yet run each add or drop fields. */
-const EVALUATION: Expectation = { optional: ['StatusDescription', 'FailedTGAllocs', 'BlockedEval', 'NextEval', 'PreviousEval', 'PlanAnnotations', 'QueuedAllocations', 'SnapshotIndex', 'Wait', 'WaitUntil'] };
+const EVALUATION: Expectation = {
+  optional: [
+    'StatusDescription',
+    'FailedTGAllocs',
+    'BlockedEval',
+    'NextEval',
+    'PreviousEval',
+    'PlanAnnotations',
+    'QueuedAllocations',
+    'SnapshotIndex',
+    'Wait',
+    'WaitUntil',
+  ],
+};
 
 /** Per kind; a kind not listed is compared whole. */
 export const EXPECT: Record<string, Expectation> = {
@@ -29,8 +48,22 @@ export const EXPECT: Record<string, Expectation> = {
   // The watcher reads the ports. Allocation is `_struct omitempty`: which of its fields are there follows its state.
   'GET /v1/allocation/:id': {
     levels: ['', 'AllocatedResources', 'AllocatedResources.Shared', 'AllocatedResources.Shared.Ports[]'],
-    optional: ['ClientDescription', 'DesiredDescription', 'DesiredTransition', 'TaskStates', 'AllocStates', 'PreviousAllocation', 'NextAllocation',
-      'DeploymentID', 'DeploymentStatus', 'RescheduleTracker', 'NetworkStatus', 'FollowupEvalID', 'PreemptedAllocations', 'PreemptedByAllocation'],
+    optional: [
+      'ClientDescription',
+      'DesiredDescription',
+      'DesiredTransition',
+      'TaskStates',
+      'AllocStates',
+      'PreviousAllocation',
+      'NextAllocation',
+      'DeploymentID',
+      'DeploymentStatus',
+      'RescheduleTracker',
+      'NetworkStatus',
+      'FollowupEvalID',
+      'PreemptedAllocations',
+      'PreemptedByAllocation',
+    ],
   },
   // placementFailure: Status and FailedTGAllocs. Evaluation is `_struct omitempty` too.
   'GET /v1/evaluation/:id': EVALUATION,
@@ -59,5 +92,12 @@ const UNREACHABLE: Record<string, { readonly status: number; readonly text: RegE
 /** Whether the stand-in's answer stands for a state it cannot reach (counted, not compared). */
 export function unreachable(kind: string, recorded: Answer, replayed: Answer): boolean {
   const state = UNREACHABLE[kind];
-  return state !== undefined && recorded.status < 300 && replayed.status === state.status && replayed.body !== undefined && 'text' in replayed.body && state.text.test(replayed.body.text);
+  return (
+    state !== undefined &&
+    recorded.status < 300 &&
+    replayed.status === state.status &&
+    replayed.body !== undefined &&
+    'text' in replayed.body &&
+    state.text.test(replayed.body.text)
+  );
 }

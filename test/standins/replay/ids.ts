@@ -32,11 +32,16 @@ export class IdMap {
       if (typeof real === 'string' && typeof mine === 'string') {
         const theirs = real.match(UUID) ?? [];
         const ours = mine.match(UUID) ?? [];
-        if (theirs.length === ours.length) theirs.forEach((id, i) => { if (!this.#ids.has(id)) this.#ids.set(id, ours[i]!); });
+        if (theirs.length === ours.length)
+          theirs.forEach((id, i) => {
+            if (!this.#ids.has(id)) this.#ids.set(id, ours[i]!);
+          });
       } else if (typeof real === 'number' && typeof mine === 'number' && key.endsWith('Index')) {
         indexes.set(`${key}:${real}`, mine);
       } else if (Array.isArray(real) && Array.isArray(mine)) {
-        real.forEach((item, i) => { if (i < mine.length) walk(item, mine[i], key); });
+        real.forEach((item, i) => {
+          if (i < mine.length) walk(item, mine[i], key);
+        });
       } else if (isObject(real) && isObject(mine)) {
         for (const [k, v] of Object.entries(real)) if (k in mine) walk(v, mine[k], k);
       }

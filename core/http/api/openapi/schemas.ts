@@ -55,7 +55,11 @@ const APP_FIELDS = {
 };
 
 const summaryProperties: Record<string, Schema> = {
-  id: { type: 'string', pattern: SCHEDULED_RUN_ID.source, description: '`sched-`, the tick in milliseconds since the epoch (13 digits), 6 hex digits: sorts by tick.' },
+  id: {
+    type: 'string',
+    pattern: SCHEDULED_RUN_ID.source,
+    description: '`sched-`, the tick in milliseconds since the epoch (13 digits), 6 hex digits: sorts by tick.',
+  },
   app: { type: 'string' },
   function: { type: 'string' },
   scheduledAt: { type: 'string', format: 'date-time', description: 'The tick the run is for.' },
@@ -64,7 +68,8 @@ const summaryProperties: Record<string, Schema> = {
   status: {
     type: 'string',
     enum: ['running', 'succeeded', 'failed', 'skipped'],
-    description: '`running`; `succeeded`: the function returned; `failed`: it raised, its container died, or it could not start (`error`); `skipped`: the tick came while the previous run still ran (no overlap asked for).',
+    description:
+      '`running`; `succeeded`: the function returned; `failed`: it raised, its container died, or it could not start (`error`); `skipped`: the tick came while the previous run still ran (no overlap asked for).',
   },
   durationMs: { type: ['integer', 'null'], description: 'From start to end; null unless ended.' },
   error: {
@@ -72,7 +77,10 @@ const summaryProperties: Record<string, Schema> = {
     required: ['code', 'message'],
     additionalProperties: false,
     properties: {
-      code: { type: ['string', 'null'], description: "svc's error code (`worker_crashed`, `image_build_failed`, …); null for an exception the function raised." },
+      code: {
+        type: ['string', 'null'],
+        description: "svc's error code (`worker_crashed`, `image_build_failed`, …); null for an exception the function raised.",
+      },
       message: { type: 'string', description: 'The exception (`ValueError: …`) or the error message.' },
     },
     description: 'Why it failed; null unless `failed`.',
@@ -80,16 +88,32 @@ const summaryProperties: Record<string, Schema> = {
 };
 
 const scheduleSchema: Schema = {
-  description: 'A 5-field cron expression in an IANA time zone, or a period in seconds; `overlap`: a tick may start a run while the previous one runs.',
+  description:
+    'A 5-field cron expression in an IANA time zone, or a period in seconds; `overlap`: a tick may start a run while the previous one runs.',
   oneOf: [
-    { type: 'object', required: ['cron', 'timezone', 'overlap'], additionalProperties: false, properties: { cron: { type: 'string' }, timezone: { type: 'string' }, overlap: { type: 'boolean' } } },
-    { type: 'object', required: ['every', 'overlap'], additionalProperties: false, properties: { every: { type: 'integer', minimum: 1 }, overlap: { type: 'boolean' } } },
+    {
+      type: 'object',
+      required: ['cron', 'timezone', 'overlap'],
+      additionalProperties: false,
+      properties: { cron: { type: 'string' }, timezone: { type: 'string' }, overlap: { type: 'boolean' } },
+    },
+    {
+      type: 'object',
+      required: ['every', 'overlap'],
+      additionalProperties: false,
+      properties: { every: { type: 'integer', minimum: 1 }, overlap: { type: 'boolean' } },
+    },
   ],
 };
 
 /** Scheduled runs (app-runs.ts). */
 const scheduledRunSchemas: Record<string, Schema> = {
-  ScheduledRunSummary: { type: 'object', required: Object.keys(summaryProperties), additionalProperties: false, properties: summaryProperties },
+  ScheduledRunSummary: {
+    type: 'object',
+    required: Object.keys(summaryProperties),
+    additionalProperties: false,
+    properties: summaryProperties,
+  },
   ScheduledRun: {
     type: 'object',
     required: [...Object.keys(summaryProperties), 'logs'],
@@ -103,7 +127,11 @@ const scheduledRunSchemas: Record<string, Schema> = {
           type: 'object',
           required: ['time', 'stream', 'text'],
           additionalProperties: false,
-          properties: { time: { type: 'string', format: 'date-time' }, stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] }, text: { type: 'string' } },
+          properties: {
+            time: { type: 'string', format: 'date-time' },
+            stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] },
+            text: { type: 'string' },
+          },
         },
       },
     },
@@ -141,7 +169,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
       error: {
         type: 'object',
         required: ['code', 'message'],
-        properties: { code: { type: 'string', description: 'A code of docs/errors.md.' }, message: { type: 'string' }, hint: { type: 'string' }, details: {} },
+        properties: {
+          code: { type: 'string', description: 'A code of docs/errors.md.' },
+          message: { type: 'string' },
+          hint: { type: 'string' },
+          details: {},
+        },
       },
     },
   },
@@ -152,7 +185,15 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       error: {
         type: 'string',
-        enum: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant', 'invalid_request', 'unsupported_grant_type'],
+        enum: [
+          'authorization_pending',
+          'slow_down',
+          'access_denied',
+          'expired_token',
+          'invalid_grant',
+          'invalid_request',
+          'unsupported_grant_type',
+        ],
       },
       error_description: { type: 'string' },
     },
@@ -182,7 +223,11 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       ...TOKEN_FIELDS,
-      lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'Its last accepted use, to the minute on other replicas; null when never used.' },
+      lastUsedAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'Its last accepted use, to the minute on other replicas; null when never used.',
+      },
     },
   },
   CreatedToken: {
@@ -205,7 +250,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
           type: 'object',
           required: ['name', 'plan', 'createdAt', 'role'],
           additionalProperties: false,
-          properties: { name: { type: 'string' }, plan: ref('Plan'), createdAt: { type: 'string', format: 'date-time' }, role: ref('Role') },
+          properties: {
+            name: { type: 'string' },
+            plan: ref('Plan'),
+            createdAt: { type: 'string', format: 'date-time' },
+            role: ref('Role'),
+          },
         },
       },
     },
@@ -229,7 +279,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       member: ref('Member'),
-      path: { type: 'string', description: '`/login#<secret>`: append it to the server\'s URL. Works once, within 7 days; shown once.' },
+      path: { type: 'string', description: "`/login#<secret>`: append it to the server's URL. Works once, within 7 days; shown once." },
       expiresAt: { type: 'string', format: 'date-time' },
     },
   },
@@ -244,8 +294,16 @@ export const schemas: Readonly<Record<string, Schema>> = {
       changes: {
         type: 'array',
         items: {
-          type: 'object', required: ['workspace', 'from', 'to', 'by', 'at'], additionalProperties: false,
-          properties: { workspace: { type: 'string' }, from: ref('Plan'), to: ref('Plan'), by: { type: 'string', description: "The operator's account id." }, at: { type: 'string', format: 'date-time' } },
+          type: 'object',
+          required: ['workspace', 'from', 'to', 'by', 'at'],
+          additionalProperties: false,
+          properties: {
+            workspace: { type: 'string' },
+            from: ref('Plan'),
+            to: ref('Plan'),
+            by: { type: 'string', description: "The operator's account id." },
+            at: { type: 'string', format: 'date-time' },
+          },
         },
       },
     },
@@ -261,7 +319,9 @@ export const schemas: Readonly<Record<string, Schema>> = {
       workload: { type: 'string' },
       status: { type: 'string', enum: ['pending', 'verified', 'suspended'] },
       record: {
-        type: 'object', required: ['type', 'name', 'value'], additionalProperties: false,
+        type: 'object',
+        required: ['type', 'name', 'value'],
+        additionalProperties: false,
         description: 'The DNS record to publish for verification.',
         properties: { type: { type: 'string', enum: ['TXT'] }, name: { type: 'string' }, value: { type: 'string' } },
       },
@@ -290,7 +350,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       name: { type: 'string', description: 'A lowercase DNS label.' },
-      values: { type: 'object', additionalProperties: { type: 'string' }, description: 'KEY: value pairs; keys are environment variable names (not SVC_* nor PYTHONPATH, PATH…), at most 100, values at most 32 KiB each and 128 KiB in all.' },
+      values: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description:
+          'KEY: value pairs; keys are environment variable names (not SVC_* nor PYTHONPATH, PATH…), at most 100, values at most 32 KiB each and 128 KiB in all.',
+      },
       replace: { type: ['boolean', 'null'], description: 'Overwrite a secret of the same name (its keys become exactly these).' },
     },
   },
@@ -300,7 +365,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       values: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to set (added or changed).' },
       remove: { type: 'array', items: { type: 'string' }, description: 'Keys to remove.' },
-      restart: { type: ['boolean', 'null'], description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.' },
+      restart: {
+        type: ['boolean', 'null'],
+        description: 'Replace the containers of every deployed workload that uses the secret now, so that they start with the new values.',
+      },
     },
   },
   Workspace: {
@@ -338,7 +406,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
     type: 'object',
     required: ['access_token', 'token_type', 'workspace', 'token_id'],
     additionalProperties: false,
-    properties: { access_token: { type: 'string' }, token_type: { type: 'string', const: 'Bearer' }, workspace: { type: 'string' }, token_id: { type: 'string' } },
+    properties: {
+      access_token: { type: 'string' },
+      token_type: { type: 'string', const: 'Bearer' },
+      workspace: { type: 'string' },
+      token_id: { type: 'string' },
+    },
   },
   UserCodeInput: {
     type: 'object',
@@ -449,7 +522,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
       containers: ref('ContainerCounts'),
       api: {
         type: ['string', 'null'],
-        description: 'ASGI apps: what the deploy of this version read of the app\'s OpenAPI description (`OpenAPI description captured from /openapi.json, 3 operations`, or why there is none); null for other kinds.',
+        description:
+          "ASGI apps: what the deploy of this version read of the app's OpenAPI description (`OpenAPI description captured from /openapi.json, 3 operations`, or why there is none); null for other kinds.",
       },
     },
   },
@@ -509,7 +583,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       manifest: {
         type: 'object',
-        description: "A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it, of any app: the run's app is the manifest's.",
+        description:
+          "A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it, of any app: the run's app is the manifest's.",
       },
       bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
       function: { type: 'string', description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it).' },
@@ -528,7 +603,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
       status: {
         type: 'string',
         enum: ['building', 'starting', 'ready', 'failed'],
-        description: '`building`: the image is being built; `starting`: its first container starts; `ready`: calls go to its containers; `failed`: the build or the start failed (see `failure`).',
+        description:
+          '`building`: the image is being built; `starting`: its first container starts; `ready`: calls go to its containers; `failed`: the build or the start failed (see `failure`).',
       },
       failure: {
         type: ['object', 'null'],
@@ -576,7 +652,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: 'object',
         required: ['type', 'pickle'],
         additionalProperties: false,
-        properties: { type: { const: 'result' }, pickle: { type: 'string', contentEncoding: 'base64', description: 'The pickled return value.' } },
+        properties: {
+          type: { const: 'result' },
+          pickle: { type: 'string', contentEncoding: 'base64', description: 'The pickled return value.' },
+        },
       },
       {
         type: 'object',
@@ -593,7 +672,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
           traceback: { type: ['string', 'null'], description: 'The remote traceback; null in a frame svc adds.' },
           code: {
             type: 'string',
-            description: 'Only in the frame svc adds when the connection to the container broke mid-call (`worker_crashed`, `upstream_unreachable`).',
+            description:
+              'Only in the frame svc adds when the connection to the container broke mid-call (`worker_crashed`, `upstream_unreachable`).',
           },
         },
       },
@@ -605,7 +685,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: {
       name: { type: 'string', description: "The example's folder name, a lowercase DNS label: `svc example download <name>`." },
-      description: { type: 'string', description: "The first paragraph of the example's README.md after its title, on one line; empty when it has none." },
+      description: {
+        type: 'string',
+        description: "The first paragraph of the example's README.md after its title, on one line; empty when it has none.",
+      },
     },
   },
   AppInterface: {
@@ -618,7 +701,13 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: 'object',
         required: ['versions'],
         additionalProperties: false,
-        properties: { versions: { type: 'object', additionalProperties: { type: 'integer' }, description: 'The version of each workload described, by name.' } },
+        properties: {
+          versions: {
+            type: 'object',
+            additionalProperties: { type: 'integer' },
+            description: 'The version of each workload described, by name.',
+          },
+        },
       },
       workloads: { type: 'array', items: ref('InterfaceWorkload'), description: 'Every deployed workload, by name; functions too.' },
     },
@@ -642,7 +731,8 @@ export const schemas: Readonly<Record<string, Schema>> = {
       status: { type: 'string', enum: ['running', 'paused', 'stopped', 'failed', 'not_served'] },
       api: {
         oneOf: [{ type: 'null' }, ref('InterfaceApi')],
-        description: "ASGI apps: the HTTP API the app described in OpenAPI when it was deployed; null for other kinds and for an app that published none.",
+        description:
+          'ASGI apps: the HTTP API the app described in OpenAPI when it was deployed; null for other kinds and for an app that published none.',
       },
     },
   },
@@ -654,10 +744,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
       openapi: { type: 'object', description: 'The OpenAPI document as the app served it.' },
       source: { type: 'string', description: "The app's path it was read from (`/openapi.json`)." },
       capturedAt: { type: 'string', format: 'date-time' },
-      operations: { type: 'array', items: ref('InterfaceOperation'), description: 'Every operation of `paths`, in the document\'s order.' },
+      operations: { type: 'array', items: ref('InterfaceOperation'), description: "Every operation of `paths`, in the document's order." },
       definitions: {
-        type: 'object', additionalProperties: { type: 'object' },
-        description: "The document's `components.schemas` by name, as plain JSON Schema; every `$ref` in `operations` and `definitions` is `#/$defs/<name>`, resolved here.",
+        type: 'object',
+        additionalProperties: { type: 'object' },
+        description:
+          "The document's `components.schemas` by name, as plain JSON Schema; every `$ref` in `operations` and `definitions` is `#/$defs/<name>`, resolved here.",
       },
     },
   },
@@ -666,15 +758,20 @@ export const schemas: Readonly<Record<string, Schema>> = {
     required: ['name', 'operationId', 'method', 'path', 'summary', 'description', 'deprecated', 'parameters', 'body', 'result'],
     additionalProperties: false,
     properties: {
-      name: { type: 'string', description: 'A snake_case identifier unique within the app: the operationId (FastAPI\'s default ids without their path-and-method tail), else method and path.' },
+      name: {
+        type: 'string',
+        description:
+          "A snake_case identifier unique within the app: the operationId (FastAPI's default ids without their path-and-method tail), else method and path.",
+      },
       operationId: { type: ['string', 'null'] },
       method: { type: 'string', description: 'Upper case: `GET`, `POST`, …' },
-      path: { type: 'string', description: 'As the description gives it, `{name}` placeholders included, relative to the app\'s root.' },
+      path: { type: 'string', description: "As the description gives it, `{name}` placeholders included, relative to the app's root." },
       summary: { type: ['string', 'null'] },
       description: { type: ['string', 'null'] },
       deprecated: { type: 'boolean' },
       parameters: {
-        type: 'array', description: 'Path parameters first (in the path\'s order), then query and header ones; cookie parameters are left out.',
+        type: 'array',
+        description: "Path parameters first (in the path's order), then query and header ones; cookie parameters are left out.",
         items: {
           type: 'object',
           required: ['name', 'in', 'required', 'schema', 'description'],

@@ -11,7 +11,12 @@ export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${na
 export const json = (schema: Schema): Content => ({ 'application/json': { schema } });
 
 /** An object of one field, `{"<name>": …}`: the shape of most answers. */
-export const holding = (name: string, schema: Schema): Schema => ({ type: 'object', required: [name], additionalProperties: false, properties: { [name]: schema } });
+export const holding = (name: string, schema: Schema): Schema => ({
+  type: 'object',
+  required: [name],
+  additionalProperties: false,
+  properties: { [name]: schema },
+});
 
 /** An object holding a list, `{"<name>": [<schema>, …]}`. */
 export const listOf = (name: string, item: Schema): Schema => holding(name, { type: 'array', items: item });
@@ -25,10 +30,14 @@ export const error = (description: string): Response => answer(description, ref(
 // Answers that read the same on every route that gives them.
 export const UNAUTHORIZED: Response = error('`unauthorized`: no bearer token, or one that is malformed, unknown, expired or revoked.');
 export const BAD_QUERY: Response = error('`bad_request`: a query parameter.');
-export const BAD_JSON_BODY: Response = error('`bad_request` (an unknown field, a wrong type, a missing field, a value out of range, a body that is not a JSON object or not JSON, a query parameter) or `invalid_json`.');
+export const BAD_JSON_BODY: Response = error(
+  '`bad_request` (an unknown field, a wrong type, a missing field, a value out of range, a body that is not a JSON object or not JSON, a query parameter) or `invalid_json`.',
+);
 export const TOO_LARGE: Response = error('`payload_too_large`: the body is over 1 MiB.');
 export const NAME_INVALID: Response = error('`name_invalid`: a name in the path is not a lowercase DNS label.');
-export const MANIFEST_INVALID: Response = error("`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the app or a workload name is not a lowercase DNS label), `bundle_invalid` (the bundle lacks the manifest's module).");
+export const MANIFEST_INVALID: Response = error(
+  "`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the app or a workload name is not a lowercase DNS label), `bundle_invalid` (the bundle lacks the manifest's module).",
+);
 export const NO_SUCH_DEPLOYMENT: Response = error("`not_found`: the caller's workspace has no such app, or the app no such deployment.");
 export const SHUTTING_DOWN: Response = error('`shutting_down`: svc is stopping and starts nothing new (`Retry-After: 5`).');
 
@@ -36,8 +45,20 @@ export const SHUTTING_DOWN: Response = error('`shutting_down`: svc is stopping a
 export const CODE_CHECKS = { manifest: ['type'], bundle: ['pattern'], workload: ['type'], inlineSecrets: ['type'] } as const;
 
 // Path parameters of several resources.
-export const APP: Parameter = { name: 'app', in: 'path', required: true, schema: { type: 'string' }, description: "The app's name (a lowercase DNS label)." };
-export const WORKLOAD: Parameter = { name: 'workload', in: 'path', required: true, schema: { type: 'string' }, description: "The workload's name (a lowercase DNS label)." };
+export const APP: Parameter = {
+  name: 'app',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: "The app's name (a lowercase DNS label).",
+};
+export const WORKLOAD: Parameter = {
+  name: 'workload',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: "The workload's name (a lowercase DNS label).",
+};
 export const SHA256: Parameter = { name: 'sha256', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } };
 
 /** A logs route's answer: the kept lines as JSON, or followed as Server-Sent Events. */

@@ -1,5 +1,4 @@
 // The dashboard's only script: progressive enhancement of pages that work without it.
-'use strict';
 
 // Sign-in links carry their secret after "#", which browsers never send: post it for the person.
 (function signInFromLink() {

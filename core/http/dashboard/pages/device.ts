@@ -21,7 +21,7 @@ export function devicePages(services: DashboardServices) {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
-        const code = ctx.query['user_code'];
+        const code = ctx.query.user_code;
         if (typeof code !== 'string' || code.trim() === '') return show(ctx, viewer, codeForm(viewer, null));
         let pending;
         try {
@@ -31,7 +31,10 @@ export function devicePages(services: DashboardServices) {
           if (explained === null) throw error;
           return show(ctx, viewer, codeForm(viewer, explained), (error as SvcError).status);
         }
-        show(ctx, viewer, html`<div class="card">
+        show(
+          ctx,
+          viewer,
+          html`<div class="card">
   <p>A program asks to act as <strong>${viewer.account.name}</strong> in workspace <strong>${viewer.session.workspace}</strong>.</p>
   <dl class="facts">
     <dt>Code</dt><dd class="code" id="user-code">${pending.userCode}</dd>
@@ -46,7 +49,8 @@ export function devicePages(services: DashboardServices) {
     <button type="submit" name="decision" value="approve">Approve</button>
     <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
   </form>
-</div>`);
+</div>`,
+        );
       });
     },
 
@@ -56,8 +60,8 @@ export function devicePages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
-        const code = body['user_code'];
-        const decision = body['decision'];
+        const code = body.user_code;
+        const decision = body.decision;
         if (decision !== 'approve' && decision !== 'deny') throw new SvcError('bad_request', 'choose Approve or Deny.');
         try {
           if (decision === 'approve') await devices.approve(code, viewer.principal, viewer.session.workspace);
@@ -67,9 +71,16 @@ export function devicePages(services: DashboardServices) {
           if (explained === null) throw error;
           return show(ctx, viewer, codeForm(viewer, explained), (error as SvcError).status);
         }
-        show(ctx, viewer, decision === 'approve'
-          ? notice('ok', html`Approved. <code>svc login</code> in your terminal is signed in to workspace ${viewer.session.workspace} now; you can close this page.`)
-          : notice('ok', html`Denied. The program that asked gets no token.`));
+        show(
+          ctx,
+          viewer,
+          decision === 'approve'
+            ? notice(
+                'ok',
+                html`Approved. <code>svc login</code> in your terminal is signed in to workspace ${viewer.session.workspace} now; you can close this page.`,
+              )
+            : notice('ok', html`Denied. The program that asked gets no token.`),
+        );
       });
     },
   };
@@ -94,7 +105,8 @@ function codeForm(viewer: Viewer, problem: Html | null): Html {
 function unusable(error: unknown): Html | null {
   if (!(error instanceof SvcError)) return null;
   if (error.code === 'not_found') return notice('error', html`${error.message}. Run <code>svc login</code> again and use its new code.`);
-  if (error.code === 'conflict') return notice('error', html`${error.message}. Nothing more to do here; run <code>svc login</code> again for a new sign-in.`);
+  if (error.code === 'conflict')
+    return notice('error', html`${error.message}. Nothing more to do here; run <code>svc login</code> again for a new sign-in.`);
   if (error.code === 'bad_request') return notice('error', `${error.message}. Type the code as your terminal shows it, like ABCD-EFGH.`);
   return null;
 }

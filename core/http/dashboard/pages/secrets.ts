@@ -21,11 +21,13 @@ const SECRETS = '/dashboard/settings/secrets';
 async function listPage(services: DashboardServices, ctx: Context, viewer: Viewer, top: Html | null, status = 200): Promise<void> {
   const { secrets } = services.controlPlane;
   const list = await secrets.list(viewer.principal.workspace);
-  sendPage(ctx, page({
-    title: 'Secrets',
-    section: 'secrets',
-    viewer,
-    body: html`${top ?? ''}
+  sendPage(
+    ctx,
+    page({
+      title: 'Secrets',
+      section: 'secrets',
+      viewer,
+      body: html`${top ?? ''}
 <section aria-labelledby="new-secret" class="card">
   <h2 id="new-secret">New secret</h2>
   <form method="post" action="${SECRETS}" autocomplete="off">
@@ -42,7 +44,9 @@ async function listPage(services: DashboardServices, ctx: Context, viewer: Viewe
   <h2 id="secret-list">Secrets of ${viewer.session.workspace}</h2>
   ${list.length === 0 ? html`<p>No secrets yet.</p>` : secretTable(list)}
 </section>`,
-  }), status);
+    }),
+    status,
+  );
 }
 
 export function secretPages(services: DashboardServices) {
@@ -52,8 +56,10 @@ export function secretPages(services: DashboardServices) {
     async list(ctx: Context): Promise<void> {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
-      const deleted = ctx.query['deleted'];
-      await renderErrors(ctx, viewer, () => listPage(services, ctx, viewer, typeof deleted === 'string' ? notice('ok', `The secret ${deleted} is deleted.`) : null));
+      const deleted = ctx.query.deleted;
+      await renderErrors(ctx, viewer, () =>
+        listPage(services, ctx, viewer, typeof deleted === 'string' ? notice('ok', `The secret ${deleted} is deleted.`) : null),
+      );
     },
 
     async create(ctx: Context): Promise<void> {
@@ -62,17 +68,23 @@ export function secretPages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
-        const name = typeof body['name'] === 'string' ? body['name'].trim() : body['name'];
+        const name = typeof body.name === 'string' ? body.name.trim() : body.name;
         let created: SecretView;
         try {
-          const values = typeof body['values'] === 'string' ? parseDotenv(body['values']) : body['values'];
+          const values = typeof body.values === 'string' ? parseDotenv(body.values) : body.values;
           created = await secrets.create(viewer.principal.workspace, name as string, values, viewer.principal);
         } catch (error) {
           if (!(error instanceof SvcError) || error.status >= 500) throw error;
           // The form comes back empty: what was typed is never rendered back.
           return listPage(services, ctx, viewer, notice('error', `${error.message}${error.hint ? ` ${error.hint}` : ''}`), error.status);
         }
-        await listPage(services, ctx, viewer, notice('ok', `The secret ${created.name} is stored with ${created.keys.length} key${created.keys.length === 1 ? '' : 's'}.`), 201);
+        await listPage(
+          services,
+          ctx,
+          viewer,
+          notice('ok', `The secret ${created.name} is stored with ${created.keys.length} key${created.keys.length === 1 ? '' : 's'}.`),
+          201,
+        );
       });
     },
 
@@ -80,18 +92,23 @@ export function secretPages(services: DashboardServices) {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
-        const secret = await secrets.get(viewer.principal.workspace, ctx.params['name']!);
-        if (secret === null) throw secretNotFound(viewer.principal.workspace, [ctx.params['name']!]);
-        sendPage(ctx, page({
-          title: 'Delete a secret',
-          section: 'secrets',
-          viewer,
-          body: confirmCard(
+        const secret = await secrets.get(viewer.principal.workspace, ctx.params.name!);
+        if (secret === null) throw secretNotFound(viewer.principal.workspace, [ctx.params.name!]);
+        sendPage(
+          ctx,
+          page({
+            title: 'Delete a secret',
+            section: 'secrets',
             viewer,
-            html`Delete the secret <strong>${secret.name}</strong> (${secret.keys.join(', ')})? Running workloads keep the values they started with; deploys that name it are refused until it exists again. This cannot be undone.`,
-            `${SECRETS}/${secret.name}/delete`, `Delete ${secret.name}`, SECRETS,
-          ),
-        }));
+            body: confirmCard(
+              viewer,
+              html`Delete the secret <strong>${secret.name}</strong> (${secret.keys.join(', ')})? Running workloads keep the values they started with; deploys that name it are refused until it exists again. This cannot be undone.`,
+              `${SECRETS}/${secret.name}/delete`,
+              `Delete ${secret.name}`,
+              SECRETS,
+            ),
+          }),
+        );
       });
     },
 
@@ -101,8 +118,8 @@ export function secretPages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
-        await secrets.delete(viewer.principal.workspace, ctx.params['name']!);
-        redirect(ctx, `${SECRETS}?deleted=${encodeURIComponent(ctx.params['name']!)}`);
+        await secrets.delete(viewer.principal.workspace, ctx.params.name!);
+        redirect(ctx, `${SECRETS}?deleted=${encodeURIComponent(ctx.params.name!)}`);
       });
     },
   };
@@ -111,10 +128,12 @@ export function secretPages(services: DashboardServices) {
 function secretTable(list: readonly SecretView[]): Html {
   return html`<div class="scroll"><table>
     <thead><tr><th scope="col">Name</th><th scope="col">Keys</th><th scope="col">Updated</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>${list.map((secret) => html`<tr>
+    <tbody>${list.map(
+      (secret) => html`<tr>
       <td><code>${secret.name}</code></td><td>${secret.keys.map((key, i) => html`${i === 0 ? '' : ', '}<code>${key}</code>`)}</td>
       <td><time datetime="${secret.updatedAt}">${secret.updatedAt.slice(0, 16).replace('T', ' ')} UTC</time></td><td>${secret.updatedBy ?? '-'}</td>
       <td><a href="${SECRETS}/${secret.name}/delete">Delete<span class="visually-hidden"> ${secret.name}</span></a></td>
-    </tr>`)}</tbody>
+    </tr>`,
+    )}</tbody>
   </table></div>`;
 }

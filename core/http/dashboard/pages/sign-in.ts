@@ -23,11 +23,13 @@ export function signInPages(services: DashboardServices) {
   function form(ctx: Context, next: string, problem: string | null, status = 200): void {
     const csrf = randomBytes(24).toString('base64url');
     setCookie(ctx, services, LOGIN_CSRF_COOKIE, csrf, LOGIN_CSRF_MS);
-    const signedOut = ctx.query['signed_out'] === '1';
-    sendPage(ctx, page({
-      title: 'Sign in',
-      viewer: null,
-      body: html`${signedOut ? notice('ok', 'You are signed out.') : ''}${problem === null ? '' : notice('error', problem)}
+    const signedOut = ctx.query.signed_out === '1';
+    sendPage(
+      ctx,
+      page({
+        title: 'Sign in',
+        viewer: null,
+        body: html`${signedOut ? notice('ok', 'You are signed out.') : ''}${problem === null ? '' : notice('error', problem)}
 <form method="post" action="/login" id="sign-in" class="card">
   <input type="hidden" name="_csrf" value="${csrf}">
   <input type="hidden" name="next" value="${next}">
@@ -36,31 +38,38 @@ export function signInPages(services: DashboardServices) {
   <p class="help">A sign-in link works once, for 15 minutes. Get a new one with <code>svc dashboard</code>, or ask an owner of your workspace for an invitation.</p>
   <button type="submit">Sign in</button>
 </form>`,
-    }), status);
+      }),
+      status,
+    );
   }
 
   return {
     async show(ctx: Context): Promise<void> {
-      if ((await readViewer(ctx, services)) !== null && ctx.query['signed_out'] === undefined) return redirect(ctx, localPath(ctx.query['next']));
-      form(ctx, localPath(ctx.query['next']), null);
+      if ((await readViewer(ctx, services)) !== null && ctx.query.signed_out === undefined) return redirect(ctx, localPath(ctx.query.next));
+      form(ctx, localPath(ctx.query.next), null);
     },
 
     async signIn(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
-      const next = localPath(body['next']);
+      const next = localPath(body.next);
       await renderErrors(ctx, null, async () => {
         checkCsrf(ctx, body, ctx.cookies.get(LOGIN_CSRF_COOKIE) ?? '');
         const wait = attempts.take(ctx.ip);
-        if (wait > 0) throw new SvcError('rate_limited', `too many sign-in attempts from this address; wait ${wait} s.`, { headers: { 'Retry-After': String(wait) } });
+        if (wait > 0)
+          throw new SvcError('rate_limited', `too many sign-in attempts from this address; wait ${wait} s.`, {
+            headers: { 'Retry-After': String(wait) },
+          });
         let account;
         try {
-          account = await services.controlPlane.signIn.consume(secretOf(body['link']));
+          account = await services.controlPlane.signIn.consume(secretOf(body.link));
         } catch (error) {
-          if (error instanceof SvcError && error.code === 'unauthorized') return form(ctx, next, `${error.message}. ${error.hint ?? ''}`, 401);
+          if (error instanceof SvcError && error.code === 'unauthorized')
+            return form(ctx, next, `${error.message}. ${error.hint ?? ''}`, 401);
           throw error;
         }
         const workspace = account.workspaces[0];
-        if (workspace === undefined) throw new SvcError('forbidden', `the account ${account.name} may use no workspace, so it cannot sign in.`);
+        if (workspace === undefined)
+          throw new SvcError('forbidden', `the account ${account.name} may use no workspace, so it cannot sign in.`);
         if (account.joinedAt === null) await services.controlPlane.members.joined(account.id);
         const { secret } = await services.controlPlane.sessions.create(account.id, workspace);
         setCookie(ctx, services, SESSION_COOKIE, secret);

@@ -22,11 +22,13 @@ async function listPage(services: DashboardServices, ctx: Context, viewer: Viewe
   const { tokens } = services.controlPlane;
   const list = await tokens.list(viewer.principal);
   const names = await accountNames(services, list);
-  sendPage(ctx, page({
-    title: 'Tokens',
-    section: 'tokens',
-    viewer,
-    body: html`${top ?? ''}
+  sendPage(
+    ctx,
+    page({
+      title: 'Tokens',
+      section: 'tokens',
+      viewer,
+      body: html`${top ?? ''}
 <section aria-labelledby="new-token" class="card">
   <h2 id="new-token">New token</h2>
   <form method="post" action="${TOKENS}">
@@ -41,16 +43,24 @@ async function listPage(services: DashboardServices, ctx: Context, viewer: Viewe
 </section>
 <section aria-labelledby="token-list">
   <h2 id="token-list">Tokens of ${viewer.session.workspace}</h2>
-  ${list.length === 0 ? html`<p>No tokens yet.</p>` : html`<div class="scroll"><table>
+  ${
+    list.length === 0
+      ? html`<p>No tokens yet.</p>`
+      : html`<div class="scroll"><table>
     <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>${list.map((token) => html`<tr>
+    <tbody>${list.map(
+      (token) => html`<tr>
       <td>${token.name ?? '(no name)'}</td><td><code>${token.id}</code></td><td>${names.get(token.createdBy) ?? token.createdBy}</td>
       <td>${time(token.createdAt)}</td><td>${token.lastUsedAt === null ? 'never' : time(token.lastUsedAt)}</td><td>${token.expiresAt === null ? 'never' : time(token.expiresAt)}</td>
       <td><a href="${TOKENS}/${token.id}/revoke">Revoke<span class="visually-hidden"> ${token.name ?? token.id}</span></a></td>
-    </tr>`)}</tbody>
-  </table></div>`}
+    </tr>`,
+    )}</tbody>
+  </table></div>`
+  }
 </section>`,
-  }), status);
+    }),
+    status,
+  );
 }
 
 /** The names of the accounts that created the tokens, by account id (an account gone is left out). */
@@ -71,8 +81,15 @@ export function tokenPages(services: DashboardServices) {
     async list(ctx: Context): Promise<void> {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
-      const revoked = ctx.query['revoked'];
-      await renderErrors(ctx, viewer, () => listPage(services, ctx, viewer, typeof revoked === 'string' ? notice('ok', `Token ${revoked} is revoked: it is refused from now on.`) : null));
+      const revoked = ctx.query.revoked;
+      await renderErrors(ctx, viewer, () =>
+        listPage(
+          services,
+          ctx,
+          viewer,
+          typeof revoked === 'string' ? notice('ok', `Token ${revoked} is revoked: it is refused from now on.`) : null,
+        ),
+      );
     },
 
     async create(ctx: Context): Promise<void> {
@@ -82,24 +99,30 @@ export function tokenPages(services: DashboardServices) {
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
         // An empty field is no name; anything else goes to the token service, which says what is wrong with it.
-        const name = typeof body['name'] === 'string' ? (body['name'].trim() === '' ? undefined : body['name'].trim()) : body['name'];
+        const name = typeof body.name === 'string' ? (body.name.trim() === '' ? undefined : body.name.trim()) : body.name;
         let created;
         try {
           await claimOnce(services, viewer, body);
-          created = await tokens.create({ name, expiresAt: expiryOf(body['expires']) }, viewer.principal);
+          created = await tokens.create({ name, expiresAt: expiryOf(body.expires) }, viewer.principal);
         } catch (error) {
           if (!(error instanceof SvcError) || (error.status !== 400 && error.status !== 409)) throw error;
-          const said = error.status === 409
-            ? 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'
-            : `${error.message}${error.hint ? ` ${error.hint}` : ''}`;
+          const said =
+            error.status === 409
+              ? 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'
+              : `${error.message}${error.hint ? ` ${error.hint}` : ''}`;
           return listPage(services, ctx, viewer, notice('error', said), error.status);
         }
-        await listPage(services, ctx, viewer, html`<section class="card created" aria-labelledby="created-title">
+        await listPage(
+          services,
+          ctx,
+          viewer,
+          html`<section class="card created" aria-labelledby="created-title">
   <h2 id="created-title">Token ${created.token.name ?? created.token.id} created</h2>
   <p role="status">Copy the token now: it is shown this once and never again.</p>
   <label for="secret">Token</label>
   <div class="copy-row"><input id="secret" type="text" readonly value="${created.secret}" spellcheck="false"><button type="button" data-copy="secret" hidden>Copy</button></div>
-</section>`);
+</section>`,
+        );
       });
     },
 
@@ -107,18 +130,26 @@ export function tokenPages(services: DashboardServices) {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
-        const token = (await tokens.list(viewer.principal)).find((t) => t.id === ctx.params['id']);
-        if (token === undefined) throw new SvcError('not_found', `workspace ${viewer.session.workspace} has no token ${ctx.params['id']}.`, { hint: 'It may have been revoked already.' });
-        sendPage(ctx, page({
-          title: 'Revoke a token',
-          section: 'tokens',
-          viewer,
-          body: confirmCard(
+        const token = (await tokens.list(viewer.principal)).find((t) => t.id === ctx.params.id);
+        if (token === undefined)
+          throw new SvcError('not_found', `workspace ${viewer.session.workspace} has no token ${ctx.params.id}.`, {
+            hint: 'It may have been revoked already.',
+          });
+        sendPage(
+          ctx,
+          page({
+            title: 'Revoke a token',
+            section: 'tokens',
             viewer,
-            html`Revoke <strong>${token.name ?? token.id}</strong> (<code>${token.id}</code>)? Everything that uses it is refused from the next request on. This cannot be undone.`,
-            `${TOKENS}/${token.id}/revoke`, `Revoke ${token.name ?? token.id}`, TOKENS,
-          ),
-        }));
+            body: confirmCard(
+              viewer,
+              html`Revoke <strong>${token.name ?? token.id}</strong> (<code>${token.id}</code>)? Everything that uses it is refused from the next request on. This cannot be undone.`,
+              `${TOKENS}/${token.id}/revoke`,
+              `Revoke ${token.name ?? token.id}`,
+              TOKENS,
+            ),
+          }),
+        );
       });
     },
 
@@ -128,7 +159,7 @@ export function tokenPages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         checkCsrf(ctx, body, viewer.session.csrf);
-        const token = await tokens.revoke(ctx.params['id'], viewer.principal, roleIn(viewer.account, viewer.session.workspace));
+        const token = await tokens.revoke(ctx.params.id, viewer.principal, roleIn(viewer.account, viewer.session.workspace));
         redirect(ctx, `${TOKENS}?revoked=${encodeURIComponent(token.name ?? token.id)}`);
       });
     },

@@ -31,32 +31,42 @@ export function workspacePages(services: DashboardServices) {
       const body = await readForm(ctx);
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
-      await renderErrors(ctx, viewer, () => form(services, ctx, viewer, body, async () => {
-        await claimOnce(services, viewer, body);
-        const { member, signIn } = await members.invite({ name: body['name'], role: body['role'] }, viewer.principal);
-        const link = `${services.publicUrl ?? ctx.origin}/login#${signIn.secret}`;
-        await show(services, ctx, viewer, html`<section class="card created" aria-labelledby="invited">
+      await renderErrors(ctx, viewer, () =>
+        form(services, ctx, viewer, body, async () => {
+          await claimOnce(services, viewer, body);
+          const { member, signIn } = await members.invite({ name: body.name, role: body.role }, viewer.principal);
+          const link = `${services.publicUrl ?? ctx.origin}/login#${signIn.secret}`;
+          await show(
+            services,
+            ctx,
+            viewer,
+            html`<section class="card created" aria-labelledby="invited">
   <h2 id="invited">${member.name} is invited as ${member.role}</h2>
   <p role="status">Send them this link: it signs them in once, until ${signIn.expiresAt.slice(0, 16).replace('T', ' ')} UTC. It is shown this once.</p>
   <label for="invitation">Invitation link</label>
   <div class="copy-row"><input id="invitation" type="text" readonly value="${link}" spellcheck="false"><button type="button" data-copy="invitation" hidden>Copy</button></div>
-</section>`);
-      }));
+</section>`,
+          );
+        }),
+      );
     },
 
     async confirmRemove(ctx: Params): Promise<void> {
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
-        const member = (await members.list(viewer.principal)).find((m) => m.id === ctx.params['id']);
-        if (member === undefined) throw new SvcError('not_found', `workspace ${viewer.session.workspace} has no member ${ctx.params['id']}.`);
-        sendPage(ctx, page({
-          title: `Remove ${member.name}?`,
-          section: 'workspace',
-          viewer,
-          body: html`<div class="card"><p>${member.name} loses workspace ${viewer.session.workspace}: signed out of it at once, and every token they made there is revoked.</p>
+        const member = (await members.list(viewer.principal)).find((m) => m.id === ctx.params.id);
+        if (member === undefined) throw new SvcError('not_found', `workspace ${viewer.session.workspace} has no member ${ctx.params.id}.`);
+        sendPage(
+          ctx,
+          page({
+            title: `Remove ${member.name}?`,
+            section: 'workspace',
+            viewer,
+            body: html`<div class="card"><p>${member.name} loses workspace ${viewer.session.workspace}: signed out of it at once, and every token they made there is revoked.</p>
   <form method="post" action="${ctx.path}" class="actions">${csrfField(viewer)}<button type="submit" class="danger">Remove ${member.name}</button><a href="${WORKSPACE}">Cancel</a></form></div>`,
-        }));
+          }),
+        );
       });
     },
 
@@ -64,36 +74,42 @@ export function workspacePages(services: DashboardServices) {
       const body = await readForm(ctx);
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
-      await renderErrors(ctx, viewer, () => form(services, ctx, viewer, body, async () => {
-        const removed = await members.remove(ctx.params['id'], viewer.principal);
-        redirect(ctx, `${WORKSPACE}?done=${encodeURIComponent(`${removed.name} was removed from ${viewer.session.workspace}.`)}`);
-      }));
+      await renderErrors(ctx, viewer, () =>
+        form(services, ctx, viewer, body, async () => {
+          const removed = await members.remove(ctx.params.id, viewer.principal);
+          redirect(ctx, `${WORKSPACE}?done=${encodeURIComponent(`${removed.name} was removed from ${viewer.session.workspace}.`)}`);
+        }),
+      );
     },
 
     async switchTo(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
-      await renderErrors(ctx, viewer, () => form(services, ctx, viewer, body, async () => {
-        const name = body['workspace'];
-        if (typeof name !== 'string' || !viewer.account.workspaces.includes(name)) {
-          throw new SvcError('not_found', `you have no workspace ${JSON.stringify(name)}.`);
-        }
-        await sessions.switchWorkspace(viewer.secret, name);
-        redirect(ctx, `${WORKSPACE}?done=${encodeURIComponent(`You are in workspace ${name} now.`)}`);
-      }));
+      await renderErrors(ctx, viewer, () =>
+        form(services, ctx, viewer, body, async () => {
+          const name = body.workspace;
+          if (typeof name !== 'string' || !viewer.account.workspaces.includes(name)) {
+            throw new SvcError('not_found', `you have no workspace ${JSON.stringify(name)}.`);
+          }
+          await sessions.switchWorkspace(viewer.secret, name);
+          redirect(ctx, `${WORKSPACE}?done=${encodeURIComponent(`You are in workspace ${name} now.`)}`);
+        }),
+      );
     },
 
     async create(ctx: Context): Promise<void> {
       const body = await readForm(ctx);
       const viewer = await signedIn(ctx, services);
       if (viewer === null) return;
-      await renderErrors(ctx, viewer, () => form(services, ctx, viewer, body, async () => {
-        await claimOnce(services, viewer, body);
-        const created = await members.createWorkspace(body['name'], viewer.principal);
-        await sessions.switchWorkspace(viewer.secret, created.name);
-        redirect(ctx, `${WORKSPACE}?done=${encodeURIComponent(`Workspace ${created.name} is created; you own it and are in it now.`)}`);
-      }));
+      await renderErrors(ctx, viewer, () =>
+        form(services, ctx, viewer, body, async () => {
+          await claimOnce(services, viewer, body);
+          const created = await members.createWorkspace(body.name, viewer.principal);
+          await sessions.switchWorkspace(viewer.secret, created.name);
+          redirect(ctx, `${WORKSPACE}?done=${encodeURIComponent(`Workspace ${created.name} is created; you own it and are in it now.`)}`);
+        }),
+      );
     },
   };
 }
@@ -108,17 +124,20 @@ async function show(services: DashboardServices, ctx: Context, viewer: Viewer, t
   const joined = people.filter((m) => m.joined);
   const invited = people.filter((m) => !m.joined);
   const domains = services.domains ? await services.domains.list(workspace.name) : null;
-  const row = (member: Member) => html`<tr><td>${member.name}${member.id === viewer.account.id ? ' (you)' : ''}</td><td><code>${member.id}</code></td><td>${member.role}</td>${owner ? html`<td>${member.id === viewer.account.id ? '' : html`<a href="${WORKSPACE}/members/${member.id}/remove">Remove<span class="visually-hidden"> ${member.name}</span></a>`}</td>` : ''}</tr>`;
+  const row = (member: Member) =>
+    html`<tr><td>${member.name}${member.id === viewer.account.id ? ' (you)' : ''}</td><td><code>${member.id}</code></td><td>${member.role}</td>${owner ? html`<td>${member.id === viewer.account.id ? '' : html`<a href="${WORKSPACE}/members/${member.id}/remove">Remove<span class="visually-hidden"> ${member.name}</span></a>`}</td>` : ''}</tr>`;
   const table = (list: readonly Member[], caption: string) => html`<div class="scroll"><table>
   <caption class="visually-hidden">${caption}</caption>
   <thead><tr><th scope="col">Name</th><th scope="col">Account</th><th scope="col">Role</th>${owner ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
   <tbody>${list.map(row)}</tbody>
 </table></div>`;
-  sendPage(ctx, page({
-    title: `Workspace ${workspace.name}`,
-    section: 'workspace',
-    viewer,
-    body: html`${top ?? ''}${typeof ctx.query['done'] === 'string' ? notice('ok', ctx.query['done']) : ''}
+  sendPage(
+    ctx,
+    page({
+      title: `Workspace ${workspace.name}`,
+      section: 'workspace',
+      viewer,
+      body: html`${top ?? ''}${typeof ctx.query.done === 'string' ? notice('ok', ctx.query.done) : ''}
 <section class="card" aria-labelledby="about">
   <h2 id="about">About</h2>
   <dl class="facts"><dt>Name</dt><dd>${workspace.name}</dd><dt>Plan</dt><dd>${workspace.plan}</dd><dt>Your role</dt><dd>${roleIn(viewer.account, workspace.name)}</dd><dt>Created</dt><dd><time datetime="${workspace.createdAt}">${workspace.createdAt.slice(0, 10)}</time></dd></dl>
@@ -127,7 +146,9 @@ async function show(services: DashboardServices, ctx: Context, viewer: Viewer, t
   <h2 id="members">Members</h2>
   ${table(joined, 'Members')}
   ${invited.length === 0 ? '' : html`<h3>Invited, not signed in yet</h3>${table(invited, 'Open invitations')}`}
-  ${owner ? html`<form method="post" action="${WORKSPACE}/invitations" class="invite">
+  ${
+    owner
+      ? html`<form method="post" action="${WORKSPACE}/invitations" class="invite">
     ${csrfField(viewer)}${onceField()}
     <h3>Invite someone</h3>
     <label for="invite-name">Their name</label>
@@ -136,14 +157,21 @@ async function show(services: DashboardServices, ctx: Context, viewer: Viewer, t
     <select id="invite-role" name="role"><option value="member">member: uses the workspace</option><option value="owner">owner: also invites and removes people</option></select>
     <p class="help">You get a one-time sign-in link for them, valid for 7 days. Send it to them yourself.</p>
     <button type="submit">Invite</button>
-  </form>` : html`<p class="help">Only an owner invites and removes people.</p>`}
+  </form>`
+      : html`<p class="help">Only an owner invites and removes people.</p>`
+  }
 </section>
 ${domainsCard(domains, workspace.plan)}
 <section class="card" aria-labelledby="yours">
   <h2 id="yours">Your workspaces</h2>
-  <ul class="plain">${mine.map(({ workspace: w, role }) => html`<li>${w.name === workspace.name
-  ? html`<strong>${w.name}</strong> (${role}, current)`
-  : html`<form method="post" action="${WORKSPACE}/switch" class="inline">${csrfField(viewer)}<input type="hidden" name="workspace" value="${w.name}"><button type="submit" class="link">Switch to ${w.name}</button> (${role})</form>`}</li>`)}</ul>
+  <ul class="plain">${mine.map(
+    ({ workspace: w, role }) =>
+      html`<li>${
+        w.name === workspace.name
+          ? html`<strong>${w.name}</strong> (${role}, current)`
+          : html`<form method="post" action="${WORKSPACE}/switch" class="inline">${csrfField(viewer)}<input type="hidden" name="workspace" value="${w.name}"><button type="submit" class="link">Switch to ${w.name}</button> (${role})</form>`
+      }</li>`,
+  )}</ul>
   <form method="post" action="${WORKSPACE}s" class="create">
     ${csrfField(viewer)}${onceField()}
     <label for="new-workspace">New workspace</label>
@@ -152,11 +180,19 @@ ${domainsCard(domains, workspace.plan)}
     <button type="submit">Create workspace</button>
   </form>
 </section>`,
-  }), status);
+    }),
+    status,
+  );
 }
 
 /** Runs a form's change, or shows the page again with what was wrong (a 4xx the person can fix). */
-async function form(services: DashboardServices, ctx: Context, viewer: Viewer, body: Record<string, unknown>, change: () => Promise<void>): Promise<void> {
+async function form(
+  services: DashboardServices,
+  ctx: Context,
+  viewer: Viewer,
+  body: Record<string, unknown>,
+  change: () => Promise<void>,
+): Promise<void> {
   checkCsrf(ctx, body, viewer.session.csrf);
   try {
     await change();

@@ -10,7 +10,7 @@ export interface Challenge {
 }
 
 export function parseChallenge(header: string | string[] | undefined): Challenge | null {
-  const text = Array.isArray(header) ? header.join(', ') : header ?? '';
+  const text = Array.isArray(header) ? header.join(', ') : (header ?? '');
   const match = /^\s*(Bearer|Basic)\b\s*(.*)$/i.exec(text);
   if (!match) return null;
   const params: Record<string, string> = {};

@@ -13,7 +13,13 @@ import type { PersistedMap } from './persisted-map.js';
 import type { ImageReference } from './reference.js';
 import type { RegistryClient } from './registry-client.js';
 
-export async function currentBaseDigest(client: RegistryClient, reference: ImageReference, name: string, lastSeen: PersistedMap, log: BuildLog): Promise<string> {
+export async function currentBaseDigest(
+  client: RegistryClient,
+  reference: ImageReference,
+  name: string,
+  lastSeen: PersistedMap,
+  log: BuildLog,
+): Promise<string> {
   if (reference.digest !== null) return reference.digest;
   try {
     const digest = await client.manifestDigest(reference.repository, reference.tag!, MANIFEST_ACCEPT);

@@ -43,12 +43,17 @@ export async function resolveBaseImage(client: RegistryClient, reference: ImageR
     manifest = await client.getManifest(reference.repository, entry.digest, MANIFEST_ACCEPT);
   }
   if (!isImageManifest(manifest.mediaType)) {
-    throw new SvcError('image_build_failed', `the base image ${name} is a ${manifest.mediaType || 'manifest of no media type'}, not an OCI or Docker v2 image`, {
-      hint: 'Use a base image pushed with a current Docker or OCI tool (imageBase, SVC_IMAGE_BASE).',
-    });
+    throw new SvcError(
+      'image_build_failed',
+      `the base image ${name} is a ${manifest.mediaType || 'manifest of no media type'}, not an OCI or Docker v2 image`,
+      {
+        hint: 'Use a base image pushed with a current Docker or OCI tool (imageBase, SVC_IMAGE_BASE).',
+      },
+    );
   }
   const body = parse(manifest.bytes, name) as { config?: Descriptor; layers?: Descriptor[] };
-  if (body.config === undefined || !Array.isArray(body.layers)) throw new SvcError('image_build_failed', `the manifest of the base image ${name} has no config or layers`);
+  if (body.config === undefined || !Array.isArray(body.layers))
+    throw new SvcError('image_build_failed', `the manifest of the base image ${name} has no config or layers`);
   const config = JSON.parse((await client.getBlob(reference.repository, body.config.digest)).toString('utf8')) as ImageConfig;
   const wanted = platform.split('/')[1];
   if (config.architecture !== undefined && config.architecture !== wanted) {
@@ -57,19 +62,30 @@ export async function resolveBaseImage(client: RegistryClient, reference: ImageR
     });
   }
   if (!Array.isArray(config.rootfs?.diff_ids) || config.rootfs.diff_ids.length !== body.layers.length) {
-    throw new SvcError('image_build_failed', `the base image ${name} is inconsistent: its config lists ${config.rootfs?.diff_ids?.length ?? 0} layers, its manifest ${body.layers.length}`);
+    throw new SvcError(
+      'image_build_failed',
+      `the base image ${name} is inconsistent: its config lists ${config.rootfs?.diff_ids?.length ?? 0} layers, its manifest ${body.layers.length}`,
+    );
   }
-  return { reference, digest: manifest.digest, format: manifest.mediaType === OCI_MANIFEST ? 'oci' : 'docker', layers: body.layers, config };
+  return {
+    reference,
+    digest: manifest.digest,
+    format: manifest.mediaType === OCI_MANIFEST ? 'oci' : 'docker',
+    layers: body.layers,
+    config,
+  };
 }
 
 function pickPlatform(index: unknown, platform: Platform, name: string): Descriptor {
   const [os, architecture] = platform.split('/');
-  const entries = ((index as { manifests?: unknown }).manifests ?? []) as (Descriptor & { platform?: { os?: string; architecture?: string } })[];
+  const entries = ((index as { manifests?: unknown }).manifests ?? []) as (Descriptor & {
+    platform?: { os?: string; architecture?: string };
+  })[];
   const found = entries.find((entry) => entry.platform?.os === os && entry.platform?.architecture === architecture);
   if (found === undefined) {
     const offered = entries.map((entry) => `${entry.platform?.os}/${entry.platform?.architecture}`).join(', ');
     throw new SvcError('image_build_failed', `the base image ${name} has no ${platform} variant (it has: ${offered || 'none'})`, {
-      hint: 'Pick a base image built for your Nomad clients\' platform, or set imagePlatform (SVC_IMAGE_PLATFORM).',
+      hint: "Pick a base image built for your Nomad clients' platform, or set imagePlatform (SVC_IMAGE_PLATFORM).",
     });
   }
   return found;

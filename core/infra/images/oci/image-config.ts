@@ -29,19 +29,36 @@ export function imageConfig(base: BaseImage, layers: readonly SvcLayer[], labels
   const created = base.config.created;
   config.history = [
     ...(base.config.history ?? []),
-    ...layers.map((layer) => ({ ...(created === undefined ? {} : { created }), created_by: layer.createdBy, comment: `svc ${labels.svcVersion}` })),
+    ...layers.map((layer) => ({
+      ...(created === undefined ? {} : { created }),
+      created_by: layer.createdBy,
+      comment: `svc ${labels.svcVersion}`,
+    })),
   ];
   const inner = { ...(config.config ?? {}) };
   inner.Env = withEnv(inner.Env ?? [], {
-    PYTHONPATH: [...layers].reverse().map((layer) => layer.path).join(':'),
+    PYTHONPATH: [...layers]
+      .reverse()
+      .map((layer) => layer.path)
+      .join(':'),
     PYTHONDONTWRITEBYTECODE: '1',
   });
-  inner.Labels = { ...(inner.Labels ?? {}), 'dev.svc.image-id': labels.imageId, 'dev.svc.python-version': labels.pythonVersion, 'dev.svc.version': labels.svcVersion };
+  inner.Labels = {
+    ...(inner.Labels ?? {}),
+    'dev.svc.image-id': labels.imageId,
+    'dev.svc.python-version': labels.pythonVersion,
+    'dev.svc.version': labels.svcVersion,
+  };
   config.config = inner;
   return config;
 }
 
-export function imageManifest(base: BaseImage, configBytes: Buffer, configDigest: string, layers: readonly SvcLayer[]): { bytes: Buffer; mediaType: string } {
+export function imageManifest(
+  base: BaseImage,
+  configBytes: Buffer,
+  configDigest: string,
+  layers: readonly SvcLayer[],
+): { bytes: Buffer; mediaType: string } {
   const types = formatTypes(base.format);
   const own: Descriptor[] = layers.map((layer) => ({ mediaType: types.layer, digest: layer.blob.digest, size: layer.blob.size }));
   const manifest = {

@@ -34,7 +34,7 @@ import { currentBaseDigest } from './base-digest.js';
 import { PACKAGES_DIR, RUNTIME_DIR } from './defaults.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
 import { parseImageReference, pinnedReference, type RegistryTarget } from './reference.js';
-import { RegistryClient, sha256, type RegistryCredentials } from './registry-client.js';
+import { RegistryClient, type RegistryCredentials } from './registry-client.js';
 import { copySdk, sdkDigest } from './sdk-files.js';
 import type { LayerBlob } from './tar-layer.js';
 import { installWheels } from './wheel-install.js';
@@ -103,7 +103,9 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
       const own: SvcLayer[] = [await runtimeLayer(spec, requirements, emit)];
       if (spec.pythonPackages.length > 0) own.push(await packagesLayer(spec, emit));
       for (const layer of own) await pushLayer(repository, layer, emit);
-      const config = Buffer.from(JSON.stringify(imageConfig(base, own, { imageId: spec.id, pythonVersion: spec.pythonVersion, svcVersion })));
+      const config = Buffer.from(
+        JSON.stringify(imageConfig(base, own, { imageId: spec.id, pythonVersion: spec.pythonVersion, svcVersion })),
+      );
       const configDigest = await target.pushBytes(repository, config);
       const manifest = imageManifest(base, config, configDigest, own);
       const tag = key.replace(/^oci-/, 'svc-');
@@ -120,9 +122,13 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
     // Official python images say their version in PYTHON_VERSION; other bases are trusted.
     const declared = base.config.config?.Env?.find((entry) => entry.startsWith('PYTHON_VERSION='))?.slice('PYTHON_VERSION='.length);
     if (declared !== undefined && declared !== pythonVersion && !declared.startsWith(`${pythonVersion}.`)) {
-      throw new SvcError('image_build_failed', `the base image ${name} has Python ${declared}, but the image asks for Python ${pythonVersion}`, {
-        hint: 'Name a base image with that Python (imageBase, SVC_IMAGE_BASE; {python} in it stands for the version), or change python_version in Image(...).',
-      });
+      throw new SvcError(
+        'image_build_failed',
+        `the base image ${name} has Python ${declared}, but the image asks for Python ${pythonVersion}`,
+        {
+          hint: 'Name a base image with that Python (imageBase, SVC_IMAGE_BASE; {python} in it stands for the version), or change python_version in Image(...).',
+        },
+      );
     }
   }
 
@@ -166,9 +172,21 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
   async function runtimeLayer(spec: ImageSpec, requirements: readonly string[], emit: BuildLog): Promise<SvcLayer> {
     const key = `runtime-${hash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform: options.platform, requirements, sdk: await sdkDigest() })}`;
     const blob = await cachedLayer(key, RUNTIME_DIR, emit, async (dir, log) => {
-      log(`building the runtime layer ${key}: svc ${svcVersion}, ${requirements.join(', ')} for Python ${spec.pythonVersion} on ${options.platform}`);
+      log(
+        `building the runtime layer ${key}: svc ${svcVersion}, ${requirements.join(', ')} for Python ${spec.pythonVersion} on ${options.platform}`,
+      );
       await copySdk(dir);
-      await installWheels({ python: options.python, pythonVersion: spec.pythonVersion, platform: options.platform, packages: requirements, into: dir, hint: "pip could not get wheels of the runtime's own requirements for that platform and Python: check that pip reaches its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf)." }, log);
+      await installWheels(
+        {
+          python: options.python,
+          pythonVersion: spec.pythonVersion,
+          platform: options.platform,
+          packages: requirements,
+          into: dir,
+          hint: "pip could not get wheels of the runtime's own requirements for that platform and Python: check that pip reaches its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).",
+        },
+        log,
+      );
     });
     return { blob, path: RUNTIME_DIR, createdBy: `svc: the svc ${svcVersion} runtime (${requirements.join(' ')})` };
   }
@@ -177,17 +195,33 @@ export function createOciBuilder(options: OciBuilderOptions): ImageBuilder {
     const key = `packages-${hash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform: options.platform, packages: spec.pythonPackages })}`;
     const blob = await cachedLayer(key, PACKAGES_DIR, emit, async (dir, log) => {
       log(`building the packages layer ${key}: ${spec.pythonPackages.join(', ')} for Python ${spec.pythonVersion} on ${options.platform}`);
-      await installWheels({
-        python: options.python, pythonVersion: spec.pythonVersion, platform: options.platform, packages: spec.pythonPackages, into: dir,
-        hint: `Check the names and versions in Image.add_python_packages([...]): each must have a wheel for ${options.platform} and Python ${spec.pythonVersion} (svc builds docker images without running the target's Python, so source-only packages cannot be installed).`,
-      }, log);
+      await installWheels(
+        {
+          python: options.python,
+          pythonVersion: spec.pythonVersion,
+          platform: options.platform,
+          packages: spec.pythonPackages,
+          into: dir,
+          hint: `Check the names and versions in Image.add_python_packages([...]): each must have a wheel for ${options.platform} and Python ${spec.pythonVersion} (svc builds docker images without running the target's Python, so source-only packages cannot be installed).`,
+        },
+        log,
+      );
     });
     return { blob, path: PACKAGES_DIR, createdBy: `svc: pip install ${spec.pythonPackages.join(' ')}` };
   }
 
   /** A layer of svc's from the cache, or built once (builds of one key in this process at once share one). */
-  function cachedLayer(key: string, under: string, emit: BuildLog, fill: (dir: string, log: BuildLog) => Promise<void>): Promise<LayerBlob> {
-    return sharedBuild(`oci-layer:${root}:${key}`, emit, async (log) => (await layers.find(key)) ?? layers.build(key, under, (dir) => fill(dir, log)));
+  function cachedLayer(
+    key: string,
+    under: string,
+    emit: BuildLog,
+    fill: (dir: string, log: BuildLog) => Promise<void>,
+  ): Promise<LayerBlob> {
+    return sharedBuild(
+      `oci-layer:${root}:${key}`,
+      emit,
+      async (log) => (await layers.find(key)) ?? layers.build(key, under, (dir) => fill(dir, log)),
+    );
   }
 
   async function pushLayer(repository: string, layer: SvcLayer, emit: BuildLog): Promise<void> {

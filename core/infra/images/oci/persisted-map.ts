@@ -33,7 +33,8 @@ export class PersistedMap {
     let read: [string, string][] = [];
     try {
       const value = JSON.parse(await readFile(this.file, 'utf8')) as unknown;
-      if (value !== null && typeof value === 'object') read = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+      if (value !== null && typeof value === 'object')
+        read = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
     } catch {
       // None yet, or unreadable: start empty.
     }

@@ -41,9 +41,10 @@ function isHost(text: string): boolean {
 }
 
 export function parseImageReference(text: string): ImageReference {
-  const bad = (why: string) => new SvcError('config_invalid', `${JSON.stringify(text)} is not an image reference: ${why}`, {
-    hint: 'Write it as Docker does: [registry-host[:port]/]repository[:tag][@sha256:<digest>], e.g. python:3.11-slim or registry.example.com/base/python:3.11.',
-  });
+  const bad = (why: string) =>
+    new SvcError('config_invalid', `${JSON.stringify(text)} is not an image reference: ${why}`, {
+      hint: 'Write it as Docker does: [registry-host[:port]/]repository[:tag][@sha256:<digest>], e.g. python:3.11-slim or registry.example.com/base/python:3.11.',
+    });
   let rest = text.trim();
   let digest: string | null = null;
   const at = rest.indexOf('@');
@@ -67,7 +68,8 @@ export function parseImageReference(text: string): ImageReference {
   let repository = namesHost ? rest.slice(slash + 1) : rest;
   if (namesHost && !isHost(host)) throw bad(`${JSON.stringify(host)} is not a registry host[:port]`);
   if (host === DOCKER_HUB && !repository.includes('/')) repository = `library/${repository}`;
-  if (!REPOSITORY.test(repository)) throw bad(`the repository ${JSON.stringify(repository)} must be lowercase letters and digits separated by . _ __ - or /`);
+  if (!REPOSITORY.test(repository))
+    throw bad(`the repository ${JSON.stringify(repository)} must be lowercase letters and digits separated by . _ __ - or /`);
   if (tag === null && digest === null) tag = 'latest';
   return { host, origin: registryOrigin(host, null), repository, tag, digest };
 }
@@ -76,12 +78,15 @@ export function parseImageReference(text: string): ImageReference {
 export function parseRegistryTarget(text: string): RegistryTarget | { problem: string } {
   const match = /^(?:(https?):\/\/)?([^/\s]+)((?:\/[^/\s]+)*)\/*$/.exec(text.trim());
   const example = 'such as registry.example.com:5000/svc, or http://10.0.0.5:5000 for a registry without TLS';
-  if (!match) return { problem: `expected a registry host[:port] with an optional repository prefix, ${example}; got ${JSON.stringify(text)}` };
+  if (!match)
+    return { problem: `expected a registry host[:port] with an optional repository prefix, ${example}; got ${JSON.stringify(text)}` };
   const [, scheme, host, path] = match as unknown as [string, string | undefined, string, string];
   if (!isHost(host)) return { problem: `${JSON.stringify(host)} is not a registry host[:port] (${example})` };
   const prefix = path.replace(/^\//, '');
   if (prefix !== '' && !REPOSITORY.test(prefix)) {
-    return { problem: `the repository prefix ${JSON.stringify(prefix)} must be lowercase letters and digits separated by . _ __ - or / (${example})` };
+    return {
+      problem: `the repository prefix ${JSON.stringify(prefix)} must be lowercase letters and digits separated by . _ __ - or / (${example})`,
+    };
   }
   if (host === DOCKER_HUB && scheme === 'http') return { problem: 'Docker Hub answers over https only' };
   return { host, origin: registryOrigin(host, scheme ?? null), prefix };

@@ -73,12 +73,20 @@ export class RegistryClient {
 
   async getManifest(repository: string, reference: string, accept: string): Promise<Manifest> {
     const what = `the manifest ${repository}:${reference}`;
-    const answer = await this.call({ method: 'GET', url: this.url(`/v2/${repository}/manifests/${reference}`), scopes: [pull(repository)], headers: { accept }, what });
+    const answer = await this.call({
+      method: 'GET',
+      url: this.url(`/v2/${repository}/manifests/${reference}`),
+      scopes: [pull(repository)],
+      headers: { accept },
+      what,
+    });
     const bytes = Buffer.from(await answer.body.arrayBuffer());
     const digest = sha256(bytes);
     const mediaType = (header(answer.headers['content-type']) ?? '').split(';')[0]!.trim() || mediaTypeOf(bytes);
     if (reference.startsWith('sha256:') && digest !== reference) {
-      throw new SvcError('image_build_failed', `the registry ${this.host} sent ${what} with the digest ${digest}`, { hint: 'The registry or a proxy in between changed the manifest; retry, and check the registry.' });
+      throw new SvcError('image_build_failed', `the registry ${this.host} sent ${what} with the digest ${digest}`, {
+        hint: 'The registry or a proxy in between changed the manifest; retry, and check the registry.',
+      });
     }
     return { bytes, mediaType, digest };
   }
@@ -108,7 +116,13 @@ export class RegistryClient {
   }
 
   async hasBlob(repository: string, digest: string): Promise<boolean> {
-    const answer = await this.call({ method: 'HEAD', url: this.url(`/v2/${repository}/blobs/${digest}`), scopes: [push(repository)], what: `the blob ${digest} in ${repository}`, accept404: true });
+    const answer = await this.call({
+      method: 'HEAD',
+      url: this.url(`/v2/${repository}/blobs/${digest}`),
+      scopes: [push(repository)],
+      what: `the blob ${digest} in ${repository}`,
+      accept404: true,
+    });
     await answer.body.dump();
     // A registry that keeps blobs in object storage may answer with a redirect to it: the blob exists.
     return answer.status === 200 || (answer.status >= 300 && answer.status < 400);
@@ -117,7 +131,12 @@ export class RegistryClient {
   /** Asks the registry to link a blob `from` another of its repositories into `repository`; false when it could not. */
   async mountBlob(repository: string, digest: string, from: string): Promise<boolean> {
     const query = `?mount=${encodeURIComponent(digest)}&from=${encodeURIComponent(from)}`;
-    const answer = await this.call({ method: 'POST', url: this.url(`/v2/${repository}/blobs/uploads/${query}`), scopes: [push(repository), pull(from)], what: `a mount of ${digest} from ${from} into ${repository}` });
+    const answer = await this.call({
+      method: 'POST',
+      url: this.url(`/v2/${repository}/blobs/uploads/${query}`),
+      scopes: [push(repository), pull(from)],
+      what: `a mount of ${digest} from ${from} into ${repository}`,
+    });
     await answer.body.dump();
     // 201: mounted. 202: the registry opened an upload session instead, which it expires by itself.
     return answer.status === 201;
@@ -136,10 +155,18 @@ export class RegistryClient {
   }
 
   private async upload(repository: string, digest: string, size: number, body: () => Buffer | Readable): Promise<void> {
-    const started = await this.call({ method: 'POST', url: this.url(`/v2/${repository}/blobs/uploads/`), scopes: [push(repository)], what: `an upload to ${repository}` });
+    const started = await this.call({
+      method: 'POST',
+      url: this.url(`/v2/${repository}/blobs/uploads/`),
+      scopes: [push(repository)],
+      what: `an upload to ${repository}`,
+    });
     await started.body.dump();
     const done = await this.call({
-      method: 'PUT', url: this.sessionUrl(repository, started, digest), scopes: [push(repository)], what: `the blob ${digest} (${size} bytes) for ${repository}`,
+      method: 'PUT',
+      url: this.sessionUrl(repository, started, digest),
+      scopes: [push(repository)],
+      what: `the blob ${digest} (${size} bytes) for ${repository}`,
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
       body,
     });
@@ -150,21 +177,35 @@ export class RegistryClient {
   async putManifest(repository: string, tag: string, bytes: Buffer, mediaType: string): Promise<string> {
     const digest = sha256(bytes);
     const answer = await this.call({
-      method: 'PUT', url: this.url(`/v2/${repository}/manifests/${tag}`), scopes: [push(repository)], what: `the manifest ${repository}:${tag}`,
+      method: 'PUT',
+      url: this.url(`/v2/${repository}/manifests/${tag}`),
+      scopes: [push(repository)],
+      what: `the manifest ${repository}:${tag}`,
       headers: { 'content-type': mediaType, 'content-length': String(bytes.length) },
       body: () => bytes,
     });
     await answer.body.dump();
     const theirs = header(answer.headers['docker-content-digest']);
     if (theirs !== undefined && theirs !== digest) {
-      throw new SvcError('image_build_failed', `the registry ${this.host} stored the manifest ${repository}:${tag} as ${theirs}, not ${digest}`, { hint: 'The registry rewrote the manifest; svc pins images by digest, so it cannot use this registry as it is.' });
+      throw new SvcError(
+        'image_build_failed',
+        `the registry ${this.host} stored the manifest ${repository}:${tag} as ${theirs}, not ${digest}`,
+        { hint: 'The registry rewrote the manifest; svc pins images by digest, so it cannot use this registry as it is.' },
+      );
     }
     return digest;
   }
 
   /** The digest a tag names now: a HEAD (which Docker Hub does not count as a pull), a GET if the registry sends no digest. */
   async manifestDigest(repository: string, reference: string, accept: string): Promise<string> {
-    const answer = await this.call({ method: 'HEAD', url: this.url(`/v2/${repository}/manifests/${reference}`), scopes: [pull(repository)], headers: { accept }, what: `the manifest ${repository}:${reference}`, accept404: true });
+    const answer = await this.call({
+      method: 'HEAD',
+      url: this.url(`/v2/${repository}/manifests/${reference}`),
+      scopes: [pull(repository)],
+      headers: { accept },
+      what: `the manifest ${repository}:${reference}`,
+      accept404: true,
+    });
     await answer.body.dump();
     const digest = header(answer.headers['docker-content-digest']);
     if (answer.status === 200 && digest !== undefined && /^sha256:[0-9a-f]{64}$/.test(digest)) return digest;
@@ -174,20 +215,35 @@ export class RegistryClient {
 
   /** True when the manifest exists (a HEAD). */
   async hasManifest(repository: string, digest: string, accept: string): Promise<boolean> {
-    const answer = await this.call({ method: 'HEAD', url: this.url(`/v2/${repository}/manifests/${digest}`), scopes: [pull(repository)], headers: { accept }, what: `the manifest ${repository}@${digest}`, accept404: true });
+    const answer = await this.call({
+      method: 'HEAD',
+      url: this.url(`/v2/${repository}/manifests/${digest}`),
+      scopes: [pull(repository)],
+      headers: { accept },
+      what: `the manifest ${repository}@${digest}`,
+      accept404: true,
+    });
     await answer.body.dump();
     return answer.status === 200;
   }
 
   private async fetchBlob(repository: string, digest: string): Promise<Answer> {
-    return this.call({ method: 'GET', url: this.url(`/v2/${repository}/blobs/${digest}`), scopes: [pull(repository)], what: `the blob ${digest} of ${repository}`, follow: true });
+    return this.call({
+      method: 'GET',
+      url: this.url(`/v2/${repository}/blobs/${digest}`),
+      scopes: [pull(repository)],
+      what: `the blob ${digest} of ${repository}`,
+      follow: true,
+    });
   }
 
   /** Where an upload session's bytes go: its Location (relative or absolute) with `?digest=`. */
   private sessionUrl(repository: string, started: Answer, digest: string): string {
     const location = header(started.headers.location);
     if (location === undefined) {
-      throw new SvcError('image_build_failed', `the registry ${this.host} opened an upload to ${repository} without a Location header`, { hint: 'The registry does not follow the distribution spec; check it.' });
+      throw new SvcError('image_build_failed', `the registry ${this.host} opened an upload to ${repository} without a Location header`, {
+        hint: 'The registry does not follow the distribution spec; check it.',
+      });
     }
     // The query is kept byte for byte (it may be signed, `?_state=…`): `digest` is appended, never re-encoded into it.
     const target = new URL(location, this.url(`/v2/${repository}/blobs/uploads/`)).toString();
@@ -223,7 +279,13 @@ export class RegistryClient {
       if (authorization !== undefined && sameOrigin) headers.authorization = authorization;
       let answer: Answer;
       try {
-        answer = await request(url, { method: call.method, headers, body: call.body?.(), headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }) as unknown as Answer;
+        answer = (await request(url, {
+          method: call.method,
+          headers,
+          body: call.body?.(),
+          headersTimeout: TIMEOUT_MS,
+          bodyTimeout: TIMEOUT_MS,
+        })) as unknown as Answer;
       } catch (error) {
         throw registryUnreachable(this.host, `${call.method === 'GET' || call.method === 'HEAD' ? 'read' : 'send'} ${call.what}`, error);
       }
@@ -239,19 +301,28 @@ export class RegistryClient {
   }
 
   private async authorize(challenge: Challenge, scopes: readonly string[]): Promise<string> {
-    const basic = this.credentials === null ? undefined : `Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString('base64')}`;
+    const basic =
+      this.credentials === null
+        ? undefined
+        : `Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString('base64')}`;
     if (challenge.scheme === 'basic') {
       if (basic === undefined) throw registryRefused(this.host, 'access without credentials', 401, '');
       return basic;
     }
     const realm = challenge.params.realm;
-    if (realm === undefined) throw new SvcError('image_build_failed', `the registry ${this.host} asked for a bearer token but named no token server (realm)`);
+    if (realm === undefined)
+      throw new SvcError('image_build_failed', `the registry ${this.host} asked for a bearer token but named no token server (realm)`);
     const tokenUrl = new URL(realm);
     if (challenge.params.service !== undefined) tokenUrl.searchParams.set('service', challenge.params.service);
-    for (const scope of new Set([...scopes, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])) tokenUrl.searchParams.append('scope', scope);
+    for (const scope of new Set([...scopes, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)]))
+      tokenUrl.searchParams.append('scope', scope);
     let answer: Answer;
     try {
-      answer = await request(tokenUrl, { method: 'GET', headers: basic === undefined ? {} : { authorization: basic }, headersTimeout: TIMEOUT_MS }) as unknown as Answer;
+      answer = (await request(tokenUrl, {
+        method: 'GET',
+        headers: basic === undefined ? {} : { authorization: basic },
+        headersTimeout: TIMEOUT_MS,
+      })) as unknown as Answer;
     } catch (error) {
       throw registryUnreachable(this.host, 'get a token from its token server', error);
     }
@@ -265,7 +336,8 @@ export class RegistryClient {
     } catch {
       token = undefined;
     }
-    if (typeof token !== 'string' || token === '') throw new SvcError('image_build_failed', `the token server of ${this.host} answered without a token`);
+    if (typeof token !== 'string' || token === '')
+      throw new SvcError('image_build_failed', `the token server of ${this.host} answered without a token`);
     return `Bearer ${token}`;
   }
 }
@@ -297,5 +369,7 @@ function mediaTypeOf(bytes: Buffer): string {
 }
 
 function corrupted(host: string, repository: string, digest: string): SvcError {
-  return new SvcError('image_build_failed', `the registry ${host} sent bytes for ${repository}@${digest} that do not match that digest`, { hint: 'The download was cut or changed on the way; retry the deploy.' });
+  return new SvcError('image_build_failed', `the registry ${host} sent bytes for ${repository}@${digest} that do not match that digest`, {
+    hint: 'The download was cut or changed on the way; retry the deploy.',
+  });
 }

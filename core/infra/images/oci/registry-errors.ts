@@ -15,7 +15,10 @@ export function registryErrors(body: string): RegistryErrorEntry[] {
   try {
     const value = JSON.parse(body) as { errors?: unknown };
     if (Array.isArray(value.errors)) {
-      return value.errors.map((entry: { code?: unknown; message?: unknown }) => ({ code: String(entry?.code ?? 'UNKNOWN'), message: String(entry?.message ?? '') }));
+      return value.errors.map((entry: { code?: unknown; message?: unknown }) => ({
+        code: String(entry?.code ?? 'UNKNOWN'),
+        message: String(entry?.message ?? ''),
+      }));
     }
   } catch {
     // Not JSON: quoted below.
@@ -47,5 +50,5 @@ function hintFor(status: number): string {
     return 'Give svc an account that may push to the registry: SVC_IMAGE_REGISTRY_USERNAME and SVC_IMAGE_REGISTRY_PASSWORD (a base image on another registry is pulled anonymously).';
   }
   if (status === 404) return 'Check the base image name and tag (imageBase, SVC_IMAGE_BASE) and the repository prefix of imageRegistry.';
-  return 'The registry\'s own message is quoted above; check its logs.';
+  return "The registry's own message is quoted above; check its logs.";
 }

@@ -60,7 +60,10 @@ export async function writeLayer(dir: string, under: string, file: string): Prom
 }
 
 function parentEntries(under: string): Entry[] {
-  const parts = under.replace(/^\/+|\/+$/g, '').split('/').filter(Boolean);
+  const parts = under
+    .replace(/^\/+|\/+$/g, '')
+    .split('/')
+    .filter(Boolean);
   return parts.map((_, index) => ({ name: `${parts.slice(0, index + 1).join('/')}/`, type: 'dir', mode: 0o755, size: 0 }));
 }
 

@@ -40,16 +40,26 @@ export interface WheelInstall {
 }
 
 export async function installWheels(install: WheelInstall, log: BuildLog): Promise<void> {
-  const arch = install.platform === 'linux/arm64' ? 'aarch64' : 'x86_64' as const;
+  const arch = install.platform === 'linux/arm64' ? 'aarch64' : ('x86_64' as const);
   await runLogged(
     {
       command: install.python,
       args: [
-        '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input',
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--no-input',
         // .pyc files would hold the temporary folder's path and differ on every build.
         '--no-compile',
-        '--target', install.into,
-        '--only-binary=:all:', ...manylinuxPlatforms(arch).flatMap((tag) => ['--platform', tag]), '--python-version', install.pythonVersion, '--implementation', 'cp',
+        '--target',
+        install.into,
+        '--only-binary=:all:',
+        ...manylinuxPlatforms(arch).flatMap((tag) => ['--platform', tag]),
+        '--python-version',
+        install.pythonVersion,
+        '--implementation',
+        'cp',
         ...install.packages,
       ],
       what: `pip install (for ${install.platform}, Python ${install.pythonVersion}) ${install.packages.join(' ')}`,

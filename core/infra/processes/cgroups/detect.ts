@@ -45,7 +45,10 @@ export function detectCgroups(input: DetectInput): Detection {
     const offered = controllersOf(dir);
     const missing = V2_CONTROLLERS.filter((controller) => !offered?.includes(controller));
     if (missing.length === 0) return { layout: { files: v2Files, own: { cpu: dir, memory: dir, cpuacct: dir } } };
-    v2Problem = offered === null ? `cgroup2 at ${unified.mountPoint} cannot be read` : `cgroup2 at ${unified.mountPoint} has no ${missing.join(' and ')} controller for svc's cgroup`;
+    v2Problem =
+      offered === null
+        ? `cgroup2 at ${unified.mountPoint} cannot be read`
+        : `cgroup2 at ${unified.mountPoint} has no ${missing.join(' and ')} controller for svc's cgroup`;
   }
 
   const hierarchy = (controller: string) => {

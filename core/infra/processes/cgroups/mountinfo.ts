@@ -25,7 +25,9 @@ export function parseMountinfo(text: string): Mount[] {
       const fields = line.split(' ');
       const separator = fields.indexOf('-', 6);
       if (fields.length < 10 || separator < 0 || fields.length < separator + 4) {
-        throw new Error(`mountinfo line ${index + 1} is not "<id> <parent> <dev> <root> <mount point> <options> [fields] - <type> <source> <options>": ${line}`);
+        throw new Error(
+          `mountinfo line ${index + 1} is not "<id> <parent> <dev> <root> <mount point> <options> [fields] - <type> <source> <options>": ${line}`,
+        );
       }
       return {
         root: unescapeOctal(fields[3]!),

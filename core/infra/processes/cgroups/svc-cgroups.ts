@@ -100,13 +100,17 @@ function cannotMake(error: unknown): string {
   const where = (error as NodeJS.ErrnoException).path ?? '';
   const uid = process.getuid?.();
   if (code === 'EACCES' || code === 'EPERM') {
-    return uid !== undefined && uid !== 0 ? `svc runs as uid ${uid}, not root, and may not write ${where}` : `svc may not write ${where} (${code})`;
+    return uid !== undefined && uid !== 0
+      ? `svc runs as uid ${uid}, not root, and may not write ${where}`
+      : `svc may not write ${where} (${code})`;
   }
   if (code === 'EROFS') return `the cgroup filesystem of ${where} is mounted read-only`;
   // v1 refuses a child's CFS quota above an ancestor's (v2 caps it quietly).
-  if (code === 'EINVAL' && where.endsWith('cpu.cfs_quota_us')) return `the kernel refused the cpu quota in ${where}: svc's own cgroup (or one above it) allows less cpu than the workload's cpu; lower cpu or give svc more`;
+  if (code === 'EINVAL' && where.endsWith('cpu.cfs_quota_us'))
+    return `the kernel refused the cpu quota in ${where}: svc's own cgroup (or one above it) allows less cpu than the workload's cpu; lower cpu or give svc more`;
   // cgroup v2's "no internal processes" rule: a cgroup holding processes cannot hand controllers to children.
-  if (code === 'EBUSY') return `${where} holds processes (svc's own among them), so cgroup v2 does not let it hand cpu and memory to child cgroups; run svc in a cgroup of its own`;
+  if (code === 'EBUSY')
+    return `${where} holds processes (svc's own among them), so cgroup v2 does not let it hand cpu and memory to child cgroups; run svc in a cgroup of its own`;
   return (error as Error).message;
 }
 
@@ -120,12 +124,14 @@ async function sweepStale(svcDirs: CgroupDirs, namespace: string): Promise<void>
     for (const entry of readdirSync(parent, { withFileTypes: true })) {
       // Only folders of svc processes of this pid namespace: elsewhere a live svc's pid may be free here.
       const owner = /^(\d+)-(\d+)-[0-9a-f]+$/.exec(entry.name);
-      if (!entry.isDirectory() || owner === null || owner[1] !== namespace || Number(owner[2]) === process.pid || isAlive(Number(owner[2]))) continue;
+      if (!entry.isDirectory() || owner === null || owner[1] !== namespace || Number(owner[2]) === process.pid || isAlive(Number(owner[2])))
+        continue;
       const stale = path.join(parent, entry.name);
-      const containers = readdirSync(stale, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(stale, e.name));
+      const containers = readdirSync(stale, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => path.join(stale, e.name));
       for (const container of containers) killMembers(container);
       for (let attempt = 1; attempt <= STALE_ATTEMPTS && !removeFolders([...containers, stale]); attempt++) await sleep(STALE_PAUSE_MS);
     }
   }
 }
-

@@ -133,14 +133,23 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   function memoryKilled(container: Container, who: string, worker?: number): boolean {
     const kills = container.memoryKills;
     if (!kills?.sinceLastLook(worker)) return false;
-    log(container, 'system', `${who} of container ${container.id} was killed by the kernel: the container went past its memory limit (${kills.limit})`);
+    log(
+      container,
+      'system',
+      `${who} of container ${container.id} was killed by the kernel: the container went past its memory limit (${kills.limit})`,
+    );
     return true;
   }
 
   function templateFor(unit: DeploymentUnit): CheckpointTemplate {
     const existing = templates.get(unit.key);
     if (existing?.unit === unit) return existing;
-    const template = new CheckpointTemplate({ unit, socketDir, startTimeoutMs, log: (id, stream, text) => emit(unit.key, id, stream, text) });
+    const template = new CheckpointTemplate({
+      unit,
+      socketDir,
+      startTimeoutMs,
+      log: (id, stream, text) => emit(unit.key, id, stream, text),
+    });
     templates.set(unit.key, template);
     return template;
   }
@@ -150,7 +159,12 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     const pythonPath = unit.image.pythonPath;
     const existing = zygotes.get(pythonPath);
     if (closed || noZygote.has(pythonPath) || (existing && (existing.state === 'starting' || existing.state === 'ready'))) return;
-    const zygote = new Zygote({ pythonPath, socketDir, startTimeoutMs, log: (id, stream, text) => emit(ZYGOTE_LOG_UNIT, id, stream, text) });
+    const zygote = new Zygote({
+      pythonPath,
+      socketDir,
+      startTimeoutMs,
+      log: (id, stream, text) => emit(ZYGOTE_LOG_UNIT, id, stream, text),
+    });
     zygotes.set(pythonPath, zygote);
     void zygote.ready.then((ready) => {
       if (ready !== true && zygote.state === 'failed') noZygote.add(pythonPath);
@@ -175,7 +189,11 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       log(container, 'system', `container ${id} forked from zygote ${zygote.id} (pid ${group.pid})`);
       return group;
     } catch (error) {
-      log(container, 'system', `zygote ${zygote.id} could not start container ${id} (${(error as Error).message}); starting it as a new process`);
+      log(
+        container,
+        'system',
+        `zygote ${zygote.id} could not start container ${id} (${(error as Error).message}); starting it as a new process`,
+      );
       return undefined;
     }
   }
@@ -212,10 +230,18 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
           log(container, 'system', `container ${id} forked from checkpoint template ${template.id} (pid ${group.pid})`);
           return group;
         } catch (error) {
-          log(container, 'system', `checkpoint template ${template.id} could not start container ${id} (${(error as Error).message}); starting it without the checkpoint`);
+          log(
+            container,
+            'system',
+            `checkpoint template ${template.id} could not start container ${id} (${(error as Error).message}); starting it without the checkpoint`,
+          );
         }
       } else {
-        log(container, 'system', `checkpoint template of ${unit.workload.name} cannot be used (${why}); starting container ${id} without it: imports and on_start run in it`);
+        log(
+          container,
+          'system',
+          `checkpoint template of ${unit.workload.name} cannot be used (${why}); starting container ${id} without it: imports and on_start run in it`,
+        );
       }
     }
     if (container.state === 'stopping') return undefined;
@@ -241,7 +267,9 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     try {
       cgroup = cgroups.create(id, { cpu: unit.workload.resources.cpu, memoryMiB: unit.workload.resources.memoryMiB });
     } catch (error) {
-      throw new SvcError('container_failed', `container ${id} of ${unit.workload.name} did not start: ${(error as Error).message}.`, { details: { unit: unit.key, container: id, logs: [] } });
+      throw new SvcError('container_failed', `container ${id} of ${unit.workload.name} did not start: ${(error as Error).message}.`, {
+        details: { unit: unit.key, container: id, logs: [] },
+      });
     }
     const socketPaths = workerSocketPaths(socketDir, id, unit.workload.scaling.workers);
     let container: Container | undefined;
@@ -254,11 +282,26 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       restartTimeoutMs: startTimeoutMs,
     });
     container = {
-      id, unit, workers, socketPaths, startedAt: new Date(), healthyAt: undefined, recent: [], state: 'starting', startedFrom: 'process', group: undefined, launched: Promise.resolve(undefined),
-      cgroup, memoryKills: cgroup && new MemoryKills(cgroup),
+      id,
+      unit,
+      workers,
+      socketPaths,
+      startedAt: new Date(),
+      healthyAt: undefined,
+      recent: [],
+      state: 'starting',
+      startedFrom: 'process',
+      group: undefined,
+      launched: Promise.resolve(undefined),
+      cgroup,
+      memoryKills: cgroup && new MemoryKills(cgroup),
     };
     containers.set(id, container);
-    log(container, 'system', `starting container ${id} for ${unit.workload.name} (${socketPaths.length} worker${socketPaths.length === 1 ? '' : 's'})`);
+    log(
+      container,
+      'system',
+      `starting container ${id} for ${unit.workload.name} (${socketPaths.length} worker${socketPaths.length === 1 ? '' : 's'})`,
+    );
     container.launched = launch(container);
     const group = (container.group = await container.launched);
 
@@ -269,11 +312,19 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     if (!group || outcome !== 'healthy' || container.state !== 'starting') {
       const exited = group?.hasExited() === true;
       if (exited) memoryKilled(container, 'a process');
-      const reason = exited ? `exited with ${describeExit(await group!.exited)}` : outcome === 'timeout' ? `did not become healthy within ${startTimeoutMs / 1000} s` : 'was stopped while starting';
+      const reason = exited
+        ? `exited with ${describeExit(await group!.exited)}`
+        : outcome === 'timeout'
+          ? `did not become healthy within ${startTimeoutMs / 1000} s`
+          : 'was stopped while starting';
       await stopContainer(container);
-      throw new SvcError('container_failed', `container ${id} of ${unit.workload.name} ${reason}.${container.recent.length ? `\nLast log lines:\n${container.recent.join('\n')}` : ''}`, {
-        details: { unit: unit.key, container: id, logs: [...container.recent] },
-      });
+      throw new SvcError(
+        'container_failed',
+        `container ${id} of ${unit.workload.name} ${reason}.${container.recent.length ? `\nLast log lines:\n${container.recent.join('\n')}` : ''}`,
+        {
+          details: { unit: unit.key, container: id, logs: [...container.recent] },
+        },
+      );
     }
     container.state = 'healthy';
     container.healthyAt = new Date();
@@ -312,7 +363,8 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     if (!cgroup) return;
     const removal = cgroup.remove().then((removed) => {
       removals.delete(removal);
-      if (!removed) log(container, 'system', `the cgroup of container ${container.id} still holds processes; it is removed when svc starts next`);
+      if (!removed)
+        log(container, 'system', `the cgroup of container ${container.id} still holds processes; it is removed when svc starts next`);
     });
     removals.add(removal);
   }
@@ -362,7 +414,16 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     status(key) {
       return [...containers.values()]
         .filter((c) => c.unit.key === key)
-        .map((c) => ({ id: c.id, unit: key, state: c.state, pid: c.group?.pid, startedAt: c.startedAt, healthyAt: c.healthyAt, startedFrom: c.startedFrom, workers: c.workers.status() }));
+        .map((c) => ({
+          id: c.id,
+          unit: key,
+          state: c.state,
+          pid: c.group?.pid,
+          startedAt: c.startedAt,
+          healthyAt: c.healthyAt,
+          startedFrom: c.startedFrom,
+          workers: c.workers.status(),
+        }));
     },
     template(key) {
       const template = templates.get(key);

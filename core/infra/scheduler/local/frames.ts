@@ -8,7 +8,13 @@ import type { ExitStatus } from '../../processes/group.js';
 
 export type RuntimeEvent =
   | { readonly event: 'listening'; readonly worker: number; readonly pid: number; readonly socket: string }
-  | { readonly event: 'worker_exited'; readonly worker: number; readonly pid: number; readonly status: string; readonly restartIn: number | null }
+  | {
+      readonly event: 'worker_exited';
+      readonly worker: number;
+      readonly pid: number;
+      readonly status: string;
+      readonly restartIn: number | null;
+    }
   /** A call ran past its time-out: the worker stops taking requests and is replaced once it exited. */
   | { readonly event: 'worker_retiring'; readonly worker: number; readonly pid: number }
   | { readonly event: 'ready'; readonly pid: number }
@@ -51,10 +57,14 @@ function parseEvent(value: Record<string, unknown>): RuntimeEvent | null {
   if (!isInt(pid)) return null;
   switch (value.event) {
     case 'listening':
-      return isInt(value.worker) && typeof value.socket === 'string' ? { event: 'listening', worker: value.worker, pid, socket: value.socket } : null;
+      return isInt(value.worker) && typeof value.socket === 'string'
+        ? { event: 'listening', worker: value.worker, pid, socket: value.socket }
+        : null;
     case 'worker_exited': {
       const restartIn = typeof value.restart_in === 'number' ? value.restart_in : null;
-      return isInt(value.worker) && typeof value.status === 'string' ? { event: 'worker_exited', worker: value.worker, pid, status: value.status, restartIn } : null;
+      return isInt(value.worker) && typeof value.status === 'string'
+        ? { event: 'worker_exited', worker: value.worker, pid, status: value.status, restartIn }
+        : null;
     }
     case 'worker_retiring':
       return isInt(value.worker) ? { event: 'worker_retiring', worker: value.worker, pid } : null;

@@ -42,9 +42,13 @@ export class MemoryKills {
   /** Why a request on `worker` broke, when it was memory; undefined otherwise. */
   explain(worker: number): SvcError | undefined {
     if (!this.#killed.has(worker) && this.#count() <= this.#seen) return undefined;
-    return new SvcError('memory_limit_exceeded', `the worker handling this request was killed: its container went past its memory limit (${this.limit}).`, {
-      hint: 'Raise the workload\'s memory option, or use less memory at once; a fresh worker takes the next request.',
-    });
+    return new SvcError(
+      'memory_limit_exceeded',
+      `the worker handling this request was killed: its container went past its memory limit (${this.limit}).`,
+      {
+        hint: "Raise the workload's memory option, or use less memory at once; a fresh worker takes the next request.",
+      },
+    );
   }
 
   #count(): number {

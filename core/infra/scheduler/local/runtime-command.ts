@@ -11,7 +11,13 @@ const EVENTS_FD = '3';
  */
 export function containerArgs(unit: DeploymentUnit, socketDir: string, container: string, cgroupProcs: readonly string[] = []): string[] {
   return [
-    ...moduleArgs(unit), '--socket-dir', socketDir, '--container', container, '--workers', String(unit.workload.scaling.workers),
+    ...moduleArgs(unit),
+    '--socket-dir',
+    socketDir,
+    '--container',
+    container,
+    '--workers',
+    String(unit.workload.scaling.workers),
     ...cgroupProcs.flatMap((file) => ['--cgroup', file]),
   ];
 }

@@ -66,11 +66,15 @@ export class WorkerSet {
     const deregistered = slot.registered ? 'deregistered, ' : '';
     if (event.event === 'worker_retiring') {
       // Before it stops listening: no request is sent to it meanwhile, they wait for its replacement.
-      this.#options.log(`worker ${slot.index} of ${this.#options.containerId} (pid ${event.pid}) is stopping after a call timed out; ${deregistered}a fresh one replaces it`);
+      this.#options.log(
+        `worker ${slot.index} of ${this.#options.containerId} (pid ${event.pid}) is stopping after a call timed out; ${deregistered}a fresh one replaces it`,
+      );
     } else {
       slot.pid = undefined;
       const restart = event.restartIn === null ? 'not restarted' : `restarting in ${event.restartIn} s`;
-      this.#options.log(`worker ${slot.index} of ${this.#options.containerId} (pid ${event.pid}) exited with ${event.status}; ${deregistered}${restart}`);
+      this.#options.log(
+        `worker ${slot.index} of ${this.#options.containerId} (pid ${event.pid}) exited with ${event.status}; ${deregistered}${restart}`,
+      );
     }
     if (slot.registered) {
       slot.registered = false;
@@ -105,7 +109,13 @@ export class WorkerSet {
   }
 
   status(): WorkerStatus[] {
-    return this.#slots.map((slot) => ({ index: slot.index, pid: slot.pid, instanceId: slot.instanceId, socketPath: slot.socketPath, registered: slot.registered }));
+    return this.#slots.map((slot) => ({
+      index: slot.index,
+      pid: slot.pid,
+      instanceId: slot.instanceId,
+      socketPath: slot.socketPath,
+      registered: slot.registered,
+    }));
   }
 
   async #waitSlot(slot: Slot, deadline: number, cancelled: () => boolean): Promise<'healthy' | 'cancelled' | 'timeout'> {
@@ -134,7 +144,11 @@ export class WorkerSet {
 
   async #recover(slot: Slot, pid: number): Promise<void> {
     const current = () => this.#live && slot.pid === pid;
-    const outcome = await waitHealthy({ socketPath: slot.socketPath, timeoutMs: this.#options.restartTimeoutMs, cancelled: () => !current() });
+    const outcome = await waitHealthy({
+      socketPath: slot.socketPath,
+      timeoutMs: this.#options.restartTimeoutMs,
+      cancelled: () => !current(),
+    });
     if (outcome !== 'healthy' || !current() || slot.up) return;
     slot.up = true;
     await this.#register(slot);

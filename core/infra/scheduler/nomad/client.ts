@@ -102,15 +102,34 @@ export class NomadClient {
     return `${this.url}${path}${search ? `?${search}` : ''}`;
   }
 
-  #request<T>(method: string, path: string, query: Query, body: unknown, timeoutMs: number, signal?: AbortSignal, plain = false): Promise<NomadAnswer<T>> {
+  #request<T>(
+    method: string,
+    path: string,
+    query: Query,
+    body: unknown,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    plain = false,
+  ): Promise<NomadAnswer<T>> {
     const observe = this.#observe;
     // A blocking query waits on purpose: its time says nothing of Nomad's.
     if (observe === undefined || query.index !== undefined) return this.#send<T>(method, path, query, body, timeoutMs, signal, plain);
     const operation = agentOperation(method, path);
-    return timed(() => this.#send<T>(method, path, query, body, timeoutMs, signal, plain), (seconds, ok) => observe(operation, seconds, ok));
+    return timed(
+      () => this.#send<T>(method, path, query, body, timeoutMs, signal, plain),
+      (seconds, ok) => observe(operation, seconds, ok),
+    );
   }
 
-  async #send<T>(method: string, path: string, query: Query, body: unknown, timeoutMs: number, signal?: AbortSignal, plain = false): Promise<NomadAnswer<T>> {
+  async #send<T>(
+    method: string,
+    path: string,
+    query: Query,
+    body: unknown,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    plain = false,
+  ): Promise<NomadAnswer<T>> {
     const headers: Record<string, string> = {};
     if (this.#token !== undefined) headers['X-Nomad-Token'] = this.#token;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -119,12 +138,17 @@ export class NomadClient {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(this.#address(path, query), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: signals });
+      response = await fetch(this.#address(path, query), {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: signals,
+      });
       text = await response.text();
     } catch (error) {
       if (signal?.aborted) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = timeout.aborted ? `no answer within ${timeoutMs / 1000} s` : cause?.code ?? cause?.message ?? (error as Error).message;
+      const why = timeout.aborted ? `no answer within ${timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
       throw new SvcError('scheduler_unreachable', `cannot reach Nomad at ${this.url} (${method} ${path}): ${why}`, {
         hint: 'Check the Nomad address svc is given (the driver url) and that the agent is running and reachable from svc.',
         details: { method, path, url: this.url },

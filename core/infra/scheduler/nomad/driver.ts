@@ -163,9 +163,21 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   function followLogs(unit: Unit, resume: boolean): void {
     if (closed || unit.logs || !options.logs || !unit.task) return;
     unit.logs = new LogPoller({
-      api: { url: client.url, token: options.token || undefined, namespace: client.namespace, region: client.region, requestTimeoutMs: options.requestTimeoutMs ?? 30_000 },
-      key: unit.key, task: () => unit.task, watcher: unit.watcher, sink: options.logs, limiter: logLimiter, resume,
-      pollMs: options.logPollMs ?? 500, readBytes: options.logReadBytes ?? 256 * 1024,
+      api: {
+        url: client.url,
+        token: options.token || undefined,
+        namespace: client.namespace,
+        region: client.region,
+        requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      },
+      key: unit.key,
+      task: () => unit.task,
+      watcher: unit.watcher,
+      sink: options.logs,
+      limiter: logLimiter,
+      resume,
+      pollMs: options.logPollMs ?? 500,
+      readBytes: options.logReadBytes ?? 256 * 1024,
     });
   }
 
@@ -194,7 +206,8 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     try {
       job = (await client.get<NomadJobSpec>(jobPath(jobId))).body;
     } catch (error) {
-      if (error instanceof SvcError && error.code === 'not_found') throw new SvcError('not_found', `no deployment unit ${key}: ${error.message}`, { details: error.details, cause: error });
+      if (error instanceof SvcError && error.code === 'not_found')
+        throw new SvcError('not_found', `no deployment unit ${key}: ${error.message}`, { details: error.details, cause: error });
       throw error;
     }
     const group = job.TaskGroups[0];
@@ -220,14 +233,23 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
         return index > 0;
       } catch (error) {
         // Someone registered the job between our read and our write: read again, once.
-        const lost = error instanceof SvcError && error.code === 'conflict' && (error.details as { text?: string }).text?.startsWith(ENFORCE_INDEX_PREFIX);
+        const lost =
+          error instanceof SvcError &&
+          error.code === 'conflict' &&
+          (error.details as { text?: string }).text?.startsWith(ENFORCE_INDEX_PREFIX);
         if (!lost || attempt >= 1) throw error;
       }
     }
   }
 
   async function logTail(unit: Unit, allocId: string, stream: 'stdout' | 'stderr', tail: number): Promise<string[]> {
-    const text = await client.text(`/v1/client/fs/logs/${encodeURIComponent(allocId)}`, { task: unit.task, type: stream, plain: true, origin: 'end', offset: 64 * 1024 });
+    const text = await client.text(`/v1/client/fs/logs/${encodeURIComponent(allocId)}`, {
+      task: unit.task,
+      type: stream,
+      plain: true,
+      origin: 'end',
+      offset: 64 * 1024,
+    });
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();
     return lines.slice(-tail);
@@ -243,7 +265,10 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
           // The allocation's logs may be gone (garbage-collected); the reason still stands.
         }
       }
-      const events = Object.values(view.stub.TaskStates ?? {}).flatMap((s) => s.Events ?? []).map((e) => e.DisplayMessage).filter(Boolean);
+      const events = Object.values(view.stub.TaskStates ?? {})
+        .flatMap((s) => s.Events ?? [])
+        .map((e) => e.DisplayMessage)
+        .filter(Boolean);
       if (events.length) logs.push(...events.slice(-5).map((e) => `[nomad] ${e}`));
     }
     const container = view?.stub.ID ?? '';
@@ -257,7 +282,13 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
    * Resolves once `done()` holds; rejects with what `failed()` returns, or after `timeoutMs`.
    * Wakes on every change the watcher sees (blocking queries) and on health probes.
    */
-  function waitFor(unit: Unit, timeoutMs: number, done: () => boolean, failed: () => Promise<SvcError> | undefined, timedOut: () => Promise<SvcError>): Promise<void> {
+  function waitFor(
+    unit: Unit,
+    timeoutMs: number,
+    done: () => boolean,
+    failed: () => Promise<SvcError> | undefined,
+    timedOut: () => Promise<SvcError>,
+  ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const finish = (error?: SvcError | Promise<SvcError>) => {
@@ -284,8 +315,16 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   async function scaleTo(unit: Unit, key: string, count: number): Promise<void> {
     // Allocations that had already ended do not count as failures of this scale.
     await unit.watcher.refresh();
-    const endedBefore = new Set(views(unit).filter((v) => isTerminal(v.stub)).map((v) => v.stub.ID));
-    const { index: scaledAt } = await client.post<unknown>(`${jobPath(unit.jobId)}/scale`, { Count: count, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: scale ${key} to ${count}` });
+    const endedBefore = new Set(
+      views(unit)
+        .filter((v) => isTerminal(v.stub))
+        .map((v) => v.stub.ID),
+    );
+    const { index: scaledAt } = await client.post<unknown>(`${jobPath(unit.jobId)}/scale`, {
+      Count: count,
+      Target: { Job: unit.jobId, Group: unit.group },
+      Message: `svc: scale ${key} to ${count}`,
+    });
     emit(key, '', `asked Nomad to run ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId}`);
     // A cold start that Nomad cannot place fails at once (a deploy says why now, not after the time-out);
     // a scale-up beside running allocations waits: Nomad places the rest when room appears.
@@ -295,7 +334,11 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     void placement.then((reason) => {
       if (reason === null) return;
       unplaced = reason;
-      emit(key, '', `Nomad cannot place every allocation of job ${unit.jobId} yet${cold ? '' : ' (it places them when room appears)'}: ${reason}`);
+      emit(
+        key,
+        '',
+        `Nomad cannot place every allocation of job ${unit.jobId} yet${cold ? '' : ' (it places them when room appears)'}: ${reason}`,
+      );
       unit.watcher.changes.emit('change');
     });
     await unit.watcher.refresh();
@@ -306,9 +349,17 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       healthTimeoutMs,
       () => live().length === count && live().every((v) => v.healthyAt !== undefined) && stopping().length === 0,
       () => {
-        const failed = views(unit).find((v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false));
-        if (failed) return failure(unit, failed, `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`);
-        if (cold && unplaced !== null && live().length === 0) return failure(unit, undefined, `Nomad cannot place any allocation of job ${unit.jobId}: ${unplaced}`);
+        const failed = views(unit).find(
+          (v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false),
+        );
+        if (failed)
+          return failure(
+            unit,
+            failed,
+            `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`,
+          );
+        if (cold && unplaced !== null && live().length === 0)
+          return failure(unit, undefined, `Nomad cannot place any allocation of job ${unit.jobId}: ${unplaced}`);
         return undefined;
       },
       () => {
@@ -335,7 +386,11 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     let index = 0;
     try {
       while (!closed && Date.now() < deadline) {
-        const { body, index: next } = await client.get<NomadEvaluation[] | null>(`${jobPath(unit.jobId)}/evaluations`, {}, { index, waitMs: Math.max(1, deadline - Date.now()), signal: closing.signal });
+        const { body, index: next } = await client.get<NomadEvaluation[] | null>(
+          `${jobPath(unit.jobId)}/evaluations`,
+          {},
+          { index, waitMs: Math.max(1, deadline - Date.now()), signal: closing.signal },
+        );
         const failed = (body ?? []).find((evaluation) => evaluation.ModifyIndex >= sinceIndex && evaluation.FailedTGAllocs?.[unit.group]);
         if (failed) return describeFailure(unit.group, failed.FailedTGAllocs![unit.group]!);
         index = next;
@@ -355,7 +410,15 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
     const { Job } = await options.compile(unit);
     if (!Job.TaskGroups[0]) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
     // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
-    return { ...Job, ID: jobId, Meta: { ...(Job.Meta ?? {}), [UNIT_META_KEY]: unit.key, ...(options.install === undefined ? {} : { [INSTALL_META_KEY]: options.install }) } };
+    return {
+      ...Job,
+      ID: jobId,
+      Meta: {
+        ...(Job.Meta ?? {}),
+        [UNIT_META_KEY]: unit.key,
+        ...(options.install === undefined ? {} : { [INSTALL_META_KEY]: options.install }),
+      },
+    };
   }
 
   /**
@@ -372,7 +435,10 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       throw error;
     }
     const counts = new Map(current.TaskGroups.map((group) => [group.Name, group.Count]));
-    return { ...job, TaskGroups: job.TaskGroups.map((group) => (counts.has(group.Name) ? { ...group, Count: counts.get(group.Name)! } : group)) };
+    return {
+      ...job,
+      TaskGroups: job.TaskGroups.map((group) => (counts.has(group.Name) ? { ...group, Count: counts.get(group.Name)! } : group)),
+    };
   }
 
   /** Compiles the unit's job and registers it. */
@@ -425,11 +491,19 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
     async purgeUnknownJobs(keep = () => false) {
       if (options.install === undefined) return [];
-      const listed = (await client.get<{ ID: string; Meta?: Record<string, string> | null }[] | null>('/v1/jobs', { prefix: 'svc-', meta: true })).body ?? [];
+      const listed =
+        (await client.get<{ ID: string; Meta?: Record<string, string> | null }[] | null>('/v1/jobs', { prefix: 'svc-', meta: true }))
+          .body ?? [];
       const known = new Set([...units.values()].map((unit) => unit.jobId));
       const unknown = listed.filter((job) => {
         const key = job.Meta?.[UNIT_META_KEY];
-        return key !== undefined && job.Meta?.[INSTALL_META_KEY] === options.install && !known.has(job.ID) && !submitting.has(job.ID) && !keep(key);
+        return (
+          key !== undefined &&
+          job.Meta?.[INSTALL_META_KEY] === options.install &&
+          !known.has(job.ID) &&
+          !submitting.has(job.ID) &&
+          !keep(key)
+        );
       });
       for (const job of unknown) {
         try {
@@ -438,7 +512,11 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
           if (!(error instanceof SvcError && error.code === 'not_found')) throw error;
         }
         await deleteSecretVariable(client, job.ID);
-        emit(job.Meta![UNIT_META_KEY]!, '', `purged Nomad job ${job.ID}: no deployment of this svc runs it (left by a previous leader or a crashed svc)`);
+        emit(
+          job.Meta![UNIT_META_KEY]!,
+          '',
+          `purged Nomad job ${job.ID}: no deployment of this svc runs it (left by a previous leader or a crashed svc)`,
+        );
       }
       return unknown.map((job) => job.ID);
     },
@@ -448,7 +526,7 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       const requested: Requested = { count, since: new Date() };
       const known = units.get(key);
       if (known) known.requested = requested;
-      const unit = known ?? await unitOf(key);
+      const unit = known ?? (await unitOf(key));
       unit.requested = requested;
       try {
         await refreshBeforeColdStart(unit, count);
@@ -468,10 +546,18 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       const index = (v: AllocView) => Number(/\[(\d+)\]$/.exec(v.stub.Name)?.[1] ?? 0);
       const highest = live.reduce((a, b) => (index(b) > index(a) ? b : a));
       if (highest.stub.ID !== containerId) {
-        emit(key, containerId, `Nomad stops the allocation with the highest index when the count drops: ${highest.stub.Name} (${highest.stub.ID}) stops instead of ${target.stub.Name} (${containerId})`);
+        emit(
+          key,
+          containerId,
+          `Nomad stops the allocation with the highest index when the count drops: ${highest.stub.Name} (${highest.stub.ID}) stops instead of ${target.stub.Name} (${containerId})`,
+        );
       }
       const chosen = highest.stub.ID;
-      await client.post(`${jobPath(unit.jobId)}/scale`, { Count: live.length - 1, Target: { Job: unit.jobId, Group: unit.group }, Message: `svc: stop container ${containerId} of ${key}` });
+      await client.post(`${jobPath(unit.jobId)}/scale`, {
+        Count: live.length - 1,
+        Target: { Job: unit.jobId, Group: unit.group },
+        Message: `svc: stop container ${containerId} of ${key}`,
+      });
       await unit.watcher.refresh();
       await waitFor(
         unit,
@@ -496,8 +582,17 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       const unit = units.get(key) ?? tracked(key, '', '', true);
       try {
         await unit.watcher.refresh();
-        await waitFor(unit, stopTimeoutMs, () => views(unit).every((v) => isTerminal(v.stub)), () => undefined, async () =>
-          new SvcError('container_failed', `the allocations of Nomad job ${jobId} did not stop within ${stopTimeoutMs / 1000} s after it was purged`));
+        await waitFor(
+          unit,
+          stopTimeoutMs,
+          () => views(unit).every((v) => isTerminal(v.stub)),
+          () => undefined,
+          async () =>
+            new SvcError(
+              'container_failed',
+              `the allocations of Nomad job ${jobId} did not stop within ${stopTimeoutMs / 1000} s after it was purged`,
+            ),
+        );
       } finally {
         units.delete(key);
         await untrack(unit);

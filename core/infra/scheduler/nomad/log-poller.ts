@@ -111,7 +111,10 @@ class StreamState {
   tail: Buffer = EMPTY;
   #partial: Buffer = EMPTY;
 
-  constructor(readonly type: Stream, fromEnd: boolean) {
+  constructor(
+    readonly type: Stream,
+    fromEnd: boolean,
+  ) {
     this.offset = fromEnd ? undefined : 0;
   }
 
@@ -174,7 +177,11 @@ class AllocLog {
   /** Resumed after a restart of svc: say once where its lines start. */
   announce: boolean;
 
-  constructor(readonly id: string, fromEnd: boolean, pollMs: number) {
+  constructor(
+    readonly id: string,
+    fromEnd: boolean,
+    pollMs: number,
+  ) {
     this.streams = [new StreamState('stdout', fromEnd), new StreamState('stderr', fromEnd)];
     this.delayMs = pollMs;
     this.announce = fromEnd;
@@ -285,7 +292,11 @@ export class LogPoller {
       log.nextAt = Date.now() + this.options.pollMs;
       if (log.announce) {
         log.announce = false;
-        this.#emit(log.id, 'system', `svc started again: the lines allocation ${log.id} printed before now are not read again (see \`nomad alloc logs ${log.id}\`)`);
+        this.#emit(
+          log.id,
+          'system',
+          `svc started again: the lines allocation ${log.id} printed before now are not read again (see \`nomad alloc logs ${log.id}\`)`,
+        );
       }
       if (more || (log.ended && !endedBefore)) {
         log.nextAt = 0;
@@ -332,7 +343,11 @@ export class LogPoller {
     // was written since the last read, or Nomad deleted the file being read. What came before is lost.
     const partial = stream.flush();
     if (partial) this.#emit(log.id, stream.type, partial);
-    this.#emit(log.id, 'system', `some ${stream.type} lines of allocation ${log.id} are missing: Nomad deleted its oldest rotated log file (the task's LogConfig.MaxFiles) before svc read them`);
+    this.#emit(
+      log.id,
+      'system',
+      `some ${stream.type} lines of allocation ${log.id} are missing: Nomad deleted its oldest rotated log file (the task's LogConfig.MaxFiles) before svc read them`,
+    );
     const start = from === 0 ? 0 : window.indexOf(10) + 1;
     stream.continueAt(from + start, window.subarray(0, start));
   }
@@ -389,8 +404,13 @@ export class LogPoller {
     } catch (error) {
       if (error instanceof SvcError || this.#abort.signal.aborted) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = timeout.aborted ? `no answer within ${api.requestTimeoutMs / 1000} s` : cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new SvcError('scheduler_unreachable', `cannot reach Nomad at ${api.url} (GET ${path}): ${why}`, { details: { method: 'GET', path, url: api.url }, cause: error });
+      const why = timeout.aborted
+        ? `no answer within ${api.requestTimeoutMs / 1000} s`
+        : (cause?.code ?? cause?.message ?? (error as Error).message);
+      throw new SvcError('scheduler_unreachable', `cannot reach Nomad at ${api.url} (GET ${path}): ${why}`, {
+        details: { method: 'GET', path, url: api.url },
+        cause: error,
+      });
     }
     return Buffer.concat(chunks, size).subarray(0, limit);
   }

@@ -39,7 +39,10 @@ export function summarizePlan(id: string, plan: NomadPlanResponse): UnitPlan {
     }
   }
   const failures = Object.entries(plan.FailedTGAllocs ?? {}).map(([group, metric]) => describeFailure(group, metric));
-  const warnings = (plan.Warnings ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const warnings = (plan.Warnings ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   return { id, change: CHANGE[plan.Diff?.Type ?? ''] ?? 'update', placements, failures, warnings };
 }
 
@@ -55,6 +58,9 @@ export function describeFailure(group: string, metric: AllocationMetric): string
   for (const quota of metric.QuotaExhausted ?? []) reasons.push(`quota ${quota}`);
   const evaluated = metric.NodesEvaluated ?? 0;
   const more = metric.CoalescedFailures ? ` (and ${metric.CoalescedFailures} more like it)` : '';
-  const summary = evaluated === 0 ? 'no node in the job\'s datacenters is ready' : `${evaluated} node${evaluated === 1 ? '' : 's'} evaluated, ${metric.NodesFiltered ?? 0} filtered, ${metric.NodesExhausted ?? 0} exhausted`;
+  const summary =
+    evaluated === 0
+      ? "no node in the job's datacenters is ready"
+      : `${evaluated} node${evaluated === 1 ? '' : 's'} evaluated, ${metric.NodesFiltered ?? 0} filtered, ${metric.NodesExhausted ?? 0} exhausted`;
   return `group ${group} cannot be placed${more}: ${summary}${reasons.length ? `; ${reasons.join(', ')}` : ''}`;
 }

@@ -16,23 +16,32 @@ export interface Requested {
 
 export const REQUESTED_ID_PREFIX = 'requested-';
 
-export function withRequested(key: string, jobId: string, group: string, status: NomadContainerStatus[], requested: Requested | undefined): NomadContainerStatus[] {
+export function withRequested(
+  key: string,
+  jobId: string,
+  group: string,
+  status: NomadContainerStatus[],
+  requested: Requested | undefined,
+): NomadContainerStatus[] {
   if (requested === undefined) return status;
   const live = status.filter((c) => c.state !== 'stopping').length;
   const missing = Math.max(0, requested.count - live);
-  const placeholders = Array.from({ length: missing }, (_, n): NomadContainerStatus => ({
-    id: `${REQUESTED_ID_PREFIX}${jobId}-${n}`,
-    unit: key,
-    state: 'starting',
-    pid: undefined,
-    startedAt: requested.since,
-    healthyAt: undefined,
-    startedFrom: 'process',
-    workers: [],
-    allocationName: `${jobId}.${group}[requested]`,
-    clientStatus: 'pending',
-    desiredStatus: 'run',
-    jobVersion: -1,
-  }));
+  const placeholders = Array.from(
+    { length: missing },
+    (_, n): NomadContainerStatus => ({
+      id: `${REQUESTED_ID_PREFIX}${jobId}-${n}`,
+      unit: key,
+      state: 'starting',
+      pid: undefined,
+      startedAt: requested.since,
+      healthyAt: undefined,
+      startedFrom: 'process',
+      workers: [],
+      allocationName: `${jobId}.${group}[requested]`,
+      clientStatus: 'pending',
+      desiredStatus: 'run',
+      jobVersion: -1,
+    }),
+  );
   return [...status, ...placeholders];
 }

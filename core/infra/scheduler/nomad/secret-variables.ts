@@ -13,7 +13,11 @@ const variablePath = (jobId: string) => `/v1/var/${secretsVariablePath(jobId)}`;
 /** Nomad refuses a Variable without items; a workload whose secrets hold no key still gets its (empty) template rendered. */
 const PLACEHOLDER = { SVC_SECRETS: '' };
 
-export async function writeSecretVariable(client: Pick<NomadClient, 'put'>, jobId: string, env: Readonly<Record<string, string>>): Promise<void> {
+export async function writeSecretVariable(
+  client: Pick<NomadClient, 'put'>,
+  jobId: string,
+  env: Readonly<Record<string, string>>,
+): Promise<void> {
   const items = Object.keys(env).length === 0 ? PLACEHOLDER : env;
   // The answer echoes the items: it is read by nobody.
   await client.put(variablePath(jobId), { Path: secretsVariablePath(jobId), Items: items });

@@ -25,7 +25,10 @@ export interface AllocationStub {
   ClientStatus: string;
   ClientDescription?: string;
   DeploymentStatus: { Healthy: boolean | null } | null;
-  TaskStates: Record<string, { State: string; Failed: boolean; StartedAt?: string | null; Events?: { Type: string; DisplayMessage?: string }[] }> | null;
+  TaskStates: Record<
+    string,
+    { State: string; Failed: boolean; StartedAt?: string | null; Events?: { Type: string; DisplayMessage?: string }[] }
+  > | null;
   CreateIndex: number;
   ModifyIndex: number;
   /** Nanoseconds since the epoch. */

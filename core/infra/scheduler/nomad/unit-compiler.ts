@@ -28,7 +28,10 @@ export interface UnitCompilerOptions {
 }
 
 /** `compile`: the service job of a unit (default), or the periodic batch job of a scheduled function (jobs/periodic.ts). */
-export function createUnitCompiler(options: UnitCompilerOptions, compile: (workload: Workload, context: JobContext) => NomadJobRegistration = compileJob): CompileUnit {
+export function createUnitCompiler(
+  options: UnitCompilerOptions,
+  compile: (workload: Workload, context: JobContext) => NomadJobRegistration = compileJob,
+): CompileUnit {
   return async (unit: DeploymentUnit) => {
     const { ref, workload, source, image } = unit;
     const sha256 = source.bundleSha256;
@@ -49,10 +52,19 @@ export function createUnitCompiler(options: UnitCompilerOptions, compile: (workl
       image: image.image ?? null,
       cluster: { ...options.cluster, python: options.python ?? image.pythonPath },
     };
-    const body = await transformJob(options.plugins, compile(workload, context), { workspace: ref.workspace, app: ref.app, stage: ref.stage, workload: workload.name });
+    const body = await transformJob(options.plugins, compile(workload, context), {
+      workspace: ref.workspace,
+      app: ref.app,
+      stage: ref.stage,
+      workload: workload.name,
+    });
     const issues = validateJob(body);
     if (issues.length > 0) {
-      throw new SvcError('internal', `the Nomad job compiled for ${unit.key} breaks ${issues.length} job rule${issues.length === 1 ? '' : 's'}:\n${formatIssues(issues)}`, { details: { issues } });
+      throw new SvcError(
+        'internal',
+        `the Nomad job compiled for ${unit.key} breaks ${issues.length} job rule${issues.length === 1 ? '' : 's'}:\n${formatIssues(issues)}`,
+        { details: { issues } },
+      );
     }
     return body as NomadJobRegistration & { Job: NomadJobSpec };
   };

@@ -53,7 +53,9 @@ export function isLive(stub: AllocationStub): boolean {
 }
 
 export function workerPorts(ports: readonly AllocatedPort[]): AllocatedPort[] {
-  return ports.filter((p) => WORKER_LABEL.test(p.Label)).sort((a, b) => Number(WORKER_LABEL.exec(a.Label)![1]) - Number(WORKER_LABEL.exec(b.Label)![1]));
+  return ports
+    .filter((p) => WORKER_LABEL.test(p.Label))
+    .sort((a, b) => Number(WORKER_LABEL.exec(a.Label)![1]) - Number(WORKER_LABEL.exec(b.Label)![1]));
 }
 
 export interface WatcherOptions {
@@ -98,7 +100,9 @@ export class AllocationWatcher {
 
   /** Reads the allocations now (not blocking) and applies them. */
   async refresh(): Promise<void> {
-    const { body, index } = await this.options.client.get<AllocationStub[] | null>(`/v1/job/${encodeURIComponent(this.options.jobId)}/allocations`);
+    const { body, index } = await this.options.client.get<AllocationStub[] | null>(
+      `/v1/job/${encodeURIComponent(this.options.jobId)}/allocations`,
+    );
     await this.#apply(body ?? [], index, false);
   }
 
@@ -176,16 +180,20 @@ export class AllocationWatcher {
     if (this.#probing) return;
     this.#probing = true;
     try {
-      const pending = [...this.allocs.values()].filter((v) => v.healthyAt === undefined && v.stub.ClientStatus === 'running' && v.stub.DesiredStatus === 'run');
-      await Promise.all(pending.map(async (view) => {
-        if (view.ports === undefined) return this.#fetchPorts(view);
-        const ports = workerPorts(view.ports);
-        const answers = await Promise.all(ports.map((p) => probe(`http://${hostFor(p.HostIP)}:${p.Value}${this.options.healthPath}`)));
-        if (answers.every(Boolean) && view.healthyAt === undefined && view.stub.ClientStatus === 'running') {
-          view.healthyAt = new Date();
-          this.changes.emit('change');
-        }
-      }));
+      const pending = [...this.allocs.values()].filter(
+        (v) => v.healthyAt === undefined && v.stub.ClientStatus === 'running' && v.stub.DesiredStatus === 'run',
+      );
+      await Promise.all(
+        pending.map(async (view) => {
+          if (view.ports === undefined) return this.#fetchPorts(view);
+          const ports = workerPorts(view.ports);
+          const answers = await Promise.all(ports.map((p) => probe(`http://${hostFor(p.HostIP)}:${p.Value}${this.options.healthPath}`)));
+          if (answers.every(Boolean) && view.healthyAt === undefined && view.stub.ClientStatus === 'running') {
+            view.healthyAt = new Date();
+            this.changes.emit('change');
+          }
+        }),
+      );
     } finally {
       this.#probing = false;
     }
@@ -212,9 +220,18 @@ export class AllocationWatcher {
         port: p.Value,
       }));
       out.push({
-        id: stub.ID, unit: this.options.key, state, pid: undefined, startedAt: new Date(stub.CreateTime / 1e6),
-        healthyAt: state === 'healthy' ? healthyAt : undefined, startedFrom: 'process', workers,
-        allocationName: stub.Name, clientStatus: stub.ClientStatus, desiredStatus: stub.DesiredStatus, jobVersion: stub.JobVersion,
+        id: stub.ID,
+        unit: this.options.key,
+        state,
+        pid: undefined,
+        startedAt: new Date(stub.CreateTime / 1e6),
+        healthyAt: state === 'healthy' ? healthyAt : undefined,
+        startedFrom: 'process',
+        workers,
+        allocationName: stub.Name,
+        clientStatus: stub.ClientStatus,
+        desiredStatus: stub.DesiredStatus,
+        jobVersion: stub.JobVersion,
       });
     }
     return out.sort((a, b) => a.allocationName.localeCompare(b.allocationName, 'en', { numeric: true }));

@@ -34,7 +34,11 @@ function nameIssue(name: string, problem: string): string {
 }
 
 /** Reports each repeated key of `items` at its index, naming the first index it repeats (null keys are skipped). */
-function reportDuplicates<T>(items: readonly T[], keyOf: (item: T) => string | null, report: (index: number, first: number, key: string) => void): void {
+function reportDuplicates<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string | null,
+  report: (index: number, first: number, key: string) => void,
+): void {
   const seen = new Map<string, number>();
   items.forEach((item, index) => {
     const key = keyOf(item);
@@ -54,11 +58,13 @@ function declaredImageIds(root: unknown): Set<string> | null {
   return new Set(images.flatMap((image) => (isPlainObject(image) && typeof image.id === 'string' ? [image.id] : [])));
 }
 
-const name = (kind: 'app' | 'workload'): Check => (value, report) => {
-  if (typeof value !== 'string') return;
-  const problem = nameProblem(value, kind);
-  if (problem !== null) report(nameIssue(value, problem));
-};
+const name =
+  (kind: 'app' | 'workload'): Check =>
+  (value, report) => {
+    if (typeof value !== 'string') return;
+    const problem = nameProblem(value, kind);
+    if (problem !== null) report(nameIssue(value, problem));
+  };
 
 /** Image ids: the content address (when the image's fields are valid), duplicates, order; and images no workload uses. */
 const images: Check = (value, report, root) => {
@@ -81,13 +87,15 @@ const images: Check = (value, report, root) => {
   if (!Array.isArray(workloads)) return;
   const used = new Set(workloads.map((workload) => (isPlainObject(workload) ? workload.image : undefined)));
   ids.forEach((id, index) => {
-    if (id !== null && ids.indexOf(id) === index && !used.has(id)) report('not used by any workload (images lists only the images workloads use)', index);
+    if (id !== null && ids.indexOf(id) === index && !used.has(id))
+      report('not used by any workload (images lists only the images workloads use)', index);
   });
 };
 
 const imageRef: Check = (value, report, root) => {
   const ids = declaredImageIds(root);
-  if (typeof value === 'string' && ids !== null && !ids.has(value)) report(`no entry of images has this id; known: ${[...ids].join(', ') || '(none)'}`);
+  if (typeof value === 'string' && ids !== null && !ids.has(value))
+    report(`no entry of images has this id; known: ${[...ids].join(', ') || '(none)'}`);
 };
 
 /** The image builder hands these to pip: an option ("-e", "--index-url") or a second line would be obeyed. */
@@ -106,7 +114,9 @@ const distinctPackages: Check = (value, report) => {
 const workloads: Check = (value, report) => {
   if (!Array.isArray(value)) return;
   const nameOf = (workload: unknown): string | null => (isPlainObject(workload) ? stringOf(workload.name) : null);
-  reportDuplicates(value, nameOf, (index, first, key) => report(`duplicate workload name ${JSON.stringify(key)} (also workloads[${first}])`, index, 'name'));
+  reportDuplicates(value, nameOf, (index, first, key) =>
+    report(`duplicate workload name ${JSON.stringify(key)} (also workloads[${first}])`, index, 'name'),
+  );
 };
 
 const secrets: Check = (value, report) => {
@@ -116,7 +126,9 @@ const secrets: Check = (value, report) => {
     const problem = INLINE_SECRET_REF.test(secret) ? null : nameProblem(secret, 'secret');
     if (problem !== null) report(`the secret name ${JSON.stringify(secret)} ${problem}`, index);
   });
-  reportDuplicates(value, stringOf, (index, first, key) => report(`duplicate secret ${JSON.stringify(key)} (also secrets[${first}])`, index));
+  reportDuplicates(value, stringOf, (index, first, key) =>
+    report(`duplicate secret ${JSON.stringify(key)} (also secrets[${first}])`, index),
+  );
 };
 
 const memory: Check = (value, report) => {
@@ -158,8 +170,10 @@ const distinctMethods: Check = (value, report) => {
 const autoscaler: Check = (value, report) => {
   if (!isPlainObject(value)) return;
   const { min_containers: min, max_containers: max } = value;
-  const valid = (n: unknown, rule: { min: number; max: number }): n is number => Number.isInteger(n) && (n as number) >= rule.min && (n as number) <= rule.max;
-  if (valid(min, autoscalerRules.min_containers) && valid(max, autoscalerRules.max_containers) && min > max) report(`must not exceed max_containers (${max}), got ${min}`, 'min_containers');
+  const valid = (n: unknown, rule: { min: number; max: number }): n is number =>
+    Number.isInteger(n) && (n as number) >= rule.min && (n as number) <= rule.max;
+  if (valid(min, autoscalerRules.min_containers) && valid(max, autoscalerRules.max_containers) && min > max)
+    report(`must not exceed max_containers (${max}), got ${min}`, 'min_containers');
 };
 
 const cron: Check = (value, report) => {
@@ -179,7 +193,8 @@ const reservedParameter = 'context';
 const parameters: Check = (value, report: Report) => {
   if (!isPlainObject(value)) return;
   const properties = isPlainObject(value.properties) ? value.properties : {};
-  if (Object.hasOwn(properties, reservedParameter)) report('is reserved for the runtime and must not appear in the schema', 'properties', reservedParameter);
+  if (Object.hasOwn(properties, reservedParameter))
+    report('is reserved for the runtime and must not appear in the schema', 'properties', reservedParameter);
   const required: unknown = value.required;
   if (!Array.isArray(required)) return;
   required.forEach((name, index) => {

@@ -12,10 +12,7 @@ import { createHash } from 'node:crypto';
  * ASCII becomes `\uXXXX`.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)).replace(
-    /[\u007f-\uffff]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return JSON.stringify(sortKeys(value)).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function sortKeys(value: unknown): unknown {

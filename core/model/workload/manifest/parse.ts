@@ -89,7 +89,9 @@ export function validateManifest(value: unknown): ValidationIssue[] {
   const version = typeof value === 'object' && value !== null ? (value as { manifest_version?: unknown }).manifest_version : undefined;
   if (typeof version === 'number' && Number.isInteger(version) && version > supportedManifestVersion) {
     // A newer format: its other keys may mean something else, so listing them would only mislead.
-    return [{ path: 'manifest_version', message: `unsupported manifest version ${version}; this svc reads version ${supportedManifestVersion}` }];
+    return [
+      { path: 'manifest_version', message: `unsupported manifest version ${version}; this svc reads version ${supportedManifestVersion}` },
+    ];
   }
   const validate = validateSchema();
   return validate(value) ? [] : issuesOf(value, validate.errors);

@@ -13,15 +13,15 @@ import {
   hasSignature,
   httpMethods,
   imageIdRule,
-  imageKeys,
+  type imageKeys,
   laterOptions,
-  manifestKeys,
+  type manifestKeys,
   memoryRule,
   optionTable,
   optionsByKind,
   pythonVersionRule,
   retriesRules,
-  workloadKeys,
+  type workloadKeys,
   workloadKinds,
   type OptionRule,
 } from '../rules.js';
@@ -31,7 +31,10 @@ import type { WorkloadKind } from '../types.js';
 export const manifestSchemaId = 'urn:svc:manifest:v1';
 
 const nonEmptyString = { type: 'string', pattern: '\\S', 'x-svc-messages': { pattern: 'must not be empty' } };
-const objectOrNull = (message: string): SchemaObject => ({ type: ['null', 'object'], 'x-svc-messages': { type: `${message}, got {type}` } });
+const objectOrNull = (message: string): SchemaObject => ({
+  type: ['null', 'object'],
+  'x-svc-messages': { type: `${message}, got {type}` },
+});
 
 function range(type: 'number' | 'integer', rule: { readonly min: number; readonly max: number }): SchemaObject {
   return { type, minimum: rule.min, maximum: rule.max };
@@ -53,7 +56,9 @@ const autoscaler = {
 };
 
 const retries = {
-  ...closedObject(Object.fromEntries(Object.entries(retriesRules).map(([key, rule]) => [key, range(rule.integer ? 'integer' : 'number', rule)]))),
+  ...closedObject(
+    Object.fromEntries(Object.entries(retriesRules).map(([key, rule]) => [key, range(rule.integer ? 'integer' : 'number', rule)])),
+  ),
   ...objectOrNull('must be an object'),
 };
 
@@ -62,7 +67,11 @@ const schedule = {
   ...objectOrNull('must be an object'),
   if: { required: ['every'] },
   then: closedKeys({ every: range('integer', PERIOD_RANGE), overlap: { type: 'boolean' } }),
-  else: closedKeys({ cron: { type: 'string', 'x-svc-check': 'cron' }, timezone: { type: 'string', 'x-svc-check': 'timezone' }, overlap: { type: 'boolean' } }),
+  else: closedKeys({
+    cron: { type: 'string', 'x-svc-check': 'cron' },
+    timezone: { type: 'string', 'x-svc-check': 'timezone' },
+    overlap: { type: 'boolean' },
+  }),
 };
 
 function optionSchema(rule: OptionRule): SchemaObject {
@@ -118,11 +127,17 @@ function parametersOf(kind: WorkloadKind): SchemaObject {
     required: ['type'],
     properties: {
       type: { const: 'object', 'x-svc-messages': { const: 'must be "object", got {json}' } },
-      properties: { type: 'object', additionalProperties: { type: 'object', 'x-svc-messages': { type: 'must be a schema object, got {type}' } } },
+      properties: {
+        type: 'object',
+        additionalProperties: { type: 'object', 'x-svc-messages': { type: 'must be a schema object, got {type}' } },
+      },
       required: { type: 'array', items: { type: 'string', 'x-svc-messages': { type: 'must be a parameter name, got {type}' } } },
       additionalProperties: { type: ['boolean', 'object'], 'x-svc-messages': { type: 'must be a boolean or a schema object, got {type}' } },
     },
-    'x-svc-messages': { type: `must be a JSON Schema object for kind ${kind}, got {type}`, required: 'missing; parameters are an "object" schema' },
+    'x-svc-messages': {
+      type: `must be a JSON Schema object for kind ${kind}, got {type}`,
+      required: 'missing; parameters are an "object" schema',
+    },
     'x-svc-check': 'parameters',
   };
 }
@@ -138,7 +153,9 @@ function kindPart(kind: WorkloadKind): SchemaObject {
         handler: signature ? nonEmptyString : noSignature(`must be null for kind ${kind} (the app object is found by workload name)`),
         options: { $ref: `#/$defs/options-${kind}` },
         parameters: signature ? parametersOf(kind) : noSignature(`must be null for kind ${kind}, got {type}`),
-        returns: signature ? { type: 'object', 'x-svc-messages': { type: `must be a JSON Schema object for kind ${kind}, got {type}` } } : noSignature(`must be null for kind ${kind}, got {type}`),
+        returns: signature
+          ? { type: 'object', 'x-svc-messages': { type: `must be a JSON Schema object for kind ${kind}, got {type}` } }
+          : noSignature(`must be null for kind ${kind}, got {type}`),
       },
     },
   };
@@ -164,7 +181,11 @@ const workloadProperties: Record<(typeof workloadKeys)[number], SchemaObject | b
 
 const image = closedObject({
   id: { type: 'string', pattern: imageIdRule.pattern.source, 'x-svc-messages': { pattern: `must be ${imageIdRule.text}, got {json}` } },
-  python_version: { type: 'string', pattern: pythonVersionRule.pattern.source, 'x-svc-messages': { pattern: `must be ${pythonVersionRule.text}, got {json}` } },
+  python_version: {
+    type: 'string',
+    pattern: pythonVersionRule.pattern.source,
+    'x-svc-messages': { pattern: `must be ${pythonVersionRule.text}, got {json}` },
+  },
   python_packages: { type: 'array', items: { ...nonEmptyString, 'x-svc-check': 'requirement' }, 'x-svc-check': 'distinctPackages' },
 } satisfies Record<(typeof imageKeys)[number], SchemaObject>);
 
@@ -186,7 +207,8 @@ export const manifestSchema: SchemaObject = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: manifestSchemaId,
   title: 'svc Manifest v1',
-  description: 'What `python -m svc.manifest` prints and `svc deploy` sends (docs/manifest.md). The x-svc-* keywords carry svc\'s own messages and the checks a schema cannot express.',
+  description:
+    "What `python -m svc.manifest` prints and `svc deploy` sends (docs/manifest.md). The x-svc-* keywords carry svc's own messages and the checks a schema cannot express.",
   ...closedObject(topLevel),
   $defs: Object.fromEntries(workloadKinds.map((kind) => [`options-${kind}`, optionsOf(kind)])),
 };

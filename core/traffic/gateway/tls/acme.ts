@@ -77,9 +77,17 @@ export class AcmeCertificates {
   ensure(domain: string): Promise<void> {
     const running = this.#ordering.get(domain);
     if (running) return running;
-    const order = this.#ensure(domain).catch((error: unknown) => {
-      this.#options.report(new SvcError('internal', `could not obtain a certificate for ${domain} over ACME from ${this.#options.directoryUrl}: ${(error as Error).message}`, { cause: error }));
-    }).finally(() => this.#ordering.delete(domain));
+    const order = this.#ensure(domain)
+      .catch((error: unknown) => {
+        this.#options.report(
+          new SvcError(
+            'internal',
+            `could not obtain a certificate for ${domain} over ACME from ${this.#options.directoryUrl}: ${(error as Error).message}`,
+            { cause: error },
+          ),
+        );
+      })
+      .finally(() => this.#ordering.delete(domain));
     this.#ordering.set(domain, order);
     return order;
   }

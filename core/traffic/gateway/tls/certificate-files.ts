@@ -41,7 +41,8 @@ export function loadCertificate(files: CertificateFiles): LoadedCertificate {
   } catch (error) {
     throw new CertificateFileError(`${files.key} is not a PEM private key, or it is encrypted (${(error as Error).message})`);
   }
-  if (!x509.checkPrivateKey(privateKey)) throw new CertificateFileError(`${files.key} is not the private key of the certificate in ${files.cert}`);
+  if (!x509.checkPrivateKey(privateKey))
+    throw new CertificateFileError(`${files.key} is not the private key of the certificate in ${files.cert}`);
   let context: tls.SecureContext;
   try {
     context = tls.createSecureContext({ cert, key });
@@ -55,7 +56,9 @@ function readPem(file: string, what: string): Buffer {
   try {
     return readFileSync(file);
   } catch (error) {
-    throw new CertificateFileError(`cannot read the ${what} ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new CertificateFileError(
+      `cannot read the ${what} ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 

@@ -98,8 +98,10 @@ export class Certificates {
   /** One line for the log: what serves which names. */
   summary(): string {
     const hosts = [...this.#byHost.keys()].sort();
-    return `TLS: default certificate ${this.#sources.cert} (${this.#default.names.join(', ') || 'no names'}, valid to ${this.#default.validTo})` +
-      (this.#sources.dir === null ? '' : `; ${this.#byName.size} from ${this.#sources.dir} for ${hosts.join(', ') || 'no names'}`);
+    return (
+      `TLS: default certificate ${this.#sources.cert} (${this.#default.names.join(', ') || 'no names'}, valid to ${this.#default.validTo})` +
+      (this.#sources.dir === null ? '' : `; ${this.#byName.size} from ${this.#sources.dir} for ${hosts.join(', ') || 'no names'}`)
+    );
   }
 
   #setDir(byName: Map<string, LoadedCertificate>): void {
@@ -109,7 +111,10 @@ export class Certificates {
 }
 
 /** Loads the folder's pairs; one that fails keeps its `previous` certificate. A pair whose files are both gone is dropped. */
-function loadDir(dir: string | null, previous: ReadonlyMap<string, LoadedCertificate>): { byName: Map<string, LoadedCertificate>; problems: string[] } {
+function loadDir(
+  dir: string | null,
+  previous: ReadonlyMap<string, LoadedCertificate>,
+): { byName: Map<string, LoadedCertificate>; problems: string[] } {
   const byName = new Map<string, LoadedCertificate>();
   if (dir === null) return { byName, problems: [] };
   let listing;
@@ -117,7 +122,10 @@ function loadDir(dir: string | null, previous: ReadonlyMap<string, LoadedCertifi
     if (!statSync(dir).isDirectory()) return { byName: new Map(previous), problems: [`${dir} is not a folder`] };
     listing = listCertificateDir(dir);
   } catch (error) {
-    return { byName: new Map(previous), problems: [`cannot read the certificate folder ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`] };
+    return {
+      byName: new Map(previous),
+      problems: [`cannot read the certificate folder ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`],
+    };
   }
   const problems: string[] = [];
   for (const [name, half] of listing) {

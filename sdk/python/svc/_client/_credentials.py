@@ -31,9 +31,9 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 from urllib.parse import urlsplit
 
 from .._json import is_object
@@ -82,15 +82,19 @@ def data_dir(env: Mapping[str, str]) -> Path:
 def local_server(env: Mapping[str, str]) -> str:
     port = _value(env, "SVC_PORT") or str(DEFAULT_PORT)
     if not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"SVC_PORT must be a port number from 1 to 65535, got {port!r}",
-                          hint="Set SVC_PORT to the port of your svc server, or unset it for 7420.")
+        raise ConfigError(
+            f"SVC_PORT must be a port number from 1 to 65535, got {port!r}",
+            hint="Set SVC_PORT to the port of your svc server, or unset it for 7420.",
+        )
     return f"http://127.0.0.1:{int(port)}"
 
 
 def _damaged(path: Path, problem: str) -> ConfigError:
-    return ConfigError(f"the credentials file {path} {problem}.",
-                       hint=f"Run `svc login` to write it again, or delete it (`svc logout`, or rm {path}).",
-                       details={"path": str(path)})
+    return ConfigError(
+        f"the credentials file {path} {problem}.",
+        hint=f"Run `svc login` to write it again, or delete it (`svc logout`, or rm {path}).",
+        details={"path": str(path)},
+    )
 
 
 @functools.lru_cache(maxsize=32)  # a function of its arguments only (errors are not cached): read on every call
@@ -99,15 +103,23 @@ def normalize_server(raw: str, where: str) -> str:
     value = raw.strip()
     parts = urlsplit(value)
     try:
-        parts.port
+        parts.port  # noqa: B018 -- reading .port raises ValueError for a port that is not a number
         valid = True
     except ValueError:
         valid = False
-    if (not valid or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment
-            or parts.username is not None or parts.password is not None):
-        raise ConfigError(f"{where} must be the http(s) base URL of an svc server, such as https://svc.example.com, "
-                          f"got {raw!r}", hint="Give the scheme, the host and the port if it is not the default, "
-                                               "without a query.")
+    if (
+        not valid
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+        or parts.password is not None
+    ):
+        raise ConfigError(
+            f"{where} must be the http(s) base URL of an svc server, such as https://svc.example.com, got {raw!r}",
+            hint="Give the scheme, the host and the port if it is not the default, without a query.",
+        )
     # The form the CLI gives (WHATWG URL origin): host in lower case, no default port, so both compare alike.
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host
@@ -125,8 +137,11 @@ def _tighten(path: Path, descriptor: int) -> None:
             os.fchmod(descriptor, 0o600)
         except OSError:
             return
-        print(f"svc: warning: {path} was open to other users (mode {mode:04o}); tightened it to 0600. If others "
-              "may have read it, run `svc logout` and `svc login` to replace the token.", file=sys.stderr)
+        print(
+            f"svc: warning: {path} was open to other users (mode {mode:04o}); tightened it to 0600. If others "
+            "may have read it, run `svc logout` and `svc login` to replace the token.",
+            file=sys.stderr,
+        )
 
 
 def read_credentials(path: Path) -> dict[str, str] | None:
@@ -155,8 +170,12 @@ def read_credentials(path: Path) -> dict[str, str] | None:
     version = data.get("version")
     if isinstance(version, bool) or version != CREDENTIALS_VERSION:  # True == 1, but is no version
         newer = type(version) is int and version > CREDENTIALS_VERSION  # not a bool, an int subclass
-        raise _damaged(path, f"was written by a newer svc (version {version}; this svc reads version "
-                             f"{CREDENTIALS_VERSION})" if newer else f'has no "version": {CREDENTIALS_VERSION}')
+        raise _damaged(
+            path,
+            f"was written by a newer svc (version {version}; this svc reads version {CREDENTIALS_VERSION})"
+            if newer
+            else f'has no "version": {CREDENTIALS_VERSION}',
+        )
     server = data.get("server")
     if not isinstance(server, str):
         raise _damaged(path, 'has no "server" (a URL)')
@@ -178,9 +197,11 @@ def _read_owner_token(path: Path) -> str | None:
         return None
     token = text.strip()
     if not TOKEN_PATTERN.fullmatch(token):
-        raise ConfigError(f"{path} does not hold a valid svc token",
-                          hint=f"Delete {path} and restart svc server to create a new owner token, or set SVC_TOKEN.",
-                          details={"path": str(path)})
+        raise ConfigError(
+            f"{path} does not hold a valid svc token",
+            hint=f"Delete {path} and restart svc server to create a new owner token, or set SVC_TOKEN.",
+            details={"path": str(path)},
+        )
     return token
 
 
@@ -213,14 +234,16 @@ def find_credentials(env: Mapping[str, str] | None = None) -> Credentials:
         raise NotSignedInError(
             f"svc has no token for {server}: SVC_TOKEN is not set, and the token in {credentials_path} is for {saved['server']}.",
             hint=f"Run `svc login --server {server}`, or set SVC_TOKEN to a token of that server.",
-            status=401, details={"credentialsFile": str(credentials_path), "ownerToken": str(owner_path)},
+            status=401,
+            details={"credentialsFile": str(credentials_path), "ownerToken": str(owner_path)},
         )
     raise NotSignedInError(
         f"svc found no token: SVC_TOKEN is not set, there is no {credentials_path}, and no svc server owner token "
         f"in {owner_path}.",
         hint="Run `svc login` (or `svc login --server <URL>`), or set SVC_SERVER and SVC_TOKEN "
-             "(a token from `svc token create`).",
-        status=401, details={"credentialsFile": str(credentials_path), "ownerToken": str(owner_path)},
+        "(a token from `svc token create`).",
+        status=401,
+        details={"credentialsFile": str(credentials_path), "ownerToken": str(owner_path)},
     )
 
 
@@ -231,7 +254,7 @@ def _in_container(server: str | None, token: str | None) -> Credentials:
             f"this code runs in a svc container, where calls to svc need SVC_SERVER and SVC_TOKEN; {missing} "
             f"{'is' if ' and ' not in missing else 'are'} not set.",
             hint="Give the workload the environment variables SVC_SERVER (the server's URL) and SVC_TOKEN "
-                 "(a token from `svc token create`), or call the function directly instead of .remote().",
+            "(a token from `svc token create`), or call the function directly instead of .remote().",
             status=401,
         )
     return Credentials(server=server, token=token, server_from="SVC_SERVER", token_from="SVC_TOKEN")

@@ -80,16 +80,30 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
 }
 
 _STATUS_CLASSES: dict[int, type[ex.RemoteError]] = {
-    401: ex.UnauthorizedError, 403: ex.ForbiddenError, 404: ex.NotFoundError, 429: ex.TooManyRequestsError,
-    502: ex.WorkerCrashedError, 503: ex.UnavailableError, 504: ex.FunctionTimeoutError,
+    401: ex.UnauthorizedError,
+    403: ex.ForbiddenError,
+    404: ex.NotFoundError,
+    429: ex.TooManyRequestsError,
+    502: ex.WorkerCrashedError,
+    503: ex.UnavailableError,
+    504: ex.FunctionTimeoutError,
 }
-_STATUS_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-                 413: "payload_too_large", 429: "rate_limited", 502: "upstream_unreachable", 503: "no_capacity",
-                 504: "timeout"}
+_STATUS_CODES = {
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    429: "rate_limited",
+    502: "upstream_unreachable",
+    503: "no_capacity",
+    504: "timeout",
+}
 
 
-def error_for(code: str, message: str, *, status: int | None = None, hint: str | None = None,
-              details: Any = None) -> ex.RemoteError:
+def error_for(
+    code: str, message: str, *, status: int | None = None, hint: str | None = None, details: Any = None
+) -> ex.RemoteError:
     """The typed exception of ``code``."""
     cls = CODE_CLASSES.get(code, ex.RemoteError)
     return cls(message, code=code, status=status, hint=hint, details=details)
@@ -108,15 +122,22 @@ def error_from_answer(status: int, body: bytes, what: str, *, api: bool = True) 
         message = error.get("message")
         hint = error.get("hint")
         return error_for(
-            code, message if isinstance(message, str) and message else f"{what} failed with {code}",
-            status=status, hint=hint if isinstance(hint, str) else None, details=error.get("details"),
+            code,
+            message if isinstance(message, str) and message else f"{what} failed with {code}",
+            status=status,
+            hint=hint if isinstance(hint, str) else None,
+            details=error.get("details"),
         )
     cls = _STATUS_CLASSES.get(status, ex.InvalidRequestError if 400 <= status < 500 else ex.RemoteError)
     detail = None if api else _detail(body)
     text = _detail_text(detail) if detail is not None else body[:300].decode("utf-8", "replace").strip()
     foreign = api and bool(body.strip())  # an empty body (HEAD) is just the status
-    code = "unexpected_response" if foreign else _STATUS_CODES.get(status, "internal" if status >= 500 else "bad_request")
-    return cls(f"{what} answered HTTP {status}" + (f": {text}" if text else ""), code=code, status=status, details=detail)
+    code = (
+        "unexpected_response" if foreign else _STATUS_CODES.get(status, "internal" if status >= 500 else "bad_request")
+    )
+    return cls(
+        f"{what} answered HTTP {status}" + (f": {text}" if text else ""), code=code, status=status, details=detail
+    )
 
 
 def _detail(body: bytes) -> Any:

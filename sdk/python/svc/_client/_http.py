@@ -16,8 +16,9 @@ import json
 import socket
 import ssl
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import IO, Any, Mapping, Union
+from typing import IO, Any, Union
 from urllib.parse import urlsplit
 
 from .. import __version__
@@ -52,8 +53,12 @@ class Answer:
 class Stream:
     """An answer read as it arrives; ``close()`` may be called from any thread."""
 
-    def __init__(self, connection: http.client.HTTPConnection, response: http.client.HTTPResponse,
-                 origin: _connections.Origin | None = None) -> None:
+    def __init__(
+        self,
+        connection: http.client.HTTPConnection,
+        response: http.client.HTTPResponse,
+        origin: _connections.Origin | None = None,
+    ) -> None:
         self._connection = connection
         self._origin = origin
         self._kept = False
@@ -107,8 +112,10 @@ def _origin(url: str, where: str) -> tuple[_connections.Origin, str]:
     """The origin (scheme, host, port) of ``url`` and the path (with query) to request there."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{url!r} ({where}) is not an http:// or https:// URL",
-                          hint="Set SVC_SERVER to the server's base URL, such as http://127.0.0.1:7420.")
+        raise ConfigError(
+            f"{url!r} ({where}) is not an http:// or https:// URL",
+            hint="Set SVC_SERVER to the server's base URL, such as http://127.0.0.1:7420.",
+        )
     try:
         port = parts.port
     except ValueError:
@@ -163,16 +170,25 @@ def _connect(origin: _connections.Origin) -> http.client.HTTPConnection:
     return connection
 
 
-def _send(connection: http.client.HTTPConnection, method: str, target: str, body: Body,
-          headers: Mapping[str, str]) -> None:
+def _send(
+    connection: http.client.HTTPConnection, method: str, target: str, body: Body, headers: Mapping[str, str]
+) -> None:
     if isinstance(connection, _OneWrite) and isinstance(body, bytes) and len(body) <= WHOLE_BODY_BYTES:
         connection.request_whole(method, target, body, headers)
     else:
         connection.request(method, target, body=body, headers=headers)
 
 
-def open_url(method: str, url: str, *, body: Body = None, headers: Mapping[str, str] | None = None,
-             timeout: float | None = API_TIMEOUT, where: str = "the svc server", reuse: bool = False) -> Stream:
+def open_url(
+    method: str,
+    url: str,
+    *,
+    body: Body = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = API_TIMEOUT,
+    where: str = "the svc server",
+    reuse: bool = False,
+) -> Stream:
     """Sends a request and returns its answer unread; ServerUnreachableError when nobody answers.
 
     With ``reuse``, a kept-alive connection to the same origin is used when there is one; the
@@ -234,15 +250,38 @@ class Api:
     def url(self, path: str) -> str:
         return f"{self.server}/api/v1{path}"
 
-    def open(self, method: str, path: str, *, body: Body = None, headers: Mapping[str, str] | None = None,
-             timeout: float | None = API_TIMEOUT, reuse: bool = False) -> Stream:
+    def open(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Body = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = API_TIMEOUT,
+        reuse: bool = False,
+    ) -> Stream:
         """An API request whose answer is read by the caller (status not checked)."""
-        return open_url(method, self.url(path), body=body, headers={**self.auth(), **(headers or {})},
-                        timeout=timeout, where=self.where, reuse=reuse)
+        return open_url(
+            method,
+            self.url(path),
+            body=body,
+            headers={**self.auth(), **(headers or {})},
+            timeout=timeout,
+            where=self.where,
+            reuse=reuse,
+        )
 
-    def request(self, method: str, path: str, *, json_body: Any = None, body: Body = None,
-                headers: Mapping[str, str] | None = None, timeout: float | None = API_TIMEOUT,
-                ok: tuple[int, ...] = (200, 201, 204)) -> Answer:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        body: Body = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = API_TIMEOUT,
+        ok: tuple[int, ...] = (200, 201, 204),
+    ) -> Answer:
         """An API request read whole; the typed exception of its error code unless its status is in ``ok``."""
         sent = dict(headers or {})
         if json_body is not None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import Any, Callable, Iterator, TextIO
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
 
 from .._json import is_object
 from ._http import Api, Stream
@@ -31,8 +32,7 @@ def print_build_line(text: str, stream: TextIO | None = None) -> None:
 class BuildProgress:
     """Follows one run's logs in a thread and hands each build line to ``show``."""
 
-    def __init__(self, api: Api, run_id: str, function: str,
-                 show: Callable[[str], None] = print_build_line) -> None:
+    def __init__(self, api: Api, run_id: str, function: str, show: Callable[[str], None] = print_build_line) -> None:
         self._api = api
         self._run_id = run_id
         self._function = function
@@ -61,13 +61,14 @@ class BuildProgress:
         except Exception:
             return
         builds = [line for line in lines if is_object(line) and line.get("container") == BUILD_CONTAINER]
-        for line in builds[self._shown:]:
+        for line in builds[self._shown :]:
             self._build_line(line)
 
     def _follow(self) -> None:
         try:
-            stream = self._api.open("GET", f"/runs/{self._run_id}/logs", headers={"Accept": "text/event-stream"},
-                                    timeout=None)
+            stream = self._api.open(
+                "GET", f"/runs/{self._run_id}/logs", headers={"Accept": "text/event-stream"}, timeout=None
+            )
         except Exception:  # progress is a courtesy: the call itself reports what went wrong
             return
         with self._lock:

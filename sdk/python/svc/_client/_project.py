@@ -224,7 +224,7 @@ def project_of(workload: Workload) -> Project:
     if _is_initializing(module):
         raise Error(
             f"{workload.name}.remote() was called while {module.__name__} is being imported, which would run it "
-            "again in its own container: put the call under `if __name__ == \"__main__\":` or in a function."
+            'again in its own container: put the call under `if __name__ == "__main__":` or in a function.'
         )
     file = getattr(module, "__file__", None)
     if module.__name__ == "__main__":
@@ -242,8 +242,9 @@ def project_of(workload: Workload) -> Project:
             root, entry, target = os.path.dirname(path), Path(path).stem, path
             if not entry.isidentifier():
                 raise Error(f"{path}: {entry!r} is not a valid Python module name; rename the file")
-        return _cached(root, entry, lambda: Project(root, entry, app.name, manifest_subprocess(target, root),
-                                                    script_entry=entry))
+        return _cached(
+            root, entry, lambda: Project(root, entry, app.name, manifest_subprocess(target, root), script_entry=entry)
+        )
     entry = module.__name__
     root = _module_root(entry, file)
     return _cached(root, entry, lambda: Project(root, entry, app.name, manifest_in_process(app, entry)))
@@ -251,8 +252,11 @@ def project_of(workload: Workload) -> Project:
 
 def explicit_project(root: str, entry: str, app: App) -> Project:
     """The project of an app whose root and entry the caller knows (``svc.run`` imported it itself)."""
-    return _cached(os.path.abspath(root), entry, lambda: Project(os.path.abspath(root), entry, app.name,
-                                                                 manifest_in_process(app, entry)))
+    return _cached(
+        os.path.abspath(root),
+        entry,
+        lambda: Project(os.path.abspath(root), entry, app.name, manifest_in_process(app, entry)),
+    )
 
 
 def _cached(root: str, entry: str, make: Any) -> Project:
@@ -275,16 +279,29 @@ def manifest_in_process(app: App, entry: str) -> dict[str, Any]:
 def manifest_subprocess(target: str, root: str) -> dict[str, Any]:
     """``python -m svc.manifest <target>`` run in ``root`` with this interpreter and this SDK."""
     inherited = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": SDK_PATH + (os.pathsep + inherited if inherited else ""),
-           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": SDK_PATH + (os.pathsep + inherited if inherited else ""),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }
     command = [sys.executable, "-m", "svc.manifest", target]
     try:
-        done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=MANIFEST_TIMEOUT)
+        done = subprocess.run(
+            command,
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=MANIFEST_TIMEOUT,
+        )
     except subprocess.TimeoutExpired:
-        raise ProjectError(f"importing {target} to describe the app did not finish within {MANIFEST_TIMEOUT:.0f} s",
-                           code="manifest_failed",
-                           hint="Something the module runs at import waits (input, a network call).") from None
+        raise ProjectError(
+            f"importing {target} to describe the app did not finish within {MANIFEST_TIMEOUT:.0f} s",
+            code="manifest_failed",
+            hint="Something the module runs at import waits (input, a network call).",
+        ) from None
     stderr = done.stderr.strip()
     if done.returncode == 0:
         try:
@@ -298,7 +315,8 @@ def manifest_subprocess(target: str, root: str) -> dict[str, Any]:
         return manifest
     message = stderr.splitlines()[-1] if done.returncode == 2 and stderr else stderr
     raise ProjectError(
-        f"Python could not describe the app of {target}:\n{message}", code="manifest_failed",
+        f"Python could not describe the app of {target}:\n{message}",
+        code="manifest_failed",
         hint=f"To reproduce: cd {root} && {sys.executable} -m svc.manifest {target}",
         details={"exitCode": done.returncode},
     )

@@ -22,8 +22,9 @@ import binascii
 import json
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .._json import is_object
 from .._workloads import Workload
@@ -36,13 +37,13 @@ from ..exceptions import (
     ServerUnreachableError,
     StartFailedError,
 )
+from ..manifest._build import INLINE_SECRETS
 from . import _pickles
 from ._credentials import find_credentials
 from ._errors import error_for, error_from_answer
 from ._http import Api, open_url
 from ._progress import BuildProgress
 from ._project import Bundle, Project, project_of
-from ..manifest._build import INLINE_SECRETS
 
 CALL_CONTENT_TYPE = "application/vnd.svc.call+pickle"
 END_TIMEOUT = 3.0
@@ -69,9 +70,15 @@ _lock = threading.Lock()
 _exit_hook = False
 
 
-def call_remote(workload: Workload, args: tuple[Any, ...], kwargs: dict[str, Any], *,
-                project: Project | None = None, echo: Echo = echo_locally,
-                show_build: Callable[[str], None] | None = None) -> Any:
+def call_remote(
+    workload: Workload,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    project: Project | None = None,
+    echo: Echo = echo_locally,
+    show_build: Callable[[str], None] | None = None,
+) -> Any:
     """Runs ``workload`` (a function) remotely with these arguments; its result or its exception."""
     if workload.kind != "function":
         how = "its .request()" if workload.kind in ("endpoint", "asgi") else "a WebSocket"
@@ -123,8 +130,17 @@ def _upload(api: Api, bundle: Bundle) -> None:
     held = api.request("GET", f"/bundles/{bundle.sha256}", ok=(200, 404))
     if held.status == 404:
         with open(bundle.path, "rb") as handle:  # streamed from the file, not read into memory
-            api.request("POST", "/bundles", body=handle, timeout=None, headers={
-                "Content-Type": "application/gzip", "Content-Length": str(bundle.size), "X-Bundle-Sha256": bundle.sha256})
+            api.request(
+                "POST",
+                "/bundles",
+                body=handle,
+                timeout=None,
+                headers={
+                    "Content-Type": "application/gzip",
+                    "Content-Length": str(bundle.size),
+                    "X-Bundle-Sha256": bundle.sha256,
+                },
+            )
     _uploaded.add(key)
 
 
@@ -138,9 +154,16 @@ def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workloa
         # Secret.from_dict values go beside the manifest, never in it (docs/secrets.md).
         manifest = {name: value for name, value in project.manifest.items() if name != INLINE_SECRETS}
         inline = project.manifest.get(INLINE_SECRETS)
-        answer = api.request("POST", "/runs", json_body={
-            "manifest": manifest, "bundle": bundle.sha256, "function": workload.name,
-            **({"inlineSecrets": inline} if inline else {})})
+        answer = api.request(
+            "POST",
+            "/runs",
+            json_body={
+                "manifest": manifest,
+                "bundle": bundle.sha256,
+                "function": workload.name,
+                **({"inlineSecrets": inline} if inline else {}),
+            },
+        )
         run = _Run(answer.json()["run"]["id"], api)
         _runs[key] = run
         if not _exit_hook:
@@ -158,8 +181,9 @@ def _forget(key: tuple[str, ...], run: _Run) -> None:
 
 def _end(run: _Run) -> None:
     try:
-        open_url("DELETE", run.api.url(f"/runs/{run.id}"), headers=run.api.auth(), timeout=END_TIMEOUT,
-                 where=run.api.where).close()
+        open_url(
+            "DELETE", run.api.url(f"/runs/{run.id}"), headers=run.api.auth(), timeout=END_TIMEOUT, where=run.api.where
+        ).close()
     except Exception:  # the server is gone, or the run is: either way nothing is left to end
         pass
 
@@ -178,8 +202,14 @@ def end_runs() -> None:
 
 def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildProgress | None) -> Any:
     api = run.api
-    stream = api.open("POST", f"/runs/{run.id}/calls", body=body, timeout=None, reuse=True,
-                      headers={"Content-Type": CALL_CONTENT_TYPE, "Accept": "application/x-ndjson"})
+    stream = api.open(
+        "POST",
+        f"/runs/{run.id}/calls",
+        body=body,
+        timeout=None,
+        reuse=True,
+        headers={"Content-Type": CALL_CONTENT_TYPE, "Accept": "application/x-ndjson"},
+    )
     with stream:
         if stream.status != 200:
             error = error_from_answer(stream.status, stream.read(), f"the call of run {run.id}")
@@ -194,8 +224,10 @@ def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildP
         while True:
             raw = stream.readline()
             if not raw:
-                raise ServerUnreachableError(f"the connection to {api.where} broke during the call of run {run.id}, "
-                                             "before its result", hint="Is the server still running?")
+                raise ServerUnreachableError(
+                    f"the connection to {api.where} broke during the call of run {run.id}, before its result",
+                    hint="Is the server still running?",
+                )
             if not raw.strip():
                 continue
             if first and progress is not None:
@@ -249,7 +281,7 @@ def raise_remote(frame: dict[str, Any], script_entry: str | None = None) -> None
     code = frame.get("code")
     if isinstance(code, str) and code:
         prefix = f"{code}: "
-        message = description[len(prefix):] if description.startswith(prefix) else description
+        message = description[len(prefix) :] if description.startswith(prefix) else description
         raise error_for(code, message)
     remote_traceback = frame.get("traceback") if isinstance(frame.get("traceback"), str) else None
     exception = _unpickled_exception(frame.get("pickle"), script_entry)

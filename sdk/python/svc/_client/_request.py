@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any, Collection, Mapping, Sequence, cast
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, cast
 from urllib.parse import urlencode, urlsplit
 
 from .. import _json
@@ -41,9 +42,11 @@ def workload_url(api: Api, app: str, workload: str, target: str | None) -> str:
         answer = api.request("GET", f"/apps/{app}", ok=(200, 404))
         if answer.status == 404:
             raise NotFoundError(
-                f"the app {app} is neither previewed nor deployed on {api.server}" if target is None
+                f"the app {app} is neither previewed nor deployed on {api.server}"
+                if target is None
                 else f"the app {app} is not deployed on {api.server}",
-                status=404, hint=f"Deploy it with `svc deploy`{'' if target else ' or preview it with `svc serve`'}.",
+                status=404,
+                hint=f"Deploy it with `svc deploy`{'' if target else ' or preview it with `svc serve`'}.",
             )
         view, where = answer.json(), f"the deployment of {app}"
     for deployment in view.get("deployments", []):
@@ -53,8 +56,11 @@ def workload_url(api: Api, app: str, workload: str, target: str | None) -> str:
             if not url:
                 raise NotFoundError(f"{workload} has no URL in {where} (status {deployment.get('status')})", status=404)
             return on_own_server(api.server, str(url))
-    raise NotFoundError(f"{where} has no workload {workload}: it runs other code than this", status=404,
-                        hint="Deploy (or serve) the current code again.")
+    raise NotFoundError(
+        f"{where} has no workload {workload}: it runs other code than this",
+        status=404,
+        hint="Deploy (or serve) the current code again.",
+    )
 
 
 def on_own_server(server: str, url: str) -> str:
@@ -125,8 +131,10 @@ def _query(workload: Workload, arguments: Mapping[str, Any]) -> str:
 def endpoint_request(workload: Workload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Response:
     """Calls an endpoint with the function's arguments and returns its response."""
     if workload.kind == "realtime":
-        raise TypeError(f"{workload.name} is a realtime handler: connect to its ws:// URL over WebSocket; "
-                        ".request() makes plain HTTP requests.")
+        raise TypeError(
+            f"{workload.name} is a realtime handler: connect to its ws:// URL over WebSocket; "
+            ".request() makes plain HTTP requests."
+        )
     if workload.kind == "function":
         raise TypeError(f"{workload.name} is a function, which is not served over HTTP: call it with .remote().")
     target = None
@@ -149,9 +157,18 @@ def endpoint_request(workload: Workload, args: tuple[Any, ...], kwargs: dict[str
 # --- ASGI apps -------------------------------------------------------------------------------
 
 
-def asgi_request(workload: Workload, method: str = "GET", path: str = "/", *, json: Any = None, data: Any = None,
-                 headers: Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None,
-                 target: str | None = None, timeout: float | None = None) -> Response:
+def asgi_request(
+    workload: Workload,
+    method: str = "GET",
+    path: str = "/",
+    *,
+    json: Any = None,
+    data: Any = None,
+    headers: Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    target: str | None = None,
+    timeout: float | None = None,
+) -> Response:
     """One HTTP request to a route of an ASGI app."""
     if json is not None and data is not None:
         raise TypeError("pass json= or data=, not both")
@@ -160,9 +177,13 @@ def asgi_request(workload: Workload, method: str = "GET", path: str = "/", *, js
     url = base.rstrip("/") + "/" + path.lstrip("/")
     if params:
         url += ("&" if "?" in url else "?") + urlencode(
-            [(key, _query_text(item)) for key, value in params.items()
-             for item in (cast("Sequence[Any]", value) if isinstance(value, (list, tuple)) else [value])
-             if item is not None])
+            [
+                (key, _query_text(item))
+                for key, value in params.items()
+                for item in (cast("Sequence[Any]", value) if isinstance(value, (list, tuple)) else [value])
+                if item is not None
+            ]
+        )
     sent: dict[str, str] = dict(api.auth())
     body: bytes | None = None
     if json is not None:

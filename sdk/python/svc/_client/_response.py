@@ -9,7 +9,8 @@ exception of the error body's code (``svc.NotFoundError``, ``svc.QueueFullError`
 from __future__ import annotations
 
 import json as _json
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from ._errors import error_from_answer
 

@@ -20,7 +20,7 @@ It is not kept, and every call walks, when it cannot be trusted:
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..bundle import IGNORE_FILE, VENV_MARK, Entry
 
@@ -43,8 +43,9 @@ def _state(path: str) -> _State | None:
 class FileStates:
     """The states of a project's paths after a walk; ``unchanged()`` reads them again."""
 
-    def __init__(self, watched: list[str], venv_marks: list[str], states: tuple[_State | None, ...],
-                 marks: tuple[bool, ...]) -> None:
+    def __init__(
+        self, watched: list[str], venv_marks: list[str], states: tuple[_State | None, ...], marks: tuple[bool, ...]
+    ) -> None:
         self._watched = watched
         self._venv_marks = venv_marks
         self._states = states

@@ -32,8 +32,13 @@ class ManifestRun:
     timed_out: bool
 
     def as_json(self) -> dict[str, object]:
-        return {"code": self.code, "signal": self.signal, "stdout": self.stdout, "stderr": self.stderr,
-                "timed_out": self.timed_out}
+        return {
+            "code": self.code,
+            "signal": self.signal,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "timed_out": self.timed_out,
+        }
 
 
 class Child:
@@ -220,7 +225,6 @@ def _drain(fd: int) -> None:
             pass
     except BlockingIOError:
         pass
-
 
 
 def _forget_shadowed_entry(target: str, cwd: str) -> None:

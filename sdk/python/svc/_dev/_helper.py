@@ -70,7 +70,9 @@ class Lines:
         return line
 
 
-def handle(request: dict[str, Any], snapshots: Snapshots, wake_fd: int, private_fds: tuple[int, ...] = ()) -> dict[str, Any]:
+def handle(
+    request: dict[str, Any], snapshots: Snapshots, wake_fd: int, private_fds: tuple[int, ...] = ()
+) -> dict[str, Any]:
     root, target, cwd, out = request["root"], request["target"], request["cwd"], request["out"]
     max_bytes = int(request.get("max_bytes") or 100 * 1024 * 1024)
     timeout = float(request.get("timeout") or DEFAULT_TIMEOUT)

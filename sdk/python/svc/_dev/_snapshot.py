@@ -68,7 +68,8 @@ class Snapshots:
             if real != real_root and real.startswith(real_root + os.sep)
         )
         entries = [
-            entry for entry in collect(root, warn=warn)
+            entry
+            for entry in collect(root, warn=warn)
             if not is_editor_temporary(entry.path)
             and not any(entry.path == prefix or entry.path.startswith(prefix + "/") for prefix in excluded)
         ]
@@ -76,7 +77,9 @@ class Snapshots:
         now = time.time()
         seen: dict[str, tuple[tuple[int, int, int, int], str]] = {}
         for entry in entries:
-            digest.update(f"{entry.kind}\0{entry.path}\0{entry.mode:o}\0{entry.target}\0".encode("utf-8", "surrogateescape"))
+            digest.update(
+                f"{entry.kind}\0{entry.path}\0{entry.mode:o}\0{entry.target}\0".encode("utf-8", "surrogateescape")
+            )
             if entry.kind == "file" and entry.source is not None:
                 content = self._content_hash(str(entry.source), now, seen)
                 digest.update(content.encode())

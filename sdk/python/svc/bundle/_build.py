@@ -18,9 +18,9 @@ import os
 import stat
 import tarfile
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ._ignore import IGNORE_FILE, VENV_MARK, IgnoreRules
 
@@ -72,8 +72,9 @@ class BundleResult:
         return {"path": str(self.path), "sha256": self.sha256, "size": self.size, "files": self.files}
 
 
-def collect(project: str | os.PathLike[str], *, warn: Warn = lambda _message: None,
-            exclude: frozenset[str] = frozenset()) -> list[Entry]:
+def collect(
+    project: str | os.PathLike[str], *, warn: Warn = lambda _message: None, exclude: frozenset[str] = frozenset()
+) -> list[Entry]:
     """Every entry of the project's bundle, sorted by path; excluded paths left out.
 
     ``exclude`` holds real paths left out as well (the bundle being written, when it is
@@ -84,7 +85,9 @@ def collect(project: str | os.PathLike[str], *, warn: Warn = lambda _message: No
         raise BundleError(f"not a folder: {root}")
     real_root = Path(os.path.realpath(root))
     rules = _read_rules(root)
-    entries = [e for e in _walk(root, real_root, "", rules, warn) if not exclude or str(real_root / e.path) not in exclude]
+    entries = [
+        e for e in _walk(root, real_root, "", rules, warn) if not exclude or str(real_root / e.path) not in exclude
+    ]
     entries.sort(key=lambda entry: entry.path.encode("utf-8", "surrogateescape"))
     return entries
 
@@ -127,8 +130,14 @@ def _walk(root: Path, real_root: Path, prefix: str, rules: IgnoreRules, warn: Wa
             yield from _walk(root, real_root, relative, rules, warn)
         elif stat.S_ISREG(info.st_mode):
             if not rules.ignored(relative, False):
-                yield Entry(relative, "file", _file_mode(info.st_mode), info.st_size, Path(child.path),
-                            mtime_ns=info.st_mtime_ns)
+                yield Entry(
+                    relative,
+                    "file",
+                    _file_mode(info.st_mode),
+                    info.st_size,
+                    Path(child.path),
+                    mtime_ns=info.st_mtime_ns,
+                )
         elif not rules.ignored(relative, False):
             warn(f"skipped {relative}: it is not a regular file, folder or link (a fifo, socket or device)")
 
@@ -242,8 +251,13 @@ def default_output(project: str | os.PathLike[str]) -> Path:
     return Path(project) / ".svc" / "bundle.tar.gz"
 
 
-def build_bundle(project: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
-                 max_bytes: int = DEFAULT_MAX_BYTES, warn: Warn = lambda _message: None) -> BundleResult:
+def build_bundle(
+    project: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    warn: Warn = lambda _message: None,
+) -> BundleResult:
     """Writes the bundle of ``project`` to ``out`` (atomically) and describes it."""
     target = Path(out) if out is not None else default_output(project)
     entries = collect(project, warn=warn, exclude=frozenset({os.path.realpath(target)}))

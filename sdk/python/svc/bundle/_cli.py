@@ -32,8 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("project", help="the project folder")
     parser.add_argument("--out", help="where to write the bundle (default: <project>/.svc/bundle.tar.gz)")
-    parser.add_argument("--max-bytes", type=_positive_int, default=DEFAULT_MAX_BYTES,
-                        help=f"largest total size of the bundled files (default: {DEFAULT_MAX_BYTES}, 100 MiB)")
+    parser.add_argument(
+        "--max-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_BYTES,
+        help=f"largest total size of the bundled files (default: {DEFAULT_MAX_BYTES}, 100 MiB)",
+    )
     return parser
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 #: Patterns every bundle excludes before ``.svcignore`` is read.
 DEFAULT_PATTERNS: tuple[str, ...] = (
@@ -131,7 +131,7 @@ def _translate_segment(segment: str) -> str:
             if end < 0:
                 out.append(re.escape(char))
             else:
-                inner = segment[i + 1:end]
+                inner = segment[i + 1 : end]
                 negated = inner[:1] in ("!", "^")
                 if negated:
                     inner = inner[1:]
@@ -180,7 +180,7 @@ class IgnoreRules:
         self.patterns = [p for p in map(parse_pattern, patterns) if p is not None]
 
     @classmethod
-    def from_text(cls, text: str) -> "IgnoreRules":
+    def from_text(cls, text: str) -> IgnoreRules:
         return cls(text.splitlines())
 
     def ignored(self, path: str, is_dir: bool, *, is_venv: bool = False) -> bool:

@@ -26,7 +26,8 @@ def image_id(spec: dict[str, Any]) -> str:
     """``img-`` + 16 hex digits of the SHA-256 of the canonical JSON of the image spec."""
     canonical = json.dumps(
         {"python_packages": spec["python_packages"], "python_version": spec["python_version"]},
-        sort_keys=True, separators=(",", ":"),
+        sort_keys=True,
+        separators=(",", ":"),
     )
     return "img-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 

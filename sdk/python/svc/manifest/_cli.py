@@ -11,8 +11,8 @@ import os
 import sys
 from typing import IO
 
-from .._tracebacks import format_user_traceback
 from .._loading import EntryError, find_app, import_entry, resolve_target
+from .._tracebacks import format_user_traceback
 from ._build import build_manifest
 
 USAGE = """usage: python -m svc.manifest <file.py | module>

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import inspect
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .._hints import CONTEXT_PARAMETER, type_hints
 from .._schema import UNIONS
@@ -37,8 +38,11 @@ class Parsed:
 def parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
     """The parameters a caller fills (``context`` is svc's own), annotations resolved."""
     hints = type_hints(fn)
-    return [p.replace(annotation=hints.get(p.name, p.annotation))
-            for p in inspect.signature(fn).parameters.values() if p.name != CONTEXT_PARAMETER]
+    return [
+        p.replace(annotation=hints.get(p.name, p.annotation))
+        for p in inspect.signature(fn).parameters.values()
+        if p.name != CONTEXT_PARAMETER
+    ]
 
 
 def _allows_none(annotation: Any) -> bool:
@@ -118,24 +122,35 @@ def parse(fn: Callable[..., Any], words: list[str]) -> Parsed:
     return _bind(fn, params, positional_words, named_words, var_positional, var_keyword)
 
 
-def _bind(fn: Callable[..., Any], params: list[inspect.Parameter], positional_words: list[str],
-          named_words: dict[str, str], var_positional: inspect.Parameter | None,
-          var_keyword: inspect.Parameter | None) -> Parsed:
+def _bind(
+    fn: Callable[..., Any],
+    params: list[inspect.Parameter],
+    positional_words: list[str],
+    named_words: dict[str, str],
+    var_positional: inspect.Parameter | None,
+    var_keyword: inspect.Parameter | None,
+) -> Parsed:
     parsed = Parsed()
     slots = [p for p in params if p.kind in POSITIONAL]
     if len(positional_words) > len(slots) and var_positional is None:
-        raise ArgumentError(f"{fn.__name__} takes {_count(len(slots), 'positional argument')}, got "
-                            f"{len(positional_words)}; {_takes(params)}")
-    for param, word in zip(slots, positional_words):
+        raise ArgumentError(
+            f"{fn.__name__} takes {_count(len(slots), 'positional argument')}, got "
+            f"{len(positional_words)}; {_takes(params)}"
+        )
+    for param, word in zip(slots, positional_words, strict=False):
         if param.name in named_words:
             raise ArgumentError(f"argument '{param.name}' is given twice: by position and as --{param.name}")
         parsed.args.append(convert(word, param.annotation, param.name))
     if var_positional is not None:
-        parsed.args += [convert(word, var_positional.annotation, var_positional.name)
-                        for word in positional_words[len(slots):]]
-    given = {p.name for p in slots[:len(positional_words)]} | set(named_words)
-    missing = [p.name for p in params if p.kind in (*POSITIONAL, P.KEYWORD_ONLY)
-               and p.default is P.empty and p.name not in given]
+        parsed.args += [
+            convert(word, var_positional.annotation, var_positional.name) for word in positional_words[len(slots) :]
+        ]
+    given = {p.name for p in slots[: len(positional_words)]} | set(named_words)
+    missing = [
+        p.name
+        for p in params
+        if p.kind in (*POSITIONAL, P.KEYWORD_ONLY) and p.default is P.empty and p.name not in given
+    ]
     if missing:
         names = ", ".join(f"'{name}'" for name in missing)
         raise ArgumentError(f"missing required argument{'s' if len(missing) > 1 else ''} {names}; {_takes(params)}")

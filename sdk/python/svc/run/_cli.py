@@ -88,8 +88,10 @@ def _find_function(app: App, name: str | None, target: str) -> Workload:
         python_name = getattr(workload.target, "__name__", None)
         if name in (workload.name, python_name):
             if workload.kind != "function":
-                raise _Usage(f"{name} is {'an' if workload.kind[0] in 'aeiou' else 'a'} {workload.kind}, not a "
-                             f"function: svc run calls functions (@app.function); the functions of {app.name}: {listed}")
+                raise _Usage(
+                    f"{name} is {'an' if workload.kind[0] in 'aeiou' else 'a'} {workload.kind}, not a "
+                    f"function: svc run calls functions (@app.function); the functions of {app.name}: {listed}"
+                )
             return workload
     raise _Usage(f"the app {app.name} has no function {name!r}; its functions: {listed}")
 
@@ -97,10 +99,8 @@ def _find_function(app: App, name: str | None, target: str) -> Workload:
 def _help(workload: Workload, target: str) -> str:
     fn = workload.target
     params = _args.parameters(fn)
-    words = [f"<{p.name}>" if p.default is p.empty else f"[{p.name}]" for p in params
-             if p.kind in _args.POSITIONAL]
-    lines = [f"usage: {_prog()} {target} {' '.join(words)}".rstrip(), "",
-             _args.signature_text(fn)]
+    words = [f"<{p.name}>" if p.default is p.empty else f"[{p.name}]" for p in params if p.kind in _args.POSITIONAL]
+    lines = [f"usage: {_prog()} {target} {' '.join(words)}".rstrip(), "", _args.signature_text(fn)]
     doc = inspect.getdoc(fn)
     if doc:
         lines += ["", doc]
@@ -116,8 +116,11 @@ def _help(workload: Workload, target: str) -> str:
                 how = f"{option} only"
             else:
                 how = f"position {position} or {option}"
-            required = "required" if p.default is p.empty and p.kind in (*_args.POSITIONAL, p.KEYWORD_ONLY) else (
-                "" if p.default is p.empty else f"default {p.default!r}")
+            required = (
+                "required"
+                if p.default is p.empty and p.kind in (*_args.POSITIONAL, p.KEYWORD_ONLY)
+                else ("" if p.default is p.empty else f"default {p.default!r}")
+            )
             kind = "" if p.annotation is p.empty else f" ({_args.expected(p.annotation)})"
             lines.append(f"  {p.name}{kind}: {how}" + (f"; {required}" if required else ""))
     return "\n".join(lines) + "\n"
@@ -198,7 +201,7 @@ def _run(target: str, words: list[str], out: IO[str]) -> int:
         _say(f"could not import {module_name!r} (traceback above)")
         return 1
     workload = _find_function(app, function or None, file_or_module)
-    options = words[:words.index("--")] if "--" in words else words
+    options = words[: words.index("--")] if "--" in words else words
     if any(word in ("-h", "--help") for word in options):
         out.write(_help(workload, target))
         out.flush()
@@ -212,8 +215,9 @@ def _run(target: str, words: list[str], out: IO[str]) -> int:
     from .._client._project import explicit_project
 
     try:
-        result = call_remote(workload, tuple(call.args), call.kwargs,
-                             project=explicit_project(root, module_name, app), echo=_echo)
+        result = call_remote(
+            workload, tuple(call.args), call.kwargs, project=explicit_project(root, module_name, app), echo=_echo
+        )
     except RemoteCallError as error:
         _print_remote_exception(error)
         return 1

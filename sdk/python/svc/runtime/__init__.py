@@ -8,7 +8,8 @@ workload's ``on_start`` whose value ``create_app`` hands to the handlers.
 
 from __future__ import annotations
 
-from typing import Any, Callable, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from .._workloads import Workload
 from ._asgi import AsgiApp
@@ -46,7 +47,13 @@ def create_app(workload: Workload, *, on_start_value: Any = None) -> Any:
 
 
 __all__ = [
-    "ERROR_CODES", "HEALTH_PATH", "SERVED_KINDS",
-    "AsgiApp", "EndpointApp", "FunctionApp", "RealtimeApp",
-    "create_app", "run_on_start",
+    "ERROR_CODES",
+    "HEALTH_PATH",
+    "SERVED_KINDS",
+    "AsgiApp",
+    "EndpointApp",
+    "FunctionApp",
+    "RealtimeApp",
+    "create_app",
+    "run_on_start",
 ]

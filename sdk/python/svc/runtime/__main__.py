@@ -30,12 +30,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ._cgroup import CgroupError, cgroup_files, join_cgroup
 from ._container import PlacementError, TcpAddress, check_bindable, parse_ports
 from ._frames import FrameWriter
 from ._lifeline import has_lifeline
+
 if TYPE_CHECKING:
     from .._workloads import Workload
 from ._startup import EXIT_SERVER_FAILED, EXIT_USAGE, Exit, load_workload, preload_server, require_server, say
@@ -54,10 +56,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _container_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m svc.runtime", description="Serve one svc workload.",
+        prog="python -m svc.runtime",
+        description="Serve one svc workload.",
         epilog=f"TCP mode (a Nomad allocation): without --socket/--socket-dir, worker i listens on HOST:P<i> "
-               f"from --ports/--port and --host, or else ${PORTS_ENV} (comma-separated) and ${HOST_ENV} "
-               f"(default {DEFAULT_HOST}); flags win over the environment.")
+        f"from --ports/--port and --host, or else ${PORTS_ENV} (comma-separated) and ${HOST_ENV} "
+        f"(default {DEFAULT_HOST}); flags win over the environment.",
+    )
     _common(parser)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--socket", help="path of the Unix socket of the one worker")
@@ -65,34 +69,50 @@ def _container_parser() -> argparse.ArgumentParser:
     parser.add_argument("--container", help="container id, names the sockets (with --socket-dir)")
     tcp = parser.add_mutually_exclusive_group()
     tcp.add_argument("--port", help=f"TCP port of the one worker (instead of a socket; env: {PORTS_ENV})")
-    tcp.add_argument("--ports", help=f"TCP ports, one per worker, comma-separated: worker i on the i-th (env: {PORTS_ENV})")
+    tcp.add_argument(
+        "--ports", help=f"TCP ports, one per worker, comma-separated: worker i on the i-th (env: {PORTS_ENV})"
+    )
     parser.add_argument("--host", help=f"address the TCP ports listen on (env: {HOST_ENV}; default {DEFAULT_HOST})")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="worker processes (default: the workload's option, or the number of TCP ports)")
-    parser.add_argument("--cgroup", action="append", default=[], metavar="PROCS_FILE",
-                        help="a cgroup.procs file this process joins before anything else (repeat per hierarchy)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes (default: the workload's option, or the number of TCP ports)",
+    )
+    parser.add_argument(
+        "--cgroup",
+        action="append",
+        default=[],
+        metavar="PROCS_FILE",
+        help="a cgroup.procs file this process joins before anything else (repeat per hierarchy)",
+    )
     return parser
 
 
 def _template_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m svc.runtime template",
-                                     description="Warm a workload once and fork containers from it.")
+    parser = argparse.ArgumentParser(
+        prog="python -m svc.runtime template", description="Warm a workload once and fork containers from it."
+    )
     _common(parser)
     parser.add_argument("--control", required=True, help="Unix socket to take fork requests on")
     return parser
 
 
 def _zygote_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m svc.runtime zygote",
-                                     description="Import the runtime once and fork containers of any workload from it.")
+    parser = argparse.ArgumentParser(
+        prog="python -m svc.runtime zygote",
+        description="Import the runtime once and fork containers of any workload from it.",
+    )
     parser.add_argument("--control", required=True, help="Unix socket to take fork requests on")
     parser.add_argument("--events-fd", type=int, default=None, help="pipe for events to the platform (JSON lines)")
     return parser
 
 
 def _once_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m svc.runtime once",
-                                     description="Call a function once with no arguments, then exit (a scheduled run).")
+    parser = argparse.ArgumentParser(
+        prog="python -m svc.runtime once",
+        description="Call a function once with no arguments, then exit (a scheduled run).",
+    )
     _common(parser)
     return parser
 
@@ -203,18 +223,24 @@ def _tcp_placement(args: argparse.Namespace, env: Mapping[str, str]) -> None:
     if args.socket or args.socket_dir:
         if flag or args.host is not None:
             option = "--socket" if args.socket else "--socket-dir"
-            raise PlacementError(f"{option} and {flag or '--host'} are exclusive: serve on Unix sockets or on TCP ports, not both")
+            raise PlacementError(
+                f"{option} and {flag or '--host'} are exclusive: serve on Unix sockets or on TCP ports, not both"
+            )
         return
     text, source = (given, flag) if given is not None and flag else (env.get(PORTS_ENV, ""), PORTS_ENV)
     if flag is None and not text.strip():
-        raise PlacementError(f"nowhere to listen: give --socket, --socket-dir with --container, "
-                             f"or TCP ports (--ports P0,P1,... or ${PORTS_ENV})")
+        raise PlacementError(
+            f"nowhere to listen: give --socket, --socket-dir with --container, "
+            f"or TCP ports (--ports P0,P1,... or ${PORTS_ENV})"
+        )
     ports = parse_ports(text, source)
     if flag == "--port" and len(ports) != 1:
         raise PlacementError("--port takes one port; use --ports P0,P1,... for more workers")
     if args.workers is not None and len(ports) != args.workers:
-        raise PlacementError(f"{source} has {len(ports)} port{'s' if len(ports) != 1 else ''} "
-                             f"but --workers is {args.workers}: give one port per worker")
+        raise PlacementError(
+            f"{source} has {len(ports)} port{'s' if len(ports) != 1 else ''} "
+            f"but --workers is {args.workers}: give one port per worker"
+        )
     if len(ports) > 64:
         raise PlacementError(f"{source} has {len(ports)} ports; a container has at most 64 workers")
     host = args.host if args.host is not None else (env.get(HOST_ENV) or DEFAULT_HOST)
@@ -234,8 +260,13 @@ def _run_container(workload: Workload, args: argparse.Namespace, events: FrameWr
     else:
         workers = args.workers or int(workload.options.get("workers", 1))
         sockets = container_sockets(args.socket_dir, args.container, workers)
-    return run_container(workload, sockets, frames=events, lifeline_fd=0 if has_lifeline(0) else None,
-                         gone_message="stdin closed, the platform went away")
+    return run_container(
+        workload,
+        sockets,
+        frames=events,
+        lifeline_fd=0 if has_lifeline(0) else None,
+        gone_message="stdin closed, the platform went away",
+    )
 
 
 if __name__ == "__main__":

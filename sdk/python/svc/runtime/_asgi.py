@@ -86,8 +86,11 @@ class AsgiApp:
         except LifespanFailed as failure:
             if not self._failure_reported:
                 self._failure_reported = True
-                print(f"svc runtime: {self.workload.name}: the ASGI app's startup failed:\n{failure}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"svc runtime: {self.workload.name}: the ASGI app's startup failed:\n{failure}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             return False
         return True
 
@@ -121,8 +124,12 @@ class AsgiApp:
             await self._app(scope, receive, tracked_send)
         except Exception as exc:
             where = f"{scope.get('method', 'WEBSOCKET')} {scope['path']}"
-            print(f"svc runtime: {self.workload.name} failed on {where}:\n" + format_user_traceback(exc),
-                  file=sys.stderr, end="", flush=True)
+            print(
+                f"svc runtime: {self.workload.name} failed on {where}:\n" + format_user_traceback(exc),
+                file=sys.stderr,
+                end="",
+                flush=True,
+            )
             if started:  # the status line is out: the unfinished response tells the client
                 return
             if scope["type"] == "http":
@@ -150,4 +157,3 @@ class AsgiApp:
                     return
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-

@@ -11,8 +11,9 @@ import difflib
 import inspect
 import json
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qsl
 
 from .._hints import CONTEXT_PARAMETER, type_hints
@@ -93,16 +94,21 @@ class Binder:
 
     def _bind(self, values: dict[str, Any], convert: _convert.Convert) -> dict[str, Any]:
         """The checked arguments, or one RequestError listing every problem: missing, unknown, wrong type."""
-        problems = [f"missing required argument '{p.name}'" for p in self.parameters.values()
-                    if p.required and p.name not in values]
+        problems = [
+            f"missing required argument '{p.name}'"
+            for p in self.parameters.values()
+            if p.required and p.name not in values
+        ]
         unknown = {key: self._extra_problem(key) for key in values if key not in self.parameters}
         problems += [problem for problem in unknown.values() if problem is not None]
         keys = [key for key in values if unknown.get(key) is None]
         try:
-            converted = _convert.convert_all(convert, ((values[key], self._annotation(key), key) for key in keys), problems)
+            converted = _convert.convert_all(
+                convert, ((values[key], self._annotation(key), key) for key in keys), problems
+            )
         except _convert.Mismatch as mismatch:
             raise RequestError("invalid_arguments", problems_message(mismatch.problems)) from None
-        return dict(zip(keys, converted))
+        return dict(zip(keys, converted, strict=False))
 
     def _annotation(self, key: str) -> Any:
         parameter = self.parameters.get(key)
@@ -135,7 +141,9 @@ def _query_value(value: Any, annotation: Any, path: str) -> Any:
     if not value.many:
         raise _convert.Mismatch(f"query parameter '{path}' is given {len(value.texts)} times: give it once")
     item = _convert.item_annotation(annotation)
-    items = _convert.convert_all(_convert.from_text, ((text, item, f"{path}[{i}]") for i, text in enumerate(value.texts)))
+    items = _convert.convert_all(
+        _convert.from_text, ((text, item, f"{path}[{i}]") for i, text in enumerate(value.texts))
+    )
     container = typing.get_origin(annotation) or annotation
     make = _convert.COLLECTIONS.get(container)
     return make(items) if make is not None else items

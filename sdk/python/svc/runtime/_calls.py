@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, AsyncGenerator, Callable
+from typing import Any
 
 _DONE = object()
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+from collections.abc import Callable, Generator
 from contextvars import ContextVar
-from typing import Any, Callable, Generator, TextIO
+from typing import Any, TextIO
 
 STREAMS = ("stdout", "stderr")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import socket
-from typing import Any, Callable, Mapping, NamedTuple, Sequence, Union
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, Union
 
 from .._workloads import Workload
 from ._frames import FrameWriter
@@ -62,8 +63,10 @@ def check_bindable(addresses: Sequence[TcpAddress]) -> None:
             probe.bind(sockaddr)
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
-                raise PlacementError(f"port {address.port} is already in use on {address.host} "
-                                     f"(worker {index}); stop what listens there or pick another port") from None
+                raise PlacementError(
+                    f"port {address.port} is already in use on {address.host} "
+                    f"(worker {index}); stop what listens there or pick another port"
+                ) from None
             raise PlacementError(f"cannot listen on {address} (worker {index}): {error.strerror or error}") from None
         finally:
             probe.close()
@@ -74,10 +77,18 @@ def container_sockets(socket_dir: str, container: str, workers: int) -> list[str
     return [os.path.join(socket_dir, f"{container}-w{index}.sock") for index in range(workers)]
 
 
-def run_container(workload: Workload, sockets: Sequence[Address], *, frames: FrameWriter, lifeline_fd: int | None,
-                  gone_message: str, warmed: Any = NOT_WARMED,
-                  watch: Mapping[int, Callable[[], bool]] | None = None, private_fds: Sequence[int] = (),
-                  in_worker: Callable[[], None] | None = None) -> int:
+def run_container(
+    workload: Workload,
+    sockets: Sequence[Address],
+    *,
+    frames: FrameWriter,
+    lifeline_fd: int | None,
+    gone_message: str,
+    warmed: Any = NOT_WARMED,
+    watch: Mapping[int, Callable[[], bool]] | None = None,
+    private_fds: Sequence[int] = (),
+    in_worker: Callable[[], None] | None = None,
+) -> int:
     """Supervises one worker per socket (or TCP address) until stopped; returns the container's exit code.
 
     With ``checkpoint_enabled`` the workers are forks of a process that already ran
@@ -93,7 +104,13 @@ def run_container(workload: Workload, sockets: Sequence[Address], *, frames: Fra
         run_worker(workload, index, socket_path, warmed, ready_fd, parent_fd)
 
     supervisor = Supervisor(
-        name=workload.name, sockets=sockets, start=start, emit=frames.event, lifeline_fd=lifeline_fd,
-        gone_message=gone_message, watch=watch, private_fds=[*private_fds, *([frames.fd] if frames.fd is not None else [])],
+        name=workload.name,
+        sockets=sockets,
+        start=start,
+        emit=frames.event,
+        lifeline_fd=lifeline_fd,
+        gone_message=gone_message,
+        watch=watch,
+        private_fds=[*private_fds, *([frames.fd] if frames.fd is not None else [])],
     )
     return supervisor.run()

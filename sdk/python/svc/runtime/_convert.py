@@ -19,13 +19,21 @@ import json
 import math
 import re
 import typing
-from typing import Any, Callable, Iterable, Mapping, Sequence, cast
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, cast
 
 from .._hints import is_dataclass_type, is_enum, is_pydantic_model, is_typeddict, type_hints
 from .._schema import ARRAYS, OBJECTS, UNIONS
 
 _PASS_THROUGH = (inspect.Parameter.empty, Any, object)
-_JSON_TYPES: dict[type, str] = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+_JSON_TYPES: dict[type, str] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+}
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 COLLECTIONS: dict[Any, Callable[[Iterable[Any]], Any]] = {set: set, frozenset: frozenset, tuple: tuple}
@@ -50,7 +58,9 @@ class Mismatch(Exception):
 Convert = Callable[[Any, Any, str], Any]
 
 
-def convert_all(convert: Convert, items: Iterable[tuple[Any, Any, str]], problems: list[str] | None = None) -> list[Any]:
+def convert_all(
+    convert: Convert, items: Iterable[tuple[Any, Any, str]], problems: list[str] | None = None
+) -> list[Any]:
     """``convert(value, annotation, path)`` of every item; one Mismatch with every problem if any fail.
 
     ``problems`` found before (unknown or missing fields) come first in that Mismatch.
@@ -67,7 +77,9 @@ def convert_all(convert: Convert, items: Iterable[tuple[Any, Any, str]], problem
     return converted
 
 
-def _first_fit(convert: Convert, value: Any, members: Iterable[Any], path: str, fallback: Callable[[], Mismatch]) -> Any:
+def _first_fit(
+    convert: Convert, value: Any, members: Iterable[Any], path: str, fallback: Callable[[], Mismatch]
+) -> Any:
     """A union: the value as the first member it fits."""
     errors: list[Mismatch] = []
     for member in members:
@@ -85,8 +97,15 @@ def json_type(value: object) -> str:
 
 def expected(annotation: Any) -> str:
     """How a message names what an annotation wants: 'an integer', 'a Point object', ..."""
-    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", type(None): "null",
-             bytes: "a base64 string", bytearray: "a base64 string"}
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "a boolean",
+        type(None): "null",
+        bytes: "a base64 string",
+        bytearray: "a base64 string",
+    }
     if annotation is None or (isinstance(annotation, type) and annotation in names):
         return names[type(None) if annotation is None else annotation]
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
@@ -157,7 +176,7 @@ def from_json(value: Any, annotation: Any, path: str) -> Any:
         if len(args) != 2:
             return fields
         items = convert_all(from_json, ((item, args[1], f"{path}.{key}") for key, item in fields.items()))
-        return dict(zip(fields, items))
+        return dict(zip(fields, items, strict=False))
     if isinstance(annotation, type):
         return _instance(value, annotation, path)
     return value
@@ -172,7 +191,12 @@ def _array(value: Any, annotation: Any, origin: Any, args: tuple[Any, ...], path
         fixed = () if args == ((),) else args
         if len(given) != len(fixed):
             raise Mismatch(f"argument '{path}' must be an array of {len(fixed)} items, got {len(given)}")
-        return tuple(convert_all(from_json, ((item, arg, f"{path}[{i}]") for i, (item, arg) in enumerate(zip(given, fixed)))))
+        return tuple(
+            convert_all(
+                from_json,
+                ((item, arg, f"{path}[{i}]") for i, (item, arg) in enumerate(zip(given, fixed, strict=False))),
+            )
+        )
     items = convert_all(from_json, ((item, args[0], f"{path}[{i}]") for i, item in enumerate(given))) if args else given
     make = COLLECTIONS.get(container)
     if make is not None:
@@ -186,7 +210,7 @@ def _array(value: Any, annotation: Any, origin: Any, args: tuple[Any, ...], path
 def _instance(value: Any, cls: type, path: str) -> Any:
     if is_pydantic_model(cls):
         try:
-            return getattr(cls, "model_validate")(value)
+            return cls.model_validate(value)
         except ValueError as error:  # pydantic.ValidationError is a ValueError
             prefix = f"argument '{path}' is not a valid {cls.__name__}: "
             raise Mismatch([prefix + problem for problem in _pydantic_errors(error)]) from None
@@ -211,11 +235,15 @@ def _fields_of(value: Any, cls: type, path: str, hints: dict[str, Any], required
         raise _mismatch(path, cls, value)
     given = cast("Mapping[Any, Any]", value)
     known = ", ".join(hints)
-    problems = [f"argument '{path}' has unknown field '{key}' ({cls.__name__} has {known})" for key in given if key not in hints]
-    problems += [f"argument '{path}' is missing the field '{key}' of {cls.__name__}" for key in required if key not in given]
+    problems = [
+        f"argument '{path}' has unknown field '{key}' ({cls.__name__} has {known})" for key in given if key not in hints
+    ]
+    problems += [
+        f"argument '{path}' is missing the field '{key}' of {cls.__name__}" for key in required if key not in given
+    ]
     fields = [key for key in given if key in hints]
     items = convert_all(from_json, ((given[key], hints[key], f"{path}.{key}") for key in fields), problems)
-    return dict(zip(fields, items))
+    return dict(zip(fields, items, strict=False))
 
 
 def _dataclass(value: Any, cls: type, path: str) -> Any:
@@ -231,7 +259,7 @@ def _dataclass(value: Any, cls: type, path: str) -> Any:
 
 def _typeddict(value: Any, cls: type, path: str) -> dict[str, Any]:
     hints = type_hints(cls)
-    return _fields_of(value, cls, path, hints, [key for key in hints if key in getattr(cls, "__required_keys__")])
+    return _fields_of(value, cls, path, hints, [key for key in hints if key in cls.__required_keys__])
 
 
 def _pydantic_errors(error: Exception) -> list[str]:
@@ -286,7 +314,9 @@ def from_text(text: str, annotation: Any, path: str) -> Any:
     try:
         value = json.loads(text)
     except ValueError:
-        raise Mismatch(f"query parameter '{path}' must be {expected(annotation)} written as JSON, got {text!r}") from None
+        raise Mismatch(
+            f"query parameter '{path}' must be {expected(annotation)} written as JSON, got {text!r}"
+        ) from None
     return from_json(value, annotation, path)
 
 

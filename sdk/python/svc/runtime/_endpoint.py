@@ -13,8 +13,8 @@ from typing import Any
 
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
-from ._binding import Binder
 from . import _timeouts
+from ._binding import Binder
 from ._calls import Runner
 from ._errors import RequestError
 from ._http_app import HttpApp
@@ -67,7 +67,9 @@ class EndpointApp(HttpApp):
             what = f"{scope['method']} {scope['path']}"
             try:
                 with _timeouts.watchdog(self.workload.name, what, self._timeout):
-                    finished = await _timeouts.within(self._respond(kwargs, scope, receive, tracked_send, head), self._timeout)
+                    finished = await _timeouts.within(
+                        self._respond(kwargs, scope, receive, tracked_send, head), self._timeout
+                    )
                 if not finished:
                     await self._timed_out(what, send, head, started)
             except Exception as exc:
@@ -87,8 +89,11 @@ class EndpointApp(HttpApp):
     async def _timed_out(self, what: str, send: Send, head: bool, started: bool) -> None:
         """504 ``timeout`` (or, mid-stream, a last error event), then this worker is replaced."""
         seconds = self._timeout or 0.0
-        error = RequestError("timeout", f"{self.workload.name} did not finish within its timeout of "
-                                        f"{_timeouts.describe_seconds(seconds)}; the call was abandoned and its worker replaced")
+        error = RequestError(
+            "timeout",
+            f"{self.workload.name} did not finish within its timeout of "
+            f"{_timeouts.describe_seconds(seconds)}; the call was abandoned and its worker replaced",
+        )
         # First the platform stops sending this worker requests; the answer still goes out as it drains.
         _timeouts.timed_out(self.workload.name, what, seconds)
         if started:
@@ -106,6 +111,8 @@ class EndpointApp(HttpApp):
         print(
             f"svc runtime: {self.workload.name} failed on {scope['method']} {scope['path']}:\n"
             + format_user_traceback(exc),
-            file=sys.stderr, end="", flush=True,
+            file=sys.stderr,
+            end="",
+            flush=True,
         )
         return RequestError("handler_error", f"{type(exc).__name__} in {self.workload.name}; see the workload logs")

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 
 ERROR_CODES: dict[str, int] = {
-    "bad_request": 400,         # a function call's body is not a pickled call
-    "invalid_json": 400,        # the request body (or a realtime message) is not valid JSON
+    "bad_request": 400,  # a function call's body is not a pickled call
+    "invalid_json": 400,  # the request body (or a realtime message) is not valid JSON
     "method_not_allowed": 405,  # a function is called with POST only
-    "upgrade_required": 426,    # a realtime workload answers WebSocket upgrades only
-    "invalid_arguments": 422,   # the arguments do not match the function's parameters
-    "handler_error": 500,       # the workload code raised; the traceback is in the workload logs
-    "timeout": 504,             # the call ran past the workload's timeout; its worker is replaced
+    "upgrade_required": 426,  # a realtime workload answers WebSocket upgrades only
+    "invalid_arguments": 422,  # the arguments do not match the function's parameters
+    "handler_error": 500,  # the workload code raised; the traceback is in the workload logs
+    "timeout": 504,  # the call ran past the workload's timeout; its worker is replaced
 }
 
 

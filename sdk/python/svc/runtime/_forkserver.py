@@ -21,7 +21,8 @@ import signal
 import socket
 import sys
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._json import is_object
 from . import _lifeline
@@ -43,8 +44,13 @@ class BadRequest(Exception):
 class ChildIO:
     """A forked container's plumbing: its frames, and its output as frames, line by line."""
 
-    def __init__(self, control: FrameWriter, watch: dict[int, Callable[[], bool]], private_fds: list[int],
-                 in_worker: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        control: FrameWriter,
+        watch: dict[int, Callable[[], bool]],
+        private_fds: list[int],
+        in_worker: Callable[[], None],
+    ) -> None:
         self.control = control
         self.watch = watch
         self.private_fds = private_fds
@@ -117,11 +123,15 @@ class ForkServer:
         for pid, status in reaped():
             container = self.children.pop(pid, None)
             code = os.waitstatus_to_exitcode(status)
-            self.events.event({
-                "event": "container_exited", "container": container, "pid": pid,
-                "code": code if code >= 0 else None,
-                "signal": signal_name(-code) if code < 0 else None,
-            })
+            self.events.event(
+                {
+                    "event": "container_exited",
+                    "container": container,
+                    "pid": pid,
+                    "code": code if code >= 0 else None,
+                    "signal": signal_name(-code) if code < 0 else None,
+                }
+            )
 
     def _accept(self, listener: socket.socket) -> None:
         try:
@@ -245,4 +255,3 @@ def _reply_error(conn: socket.socket, message: str) -> None:
         conn.sendall((json.dumps({"t": "error", "message": message}) + "\n").encode())
     except OSError:
         pass
-

@@ -16,7 +16,7 @@ docs/architecture.md, "Containers see the client's Host").
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple, TypeVar
+from typing import TypeVar
 
 from ._requests import Scope
 
@@ -36,7 +36,7 @@ _V = TypeVar("_V")
 
 
 #: The prefix ("" without a usable one), the client (None: left as the server saw it), the scheme (None: likewise).
-Forwarded = Tuple[str, Optional[Tuple[str, int]], Optional[str]]
+Forwarded = tuple[str, tuple[str, int] | None, str | None]
 
 
 def read_forwarded(scope: Scope) -> Forwarded:

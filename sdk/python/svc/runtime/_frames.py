@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 MAX_LINE = 64 * 1024
 """Longer output lines are split: one frame stays small enough for the platform to buffer."""
@@ -27,7 +28,7 @@ class FrameWriter:
         data = (json.dumps(frame, separators=(",", ":")) + "\n").encode()
         try:
             while data:
-                data = data[os.write(self.fd, data):]
+                data = data[os.write(self.fd, data) :]
         except OSError:
             self.fd = None
 

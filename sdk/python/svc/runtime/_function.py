@@ -139,7 +139,9 @@ class FunctionApp(HttpApp):
             raise RequestError("method_not_allowed", f"a function takes calls with POST, not {scope['method']}")
         content_type = headers_of(scope).get("content-type", "").split(";")[0].strip().lower()
         if content_type not in ("", _pickling.CALL_CONTENT_TYPE):
-            raise RequestError("bad_request", f"a function call is sent as {_pickling.CALL_CONTENT_TYPE}, not {content_type}")
+            raise RequestError(
+                "bad_request", f"a function call is sent as {_pickling.CALL_CONTENT_TYPE}, not {content_type}"
+            )
         args, kwargs = _pickling.load_call(await read_body(receive))
         if CONTEXT_PARAMETER in kwargs and self._wants_context:
             raise RequestError("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
@@ -175,7 +177,13 @@ class FunctionApp(HttpApp):
         """The error frame of a call past its time-out: the code ``timeout``, which clients raise as such."""
         seconds = _timeouts.describe_seconds(self._timeout or 0.0)
         message = f"{self.workload.name} did not finish within its timeout of {seconds}; the call was abandoned and its worker replaced"
-        return {"type": "error", "code": "timeout", "exception": f"timeout: {message}", "pickle": None, "traceback": None}
+        return {
+            "type": "error",
+            "code": "timeout",
+            "exception": f"timeout: {message}",
+            "pickle": None,
+            "traceback": None,
+        }
 
     async def _call(self, args: list[Any], kwargs: dict[str, Any], lines: Lines) -> Any:
         """The function's result: ``async def`` on the loop, anything else in a pool thread."""
@@ -198,5 +206,9 @@ class FunctionApp(HttpApp):
         """The error frame for ``exc``; its traceback also goes to the workload logs."""
         remote = format_user_traceback(exc)
         print(f"svc runtime: {self.workload.name} raised:\n{remote}", file=sys.stderr, end="", flush=True)
-        return {"type": "error", "pickle": _pickling.dump_exception(exc), "exception": _pickling.describe(exc),
-                "traceback": remote}
+        return {
+            "type": "error",
+            "pickle": _pickling.dump_exception(exc),
+            "exception": _pickling.describe(exc),
+            "traceback": remote,
+        }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 def has_lifeline(fd: int) -> bool:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._tracebacks import format_user_traceback
 from ._requests import Receive
@@ -108,11 +109,16 @@ class AppLifespan:
                 print(
                     f"svc runtime: {self._name} does not support the ASGI lifespan protocol "
                     f"({type(exc).__name__} on the lifespan scope); serving it without startup and shutdown",
-                    file=sys.stderr, flush=True,
+                    file=sys.stderr,
+                    flush=True,
                 )
             elif not self._failed:  # after a "failed" message, that message (with its traceback) says it all
-                print(f"svc runtime: {self._name}'s lifespan raised:\n" + format_user_traceback(exc),
-                      file=sys.stderr, end="", flush=True)
+                print(
+                    f"svc runtime: {self._name}'s lifespan raised:\n" + format_user_traceback(exc),
+                    file=sys.stderr,
+                    end="",
+                    flush=True,
+                )
 
     async def _send(self, message: dict[str, Any]) -> None:
         assert self._outbox is not None

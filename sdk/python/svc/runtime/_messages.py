@@ -22,8 +22,8 @@ import inspect
 import json
 import types
 import typing
-from collections.abc import Iterable, Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from .. import _json
 from .._hints import CONTEXT_PARAMETER, type_hints
@@ -40,7 +40,11 @@ def _frames_for(annotation: Any) -> frozenset[str] | None:
     """The frame kinds a raw annotation takes (``text``, ``binary``); None for a JSON annotation."""
     if annotation in _ANYTHING:
         return frozenset(_RAW.values())
-    members = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) else (annotation,)
+    members = (
+        typing.get_args(annotation)
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType)
+        else (annotation,)
+    )
     members = tuple(member for member in members if member is not type(None))
     if members and all(isinstance(member, type) and member in _RAW for member in members):
         return frozenset(_RAW[member] for member in members)
@@ -52,7 +56,8 @@ class MessageParameter:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         parameter = next(
-            p for p in inspect.signature(fn).parameters.values()
+            p
+            for p in inspect.signature(fn).parameters.values()
             if p.name != CONTEXT_PARAMETER and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
         )
         self.name = parameter.name
@@ -66,9 +71,7 @@ class MessageParameter:
             kind = "text" if text is not None else "binary"
             if kind not in self._frames:
                 wanted = "text (str)" if kind == "binary" else "binary (bytes)"
-                raise RequestError(
-                    "invalid_arguments", f"'{self.name}' takes {wanted} messages, got a {kind} message"
-                )
+                raise RequestError("invalid_arguments", f"'{self.name}' takes {wanted} messages, got a {kind} message")
             return text if text is not None else bytes(data or b"")
         return self._from_json(text if text is not None else data or b"")
 

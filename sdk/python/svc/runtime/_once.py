@@ -41,7 +41,9 @@ def run_once(workload: Workload) -> int:
     target = workload.target
     kwargs: dict[str, Any] = {}
     if CONTEXT_PARAMETER in inspect.signature(target).parameters:
-        kwargs[CONTEXT_PARAMETER] = Context(workload=workload.name, method="SCHEDULE", path="/", on_start_value=on_start_value)
+        kwargs[CONTEXT_PARAMETER] = Context(
+            workload=workload.name, method="SCHEDULE", path="/", on_start_value=on_start_value
+        )
     try:
         result = target(**kwargs)
         if inspect.isawaitable(result):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import base64
 import pickle
 import traceback
-from typing import Any, Callable, Mapping, Sequence, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 from ._errors import RequestError
 
@@ -44,7 +45,9 @@ def load_call(body: bytes) -> tuple[list[Any], dict[str, Any]]:
         raise RequestError("bad_request", f"{wanted} {sorted(fields)}")
     args, kwargs = fields["args"], fields["kwargs"]
     if not isinstance(args, (list, tuple)):
-        raise RequestError("bad_request", f"'args' of a pickled call must be a list or tuple, got {type(args).__name__}")
+        raise RequestError(
+            "bad_request", f"'args' of a pickled call must be a list or tuple, got {type(args).__name__}"
+        )
     if not isinstance(kwargs, dict) or not all(isinstance(key, str) for key in cast("dict[object, Any]", kwargs)):
         raise RequestError("bad_request", "'kwargs' of a pickled call must be a dict with string keys")
     return list(cast("Sequence[Any]", args)), cast("dict[str, Any]", kwargs)  # checked above

@@ -118,6 +118,8 @@ class RealtimeApp:
         """Writes the traceback to the logs; returns the short error the client gets."""
         print(
             f"svc runtime: {self.workload.name} failed on a message at {scope['path']}:\n" + format_user_traceback(exc),
-            file=sys.stderr, end="", flush=True,
+            file=sys.stderr,
+            end="",
+            flush=True,
         )
         return RequestError("handler_error", f"{type(exc).__name__} in {self.workload.name}; see the workload logs")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from .._context import Context
 
@@ -42,6 +43,10 @@ def make_context(workload: str, scope: Scope, on_start_value: Any) -> Context:
     """The ``svc.Context`` of one request (or one WebSocket session: method ``GET``)."""
     headers = headers_of(scope)
     return Context(
-        workload=workload, method=scope.get("method", "GET"), path=scope["path"],
-        headers=headers, request_id=headers.get("x-request-id"), on_start_value=on_start_value,
+        workload=workload,
+        method=scope.get("method", "GET"),
+        path=scope["path"],
+        headers=headers,
+        request_id=headers.get("x-request-id"),
+        on_start_value=on_start_value,
     )

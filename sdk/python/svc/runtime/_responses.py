@@ -7,8 +7,9 @@ A handler's result becomes JSON (``application/json``) or raw bytes
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from .. import _json
 from ._errors import RequestError

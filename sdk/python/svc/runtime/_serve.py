@@ -14,7 +14,8 @@ import socket
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import uvicorn  # pyright: ignore[reportMissingModuleSource] # only in images; typings/ has its stub
 
@@ -110,7 +111,9 @@ def _available(module: str) -> bool:
 def _config(app: Any, socket_path: Any) -> uvicorn.Config:
     # A str is a Unix socket's path; anything else a TCP (host, port), bound with SO_REUSEADDR
     # (asyncio's default) so that a restarted worker listens on its port again at once.
-    where: dict[str, Any] = {"uds": socket_path} if isinstance(socket_path, str) else {"host": socket_path[0], "port": socket_path[1]}
+    where: dict[str, Any] = (
+        {"uds": socket_path} if isinstance(socket_path, str) else {"host": socket_path[0], "port": socket_path[1]}
+    )
     return uvicorn.Config(
         app,
         **where,
@@ -141,9 +144,17 @@ def _no_app(scope: Any, receive: Any, send: Any) -> None:
     """Stands in for the app while ``preload`` loads uvicorn's modules: never called."""
 
 
-def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, gone_message: str,
-          on_started: Callable[[], None] | None = None, on_retiring: Callable[[], None] | None = None,
-          index: int = 0) -> int:
+def serve(
+    app: Any,
+    socket_path: Any,
+    *,
+    banner: str,
+    lifeline_fd: int | None,
+    gone_message: str,
+    on_started: Callable[[], None] | None = None,
+    on_retiring: Callable[[], None] | None = None,
+    index: int = 0,
+) -> int:
     """Serves ``app`` on ``socket_path`` until SIGTERM, SIGINT, end-of-file on ``lifeline_fd``
     or a call past its time-out (then returns ``_timeouts.EXIT_TIMED_OUT``)."""
     server = _Server(_config(app, socket_path), banner, on_started)
@@ -181,6 +192,7 @@ def serve(app: Any, socket_path: Any, *, banner: str, lifeline_fd: int | None, g
 
     if lifeline_fd is not None:
         _lifeline.watch(lifeline_fd, gone)
+
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again with the
     # handler it found: this one, which only asks the server to stop (done by then), so that the
     # worker exits cleanly instead of by the signal. The same when a second SIGTERM (the group's,

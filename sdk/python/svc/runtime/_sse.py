@@ -9,7 +9,8 @@ to the logs. When the client goes away, the generator is stopped and closed.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import _json
 from ._calls import Runner
@@ -50,8 +51,9 @@ class EventStream:
     to send as the last event.
     """
 
-    def __init__(self, items: Any, runner: Runner, receive: Receive,
-                 failed: Callable[[BaseException], RequestError]) -> None:
+    def __init__(
+        self, items: Any, runner: Runner, receive: Receive, failed: Callable[[BaseException], RequestError]
+    ) -> None:
         self._items = items
         self._runner = runner
         self._receive = receive

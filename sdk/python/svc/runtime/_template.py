@@ -72,9 +72,15 @@ class Template(ForkServer):
         socket_dir, workers = request
         say(f"{self.workload.name}: container {container} forked from the checkpoint template (pid {os.getpid()})")
         return run_container(
-            self.workload, container_sockets(socket_dir, container, workers), frames=io.control,
-            lifeline_fd=conn.fileno(), gone_message="the platform closed the control connection", warmed=self.warmed,
-            watch=io.watch, private_fds=io.private_fds, in_worker=io.in_worker,
+            self.workload,
+            container_sockets(socket_dir, container, workers),
+            frames=io.control,
+            lifeline_fd=conn.fileno(),
+            gone_message="the platform closed the control connection",
+            warmed=self.warmed,
+            watch=io.watch,
+            private_fds=io.private_fds,
+            in_worker=io.in_worker,
         )
 
 

@@ -23,7 +23,8 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any
 
 from ._exit import exit_now
 
@@ -94,9 +95,12 @@ def describe_seconds(seconds: float) -> str:
 
 def timed_out(workload: str, what: str, seconds: float) -> None:
     """Says so in the logs and retires this worker: the supervisor starts a fresh one."""
-    print(f"svc runtime: {workload}: {what} timed out after {describe_seconds(seconds)}; "
-          f"stopping {_worker} (pid {os.getpid()}), a fresh worker replaces it",
-          file=sys.stderr, flush=True)
+    print(
+        f"svc runtime: {workload}: {what} timed out after {describe_seconds(seconds)}; "
+        f"stopping {_worker} (pid {os.getpid()}), a fresh worker replaces it",
+        file=sys.stderr,
+        flush=True,
+    )
     if _retire is not None:
         _retire()
 
@@ -173,8 +177,11 @@ os.register_at_fork(after_in_child=_watchdog.forked)
 
 def _stuck(workload: str, what: str, seconds: float) -> None:
     try:
-        print(f"svc runtime: {workload}: {what} timed out after {describe_seconds(seconds)} and blocked the "
-              f"event loop; ending {_worker} (pid {os.getpid()}) now, a fresh worker replaces it",
-              file=sys.stderr, flush=True)
+        print(
+            f"svc runtime: {workload}: {what} timed out after {describe_seconds(seconds)} and blocked the "
+            f"event loop; ending {_worker} (pid {os.getpid()}) now, a fresh worker replaces it",
+            file=sys.stderr,
+            flush=True,
+        )
     finally:
         exit_now(EXIT_TIMED_OUT)

@@ -11,8 +11,9 @@ from ._exit import exit_now
 from ._startup import EXIT_SERVER_FAILED, NOT_WARMED, Exit, make_app, warm
 
 
-def run_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int,
-               parent_fd: int) -> NoReturn:
+def run_worker(
+    workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int, parent_fd: int
+) -> NoReturn:
     """Never returns: a forked child must not unwind into its parent's stack or run its exit hooks."""
     code = EXIT_SERVER_FAILED
     try:
@@ -27,8 +28,7 @@ def run_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, re
         exit_now(code)
 
 
-def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int,
-                  parent_fd: int) -> int:
+def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int, parent_fd: int) -> int:
     value = warm(workload) if warmed is NOT_WARMED else warmed
     app = make_app(workload, value)
     from ._serve import serve
@@ -41,8 +41,12 @@ def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any,
         os.write(ready_fd, f"{index} {os.getpid()} retiring\n".encode())
 
     return serve(
-        app, socket_path,
+        app,
+        socket_path,
         banner=f"svc runtime: {workload.name} listening on {socket_path} (worker {index}, pid {os.getpid()})",
-        lifeline_fd=parent_fd, gone_message="the container's supervisor went away", on_started=started,
-        on_retiring=retiring, index=index,
+        lifeline_fd=parent_fd,
+        gone_message="the container's supervisor went away",
+        on_started=started,
+        on_retiring=retiring,
+        index=index,
     )

@@ -11,13 +11,14 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
+from ._reaping import reaped
 from ._startup import EXIT_SERVER_FAILED, say
 from ._timeouts import EXIT_TIMED_OUT
-from ._reaping import reaped
 
 Emit = Callable[[dict[str, Any]], None]
 StartWorker = Callable[[int, Any, int, int], None]
@@ -78,10 +79,21 @@ def describe_status(status: int) -> str:
 class Supervisor:
     """Keeps ``len(sockets)`` workers running until stopped; ``run()`` returns the exit code."""
 
-    def __init__(self, *, name: str, sockets: Sequence[Any], start: StartWorker, emit: Emit,
-                 lifeline_fd: int | None, gone_message: str, hard_exit_after: float = 5.0,
-                 watch: Mapping[int, Callable[[], bool]] | None = None, private_fds: Sequence[int] = (),
-                 policy: RestartPolicy = RestartPolicy(), clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        sockets: Sequence[Any],
+        start: StartWorker,
+        emit: Emit,
+        lifeline_fd: int | None,
+        gone_message: str,
+        hard_exit_after: float = 5.0,
+        watch: Mapping[int, Callable[[], bool]] | None = None,
+        private_fds: Sequence[int] = (),
+        policy: RestartPolicy = RestartPolicy(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.name = name
         self.slots = [Slot(index, path) for index, path in enumerate(sockets)]
         self._start = start
@@ -194,7 +206,11 @@ class Supervisor:
                 self._emit({"event": "worker_retiring", "worker": slot.index, "pid": pid})
                 continue
             slot.ready = slot.ever_ready = True
-            where = {"socket": slot.socket} if isinstance(slot.socket, str) else {"host": slot.socket[0], "port": slot.socket[1]}
+            where = (
+                {"socket": slot.socket}
+                if isinstance(slot.socket, str)
+                else {"host": slot.socket[0], "port": slot.socket[1]}
+            )
             self._emit({"event": "listening", "worker": slot.index, "pid": slot.pid, **where})
         return rest
 
@@ -225,11 +241,17 @@ class Supervisor:
         code = os.waitstatus_to_exitcode(status)
         self._exit_code = code if code > 0 else EXIT_SERVER_FAILED
         if slot.ever_ready:
-            self._stop(f"{self.name}: worker {slot.index} (pid {pid}) failed to start {slot.boot_failures} times "
-                       f"in a row, last with {how}; stopping the container", hard=False)
+            self._stop(
+                f"{self.name}: worker {slot.index} (pid {pid}) failed to start {slot.boot_failures} times "
+                f"in a row, last with {how}; stopping the container",
+                hard=False,
+            )
         else:
-            self._stop(f"{self.name}: worker {slot.index} (pid {pid}) exited with {how} before it served; "
-                       "stopping the container", hard=False)
+            self._stop(
+                f"{self.name}: worker {slot.index} (pid {pid}) exited with {how} before it served; "
+                "stopping the container",
+                hard=False,
+            )
 
     def _restart_due(self) -> None:
         if self._stopping:

@@ -36,7 +36,9 @@ MAX_ZYGOTE_REQUEST = 1024 * 1024
 
 
 class ZygoteRequest:
-    def __init__(self, socket_dir: str, workers: int, root: str, entry: str, workload: str, env: dict[str, str]) -> None:
+    def __init__(
+        self, socket_dir: str, workers: int, root: str, entry: str, workload: str, env: dict[str, str]
+    ) -> None:
         self.socket_dir = socket_dir
         self.workers = workers
         self.root = root
@@ -59,8 +61,10 @@ def zygote_request_of(request: dict[str, Any]) -> tuple[str, ZygoteRequest]:
         raise BadRequest("entry must be a module name such as app or pkg.app")
     if not isinstance(workload, str) or not workload:
         raise BadRequest("workload must be a name")
-    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) and k and "=" not in k and "\0" not in v
-                                            for k, v in cast("dict[object, object]", env).items()):
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k and "=" not in k and "\0" not in v
+        for k, v in cast("dict[object, object]", env).items()
+    ):
         raise BadRequest("env must be an object of strings")
     return container, ZygoteRequest(socket_dir, workers, root, entry, workload, cast("dict[str, str]", env))  # checked
 
@@ -84,9 +88,14 @@ class Zygote(ForkServer):
             return error.code
         sockets = container_sockets(request.socket_dir, container, request.workers)
         return run_container(
-            workload, sockets, frames=io.control, lifeline_fd=conn.fileno(),
+            workload,
+            sockets,
+            frames=io.control,
+            lifeline_fd=conn.fileno(),
             gone_message="the platform closed the control connection",
-            watch=io.watch, private_fds=io.private_fds, in_worker=io.in_worker,
+            watch=io.watch,
+            private_fds=io.private_fds,
+            in_worker=io.in_worker,
         )
 
 
@@ -100,8 +109,21 @@ def _become_spawned(container: str, request: ZygoteRequest) -> None:
     if os.environ.get("TZ") != tz and hasattr(time, "tzset"):
         time.tzset()
     os.chdir(request.root)
-    sys.argv = [sys.argv[0], "--root", request.root, "--entry", request.entry, "--workload", request.workload,
-                "--socket-dir", request.socket_dir, "--container", container, "--workers", str(request.workers)]
+    sys.argv = [
+        sys.argv[0],
+        "--root",
+        request.root,
+        "--entry",
+        request.entry,
+        "--workload",
+        request.workload,
+        "--socket-dir",
+        request.socket_dir,
+        "--container",
+        container,
+        "--workers",
+        str(request.workers),
+    ]
     importlib.invalidate_caches()
 
 

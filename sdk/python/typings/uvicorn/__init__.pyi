@@ -2,7 +2,8 @@
 # keyword arguments svc passes and no others.
 import asyncio
 import socket
-from typing import Any, Callable, Literal, Protocol
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
 
 class Config:
     def __init__(

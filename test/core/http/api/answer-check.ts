@@ -30,7 +30,8 @@ export function checkAnswer(method: string, url: string, status: number, content
   if (type === 'application/json' && schema === undefined) throw new Error(`${where} with JSON, which its route does not declare: ${text}`);
   if (schema === undefined) return;
   if (type === 'application/json') check(schema, JSON.parse(text), where);
-  else if (type === 'application/x-ndjson') for (const line of text.split('\n').filter((l) => l !== '')) check(schema, JSON.parse(line), where);
+  else if (type === 'application/x-ndjson')
+    for (const line of text.split('\n').filter((l) => l !== '')) check(schema, JSON.parse(line), where);
 }
 
 /** The schema of an answer its route does not declare: an error in svc's shape; no success. */

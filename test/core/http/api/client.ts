@@ -43,7 +43,7 @@ export function apiClient(baseUrl: string, { checked = true } = {}): Call {
 /** The headers and body a call sends: the bearer token, and a JSON or form body with its Content-Type. */
 export function requestParts(options: CallOptions): { headers: Record<string, string>; body: string | Buffer | undefined } {
   const headers: Record<string, string> = { ...options.headers };
-  if (options.token !== undefined) headers['Authorization'] = `Bearer ${options.token}`;
+  if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
   if (options.json !== undefined) {
     headers['Content-Type'] ??= 'application/json';
     return { headers, body: JSON.stringify(options.json) };

@@ -21,7 +21,8 @@ describe('API: following deployment logs', () => {
     const logs = new DeploymentLogs();
     const stream = await follow(logs);
     const text = 'x'.repeat(1000);
-    for (let i = 0; i < 20_000; i++) logs.addUnitLine({ unit: 'default/shop/deployed@1/api', container: 'c1', stream: 'stdout', text, time: new Date() });
+    for (let i = 0; i < 20_000; i++)
+      logs.addUnitLine({ unit: 'default/shop/deployed@1/api', container: 'c1', stream: 'stdout', text, time: new Date() });
     assert.ok(stream.readableLength < 2 * 1024 * 1024 + SSE_MAX_LAG_BYTES, `the follower holds ${stream.readableLength} bytes`);
     assert.equal(logs.subscriberCount(key), 0);
     const chunks: string[] = [];

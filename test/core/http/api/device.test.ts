@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { DEVICE_CODE_GRANT } from '../../../../core/http/api/device.js';
 import { startApiPlatform, tokenFor, type ApiFixture } from './platform.js';
 
-describe('API device flow (RFC 8628) over HTTP', function () {
+describe('API device flow (RFC 8628) over HTTP', () => {
   let f: ApiFixture;
   before(async () => (f = await startApiPlatform()));
   after(async () => f?.platform.close());
@@ -11,13 +11,28 @@ describe('API device flow (RFC 8628) over HTTP', function () {
   const start = async (clientName = 'laptop') => {
     const answer = await f.call('POST', '/api/v1/device/code', { json: { client_name: clientName } });
     assert.equal(answer.status, 200, answer.text);
-    return answer.json as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+    return answer.json as {
+      device_code: string;
+      user_code: string;
+      verification_uri: string;
+      verification_uri_complete: string;
+      expires_in: number;
+      interval: number;
+    };
   };
-  const poll = (deviceCode: string) => f.call('POST', '/api/v1/device/token', { json: { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode } });
+  const poll = (deviceCode: string) =>
+    f.call('POST', '/api/v1/device/token', { json: { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode } });
 
   it('POST /device/code answers RFC 8628 §3.2 with the /device page of this server', async () => {
     const code = await start();
-    assert.deepEqual(Object.keys(code).sort(), ['device_code', 'expires_in', 'interval', 'user_code', 'verification_uri', 'verification_uri_complete']);
+    assert.deepEqual(Object.keys(code).sort(), [
+      'device_code',
+      'expires_in',
+      'interval',
+      'user_code',
+      'verification_uri',
+      'verification_uri_complete',
+    ]);
     assert.match(code.user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
     assert.equal(code.verification_uri, `${f.platform.url}/device`);
     assert.equal(code.verification_uri_complete, `${f.platform.url}/device?user_code=${code.user_code}`);
@@ -41,7 +56,12 @@ describe('API device flow (RFC 8628) over HTTP', function () {
     assert.equal(granted.json.workspace, 'default');
     const whoami = await f.call('GET', '/api/v1/whoami', { token: granted.json.access_token });
     assert.equal(whoami.status, 200);
-    assert.deepEqual(whoami.json, { workspace: 'default', subject: f.platform.controlPlane.owner.account.id, tokenId: granted.json.token_id, role: 'owner' });
+    assert.deepEqual(whoami.json, {
+      workspace: 'default',
+      subject: f.platform.controlPlane.owner.account.id,
+      tokenId: granted.json.token_id,
+      role: 'owner',
+    });
 
     const again = await poll(code.device_code);
     assert.equal(again.status, 400);
@@ -66,16 +86,23 @@ describe('API device flow (RFC 8628) over HTTP', function () {
   });
 
   it('takes form-encoded bodies, as OAuth clients send them, and ignores parameters it does not know', async () => {
-    const started = await f.call('POST', '/api/v1/device/code', { form: { client_id: 'svc-cli', client_name: 'form client', scope: 'all' } });
+    const started = await f.call('POST', '/api/v1/device/code', {
+      form: { client_id: 'svc-cli', client_name: 'form client', scope: 'all' },
+    });
     assert.equal(started.status, 200, started.text);
-    const polled = await f.call('POST', '/api/v1/device/token', { form: { grant_type: DEVICE_CODE_GRANT, device_code: started.json.device_code, client_id: 'svc-cli' } });
+    const polled = await f.call('POST', '/api/v1/device/token', {
+      form: { grant_type: DEVICE_CODE_GRANT, device_code: started.json.device_code, client_id: 'svc-cli' },
+    });
     assert.equal(polled.json.error, 'authorization_pending');
   });
 
   it('a token of another workspace approves for its own workspace', async () => {
     const acme = await tokenFor(f.platform, 'acme');
     const code = await start();
-    assert.equal((await f.call('POST', '/api/v1/device/approve', { token: acme.secret, json: { user_code: code.user_code } })).json.workspace, 'acme');
+    assert.equal(
+      (await f.call('POST', '/api/v1/device/approve', { token: acme.secret, json: { user_code: code.user_code } })).json.workspace,
+      'acme',
+    );
     const granted = await poll(code.device_code);
     assert.equal(granted.json.workspace, 'acme');
     assert.equal((await f.call('GET', '/api/v1/whoami', { token: granted.json.access_token })).json.workspace, 'acme');
@@ -92,9 +119,10 @@ describe('API device flow (RFC 8628) over HTTP', function () {
     ];
     for (const [what, body, error] of cases) {
       it(`answers 400 ${error} for ${what}`, async () => {
-        const answer = typeof body === 'string'
-          ? await f.call('POST', '/api/v1/device/token', { body, headers: { 'Content-Type': 'application/json' } })
-          : await f.call('POST', '/api/v1/device/token', { json: body });
+        const answer =
+          typeof body === 'string'
+            ? await f.call('POST', '/api/v1/device/token', { body, headers: { 'Content-Type': 'application/json' } })
+            : await f.call('POST', '/api/v1/device/token', { json: body });
         assert.equal(answer.status, 400);
         assert.deepEqual(Object.keys(answer.json).sort(), ['error', 'error_description']);
         assert.equal(answer.json.error, error);
@@ -102,8 +130,14 @@ describe('API device flow (RFC 8628) over HTTP', function () {
     }
 
     it('answers invalid_request for a repeated form parameter and for a client_name of the wrong type', async () => {
-      const repeated = await f.call('POST', '/api/v1/device/token', { body: `grant_type=${encodeURIComponent(DEVICE_CODE_GRANT)}&device_code=a&device_code=b`, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
-      assert.deepEqual(repeated.json, { error: 'invalid_request', error_description: 'the parameter "device_code" appears more than once.' });
+      const repeated = await f.call('POST', '/api/v1/device/token', {
+        body: `grant_type=${encodeURIComponent(DEVICE_CODE_GRANT)}&device_code=a&device_code=b`,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+      assert.deepEqual(repeated.json, {
+        error: 'invalid_request',
+        error_description: 'the parameter "device_code" appears more than once.',
+      });
       const badName = await f.call('POST', '/api/v1/device/code', { json: { client_name: 7 } });
       assert.equal(badName.status, 400);
       assert.equal(badName.json.error, 'invalid_request');

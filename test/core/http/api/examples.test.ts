@@ -19,7 +19,11 @@ function filesOf(dir: string, prefix = ''): Record<string, string> {
 }
 
 /** The examples shipped in examples/: folders with an app.py. */
-const shipped = () => readdirSync(examplesRoot, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const shipped = () =>
+  readdirSync(examplesRoot, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 
 describe('API /api/v1/examples', function () {
   this.timeout(60_000);
@@ -32,7 +36,10 @@ describe('API /api/v1/examples', function () {
     const answer = await f.call('GET', '/api/v1/examples', { token: f.owner });
     assert.equal(answer.status, 200, answer.text);
     const { examples } = answer.json as { examples: { name: string; description: string }[] };
-    assert.deepEqual(examples.map((e) => e.name), shipped());
+    assert.deepEqual(
+      examples.map((e) => e.name),
+      shipped(),
+    );
     assert.ok(examples.some((e) => e.name === 'asgi-fastapi'));
     for (const example of examples) {
       assert.deepEqual(Object.keys(example).sort(), ['description', 'name']);
@@ -60,7 +67,12 @@ describe('API /api/v1/examples', function () {
   });
 
   it('answers the same bytes for the same example (the bundle is deterministic)', async () => {
-    const get = async () => Buffer.from(await (await fetch(`${f.platform.url}/api/v1/examples/quickstart`, { headers: { Authorization: `Bearer ${f.owner}` } })).arrayBuffer());
+    const get = async () =>
+      Buffer.from(
+        await (
+          await fetch(`${f.platform.url}/api/v1/examples/quickstart`, { headers: { Authorization: `Bearer ${f.owner}` } })
+        ).arrayBuffer(),
+      );
     assert.ok((await get()).equals(await get()));
   });
 
@@ -113,7 +125,10 @@ describe('examples: listing and bundling', function () {
     make('no-app', { 'README.md': '# No app\n\nSkipped.\n' });
     make('Bad_Name', { 'app.py': '' });
     writeFileSync(path.join(root, 'file.py'), '');
-    assert.deepEqual(await listExamples(root), [{ name: 'alpha', description: '' }, { name: 'zeta', description: 'Last.' }]);
+    assert.deepEqual(await listExamples(root), [
+      { name: 'alpha', description: '' },
+      { name: 'zeta', description: 'Last.' },
+    ]);
     assert.deepEqual(await listExamples(path.join(root, 'missing')), []);
   });
 

@@ -14,7 +14,11 @@ const apiDoc = readFileSync(path.join(packageRoot, 'docs', 'api.md'), 'utf8');
 const routeNames = () => apiRoutes.map((r) => `${r.method} ${API_PREFIX}${r.path.replace(/:(\w+)/g, '{$1}')}`).sort();
 const documentedNames = () =>
   Object.entries(openapi.paths as Record<string, Record<string, unknown>>)
-    .flatMap(([p, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${p}`))
+    .flatMap(([p, item]) =>
+      Object.keys(item)
+        .filter((key) => METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${p}`),
+    )
     .sort();
 
 /** Where `a` and `b` first differ (`paths > /api/v1/whoami > get > summary`), or null when they are deeply equal. */
@@ -32,7 +36,11 @@ describe('docs/openapi.json and docs/api.md', () => {
   it('docs/openapi.json is what the route declarations generate', () => {
     const generated = JSON.parse(openApiText(openApiDocument(apiRoutes)));
     const where = firstDifference(openapi, generated);
-    assert.equal(where, null, `docs/openapi.json is stale (it first differs at ${where}): it is generated from the routes' declarations (\`openapi\` in core/http/api/<resource>.ts, core/http/api/openapi/schemas.ts), so change those and run \`npm run openapi\`.`);
+    assert.equal(
+      where,
+      null,
+      `docs/openapi.json is stale (it first differs at ${where}): it is generated from the routes' declarations (\`openapi\` in core/http/api/<resource>.ts, core/http/api/openapi/schemas.ts), so change those and run \`npm run openapi\`.`,
+    );
   });
 
   it('describe every route of the router, and no other', () => {

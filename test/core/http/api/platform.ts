@@ -19,13 +19,25 @@ export async function startApiPlatform(): Promise<ApiFixture> {
 }
 
 /** A token of `workspace` acting as `subject`, an account made a member of it here when it is not one (no token is made for a non-member). */
-export async function tokenFor(platform: Platform, workspace: string, subject = 'acc_00000000000000aa'): Promise<{ secret: string; id: string }> {
+export async function tokenFor(
+  platform: Platform,
+  workspace: string,
+  subject = 'acc_00000000000000aa',
+): Promise<{ secret: string; id: string }> {
   const { workspaces, accounts } = platform.controlPlane;
   if ((await workspaces.get(workspace)) === null) await workspaces.create(workspace);
   if ((await accounts.get(subject)) === null) {
-    await accounts.create({ id: subject, name: `test ${subject}`, role: 'member', workspaces: [workspace], createdAt: new Date().toISOString() });
+    await accounts.create({
+      id: subject,
+      name: `test ${subject}`,
+      role: 'member',
+      workspaces: [workspace],
+      createdAt: new Date().toISOString(),
+    });
   } else {
-    await accounts.update(subject, (account) => (account.workspaces.includes(workspace) ? account : { ...account, workspaces: [...account.workspaces, workspace] }));
+    await accounts.update(subject, (account) =>
+      account.workspaces.includes(workspace) ? account : { ...account, workspaces: [...account.workspaces, workspace] },
+    );
   }
   const { secret, token } = await platform.controlPlane.tokens.create({ name: `test ${workspace}` }, { workspace, subject });
   return { secret, id: token.id };

@@ -24,12 +24,12 @@ describe('RateLimiter', () => {
   });
 });
 
-describe('API rate limits over HTTP', function () {
+describe('API rate limits over HTTP', () => {
   let f: ApiFixture;
   before(async () => (f = await startApiPlatform()));
   after(async () => f?.platform.close());
 
-  it('answers 429 rate_limited with Retry-After once one address passes a public route\'s burst, in svc\'s error shape', async () => {
+  it("answers 429 rate_limited with Retry-After once one address passes a public route's burst, in svc's error shape", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 31; i++) statuses.push((await f.call('POST', '/api/v1/sign-in', { json: { secret: 'x'.repeat(43) } })).status);
     assert.deepEqual(new Set(statuses.slice(0, 30)), new Set([401]), 'the first 30 are judged on their merits');

@@ -14,7 +14,7 @@ import { startApiPlatform, type ApiFixture } from './platform.js';
 const concrete = (path: string) => `/api/v1${path.replace(':id', 'tok_000000000000')}`;
 const PUBLIC = ['GET /bundles/:sha256/artifact', 'POST /device/code', 'POST /device/token', 'POST /sign-in'];
 
-describe('API routing, authentication and limits', function () {
+describe('API routing, authentication and limits', () => {
   let f: ApiFixture;
   before(async () => (f = await startApiPlatform()));
   after(async () => f?.platform.close());
@@ -29,7 +29,10 @@ describe('API routing, authentication and limits', function () {
       assert.equal(missing.json.error.code, 'unauthorized');
       assert.equal(missing.headers.get('www-authenticate'), 'Bearer');
       assert.match(missing.json.error.hint, /owner-token/);
-      const wrong = await f.call(route.method, concrete(route.path), { token: `svc_${'x'.repeat(40)}`, ...(route.body === 'none' ? {} : { json: {} }) });
+      const wrong = await f.call(route.method, concrete(route.path), {
+        token: `svc_${'x'.repeat(40)}`,
+        ...(route.body === 'none' ? {} : { json: {} }),
+      });
       assert.equal(wrong.status, 401, `${route.method} ${route.path} with an unknown token`);
     }
   });
@@ -65,14 +68,17 @@ describe('API routing, authentication and limits', function () {
     assert.equal(declared.status, 413);
     assert.equal(declared.json.error.code, 'payload_too_large');
     assert.match(declared.json.error.message, /1 MiB/);
-    const chunked = await postChunked(`${f.platform.url}/api/v1/tokens`, 2 * 1024 * 1024, { Authorization: `Bearer ${f.owner}`, 'Content-Type': 'application/json' });
+    const chunked = await postChunked(`${f.platform.url}/api/v1/tokens`, 2 * 1024 * 1024, {
+      Authorization: `Bearer ${f.owner}`,
+      'Content-Type': 'application/json',
+    });
     assert.equal(chunked.status, 413);
     assert.equal(JSON.parse(chunked.body).error.code, 'payload_too_large');
     const justUnder = await f.call('POST', '/api/v1/tokens', { token: f.owner, json: { name: 'ci', pad: ' '.repeat(1000) } });
     assert.equal(justUnder.status, 400, 'a body under the limit is read (and its unknown field refused)');
   });
 
-  it('keeps the health route; /login is the dashboard\'s sign-in page with strict headers; /device sends a stranger to it', async () => {
+  it("keeps the health route; /login is the dashboard's sign-in page with strict headers; /device sends a stranger to it", async () => {
     assert.equal((await f.call('GET', '/_svc/health')).status, 200);
     const login = await f.call('GET', '/login');
     assert.equal(login.status, 200);
@@ -118,7 +124,12 @@ describe('apiRouter() path parameters', () => {
       await next();
     });
     app.use(errorMiddleware(() => {}));
-    app.use(apiRouter([echo('GET', '/tokens'), echo('DELETE', '/tokens/:id'), echo('GET', '/apps/:app/deployments/:workload')], {} as ApiServices));
+    app.use(
+      apiRouter(
+        [echo('GET', '/tokens'), echo('DELETE', '/tokens/:id'), echo('GET', '/apps/:app/deployments/:workload')],
+        {} as ApiServices,
+      ),
+    );
     server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     call = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { checked: false }); // echo routes, not the API's
@@ -134,7 +145,13 @@ describe('apiRouter() path parameters', () => {
   });
 
   it('matches nothing else: an empty parameter, more segments, another name, another case', async () => {
-    for (const [method, path] of [['DELETE', '/api/v1/tokens/'], ['DELETE', '/api/v1/tokens/a/b'], ['GET', '/api/v1/token'], ['GET', '/api/v1/Tokens'], ['GET', '/api/v1/tokens/']]) {
+    for (const [method, path] of [
+      ['DELETE', '/api/v1/tokens/'],
+      ['DELETE', '/api/v1/tokens/a/b'],
+      ['GET', '/api/v1/token'],
+      ['GET', '/api/v1/Tokens'],
+      ['GET', '/api/v1/tokens/'],
+    ]) {
       const answer = await call(method!, path!);
       assert.equal(answer.status, 404, `${method} ${path}`);
       assert.equal(answer.json.error.code, 'not_found');

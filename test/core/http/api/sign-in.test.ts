@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startApiPlatform, type ApiFixture } from './platform.js';
 
-describe('API POST /api/v1/sign-in', function () {
+describe('API POST /api/v1/sign-in', () => {
   let f: ApiFixture;
   before(async () => (f = await startApiPlatform()));
   after(async () => f?.platform.close());

@@ -7,7 +7,16 @@ describe('startSweeper()', () => {
     const ran: string[] = [];
     const reported: unknown[] = [];
     const failure = new Error('disk full');
-    const sweeper = startSweeper([async () => { throw failure; }, async () => ran.push('second')], 1, (error) => reported.push(error));
+    const sweeper = startSweeper(
+      [
+        async () => {
+          throw failure;
+        },
+        async () => ran.push('second'),
+      ],
+      1,
+      (error) => reported.push(error),
+    );
     while (ran.length === 0) await sleep(2);
     await sweeper.stop();
     assert.equal(reported[0], failure);
@@ -18,11 +27,17 @@ describe('startSweeper()', () => {
     let release: () => void = () => {};
     let started = 0;
     let finished = 0;
-    const sweeper = startSweeper([async () => {
-      started++;
-      await new Promise<void>((resolve) => (release = resolve));
-      finished++;
-    }], 1, (error) => assert.fail(String(error)));
+    const sweeper = startSweeper(
+      [
+        async () => {
+          started++;
+          await new Promise<void>((resolve) => (release = resolve));
+          finished++;
+        },
+      ],
+      1,
+      (error) => assert.fail(String(error)),
+    );
     while (started === 0) await sleep(2);
     const stopped = sweeper.stop().then(() => finished);
     release();

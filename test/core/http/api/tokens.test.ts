@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startApiPlatform, tokenFor, type ApiFixture } from './platform.js';
 
-describe('API /api/v1/tokens and /whoami', function () {
+describe('API /api/v1/tokens and /whoami', () => {
   let f: ApiFixture;
   before(async () => (f = await startApiPlatform()));
   after(async () => f?.platform.close());
@@ -20,7 +20,10 @@ describe('API /api/v1/tokens and /whoami', function () {
   });
 
   it('POST /tokens answers 201 with the secret once; GET lists it without; the new token works', async () => {
-    const created = await f.call('POST', '/api/v1/tokens', { token: f.owner, json: { name: 'ci', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } });
+    const created = await f.call('POST', '/api/v1/tokens', {
+      token: f.owner,
+      json: { name: 'ci', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
+    });
     assert.equal(created.status, 201);
     assert.match(created.json.secret, /^svc_[0-9A-Za-z]{40}$/);
     assert.equal(created.json.name, 'ci');
@@ -73,7 +76,10 @@ describe('API /api/v1/tokens and /whoami', function () {
     assert.equal(answer.json.error.code, 'not_found');
     assert.equal((await f.call('GET', '/api/v1/whoami', { token: ours.json.secret })).status, 200, 'still valid');
     const listed = await f.call('GET', '/api/v1/tokens', { token: acme.secret });
-    assert.deepEqual(listed.json.tokens.map((t: { workspace: string }) => t.workspace), ['acme']);
+    assert.deepEqual(
+      listed.json.tokens.map((t: { workspace: string }) => t.workspace),
+      ['acme'],
+    );
     const whoami = await f.call('GET', '/api/v1/whoami', { token: acme.secret });
     assert.deepEqual({ workspace: whoami.json.workspace, role: whoami.json.role }, { workspace: 'acme', role: 'member' });
   });
@@ -101,14 +107,22 @@ describe('API /api/v1/tokens and /whoami', function () {
     }
 
     it('answers 400 invalid_json for a malformed body, with where it broke', async () => {
-      const answer = await f.call('POST', '/api/v1/tokens', { token: f.owner, body: '{"name": "ci",', headers: { 'Content-Type': 'application/json' } });
+      const answer = await f.call('POST', '/api/v1/tokens', {
+        token: f.owner,
+        body: '{"name": "ci",',
+        headers: { 'Content-Type': 'application/json' },
+      });
       assert.equal(answer.status, 400);
       assert.equal(answer.json.error.code, 'invalid_json');
       assert.match(answer.json.error.message, /^the request body is not valid JSON: /);
     });
 
     it('refuses a form body on a JSON route, saying how to send JSON', async () => {
-      const answer = await f.call('POST', '/api/v1/tokens', { token: f.owner, body: '{"name":"ci"}', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const answer = await f.call('POST', '/api/v1/tokens', {
+        token: f.owner,
+        body: '{"name":"ci"}',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(answer.status, 400);
       assert.match(answer.json.error.message, /Content-Type "application\/x-www-form-urlencoded"; this route takes JSON/);
       assert.match(answer.json.error.hint, /curl -d/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startApiPlatform, tokenFor, type ApiFixture } from './platform.js';
 
-describe('API /api/v1/workspace', function () {
+describe('API /api/v1/workspace', () => {
   let f: ApiFixture;
   before(async () => (f = await startApiPlatform()));
   after(async () => f?.platform.close());
@@ -32,11 +32,14 @@ describe('API /api/v1/workspace', function () {
     assert.equal((await f.call('GET', '/api/v1/workspace', { token: f.owner })).json.plan, 'team');
   });
 
-  it("refuses an owner of a workspace who is not the operator: it reads its plan and its record, and cannot raise it", async () => {
+  it('refuses an owner of a workspace who is not the operator: it reads its plan and its record, and cannot raise it', async () => {
     // An account that created "acme" owns it: roles there say owner.
     const acme = await tokenFor(f.platform, 'acme', 'acc_00000000000000cc');
     await f.platform.controlPlane.accounts.update('acc_00000000000000cc', (account) => ({ ...account, roles: { acme: 'owner' } }));
-    for (const [method, path] of [['PATCH', '/api/v1/workspace'], ['PUT', '/api/v1/workspaces/acme/plan']] as const) {
+    for (const [method, path] of [
+      ['PATCH', '/api/v1/workspace'],
+      ['PUT', '/api/v1/workspaces/acme/plan'],
+    ] as const) {
       const answer = await f.call(method, path, { token: acme.secret, json: { plan: 'business' } });
       assert.equal(answer.status, 403, answer.text);
       assert.equal(answer.json.error.code, 'not_operator');
@@ -57,7 +60,10 @@ describe('API /api/v1/workspace', function () {
     assert.equal(read.plan, 'business');
     assert.equal(read.changes.length, 1);
     const [change] = read.changes;
-    assert.deepEqual([change.workspace, change.from, change.to, change.by], ['beta', 'free', 'business', f.platform.controlPlane.owner.account.id]);
+    assert.deepEqual(
+      [change.workspace, change.from, change.to, change.by],
+      ['beta', 'free', 'business', f.platform.controlPlane.owner.account.id],
+    );
     assert.ok(Date.parse(change.at) >= before - 1000 && Date.parse(change.at) <= Date.now());
     assert.equal((await f.call('PUT', '/api/v1/workspaces/ghost/plan', { token: f.owner, json: { plan: 'team' } })).status, 404);
   });

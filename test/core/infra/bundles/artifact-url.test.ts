@@ -23,7 +23,10 @@ function refusedAs(code: string, reason?: string, message?: RegExp) {
     assert.equal(error.code, code, error.message);
     if (code === 'artifact_url_invalid') {
       assert.equal(error.status, 403);
-      assert.match(error.hint!, /Nomad fetches this URL when an allocation starts; svc signs a new one on every submit — redeploy or scale again/);
+      assert.match(
+        error.hint!,
+        /Nomad fetches this URL when an allocation starts; svc signs a new one on every submit — redeploy or scale again/,
+      );
       assert.equal((error.details as { reason: string }).reason, reason);
     }
     if (message) assert.match(error.message, message);
@@ -66,10 +69,19 @@ describe('createArtifactUrls()', () => {
   it('refuses a tampered signature, and one made for another bundle, as not signed by this server', () => {
     const { expires, signature } = partsOf(urls.url(BASE, SHA));
     const flipped = (signature[0] === '0' ? '1' : '0') + signature.slice(1);
-    assert.throws(() => urls.verify(SHA, expires, flipped), refusedAs('artifact_url_invalid', 'signature_mismatch', /not signed by this server/));
-    assert.throws(() => urls.verify(OTHER_SHA, expires, signature), refusedAs('artifact_url_invalid', 'signature_mismatch', /not signed by this server/));
+    assert.throws(
+      () => urls.verify(SHA, expires, flipped),
+      refusedAs('artifact_url_invalid', 'signature_mismatch', /not signed by this server/),
+    );
+    assert.throws(
+      () => urls.verify(OTHER_SHA, expires, signature),
+      refusedAs('artifact_url_invalid', 'signature_mismatch', /not signed by this server/),
+    );
     // A later expiry with the old signature is a forgery, not an extension.
-    assert.throws(() => urls.verify(SHA, String(Number(expires) + 3600), signature), refusedAs('artifact_url_invalid', 'signature_mismatch'));
+    assert.throws(
+      () => urls.verify(SHA, String(Number(expires) + 3600), signature),
+      refusedAs('artifact_url_invalid', 'signature_mismatch'),
+    );
     // Another key (a replica without the shared secret) is refused the same way.
     const other = createArtifactUrls({ secret: Buffer.alloc(32, 8), now: () => clock });
     assert.throws(() => other.verify(SHA, expires, signature), refusedAs('artifact_url_invalid', 'signature_mismatch'));
@@ -83,7 +95,10 @@ describe('createArtifactUrls()', () => {
     clock = T0 + 119_999;
     short.verify(SHA, expires, signature);
     clock = T0 + 120_000;
-    assert.throws(() => short.verify(SHA, expires, signature), refusedAs('artifact_url_invalid', 'expired', /expired at 2025-06-01T12:02:00\.000Z/));
+    assert.throws(
+      () => short.verify(SHA, expires, signature),
+      refusedAs('artifact_url_invalid', 'expired', /expired at 2025-06-01T12:02:00\.000Z/),
+    );
   });
 
   it('refuses missing and malformed expires and signatures', () => {
@@ -153,7 +168,10 @@ describe('artifactSecret() and ensureArtifactSecret()', () => {
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /tightened it to 0600/);
     await writeFile(file, 'abcd\n');
-    await assert.rejects(ensureArtifactSecret(dataDir), refusedAs('config_invalid', undefined, /artifact-signing\.key does not hold a key/));
+    await assert.rejects(
+      ensureArtifactSecret(dataDir),
+      refusedAs('config_invalid', undefined, /artifact-signing\.key does not hold a key/),
+    );
   });
 
   it('takes SVC_ARTIFACT_SECRET (hex, at least 32 bytes) instead of the file, so replicas share it', async () => {
@@ -164,7 +182,7 @@ describe('artifactSecret() and ensureArtifactSecret()', () => {
   });
 
   it('refuses an SVC_ARTIFACT_SECRET that is too short, empty or not hex, naming the variable', async () => {
-    for (const value of ['ab'.repeat(31), '', 'g'.repeat(64), 'abc'.repeat(22) + 'a']) {
+    for (const value of ['ab'.repeat(31), '', 'g'.repeat(64), `${'abc'.repeat(22)}a`]) {
       await assert.rejects(
         artifactSecret({ dataDir, env: { SVC_ARTIFACT_SECRET: value } }),
         refusedAs('config_invalid', undefined, /^SVC_ARTIFACT_SECRET .*at least 32 bytes/),

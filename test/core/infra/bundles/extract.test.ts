@@ -31,7 +31,11 @@ async function attempt(bytes: Buffer, limits: Partial<ExtractLimits> = {}) {
 }
 
 /** Asserts the refusal: its code, rule, entry and message, and that nothing was left behind. */
-async function refuses(bytes: Buffer, expected: { code?: string; rule: string; entry: string | null; message: RegExp }, limits: Partial<ExtractLimits> = {}) {
+async function refuses(
+  bytes: Buffer,
+  expected: { code?: string; rule: string; entry: string | null; message: RegExp },
+  limits: Partial<ExtractLimits> = {},
+) {
   const { error, parent } = await attempt(bytes, limits);
   assert.ok(error instanceof SvcError, `expected an SvcError, got ${String(error)}`);
   assert.equal(error.code, expected.code ?? 'bundle_invalid');
@@ -92,7 +96,11 @@ describe('extractBundle()', () => {
 
   describe('refuses', () => {
     it('an absolute path', () =>
-      refuses(tarGz(file('/etc/cron.d/evil')), { rule: 'absolute_path', entry: '/etc/cron.d/evil', message: /entry "\/etc\/cron\.d\/evil" has an absolute path/ }));
+      refuses(tarGz(file('/etc/cron.d/evil')), {
+        rule: 'absolute_path',
+        entry: '/etc/cron.d/evil',
+        message: /entry "\/etc\/cron\.d\/evil" has an absolute path/,
+      }));
 
     it('a path starting with ..', () =>
       refuses(tarGz(file('../x')), { rule: 'parent_component', entry: '../x', message: /entry "\.\.\/x" has a "\.\." component/ }));
@@ -101,13 +109,25 @@ describe('extractBundle()', () => {
       refuses(tarGz(file('a/../../x')), { rule: 'parent_component', entry: 'a/../../x', message: /"\.\." component/ }));
 
     it('a .. hidden in a pax path', () =>
-      refuses(tarGz(pax({ path: 'ok/../../../x' }), file('harmless')), { rule: 'parent_component', entry: 'ok/../../../x', message: /"\.\." component/ }));
+      refuses(tarGz(pax({ path: 'ok/../../../x' }), file('harmless')), {
+        rule: 'parent_component',
+        entry: 'ok/../../../x',
+        message: /"\.\." component/,
+      }));
 
     it('an absolute GNU long name', () =>
-      refuses(tarGz(entry({ name: '././@LongLink', type: 'L', data: '/tmp/evil\0' }), file('short')), { rule: 'absolute_path', entry: '/tmp/evil', message: /absolute path/ }));
+      refuses(tarGz(entry({ name: '././@LongLink', type: 'L', data: '/tmp/evil\0' }), file('short')), {
+        rule: 'absolute_path',
+        entry: '/tmp/evil',
+        message: /absolute path/,
+      }));
 
     it('a symlink to /etc', () =>
-      refuses(tarGz({ name: 'etc', type: '2', linkname: '/etc' }), { rule: 'link_outside', entry: 'etc', message: /entry "etc" is a link to the absolute path "\/etc"/ }));
+      refuses(tarGz({ name: 'etc', type: '2', linkname: '/etc' }), {
+        rule: 'link_outside',
+        entry: 'etc',
+        message: /entry "etc" is a link to the absolute path "\/etc"/,
+      }));
 
     it('a symlink climbing out with ..', () =>
       refuses(tarGz({ name: 'pkg/', type: '5' }, { name: 'pkg/out', type: '2', linkname: '../../secret' }), {
@@ -118,53 +138,101 @@ describe('extractBundle()', () => {
 
     it('a symlink escaping through a chain of links that each look inside', () =>
       // sub/up -> .. is the root; esc -> sub/up/.. reads as "sub" but resolves to the root's parent.
-      refuses(tarGz({ name: 'sub/', type: '5' }, { name: 'sub/up', type: '2', linkname: '..' }, { name: 'esc', type: '2', linkname: 'sub/up/..' }), {
-        rule: 'link_outside',
-        entry: 'esc',
-        message: /entry "esc" is a link to "sub\/up\/\.\.", which leads outside the bundle/,
-      }));
+      refuses(
+        tarGz(
+          { name: 'sub/', type: '5' },
+          { name: 'sub/up', type: '2', linkname: '..' },
+          { name: 'esc', type: '2', linkname: 'sub/up/..' },
+        ),
+        {
+          rule: 'link_outside',
+          entry: 'esc',
+          message: /entry "esc" is a link to "sub\/up\/\.\.", which leads outside the bundle/,
+        },
+      ));
 
     it('a symlink escaping through a link that comes later in the archive', () =>
-      refuses(tarGz({ name: 'esc', type: '2', linkname: 'sub/up/..' }, { name: 'sub/', type: '5' }, { name: 'sub/up', type: '2', linkname: '..' }), {
-        rule: 'link_outside',
-        entry: 'esc',
-        message: /leads outside the bundle/,
-      }));
+      refuses(
+        tarGz(
+          { name: 'esc', type: '2', linkname: 'sub/up/..' },
+          { name: 'sub/', type: '5' },
+          { name: 'sub/up', type: '2', linkname: '..' },
+        ),
+        {
+          rule: 'link_outside',
+          entry: 'esc',
+          message: /leads outside the bundle/,
+        },
+      ));
 
     it('links that loop', () =>
-      refuses(tarGz({ name: 'a', type: '2', linkname: 'b/x' }, { name: 'b', type: '2', linkname: 'a/y' }), { rule: 'link_loop', entry: 'a', message: /loops through other links/ }));
+      refuses(tarGz({ name: 'a', type: '2', linkname: 'b/x' }, { name: 'b', type: '2', linkname: 'a/y' }), {
+        rule: 'link_loop',
+        entry: 'a',
+        message: /loops through other links/,
+      }));
 
     it('a file written through a symlink', () =>
-      refuses(tarGz({ name: 'l', type: '2', linkname: '.' }, file('l/x')), { rule: 'beneath_link', entry: 'l/x', message: /entry "l\/x" lies beneath the link "l"/ }));
+      refuses(tarGz({ name: 'l', type: '2', linkname: '.' }, file('l/x')), {
+        rule: 'beneath_link',
+        entry: 'l/x',
+        message: /entry "l\/x" lies beneath the link "l"/,
+      }));
 
     it('a symlink that replaces a folder after a file was written into it', () =>
-      refuses(tarGz(file('d/x'), { name: 'd', type: '2', linkname: '/etc' }), { rule: 'duplicate', entry: 'd', message: /replaces a folder/ }));
+      refuses(tarGz(file('d/x'), { name: 'd', type: '2', linkname: '/etc' }), {
+        rule: 'duplicate',
+        entry: 'd',
+        message: /replaces a folder/,
+      }));
 
-    it('the same path twice', () => refuses(tarGz(file('app.py', 'a'), file('app.py', 'b')), { rule: 'duplicate', entry: 'app.py', message: /appears twice/ }));
+    it('the same path twice', () =>
+      refuses(tarGz(file('app.py', 'a'), file('app.py', 'b')), { rule: 'duplicate', entry: 'app.py', message: /appears twice/ }));
 
     it('any hard link, even one inside', () =>
-      refuses(tarGz(file('a.py'), { name: 'b.py', type: '1', linkname: 'a.py' }), { rule: 'hard_link', entry: 'b.py', message: /entry "b\.py" is a hard link \(to "a\.py"\)/ }));
+      refuses(tarGz(file('a.py'), { name: 'b.py', type: '1', linkname: 'a.py' }), {
+        rule: 'hard_link',
+        entry: 'b.py',
+        message: /entry "b\.py" is a hard link \(to "a\.py"\)/,
+      }));
 
-    it('a character device', () => refuses(tarGz({ name: 'null', type: '3' }), { rule: 'special_file', entry: 'null', message: /entry "null" is a character device/ }));
+    it('a character device', () =>
+      refuses(tarGz({ name: 'null', type: '3' }), { rule: 'special_file', entry: 'null', message: /entry "null" is a character device/ }));
 
-    it('a block device', () => refuses(tarGz({ name: 'sda', type: '4' }), { rule: 'special_file', entry: 'sda', message: /is a block device/ }));
+    it('a block device', () =>
+      refuses(tarGz({ name: 'sda', type: '4' }), { rule: 'special_file', entry: 'sda', message: /is a block device/ }));
 
-    it('a fifo', () => refuses(tarGz({ name: 'pipe', type: '6' }), { rule: 'special_file', entry: 'pipe', message: /entry "pipe" is a fifo/ }));
+    it('a fifo', () =>
+      refuses(tarGz({ name: 'pipe', type: '6' }), { rule: 'special_file', entry: 'pipe', message: /entry "pipe" is a fifo/ }));
 
-    it('an unknown entry type', () => refuses(tarGz({ name: 'sparse', type: 'S' }), { rule: 'unsupported_type', entry: 'sparse', message: /unsupported tar type "S"/ }));
+    it('an unknown entry type', () =>
+      refuses(tarGz({ name: 'sparse', type: 'S' }), { rule: 'unsupported_type', entry: 'sparse', message: /unsupported tar type "S"/ }));
 
     it('a total size past the limit, before writing the entry that passes it', () =>
-      refuses(tarGz(file('a', 'x'.repeat(600)), file('b', 'y'.repeat(600))), {
-        code: 'bundle_too_large',
-        rule: 'total_too_large',
-        entry: 'b',
-        message: /entry "b" \(600 B\) would take the bundle past its limit of 1000 B in all/,
-      }, { maxTotalBytes: 1000 }));
+      refuses(
+        tarGz(file('a', 'x'.repeat(600)), file('b', 'y'.repeat(600))),
+        {
+          code: 'bundle_too_large',
+          rule: 'total_too_large',
+          entry: 'b',
+          message: /entry "b" \(600 B\) would take the bundle past its limit of 1000 B in all/,
+        },
+        { maxTotalBytes: 1000 },
+      ));
 
     it('an entry past the per-entry limit', () =>
-      refuses(tarGz(file('big', 'z'.repeat(2048))), { code: 'bundle_too_large', rule: 'entry_too_large', entry: 'big', message: /entry "big" is 2 KiB, more than the 1 KiB one entry may hold/ }, {
-        maxEntryBytes: 1024,
-      }));
+      refuses(
+        tarGz(file('big', 'z'.repeat(2048))),
+        {
+          code: 'bundle_too_large',
+          rule: 'entry_too_large',
+          entry: 'big',
+          message: /entry "big" is 2 KiB, more than the 1 KiB one entry may hold/,
+        },
+        {
+          maxEntryBytes: 1024,
+        },
+      ));
 
     it('a gzip bomb: 1 GiB of zeros in a 1 MiB file, from its header, in a moment', async () => {
       // 1024 gzip members of 1 MiB of zeros each: gunzip reads them as one stream.
@@ -172,12 +240,21 @@ describe('extractBundle()', () => {
       const bomb = Buffer.concat([gzipSync(header({ name: 'zeros', size: 1024 ** 3 })), ...Array.from({ length: 1024 }, () => mebibyte)]);
       assert.ok(bomb.length < 2 * 1024 * 1024);
       const started = Date.now();
-      await refuses(bomb, { code: 'bundle_too_large', rule: 'entry_too_large', entry: 'zeros', message: /entry "zeros" is 1 GiB, more than the 256 MiB one entry may hold/ });
+      await refuses(bomb, {
+        code: 'bundle_too_large',
+        rule: 'entry_too_large',
+        entry: 'zeros',
+        message: /entry "zeros" is 1 GiB, more than the 256 MiB one entry may hold/,
+      });
       assert.ok(Date.now() - started < 2000, 'refused before inflating the zeros');
     });
 
     it('more entries than the limit', () =>
-      refuses(tarGz(file('a'), file('b'), file('c'), file('d')), { code: 'bundle_too_large', rule: 'too_many_entries', entry: 'd', message: /one more than the 3 entries/ }, { maxEntries: 3 }));
+      refuses(
+        tarGz(file('a'), file('b'), file('c'), file('d')),
+        { code: 'bundle_too_large', rule: 'too_many_entries', entry: 'd', message: /one more than the 3 entries/ },
+        { maxEntries: 3 },
+      ));
 
     it('a truncated gzip file', () => {
       const whole = tarGz(file('a.py', 'x'.repeat(5000)), file('b.py', 'y'));
@@ -185,13 +262,20 @@ describe('extractBundle()', () => {
     });
 
     it('a tar that ends inside an entry', () =>
-      refuses(gzipSync(Buffer.concat([header({ name: 'a.py', size: 5000 }), Buffer.alloc(1000, 0x61)])), { rule: 'truncated', entry: 'a.py', message: /ends inside entry "a\.py"/ }));
+      refuses(gzipSync(Buffer.concat([header({ name: 'a.py', size: 5000 }), Buffer.alloc(1000, 0x61)])), {
+        rule: 'truncated',
+        entry: 'a.py',
+        message: /ends inside entry "a\.py"/,
+      }));
 
-    it('a tar without its end-of-archive block', () => refuses(gzipSync(entry(file('a.py'))), { rule: 'truncated', entry: null, message: /without its end-of-archive block/ }));
+    it('a tar without its end-of-archive block', () =>
+      refuses(gzipSync(entry(file('a.py'))), { rule: 'truncated', entry: null, message: /without its end-of-archive block/ }));
 
-    it('a file that is not gzip', () => refuses(Buffer.from('PK\u0003\u0004 a zip, perhaps'), { rule: 'not_gzip', entry: null, message: /it is not a gzip file/ }));
+    it('a file that is not gzip', () =>
+      refuses(Buffer.from('PK\u0003\u0004 a zip, perhaps'), { rule: 'not_gzip', entry: null, message: /it is not a gzip file/ }));
 
-    it('gzip data that is not a tar', () => refuses(gzipSync(Buffer.alloc(2048, 0x41)), { rule: 'bad_header', entry: null, message: /wrong checksum/ }));
+    it('gzip data that is not a tar', () =>
+      refuses(gzipSync(Buffer.alloc(2048, 0x41)), { rule: 'bad_header', entry: null, message: /wrong checksum/ }));
 
     it('corrupt gzip data', () => {
       const bytes = Buffer.from(tarGz(file('a.py', 'hello')));
@@ -200,9 +284,18 @@ describe('extractBundle()', () => {
     });
 
     it('a megabyte of junk after the end of the archive', () =>
-      refuses(gzipSync(Buffer.concat([tar(file('a.py')), Buffer.alloc(2 * 1024 * 1024, 1)])), { rule: 'trailing_data', entry: null, message: /after the end of the archive/ }));
+      refuses(gzipSync(Buffer.concat([tar(file('a.py')), Buffer.alloc(2 * 1024 * 1024, 1)])), {
+        rule: 'trailing_data',
+        entry: null,
+        message: /after the end of the archive/,
+      }));
 
-    it('a folder that claims a size', () => refuses(tarGz({ name: 'd/', type: '5', size: 512, data: Buffer.alloc(512) }), { rule: 'bad_header', entry: 'd/', message: /is a directory with a size/ }));
+    it('a folder that claims a size', () =>
+      refuses(tarGz({ name: 'd/', type: '5', size: 512, data: Buffer.alloc(512) }), {
+        rule: 'bad_header',
+        entry: 'd/',
+        message: /is a directory with a size/,
+      }));
   });
 
   it('leaves a symlink in place, never following it, when a later file has its name', async () => {

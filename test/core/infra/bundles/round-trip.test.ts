@@ -3,7 +3,18 @@
  * it, extraction gives back the project as it was (minus what is excluded).
  */
 import assert from 'node:assert/strict';
-import { cpSync, type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  type Dirent,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { createBundle } from '../../../../core/infra/bundles/create.js';
 import { extractBundle } from '../../../../core/infra/bundles/extract.js';
@@ -93,7 +104,10 @@ describe('createBundle() → BundleStore → extractBundle()', function () {
   });
 
   it('answers python_unavailable when the interpreter is missing', async () => {
-    await assert.rejects(createBundle(tempDir(), { python: 'python-does-not-exist' }), (error: unknown) => error instanceof SvcError && error.code === 'python_unavailable');
+    await assert.rejects(
+      createBundle(tempDir(), { python: 'python-does-not-exist' }),
+      (error: unknown) => error instanceof SvcError && error.code === 'python_unavailable',
+    );
   });
 });
 

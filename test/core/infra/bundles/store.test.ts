@@ -23,7 +23,12 @@ describe('BundleStore', () => {
     const dataDir = tempDir('svc-data-');
     const store = BundleStore.inDataDir(dataDir);
     const stored = await store.put(fileWith(bytes));
-    assert.deepEqual(stored, { sha256: sha(bytes), path: path.join(dataDir, 'bundles', `${sha(bytes)}.tar.gz`), size: bytes.length, existed: false });
+    assert.deepEqual(stored, {
+      sha256: sha(bytes),
+      path: path.join(dataDir, 'bundles', `${sha(bytes)}.tar.gz`),
+      size: bytes.length,
+      existed: false,
+    });
     assert.deepEqual(readFileSync(stored.path), bytes);
     assert.equal(await store.has(sha(bytes)), true);
     assert.deepEqual(readdirSync(store.dir), [`${sha(bytes)}.tar.gz`], 'no temporary file is left');
@@ -53,7 +58,10 @@ describe('BundleStore', () => {
   it('refuses names that are not a sha256, so no path can be smuggled in', () => {
     const store = new BundleStore(tempDir());
     for (const bad of ['../../etc/passwd', 'ABC', `${'a'.repeat(64)}/x`, 'A'.repeat(64)]) {
-      assert.throws(() => store.pathOf(bad), (error: unknown) => error instanceof SvcError && error.code === 'bad_request');
+      assert.throws(
+        () => store.pathOf(bad),
+        (error: unknown) => error instanceof SvcError && error.code === 'bad_request',
+      );
     }
   });
 
@@ -62,6 +70,9 @@ describe('BundleStore', () => {
     const stored = await store.put(fileWith(bytes));
     await store.verify(stored.sha256);
     writeFileSync(stored.path, 'tampered');
-    await assert.rejects(store.verify(stored.sha256), (error: unknown) => error instanceof SvcError && error.code === 'bundle_invalid' && /no longer matches/.test(error.message));
+    await assert.rejects(
+      store.verify(stored.sha256),
+      (error: unknown) => error instanceof SvcError && error.code === 'bundle_invalid' && /no longer matches/.test(error.message),
+    );
   });
 });

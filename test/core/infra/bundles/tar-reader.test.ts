@@ -28,8 +28,15 @@ describe('readTar()', () => {
     const first = tar({ name: 'a.py', data: 'a' });
     const second = tar({ name: 'b.py', data: 'b' });
     for (const chunk of [100, 700, 64 * 1024]) {
-      assert.deepEqual((await headersOf(Buffer.concat([first, second]), chunk)).map((header) => header.path), ['a.py'], `in chunks of ${chunk}`);
-      assert.deepEqual((await headersOf(Buffer.concat([first, Buffer.alloc(4096, 1)]), chunk)).map((header) => header.path), ['a.py']);
+      assert.deepEqual(
+        (await headersOf(Buffer.concat([first, second]), chunk)).map((header) => header.path),
+        ['a.py'],
+        `in chunks of ${chunk}`,
+      );
+      assert.deepEqual(
+        (await headersOf(Buffer.concat([first, Buffer.alloc(4096, 1)]), chunk)).map((header) => header.path),
+        ['a.py'],
+      );
     }
   });
 
@@ -39,7 +46,10 @@ describe('readTar()', () => {
 
   it('refuses more than 1 MiB of extended headers before one entry', async () => {
     const huge = Buffer.concat([pax({ comment: 'x'.repeat(1100 * 1024) }), entry({ name: 'a.py', data: 'a' }), END]);
-    await assert.rejects(headersOf(huge, 16 * 1024), (error) => error instanceof TarFormatError && error.rule === 'bad_header' && /extended headers/.test(error.message));
+    await assert.rejects(
+      headersOf(huge, 16 * 1024),
+      (error) => error instanceof TarFormatError && error.rule === 'bad_header' && /extended headers/.test(error.message),
+    );
   });
 
   it('reports an entry type tar-stream does not know as "other", with its raw type flag', async () => {

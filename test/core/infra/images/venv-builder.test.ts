@@ -110,14 +110,25 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(count(lines, /^Successfully installed/), 1, 'one pip run, for the image packages only');
     assert.doesNotMatch(lines.join('\n'), /uvicorn|httptools|uvloop/, 'the runtime requirements are not installed again');
 
-    const where = JSON.parse(pyOutput(built.pythonPath, 'import json, uvicorn, six, h11; print(json.dumps([uvicorn.__file__, six.__file__, h11.__file__, h11.__version__]))'));
+    const where = JSON.parse(
+      pyOutput(
+        built.pythonPath,
+        'import json, uvicorn, six, h11; print(json.dumps([uvicorn.__file__, six.__file__, h11.__file__, h11.__version__]))',
+      ),
+    );
     assert.ok(where[0].startsWith(built.runtimeLayer! + path.sep), `uvicorn comes from the runtime layer: ${where[0]}`);
     assert.ok(where[1].startsWith(built.path + path.sep), `six is in the image: ${where[1]}`);
     assert.ok(where[2].startsWith(built.path + path.sep), `the image's h11 wins over the layer's: ${where[2]}`);
     assert.equal(where[3], '99.0.0');
-    assert.notEqual(pyOutput(path.join(built.runtimeLayer!, 'bin', 'python'), 'import h11; print(h11.__version__)'), '99.0.0', 'the layer itself is untouched');
+    assert.notEqual(
+      pyOutput(path.join(built.runtimeLayer!, 'bin', 'python'), 'import h11; print(h11.__version__)'),
+      '99.0.0',
+      'the layer itself is untouched',
+    );
     // Text files of the venv name the final folder, not the temporary one it was built in.
-    for (const script of readdirSync(path.join(built.path, 'bin')).filter((name) => lstatSync(path.join(built.path, 'bin', name)).isFile())) {
+    for (const script of readdirSync(path.join(built.path, 'bin')).filter((name) =>
+      lstatSync(path.join(built.path, 'bin', name)).isFile(),
+    )) {
       const text = readFileSync(path.join(built.path, 'bin', script), 'utf8');
       assert.doesNotMatch(text, /\/\.venv-[0-9a-f]+\./, `bin/${script} still names the temporary folder`);
     }
@@ -164,36 +175,50 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(readdirSync(images).filter((name) => name.startsWith('venv-')).length, 1);
   });
 
-  it('two svc processes building one image at once both get it, one reusing the other\'s, and the cache stays whole', async () => {
+  it("two svc processes building one image at once both get it, one reusing the other's, and the cache stays whole", async () => {
     const { cacheDir, images } = cacheWithLayer();
     const spec = image('img-race', [EXTRA]);
     const child = buildInChild(cacheDir, spec);
     await child.ready;
     child.go();
     const ours: string[] = [];
-    const [mine, theirs] = await Promise.all([createVenvBuilder({ cacheDir, python }).build(spec, (line) => ours.push(line)), child.result]);
+    const [mine, theirs] = await Promise.all([
+      createVenvBuilder({ cacheDir, python }).build(spec, (line) => ours.push(line)),
+      child.result,
+    ]);
     assert.equal(theirs.path, mine.path);
     const logs = [ours, child.lines];
-    assert.deepEqual(logs.map((log) => count(log, /^Successfully installed six/)), [1, 1], 'both processes raced through pip');
-    assert.equal(logs.filter((log) => count(log, /^another svc process built the environment .* using its copy$/) === 1).length, 1, 'the loser reused the winner\'s');
+    assert.deepEqual(
+      logs.map((log) => count(log, /^Successfully installed six/)),
+      [1, 1],
+      'both processes raced through pip',
+    );
+    assert.equal(
+      logs.filter((log) => count(log, /^another svc process built the environment .* using its copy$/) === 1).length,
+      1,
+      "the loser reused the winner's",
+    );
     assert.deepEqual(readdirSync(images).sort(), [path.basename(layer.path), mine.key].sort(), 'no temporary folder left behind');
     assert.equal(pyOutput(mine.pythonPath, 'import six, uvicorn; print("ok")'), 'ok');
   });
 
-  it('fails with pip\'s own message for a package that does not exist, keeps nothing half-built and sweeps abandoned builds', async () => {
+  it("fails with pip's own message for a package that does not exist, keeps nothing half-built and sweeps abandoned builds", async () => {
     const { cacheDir, images } = cacheWithLayer();
     const abandoned = path.join(images, '.venv-0123abcd.999999999.deadbeef');
     mkdirSync(abandoned);
     const lines: string[] = [];
     const missing = 'svc-test-no-such-package-4f1c9';
-    await assert.rejects(createVenvBuilder({ cacheDir, python }).build(image('img-bad', [missing]), (line) => lines.push(line)), (error: unknown) => {
-      assert.ok(error instanceof SvcError);
-      assert.equal(error.code, 'image_build_failed');
-      assert.match(error.message, new RegExp(`^building image img-bad failed: pip install ${missing} exited with code 1:`));
-      assert.match(error.message, new RegExp(`No matching distribution found for ${missing}`));
-      assert.match(error.hint ?? '', /add_python_packages/);
-      return true;
-    });
+    await assert.rejects(
+      createVenvBuilder({ cacheDir, python }).build(image('img-bad', [missing]), (line) => lines.push(line)),
+      (error: unknown) => {
+        assert.ok(error instanceof SvcError);
+        assert.equal(error.code, 'image_build_failed');
+        assert.match(error.message, new RegExp(`^building image img-bad failed: pip install ${missing} exited with code 1:`));
+        assert.match(error.message, new RegExp(`No matching distribution found for ${missing}`));
+        assert.match(error.hint ?? '', /add_python_packages/);
+        return true;
+      },
+    );
     assert.ok(count(lines, new RegExp(`No matching distribution found for ${missing}`)) === 1, 'the build log was streamed');
     assert.equal(existsSync(abandoned), false, 'the abandoned build of a dead process was removed');
     assert.deepEqual(readdirSync(images), [path.basename(layer.path)], 'no half-built environment stays behind');
@@ -203,15 +228,18 @@ describe('createVenvBuilder()#build()', function () {
     const cacheDir = scratch('svc-cache-');
     const builder = createVenvBuilder({ cacheDir, python });
     for (const packages of [[], [EXTRA]]) {
-      await assert.rejects(builder.build(image('img-x', packages, '3.99'), () => {}), (error: unknown) => {
-        assert.ok(error instanceof SvcError);
-        assert.equal(error.code, 'python_unavailable');
-        assert.match(error.message, /^Python 3\.99 is not installed on this machine \(found (\d+\.\d+)(, \d+\.\d+)*\)\.$/);
-        assert.match(error.message, new RegExp(`[ (]${version.replace('.', '\\.')}[,)]`), `the machine's ${version} is listed`);
-        assert.ok((error.details as { found: string[] }).found.includes(version));
-        assert.match(error.hint ?? '', /Image\(python_version="\d+\.\d+"\)/);
-        return true;
-      });
+      await assert.rejects(
+        builder.build(image('img-x', packages, '3.99'), () => {}),
+        (error: unknown) => {
+          assert.ok(error instanceof SvcError);
+          assert.equal(error.code, 'python_unavailable');
+          assert.match(error.message, /^Python 3\.99 is not installed on this machine \(found (\d+\.\d+)(, \d+\.\d+)*\)\.$/);
+          assert.match(error.message, new RegExp(`[ (]${version.replace('.', '\\.')}[,)]`), `the machine's ${version} is listed`);
+          assert.ok((error.details as { found: string[] }).found.includes(version));
+          assert.match(error.hint ?? '', /Image\(python_version="\d+\.\d+"\)/);
+          return true;
+        },
+      );
     }
     assert.equal(existsSync(path.join(cacheDir, 'images')), false, 'nothing was written');
   });
@@ -305,7 +333,9 @@ try {
   say({ error: String(error && error.message) });
 }
 `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, builderUrl, cacheDir, python, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, builderUrl, cacheDir, python, JSON.stringify(spec)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));

@@ -15,7 +15,12 @@ const WRITER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'log-w
 const newDir = tempDirs();
 const key = { workspace: 'default', app: 'shop', stage: 'deployed', workload: 'api' };
 const unit = 'default/shop/deployed@1/api';
-const at = (i: number): DeploymentLogLine => ({ time: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(), container: 'c1', stream: 'stdout', text: `line ${i}` });
+const at = (i: number): DeploymentLogLine => ({
+  time: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(),
+  container: 'c1',
+  stream: 'stdout',
+  text: `line ${i}`,
+});
 const texts = (lines: DeploymentLogLine[]) => lines.map((l) => l.text);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `line ${from + i}`);
 const appDir = (dir: string) => path.join(dir, 'default', 'shop');
@@ -39,7 +44,13 @@ describe('DeploymentLogs with a data dir', () => {
 
     const second = await restarted(dir);
     assert.deepEqual(second.lines(key), before);
-    assert.deepEqual(second.lines(key)[1], { time: '2025-01-01T12:00:00.000Z', container: 'c-3f2a', stream: 'stderr', text: 'said hello', version: 1 });
+    assert.deepEqual(second.lines(key)[1], {
+      time: '2025-01-01T12:00:00.000Z',
+      container: 'c-3f2a',
+      stream: 'stderr',
+      text: 'said hello',
+      version: 1,
+    });
     assert.deepEqual(texts(second.lines({ ...key, workload: 'worker' })), ['line 7']);
     // Lines added after the restart follow the restored ones, on disk too.
     second.add(key, at(8));
@@ -58,7 +69,9 @@ describe('DeploymentLogs with a data dir', () => {
     await logs.close();
     assert.deepEqual(readdirSync(appDir(dir)).sort(), ['api.1.jsonl', 'api.jsonl']);
     for (const file of readdirSync(appDir(dir))) {
-      const lines = readFileSync(path.join(appDir(dir), file), 'utf8').split('\n').filter((l) => l !== '');
+      const lines = readFileSync(path.join(appDir(dir), file), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       assert.ok(lines.length <= 10, `${file} holds ${lines.length} lines`);
     }
     assert.deepEqual(texts((await restarted(dir, { maxLines: 10 })).lines(key)), range(20, 30));
@@ -76,7 +89,10 @@ describe('DeploymentLogs with a data dir', () => {
     for (const size of sizes) assert.ok(size <= 2000, `a segment of ${size} bytes`);
     const back = (await restarted(dir, { maxBytes: 1000 })).lines(key);
     assert.deepEqual(back, logs.lines(key));
-    assert.deepEqual(back.map((l) => l.text.replace(/^\.+/, '')), range(20, 30).map((t) => t.slice(5)));
+    assert.deepEqual(
+      back.map((l) => l.text.replace(/^\.+/, '')),
+      range(20, 30).map((t) => t.slice(5)),
+    );
   });
 
   it('skips a torn last line and any line of another shape, loads the rest, and appends after it on a new line', async () => {
@@ -86,7 +102,10 @@ describe('DeploymentLogs with a data dir', () => {
     await logs.close();
     const file = path.join(appDir(dir), 'api.jsonl');
     const valid = readFileSync(file, 'utf8').split('\n');
-    writeFileSync(file, [valid[0], 'not json', '{"time":1,"container":"c1","stream":"stdout","text":"x"}', '[]', valid[1], valid[2], ''].join('\n'));
+    writeFileSync(
+      file,
+      [valid[0], 'not json', '{"time":1,"container":"c1","stream":"stdout","text":"x"}', '[]', valid[1], valid[2], ''].join('\n'),
+    );
     // A crash in the middle of an append.
     appendFileSync(file, JSON.stringify(at(3)).slice(0, 30));
 
@@ -187,6 +206,9 @@ describe('DeploymentLogs after kill -9', () => {
     assert.deepEqual(back, range(0, back.length));
     logs.add(key, { ...at(0), text: 'after the restart' });
     await logs.close();
-    assert.deepEqual(texts((await restarted(dir, { maxLines: 1_000_000, maxBytes: 1024 ** 3 })).lines(key)), [...back, 'after the restart']);
+    assert.deepEqual(texts((await restarted(dir, { maxLines: 1_000_000, maxBytes: 1024 ** 3 })).lines(key)), [
+      ...back,
+      'after the restart',
+    ]);
   });
 });

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { DeploymentLogs, deploymentOfUnit, TRUNCATED_MARKER, type DeploymentLogLine } from '../../../../core/infra/logs/deployment-logs.js';
 
 const key = { workspace: 'default', app: 'shop', stage: 'deployed', workload: 'api' };
-const line = (unit: string, text: string) => ({ unit, container: 'c1', stream: 'stdout' as const, text, time: new Date('2025-01-01T00:00:00Z') });
+const line = (unit: string, text: string) => ({
+  unit,
+  container: 'c1',
+  stream: 'stdout' as const,
+  text,
+  time: new Date('2025-01-01T00:00:00Z'),
+});
 
 describe('DeploymentLogs', () => {
   it('maps unit keys of every version to one deployment', () => {
@@ -24,7 +30,10 @@ describe('DeploymentLogs', () => {
   it('keeps the last maxLines lines', () => {
     const logs = new DeploymentLogs({ maxLines: 3 });
     for (let i = 0; i < 5000; i++) logs.addUnitLine(line('default/shop/deployed@1/api', `line ${i}`));
-    assert.deepEqual(logs.lines(key).map((l) => l.text), ['line 4997', 'line 4998', 'line 4999']);
+    assert.deepEqual(
+      logs.lines(key).map((l) => l.text),
+      ['line 4997', 'line 4998', 'line 4999'],
+    );
   });
 
   it('keeps at most maxBytes of text, and cuts long lines with a marker', () => {
@@ -50,7 +59,10 @@ describe('DeploymentLogs', () => {
     assert.equal(logs.subscriberCount(key), 1);
     logs.addUnitLine(line('default/shop/deployed@1/api', 'hello'));
     logs.forget(key);
-    assert.deepEqual(seen.map((s) => (typeof s === 'string' ? s : `${s.container}:${s.text}`)), ['build:Collecting fastapi', 'c1:hello', 'deleted']);
+    assert.deepEqual(
+      seen.map((s) => (typeof s === 'string' ? s : `${s.container}:${s.text}`)),
+      ['build:Collecting fastapi', 'c1:hello', 'deleted'],
+    );
     assert.deepEqual(other, ['Collecting fastapi']);
     assert.deepEqual(logs.lines(key), []);
     assert.equal(logs.subscriberCount(key), 0);

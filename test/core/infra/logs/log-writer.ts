@@ -13,7 +13,15 @@ const [dir, count] = process.argv.slice(2) as [string, string];
 const flushed = Number(count);
 const key = { workspace: 'default', app: 'shop', stage: 'deployed', workload: 'api' };
 // Bounds the test never reaches: every line written must come back.
-const logs = new DeploymentLogs({ dir, maxLines: 1_000_000, maxBytes: 1024 ** 3, report: (error) => { console.error(error); process.exit(2); } });
+const logs = new DeploymentLogs({
+  dir,
+  maxLines: 1_000_000,
+  maxBytes: 1024 ** 3,
+  report: (error) => {
+    console.error(error);
+    process.exit(2);
+  },
+});
 await logs.restore();
 
 let next = 0;

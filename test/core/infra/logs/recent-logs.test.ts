@@ -30,8 +30,14 @@ describe('RecentLogs', () => {
     const sink = logs.sink((l) => passed.push(l.text));
     for (const text of ['a1', 'a2', 'a3']) sink(line('a', text));
     sink(line('b', 'b1'));
-    assert.deepEqual(logs.lines('a').map((l) => l.text), ['a2', 'a3']);
-    assert.deepEqual(logs.lines('b', 5).map((l) => l.text), ['b1']);
+    assert.deepEqual(
+      logs.lines('a').map((l) => l.text),
+      ['a2', 'a3'],
+    );
+    assert.deepEqual(
+      logs.lines('b', 5).map((l) => l.text),
+      ['b1'],
+    );
     assert.deepEqual(passed, ['a1', 'a2', 'a3', 'b1']);
     logs.forget('a');
     assert.deepEqual(logs.lines('a'), []);

@@ -60,15 +60,30 @@ describe('loadManifest()', () => {
         '',
       ].join('\n');
       const loaded = await loadManifest({ target: await writeApp('names.py', source) });
-      assert.deepEqual(loaded.raw.workloads.map((w) => [w.name, w.handler]), [['say-hello', 'say_hello'], ['private-fn', '_Private_Fn']]);
-      assert.deepEqual(loaded.spec.workloads.map((w) => w.name), ['say-hello', 'private-fn']);
+      assert.deepEqual(
+        loaded.raw.workloads.map((w) => [w.name, w.handler]),
+        [
+          ['say-hello', 'say_hello'],
+          ['private-fn', '_Private_Fn'],
+        ],
+      );
+      assert.deepEqual(
+        loaded.spec.workloads.map((w) => w.name),
+        ['say-hello', 'private-fn'],
+      );
     });
 
     it('reports a name the SDK refuses at the decorator line, with its suggestion', async () => {
-      const file = await writeApp('badname.py', 'import svc\napp = svc.App("badname")\n\n@app.function(name="say_hello")\ndef f() -> None:\n    pass\n');
+      const file = await writeApp(
+        'badname.py',
+        'import svc\napp = svc.App("badname")\n\n@app.function(name="say_hello")\ndef f() -> None:\n    pass\n',
+      );
       const error = await loadFailure({ target: file });
       assert.equal(error.code, 'manifest_failed');
-      assert.match(error.message, /InvalidOptionError: @app\.function: name='say_hello' has the character "_" at position 4; only a-z, 0-9 and "-" are allowed; try "say-hello"/);
+      assert.match(
+        error.message,
+        /InvalidOptionError: @app\.function: name='say_hello' has the character "_" at position 4; only a-z, 0-9 and "-" are allowed; try "say-hello"/,
+      );
     });
 
     it('reports a syntax error with the Python traceback', async () => {
@@ -115,7 +130,10 @@ describe('loadManifest()', () => {
       const loaded = await loadManifest({ target: 'tool', cwd: dir });
       assert.equal(loaded.root, dir);
       assert.equal(loaded.spec.name, 'tool');
-      assert.deepEqual(loaded.spec.workloads.map((workload) => [workload.name, workload.kind]), [['square', 'function']]);
+      assert.deepEqual(
+        loaded.spec.workloads.map((workload) => [workload.name, workload.kind]),
+        [['square', 'function']],
+      );
       assert.ok(loaded.logs.includes('hello from import'), JSON.stringify(loaded.logs));
       assert.ok(loaded.logs.includes('careful'), JSON.stringify(loaded.logs));
     });
@@ -188,7 +206,9 @@ describe('loadManifest()', () => {
     it('refuses an SVC_MANIFEST_TIMEOUT that is not a positive number, before running Python', async () => {
       await writeApp('app.py', '');
       for (const value of ['abc', '0', '-5', '10s', 'Infinity']) {
-        const error = await withTimeoutEnv(value, () => loadFailure({ target: 'app.py', cwd: dir, python: path.join(dir, 'no-such-python') }));
+        const error = await withTimeoutEnv(value, () =>
+          loadFailure({ target: 'app.py', cwd: dir, python: path.join(dir, 'no-such-python') }),
+        );
         assert.equal(error.code, 'config_invalid', value);
         assert.equal(error.message, `SVC_MANIFEST_TIMEOUT must be a positive number of seconds, got ${JSON.stringify(value)}`);
         assert.match(error.hint ?? '', /such as 300/);
@@ -208,7 +228,7 @@ describe('loadManifest()', () => {
       return file;
     }
 
-    it('runs `-m svc.manifest <file>` in the file\'s folder with the SDK first on PYTHONPATH', async () => {
+    it("runs `-m svc.manifest <file>` in the file's folder with the SDK first on PYTHONPATH", async () => {
       const manifestFile = path.join(dir, 'manifest.json');
       await writeFile(manifestFile, JSON.stringify(sampleManifest()));
       const app = await writeApp('app.py', '');

@@ -67,8 +67,14 @@ describe('WarmLoader', function () {
 
   it('fails a save that does not import with manifest_failed and the traceback, as loadManifest does', async () => {
     writeFileSync(file, `${readFileSync(file, 'utf8')}\ndef broken(:\n`);
-    const warm = await read(null).then(() => assert.fail('the read should fail'), (error: unknown) => error);
-    const cold = await loadManifest({ target: file, python }).then(() => assert.fail('the load should fail'), (error: unknown) => error);
+    const warm = await read(null).then(
+      () => assert.fail('the read should fail'),
+      (error: unknown) => error,
+    );
+    const cold = await loadManifest({ target: file, python }).then(
+      () => assert.fail('the load should fail'),
+      (error: unknown) => error,
+    );
     assert.ok(warm instanceof SvcError && cold instanceof SvcError);
     assert.equal(warm.code, 'manifest_failed');
     assert.equal(warm.message, cold.message);
@@ -91,7 +97,10 @@ describe('WarmLoader', function () {
   it('kills an import that does not finish in time, and answers the next read', async () => {
     const original = readFileSync(file, 'utf8');
     writeFileSync(file, `import time\ntime.sleep(60)\n${original}`);
-    const error = await read(null, { timeoutMs: 1000 }).then(() => assert.fail('the read should fail'), (e: unknown) => e);
+    const error = await read(null, { timeoutMs: 1000 }).then(
+      () => assert.fail('the read should fail'),
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof SvcError && error.code === 'manifest_failed', String(error));
     assert.match(error.message, /did not finish within 1 s/);
     writeFileSync(file, original);

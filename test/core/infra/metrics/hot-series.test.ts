@@ -11,12 +11,15 @@ async function text(registry: Registry): Promise<string> {
 }
 
 describe('hot series', () => {
-  it('scrape exactly as prom-client\'s counter and histogram do for the same updates', async () => {
+  it("scrape exactly as prom-client's counter and histogram do for the same updates", async () => {
     const ours = new Registry();
     const theirs = new Registry();
     const counter = new HotCounter('x_total', 'Things.', ours);
     const reference = new Counter({ name: 'x_total', help: 'Things.', labelNames: ['app', 'status'], registers: [theirs] });
-    for (const [labels, times] of [[{ app: 'a', status: '200' }, 3], [{ app: 'b', status: '429' }, 2]] as const) {
+    for (const [labels, times] of [
+      [{ app: 'a', status: '200' }, 3],
+      [{ app: 'b', status: '429' }, 2],
+    ] as const) {
       for (let i = 0; i < times; i++) {
         counter.child(labels).inc();
         reference.inc(labels);
@@ -27,7 +30,13 @@ describe('hot series', () => {
     const histograms = new Registry();
     const referenceHistograms = new Registry();
     const histogram = new HotHistogram('d_seconds', 'Durations.', BOUNDS, histograms);
-    const referenceHistogram = new Histogram({ name: 'd_seconds', help: 'Durations.', labelNames: ['app'], buckets: BOUNDS, registers: [referenceHistograms] });
+    const referenceHistogram = new Histogram({
+      name: 'd_seconds',
+      help: 'Durations.',
+      labelNames: ['app'],
+      buckets: BOUNDS,
+      registers: [referenceHistograms],
+    });
     const child = histogram.child({ app: 'a' });
     for (const value of OBSERVED) {
       child.observe(value);

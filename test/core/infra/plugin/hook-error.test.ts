@@ -11,7 +11,13 @@ function plugin(name: string, hooks: Partial<PluginHooks>): Plugin {
 }
 
 function failingWith(thrown: unknown) {
-  return createPluginHost([plugin('thrower', { authenticate: () => { throw thrown; } })]);
+  return createPluginHost([
+    plugin('thrower', {
+      authenticate: () => {
+        throw thrown;
+      },
+    }),
+  ]);
 }
 
 describe('PluginHost error wrapping', () => {
@@ -54,7 +60,13 @@ describe('PluginHost error wrapping', () => {
   });
 
   it('does not wrap an error a nested host call already wrapped', async () => {
-    const inner = createPluginHost([plugin('inner', { authenticate: () => { throw new Error('boom'); } })]);
+    const inner = createPluginHost([
+      plugin('inner', {
+        authenticate: () => {
+          throw new Error('boom');
+        },
+      }),
+    ]);
     const outer = createPluginHost([plugin('outer', { authenticate: (req) => inner.first('authenticate', req) })]);
     await assert.rejects(outer.first('authenticate', request), (error: SvcError) => {
       assert.equal(error.message, 'plugin "test:inner" failed in hook "authenticate": boom');

@@ -23,15 +23,21 @@ const event = { type: 'deployment.stopped', workspace: 'default', app: 'demo', s
 describe('createPluginHost()', () => {
   it('skips falsy entries and flattens nested arrays', () => {
     const host = createPluginHost([plugin('a'), false, null, undefined, [plugin('b'), [false && plugin('x'), plugin('c')]]]);
-    assert.deepEqual(host.plugins.map((p) => p.name), ['test:a', 'test:b', 'test:c']);
+    assert.deepEqual(
+      host.plugins.map((p) => p.name),
+      ['test:a', 'test:b', 'test:c'],
+    );
   });
 
   it('refuses a plugin built for another API version, naming both versions', () => {
-    assert.throws(() => createPluginHost([plugin('old', {}, { apiVersion: 2 })]), (error: SvcError) => {
-      assert.equal(error.code, 'plugin_incompatible');
-      assert.match(error.message, /plugin "test:old" targets plugin API version 2, but this svc provides version 1/);
-      return true;
-    });
+    assert.throws(
+      () => createPluginHost([plugin('old', {}, { apiVersion: 2 })]),
+      (error: SvcError) => {
+        assert.equal(error.code, 'plugin_incompatible');
+        assert.match(error.message, /plugin "test:old" targets plugin API version 2, but this svc provides version 1/);
+        return true;
+      },
+    );
   });
 
   it('refuses a missing or non-integer apiVersion', () => {
@@ -42,15 +48,24 @@ describe('createPluginHost()', () => {
 
   it('refuses an unknown hook, listing the valid ones', () => {
     const typo = plugin('typo', { authenticat: () => null } as Partial<PluginHooks>);
-    assert.throws(() => createPluginHost([typo]), (error: SvcError) => {
-      assert.equal(error.code, 'plugin_invalid');
-      assert.match(error.message, /"test:typo" declares unknown hook "authenticat"; valid hooks are authenticate, resolveRoute, authorizeDeploy, transformJob, onEvent/);
-      return true;
-    });
+    assert.throws(
+      () => createPluginHost([typo]),
+      (error: SvcError) => {
+        assert.equal(error.code, 'plugin_invalid');
+        assert.match(
+          error.message,
+          /"test:typo" declares unknown hook "authenticat"; valid hooks are authenticate, resolveRoute, authorizeDeploy, transformJob, onEvent/,
+        );
+        return true;
+      },
+    );
   });
 
   it('refuses two plugins with the same name', () => {
-    assert.throws(() => createPluginHost([plugin('twin'), [plugin('twin')]]), { code: 'plugin_invalid', message: /"test:twin" is registered twice/ });
+    assert.throws(() => createPluginHost([plugin('twin'), [plugin('twin')]]), {
+      code: 'plugin_invalid',
+      message: /"test:twin" is registered twice/,
+    });
   });
 
   it('refuses names that are not scope:kebab-name', () => {
@@ -82,12 +97,15 @@ describe('PluginHost ordering', () => {
       recorder('normal2', calls),
       recorder('pre2', calls, { enforce: 'pre' }),
     ]);
-    assert.deepEqual(host.plugins.map((p) => p.name.slice(5)), ['pre1', 'pre2', 'normal1', 'normal2', 'post1']);
+    assert.deepEqual(
+      host.plugins.map((p) => p.name.slice(5)),
+      ['pre1', 'pre2', 'normal1', 'normal2', 'post1'],
+    );
     await host.parallel('onEvent', event); // handlers start in order, synchronously
     assert.deepEqual(calls, ['pre1', 'pre2', 'normal1', 'normal2', 'post1']);
   });
 
-  it('applies a hook\'s order within its plugin\'s enforce tier', async () => {
+  it("applies a hook's order within its plugin's enforce tier", async () => {
     const calls: string[] = [];
     const host = createPluginHost([
       recorder('normal-post', calls, {}, 'post'),
@@ -162,11 +180,33 @@ describe('PluginHost#firstNow()', () => {
 
   it('throws a synchronous failure at once and rejects an asynchronous one, both naming the plugin and hook', async () => {
     const refusal = new SvcError('forbidden', 'no entry');
-    const sync = createPluginHost([plugin('strict', { authenticate: () => { throw refusal; } })]);
-    assert.throws(() => sync.firstNow('authenticate', request), (error: SvcError) => error.code === 'forbidden' && /plugin "test:strict" failed in hook "authenticate"/.test(error.message));
-    const later = createPluginHost([plugin('slow', { authenticate: async () => { throw refusal; } })]);
-    await assert.rejects(Promise.resolve(later.firstNow('authenticate', request)), (error: SvcError) => error.code === 'forbidden' && /plugin "test:slow"/.test(error.message));
-    await assert.rejects(sync.first('authenticate', request), (error: SvcError) => error.code === 'forbidden', 'first() rejects where firstNow() throws');
+    const sync = createPluginHost([
+      plugin('strict', {
+        authenticate: () => {
+          throw refusal;
+        },
+      }),
+    ]);
+    assert.throws(
+      () => sync.firstNow('authenticate', request),
+      (error: SvcError) => error.code === 'forbidden' && /plugin "test:strict" failed in hook "authenticate"/.test(error.message),
+    );
+    const later = createPluginHost([
+      plugin('slow', {
+        authenticate: async () => {
+          throw refusal;
+        },
+      }),
+    ]);
+    await assert.rejects(
+      Promise.resolve(later.firstNow('authenticate', request)),
+      (error: SvcError) => error.code === 'forbidden' && /plugin "test:slow"/.test(error.message),
+    );
+    await assert.rejects(
+      sync.first('authenticate', request),
+      (error: SvcError) => error.code === 'forbidden',
+      'first() rejects where firstNow() throws',
+    );
   });
 });
 
@@ -196,7 +236,11 @@ describe('PluginHost#sequential()', () => {
   it('stops at a refusal and keeps its code', async () => {
     let after = false;
     const host = createPluginHost([
-      plugin('policy', { authorizeDeploy: () => { throw new SvcError('forbidden', 'GPUs are not allowed here'); } }),
+      plugin('policy', {
+        authorizeDeploy: () => {
+          throw new SvcError('forbidden', 'GPUs are not allowed here');
+        },
+      }),
       plugin('after', { authorizeDeploy: (spec) => ((after = true), spec) }),
     ]);
     await assert.rejects(host.sequential('authorizeDeploy', app, deploy), { code: 'forbidden', status: 403 });
@@ -212,24 +256,47 @@ describe('PluginHost#parallel()', () => {
     const finished: string[] = [];
     const host = createPluginHost(
       [
-        plugin('slow', { onEvent: async () => { await gate; finished.push('slow'); } }),
-        plugin('broken', { onEvent: () => { throw new Error('disk full'); } }),
-        plugin('rejects', { onEvent: async () => { throw new SvcError('forbidden', 'nope'); } }),
-        plugin('fast', { onEvent: () => { finished.push('fast'); release(); } }),
+        plugin('slow', {
+          onEvent: async () => {
+            await gate;
+            finished.push('slow');
+          },
+        }),
+        plugin('broken', {
+          onEvent: () => {
+            throw new Error('disk full');
+          },
+        }),
+        plugin('rejects', {
+          onEvent: async () => {
+            throw new SvcError('forbidden', 'nope');
+          },
+        }),
+        plugin('fast', {
+          onEvent: () => {
+            finished.push('fast');
+            release();
+          },
+        }),
       ],
       { onParallelError: (error) => reported.push(error) },
     );
     const failures = await host.parallel('onEvent', event);
     assert.deepEqual(finished, ['fast', 'slow']);
-    assert.deepEqual(failures.map((f) => [f.code, f.message]), [
-      ['plugin_error', 'plugin "test:broken" failed in hook "onEvent": disk full'],
-      ['forbidden', 'plugin "test:rejects" failed in hook "onEvent": nope'],
-    ]);
+    assert.deepEqual(
+      failures.map((f) => [f.code, f.message]),
+      [
+        ['plugin_error', 'plugin "test:broken" failed in hook "onEvent": disk full'],
+        ['forbidden', 'plugin "test:rejects" failed in hook "onEvent": nope'],
+      ],
+    );
     assert.deepEqual(reported, failures);
   });
 
   it('resolves an empty list when every handler succeeds', async () => {
-    const host = createPluginHost([plugin('ok', { onEvent: async () => {} })], { onParallelError: () => assert.fail('no failure expected') });
+    const host = createPluginHost([plugin('ok', { onEvent: async () => {} })], {
+      onParallelError: () => assert.fail('no failure expected'),
+    });
     assert.deepEqual(await host.parallel('onEvent', event), []);
   });
 });

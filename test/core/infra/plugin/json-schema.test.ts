@@ -17,9 +17,13 @@ describe('svc/plugin JSON Schema helpers', () => {
     assert.deepEqual(resolveRef('#/$defs/A', inner)?.target, { type: 'boolean' });
     assert.equal(resolveRef('#/definitions/A', inner)?.defs, inner);
     assert.deepEqual(resolveRef('#/$defs/a~1b~0c', inner)?.target, { type: 'integer' });
-    assert.equal(resolveRef('#/$defs/A', inner)?.key, resolveRef('#/$defs/A', withDefs({ definitions: { A: { type: 'boolean' } } }, null))?.key, 'equal definitions, equal key');
+    assert.equal(
+      resolveRef('#/$defs/A', inner)?.key,
+      resolveRef('#/$defs/A', withDefs({ definitions: { A: { type: 'boolean' } } }, null))?.key,
+      'equal definitions, equal key',
+    );
     assert.equal(resolveRef('#/$defs/Missing', inner), null);
     assert.equal(resolveRef('https://example.com/schema#/$defs/A', inner), null);
-    assert.equal(withDefs({ type: 'string' }, outer), outer, 'a schema without $defs keeps its parent\'s');
+    assert.equal(withDefs({ type: 'string' }, outer), outer, "a schema without $defs keeps its parent's");
   });
 });

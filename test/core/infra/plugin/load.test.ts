@@ -23,7 +23,10 @@ describe('loadPlugins()', () => {
 
   it('keeps the order of the specs and accepts plain strings', async () => {
     const plugins = await loadPlugins([fixture('options-plugin.mjs')], { cwd });
-    assert.deepEqual(plugins.map((p) => p.name), ['fixture:options']);
+    assert.deepEqual(
+      plugins.map((p) => p.name),
+      ['fixture:options'],
+    );
     assert.equal((plugins[0] as Plugin & { options: unknown }).options, undefined);
   });
 
@@ -46,7 +49,10 @@ describe('loadPlugins()', () => {
   });
 
   it('reports a module without a default-exported factory', async () => {
-    await assert.rejects(loadPlugins([fixture('no-default.mjs')], { cwd }), { code: 'plugin_invalid', message: /has no default-exported factory/ });
+    await assert.rejects(loadPlugins([fixture('no-default.mjs')], { cwd }), {
+      code: 'plugin_invalid',
+      message: /has no default-exported factory/,
+    });
     await assert.rejects(loadPlugins([fixture('object-default.mjs')], { cwd }), {
       code: 'plugin_invalid',
       hint: /Export a factory returning the plugin, not the plugin object/,
@@ -63,7 +69,10 @@ describe('loadPlugins()', () => {
   });
 
   it('reports a factory that returns something other than a plugin', async () => {
-    await assert.rejects(loadPlugins([fixture('not-a-plugin.mjs')], { cwd }), { code: 'plugin_invalid', message: /did not return a plugin/ });
+    await assert.rejects(loadPlugins([fixture('not-a-plugin.mjs')], { cwd }), {
+      code: 'plugin_invalid',
+      message: /did not return a plugin/,
+    });
   });
 
   it('reports an import failing inside the module as a load error, not as "not found"', async () => {
@@ -84,9 +93,14 @@ describe('loadPlugins()', () => {
       // An ESM-only package: its "exports" has "import" but no "require" condition.
       const root = path.join(project, 'node_modules', '@acme', 'svc-plugin-esm');
       await mkdir(root, { recursive: true });
-      await writeFile(path.join(root, 'package.json'), JSON.stringify({
-        name: '@acme/svc-plugin-esm', type: 'module', exports: { '.': { types: './index.d.ts', import: './index.js' } },
-      }));
+      await writeFile(
+        path.join(root, 'package.json'),
+        JSON.stringify({
+          name: '@acme/svc-plugin-esm',
+          type: 'module',
+          exports: { '.': { types: './index.d.ts', import: './index.js' } },
+        }),
+      );
       await writeFile(path.join(root, 'index.js'), 'export default (o) => ({ name: "acme:esm", apiVersion: 1, options: o });\n');
       // A CommonJS package compiled from TypeScript: exports.default = factory.
       const cjs = path.join(project, 'node_modules', 'svc-plugin-cjs');
@@ -96,9 +110,14 @@ describe('loadPlugins()', () => {
       // A package of several plugins behind one subpath pattern: "./*" maps `svc-plugins-many/<name>` to ./dist/<name>.js.
       const many = path.join(project, 'node_modules', 'svc-plugins-many');
       await mkdir(path.join(many, 'dist'), { recursive: true });
-      await writeFile(path.join(many, 'package.json'), JSON.stringify({
-        name: 'svc-plugins-many', type: 'module', exports: { './*': { import: './dist/*.js' }, './internal/*': null },
-      }));
+      await writeFile(
+        path.join(many, 'package.json'),
+        JSON.stringify({
+          name: 'svc-plugins-many',
+          type: 'module',
+          exports: { './*': { import: './dist/*.js' }, './internal/*': null },
+        }),
+      );
       await writeFile(path.join(many, 'dist', 'audit.js'), 'export default () => ({ name: "many:audit", apiVersion: 1 });\n');
       await mkdir(path.join(many, 'dist', 'internal'), { recursive: true });
       await writeFile(path.join(many, 'dist', 'internal', 'secret.js'), 'export default () => ({ name: "many:secret", apiVersion: 1 });\n');
@@ -107,18 +126,27 @@ describe('loadPlugins()', () => {
 
     it('resolves packages from cwd, including ESM-only and CommonJS ones', async () => {
       const plugins = await loadPlugins([{ module: '@acme/svc-plugin-esm', options: 1 }, 'svc-plugin-cjs'], { cwd: project });
-      assert.deepEqual(plugins.map((p) => p.name), ['acme:esm', 'acme:cjs']);
+      assert.deepEqual(
+        plugins.map((p) => p.name),
+        ['acme:esm', 'acme:cjs'],
+      );
       assert.equal((plugins[0] as Plugin & { options: unknown }).options, 1);
     });
 
     it('follows a "./*" subpath pattern in "exports", and its exclusions', async () => {
       const plugins = await loadPlugins(['svc-plugins-many/audit'], { cwd: project });
-      assert.deepEqual(plugins.map((p) => p.name), ['many:audit']);
+      assert.deepEqual(
+        plugins.map((p) => p.name),
+        ['many:audit'],
+      );
       await assert.rejects(loadPlugins(['svc-plugins-many/internal/secret'], { cwd: project }), {
         code: 'plugin_invalid',
         message: /cannot find plugin module "svc-plugins-many\/internal\/secret"/,
       });
-      await assert.rejects(loadPlugins(['svc-plugins-many/missing'], { cwd: project }), { code: 'plugin_invalid', message: /cannot find plugin module "svc-plugins-many\/missing"/ });
+      await assert.rejects(loadPlugins(['svc-plugins-many/missing'], { cwd: project }), {
+        code: 'plugin_invalid',
+        message: /cannot find plugin module "svc-plugins-many\/missing"/,
+      });
     });
   });
 });

@@ -35,11 +35,20 @@ export function describeRegistryConformance(name: string, make: () => Promise<Re
       await registry.register(instance('a'));
       await registry.register(instance('b'));
       await registry.register(instance('c', 'ws/other/preview/w'));
-      assert.deepEqual(registry.instances(SERVICE).map((i) => i.id), ['a', 'b']);
-      assert.deepEqual(registry.instances('ws/other/preview/w').map((i) => i.id), ['c']);
+      assert.deepEqual(
+        registry.instances(SERVICE).map((i) => i.id),
+        ['a', 'b'],
+      );
+      assert.deepEqual(
+        registry.instances('ws/other/preview/w').map((i) => i.id),
+        ['c'],
+      );
       await registry.deregister('a');
       await registry.deregister('unknown');
-      assert.deepEqual(registry.instances(SERVICE).map((i) => i.id), ['b']);
+      assert.deepEqual(
+        registry.instances(SERVICE).map((i) => i.id),
+        ['b'],
+      );
       assert.deepEqual(registry.instances('ws/nothing/preview/w'), []);
     });
 
@@ -93,11 +102,15 @@ export function describeRegistryConformance(name: string, make: () => Promise<Re
 
     it('stops pushing to a listener once it unsubscribed, and to everyone after close', async () => {
       let calls = 0;
-      const unwatch = registry.watch(() => { calls += 1; });
+      const unwatch = registry.watch(() => {
+        calls += 1;
+      });
       unwatch();
       await registry.register(instance('a'));
       assert.equal(calls, 0);
-      registry.watch(() => { calls += 1; });
+      registry.watch(() => {
+        calls += 1;
+      });
       await registry.close();
       assert.equal(calls, 0);
     });

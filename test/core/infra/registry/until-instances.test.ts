@@ -3,7 +3,13 @@ import { createEmbeddedRegistry } from '../../../../core/infra/registry/embedded
 import type { Instance } from '../../../../core/infra/registry/types.js';
 import { untilInstances } from '../../../../core/infra/registry/until-instances.js';
 
-const instance = (id: string, service: string): Instance => ({ id, service, address: { kind: 'tcp', host: '127.0.0.1', port: 20000 }, capacity: 1, meta: {} });
+const instance = (id: string, service: string): Instance => ({
+  id,
+  service,
+  address: { kind: 'tcp', host: '127.0.0.1', port: 20000 },
+  capacity: 1,
+  meta: {},
+});
 
 describe('untilInstances (a deploy switches its route once the gateway sees the new unit)', () => {
   it('resolves at once when the service has an instance', async () => {
@@ -15,10 +21,13 @@ describe('untilInstances (a deploy switches its route once the gateway sees the 
   it('resolves when an instance of that service appears, not for another service', async () => {
     const registry = createEmbeddedRegistry();
     let settled = false;
-    const waiting = untilInstances(registry, 'unit-1', 5000).then((found) => { settled = true; return found; });
+    const waiting = untilInstances(registry, 'unit-1', 5000).then((found) => {
+      settled = true;
+      return found;
+    });
     await registry.register(instance('b', 'unit-2'));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(settled, false, 'another service\'s instance does not count');
+    assert.equal(settled, false, "another service's instance does not count");
     await registry.register(instance('a', 'unit-1'));
     assert.equal(await waiting, true);
   });

@@ -49,11 +49,15 @@ describe('createLocalDriver() with checkpoint_enabled', function () {
     assert.equal(template?.state, 'ready');
     assert.deepEqual(onStartCalls(record, 'warm'), [template.pid], 'on_start ran once, in the template');
     const containers = t.driver.status(t.warm.key);
-    assert.deepEqual(containers.map((c) => c.startedFrom), ['template', 'template']);
+    assert.deepEqual(
+      containers.map((c) => c.startedFrom),
+      ['template', 'template'],
+    );
     assert.equal(t.registry.instances(t.warm.key).length, 4);
     const replies = await answers(t.driver, t.warm);
     assert.equal(new Set(replies.map((r) => r.pid)).size, 4, 'four worker processes');
-    for (const reply of replies) assert.deepEqual(reply.on_start_value, { warmed_in: template.pid }, 'every worker has the template\'s value');
+    for (const reply of replies)
+      assert.deepEqual(reply.on_start_value, { warmed_in: template.pid }, "every worker has the template's value");
     assert.match(t.text(), /container c-\w+ forked from checkpoint template t-\w+/);
   });
 
@@ -94,7 +98,10 @@ describe('createLocalDriver() with checkpoint_enabled', function () {
     assert.equal(second!.startedFrom, 'process');
     assert.equal(t.registry.instances(t.warm.key).length, 4);
     assert.match(t.text(), /checkpoint template t-\w+ it exited with signal SIGKILL; new containers of warm start without it/);
-    assert.match(t.text(), /checkpoint template of warm cannot be used \(it exited with signal SIGKILL\); starting container c-\w+ without it/);
+    assert.match(
+      t.text(),
+      /checkpoint template of warm cannot be used \(it exited with signal SIGKILL\); starting container c-\w+ without it/,
+    );
     // The fallback container still warms up once for its two workers: checkpoint_enabled holds inside it.
     const calls = onStartCalls(record, 'warm');
     assert.deepEqual(calls, [template.pid, second!.pid]);
@@ -121,7 +128,11 @@ describe('createLocalDriver() with checkpoint_enabled', function () {
     await t.driver.submit(t.cold);
     await t.driver.scale(t.warm.key, 2);
     await t.driver.scale(t.cold.key, 1);
-    assert.equal(pidsMatching(t.driver.socketDir).length, 1 + 2 * 3 + 3, 'template, 2 × (supervisor + 2 workers), 1 × (supervisor + 2 workers)');
+    assert.equal(
+      pidsMatching(t.driver.socketDir).length,
+      1 + 2 * 3 + 3,
+      'template, 2 × (supervisor + 2 workers), 1 × (supervisor + 2 workers)',
+    );
     const templatePid = t.driver.template(t.warm.key)!.pid!;
     await t.driver.remove(t.warm.key);
     assert.equal(t.driver.template(t.warm.key), undefined);

@@ -47,8 +47,19 @@ export interface DriverFixture {
 
 /** The checks, by name, for `defects`. */
 export type ConformanceCheck =
-  | 'submit' | 'submit-min-containers' | 'scale-healthy' | 'scale-starting-sync' | 'scale-twice' | 'scale-down'
-  | 'stop' | 'stop-idempotent' | 'failure' | 'remove' | 'remove-idempotent' | 'status-unknown' | 'close';
+  | 'submit'
+  | 'submit-min-containers'
+  | 'scale-healthy'
+  | 'scale-starting-sync'
+  | 'scale-twice'
+  | 'scale-down'
+  | 'stop'
+  | 'stop-idempotent'
+  | 'failure'
+  | 'remove'
+  | 'remove-idempotent'
+  | 'status-unknown'
+  | 'close';
 
 export interface ConformanceOptions {
   /**
@@ -108,31 +119,45 @@ export function describeDriverConformance(name: string, setup: () => Promise<Dri
       assert.deepEqual(states(driver, unit.key), ['healthy']);
     });
 
-    check('submit-min-containers', 'submit starts nothing by itself but the floor the scheduler keeps (min_containers on Nomad)', async () => {
-      const unit = fixture.unit('floor', { autoscaler: { minContainers: 1, maxContainers: 3, tasksPerContainer: 1 } });
-      await driver.submit(unit);
-      const floor = fixture.capabilities.submitStartsMinimum ? 1 : 0;
-      assert.equal(await fixture.started(unit.key), floor);
-      if (floor === 0) assert.deepEqual(driver.status(unit.key), []);
-      // Scaling to the floor starts no other container.
-      await driver.scale(unit.key, 1);
-      assert.deepEqual(states(driver, unit.key), ['healthy']);
-      assert.equal(await fixture.started(unit.key), 1);
-    });
+    check(
+      'submit-min-containers',
+      'submit starts nothing by itself but the floor the scheduler keeps (min_containers on Nomad)',
+      async () => {
+        const unit = fixture.unit('floor', { autoscaler: { minContainers: 1, maxContainers: 3, tasksPerContainer: 1 } });
+        await driver.submit(unit);
+        const floor = fixture.capabilities.submitStartsMinimum ? 1 : 0;
+        assert.equal(await fixture.started(unit.key), floor);
+        if (floor === 0) assert.deepEqual(driver.status(unit.key), []);
+        // Scaling to the floor starts no other container.
+        await driver.scale(unit.key, 1);
+        assert.deepEqual(states(driver, unit.key), ['healthy']);
+        assert.equal(await fixture.started(unit.key), 1);
+      },
+    );
 
     check('scale-healthy', 'scale(n) resolves once n containers are healthy and registered, each with its workers', async () => {
       const unit = fixture.unit('api', { workers: 2 });
       await driver.submit(unit);
       await driver.scale(unit.key, 2);
       const status = driver.status(unit.key);
-      assert.deepEqual(status.map((c) => c.state), ['healthy', 'healthy']);
+      assert.deepEqual(
+        status.map((c) => c.state),
+        ['healthy', 'healthy'],
+      );
       assert.equal(new Set(status.map((c) => c.id)).size, 2, 'each container has its own id');
       for (const container of status) {
         assert.equal(container.unit, unit.key);
         assert.ok(container.healthyAt instanceof Date, 'a healthy container says since when');
         assert.ok(container.healthyAt >= container.startedAt, 'healthy after it started');
-        assert.deepEqual(container.workers.map((w) => w.index), [0, 1], 'one WorkerStatus per worker of the workload');
-        assert.ok(container.workers.every((w) => w.registered), 'scale resolves once the workers are registered');
+        assert.deepEqual(
+          container.workers.map((w) => w.index),
+          [0, 1],
+          'one WorkerStatus per worker of the workload',
+        );
+        assert.ok(
+          container.workers.every((w) => w.registered),
+          'scale resolves once the workers are registered',
+        );
       }
       const instanceIds = status.flatMap((c) => c.workers.map((w) => w.instanceId));
       assert.equal(new Set(instanceIds).size, 4, `an instance id per worker: ${instanceIds.join(', ')}`);
@@ -145,7 +170,10 @@ export function describeDriverConformance(name: string, setup: () => Promise<Dri
       const scaling = driver.scale(unit.key, 2);
       const seen = driver.status(unit.key); // same turn of the event loop as the call
       await scaling;
-      assert.deepEqual(seen.map((c) => c.state), ['starting', 'starting']);
+      assert.deepEqual(
+        seen.map((c) => c.state),
+        ['starting', 'starting'],
+      );
       assert.deepEqual(states(driver, unit.key), ['healthy', 'healthy']);
     });
 
@@ -191,31 +219,40 @@ export function describeDriverConformance(name: string, setup: () => Promise<Dri
       assert.deepEqual(pidsOf([stopped]).filter(alive), [], 'its processes have exited');
     });
 
-    check('stop-idempotent', 'stop of an unknown container, an already stopped one or an unknown unit resolves and stops nothing', async () => {
-      const unit = fixture.unit('repeat');
-      await driver.submit(unit);
-      await driver.scale(unit.key, 2);
-      const before = driver.status(unit.key);
-      await driver.stop(unit.key, before[1]!.id);
-      const stopped = before.find((c) => !driver.status(unit.key).some((a) => a.id === c.id))!;
-      await driver.stop(unit.key, stopped.id);
-      await driver.stop(unit.key, 'no-such-container');
-      await driver.stop('default/nothing/preview@1/none', before[0]!.id);
-      assert.equal(driver.status(unit.key).length, 1);
-      assert.equal(await fixture.running(unit.key), 1);
-      assert.equal(await fixture.started(unit.key), 2);
-    });
+    check(
+      'stop-idempotent',
+      'stop of an unknown container, an already stopped one or an unknown unit resolves and stops nothing',
+      async () => {
+        const unit = fixture.unit('repeat');
+        await driver.submit(unit);
+        await driver.scale(unit.key, 2);
+        const before = driver.status(unit.key);
+        await driver.stop(unit.key, before[1]!.id);
+        const stopped = before.find((c) => !driver.status(unit.key).some((a) => a.id === c.id))!;
+        await driver.stop(unit.key, stopped.id);
+        await driver.stop(unit.key, 'no-such-container');
+        await driver.stop('default/nothing/preview@1/none', before[0]!.id);
+        assert.equal(driver.status(unit.key).length, 1);
+        assert.equal(await fixture.running(unit.key), 1);
+        assert.equal(await fixture.started(unit.key), 2);
+      },
+    );
 
     check('failure', 'a container that cannot start rejects scale with container_failed and its last log lines', async () => {
       const unit = fixture.unit('broken');
       await driver.submit(unit);
       let caught: unknown;
-      await driver.scale(unit.key, 1).catch((error: unknown) => { caught = error; });
+      await driver.scale(unit.key, 1).catch((error: unknown) => {
+        caught = error;
+      });
       assert.ok(caught instanceof SvcError, `scale rejects with an SvcError, not ${String(caught)}`);
       assert.equal(caught.code, 'container_failed', caught.message);
       const carried = caught.message.includes(BOOM('broken')) || JSON.stringify(caught.details ?? null).includes(BOOM('broken'));
       assert.ok(carried, `the error carries the container's last log lines: ${caught.message} ${JSON.stringify(caught.details)}`);
-      assert.deepEqual(driver.status(unit.key).filter((c) => c.state === 'healthy'), []);
+      assert.deepEqual(
+        driver.status(unit.key).filter((c) => c.state === 'healthy'),
+        [],
+      );
     });
 
     check('remove', 'remove stops every container and forgets the unit', async () => {
@@ -228,7 +265,9 @@ export function describeDriverConformance(name: string, setup: () => Promise<Dri
       assert.equal(await fixture.running(unit.key), 0);
       assert.deepEqual(pids.filter(alive), [], 'their processes have exited');
       let caught: unknown;
-      await driver.scale(unit.key, 1).catch((error: unknown) => { caught = error; });
+      await driver.scale(unit.key, 1).catch((error: unknown) => {
+        caught = error;
+      });
       assert.ok(caught instanceof SvcError && caught.code === 'not_found', `scale of a removed unit is not_found, not ${String(caught)}`);
       assert.equal(await fixture.running(unit.key), 0);
     });

@@ -17,7 +17,10 @@ const python = process.env.SVC_PYTHON ?? 'python3';
 /** The runtime image of this machine's Python (cached across runs). */
 export async function runtimeImage(): Promise<BuiltImage> {
   const version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' }).trim();
-  return createVenvBuilder({ cacheDir: testCacheDir, python }).build({ id: 'img-fixtures', pythonVersion: version, pythonPackages: [] }, () => {});
+  return createVenvBuilder({ cacheDir: testCacheDir, python }).build(
+    { id: 'img-fixtures', pythonVersion: version, pythonPackages: [] },
+    () => {},
+  );
 }
 
 /**
@@ -35,7 +38,15 @@ export function fixtureUnit(image: BuiltImage, entry: string, name: string, scal
     image: { id: image.imageId, pythonVersion: '', pythonPackages: [] },
     resources: { cpu: 1, memoryMiB: 512 },
     http: { route: `/${name}`, methods: ['GET'], authorized: false, domain: null },
-    scaling: { workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: { minContainers: 0, maxContainers: 4, tasksPerContainer: 1 }, ...scaling },
+    scaling: {
+      workers: 1,
+      concurrency: 1,
+      maxPendingTasks: 100,
+      keepWarmSeconds: 60,
+      checkpointEnabled: false,
+      autoscaler: { minContainers: 0, maxContainers: 4, tasksPerContainer: 1 },
+      ...scaling,
+    },
     parameters: null,
     returns: null,
   };
@@ -61,7 +72,10 @@ export function recordDir(): string {
 /** The pids on_start recorded for `name`, one per call. */
 export function onStartCalls(dir: string, name: string): number[] {
   try {
-    return readFileSync(path.join(dir, `${name}.on_start`), 'utf8').split('\n').filter(Boolean).map(Number);
+    return readFileSync(path.join(dir, `${name}.on_start`), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }

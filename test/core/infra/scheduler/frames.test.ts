@@ -25,7 +25,16 @@ describe('parseFrame()', () => {
   });
 
   it('ignores lines that are not frames, or frames of the wrong shape', () => {
-    for (const line of ['', 'svc runtime: hello', '[1]', 'null', '{"t":"started"}', '{"t":"started","pid":"12"}', '{"t":"event","event":"listening","pid":1}', '{"t":"nope"}']) {
+    for (const line of [
+      '',
+      'svc runtime: hello',
+      '[1]',
+      'null',
+      '{"t":"started"}',
+      '{"t":"started","pid":"12"}',
+      '{"t":"event","event":"listening","pid":1}',
+      '{"t":"nope"}',
+    ]) {
       assert.equal(parseFrame(line), null, line);
     }
   });

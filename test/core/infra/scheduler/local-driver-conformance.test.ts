@@ -46,7 +46,7 @@ function flag(pid: number, name: string): string | undefined {
   }
 }
 
-describe('local driver (real Python containers)', function () {
+describe('local driver (real Python containers)', () => {
   let image: BuiltImage;
   let root: string;
 
@@ -60,13 +60,22 @@ describe('local driver (real Python containers)', function () {
 
   describeDriverConformance('local driver', async () => {
     const logs: LogLine[] = [];
-    const driver = createLocalDriver({ registry: createEmbeddedRegistry(), logs: (line) => logs.push(line), startTimeoutMs: 30_000, stopGraceMs: 2_000 });
+    const driver = createLocalDriver({
+      registry: createEmbeddedRegistry(),
+      logs: (line) => logs.push(line),
+      startTimeoutMs: 30_000,
+      stopGraceMs: 2_000,
+    });
     const names = new Map<string, string>();
     return {
       driver,
       capabilities: { exactStop: true, closeStopsContainers: true, submitStartsMinimum: false },
       unit(name, scaling = {}) {
-        const unit = fixtureUnit(image, ENTRY, name, { workers: 1, autoscaler: { minContainers: 0, maxContainers: 3, tasksPerContainer: 1 }, ...scaling });
+        const unit = fixtureUnit(image, ENTRY, name, {
+          workers: 1,
+          autoscaler: { minContainers: 0, maxContainers: 3, tasksPerContainer: 1 },
+          ...scaling,
+        });
         const fixed = { ...unit, source: { root, entry: ENTRY } };
         names.set(fixed.key, name);
         return fixed;
@@ -74,11 +83,16 @@ describe('local driver (real Python containers)', function () {
       // A container's processes (its supervisor, the workers it forks) name the driver's socket folder, the workload and the container.
       async running(key) {
         const workload = names.get(key);
-        const containers = pidsMatching(driver.socketDir).filter((pid) => flag(pid, 'workload') === workload).map((pid) => flag(pid, 'container'));
+        const containers = pidsMatching(driver.socketDir)
+          .filter((pid) => flag(pid, 'workload') === workload)
+          .map((pid) => flag(pid, 'container'));
         return new Set(containers).size;
       },
       async started(key) {
-        const ids = logs.filter((l) => l.unit === key && l.stream === 'system').map((l) => /^starting container (\S+)/.exec(l.text)?.[1]).filter(Boolean);
+        const ids = logs
+          .filter((l) => l.unit === key && l.stream === 'system')
+          .map((l) => /^starting container (\S+)/.exec(l.text)?.[1])
+          .filter(Boolean);
         return new Set(ids).size;
       },
       processes: () => pidsMatching(driver.socketDir),

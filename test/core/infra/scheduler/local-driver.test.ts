@@ -27,7 +27,11 @@ describe('createLocalDriver()', function () {
     const registry = createEmbeddedRegistry();
     const logs: LogLine[] = [];
     const exits: string[] = [];
-    const driver = createLocalDriver({ registry, logs: (line) => logs.push(line), onContainerExit: (_unit, id, reason) => exits.push(`${id} ${reason}`) });
+    const driver = createLocalDriver({
+      registry,
+      logs: (line) => logs.push(line),
+      onContainerExit: (_unit, id, reason) => exits.push(`${id} ${reason}`),
+    });
     const unit = (workload: Workload = hello): DeploymentUnit => ({
       key: `default/quickstart/preview/${workload.name}`,
       ref: { workspace: 'default', app: 'quickstart', stage: 'preview' },
@@ -52,7 +56,10 @@ describe('createLocalDriver()', function () {
     assert.notDeepEqual(instances[0]!.address, instances[1]!.address, 'each worker has its own socket');
     assert.equal(instances[0]!.capacity, hello.scaling.concurrency);
     const status = t.driver.status(unit.key);
-    assert.deepEqual(status.map((c) => c.state), ['healthy', 'healthy']);
+    assert.deepEqual(
+      status.map((c) => c.state),
+      ['healthy', 'healthy'],
+    );
     assert.deepEqual(instances.map((i) => i.id).sort(), status.map((c) => `${c.id}-w0`).sort());
     assert.equal(pidsMatching(t.marker).length, 4, 'a supervisor and a worker per container');
 
@@ -61,7 +68,10 @@ describe('createLocalDriver()', function () {
     await t.driver.remove(unit.key);
     assert.equal(t.registry.instances(unit.key).length, 0);
     assert.deepEqual(await waitNoneMatching(t.marker, 5_000), []);
-    assert.ok(t.logs.some((line) => line.stream === 'stderr' && line.text.includes('listening on')), 'the runtime logs reach the sink');
+    assert.ok(
+      t.logs.some((line) => line.stream === 'stderr' && line.text.includes('listening on')),
+      'the runtime logs reach the sink',
+    );
   });
 
   it('rejects with container_failed and the last log lines when a container exits while starting', async () => {
@@ -105,8 +115,14 @@ describe('createLocalDriver()', function () {
     assert.ok(first!.healthyAt && first!.healthyAt >= first!.startedAt, 'a healthy container says since when');
     // The first one: scale() would have stopped the newest.
     await t.driver.stop(unit.key, first!.id);
-    assert.deepEqual(t.driver.status(unit.key).map((c) => c.id), [second!.id]);
-    assert.deepEqual(t.registry.instances(unit.key).map((i) => i.meta.container), [second!.id]);
+    assert.deepEqual(
+      t.driver.status(unit.key).map((c) => c.id),
+      [second!.id],
+    );
+    assert.deepEqual(
+      t.registry.instances(unit.key).map((i) => i.meta.container),
+      [second!.id],
+    );
     assert.deepEqual(t.exits, [], 'a stop is not an unexpected exit');
     await t.driver.stop(unit.key, first!.id); // again: nothing to do
     await t.driver.stop('another/unit', second!.id); // not that unit's container

@@ -13,7 +13,13 @@ const TERMINAL = ['complete', 'failed', 'lost'];
 describeDriverConformance('Nomad driver (against the Nomad stand-in)', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'nomad-conformance-'));
   const nomad = await startNomadStandin({ dataDir });
-  const driver = createNomadDriver({ url: nomad.url, compile: fixtureCompile, healthTimeoutMs: 30_000, stopTimeoutMs: 30_000, blockingWaitMs: 5_000 });
+  const driver = createNomadDriver({
+    url: nomad.url,
+    compile: fixtureCompile,
+    healthTimeoutMs: 30_000,
+    stopTimeoutMs: 30_000,
+    blockingWaitMs: 5_000,
+  });
 
   async function get(p: string): Promise<any> {
     const response = await fetch(nomad.url + p);

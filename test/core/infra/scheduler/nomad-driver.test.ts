@@ -58,7 +58,14 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
   const extra: NomadDriver[] = [];
 
   function makeDriver(overrides: Partial<NomadDriverOptions> = {}): NomadDriver {
-    const made = createNomadDriver({ url: nomad.url, compile: fixtureCompile, healthTimeoutMs: 30_000, stopTimeoutMs: 30_000, blockingWaitMs: 5_000, ...overrides });
+    const made = createNomadDriver({
+      url: nomad.url,
+      compile: fixtureCompile,
+      healthTimeoutMs: 30_000,
+      stopTimeoutMs: 30_000,
+      blockingWaitMs: 5_000,
+      ...overrides,
+    });
     extra.push(made);
     return made;
   }
@@ -113,7 +120,13 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
   it('registers the job again before a cold start (a fresh bundle URL), never while allocations run', async () => {
     // Each compile signs anew, as the real compiler's artifact URL does once its window has passed.
     let signed = 0;
-    const signing = makeDriver({ compile: (u) => { const compiled = fixtureCompile(u); compiled.Job.Meta = { ...compiled.Job.Meta, signed: String(++signed) }; return compiled; } });
+    const signing = makeDriver({
+      compile: (u) => {
+        const compiled = fixtureCompile(u);
+        compiled.Job.Meta = { ...compiled.Job.Meta, signed: String(++signed) };
+        return compiled;
+      },
+    });
     const u = unit('cold', { workers: 1 });
     await signing.submit(u);
     const id = signing.jobId(u.key);
@@ -126,10 +139,13 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
     await signing.scale(u.key, 0);
     await signing.scale(u.key, 1);
     assert.equal(await metaSigned(), '3');
-    assert.deepEqual(signing.status(u.key).map((c) => c.state), ['healthy']);
+    assert.deepEqual(
+      signing.status(u.key).map((c) => c.state),
+      ['healthy'],
+    );
   });
 
-  it('scale to 2 waits until both allocations are healthy; status shows them with their workers\' ports', async () => {
+  it("scale to 2 waits until both allocations are healthy; status shows them with their workers' ports", async () => {
     const u = unit('web');
     await driver.submit(u);
     await driver.scale(u.key, 2);
@@ -138,19 +154,32 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
     for (const container of status) {
       assert.equal(container.state, 'healthy');
       assert.ok(container.healthyAt instanceof Date);
-      assert.deepEqual(container.workers.map((w) => w.label), ['w0', 'w1']);
+      assert.deepEqual(
+        container.workers.map((w) => w.label),
+        ['w0', 'w1'],
+      );
       for (const worker of container.workers) {
-        assert.equal(worker.instanceId, `_nomad-task-${container.id}-runtime-${driver.jobId(u.key)}-w${worker.index}`, 'the ID Nomad gives the worker\'s Consul service');
+        assert.equal(
+          worker.instanceId,
+          `_nomad-task-${container.id}-runtime-${driver.jobId(u.key)}-w${worker.index}`,
+          "the ID Nomad gives the worker's Consul service",
+        );
         const response = await fetch(`http://${worker.address}/_svc/health`);
         assert.equal(response.status, 200);
         assert.equal(await response.text(), `w${worker.index}`);
       }
     }
     const allocs = (await nomadGet(nomad, `/v1/job/${driver.jobId(u.key)}/allocations`)).json();
-    assert.deepEqual(allocs.filter((a: any) => a.ClientStatus === 'running').map((a: any) => a.ID).sort(), status.map((c) => c.id).sort());
+    assert.deepEqual(
+      allocs
+        .filter((a: any) => a.ClientStatus === 'running')
+        .map((a: any) => a.ID)
+        .sort(),
+      status.map((c) => c.id).sort(),
+    );
   });
 
-  it('scale beyond the group\'s Max gives Nomad\'s text as nomad_rejected', async () => {
+  it("scale beyond the group's Max gives Nomad's text as nomad_rejected", async () => {
     const u = unit('capped');
     await driver.submit(u);
     const error = await rejects(driver.scale(u.key, 5), 'nomad_rejected', /group count was greater than scaling policy maximum: 5 > 3/);
@@ -158,7 +187,11 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
   });
 
   it('scale of a unit Nomad does not know is not_found', async () => {
-    await rejects(driver.scale('default/demo/preview@1/nothing', 1), 'not_found', /no deployment unit default\/demo\/preview@1\/nothing: Nomad answered 404 to GET \/v1\/job\/svc-default--demo--nothing--preview--s1: job not found/);
+    await rejects(
+      driver.scale('default/demo/preview@1/nothing', 1),
+      'not_found',
+      /no deployment unit default\/demo\/preview@1\/nothing: Nomad answered 404 to GET \/v1\/job\/svc-default--demo--nothing--preview--s1: job not found/,
+    );
   });
 
   it('a container that exits gives container_failed with its last log lines', async () => {
@@ -176,7 +209,13 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
     assert.ok(second && second.allocationName.endsWith('[1]'));
     const port = second.workers[0]!.port;
     await driver.stop(u.key, second.id);
-    assert.deepEqual(driver.status(u.key).map((c) => c.id).includes(second.id), false);
+    assert.deepEqual(
+      driver
+        .status(u.key)
+        .map((c) => c.id)
+        .includes(second.id),
+      false,
+    );
     assert.equal(driver.status(u.key).length, 1);
     const job = (await nomadGet(nomad, `/v1/job/${driver.jobId(u.key)}`)).json();
     assert.equal(job.TaskGroups[0].Count, 1);
@@ -209,24 +248,24 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       const url = String(input instanceof Request ? input.url : input);
       if (!raced && init?.method === 'PUT' && url.includes(`/v1/job/${id}`)) {
         raced = true;
-        const behind = fixtureCompile(unit('raced', {}, 'behind the driver\'s back')).Job;
+        const behind = fixtureCompile(unit('raced', {}, "behind the driver's back")).Job;
         const reply = await original(`${nomad.url}/v1/job/${id}`, { method: 'PUT', body: JSON.stringify({ Job: { ...behind, ID: id } }) });
         assert.equal(reply.status, 200, await reply.text());
       }
       return original(input, init);
     };
     try {
-      await racing.submit(unit('raced', {}, 'the driver\'s version'));
+      await racing.submit(unit('raced', {}, "the driver's version"));
     } finally {
       globalThis.fetch = original;
     }
     assert.ok(raced);
     const job = (await nomadGet(nomad, `/v1/job/${id}`)).json();
-    assert.equal(job.Meta.svc_doc, 'the driver\'s version');
+    assert.equal(job.Meta.svc_doc, "the driver's version");
     assert.equal(job.Version, 2);
   });
 
-  it('sends the ACL token; without it, or with a wrong one, Nomad\'s 403 is forbidden', async () => {
+  it("sends the ACL token; without it, or with a wrong one, Nomad's 403 is forbidden", async () => {
     await nomad.close();
     await start('s3cret-token');
     const withToken = makeDriver({ token: 's3cret-token' });
@@ -301,7 +340,10 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       assert.ok(c);
       await fetch(`http://${c.workers[0]!.address}/exit?lines=300&code=3`).catch(() => undefined);
       await until('the last line', () => logs.of(c.id, 'stdout').includes('last 299'), WAIT_MS);
-      assert.deepEqual(logs.of(c.id, 'stdout'), [`worker 0 on ${c.workers[0]!.port}`, ...Array.from({ length: 300 }, (_, k) => `last ${k}`)]);
+      assert.deepEqual(logs.of(c.id, 'stdout'), [
+        `worker 0 on ${c.workers[0]!.port}`,
+        ...Array.from({ length: 300 }, (_, k) => `last ${k}`),
+      ]);
       await until('the exit', () => exits.length > 0, WAIT_MS);
       assert.deepEqual(exits, [c.id]);
     });
@@ -328,7 +370,7 @@ describe('Nomad driver (against the Nomad stand-in)', function () {
       assert.deepEqual(logs.of(c.id, 'stderr'), ['err']);
     });
 
-    it('notices that Nomad\'s offsets moved (it deleted the oldest rotated log file) and loses no line', async () => {
+    it("notices that Nomad's offsets moved (it deleted the oldest rotated log file) and loses no line", async () => {
       const logs = recorder();
       const own = makeDriver({ logs: logs.sink, logPollMs: 50, logReadBytes: 4096 });
       const u = unit('rotated', { workers: 1 });

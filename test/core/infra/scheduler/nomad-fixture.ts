@@ -55,37 +55,66 @@ export function fixtureCompile(unit: DeploymentUnit): { Job: NomadJobSpec } {
       Type: 'service',
       Datacenters: ['dc1'],
       Meta: { svc_workload: unit.workload.name, svc_doc: unit.workload.doc ?? '' },
-      TaskGroups: [{
-        Name: 'workload',
-        Count: autoscaler.minContainers,
-        Update: { MaxParallel: 0 },
-        Scaling: { Min: autoscaler.minContainers, Max: autoscaler.maxContainers, Enabled: true, Type: 'horizontal' },
-        RestartPolicy: { Attempts: 0, Delay: 1 * S, Interval: 10 * S, Mode: 'fail' },
-        Networks: [{ DynamicPorts: Array.from({ length: workers }, (_, i) => ({ Label: `w${i}` })) }],
-        Tasks: [{
-          Name: 'runtime',
-          Driver: 'raw_exec',
-          Config: { command: process.execPath, args: ['-e', CONTAINER_JS, '${NOMAD_ALLOC_ID}'] },
-          Env: env,
-          KillTimeout: 2 * S,
-        }],
-      }],
+      TaskGroups: [
+        {
+          Name: 'workload',
+          Count: autoscaler.minContainers,
+          Update: { MaxParallel: 0 },
+          Scaling: { Min: autoscaler.minContainers, Max: autoscaler.maxContainers, Enabled: true, Type: 'horizontal' },
+          RestartPolicy: { Attempts: 0, Delay: 1 * S, Interval: 10 * S, Mode: 'fail' },
+          Networks: [{ DynamicPorts: Array.from({ length: workers }, (_, i) => ({ Label: `w${i}` })) }],
+          Tasks: [
+            {
+              Name: 'runtime',
+              Driver: 'raw_exec',
+              Config: { command: process.execPath, args: ['-e', CONTAINER_JS, '${NOMAD_ALLOC_ID}'] },
+              Env: env,
+              KillTimeout: 2 * S,
+            },
+          ],
+        },
+      ],
     },
   };
 }
 
 /** The Nomad driver never reads the image: the compiled job says what runs. */
-export const fixtureImage: BuiltImage = { key: 'none', imageId: 'img', pythonPath: '/nonexistent/python', path: '/nonexistent' } as BuiltImage;
+export const fixtureImage: BuiltImage = {
+  key: 'none',
+  imageId: 'img',
+  pythonPath: '/nonexistent/python',
+  path: '/nonexistent',
+} as BuiltImage;
 
 /** A unit of app `demo` (key `default/demo/preview@1/<name>`), 2 workers and at most 3 containers unless `scaling` says otherwise. */
 export function nomadUnit(name: string, scaling: Partial<ScalingSpec> = {}, doc: string | null = null): DeploymentUnit {
   const workload: Workload = {
-    app: 'demo', name, kind: 'endpoint', handler: name, onStart: null, doc,
+    app: 'demo',
+    name,
+    kind: 'endpoint',
+    handler: name,
+    onStart: null,
+    doc,
     image: { id: 'img', pythonVersion: '', pythonPackages: [] },
     resources: { cpu: 1, memoryMiB: 512 },
     http: { route: `/${name}`, methods: ['GET'], authorized: false, domain: null },
-    scaling: { workers: 2, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: { minContainers: 0, maxContainers: 3, tasksPerContainer: 1 }, ...scaling },
-    parameters: null, returns: null,
+    scaling: {
+      workers: 2,
+      concurrency: 1,
+      maxPendingTasks: 100,
+      keepWarmSeconds: 60,
+      checkpointEnabled: false,
+      autoscaler: { minContainers: 0, maxContainers: 3, tasksPerContainer: 1 },
+      ...scaling,
+    },
+    parameters: null,
+    returns: null,
   };
-  return { key: `default/demo/preview@1/${name}`, ref: { workspace: 'default', app: 'demo', stage: 'preview' }, workload, image: fixtureImage, source: { root: '/nonexistent', entry: 'app' } };
+  return {
+    key: `default/demo/preview@1/${name}`,
+    ref: { workspace: 'default', app: 'demo', stage: 'preview' },
+    workload,
+    image: fixtureImage,
+    source: { root: '/nonexistent', entry: 'app' },
+  };
 }

@@ -23,11 +23,17 @@ import { jobContext } from '../../../jobs/fixtures.js';
 
 /** Ports nothing listens on: bound to port 0 together (so that they differ), then closed. */
 async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  })));
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
   const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   return ports;
@@ -38,7 +44,9 @@ function get(port: number, urlPath: string): Promise<{ status: number; body: str
     const request = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false }, (response) => {
       let body = '';
       response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { body += chunk; });
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
     });
     request.on('error', reject);
@@ -48,10 +56,13 @@ function get(port: number, urlPath: string): Promise<{ status: number; body: str
 /** Polls `/_svc/health` until it answers 200; fails as soon as the runtime exits. */
 async function waitHealthy(port: number, child: ChildProcess, output: () => string): Promise<void> {
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) assert.fail(`the runtime exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      assert.fail(`the runtime exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
     try {
       if ((await get(port, '/_svc/health')).status === 200) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -89,9 +100,12 @@ describe('python -m svc.runtime in TCP mode (a Nomad raw_exec task)', function (
     taskDir = undefined;
   });
 
-  it('serves /hello on each worker\'s port from the job\'s command and env, and exits 0 on SIGTERM', async () => {
+  it("serves /hello on each worker's port from the job's command and env, and exits 0 on SIGTERM", async () => {
     const workload: Workload = { ...hello, scaling: { ...hello.scaling, workers: 2 } };
-    const job = compileJob(workload, jobContext({ app: 'quickstart', image: null, cluster: { driver: 'raw_exec', python: image.pythonPath } }));
+    const job = compileJob(
+      workload,
+      jobContext({ app: 'quickstart', image: null, cluster: { driver: 'raw_exec', python: image.pythonPath } }),
+    );
     const group = job.Job.TaskGroups[0]!;
     const task = group.Tasks[0]!;
     const labels = group.Networks![0]!.DynamicPorts!.map((port) => port.Label);
@@ -118,14 +132,22 @@ describe('python -m svc.runtime in TCP mode (a Nomad raw_exec task)', function (
     assert.equal(env.SVC_WORKER_HOST, '127.0.0.1');
 
     // The image venv holds the runtime's requirements; the svc package comes from the checkout, as for the local driver.
-    child = spawn(config.command, config.args.map((arg) => interpolate(arg, values)), {
-      cwd: taskDir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, PYTHONPATH: sdkPythonPath },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      config.command,
+      config.args.map((arg) => interpolate(arg, values)),
+      {
+        cwd: taskDir,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, PYTHONPATH: sdkPythonPath },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
 
     for (const port of ports) await waitHealthy(port, child, () => output);
     const answers = await Promise.all(ports.map((port) => get(port, '/hello?name=Nomad')));
@@ -133,7 +155,8 @@ describe('python -m svc.runtime in TCP mode (a Nomad raw_exec task)', function (
       assert.equal(answer.status, 200);
       assert.deepEqual(JSON.parse(answer.body), { message: 'Hello, Nomad!' });
     }
-    for (const [index, port] of ports.entries()) assert.match(output, new RegExp(`listening on 127\\.0\\.0\\.1:${port} \\(worker ${index}, pid \\d+\\)`));
+    for (const [index, port] of ports.entries())
+      assert.match(output, new RegExp(`listening on 127\\.0\\.0\\.1:${port} \\(worker ${index}, pid \\d+\\)`));
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

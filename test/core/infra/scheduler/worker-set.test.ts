@@ -31,7 +31,14 @@ describe('WorkerSet', () => {
     const unit = fixtureUnit(image, 'workers', 'parallel', { workers: 2, concurrency: 3 });
     const socketPaths = [0, 1].map((i) => path.join(dir, `c-1-w${i}.sock`));
     const logs: string[] = [];
-    const workers = new WorkerSet({ containerId: 'c-1', unit, socketPaths, registry, log: (text) => logs.push(text), restartTimeoutMs: 5_000 });
+    const workers = new WorkerSet({
+      containerId: 'c-1',
+      unit,
+      socketPaths,
+      registry,
+      log: (text) => logs.push(text),
+      restartTimeoutMs: 5_000,
+    });
     return { registry, unit, socketPaths, logs, workers };
   }
 
@@ -47,10 +54,19 @@ describe('WorkerSet', () => {
     assert.equal(outcome, undefined, 'a worker that answers before the runtime announced it is not healthy yet: its pid is unknown');
     t.workers.onEvent({ event: 'listening', worker: 1, pid: 11, socket: t.socketPaths[1]! });
     assert.equal(await waiting, 'healthy');
-    assert.deepEqual(t.workers.status().map((w) => w.pid), [10, 11]);
+    assert.deepEqual(
+      t.workers.status().map((w) => w.pid),
+      [10, 11],
+    );
     await t.workers.register();
     const instances = t.registry.instances(t.unit.key);
-    assert.deepEqual(instances.map((i) => [i.id, i.capacity, i.meta.worker]), [['c-1-w0', 3, '0'], ['c-1-w1', 3, '1']]);
+    assert.deepEqual(
+      instances.map((i) => [i.id, i.capacity, i.meta.worker]),
+      [
+        ['c-1-w0', 3, '0'],
+        ['c-1-w1', 3, '1'],
+      ],
+    );
   });
 
   it('times out while a worker never answers', async () => {
@@ -68,14 +84,23 @@ describe('WorkerSet', () => {
     await t.workers.register();
 
     t.workers.onEvent({ event: 'worker_exited', worker: 1, pid: 11, status: 'signal SIGKILL', restartIn: 0.1 });
-    assert.deepEqual(t.registry.instances(t.unit.key).map((i) => i.id), ['c-1-w0']);
+    assert.deepEqual(
+      t.registry.instances(t.unit.key).map((i) => i.id),
+      ['c-1-w0'],
+    );
     assert.equal(t.workers.status()[1]!.pid, undefined);
     t.workers.onEvent({ event: 'worker_exited', worker: 0, pid: 99, status: 'code 1', restartIn: 0.1 });
     assert.equal(t.registry.instances(t.unit.key).length, 1, 'news of a process already replaced changes nothing');
 
     t.workers.onEvent({ event: 'listening', worker: 1, pid: 12, socket: t.socketPaths[1]! });
     await until('the replacement is registered', () => t.registry.instances(t.unit.key).length === 2, 5_000);
-    assert.deepEqual(t.workers.status().map((w) => [w.pid, w.registered]), [[10, true], [12, true]]);
+    assert.deepEqual(
+      t.workers.status().map((w) => [w.pid, w.registered]),
+      [
+        [10, true],
+        [12, true],
+      ],
+    );
     assert.deepEqual(t.logs, [
       'worker 1 of c-1 (pid 11) exited with signal SIGKILL; deregistered, restarting in 0.1 s',
       'worker 1 of c-1 is back (pid 12) and registered',

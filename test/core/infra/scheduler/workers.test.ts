@@ -36,8 +36,14 @@ describe('createLocalDriver() with several workers per container', function () {
     assert.ok(container);
     const instances = t.registry.instances(t.unit.key);
     assert.deepEqual(instances.map((i) => i.id).sort(), [`${container.id}-w0`, `${container.id}-w1`]);
-    assert.deepEqual(instances.map((i) => i.capacity), [2, 2]);
-    assert.deepEqual(instances.map((i) => i.meta.container), [container.id, container.id]);
+    assert.deepEqual(
+      instances.map((i) => i.capacity),
+      [2, 2],
+    );
+    assert.deepEqual(
+      instances.map((i) => i.meta.container),
+      [container.id, container.id],
+    );
     const pids = container.workers.map((w) => w.pid);
     assert.equal(new Set(pids).size, 2, 'two worker processes');
     assert.ok(!pids.includes(container.pid), 'workers are not the supervisor');
@@ -59,7 +65,11 @@ describe('createLocalDriver() with several workers per container', function () {
 
     process.kill(victim!.pid!, 'SIGKILL');
     await until('the dead worker is deregistered', () => seen.some((ids) => ids.length === 1), 5_000);
-    assert.deepEqual(seen.find((ids) => ids.length === 1), [survivor!.instanceId], 'the other worker stays registered');
+    assert.deepEqual(
+      seen.find((ids) => ids.length === 1),
+      [survivor!.instanceId],
+      'the other worker stays registered',
+    );
     await until('the restarted worker is registered again', () => t.registry.instances(t.unit.key).length === 2, 10_000);
 
     const [after] = t.driver.status(t.unit.key);

@@ -97,7 +97,10 @@ export function describeStateStoreConformance(name: string, makeStore: () => Pro
         };
         const attempts = await Promise.all(Array.from({ length: writers }, increment));
         assert.equal((await entry('counter')).value.toString(), String(writers));
-        assert.ok(attempts.some((n) => n > 1), 'the writers did race');
+        assert.ok(
+          attempts.some((n) => n > 1),
+          'the writers did race',
+        );
       });
 
       it('refuses a cas that is not a non-negative integer', async () => {
@@ -149,7 +152,10 @@ export function describeStateStoreConformance(name: string, makeStore: () => Pro
 
       it('lists by string prefix, sorted by key', async () => {
         const entries = await store.list('apps');
-        assert.deepEqual(entries.map((e) => e.key), ['apps', 'apps-archive', 'apps/a/x', 'apps/a/y', 'apps/b']);
+        assert.deepEqual(
+          entries.map((e) => e.key),
+          ['apps', 'apps-archive', 'apps/a/x', 'apps/a/y', 'apps/b'],
+        );
         assert.equal(entries[2]?.value.toString(), 'v:apps/a/x');
         assert.deepEqual((await store.list('')).length, 7);
         assert.deepEqual(await store.list('nothing/'), []);
@@ -254,7 +260,23 @@ export function describeStateStoreConformance(name: string, makeStore: () => Pro
     });
 
     describe('key and value rules', () => {
-      const badKeys = ['', '/apps', 'apps/../tokens', '..', 'a/..', 'a/./b', '.', 'a//b', '//', 'nul\u0000', 'line\nbreak', 'del\u007f', 'lone\ud800', 'x'.repeat(MAX_KEY_BYTES + 1), 'é'.repeat(MAX_KEY_BYTES / 2 + 1)];
+      const badKeys = [
+        '',
+        '/apps',
+        'apps/../tokens',
+        '..',
+        'a/..',
+        'a/./b',
+        '.',
+        'a//b',
+        '//',
+        'nul\u0000',
+        'line\nbreak',
+        'del\u007f',
+        'lone\ud800',
+        'x'.repeat(MAX_KEY_BYTES + 1),
+        'é'.repeat(MAX_KEY_BYTES / 2 + 1),
+      ];
 
       it('refuses invalid keys with state_key_invalid on every method', async () => {
         for (const key of badKeys) {
@@ -317,7 +339,9 @@ export async function assertCode(promise: Promise<unknown>, code: ErrorCode, wha
   let caught: unknown;
   await promise.then(
     () => assert.fail(`expected ${code} ${what}`),
-    (error: unknown) => { caught = error; },
+    (error: unknown) => {
+      caught = error;
+    },
   );
   assert.ok(caught instanceof SvcError, `expected an SvcError for ${what}, got ${String(caught)}`);
   assert.equal(caught.code, code, `${what}: ${caught.message}`);

@@ -59,7 +59,9 @@ describe('ConsulClient connections (a server that never answers)', function () {
   it('opens no more than maxSockets connections: further calls wait for one', async () => {
     const consul = client({ maxSockets: 2 });
     const controller = new AbortController();
-    const reads = [0, 1, 2, 3, 4].map(() => consul.kvGet('svc/a', { block: { index: 7, waitMs: 60_000 }, signal: controller.signal }).catch(() => undefined));
+    const reads = [0, 1, 2, 3, 4].map(() =>
+      consul.kvGet('svc/a', { block: { index: 7, waitMs: 60_000 }, signal: controller.signal }).catch(() => undefined),
+    );
     await until('two queries reached the server', () => accepted === 2);
     await new Promise((resolve) => setTimeout(resolve, 200)); // room for a third connection, were there one
     assert.equal(accepted, 2);

@@ -34,7 +34,11 @@ describe('the consul package, used as its typings allow, against what svc needs'
     const index = Number(raw.headers.get('x-consul-index'));
     assert.ok(index > 0, 'Consul sends the index in a header, not in the body');
     const entry = await consul.kv.get('svc/present');
-    assert.deepEqual(Object.keys(entry ?? {}).sort(), ['CreateIndex', 'Flags', 'Key', 'LockIndex', 'ModifyIndex', 'Value'], 'the body only');
+    assert.deepEqual(
+      Object.keys(entry ?? {}).sort(),
+      ['CreateIndex', 'Flags', 'Key', 'LockIndex', 'ModifyIndex', 'Value'],
+      'the body only',
+    );
     assert.equal((await client.kvGet('svc/present')).index, index, 'the adapter keeps it');
   });
 
@@ -49,7 +53,7 @@ describe('the consul package, used as its typings allow, against what svc needs'
     assert.deepEqual(await client.kvKeys('svc/nothing-here/'), { index: standin.index(), value: [] });
   });
 
-  it('the typings lack the per-call options the README documents (timeout, ctx) and the constructor\'s baseUrl', async () => {
+  it("the typings lack the per-call options the README documents (timeout, ctx) and the constructor's baseUrl", async () => {
     // Each @ts-expect-error fails the build once the package's typings gain the option.
     // @ts-expect-error the README's per-call `timeout` (and `ctx`, for cancelling) are not in the typings
     await consul.kv.get({ key: 'svc/present', timeout: 1000 });

@@ -17,7 +17,10 @@ describe('ConsulStateStore', () => {
   });
 
   // Each store gets its own prefix in one Consul, which also shows that stores under different prefixes do not see each other.
-  describeStateStoreConformance('Consul KV store (stand-in)', async () => new ConsulStateStore({ address: consul.url, prefix: `svc-${++serial}/` }));
+  describeStateStoreConformance(
+    'Consul KV store (stand-in)',
+    async () => new ConsulStateStore({ address: consul.url, prefix: `svc-${++serial}/` }),
+  );
 
   describe('key escaping', () => {
     it('escapes every key into characters Consul accepts, reversibly, keeping prefixes prefixes', () => {
@@ -34,7 +37,10 @@ describe('ConsulStateStore', () => {
     it('stores keys under the prefix, escaped, where other Consul clients can read them', async () => {
       const store = new ConsulStateStore({ address: consul.url, prefix: 'svc-layout/' });
       await store.put('apps/ws/my app.json', '{}');
-      assert.deepEqual([...consul.state.kv.keys()].filter((k) => k.startsWith('svc-layout/')), ['svc-layout/apps/ws/my,20app,2Ejson']);
+      assert.deepEqual(
+        [...consul.state.kv.keys()].filter((k) => k.startsWith('svc-layout/')),
+        ['svc-layout/apps/ws/my,20app,2Ejson'],
+      );
       await store.close();
     });
   });
@@ -48,7 +54,10 @@ describe('ConsulStateStore', () => {
       const allowed = new ConsulStateStore({ address: guarded.url, token: 'secret' });
       assert.equal(await allowed.put('k', 'v'), true);
       assert.equal((await allowed.get('k'))?.value.toString(), 'v');
-      assert.equal(guarded.requests.some((r) => r.status === 403), true);
+      assert.equal(
+        guarded.requests.some((r) => r.status === 403),
+        true,
+      );
       await store.close();
       await allowed.close();
       await guarded.close();
@@ -83,7 +92,7 @@ describe('ConsulStateStore', () => {
       await store.close();
     });
 
-    it('returns a lower index at once when Consul\'s index went backwards (snapshot restore)', async () => {
+    it("returns a lower index at once when Consul's index went backwards (snapshot restore)", async () => {
       const store = new ConsulStateStore({ address: consul.url, prefix: 'svc-restore/' });
       await store.put('w/a', '1');
       const snapshot = consul.snapshot();
@@ -98,7 +107,10 @@ describe('ConsulStateStore', () => {
 
     it('refuses a prefix that is not a plain folder', () => {
       for (const prefix of ['', 'svc', '/svc/', 'a b/', 'svc//']) {
-        assert.throws(() => new ConsulStateStore({ address: consul.url, prefix }), (error: unknown) => error instanceof SvcError && error.code === 'config_invalid');
+        assert.throws(
+          () => new ConsulStateStore({ address: consul.url, prefix }),
+          (error: unknown) => error instanceof SvcError && error.code === 'config_invalid',
+        );
       }
     });
   });

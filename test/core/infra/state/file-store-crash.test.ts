@@ -31,9 +31,12 @@ async function runAndKill(dataDir: string, round: number, killAt: KillPoint, int
   const child = spawn(process.execPath, [WRITER, dataDir, String(round), '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const kill = (): void => void child.kill('SIGKILL');
   // The compaction's temp file appearing (inotify, no timing) is the moment to kill.
-  const watcher = killAt === 'compaction'
-    ? watch(path.join(dataDir, 'state'), (_event, name) => { if (name === 'state.log.compacting') kill(); })
-    : null;
+  const watcher =
+    killAt === 'compaction'
+      ? watch(path.join(dataDir, 'state'), (_event, name) => {
+          if (name === 'state.log.compacting') kill();
+        })
+      : null;
   const killAfter = killAt === 'compaction' ? 2000 : killAt; // a compaction round that never compacts still ends
   let buffered = '';
   let acks = 0;
@@ -54,7 +57,9 @@ async function runAndKill(dataDir: string, round: number, killAt: KillPoint, int
       if (acks === killAfter || (ack.ready && killAfter === 0)) kill();
     }
   });
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('close', (c, s) => resolve([c, s])),
+  );
   watcher?.close();
   assert.equal(signal, 'SIGKILL', `the writer was killed, not ended (exit code ${code})`);
 }
@@ -85,7 +90,10 @@ describe('FileStateStore under kill -9', () => {
           assert.match(warning, /took over the lock of svc process \d+|dropped an incomplete last record/, warning);
           if (/incomplete/.test(warning)) tornTails += 1;
         }
-        assert.ok(store.warnings.some((w) => /took over the lock/.test(w)), 'the killed writer left its lock behind');
+        assert.ok(
+          store.warnings.some((w) => /took over the lock/.test(w)),
+          'the killed writer left its lock behind',
+        );
         for (const [key, index] of acknowledged.puts) {
           const entry = await store.get(key);
           if (acknowledged.deletes.has(key)) {
@@ -107,6 +115,7 @@ describe('FileStateStore under kill -9', () => {
     }
     assert.ok(acknowledged.puts.size > 500, `the writers wrote (${acknowledged.puts.size} puts)`);
     // Informational: a kill rarely cuts a write() short (the kernel copies it whole), and lands in a compaction by chance.
-    if (process.env.SVC_TEST_VERBOSE) console.log(`      ${acknowledged.puts.size} puts, ${tornTails} torn tails, ${killedMidCompaction} kills mid-compaction`);
+    if (process.env.SVC_TEST_VERBOSE)
+      console.log(`      ${acknowledged.puts.size} puts, ${tornTails} torn tails, ${killedMidCompaction} kills mid-compaction`);
   });
 });

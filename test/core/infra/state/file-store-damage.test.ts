@@ -25,7 +25,7 @@ async function storeWithTenKeys(): Promise<{ dataDir: string; log: string }> {
 function recordOffsets(log: string): number[] {
   const bytes = readFileSync(log);
   const offsets: number[] = [];
-  for (let offset = FILE_HEADER_BYTES; offset < bytes.length;) {
+  for (let offset = FILE_HEADER_BYTES; offset < bytes.length; ) {
     offsets.push(offset);
     const header = readRecordHeader(bytes, offset);
     assert.ok(header.ok);
@@ -44,12 +44,21 @@ describe('FileStateStore with a damaged log', () => {
   it('drops a cut-short last record with a warning, keeps the rest and appends after it', async () => {
     const { dataDir, log } = await storeWithTenKeys();
     const whole = statSync(log).size;
-    const unacknowledged = encodeRecord({ kind: 'put', index: 99, createIndex: 99, key: 'k/torn', value: Buffer.from('never acknowledged') });
+    const unacknowledged = encodeRecord({
+      kind: 'put',
+      index: 99,
+      createIndex: 99,
+      key: 'k/torn',
+      value: Buffer.from('never acknowledged'),
+    });
     appendFileSync(log, unacknowledged.subarray(0, unacknowledged.length - 5));
 
     const store = await openFileStateStore({ dataDir });
     assert.equal(store.warnings.length, 1);
-    assert.match(store.warnings[0]!, new RegExp(`state\\.log: dropped an incomplete last record \\(${unacknowledged.length - 5} bytes at byte ${whole}\\)`));
+    assert.match(
+      store.warnings[0]!,
+      new RegExp(`state\\.log: dropped an incomplete last record \\(${unacknowledged.length - 5} bytes at byte ${whole}\\)`),
+    );
     assert.equal((await store.keys('k/')).length, 10);
     assert.equal(await store.get('k/torn'), null);
     assert.equal(statSync(log).size, whole, 'the torn bytes were cut off');
@@ -78,7 +87,10 @@ describe('FileStateStore with a damaged log', () => {
     const before = readFileSync(log);
 
     const error = await assertCode(openFileStateStore({ dataDir }), 'state_corrupt');
-    assert.match(error.message, new RegExp(`${log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged at byte ${damaged}: record checksum mismatch`));
+    assert.match(
+      error.message,
+      new RegExp(`${log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged at byte ${damaged}: record checksum mismatch`),
+    );
     assert.deepEqual(error.details, { file: log, offset: damaged, reason: 'record checksum mismatch' });
     assert.match(error.hint ?? '', new RegExp(`truncate -s ${damaged} `));
     assert.deepEqual(readFileSync(log), before, 'the damaged file is left as it was');

@@ -15,20 +15,34 @@ function persistence(write: (records: readonly StateRecord[]) => Promise<void>):
 describe('KvStore', () => {
   it('makes writes that queue while one is being synced durable together (group commit)', async () => {
     const batches: number[] = [];
-    const store = new KvStore(new StateImage(), persistence(async (records) => {
-      batches.push(records.length);
-      await new Promise((resolve) => setImmediate(resolve));
-    }));
+    const store = new KvStore(
+      new StateImage(),
+      persistence(async (records) => {
+        batches.push(records.length);
+        await new Promise((resolve) => setImmediate(resolve));
+      }),
+    );
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.put(`k/${i}`, 'v')));
     assert.ok(results.every(Boolean));
-    assert.equal(batches.reduce((a, b) => a + b, 0), 100);
+    assert.equal(
+      batches.reduce((a, b) => a + b, 0),
+      100,
+    );
     assert.ok(batches.length <= 2, `100 concurrent writes took ${batches.length} syncs`);
     await store.close();
   });
 
   it('publishes a write to readers only once it is durable', async () => {
     let release!: () => void;
-    const store = new KvStore(new StateImage(), persistence(() => new Promise<void>((resolve) => { release = resolve; })));
+    const store = new KvStore(
+      new StateImage(),
+      persistence(
+        () =>
+          new Promise<void>((resolve) => {
+            release = resolve;
+          }),
+      ),
+    );
     const writing = store.put('k', 'v');
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(await store.get('k'), null, 'not readable while its sync is pending');
@@ -40,9 +54,12 @@ describe('KvStore', () => {
 
   it('after a failed write refuses every write with state_unavailable and keeps serving reads', async () => {
     let fail = false;
-    const store = new KvStore(new StateImage(), persistence(async () => {
-      if (fail) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    }));
+    const store = new KvStore(
+      new StateImage(),
+      persistence(async () => {
+        if (fail) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }),
+    );
     await store.put('kept', 'v');
     fail = true;
     const error = await assertCode(store.put('lost', 'v'), 'state_unavailable');
@@ -56,7 +73,12 @@ describe('KvStore', () => {
 
   it('writes nothing for a failed compare-and-set or a delete of an absent key', async () => {
     let writes = 0;
-    const store = new KvStore(new StateImage(), persistence(async () => { writes += 1; }));
+    const store = new KvStore(
+      new StateImage(),
+      persistence(async () => {
+        writes += 1;
+      }),
+    );
     await store.put('k', 'v', { cas: 0 });
     assert.equal(await store.put('k', 'v', { cas: 0 }), false);
     assert.equal(await store.delete('absent'), true);

@@ -22,7 +22,9 @@ const newDataDir = tempDirs();
 async function holder(dataDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [WRITER, dataDir, 'hold'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('"ready"')) resolve(); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('"ready"')) resolve();
+    });
     child.on('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
   });
   return child;
@@ -52,7 +54,9 @@ describe('the state store lock', () => {
     const child = await holder(dataDir);
     await killed(child);
     const store = await openFileStateStore({ dataDir });
-    assert.deepEqual(store.warnings, [`${path.join(store.dir, 'LOCK')}: took over the lock of svc process ${child.pid}, which is no longer running`]);
+    assert.deepEqual(store.warnings, [
+      `${path.join(store.dir, 'LOCK')}: took over the lock of svc process ${child.pid}, which is no longer running`,
+    ]);
     assert.equal(JSON.parse(readFileSync(path.join(store.dir, 'LOCK'), 'utf8')).pid, process.pid);
     await store.close();
   });
@@ -100,12 +104,16 @@ describe('the state store lock', () => {
     const dead = spawn(process.execPath, ['-e', '']);
     await new Promise((resolve) => dead.on('exit', resolve));
     writeFileSync(path.join(stateDir, 'LOCK'), `${JSON.stringify({ pid: dead.pid, host: os.hostname(), started: null })}\n`);
-    const reached = async (name: string): Promise<void> => { while (!existsSync(path.join(syncDir, name))) await sleep(5); };
+    const reached = async (name: string): Promise<void> => {
+      while (!existsSync(path.join(syncDir, name))) await sleep(5);
+    };
 
     // B reads the stale lock, then stalls before acting on what it read.
     const racer = spawn(process.execPath, [RACER, stateDir, syncDir], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
-    racer.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    racer.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     const racerDone = new Promise((resolve) => racer.on('close', resolve));
     await reached('read-1');
     // A takes the stale lock over first.
@@ -114,7 +122,10 @@ describe('the state store lock', () => {
     // B goes on with its takeover and stalls again; meanwhile C (here, another opener in this process) tries.
     writeFileSync(path.join(syncDir, 'go1'), '');
     await reached('read-2');
-    const c = await acquireLock(stateDir).then((taken) => taken.lock, (error: unknown) => error as { code?: string });
+    const c = await acquireLock(stateDir).then(
+      (taken) => taken.lock,
+      (error: unknown) => error as { code?: string },
+    );
     writeFileSync(path.join(syncDir, 'go2'), '');
     await racerDone;
     try {

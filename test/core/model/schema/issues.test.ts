@@ -32,7 +32,7 @@ describe('core/model/schema/issues.ts: Ajv errors as svc issues', () => {
     assert.deepEqual(issues({ size: 3, tags: ['a', 'b'], mode: 'fast', note: null }), []);
   });
 
-  it('writes paths as svc does and lists an object\'s unknown keys, then its missing ones, then its values in order', () => {
+  it("writes paths as svc does and lists an object's unknown keys, then its missing ones, then its values in order", () => {
     assert.deepEqual(issues({ tags: ['a', 7, 'c'], extra: 1, size: 1.5, 'odd key': 'x' }), [
       'extra: unknown setting; allowed: size, tags, mode, note, odd key',
       'mode: missing setting',
@@ -43,13 +43,16 @@ describe('core/model/schema/issues.ts: Ajv errors as svc issues', () => {
     ]);
   });
 
-  it('names ranges, allowed values, types and the schema\'s own messages', () => {
+  it("names ranges, allowed values, types and the schema's own messages", () => {
     assert.deepEqual(issues({ size: 10, tags: [], mode: 'medium', note: 'x' }), [
       'size: must be an integer from 1 to 9, got 10',
       'mode: must be one of fast, slow, got "medium"',
       'note: must be null or "x" longer',
     ]);
-    assert.deepEqual(issues({ size: 1, tags: [], mode: 3, note: 4 }), ['mode: must be one of fast, slow, got number', 'note: must be null or a string, got number']);
+    assert.deepEqual(issues({ size: 1, tags: [], mode: 3, note: 4 }), [
+      'mode: must be one of fast, slow, got number',
+      'note: must be null or a string, got number',
+    ]);
     assert.deepEqual(issues([]), ['(root): must be an object, got array']);
   });
 });

@@ -25,15 +25,24 @@ describe('core/model/schema/request-error.ts: the first fault of a request body 
   it('words each error as the API always has, naming the field', () => {
     const ok = { name: 'a', values: {} };
     assert.equal(refusal(ok), null);
-    assert.deepEqual(refusal({ ...ok, scope: 1 }), { message: 'unknown field "scope"; this route takes "name", "values", "replace", "idle".', field: 'scope' });
+    assert.deepEqual(refusal({ ...ok, scope: 1 }), {
+      message: 'unknown field "scope"; this route takes "name", "values", "replace", "idle".',
+      field: 'scope',
+    });
     assert.deepEqual(refusal({ values: {} }), { message: 'the field "name" is required.', field: 'name' });
     assert.deepEqual(refusal({ ...ok, name: null }), { message: 'the field "name" is required.', field: 'name' });
     assert.deepEqual(refusal({ ...ok, name: 42 }), { message: 'the field "name" must be a string, not number.', field: 'name' });
     assert.deepEqual(refusal({ ...ok, name: ['a'] }), { message: 'the field "name" must be a string, not an array.', field: 'name' });
-    assert.deepEqual(refusal({ ...ok, replace: 'yes' }), { message: 'the field "replace" must be true or false, not "yes".', field: 'replace' });
+    assert.deepEqual(refusal({ ...ok, replace: 'yes' }), {
+      message: 'the field "replace" must be true or false, not "yes".',
+      field: 'replace',
+    });
     assert.equal(refusal({ ...ok, replace: null }), null);
     for (const idle of [0, 101, 1.5, '60']) {
-      assert.deepEqual(refusal({ ...ok, idle }), { message: `the field "idle" must be a whole number from 1 to 100, not ${JSON.stringify(idle)}.`, field: 'idle' });
+      assert.deepEqual(refusal({ ...ok, idle }), {
+        message: `the field "idle" must be a whole number from 1 to 100, not ${JSON.stringify(idle)}.`,
+        field: 'idle',
+      });
     }
   });
 

@@ -10,7 +10,11 @@ const text = readFileSync(path.join(manifestFixtures, 'quickstart.json'), 'utf8'
 
 const image: ImageSpec = { id: 'img-61363a1857b77906', pythonVersion: '3.11', pythonPackages: [] };
 const scaling: ScalingSpec = {
-  workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false,
+  workers: 1,
+  concurrency: 1,
+  maxPendingTasks: 100,
+  keepWarmSeconds: 60,
+  checkpointEnabled: false,
   autoscaler: { minContainers: 0, maxContainers: 1, tasksPerContainer: 1 },
 };
 const resources = { cpu: 1, memoryMiB: 512 };
@@ -22,7 +26,14 @@ const expected: AppSpec = {
   images: [image],
   workloads: [
     {
-      app: 'quickstart', name: 'square', kind: 'function', handler: 'square', onStart: null, doc: 'Squares a number.', image, resources,
+      app: 'quickstart',
+      name: 'square',
+      kind: 'function',
+      handler: 'square',
+      onStart: null,
+      doc: 'Squares a number.',
+      image,
+      resources,
       http: null,
       scaling,
       parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'], additionalProperties: false },
@@ -32,7 +43,14 @@ const expected: AppSpec = {
       schedule: null,
     },
     {
-      app: 'quickstart', name: 'hello', kind: 'endpoint', handler: 'hello', onStart: null, doc: 'Says hello to whoever asks.', image, resources,
+      app: 'quickstart',
+      name: 'hello',
+      kind: 'endpoint',
+      handler: 'hello',
+      onStart: null,
+      doc: 'Says hello to whoever asks.',
+      image,
+      resources,
       http: { route: '/hello', methods: ['GET'], authorized: false, domain: null },
       scaling,
       parameters: { type: 'object', properties: { name: { type: 'string', default: 'world' } }, required: [], additionalProperties: false },
@@ -40,7 +58,14 @@ const expected: AppSpec = {
       timeout: 300,
     },
     {
-      app: 'quickstart', name: 'greet', kind: 'endpoint', handler: 'greet', onStart: null, doc: 'Greets someone by name.', image, resources,
+      app: 'quickstart',
+      name: 'greet',
+      kind: 'endpoint',
+      handler: 'greet',
+      onStart: null,
+      doc: 'Greets someone by name.',
+      image,
+      resources,
       http: { route: '/greet', methods: ['POST'], authorized: true, domain: null },
       scaling,
       parameters: {

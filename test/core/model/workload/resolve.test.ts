@@ -19,10 +19,23 @@ describe('resolveApp()', () => {
       images: [plainImage, numpyImage],
       workloads: [
         {
-          app: 'sample', name: 'square', kind: 'function', handler: 'square', onStart: null, doc: null, image: numpyImage,
+          app: 'sample',
+          name: 'square',
+          kind: 'function',
+          handler: 'square',
+          onStart: null,
+          doc: null,
+          image: numpyImage,
           resources: { cpu: 0.5, memoryMiB: 2048 },
           http: null,
-          scaling: { workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: singleContainer },
+          scaling: {
+            workers: 1,
+            concurrency: 1,
+            maxPendingTasks: 100,
+            keepWarmSeconds: 60,
+            checkpointEnabled: false,
+            autoscaler: singleContainer,
+          },
           parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'], additionalProperties: false },
           returns: { type: 'integer' },
           // The sample is a manifest from before time-outs: the defaults apply.
@@ -31,11 +44,21 @@ describe('resolveApp()', () => {
           schedule: null,
         },
         {
-          app: 'sample', name: 'greet', kind: 'endpoint', handler: 'greet', onStart: 'load_model', doc: 'Greets someone by name.', image: plainImage,
+          app: 'sample',
+          name: 'greet',
+          kind: 'endpoint',
+          handler: 'greet',
+          onStart: 'load_model',
+          doc: 'Greets someone by name.',
+          image: plainImage,
           resources: { cpu: 1, memoryMiB: 512 },
           http: { route: '/greet', methods: ['POST'], authorized: false, domain: 'api.example.com' },
           scaling: {
-            workers: 2, concurrency: 4, maxPendingTasks: 50, keepWarmSeconds: 120, checkpointEnabled: true,
+            workers: 2,
+            concurrency: 4,
+            maxPendingTasks: 50,
+            keepWarmSeconds: 120,
+            checkpointEnabled: true,
             autoscaler: { minContainers: 1, maxContainers: 5, tasksPerContainer: 8 },
           },
           parameters: {
@@ -48,19 +71,45 @@ describe('resolveApp()', () => {
           timeout: 300,
         },
         {
-          app: 'sample', name: 'web', kind: 'asgi', handler: null, onStart: null, doc: null, image: plainImage,
+          app: 'sample',
+          name: 'web',
+          kind: 'asgi',
+          handler: null,
+          onStart: null,
+          doc: null,
+          image: plainImage,
           resources: { cpu: 2, memoryMiB: 1024 },
           http: { route: '/', methods: [], authorized: true, domain: null },
-          scaling: { workers: 1, concurrency: 100, maxPendingTasks: 100, keepWarmSeconds: 300, checkpointEnabled: false, autoscaler: singleContainer },
+          scaling: {
+            workers: 1,
+            concurrency: 100,
+            maxPendingTasks: 100,
+            keepWarmSeconds: 300,
+            checkpointEnabled: false,
+            autoscaler: singleContainer,
+          },
           parameters: null,
           returns: null,
           openapi: '/openapi.json',
         },
         {
-          app: 'sample', name: 'chat', kind: 'realtime', handler: 'Chat.on_message', onStart: 'Chat.<locals>.connect', doc: 'Echoes messages.', image: plainImage,
+          app: 'sample',
+          name: 'chat',
+          kind: 'realtime',
+          handler: 'Chat.on_message',
+          onStart: 'Chat.<locals>.connect',
+          doc: 'Echoes messages.',
+          image: plainImage,
           resources: { cpu: 0.25, memoryMiB: 256 },
           http: { route: '/', methods: [], authorized: true, domain: null },
-          scaling: { workers: 3, concurrency: 10, maxPendingTasks: 0, keepWarmSeconds: 0, checkpointEnabled: false, autoscaler: singleContainer },
+          scaling: {
+            workers: 3,
+            concurrency: 10,
+            maxPendingTasks: 0,
+            keepWarmSeconds: 0,
+            checkpointEnabled: false,
+            autoscaler: singleContainer,
+          },
           parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
           returns: { type: 'array', items: { type: 'string' }, 'x-svc-stream': true },
         },
@@ -74,7 +123,12 @@ describe('resolveApp()', () => {
     assert.equal(square?.kind, 'function');
     assert.deepEqual(square?.scaling, defaultScaling);
     assert.deepEqual(defaultScaling, {
-      workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: singleContainer,
+      workers: 1,
+      concurrency: 1,
+      maxPendingTasks: 100,
+      keepWarmSeconds: 60,
+      checkpointEnabled: false,
+      autoscaler: singleContainer,
     });
   });
 
@@ -95,7 +149,10 @@ describe('resolveApp()', () => {
     manifest.workloads[0].options.retries = { max_retries: 3, backoff_coefficient: 1.5, initial_delay: 0.5, max_delay: 10 };
     manifest.workloads[1].options.timeout = 30;
     const [square, greet, web] = resolveApp(manifest).workloads;
-    assert.deepEqual([square?.timeout, square?.retries], [2.5, { maxRetries: 3, backoffCoefficient: 1.5, initialDelay: 0.5, maxDelay: 10 }]);
+    assert.deepEqual(
+      [square?.timeout, square?.retries],
+      [2.5, { maxRetries: 3, backoffCoefficient: 1.5, initialDelay: 0.5, maxDelay: 10 }],
+    );
     assert.deepEqual([greet?.timeout, greet?.retries], [30, undefined]);
     assert.deepEqual([web?.timeout, web?.retries], [undefined, undefined]);
   });
@@ -109,7 +166,15 @@ describe('resolveApp()', () => {
     const manifest = sampleManifest();
     const spec = resolveApp(manifest);
     const greet = spec.workloads[1] as any;
-    for (const value of [spec, spec.images, spec.workloads, greet, greet.http.methods, greet.scaling.autoscaler, greet.parameters.properties.name]) {
+    for (const value of [
+      spec,
+      spec.images,
+      spec.workloads,
+      greet,
+      greet.http.methods,
+      greet.scaling.autoscaler,
+      greet.parameters.properties.name,
+    ]) {
       assert.ok(Object.isFrozen(value));
     }
     assert.throws(() => {
@@ -140,10 +205,16 @@ describe('parseManifest()', () => {
     assert.equal(thrown.code, 'manifest_invalid');
     assert.equal(thrown.status, 422);
     const issues = (thrown.details as { issues: { path: string; message: string }[] }).issues;
-    assert.deepEqual(issues.map((issue) => issue.path), ['images[0].python_version', 'workloads[0].options.memory', 'workloads[2].options.domain']);
+    assert.deepEqual(
+      issues.map((issue) => issue.path),
+      ['images[0].python_version', 'workloads[0].options.memory', 'workloads[2].options.domain'],
+    );
     const lines = thrown.message.split('\n');
     assert.equal(lines[0], 'The app manifest is invalid (3 problems):');
-    assert.deepEqual(lines.slice(1), issues.map((issue) => `  - ${issue.path}: ${issue.message}`));
+    assert.deepEqual(
+      lines.slice(1),
+      issues.map((issue) => `  - ${issue.path}: ${issue.message}`),
+    );
   });
 
   it('names each bad timeout and retries value by its path, and refuses them where they do not belong', () => {
@@ -166,7 +237,10 @@ describe('parseManifest()', () => {
 
   it('rejects values that are not manifests', () => {
     for (const value of [null, 'manifest', 42, []]) {
-      assert.throws(() => parseManifest(value), (error: unknown) => error instanceof SvcError && error.code === 'manifest_invalid');
+      assert.throws(
+        () => parseManifest(value),
+        (error: unknown) => error instanceof SvcError && error.code === 'manifest_invalid',
+      );
     }
   });
 });

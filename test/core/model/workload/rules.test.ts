@@ -13,7 +13,11 @@ function documentedOptions(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of section.split('\n')) {
     const match = /^\| `(\w+)` \|(.*)\|$/.exec(line);
-    if (match !== null) rows.set(match[1] as string, (match[2] as string).split('|').map((cell) => cell.trim()));
+    if (match !== null)
+      rows.set(
+        match[1] as string,
+        (match[2] as string).split('|').map((cell) => cell.trim()),
+      );
   }
   return rows;
 }
@@ -77,7 +81,17 @@ describe('isDomainName()', () => {
   });
 
   it('rejects single labels, upper case, bad hyphens, empty and long labels', () => {
-    const bad = ['localhost', 'Api.example.com', '-a.com', 'a-.com', 'a..com', 'a.com.', `${'a'.repeat(64)}.com`, 'a_b.com', `${'a.'.repeat(127)}aa`];
+    const bad = [
+      'localhost',
+      'Api.example.com',
+      '-a.com',
+      'a-.com',
+      'a..com',
+      'a.com.',
+      `${'a'.repeat(64)}.com`,
+      'a_b.com',
+      `${'a.'.repeat(127)}aa`,
+    ];
     for (const host of bad) assert.equal(isDomainName(host), false, host);
   });
 });

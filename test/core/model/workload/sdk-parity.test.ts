@@ -106,15 +106,64 @@ print(json.dumps({
 
 /** Names on and around every edge of the name rule, for apps and workloads. */
 const nameProbes: unknown[] = [
-  'greet', 'say-hello', 'a', '0', '9lives', 'v2-api', 'a-b-c-d', 'x'.repeat(63), 'api', 'preview', 'dashboard',
-  '', 'x'.repeat(64), 'say_hello', 'Greet', 'GREET', 'sayHello', '-greet', 'greet-', '-', 'say--hello', 'a.b', 'a b', ' a', 'a\n',
-  'grüße', 'é', 'ａ', '\u212a', '_private', 5, null, true, [], {},
+  'greet',
+  'say-hello',
+  'a',
+  '0',
+  '9lives',
+  'v2-api',
+  'a-b-c-d',
+  'x'.repeat(63),
+  'api',
+  'preview',
+  'dashboard',
+  '',
+  'x'.repeat(64),
+  'say_hello',
+  'Greet',
+  'GREET',
+  'sayHello',
+  '-greet',
+  'greet-',
+  '-',
+  'say--hello',
+  'a.b',
+  'a b',
+  ' a',
+  'a\n',
+  'grüße',
+  'é',
+  'ａ',
+  '\u212a',
+  '_private',
+  5,
+  null,
+  true,
+  [],
+  {},
 ];
 
 /** Python function names: the SDK names a workload after one of these exactly as the platform's suggestName does. */
 const pythonNameProbes = [
-  'greet', 'say_hello', '_private_fn', '__dunder__', 'Greet', 'SayHello', 'say__hello', 'v2_api_', 'x'.repeat(63), `${'x'.repeat(63)}_`,
-  '_', '__', '<lambda>', 'grüße', 'x'.repeat(64), '\u212a', 'İstanbul', 'ÀB', 'a1_2B',
+  'greet',
+  'say_hello',
+  '_private_fn',
+  '__dunder__',
+  'Greet',
+  'SayHello',
+  'say__hello',
+  'v2_api_',
+  'x'.repeat(63),
+  `${'x'.repeat(63)}_`,
+  '_',
+  '__',
+  '<lambda>',
+  'grüße',
+  'x'.repeat(64),
+  '\u212a',
+  'İstanbul',
+  'ÀB',
+  'a1_2B',
 ];
 
 /** The platform's name rule in the shape the SDK's `rule_of(svc._checks.name)` uses. */
@@ -170,7 +219,12 @@ function platformTable(): Table {
       }
       case 'retries': {
         // The SDK's svc.Retries defaults; max_retries has none (it is the count itself).
-        const sdkDefaults: Record<RetriesKey, number | null> = { max_retries: null, backoff_coefficient: 2, initial_delay: 1, max_delay: 60 };
+        const sdkDefaults: Record<RetriesKey, number | null> = {
+          max_retries: null,
+          backoff_coefficient: 2,
+          initial_delay: 1,
+          max_delay: 60,
+        };
         const fields = Object.fromEntries(
           (Object.keys(retriesRules) as RetriesKey[]).map((key) => {
             const { integer, min, max } = retriesRules[key];
@@ -181,7 +235,9 @@ function platformTable(): Table {
       }
     }
   };
-  return Object.fromEntries(workloadKinds.map((kind) => [kind, Object.fromEntries(optionsByKind[kind].map((name) => [name, describe(name)]))]));
+  return Object.fromEntries(
+    workloadKinds.map((kind) => [kind, Object.fromEntries(optionsByKind[kind].map((name) => [name, describe(name)]))]),
+  );
 }
 
 /** Every difference between two rules, one line each, naming the option and both values. */
@@ -222,22 +278,94 @@ function probesFor(name: OptionName): unknown[] {
     case 'boolean':
       return [true, false, 0, 1, 'true', null];
     case 'memory':
-      return ['64Mi', '63Mi', '256Gi', '257Gi', '262144Mi', '262145Mi', '1Gi', '1536Mi', '0Gi', '0512Mi', '512MB', '512mi', '1.5Gi', '512', ' 512Mi', 512, null];
+      return [
+        '64Mi',
+        '63Mi',
+        '256Gi',
+        '257Gi',
+        '262144Mi',
+        '262145Mi',
+        '1Gi',
+        '1536Mi',
+        '0Gi',
+        '0512Mi',
+        '512MB',
+        '512mi',
+        '1.5Gi',
+        '512',
+        ' 512Mi',
+        512,
+        null,
+      ];
     case 'route':
       return [
-        '/', '/greet', '/api/', 'greet', '', '/a?b=1', '/a#b', '/a b', '/a\tb', '//a', '/a//b', '/./a', '/a/..', '/a/../b', '/a..b',
-        reservedRoutePrefix, `${reservedRoutePrefix}/health`, `${reservedRoutePrefix}x`, '/café', '/a%20b', '/a/{id}', '/a<b>',
-        "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;=", 5, null,
+        '/',
+        '/greet',
+        '/api/',
+        'greet',
+        '',
+        '/a?b=1',
+        '/a#b',
+        '/a b',
+        '/a\tb',
+        '//a',
+        '/a//b',
+        '/./a',
+        '/a/..',
+        '/a/../b',
+        '/a..b',
+        reservedRoutePrefix,
+        `${reservedRoutePrefix}/health`,
+        `${reservedRoutePrefix}x`,
+        '/café',
+        '/a%20b',
+        '/a/{id}',
+        '/a<b>',
+        "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;=",
+        5,
+        null,
       ];
     case 'openapi':
-      return [null, '/openapi.json', '/api/v1/openapi.json', '/', 'openapi.json', '', '/a?b', '/a b', '//a', '/./a', `${reservedRoutePrefix}/openapi.json`, '/café', 5, true, []];
+      return [
+        null,
+        '/openapi.json',
+        '/api/v1/openapi.json',
+        '/',
+        'openapi.json',
+        '',
+        '/a?b',
+        '/a b',
+        '//a',
+        '/./a',
+        `${reservedRoutePrefix}/openapi.json`,
+        '/café',
+        5,
+        true,
+        [],
+      ];
     case 'methods':
       return [['GET'], ['GET', 'POST'], [...httpMethods], [], ['get'], ['FETCH'], ['GET', 'GET'], 'GET', [1], null];
     case 'domain':
       return [
-        null, 'api.example.com', 'a.b', '1-2.x9.io', 'localhost', 'API.example.com', '-a.com', 'a-.com', 'a..com', 'a.com.',
-        `${'a'.repeat(63)}.com`, `${'a'.repeat(64)}.com`, `${'a.'.repeat(126)}a`, `${'a.'.repeat(127)}aa`, 'a_b.com',
-        'api.example.com:8080', 'https://api.example.com', '', 5,
+        null,
+        'api.example.com',
+        'a.b',
+        '1-2.x9.io',
+        'localhost',
+        'API.example.com',
+        '-a.com',
+        'a-.com',
+        'a..com',
+        'a.com.',
+        `${'a'.repeat(63)}.com`,
+        `${'a'.repeat(64)}.com`,
+        `${'a.'.repeat(126)}a`,
+        `${'a.'.repeat(127)}aa`,
+        'a_b.com',
+        'api.example.com:8080',
+        'https://api.example.com',
+        '',
+        5,
       ];
     case 'autoscaler': {
       const base = { max_containers: 1, tasks_per_container: 1, min_containers: 0 };
@@ -246,13 +374,15 @@ function probesFor(name: OptionName): unknown[] {
         return [min - 1, min, max, max + 1].map((value) => ({ ...base, max_containers: 1000, [key]: value }));
       });
       return [
-        base, ...edges,
+        base,
+        ...edges,
         { ...base, min_containers: 2, max_containers: 1 },
         { ...base, min_containers: 3, max_containers: 3 },
         { ...base, tasks_per_container: 1.5 },
         { max_containers: 1 },
         { ...base, extra: 1 },
-        null, 3,
+        null,
+        3,
       ];
     }
     case 'callable':
@@ -260,12 +390,38 @@ function probesFor(name: OptionName): unknown[] {
     case 'schedule': {
       const cron = (expression: string, timezone = 'UTC') => ({ cron: expression, timezone, overlap: false });
       return [
-        null, cron('0 3 * * *'), { ...cron('*/15 9-17 * * mon-fri', 'Europe/Paris'), overlap: true }, cron('0,30 0 1,15 jan-jun sun'), cron('59 23 31 12 7'),
-        cron('0 3 * *'), cron('0 0 3 * * *'), cron(''), cron('61 * * * *'), cron('0 24 * * *'), cron('0 3 0 * *'), cron('0 3 32 * *'), cron('0 3 * 13 *'),
-        cron('0 3 * * 8'), cron('0 3 * * x'), cron('0 3 * mon *'), cron('*/0 * * * *'), cron('0 3 * * *', 'Mars/Base'), cron('0 3 * * *', ''),
-        { every: 1, overlap: false }, { every: 300, overlap: true }, { every: 366 * 86_400, overlap: false }, { every: 0, overlap: false },
-        { every: 366 * 86_400 + 1, overlap: false }, { every: 1.5, overlap: false }, { every: 5 }, { ...cron('0 3 * * *'), extra: 1 },
-        { cron: '0 3 * * *', overlap: false }, '0 3 * * *', 5, true, [],
+        null,
+        cron('0 3 * * *'),
+        { ...cron('*/15 9-17 * * mon-fri', 'Europe/Paris'), overlap: true },
+        cron('0,30 0 1,15 jan-jun sun'),
+        cron('59 23 31 12 7'),
+        cron('0 3 * *'),
+        cron('0 0 3 * * *'),
+        cron(''),
+        cron('61 * * * *'),
+        cron('0 24 * * *'),
+        cron('0 3 0 * *'),
+        cron('0 3 32 * *'),
+        cron('0 3 * 13 *'),
+        cron('0 3 * * 8'),
+        cron('0 3 * * x'),
+        cron('0 3 * mon *'),
+        cron('*/0 * * * *'),
+        cron('0 3 * * *', 'Mars/Base'),
+        cron('0 3 * * *', ''),
+        { every: 1, overlap: false },
+        { every: 300, overlap: true },
+        { every: 366 * 86_400, overlap: false },
+        { every: 0, overlap: false },
+        { every: 366 * 86_400 + 1, overlap: false },
+        { every: 1.5, overlap: false },
+        { every: 5 },
+        { ...cron('0 3 * * *'), extra: 1 },
+        { cron: '0 3 * * *', overlap: false },
+        '0 3 * * *',
+        5,
+        true,
+        [],
       ];
     }
     case 'retries': {
@@ -274,7 +430,18 @@ function probesFor(name: OptionName): unknown[] {
         const { min, max, integer } = retriesRules[key];
         return [min - (integer ? 1 : 0.001), min, max, max + (integer ? 1 : 0.001)].map((value) => ({ ...base, [key]: value }));
       });
-      return [null, base, ...edges, { ...base, max_retries: 1.5 }, { max_retries: 1 }, { ...base, extra: 1 }, { ...base, initial_delay: '1' }, 3, true, []];
+      return [
+        null,
+        base,
+        ...edges,
+        { ...base, max_retries: 1.5 },
+        { max_retries: 1 },
+        { ...base, extra: 1 },
+        { ...base, initial_delay: '1' },
+        3,
+        true,
+        [],
+      ];
     }
   }
 }
@@ -286,7 +453,7 @@ function platformAccepts(kind: WorkloadKind, name: OptionName, value: unknown): 
   return validateOptions(kind, options).length === 0;
 }
 
-describe('option rules: SDK and platform agree', function () {
+describe('option rules: SDK and platform agree', () => {
   let sdk: {
     options: Table;
     writes: Record<string, boolean[]>;
@@ -332,7 +499,9 @@ describe('option rules: SDK and platform agree', function () {
           const writes = sdk.writes[name]?.[index];
           const accepts = platformAccepts(kind, name, value);
           if (writes !== accepts) {
-            found.push(`${kind} option ${name} = ${JSON.stringify(value)}: ${SDK} ${writes ? 'writes it' : 'refuses it'}, ${PLATFORM} ${accepts ? 'accepts it' : 'refuses it'}`);
+            found.push(
+              `${kind} option ${name} = ${JSON.stringify(value)}: ${SDK} ${writes ? 'writes it' : 'refuses it'}, ${PLATFORM} ${accepts ? 'accepts it' : 'refuses it'}`,
+            );
           }
         });
       }
@@ -352,7 +521,9 @@ describe('option rules: SDK and platform agree', function () {
       const theirs = platformAcceptsName(name);
       for (const what of ['app', 'workload'] as const) {
         if (ours?.[what] !== theirs[what]) {
-          found.push(`${what} name ${JSON.stringify(name)}: ${SDK} ${ours?.[what] ? 'accepts it' : 'refuses it'}, the platform (core/model/names.ts) ${theirs[what] ? 'accepts it' : 'refuses it'}`);
+          found.push(
+            `${what} name ${JSON.stringify(name)}: ${SDK} ${ours?.[what] ? 'accepts it' : 'refuses it'}, the platform (core/model/names.ts) ${theirs[what] ? 'accepts it' : 'refuses it'}`,
+          );
         }
       }
     });
@@ -364,7 +535,9 @@ describe('option rules: SDK and platform agree', function () {
   it('on the workload name made from a Python function name', () => {
     const found = pythonNameProbes.flatMap((pythonName, index) => {
       const [ours, theirs] = [sdk.derived[index], platformDerives(pythonName)];
-      return ours === theirs ? [] : [`${JSON.stringify(pythonName)}: ${SDK} makes ${JSON.stringify(ours)}, suggestName makes ${JSON.stringify(theirs)}`];
+      return ours === theirs
+        ? []
+        : [`${JSON.stringify(pythonName)}: ${SDK} makes ${JSON.stringify(ours)}, suggestName makes ${JSON.stringify(theirs)}`];
     });
     assert.deepEqual(found, [], `the derived names differ:\n  - ${found.join('\n  - ')}`);
     assert.equal(sdk.derived[pythonNameProbes.indexOf('say_hello')], 'say-hello');
@@ -372,7 +545,11 @@ describe('option rules: SDK and platform agree', function () {
   });
 
   it('reports a difference naming the option and both values', () => {
-    const message = differences('endpoint option workers', { default: 1, type: 'integer', min: 1, max: 64 }, { default: 1, type: 'integer', min: 1, max: 32 });
+    const message = differences(
+      'endpoint option workers',
+      { default: 1, type: 'integer', min: 1, max: 64 },
+      { default: 1, type: 'integer', min: 1, max: 32 },
+    );
     assert.deepEqual(message, [`endpoint option workers: max differs: ${SDK} says 64, ${PLATFORM} says 32`]);
   });
 });

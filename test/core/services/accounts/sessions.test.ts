@@ -16,7 +16,7 @@ describe('Sessions (dashboard sessions)', () => {
     sessions = new Sessions(store, { clock: clock.now });
   });
 
-  it('keeps only the hash of the cookie\'s secret, and finds the session by the secret', async () => {
+  it("keeps only the hash of the cookie's secret, and finds the session by the secret", async () => {
     const { secret, session } = await sessions.create(account, 'default');
     assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
     const stored = (await store.list('sessions/')).map((entry) => `${entry.key} ${entry.value.toString('utf8')}`).join('\n');
@@ -54,7 +54,7 @@ describe('Sessions (dashboard sessions)', () => {
     await sessions.end(secret); // twice is fine
   });
 
-  it('claims a form\'s one-time id once', async () => {
+  it("claims a form's one-time id once", async () => {
     const { secret } = await sessions.create(account, 'default');
     assert.equal(await sessions.claimForm(secret, 'f1'), true);
     assert.equal(await sessions.claimForm(secret, 'f1'), false);

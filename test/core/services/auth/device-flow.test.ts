@@ -37,13 +37,17 @@ for (const kind of storeKinds()) {
     it('answers the device authorization request as RFC 8628 §3.2 says', async () => {
       assert.match(request.user_code, USER_CODE);
       assert.match(request.device_code, /^[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual({ ...request, device_code: '', user_code: '' }, {
-        device_code: '', user_code: '',
-        verification_uri: 'http://svc.test/login',
-        verification_uri_complete: `http://svc.test/login?user_code=${request.user_code}`,
-        expires_in: 600,
-        interval: 5,
-      });
+      assert.deepEqual(
+        { ...request, device_code: '', user_code: '' },
+        {
+          device_code: '',
+          user_code: '',
+          verification_uri: 'http://svc.test/login',
+          verification_uri_complete: `http://svc.test/login?user_code=${request.user_code}`,
+          expires_in: 600,
+          interval: 5,
+        },
+      );
       const stored = (await services.store.list('')).map((e) => `${e.key} ${e.value.toString('utf8')}`).join('\n');
       assert.ok(!stored.includes(request.device_code), 'the device code is stored only as a hash');
     });
@@ -66,15 +70,21 @@ for (const kind of storeKinds()) {
       assert.equal(await pollError(services, request.device_code), 'slow_down', 'the longer interval stays');
     });
 
-    it('issues a working token of the approver\'s workspace exactly once', async () => {
+    it("issues a working token of the approver's workspace exactly once", async () => {
       assert.deepEqual(await services.devices.pending(request.user_code.toLowerCase()), {
-        userCode: request.user_code, clientName: 'svc CLI on laptop', expiresAt: '2030-01-01T00:10:00.000Z',
+        userCode: request.user_code,
+        clientName: 'svc CLI on laptop',
+        expiresAt: '2030-01-01T00:10:00.000Z',
       });
       await services.devices.approve(request.user_code, owner, 'default');
       const granted = await services.devices.poll(request.device_code);
       assert.equal(granted.token_type, 'Bearer');
       assert.equal(granted.workspace, 'default');
-      assert.deepEqual(await services.verifier.verify(granted.access_token), { workspace: 'default', subject: services.owner.id, tokenId: granted.token_id });
+      assert.deepEqual(await services.verifier.verify(granted.access_token), {
+        workspace: 'default',
+        subject: services.owner.id,
+        tokenId: granted.token_id,
+      });
       assert.equal((await services.tokens.list(owner)).find((t) => t.id === granted.token_id)?.name, 'svc login (svc CLI on laptop)');
       assert.equal(await pollError(services, request.device_code), 'invalid_grant', 'a second poll after success');
       assert.deepEqual(await services.store.keys('device-auth/'), [], 'the request is gone');
@@ -103,7 +113,8 @@ for (const kind of storeKinds()) {
     it('says expired_token once the request expires, and refuses to approve it', async () => {
       services.clock.advance(600_000);
       await assert.rejects(services.devices.approve(request.user_code, owner, 'default'), {
-        code: 'not_found', message: `there is no sign-in request with the code ${request.user_code}; it may have expired`,
+        code: 'not_found',
+        message: `there is no sign-in request with the code ${request.user_code}; it may have expired`,
       });
       assert.equal(await pollError(services, request.device_code), 'expired_token');
       assert.equal(await pollError(services, request.device_code), 'invalid_grant');
@@ -127,19 +138,34 @@ for (const kind of storeKinds()) {
       await services.workspaces.create('acme');
       await assert.rejects(services.devices.approve(request.user_code, owner, 'acme'), { code: 'forbidden' });
       await services.devices.approve(request.user_code, owner, 'default');
-      await assert.rejects(services.devices.approve(request.user_code, owner, 'default'), { code: 'conflict', message: /was already approved/ });
+      await assert.rejects(services.devices.approve(request.user_code, owner, 'default'), {
+        code: 'conflict',
+        message: /was already approved/,
+      });
       await assert.rejects(services.devices.deny(request.user_code), { code: 'conflict' });
     });
 
     it('gives specific messages for user codes that cannot exist', async () => {
-      await assert.rejects(services.devices.approve('BCDF-GHJ', owner, 'default'), { code: 'bad_request', message: /has 7 letters; a code has 8/ });
-      await assert.rejects(services.devices.approve('ABCD-FGHJ', owner, 'default'), { code: 'bad_request', message: /has "A", which codes never contain/ });
+      await assert.rejects(services.devices.approve('BCDF-GHJ', owner, 'default'), {
+        code: 'bad_request',
+        message: /has 7 letters; a code has 8/,
+      });
+      await assert.rejects(services.devices.approve('ABCD-FGHJ', owner, 'default'), {
+        code: 'bad_request',
+        message: /has "A", which codes never contain/,
+      });
       const unknown = request.user_code === 'BCDF-GHJK' ? 'BCDF-GHJL' : 'BCDF-GHJK';
-      await assert.rejects(services.devices.approve(unknown, owner, 'default'), { code: 'not_found', message: /no sign-in request with the code/ });
+      await assert.rejects(services.devices.approve(unknown, owner, 'default'), {
+        code: 'not_found',
+        message: /no sign-in request with the code/,
+      });
     });
 
     it('validates the client name', async () => {
-      await assert.rejects(services.devices.start({ clientName: '' }), { code: 'bad_request', message: /client_name must be 1 to 80 characters/ });
+      await assert.rejects(services.devices.start({ clientName: '' }), {
+        code: 'bad_request',
+        message: /client_name must be 1 to 80 characters/,
+      });
       await assert.rejects(services.devices.start({ clientName: 3 }), { code: 'bad_request', message: /client_name must be a string/ });
       const unnamed = await services.devices.start();
       assert.equal((await services.devices.pending(unnamed.user_code)).clientName, 'svc CLI');

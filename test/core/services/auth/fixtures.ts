@@ -20,7 +20,12 @@ export interface ManualClock {
 
 export function manualClock(start = Date.parse('2030-01-01T00:00:00Z')): ManualClock {
   let current = start;
-  return { now: () => current, advance: (ms) => { current += ms; } };
+  return {
+    now: () => current,
+    advance: (ms) => {
+      current += ms;
+    },
+  };
 }
 
 /** The two store implementations every suite runs against. */
@@ -55,7 +60,13 @@ export async function authServices(store: StateStore, clock: ManualClock = manua
   const index = await TokenIndex.open(store);
   const tokens = new Tokens(store, index, workspaces, clock.now);
   return {
-    store, clock, workspaces, accounts, owner, index, tokens,
+    store,
+    clock,
+    workspaces,
+    accounts,
+    owner,
+    index,
+    tokens,
     signIn: new SignInLinks(store, accounts, { clock: clock.now }),
     verifier: new StoreTokenVerifier(index, clock.now),
     devices: new DeviceAuthorizations(store, tokens, { verificationUri: 'http://svc.test/login', clock: clock.now }),

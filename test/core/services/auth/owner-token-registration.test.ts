@@ -13,7 +13,16 @@ describe('Tokens#registerOwnerToken()', () => {
     const { secret } = await ensureOwnerToken(dataDir);
     const registered = await services.tokens.registerOwnerToken(secret, services.owner);
     const principal = await services.verifier.verify(secret);
-    return { services, secret, registered, principal, stop: async () => { await services.close(); await services.store.close(); } };
+    return {
+      services,
+      secret,
+      registered,
+      principal,
+      stop: async () => {
+        await services.close();
+        await services.store.close();
+      },
+    };
   }
 
   it('registers the owner token once, as a token of default acting as the owner account, across restarts', async () => {

@@ -53,7 +53,10 @@ for (const kind of storeKinds()) {
       const { secret, expiresAt } = await links.issue(account.id);
       assert.equal(expiresAt, '2030-01-01T00:15:00.000Z');
       assert.deepEqual(await links.consume(secret), account);
-      await assert.rejects(links.consume(secret), { code: 'unauthorized', message: 'this sign-in link is invalid, expired or already used' });
+      await assert.rejects(links.consume(secret), {
+        code: 'unauthorized',
+        message: 'this sign-in link is invalid, expired or already used',
+      });
       await store.close();
     });
 

@@ -32,8 +32,13 @@ for (const kind of storeKinds()) {
       const { secret, token } = await services.tokens.create({ name: 'CI' }, alice);
       assert.match(secret, /^svc_[0-9A-Za-z]{40}$/);
       assert.deepEqual(token, {
-        id: token.id, name: 'CI', workspace: 'acme', subject: 'acc_alice', createdBy: 'acc_alice',
-        createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null,
+        id: token.id,
+        name: 'CI',
+        workspace: 'acme',
+        subject: 'acc_alice',
+        createdBy: 'acc_alice',
+        createdAt: '2030-01-01T00:00:00.000Z',
+        expiresAt: null,
       });
       assert.deepEqual(await services.verifier.verify(secret), { workspace: 'acme', subject: 'acc_alice', tokenId: token.id });
     });
@@ -47,15 +52,21 @@ for (const kind of storeKinds()) {
       assert.ok(!listed.includes(secret) && !listed.includes(hashToken(secret)) && !listed.includes('"hash"'));
     });
 
-    it('lists the live tokens of the caller\'s workspace only, oldest first', async () => {
+    it("lists the live tokens of the caller's workspace only, oldest first", async () => {
       const first = await services.tokens.create({ name: 'one' }, alice);
       services.clock.advance(1000);
       const second = await services.tokens.create({ name: 'two' }, alice);
       await services.tokens.create({ name: 'theirs' }, mallory);
       const third = await services.tokens.create({ name: 'three' }, alice);
       await services.tokens.revoke(third.token.id, alice);
-      assert.deepEqual((await services.tokens.list(alice)).map((t) => t.id), [first.token.id, second.token.id]);
-      assert.deepEqual((await services.tokens.list(mallory)).map((t) => t.name), ['theirs']);
+      assert.deepEqual(
+        (await services.tokens.list(alice)).map((t) => t.id),
+        [first.token.id, second.token.id],
+      );
+      assert.deepEqual(
+        (await services.tokens.list(mallory)).map((t) => t.name),
+        ['theirs'],
+      );
     });
 
     it('refuses a revoked token from the very next verify', async () => {
@@ -63,7 +74,10 @@ for (const kind of storeKinds()) {
       assert.notEqual(await services.verifier.verify(secret), null);
       assert.deepEqual(await services.tokens.revoke(token.id, alice), token);
       assert.equal(await services.verifier.verify(secret), null);
-      await assert.rejects(services.tokens.revoke(token.id, alice), { code: 'not_found', message: `workspace "acme" has no token ${token.id}` });
+      await assert.rejects(services.tokens.revoke(token.id, alice), {
+        code: 'not_found',
+        message: `workspace "acme" has no token ${token.id}`,
+      });
     });
 
     it('keeps workspaces apart: a token verifies as its own workspace, and others cannot list or revoke it', async () => {
@@ -91,7 +105,8 @@ for (const kind of storeKinds()) {
       const now = services.clock.now();
       await services.tokens.create({ expiresAt: new Date(now + TOKEN_MAX_LIFETIME_MS).toISOString() }, alice);
       await assert.rejects(services.tokens.create({ expiresAt: new Date(now + TOKEN_MAX_LIFETIME_MS + 1000).toISOString() }, alice), {
-        code: 'bad_request', message: /is more than one year away; the latest allowed now is 2031-01-01T00:00:00.000Z/,
+        code: 'bad_request',
+        message: /is more than one year away; the latest allowed now is 2031-01-01T00:00:00.000Z/,
       });
     });
 
@@ -107,7 +122,8 @@ for (const kind of storeKinds()) {
         [{ name: 'a\nb' }, /control characters/],
         [{ name: 7 }, /must be a string, not number/],
       ];
-      for (const [input, message] of cases) await assert.rejects(services.tokens.create(input, alice), { code: 'bad_request', message }, JSON.stringify(input));
+      for (const [input, message] of cases)
+        await assert.rejects(services.tokens.create(input, alice), { code: 'bad_request', message }, JSON.stringify(input));
       assert.deepEqual(await services.tokens.list(alice), []);
     });
 
@@ -118,7 +134,8 @@ for (const kind of storeKinds()) {
 
     it('returns null for unknown and malformed secrets', async () => {
       await services.tokens.create({}, alice);
-      for (const junk of ['', 'svc_', 'Bearer x', `svc_${'A'.repeat(40)}`, 42 as never]) assert.equal(await services.verifier.verify(junk), null);
+      for (const junk of ['', 'svc_', 'Bearer x', `svc_${'A'.repeat(40)}`, 42 as never])
+        assert.equal(await services.verifier.verify(junk), null);
     });
 
     it('sees tokens created and revoked by another process through the watch', async () => {
@@ -129,7 +146,10 @@ for (const kind of storeKinds()) {
         const { secret, token } = await other.create({}, alice);
         await until('the token created by the other process verifies', async () => (await services.verifier.verify(secret)) !== null);
         await other.revoke(token.id, alice);
-        await until('the token revoked by the other process no longer verifies', async () => (await services.verifier.verify(secret)) === null);
+        await until(
+          'the token revoked by the other process no longer verifies',
+          async () => (await services.verifier.verify(secret)) === null,
+        );
         assert.equal(await new StoreTokenVerifier(otherIndex).verify(secret), null);
       } finally {
         await otherIndex.close();
@@ -147,7 +167,10 @@ for (const kind of storeKinds()) {
       const otherIndex = await TokenIndex.open(services.store);
       try {
         const marker = await new Tokens(services.store, otherIndex, new Workspaces(services.store), services.clock.now).create({}, alice);
-        await until('the token written behind the index\'s back verifies', async () => (await services.verifier.verify(marker.secret)) !== null);
+        await until(
+          "the token written behind the index's back verifies",
+          async () => (await services.verifier.verify(marker.secret)) !== null,
+        );
       } finally {
         await otherIndex.close();
       }

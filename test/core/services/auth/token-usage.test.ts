@@ -17,7 +17,11 @@ describe('TokenUsage (when tokens were last used)', () => {
     assert.deepEqual([...(await new TokenUsage(store).lastUsed('default'))], [], 'nothing written yet');
     await here.flush();
     const later = new TokenUsage(store);
-    assert.deepEqual([...(await later.lastUsed('default'))], [['tok_000000000001', '2030-01-01T00:00:05.000Z']], 'another process (or a restart) reads it; workspaces stay apart');
+    assert.deepEqual(
+      [...(await later.lastUsed('default'))],
+      [['tok_000000000001', '2030-01-01T00:00:05.000Z']],
+      'another process (or a restart) reads it; workspaces stay apart',
+    );
     later.touch(first, t0 + 60_000);
     assert.equal((await later.lastUsed('default')).get('tok_000000000001'), '2030-01-01T00:01:00.000Z');
     await here.flush();

@@ -18,7 +18,8 @@ describe('user codes', () => {
   });
 
   it('are read back whatever the case, with or without hyphens and spaces', () => {
-    for (const typed of ['BCDF-GHJK', 'bcdf-ghjk', 'BCDFGHJK', 'bcdf ghjk', ' Bc-Df Gh-jK ']) assert.equal(normalizeUserCode(typed), 'BCDFGHJK', typed);
+    for (const typed of ['BCDF-GHJK', 'bcdf-ghjk', 'BCDFGHJK', 'bcdf ghjk', ' Bc-Df Gh-jK '])
+      assert.equal(normalizeUserCode(typed), 'BCDFGHJK', typed);
   });
 
   it('are refused with a reason when they cannot be a code', () => {

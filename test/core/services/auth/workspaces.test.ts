@@ -32,21 +32,30 @@ describe('nameProblem() and checkName()', () => {
 
   it('suggestName: lower case, "_" as "-", runs of "-" as one, no "-" at either end', () => {
     const cases: [string, string][] = [
-      ['say_hello', 'say-hello'], ['_private_fn', 'private-fn'], ['Greet', 'greet'], ['say__hello', 'say-hello'],
-      ['__dunder__', 'dunder'], ['a-_-b', 'a-b'], ['_', ''], ['a.b', 'a.b'],
+      ['say_hello', 'say-hello'],
+      ['_private_fn', 'private-fn'],
+      ['Greet', 'greet'],
+      ['say__hello', 'say-hello'],
+      ['__dunder__', 'dunder'],
+      ['a-_-b', 'a-b'],
+      ['_', ''],
+      ['a.b', 'a.b'],
     ];
     for (const [text, expected] of cases) assert.equal(suggestName(text), expected, text);
   });
 
   it('throws name_invalid naming the kind and the name', () => {
     assert.equal(checkName('workspace', 'acme'), 'acme');
-    assert.throws(() => checkName('workspace', 'Acme'), (error: any) => {
-      assert.equal(error.code, 'name_invalid');
-      assert.equal(error.status, 422);
-      assert.match(error.message, /^the workspace name "Acme" has the upper-case letter/);
-      assert.deepEqual(error.details, { kind: 'workspace', name: 'Acme' });
-      return true;
-    });
+    assert.throws(
+      () => checkName('workspace', 'Acme'),
+      (error: any) => {
+        assert.equal(error.code, 'name_invalid');
+        assert.equal(error.status, 422);
+        assert.match(error.message, /^the workspace name "Acme" has the upper-case letter/);
+        assert.deepEqual(error.details, { kind: 'workspace', name: 'Acme' });
+        return true;
+      },
+    );
   });
 });
 
@@ -73,8 +82,14 @@ for (const kind of storeKinds()) {
       assert.equal((await workspaces.create('big', 'business')).plan, 'business');
       await assert.rejects(workspaces.create('acme'), { code: 'conflict', message: 'the workspace "acme" already exists' });
       await assert.rejects(workspaces.create('Acme'), { code: 'name_invalid' });
-      await assert.rejects(workspaces.create('x', 'gold'), { code: 'bad_request', message: 'the plan "gold" is not one of free, team, business' });
-      assert.deepEqual((await workspaces.list()).map((w) => w.name), ['acme', 'big']);
+      await assert.rejects(workspaces.create('x', 'gold'), {
+        code: 'bad_request',
+        message: 'the plan "gold" is not one of free, team, business',
+      });
+      assert.deepEqual(
+        (await workspaces.list()).map((w) => w.name),
+        ['acme', 'big'],
+      );
       await store.close();
     });
 
@@ -88,7 +103,10 @@ for (const kind of storeKinds()) {
       assert.equal((await workspaces.get('acme'))?.plan, 'team');
       assert.equal((await workspaces.setPlan('acme', 'team', operator)).change, null);
       await workspaces.setPlan('acme', 'free', operator);
-      assert.deepEqual((await workspaces.planChanges('acme')).map((c) => `${c.from}->${c.to} by ${c.by}`), ['free->team by acc_op', 'team->free by acc_op']);
+      assert.deepEqual(
+        (await workspaces.planChanges('acme')).map((c) => `${c.from}->${c.to} by ${c.by}`),
+        ['free->team by acc_op', 'team->free by acc_op'],
+      );
       await store.close();
     });
 
@@ -121,7 +139,10 @@ for (const kind of storeKinds()) {
       const store = await kind.open();
       const workspaces = new Workspaces(store);
       await workspaces.create('acme');
-      await assert.rejects(workspaces.setPlan('acme', 'enterprise', operator), { code: 'bad_request', message: /"enterprise" is not one of free, team, business/ });
+      await assert.rejects(workspaces.setPlan('acme', 'enterprise', operator), {
+        code: 'bad_request',
+        message: /"enterprise" is not one of free, team, business/,
+      });
       await assert.rejects(workspaces.setPlan('acme', 7, operator), { code: 'bad_request', message: /7 is not one of/ });
       await assert.rejects(workspaces.setPlan('ghost', 'team', operator), { code: 'not_found' });
       await assert.rejects(workspaces.get('Bad Name'), { code: 'name_invalid' });

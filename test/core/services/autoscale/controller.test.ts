@@ -44,7 +44,11 @@ describe('Autoscaler (real containers)', function () {
     const logs = new RecentLogs();
     const events: PlatformEvent[] = [];
     const reports: unknown[] = [];
-    const driver: LocalDriver = createLocalDriver({ registry, logs: logs.sink(), onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason) });
+    const driver: LocalDriver = createLocalDriver({
+      registry,
+      logs: logs.sink(),
+      onContainerExit: (unit, id, reason) => autoscaler.containerExited(unit.key, id, reason),
+    });
     const autoscaler = new Autoscaler({
       driver,
       admission,
@@ -78,13 +82,32 @@ describe('Autoscaler (real containers)', function () {
     const store = createMemoryStateStore();
     const peerReports: unknown[] = [];
     let leader: Autoscaler | undefined;
-    const peers = new PeerLoad({ store, self: 'leader', report: (error) => peerReports.push(error), onChange: (units) => leader?.evaluate(units) });
+    const peers = new PeerLoad({
+      store,
+      self: 'leader',
+      report: (error) => peerReports.push(error),
+      onChange: (units) => leader?.evaluate(units),
+    });
     await peers.start();
     const t = setup(scaling, policy, { peers });
     leader = t.autoscaler;
     const admission = new Admission(t.registry, { waitTimeoutMs: 30_000 });
-    const follower = new Autoscaler({ driver: t.driver, admission, policy: { name: 'under-test', plugin: 'test:policy', decide: policy }, fallback: queueDepth, leads: () => false });
-    const reporter = new LoadReporter({ store, replicaId: 'follower', admission, registry: t.registry, units: () => [t.unit.key], intervalMs: 100, report: (error) => peerReports.push(error) });
+    const follower = new Autoscaler({
+      driver: t.driver,
+      admission,
+      policy: { name: 'under-test', plugin: 'test:policy', decide: policy },
+      fallback: queueDepth,
+      leads: () => false,
+    });
+    const reporter = new LoadReporter({
+      store,
+      replicaId: 'follower',
+      admission,
+      registry: t.registry,
+      units: () => [t.unit.key],
+      intervalMs: 100,
+      report: (error) => peerReports.push(error),
+    });
     const leaderCleanup = cleanup!;
     cleanup = async () => {
       await reporter.close();
@@ -115,7 +138,9 @@ describe('Autoscaler (real containers)', function () {
     assert.equal(slot.instance.meta.container, t.healthy()[0]?.id);
     assert.equal(t.driver.status(t.unit.key).length, 1, 'one request, tasks_per_container 1: one container');
     await until('the start was announced', () => t.events.length > 0, 5_000);
-    assert.deepEqual(t.events, [{ type: 'container.started', workspace: 'default', app: 'workers', workload: 'parallel', containerId: t.healthy()[0]!.id }]);
+    assert.deepEqual(t.events, [
+      { type: 'container.started', workspace: 'default', app: 'workers', workload: 'parallel', containerId: t.healthy()[0]!.id },
+    ]);
     slot.release();
   });
 
@@ -136,13 +161,20 @@ describe('Autoscaler (real containers)', function () {
     assert.equal(t.healthy()[0]!.id, used, 'the least recently used one went');
     const stopped = () => t.events.flatMap((e) => (e.type === 'container.stopped' ? [e.containerId] : []));
     await until('the stop was announced', () => stopped().length === 1, 10_000);
-    assert.deepEqual(stopped(), both.filter((id) => id !== used));
+    assert.deepEqual(
+      stopped(),
+      both.filter((id) => id !== used),
+    );
 
     // A request in flight for longer than keep_warm keeps its container.
     slot = await t.enter();
     want = 0;
     await wait(1_800); // keep_warm (1 s) and several ticks
-    assert.deepEqual(t.healthy().map((c) => c.id), [used], 'not stopped under a request');
+    assert.deepEqual(
+      t.healthy().map((c) => c.id),
+      [used],
+      'not stopped under a request',
+    );
     slot.release();
     await until('scaled to zero once idle for keep_warm', () => t.driver.status(t.unit.key).length === 0, 10_000);
     assert.equal(t.autoscaler.status(t.unit.key)?.state, 'idle');
@@ -194,15 +226,26 @@ describe('Autoscaler (real containers)', function () {
     const [container] = t.healthy();
 
     const slot = await t.follower.enter();
-    await until('the leader sees the request in flight on the follower', () => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 1, 5_000);
+    await until(
+      'the leader sees the request in flight on the follower',
+      () => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 1,
+      5_000,
+    );
     want = 0;
     await wait(1_800); // keep_warm (1 s) and several ticks
-    assert.deepEqual(t.healthy().map((c) => c.id), [container!.id], 'not stopped under a request on another replica');
+    assert.deepEqual(
+      t.healthy().map((c) => c.id),
+      [container!.id],
+      'not stopped under a request on another replica',
+    );
 
     slot.release();
     const releasedAt = Date.now();
     await until('the leader sees the request finish', () => t.autoscaler.status(t.unit.key)?.containers[0]?.inFlight === 0, 5_000);
-    assert.ok(t.autoscaler.status(t.unit.key)!.containers[0]!.lastActiveAt!.getTime() >= releasedAt - 200, 'its last use is the follower\'s');
+    assert.ok(
+      t.autoscaler.status(t.unit.key)!.containers[0]!.lastActiveAt!.getTime() >= releasedAt - 200,
+      "its last use is the follower's",
+    );
     await wait(Math.max(0, releasedAt + 500 - Date.now()));
     assert.equal(t.healthy().length, 1, 'used on another replica within keep_warm: still warm');
     await until('stopped once idle for keep_warm everywhere', () => t.driver.status(t.unit.key).length === 0, 10_000);
@@ -210,7 +253,9 @@ describe('Autoscaler (real containers)', function () {
   });
 
   it('replaces a container that exits while min_containers needs it, announcing container.failed', async () => {
-    const t = setup({ autoscaler: { minContainers: 1, maxContainers: 1, tasksPerContainer: 1 } }, queueDepth, { crash: { backoffBaseMs: 50 } });
+    const t = setup({ autoscaler: { minContainers: 1, maxContainers: 1, tasksPerContainer: 1 } }, queueDepth, {
+      crash: { backoffBaseMs: 50 },
+    });
     await t.driver.submit(t.unit);
     await t.driver.scale(t.unit.key, 1); // what the deploy does before it hands the unit over
     t.autoscaler.manage(t.unit);
@@ -218,7 +263,14 @@ describe('Autoscaler (real containers)', function () {
     process.kill(victim!.pid!, 'SIGKILL');
     await until('a replacement is healthy', () => t.healthy().some((c) => c.id !== victim!.id), 20_000);
     const failed = t.events.find((e) => e.type === 'container.failed');
-    assert.deepEqual(failed, { type: 'container.failed', workspace: 'default', app: 'workers', workload: 'parallel', containerId: victim!.id, reason: 'exited unexpectedly with signal SIGKILL' });
+    assert.deepEqual(failed, {
+      type: 'container.failed',
+      workspace: 'default',
+      app: 'workers',
+      workload: 'parallel',
+      containerId: victim!.id,
+      reason: 'exited unexpectedly with signal SIGKILL',
+    });
     assert.equal(t.autoscaler.status(t.unit.key)?.state, 'ready');
     assert.equal(t.autoscaler.status(t.unit.key)?.failures, 1, 'one failure, cleared only once the replacement stays healthy');
   });

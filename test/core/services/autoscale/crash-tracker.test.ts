@@ -5,7 +5,10 @@ const policy = { backoffBaseMs: 500, backoffCapMs: 30_000, threshold: 3, stableM
 
 describe('backoffMs()', () => {
   it('doubles from the base with each failure, capped', () => {
-    assert.deepEqual([0, 1, 2, 3, 4, 6, 7, 8, 100].map((n) => backoffMs(n, policy)), [0, 500, 1000, 2000, 4000, 16_000, 30_000, 30_000, 30_000]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 6, 7, 8, 100].map((n) => backoffMs(n, policy)),
+      [0, 500, 1000, 2000, 4000, 16_000, 30_000, 30_000, 30_000],
+    );
   });
 });
 

@@ -83,7 +83,10 @@ describe('DeploymentManager#deploy() and the route table', () => {
     const calls: string[] = [];
     const driver = gatedDriver(calls);
     driver.healthy();
-    await assert.rejects(manager(routes, driver).deploy(request), (error: unknown) => error instanceof SvcError && error.code === 'conflict');
+    await assert.rejects(
+      manager(routes, driver).deploy(request),
+      (error: unknown) => error instanceof SvcError && error.code === 'conflict',
+    );
     assert.deepEqual(calls, []);
     assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, 'someone/else');
   });
@@ -103,11 +106,22 @@ describe('DeploymentManager and the autoscaler', () => {
     const calls: string[] = [];
     const driver = gatedDriver(calls);
     driver.healthy();
-    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes, baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) });
+    const deployments = new DeploymentManager({
+      plugins: createPluginHost([]),
+      images,
+      driver,
+      routes,
+      baseUrl: () => 'http://gw',
+      autoscaler: recordingScaler(calls),
+    });
     await deployments.deploy(request);
     assert.deepEqual(calls, ['submit default/demo/deployed@1/w', 'scale default/demo/deployed@1/w 1', 'manage default/demo/deployed@1/w']);
     await deployments.remove({ workspace: 'default', app: 'demo', stage: 'deployed' });
-    assert.equal(calls.at(-1), 'stopUnit default/demo/deployed@1/w', 'not driver.remove: the autoscaler lets requests in flight finish first');
+    assert.equal(
+      calls.at(-1),
+      'stopUnit default/demo/deployed@1/w',
+      'not driver.remove: the autoscaler lets requests in flight finish first',
+    );
     assert.equal(routes.entries().length, 0);
   });
 
@@ -116,7 +130,14 @@ describe('DeploymentManager and the autoscaler', () => {
     const driver = gatedDriver(calls);
     driver.healthy();
     const scaling = { ...endpoint().scaling, autoscaler: { minContainers: 2, maxContainers: 3, tasksPerContainer: 1 } };
-    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes: new RouteTable(), baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) });
+    const deployments = new DeploymentManager({
+      plugins: createPluginHost([]),
+      images,
+      driver,
+      routes: new RouteTable(),
+      baseUrl: () => 'http://gw',
+      autoscaler: recordingScaler(calls),
+    });
     await deployments.deploy({ ...request, spec: { ...spec, workloads: [endpoint({ scaling })] } });
     assert.ok(calls.includes('scale default/demo/deployed@1/w 2'));
   });
@@ -124,7 +145,14 @@ describe('DeploymentManager and the autoscaler', () => {
   it('hands nothing to the autoscaler when the deploy fails', async () => {
     const calls: string[] = [];
     const driver = gatedDriver(calls);
-    const deploying = new DeploymentManager({ plugins: createPluginHost([]), images, driver, routes: new RouteTable(), baseUrl: () => 'http://gw', autoscaler: recordingScaler(calls) }).deploy(request);
+    const deploying = new DeploymentManager({
+      plugins: createPluginHost([]),
+      images,
+      driver,
+      routes: new RouteTable(),
+      baseUrl: () => 'http://gw',
+      autoscaler: recordingScaler(calls),
+    }).deploy(request);
     await tick();
     driver.fail(new SvcError('container_failed', 'exited with 1'));
     await assert.rejects(deploying);
@@ -134,17 +162,35 @@ describe('DeploymentManager and the autoscaler', () => {
 
 describe('DeploymentManager: versions and the switch', () => {
   function startedDriver(calls: string[]): SchedulerDriver {
-    return { name: 'stand-in', submit: async (unit) => void calls.push(`submit ${unit.key}`), scale: async () => {}, stop: async () => {}, remove: async (key) => void calls.push(`remove ${key}`), status: () => [], close: async () => {} };
+    return {
+      name: 'stand-in',
+      submit: async (unit) => void calls.push(`submit ${unit.key}`),
+      scale: async () => {},
+      stop: async () => {},
+      remove: async (key) => void calls.push(`remove ${key}`),
+      status: () => [],
+      close: async () => {},
+    };
   }
 
   it('two concurrent deploys of one app both get a version; the later one serves and the earlier one is stopped', async () => {
     const calls: string[] = [];
     const routes = new RouteTable();
     const records = new DeploymentRecords(createMemoryStateStore());
-    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver: startedDriver(calls), routes, baseUrl: () => 'http://gw', records });
+    const deployments = new DeploymentManager({
+      plugins: createPluginHost([]),
+      images,
+      driver: startedDriver(calls),
+      routes,
+      baseUrl: () => 'http://gw',
+      records,
+    });
     const [first, second] = await Promise.all([deployments.deploy(request), deployments.deploy(request)]);
     assert.deepEqual([first.workloads[0]!.version, second.workloads[0]!.version], [1, 2]);
-    assert.deepEqual((await records.deployments('default', 'demo'))[0]!.versions.map((v) => v.version), [1, 2]);
+    assert.deepEqual(
+      (await records.deployments('default', 'demo'))[0]!.versions.map((v) => v.version),
+      [1, 2],
+    );
     assert.equal(routes.match(`${PREFIX}/`)?.entry.unit, second.units[0]);
     assert.ok(calls.includes(`remove ${first.units[0]}`), calls.join(', '));
   });
@@ -152,7 +198,13 @@ describe('DeploymentManager: versions and the switch', () => {
   it('starts the new version before it stops the old one (the real-container switch is in test/e2e/lifecycle.test.ts)', async () => {
     const calls: string[] = [];
     const routes = new RouteTable();
-    const deployments = new DeploymentManager({ plugins: createPluginHost([]), images, driver: startedDriver(calls), routes, baseUrl: () => 'http://gw' });
+    const deployments = new DeploymentManager({
+      plugins: createPluginHost([]),
+      images,
+      driver: startedDriver(calls),
+      routes,
+      baseUrl: () => 'http://gw',
+    });
     const first = await deployments.deploy(request);
     const second = await deployments.deploy(request);
     assert.deepEqual(calls, [`submit ${first.units[0]}`, `submit ${second.units[0]}`, `remove ${first.units[0]}`]);

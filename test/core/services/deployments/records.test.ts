@@ -8,7 +8,12 @@ import { endpoint } from '../../traffic/gateway/harness.js';
 import { tempDir } from '../../../helpers/config.js';
 
 const version = (name = 'w', bundleSha256 = 'a'.repeat(64)): NewVersion => ({
-  bundleSha256, sourceRoot: '/code', entry: 'app', sdkVersion: '0.1.0', workload: endpoint({ name }), createdBy: 'owner',
+  bundleSha256,
+  sourceRoot: '/code',
+  entry: 'app',
+  sdkVersion: '0.1.0',
+  workload: endpoint({ name }),
+  createdBy: 'owner',
 });
 
 describe('DeploymentRecords', () => {
@@ -17,7 +22,10 @@ describe('DeploymentRecords', () => {
     for (let i = 0; i < KEPT_VERSIONS + 2; i++) await records.addVersions('default', 'demo', [version()]);
     const [record] = await records.deployments('default', 'demo');
     assert.equal(record!.currentVersion, KEPT_VERSIONS + 2);
-    assert.deepEqual(record!.versions.map((v) => v.version), Array.from({ length: KEPT_VERSIONS }, (_, i) => i + 3));
+    assert.deepEqual(
+      record!.versions.map((v) => v.version),
+      Array.from({ length: KEPT_VERSIONS }, (_, i) => i + 3),
+    );
     assert.equal(record!.status, 'running');
   });
 
@@ -26,8 +34,14 @@ describe('DeploymentRecords', () => {
     try {
       // Separate writers on one store, as two svc replicas on one Consul KV would be.
       const writers = Array.from({ length: 8 }, () => new DeploymentRecords(store));
-      const numbers = await Promise.all(writers.map((records, i) => records.addVersions('default', 'demo', [version('w', String(i).repeat(64).slice(0, 64))])));
-      assert.deepEqual(numbers.map((n) => n.get('w')).sort((a, b) => a! - b!), [1, 2, 3, 4, 5, 6, 7, 8], 'each deploy got its own version');
+      const numbers = await Promise.all(
+        writers.map((records, i) => records.addVersions('default', 'demo', [version('w', String(i).repeat(64).slice(0, 64))])),
+      );
+      assert.deepEqual(
+        numbers.map((n) => n.get('w')).sort((a, b) => a! - b!),
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        'each deploy got its own version',
+      );
       const [record] = await writers[0]!.deployments('default', 'demo');
       assert.equal(record!.versions.length, 8);
       assert.equal(new Set(record!.versions.map((v) => v.bundleSha256)).size, 8, 'every deploy is recorded');
@@ -50,7 +64,10 @@ describe('DeploymentRecords', () => {
     const records = new DeploymentRecords(createMemoryStateStore());
     await records.addVersions('default', 'demo', [version()]);
     await records.addVersions('other', 'demo', [version()]);
-    assert.deepEqual((await records.apps('default')).map((a) => `${a.workspace}/${a.name}`), ['default/demo']);
+    assert.deepEqual(
+      (await records.apps('default')).map((a) => `${a.workspace}/${a.name}`),
+      ['default/demo'],
+    );
     await records.deleteApp('default', 'demo');
     assert.equal(await records.app('default', 'demo'), null);
     assert.deepEqual(await records.deployments('default', 'demo'), []);
@@ -65,11 +82,21 @@ describe('DeploymentRecords', () => {
       // The largest document a deploy keeps still fits a state value (Consul's end at 512 KiB).
       const document = { openapi: '3.1.0', pad: 'x'.repeat(MAX_OPENAPI_BYTES - 40) };
       assert.ok(JSON.stringify(document).length <= MAX_OPENAPI_BYTES);
-      await records.setApi('default', 'shop', 'web', { version: 1, source: '/openapi.json', capturedAt: '2026-11-27T00:00:00.000Z', document });
-      await records.setApi('default', 'shop', 'admin', { version: 1, source: '/openapi.json', capturedAt: '2026-11-27T00:00:00.000Z', document: { openapi: '3.0.0' } });
+      await records.setApi('default', 'shop', 'web', {
+        version: 1,
+        source: '/openapi.json',
+        capturedAt: '2026-11-27T00:00:00.000Z',
+        document,
+      });
+      await records.setApi('default', 'shop', 'admin', {
+        version: 1,
+        source: '/openapi.json',
+        capturedAt: '2026-11-27T00:00:00.000Z',
+        document: { openapi: '3.0.0' },
+      });
       const apis = await new DeploymentRecords(store).apis('default', 'shop');
       assert.deepEqual([...apis.keys()].sort(), ['admin', 'web']);
-      assert.equal(apis.get('web')!.document['pad'], document.pad);
+      assert.equal(apis.get('web')!.document.pad, document.pad);
       // Beside the deployments, not among them.
       assert.deepEqual((await records.deployments('default', 'shop')).map((r) => r.workload).sort(), ['admin', 'web']);
       await records.setApi('default', 'shop', 'admin', null);

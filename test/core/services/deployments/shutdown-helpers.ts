@@ -25,7 +25,8 @@ export async function deployHalt(baseUrl: string, token: string): Promise<Answer
     body: await readFile(bundle.path),
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
   });
-  if (uploaded.status !== 201 && uploaded.status !== 200) throw new Error(`bundle upload answered ${uploaded.status}: ${await uploaded.text()}`);
+  if (uploaded.status !== 201 && uploaded.status !== 200)
+    throw new Error(`bundle upload answered ${uploaded.status}: ${await uploaded.text()}`);
   return apiClient(baseUrl)('POST', '/api/v1/apps/halt/deployments', { token, json: { manifest: manifest.raw, bundle: bundle.sha256 } });
 }
 

@@ -81,7 +81,13 @@ describe('svc stopping with deployments (real containers)', function () {
 
   it('cuts a deploy in progress short: shutdown() stops the container it was starting, and refuses later deploys with shutting_down', async () => {
     const manifest = await loadManifest({ target: path.join(haltApp, 'app.py') });
-    const request = { spec: manifest.spec, source: { root: manifest.root, entry: manifest.spec.entry }, workspace: DEFAULT_WORKSPACE, stage: 'deployed' as const, principal: null };
+    const request = {
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed' as const,
+      principal: null,
+    };
     let starting = false;
     platform = await startPlatform({
       config: testConfig(),

@@ -32,7 +32,13 @@ describe('Members (workspaces, invitations, removal)', () => {
     const created = await t.members.createWorkspace('team-b', { workspace: 'default', subject: t.owner.id });
     assert.equal(created.name, 'team-b');
     const mine = await t.members.workspacesOf({ workspace: 'default', subject: t.owner.id });
-    assert.deepEqual(mine.map((w) => [w.workspace.name, w.role]), [['default', 'owner'], ['team-b', 'owner']]);
+    assert.deepEqual(
+      mine.map((w) => [w.workspace.name, w.role]),
+      [
+        ['default', 'owner'],
+        ['team-b', 'owner'],
+      ],
+    );
     await assert.rejects(t.members.createWorkspace('team-b', { workspace: 'default', subject: t.owner.id }), fails('conflict'));
     await assert.rejects(t.members.createWorkspace('Team B', { workspace: 'default', subject: t.owner.id }), fails('name_invalid'));
     await assert.rejects(t.members.createWorkspace('api', { workspace: 'default', subject: t.owner.id }), fails('name_invalid'));
@@ -56,7 +62,7 @@ describe('Members (workspaces, invitations, removal)', () => {
     await t.index.close();
   });
 
-  it('lets only owners invite and remove, refuses bad names and roles, and never shows another workspace\'s people', async () => {
+  it("lets only owners invite and remove, refuses bad names and roles, and never shows another workspace's people", async () => {
     const t = await setUp();
     const asOwner = { workspace: 'default', subject: t.owner.id };
     const { member } = await t.members.invite({ name: 'Bob' }, asOwner);
@@ -69,7 +75,7 @@ describe('Members (workspaces, invitations, removal)', () => {
     await t.members.createWorkspace('team-b', asOwner);
     const { member: carol } = await t.members.invite({ name: 'Carol' }, { workspace: 'team-b', subject: t.owner.id });
     assert.deepEqual((await t.members.list(asBob)).map((m) => m.name).sort(), ['Bob', 'owner']);
-    await assert.rejects(t.members.remove(carol.id, asOwner), fails('not_found'), 'Carol is team-b\'s, not default\'s');
+    await assert.rejects(t.members.remove(carol.id, asOwner), fails('not_found'), "Carol is team-b's, not default's");
     await assert.rejects(t.members.list({ workspace: 'team-b', subject: member.id }), fails('forbidden'), 'Bob is no member of team-b');
     await t.index.close();
   });

@@ -7,7 +7,8 @@ function leases() {
   const expired: string[] = [];
   const busy = new Map<string, boolean>();
   const host = new IdleLeases({ now: () => now, sweepMs: 3_600_000 });
-  const hold = (id: string, timeoutMs: number) => host.hold(id, { timeoutMs, busy: () => busy.get(id) ?? false, expire: () => expired.push(id) });
+  const hold = (id: string, timeoutMs: number) =>
+    host.hold(id, { timeoutMs, busy: () => busy.get(id) ?? false, expire: () => expired.push(id) });
   return { host, hold, expired, busy, advance: (ms: number) => (now += ms), now: () => now };
 }
 

@@ -1,13 +1,21 @@
 import assert from 'node:assert/strict';
-import { SvcError } from '../../../../core/model/errors.js';
+import type { SvcError } from '../../../../core/model/errors.js';
 import { createMemoryStateStore } from '../../../../core/infra/state/memory-store.js';
 import { HISTORY_PER_FUNCTION, ScheduleHistory } from '../../../../core/services/schedules/history.js';
 import { runKey } from '../../../../core/model/schedule-keys.js';
 import type { ScheduledRun } from '../../../../core/services/schedules/types.js';
 
 const runAt = (ms: number): ScheduledRun => ({
-  id: ScheduleHistory.runId(new Date(ms)), app: 'shop', function: 'tick', scheduledAt: new Date(ms).toISOString(),
-  startedAt: null, endedAt: null, status: 'skipped', durationMs: null, error: null, logs: [],
+  id: ScheduleHistory.runId(new Date(ms)),
+  app: 'shop',
+  function: 'tick',
+  scheduledAt: new Date(ms).toISOString(),
+  startedAt: null,
+  endedAt: null,
+  status: 'skipped',
+  durationMs: null,
+  error: null,
+  logs: [],
 });
 
 describe('ScheduleHistory', () => {
@@ -32,7 +40,10 @@ describe('ScheduleHistory', () => {
     for (const text of ['{not json', '{"id": 1}']) {
       await store.put(key, Buffer.from(text));
       for (const reading of [history.list('acme', 'shop'), history.unfinished('acme', 'shop')]) {
-        const error = await reading.then(() => assert.fail('expected state_corrupt'), (e: unknown) => e as SvcError);
+        const error = await reading.then(
+          () => assert.fail('expected state_corrupt'),
+          (e: unknown) => e as SvcError,
+        );
         assert.equal(error.code, 'state_corrupt', error.message);
         assert.ok(error.message.includes(key), error.message);
       }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import path from 'node:path';
-import { SvcError } from '../../../../core/model/errors.js';
+import type { SvcError } from '../../../../core/model/errors.js';
 import { createMemoryStateStore } from '../../../../core/infra/state/memory-store.js';
 import { openKeySource, parseKeys } from '../../../../core/services/secrets/key-source.js';
 import { Keyring } from '../../../../core/services/secrets/keyring.js';
@@ -10,11 +10,17 @@ import { Secrets } from '../../../../core/services/secrets/secrets.js';
 import { tempDir } from '../../../helpers/config.js';
 
 const principal = { subject: 'acc_0000000000000001', workspace: 'acme' };
-const ringOf = (...keys: Buffer[]) => async () => new Keyring(keys);
+const ringOf =
+  (...keys: Buffer[]) =>
+  async () =>
+    new Keyring(keys);
 const scope = { workspace: 'acme', app: 'shop', stage: 'deployed' };
 
 async function refused(work: Promise<unknown>, code: string, pattern?: RegExp): Promise<SvcError> {
-  const error = await work.then(() => assert.fail('expected a refusal'), (e: unknown) => e as SvcError);
+  const error = await work.then(
+    () => assert.fail('expected a refusal'),
+    (e: unknown) => e as SvcError,
+  );
   assert.equal(error.code, code, error.message);
   if (pattern) assert.match(error.message, pattern);
   return error;
@@ -144,7 +150,9 @@ describe('openKeySource()', () => {
 
   it('takes keys from secretsKey (comma-separated) or a key file (lines, # comments), the first sealing', async () => {
     const second = randomBytes(32).toString('base64');
-    const fromEnv = await (await openKeySource({ secretsKey: `${key}, ${second}`, secretsKeyFile: null, dataDir: tempDir(), state: 'consul' }))('seal');
+    const fromEnv = await (
+      await openKeySource({ secretsKey: `${key}, ${second}`, secretsKeyFile: null, dataDir: tempDir(), state: 'consul' })
+    )('seal');
     assert.equal(fromEnv.ids.length, 2);
     const dir = tempDir();
     mkdirSync(dir, { recursive: true });
@@ -153,11 +161,18 @@ describe('openKeySource()', () => {
     const fromFile = await (await openKeySource({ secretsKey: null, secretsKeyFile: file, dataDir: tempDir(), state: 'consul' }))('seal');
     assert.deepEqual(fromFile.ids, [...fromEnv.ids].reverse());
     chmodSync(file, 0o644);
-    await refused(openKeySource({ secretsKey: null, secretsKeyFile: file, dataDir: tempDir(), state: 'consul' }), 'config_invalid', /other users/);
+    await refused(
+      openKeySource({ secretsKey: null, secretsKeyFile: file, dataDir: tempDir(), state: 'consul' }),
+      'config_invalid',
+      /other users/,
+    );
   });
 
   it('refuses a key that is not 32 bytes of base64, without printing it', () => {
-    assert.throws(() => parseKeys('c2hvcnQ=', 'SVC_SECRETS_KEY'), (e: SvcError) => e.code === 'config_invalid' && /5 bytes/.test(e.message) && !e.message.includes('c2hvcnQ'));
+    assert.throws(
+      () => parseKeys('c2hvcnQ=', 'SVC_SECRETS_KEY'),
+      (e: SvcError) => e.code === 'config_invalid' && /5 bytes/.test(e.message) && !e.message.includes('c2hvcnQ'),
+    );
     assert.throws(() => parseKeys('  # nothing\n', 'SVC_SECRETS_KEY'), /holds no secrets key/);
   });
 });

@@ -20,7 +20,7 @@ describe('agent watch (is Consul answering?)', () => {
   beforeEach(async () => {
     mode = 'answer';
     lines = [];
-    server = http.createServer((req, res) => {
+    server = http.createServer((_req, res) => {
       if (mode === 'hang') return; // accepted, never answered
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(mode === 'answer' ? '127.0.0.1:8300' : ''));
@@ -29,7 +29,11 @@ describe('agent watch (is Consul answering?)', () => {
     address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     consul = new ConsulClient({ address, maxSockets: 1 });
     watch = new AgentWatch({
-      name: 'Consul', address, meanwhile: 'routes are stale', timeoutMs: 200, intervalMs: 50,
+      name: 'Consul',
+      address,
+      meanwhile: 'routes are stale',
+      timeoutMs: 200,
+      intervalMs: 50,
       async probe(signal) {
         if ((await consul.statusLeader({ signal })) === '') throw new Error('the Consul cluster has no leader');
       },

@@ -33,8 +33,12 @@ class Counting extends ConsulStateStore {
  */
 describe('watchers on Consul KV idle while nothing under their prefix changes (stand-in)', () => {
   let consul: ConsulStandin;
-  before(async () => { consul = await startConsulStandin(); });
-  after(async () => { await consul.close(); });
+  before(async () => {
+    consul = await startConsulStandin();
+  });
+  after(async () => {
+    await consul.close();
+  });
 
   it('RouteFollower does not re-list the routes in a loop after a write elsewhere in the prefix', async () => {
     const store = new Counting({ address: consul.url, prefix: 'svc-a/' });
@@ -62,7 +66,12 @@ describe('watchers on Consul KV idle while nothing under their prefix changes (s
     await services.tokens.create({}, { workspace: 'default', subject: services.owner.id });
     await store.put('apps/ws/app.json', '{}');
     const index = await TokenIndex.open(store, { onError: () => {} });
-    const lists = await store.listsWhileIdle({ close: async () => { await index.close(); await services.close(); } });
+    const lists = await store.listsWhileIdle({
+      close: async () => {
+        await index.close();
+        await services.close();
+      },
+    });
     assert.ok(lists <= 2, `the token index listed tokens/ ${lists} times in 1 s with nothing changing there`);
   });
 });

@@ -17,7 +17,9 @@ interface Seen {
 
 function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
   const server = http.createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+  );
 }
 
 describe('createLeaderForward()', () => {
@@ -53,7 +55,8 @@ describe('createLeaderForward()', () => {
     servers.push(leader.server);
     const url = await follower(() => leader.url);
     const answer = await fetch(`${url}/api/v1/apps/x/deployments?dry=1`, {
-      method: 'POST', body: 'x'.repeat(100_000),
+      method: 'POST',
+      body: 'x'.repeat(100_000),
       headers: { Authorization: 'Bearer secret', 'Content-Type': 'text/plain', Host: 'svc.example.com' },
     });
     assert.equal(answer.status, 201);
@@ -130,11 +133,11 @@ describe('createLeaderForward()', () => {
       assert.match(answer, /"code":"bad_request"/);
       assert.doesNotMatch(answer, /SECRET/);
     }
-    assert.match(await rawRequest(port, '/api/v1/whoami?x=1'), /^HTTP\/1\.1 200 [^]*leader$/);
+    assert.match(await rawRequest(port, '/api/v1/whoami?x=1'), /^HTTP\/1\.1 200 [\s\S]*leader$/);
     assert.deepEqual(hits, ['leader /api/v1/whoami?x=1']);
   });
 
-  it('stops the leader\'s work when the client goes away', async () => {
+  it("stops the leader's work when the client goes away", async () => {
     let leaderSawClose: (() => void) | undefined;
     const gone = new Promise<void>((resolve) => (leaderSawClose = resolve));
     const leader = await listen((req, res) => {
@@ -155,7 +158,9 @@ describe('createLeaderForward()', () => {
 /** One HTTP/1.1 request with this request target, as a client could send it; the raw answer. */
 function rawRequest(port: number, target: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: svc.example\r\nAuthorization: Bearer user-token\r\nConnection: close\r\n\r\n`));
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: svc.example\r\nAuthorization: Bearer user-token\r\nConnection: close\r\n\r\n`),
+    );
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));

@@ -35,9 +35,19 @@ describe('leader election (Consul session + lock key)', function () {
   const heldBy = (): string => consul.state.kv.get('svc/leader')?.Session ?? '';
 
   function start(name: string): Replica {
-    const replica: Replica = { name, events: [], signal: undefined, sessionAliveAtDemotion: undefined, election: undefined as unknown as LeaderElection };
+    const replica: Replica = {
+      name,
+      events: [],
+      signal: undefined,
+      sessionAliveAtDemotion: undefined,
+      election: undefined as unknown as LeaderElection,
+    };
     (replica as { election: LeaderElection }).election = startLeaderElection({
-      consul: { address: consul.url }, key: 'svc/leader', ttlSeconds: 10, lockDelaySeconds: 1, advertise: `http://${name}:8080`,
+      consul: { address: consul.url },
+      key: 'svc/leader',
+      ttlSeconds: 10,
+      lockDelaySeconds: 1,
+      advertise: `http://${name}:8080`,
       onElected(signal) {
         replica.signal = signal;
         replica.events.push('elected');
@@ -84,14 +94,22 @@ describe('leader election (Consul session + lock key)', function () {
     assert.equal(session?.TTL, '10s');
     assert.equal(session?.Behavior, 'release');
     assert.equal(session?.LockDelayMs, 1000);
-    assert.deepEqual(JSON.parse(entry.Value.toString('utf8')), { hostname: hostname(), pid: process.pid, address: `http://${leader.name}:8080` });
+    assert.deepEqual(JSON.parse(entry.Value.toString('utf8')), {
+      hostname: hostname(),
+      pid: process.pid,
+      address: `http://${leader.name}:8080`,
+    });
     // It stays that way across a renewal (TTL/2 = 5 s).
     await new Promise((resolve) => setTimeout(resolve, 6000));
     assert.deepEqual(leaders(), [leader]);
     assert.ok(consul.requests.some((r) => r.path.startsWith('/v1/session/renew/') && r.status === 200));
     assert.deepEqual(other.events, []);
     assert.equal(leader.election.leaderAddress(), `http://${leader.name}:8080`, 'the leader knows it leads');
-    assert.equal(other.election.leaderAddress(), `http://${leader.name}:8080`, 'the other reads the address from the lock key (followers forward the API there)');
+    assert.equal(
+      other.election.leaderAddress(),
+      `http://${leader.name}:8080`,
+      'the other reads the address from the lock key (followers forward the API there)',
+    );
   });
 
   it('hands over at once when the leader closes (release, destroy)', async () => {
@@ -107,7 +125,10 @@ describe('leader election (Consul session + lock key)', function () {
     assert.ok(first.signal?.reason instanceof LeadershipLostError);
     assert.deepEqual(first.events, ['elected', 'demoted: closed']);
     assert.equal(consul.state.sessions.has(firstSession), false, 'the session is destroyed');
-    assert.ok(consul.requests.some((r) => r.method === 'PUT' && r.path === '/v1/kv/svc/leader' && r.query.includes('release=')), 'the lock is released');
+    assert.ok(
+      consul.requests.some((r) => r.method === 'PUT' && r.path === '/v1/kv/svc/leader' && r.query.includes('release=')),
+      'the lock is released',
+    );
     await until('the other replica to lead', () => second.election.isLeader(), WAIT_MS);
     assert.notEqual(heldBy(), firstSession);
     assert.equal(second.election.leaderAddress(), `http://${second.name}:8080`);
@@ -131,7 +152,8 @@ describe('leader election (Consul session + lock key)', function () {
   });
 
   it('lets go at once of a session of this very process that still holds the key (a platform started again after Consul came back)', async () => {
-    const put = async (p: string, body?: string) => (await fetch(`${consul.url}${p}`, { method: 'PUT', ...(body === undefined ? {} : { body }) })).json();
+    const put = async (p: string, body?: string) =>
+      (await fetch(`${consul.url}${p}`, { method: 'PUT', ...(body === undefined ? {} : { body }) })).json();
     const stale = ((await put('/v1/session/create', JSON.stringify({ TTL: '60s', LockDelay: '0s' }))) as { ID: string }).ID;
     const value = JSON.stringify({ hostname: hostname(), pid: process.pid, address: 'http://a:8080' });
     assert.equal(await put(`/v1/kv/svc/leader?acquire=${stale}`, value), true);
@@ -144,9 +166,16 @@ describe('leader election (Consul session + lock key)', function () {
   });
 
   it('leaves alone a key another process holds with its own value', async () => {
-    const put = async (p: string, body?: string) => (await fetch(`${consul.url}${p}`, { method: 'PUT', ...(body === undefined ? {} : { body }) })).json();
+    const put = async (p: string, body?: string) =>
+      (await fetch(`${consul.url}${p}`, { method: 'PUT', ...(body === undefined ? {} : { body }) })).json();
     const other = ((await put('/v1/session/create', JSON.stringify({ TTL: '60s' }))) as { ID: string }).ID;
-    assert.equal(await put(`/v1/kv/svc/leader?acquire=${other}`, JSON.stringify({ hostname: hostname(), pid: process.pid + 1, address: 'http://a:8080' })), true);
+    assert.equal(
+      await put(
+        `/v1/kv/svc/leader?acquire=${other}`,
+        JSON.stringify({ hostname: hostname(), pid: process.pid + 1, address: 'http://a:8080' }),
+      ),
+      true,
+    );
     const a = start('a');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.equal(a.election.isLeader(), false);
@@ -166,7 +195,10 @@ describe('leader election (Consul session + lock key)', function () {
     assert.match(first.events[1] ?? '', /^demoted \(cut off\): no session renewal succeeded for the TTL/);
     // The stand-in invalidates after 2 × TTL: the session still held the key when the leader stepped down.
     assert.equal(first.sessionAliveAtDemotion, true);
-    assert.ok(errors.some((e) => /renew/.test(String(e))), 'the failed renewals are reported');
+    assert.ok(
+      errors.some((e) => /renew/.test(String(e))),
+      'the failed renewals are reported',
+    );
     // It then destroys the session (best effort), so the other replica takes over after the lock-delay.
     await until('the other replica to lead', () => second.election.isLeader(), WAIT_MS);
     assert.equal(first.election.isLeader(), false);

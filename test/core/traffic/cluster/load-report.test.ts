@@ -12,7 +12,13 @@ import { until } from '../../../helpers/until.js';
 const UNIT = 'default/app/deployed/w';
 const IDLE_UNIT = 'default/app/deployed/idle';
 const KEY = `${LOAD_PREFIX}replica-b`;
-const instance = (id: string): Instance => ({ id, service: UNIT, address: { kind: 'unix', socketPath: `/tmp/${id}.sock` }, capacity: 1, meta: {} });
+const instance = (id: string): Instance => ({
+  id,
+  service: UNIT,
+  address: { kind: 'unix', socketPath: `/tmp/${id}.sock` },
+  capacity: 1,
+  meta: {},
+});
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const decode = (entry: StateEntry): LoadRecord => JSON.parse(entry.value.toString('utf8')) as LoadRecord;
 
@@ -42,17 +48,29 @@ describe('LoadReporter', () => {
   });
 
   function start(options: Partial<LoadReporterOptions> = {}): LoadReporter {
-    reporter = new LoadReporter({ store, replicaId: 'replica-b', admission, registry, units: () => [UNIT, IDLE_UNIT], report: (error) => reports.push(error), ...options });
+    reporter = new LoadReporter({
+      store,
+      replicaId: 'replica-b',
+      admission,
+      registry,
+      units: () => [UNIT, IDLE_UNIT],
+      report: (error) => reports.push(error),
+      ...options,
+    });
     return reporter;
   }
   const enter = () => admission.enter(UNIT, { maxPending: 5 }, new AbortController().signal);
   const stored = () => store.get(KEY);
   /** The stored record once it exists and `ok` holds for it. */
   const storedWhen = (what: string, ok: (entry: StateEntry) => boolean = () => true) =>
-    until(what, async () => {
-      const entry = await stored();
-      return entry !== null && ok(entry) ? entry : undefined;
-    }, POLL);
+    until(
+      what,
+      async () => {
+        const entry = await stored();
+        return entry !== null && ok(entry) ? entry : undefined;
+      },
+      POLL,
+    );
 
   it('writes soon after a notice, listing only units and instances with something to say', async () => {
     const reporter = start({ intervalMs: 60_000 }); // no tick during the test: the notice writes

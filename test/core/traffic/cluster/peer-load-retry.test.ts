@@ -26,18 +26,18 @@ describe('PeerLoad after a failed Consul read', () => {
     peers = new PeerLoad({ store, self: 'me', report: (error) => reports.push(error) });
     await peers.start();
     store.failLists = 1;
-    await store.inner.put(LOAD_PREFIX + 'follower-1', record(0)); // wakes the watch; its reload fails once
+    await store.inner.put(`${LOAD_PREFIX}follower-1`, record(0)); // wakes the watch; its reload fails once
     await until('the failure is reported', () => reports.length === 1, 5_000);
-    await store.inner.put(LOAD_PREFIX + 'follower-1', record(3)); // a request queues on the follower
-    await until('the leader reads the followers\' load again', () => peers!.load(U).queued === 3, 5_000);
+    await store.inner.put(`${LOAD_PREFIX}follower-1`, record(3)); // a request queues on the follower
+    await until("the leader reads the followers' load again", () => peers!.load(U).queued === 3, 5_000);
   });
 
   it('sees a follower queue after the first read failed', async () => {
     peers = new PeerLoad({ store, self: 'me', report: (error) => reports.push(error) });
     store.failLists = 1;
     await peers.start();
-    await store.inner.put(LOAD_PREFIX + 'follower-1', record(2));
-    await until('the leader reads the followers\' load', () => peers!.load(U).queued === 2, 5_000);
+    await store.inner.put(`${LOAD_PREFIX}follower-1`, record(2));
+    await until("the leader reads the followers' load", () => peers!.load(U).queued === 2, 5_000);
     assert.equal(reports.length, 1);
   });
 });

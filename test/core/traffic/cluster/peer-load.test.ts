@@ -32,9 +32,17 @@ describe('PeerLoad', () => {
     await store.close();
   });
 
-  const put = (replica: string, units: Record<string, UnitLoad>) => store.put(LOAD_PREFIX + replica, JSON.stringify({ version: 1, units } satisfies LoadRecord));
+  const put = (replica: string, units: Record<string, UnitLoad>) =>
+    store.put(LOAD_PREFIX + replica, JSON.stringify({ version: 1, units } satisfies LoadRecord));
   async function start(options: Partial<PeerLoadOptions> = {}): Promise<PeerLoad> {
-    peers = new PeerLoad({ store, self: 'me', now: () => clock, report: (error) => reports.push(error), onChange: (units) => changes.push(units), ...options });
+    peers = new PeerLoad({
+      store,
+      self: 'me',
+      now: () => clock,
+      report: (error) => reports.push(error),
+      onChange: (units) => changes.push(units),
+      ...options,
+    });
     await peers.start();
     return peers;
   }
@@ -56,7 +64,11 @@ describe('PeerLoad', () => {
     await put('a', { [U]: { queued: 1, instances: { c1: { inFlight: 1, idleMs: 250 } } } });
     const peers = await start({ freshMs: 5_000 });
     const receivedAt = clock;
-    assert.deepEqual(peers.use('c1'), { inFlight: 1, lastActiveAt: receivedAt - 250 }, 'the idle duration is subtracted from the time it arrived here');
+    assert.deepEqual(
+      peers.use('c1'),
+      { inFlight: 1, lastActiveAt: receivedAt - 250 },
+      'the idle duration is subtracted from the time it arrived here',
+    );
     clock += 5_000;
     assert.deepEqual(peers.load(U), { inFlight: 1, queued: 1 }, 'still fresh at freshMs');
     clock += 1;

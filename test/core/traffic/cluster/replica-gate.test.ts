@@ -22,7 +22,12 @@ describe('replica gate: roles, /_svc/ready and stale routes', () => {
   before(async () => {
     const routes = new RouteTable();
     routes.add([routeEntry(endpoint(), 'unit-1', '/default/app/hello')]);
-    const forward = { handle: (req: http.IncomingMessage, res: http.ServerResponse) => { forwarded.push(req.url!); res.end('forwarded'); } } as unknown as LeaderForward;
+    const forward = {
+      handle: (req: http.IncomingMessage, res: http.ServerResponse) => {
+        forwarded.push(req.url!);
+        res.end('forwarded');
+      },
+    } as unknown as LeaderForward;
     const gate = createReplicaGate({ role: () => role, routes, forward, outages: () => outages });
     server = http.createServer((req, res) => {
       if (!gate.request(req, res)) res.end('gateway');
@@ -49,14 +54,27 @@ describe('replica gate: roles, /_svc/ready and stale routes', () => {
     role = 'following';
     const ready = await fetch(`${base}/_svc/ready`);
     assert.equal(ready.status, 200, 'a follower with stale routes still takes traffic');
-    assert.deepEqual(await ready.json(), { status: 'following', routes: 'stale', outages: { consul: { since: since.toISOString(), reason: outages.consul!.reason } } });
+    assert.deepEqual(await ready.json(), {
+      status: 'following',
+      routes: 'stale',
+      outages: { consul: { since: since.toISOString(), reason: outages.consul!.reason } },
+    });
     outages = { nomad: { since, reason: 'Nomad at http://127.0.0.1:4646 does not answer (no answer within 2 s)' } };
-    assert.equal(((await (await fetch(`${base}/_svc/ready`)).json()) as { routes: string }).routes, 'current', 'without Nomad the routes are still Consul\'s');
+    assert.equal(
+      ((await (await fetch(`${base}/_svc/ready`)).json()) as { routes: string }).routes,
+      'current',
+      "without Nomad the routes are still Consul's",
+    );
   });
 
   it('a stranded replica serves the workload URLs it knew, is ready, and refuses the rest naming Consul', async () => {
     role = 'stranded';
-    outages = { consul: { since: new Date('2026-11-27T15:00:00.000Z'), reason: 'Consul at http://127.0.0.1:8500 does not answer (no answer within 2 s)' } };
+    outages = {
+      consul: {
+        since: new Date('2026-11-27T15:00:00.000Z'),
+        reason: 'Consul at http://127.0.0.1:8500 does not answer (no answer within 2 s)',
+      },
+    };
     assert.equal((await fetch(`${base}/_svc/ready`)).status, 200);
     assert.equal(await (await fetch(`${base}/default/app/hello`)).text(), 'gateway');
     const api = await fetch(`${base}/api/v1/apps`);
@@ -64,7 +82,10 @@ describe('replica gate: roles, /_svc/ready and stale routes', () => {
     assert.equal(api.headers.get('retry-after'), '5');
     const body = (await api.json()) as { error: { code: string; message: string } };
     assert.equal(body.error.code, 'not_leader');
-    assert.match(body.error.message, /lost the leadership because Consul at http:\/\/127\.0\.0\.1:8500 does not answer \(no answer within 2 s\), since 2026-11-27T15:00:00\.000Z/);
+    assert.match(
+      body.error.message,
+      /lost the leadership because Consul at http:\/\/127\.0\.0\.1:8500 does not answer \(no answer within 2 s\), since 2026-11-27T15:00:00\.000Z/,
+    );
     assert.deepEqual(forwarded, [], 'nothing is forwarded: no leader can be known');
   });
 

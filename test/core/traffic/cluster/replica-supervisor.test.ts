@@ -16,7 +16,15 @@ import { until } from '../../../helpers/until.js';
 
 const UNIT = 'default/app/deployed/w';
 /** The follower's own autoscaler: it manages nothing (only the leader's deploys units). */
-const idleAutoscaler: UnitSupervisor = { manages: () => false, queued: () => {}, refused: () => {}, refusal: () => null, waitError: () => { throw new Error('not asked on a follower'); } };
+const idleAutoscaler: UnitSupervisor = {
+  manages: () => false,
+  queued: () => {},
+  refused: () => {},
+  refusal: () => null,
+  waitError: () => {
+    throw new Error('not asked on a follower');
+  },
+};
 
 describe('replicaSupervisor() on a follower', () => {
   let store: StateStore;
@@ -29,8 +37,22 @@ describe('replicaSupervisor() on a follower', () => {
     store = createMemoryStateStore();
     const registry = createEmbeddedRegistry(); // no instance: the unit is at zero
     admission = new Admission(registry, { waitTimeoutMs: 60_000 });
-    reporter = new LoadReporter({ store, replicaId: 'follower', admission, registry, units: () => [UNIT], report: (error) => reports.push(error) });
-    admission.supervise(replicaSupervisor({ autoscaler: idleAutoscaler, leads: () => false, notice: (unit, refused) => reporter.notice(unit, refused), hasInstances: () => false }));
+    reporter = new LoadReporter({
+      store,
+      replicaId: 'follower',
+      admission,
+      registry,
+      units: () => [UNIT],
+      report: (error) => reports.push(error),
+    });
+    admission.supervise(
+      replicaSupervisor({
+        autoscaler: idleAutoscaler,
+        leads: () => false,
+        notice: (unit, refused) => reporter.notice(unit, refused),
+        hasInstances: () => false,
+      }),
+    );
     peers = new PeerLoad({ store, self: 'leader', report: (error) => reports.push(error) });
     await peers.start();
   });
@@ -51,7 +73,10 @@ describe('replicaSupervisor() on a follower', () => {
   });
 
   it('refuses a request that may not wait (max_pending_tasks 0) with 503 starting, and the leader still sees the demand', async () => {
-    const refused = await admission.enter(UNIT, { maxPending: 0 }, new AbortController().signal).then(() => null, (error: { code: string }) => error.code);
+    const refused = await admission.enter(UNIT, { maxPending: 0 }, new AbortController().signal).then(
+      () => null,
+      (error: { code: string }) => error.code,
+    );
     assert.equal(refused, 'starting');
     await until('the leader sees one request wanting the unit', () => peers.load(UNIT).queued === 1, 5_000);
   });

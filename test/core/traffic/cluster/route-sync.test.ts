@@ -12,9 +12,17 @@ import { endpoint, ref, routeEntry } from '../gateway/harness.js';
 import { until } from '../../../helpers/until.js';
 import { FlakyStore } from '../../infra/state/flaky-store.js';
 
-const entry = (prefix: string, unit: string, host?: string): RouteEntry => ({ ...routeEntry(endpoint(), unit, prefix), ...(host ? { host } : {}) });
-const units = (table: RouteTable): string[] => table.entries().map((e) => `${e.prefix}=${e.unit}`).sort();
-const isCorrupt = (field: RegExp) => (error: unknown) => error instanceof SvcError && error.code === 'state_corrupt' && field.test(error.message);
+const entry = (prefix: string, unit: string, host?: string): RouteEntry => ({
+  ...routeEntry(endpoint(), unit, prefix),
+  ...(host ? { host } : {}),
+});
+const units = (table: RouteTable): string[] =>
+  table
+    .entries()
+    .map((e) => `${e.prefix}=${e.unit}`)
+    .sort();
+const isCorrupt = (field: RegExp) => (error: unknown) =>
+  error instanceof SvcError && error.code === 'state_corrupt' && field.test(error.message);
 
 describe('gateway route sync (leader → followers through the state store)', () => {
   let store: StateStore;
@@ -123,7 +131,7 @@ describe('gateway route sync (leader → followers through the state store)', ()
     await until('the follower lost the stale route', () => units(table).join() === units(next).join(), 5000);
   });
 
-  it('puts back, at its next audit, a route another replica wrote after it took over (a demoted leader\'s late write)', async () => {
+  it("puts back, at its next audit, a route another replica wrote after it took over (a demoted leader's late write)", async () => {
     const table = new RouteTable();
     table.add([entry('/ws/a/x', 'u2')]);
     const made = new RoutePublisher({ store, routes: table, report, auditMs: 100 });
@@ -134,7 +142,7 @@ describe('gateway route sync (leader → followers through the state store)', ()
     await store.put(routeKey('/ws/z/x'), encodeRoute({ entry: entry('/ws/z/x', 'u9'), servesHost: false }));
     const copy = new RouteTable();
     await follower(copy);
-    await until('the audit put the table\'s routes back and followers have them', () => units(copy).join() === '/ws/a/x=u2', 5000);
+    await until("the audit put the table's routes back and followers have them", () => units(copy).join() === '/ws/a/x=u2', 5000);
     assert.deepEqual(await store.keys(ROUTES_PREFIX), [routeKey('/ws/a/x')]);
     assert.deepEqual(reports, []);
   });
@@ -177,7 +185,10 @@ describe('gateway route sync (leader → followers through the state store)', ()
     await made.flush();
     assert.equal(flaky.puts, 2);
     const stored = await store.list(ROUTES_PREFIX);
-    assert.deepEqual(stored.map((e) => decodeRoute(e.key, e.value.toString('utf8')).entry.unit), ['u3', 'u2']);
+    assert.deepEqual(
+      stored.map((e) => decodeRoute(e.key, e.value.toString('utf8')).entry.unit),
+      ['u3', 'u2'],
+    );
   });
 
   it('rejects flush() and start() once closed', async () => {
@@ -208,7 +219,9 @@ describe('gateway route sync (leader → followers through the state store)', ()
 });
 
 describe('gateway route codec', () => {
-  const good = JSON.parse(encodeRoute({ entry: { ...entry('/ws/a/x', 'u1', 'a-x.svc.test'), offline: shuttingDownError(ref, 'x') }, servesHost: true })) as Record<string, any>;
+  const good = JSON.parse(
+    encodeRoute({ entry: { ...entry('/ws/a/x', 'u1', 'a-x.svc.test'), offline: shuttingDownError(ref, 'x') }, servesHost: true }),
+  ) as Record<string, any>;
   const key = routeKey('/ws/a/x');
   const broken = (change: (value: Record<string, any>) => void): string => {
     const value = structuredClone(good);
@@ -228,14 +241,70 @@ describe('gateway route codec', () => {
   it('refuses values of another version or shape, naming the field', () => {
     assert.throws(() => decodeRoute(key, 'nope'), isCorrupt(/not valid JSON/));
     assert.throws(() => decodeRoute(key, '[]'), isCorrupt(/is not a JSON object/));
-    assert.throws(() => decodeRoute(key, broken((v) => (v.version = 2))), isCorrupt(/"version" 2/));
-    assert.throws(() => decodeRoute(key, broken((v) => delete v.servesHost)), isCorrupt(/"servesHost"/));
-    assert.throws(() => decodeRoute(key, broken((v) => (v.entry.unit = 7))), isCorrupt(/"entry\.unit"/));
-    assert.throws(() => decodeRoute(key, broken((v) => (v.entry.ref.stage = 'prod'))), isCorrupt(/"entry\.ref\.stage"/));
-    assert.throws(() => decodeRoute(key, broken((v) => (v.entry.workload = null))), isCorrupt(/"entry\.workload"/));
-    assert.throws(() => decodeRoute(key, broken((v) => (v.entry.host = 1))), isCorrupt(/"entry\.host"/));
-    assert.throws(() => decodeRoute(key, broken((v) => (v.entry.offline.code = 'nope'))), isCorrupt(/"entry\.offline\.code"/));
-    assert.throws(() => decodeRoute(key, broken((v) => (v.entry.offline.headers = { 'Retry-After': 5 }))), isCorrupt(/"entry\.offline\.headers\.Retry-After"/));
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => (v.version = 2)),
+        ),
+      isCorrupt(/"version" 2/),
+    );
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => delete v.servesHost),
+        ),
+      isCorrupt(/"servesHost"/),
+    );
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => (v.entry.unit = 7)),
+        ),
+      isCorrupt(/"entry\.unit"/),
+    );
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => (v.entry.ref.stage = 'prod')),
+        ),
+      isCorrupt(/"entry\.ref\.stage"/),
+    );
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => (v.entry.workload = null)),
+        ),
+      isCorrupt(/"entry\.workload"/),
+    );
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => (v.entry.host = 1)),
+        ),
+      isCorrupt(/"entry\.host"/),
+    );
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => (v.entry.offline.code = 'nope')),
+        ),
+      isCorrupt(/"entry\.offline\.code"/),
+    );
+    assert.throws(
+      () =>
+        decodeRoute(
+          key,
+          broken((v) => (v.entry.offline.headers = { 'Retry-After': 5 })),
+        ),
+      isCorrupt(/"entry\.offline\.headers\.Retry-After"/),
+    );
     assert.throws(() => decodeRoute(routeKey('/ws/b/x'), JSON.stringify(good)), isCorrupt(/"entry\.prefix"/));
   });
 });

@@ -5,7 +5,13 @@ import { createEmbeddedRegistry } from '../../../../core/infra/registry/embedded
 import type { Instance, ServiceRegistry } from '../../../../core/infra/registry/types.js';
 
 const UNIT = 'default/app/deployed/w';
-const instance = (id: string, capacity: number): Instance => ({ id, service: UNIT, address: { kind: 'unix', socketPath: `/tmp/${id}.sock` }, capacity, meta: {} });
+const instance = (id: string, capacity: number): Instance => ({
+  id,
+  service: UNIT,
+  address: { kind: 'unix', socketPath: `/tmp/${id}.sock` },
+  capacity,
+  meta: {},
+});
 
 async function setup(capacities: number[], options = {}): Promise<{ registry: ServiceRegistry; admission: Admission }> {
   const registry = createEmbeddedRegistry();
@@ -21,7 +27,11 @@ const codeOf = async (promise: Promise<unknown>): Promise<string> =>
 
 describe('Admission#enter()', () => {
   it('admits exactly capacity + max_pending of a burst and answers 429 with Retry-After to the rest', async () => {
-    for (const [capacities, maxPending, burst] of [[[1], 3, 20], [[2, 3], 5, 50], [[4], 0, 9]] as const) {
+    for (const [capacities, maxPending, burst] of [
+      [[1], 3, 20],
+      [[2, 3], 5, 50],
+      [[4], 0, 9],
+    ] as const) {
       const { admission } = await setup([...capacities]);
       const signal = new AbortController().signal;
       const capacity = capacities.reduce((a, b) => a + b, 0);
@@ -146,7 +156,7 @@ describe('Admission with an autoscaler (supervised units)', () => {
     admission.close();
   });
 
-  it('refuses at once with the autoscaler\'s refusal (a crash loop) while the unit has no container, and reports the demand', async () => {
+  it("refuses at once with the autoscaler's refusal (a crash loop) while the unit has no container, and reports the demand", async () => {
     const { admission } = await setup([]);
     const supervisor = recordingSupervisor({ refusal: () => new SvcError('crash_loop', 'exited 3 times in a row') });
     admission.supervise(supervisor);
@@ -156,14 +166,14 @@ describe('Admission with an autoscaler (supervised units)', () => {
     admission.close();
   });
 
-  it('answers a request that waited the whole timeout with the autoscaler\'s reason', async () => {
+  it("answers a request that waited the whole timeout with the autoscaler's reason", async () => {
     const { admission } = await setup([], { waitTimeoutMs: 30 });
     admission.supervise(recordingSupervisor());
     await assert.rejects(admission.enter(UNIT, { maxPending: 1 }, new AbortController().signal), /still starting after 30 ms/);
     admission.close();
   });
 
-  it('with max_pending_tasks 0 and no container, refuses with the autoscaler\'s wait error and reports the demand', async () => {
+  it("with max_pending_tasks 0 and no container, refuses with the autoscaler's wait error and reports the demand", async () => {
     const { admission } = await setup([]);
     const supervisor = recordingSupervisor();
     admission.supervise(supervisor);

@@ -27,8 +27,15 @@ describe('protocolOf() and forwardedFor() (real requests)', () => {
 
   it("behind a trusted proxy: its X-Forwarded-Proto (the first value, http or https only), and its chain followed by the proxy's address", async () => {
     const url = await start(true);
-    assert.equal((await curl(url, { headers: { 'X-Forwarded-Proto': 'HTTPS, http', 'X-Forwarded-For': '203.0.113.9' } })).body, 'https 203.0.113.9, 127.0.0.1');
-    assert.equal((await curl(url, { headers: { 'X-Forwarded-Proto': 'gopher' } })).body, 'http 127.0.0.1', 'anything else: the connection says');
+    assert.equal(
+      (await curl(url, { headers: { 'X-Forwarded-Proto': 'HTTPS, http', 'X-Forwarded-For': '203.0.113.9' } })).body,
+      'https 203.0.113.9, 127.0.0.1',
+    );
+    assert.equal(
+      (await curl(url, { headers: { 'X-Forwarded-Proto': 'gopher' } })).body,
+      'http 127.0.0.1',
+      'anything else: the connection says',
+    );
     assert.equal((await curl(url)).body, 'http 127.0.0.1');
   });
 });

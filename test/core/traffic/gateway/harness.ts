@@ -34,7 +34,14 @@ export function endpoint(overrides: Partial<Workload> = {}, methods: string[] = 
     image: { id: 'img-1', pythonVersion: '3.11', pythonPackages: [] },
     resources: { cpu: 1, memoryMiB: 512 },
     http: { route: '/', methods, authorized: false, domain: null },
-    scaling: { workers: 1, concurrency: 1, maxPendingTasks: 100, keepWarmSeconds: 60, checkpointEnabled: false, autoscaler: { minContainers: 0, maxContainers: 1, tasksPerContainer: 1 } },
+    scaling: {
+      workers: 1,
+      concurrency: 1,
+      maxPendingTasks: 100,
+      keepWarmSeconds: 60,
+      checkpointEnabled: false,
+      autoscaler: { minContainers: 0, maxContainers: 1, tasksPerContainer: 1 },
+    },
     parameters: null,
     returns: null,
     ...overrides,
@@ -73,7 +80,8 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const seen: http.IncomingMessage[] = [];
-  const handler: http.RequestListener = options.container ?? ((_req, res) => res.setHeader('content-type', 'application/json').end('{"ok":true}'));
+  const handler: http.RequestListener =
+    options.container ?? ((_req, res) => res.setHeader('content-type', 'application/json').end('{"ok":true}'));
   const container = http.createServer((req, res) => {
     seen.push(req);
     handler(req, res);
@@ -92,10 +100,23 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   ]);
   const upstreams = new UpstreamPools(registry);
   const admission = new Admission(registry);
-  await registry.register({ id: 'c-1', service: UNIT, address: { kind: 'tcp', host: '127.0.0.1', port: containerPort }, capacity: 1, meta: {} });
+  await registry.register({
+    id: 'c-1',
+    service: UNIT,
+    address: { kind: 'tcp', host: '127.0.0.1', port: containerPort },
+    capacity: 1,
+    meta: {},
+  });
 
   const reports: unknown[] = [];
-  const gateway = createGateway({ routes, upstreams, admission, plugins: createPluginHost(options.plugins ?? []), report: (error) => reports.push(error), maxBodyBytes: options.maxBodyBytes });
+  const gateway = createGateway({
+    routes,
+    upstreams,
+    admission,
+    plugins: createPluginHost(options.plugins ?? []),
+    report: (error) => reports.push(error),
+    maxBodyBytes: options.maxBodyBytes,
+  });
   const server = http.createServer(gateway.handleRequest);
   const port = await listen(server);
   return {

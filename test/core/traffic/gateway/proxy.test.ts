@@ -19,7 +19,8 @@ describe('upstreamError()', () => {
   });
 
   it('says upstream_unreachable when no connection could be made', () => {
-    for (const code of ['ECONNREFUSED', 'ENOENT', 'UND_ERR_CONNECT_TIMEOUT']) assert.equal(codeOf(errno(code)), 'upstream_unreachable', code);
+    for (const code of ['ECONNREFUSED', 'ENOENT', 'UND_ERR_CONNECT_TIMEOUT'])
+      assert.equal(codeOf(errno(code)), 'upstream_unreachable', code);
   });
 
   it('keeps an SvcError as it is', () => {
@@ -40,7 +41,7 @@ describe('gateway: upstream failures', () => {
     assert.deepEqual(harness.reports, []);
   });
 
-  it('answers 502 worker_crashed, without the container\'s headers, when it dies in the middle of a small body', async () => {
+  it("answers 502 worker_crashed, without the container's headers, when it dies in the middle of a small body", async () => {
     harness = await startHarness({
       container: (_req, res) => {
         res.writeHead(200, { 'content-length': '100', 'set-cookie': 'session=1' });
@@ -119,7 +120,7 @@ describe('gateway: HEAD', () => {
   });
   after(async () => harness.close());
 
-  it('keeps the container\'s Content-Length and sends no body', async () => {
+  it("keeps the container's Content-Length and sends no body", async () => {
     const head = await fetch(`${harness.url}${PREFIX}/`, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(body)));

@@ -26,7 +26,10 @@ describe('parseRequestUrl()', () => {
   }
 
   it('refuses a missing Host with bad_request', () => {
-    assert.throws(() => parseRequestUrl('http', '', '/'), (error: unknown) => error instanceof SvcError && error.code === 'bad_request');
+    assert.throws(
+      () => parseRequestUrl('http', '', '/'),
+      (error: unknown) => error instanceof SvcError && error.code === 'bad_request',
+    );
   });
 });
 
@@ -52,7 +55,9 @@ describe('gateway: malformed Host header', () => {
   });
 
   it('still serves a well-formed Host', async () => {
-    const answer = parseAnswer(await rawRequest(harness.port, `GET ${PREFIX}/ HTTP/1.1\r\nHost: localhost:${harness.port}\r\nConnection: close\r\n\r\n`));
+    const answer = parseAnswer(
+      await rawRequest(harness.port, `GET ${PREFIX}/ HTTP/1.1\r\nHost: localhost:${harness.port}\r\nConnection: close\r\n\r\n`),
+    );
     assert.equal(answer.status, 200);
     assert.equal(answer.body, '{"ok":true}');
   });

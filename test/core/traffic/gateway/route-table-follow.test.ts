@@ -3,8 +3,14 @@ import { RouteTable, type FollowedRoute } from '../../../../core/traffic/gateway
 import type { RouteEntry } from '../../../../core/traffic/gateway/types.js';
 import { endpoint, routeEntry } from './harness.js';
 
-const entry = (prefix: string, unit: string, host?: string): RouteEntry => ({ ...routeEntry(endpoint(), unit, prefix), ...(host ? { host } : {}) });
-const followed = (prefix: string, unit: string, host?: string, servesHost = host !== undefined): FollowedRoute => ({ entry: entry(prefix, unit, host), servesHost });
+const entry = (prefix: string, unit: string, host?: string): RouteEntry => ({
+  ...routeEntry(endpoint(), unit, prefix),
+  ...(host ? { host } : {}),
+});
+const followed = (prefix: string, unit: string, host?: string, servesHost = host !== undefined): FollowedRoute => ({
+  entry: entry(prefix, unit, host),
+  servesHost,
+});
 
 describe('RouteTable: followed entries', () => {
   it('serves followed entries by path and by host, and lists them with the own ones', () => {
@@ -14,7 +20,13 @@ describe('RouteTable: followed entries', () => {
     assert.equal(table.match('/ws/a/w/x')?.entry.unit, 'leader-a');
     assert.equal(table.match('/x', 'a-w.svc.test')?.entry.unit, 'leader-a');
     assert.equal(table.match('/ws/b/w')?.entry.unit, 'leader-b');
-    assert.deepEqual(table.entries().map((e) => e.unit).sort(), ['leader-a', 'leader-b', 'own']);
+    assert.deepEqual(
+      table
+        .entries()
+        .map((e) => e.unit)
+        .sort(),
+      ['leader-a', 'leader-b', 'own'],
+    );
     assert.equal(table.hostOf('leader-a'), 'a-w.svc.test');
   });
 
@@ -36,14 +48,21 @@ describe('RouteTable: followed entries', () => {
     assert.equal(table.match('/ws/b/w')?.entry.unit, 'ub2');
     assert.equal(table.match('/ws/c/w')?.entry.unit, 'uc');
     table.dropFollowed();
-    assert.deepEqual(table.entries().map((e) => e.unit), ['own']);
+    assert.deepEqual(
+      table.entries().map((e) => e.unit),
+      ['own'],
+    );
     assert.equal(table.match('/', 'own-w.svc.test')?.entry.unit, 'own');
   });
 
   it('lets own entries win: a followed entry on an own prefix or an own host is skipped whole', () => {
     const table = new RouteTable();
     table.add([entry('/ws/a/w', 'own-a'), entry('/ws/h/w', 'own-h', 'h.svc.test')]);
-    table.follow([followed('/ws/a/w', 'leader-a'), followed('/ws/x/w', 'leader-x', 'h.svc.test'), followed('/ws/y/w', 'leader-y', 'h.svc.test', false)]);
+    table.follow([
+      followed('/ws/a/w', 'leader-a'),
+      followed('/ws/x/w', 'leader-x', 'h.svc.test'),
+      followed('/ws/y/w', 'leader-y', 'h.svc.test', false),
+    ]);
     assert.equal(table.match('/ws/a/w')?.entry.unit, 'own-a');
     assert.equal(table.match('/', 'h.svc.test')?.entry.unit, 'own-h');
     assert.equal(table.match('/ws/x/w'), null);
@@ -62,7 +81,13 @@ describe('RouteTable: followed entries', () => {
     assert.deepEqual(table.add([entry('/ws/c/w', 'own-c', 'b-w.svc.test')]), []);
     assert.equal(table.match('/', 'b-w.svc.test')?.entry.unit, 'own-c');
     assert.equal(table.match('/ws/b/w'), null, 'the evicted entry leaves its prefix too');
-    assert.deepEqual(table.entries().map((e) => e.unit).sort(), ['own-a', 'own-c']);
+    assert.deepEqual(
+      table
+        .entries()
+        .map((e) => e.unit)
+        .sort(),
+      ['own-a', 'own-c'],
+    );
 
     // Evicted followed entries are gone for good: removing the own unit does not bring them back.
     table.removeUnit('own-a');
@@ -74,7 +99,10 @@ describe('RouteTable: followed entries', () => {
     table.add([entry('/ws/own/w', 'u1')]);
     table.follow([followed('/ws/a/w', 'u1', 'a-w.svc.test')]);
     table.removeUnit('u1');
-    assert.deepEqual(table.entries().map((e) => e.prefix), ['/ws/a/w']);
+    assert.deepEqual(
+      table.entries().map((e) => e.prefix),
+      ['/ws/a/w'],
+    );
     assert.equal(table.match('/', 'a-w.svc.test')?.entry.unit, 'u1');
   });
 
@@ -84,7 +112,11 @@ describe('RouteTable: followed entries', () => {
     table.follow([followed('/ws/d/x', 'leader', 'd.svc.test')]);
     assert.deepEqual(
       table.published().map((r) => [r.entry.unit, r.servesHost]),
-      [['u1', true], ['u2', false], ['u3', false]],
+      [
+        ['u1', true],
+        ['u2', false],
+        ['u3', false],
+      ],
     );
   });
 

@@ -24,7 +24,20 @@ describe('RouteTable#match()', () => {
   });
 
   it('finds nothing for fewer segments, other names or a longer first segment', () => {
-    for (const path of ['', '/', '/ws', '/ws/', '/ws/app', '/ws/app/', '/ws/app/other', '/ws/app/wx', '/ws/app/w2/x', '/wsx/app/w', 'ws/app/w', '//ws/app/w']) {
+    for (const path of [
+      '',
+      '/',
+      '/ws',
+      '/ws/',
+      '/ws/app',
+      '/ws/app/',
+      '/ws/app/other',
+      '/ws/app/wx',
+      '/ws/app/w2/x',
+      '/wsx/app/w',
+      'ws/app/w',
+      '//ws/app/w',
+    ]) {
       assert.equal(table.match(path), null, path);
     }
   });
@@ -40,7 +53,10 @@ describe('RouteTable#add() and #removeUnit()', () => {
     table.add([entry('/ws/a/x', 'u1'), entry('/ws/a/y', 'u1'), entry('/ws/b/x', 'u2')]);
     assert.equal(table.entries().length, 3);
     table.removeUnit('u1');
-    assert.deepEqual(table.entries().map((e) => e.prefix), ['/ws/b/x']);
+    assert.deepEqual(
+      table.entries().map((e) => e.prefix),
+      ['/ws/b/x'],
+    );
     table.removeUnit('unknown');
     assert.equal(table.entries().length, 1);
   });
@@ -56,7 +72,10 @@ describe('RouteTable#add() and #removeUnit()', () => {
     const table = new RouteTable();
     table.add([entry('/ws/a/x', 'u1')]);
     assert.throws(() => table.add([entry('/ws/a/y', 'u2'), entry('/ws/a/x', 'u2')]), isConflict);
-    assert.deepEqual(table.entries().map((e) => e.unit), ['u1']);
+    assert.deepEqual(
+      table.entries().map((e) => e.unit),
+      ['u1'],
+    );
     assert.equal(table.match('/ws/a/y'), null);
   });
 });
@@ -100,7 +119,10 @@ describe('RouteTable: host-based URLs', () => {
     const table = new RouteTable();
     assert.deepEqual(table.add([hosted('/ws/a-b/c', 'a-b-c.svc.test', 'u1')]), []);
     const taken = table.add([hosted('/ws/a/b-c', 'a-b-c.svc.test', 'u2')]);
-    assert.deepEqual(taken.map((t) => [t.host, t.heldBy, t.entry.unit]), [['a-b-c.svc.test', 'u1', 'u2']]);
+    assert.deepEqual(
+      taken.map((t) => [t.host, t.heldBy, t.entry.unit]),
+      [['a-b-c.svc.test', 'u1', 'u2']],
+    );
     assert.equal(table.match('/', 'a-b-c.svc.test')?.entry.unit, 'u1');
     assert.equal(table.match('/ws/a/b-c', 'localhost')?.entry.unit, 'u2');
     assert.equal(table.hostOf('u1'), 'a-b-c.svc.test');

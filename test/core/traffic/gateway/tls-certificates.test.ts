@@ -34,7 +34,10 @@ describe('Certificates.open()', function () {
     const sites = tempDir('svc-sites-');
     await makeCertificate(sites, 'api', ['api.example.test', 'www.example.test']);
     const certificates = Certificates.open({ ...main, dir: sites });
-    assert.match(certificates.summary(), /^TLS: default certificate .*main\.crt \(svc\.example\.test, valid to .*\); 1 from .* for api\.example\.test, www\.example\.test$/);
+    assert.match(
+      certificates.summary(),
+      /^TLS: default certificate .*main\.crt \(svc\.example\.test, valid to .*\); 1 from .* for api\.example\.test, www\.example\.test$/,
+    );
   });
 
   it('lists every problem at once, each naming its file: unreadable, not PEM, a key of another certificate, half pairs (hidden files ignored)', () => {
@@ -52,13 +55,19 @@ describe('Certificates.open()', function () {
     assert.match(problems[1]!, new RegExp(`^${path.join(sites, 'broken.crt')} is not a PEM certificate`));
     assert.equal(problems[2], `${path.join(sites, 'lonely.crt')} has no private key beside it (lonely.key)`);
     assert.equal(problems[3], `${path.join(sites, 'orphan.key')} has no certificate beside it (orphan.crt)`);
-    assert.equal(problems[4], `${path.join(sites, 'wrongkey.key')} is not the private key of the certificate in ${path.join(sites, 'wrongkey.crt')}`);
+    assert.equal(
+      problems[4],
+      `${path.join(sites, 'wrongkey.key')} is not the private key of the certificate in ${path.join(sites, 'wrongkey.crt')}`,
+    );
     assert.equal(problems.length, 5);
   });
 
   it('refuses a private key file that holds no key', () => {
     const bad = path.join(tempDir('svc-certs-'), 'bad.key');
     writeFileSync(bad, '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n');
-    assert.match(openProblems({ cert: main.cert, key: bad, dir: null })[0]!, new RegExp(`^${bad} is not a PEM private key, or it is encrypted`));
+    assert.match(
+      openProblems({ cert: main.cert, key: bad, dir: null })[0]!,
+      new RegExp(`^${bad} is not a PEM private key, or it is encrypted`),
+    );
   });
 });

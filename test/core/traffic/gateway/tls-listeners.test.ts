@@ -16,7 +16,8 @@ function echoHandlers(): GatewayHandlers {
   const sockets = new WebSocketServer({ noServer: true });
   return {
     request: (req, res) => res.end(`${(req.socket as TLSSocket).encrypted ? 'https' : 'http'} ${req.url}`),
-    upgrade: (req, socket, head) => sockets.handleUpgrade(req, socket, head, (ws) => ws.on('message', (data) => ws.send(`echo:${String(data)}`))),
+    upgrade: (req, socket, head) =>
+      sockets.handleUpgrade(req, socket, head, (ws) => ws.on('message', (data) => ws.send(`echo:${String(data)}`))),
     clientError: answerClientError,
   };
 }
@@ -31,9 +32,19 @@ describe('gateway listeners over TLS (real handshakes: openssl s_client, curl, w
   let logs: string[];
   const started: Listeners[] = [];
 
-  async function start(config: { httpPort: number | null; httpsRedirect: boolean; publicUrl?: string }, challenge?: Parameters<typeof createListeners>[0]['challenge']): Promise<Listeners> {
+  async function start(
+    config: { httpPort: number | null; httpsRedirect: boolean; publicUrl?: string },
+    challenge?: Parameters<typeof createListeners>[0]['challenge'],
+  ): Promise<Listeners> {
     const certificates = Certificates.open({ ...main, dir: sites });
-    const listeners = createListeners({ config: { publicUrl: null, ...config }, certificates, handlers: echoHandlers(), log: (text) => logs.push(text), report: (error) => logs.push(String(error)), ...(challenge ? { challenge } : {}) });
+    const listeners = createListeners({
+      config: { publicUrl: null, ...config },
+      certificates,
+      handlers: echoHandlers(),
+      log: (text) => logs.push(text),
+      report: (error) => logs.push(String(error)),
+      ...(challenge ? { challenge } : {}),
+    });
     started.push(listeners);
     await listeners.listen('127.0.0.1', 0);
     return listeners;
@@ -71,20 +82,32 @@ describe('gateway listeners over TLS (real handshakes: openssl s_client, curl, w
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
     // Read once: the agent's pool is keyed by its options; the old connection trusts the old certificate.
     const ca = readFileSync(`${sites}/a.crt`);
-    const get = () => new Promise<{ body: string; socket: TLSSocket }>((resolve, reject) => {
-      https.get({ host: '127.0.0.1', port, servername: 'a.example.test', path: '/again', agent, ca }, (res) => {
-        let body = '';
-        const socket = res.socket as TLSSocket;
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve({ body, socket }));
-      }).on('error', reject);
-    });
+    const get = () =>
+      new Promise<{ body: string; socket: TLSSocket }>((resolve, reject) => {
+        https
+          .get({ host: '127.0.0.1', port, servername: 'a.example.test', path: '/again', agent, ca }, (res) => {
+            let body = '';
+            const socket = res.socket as TLSSocket;
+            res
+              .setEncoding('utf8')
+              .on('data', (chunk: string) => (body += chunk))
+              .on('end', () => resolve({ body, socket }));
+          })
+          .on('error', reject);
+      });
     const before = await get();
     assert.equal(before.socket.getPeerCertificate().subject.CN, 'site a');
 
     await makeCertificate(sites, 'a', ['a.example.test'], 'site a renewed');
     await makeCertificate(dir, 'default', ['svc.example.test'], 'svc default renewed');
-    await until('the renewed certificates serve new handshakes', async () => (await servedCn(port, 'a.example.test')) === 'site a renewed' && (await servedCn(port, null)) === 'svc default renewed');
-    assert.ok(logs.some((line) => /^TLS: default certificate .*\(reloaded\)$/.test(line)), logs.join('\n'));
+    await until(
+      'the renewed certificates serve new handshakes',
+      async () => (await servedCn(port, 'a.example.test')) === 'site a renewed' && (await servedCn(port, null)) === 'svc default renewed',
+    );
+    assert.ok(
+      logs.some((line) => /^TLS: default certificate .*\(reloaded\)$/.test(line)),
+      logs.join('\n'),
+    );
 
     // The same TLS connection, made with the old certificate, still answers.
     const after = await get();
@@ -99,8 +122,18 @@ describe('gateway listeners over TLS (real handshakes: openssl s_client, curl, w
     const port = portOf(listeners);
     overwrite(`${sites}/b.crt`, 'garbage');
     overwrite(main.key, 'not a key either');
-    await until('the reload reports both files', () => logs.some((line) => line.includes(`${sites}/b.crt is not a PEM certificate`)) && logs.some((line) => line.includes(`${main.key} is not a PEM private key`)));
-    assert.ok(logs.some((line) => line.startsWith(`TLS: ${sites}/b.crt is not a PEM certificate (`) && line.endsWith('); what it served before stays')), logs.join('\n'));
+    await until(
+      'the reload reports both files',
+      () =>
+        logs.some((line) => line.includes(`${sites}/b.crt is not a PEM certificate`)) &&
+        logs.some((line) => line.includes(`${main.key} is not a PEM private key`)),
+    );
+    assert.ok(
+      logs.some(
+        (line) => line.startsWith(`TLS: ${sites}/b.crt is not a PEM certificate (`) && line.endsWith('); what it served before stays'),
+      ),
+      logs.join('\n'),
+    );
     assert.equal(await servedCn(port, 'b.example.test'), 'site b');
     assert.equal(await servedCn(port, null), 'svc default');
     // A pair whose two files are gone is no longer served.

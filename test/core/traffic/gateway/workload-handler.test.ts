@@ -9,7 +9,11 @@ import { PLUGIN_API_VERSION, type Plugin } from '../../../../core/infra/plugin/t
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Sends a request with node:http (which, unlike fetch, sends any header) and resolves the whole answer. */
-function send(url: string, options: http.RequestOptions = {}, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function send(
+  url: string,
+  options: http.RequestOptions = {},
+  body?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(url, options, (response) => {
       let text = '';
@@ -32,7 +36,12 @@ function holdingContainer(): { handler: http.RequestListener; held: http.ServerR
 
 describe('gateway: X-Request-Id', () => {
   let harness: Harness;
-  before(async () => (harness = await startHarness({ container: (req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ id: req.headers['x-request-id'] })) })));
+  before(
+    async () =>
+      (harness = await startHarness({
+        container: (req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ id: req.headers['x-request-id'] })),
+      })),
+  );
   after(async () => harness.close());
 
   it('passes a well-formed id through to the container and back', async () => {
@@ -50,7 +59,9 @@ describe('gateway: X-Request-Id', () => {
   for (const [what, ids] of malformed) {
     it(`replaces an id ${what} with a fresh one, also for the container`, async () => {
       for (const id of ids) {
-        const answer = parseAnswer(await rawRequest(harness.port, `GET ${PREFIX}/ HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n`));
+        const answer = parseAnswer(
+          await rawRequest(harness.port, `GET ${PREFIX}/ HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n`),
+        );
         const sent = /^x-request-id: (.*)$/im.exec(answer.headers)?.[1];
         assert.match(sent ?? '', UUID, id);
         assert.deepEqual(JSON.parse(answer.body), { id: sent });
@@ -65,11 +76,16 @@ describe('gateway: X-Request-Id', () => {
   });
 
   it('replaces several ids with one fresh one', async () => {
-    const answer = parseAnswer(await rawRequest(harness.port, `GET ${PREFIX}/ HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: a\r\nX-Request-Id: b\r\nConnection: close\r\n\r\n`));
+    const answer = parseAnswer(
+      await rawRequest(
+        harness.port,
+        `GET ${PREFIX}/ HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: a\r\nX-Request-Id: b\r\nConnection: close\r\n\r\n`,
+      ),
+    );
     assert.match(/^x-request-id: (.*)$/im.exec(answer.headers)?.[1] ?? '', UUID);
   });
 
-  it('replaces the container\'s own X-Request-Id with the gateway\'s', async () => {
+  it("replaces the container's own X-Request-Id with the gateway's", async () => {
     const own = await startHarness({ container: (_req, res) => res.setHeader('x-request-id', 'from-the-container').end('ok') });
     try {
       const answer = await send(`${own.url}${PREFIX}/`, { headers: { 'X-Request-Id': 'mine' } });
@@ -84,7 +100,10 @@ describe('gateway: every error answer carries the request id', () => {
   let harness: Harness | undefined;
   afterEach(async () => harness?.close());
 
-  async function errorOf(url: string, options: http.RequestOptions = {}): Promise<{ status: number; code: string; headers: http.IncomingHttpHeaders }> {
+  async function errorOf(
+    url: string,
+    options: http.RequestOptions = {},
+  ): Promise<{ status: number; code: string; headers: http.IncomingHttpHeaders }> {
     const answer = await send(url, { ...options, headers: { ...options.headers, 'X-Request-Id': 'err-1' } });
     assert.equal(answer.headers['x-request-id'], 'err-1', `${answer.status} ${answer.body}`);
     assert.match(String(answer.headers['content-type']), /^application\/json/);
@@ -99,7 +118,9 @@ describe('gateway: every error answer carries the request id', () => {
     assert.deepEqual((await errorOf(`${harness.url}/default/nothing/here`)).code, 'unauthorized', 'unknown URLs need a token first');
     const tooLarge = await errorOf(`${harness.url}${PREFIX}/`, { method: 'POST', headers: { 'Content-Length': '11' } });
     assert.equal(tooLarge.status, 413);
-    const badHost = parseAnswer(await rawRequest(harness.port, `GET ${PREFIX}/ HTTP/1.1\r\nHost: a b\r\nX-Request-Id: err-2\r\nConnection: close\r\n\r\n`));
+    const badHost = parseAnswer(
+      await rawRequest(harness.port, `GET ${PREFIX}/ HTTP/1.1\r\nHost: a b\r\nX-Request-Id: err-2\r\nConnection: close\r\n\r\n`),
+    );
     assert.equal(badHost.status, 400);
     assert.match(badHost.headers, /^x-request-id: err-2$/im);
   });
@@ -121,11 +142,16 @@ describe('gateway: every error answer carries the request id', () => {
       hooks: {
         authenticate: (request) => {
           switch (request.headers['x-who']) {
-            case 'sync': return (urls.push(request.url.href), principal);
-            case 'async': return Promise.resolve(principal) as never;
-            case 'deny-sync': throw refusal();
-            case 'deny-async': return Promise.reject(refusal()) as never;
-            default: return null;
+            case 'sync':
+              return (urls.push(request.url.href), principal);
+            case 'async':
+              return Promise.resolve(principal) as never;
+            case 'deny-sync':
+              throw refusal();
+            case 'deny-async':
+              return Promise.reject(refusal()) as never;
+            default:
+              return null;
           }
         },
       },
@@ -138,7 +164,10 @@ describe('gateway: every error answer carries the request id', () => {
     }
     assert.equal(harness.seen.length, 2);
     assert.deepEqual(urls, [`${harness.url}${PREFIX}/`], 'a hook that reads the URL gets it');
-    assert.ok(harness.seen.every((req) => req.headers.authorization === undefined), 'the credentials stay with the gateway');
+    assert.ok(
+      harness.seen.every((req) => req.headers.authorization === undefined),
+      'the credentials stay with the gateway',
+    );
     for (const mode of ['deny-sync', 'deny-async']) {
       const refused = await errorOf(`${harness.url}${PREFIX}/`, { headers: { 'x-who': mode } });
       assert.deepEqual([refused.status, refused.code], [403, 'forbidden'], mode);
@@ -180,7 +209,9 @@ describe('gateway: passing answers on', () => {
         void finished.then(() => res.end('data: 2\n\n'));
       },
     });
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${harness!.url}${PREFIX}/`, resolve).on('error', reject));
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${harness!.url}${PREFIX}/`, resolve).on('error', reject),
+    );
     assert.equal(response.headers['content-type'], 'text/event-stream');
     assert.equal(response.headers['transfer-encoding'], 'chunked');
     const first = await new Promise<string>((resolve) => response.once('data', (chunk: Buffer) => resolve(chunk.toString())));
@@ -196,7 +227,10 @@ describe('gateway: passing answers on', () => {
 
   it('streams a large answer of known length, keeping its length', async () => {
     const body = 'y'.repeat(300_000);
-    harness = await startHarness({ methods: ['GET', 'HEAD'], container: (req, res) => res.writeHead(200, { 'content-length': body.length }).end(req.method === 'HEAD' ? undefined : body) });
+    harness = await startHarness({
+      methods: ['GET', 'HEAD'],
+      container: (req, res) => res.writeHead(200, { 'content-length': body.length }).end(req.method === 'HEAD' ? undefined : body),
+    });
     const get = await send(`${harness.url}${PREFIX}/`);
     assert.equal(get.headers['content-length'], String(body.length));
     assert.equal(get.body, body);
@@ -209,7 +243,20 @@ describe('gateway: passing answers on', () => {
     harness = await startHarness({
       container: (_req, res) => {
         res.writeHead(200, [
-          'Connection', 'keep-alive, X-Hop', 'X-Hop', 'secret', 'Keep-Alive', 'timeout=99', 'Proxy-Authenticate', 'Basic', 'X-End', 'kept', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2',
+          'Connection',
+          'keep-alive, X-Hop',
+          'X-Hop',
+          'secret',
+          'Keep-Alive',
+          'timeout=99',
+          'Proxy-Authenticate',
+          'Basic',
+          'X-End',
+          'kept',
+          'Set-Cookie',
+          'a=1',
+          'Set-Cookie',
+          'b=2',
         ]);
         res.end('ok');
       },
@@ -224,7 +271,11 @@ describe('gateway: passing answers on', () => {
 
   it('tells the container who called: Host, X-Forwarded-*, the declared body length', async () => {
     harness = await startHarness({ container: (req, res) => res.end(JSON.stringify(req.headers)) });
-    const answer = await send(`${harness.url}${PREFIX}/?q=1`, { method: 'POST', headers: { 'Content-Length': '4', 'X-Forwarded-For': '6.6.6.6', 'X-Forwarded-Host': 'evil' } }, 'body');
+    const answer = await send(
+      `${harness.url}${PREFIX}/?q=1`,
+      { method: 'POST', headers: { 'Content-Length': '4', 'X-Forwarded-For': '6.6.6.6', 'X-Forwarded-Host': 'evil' } },
+      'body',
+    );
     const seen = JSON.parse(answer.body) as Record<string, string>;
     assert.equal(seen.host, `127.0.0.1:${harness.port}`);
     assert.equal(seen['x-forwarded-for'], '127.0.0.1');
@@ -250,7 +301,7 @@ describe('gateway: a client leaving while queued', () => {
     b.on('error', () => {});
     await until('B queued', () => harness.admission.load(UNIT).queued === 1, everyTurn);
     b.destroy();
-    await until('B\'s place given back', () => harness.admission.load(UNIT).queued === 0, everyTurn);
+    await until("B's place given back", () => harness.admission.load(UNIT).queued === 0, everyTurn);
     // C gets the freed place (it would get 429 if B still held it), and the slot once A is done.
     const c = send(`${harness.url}${PREFIX}/`);
     await until('C queued', () => harness.admission.load(UNIT).queued === 1, everyTurn);

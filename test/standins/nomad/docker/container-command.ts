@@ -35,14 +35,33 @@ export interface ContainerDirs {
 
 /** `[file, ...args]` to spawn on the host. */
 export function containerCommand(dirs: ContainerDirs, workDir: string, argv: readonly string[]): [string, ...string[]] {
-  return [UNSHARE, '--mount', '--propagation', 'private', '/bin/sh', '-c', SETUP, 'container', dirs.rootfs, dirs.allocDir, dirs.localDir, dirs.secretsDir, workDir, ...argv];
+  return [
+    UNSHARE,
+    '--mount',
+    '--propagation',
+    'private',
+    '/bin/sh',
+    '-c',
+    SETUP,
+    'container',
+    dirs.rootfs,
+    dirs.allocDir,
+    dirs.localDir,
+    dirs.secretsDir,
+    workDir,
+    ...argv,
+  ];
 }
 
 /** Where a container path is on the host: under a bound task directory, else in the rootfs. */
 function hostPathOf(dirs: ContainerDirs, inner: string): string {
-  const binds: Array<[string, string]> = [['/alloc', dirs.allocDir], ['/local', dirs.localDir], ['/secrets', dirs.secretsDir]];
+  const binds: Array<[string, string]> = [
+    ['/alloc', dirs.allocDir],
+    ['/local', dirs.localDir],
+    ['/secrets', dirs.secretsDir],
+  ];
   for (const [point, host] of binds) {
-    if (inner === point || inner.startsWith(point + '/')) return resolveInRoot(host, inner.slice(point.length), true);
+    if (inner === point || inner.startsWith(`${point}/`)) return resolveInRoot(host, inner.slice(point.length), true);
   }
   return resolveInRoot(dirs.rootfs, inner, true);
 }
@@ -51,6 +70,9 @@ function hostPathOf(dirs: ContainerDirs, inner: string): string {
 export function findExecutable(dirs: ContainerDirs, command: string, pathVariable: string, workDir: string): string | null {
   const candidates = command.includes('/')
     ? [path.posix.resolve(workDir, command)]
-    : pathVariable.split(':').filter(Boolean).map((dir) => path.posix.join(dir, command));
+    : pathVariable
+        .split(':')
+        .filter(Boolean)
+        .map((dir) => path.posix.join(dir, command));
   return candidates.find((candidate) => existsSync(hostPathOf(dirs, candidate))) ?? null;
 }

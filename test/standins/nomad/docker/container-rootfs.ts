@@ -13,7 +13,12 @@ import { resolveInRoot } from './root-path.js';
 const run = promisify(execFile);
 
 /** The character devices every Docker container has in /dev (major 1 = mem devices). */
-const DEVICES: ReadonlyArray<[string, number]> = [['null', 3], ['zero', 5], ['random', 8], ['urandom', 9]];
+const DEVICES: ReadonlyArray<[string, number]> = [
+  ['null', 3],
+  ['zero', 5],
+  ['random', 8],
+  ['urandom', 9],
+];
 
 export const TASK_MOUNTS = ['alloc', 'local', 'secrets'] as const;
 
@@ -33,7 +38,7 @@ export function mountsUnder(dir: string): string[] {
   const points: string[] = [];
   for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
     const point = line.split(' ')[4]?.replace(/\\040/g, ' ');
-    if (point && (point === dir || point.startsWith(dir + '/'))) points.push(point);
+    if (point && (point === dir || point.startsWith(`${dir}/`))) points.push(point);
   }
   return points;
 }

@@ -30,7 +30,11 @@ export function parseImageReference(image: string): ImageReference {
   const host = hasHost ? first : 'docker.io';
   let repository = hasHost ? rest.slice(first.length + 1) : rest;
   if (host === 'docker.io' && !repository.includes('/')) repository = `library/${repository}`;
-  if (!repository || !/^[a-z0-9]+(?:[._-][a-z0-9]+|__)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/.test(repository) || !/^[\w][\w.-]{0,127}$/.test(tag)) {
+  if (
+    !repository ||
+    !/^[a-z0-9]+(?:[._-][a-z0-9]+|__)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/.test(repository) ||
+    !/^[\w][\w.-]{0,127}$/.test(tag)
+  ) {
     throw new Error(`invalid reference format: ${image}`);
   }
   return { host, repository, tag, digest };

@@ -4,7 +4,18 @@
  * layers' contents), every entry resolved inside the rootfs (resolveInRoot), device nodes skipped
  * (the driver creates the /dev nodes it provides itself).
  */
-import { chmodSync, existsSync, lchownSync, linkSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lchownSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';

@@ -6,7 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { BlobStore, verifyDigest } from './blob-store.js';
 import { parseImageReference, registryBaseUrl } from './image-reference.js';
-import { isIndex, MEDIA_TYPES, pickPlatform, type ImageSource, type OciImageConfig, type PulledImage, type RegistryAuth } from './image-source.js';
+import {
+  isIndex,
+  MEDIA_TYPES,
+  pickPlatform,
+  type ImageSource,
+  type OciImageConfig,
+  type PulledImage,
+  type RegistryAuth,
+} from './image-source.js';
 import { answerChallenge, parseChallenge } from './registry-token.js';
 
 const MANIFEST_ACCEPT = [MEDIA_TYPES.ociManifest, MEDIA_TYPES.ociIndex, MEDIA_TYPES.dockerManifest, MEDIA_TYPES.dockerList].join(', ');
@@ -15,13 +23,17 @@ const MANIFEST_ACCEPT = [MEDIA_TYPES.ociManifest, MEDIA_TYPES.ociIndex, MEDIA_TY
 class PullSession {
   private authorization: string | null = null;
 
-  constructor(private readonly base: string, private readonly auth: RegistryAuth | undefined) {}
+  constructor(
+    private readonly base: string,
+    private readonly auth: RegistryAuth | undefined,
+  ) {}
 
   async get(path: string, accept?: string): Promise<Response> {
-    const request = () => fetch(this.base + path, {
-      redirect: 'follow',
-      headers: { ...(accept ? { Accept: accept } : {}), ...(this.authorization ? { Authorization: this.authorization } : {}) },
-    });
+    const request = () =>
+      fetch(this.base + path, {
+        redirect: 'follow',
+        headers: { ...(accept ? { Accept: accept } : {}), ...(this.authorization ? { Authorization: this.authorization } : {}) },
+      });
     let response = await request();
     if (response.status === 401 && this.authorization === null) {
       const header = response.headers.get('www-authenticate');
@@ -62,7 +74,11 @@ export class RegistryImageSource implements ImageSource {
       const digest = pickPlatform(manifest);
       manifest = await this.manifest(session, digest, digest);
     }
-    if (manifest.mediaType !== undefined && manifest.mediaType !== MEDIA_TYPES.ociManifest && manifest.mediaType !== MEDIA_TYPES.dockerManifest) {
+    if (
+      manifest.mediaType !== undefined &&
+      manifest.mediaType !== MEDIA_TYPES.ociManifest &&
+      manifest.mediaType !== MEDIA_TYPES.dockerManifest
+    ) {
       throw new Error(`unsupported manifest media type ${manifest.mediaType}`);
     }
     const configFile = await this.blob(session, manifest.config.digest);

@@ -15,7 +15,8 @@ export function parseChallenge(header: string): Challenge {
   const space = header.indexOf(' ');
   const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
   const params: Record<string, string> = {};
-  for (const match of header.slice(space + 1).matchAll(/([A-Za-z_]+)=(?:"([^"]*)"|([^,\s]*))/g)) params[match[1]!.toLowerCase()] = match[2] ?? match[3] ?? '';
+  for (const match of header.slice(space + 1).matchAll(/([A-Za-z_]+)=(?:"([^"]*)"|([^,\s]*))/g))
+    params[match[1]!.toLowerCase()] = match[2] ?? match[3] ?? '';
   return { scheme, params };
 }
 
@@ -29,7 +30,8 @@ export async function answerChallenge(challenge: Challenge, auth: RegistryAuth |
     if (!auth) throw new Error('unauthorized: authentication required');
     return basic(auth);
   }
-  if (challenge.scheme !== 'bearer' || !challenge.params.realm) throw new Error(`unsupported authentication challenge: ${challenge.scheme}`);
+  if (challenge.scheme !== 'bearer' || !challenge.params.realm)
+    throw new Error(`unsupported authentication challenge: ${challenge.scheme}`);
   const url = new URL(challenge.params.realm);
   if (challenge.params.service) url.searchParams.set('service', challenge.params.service);
   if (challenge.params.scope) url.searchParams.set('scope', challenge.params.scope);

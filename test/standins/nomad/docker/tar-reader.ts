@@ -13,7 +13,14 @@ export interface TarEntry {
 }
 
 const TYPE_FLAGS: Record<tar.Header['type'], string> = {
-  file: '0', 'contiguous-file': '0', link: '1', symlink: '2', 'character-device': '3', 'block-device': '4', directory: '5', fifo: '6',
+  file: '0',
+  'contiguous-file': '0',
+  link: '1',
+  symlink: '2',
+  'character-device': '3',
+  'block-device': '4',
+  directory: '5',
+  fifo: '6',
 };
 
 export async function* readTar(archive: Buffer): AsyncGenerator<TarEntry> {
@@ -24,6 +31,14 @@ export async function* readTar(archive: Buffer): AsyncGenerator<TarEntry> {
     for await (const chunk of entry) chunks.push(chunk as Buffer);
     const { header } = entry;
     const type = (header.type as tar.Header['type'] | null) === null ? '?' : TYPE_FLAGS[header.type];
-    yield { name: header.name, type, mode: header.mode, uid: header.uid, gid: header.gid, linkname: header.linkname ?? '', data: Buffer.concat(chunks) };
+    yield {
+      name: header.name,
+      type,
+      mode: header.mode,
+      uid: header.uid,
+      gid: header.gid,
+      linkname: header.linkname ?? '',
+      data: Buffer.concat(chunks),
+    };
   }
 }

@@ -24,16 +24,22 @@ const python = process.env.SVC_PYTHON ?? 'python3';
 /** Seeds `repo:tag` with a one-layer "python" base image (PYTHON_VERSION=3.11.7, linux/amd64); returns its layer digest. */
 async function seedBase(registry: RegistryStandin, dir: string, repo: string, tag: string, entries: readonly TarEntry[]): Promise<string> {
   const layer = await writeLayer(path.join(dir, `layer-${randomBytes(4).toString('hex')}.tar.gz`), entries);
-  const config = Buffer.from(JSON.stringify({
-    architecture: 'amd64', os: 'linux',
-    config: { Env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'PYTHON_VERSION=3.11.7'] },
-    rootfs: { type: 'layers', diff_ids: [layer.diffId] },
-  }));
-  const manifest = Buffer.from(JSON.stringify({
-    schemaVersion: 2, mediaType: OCI_MANIFEST,
-    config: { mediaType: OCI_CONFIG, digest: sha256(config), size: config.length },
-    layers: [{ mediaType: OCI_LAYER_GZIP, digest: layer.digest, size: layer.size }],
-  }));
+  const config = Buffer.from(
+    JSON.stringify({
+      architecture: 'amd64',
+      os: 'linux',
+      config: { Env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'PYTHON_VERSION=3.11.7'] },
+      rootfs: { type: 'layers', diff_ids: [layer.diffId] },
+    }),
+  );
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: { mediaType: OCI_CONFIG, digest: sha256(config), size: config.length },
+      layers: [{ mediaType: OCI_LAYER_GZIP, digest: layer.digest, size: layer.size }],
+    }),
+  );
   registry.putImage(repo, tag, { blobs: [config, readFileSync(layer.file)], manifest, mediaType: OCI_MANIFEST });
   return layer.digest;
 }
@@ -42,7 +48,7 @@ async function pushedManifest(registry: RegistryStandin, reference: string): Pro
   const [repository, digest] = reference.slice(registry.host.length + 1).split('@');
   const answer = await fetch(`${registry.url}/v2/${repository}/manifests/${digest}`, { headers: { accept: OCI_MANIFEST } });
   assert.equal(answer.status, 200);
-  return await answer.json() as { layers: { digest: string }[] };
+  return (await answer.json()) as { layers: { digest: string }[] };
 }
 
 function target(text: string): RegistryTarget {
@@ -74,27 +80,41 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     registry = await startRegistryStandin();
     const v1 = await seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v1\n' }]);
     const builder = createOciBuilder({
-      cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
-      base: `${registry.host}/base/python:{python}`, platform: 'linux/amd64',
+      cacheDir,
+      python,
+      registry: target(`${registry.host}/svc`),
+      credentials: null,
+      base: `${registry.host}/base/python:{python}`,
+      platform: 'linux/amd64',
     });
     const spec: ImageSpec = { id: 'img-00000000000000aa', pythonVersion: '3.11', pythonPackages: [] };
     const first = await builder.build(spec, () => {});
     assert.equal((await pushedManifest(registry, first.image!)).layers[0]!.digest, v1);
 
     // The operator updates the base (a security fix, a system library): same tag, new image.
-    const v2 = await seedBase(registry, dir, 'base/python', '3.11', [{ type: 'file', name: 'etc/base-version', content: 'v2 with openssl fix\n' }]);
+    const v2 = await seedBase(registry, dir, 'base/python', '3.11', [
+      { type: 'file', name: 'etc/base-version', content: 'v2 with openssl fix\n' },
+    ]);
     const second = await builder.build(spec, () => {});
     const layers = (await pushedManifest(registry, second.image!)).layers.map((l) => l.digest);
-    assert.equal(layers[0], v2, `the image svc deploys must start from what ${registry.host}/base/python:3.11 names now (${v2}), not the base of the first build (${v1}); got ${second.image} (cached: ${second.cached})`);
+    assert.equal(
+      layers[0],
+      v2,
+      `the image svc deploys must start from what ${registry.host}/base/python:3.11 names now (${v2}), not the base of the first build (${v1}); got ${second.image} (cached: ${second.cached})`,
+    );
   });
 
-  it('when the base\'s registry cannot be reached, an image built before is still served, from the tag\'s last digest', async () => {
+  it("when the base's registry cannot be reached, an image built before is still served, from the tag's last digest", async () => {
     registry = await startRegistryStandin();
     const hub = await startRegistryStandin();
     await seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'etc/hub', content: 'hub\n' }]);
     const builder = createOciBuilder({
-      cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
-      base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
+      cacheDir,
+      python,
+      registry: target(`${registry.host}/svc`),
+      credentials: null,
+      base: `${hub.host}/library/python:{python}-slim`,
+      platform: 'linux/amd64',
     });
     const spec: ImageSpec = { id: 'img-00000000000000ab', pythonVersion: '3.11', pythonPackages: [] };
     const first = await builder.build(spec, () => {});
@@ -106,7 +126,10 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     assert.match(lines.join('\n'), /could not read the base image .*; using the digest its tag had last time, sha256:[0-9a-f]{64}/);
     // A base never read before has no last digest: the build fails and says why.
     const other: ImageSpec = { id: 'img-00000000000000ac', pythonVersion: '3.12', pythonPackages: [] };
-    await assert.rejects(builder.build(other, () => {}), /cannot reach the registry/);
+    await assert.rejects(
+      builder.build(other, () => {}),
+      /cannot reach the registry/,
+    );
   });
 
   it('two images built at once in one process from the same (not yet cached) base layer both succeed', async () => {
@@ -114,17 +137,25 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     // The base lives on another registry, like Docker Hub (blobs redirected to storage): its layer is downloaded into <cacheDir>/oci/blobs.
     const hub = await startRegistryStandin({ redirectBlobs: true });
     try {
-      await seedBase(hub, dir, 'library/python', '3.11-slim', [{ type: 'file', name: 'usr/lib/big.so', content: randomBytes(12 * 1024 * 1024) }]);
+      await seedBase(hub, dir, 'library/python', '3.11-slim', [
+        { type: 'file', name: 'usr/lib/big.so', content: randomBytes(12 * 1024 * 1024) },
+      ]);
       const builder = createOciBuilder({
-        cacheDir, python, registry: target(`${registry.host}/svc`), credentials: null,
-        base: `${hub.host}/library/python:{python}-slim`, platform: 'linux/amd64',
+        cacheDir,
+        python,
+        registry: target(`${registry.host}/svc`),
+        credentials: null,
+        base: `${hub.host}/library/python:{python}-slim`,
+        platform: 'linux/amd64',
       });
       // Two apps deployed at the same time: different images, same base.
       const results = await Promise.allSettled([
         builder.build({ id: 'img-00000000000000b1', pythonVersion: '3.11', pythonPackages: [] }, () => {}),
         builder.build({ id: 'img-00000000000000b2', pythonVersion: '3.11', pythonPackages: ['six'] }, () => {}),
       ]);
-      const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => String((r.reason as Error).message));
+      const failed = results
+        .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+        .map((r) => String((r.reason as Error).message));
       assert.deepEqual(failed, [], 'both builds succeed');
     } finally {
       await hub.close();

@@ -8,7 +8,16 @@ import net from 'node:net';
 import path from 'node:path';
 import { SvcError } from '../../../../../core/model/errors.js';
 import { createOciBuilder } from '../../../../../core/infra/images/oci/oci-builder.js';
-import { DOCKER_CONFIG, DOCKER_LAYER_GZIP, DOCKER_MANIFEST, MANIFEST_ACCEPT, OCI_CONFIG, OCI_INDEX, OCI_LAYER_GZIP, OCI_MANIFEST } from '../../../../../core/infra/images/oci/media-types.js';
+import {
+  DOCKER_CONFIG,
+  DOCKER_LAYER_GZIP,
+  DOCKER_MANIFEST,
+  MANIFEST_ACCEPT,
+  OCI_CONFIG,
+  OCI_INDEX,
+  OCI_LAYER_GZIP,
+  OCI_MANIFEST,
+} from '../../../../../core/infra/images/oci/media-types.js';
 import { parseRegistryTarget } from '../../../../../core/infra/images/oci/reference.js';
 import { RegistryClient, type RegistryCredentials } from '../../../../../core/infra/images/oci/registry-client.js';
 import type { BuiltImage, ImageBuilder } from '../../../../../core/infra/images/types.js';
@@ -48,25 +57,51 @@ interface SeededBase {
 async function seedBase(registry: RegistryStandin, repo: string, tag: string, options: BaseOptions = {}): Promise<SeededBase> {
   const format = options.format ?? 'oci';
   const architecture = options.architecture ?? 'amd64';
-  const entries: TarEntry[] = [{ type: 'dir', name: 'etc/' }, { type: 'file', name: 'etc/os-release', content: `ID=svc-test-base\nARCH=${architecture}\n${options.marker ?? ''}` }];
+  const entries: TarEntry[] = [
+    { type: 'dir', name: 'etc/' },
+    { type: 'file', name: 'etc/os-release', content: `ID=svc-test-base\nARCH=${architecture}\n${options.marker ?? ''}` },
+  ];
   const layer = await writeLayer(path.join(scratch('svc-base-'), 'layer.tar.gz'), entries);
   const config = {
-    architecture, os: 'linux', created: '2024-01-01T00:00:00Z',
-    config: { Env: options.env ?? ['PATH=/usr/local/bin:/usr/bin:/bin', 'PYTHON_VERSION=3.11.9', 'PYTHONPATH=/base/own'], Labels: { 'org.example.base': 'yes' }, Cmd: ['python3'] },
+    architecture,
+    os: 'linux',
+    created: '2024-01-01T00:00:00Z',
+    config: {
+      Env: options.env ?? ['PATH=/usr/local/bin:/usr/bin:/bin', 'PYTHON_VERSION=3.11.9', 'PYTHONPATH=/base/own'],
+      Labels: { 'org.example.base': 'yes' },
+      Cmd: ['python3'],
+    },
     rootfs: { type: 'layers', diff_ids: [layer.diffId] },
     history: [{ created: '2024-01-01T00:00:00Z', created_by: 'test base layer' }],
   };
   const configBytes = Buffer.from(JSON.stringify(config));
-  const types = format === 'oci' ? { manifest: OCI_MANIFEST, config: OCI_CONFIG, layer: OCI_LAYER_GZIP } : { manifest: DOCKER_MANIFEST, config: DOCKER_CONFIG, layer: DOCKER_LAYER_GZIP };
+  const types =
+    format === 'oci'
+      ? { manifest: OCI_MANIFEST, config: OCI_CONFIG, layer: OCI_LAYER_GZIP }
+      : { manifest: DOCKER_MANIFEST, config: DOCKER_CONFIG, layer: DOCKER_LAYER_GZIP };
   const layerBytes = execFileSync('cat', [layer.file]);
   const descriptor = { mediaType: types.layer, digest: layer.digest, size: layer.size };
-  const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: types.manifest, config: { mediaType: types.config, digest: sha256(configBytes), size: configBytes.length }, layers: [descriptor] }));
-  const manifestDigest = registry.putImage(repo, options.index === true ? `${tag}-${architecture}` : tag, { blobs: [layerBytes, configBytes], manifest, mediaType: types.manifest });
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: types.manifest,
+      config: { mediaType: types.config, digest: sha256(configBytes), size: configBytes.length },
+      layers: [descriptor],
+    }),
+  );
+  const manifestDigest = registry.putImage(repo, options.index === true ? `${tag}-${architecture}` : tag, {
+    blobs: [layerBytes, configBytes],
+    manifest,
+    mediaType: types.manifest,
+  });
   if (options.index === true) {
-    const index = Buffer.from(JSON.stringify({
-      schemaVersion: 2, mediaType: OCI_INDEX,
-      manifests: [{ mediaType: types.manifest, digest: manifestDigest, size: manifest.length, platform: { os: 'linux', architecture } }],
-    }));
+    const index = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: OCI_INDEX,
+        manifests: [{ mediaType: types.manifest, digest: manifestDigest, size: manifest.length, platform: { os: 'linux', architecture } }],
+      }),
+    );
     registry.putImage(repo, tag, { blobs: [], manifest: index, mediaType: OCI_INDEX });
   }
   return { layer: { ...descriptor, diffId: layer.diffId }, manifestDigest, config };
@@ -122,13 +157,26 @@ function image(id: string, pythonPackages: string[] = [], pythonVersion = '3.11'
 }
 
 interface Pushed {
-  readonly manifest: { mediaType: string; config: { mediaType: string; digest: string }; layers: { mediaType: string; digest: string; size: number }[] };
-  readonly config: { architecture: string; config: { Env: string[]; Labels: Record<string, string> }; rootfs: { diff_ids: string[] }; history: { created_by: string }[] };
+  readonly manifest: {
+    mediaType: string;
+    config: { mediaType: string; digest: string };
+    layers: { mediaType: string; digest: string; size: number }[];
+  };
+  readonly config: {
+    architecture: string;
+    config: { Env: string[]; Labels: Record<string, string> };
+    rootfs: { diff_ids: string[] };
+    history: { created_by: string }[];
+  };
   readonly mediaType: string;
 }
 
 /** The manifest and config of a built image, read back from the registry (through `host`). */
-async function readBack(registryUrl: string, host: string, built: BuiltImage): Promise<Pushed & { client: RegistryClient; repository: string }> {
+async function readBack(
+  registryUrl: string,
+  host: string,
+  built: BuiltImage,
+): Promise<Pushed & { client: RegistryClient; repository: string }> {
   const [name, digest] = built.image!.split('@') as [string, string];
   const repository = name.slice(host.length + 1);
   const client = new RegistryClient(registryUrl, host, CREDENTIALS);
@@ -140,11 +188,17 @@ async function readBack(registryUrl: string, host: string, built: BuiltImage): P
 }
 
 /** The names in a layer blob of the registry, as GNU tar lists them; unpacked into the returned folder. */
-async function unpack(client: RegistryClient, repository: string, digest: string): Promise<{ names: string[]; dir: string; diffId: string }> {
+async function unpack(
+  client: RegistryClient,
+  repository: string,
+  digest: string,
+): Promise<{ names: string[]; dir: string; diffId: string }> {
   const dir = scratch('svc-layer-');
   const file = path.join(dir, 'layer.tar.gz');
   writeFileSync(file, await client.getBlob(repository, digest));
-  const names = execFileSync('tar', ['-tzf', file], { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n');
+  const names = execFileSync('tar', ['-tzf', file], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    .trim()
+    .split('\n');
   execFileSync('tar', ['-xzf', file, '-C', dir]);
   const diffId = sha256(execFileSync('gzip', ['-dc', file], { maxBuffer: 256 << 20 }));
   return { names, dir, diffId };
@@ -211,39 +265,65 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
   it('builds on a base of the same registry: base layers mounted, the runtime layer and config uploaded, pinned by digest', async () => {
     const lines: string[] = [];
     plain = await builder().build(image('img-0000000000000001'), (line) => lines.push(line));
-    assert.ok(lines.some((line) => line.startsWith('building the runtime layer')), 'a cold cache builds the runtime layer');
+    assert.ok(
+      lines.some((line) => line.startsWith('building the runtime layer')),
+      'a cold cache builds the runtime layer',
+    );
     assert.match(plain.image!, new RegExp(`^${proxy.host.replace(/\./g, '\\.')}/svc/img-0000000000000001@sha256:[0-9a-f]{64}$`));
     assert.equal(plain.cached, false);
     assert.equal(plain.imageId, 'img-0000000000000001');
     assert.equal(plain.path, plain.image);
-    assert.deepEqual({ ...first.stats, blobGets: 0 }, { uploads: 2, mounts: 1, blobGets: 0, manifestPuts: 1 }, 'the base layer mounted; the runtime layer and the config uploaded');
+    assert.deepEqual(
+      { ...first.stats, blobGets: 0 },
+      { uploads: 2, mounts: 1, blobGets: 0, manifestPuts: 1 },
+      'the base layer mounted; the runtime layer and the config uploaded',
+    );
 
     const { manifest, config, mediaType, client, repository } = await readBack(first.url, proxy.host, plain);
-    assert.equal(mediaType, OCI_MANIFEST, 'the base\'s format');
+    assert.equal(mediaType, OCI_MANIFEST, "the base's format");
     assert.equal(manifest.config.mediaType, OCI_CONFIG);
     assert.equal(manifest.layers.length, 2);
     assert.deepEqual(manifest.layers[0], { mediaType: OCI_LAYER_GZIP, digest: firstBase.layer.digest, size: firstBase.layer.size });
     assert.equal(manifest.layers[1]!.mediaType, OCI_LAYER_GZIP);
     const runtime = await unpack(client, repository, manifest.layers[1]!.digest);
-    assert.deepEqual(config.rootfs.diff_ids, [firstBase.layer.diffId, runtime.diffId], 'the base\'s diff_ids, then the runtime layer\'s');
+    assert.deepEqual(config.rootfs.diff_ids, [firstBase.layer.diffId, runtime.diffId], "the base's diff_ids, then the runtime layer's");
     assert.equal(config.architecture, 'amd64');
     const env = config.config.Env;
     assert.ok(env.includes('PYTHONPATH=/opt/svc/runtime'), env.join(' '));
-    assert.ok(!env.includes('PYTHONPATH=/base/own'), 'the base\'s PYTHONPATH is replaced, not doubled');
-    assert.ok(env.includes('PYTHON_VERSION=3.11.9') && env.includes('PATH=/usr/local/bin:/usr/bin:/bin'), 'the base\'s other variables stay');
+    assert.ok(!env.includes('PYTHONPATH=/base/own'), "the base's PYTHONPATH is replaced, not doubled");
+    assert.ok(
+      env.includes('PYTHON_VERSION=3.11.9') && env.includes('PATH=/usr/local/bin:/usr/bin:/bin'),
+      "the base's other variables stay",
+    );
     assert.ok(env.includes('PYTHONDONTWRITEBYTECODE=1'));
     assert.equal(config.config.Labels['dev.svc.image-id'], 'img-0000000000000001');
     assert.equal(config.config.Labels['dev.svc.python-version'], '3.11');
-    assert.equal(config.config.Labels['org.example.base'], 'yes', 'the base\'s labels stay');
+    assert.equal(config.config.Labels['org.example.base'], 'yes', "the base's labels stay");
     assert.equal(config.history.length, 2);
     assert.match(config.history[1]!.created_by, /^svc: the svc .* runtime/);
 
     // The runtime layer: the svc package and the runtime's requirements, for the target, without bytecode.
     assert.ok(runtime.names.includes('opt/svc/runtime/svc/__init__.py'), runtime.names.slice(0, 20).join('\n'));
-    assert.ok(runtime.names.some((name) => name.startsWith('opt/svc/runtime/uvicorn/')), 'uvicorn is in the runtime layer');
-    assert.deepEqual(runtime.names.filter((name) => name.endsWith('.pyc') || name.includes('__pycache__')), []);
-    const listing = execFileSync('tar', ['--numeric-owner', '-tvzf', path.join(runtime.dir, 'layer.tar.gz')], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, TZ: 'UTC' } });
-    assert.ok(listing.trim().split('\n').every((line) => / 0\/0 +\d+ 1970-01-01 00:00 /.test(line)), 'reproducible entries');
+    assert.ok(
+      runtime.names.some((name) => name.startsWith('opt/svc/runtime/uvicorn/')),
+      'uvicorn is in the runtime layer',
+    );
+    assert.deepEqual(
+      runtime.names.filter((name) => name.endsWith('.pyc') || name.includes('__pycache__')),
+      [],
+    );
+    const listing = execFileSync('tar', ['--numeric-owner', '-tvzf', path.join(runtime.dir, 'layer.tar.gz')], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+      env: { ...process.env, TZ: 'UTC' },
+    });
+    assert.ok(
+      listing
+        .trim()
+        .split('\n')
+        .every((line) => / 0\/0 +\d+ 1970-01-01 00:00 /.test(line)),
+      'reproducible entries',
+    );
   });
 
   it('a second build of the same image is cached: nothing uploaded, no manifest pushed', async () => {
@@ -283,8 +363,14 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
     const packages = await unpack(client, repository, manifest.layers[2]!.digest);
     assert.deepEqual(config.rootfs.diff_ids.at(-1), packages.diffId);
     assert.ok(packages.names.includes('opt/svc/packages/six.py'), packages.names.join('\n'));
-    assert.match(execFileSync('cat', [path.join(packages.dir, 'opt/svc/packages/six.py')], { encoding: 'utf8' }), /Utilities for writing code that runs on Python 2 and 3/);
-    assert.ok(packages.names.every((name) => name.startsWith('opt/')), 'everything under /opt/svc/packages');
+    assert.match(
+      execFileSync('cat', [path.join(packages.dir, 'opt/svc/packages/six.py')], { encoding: 'utf8' }),
+      /Utilities for writing code that runs on Python 2 and 3/,
+    );
+    assert.ok(
+      packages.names.every((name) => name.startsWith('opt/')),
+      'everything under /opt/svc/packages',
+    );
   });
 
   it('copies base layers from another registry (Docker format, redirected blobs) through the cache, keeping the Docker format', async () => {
@@ -295,23 +381,26 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
     const built = await builder({ base: `${hub.host}/library/python:{python}-slim` }).build(image('img-0000000000000003'), () => {});
     // Layers svc pushed for earlier images (the runtime's) are mounted from their repositories; the config is new.
     assert.ok(registryNow.stats.uploads - before.uploads >= 1, 'the config at least');
-    assert.ok(hub.stats.blobGets >= 2, 'the base\'s config and layer came from the other registry');
+    assert.ok(hub.stats.blobGets >= 2, "the base's config and layer came from the other registry");
     const { manifest, mediaType, config } = await readBack(registryNow.url, proxy.host, built);
     assert.equal(mediaType, DOCKER_MANIFEST);
     assert.equal(manifest.config.mediaType, DOCKER_CONFIG);
-    assert.deepEqual(manifest.layers.map((layer) => layer.mediaType), [DOCKER_LAYER_GZIP, DOCKER_LAYER_GZIP]);
+    assert.deepEqual(
+      manifest.layers.map((layer) => layer.mediaType),
+      [DOCKER_LAYER_GZIP, DOCKER_LAYER_GZIP],
+    );
     assert.equal(manifest.layers[0]!.digest, dockerBase.layer.digest);
     assert.equal(config.rootfs.diff_ids[0], dockerBase.layer.diffId);
   });
 
-  it('a second image on the same registry does not send the runtime layer again (the registry has it, in the first image\'s repository)', async () => {
+  it("a second image on the same registry does not send the runtime layer again (the registry has it, in the first image's repository)", async () => {
     const registryNow = registries.at(-1)!;
     const before = { ...registryNow.stats };
     await builder().build(image('img-0000000000000005', ['idna']), () => {});
     assert.equal(registryNow.stats.uploads - before.uploads, 2, 'the packages layer and the config only; the runtime layer mounted');
   });
 
-  it('two images with the same packages built at once each get their own image id (not the other\'s)', async () => {
+  it("two images with the same packages built at once each get their own image id (not the other's)", async () => {
     const [a, b] = await Promise.all([
       builder().build(image('img-00000000000000aa', ['six']), () => {}),
       builder().build(image('img-00000000000000bb', ['six']), () => {}),
@@ -323,7 +412,7 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
     assert.equal(config.config.Labels['dev.svc.image-id'], 'img-00000000000000bb');
   });
 
-  it('an image whose packages match an earlier image\'s is still pushed under its own name and label', async () => {
+  it("an image whose packages match an earlier image's is still pushed under its own name and label", async () => {
     const later = await builder().build(image('img-0000000000000004'), () => {});
     assert.equal(later.imageId, 'img-0000000000000004');
     assert.match(later.image!, /\/svc\/img-0000000000000004@sha256:/);
@@ -335,7 +424,12 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
     it('a base image with another Python than the image asks for', async () => {
       await seedBase(hub, 'other/python', '3.11', { env: ['PYTHON_VERSION=3.12.1'] });
       const error = await buildFailure(builder({ base: `${hub.host}/other/python:{python}` }), image('img-00000000000000e1'));
-      assert.match(error.message, new RegExp(`the base image ${hub.host.replace(/\./g, '\\.')}/other/python:3\\.11 has Python 3\\.12\\.1, but the image asks for Python 3\\.11$`));
+      assert.match(
+        error.message,
+        new RegExp(
+          `the base image ${hub.host.replace(/\./g, '\\.')}/other/python:3\\.11 has Python 3\\.12\\.1, but the image asks for Python 3\\.11$`,
+        ),
+      );
       assert.match(error.hint ?? '', /imageBase, SVC_IMAGE_BASE/);
     });
 
@@ -352,7 +446,7 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
       assert.match(error.hint ?? '', /imageBase, SVC_IMAGE_BASE/);
     });
 
-    it('a package pip cannot find quotes pip\'s error', async () => {
+    it("a package pip cannot find quotes pip's error", async () => {
       const error = await buildFailure(builder(), image('img-00000000000000e4', ['svc-no-such-package-xyz']));
       assert.match(error.message, /pip install \(for linux\/amd64, Python 3\.11\) svc-no-such-package-xyz exited with code 1:/);
       assert.match(error.message, /No matching distribution found for svc-no-such-package-xyz/);

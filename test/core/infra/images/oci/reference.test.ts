@@ -16,32 +16,62 @@ function refused(text: string): SvcError {
   assert.fail(`expected ${JSON.stringify(text)} to be refused`);
 }
 
-describe('parseImageReference(): Docker\'s rules', () => {
+describe("parseImageReference(): Docker's rules", () => {
   it('puts a one-component name on Docker Hub under library/, with the API at registry-1.docker.io', () => {
     assert.deepEqual(parseImageReference('python:3.11-slim'), {
-      host: 'docker.io', origin: 'https://registry-1.docker.io', repository: 'library/python', tag: '3.11-slim', digest: null,
+      host: 'docker.io',
+      origin: 'https://registry-1.docker.io',
+      repository: 'library/python',
+      tag: '3.11-slim',
+      digest: null,
     });
   });
 
   it('reads index.docker.io and registry-1.docker.io as Docker Hub', () => {
     for (const text of ['index.docker.io/library/python:3.11', 'registry-1.docker.io/library/python:3.11', 'index.docker.io/python:3.11']) {
       const parsed = parseImageReference(text);
-      assert.deepEqual([parsed.host, parsed.origin, parsed.repository], ['docker.io', 'https://registry-1.docker.io', 'library/python'], text);
+      assert.deepEqual(
+        [parsed.host, parsed.origin, parsed.repository],
+        ['docker.io', 'https://registry-1.docker.io', 'library/python'],
+        text,
+      );
     }
   });
 
-  it('keeps a user\'s repository on Docker Hub as it is, and docker.io written out means the same', () => {
-    assert.deepEqual(parseImageReference('someone/tool:1'), { host: 'docker.io', origin: 'https://registry-1.docker.io', repository: 'someone/tool', tag: '1', digest: null });
+  it("keeps a user's repository on Docker Hub as it is, and docker.io written out means the same", () => {
+    assert.deepEqual(parseImageReference('someone/tool:1'), {
+      host: 'docker.io',
+      origin: 'https://registry-1.docker.io',
+      repository: 'someone/tool',
+      tag: '1',
+      digest: null,
+    });
     assert.deepEqual(parseImageReference('docker.io/python:3.12'), parseImageReference('python:3.12'));
   });
 
   it('reads the first component as a registry host when it has a port, a dot or is localhost; loopback hosts are plain http', () => {
-    assert.deepEqual(parseImageReference('localhost:5000/a/b:t'), { host: 'localhost:5000', origin: 'http://localhost:5000', repository: 'a/b', tag: 't', digest: null });
-    assert.deepEqual(parseImageReference('localhost/a'), { host: 'localhost', origin: 'http://localhost', repository: 'a', tag: 'latest', digest: null });
+    assert.deepEqual(parseImageReference('localhost:5000/a/b:t'), {
+      host: 'localhost:5000',
+      origin: 'http://localhost:5000',
+      repository: 'a/b',
+      tag: 't',
+      digest: null,
+    });
+    assert.deepEqual(parseImageReference('localhost/a'), {
+      host: 'localhost',
+      origin: 'http://localhost',
+      repository: 'a',
+      tag: 'latest',
+      digest: null,
+    });
     assert.equal(parseImageReference('127.0.0.1:5000/base/python:3.11').origin, 'http://127.0.0.1:5000');
     assert.equal(parseImageReference('[::1]:5000/base/python:3.11').origin, 'http://[::1]:5000');
     assert.deepEqual(parseImageReference('registry.example.com/base/python:3.11'), {
-      host: 'registry.example.com', origin: 'https://registry.example.com', repository: 'base/python', tag: '3.11', digest: null,
+      host: 'registry.example.com',
+      origin: 'https://registry.example.com',
+      repository: 'base/python',
+      tag: '3.11',
+      digest: null,
     });
   });
 
@@ -53,7 +83,11 @@ describe('parseImageReference(): Docker\'s rules', () => {
 
   it('takes a digest, with or without a tag; a digest alone has no tag', () => {
     assert.deepEqual(parseImageReference(`registry.example.com/a@${DIGEST}`), {
-      host: 'registry.example.com', origin: 'https://registry.example.com', repository: 'a', tag: null, digest: DIGEST,
+      host: 'registry.example.com',
+      origin: 'https://registry.example.com',
+      repository: 'a',
+      tag: null,
+      digest: DIGEST,
     });
     const both = parseImageReference(`localhost:5000/a:1.0@${DIGEST}`);
     assert.deepEqual([both.host, both.repository, both.tag, both.digest], ['localhost:5000', 'a', '1.0', DIGEST]);
@@ -81,19 +115,35 @@ describe('parseImageReference(): Docker\'s rules', () => {
 
 describe('parseRegistryTarget(): where svc pushes', () => {
   it('takes host[:port][/prefix] without a scheme as https, but http for loopback hosts', () => {
-    assert.deepEqual(parseRegistryTarget('registry.example.com:5000/svc'), { host: 'registry.example.com:5000', origin: 'https://registry.example.com:5000', prefix: 'svc' });
+    assert.deepEqual(parseRegistryTarget('registry.example.com:5000/svc'), {
+      host: 'registry.example.com:5000',
+      origin: 'https://registry.example.com:5000',
+      prefix: 'svc',
+    });
     assert.deepEqual(parseRegistryTarget('127.0.0.1:5000'), { host: '127.0.0.1:5000', origin: 'http://127.0.0.1:5000', prefix: '' });
-    assert.deepEqual(parseRegistryTarget('localhost:5000/teams/ml/'), { host: 'localhost:5000', origin: 'http://localhost:5000', prefix: 'teams/ml' });
+    assert.deepEqual(parseRegistryTarget('localhost:5000/teams/ml/'), {
+      host: 'localhost:5000',
+      origin: 'http://localhost:5000',
+      prefix: 'teams/ml',
+    });
     assert.deepEqual(parseRegistryTarget('[::1]:5000/svc'), { host: '[::1]:5000', origin: 'http://[::1]:5000', prefix: 'svc' });
   });
 
   it('keeps an explicit scheme: http:// for a registry without TLS, https:// even on loopback', () => {
     assert.deepEqual(parseRegistryTarget('http://10.0.0.5:5000'), { host: '10.0.0.5:5000', origin: 'http://10.0.0.5:5000', prefix: '' });
-    assert.deepEqual(parseRegistryTarget('https://localhost:5000/svc'), { host: 'localhost:5000', origin: 'https://localhost:5000', prefix: 'svc' });
+    assert.deepEqual(parseRegistryTarget('https://localhost:5000/svc'), {
+      host: 'localhost:5000',
+      origin: 'https://localhost:5000',
+      prefix: 'svc',
+    });
   });
 
   it('sends Docker Hub to its API host, and refuses it over http', () => {
-    assert.deepEqual(parseRegistryTarget('docker.io/someone'), { host: 'docker.io', origin: 'https://registry-1.docker.io', prefix: 'someone' });
+    assert.deepEqual(parseRegistryTarget('docker.io/someone'), {
+      host: 'docker.io',
+      origin: 'https://registry-1.docker.io',
+      prefix: 'someone',
+    });
     assert.deepEqual(parseRegistryTarget('http://docker.io/someone'), { problem: 'Docker Hub answers over https only' });
   });
 
@@ -104,7 +154,14 @@ describe('parseRegistryTarget(): where svc pushes', () => {
     const host = parseRegistryTarget('user@registry.example.com/svc');
     assert.ok('problem' in host);
     assert.match(host.problem, /"user@registry\.example\.com" is not a registry host\[:port\]/);
-    for (const text of ['', 'ftp://registry.example.com', 'https://', 'registry.example.com/a b', 'registry.example.com:99999/svc', 'registry.example.com:0']) {
+    for (const text of [
+      '',
+      'ftp://registry.example.com',
+      'https://',
+      'registry.example.com/a b',
+      'registry.example.com:99999/svc',
+      'registry.example.com:0',
+    ]) {
       const result = parseRegistryTarget(text);
       assert.ok('problem' in result, `${JSON.stringify(text)} should be refused`);
     }

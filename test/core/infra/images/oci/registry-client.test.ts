@@ -48,14 +48,19 @@ async function pushImage(client: RegistryClient, repository: string, tag: string
   assert.equal(await client.hasBlob(repository, layer.digest), false);
   await client.uploadBlob(repository, layer);
   assert.equal(await client.hasBlob(repository, layer.digest), true);
-  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha256(layerBytes)] } }));
+  const config = Buffer.from(
+    JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha256(layerBytes)] } }),
+  );
   const configDigest = await client.pushBytes(repository, config);
   assert.equal(configDigest, sha256(config));
-  const manifest = Buffer.from(JSON.stringify({
-    schemaVersion: 2, mediaType: OCI_MANIFEST,
-    config: { mediaType: OCI_CONFIG, digest: configDigest, size: config.length },
-    layers: [{ mediaType: OCI_LAYER_GZIP, digest: layer.digest, size: layer.size }],
-  }));
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: { mediaType: OCI_CONFIG, digest: configDigest, size: config.length },
+      layers: [{ mediaType: OCI_LAYER_GZIP, digest: layer.digest, size: layer.size }],
+    }),
+  );
   const digest = await client.putManifest(repository, tag, manifest, OCI_MANIFEST);
   assert.equal(digest, sha256(manifest));
   return { layer, config, configDigest, manifest, digest };
@@ -105,7 +110,11 @@ describe('RegistryClient against the registry stand-in', function () {
       assert.equal(await client.hasBlob('svc/other', pushed.layer.digest), true);
       const missing = sha256(Buffer.from('never pushed'));
       assert.equal(await client.mountBlob('svc/third', missing, 'svc/app'), false);
-      assert.equal(await client.mountBlob('svc/third', pushed.layer.digest, 'svc/empty'), false, 'a repository that does not exist has nothing to mount');
+      assert.equal(
+        await client.mountBlob('svc/third', pushed.layer.digest, 'svc/empty'),
+        false,
+        'a repository that does not exist has nothing to mount',
+      );
       assert.equal(await client.hasBlob('svc/third', pushed.layer.digest), false);
       assert.equal(hub.stats.mounts, before.mounts + 1);
     });
@@ -122,7 +131,10 @@ describe('RegistryClient against the registry stand-in', function () {
     it('a blob the repository lacks is image_build_failed naming the registry and HTTP 404 with BLOB_UNKNOWN', async () => {
       const digest = sha256(Buffer.from('absent'));
       const error = await buildFailure(client.getBlob('svc/app', digest));
-      assert.match(error.message, new RegExp(`the registry ${hub.host.replace(/\./g, '\\.')} refused the blob ${digest} of svc/app \\(HTTP 404: BLOB_UNKNOWN`));
+      assert.match(
+        error.message,
+        new RegExp(`the registry ${hub.host.replace(/\./g, '\\.')} refused the blob ${digest} of svc/app \\(HTTP 404: BLOB_UNKNOWN`),
+      );
       const dir = tempDir('svc-download-');
       scratchDirs.push(dir);
       await buildFailure(client.downloadBlob('svc/app', digest, path.join(dir, 'layer')));
@@ -159,7 +171,10 @@ describe('RegistryClient against the registry stand-in', function () {
       const basic = await registry({ auth: { mode: 'basic', users: USERS } });
       const wrong = new RegistryClient(basic.url, basic.host, { username: 'pusher', password: 'wrong' });
       const error = await buildFailure(wrong.getManifest('team/app', 'latest', MANIFEST_ACCEPT));
-      assert.match(error.message, new RegExp(`^the registry ${basic.host.replace(/\./g, '\\.')} refused the manifest team/app:latest \\(HTTP 401`));
+      assert.match(
+        error.message,
+        new RegExp(`^the registry ${basic.host.replace(/\./g, '\\.')} refused the manifest team/app:latest \\(HTTP 401`),
+      );
       assert.match(error.hint ?? '', /SVC_IMAGE_REGISTRY_USERNAME/);
       const none = await buildFailure(new RegistryClient(basic.url, basic.host, null).hasBlob('team/app', sha256(Buffer.from('x'))));
       assert.match(none.message, /refused access without credentials \(HTTP 401\)/);
@@ -171,7 +186,12 @@ describe('RegistryClient against the registry stand-in', function () {
     await gone.close();
     const client = new RegistryClient(gone.url, gone.host, null);
     const error = await buildFailure(client.getManifest('library/python', '3.11-slim', MANIFEST_ACCEPT));
-    assert.match(error.message, new RegExp(`^cannot reach the registry ${gone.host.replace(/\./g, '\\.')} to read the manifest library/python:3\\.11-slim \\(ECONNREFUSED\\)`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `^cannot reach the registry ${gone.host.replace(/\./g, '\\.')} to read the manifest library/python:3\\.11-slim \\(ECONNREFUSED\\)`,
+      ),
+    );
     assert.match(error.hint ?? '', /http:\/\//);
   });
 
@@ -179,7 +199,14 @@ describe('RegistryClient against the registry stand-in', function () {
     const hub = await registry({ auth: { mode: 'token', users: {}, anonymousPull: true }, redirectBlobs: true });
     const bytes = Buffer.from('redirected layer bytes');
     const other = Buffer.from('other bytes');
-    const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: { mediaType: OCI_CONFIG, digest: sha256(other), size: other.length }, layers: [{ mediaType: OCI_LAYER_GZIP, digest: sha256(bytes), size: bytes.length }] }));
+    const manifest = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: OCI_MANIFEST,
+        config: { mediaType: OCI_CONFIG, digest: sha256(other), size: other.length },
+        layers: [{ mediaType: OCI_LAYER_GZIP, digest: sha256(bytes), size: bytes.length }],
+      }),
+    );
     hub.putImage('library/base', '1', { blobs: [bytes, other], manifest, mediaType: OCI_MANIFEST });
     const client = new RegistryClient(hub.url, hub.host, null);
     assert.deepEqual(await client.getBlob('library/base', sha256(bytes)), bytes);
@@ -196,13 +223,25 @@ describe('RegistryClient against the registry stand-in', function () {
     const hub = await registry();
     const bytes = Buffer.from('the real layer');
     const config = Buffer.from('{}');
-    const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: { mediaType: OCI_CONFIG, digest: sha256(config), size: 2 }, layers: [{ mediaType: OCI_LAYER_GZIP, digest: sha256(bytes), size: bytes.length }] }));
+    const manifest = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: OCI_MANIFEST,
+        config: { mediaType: OCI_CONFIG, digest: sha256(config), size: 2 },
+        layers: [{ mediaType: OCI_LAYER_GZIP, digest: sha256(bytes), size: bytes.length }],
+      }),
+    );
     const digest = hub.putImage('x/y', 't', { blobs: [bytes, config], manifest, mediaType: OCI_MANIFEST });
     // A proxy that passes everything through but swaps each body's bytes end for end.
     const proxy = createServer(async (req, res) => {
       const answer = await fetch(`${hub.url}${req.url}`, { method: req.method, headers: { accept: String(req.headers.accept ?? '*/*') } });
       const body = Buffer.from(await answer.arrayBuffer()).reverse();
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream', 'content-length': body.length }).end(body);
+      res
+        .writeHead(answer.status, {
+          'content-type': answer.headers.get('content-type') ?? 'application/octet-stream',
+          'content-length': body.length,
+        })
+        .end(body);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
@@ -223,7 +262,7 @@ describe('RegistryClient against the registry stand-in', function () {
     }
   });
 
-  it('uploads through a session whose Location is an absolute URL (distribution\'s default)', async () => {
+  it("uploads through a session whose Location is an absolute URL (distribution's default)", async () => {
     const absolute = await registry({ absoluteLocations: true, auth: { mode: 'token', users: USERS } });
     const client = new RegistryClient(absolute.url, absolute.host, CREDENTIALS);
     const pushed = await pushImage(client, 'abs/app', 'v1', Buffer.from('absolute layer'));

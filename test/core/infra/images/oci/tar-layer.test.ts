@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, readFileSync, readlinkSync, lstatSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  lstatSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { writeLayer } from '../../../../../core/infra/images/oci/tar-layer.js';
 import { tempDir } from '../../../../helpers/config.js';
@@ -69,7 +81,7 @@ describe('writeLayer(): reproducible tar.gz layers', () => {
     utimesSync(path.join(copy, 'pkg'), 2_000_000, 2_000_000);
     chmodSync(path.join(copy, 'secret.txt'), 0o640);
     const third = await writeLayer(copy, '/opt/svc/runtime', path.join(out, 'c.tar.gz'));
-    assert.equal(third.digest, first.digest, 'mtimes, group bits and the folder\'s own path do not change the layer');
+    assert.equal(third.digest, first.digest, "mtimes, group bits and the folder's own path do not change the layer");
 
     writeFileSync(path.join(copy, 'hello.txt'), 'changed\n');
     const fourth = await writeLayer(copy, '/opt/svc/runtime', path.join(out, 'd.tar.gz'));
@@ -88,7 +100,10 @@ describe('writeLayer(): reproducible tar.gz layers', () => {
 
   it('GNU tar lists every entry owned by root with mtime 0, parents first, modes reduced to 755/644', async () => {
     const layer = await writeLayer(source, '/opt/svc/runtime', path.join(out, 'list.tar.gz'));
-    const listing = execFileSync('tar', ['--numeric-owner', '-tvzf', layer.file], { encoding: 'utf8', env: { ...process.env, TZ: 'UTC', LC_ALL: 'C.UTF-8' } });
+    const listing = execFileSync('tar', ['--numeric-owner', '-tvzf', layer.file], {
+      encoding: 'utf8',
+      env: { ...process.env, TZ: 'UTC', LC_ALL: 'C.UTF-8' },
+    });
     const lines = listing.trim().split('\n');
     for (const line of lines) {
       assert.match(line, /^\S+ 0\/0 +\d+ 1970-01-01 00:00 /, line);
@@ -98,7 +113,8 @@ describe('writeLayer(): reproducible tar.gz layers', () => {
     const names = execFileSync('tar', ['-tzf', layer.file], { encoding: 'utf8' }).trim().split('\n');
     assert.deepEqual(names.slice(0, 3), ['opt/', 'opt/svc/', 'opt/svc/runtime/']);
     assert.ok(names.includes('opt/svc/runtime/empty/'), 'empty folders are kept');
-    const modeOf = (name: string) => lines.find((line) => line.endsWith(` opt/svc/runtime/${name}`) || line.includes(` opt/svc/runtime/${name} -> `))!.split(' ')[0];
+    const modeOf = (name: string) =>
+      lines.find((line) => line.endsWith(` opt/svc/runtime/${name}`) || line.includes(` opt/svc/runtime/${name} -> `))!.split(' ')[0];
     assert.equal(modeOf('run.sh'), '-rwxr-xr-x');
     assert.equal(modeOf('secret.txt'), '-rw-r--r--');
     assert.equal(modeOf('hello.txt'), '-rw-r--r--');
@@ -123,7 +139,7 @@ describe('writeLayer(): reproducible tar.gz layers', () => {
     assert.equal(statSync(path.join(root, 'run.sh')).mode & 0o111, 0o111);
   });
 
-  it('leaves out what is neither file, folder nor symlink (a socket)', async function () {
+  it('leaves out what is neither file, folder nor symlink (a socket)', async () => {
     const dir = scratch('svc-tar-sock-');
     writeFileSync(path.join(dir, 'a.txt'), 'a');
     const net = await import('node:net');

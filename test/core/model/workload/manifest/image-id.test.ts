@@ -7,7 +7,7 @@ describe('canonicalJson()', () => {
     assert.equal(canonicalJson({ python_version: '3.11', python_packages: [] }), '{"python_packages":[],"python_version":"3.11"}');
   });
 
-  it('escapes non-ASCII like Python\'s ensure_ascii', () => {
+  it("escapes non-ASCII like Python's ensure_ascii", () => {
     assert.equal(canonicalJson(['café\u007f😀\n']), '["caf\\u00e9\\u007f\\ud83d\\ude00\\n"]');
   });
 });

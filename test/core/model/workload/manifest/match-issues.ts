@@ -13,8 +13,5 @@ export function assertIssuesExactly(actual: readonly ValidationIssue[], expected
   }
   const show = (list: readonly { path: string; message: string }[]): string =>
     list.map((issue) => `\n    ${issue.path}: ${issue.message}`).join('') || ' none';
-  assert.ok(
-    missing.length === 0 && unmatched.length === 0,
-    `issues differ\n  missing:${show(missing)}\n  unexpected:${show(unmatched)}`,
-  );
+  assert.ok(missing.length === 0 && unmatched.length === 0, `issues differ\n  missing:${show(missing)}\n  unexpected:${show(unmatched)}`);
 }

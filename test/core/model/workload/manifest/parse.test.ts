@@ -45,7 +45,10 @@ describe('parseManifestText()', () => {
     const error = failure(JSON.stringify(manifest));
     assert.equal(error.code, 'manifest_invalid');
     assert.match(error.message, /\(2 problems\)/);
-    assert.match(error.message, /\n {2}- app\.name: "my app" has the character " " at position 3; only a-z, 0-9 and "-" are allowed \(a name is a lowercase DNS label/);
+    assert.match(
+      error.message,
+      /\n {2}- app\.name: "my app" has the character " " at position 3; only a-z, 0-9 and "-" are allowed \(a name is a lowercase DNS label/,
+    );
     assert.match(error.message, /\n {2}- workloads\[1\]\.options\.cpu: must be a number from 0\.125 to 64, got 0/);
   });
 
@@ -58,9 +61,18 @@ describe('parseManifestText()', () => {
     const error = failure(JSON.stringify(manifest));
     assert.equal(error.code, 'manifest_invalid');
     assert.equal(error.status, 422);
-    assert.deepEqual((error.details as any).issues.map((issue: { path: string }) => issue.path), ['app.name', 'workloads[0].name', 'workloads[2].name']);
-    assert.match(error.message, /\n {2}- app\.name: "Sample" has the upper-case letter "S"; names are lower case; try "sample" \(a name is a lowercase DNS label/);
-    assert.match(error.message, /\n {2}- workloads\[0\]\.name: "say_hello" has the character "_" at position 4; only a-z, 0-9 and "-" are allowed; try "say-hello"/);
+    assert.deepEqual(
+      (error.details as any).issues.map((issue: { path: string }) => issue.path),
+      ['app.name', 'workloads[0].name', 'workloads[2].name'],
+    );
+    assert.match(
+      error.message,
+      /\n {2}- app\.name: "Sample" has the upper-case letter "S"; names are lower case; try "sample" \(a name is a lowercase DNS label/,
+    );
+    assert.match(
+      error.message,
+      /\n {2}- workloads\[0\]\.name: "say_hello" has the character "_" at position 4; only a-z, 0-9 and "-" are allowed; try "say-hello"/,
+    );
     assert.match(error.message, /\n {2}- workloads\[2\]\.name: "web--preview" must not contain "--"/);
   });
 

@@ -10,7 +10,10 @@ const published = readFileSync(path.join(packageRoot, 'docs', 'manifest.schema.j
 
 describe('docs/manifest.schema.json', () => {
   it('is what core/model/workload/manifest/schema.ts declares', () => {
-    assert.ok(published === manifestSchemaText(), 'docs/manifest.schema.json is stale: it is generated from core/model/workload/manifest/schema.ts, so change that and run `npm run manifest-schema`.');
+    assert.ok(
+      published === manifestSchemaText(),
+      'docs/manifest.schema.json is stale: it is generated from core/model/workload/manifest/schema.ts, so change that and run `npm run manifest-schema`.',
+    );
   });
 
   it('works in a JSON Schema validator that knows nothing of svc: accepts a manifest, refuses a broken one', () => {

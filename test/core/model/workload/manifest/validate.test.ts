@@ -51,14 +51,22 @@ describe('validateManifest()', () => {
       { path: 'workloads[0].options.schedule.cron', message: 'field 2 (hour) "61" is not valid' },
     ]);
     assertIssuesExactly(withSchedule({ cron: '0 3 * *', timezone: 'Mars/Base', overlap: 'no' }), [
-      { path: 'workloads[0].options.schedule.cron', message: 'must have 5 fields (minute, hour, day of month, month, day of week), like "0 3 * * *", got 4' },
-      { path: 'workloads[0].options.schedule.timezone', message: 'must be an IANA time zone name like "UTC" or "Europe/Paris", got "Mars/Base"' },
+      {
+        path: 'workloads[0].options.schedule.cron',
+        message: 'must have 5 fields (minute, hour, day of month, month, day of week), like "0 3 * * *", got 4',
+      },
+      {
+        path: 'workloads[0].options.schedule.timezone',
+        message: 'must be an IANA time zone name like "UTC" or "Europe/Paris", got "Mars/Base"',
+      },
       { path: 'workloads[0].options.schedule.overlap', message: 'must be a boolean, got string' },
     ]);
     assertIssuesExactly(withSchedule({ cron: '0 0 31 2 *', timezone: 'UTC', overlap: false }), [
       { path: 'workloads[0].options.schedule.cron', message: 'never matches a time' },
     ]);
-    assertIssuesExactly(withSchedule({ every: 0, overlap: false }), [{ path: 'workloads[0].options.schedule.every', message: 'from 1 to 31622400, got 0' }]);
+    assertIssuesExactly(withSchedule({ every: 0, overlap: false }), [
+      { path: 'workloads[0].options.schedule.every', message: 'from 1 to 31622400, got 0' },
+    ]);
     assertIssuesExactly(withSchedule('0 3 * * *'), [{ path: 'workloads[0].options.schedule', message: 'must be an object, got string' }]);
     manifest.workloads[1].options.schedule = null;
     assertIssuesExactly(withSchedule(null), [{ path: 'workloads[1].options.schedule', message: 'unknown option for kind endpoint' }]);
@@ -67,9 +75,15 @@ describe('validateManifest()', () => {
   it('accepts the bounds of every range', () => {
     const manifest = sampleManifest() as any;
     Object.assign(manifest.workloads[1].options, {
-      cpu: 0.125, memory: '64Mi', workers: 64, concurrency: 1000, max_pending_tasks: 100_000, keep_warm: 86_400,
+      cpu: 0.125,
+      memory: '64Mi',
+      workers: 64,
+      concurrency: 1000,
+      max_pending_tasks: 100_000,
+      keep_warm: 86_400,
       autoscaler: { max_containers: 1000, tasks_per_container: 10_000, min_containers: 1000 },
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], route: "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;=/",
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      route: "/v1/items:batch/~a-b_c.d/@x/$!&'()*+,;=/",
     });
     Object.assign(manifest.workloads[2].options, { cpu: 64, memory: '256Gi', concurrent_requests: 1000, keep_warm_seconds: 86_400 });
     assert.deepEqual(validateManifest(manifest), []);
