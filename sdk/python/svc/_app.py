@@ -214,8 +214,10 @@ class App:
         decorator.__doc__ = doc
         if kind != "asgi":  # what help() and editors show: the options this kind takes
             signature = inspect.signature(decorator)
-            decorator.__signature__ = signature.replace(
-                parameters=[p for p in signature.parameters.values() if p.name != "openapi"]
+            setattr(
+                decorator,
+                "__signature__",
+                signature.replace(parameters=[p for p in signature.parameters.values() if p.name != "openapi"]),
             )
         return decorator
 

@@ -47,7 +47,7 @@ def describe(**rule: Any) -> Callable[[_CheckT], _CheckT]:
     """Attaches ``rule`` (what the check accepts: ``type``, bounds) to a check, for ``rule_of``."""
 
     def attach(check: _CheckT) -> _CheckT:
-        check.rule = rule
+        setattr(check, "rule", rule)
         return check
 
     return attach

@@ -92,7 +92,7 @@ def _class_schema(cls: type[Any], seen: frozenset[type]) -> Schema:
         return {"title": cls.__name__}
     seen = seen | {cls}
     if is_pydantic_model(cls):
-        schema: Schema = cls.model_json_schema()
+        schema: Schema = getattr(cls, "model_json_schema")()
         return schema
     if issubclass(cls, enum.Enum):
         return {"title": cls.__name__, "enum": [_json.to_json_value(member.value) for member in cls]}
@@ -111,7 +111,7 @@ def _class_schema(cls: type[Any], seen: frozenset[type]) -> Schema:
     if is_typeddict(cls):
         hints = type_hints(cls)
         properties = {key: schema_for(hint, seen) for key, hint in hints.items()}
-        required = [key for key in hints if key in cls.__required_keys__]
+        required = [key for key in hints if key in getattr(cls, "__required_keys__")]
         return {"type": "object", "title": cls.__name__, "properties": properties, "required": required}
     return {"title": cls.__name__}
 

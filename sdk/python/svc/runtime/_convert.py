@@ -210,7 +210,7 @@ def _array(value: Any, annotation: Any, origin: Any, args: tuple[Any, ...], path
 def _instance(value: Any, cls: type, path: str) -> Any:
     if is_pydantic_model(cls):
         try:
-            return cls.model_validate(value)
+            return getattr(cls, "model_validate")(value)
         except ValueError as error:  # pydantic.ValidationError is a ValueError
             prefix = f"argument '{path}' is not a valid {cls.__name__}: "
             raise Mismatch([prefix + problem for problem in _pydantic_errors(error)]) from None
@@ -259,7 +259,7 @@ def _dataclass(value: Any, cls: type, path: str) -> Any:
 
 def _typeddict(value: Any, cls: type, path: str) -> dict[str, Any]:
     hints = type_hints(cls)
-    return _fields_of(value, cls, path, hints, [key for key in hints if key in cls.__required_keys__])
+    return _fields_of(value, cls, path, hints, [key for key in hints if key in getattr(cls, "__required_keys__")])
 
 
 def _pydantic_errors(error: Exception) -> list[str]:
