@@ -128,7 +128,11 @@ const scheduledRunSchemas: Record<string, Schema> = {
           required: ['time', 'stream', 'text'],
           additionalProperties: false,
           properties: {
-            time: { type: 'string', format: 'date-time' },
+            time: {
+              type: 'string',
+              anyOf: [{ format: 'date-time' }, { const: '' }],
+              description: 'When the line was printed; empty for a run on Nomad, whose task logs carry no time.',
+            },
             stream: { type: 'string', enum: ['stdout', 'stderr', 'system'] },
             text: { type: 'string' },
           },
