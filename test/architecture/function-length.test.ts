@@ -41,11 +41,6 @@ const LONG_FOR_NOW: readonly { file: string; name: string; reason: string }[] = 
     name: 'createLocalDriver',
     reason: 'not split yet: processes, sockets, health and logs in one closure',
   },
-  {
-    file: 'core/infra/scheduler/nomad/driver.ts',
-    name: 'createNomadDriver',
-    reason: 'not split yet: jobs, allocations, watches and purges in one closure',
-  },
 ];
 
 /** Folders and files where nothing may stay long. */
