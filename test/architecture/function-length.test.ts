@@ -27,11 +27,6 @@ const LONG_FOR_NOW: readonly { file: string; name: string; reason: string }[] = 
   },
   // Factories whose closures hold a whole service's state: each becomes a class, or its parts modules, in a later step.
   {
-    file: 'core/traffic/cluster/leader.ts',
-    name: 'startLeaderElection',
-    reason: 'not split yet: session, lock loop, watch and release in one closure',
-  },
-  {
     file: 'core/infra/images/oci/oci-builder.ts',
     name: 'createOciBuilder',
     reason: 'not split yet: layers, manifest and push in one closure',
