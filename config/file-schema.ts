@@ -1,8 +1,8 @@
 /**
  * The config file's JSON Schema, made from the one list of keys (`configKeys`):
- * a JSON object of known keys. What each value may be is load.ts's `parseValue`,
+ * a JSON object of known keys. What each value may be is value-rules.ts's rule per kind,
  * since the same rules read the SVC_* variables and flags, which are strings; and
- * a token in the file is refused there, since it counts only when no variable overrides it.
+ * a token in the file is refused in load.ts, since it counts only when no variable overrides it.
  */
 import { compile } from '../core/model/schema/ajv.js';
 import { issuesOf } from '../core/model/schema/issues.js';
