@@ -18,7 +18,7 @@ from svc.runtime._pickling import dump_exception
 def server_codes() -> set[str]:
     source = (REPO_ROOT / "core" / "model" / "errors.ts").read_text()
     table = source.split("export const errorCodes = {", 1)[1].split("} as const", 1)[0]
-    return set(re.findall(r"^\s+(\w+): \{ status:", table, re.M))
+    return set(re.findall(r"^\s+(\w+): \{\s*status:", table, re.M))
 
 
 def test_every_server_code_has_a_class():
