@@ -37,11 +37,6 @@ const LONG_FOR_NOW: readonly { file: string; name: string; reason: string }[] = 
     reason: 'not split yet: layers, manifest and push in one closure',
   },
   {
-    file: 'core/infra/scheduler/local/driver.ts',
-    name: 'createLocalDriver',
-    reason: 'not split yet: processes, sockets, health and logs in one closure',
-  },
-  {
     file: 'core/infra/scheduler/nomad/driver.ts',
     name: 'createNomadDriver',
     reason: 'not split yet: jobs, allocations, watches and purges in one closure',
