@@ -32,11 +32,6 @@ const LONG_FOR_NOW: readonly { file: string; name: string; reason: string }[] = 
     reason: 'not split yet: session, lock loop, watch and release in one closure',
   },
   {
-    file: 'core/infra/images/oci/oci-builder.ts',
-    name: 'createOciBuilder',
-    reason: 'not split yet: layers, manifest and push in one closure',
-  },
-  {
     file: 'core/infra/scheduler/nomad/driver.ts',
     name: 'createNomadDriver',
     reason: 'not split yet: jobs, allocations, watches and purges in one closure',
