@@ -1,0 +1,79 @@
+import { svcVersion } from '../../../model/paths.js';
+import type { ImageSpec } from '../../../model/workload/types.js';
+import { sharedBuild } from '../shared-builds.js';
+import type { BuildLog } from '../types.js';
+import type { Platform } from './base-image.js';
+import { BUILDER_VERSION, buildHash } from './build-key.js';
+import { PACKAGES_DIR, RUNTIME_DIR } from './defaults.js';
+import type { SvcLayer } from './image-config.js';
+import type { LayerCache } from './layer-cache.js';
+import { copySdk, sdkDigest } from './sdk-files.js';
+import type { LayerBlob } from './tar-layer.js';
+import { installWheels } from './wheel-install.js';
+
+/**
+ * svc's own layers of an image, each a reproducible tar kept in the layer
+ * cache under a key of what it holds: the runtime (svc and its requirements)
+ * and the image's packages, both installed by pip as wheels for the target.
+ */
+export class SvcLayers {
+  constructor(
+    private readonly root: string,
+    private readonly layers: LayerCache,
+    /** The interpreter that runs pip here. */
+    private readonly python: string,
+    private readonly platform: Platform,
+  ) {}
+
+  async runtime(spec: ImageSpec, requirements: readonly string[], emit: BuildLog): Promise<SvcLayer> {
+    const { platform } = this;
+    const key = `runtime-${buildHash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform, requirements, sdk: await sdkDigest() })}`;
+    const blob = await this.cachedLayer(key, RUNTIME_DIR, emit, async (dir, log) => {
+      log(
+        `building the runtime layer ${key}: svc ${svcVersion}, ${requirements.join(', ')} for Python ${spec.pythonVersion} on ${platform}`,
+      );
+      await copySdk(dir);
+      await installWheels(
+        {
+          python: this.python,
+          pythonVersion: spec.pythonVersion,
+          platform,
+          packages: requirements,
+          into: dir,
+          hint: "pip could not get wheels of the runtime's own requirements for that platform and Python: check that pip reaches its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).",
+        },
+        log,
+      );
+    });
+    return { blob, path: RUNTIME_DIR, createdBy: `svc: the svc ${svcVersion} runtime (${requirements.join(' ')})` };
+  }
+
+  async packages(spec: ImageSpec, emit: BuildLog): Promise<SvcLayer> {
+    const { platform } = this;
+    const key = `packages-${buildHash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform, packages: spec.pythonPackages })}`;
+    const blob = await this.cachedLayer(key, PACKAGES_DIR, emit, async (dir, log) => {
+      log(`building the packages layer ${key}: ${spec.pythonPackages.join(', ')} for Python ${spec.pythonVersion} on ${platform}`);
+      await installWheels(
+        {
+          python: this.python,
+          pythonVersion: spec.pythonVersion,
+          platform,
+          packages: spec.pythonPackages,
+          into: dir,
+          hint: `Check the names and versions in Image.add_python_packages([...]): each must have a wheel for ${platform} and Python ${spec.pythonVersion} (svc builds docker images without running the target's Python, so source-only packages cannot be installed).`,
+        },
+        log,
+      );
+    });
+    return { blob, path: PACKAGES_DIR, createdBy: `svc: pip install ${spec.pythonPackages.join(' ')}` };
+  }
+
+  /** A layer of svc's from the cache, or built once (builds of one key in this process at once share one). */
+  private cachedLayer(key: string, under: string, emit: BuildLog, fill: (dir: string, log: BuildLog) => Promise<void>): Promise<LayerBlob> {
+    return sharedBuild(
+      `oci-layer:${this.root}:${key}`,
+      emit,
+      async (log) => (await this.layers.find(key)) ?? this.layers.build(key, under, (dir) => fill(dir, log)),
+    );
+  }
+}

@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import { SvcError } from '../../../model/errors.js';
+import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.js';
+import type { SvcCgroups } from '../../processes/cgroups/svc-cgroups.js';
+import { describeExit, type ProcessGroup, spawnGroup } from '../../processes/group.js';
+import type { ServiceRegistry } from '../../registry/types.js';
+import type { ContainerStatus, DeploymentUnit } from '../types.js';
+import { type Container, type ContainerLog, cgroupProcs, removeSockets, stopping } from './container.js';
+import type { ForkSources } from './fork-sources.js';
+import { parseFrame } from './frames.js';
+import { MemoryKills } from './memory-kills.js';
+import { containerArgs, runtimeEnv, workerSocketPaths } from './runtime-command.js';
+import { WorkerSet } from './workers.js';
+
+export interface LocalContainersOptions {
+  readonly registry: ServiceRegistry;
+  readonly cgroups: SvcCgroups;
+  readonly forks: ForkSources;
+  readonly out: ContainerLog;
+  readonly socketDir: string;
+  readonly startTimeoutMs: number;
+  readonly stopGraceMs: number;
+  readonly useZygotes: boolean;
+  readonly onContainerExit: ((unit: DeploymentUnit, containerId: string, reason: string) => void) | undefined;
+}
+
+/**
+ * The local driver's containers: each one launched (forked or spawned),
+ * waited on until healthy and registered, watched for an exit of its own,
+ * and stopped — drained, killed after the grace, its sockets and cgroup removed.
+ */
+export class LocalContainers {
+  private readonly containers = new Map<string, Container>();
+  /** Cgroups of ended containers waiting for their last processes to go (close() waits for them). */
+  private readonly removals = new Set<Promise<void>>();
+
+  constructor(private readonly options: LocalContainersOptions) {}
+
+  get(containerId: string): Container | undefined {
+    return this.containers.get(containerId);
+  }
+
+  /** The unit's containers that are starting or serving. */
+  active(key: string): Container[] {
+    return [...this.containers.values()].filter((c) => c.unit.key === key && c.state !== 'stopping' && c.state !== 'exited');
+  }
+
+  /** Every container of the unit, the stopping and exited too. */
+  of(key: string): Container[] {
+    return [...this.containers.values()].filter((c) => c.unit.key === key);
+  }
+
+  all(): Container[] {
+    return [...this.containers.values()];
+  }
+
+  status(key: string): ContainerStatus[] {
+    return this.of(key).map((c) => ({
+      id: c.id,
+      unit: key,
+      state: c.state,
+      pid: c.group?.pid,
+      startedAt: c.startedAt,
+      healthyAt: c.healthyAt,
+      startedFrom: c.startedFrom,
+      workers: c.workers.status(),
+    }));
+  }
+
+  /** Starts one container of the unit; resolves once it is healthy and registered, else rejects (container_failed). */
+  async start(unit: DeploymentUnit): Promise<void> {
+    const container = this.create(unit);
+    container.launched = this.launch(container);
+    const group = (container.group = await container.launched);
+    const outcome = group
+      ? await container.workers.waitHealthy(this.options.startTimeoutMs, () => group.hasExited() || stopping(container))
+      : 'cancelled';
+    // A stop may have begun while the last probe was in flight: never register a stopping container.
+    if (!group || outcome !== 'healthy' || container.state !== 'starting') return this.failStart(container, group, outcome);
+    container.state = 'healthy';
+    container.healthyAt = new Date();
+    this.options.out.log(container, 'system', `container ${container.id} is healthy`);
+    await container.workers.register();
+    // Once the image has proved it can serve: its next containers fork from its zygote.
+    if (this.options.useZygotes && !unit.workload.scaling.checkpointEnabled) this.options.forks.ensureZygote(unit);
+    this.watchExit(container, group);
+  }
+
+  async stop(container: Container): Promise<void> {
+    container.state = 'stopping';
+    await container.workers.deregister();
+    const group = await container.launched;
+    await group?.stop(this.options.stopGraceMs);
+    container.state = 'exited';
+    this.containers.delete(container.id);
+    removeSockets(container);
+    this.removeCgroup(container);
+  }
+
+  /** For process 'exit', where nothing async runs. */
+  killNow(): void {
+    for (const container of this.containers.values()) container.group?.killNow();
+  }
+
+  /** Once every container is stopped: the cgroups still being removed. */
+  async removed(): Promise<void> {
+    await Promise.all(this.removals);
+  }
+
+  /** The container's record, its cgroup made and its workers' sockets named; nothing runs yet. */
+  private create(unit: DeploymentUnit): Container {
+    const { out, startTimeoutMs } = this.options;
+    const id = `c-${randomBytes(5).toString('hex')}`;
+    let cgroup: ContainerCgroup | undefined;
+    try {
+      cgroup = this.options.cgroups.create(id, { cpu: unit.workload.resources.cpu, memoryMiB: unit.workload.resources.memoryMiB });
+    } catch (error) {
+      throw new SvcError('container_failed', `container ${id} of ${unit.workload.name} did not start: ${(error as Error).message}.`, {
+        details: { unit: unit.key, container: id, logs: [] },
+      });
+    }
+    const socketPaths = workerSocketPaths(this.options.socketDir, id, unit.workload.scaling.workers);
+    let container: Container | undefined;
+    const workers = new WorkerSet({
+      containerId: id,
+      unit,
+      socketPaths,
+      registry: this.options.registry,
+      log: (text) => container && out.log(container, 'system', text),
+      restartTimeoutMs: startTimeoutMs,
+    });
+    container = {
+      id,
+      unit,
+      workers,
+      socketPaths,
+      startedAt: new Date(),
+      healthyAt: undefined,
+      recent: [],
+      state: 'starting',
+      startedFrom: 'process',
+      group: undefined,
+      launched: Promise.resolve(undefined),
+      cgroup,
+      memoryKills: cgroup && new MemoryKills(cgroup),
+    };
+    this.containers.set(id, container);
+    const count = `${socketPaths.length} worker${socketPaths.length === 1 ? '' : 's'}`;
+    out.log(container, 'system', `starting container ${id} for ${unit.workload.name} (${count})`);
+    return container;
+  }
+
+  /** Forks the container from the unit's template when it has a usable one, or from its image's zygote; else spawns it from scratch. */
+  private async launch(container: Container): Promise<ProcessGroup | undefined> {
+    const { unit, id } = container;
+    const { out, forks } = this.options;
+    if (unit.workload.scaling.checkpointEnabled) {
+      const forked = await forks.forkFromTemplate(container);
+      if (forked) return forked;
+    }
+    if (stopping(container)) return undefined;
+    if (this.options.useZygotes && !unit.workload.scaling.checkpointEnabled) {
+      const forked = await forks.forkFromZygote(container);
+      // A stop that came meanwhile stops a forked group once launched; a failed fork is not spawned again.
+      if (forked || stopping(container)) return forked;
+    }
+    return spawnGroup({
+      command: unit.image.pythonPath,
+      args: containerArgs(unit, this.options.socketDir, id, cgroupProcs(container)),
+      cwd: unit.source.root,
+      env: runtimeEnv(unit),
+      onLine: (stream, text) => out.log(container, stream, text),
+      onEventLine: (line) => {
+        const frame = parseFrame(line);
+        if (frame?.t === 'event') out.onRuntimeEvent(container, frame.event);
+      },
+      killRest: () => container.cgroup?.killMembers(),
+    });
+  }
+
+  /** Stops a container that did not become healthy, and throws why, with its last log lines. */
+  private async failStart(container: Container, group: ProcessGroup | undefined, outcome: string): Promise<never> {
+    const { id, unit } = container;
+    const exited = group?.hasExited() === true;
+    if (exited) this.options.out.memoryKilled(container, 'a process');
+    const reason = exited
+      ? `exited with ${describeExit(await group!.exited)}`
+      : outcome === 'timeout'
+        ? `did not become healthy within ${this.options.startTimeoutMs / 1000} s`
+        : 'was stopped while starting';
+    await this.stop(container);
+    throw new SvcError(
+      'container_failed',
+      `container ${id} of ${unit.workload.name} ${reason}.${container.recent.length ? `\nLast log lines:\n${container.recent.join('\n')}` : ''}`,
+      {
+        details: { unit: unit.key, container: id, logs: [...container.recent] },
+      },
+    );
+  }
+
+  /** A healthy container that exits on its own: deregistered, cleaned up, and told to onContainerExit. */
+  private watchExit(container: Container, group: ProcessGroup): void {
+    const { id, unit, workers } = container;
+    void group.exited.then(async (exit) => {
+      if (container.state === 'stopping' || container.state === 'exited') return;
+      container.state = 'exited';
+      const memory = this.options.out.memoryKilled(container, 'a process');
+      this.containers.delete(id);
+      removeSockets(container);
+      this.removeCgroup(container);
+      await workers.deregister();
+      const reason = `exited unexpectedly with ${describeExit(exit)}${memory ? ` (killed for going past ${container.memoryKills!.limit})` : ''}`;
+      this.options.out.log(container, 'system', `container ${id} ${reason}`);
+      this.options.onContainerExit?.(unit, id, reason);
+    });
+  }
+
+  /** In the background: a stop does not wait for the kernel to let go of the cgroup. */
+  private removeCgroup(container: Container): void {
+    const { cgroup } = container;
+    if (!cgroup) return;
+    const removal = cgroup.remove().then((removed) => {
+      this.removals.delete(removal);
+      if (!removed)
+        this.options.out.log(
+          container,
+          'system',
+          `the cgroup of container ${container.id} still holds processes; it is removed when svc starts next`,
+        );
+    });
+    this.removals.add(removal);
+  }
+}
