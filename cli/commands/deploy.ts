@@ -51,15 +51,7 @@ export default async function deploy(
 ): Promise<DeployResult | DeployPlan> {
   const { out } = context;
   const { target, workload: wanted } = parseDeployTarget(appOrModule);
-  if (flags.prune && wanted !== null) {
-    throw new SvcError(
-      'usage_invalid',
-      `--prune removes the deployments the app no longer has, so it deploys the whole app; it cannot go with one workload (:${wanted}).`,
-      {
-        hint: `Run \`svc deploy ${target} --prune\` for the whole app.`,
-      },
-    );
-  }
+  if (flags.prune && wanted !== null) throw pruneWithOneWorkload(target, wanted);
   // Before Python runs: no token, no point in reading the app.
   const { client } = await connect(context);
 
@@ -97,21 +89,8 @@ export default async function deploy(
       printPlan(out, plan, flags.json === true);
       return plan;
     }
-    const started = Date.now();
     const what = workload === null ? spec.name : `${spec.name}/${workload.name}`;
-    const spinner = startSpinner(
-      out,
-      context.stderr,
-      `deploying ${what} (the server answers once it serves; a first image build takes a while)…`,
-    );
-    let view: AppView;
-    try {
-      view = await client.post<AppView>(`${appPath(spec.name)}/deployments`, body, { long: true });
-    } finally {
-      spinner.stop();
-    }
-    out.done(`deployed ${what} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    for (const warning of view.warnings) out.warn(warning);
+    const view = await postDeploy(context, client, spec.name, body, what);
 
     const names = new Set(workload === null ? spec.workloads.map((w) => w.name) : [workload.name]);
     const deployed = view.deployments.filter((d) => names.has(d.workload));
@@ -130,6 +109,37 @@ export default async function deploy(
     await bundling.catch(() => {}); // its file is written (or not) before the folder goes
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** --prune deploys the whole app, so it cannot go with one workload. */
+function pruneWithOneWorkload(target: string, wanted: string): SvcError {
+  return new SvcError(
+    'usage_invalid',
+    `--prune removes the deployments the app no longer has, so it deploys the whole app; it cannot go with one workload (:${wanted}).`,
+    {
+      hint: `Run \`svc deploy ${target} --prune\` for the whole app.`,
+    },
+  );
+}
+
+/** Deploys: the server answers once the app serves, so a spinner says it is still working meanwhile. */
+async function postDeploy(context: CommandContext, client: ApiClient, app: string, body: object, what: string): Promise<AppView> {
+  const { out } = context;
+  const started = Date.now();
+  const spinner = startSpinner(
+    out,
+    context.stderr,
+    `deploying ${what} (the server answers once it serves; a first image build takes a while)…`,
+  );
+  let view: AppView;
+  try {
+    view = await client.post<AppView>(`${appPath(app)}/deployments`, body, { long: true });
+  } finally {
+    spinner.stop();
+  }
+  out.done(`deployed ${what} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  for (const warning of view.warnings) out.warn(warning);
+  return view;
 }
 
 /** Uploads the bundle unless the server has it already (the same sha256). */

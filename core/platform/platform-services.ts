@@ -109,14 +109,7 @@ export async function buildServices(
   const pluginSet = await buildPlugins(wiring, acme);
   const { plugins } = pluginSet;
 
-  const recentLogs = new RecentLogs();
-  // Each line also goes to its deployment's history (across versions), which the logs API reads and follows.
-  // `svc serve` keeps nothing in the data dir; `svc server` keeps deployed apps' logs in <data dir>/logs across restarts.
-  const deploymentLogs = new DeploymentLogs(
-    options.state === 'memory' ? {} : { dir: path.join(config.dataDir, 'logs'), report: reportAs('LOGS') },
-  );
-  await deploymentLogs.restore();
-  const sink = recentLogs.sink(deploymentLogs.sink(logs));
+  const { recentLogs, deploymentLogs, sink } = await buildLogs(wiring, logs);
 
   const artifacts = await artifactUrls(options, system);
   // Replicas sharing Consul KV elect one leader, the only one that runs deployments; on its own svc always leads.
@@ -154,6 +147,56 @@ export async function buildServices(
   agents.consul?.start();
   agents.nomad?.start();
   acme?.start();
+  return collectServices({ plugins, logs, report, deploymentLogs, electing, agents, acme, metrics }, backends, scaling, workloads, front);
+}
+
+/** Nomad clients fetch each bundle through a signed URL: they hold no svc token. Null when nothing downloads bundles. */
+async function artifactUrls(options: PlatformOptions, warn: (text: string) => void): Promise<ArtifactUrls | null> {
+  const { config } = options;
+  if (options.artifactSecret === undefined && config.scheduler !== 'nomad') return null;
+  return createArtifactUrls({
+    secret: options.artifactSecret ?? (await artifactSecret({ dataDir: config.dataDir, env: process.env, warn })),
+  });
+}
+
+/**
+ * Without a public URL each replica signs bundle URLs with its own address: a
+ * new leader re-registers every job with another artifact source, and Nomad
+ * replaces each running allocation for it (an artifact change is destructive).
+ */
+function noPublicUrlWarning(electing: boolean): string {
+  const reach =
+    'no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach';
+  const replicas = electing
+    ? '; with several replicas, each one names its own address, so a take-over re-registers every job and Nomad restarts every allocation'
+    : '';
+  return `${reach}${replicas}; set SVC_PUBLIC_URL (or publicUrl) to an address every client reaches (a load balancer in front of the replicas)`;
+}
+
+/**
+ * Where logged lines go: the recent lines kept in memory, and each deployment's history (across
+ * versions), which the logs API reads and follows.
+ */
+async function buildLogs({ options, config, reportAs }: Wiring, logs: LogSink) {
+  const recentLogs = new RecentLogs();
+  // `svc serve` keeps nothing in the data dir; `svc server` keeps deployed apps' logs in <data dir>/logs across restarts.
+  const deploymentLogs = new DeploymentLogs(
+    options.state === 'memory' ? {} : { dir: path.join(config.dataDir, 'logs'), report: reportAs('LOGS') },
+  );
+  await deploymentLogs.restore();
+  const sink = recentLogs.sink(deploymentLogs.sink(logs));
+  return { recentLogs, deploymentLogs, sink };
+}
+
+/** The built stages' parts, gathered into the one object the platform holds. */
+function collectServices(
+  own: Pick<Services, 'plugins' | 'logs' | 'report' | 'deploymentLogs' | 'electing' | 'agents' | 'acme' | 'metrics'>,
+  backends: ReturnType<typeof buildBackends>,
+  scaling: ReturnType<typeof buildScaling>,
+  workloads: ReturnType<typeof buildWorkloadServices>,
+  front: ReturnType<typeof buildFront>,
+): Services {
+  const { plugins, logs, report, deploymentLogs, electing, agents, acme, metrics } = own;
   const { registry, scheduler, driver, images } = backends;
   const { admission, upstreams, sync, autoscaler } = scaling;
   const { deployments, leases, runs, schedules, previews } = workloads;
@@ -185,27 +228,4 @@ export async function buildServices(
     acme,
     metrics,
   };
-}
-
-/** Nomad clients fetch each bundle through a signed URL: they hold no svc token. Null when nothing downloads bundles. */
-async function artifactUrls(options: PlatformOptions, warn: (text: string) => void): Promise<ArtifactUrls | null> {
-  const { config } = options;
-  if (options.artifactSecret === undefined && config.scheduler !== 'nomad') return null;
-  return createArtifactUrls({
-    secret: options.artifactSecret ?? (await artifactSecret({ dataDir: config.dataDir, env: process.env, warn })),
-  });
-}
-
-/**
- * Without a public URL each replica signs bundle URLs with its own address: a
- * new leader re-registers every job with another artifact source, and Nomad
- * replaces each running allocation for it (an artifact change is destructive).
- */
-function noPublicUrlWarning(electing: boolean): string {
-  const reach =
-    'no publicUrl: Nomad tasks download their code from the address svc listens on, which only Nomad clients on this machine reach';
-  const replicas = electing
-    ? '; with several replicas, each one names its own address, so a take-over re-registers every job and Nomad restarts every allocation'
-    : '';
-  return `${reach}${replicas}; set SVC_PUBLIC_URL (or publicUrl) to an address every client reaches (a load balancer in front of the replicas)`;
 }

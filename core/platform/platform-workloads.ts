@@ -53,7 +53,43 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
   const { routes, upstreams, admission, autoscaler } = needs.scaling;
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
-  const deployments = new DeploymentManager({
+  const deployments = buildDeployments(wiring, needs, bundles);
+  // Remote runs and API previews end when their clients leave them idle.
+  const leases = new IdleLeases();
+  const runs = new RunManager({
+    plugins,
+    images,
+    driver,
+    bundles,
+    autoscaler,
+    admission,
+    upstreams,
+    logs: deploymentLogs,
+    leases,
+    report: reportAs('RUN'),
+    secrets: controlPlane.secrets,
+  });
+  const { nomad, schedules } = buildSchedules(wiring, needs, deployments, runs);
+  const previews = new Previews({
+    deployments,
+    logs: deploymentLogs,
+    leases,
+    load: (unit) => ({
+      ...admission.load(unit),
+      lastActiveAt: Math.max(0, ...registry.instances(unit).map((instance) => admission.use(instance.id).lastActiveAt ?? 0)) || undefined,
+    }),
+    report: reportAs('PREVIEW'),
+  });
+  return { bundles, deployments, leases, runs, nomad, schedules, previews };
+}
+
+/** The deployment manager: it deploys units, and waits for the gateway to see them before it routes to them. */
+function buildDeployments(wiring: Wiring, needs: WorkloadNeeds, bundles: WorkloadServices['bundles']): DeploymentManager {
+  const { config, controlPlane, state, system, reportAs } = wiring;
+  const { plugins, deploymentLogs } = needs;
+  const { registry, driver, images } = needs.backends;
+  const { routes, upstreams, autoscaler } = needs.scaling;
+  return new DeploymentManager({
     plugins,
     images,
     driver,
@@ -80,21 +116,17 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
       return captureApi((options) => upstreams.request(instance, options), request);
     },
   });
-  // Remote runs and API previews end when their clients leave them idle.
-  const leases = new IdleLeases();
-  const runs = new RunManager({
-    plugins,
-    images,
-    driver,
-    bundles,
-    autoscaler,
-    admission,
-    upstreams,
-    logs: deploymentLogs,
-    leases,
-    report: reportAs('RUN'),
-    secrets: controlPlane.secrets,
-  });
+}
+
+/** Who runs the scheduled functions: svc's leader, or on Nomad, Nomad's periodic jobs, which svc keeps registered. */
+function buildSchedules(
+  wiring: Wiring,
+  needs: WorkloadNeeds,
+  deployments: DeploymentManager,
+  runs: RunManager,
+): Pick<WorkloadServices, 'nomad' | 'schedules'> {
+  const { config, options, controlPlane, metrics, system, reportAs } = wiring;
+  const { images } = needs.backends;
   // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs and svc keeps those registered.
   const nomad =
     config.scheduler === 'nomad'
@@ -125,15 +157,5 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
           log: system,
           report: reportAs('SCHEDULE'),
         });
-  const previews = new Previews({
-    deployments,
-    logs: deploymentLogs,
-    leases,
-    load: (unit) => ({
-      ...admission.load(unit),
-      lastActiveAt: Math.max(0, ...registry.instances(unit).map((instance) => admission.use(instance.id).lastActiveAt ?? 0)) || undefined,
-    }),
-    report: reportAs('PREVIEW'),
-  });
-  return { bundles, deployments, leases, runs, nomad, schedules, previews };
+  return { nomad, schedules };
 }

@@ -105,13 +105,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       const python = await findPython(pythonVersion, options.python);
       await prepareRoot();
       emit(`creating a Python ${pythonVersion} environment: the runtime layer ${key} (${requirements.join(', ')})`);
-      const tmp = temporaryPath(root, key);
-      try {
-        await buildRuntimeLayer({ python, pythonVersion, requirements, key, tmp, dir }, emit);
-      } catch (error) {
-        await rm(tmp, { recursive: true, force: true });
-        throw asBuildError(error);
-      }
+      await buildInTemporary(root, key, (tmp) => buildRuntimeLayer({ python, pythonVersion, requirements, key, tmp, dir }, emit));
       const built = await readLayer(dir);
       if (!built) throw new SvcError('image_build_failed', `the runtime layer ${key} was built but is not usable (${dir}).`);
       return { ...built, cached: false };
@@ -140,13 +134,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir };
       await prepareRoot();
       emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${packages.join(', ')}, over the runtime layer ${layer.key}`);
-      const tmp = temporaryPath(root, key);
-      try {
-        await buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, emit);
-      } catch (error) {
-        await rm(tmp, { recursive: true, force: true });
-        throw asBuildError(error);
-      }
+      await buildInTemporary(root, key, (tmp) => buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, emit));
       return { cached: false, layerDir: layer.dir };
     });
     return { key, imageId: spec.id, pythonPath: path.join(dir, 'bin', 'python'), path: dir, cached, runtimeLayer: layerDir };
@@ -324,4 +312,15 @@ async function readImage(dir: string, layer: Omit<Layer, 'cached'>): Promise<boo
     marker.layerBuildId === layer.marker.buildId &&
     existsSync(path.join(dir, 'bin', 'python'))
   );
+}
+
+/** Builds into a temporary dir beside the cache entry (the build moves it into place); a failed build leaves nothing behind. */
+async function buildInTemporary(root: string, key: string, work: (tmp: string) => Promise<void>): Promise<void> {
+  const tmp = temporaryPath(root, key);
+  try {
+    await work(tmp);
+  } catch (error) {
+    await rm(tmp, { recursive: true, force: true });
+    throw asBuildError(error);
+  }
 }

@@ -114,40 +114,10 @@ export class PlatformMetrics {
       buckets: CALL_BUCKETS,
       registers,
     });
-    const readings = gaugeReader(() => this.#units());
-    new Gauge({
-      name: 'svc_requests_in_flight',
-      help: 'Requests holding a slot on a container now.',
-      labelNames: WORKLOAD_LABELS,
+    registerWorkloadGauges(
       registers,
-      collect() {
-        this.reset();
-        for (const unit of readings()) this.inc(labelsOf(unit.ref, unit.workload), unit.inFlight);
-      },
-    });
-    new Gauge({
-      name: 'svc_requests_queued',
-      help: 'Requests waiting for a slot now.',
-      labelNames: WORKLOAD_LABELS,
-      registers,
-      collect() {
-        this.reset();
-        for (const unit of readings()) this.inc(labelsOf(unit.ref, unit.workload), unit.queued);
-      },
-    });
-    new Gauge({
-      name: 'svc_containers',
-      help: 'Containers of each workload by state.',
-      labelNames: [...WORKLOAD_LABELS, 'state'],
-      registers,
-      collect() {
-        this.reset();
-        for (const unit of readings()) {
-          const labels = labelsOf(unit.ref, unit.workload);
-          for (const [state, count] of Object.entries(unit.containers)) this.inc({ ...labels, state }, count);
-        }
-      },
-    });
+      gaugeReader(() => this.#units()),
+    );
   }
 
   /** Where the gauges of load and containers read, once the platform has built its routes, admission and driver. */
@@ -262,4 +232,41 @@ function gaugeReader(units: UnitReader): () => readonly UnitReading[] {
     if (cached === null || now - cached.at > 100) cached = { at: now, readings: [...units()] };
     return cached.readings;
   };
+}
+
+/** The gauges of each workload's load and containers now, read from the units when /metrics is scraped. */
+function registerWorkloadGauges(registers: Registry[], readings: ReturnType<typeof gaugeReader>): void {
+  new Gauge({
+    name: 'svc_requests_in_flight',
+    help: 'Requests holding a slot on a container now.',
+    labelNames: WORKLOAD_LABELS,
+    registers,
+    collect() {
+      this.reset();
+      for (const unit of readings()) this.inc(labelsOf(unit.ref, unit.workload), unit.inFlight);
+    },
+  });
+  new Gauge({
+    name: 'svc_requests_queued',
+    help: 'Requests waiting for a slot now.',
+    labelNames: WORKLOAD_LABELS,
+    registers,
+    collect() {
+      this.reset();
+      for (const unit of readings()) this.inc(labelsOf(unit.ref, unit.workload), unit.queued);
+    },
+  });
+  new Gauge({
+    name: 'svc_containers',
+    help: 'Containers of each workload by state.',
+    labelNames: [...WORKLOAD_LABELS, 'state'],
+    registers,
+    collect() {
+      this.reset();
+      for (const unit of readings()) {
+        const labels = labelsOf(unit.ref, unit.workload);
+        for (const [state, count] of Object.entries(unit.containers)) this.inc({ ...labels, state }, count);
+      }
+    },
+  });
 }

@@ -139,7 +139,6 @@ export class DeploymentManager {
   }
 
   async #deploy(ref: DeploymentRef, spec: AppSpec, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<Deployment> {
-    const { driver } = this.#options;
     const { previous, targets, served } = await this.#admit(ref, spec, request);
     const { source, bundle } = await deployCode(this.#options.bundles, spec, request, progress);
     if (request.inlineSecrets !== undefined) await this.#options.secrets?.putInline(ref, request.inlineSecrets);
@@ -148,19 +147,13 @@ export class DeploymentManager {
       ref,
       served.map((workload) => ({ workload, source, key: this.#nextKey(ref, workload.name) })),
     );
-    let versions: Map<string, number>;
-    try {
-      versions = await recordVersions(this.#options.records, ref, previous, {
-        spec,
-        targets,
-        source,
-        bundle,
-        principal: request.principal,
-      });
-    } catch (error) {
-      await Promise.all(units.map((unit) => driver.remove(unit.key)));
-      throw error;
-    }
+    const versions = await this.#recordVersions(ref, previous, units, {
+      spec,
+      targets,
+      source,
+      bundle,
+      principal: request.principal,
+    });
     // Before the switch: nothing but this reaches the new units yet.
     const apis = await captureApis(
       { read: this.#options.captureApi, records: ref.stage === 'deployed' ? this.#options.records : undefined },
@@ -221,9 +214,29 @@ export class DeploymentManager {
     // Old versions drain after the switch: the requests they hold finish there.
     await Promise.all(replaced.map((key) => this.#stopUnit(key)));
 
+    return this.#ready(ref, live, served, warnings);
+  }
+
+  /** The new versions recorded; when that fails, the units started for them are removed again. */
+  async #recordVersions(
+    ref: DeploymentRef,
+    previous: LiveDeployment | undefined,
+    units: readonly { readonly key: string }[],
+    record: Parameters<typeof recordVersions>[3],
+  ): Promise<Map<string, number>> {
+    try {
+      return await recordVersions(this.#options.records, ref, previous, record);
+    } catch (error) {
+      await Promise.all(units.map((unit) => this.#options.driver.remove(unit.key)));
+      throw error;
+    }
+  }
+
+  /** The deployment's warnings set, and the plugins told that it is ready. */
+  async #ready(ref: DeploymentRef, live: LiveDeployment, served: readonly Workload[], warnings: readonly string[]): Promise<Deployment> {
     live.warnings = [
       // Without cgroups (not root, no controller), the local driver cannot limit cpu and memory: said once.
-      ...unlimitedResources(served, driver.resourceLimits),
+      ...unlimitedResources(served, this.#options.driver.resourceLimits),
       ...(ref.stage === 'deployed' ? [] : served.flatMap(domainsNotServed)),
       ...warnings,
     ];

@@ -51,55 +51,9 @@ export const LOG_SESSION_CHECK_MS = 5_000;
 
 export function appPages(services: DashboardServices) {
   return {
-    async list(ctx: Context): Promise<void> {
-      const viewer = await signedIn(ctx, services);
-      if (viewer === null) return;
-      await renderErrors(ctx, viewer, async () => {
-        const mine = services.deployments.list().filter((d) => d.ref.workspace === viewer.session.workspace && d.ref.stage === 'deployed');
-        mine.sort((a, b) => a.ref.app.localeCompare(b.ref.app));
-        const sections = await Promise.all(
-          mine.map(
-            async (deployment) => html`<section class="card" aria-labelledby="app-${deployment.ref.app}">
-  <h2 id="app-${deployment.ref.app}"><a href="/dashboard/apps/${deployment.ref.app}">${deployment.ref.app}</a>${deployment.paused ? html` <span class="badge">paused</span>` : ''}</h2>
-  ${workloadTable(deployment.ref.app, await workloadsOf(services, deployment), false)}
-</section>`,
-          ),
-        );
-        sendPage(
-          ctx,
-          page({
-            title: 'Apps',
-            section: 'apps',
-            viewer,
-            body: html`${doneNotice(ctx)}${sections.length === 0 ? html`<p>No app is deployed in ${viewer.session.workspace} yet. Deploy one with <code>svc deploy app.py</code>.</p>` : sections}`,
-          }),
-        );
-      });
-    },
+    list: (ctx: Context) => listApps(services, ctx),
 
-    async show(ctx: Params): Promise<void> {
-      const viewer = await signedIn(ctx, services);
-      if (viewer === null) return;
-      await renderErrors(ctx, viewer, async () => {
-        const deployment = requireApp(ctx.params, viewer.principal, services);
-        const app = deployment.ref.app;
-        const transition = deployment.paused ? 'resume' : 'pause';
-        const runs = await scheduledRunsOf(services, deployment);
-        sendPage(
-          ctx,
-          page({
-            title: `App ${app}`,
-            section: 'apps',
-            viewer,
-            body: html`${doneNotice(ctx)}${deployment.paused ? notice('ok', 'This app is paused.') : ''}
-${workloadTable(app, await workloadsOf(services, deployment), true)}
-<p class="actions"><a class="button" href="/dashboard/apps/${app}/${transition}">${ACTIONS[transition].what} ${app}</a></p>
-${scheduledRunsCard(deployment, runs)}
-${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labelledby="warnings"><h2 id="warnings">Warnings</h2><ul>${deployment.warnings.map((w) => html`<li>${w}</li>`)}</ul></section>`}`,
-          }),
-        );
-      });
-    },
+    show: (ctx: Params) => showApp(services, ctx),
 
     async scheduledRun(ctx: Params): Promise<void> {
       const viewer = await signedIn(ctx, services);
@@ -114,28 +68,7 @@ ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labell
       });
     },
 
-    async logs(ctx: Params): Promise<void> {
-      const viewer = await signedIn(ctx, services);
-      if (viewer === null) return;
-      await renderErrors(ctx, viewer, async () => {
-        const deployment = requireApp(ctx.params, viewer.principal, services);
-        const workload = ctx.params.workload!;
-        if (!deployment.workloads.some((w) => w.name === workload))
-          throw new SvcError('not_found', `the app ${deployment.ref.app} has no workload ${workload}.`);
-        const key = { ...deployment.ref, workload };
-        const lines = services.logs.lines(key);
-        sendPage(
-          ctx,
-          page({
-            title: `Logs of ${workload}`,
-            section: 'apps',
-            viewer,
-            body: html`<p><a href="/dashboard/apps/${deployment.ref.app}">← ${deployment.ref.app}</a> · <span id="follow-state" role="status">The lines kept so far; new ones follow here as they come (reload without JavaScript).</span></p>
-<pre class="log" id="log" role="log" tabindex="0" aria-label="Log lines of ${workload}" data-follow="${ctx.path}/events?csrf=${encodeURIComponent(viewer.session.csrf)}">${lines.map((line) => `${line.time.slice(11, 19)} ${line.container} ${line.stream}: ${line.text}\n`)}</pre>`,
-          }),
-        );
-      });
-    },
+    logs: (ctx: Params) => workloadLogs(services, ctx),
 
     logEvents: (ctx: Params) => logEvents(services, ctx),
     confirmApp: (ctx: Params) => confirm(services, ctx, 'app'),
@@ -143,6 +76,82 @@ ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labell
     actApp: (ctx: Params) => act(services, ctx, 'app'),
     actWorkload: (ctx: Params) => act(services, ctx, 'workload'),
   };
+}
+
+/** The apps deployed in the viewer's workspace, each with its workloads. */
+async function listApps(services: DashboardServices, ctx: Context): Promise<void> {
+  const viewer = await signedIn(ctx, services);
+  if (viewer === null) return;
+  await renderErrors(ctx, viewer, async () => {
+    const mine = services.deployments.list().filter((d) => d.ref.workspace === viewer.session.workspace && d.ref.stage === 'deployed');
+    mine.sort((a, b) => a.ref.app.localeCompare(b.ref.app));
+    const sections = await Promise.all(
+      mine.map(
+        async (deployment) => html`<section class="card" aria-labelledby="app-${deployment.ref.app}">
+  <h2 id="app-${deployment.ref.app}"><a href="/dashboard/apps/${deployment.ref.app}">${deployment.ref.app}</a>${deployment.paused ? html` <span class="badge">paused</span>` : ''}</h2>
+  ${workloadTable(deployment.ref.app, await workloadsOf(services, deployment), false)}
+</section>`,
+      ),
+    );
+    sendPage(
+      ctx,
+      page({
+        title: 'Apps',
+        section: 'apps',
+        viewer,
+        body: html`${doneNotice(ctx)}${sections.length === 0 ? html`<p>No app is deployed in ${viewer.session.workspace} yet. Deploy one with <code>svc deploy app.py</code>.</p>` : sections}`,
+      }),
+    );
+  });
+}
+
+/** One app: its workloads, scheduled runs, warnings and the pause or resume action. */
+async function showApp(services: DashboardServices, ctx: Params): Promise<void> {
+  const viewer = await signedIn(ctx, services);
+  if (viewer === null) return;
+  await renderErrors(ctx, viewer, async () => {
+    const deployment = requireApp(ctx.params, viewer.principal, services);
+    const app = deployment.ref.app;
+    const transition = deployment.paused ? 'resume' : 'pause';
+    const runs = await scheduledRunsOf(services, deployment);
+    sendPage(
+      ctx,
+      page({
+        title: `App ${app}`,
+        section: 'apps',
+        viewer,
+        body: html`${doneNotice(ctx)}${deployment.paused ? notice('ok', 'This app is paused.') : ''}
+${workloadTable(app, await workloadsOf(services, deployment), true)}
+<p class="actions"><a class="button" href="/dashboard/apps/${app}/${transition}">${ACTIONS[transition].what} ${app}</a></p>
+${scheduledRunsCard(deployment, runs)}
+${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labelledby="warnings"><h2 id="warnings">Warnings</h2><ul>${deployment.warnings.map((w) => html`<li>${w}</li>`)}</ul></section>`}`,
+      }),
+    );
+  });
+}
+
+/** The lines kept of one workload's log, which the page's script then follows. */
+async function workloadLogs(services: DashboardServices, ctx: Params): Promise<void> {
+  const viewer = await signedIn(ctx, services);
+  if (viewer === null) return;
+  await renderErrors(ctx, viewer, async () => {
+    const deployment = requireApp(ctx.params, viewer.principal, services);
+    const workload = ctx.params.workload!;
+    if (!deployment.workloads.some((w) => w.name === workload))
+      throw new SvcError('not_found', `the app ${deployment.ref.app} has no workload ${workload}.`);
+    const key = { ...deployment.ref, workload };
+    const lines = services.logs.lines(key);
+    sendPage(
+      ctx,
+      page({
+        title: `Logs of ${workload}`,
+        section: 'apps',
+        viewer,
+        body: html`<p><a href="/dashboard/apps/${deployment.ref.app}">← ${deployment.ref.app}</a> · <span id="follow-state" role="status">The lines kept so far; new ones follow here as they come (reload without JavaScript).</span></p>
+<pre class="log" id="log" role="log" tabindex="0" aria-label="Log lines of ${workload}" data-follow="${ctx.path}/events?csrf=${encodeURIComponent(viewer.session.csrf)}">${lines.map((line) => `${line.time.slice(11, 19)} ${line.container} ${line.stream}: ${line.text}\n`)}</pre>`,
+      }),
+    );
+  });
 }
 
 /** Ends `stream` once the session is gone or no longer reaches the workspace, so no line follows sign-out or removal. */

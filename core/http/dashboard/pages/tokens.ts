@@ -92,39 +92,7 @@ export function tokenPages(services: DashboardServices) {
       );
     },
 
-    async create(ctx: Context): Promise<void> {
-      const body = await readForm(ctx);
-      const viewer = await signedIn(ctx, services);
-      if (viewer === null) return;
-      await renderErrors(ctx, viewer, async () => {
-        checkCsrf(ctx, body, viewer.session.csrf);
-        // An empty field is no name; anything else goes to the token service, which says what is wrong with it.
-        const name = typeof body.name === 'string' ? (body.name.trim() === '' ? undefined : body.name.trim()) : body.name;
-        let created;
-        try {
-          await claimOnce(services, viewer, body);
-          created = await tokens.create({ name, expiresAt: expiryOf(body.expires) }, viewer.principal);
-        } catch (error) {
-          if (!(error instanceof SvcError) || (error.status !== 400 && error.status !== 409)) throw error;
-          const said =
-            error.status === 409
-              ? 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'
-              : `${error.message}${error.hint ? ` ${error.hint}` : ''}`;
-          return listPage(services, ctx, viewer, notice('error', said), error.status);
-        }
-        await listPage(
-          services,
-          ctx,
-          viewer,
-          html`<section class="card created" aria-labelledby="created-title">
-  <h2 id="created-title">Token ${created.token.name ?? created.token.id} created</h2>
-  <p role="status">Copy the token now: it is shown this once and never again.</p>
-  <label for="secret">Token</label>
-  <div class="copy-row"><input id="secret" type="text" readonly value="${created.secret}" spellcheck="false"><button type="button" data-copy="secret" hidden>Copy</button></div>
-</section>`,
-        );
-      });
-    },
+    create: (ctx: Context) => createToken(services, ctx),
 
     async confirmRevoke(ctx: Context & { params: Record<string, string> }): Promise<void> {
       const viewer = await signedIn(ctx, services);
@@ -164,6 +132,42 @@ export function tokenPages(services: DashboardServices) {
       });
     },
   };
+}
+
+/** Makes a token from the form and shows its secret, once; a refused or repeated form is said above the list. */
+async function createToken(services: DashboardServices, ctx: Context): Promise<void> {
+  const { tokens } = services.controlPlane;
+  const body = await readForm(ctx);
+  const viewer = await signedIn(ctx, services);
+  if (viewer === null) return;
+  await renderErrors(ctx, viewer, async () => {
+    checkCsrf(ctx, body, viewer.session.csrf);
+    // An empty field is no name; anything else goes to the token service, which says what is wrong with it.
+    const name = typeof body.name === 'string' ? (body.name.trim() === '' ? undefined : body.name.trim()) : body.name;
+    let created;
+    try {
+      await claimOnce(services, viewer, body);
+      created = await tokens.create({ name, expiresAt: expiryOf(body.expires) }, viewer.principal);
+    } catch (error) {
+      if (!(error instanceof SvcError) || (error.status !== 400 && error.status !== 409)) throw error;
+      const said =
+        error.status === 409
+          ? 'This form was sent before, so no second token was made. The token it made was shown once, when it was created.'
+          : `${error.message}${error.hint ? ` ${error.hint}` : ''}`;
+      return listPage(services, ctx, viewer, notice('error', said), error.status);
+    }
+    await listPage(
+      services,
+      ctx,
+      viewer,
+      html`<section class="card created" aria-labelledby="created-title">
+  <h2 id="created-title">Token ${created.token.name ?? created.token.id} created</h2>
+  <p role="status">Copy the token now: it is shown this once and never again.</p>
+  <label for="secret">Token</label>
+  <div class="copy-row"><input id="secret" type="text" readonly value="${created.secret}" spellcheck="false"><button type="button" data-copy="secret" hidden>Copy</button></div>
+</section>`,
+    );
+  });
 }
 
 /** `YYYY-MM-DD` from a date field → the end of that day (UTC), as the token service takes it; empty → no expiry. */

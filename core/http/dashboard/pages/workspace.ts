@@ -27,48 +27,9 @@ export function workspacePages(services: DashboardServices) {
       if (viewer !== null) await renderErrors(ctx, viewer, () => show(services, ctx, viewer));
     },
 
-    async invite(ctx: Context): Promise<void> {
-      const body = await readForm(ctx);
-      const viewer = await signedIn(ctx, services);
-      if (viewer === null) return;
-      await renderErrors(ctx, viewer, () =>
-        form(services, ctx, viewer, body, async () => {
-          await claimOnce(services, viewer, body);
-          const { member, signIn } = await members.invite({ name: body.name, role: body.role }, viewer.principal);
-          const link = `${services.publicUrl ?? ctx.origin}/login#${signIn.secret}`;
-          await show(
-            services,
-            ctx,
-            viewer,
-            html`<section class="card created" aria-labelledby="invited">
-  <h2 id="invited">${member.name} is invited as ${member.role}</h2>
-  <p role="status">Send them this link: it signs them in once, until ${signIn.expiresAt.slice(0, 16).replace('T', ' ')} UTC. It is shown this once.</p>
-  <label for="invitation">Invitation link</label>
-  <div class="copy-row"><input id="invitation" type="text" readonly value="${link}" spellcheck="false"><button type="button" data-copy="invitation" hidden>Copy</button></div>
-</section>`,
-          );
-        }),
-      );
-    },
+    invite: (ctx: Context) => inviteMember(services, ctx),
 
-    async confirmRemove(ctx: Params): Promise<void> {
-      const viewer = await signedIn(ctx, services);
-      if (viewer === null) return;
-      await renderErrors(ctx, viewer, async () => {
-        const member = (await members.list(viewer.principal)).find((m) => m.id === ctx.params.id);
-        if (member === undefined) throw new SvcError('not_found', `workspace ${viewer.session.workspace} has no member ${ctx.params.id}.`);
-        sendPage(
-          ctx,
-          page({
-            title: `Remove ${member.name}?`,
-            section: 'workspace',
-            viewer,
-            body: html`<div class="card"><p>${member.name} loses workspace ${viewer.session.workspace}: signed out of it at once, and every token they made there is revoked.</p>
-  <form method="post" action="${ctx.path}" class="actions">${csrfField(viewer)}<button type="submit" class="danger">Remove ${member.name}</button><a href="${WORKSPACE}">Cancel</a></form></div>`,
-          }),
-        );
-      });
-    },
+    confirmRemove: (ctx: Params) => confirmRemoveMember(services, ctx),
 
     async remove(ctx: Params): Promise<void> {
       const body = await readForm(ctx);
@@ -112,6 +73,53 @@ export function workspacePages(services: DashboardServices) {
       );
     },
   };
+}
+
+/** Invites a member from the form and shows their sign-in link, once. */
+async function inviteMember(services: DashboardServices, ctx: Context): Promise<void> {
+  const { members } = services.controlPlane;
+  const body = await readForm(ctx);
+  const viewer = await signedIn(ctx, services);
+  if (viewer === null) return;
+  await renderErrors(ctx, viewer, () =>
+    form(services, ctx, viewer, body, async () => {
+      await claimOnce(services, viewer, body);
+      const { member, signIn } = await members.invite({ name: body.name, role: body.role }, viewer.principal);
+      const link = `${services.publicUrl ?? ctx.origin}/login#${signIn.secret}`;
+      await show(
+        services,
+        ctx,
+        viewer,
+        html`<section class="card created" aria-labelledby="invited">
+  <h2 id="invited">${member.name} is invited as ${member.role}</h2>
+  <p role="status">Send them this link: it signs them in once, until ${signIn.expiresAt.slice(0, 16).replace('T', ' ')} UTC. It is shown this once.</p>
+  <label for="invitation">Invitation link</label>
+  <div class="copy-row"><input id="invitation" type="text" readonly value="${link}" spellcheck="false"><button type="button" data-copy="invitation" hidden>Copy</button></div>
+</section>`,
+      );
+    }),
+  );
+}
+
+/** Asks before a member is removed from the workspace. */
+async function confirmRemoveMember(services: DashboardServices, ctx: Params): Promise<void> {
+  const { members } = services.controlPlane;
+  const viewer = await signedIn(ctx, services);
+  if (viewer === null) return;
+  await renderErrors(ctx, viewer, async () => {
+    const member = (await members.list(viewer.principal)).find((m) => m.id === ctx.params.id);
+    if (member === undefined) throw new SvcError('not_found', `workspace ${viewer.session.workspace} has no member ${ctx.params.id}.`);
+    sendPage(
+      ctx,
+      page({
+        title: `Remove ${member.name}?`,
+        section: 'workspace',
+        viewer,
+        body: html`<div class="card"><p>${member.name} loses workspace ${viewer.session.workspace}: signed out of it at once, and every token they made there is revoked.</p>
+  <form method="post" action="${ctx.path}" class="actions">${csrfField(viewer)}<button type="submit" class="danger">Remove ${member.name}</button><a href="${WORKSPACE}">Cancel</a></form></div>`,
+      }),
+    );
+  });
 }
 
 /** The workspace page: about, members (and inviting for owners), domains, your other workspaces; `top` above them. */
