@@ -20,7 +20,7 @@ const steps: [string, string[]][] = write
       [python, ['-m', 'ruff', 'format', '.']],
     ]
   : [
-      [biome, ['ci', '.']],
+      [biome, ['ci', '--error-on-warnings', '.']],
       [python, ['-m', 'ruff', 'check', '.']],
       [python, ['-m', 'ruff', 'format', '--check', '.']],
     ];

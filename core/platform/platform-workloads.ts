@@ -47,10 +47,10 @@ export interface WorkloadServices {
 }
 
 export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): WorkloadServices {
-  const { config, options, controlPlane, state, metrics, system, reportAs } = wiring;
+  const { config, controlPlane, reportAs } = wiring;
   const { plugins, deploymentLogs } = needs;
   const { registry, driver, images } = needs.backends;
-  const { routes, upstreams, admission, autoscaler } = needs.scaling;
+  const { upstreams, admission, autoscaler } = needs.scaling;
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
   const deployments = buildDeployments(wiring, needs, bundles);
