@@ -32,7 +32,7 @@ describe('agent watch (is Consul answering?)', () => {
       name: 'Consul',
       address,
       meanwhile: 'routes are stale',
-      timeoutMs: 200,
+      timeoutMs: 1_000, // a bound on a hang, wide enough that a loaded machine still answers within it
       intervalMs: 50,
       async probe(signal) {
         if ((await consul.statusLeader({ signal })) === '') throw new Error('the Consul cluster has no leader');
@@ -59,10 +59,10 @@ describe('agent watch (is Consul answering?)', () => {
     mode = 'hang';
     const started = Date.now();
     await watch.check();
-    assert.ok(Date.now() - started < 1500, 'the probe is bounded');
+    assert.ok(Date.now() - started < 3000, 'the probe is bounded');
     const outage = watch.outage();
     assert.ok(outage, 'an outage');
-    assert.equal(outage.reason, `Consul at ${address} does not answer (no answer within 0.2 s)`);
+    assert.equal(outage.reason, `Consul at ${address} does not answer (no answer within 1 s)`);
     assert.ok(outage.since.getTime() <= answeredBy, 'since the last probe that answered');
     assert.deepEqual(lines, [`${outage.reason} since ${outage.since.toISOString()}: routes are stale`]);
     await watch.check();
