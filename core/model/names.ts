@@ -23,6 +23,16 @@ export const NAME_RULE = 'a lowercase DNS label: 1 to 63 characters from a-z, 0-
 export const RESERVED_WORKSPACE_NAMES: readonly string[] = ['api', 'assets', 'dashboard', 'device', 'login', 'logout', 'preview', 'static'];
 
 /**
+ * The rule as a JSON Schema `pattern`, for the API's declarations of names
+ * in paths (docs/openapi.json); `nameProblem` says in words why a name breaks
+ * it, and a test keeps the two equal.
+ */
+export const NAME_PATTERN = `^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,${NAME_MAX_LENGTH - 2}}[a-z0-9])?$`;
+
+/** A workspace name's pattern: the rule, and none of the reserved names. */
+export const WORKSPACE_NAME_PATTERN = `^(?!(?:${RESERVED_WORKSPACE_NAMES.join('|')})$)${NAME_PATTERN.slice(1)}`;
+
+/**
  * The name `text` most likely means, made by the one derivation svc uses
  * (the Python SDK names a workload after its function this way: `say_hello` →
  * `say-hello`): lower case, every "_" turned into "-", runs of "-" collapsed
@@ -76,8 +86,13 @@ function ruleProblem(name: unknown, kind: string): string | null {
 export function checkName(kind: string, name: unknown): string {
   const problem = nameProblem(name, kind);
   if (problem === null) return name as string;
+  throw nameInvalid(kind, name, problem);
+}
+
+/** The `name_invalid` of a `kind` name that breaks the rule; `problem` says how (`nameProblem`). */
+export function nameInvalid(kind: string, name: unknown, problem: string): SvcError {
   const shown = typeof name === 'string' ? ` ${JSON.stringify(name)}` : '';
-  throw new SvcError('name_invalid', `the ${kind} name${shown} ${problem}`, {
+  return new SvcError('name_invalid', `the ${kind} name${shown} ${problem}`, {
     hint: `A ${kind} name is ${NAME_RULE}, e.g. "acme-prod".`,
     details: { kind, name: typeof name === 'string' ? name : null },
   });

@@ -28,9 +28,10 @@ export const MIN_ARTIFACT_SECRET_BYTES = 32;
 /** Bumped if the signed text ever changes, so an old signature can never mean something new. */
 const SIGNED_PREFIX = 'svc-artifact-v1';
 const SHA256 = /^[0-9a-f]{64}$/;
-const SIGNATURE = /^[0-9a-f]{64}$/;
+/** What a signed URL's `signature` and `expires` look like (the API route declares its query by them). */
+export const SIGNATURE = /^[0-9a-f]{64}$/;
 /** Unix seconds, digits only: no sign, no exponent, no fraction (at most year 33658). */
-const EXPIRES = /^[0-9]{1,12}$/;
+export const EXPIRES = /^[0-9]{1,12}$/;
 const HEX = /^(?:[0-9a-f]{2})+$/i;
 const RETRY_HINT = 'Nomad fetches this URL when an allocation starts; svc signs a new one on every submit — redeploy or scale again.';
 
@@ -84,12 +85,8 @@ export function createArtifactUrls(options: ArtifactUrlOptions): ArtifactUrls {
     },
     verify(sha256, expires, signature) {
       checkSha256(sha256);
-      if (expires === undefined || signature === undefined || expires === '' || signature === '') {
-        throw refused('missing', 'this artifact URL carries no expires and signature, so it was not signed by this server.');
-      }
-      if (!EXPIRES.test(expires) || !SIGNATURE.test(signature)) {
-        throw refused('malformed', "this artifact URL's expires or signature is malformed, so it was not signed by this server.");
-      }
+      if (expires === undefined || signature === undefined || expires === '' || signature === '') throw unsigned('missing');
+      if (!EXPIRES.test(expires) || !SIGNATURE.test(signature)) throw unsigned('malformed');
       // The signature first: only an authentic expiry is worth reporting as such.
       if (!timingSafeEqual(sign(sha256, expires), Buffer.from(signature, 'hex'))) {
         throw refused(
@@ -171,9 +168,19 @@ function parseEnvSecret(value: string): Buffer {
 }
 
 function checkSha256(sha256: string): void {
-  if (!SHA256.test(sha256)) {
-    throw new SvcError('bad_request', `${JSON.stringify(sha256)} is not a bundle sha256 (64 lowercase hex digits).`);
-  }
+  if (!SHA256.test(sha256)) throw notBundleSha256(sha256);
+}
+
+/** The `bad_request` of a path that names no bundle sha256. */
+export function notBundleSha256(sha256: string): SvcError {
+  return new SvcError('bad_request', `${JSON.stringify(sha256)} is not a bundle sha256 (64 lowercase hex digits).`);
+}
+
+/** The `artifact_url_invalid` of a URL whose `expires` and `signature` are missing, or not of their shape. */
+export function unsigned(reason: 'missing' | 'malformed'): SvcError {
+  return reason === 'missing'
+    ? refused('missing', 'this artifact URL carries no expires and signature, so it was not signed by this server.')
+    : refused('malformed', "this artifact URL's expires or signature is malformed, so it was not signed by this server.");
 }
 
 type Reason = 'missing' | 'malformed' | 'signature_mismatch' | 'expired';

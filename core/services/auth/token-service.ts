@@ -36,7 +36,15 @@ export type OwnerTokenStatus = 'created' | 'existing' | 'revoked';
 /** A token as the lists show it: with when it was last used (null: never, as far as svc knows). */
 export type TokenListing = TokenInfo & { readonly lastUsedAt: string | null };
 
-const TOKEN_ID = /^tok_[0-9a-f]{12}$/;
+/** What a token id looks like: `tok_` and 12 hex digits. */
+export const TOKEN_ID = /^tok_[0-9a-f]{12}$/;
+
+/** The `bad_request` of an id that is not a token id. */
+export function notTokenId(id: unknown): SvcError {
+  return new SvcError('bad_request', `${JSON.stringify(id) ?? String(id)} is not a token id ("tok_" and 12 hex digits, as listed)`, {
+    details: { field: 'id' },
+  });
+}
 
 export class Tokens {
   readonly #store: StateStore;
@@ -121,11 +129,7 @@ export class Tokens {
    * watch. `not_found` when the workspace has no such live token.
    */
   async revoke(id: unknown, actor: Principal, role: Role = 'owner'): Promise<TokenInfo> {
-    if (typeof id !== 'string' || !TOKEN_ID.test(id)) {
-      throw new SvcError('bad_request', `${JSON.stringify(id) ?? String(id)} is not a token id ("tok_" and 12 hex digits, as listed)`, {
-        details: { field: 'id' },
-      });
-    }
+    if (typeof id !== 'string' || !TOKEN_ID.test(id)) throw notTokenId(id);
     const key = tokenKey(actor.workspace, id);
     for (;;) {
       const entry = await getJson(this.#store, key, parseTokenRecord);

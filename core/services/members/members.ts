@@ -132,10 +132,7 @@ export class Members {
       const workspace = actor.workspace;
       const members = await this.#accounts.membersOf(workspace);
       const target = members.find((account) => account.id === accountId);
-      if (target === undefined)
-        throw new SvcError('not_found', `workspace ${workspace} has no member ${JSON.stringify(accountId)}.`, {
-          details: { account: accountId },
-        });
+      if (target === undefined) throw noSuchMember(workspace, accountId);
       // Owners who signed in: an invitation nobody used is no owner to leave the workspace to.
       const owners = members.filter((account) => roleIn(account, workspace) === 'owner' && account.joinedAt !== null);
       if (owners.length === 1 && owners[0]!.id === target.id) {
@@ -233,4 +230,11 @@ function checkPersonName(name: unknown): string {
 function checkRole(role: unknown): Role {
   if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
   throw new SvcError('bad_request', `the role ${JSON.stringify(role)} is neither owner nor member.`, { details: { field: 'role' } });
+}
+
+/** The `not_found` of an account that is no member of the workspace (another workspace's included). */
+export function noSuchMember(workspace: string, accountId: unknown): SvcError {
+  return new SvcError('not_found', `workspace ${workspace} has no member ${JSON.stringify(accountId)}.`, {
+    details: { account: accountId },
+  });
 }

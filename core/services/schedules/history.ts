@@ -57,11 +57,7 @@ export class ScheduleHistory {
 
   /** One run with its logs; `not_found` when the app has no such run. */
   async get(workspace: string, app: string, id: string): Promise<ScheduledRun> {
-    if (!RUN_ID_PATTERN.test(id)) {
-      throw new SvcError('bad_request', `${JSON.stringify(id)} is not a scheduled run id (sched-<13 digits>-<6 hex>).`, {
-        hint: `List the runs with svc app runs ${app}.`,
-      });
-    }
+    if (!RUN_ID_PATTERN.test(id)) throw notScheduledRunId(id, app);
     const keys = await this.#store.keys(runsPrefix(workspace, app));
     const key = keys.find((k) => k.endsWith(`/${id}`));
     const entry = key === undefined ? null : await getJson(this.#store, key, runRecord);
@@ -91,4 +87,11 @@ function runRecord(value: unknown, key: string): ScheduledRun {
 function tickRecord(value: unknown, key: string): { tick: string } {
   if (isPlainObject(value) && typeof value.tick === 'string' && !Number.isNaN(Date.parse(value.tick))) return { tick: value.tick };
   throw new SvcError('state_corrupt', `the schedule tick stored under ${JSON.stringify(key)} is not one svc wrote`, { details: { key } });
+}
+
+/** The `bad_request` of an id that is not a scheduled run id; the hint lists the app's runs. */
+export function notScheduledRunId(id: string, app: string): SvcError {
+  return new SvcError('bad_request', `${JSON.stringify(id)} is not a scheduled run id (sched-<13 digits>-<6 hex>).`, {
+    hint: `List the runs with svc app runs ${app}.`,
+  });
 }

@@ -18,10 +18,13 @@ const RESERVED_PREFIX = 'SVC_';
 
 export function checkSecretName(name: unknown): string {
   const problem = nameProblem(name, 'secret');
-  if (problem !== null) {
-    throw new SvcError('name_invalid', `the secret name ${JSON.stringify(name)} ${problem}.`, { details: { kind: 'secret', name } });
-  }
+  if (problem !== null) throw secretNameInvalid(name, problem);
   return name as string;
+}
+
+/** The `name_invalid` of a secret name that breaks the rule; `problem` says how (`nameProblem`). */
+export function secretNameInvalid(name: unknown, problem: string): SvcError {
+  return new SvcError('name_invalid', `the secret name ${JSON.stringify(name)} ${problem}.`, { details: { kind: 'secret', name } });
 }
 
 /** The values as given, checked: an object of string keys to string values. */
