@@ -103,7 +103,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
       responses: { 200: answer('The app afterwards.', ref('App')), 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
-      const deployment = await services.deployments.stopWorkload(appRef(params, principal), checkName('workload', params.workload));
+      const deployment = await services.deployments.stopWorkload(appRef(params, principal), params.workload!);
       return { status: 200, body: await describeApp(deployment, services) };
     },
   },
@@ -119,7 +119,7 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
       responses: { 204: { description: 'Deleted.' }, 400: BAD_QUERY, 404: NO_SUCH_DEPLOYMENT, 422: NAME_INVALID },
     },
     async handle({ params, principal }, services) {
-      await services.deployments.deleteWorkload(appRef(params, principal), checkName('workload', params.workload));
+      await services.deployments.deleteWorkload(appRef(params, principal), params.workload!);
       return { status: 204 };
     },
   },

@@ -5,7 +5,7 @@
  * where Nomad runs the schedules. See core/services/schedules.
  */
 import type { Deployment } from '../../services/deployments/types.js';
-import { ScheduleHistory } from '../../services/schedules/history.js';
+import { notScheduledRunId, ScheduleHistory } from '../../services/schedules/history.js';
 import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../model/schedule-keys.js';
 import type { ScheduledRun, ScheduledRunSummary } from '../../services/schedules/types.js';
 import { describeSchedule, nextTick } from '../../model/workload/schedule.js';
@@ -20,6 +20,7 @@ const RUN_ID: Parameter = {
   required: true,
   schema: { type: 'string', pattern: SCHEDULED_RUN_ID.source },
   description: "The scheduled run's id.",
+  refusal: { code: 'bad_request', refuse: (id, { params }) => notScheduledRunId(String(id), params.app!) },
 };
 const NO_APP = error("`not_found`: the caller's workspace has no such deployed app (an app of another workspace is not found either).");
 

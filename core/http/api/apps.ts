@@ -7,7 +7,6 @@ import type { DeploymentRef } from '../../model/deployment-keys.js';
 import type { Deployment } from '../../services/deployments/types.js';
 import { SvcError } from '../../model/errors.js';
 import type { Principal } from '../../infra/plugin/types.js';
-import { checkName } from '../../model/names.js';
 import { deploymentRecords, describeApp, summarizeApp } from './app-view.js';
 import { answer, APP, BAD_QUERY, error, listOf, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Operation, Response } from './openapi/types.js';
@@ -105,9 +104,9 @@ export const appRoutes: readonly ApiRoute[] = [
   },
 ];
 
-/** The caller's deployed app named in the path; `name_invalid` (422) for a name that breaks the rule. */
+/** The caller's deployed app named in the path (the router has checked the name: `APP`). */
 export function appRef(params: Readonly<Record<string, string>>, principal: Principal): DeploymentRef {
-  return { workspace: principal.workspace, app: checkName('app', params.app), stage: 'deployed' };
+  return { workspace: principal.workspace, app: params.app!, stage: 'deployed' };
 }
 
 /** The caller's deployed app named in the path, or `not_found`. */

@@ -4,25 +4,33 @@
  * token. The signature (core/infra/bundles/artifact-url.ts) is the route's only
  * authorization; a bearer token never stands in for it.
  *
- * The router refuses every query parameter, and this route's authorization
- * is in its query, so `bundleArtifactMiddleware` answers GET and HEAD before
- * the router. The route is still declared in `apiRoutes` (docs, OpenAPI, the
- * 405 for other methods); its handler, reached only without the middleware,
- * refuses as a URL without a signature would be refused.
+ * `bundleArtifactMiddleware` answers GET and HEAD before the router: no
+ * token, and in this order: a server that signs no URLs (404), query names
+ * other than the signed ones (400), the declared parameters (a path that is
+ * no sha256: 400; `expires` and `signature` missing or not of their shape:
+ * 403, checked by their declarations as the router checks every route's),
+ * then the signature and the expiry (403). The route is still declared in
+ * `apiRoutes` (docs, OpenAPI, the 405 for other methods); its handler,
+ * reached only without the middleware, refuses as a URL without a signature
+ * would be refused.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import type { Middleware } from 'koa';
-import type { ArtifactVerifier } from '../../infra/bundles/artifact-url.js';
+import { EXPIRES, notBundleSha256, SIGNATURE, unsigned, type ArtifactVerifier } from '../../infra/bundles/artifact-url.js';
 import { SvcError } from '../../model/errors.js';
 import { requestUrl } from '../../traffic/gateway/request-url.js';
 import type { GatewayState } from '../../traffic/gateway/types.js';
-import { error, SHA256 } from './openapi/shared.js';
+import { error, SHA256_SCHEMA } from './openapi/shared.js';
+import type { Refusal } from './openapi/types.js';
+import { parameterCheck } from './declared-parameters.js';
 import { apiPathRouter, routeParams } from './router.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
 
 const PATH = '/bundles/:sha256/artifact';
 const QUERY = ['expires', 'signature'] as const;
+/** A signed URL without its `expires` and `signature`, or with one not of its shape, was not signed by this server. */
+const UNSIGNED: Refusal = { code: 'artifact_url_invalid', refuse: (value) => unsigned(value === undefined ? 'missing' : 'malformed') };
 
 export const bundleArtifactRoutes: readonly ApiRoute[] = [
   {
@@ -35,20 +43,28 @@ export const bundleArtifactRoutes: readonly ApiRoute[] = [
       summary:
         "The stored tar.gz of a bundle, for Nomad's artifact downloader (HEAD gives the headers only). Public: the signed query (`expires`, `signature`) that svc puts in each job it submits is the only authorization; a bearer token does not replace it.",
       parameters: [
-        SHA256,
+        {
+          name: 'sha256',
+          in: 'path',
+          required: true,
+          schema: SHA256_SCHEMA,
+          refusal: { code: 'bad_request', refuse: (sha256) => notBundleSha256(String(sha256)) },
+        },
         {
           name: 'expires',
           in: 'query',
           required: true,
           description: 'Unix time in seconds after which the URL is refused.',
-          schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+          schema: { type: 'string', pattern: EXPIRES.source },
+          refusal: UNSIGNED,
         },
         {
           name: 'signature',
           in: 'query',
           required: true,
           description: "Hex HMAC-SHA256 of `svc-artifact-v1\\n<sha256>\\n<expires>` with the server's artifact key.",
-          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          schema: { type: 'string', pattern: SIGNATURE.source },
+          refusal: UNSIGNED,
         },
       ],
       responses: {
@@ -75,10 +91,14 @@ export const bundleArtifactRoutes: readonly ApiRoute[] = [
 /** Serves GET and HEAD of the artifact route; anything else goes on to the API's router. */
 export function bundleArtifactMiddleware(services: ApiServices): Middleware<GatewayState> {
   const router = apiPathRouter();
+  const checkParameters = parameterCheck(bundleArtifactRoutes[0]!);
   router.get(PATH, async (ctx) => {
-    const sha256 = routeParams(ctx).sha256!;
+    const params = routeParams(ctx);
+    const sha256 = params.sha256!;
     const artifacts = signer(services);
-    const { expires, signature } = signedQuery(requestUrl(ctx).searchParams);
+    const query = requestUrl(ctx).searchParams;
+    const { expires, signature } = signedQuery(query);
+    await checkParameters({ params, query, workspace: null });
     artifacts.verify(sha256, expires, signature);
     const file = await openStored(services, sha256);
     let size: number;

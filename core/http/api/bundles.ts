@@ -7,7 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { SvcError } from '../../model/errors.js';
-import { answer, error, holding, ref, SHA256 } from './openapi/shared.js';
+import { answer, error, holding, ref, SHA256_SCHEMA } from './openapi/shared.js';
 import { asBundleTooLarge } from './upload.js';
 import { WorkspaceBundles } from './workspace-bundles.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
@@ -81,7 +81,15 @@ export const bundleRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'getBundle',
       summary: "Whether the caller's workspace has this bundle (HEAD works too), so a client uploads only what is missing.",
-      parameters: [SHA256],
+      parameters: [
+        {
+          name: 'sha256',
+          in: 'path',
+          required: true,
+          schema: SHA256_SCHEMA,
+          refusal: { code: 'bad_request', refuse: (sha256) => notSha256(sha256, 'the path') },
+        },
+      ],
       responses: {
         200: answer('The workspace has it.', holding('sha256', { type: 'string' })),
         400: error('`bad_request`: not a sha256, or a query parameter.'),
@@ -90,7 +98,6 @@ export const bundleRoutes: readonly ApiRoute[] = [
     },
     async handle({ params, principal }, services) {
       const sha256 = params.sha256!;
-      if (!SHA256_HEX.test(sha256)) throw notSha256(sha256, 'the path');
       if (!(await workspaceBundles(services).has(principal.workspace, sha256))) throw unknownBundle(sha256);
       return { status: 200, body: { sha256 } };
     },

@@ -13,7 +13,6 @@
 import { Readable } from 'node:stream';
 import { SvcError } from '../../model/errors.js';
 import type { DeploymentLogKey, DeploymentLogLine } from '../../infra/logs/deployment-logs.js';
-import { checkName } from '../../model/names.js';
 import { appRef, requireApp } from './apps.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { APP, BAD_QUERY, LOG_LINES, NAME_INVALID, NO_SUCH_DEPLOYMENT, WORKLOAD } from './openapi/shared.js';
@@ -49,7 +48,7 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
     },
     async handle({ params, principal, headers }, services) {
       const ref = appRef(params, principal);
-      const workload = checkName('workload', params.workload);
+      const workload = params.workload!;
       const deployment = requireApp(params, principal, services);
       if (!deployment.workloads.some((w) => w.name === workload)) {
         throw new SvcError('not_found', `the app ${ref.app} has no deployment ${workload}.`, {

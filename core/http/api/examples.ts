@@ -15,7 +15,7 @@ import path from 'node:path';
 import { createBundle } from '../../infra/bundles/create.js';
 import { SvcError } from '../../model/errors.js';
 import { examplesRoot } from '../../model/paths.js';
-import { nameProblem } from '../../model/names.js';
+import { NAME_PATTERN, nameProblem } from '../../model/names.js';
 import { answer, BAD_QUERY, error, listOf, ref } from './openapi/shared.js';
 import type { ApiRoute } from './types.js';
 
@@ -84,8 +84,13 @@ async function findExample(name: string): Promise<ExampleSummary> {
   const examples = await listExamples();
   const found = examples.find((example) => example.name === name);
   if (found !== undefined) return found;
+  throw noSuchExample(name, examples);
+}
+
+/** The `not_found` of a name no example has: it lists the examples there are. */
+function noSuchExample(name: string | undefined, examples: readonly ExampleSummary[]): SvcError {
   const names = examples.map((example) => example.name);
-  throw new SvcError(
+  return new SvcError(
     'not_found',
     `there is no example ${JSON.stringify(name)}; the examples are: ${names.length === 0 ? '(none)' : names.join(', ')}.`,
     {
@@ -122,7 +127,14 @@ export const exampleRoutes: readonly ApiRoute[] = [
       operationId: 'downloadExample',
       summary: 'One example project as a gzip tarball of its files (`svc example download`).',
       parameters: [
-        { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' } },
+        {
+          name: 'name',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: NAME_PATTERN },
+          // Every example's name follows the rule (listExamples): a name that breaks it is one no example has.
+          refusal: { code: 'not_found', refuse: async (name) => noSuchExample(name, await listExamples()) },
+        },
       ],
       responses: {
         200: {

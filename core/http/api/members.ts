@@ -4,17 +4,27 @@
  * the same service (core/services/members/members.ts). Every route sees only the
  * caller's account and workspace.
  */
-import { answer, BAD_JSON_BODY, error, json, listOf, ref } from './openapi/shared.js';
+import { WORKSPACE_NAME_PATTERN } from '../../model/names.js';
+import { noSuchMember } from '../../services/members/members.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, nameRefusal, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import { NO_STORE, type ApiRoute } from './types.js';
 
-const ACCOUNT_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^acc_[0-9a-f]{16}$' } };
+const ACCOUNT_ID: Parameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^acc_[0-9a-f]{16}$' },
+  // An id that no account can have is a member the workspace does not have.
+  refusal: { code: 'not_found', refuse: (id, { workspace }) => noSuchMember(workspace!, id) },
+};
 const WORKSPACE_NAME: Parameter = {
   name: 'name',
   in: 'path',
   required: true,
-  schema: { type: 'string' },
-  description: "The workspace's name (a lowercase DNS label).",
+  schema: { type: 'string', pattern: WORKSPACE_NAME_PATTERN },
+  description: "The workspace's name (a lowercase DNS label, not a reserved one).",
+  refusal: nameRefusal('workspace'),
 };
 const NOT_AN_ACCOUNT = error(
   '`forbidden`: the token acts as no account of this workspace, or (inviting, removing) as a member rather than an owner.',
@@ -84,6 +94,7 @@ export const memberRoutes: readonly ApiRoute[] = [
         400: BAD_JSON_BODY,
         403: NOT_AN_ACCOUNT,
         404: error("`not_found`: the caller's account has no such workspace (another's is not found either)."),
+        422: error('`name_invalid`: the name is not a lowercase DNS label, or reserved.'),
       },
     },
     async handle({ params, principal }, { controlPlane }) {

@@ -8,7 +8,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { schemas } from './openapi/schemas.js';
 import { TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
-import type { Response } from './openapi/types.js';
+import { errorCodes } from '../../model/errors.js';
+import type { Parameter, Response } from './openapi/types.js';
 import { API_PREFIX, type ApiRoute } from './types.js';
 
 const INFO = {
@@ -50,7 +51,7 @@ function pathItem(routes: readonly ApiRoute[]): Record<string, unknown> {
       throw new Error(`${route.method} ${route.path} declares other pathParameters than ${routes[0]!.method} ${routes[0]!.path}`);
   }
   return {
-    ...(shared ? { parameters: shared } : {}),
+    ...(shared ? { parameters: shared.map(parameterFacts) } : {}),
     ...Object.fromEntries(routes.map((route) => [route.method.toLowerCase(), operation(route)])),
   };
 }
@@ -62,10 +63,18 @@ function operation(route: ApiRoute): Record<string, unknown> {
     summary,
     // A public route (the device flow, sign-in, artifact URLs) lifts the document's bearer requirement.
     ...(route.auth === 'none' ? { security: [] } : {}),
-    ...(parameters ? { parameters } : {}),
+    ...(parameters ? { parameters: parameters.map(parameterFacts) } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: declaredResponses(route),
   };
+}
+
+/**
+ * A parameter as docs/openapi.json says it: its refusal as the extension
+ * `x-svc-error`, the code and the status a value its schema refuses gets.
+ */
+function parameterFacts({ refusal, ...facts }: Parameter): Record<string, unknown> {
+  return refusal === undefined ? facts : { ...facts, 'x-svc-error': { code: refusal.code, status: errorCodes[refusal.code].status } };
 }
 
 /** A route's answers: those of every route of its kind (401 without a valid token, 413 past the JSON body limit), then its own. */

@@ -8,7 +8,6 @@ import type { DeploymentRef } from '../../model/deployment-keys.js';
 import { SvcError } from '../../model/errors.js';
 import type { Principal } from '../../infra/plugin/types.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS } from '../../services/runs/types.js';
-import { checkName } from '../../model/names.js';
 import { deployableCode } from './app-deployments.js';
 import { describeApp } from './app-view.js';
 import { logsAnswer } from './deployment-logs.js';
@@ -139,7 +138,7 @@ export const previewRoutes: readonly ApiRoute[] = [
     },
     async handle({ params, principal, headers }, services) {
       const ref = previewRef(params, principal);
-      const workload = checkName('workload', params.workload);
+      const workload = params.workload!;
       const preview = requirePreview(ref, services);
       if (!preview.workloads.some((w) => w.name === workload)) {
         throw new SvcError('not_found', `the preview of ${ref.app} has no workload ${workload}.`, {
@@ -152,7 +151,7 @@ export const previewRoutes: readonly ApiRoute[] = [
 ];
 
 function previewRef(params: Readonly<Record<string, string>>, principal: Principal): DeploymentRef {
-  return { workspace: principal.workspace, app: checkName('app', params.app), stage: 'preview' };
+  return { workspace: principal.workspace, app: params.app!, stage: 'preview' };
 }
 
 function requirePreview(ref: DeploymentRef, services: ApiServices): Deployment {

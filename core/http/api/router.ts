@@ -2,11 +2,13 @@
  * Routes `/api/v1/…` requests to their handlers on @koa/router, one router
  * route per declared route (types.ts). Each request goes, in this order,
  * through: the route and method (404, 405; HEAD is answered as GET), a public
- * route's rate limit (429), no query parameters (400), the declared body
- * length (413; for uploads the bundle limit), authentication unless the route
- * is public (401), reading the body (413, 400; uploads are streamed by their
- * handler instead), checking it against the route's declared schema (400),
- * the handler. Errors go to the gateway's one error writer
+ * route's rate limit (429), no query parameters but those it declares (400),
+ * the declared body length (413; for uploads the bundle limit),
+ * authentication unless the route is public (401), reading the body (413,
+ * 400; uploads are streamed by their handler instead), checking it against
+ * the route's declared schema (400), checking its path and query parameters
+ * against theirs (each answered as it declares: declared-parameters.ts), the
+ * handler. Errors go to the gateway's one error writer
  * (error-middleware.ts), except OAuth's on the device-flow endpoints.
  */
 import Router, { type RouterContext } from '@koa/router';
@@ -18,6 +20,7 @@ import type { GatewayState } from '../../traffic/gateway/types.js';
 import { apiPrincipal } from './authenticate.js';
 import { checkDeclaredLength, readBody } from './body.js';
 import { bodyCheck } from './declared-schemas.js';
+import { declaredParameters, parameterCheck, type ParameterCheck } from './declared-parameters.js';
 import { openCallBody } from './call-route.js';
 import { checkDeclaredUploadLength, openUpload } from './upload.js';
 import { checkContentLength } from '../../traffic/gateway/body-limit.js';
@@ -29,6 +32,11 @@ import { API_PREFIX, type ApiAnswer, type ApiRoute, type ApiServices } from './t
 
 type Context = ParameterizedContext<GatewayState>;
 type BodyCheck = ReturnType<typeof bodyCheck>;
+/** A route's checks, compiled once when the router is built. */
+interface RouteChecks {
+  readonly body: BodyCheck;
+  readonly parameters: ParameterCheck;
+}
 
 /** A router for paths below `API_PREFIX`, matched exactly: case counts, and `/tokens/` is not `/tokens`. */
 export function apiPathRouter(): Router<GatewayState> {
@@ -39,8 +47,8 @@ export function apiRouter(routes: readonly ApiRoute[], services: ApiServices): M
   const router = apiPathRouter();
   for (const route of routes) {
     const limiter = route.rateLimit ? new RateLimiter(route.rateLimit) : null;
-    const checkBody = bodyCheck(route);
-    router.register(route.path, [route.method], (ctx) => serve(ctx, route, limiter, checkBody, services));
+    const checks = { body: bodyCheck(route), parameters: parameterCheck(route) };
+    router.register(route.path, [route.method], (ctx) => serve(ctx, route, limiter, checks, services));
   }
   const dispatch = router.routes() as Middleware<GatewayState>;
   return (ctx, next) => {
@@ -63,7 +71,7 @@ async function serve(
   ctx: RouterContext<GatewayState>,
   route: ApiRoute,
   limiter: RateLimiter | null,
-  checkBody: BodyCheck,
+  checks: RouteChecks,
   services: ApiServices,
 ): Promise<void> {
   const params = routeParams(ctx);
@@ -74,14 +82,10 @@ async function serve(
       headers: { 'Retry-After': String(waitSeconds) },
     });
   }
-  if (requestUrl(ctx).search !== '') {
-    throw new SvcError('bad_request', `${ctx.method} ${ctx.path} takes no query parameters.`, {
-      hint: 'Send the values in the JSON body; see docs/api.md.',
-    });
-  }
+  checkQueryNames(ctx, route);
   let answer: ApiAnswer;
   try {
-    answer = await handle(ctx, route, params, checkBody, services);
+    answer = await handle(ctx, route, params, checks, services);
   } catch (thrown) {
     const oauth = route.body === 'oauth' ? oauthAnswerFor(thrown) : null;
     if (oauth === null) throw thrown;
@@ -99,7 +103,7 @@ async function handle(
   ctx: Context,
   route: ApiRoute,
   params: Record<string, string>,
-  checkBody: BodyCheck,
+  checks: RouteChecks,
   services: ApiServices,
 ): Promise<ApiAnswer> {
   if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
@@ -108,7 +112,8 @@ async function handle(
   const principal = route.auth === 'token' ? await apiPrincipal(services.plugins, ctx.headers, requestUrl(ctx)) : null;
   const raw = route.body === 'bundle' || route.body === 'call';
   const body = route.body === 'none' || raw ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
-  checkBody(body);
+  checks.body(body);
+  await checks.parameters({ params, query: requestUrl(ctx).searchParams, workspace: principal?.workspace ?? null });
   const upload =
     route.body === 'bundle'
       ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes)
@@ -139,6 +144,30 @@ function refuse(router: Router<GatewayState>, ctx: Context): never {
   throw new SvcError('method_not_allowed', `${ctx.path} does not take ${ctx.method}; it takes ${allowed.join(', ')}.`, {
     headers: { Allow: allowed.join(', ') },
   });
+}
+
+/** Refuses a query parameter the route does not declare (most routes declare none). */
+function checkQueryNames(ctx: Context, route: ApiRoute): void {
+  const { search, searchParams } = requestUrl(ctx);
+  if (search === '') return;
+  const declared = declaredParameters(route)
+    .filter((parameter) => parameter.in === 'query')
+    .map((parameter) => parameter.name);
+  if (declared.length === 0) {
+    throw new SvcError('bad_request', `${ctx.method} ${ctx.path} takes no query parameters.`, {
+      hint: 'Send the values in the JSON body; see docs/api.md.',
+    });
+  }
+  const unknown = [...searchParams.keys()].find((name) => !declared.includes(name));
+  if (unknown !== undefined) {
+    throw new SvcError(
+      'bad_request',
+      `${ctx.method} ${ctx.path} takes only the query parameters ${declared.join(', ')}, not ${JSON.stringify(unknown)}.`,
+      {
+        hint: 'See docs/api.md.',
+      },
+    );
+  }
 }
 
 function checkEncoding(segments: readonly string[]): void {

@@ -21,6 +21,13 @@ const RUN_ID: Parameter = {
   required: true,
   schema: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
   description: "The run's id.",
+  refusal: {
+    code: 'bad_request',
+    refuse: (id) =>
+      new SvcError('bad_request', `${JSON.stringify(id)} is not a run id; run ids look like run-0123456789abcdef.`, {
+        hint: 'GET /api/v1/runs lists the runs of your workspace.',
+      }),
+  },
 };
 const BAD_RUN_ID: Response = error('`bad_request`: the id is not a run id (`run-` and 16 hex digits), or a query parameter.');
 const NO_SUCH_RUN: Response = error(
@@ -101,7 +108,7 @@ export const runRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ params, principal }, services) {
-      return { status: 200, body: { run: services.runs.get(principal.workspace, runId(params)) } };
+      return { status: 200, body: { run: services.runs.get(principal.workspace, params.id!) } };
     },
   },
   {
@@ -117,7 +124,7 @@ export const runRoutes: readonly ApiRoute[] = [
       responses: { 204: { description: 'Ended.' }, 400: BAD_RUN_ID, 404: NO_SUCH_RUN },
     },
     async handle({ params, principal }, services) {
-      await services.runs.end(principal.workspace, runId(params));
+      await services.runs.end(principal.workspace, params.id!);
       return { status: 204 };
     },
   },
@@ -166,15 +173,7 @@ export const runRoutes: readonly ApiRoute[] = [
     },
     // Its canonical form (a literal id) is served before Koa: call-route.ts.
     async handle({ params, principal, headers, upload, signal, requestId }, services) {
-      const answer = await answerCall(
-        services,
-        principal.workspace,
-        runId(params),
-        upload!(),
-        headers['content-length'],
-        signal,
-        requestId,
-      );
+      const answer = await answerCall(services, principal.workspace, params.id!, upload!(), headers['content-length'], signal, requestId);
       return { status: answer.status, headers: answer.headers, body: answer.body };
     },
   },
@@ -199,19 +198,7 @@ export const runRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ params, principal, headers }, services) {
-      return logsAnswer(services, services.runs.logKey(principal.workspace, runId(params)), headers);
+      return logsAnswer(services, services.runs.logKey(principal.workspace, params.id!), headers);
     },
   },
 ];
-
-const RUN_ID_PATTERN = new RegExp(`^${RUN_ID_SOURCE}$`);
-
-function runId(params: Readonly<Record<string, string>>): string {
-  const id = params.id!;
-  if (!RUN_ID_PATTERN.test(id)) {
-    throw new SvcError('bad_request', `${JSON.stringify(id)} is not a run id; run ids look like run-0123456789abcdef.`, {
-      hint: 'GET /api/v1/runs lists the runs of your workspace.',
-    });
-  }
-  return id;
-}

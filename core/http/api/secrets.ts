@@ -4,7 +4,9 @@
  * answer and no error ever holds a value.
  */
 import { SvcError } from '../../model/errors.js';
-import { answer, BAD_JSON_BODY, error, json, listOf, NAME_INVALID, ref } from './openapi/shared.js';
+import { NAME_PATTERN } from '../../model/names.js';
+import { secretNameInvalid } from '../../services/secrets/rules.js';
+import { answer, BAD_JSON_BODY, error, json, listOf, NAME_INVALID, nameRefusal, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 
@@ -12,8 +14,9 @@ const SECRET_NAME: Parameter = {
   name: 'name',
   in: 'path',
   required: true,
-  schema: { type: 'string' },
+  schema: { type: 'string', pattern: NAME_PATTERN },
   description: "The secret's name (a lowercase DNS label).",
+  refusal: nameRefusal('secret', secretNameInvalid),
 };
 const BAD_VALUES = error(
   '`bad_request`: an unknown field, a key that is no environment variable name (or one svc sets itself), a value that is not a string or too large, too many keys; `name_invalid`: the name is not a lowercase DNS label. Messages name keys, never values.',

@@ -8,8 +8,15 @@ import { answer, BAD_JSON_BODY, error, json, listOf, ref } from './openapi/share
 import type { Parameter } from './openapi/types.js';
 import { API_PREFIX, NO_STORE, type ApiRoute } from './types.js';
 import { roleOf } from './role.js';
+import { notTokenId, TOKEN_ID as TOKEN_ID_PATTERN } from '../../services/auth/token-service.js';
 
-const TOKEN_ID: Parameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^tok_[0-9a-f]{12}$' } };
+const TOKEN_ID: Parameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: TOKEN_ID_PATTERN.source },
+  refusal: { code: 'bad_request', refuse: notTokenId },
+};
 
 export const tokenRoutes: readonly ApiRoute[] = [
   {

@@ -3,7 +3,9 @@
  * bodies, errors in svc's shape, and the answers and path parameters that
  * read the same on every route that has them.
  */
-import type { Content, Parameter, Response, Schema } from './types.js';
+import type { SvcError } from '../../../model/errors.js';
+import { NAME_PATTERN, NAME_RULE, nameInvalid, nameProblem } from '../../../model/names.js';
+import type { Content, Parameter, Refusal, Response, Schema } from './types.js';
 
 /** One of schemas.ts, by name (a test checks that each one exists). */
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -45,21 +47,38 @@ export const SHUTTING_DOWN: Response = error('`shutting_down`: svc is stopping a
 export const CODE_CHECKS = { manifest: ['type'], bundle: ['pattern'], workload: ['type'], inlineSecrets: ['type'] } as const;
 
 // Path parameters of several resources.
+
+/**
+ * How a `kind` name in a path that breaks svc's naming rule is answered:
+ * `name_invalid` (`invalid`, the kind's own wording), saying how it breaks it.
+ */
+export const nameRefusal = (
+  kind: string,
+  invalid: (name: unknown, problem: string) => SvcError = (name, problem) => nameInvalid(kind, name, problem),
+): Refusal => ({
+  code: 'name_invalid',
+  // The pattern and nameProblem agree (test/core/model/names.test.ts): a refused name has a problem.
+  refuse: (value) => invalid(value, nameProblem(value, kind) ?? `is not ${NAME_RULE}`),
+});
+
 export const APP: Parameter = {
   name: 'app',
   in: 'path',
   required: true,
-  schema: { type: 'string' },
+  schema: { type: 'string', pattern: NAME_PATTERN },
   description: "The app's name (a lowercase DNS label).",
+  refusal: nameRefusal('app'),
 };
 export const WORKLOAD: Parameter = {
   name: 'workload',
   in: 'path',
   required: true,
-  schema: { type: 'string' },
+  schema: { type: 'string', pattern: NAME_PATTERN },
   description: "The workload's name (a lowercase DNS label).",
+  refusal: nameRefusal('workload'),
 };
-export const SHA256: Parameter = { name: 'sha256', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } };
+/** A bundle's sha256, as the store names it. */
+export const SHA256_SCHEMA: Schema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 
 /** A logs route's answer: the kept lines as JSON, or followed as Server-Sent Events. */
 export const LOG_LINES: Content = {

@@ -8,6 +8,8 @@
  * (core/http/api/openapi.ts).
  */
 
+import type { ErrorCode, SvcError } from '../../../model/errors.js';
+
 /** A JSON Schema (OpenAPI 3.1 takes JSON Schema 2020-12 as it is). */
 export type Schema = Readonly<Record<string, unknown>>;
 
@@ -20,6 +22,27 @@ export interface Parameter {
   readonly required: boolean;
   readonly description?: string;
   readonly schema: Schema;
+  /**
+   * How a path or query value its schema refuses (or a required query
+   * parameter that is missing) is answered, in the route's own words: the
+   * router checks the value before the handler runs (declared-parameters.ts).
+   * Every parameter whose schema takes less than any string declares one.
+   * docs/openapi.json says it as `x-svc-error`: the code and its status.
+   */
+  readonly refusal?: Refusal;
+}
+
+/** What a parameter's refusal knows of the request: the route's path parameters (decoded) and the caller's workspace (null on a public route). */
+export interface RefusedRequest {
+  readonly params: Readonly<Record<string, string>>;
+  readonly workspace: string | null;
+}
+
+export interface Refusal {
+  /** The code of the error `refuse` gives; its status comes from core/model/errors.ts. */
+  readonly code: ErrorCode;
+  /** The error for `value`: undefined when a required query parameter is missing. */
+  refuse(value: string | undefined, request: RefusedRequest): SvcError | Promise<SvcError>;
 }
 
 export interface RequestBody {

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { apiRoutes } from '../../../../core/http/api/index.js';
 import { apiRouter } from '../../../../core/http/api/router.js';
+import { pathParameterNames } from '../../../../core/http/api/declared-parameters.js';
 import type { ApiRoute, ApiServices } from '../../../../core/http/api/types.js';
+import { SvcError } from '../../../../core/model/errors.js';
 import { errorMiddleware } from '../../../../core/traffic/gateway/error-middleware.js';
 import type { GatewayState } from '../../../../core/traffic/gateway/types.js';
 import { apiClient, postChunked, type Call } from './client.js';
@@ -108,13 +110,18 @@ describe('API routing, authentication and limits', () => {
 describe('apiRouter() path parameters', () => {
   let server: ReturnType<Koa['listen']>;
   let call: Call;
-  /** A public route that answers its decoded parameters. */
+  /** A public route that answers its decoded parameters, each declared as any string. */
   const echo = (method: ApiRoute['method'], path: string): ApiRoute => ({
     method,
     path,
     auth: 'none',
     body: 'none',
-    openapi: { operationId: 'echo', summary: 'Echo.', responses: {} },
+    openapi: {
+      operationId: 'echo',
+      summary: 'Echo.',
+      parameters: pathParameterNames({ path }).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      responses: {},
+    },
     handle: async ({ params }) => ({ status: 200, body: params }),
   });
   before(async () => {
@@ -163,6 +170,51 @@ describe('apiRouter() path parameters', () => {
       const answer = await call(method, '/api/v1/tokens/%zz');
       assert.equal(answer.status, 400, method);
       assert.match(answer.json.error.message, /"%zz" is not valid percent-encoding/);
+    }
+  });
+
+  it('checks declared query parameters: unknown names, then a missing one, then each value, as the route declares', async () => {
+    const signed: ApiRoute = {
+      ...echo('GET', '/signed/:id'),
+      openapi: {
+        operationId: 'signed',
+        summary: 'Signed.',
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          ...['expires', 'signature'].map((name) => ({
+            name,
+            in: 'query' as const,
+            required: true,
+            schema: { type: 'string', pattern: '^[0-9]+$' },
+            refusal: {
+              code: 'forbidden' as const,
+              refuse: (value: string | undefined) =>
+                new SvcError('forbidden', value === undefined ? `${name} missing` : `${name} malformed`),
+            },
+          })),
+        ],
+        responses: {},
+      },
+    };
+    const app = new Koa<GatewayState>();
+    app.use(errorMiddleware(() => {}));
+    app.use(apiRouter([signed], {} as ApiServices));
+    const own = app.listen(0, '127.0.0.1');
+    await once(own, 'listening');
+    try {
+      const get = apiClient(`http://127.0.0.1:${(own.address() as AddressInfo).port}`, { checked: false });
+      const message = async (query: string) => (await get('GET', `/api/v1/signed/x${query}`)).json.error?.message;
+      assert.equal(
+        await message('?expires=1&other=2'),
+        'GET /api/v1/signed/x takes only the query parameters expires, signature, not "other".',
+      );
+      assert.equal(await message('?expires=x'), 'signature missing');
+      assert.equal(await message('?expires=x&signature='), 'signature missing');
+      assert.equal(await message('?expires=x&signature=1'), 'expires malformed');
+      assert.equal(await message('?expires=1&signature=y'), 'signature malformed');
+      assert.deepEqual((await get('GET', '/api/v1/signed/x?expires=1&signature=2')).json, { id: 'x' });
+    } finally {
+      own.close();
     }
   });
 });
