@@ -104,7 +104,10 @@ const pipInstaller: PackageInstaller = {
     await runLogged(
       {
         command: python,
-        args: ['-c', 'import importlib.util, runpy, sys\nif importlib.util.find_spec("pip") is None: runpy.run_module("ensurepip", run_name="__main__")'],
+        args: [
+          '-c',
+          'import importlib.util, runpy, sys\nif importlib.util.find_spec("pip") is None: runpy.run_module("ensurepip", run_name="__main__")',
+        ],
         what: 'python -m ensurepip',
         hint: 'Check that this Python has ensurepip (on Debian: apt install python3-venv).',
       },

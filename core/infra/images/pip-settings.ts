@@ -101,6 +101,7 @@ export function uvSettingsFrom(config: Readonly<Record<string, string>>, env: No
     described.push(`cert ${cert}`);
   }
   const timeout = setting(config, 'timeout') ?? setting(config, 'default-timeout');
-  if (timeout !== undefined && /^\d+(\.\d+)?$/.test(timeout) && !env.UV_HTTP_TIMEOUT) added.UV_HTTP_TIMEOUT = String(Math.ceil(Number(timeout)));
+  if (timeout !== undefined && /^\d+(\.\d+)?$/.test(timeout) && !env.UV_HTTP_TIMEOUT)
+    added.UV_HTTP_TIMEOUT = String(Math.ceil(Number(timeout)));
   return { args, env: added, described };
 }

@@ -79,11 +79,25 @@ async function ownUv(options: UvToolOptions, emit: BuildLog): Promise<UvFound> {
   await removeAbandonedBuilds(tools);
   const tmp = temporaryPath(tools, `uv-${createHash('sha256').update(UV_VERSION).digest('hex').slice(0, 12)}`);
   emit(`bringing uv ${UV_VERSION} into ${dir} with pip (once per cache dir)`);
+  const pipEnv = temporaryPath(tools, `pip-${createHash('sha256').update(options.python).digest('hex').slice(0, 12)}`);
   try {
+    const pip = await pipOf(options.python, pipEnv, emit);
     await runLogged(
       {
-        command: options.python,
-        args: ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-deps', '--only-binary', ':all:', '--target', tmp, `uv==${UV_VERSION}`],
+        command: pip,
+        args: [
+          '-m',
+          'pip',
+          'install',
+          '--disable-pip-version-check',
+          '--no-input',
+          '--no-deps',
+          '--only-binary',
+          ':all:',
+          '--target',
+          tmp,
+          `uv==${UV_VERSION}`,
+        ],
         what: `pip install uv==${UV_VERSION}`,
         hint: 'pip could not fetch uv from its index.',
       },
@@ -97,5 +111,29 @@ async function ownUv(options: UvToolOptions, emit: BuildLog): Promise<UvFound> {
     return { why: `pip could not bring uv ${UV_VERSION}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}` };
   } finally {
     await rm(tmp, { recursive: true, force: true });
+    await rm(pipEnv, { recursive: true, force: true });
   }
+}
+
+/**
+ * An interpreter with pip: `python` itself, or, when it has none (Debian's python3 without
+ * python3-pip, a venv made without pip), a throwaway venv that Python's own ensurepip gives pip.
+ */
+async function pipOf(python: string, throwaway: string, emit: BuildLog): Promise<string> {
+  const hasPip = await run(python, ['-c', 'import pip'], { timeout: 30_000 }).then(
+    () => true,
+    () => false,
+  );
+  if (hasPip) return python;
+  emit(`${python} has no pip: making a throwaway environment with Python's own (ensurepip)`);
+  await runLogged(
+    {
+      command: python,
+      args: ['-m', 'venv', throwaway],
+      what: `${python} -m venv`,
+      hint: 'This Python has neither pip nor ensurepip (on Debian: apt install python3-venv).',
+    },
+    emit,
+  );
+  return path.join(throwaway, 'bin', 'python');
 }

@@ -146,7 +146,9 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       await prepareRoot();
       emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${packages.join(', ')}, over the runtime layer ${layer.key}`);
       const using = await installer(emit);
-      await buildInTemporary(root, key, (tmp) => buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, using, emit));
+      await buildInTemporary(root, key, (tmp) =>
+        buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, using, emit),
+      );
       return { cached: false, layerDir: layer.dir };
     });
     return { key, imageId: spec.id, pythonPath: path.join(dir, 'bin', 'python'), path: dir, cached, runtimeLayer: layerDir };
@@ -237,7 +239,7 @@ async function buildImage(
     path.join(tmp, 'bin', 'python'),
     packages,
     emit,
-    'Check the package names and versions in Image.add_python_packages([...]) and that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv\'s UV_* variables).',
+    "Check the package names and versions in Image.add_python_packages([...]) and that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv's UV_* variables).",
   );
   await relocateVenv(tmp, dir);
   const marker: ImageMarker = {

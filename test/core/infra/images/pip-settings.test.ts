@@ -49,7 +49,11 @@ describe("uv takes pip's settings", function () {
   });
 
   it("leaves pip's index settings out when uv's own variables choose the index, and never overrides SSL_CERT_FILE", () => {
-    const config = { ':env:.index-url': 'https://pip.example.com/simple', 'global.cert': '/etc/pip.pem', 'global.find-links': '/srv/wheels' };
+    const config = {
+      ':env:.index-url': 'https://pip.example.com/simple',
+      'global.cert': '/etc/pip.pem',
+      'global.find-links': '/srv/wheels',
+    };
     for (const uvVariable of ['UV_INDEX_URL', 'UV_DEFAULT_INDEX', 'UV_FIND_LINKS', 'UV_NO_INDEX']) {
       const settings = uvSettingsFrom(config, { [uvVariable]: 'set', SSL_CERT_FILE: '/etc/own.pem' });
       assert.deepEqual([settings.args, settings.env], [[], {}], uvVariable);

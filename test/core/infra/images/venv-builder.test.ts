@@ -94,7 +94,11 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(extra.cached, false);
     assert.equal(extra.runtimeLayer, plain.path);
     assert.equal(count(plainLog, /^creating a Python \d+\.\d+ environment: the runtime layer runtime-/), 1);
-    assert.equal(count(plainLog, /^bringing uv \d+\.\d+\.\d+ into .*tools\/uv-[\d.]+ with pip \(once per cache dir\)$/), 1, plainLog.join('\n'));
+    assert.equal(
+      count(plainLog, /^bringing uv \d+\.\d+\.\d+ into .*tools\/uv-[\d.]+ with pip \(once per cache dir\)$/),
+      1,
+      plainLog.join('\n'),
+    );
     assert.equal(count(plainLog, /^installing with uv \d+\.\d+\.\d+/), 1, 'the log says uv built it');
     assert.ok(count(plainLog, /^ \+ uvicorn==/) === 1, plainLog.join('\n'));
     assert.deepEqual(extraLog.slice(0, plainLog.length), plainLog, 'the image waiting for the layer got its whole log');
@@ -258,7 +262,10 @@ describe('createVenvBuilder()#build()', function () {
     const built = await createVenvBuilder({ cacheDir, python, installer: 'pip' }).build(image('img-pip-asked', [EXTRA]), (line) =>
       lines.push(line),
     );
-    assert.deepEqual([count(lines, /^installing with pip \(imageInstaller is pip\)$/), count(lines, /^Successfully installed six-/)], [1, 1]);
+    assert.deepEqual(
+      [count(lines, /^installing with pip \(imageInstaller is pip\)$/), count(lines, /^Successfully installed six-/)],
+      [1, 1],
+    );
     assert.equal(pyOutput(built.pythonPath, 'import six; print("ok")'), 'ok');
 
     const notUv = path.join(scratch('svc-not-uv-'), 'uv');
