@@ -23,6 +23,10 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly cacheDir: string;
   /** Interpreter used to read manifests, and for images when `pythonX.Y` is not on PATH. */
   readonly python: string;
+  /** What installs images' packages: `auto` (uv, brought on first use; pip when uv cannot be had), `uv` (only uv) or `pip`. */
+  readonly imageInstaller: 'auto' | 'uv' | 'pip';
+  /** A uv binary to build images with, instead of the one svc brings into the cache dir; null: svc's own. */
+  readonly uvPath: string | null;
   /** Base URL printed for workloads; defaults to http://<host>:<port> (https:// with TLS). */
   readonly publicUrl: string | null;
   /** Largest request body the gateway forwards to a workload, in bytes (413 above it). */
@@ -67,6 +71,8 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     dataDir: path.join(home, '.svc', 'data'),
     cacheDir: path.join(home, '.svc', 'cache'),
     python: 'python3',
+    imageInstaller: 'auto',
+    uvPath: null,
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     baseDomain: null,
@@ -101,6 +107,8 @@ export const configKeys = {
   dataDir: { env: 'SVC_DATA_DIR', kind: 'path' },
   cacheDir: { env: 'SVC_CACHE_DIR', kind: 'path' },
   python: { env: 'SVC_PYTHON', kind: 'string' },
+  imageInstaller: { env: 'SVC_IMAGE_INSTALLER', kind: 'enum', values: ['auto', 'uv', 'pip'] },
+  uvPath: { env: 'SVC_UV', kind: 'existingFile', what: 'a uv binary' },
   publicUrl: { env: 'SVC_PUBLIC_URL', kind: 'url' },
   maxBodyBytes: { env: 'SVC_MAX_BODY_BYTES', kind: 'bytes' },
   baseDomain: { env: 'SVC_BASE_DOMAIN', kind: 'domain' },

@@ -113,6 +113,43 @@ describe('svc serve (command line)', function () {
     assert.deepEqual(await waitNoneMatching(cacheDir, 5_000), []);
   });
 
+  it('builds an image with packages with uv on a new machine (svc brings uv itself) and says so as it builds', async () => {
+    const dir = tempDir('svc-uv-app-');
+    const app = path.join(dir, 'app.py');
+    await writeFile(
+      app,
+      [
+        'import svc',
+        'app = svc.App("uv-built")',
+        'image = svc.Image().add_python_packages(["six", "idna>=3"])',
+        '@app.endpoint(route="/", methods=["GET"], authorized=False, image=image)',
+        'def versions() -> dict:',
+        '    import idna, six',
+        '    return {"six": six.__version__, "idna": idna.__version__}',
+        '',
+      ].join('\n'),
+    );
+    // An empty cache dir: no uv, no runtime layer, no image yet.
+    const child = spawn(process.execPath, [cli, 'serve', app, '--port', '0', '--data-dir', tempDir()], {
+      env: { ...process.env, SVC_CACHE_DIR: tempDir('svc-new-cache-'), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const served: Served = { child, dataDir: '', stdout: '', stderr: '' };
+    try {
+      await untilServing(child, served);
+      assert.match(served.stderr, /bringing uv \d+\.\d+\.\d+ into .* with pip \(once per cache dir\)/);
+      assert.equal((served.stderr.match(/installing with uv \d+\.\d+\.\d+/g) ?? []).length, 2, 'the runtime layer and the image, both by uv');
+      assert.match(served.stderr, / \+ six==/);
+      const url = served.stdout.split(/\s+/).find((word) => word.startsWith('http') && word.includes('/versions'));
+      assert.ok(url, served.stdout);
+      const answer = (await (await fetch(url)).json()) as { six: string; idna: string };
+      assert.match(answer.six, /^\d+\.\d+/);
+    } finally {
+      child.kill('SIGINT');
+      await exited(child);
+    }
+  });
+
   it('prints the Python traceback and exits 1 when the app does not import', async () => {
     const dir = tempDir('svc-broken-');
     const file = path.join(dir, 'broken.py');

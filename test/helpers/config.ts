@@ -28,6 +28,8 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     dataDir: tempDir('svc-data-'),
     cacheDir: testCacheDir,
     python: process.env.SVC_PYTHON ?? 'python3',
+    imageInstaller: 'auto',
+    uvPath: null,
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     baseDomain: null,

@@ -10,8 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from '../../core/infra/images/cache-entries.js';
-import { runLogged } from '../../core/infra/images/run-logged.js';
+import { chooseInstaller } from '../../core/infra/images/installers.js';
 import { packageRoot } from '../../core/model/paths.js';
+import { testCacheDir } from '../helpers/config.js';
 
 const root = path.join(packageRoot, '.cache');
 const NAME = 'test-python';
@@ -20,6 +21,8 @@ export const testPythonDir = path.join(root, NAME);
 export const testPython = path.join(testPythonDir, 'bin', 'python');
 const requirementsFile = path.join(packageRoot, 'test', 'python', 'requirements.txt');
 const MARKER = 'svc-test-python.json';
+/** pip, as in most people's environments: svc brings uv with the interpreter's own pip. */
+const EXTRA_PACKAGES = ['pip'];
 
 interface Marker {
   readonly requirements: string;
@@ -30,8 +33,10 @@ interface Marker {
 async function wanted(): Promise<Marker & { readonly baseCommand: string }> {
   const baseCommand = process.env.SVC_TEST_PYTHON || 'python3';
   const base = execFileSync(baseCommand, ['-c', 'import sys; print(sys.version.split()[0], sys.base_prefix)'], { encoding: 'utf8' }).trim();
+  // With what is installed besides the file (pip): an environment made without it is made again.
   const requirements = createHash('sha256')
     .update(await readFile(requirementsFile))
+    .update(EXTRA_PACKAGES.join('\n'))
     .digest('hex');
   return { requirements, base, baseCommand };
 }
@@ -63,23 +68,14 @@ export async function ensureTestPython(
   // Named with the requirements' hash: the sweeper above recognises (and removes) a dead process's half-built copy.
   const tmp = temporaryPath(root, `${NAME}-${want.requirements.slice(0, 12)}`);
   try {
-    await runLogged(
-      {
-        command: want.baseCommand,
-        args: ['-m', 'venv', tmp],
-        what: `${want.baseCommand} -m venv`,
-        hint: 'On Debian: apt install python3-venv.',
-      },
+    // The same installer images use: uv, brought into the tests' cache dir (pip when it cannot be had).
+    const installer = await chooseInstaller({ choice: 'auto', cacheDir: testCacheDir, python: want.baseCommand, uvPath: null }, log);
+    await installer.createVenv(want.baseCommand, tmp, log);
+    await installer.install(
+      path.join(tmp, 'bin', 'python'),
+      ['-r', requirementsFile, ...EXTRA_PACKAGES],
       log,
-    );
-    await runLogged(
-      {
-        command: path.join(tmp, 'bin', 'python'),
-        args: ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', requirementsFile],
-        what: 'pip install -r test/python/requirements.txt',
-        hint: 'Check that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).',
-      },
-      log,
+      'Check that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or UV_* variables).',
     );
     await relocateVenv(tmp, testPythonDir);
     await writeFile(path.join(tmp, MARKER), JSON.stringify({ requirements: want.requirements, base: want.base } satisfies Marker));

@@ -11,6 +11,8 @@ export interface LoggedStep {
   /** What the step does, for the error: "pip install six". */
   readonly what: string;
   readonly hint: string;
+  /** Variables added to the build's environment. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function runLogged(step: LoggedStep, log: BuildLog): Promise<void> 
     command: step.command,
     args: step.args,
     cwd: process.cwd(),
-    env: buildEnv(),
+    env: { ...buildEnv(), ...step.env },
     onLine: (_stream, line) => {
       if (!line.trim()) return;
       tail.push(line);

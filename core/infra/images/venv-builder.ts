@@ -9,7 +9,7 @@ import type { ImageSpec } from '../../model/workload/types.js';
 import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from './cache-entries.js';
 import { asBuildError, forImage } from './build-errors.js';
 import { findPython } from './find-python.js';
-import { runLogged } from './run-logged.js';
+import { chooseInstaller, type InstallerChoice, type PackageInstaller } from './installers.js';
 import { readRuntimeRequirements } from './runtime-requirements.js';
 import { sharedBuild } from './shared-builds.js';
 import type { BuildLog, BuiltImage, ImageBuilder } from './types.js';
@@ -22,13 +22,16 @@ const BUILDER_VERSION = 2;
 const MARKER = 'svc-image.json';
 /** In an image's site-packages: one line, the runtime layer's site-packages. */
 const LAYER_PTH = 'svc-runtime-layer.pth';
-const PIP_INSTALL = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input'];
 
 export interface VenvBuilderOptions {
   /** Built environments live in `<cacheDir>/images/`; shared by every data dir. */
   readonly cacheDir: string;
   /** The default interpreter (SVC_PYTHON), used when `pythonX.Y` is not on PATH. */
   readonly python: string;
+  /** What installs packages (`imageInstaller`): `auto` by default. */
+  readonly installer?: InstallerChoice;
+  /** An operator's own uv (`uvPath`); null or absent: the one svc brings. */
+  readonly uvPath?: string | null;
 }
 
 export interface VenvBuilder extends ImageBuilder {
@@ -95,6 +98,13 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
     await removeAbandonedBuilds(root);
   }
 
+  function installer(emit: BuildLog): Promise<PackageInstaller> {
+    return chooseInstaller(
+      { choice: options.installer ?? 'auto', cacheDir: options.cacheDir, python: options.python, uvPath: options.uvPath ?? null },
+      emit,
+    );
+  }
+
   function runtimeLayer(pythonVersion: string, requirements: readonly string[], log: BuildLog): Promise<Layer> {
     const key = runtimeLayerKey(pythonVersion, requirements);
     const dir = path.join(root, key);
@@ -105,7 +115,8 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       const python = await findPython(pythonVersion, options.python);
       await prepareRoot();
       emit(`creating a Python ${pythonVersion} environment: the runtime layer ${key} (${requirements.join(', ')})`);
-      await buildInTemporary(root, key, (tmp) => buildRuntimeLayer({ python, pythonVersion, requirements, key, tmp, dir }, emit));
+      const using = await installer(emit);
+      await buildInTemporary(root, key, (tmp) => buildRuntimeLayer({ python, pythonVersion, requirements, key, tmp, dir }, using, emit));
       const built = await readLayer(dir);
       if (!built) throw new SvcError('image_build_failed', `the runtime layer ${key} was built but is not usable (${dir}).`);
       return { ...built, cached: false };
@@ -134,7 +145,10 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir };
       await prepareRoot();
       emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${packages.join(', ')}, over the runtime layer ${layer.key}`);
-      await buildInTemporary(root, key, (tmp) => buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, emit));
+      const using = await installer(emit);
+      await buildInTemporary(root, key, (tmp) =>
+        buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, using, emit),
+      );
       return { cached: false, layerDir: layer.dir };
     });
     return { key, imageId: spec.id, pythonPath: path.join(dir, 'bin', 'python'), path: dir, cached, runtimeLayer: layerDir };
@@ -174,27 +188,18 @@ async function buildRuntimeLayer(
     tmp,
     dir,
   }: BuildPlace & { readonly python: string; readonly pythonVersion: string; readonly requirements: readonly string[] },
+  installer: PackageInstaller,
   emit: BuildLog,
 ): Promise<void> {
-  await runLogged(
-    {
-      command: python,
-      args: ['-m', 'venv', tmp],
-      what: `${python} -m venv`,
-      hint: `Check that ${python} can create virtual environments (on Debian: apt install python${pythonVersion}-venv).`,
-    },
-    emit,
-  );
+  await installer.createVenv(python, tmp, emit);
   const tmpPython = path.join(tmp, 'bin', 'python');
   const { stdout } = await run(tmpPython, ['-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'], { timeout: 30_000 });
-  await runLogged(
-    {
-      command: tmpPython,
-      args: [...PIP_INSTALL, ...requirements],
-      what: `pip install ${requirements.join(' ')}`,
-      hint: "pip could not install the runtime's own requirements: check that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).",
-    },
+  // pip too: images over the layer use it when uv cannot be had, and a shell in a container may want it.
+  await installer.install(
+    tmpPython,
+    [...requirements, 'pip'],
     emit,
+    "the runtime's own requirements could not be installed: check that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv's UV_* variables).",
   );
   await relocateVenv(tmp, dir);
   const marker: LayerMarker = {
@@ -222,30 +227,19 @@ async function buildImage(
     tmp,
     dir,
   }: BuildPlace & { readonly layer: Layer; readonly pythonVersion: string; readonly packages: readonly string[] },
+  installer: PackageInstaller,
   emit: BuildLog,
 ): Promise<void> {
   // From the layer's interpreter: a venv made from a venv uses the same base Python.
-  await runLogged(
-    {
-      command: layer.pythonPath,
-      args: ['-m', 'venv', '--without-pip', tmp],
-      what: 'python -m venv',
-      hint: 'Check the free space and permissions of the cache dir.',
-    },
-    emit,
-  );
+  await installer.createVenv(layer.pythonPath, tmp, emit);
   const sitePackages = path.join(tmp, layer.marker.sitePackages);
   await mkdir(sitePackages, { recursive: true });
-  // The layer brings pip too: `python -m pip` in the new venv installs into the new venv.
-  await writeFile(path.join(sitePackages, LAYER_PTH), `${path.join(layer.dir, layer.marker.sitePackages)}\n`);
-  await runLogged(
-    {
-      command: path.join(tmp, 'bin', 'python'),
-      args: [...PIP_INSTALL, ...packages],
-      what: `pip install ${packages.join(' ')}`,
-      hint: 'Check the package names and versions in Image.add_python_packages([...]) and that pip can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).',
-    },
+  await writeFile(path.join(sitePackages, LAYER_PTH), `${layerSitePackages(layer)}\n`);
+  await installer.install(
+    path.join(tmp, 'bin', 'python'),
+    packages,
     emit,
+    "Check the package names and versions in Image.add_python_packages([...]) and that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv's UV_* variables).",
   );
   await relocateVenv(tmp, dir);
   const marker: ImageMarker = {
@@ -302,16 +296,28 @@ async function readLayer(dir: string): Promise<Omit<Layer, 'cached'> | null> {
   return { key: path.basename(dir), dir, pythonPath, marker: marker as unknown as LayerMarker };
 }
 
-/** True for a finished image built over this very copy of its runtime layer. */
+/** Where an image over `layer` finds the layer's packages (the line of its `.pth`). */
+function layerSitePackages(layer: Omit<Layer, 'cached'>): string {
+  return path.join(layer.dir, layer.marker.sitePackages);
+}
+
+/**
+ * True for a finished image built over this very copy of its runtime layer,
+ * whose `.pth` still names the layer where it is now: a cache dir copied or
+ * moved elsewhere keeps its markers, but its images would name the old place.
+ */
 async function readImage(dir: string, layer: Omit<Layer, 'cached'>): Promise<boolean> {
   const marker = await readMarker(dir);
-  return (
-    marker?.kind === 'image' &&
-    marker.builderVersion === BUILDER_VERSION &&
-    marker.layer === layer.key &&
-    marker.layerBuildId === layer.marker.buildId &&
-    existsSync(path.join(dir, 'bin', 'python'))
-  );
+  if (
+    marker?.kind !== 'image' ||
+    marker.builderVersion !== BUILDER_VERSION ||
+    marker.layer !== layer.key ||
+    marker.layerBuildId !== layer.marker.buildId ||
+    !existsSync(path.join(dir, 'bin', 'python'))
+  )
+    return false;
+  const pth = await readFile(path.join(dir, layer.marker.sitePackages, LAYER_PTH), 'utf8').catch(() => '');
+  return pth.trim() === layerSitePackages(layer);
 }
 
 /** Builds into a temporary dir beside the cache entry (the build moves it into place); a failed build leaves nothing behind. */

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { SvcError } from '../../../../core/model/errors.js';
 import type { BuiltImage } from '../../../../core/infra/images/types.js';
 import { createVenvBuilder } from '../../../../core/infra/images/venv-builder.js';
+import { findUv, UV_VERSION } from '../../../../core/infra/images/uv-tool.js';
 import { sdkPythonPath } from '../../../../core/model/paths.js';
 import { spawnGroup } from '../../../../core/infra/processes/group.js';
 import { probeHealth } from '../../../../core/infra/scheduler/local/health.js';
@@ -26,6 +27,8 @@ function pyOutput(pythonPath: string, code: string): string {
 }
 
 const count = (lines: readonly string[], pattern: RegExp) => lines.filter((line) => pattern.test(line)).length;
+/** uv's summary of one install run ("Installed 2 packages in 3ms"); pip's is "Successfully installed …". */
+const UV_INSTALLED = /^Installed \d+ packages? in /;
 
 /** Temporary folders of this file, deleted at the end: some hold whole environments. */
 const scratchDirs: string[] = [];
@@ -42,18 +45,25 @@ describe('createVenvBuilder()#build()', function () {
 
   before(async () => {
     layer = await createVenvBuilder({ cacheDir: testCacheDir, python }).build(image('img-runtime'), () => {});
+    // The shared cache brings uv once (the layer may have been found built), for cacheWithLayer() to link.
+    assert.ok('uv' in (await findUv({ cacheDir: testCacheDir, python, uvPath: null }, () => {})), 'svc brings uv from the index');
+    mkdirSync(path.join(testCacheDir, 'uv'), { recursive: true });
   });
 
   after(() => {
     for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A fresh cache dir that already holds the runtime layer (a link to the shared one): tests then build only their image. */
-  function cacheWithLayer(): { cacheDir: string; images: string } {
+  /**
+   * A fresh cache dir that already holds the runtime layer, and the uv svc brought with uv's
+   * cache (links to the shared ones): tests then build only their image.
+   */
+  function cacheWithLayer({ withUv = true } = {}): { cacheDir: string; images: string } {
     const cacheDir = scratch('svc-cache-');
     const images = path.join(cacheDir, 'images');
     mkdirSync(images);
     symlinkSync(layer.path, path.join(images, path.basename(layer.path)));
+    if (withUv) for (const shared of ['tools', 'uv']) symlinkSync(path.join(testCacheDir, shared), path.join(cacheDir, shared));
     return { cacheDir, images };
   }
 
@@ -84,7 +94,13 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(extra.cached, false);
     assert.equal(extra.runtimeLayer, plain.path);
     assert.equal(count(plainLog, /^creating a Python \d+\.\d+ environment: the runtime layer runtime-/), 1);
-    assert.ok(count(plainLog, /Successfully installed .*uvicorn/) === 1, plainLog.join('\n'));
+    assert.equal(
+      count(plainLog, /^bringing uv \d+\.\d+\.\d+ into .*tools\/uv-[\d.]+ with pip \(once per cache dir\)$/),
+      1,
+      plainLog.join('\n'),
+    );
+    assert.equal(count(plainLog, /^installing with uv \d+\.\d+\.\d+/), 1, 'the log says uv built it');
+    assert.ok(count(plainLog, /^ \+ uvicorn==/) === 1, plainLog.join('\n'));
     assert.deepEqual(extraLog.slice(0, plainLog.length), plainLog, 'the image waiting for the layer got its whole log');
     assert.equal(count(extraLog, /^creating a Python \d+\.\d+ environment: venv-/), 1);
     assert.equal(readdirSync(path.join(cacheDir, 'images')).filter((name) => name.startsWith('runtime-')).length, 1);
@@ -107,7 +123,8 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(built.path, path.join(images, built.key));
     assert.equal(built.runtimeLayer, path.join(images, path.basename(layer.path)));
     assert.equal(count(lines, /^creating a Python \d+\.\d+ environment: venv-/), 1);
-    assert.equal(count(lines, /^Successfully installed/), 1, 'one pip run, for the image packages only');
+    assert.equal(count(lines, /^installing with uv /), 1, 'the log says uv built it');
+    assert.equal(count(lines, UV_INSTALLED), 1, 'one install run, for the image packages only');
     assert.doesNotMatch(lines.join('\n'), /uvicorn|httptools|uvloop/, 'the runtime requirements are not installed again');
 
     const where = JSON.parse(
@@ -170,7 +187,7 @@ describe('createVenvBuilder()#build()', function () {
     const [builtA, builtB] = await Promise.all([a, b]);
     assert.equal(builtA.path, builtB.path);
     assert.deepEqual([builtA.imageId, builtB.imageId], ['img-a', 'img-b']);
-    assert.equal(count(first, /^Successfully installed six/), 1, 'pip ran once');
+    assert.equal(count(first, /^ \+ six==/), 1, 'uv ran once');
     assert.deepEqual(second, first, 'both waiters got the whole log');
     assert.equal(readdirSync(images).filter((name) => name.startsWith('venv-')).length, 1);
   });
@@ -189,9 +206,9 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(theirs.path, mine.path);
     const logs = [ours, child.lines];
     assert.deepEqual(
-      logs.map((log) => count(log, /^Successfully installed six/)),
+      logs.map((log) => count(log, /^ \+ six==/)),
       [1, 1],
-      'both processes raced through pip',
+      'both processes raced through uv',
     );
     assert.equal(
       logs.filter((log) => count(log, /^another svc process built the environment .* using its copy$/) === 1).length,
@@ -202,7 +219,7 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(pyOutput(mine.pythonPath, 'import six, uvicorn; print("ok")'), 'ok');
   });
 
-  it("fails with pip's own message for a package that does not exist, keeps nothing half-built and sweeps abandoned builds", async () => {
+  it("fails with the resolver's own explanation for a package that does not exist, keeps nothing half-built and sweeps abandoned builds", async () => {
     const { cacheDir, images } = cacheWithLayer();
     const abandoned = path.join(images, '.venv-0123abcd.999999999.deadbeef');
     mkdirSync(abandoned);
@@ -213,15 +230,56 @@ describe('createVenvBuilder()#build()', function () {
       (error: unknown) => {
         assert.ok(error instanceof SvcError);
         assert.equal(error.code, 'image_build_failed');
-        assert.match(error.message, new RegExp(`^building image img-bad failed: pip install ${missing} exited with code 1:`));
-        assert.match(error.message, new RegExp(`No matching distribution found for ${missing}`));
+        assert.match(error.message, new RegExp(`^building image img-bad failed: uv pip install ${missing} exited with code 1:`));
+        assert.match(error.message, new RegExp(`Because ${missing} was not found in the package registry`));
         assert.match(error.hint ?? '', /add_python_packages/);
         return true;
       },
     );
-    assert.ok(count(lines, new RegExp(`No matching distribution found for ${missing}`)) === 1, 'the build log was streamed');
+    assert.ok(count(lines, new RegExp(`Because ${missing} was not found`)) === 1, 'the build log was streamed');
     assert.equal(existsSync(abandoned), false, 'the abandoned build of a dead process was removed');
     assert.deepEqual(readdirSync(images), [path.basename(layer.path)], 'no half-built environment stays behind');
+  });
+
+  it('builds with pip, and says so, when uv cannot be had: pip cannot fetch it and no uvPath is set', async () => {
+    const { cacheDir, images } = cacheWithLayer({ withUv: false });
+    const wheel = fakeWheel('svcfake', '1.0');
+    const lines: string[] = [];
+    // Only a folder of wheels, no index: pip finds no uv to bring, and finds the image's package.
+    const built = await withEnv({ PIP_NO_INDEX: '1', PIP_FIND_LINKS: path.dirname(wheel) }, () =>
+      createVenvBuilder({ cacheDir, python }).build(image('img-pip', ['svcfake==1.0']), (line) => lines.push(line)),
+    );
+    assert.equal(count(lines, /^uv is not available \(pip could not bring uv [\d.]+: .*\): installing with pip$/), 1, lines.join('\n'));
+    assert.equal(count(lines, /^Successfully installed svcfake-1\.0$/), 1, lines.join('\n'));
+    assert.equal(existsSync(path.join(cacheDir, 'tools', `uv-${UV_VERSION}`)), false, 'no half-brought uv stays behind');
+    assert.equal(pyOutput(built.pythonPath, 'import svcfake, uvicorn; print(svcfake.__version__)'), '1.0');
+    assert.ok(readdirSync(images).includes(built.key));
+  });
+
+  it('builds with pip when imageInstaller is pip, and refuses to fall back when it is uv and uvPath is no uv', async () => {
+    const { cacheDir } = cacheWithLayer();
+    const lines: string[] = [];
+    const built = await createVenvBuilder({ cacheDir, python, installer: 'pip' }).build(image('img-pip-asked', [EXTRA]), (line) =>
+      lines.push(line),
+    );
+    assert.deepEqual(
+      [count(lines, /^installing with pip \(imageInstaller is pip\)$/), count(lines, /^Successfully installed six-/)],
+      [1, 1],
+    );
+    assert.equal(pyOutput(built.pythonPath, 'import six; print("ok")'), 'ok');
+
+    const notUv = path.join(scratch('svc-not-uv-'), 'uv');
+    writeFileSync(notUv, '#!/bin/sh\necho "not uv"\n', { mode: 0o755 });
+    await assert.rejects(
+      createVenvBuilder({ cacheDir, python, installer: 'uv', uvPath: notUv }).build(image('img-uv-only', ['idna']), () => {}),
+      (error: unknown) => {
+        assert.ok(error instanceof SvcError);
+        assert.equal(error.code, 'image_build_failed');
+        assert.match(error.message, /uv is not available: .*--version said "not uv", not a uv version/);
+        assert.match(error.hint ?? '', /uvPath \(SVC_UV\)/);
+        return true;
+      },
+    );
   });
 
   it('answers python_unavailable, listing the versions this machine has, for a Python version that is not installed', async () => {
@@ -244,6 +302,20 @@ describe('createVenvBuilder()#build()', function () {
     assert.equal(existsSync(path.join(cacheDir, 'images')), false, 'nothing was written');
   });
 });
+
+/** Runs `work` with these variables set in this process (its builds read them), then puts them back. */
+async function withEnv<T>(vars: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, vars);
+  try {
+    return await work();
+  } finally {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
 
 /**
  * A wheel built by hand for a package of the runtime layer, with a version
