@@ -153,7 +153,7 @@ class SwitchableProxy {
 }
 
 function image(id: string, pythonPackages: string[] = [], pythonVersion = '3.11'): ImageSpec {
-  return { id, pythonVersion, pythonPackages };
+  return { id, pythonVersion, pythonPackages, requirementsFiles: [], env: {} };
 }
 
 interface Pushed {
