@@ -133,7 +133,9 @@ def test_an_image_without_the_new_fields_keeps_its_id_and_keys(app):
     assert list(entry) == ["id", "python_version", "python_packages"]
     canonical = '{"python_packages":["numpy"],"python_version":"3.12"}'
     assert entry["id"] == "img-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
-    assert image_id({**entry, "requirements_files": [], "env": {}}) == entry["id"], "empty fields are left out of the id"
+    assert image_id({**entry, "requirements_files": [], "env": {}}) == entry["id"], (
+        "empty fields are left out of the id"
+    )
 
 
 def test_images_differing_only_in_env_are_two_images(app):

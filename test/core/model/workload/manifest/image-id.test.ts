@@ -66,7 +66,8 @@ describe('imageIdFor()', () => {
   });
 
   it("is byte for byte the SDK's image_id (sdk/python/svc/manifest/_build.py), run here", () => {
-    const script = 'import json, sys\nfrom svc.manifest import image_id\nprint(json.dumps([image_id(spec) for spec in json.load(sys.stdin)]))';
+    const script =
+      'import json, sys\nfrom svc.manifest import image_id\nprint(json.dumps([image_id(spec) for spec in json.load(sys.stdin)]))';
     const output = execFileSync(process.env.SVC_PYTHON ?? 'python3', ['-c', script], {
       input: JSON.stringify(parityCases),
       env: { ...process.env, PYTHONPATH: sdkPythonPath, PYTHONDONTWRITEBYTECODE: '1' },
