@@ -13,6 +13,10 @@ from typing import Any, cast
 from . import _checks, _image_files
 from .exceptions import InvalidOptionError
 
+# The platform's bounds (core/model/workload/rules.ts: requirementsFileRule.maxFiles, MAX_IMAGE_ENV).
+MAX_REQUIREMENTS_FILES = 32
+MAX_ENV_VARIABLES = 100
+
 _VERSION = re.compile(r"3\.(\d{1,2})")
 _MIN_MINOR = 10
 
@@ -162,6 +166,13 @@ class Image:
         entry = (file.name, text)
         if entry in self._requirements_files:
             return self
+        if len(self._requirements_files) >= MAX_REQUIREMENTS_FILES:
+            _checks.reject(
+                where,
+                "path",
+                path,
+                f"would be file {MAX_REQUIREMENTS_FILES + 1}; an image installs at most {MAX_REQUIREMENTS_FILES}",
+            )
         return self._copy(_requirements_files=(*self._requirements_files, entry))
 
     def pip_install_from_pyproject(
@@ -233,6 +244,11 @@ class Image:
         for key, value in cast("Mapping[object, object]", given).items():
             name = _check_env_key(where, key)
             merged[name] = _check_env_value(where, name, value)
+        if len(merged) > MAX_ENV_VARIABLES:
+            raise InvalidOptionError(
+                f"{where}: the image would set {len(merged)} variables; an image sets at most {MAX_ENV_VARIABLES}",
+                option="variables",
+            )
         return self._copy(_env=tuple(sorted(merged.items())))
 
     def _with_packages(self, where: str, option: str, packages: Iterable[Any]) -> Image:

@@ -407,3 +407,16 @@ def test_every_method_leaves_the_image_it_was_called_on(tmp_path):
     assert base.requirements_files == () and base.environment == {}
     with pytest.raises(AttributeError, match="immutable"):
         base._env = ()  # type: ignore[misc]
+
+
+def test_an_image_installs_at_most_32_requirements_files_and_sets_at_most_100_variables(tmp_path):
+    image = svc.Image()
+    for index in range(32):
+        (tmp_path / f"r{index}.txt").write_text(f"p{index}\n")
+        image = image.pip_install_from_requirements(tmp_path / f"r{index}.txt")
+    (tmp_path / "more.txt").write_text("more\n")
+    with pytest.raises(svc.InvalidOptionError, match="would be file 33; an image installs at most 32"):
+        image.pip_install_from_requirements(tmp_path / "more.txt")
+    many = svc.Image().env({f"V{index}": "" for index in range(100)})
+    with pytest.raises(svc.InvalidOptionError, match="would set 101 variables; an image sets at most 100"):
+        many.env({"ONE_MORE": ""})

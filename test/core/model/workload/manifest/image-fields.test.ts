@@ -3,6 +3,10 @@
  * optional, part of the id, and checked as the SDK checks them.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { MAX_ENV_VALUE_BYTES, RESERVED_ENV_NAMES, RESERVED_ENV_PREFIX } from '../../../../../core/model/env-names.js';
+import { sdkPythonPath } from '../../../../../core/model/paths.js';
+import { MAX_IMAGE_ENV, requirementsFileRule } from '../../../../../core/model/workload/rules.js';
 import { validateManifest } from '../../../../../core/model/workload/manifest/parse.js';
 import { imageIdFor } from '../../../../../core/model/workload/manifest/image-id.js';
 import type { ManifestImage, ManifestV1 } from '../../../../../core/model/workload/manifest/types.js';
@@ -130,5 +134,31 @@ describe('validateManifest(): requirements_files and env of an image', () => {
     assert.deepEqual(image.env, { A: '1' });
     const plain = resolveApp(sampleManifest()).images[0]!;
     assert.deepEqual([plain.requirementsFiles, plain.env], [[], {}]);
+  });
+});
+
+describe('the bounds of requirements_files and env, in the SDK and here', () => {
+  it('are the same numbers and names (sdk/python/svc/_image.py, _image_files.py, _checks.py)', () => {
+    const script = [
+      'import json',
+      'from svc import _checks, _image, _image_files',
+      'print(json.dumps({"files": _image.MAX_REQUIREMENTS_FILES, "bytes": _image_files.MAX_FILE_BYTES,',
+      '  "variables": _image.MAX_ENV_VARIABLES, "value": _checks.MAX_ENV_VALUE_BYTES,',
+      '  "reserved": list(_checks.RESERVED_ENV_KEYS), "prefix": _checks.RESERVED_ENV_PREFIX}))',
+    ].join('\n');
+    const sdk = JSON.parse(
+      execFileSync(process.env.SVC_PYTHON ?? 'python3', ['-c', script], {
+        env: { ...process.env, PYTHONPATH: sdkPythonPath, PYTHONDONTWRITEBYTECODE: '1' },
+        encoding: 'utf8',
+      }),
+    );
+    assert.deepEqual(sdk, {
+      files: requirementsFileRule.maxFiles,
+      bytes: requirementsFileRule.maxChars,
+      variables: MAX_IMAGE_ENV,
+      value: MAX_ENV_VALUE_BYTES,
+      reserved: [...RESERVED_ENV_NAMES],
+      prefix: RESERVED_ENV_PREFIX,
+    });
   });
 });
