@@ -144,8 +144,8 @@ class Image:
     def pip_install_from_requirements(self, path: str | os.PathLike[str]) -> Image:
         """Returns a new Image that also installs the requirements file at ``path``.
 
-        The file is read now, when the manifest is written, and its text travels in the
-        manifest: the build installs it with pip (``-r``), so everything pip reads in a
+        The file is read now, when the manifest is written (not in the containers, where the
+        image is built already), and its text travels in the manifest: the build installs it with pip (``-r``), so everything pip reads in a
         requirements file works (versions, markers, hashes, ``--index-url``), except a line
         that names another file (``-r``, ``-c``): the build server does not have it.
 
@@ -160,6 +160,8 @@ class Image:
                 not UTF-8, or has a ``-r``/``-c`` line.
         """
         where = "svc.Image.pip_install_from_requirements"
+        if not _image_files.reading():
+            return self
         file = _image_files.resolve(where, path, _image_files.caller_file(_caller_frame()))
         text = _image_files.read_text(where, path, file, "'requirements.txt'")
         _image_files.check_no_includes(where, path, file.name, text)
@@ -203,6 +205,8 @@ class Image:
                 optional_dependencies,
                 f"is a {_checks.type_name(optional_dependencies)}, not a list: pass a list such as ['server']",
             )
+        if not _image_files.reading():
+            return self
         groups: list[object] = list(optional_dependencies)
         for group in groups:
             if not isinstance(group, str):

@@ -2,7 +2,7 @@
 
 A path is relative to the file of the module that calls the Image method, not to the
 current directory, so that ``python -m svc.manifest`` run from anywhere reads the same
-file. Only what a file holds travels in the manifest: the server never sees the project's
+file. In svc's runtime (a container) nothing is read: see ``stop_reading``. Only what a file holds travels in the manifest: the server never sees the project's
 folder, so a requirements file that names another file (``-r``, ``-c``) is refused here.
 """
 
@@ -25,6 +25,22 @@ allows as many characters)."""
 # `-r other.txt`, `-rother.txt`, `--requirement=other.txt`, `-c …`, `--constraint …`: pip would open
 # another file, which the build server does not have. The platform checks the same (manifest/checks.ts).
 _INCLUDE = re.compile(r"(-[rc]|--requirement\b|--constraint\b)")
+
+
+_reading = True
+
+
+def stop_reading() -> None:
+    """Called by the runtime before it imports the user's module: in a container the image is built
+    already, and a file outside the project folder (``../requirements.txt``) is not in its bundle,
+    so ``pip_install_from_requirements`` and ``pip_install_from_pyproject`` read nothing there."""
+    global _reading
+    _reading = False
+
+
+def reading() -> bool:
+    """Whether Image methods read project files: everywhere but in svc's runtime."""
+    return _reading
 
 
 def caller_file(frame: FrameType | None) -> str | None:
