@@ -78,9 +78,12 @@ export function runtimeEnv(workload: Workload, context: JobContext, labels: read
   return env;
 }
 
-/** What every task of svc's reads, serving or not: where it belongs, `placement` (where it listens), and Python's settings. */
+/** What every task of svc's reads, serving or not: the image's variables, where it belongs, `placement` (where it listens), and Python's settings. */
 export function baseEnv(workload: Workload, context: JobContext, placement: Record<string, string> = {}): Record<string, string> {
   return {
+    // The image's variables (Image.env) first, so that svc's own below win; the workload's secrets,
+    // rendered by the task's template, win over both (Nomad applies template variables last).
+    ...workload.image.env,
     SVC_WORKSPACE: context.workspace,
     SVC_APP: context.app,
     SVC_STAGE: context.stage,

@@ -9,6 +9,12 @@ import { assertGolden, jobContext, workload } from './fixtures.js';
 const group = (body: NomadJobRegistration): TaskGroup => body.Job.TaskGroups[0]!;
 const task = (body: NomadJobRegistration): Task => group(body).Tasks[0]!;
 
+/** An image with variables (Image.env): they lead the task's Env. */
+const imageWithEnv = {
+  ...workload('endpoint').image,
+  env: { HF_HOME: '/tmp/hf', OMP_NUM_THREADS: '1', GREETING: 'héllo "world"' },
+};
+
 /** name → [workload, context]: the golden cases. */
 const cases = {
   function: [workload('function'), jobContext()],
@@ -39,6 +45,7 @@ const cases = {
     workload('endpoint'),
     jobContext({ image: null, cluster: { driver: 'exec', datacenters: ['eu-1', 'eu-2'], region: 'eu', namespace: 'svc' } }),
   ],
+  'endpoint-image-env': [workload('endpoint', { image: imageWithEnv, secrets: ['db'] }), jobContext()],
 } as const;
 
 describe('compileJob()', () => {
@@ -174,6 +181,16 @@ describe('compileJob()', () => {
     assert.equal(env.SVC_STAGE, 'deployed');
     assert.equal(env.SVC_WORKLOAD, 'hello');
     assert.equal(env.SVC_CHECKPOINT, '1');
+  });
+
+  it("gives the task the image's variables first, so that svc's own follow them; secrets come from the template, over both", () => {
+    const body = compileJob(workload('endpoint', { image: imageWithEnv, secrets: ['db'] }), jobContext());
+    const env = task(body).Env!;
+    assert.deepEqual(Object.entries(env).slice(0, 3), Object.entries(imageWithEnv.env));
+    assert.equal(env.SVC_WORKLOAD, 'hello');
+    assert.equal(task(body).Templates![0]!.Envvars, true, 'Nomad applies template variables after the task Env');
+    const plain = task(compileJob(workload('endpoint'), jobContext())).Env!;
+    assert.deepEqual(Object.keys(env).slice(3), Object.keys(plain), 'nothing else changes');
   });
 
   it("keeps docker jobs on clients of the image's architecture; raw_exec jobs run anywhere", () => {

@@ -32,7 +32,7 @@ export function workload(kind: WorkloadKind, overrides: Overrides = {}): Workloa
     handler: kind === 'asgi' ? null : 'handler',
     onStart: null,
     doc: null,
-    image: { id: 'img-0123456789abcdef', pythonVersion: '3.11', pythonPackages: [] },
+    image: { id: 'img-0123456789abcdef', pythonVersion: '3.11', pythonPackages: [], requirementsFiles: [], env: {} },
     resources: { cpu: 1, memoryMiB: 512, ...resources },
     http: http === null || baseHttp === null ? null : { ...baseHttp, ...http },
     scaling: {

@@ -36,6 +36,14 @@ describe('a scheduled function on Nomad: a periodic batch job', () => {
     );
   });
 
+  it("gives a run the image's variables too", () => {
+    const image = { ...workload('function').image, env: { HF_HOME: '/tmp/hf' } };
+    const body = compilePeriodicJob(workload('function', { image, schedule: { every: 60, overlap: false } }), jobContext());
+    const env = body.Job.TaskGroups[0]!.Tasks[0]!.Env!;
+    assert.equal(env.HF_HOME, '/tmp/hf');
+    assert.equal(env.SVC_WORKLOAD, 'square');
+  });
+
   it('writes a period as the cron spec with seconds that runs it, and refuses one no cron spec writes', () => {
     const every = (seconds: number) => nomadCronSpec({ every: seconds, overlap: false });
     assert.deepEqual([1, 15, 30, 60, 600, 1800, 3600, 21_600, 86_400].map(every), [

@@ -16,5 +16,8 @@ export async function ensureRuntimeLayer(
   log: (line: string) => void = (line) => process.stderr.write(`image | ${line}\n`),
 ): Promise<BuiltImage> {
   const version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' }).trim();
-  return createVenvBuilder({ cacheDir: testCacheDir, python }).build({ id: 'img-tests', pythonVersion: version, pythonPackages: [] }, log);
+  return createVenvBuilder({ cacheDir: testCacheDir, python }).build(
+    { id: 'img-tests', pythonVersion: version, pythonPackages: [], requirementsFiles: [], env: {} },
+    log,
+  );
 }

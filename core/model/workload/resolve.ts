@@ -42,7 +42,13 @@ export function resolveApp(manifest: ManifestV1): AppSpec {
 }
 
 function resolveImage(image: ManifestV1['images'][number]): ImageSpec {
-  return { id: image.id, pythonVersion: image.python_version, pythonPackages: [...image.python_packages] };
+  return {
+    id: image.id,
+    pythonVersion: image.python_version,
+    pythonPackages: [...image.python_packages],
+    requirementsFiles: (image.requirements_files ?? []).map(({ name, content }) => ({ name, content })),
+    env: { ...image.env },
+  };
 }
 
 function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSpec): Workload {

@@ -146,7 +146,25 @@ export const optionalWorkloadKeys: ReadonlySet<string> = new Set(['secrets']);
 export const MAX_WORKLOAD_SECRETS = 32;
 /** How a workload names entry `i` of its app's inline values (`svc.Secret.from_dict`), sent beside the manifest. */
 export const INLINE_SECRET_REF = /^@(\d{1,3})$/;
-export const imageKeys = Object.freeze(['id', 'python_version', 'python_packages'] as const);
+export const imageKeys = Object.freeze(['id', 'python_version', 'python_packages', 'requirements_files', 'env'] as const);
+/**
+ * Keys of `imageKeys` an image may leave out: the SDK writes them only when not empty, so an
+ * image without them keeps the id (and the manifest the bytes) it had before they existed.
+ */
+export const optionalImageKeys: ReadonlySet<string> = new Set(['requirements_files', 'env']);
+/**
+ * `requirements_files`: the text of each requirements file an image installs
+ * (`Image.pip_install_from_requirements`), under the file's base name. The SDK reads at most
+ * `maxBytes` of a file; the schema counts characters, which are never more than its bytes.
+ */
+export const requirementsFileRule = Object.freeze({
+  maxFiles: 32,
+  maxChars: 256 * 1024,
+  name: /^(?!\.\.?$)[^/\\\u0000]{1,255}$/,
+  nameText: 'a file name without a folder, like "requirements.txt"',
+});
+/** An image's `env` holds at most this many variables. */
+export const MAX_IMAGE_ENV = 100;
 export const manifestKeys = Object.freeze(['manifest_version', 'sdk_version', 'entry', 'app', 'images', 'workloads'] as const);
 export const appKeys = Object.freeze(['name'] as const);
 

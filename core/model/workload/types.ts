@@ -13,6 +13,19 @@ export interface ImageSpec {
   readonly id: string;
   readonly pythonVersion: string;
   readonly pythonPackages: readonly string[];
+  /**
+   * Requirements files to install after `pythonPackages` (pip/uv `-r`), in order: a base
+   * `name` (two may share one) and the file's text. Empty for most images. Part of the id,
+   * so a builder's cache key must cover their content.
+   */
+  readonly requirementsFiles: readonly RequirementsFile[];
+  /** Environment variables of every container of the image, below secrets and svc's own (empty when none). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface RequirementsFile {
+  readonly name: string;
+  readonly content: string;
 }
 
 export interface AutoscalerSpec {

@@ -212,5 +212,22 @@ function shaped<T>(required: readonly string[]): JsonValidator<T> {
 }
 
 const appRecord = shaped<AppRecord>(['name', 'workspace', 'paused']);
-const deploymentRecord = shaped<DeploymentRecord>(['app', 'workload', 'status', 'currentVersion', 'versions']);
+const deploymentShape = shaped<DeploymentRecord>(['app', 'workload', 'status', 'currentVersion', 'versions']);
+
+/** A record written before images had `requirementsFiles` and `env` reads as an image with none. */
+const deploymentRecord: JsonValidator<DeploymentRecord> = (value, key) => {
+  const record = deploymentShape(value, key);
+  const versions = Array.isArray(record.versions) ? record.versions : [];
+  return {
+    ...record,
+    versions: versions.map((version) => {
+      const image = version.workload?.image;
+      if (image === undefined || (image.requirementsFiles !== undefined && image.env !== undefined)) return version;
+      return {
+        ...version,
+        workload: { ...version.workload, image: { ...image, requirementsFiles: image.requirementsFiles ?? [], env: image.env ?? {} } },
+      };
+    }),
+  };
+};
 const apiCapture = shaped<ApiCapture>(['version', 'source', 'capturedAt', 'document']);

@@ -4,17 +4,14 @@
  * its values are bounded in size and count. Messages name a key, never a value.
  */
 import { SvcError } from '../../model/errors.js';
+import { ENV_NAME_PATTERN, ENV_NAME_RULE, MAX_ENV_VALUE_BYTES, isReservedEnvName, reservedEnvText } from '../../model/env-names.js';
 import { nameProblem } from '../../model/names.js';
 
 export const MAX_KEYS = 100;
 export const MAX_KEY_LENGTH = 256;
-export const MAX_VALUE_BYTES = 32 * 1024;
+export const MAX_VALUE_BYTES = MAX_ENV_VALUE_BYTES;
 export const MAX_TOTAL_BYTES = 128 * 1024;
-export const KEY_RULE = 'an environment variable name: a letter or "_" first, then letters, digits and "_"';
-const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Set by svc for every worker: a secret must not replace them. */
-const RESERVED_KEYS = ['PYTHONPATH', 'PYTHONSAFEPATH', 'PYTHONDONTWRITEBYTECODE', 'PYTHONHOME', 'VIRTUAL_ENV', 'PATH'];
-const RESERVED_PREFIX = 'SVC_';
+export const KEY_RULE = ENV_NAME_RULE;
 
 export function checkSecretName(name: unknown): string {
   const problem = nameProblem(name, 'secret');
@@ -61,13 +58,11 @@ export function checkSecretValues(values: unknown, options: { readonly allowEmpt
 export function checkKeyName(key: string): void {
   if (key.length > MAX_KEY_LENGTH)
     throw new SvcError('bad_request', `the key ${JSON.stringify(key.slice(0, 40))}… is longer than ${MAX_KEY_LENGTH} characters.`);
-  if (!KEY_PATTERN.test(key))
+  if (!ENV_NAME_PATTERN.test(key))
     throw new SvcError('bad_request', `the key ${JSON.stringify(key)} is not ${KEY_RULE}.`, { hint: 'For example DATABASE_URL.' });
-  if (key.startsWith(RESERVED_PREFIX) || RESERVED_KEYS.includes(key)) {
-    throw new SvcError(
-      'bad_request',
-      `the key ${key} is one svc sets in every worker itself (${RESERVED_PREFIX}*, ${RESERVED_KEYS.join(', ')}).`,
-      { hint: 'Choose another name.' },
-    );
+  if (isReservedEnvName(key)) {
+    throw new SvcError('bad_request', `the key ${key} is one svc sets in every worker itself (${reservedEnvText}).`, {
+      hint: 'Choose another name.',
+    });
   }
 }

@@ -32,6 +32,14 @@ NAME_RULE = (
     'a lowercase DNS label: 1 to 63 characters from a-z, 0-9 and "-", not starting or ending with "-", without "--"'
 )
 
+# Environment variable names, for secrets and Image.env: the platform has the same rule
+# (core/model/env-names.ts), and refuses the same names svc sets in every worker itself.
+ENV_KEY_RULE = "an environment variable name: a letter or '_' first, then letters, digits and '_'"
+ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+RESERVED_ENV_PREFIX = "SVC_"
+RESERVED_ENV_KEYS = ("PYTHONPATH", "PYTHONSAFEPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHOME", "VIRTUAL_ENV", "PATH")
+MAX_ENV_VALUE_BYTES = 32 * 1024
+
 
 class Problem(Exception):
     """What is wrong with a value: the rest of the sentence after ``option=value``."""

@@ -8,18 +8,17 @@ kept there sealed, like a named secret. Neither shows its values in ``repr``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, cast
 
 from . import _checks
 from .exceptions import InvalidOptionError
 
-KEY_RULE = "an environment variable name: a letter or '_' first, then letters, digits and '_'"
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+KEY_RULE = _checks.ENV_KEY_RULE
+_KEY = _checks.ENV_KEY
 # Set by svc in every worker: the platform refuses them too (core/services/secrets/rules.ts).
-_RESERVED = ("PYTHONPATH", "PYTHONSAFEPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHOME", "VIRTUAL_ENV", "PATH")
-MAX_VALUE_BYTES = 32 * 1024
+_RESERVED = _checks.RESERVED_ENV_KEYS
+MAX_VALUE_BYTES = _checks.MAX_ENV_VALUE_BYTES
 
 
 class Secret:
@@ -74,7 +73,7 @@ class Secret:
         for key, value in cast("Mapping[object, object]", given).items():
             if not isinstance(key, str) or not _KEY.fullmatch(key):
                 raise InvalidOptionError(f"{where}: the key {key!r} is not {KEY_RULE}", option="values")
-            if key.startswith("SVC_") or key in _RESERVED:
+            if key.startswith(_checks.RESERVED_ENV_PREFIX) or key in _RESERVED:
                 raise InvalidOptionError(
                     f"{where}: the key {key} is one svc sets in every worker itself; choose another name",
                     option="values",

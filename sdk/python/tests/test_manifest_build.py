@@ -98,3 +98,55 @@ def test_the_same_app_gives_the_same_bytes(app):
 
     first = json.dumps(build_manifest(app, "app"), indent=2)
     assert first == json.dumps(build_manifest(app, "app"), indent=2)
+
+
+def test_an_image_with_requirements_files_and_env_carries_them_and_they_make_its_id(app, tmp_path):
+    (tmp_path / "requirements.txt").write_text("six==1.16.0\n")
+    image = (
+        svc.Image(python_version="3.12")
+        .add_python_packages(["numpy"])
+        .pip_install_from_requirements(tmp_path / "requirements.txt")
+        .env({"B": "2", "A": "caf\u00e9"})
+    )
+
+    @app.function(image=image)
+    def a(): ...
+
+    (entry,) = build_manifest(app, "app")["images"]
+    assert list(entry) == ["id", "python_version", "python_packages", "requirements_files", "env"]
+    assert entry["requirements_files"] == [{"name": "requirements.txt", "content": "six==1.16.0\n"}]
+    assert entry["env"] == {"A": "caf\u00e9", "B": "2"}
+    canonical = (
+        '{"env":{"A":"caf\\u00e9","B":"2"},"python_packages":["numpy"],"python_version":"3.12",'
+        '"requirements_files":[{"content":"six==1.16.0\\n","name":"requirements.txt"}]}'
+    )
+    assert entry["id"] == "img-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    plain = image_id({"python_version": "3.12", "python_packages": ["numpy"]})
+    assert entry["id"] != plain
+
+
+def test_an_image_without_the_new_fields_keeps_its_id_and_keys(app):
+    @app.function(image=svc.Image(python_version="3.12").add_python_packages(["numpy"]).env({}))
+    def a(): ...
+
+    (entry,) = build_manifest(app, "app")["images"]
+    assert list(entry) == ["id", "python_version", "python_packages"]
+    canonical = '{"python_packages":["numpy"],"python_version":"3.12"}'
+    assert entry["id"] == "img-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    assert image_id({**entry, "requirements_files": [], "env": {}}) == entry["id"], (
+        "empty fields are left out of the id"
+    )
+
+
+def test_images_differing_only_in_env_are_two_images(app):
+    base = svc.Image(python_version="3.12")
+
+    @app.function(image=base.env({"MODE": "a"}))
+    def a(): ...
+
+    @app.function(image=base.env({"MODE": "b"}))
+    def b(): ...
+
+    images = build_manifest(app, "app")["images"]
+    assert sorted(image["env"]["MODE"] for image in images) == ["a", "b"]
+    assert len({image["id"] for image in images}) == 2

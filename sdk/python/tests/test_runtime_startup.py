@@ -83,3 +83,26 @@ def test_an_entry_module_named_like_a_standard_module_is_the_projects(write_modu
         assert request(str(socket_path), "GET", "/hi") == (200, {"hi": True})
     finally:
         stop(process)
+
+
+@needs_uvicorn
+def test_a_container_starts_without_the_requirements_file_its_image_read(tmp_path):
+    """The manifest read ../requirements.txt and ../pyproject.toml; the bundle (the app's folder) has neither."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text(
+        ENDPOINT.replace(
+            'app = svc.App("shadow")',
+            'app = svc.App("shadow")\n'
+            'image = svc.Image().pip_install_from_requirements("../requirements.txt")'
+            '.pip_install_from_pyproject("../pyproject.toml")',
+        ).replace(
+            '@app.endpoint(route="/hi", methods=["GET"])', '@app.endpoint(route="/hi", methods=["GET"], image=image)'
+        )
+    )
+    socket_path = Path(f"/tmp/svc-no-reqs-{os.getpid()}.sock")
+    process = serve(project, "app", socket_path)
+    try:
+        assert request(str(socket_path), "GET", "/hi") == (200, {"hi": True})
+    finally:
+        stop(process)

@@ -1,8 +1,8 @@
 /**
  * The config and manifest of an svc image: the base image's, with svc's
- * layers added on top and the environment the runtime needs (its packages
- * on PYTHONPATH, the image's own before the runtime's so they win, as in
- * the venv builder).
+ * layers added on top, the image's own variables, and the environment the
+ * runtime needs (its packages on PYTHONPATH, the image's own before the
+ * runtime's so they win, as in the venv builder).
  */
 import type { BaseImage, Descriptor, ImageConfig } from './base-image.js';
 import { formatTypes } from './media-types.js';
@@ -22,7 +22,13 @@ export interface ImageLabels {
   readonly svcVersion: string;
 }
 
-export function imageConfig(base: BaseImage, layers: readonly SvcLayer[], labels: ImageLabels): ImageConfig {
+/** `env`: the image's own variables (`Image.env`), over the base's and under svc's (the manifest refuses svc's names). */
+export function imageConfig(
+  base: BaseImage,
+  layers: readonly SvcLayer[],
+  labels: ImageLabels,
+  env: Readonly<Record<string, string>> = {},
+): ImageConfig {
   const config = structuredClone(base.config);
   config.rootfs = { type: 'layers', diff_ids: [...base.config.rootfs.diff_ids, ...layers.map((layer) => layer.blob.diffId)] };
   // `created` stays the base's: the same inputs give the same config, so the same digest.
@@ -36,7 +42,7 @@ export function imageConfig(base: BaseImage, layers: readonly SvcLayer[], labels
     })),
   ];
   const inner = { ...(config.config ?? {}) };
-  inner.Env = withEnv(inner.Env ?? [], {
+  inner.Env = withEnv(withEnv(inner.Env ?? [], env), {
     PYTHONPATH: [...layers]
       .reverse()
       .map((layer) => layer.path)

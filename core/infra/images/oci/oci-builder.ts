@@ -6,7 +6,9 @@
  *
  * - `/opt/svc/runtime`: the svc package and the runtime's requirements
  *   (uvicorn…), shared by every image of one Python version and platform;
- * - `/opt/svc/packages`: the image's own packages (absent without any).
+ * - `/opt/svc/packages`: the image's own packages and requirements files (absent without any).
+ *
+ * The image's variables (`Image.env`) are in its config's `Env`, under svc's own.
  *
  * Packages are installed with pip for the target platform (wheels only), so
  * nothing built for this machine lands in the image. Base layers are mounted
@@ -108,7 +110,7 @@ class OciImages {
     // The base as its tag names it now: a tag pushed again makes a new image.
     const base = { ...named, digest: await currentBaseDigest(baseClient, named, baseName, this.baseDigests, log) };
     // The repository (so the image id) is part of the key: each image is pushed under its own name, with its own label.
-    const key = `oci-${buildHash({ v: BUILDER_VERSION, base: base.digest, platform: options.platform, python: spec.pythonVersion, packages: spec.pythonPackages, requirements, sdk: await sdkDigest(), registry: options.registry.host, repository })}`;
+    const key = `oci-${buildHash({ v: BUILDER_VERSION, base: base.digest, platform: options.platform, python: spec.pythonVersion, packages: spec.pythonPackages, requirements, sdk: await sdkDigest(), registry: options.registry.host, repository, ...ownFields(spec) })}`;
     const plan: ImagePlan = { key, repository, baseName, base, baseClient, requirements };
     const { record, cached } = await sharedBuild(`oci:${key}`, log, async (emit) => {
       const recorded = await this.records.read(key);
@@ -130,9 +132,10 @@ class OciImages {
     const source = this.clientFor(base.reference.host, base.reference.origin);
     await this.blobs.copyBaseLayers(base, source, repository, emit);
     const own: SvcLayer[] = [await this.layers.runtime(spec, plan.requirements, emit)];
-    if (spec.pythonPackages.length > 0) own.push(await this.layers.packages(spec, emit));
+    if (spec.pythonPackages.length > 0 || spec.requirementsFiles.length > 0) own.push(await this.layers.packages(spec, emit));
     for (const layer of own) await this.blobs.pushLayer(repository, layer, emit);
-    const config = Buffer.from(JSON.stringify(imageConfig(base, own, { imageId: spec.id, pythonVersion: spec.pythonVersion, svcVersion })));
+    const labels = { imageId: spec.id, pythonVersion: spec.pythonVersion, svcVersion };
+    const config = Buffer.from(JSON.stringify(imageConfig(base, own, labels, spec.env)));
     const configDigest = await target.pushBytes(repository, config);
     const manifest = imageManifest(base, config, configDigest, own);
     const tag = key.replace(/^oci-/, 'svc-');
@@ -151,6 +154,14 @@ class OciImages {
     }
     return client;
   }
+}
+
+/** An image's requirements files and variables, for its key: only when it has some, so that other images keep their keys. */
+function ownFields(spec: ImageSpec): Record<string, unknown> {
+  return {
+    ...(spec.requirementsFiles.length > 0 ? { requirementsFiles: spec.requirementsFiles } : {}),
+    ...(Object.keys(spec.env).length > 0 ? { env: spec.env } : {}),
+  };
 }
 
 function checkPython(base: BaseImage, name: string, pythonVersion: string): void {

@@ -9,7 +9,8 @@ import type { SvcLayer } from './image-config.js';
 import type { LayerCache } from './layer-cache.js';
 import { copySdk, sdkDigest } from './sdk-files.js';
 import type { LayerBlob } from './tar-layer.js';
-import { installWheels } from './wheel-install.js';
+import { describeInstall, installWheels } from './wheel-install.js';
+import { withRequirementFiles } from '../requirement-files.js';
 
 /**
  * svc's own layers of an image, each a reproducible tar kept in the layer
@@ -48,24 +49,31 @@ export class SvcLayers {
     return { blob, path: RUNTIME_DIR, createdBy: `svc: the svc ${svcVersion} runtime (${requirements.join(' ')})` };
   }
 
+  /** The image's own packages and requirements files (an image with either has this layer). */
   async packages(spec: ImageSpec, emit: BuildLog): Promise<SvcLayer> {
     const { platform } = this;
-    const key = `packages-${buildHash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform, packages: spec.pythonPackages })}`;
+    const files = spec.requirementsFiles;
+    // The files' text is part of the key only when there are some: the keys of images without any stay as they were.
+    const key = `packages-${buildHash({ v: BUILDER_VERSION, python: spec.pythonVersion, platform, packages: spec.pythonPackages, ...(files.length > 0 ? { requirementsFiles: files } : {}) })}`;
+    const what = describeInstall({ packages: spec.pythonPackages, requirementFiles: files.map((file) => file.name) });
     const blob = await this.cachedLayer(key, PACKAGES_DIR, emit, async (dir, log) => {
-      log(`building the packages layer ${key}: ${spec.pythonPackages.join(', ')} for Python ${spec.pythonVersion} on ${platform}`);
-      await installWheels(
-        {
-          python: this.python,
-          pythonVersion: spec.pythonVersion,
-          platform,
-          packages: spec.pythonPackages,
-          into: dir,
-          hint: `Check the names and versions in Image.add_python_packages([...]): each must have a wheel for ${platform} and Python ${spec.pythonVersion} (svc builds docker images without running the target's Python, so source-only packages cannot be installed).`,
-        },
-        log,
+      log(`building the packages layer ${key}: ${what} for Python ${spec.pythonVersion} on ${platform}`);
+      await withRequirementFiles(files, (requirementFiles) =>
+        installWheels(
+          {
+            python: this.python,
+            pythonVersion: spec.pythonVersion,
+            platform,
+            packages: spec.pythonPackages,
+            requirementFiles,
+            into: dir,
+            hint: `Check the names and versions in Image.add_python_packages([...]) and the requirements files: each must have a wheel for ${platform} and Python ${spec.pythonVersion} (svc builds docker images without running the target's Python, so source-only packages cannot be installed).`,
+          },
+          log,
+        ),
       );
     });
-    return { blob, path: PACKAGES_DIR, createdBy: `svc: pip install ${spec.pythonPackages.join(' ')}` };
+    return { blob, path: PACKAGES_DIR, createdBy: `svc: pip install ${what}` };
   }
 
   /** A layer of svc's from the cache, or built once (builds of one key in this process at once share one). */

@@ -4,6 +4,7 @@
  * build never runs code meant for the target. Only wheels qualify (a source
  * package would have to be built, on the target's Python).
  */
+import path from 'node:path';
 import { runLogged } from '../run-logged.js';
 import type { BuildLog } from '../types.js';
 import type { Platform } from './base-image.js';
@@ -34,6 +35,8 @@ export interface WheelInstall {
   readonly pythonVersion: string;
   readonly platform: Platform;
   readonly packages: readonly string[];
+  /** Requirements files pip reads too (`-r`), after `packages`. */
+  readonly requirementFiles?: readonly string[];
   readonly into: string;
   /** For errors: the hint when pip fails. */
   readonly hint: string;
@@ -61,10 +64,16 @@ export async function installWheels(install: WheelInstall, log: BuildLog): Promi
         '--implementation',
         'cp',
         ...install.packages,
+        ...(install.requirementFiles ?? []).flatMap((file) => ['-r', file]),
       ],
-      what: `pip install (for ${install.platform}, Python ${install.pythonVersion}) ${install.packages.join(' ')}`,
+      what: `pip install (for ${install.platform}, Python ${install.pythonVersion}) ${describeInstall(install)}`,
       hint: install.hint,
     },
     log,
   );
+}
+
+/** `six idna -r requirements.txt`: what an install holds, for logs and errors. */
+export function describeInstall(install: Pick<WheelInstall, 'packages' | 'requirementFiles'>): string {
+  return [...install.packages, ...(install.requirementFiles ?? []).map((file) => `-r ${path.basename(file)}`)].join(' ');
 }

@@ -43,8 +43,9 @@ function moduleArgs(unit: DeploymentUnit): string[] {
 }
 
 export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
-  // The workload's secrets first: svc's own variables below may not be replaced (core/services/secrets/rules.ts refuses those keys anyway).
-  const env = { ...baseRuntimeEnv(), ...unit.secretEnv };
+  // The image's variables, then the workload's secrets over them; svc's own variables below may not be
+  // replaced (the manifest check and core/services/secrets/rules.ts refuse those names anyway).
+  const env = { ...baseRuntimeEnv(), ...unit.workload.image.env, ...unit.secretEnv };
   env.SVC_APP = unit.ref.app;
   env.SVC_WORKLOAD = unit.workload.name;
   env.SVC_STAGE = unit.ref.stage;

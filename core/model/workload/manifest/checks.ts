@@ -6,6 +6,7 @@
  * looks only at values of the type it expects, since the schema reports the others.
  */
 import type { Check, Report } from '../../schema/ajv.js';
+import { ENV_NAME_PATTERN, ENV_NAME_RULE, MAX_ENV_VALUE_BYTES, isReservedEnvName, reservedEnvText } from '../../env-names.js';
 import { formatMemoryMiB, parseMemoryMiB } from '../memory.js';
 import {
   INLINE_SECRET_REF,
@@ -20,7 +21,8 @@ import {
   routeProblems,
 } from '../rules.js';
 import { cronProblem, timezoneProblem } from '../schedule.js';
-import { imageIdFor } from './image-id.js';
+import { type ImageIdFields, idFieldsText, imageIdFor } from './image-id.js';
+import { includeLine } from './requirements-text.js';
 
 type Plain = Record<string, unknown>;
 
@@ -66,6 +68,22 @@ const name =
     if (problem !== null) report(nameIssue(value, problem));
   };
 
+/** The fields an image's id is computed from, when they have the types the schema asks for; null otherwise (the schema reports them). */
+function idFields(image: Plain): ImageIdFields | null {
+  const { python_version: version, python_packages: packages, requirements_files: files, env } = image;
+  if (typeof version !== 'string' || !pythonVersionRule.pattern.test(version)) return null;
+  if (!Array.isArray(packages) || !packages.every((item) => typeof item === 'string' && item.trim() !== '')) return null;
+  const validFile = (file: unknown): boolean => isPlainObject(file) && typeof file.name === 'string' && typeof file.content === 'string';
+  if (files !== undefined && !(Array.isArray(files) && files.every(validFile))) return null;
+  if (env !== undefined && !(isPlainObject(env) && Object.values(env).every((value) => typeof value === 'string'))) return null;
+  return {
+    python_version: version,
+    python_packages: packages as string[],
+    requirements_files: files as ImageIdFields['requirements_files'],
+    env: env as ImageIdFields['env'],
+  };
+}
+
 /** Image ids: the content address (when the image's fields are valid), duplicates, order; and images no workload uses. */
 const images: Check = (value, report, root) => {
   if (!Array.isArray(value)) return;
@@ -73,11 +91,10 @@ const images: Check = (value, report, root) => {
   let previousId: string | null = null;
   ids.forEach((id, index) => {
     if (id === null) return;
-    const { python_version: version, python_packages: packages } = value[index] as Plain;
-    const validPackages = Array.isArray(packages) && packages.every((item) => typeof item === 'string' && item.trim() !== '');
-    if (imageIdRule.pattern.test(id) && typeof version === 'string' && pythonVersionRule.pattern.test(version) && validPackages) {
-      const expected = imageIdFor({ python_version: version, python_packages: packages as string[] });
-      if (expected !== id) report(`does not match the image's python_version and python_packages; expected ${expected}`, index, 'id');
+    const fields = idFields(value[index] as Plain);
+    if (imageIdRule.pattern.test(id) && fields !== null) {
+      const expected = imageIdFor(fields);
+      if (expected !== id) report(`does not match the image's ${idFieldsText(fields)}; expected ${expected}`, index, 'id');
     }
     if (ids.indexOf(id) !== index) report(`duplicate image id (also images[${ids.indexOf(id)}])`, index, 'id');
     if (previousId !== null && id < previousId) report('out of order: images must be sorted by id', index, 'id');
@@ -103,6 +120,32 @@ const requirement: Check = (value, report) => {
   if (typeof value !== 'string' || value.trim() === '') return;
   if (/[\r\n]/.test(value)) report('must be one line: one requirement per list item');
   else if (value.trimStart().startsWith('-')) report('must be a requirement, not a pip option');
+};
+
+/**
+ * A requirements file's text goes to pip as it is, but a line naming another file (`-r`, `-c`)
+ * would make the build read a file of the build machine: the SDK refuses it too (_image_files.py).
+ */
+const requirementsText: Check = (value, report) => {
+  if (typeof value !== 'string') return;
+  const line = includeLine(value);
+  if (line !== null)
+    report(
+      `line ${line.number} (${JSON.stringify(line.text)}) names another file, which the build does not have; send that file's text as its own entry`,
+    );
+};
+
+/** An image's variables: portable names, none of svc's own, values an environment can hold. */
+const imageEnv: Check = (value, report) => {
+  if (!isPlainObject(value)) return;
+  for (const [name, variable] of Object.entries(value)) {
+    if (!ENV_NAME_PATTERN.test(name)) report(`${JSON.stringify(name)} is not ${ENV_NAME_RULE}`, name);
+    else if (isReservedEnvName(name))
+      report(`is a variable svc sets in every container itself (${reservedEnvText}); choose another name`, name);
+    if (typeof variable !== 'string') continue;
+    if (variable.includes('\0')) report('holds a NUL character, which no environment variable can', name);
+    else if (Buffer.byteLength(variable, 'utf8') > MAX_ENV_VALUE_BYTES) report(`is over ${MAX_ENV_VALUE_BYTES} bytes`, name);
+  }
 };
 
 const distinctPackages: Check = (value, report) => {
@@ -212,6 +255,8 @@ export const manifestChecks: Readonly<Record<string, Check>> = {
   images,
   imageRef,
   requirement,
+  requirementsText,
+  imageEnv,
   distinctPackages,
   workloads,
   secrets,

@@ -7,6 +7,7 @@
  */
 import type { SchemaObject } from '../../schema/ajv.js';
 import {
+  MAX_IMAGE_ENV,
   MAX_WORKLOAD_SECRETS,
   autoscalerRules,
   entryRule,
@@ -18,8 +19,10 @@ import {
   type manifestKeys,
   memoryRule,
   optionTable,
+  optionalImageKeys,
   optionsByKind,
   pythonVersionRule,
+  requirementsFileRule,
   retriesRules,
   type workloadKeys,
   workloadKinds,
@@ -179,15 +182,46 @@ const workloadProperties: Record<(typeof workloadKeys)[number], SchemaObject | b
   },
 };
 
-const image = closedObject({
-  id: { type: 'string', pattern: imageIdRule.pattern.source, 'x-svc-messages': { pattern: `must be ${imageIdRule.text}, got {json}` } },
-  python_version: {
+/** `{name, content}`: a requirements file's base name and its text, which pip reads at build time. */
+const requirementsFile = closedObject({
+  name: {
     type: 'string',
-    pattern: pythonVersionRule.pattern.source,
-    'x-svc-messages': { pattern: `must be ${pythonVersionRule.text}, got {json}` },
+    pattern: requirementsFileRule.name.source,
+    'x-svc-messages': { pattern: `must be ${requirementsFileRule.nameText}, got {json}` },
   },
-  python_packages: { type: 'array', items: { ...nonEmptyString, 'x-svc-check': 'requirement' }, 'x-svc-check': 'distinctPackages' },
-} satisfies Record<(typeof imageKeys)[number], SchemaObject>);
+  content: {
+    type: 'string',
+    maxLength: requirementsFileRule.maxChars,
+    'x-svc-messages': { maxLength: `must be at most ${requirementsFileRule.maxChars} characters (256 KiB)` },
+    'x-svc-check': 'requirementsText',
+  },
+});
+
+const image = closedObject(
+  {
+    id: { type: 'string', pattern: imageIdRule.pattern.source, 'x-svc-messages': { pattern: `must be ${imageIdRule.text}, got {json}` } },
+    python_version: {
+      type: 'string',
+      pattern: pythonVersionRule.pattern.source,
+      'x-svc-messages': { pattern: `must be ${pythonVersionRule.text}, got {json}` },
+    },
+    python_packages: { type: 'array', items: { ...nonEmptyString, 'x-svc-check': 'requirement' }, 'x-svc-check': 'distinctPackages' },
+    requirements_files: {
+      type: 'array',
+      maxItems: requirementsFileRule.maxFiles,
+      items: requirementsFile,
+      'x-svc-messages': { maxItems: `lists {count} files; an image takes at most ${requirementsFileRule.maxFiles}` },
+    },
+    env: {
+      type: 'object',
+      maxProperties: MAX_IMAGE_ENV,
+      additionalProperties: { type: 'string', 'x-svc-messages': { type: 'must be a string, got {type}' } },
+      'x-svc-messages': { maxProperties: `must set at most ${MAX_IMAGE_ENV} variables` },
+      'x-svc-check': 'imageEnv',
+    },
+  } satisfies Record<(typeof imageKeys)[number], SchemaObject>,
+  optionalImageKeys,
+);
 
 const topLevel: Record<(typeof manifestKeys)[number], SchemaObject> = {
   manifest_version: { const: 1 },

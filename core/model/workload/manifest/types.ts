@@ -34,6 +34,17 @@ export interface ManifestImage {
   python_version: string;
   /** pip requirement strings, in the order added, no duplicates. */
   python_packages: string[];
+  /** The requirements files it installs (`Image.pip_install_from_requirements`), in the order added; absent when none. */
+  requirements_files?: ManifestRequirementsFile[];
+  /** Environment variables of its containers (`Image.env`); absent when none. */
+  env?: Record<string, string>;
+}
+
+export interface ManifestRequirementsFile {
+  /** The file's base name (`requirements.txt`). */
+  name: string;
+  /** Its text, as pip reads it. */
+  content: string;
 }
 
 export interface AutoscalerOptions {

@@ -22,22 +22,34 @@ INLINE_SECRETS = "inline_secrets"
 entry ``i`` a workload's ``secrets`` names as ``@<i>``. Senders move it beside the manifest."""
 
 
+IMAGE_ID_KEYS = ("python_packages", "python_version")
+"""Always part of an image's id; ``requirements_files`` and ``env`` are too, when the spec has them
+(non-empty), so that an image without them keeps the id it had before they existed."""
+OPTIONAL_IMAGE_KEYS = ("requirements_files", "env")
+
+
 def image_id(spec: dict[str, Any]) -> str:
-    """``img-`` + 16 hex digits of the SHA-256 of the canonical JSON of the image spec."""
-    canonical = json.dumps(
-        {"python_packages": spec["python_packages"], "python_version": spec["python_version"]},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    """``img-`` + 16 hex digits of the SHA-256 of the canonical JSON of the image spec.
+
+    The platform computes the same (core/model/workload/manifest/image-id.ts) and refuses a manifest
+    whose ids differ.
+    """
+    keyed = {key: spec[key] for key in IMAGE_ID_KEYS}
+    keyed.update({key: spec[key] for key in OPTIONAL_IMAGE_KEYS if spec.get(key)})
+    canonical = json.dumps(keyed, sort_keys=True, separators=(",", ":"))
     return "img-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 def _image_entry(image: Image | None) -> dict[str, Any]:
     image = image or Image()
-    spec = {
+    spec: dict[str, Any] = {
         "python_version": image.python_version or current_python_version(),
         "python_packages": list(image.python_packages),
     }
+    if image.requirements_files:
+        spec["requirements_files"] = [{"name": name, "content": text} for name, text in image.requirements_files]
+    if image.environment:
+        spec["env"] = image.environment
     return {"id": image_id(spec), **spec}
 
 

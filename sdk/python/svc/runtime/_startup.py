@@ -10,6 +10,7 @@ import os
 import sys
 from typing import Any
 
+from .. import _image_files
 from .._loading import EntryError, find_app, import_entry
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
@@ -41,6 +42,8 @@ def say(message: str) -> None:
 def load_workload(root: str, entry: str, name: str) -> Workload:
     """Imports the user's module and finds the workload (exit 3: import failed, 2: not found)."""
     _forget_shadowed_entry(root, entry)
+    # The image is built: its requirements files need not be (and may not be) in the bundle.
+    _image_files.stop_reading()
     try:
         module = import_entry(root, entry)
     except EntryError as error:

@@ -19,7 +19,7 @@ const version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.ver
 const EXTRA = 'six';
 
 function image(id: string, pythonPackages: string[] = [], pythonVersion = version): ImageSpec {
-  return { id, pythonVersion, pythonPackages };
+  return { id, pythonVersion, pythonPackages, requirementsFiles: [], env: {} };
 }
 
 function pyOutput(pythonPath: string, code: string): string {

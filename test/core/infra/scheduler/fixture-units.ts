@@ -18,7 +18,7 @@ const python = process.env.SVC_PYTHON ?? 'python3';
 export async function runtimeImage(): Promise<BuiltImage> {
   const version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' }).trim();
   return createVenvBuilder({ cacheDir: testCacheDir, python }).build(
-    { id: 'img-fixtures', pythonVersion: version, pythonPackages: [] },
+    { id: 'img-fixtures', pythonVersion: version, pythonPackages: [], requirementsFiles: [], env: {} },
     () => {},
   );
 }
@@ -35,7 +35,7 @@ export function fixtureUnit(image: BuiltImage, entry: string, name: string, scal
     handler: name,
     onStart: null,
     doc: null,
-    image: { id: image.imageId, pythonVersion: '', pythonPackages: [] },
+    image: { id: image.imageId, pythonVersion: '', pythonPackages: [], requirementsFiles: [], env: {} },
     resources: { cpu: 1, memoryMiB: 512 },
     http: { route: `/${name}`, methods: ['GET'], authorized: false, domain: null },
     scaling: {

@@ -95,7 +95,7 @@ export function nomadUnit(name: string, scaling: Partial<ScalingSpec> = {}, doc:
     handler: name,
     onStart: null,
     doc,
-    image: { id: 'img', pythonVersion: '', pythonPackages: [] },
+    image: { id: 'img', pythonVersion: '', pythonPackages: [], requirementsFiles: [], env: {} },
     resources: { cpu: 1, memoryMiB: 512 },
     http: { route: `/${name}`, methods: ['GET'], authorized: false, domain: null },
     scaling: {

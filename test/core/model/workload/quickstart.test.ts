@@ -8,7 +8,7 @@ import { manifestFixtures } from './manifest/fixtures.js';
 
 const text = readFileSync(path.join(manifestFixtures, 'quickstart.json'), 'utf8');
 
-const image: ImageSpec = { id: 'img-61363a1857b77906', pythonVersion: '3.11', pythonPackages: [] };
+const image: ImageSpec = { id: 'img-61363a1857b77906', pythonVersion: '3.11', pythonPackages: [], requirementsFiles: [], env: {} };
 const scaling: ScalingSpec = {
   workers: 1,
   concurrency: 1,

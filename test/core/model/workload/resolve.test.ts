@@ -6,8 +6,14 @@ import { parseManifest, resolveApp } from '../../../../core/model/workload/resol
 import type { AppSpec, ImageSpec } from '../../../../core/model/workload/types.js';
 import { numpyImageId, plainImageId, sampleManifest } from './manifest/sample-manifest.js';
 
-const plainImage: ImageSpec = { id: plainImageId, pythonVersion: '3.11', pythonPackages: [] };
-const numpyImage: ImageSpec = { id: numpyImageId, pythonVersion: '3.12', pythonPackages: ['numpy==1.26', 'requests>=2'] };
+const plainImage: ImageSpec = { id: plainImageId, pythonVersion: '3.11', pythonPackages: [], requirementsFiles: [], env: {} };
+const numpyImage: ImageSpec = {
+  id: numpyImageId,
+  pythonVersion: '3.12',
+  pythonPackages: ['numpy==1.26', 'requests>=2'],
+  requirementsFiles: [],
+  env: {},
+};
 const singleContainer = { minContainers: 0, maxContainers: 1, tasksPerContainer: 1 };
 
 describe('resolveApp()', () => {

@@ -60,6 +60,21 @@ describe('DeploymentRecords', () => {
     await assert.rejects(records.setPaused('default', 'nope', true), (error: { code?: string }) => error.code === 'not_found');
   });
 
+  it('reads a version recorded before images had requirementsFiles and env as an image with none', async () => {
+    const store = createMemoryStateStore();
+    const records = new DeploymentRecords(store);
+    await records.addVersions('default', 'demo', [version('old')]);
+    const key = 'deployments/default/demo/old';
+    const stored = JSON.parse((await store.get(key))!.value.toString('utf8'));
+    const { requirementsFiles: _files, env: _env, ...olderImage } = stored.versions[0].workload.image;
+    stored.versions[0].workload.image = olderImage;
+    await store.put(key, Buffer.from(JSON.stringify(stored)));
+    const [record] = await records.deployments('default', 'demo');
+    const image = record!.versions[0]!.workload.image;
+    assert.deepEqual([image.requirementsFiles, image.env], [[], {}]);
+    assert.equal(image.id, olderImage.id);
+  });
+
   it('keeps workspaces apart and deletes an app with all its deployments', async () => {
     const records = new DeploymentRecords(createMemoryStateStore());
     await records.addVersions('default', 'demo', [version()]);

@@ -31,7 +31,7 @@ export function endpoint(overrides: Partial<Workload> = {}, methods: string[] = 
     handler: 'w',
     onStart: null,
     doc: null,
-    image: { id: 'img-1', pythonVersion: '3.11', pythonPackages: [] },
+    image: { id: 'img-1', pythonVersion: '3.11', pythonPackages: [], requirementsFiles: [], env: {} },
     resources: { cpu: 1, memoryMiB: 512 },
     http: { route: '/', methods, authorized: false, domain: null },
     scaling: {

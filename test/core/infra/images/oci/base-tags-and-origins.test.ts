@@ -87,7 +87,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
       base: `${registry.host}/base/python:{python}`,
       platform: 'linux/amd64',
     });
-    const spec: ImageSpec = { id: 'img-00000000000000aa', pythonVersion: '3.11', pythonPackages: [] };
+    const spec: ImageSpec = { id: 'img-00000000000000aa', pythonVersion: '3.11', pythonPackages: [], requirementsFiles: [], env: {} };
     const first = await builder.build(spec, () => {});
     assert.equal((await pushedManifest(registry, first.image!)).layers[0]!.digest, v1);
 
@@ -116,7 +116,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
       base: `${hub.host}/library/python:{python}-slim`,
       platform: 'linux/amd64',
     });
-    const spec: ImageSpec = { id: 'img-00000000000000ab', pythonVersion: '3.11', pythonPackages: [] };
+    const spec: ImageSpec = { id: 'img-00000000000000ab', pythonVersion: '3.11', pythonPackages: [], requirementsFiles: [], env: {} };
     const first = await builder.build(spec, () => {});
     await hub.close();
     const lines: string[] = [];
@@ -125,7 +125,7 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
     assert.equal(again.image, first.image);
     assert.match(lines.join('\n'), /could not read the base image .*; using the digest its tag had last time, sha256:[0-9a-f]{64}/);
     // A base never read before has no last digest: the build fails and says why.
-    const other: ImageSpec = { id: 'img-00000000000000ac', pythonVersion: '3.12', pythonPackages: [] };
+    const other: ImageSpec = { id: 'img-00000000000000ac', pythonVersion: '3.12', pythonPackages: [], requirementsFiles: [], env: {} };
     await assert.rejects(
       builder.build(other, () => {}),
       /cannot reach the registry/,
@@ -150,8 +150,11 @@ describe('createOciBuilder(): base tags that move, concurrent builds', function 
       });
       // Two apps deployed at the same time: different images, same base.
       const results = await Promise.allSettled([
-        builder.build({ id: 'img-00000000000000b1', pythonVersion: '3.11', pythonPackages: [] }, () => {}),
-        builder.build({ id: 'img-00000000000000b2', pythonVersion: '3.11', pythonPackages: ['six'] }, () => {}),
+        builder.build({ id: 'img-00000000000000b1', pythonVersion: '3.11', pythonPackages: [], requirementsFiles: [], env: {} }, () => {}),
+        builder.build(
+          { id: 'img-00000000000000b2', pythonVersion: '3.11', pythonPackages: ['six'], requirementsFiles: [], env: {} },
+          () => {},
+        ),
       ]);
       const failed = results
         .filter((r): r is PromiseRejectedResult => r.status === 'rejected')

@@ -153,7 +153,7 @@ class SwitchableProxy {
 }
 
 function image(id: string, pythonPackages: string[] = [], pythonVersion = '3.11'): ImageSpec {
-  return { id, pythonVersion, pythonPackages };
+  return { id, pythonVersion, pythonPackages, requirementsFiles: [], env: {} };
 }
 
 interface Pushed {
@@ -371,6 +371,38 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
       packages.names.every((name) => name.startsWith('opt/')),
       'everything under /opt/svc/packages',
     );
+  });
+
+  it("installs an image's requirements files into its packages layer, and puts its variables in the config under svc's own", async () => {
+    const spec: ImageSpec = {
+      ...image('img-0000000000000006', ['six']),
+      // Two files of one name (from two folders): each is its own -r.
+      requirementsFiles: [
+        { name: 'requirements.txt', content: '# pinned\nidna\n' },
+        { name: 'requirements.txt', content: 'six\n' },
+      ],
+      env: { HF_HOME: '/tmp/hf', GREETING: 'héllo world' },
+    };
+    const logs: string[] = [];
+    const built = await builder().build(spec, (line) => logs.push(line));
+    const { manifest, config, client, repository } = await readBack(registries.at(-1)!.url, proxy.host, built);
+    assert.equal(manifest.layers.length, 3);
+    assert.equal(config.history.at(-1)!.created_by, 'svc: pip install six -r requirements.txt -r requirements.txt');
+    const packages = await unpack(client, repository, manifest.layers[2]!.digest);
+    assert.ok(packages.names.includes('opt/svc/packages/six.py'), packages.names.join('\n'));
+    assert.ok(
+      packages.names.some((name) => name.startsWith('opt/svc/packages/idna/')),
+      'the first file installed too',
+    );
+    const env = config.config.Env;
+    assert.ok(env.includes('HF_HOME=/tmp/hf') && env.includes('GREETING=héllo world'), env.join(' '));
+    assert.ok(env.indexOf('HF_HOME=/tmp/hf') < env.findIndex((entry) => entry.startsWith('PYTHONPATH=')), "svc's own come last");
+    assert.ok(!env.includes('PYTHONPATH=/base/own'), "svc's PYTHONPATH still replaces the base's");
+    // The same packages without the files make another layer: the files' text is part of its key.
+    const plainSix = await builder().build(image('img-0000000000000007', ['six']), () => {});
+    const plain = await readBack(registries.at(-1)!.url, proxy.host, plainSix);
+    assert.notEqual(plain.manifest.layers[2]!.digest, manifest.layers[2]!.digest);
+    assert.ok(!plain.config.config.Env.some((entry) => entry.startsWith('HF_HOME=')));
   });
 
   it('copies base layers from another registry (Docker format, redirected blobs) through the cache, keeping the Docker format', async () => {
