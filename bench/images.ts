@@ -34,7 +34,10 @@ const fresh = (name: string) => mkdtempSync(path.join(scratch, `${name}-`));
 /** A cache dir holding svc's runtime layer and uv (built once here), as after any first deploy. */
 async function preparedCache(): Promise<string> {
   const cacheDir = fresh('svc-cache');
-  await createVenvBuilder({ cacheDir, python }).build({ id: 'img-layer', pythonVersion: version, pythonPackages: [] }, () => {});
+  await createVenvBuilder({ cacheDir, python }).build(
+    { id: 'img-layer', pythonVersion: version, pythonPackages: [], requirementsFiles: [], env: {} },
+    () => {},
+  );
   return cacheDir;
 }
 
@@ -66,7 +69,7 @@ async function svcBuild(prepared: string, uvCache: string, packages: readonly st
   try {
     const started = performance.now();
     const built = await createVenvBuilder({ cacheDir: cacheSharing(prepared), python }).build(
-      { id: 'img-bench', pythonVersion: version, pythonPackages: packages },
+      { id: 'img-bench', pythonVersion: version, pythonPackages: packages, requirementsFiles: [], env: {} },
       (line) => lines.push(line),
     );
     const took = seconds(started);

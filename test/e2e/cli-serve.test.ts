@@ -7,6 +7,7 @@ import { packageRoot } from '../../core/model/paths.js';
 import { socketBase } from '../../core/infra/scheduler/local/socket-dir.js';
 import { quickstartApp, tempDir, testCacheDir } from '../helpers/config.js';
 import { pidsMatching, waitNoneMatching } from '../helpers/processes.js';
+import { until } from '../helpers/until.js';
 import { untilServing } from './serve-output.js';
 
 const run = promisify(execFile);
@@ -138,12 +139,63 @@ describe('svc serve (command line)', function () {
     try {
       await untilServing(child, served);
       assert.match(served.stderr, /bringing uv \d+\.\d+\.\d+ into .* with pip \(once per cache dir\)/);
-      assert.equal((served.stderr.match(/installing with uv \d+\.\d+\.\d+/g) ?? []).length, 2, 'the runtime layer and the image, both by uv');
+      assert.equal(
+        (served.stderr.match(/installing with uv \d+\.\d+\.\d+/g) ?? []).length,
+        2,
+        'the runtime layer and the image, both by uv',
+      );
       assert.match(served.stderr, / \+ six==/);
       const url = served.stdout.split(/\s+/).find((word) => word.startsWith('http') && word.includes('/versions'));
       assert.ok(url, served.stdout);
       const answer = (await (await fetch(url)).json()) as { six: string; idna: string };
       assert.match(answer.six, /^\d+\.\d+/);
+    } finally {
+      child.kill('SIGINT');
+      await exited(child);
+    }
+  });
+
+  it("rebuilds an image when its requirements file changes, and not when only the app's code does", async () => {
+    const dir = tempDir('svc-requirements-app-');
+    const app = path.join(dir, 'app.py');
+    const requirements = path.join(dir, 'requirements.txt');
+    // A comment unique to this run: the image is new to the shared cache, so the first start builds it.
+    const nonce = `# run ${process.pid}-${Date.now()}\n`;
+    await writeFile(requirements, `six==1.16.0\n${nonce}`);
+    const source = [
+      'import svc',
+      'app = svc.App("requirements-file")',
+      'image = svc.Image().pip_install_from_requirements("requirements.txt")',
+      '@app.endpoint(route="/", methods=["GET"], authorized=False, image=image)',
+      'def six_version() -> dict:',
+      '    import six',
+      '    return {"six": six.__version__}',
+      '',
+    ].join('\n');
+    await writeFile(app, source);
+    const child = spawn(process.execPath, [cli, 'serve', app, '--port', '0', '--data-dir', tempDir()], {
+      env: { ...process.env, SVC_CACHE_DIR: testCacheDir, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const served: Served = { child, dataDir: '', stdout: '', stderr: '' };
+    const builds = () => (served.stderr.match(/creating a Python \d+\.\d+ environment: venv-\S+ with -r requirements\.txt/g) ?? []).length;
+    const reloads = () => (served.stderr.match(/✓ reloaded in \d+ ms/g) ?? []).length;
+    const waitOn = { timeoutMs: 90_000, context: () => served.stderr.slice(-3000) };
+    try {
+      await untilServing(child, served);
+      const url = served.stdout.split(/\s+/).find((word) => word.startsWith('http') && word.includes('/six-version'));
+      assert.ok(url, served.stdout);
+      assert.equal(builds(), 1, served.stderr);
+      assert.deepEqual(await (await fetch(url)).json(), { six: '1.16.0' });
+
+      await writeFile(app, `${source}# a comment only\n`);
+      await until('the comment-only change to reload', () => reloads() === 1, waitOn);
+      assert.equal(builds(), 1, 'a change of the code alone keeps the image');
+
+      await writeFile(requirements, `six==1.17.0\n${nonce}`);
+      await until('the requirements change to reload', () => reloads() === 2, waitOn);
+      assert.equal(builds(), 2, 'the new requirements built a new image');
+      assert.deepEqual(await (await fetch(url)).json(), { six: '1.17.0' });
     } finally {
       child.kill('SIGINT');
       await exited(child);

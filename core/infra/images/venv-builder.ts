@@ -5,11 +5,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SvcError } from '../../model/errors.js';
-import type { ImageSpec } from '../../model/workload/types.js';
+import type { ImageSpec, RequirementsFile } from '../../model/workload/types.js';
 import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from './cache-entries.js';
 import { asBuildError, forImage } from './build-errors.js';
 import { findPython } from './find-python.js';
 import { chooseInstaller, type InstallerChoice, type PackageInstaller } from './installers.js';
+import { withRequirementFiles } from './requirement-files.js';
 import { readRuntimeRequirements } from './runtime-requirements.js';
 import { sharedBuild } from './shared-builds.js';
 import type { BuildLog, BuiltImage, ImageBuilder } from './types.js';
@@ -125,7 +126,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
 
   async function build(spec: ImageSpec, log: BuildLog): Promise<BuiltImage> {
     const requirements = await readRuntimeRequirements();
-    if (spec.pythonPackages.length === 0) {
+    if (!hasOwnEnvironment(spec)) {
       const layer = await runtimeLayer(spec.pythonVersion, requirements, log);
       return {
         key: layer.key,
@@ -137,17 +138,19 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       };
     }
     const layerKey = runtimeLayerKey(spec.pythonVersion, requirements);
-    const key = imageKey(spec.pythonVersion, spec.pythonPackages, layerKey);
+    const key = imageKey(spec, layerKey);
     const dir = path.join(root, key);
     const packages = [...spec.pythonPackages];
+    const files = spec.requirementsFiles;
+    const installs = [...packages, ...files.map((file) => `-r ${file.name}`)];
     const { cached, layerDir } = await sharedBuild(dir, log, async (emit) => {
       const layer = await runtimeLayer(spec.pythonVersion, requirements, emit);
       if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir };
       await prepareRoot();
-      emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${packages.join(', ')}, over the runtime layer ${layer.key}`);
+      emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${installs.join(', ')}, over the runtime layer ${layer.key}`);
       const using = await installer(emit);
       await buildInTemporary(root, key, (tmp) =>
-        buildImage({ layer, pythonVersion: spec.pythonVersion, packages, key, tmp, dir }, using, emit),
+        buildImage({ layer, pythonVersion: spec.pythonVersion, packages, files, key, tmp, dir }, using, emit),
       );
       return { cached: false, layerDir: layer.dir };
     });
@@ -166,7 +169,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
     async keyOf(spec) {
       const requirements = await readRuntimeRequirements();
       const layerKey = runtimeLayerKey(spec.pythonVersion, requirements);
-      return spec.pythonPackages.length === 0 ? layerKey : imageKey(spec.pythonVersion, spec.pythonPackages, layerKey);
+      return hasOwnEnvironment(spec) ? imageKey(spec, layerKey) : layerKey;
     },
   };
 }
@@ -223,10 +226,16 @@ async function buildImage(
     layer,
     pythonVersion,
     packages,
+    files,
     key,
     tmp,
     dir,
-  }: BuildPlace & { readonly layer: Layer; readonly pythonVersion: string; readonly packages: readonly string[] },
+  }: BuildPlace & {
+    readonly layer: Layer;
+    readonly pythonVersion: string;
+    readonly packages: readonly string[];
+    readonly files: readonly RequirementsFile[];
+  },
   installer: PackageInstaller,
   emit: BuildLog,
 ): Promise<void> {
@@ -235,11 +244,13 @@ async function buildImage(
   const sitePackages = path.join(tmp, layer.marker.sitePackages);
   await mkdir(sitePackages, { recursive: true });
   await writeFile(path.join(sitePackages, LAYER_PTH), `${layerSitePackages(layer)}\n`);
-  await installer.install(
-    path.join(tmp, 'bin', 'python'),
-    packages,
-    emit,
-    "Check the package names and versions in Image.add_python_packages([...]) and that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv's UV_* variables).",
+  await withRequirementFiles(files, (written) =>
+    installer.install(
+      path.join(tmp, 'bin', 'python'),
+      [...packages, ...written.flatMap((file) => ['-r', file])],
+      emit,
+      "Check the package names and versions in Image.add_python_packages([...]) and the image's requirements files, and that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv's UV_* variables).",
+    ),
   );
   await relocateVenv(tmp, dir);
   const marker: ImageMarker = {
@@ -263,9 +274,18 @@ export function runtimeLayerKey(pythonVersion: string, requirements: readonly st
   return `runtime-${hash({ v: BUILDER_VERSION, python: pythonVersion, requirements })}`;
 }
 
-/** An image's content address: Python version, its packages in order, its runtime layer, builder version. */
-export function imageKey(pythonVersion: string, packages: readonly string[], layerKey: string): string {
-  return `venv-${hash({ v: BUILDER_VERSION, python: pythonVersion, packages, layer: layerKey })}`;
+/** Whether an image needs an environment of its own over the runtime layer: it installs something. */
+function hasOwnEnvironment(spec: ImageSpec): boolean {
+  return spec.pythonPackages.length > 0 || spec.requirementsFiles.length > 0;
+}
+
+/**
+ * An image's content address: Python version, its packages in order, its requirements files'
+ * names and content (only when it has some, so older keys stay), its runtime layer, builder version.
+ */
+export function imageKey(spec: ImageSpec, layerKey: string): string {
+  const files = spec.requirementsFiles.length > 0 ? { requirementsFiles: spec.requirementsFiles } : {};
+  return `venv-${hash({ v: BUILDER_VERSION, python: spec.pythonVersion, packages: spec.pythonPackages, ...files, layer: layerKey })}`;
 }
 
 function hash(value: unknown): string {

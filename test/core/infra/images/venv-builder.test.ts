@@ -165,6 +165,18 @@ describe('createVenvBuilder()#build()', function () {
     assert.notEqual(await key(image('x', ['idna', 'six'])), ab, 'order matters: later packages may override earlier ones');
     assert.notEqual(await key(image('x', ['six', 'idna'], '3.99')), ab);
     assert.match(ab, /^venv-[0-9a-f]{20}$/);
+    const withFile = (content: string): ImageSpec => ({
+      ...image('x', ['six', 'idna']),
+      requirementsFiles: [{ name: 'requirements.txt', content }],
+    });
+    const fileKey = await key(withFile('numpy\n'));
+    assert.notEqual(fileKey, ab, 'a requirements file is part of the address');
+    assert.notEqual(await key(withFile('numpy>=2\n')), fileKey, "and so is the file's content");
+    assert.equal(
+      await key({ ...image('x'), requirementsFiles: [{ name: 'r.txt', content: 'six\n' }] }).then((k) => k.startsWith('venv-')),
+      true,
+      'a file alone needs an environment of its own',
+    );
     assert.equal(await key(image('x')), path.basename(layer.path), 'no packages: the runtime layer');
     assert.notEqual(await key(image('x', [], '3.99')), path.basename(layer.path));
   });
