@@ -9,6 +9,7 @@ import { readPipConfig, uvSettingsFrom, type UvSettings } from './pip-settings.j
 import { runLogged } from './run-logged.js';
 import type { BuildLog } from './types.js';
 import { findUv, type UvTool } from './uv-tool.js';
+import { PIP_INSTALL } from './pip-command.js';
 
 export type InstallerChoice = 'auto' | 'uv' | 'pip';
 
@@ -116,7 +117,7 @@ const pipInstaller: PackageInstaller = {
     await runLogged(
       {
         command: python,
-        args: ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...requirements],
+        args: [...PIP_INSTALL, ...requirements],
         what: `pip install ${requirements.join(' ')}`,
         hint,
       },

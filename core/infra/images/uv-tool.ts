@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { moveIntoPlace, removeAbandonedBuilds, temporaryPath } from './cache-entries.js';
 import { runLogged } from './run-logged.js';
 import type { BuildLog } from './types.js';
+import { PIP_INSTALL } from './pip-command.js';
 
 const run = promisify(execFile);
 
@@ -85,19 +86,7 @@ async function ownUv(options: UvToolOptions, emit: BuildLog): Promise<UvFound> {
     await runLogged(
       {
         command: pip,
-        args: [
-          '-m',
-          'pip',
-          'install',
-          '--disable-pip-version-check',
-          '--no-input',
-          '--no-deps',
-          '--only-binary',
-          ':all:',
-          '--target',
-          tmp,
-          `uv==${UV_VERSION}`,
-        ],
+        args: [...PIP_INSTALL, '--no-deps', '--only-binary', ':all:', '--target', tmp, `uv==${UV_VERSION}`],
         what: `pip install uv==${UV_VERSION}`,
         hint: 'pip could not fetch uv from its index.',
       },

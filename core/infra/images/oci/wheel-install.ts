@@ -8,6 +8,7 @@ import path from 'node:path';
 import { runLogged } from '../run-logged.js';
 import type { BuildLog } from '../types.js';
 import type { Platform } from './base-image.js';
+import { PIP_INSTALL } from '../pip-command.js';
 
 /**
  * The newest glibc a wheel may need: 2.28 (Debian 10, RHEL 8), which every
@@ -48,11 +49,7 @@ export async function installWheels(install: WheelInstall, log: BuildLog): Promi
     {
       command: install.python,
       args: [
-        '-m',
-        'pip',
-        'install',
-        '--disable-pip-version-check',
-        '--no-input',
+        ...PIP_INSTALL,
         // .pyc files would hold the temporary folder's path and differ on every build.
         '--no-compile',
         '--target',
