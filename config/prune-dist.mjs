@@ -42,5 +42,6 @@ const missing = include
   .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !excluded.some((folder) => file.startsWith(folder)))
   .filter((file) => !existsSync(path.join(dist, path.relative(root, file)).replace(/\.ts$/, '.js')));
 if (missing.length > 0) rmSync(buildInfo, { force: true });
-if (removed > 0 || missing.length > 0)
+// A first build (no dist/ yet) is not worth a line.
+if (existsSync(dist) && (removed > 0 || missing.length > 0))
   process.stderr.write(`svc build: removed ${removed} stale file(s) from dist/; ${missing.length} source(s) not built yet\n`);
