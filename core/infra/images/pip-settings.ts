@@ -15,7 +15,14 @@ try:
     from pip._internal.configuration import Configuration
     config = Configuration(isolated=False)
     config.load()
-    print(json.dumps(dict(config.items())))
+    merged = {}
+    # pip 23 yields "section.key" pairs; newer pips yield each file's own dict, in the order they override.
+    for key, value in config.items():
+        if isinstance(value, dict):
+            merged.update(value)
+        else:
+            merged[key] = value
+    print(json.dumps(merged))
 except Exception:
     print("{}")
 `;

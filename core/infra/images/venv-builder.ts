@@ -99,12 +99,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
     await removeAbandonedBuilds(root);
   }
 
-  function installer(emit: BuildLog): Promise<PackageInstaller> {
-    return chooseInstaller(
-      { choice: options.installer ?? 'auto', cacheDir: options.cacheDir, python: options.python, uvPath: options.uvPath ?? null },
-      emit,
-    );
-  }
+  const installer = (emit: BuildLog) => installerFor(options, emit);
 
   function runtimeLayer(pythonVersion: string, requirements: readonly string[], log: BuildLog): Promise<Layer> {
     const key = runtimeLayerKey(pythonVersion, requirements);
@@ -166,12 +161,22 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
         throw forImage(error, spec.id);
       }
     },
-    async keyOf(spec) {
-      const requirements = await readRuntimeRequirements();
-      const layerKey = runtimeLayerKey(spec.pythonVersion, requirements);
-      return hasOwnEnvironment(spec) ? imageKey(spec, layerKey) : layerKey;
-    },
+    keyOf,
   };
+}
+
+/** What installs this builder's packages: uv, or pip as the options and the machine say. */
+function installerFor(options: VenvBuilderOptions, emit: BuildLog): Promise<PackageInstaller> {
+  return chooseInstaller(
+    { choice: options.installer ?? 'auto', cacheDir: options.cacheDir, python: options.python, uvPath: options.uvPath ?? null },
+    emit,
+  );
+}
+
+/** The content address `build()` gives an image: its own environment's, or its runtime layer's. */
+async function keyOf(spec: ImageSpec): Promise<string> {
+  const layerKey = runtimeLayerKey(spec.pythonVersion, await readRuntimeRequirements());
+  return hasOwnEnvironment(spec) ? imageKey(spec, layerKey) : layerKey;
 }
 
 /** Where one environment is built (`tmp`) and goes once built (`dir`), under its content address `key`. */
