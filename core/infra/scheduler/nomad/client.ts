@@ -138,13 +138,12 @@ export class NomadClient {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(this.#address(path, query), {
+      ({ response, text } = await fetchOnce(this.#address(path, query), {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: signals,
-      });
-      text = await response.text();
+      }));
     } catch (error) {
       if (signal?.aborted) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -165,6 +164,26 @@ export class NomadClient {
         details: { status: response.status, method, path, text: text.slice(0, 2000) },
         cause: error,
       });
+    }
+  }
+}
+
+/** Errors of a kept-alive connection the agent closed as the request went out: nothing reached Nomad. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * One request and its whole answer. A GET that meets a kept-alive connection the agent has
+ * just closed (its idle time-out racing the request) is sent once more, on a new connection:
+ * a read asks nothing of Nomad twice. Other methods are never sent twice.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<{ response: Response; text: string }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const response = await fetch(url, init);
+      return { response, text: await response.text() };
+    } catch (error) {
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if (attempt > 0 || init.method !== 'GET' || init.signal?.aborted || code === undefined || !STALE_CONNECTION.has(code)) throw error;
     }
   }
 }
