@@ -81,8 +81,13 @@ function renderOperation(
   return [
     `    def ${name}(${params}) -> ${result.annotation}:`,
     pyDocstring(docOf(operation, result, where), '        '),
-    result.kind === 'none' ? `        ${invoke}` : `        return typing.cast(${JSON.stringify(result.annotation)}, ${invoke})`,
+    result.kind === 'none' ? `        ${invoke}` : `        return ${typedAs(result.annotation, invoke)}`,
   ].join('\n');
+}
+
+/** `expression` (Any to type checkers) as `annotation`: pyright's strict mode rejects a cast to Any as unnecessary. */
+function typedAs(annotation: string, expression: string): string {
+  return annotation === ANY ? expression : `typing.cast(${JSON.stringify(annotation)}, ${expression})`;
 }
 
 function bodyOf(
