@@ -4,11 +4,13 @@
  * a folder, and the repo's own `tsc` run on a folder's tsconfig.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppInterface, ExportedFiles, InterfaceApi } from '../../../core/infra/plugin/types.js';
 import { normalizeApi } from '../../../core/services/app-api/normalize.js';
 import { packageRoot } from '../../../core/model/paths.js';
+import { errorsDts, errorsJs } from '../../../plugins/export-typescript/errors.js';
+import { RUNTIME_FILES } from '../../../plugins/export-typescript/runtime-files.js';
 
 const fixtures = path.join(packageRoot, 'test', 'fixtures', 'export');
 
@@ -39,6 +41,16 @@ export function writeExport(dir: string, exported: ExportedFiles): void {
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, file.contents);
   }
+}
+
+/** The runtime's files as they are in the repository, beside the error codes' files the exporter writes (as in a package), into `dir`. */
+export function writeRuntimePackage(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const runtime = path.join(packageRoot, 'plugins', 'export-typescript', 'runtime');
+  for (const name of RUNTIME_FILES) copyFileSync(path.join(runtime, name), path.join(dir, name));
+  writeFileSync(path.join(dir, 'errors.js'), errorsJs());
+  writeFileSync(path.join(dir, 'errors.d.ts'), errorsDts());
+  return dir;
 }
 
 /** Strict and then some: what a careful project turns on. `lib` without DOM and `types` empty: the client must need neither. */
