@@ -4,8 +4,8 @@
  * token, calls with the platform's `fetch`, Server-Sent Events, WebSocket
  * sessions, typed errors) and `runtime.d.ts` (its types, with no DOM and no
  * Node type, so a project compiles the client whatever its `lib` and
- * `types`). tsc checks them as they are (test/plugins/export-typescript/
- * runtime-files.test.ts); they are read when a client is exported, so that a
+ * `types`). tsc checks them as they are (runtime.js: test/plugins/export-
+ * typescript/runtime-files.test.ts; runtime.d.ts: compile.test.ts); they are read when a client is exported, so that a
  * client never depends on this exporter. The build neither compiles nor
  * copies them (tsconfig.json excludes the folder): they are read from the
  * package's own plugins/export-typescript/runtime/, which package.json

@@ -17,7 +17,15 @@ import { pythonExporter } from '../../../plugins/export-python/index.js';
 import { RUNTIME_FILES } from '../../../plugins/export-python/runtime-files.js';
 import { tempDir } from '../../helpers/config.js';
 import { OPERATIONS_APP } from './operations-app.js';
-import { bareInterpreter, CLIENT_MYPY_CONFIG, CLIENT_MYPYPATH, python, runPyright, writeClientPyrightConfig, writeFiles } from './python-helpers.js';
+import {
+  bareInterpreter,
+  CLIENT_MYPY_CONFIG,
+  CLIENT_MYPYPATH,
+  python,
+  runPyright,
+  writeClientPyrightConfig,
+  writeFiles,
+} from './python-helpers.js';
 
 const plugin = path.join(packageRoot, 'plugins', 'export-python');
 const runtime = path.join(plugin, 'runtime');
@@ -38,7 +46,18 @@ describe('svc:export-python: the runtime and the clients exported from the fixtu
   it('mypy --strict finds nothing in the runtime (checked in place, as the namespace package runtime), nor in the clients of quickstart, kitchen-sink and todos (ASGI operations), nor in the SDK they import', () => {
     assert.deepEqual(readdirSync(path.join(out, 'svc_clients')).sort(), ['__init__.py', 'kitchen_sink', 'quickstart', 'todos']);
     writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
-    const args = ['--config-file', 'mypy.ini', '--cache-dir', '.mypy_cache', '--python-executable', bare, '-p', 'svc_clients', '-p', 'runtime'];
+    const args = [
+      '--config-file',
+      'mypy.ini',
+      '--cache-dir',
+      '.mypy_cache',
+      '--python-executable',
+      bare,
+      '-p',
+      'svc_clients',
+      '-p',
+      'runtime',
+    ];
     // The runtime's folder on MYPYPATH: `-p runtime` finds it in place; the clients are in the working folder.
     const mypyPath = [CLIENT_MYPYPATH, plugin].join(path.delimiter);
     const checked = spawnSync(python, ['-m', 'mypy', ...args], { cwd: out, encoding: 'utf8', env: { ...process.env, MYPYPATH: mypyPath } });

@@ -129,7 +129,7 @@ describe('svc:export-typescript: the generated packages type-check', function ()
     writeRuntimePackage(path.join(out, 'runtime'));
   });
 
-  it('compiles with tsc --strict (NodeNext, no DOM, no Node types), in one run: every client and a consumer using every method (its mistakes are errors), the hostile interface\'s package and a consumer of each of its methods, and runtime.d.ts as in the repository', () => {
+  it("compiles with tsc --strict (NodeNext, no DOM, no Node types), in one run: every client and a consumer using every method (its mistakes are errors), the hostile interface's package and a consumer of each of its methods, and runtime.d.ts as in the repository", () => {
     const checked = tsc(out, ['consumer.ts', 'hostile/consumer.ts', 'runtime/runtime.d.ts']);
     assert.equal(checked.status, 0, checked.output);
   });
