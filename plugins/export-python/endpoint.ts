@@ -6,7 +6,7 @@
  */
 import type { InterfaceWorkload } from 'svc/plugin';
 import { pyDocstring, pyString } from './names.js';
-import { ANY, isSchema, type TypeMapper } from './schema-types.js';
+import { ANY, isSchema, typedAs, type TypeMapper } from './schema-types.js';
 import { argumentsDict, parameterList, receiverFor, signatureOf } from './signature.js';
 
 /** What every workload class is built from. */
@@ -45,7 +45,7 @@ export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames
     `    def request(${params}) -> ${returns.annotation}:`,
     pyDocstring(withDoc(workload.doc, call), '        '),
     // _call decodes into the annotated type at run time; the cast tells type checkers so.
-    `        return typing.cast(${JSON.stringify(returns.annotation)}, ${self}._call(${args}))`,
+    `        return ${typedAs(returns.annotation, `${self}._call(${args})`)}`,
     '',
     `    def raw(${params}) -> _rt.Response:`,
     pyDocstring('The same call as request(); returns the HTTP response as it came (an error answer is returned, not raised).', '        '),

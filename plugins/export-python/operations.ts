@@ -8,7 +8,7 @@
  */
 import { definitionsScope, isJsonMediaType, type InterfaceApi, type InterfaceOperation, type SchemaDefs } from 'svc/plugin';
 import { identifier, NameScope, pyDocstring, pyString } from './names.js';
-import { ANY, optional, type TypeMapper } from './schema-types.js';
+import { ANY, optional, typedAs, type TypeMapper } from './schema-types.js';
 
 /** What the object has already (runtime.py's Workload and Asgi): no method may hide one of them. */
 const TAKEN = ['request', 'connect', 'app', 'name', 'kind', 'path', 'url', 'authorized', 'self'];
@@ -83,11 +83,6 @@ function renderOperation(
     pyDocstring(docOf(operation, result, where), '        '),
     result.kind === 'none' ? `        ${invoke}` : `        return ${typedAs(result.annotation, invoke)}`,
   ].join('\n');
-}
-
-/** `expression` (Any to type checkers) as `annotation`: pyright's strict mode rejects a cast to Any as unnecessary. */
-function typedAs(annotation: string, expression: string): string {
-  return annotation === ANY ? expression : `typing.cast(${JSON.stringify(annotation)}, ${expression})`;
 }
 
 function bodyOf(

@@ -8,7 +8,7 @@
 import type { InterfaceWorkload } from 'svc/plugin';
 import { common, withDoc, type WorkloadNames } from './endpoint.js';
 import { identifier, pyDocstring, pyString } from './names.js';
-import { ANY, isSchema, union, unionMembers, type TypeMapper } from './schema-types.js';
+import { ANY, isSchema, typedAs, union, unionMembers, type TypeMapper } from './schema-types.js';
 
 export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames, mapper: TypeMapper): string {
   const message = messageOf(workload.parameters, mapper, names.hint);
@@ -32,7 +32,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
       "The next message from the handler, waiting for it (TimeoutError after `timeout` seconds).\n\nAn error message (a message that did not fit, a handler that raised) raises svc's typed exception; the session goes on.\nRaises _rt.ConnectionClosed once the session is over.",
       '        ',
     ),
-    `        return typing.cast(${JSON.stringify(item.type)}, self._receive(timeout))`,
+    `        return ${typedAs(item.type, 'self._receive(timeout)')}`,
     '',
     '',
     `class ${names.cls}(_rt.Realtime):`,

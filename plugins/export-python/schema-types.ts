@@ -108,3 +108,8 @@ function literal(values: readonly unknown[]): string {
   const text = `typing.Literal[${scalar.map(pyLiteral).join(', ')}]`;
   return scalar.length < values.length ? `${text} | None` : text;
 }
+
+/** `expression` (Any to type checkers) as `annotation`: pyright's strict mode rejects a cast to Any as unnecessary. */
+export function typedAs(annotation: string, expression: string): string {
+  return annotation === ANY ? expression : `typing.cast(${JSON.stringify(annotation)}, ${expression})`;
+}
