@@ -131,7 +131,10 @@ def test_an_image_that_cannot_be_built_shows_its_build_and_raises_start_failed(s
     assert caught.value.code == "image_build_failed"
     err = capfd.readouterr().err
     assert "build | building the image of noop" in err
-    assert "build | ERROR: No matching distribution found for svc-test-no-such-package-7f3a" in err
+    # The resolver's own explanation (uv's), streamed as the build goes.
+    assert "build | installing with uv " in err
+    explained = "Because svc-test-no-such-package-7f3a was not found in the package registry"
+    assert [line for line in err.splitlines() if line.startswith("build | ") and explained in line], err
     assert not [run for run in server.runs() if run["app"] == "client-unbuildable"], "the failed run was ended"
 
 
