@@ -191,3 +191,21 @@ export function printGoals(goals: readonly Goal[]): void {
 export function unsettledRange([min, max]: readonly [number, number]): string {
   return `${min.toFixed(2)}…${max.toFixed(2)}`;
 }
+
+/** This build's svc against BENCH_BEFORE's, on both answers: ratios of the same rounds, with their range. */
+export function printBeforeAfter(measurement: Measurement, names: readonly string[], before: string): void {
+  console.log(`\nThis build's svc ÷ the svc of ${before} (svc-before), per round:\n`);
+  console.log('| answer | gateway CPU per request, c=64 | req/s, c=64 | p99, c=16 |');
+  console.log('|---|---|---|---|');
+  for (const [after, was, answer] of [
+    ['svc', 'svc-before', 'with Content-Length'],
+    ['svc-chunked', 'svc-before-chunked', 'chunked'],
+  ] as const) {
+    if (!names.includes(after) || !names.includes(was)) continue;
+    const ratio = (connections: number, pick: Pick) => {
+      const values = ratios(measurement, after, was, connections, pick);
+      return `${median(values).toFixed(2)} (${range(values, 2)})${disagreement(values) > DISAGREE ? ' ⚠' : ''}`;
+    };
+    console.log(`| ${answer} | ${ratio(64, cpu)} | ${ratio(64, rps)} | ${ratio(16, p99)} |`);
+  }
+}

@@ -23,7 +23,8 @@
  * (bench/lifecycle.ts), the goals, bench/results/latest.json and .png.
  *
  * BENCH_DURATION_MS, BENCH_ROUNDS; BENCH_ONLY=svc,nginx,… runs some paths
- * (and the checks named: admission, lifecycle) only.
+ * (and the checks named: admission, lifecycle) only; BENCH_BEFORE=<another
+ * checkout, built> runs its `svc server` beside this one's (svc-before).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,7 +50,7 @@ import {
 import { chartSvg, renderPng } from './chart.js';
 import type { BurstResult, OverloadResult } from './clients.js';
 import { pidsCpu, processCpu, treeCpu } from './cpu.js';
-import { evaluateGoals, printGoals, unsettledRange } from './goals.js';
+import { evaluateGoals, printBeforeAfter, printGoals, unsettledRange } from './goals.js';
 import { measure, type Path } from './measure.js';
 import {
   freePort,
@@ -159,6 +160,10 @@ try {
   // The gateways measured are `svc server`s of their own; this process's platform serves the admission and lifecycle checks.
   const svc = keep(await startSvcServer(path.join(scratch, 'svc-raw'), 'raw_asgi.py'));
   const svcJson = keep(await startSvcServer(path.join(scratch, 'svc-json'), 'hello.py'));
+  // Another build's svc server beside this one's (BENCH_BEFORE=<checkout with dist/ built>): before and after in one run.
+  const before = process.env.BENCH_BEFORE
+    ? keep(await startSvcServer(path.join(scratch, 'svc-before'), 'raw_asgi.py', path.join(process.env.BENCH_BEFORE, 'dist', 'cli', 'index.js')))
+    : null;
   const json = await deploy(platform, 'hello.py');
   const t0 = performance.now();
   const redeployed = await platform.deployments.deploy(json.request); // replaces it: containers start from scratch
@@ -253,6 +258,20 @@ try {
         ]
       : []),
   ];
+  if (before) {
+    for (const [name, target] of [
+      ['svc-before', ''],
+      ['svc-before-chunked', '/chunked'],
+    ] as const) {
+      paths.push({
+        name,
+        url: `${before.hello.url}${target}`,
+        headers: { authorization: `Bearer ${before.token}` },
+        proxyCpu: processCpu(before.pid),
+        appCpu: pidsCpu(before.hello.pids),
+      });
+    }
+  }
   for (const peer of [
     { name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' },
     { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' },
@@ -285,7 +304,8 @@ try {
   }
   // Each path measured brings its direct path, the denominator of its ratios.
   const bases = new Set(paths.filter((p) => wanted(p.name)).map((p) => directOf(p.name)));
-  const measured = paths.filter((p) => wanted(p.name) || bases.has(p.name));
+  // BENCH_BEFORE's svc goes with this build's: svc-before with svc, svc-before-chunked with svc-chunked.
+  const measured = paths.filter((p) => wanted(p.name) || bases.has(p.name) || wanted(p.name.replace('-before', '')));
   for (const { name, url, headers } of measured) {
     const code = await status(url, { headers });
     if (code !== 200) throw new Error(`${name} (${url}) answered ${code} before the bench`);
@@ -331,6 +351,12 @@ try {
     LOADS,
   );
   printTables(cells, LOADS);
+  if (before)
+    printBeforeAfter(
+      measurement,
+      measured.map((p) => p.name),
+      process.env.BENCH_BEFORE!,
+    );
   for (const line of skipped) console.log(line);
   printJsonOverhead(cells);
 

@@ -32,9 +32,12 @@ export interface SvcServer extends Served {
   readonly hello: BenchWorkload;
 }
 
-/** `svc server --port 0 --data-dir <dir>` until it prints its URL; then `svc deploy bench/apps/<app>`. */
-export async function startSvcServer(dataDir: string, app: string): Promise<SvcServer> {
-  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--data-dir', dataDir], {
+/**
+ * `svc server --port 0 --data-dir <dir>` until it prints its URL; then `svc deploy bench/apps/<app>`.
+ * `cli`: another build's CLI (`<checkout>/dist/cli/index.js`, BENCH_BEFORE), for before and after in one run.
+ */
+export async function startSvcServer(dataDir: string, app: string, cli = CLI): Promise<SvcServer> {
+  const child = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -55,7 +58,7 @@ export async function startSvcServer(dataDir: string, app: string): Promise<SvcS
     const url = await listening;
     const token = readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
     const env = { ...process.env, SVC_SERVER: url, SVC_TOKEN: token, NO_COLOR: '1' };
-    const { stdout } = await run(process.execPath, [CLI, 'deploy', path.join(packageRoot, 'bench', 'apps', app)], {
+    const { stdout } = await run(process.execPath, [cli, 'deploy', path.join(packageRoot, 'bench', 'apps', app)], {
       env,
       maxBuffer: 1 << 20,
     });

@@ -22,6 +22,8 @@ export const PATHS = {
   'svc-chunked': '`svc server` + svc runtime, the answer without Content-Length (chunked)',
   'floor-runtime-chunked': 'the floor proxy (collects the answer: one write) → the svc runtime, chunked',
   'floor-runtime-stream-chunked': 'the floor proxy streaming (head at once, pieces as they come) → the svc runtime, chunked',
+  'svc-before': '`svc server` of the build in BENCH_BEFORE, the same app (opt-in)',
+  'svc-before-chunked': 'the same, the answer without Content-Length (chunked)',
 } as const;
 export type PathName = keyof typeof PATHS;
 
