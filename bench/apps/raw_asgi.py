@@ -4,12 +4,17 @@ The same callable is served three ways in one run: by a bare uvicorn (directly a
 haproxy and the Go peers), by the svc runtime behind nginx, and deployed on svc (``app.asgi``,
 one worker, 256 concurrent requests) behind the gateway. What differs between the figures is
 then only what sits in front of it.
+
+``/chunked`` answers the same body without a Content-Length: the server sends it chunked, which is
+how every streamed answer (SSE, a StreamingResponse, most raw ASGI apps) reaches the gateway.
 """
 
 import svc
 
 BODY = b'{"ok":true}'
 HEADERS = [(b"content-type", b"application/json"), (b"content-length", str(len(BODY)).encode())]
+# Without a Content-Length the server sends the body chunked, as any streamed answer (SSE, uvicorn's StreamingResponse).
+CHUNKED_HEADERS = [(b"content-type", b"application/json")]
 
 
 async def hello(scope, receive, send):
@@ -21,7 +26,8 @@ async def hello(scope, receive, send):
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-    await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+    headers = CHUNKED_HEADERS if scope["path"].endswith("/chunked") else HEADERS
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": BODY})
 
 

@@ -57,11 +57,15 @@ export function processTree(root: number): number[] {
  * proxies measured fork their workers at start, not per request).
  */
 export function treeCpu(roots: readonly number[]): () => number {
-  const pids = roots.flatMap(processTree);
+  return pidsCpu(roots.flatMap(processTree));
+}
+
+/** A probe of the CPU (µs) used so far by exactly these processes. */
+export function pidsCpu(pids: readonly number[]): () => number {
   return () => pids.reduce((sum, pid) => sum + (stat(pid)?.cpuUs ?? 0), 0);
 }
 
-/** A probe of one process's own CPU (µs), without its children's: the svc gateway's, whose containers are its children. */
+/** A probe of one process's own CPU (µs), without its children's: svc server's (its gateway's), whose containers are its children. */
 export function processCpu(pid: number): () => number {
   return () => stat(pid)?.cpuUs ?? 0;
 }

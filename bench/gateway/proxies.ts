@@ -2,8 +2,9 @@
  * The servers and proxies `npm run bench` puts in front of the same raw ASGI
  * app: bare uvicorn (TCP and Unix socket), nginx and haproxy from Debian, the
  * Node floor proxy, and, when their binaries are there, Knative's
- * queue-proxy and OpenFaaS's of-watchdog. Each runs as a child process (so
- * that its CPU is its own, read from /proc) and is stopped by `close()`.
+ * queue-proxy and OpenFaaS's of-watchdog (svc itself: svc-server.ts). Each
+ * runs as a child process (so that its CPU is its own, read from /proc) and
+ * is stopped by `close()`.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SvcChild } from './svc-child.js';
+import type { FloorMode } from '../floor-proxy.js';
 
 export interface Served {
   /** Its root process: the tree below it is what its CPU figure sums. */
@@ -232,16 +233,10 @@ async function nodeChild(script: string, args: readonly string[], what: string):
   return { ...served(child), line };
 }
 
-/** bench/floor-proxy.ts in its own process; it prints its URL. */
-export async function startFloorChild(socketPath: string, connections: number): Promise<Served & { url: string }> {
-  const { line, ...rest } = await nodeChild('floor-child.js', [socketPath, String(connections)], 'the floor proxy');
+/** bench/floor-proxy.ts in its own process (`mode`: see FloorMode); it prints its URL. */
+export async function startFloorChild(socketPath: string, connections: number, mode: FloorMode): Promise<Served & { url: string }> {
+  const { line, ...rest } = await nodeChild('floor-child.js', [socketPath, String(connections), mode], 'the floor proxy');
   return { ...rest, url: line };
-}
-
-/** svc's platform in its own process, `app` (a file of bench/apps) deployed (svc-child.ts). */
-export async function startSvcChild(dataDir: string, app: string): Promise<Served & SvcChild> {
-  const { line, ...rest } = await nodeChild('svc-child.js', [dataDir, app], `svc with ${app} (bench/gateway/svc-child.ts)`);
-  return { ...rest, ...(JSON.parse(line) as SvcChild) };
 }
 
 /** A Go peer's binary: the env variable's path, else the name on PATH, else null. */

@@ -1,25 +1,30 @@
 /**
- * `npm run bench`: issue 21's table, measured as ratios in one run on this
- * machine (see docs/benchmarks.md). The same raw ASGI app
+ * `npm run bench`: issues 21's and 30's tables, measured as ratios in one
+ * run on this machine (see docs/benchmarks.md). The same raw ASGI app
  * (bench/apps/raw_asgi.py) is reached:
  *
  * - direct: a bare uvicorn on TCP;
  * - through nginx, haproxy and the Node floor proxy, to a second bare
  *   uvicorn on a Unix socket;
- * - through svc: the app deployed on the embedded platform, in its own
- *   process (svc-child.ts), called with a token (the gateway and the svc
- *   runtime); and the svc runtime alone, behind nginx;
+ * - through svc as a user runs it: `svc server` and `svc deploy` (the
+ *   CLI, svc-server.ts), called with the owner token (the gateway and the
+ *   svc runtime); the svc runtime alone, behind nginx; and behind the floor
+ *   proxy (what the gateway's own cost is judged against);
  * - through Knative's queue-proxy and OpenFaaS's of-watchdog (opt-in: when
  *   their binaries are there) to the direct uvicorn;
  *
- * and a JSON endpoint (bench/apps/hello.py) through the gateway and behind
- * nginx. wrk at 1, 16 and 64 connections, rotated rounds; the CPU each proxy
- * spends per request. Then the admission checks on `busy` (429 precision,
- * goodput under overload), cold start, `svc deploy` and `.remote()`
+ * the same answer without a Content-Length (`/chunked`: sent chunked, as
+ * streamed answers are) directly, through svc, and through the floor in
+ * front of the svc runtime (collecting it, and streaming it); and a JSON
+ * endpoint (bench/apps/hello.py) through the gateway and behind nginx. wrk
+ * at 1, 16 and 64 connections, rotated rounds; the CPU each proxy spends
+ * per request. Then the admission checks on `busy` (429 precision, goodput
+ * under overload), cold start, `svc deploy` and `.remote()`
  * (bench/lifecycle.ts), the goals, bench/results/latest.json and .png.
  *
  * BENCH_DURATION_MS, BENCH_ROUNDS; BENCH_ONLY=svc,nginx,… runs some paths
- * (and the checks named: admission, lifecycle) only.
+ * (and the checks named: admission, lifecycle) only; BENCH_BEFORE=<another
+ * checkout, built> runs its `svc server` beside this one's (svc-before).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -44,8 +49,8 @@ import {
 } from '../lifecycle.js';
 import { chartSvg, renderPng } from './chart.js';
 import type { BurstResult, OverloadResult } from './clients.js';
-import { processCpu, treeCpu } from './cpu.js';
-import { evaluateGoals, printGoals } from './goals.js';
+import { pidsCpu, processCpu, treeCpu } from './cpu.js';
+import { evaluateGoals, printBeforeAfter, printGoals, unsettledRange } from './goals.js';
 import { measure, type Path } from './measure.js';
 import {
   freePort,
@@ -55,14 +60,14 @@ import {
   startNginx,
   startOfWatchdog,
   startQueueProxy,
-  startSvcChild,
   startUvicorn,
   status,
   type PythonEnv,
   type Served,
 } from './proxies.js';
 import { commit, describe, machine, resultsDir, writeResults } from './results.js';
-import { cell, cellsOf, chartPanels, printTables, PATHS, type Cell, type PathName } from './table.js';
+import { startSvcServer } from './svc-server.js';
+import { cell, cellsOf, chartPanels, directOf, printTables, PATHS, type Cell, type PathName } from './table.js';
 import { nodeGenerator, wrk, wrkAvailable, type Generator } from './wrk.js';
 
 const run = promisify(execFile);
@@ -152,9 +157,13 @@ try {
   closers.push(() => platform.close());
   const token = platform.ownerToken.secret;
 
-  // The gateways measured run in their own processes; this one's platform serves the admission and lifecycle checks.
-  const svc = keep(await startSvcChild(path.join(scratch, 'svc-raw'), 'raw_asgi.py'));
-  const svcJson = keep(await startSvcChild(path.join(scratch, 'svc-json'), 'hello.py'));
+  // The gateways measured are `svc server`s of their own; this process's platform serves the admission and lifecycle checks.
+  const svc = keep(await startSvcServer(path.join(scratch, 'svc-raw'), 'raw_asgi.py'));
+  const svcJson = keep(await startSvcServer(path.join(scratch, 'svc-json'), 'hello.py'));
+  // Another build's svc server beside this one's (BENCH_BEFORE=<checkout with dist/ built>): before and after in one run.
+  const before = process.env.BENCH_BEFORE
+    ? keep(await startSvcServer(path.join(scratch, 'svc-before'), 'raw_asgi.py', path.join(process.env.BENCH_BEFORE, 'dist', 'cli', 'index.js')))
+    : null;
   const json = await deploy(platform, 'hello.py');
   const t0 = performance.now();
   const redeployed = await platform.deployments.deploy(json.request); // replaces it: containers start from scratch
@@ -190,7 +199,10 @@ try {
     ]),
   );
   const haproxy = keep(await startHaproxy(path.join(scratch, 'haproxy'), { port: haproxyPort, socketPath: uds }));
-  const floor = keep(await startFloorChild(uds, 256));
+  const floor = keep(await startFloorChild(uds, 256, 'collect'));
+  // The floor in front of the svc runtime svc's gateway sends to, collecting answers and streaming them.
+  const runtimeFloor = keep(await startFloorChild(svc.hello.socketPath, 256, 'collect'));
+  const streamingFloor = wanted('floor-runtime-stream-chunked') ? keep(await startFloorChild(svc.hello.socketPath, 256, 'stream')) : null;
 
   const peers: Record<string, { binary: string; versionEnv: string }> = {};
   const skipped: string[] = [];
@@ -204,22 +216,62 @@ try {
       url: svc.hello.url,
       headers: { authorization: `Bearer ${svc.token}` },
       proxyCpu: processCpu(svc.pid),
-      appCpu: treeCpu(svc.hello.pids),
+      appCpu: pidsCpu(svc.hello.pids),
     },
     {
       name: 'svc-runtime-nginx',
       url: `http://127.0.0.1:${runtimeNginxPort}/`,
       proxyCpu: treeCpu([nginx.pid]),
-      appCpu: treeCpu(svc.hello.pids),
+      appCpu: pidsCpu(svc.hello.pids),
     },
-    { name: 'svc-json', url: `${svcJson.hello.url}?name=bench`, proxyCpu: processCpu(svcJson.pid), appCpu: treeCpu(svcJson.hello.pids) },
+    { name: 'svc-json', url: `${svcJson.hello.url}?name=bench`, proxyCpu: processCpu(svcJson.pid), appCpu: pidsCpu(svcJson.hello.pids) },
     {
       name: 'svc-json-nginx',
       url: `http://127.0.0.1:${jsonNginxPort}/hello?name=bench`,
       proxyCpu: treeCpu([nginx.pid]),
-      appCpu: treeCpu(svcJson.hello.pids),
+      appCpu: pidsCpu(svcJson.hello.pids),
     },
+    { name: 'floor-runtime', url: `${runtimeFloor.url}/`, proxyCpu: treeCpu([runtimeFloor.pid]), appCpu: pidsCpu(svc.hello.pids) },
+    // The same answer without a Content-Length: raw_asgi.py's /chunked.
+    { name: 'direct-chunked', url: `http://127.0.0.1:${directPort}/chunked`, proxyCpu: () => 0, appCpu: directCpu },
+    {
+      name: 'svc-chunked',
+      url: `${svc.hello.url}/chunked`,
+      headers: { authorization: `Bearer ${svc.token}` },
+      proxyCpu: processCpu(svc.pid),
+      appCpu: pidsCpu(svc.hello.pids),
+    },
+    {
+      name: 'floor-runtime-chunked',
+      url: `${runtimeFloor.url}/chunked`,
+      proxyCpu: treeCpu([runtimeFloor.pid]),
+      appCpu: pidsCpu(svc.hello.pids),
+    },
+    ...(streamingFloor
+      ? [
+          {
+            name: 'floor-runtime-stream-chunked' as const,
+            url: `${streamingFloor.url}/chunked`,
+            proxyCpu: treeCpu([streamingFloor.pid]),
+            appCpu: pidsCpu(svc.hello.pids),
+          },
+        ]
+      : []),
   ];
+  if (before) {
+    for (const [name, target] of [
+      ['svc-before', ''],
+      ['svc-before-chunked', '/chunked'],
+    ] as const) {
+      paths.push({
+        name,
+        url: `${before.hello.url}${target}`,
+        headers: { authorization: `Bearer ${before.token}` },
+        proxyCpu: processCpu(before.pid),
+        appCpu: pidsCpu(before.hello.pids),
+      });
+    }
+  }
   for (const peer of [
     { name: 'queue-proxy', env: 'QUEUE_PROXY_BIN' },
     { name: 'of-watchdog', env: 'OF_WATCHDOG_BIN' },
@@ -250,7 +302,10 @@ try {
       skipped.push(`${peer.name}: skipped (${(error as Error).message})`);
     }
   }
-  const measured = paths.filter((p) => wanted(p.name) || p.name === 'direct');
+  // Each path measured brings its direct path, the denominator of its ratios.
+  const bases = new Set(paths.filter((p) => wanted(p.name)).map((p) => directOf(p.name)));
+  // BENCH_BEFORE's svc goes with this build's: svc-before with svc, svc-before-chunked with svc-chunked.
+  const measured = paths.filter((p) => wanted(p.name) || bases.has(p.name) || wanted(p.name.replace('-before', '')));
   for (const { name, url, headers } of measured) {
     const code = await status(url, { headers });
     if (code !== 200) throw new Error(`${name} (${url}) answered ${code} before the bench`);
@@ -288,7 +343,7 @@ try {
     `${info.nginx ?? 'nginx ?'}, ${info.haproxy ?? 'haproxy ?'}, uvicorn ${info.uvicorn ?? '?'}, ${generator.name === 'wrk' ? (info.wrk ?? 'wrk') : generator.name} (1 thread, keep-alive); ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs} ms per path and load, order rotated each round`,
   );
   console.log(
-    'GET / of bench/apps/raw_asgi.py ({"ok":true}); cells: medians over the rounds; ratios: median of the per-round ratios (min–max)\n',
+    'GET / of bench/apps/raw_asgi.py ({"ok":true}, with a Content-Length; *-chunked paths: GET /chunked, the same body sent chunked); cells: medians over the rounds; ratios: median of the per-round ratios (min–max)\n',
   );
   const cells = cellsOf(
     measurement,
@@ -296,6 +351,12 @@ try {
     LOADS,
   );
   printTables(cells, LOADS);
+  if (before)
+    printBeforeAfter(
+      measurement,
+      measured.map((p) => p.name),
+      process.env.BENCH_BEFORE!,
+    );
   for (const line of skipped) console.log(line);
   printJsonOverhead(cells);
 
@@ -345,10 +406,13 @@ try {
   const subtitle = `${info.cores} cores (${info.cpu}), Node ${info.node}, ${info.python ?? ''}, uvicorn ${info.uvicorn ?? '?'}, ${info.nginx ?? ''}, ${info.haproxy ?? ''}; ${rounds} round${rounds === 1 ? '' : 's'} of ${durationMs / 1000} s`;
   const png = path.join(resultsDir, `${name}.png`);
   const judged = goals
-    .filter((goal) => goal.met !== null)
-    .map((goal) => `${goal.met ? '✓' : '✗'} ${goal.name}: ${goal.value} (goal ${goal.goal})`);
+    .filter((goal) => goal.value !== null)
+    .map(
+      (goal) =>
+        `${goal.met === null ? '?' : goal.met ? '✓' : '✗'} ${goal.name}: ${goal.unsettled ? `${unsettledRange(goal.unsettled)} (rounds disagree)` : goal.value} (goal ${goal.goal})`,
+    );
   const rendered = await renderPng(
-    chartSvg(title, subtitle, chartPanels(cells), judged.length ? ['Goals (issue 21):', ...judged] : []),
+    chartSvg(title, subtitle, chartPanels(cells), judged.length ? ['Goals (issues 21 and 30):', ...judged] : []),
     png,
   );
   console.log(

@@ -11,17 +11,40 @@ export const PATHS = {
   nginx: 'nginx, 1 worker → bare uvicorn on a Unix socket',
   haproxy: 'haproxy, 1 thread → the same uvicorn',
   floor: 'Node floor proxy (node:http + undici) → the same uvicorn',
-  svc: 'svc gateway + svc runtime (token auth, admission)',
+  svc: '`svc server` (gateway: token auth, admission, metrics) + svc runtime',
   'svc-runtime-nginx': "nginx → the svc runtime (the deployed worker's socket)",
   'svc-json': 'JSON endpoint (hello.py) through the svc gateway',
   'svc-json-nginx': "JSON endpoint (hello.py): nginx → its worker's socket",
   'queue-proxy': 'Knative queue-proxy → the direct uvicorn',
   'of-watchdog': 'OpenFaaS of-watchdog (HTTP mode) → the direct uvicorn',
+  'floor-runtime': "the floor proxy → the svc runtime (the deployed worker's socket, as `svc`)",
+  'direct-chunked': 'bare uvicorn, the answer without Content-Length (chunked)',
+  'svc-chunked': '`svc server` + svc runtime, the answer without Content-Length (chunked)',
+  'floor-runtime-chunked': 'the floor proxy (collects the answer: one write) → the svc runtime, chunked',
+  'floor-runtime-stream-chunked': 'the floor proxy streaming (head at once, pieces as they come) → the svc runtime, chunked',
+  'svc-before': '`svc server` of the build in BENCH_BEFORE, the same app (opt-in)',
+  'svc-before-chunked': 'the same, the answer without Content-Length (chunked)',
 } as const;
 export type PathName = keyof typeof PATHS;
 
 /** Paths without a proxy of their own to charge CPU to. */
-const NO_PROXY = new Set<string>(['direct']);
+const NO_PROXY = new Set<string>(['direct', 'direct-chunked']);
+
+/** Answers without a Content-Length (`/chunked` of raw_asgi.py): their own direct path is their ratios' denominator. */
+export const isChunked = (name: string): boolean => name.endsWith('-chunked');
+
+/** The direct path a path's ratios are taken to: the same answer, reached without a proxy. */
+export const directOf = (name: string): string => (isChunked(name) ? 'direct-chunked' : 'direct');
+
+/** Rounds whose largest figure is more than this much above their smallest disagree: the table shows their range, not one number. */
+export const DISAGREE = 0.3;
+
+/** How far apart a figure's rounds are (max ÷ min − 1); 0 for one round. */
+export function disagreement(values: readonly number[]): number {
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  return min > 0 ? max / min - 1 : 0;
+}
 
 export interface Spread {
   readonly median: number;
@@ -55,17 +78,18 @@ export function cellsOf(measurement: Measurement, names: readonly string[], load
   return loads.flatMap((connections) =>
     names.map((name) => {
       const pick = (f: (figures: Figures) => number) => series(measurement, name, connections, f);
-      const direct = series(measurement, 'direct', connections, (f) => f.p50us);
+      const base = directOf(name);
+      const direct = series(measurement, base, connections, (f) => f.p50us);
       const appCpu = median(pick((f) => f.appCpuUsPerRequest));
       return {
         path: name,
         connections,
         rps: Math.round(median(pick((f) => f.rps))),
-        rpsVsDirect: spreadOf(ratios(measurement, name, 'direct', connections, (f) => f.rps)),
+        rpsVsDirect: spreadOf(ratios(measurement, name, base, connections, (f) => f.rps)),
         p50us: median(pick((f) => f.p50us)),
         addedP50us: spreadOf(pick((f) => f.p50us).map((value, index) => value - direct[index]!)),
         p99us: median(pick((f) => f.p99us)),
-        p99VsDirect: spreadOf(ratios(measurement, name, 'direct', connections, (f) => f.p99us)),
+        p99VsDirect: spreadOf(ratios(measurement, name, base, connections, (f) => f.p99us)),
         errors: pick((f) => f.errors).reduce((sum, n) => sum + n, 0),
         proxyCpuUsPerRequest: NO_PROXY.has(name) ? null : median(pick((f) => f.cpuUsPerRequest)),
         appCpuUsPerRequest: Number.isNaN(appCpu) ? null : appCpu,
@@ -75,14 +99,34 @@ export function cellsOf(measurement: Measurement, names: readonly string[], load
   );
 }
 
+/**
+ * A figure over the rounds: the median with the rounds' min…max, or, when
+ * the rounds disagree by more than DISAGREE, their range alone, marked ⚠
+ * (one number would claim more than the run measured). `sign`: a difference
+ * (added p50), printed with its sign and never judged for disagreement.
+ */
 export function formatSpread(spread: Spread, digits: number, sign = false): string {
   const text = (value: number) => `${sign && value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
   if (spread.min === spread.max) return text(spread.median);
+  if (!sign && disagreement([spread.min, spread.max]) > DISAGREE) return `${text(spread.min)}…${text(spread.max)} ⚠`;
   return `${text(spread.median)} (${text(spread.min)}…${text(spread.max)})`;
 }
 
+/** One figure of a cell over its rounds: the median, or the range marked ⚠ when the rounds disagree (see formatSpread). */
+function figure(c: Cell, pick: (figures: Figures) => number, format: (value: number) => string): string {
+  const values = c.rounds.map(pick);
+  if (values.some(Number.isNaN)) return '–';
+  if (disagreement(values) > DISAGREE) return `${format(Math.min(...values))}…${format(Math.max(...values))} ⚠`;
+  return format(median(values));
+}
+
 const k = (rps: number) => `${(rps / 1000).toFixed(1)}k`;
-const us = (value: number | null) => (value === null ? '–' : value.toFixed(1));
+const fixed = (digits: number) => (value: number) => value.toFixed(digits);
+const rps = (f: Figures) => f.rps;
+const proxyCpu = (f: Figures) => f.cpuUsPerRequest;
+const appCpu = (f: Figures) => f.appCpuUsPerRequest;
+const cpuOf = (c: Cell | undefined, pick: (figures: Figures) => number, known: boolean) =>
+  c === undefined || !known ? '–' : figure(c, pick, fixed(1));
 
 export function cell(cells: readonly Cell[], path: string, connections: number): Cell | undefined {
   return cells.find((c) => c.path === path && c.connections === connections);
@@ -97,9 +141,11 @@ export function printTables(cells: readonly Cell[], loads: readonly number[]): v
   for (const name of names) {
     const [c1, c16, c64] = [cell(cells, name, 1), cell(cells, name, 16), cell(cells, name, 64)];
     const label = PATHS[name as PathName] ?? name;
-    const added = name === 'direct' || !c1 ? '—' : `${formatSpread(c1.addedP50us, 0, true)} µs`;
+    const added = name === directOf(name) || !c1 ? '—' : `${formatSpread(c1.addedP50us, 0, true)} µs`;
+    const proxy = cpuOf(c64, proxyCpu, c64?.proxyCpuUsPerRequest != null);
+    const app = cpuOf(c64, appCpu, c64?.appCpuUsPerRequest != null);
     console.log(
-      `| ${name}: ${label} | ${c64 ? k(c64.rps) : '–'} | ${c64 ? formatSpread(c64.rpsVsDirect, 2) : '–'} | ${added} | ${c16 ? formatSpread(c16.p99VsDirect, 2) : '–'} | ${us(c64?.proxyCpuUsPerRequest ?? null)} | ${us(c64?.appCpuUsPerRequest ?? null)} |`,
+      `| ${name}: ${label} | ${c64 ? figure(c64, rps, k) : '–'} | ${c64 ? formatSpread(c64.rpsVsDirect, 2) : '–'} | ${added} | ${c16 ? formatSpread(c16.p99VsDirect, 2) : '–'} | ${proxy} | ${app} |`,
     );
   }
   console.log('\nEvery figure, per load:\n');
@@ -109,12 +155,15 @@ export function printTables(cells: readonly Cell[], loads: readonly number[]): v
     for (const name of names) {
       const c = cell(cells, name, connections)!;
       console.log(
-        `| c=${connections} | ${name} | ${c.rps} | ${formatSpread(c.rpsVsDirect, 2)} | ${c.p50us.toFixed(0)} | ${c.p99us.toFixed(0)} | ${c.errors} | ${us(c.proxyCpuUsPerRequest)} | ${us(c.appCpuUsPerRequest)} |`,
+        `| c=${connections} | ${name} | ${figure(c, rps, fixed(0))} | ${formatSpread(c.rpsVsDirect, 2)} | ${figure(c, (f) => f.p50us, fixed(0))} | ${figure(c, (f) => f.p99us, fixed(0))} | ${c.errors} | ${cpuOf(c, proxyCpu, c.proxyCpuUsPerRequest !== null)} | ${cpuOf(c, appCpu, c.appCpuUsPerRequest !== null)} |`,
       );
     }
   }
   console.log(
-    "\nproxy CPU: the proxy's processes (/proc: user + system; for svc the platform's own process, its containers apart (bench/gateway/svc-child.ts)) over the run ÷ requests answered; app CPU: the same for the app's server (uvicorn, or the svc container).",
+    "\nproxy CPU: the proxy's processes (/proc: user + system; for svc the `svc server` process alone, its containers apart (bench/gateway/svc-server.ts)) over the run ÷ requests answered; app CPU: the same for the app's server (uvicorn, or the svc container). Chunked paths' ratios are to direct-chunked.",
+  );
+  console.log(
+    `⚠: the rounds disagree by more than ${DISAGREE * 100}% (largest ÷ smallest − 1): their range stands in for one number; rerun on a quieter machine or with more rounds (BENCH_ROUNDS).`,
   );
 }
 

@@ -6,13 +6,17 @@ export function createEmbeddedRegistry(): ServiceRegistry {
   const serviceOf = new Map<string, string>();
   const listeners = new Set<RegistryListener>();
   const empty: readonly Instance[] = Object.freeze([]);
+  /** Each service's list as of its last change: read on every gateway request, made once per change. */
+  const snapshots = new Map<string, readonly Instance[]>();
 
   function snapshot(service: string): readonly Instance[] {
-    const entries = byService.get(service);
-    return entries ? Object.freeze([...entries.values()]) : empty;
+    return snapshots.get(service) ?? empty;
   }
 
   function publish(service: string): void {
+    const entries = byService.get(service);
+    if (entries) snapshots.set(service, Object.freeze([...entries.values()]));
+    else snapshots.delete(service);
     const current = snapshot(service);
     for (const listener of listeners) listener(service, current);
   }
@@ -51,6 +55,7 @@ export function createEmbeddedRegistry(): ServiceRegistry {
       listeners.clear();
       byService.clear();
       serviceOf.clear();
+      snapshots.clear();
     },
   };
 }

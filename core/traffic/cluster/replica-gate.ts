@@ -63,8 +63,10 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
   const { routes, forward } = options;
   return {
     request(req, res) {
-      const path = pathOf(req.url);
       const role = options.role();
+      // A leader serves everything but its readiness itself: the common request costs no parse of its URL here.
+      if ((role === 'ready' || role === 'starting') && !req.url?.startsWith(READY_PATH)) return false;
+      const path = pathOf(req.url);
       if (path === READY_PATH) {
         const outages = options.outages?.() ?? {};
         const body = JSON.stringify({ status: role, routes: outages.consul === undefined ? 'current' : 'stale', outages });

@@ -306,7 +306,7 @@ export class Admission {
         use.inFlight--;
         use.lastActiveAt = Date.now();
         if (use.inFlight === 0) {
-          for (const resolve of use.idle.splice(0)) resolve();
+          if (use.idle.length > 0) for (const resolve of use.idle.splice(0)) resolve();
           const gone = use.forgotten || (!use.draining && !this.#registry.instances(chosen.service).some((i) => i.id === chosen.id));
           if (gone && this.#uses.get(chosen.id) === use) this.#uses.delete(chosen.id);
         }

@@ -7,6 +7,7 @@ import type { Slot } from './admission.js';
 import { CallDeadline, type CallLimit } from '../../model/call-timeout.js';
 import { connectionSignal } from './connection-signal.js';
 import { responseHead } from './forward-headers.js';
+import { forgetHead, holdHead, releaseHead } from './head-hold.js';
 import { respondError, type ErrorReporter } from './respond-error.js';
 import { upstreamError } from '../../model/upstream-error.js';
 
@@ -20,8 +21,10 @@ const SMALL_BODY = 64 * 1024;
  *
  * Small answers of known length are collected and sent with their head in one
  * write, so that a container dying halfway still gets a clean 502. Anything
- * else (chunked, SSE, large) streams: the head goes out at once, each chunk as
- * it arrives, with backpressure from the client's socket to the container's.
+ * else (chunked, SSE, large) streams: each chunk goes out as it arrives, with
+ * backpressure from the client's socket to the container's; the head of one
+ * of unknown length waits for its first piece, briefly (head-hold.ts), so
+ * that a short chunked answer still leaves in one write.
  *
  * The slot is released when the response is done or the connection is gone
  * (`close`, either way, or the connection's signal for a pipelined response
@@ -34,8 +37,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly #requestId: string;
   readonly #report: ErrorReporter;
   readonly #isHead: boolean;
-  /** Aborted when the client's connection closes: admission's queue wait listens to it. */
-  readonly #connection: AbortSignal;
+  /** Aborted when the client's connection closes: admission's queue wait listens to it (made when first asked for). */
+  #connection: AbortSignal | null = null;
   /** The response closed before it was finished: the client went away. */
   #clientGone = false;
   /** #onClose ran: the slot is back (it may run twice, see hold()). */
@@ -54,6 +57,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] | null = null;
   /** undici's resume of a paused container socket, for a streamed answer. */
   #resumeUpstream: (() => void) | null = null;
+  /** A streamed answer's head waits for its first piece (head-hold.ts). */
+  #headHeld = false;
   /** The workload's metrics, when svc keeps them; set once the request's workload is known. */
   #meter: WorkloadMeter | null = null;
   readonly #arrivedAt = performance.now();
@@ -65,7 +70,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.#requestId = requestId;
     this.#report = report;
     this.#isHead = req.method === 'HEAD';
-    this.#connection = connectionSignal(req.socket);
     res.on('close', this.#onClose);
   }
 
@@ -83,7 +87,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   /** Aborted once the client has gone away. */
   get signal(): AbortSignal {
-    return this.#connection;
+    return (this.#connection ??= connectionSignal(this.#req.socket));
   }
 
   /**
@@ -93,7 +97,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
    */
   hold(slot: Slot, crashCause?: (instance: Instance) => SvcError | undefined): void {
     this.#crashCause = crashCause;
-    if (this.#clientGone || this.#connection.aborted) {
+    if (this.#clientGone || this.#req.socket.destroyed) {
       slot.release();
       throw new SvcError('client_closed', 'the client went away before its request was sent on.');
     }
@@ -102,7 +106,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     // never emits its 'close' when the connection closes meanwhile, so the slot would never come back.
     if (this.#res.socket === null) {
       this.#watchesConnection = true;
-      this.#connection.addEventListener('abort', this.#onClose, { once: true });
+      this.signal.addEventListener('abort', this.#onClose, { once: true });
     }
   }
 
@@ -137,7 +141,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.#closed = true;
     this.#deadline?.clear();
     // The signal is shared by every request of the connection: leave no listener on it.
-    if (this.#watchesConnection) this.#connection.removeEventListener('abort', this.#onClose);
+    if (this.#watchesConnection) this.#connection!.removeEventListener('abort', this.#onClose);
     if (!this.#res.writableFinished) {
       this.#clientGone = true;
       this.#abortUpstream?.();
@@ -167,8 +171,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
     const res = this.#res;
     res.writeHead(statusCode, head.headers);
-    // A stream of unknown length (SSE, chunked) may be slow to start: the client gets the head now.
-    if (length < 0 && !this.#isHead && statusCode !== 204 && statusCode !== 304) res.flushHeaders();
+    // A stream of unknown length (SSE, chunked) may be slow to start: its head waits for its first piece only briefly.
+    if (length < 0 && !this.#isHead && statusCode !== 204 && statusCode !== 304) this.#headHeld = holdHead(res);
     this.#resumeUpstream = resume;
     return true;
   }
@@ -177,6 +181,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
     if (this.#chunks !== null) {
       this.#chunks.push(chunk);
       return true;
+    }
+    if (this.#headHeld) {
+      this.#headHeld = false;
+      releaseHead(this.#res);
     }
     if (this.#res.write(chunk)) return true;
     // The client reads slower than the container writes: pause the container's socket until it drains.
@@ -188,6 +196,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     const res = this.#res;
     const chunks = this.#chunks;
     if (chunks === null) {
+      if (this.#headHeld) forgetHead(res);
       res.end();
       return;
     }

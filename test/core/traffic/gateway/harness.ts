@@ -62,6 +62,8 @@ export interface Harness {
   readonly seen: http.IncomingMessage[];
   readonly registry: ServiceRegistry;
   readonly admission: Admission;
+  /** The gateway's HTTP server (its client connections). */
+  readonly server: http.Server;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     seen,
     registry,
     admission,
+    server,
     async close() {
       admission.close();
       await upstreams.close();

@@ -28,6 +28,26 @@ function send(
 /** Polls what the test cannot await directly on every turn of the event loop (no timing assumed, only progress). */
 const everyTurn = { intervalMs: 0 };
 
+/**
+ * Counts the writes the gateway makes to its clients' sockets: what Node
+ * hands the operating system (a socket's `_write` or `_writev`, one per
+ * flush of what was written to it, corked or not).
+ */
+function countWrites(server: http.Server): { readonly count: number } {
+  const counted = { count: 0 };
+  server.on('connection', (socket: net.Socket) => {
+    const writable = socket as net.Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+    for (const method of ['_write', '_writev'] as const) {
+      const original = writable[method];
+      writable[method] = (...args: unknown[]) => {
+        counted.count++;
+        original.apply(socket, args);
+      };
+    }
+  });
+  return counted;
+}
+
 /** A stand-in container that holds every request until the test lets it go. */
 function holdingContainer(): { handler: http.RequestListener; held: http.ServerResponse[] } {
   const held: http.ServerResponse[] = [];
@@ -223,6 +243,47 @@ describe('gateway: passing answers on', () => {
       response.on('end', () => resolve(text));
     });
     assert.equal(rest, 'data: 2\n\n');
+  });
+
+  it('sends a short answer in one write with its head, with or without a Content-Length, though the container wrote them apart', async () => {
+    harness = await startHarness({
+      container: (req, res) => {
+        res.writeHead(200, req.url!.endsWith('?chunked') ? { 'content-type': 'text/plain' } : { 'content-length': 5 });
+        res.flushHeaders();
+        res.end('hello');
+      },
+    });
+    const writes = countWrites(harness.server);
+    for (const target of ['/', '/?chunked']) {
+      const before = writes.count;
+      const answer = await send(`${harness.url}${PREFIX}${target}`);
+      assert.equal(answer.body, 'hello');
+      assert.equal(answer.headers['transfer-encoding'], target === '/' ? undefined : 'chunked');
+      assert.equal(writes.count - before, 1, target);
+    }
+  });
+
+  it('sends the head of a stream that is slow to start before its first piece', async () => {
+    const { handler, held } = holdingContainer();
+    harness = await startHarness({
+      container: (req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.flushHeaders();
+        handler(req, res);
+      },
+    });
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${harness!.url}${PREFIX}/`, resolve).on('error', reject),
+    );
+    assert.equal(response.headers['content-type'], 'text/event-stream');
+    assert.equal(held.length, 1, 'the container has not written a piece yet');
+    held[0]!.end('data: 1\n\n');
+    const text = await new Promise<string>((resolve) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve(body));
+    });
+    assert.equal(text, 'data: 1\n\n');
   });
 
   it('streams a large answer of known length, keeping its length', async () => {
