@@ -162,7 +162,13 @@ try {
   const svcJson = keep(await startSvcServer(path.join(scratch, 'svc-json'), 'hello.py'));
   // Another build's svc server beside this one's (BENCH_BEFORE=<checkout with dist/ built>): before and after in one run.
   const before = process.env.BENCH_BEFORE
-    ? keep(await startSvcServer(path.join(scratch, 'svc-before'), 'raw_asgi.py', path.join(process.env.BENCH_BEFORE, 'dist', 'cli', 'index.js')))
+    ? keep(
+        await startSvcServer(
+          path.join(scratch, 'svc-before'),
+          'raw_asgi.py',
+          path.join(process.env.BENCH_BEFORE, 'dist', 'cli', 'index.js'),
+        ),
+      )
     : null;
   const json = await deploy(platform, 'hello.py');
   const t0 = performance.now();
