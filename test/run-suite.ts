@@ -1,0 +1,27 @@
+/**
+ * `npm test`'s test step: the mocha pool (run-mocha.ts, unit and e2e) and the Python SDK's pytest
+ * (run-pytest.ts) at the same time. They share nothing but the machine, and the pool leaves about
+ * a quarter of two cores idle while its files wait on the processes they start; pytest fills it.
+ * Mocha prints as it goes; pytest's output follows once both are done. Fails if either does.
+ */
+import { spawn, type StdioOptions } from 'node:child_process';
+import path from 'node:path';
+import { packageRoot } from '../core/model/paths.js';
+
+function run(script: string, args: readonly string[], stdio: StdioOptions): Promise<{ code: number; output: string }> {
+  const child = spawn(process.execPath, [path.join(packageRoot, 'dist', 'test', script), ...args], { cwd: packageRoot, stdio });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+const [mocha, pytest] = await Promise.all([
+  run('run-mocha.js', ['unit', 'e2e'], 'inherit'),
+  run('run-pytest.js', [], ['ignore', 'pipe', 'pipe']),
+]);
+process.stdout.write(`\nsdk/python/tests (pytest, run alongside the mocha pool):\n${pytest.output}`);
+process.exit(mocha.code !== 0 ? mocha.code : pytest.code);
