@@ -11,8 +11,9 @@
  * their output follows the rest's. With arguments (a file, `-k`…), one
  * pytest runs them as given.
  */
-import { spawn, type StdioOptions } from 'node:child_process';
+import type { StdioOptions } from 'node:child_process';
 import { packageRoot } from '../core/model/paths.js';
+import { runChild } from './helpers/run-child.js';
 import { ensureTestPython } from './python/env.js';
 import { ensureRuntimeLayer } from './python/runtime-layer.js';
 
@@ -24,15 +25,8 @@ const image = await ensureRuntimeLayer(python);
 const env = { ...process.env, SVC_PYTHON: python, SVC_TEST_RUNTIME_PYTHON: image.pythonPath };
 
 /** Runs one pytest; resolves with its exit code and, when piped, what it printed. */
-function pytest(args: readonly string[], stdio: StdioOptions): Promise<{ code: number; output: string }> {
-  const child = spawn(python, ['-m', 'pytest', '-q', ...args], { cwd: packageRoot, stdio, env });
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
-  });
+function pytest(args: readonly string[], stdio: StdioOptions) {
+  return runChild(python, ['-m', 'pytest', '-q', ...args], { cwd: packageRoot, stdio, env });
 }
 
 const extra = process.argv.slice(2);

@@ -4,20 +4,13 @@
  * a quarter of two cores idle while its files wait on the processes they start; pytest fills it.
  * Mocha prints as it goes; pytest's output follows once both are done. Fails if either does.
  */
-import { spawn, type StdioOptions } from 'node:child_process';
+import type { StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import { packageRoot } from '../core/model/paths.js';
+import { runChild } from './helpers/run-child.js';
 
-function run(script: string, args: readonly string[], stdio: StdioOptions): Promise<{ code: number; output: string }> {
-  const child = spawn(process.execPath, [path.join(packageRoot, 'dist', 'test', script), ...args], { cwd: packageRoot, stdio });
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
-  });
-}
+const run = (script: string, args: readonly string[], stdio: StdioOptions) =>
+  runChild(process.execPath, [path.join(packageRoot, 'dist', 'test', script), ...args], { cwd: packageRoot, stdio });
 
 const [mocha, pytest] = await Promise.all([
   run('run-mocha.js', ['unit', 'e2e'], 'inherit'),

@@ -1,0 +1,23 @@
+import { spawn, type StdioOptions } from 'node:child_process';
+
+export interface ChildResult {
+  readonly code: number;
+  /** What it printed on the pipes it was given (nothing for an inherited stdio). */
+  readonly output: string;
+}
+
+/** Runs a test runner's child process to its end: its exit code (1 when killed by a signal) and its piped output. */
+export function runChild(
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly stdio: StdioOptions; readonly env?: NodeJS.ProcessEnv },
+): Promise<ChildResult> {
+  const child = spawn(command, args, { cwd: options.cwd, stdio: options.stdio, env: options.env ?? process.env });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
