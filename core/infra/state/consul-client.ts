@@ -14,6 +14,8 @@ import { agentOperation, timed, type CallObserver } from '../metrics/platform-me
 import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Consul from 'consul';
 
 export interface ConsulClientOptions {
@@ -32,6 +34,12 @@ export interface ConsulClientOptions {
    * within their share.
    */
   readonly maxSockets?: number;
+  /**
+   * How long a kept-alive connection may sit unused before svc closes it (default 2 s). It must be
+   * shorter than the agent's own idle time-out: a request sent on a connection the agent is closing
+   * at that moment fails with ECONNRESET.
+   */
+  readonly idleSocketMs?: number;
 }
 
 /** A KV entry as Consul lists it, with the value's bytes (Consul's `null` for an empty value is an empty buffer). */
@@ -124,11 +132,11 @@ export class ConsulClient {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#observe = options.observe;
     const token = options.token === undefined || options.token === '' ? undefined : { token: options.token };
-    // No socket timeout on the agent: it would cut blocking queries, which the calls' own timeouts bound.
-    const agent = new (this.#address.startsWith('https:') ? https.Agent : http.Agent)({
+    // No socket timeout while a call runs: it would cut blocking queries, which the calls' own timeouts bound.
+    const agent = idleClosingAgent(this.#address.startsWith('https:') ? https.Agent : http.Agent, {
       keepAlive: true,
       maxSockets: options.maxSockets ?? 32,
-    });
+    }, options.idleSocketMs ?? 2000);
     const settings = { baseUrl: `${this.#address}/v1`, defaults: token, agent };
     this.#consul = new Consul(settings as ConstructorParameters<typeof Consul>[0]) as unknown as ConsulPackage;
   }
@@ -268,7 +276,21 @@ export class ConsulClient {
     );
   }
 
+  /**
+   * A read that meets a kept-alive connection the agent closed as it went out is sent once more, on
+   * a new connection: a read asks nothing of Consul twice. Writes are never sent twice.
+   */
   async #call(call: string, options: ReadOptions, run: PackageCall, args: Record<string, unknown>): Promise<Answer> {
+    try {
+      return await this.#callOnce(call, options, run, args);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (!call.startsWith('GET ') || options.signal?.aborted || typeof code !== 'string' || !STALE_CONNECTION.has(code)) throw error;
+      return this.#callOnce(call, options, run, args);
+    }
+  }
+
+  async #callOnce(call: string, options: ReadOptions, run: PackageCall, args: Record<string, unknown>): Promise<Answer> {
     const { signal, block } = options;
     signal?.throwIfAborted();
     const ctx = Object.assign(new EventEmitter(), { includeResponse: true });
@@ -288,6 +310,26 @@ export class ConsulClient {
       signal?.removeEventListener('abort', cancel);
     }
   }
+}
+
+/** Errors of a kept-alive connection closed by the agent as the request went out. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * An agent whose unused kept-alive connections close after `idleMs`. Node keeps them for ever
+ * by default; a call's own `setTimeout` replaces this one while the connection is in use.
+ */
+function idleClosingAgent(Base: typeof http.Agent, options: http.AgentOptions, idleMs: number): http.Agent {
+  class IdleClosingAgent extends Base {
+    // Node's agent keeps the socket only when this returns true, though its typings say void.
+    override keepSocketAlive(socket: Duplex): void {
+      const kept: unknown = super.keepSocketAlive(socket);
+      // Node's agent destroys a free socket whose time-out fires.
+      if (kept === true) (socket as Socket).setTimeout(idleMs);
+      return kept as void;
+    }
+  }
+  return new IdleClosingAgent(options);
 }
 
 /** The options whose value is set: the package sends a present key even when its value is undefined (`?cas=`). */

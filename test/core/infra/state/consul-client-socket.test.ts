@@ -7,6 +7,7 @@
  * (test/cluster/consul-client.test.ts checks the answers of a real agent.)
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import net from 'node:net';
 import { ConsulClient } from '../../../../core/infra/state/consul-client.js';
 import { until } from '../../../helpers/until.js';
@@ -67,5 +68,67 @@ describe('ConsulClient connections (a server that never answers)', function () {
     assert.equal(accepted, 2);
     controller.abort();
     await Promise.all(reads);
+  });
+});
+
+describe('ConsulClient kept-alive connections (a server that answers)', function () {
+  this.timeout(30_000);
+  let server: net.Server;
+  let address: string;
+  let requests: string[];
+  let closedByClient: number;
+  let resetNext: boolean;
+  const clients: ConsulClient[] = [];
+  const client = (options: { idleSocketMs?: number } = {}) => {
+    const made = new ConsulClient({ address, ...options });
+    clients.push(made);
+    return made;
+  };
+
+  beforeEach(async () => {
+    requests = [];
+    closedByClient = 0;
+    resetNext = false;
+    // keepAliveTimeout 0: the server keeps every connection open, so only the client closes one;
+    // a reset stands for an agent whose idle time-out races a request.
+    const http = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url?.split('?')[0]}`);
+      if (resetNext) {
+        resetNext = false;
+        request.socket.resetAndDestroy();
+        return;
+      }
+      response.writeHead(200, { 'X-Consul-Index': '3', 'Content-Type': 'application/json' });
+      response.end(request.method === 'PUT' ? 'true' : '[]');
+    });
+    http.keepAliveTimeout = 0;
+    http.on('connection', (socket: net.Socket) => socket.on('end', () => (closedByClient += 1)));
+    server = http;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    address = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    for (const made of clients.splice(0)) made.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('closes a kept-alive connection once it has been unused for idleSocketMs, before the agent would', async () => {
+    const consul = client({ idleSocketMs: 300 });
+    await consul.kvGet('svc/a');
+    assert.equal(closedByClient, 0, 'the connection stays open right after the call');
+    await until('the client closed the idle connection', () => closedByClient === 1, 5000);
+    await consul.kvGet('svc/a'); // a new connection serves the next call
+    assert.equal(requests.length, 2);
+  });
+
+  it('sends a read once more when the agent resets its connection, and a write never twice', async () => {
+    const consul = client();
+    resetNext = true;
+    const read = await consul.kvGet('svc/a');
+    assert.deepEqual(read.value, []);
+    assert.deepEqual(requests, ['GET /v1/kv/svc%2Fa', 'GET /v1/kv/svc%2Fa']);
+    resetNext = true;
+    await assert.rejects(consul.kvSet('svc/a', Buffer.from('x')), (error: { code?: string }) => error.code === 'ECONNRESET');
+    assert.equal(requests.filter((r) => r.startsWith('PUT')).length, 1);
   });
 });
