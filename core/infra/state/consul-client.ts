@@ -133,10 +133,14 @@ export class ConsulClient {
     this.#observe = options.observe;
     const token = options.token === undefined || options.token === '' ? undefined : { token: options.token };
     // No socket timeout while a call runs: it would cut blocking queries, which the calls' own timeouts bound.
-    const agent = idleClosingAgent(this.#address.startsWith('https:') ? https.Agent : http.Agent, {
-      keepAlive: true,
-      maxSockets: options.maxSockets ?? 32,
-    }, options.idleSocketMs ?? 2000);
+    const agent = idleClosingAgent(
+      this.#address.startsWith('https:') ? https.Agent : http.Agent,
+      {
+        keepAlive: true,
+        maxSockets: options.maxSockets ?? 32,
+      },
+      options.idleSocketMs ?? 2000,
+    );
     const settings = { baseUrl: `${this.#address}/v1`, defaults: token, agent };
     this.#consul = new Consul(settings as ConstructorParameters<typeof Consul>[0]) as unknown as ConsulPackage;
   }
@@ -322,11 +326,11 @@ const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 function idleClosingAgent(Base: typeof http.Agent, options: http.AgentOptions, idleMs: number): http.Agent {
   class IdleClosingAgent extends Base {
     // Node's agent keeps the socket only when this returns true, though its typings say void.
-    override keepSocketAlive(socket: Duplex): void {
-      const kept: unknown = super.keepSocketAlive(socket);
+    override keepSocketAlive(socket: Duplex): boolean {
+      const kept = super.keepSocketAlive(socket) as unknown as boolean;
       // Node's agent destroys a free socket whose time-out fires.
-      if (kept === true) (socket as Socket).setTimeout(idleMs);
-      return kept as void;
+      if (kept) (socket as Socket).setTimeout(idleMs);
+      return kept;
     }
   }
   return new IdleClosingAgent(options);
