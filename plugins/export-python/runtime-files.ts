@@ -1,6 +1,6 @@
 /**
  * The runtime every generated package holds, kept as real Python files in
- * runtime/ (type-checked there: test/plugins/export-python/type-check.test.ts)
+ * runtime/ (type-checked there: test/e2e/app-export-types.test.ts)
  * and read when a client is exported, so that a generated client never
  * depends on this exporter. tsc copies no `.py` into dist/: they are read from
  * the package's own plugins/export-python/runtime/, which package.json "files"

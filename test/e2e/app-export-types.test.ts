@@ -5,11 +5,18 @@
  * in strict mode, SDK included, as a user's CI would run them on a project
  * that checks its client in; and the all-kinds client, imported by a fresh
  * Python in another folder, answers each call with the type it declares.
+ *
+ * The same two runs check what the Python exporter's unit tests make: its runtime as it is in
+ * the repository (plugins/export-python/runtime, checked in place) and the clients exported from
+ * the recorded interfaces (kitchen-sink: every kind and return shape; todos: the ASGI operations
+ * of operations-app.ts). Each checker runs once over all of them: a cold run spends most of its
+ * time on the standard library and the SDK, which every target shares.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
+import type { AppInterface } from '../../core/infra/plugin/types.js';
 import { loadManifest } from '../../core/infra/manifest-loader/load.js';
 import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
@@ -25,13 +32,24 @@ import {
   runPyright,
   runPython,
   writeClientPyrightConfig,
+  writeFiles,
 } from '../plugins/export-python/python-helpers.js';
+import { OPERATIONS_APP } from '../plugins/export-python/operations-app.js';
+import { pythonExporter } from '../../plugins/export-python/index.js';
+import { RUNTIME_FILES } from '../../plugins/export-python/runtime-files.js';
 
 const EXAMPLES = readdirSync(examplesRoot)
   .filter((name) => existsSync(path.join(examplesRoot, name, 'app.py')))
   .sort();
 const ALL_KINDS = path.join(packageRoot, 'test', 'fixtures', 'apps', 'all_kinds.py');
 const TARGETS = [...EXAMPLES.map((name) => path.join(examplesRoot, name, 'app.py')), ALL_KINDS];
+const exporterPlugin = path.join(packageRoot, 'plugins', 'export-python');
+const exporterRuntime = path.join(exporterPlugin, 'runtime');
+/** Clients exported from recorded interfaces (no deploy): kitchen-sink and the ASGI operations app. */
+const RECORDED = (): AppInterface[] => [
+  JSON.parse(readFileSync(path.join(packageRoot, 'test', 'fixtures', 'export', 'kitchen-sink.interface.json'), 'utf8')),
+  OPERATIONS_APP,
+];
 
 describe('exported clients pass mypy --strict and pyright --strict, and answer with the types they declare', function () {
   this.timeout(600_000);
@@ -66,26 +84,43 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
         { out },
       );
     }
+    for (const app of RECORDED()) writeFiles(out, pythonExporter.export(app, {}));
   });
   after(async () => platform?.close());
 
-  it(`mypy --strict finds nothing in the clients of ${EXAMPLES.join(', ')} and all-kinds, nor in the SDK they import`, async () => {
-    assert.deepEqual(readdirSync(path.join(out, 'svc_clients')).filter((name) => name !== '__init__.py').length, TARGETS.length);
+  it(`mypy --strict finds nothing in the clients of ${EXAMPLES.join(', ')}, all-kinds, kitchen-sink and todos, nor in the exporter's runtime (checked in place, as the namespace package runtime), nor in the SDK they import`, async () => {
+    const clientNames = readdirSync(path.join(out, 'svc_clients')).filter((name) => name !== '__init__.py');
+    assert.equal(clientNames.length, TARGETS.length + RECORDED().length, clientNames.join(', '));
     writeFileSync(path.join(out, 'mypy.ini'), CLIENT_MYPY_CONFIG);
-    const args = ['--config-file', 'mypy.ini', '--cache-dir', '.mypy_cache', '--python-executable', bare, '-p', 'svc_clients'];
+    const args = [
+      '--config-file',
+      'mypy.ini',
+      '--cache-dir',
+      '.mypy_cache',
+      '--python-executable',
+      bare,
+      '-p',
+      'svc_clients',
+      '-p',
+      'runtime',
+    ];
     const checked = await runPython(
       `import sys\nfrom mypy import api\nout, err, code = api.run(${JSON.stringify(args)})\nprint(out, err)\nsys.exit(code)`,
       {
         cwd: out,
-        env: { MYPYPATH: CLIENT_MYPYPATH },
+        // The runtime's folder on MYPYPATH: `-p runtime` finds it in place; the clients are in the working folder.
+        env: { MYPYPATH: [CLIENT_MYPYPATH, exporterPlugin].join(path.delimiter) },
       },
     );
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
-    assert.match(checked.stdout, /Success: no issues found in \d+ source files/);
+    // Every client module and every runtime module was a source of this run (mypy counts the namespace package runtime too).
+    const clients = readdirSync(path.join(out, 'svc_clients'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.py'));
+    const sources = clients.length + RUNTIME_FILES.length + 1;
+    assert.match(checked.stdout, new RegExp(`Success: no issues found in ${sources} source files`));
   });
 
-  it('pyright --strict finds nothing in the same clients, nor in the SDK (one run over all of them)', async () => {
-    writeClientPyrightConfig(out, ['svc_clients', path.join(sdkPythonPath, 'svc')]);
+  it("pyright --strict finds nothing in the same clients, nor in the exporter's runtime, nor in the SDK (one run over all of them)", async () => {
+    writeClientPyrightConfig(out, ['svc_clients', exporterRuntime, path.join(sdkPythonPath, 'svc')]);
     const checked = await runPyright(out, bare);
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
     assert.match(checked.stdout, /^0 errors, 0 warnings, 0 informations/m);

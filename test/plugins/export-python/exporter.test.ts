@@ -1,7 +1,7 @@
 /**
  * The Python exporter: its registration, the golden quickstart client, headers, names, and what
  * the generated source means to Python. That mypy --strict and pyright accept the clients:
- * type-check.test.ts, in one run of each checker over every client made from the fixtures.
+ * test/e2e/app-export-types.test.ts, in one run of each checker over every client made from the fixtures.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -2,7 +2,7 @@
  * The app whose ASGI workloads have operations, exported from fixtures alone: `api` with the
  * FastAPI example's OpenAPI description (test/fixtures/openapi/fastapi-todos.json), `odd` with
  * names that must not hide the object's own attributes, and `plain` with none. Its client is
- * svc_clients.todos: operations.test.ts calls it, type-check.test.ts type-checks it.
+ * svc_clients.todos: operations.test.ts calls it, test/e2e/app-export-types.test.ts type-checks it.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

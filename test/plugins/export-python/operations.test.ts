@@ -4,7 +4,7 @@
  * calls travel and come back against a stand-in server (path, query, header
  * and body parameters, decoded results, 204, FastAPI's `{"detail": ...}`
  * errors as svc's exceptions). That mypy --strict and pyright accept the
- * client: type-check.test.ts, in one run with the other clients.
+ * client: test/e2e/app-export-types.test.ts, in one run with the other clients.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';

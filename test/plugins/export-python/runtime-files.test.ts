@@ -1,7 +1,7 @@
 /**
  * The runtime the Python exporter writes into every package (plugins/export-python/runtime/):
  * the files the exporter reads, shipped with the package. That it type-checks as it is in the
- * repository, under mypy --strict and pyright strict: type-check.test.ts, in one run of each
+ * repository, under mypy --strict and pyright strict: test/e2e/app-export-types.test.ts, in one run of each
  * checker with the clients exported from the fixtures.
  */
 import assert from 'node:assert/strict';
