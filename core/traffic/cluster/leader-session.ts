@@ -25,7 +25,11 @@ export class SessionEnded extends Error {
   }
 }
 
-/** Renews every TTL/2 until `signal` aborts; failures retry sooner; a 404 means the session is gone. */
+/**
+ * Renews every TTL/3 until `signal` aborts; failures retry sooner; a 404 means the session is gone.
+ * TTL/3 rather than TTL/2: on a busy machine one renewal may hang for its whole time-out (TTL/4),
+ * and the next ones must still fit before the TTL runs out, or the leader steps down for nothing.
+ */
 export async function renewSession(
   settings: LeaderSettings,
   id: string,
@@ -34,7 +38,7 @@ export async function renewSession(
   lose: (reason: string) => void,
 ): Promise<void> {
   const { consul, ttlMs, report } = settings;
-  let waitMs = ttlMs / 2;
+  let waitMs = ttlMs / 3;
   let failures = 0;
   while (!signal.aborted) {
     try {
@@ -47,7 +51,7 @@ export async function renewSession(
       await consul.sessionRenew(id, { signal });
       renewedAt(sentAt);
       failures = 0;
-      waitMs = ttlMs / 2;
+      waitMs = ttlMs / 3;
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof ConsulError && error.status === 404) return lose('the session was invalidated (renew answered 404)');

@@ -1,7 +1,7 @@
 /**
  * Leader election among svc server replicas over a Consul session and a
  * lock key (Consul's leader-election pattern, docs/operators.md): create a TTL session
- * (Behavior release, short LockDelay), renew it every TTL/2, acquire the key
+ * (Behavior release, short LockDelay), renew it every TTL/3, acquire the key
  * with `?acquire=<session>`, and while not leading watch the key with
  * blocking queries and try again when its `Session` is empty.
  *
@@ -27,11 +27,11 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     throw new RangeError(`ttlSeconds must be a whole number from 10 to 86400 (Consul's bounds), not ${ttlSeconds}`);
   }
   const ttlMs = ttlSeconds * 1000;
-  // Non-blocking calls must answer well within a renew interval.
+  // Non-blocking calls must answer well within a renew interval (TTL/3): a hung renewal gives up in time for another.
   const consul = new ConsulClient({
     address: options.consul.address,
     token: options.consul.token,
-    timeoutMs: Math.min(10_000, ttlMs / 2),
+    timeoutMs: Math.min(10_000, ttlMs / 4),
     maxSockets: 4,
     observe: options.consul.observe,
   });

@@ -12,7 +12,7 @@ export interface LeaderElectionOptions {
   };
   /** The lock key (default `svc/leader`). Its value names the holder: hostname, pid, address. */
   readonly key?: string;
-  /** Session TTL in seconds (default 15; Consul accepts 10 to 86400). Renewed every TTL/2. */
+  /** Session TTL in seconds (default 15; Consul accepts 10 to 86400). Renewed every TTL/3. */
   readonly ttlSeconds?: number;
   /** Lock-delay of the session in seconds (default 1): how long the key stays unacquirable after the session is invalidated. */
   readonly lockDelaySeconds?: number;

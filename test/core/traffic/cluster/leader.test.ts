@@ -99,8 +99,8 @@ describe('leader election (Consul session + lock key)', function () {
       pid: process.pid,
       address: `http://${leader.name}:8080`,
     });
-    // It stays that way across a renewal (TTL/2 = 5 s).
-    await new Promise((resolve) => setTimeout(resolve, 6000));
+    // It stays that way across a renewal (TTL/3 = 3.3 s).
+    await new Promise((resolve) => setTimeout(resolve, 4000));
     assert.deepEqual(leaders(), [leader]);
     assert.ok(consul.requests.some((r) => r.path.startsWith('/v1/session/renew/') && r.status === 200));
     assert.deepEqual(other.events, []);
