@@ -200,6 +200,44 @@ describe('API: remote runs', function () {
     assert.equal(unpickled((await callRun(platform.url, owner, id, pickledCall([3]))).frames.at(-1)!.pickle!), 9);
   });
 
+  it('runs the deployed version of a function by its app (svc.Function.from_name), and refuses what cannot run so', async () => {
+    const deployed = await call('POST', '/api/v1/apps/runs/deployments', {
+      token: owner,
+      json: { manifest: manifest.raw, bundle: sha256 },
+    });
+    assert.ok([200, 201].includes(deployed.status), deployed.text);
+    const byApp = (fields: Record<string, unknown>, token = owner) => call('POST', '/api/v1/runs', { token, json: fields });
+    const created = await byApp({ app: 'runs', function: 'square' });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual([created.json.run.app, created.json.run.function], ['runs', 'square']);
+    const answer = await callRun(platform.url, owner, created.json.run.id, pickledCall([6]));
+    assert.equal(unpickled(answer.frames.at(-1)!.pickle!), 36);
+
+    const other = (await tokenFor(platform, 'other-team')).secret;
+    const cases: [Record<string, unknown>, string | undefined, number, string, RegExp][] = [
+      [{ app: 'runs', function: 'square', bundle: sha256 }, undefined, 400, 'bad_request', /either "manifest" and "bundle".*or "app"/],
+      [{ app: 'runs', function: 'square', manifest: manifest.raw, bundle: sha256 }, undefined, 400, 'bad_request', /not both/],
+      [{ function: 'square' }, undefined, 400, 'bad_request', /either "manifest" and "bundle"/],
+      [{ app: 'nope', function: 'square' }, undefined, 404, 'not_found', /no deployed app nope/],
+      // Another workspace's app is not found either, in the same words.
+      [{ app: 'runs', function: 'square' }, other, 404, 'not_found', /^the workspace has no deployed app runs\./],
+      [{ app: 'runs', function: 'nope' }, undefined, 404, 'not_found', /has no function nope.*Its functions: square/s],
+      [{ app: 'runs', function: 'page' }, undefined, 400, 'bad_request', /page is an endpoint workload/],
+      [{ app: 'Runs', function: 'square' }, undefined, 422, 'name_invalid', /app name "Runs"/],
+    ];
+    for (const [fields, token, status, code, message] of cases) {
+      const refused = await byApp(fields, token);
+      assert.equal(refused.status, status, `${JSON.stringify(fields)}: ${refused.text}`);
+      assert.equal(refused.json.error.code, code, `${JSON.stringify(fields)}: ${refused.text}`);
+      assert.match(refused.json.error.message + (refused.json.error.hint ?? ''), message, `${JSON.stringify(fields)}: ${refused.text}`);
+    }
+    assert.equal((await call('POST', '/api/v1/apps/runs/pause', { token: owner })).status, 200);
+    const paused = await byApp({ app: 'runs', function: 'square' });
+    assert.deepEqual([paused.status, paused.json.error.code], [503, 'app_paused']);
+    assert.match(paused.json.error.hint, /svc app resume runs/);
+    assert.equal((await call('DELETE', '/api/v1/apps/runs', { token: owner })).status, 204);
+  });
+
   it('fails a run whose image cannot be built: the call gets image_build_failed, the run says why, the build log is kept', async () => {
     const broken = await loadManifest({ target: path.join(runFixture('unbuildable'), 'app.py') });
     const bundle = await bundleOfFolder(runFixture('unbuildable'));

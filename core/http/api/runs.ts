@@ -9,11 +9,13 @@ import { SvcError } from '../../model/errors.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, RUN_ID_SOURCE } from '../../services/runs/types.js';
 import { checkName } from '../../model/names.js';
 import { deployableCode } from './app-deployments.js';
+import { deployedFunctionCode } from './deployed-function.js';
 import { answerCall } from './call-route.js';
 import { logsAnswer } from './deployment-logs.js';
-import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref, SHUTTING_DOWN } from './openapi/shared.js';
+import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref } from './openapi/shared.js';
 import type { Parameter, Response } from './openapi/types.js';
-import type { ApiRoute } from './types.js';
+import type { ApiRoute, ApiServices } from './types.js';
+import type { CreateRun } from '../../services/runs/runs.js';
 
 const RUN_ID: Parameter = {
   name: 'id',
@@ -49,30 +51,28 @@ export const runRoutes: readonly ApiRoute[] = [
       responses: {
         201: answer('The run, not ready yet.', holding('run', ref('Run'))),
         400: error(
-          '`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, a `function` that is another kind of workload: `details.kind`) or `invalid_json`.',
+          '`bad_request` (an unknown or missing field, a wrong type, `bundle` not a sha256, `idleTimeoutSeconds` not a whole number from 1 to 86400, both `app` and `manifest`/`bundle` or neither, a `function` that is another kind of workload: `details.kind`) or `invalid_json`.',
         ),
         404: error(
-          '`not_found`: the workspace has not uploaded the bundle (upload it first), or the manifest has no such function (the hint lists its functions).',
+          '`not_found`: the workspace has not uploaded the bundle (upload it first), has no such deployed `app`, or the manifest has no such function (the hint lists its functions).',
         ),
         422: error(
           '`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the function or a name of the manifest is not a lowercase DNS label).',
         ),
         429: error('`too_many_runs`: the workspace already holds 20 runs.'),
-        503: SHUTTING_DOWN,
+        503: error('`app_paused`: the deployed `app` is paused; `shutting_down`: svc is stopping (`Retry-After: 5`).'),
       },
     },
     async handle({ body, principal }, services) {
-      const { spec, bundle, inlineSecrets } = await deployableCode(body, principal.workspace, services);
       const fn = checkName('function', body.function);
+      const code = await runCode(body, fn, principal.workspace, services);
       const idleTimeoutSeconds = (body.idleTimeoutSeconds as number | null | undefined) ?? DEFAULT_IDLE_TIMEOUT_SECONDS;
       const run = await services.runs.create({
-        spec,
-        bundleSha256: bundle,
+        ...code,
         workspace: principal.workspace,
         function: fn,
         principal,
         idleTimeoutSeconds,
-        ...(inlineSecrets === undefined ? {} : { inlineSecrets }),
       });
       return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
     },
@@ -202,3 +202,35 @@ export const runRoutes: readonly ApiRoute[] = [
     },
   },
 ];
+
+/**
+ * What a run runs: the uploaded code of a manifest (`manifest` and `bundle`), or the deployed
+ * version of an app (`app`: `svc.Function.from_name`), never both.
+ */
+async function runCode(
+  body: Readonly<Record<string, unknown>>,
+  fn: string,
+  workspace: string,
+  services: ApiServices,
+): Promise<Pick<CreateRun, 'spec' | 'bundleSha256' | 'inlineSecrets' | 'secretScope'>> {
+  const uploaded = body.manifest !== undefined || body.bundle !== undefined || body.inlineSecrets !== undefined;
+  if (body.app === undefined || body.app === null) {
+    if (body.manifest === undefined || body.bundle === undefined) throw runCodeMissing();
+    const { spec, bundle, inlineSecrets } = await deployableCode(body, workspace, services);
+    return { spec, bundleSha256: bundle, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) };
+  }
+  if (uploaded) throw runCodeMissing();
+  const deployed = deployedFunctionCode(checkName('app', body.app), fn, workspace, services);
+  return { spec: deployed.spec, bundleSha256: deployed.bundle, secretScope: deployed.secretScope };
+}
+
+function runCodeMissing(): SvcError {
+  return new SvcError(
+    'bad_request',
+    'a run needs either "manifest" and "bundle" (uploaded code) or "app" (its deployed version), not both.',
+    {
+      hint: 'The Python client sends the manifest and bundle for .remote(), and the app for svc.Function.from_name(app, name).',
+      details: { field: 'app' },
+    },
+  );
+}

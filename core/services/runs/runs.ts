@@ -401,7 +401,8 @@ export class RunManager {
   }
 }
 
-function functionOf(spec: AppSpec, name: string): Workload {
+/** The function `name` of the app: `not_found` listing its functions, `bad_request` for another kind of workload. */
+export function functionOf(spec: AppSpec, name: string): Workload {
   const workload = spec.workloads.find((w) => w.name === name);
   const functions = spec.workloads.filter((w) => w.kind === 'function').map((w) => w.name);
   if (!workload) {

@@ -582,9 +582,15 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   RunInput: {
     type: 'object',
-    required: ['manifest', 'bundle', 'function'],
+    required: ['function'],
     additionalProperties: false,
+    description: 'Either `manifest` and `bundle` (uploaded code), or `app` (the deployed version of that app), never both.',
     properties: {
+      app: {
+        type: 'string',
+        description:
+          "A deployed app of the workspace: the run runs its deployed version's function, with the deploy's secrets (`svc.Function.from_name`).",
+      },
       manifest: {
         type: 'object',
         description:
