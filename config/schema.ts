@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../core/traffic/gateway/body-limit.js';
 import type { PluginSpec } from '../core/infra/plugin/load.js';
+import { DEFAULT_CALL_RESULT_TTL_SECONDS } from '../core/services/calls/calls.js';
 import { clusterDefaults, clusterKeys, type ClusterConfig } from './cluster-schema.js';
 import { secretsDefaults, secretsKeys, type SecretsConfig } from './secrets-schema.js';
 import { tlsDefaults, tlsKeys, type TlsConfig } from './tls-schema.js';
@@ -43,6 +44,8 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly dnsResolver: string | null;
   /** How long a request may wait in its deployment's queue for a slot, in seconds (then 503). */
   readonly queueTimeoutSeconds: number;
+  /** How long a spawned call's outcome is kept once it ended, in whole seconds (then `expired`). */
+  readonly callResultTtlSeconds: number;
   /** The autoscaling policy every deployment uses, by name (a plugin may add more). */
   readonly scalingPolicy: string;
   /** Third-party plugins: npm package names or paths, with options. */
@@ -78,6 +81,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     baseDomain: null,
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
+    callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
     cgroupRoot: null,
@@ -114,6 +118,7 @@ export const configKeys = {
   baseDomain: { env: 'SVC_BASE_DOMAIN', kind: 'domain' },
   dnsResolver: { env: 'SVC_DNS_RESOLVER', kind: 'hostPort' },
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
+  callResultTtlSeconds: { env: 'SVC_CALL_RESULT_TTL', kind: 'retentionSeconds' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
   cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'existingFolder', what: 'where cgroup filesystems are mounted, such as /sys/fs/cgroup' },

@@ -98,6 +98,12 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
       ? seconds
       : { problem: `expected a number of seconds from 0.1 to 3600, got ${JSON.stringify(raw)}` };
   },
+  retentionSeconds: (raw) => {
+    const seconds = wholeNumber(raw);
+    return Number.isInteger(seconds) && seconds >= 60 && seconds <= 31_536_000
+      ? seconds
+      : { problem: `expected whole seconds from 60 (a minute) to 31536000 (a year), e.g. 86400 for a day, got ${JSON.stringify(raw)}` };
+  },
   domain: orNull((raw) => {
     const domain = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/\.$/, '') : '';
     return isDomainName(domain)

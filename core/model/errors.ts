@@ -71,6 +71,15 @@ export const errorCodes = {
   upgrade_required: { status: 426, summary: 'A realtime workload answers WebSocket connections only; a plain HTTP request gets this.' },
   domain_taken: { status: 409, summary: 'A deploy asks for a custom domain that another workspace has claimed; nothing was deployed.' },
   conflict: { status: 409, summary: 'The request conflicts with something that exists (for example a URL another deployment uses).' },
+  call_cancelled: { status: 409, summary: 'The spawned call was cancelled before it ended: it has no result.' },
+  call_expired: {
+    status: 410,
+    summary: 'The spawned call ended longer ago than svc keeps results (`callResultTtlSeconds`): its outcome is gone.',
+  },
+  call_interrupted: {
+    status: 500,
+    summary: "svc stopped (or its leader changed) while a spawned call ran, and the function's retries allow no more attempts.",
+  },
   secret_not_found: {
     status: 404,
     summary: 'The workspace has no secret of this name (422 when a deploy names it; nothing was deployed).',

@@ -42,6 +42,7 @@ import type { IdleLeases } from '../services/runs/idle-leases.js';
 import type { Previews } from '../services/runs/previews.js';
 import type { RunManager } from '../services/runs/runs.js';
 import type { ScheduleLeader } from '../services/schedules/scheduler.js';
+import type { CallExecutor } from '../services/calls/executor.js';
 import { zygotesFromEnvironment } from './zygotes-setting.js';
 import type { LocalDriver } from '../infra/scheduler/local/driver.js';
 import type { NomadDriver } from '../infra/scheduler/nomad/types.js';
@@ -68,6 +69,8 @@ export interface Services {
   readonly runs: RunManager;
   /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
   readonly schedules: ScheduleLeader;
+  /** The leader's runner of spawned calls. */
+  readonly callExecutor: CallExecutor;
   readonly previews: Previews;
   readonly forward: LeaderForward;
   readonly websockets: WebSocketBridge;
@@ -199,7 +202,7 @@ function collectServices(
   const { plugins, logs, report, deploymentLogs, electing, agents, acme, metrics } = own;
   const { registry, scheduler, driver, images } = backends;
   const { admission, upstreams, sync, autoscaler } = scaling;
-  const { deployments, leases, runs, schedules, previews } = workloads;
+  const { deployments, leases, runs, schedules, previews, callExecutor } = workloads;
   const { forward, websockets, listeners, role } = front;
   return {
     plugins,
@@ -218,6 +221,7 @@ function collectServices(
     leases,
     runs,
     schedules,
+    callExecutor,
     previews,
     forward,
     websockets,

@@ -23,6 +23,10 @@ import { ScheduleRunner, type ScheduleLeader } from '../services/schedules/sched
 import { NomadClient } from '../infra/scheduler/nomad/client.js';
 import { createUnitCompiler } from '../infra/scheduler/nomad/unit-compiler.js';
 import { compilePeriodicJob } from '../../jobs/periodic.js';
+import { CallRecords } from '../services/calls/call-records.js';
+import { CallService } from '../services/calls/calls.js';
+import { CallExecutor } from '../services/calls/executor.js';
+import { RunPool } from '../services/calls/run-pool.js';
 
 /** How long a deploy waits for the gateway to see a new unit's instance before it switches anyway (Consul checks every 5 s). */
 const ROUTABLE_WAIT_MS = 30_000;
@@ -44,6 +48,9 @@ export interface WorkloadServices {
   /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
   readonly schedules: ScheduleLeader;
   readonly previews: Previews;
+  /** Spawned calls: the API's side and the leader's executor. */
+  readonly calls: CallService;
+  readonly callExecutor: CallExecutor;
 }
 
 export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): WorkloadServices {
@@ -80,7 +87,25 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     }),
     report: reportAs('PREVIEW'),
   });
-  return { bundles, deployments, leases, runs, nomad, schedules, previews };
+  const { calls, callExecutor } = buildCalls(wiring, deployments, runs);
+  return { bundles, deployments, leases, runs, nomad, schedules, previews, calls, callExecutor };
+}
+
+/** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */
+function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunManager): Pick<WorkloadServices, 'calls' | 'callExecutor'> {
+  const { controlPlane, reportAs } = wiring;
+  const records = new CallRecords(controlPlane.store);
+  let calls: CallService | undefined;
+  const callExecutor = new CallExecutor({
+    records,
+    runs,
+    pool: new RunPool(runs, deployments),
+    report: reportAs('CALL'),
+    ended: (workspace, id) => calls?.ended(workspace, id),
+    sweep: () => calls!.sweep(),
+  });
+  calls = new CallService({ records, executor: callExecutor, resultTtlSeconds: wiring.config.callResultTtlSeconds });
+  return { calls, callExecutor };
 }
 
 /** The deployment manager: it deploys units, and waits for the gateway to see them before it routes to them. */

@@ -186,6 +186,8 @@ async function takeOver(options: PlatformOptions, services: Services, lost: Abor
   }
   // The leader runs the scheduled functions (on Nomad: keeps their periodic jobs registered).
   services.schedules.lead(lost ?? new AbortController().signal);
+  // And the spawned calls: the ones a previous leader (or this svc before a restart) left first.
+  services.callExecutor.lead(lost ?? new AbortController().signal);
 }
 
 /** Until it leads, a replica follows: it serves the leader's routes and forwards the rest to it; then it restores the deployments and serves. */
@@ -325,8 +327,11 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   const deploymentsDown = deployments.shutdown().catch(reportClose);
   // No tick starts from now on; scheduled runs in flight give their calls up as their runs end.
   const schedulesDown = services.schedules.close().catch(reportClose);
+  // Calls in flight are given up and stay `running`: the next start runs them again.
+  const callsDown = services.callExecutor.close().catch(reportClose);
   await runs.shutdown().catch(reportClose);
   await schedulesDown;
+  await callsDown;
   await deploymentsDown;
   autoscaler.close();
   await state.leader?.close();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { clusterDefaults } from '../../config/cluster-schema.js';
 import { secretsDefaults } from '../../config/secrets-schema.js';
 import { tlsDefaults } from '../../config/tls-schema.js';
+import { DEFAULT_CALL_RESULT_TTL_SECONDS } from '../../core/services/calls/calls.js';
 import { DEFAULT_QUEUE_TIMEOUT_SECONDS, DEFAULT_SCALING_POLICY, type ServerConfig } from '../../config/schema.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../core/traffic/gateway/body-limit.js';
 import { packageRoot } from '../../core/model/paths.js';
@@ -35,6 +36,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     baseDomain: null,
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
+    callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],
     cgroupRoot: null,

@@ -17,6 +17,7 @@ import { exampleRoutes } from './examples.js';
 import { memberRoutes } from './members.js';
 import { previewRoutes } from './previews.js';
 import { runRoutes } from './runs.js';
+import { callRoutes } from './calls.js';
 import { secretRoutes } from './secrets.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
@@ -48,5 +49,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...deploymentLogRoutes,
   ...previewRoutes,
   ...runRoutes,
+  ...callRoutes,
   ...exampleRoutes,
 ];

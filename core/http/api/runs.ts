@@ -9,7 +9,7 @@ import { SvcError } from '../../model/errors.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, RUN_ID_SOURCE } from '../../services/runs/types.js';
 import { checkName } from '../../model/names.js';
 import { deployableCode } from './app-deployments.js';
-import { deployedFunctionCode } from './deployed-function.js';
+import { deployedFunctionCode } from '../../services/runs/deployed-function.js';
 import { answerCall } from './call-route.js';
 import { logsAnswer } from './deployment-logs.js';
 import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref } from './openapi/shared.js';
@@ -220,7 +220,7 @@ async function runCode(
     return { spec, bundleSha256: bundle, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) };
   }
   if (uploaded) throw runCodeMissing();
-  const deployed = deployedFunctionCode(checkName('app', body.app), fn, workspace, services);
+  const deployed = deployedFunctionCode(checkName('app', body.app), fn, workspace, services.deployments);
   return { spec: deployed.spec, bundleSha256: deployed.bundle, secretScope: deployed.secretScope };
 }
 

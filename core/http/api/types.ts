@@ -12,6 +12,7 @@ import type { Autoscaler } from '../../services/autoscale/controller.js';
 import type { ArtifactVerifier } from '../../infra/bundles/artifact-url.js';
 import type { BundleStore } from '../../infra/bundles/store.js';
 import type { DomainDirectory } from '../../model/domains/types.js';
+import type { CallService } from '../../services/calls/calls.js';
 import type { DeploymentManager } from '../../services/deployments/manager.js';
 import type { DeploymentLogs } from '../../infra/logs/deployment-logs.js';
 import type { Principal } from '../../infra/plugin/types.js';
@@ -65,6 +66,8 @@ export interface ApiServices {
   readonly bundles: BundleUploads;
   /** Largest bundle upload, in bytes (the size of the tar.gz). */
   readonly maxBundleBytes: number;
+  /** Spawned calls: recorded, run by the leader, kept for a while. */
+  readonly calls: Pick<CallService, 'spawn' | 'get' | 'outcome' | 'cancel'>;
   /** Remote runs of functions, and previews. */
   readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
   /** Refuses a schedule this platform cannot run before a deploy changes anything (on Nomad: a period no cron spec writes). */

@@ -38,13 +38,14 @@ export function sendCall(
   signal: AbortSignal,
   requestId: string,
   limit?: CallLimit,
+  contentType: string = CALL_CONTENT_TYPE,
 ): Promise<CallAnswer> {
   return new Promise((resolve, reject) => {
     const call = new CallHandler(upstreams, slot, signal, limit, resolve, reject);
     try {
       upstreams.dispatch(
         slot.instance,
-        { method: 'POST', path: '/', headers: { 'content-type': CALL_CONTENT_TYPE, 'x-request-id': requestId }, body },
+        { method: 'POST', path: '/', headers: { 'content-type': contentType, 'x-request-id': requestId }, body },
         call,
       );
     } catch (error) {

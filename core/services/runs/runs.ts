@@ -68,6 +68,14 @@ export interface CreateRun {
   readonly secretScope?: InlineScope;
 }
 
+export interface RunCallOptions {
+  /**
+   * How the body is encoded: the pickled call (the default) or `application/json`, a JSON object
+   * of the arguments (spawned calls of the HTTP API), which the container binds as an endpoint does.
+   */
+  readonly contentType?: string;
+}
+
 interface Run {
   readonly id: string;
   readonly workspace: string;
@@ -194,7 +202,14 @@ export class RunManager {
    * build), takes a slot through admission, and streams the container's
    * answer. Fails with the run's failure when it could not start.
    */
-  async call(workspace: string, id: string, body: CallBody, signal: AbortSignal, requestId: string): Promise<CallAnswer> {
+  async call(
+    workspace: string,
+    id: string,
+    body: CallBody,
+    signal: AbortSignal,
+    requestId: string,
+    options: RunCallOptions = {},
+  ): Promise<CallAnswer> {
     let answered = false;
     try {
       const run = this.#require(workspace, id);
@@ -229,7 +244,7 @@ export class RunManager {
             // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
             throw run.ended ? this.#endedError(id) : error;
           }
-          return sendCall(this.#options.upstreams, slot, callBody, signal, requestId, callLimitOf(run.workload));
+          return sendCall(this.#options.upstreams, slot, callBody, signal, requestId, callLimitOf(run.workload), options.contentType);
         };
         const { retries } = run.workload;
         const answer =

@@ -2,6 +2,7 @@
  * `components.schemas` of docs/openapi.json: the shapes the routes take and
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
+import { CALL_ID_SOURCE } from '../../../services/calls/types.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../../../services/runs/types.js';
 import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../../model/schedule-keys.js';
 import { listOf, ref } from './shared.js';
@@ -645,6 +646,87 @@ export const schemas: Readonly<Record<string, Schema>> = {
     },
   },
   RunList: listOf('runs', ref('Run')),
+  CallInput: {
+    type: 'object',
+    required: ['function', 'input'],
+    additionalProperties: false,
+    description: 'Either `manifest` and `bundle` (uploaded code), or `app` (its deployed version), never both.',
+    properties: {
+      function: { type: 'string', description: 'A function of the app (a lowercase DNS label, as the manifest names it).' },
+      input: {
+        type: 'string',
+        contentEncoding: 'base64',
+        description: 'The pickled call, `pickle.dumps({"args": [...], "kwargs": {...}})`, base64.',
+      },
+      app: { type: 'string', description: 'A deployed app of the workspace: the call runs its deployed version, with its secrets.' },
+      manifest: { type: 'object', description: 'A Manifest v1 of the app (docs/manifest.md), with `bundle`.' },
+      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+    },
+  },
+  Call: {
+    type: 'object',
+    required: ['id', 'app', 'function', 'status', 'attempt', 'maxAttempts', 'createdAt', 'startedAt', 'endedAt', 'durationMs', 'error'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: `^${CALL_ID_SOURCE}$` },
+      app: { type: 'string' },
+      function: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'],
+        description:
+          '`queued`: waiting to start; `running`: an attempt runs; `succeeded`: it returned; `failed`: it raised, or svc could not run it (`error`); `cancelled`; `expired`: it ended longer ago than svc keeps outcomes.',
+      },
+      attempt: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Attempts started so far (a restart of svc mid-call starts another, up to `maxAttempts`).',
+      },
+      maxAttempts: { type: 'integer', minimum: 1, description: "The function's `retries` + 1." },
+      createdAt: { type: 'string', format: 'date-time' },
+      startedAt: { type: ['string', 'null'], format: 'date-time' },
+      endedAt: { type: ['string', 'null'], format: 'date-time' },
+      durationMs: { type: ['integer', 'null'], description: 'From the first start to the end; null until it ended.' },
+      error: {
+        type: ['object', 'null'],
+        required: ['code', 'message'],
+        additionalProperties: false,
+        properties: {
+          code: {
+            type: ['string', 'null'],
+            description: "svc's code (`worker_crashed`, `timeout`, `call_interrupted`, …); null when the function raised.",
+          },
+          message: { type: 'string', description: "The exception (`ValueError: bad input`), or svc's message." },
+        },
+      },
+      result: { description: "A JSON call's return value, once it succeeded (absent otherwise)." },
+    },
+  },
+  SpawnedCall: {
+    type: 'object',
+    required: ['call_id', 'status_url', 'call'],
+    additionalProperties: false,
+    properties: {
+      call_id: { type: 'string', pattern: `^${CALL_ID_SOURCE}$` },
+      status_url: { type: 'string', description: 'Where to poll it: `/api/v1/calls/<id>`.' },
+      call: ref('Call'),
+    },
+  },
+  CallOutcome: {
+    type: 'object',
+    required: ['call', 'frame'],
+    additionalProperties: false,
+    properties: {
+      call: ref('Call'),
+      frame: {
+        type: 'object',
+        required: ['type'],
+        description:
+          "The call's last frame as its container wrote it: `result` with `pickle` (a pickled call) or `json` (a JSON call), or `error` with `exception`, `traceback`, `pickle` and, for svc's own failures, `code`.",
+        properties: { type: { type: 'string', enum: ['result', 'error'] } },
+      },
+    },
+  },
   CallFrame: {
     description: "One line of a call's answer.",
     oneOf: [

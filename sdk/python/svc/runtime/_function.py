@@ -9,6 +9,10 @@
   ``{"type": "error", "pickle": "<base64>" | null, "exception": "Type: message",
   "traceback": "..."}``.
 
+A call may instead come as JSON (``application/json``: an object whose fields are the
+arguments, bound and converted by the parameters' types as for an endpoint): svc sends a
+spawned call of its HTTP API so. Its result frame is then ``{"type": "result", "json": <value>}``.
+
 Errors before the call (a body that is not a pickled call, another method) are
 ordinary JSON error responses. docs/sdk.md describes the protocol for clients.
 """
@@ -23,10 +27,12 @@ import sys
 import threading
 from typing import Any
 
+from .. import _json
 from .._hints import CONTEXT_PARAMETER
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
 from . import _pickling, _timeouts
+from ._binding import Binder
 from ._calls import Runner, is_async
 from ._capture import Lines, capturing, routed_to
 from ._errors import RequestError
@@ -35,6 +41,7 @@ from ._requests import Disconnected, Receive, Scope, headers_of, make_context, r
 from ._responses import Send, error_response
 
 NDJSON = "application/x-ndjson"
+JSON_CALL = "application/json"
 THREADS = 32
 """Sync calls run in a pool of this many threads. A function has no concurrency option:
 the platform sends each worker one call at a time; the runtime itself queues nothing."""
@@ -112,11 +119,12 @@ class FunctionApp(HttpApp):
         self._wants_context = CONTEXT_PARAMETER in inspect.signature(self._fn).parameters
         self._runner = Runner(workload.name, THREADS)
         self._timeout = _timeouts.timeout_of(workload.options)
+        self._json_binder: Binder | None = None  # made on the first JSON call: most functions never get one
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
         try:
-            args, kwargs = await self._read_call(scope, receive)
+            args, kwargs, as_json = await self._read_call(scope, receive)
         except RequestError as error:
             headers = _ALLOW if error.code == "method_not_allowed" else ()
             return await error_response(error, headers).send(send, head)
@@ -128,26 +136,34 @@ class FunctionApp(HttpApp):
         logs = _LogFrames(send)
         try:
             # In this task: a task of its own per call, and waiting on it, would cost two more turns of the loop.
-            final = await self._run(args, kwargs, logs)
+            final = await self._run(args, kwargs, logs, as_json)
         except BaseException:
             logs.abandon()
             raise
         await logs.end(final)
 
-    async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any]]:
+    async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any], bool]:
+        """The call's arguments, and whether it came as JSON (then its result goes back as JSON too)."""
         if scope["method"] != "POST":
             raise RequestError("method_not_allowed", f"a function takes calls with POST, not {scope['method']}")
         content_type = headers_of(scope).get("content-type", "").split(";")[0].strip().lower()
+        if content_type == JSON_CALL:
+            if self._json_binder is None:
+                self._json_binder = Binder(self._fn)
+            return [], self._json_binder.from_body(await read_body(receive)), True
         if content_type not in ("", _pickling.CALL_CONTENT_TYPE):
             raise RequestError(
-                "bad_request", f"a function call is sent as {_pickling.CALL_CONTENT_TYPE}, not {content_type}"
+                "bad_request",
+                f"a function call is sent as {_pickling.CALL_CONTENT_TYPE} (or {JSON_CALL}), not {content_type}",
             )
         args, kwargs = _pickling.load_call(await read_body(receive))
         if CONTEXT_PARAMETER in kwargs and self._wants_context:
             raise RequestError("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
-        return args, kwargs
+        return args, kwargs, False
 
-    async def _run(self, args: list[Any], kwargs: dict[str, Any], logs: _LogFrames) -> dict[str, Any]:
+    async def _run(
+        self, args: list[Any], kwargs: dict[str, Any], logs: _LogFrames, as_json: bool = False
+    ) -> dict[str, Any]:
         """Runs the call with its output captured (log frames to ``logs``); its final frame.
 
         Past its ``timeout``, the final frame says so and the worker is replaced (``_timeouts``).
@@ -169,8 +185,10 @@ class FunctionApp(HttpApp):
             _timeouts.timed_out(self.workload.name, "the call", self._timeout or 0.0)
             return self._timeout_frame()
         try:
+            if as_json:
+                return {"type": "result", "json": _json.to_json_value(outcome[0])}
             return {"type": "result", "pickle": _pickling.dump(outcome[0])}
-        except Exception as exc:  # the result cannot be pickled
+        except Exception as exc:  # the result cannot be pickled (or has no JSON form)
             return self._error_frame(exc)
 
     def _timeout_frame(self) -> dict[str, Any]:

@@ -1,13 +1,20 @@
 /**
  * The code of a deployed function, for a run of it (`POST /api/v1/runs` with `app` in place of a
- * manifest and a bundle: `svc.Function.from_name` in Python). The run uses the deployed version's
- * spec and bundle and reads the deploy's secrets, inline values included, as a scheduled run does.
+ * manifest and a bundle: `svc.Function.from_name` in Python; a spawned call of it). The run uses
+ * the deployed version's spec and bundle and reads the deploy's secrets, inline values included,
+ * as a scheduled run does.
  */
 import { SvcError } from '../../model/errors.js';
 import type { AppSpec } from '../../model/workload/types.js';
-import { functionOf } from '../../services/runs/runs.js';
-import type { InlineScope } from '../../services/secrets/types.js';
-import type { ApiServices } from './types.js';
+import type { Deployment } from '../deployments/types.js';
+import type { DeploymentRef } from '../../model/deployment-keys.js';
+import { functionOf } from './runs.js';
+import type { InlineScope } from '../secrets/types.js';
+
+/** Where the deployed versions are looked up. */
+export interface DeployedApps {
+  get(ref: DeploymentRef): Deployment | null;
+}
 
 export interface DeployedFunctionCode {
   readonly spec: AppSpec;
@@ -15,13 +22,8 @@ export interface DeployedFunctionCode {
   readonly secretScope: InlineScope;
 }
 
-export function deployedFunctionCode(
-  app: string,
-  fn: string,
-  workspace: string,
-  services: Pick<ApiServices, 'deployments'>,
-): DeployedFunctionCode {
-  const deployment = services.deployments.get({ workspace, app, stage: 'deployed' });
+export function deployedFunctionCode(app: string, fn: string, workspace: string, deployments: DeployedApps): DeployedFunctionCode {
+  const deployment = deployments.get({ workspace, app, stage: 'deployed' });
   if (deployment === null) {
     throw new SvcError('not_found', `the workspace has no deployed app ${app}.`, {
       hint: 'svc app list shows the deployed apps; deploy it with svc deploy first.',

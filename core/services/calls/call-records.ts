@@ -1,0 +1,80 @@
+/**
+ * Spawned calls in the state store: the record at `calls/<workspace>/<id>`, the pickled or JSON
+ * input at `call-inputs/<workspace>/<id>` and the final frame at `call-outcomes/<workspace>/<id>`,
+ * each within the store's value limit. Changes of status are compare-and-set on the record, so
+ * a call is started once per attempt and ends once, whichever replica or restart writes.
+ */
+import { SvcError } from '../../model/errors.js';
+import { getJson, type JsonEntry, putJson } from '../../model/store/json.js';
+import type { StateStore } from '../../model/store/types.js';
+import type { CallRecord, FinalFrame } from './types.js';
+
+const RECORDS = 'calls/';
+const INPUTS = 'call-inputs/';
+const OUTCOMES = 'call-outcomes/';
+
+export class CallRecords {
+  readonly #store: StateStore;
+
+  constructor(store: StateStore) {
+    this.#store = store;
+  }
+
+  /** Stores the input first, then the record: a record is never without its input. */
+  async create(record: CallRecord, input: Buffer): Promise<void> {
+    await this.#store.put(`${INPUTS}${record.workspace}/${record.id}`, input);
+    if (!(await putJson(this.#store, recordKey(record.workspace, record.id), record, { cas: 0 }))) {
+      throw new SvcError('internal', `a call ${record.id} exists already`);
+    }
+  }
+
+  get(workspace: string, id: string): Promise<JsonEntry<CallRecord> | null> {
+    return getJson(this.#store, recordKey(workspace, id), validRecord);
+  }
+
+  /** Every call of every workspace (the leader's recovery and clean-up). */
+  async all(): Promise<JsonEntry<CallRecord>[]> {
+    const entries = await this.#store.list(RECORDS);
+    return entries.map((entry) => ({ ...entry, value: validRecord(JSON.parse(entry.value.toString('utf8')), entry.key) }));
+  }
+
+  /** Replaces the record if it is still at `modifyIndex`; false when something else changed it first. */
+  update(record: CallRecord, modifyIndex: number): Promise<boolean> {
+    return putJson(this.#store, recordKey(record.workspace, record.id), record, { cas: modifyIndex });
+  }
+
+  async input(workspace: string, id: string): Promise<Buffer | null> {
+    return (await this.#store.get(`${INPUTS}${workspace}/${id}`))?.value ?? null;
+  }
+
+  async putOutcome(workspace: string, id: string, frame: FinalFrame): Promise<void> {
+    await putJson(this.#store, `${OUTCOMES}${workspace}/${id}`, frame);
+  }
+
+  async outcome(workspace: string, id: string): Promise<FinalFrame | null> {
+    return (await getJson(this.#store, `${OUTCOMES}${workspace}/${id}`, (value) => value as FinalFrame))?.value ?? null;
+  }
+
+  /** Drops the input and the outcome, keeping the record (an expired call says it expired). */
+  async dropPayloads(workspace: string, id: string): Promise<void> {
+    await this.#store.delete(`${INPUTS}${workspace}/${id}`);
+    await this.#store.delete(`${OUTCOMES}${workspace}/${id}`);
+  }
+
+  async remove(workspace: string, id: string): Promise<void> {
+    await this.dropPayloads(workspace, id);
+    await this.#store.delete(recordKey(workspace, id));
+  }
+}
+
+function recordKey(workspace: string, id: string): string {
+  return `${RECORDS}${workspace}/${id}`;
+}
+
+function validRecord(value: unknown, key: string): CallRecord {
+  const record = value as Partial<CallRecord> | null;
+  if (record === null || typeof record !== 'object' || typeof record.id !== 'string' || typeof record.status !== 'string') {
+    throw new SvcError('state_corrupt', `the call record at ${JSON.stringify(key)} is not a call`, { details: { key } });
+  }
+  return record as CallRecord;
+}

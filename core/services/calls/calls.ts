@@ -1,0 +1,212 @@
+/**
+ * Spawned calls as the API sees them: spawn (recorded before the answer, then run by the leader's
+ * CallExecutor), read, wait for the outcome, cancel; and the clean-up of old outcomes. A call of
+ * another workspace is `not_found`, in the same words as one that never was.
+ */
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { SvcError } from '../../model/errors.js';
+import type { Principal } from '../../model/principal.js';
+import { MAX_VALUE_BYTES } from '../../model/store/types.js';
+import type { AppSpec } from '../../model/workload/types.js';
+import { functionOf } from '../runs/runs.js';
+import type { CallRecords } from './call-records.js';
+import { type CallEncoding, type CallRecord, type CallTarget, type CallView, ENDED, type FinalFrame } from './types.js';
+
+/** How long the outcome of an ended call is kept, unless the operator says otherwise. */
+export const DEFAULT_CALL_RESULT_TTL_SECONDS = 24 * 60 * 60;
+/** The longest one outcome request may wait for a call to end (the client asks again after). */
+export const MAX_OUTCOME_WAIT_SECONDS = 60;
+
+export interface CallServiceOptions {
+  readonly records: CallRecords;
+  /** The leader's executor: told of each new call, and of cancelled ones it may be running. */
+  readonly executor: { wake(workspace: string, id: string): void; abort(workspace: string, id: string): void };
+  readonly resultTtlSeconds?: number;
+  readonly now?: () => Date;
+}
+
+export interface SpawnRequest {
+  readonly workspace: string;
+  readonly principal: Principal | null;
+  /** The app's spec as it runs (deployed or uploaded): the function is checked against it. */
+  readonly spec: AppSpec;
+  readonly function: string;
+  readonly target: CallTarget;
+  readonly encoding: CallEncoding;
+  readonly input: Buffer;
+}
+
+export type Outcome =
+  | { readonly ended: true; readonly call: CallView; readonly frame: FinalFrame }
+  | { readonly ended: false; readonly call: CallView };
+
+export class CallService {
+  readonly #options: CallServiceOptions;
+  readonly #ttlMs: number;
+  readonly #now: () => Date;
+  /** `<workspace>/<id>` is emitted when that call ends here (the executor, a cancel). */
+  readonly #endings = new EventEmitter();
+
+  constructor(options: CallServiceOptions) {
+    this.#options = options;
+    this.#ttlMs = (options.resultTtlSeconds ?? DEFAULT_CALL_RESULT_TTL_SECONDS) * 1000;
+    this.#now = options.now ?? (() => new Date());
+    this.#endings.setMaxListeners(0);
+  }
+
+  async spawn(request: SpawnRequest): Promise<CallView> {
+    const workload = functionOf(request.spec, request.function);
+    if (request.input.length > MAX_VALUE_BYTES) {
+      throw new SvcError(
+        'payload_too_large',
+        `the call's arguments are ${request.input.length} bytes ${request.encoding === 'json' ? 'of JSON' : 'pickled'}; a spawned call takes at most ${MAX_VALUE_BYTES} bytes (512 KiB).`,
+        { hint: 'Pass a name or a URL of large data (a file the function can read) rather than the data itself.' },
+      );
+    }
+    const record: CallRecord = {
+      id: `call-${randomBytes(10).toString('hex')}`,
+      workspace: request.workspace,
+      app: request.spec.name,
+      function: request.function,
+      target: request.target,
+      encoding: request.encoding,
+      status: 'queued',
+      attempt: 0,
+      maxAttempts: (workload.retries?.maxRetries ?? 0) + 1,
+      createdAt: this.#now().toISOString(),
+      startedAt: null,
+      endedAt: null,
+      error: null,
+      createdBy: request.principal?.tokenId ?? request.principal?.subject ?? null,
+    };
+    await this.#options.records.create(record, request.input);
+    this.#options.executor.wake(record.workspace, record.id);
+    return this.#view(record, undefined);
+  }
+
+  async get(workspace: string, id: string): Promise<CallView> {
+    const record = await this.#record(workspace, id);
+    const frame = record.encoding === 'json' && record.status === 'succeeded' ? await this.#options.records.outcome(workspace, id) : null;
+    return this.#view(record, frame ?? undefined);
+  }
+
+  /**
+   * The final frame once the call ended, waiting up to `waitSeconds` for it; `call_cancelled`
+   * or `call_expired` when it has none to give.
+   */
+  async outcome(workspace: string, id: string, waitSeconds: number, signal: AbortSignal): Promise<Outcome> {
+    const deadline = Date.now() + Math.min(waitSeconds, MAX_OUTCOME_WAIT_SECONDS) * 1000;
+    for (;;) {
+      const record = await this.#record(workspace, id);
+      const status = this.#status(record);
+      if (status === 'cancelled') throw new SvcError('call_cancelled', `the call ${id} was cancelled before it ended: it has no result.`);
+      if (status === 'expired') throw expiredError(id, this.#ttlMs);
+      if (status === 'succeeded' || status === 'failed') {
+        const frame = await this.#options.records.outcome(workspace, id);
+        if (frame === null) throw expiredError(id, this.#ttlMs);
+        return { ended: true, call: this.#view(record, frame), frame };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || signal.aborted) return { ended: false, call: this.#view(record, undefined) };
+      await this.#ending(`${workspace}/${id}`, Math.min(left, 1000), signal);
+    }
+  }
+
+  /** Cancels a call that has not ended; `conflict` naming its status when it has. */
+  async cancel(workspace: string, id: string): Promise<void> {
+    for (;;) {
+      const entry = await this.#options.records.get(workspace, id);
+      if (entry === null) throw noCall(id);
+      const status = this.#status(entry.value);
+      if (ENDED.has(status)) {
+        throw new SvcError('conflict', `the call ${id} has ended already (${status}): there is nothing to cancel.`, {
+          details: { status },
+        });
+      }
+      const cancelled: CallRecord = { ...entry.value, status: 'cancelled', endedAt: this.#now().toISOString() };
+      if (await this.#options.records.update(cancelled, entry.modifyIndex)) {
+        this.#options.executor.abort(workspace, id);
+        this.ended(workspace, id);
+        return;
+      }
+    }
+  }
+
+  /** Told by the executor (and cancel) that a call ended: waiting outcome requests answer at once. */
+  ended(workspace: string, id: string): void {
+    this.#endings.emit(`${workspace}/${id}`);
+  }
+
+  /** Marks outcomes older than the TTL expired (dropping them), and removes records twice that old. */
+  async sweep(): Promise<void> {
+    const now = this.#now().getTime();
+    for (const { value: call, modifyIndex } of await this.#options.records.all()) {
+      if (call.endedAt === null) continue;
+      const age = now - Date.parse(call.endedAt);
+      if (age > 2 * this.#ttlMs) await this.#options.records.remove(call.workspace, call.id);
+      else if (age > this.#ttlMs && call.status !== 'expired') {
+        if (await this.#options.records.update({ ...call, status: 'expired' }, modifyIndex))
+          await this.#options.records.dropPayloads(call.workspace, call.id);
+      }
+    }
+  }
+
+  async #record(workspace: string, id: string): Promise<CallRecord> {
+    const entry = await this.#options.records.get(workspace, id);
+    if (entry === null) throw noCall(id);
+    return entry.value;
+  }
+
+  /** A call whose outcome is past the TTL is expired, even before the sweep marks it. */
+  #status(call: CallRecord): CallRecord['status'] {
+    if (call.endedAt !== null && call.status !== 'cancelled' && this.#now().getTime() - Date.parse(call.endedAt) > this.#ttlMs)
+      return 'expired';
+    return call.status;
+  }
+
+  #view(call: CallRecord, frame: FinalFrame | undefined): CallView {
+    const status = this.#status(call);
+    const durationMs = call.startedAt !== null && call.endedAt !== null ? Date.parse(call.endedAt) - Date.parse(call.startedAt) : null;
+    return {
+      id: call.id,
+      app: call.app,
+      function: call.function,
+      status,
+      attempt: call.attempt,
+      maxAttempts: call.maxAttempts,
+      createdAt: call.createdAt,
+      startedAt: call.startedAt,
+      endedAt: call.endedAt,
+      durationMs,
+      error: call.error,
+      ...(call.encoding === 'json' && status === 'succeeded' && frame?.type === 'result' ? { result: frame.json ?? null } : {}),
+    };
+  }
+
+  #ending(key: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#endings.off(key, done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#endings.once(key, done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+function noCall(id: string): SvcError {
+  return new SvcError('not_found', `there is no call ${id} in this workspace.`, {
+    hint: 'Call ids come from spawn() (FunctionCall.object_id) or POST …/calls; an expired call is removed after twice the result retention.',
+  });
+}
+
+function expiredError(id: string, ttlMs: number): SvcError {
+  return new SvcError('call_expired', `the call ${id} ended more than ${ttlMs / 1000} s ago: its outcome is no longer kept.`, {
+    hint: 'Read outcomes within the retention (callResultTtlSeconds), or spawn the call again.',
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The leader's side of spawned calls: it starts queued calls (at most `maxConcurrent` at once, in
+ * the order they come), each through a pooled remote run of its code, and records how each ended.
+ * When it starts leading it takes over what a previous leader or a crashed svc left: a `running`
+ * call goes back to `queued` while the function's attempts allow (at least once in all), else it
+ * fails as `call_interrupted`. A call is started once per attempt and ends once: every change of
+ * status is a compare-and-set on its record.
+ */
+import { isSvcError, SvcError } from '../../model/errors.js';
+import { MAX_VALUE_BYTES } from '../../model/store/types.js';
+import type { RunManager } from '../runs/runs.js';
+import type { CallRecords } from './call-records.js';
+import { errorFrameOf, readFinalFrame } from './final-frame.js';
+import type { RunPool } from './run-pool.js';
+import type { CallError, CallRecord, FinalFrame } from './types.js';
+
+/** How often the leader removes outcomes past their retention. */
+const SWEEP_EVERY_MS = 60_000;
+
+/** How long a call waits before it asks again for a place in a full queue (it is not an attempt). */
+const QUEUE_FULL_PAUSE_MS = 1000;
+
+export interface CallExecutorOptions {
+  readonly records: CallRecords;
+  readonly runs: Pick<RunManager, 'call'>;
+  readonly pool: RunPool;
+  readonly report: (error: unknown) => void;
+  /** Told when a call ends here, so that requests waiting for its outcome answer at once. */
+  readonly ended?: (workspace: string, id: string) => void;
+  /** Removes old outcomes (CallService.sweep): run once a minute while leading. */
+  readonly sweep?: () => Promise<void>;
+  /** Calls running at once, across functions (each function's own capacity still applies). */
+  readonly maxConcurrent?: number;
+  readonly now?: () => Date;
+}
+
+export class CallExecutor {
+  readonly #options: CallExecutorOptions;
+  readonly #maxConcurrent: number;
+  readonly #now: () => Date;
+  /** The calls this replica runs now, by `<workspace>/<id>`: cancelling one aborts it. */
+  readonly #running = new Map<string, AbortController>();
+  readonly #waiting: { readonly workspace: string; readonly id: string }[] = [];
+  #leading: AbortSignal | null = null;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: CallExecutorOptions) {
+    this.#options = options;
+    this.#maxConcurrent = options.maxConcurrent ?? 64;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Starts running calls, first the ones left queued or running before; stops when `signal` aborts. */
+  lead(signal: AbortSignal): void {
+    this.#leading = signal;
+    signal.addEventListener('abort', () => this.#stopLeading(), { once: true });
+    this.#recover().catch(this.#options.report);
+    const sweep = this.#options.sweep;
+    if (sweep !== undefined) {
+      this.#sweeper = setInterval(() => void sweep().catch(this.#options.report), SWEEP_EVERY_MS);
+      this.#sweeper.unref();
+    }
+  }
+
+  /** A call was recorded as queued: it runs as soon as there is room. */
+  wake(workspace: string, id: string): void {
+    if (this.#leading === null || this.#leading.aborted) return; // the next leader's recovery finds it
+    this.#waiting.push({ workspace, id });
+    this.#fill();
+  }
+
+  /** Aborts the call if this replica runs it; the canceller records `cancelled`. */
+  abort(workspace: string, id: string): void {
+    this.#running.get(`${workspace}/${id}`)?.abort(new SvcError('call_cancelled', `the call ${id} was cancelled`));
+  }
+
+  async close(): Promise<void> {
+    this.#stopLeading();
+    await this.#options.pool.close();
+  }
+
+  #stopLeading(): void {
+    this.#leading = null;
+    clearInterval(this.#sweeper);
+    this.#waiting.length = 0;
+    // Their records stay `running`: the next leader (or this svc, restarted) runs them again.
+    for (const controller of this.#running.values()) controller.abort(new SvcError('shutting_down', 'svc stopped leading'));
+  }
+
+  async #recover(): Promise<void> {
+    const calls = await this.#options.records.all();
+    calls.sort((a, b) => (a.value.createdAt < b.value.createdAt ? -1 : 1));
+    for (const { value: call, modifyIndex } of calls) {
+      if (call.status === 'running' && !this.#running.has(`${call.workspace}/${call.id}`)) {
+        const interrupted = call.attempt >= call.maxAttempts;
+        const next: CallRecord = interrupted
+          ? { ...call, status: 'failed', endedAt: this.#now().toISOString(), error: interruption(call) }
+          : { ...call, status: 'queued' };
+        if (!(await this.#options.records.update(next, modifyIndex))) continue;
+        if (interrupted) this.#options.ended?.(call.workspace, call.id);
+        else this.wake(call.workspace, call.id);
+      } else if (call.status === 'queued') {
+        this.wake(call.workspace, call.id);
+      }
+    }
+  }
+
+  #fill(): void {
+    while (this.#running.size < this.#maxConcurrent && this.#waiting.length > 0) {
+      const { workspace, id } = this.#waiting.shift()!;
+      const key = `${workspace}/${id}`;
+      if (this.#running.has(key)) continue;
+      const controller = new AbortController();
+      this.#running.set(key, controller);
+      this.#run(workspace, id, controller.signal)
+        .catch(this.#options.report)
+        .finally(() => {
+          this.#running.delete(key);
+          this.#fill();
+        });
+    }
+  }
+
+  /** One attempt of one call: claim it, run it, record its outcome (unless it was cancelled or svc stopped leading). */
+  async #run(workspace: string, id: string, signal: AbortSignal): Promise<void> {
+    const { records } = this.#options;
+    const entry = await records.get(workspace, id);
+    if (entry === null || entry.value.status !== 'queued') return;
+    const started: CallRecord = {
+      ...entry.value,
+      status: 'running',
+      attempt: entry.value.attempt + 1,
+      startedAt: entry.value.startedAt ?? this.#now().toISOString(),
+    };
+    if (!(await records.update(started, entry.modifyIndex))) return; // cancelled meanwhile
+    const input = await records.input(workspace, id);
+    const frame =
+      input === null
+        ? errorFrameOf(new SvcError('state_corrupt', `the input of ${id} is missing`))
+        : await this.#attempt(started, input, signal);
+    if (signal.aborted) return; // cancelled (its canceller wrote that), or svc stopped leading (the next leader runs it again)
+    await records.putOutcome(workspace, id, fitting(frame));
+    const current = await records.get(workspace, id);
+    if (current === null || current.value.status !== 'running' || current.value.attempt !== started.attempt) return;
+    const ended: CallRecord = {
+      ...current.value,
+      status: frame.type === 'result' ? 'succeeded' : 'failed',
+      endedAt: this.#now().toISOString(),
+      error: frame.type === 'result' ? null : errorOf(frame),
+    };
+    if (await records.update(ended, current.modifyIndex)) this.#options.ended?.(workspace, id);
+  }
+
+  /** The call's final frame; svc's own failures (a run that cannot start) become error frames. */
+  async #attempt(call: CallRecord, input: Buffer, signal: AbortSignal): Promise<FinalFrame> {
+    const contentType = call.encoding === 'json' ? 'application/json' : undefined;
+    for (let restarts = 0; ; ) {
+      let runId: string | null = null;
+      try {
+        runId = await this.#options.pool.runFor(call);
+        const answer = await this.#options.runs.call(call.workspace, runId, input, signal, call.id, contentType ? { contentType } : {});
+        return await readFinalFrame(answer);
+      } catch (error) {
+        if (signal.aborted || !isSvcError(error)) throw signal.aborted ? signal.reason : error;
+        if (error.code === 'queue_full') {
+          await new Promise((resolve) => setTimeout(resolve, QUEUE_FULL_PAUSE_MS));
+        } else if (error.code === 'not_found' && runId !== null && restarts++ === 0) {
+          this.#options.pool.forget(runId); // the pooled run idled out: start another, once
+        } else {
+          return errorFrameOf(error);
+        }
+      }
+    }
+  }
+}
+
+/** The frame as it can be kept: one over the state store's value limit becomes an error saying so. */
+function fitting(frame: FinalFrame): FinalFrame {
+  const bytes = Buffer.byteLength(JSON.stringify(frame));
+  if (bytes <= MAX_VALUE_BYTES - 1024) return frame;
+  const what = frame.type === 'result' ? 'result' : 'exception';
+  return errorFrameOf(
+    new SvcError(
+      'payload_too_large',
+      `the call's ${what} is ${bytes} bytes once encoded; a spawned call keeps at most ${MAX_VALUE_BYTES - 1024} bytes of outcome. Return less (a name or a path of the data, not the data).`,
+    ),
+  );
+}
+
+function errorOf(frame: FinalFrame): CallError {
+  return { code: frame.code ?? null, message: frame.exception ?? 'the function raised' };
+}
+
+function interruption(call: CallRecord): CallError {
+  return {
+    code: 'call_interrupted',
+    message: `svc stopped (or its leader changed) while attempt ${call.attempt} of ${call.maxAttempts} ran, and the function's retries allow no more`,
+  };
+}

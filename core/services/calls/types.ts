@@ -1,0 +1,87 @@
+/**
+ * Spawned calls (`f.spawn()`, `POST /api/v1/calls`, `POST /api/v1/apps/:app/functions/:fn/calls`):
+ * one call of a function that outlives its caller. Its record is in the state store before the
+ * spawn answers; the leader runs it through a remote run and keeps its outcome for a while.
+ */
+
+/** What a call id looks like (calls.ts makes them): `call-` and 20 hex digits. */
+export const CALL_ID_SOURCE = 'call-[0-9a-f]{20}';
+
+/**
+ * - `queued`: recorded, waiting for the leader to start it;
+ * - `running`: an attempt runs (a restart of svc or a lost container sends it back to `queued`
+ *   while the function's retries allow, at least once in all);
+ * - `succeeded` / `failed`: it returned / it raised, or svc could not run it (`error` says which);
+ * - `cancelled`: cancelled before it ended;
+ * - `expired`: it ended longer ago than the results are kept; its outcome is gone.
+ */
+export type CallStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+
+export const ENDED: ReadonlySet<CallStatus> = new Set(['succeeded', 'failed', 'cancelled', 'expired']);
+
+/** The code a call runs: the deployed version of an app's function, or code uploaded with the call's manifest. */
+export type CallTarget =
+  | { readonly kind: 'deployed'; readonly app: string }
+  | { readonly kind: 'uploaded'; readonly manifest: unknown; readonly bundle: string };
+
+/**
+ * How the arguments came and the result goes: `pickle` (the Python client: the container's pickled
+ * call protocol) or `json` (the HTTP API: a JSON object of arguments, the result as JSON).
+ */
+export type CallEncoding = 'pickle' | 'json';
+
+export interface CallError {
+  /** svc's error code (`worker_crashed`, `timeout`, …), or null when the function raised. */
+  readonly code: string | null;
+  /** `ValueError: bad input` for an exception; svc's message otherwise. */
+  readonly message: string;
+}
+
+/** What the state store keeps of a call (its input and outcome are kept beside it). */
+export interface CallRecord {
+  readonly id: string;
+  readonly workspace: string;
+  readonly app: string;
+  readonly function: string;
+  readonly target: CallTarget;
+  readonly encoding: CallEncoding;
+  readonly status: CallStatus;
+  /** Attempts started so far. */
+  readonly attempt: number;
+  /** The most attempts the function's retries allow (retries + 1). */
+  readonly maxAttempts: number;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly endedAt: string | null;
+  readonly error: CallError | null;
+  /** Who spawned it: a token's or member's id, null for svc itself. */
+  readonly createdBy: string | null;
+}
+
+/** A call as the API answers it. */
+export interface CallView {
+  readonly id: string;
+  readonly app: string;
+  readonly function: string;
+  readonly status: CallStatus;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly endedAt: string | null;
+  /** From the first start to the end; null until it ended. */
+  readonly durationMs: number | null;
+  readonly error: CallError | null;
+  /** A JSON call's return value once it succeeded; absent otherwise. */
+  readonly result?: unknown;
+}
+
+/** The last frame of a call that ended: `result` (with `pickle` or `json`) or `error`, as the container wrote it. */
+export interface FinalFrame {
+  readonly type: 'result' | 'error';
+  readonly pickle?: string | null;
+  readonly json?: unknown;
+  readonly code?: string;
+  readonly exception?: string;
+  readonly traceback?: string | null;
+}

@@ -1,0 +1,175 @@
+/**
+ * Spawned calls over real HTTP against real containers (test/fixtures/calls): recorded before the
+ * answer, run by the leader, their outcome kept; JSON calls of a deployed function from any
+ * language; cancelling; what a restart of svc does to a call that runs (at least once, up to its
+ * retries, else `call_interrupted`) and to one still queued; and the refusals.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import type { ServerConfig } from '../../config/schema.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { tokenFor } from '../core/http/api/platform.js';
+import { tempDir, testConfig } from '../helpers/config.js';
+import { upload } from './api-lifecycle-helpers.js';
+import { bundleOfFolder, pickledCall, unpickled } from './run-helpers.js';
+
+const FIXTURE = path.join(packageRoot, 'test', 'fixtures', 'calls');
+
+describe('API: spawned calls', function () {
+  this.timeout(180_000);
+  let config: ServerConfig;
+  let platform: Platform;
+  let call: Call;
+  let owner: string;
+  let manifest: LoadedManifest;
+  let sha256: string;
+  const reports: unknown[] = [];
+
+  const start = async () => {
+    platform = await startPlatform({ config, report: (error) => reports.push(error) });
+    call = apiClient(platform.url);
+    owner = platform.ownerToken.secret;
+  };
+  const spawn = (fn: string, args: unknown[], fields: Record<string, unknown> = {}, token = owner) =>
+    call('POST', '/api/v1/calls', {
+      token,
+      json: { manifest: manifest.raw, bundle: sha256, function: fn, input: pickledCall(args).toString('base64'), ...fields },
+    });
+  const outcome = (id: string, wait = 60, token = owner) =>
+    call('GET', `/api/v1/calls/${id}/outcome`, { token, headers: { Prefer: `wait=${wait}` } });
+  const statusOf = async (id: string) => (await call('GET', `/api/v1/calls/${id}`, { token: owner })).json.call;
+  const until = async (id: string, done: (c: { status: string; attempt: number }) => boolean) => {
+    for (let c = await statusOf(id); !done(c); c = await statusOf(id)) await sleep(50);
+  };
+
+  before(async () => {
+    config = testConfig();
+    await start();
+    manifest = await loadManifest({ target: path.join(FIXTURE, 'app.py') });
+    const bundle = await bundleOfFolder(FIXTURE);
+    sha256 = bundle.sha256;
+    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+  });
+  after(async () => platform?.close());
+  afterEach(() => assert.deepEqual(reports, [], 'no unexpected errors'));
+
+  it('records a spawned call at once (202, queued), runs it, and keeps its outcome: the pickled result, or the exception', async () => {
+    const spawned = await spawn('square', [7]);
+    assert.equal(spawned.status, 202, spawned.text);
+    const { id, status, attempt, maxAttempts } = spawned.json.call;
+    assert.match(id, /^call-[0-9a-f]{20}$/);
+    assert.equal(spawned.headers.get('location'), `/api/v1/calls/${id}`);
+    assert.deepEqual([status, attempt, maxAttempts], ['queued', 0, 1]);
+    const done = await outcome(id);
+    assert.equal(done.status, 200, done.text);
+    assert.equal(done.json.frame.type, 'result');
+    assert.equal(unpickled(done.json.frame.pickle), 49);
+    const view = await statusOf(id);
+    assert.deepEqual([view.status, view.attempt, view.error], ['succeeded', 1, null]);
+    assert.ok(view.durationMs >= 0 && view.startedAt !== null && view.endedAt !== null);
+
+    const failing = (await spawn('fail', ['no database'])).json.call.id;
+    const failed = await outcome(failing);
+    assert.equal(failed.json.frame.type, 'error');
+    assert.match(failed.json.frame.traceback, /raise ValueError\(message\)/);
+    assert.deepEqual((await statusOf(failing)).error, { code: null, message: 'ValueError: no database' });
+  });
+
+  it('spawns a deployed function with JSON arguments from any language, and answers its JSON result', async () => {
+    const deployed = await call('POST', '/api/v1/apps/calls/deployments', {
+      token: owner,
+      json: { manifest: manifest.raw, bundle: sha256 },
+    });
+    assert.ok([200, 201].includes(deployed.status), deployed.text);
+    const spawned = await call('POST', '/api/v1/apps/calls/functions/shift/calls', { token: owner, json: { p: { x: 1, y: 2 }, by: 10 } });
+    assert.equal(spawned.status, 202, spawned.text);
+    const { call_id: id, status_url: statusUrl } = spawned.json;
+    assert.equal(statusUrl, `/api/v1/calls/${id}`);
+    assert.equal((await outcome(id)).json.frame.json.x, 11);
+    const view = await statusOf(id);
+    assert.deepEqual([view.status, view.result], ['succeeded', { x: 11, y: 12 }]);
+
+    // Arguments the function's types refuse: the call fails with the endpoint's own message.
+    const wrong = (await call('POST', '/api/v1/apps/calls/functions/square/calls', { token: owner, json: { x: 'seven' } })).json.call_id;
+    await outcome(wrong);
+    const refused = await statusOf(wrong);
+    assert.equal(refused.status, 'failed');
+    assert.equal(refused.error.code, 'invalid_arguments');
+    assert.match(refused.error.message, /x/);
+    // A pickled call of the deployed version, by app (svc.Function.from_name(...).spawn()).
+    const byApp = await call('POST', '/api/v1/calls', {
+      token: owner,
+      json: { app: 'calls', function: 'square', input: pickledCall([5]).toString('base64') },
+    });
+    assert.equal(unpickled((await outcome(byApp.json.call.id)).json.frame.pickle), 25);
+  });
+
+  it('cancels a call that has not ended, and says so to whoever waits for it; a call that ended cannot be cancelled', async () => {
+    const gate = path.join(tempDir('svc-gate-'), 'open');
+    const id = (await spawn('gated-once', [gate])).json.call.id;
+    await until(id, (c) => c.status === 'running');
+    const waiting = outcome(id, 30);
+    assert.equal((await call('DELETE', `/api/v1/calls/${id}`, { token: owner })).status, 204);
+    const answered = await waiting;
+    assert.deepEqual([answered.status, answered.json.error.code], [409, 'call_cancelled']);
+    assert.equal((await statusOf(id)).status, 'cancelled');
+    const again = await call('DELETE', `/api/v1/calls/${id}`, { token: owner });
+    assert.deepEqual([again.status, again.json.error.code, again.json.error.details.status], [409, 'conflict', 'cancelled']);
+    writeFileSync(gate, '');
+  });
+
+  it('keeps calls across a restart of svc: a running one runs again within its retries, else fails call_interrupted', async () => {
+    const gates = tempDir('svc-gates-');
+    const spawnedRetried = await spawn('gated', [path.join(gates, 'a')]);
+    assert.equal(spawnedRetried.status, 202, spawnedRetried.text);
+    const retried = spawnedRetried.json.call.id;
+    const once = (await spawn('gated-once', [path.join(gates, 'b')])).json.call.id;
+    await until(retried, (c) => c.status === 'running');
+    await until(once, (c) => c.status === 'running');
+    await platform.close();
+    await start();
+    writeFileSync(path.join(gates, 'a'), '');
+    writeFileSync(path.join(gates, 'b'), '');
+    const done = await outcome(retried);
+    assert.equal(unpickled(done.json.frame.pickle), 'opened');
+    assert.deepEqual([done.json.call.status, done.json.call.attempt, done.json.call.maxAttempts], ['succeeded', 2, 2]);
+    const interrupted = await statusOf(once);
+    assert.equal(interrupted.status, 'failed');
+    assert.equal(interrupted.error.code, 'call_interrupted');
+    assert.match(interrupted.error.message, /attempt 1 of 1/);
+    assert.ok(existsSync(path.join(gates, 'b')));
+  });
+
+  it('refuses bad input with specific errors, and keeps workspaces apart', async () => {
+    const id = (await spawn('square', [2])).json.call.id;
+    await outcome(id);
+    const other = (await tokenFor(platform, 'other-team')).secret;
+    const unknown = await call('GET', '/api/v1/calls/call-0123456789abcdef0123', { token: owner });
+    const foreign = await call('GET', `/api/v1/calls/${id}`, { token: other });
+    assert.deepEqual([unknown.status, foreign.status], [404, 404]);
+    assert.equal(foreign.json.error.message, unknown.json.error.message.replace('call-0123456789abcdef0123', id));
+    assert.equal((await call('DELETE', `/api/v1/calls/${id}`, { token: other })).status, 404);
+    assert.equal((await outcome(id, 0, other)).status, 404);
+    assert.equal((await call('GET', '/api/v1/calls/run-1', { token: owner })).json.error.code, 'bad_request');
+    const cases: [Record<string, unknown>, number, string, RegExp][] = [
+      [{ input: 'not base64!' }, 400, 'bad_request', /base64/],
+      [{ app: 'calls' }, 400, 'bad_request', /not both/],
+      [{ function: 'nope' }, 404, 'not_found', /has no function nope/],
+      [{ bundle: 'f'.repeat(64) }, 404, 'not_found', /bundle/],
+      [{ input: Buffer.alloc(600 * 1024).toString('base64') }, 413, 'payload_too_large', /at most 524288 bytes/],
+    ];
+    for (const [fields, status, code, message] of cases) {
+      const refused = await spawn('square', [1], fields);
+      assert.equal(refused.status, status, `${JSON.stringify(fields).slice(0, 80)}: ${refused.text.slice(0, 300)}`);
+      assert.equal(refused.json.error.code, code);
+      assert.match(refused.json.error.message, message);
+    }
+    const notDeployed = await call('POST', '/api/v1/apps/nope/functions/square/calls', { token: owner, json: {} });
+    assert.deepEqual([notDeployed.status, notDeployed.json.error.code], [404, 'not_found']);
+  });
+});
