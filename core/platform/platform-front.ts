@@ -68,6 +68,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     autoscaler: needs.scaling.autoscaler,
     logs: needs.deploymentLogs,
     runs,
+    maps: workloads.maps,
     previews: workloads.previews,
     scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),
     ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }),

@@ -41,6 +41,7 @@ import type { ServiceRegistry } from '../infra/registry/types.js';
 import type { IdleLeases } from '../services/runs/idle-leases.js';
 import type { Previews } from '../services/runs/previews.js';
 import type { RunManager } from '../services/runs/runs.js';
+import type { MapManager } from '../services/maps/maps.js';
 import type { ScheduleLeader } from '../services/schedules/scheduler.js';
 import { zygotesFromEnvironment } from './zygotes-setting.js';
 import type { LocalDriver } from '../infra/scheduler/local/driver.js';
@@ -66,6 +67,7 @@ export interface Services {
   readonly deployments: DeploymentManager;
   readonly leases: IdleLeases;
   readonly runs: RunManager;
+  readonly maps: MapManager;
   /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
   readonly schedules: ScheduleLeader;
   readonly previews: Previews;
@@ -199,7 +201,7 @@ function collectServices(
   const { plugins, logs, report, deploymentLogs, electing, agents, acme, metrics } = own;
   const { registry, scheduler, driver, images } = backends;
   const { admission, upstreams, sync, autoscaler } = scaling;
-  const { deployments, leases, runs, schedules, previews } = workloads;
+  const { deployments, leases, runs, maps, schedules, previews } = workloads;
   const { forward, websockets, listeners, role } = front;
   return {
     plugins,
@@ -217,6 +219,7 @@ function collectServices(
     deployments,
     leases,
     runs,
+    maps,
     schedules,
     previews,
     forward,

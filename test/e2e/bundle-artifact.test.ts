@@ -70,6 +70,7 @@ describe('API: signed bundle artifact URLs', function () {
       autoscaler: platform.autoscaler,
       logs: platform.deploymentLogs,
       runs: unused('runs'),
+      maps: unused('maps'),
       previews: unused('previews'),
       maxCallBytes: config.maxBodyBytes,
       publicUrl: null,

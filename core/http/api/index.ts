@@ -16,6 +16,7 @@ import { domainRoutes } from './domains.js';
 import { exampleRoutes } from './examples.js';
 import { memberRoutes } from './members.js';
 import { previewRoutes } from './previews.js';
+import { mapRoutes } from './maps.js';
 import { runRoutes } from './runs.js';
 import { secretRoutes } from './secrets.js';
 import { signInRoutes } from './sign-in.js';
@@ -48,5 +49,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...deploymentLogRoutes,
   ...previewRoutes,
   ...runRoutes,
+  ...mapRoutes,
   ...exampleRoutes,
 ];
