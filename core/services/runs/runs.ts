@@ -80,6 +80,8 @@ interface Run {
   failure: SvcError | null;
   /** Settles when the run is ready (or failed: then it rejects with the failure). */
   readonly ready: Promise<void>;
+  /** `ready`, or rejected at once when the run ends: what calls wait for (one listener on `stop` for them all). */
+  readonly startedOrEnded: Promise<void>;
   /** Aborted when the run ends: its start stops, calls waiting for it stop waiting. */
   readonly stop: AbortController;
   /** Settles when the background start is over (ready, failed, or given up because the run ended). */
@@ -134,8 +136,13 @@ export class RunManager {
     let markFailed!: (error: unknown) => void;
     const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (markFailed = reject)));
     ready.catch(() => {}); // calls read the failure; a run nobody calls must not crash svc
+    const stop = new AbortController();
+    // The run ending meanwhile (its client, or svc stopping) answers its waiting calls at once rather than after the build.
+    const startedOrEnded = unlessAborted(ready, stop.signal, () => this.#endedError(id));
+    startedOrEnded.catch(() => {});
     const run: Run = {
-      stop: new AbortController(),
+      stop,
+      startedOrEnded,
       starting: Promise.resolve(),
       settled: false,
       id,
@@ -292,12 +299,7 @@ export class RunManager {
   async #untilReady(run: Run, signal: AbortSignal): Promise<void> {
     run.waiting++;
     try {
-      // The run ending meanwhile (its client, or svc stopping) answers at once rather than after the build.
-      await unlessAborted(
-        unlessAborted(run.ready, run.stop.signal, () => this.#endedError(run.id)),
-        signal,
-        clientGone,
-      );
+      await unlessAborted(run.startedOrEnded, signal, clientGone);
     } finally {
       run.waiting--;
     }
