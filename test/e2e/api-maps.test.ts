@@ -116,7 +116,14 @@ describe('API: maps of remote runs (real containers)', function () {
     assert.equal(failed!.index, 5);
     assert.match(failed!.exception!, /^TypeError: can't multiply sequence/);
     const logs = reader.frames.filter((frame) => frame.type === 'log' && frame.line!.startsWith('squaring'));
-    assert.deepEqual(logs.map((frame) => frame.line).sort(), ['squaring 0', 'squaring 1', 'squaring 2', 'squaring 3', 'squaring 4', 'squaring x']);
+    assert.deepEqual(logs.map((frame) => frame.line).sort(), [
+      'squaring 0',
+      'squaring 1',
+      'squaring 2',
+      'squaring 3',
+      'squaring 4',
+      'squaring x',
+    ]);
     for (const frame of logs) assert.equal(frame.line, `squaring ${frame.index === 5 ? 'x' : frame.index}`);
     const end = reader.frames.at(-1)!;
     assert.equal(end.type, 'end');
@@ -147,7 +154,10 @@ describe('API: maps of remote runs (real containers)', function () {
     assert.match(skipped.message, /line 2 of the batch has the index 5; the map expects 4 next/);
     const many = Array.from({ length: 1001 }, (_, i) => `${JSON.stringify({ index: 3 + i, pickle: 'gAVLAy4=' })}\n`).join('');
     assert.match((await refusal(many)).message, /more than 1000 inputs/);
-    assert.match((await refusal(inputLines([[3]], 3), '', { 'Content-Type': 'application/json' })).message, /Content-Type "application\/json"/);
+    assert.match(
+      (await refusal(inputLines([[3]], 3), '', { 'Content-Type': 'application/json' })).message,
+      /Content-Type "application\/json"/,
+    );
     assert.match((await refusal('{"index": 3, "pickle": "not base64!"}\n')).message, /line 1 of the batch has a pickle that is not base64/);
     assert.match((await refusal('{"index": 3}\n')).message, /not base64/);
     assert.match((await refusal('{"index": 3, "pickle": "gAVLAy4=", "x": 1}\n')).message, /has the field "x"/);
@@ -222,12 +232,23 @@ describe('API: maps of remote runs (real containers)', function () {
     assert.equal((await send(id, inputLines([[gate, 40]], 40))).status, 409);
   });
 
-  it("is cancelled when its run ends, and when nobody reads its outputs", async () => {
+  it('is cancelled when its run ends, and when nobody reads its outputs', async () => {
     const gate = path.join(tempDir('svc-map-gate-'), 'open');
     const run = await readyRun(runs, 'gate');
     const id = await createMap(run);
     const reader = readOutputs(runs.platform.url, runs.owner, id);
-    assert.equal((await send(id, inputLines([[gate, 0], [gate, 1]]))).status, 202);
+    assert.equal(
+      (
+        await send(
+          id,
+          inputLines([
+            [gate, 0],
+            [gate, 1],
+          ]),
+        )
+      ).status,
+      202,
+    );
     await until('an input runs', async () => (await view(id)).inputs.running >= 1);
     // The run's end waits for its calls in flight (behind the gate): it is not awaited before the gate opens.
     const end = call('DELETE', `/api/v1/runs/${run}`);

@@ -330,7 +330,7 @@ describe('examples/ deployed on a real platform', function () {
   });
 
   describe('fan-out', () => {
-    it('runs as its README says: python app.py against the server prints the maps\' results', async () => {
+    it("runs as its README says: python app.py against the server prints the maps' results", async () => {
       const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
       const env = {
         ...inherited,

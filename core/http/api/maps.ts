@@ -54,7 +54,8 @@ const LAST: Parameter = {
   description: '`true`: no input follows this batch (it may be empty).',
   refusal: {
     code: 'bad_request',
-    refuse: (value) => new SvcError('bad_request', `last=${JSON.stringify(value)} is not true or false.`, { hint: 'Send ?last=true with the last batch.' }),
+    refuse: (value) =>
+      new SvcError('bad_request', `last=${JSON.stringify(value)} is not true or false.`, { hint: 'Send ?last=true with the last batch.' }),
   },
 };
 const BAD_MAP_ID: Response = error('`bad_request`: the id is not a map id (`map-` and 16 hex digits), or a query parameter.');
@@ -144,7 +145,8 @@ export const mapRoutes: readonly ApiRoute[] = [
     },
     async handle({ params, principal, headers, query, upload }, services) {
       // A last batch may be no body at all (curl -X POST '...?last=true'): no Content-Type is asked of it.
-      const empty = headers['content-length'] === '0' || (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined);
+      const empty =
+        headers['content-length'] === '0' || (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined);
       const body = empty ? Buffer.alloc(0) : await collect(upload!());
       const map = await services.maps.inputs(principal.workspace, params.id!, body, query.get('last') === 'true');
       return { status: 202, body: { map } };

@@ -125,7 +125,15 @@ async function handle(
           ? () => openRawBody(ctx.req, ctx.res, services.maxCallBytes, NDJSON, NDJSON_HINT)
           : null;
   const query = requestUrl(ctx).searchParams;
-  const request = { params, body, headers: ctx.headers, query, upload, signal: connectionSignal(ctx.req.socket), requestId: ctx.state.requestId };
+  const request = {
+    params,
+    body,
+    headers: ctx.headers,
+    query,
+    upload,
+    signal: connectionSignal(ctx.req.socket),
+    requestId: ctx.state.requestId,
+  };
   if (route.auth === 'none') return route.handle(request, services);
   return route.handle({ ...request, principal: principal! }, services);
 }

@@ -171,7 +171,10 @@ export class FanOut {
   #refuseInputs(): void {
     const hint = 'Create a new map for more inputs (POST /api/v1/runs/<id>/maps).';
     if (this.#status !== 'running')
-      throw new SvcError('conflict', `the map ${this.id} is ${this.#status}; it takes no more inputs.`, { hint, details: { status: this.#status } });
+      throw new SvcError('conflict', `the map ${this.id} is ${this.#status}; it takes no more inputs.`, {
+        hint,
+        details: { status: this.#status },
+      });
     if (this.#last) throw new SvcError('conflict', `the map ${this.id} already received its last input (last=true).`, { hint });
     if (this.#batch !== null) {
       throw new SvcError('conflict', `a batch of the map ${this.id} is still waiting for room; send the next one once it is answered.`, {

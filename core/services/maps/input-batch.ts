@@ -43,7 +43,8 @@ function parseInput(line: string, number: number, expected: number): MapInput {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw lineError(number, 'is not a JSON object', expected);
   const { index, pickle, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw lineError(number, `has the field ${JSON.stringify(unknown)}; an input has only index and pickle`, expected);
+  if (unknown !== undefined)
+    throw lineError(number, `has the field ${JSON.stringify(unknown)}; an input has only index and pickle`, expected);
   if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)
     throw lineError(number, `has the index ${JSON.stringify(index ?? null)}, not a whole number from 0`, expected);
   if (index !== expected) {

@@ -749,7 +749,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: 'object',
         required: ['type', 'index', 'stream', 'line'],
         additionalProperties: false,
-        properties: { type: { const: 'log' }, index: INPUT_INDEX, stream: { type: 'string', enum: ['stdout', 'stderr'] }, line: { type: 'string' } },
+        properties: {
+          type: { const: 'log' },
+          index: INPUT_INDEX,
+          stream: { type: 'string', enum: ['stdout', 'stderr'] },
+          line: { type: 'string' },
+        },
       },
       {
         type: 'object',
@@ -767,7 +772,10 @@ export const schemas: Readonly<Record<string, Schema>> = {
           pickle: { type: ['string', 'null'], contentEncoding: 'base64' },
           exception: { type: 'string' },
           traceback: { type: ['string', 'null'] },
-          code: { type: 'string', description: 'In a frame svc adds: why the input could not be called or answered (`worker_crashed`, `timeout`, …).' },
+          code: {
+            type: 'string',
+            description: 'In a frame svc adds: why the input could not be called or answered (`worker_crashed`, `timeout`, …).',
+          },
         },
       },
       {
