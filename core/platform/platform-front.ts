@@ -69,6 +69,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     logs: needs.deploymentLogs,
     runs,
     calls: workloads.calls,
+    maps: workloads.maps,
     previews: workloads.previews,
     scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),
     ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }),

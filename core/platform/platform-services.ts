@@ -41,6 +41,7 @@ import type { ServiceRegistry } from '../infra/registry/types.js';
 import type { IdleLeases } from '../services/runs/idle-leases.js';
 import type { Previews } from '../services/runs/previews.js';
 import type { RunManager } from '../services/runs/runs.js';
+import type { MapManager } from '../services/maps/maps.js';
 import type { ScheduleLeader } from '../services/schedules/scheduler.js';
 import type { CallExecutor } from '../services/calls/executor.js';
 import { zygotesFromEnvironment } from './zygotes-setting.js';
@@ -67,6 +68,7 @@ export interface Services {
   readonly deployments: DeploymentManager;
   readonly leases: IdleLeases;
   readonly runs: RunManager;
+  readonly maps: MapManager;
   /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
   readonly schedules: ScheduleLeader;
   /** The leader's runner of spawned calls. */
@@ -202,7 +204,7 @@ function collectServices(
   const { plugins, logs, report, deploymentLogs, electing, agents, acme, metrics } = own;
   const { registry, scheduler, driver, images } = backends;
   const { admission, upstreams, sync, autoscaler } = scaling;
-  const { deployments, leases, runs, schedules, previews, callExecutor } = workloads;
+  const { deployments, leases, runs, maps, schedules, previews, callExecutor } = workloads;
   const { forward, websockets, listeners, role } = front;
   return {
     plugins,
@@ -220,6 +222,7 @@ function collectServices(
     deployments,
     leases,
     runs,
+    maps,
     schedules,
     callExecutor,
     previews,

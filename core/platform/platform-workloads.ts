@@ -1,6 +1,6 @@
 /**
  * The services that run users' code: code bundles, the deployment manager,
- * remote runs and API previews (ended when their clients leave them idle),
+ * remote runs and their maps, API previews (ended when their clients leave them idle),
  * and the scheduled functions (run by the leader, or on Nomad by Nomad).
  */
 import { captureApi } from '../services/app-api/capture.js';
@@ -17,6 +17,7 @@ import { untilInstances } from '../infra/registry/until-instances.js';
 import { IdleLeases } from '../services/runs/idle-leases.js';
 import { Previews } from '../services/runs/previews.js';
 import { RunManager } from '../services/runs/runs.js';
+import { MapManager } from '../services/maps/maps.js';
 import { ScheduleHistory } from '../services/schedules/history.js';
 import { NomadPeriodicSchedules } from '../services/schedules/nomad-periodic.js';
 import { ScheduleRunner, type ScheduleLeader } from '../services/schedules/scheduler.js';
@@ -43,6 +44,8 @@ export interface WorkloadServices {
   readonly deployments: DeploymentManager;
   readonly leases: IdleLeases;
   readonly runs: RunManager;
+  /** Maps of the runs: a function called once per input (`.map()`). */
+  readonly maps: MapManager;
   /** The Nomad API when `scheduler: nomad`; else null. */
   readonly nomad: NomadClient | null;
   /** What the leader does for scheduled functions: run them (ScheduleRunner), or on Nomad keep their periodic jobs registered. */
@@ -76,6 +79,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     report: reportAs('RUN'),
     secrets: controlPlane.secrets,
   });
+  const maps = new MapManager({ runs });
   const { nomad, schedules } = buildSchedules(wiring, needs, deployments, runs);
   const previews = new Previews({
     deployments,
@@ -88,7 +92,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     report: reportAs('PREVIEW'),
   });
   const { calls, callExecutor } = buildCalls(wiring, deployments, runs);
-  return { bundles, deployments, leases, runs, nomad, schedules, previews, calls, callExecutor };
+  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callExecutor };
 }
 
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */

@@ -8,6 +8,7 @@ import { startMetricsListener } from '../http/metrics/metrics-listener.js';
 import { METRICS_PATH } from '../http/metrics/metrics-route.js';
 import { PlatformMetrics } from '../infra/metrics/platform-metrics.js';
 import type { AddressInfo } from 'node:net';
+import type { RunManager } from '../services/runs/runs.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { openControlPlane, type ControlPlane } from '../http/api/control-plane.js';
 import type { Autoscaler } from '../services/autoscale/controller.js';
@@ -63,6 +64,8 @@ export interface Platform {
   readonly role: ReplicaRole;
   /** Scaling and crash state of each deployed unit, with its last log lines (`status(unitKey)`). */
   readonly autoscaler: Autoscaler;
+  /** Remote runs (`.remote()`, `svc run`), for tools and tests that call or map them directly. */
+  readonly runs: RunManager;
   /** Every deployment's log lines, across its versions (what the logs API reads and follows). */
   readonly deploymentLogs: DeploymentLogs;
   /** Whether svc reaches the Consul and Nomad agents its config names (null: not used). */
@@ -274,6 +277,7 @@ function platformOf(
       return services.role();
     },
     autoscaler: services.autoscaler,
+    runs: services.runs,
     deploymentLogs,
     agents: services.agents,
     close(closeOptions = {}) {
@@ -330,6 +334,8 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   // Calls in flight are given up and stay `running`: the next start runs them again.
   const callsDown = services.callExecutor.close().catch(reportClose);
   await runs.shutdown().catch(reportClose);
+  // The runs' end cancelled their maps; what their retention timers hold goes.
+  services.maps.close();
   await schedulesDown;
   await callsDown;
   await deploymentsDown;

@@ -71,6 +71,7 @@ describe('API: signed bundle artifact URLs', function () {
       logs: platform.deploymentLogs,
       runs: unused('runs'),
       calls: unused('calls'),
+      maps: unused('maps'),
       previews: unused('previews'),
       maxCallBytes: config.maxBodyBytes,
       publicUrl: null,

@@ -5,19 +5,23 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { Deployment } from '../../core/services/deployments/types.js';
 import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
-import { examplesRoot } from '../../core/model/paths.js';
+import { examplesRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { burst } from '../helpers/burst.js';
 import { until } from '../helpers/until.js';
-import { testConfig } from '../helpers/config.js';
+import { tempDir, testConfig } from '../helpers/config.js';
 import { localDriverOf } from '../helpers/local-driver.js';
 
-const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat', 'checkpointed-model', 'autoscaling'];
+const run = promisify(execFile);
+
+const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat', 'checkpointed-model', 'autoscaling', 'fan-out'];
 
 const manifestOf = (name: string): Promise<LoadedManifest> => loadManifest({ target: path.join(examplesRoot, name, 'app.py') });
 
@@ -322,6 +326,28 @@ describe('examples/ deployed on a real platform', function () {
       await until('back to one container', () => platform.driver.status(unit()).length === 1, 60_000);
       const response = await fetch(`${urlOf(deployment, 'work')}?seconds=0`);
       assert.equal(response.status, 200);
+    });
+  });
+
+  describe('fan-out', () => {
+    it("runs as its README says: python app.py against the server prints the maps' results", async () => {
+      const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
+      const env = {
+        ...inherited,
+        SVC_SERVER: platform.url,
+        SVC_TOKEN: platform.ownerToken.secret,
+        SVC_CONFIG_DIR: tempDir('svc-fan-out-config-'),
+        PYTHONPATH: sdkPythonPath,
+      };
+      const { stdout } = await run(process.env.SVC_PYTHON ?? 'python3', ['app.py', '40'], { cwd: path.join(examplesRoot, 'fan-out'), env });
+      assert.deepEqual(stdout.split('\n'), [
+        '40 fingerprints, in input order; the first: 663cd0bd4335d329',
+        "roots: [2.0, ValueError('no real square root of -1'), 3.0]",
+        'hello',
+        'bye bye',
+        'starmap: [None]',
+        '',
+      ]);
     });
   });
 });

@@ -25,10 +25,23 @@ export function pickledCall(args: unknown[], kwargs: Record<string, unknown> = {
   return execFileSync(python, ['-c', script], { input: JSON.stringify({ args, kwargs }) });
 }
 
+/** `pickledCall` of each argument list, made by one Python process, as base64 (a map's inputs). */
+export function pickledCalls(argLists: unknown[][]): string[] {
+  const script =
+    'import base64, json, pickle, sys; print(json.dumps([base64.b64encode(pickle.dumps({"args": a, "kwargs": {}})).decode() for a in json.load(sys.stdin)]))';
+  return JSON.parse(execFileSync(python, ['-c', script], { input: JSON.stringify(argLists) }).toString()) as string[];
+}
+
 /** The JSON of a base64 pickle of a JSON value (a result). */
 export function unpickled(base64: string): unknown {
   const script = 'import base64, json, pickle, sys; print(json.dumps(pickle.loads(base64.b64decode(sys.stdin.read()))))';
   return JSON.parse(execFileSync(python, ['-c', script], { input: base64 }).toString());
+}
+
+/** `unpickled` of each, by one Python process. */
+export function unpickledAll(base64s: string[]): unknown[] {
+  const script = 'import base64, json, pickle, sys; print(json.dumps([pickle.loads(base64.b64decode(b)) for b in json.load(sys.stdin)]))';
+  return JSON.parse(execFileSync(python, ['-c', script], { input: JSON.stringify(base64s) }).toString()) as unknown[];
 }
 
 export interface Frame {

@@ -16,6 +16,7 @@ import { domainRoutes } from './domains.js';
 import { exampleRoutes } from './examples.js';
 import { memberRoutes } from './members.js';
 import { previewRoutes } from './previews.js';
+import { mapRoutes } from './maps.js';
 import { runRoutes } from './runs.js';
 import { callRoutes } from './calls.js';
 import { secretRoutes } from './secrets.js';
@@ -50,5 +51,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...previewRoutes,
   ...runRoutes,
   ...callRoutes,
+  ...mapRoutes,
   ...exampleRoutes,
 ];

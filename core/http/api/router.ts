@@ -22,7 +22,7 @@ import { checkDeclaredLength, readBody } from './body.js';
 import { bodyCheck } from './declared-schemas.js';
 import { declaredParameters, parameterCheck, type ParameterCheck } from './declared-parameters.js';
 import { openCallBody } from './call-route.js';
-import { checkDeclaredUploadLength, openUpload } from './upload.js';
+import { checkDeclaredUploadLength, NDJSON, NDJSON_HINT, openRawBody, openUpload } from './upload.js';
 import { checkContentLength } from '../../traffic/gateway/body-limit.js';
 import { connectionSignal } from '../../traffic/gateway/connection-signal.js';
 import { oauthAnswerFor } from './oauth.js';
@@ -96,6 +96,7 @@ async function serve(
   if (answer.body instanceof Readable && ctx.method !== 'HEAD') {
     ctx.respond = false; // answered here, not by Koa
     pipeAnswer(ctx.res, answer.body);
+    if (answer.flushHeaders && !ctx.res.headersSent && !ctx.res.destroyed) ctx.res.flushHeaders();
   } else if (answer.body !== undefined) ctx.body = answer.body;
 }
 
@@ -107,10 +108,11 @@ async function handle(
   services: ApiServices,
 ): Promise<ApiAnswer> {
   if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
-  else if (route.body === 'call') checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxCallBytes);
+  else if (route.body === 'call' || route.body === 'ndjson')
+    checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxCallBytes);
   else if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
   const principal = route.auth === 'token' ? await apiPrincipal(services.plugins, ctx.headers, requestUrl(ctx)) : null;
-  const raw = route.body === 'bundle' || route.body === 'call';
+  const raw = route.body === 'bundle' || route.body === 'call' || route.body === 'ndjson';
   const body = route.body === 'none' || raw ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
   checks.body(body);
   await checks.parameters({ params, query: requestUrl(ctx).searchParams, workspace: principal?.workspace ?? null });
@@ -119,8 +121,19 @@ async function handle(
       ? () => openUpload(ctx.req, ctx.res, services.maxBundleBytes)
       : route.body === 'call'
         ? () => openCallBody(ctx.req, ctx.res, services.maxCallBytes)
-        : null;
-  const request = { params, body, headers: ctx.headers, upload, signal: connectionSignal(ctx.req.socket), requestId: ctx.state.requestId };
+        : route.body === 'ndjson'
+          ? () => openRawBody(ctx.req, ctx.res, services.maxCallBytes, NDJSON, NDJSON_HINT)
+          : null;
+  const query = requestUrl(ctx).searchParams;
+  const request = {
+    params,
+    body,
+    headers: ctx.headers,
+    query,
+    upload,
+    signal: connectionSignal(ctx.req.socket),
+    requestId: ctx.state.requestId,
+  };
   if (route.auth === 'none') return route.handle(request, services);
   return route.handle({ ...request, principal: principal! }, services);
 }

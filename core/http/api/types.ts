@@ -19,6 +19,7 @@ import type { Principal } from '../../infra/plugin/types.js';
 import type { PluginHost } from '../../infra/plugin/host.js';
 import type { Previews } from '../../services/runs/previews.js';
 import type { RunManager } from '../../services/runs/runs.js';
+import type { MapManager } from '../../services/maps/maps.js';
 import type { ControlPlane } from './control-plane.js';
 import type { Operation } from './openapi/types.js';
 import type { RateLimit } from './rate-limit.js';
@@ -36,9 +37,11 @@ export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `bundle`: a raw `application/gzip` upload, handed to the handler as a stream
  *   (`request.upload`), limited to `ApiServices.maxBundleBytes` (413 `bundle_too_large`);
  * - `call`: a pickled function call (`application/vnd.svc.call+pickle`), handed over as a
- *   stream (`request.upload`), limited to `ApiServices.maxCallBytes` (413 `payload_too_large`).
+ *   stream (`request.upload`), limited to `ApiServices.maxCallBytes` (413 `payload_too_large`);
+ * - `ndjson`: `application/x-ndjson` lines (a map's inputs), handed over as a stream
+ *   (`request.upload`), limited to `ApiServices.maxCallBytes` like a call.
  */
-export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call';
+export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call' | 'ndjson';
 
 /** The lifecycle of deployed apps, as the API drives it. */
 export type DeploymentLifecycle = Pick<
@@ -70,6 +73,8 @@ export interface ApiServices {
   readonly calls: Pick<CallService, 'spawn' | 'get' | 'outcome' | 'cancel'>;
   /** Remote runs of functions, and previews. */
   readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
+  /** Maps of remote runs: a function called once per input, inputs and outputs streamed. */
+  readonly maps: Pick<MapManager, 'create' | 'get' | 'inputs' | 'outputs' | 'cancel'>;
   /** Refuses a schedule this platform cannot run before a deploy changes anything (on Nomad: a period no cron spec writes). */
   readonly checkSchedules?: (spec: AppSpec) => void;
   /** Scheduled runs where Nomad runs the schedules (read from Nomad); absent or null: the state store's history. */
@@ -92,8 +97,10 @@ export interface PublicRequest {
   /** The parsed body: `{}` when there is none or the route reads none (or reads a `bundle`). */
   readonly body: Readonly<Record<string, unknown>>;
   readonly headers: IncomingHttpHeaders;
+  /** The query's parameters: only those the route declares (the router refused any other, and checked these). */
+  readonly query: URLSearchParams;
   /**
-   * `bundle` and `call` routes: opens the body, counted against the bundle limit. Check the
+   * `bundle`, `call` and `ndjson` routes: opens the body, counted against the bundle limit. Check the
    * headers first: a body never opened is discarded by Node. Null on other routes.
    */
   readonly upload: (() => Readable) | null;
@@ -113,6 +120,8 @@ export interface ApiAnswer {
   /** Sent as JSON; absent for 204. A Readable is streamed as it is (set its Content-Type in `headers`); Koa destroys it when the client goes. */
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** A streamed body whose first bytes may come much later (a map's outputs): its head is sent at once, so the client knows it is connected. */
+  readonly flushHeaders?: boolean;
 }
 
 interface RouteBase {

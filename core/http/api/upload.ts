@@ -1,9 +1,10 @@
 /**
  * Raw bodies, streamed to their handler with the gateway's counting and
  * lingering close: bundle uploads (body kind `bundle`: `application/gzip`,
- * at most the bundle limit, past which the error is `bundle_too_large`) and
+ * at most the bundle limit, past which the error is `bundle_too_large`),
  * remote calls (body kind `call`, call-route.ts: a pickled call, at most the
- * gateway's body limit, `payload_too_large` past it).
+ * gateway's body limit, `payload_too_large` past it) and a map's inputs
+ * (body kind `ndjson`: JSON lines, at most the gateway's body limit too).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -15,6 +16,10 @@ import { checkContentLength, countedBody } from '../../traffic/gateway/body-limi
 export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
 
 const UPLOAD_TYPE = 'application/gzip';
+
+/** A body of JSON lines (a map's inputs). */
+export const NDJSON = 'application/x-ndjson';
+export const NDJSON_HINT = 'Send one JSON object per line with "Content-Type: application/x-ndjson".';
 
 /** Refuses a declared length above the limit before anything is read or authenticated. */
 export function checkDeclaredUploadLength(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {

@@ -102,8 +102,11 @@ function scheduleOf(schedule: ManifestSchedule | null): ScheduleSpec | null {
 
 function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling: ScalingSpec } {
   switch (workload.kind) {
-    case 'function':
-      return { http: null, scaling: defaultScaling };
+    case 'function': {
+      // One worker taking one call at a time, as always; the autoscaler bounds how many containers a backlog starts.
+      const { autoscaler } = workload.options;
+      return { http: null, scaling: autoscaler ? { ...defaultScaling, autoscaler: resolveAutoscaler(autoscaler) } : defaultScaling };
+    }
     case 'endpoint': {
       const { options } = workload;
       return { http: endpointHttp(options), scaling: servedScaling(options, options.concurrency, options.keep_warm) };

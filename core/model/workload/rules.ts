@@ -59,6 +59,8 @@ export type OptionRule =
 const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 const served = ['endpoint', 'asgi', 'realtime'] as const;
 const apps = ['asgi', 'realtime'] as const;
+/** Functions scale on their backlog too (a `.map`'s inputs: core/services/maps). */
+const scaled = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 
 /**
  * The options table of docs/manifest.md, row by row: each option's rule and
@@ -73,7 +75,7 @@ export const optionTable = Object.freeze({
   workers: { kinds: served, rule: { type: 'integer', min: 1, max: 64 } },
   concurrency: { kinds: ['endpoint'], rule: { type: 'integer', min: 1, max: 1000 } },
   concurrent_requests: { kinds: apps, rule: { type: 'integer', min: 1, max: 1000 } },
-  autoscaler: { kinds: served, rule: { type: 'autoscaler' } },
+  autoscaler: { kinds: scaled, rule: { type: 'autoscaler' } },
   max_pending_tasks: { kinds: served, rule: { type: 'integer', min: 0, max: 100_000 } },
   checkpoint_enabled: { kinds: served, rule: { type: 'boolean' } },
   authorized: { kinds: served, rule: { type: 'boolean' } },
@@ -91,6 +93,11 @@ export type OptionName = keyof typeof optionTable;
 
 /** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
 export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries', 'schedule']);
+
+/** Options a kind got after Manifest v1 first shipped, though other kinds had them from the start: a function's `autoscaler`. */
+export const laterOptionsByKind: Readonly<Partial<Record<WorkloadKind, ReadonlySet<OptionName>>>> = Object.freeze({
+  function: new Set<OptionName>(['autoscaler']),
+});
 
 const optionNames = Object.keys(optionTable) as OptionName[];
 

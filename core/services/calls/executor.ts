@@ -9,6 +9,7 @@
 import { isSvcError, SvcError } from '../../model/errors.js';
 import { MAX_VALUE_BYTES } from '../../model/store/types.js';
 import type { RunManager } from '../runs/runs.js';
+import type { CallOptions } from '../runs/types.js';
 import type { CallRecords } from './call-records.js';
 import { errorFrameOf, readFinalFrame } from './final-frame.js';
 import type { RunPool } from './run-pool.js';
@@ -16,9 +17,6 @@ import type { CallError, CallRecord, FinalFrame } from './types.js';
 
 /** How often the leader removes outcomes past their retention. */
 const SWEEP_EVERY_MS = 60_000;
-
-/** How long a call waits before it asks again for a place in a full queue (it is not an attempt). */
-const QUEUE_FULL_PAUSE_MS = 1000;
 
 export interface CallExecutorOptions {
   readonly records: CallRecords;
@@ -151,24 +149,27 @@ export class CallExecutor {
     if (await records.update(ended, current.modifyIndex)) this.#options.ended?.(workspace, id);
   }
 
-  /** The call's final frame; svc's own failures (a run that cannot start) become error frames. */
+  /**
+   * The call's final frame; svc's own failures (a run that cannot start) become error frames. A
+   * spawned call waits for a container as long as it takes: never `queue_full` nor the queue
+   * time-out (the executor's `maxConcurrent` bounds how many wait).
+   */
   async #attempt(call: CallRecord, input: Buffer, signal: AbortSignal): Promise<FinalFrame> {
-    const contentType = call.encoding === 'json' ? 'application/json' : undefined;
-    for (let restarts = 0; ; ) {
+    const options: CallOptions = {
+      maxPending: Number.MAX_SAFE_INTEGER,
+      waitTimeout: false,
+      ...(call.encoding === 'json' ? { contentType: 'application/json' } : {}),
+    };
+    for (let restarted = false; ; restarted = true) {
       let runId: string | null = null;
       try {
         runId = await this.#options.pool.runFor(call);
-        const answer = await this.#options.runs.call(call.workspace, runId, input, signal, call.id, contentType ? { contentType } : {});
-        return await readFinalFrame(answer);
+        return await readFinalFrame(await this.#options.runs.call(call.workspace, runId, input, signal, call.id, options));
       } catch (error) {
         if (signal.aborted || !isSvcError(error)) throw signal.aborted ? signal.reason : error;
-        if (error.code === 'queue_full') {
-          await new Promise((resolve) => setTimeout(resolve, QUEUE_FULL_PAUSE_MS));
-        } else if (error.code === 'not_found' && runId !== null && restarts++ === 0) {
-          this.#options.pool.forget(runId); // the pooled run idled out: start another, once
-        } else {
-          return errorFrameOf(error);
-        }
+        // The pooled run idled out or was ended: start another, once.
+        if (error.code !== 'not_found' || runId === null || restarted) return errorFrameOf(error);
+        this.#options.pool.forget(runId);
       }
     }
   }

@@ -31,7 +31,7 @@ import { collect, dropBody, type CallBody } from './call-body.js';
 import { sendCall } from './call-stream.js';
 import { callWithRetries } from './retries.js';
 import type { IdleLeases } from './idle-leases.js';
-import type { CallAnswer, RunStatus, RunView } from './types.js';
+import type { CallAnswer, CallOptions, RunAttachment, RunStatus, RunView } from './types.js';
 
 /** Runs one workspace may hold at once; each starts a container (it may scale to zero later, as any function). */
 export const MAX_RUNS_PER_WORKSPACE = 20;
@@ -68,14 +68,6 @@ export interface CreateRun {
   readonly secretScope?: InlineScope;
 }
 
-export interface RunCallOptions {
-  /**
-   * How the body is encoded: the pickled call (the default) or `application/json`, a JSON object
-   * of the arguments (spawned calls of the HTTP API), which the container binds as an endpoint does.
-   */
-  readonly contentType?: string;
-}
-
 interface Run {
   readonly id: string;
   readonly workspace: string;
@@ -88,6 +80,8 @@ interface Run {
   failure: SvcError | null;
   /** Settles when the run is ready (or failed: then it rejects with the failure). */
   readonly ready: Promise<void>;
+  /** `ready`, or rejected at once when the run ends: what calls wait for (one listener on `stop` for them all). */
+  readonly startedOrEnded: Promise<void>;
   /** Aborted when the run ends: its start stops, calls waiting for it stop waiting. */
   readonly stop: AbortController;
   /** Settles when the background start is over (ready, failed, or given up because the run ended). */
@@ -101,6 +95,8 @@ interface Run {
   /** Calls waiting for the build or start, bounded like the admission queue. */
   waiting: number;
   completed: number;
+  /** Whether the run's maps still need it (RunManager.attach). */
+  readonly holders: Set<() => boolean>;
 }
 
 export class RunManager {
@@ -140,8 +136,13 @@ export class RunManager {
     let markFailed!: (error: unknown) => void;
     const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (markFailed = reject)));
     ready.catch(() => {}); // calls read the failure; a run nobody calls must not crash svc
+    const stop = new AbortController();
+    // The run ending meanwhile (its client, or svc stopping) answers its waiting calls at once rather than after the build.
+    const startedOrEnded = unlessAborted(ready, stop.signal, () => this.#endedError(id));
+    startedOrEnded.catch(() => {});
     const run: Run = {
-      stop: new AbortController(),
+      stop,
+      startedOrEnded,
       starting: Promise.resolve(),
       settled: false,
       id,
@@ -159,6 +160,7 @@ export class RunManager {
       inFlight: 0,
       waiting: 0,
       completed: 0,
+      holders: new Set(),
     };
     this.#runs.set(id, run);
     this.#options.leases.hold(id, {
@@ -168,7 +170,8 @@ export class RunManager {
         run.waiting > 0 ||
         run.status === 'building' ||
         run.status === 'starting' ||
-        this.#options.logs.subscriberCount(run.logKey) > 0,
+        this.#options.logs.subscriberCount(run.logKey) > 0 ||
+        [...run.holders].some((busy) => busy()),
       expire: () => void this.#end(run, 'idle').catch(this.#options.report),
     });
     const start = this.#start(run, ref, request.bundleSha256, spec.entry, request.inlineSecrets, request.secretScope);
@@ -208,12 +211,13 @@ export class RunManager {
     body: CallBody,
     signal: AbortSignal,
     requestId: string,
-    options: RunCallOptions = {},
+    options: CallOptions = {},
   ): Promise<CallAnswer> {
     let answered = false;
     try {
       const run = this.#require(workspace, id);
-      const { maxPendingTasks } = run.workload.scaling;
+      const maxPendingTasks = options.maxPending ?? run.workload.scaling.maxPendingTasks;
+      const limits = { maxPending: maxPendingTasks, ...(options.waitTimeout === false ? { waitTimeout: false } : {}) };
       if (run.status !== 'ready' && run.status !== 'failed' && run.waiting >= maxPendingTasks) {
         throw new SvcError(
           'queue_full',
@@ -224,22 +228,13 @@ export class RunManager {
       run.inFlight++;
       this.#options.leases.touch(id);
       try {
-        run.waiting++;
-        try {
-          // The run ending meanwhile (its client, or svc stopping) answers at once rather than after the build.
-          await unlessAborted(
-            unlessAborted(run.ready, run.stop.signal, () => this.#endedError(id)),
-            signal,
-            clientGone,
-          );
-        } finally {
-          run.waiting--;
-        }
+        // A ready run needs no wait (nor a listener on its end per call: a map sends its whole window at once).
+        if (run.status !== 'ready') await this.#untilReady(run, signal);
         if (run.ended) throw this.#endedError(id);
         const attempt = async (callBody: CallBody): Promise<CallAnswer> => {
           let slot;
           try {
-            slot = await this.#options.admission.enter(run.unitKey, { maxPending: maxPendingTasks }, signal);
+            slot = await this.#options.admission.enter(run.unitKey, limits, signal);
           } catch (error) {
             // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
             throw run.ended ? this.#endedError(id) : error;
@@ -278,6 +273,35 @@ export class RunManager {
       }
     } finally {
       if (!answered) dropBody(body);
+    }
+  }
+
+  /**
+   * What a map of the run (core/services/maps) works with: its function, and
+   * `ended`, aborted when the run ends. While `busy()` says so the run does
+   * not idle (a map waiting for its client's next inputs has no call in
+   * flight); `release()` when the map is over. Counts as using the run.
+   */
+  attach(workspace: string, id: string, busy: () => boolean): RunAttachment {
+    const run = this.#require(workspace, id);
+    this.#options.leases.touch(id);
+    run.holders.add(busy);
+    return {
+      workload: run.workload,
+      ended: run.stop.signal,
+      release: () => {
+        if (run.holders.delete(busy)) this.#options.leases.touch(id);
+      },
+    };
+  }
+
+  /** Waits for the run's start (the first call waits for the build), counted in `waiting`. */
+  async #untilReady(run: Run, signal: AbortSignal): Promise<void> {
+    run.waiting++;
+    try {
+      await unlessAborted(run.startedOrEnded, signal, clientGone);
+    } finally {
+      run.waiting--;
     }
   }
 

@@ -1,6 +1,7 @@
 /** Remote runs and previews: ephemeral deployments that live while a client uses them. */
 import type { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
+import type { Workload } from '../../model/workload/types.js';
 
 /**
  * - `building`: the function's image is being built (the first run of an image waits here);
@@ -34,6 +35,28 @@ export interface CallAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Readable;
+}
+
+/** How one call waits; a map's inputs (core/services/maps) wait otherwise than a `.remote()`. */
+export interface CallOptions {
+  /** Calls that may wait (for the start, then for a slot) before one more gets 429 `queue_full`; else the function's `max_pending_tasks`. */
+  readonly maxPending?: number;
+  /** False: a call waiting for a slot waits as long as it takes, not the gateway's queue timeout (admission.ts). */
+  readonly waitTimeout?: boolean;
+  /**
+   * How the body is encoded: the pickled call (the default) or `application/json`, a JSON object
+   * of the arguments (spawned calls of the HTTP API), which the container binds as an endpoint does.
+   */
+  readonly contentType?: string;
+}
+
+/** A map's hold on its run (RunManager.attach). */
+export interface RunAttachment {
+  readonly workload: Workload;
+  /** Aborted when the run ends (by its client, idle, svc stopping). */
+  readonly ended: AbortSignal;
+  /** The map is over: it no longer keeps the run from idling. */
+  release(): void;
 }
 
 /** A call's last frame when the connection to its container breaks mid-call (the container died). */

@@ -10,6 +10,12 @@ export interface Slot {
 export interface AdmissionLimits {
   /** Requests that may wait for a slot; one more gets 429 (`max_pending_tasks`). */
   readonly maxPending: number;
+  /**
+   * False: the request waits for a slot as long as it takes (until its signal aborts or the unit is
+   * refused), not the wait timeout. A map's inputs wait so: its window bounds them, and the inputs
+   * at the back of a backlog wait for those ahead of them, which may take longer than any timeout.
+   */
+  readonly waitTimeout?: boolean;
 }
 
 export interface AdmissionOptions {
@@ -203,7 +209,10 @@ export class Admission {
       };
       const waiter: Waiter = { done: false, resolve: (slot) => settle(slot), reject: (error) => settle(null, error) };
       const onAbort = () => waiter.reject(clientGone());
-      const timer = setTimeout(() => waiter.reject(this.#supervisor.waitError(unit, this.#waitTimeoutMs)), this.#waitTimeoutMs);
+      const timer =
+        limits.waitTimeout === false
+          ? undefined
+          : setTimeout(() => waiter.reject(this.#supervisor.waitError(unit, this.#waitTimeoutMs)), this.#waitTimeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
       state.queue.push(waiter);
       state.waiting++;

@@ -70,6 +70,7 @@ class App:
         image: Image | None = None,
         cpu: float = 1.0,
         memory: str = "512Mi",
+        autoscaler: Autoscaler = _AUTOSCALER,
         secrets: Sequence[Secret] = (),
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
@@ -89,6 +90,10 @@ class App:
             def square(x: int) -> int:
                 return x * x
 
+            @app.function(autoscaler=svc.Autoscaler(max_containers=4))  # .map() fans out over 4
+            def embed(text: str) -> list[float]:
+                ...
+
             @app.function(schedule=svc.Cron("0 3 * * *"))
             def nightly_cleanup() -> None:
                 ...
@@ -98,7 +103,15 @@ class App:
             fn,
             name,
             image,
-            dict(cpu=cpu, memory=memory, on_start=on_start, timeout=timeout, retries=retries, schedule=schedule),
+            dict(
+                cpu=cpu,
+                memory=memory,
+                autoscaler=autoscaler,
+                on_start=on_start,
+                timeout=timeout,
+                retries=retries,
+                schedule=schedule,
+            ),
             unknown,
             secrets,
         )

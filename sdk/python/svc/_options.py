@@ -386,7 +386,7 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED + ("on_start", "timeout", "retries", "schedule"),
+    "function": _SERVED + ("autoscaler", "on_start", "timeout", "retries", "schedule"),
     "endpoint": _SERVED
     + ("route", "methods", "workers", "concurrency")
     + _SCALED

@@ -1,7 +1,8 @@
 """Workload records and what the decorators hand back to the user.
 
 ``Workload`` is the frozen record an App keeps; ``FunctionHandle`` wraps a
-decorated function (plain call, ``.local``, ``.remote``, ``.request``); ``AsgiHandle``
+decorated function (plain call, ``.local``, ``.remote``, ``.map``, ``.starmap``,
+``.for_each``, ``.request``); ``AsgiHandle``
 wraps an ASGI application, stays a working ASGI application and adds ``.request``.
 The client behind ``.remote`` and ``.request`` (``svc._client``) is imported on first
 use, so declaring an app imports nothing of it.
@@ -13,7 +14,7 @@ import contextlib
 import functools
 import inspect
 import os
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -82,6 +83,54 @@ class FunctionHandle:
         from ._client import call_remote
 
         return call_remote(self.workload, args, kwargs)
+
+    def map(
+        self, *iterables: Iterable[Any], order_outputs: bool = True, return_exceptions: bool = False
+    ) -> Iterator[Any]:
+        """Calls the function remotely once per input, ``f(a, b)`` for each ``a, b`` of ``zip(*iterables)``;
+        yields the results as they come, in input order unless ``order_outputs=False``.
+
+        The inputs are read lazily and sent in batches, and the function's containers scale on
+        the backlog up to its ``autoscaler``'s ``max_containers``: a generator of a million inputs
+        works, and neither side holds them all. What the function prints is printed here. An input
+        that raises raises here, as ``.remote()`` would (and the map is cancelled), unless
+        ``return_exceptions=True``: then the exception takes the result's place. Closing the
+        generator early (``break``, Ctrl-C) cancels the inputs not started yet. The iterables are
+        checked now (``TypeError`` for one that is not iterable); the map starts at the first result
+        asked for. Only for ``@app.function``; see docs/sdk.md, "Fan-out".
+        """
+        if not iterables:
+            raise TypeError(f"{self.workload.name}.map() takes at least one iterable of arguments")
+        from ._client import map_remote
+
+        iterators = [_iterator(iterable, f"{self.workload.name}.map()", i) for i, iterable in enumerate(iterables)]
+        return map_remote(
+            self.workload,
+            zip(*iterators, strict=False),
+            order_outputs=order_outputs,
+            return_exceptions=return_exceptions,
+        )
+
+    def starmap(
+        self, iterable: Iterable[Iterable[Any]], order_outputs: bool = True, return_exceptions: bool = False
+    ) -> Iterator[Any]:
+        """Like ``.map()``, with each input a tuple of arguments: ``f(*args)`` for each ``args`` of ``iterable``."""
+        from ._client import map_remote
+
+        call = f"{self.workload.name}.starmap()"
+        inputs = _argument_tuples(_iterator(iterable, call, 0), call)
+        return map_remote(
+            self.workload, inputs, call=".starmap()", order_outputs=order_outputs, return_exceptions=return_exceptions
+        )
+
+    def for_each(self, *iterables: Iterable[Any], ignore_exceptions: bool = False) -> None:
+        """Like ``.map()``, for the calls' effects: returns None once every input ran (results are dropped).
+
+        The first input that raises raises here (the others not started are cancelled), unless
+        ``ignore_exceptions=True``.
+        """
+        for _ in self.map(*iterables, order_outputs=False, return_exceptions=ignore_exceptions):
+            pass
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
         """Calls the endpoint at its URL with the function's arguments; returns the response.
@@ -152,6 +201,29 @@ class AsgiHandle:
 
     def __repr__(self) -> str:
         return f"<svc asgi {self.workload.name!r} wrapping {self.workload.target!r}>"
+
+
+def _iterator(iterable: Iterable[Any], call: str, position: int) -> Iterator[Any]:
+    """``iter(iterable)``, or a ``TypeError`` that says which argument of ``call`` is not iterable."""
+    try:
+        return iter(iterable)
+    except TypeError:
+        raise TypeError(
+            f"{call}: argument {position + 1} is not iterable ({_checks.type_name(iterable)}); pass a list, "
+            "a range, a generator or another iterable of inputs"
+        ) from None
+
+
+def _argument_tuples(items: Iterator[Iterable[Any]], call: str) -> Iterator[tuple[Any, ...]]:
+    """Each item of a ``starmap`` as its tuple of arguments (read lazily, like the items)."""
+    for index, item in enumerate(items):
+        try:
+            yield tuple(item)
+        except TypeError:
+            raise TypeError(
+                f"{call}: input {index} is not a tuple of arguments ({_checks.type_name(item)}); "
+                "each input of starmap is the arguments of one call, e.g. (1, 2)"
+            ) from None
 
 
 def unwrap(target: Any) -> Any:

@@ -17,7 +17,7 @@ Hierarchy::
           ├── ConfigError        config_invalid: a SVC_* value or the credentials file
           ├── ProjectError       manifest_failed, manifest_invalid, bundle_*: the project
           │                      could not be described, bundled or accepted
-          ├── TooManyRequestsError    429: too_many_runs, rate_limited
+          ├── TooManyRequestsError    429: too_many_runs, too_many_maps, rate_limited
           │    └── QueueFullError     queue_full: max_pending_tasks calls already wait
           ├── UnavailableError   503: starting, app_paused, no_capacity, shutting_down, ...
           ├── WorkerCrashedError worker_crashed, upstream_unreachable, memory_limit_exceeded
@@ -178,7 +178,7 @@ class ProjectError(RemoteError):
 
 
 class TooManyRequestsError(RemoteError):
-    """429: too many runs (``too_many_runs``) or requests (``rate_limited``) at once."""
+    """429: too many runs (``too_many_runs``), maps (``too_many_maps``) or requests (``rate_limited``) at once."""
 
     default_code = "rate_limited"
 

@@ -167,7 +167,15 @@ SCALED_DEFAULTS = {
     [
         (
             "function",
-            {"cpu": 1.0, "memory": "512Mi", "on_start": None, "timeout": 300.0, "retries": None, "schedule": None},
+            {
+                "cpu": 1.0,
+                "memory": "512Mi",
+                "autoscaler": DEFAULT_AUTOSCALER,
+                "on_start": None,
+                "timeout": 300.0,
+                "retries": None,
+                "schedule": None,
+            },
         ),
         (
             "endpoint",
@@ -356,7 +364,8 @@ def test_unknown_option_suggests_the_closest_one(app):
 
 def test_unknown_option_without_a_close_match_lists_the_options(app):
     with pytest.raises(
-        svc.InvalidOptionError, match="@app.function takes name, image, cpu, memory, on_start, timeout, retries"
+        svc.InvalidOptionError,
+        match="@app.function takes name, image, cpu, memory, autoscaler, on_start, timeout, retries",
     ) as caught:
         app.function(replicas=2)
     assert "did you mean" not in str(caught.value)

@@ -5,6 +5,7 @@
 import { CALL_ID_SOURCE } from '../../../services/calls/types.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../../../services/runs/types.js';
 import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../../model/schedule-keys.js';
+import { MAP_ID_SOURCE } from '../../../services/maps/types.js';
 import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
 
@@ -32,6 +33,9 @@ const IDLE_TIMEOUT = {
   default: DEFAULT_IDLE_TIMEOUT_SECONDS,
   description: `Seconds of idleness after which it ends by itself; ${DEFAULT_IDLE_TIMEOUT_SECONDS} when missing or null.`,
 } as const;
+
+/** The input a map frame belongs to. */
+const INPUT_INDEX = { type: 'integer', minimum: 0, description: "The input's index." } as const;
 
 /** What a token is, in the list (with its last use) and when created (with its secret). */
 const TOKEN_FIELDS = {
@@ -768,6 +772,105 @@ export const schemas: Readonly<Record<string, Schema>> = {
               'Only in the frame svc adds when the connection to the container broke mid-call (`worker_crashed`, `upstream_unreachable`).',
           },
         },
+      },
+    ],
+  },
+  Map: {
+    type: 'object',
+    required: ['id', 'run', 'function', 'status', 'cancelReason', 'inputs', 'lastReceived', 'createdAt', 'endedAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: `^${MAP_ID_SOURCE}$` },
+      run: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
+      function: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['running', 'succeeded', 'cancelled'],
+        description:
+          '`running`: inputs are coming or being answered; `succeeded`: the last input came and every input was answered (failures included); `cancelled`: see `cancelReason`.',
+      },
+      cancelReason: {
+        type: ['string', 'null'],
+        enum: ['deleted', 'run_ended', 'unread', null],
+        description: '`deleted` (DELETE), `run_ended` (its run ended), `unread` (nobody read its outputs for 30 s); null unless cancelled.',
+      },
+      inputs: {
+        type: 'object',
+        required: ['received', 'queued', 'running', 'succeeded', 'failed', 'cancelled'],
+        additionalProperties: false,
+        properties: {
+          received: { type: 'integer', description: 'Inputs taken; the sum of the five others.' },
+          queued: { type: 'integer', description: "Not started: waiting for room in the map's window, for the run, or for a slot." },
+          running: { type: 'integer', description: 'A container is answering them.' },
+          succeeded: { type: 'integer', description: 'Answered with a result.' },
+          failed: { type: 'integer', description: 'Answered with an error frame.' },
+          cancelled: { type: 'integer', description: 'Never started: the map was cancelled first.' },
+        },
+      },
+      lastReceived: { type: 'boolean', description: 'The last input came (`?last=true`).' },
+      createdAt: { type: 'string', format: 'date-time' },
+      endedAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When the last input was answered (cancelled: when the last one running ended); null until then.',
+      },
+    },
+  },
+  MapInput: {
+    type: 'object',
+    description: 'One line of a batch of inputs.',
+    required: ['index', 'pickle'],
+    additionalProperties: false,
+    properties: {
+      index: { type: 'integer', minimum: 0, description: "The input's place: the map's inputs are numbered 0, 1, 2, … across batches." },
+      pickle: {
+        type: 'string',
+        contentEncoding: 'base64',
+        description: '`pickle.dumps({"args": [...], "kwargs": {...}})`, base64 (standard alphabet, padded).',
+      },
+    },
+  },
+  MapFrame: {
+    description: "One line of a map's outputs: a call's frame with its input's `index`, or the last line, `end`.",
+    oneOf: [
+      {
+        type: 'object',
+        required: ['type', 'index', 'stream', 'line'],
+        additionalProperties: false,
+        properties: {
+          type: { const: 'log' },
+          index: INPUT_INDEX,
+          stream: { type: 'string', enum: ['stdout', 'stderr'] },
+          line: { type: 'string' },
+        },
+      },
+      {
+        type: 'object',
+        required: ['type', 'index', 'pickle'],
+        additionalProperties: false,
+        properties: { type: { const: 'result' }, index: INPUT_INDEX, pickle: { type: 'string', contentEncoding: 'base64' } },
+      },
+      {
+        type: 'object',
+        required: ['type', 'index', 'pickle', 'exception', 'traceback'],
+        additionalProperties: false,
+        properties: {
+          type: { const: 'error' },
+          index: INPUT_INDEX,
+          pickle: { type: ['string', 'null'], contentEncoding: 'base64' },
+          exception: { type: 'string' },
+          traceback: { type: ['string', 'null'] },
+          code: {
+            type: 'string',
+            description: 'In a frame svc adds: why the input could not be called or answered (`worker_crashed`, `timeout`, …).',
+          },
+        },
+      },
+      {
+        type: 'object',
+        required: ['type', 'map'],
+        additionalProperties: false,
+        properties: { type: { const: 'end' }, map: { $ref: '#/components/schemas/Map' } },
       },
     ],
   },

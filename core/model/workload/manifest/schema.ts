@@ -16,6 +16,7 @@ import {
   imageIdRule,
   type imageKeys,
   laterOptions,
+  laterOptionsByKind,
   type manifestKeys,
   memoryRule,
   optionTable,
@@ -118,7 +119,10 @@ function optionSchema(rule: OptionRule): SchemaObject {
 function optionsOf(kind: WorkloadKind): SchemaObject {
   const names = optionsByKind[kind];
   return {
-    ...closedObject(Object.fromEntries(names.map((name) => [name, optionSchema(optionTable[name].rule)])), laterOptions),
+    ...closedObject(
+      Object.fromEntries(names.map((name) => [name, optionSchema(optionTable[name].rule)])),
+      new Set([...laterOptions, ...(laterOptionsByKind[kind] ?? [])]),
+    ),
     'x-svc-key-noun': `option for kind ${kind}`,
   };
 }

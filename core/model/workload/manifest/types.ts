@@ -83,8 +83,12 @@ export interface RetriesOptions {
   max_delay: number;
 }
 
-/** `timeout`, `retries` and `schedule` may be missing: manifests written before them keep their meaning (no schedule). */
+/**
+ * `timeout`, `retries`, `schedule` and `autoscaler` may be missing: manifests written before them keep
+ * their meaning (no schedule, one container).
+ */
 export interface FunctionOptions extends ResourceOptions {
+  autoscaler?: AutoscalerOptions;
   timeout?: number;
   retries?: RetriesOptions | null;
   schedule?: ManifestSchedule | null;

@@ -47,6 +47,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "domain_taken": ex.InvalidRequestError,
     "queue_full": ex.QueueFullError,
     "too_many_runs": ex.TooManyRequestsError,
+    "too_many_maps": ex.TooManyRequestsError,
     "rate_limited": ex.TooManyRequestsError,
     "no_capacity": ex.UnavailableError,
     "starting": ex.UnavailableError,

@@ -24,7 +24,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .._json import is_object
 from .._workloads import Workload
@@ -59,15 +59,79 @@ def echo_locally(stream: str, line: str) -> None:
 
 
 @dataclass(frozen=True)
-class _Run:
+class Run:
+    """A run this process started."""
+
     id: str
     api: Api
 
 
-_runs: dict[tuple[str, ...], _Run] = {}
+_runs: dict[tuple[str, ...], Run] = {}
 _uploaded: set[tuple[str, str, str]] = set()
 _lock = threading.Lock()
 _exit_hook = False
+
+
+def check_function(workload: Workload, call: str) -> None:
+    """``TypeError`` unless ``workload`` is a function: ``call`` (``.remote()``, ``.map()``) runs only those."""
+    if workload.kind != "function":
+        how = "its .request()" if workload.kind in ("endpoint", "asgi") else "a WebSocket"
+        raise TypeError(
+            f"{workload.name} is {'an' if workload.kind[0] in 'aeiou' else 'a'} {workload.kind}: {call} runs "
+            f"functions (@app.function); call {workload.name} at its URL with {how}."
+        )
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a function's calls go: the server, the project and its uploaded bundle, and the key of the
+    run this process holds for them (``run_for``)."""
+
+    api: Api
+    project: Project
+    workload: Workload
+    bundle: Bundle
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        api = self.api
+        return (api.server, api.credentials.token, self.project.app, self.workload.name, self.bundle.sha256)
+
+
+def target_of(workload: Workload, project: Project | None = None) -> Target:
+    """Finds the project of ``workload`` and the server, and uploads the bundle unless the server has it."""
+    project = project if project is not None else project_of(workload)
+    api = Api(find_credentials())
+    bundle = project.bundle()
+    _upload(api, bundle)
+    return Target(api, project, workload, bundle)
+
+
+T = TypeVar("T")
+
+
+def with_run(target: Target, use: Callable[[Run, bool], T]) -> T:
+    """``use(run, created)`` with the run this process holds for ``target`` (or a new one); when
+    ``use`` finds that run gone (``RunGone``), once more with a new run."""
+    for attempt in range(2):
+        if attempt == 1:  # the server may have lost what it had (a restart on another data dir): check again
+            _uploaded.discard((target.api.server, target.api.credentials.token, target.bundle.sha256))
+            _upload(target.api, target.bundle)
+        run, created = _run_for(target.key, target.api, target.project, target.workload, target.bundle)
+        try:
+            return use(run, created)
+        except RunGone as gone:
+            # A run this process reused ended meanwhile (idle timeout, a restart of the server): start anew, once.
+            # Only the server's own 404 means that: a NotFoundError the function raised is its result.
+            with _lock:
+                if _runs.get(target.key) is run:
+                    del _runs[target.key]
+            if created or attempt == 1:
+                raise gone.error from None
+        except StartFailedError:
+            forget_run(target, run)  # a failed run stays failed: the next call starts a new one
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def call_remote(
@@ -80,45 +144,25 @@ def call_remote(
     show_build: Callable[[str], None] | None = None,
 ) -> Any:
     """Runs ``workload`` (a function) remotely with these arguments; its result or its exception."""
-    if workload.kind != "function":
-        how = "its .request()" if workload.kind in ("endpoint", "asgi") else "a WebSocket"
-        raise TypeError(
-            f"{workload.name} is {'an' if workload.kind[0] in 'aeiou' else 'a'} {workload.kind}: .remote() runs "
-            f"functions (@app.function); call {workload.name} at its URL with {how}."
-        )
-    project = project if project is not None else project_of(workload)
-    api = Api(find_credentials())
-    bundle = project.bundle()
-    _upload(api, bundle)
-    body = _pickles.dump_call(args, kwargs, project.script_entry)
-    key = (api.server, api.credentials.token, project.app, workload.name, bundle.sha256)
-    for attempt in range(2):
-        if attempt == 1:  # the server may have lost what it had (a restart on another data dir): check again
-            _uploaded.discard((api.server, api.credentials.token, bundle.sha256))
-            _upload(api, bundle)
-        run, created = _run_for(key, api, project, workload, bundle)
-        progress = _progress(api, run.id, workload.name, show_build) if created else None
+    check_function(workload, ".remote()")
+    target = target_of(workload, project)
+    body = _pickles.dump_call(args, kwargs, target.project.script_entry)
+
+    def call(run: Run, created: bool) -> Any:
+        progress = build_progress(run, workload.name, show_build) if created else None
         try:
-            return _call(run, body, project, echo, progress)
-        except _RunGone as gone:
-            # A run this process reused ended meanwhile (idle timeout, a restart of the server): start anew, once.
-            # Only the server's own 404 for the call means that: a NotFoundError the function raised is its result.
-            with _lock:
-                if _runs.get(key) is run:
-                    del _runs[key]
-            if created or attempt == 1:
-                raise gone.error from None
-        except StartFailedError:
-            _forget(key, run)  # a failed run stays failed: the next call starts a new one
-            raise
+            return _call(run, body, target.project, echo, progress)
         finally:
             if progress is not None:
                 progress.stop()
-    raise AssertionError("unreachable")  # pragma: no cover
+
+    return with_run(target, call)
 
 
-def _progress(api: Api, run_id: str, function: str, show: Callable[[str], None] | None) -> BuildProgress:
-    return BuildProgress(api, run_id, function) if show is None else BuildProgress(api, run_id, function, show)
+def build_progress(run: Run, function: str, show: Callable[[str], None] | None = None) -> BuildProgress:
+    """The build's lines while a new run starts, shown by ``show`` (stderr by default)."""
+    api = run.api
+    return BuildProgress(api, run.id, function) if show is None else BuildProgress(api, run.id, function, show)
 
 
 def _upload(api: Api, bundle: Bundle) -> None:
@@ -144,7 +188,7 @@ def _upload(api: Api, bundle: Bundle) -> None:
     _uploaded.add(key)
 
 
-def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workload, bundle: Bundle) -> tuple[_Run, bool]:
+def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workload, bundle: Bundle) -> tuple[Run, bool]:
     """The run this process holds for ``key``, or a new one (then ``True``)."""
     global _exit_hook
     with _lock:
@@ -164,7 +208,7 @@ def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workloa
                 **({"inlineSecrets": inline} if inline else {}),
             },
         )
-        run = _Run(answer.json()["run"]["id"], api)
+        run = Run(answer.json()["run"]["id"], api)
         _runs[key] = run
         if not _exit_hook:
             atexit.register(end_runs)
@@ -172,14 +216,15 @@ def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workloa
         return run, True
 
 
-def _forget(key: tuple[str, ...], run: _Run) -> None:
+def forget_run(target: Target, run: Run) -> None:
+    """Ends ``run`` and lets go of it (its start failed): the next call starts a new one."""
     with _lock:
-        if _runs.get(key) is run:
-            del _runs[key]
+        if _runs.get(target.key) is run:
+            del _runs[target.key]
     _end(run)
 
 
-def _end(run: _Run) -> None:
+def _end(run: Run) -> None:
     try:
         open_url(
             "DELETE", run.api.url(f"/runs/{run.id}"), headers=run.api.auth(), timeout=END_TIMEOUT, where=run.api.where
@@ -200,7 +245,7 @@ def end_runs() -> None:
         thread.join(END_TIMEOUT + 1)
 
 
-def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildProgress | None) -> Any:
+def _call(run: Run, body: bytes, project: Project, echo: Echo, progress: BuildProgress | None) -> Any:
     api = run.api
     stream = api.open(
         "POST",
@@ -218,7 +263,7 @@ def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildP
                 if isinstance(error, StartFailedError):
                     progress.show_rest()
             if isinstance(error, NotFoundError):
-                raise _RunGone(error)
+                raise RunGone(error)
             raise error
         first = True
         while True:
@@ -233,18 +278,18 @@ def _call(run: _Run, body: bytes, project: Project, echo: Echo, progress: BuildP
             if first and progress is not None:
                 progress.stop()
             first = False
-            frame = _frame(raw)
+            frame = parse_frame(raw)
             kind = frame.get("type")
             if kind == "log":
                 echo(str(frame.get("stream", "stdout")), str(frame.get("line", "")))
             elif kind in ("result", "error"):
                 stream.finish()  # the last frame: the next call may send on this connection
                 if kind == "result":
-                    return _result(frame, project)
+                    return unpickled_result(frame, project)
                 raise_remote(frame, project.script_entry)
 
 
-class _RunGone(Exception):
+class RunGone(Exception):
     """The server answered the call itself with 404: the run is gone (never what the function raised)."""
 
     def __init__(self, error: NotFoundError) -> None:
@@ -252,7 +297,7 @@ class _RunGone(Exception):
         self.error = error
 
 
-def _frame(raw: bytes) -> dict[str, Any]:
+def parse_frame(raw: bytes) -> dict[str, Any]:
     try:
         frame = json.loads(raw)
     except ValueError:
@@ -262,7 +307,7 @@ def _frame(raw: bytes) -> dict[str, Any]:
     return frame
 
 
-def _result(frame: dict[str, Any], project: Project) -> Any:
+def unpickled_result(frame: dict[str, Any], project: Project) -> Any:
     try:
         data = base64.b64decode(frame.get("pickle") or "", validate=True)
         return _pickles.loads(data, project.script_entry)
@@ -277,20 +322,29 @@ def _result(frame: dict[str, Any], project: Project) -> Any:
 
 def raise_remote(frame: dict[str, Any], script_entry: str | None = None) -> None:
     """Raises the exception an ``error`` frame describes."""
+    raise remote_exception(frame, script_entry)
+
+
+def remote_exception(frame: dict[str, Any], script_entry: str | None = None) -> Exception:
+    """The exception an ``error`` frame describes, with the remote traceback as its ``__cause__``:
+    the function's own when it can be re-raised here, else ``svc.RemoteCallError``; a frame svc added
+    (with a ``code``) gives that code's exception."""
     description = str(frame.get("exception") or "Exception")
     code = frame.get("code")
     if isinstance(code, str) and code:
         prefix = f"{code}: "
         message = description[len(prefix) :] if description.startswith(prefix) else description
-        raise error_for(code, message)
+        return error_for(code, message)
     remote_traceback = frame.get("traceback") if isinstance(frame.get("traceback"), str) else None
     exception = _unpickled_exception(frame.get("pickle"), script_entry)
     if exception is not None:
         if remote_traceback:
-            raise exception from RemoteTraceback(remote_traceback)
-        raise exception
+            # As `raise exception from RemoteTraceback(...)` would set them, for an exception returned rather than raised.
+            exception.__cause__ = RemoteTraceback(remote_traceback)
+            exception.__suppress_context__ = True
+        return exception
     type_name, _, message = description.partition(": ")
-    raise RemoteCallError(description, type=type_name if message else None, traceback=remote_traceback)
+    return RemoteCallError(description, type=type_name if message else None, traceback=remote_traceback)
 
 
 def _unpickled_exception(encoded: Any, script_entry: str | None) -> Exception | None:
