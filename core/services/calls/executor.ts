@@ -111,7 +111,8 @@ export class CallExecutor {
       const controller = new AbortController();
       this.#running.set(key, controller);
       this.#run(workspace, id, controller.signal)
-        .catch(this.#options.report)
+        // A call given up (cancelled, or svc stopped leading) is not a failure of svc's.
+        .catch((error: unknown) => controller.signal.aborted || this.#options.report(error))
         .finally(() => {
           this.#running.delete(key);
           this.#fill();
