@@ -19,12 +19,16 @@ Reference: docs/sdk.md. The manifest the platform reads: docs/manifest.md.
 from ._app import App
 from ._autoscaler import Autoscaler
 from ._context import Context
+from ._function import Function
+from ._function_call import FunctionCall
 from ._image import Image
 from ._retries import Retries
 from ._schedule import Cron, Period
 from ._secret import Secret
 from ._version import __version__
 from .exceptions import (
+    CallCancelledError,
+    CallExpiredError,
     ConfigError,
     Error,
     ForbiddenError,
@@ -49,11 +53,15 @@ from .exceptions import (
 __all__ = [
     "App",
     "Autoscaler",
+    "CallCancelledError",
+    "CallExpiredError",
     "ConfigError",
     "Context",
     "Cron",
     "Error",
     "ForbiddenError",
+    "Function",
+    "FunctionCall",
     "FunctionTimeoutError",
     "Image",
     "InvalidOptionError",

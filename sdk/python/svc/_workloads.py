@@ -1,8 +1,8 @@
 """Workload records and what the decorators hand back to the user.
 
 ``Workload`` is the frozen record an App keeps; ``FunctionHandle`` wraps a
-decorated function (plain call, ``.local``, ``.remote``, ``.map``, ``.starmap``,
-``.for_each``, ``.request``); ``AsgiHandle``
+decorated function (plain call, ``.local``, ``.request``, and from ``RemoteCalls``
+``.remote``, ``.spawn``, ``.map``, ``.starmap``, ``.for_each``); ``AsgiHandle``
 wraps an ASGI application, stays a working ASGI application and adds ``.request``.
 The client behind ``.remote`` and ``.request`` (``svc._client``) is imported on first
 use, so declaring an app imports nothing of it.
@@ -14,17 +14,21 @@ import contextlib
 import functools
 import inspect
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _checks
 from ._hints import CONTEXT_PARAMETER
 from ._image import Image
 from ._options import DECORATORS
+from ._remote_calls import RemoteCalls
 from ._secret import Secret
 from .exceptions import InvalidOptionError
+
+if TYPE_CHECKING:
+    from ._client._remote import Target
 
 KINDS = ("function", "endpoint", "asgi", "realtime")
 
@@ -48,7 +52,7 @@ class Workload:
     """``secrets=``: the secrets whose keys its workers get as environment variables."""
 
 
-class FunctionHandle:
+class FunctionHandle(RemoteCalls):
     """What ``@app.function``, ``@app.endpoint`` and ``@app.realtime`` return.
 
     Calling it runs the function in this process, exactly like the undecorated
@@ -71,66 +75,18 @@ class FunctionHandle:
         with local_secrets(self.workload.secrets):
             return self.workload.target(*args, **kwargs)
 
-    def remote(self, *args: Any, **kwargs: Any) -> Any:
-        """Runs the function in a container of the svc server and returns its result.
+    def _label(self) -> str:
+        return self.workload.name
 
-        Uploads the project (when the server lacks this version of it), starts a run of
-        the function (or reuses the one this process started), prints the lines the
-        function prints as they come, and returns its result or raises its exception.
-        The first call of a new image waits for the image to build. Only for
-        ``@app.function``; see docs/sdk.md, "Calling your code".
-        """
-        from ._client import call_remote
+    def _check(self, call: str) -> None:
+        from ._client._remote import check_function
 
-        return call_remote(self.workload, args, kwargs)
+        check_function(self.workload, call)
 
-    def map(
-        self, *iterables: Iterable[Any], order_outputs: bool = True, return_exceptions: bool = False
-    ) -> Iterator[Any]:
-        """Calls the function remotely once per input, ``f(a, b)`` for each ``a, b`` of ``zip(*iterables)``;
-        yields the results as they come, in input order unless ``order_outputs=False``.
+    def _target(self) -> Target:
+        from ._client._remote import target_of
 
-        The inputs are read lazily and sent in batches, and the function's containers scale on
-        the backlog up to its ``autoscaler``'s ``max_containers``: a generator of a million inputs
-        works, and neither side holds them all. What the function prints is printed here. An input
-        that raises raises here, as ``.remote()`` would (and the map is cancelled), unless
-        ``return_exceptions=True``: then the exception takes the result's place. Closing the
-        generator early (``break``, Ctrl-C) cancels the inputs not started yet. The iterables are
-        checked now (``TypeError`` for one that is not iterable); the map starts at the first result
-        asked for. Only for ``@app.function``; see docs/sdk.md, "Fan-out".
-        """
-        if not iterables:
-            raise TypeError(f"{self.workload.name}.map() takes at least one iterable of arguments")
-        from ._client import map_remote
-
-        iterators = [_iterator(iterable, f"{self.workload.name}.map()", i) for i, iterable in enumerate(iterables)]
-        return map_remote(
-            self.workload,
-            zip(*iterators, strict=False),
-            order_outputs=order_outputs,
-            return_exceptions=return_exceptions,
-        )
-
-    def starmap(
-        self, iterable: Iterable[Iterable[Any]], order_outputs: bool = True, return_exceptions: bool = False
-    ) -> Iterator[Any]:
-        """Like ``.map()``, with each input a tuple of arguments: ``f(*args)`` for each ``args`` of ``iterable``."""
-        from ._client import map_remote
-
-        call = f"{self.workload.name}.starmap()"
-        inputs = _argument_tuples(_iterator(iterable, call, 0), call)
-        return map_remote(
-            self.workload, inputs, call=".starmap()", order_outputs=order_outputs, return_exceptions=return_exceptions
-        )
-
-    def for_each(self, *iterables: Iterable[Any], ignore_exceptions: bool = False) -> None:
-        """Like ``.map()``, for the calls' effects: returns None once every input ran (results are dropped).
-
-        The first input that raises raises here (the others not started are cancelled), unless
-        ``ignore_exceptions=True``.
-        """
-        for _ in self.map(*iterables, order_outputs=False, return_exceptions=ignore_exceptions):
-            pass
+        return target_of(self.workload)
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
         """Calls the endpoint at its URL with the function's arguments; returns the response.
@@ -201,29 +157,6 @@ class AsgiHandle:
 
     def __repr__(self) -> str:
         return f"<svc asgi {self.workload.name!r} wrapping {self.workload.target!r}>"
-
-
-def _iterator(iterable: Iterable[Any], call: str, position: int) -> Iterator[Any]:
-    """``iter(iterable)``, or a ``TypeError`` that says which argument of ``call`` is not iterable."""
-    try:
-        return iter(iterable)
-    except TypeError:
-        raise TypeError(
-            f"{call}: argument {position + 1} is not iterable ({_checks.type_name(iterable)}); pass a list, "
-            "a range, a generator or another iterable of inputs"
-        ) from None
-
-
-def _argument_tuples(items: Iterator[Iterable[Any]], call: str) -> Iterator[tuple[Any, ...]]:
-    """Each item of a ``starmap`` as its tuple of arguments (read lazily, like the items)."""
-    for index, item in enumerate(items):
-        try:
-            yield tuple(item)
-        except TypeError:
-            raise TypeError(
-                f"{call}: input {index} is not a tuple of arguments ({_checks.type_name(item)}); "
-                "each input of starmap is the arguments of one call, e.g. (1, 2)"
-            ) from None
 
 
 def unwrap(target: Any) -> Any:

@@ -12,7 +12,9 @@ Hierarchy::
           ├── UnauthorizedError  unauthorized (401): no token, or one the server refuses
           │    └── NotSignedInError   not_signed_in: the client found no token at all
           ├── ForbiddenError     forbidden (403)
-          ├── NotFoundError      not_found (404): no such app, deployment, preview or run
+          ├── NotFoundError      not_found (404): no such app, deployment, preview, run or call
+          ├── CallCancelledError call_cancelled (409): the spawned call was cancelled: no result
+          ├── CallExpiredError   call_expired (410): its outcome is past the server's retention
           ├── InvalidRequestError     bad_request, invalid_arguments, ... (4xx)
           ├── ConfigError        config_invalid: a SVC_* value or the credentials file
           ├── ProjectError       manifest_failed, manifest_invalid, bundle_*: the project
@@ -21,7 +23,8 @@ Hierarchy::
           │    └── QueueFullError     queue_full: max_pending_tasks calls already wait
           ├── UnavailableError   503: starting, app_paused, no_capacity, shutting_down, ...
           ├── WorkerCrashedError worker_crashed, upstream_unreachable, memory_limit_exceeded
-          │                      (502): the container died while it handled the call
+          │                      (502): the container died while it handled the call;
+          │                      call_interrupted: svc stopped while a spawned call's last attempt ran
           ├── FunctionTimeoutError    timeout (504): the call ran past the workload's
           │                      ``timeout=`` (also the builtin TimeoutError)
           ├── StartFailedError   image_build_failed, container_failed, python_unavailable
@@ -53,6 +56,8 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "CallCancelledError",
+    "CallExpiredError",
     "ConfigError",
     "Error",
     "ForbiddenError",
@@ -210,6 +215,18 @@ class FunctionTimeoutError(RemoteError, TimeoutError):
     """
 
     default_code = "timeout"
+
+
+class CallCancelledError(RemoteError):
+    """409 ``call_cancelled``: the spawned call was cancelled before it ended, so it has no result."""
+
+    default_code = "call_cancelled"
+
+
+class CallExpiredError(RemoteError):
+    """410 ``call_expired``: the spawned call ended longer ago than the server keeps outcomes."""
+
+    default_code = "call_expired"
 
 
 class StartFailedError(RemoteError):

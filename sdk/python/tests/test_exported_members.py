@@ -8,7 +8,19 @@ from pathlib import Path
 import svc
 from helpers import run_python
 
-DEFINITIONS = {"App", "Autoscaler", "Context", "Cron", "Image", "Period", "Retries", "Secret", "__version__"}
+DEFINITIONS = {
+    "App",
+    "Autoscaler",
+    "Context",
+    "Cron",
+    "Function",
+    "FunctionCall",
+    "Image",
+    "Period",
+    "Retries",
+    "Secret",
+    "__version__",
+}
 EXCEPTIONS = {
     "Error",
     "InvalidOptionError",
@@ -17,6 +29,8 @@ EXCEPTIONS = {
     "NotSignedInError",
     "ForbiddenError",
     "NotFoundError",
+    "CallCancelledError",
+    "CallExpiredError",
     "InvalidRequestError",
     "ConfigError",
     "ProjectError",

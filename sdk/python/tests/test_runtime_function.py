@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
+import json
 import pickle
 import sys
 import threading
@@ -147,12 +149,34 @@ def test_other_methods_are_405_and_other_content_types_400():
     handler = serve("function", f)
     reply = run(http_call(handler, "GET", "/"))
     assert (reply.status, reply.headers["allow"], reply.json()["error"]["code"]) == (405, "POST", "method_not_allowed")
-    reply = run(http_call(handler, "POST", "/", body=b"{}", headers=[("Content-Type", "application/json")]))
+    reply = run(http_call(handler, "POST", "/", body=b"{}", headers=[("Content-Type", "text/plain")]))
     assert reply.status == 400
     assert reply.json()["error"]["message"] == (
-        "a function call is sent as application/vnd.svc.call+pickle, not application/json"
+        "a function call is sent as application/vnd.svc.call+pickle (or application/json), not text/plain"
     )
     assert run(http_call(handler, "GET", "/_svc/health")).json() == {"status": "ok", "workload": "f"}
+
+
+@dataclasses.dataclass
+class Point:
+    """At module level: the annotations of a function are resolved in its module."""
+
+    x: int
+    y: int
+
+
+def test_a_json_call_binds_its_arguments_by_their_types_and_answers_its_result_as_json():
+    def shift(p: Point, by: int = 1) -> Point:
+        return Point(p.x + by, p.y + by)
+
+    handler = serve("function", shift)
+    json_call = [("Content-Type", "application/json")]
+    reply = run(http_call(handler, "POST", "/", body=b'{"p": {"x": 1, "y": 2}, "by": 10}', headers=json_call))
+    assert reply.status == 200
+    assert [json.loads(line) for line in reply.body.splitlines()] == [{"type": "result", "json": {"x": 11, "y": 12}}]
+    refused = run(http_call(handler, "POST", "/", body=b'{"p": {"x": "one", "y": 2}}', headers=json_call))
+    assert (refused.status, refused.json()["error"]["code"]) == (422, "invalid_arguments")
+    assert "p.x" in refused.json()["error"]["message"]
 
 
 # Output capture

@@ -17,11 +17,10 @@ their own), and the sender stops.
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from .._json import is_object
-from .._workloads import Workload
 from ..exceptions import Error, NotFoundError, ServerUnreachableError, StartFailedError
 from ._errors import error_from_answer
 from ._http import Api, Stream, open_url
@@ -34,12 +33,10 @@ from ._remote import (
     RunGone,
     Target,
     build_progress,
-    check_function,
     echo_locally,
     forget_run,
     parse_frame,
     remote_exception,
-    target_of,
     unpickled_result,
     with_run,
 )
@@ -52,26 +49,28 @@ _CANCELLED = {
 
 
 def map_remote(
-    workload: Workload,
+    make_target: Callable[[], Target],
     inputs: Iterator[tuple[Any, ...]],
     *,
-    call: str = ".map()",
     order_outputs: bool = True,
     return_exceptions: bool = False,
     echo: Echo = echo_locally,
 ) -> Iterator[Any]:
-    """The results of ``workload`` (a function) called remotely with each argument tuple of ``inputs``.
+    """The results of the target's function called remotely with each argument tuple of ``inputs``.
 
-    Checks the kind now (``TypeError`` at the call's line); the map starts when the first result is asked for.
+    The map starts (``make_target()`` finds the project and the server) when the first result is asked for.
     """
-    check_function(workload, call)
-    return _results(workload, inputs, order_outputs, return_exceptions, echo)
+    return _results(make_target, inputs, order_outputs, return_exceptions, echo)
 
 
 def _results(
-    workload: Workload, inputs: Iterator[tuple[Any, ...]], order_outputs: bool, return_exceptions: bool, echo: Echo
+    make_target: Callable[[], Target],
+    inputs: Iterator[tuple[Any, ...]],
+    order_outputs: bool,
+    return_exceptions: bool,
+    echo: Echo,
 ) -> Generator[Any, None, None]:
-    target = target_of(workload)
+    target = make_target()
     run, map_id, outputs, progress = with_run(target, lambda run, created: _open_map(target, run, created))
     api = target.api
 
@@ -80,7 +79,7 @@ def _results(
         _cancel(api, map_id)
         outputs.close()
 
-    sender = InputSender(api, map_id, inputs, target.project.script_entry, stopped)
+    sender = InputSender(api, map_id, inputs, target.script_entry, stopped)
     finished = False
     try:
         sender.start()
@@ -113,7 +112,7 @@ def _open_map(target: Target, run: Run, created: bool) -> tuple[Run, str, Stream
     if outputs.status != 200:
         with outputs:
             raise error_from_answer(outputs.status, outputs.read(), f"GET /api/v1/maps/{map_id}/outputs")
-    progress = build_progress(run, target.workload.name) if created else None
+    progress = build_progress(run, target.function) if created else None
     return run, map_id, outputs, progress
 
 
@@ -152,7 +151,7 @@ def _ordered(
     """Yields each input's result (or exception) in input order, or as they come; returns at the end frame."""
     held: dict[int, Any] = {}  # results that came before those of lower indices
     following = 0
-    entry = target.project.script_entry
+    entry = target.script_entry
     for frame in frames:
         kind = frame.get("type")
         if kind == "log":
@@ -163,7 +162,7 @@ def _ordered(
             return
         if kind not in ("result", "error"):
             continue
-        value = unpickled_result(frame, target.project) if kind == "result" else remote_exception(frame, entry)
+        value = unpickled_result(frame, target.script_entry) if kind == "result" else remote_exception(frame, entry)
         if isinstance(value, StartFailedError):  # the run could not start: every input would fail so
             if progress is not None:
                 progress.stop()
@@ -189,9 +188,7 @@ def _check_end(frame: dict[str, Any], sender: InputSender, target: Target) -> No
     if not is_object(view) or view.get("status") != "cancelled":
         return
     reason = _CANCELLED.get(str(view.get("cancelReason")), "it was cancelled")
-    raise Error(
-        f"the map {view.get('id')} of {target.workload.name} ended before all its inputs were answered: {reason}."
-    )
+    raise Error(f"the map {view.get('id')} of {target.function} ended before all its inputs were answered: {reason}.")
 
 
 def _cancel(api: Api, map_id: str) -> None:

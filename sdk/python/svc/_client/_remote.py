@@ -84,18 +84,35 @@ def check_function(workload: Workload, call: str) -> None:
 
 @dataclass(frozen=True)
 class Target:
-    """Where a function's calls go: the server, the project and its uploaded bundle, and the key of the
-    run this process holds for them (``run_for``)."""
+    """Where a function's calls go: the server, the function (as the manifest names it), its code (this
+    process's project and its uploaded bundle, or with neither the deployed version of ``app``), and
+    the key of the run this process holds for them (``with_run``)."""
 
     api: Api
-    project: Project
-    workload: Workload
-    bundle: Bundle
+    app: str
+    function: str
+    project: Project | None = None
+    bundle: Bundle | None = None
 
     @property
     def key(self) -> tuple[str, ...]:
         api = self.api
-        return (api.server, api.credentials.token, self.project.app, self.workload.name, self.bundle.sha256)
+        code = self.bundle.sha256 if self.bundle is not None else "deployed"
+        return (api.server, api.credentials.token, self.app, self.function, code)
+
+    @property
+    def script_entry(self) -> str | None:
+        """The module ``python app.py`` runs as ``__main__`` (pickles name it so); None for deployed code."""
+        return self.project.script_entry if self.project is not None else None
+
+    def code(self) -> dict[str, Any]:
+        """The code fields of a run or a spawned call: the manifest and bundle, or the deployed app."""
+        if self.project is None or self.bundle is None:
+            return {"app": self.app}
+        # Secret.from_dict values go beside the manifest, never in it (docs/secrets.md).
+        manifest = {name: value for name, value in self.project.manifest.items() if name != INLINE_SECRETS}
+        inline = self.project.manifest.get(INLINE_SECRETS)
+        return {"manifest": manifest, "bundle": self.bundle.sha256, **({"inlineSecrets": inline} if inline else {})}
 
 
 def target_of(workload: Workload, project: Project | None = None) -> Target:
@@ -104,7 +121,12 @@ def target_of(workload: Workload, project: Project | None = None) -> Target:
     api = Api(find_credentials())
     bundle = project.bundle()
     _upload(api, bundle)
-    return Target(api, project, workload, bundle)
+    return Target(api, project.app, workload.name, project, bundle)
+
+
+def deployed_target(app: str, function: str) -> Target:
+    """The deployed version of ``app``'s ``function`` (``svc.Function.from_name``): no project, no upload."""
+    return Target(Api(find_credentials()), app, function)
 
 
 T = TypeVar("T")
@@ -114,10 +136,11 @@ def with_run(target: Target, use: Callable[[Run, bool], T]) -> T:
     """``use(run, created)`` with the run this process holds for ``target`` (or a new one); when
     ``use`` finds that run gone (``RunGone``), once more with a new run."""
     for attempt in range(2):
-        if attempt == 1:  # the server may have lost what it had (a restart on another data dir): check again
+        if attempt == 1 and target.bundle is not None:
+            # The server may have lost what it had (a restart on another data dir): check again.
             _uploaded.discard((target.api.server, target.api.credentials.token, target.bundle.sha256))
             _upload(target.api, target.bundle)
-        run, created = _run_for(target.key, target.api, target.project, target.workload, target.bundle)
+        run, created = _run_for(target)
         try:
             return use(run, created)
         except RunGone as gone:
@@ -146,12 +169,24 @@ def call_remote(
     """Runs ``workload`` (a function) remotely with these arguments; its result or its exception."""
     check_function(workload, ".remote()")
     target = target_of(workload, project)
-    body = _pickles.dump_call(args, kwargs, target.project.script_entry)
+    return call_target(target, args, kwargs, echo=echo, show_build=show_build)
+
+
+def call_target(
+    target: Target,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    echo: Echo = echo_locally,
+    show_build: Callable[[str], None] | None = None,
+) -> Any:
+    """One call of ``target``'s function through the run this process holds for it."""
+    body = _pickles.dump_call(args, kwargs, target.script_entry)
 
     def call(run: Run, created: bool) -> Any:
-        progress = build_progress(run, workload.name, show_build) if created else None
+        progress = build_progress(run, target.function, show_build) if created else None
         try:
-            return _call(run, body, target.project, echo, progress)
+            return _call(run, body, target.script_entry, echo, progress)
         finally:
             if progress is not None:
                 progress.stop()
@@ -188,28 +223,16 @@ def _upload(api: Api, bundle: Bundle) -> None:
     _uploaded.add(key)
 
 
-def _run_for(key: tuple[str, ...], api: Api, project: Project, workload: Workload, bundle: Bundle) -> tuple[Run, bool]:
-    """The run this process holds for ``key``, or a new one (then ``True``)."""
+def _run_for(target: Target) -> tuple[Run, bool]:
+    """The run this process holds for ``target``, or a new one (then ``True``)."""
     global _exit_hook
     with _lock:
-        run = _runs.get(key)
+        run = _runs.get(target.key)
         if run is not None:
             return run, False
-        # Secret.from_dict values go beside the manifest, never in it (docs/secrets.md).
-        manifest = {name: value for name, value in project.manifest.items() if name != INLINE_SECRETS}
-        inline = project.manifest.get(INLINE_SECRETS)
-        answer = api.request(
-            "POST",
-            "/runs",
-            json_body={
-                "manifest": manifest,
-                "bundle": bundle.sha256,
-                "function": workload.name,
-                **({"inlineSecrets": inline} if inline else {}),
-            },
-        )
-        run = Run(answer.json()["run"]["id"], api)
-        _runs[key] = run
+        answer = target.api.request("POST", "/runs", json_body={**target.code(), "function": target.function})
+        run = Run(answer.json()["run"]["id"], target.api)
+        _runs[target.key] = run
         if not _exit_hook:
             atexit.register(end_runs)
             _exit_hook = True
@@ -245,7 +268,7 @@ def end_runs() -> None:
         thread.join(END_TIMEOUT + 1)
 
 
-def _call(run: Run, body: bytes, project: Project, echo: Echo, progress: BuildProgress | None) -> Any:
+def _call(run: Run, body: bytes, script_entry: str | None, echo: Echo, progress: BuildProgress | None) -> Any:
     api = run.api
     stream = api.open(
         "POST",
@@ -285,8 +308,8 @@ def _call(run: Run, body: bytes, project: Project, echo: Echo, progress: BuildPr
             elif kind in ("result", "error"):
                 stream.finish()  # the last frame: the next call may send on this connection
                 if kind == "result":
-                    return unpickled_result(frame, project)
-                raise_remote(frame, project.script_entry)
+                    return unpickled_result(frame, script_entry)
+                raise_remote(frame, script_entry)
 
 
 class RunGone(Exception):
@@ -307,10 +330,10 @@ def parse_frame(raw: bytes) -> dict[str, Any]:
     return frame
 
 
-def unpickled_result(frame: dict[str, Any], project: Project) -> Any:
+def unpickled_result(frame: dict[str, Any], script_entry: str | None) -> Any:
     try:
         data = base64.b64decode(frame.get("pickle") or "", validate=True)
-        return _pickles.loads(data, project.script_entry)
+        return _pickles.loads(data, script_entry)
     except (binascii.Error, ValueError) as error:
         raise RemoteError(f"the call's result frame holds no valid pickle: {error}") from None
     except Exception as error:

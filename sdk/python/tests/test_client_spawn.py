@@ -1,0 +1,114 @@
+"""``<function>.spawn(...)``, ``svc.FunctionCall`` and ``svc.Function.from_name`` against a real `svc server`:
+a call that returns at once and is read later, from this process or another one; its exception; a time-out
+that leaves it running; cancelling; and a deployed function called from a folder with none of its source."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import svc
+
+FIXTURES = Path(__file__).parent / "fixtures"
+sys.path.insert(0, str(FIXTURES / "client_server"))
+import client_harness  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def server(request):
+    request.addfinalizer(client_harness.stop_shared_server)
+    return client_harness.shared_server()
+
+
+@pytest.fixture(scope="module")
+def client_app():
+    sys.path.insert(0, str(client_harness.PROJECT))
+    yield importlib.import_module("client_app")
+    sys.path.remove(str(client_harness.PROJECT))
+
+
+def _elsewhere(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Runs ``code`` in a fresh Python in a folder with none of the app's source, signed in like this process."""
+    env = {**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)}  # the SDK only, as a pip install gives it
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_spawn_returns_a_call_at_once_whose_result_get_returns(server, client_app):
+    call = client_app.plus.spawn(2, b=40)
+    assert isinstance(call, svc.FunctionCall) and call.object_id.startswith("call-")
+    assert call.get(timeout=60) == 42
+    assert call.status() == "succeeded"
+    assert svc.FunctionCall.gather(client_app.plus.spawn(1), client_app.plus.spawn(2, 3)) == [1, 5]
+
+
+def test_get_raises_the_remote_exception_with_its_traceback(server, client_app):
+    call = client_app.refuse.spawn("not today")
+    with pytest.raises(client_app.Refused) as caught:
+        call.get(timeout=60)
+    assert isinstance(caught.value.__cause__, svc.RemoteTraceback)
+    assert "raise Refused(reason)" in caught.value.__cause__.traceback
+
+
+def test_a_call_outlives_its_caller_and_is_read_from_another_process(server, client_app, tmp_path):
+    gate = tmp_path / "gate"
+    call = client_app.held.spawn(str(gate), 7)
+    with pytest.raises(TimeoutError, match=r"has not ended within 0.3 s"):
+        call.get(timeout=0.3)
+    gate.touch()
+    ran = _elsewhere(f"import svc; print(svc.FunctionCall.from_id({call.object_id!r}).get(timeout=60))", tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "7"
+
+
+def test_cancel_gives_a_call_up_and_get_then_raises_call_cancelled(server, client_app, tmp_path):
+    call = client_app.held.spawn(str(tmp_path / "never"), 1)
+    call.cancel()
+    with pytest.raises(svc.CallCancelledError) as caught:
+        call.get(timeout=10)
+    assert caught.value.code == "call_cancelled"
+    with pytest.raises(svc.InvalidRequestError) as again:
+        call.cancel()
+    assert again.value.code == "conflict" and "cancelled" in str(again.value)
+
+
+def test_bad_ids_and_names_are_refused_before_anything_is_sent(server):
+    with pytest.raises(ValueError, match="is not a call id"):
+        svc.FunctionCall.from_id("run-0123")
+    with pytest.raises(svc.NotFoundError):
+        svc.FunctionCall.from_id("call-" + "0" * 20).get(timeout=1)
+    with pytest.raises(TypeError, match="app must be a non-empty string"):
+        svc.Function.from_name("", "plus")
+
+
+def test_function_from_name_calls_the_deployed_version_from_a_folder_without_its_source(server, tmp_path):
+    server.deploy(client_harness.PROJECT)
+    ran = _elsewhere(
+        """
+        import svc
+        shout = svc.Function.from_name("client-test", "shout")
+        print(shout.remote("hi", times=2))
+        print(shout.spawn("yo").get(timeout=60))
+        print(list(svc.Function.from_name("client-test", "plus").map([1, 2, 3], [10, 20, 30])))
+        try:
+            svc.Function.from_name("client-test", "nope").remote()
+        except svc.NotFoundError as error:
+            print("not found:", error)
+        """,
+        tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert "HIHI" in lines and "YO" in lines and "[11, 22, 33]" in lines, ran.stdout
+    assert any(line.startswith("not found:") and "no function nope" in line for line in lines), ran.stdout
