@@ -74,7 +74,8 @@ export function renderFunction(workload: InterfaceWorkload, names: WorkloadNames
     '',
     `    def request(${parameterList(signature, self)}) -> ${returns.annotation}:`,
     pyDocstring(withDoc(workload.doc, why), '        '),
-    `        return ${self}._refuse()`,
+    // `_refuse()` never returns; a function annotated `-> None` may not `return` a value (mypy --strict).
+    `        ${returns.annotation === 'None' ? '' : 'return '}${self}._refuse()`,
     '',
     '    remote = request',
     '',

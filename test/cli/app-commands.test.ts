@@ -1,3 +1,4 @@
+import { until } from '../helpers/until.js';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { appDelete, appList, appPause, appResume } from '../../cli/commands/app.js';
@@ -253,9 +254,13 @@ describe('CLI app commands against a real server', function () {
 
     it('prints the kept lines of a deployment; --json one object per line with its workload; --since filters', async () => {
       const { said } = (await (await fetch(sayUrl)).json()) as { said: number };
-      const text = run();
-      await logs(text.context, 'logs:say');
-      assert.match(text.stdout(), new RegExp(`^\\S+Z c-[0-9a-f]+ said ${said}$`, 'm'));
+      // The answer can come before svc has read the line from the container's stdout pipe.
+      const saidLine = new RegExp(`^\\S+Z c-[0-9a-f]+ said ${said}$`, 'm');
+      await until(`the line "said ${said}" is kept`, async () => {
+        const text = run();
+        await logs(text.context, 'logs:say');
+        return saidLine.test(text.stdout());
+      });
 
       const json = run();
       await logs(json.context, 'logs:say', { json: true });
