@@ -455,7 +455,11 @@ declareCommand(prog, 'app calls <app>', {
   flags: [
     { flag: '--status', description: 'Only the calls of this status: queued, running, succeeded, failed, cancelled or expired' },
     { flag: '--limit', description: 'Show at most this many, the newest (1 to 1000; default 100)' },
-    { flag: '-f, --follow', description: 'Ask again every second and print the calls that are new or changed, until Ctrl-C', default: false },
+    {
+      flag: '-f, --follow',
+      description: 'Ask again every second and print the calls that are new or changed, until Ctrl-C',
+      default: false,
+    },
     ['json', 'Print {"calls": [...]} as the API answers it (with --follow: one call per line, as it changes)'],
   ],
   examples: ['app calls quickstart', 'app calls quickstart --status failed --limit 20', 'app calls quickstart --follow'],

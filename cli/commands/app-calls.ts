@@ -49,7 +49,8 @@ async function follow(context: CommandContext, client: ApiClient, path: string, 
     const fresh = calls.filter((call) => seen.get(call.id) !== fingerprint(call)).reverse();
     for (const call of fresh) seen.set(call.id, fingerprint(call));
     if (json) for (const call of fresh) out.result(JSON.stringify(call));
-    else if (fresh.length > 0 || header) for (const line of formatTable(HEADER, fresh.map(row(out)), out.color).slice(header ? 0 : 1)) out.result(line);
+    else if (fresh.length > 0 || header)
+      for (const line of formatTable(HEADER, fresh.map(row(out)), out.color).slice(header ? 0 : 1)) out.result(line);
   };
   print(first, true);
   out.step('following: new and changed calls appear as they come; press Ctrl-C to stop');

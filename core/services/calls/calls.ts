@@ -11,15 +11,7 @@ import { MAX_VALUE_BYTES } from '../../model/store/types.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import { functionOf } from '../runs/runs.js';
 import type { CallRecords } from './call-records.js';
-import {
-  type CallEncoding,
-  type CallRecord,
-  type CallStatus,
-  type CallTarget,
-  type CallView,
-  ENDED,
-  type FinalFrame,
-} from './types.js';
+import { type CallEncoding, type CallRecord, type CallStatus, type CallTarget, type CallView, ENDED, type FinalFrame } from './types.js';
 
 /** How long the outcome of an ended call is kept, unless the operator says otherwise. */
 export const DEFAULT_CALL_RESULT_TTL_SECONDS = 24 * 60 * 60;
