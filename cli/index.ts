@@ -396,7 +396,7 @@ declareCommand(prog, 'logs <app>', {
 
 declareCommand(prog, 'app', {
   describe:
-    'Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>, svc app runs <app>, svc app export <app>.',
+    'Deployed apps: svc app list, svc app pause <app>, svc app resume <app>, svc app delete <app>, svc app runs <app>, svc app calls <app>, svc app export <app>.',
   examples: ['app list', 'app pause quickstart'],
   action: () => prog.help('app'),
 });
@@ -449,6 +449,33 @@ declareCommand(prog, 'app runs <app>', {
     ),
 });
 
+declareCommand(prog, 'app calls <app>', {
+  describe:
+    'The spawned calls of an app (f.spawn(), POST …/calls), newest first: id, function, status, age, duration, attempt, error; --follow keeps printing the new and changed ones.',
+  flags: [
+    { flag: '--status', description: 'Only the calls of this status: queued, running, succeeded, failed, cancelled or expired' },
+    { flag: '--limit', description: 'Show at most this many, the newest (1 to 1000; default 100)' },
+    {
+      flag: '-f, --follow',
+      description: 'Ask again every second and print the calls that are new or changed, until Ctrl-C',
+      default: false,
+    },
+    ['json', 'Print {"calls": [...]} as the API answers it (with --follow: one call per line, as it changes)'],
+  ],
+  examples: ['app calls quickstart', 'app calls quickstart --status failed --limit 20', 'app calls quickstart --follow'],
+  action: (app: string, flags: Flags) =>
+    run(
+      async (context) =>
+        (await import('./commands/app-calls.js')).appCalls(context, String(app), {
+          status: text(flags.status),
+          limit: text(flags.limit),
+          follow: flags.follow === true,
+          json: flags.json === true,
+        }),
+      { stoppable: flags.follow === true },
+    ),
+});
+
 declareCommand(prog, 'app export <app>', {
   describe:
     'Generate a typed client of the deployed app as it is now: a Python package svc_clients.<app> (or, with --language typescript, an ESM package svc-clients/<app>) in the current folder (or --out DIR). Run it again after a deploy.',
@@ -490,6 +517,38 @@ declareCommand(prog, 'app export <app>', {
       await appExport(context, String(app), options);
       return undefined;
     }),
+});
+
+declareCommand(prog, 'call', {
+  describe: 'Spawned calls, one by one: svc call get <id>, svc call wait <id>, svc call cancel <id> (svc app calls <app> lists them).',
+  examples: ['call get call-5f0c2d9e8b7a61403f2e', 'call wait call-5f0c2d9e8b7a61403f2e --timeout 60'],
+  action: () => prog.help('call'),
+});
+
+declareCommand(prog, 'call get <id>', {
+  describe: "Show one spawned call: its status, attempts, times and error, and a JSON call's result once it succeeded.",
+  flags: [['json', 'Print {"call": …} as the API answers it']],
+  examples: ['call get call-5f0c2d9e8b7a61403f2e', 'call get call-5f0c2d9e8b7a61403f2e --json'],
+  action: (id: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/call.js')).callGet(context, String(id), { json: flags.json === true })),
+});
+
+declareCommand(prog, 'call wait <id>', {
+  describe:
+    "Wait for a spawned call to end: prints a JSON call's result on stdout; exits 0 when it succeeded, 1 when it failed, was cancelled or expired, 2 when --timeout passed first.",
+  flags: [{ flag: '--timeout', description: 'Give up after this long: seconds (90) or a duration (5m); 0 looks once (default: no limit)' }],
+  examples: ['call wait call-5f0c2d9e8b7a61403f2e', 'call wait call-5f0c2d9e8b7a61403f2e --timeout 30 > result.json'],
+  action: (id: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/call.js')).callWait(context, String(id), { timeout: text(flags.timeout) }), {
+      stoppable: true,
+    }),
+});
+
+declareCommand(prog, 'call cancel <id>', {
+  describe:
+    'Cancel a spawned call that has not ended: a queued one never starts, a running one is given up. A call that ended already is refused (exit 1).',
+  examples: ['call cancel call-5f0c2d9e8b7a61403f2e'],
+  action: (id: string) => run(async (context) => (await import('./commands/call.js')).callCancel(context, String(id))),
 });
 
 declareCommand(prog, 'deployment', {

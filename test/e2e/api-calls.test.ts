@@ -43,6 +43,7 @@ describe('API: spawned calls', function () {
   const outcome = (id: string, wait = 60, token = owner) =>
     call('GET', `/api/v1/calls/${id}/outcome`, { token, headers: { Prefer: `wait=${wait}` } });
   const statusOf = async (id: string) => (await call('GET', `/api/v1/calls/${id}`, { token: owner })).json.call;
+  const listCalls = (query = '', token = owner, app = 'calls') => call('GET', `/api/v1/apps/${app}/calls${query}`, { token });
   const until = async (id: string, done: (c: { status: string; attempt: number }) => boolean) => {
     for (let c = await statusOf(id); !done(c); c = await statusOf(id)) await sleep(50);
   };
@@ -78,6 +79,15 @@ describe('API: spawned calls', function () {
     assert.equal(failed.json.frame.type, 'error');
     assert.match(failed.json.frame.traceback, /raise ValueError\(message\)/);
     assert.deepEqual((await statusOf(failing)).error, { code: null, message: 'ValueError: no database' });
+
+    // Not deployed: the app is known by its calls, which its list holds (of any status, or of one).
+    const listed = await listCalls();
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(
+      listed.json.calls.map((c: { id: string }) => c.id),
+      [failing, id],
+    );
+    assert.deepEqual((await listCalls('?status=queued')).json.calls, []);
   });
 
   it('spawns a deployed function with JSON arguments from any language, and answers its JSON result', async () => {
@@ -171,5 +181,61 @@ describe('API: spawned calls', function () {
     }
     const notDeployed = await call('POST', '/api/v1/apps/nope/functions/square/calls', { token: owner, json: {} });
     assert.deepEqual([notDeployed.status, notDeployed.json.error.code], [404, 'not_found']);
+  });
+
+  it("lists an app's calls newest first, of one status, at most `limit`; refuses bad query values; keeps workspaces apart", async () => {
+    const newest = (await spawn('square', [3])).json.call.id;
+    await outcome(newest);
+    const listed = await listCalls();
+    assert.equal(listed.status, 200, listed.text);
+    const calls: { id: string; status: string; createdAt: string; function: string }[] = listed.json.calls;
+    assert.equal(calls[0]!.id, newest);
+    const times = calls.map((c) => c.createdAt);
+    assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+    assert.ok(calls.length >= 8, `every call of the app so far: ${calls.length}`);
+    // No result in the list, not even a JSON call's (GET /calls/:id has it).
+    const shifted = calls.find((c) => c.function === 'shift')!;
+    assert.equal('result' in shifted, false);
+    assert.ok('result' in (await statusOf(shifted.id)));
+
+    for (const status of ['failed', 'cancelled', 'succeeded']) {
+      const only = await listCalls(`?status=${status}`);
+      assert.equal(only.status, 200, only.text);
+      const expected = calls.filter((c) => c.status === status).map((c) => c.id);
+      assert.ok(expected.length > 0, status);
+      assert.deepEqual(
+        only.json.calls.map((c: { id: string }) => c.id),
+        expected,
+      );
+    }
+    assert.deepEqual(
+      (await listCalls('?limit=2')).json.calls.map((c: { id: string }) => c.id),
+      calls.slice(0, 2).map((c) => c.id),
+    );
+    assert.deepEqual((await listCalls('?status=failed&limit=1')).json.calls.length, 1);
+    assert.equal((await listCalls('?limit=1000')).json.calls.length, calls.length);
+
+    const refusals: [string, RegExp][] = [
+      ['?status=done', /status="done" is not a call status; it is one of queued, running, succeeded, failed, cancelled, expired/],
+      ['?limit=0', /limit="0" is not a whole number from 1 to 1000/],
+      ['?limit=1001', /limit="1001"/],
+      ['?limit=ten', /limit="ten"/],
+      ['?limit=-1', /limit="-1"/],
+      ['?since=1h', /takes only the query parameters status, limit/],
+    ];
+    for (const [query, message] of refusals) {
+      const refused = await listCalls(query);
+      assert.deepEqual([refused.status, refused.json.error.code], [400, 'bad_request'], `${query}: ${refused.text}`);
+      assert.match(refused.json.error.message, message);
+    }
+    assert.equal((await listCalls('', owner, 'Bad_Name')).json.error.code, 'name_invalid');
+
+    // Another workspace's app is not found, in the words of one that never was.
+    const other = (await tokenFor(platform, 'other-team')).secret;
+    const foreign = await listCalls('', other);
+    const never = await listCalls('', other, 'never');
+    assert.deepEqual([foreign.status, never.status], [404, 404]);
+    assert.equal(foreign.json.error.message, never.json.error.message.replace('never', 'calls'));
+    assert.equal((await listCalls('', owner, 'never')).status, 404);
   });
 });

@@ -19,6 +19,7 @@ import { previewRoutes } from './previews.js';
 import { mapRoutes } from './maps.js';
 import { runRoutes } from './runs.js';
 import { callRoutes } from './calls.js';
+import { appCallRoutes } from './app-calls.js';
 import { secretRoutes } from './secrets.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
@@ -51,6 +52,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...previewRoutes,
   ...runRoutes,
   ...callRoutes,
+  ...appCallRoutes,
   ...mapRoutes,
   ...exampleRoutes,
 ];

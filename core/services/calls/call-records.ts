@@ -33,9 +33,13 @@ export class CallRecords {
   }
 
   /** Every call of every workspace (the leader's recovery and clean-up). */
-  async all(): Promise<JsonEntry<CallRecord>[]> {
-    const entries = await this.#store.list(RECORDS);
-    return entries.map((entry) => ({ ...entry, value: validRecord(JSON.parse(entry.value.toString('utf8')), entry.key) }));
+  all(): Promise<JsonEntry<CallRecord>[]> {
+    return this.#listed(RECORDS);
+  }
+
+  /** The calls of one workspace (`svc app calls`): only its keys are read. */
+  ofWorkspace(workspace: string): Promise<JsonEntry<CallRecord>[]> {
+    return this.#listed(`${RECORDS}${workspace}/`);
   }
 
   /** Replaces the record if it is still at `modifyIndex`; false when something else changed it first. */
@@ -64,6 +68,11 @@ export class CallRecords {
   async remove(workspace: string, id: string): Promise<void> {
     await this.dropPayloads(workspace, id);
     await this.#store.delete(recordKey(workspace, id));
+  }
+
+  async #listed(prefix: string): Promise<JsonEntry<CallRecord>[]> {
+    const entries = await this.#store.list(prefix);
+    return entries.map((entry) => ({ ...entry, value: validRecord(JSON.parse(entry.value.toString('utf8')), entry.key) }));
   }
 }
 

@@ -11,7 +11,7 @@ import { MAX_VALUE_BYTES } from '../../model/store/types.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import { functionOf } from '../runs/runs.js';
 import type { CallRecords } from './call-records.js';
-import { type CallEncoding, type CallRecord, type CallTarget, type CallView, ENDED, type FinalFrame } from './types.js';
+import { type CallEncoding, type CallRecord, type CallStatus, type CallTarget, type CallView, ENDED, type FinalFrame } from './types.js';
 
 /** How long the outcome of an ended call is kept, unless the operator says otherwise. */
 export const DEFAULT_CALL_RESULT_TTL_SECONDS = 24 * 60 * 60;
@@ -35,6 +35,12 @@ export interface SpawnRequest {
   readonly target: CallTarget;
   readonly encoding: CallEncoding;
   readonly input: Buffer;
+}
+
+/** Which calls `list` gives: those of one status (all without it), the newest `limit`. */
+export interface CallFilter {
+  readonly status?: CallStatus;
+  readonly limit: number;
 }
 
 export type Outcome =
@@ -89,6 +95,19 @@ export class CallService {
     const record = await this.#record(workspace, id);
     const frame = record.encoding === 'json' && record.status === 'succeeded' ? await this.#options.records.outcome(workspace, id) : null;
     return this.#view(record, frame ?? undefined);
+  }
+
+  /**
+   * The calls of one app in a workspace, newest first, without their results (`GET /calls/:id`
+   * has a JSON call's). Reads the workspace's records only; an expired call is listed as such.
+   */
+  async list(workspace: string, app: string, filter: CallFilter): Promise<CallView[]> {
+    const views = (await this.#options.records.ofWorkspace(workspace))
+      .filter(({ value: call }) => call.app === app)
+      .map(({ value: call }) => this.#view(call, undefined))
+      .filter((call) => filter.status === undefined || call.status === filter.status);
+    views.sort((a, b) => (a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt)));
+    return views.slice(0, filter.limit);
   }
 
   /**

@@ -15,7 +15,8 @@ export const CALL_ID_SOURCE = 'call-[0-9a-f]{20}';
  * - `cancelled`: cancelled before it ended;
  * - `expired`: it ended longer ago than the results are kept; its outcome is gone.
  */
-export type CallStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+export const CALL_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export const ENDED: ReadonlySet<CallStatus> = new Set(['succeeded', 'failed', 'cancelled', 'expired']);
 

@@ -2,7 +2,7 @@
  * `components.schemas` of docs/openapi.json: the shapes the routes take and
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
-import { CALL_ID_SOURCE } from '../../../services/calls/types.js';
+import { CALL_ID_SOURCE, CALL_STATUSES } from '../../../services/calls/types.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../../../services/runs/types.js';
 import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../../model/schedule-keys.js';
 import { MAP_ID_SOURCE } from '../../../services/maps/types.js';
@@ -677,7 +677,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       function: { type: 'string' },
       status: {
         type: 'string',
-        enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'],
+        enum: [...CALL_STATUSES],
         description:
           '`queued`: waiting to start; `running`: an attempt runs; `succeeded`: it returned; `failed`: it raised, or svc could not run it (`error`); `cancelled`; `expired`: it ended longer ago than svc keeps outcomes.',
       },
@@ -706,6 +706,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       result: { description: "A JSON call's return value, once it succeeded (absent otherwise)." },
     },
   },
+  CallList: listOf('calls', ref('Call')),
   SpawnedCall: {
     type: 'object',
     required: ['call_id', 'status_url', 'call'],

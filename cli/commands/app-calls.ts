@@ -1,0 +1,98 @@
+/**
+ * `svc app calls <app> [--status S] [--limit N] [--follow] [--json]`: the spawned calls of an app
+ * (`GET /api/v1/apps/:app/calls`), newest first. With --follow it asks again every second and
+ * prints the calls that are new or changed since (the server keeps no stream of them), until Ctrl-C.
+ */
+import type { CallView } from '../../core/services/calls/types.js';
+import type { ApiClient } from '../api-client.js';
+import { connect, type CommandContext } from '../context.js';
+import type { Output } from '../output.js';
+import { colorStatus, formatTable } from '../table.js';
+import { age } from '../time.js';
+import { appPath, type JsonFlag } from './app.js';
+
+export interface AppCallsFlags extends JsonFlag {
+  /** Only the calls of this status (the server checks it). */
+  readonly status?: string;
+  /** The most calls to show: the newest (the server checks it; 100 without it). */
+  readonly limit?: string;
+  readonly follow?: boolean;
+}
+
+const HEADER = ['CALL', 'FUNCTION', 'STATUS', 'AGE', 'DURATION', 'ATTEMPT', 'ERROR'];
+/** How often --follow asks again. */
+const FOLLOW_EVERY_MS = 1000;
+
+export async function appCalls(context: CommandContext, app: string, flags: AppCallsFlags = {}): Promise<void> {
+  const { client } = await connect(context);
+  const { out } = context;
+  const query = new URLSearchParams();
+  if (flags.status !== undefined) query.set('status', flags.status);
+  if (flags.limit !== undefined) query.set('limit', flags.limit);
+  const search = query.toString();
+  const path = `${appPath(app)}/calls${search === '' ? '' : `?${search}`}`;
+  const calls = await listed(client, path);
+  if (!flags.follow) {
+    if (flags.json) out.result(JSON.stringify({ calls }, null, 2));
+    else if (calls.length === 0) out.step(`no ${flags.status === undefined ? '' : `${flags.status} `}call of ${app} is kept`);
+    else for (const line of formatTable(HEADER, calls.map(row(out)), out.color)) out.result(line);
+    return;
+  }
+  await follow(context, client, path, calls, flags.json === true);
+}
+
+/** Prints the calls, then every second those new or changed (oldest first), until the context's signal aborts. */
+async function follow(context: CommandContext, client: ApiClient, path: string, first: CallView[], json: boolean): Promise<void> {
+  const { out, signal } = context;
+  const seen = new Map<string, string>();
+  const print = (calls: CallView[], header: boolean) => {
+    const fresh = calls.filter((call) => seen.get(call.id) !== fingerprint(call)).reverse();
+    for (const call of fresh) seen.set(call.id, fingerprint(call));
+    if (json) for (const call of fresh) out.result(JSON.stringify(call));
+    else if (fresh.length > 0 || header)
+      for (const line of formatTable(HEADER, fresh.map(row(out)), out.color).slice(header ? 0 : 1)) out.result(line);
+  };
+  print(first, true);
+  out.step('following: new and changed calls appear as they come; press Ctrl-C to stop');
+  for (;;) {
+    await context.sleep(FOLLOW_EVERY_MS);
+    if (signal.aborted) return;
+    let calls: CallView[];
+    try {
+      calls = await listed(client, path, signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    print(calls, false);
+  }
+}
+
+async function listed(client: ApiClient, path: string, signal?: AbortSignal): Promise<CallView[]> {
+  return (await client.get<{ calls: CallView[] }>(path, signal === undefined ? {} : { signal })).calls;
+}
+
+/** What a change of the call changes (its age changes by itself). */
+function fingerprint(call: CallView): string {
+  return JSON.stringify([call.status, call.attempt, call.endedAt, call.error]);
+}
+
+function row(out: Output): (call: CallView) => string[] {
+  const now = Date.now();
+  return (call) => [
+    call.id,
+    call.function,
+    colorStatus(call.status, out.color),
+    age(call.createdAt, now),
+    call.durationMs === null ? out.color.dim('-') : `${(call.durationMs / 1000).toFixed(1)}s`,
+    `${call.attempt}/${call.maxAttempts}`,
+    callError(call),
+  ];
+}
+
+/** The call's error on one line: svc's code first when it has one. */
+export function callError(call: Pick<CallView, 'error'>): string {
+  if (call.error === null) return '';
+  const message = call.error.message.split('\n')[0] ?? '';
+  return call.error.code === null ? message : `${call.error.code}: ${message}`;
+}

@@ -1,0 +1,83 @@
+/**
+ * The spawned calls of an app (`svc app calls`): newest first, of one status or all, read from
+ * the workspace's call records (core/services/calls), so any replica answers. An app is known by
+ * its deployment or by its calls (code spawned from an upload has no deployment); an app of
+ * another workspace is `not_found`, like one that never was.
+ */
+import { SvcError } from '../../model/errors.js';
+import { CALL_STATUSES, type CallStatus } from '../../services/calls/types.js';
+import { appRef, noApp } from './apps.js';
+import { answer, APP, error, NAME_INVALID, ref } from './openapi/shared.js';
+import type { Parameter } from './openapi/types.js';
+import type { ApiRoute } from './types.js';
+
+/** How many calls one answer holds unless `limit` says otherwise, and the most it may say. */
+export const DEFAULT_CALL_LIST_LIMIT = 100;
+export const MAX_CALL_LIST_LIMIT = 1000;
+
+const STATUS: Parameter = {
+  name: 'status',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', enum: [...CALL_STATUSES] },
+  description: 'Only the calls of this status.',
+  refusal: {
+    code: 'bad_request',
+    refuse: (value) =>
+      new SvcError('bad_request', `status=${JSON.stringify(value)} is not a call status; it is one of ${CALL_STATUSES.join(', ')}.`, {
+        details: { field: 'status' },
+      }),
+  },
+};
+const LIMIT: Parameter = {
+  name: 'limit',
+  in: 'query',
+  required: false,
+  // A whole number from 1 to 1000, as the query spells it (no sign, no leading zero).
+  schema: { type: 'string', pattern: '^([1-9][0-9]{0,2}|1000)$' },
+  description: `The most calls to answer, 1 to ${MAX_CALL_LIST_LIMIT} (default ${DEFAULT_CALL_LIST_LIMIT}): the newest.`,
+  refusal: {
+    code: 'bad_request',
+    refuse: (value) =>
+      new SvcError('bad_request', `limit=${JSON.stringify(value)} is not a whole number from 1 to ${MAX_CALL_LIST_LIMIT}.`, {
+        hint: `Leave it out for the newest ${DEFAULT_CALL_LIST_LIMIT}.`,
+        details: { field: 'limit' },
+      }),
+  },
+};
+
+export const appCallRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/apps/:app/calls',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'listAppCalls',
+      summary:
+        "The app's spawned calls in the caller's workspace, newest first, without their results (`GET /calls/:id` has a JSON call's): those of `status`, at most `limit`.",
+      pathParameters: [APP],
+      parameters: [STATUS, LIMIT],
+      responses: {
+        200: answer('The calls.', ref('CallList')),
+        400: error('`bad_request`: `status` is not a call status, `limit` not a whole number from 1 to 1000, or another query parameter.'),
+        404: error(
+          "`not_found`: the caller's workspace has no such app: none deployed, and no call of it kept (an app of another workspace is not found either).",
+        ),
+        422: NAME_INVALID,
+      },
+    },
+    async handle({ params, principal, query }, services) {
+      const ref = appRef(params, principal);
+      const status = (query.get('status') || undefined) as CallStatus | undefined;
+      const limit = Number(query.get('limit') || DEFAULT_CALL_LIST_LIMIT);
+      const calls = await services.calls.list(ref.workspace, ref.app, { status, limit });
+      if (calls.length === 0 && services.deployments.get(ref) === null) {
+        // Known by its calls alone: some other status may have them.
+        const any = status === undefined ? [] : await services.calls.list(ref.workspace, ref.app, { limit: 1 });
+        if (any.length === 0) throw noApp(ref);
+      }
+      return { status: 200, body: { calls } };
+    },
+  },
+];
