@@ -119,8 +119,10 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
     assert.match(checked.stdout, new RegExp(`Success: no issues found in ${sources} source files`));
   });
 
-  it("pyright --strict finds nothing in the same clients, nor in the exporter's runtime, nor in the SDK (one run over all of them)", async () => {
-    writeClientPyrightConfig(out, ['svc_clients', exporterRuntime, path.join(sdkPythonPath, 'svc')]);
+  // The SDK's own files are pyright's in sdk/python/tests/test_types.py, under the SDK's settings: here they are
+  // analysed as far as the clients use them, and not reported again.
+  it("pyright --strict finds nothing in the same clients, nor in the exporter's runtime (one run over all of them)", async () => {
+    writeClientPyrightConfig(out, ['svc_clients', exporterRuntime]);
     const checked = await runPyright(out, bare);
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
     assert.match(checked.stdout, /^0 errors, 0 warnings, 0 informations/m);
