@@ -19,6 +19,7 @@ import { previewRoutes } from './previews.js';
 import { mapRoutes } from './maps.js';
 import { runRoutes } from './runs.js';
 import { callRoutes } from './calls.js';
+import { callbackSecretRoutes } from './callback-secret.js';
 import { secretRoutes } from './secrets.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
@@ -35,6 +36,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes,
   ...tokenRoutes,
   ...workspaceRoutes,
+  ...callbackSecretRoutes,
   ...domainRoutes,
   ...secretRoutes,
   ...memberRoutes,
