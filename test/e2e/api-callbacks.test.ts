@@ -151,7 +151,9 @@ describe('API: completion callbacks of spawned calls', function () {
       // Any change of the body or the timestamp breaks the signature.
       const timestamp = String(Number(got.headers['x-svc-timestamp']) - 1);
       assert.ok(!verifySvcCallback(key, timestamp, got.headers['x-svc-signature'] as string, got.body));
-      assert.ok(!verifySvcCallback(key, got.headers['x-svc-timestamp'] as string, got.headers['x-svc-signature'] as string, `${got.body} `));
+      assert.ok(
+        !verifySvcCallback(key, got.headers['x-svc-timestamp'] as string, got.headers['x-svc-signature'] as string, `${got.body} `),
+      );
     }
     const okBody = JSON.parse(succeeded!.body);
     assert.deepEqual([succeeded!.headers['x-svc-call-id'], succeeded!.headers['x-svc-call-status']], [ok.id, 'succeeded']);
@@ -188,7 +190,10 @@ describe('API: completion callbacks of spawned calls', function () {
     assert.equal(cancelled!.headers['x-svc-call-status'], 'cancelled');
     assert.deepEqual([JSON.parse(cancelled!.body).call.status, JSON.parse(cancelled!.body).frame], ['cancelled', null]);
 
-    const deployed = await call('POST', '/api/v1/apps/calls/deployments', { token: owner, json: { manifest: manifest.raw, bundle: sha256 } });
+    const deployed = await call('POST', '/api/v1/apps/calls/deployments', {
+      token: owner,
+      json: { manifest: manifest.raw, bundle: sha256 },
+    });
     assert.ok([200, 201].includes(deployed.status), deployed.text);
     const spawned = await call('POST', '/api/v1/apps/calls/functions/shift/calls', {
       token: owner,

@@ -115,8 +115,7 @@ export class CallbackDelivery {
     const ended = Date.parse(call.endedAt ?? call.createdAt);
     const tries = callback.attempts.length;
     const last = callback.attempts.at(-1);
-    const at =
-      last === undefined ? ended : Date.parse(last.at) + Math.min(this.#backoff.firstMs * 2 ** (tries - 1), this.#backoff.maxMs);
+    const at = last === undefined ? ended : Date.parse(last.at) + Math.min(this.#backoff.firstMs * 2 ** (tries - 1), this.#backoff.maxMs);
     return at - ended > this.#backoff.windowMs ? null : at;
   }
 
@@ -163,7 +162,13 @@ export function signature(secret: string, timestamp: string, body: string): stri
 }
 
 /** POSTs the body to the checked addresses only (no second DNS lookup to race), and answers the status. */
-function post(url: URL, addresses: readonly CheckedAddress[], headers: Record<string, string>, body: string, signal: AbortSignal): Promise<number> {
+function post(
+  url: URL,
+  addresses: readonly CheckedAddress[],
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): Promise<number> {
   const lookup = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options.all) callback(null, addresses);
     else callback(null, addresses[0]!.address, addresses[0]!.family);

@@ -112,8 +112,10 @@ export class CallbackGuard {
 
 /** The URL's form: a string of at most 2048 characters, an absolute http(s) URL with a host. */
 export function callbackUrlOf(raw: unknown, source: Source): URL {
-  if (typeof raw !== 'string') throw refused(source, `it must be a string (an http or https URL of your receiver), got ${JSON.stringify(raw)}`);
-  if (raw.length > MAX_CALLBACK_URL_LENGTH) throw refused(source, `it is ${raw.length} characters long; at most ${MAX_CALLBACK_URL_LENGTH} are taken`);
+  if (typeof raw !== 'string')
+    throw refused(source, `it must be a string (an http or https URL of your receiver), got ${JSON.stringify(raw)}`);
+  if (raw.length > MAX_CALLBACK_URL_LENGTH)
+    throw refused(source, `it is ${raw.length} characters long; at most ${MAX_CALLBACK_URL_LENGTH} are taken`);
   let url: URL;
   try {
     url = new URL(raw);

@@ -45,7 +45,8 @@ export class CallbackSecrets {
   async get(workspace: string): Promise<CallbackSecret> {
     for (;;) {
       const entry = await this.#read(workspace);
-      if (entry !== null) return { secret: (await this.#keys('open')).open(entry.value.sealed, aad(workspace)), createdAt: entry.value.createdAt };
+      if (entry !== null)
+        return { secret: (await this.#keys('open')).open(entry.value.sealed, aad(workspace)), createdAt: entry.value.createdAt };
       const made = await this.#put(workspace, 0);
       if (made !== null) return made;
     }

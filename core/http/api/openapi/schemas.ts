@@ -670,7 +670,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
         maxLength: 2048,
         format: 'uri',
         description:
-          'Where svc POSTs the outcome once the call ended, signed with the workspace\'s callback secret (docs/api.md#completion-callbacks): an http or https URL.',
+          "Where svc POSTs the outcome once the call ended, signed with the workspace's callback secret (docs/api.md#completion-callbacks): an http or https URL.",
       },
     },
   },
@@ -728,12 +728,13 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: ['object', 'null'],
         required: ['url', 'attempts', 'delivered'],
         additionalProperties: false,
-        description: 'Its completion callback (null without one): where it goes, every attempt to deliver it, and whether a receiver took it.',
+        description:
+          'Its completion callback (null without one): where it goes, every attempt to deliver it, and whether a receiver took it.',
         properties: {
           url: { type: 'string' },
           attempts: {
             type: 'array',
-            description: 'Oldest first: the receiver\'s HTTP status, or why there was none (`error`).',
+            description: "Oldest first: the receiver's HTTP status, or why there was none (`error`).",
             items: {
               type: 'object',
               required: ['at'],
