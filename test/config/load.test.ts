@@ -36,7 +36,10 @@ describe('loadConfig()', () => {
     assert.equal(loadConfig({ env: {} }).callbackAllowPrivate, false);
     assert.equal(loadConfig({ env: { SVC_CALLBACK_ALLOW_PRIVATE: 'true' } }).callbackAllowPrivate, true);
     assert.equal(loadConfig({ file: configFile({ callbackAllowPrivate: true }), env: {} }).callbackAllowPrivate, true);
-    assert.match(problemsOf(() => loadConfig({ env: { SVC_CALLBACK_ALLOW_PRIVATE: 'maybe' } }))[0]!, /SVC_CALLBACK_ALLOW_PRIVATE.*true or false/);
+    assert.match(
+      problemsOf(() => loadConfig({ env: { SVC_CALLBACK_ALLOW_PRIVATE: 'maybe' } }))[0]!,
+      /SVC_CALLBACK_ALLOW_PRIVATE.*true or false/,
+    );
   });
 
   it('takes a body limit in bytes and refuses tiny or non-numeric ones', () => {
