@@ -128,7 +128,8 @@ declareCommand(prog, 'dashboard', {
 });
 
 declareCommand(prog, 'workspace', {
-  describe: 'The workspaces you may use: svc workspace list, svc workspace create <name>, svc workspace use <name>, svc workspace plan.',
+  describe:
+    'The workspaces you may use: svc workspace list, svc workspace create <name>, svc workspace use <name>, svc workspace plan, svc workspace callback-secret.',
   examples: ['workspace list', 'workspace use acme-prod'],
   action: () => prog.help('workspace'),
 });
@@ -170,6 +171,23 @@ declareCommand(prog, 'workspace plan [workspace] [plan]', {
         plan === undefined ? undefined : String(plan),
         { json: flags.json === true },
       ),
+    ),
+});
+
+declareCommand(prog, 'workspace callback-secret', {
+  describe:
+    "Print the key that signs your workspace's completion callbacks (X-Svc-Signature), made on first use; --rotate replaces it. Owners only.",
+  flags: [
+    { flag: '--rotate', description: 'Make a new secret in place of the old one', default: false },
+    ['json', 'Print {"secret", "createdAt"} as JSON'],
+  ],
+  examples: ['workspace callback-secret', 'workspace callback-secret --rotate'],
+  action: (flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/workspace.js')).workspaceCallbackSecret(context, {
+        json: flags.json === true,
+        rotate: flags.rotate === true,
+      }),
     ),
 });
 

@@ -46,6 +46,11 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly queueTimeoutSeconds: number;
   /** How long a spawned call's outcome is kept once it ended, in whole seconds (then `expired`). */
   readonly callResultTtlSeconds: number;
+  /**
+   * Completion callbacks may go to loopback, private (RFC 1918), link-local and unique-local
+   * addresses and to svc's own: off by default, against server-side request forgery.
+   */
+  readonly callbackAllowPrivate: boolean;
   /** The autoscaling policy every deployment uses, by name (a plugin may add more). */
   readonly scalingPolicy: string;
   /** Third-party plugins: npm package names or paths, with options. */
@@ -82,6 +87,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
+    callbackAllowPrivate: false,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
     cgroupRoot: null,
@@ -119,6 +125,7 @@ export const configKeys = {
   dnsResolver: { env: 'SVC_DNS_RESOLVER', kind: 'hostPort' },
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   callResultTtlSeconds: { env: 'SVC_CALL_RESULT_TTL', kind: 'retentionSeconds' },
+  callbackAllowPrivate: { env: 'SVC_CALLBACK_ALLOW_PRIVATE', kind: 'boolean' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },
   cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'existingFolder', what: 'where cgroup filesystems are mounted, such as /sys/fs/cgroup' },

@@ -1,5 +1,5 @@
 /**
- * `svc workspace list | create <name> | use <name>`: the workspaces your
+ * `svc workspace list | create <name> | use <name> | plan | callback-secret`: the workspaces your
  * account may use. `use` gets a token of your account in that workspace and
  * saves it in place of the current one (a token belongs to exactly one
  * workspace), so every later command acts there.
@@ -99,4 +99,19 @@ export async function workspacePlan(
       ? "you are the server's operator: svc workspace plan <workspace> <plan> changes a plan"
       : "only the server's operator changes plans",
   );
+}
+
+/** `svc workspace callback-secret [--rotate]`: the key that signs the workspace's completion callbacks (owners only). */
+export async function workspaceCallbackSecret(
+  context: CommandContext,
+  flags: WorkspaceFlags & { readonly rotate?: boolean } = {},
+): Promise<void> {
+  const { client } = await connect(context);
+  const { out } = context;
+  const answer = flags.rotate
+    ? await client.post<{ secret: string; createdAt: string }>(`${API_PREFIX}/workspace/callback-secret/rotate`, {})
+    : await client.get<{ secret: string; createdAt: string }>(`${API_PREFIX}/workspace/callback-secret`);
+  if (flags.json) return out.result(JSON.stringify(answer, null, 2));
+  if (flags.rotate) out.done('made a new callback signing secret: callbacks from now on are signed with it, not the old one');
+  out.result(answer.secret);
 }

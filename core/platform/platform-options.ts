@@ -4,6 +4,7 @@ import type { StateKind } from '../http/api/control-plane.js';
 import type { AutoscalerOptions } from '../services/autoscale/controller.js';
 import type { ErrorReporter } from '../traffic/gateway/error-middleware.js';
 import type { LogSink } from '../infra/scheduler/types.js';
+import type { CallbackBackoff } from '../services/calls/callback-delivery.js';
 
 export interface PlatformOptions {
   readonly config: ServerConfig;
@@ -29,6 +30,8 @@ export interface PlatformOptions {
    * SVC_ARTIFACT_SECRET, else `<data dir>/artifact-signing.key` (only with `scheduler: nomad`).
    */
   readonly artifactSecret?: Buffer;
+  /** When completion callbacks are tried again (DEFAULT_CALLBACK_BACKOFF: 1 s doubling to 60 s, for an hour); tests shorten it. */
+  readonly callbackBackoff?: Partial<CallbackBackoff>;
   /** Largest bundle the API accepts (DEFAULT_MAX_BUNDLE_BYTES); tests lower it. */
   readonly maxBundleBytes?: number;
   /**

@@ -28,6 +28,8 @@ import { CallRecords } from '../services/calls/call-records.js';
 import { CallService } from '../services/calls/calls.js';
 import { CallExecutor } from '../services/calls/executor.js';
 import { RunPool } from '../services/calls/run-pool.js';
+import { CallbackDelivery } from '../services/calls/callback-delivery.js';
+import { CallbackGuard } from '../services/calls/callback-url.js';
 
 /** How long a deploy waits for the gateway to see a new unit's instance before it switches anyway (Consul checks every 5 s). */
 const ROUTABLE_WAIT_MS = 30_000;
@@ -97,8 +99,13 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
 
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */
 function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunManager): Pick<WorkloadServices, 'calls' | 'callExecutor'> {
-  const { controlPlane, reportAs } = wiring;
+  const { config, options, controlPlane, reportAs } = wiring;
   const records = new CallRecords(controlPlane.store);
+  // svc's own addresses are refused as callback targets: its listener's, and its public URL's.
+  const ownHosts = [config.host, ...(config.publicUrl === null ? [] : [new URL(config.publicUrl).hostname])];
+  const guard = new CallbackGuard({ allowPrivate: config.callbackAllowPrivate, ownHosts });
+  const secretOf = async (workspace: string) => (await controlPlane.callbackSecrets.get(workspace)).secret;
+  const delivery = new CallbackDelivery({ records, guard, secretOf, report: reportAs('CALLBACK'), backoff: options.callbackBackoff });
   let calls: CallService | undefined;
   const callExecutor = new CallExecutor({
     records,
@@ -106,9 +113,15 @@ function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunMan
     pool: new RunPool(runs, deployments),
     report: reportAs('CALL'),
     ended: (workspace, id) => calls?.ended(workspace, id),
+    callbacks: delivery,
     sweep: () => calls!.sweep(),
   });
-  calls = new CallService({ records, executor: callExecutor, resultTtlSeconds: wiring.config.callResultTtlSeconds });
+  calls = new CallService({
+    records,
+    executor: callExecutor,
+    resultTtlSeconds: config.callResultTtlSeconds,
+    callbacks: { guard, secretOf, due: (workspace, id) => delivery.due(workspace, id) },
+  });
   return { calls, callExecutor };
 }
 

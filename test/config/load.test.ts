@@ -32,6 +32,16 @@ describe('loadConfig()', () => {
     assert.ok(problems.some((p) => p.includes('unknown key "colour"')));
   });
 
+  it('refuses private callback addresses unless callbackAllowPrivate (SVC_CALLBACK_ALLOW_PRIVATE) says otherwise', () => {
+    assert.equal(loadConfig({ env: {} }).callbackAllowPrivate, false);
+    assert.equal(loadConfig({ env: { SVC_CALLBACK_ALLOW_PRIVATE: 'true' } }).callbackAllowPrivate, true);
+    assert.equal(loadConfig({ file: configFile({ callbackAllowPrivate: true }), env: {} }).callbackAllowPrivate, true);
+    assert.match(
+      problemsOf(() => loadConfig({ env: { SVC_CALLBACK_ALLOW_PRIVATE: 'maybe' } }))[0]!,
+      /SVC_CALLBACK_ALLOW_PRIVATE.*true or false/,
+    );
+  });
+
   it('takes a body limit in bytes and refuses tiny or non-numeric ones', () => {
     assert.equal(loadConfig({ env: { SVC_MAX_BODY_BYTES: '1048576' } }).maxBodyBytes, 1048576);
     assert.match(problemsOf(() => loadConfig({ env: { SVC_MAX_BODY_BYTES: '10' } }))[0]!, /at least 1024/);

@@ -37,6 +37,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
+    callbackAllowPrivate: false,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],
     cgroupRoot: null,

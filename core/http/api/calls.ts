@@ -35,6 +35,9 @@ const FUNCTION: Parameter = {
 };
 const BAD_CALL_ID: Response = error('`bad_request`: the id is not a call id (`call-` and 20 hex digits).');
 const NO_SUCH_CALL: Response = error("`not_found`: the workspace has no such call (another workspace's is not found either).");
+const CALLBACK_REFUSAL =
+  'a callback URL svc cannot use (not http or https, not absolute, over 2048 characters, a host that does not resolve) or refuses against server-side request forgery (loopback, private, link-local, unique-local, or svc itself, unless the server allows `callbackAllowPrivate`)';
+const CALLBACK_HEADER = 'X-Svc-Callback-Url';
 const SPAWN_REFUSALS = {
   404: error('`not_found`: no such deployed app, uploaded bundle or function (the hint lists the functions).'),
   413: error("`payload_too_large`: the arguments are over 512 KiB, or the body over the API's limit."),
@@ -54,11 +57,11 @@ export const callRoutes: readonly ApiRoute[] = [
       summary:
         "Spawn one call of a function (the Python client's `spawn()`): its pickled arguments, and its code as uploaded (`manifest` and `bundle`) or deployed (`app`). Answers 202 once the call is recorded; the leader runs it, at least once, and keeps its outcome for `callResultTtlSeconds`.",
       requestBody: { required: true, content: json(ref('CallInput')) },
-      leftToHandler: { manifest: ['type'], bundle: ['pattern'] },
+      leftToHandler: { manifest: ['type'], bundle: ['pattern'], callbackUrl: ['type', 'maxLength', 'format'] },
       responses: {
         202: answer('The call, queued.', holding('call', ref('Call'))),
         400: error(
-          '`bad_request`: an unknown or missing field, `input` not base64, both `app` and `manifest`/`bundle` or neither, a function that needs `svc.Secret.from_dict` values (svc never stores them).',
+          `\`bad_request\`: an unknown or missing field, \`input\` not base64, both \`app\` and \`manifest\`/\`bundle\` or neither, a function that needs \`svc.Secret.from_dict\` values (svc never stores them), ${CALLBACK_REFUSAL}.`,
         ),
         ...SPAWN_REFUSALS,
         422: error('`manifest_invalid`, `name_invalid`.'),
@@ -67,6 +70,8 @@ export const callRoutes: readonly ApiRoute[] = [
     async handle({ body, principal }, services) {
       const fn = checkName('function', body.function);
       const input = base64Input(body.input);
+      const callbackUrl =
+        body.callbackUrl === undefined ? null : await services.calls.checkCallback(principal.workspace, body.callbackUrl, 'callbackUrl');
       const { spec, target } = await spawnedCode(body, fn, principal.workspace, services);
       const call = await services.calls.spawn({
         workspace: principal.workspace,
@@ -76,6 +81,7 @@ export const callRoutes: readonly ApiRoute[] = [
         target,
         encoding: 'pickle',
         input,
+        callbackUrl,
       });
       return { status: 202, body: { call }, headers: accepted(call) };
     },
@@ -90,16 +96,29 @@ export const callRoutes: readonly ApiRoute[] = [
       summary:
         "Spawn one call of a deployed function from any language: the JSON body's fields are its arguments, as for an endpoint. Answers 202 with the call's id and where to poll it; `GET /api/v1/calls/:id` then has the JSON result.",
       pathParameters: [APP, FUNCTION],
+      parameters: [
+        {
+          name: CALLBACK_HEADER,
+          in: 'header',
+          required: false,
+          schema: { type: 'string', maxLength: 2048, format: 'uri' },
+          description:
+            'Where svc POSTs the outcome once the call ended, signed (docs/api.md#completion-callbacks): an http or https URL (the body is the arguments, so the URL comes as a header).',
+        },
+      ],
       requestBody: { required: false, content: json({ type: 'object', description: 'The arguments by name.' }) },
       responses: {
         202: answer('The call, queued.', ref('SpawnedCall')),
+        400: error(`\`bad_request\`: a body that is not a JSON object, ${CALLBACK_REFUSAL}.`),
         ...SPAWN_REFUSALS,
         422: error('`name_invalid`: a name in the path is not a lowercase DNS label.'),
       },
     },
-    async handle({ params, body, principal }, services) {
+    async handle({ params, body, principal, headers }, services) {
       const app = params.app!;
       const fn = params.function!;
+      const header = headers[CALLBACK_HEADER.toLowerCase()];
+      const callbackUrl = header === undefined ? null : await services.calls.checkCallback(principal.workspace, header, CALLBACK_HEADER);
       const code = deployedFunctionCode(app, fn, principal.workspace, services.deployments);
       const call = await services.calls.spawn({
         workspace: principal.workspace,
@@ -109,6 +128,7 @@ export const callRoutes: readonly ApiRoute[] = [
         target: { kind: 'deployed', app },
         encoding: 'json',
         input: Buffer.from(JSON.stringify(body)),
+        callbackUrl,
       });
       const statusUrl = `${API_PREFIX}/calls/${call.id}`;
       return { status: 202, body: { call_id: call.id, status_url: statusUrl, call }, headers: accepted(call) };

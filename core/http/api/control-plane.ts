@@ -24,6 +24,7 @@ import { Members } from '../../services/members/members.js';
 import type { Principal } from '../../infra/plugin/types.js';
 import { openKeySource, type KeySettings } from '../../services/secrets/key-source.js';
 import { Secrets } from '../../services/secrets/secrets.js';
+import { CallbackSecrets } from '../../services/secrets/callback-secrets.js';
 
 /**
  * `file`: `<data dir>/state`, durable and locked to one process; `consul`:
@@ -62,6 +63,8 @@ export interface ControlPlane {
   readonly devices: DeviceAuthorizations;
   /** Workspaces' secrets, sealed with keys kept outside the store. */
   readonly secrets: Secrets;
+  /** Workspaces' signing secrets of completion callbacks, sealed with the same keys. */
+  readonly callbackSecrets: CallbackSecrets;
   readonly owner: { readonly account: Account; readonly created: boolean };
   /** `revoked` means the owner-token file no longer works: delete it and restart to get a new one. */
   readonly ownerTokenStatus: OwnerTokenStatus;
@@ -110,6 +113,7 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
     const members = new Members({ workspaces, accounts, signIn, sessions, tokens });
     const devices = new DeviceAuthorizations(store, tokens, { verificationUri: options.verificationUri });
     const secrets = new Secrets(store, keys);
+    const callbackSecrets = new CallbackSecrets(store, keys);
     const firstSignIn = owner.created ? await signIn.issue(owner.account.id) : null;
     const sweeper = startSweeper(
       [() => devices.sweep(), () => signIn.sweep(), () => sessions.sweep(), () => tokens.usage.flush()],
@@ -127,6 +131,7 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
       members,
       devices,
       secrets,
+      callbackSecrets,
       owner,
       ownerTokenStatus,
       firstSignIn,

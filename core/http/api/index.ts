@@ -20,6 +20,7 @@ import { mapRoutes } from './maps.js';
 import { runRoutes } from './runs.js';
 import { callRoutes } from './calls.js';
 import { appCallRoutes } from './app-calls.js';
+import { callbackSecretRoutes } from './callback-secret.js';
 import { secretRoutes } from './secrets.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
@@ -36,6 +37,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes,
   ...tokenRoutes,
   ...workspaceRoutes,
+  ...callbackSecretRoutes,
   ...domainRoutes,
   ...secretRoutes,
   ...memberRoutes,

@@ -76,7 +76,7 @@ export const secretRoutes: readonly ApiRoute[] = [
     openapi: {
       operationId: 'resealSecrets',
       summary:
-        "After a key rotation (docs/secrets.md#rotating-the-key): seals every stored value of every workspace again with the server's first key, so that the old keys can be dropped. The server's operator only.",
+        "After a key rotation (docs/secrets.md#rotating-the-key): seals every stored value of every workspace (and each workspace's callback signing secret) again with the server's first key, so that the old keys can be dropped. The server's operator only.",
       requestBody: { required: false, content: json({ type: 'object', additionalProperties: false, properties: {} }) },
       responses: {
         200: answer('How many secrets and values were sealed again (0 when all were already under the first key).', {
@@ -98,7 +98,10 @@ export const secretRoutes: readonly ApiRoute[] = [
           hint: 'Sign in as the operator (at first the first owner account, whose token is <data dir>/owner-token).',
         });
       }
-      return { status: 200, body: await controlPlane.secrets.reseal() };
+      const sealed = await controlPlane.secrets.reseal();
+      // The workspaces' callback signing secrets are sealed with the same keys: one value each.
+      const callbackSecrets = await controlPlane.callbackSecrets.reseal();
+      return { status: 200, body: { secrets: sealed.secrets + callbackSecrets, values: sealed.values + callbackSecrets } };
     },
   },
   {

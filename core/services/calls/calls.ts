@@ -11,6 +11,8 @@ import { MAX_VALUE_BYTES } from '../../model/store/types.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import { functionOf } from '../runs/runs.js';
 import type { CallRecords } from './call-records.js';
+import type { CallbackGuard } from './callback-url.js';
+import { callView } from './call-view.js';
 import { type CallEncoding, type CallRecord, type CallStatus, type CallTarget, type CallView, ENDED, type FinalFrame } from './types.js';
 
 /** How long the outcome of an ended call is kept, unless the operator says otherwise. */
@@ -23,6 +25,12 @@ export interface CallServiceOptions {
   /** The leader's executor: told of each new call, and of cancelled ones it may be running. */
   readonly executor: { wake(workspace: string, id: string): void; abort(workspace: string, id: string): void };
   readonly resultTtlSeconds?: number;
+  /** Completion callbacks: their URLs' check, the workspace's signing secret (made on first use), the leader's delivery. */
+  readonly callbacks?: {
+    readonly guard: Pick<CallbackGuard, 'check'>;
+    readonly secretOf: (workspace: string) => Promise<unknown>;
+    due(workspace: string, id: string): void;
+  };
   readonly now?: () => Date;
 }
 
@@ -35,6 +43,8 @@ export interface SpawnRequest {
   readonly target: CallTarget;
   readonly encoding: CallEncoding;
   readonly input: Buffer;
+  /** Where the outcome is POSTed once the call ended, as `checkCallback` gave it; absent: nowhere. */
+  readonly callbackUrl?: string | null;
 }
 
 /** Which calls `list` gives: those of one status (all without it), the newest `limit`. */
@@ -85,10 +95,24 @@ export class CallService {
       endedAt: null,
       error: null,
       createdBy: request.principal?.tokenId ?? request.principal?.subject ?? null,
+      callback: request.callbackUrl ? { url: request.callbackUrl, attempts: [], delivered: false } : null,
     };
     await this.#options.records.create(record, request.input);
     this.#options.executor.wake(record.workspace, record.id);
     return this.#view(record, undefined);
+  }
+
+  /**
+   * A callback URL as a spawn takes it (`bad_request` saying why not: its form, or an address
+   * refused against server-side request forgery), once the workspace has its signing secret (a
+   * server that cannot seal one refuses here rather than at the first delivery).
+   */
+  async checkCallback(workspace: string, raw: unknown, source: string): Promise<string> {
+    const callbacks = this.#options.callbacks;
+    if (callbacks === undefined) throw new SvcError('bad_request', 'this server sends no completion callbacks.');
+    const url = await callbacks.guard.check(raw, source);
+    await callbacks.secretOf(workspace);
+    return url;
   }
 
   async get(workspace: string, id: string): Promise<CallView> {
@@ -152,9 +176,10 @@ export class CallService {
     }
   }
 
-  /** Told by the executor (and cancel) that a call ended: waiting outcome requests answer at once. */
+  /** Told by the executor (and cancel) that a call ended: waiting outcome requests answer at once, its callback goes. */
   ended(workspace: string, id: string): void {
     this.#endings.emit(`${workspace}/${id}`);
+    this.#options.callbacks?.due(workspace, id);
   }
 
   /** Marks outcomes older than the TTL expired (dropping them), and removes records twice that old. */
@@ -185,22 +210,7 @@ export class CallService {
   }
 
   #view(call: CallRecord, frame: FinalFrame | undefined): CallView {
-    const status = this.#status(call);
-    const durationMs = call.startedAt !== null && call.endedAt !== null ? Date.parse(call.endedAt) - Date.parse(call.startedAt) : null;
-    return {
-      id: call.id,
-      app: call.app,
-      function: call.function,
-      status,
-      attempt: call.attempt,
-      maxAttempts: call.maxAttempts,
-      createdAt: call.createdAt,
-      startedAt: call.startedAt,
-      endedAt: call.endedAt,
-      durationMs,
-      error: call.error,
-      ...(call.encoding === 'json' && status === 'succeeded' && frame?.type === 'result' ? { result: frame.json ?? null } : {}),
-    };
+    return callView(call, this.#status(call), frame);
   }
 
   #ending(key: string, ms: number, signal: AbortSignal): Promise<void> {

@@ -25,6 +25,8 @@ export interface CallExecutorOptions {
   readonly report: (error: unknown) => void;
   /** Told when a call ends here, so that requests waiting for its outcome answer at once. */
   readonly ended?: (workspace: string, id: string) => void;
+  /** The completion callbacks' delivery (callback-delivery.ts): it delivers while this replica leads. */
+  readonly callbacks?: { lead(): void; stop(): void };
   /** Removes old outcomes (CallService.sweep): run once a minute while leading. */
   readonly sweep?: () => Promise<void>;
   /** Calls running at once, across functions (each function's own capacity still applies). */
@@ -53,6 +55,7 @@ export class CallExecutor {
     this.#leading = signal;
     signal.addEventListener('abort', () => this.#stopLeading(), { once: true });
     this.#recover().catch(this.#options.report);
+    this.#options.callbacks?.lead();
     const sweep = this.#options.sweep;
     if (sweep !== undefined) {
       this.#sweeper = setInterval(() => void sweep().catch(this.#options.report), SWEEP_EVERY_MS);
@@ -80,6 +83,7 @@ export class CallExecutor {
   #stopLeading(): void {
     this.#leading = null;
     clearInterval(this.#sweeper);
+    this.#options.callbacks?.stop();
     this.#waiting.length = 0;
     // Their records stay `running`: the next leader (or this svc, restarted) runs them again.
     for (const controller of this.#running.values()) controller.abort(new SvcError('shutting_down', 'svc stopped leading'));

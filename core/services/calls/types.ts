@@ -57,6 +57,22 @@ export interface CallRecord {
   readonly error: CallError | null;
   /** Who spawned it: a token's or member's id, null for svc itself. */
   readonly createdBy: string | null;
+  /** Where svc POSTs the outcome once the call ended; absent or null: nowhere (records from before callbacks have none). */
+  readonly callback?: CallbackState | null;
+}
+
+/** One POST of a completion callback: the receiver's status, or why there was none. */
+export interface CallbackAttempt {
+  readonly at: string;
+  readonly status?: number;
+  readonly error?: string;
+}
+
+/** A call's completion callback: where it goes, every attempt so far, and whether a receiver took it (2xx). */
+export interface CallbackState {
+  readonly url: string;
+  readonly attempts: readonly CallbackAttempt[];
+  readonly delivered: boolean;
 }
 
 /** A call as the API answers it. */
@@ -75,6 +91,8 @@ export interface CallView {
   readonly error: CallError | null;
   /** A JSON call's return value once it succeeded; absent otherwise. */
   readonly result?: unknown;
+  /** Its completion callback and the attempts to deliver it; null without one. */
+  readonly callback: CallbackState | null;
 }
 
 /** The last frame of a call that ended: `result` (with `pickle` or `json`) or `error`, as the container wrote it. */

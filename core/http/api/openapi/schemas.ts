@@ -665,11 +665,31 @@ export const schemas: Readonly<Record<string, Schema>> = {
       app: { type: 'string', description: 'A deployed app of the workspace: the call runs its deployed version, with its secrets.' },
       manifest: { type: 'object', description: 'A Manifest v1 of the app (docs/manifest.md), with `bundle`.' },
       bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      callbackUrl: {
+        type: 'string',
+        maxLength: 2048,
+        format: 'uri',
+        description:
+          "Where svc POSTs the outcome once the call ended, signed with the workspace's callback secret (docs/api.md#completion-callbacks): an http or https URL.",
+      },
     },
   },
   Call: {
     type: 'object',
-    required: ['id', 'app', 'function', 'status', 'attempt', 'maxAttempts', 'createdAt', 'startedAt', 'endedAt', 'durationMs', 'error'],
+    required: [
+      'id',
+      'app',
+      'function',
+      'status',
+      'attempt',
+      'maxAttempts',
+      'createdAt',
+      'startedAt',
+      'endedAt',
+      'durationMs',
+      'error',
+      'callback',
+    ],
     additionalProperties: false,
     properties: {
       id: { type: 'string', pattern: `^${CALL_ID_SOURCE}$` },
@@ -704,6 +724,43 @@ export const schemas: Readonly<Record<string, Schema>> = {
         },
       },
       result: { description: "A JSON call's return value, once it succeeded (absent otherwise)." },
+      callback: {
+        type: ['object', 'null'],
+        required: ['url', 'attempts', 'delivered'],
+        additionalProperties: false,
+        description:
+          'Its completion callback (null without one): where it goes, every attempt to deliver it, and whether a receiver took it.',
+        properties: {
+          url: { type: 'string' },
+          attempts: {
+            type: 'array',
+            description: "Oldest first: the receiver's HTTP status, or why there was none (`error`).",
+            items: {
+              type: 'object',
+              required: ['at'],
+              additionalProperties: false,
+              properties: {
+                at: { type: 'string', format: 'date-time' },
+                status: { type: 'integer', description: "The receiver's answer (2xx: delivered)." },
+                error: { type: 'string', description: 'No answer: the connection failed, timed out, or the URL is refused now.' },
+              },
+            },
+          },
+          delivered: { type: 'boolean', description: 'A receiver answered 2xx; attempts stop then, or an hour after the call ended.' },
+        },
+      },
+    },
+  },
+  CallbackSecret: {
+    type: 'object',
+    required: ['secret', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      secret: {
+        type: 'string',
+        description: 'The key of the `X-Svc-Signature` HMAC-SHA256 (its UTF-8 bytes, `svcwh_` included). Keep it like a password.',
+      },
+      createdAt: { type: 'string', format: 'date-time', description: 'When it was made (first use, or last rotation).' },
     },
   },
   CallList: listOf('calls', ref('Call')),
