@@ -8,6 +8,8 @@
  * - `.map` of 10,000 inputs, warm: inputs per second end to end, and the server's CPU per input;
  *   beside it, `multiprocessing.Pool(4).map` of the same function over as many, in the same run;
  * - the first result of a warm map (20 maps of 4 inputs; median);
+ * - `.spawn()` warm: its time to return, and `FunctionCall.get()` of an ended call against one API
+ *   round trip through the gateway (medians);
  * - a map of N inputs from a generator (BENCH_MAP_INPUTS, 1,000,000 by default): the resident
  *   memory of the client and of the server after the first 10,000 results and at the end.
  *
@@ -92,6 +94,7 @@ function report(phases: Phase[], samples: Map<string, { cpuUs: number; rss: numb
   const throughput = byName('throughput-end');
   const pool = byName('pool');
   const first = byName('first').ms as number[];
+  const spawned = byName('spawn');
   const tenK = byName('memory-10k');
   const end = byName('memory-end');
   const serverCpuUs = samples.get('throughput-end')!.cpuUs - samples.get('throughput-start')!.cpuUs;
@@ -111,18 +114,23 @@ function report(phases: Phase[], samples: Map<string, { cpuUs: number; rss: numb
       cpuUsPerInput: round(((pool.cpu as number) * 1e6) / inputs, 1),
     },
     firstResultMs: { median: round(median(first), 1), samples: first.map((ms) => round(ms, 2)) },
+    spawn: {
+      returnMsMedian: round(median(spawned.spawnMs as number[]), 2),
+      getOfEndedMsMedian: round(median(spawned.getMs as number[]), 2),
+      apiRoundTripMsMedian: round(median(spawned.roundTripMs as number[]), 2),
+    },
     memory: {
       inputs: end.inputs,
       seconds: round(end.seconds as number, 1),
       clientMiB: { after10k: round((tenK.rss as number) / MiB, 1), atEnd: round((end.rss as number) / MiB, 1) },
       serverMiB: { after10k: round(samples.get('memory-10k')!.rss / MiB, 1), atEnd: round(samples.get('memory-end')!.rss / MiB, 1) },
     },
-    goals: { inputsPerSecond: 1000, firstResultMs: 100, memoryGrowthMiB: 50 },
+    goals: { inputsPerSecond: 1000, firstResultMs: 100, memoryGrowthMiB: 50, spawnReturnMs: 5, getOfEndedRoundTrips: 2 },
   };
 }
 
 function print(result: ReturnType<typeof report>): void {
-  const { map, pool, firstResultMs, memory } = result;
+  const { map, pool, firstResultMs, memory, spawn } = result;
   const growth = (m: { after10k: number; atEnd: number }) => {
     const delta = m.atEnd - m.after10k;
     return `${m.after10k} → ${m.atEnd} MiB (${delta >= 0 ? '+' : '−'}${Math.abs(delta).toFixed(1)})`;
@@ -135,6 +143,13 @@ function print(result: ReturnType<typeof report>): void {
     [`multiprocessing.Pool(4).map of ${map.inputs}`, `${pool.inputsPerSecond} inputs/s`, ''],
     ['  Pool CPU per input (parent + workers)', poolCpu, ''],
     ['first result of a warm .map (median)', `${firstResultMs.median} ms`, '≤ 100 ms'],
+    ['.spawn() warm, to return (median)', `${spawn.returnMsMedian} ms`, '≤ 5 ms'],
+    [
+      'FunctionCall.get() of an ended call (median)',
+      `${spawn.getOfEndedMsMedian} ms = ${(spawn.getOfEndedMsMedian / spawn.apiRoundTripMsMedian).toFixed(2)} round trips`,
+      '≤ 2',
+    ],
+    ['  one API round trip (GET /whoami, median)', `${spawn.apiRoundTripMsMedian} ms`, ''],
     [`client RSS, 10,000 → ${memory.inputs} inputs`, growth(memory.clientMiB), '+ ≤ 50 MiB'],
     [`server RSS, 10,000 → ${memory.inputs} inputs`, growth(memory.serverMiB), '+ ≤ 50 MiB'],
   ];

@@ -5,6 +5,8 @@ reads the server's CPU and memory at exactly those points:
 
 - ``warm``: after a map of 2000 inputs (the run started, its containers scaled);
 - ``first``: the first result of a warm map, 20 maps of 4 inputs (ms each);
+- ``spawn``: 50 warm ``.spawn()`` calls (ms each to return), ``FunctionCall.get()`` of each once it
+  ended (ms), and 30 API round trips through the gateway (``GET /api/v1/whoami``, ms) beside them;
 - ``throughput-start`` / ``throughput-end``: ``.map`` of THROUGHPUT inputs consumed (seconds);
 - ``pool``: ``multiprocessing.Pool(4).map`` of the same function over as many inputs (seconds, CPU);
 - ``memory-10k`` / ``memory-end``: a ``.map`` of N inputs from a generator, this process's resident
@@ -18,10 +20,14 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Callable
 
 sys.path.insert(0, os.getcwd())  # bench/apps: `fanout` is imported from there, as its project root
 
+import svc  # noqa: E402
 from fanout import square, square_local  # noqa: E402
+from svc._client._credentials import find_credentials  # noqa: E402
+from svc._client._http import Api  # noqa: E402
 
 THROUGHPUT = 10_000
 
@@ -51,6 +57,13 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def _timed(action: Callable[[], object]) -> float:
+    """Milliseconds ``action`` takes."""
+    started = time.perf_counter()
+    action()
+    return (time.perf_counter() - started) * 1000
+
+
 def main() -> int:
     n = int(sys.argv[1])
     assert list(square.map(range(2000))) == [x * x for x in range(2000)]
@@ -64,6 +77,15 @@ def main() -> int:
         firsts.append((time.perf_counter() - started) * 1000)
         list(results)
     mark("first", ms=firsts)
+
+    # .spawn(), warm: the time to return, then get() of a call that has ended, beside one API round trip.
+    api = Api(find_credentials())
+    round_trips = [_timed(lambda: api.request("GET", "/whoami")) for _ in range(30)]
+    spawned: list[svc.FunctionCall] = []
+    spawns = [_timed(lambda i=i: spawned.append(square.spawn(i))) for i in range(50)]
+    assert [call.get(timeout=60) for call in spawned] == [i * i for i in range(50)]
+    gets = [_timed(call.get) for call in spawned]
+    mark("spawn", spawnMs=spawns, getMs=gets, roundTripMs=round_trips)
 
     mark("throughput-start")
     started = time.perf_counter()
