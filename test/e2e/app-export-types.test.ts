@@ -18,7 +18,7 @@ import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
 import type { AppInterface } from '../../core/infra/plugin/types.js';
 import { loadManifest } from '../../core/infra/manifest-loader/load.js';
-import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/model/paths.js';
+import { examplesRoot, packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
