@@ -18,6 +18,8 @@ export function createImageBuilder(config: ServerConfig): ImageBuilder {
   return createOciBuilder({
     cacheDir: config.cacheDir,
     python: config.python,
+    installer: config.imageInstaller,
+    uvPath: config.uvPath,
     registry,
     credentials:
       config.imageRegistryUsername === null || config.imageRegistryPassword === null

@@ -20,6 +20,48 @@ export interface PackageInstaller {
   createVenv(python: string, dir: string, emit: BuildLog): Promise<void>;
   /** Installs `requirements` (requirement strings, or `-r <file>` pairs) into the environment of `python`. */
   install(python: string, requirements: readonly string[], emit: BuildLog, hint: string): Promise<void>;
+  /**
+   * Installs wheels of `requirements` into the folder `into` for another machine (an image's
+   * platform and Python), never running code meant for it: only wheels qualify.
+   */
+  installForPlatform(target: PlatformInstall, emit: BuildLog, hint: string): Promise<void>;
+}
+
+/** What `installForPlatform` installs, and for which machine. */
+export interface PlatformInstall {
+  /** The interpreter here that runs the installer (never the target's). */
+  readonly python: string;
+  /** The target's Python, `3.11`. */
+  readonly pythonVersion: string;
+  readonly arch: 'x86_64' | 'aarch64';
+  /** Requirement strings, or `-r <file>` pairs. */
+  readonly requirements: readonly string[];
+  readonly into: string;
+}
+
+/** `linux/amd64` or `linux/arm64`, as images name their platform. */
+function platformOf(target: PlatformInstall): string {
+  return target.arch === 'aarch64' ? 'linux/arm64' : 'linux/amd64';
+}
+
+/**
+ * The newest glibc a wheel may need: 2.28 (Debian 10, RHEL 8), which every python:3.x-slim base
+ * (Debian 12, glibc 2.36) has.
+ */
+const NEWEST_GLIBC_MINOR = 28;
+
+/**
+ * Every manylinux tag a glibc-2.28 system runs, newest first, as pip needs them: pip takes each
+ * `--platform` literally (it does not add the older tags a newer one implies), so a wheel tagged
+ * only manylinux_2_17/manylinux2014 needs its tag listed. (uv's `--python-platform` implies them.)
+ */
+function manylinuxPlatforms(arch: PlatformInstall['arch']): string[] {
+  const tags: string[] = [];
+  for (let minor = NEWEST_GLIBC_MINOR; minor >= 17; minor--) tags.push(`manylinux_2_${minor}_${arch}`);
+  tags.push(`manylinux2014_${arch}`);
+  // The two older legacy aliases exist for x86_64 (and i686) only.
+  if (arch === 'x86_64') tags.push('manylinux2010_x86_64', 'manylinux1_x86_64');
+  return tags;
 }
 
 export interface InstallerOptions {
@@ -84,6 +126,23 @@ function uvInstaller(uv: UvTool, settings: UvSettings, cacheDir: string): Packag
         emit,
       );
     },
+    async installForPlatform(target, emit, hint) {
+      await runLogged(
+        {
+          command: uv.path,
+          args: [
+            ...['pip', 'install', '--no-config', '--python', target.python, '--target', target.into],
+            // uv writes no .pyc files unless asked: they would hold the temporary folder's path.
+            ...['--python-platform', `${target.arch}-manylinux_2_${NEWEST_GLIBC_MINOR}`, '--python-version', target.pythonVersion],
+            ...['--only-binary', ':all:', ...settings.args, ...target.requirements],
+          ],
+          env,
+          what: `uv pip install (for ${platformOf(target)}, Python ${target.pythonVersion}) ${target.requirements.join(' ')}`,
+          hint,
+        },
+        emit,
+      );
+    },
   };
 }
 
@@ -119,6 +178,23 @@ const pipInstaller: PackageInstaller = {
         command: python,
         args: [...PIP_INSTALL, ...requirements],
         what: `pip install ${requirements.join(' ')}`,
+        hint,
+      },
+      emit,
+    );
+  },
+  async installForPlatform(target, emit, hint) {
+    await runLogged(
+      {
+        command: target.python,
+        args: [
+          ...PIP_INSTALL,
+          // .pyc files would hold the temporary folder's path and differ on every build.
+          ...['--no-compile', '--target', target.into, '--only-binary=:all:'],
+          ...manylinuxPlatforms(target.arch).flatMap((tag) => ['--platform', tag]),
+          ...['--python-version', target.pythonVersion, '--implementation', 'cp', ...target.requirements],
+        ],
+        what: `pip install (for ${platformOf(target)}, Python ${target.pythonVersion}) ${target.requirements.join(' ')}`,
         hint,
       },
       emit,

@@ -37,12 +37,17 @@ import { type ImageReference, parseImageReference, pinnedReference, type Registr
 import { RegistryClient, type RegistryCredentials } from './registry-client.js';
 import { sdkDigest } from './sdk-files.js';
 import { SvcLayers } from './svc-layers.js';
+import { chooseInstaller, type InstallerChoice, type InstallerOptions } from '../installers.js';
 
 export interface OciBuilderOptions {
   /** `<cacheDir>/oci/` keeps svc's layers and the base layers it copied. */
   readonly cacheDir: string;
-  /** The interpreter that runs pip here. */
+  /** The interpreter here that runs the installer (and brings uv). */
   readonly python: string;
+  /** What installs the packages of svc's layers: uv (brought on first use), or pip (installers.ts). */
+  readonly installer?: InstallerChoice;
+  /** A uv binary to use instead of the one svc brings; null: svc's own. */
+  readonly uvPath?: string | null;
   /** Where images are pushed. */
   readonly registry: RegistryTarget;
   /** For the push registry (and a base image on it); other registries are read anonymously. */
@@ -96,7 +101,13 @@ class OciImages {
     const homes = new PersistedMap(path.join(this.root, 'homes', `${buildHash(options.registry.host)}.json`));
     this.baseDigests = new PersistedMap(path.join(this.root, 'bases.json'));
     this.blobs = new BlobPusher(this.target, options.registry.host, homes, layers);
-    this.layers = new SvcLayers(this.root, layers, options.python, options.platform);
+    const installer: InstallerOptions = {
+      choice: options.installer ?? 'auto',
+      cacheDir: options.cacheDir,
+      python: options.python,
+      uvPath: options.uvPath ?? null,
+    };
+    this.layers = new SvcLayers(this.root, layers, options.python, options.platform, (emit) => chooseInstaller(installer, emit));
     this.records = new PushedRecords(this.root);
   }
 

@@ -10,20 +10,26 @@ import type { LayerCache } from './layer-cache.js';
 import { copySdk, sdkDigest } from './sdk-files.js';
 import type { LayerBlob } from './tar-layer.js';
 import { describeInstall, installWheels } from './wheel-install.js';
+import type { PackageInstaller } from '../installers.js';
 import { withRequirementFiles } from '../requirement-files.js';
 
 /**
  * svc's own layers of an image, each a reproducible tar kept in the layer
  * cache under a key of what it holds: the runtime (svc and its requirements)
- * and the image's packages, both installed by pip as wheels for the target.
+ * and the image's packages, both installed as wheels for the target by the
+ * build's installer (uv, or pip: installers.ts). A layer's `created_by` says
+ * `pip install …` either way: it names what was asked, so that a layer's
+ * history does not depend on which installer built it.
  */
 export class SvcLayers {
   constructor(
     private readonly root: string,
     private readonly layers: LayerCache,
-    /** The interpreter that runs pip here. */
+    /** The interpreter here that runs the installer. */
     private readonly python: string,
     private readonly platform: Platform,
+    /** The installer of a layer build, said in its log. */
+    private readonly installer: (emit: BuildLog) => Promise<PackageInstaller>,
   ) {}
 
   async runtime(spec: ImageSpec, requirements: readonly string[], emit: BuildLog): Promise<SvcLayer> {
@@ -34,6 +40,7 @@ export class SvcLayers {
         `building the runtime layer ${key}: svc ${svcVersion}, ${requirements.join(', ')} for Python ${spec.pythonVersion} on ${platform}`,
       );
       await copySdk(dir);
+      const installer = await this.installer(log);
       await installWheels(
         {
           python: this.python,
@@ -41,8 +48,9 @@ export class SvcLayers {
           platform,
           packages: requirements,
           into: dir,
-          hint: "pip could not get wheels of the runtime's own requirements for that platform and Python: check that pip reaches its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf).",
+          hint: "Could not get wheels of the runtime's own requirements for that platform and Python: check that the index is reachable (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf; UV_INDEX_URL for uv).",
         },
+        installer,
         log,
       );
     });
@@ -58,6 +66,7 @@ export class SvcLayers {
     const what = describeInstall({ packages: spec.pythonPackages, requirementFiles: files.map((file) => file.name) });
     const blob = await this.cachedLayer(key, PACKAGES_DIR, emit, async (dir, log) => {
       log(`building the packages layer ${key}: ${what} for Python ${spec.pythonVersion} on ${platform}`);
+      const installer = await this.installer(log);
       await withRequirementFiles(files, (requirementFiles) =>
         installWheels(
           {
@@ -69,6 +78,7 @@ export class SvcLayers {
             into: dir,
             hint: `Check the names and versions in Image.add_python_packages([...]) and the requirements files: each must have a wheel for ${platform} and Python ${spec.pythonVersion} (svc builds docker images without running the target's Python, so source-only packages cannot be installed).`,
           },
+          installer,
           log,
         ),
       );

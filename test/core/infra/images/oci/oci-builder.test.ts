@@ -3,7 +3,7 @@ process.env.PIP_RETRIES ??= '0';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SvcError } from '../../../../../core/model/errors.js';
@@ -234,7 +234,9 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
     return started;
   }
 
-  function builder(overrides: { base?: string; credentials?: RegistryCredentials | null; cacheDir?: string } = {}): ImageBuilder {
+  function builder(
+    overrides: { base?: string; credentials?: RegistryCredentials | null; cacheDir?: string; installer?: 'uv' | 'pip' } = {},
+  ): ImageBuilder {
     const target = parseRegistryTarget(`${proxy.host}/svc`);
     assert.ok(!('problem' in target));
     return createOciBuilder({
@@ -244,6 +246,7 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
       credentials: overrides.credentials === undefined ? CREDENTIALS : overrides.credentials,
       base: overrides.base ?? `${proxy.host}/library/python:{python}-slim`,
       platform: 'linux/amd64',
+      ...(overrides.installer === undefined ? {} : { installer: overrides.installer }),
     });
   }
 
@@ -373,6 +376,24 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
     );
   });
 
+  it('fills the packages layer with uv by default, and with pip when asked, with the same wheel for the target', async () => {
+    const layerOf = async (installer: 'uv' | 'pip', id: string) => {
+      const lines: string[] = [];
+      // A cache dir of its own: the layer is built, not taken from the other build's cache.
+      const built = await builder({ installer, cacheDir: tempDir('svc-oci-installer-') }).build(image(id, ['six']), (line) =>
+        lines.push(line),
+      );
+      const { manifest, client, repository } = await readBack(registries.at(-1)!.url, proxy.host, built);
+      const packages = await unpack(client, repository, manifest.layers[2]!.digest);
+      return { lines: lines.join('\n'), six: readFileSync(path.join(packages.dir, 'opt/svc/packages/six.py'), 'utf8') };
+    };
+    const uv = await layerOf('uv', 'img-00000000000000a1');
+    assert.match(uv.lines, /installing with uv \d/);
+    const pip = await layerOf('pip', 'img-00000000000000a2');
+    assert.match(pip.lines, /installing with pip \(imageInstaller is pip\)/);
+    assert.equal(pip.six, uv.six, 'the same six.py, whichever installed it');
+  });
+
   it("installs an image's requirements files into its packages layer, and puts its variables in the config under svc's own", async () => {
     const spec: ImageSpec = {
       ...image('img-0000000000000006', ['six']),
@@ -478,10 +499,14 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
       assert.match(error.hint ?? '', /imageBase, SVC_IMAGE_BASE/);
     });
 
-    it("a package pip cannot find quotes pip's error", async () => {
+    it("a package the installer cannot find quotes the installer's error", async () => {
       const error = await buildFailure(builder(), image('img-00000000000000e4', ['svc-no-such-package-xyz']));
-      assert.match(error.message, /pip install \(for linux\/amd64, Python 3\.11\) svc-no-such-package-xyz exited with code 1:/);
-      assert.match(error.message, /No matching distribution found for svc-no-such-package-xyz/);
+      // uv by default (pip when uv cannot be had): each says it in its own words.
+      assert.match(error.message, /(uv )?pip install \(for linux\/amd64, Python 3\.11\) svc-no-such-package-xyz exited with code 1:/);
+      assert.match(
+        error.message,
+        /No matching distribution found for svc-no-such-package-xyz|svc-no-such-package-xyz was not found in the package registry/,
+      );
       assert.match(error.hint ?? '', /Image\.add_python_packages/);
     });
 
