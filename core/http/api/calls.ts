@@ -10,24 +10,16 @@ import { parseManifest } from '../../model/workload/resolve.js';
 import { CALL_ID_SOURCE } from '../../services/calls/types.js';
 import { deployedFunctionCode } from '../../services/runs/deployed-function.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
-import { APP, answer, error, holding, json, ref } from './openapi/shared.js';
+import { APP, answer, error, holding, idParameter, json, ref } from './openapi/shared.js';
 import type { Parameter, Response } from './openapi/types.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
 
-const CALL_ID: Parameter = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: `^${CALL_ID_SOURCE}$` },
-  description: "The call's id.",
-  refusal: {
-    code: 'bad_request',
-    refuse: (id) =>
-      new SvcError('bad_request', `${JSON.stringify(id)} is not a call id; call ids look like call-0123456789abcdef0123.`, {
-        hint: 'spawn() gives it (FunctionCall.object_id), as does POST …/calls.',
-      }),
-  },
-};
+const CALL_ID: Parameter = idParameter(
+  'call',
+  CALL_ID_SOURCE,
+  'call-0123456789abcdef0123',
+  'spawn() gives it (FunctionCall.object_id), as does POST …/calls.',
+);
 const FUNCTION: Parameter = {
   ...APP,
   name: 'function',

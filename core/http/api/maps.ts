@@ -11,41 +11,19 @@ import { SvcError } from '../../model/errors.js';
 import { collect } from '../../services/runs/call-body.js';
 import { MAP_ID_SOURCE } from '../../services/maps/types.js';
 import { MAX_BATCH_INPUTS } from '../../services/maps/input-batch.js';
-import { RUN_ID_SOURCE } from '../../services/runs/types.js';
-import { answer, error, holding, json, ref } from './openapi/shared.js';
+import { answer, error, holding, idParameter, json, ref } from './openapi/shared.js';
+import { RUN_ID } from './runs.js';
 import type { Parameter, Response } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
 const NDJSON_HEADERS = { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-cache' };
 
-const RUN_ID: Parameter = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
-  description: "The run's id.",
-  refusal: {
-    code: 'bad_request',
-    refuse: (id) =>
-      new SvcError('bad_request', `${JSON.stringify(id)} is not a run id; run ids look like run-0123456789abcdef.`, {
-        hint: 'GET /api/v1/runs lists the runs of your workspace.',
-      }),
-  },
-};
-const MAP_ID: Parameter = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: `^${MAP_ID_SOURCE}$` },
-  description: "The map's id.",
-  refusal: {
-    code: 'bad_request',
-    refuse: (id) =>
-      new SvcError('bad_request', `${JSON.stringify(id)} is not a map id; map ids look like map-0123456789abcdef.`, {
-        hint: 'POST /api/v1/runs/<id>/maps answers the id of the map it creates.',
-      }),
-  },
-};
+const MAP_ID: Parameter = idParameter(
+  'map',
+  MAP_ID_SOURCE,
+  'map-0123456789abcdef',
+  'POST /api/v1/runs/<id>/maps answers the id of the map it creates.',
+);
 const LAST: Parameter = {
   name: 'last',
   in: 'query',

@@ -12,25 +12,17 @@ import { deployableCode } from './app-deployments.js';
 import { deployedFunctionCode } from '../../services/runs/deployed-function.js';
 import { answerCall } from './call-route.js';
 import { logsAnswer } from './deployment-logs.js';
-import { answer, BAD_QUERY, CODE_CHECKS, error, holding, json, LOG_LINES, ref } from './openapi/shared.js';
+import { answer, BAD_QUERY, CODE_CHECKS, error, holding, idParameter, json, LOG_LINES, ref } from './openapi/shared.js';
 import type { Parameter, Response } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 import type { CreateRun } from '../../services/runs/runs.js';
 
-const RUN_ID: Parameter = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: `^${RUN_ID_SOURCE}$` },
-  description: "The run's id.",
-  refusal: {
-    code: 'bad_request',
-    refuse: (id) =>
-      new SvcError('bad_request', `${JSON.stringify(id)} is not a run id; run ids look like run-0123456789abcdef.`, {
-        hint: 'GET /api/v1/runs lists the runs of your workspace.',
-      }),
-  },
-};
+export const RUN_ID: Parameter = idParameter(
+  'run',
+  RUN_ID_SOURCE,
+  'run-0123456789abcdef',
+  'GET /api/v1/runs lists the runs of your workspace.',
+);
 const BAD_RUN_ID: Response = error('`bad_request`: the id is not a run id (`run-` and 16 hex digits), or a query parameter.');
 const NO_SUCH_RUN: Response = error(
   '`not_found`: the workspace has no such run: it ended (by its client, after its idle timeout, or when svc stopped) or never existed (a run of another workspace is not found either).',

@@ -18,19 +18,6 @@ sys.path.insert(0, str(FIXTURES / "client_server"))
 import client_harness  # noqa: E402
 
 
-@pytest.fixture(scope="session")
-def server(request):
-    request.addfinalizer(client_harness.stop_shared_server)
-    return client_harness.shared_server()
-
-
-@pytest.fixture(scope="module")
-def client_app():
-    sys.path.insert(0, str(client_harness.PROJECT))
-    yield importlib.import_module("client_app")
-    sys.path.remove(str(client_harness.PROJECT))
-
-
 def test_remote_returns_the_result_and_prints_the_remote_lines_here_in_order(server, client_app, capfd):
     assert client_app.shout.remote("hi", times=2) == "HIHI"
     out, err = capfd.readouterr()

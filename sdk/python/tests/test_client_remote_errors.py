@@ -15,7 +15,6 @@ import svc
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "client_server"))
-import client_harness  # noqa: E402
 
 MODULE = "review_lookup_app"
 SOURCE = """
@@ -31,12 +30,6 @@ def lookup(key: str) -> str:
         return "found"
     raise svc.NotFoundError(f"no record {key}")
 """
-
-
-@pytest.fixture(scope="session")
-def server(request):
-    request.addfinalizer(client_harness.stop_shared_server)
-    return client_harness.shared_server()
 
 
 @pytest.fixture()

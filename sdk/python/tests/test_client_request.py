@@ -23,12 +23,6 @@ def boo() -> str:
     return "boo"
 
 
-@pytest.fixture(scope="session")
-def server(request):
-    request.addfinalizer(client_harness.stop_shared_server)
-    return client_harness.shared_server()
-
-
 @pytest.fixture(scope="module")
 def client_app(server):
     sys.path.insert(0, str(client_harness.PROJECT))

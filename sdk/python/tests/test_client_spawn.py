@@ -4,7 +4,6 @@ that leaves it running; cancelling; and a deployed function called from a folder
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
 import sys
@@ -17,19 +16,6 @@ import svc
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "client_server"))
 import client_harness  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def server(request):
-    request.addfinalizer(client_harness.stop_shared_server)
-    return client_harness.shared_server()
-
-
-@pytest.fixture(scope="module")
-def client_app():
-    sys.path.insert(0, str(client_harness.PROJECT))
-    yield importlib.import_module("client_app")
-    sys.path.remove(str(client_harness.PROJECT))
 
 
 def _elsewhere(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

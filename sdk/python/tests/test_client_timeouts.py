@@ -46,12 +46,6 @@ def flaky(path: str) -> str:
 """
 
 
-@pytest.fixture(scope="session")
-def server(request):
-    request.addfinalizer(client_harness.stop_shared_server)
-    return client_harness.shared_server()
-
-
 @pytest.fixture()
 def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("timeouts-client")

@@ -18,12 +18,6 @@ import client_harness  # noqa: E402
 APP = str(client_harness.PROJECT / "client_app.py")
 
 
-@pytest.fixture(scope="session")
-def server(request):
-    request.addfinalizer(client_harness.stop_shared_server)
-    return client_harness.shared_server()
-
-
 def svc_run(*words: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)}
     return subprocess.run(

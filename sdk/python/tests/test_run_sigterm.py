@@ -33,12 +33,6 @@ def linger() -> str:
 """
 
 
-@pytest.fixture(scope="session")
-def server(request):
-    request.addfinalizer(client_harness.stop_shared_server)
-    return client_harness.shared_server()
-
-
 def test_svc_run_stopped_with_sigterm_deletes_its_run(server, tmp_path):
     project = tmp_path / "project"
     project.mkdir()

@@ -3,7 +3,7 @@
  * bodies, errors in svc's shape, and the answers and path parameters that
  * read the same on every route that has them.
  */
-import type { SvcError } from '../../../model/errors.js';
+import { SvcError } from '../../../model/errors.js';
 import { NAME_PATTERN, NAME_RULE, nameInvalid, nameProblem } from '../../../model/names.js';
 import type { Content, Parameter, Refusal, Response, Schema } from './types.js';
 
@@ -60,6 +60,24 @@ export const nameRefusal = (
   // The pattern and nameProblem agree (test/core/model/names.test.ts): a refused name has a problem.
   refuse: (value) => invalid(value, nameProblem(value, kind) ?? `is not ${NAME_RULE}`),
 });
+
+/**
+ * The `:id` path parameter of a run, map or call: `source` is its pattern; a value that is not
+ * one is `bad_request`, saying what such ids look like (`example`) and where to find them (`hint`).
+ */
+export function idParameter(kind: string, source: string, example: string, hint: string): Parameter {
+  return {
+    name: 'id',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: `^${source}$` },
+    description: `The ${kind}'s id.`,
+    refusal: {
+      code: 'bad_request',
+      refuse: (id) => new SvcError('bad_request', `${JSON.stringify(id)} is not a ${kind} id; ${kind} ids look like ${example}.`, { hint }),
+    },
+  };
+}
 
 export const APP: Parameter = {
   name: 'app',
