@@ -100,7 +100,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */
 function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunManager): Pick<WorkloadServices, 'calls' | 'callExecutor'> {
   const { config, options, controlPlane, reportAs } = wiring;
-  const records = new CallRecords(controlPlane.store);
+  const records = new CallRecords(controlPlane.store, reportAs('CALL'));
   // svc's own addresses are refused as callback targets: its listener's, and its public URL's.
   const ownHosts = [config.host, ...(config.publicUrl === null ? [] : [new URL(config.publicUrl).hostname])];
   const guard = new CallbackGuard({ allowPrivate: config.callbackAllowPrivate, ownHosts });

@@ -15,9 +15,12 @@ const OUTCOMES = 'call-outcomes/';
 
 export class CallRecords {
   readonly #store: StateStore;
+  readonly #report: (error: unknown) => void;
 
-  constructor(store: StateStore) {
+  /** `report` is told of a record that cannot be read: a listing skips it rather than fail for every call. */
+  constructor(store: StateStore, report: (error: unknown) => void = () => {}) {
     this.#store = store;
+    this.#report = report;
   }
 
   /** Stores the input first, then the record: a record is never without its input. */
@@ -71,13 +74,28 @@ export class CallRecords {
   }
 
   async #listed(prefix: string): Promise<JsonEntry<CallRecord>[]> {
-    const entries = await this.#store.list(prefix);
-    return entries.map((entry) => ({ ...entry, value: validRecord(JSON.parse(entry.value.toString('utf8')), entry.key) }));
+    const listed: JsonEntry<CallRecord>[] = [];
+    for (const entry of await this.#store.list(prefix)) {
+      try {
+        listed.push({ ...entry, value: validRecord(parsed(entry.value, entry.key), entry.key) });
+      } catch (error) {
+        this.#report(error);
+      }
+    }
+    return listed;
   }
 }
 
 function recordKey(workspace: string, id: string): string {
   return `${RECORDS}${workspace}/${id}`;
+}
+
+function parsed(value: Buffer, key: string): unknown {
+  try {
+    return JSON.parse(value.toString('utf8'));
+  } catch (error) {
+    throw new SvcError('state_corrupt', `the call record at ${JSON.stringify(key)} is not valid JSON`, { details: { key }, cause: error });
+  }
 }
 
 function validRecord(value: unknown, key: string): CallRecord {
