@@ -75,25 +75,18 @@ export interface CallbackState {
   readonly delivered: boolean;
 }
 
-/** A call as the API answers it. */
-export interface CallView {
-  readonly id: string;
-  readonly app: string;
-  readonly function: string;
-  readonly status: CallStatus;
-  readonly attempt: number;
-  readonly maxAttempts: number;
-  readonly createdAt: string;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
+/** A call as the API answers it: the record's public fields, and what is derived from them. */
+export type CallView = Pick<
+  CallRecord,
+  'id' | 'app' | 'function' | 'status' | 'attempt' | 'maxAttempts' | 'createdAt' | 'startedAt' | 'endedAt' | 'error'
+> & {
   /** From the first start to the end; null until it ended. */
   readonly durationMs: number | null;
-  readonly error: CallError | null;
   /** A JSON call's return value once it succeeded; absent otherwise. */
   readonly result?: unknown;
   /** Its completion callback and the attempts to deliver it; null without one. */
   readonly callback: CallbackState | null;
-}
+};
 
 /** The last frame of a call that ended: `result` (with `pickle` or `json`) or `error`, as the container wrote it. */
 export interface FinalFrame {

@@ -35,7 +35,7 @@ from ._remote import (
     build_progress,
     echo_locally,
     forget_run,
-    parse_frame,
+    read_frames,
     remote_exception,
     unpickled_result,
     with_run,
@@ -119,23 +119,17 @@ def _open_map(target: Target, run: Run, created: bool) -> tuple[Run, str, Stream
 def _frames(
     outputs: Stream, api: Api, map_id: str, sender: InputSender, progress: BuildProgress | None
 ) -> Iterator[dict[str, Any]]:
-    """The outputs' frames as they come; the first one stops the build's progress (the run is ready by then)."""
-    first = True
-    while True:
-        raw = outputs.readline()
-        if not raw:
-            if sender.error is not None:
-                raise sender.error
-            raise ServerUnreachableError(
-                f"the connection to {api.where} broke while the map {map_id} ran, before its end",
-                hint="Is the server still running?",
-            )
-        if not raw.strip():
-            continue
-        if first and progress is not None:
-            progress.stop()
-        first = False
-        yield parse_frame(raw)
+    """The outputs' frames as they come; a sender's failure explains a connection that ended early."""
+
+    def broken() -> BaseException:
+        if sender.error is not None:
+            return sender.error
+        return ServerUnreachableError(
+            f"the connection to {api.where} broke while the map {map_id} ran, before its end",
+            hint="Is the server still running?",
+        )
+
+    return read_frames(outputs, progress, broken)
 
 
 def _ordered(

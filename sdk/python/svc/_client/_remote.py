@@ -22,7 +22,7 @@ import binascii
 import json
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -41,7 +41,7 @@ from ..manifest._build import INLINE_SECRETS
 from . import _pickles
 from ._credentials import find_credentials
 from ._errors import error_for, error_from_answer
-from ._http import Api, open_url
+from ._http import Api, Stream, open_url
 from ._progress import BuildProgress
 from ._project import Bundle, Project, project_of
 
@@ -288,20 +288,10 @@ def _call(run: Run, body: bytes, script_entry: str | None, echo: Echo, progress:
             if isinstance(error, NotFoundError):
                 raise RunGone(error)
             raise error
-        first = True
-        while True:
-            raw = stream.readline()
-            if not raw:
-                raise ServerUnreachableError(
-                    f"the connection to {api.where} broke during the call of run {run.id}, before its result",
-                    hint="Is the server still running?",
-                )
-            if not raw.strip():
-                continue
-            if first and progress is not None:
-                progress.stop()
-            first = False
-            frame = parse_frame(raw)
+        broken = f"the connection to {api.where} broke during the call of run {run.id}, before its result"
+        for frame in read_frames(
+            stream, progress, lambda: ServerUnreachableError(broken, hint="Is the server still running?")
+        ):
             kind = frame.get("type")
             if kind == "log":
                 echo(str(frame.get("stream", "stdout")), str(frame.get("line", "")))
@@ -310,6 +300,26 @@ def _call(run: Run, body: bytes, script_entry: str | None, echo: Echo, progress:
                 if kind == "result":
                     return unpickled_result(frame, script_entry)
                 raise_remote(frame, script_entry)
+        raise AssertionError("unreachable")  # pragma: no cover  (read_frames ends only by raising)
+
+
+def read_frames(
+    stream: Stream, progress: BuildProgress | None, broken: Callable[[], BaseException]
+) -> Iterator[dict[str, Any]]:
+    """The NDJSON frames of an answer as they come, blank lines skipped; the first stops the build's
+    progress (the run is ready by then). A connection that ends raises ``broken()``: every answer
+    ends with a last frame, so its reader stops before."""
+    first = True
+    while True:
+        raw = stream.readline()
+        if not raw:
+            raise broken()
+        if not raw.strip():
+            continue
+        if first and progress is not None:
+            progress.stop()
+        first = False
+        yield parse_frame(raw)
 
 
 class RunGone(Exception):
