@@ -14,17 +14,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
-import { upload } from './api-lifecycle-helpers.js';
-import { bundleOfFolder, pickledCall, unpickled } from './run-helpers.js';
-
-const FIXTURE = path.join(packageRoot, 'test', 'fixtures', 'calls');
+import { callRequests, uploadCallsFixture } from './call-helpers.js';
+import { pickledCall, unpickled } from './run-helpers.js';
 
 /** docs/api.md's TypeScript recipe, as written there. */
 function verifySvcCallback(secret: string, timestamp: string, signature: string, body: string): boolean {
@@ -104,19 +102,11 @@ describe('API: completion callbacks of spawned calls', function () {
     call = apiClient(platform.url);
     owner = platform.ownerToken.secret;
   };
-  const spawn = (fn: string, args: unknown[], callbackUrl: string) =>
-    call('POST', '/api/v1/calls', {
-      token: owner,
-      json: { manifest: manifest.raw, bundle: sha256, function: fn, input: pickledCall(args).toString('base64'), callbackUrl },
-    });
-  const statusOf = async (id: string) => (await call('GET', `/api/v1/calls/${id}`, { token: owner })).json.call;
+  const requests = callRequests(() => ({ call, owner, manifest, sha256 }));
+  const spawn = (fn: string, args: unknown[], callbackUrl: string) => requests.spawn(fn, args, { callbackUrl });
+  const { statusOf } = requests;
   /** The call's view once its callback is delivered. */
-  const delivered = async (id: string) => {
-    for (let view = await statusOf(id); ; view = await statusOf(id)) {
-      if (view.callback?.delivered) return view;
-      await sleep(20);
-    }
-  };
+  const delivered = (id: string) => requests.until(id, (view) => view.callback?.delivered === true);
   const secret = async () => (await call('GET', '/api/v1/workspace/callback-secret', { token: owner })).json.secret as string;
 
   before(async () => {
@@ -124,10 +114,7 @@ describe('API: completion callbacks of spawned calls', function () {
     config = testConfig({ callbackAllowPrivate: true });
     await start();
     receiver = await startReceiver();
-    manifest = await loadManifest({ target: path.join(FIXTURE, 'app.py') });
-    const bundle = await bundleOfFolder(FIXTURE);
-    sha256 = bundle.sha256;
-    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+    ({ manifest, sha256 } = await uploadCallsFixture(platform.url, owner));
   });
   after(async () => {
     await platform?.close();

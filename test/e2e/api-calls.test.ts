@@ -7,18 +7,14 @@
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
-import { packageRoot } from '../../core/model/paths.js';
+import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
-import { upload } from './api-lifecycle-helpers.js';
-import { bundleOfFolder, pickledCall, unpickled } from './run-helpers.js';
-
-const FIXTURE = path.join(packageRoot, 'test', 'fixtures', 'calls');
+import { callRequests, uploadCallsFixture } from './call-helpers.js';
+import { pickledCall, unpickled } from './run-helpers.js';
 
 describe('API: spawned calls', function () {
   this.timeout(180_000);
@@ -35,26 +31,14 @@ describe('API: spawned calls', function () {
     call = apiClient(platform.url);
     owner = platform.ownerToken.secret;
   };
-  const spawn = (fn: string, args: unknown[], fields: Record<string, unknown> = {}, token = owner) =>
-    call('POST', '/api/v1/calls', {
-      token,
-      json: { manifest: manifest.raw, bundle: sha256, function: fn, input: pickledCall(args).toString('base64'), ...fields },
-    });
-  const outcome = (id: string, wait = 60, token = owner) =>
-    call('GET', `/api/v1/calls/${id}/outcome`, { token, headers: { Prefer: `wait=${wait}` } });
-  const statusOf = async (id: string) => (await call('GET', `/api/v1/calls/${id}`, { token: owner })).json.call;
+  const { spawn, outcome, statusOf, until: untilView } = callRequests(() => ({ call, owner, manifest, sha256 }));
   const listCalls = (query = '', token = owner, app = 'calls') => call('GET', `/api/v1/apps/${app}/calls${query}`, { token });
-  const until = async (id: string, done: (c: { status: string; attempt: number }) => boolean) => {
-    for (let c = await statusOf(id); !done(c); c = await statusOf(id)) await sleep(50);
-  };
+  const until = async (id: string, done: (c: { status: string; attempt: number }) => boolean) => void (await untilView(id, done));
 
   before(async () => {
     config = testConfig();
     await start();
-    manifest = await loadManifest({ target: path.join(FIXTURE, 'app.py') });
-    const bundle = await bundleOfFolder(FIXTURE);
-    sha256 = bundle.sha256;
-    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+    ({ manifest, sha256 } = await uploadCallsFixture(platform.url, owner));
   });
   after(async () => platform?.close());
   afterEach(() => assert.deepEqual(reports, [], 'no unexpected errors'));
