@@ -7,7 +7,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { unpackLayers } from './layer-unpack.js';
+import { unpackLayersInWorker } from './unpack-in-worker.js';
 import { resolveInRoot } from './root-path.js';
 
 const run = promisify(execFile);
@@ -24,7 +24,8 @@ export const TASK_MOUNTS = ['alloc', 'local', 'secrets'] as const;
 
 export async function createRootfs(rootfs: string, layers: readonly string[]): Promise<void> {
   removeRootfs(rootfs);
-  await unpackLayers(rootfs, layers);
+  // Off the event loop: the Consul stand-in and the platform in this process must go on answering.
+  await unpackLayersInWorker(rootfs, layers);
   for (const dir of [...TASK_MOUNTS, 'dev', 'proc', 'tmp']) mkdirSync(resolveInRoot(rootfs, dir, true), { recursive: true });
   for (const [name, minor] of DEVICES) {
     const node = resolveInRoot(rootfs, `/dev/${name}`, false);
