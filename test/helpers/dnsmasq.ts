@@ -1,15 +1,15 @@
 /**
  * A real DNS server on loopback for the custom-domain tests: Debian's
- * dnsmasq on a free high port, answering only the TXT records it is given
+ * dnsmasq on a free port, answering only the TXT records it is given
  * (no upstream, no hosts file). Tests skip, saying so, where it is missing;
  * on CI (`CI=true`) they fail instead, since .ci/run installs it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { promises as dns } from 'node:dns';
 import path from 'node:path';
 import { tempDir } from './config.js';
+import { freePort } from './free-port.js';
 import { requireDebianTool } from './debian-tool.js';
 
 export const DNSMASQ_BIN = process.env.DNSMASQ_BIN ?? '/usr/sbin/dnsmasq';
@@ -29,7 +29,7 @@ export interface Dnsmasq {
 }
 
 export async function startDnsmasq(records: Readonly<Record<string, string>> = {}): Promise<Dnsmasq> {
-  const port = await freeUdpPort();
+  const port = await freePort({ udp: true });
   const dir = tempDir('svc-dns-');
   const address = `127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
@@ -91,15 +91,4 @@ async function waitUntilAnswering(address: string, failed: () => string | null):
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-}
-
-function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
 }
