@@ -10,6 +10,7 @@ import type { ForkSources } from './fork-sources.js';
 import { parseFrame } from './frames.js';
 import { MemoryKills } from './memory-kills.js';
 import { containerArgs, runtimeEnv, workerSocketPaths } from './runtime-command.js';
+import type { StartSlots } from './start-slots.js';
 import { WorkerSet } from './workers.js';
 
 export interface LocalContainersOptions {
@@ -21,6 +22,8 @@ export interface LocalContainersOptions {
   readonly startTimeoutMs: number;
   readonly stopGraceMs: number;
   readonly useZygotes: boolean;
+  /** How many containers start at once; the others wait for a slot before they launch. */
+  readonly startSlots: StartSlots;
   readonly onContainerExit: ((unit: DeploymentUnit, containerId: string, reason: string) => void) | undefined;
 }
 
@@ -33,6 +36,8 @@ export class LocalContainers {
   private readonly containers = new Map<string, Container>();
   /** Cgroups of ended containers waiting for their last processes to go (close() waits for them). */
   private readonly removals = new Set<Promise<void>>();
+  /** Containers waiting for a start slot: a stop aborts the wait. */
+  private readonly waitingForSlot = new Map<string, AbortController>();
 
   constructor(private readonly options: LocalContainersOptions) {}
 
@@ -70,13 +75,41 @@ export class LocalContainers {
   /** Starts one container of the unit; resolves once it is healthy and registered, else rejects (container_failed). */
   async start(unit: DeploymentUnit): Promise<void> {
     const container = this.create(unit);
-    container.launched = this.launch(container);
-    const group = (container.group = await container.launched);
-    const outcome = group
-      ? await container.workers.waitHealthy(this.options.startTimeoutMs, () => group.hasExited() || stopping(container))
-      : 'cancelled';
-    // A stop may have begun while the last probe was in flight: never register a stopping container.
-    if (!group || outcome !== 'healthy' || container.state !== 'starting') return this.failStart(container, group, outcome);
+    const release = await this.takeStartSlot(container);
+    try {
+      // A stop that came while it waited (or in the turn since) leaves nothing to launch.
+      if (!release || container.state !== 'starting') return await this.failStart(container, undefined, 'cancelled');
+      container.launched = this.launch(container);
+      const group = (container.group = await container.launched);
+      // The time-out counts from the launch: the wait for a slot is not the container's slowness.
+      const outcome = group
+        ? await container.workers.waitHealthy(this.options.startTimeoutMs, () => group.hasExited() || stopping(container))
+        : 'cancelled';
+      // A stop may have begun while the last probe was in flight: never register a stopping container.
+      if (!group || outcome !== 'healthy' || container.state !== 'starting') return await this.failStart(container, group, outcome);
+      await this.serve(container, group);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** The container's start slot (undefined when a stop came while it waited), said in its log when it had to wait. */
+  private async takeStartSlot(container: Container): Promise<(() => void) | undefined> {
+    const { startSlots, out } = this.options;
+    if (startSlots.full)
+      out.log(container, 'system', `container ${container.id} waits its turn: ${startSlots.size} containers are starting on this machine, the most that start at once`);
+    const abort = new AbortController();
+    this.waitingForSlot.set(container.id, abort);
+    try {
+      return await startSlots.take(abort.signal);
+    } finally {
+      this.waitingForSlot.delete(container.id);
+    }
+  }
+
+  /** A container that became healthy: registered, and watched for an exit of its own. */
+  private async serve(container: Container, group: ProcessGroup): Promise<void> {
+    const { unit } = container;
     container.state = 'healthy';
     container.healthyAt = new Date();
     this.options.out.log(container, 'system', `container ${container.id} is healthy`);
@@ -88,6 +121,7 @@ export class LocalContainers {
 
   async stop(container: Container): Promise<void> {
     container.state = 'stopping';
+    this.waitingForSlot.get(container.id)?.abort();
     await container.workers.deregister();
     const group = await container.launched;
     await group?.stop(this.options.stopGraceMs);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { rmSync } from 'node:fs';
 import { SvcError } from '../../../model/errors.js';
 import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.js';
@@ -8,6 +9,7 @@ import { type Container, ContainerLog } from './container.js';
 import { LocalContainers } from './containers.js';
 import { ForkSources, type TemplateStatus } from './fork-sources.js';
 import { makeSocketDir } from './socket-dir.js';
+import { StartSlots } from './start-slots.js';
 
 export interface LocalDriverOptions {
   readonly registry: ServiceRegistry;
@@ -29,7 +31,12 @@ export interface LocalDriverOptions {
    * containers' cgroups; null (default): any in /proc/self/mountinfo.
    */
   readonly cgroupRoot?: string | null;
+  /** How many containers may start at once (default: the machine's CPUs, at least 2); see StartSlots. */
+  readonly startSlots?: number;
 }
+
+/** How long one starting container may keep others waiting for its slot. */
+const START_SLOT_HOLD_MS = 10_000;
 
 /**
  * The embedded driver: each container is a `python -m svc.runtime` process
@@ -76,6 +83,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     startTimeoutMs,
     stopGraceMs,
     useZygotes: options.zygotes ?? false,
+    startSlots: new StartSlots(options.startSlots ?? Math.max(2, availableParallelism()), START_SLOT_HOLD_MS),
     onContainerExit: options.onContainerExit,
   });
   const stop = (container: Container) => containers.stop(container);
