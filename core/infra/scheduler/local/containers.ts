@@ -97,7 +97,11 @@ export class LocalContainers {
   private async takeStartSlot(container: Container): Promise<(() => void) | undefined> {
     const { startSlots, out } = this.options;
     if (startSlots.full)
-      out.log(container, 'system', `container ${container.id} waits its turn: ${startSlots.size} containers are starting on this machine, the most that start at once`);
+      out.log(
+        container,
+        'system',
+        `container ${container.id} waits its turn: ${startSlots.size} containers are starting on this machine, the most that start at once`,
+      );
     const abort = new AbortController();
     this.waitingForSlot.set(container.id, abort);
     try {
