@@ -113,13 +113,10 @@ export class LocalContainers {
 
   /** A container that became healthy: registered, and watched for an exit of its own. */
   private async serve(container: Container, group: ProcessGroup): Promise<void> {
-    const { unit } = container;
     container.state = 'healthy';
     container.healthyAt = new Date();
     this.options.out.log(container, 'system', `container ${container.id} is healthy`);
     await container.workers.register();
-    // Once the image has proved it can serve: its next containers fork from its zygote.
-    if (this.options.useZygotes && !unit.workload.scaling.checkpointEnabled) this.options.forks.ensureZygote(unit);
     this.watchExit(container, group);
   }
 

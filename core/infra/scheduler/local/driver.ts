@@ -22,7 +22,7 @@ export interface LocalDriverOptions {
   readonly onContainerExit?: (unit: DeploymentUnit, containerId: string, reason: string) => void;
   /**
    * Fork containers without a checkpoint from a zygote of their image (one
-   * warmed process per image, started once a container of it is healthy)
+   * warmed process per image, started when the image's first container starts)
    * instead of spawning a new interpreter each. Default off; the platform turns it on (unless SVC_ZYGOTES=0).
    */
   readonly zygotes?: boolean;
@@ -46,8 +46,8 @@ const START_SLOT_HOLD_MS = 10_000;
  * from it, or started from scratch when it cannot serve (said in the logs).
  * With zygotes (the platform's default), the other containers fork from
  * a zygote of their image — a process that imported the runtime once —
- * and import the user's code fresh; the image's first container, and any
- * the zygote cannot start, are spawned as new processes.
+ * and import the user's code fresh (the image's first container waits for
+ * the zygote to start); any the zygote cannot start are spawned as new processes.
  */
 export interface LocalDriver extends SchedulerDriver {
   /** This driver's private socket folder; every container's command line names it. */
@@ -62,12 +62,8 @@ export interface LocalDriver extends SchedulerDriver {
 
 export { type TemplateStatus, ZYGOTE_LOG_UNIT } from './fork-sources.js';
 
-/**
- * The driver's parts, put together: the fork sources (templates, zygotes),
- * the containers, and the units submitted. See LocalContainers and ForkSources.
- */
-export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
-  const units = new Map<string, DeploymentUnit>();
+/** The driver's parts, each given the settings it needs (defaults filled in). */
+function driverParts(options: LocalDriverOptions) {
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const stopGraceMs = options.stopGraceMs ?? 5_000;
   const socketDir = makeSocketDir();
@@ -86,6 +82,16 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     startSlots: new StartSlots(options.startSlots ?? Math.max(2, availableParallelism()), START_SLOT_HOLD_MS),
     onContainerExit: options.onContainerExit,
   });
+  return { socketDir, cgroups, forks, containers };
+}
+
+/**
+ * The driver's parts, put together: the fork sources (templates, zygotes),
+ * the containers, and the units submitted. See LocalContainers and ForkSources.
+ */
+export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
+  const units = new Map<string, DeploymentUnit>();
+  const { socketDir, cgroups, forks, containers } = driverParts(options);
   const stop = (container: Container) => containers.stop(container);
 
   // Nothing async runs during 'exit': kill synchronously. The lifelines cover SIGKILL of Node.

@@ -85,12 +85,28 @@ export class ForkSources {
     }
   }
 
-  /** Forks the container from its image's zygote when one is ready; undefined when it cannot (then it is spawned). */
+  /**
+   * Forks the container from its image's zygote, starting the zygote first when the image has
+   * none yet (the image's first container waits for it: a zygote's start and a spawned
+   * container's are the same interpreter and imports, so the first container costs no more,
+   * and the image pays that start once instead of twice). Undefined when it cannot: then the
+   * container is spawned, as when the zygote never became ready.
+   */
   async forkFromZygote(container: Container): Promise<ProcessGroup | undefined> {
     const { unit, id } = container;
     const { out } = this.options;
+    this.ensureZygote(unit);
     const zygote = this.zygotes.get(unit.image.pythonPath);
-    if (!zygote || zygote.unusable() !== null) return undefined;
+    if (!zygote) return undefined;
+    if (zygote.state === 'starting') {
+      const ready = await zygote.ready;
+      if (container.state === 'stopping') return undefined;
+      if (ready !== true) {
+        out.log(container, 'system', `zygote ${zygote.id} did not start (${ready}); starting container ${id} as a new process`);
+        return undefined;
+      }
+    }
+    if (zygote.unusable() !== null) return undefined;
     try {
       const group = await zygote.fork({
         container: id,
@@ -114,7 +130,7 @@ export class ForkSources {
   }
 
   /** Starts the zygote of the unit's image unless it has one (or had one that never became ready). */
-  ensureZygote(unit: DeploymentUnit): void {
+  private ensureZygote(unit: DeploymentUnit): void {
     const pythonPath = unit.image.pythonPath;
     const existing = this.zygotes.get(pythonPath);
     if (this.closed || this.noZygote.has(pythonPath) || (existing && (existing.state === 'starting' || existing.state === 'ready'))) return;

@@ -71,13 +71,15 @@ describe('createLocalDriver() with zygotes', function () {
     const v1 = t.unit(version('one'), 1);
     await t.driver.submit(v1);
     await t.driver.scale(v1.key, 1);
-    assert.match(t.text(), /starting zygote z-\w+/, 'the zygote starts once a container of the image is healthy');
-    await until('the zygote is ready', () => t.driver.zygote(image.pythonPath)?.state === 'ready', 60_000);
+    assert.equal(t.driver.zygote(image.pythonPath)?.state, 'ready', "the image's first container started its zygote");
+    assert.match(t.text(), /container c-\w+ forked from zygote z-\w+/, 'and forked from it, instead of a process of its own beside it');
+    assert.equal(t.text().match(/starting zygote z-\w+/g)?.length, 1);
 
     const v2 = t.unit(version('two'), 2);
     await t.driver.submit(v2);
     await t.driver.scale(v2.key, 1);
-    assert.match(t.text(), /container c-\w+ forked from zygote z-\w+/);
+    assert.equal(t.text().match(/container c-\w+ forked from zygote z-\w+/g)?.length, 2);
+    assert.equal(t.text().match(/starting zygote z-\w+/g)?.length, 1, 'one zygote serves every version of the image');
     const [one, two] = [await answer(t.driver, v1), await answer(t.driver, v2)];
     assert.deepEqual([one.version, one.helpers], ['one', ['helper_one']]);
     assert.deepEqual([two.version, two.helpers], ['two', ['helper_two']], 'nothing of the other version');
