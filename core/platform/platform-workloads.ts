@@ -59,7 +59,7 @@ export interface WorkloadServices {
 }
 
 export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): WorkloadServices {
-  const { config, controlPlane, reportAs } = wiring;
+  const { config, controlPlane, metrics, reportAs } = wiring;
   const { plugins, deploymentLogs } = needs;
   const { registry, driver, images } = needs.backends;
   const { upstreams, admission, autoscaler } = needs.scaling;
@@ -81,7 +81,8 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     report: reportAs('RUN'),
     secrets: controlPlane.secrets,
   });
-  const maps = new MapManager({ runs });
+  const maps = new MapManager({ runs, meter: metrics.work });
+  metrics.work.readBacklog(() => maps.backlog());
   const { nomad, schedules } = buildSchedules(wiring, needs, deployments, runs);
   const previews = new Previews({
     deployments,
@@ -99,7 +100,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
 
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */
 function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunManager): Pick<WorkloadServices, 'calls' | 'callExecutor'> {
-  const { config, options, controlPlane, reportAs } = wiring;
+  const { config, options, controlPlane, metrics, reportAs } = wiring;
   const records = new CallRecords(controlPlane.store, reportAs('CALL'));
   // svc's own addresses are refused as callback targets: its listener's, and its public URL's.
   const ownHosts = [config.host, ...(config.publicUrl === null ? [] : [new URL(config.publicUrl).hostname])];
@@ -112,7 +113,7 @@ function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunMan
     runs,
     pool: new RunPool(runs, deployments),
     report: reportAs('CALL'),
-    ended: (workspace, id) => calls?.ended(workspace, id),
+    ended: (call) => calls?.ended(call),
     callbacks: delivery,
     sweep: () => calls!.sweep(),
   });
@@ -121,6 +122,7 @@ function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunMan
     executor: callExecutor,
     resultTtlSeconds: config.callResultTtlSeconds,
     callbacks: { guard, secretOf, due: (workspace, id) => delivery.due(workspace, id) },
+    meter: metrics.work,
   });
   return { calls, callExecutor };
 }

@@ -9,6 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { sample, scrape } from '../helpers/metrics-text.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';
@@ -63,6 +64,11 @@ describe('API: spawned calls', function () {
     assert.equal(failed.json.frame.type, 'error');
     assert.match(failed.json.frame.traceback, /raise ValueError\(message\)/);
     assert.deepEqual((await statusOf(failing)).error, { code: null, message: 'ValueError: no database' });
+    const metrics = await scrape(platform.url, owner);
+    const of = (fn: string) => `workspace="default",app="calls",function="${fn}"`;
+    assert.equal(sample(metrics, 'svc_calls_ended_total', `${of('square')},status="succeeded"`), 1, metrics);
+    assert.equal(sample(metrics, 'svc_calls_ended_total', `${of('fail')},status="failed"`), 1);
+    assert.equal(sample(metrics, 'svc_call_duration_seconds_count', of('square')), 1);
 
     // Not deployed: the app is known by its calls, which its list holds (of any status, or of one).
     const listed = await listCalls();

@@ -15,7 +15,11 @@ import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { MapManager } from '../../core/services/maps/maps.js';
+import { sample, scrape } from '../helpers/metrics-text.js';
 import { pickledCalls, readyRun, startRunPlatform, unpickledAll, type RunPlatform } from './run-helpers.js';
+
+/** The series of the gate function's maps (the fixture app is `runs`). */
+const GATE_LABELS = 'workspace="default",app="runs",function="gate"';
 
 interface MapFrame {
   readonly type: 'log' | 'result' | 'error' | 'end';
@@ -217,6 +221,9 @@ describe('API: maps of remote runs (real containers)', function () {
       return inputs.running === 3 && inputs;
     });
     assert.deepEqual(running, { received: 40, queued: 37, running: 3, succeeded: 0, failed: 0, cancelled: 0 });
+    const backlog = await scrape(runs.platform.url, runs.owner);
+    assert.equal(sample(backlog, 'svc_map_inputs_queued', GATE_LABELS), 37, backlog);
+    assert.equal(sample(backlog, 'svc_map_inputs_running', GATE_LABELS), 3);
     assert.equal((await call('DELETE', `/api/v1/maps/${id}`)).status, 204);
     const held = await batch;
     assert.equal(held.status, 202);
@@ -235,6 +242,13 @@ describe('API: maps of remote runs (real containers)', function () {
     assert.deepEqual(end.map.inputs, { received: 40, queued: 0, running: 0, succeeded: 3, failed: 0, cancelled: 37 });
     assert.equal(end.map.status, 'cancelled');
     assert.equal((await send(id, inputLines([[gate, 40]], 40))).status, 409);
+    const ended = await scrape(runs.platform.url, runs.owner);
+    assert.equal(
+      sample(ended, 'svc_map_inputs_total', `${GATE_LABELS},outcome="succeeded"`),
+      3,
+      'the answered inputs are counted, not the cancelled',
+    );
+    assert.equal(sample(ended, 'svc_map_inputs_queued', GATE_LABELS), undefined, 'an ended map has no backlog');
   });
 
   it('is cancelled when its run ends, and when nobody reads its outputs', async () => {

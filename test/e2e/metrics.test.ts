@@ -13,17 +13,12 @@ import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/plat
 import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { requirePrometheus, startPrometheus, type Prometheus } from '../helpers/prometheus.js';
+import { sample } from '../helpers/metrics-text.js';
 import { until } from '../helpers/until.js';
 
 const HELLO = 'workspace="default",app="quickstart",workload="hello",stage="deployed"';
 const GREET = 'workspace="default",app="quickstart",workload="greet",stage="deployed"';
 const ELASTIC = 'workspace="default",app="scaling",workload="elastic",stage="deployed"';
-
-/** The value of one sample line of the text format, by its name and exact labels; undefined when absent. */
-function sample(text: string, name: string, labels: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
 
 describe('metrics: /metrics in Prometheus text, scraped by a real Prometheus', function () {
   this.timeout(180_000);

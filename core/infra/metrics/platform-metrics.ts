@@ -13,6 +13,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HotCounter, HotHistogram, type CounterChild, type HistogramChild } from './hot-series.js';
 import type { DeploymentRef } from '../../model/workload/deployment-ref.js';
+import { WorkMetrics } from './work-metrics.js';
 
 /** The labels of every per-workload series. */
 const WORKLOAD_LABELS = ['workspace', 'app', 'workload', 'stage'] as const;
@@ -51,6 +52,8 @@ export interface WorkloadMeter {
 
 export class PlatformMetrics {
   readonly registry = new Registry();
+  /** Spawned calls and maps. */
+  readonly work = new WorkMetrics(this.registry);
   readonly #requests: HotCounter;
   readonly #duration: HotHistogram;
   readonly #upstream: HotHistogram;

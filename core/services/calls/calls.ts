@@ -3,6 +3,7 @@
  * CallExecutor), read, wait for the outcome, cancel; and the clean-up of old outcomes. A call of
  * another workspace is `not_found`, in the same words as one that never was.
  */
+import type { WorkMetrics } from '../../infra/metrics/work-metrics.js';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { SvcError } from '../../model/errors.js';
@@ -31,6 +32,8 @@ export interface CallServiceOptions {
     readonly secretOf: (workspace: string) => Promise<unknown>;
     due(workspace: string, id: string): void;
   };
+  /** Counts ended calls and their run time (`/metrics`). */
+  readonly meter?: Pick<WorkMetrics, 'callEnded'>;
   readonly now?: () => Date;
 }
 
@@ -170,16 +173,18 @@ export class CallService {
       const cancelled: CallRecord = { ...entry.value, status: 'cancelled', endedAt: this.#now().toISOString() };
       if (await this.#options.records.update(cancelled, entry.modifyIndex)) {
         this.#options.executor.abort(workspace, id);
-        this.ended(workspace, id);
+        this.ended(cancelled);
         return;
       }
     }
   }
 
-  /** Told by the executor (and cancel) that a call ended: waiting outcome requests answer at once, its callback goes. */
-  ended(workspace: string, id: string): void {
-    this.#endings.emit(`${workspace}/${id}`);
-    this.#options.callbacks?.due(workspace, id);
+  /** Told by the executor (and cancel) that a call ended: waiting outcome requests answer at once, its callback goes, /metrics counts it. */
+  ended(call: CallRecord): void {
+    this.#endings.emit(`${call.workspace}/${call.id}`);
+    this.#options.callbacks?.due(call.workspace, call.id);
+    const ran = call.startedAt !== null && call.endedAt !== null ? (Date.parse(call.endedAt) - Date.parse(call.startedAt)) / 1000 : null;
+    this.#options.meter?.callEnded({ workspace: call.workspace, app: call.app, function: call.function }, call.status, ran);
   }
 
   /** Marks outcomes older than the TTL expired (dropping them), and removes records twice that old. */

@@ -23,8 +23,8 @@ export interface CallExecutorOptions {
   readonly runs: Pick<RunManager, 'call'>;
   readonly pool: RunPool;
   readonly report: (error: unknown) => void;
-  /** Told when a call ends here, so that requests waiting for its outcome answer at once. */
-  readonly ended?: (workspace: string, id: string) => void;
+  /** Told when a call ends here (its final record), so that requests waiting for its outcome answer at once. */
+  readonly ended?: (call: CallRecord) => void;
   /** The completion callbacks' delivery (callback-delivery.ts): it delivers while this replica leads. */
   readonly callbacks?: { lead(): void; stop(): void };
   /** Removes old outcomes (CallService.sweep): run once a minute while leading. */
@@ -99,7 +99,7 @@ export class CallExecutor {
           ? { ...call, status: 'failed', endedAt: this.#now().toISOString(), error: interruption(call) }
           : { ...call, status: 'queued' };
         if (!(await this.#options.records.update(next, modifyIndex))) continue;
-        if (interrupted) this.#options.ended?.(call.workspace, call.id);
+        if (interrupted) this.#options.ended?.(next);
         else this.wake(call.workspace, call.id);
       } else if (call.status === 'queued') {
         this.wake(call.workspace, call.id);
@@ -151,7 +151,7 @@ export class CallExecutor {
       endedAt: this.#now().toISOString(),
       error: frame.type === 'result' ? null : errorOf(frame),
     };
-    if (await records.update(ended, current.modifyIndex)) this.#options.ended?.(workspace, id);
+    if (await records.update(ended, current.modifyIndex)) this.#options.ended?.(ended);
   }
 
   /**

@@ -34,6 +34,8 @@ export interface FanOutOptions {
   readonly unreadMs: number;
   /** The map ended: its last input was answered, or, cancelled, the last one running ended. */
   readonly onEnd: () => void;
+  /** An input was answered (`/metrics` counts them). */
+  readonly onAnswer?: (outcome: 'succeeded' | 'failed') => void;
 }
 
 /** A batch whose inputs wait for room in the window; its request is answered when the last one is in. */
@@ -207,6 +209,7 @@ export class FanOut {
     const settle = (outcome: Outcome | null) => {
       if (outcome === 'result') this.#succeeded++;
       else if (outcome === 'error') this.#failed++;
+      if (outcome !== null) this.#options.onAnswer?.(outcome === 'result' ? 'succeeded' : 'failed');
       this.#dispatched--;
       this.#dispatchedBytes -= pickle.length;
       this.#pump();

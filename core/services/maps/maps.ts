@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { SvcError } from '../../model/errors.js';
 import type { RunManager } from '../runs/runs.js';
+import type { MapBacklog, WorkLabels, WorkMetrics } from '../../infra/metrics/work-metrics.js';
 import { FanOut } from './fan-out.js';
 import type { MapView } from './types.js';
 
@@ -23,6 +24,8 @@ export const RETAIN_MS = 10 * 60_000;
 
 export interface MapManagerOptions {
   readonly runs: Pick<RunManager, 'attach' | 'call'>;
+  /** Counts answered inputs (`/metrics`). */
+  readonly meter?: Pick<WorkMetrics, 'mapInput'>;
   readonly unreadMs?: number;
   readonly retainMs?: number;
 }
@@ -31,6 +34,7 @@ export class MapManager {
   readonly #options: MapManagerOptions;
   readonly #maps = new Map<string, FanOut>();
   readonly #forget = new Set<NodeJS.Timeout>();
+  readonly #labels = new Map<string, WorkLabels>();
 
   constructor(options: MapManagerOptions) {
     this.#options = options;
@@ -48,6 +52,8 @@ export class MapManager {
     const id = `map-${randomBytes(8).toString('hex')}`;
     let map: FanOut | undefined;
     const attachment = runs.attach(workspace, runId, () => map?.status === 'running');
+    const labels: WorkLabels = { workspace, app: attachment.app, function: attachment.workload.name };
+    const { meter } = this.#options;
     map = new FanOut({
       id,
       workspace,
@@ -56,7 +62,9 @@ export class MapManager {
       call: (body, signal, requestId, options) => runs.call(workspace, runId, body, signal, requestId, options),
       unreadMs: this.#options.unreadMs ?? UNREAD_MS,
       onEnd: () => this.#retain(id),
+      ...(meter ? { onAnswer: (outcome: 'succeeded' | 'failed') => meter.mapInput(labels, outcome) } : {}),
     });
+    this.#labels.set(id, labels);
     this.#maps.set(id, map);
     return map.view();
   }
@@ -82,6 +90,15 @@ export class MapManager {
     this.#require(workspace, id).cancel('deleted');
   }
 
+  /** Each running map's inputs queued and running now, for the backlog gauges. */
+  *backlog(): Iterable<MapBacklog> {
+    for (const [id, map] of this.#maps) {
+      if (map.status !== 'running') continue;
+      const { inputs } = map.view();
+      yield { labels: this.#labels.get(id)!, queued: inputs.queued, running: inputs.running };
+    }
+  }
+
   /** svc is stopping: no timer is left (the runs' end cancelled the maps). */
   close(): void {
     for (const timer of this.#forget) clearTimeout(timer);
@@ -94,6 +111,7 @@ export class MapManager {
       this.#forget.delete(timer);
       this.#maps.get(id)?.close();
       this.#maps.delete(id);
+      this.#labels.delete(id);
     }, this.#options.retainMs ?? RETAIN_MS);
     timer.unref();
     this.#forget.add(timer);

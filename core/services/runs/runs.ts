@@ -287,6 +287,7 @@ export class RunManager {
     this.#options.leases.touch(id);
     run.holders.add(busy);
     return {
+      app: run.logKey.app,
       workload: run.workload,
       ended: run.stop.signal,
       release: () => {

@@ -52,6 +52,8 @@ export interface CallOptions {
 
 /** A map's hold on its run (RunManager.attach). */
 export interface RunAttachment {
+  /** The app the run's code is (its spec's name). */
+  readonly app: string;
   readonly workload: Workload;
   /** Aborted when the run ends (by its client, idle, svc stopping). */
   readonly ended: AbortSignal;
