@@ -91,6 +91,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     // Without Consul the routes and instances are what svc last knew: answers say so.
     staleSince: () => agents.consul?.outage()?.since ?? null,
     trustProxy: config.trustProxy,
+    deferral: workloads.deferral,
   });
   const role = (): ReplicaRole => state.leaderRole ?? (sync?.synced() ? 'following' : 'standby');
   const forward = createLeaderForward({ leaderAddress: () => state.leader?.leaderAddress() ?? null, self: () => state.self });

@@ -3,6 +3,10 @@
  * remote runs and their maps, API previews (ended when their clients leave them idle),
  * and the scheduled functions (run by the leader, or on Nomad by Nomad).
  */
+import { randomBytes } from 'node:crypto';
+import { acceptedCall, CALLBACK_HEADER } from '../http/api/calls.js';
+import { MAX_VALUE_BYTES } from '../model/store/types.js';
+import { createDeferredSender, type Deferral } from '../traffic/gateway/deferred.js';
 import { captureApi } from '../services/app-api/capture.js';
 import { createCodeBundles } from '../infra/bundles/service.js';
 import { installOf } from './backends.js';
@@ -56,6 +60,8 @@ export interface WorkloadServices {
   /** Spawned calls: the API's side and the leader's executor. */
   readonly calls: CallService;
   readonly callExecutor: CallExecutor;
+  /** Requests to workload URLs sent with `Prefer: respond-async`, kept as calls (the gateway's side). */
+  readonly deferral: Deferral;
 }
 
 export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): WorkloadServices {
@@ -94,13 +100,19 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     }),
     report: reportAs('PREVIEW'),
   });
-  const { calls, callExecutor } = buildCalls(wiring, deployments, runs);
-  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callExecutor };
+  const { calls, callExecutor, deferral } = buildCalls(wiring, deployments, runs);
+  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callExecutor, deferral };
 }
 
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */
-function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunManager): Pick<WorkloadServices, 'calls' | 'callExecutor'> {
-  const { config, options, controlPlane, metrics, reportAs } = wiring;
+function buildCalls(
+  wiring: Wiring,
+  deployments: DeploymentManager,
+  runs: RunManager,
+): Pick<WorkloadServices, 'calls' | 'callExecutor' | 'deferral'> {
+  const { config, options, controlPlane, metrics, state, reportAs } = wiring;
+  // Marks the deferred requests this process's leader sends to its own gateway (deferred.ts).
+  const deferredSecret = randomBytes(32).toString('hex');
   const records = new CallRecords(controlPlane.store, reportAs('CALL'));
   // svc's own addresses are refused as callback targets: its listener's, and its public URL's.
   const ownHosts = [config.host, ...(config.publicUrl === null ? [] : [new URL(config.publicUrl).hostname])];
@@ -116,6 +128,7 @@ function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunMan
     ended: (call) => calls?.ended(call),
     callbacks: delivery,
     sweep: () => calls!.sweep(),
+    sendRequest: createDeferredSender({ url: () => state.url, secret: deferredSecret, maxBodyBytes: DEFERRED_ANSWER_BYTES }),
   });
   calls = new CallService({
     records,
@@ -124,8 +137,21 @@ function buildCalls(wiring: Wiring, deployments: DeploymentManager, runs: RunMan
     callbacks: { guard, secretOf, due: (workspace, id) => delivery.due(workspace, id) },
     meter: metrics.work,
   });
-  return { calls, callExecutor };
+  const deferral: Deferral = {
+    secret: deferredSecret,
+    async keep({ entry, principal, request, callbackHeader }) {
+      const { workspace, app, stage } = entry.ref;
+      const callbackUrl = callbackHeader === undefined ? null : await calls!.checkCallback(workspace, callbackHeader, CALLBACK_HEADER);
+      const call = await calls!.defer({ workspace, principal, app, stage, workload: entry.workload, request, callbackUrl });
+      const answer = acceptedCall(call);
+      return { location: answer.headers.Location, body: answer.body };
+    },
+  };
+  return { calls, callExecutor, deferral };
 }
+
+/** The most of a deferred request's answer body kept: its outcome holds it in base64, within one state store value. */
+const DEFERRED_ANSWER_BYTES = Math.floor(((MAX_VALUE_BYTES - 16 * 1024) * 3) / 4);
 
 /** The deployment manager: it deploys units, and waits for the gateway to see them before it routes to them. */
 function buildDeployments(wiring: Wiring, needs: WorkloadNeeds, bundles: WorkloadServices['bundles']): DeploymentManager {

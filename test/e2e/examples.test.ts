@@ -307,8 +307,16 @@ describe('examples/ deployed on a real platform', function () {
       await watching;
       const ok = answers.filter((a) => a.status === 200);
       const refused = answers.filter((a) => a.status === 429);
-      assert.equal(ok.length, 12, '2 workers x concurrency 2 on the one healthy container, plus max_pending_tasks=8 waiting');
-      assert.equal(refused.length, 8);
+      const first = platform.driver.status(unit())[0]!.pid;
+      // 2 workers x concurrency 2 on the one healthy container, plus max_pending_tasks=8 waiting; on a loaded machine the
+      // burst's last requests may reach the gateway after a container forked from the zygote (~30 ms) took its slots.
+      const joined = ok.filter((a) => a.body.container_pid !== first).length;
+      assert.ok(
+        ok.length >= 12 && ok.length - 12 <= joined,
+        `12 admitted, and more only as new containers took them: ${ok.length}, ${joined} by new ones`,
+      );
+      assert.equal(refused.length, 20 - ok.length);
+      assert.ok(refused.length > 0, 'the rest of the burst was refused');
       for (const answer of refused) {
         assert.equal(answer.body.error?.code, 'queue_full');
         assert.equal(answer.retryAfter, '1');

@@ -31,3 +31,32 @@ export async function waitNoneMatching(marker: string, timeoutMs: number): Promi
   }
   return left;
 }
+
+/**
+ * The matching processes but the image zygotes this process started: a zygote lives as long as
+ * its driver, and a container forked from it shows the zygote's command line too, so they are
+ * told apart by parent (a zygote's is this process; a forked container's is its zygote).
+ */
+export function containerPidsMatching(marker: string): number[] {
+  return pidsMatching(marker).filter((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return !(cmdline.includes('zygote') && parent === process.pid);
+    } catch {
+      return false; // it ended while we looked
+    }
+  });
+}
+
+/** Waits until no container process matches (zygotes left aside); returns those left when the time ran out. */
+export async function waitNoContainerMatching(marker: string, timeoutMs: number): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = containerPidsMatching(marker);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = containerPidsMatching(marker);
+  }
+  return left;
+}

@@ -7,7 +7,7 @@
 import { SvcError } from '../../model/errors.js';
 import { checkName } from '../../model/names.js';
 import { parseManifest } from '../../model/workload/resolve.js';
-import { CALL_ID_SOURCE } from '../../services/calls/types.js';
+import { CALL_ID_SOURCE, type CallView } from '../../services/calls/types.js';
 import { deployedFunctionCode } from '../../services/runs/deployed-function.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
 import { APP, answer, error, holding, idParameter, json, ref } from './openapi/shared.js';
@@ -29,7 +29,7 @@ const BAD_CALL_ID: Response = error('`bad_request`: the id is not a call id (`ca
 const NO_SUCH_CALL: Response = error("`not_found`: the workspace has no such call (another workspace's is not found either).");
 const CALLBACK_REFUSAL =
   'a callback URL svc cannot use (not http or https, not absolute, over 2048 characters, a host that does not resolve) or refuses against server-side request forgery (loopback, private, link-local, unique-local, or svc itself, unless the server allows `callbackAllowPrivate`)';
-const CALLBACK_HEADER = 'X-Svc-Callback-Url';
+export const CALLBACK_HEADER = 'X-Svc-Callback-Url';
 const SPAWN_REFUSALS = {
   404: error('`not_found`: no such deployed app, uploaded bundle or function (the hint lists the functions).'),
   413: error("`payload_too_large`: the arguments are over 512 KiB, or the body over the API's limit."),
@@ -37,6 +37,15 @@ const SPAWN_REFUSALS = {
 } as const;
 
 const accepted = (call: { id: string }) => ({ Location: `${API_PREFIX}/calls/${call.id}` });
+
+/** The 202 of a call kept to run later (spawned by id, or a deferred request): its id, where to poll it, its view. */
+export function acceptedCall(call: CallView): {
+  status: 202;
+  body: { call_id: string; status_url: string; call: CallView };
+  headers: { Location: string };
+} {
+  return { status: 202, body: { call_id: call.id, status_url: `${API_PREFIX}/calls/${call.id}`, call }, headers: accepted(call) };
+}
 
 export const callRoutes: readonly ApiRoute[] = [
   {
@@ -122,8 +131,7 @@ export const callRoutes: readonly ApiRoute[] = [
         input: Buffer.from(JSON.stringify(body)),
         callbackUrl,
       });
-      const statusUrl = `${API_PREFIX}/calls/${call.id}`;
-      return { status: 202, body: { call_id: call.id, status_url: statusUrl, call }, headers: accepted(call) };
+      return acceptedCall(call);
     },
   },
   {

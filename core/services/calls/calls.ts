@@ -9,12 +9,21 @@ import { EventEmitter } from 'node:events';
 import { SvcError } from '../../model/errors.js';
 import type { Principal } from '../../model/principal.js';
 import { MAX_VALUE_BYTES } from '../../model/store/types.js';
-import type { AppSpec } from '../../model/workload/types.js';
+import type { AppSpec, Workload } from '../../model/workload/types.js';
 import { functionOf } from '../runs/runs.js';
 import type { CallRecords } from './call-records.js';
 import type { CallbackGuard } from './callback-url.js';
 import { callView } from './call-view.js';
-import { type CallEncoding, type CallRecord, type CallStatus, type CallTarget, type CallView, ENDED, type FinalFrame } from './types.js';
+import {
+  type CallEncoding,
+  type CallRecord,
+  type CallStatus,
+  type CallTarget,
+  type CallView,
+  type DeferredRequest,
+  ENDED,
+  type FinalFrame,
+} from './types.js';
 
 /** How long the outcome of an ended call is kept, unless the operator says otherwise. */
 export const DEFAULT_CALL_RESULT_TTL_SECONDS = 24 * 60 * 60;
@@ -47,6 +56,18 @@ export interface SpawnRequest {
   readonly encoding: CallEncoding;
   readonly input: Buffer;
   /** Where the outcome is POSTed once the call ended, as `checkCallback` gave it; absent: nowhere. */
+  readonly callbackUrl?: string | null;
+}
+
+/** A request to a workload URL to send later (`Prefer: respond-async`), as the gateway found it. */
+export interface DeferRequest {
+  readonly workspace: string;
+  readonly principal: Principal | null;
+  readonly app: string;
+  /** The stage whose URL it went to: `deployed`, or a preview's. */
+  readonly stage: string;
+  readonly workload: Workload;
+  readonly request: DeferredRequest;
   readonly callbackUrl?: string | null;
 }
 
@@ -83,16 +104,56 @@ export class CallService {
         { hint: 'Pass a name or a URL of large data (a file the function can read) rather than the data itself.' },
       );
     }
+    return this.#create(request, {
+      app: request.spec.name,
+      function: request.function,
+      workload,
+      target: request.target,
+      encoding: request.encoding,
+    });
+  }
+
+  /**
+   * Records a request to a workload URL sent with `Prefer: respond-async` (its access already
+   * checked by the gateway), for the leader to send to that URL; `payload_too_large` when it
+   * cannot be kept.
+   */
+  async defer(request: DeferRequest): Promise<CallView> {
+    const input = Buffer.from(JSON.stringify(request.request));
+    if (input.length > MAX_VALUE_BYTES) {
+      throw new SvcError(
+        'payload_too_large',
+        `the request is ${input.length} bytes as svc keeps it (its body in base64); a request sent with Prefer: respond-async may take at most ${MAX_VALUE_BYTES} bytes (512 KiB).`,
+        { hint: 'Send a smaller body (a name or a URL of large data), or send the request without Prefer: respond-async.' },
+      );
+    }
+    return this.#create(
+      { ...request, input },
+      {
+        app: request.app,
+        function: request.workload.name,
+        workload: request.workload,
+        target: { kind: 'url', stage: request.stage },
+        encoding: 'request',
+      },
+    );
+  }
+
+  /** The call's record and input in the state store before the answer; then the leader is told. */
+  async #create(
+    request: Pick<SpawnRequest, 'workspace' | 'principal' | 'input' | 'callbackUrl'>,
+    what: { app: string; function: string; workload: Workload; target: CallTarget; encoding: CallEncoding },
+  ): Promise<CallView> {
     const record: CallRecord = {
       id: `call-${randomBytes(10).toString('hex')}`,
       workspace: request.workspace,
-      app: request.spec.name,
-      function: request.function,
-      target: request.target,
-      encoding: request.encoding,
+      app: what.app,
+      function: what.function,
+      target: what.target,
+      encoding: what.encoding,
       status: 'queued',
       attempt: 0,
-      maxAttempts: (workload.retries?.maxRetries ?? 0) + 1,
+      maxAttempts: (what.workload.retries?.maxRetries ?? 0) + 1,
       createdAt: this.#now().toISOString(),
       startedAt: null,
       endedAt: null,

@@ -13,7 +13,7 @@ import type { CallOptions } from '../runs/types.js';
 import type { CallRecords } from './call-records.js';
 import { errorFrameOf, readFinalFrame } from './final-frame.js';
 import type { RunPool } from './run-pool.js';
-import type { CallError, CallRecord, FinalFrame } from './types.js';
+import type { CallError, CallRecord, DeferredRequest, FinalFrame, StoredResponse } from './types.js';
 
 /** How often the leader removes outcomes past their retention. */
 const SWEEP_EVERY_MS = 60_000;
@@ -29,6 +29,8 @@ export interface CallExecutorOptions {
   readonly callbacks?: { lead(): void; stop(): void };
   /** Removes old outcomes (CallService.sweep): run once a minute while leading. */
   readonly sweep?: () => Promise<void>;
+  /** Sends a deferred request (`Prefer: respond-async`) to its URL through svc's gateway, and reads the whole answer. */
+  readonly sendRequest?: (request: DeferredRequest, signal: AbortSignal) => Promise<StoredResponse>;
   /** Calls running at once, across functions (each function's own capacity still applies). */
   readonly maxConcurrent?: number;
   readonly now?: () => Date;
@@ -160,6 +162,7 @@ export class CallExecutor {
    * time-out (the executor's `maxConcurrent` bounds how many wait).
    */
   async #attempt(call: CallRecord, input: Buffer, signal: AbortSignal): Promise<FinalFrame> {
+    if (call.encoding === 'request') return this.#send(JSON.parse(input.toString('utf8')) as DeferredRequest, signal);
     const options: CallOptions = {
       maxPending: Number.MAX_SAFE_INTEGER,
       waitTimeout: false,
@@ -177,6 +180,38 @@ export class CallExecutor {
         this.#options.pool.forget(runId);
       }
     }
+  }
+
+  /** One attempt of a deferred request: svc's own failure to send it (no gateway, a broken connection) is an error frame. */
+  async #send(request: DeferredRequest, signal: AbortSignal): Promise<FinalFrame> {
+    const send = this.#options.sendRequest;
+    if (send === undefined) return errorFrameOf(new SvcError('internal', 'this server sends no deferred requests'));
+    try {
+      return responseFrame(await send(request, signal));
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      return errorFrameOf(
+        isSvcError(error) ? error : new SvcError('upstream_unreachable', `svc could not send the request: ${(error as Error).message}`),
+      );
+    }
+  }
+}
+
+/** A deferred request's answer as its final frame: a 5xx (the handler raised, or svc could not serve it) ends the call `failed`. */
+function responseFrame(response: StoredResponse): FinalFrame {
+  if (response.status < 500) return { type: 'result', response };
+  // svc's own 5xx (no_capacity, worker_crashed, …) carries its code; a handler's own has none.
+  const code = svcErrorCode(Buffer.from(response.body, 'base64').toString('utf8'));
+  const exception = code === null ? `the workload answered ${response.status}` : `svc answered ${response.status} ${code}`;
+  return { type: 'error', ...(code === null ? {} : { code }), exception, pickle: null, traceback: null, response };
+}
+
+function svcErrorCode(body: string): string | null {
+  try {
+    const code: unknown = (JSON.parse(body) as { error?: { code?: unknown } } | null)?.error?.code;
+    return typeof code === 'string' ? code : null;
+  } catch {
+    return null;
   }
 }
 

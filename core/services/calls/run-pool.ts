@@ -2,7 +2,7 @@
  * The remote runs spawned calls go through: one per workspace, code and function, started on the
  * first call that needs it and kept while calls come (it idles out otherwise, as any run does).
  */
-import { isSvcError } from '../../model/errors.js';
+import { isSvcError, SvcError } from '../../model/errors.js';
 import { parseManifest } from '../../model/workload/resolve.js';
 import { deployedFunctionCode, type DeployedApps, type DeployedFunctionCode } from '../runs/deployed-function.js';
 import type { RunManager } from '../runs/runs.js';
@@ -59,6 +59,8 @@ export class RunPool {
   /** The code the call runs now: a deployed app's current version (`not_found`, `app_paused` when it cannot run), or the uploaded one. */
   #code(call: CallRecord): RunCode {
     if (call.target.kind === 'deployed') return deployedFunctionCode(call.target.app, call.function, call.workspace, this.#deployments);
+    // The executor sends a deferred request to its URL; it never asks for a run.
+    if (call.target.kind === 'url') throw new SvcError('internal', `the call ${call.id} is a request to a URL, not a function's call`);
     return { spec: parseManifest(call.target.manifest), bundle: call.target.bundle, secretScope: undefined };
   }
 

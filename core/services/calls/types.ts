@@ -4,6 +4,8 @@
  * spawn answers; the leader runs it through a remote run and keeps its outcome for a while.
  */
 
+import type { StoredResponse } from '../../traffic/gateway/types.js';
+
 /** What a call id looks like (calls.ts makes them): `call-` and 20 hex digits. */
 export const CALL_ID_SOURCE = 'call-[0-9a-f]{20}';
 
@@ -20,16 +22,25 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export const ENDED: ReadonlySet<CallStatus> = new Set(['succeeded', 'failed', 'cancelled', 'expired']);
 
-/** The code a call runs: the deployed version of an app's function, or code uploaded with the call's manifest. */
+/**
+ * The code a call runs: the deployed version of an app's function, code uploaded with the call's
+ * manifest, or (a request sent with `Prefer: respond-async`) whatever serves the request's URL
+ * when svc sends it.
+ */
 export type CallTarget =
   | { readonly kind: 'deployed'; readonly app: string }
-  | { readonly kind: 'uploaded'; readonly manifest: unknown; readonly bundle: string };
+  | { readonly kind: 'uploaded'; readonly manifest: unknown; readonly bundle: string }
+  | { readonly kind: 'url'; readonly stage: string };
 
 /**
  * How the arguments came and the result goes: `pickle` (the Python client: the container's pickled
- * call protocol) or `json` (the HTTP API: a JSON object of arguments, the result as JSON).
+ * call protocol), `json` (the HTTP API: a JSON object of arguments, the result as JSON) or
+ * `request` (an HTTP request to an endpoint's URL, kept as a `DeferredRequest`; the outcome is
+ * the endpoint's answer, a `StoredResponse`).
  */
-export type CallEncoding = 'pickle' | 'json';
+export type CallEncoding = 'pickle' | 'json' | 'request';
+
+export type { DeferredRequest, StoredResponse } from '../../traffic/gateway/types.js';
 
 export interface CallError {
   /** svc's error code (`worker_crashed`, `timeout`, …), or null when the function raised. */
@@ -88,11 +99,16 @@ export type CallView = Pick<
   readonly callback: CallbackState | null;
 };
 
-/** The last frame of a call that ended: `result` (with `pickle` or `json`) or `error`, as the container wrote it. */
+/**
+ * The last frame of a call that ended: `result` (with `pickle`, `json` or, for a deferred
+ * request, the workload's `response`) or `error`, as the container wrote it. A deferred request
+ * whose answer is a 5xx ended `error` and keeps that answer in `response` too.
+ */
 export interface FinalFrame {
   readonly type: 'result' | 'error';
   readonly pickle?: string | null;
   readonly json?: unknown;
+  readonly response?: StoredResponse;
   readonly code?: string;
   readonly exception?: string;
   readonly traceback?: string | null;

@@ -13,6 +13,8 @@ export interface AccessRequest {
   /** The request's URL, or how to parse it: then only a hook that reads `url` pays for the parse (svc's token check does not). */
   readonly url: URL | (() => URL);
   readonly transport: AuthRequest['transport'];
+  /** Check the token even on a public workload (a request it defers must have an owner who can read the outcome). */
+  readonly evenIfPublic?: boolean;
 }
 
 /** The principal, or a promise of it when a hook answered asynchronously (the request path awaits only then). */
@@ -27,7 +29,7 @@ export type Access = Principal | null | Promise<Principal | null>;
  */
 export function checkAccess(request: AccessRequest): Access {
   const { entry } = request;
-  if (entry && entry.workload.http?.authorized === false) return null;
+  if (entry && entry.workload.http?.authorized === false && !request.evenIfPublic) return null;
   const auth = authRequest(request);
   const found = request.plugins.firstNow('authenticate', auth);
   return found instanceof Promise ? found.then((principal) => judge(request, auth, principal)) : judge(request, auth, found);

@@ -13,6 +13,7 @@ import { hostMiddleware, requestUrl } from './request-url.js';
 import type { ErrorReporter } from './respond-error.js';
 import type { RouteTable } from './route-table.js';
 import type { GatewayState, RawRoute } from './types.js';
+import type { Deferral } from './deferred.js';
 import { createWorkloadHandler } from './workload-handler.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
@@ -35,6 +36,8 @@ export interface GatewayOptions {
   readonly trustProxy?: boolean;
   /** Counts requests to workload URLs (`/metrics`). */
   readonly metrics?: PlatformMetrics;
+  /** Takes `Prefer: respond-async` on workload URLs (deferred.ts). */
+  readonly deferral?: Deferral;
 }
 
 export interface Gateway {
@@ -88,6 +91,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         trustProxy: options.trustProxy ?? false,
         ...(staleSince ? { staleSince } : {}),
         ...(options.metrics ? { metrics: options.metrics } : {}),
+        ...(options.deferral ? { deferral: options.deferral } : {}),
       },
       fallback,
     ),

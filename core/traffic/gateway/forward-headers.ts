@@ -25,7 +25,15 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Request headers the gateway sets itself. */
-const REPLACED = new Set(['x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-prefix']);
+// x-svc-deferred (deferred.ts) is svc's own mark between its leader and its gateway: never a container's to see.
+const REPLACED = new Set([
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-forwarded-prefix',
+  'x-svc-deferred',
+]);
 
 const AUTHORIZATION: ReadonlySet<string> = new Set(['authorization']);
 

@@ -48,3 +48,23 @@ export interface GatewayState {
 export type { Admission, Slot, UnitSupervisor } from './admission.js';
 export type { HostTaken, RouteTable } from './route-table.js';
 export type { UpstreamPools } from './proxy.js';
+
+/** A request to a workload URL sent with `Prefer: respond-async`: what svc sends for it later. */
+export interface DeferredRequest {
+  readonly method: string;
+  /** `/path?query`, as the client sent it. */
+  readonly target: string;
+  /** The headers as the gateway forwards them (never the platform's token, nor the Prefer header), flat `[name, value, …]`. */
+  readonly headers: readonly string[];
+  /** The body, base64. */
+  readonly body: string;
+}
+
+/** A workload's answer to a deferred request, as kept in the call's outcome. */
+export interface StoredResponse {
+  readonly status: number;
+  /** Its headers, flat `[name, value, …]`, hop-by-hop ones left out. */
+  readonly headers: readonly string[];
+  /** Its body, base64. */
+  readonly body: string;
+}

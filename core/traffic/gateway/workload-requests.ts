@@ -4,12 +4,15 @@
  * and streamed to a container and back, with no framework in between.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { SvcError } from '../../model/errors.js';
 import type { PlatformMetrics } from '../../infra/metrics/platform-metrics.js';
 import type { PluginHost } from '../../infra/plugin/host.js';
 import { checkAccess, type Access } from './access.js';
 import { callLimitOf } from '../../model/call-timeout.js';
 import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
+import { type Deferral, prefersAsync, sentBySvc, withoutPrefer } from './deferred.js';
 import { forwardedFor, protocolOf } from './client-origin.js';
 import type { DomainRouting } from './domain-route.js';
 import { Exchange } from './exchange.js';
@@ -36,6 +39,8 @@ export interface WorkloadHandlerOptions {
   readonly trustProxy?: boolean;
   /** Counts each request in its workload's metrics. */
   readonly metrics?: PlatformMetrics;
+  /** Takes `Prefer: respond-async` (deferred.ts); without it the preference is ignored, as RFC 7240 allows. */
+  readonly deferral?: Deferral;
 }
 
 /** `X-Svc-Routes: stale; since=<ISO time>`: the answer came by routes and instances svc knew at that time. */
@@ -86,6 +91,10 @@ export class WorkloadRequests {
       // Before anything else is answered: that would mean reading (and discarding) the whole body.
       checkContentLength(head.contentLength, req, res, this.#maxBodyBytes);
       const checked = this.#check(req, head, target, first);
+      if (this.#defers(req, first)) {
+        this.#defer(req, exchange, head, first, target, checked).catch((error: unknown) => this.#answerError(exchange, path, error));
+        return;
+      }
       if (!(checked instanceof Promise)) {
         const slot = this.#options.admission.tryEnter(first.entry.unit);
         if (slot !== null) return this.#send(req, exchange, head, first, slot, search);
@@ -116,7 +125,8 @@ export class WorkloadRequests {
   #check(req: IncomingMessage, head: RequestHead, target: string, match: RouteMatch): Access {
     const { entry } = match;
     let access: Access = null;
-    if (entry.workload.http?.authorized !== false) {
+    // A deferred request svc sends now had its access checked when it was deferred.
+    if (entry.workload.http?.authorized !== false && !sentBySvc(req.headers, this.#options.deferral?.secret)) {
       // The Host is checked already; the target is origin-form: the parse cannot fail, so it may wait until read.
       const url = () => parseRequestUrl(protocolOf(req, this.#options.trustProxy), head.host, target);
       access = checkAccess({ plugins: this.#options.plugins, entry, headers: req.headers, url, transport: 'http' });
@@ -171,6 +181,68 @@ export class WorkloadRequests {
     this.#send(req, exchange, head, match, slot, search);
   }
 
+  /**
+   * Whether to keep the request as a call: it asks `Prefer: respond-async`, svc is not sending it
+   * now, and its outcome has a reader (a public workload called without a token answers at once).
+   */
+  #defers(req: IncomingMessage, match: RouteMatch): boolean {
+    const deferral = this.#options.deferral;
+    if (deferral === undefined || !prefersAsync(req.headers) || sentBySvc(req.headers, deferral.secret)) return false;
+    return match.entry.workload.http?.authorized !== false || req.headers.authorization !== undefined;
+  }
+
+  /** Keeps the request as a call to send later, and answers 202 with where to poll it. */
+  async #defer(
+    req: IncomingMessage,
+    exchange: Exchange,
+    head: RequestHead,
+    match: RouteMatch,
+    target: string,
+    checked: Access,
+  ): Promise<void> {
+    const { entry } = match;
+    if (entry.workload.kind === 'realtime') {
+      throw new SvcError(
+        'bad_request',
+        `${entry.workload.name} is a realtime workload: its URL holds a WebSocket open, which cannot be answered later.`,
+        { hint: 'Send Prefer: respond-async to the URL of an endpoint or an ASGI app.' },
+      );
+    }
+    const principal = entry.workload.http?.authorized === false ? await this.#owner(req, head, target, match) : await checked;
+    const method = req.method!;
+    const body = BODYLESS.has(method) ? Buffer.alloc(0) : await readAll(countedBody(req, exchange.response, this.#maxBodyBytes));
+    const callback = req.headers['x-svc-callback-url'];
+    const kept = await this.#options.deferral!.keep({
+      entry,
+      principal,
+      request: { method, target, headers: withoutPrefer(head.forward), body: body.toString('base64') },
+      callbackHeader: Array.isArray(callback) ? callback[0] : callback,
+    });
+    exchange.response
+      .writeHead(202, {
+        'content-type': 'application/json; charset=utf-8',
+        location: kept.location,
+        'preference-applied': 'respond-async',
+        'x-request-id': exchange.requestId,
+      })
+      .end(JSON.stringify(kept.body));
+  }
+
+  /** Who sends a request to a public workload, by its token: the outcome of a deferred one is theirs to read. */
+  #owner(req: IncomingMessage, head: RequestHead, target: string, match: RouteMatch): Access {
+    const url = () => parseRequestUrl(protocolOf(req, this.#options.trustProxy), head.host, target);
+    const owner = checkAccess({
+      plugins: this.#options.plugins,
+      entry: match.entry,
+      headers: req.headers,
+      url,
+      transport: 'http',
+      evenIfPublic: true,
+    });
+    withoutAuthorization(head);
+    return owner;
+  }
+
   /** The request goes to the slot's container, with the gateway's own headers. */
   #send(req: IncomingMessage, exchange: Exchange, head: RequestHead, match: RouteMatch, slot: Slot, search: string): void {
     exchange.hold(slot, this.#crashCause);
@@ -206,4 +278,10 @@ export class WorkloadRequests {
 function checkRoute(match: RouteMatch, method: string): void {
   if (match.entry.offline) throw match.entry.offline;
   checkRouteAndMethod(match.entry, match.rest, method);
+}
+
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }

@@ -784,8 +784,25 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: 'object',
         required: ['type'],
         description:
-          "The call's last frame as its container wrote it: `result` with `pickle` (a pickled call) or `json` (a JSON call), or `error` with `exception`, `traceback`, `pickle` and, for svc's own failures, `code`.",
-        properties: { type: { type: 'string', enum: ['result', 'error'] } },
+          "The call's last frame as its container wrote it: `result` with `pickle` (a pickled call), `json` (a JSON call) or `response` (a request sent with `Prefer: respond-async`), or `error` with `exception`, `traceback`, `pickle` and, for svc's own failures, `code` (a deferred request answered 5xx keeps that `response` too).",
+        properties: {
+          type: { type: 'string', enum: ['result', 'error'] },
+          response: {
+            type: 'object',
+            required: ['status', 'headers', 'body'],
+            additionalProperties: false,
+            description: "A deferred request's answer, as the workload gave it.",
+            properties: {
+              status: { type: 'integer', minimum: 100, maximum: 599 },
+              headers: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'Flat `[name, value, …]`, in order, repeated names kept; hop-by-hop ones left out.',
+              },
+              body: { type: 'string', contentEncoding: 'base64' },
+            },
+          },
+        },
       },
     },
   },

@@ -11,7 +11,7 @@ import { loadManifest } from '../../../../core/infra/manifest-loader/load.js';
 import { socketBase } from '../../../../core/infra/scheduler/local/socket-dir.js';
 import { apiClient } from '../../http/api/client.js';
 import { testConfig } from '../../../helpers/config.js';
-import { pidsMatching, waitNoneMatching } from '../../../helpers/processes.js';
+import { containerPidsMatching, waitNoContainerMatching, waitNoneMatching } from '../../../helpers/processes.js';
 import { until } from '../../../helpers/until.js';
 import { deployHalt, gate, haltApp, SHUTDOWN_WAIT_MS } from './shutdown-helpers.js';
 import { localDriverOf } from '../../../helpers/local-driver.js';
@@ -100,14 +100,15 @@ describe('svc stopping with deployments (real containers)', function () {
       deploying.catch(() => {});
       // Its container runs (its on_start sleeps): the deploy waits for it to become healthy.
       const { socketDir } = localDriverOf(platform);
-      await until('the deploy to start its container', () => starting && pidsMatching(socketDir).length > 0, SHUTDOWN_WAIT_MS);
+      await until('the deploy to start its container', () => starting && containerPidsMatching(socketDir).length > 0, SHUTDOWN_WAIT_MS);
 
       await platform.deployments.shutdown();
-      assert.deepEqual(await waitNoneMatching(localDriverOf(platform).socketDir, 5_000), [], 'the container the deploy started is stopped');
+      // The image's zygote stays until the platform closes; the container forked from it stops now.
+      assert.deepEqual(await waitNoContainerMatching(socketDir, 5_000), [], 'the container the deploy started is stopped');
       await assert.rejects(deploying, { code: 'shutting_down' });
       assert.equal(platform.deployments.get(halt), null, 'the cut deploy recorded nothing');
       await assert.rejects(platform.deployments.deploy(request), { code: 'shutting_down' });
-      assert.deepEqual(pidsMatching(localDriverOf(platform).socketDir), [], 'a refused deploy starts nothing');
+      assert.deepEqual(containerPidsMatching(socketDir), [], 'a refused deploy starts nothing');
       assert.deepEqual(reports, []);
     } finally {
       slow.restore();
