@@ -23,13 +23,7 @@ export function pidsMatching(marker: string): number[] {
 
 /** Polls until no process matches, or the timeout passes; returns what is left. */
 export async function waitNoneMatching(marker: string, timeoutMs: number): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = pidsMatching(marker);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    left = pidsMatching(marker);
-  }
-  return left;
+  return waitUntilNone(() => pidsMatching(marker), timeoutMs);
 }
 
 /**
@@ -52,11 +46,15 @@ export function containerPidsMatching(marker: string): number[] {
 
 /** Waits until no container process matches (zygotes left aside); returns those left when the time ran out. */
 export async function waitNoContainerMatching(marker: string, timeoutMs: number): Promise<number[]> {
+  return waitUntilNone(() => containerPidsMatching(marker), timeoutMs);
+}
+
+async function waitUntilNone(pids: () => number[], timeoutMs: number): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
-  let left = containerPidsMatching(marker);
+  let left = pids();
   while (left.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    left = containerPidsMatching(marker);
+    left = pids();
   }
   return left;
 }

@@ -8,7 +8,8 @@
  *   `/_svc/health` (alive) and the signed bundle downloads still answer.
  * - `following`: another replica leads. Workload requests that match the
  *   route table copied from the leader are served here (admission, the
- *   Consul registry's instances); everything else — the API, the dashboard,
+ *   Consul registry's instances), but those with `Prefer: respond-async`,
+ *   which the leader keeps and sends; everything else — the API, the dashboard,
  *   the device flow, bundle downloads, unknown paths — goes to the leader
  *   (leader-forward.ts).
  * - `starting` (the leader restores its deployments; requests go through, as
@@ -29,6 +30,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SvcError } from '../../model/errors.js';
+import { prefersAsync } from '../gateway/deferred.js';
 import { writeRawError } from '../gateway/raw-error.js';
 import { pathOf, respondError } from '../gateway/respond-error.js';
 import type { RouteTable } from '../gateway/route-table.js';
@@ -85,7 +87,8 @@ export function createReplicaGate(options: ReplicaGateOptions): ReplicaGate {
       }
       if (role === 'starting' || role === 'ready' || path === HEALTH_PATH) return false;
       if (role === 'following' || role === 'stranded') {
-        if (routes.match(path, req.headers.host) !== null) return false;
+        // A request to answer later is kept and sent by the leader: a follower hands it on (deferred.ts).
+        if (routes.match(path, req.headers.host) !== null && !(role === 'following' && prefersAsync(req.headers))) return false;
         if (role === 'following') forward.handle(req, res);
         else respondError(res, strandedError(options.outages?.().consul), undefined, () => {});
         return true;

@@ -30,6 +30,7 @@ from ._cgroup import CgroupError, cgroup_files, join_cgroup
 from ._exit import signal_name
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
 from ._frames import FrameStream, FrameWriter, LinePump
+from ._held_signals import fork_holding_stop_signals, release_in_child
 from ._reaping import reaped
 from ._startup import EXIT_SERVER_FAILED, say
 
@@ -148,11 +149,11 @@ class ForkServer:
                 return
             for stream in (sys.stdout, sys.stderr):
                 stream.flush()
-            pid = os.fork()
+            pid, held = fork_holding_stop_signals()
             if pid == 0:
                 code = EXIT_SERVER_FAILED
                 try:
-                    code = self._become_container(conn, container, request, cgroup)
+                    code = self._become_container(conn, container, request, cgroup, held)
                 except BaseException:
                     traceback.print_exc()
                 finally:
@@ -160,11 +161,12 @@ class ForkServer:
             self.children[pid] = container
         # The parent's copy is closed here: the connection now ends exactly when the container does.
 
-    def _become_container(self, conn: socket.socket, container: str, request: Any, cgroup: list[str]) -> int:
+    def _become_container(
+        self, conn: socket.socket, container: str, request: Any, cgroup: list[str], held: set[int | signal.Signals]
+    ) -> int:
         os.setsid()  # its own session and process group: the platform stops it with kill(-pid)
         signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, signal.SIG_DFL)
+        release_in_child(held)
         for fd in [*self._server_fds, *([self.events.fd] if self.events.fd is not None else [])]:
             close_quietly(fd)
         replace_stdin()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._fds import at_eof, close_quietly, drain, replace_stdin, wake_pipe
+from ._held_signals import fork_holding_stop_signals, release_in_child
 from ._reaping import reaped
 from ._startup import EXIT_SERVER_FAILED, say
 from ._timeouts import EXIT_TIMED_OUT
@@ -172,16 +173,15 @@ class Supervisor:
     def _spawn(self, slot: Slot) -> None:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        pid = os.fork()
+        pid, held = fork_holding_stop_signals()
         if pid == 0:
-            self._in_child(slot)
+            self._in_child(slot, held)
         slot.pid, slot.started_at, slot.ready, slot.restart_at = pid, self._clock(), False, None
 
-    def _in_child(self, slot: Slot) -> None:
+    def _in_child(self, slot: Slot, held: set[int | signal.Signals]) -> None:
         try:
             signal.set_wakeup_fd(-1)
-            for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
-                signal.signal(signum, signal.SIG_DFL)
+            release_in_child(held)
             for fd in [*self._own_fds, *self._private_fds, *self._watch]:
                 close_quietly(fd)
             if self._lifeline_fd is not None and self._lifeline_fd > 2:

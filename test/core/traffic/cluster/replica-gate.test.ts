@@ -96,4 +96,17 @@ describe('replica gate: roles, /_svc/ready and stale routes', () => {
     assert.equal(await (await fetch(`${base}/api/v1/apps`)).text(), 'forwarded');
     assert.deepEqual(forwarded, ['/api/v1/apps']);
   });
+
+  it('a follower serves a workload URL itself, but hands one with Prefer: respond-async to the leader, which keeps and sends it', async () => {
+    role = 'following';
+    assert.equal(await (await fetch(`${base}/default/app/hello`)).text(), 'gateway');
+    assert.equal(await (await fetch(`${base}/default/app/hello`, { headers: { prefer: 'respond-async, wait=5' } })).text(), 'forwarded');
+    assert.deepEqual(forwarded, ['/default/app/hello']);
+    role = 'stranded';
+    assert.equal(
+      await (await fetch(`${base}/default/app/hello`, { headers: { prefer: 'respond-async' } })).text(),
+      'gateway',
+      'no leader to hand it to',
+    );
+  });
 });
