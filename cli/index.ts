@@ -538,7 +538,8 @@ declareCommand(prog, 'app export <app>', {
 });
 
 declareCommand(prog, 'call', {
-  describe: 'Spawned calls, one by one: svc call get <id>, svc call wait <id>, svc call cancel <id> (svc app calls <app> lists them).',
+  describe:
+    'Spawned calls, one by one: svc call get <id>, svc call wait <id>, svc call logs <id>, svc call cancel <id> (svc app calls <app> lists them).',
   examples: ['call get call-5f0c2d9e8b7a61403f2e', 'call wait call-5f0c2d9e8b7a61403f2e --timeout 60'],
   action: () => prog.help('call'),
 });
@@ -560,6 +561,15 @@ declareCommand(prog, 'call wait <id>', {
     run(async (context) => (await import('./commands/call.js')).callWait(context, String(id), { timeout: text(flags.timeout) }), {
       stoppable: true,
     }),
+});
+
+declareCommand(prog, 'call logs <id>', {
+  describe:
+    "Print what a spawned call printed, every attempt, its stdout lines on stdout and its stderr lines on stderr (the last 256 KiB; a running call's so far).",
+  flags: [['json', 'Print {"lines": […], "dropped": n} as the API answers it']],
+  examples: ['call logs call-5f0c2d9e8b7a61403f2e', 'call logs call-5f0c2d9e8b7a61403f2e --json'],
+  action: (id: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/call.js')).callLogs(context, String(id), { json: flags.json === true })),
 });
 
 declareCommand(prog, 'call cancel <id>', {

@@ -1,10 +1,10 @@
 /**
- * `svc call get | cancel | wait <id>`: one spawned call (`/api/v1/calls/:id`). `wait` holds
+ * `svc call get | cancel | wait | logs <id>`: one spawned call (`/api/v1/calls/:id`). `wait` holds
  * `GET …/outcome` with `Prefer: wait=…` until the call ends: exit 0 when it succeeded (a JSON
  * call's result on stdout), 1 when it failed, was cancelled or expired, 2 when --timeout passed.
  */
 import { SvcError } from '../../core/model/errors.js';
-import type { CallView, FinalFrame } from '../../core/services/calls/types.js';
+import type { CallLogs, CallView, FinalFrame } from '../../core/services/calls/types.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseDuration } from '../durations.js';
@@ -46,6 +46,27 @@ export async function callGet(context: CommandContext, id: string, flags: JsonFl
   ];
   if ('result' in call) fields.push(['result', JSON.stringify(call.result)]);
   for (const [name, value] of fields) out.result(`${name.padEnd(9)} ${value}`);
+}
+
+/** Its lines as it printed them: stdout's on stdout, stderr's on stderr; each attempt after the first is announced. */
+export async function callLogs(context: CommandContext, id: string, flags: JsonFlag = {}): Promise<void> {
+  const { client } = await connect(context);
+  const { out } = context;
+  const logs = await client.get<CallLogs>(`${callPath(id)}/logs`);
+  if (flags.json) {
+    out.result(JSON.stringify(logs, null, 2));
+    return;
+  }
+  if (logs.dropped > 0)
+    out.warn(`${logs.dropped} earlier line${logs.dropped === 1 ? ' was' : 's were'} left out: svc keeps a call's last 256 KiB`);
+  let attempt = logs.lines[0]?.attempt;
+  for (const { attempt: at, stream, line } of logs.lines) {
+    if (at !== attempt) out.step(`attempt ${at}`);
+    attempt = at;
+    if (stream === 'stderr') context.stderr.write(`${line}\n`);
+    else out.result(line);
+  }
+  if (logs.lines.length === 0) out.step(`${id} printed nothing (yet)`);
 }
 
 export async function callCancel(context: CommandContext, id: string): Promise<void> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { appCalls } from '../../cli/commands/app-calls.js';
-import { callCancel, callGet, callWait } from '../../cli/commands/call.js';
+import { callCancel, callGet, callLogs, callWait } from '../../cli/commands/call.js';
 import { sleep } from '../../cli/context.js';
 import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import { packageRoot } from '../../core/model/paths.js';
@@ -124,6 +124,25 @@ describe('CLI call commands against a real server', function () {
     assert.deepEqual(JSON.parse(json.stdout()).call.result, { x: 11, y: 12 });
     assert.equal((await rejectsWith(callGet(run().context, 'call-0123456789abcdef0123'))).code, 'not_found');
     assert.equal((await rejectsWith(callGet(run().context, 'nope'))).code, 'bad_request');
+  });
+
+  it('svc call logs prints what the call printed, stdout on stdout and stderr on stderr; --json as the API answers', async () => {
+    const id = await spawnJson('chatty', { lines: 2 });
+    await ended(id);
+    const shown = run();
+    await callLogs(shown.context, id);
+    assert.equal(shown.stdout(), 'line 0\nline 1\n');
+    assert.match(shown.stderr(), /^done printing$/m);
+    const json = run();
+    await callLogs(json.context, id, { json: true });
+    assert.deepEqual(
+      JSON.parse(json.stdout()).lines.map((l: { stream: string; line: string }) => `${l.stream}: ${l.line}`),
+      ['stdout: line 0', 'stdout: line 1', 'stderr: done printing'],
+    );
+    const silent = run();
+    await callLogs(silent.context, await spawnJson('shift', { p: { x: 0, y: 0 } }));
+    assert.equal(silent.stdout(), '');
+    assert.equal((await rejectsWith(callLogs(run().context, 'call-0123456789abcdef0123'))).code, 'not_found');
   });
 
   it('svc call wait exits 0 with the JSON result, 1 when the call failed or was cancelled, 2 when --timeout passes first', async () => {

@@ -14,6 +14,7 @@ import type { ServerConfig } from '../../config/schema.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
+import { until as waitFor } from '../helpers/until.js';
 import { callRequests, uploadCallsFixture } from './call-helpers.js';
 import { pickledCall, unpickled } from './run-helpers.js';
 
@@ -107,6 +108,37 @@ describe('API: spawned calls', function () {
       json: { app: 'calls', function: 'square', input: pickledCall([5]).toString('base64') },
     });
     assert.equal(unpickled((await outcome(byApp.json.call.id)).json.frame.pickle), 25);
+  });
+
+  it("keeps what a call printed, stdout and stderr, and a running call's lines as they come", async () => {
+    const id = (await spawn('chatty', [3])).json.call.id;
+    assert.equal(unpickled((await outcome(id)).json.frame.pickle), 3);
+    const logs = await call('GET', `/api/v1/calls/${id}/logs`, { token: owner });
+    assert.equal(logs.status, 200, logs.text);
+    assert.deepEqual(logs.json, {
+      lines: [
+        { attempt: 1, stream: 'stdout', line: 'line 0' },
+        { attempt: 1, stream: 'stdout', line: 'line 1' },
+        { attempt: 1, stream: 'stdout', line: 'line 2' },
+        { attempt: 1, stream: 'stderr', line: 'done printing' },
+      ],
+      dropped: 0,
+    });
+
+    const gate = path.join(tempDir('svc-gate-'), 'open');
+    const running = (await spawn('gated-once', [gate])).json.call.id;
+    const early = await waitFor("the running call's first line", async () => {
+      const answer = await call('GET', `/api/v1/calls/${running}/logs`, { token: owner });
+      return answer.json.lines.length > 0 && answer.json;
+    });
+    assert.deepEqual(early.lines, [{ attempt: 1, stream: 'stdout', line: `waiting for ${gate}` }]);
+    assert.equal((await statusOf(running)).status, 'running', 'read while it runs');
+    writeFileSync(gate, '');
+    assert.equal((await outcome(running)).status, 200);
+
+    const stranger = await tokenFor(platform, 'elsewhere');
+    const hidden = await call('GET', `/api/v1/calls/${id}/logs`, { token: stranger.secret });
+    assert.equal(hidden.status, 404, "another workspace's call is as unknown as one that never was");
   });
 
   it('cancels a call that has not ended, and says so to whoever waits for it; a call that ended cannot be cancelled', async () => {

@@ -180,6 +180,30 @@ export const callRoutes: readonly ApiRoute[] = [
     },
   },
   {
+    method: 'GET',
+    path: '/calls/:id/logs',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'getCallLogs',
+      summary:
+        "What a call printed, every attempt one after the other, as its container's log frames: the last 256 KiB of lines, written as they come (every 2 s) while it runs. `svc call logs` reads it.",
+      pathParameters: [CALL_ID],
+      responses: {
+        200: answer(
+          'Its lines so far (none before its first line, and none for a request sent with Prefer: respond-async).',
+          ref('CallLogs'),
+        ),
+        400: BAD_CALL_ID,
+        404: NO_SUCH_CALL,
+        410: error('`call_expired`: it ended longer ago than svc keeps outcomes, and its logs with them.'),
+      },
+    },
+    async handle({ params, principal }, services) {
+      return { status: 200, body: await services.calls.logs(principal.workspace, params.id!) };
+    },
+  },
+  {
     method: 'DELETE',
     path: '/calls/:id',
     auth: 'token',

@@ -70,7 +70,7 @@ export interface ApiServices {
   /** Largest bundle upload, in bytes (the size of the tar.gz). */
   readonly maxBundleBytes: number;
   /** Spawned calls: recorded, run by the leader, kept for a while. */
-  readonly calls: Pick<CallService, 'spawn' | 'checkCallback' | 'get' | 'list' | 'outcome' | 'cancel'>;
+  readonly calls: Pick<CallService, 'spawn' | 'checkCallback' | 'get' | 'list' | 'outcome' | 'logs' | 'cancel'>;
   /** Remote runs of functions, and previews. */
   readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
   /** Maps of remote runs: a function called once per input, inputs and outputs streamed. */

@@ -1,17 +1,18 @@
 /**
  * Spawned calls in the state store: the record at `calls/<workspace>/<id>`, the pickled or JSON
- * input at `call-inputs/<workspace>/<id>` and the final frame at `call-outcomes/<workspace>/<id>`,
- * each within the store's value limit. Changes of status are compare-and-set on the record, so
+ * input at `call-inputs/<workspace>/<id>`, the final frame at `call-outcomes/<workspace>/<id>` and
+ * what it printed at `call-logs/<workspace>/<id>`, each within the store's value limit. Changes of status are compare-and-set on the record, so
  * a call is started once per attempt and ends once, whichever replica or restart writes.
  */
 import { SvcError } from '../../model/errors.js';
 import { getJson, type JsonEntry, putJson } from '../../model/store/json.js';
 import type { StateStore } from '../../model/store/types.js';
-import type { CallRecord, FinalFrame } from './types.js';
+import type { CallLogs, CallRecord, FinalFrame } from './types.js';
 
 const RECORDS = 'calls/';
 const INPUTS = 'call-inputs/';
 const OUTCOMES = 'call-outcomes/';
+const LOGS = 'call-logs/';
 
 export class CallRecords {
   readonly #store: StateStore;
@@ -62,10 +63,18 @@ export class CallRecords {
     return (await getJson(this.#store, `${OUTCOMES}${workspace}/${id}`, (value) => value as FinalFrame))?.value ?? null;
   }
 
-  /** Drops the input and the outcome, keeping the record (an expired call says it expired). */
+  async putLogs(workspace: string, id: string, logs: CallLogs): Promise<void> {
+    await putJson(this.#store, `${LOGS}${workspace}/${id}`, logs);
+  }
+
+  /** What the call printed so far; null before its first line. */
+  async logs(workspace: string, id: string): Promise<CallLogs | null> {
+    return (await getJson(this.#store, `${LOGS}${workspace}/${id}`, (value) => value as CallLogs))?.value ?? null;
+  }
+
+  /** Drops the input, the outcome and the logs, keeping the record (an expired call says it expired). */
   async dropPayloads(workspace: string, id: string): Promise<void> {
-    await this.#store.delete(`${INPUTS}${workspace}/${id}`);
-    await this.#store.delete(`${OUTCOMES}${workspace}/${id}`);
+    for (const prefix of [INPUTS, OUTCOMES, LOGS]) await this.#store.delete(`${prefix}${workspace}/${id}`);
   }
 
   async remove(workspace: string, id: string): Promise<void> {

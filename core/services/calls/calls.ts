@@ -16,6 +16,7 @@ import type { CallbackGuard } from './callback-url.js';
 import { callView } from './call-view.js';
 import {
   type CallEncoding,
+  type CallLogs,
   type CallRecord,
   type CallStatus,
   type CallTarget,
@@ -218,6 +219,13 @@ export class CallService {
       if (left <= 0 || signal.aborted) return { ended: false, call: this.#view(record, undefined) };
       await this.#ending(`${workspace}/${id}`, Math.min(left, 1000), signal);
     }
+  }
+
+  /** What the call printed so far, every attempt (empty before its first line); `call_expired` once its outcome is gone. */
+  async logs(workspace: string, id: string): Promise<CallLogs> {
+    const record = await this.#record(workspace, id);
+    if (this.#status(record) === 'expired') throw expiredError(id, this.#ttlMs);
+    return (await this.#options.records.logs(workspace, id)) ?? { lines: [], dropped: 0 };
   }
 
   /** Cancels a call that has not ended; `conflict` naming its status when it has. */

@@ -13,7 +13,8 @@ import type { CallOptions } from '../runs/types.js';
 import type { CallRecords } from './call-records.js';
 import { errorFrameOf, readFinalFrame } from './final-frame.js';
 import type { RunPool } from './run-pool.js';
-import type { CallError, CallRecord, DeferredRequest, FinalFrame, StoredResponse } from './types.js';
+import { CallLogTail } from './call-log-tail.js';
+import type { CallError, CallLogs, CallRecord, DeferredRequest, FinalFrame, StoredResponse } from './types.js';
 
 /** How often the leader removes outcomes past their retention. */
 const SWEEP_EVERY_MS = 60_000;
@@ -163,6 +164,23 @@ export class CallExecutor {
    */
   async #attempt(call: CallRecord, input: Buffer, signal: AbortSignal): Promise<FinalFrame> {
     if (call.encoding === 'request') return this.#send(JSON.parse(input.toString('utf8')) as DeferredRequest, signal);
+    const { records, report } = this.#options;
+    const write = (logs: CallLogs) => records.putLogs(call.workspace, call.id, logs);
+    const tail = new CallLogTail(await records.logs(call.workspace, call.id), call.attempt, write, report);
+    try {
+      return await this.#callRun(call, input, signal, (stream, line) => tail.add(stream, line));
+    } finally {
+      await tail.flush();
+    }
+  }
+
+  /** The attempt's final frame through a pooled run, its printed lines to `onLog`. */
+  async #callRun(
+    call: CallRecord,
+    input: Buffer,
+    signal: AbortSignal,
+    onLog: (stream: 'stdout' | 'stderr', line: string) => void,
+  ): Promise<FinalFrame> {
     const options: CallOptions = {
       maxPending: Number.MAX_SAFE_INTEGER,
       waitTimeout: false,
@@ -172,7 +190,7 @@ export class CallExecutor {
       let runId: string | null = null;
       try {
         runId = await this.#options.pool.runFor(call);
-        return await readFinalFrame(await this.#options.runs.call(call.workspace, runId, input, signal, call.id, options));
+        return await readFinalFrame(await this.#options.runs.call(call.workspace, runId, input, signal, call.id, options), onLog);
       } catch (error) {
         if (signal.aborted || !isSvcError(error)) throw signal.aborted ? signal.reason : error;
         // The pooled run idled out or was ended: start another, once.

@@ -113,3 +113,16 @@ export interface FinalFrame {
   readonly exception?: string;
   readonly traceback?: string | null;
 }
+
+/** One line a call printed, and the attempt that printed it. */
+export interface CallLogLine {
+  readonly attempt: number;
+  readonly stream: 'stdout' | 'stderr';
+  readonly line: string;
+}
+
+/** What a call printed, all attempts one after the other: its last lines, within a bound; `dropped` counts those left out before them. */
+export interface CallLogs {
+  readonly lines: readonly CallLogLine[];
+  readonly dropped: number;
+}

@@ -121,12 +121,23 @@ class Runtime:
             stderr=subprocess.PIPE,
             env=env,
         )
+        # Until it accepts a connection: the socket's file exists from its bind(), a moment before listen().
         deadline = time.monotonic() + 10
-        while not os.path.exists(self.socket):
+        while not self._accepts():
             if self.process.poll() is not None:
                 raise AssertionError(self.process.stderr.read().decode())
-            assert time.monotonic() < deadline, "the runtime did not bind its socket within 10 s"
+            assert time.monotonic() < deadline, "the runtime did not listen on its socket within 10 s"
             time.sleep(0.02)
+
+    def _accepts(self) -> bool:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(self.socket)
+            return True
+        except OSError:  # not bound yet, or bound and not listening
+            return False
+        finally:
+            probe.close()
 
     def connection(self) -> http.client.HTTPConnection:
         path = self.socket

@@ -806,6 +806,32 @@ export const schemas: Readonly<Record<string, Schema>> = {
       },
     },
   },
+  CallLogs: {
+    type: 'object',
+    required: ['lines', 'dropped'],
+    additionalProperties: false,
+    properties: {
+      lines: {
+        type: 'array',
+        description: 'Oldest first.',
+        items: {
+          type: 'object',
+          required: ['attempt', 'stream', 'line'],
+          additionalProperties: false,
+          properties: {
+            attempt: {
+              type: 'integer',
+              minimum: 1,
+              description: 'The attempt that printed it (a retry, or a run again after a restart of svc).',
+            },
+            stream: { type: 'string', enum: ['stdout', 'stderr'] },
+            line: { type: 'string', description: 'Without its line break; one over 16 KiB is cut, saying so.' },
+          },
+        },
+      },
+      dropped: { type: 'integer', minimum: 0, description: 'Earlier lines left out to keep the last 256 KiB.' },
+    },
+  },
   CallFrame: {
     description: "One line of a call's answer.",
     oneOf: [
