@@ -201,6 +201,8 @@ export class WorkloadRequests {
     checked: Access,
   ): Promise<void> {
     const { entry } = match;
+    // Access first, as for any request: a stranger learns nothing of the workload's kind.
+    const principal = entry.workload.http?.authorized === false ? await this.#owner(req, head, target, match) : await checked;
     if (entry.workload.kind === 'realtime') {
       throw new SvcError(
         'bad_request',
@@ -208,7 +210,6 @@ export class WorkloadRequests {
         { hint: 'Send Prefer: respond-async to the URL of an endpoint or an ASGI app.' },
       );
     }
-    const principal = entry.workload.http?.authorized === false ? await this.#owner(req, head, target, match) : await checked;
     const method = req.method!;
     const body = BODYLESS.has(method) ? Buffer.alloc(0) : await readAll(countedBody(req, exchange.response, this.#maxBodyBytes));
     const callback = req.headers['x-svc-callback-url'];
