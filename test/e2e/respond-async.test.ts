@@ -96,7 +96,7 @@ describe('Prefer: respond-async on workload URLs (real containers)', function ()
     assert.equal(JSON.parse(refused.body).error.code, 'invalid_arguments');
   });
 
-  it('refuses without keeping anything: no token on a protected URL, another workspace, a realtime URL, too large a body', async () => {
+  it('refuses without keeping anything: no token on a protected URL, another workspace, a realtime URL, a bad callback URL, too large a body', async () => {
     const before = (await calls('quickstart')).length;
     const post = (headers: Record<string, string>, body = '{"name":"x"}') =>
       fetch(url('quickstart', '/greet/greet'), {
@@ -114,6 +114,10 @@ describe('Prefer: respond-async on workload URLs (real containers)', function ()
     const error = ((await realtime.json()) as { error: { code: string; message: string } }).error;
     assert.equal(error.code, 'bad_request');
     assert.match(error.message, /talk is a realtime workload: its URL holds a WebSocket open/);
+
+    const badCallback = await post({ authorization: `Bearer ${owner}`, 'x-svc-callback-url': 'ftp://example.com/hook' });
+    assert.equal(badCallback.status, 400);
+    assert.match(((await badCallback.json()) as { error: { message: string } }).error.message, /X-Svc-Callback-Url/);
 
     const large = await post({ authorization: `Bearer ${owner}` }, JSON.stringify({ name: 'x'.repeat(600 * 1024) }));
     assert.equal(large.status, 413);

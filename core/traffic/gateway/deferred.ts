@@ -29,13 +29,6 @@ export function sentBySvc(headers: IncomingHttpHeaders, secret: string | undefin
   return secret !== undefined && headers[DEFERRED_HEADER] === secret;
 }
 
-/** The forwarded headers but Prefer: svc sends the request once, without asking for it to be deferred again. */
-export function withoutPrefer(flat: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < flat.length; i += 2) if (flat[i]!.toLowerCase() !== 'prefer') kept.push(flat[i]!, flat[i + 1]!);
-  return kept;
-}
-
 export interface DeferredSenderOptions {
   /** svc's own gateway (`http://127.0.0.1:7420`), known once it listens. */
   readonly url: () => string;

@@ -36,6 +36,7 @@ const REPLACED = new Set([
 ]);
 
 const AUTHORIZATION: ReadonlySet<string> = new Set(['authorization']);
+const PREFER: ReadonlySet<string> = new Set(['prefer']);
 
 /** Tokens of a Connection header that name no other header (already dropped anyway). */
 const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
@@ -104,6 +105,13 @@ export function requestHead(raw: readonly string[], keepLength: boolean): Reques
 /** Removes, in place, the platform's token: user code behind a protected URL never sees it. */
 export function withoutAuthorization(head: RequestHead): void {
   if (head.authorization) dropNames(head.forward, AUTHORIZATION);
+}
+
+/** A copy of the forwarded headers without Prefer: svc sends a deferred request once, not asking to defer it again. */
+export function withoutPrefer(head: RequestHead): string[] {
+  const kept = [...head.forward];
+  dropNames(kept, PREFER);
+  return kept;
 }
 
 /** What the gateway passes back of a container's answer. */

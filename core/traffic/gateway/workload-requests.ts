@@ -4,7 +4,7 @@
  * and streamed to a container and back, with no framework in between.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { SvcError } from '../../model/errors.js';
 import type { PlatformMetrics } from '../../infra/metrics/platform-metrics.js';
 import type { PluginHost } from '../../infra/plugin/host.js';
@@ -12,11 +12,11 @@ import { checkAccess, type Access } from './access.js';
 import { callLimitOf } from '../../model/call-timeout.js';
 import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
-import { type Deferral, prefersAsync, sentBySvc, withoutPrefer } from './deferred.js';
+import { type Deferral, prefersAsync, sentBySvc } from './deferred.js';
 import { forwardedFor, protocolOf } from './client-origin.js';
 import type { DomainRouting } from './domain-route.js';
 import { Exchange } from './exchange.js';
-import { withoutAuthorization, type RequestHead } from './forward-headers.js';
+import { withoutAuthorization, withoutPrefer, type RequestHead } from './forward-headers.js';
 import { checkHost } from './host-check.js';
 import type { UpstreamPools } from './proxy.js';
 import { requestIdOf } from './request-id.js';
@@ -211,12 +211,12 @@ export class WorkloadRequests {
       );
     }
     const method = req.method!;
-    const body = BODYLESS.has(method) ? Buffer.alloc(0) : await readAll(countedBody(req, exchange.response, this.#maxBodyBytes));
+    const body = BODYLESS.has(method) ? Buffer.alloc(0) : await buffer(countedBody(req, exchange.response, this.#maxBodyBytes));
     const callback = req.headers['x-svc-callback-url'];
     const kept = await this.#options.deferral!.keep({
       entry,
       principal,
-      request: { method, target, headers: withoutPrefer(head.forward), body: body.toString('base64') },
+      request: { method, target, headers: withoutPrefer(head), body: body.toString('base64') },
       callbackHeader: Array.isArray(callback) ? callback[0] : callback,
     });
     exchange.response
@@ -279,10 +279,4 @@ export class WorkloadRequests {
 function checkRoute(match: RouteMatch, method: string): void {
   if (match.entry.offline) throw match.entry.offline;
   checkRouteAndMethod(match.entry, match.rest, method);
-}
-
-async function readAll(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
