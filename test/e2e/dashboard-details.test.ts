@@ -126,6 +126,8 @@ describe('dashboard details in Chromium: keyboard, phone width, stop and delete'
     });
     assert.notEqual(outline, 'none', 'a visible focus ring');
     await page.keyboard.press('Enter');
+    // Following the link is a navigation of its own: under load, page.url() can lag the key press.
+    await page.waitForURL((url) => url.hash === '#main', { timeout: 10_000 });
     assert.equal(new URL(page.url()).hash, '#main');
   });
 

@@ -118,7 +118,9 @@ function uvInstaller(uv: UvTool, settings: UvSettings, cacheDir: string): Packag
       await runLogged(
         {
           command: uv.path,
-          args: ['pip', 'install', '--no-config', '--python', python, ...settings.args, ...requirements],
+          // Bytecode now, once: svc runs Python with PYTHONDONTWRITEBYTECODE, so without it every
+          // container would compile each module it imports (FastAPI's import: 1.6 s against 0.7 s).
+          args: ['pip', 'install', '--no-config', '--python', python, '--compile-bytecode', ...settings.args, ...requirements],
           env,
           what: `uv pip install ${requirements.join(' ')}`,
           hint,

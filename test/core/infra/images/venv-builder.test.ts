@@ -137,6 +137,17 @@ describe('createVenvBuilder()#build()', function () {
     assert.ok(where[1].startsWith(built.path + path.sep), `six is in the image: ${where[1]}`);
     assert.ok(where[2].startsWith(built.path + path.sep), `the image's h11 wins over the layer's: ${where[2]}`);
     assert.equal(where[3], '99.0.0');
+    // Compiled when built: svc runs Python with PYTHONDONTWRITEBYTECODE, so a module without its
+    // .pyc would be compiled again by every container. The code names the final folder, not the
+    // temporary one it was compiled in (Python takes the path of the source it loaded).
+    const compiled = JSON.parse(
+      pyOutput(
+        built.pythonPath,
+        'import json, os, importlib.util, six, uvicorn\n' +
+          'print(json.dumps([os.path.exists(importlib.util.cache_from_source(m.__file__)) for m in (six, uvicorn)] + [six.add_metaclass.__code__.co_filename == six.__file__]))',
+      ),
+    );
+    assert.deepEqual(compiled, [true, true, true], 'the image and the runtime layer hold bytecode, naming the final paths');
     assert.notEqual(
       pyOutput(path.join(built.runtimeLayer!, 'bin', 'python'), 'import h11; print(h11.__version__)'),
       '99.0.0',
