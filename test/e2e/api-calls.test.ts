@@ -124,6 +124,23 @@ describe('API: spawned calls', function () {
       ],
       dropped: 0,
     });
+    // The container's log has them too, each tagged with the call's id (here the run's: a deployed
+    // function's lines go to its deployment's log, svc logs).
+    const run = (await call('GET', '/api/v1/runs', { token: owner })).json.runs.find((r: { function: string }) => r.function === 'chatty');
+    const tagged = await waitFor("the call's lines in the run's logs", async () => {
+      const answer = await call('GET', `/api/v1/runs/${run.id}/logs`, { token: owner });
+      const mine = (answer.json.lines as { stream: string; text: string }[]).filter((line) => line.text.startsWith(`[${id}] `));
+      return mine.length === 4 && mine;
+    });
+    assert.deepEqual(
+      tagged.map((line) => [line.stream, line.text]),
+      [
+        ['stdout', `[${id}] line 0`],
+        ['stdout', `[${id}] line 1`],
+        ['stdout', `[${id}] line 2`],
+        ['stderr', `[${id}] done printing`],
+      ],
+    );
 
     const gate = path.join(tempDir('svc-gate-'), 'open');
     const running = (await spawn('gated-once', [gate])).json.call.id;

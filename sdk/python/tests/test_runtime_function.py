@@ -257,6 +257,26 @@ def test_prints_outside_calls_go_to_the_real_streams_and_sys_stdout_is_restored(
     assert sys.stdout is original
 
 
+def test_a_named_call_also_prints_its_lines_to_the_container_log_tagged_with_its_id(capsys):
+    def chatty(x: int) -> int:
+        print(f"working on {x}")
+        print("a warning", file=sys.stderr)
+        return x
+
+    body = pickle.dumps({"args": [3], "kwargs": {}})
+    headers = [*CALL, ("X-Request-Id", "call-0123456789abcdef0123")]
+    reply = run(http_call(serve("function", chatty), "POST", "/", body=body, headers=headers))
+    frames = ndjson(reply.body)
+    assert [f.get("line") for f in frames] == ["working on 3", "a warning", None], "the caller still gets its lines"
+    logged = capsys.readouterr()
+    assert "[call-0123456789abcdef0123] working on 3\n" in logged.out
+    assert "[call-0123456789abcdef0123] a warning\n" in logged.err
+    assert "working on 3" not in logged.err and "a warning" not in logged.out
+
+    call(serve("function", chatty), 4)  # no id: nothing to tag it with, nothing in the container's log
+    assert "working on 4" not in capsys.readouterr().out
+
+
 # Context and on_start
 
 

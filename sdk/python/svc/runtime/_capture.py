@@ -1,5 +1,7 @@
 """Per-call stdout and stderr: what one function call prints goes back to that call's caller.
 
+Each line also goes to the container's own stream, tagged ``[<call id>]``, for ``svc logs``.
+
 While calls run, ``sys.stdout`` and ``sys.stderr`` are proxies. A write goes to the
 ``Lines`` of the call whose context it happens in (a context variable, set in the
 call's thread or task), or to the real stream when no call is running there: the
@@ -97,6 +99,14 @@ def capturing() -> Generator[None, None, None]:
                     proxy = getattr(sys, name)
                     if isinstance(proxy, _Proxy):  # unless the user replaced it meanwhile
                         setattr(sys, name, proxy.real)
+
+
+def to_container_log(stream: str, text: str) -> None:
+    """Writes ``text`` to the container's own ``stream`` (what ``svc logs`` shows), past any call's capture."""
+    current = getattr(sys, stream)
+    real = current.real if isinstance(current, _Proxy) else current
+    real.write(text)
+    real.flush()
 
 
 @contextlib.contextmanager

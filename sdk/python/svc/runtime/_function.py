@@ -34,7 +34,7 @@ from .._workloads import Workload
 from . import _pickling, _timeouts
 from ._binding import Binder
 from ._calls import Runner, is_async
-from ._capture import Lines, capturing, routed_to
+from ._capture import Lines, capturing, routed_to, to_container_log
 from ._errors import RequestError
 from ._http_app import HttpApp
 from ._requests import Disconnected, Receive, Scope, headers_of, make_context, read_body
@@ -130,13 +130,16 @@ class FunctionApp(HttpApp):
             return await error_response(error, headers).send(send, head)
         except Disconnected:
             return
+        # The platform names each call (a spawned call's id, a map input's `<map id>/<index>`, a
+        # request's id): its lines carry it in the container's log.
+        call_id = headers_of(scope).get("x-request-id")
         if self._wants_context:
             kwargs["context"] = make_context(self.workload.name, scope, self._on_start_value)
         await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
         logs = _LogFrames(send)
         try:
             # In this task: a task of its own per call, and waiting on it, would cost two more turns of the loop.
-            final = await self._run(args, kwargs, logs, as_json)
+            final = await self._run(args, kwargs, logs, as_json, call_id)
         except BaseException:
             logs.abandon()
             raise
@@ -162,13 +165,25 @@ class FunctionApp(HttpApp):
         return args, kwargs, False
 
     async def _run(
-        self, args: list[Any], kwargs: dict[str, Any], logs: _LogFrames, as_json: bool = False
+        self,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        logs: _LogFrames,
+        as_json: bool = False,
+        call_id: str | None = None,
     ) -> dict[str, Any]:
-        """Runs the call with its output captured (log frames to ``logs``); its final frame.
+        """Runs the call with its output captured (log frames to ``logs``, and each line to the
+        container's log tagged with ``call_id``); its final frame.
 
         Past its ``timeout``, the final frame says so and the worker is replaced (``_timeouts``).
         """
-        lines = Lines(lambda stream, line: logs.put({"type": "log", "stream": stream, "line": line}))
+
+        def emit(stream: str, line: str) -> None:
+            logs.put({"type": "log", "stream": stream, "line": line})
+            if call_id is not None:
+                to_container_log(stream, f"[{call_id}] {line}\n")
+
+        lines = Lines(emit)
         outcome: list[Any] = []
 
         async def call() -> None:
