@@ -4,25 +4,27 @@
  * fails or is cancelled, verified with the workspace's secret by the recipes docs/api.md gives
  * (the Python one run as written there); attempts again with back-off (shortened here), all on
  * the call; delivered after a restart of svc; the secret read and rotated by owners only and
- * sealed in the store; and the URLs refused against server-side request forgery.
+ * sealed in the store; a function's own `callback_url=` for calls that name none; and the URLs
+ * refused against server-side request forgery, the function's own when a call is made.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { ServerConfig } from '../../config/schema.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';
+import { upload } from './api-lifecycle-helpers.js';
 import { callRequests, uploadCallsFixture } from './call-helpers.js';
-import { pickledCall, unpickled } from './run-helpers.js';
+import { bundleOfFolder, pickledCall, unpickled } from './run-helpers.js';
 
 /** docs/api.md's TypeScript recipe, as written there. */
 function verifySvcCallback(secret: string, timestamp: string, signature: string, body: string): boolean {
@@ -193,6 +195,70 @@ describe('API: completion callbacks of spawned calls', function () {
     assert.deepEqual([body.call.id, body.call.result, body.frame.json], [spawned.json.call_id, { x: 11, y: 12 }, { x: 11, y: 12 }]);
   });
 
+  it("sends a call that names no URL to its workload's callback_url=, and a URL given with the call wins", async () => {
+    const project = tempDir('svc-callback-option-');
+    const [hooks, deferredHooks] = [receiver.url('/option'), receiver.url('/deferred')];
+    writeFileSync(
+      path.join(project, 'app.py'),
+      [
+        'import svc',
+        'app = svc.App("hooked")',
+        `@app.function(callback_url=${JSON.stringify(hooks)})`,
+        'def cube(x: int) -> int:',
+        '    return x ** 3',
+        `@app.endpoint(methods=["POST"], callback_url=${JSON.stringify(deferredHooks)})`,
+        'def half(x: int) -> float:',
+        '    return x / 2',
+        '',
+      ].join('\n'),
+    );
+    const loaded = await loadManifest({ target: path.join(project, 'app.py') });
+    const bundle = await bundleOfFolder(project);
+    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
+    const deployed = await call('POST', '/api/v1/apps/hooked/deployments', {
+      token: owner,
+      json: { manifest: loaded.raw, bundle: bundle.sha256 },
+    });
+    assert.ok([200, 201].includes(deployed.status), deployed.text);
+
+    // Spawned as svc.Function.from_name("hooked", "cube").spawn(3) does: no URL of its own.
+    const spawned = await call('POST', '/api/v1/calls', {
+      token: owner,
+      json: { app: 'hooked', function: 'cube', input: pickledCall([3]).toString('base64') },
+    });
+    assert.equal(spawned.status, 202, spawned.text);
+    assert.equal(spawned.json.call.callback.url, hooks);
+    const [got] = await receiver.at('/option');
+    const [timestamp, signature] = [got!.headers['x-svc-timestamp'] as string, got!.headers['x-svc-signature'] as string];
+    assert.ok(verifySvcCallback(await secret(), timestamp, signature, got!.body), 'its signature verifies');
+    assert.deepEqual([got!.headers['x-svc-call-id'], got!.headers['x-svc-call-status']], [spawned.json.call.id, 'succeeded']);
+    assert.equal(unpickled(JSON.parse(got!.body).frame.pickle), 27);
+
+    const given = await call('POST', '/api/v1/apps/hooked/functions/cube/calls', {
+      token: owner,
+      json: { x: 2 },
+      headers: { 'X-Svc-Callback-Url': receiver.url('/given') },
+    });
+    assert.equal(given.status, 202, given.text);
+    assert.equal(given.json.call.callback.url, receiver.url('/given'));
+    const [answered] = await receiver.at('/given');
+    assert.equal(JSON.parse(answered!.body).call.result, 8);
+
+    // An endpoint's request kept with Prefer: respond-async goes to the endpoint's callback_url=.
+    const half = deployed.json.deployments.find((d: { workload: string }) => d.workload === 'half');
+    const accepted = await fetch(half.urls.path, {
+      method: 'POST',
+      headers: { prefer: 'respond-async', authorization: `Bearer ${owner}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ x: 5 }),
+    });
+    assert.equal(accepted.status, 202, await accepted.clone().text());
+    const { call_id: deferredId } = (await accepted.json()) as { call_id: string };
+    const [deferred] = await receiver.at('/deferred');
+    assert.deepEqual([deferred!.headers['x-svc-call-id'], deferred!.headers['x-svc-call-status']], [deferredId, 'succeeded']);
+    const { response } = JSON.parse(deferred!.body).frame;
+    assert.deepEqual([response.status, JSON.parse(Buffer.from(response.body, 'base64').toString('utf8'))], [200, 2.5]);
+  });
+
   it('delivers after a restart of svc what was not delivered before it', async () => {
     const id = (await spawn('square', [4], receiver.url('/later', Array(1000).fill(503)))).json.call.id;
     await receiver.at('/later', 2);
@@ -289,5 +355,25 @@ describe('API: callback URLs refused (server-side request forgery)', function ()
     // A public address passes the check: the spawn goes on (to the app, which is not deployed here).
     const allowed = await spawn('http://93.184.215.14/hooks');
     assert.deepEqual([allowed.status, allowed.json.error.code], [404, 'not_found']);
+  });
+
+  it("refuses a call whose function's callback_url= points inside the network, when the call is made, keeping nothing", async () => {
+    const { manifest, sha256 } = await uploadCallsFixture(platform.url, owner);
+    const raw = structuredClone(manifest.raw);
+    const square = raw.workloads.find((workload) => workload.name === 'square')!;
+    (square.options as { callback_url?: string }).callback_url = 'http://127.0.0.1:9/hooks';
+    const refused = await call('POST', '/api/v1/calls', {
+      token: owner,
+      json: { manifest: raw, bundle: sha256, function: 'square', input: pickledCall([1]).toString('base64') },
+    });
+    assert.deepEqual([refused.status, refused.json.error.code], [400, 'bad_request'], refused.text);
+    assert.match(
+      refused.json.error.message,
+      /^the callback_url option of function square is refused: its host 127\.0\.0\.1 resolves to 127\.0\.0\.1 \(loopback\)\..*server-side request forgery/,
+    );
+    assert.match(refused.json.error.hint, /callbackAllowPrivate/);
+    // Nothing kept: the app, never deployed here, is known by no call either.
+    const listed = await call('GET', '/api/v1/apps/calls/calls', { token: owner });
+    assert.deepEqual([listed.status, listed.json.error.code], [404, 'not_found'], listed.text);
   });
 });

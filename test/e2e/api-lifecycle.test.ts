@@ -115,7 +115,7 @@ describe('API: deploy lifecycle', function () {
     assert.equal((await answer(urls.hello!)).version, 2);
   });
 
-  it("refuses bad input: names (422), unknown fields (400), another app's manifest (400), an unknown bundle (404), a broken manifest (422)", async () => {
+  it("refuses bad input: names (422), unknown fields (400), another app's manifest (400), an unknown bundle (404), a broken manifest (422), a callback_url that is not http(s) (422)", async () => {
     for (const [method, path] of [
       ['GET', '/api/v1/apps/Life'],
       ['POST', '/api/v1/apps/li_fe/pause'],
@@ -139,6 +139,20 @@ describe('API: deploy lifecycle', function () {
     assert.equal(broken.status, 422);
     assert.equal(broken.json.error.code, 'manifest_invalid');
     assert.deepEqual(broken.json.error.details.issues.map((issue: { path: string }) => issue.path).sort(), ['entry', 'workloads']);
+    // A callback URL's form is refused at deploy, naming the option; where it points is checked at each call.
+    for (const [url, why] of [
+      ['ftp://example.com/hooks', /its scheme is ftp:; svc POSTs callbacks over http: or https: only/],
+      ['https://ops:s3cret@example.com/hooks', /holds a user name or password.*X-Svc-Signature/],
+    ] as const) {
+      const manifest = structuredClone(manifests.v2.raw);
+      (manifest.workloads[0]!.options as { callback_url?: string }).callback_url = url;
+      const refused = await deploy({ manifest, bundle: v2.sha256 });
+      assert.deepEqual([refused.status, refused.json.error.code], [422, 'manifest_invalid'], refused.text);
+      const [issue, ...more] = refused.json.error.details.issues;
+      assert.deepEqual([issue.path, more], ['workloads[0].options.callback_url', []]);
+      assert.match(issue.message, /is not a callback URL svc can use: /);
+      assert.match(issue.message, why);
+    }
   });
 
   it('pause: the URL answers 503 app_paused; resume: it answers again', async () => {

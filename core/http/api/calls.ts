@@ -28,7 +28,7 @@ const FUNCTION: Parameter = {
 const BAD_CALL_ID: Response = error('`bad_request`: the id is not a call id (`call-` and 20 hex digits).');
 const NO_SUCH_CALL: Response = error("`not_found`: the workspace has no such call (another workspace's is not found either).");
 const CALLBACK_REFUSAL =
-  'a callback URL svc cannot use (not http or https, not absolute, over 2048 characters, a host that does not resolve) or refuses against server-side request forgery (loopback, private, link-local, unique-local, or svc itself, unless the server allows `callbackAllowPrivate`)';
+  "a callback URL, given or the function's `callback_url`, that svc cannot use (not http or https, not absolute, over 2048 characters, with whitespace or credentials, a host that does not resolve) or refuses against server-side request forgery (loopback, private, link-local, unique-local, or svc itself, unless the server allows `callbackAllowPrivate`)";
 export const CALLBACK_HEADER = 'X-Svc-Callback-Url';
 const SPAWN_REFUSALS = {
   404: error('`not_found`: no such deployed app, uploaded bundle or function (the hint lists the functions).'),
@@ -104,7 +104,7 @@ export const callRoutes: readonly ApiRoute[] = [
           required: false,
           schema: { type: 'string', maxLength: 2048, format: 'uri' },
           description:
-            'Where svc POSTs the outcome once the call ended, signed (docs/api.md#completion-callbacks): an http or https URL (the body is the arguments, so the URL comes as a header).',
+            "Where svc POSTs the outcome once the call ended, signed (docs/api.md#completion-callbacks): an http or https URL (the body is the arguments, so the URL comes as a header). Without it, the function's `callback_url`, if it has one.",
         },
       ],
       requestBody: { required: false, content: json({ type: 'object', description: 'The arguments by name.' }) },

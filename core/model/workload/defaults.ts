@@ -28,6 +28,7 @@ export const optionDefaults = deepFreeze({
   timeout: 300,
   retries: null,
   schedule: null,
+  callback_url: null,
 });
 
 /** Scaling of workloads whose manifest has no scaling options (functions). */

@@ -74,6 +74,7 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     ...callLimitsOf(workload),
     ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
     ...(workload.kind === 'function' ? { schedule: scheduleOf(workload.options.schedule ?? null) } : {}),
+    ...callbackOf(workload),
   };
 }
 
@@ -91,6 +92,12 @@ function callLimitsOf(workload: ManifestWorkload): Pick<Workload, 'timeout' | 'r
       maxDelay: retries.max_delay,
     },
   };
+}
+
+/** `callback_url` of the kinds that have it, only when set (a spec without one is as it was before the option). */
+function callbackOf(workload: ManifestWorkload): Pick<Workload, 'callbackUrl'> {
+  const url = workload.kind === 'realtime' ? null : (workload.options.callback_url ?? null);
+  return url === null ? {} : { callbackUrl: url };
 }
 
 function scheduleOf(schedule: ManifestSchedule | null): ScheduleSpec | null {

@@ -112,6 +112,12 @@ export interface Workload {
   readonly openapi?: string | null;
   /** Functions only: when the deployed function runs by itself; absent or null without a schedule. */
   readonly schedule?: ScheduleSpec | null;
+  /**
+   * Functions, endpoints and asgi apps: where the outcome of each of its kept calls (spawned, or
+   * sent with `Prefer: respond-async`) is POSTed when the call names no URL itself; its form is
+   * checked, where it points is checked when a call is made. Absent without one.
+   */
+  readonly callbackUrl?: string;
 }
 
 export interface AppSpec {

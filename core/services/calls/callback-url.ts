@@ -12,9 +12,8 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
+import { callbackUrlProblem } from '../../model/callback-url.js';
 import { SvcError } from '../../model/errors.js';
-
-export const MAX_CALLBACK_URL_LENGTH = 2048;
 
 /** An address the delivery may connect to. */
 export interface CheckedAddress {
@@ -22,7 +21,7 @@ export interface CheckedAddress {
   readonly family: 4 | 6;
 }
 
-/** Where the URL came from, for the errors: a JSON field (`callbackUrl`), a header (`X-Svc-Callback-Url`), or words (`the callback URL`). */
+/** Where the URL came from, for the errors: a JSON field (`callbackUrl`), a header (`X-Svc-Callback-Url`), or words (`the callback_url option of function square`). */
 export type Source = string;
 
 function labelOf(source: Source): string {
@@ -110,23 +109,13 @@ export class CallbackGuard {
   }
 }
 
-/** The URL's form: a string of at most 2048 characters, an absolute http(s) URL with a host. */
+/** The URL's form (core/model/callback-url.ts): a string, an absolute http(s) URL with a host and no credentials. */
 export function callbackUrlOf(raw: unknown, source: Source): URL {
   if (typeof raw !== 'string')
     throw refused(source, `it must be a string (an http or https URL of your receiver), got ${JSON.stringify(raw)}`);
-  if (raw.length > MAX_CALLBACK_URL_LENGTH)
-    throw refused(source, `it is ${raw.length} characters long; at most ${MAX_CALLBACK_URL_LENGTH} are taken`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw refused(source, `${JSON.stringify(raw.slice(0, 100))} is not an absolute URL (such as https://example.com/hooks/svc)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw refused(source, `its scheme is ${url.protocol}; svc POSTs callbacks over http: or https: only`);
-  }
-  if (hostOf(url) === '') throw refused(source, 'it has no host');
-  return url;
+  const problem = callbackUrlProblem(raw);
+  if (problem !== null) throw refused(source, problem);
+  return new URL(raw);
 }
 
 function hostOf(url: URL): string {

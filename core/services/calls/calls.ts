@@ -56,7 +56,7 @@ export interface SpawnRequest {
   readonly target: CallTarget;
   readonly encoding: CallEncoding;
   readonly input: Buffer;
-  /** Where the outcome is POSTed once the call ended, as `checkCallback` gave it; absent: nowhere. */
+  /** Where the outcome is POSTed once the call ended, as `checkCallback` gave it; absent: the function's `callback_url`, else nowhere. */
   readonly callbackUrl?: string | null;
 }
 
@@ -69,6 +69,7 @@ export interface DeferRequest {
   readonly stage: string;
   readonly workload: Workload;
   readonly request: DeferredRequest;
+  /** As `checkCallback` gave it; absent: the workload's `callback_url`, else nowhere. */
   readonly callbackUrl?: string | null;
 }
 
@@ -105,13 +106,17 @@ export class CallService {
         { hint: 'Pass a name or a URL of large data (a file the function can read) rather than the data itself.' },
       );
     }
-    return this.#create(request, {
-      app: request.spec.name,
-      function: request.function,
-      workload,
-      target: request.target,
-      encoding: request.encoding,
-    });
+    const callbackUrl = await this.#callbackOf(request.workspace, workload, request.callbackUrl);
+    return this.#create(
+      { ...request, callbackUrl },
+      {
+        app: request.spec.name,
+        function: request.function,
+        workload,
+        target: request.target,
+        encoding: request.encoding,
+      },
+    );
   }
 
   /**
@@ -128,8 +133,9 @@ export class CallService {
         { hint: 'Send a smaller body (a name or a URL of large data), or send the request without Prefer: respond-async.' },
       );
     }
+    const callbackUrl = await this.#callbackOf(request.workspace, request.workload, request.callbackUrl);
     return this.#create(
-      { ...request, input },
+      { ...request, input, callbackUrl },
       {
         app: request.app,
         function: request.workload.name,
@@ -178,6 +184,17 @@ export class CallService {
     const url = await callbacks.guard.check(raw, source);
     await callbacks.secretOf(workspace);
     return url;
+  }
+
+  /**
+   * Where a call's outcome goes: the URL the call was given, else its workload's `callback_url`,
+   * checked now as a given one is (the deploy checked its form only: where a name points is
+   * known when a call is made, and may have changed since).
+   */
+  async #callbackOf(workspace: string, workload: Workload, given: string | null | undefined): Promise<string | null> {
+    if (given) return given;
+    if (workload.callbackUrl === undefined) return null;
+    return this.checkCallback(workspace, workload.callbackUrl, `the callback_url option of ${workload.kind} ${workload.name}`);
   }
 
   async get(workspace: string, id: string): Promise<CallView> {

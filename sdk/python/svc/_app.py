@@ -76,6 +76,7 @@ class App:
         timeout: float = DEFAULT_TIMEOUT,
         retries: int | Retries | None = None,
         schedule: Cron | Period | None = None,
+        callback_url: str | None = None,
         **unknown: Any,
     ) -> Any:
         """Declares a function: Python code run on demand with ``svc run`` or in-process,
@@ -97,6 +98,10 @@ class App:
             @app.function(schedule=svc.Cron("0 3 * * *"))
             def nightly_cleanup() -> None:
                 ...
+
+            @app.function(callback_url="https://example.com/hooks/svc")  # each .spawn() is POSTed there
+            def transcode(path: str) -> str:
+                ...
         """
         return self._declare(
             "function",
@@ -111,6 +116,7 @@ class App:
                 timeout=timeout,
                 retries=retries,
                 schedule=schedule,
+                callback_url=callback_url,
             ),
             unknown,
             secrets,
@@ -138,6 +144,7 @@ class App:
         secrets: Sequence[Secret] = (),
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        callback_url: str | None = None,
         **unknown: Any,
     ) -> Any:
         """Declares an HTTP endpoint: each request calls the function once.
@@ -168,6 +175,7 @@ class App:
             keep_warm=keep_warm,
             on_start=on_start,
             timeout=timeout,
+            callback_url=callback_url,
         )
         return self._declare("endpoint", fn, name, image, options, unknown, secrets)
 
@@ -200,6 +208,7 @@ class App:
             secrets: Sequence[Secret] = (),
             on_start: Callable[[], Any] | None = None,
             openapi: str | None = _OPENAPI,
+            callback_url: str | None = None,
             **unknown: Any,
         ) -> Any:
             options: dict[str, Any] = dict(
@@ -215,11 +224,18 @@ class App:
                 keep_warm_seconds=keep_warm_seconds,
                 on_start=on_start,
             )
-            # Only an ASGI app has an OpenAPI description; realtime refuses it as any option it does not take.
+            # Only an ASGI app has an OpenAPI description and calls kept for later (Prefer: respond-async);
+            # realtime refuses them as any option it does not take.
             if kind == "asgi":
                 options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
-            elif not isinstance(openapi, _Default):
-                unknown = {"openapi": openapi, **unknown}
+                options["callback_url"] = callback_url
+            else:
+                asgi_only = {"openapi": openapi} if not isinstance(openapi, _Default) else {}
+                unknown = {
+                    **asgi_only,
+                    **({"callback_url": callback_url} if callback_url is not None else {}),
+                    **unknown,
+                }
             return self._declare(kind, target, name, image, options, unknown, secrets)
 
         decorator.__name__ = kind
@@ -230,7 +246,9 @@ class App:
             setattr(
                 decorator,
                 "__signature__",
-                signature.replace(parameters=[p for p in signature.parameters.values() if p.name != "openapi"]),
+                signature.replace(
+                    parameters=[p for p in signature.parameters.values() if p.name not in ("openapi", "callback_url")]
+                ),
             )
         return decorator
 

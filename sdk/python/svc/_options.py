@@ -17,6 +17,7 @@ import difflib
 import functools
 import inspect
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -37,6 +38,11 @@ _MEMORY_LOOSE = re.compile(r"\s*([0-9]+)\s*([mMgG])(?:[iI]?[bB]?)\s*")
 _MEMORY_RANGE_MI = (64, 256 * 1024)
 _ROUTE_CHARS = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/-]*")
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+# A callback URL's form, as the platform checks it (core/model/callback-url.ts); where it points
+# (loopback, private networks) is checked by the server when a call is made.
+MAX_CALLBACK_URL_LENGTH = 2048
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_PORT = re.compile(r"[0-9]{0,5}")
 
 
 @_checks.describe(type="memory", min_mib=_MEMORY_RANGE_MI[0], max_mib=_MEMORY_RANGE_MI[1])
@@ -127,6 +133,54 @@ def _domain(value: Any) -> str:
             "or hyphens and neither starts nor ends with a hyphen"
         )
     return value
+
+
+@_checks.describe(type="callbackUrl", max_length=MAX_CALLBACK_URL_LENGTH)
+def _callback_url(value: Any) -> str:
+    fix = "pass the http or https URL of your receiver, such as 'https://example.com/hooks/svc'"
+    if not isinstance(value, str):
+        raise Problem(f"is a {_checks.type_name(value)}, not a string: {fix}")
+    if len(value) > MAX_CALLBACK_URL_LENGTH:
+        raise Problem(f"is {len(value)} characters long; svc takes at most {MAX_CALLBACK_URL_LENGTH}")
+    # What the platform's \\s and \\p{Cc} match (JavaScript's \\s also matches U+FEFF).
+    if any(char.isspace() or char == "\ufeff" or unicodedata.category(char) == "Cc" for char in value):
+        raise Problem("holds whitespace or a control character: percent-encode it (a space is %20)")
+    scheme = _SCHEME.match(value)
+    if scheme is None:
+        raise Problem(f"is not an absolute URL: {fix}")
+    if scheme.group(1).lower() not in ("http", "https"):
+        raise Problem(f"has the scheme {scheme.group(1)}:, but svc POSTs callbacks over http: or https: only: {fix}")
+    rest = value[scheme.end() :]
+    if not rest.startswith("//"):
+        raise Problem(f"does not go on with // and the host after {scheme.group(0)}: {fix}")
+    # What a URL reader takes for user, host and port: up to the path, query or fragment (or a backslash).
+    authority = re.split(r"[/?#\\]", rest[2:], maxsplit=1)[0]
+    if "@" in authority:
+        raise Problem(
+            "holds a user name or password (user:pass@host), which svc would store and show to everyone who "
+            "may read the app or its calls: check the X-Svc-Signature header in your receiver instead "
+            "(docs/api.md#completion-callbacks)"
+        )
+    host, port = _host_and_port(authority)
+    if host == "":
+        raise Problem(f"has no host: {fix}")
+    if not _PORT.fullmatch(port) or (port != "" and int(port) > 65535):
+        raise Problem(f"has the port {port!r}, which is not a number from 0 to 65535")
+    return value
+
+
+def _host_and_port(authority: str) -> tuple[str, str]:
+    """``example.com:8443`` → (``example.com``, ``8443``); an IPv6 address is in brackets; no port: ``""``."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        if end < 0:
+            raise Problem("has a '[' without its ']' in its host: write an IPv6 address as [2001:db8::1]")
+        host, rest = authority[: end + 1], authority[end + 1 :]
+        if rest != "" and not rest.startswith(":"):
+            raise Problem(f"has {rest!r} after its host {host}: write a port as {host}:8080")
+        return host, rest[1:]
+    host, _, port = authority.partition(":")
+    return host, port
 
 
 @_checks.describe(type="callable")
@@ -369,6 +423,19 @@ OPTIONS: Mapping[str, Option] = {
             'schedule=svc.Cron("0 3 * * *")',
         ),
         Option(
+            "callback_url",
+            "str | None",
+            None,
+            _checks.optional(_callback_url),
+            "Where svc POSTs the outcome of each kept call when the call names no URL itself: "
+            ".spawn(), the HTTP calls API, and requests sent with Prefer: respond-async (not .remote(), "
+            "nor each input of a .map()). Signed and retried as per-call callbacks are "
+            "(docs/api.md#completion-callbacks). An absolute http:// or https:// URL, at most 2048 characters, "
+            "without user:pass@. Its form is checked here; whether it points at loopback or a private "
+            "network is checked by the server when a call is made.",
+            'callback_url="https://example.com/hooks/svc"',
+        ),
+        Option(
             "openapi",
             "str | None",
             "/openapi.json",
@@ -386,12 +453,12 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED + ("autoscaler", "on_start", "timeout", "retries", "schedule"),
+    "function": _SERVED + ("autoscaler", "on_start", "timeout", "retries", "schedule", "callback_url"),
     "endpoint": _SERVED
     + ("route", "methods", "workers", "concurrency")
     + _SCALED
-    + ("keep_warm", "on_start", "timeout"),
-    "asgi": _ASGI + ("openapi", "on_start"),
+    + ("keep_warm", "on_start", "timeout", "callback_url"),
+    "asgi": _ASGI + ("openapi", "on_start", "callback_url"),
     "realtime": _ASGI + ("on_start",),
 }
 

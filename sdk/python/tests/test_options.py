@@ -112,6 +112,31 @@ CASES = {
         ],
         [-1, 11, 1.5, True, "3", {"max_retries": 3}, [3]],
     ),
+    "callback_url": (
+        "endpoint",
+        [
+            (None, None),
+            ("https://example.com/hooks/svc", "https://example.com/hooks/svc"),
+            ("http://127.0.0.1:8080/hooks?next=a@b", "http://127.0.0.1:8080/hooks?next=a@b"),
+            ("HTTPS://[2001:db8::1]:8443/", "HTTPS://[2001:db8::1]:8443/"),
+        ],
+        [
+            5,
+            b"https://example.com/",
+            "",
+            "example.com/hooks",
+            "ftp://example.com/hooks",
+            "https:example.com",
+            "https://",
+            "https://:8080/",
+            "https://example.com:99999/",
+            "https://[2001:db8::1/",
+            "https://user:pass@example.com/hooks",
+            "https://example.com/a b",
+            "https://example.com/\n",
+            "https://example.com/" + "x" * 2029,
+        ],
+    ),
 }
 
 
@@ -175,6 +200,7 @@ SCALED_DEFAULTS = {
                 "timeout": 300.0,
                 "retries": None,
                 "schedule": None,
+                "callback_url": None,
             },
         ),
         (
@@ -190,6 +216,7 @@ SCALED_DEFAULTS = {
                 "keep_warm": 60,
                 "on_start": None,
                 "timeout": 300.0,
+                "callback_url": None,
             },
         ),
         (
@@ -203,6 +230,7 @@ SCALED_DEFAULTS = {
                 "keep_warm_seconds": 60,
                 "openapi": "/openapi.json",
                 "on_start": None,
+                "callback_url": None,
             },
         ),
         (
@@ -286,6 +314,40 @@ def test_openapi_names_the_asgi_apps_path_of_its_description_or_none_and_only_as
         declare(app, "realtime", openapi="/openapi.json")
     assert "openapi" not in inspect.signature(app.realtime).parameters
     assert "openapi" in inspect.signature(app.asgi).parameters
+
+
+@pytest.mark.parametrize(
+    "value,why",
+    [
+        ("ftp://example.com/hooks", r"has the scheme ftp:, but svc POSTs callbacks over http: or https: only"),
+        ("example.com/hooks", r"is not an absolute URL: pass the http or https URL of your receiver"),
+        (
+            "https://ops:s3cret@example.com/hooks",
+            r"holds a user name or password \(user:pass@host\), which svc would store and show to everyone .* "
+            r"check the X-Svc-Signature header",
+        ),
+        ("https://example.com/" + "x" * 2029, r"is 2049 characters long; svc takes at most 2048"),
+        (42, r"is a int, not a string: pass the http or https URL"),
+    ],
+)
+def test_callback_url_says_what_is_wrong_and_how_to_fix_it(app, value, why):
+    with pytest.raises(svc.InvalidOptionError, match=r"^@app\.function: callback_url=.* " + why) as caught:
+        declare(app, "function", callback_url=value)
+    assert caught.value.option == "callback_url"
+
+
+def test_callback_url_is_kept_in_the_manifest_by_functions_endpoints_and_asgi_apps_only(app):
+    url = "https://example.com/hooks/svc"
+    for kind in ("function", "endpoint", "asgi"):
+        assert declare(svc.App(f"cb-{kind}"), kind, callback_url=url)["callback_url"] == url
+    # Where it points is the server's to check when a call is made: loopback passes here.
+    assert declare(app, "function", callback_url="http://localhost:9/h")["callback_url"] == "http://localhost:9/h"
+    with pytest.raises(
+        svc.InvalidOptionError, match=r"callback_url belongs to @app\.function and @app\.endpoint and app\.asgi"
+    ):
+        declare(app, "realtime", callback_url=url)
+    assert "callback_url" not in inspect.signature(app.realtime).parameters
+    assert "callback_url" in inspect.signature(app.asgi).parameters
 
 
 def test_a_good_autoscaler_is_kept(app):

@@ -670,7 +670,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
         maxLength: 2048,
         format: 'uri',
         description:
-          "Where svc POSTs the outcome once the call ended, signed with the workspace's callback secret (docs/api.md#completion-callbacks): an http or https URL.",
+          "Where svc POSTs the outcome once the call ended, signed with the workspace's callback secret (docs/api.md#completion-callbacks): an http or https URL. Without it, the function's `callback_url`, if it has one.",
       },
     },
   },

@@ -5,6 +5,7 @@
  * other. A check runs wherever its schema applies, whatever the value: it
  * looks only at values of the type it expects, since the schema reports the others.
  */
+import { MAX_CALLBACK_URL_LENGTH, callbackUrlLength, callbackUrlProblem } from '../../callback-url.js';
 import type { Check, Report } from '../../schema/ajv.js';
 import { ENV_NAME_PATTERN, ENV_NAME_RULE, MAX_ENV_VALUE_BYTES, isReservedEnvName, reservedEnvText } from '../../env-names.js';
 import { formatMemoryMiB, parseMemoryMiB } from '../memory.js';
@@ -229,6 +230,12 @@ const timezone: Check = (value, report) => {
   if (problem !== null) report(problem);
 };
 
+/** A callback URL's form (its length is the schema's `maxLength`); where it points is checked when a call is made. */
+const callbackUrl: Check = (value, report) => {
+  const problem = typeof value === 'string' && callbackUrlLength(value) <= MAX_CALLBACK_URL_LENGTH ? callbackUrlProblem(value) : null;
+  if (problem !== null) report(`is not a callback URL svc can use: ${problem}`);
+};
+
 /** Parameter name the runtime passes itself; the SDK leaves it out of the schema. */
 const reservedParameter = 'context';
 
@@ -268,5 +275,6 @@ export const manifestChecks: Readonly<Record<string, Check>> = {
   autoscaler,
   cron,
   timezone,
+  callbackUrl,
   parameters,
 };

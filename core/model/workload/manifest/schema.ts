@@ -5,6 +5,7 @@
  * docs/manifest.schema.json. What a schema cannot say (names, routes, cron,
  * ids resolved against each other) is an `x-svc-check` of core/model/workload/manifest/checks.ts.
  */
+import { MAX_CALLBACK_URL_LENGTH } from '../../callback-url.js';
 import type { SchemaObject } from '../../schema/ajv.js';
 import {
   MAX_IMAGE_ENV,
@@ -78,6 +79,17 @@ const schedule = {
   }),
 };
 
+/** null, or where svc POSTs a kept call's outcome: its form here, where it points when a call is made (never at deploy: no DNS). */
+const callbackUrl: SchemaObject = {
+  type: ['null', 'string'],
+  maxLength: MAX_CALLBACK_URL_LENGTH,
+  'x-svc-messages': {
+    type: 'must be null (no callback) or the http or https URL of your receiver, like "https://example.com/hooks/svc", got {type}',
+    maxLength: `must be at most ${MAX_CALLBACK_URL_LENGTH} characters`,
+  },
+  'x-svc-check': 'callbackUrl',
+};
+
 function optionSchema(rule: OptionRule): SchemaObject {
   switch (rule.type) {
     case 'number':
@@ -113,6 +125,8 @@ function optionSchema(rule: OptionRule): SchemaObject {
       return schedule;
     case 'retries':
       return retries;
+    case 'callbackUrl':
+      return callbackUrl;
   }
 }
 

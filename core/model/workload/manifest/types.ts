@@ -84,17 +84,25 @@ export interface RetriesOptions {
 }
 
 /**
- * `timeout`, `retries`, `schedule` and `autoscaler` may be missing: manifests written before them keep
- * their meaning (no schedule, one container).
+ * Where the outcome of each kept call (spawned, or sent with `Prefer: respond-async`) is POSTed
+ * when the call gives none itself; null or missing (manifests written before it): nowhere.
  */
-export interface FunctionOptions extends ResourceOptions {
+interface CallbackOptions {
+  callback_url?: string | null;
+}
+
+/**
+ * `timeout`, `retries`, `schedule`, `autoscaler` and `callback_url` may be missing: manifests
+ * written before them keep their meaning (no schedule, one container, no callback).
+ */
+export interface FunctionOptions extends ResourceOptions, CallbackOptions {
   autoscaler?: AutoscalerOptions;
   timeout?: number;
   retries?: RetriesOptions | null;
   schedule?: ManifestSchedule | null;
 }
 
-export interface EndpointOptions extends ServedOptions {
+export interface EndpointOptions extends ServedOptions, CallbackOptions {
   route: string;
   methods: string[];
   concurrency: number;
@@ -107,7 +115,7 @@ export interface RealtimeOptions extends ServedOptions {
   keep_warm_seconds: number;
 }
 
-export interface AsgiOptions extends RealtimeOptions {
+export interface AsgiOptions extends RealtimeOptions, CallbackOptions {
   /** The app's path of its OpenAPI description, read at each deploy; null: not read. */
   openapi: string | null;
 }

@@ -163,6 +163,21 @@ describe('resolveApp()', () => {
     assert.deepEqual([web?.timeout, web?.retries], [undefined, undefined]);
   });
 
+  it("carries a function's, an endpoint's and an asgi app's callback_url into the spec only when set, and refuses it on realtime", () => {
+    const manifest = sampleManifest() as any;
+    const url = 'https://example.com/hooks/svc';
+    for (const index of [0, 1, 2]) manifest.workloads[index].options.callback_url = url;
+    manifest.workloads[1].options.callback_url = null;
+    const [square, greet, web] = resolveApp(manifest).workloads;
+    assert.deepEqual([square?.callbackUrl, web?.callbackUrl], [url, url]);
+    assert.equal('callbackUrl' in (greet ?? {}), false, 'null: left out');
+    manifest.workloads[3].options.callback_url = url;
+    assert.deepEqual(
+      validateManifest(manifest).map((issue) => issue.path),
+      ['workloads[3].options.callback_url'],
+    );
+  });
+
   it('shares one image object between the app and its workloads', () => {
     const spec = resolveApp(sampleManifest());
     assert.equal(spec.workloads[1]?.image, spec.images[0]);
@@ -236,8 +251,8 @@ describe('parseManifest()', () => {
       'workloads[0].options.retries.max_delay: missing key',
       'workloads[0].options.retries.max_retries: must be an integer from 0 to 10, got 11',
       'workloads[0].options.retries.initial_delay: must be a number, got string',
-      'workloads[1].options.retries: unknown option for kind endpoint; allowed: cpu, memory, route, methods, workers, concurrency, autoscaler, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm, on_start, timeout',
-      'workloads[2].options.timeout: unknown option for kind asgi; allowed: cpu, memory, workers, concurrent_requests, autoscaler, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm_seconds, openapi, on_start',
+      'workloads[1].options.retries: unknown option for kind endpoint; allowed: cpu, memory, route, methods, workers, concurrency, autoscaler, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm, on_start, timeout, callback_url',
+      'workloads[2].options.timeout: unknown option for kind asgi; allowed: cpu, memory, workers, concurrent_requests, autoscaler, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm_seconds, openapi, on_start, callback_url',
     ]);
   });
 

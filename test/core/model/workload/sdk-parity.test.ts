@@ -32,6 +32,7 @@ import {
 import type { WorkloadKind } from '../../../../core/model/workload/types.js';
 import { NAME_MAX_LENGTH, NAME_RULE, nameProblem, suggestName } from '../../../../core/model/names.js';
 import { sampleManifest } from './manifest/sample-manifest.js';
+import { MAX_CALLBACK_URL_LENGTH } from '../../../../core/model/callback-url.js';
 
 type Described = Record<string, unknown>;
 type Table = Record<string, Record<string, Described>>;
@@ -206,6 +207,8 @@ function platformTable(): Table {
       case 'callable':
       case 'schedule':
         return { ...base, nullable: true };
+      case 'callbackUrl':
+        return { ...base, nullable: true, max_length: MAX_CALLBACK_URL_LENGTH };
       case 'boolean':
         return base;
       case 'autoscaler': {
@@ -383,6 +386,45 @@ function probesFor(name: OptionName): unknown[] {
         { ...base, extra: 1 },
         null,
         3,
+      ];
+    }
+    case 'callbackUrl': {
+      const long = (length: number) => `https://example.com/${'x'.repeat(length - 'https://example.com/'.length)}`;
+      return [
+        null,
+        'https://example.com/hooks/svc',
+        'http://example.com',
+        'HTTPS://Example.COM:8443/a?b=1#c',
+        'https://203.0.113.7/hooks',
+        'http://[2001:db8::1]:8080/hooks',
+        'http://127.0.0.1:9/hooks', // where it points is checked when a call is made, not here
+        'https://example.com/?next=a@b',
+        'https://example.com/a:b@c',
+        long(MAX_CALLBACK_URL_LENGTH),
+        long(MAX_CALLBACK_URL_LENGTH + 1),
+        'https://user:pass@example.com/hooks',
+        'https://token@example.com/',
+        'https://@example.com/',
+        'ftp://example.com/hooks',
+        'mailto:ops@example.com',
+        'example.com/hooks',
+        '/hooks/svc',
+        'https://',
+        'https:///hooks',
+        'http:example.com',
+        'http:/example.com',
+        'https://example.com:99999/',
+        'https://example.com:port/',
+        'https://exa mple.com/',
+        'https://example.com/a b',
+        ' https://example.com/',
+        'https://example.com/\n',
+        'https://example.com/\t',
+        '',
+        5,
+        true,
+        [],
+        {},
       ];
     }
     case 'callable':
