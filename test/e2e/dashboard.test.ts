@@ -398,6 +398,9 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     await page.click('button:has-text("Show")');
     await page.waitForURL(`${url}/dashboard/apps/ledger/calls?status=failed`);
     assert.equal(await rows.count(), 1);
+    await page.goto(`${url}/dashboard/apps/ledger/calls?status=done`);
+    assert.match((await page.textContent('[role="alert"]'))!, /status="done" is not a call status; it is one of queued, running/);
+    await page.goBack();
     await page.click(`a:has-text("${refused}")`);
     await page.waitForURL(`${url}/dashboard/apps/ledger/calls/${refused}`);
     assert.equal(await page.textContent('#call-status'), 'failed');

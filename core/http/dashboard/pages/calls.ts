@@ -30,7 +30,8 @@ export function callPages(services: DashboardServices) {
       if (viewer === null) return;
       await renderErrors(ctx, viewer, async () => {
         const ref = appRef(ctx.params, viewer.principal);
-        const status = typeof ctx.query.status === 'string' && ctx.query.status !== '' ? callStatus(ctx.query.status) : undefined;
+        const asked = ctx.query.status; // "" is the filter's "all"; a repeated one is refused like any other non-status
+        const status = asked === undefined || asked === '' ? undefined : callStatus(asked);
         const maps = services.maps.ofApp(ref.workspace, ref.app);
         const calls = await appCalls(services, ref, { status, limit: DEFAULT_CALL_LIST_LIMIT }, maps.length > 0);
         const live = `/dashboard/apps/${ref.app}/maps?csrf=${encodeURIComponent(viewer.session.csrf)}`;
