@@ -136,6 +136,7 @@ describe('dashboard details in Chromium: keyboard, phone width, stop and delete'
     for (const [name, pagePath] of [
       ['phone-apps', '/dashboard'],
       ['phone-app', '/dashboard/apps/board'],
+      ['phone-calls', '/dashboard/apps/board/calls'],
       ['phone-tokens', '/dashboard/settings/tokens'],
       ['phone-workspace', '/dashboard/workspace'],
     ] as const) {

@@ -71,6 +71,14 @@ describe('dashboard security (in-process platform)', function () {
     assert.equal(answer.status, 403);
   });
 
+  it("refuses the Calls page's live maps without the session's CSRF token in their URL, and without a session", async () => {
+    const noToken = await fetch(`${platform.url}/dashboard/apps/none/maps`, {
+      headers: { Cookie: `svc_session=${owner}`, 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors' },
+    });
+    assert.equal(noToken.status, 403);
+    assert.equal((await fetch(`${platform.url}/dashboard/apps/none/maps?csrf=x`)).status, 401);
+  });
+
   it('ends an open log stream once its session is gone (signed out), so no line follows sign-out', async function () {
     this.timeout(30_000);
     const manifest = await loadManifest({

@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -15,6 +17,7 @@ import { packageRoot } from '../../core/model/paths.js';
 import { seriousViolations } from '../browser/axe.js';
 import { launchChromium, needChromium, screenshot } from '../browser/chromium.js';
 import { tempDir, testCacheDir } from '../helpers/config.js';
+import { until } from '../helpers/until.js';
 
 const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
 const run = promisify(execFile);
@@ -33,6 +36,14 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
   async function look(name: string): Promise<void> {
     assert.deepEqual(await seriousViolations(page), [], `axe-core on ${name}`);
     await screenshot(page, name);
+  }
+
+  /** The counts of the one map on the Calls page, as its cells show them. */
+  async function counts(): Promise<Record<string, string>> {
+    const cells = await page
+      .locator('tr[data-map] [data-count]')
+      .evaluateAll((all) => all.map((cell) => [(cell as unknown as { dataset: { count: string } }).dataset.count, cell.textContent]));
+    return Object.fromEntries(cells);
   }
 
   /** `curl` as a person runs it: the status of GET /api/v1/whoami with this token. */
@@ -306,6 +317,100 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
     assert.equal((await fetch(`${url}/default/board/say/say`)).status, 200);
   });
 
+  it('Calls: the calls newest first with their statuses and pages, and a map whose counts change live until Ctrl-C cancels the rest', async function () {
+    this.timeout(180_000);
+    const { token } = JSON.parse(await readFile(path.join(env.SVC_CONFIG_DIR!, 'credentials.json'), 'utf8')) as { token: string };
+    const api = async (method: string, target: string, body?: unknown) => {
+      const answer = await fetch(`${url}/api/v1${target}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return (await answer.json()) as any;
+    };
+    const fixture = path.join(packageRoot, 'test', 'fixtures', 'dashboard-calls');
+    await run(process.execPath, [cli, 'deploy', path.join(fixture, 'app.py')], { env });
+    const reason = '<b>no</b> & "never"';
+    const squared = (await api('POST', '/apps/ledger/functions/square/calls', { x: 7 })).call_id as string;
+    const refused = (await api('POST', '/apps/ledger/functions/refuse/calls', { reason })).call_id as string;
+    for (const id of [squared, refused]) {
+      await until(
+        `the call ${id} ends`,
+        async () => ['succeeded', 'failed'].includes((await api('GET', `/calls/${id}`)).call.status),
+        90_000,
+      );
+    }
+
+    // A map of four inputs held by tickets, run by the Python client as a person would, then interrupted.
+    const tickets = tempDir('svc-dashboard-tickets-');
+    const script = 'import sys, app\nfor result in app.turnstile.map([sys.argv[1]] * 4):\n    print(result, flush=True)';
+    const mapper = spawn(process.env.SVC_PYTHON ?? 'python3', ['-c', script, tickets], {
+      cwd: fixture,
+      env: { ...env, PYTHONPATH: path.join(packageRoot, 'sdk', 'python'), SVC_SERVER: url, SVC_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    mapper.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    mapper.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const mapperExit = new Promise((resolve) => mapper.once('exit', resolve));
+    const count = (name: string) => page.locator(`tr[data-map] [data-count="${name}"]`);
+    await until(
+      'the map runs its first input',
+      async () => {
+        await page.goto(`${url}/dashboard/apps/ledger/calls`);
+        return (await count('running').count()) === 1 && (await count('running').textContent()) === '1';
+      },
+      { timeoutMs: 90_000, intervalMs: 500, context: () => printed },
+    );
+    assert.deepEqual(await counts(), { succeeded: '0', failed: '0', running: '1', queued: '3', cancelled: '0', received: '4' });
+    await look('calls');
+    await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
+    writeFileSync(path.join(tickets, 'a'), '');
+    const settled = async (expected: Record<string, string>) => {
+      const shown = await counts();
+      return Object.entries(expected).every(([name, value]) => shown[name] === value);
+    };
+    await until('one input done and the next running, shown live', () => settled({ succeeded: '1', running: '1', queued: '2' }), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    mapper.kill('SIGINT');
+    await page.locator('tr[data-map] [data-count="cancelled"]', { hasText: '2' }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.textContent('tr[data-map] [data-state]'), 'cancelled, finishing');
+    writeFileSync(path.join(tickets, 'b'), ''); // the input running at the Ctrl-C finishes
+    await page.locator('#maps-state', { hasText: 'Every map has ended' }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await counts(), { succeeded: '2', failed: '0', running: '0', queued: '0', cancelled: '2', received: '4' });
+    assert.equal(await page.textContent('tr[data-map] [data-state]'), 'cancelled');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded), true, 'live, not reloaded');
+    await mapperExit;
+
+    const rows = page.locator('tr[data-call]');
+    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => (tr as unknown as { dataset: { call: string } }).dataset.call)), [
+      refused,
+      squared,
+    ]);
+    assert.match((await page.locator(`tr[data-call="${squared}"]`).textContent())!, /square\s*succeeded.*1\/1/s);
+    const failedRow = page.locator(`tr[data-call="${refused}"]`);
+    assert.match((await failedRow.textContent())!, /refuse\s*failed/);
+    assert.ok((await failedRow.textContent())!.includes(`ValueError: ${reason}`), 'the message, as text');
+    assert.ok(!(await page.content()).includes('<b>no</b>'), 'escaped, never markup');
+    await page.selectOption('#call-status', 'failed');
+    await page.click('button:has-text("Show")');
+    await page.waitForURL(`${url}/dashboard/apps/ledger/calls?status=failed`);
+    assert.equal(await rows.count(), 1);
+    await page.goto(`${url}/dashboard/apps/ledger/calls?status=done`);
+    assert.match((await page.textContent('[role="alert"]'))!, /status="done" is not a call status; it is one of queued, running/);
+    await page.goBack();
+    await page.click(`a:has-text("${refused}")`);
+    await page.waitForURL(`${url}/dashboard/apps/ledger/calls/${refused}`);
+    assert.equal(await page.textContent('#call-status'), 'failed');
+    assert.equal(await page.textContent('#call-error'), `ValueError: ${reason}`);
+    assert.match((await page.textContent('.log'))!, /#1 stdout: about to refuse/);
+    await look('call');
+    await page.goto(`${url}/dashboard/apps/board/calls/${refused}`);
+    assert.equal(await page.textContent('h1'), 'Not found', "a call of ledger is no call of board's");
+  });
+
   it('creates a second workspace, invites a member there, who signs in and sees only that workspace; removing them signs them out', async () => {
     await page.goto(`${url}/dashboard/workspace`);
     await page.fill('#new-workspace', 'team-b');
@@ -333,6 +438,10 @@ describe('the dashboard in Chromium (svc server as a child process)', function (
       const csrf = await adaPage.getAttribute('input[name="_csrf"]', 'value');
       await adaPage.goto(`${url}/dashboard/apps/board/workloads/say/logs/events?csrf=${encodeURIComponent(csrf!)}`);
       assert.match((await adaPage.textContent('body'))!, /not_found/, 'nor its logs');
+      await adaPage.goto(`${url}/dashboard/apps/ledger/calls`);
+      assert.equal(await adaPage.textContent('h1'), 'Not found', 'nor the calls of ledger');
+      await adaPage.goto(`${url}/dashboard/apps/ledger/maps?csrf=${encodeURIComponent(csrf!)}`);
+      assert.match((await adaPage.textContent('body'))!, /not_found/, 'nor its maps');
       await adaPage.goto(`${url}/dashboard/settings/tokens`);
       assert.equal(await adaPage.locator('tbody tr').count(), 0, 'no token of default, by name or id');
       await adaPage.goto(`${url}/dashboard/workspace`);

@@ -5,11 +5,13 @@
  * another workspace is `not_found`, like one that never was.
  */
 import { SvcError } from '../../model/errors.js';
-import { CALL_STATUSES, type CallStatus } from '../../services/calls/types.js';
+import type { CallFilter } from '../../services/calls/calls.js';
+import { CALL_STATUSES, type CallStatus, type CallView } from '../../services/calls/types.js';
+import type { DeploymentRef } from '../../model/deployment-keys.js';
 import { appRef, noApp } from './apps.js';
 import { answer, APP, error, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
-import type { ApiRoute } from './types.js';
+import type { ApiRoute, ApiServices } from './types.js';
 
 /** How many calls one answer holds unless `limit` says otherwise, and the most it may say. */
 export const DEFAULT_CALL_LIST_LIMIT = 100;
@@ -23,10 +25,7 @@ const STATUS: Parameter = {
   description: 'Only the calls of this status.',
   refusal: {
     code: 'bad_request',
-    refuse: (value) =>
-      new SvcError('bad_request', `status=${JSON.stringify(value)} is not a call status; it is one of ${CALL_STATUSES.join(', ')}.`, {
-        details: { field: 'status' },
-      }),
+    refuse: notACallStatus,
   },
 };
 const LIMIT: Parameter = {
@@ -68,16 +67,41 @@ export const appCallRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ params, principal, query }, services) {
-      const ref = appRef(params, principal);
       const status = (query.get('status') || undefined) as CallStatus | undefined;
       const limit = Number(query.get('limit') || DEFAULT_CALL_LIST_LIMIT);
-      const calls = await services.calls.list(ref.workspace, ref.app, { status, limit });
-      if (calls.length === 0 && services.deployments.get(ref) === null) {
-        // Known by its calls alone: some other status may have them.
-        const any = status === undefined ? [] : await services.calls.list(ref.workspace, ref.app, { limit: 1 });
-        if (any.length === 0) throw noApp(ref);
-      }
-      return { status: 200, body: { calls } };
+      return { status: 200, body: { calls: await appCalls(services, appRef(params, principal), { status, limit }) } };
     },
   },
 ];
+
+/**
+ * The app's calls of `filter`, newest first (`svc app calls`, the dashboard's Calls page);
+ * `not_found` unless the app is deployed or has calls kept (of any status) or, with `alsoKnown`,
+ * is known otherwise (the maps of its runs).
+ */
+export async function appCalls(
+  services: Pick<ApiServices, 'calls' | 'deployments'>,
+  ref: DeploymentRef,
+  filter: CallFilter,
+  alsoKnown = false,
+): Promise<CallView[]> {
+  const calls = await services.calls.list(ref.workspace, ref.app, filter);
+  if (calls.length === 0 && !alsoKnown && services.deployments.get(ref) === null) {
+    // Known by its calls alone: some other status may have them.
+    const any = filter.status === undefined ? [] : await services.calls.list(ref.workspace, ref.app, { limit: 1 });
+    if (any.length === 0) throw noApp(ref);
+  }
+  return calls;
+}
+
+/** `value` as a call status, or `bad_request` naming those there are (the `status` query parameter). */
+export function callStatus(value: unknown): CallStatus {
+  if (typeof value === 'string' && (CALL_STATUSES as readonly string[]).includes(value)) return value as CallStatus;
+  throw notACallStatus(value);
+}
+
+function notACallStatus(value: unknown): SvcError {
+  return new SvcError('bad_request', `status=${JSON.stringify(value)} is not a call status; it is one of ${CALL_STATUSES.join(', ')}.`, {
+    details: { field: 'status' },
+  });
+}

@@ -74,7 +74,7 @@ export interface ApiServices {
   /** Remote runs of functions, and previews. */
   readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
   /** Maps of remote runs: a function called once per input, inputs and outputs streamed. */
-  readonly maps: Pick<MapManager, 'create' | 'get' | 'inputs' | 'outputs' | 'cancel'>;
+  readonly maps: Pick<MapManager, 'create' | 'get' | 'ofApp' | 'inputs' | 'outputs' | 'cancel'>;
   /** Refuses a schedule this platform cannot run before a deploy changes anything (on Nomad: a period no cron spec writes). */
   readonly checkSchedules?: (spec: AppSpec) => void;
   /** Scheduled runs where Nomad runs the schedules (read from Nomad); absent or null: the state store's history. */

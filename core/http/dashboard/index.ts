@@ -1,7 +1,7 @@
 /**
  * The web dashboard, served by `svc server` next to the API: sign-in and
- * sign-out, device approval for `svc login`, Settings → Tokens and Secrets, the apps,
- * the workspace.
+ * sign-out, device approval for `svc login`, Settings → Tokens and Secrets, the apps
+ * (with their calls and maps), the workspace.
  * Server-rendered HTML on Koa and @koa/router; the one script only enhances
  * pages that work without it. Browsers asking for `/` land here; API clients
  * keep their JSON answers.
@@ -11,6 +11,7 @@ import type { Middleware } from 'koa';
 import type { GatewayState } from '../../traffic/gateway/types.js';
 import { assetFiles } from './assets.js';
 import { appPages } from './pages/apps.js';
+import { callPages } from './pages/calls.js';
 import { devicePages } from './pages/device.js';
 import { secretPages } from './pages/secrets.js';
 import { signInPages } from './pages/sign-in.js';
@@ -29,6 +30,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   const tokens = tokenPages(services);
   const secrets = secretPages(services);
   const apps = appPages(services);
+  const calls = callPages(services);
   const workspace = workspacePages(services);
 
   router.get('/', async (ctx, next) => (ctx.accepts('json', 'html') === 'html' ? redirect(ctx, '/dashboard') : next()));
@@ -41,6 +43,9 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.get('/dashboard', (ctx) => apps.list(ctx));
   router.get('/dashboard/apps/:app', (ctx) => apps.show(ctx));
   router.get('/dashboard/apps/:app/runs/:id', (ctx) => apps.scheduledRun(ctx));
+  router.get('/dashboard/apps/:app/calls', (ctx) => calls.list(ctx));
+  router.get('/dashboard/apps/:app/calls/:id', (ctx) => calls.show(ctx));
+  router.get('/dashboard/apps/:app/maps', (ctx) => calls.maps(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs', (ctx) => apps.logs(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs/events', (ctx) => apps.logEvents(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/:action', (ctx) => apps.confirmWorkload(ctx));

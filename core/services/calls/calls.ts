@@ -319,7 +319,8 @@ export class CallService {
   }
 }
 
-function noCall(id: string): SvcError {
+/** The one answer for an unknown call id and another workspace's (the same words). */
+export function noCall(id: string): SvcError {
   return new SvcError('not_found', `there is no call ${id} in this workspace.`, {
     hint: 'Call ids come from spawn() (FunctionCall.object_id) or POST …/calls; an expired call is removed after twice the result retention.',
   });

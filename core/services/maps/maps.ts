@@ -73,6 +73,14 @@ export class MapManager {
     return this.#require(workspace, id).view();
   }
 
+  /** The maps of one app in the workspace, running and ended within `retainMs`, newest first (the dashboard's Calls page). */
+  ofApp(workspace: string, app: string): MapView[] {
+    const views = [...this.#maps]
+      .filter(([id, map]) => map.workspace === workspace && this.#labels.get(id)?.app === app)
+      .map(([, map]) => map.view());
+    return views.sort((a, b) => (a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt)));
+  }
+
   /** Takes a batch of inputs (an NDJSON body); answers once they are all in the map's window. */
   async inputs(workspace: string, id: string, body: Buffer, last: boolean): Promise<MapView> {
     const map = this.#require(workspace, id);

@@ -51,3 +51,59 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
     if (source.readyState === EventSource.CONNECTING) state.textContent = 'Reconnecting…';
   });
 })();
+
+// Live maps: while a map of the Calls page has not ended, ask for the maps every 2 s and update
+// their rows; stop once every map ended, and while the tab is hidden (ask again when it shows).
+(function followMaps() {
+  const card = document.getElementById('maps-card');
+  if (!card || !card.dataset.live || !window.fetch) return;
+  const state = document.getElementById('maps-state');
+  const EVERY_MS = 2000;
+  let timer = null;
+  let asking = false;
+  let stopped = false;
+  const show = (map) => {
+    const row = card.querySelector(`tr[data-map="${map.id}"]`);
+    if (!row) return false;
+    const status = row.querySelector('[data-state]');
+    status.textContent = map.state;
+    status.className = `status ${map.tone}`;
+    for (const cell of row.querySelectorAll('[data-count]')) cell.textContent = String(map.inputs[cell.dataset.count]);
+    const settled = map.inputs.succeeded + map.inputs.failed + map.inputs.cancelled;
+    const bar = row.querySelector('progress');
+    bar.max = Math.max(map.inputs.received, 1);
+    bar.value = settled;
+    bar.textContent = `${settled} of ${map.inputs.received}`;
+    bar.setAttribute('aria-label', `${settled} of ${map.inputs.received} inputs settled`);
+    return true;
+  };
+  const ask = async () => {
+    timer = null;
+    if (stopped || document.hidden) return;
+    let maps;
+    asking = true;
+    try {
+      const answer = await fetch(card.dataset.live, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+      if (!answer.ok) throw new Error(String(answer.status));
+      maps = (await answer.json()).maps;
+    } catch {
+      stopped = true;
+      state.textContent = 'Updates stopped (signed out, or the server is unreachable): reload the page.';
+      return;
+    } finally {
+      asking = false;
+    }
+    const unseen = maps.filter((map) => !show(map)).length;
+    if (maps.every((map) => map.ended)) {
+      stopped = true;
+      state.textContent = 'Every map has ended.';
+      return;
+    }
+    state.textContent = `Following: the counts change as the inputs run.${unseen > 0 ? ' A new map started: reload to see it.' : ''}`;
+    timer = setTimeout(ask, EVERY_MS);
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && timer === null && !asking && !stopped) void ask();
+  });
+  timer = setTimeout(ask, EVERY_MS);
+})();

@@ -1,6 +1,6 @@
 /**
  * Apps: every deployed app of the viewer's workspace with its workloads
- * (workload-view.ts), each workload's live logs, and the actions pause and
+ * (workload-view.ts) and a link to its calls (calls.ts), each workload's live logs, and the actions pause and
  * resume (the app), stop and delete (a workload), each confirmed on a page of
  * its own before anything changes.
  */
@@ -89,6 +89,7 @@ async function listApps(services: DashboardServices, ctx: Context): Promise<void
       mine.map(
         async (deployment) => html`<section class="card" aria-labelledby="app-${deployment.ref.app}">
   <h2 id="app-${deployment.ref.app}"><a href="/dashboard/apps/${deployment.ref.app}">${deployment.ref.app}</a>${deployment.paused ? html` <span class="badge">paused</span>` : ''}</h2>
+  <p><a href="/dashboard/apps/${deployment.ref.app}/calls">Calls and maps<span class="visually-hidden"> of ${deployment.ref.app}</span></a></p>
   ${workloadTable(deployment.ref.app, await workloadsOf(services, deployment), false)}
 </section>`,
       ),
@@ -122,7 +123,7 @@ async function showApp(services: DashboardServices, ctx: Params): Promise<void> 
         viewer,
         body: html`${doneNotice(ctx)}${deployment.paused ? notice('ok', 'This app is paused.') : ''}
 ${workloadTable(app, await workloadsOf(services, deployment), true)}
-<p class="actions"><a class="button" href="/dashboard/apps/${app}/${transition}">${ACTIONS[transition].what} ${app}</a></p>
+<p class="actions"><a class="button" href="/dashboard/apps/${app}/${transition}">${ACTIONS[transition].what} ${app}</a> <a class="button" href="/dashboard/apps/${app}/calls">Calls and maps<span class="visually-hidden"> of ${app}</span></a></p>
 ${scheduledRunsCard(deployment, runs)}
 ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labelledby="warnings"><h2 id="warnings">Warnings</h2><ul>${deployment.warnings.map((w) => html`<li>${w}</li>`)}</ul></section>`}`,
       }),
