@@ -488,7 +488,12 @@ class EndpointCall {
     const timeoutMs = options.timeoutMs;
     const deadline = timeoutMs === undefined ? null : Date.now() + Math.max(0, timeoutMs);
     for (;;) {
-      const left = deadline === null ? WAIT_PER_REQUEST_S : Math.min(WAIT_PER_REQUEST_S, Math.max(0, (deadline - Date.now()) / 1000));
+      let left = deadline === null ? WAIT_PER_REQUEST_S : Math.min(WAIT_PER_REQUEST_S, Math.max(0, (deadline - Date.now()) / 1000));
+      if (left > 0 && left < 1) {
+        // Prefer: wait takes whole seconds, and wait=0 answers at once: sleep out the rest rather than ask in a loop.
+        await new Promise((resolve) => setTimeout(resolve, left * 1000));
+        left = 0;
+      }
       const answer = await this._api('GET', '/outcome', { prefer: 'wait=' + Math.floor(left) });
       const value = /** @type {{ frame?: Parameters<Endpoint['_outcome']>[0], call?: { status?: string } }} */ (answer.json());
       if (answer.status === 200 && value.frame !== undefined) return /** @type {T} */ (this._endpoint._outcome(value.frame, this.callId));

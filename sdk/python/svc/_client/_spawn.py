@@ -57,6 +57,10 @@ def final_frame(api: Api, call_id: str, timeout: float | None) -> dict[str, Any]
     deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
     while True:
         left = _WAIT_PER_REQUEST if deadline is None else min(_WAIT_PER_REQUEST, max(0.0, deadline - time.monotonic()))
+        if 0 < left < 1:
+            # Prefer: wait takes whole seconds, and wait=0 answers at once: sleep out the rest rather than ask in a loop.
+            time.sleep(left)
+            left = 0.0
         answer = api.request(
             "GET",
             f"/calls/{call_id}/outcome",
