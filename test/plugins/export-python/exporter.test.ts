@@ -84,7 +84,7 @@ describe('svc:export-python', () => {
   it('rebuilds signatures (defaults, keyword-only, **kwargs, OMITTED), for request() and spawn() alike, and keeps docstrings as text, never as code', async () => {
     const out = writeFiles(tempDir('svc-export-sink-'), pythonExporter.export(iface('kitchen-sink'), {}));
     const script = `
-import inspect, json
+import inspect, json, svc
 import svc_clients.kitchen_sink as sink
 from svc_clients.kitchen_sink import class_, echo, people, raw, shapes, w_3d, Person
 sig = lambda f: str(inspect.signature(f)).replace("svc_clients.kitchen_sink._models.", "")
@@ -92,6 +92,10 @@ try:
     people.call_from_id("greet")
 except ValueError as error:
     bad = str(error)
+try:
+    shapes.spawn(ids=[1])  # a public endpoint, no token anywhere: request() would call it, spawn() cannot be read back
+except svc.NotSignedInError as error:
+    unsigned = [error.code, str(error)]
 print(json.dumps({
     "people": sig(people.request),
     "shapes": sig(shapes.request),
@@ -108,9 +112,12 @@ print(json.dumps({
     "names": [w_3d.name, class_.name],
     "spawned": repr(people.call_from_id("call-0123456789abcdef0123")),
     "bad": bad,
+    "unsigned": unsigned,
 }))
 `;
-    const seen = printed(await runPython(script, { cwd: tempDir(), env: { PYTHONPATH: pythonPath(out) } }));
+    // No server is called: a port nothing listens on, and no credentials of svc login.
+    const env = { PYTHONPATH: pythonPath(out), SVC_SERVER: 'http://127.0.0.1:9', SVC_CONFIG_DIR: tempDir(), SVC_DATA_DIR: tempDir() };
+    const seen = printed(await runPython(script, { cwd: tempDir(), env }));
     assert.equal(seen.people, '(person: Person, limit: int = 10, *, strict: bool) -> list[Person]');
     // spawn() takes what request() takes; its call's get() returns what request() returns.
     assert.equal(
@@ -120,6 +127,8 @@ print(json.dumps({
     assert.equal(seen.class_spawn, seen.class.replace(/-> (.*)$/, '-> svc_clients.kitchen_sink._runtime.EndpointCall[$1]'));
     assert.equal(seen.from_id, '(call_id: str) -> svc_clients.kitchen_sink._runtime.EndpointCall[list[Person]]');
     assert.equal(seen.spawned, '<EndpointCall call-0123456789abcdef0123 of kitchen-sink/people>');
+    assert.equal(seen.unsigned[0], 'not_signed_in');
+    assert.match(seen.unsigned[1], /^spawn\(\) of kitchen-sink\/shapes needs a token: /);
     assert.match(seen.bad, /^'greet' is not a call id: call ids look like call-0123456789abcdef0123 \(EndpointCall\.call_id, /);
     assert.equal(
       seen.shapes,
