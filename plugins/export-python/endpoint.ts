@@ -51,6 +51,8 @@ export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames
     pyDocstring('The same call as request(); returns the HTTP response as it came (an error answer is returned, not raised).', '        '),
     `        return ${self}._send(${args})`,
     '',
+    ...spawnMethods(params, args, self, returns.annotation),
+    '',
     '',
     `${names.object} = ${names.cls}(`,
     ...common(workload, names),
@@ -84,6 +86,31 @@ export function renderFunction(workload: InterfaceWorkload, names: WorkloadNames
     ...common(workload, names),
     ')',
   ].join('\n');
+}
+
+/**
+ * `spawn(...)`: the request of request() sent with `Prefer: respond-async`, so svc keeps it as a
+ * call and answers at once; and `call_from_id(id)` to read such a call again from any process.
+ */
+function spawnMethods(params: string, args: string, self: string, annotation: string): string[] {
+  const call = `EndpointCall[${annotation}]`;
+  return [
+    `    def spawn(${params}) -> ${call}:`,
+    pyDocstring(
+      [
+        'The same request as request(), sent with Prefer: respond-async: svc keeps it as a call and answers at once.',
+        '',
+        `Returns an EndpointCall: call_id, get(timeout=None) -> ${annotation} (as request() returns it), cancel().`,
+        'Needs a token (the answer is read with one).',
+      ].join('\n'),
+      '        ',
+    ),
+    `        return ${self}._spawn(${args})`,
+    '',
+    `    def call_from_id(self, call_id: str) -> ${call}:`,
+    pyDocstring('The call spawn() started, by its id (EndpointCall.call_id), from any process of the same workspace.', '        '),
+    '        return self._call_from_id(call_id)',
+  ];
 }
 
 /** The keyword arguments every workload object takes. */

@@ -37,7 +37,7 @@ export function exportPython(app: AppInterface, options: ExportOptions = {}): Ex
   }
   const root = `${CLIENTS_PACKAGE}/${pkg}`;
   const header = headerOf(app);
-  const scope = new NameScope([...BUILTIN_TYPES, 'APP', 'GENERATED_FROM']);
+  const scope = new NameScope([...BUILTIN_TYPES, 'APP', 'GENERATED_FROM', 'EndpointCall']);
   // The objects are the client's API: they get their names first.
   const objects = app.workloads.map((w) => scope.take(identifier(w.name, 'w_')));
   const names: WorkloadNames[] = app.workloads.map((w, i) => {
@@ -104,12 +104,15 @@ function renderInit(app: AppInterface, header: string, objects: readonly string[
     'SVC_TOKEN, else the credentials of svc login, else a svc server on this machine), and goes to',
     "the workload's path on that server. Errors raise svc's typed exceptions (svc.NotFoundError, ...).",
   ].join('\n');
-  const exported = ['APP', 'GENERATED_FROM', ...models, ...objects].sort();
+  const endpoints = app.workloads.some((w) => w.kind === 'endpoint');
+  // What spawn() returns, for annotations in the user's code: `call: EndpointCall[Greeting] = greet.spawn(...)`.
+  const exported = ['APP', 'GENERATED_FROM', ...(endpoints ? ['EndpointCall'] : []), ...models, ...objects].sort();
   return [
     header + pyDocstring(doc, ''),
     '',
     ...(models.length > 0 ? [`from ._models import ${models.join(', ')}`] : []),
-    ...(objects.length > 0 ? [`from ._workloads import ${objects.join(', ')}`] : []),
+    // From _workloads, not _runtime: a package that imports _runtime itself makes its `from . import _runtime` private use to pyright.
+    ...(objects.length > 0 ? [`from ._workloads import ${[...(endpoints ? ['EndpointCall'] : []), ...objects].join(', ')}`] : []),
     '',
     `APP = ${pyString(app.app)}`,
     `#: The version of each workload this client was generated from.`,
@@ -130,14 +133,16 @@ function renderWorkloads(
   // Import only what the code uses (docstrings aside): strict checkers call an unused import an error.
   const code = bodies.join('\n').replace(/"""[\s\S]*?"""/g, '');
   const used = models.filter((name) => new RegExp(`\\b${name}\\b`).test(code));
+  const calls = code.includes('EndpointCall[') ? ['EndpointCall'] : [];
   return [
     `${header}"""The workloads of ${app.app}, one object each (import them from the package)."""`,
     '',
     ...(code.includes('typing.') ? ['import typing', ''] : []),
     'from . import _runtime as _rt',
     ...(used.length > 0 ? [`from ._models import ${used.join(', ')}`] : []),
+    ...calls.map((name) => `from ._runtime import ${name}`),
     '',
-    `__all__ = [${objects.map(pyString).join(', ')}]`,
+    `__all__ = [${[...calls, ...objects].map(pyString).join(', ')}]`,
     ...bodies.flatMap((body) => ['', '', body]),
     '',
   ].join('\n');
@@ -147,7 +152,7 @@ function describe(workload: InterfaceWorkload): string {
   const access = workload.authorized ? 'token' : 'public';
   switch (workload.kind) {
     case 'endpoint':
-      return `endpoint ${workload.methods.join(', ')} ${workload.route ?? '/'} (${access}), .request(...)`;
+      return `endpoint ${workload.methods.join(', ')} ${workload.route ?? '/'} (${access}), .request(...), .spawn(...)`;
     case 'asgi': {
       const typed = workload.api?.operations.length ?? 0;
       return `ASGI app (${access}), ${typed > 0 ? `${typed} typed method${typed === 1 ? '' : 's'} (one per operation), ` : ''}.request(method, path, ...) and .connect(path)`;

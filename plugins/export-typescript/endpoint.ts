@@ -2,7 +2,9 @@
  * Endpoints and functions. An endpoint object has `request(args)` with the
  * function's parameters as one typed arguments object, resolving to its typed
  * answer (an async iterable of items for a generator, a Uint8Array for bytes),
- * and `raw(args)` for the answer as it came. A function gets an object too,
+ * `raw(args)` for the answer as it came, and `spawn(args)` for the same request
+ * answered later (`Prefer: respond-async`: an `EndpointCall` whose `get()`
+ * resolves as request() does). A function gets an object too,
  * whose `request()` throws: functions have no URL (`.remote()` calls them).
  */
 import { isSchema, type InterfaceWorkload } from 'svc/plugin';
@@ -14,6 +16,8 @@ export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames
   const args = argumentsOf(workload, names, mapper);
   const returns = returnsOf(workload.returns, mapper, names.hint);
   const method = callMethod(workload.methods);
+  /** What request() gives: the typed answer, or an async iterable of a generator's items. */
+  const answer = returns.stream ? `AsyncIterable<${returns.type}>` : returns.type;
   const how = ['POST', 'PUT', 'PATCH'].includes(method) ? 'the arguments as a JSON body' : 'the arguments as query parameters';
   const call = [
     `Calls ${method} ${workload.route ?? '/'} of ${names.app} (${how}), ${workload.authorized ? 'with the token' : 'a public URL'},`,
@@ -34,9 +38,20 @@ export function renderEndpoint(workload: InterfaceWorkload, names: WorkloadNames
       ...jsDoc(workload.doc ?? `The endpoint ${workload.name} of ${names.app}: ${method} ${workload.route ?? '/'}.`),
       `export interface ${names.type} extends WorkloadInfo<"endpoint"> {`,
       ...jsDoc(withDoc(workload.doc, call), '  '),
-      `  request(${args.parameter}): ${returns.stream ? `AsyncIterable<${returns.type}>` : `Promise<${returns.type}>`};`,
+      `  request(${args.parameter}): ${returns.stream ? answer : `Promise<${answer}>`};`,
       '  /** The same call as request(); resolves to the answer as it came (an error answer is returned, not thrown). */',
       `  raw(${args.parameter}): Promise<ClientResponse>;`,
+      ...jsDoc(
+        [
+          'The same request as request(), sent with Prefer: respond-async: svc keeps it as a call and answers at once.',
+          'Resolves to an EndpointCall: callId, get({ timeoutMs }) resolving to the answer as request() does, cancel().',
+          'Needs a token (the answer is read with one).',
+        ].join('\n'),
+        '  ',
+      ),
+      `  spawn(${args.parameter}): Promise<EndpointCall<${answer}>>;`,
+      '  /** The call spawn() started, by its id (EndpointCall#callId), from any process of the same workspace. */',
+      `  callFromId(callId: string): EndpointCall<${answer}>;`,
       '  /** The same endpoint, calling with these options (merged over its own). */',
       `  withOptions(options: ClientOptions): ${names.type};`,
       '}',

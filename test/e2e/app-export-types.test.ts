@@ -128,10 +128,11 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
     assert.match(checked.stdout, /^0 errors, 0 warnings, 0 informations/m);
   });
 
-  it('the all-kinds client, in a fresh Python in another folder: each endpoint answers as the type its request() declares, with the values of the deployment', async () => {
+  it('the all-kinds client, in a fresh Python in another folder: each endpoint answers as the type its request() declares, with the values of the deployment; spawn().get() answers the same', async () => {
     const script = `
-import collections.abc, dataclasses, json, os, types, typing
+import collections.abc, dataclasses, json, os, svc, types, typing
 import svc_clients.all_kinds as package
+from svc_clients.autoscaling import work
 from svc_clients.all_kinds import Owner, Point, Shape, Stats, blob, count, find, owner, point, points, shape, stats, web
 
 def declared(workload: typing.Any) -> typing.Any:
@@ -169,6 +170,28 @@ seen["count"] = {"declared": str(declared(count)).replace("svc_clients.all_kinds
                  "value": [shown(item) for item in stream]}
 data = blob.request(size=5)
 seen["blob"] = {"declared": str(declared(blob)), "fits": fits(data, declared(blob)), "value": list(data)}
+# Prefer: respond-async: the same request kept as a call; get() decodes its kept answer as request() decodes a live one.
+spawned = point.spawn(x=1, y=2)
+later = point.call_from_id(spawned.call_id).get(timeout=60)
+seen["spawn"] = {
+    "point": shown(later), "same": later == answers["point"][1], "status": spawned.status(),
+    "find": find.spawn(x=-1).get(timeout=60), "shape": shown(shape.spawn(name="tri", sides=3).get(timeout=60)) == seen["shape"]["value"],
+    "count": [shown(item) for item in count.spawn(to=3).get(timeout=60)], "blob": list(blob.spawn(size=5).get(timeout=60)),
+}
+try:
+    point.spawn(x="one", y=2).get(timeout=60)  # the endpoint's own 422, kept: raised as request() raises it
+except svc.InvalidRequestError as error:
+    seen["spawn"]["refused"] = [type(error).__name__, error.code, error.status]
+held = work.spawn(seconds=20)  # the autoscaling example sleeps that long: get() gives up first
+try:
+    held.get(timeout=0.5)
+except TimeoutError as error:
+    seen["spawn"]["timed_out"] = str(error)
+held.cancel()
+try:
+    held.get(timeout=60)
+except svc.CallCancelledError as error:
+    seen["spawn"]["cancelled"] = [type(error).__name__, error.code, held.status()]
 item = web.request("GET", "/items/7", params={"detail": "true"})
 seen["web"] = {"status": item.status_code, "value": item.json()}
 seen["module"] = package.__file__
@@ -220,6 +243,26 @@ print(json.dumps(seen))
     );
     assert.deepEqual(seen.blob, { declared: "<class 'bytes'>", fits: true, value: [0, 1, 2, 3, 4] }, 'bytes');
     assert.deepEqual(seen.web, { status: 200, value: { name: 'item 7', tags: ['detail'] } }, 'the ASGI app');
+    assert.match(
+      seen.spawn.timed_out,
+      /^the call call-[0-9a-f]{20} has not ended within 0\.5 s \(it is (queued|running)\); get\(\) it again later$/,
+    );
+    delete seen.spawn.timed_out;
+    assert.deepEqual(
+      seen.spawn,
+      {
+        point: point(1, 2),
+        same: true,
+        status: 'succeeded',
+        find: null,
+        shape: true,
+        count: [point(0, 0), point(1, 0), point(2, 0)],
+        blob: [0, 1, 2, 3, 4],
+        refused: ['InvalidRequestError', 'invalid_arguments', 422],
+        cancelled: ['CallCancelledError', 'call_cancelled', 'cancelled'],
+      },
+      'spawn(): the same typed answers and errors, a time-out and a cancel',
+    );
   });
 
   it('the all-kinds realtime handler: connect() sends a Point and receives the mirrored Point', async function () {

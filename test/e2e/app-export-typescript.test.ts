@@ -25,7 +25,8 @@ const KINDS = path.join(packageRoot, 'test', 'fixtures', 'apps', 'export_kinds.p
 /** The project's code: every call it makes prints what it saw, as one JSON object. */
 const MAIN = `
 import WebSocket from 'ws';
-import { createClient, greet, hello, square, SvcError, type Greeting } from '@svc-clients/quickstart';
+import { CallTimeoutError, createClient, greet, hello, square, SvcError, type GreetArguments, type Greeting } from '@svc-clients/quickstart';
+import { work } from '@svc-clients/autoscaling';
 import { createClient as chatClient, ConnectionClosedError, type ChatMessage, type Done, type Token, type Typing } from '@svc-clients/realtime-chat';
 import { count, raw, total } from '@svc-clients/export-kinds';
 
@@ -68,6 +69,31 @@ try {
 }
 seen.bytes = Array.from(await raw.request({ text: 'hé' }));
 seen.total = await total.request({ ids: [1, 2, 39] });
+
+// Prefer: respond-async: the same request kept as a call; get() decodes its kept answer as request() decodes a live one.
+const spawned = await greet.spawn({ name: 'Ada', excited: true });
+const later: Greeting = await greet.callFromId(spawned.callId).get({ timeoutMs: 60_000 });
+const items: { x: number; y: number }[] = [];
+for await (const point of await (await count.spawn({ to: 3 })).get()) items.push(point);
+const spawnSeen: Record<string, unknown> = { greet: later, status: await spawned.status(), count: items, bytes: Array.from(await (await raw.spawn({ text: 'hé' })).get()) };
+try {
+  await (await greet.spawn({ name: 7 } as unknown as GreetArguments)).get({ timeoutMs: 60_000 });
+} catch (error) {
+  spawnSeen.refused = failure(error).slice(0, 3);
+}
+const held = await work.spawn({ seconds: 20 }); // the autoscaling example sleeps that long: get() gives up first
+try {
+  await held.get({ timeoutMs: 500 });
+} catch (error) {
+  spawnSeen.timedOut = error instanceof CallTimeoutError ? [error.name, error.callId === held.callId, error.message] : String(error);
+}
+await held.cancel();
+try {
+  await held.get({ timeoutMs: 60_000 });
+} catch (error) {
+  spawnSeen.cancelled = [...failure(error).slice(0, 3), await held.status()];
+}
+seen.spawn = spawnSeen;
 
 const chat = chatClient({ WebSocket }).chat;
 const session = await chat.connect();
@@ -154,7 +180,8 @@ describe('svc app export --language typescript: a typed ESM package, used from a
   before(async () => {
     platform = await startPlatform({ config: testConfig(), report: () => {} });
     env = { SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret };
-    for (const target of [path.join(examplesRoot, 'quickstart', 'app.py'), path.join(examplesRoot, 'realtime-chat', 'app.py'), KINDS])
+    // autoscaling: its endpoint sleeps as long as asked, a call that is still running for spawn()'s tests.
+    for (const target of ['quickstart', 'realtime-chat', 'autoscaling'].map((app) => path.join(examplesRoot, app, 'app.py')).concat(KINDS))
       await deploy(target);
     try {
       await deploy(path.join(examplesRoot, 'asgi-fastapi', 'app.py'));
@@ -192,8 +219,8 @@ describe('svc app export --language typescript: a typed ESM package, used from a
   });
 
   it('exports every example and the all-kinds app (every kind and return shape) into packages tsc --strict compiles, with no any in their declarations', async () => {
+    await deploy(path.join(examplesRoot, 'checkpointed-model', 'app.py'));
     const apps = ['autoscaling', 'checkpointed-model'];
-    for (const app of apps) await deploy(path.join(examplesRoot, app, 'app.py'));
     await deploy(path.join(packageRoot, 'test', 'fixtures', 'apps', 'all_kinds.py'));
     const exported = [...apps, 'all-kinds', 'quickstart', 'realtime-chat', ...(fastapi ? ['asgi-fastapi'] : [])];
     const dir = tempDir('svc-export-ts-all-');
@@ -253,8 +280,9 @@ describe('svc app export --language typescript: a typed ESM package, used from a
     }
   });
 
-  it('compiles strict in a project outside the repo and calls the deployments: results, a stream, a realtime session, operations, typed errors', async () => {
-    for (const app of ['realtime-chat', 'export-kinds']) await appExport(run().context, app, { out, language: 'typescript' });
+  it('compiles strict in a project outside the repo and calls the deployments: results, a stream, spawn() and get(), a realtime session, operations, typed errors', async () => {
+    for (const app of ['realtime-chat', 'export-kinds', 'autoscaling'])
+      await appExport(run().context, app, { out, language: 'typescript' });
     if (fastapi) {
       await appExport(run().context, 'asgi-fastapi', { out, language: 'typescript' });
       const iface = (await apiClient(platform.url)('GET', '/api/v1/apps/asgi-fastapi/interface', { token: platform.ownerToken.secret }))
@@ -269,7 +297,7 @@ describe('svc app export --language typescript: a typed ESM package, used from a
     const modules = path.join(project, 'node_modules');
     mkdirSync(path.join(modules, '@svc-clients'), { recursive: true });
     mkdirSync(path.join(modules, '@types'), { recursive: true });
-    for (const app of ['quickstart', 'realtime-chat', 'export-kinds', ...(fastapi ? ['asgi-fastapi'] : [])])
+    for (const app of ['quickstart', 'realtime-chat', 'export-kinds', 'autoscaling', ...(fastapi ? ['asgi-fastapi'] : [])])
       symlinkSync(path.join(out, 'svc-clients', app), path.join(modules, '@svc-clients', app));
     symlinkSync(path.join(packageRoot, 'node_modules', 'ws'), path.join(modules, 'ws'));
     for (const types of ['node', 'ws'])
@@ -302,6 +330,24 @@ describe('svc app export --language typescript: a typed ESM package, used from a
     assert.deepEqual(seen.streamFailed, [[0, 1], 'SvcError', 'handler_error']);
     assert.deepEqual(seen.bytes, [...Buffer.from('hé')]);
     assert.equal(seen.total, 42);
+    const { timedOut, ...spawn } = seen.spawn;
+    assert.deepEqual(timedOut.slice(0, 2), ['CallTimeoutError', true]);
+    assert.match(
+      timedOut[2],
+      /^the call call-[0-9a-f]{20} has not ended within 0\.5 s \(it is (queued|running)\); get\(\) it again later$/,
+    );
+    assert.deepEqual(
+      spawn,
+      {
+        greet: seen.greet,
+        status: 'succeeded',
+        count: seen.count,
+        bytes: seen.bytes,
+        refused: ['SvcError', 'invalid_arguments', 422],
+        cancelled: ['SvcError', 'call_cancelled', 409, 'cancelled'],
+      },
+      'spawn(): the same typed answers and errors, a time-out and a cancel',
+    );
 
     const words = 'Hello Ada, nice to meet you!'.split(' ');
     assert.deepEqual(seen.replies, [

@@ -14,10 +14,12 @@ the server found at call time.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import re
-from typing import Any, Iterable, Iterator, Mapping, NoReturn, Sequence, TypeVar, cast
+from typing import Any, Callable, Generic, Iterable, Iterator, Mapping, NoReturn, Sequence, TypeVar, cast
 from urllib.parse import quote, urlencode
 
 try:
@@ -25,6 +27,9 @@ try:
     from svc._client import Response, find_credentials
     from svc._client._errors import error_from_answer
     from svc._client._http import open_url
+    from svc._client._remote import remote_exception
+    from svc._client._spawn import api_for_calls, call_status, cancel_call, final_frame
+    from svc._function_call import is_call_id
     from svc.exceptions import NotSignedInError, RemoteError, ServerUnreachableError
 except ImportError as _missing:  # the SDK is not installed where this client runs
     raise ImportError(
@@ -36,8 +41,10 @@ from ._decode import OMITTED, decode, svc_error, to_json
 from ._websocket import Connection, ConnectionClosed, open_socket
 
 _C = TypeVar("_C", bound=Connection)
+_T = TypeVar("_T")
 
-__all__ = ["OMITTED", "Asgi", "Connection", "ConnectionClosed", "Endpoint", "Function", "Realtime", "Response", "decode", "to_json"]
+__all__ = ["OMITTED", "Asgi", "Connection", "ConnectionClosed", "Endpoint", "EndpointCall", "Function", "Realtime",
+           "Response", "decode", "to_json"]
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -155,7 +162,15 @@ class Endpoint(Workload):
     def _call(self, arguments: dict[str, Any]) -> Any:
         if self.stream:
             return self._events(arguments)
-        response = self._send(arguments).raise_for_status()
+        return self._answer(self._send(arguments))
+
+    def _answer(self, response: Response) -> Any:
+        """The answer decoded as request() returns it (an error answer raised): a live one, or a deferred one's."""
+        if self.stream:
+            if response.status_code >= 400:
+                raise error_from_answer(response.status_code, response.content, f"{response.method} {response.url}", api=False)
+            return self._read_events(io.BytesIO(response.content))
+        response.raise_for_status()
         if self.raw_bytes:
             return response.content
         try:
@@ -172,6 +187,54 @@ class Endpoint(Workload):
             with stream:
                 raise error_from_answer(stream.status, stream.read(), f"{method} {url}", api=False)
         return self._read_events(stream)
+
+    def _spawn(self, arguments: dict[str, Any]) -> EndpointCall[Any]:
+        """Sends the request of request() with Prefer: respond-async; svc keeps it as a call and answers 202."""
+        method, url, body, headers = self._request(arguments, "text/event-stream" if self.stream else "application/json")
+        if "Authorization" not in headers:
+            raise NotSignedInError(
+                f"spawn() of {self.app}/{self.name} needs a token: svc keeps a request sent with Prefer: respond-async "
+                "for its workspace, and its outcome is read with a token (a public URL called without one answers at once)",
+                hint="Set SVC_TOKEN, or run svc login; or call request() to wait for the answer.",
+            )
+        headers["Prefer"] = "respond-async"
+        response = _exchange(method, url, body, headers, self._where(), None).raise_for_status()
+        applied = response.headers.get("Preference-Applied", "")
+        found: Any = response.json() if response.status_code == 202 and "respond-async" in applied else None
+        call_id = cast("dict[str, object]", found).get("call_id") if isinstance(found, dict) else None
+        if not is_call_id(call_id):
+            raise RemoteError(
+                f"{method} {url.split('?')[0]} with Prefer: respond-async answered {response.status_code} without keeping "
+                "the request as a call: this svc server does not answer requests later",
+                code="unexpected_response", status=response.status_code,
+                hint="Upgrade the svc server, or call request() to wait for the answer.",
+            )
+        return EndpointCall(cast(str, call_id), self._outcome, f"{self.app}/{self.name}")
+
+    def _call_from_id(self, call_id: str) -> EndpointCall[Any]:
+        if not is_call_id(call_id):
+            raise ValueError(
+                f"{call_id!r} is not a call id: call ids look like call-0123456789abcdef0123 "
+                f"(EndpointCall.call_id, or the end of the Location that {self.name}.spawn() was answered with)"
+            )
+        return EndpointCall(call_id, self._outcome, f"{self.app}/{self.name}")
+
+    def _outcome(self, frame: Mapping[str, Any], call_id: str) -> Any:
+        """A deferred request's final frame as request() returns its answer: the kept response, decoded the same way."""
+        kept = frame.get("response")
+        if isinstance(kept, dict):
+            answer = cast("dict[str, Any]", kept)
+            flat: list[str] = answer.get("headers") or []
+            pairs = list(zip(flat[0::2], flat[1::2]))
+            where = f"{self.url or self.path} (call {call_id})"
+            return self._answer(Response(self._method(), where, answer["status"], pairs, base64.b64decode(answer["body"])))
+        if frame.get("type") == "error":
+            raise remote_exception(dict(frame))
+        raise RemoteError(
+            f"the call {call_id} is not a request to {self.app}/{self.name} sent with Prefer: respond-async: "
+            "it has no answer to decode (a spawned function's call is read with svc.FunctionCall.from_id)",
+            code="unexpected_response",
+        )
 
     def _read_events(self, stream: Any) -> Iterator[Any]:
         where = f"an item streamed by {self.app}/{self.name}"
@@ -197,6 +260,46 @@ class Endpoint(Workload):
                         event = rest
                     elif field == "data":
                         data.append(rest)
+
+
+class EndpointCall(Generic[_T]):
+    """A request to an endpoint that svc answers later (Prefer: respond-async): spawn() returns one.
+
+    'call_id' names it in svc (svc call get|cancel|logs <id>, GET /api/v1/calls/<id>); get() waits
+    for the answer and returns it as request() would, cancel() gives it up. Any process signed in to
+    the workspace reads it again with <endpoint>.call_from_id(call_id).
+    """
+
+    def __init__(self, call_id: str, outcome: Callable[[Mapping[str, Any], str], Any], endpoint: str) -> None:
+        self.call_id = call_id
+        # The endpoint's own decoding of a final frame: the one request() uses for a live answer.
+        self._outcome = outcome
+        self._endpoint = endpoint
+
+    def get(self, timeout: float | None = None) -> _T:
+        """Waits for the answer and returns it as request() does, or raises as request() does.
+
+        'timeout' (seconds; None waits as long as it takes): the builtin TimeoutError when the
+        call has not ended by then (it goes on: get() it again later). A cancelled call raises
+        svc.CallCancelledError; one whose outcome the server no longer keeps, svc.CallExpiredError.
+        """
+        frame = final_frame(api_for_calls(), self.call_id, timeout)
+        return cast(_T, self._outcome(frame, self.call_id))
+
+    def cancel(self) -> None:
+        """Cancels the call: a queued one is never sent, a running one is given up.
+
+        svc.InvalidRequestError (code conflict) when it has ended already.
+        """
+        cancel_call(api_for_calls(), self.call_id)
+
+    def status(self) -> str:
+        """queued, running, succeeded, failed, cancelled or expired (a 4xx answer is the endpoint's own: succeeded)."""
+        status: str = call_status(api_for_calls(), self.call_id)["status"]
+        return status
+
+    def __repr__(self) -> str:
+        return f"<EndpointCall {self.call_id} of {self._endpoint}>"
 
 
 class Function(Workload):

@@ -38,6 +38,33 @@ export declare class ConnectionClosedError extends Error {
   readonly name: 'ConnectionClosedError';
 }
 
+/** EndpointCall#get() gave up waiting: the call has not ended yet (it goes on: get() it again later). */
+export declare class CallTimeoutError extends Error {
+  readonly name: 'CallTimeoutError';
+  readonly callId: string;
+}
+
+/** A call's status in svc (GET /api/v1/calls/<id>). */
+export type CallStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+
+/**
+ * A request to an endpoint that svc answers later (sent with Prefer: respond-async): what spawn() and
+ * callFromId() give. Its answer is kept by svc as the call's outcome, for a day by default.
+ */
+export interface EndpointCall<T> {
+  /** The call's id in svc (svc call get|cancel|logs <id>, GET /api/v1/calls/<id>). */
+  readonly callId: string;
+  /**
+   * Waits for the answer and resolves to it as request() does, or throws as request() does (SvcError of an error answer).
+   * timeoutMs: CallTimeoutError when the call has not ended by then (default: wait as long as it takes).
+   * A cancelled call throws SvcError call_cancelled; one whose outcome svc no longer keeps, call_expired.
+   */
+  get(options?: { readonly timeoutMs?: number | undefined }): Promise<T>;
+  /** Cancels the call: a queued one is never sent, a running one is given up. SvcError conflict once it ended. */
+  cancel(): Promise<void>;
+  status(): Promise<CallStatus>;
+}
+
 /** An HTTP answer, read whole; an error answer is returned as it came, not thrown. */
 export interface ClientResponse {
   readonly status: number;

@@ -38,6 +38,12 @@ const STATUS_CODES = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 
  */
 const SVC_ERROR = Symbol.for('svc-clients.SvcError');
 const CONNECTION_CLOSED = Symbol.for('svc-clients.ConnectionClosedError');
+const CALL_TIMEOUT = Symbol.for('svc-clients.CallTimeoutError');
+
+/** What a call id looks like (core/services/calls/types.ts; the Python SDK's svc._function_call checks the same shape). */
+const CALL_ID = /^call-[0-9a-f]{20}$/;
+/** The longest one /outcome request waits on the server (Prefer: wait, at most 60 there); get() asks again for longer waits. */
+const WAIT_PER_REQUEST_S = 50;
 
 /** @type {(value: unknown, brand: symbol) => boolean} */
 const branded = (value, brand) => typeof value === 'object' && value !== null && /** @type {Record<symbol, unknown>} */ (value)[brand] === true;
@@ -75,6 +81,25 @@ export class ConnectionClosedError extends Error {
   /** @param {unknown} value */
   static [Symbol.hasInstance](value) {
     return branded(value, CONNECTION_CLOSED);
+  }
+}
+
+/** EndpointCall#get() gave up waiting: the call has not ended yet (it goes on; get() it again later). */
+export class CallTimeoutError extends Error {
+  /**
+   * @param {string} callId
+   * @param {string} message
+   */
+  constructor(callId, message) {
+    super(message);
+    Object.defineProperty(this, CALL_TIMEOUT, { value: true });
+    this.name = 'CallTimeoutError';
+    this.callId = callId;
+  }
+
+  /** @param {unknown} value */
+  static [Symbol.hasInstance](value) {
+    return branded(value, CALL_TIMEOUT);
   }
 }
 
@@ -215,8 +240,12 @@ class Workload {
 
   /** The http(s) URL of the workload now: the server from the options, SVC_SERVER, else the one it was generated from. */
   _base() {
-    const server = this._options.server ?? environment('SVC_SERVER') ?? this._generatedServer();
-    return server.replace(/\/+$/, '') + (this.path ?? '');
+    return this._server() + (this.path ?? '');
+  }
+
+  /** That server's URL, without a trailing slash. */
+  _server() {
+    return (this._options.server ?? environment('SVC_SERVER') ?? this._generatedServer()).replace(/\/+$/, '');
   }
 
   _generatedServer() {
@@ -331,13 +360,86 @@ export class Endpoint extends Workload {
     return { method, url, body, headers };
   }
 
+  /**
+   * The same request as request(), sent with Prefer: respond-async: svc keeps it as a call and answers 202 at once.
+   * @param {Arguments} [args]
+   */
+  async spawn(args) {
+    const { method, url, body, headers } = this._prepare(args, this._extra.stream ? 'text/event-stream' : 'application/json');
+    const what = method + ' ' + url.split('?')[0];
+    if (headers.authorization === undefined) {
+      throw new SvcError('unauthorized', 'spawn() of ' + this.app + '/' + this.name + ' needs a token: svc keeps a request sent with Prefer: respond-async for its workspace, and its outcome is read with a token (a public URL called without one answers at once)', {
+        hint: 'Set SVC_TOKEN or the token option; or call request() to wait for the answer.',
+      });
+    }
+    const response = await this._exchange(method, url, body, { ...headers, prefer: 'respond-async' });
+    if (response.status >= 400) throw errorFromAnswer(response.status, response.text(), what);
+    const deferred = response.status === 202 && (response.headers['preference-applied'] ?? '').includes('respond-async');
+    const parsed = deferred ? parseJson(response.text()) : null;
+    const callId = parsed !== null && parsed.value !== null && typeof parsed.value === 'object' ? /** @type {{ call_id?: unknown }} */ (parsed.value).call_id : undefined;
+    if (typeof callId !== 'string' || !CALL_ID.test(callId)) {
+      throw new SvcError('unexpected_response', what + ' with Prefer: respond-async answered ' + response.status + ' without keeping the request as a call: this svc server does not answer requests later', {
+        status: response.status,
+        hint: 'Upgrade the svc server, or call request() to wait for the answer.',
+      });
+    }
+    return new EndpointCall(this, callId);
+  }
+
+  /**
+   * The call spawn() started, by its id, from any process of the same workspace.
+   * @param {string} callId
+   */
+  callFromId(callId) {
+    if (typeof callId !== 'string' || !CALL_ID.test(callId)) {
+      throw new TypeError(JSON.stringify(callId) + ' is not a call id: call ids look like call-0123456789abcdef0123 (EndpointCall#callId, or the end of the Location that ' + this.name + '.spawn() was answered with)');
+    }
+    return new EndpointCall(this, callId);
+  }
+
   /** @param {Arguments | undefined} args */
   async _call(args) {
     const { method, url, body, headers } = this._prepare(args, 'application/json');
-    const response = await this._exchange(method, url, body, headers);
-    if (response.status >= 400) throw errorFromAnswer(response.status, response.text(), method + ' ' + url.split('?')[0]);
+    return this._answer(await this._exchange(method, url, body, headers), method + ' ' + url.split('?')[0]);
+  }
+
+  /**
+   * The answer as request() resolves to it (an error answer thrown): a live one, or a deferred one's.
+   * @param {ClientResponse} response
+   * @param {string} what
+   */
+  _answer(response, what) {
+    if (response.status >= 400) throw errorFromAnswer(response.status, response.text(), what);
+    if (this._extra.stream) return this._items(new Response(/** @type {BodyInit} */ (response.body)));
     if (this._extra.raw) return response.body;
     return this._decodeJson(response, this.app + '/' + this.name);
+  }
+
+  /**
+   * A deferred request's final frame (GET /api/v1/calls/<id>/outcome) as request() resolves: the kept answer, decoded by _answer.
+   * @param {{ readonly type?: unknown, readonly code?: unknown, readonly exception?: unknown, readonly response?: { readonly status: number, readonly headers: readonly string[], readonly body: string } }} frame
+   * @param {string} callId
+   */
+  _outcome(frame, callId) {
+    const kept = frame.response;
+    if (kept !== undefined && kept !== null) {
+      /** @type {Record<string, string>} */
+      const headers = {};
+      for (let i = 0; i + 1 < kept.headers.length; i += 2) {
+        const name = /** @type {string} */ (kept.headers[i]).toLowerCase();
+        const value = /** @type {string} */ (kept.headers[i + 1]);
+        headers[name] = headers[name] === undefined ? value : headers[name] + ', ' + value;
+      }
+      const body = Uint8Array.from(atob(kept.body), (c) => c.charCodeAt(0));
+      return this._answer(new ClientResponse(kept.status, headers, body), callMethod(this._extra.methods) + ' ' + (this.url ?? this.path) + ' (call ' + callId + ')');
+    }
+    if (frame.type === 'error') {
+      // svc's own failure (a time-out, a server that stopped): 'exception' is '<code>: <message>'.
+      const code = typeof frame.code === 'string' ? frame.code : 'handler_error';
+      const text = String(frame.exception ?? 'the request failed');
+      throw new SvcError(code, text.startsWith(code + ': ') ? text.slice(code.length + 2) : text);
+    }
+    throw new SvcError('unexpected_response', 'the call ' + callId + ' is not a request to ' + this.app + '/' + this.name + ' sent with Prefer: respond-async: it has no answer to decode');
   }
 
   /** @param {Arguments | undefined} args */
@@ -345,12 +447,88 @@ export class Endpoint extends Workload {
     const { method, url, body, headers } = this._prepare(args, 'text/event-stream');
     const response = await this._fetch(method, url, body, headers);
     if (response.status >= 400) throw errorFromAnswer(response.status, await response.text(), method + ' ' + url.split('?')[0]);
+    yield* this._items(response);
+  }
+
+  /**
+   * The items of a text/event-stream answer, decoded; an error event thrown.
+   * @param {Response} response
+   */
+  async *_items(response) {
     for await (const event of serverSentEvents(response)) {
       const parsed = parseJson(event.data);
       if (parsed === null) throw new SvcError('unexpected_response', this.app + '/' + this.name + ' streamed an item that is not JSON: ' + JSON.stringify(event.data.slice(0, 200)));
       if (event.type === 'error') throw svcErrorOf(parsed.value) ?? new SvcError('handler_error', this.app + '/' + this.name + ' failed: ' + event.data);
       yield parsed.value;
     }
+  }
+}
+
+/**
+ * A request to an endpoint that svc answers later (Prefer: respond-async), as spawn() and callFromId() give it.
+ * @template T
+ */
+class EndpointCall {
+  /**
+   * @param {Endpoint} endpoint
+   * @param {string} callId
+   */
+  constructor(endpoint, callId) {
+    this.callId = callId;
+    Object.defineProperty(this, '_endpoint', { value: endpoint });
+    /** @type {Endpoint} */ this._endpoint;
+  }
+
+  /**
+   * Waits for the answer (GET /api/v1/calls/<id>/outcome, in waits of at most 50 s) and resolves to it as request() does.
+   * @param {{ readonly timeoutMs?: number | undefined }} [options]
+   * @returns {Promise<T>}
+   */
+  async get(options = {}) {
+    const timeoutMs = options.timeoutMs;
+    const deadline = timeoutMs === undefined ? null : Date.now() + Math.max(0, timeoutMs);
+    for (;;) {
+      let left = deadline === null ? WAIT_PER_REQUEST_S : Math.min(WAIT_PER_REQUEST_S, Math.max(0, (deadline - Date.now()) / 1000));
+      if (left > 0 && left < 1) {
+        // Prefer: wait takes whole seconds, and wait=0 answers at once: sleep out the rest rather than ask in a loop.
+        await new Promise((resolve) => setTimeout(resolve, left * 1000));
+        left = 0;
+      }
+      const answer = await this._api('GET', '/outcome', { prefer: 'wait=' + Math.floor(left) });
+      const value = /** @type {{ frame?: Parameters<Endpoint['_outcome']>[0], call?: { status?: string } }} */ (answer.json());
+      if (answer.status === 200 && value.frame !== undefined) return /** @type {T} */ (this._endpoint._outcome(value.frame, this.callId));
+      if (deadline !== null && Date.now() >= deadline) {
+        throw new CallTimeoutError(this.callId, 'the call ' + this.callId + ' has not ended within ' + (timeoutMs ?? 0) / 1000 + ' s (it is ' + (value.call?.status ?? 'running') + '); get() it again later');
+      }
+    }
+  }
+
+  /** Cancels the call: a queued one is never sent, a running one is given up; SvcError conflict once it ended. */
+  async cancel() {
+    await this._api('DELETE', '', {});
+  }
+
+  /** queued, running, succeeded, failed, cancelled or expired. */
+  async status() {
+    return /** @type {{ call: { status: import('./runtime.js').CallStatus } }} */ (((await this._api('GET', '', {})).json())).call.status;
+  }
+
+  toString() {
+    return 'EndpointCall ' + this.callId + ' of ' + this._endpoint.app + '/' + this._endpoint.name;
+  }
+
+  /**
+   * A request about the call to svc's API, with the endpoint's server and token; an error answer thrown (409 call_cancelled, ...).
+   * @param {string} method
+   * @param {string} suffix
+   * @param {Record<string, string>} headers
+   */
+  async _api(method, suffix, headers) {
+    const path = '/api/v1/calls/' + this.callId + suffix;
+    const endpoint = this._endpoint;
+    const response = await endpoint._exchange(method, endpoint._server() + path, undefined, { ...endpoint._headers(), ...headers });
+    if (response.status >= 400) throw errorFromAnswer(response.status, response.text(), method + ' ' + path);
+    return response;
   }
 }
 

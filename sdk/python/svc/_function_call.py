@@ -16,7 +16,7 @@ class FunctionCall:
     """A spawned call: ``object_id`` names it; ``get()`` waits for its result; ``cancel()`` gives it up."""
 
     def __init__(self, object_id: str, *, _script_entry: str | None = None) -> None:
-        if not _is_call_id(object_id):
+        if not is_call_id(object_id):
             raise ValueError(
                 f"{object_id!r} is not a call id: call ids look like call-0123456789abcdef0123 "
                 "(FunctionCall.object_id, or the call_id of POST …/calls)"
@@ -67,6 +67,8 @@ class FunctionCall:
         return f"<svc.FunctionCall {self.object_id}>"
 
 
-def _is_call_id(value: object) -> bool:
-    """``call-`` and 20 hex digits (the annotation says str; untyped callers may pass anything)."""
+def is_call_id(value: object) -> bool:
+    """``call-`` and 20 hex digits (the annotation says str; untyped callers may pass anything).
+
+    The clients ``svc app export`` writes check the ids given to ``<endpoint>.call_from_id`` with it too."""
     return isinstance(value, str) and _CALL_ID.fullmatch(value) is not None

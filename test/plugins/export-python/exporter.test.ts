@@ -81,28 +81,55 @@ describe('svc:export-python', () => {
     assert.equal(compiled.status, 0, compiled.stderr);
   });
 
-  it('rebuilds signatures (defaults, keyword-only, **kwargs, OMITTED) and keeps docstrings as text, never as code', async () => {
+  it('rebuilds signatures (defaults, keyword-only, **kwargs, OMITTED), for request() and spawn() alike, and keeps docstrings as text, never as code', async () => {
     const out = writeFiles(tempDir('svc-export-sink-'), pythonExporter.export(iface('kitchen-sink'), {}));
     const script = `
-import inspect, json
+import inspect, json, svc
 import svc_clients.kitchen_sink as sink
 from svc_clients.kitchen_sink import class_, echo, people, raw, shapes, w_3d, Person
 sig = lambda f: str(inspect.signature(f)).replace("svc_clients.kitchen_sink._models.", "")
+try:
+    people.call_from_id("greet")
+except ValueError as error:
+    bad = str(error)
+try:
+    shapes.spawn(ids=[1])  # a public endpoint, no token anywhere: request() would call it, spawn() cannot be read back
+except svc.NotSignedInError as error:
+    unsigned = [error.code, str(error)]
 print(json.dumps({
     "people": sig(people.request),
     "shapes": sig(shapes.request),
     "raw": sig(raw.request),
     "class": sig(class_.request),
+    "people_spawn": sig(people.spawn),
+    "class_spawn": sig(class_.spawn),
+    "from_id": sig(people.call_from_id),
     "echo_connect": sig(echo.connect),
     "doc": inspect.getdoc(class_),
     "people_doc": inspect.getdoc(people),
     "person_doc": Person.__doc__,
     "all": sorted(sink.__all__),
     "names": [w_3d.name, class_.name],
+    "spawned": repr(people.call_from_id("call-0123456789abcdef0123")),
+    "bad": bad,
+    "unsigned": unsigned,
 }))
 `;
-    const seen = printed(await runPython(script, { cwd: tempDir(), env: { PYTHONPATH: pythonPath(out) } }));
+    // No server is called: a port nothing listens on, and no credentials of svc login.
+    const env = { PYTHONPATH: pythonPath(out), SVC_SERVER: 'http://127.0.0.1:9', SVC_CONFIG_DIR: tempDir(), SVC_DATA_DIR: tempDir() };
+    const seen = printed(await runPython(script, { cwd: tempDir(), env }));
     assert.equal(seen.people, '(person: Person, limit: int = 10, *, strict: bool) -> list[Person]');
+    // spawn() takes what request() takes; its call's get() returns what request() returns.
+    assert.equal(
+      seen.people_spawn,
+      '(person: Person, limit: int = 10, *, strict: bool) -> svc_clients.kitchen_sink._runtime.EndpointCall[list[Person]]',
+    );
+    assert.equal(seen.class_spawn, seen.class.replace(/-> (.*)$/, '-> svc_clients.kitchen_sink._runtime.EndpointCall[$1]'));
+    assert.equal(seen.from_id, '(call_id: str) -> svc_clients.kitchen_sink._runtime.EndpointCall[list[Person]]');
+    assert.equal(seen.spawned, '<EndpointCall call-0123456789abcdef0123 of kitchen-sink/people>');
+    assert.equal(seen.unsigned[0], 'not_signed_in');
+    assert.match(seen.unsigned[1], /^spawn\(\) of kitchen-sink\/shapes needs a token: /);
+    assert.match(seen.bad, /^'greet' is not a call id: call ids look like call-0123456789abcdef0123 \(EndpointCall\.call_id, /);
     assert.equal(
       seen.shapes,
       "(ids: list[int], name: str = 'x', color: Literal['red', 'green'] = 'green', when: Any = <the function's default>) -> Shape | None",
@@ -120,6 +147,6 @@ print(json.dumps({
       seen.echo_connect,
       '(*, headers: dict[str, str] | None = None, open_timeout: float | None = 10.0) -> svc_clients.kitchen_sink._workloads._EchoConnection',
     );
-    assert.ok(seen.all.includes('w_3d') && seen.all.includes('class_') && seen.all.includes('Person'));
+    assert.ok(seen.all.includes('w_3d') && seen.all.includes('class_') && seen.all.includes('Person') && seen.all.includes('EndpointCall'));
   });
 });

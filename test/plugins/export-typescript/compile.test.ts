@@ -17,7 +17,7 @@ import { declarationCode, fastapiApi, fixtureInterface, tsc, withApi, writeExpor
 
 /** Uses every method of the quickstart, kitchen-sink, realtime-chat and asgi-fastapi (with its operations) clients. */
 const CONSUMER = `
-import { createClient, greet, hello, square, SvcError, type Greeting, type SvcErrorCode } from './svc-clients/quickstart/index.js';
+import { CallTimeoutError, createClient, greet, hello, square, SvcError, type CallStatus, type EndpointCall, type Greeting, type SvcErrorCode } from './svc-clients/quickstart/index.js';
 import * as sink from './svc-clients/kitchen-sink/index.js';
 import { chat, type ChatMessage, type Done, type Token, type Typing } from './svc-clients/realtime-chat/index.js';
 import { api, type Todo, type TodoIn } from './svc-clients/asgi-fastapi/index.js';
@@ -41,6 +41,18 @@ export async function quickstart(): Promise<void> {
   // @ts-expect-error excited is a boolean
   await greet.request({ name: 'Ada', excited: 'yes' });
   const never: never = square.request({ x: 3 });
+  const call: EndpointCall<Greeting> = await greet.spawn({ name: 'Ada' });
+  const later: Greeting = await greet.callFromId(call.callId).get({ timeoutMs: 1000 });
+  const state: CallStatus = await call.status();
+  await call.cancel();
+  // @ts-expect-error name is required, as for request()
+  await greet.spawn({});
+  try {
+    await call.get({ timeoutMs: 0 });
+  } catch (error) {
+    if (error instanceof CallTimeoutError) console.log(error.callId);
+  }
+  console.log(later.message, state);
   try {
     await greet.request({ name: 'Ada' });
   } catch (error) {
@@ -56,6 +68,9 @@ export async function quickstart(): Promise<void> {
 export async function kitchenSink(): Promise<void> {
   const points: Record<string, sink.Point> = await sink.class_.request({ 'first name': 'a', kwargs: [1, 'a'] });
   for await (const point of sink.count.request({ to: 2 })) console.log(point.x + point.y);
+  const streamed: AsyncIterable<sink.Point> = await (await sink.count.spawn({ to: 2 })).get();
+  const kept: Uint8Array = await sink.raw.callFromId('call-0123456789abcdef0123').get();
+  console.log(streamed, kept);
   const people: sink.Person[] = await sink.people.request({ person: { name: 'Ada', addresses: [{ street: 's', 'zip-code': '1' }] }, strict: true });
   const friend: sink.Person | null | undefined = people[0]?.best_friend;
   const bytes: Uint8Array = await sink.raw.request({ data: 'AA==', options: { verbose: true }, extra: 1 });

@@ -61,7 +61,7 @@ describe('svc:export-typescript', () => {
     assert.match(fileOf(fixtureInterface('quickstart'), 'errors.js'), /^ {2}not_found: 404,$/m);
   });
 
-  it('renders an endpoint: one arguments interface, request() to its type, raw(), withOptions(); the wire protocol in the object', () => {
+  it('renders an endpoint: one arguments interface, request() to its type, raw(), spawn() and callFromId() to an EndpointCall of that type, withOptions(); the wire protocol in the object', () => {
     const dts = fileOf(fixtureInterface('quickstart'), 'index.d.ts');
     assert.match(
       dts,
@@ -70,6 +70,9 @@ describe('svc:export-typescript', () => {
     assert.match(dts, / {2}request\(args: GreetArguments\): Promise<Greeting>;/);
     assert.match(dts, / {2}request\(args\?: HelloArguments\): Promise<Record<string, unknown>>;/);
     assert.match(dts, / {2}request\(args: SquareArguments\): never;/);
+    assert.match(dts, / {2}spawn\(args: GreetArguments\): Promise<EndpointCall<Greeting>>;/);
+    assert.match(dts, / {2}callFromId\(callId: string\): EndpointCall<Greeting>;/);
+    assert.doesNotMatch(dts, /export interface SquareFunction[^}]*spawn/, 'a function has no URL to spawn a request to');
     const js = fileOf(fixtureInterface('kitchen-sink'), 'index.js');
     assert.match(
       js,
@@ -79,6 +82,7 @@ describe('svc:export-typescript', () => {
     assert.match(js, /raw: new Endpoint\(.*"raw":true\}\)/);
     const sink = fileOf(fixtureInterface('kitchen-sink'), 'index.d.ts');
     assert.match(sink, / {2}request\(args\?: CountArguments\): AsyncIterable<Point>;/);
+    assert.match(sink, / {2}spawn\(args\?: CountArguments\): Promise<EndpointCall<AsyncIterable<Point>>>;/);
     assert.match(sink, / {2}request\(args: RawArguments\): Promise<Uint8Array>;/);
     assert.match(sink, /export interface RawArguments \{[^}]*\[key: string\]: unknown;\n\}/);
   });

@@ -44,9 +44,23 @@ def api_for_calls() -> Api:
 
 def call_outcome(api: Api, call_id: str, script_entry: str | None, timeout: float | None) -> Any:
     """The call's result, or its exception raised; ``TimeoutError`` when it has not ended within ``timeout``."""
+    frame = final_frame(api, call_id, timeout)
+    if frame.get("type") == "result":
+        return unpickled_result(frame, script_entry)
+    raise_remote(frame, script_entry)
+
+
+def final_frame(api: Api, call_id: str, timeout: float | None) -> dict[str, Any]:
+    """The call's final frame (``/outcome``), asked for in waits of at most a minute each;
+    ``TimeoutError`` when it has not ended within ``timeout``, ``CallCancelledError`` once cancelled.
+    The exported clients' ``EndpointCall.get()`` reads a deferred request's answer with it too."""
     deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
     while True:
         left = _WAIT_PER_REQUEST if deadline is None else min(_WAIT_PER_REQUEST, max(0.0, deadline - time.monotonic()))
+        if 0 < left < 1:
+            # Prefer: wait takes whole seconds, and wait=0 answers at once: sleep out the rest rather than ask in a loop.
+            time.sleep(left)
+            left = 0.0
         answer = api.request(
             "GET",
             f"/calls/{call_id}/outcome",
@@ -56,9 +70,7 @@ def call_outcome(api: Api, call_id: str, script_entry: str | None, timeout: floa
         )
         if answer.status == 200:
             frame: dict[str, Any] = answer.json()["frame"]
-            if frame.get("type") == "result":
-                return unpickled_result(frame, script_entry)
-            raise_remote(frame, script_entry)
+            return frame
         if deadline is not None and time.monotonic() >= deadline:
             status = answer.json()["call"]["status"]
             raise TimeoutError(
