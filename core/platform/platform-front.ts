@@ -69,6 +69,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     logs: needs.deploymentLogs,
     runs,
     calls: workloads.calls,
+    callGroups: workloads.callGroups,
     maps: workloads.maps,
     previews: workloads.previews,
     scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),

@@ -30,6 +30,8 @@ import { createUnitCompiler } from '../infra/scheduler/nomad/unit-compiler.js';
 import { compilePeriodicJob } from '../../jobs/periodic.js';
 import { CallRecords } from '../services/calls/call-records.js';
 import { CallService } from '../services/calls/calls.js';
+import { CallGroups } from '../services/calls/call-groups.js';
+import { GroupRecords } from '../services/calls/group-records.js';
 import { CallExecutor } from '../services/calls/executor.js';
 import { RunPool } from '../services/calls/run-pool.js';
 import { CallbackDelivery } from '../services/calls/callback-delivery.js';
@@ -59,6 +61,7 @@ export interface WorkloadServices {
   readonly previews: Previews;
   /** Spawned calls: the API's side and the leader's executor. */
   readonly calls: CallService;
+  readonly callGroups: CallGroups;
   readonly callExecutor: CallExecutor;
   /** Requests to workload URLs sent with `Prefer: respond-async`, kept as calls (the gateway's side). */
   readonly deferral: Deferral;
@@ -100,8 +103,8 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     }),
     report: reportAs('PREVIEW'),
   });
-  const { calls, callExecutor, deferral } = buildCalls(wiring, deployments, runs);
-  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callExecutor, deferral };
+  const { calls, callGroups, callExecutor, deferral } = buildCalls(wiring, deployments, runs);
+  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callGroups, callExecutor, deferral };
 }
 
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */
@@ -109,7 +112,7 @@ function buildCalls(
   wiring: Wiring,
   deployments: DeploymentManager,
   runs: RunManager,
-): Pick<WorkloadServices, 'calls' | 'callExecutor' | 'deferral'> {
+): Pick<WorkloadServices, 'calls' | 'callGroups' | 'callExecutor' | 'deferral'> {
   const { config, options, controlPlane, metrics, state, reportAs } = wiring;
   // Marks the deferred requests this process's leader sends to its own gateway (deferred.ts).
   const deferredSecret = randomBytes(32).toString('hex');
@@ -120,6 +123,7 @@ function buildCalls(
   const secretOf = async (workspace: string) => (await controlPlane.callbackSecrets.get(workspace)).secret;
   const delivery = new CallbackDelivery({ records, guard, secretOf, report: reportAs('CALLBACK'), backoff: options.callbackBackoff });
   let calls: CallService | undefined;
+  let callGroups: CallGroups | undefined;
   const callExecutor = new CallExecutor({
     records,
     runs,
@@ -127,7 +131,10 @@ function buildCalls(
     report: reportAs('CALL'),
     ended: (call) => calls?.ended(call),
     callbacks: delivery,
-    sweep: () => calls!.sweep(),
+    sweep: async () => {
+      await calls!.sweep();
+      await callGroups!.sweep();
+    },
     sendRequest: createDeferredSender({ url: () => state.url, secret: deferredSecret, maxBodyBytes: DEFERRED_ANSWER_BYTES }),
   });
   calls = new CallService({
@@ -137,6 +144,7 @@ function buildCalls(
     callbacks: { guard, secretOf, due: (workspace, id) => delivery.due(workspace, id) },
     meter: metrics.work,
   });
+  callGroups = new CallGroups({ groups: new GroupRecords(controlPlane.store), calls });
   const deferral: Deferral = {
     secret: deferredSecret,
     async keep({ entry, principal, request, callbackHeader }) {
@@ -147,7 +155,7 @@ function buildCalls(
       return { location: answer.headers.Location, body: answer.body };
     },
   };
-  return { calls, callExecutor, deferral };
+  return { calls, callGroups, callExecutor, deferral };
 }
 
 /** The most of a deferred request's answer body kept: its outcome holds it in base64, within one state store value. */

@@ -222,6 +222,60 @@ describe('API: spawned calls', function () {
     assert.deepEqual([notDeployed.status, notDeployed.json.error.code], [404, 'not_found']);
   });
 
+  it('spawns a call group in batches (spawn_map): each input a call of its own, read by its index; a closed group takes no more; cancelling it cancels what has not ended', async () => {
+    const inputs = (...values: unknown[][]) => values.map((args) => pickledCall(args).toString('base64'));
+    const code = { manifest: manifest.raw, bundle: sha256, function: 'square' };
+    const first = await call('POST', '/api/v1/call-groups', { token: owner, json: { ...code, inputs: inputs([1], [2]), more: true } });
+    assert.equal(first.status, 202, first.text);
+    const group = first.json.group.id;
+    assert.match(group, /^group-[0-9a-f]{20}$/);
+    assert.equal(first.headers.get('location'), `/api/v1/call-groups/${group}`);
+    assert.deepEqual([first.json.group.inputs, first.json.group.closed, first.json.group.status], [2, false, 'running']);
+    const last = await call('POST', `/api/v1/call-groups/${group}/inputs`, { token: owner, json: { inputs: inputs([3]) } });
+    assert.equal(last.status, 200, last.text);
+    assert.deepEqual([last.json.group.inputs, last.json.group.closed], [3, true]);
+    const ids = [...first.json.calls, ...last.json.calls];
+    const results = await Promise.all(ids.map(async (id: string) => unpickled((await outcome(id)).json.frame.pickle)));
+    assert.deepEqual(results, [1, 4, 9], 'each input ran, in its own call');
+    const members = await call('GET', `/api/v1/call-groups/${group}/calls?from=1&limit=2`, { token: owner });
+    assert.deepEqual(
+      members.json.calls.map((c: { id: string; group: unknown }) => [c.id, c.group]),
+      [
+        [ids[1], { id: group, index: 1 }],
+        [ids[2], { id: group, index: 2 }],
+      ],
+    );
+    const done = (await call('GET', `/api/v1/call-groups/${group}`, { token: owner })).json.group;
+    assert.deepEqual([done.status, done.counts.succeeded, done.counts.queued], ['succeeded', 3, 0]);
+    const closed = await call('POST', `/api/v1/call-groups/${group}/inputs`, { token: owner, json: { inputs: inputs([4]) } });
+    assert.deepEqual([closed.status, closed.json.error.code], [409, 'conflict']);
+    assert.equal((await call('GET', `/api/v1/call-groups/${group}`, { token: owner })).json.group.inputs, 3, 'nothing recorded');
+
+    // Refusals: a batch over 1000, an input that is not base64, an id that is no group's, another workspace's group.
+    const big = await call('POST', '/api/v1/call-groups', { token: owner, json: { ...code, inputs: Array(1001).fill(inputs([1])[0]) } });
+    assert.deepEqual([big.status, big.json.error.code], [400, 'bad_request']);
+    assert.match(big.json.error.message, /at most 1000/);
+    const notBase64 = await call('POST', '/api/v1/call-groups', { token: owner, json: { ...code, inputs: ['not base64!'] } });
+    assert.match(notBase64.json.error.message, /"inputs\[0\]" must be the pickled call/);
+    assert.equal((await call('GET', '/api/v1/call-groups/call-0123456789abcdef0123', { token: owner })).status, 400);
+    const stranger = await tokenFor(platform, 'elsewhere');
+    const hidden = await call('GET', `/api/v1/call-groups/${group}`, { token: stranger.secret });
+    const never = await call('GET', '/api/v1/call-groups/group-0123456789abcdef0123', { token: owner });
+    assert.deepEqual([hidden.status, never.status], [404, 404]);
+    assert.equal(hidden.json.error.message.replace(group, 'ID'), never.json.error.message.replace('group-0123456789abcdef0123', 'ID'));
+
+    // Cancelling a group whose inputs wait on a gate: none of them runs to its end.
+    const gate = path.join(tempDir('svc-gate-'), 'open');
+    const held = await call('POST', '/api/v1/call-groups', {
+      token: owner,
+      json: { ...code, function: 'gated-once', inputs: inputs([gate], [gate]) },
+    });
+    const cancelled = await call('DELETE', `/api/v1/call-groups/${held.json.group.id}`, { token: owner });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.deepEqual([cancelled.json.cancelled, cancelled.json.group.status, cancelled.json.group.counts.cancelled], [2, 'cancelled', 2]);
+    assert.equal((await outcome(held.json.calls[0], 0)).status, 409, 'a cancelled input has no result');
+  });
+
   it("lists an app's calls newest first, of one status, at most `limit`; refuses bad query values; keeps workspaces apart", async () => {
     const newest = (await spawn('square', [3])).json.call.id;
     await outcome(newest);

@@ -71,6 +71,7 @@ describe('API: signed bundle artifact URLs', function () {
       logs: platform.deploymentLogs,
       runs: unused('runs'),
       calls: unused('calls'),
+      callGroups: unused('callGroups'),
       maps: unused('maps'),
       previews: unused('previews'),
       maxCallBytes: config.maxBodyBytes,

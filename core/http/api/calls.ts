@@ -233,13 +233,14 @@ function preferredWait(prefer: string | undefined): number {
   return wait === undefined ? 0 : Number(wait);
 }
 
-function base64Input(value: unknown): Buffer {
+/** A pickled call sent as base64 (the field `input`, or a batch's `inputs[i]`). */
+export function base64Input(value: unknown, field = 'input'): Buffer {
   if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
     throw new SvcError(
       'bad_request',
-      'the field "input" must be the pickled call, base64-encoded: pickle.dumps({"args": [...], "kwargs": {...}}).',
+      `the field "${field}" must be the pickled call, base64-encoded: pickle.dumps({"args": [...], "kwargs": {...}}).`,
       {
-        details: { field: 'input' },
+        details: { field },
       },
     );
   }
@@ -247,7 +248,7 @@ function base64Input(value: unknown): Buffer {
 }
 
 /** A spawned call's code: its deployed app's, or the uploaded manifest and bundle (no inline secrets: svc stores no value). */
-async function spawnedCode(body: Readonly<Record<string, unknown>>, fn: string, workspace: string, services: ApiServices) {
+export async function spawnedCode(body: Readonly<Record<string, unknown>>, fn: string, workspace: string, services: ApiServices) {
   if (body.app !== undefined) {
     if (body.manifest !== undefined || body.bundle !== undefined) throw codeRefused();
     const app = checkName('app', body.app);

@@ -19,6 +19,7 @@ import { previewRoutes } from './previews.js';
 import { mapRoutes } from './maps.js';
 import { runRoutes } from './runs.js';
 import { callRoutes } from './calls.js';
+import { callGroupRoutes } from './call-groups.js';
 import { appCallRoutes } from './app-calls.js';
 import { callbackSecretRoutes } from './callback-secret.js';
 import { secretRoutes } from './secrets.js';
@@ -54,6 +55,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...previewRoutes,
   ...runRoutes,
   ...callRoutes,
+  ...callGroupRoutes,
   ...appCallRoutes,
   ...mapRoutes,
   ...exampleRoutes,

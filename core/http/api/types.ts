@@ -12,6 +12,7 @@ import type { Autoscaler } from '../../services/autoscale/controller.js';
 import type { ArtifactVerifier } from '../../infra/bundles/artifact-url.js';
 import type { BundleStore } from '../../infra/bundles/store.js';
 import type { DomainDirectory } from '../../model/domains/types.js';
+import type { CallGroups } from '../../services/calls/call-groups.js';
 import type { CallService } from '../../services/calls/calls.js';
 import type { DeploymentManager } from '../../services/deployments/manager.js';
 import type { DeploymentLogs } from '../../infra/logs/deployment-logs.js';
@@ -71,6 +72,8 @@ export interface ApiServices {
   readonly maxBundleBytes: number;
   /** Spawned calls: recorded, run by the leader, kept for a while. */
   readonly calls: Pick<CallService, 'spawn' | 'checkCallback' | 'get' | 'list' | 'outcome' | 'logs' | 'cancel'>;
+  /** Call groups (`spawn_map`): many inputs, each a spawned call, sent in batches. */
+  readonly callGroups: Pick<CallGroups, 'create' | 'add' | 'get' | 'members' | 'cancel'>;
   /** Remote runs of functions, and previews. */
   readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
   /** Maps of remote runs: a function called once per input, inputs and outputs streamed. */

@@ -21,5 +21,6 @@ export function callView(call: CallRecord, status: CallStatus, frame: FinalFrame
     error: call.error,
     ...(call.encoding === 'json' && status === 'succeeded' && frame?.type === 'result' ? { result: frame.json ?? null } : {}),
     callback: call.callback ?? null,
+    ...(call.group === undefined ? {} : { group: call.group }),
   };
 }

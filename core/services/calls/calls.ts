@@ -16,6 +16,7 @@ import type { CallbackGuard } from './callback-url.js';
 import { callView } from './call-view.js';
 import {
   type CallEncoding,
+  type CallGroupRecord,
   type CallLogs,
   type CallRecord,
   type CallStatus,
@@ -24,7 +25,9 @@ import {
   type DeferredRequest,
   ENDED,
   type FinalFrame,
+  type GroupPlace,
 } from './types.js';
+import { memberId } from './group-records.js';
 
 /** How long the outcome of an ended call is kept, unless the operator says otherwise. */
 export const DEFAULT_CALL_RESULT_TTL_SECONDS = 24 * 60 * 60;
@@ -99,22 +102,37 @@ export class CallService {
 
   async spawn(request: SpawnRequest): Promise<CallView> {
     const workload = functionOf(request.spec, request.function);
-    if (request.input.length > MAX_VALUE_BYTES) {
-      throw new SvcError(
-        'payload_too_large',
-        `the call's arguments are ${request.input.length} bytes ${request.encoding === 'json' ? 'of JSON' : 'pickled'}; a spawned call takes at most ${MAX_VALUE_BYTES} bytes (512 KiB).`,
-        { hint: 'Pass a name or a URL of large data (a file the function can read) rather than the data itself.' },
-      );
-    }
+    checkInputSize(request.input, request.encoding);
     const callbackUrl = await this.#callbackOf(request.workspace, workload, request.callbackUrl);
     return this.#create(
       { ...request, callbackUrl },
       {
         app: request.spec.name,
         function: request.function,
-        workload,
+        maxAttempts: maxAttemptsOf(workload),
         target: request.target,
         encoding: request.encoding,
+      },
+    );
+  }
+
+  /**
+   * Records input `index` of a call group, whose record has reserved that index: a pickled call
+   * like a spawn's, with the group's attempts and no callback of its own (as a map's inputs).
+   */
+  async spawnMember(group: CallGroupRecord, index: number, input: Buffer): Promise<void> {
+    checkInputSize(input, 'pickle', `input ${index}`);
+    await this.#create(
+      { workspace: group.workspace, principal: null, input, callbackUrl: null },
+      {
+        app: group.app,
+        function: group.function,
+        maxAttempts: group.maxAttempts,
+        target: group.target,
+        encoding: 'pickle',
+        id: memberId(group.id, index),
+        group: { id: group.id, index },
+        createdBy: group.createdBy,
       },
     );
   }
@@ -139,7 +157,7 @@ export class CallService {
       {
         app: request.app,
         function: request.workload.name,
-        workload: request.workload,
+        maxAttempts: maxAttemptsOf(request.workload),
         target: { kind: 'url', stage: request.stage },
         encoding: 'request',
       },
@@ -149,10 +167,20 @@ export class CallService {
   /** The call's record and input in the state store before the answer; then the leader is told. */
   async #create(
     request: Pick<SpawnRequest, 'workspace' | 'principal' | 'input' | 'callbackUrl'>,
-    what: { app: string; function: string; workload: Workload; target: CallTarget; encoding: CallEncoding },
+    what: {
+      app: string;
+      function: string;
+      maxAttempts: number;
+      target: CallTarget;
+      encoding: CallEncoding;
+      /** A group's input: its id and place, and who made the group. */
+      id?: string;
+      group?: GroupPlace;
+      createdBy?: string | null;
+    },
   ): Promise<CallView> {
     const record: CallRecord = {
-      id: `call-${randomBytes(10).toString('hex')}`,
+      id: what.id ?? `call-${randomBytes(10).toString('hex')}`,
       workspace: request.workspace,
       app: what.app,
       function: what.function,
@@ -160,13 +188,14 @@ export class CallService {
       encoding: what.encoding,
       status: 'queued',
       attempt: 0,
-      maxAttempts: (what.workload.retries?.maxRetries ?? 0) + 1,
+      maxAttempts: what.maxAttempts,
       createdAt: this.#now().toISOString(),
       startedAt: null,
       endedAt: null,
       error: null,
-      createdBy: request.principal?.tokenId ?? request.principal?.subject ?? null,
+      createdBy: what.createdBy !== undefined ? what.createdBy : (request.principal?.tokenId ?? request.principal?.subject ?? null),
       callback: request.callbackUrl ? { url: request.callbackUrl, attempts: [], delivered: false } : null,
+      ...(what.group === undefined ? {} : { group: what.group }),
     };
     await this.#options.records.create(record, request.input);
     this.#options.executor.wake(record.workspace, record.id);
@@ -214,6 +243,14 @@ export class CallService {
       .filter((call) => filter.status === undefined || call.status === filter.status);
     views.sort((a, b) => (a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt)));
     return views.slice(0, filter.limit);
+  }
+
+  /** The inputs of a call group recorded so far, by index (reads the workspace's records only). */
+  async ofGroup(workspace: string, groupId: string): Promise<CallView[]> {
+    const views = (await this.#options.records.ofWorkspace(workspace))
+      .filter(({ value: call }) => call.group?.id === groupId)
+      .map(({ value: call }) => this.#view(call, undefined));
+    return views.sort((a, b) => a.group!.index - b.group!.index);
   }
 
   /**
@@ -320,6 +357,21 @@ export class CallService {
 }
 
 /** The one answer for an unknown call id and another workspace's (the same words). */
+/** The most attempts a call of `workload` gets: its retries, plus one. */
+export function maxAttemptsOf(workload: Workload): number {
+  return (workload.retries?.maxRetries ?? 0) + 1;
+}
+
+/** `payload_too_large` for arguments the state store cannot keep (`what`: which input, for a group's). */
+function checkInputSize(input: Buffer, encoding: CallEncoding, what = "the call's arguments"): void {
+  if (input.length <= MAX_VALUE_BYTES) return;
+  throw new SvcError(
+    'payload_too_large',
+    `${what} ${what.startsWith('input') ? 'is' : 'are'} ${input.length} bytes ${encoding === 'json' ? 'of JSON' : 'pickled'}; a spawned call takes at most ${MAX_VALUE_BYTES} bytes (512 KiB).`,
+    { hint: 'Pass a name or a URL of large data (a file the function can read) rather than the data itself.' },
+  );
+}
+
 export function noCall(id: string): SvcError {
   return new SvcError('not_found', `there is no call ${id} in this workspace.`, {
     hint: 'Call ids come from spawn() (FunctionCall.object_id) or POST …/calls; an expired call is removed after twice the result retention.',

@@ -70,6 +70,14 @@ export interface CallRecord {
   readonly createdBy: string | null;
   /** Where svc POSTs the outcome once the call ended; absent or null: nowhere (records from before callbacks have none). */
   readonly callback?: CallbackState | null;
+  /** The call group (`spawn_map`) it is an input of, and its place there; absent for a call of its own. */
+  readonly group?: GroupPlace;
+}
+
+/** A call's place in its group: the group's id and the input's index (from 0, in the order sent). */
+export interface GroupPlace {
+  readonly id: string;
+  readonly index: number;
 }
 
 /** One POST of a completion callback: the receiver's status, or why there was none. */
@@ -97,6 +105,8 @@ export type CallView = Pick<
   readonly result?: unknown;
   /** Its completion callback and the attempts to deliver it; null without one. */
   readonly callback: CallbackState | null;
+  /** Present for an input of a call group (`spawn_map`). */
+  readonly group?: GroupPlace;
 };
 
 /**
@@ -126,3 +136,39 @@ export interface CallLogs {
   readonly lines: readonly CallLogLine[];
   readonly dropped: number;
 }
+
+/** What a call group id looks like (call-groups.ts makes them): `group-` and 20 hex digits. */
+export const GROUP_ID_SOURCE = 'group-[0-9a-f]{20}';
+
+/**
+ * A call group (`f.spawn_map(...)`, `POST /api/v1/call-groups`): many inputs of one function, each
+ * a call of its own (durable, retried, cancelled like any spawned call), sent in batches and read
+ * by their index. Its record counts the inputs recorded so far; `closed` once the last batch came.
+ */
+export interface CallGroupRecord {
+  readonly id: string;
+  readonly workspace: string;
+  readonly app: string;
+  readonly function: string;
+  readonly target: CallTarget;
+  /** Every input's attempts (the function's retries + 1), fixed when the group was made. */
+  readonly maxAttempts: number;
+  readonly inputs: number;
+  readonly closed: boolean;
+  readonly createdAt: string;
+  readonly createdBy: string | null;
+}
+
+/**
+ * A group's status, from its inputs': `running` while one is queued or running (or more may
+ * come), then `failed` when one failed, `cancelled` when one was cancelled, `expired` when all
+ * outcomes are gone, else `succeeded`.
+ */
+export type CallGroupStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+
+/** A call group as the API answers it. */
+export type CallGroupView = Pick<CallGroupRecord, 'id' | 'app' | 'function' | 'inputs' | 'closed' | 'createdAt'> & {
+  readonly status: CallGroupStatus;
+  /** Its inputs by status (every status listed, zeros included). */
+  readonly counts: Readonly<Record<CallStatus, number>>;
+};

@@ -1,4 +1,4 @@
-"""What every remotely callable function has, whoever holds it: ``.remote``, ``.spawn``, ``.map``,
+"""What every remotely callable function has, whoever holds it: ``.remote``, ``.spawn``, ``.spawn_map``, ``.map``,
 ``.starmap`` and ``.for_each``. A decorated function (``FunctionHandle``) calls the code of its
 project; ``svc.Function.from_name(app, name)`` the deployed version of an app's function. The
 client (``svc._client``) is imported on first use, so declaring an app imports nothing of it."""
@@ -6,7 +6,7 @@ client (``svc._client``) is imported on first use, so declaring an app imports n
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import _checks
 from ._function_call import FunctionCall
@@ -53,6 +53,32 @@ class RemoteCalls:
 
         target = self._target()
         return FunctionCall(spawn_call(target, args, kwargs), _script_entry=target.script_entry)
+
+    def spawn_map(self, *iterables: Iterable[Any], kwargs: dict[str, Any] | None = None) -> FunctionCall:
+        """Spawns one call per input, ``f(a, b, **kwargs)`` for each ``a, b`` of ``zip(*iterables)``, and
+        returns once every input is recorded: a ``svc.FunctionCall`` of the group (``get(index=i)``,
+        ``iter()``, ``num_inputs()``, ``cancel()``; ``FunctionCall.from_id`` in any process).
+
+        Each input is a spawned call of its own (recorded, run at least once, retried, kept for a
+        day by default), so the group outlives this process. At most 100,000 inputs a group (use
+        ``.map`` for more). An input that does not pickle raises ``TypeError`` naming its index, and
+        the inputs recorded before it are cancelled. See docs/sdk.md, "Calls that outlive the caller".
+        """
+        call = f"{self._label()}.spawn_map()"
+        self._check(".spawn_map()")
+        if not iterables:
+            raise TypeError(f"{call} takes at least one iterable of arguments")
+        given = cast(object, kwargs)  # the annotation says dict; untyped callers may pass anything
+        if given is not None and not isinstance(given, dict):
+            raise TypeError(
+                f"{call}: kwargs must be a dict of keyword arguments for every call, not {_checks.type_name(given)}"
+            )
+        iterators = [_iterator(iterable, call, i) for i, iterable in enumerate(iterables)]
+        from ._client._groups import spawn_group
+
+        target = self._target()
+        group = spawn_group(target, zip(*iterators, strict=False), dict(kwargs or {}))
+        return FunctionCall(group, _script_entry=target.script_entry)
 
     def map(
         self, *iterables: Iterable[Any], order_outputs: bool = True, return_exceptions: bool = False

@@ -98,3 +98,37 @@ def test_function_from_name_calls_the_deployed_version_from_a_folder_without_its
     lines = ran.stdout.splitlines()
     assert "HIHI" in lines and "YO" in lines and "[11, 22, 33]" in lines, ran.stdout
     assert any(line.startswith("not found:") and "no function nope" in line for line in lines), ran.stdout
+
+
+def test_spawn_map_records_every_input_and_gives_a_group_read_by_index(server, client_app, tmp_path):
+    group = client_app.plus.spawn_map(range(5), [10] * 5)
+    assert isinstance(group, svc.FunctionCall) and group.object_id.startswith("group-")
+    assert group.num_inputs() == 5
+    assert group.get(timeout=60, index=3) == 13
+    assert list(group.iter()) == [10, 11, 12, 13, 14]
+    assert list(group.iter(start=1, end=3)) == [11, 12]
+    assert group.status() == "succeeded"
+    with pytest.raises(IndexError, match=r"has 5 inputs \(0 to 4\)"):
+        group.get(index=5)
+    assert list(client_app.plus.spawn_map([1, 2], kwargs={"b": 100}).iter()) == [101, 102]
+    ran = _elsewhere(f"import svc; print(list(svc.FunctionCall.from_id({group.object_id!r}).iter(start=3)))", tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "[13, 14]"
+
+
+def test_spawn_map_refuses_an_input_that_does_not_pickle_and_cancels_a_held_group(server, client_app, tmp_path):
+    import threading
+
+    with pytest.raises(TypeError, match=r"input 1 of spawn_map cannot be pickled: a value of type _thread.lock"):
+        client_app.plus.spawn_map([1, threading.Lock()])
+    with pytest.raises(TypeError, match=r"argument 2 is not iterable"):
+        client_app.plus.spawn_map([1], 2)
+    with pytest.raises(TypeError, match=r"kwargs must be a dict of keyword arguments for every call, not list"):
+        client_app.plus.spawn_map([1], kwargs=[("b", 1)])
+    gate = tmp_path / "gate"
+    held = client_app.held.spawn_map([str(gate)] * 2, [1, 2])
+    assert held.status() == "running"
+    held.cancel()
+    assert held.status() == "cancelled"
+    with pytest.raises(svc.CallCancelledError):
+        held.get(index=1)

@@ -2,12 +2,25 @@
  * `components.schemas` of docs/openapi.json: the shapes the routes take and
  * answer, named so that the routes' facts can point at them (`ref('Token')`).
  */
-import { CALL_ID_SOURCE, CALL_STATUSES } from '../../../services/calls/types.js';
+import { CALL_ID_SOURCE, CALL_STATUSES, GROUP_ID_SOURCE } from '../../../services/calls/types.js';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from '../../../services/runs/types.js';
 import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../../model/schedule-keys.js';
 import { MAP_ID_SOURCE } from '../../../services/maps/types.js';
+import { MAX_BATCH_INPUTS, MAX_GROUP_INPUTS } from '../../../services/calls/call-groups.js';
 import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
+
+/** A call group's batch of inputs, and whether more follow (`POST /call-groups`, `POST …/inputs`). */
+const BATCH_INPUTS: Schema = {
+  type: 'array',
+  maxItems: MAX_BATCH_INPUTS,
+  items: { type: 'string', contentEncoding: 'base64' },
+  description: `Pickled calls, \`pickle.dumps({"args": [...], "kwargs": {...}})\`, base64: at most ${MAX_BATCH_INPUTS} a batch, and ${MAX_GROUP_INPUTS} a group.`,
+};
+const MORE_INPUTS: Schema = {
+  type: 'boolean',
+  description: 'More batches follow (default false: this one is the last, and the group is closed).',
+};
 
 /** What a deploy and a preview are made of: the manifest and the uploaded bundle. */
 const MANIFEST_AND_BUNDLE = {
@@ -749,6 +762,80 @@ export const schemas: Readonly<Record<string, Schema>> = {
           delivered: { type: 'boolean', description: 'A receiver answered 2xx; attempts stop then, or an hour after the call ended.' },
         },
       },
+      group: {
+        type: 'object',
+        required: ['id', 'index'],
+        additionalProperties: false,
+        description: "Present for an input of a call group (`spawn_map`): the group, and the input's place in it.",
+        properties: {
+          id: { type: 'string', pattern: `^${GROUP_ID_SOURCE}$` },
+          index: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+  },
+  CallGroupInput: {
+    type: 'object',
+    required: ['function', 'inputs'],
+    additionalProperties: false,
+    description: 'Either `manifest` and `bundle` (uploaded code), or `app` (its deployed version), never both, as for a spawned call.',
+    properties: {
+      function: { type: 'string', description: 'A function of the app (a lowercase DNS label, as the manifest names it).' },
+      inputs: BATCH_INPUTS,
+      more: MORE_INPUTS,
+      app: { type: 'string', description: 'A deployed app of the workspace: the inputs run its deployed version, with its secrets.' },
+      manifest: { type: 'object', description: 'A Manifest v1 of the app (docs/manifest.md), with `bundle`.' },
+      bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+    },
+  },
+  CallGroupInputs: {
+    type: 'object',
+    required: ['inputs'],
+    additionalProperties: false,
+    properties: { inputs: BATCH_INPUTS, more: MORE_INPUTS },
+  },
+  CallGroup: {
+    type: 'object',
+    required: ['id', 'app', 'function', 'inputs', 'closed', 'createdAt', 'status', 'counts'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: `^${GROUP_ID_SOURCE}$` },
+      app: { type: 'string' },
+      function: { type: 'string' },
+      inputs: { type: 'integer', minimum: 0, description: 'Inputs recorded so far (indexes 0 to inputs - 1).' },
+      closed: { type: 'boolean', description: 'Its last batch came (or it was cancelled): it takes no more.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      status: {
+        type: 'string',
+        enum: ['running', 'succeeded', 'failed', 'cancelled', 'expired'],
+        description:
+          '`running` while an input is queued or running or more may come; then `failed` if one failed, `cancelled` if one was cancelled, `expired` when their outcomes are gone, else `succeeded`.',
+      },
+      counts: {
+        type: 'object',
+        required: [...CALL_STATUSES],
+        additionalProperties: false,
+        description: 'Its inputs by status.',
+        properties: Object.fromEntries(CALL_STATUSES.map((status) => [status, { type: 'integer', minimum: 0 }])),
+      },
+    },
+  },
+  CallGroupBatch: {
+    type: 'object',
+    required: ['group', 'calls'],
+    additionalProperties: false,
+    properties: {
+      group: ref('CallGroup'),
+      calls: { type: 'array', items: { type: 'string', pattern: `^${CALL_ID_SOURCE}$` }, description: "The batch's calls, in its order." },
+    },
+  },
+  CancelledCallGroup: {
+    type: 'object',
+    required: ['cancelled', 'group'],
+    additionalProperties: false,
+    properties: {
+      cancelled: { type: 'integer', minimum: 0, description: 'Inputs that had not ended and are now cancelled.' },
+      group: ref('CallGroup'),
     },
   },
   CallbackSecret: {

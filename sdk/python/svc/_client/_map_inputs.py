@@ -107,16 +107,24 @@ class _BoundedQueue:
 
 def input_line(index: int, args: tuple[Any, ...], script_entry: str | None) -> bytes:
     """Input ``index`` as its NDJSON line; ``TypeError`` naming the index and the type of the value that does not pickle."""
+    pickled = pickled_input(index, args, {}, script_entry, "the map")
+    return b'{"index":%d,"pickle":"%s"}\n' % (index, base64.b64encode(pickled))
+
+
+def pickled_input(
+    index: int, args: tuple[Any, ...], kwargs: dict[str, Any], script_entry: str | None, of: str
+) -> bytes:
+    """Input ``index`` of ``of`` (``the map``, ``spawn_map``) pickled as a call; ``TypeError`` naming
+    the index and the type of the value that does not pickle."""
     try:
-        pickled = _pickles.dump_call(args, {}, script_entry)
+        return _pickles.dump_call(args, kwargs, script_entry)
     except Exception as error:
-        culprit = next((arg for arg in args if not _pickles_alone(arg, script_entry)), args)
+        culprit = next((arg for arg in [*args, *kwargs.values()] if not _pickles_alone(arg, script_entry)), args)
         raise TypeError(
-            f"input {index} of the map cannot be pickled: {_describe(culprit)} does not pickle "
+            f"input {index} of {of} cannot be pickled: {_describe(culprit)} does not pickle "
             f"({type(error).__name__}: {error}). Arguments travel as pickles: pass values that pickle "
             "(open files, locks, sockets and generators do not)."
         ) from error
-    return b'{"index":%d,"pickle":"%s"}\n' % (index, base64.b64encode(pickled))
 
 
 def _pickles_alone(value: Any, script_entry: str | None) -> bool:
