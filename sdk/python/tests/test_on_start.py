@@ -50,9 +50,11 @@ def declare(kind: str, on_start):
 def test_every_kind_takes_on_start_and_keeps_the_callable(kind):
     workload = declare(kind, load_model)
     assert workload.options["on_start"] is load_model
-    # Last of the options before the call limits of functions and endpoints (timeout, retries) and a
-    # function's schedule, which follow it in that order (docs/manifest.md).
-    assert [name for name in workload.options if name not in ("timeout", "retries", "schedule")][-1] == "on_start"
+    # Last of the options before the call limits of functions and endpoints (timeout, retries), a
+    # function's schedule and the callback_url of functions, endpoints and ASGI apps, which follow
+    # it in that order (docs/manifest.md).
+    later = ("timeout", "retries", "schedule", "callback_url")
+    assert [name for name in workload.options if name not in later][-1] == "on_start"
 
 
 @pytest.mark.parametrize(
