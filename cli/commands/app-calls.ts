@@ -1,9 +1,12 @@
 /**
  * `svc app calls <app> [--status S] [--limit N] [--follow] [--json]`: the spawned calls of an app
- * (`GET /api/v1/apps/:app/calls`), newest first. With --follow it asks again every second and
- * prints the calls that are new or changed since (the server keeps no stream of them), until Ctrl-C.
+ * (`GET /api/v1/apps/:app/calls`), newest first, then its maps running or ended lately
+ * (`GET /api/v1/apps/:app/maps`) with their inputs by where they are. With --follow it asks again
+ * every second and prints the calls that are new or changed since (the server keeps no stream of
+ * them), until Ctrl-C.
  */
 import type { CallView } from '../../core/services/calls/types.js';
+import type { MapView } from '../../core/services/maps/types.js';
 import type { ApiClient } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import type { Output } from '../output.js';
@@ -33,12 +36,34 @@ export async function appCalls(context: CommandContext, app: string, flags: AppC
   const path = `${appPath(app)}/calls${search === '' ? '' : `?${search}`}`;
   const calls = await listed(client, path);
   if (!flags.follow) {
-    if (flags.json) out.result(JSON.stringify({ calls }, null, 2));
-    else if (calls.length === 0) out.step(`no ${flags.status === undefined ? '' : `${flags.status} `}call of ${app} is kept`);
-    else for (const line of formatTable(HEADER, calls.map(row(out)), out.color)) out.result(line);
+    // After the calls: a map's inputs are not calls of their own (--follow follows the calls alone).
+    const { maps } = await client.get<{ maps: MapView[] }>(`${appPath(app)}/maps`);
+    if (flags.json) out.result(JSON.stringify({ calls, maps }, null, 2));
+    else {
+      if (calls.length === 0) out.step(`no ${flags.status === undefined ? '' : `${flags.status} `}call of ${app} is kept`);
+      else for (const line of formatTable(HEADER, calls.map(row(out)), out.color)) out.result(line);
+      printMaps(out, maps);
+    }
     return;
   }
   await follow(context, client, path, calls, flags.json === true);
+}
+
+const MAP_HEADER = ['MAP', 'FUNCTION', 'STATUS', 'AGE', 'SUCCEEDED', 'FAILED', 'RUNNING', 'QUEUED', 'CANCELLED'];
+
+/** The app's maps this server runs or ended lately, as a second table. */
+function printMaps(out: Output, maps: readonly MapView[]): void {
+  if (maps.length === 0) return;
+  const now = Date.now();
+  out.result('');
+  const rows = maps.map((map) => [
+    map.id,
+    map.function,
+    colorStatus(map.status, out.color),
+    age(map.createdAt, now),
+    ...[map.inputs.succeeded, map.inputs.failed, map.inputs.running, map.inputs.queued, map.inputs.cancelled].map(String),
+  ]);
+  for (const line of formatTable(MAP_HEADER, rows, out.color)) out.result(line);
 }
 
 /** Prints the calls, then every second those new or changed (oldest first), until the context's signal aborts. */

@@ -82,7 +82,7 @@ describe('CLI call commands against a real server', function () {
     const json = run();
     await appCalls(json.context, 'calls', { json: true, status: 'succeeded', limit: '5' });
     const printed = JSON.parse(json.stdout());
-    assert.deepEqual(Object.keys(printed), ['calls']);
+    assert.deepEqual(Object.keys(printed), ['calls', 'maps']);
     assert.deepEqual(
       printed.calls.map((c: { id: string; status: string }) => [c.id, c.status]),
       [[squared, 'succeeded']],
@@ -101,6 +101,28 @@ describe('CLI call commands against a real server', function () {
     );
     assert.match((await rejectsWith(appCalls(run().context, 'calls', { limit: '0' }))).message, /not a whole number from 1 to 1000/);
     assert.equal((await rejectsWith(appCalls(run().context, 'nope'))).code, 'not_found');
+  });
+
+  it("svc app calls lists the app's maps after its calls, with their inputs by where they are; --json has them", async () => {
+    const run = (await call('POST', '/api/v1/runs', { token: owner, json: { app: 'calls', function: 'square' } })).json.run.id;
+    const created = await call('POST', `/api/v1/runs/${run}/maps`, { token: owner, json: {} });
+    assert.equal(created.status, 201, created.text);
+    const map = created.json.map.id;
+    const printed = capture({ env });
+    await appCalls(printed.context, 'calls');
+    const lines = printed.stdout().trimEnd().split('\n');
+    const header = lines.findIndex((line) =>
+      /^MAP\s+FUNCTION\s+STATUS\s+AGE\s+SUCCEEDED\s+FAILED\s+RUNNING\s+QUEUED\s+CANCELLED$/.test(line),
+    );
+    assert.ok(header > 0, printed.stdout());
+    assert.match(lines[header + 1]!, new RegExp(`^${map}\\s+square\\s+running\\s+\\d+[smhd]\\s+0\\s+0\\s+0\\s+0\\s+0$`));
+    const json = capture({ env });
+    await appCalls(json.context, 'calls', { json: true });
+    assert.deepEqual(
+      JSON.parse(json.stdout()).maps.map((m: { id: string }) => m.id),
+      [map],
+    );
+    assert.equal((await call('DELETE', `/api/v1/runs/${run}`, { token: owner })).status, 204);
   });
 
   it("svc call get prints one call, with a JSON call's result; --json as the API answers", async () => {

@@ -33,13 +33,17 @@ function commandsOf(rootHelp: string): string[] {
 describe('svc --help texts', function () {
   this.timeout(120_000);
 
-  it('print exactly what the golden file says, for svc and every command', async () => {
+  it('print exactly what the golden file says, for svc and every command, each with Examples', async () => {
     const root = await help('');
     const commands = commandsOf(root);
     assert.ok(commands.length > 40 && commands.includes('jobs render'), `the commands read from svc --help: ${commands.join(', ')}`);
     const texts = [root];
     // A few at a time: each is a node process.
     for (let i = 0; i < commands.length; i += 4) texts.push(...(await Promise.all(commands.slice(i, i + 4).map(help))));
+    // Each command's help shows how to run it (the CLI's rule: every command has examples).
+    for (const [i, command] of commands.entries()) {
+      assert.match(texts[i + 1]!, /\n {2}Examples\n {4}\$ svc /, `svc ${command} --help has no Examples:\n${texts[i + 1]}`);
+    }
     const text = texts.join('\n');
     if (process.env.SVC_UPDATE_GOLDEN === '1') writeFileSync(golden, text);
     assert.ok(existsSync(golden), 'test/fixtures/cli/help.txt is missing: run the test with SVC_UPDATE_GOLDEN=1');

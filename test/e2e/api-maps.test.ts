@@ -242,6 +242,11 @@ describe('API: maps of remote runs (real containers)', function () {
     assert.deepEqual(end.map.inputs, { received: 40, queued: 0, running: 0, succeeded: 3, failed: 0, cancelled: 37 });
     assert.equal(end.map.status, 'cancelled');
     assert.equal((await send(id, inputLines([[gate, 40]], 40))).status, 409);
+    // The app's maps, as svc app calls and the dashboard list them: this one, its inputs cancelled.
+    const { app } = (await call('GET', `/api/v1/runs/${gates}`)).json.run;
+    const listed = (await call('GET', `/api/v1/apps/${app}/maps`)).json.maps.find((map: { id: string }) => map.id === id);
+    assert.deepEqual([listed.status, listed.inputs.cancelled, listed.inputs.succeeded], ['cancelled', 37, 3]);
+    assert.equal((await call('GET', `/api/v1/apps/${app}/maps`, { token: other })).status, 404, "another workspace's app");
     const ended = await scrape(runs.platform.url, runs.owner);
     assert.equal(
       sample(ended, 'svc_map_inputs_total', `${GATE_LABELS},outcome="succeeded"`),

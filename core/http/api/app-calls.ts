@@ -9,7 +9,7 @@ import type { CallFilter } from '../../services/calls/calls.js';
 import { CALL_STATUSES, type CallStatus, type CallView } from '../../services/calls/types.js';
 import type { DeploymentRef } from '../../model/deployment-keys.js';
 import { appRef, noApp } from './apps.js';
-import { answer, APP, error, NAME_INVALID, ref } from './openapi/shared.js';
+import { answer, APP, error, listOf, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -69,7 +69,34 @@ export const appCallRoutes: readonly ApiRoute[] = [
     async handle({ params, principal, query }, services) {
       const status = (query.get('status') || undefined) as CallStatus | undefined;
       const limit = Number(query.get('limit') || DEFAULT_CALL_LIST_LIMIT);
-      return { status: 200, body: { calls: await appCalls(services, appRef(params, principal), { status, limit }) } };
+      const ref = appRef(params, principal);
+      const mapped = services.maps.ofApp(ref.workspace, ref.app).length > 0;
+      return { status: 200, body: { calls: await appCalls(services, ref, { status, limit }, mapped) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/apps/:app/maps',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'listAppMaps',
+      summary:
+        "The app's maps (`f.map(...)`) that this server runs or ended in the last 10 minutes, newest first, each with its inputs by where they are: what `svc app calls` and the dashboard's Calls page show beside the calls. Maps live in the memory of the server that runs them.",
+      pathParameters: [APP],
+      responses: {
+        200: answer('The maps.', listOf('maps', ref('Map'))),
+        404: error(
+          "`not_found`: the caller's workspace has no such app: none deployed, no call of it kept and no map of it here (an app of another workspace is not found either).",
+        ),
+        422: NAME_INVALID,
+      },
+    },
+    async handle({ params, principal }, services) {
+      const ref = appRef(params, principal);
+      const maps = services.maps.ofApp(ref.workspace, ref.app);
+      if (maps.length === 0) await appCalls(services, ref, { limit: 1 }); // not_found for an app the workspace does not know
+      return { status: 200, body: { maps } };
     },
   },
 ];
