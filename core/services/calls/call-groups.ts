@@ -17,6 +17,7 @@ import {
   CALL_STATUSES,
   type CallGroupRecord,
   type CallGroupStatus,
+  type CallGroupSummary,
   type CallGroupView,
   type CallStatus,
   type CallTarget,
@@ -41,7 +42,7 @@ export interface GroupRequest {
 
 /** A batch recorded: the group as it is now, and the ids of the batch's inputs in their order. */
 export interface Recorded {
-  readonly group: CallGroupView;
+  readonly group: CallGroupSummary;
   readonly calls: readonly string[];
 }
 
@@ -89,7 +90,7 @@ export class CallGroups {
       await Promise.all(slice.map((input, i) => this.#options.calls.spawnMember(group, first + start + i, input)));
     }
     for (let i = 0; i < inputs.length; i++) ids.push(memberId(group.id, first + i));
-    return { group: await this.#view(group), calls: ids };
+    return { group: summaryOf(group), calls: ids };
   }
 
   async get(workspace: string, id: string): Promise<CallGroupView> {
@@ -162,17 +163,13 @@ export class CallGroups {
   async #view(group: CallGroupRecord): Promise<CallGroupView> {
     const counts = Object.fromEntries(CALL_STATUSES.map((status) => [status, 0])) as Record<CallStatus, number>;
     for (const call of await this.#options.calls.ofGroup(group.workspace, group.id)) counts[call.status]++;
-    return {
-      id: group.id,
-      app: group.app,
-      function: group.function,
-      inputs: group.inputs,
-      closed: group.closed,
-      createdAt: group.createdAt,
-      status: groupStatus(group, counts),
-      counts,
-    };
+    return { ...summaryOf(group), status: groupStatus(group, counts), counts };
   }
+}
+
+function summaryOf(group: CallGroupRecord): CallGroupSummary {
+  const { id, app, function: fn, inputs, closed, createdAt } = group;
+  return { id, app, function: fn, inputs, closed, createdAt };
 }
 
 function groupStatus(group: CallGroupRecord, counts: Record<CallStatus, number>): CallGroupStatus {

@@ -166,8 +166,11 @@ export interface CallGroupRecord {
  */
 export type CallGroupStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
 
+/** A call group as a batch's answer names it: no counts, which would mean reading every input at every batch. */
+export type CallGroupSummary = Pick<CallGroupRecord, 'id' | 'app' | 'function' | 'inputs' | 'closed' | 'createdAt'>;
+
 /** A call group as the API answers it. */
-export type CallGroupView = Pick<CallGroupRecord, 'id' | 'app' | 'function' | 'inputs' | 'closed' | 'createdAt'> & {
+export type CallGroupView = CallGroupSummary & {
   readonly status: CallGroupStatus;
   /** Its inputs by status (every status listed, zeros included). */
   readonly counts: Readonly<Record<CallStatus, number>>;

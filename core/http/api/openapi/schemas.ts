@@ -825,7 +825,20 @@ export const schemas: Readonly<Record<string, Schema>> = {
     required: ['group', 'calls'],
     additionalProperties: false,
     properties: {
-      group: ref('CallGroup'),
+      group: {
+        type: 'object',
+        required: ['id', 'app', 'function', 'inputs', 'closed', 'createdAt'],
+        additionalProperties: false,
+        description: 'The group after the batch, without its counts (`GET /call-groups/:id` has them).',
+        properties: {
+          id: { type: 'string', pattern: `^${GROUP_ID_SOURCE}$` },
+          app: { type: 'string' },
+          function: { type: 'string' },
+          inputs: { type: 'integer', minimum: 0 },
+          closed: { type: 'boolean' },
+          createdAt: { type: 'string', format: 'date-time' },
+        },
+      },
       calls: { type: 'array', items: { type: 'string', pattern: `^${CALL_ID_SOURCE}$` }, description: "The batch's calls, in its order." },
     },
   },
