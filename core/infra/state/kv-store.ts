@@ -30,6 +30,8 @@ interface Pending {
 }
 
 export class KvStore implements StateStore {
+  /** Writes queued together go into one batch, in the order they were queued (#drainQueue). */
+  readonly ordersWrites = true;
   readonly #image: StateImage;
   readonly #persistence: Persistence;
   readonly #watchers: Watchers;

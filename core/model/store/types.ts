@@ -41,6 +41,14 @@ export interface WatchOptions {
 }
 
 export interface StateStore {
+  /**
+   * True when writes started together are made durable in the order they were started, in one
+   * batch (the embedded stores: one log append and one fsync), so that a caller may start a write
+   * that depends on an earlier one without waiting for it. Absent (Consul): each write is its own
+   * request, and they may land in any order.
+   */
+  readonly ordersWrites?: boolean;
+
   /** `GET /v1/kv/<key>`: the entry, or null when absent. */
   get(key: string): Promise<StateEntry | null>;
 

@@ -1,7 +1,8 @@
 /**
  * Manifest v1 (wire, snake_case) → the resolved model (camelCase, readonly,
- * defaults filled). Pure: no I/O, and the input manifest is left untouched.
+ * defaults filled). No I/O, and the input manifest is left untouched.
  */
+import { LRUCache } from 'lru-cache';
 import { assertValidManifest } from './manifest/parse.js';
 import type {
   AutoscalerOptions,
@@ -17,10 +18,23 @@ import { deepFreeze } from './freeze.js';
 import { parseMemoryMiB } from './memory.js';
 import type { AppSpec, AutoscalerSpec, HttpSpec, ImageSpec, ScalingSpec, ScheduleSpec, Workload } from './types.js';
 
+/**
+ * Manifests parsed lately, by their JSON text: a spawned call sends its app's manifest with
+ * every call (and the leader reads it again to run it), and checking one against the schema
+ * costs more than a millisecond. What is cached is deep-frozen, so callers share it safely.
+ */
+// Bounded by the text they were parsed from too: a manifest may be up to the API's 1 MiB.
+const parsed = new LRUCache<string, AppSpec>({ max: 64, maxSize: 8 * 1024 * 1024, sizeCalculation: (_spec, text) => text.length + 1 });
+
 /** Validates any value as Manifest v1 (one `manifest_invalid` SvcError listing every issue) and resolves it. */
 export function parseManifest(value: unknown): AppSpec {
+  const text = JSON.stringify(value);
+  const known = text === undefined ? undefined : parsed.get(text);
+  if (known !== undefined) return known;
   assertValidManifest(value);
-  return resolveApp(value);
+  const spec = resolveApp(value);
+  if (text !== undefined) parsed.set(text, spec);
+  return spec;
 }
 
 /** Resolves a manifest that already passed `validateManifest`. */

@@ -24,12 +24,17 @@ export class CallRecords {
     this.#report = report;
   }
 
-  /** Stores the input first, then the record: a record is never without its input. */
+  /**
+   * Stores the input first, then the record: a record is never without its input. A store that
+   * makes writes durable in order takes both in one batch (one fsync: a spawn answers sooner).
+   */
   async create(record: CallRecord, input: Buffer): Promise<void> {
-    await this.#store.put(`${INPUTS}${record.workspace}/${record.id}`, input);
-    if (!(await putJson(this.#store, recordKey(record.workspace, record.id), record, { cas: 0 }))) {
-      throw new SvcError('internal', `a call ${record.id} exists already`);
-    }
+    const storeInput = () => this.#store.put(`${INPUTS}${record.workspace}/${record.id}`, input);
+    const storeRecord = () => putJson(this.#store, recordKey(record.workspace, record.id), record, { cas: 0 });
+    let created: boolean;
+    if (this.#store.ordersWrites) [, created] = await Promise.all([storeInput(), storeRecord()]);
+    else created = (await storeInput()) && (await storeRecord());
+    if (!created) throw new SvcError('internal', `a call ${record.id} exists already`);
   }
 
   get(workspace: string, id: string): Promise<JsonEntry<CallRecord> | null> {

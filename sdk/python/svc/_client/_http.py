@@ -292,11 +292,14 @@ class Api:
         start = body.tell() if _rewindable(body) else None  # type: ignore[union-attr]
         resendable = body is None or isinstance(body, bytes) or start is not None
         while True:
-            with self.open(method, path, body=body, headers=sent, timeout=timeout) as stream:
+            # On a kept-alive connection (_connections): a new one per request, as for a warm
+            # .spawn() or .get(), costs more than the request itself.
+            with self.open(method, path, body=body, headers=sent, timeout=timeout, reuse=True) as stream:
                 try:
                     data = stream.read()
                 except (OSError, http.client.HTTPException) as error:
                     raise ServerUnreachableError(f"{self.where} stopped answering {method} {path}: {error}") from None
+                stream.finish()
             wait = _leader_wait(stream.status, stream.headers, data)
             # Nothing was done (no replica leads this moment): send it again, the body from its start.
             if wait is None or not resendable or time.monotonic() + wait > deadline:

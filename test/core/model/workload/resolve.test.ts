@@ -211,6 +211,18 @@ describe('parseManifest()', () => {
     assert.deepEqual(parseManifest(sampleManifest()), resolveApp(sampleManifest()));
   });
 
+  it('gives the same frozen spec for the same manifest text, and parses a changed one anew', () => {
+    const first = parseManifest(sampleManifest());
+    assert.equal(parseManifest(sampleManifest()), first, 'the second parse of the same text is the first one');
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.workloads[0]));
+    const changed = sampleManifest() as any;
+    changed.workloads[0].options.memory = '512Mi';
+    assert.notEqual(parseManifest(changed), first);
+    assert.equal(parseManifest(changed).workloads[0]!.resources.memoryMiB, 512);
+    changed.workloads[0].options.memory = '2GB';
+    assert.throws(() => parseManifest(changed), /manifest is invalid/, 'an invalid manifest is checked every time');
+  });
+
   it('throws one manifest_invalid error listing every issue', () => {
     const manifest = sampleManifest() as any;
     manifest.workloads[0].options.memory = '2GB';
