@@ -256,6 +256,10 @@ describe('API: spawned calls', function () {
     const big = await call('POST', '/api/v1/call-groups', { token: owner, json: { ...code, inputs: Array(1001).fill(inputs([1])[0]) } });
     assert.deepEqual([big.status, big.json.error.code], [400, 'bad_request']);
     assert.match(big.json.error.message, /at most 1000/);
+    const huge = Buffer.alloc(513 * 1024).toString('base64');
+    const tooLarge = await call('POST', '/api/v1/call-groups', { token: owner, json: { ...code, inputs: [inputs([1])[0], huge] } });
+    assert.deepEqual([tooLarge.status, tooLarge.json.error.code], [413, 'payload_too_large']);
+    assert.match(tooLarge.json.error.message, /^input 1 is 525312 bytes pickled; a spawned call takes at most 524288 bytes/);
     const notBase64 = await call('POST', '/api/v1/call-groups', { token: owner, json: { ...code, inputs: ['not base64!'] } });
     assert.match(notBase64.json.error.message, /"inputs\[0\]" must be the pickled call/);
     assert.equal((await call('GET', '/api/v1/call-groups/call-0123456789abcdef0123', { token: owner })).status, 400);

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { isSvcError, SvcError } from '../../model/errors.js';
 import type { Principal } from '../../model/principal.js';
+import { MAX_VALUE_BYTES } from '../../model/store/types.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import { functionOf } from '../runs/runs.js';
 import { type CallService, maxAttemptsOf } from './calls.js';
@@ -180,12 +181,21 @@ function groupStatus(group: CallGroupRecord, counts: Record<CallStatus, number>)
   return 'succeeded';
 }
 
-/** `bad_request` for a batch over MAX_BATCH_INPUTS, `payload_too_large` for one that would take the group past MAX_GROUP_INPUTS. */
+/** `bad_request` for a batch over MAX_BATCH_INPUTS; `payload_too_large` for an input the store cannot keep, or a batch that would take the group past MAX_GROUP_INPUTS. */
 function checkBatch(group: CallGroupRecord, inputs: readonly Buffer[]): void {
   if (inputs.length > MAX_BATCH_INPUTS) {
     throw new SvcError('bad_request', `a batch of ${inputs.length} inputs; one request brings at most ${MAX_BATCH_INPUTS}.`, {
       hint: 'Send the inputs in several batches (POST …/call-groups/<id>/inputs with "more": true until the last).',
     });
+  }
+  // Before any index is reserved: a batch is recorded whole or not at all.
+  const large = inputs.findIndex((input) => input.length > MAX_VALUE_BYTES);
+  if (large >= 0) {
+    throw new SvcError(
+      'payload_too_large',
+      `input ${group.inputs + large} is ${inputs[large]!.length} bytes pickled; a spawned call takes at most ${MAX_VALUE_BYTES} bytes (512 KiB).`,
+      { hint: 'Pass a name or a URL of large data (a file the function can read) rather than the data itself.' },
+    );
   }
   if (group.inputs + inputs.length > MAX_GROUP_INPUTS) {
     throw new SvcError(
