@@ -144,7 +144,7 @@ function buildCalls(
     callbacks: { guard, secretOf, due: (workspace, id) => delivery.due(workspace, id) },
     meter: metrics.work,
   });
-  callGroups = new CallGroups({ groups: new GroupRecords(controlPlane.store), calls });
+  callGroups = new CallGroups({ groups: new GroupRecords(controlPlane.store), calls, resultTtlSeconds: config.callResultTtlSeconds });
   const deferral: Deferral = {
     secret: deferredSecret,
     async keep({ entry, principal, request, callbackHeader }) {

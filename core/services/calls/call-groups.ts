@@ -12,7 +12,7 @@ import type { Principal } from '../../model/principal.js';
 import { MAX_VALUE_BYTES } from '../../model/store/types.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import { functionOf } from '../runs/runs.js';
-import { type CallService, maxAttemptsOf } from './calls.js';
+import { type CallService, DEFAULT_CALL_RESULT_TTL_SECONDS, maxAttemptsOf } from './calls.js';
 import { type GroupRecords, memberId } from './group-records.js';
 import {
   CALL_STATUSES,
@@ -50,6 +50,8 @@ export interface Recorded {
 export interface CallGroupsOptions {
   readonly groups: GroupRecords;
   readonly calls: Pick<CallService, 'spawnMember' | 'ofGroup' | 'cancel'>;
+  /** How long outcomes are kept (`callResultTtlSeconds`): an empty group is kept twice as long, as a call's record is. */
+  readonly resultTtlSeconds?: number;
   readonly now?: () => Date;
 }
 
@@ -120,11 +122,15 @@ export class CallGroups {
     return cancelled;
   }
 
-  /** Removes the records of groups none of whose inputs is kept any more (the calls' own sweep removes those). */
+  /**
+   * Removes the records of groups none of whose inputs is kept any more (the calls' own sweep
+   * removes those); a group that never had an input, after as long as a call's record is kept.
+   */
   async sweep(): Promise<void> {
     for (const group of await this.#options.groups.all()) {
       const age = this.#now().getTime() - Date.parse(group.createdAt);
       if (age < 60_000) continue; // its first batch may still be on its way
+      if (group.inputs === 0 && age < 2 * (this.#options.resultTtlSeconds ?? DEFAULT_CALL_RESULT_TTL_SECONDS) * 1000) continue;
       if ((await this.#options.calls.ofGroup(group.workspace, group.id)).length === 0) {
         await this.#options.groups.remove(group.workspace, group.id);
       }
