@@ -7,6 +7,7 @@
 import { SvcError } from '../../model/errors.js';
 import type { CallFilter } from '../../services/calls/calls.js';
 import { CALL_STATUSES, type CallStatus, type CallView } from '../../services/calls/types.js';
+import type { MapView } from '../../services/maps/types.js';
 import type { DeploymentRef } from '../../model/deployment-keys.js';
 import { appRef, noApp } from './apps.js';
 import { answer, APP, error, listOf, NAME_INVALID, ref } from './openapi/shared.js';
@@ -93,10 +94,7 @@ export const appCallRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ params, principal }, services) {
-      const ref = appRef(params, principal);
-      const maps = services.maps.ofApp(ref.workspace, ref.app);
-      if (maps.length === 0) await appCalls(services, ref, { limit: 1 }); // not_found for an app the workspace does not know
-      return { status: 200, body: { maps } };
+      return { status: 200, body: { maps: await appMaps(services, appRef(params, principal)) } };
     },
   },
 ];
@@ -119,6 +117,13 @@ export async function appCalls(
     if (any.length === 0) throw noApp(ref);
   }
   return calls;
+}
+
+/** The app's maps this server runs or ended lately; `not_found` for an app the workspace knows neither by them nor otherwise. */
+export async function appMaps(services: Pick<ApiServices, 'calls' | 'deployments' | 'maps'>, ref: DeploymentRef): Promise<MapView[]> {
+  const maps = services.maps.ofApp(ref.workspace, ref.app);
+  if (maps.length === 0) await appCalls(services, ref, { limit: 1 });
+  return maps;
 }
 
 /** `value` as a call status, or `bad_request` naming those there are (the `status` query parameter). */

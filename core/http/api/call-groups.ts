@@ -27,23 +27,22 @@ const BATCH_REFUSALS = {
     `\`payload_too_large\`: an input over 512 KiB pickled, the group past ${MAX_GROUP_INPUTS} inputs, or the body over the API's 1 MiB.`,
   ),
 } as const;
+/** A whole-number query parameter of `GET …/calls`, as the query spells it (no sign, no leading zero). */
+const wholeNumber = (name: string, pattern: string, range: string, description: string): Parameter => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type: 'string', pattern },
+  description,
+  refusal: {
+    code: 'bad_request',
+    refuse: (value) =>
+      new SvcError('bad_request', `${name}=${JSON.stringify(value)} is not a whole number ${range}.`, { details: { field: name } }),
+  },
+});
 /** Where in a group `GET …/calls` starts, and how many it answers. */
-const FROM: Parameter = {
-  name: 'from',
-  in: 'query',
-  required: false,
-  schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,5})$' },
-  description: 'The first index to answer (default 0).',
-  refusal: { code: 'bad_request', refuse: (value) => badNumber('from', value, 'from 0 on') },
-};
-const LIMIT: Parameter = {
-  name: 'limit',
-  in: 'query',
-  required: false,
-  schema: { type: 'string', pattern: '^([1-9][0-9]{0,2}|1000)$' },
-  description: 'The most inputs to answer, 1 to 1000 (default 100).',
-  refusal: { code: 'bad_request', refuse: (value) => badNumber('limit', value, 'from 1 to 1000') },
-};
+const FROM = wholeNumber('from', '^(0|[1-9][0-9]{0,5})$', 'from 0 on', 'The first index to answer (default 0).');
+const LIMIT = wholeNumber('limit', '^([1-9][0-9]{0,2}|1000)$', 'from 1 to 1000', 'The most inputs to answer, 1 to 1000 (default 100).');
 
 const located = (id: string) => ({ Location: `${API_PREFIX}/call-groups/${id}` });
 
@@ -181,8 +180,4 @@ function batchOf(value: unknown): Buffer[] {
     });
   }
   return value.map((input, index) => base64Input(input, `inputs[${index}]`));
-}
-
-function badNumber(name: string, value: string | undefined, range: string): SvcError {
-  return new SvcError('bad_request', `${name}=${JSON.stringify(value)} is not a whole number ${range}.`, { details: { field: name } });
 }

@@ -49,7 +49,7 @@ export interface Recorded {
 
 export interface CallGroupsOptions {
   readonly groups: GroupRecords;
-  readonly calls: Pick<CallService, 'spawnMember' | 'ofGroup' | 'cancel'>;
+  readonly calls: Pick<CallService, 'spawnMember' | 'ofGroup' | 'find' | 'cancel'>;
   /** How long outcomes are kept (`callResultTtlSeconds`): an empty group is kept twice as long, as a call's record is. */
   readonly resultTtlSeconds?: number;
   readonly now?: () => Date;
@@ -100,10 +100,16 @@ export class CallGroups {
     return this.#view(await this.#record(workspace, id));
   }
 
-  /** Its inputs' calls from index `from`, at most `limit`, in index order. */
+  /**
+   * Its inputs' calls from index `from`, at most `limit`, in index order: each read by the id its
+   * index gives (not a listing of the workspace's calls). An input whose record a failed batch
+   * never wrote is left out.
+   */
   async members(workspace: string, id: string, from: number, limit: number): Promise<CallView[]> {
-    await this.#record(workspace, id);
-    return (await this.#options.calls.ofGroup(workspace, id)).filter((call) => call.group!.index >= from).slice(0, limit);
+    const group = await this.#record(workspace, id);
+    const indexes = Array.from({ length: Math.max(0, Math.min(limit, group.inputs - from)) }, (_, i) => from + i);
+    const calls = await Promise.all(indexes.map((index) => this.#options.calls.find(workspace, memberId(id, index))));
+    return calls.filter((call): call is CallView => call !== null);
   }
 
   /** Closes the group and cancels every input that has not ended; how many it cancelled. */

@@ -226,6 +226,12 @@ export class CallService {
     return this.checkCallback(workspace, workload.callbackUrl, `the callback_url option of ${workload.kind} ${workload.name}`);
   }
 
+  /** The call's view without its result, or null when there is no such call (a group's input read by its index). */
+  async find(workspace: string, id: string): Promise<CallView | null> {
+    const entry = await this.#options.records.get(workspace, id);
+    return entry === null ? null : this.#view(entry.value, undefined);
+  }
+
   async get(workspace: string, id: string): Promise<CallView> {
     const record = await this.#record(workspace, id);
     const frame = record.encoding === 'json' && record.status === 'succeeded' ? await this.#options.records.outcome(workspace, id) : null;

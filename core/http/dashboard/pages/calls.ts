@@ -4,7 +4,7 @@
  * status filter, and one call's page. Everything is looked up in the viewer's workspace; an app
  * of another one is as unknown as one that never was, here as on the other pages.
  */
-import { appCalls, callStatus, DEFAULT_CALL_LIST_LIMIT } from '../../api/app-calls.js';
+import { appCalls, appMaps, callStatus, DEFAULT_CALL_LIST_LIMIT } from '../../api/app-calls.js';
 import { appRef } from '../../api/apps.js';
 import { noCall } from '../../../services/calls/calls.js';
 import { CALL_ID_SOURCE, type CallLogs } from '../../../services/calls/types.js';
@@ -71,8 +71,7 @@ export function callPages(services: DashboardServices) {
       if (viewer === null) throw new SvcError('unauthorized', 'sign in to follow maps: open the Calls page of the dashboard.');
       checkCsrf(ctx, { _csrf: ctx.query.csrf }, viewer.session.csrf);
       const ref = appRef(ctx.params, viewer.principal);
-      const maps = services.maps.ofApp(ref.workspace, ref.app);
-      if (maps.length === 0) await appCalls(services, ref, { limit: 1 }); // not_found for an app this workspace does not know
+      const maps = await appMaps(services, ref);
       securityHeaders(ctx);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { maps: maps.map(mapRow) };
