@@ -30,6 +30,7 @@ import type { AppSpec, Workload } from '../../model/workload/types.js';
 import { collect, dropBody, type CallBody } from './call-body.js';
 import { sendCall } from './call-stream.js';
 import { callWithRetries } from './retries.js';
+import { retryUnsent } from './unsent-retry.js';
 import type { IdleLeases } from './idle-leases.js';
 import type { CallAnswer, CallOptions, RunAttachment, RunStatus, RunView } from './types.js';
 
@@ -231,16 +232,21 @@ export class RunManager {
         // A ready run needs no wait (nor a listener on its end per call: a map sends its whole window at once).
         if (run.status !== 'ready') await this.#untilReady(run, signal);
         if (run.ended) throw this.#endedError(id);
-        const attempt = async (callBody: CallBody): Promise<CallAnswer> => {
-          let slot;
-          try {
-            slot = await this.#options.admission.enter(run.unitKey, limits, signal);
-          } catch (error) {
-            // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
-            throw run.ended ? this.#endedError(id) : error;
-          }
-          return sendCall(this.#options.upstreams, slot, callBody, signal, requestId, callLimitOf(run.workload), options.contentType);
-        };
+        const attempt = (callBody: CallBody): Promise<CallAnswer> =>
+          retryUnsent(
+            async () => {
+              let slot;
+              try {
+                slot = await this.#options.admission.enter(run.unitKey, limits, signal);
+              } catch (error) {
+                // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
+                throw run.ended ? this.#endedError(id) : error;
+              }
+              return sendCall(this.#options.upstreams, slot, callBody, signal, requestId, callLimitOf(run.workload), options.contentType);
+            },
+            Buffer.isBuffer(callBody),
+            signal,
+          );
         const { retries } = run.workload;
         const answer =
           retries && retries.maxRetries > 0
