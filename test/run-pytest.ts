@@ -5,8 +5,8 @@
  * the cache) the default runtime image with the real image builder and hands
  * its interpreter to pytest.
  *
- * Without arguments, the type checks (test_types.py: mypy and pyright over
- * the whole SDK, half a minute of one core each) run in a second pytest at
+ * Without arguments, the type check (test_types.py: mypy over the whole SDK;
+ * pyright checks it in test/e2e/app-export-types.test.ts) runs in a second pytest at
  * the same time as the rest, which mostly waits on the processes it starts;
  * their output follows the rest's. With arguments (a file, `-k`…), one
  * pytest runs them as given.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { appCalls } from '../../cli/commands/app-calls.js';
 import { callCancel, callGet, callLogs, callWait } from '../../cli/commands/call.js';
 import { sleep } from '../../cli/context.js';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { apiClient, type Call } from '../core/http/api/client.js';

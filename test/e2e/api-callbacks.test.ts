@@ -15,7 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { ServerConfig } from '../../config/schema.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import type { Platform } from '../../core/platform/platform.js';
 import type { Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';

@@ -17,8 +17,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
 import type { AppInterface } from '../../core/infra/plugin/types.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
-import { examplesRoot, packageRoot } from '../../core/model/paths.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
+import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture } from '../cli/fixture.js';
 import { tempDir, testConfig } from '../helpers/config.js';
@@ -119,13 +119,28 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
     assert.match(checked.stdout, new RegExp(`Success: no issues found in ${sources} source files`));
   });
 
-  // The SDK's own files are pyright's in sdk/python/tests/test_types.py, under the SDK's settings: here they are
-  // analysed as far as the clients use them, and not reported again.
-  it("pyright --strict finds nothing in the same clients, nor in the exporter's runtime (one run over all of them)", async () => {
-    writeClientPyrightConfig(out, ['svc_clients', exporterRuntime]);
+  // The SDK is one of this run's roots, under the same settings as sdk/python/pyproject.toml's [tool.pyright] (strict,
+  // Python 3.10, its stubs): pyright checks it here once, beside the clients that import it, and nowhere else.
+  it("pyright --strict finds nothing in the same clients, nor in the exporter's runtime, nor in the SDK (one run over all of them)", async () => {
+    writeClientPyrightConfig(out, ['svc_clients', exporterRuntime, path.join(sdkPythonPath, 'svc')]);
+    // The SDK is checked as its own pyproject.toml says.
+    const written = JSON.parse(readFileSync(path.join(out, 'pyrightconfig.json'), 'utf8'));
+    const sdkSettings = readFileSync(path.join(sdkPythonPath, 'pyproject.toml'), 'utf8').split('[tool.pyright]')[1]!;
+    assert.match(sdkSettings, new RegExp(`^typeCheckingMode = "${written.typeCheckingMode}"$`, 'm'));
+    assert.match(sdkSettings, new RegExp(`^pythonVersion = "${written.pythonVersion}"$`, 'm'));
+    assert.match(sdkSettings, /^stubPath = "typings"$/m);
+    assert.equal(written.stubPath, path.join(sdkPythonPath, 'typings'));
     const checked = await runPyright(out, bare);
     assert.equal(checked.code, 0, `${checked.stdout}\n${checked.stderr}`);
     assert.match(checked.stdout, /^0 errors, 0 warnings, 0 informations/m);
+    // Every file of the three roots was a source of the run, not only analysed as an import.
+    const sources = [path.join(out, 'svc_clients'), exporterRuntime, path.join(sdkPythonPath, 'svc')]
+      .map(
+        (root) =>
+          readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.pyi?$/.test(f) && !f.includes('__pycache__')).length,
+      )
+      .reduce((sum, count) => sum + count, 0);
+    assert.match(checked.stdout, new RegExp(`^Found ${sources} source files?$`, 'm'), checked.stdout);
   });
 
   it('the all-kinds client, in a fresh Python in another folder: each endpoint answers as the type its request() declares, with the values of the deployment; spawn().get() answers the same', async () => {

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import appExport from '../../cli/commands/app-export.js';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { examplesRoot, packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture, rejectsWith } from '../cli/fixture.js';

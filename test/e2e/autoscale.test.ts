@@ -11,7 +11,7 @@ import type { UnitScalingStatus } from '../../core/services/autoscale/types.js';
 import { backoffMs } from '../../core/services/autoscale/crash-tracker.js';
 import type { Deployment } from '../../core/services/deployments/types.js';
 import { SvcError } from '../../core/model/errors.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { PlatformEvent } from '../../core/infra/plugin/types.js';

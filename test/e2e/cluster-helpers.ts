@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServerConfig } from '../../config/schema.js';
 import { createBundle } from '../../core/infra/bundles/create.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import type { Platform } from '../../core/platform/platform.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { apiClient } from '../core/http/api/client.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { localPath } from '../../core/http/dashboard/respond.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';

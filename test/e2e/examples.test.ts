@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { Deployment } from '../../core/services/deployments/types.js';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { examplesRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { burst } from '../helpers/burst.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
 import type { Deployment } from '../../core/services/deployments/types.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { testConfig } from '../helpers/config.js';

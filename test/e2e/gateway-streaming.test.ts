@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Deployment } from '../../core/services/deployments/types.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';

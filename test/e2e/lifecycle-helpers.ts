@@ -1,7 +1,7 @@
 /** The lifecycle app's versions (test/fixtures/lifecycle) and calls of its URLs, shared by the lifecycle tests. */
 import path from 'node:path';
 import type { DeployRequest } from '../../core/services/deployments/manager.js';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE } from '../../core/platform/platform.js';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { answer, deployRequest, fixture, lifecycleManifests } from './lifecycle-helpers.js';

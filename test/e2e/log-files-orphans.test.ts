@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { apiClient } from '../core/http/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createBundle } from '../../core/infra/bundles/create.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { apiClient } from '../core/http/api/client.js';
 import { tempDir } from '../helpers/config.js';

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { until } from '../helpers/until.js';
 import { nomadJson, startStandins, svcJobs, uploadProject, type Standins } from './cluster-helpers.js';

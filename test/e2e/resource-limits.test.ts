@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Deployment } from '../../core/services/deployments/types.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { detectOwnCgroups } from '../../core/infra/processes/cgroups/detect.js';

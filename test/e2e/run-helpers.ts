@@ -7,7 +7,7 @@ import { createBundle } from '../../core/infra/bundles/create.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerConfig } from '../../config/schema.js';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { checkAnswer } from '../core/http/api/answer-check.js';
 import { apiClient, type Call } from '../core/http/api/client.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { apiClient, type Answer, type Call } from '../core/http/api/client.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Deployment } from '../../core/services/deployments/types.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { quickstartApp, testConfig } from '../helpers/config.js';
 import { waitNoneMatching } from '../helpers/processes.js';

@@ -10,7 +10,7 @@ import https from 'node:https';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { Deployment } from '../../core/services/deployments/types.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { tempDir, testConfig } from '../helpers/config.js';

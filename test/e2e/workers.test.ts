@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deployment } from '../../core/services/deployments/types.js';
-import { loadManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest } from '../helpers/fixture-manifests.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { fixtureAppsRoot, onStartCalls, recordDir } from '../core/infra/scheduler/fixture-units.js';
 import { testConfig } from '../helpers/config.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
-import { loadManifest, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { checkAnswer } from '../core/http/api/answer-check.js';

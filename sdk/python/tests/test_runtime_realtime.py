@@ -265,7 +265,7 @@ def test_a_client_closing_mid_stream_stops_the_generator():
         await session.close()
 
     run(scenario())
-    assert closed.wait(2)
+    assert closed.wait(10)
 
 
 # HTTP

@@ -38,9 +38,9 @@ export function writeClientPyrightConfig(dir: string, include: readonly string[]
   writeFileSync(path.join(dir, 'pyrightconfig.json'), JSON.stringify(config, null, 2));
 }
 
-/** pyright (an npm devDependency of svc) on the project in `cwd`, with the packages `interpreter` has. */
+/** pyright (an npm devDependency of svc) on the project in `cwd`, with the packages `interpreter` has; `--stats` prints how many source files it found. */
 export function runPyright(cwd: string, interpreter: string): Promise<PythonRun> {
-  return runProcess(process.execPath, [pyrightCli, '--pythonpath', interpreter, '--warnings'], { cwd });
+  return runProcess(process.execPath, [pyrightCli, '--pythonpath', interpreter, '--warnings', '--stats'], { cwd });
 }
 
 const pyrightCli = createRequire(import.meta.url).resolve('pyright/index.js');

@@ -3,7 +3,7 @@ process.env.PIP_RETRIES ??= '0';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SvcError } from '../../../../../core/model/errors.js';
@@ -31,6 +31,25 @@ const PUSH_AUTH = { mode: 'token', users: { pusher: 'push-secret' } } as const;
 const PYTHON = process.env.SVC_PYTHON ?? 'python3';
 
 const scratchDirs: string[] = [];
+
+/**
+ * A fresh cache dir holding only `from`'s runtime layers (their records and blobs) and its tools
+ * (uv): a build in it builds the image's packages layer, not the runtime layer again, nor brings uv.
+ */
+function cacheWithRuntimeLayer(from: string): string {
+  const dir = tempDir('svc-oci-installer-');
+  const layers = path.join(from, 'oci', 'layers');
+  for (const name of readdirSync(layers).filter((file) => file.startsWith('runtime-'))) {
+    const record = JSON.parse(readFileSync(path.join(layers, name), 'utf8')) as { digest: string };
+    const blob = `${record.digest.replace(':', '-')}`;
+    mkdirSync(path.join(dir, 'oci', 'layers'), { recursive: true });
+    mkdirSync(path.join(dir, 'oci', 'blobs'), { recursive: true });
+    copyFileSync(path.join(layers, name), path.join(dir, 'oci', 'layers', name));
+    copyFileSync(path.join(from, 'oci', 'blobs', blob), path.join(dir, 'oci', 'blobs', blob));
+  }
+  if (existsSync(path.join(from, 'tools'))) symlinkSync(path.join(from, 'tools'), path.join(dir, 'tools'));
+  return dir;
+}
 function scratch(prefix: string): string {
   const dir = tempDir(prefix);
   scratchDirs.push(dir);
@@ -379,9 +398,14 @@ describe('createOciBuilder()#build() with the registry stand-in', function () {
   it('fills the packages layer with uv by default, and with pip when asked, with the same wheel for the target', async () => {
     const layerOf = async (installer: 'uv' | 'pip', id: string) => {
       const lines: string[] = [];
-      // A cache dir of its own: the layer is built, not taken from the other build's cache.
-      const built = await builder({ installer, cacheDir: tempDir('svc-oci-installer-') }).build(image(id, ['six']), (line) =>
+      // A cache dir of its own: the packages layer is built, not taken from the other build's cache.
+      const built = await builder({ installer, cacheDir: cacheWithRuntimeLayer(cacheDir) }).build(image(id, ['six']), (line) =>
         lines.push(line),
+      );
+      assert.ok(!lines.some((line) => line.startsWith('building the runtime layer')), 'the runtime layer came with the cache');
+      assert.ok(
+        lines.some((line) => line.startsWith('building the packages layer')),
+        `the packages layer is built in the fresh cache:\n${lines.join('\n')}`,
       );
       const { manifest, client, repository } = await readBack(registries.at(-1)!.url, proxy.host, built);
       const packages = await unpack(client, repository, manifest.layers[2]!.digest);
