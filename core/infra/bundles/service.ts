@@ -3,7 +3,9 @@
  * bundle it (`python -m svc.bundle`), keep the bundle by sha256 in the data
  * dir, extract it once per sha256 into `<cacheDir>/code/<sha256>/` and run
  * containers from there. Later edits of the project do not touch a running
- * deployment, and two deploys of the same code share one folder.
+ * deployment, and two deploys of the same code share one folder. A folder
+ * this process bundled before and that has not changed since is not bundled
+ * again (unchanged-folders.ts).
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -12,7 +14,8 @@ import { SvcError } from '../../model/errors.js';
 import type { SourceRef } from '../scheduler/types.js';
 import { createBundle } from './create.js';
 import { extractBundle } from './extract.js';
-import { BundleStore } from './store.js';
+import { BundleStore, type StoredBundle } from './store.js';
+import { folderKey, rememberBundle, rememberedBundle, type RememberedBundle } from './unchanged-folders.js';
 import { DEFAULT_EXTRACT_LIMITS, type CodeBundles, type ExtractLimits, type PreparedSource } from './types.js';
 
 export interface CodeBundlesOptions {
@@ -27,6 +30,12 @@ export interface CodeBundlesOptions {
   readonly limits?: Partial<ExtractLimits>;
 }
 
+interface MadeBundle {
+  readonly stored: StoredBundle;
+  readonly files: number | null;
+  readonly warnings: readonly string[];
+}
+
 export function createCodeBundles(
   options: CodeBundlesOptions,
 ): CodeBundles & { readonly store: BundleStore; codeDir(sha256: string): string; unpack(sha256: string): Promise<void> } {
@@ -38,33 +47,51 @@ export function createCodeBundles(
     return path.join(codeRoot, sha256);
   };
 
+  /** The project bundled by the SDK now, and stored. */
+  const bundleNow = async (root: string): Promise<MadeBundle> => {
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'svc-bundle-'));
+    try {
+      const created = await createBundle(root, {
+        python: options.python,
+        out: path.join(scratch, 'bundle.tar.gz'),
+        ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      });
+      return { stored: await store.put(created.path, created.sha256), files: created.files, warnings: created.warnings };
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  };
+  /** The bundle made earlier of the folder as it still is, in this store (copied from where it was kept); null when gone. */
+  const storedCopy = async (known: RememberedBundle): Promise<MadeBundle | null> => {
+    const { files, warnings } = known;
+    if (await store.has(known.sha256)) {
+      return { stored: { sha256: known.sha256, path: store.pathOf(known.sha256), size: known.size, existed: true }, files, warnings };
+    }
+    const copied = await store.put(known.path, known.sha256).catch(() => null);
+    return copied === null ? null : { stored: copied, files, warnings };
+  };
+
   return {
     store,
     codeDir,
     async prepare(source: SourceRef): Promise<PreparedSource> {
-      const scratch = await mkdtemp(path.join(os.tmpdir(), 'svc-bundle-'));
-      try {
-        const created = await createBundle(source.root, {
-          python: options.python,
-          out: path.join(scratch, 'bundle.tar.gz'),
-          ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
-        });
-        const stored = await store.put(created.path, created.sha256);
-        const dir = codeDir(stored.sha256);
-        // A folder made by an earlier deploy is reused as it is. Before a first extraction, a
-        // bundle stored earlier is checked again: put() only hashed the copy it was given.
-        if (!(await isDirectory(dir))) {
-          if (stored.existed) await store.verify(stored.sha256);
-          await extractBundle(stored.path, dir, limits);
-        }
-        await assertHoldsModule(dir, source);
-        return {
-          source: { root: dir, entry: source.entry, bundleSha256: stored.sha256 },
-          bundle: { sha256: stored.sha256, size: stored.size, files: created.files, warnings: created.warnings },
-        };
-      } finally {
-        await rm(scratch, { recursive: true, force: true });
+      const key = await folderKey(source.root, [options.python, options.maxBytes ?? null]);
+      const known = key === null ? undefined : rememberedBundle(key);
+      const made = (known && (await storedCopy(known))) ?? (await bundleNow(source.root));
+      const { stored } = made;
+      if (key !== null) rememberBundle(key, { ...made, sha256: stored.sha256, path: stored.path, size: stored.size });
+      const dir = codeDir(stored.sha256);
+      // A folder made by an earlier deploy is reused as it is. Before a first extraction, a
+      // bundle stored earlier is checked again: put() only hashed the copy it was given.
+      if (!(await isDirectory(dir))) {
+        if (stored.existed) await store.verify(stored.sha256);
+        await extractBundle(stored.path, dir, limits);
       }
+      await assertHoldsModule(dir, source);
+      return {
+        source: { root: dir, entry: source.entry, bundleSha256: stored.sha256 },
+        bundle: { sha256: stored.sha256, size: stored.size, files: made.files, warnings: made.warnings },
+      };
     },
     /** Extracts a stored bundle (an upload) once, so an unsafe one is refused when it arrives, not at its deploy. */
     async unpack(sha256: string): Promise<void> {
