@@ -8,9 +8,15 @@ import type { StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import { packageRoot } from '../core/model/paths.js';
 import { runChild } from './helpers/run-child.js';
+import { ensureTestPython } from './python/env.js';
+import { ensureRuntimeLayer } from './python/runtime-layer.js';
 
 const run = (script: string, args: readonly string[], stdio: StdioOptions) =>
   runChild(process.execPath, [path.join(packageRoot, 'dist', 'test', script), ...args], { cwd: packageRoot, stdio });
+
+// Both need the tests' Python and the runtime layer: made here once, before either starts, or in a
+// fresh clone each builds the layer at the same time and one throws its copy away.
+await ensureRuntimeLayer(await ensureTestPython());
 
 const [mocha, pytest] = await Promise.all([
   run('run-mocha.js', ['unit', 'e2e'], 'inherit'),

@@ -146,12 +146,22 @@ def start(root: Path, socket_path: Path) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         env=env,
     )
+    # Until a connection is accepted: the file appears at bind(), a moment before listen().
     deadline = time.monotonic() + 10
-    while not socket_path.exists():
+    while not accepts(socket_path):
         assert process.poll() is None, process.stderr.read().decode()
-        assert time.monotonic() < deadline, "the runtime did not bind its socket within 10 s"
+        assert time.monotonic() < deadline, "the runtime did not listen on its socket within 10 s"
         time.sleep(0.02)
     return process
+
+
+def accepts(socket_path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(socket_path))
+        except (FileNotFoundError, ConnectionRefusedError):
+            return False
+    return True
 
 
 @needs_uvicorn
