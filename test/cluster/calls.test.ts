@@ -88,19 +88,19 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
     });
   }
 
-  /** The running allocations of the app's `square` job. */
+  /** The running allocations of the jobs that run the app's `square` (its runs). */
   async function squareAllocations(): Promise<string[]> {
     const allocations = (await (await cluster()).nomadGet(`/v1/allocations?namespace=${NAMESPACE}`)) as {
       ID: string;
       JobID: string;
       ClientStatus: string;
     }[];
-    return allocations.filter((a) => a.ClientStatus === 'running' && a.JobID.includes('cluster-calls--square')).map((a) => a.ID);
+    return allocations
+      .filter((a) => a.ClientStatus === 'running' && a.JobID.startsWith('svc-default--cluster-calls--') && a.JobID.endsWith('--square'))
+      .map((a) => a.ID);
   }
 
   it("runs a map's inputs again when their allocation is killed mid-map: every result comes back, in order", async () => {
-    const [allocation] = await squareAllocations();
-    assert.ok(allocation, 'square has a running allocation (min_containers=1)');
     const mapping = client(
       [
         'import json, svc',
@@ -118,6 +118,9 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
       const inputs = (await statuses()).maps[0]?.inputs;
       return inputs !== undefined && inputs.succeeded >= 3 && inputs.running >= 1;
     });
+    // A deployed function's calls run in a run of its own (a Nomad job started for them): its allocation exists now.
+    const [allocation] = await squareAllocations();
+    assert.ok(allocation, 'the run of square has a running allocation');
     const killed = killAllocationProcesses(allocation);
     assert.ok(killed.length > 0, `the processes of allocation ${allocation} were found and killed`);
 
@@ -154,7 +157,9 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
           `group = svc.FunctionCall.from_id(${JSON.stringify(ids[1])})`,
           'print(json.dumps({"one": one, "group": [group.get(index=i, timeout=240) for i in range(group.num_inputs())]}))',
         ].join('\n'),
-      ),
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\nthe survivor's output:\n${second.output.slice(-6000)}`);
+      }),
     ) as { one: Square; group: Square[] };
     assert.equal(read.one.square, 49);
     assert.deepEqual(

@@ -11,7 +11,18 @@
 import assert from 'node:assert/strict';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
-import { deployClusterApp, getJson, nomadJson, startStandins, svcJobs, uploadClusterApp, type Standins } from './cluster-helpers.js';
+import path from 'node:path';
+import { packageRoot } from '../../core/model/paths.js';
+import {
+  deployClusterApp,
+  getJson,
+  nomadJson,
+  startStandins,
+  svcJobs,
+  uploadClusterApp,
+  uploadProject,
+  type Standins,
+} from './cluster-helpers.js';
 import { until } from '../helpers/until.js';
 
 describe('svc server on Nomad and Consul (stand-ins)', function () {
@@ -174,5 +185,26 @@ describe('svc server on Nomad and Consul (stand-ins)', function () {
     );
     // Without a token a URL nothing serves answers 401 before 404 (it tells strangers nothing).
     assert.equal((await getJson(urls.hello!, owner)).status, 404);
+  });
+
+  it("runs a deployed function's spawned call in a run job of its own, found through the Consul service named after that job", async () => {
+    const body = await uploadProject(platform, path.join(packageRoot, 'test', 'fixtures', 'cluster-calls'));
+    assert.equal((await call('POST', '/api/v1/apps/cluster-calls/deployments', { token: owner, json: body })).status, 201);
+    const spawned = await call('POST', '/api/v1/apps/cluster-calls/functions/square/calls', { token: owner, json: { x: 7 } });
+    assert.equal(spawned.status, 202, spawned.text);
+    const id = spawned.json.call.id as string;
+    let view: { status: string; result?: { square: number } } = { status: 'queued' };
+    await until('the spawned call ends', async () => {
+      view = (await call('GET', `/api/v1/calls/${id}`, { token: owner })).json.call;
+      return view.status !== 'queued' && view.status !== 'running';
+    });
+    assert.equal(view.status, 'succeeded', JSON.stringify(view));
+    assert.equal(view.result?.square, 49);
+    // The run's job ID carries the run id (the compiled job's would not), and so does the service Consul has.
+    const runJob = (await svcJobs(standins.nomad)).find((job) => job.Meta?.svc_unit?.includes('/run-'));
+    assert.ok(runJob, 'a job runs the call');
+    assert.match(runJob.ID, /^svc-default--cluster-calls--run-[0-9a-f]{16}--square$/);
+    const services = (await consulGet('/v1/catalog/services')) as Record<string, string[]>;
+    assert.ok(runJob.ID in services, `Consul has the service ${runJob.ID}: ${Object.keys(services).join(', ')}`);
   });
 });
