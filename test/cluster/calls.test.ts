@@ -17,12 +17,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { tempDir } from '../helpers/config.js';
-import { freePort } from '../helpers/free-port.js';
-import { startLoadBalancer, type LoadBalancer } from '../helpers/load-balancer.js';
+import type { LoadBalancer } from '../helpers/load-balancer.js';
 import { until } from '../helpers/until.js';
 import { clusterPython, NAMESPACE } from './agents.js';
+import { startReplicas, type Replicas } from './replicas.js';
 import { useCluster } from './suite.js';
-import { SvcServer, svcCli } from './svc-process.js';
+import { type SvcServer, svcCli } from './svc-process.js';
 
 const callsApp = path.join(packageRoot, 'test', 'fixtures', 'cluster-calls', 'app.py');
 
@@ -39,27 +39,15 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
   let first: SvcServer;
   let second: SvcServer;
   let balancer: LoadBalancer;
+  let replicas: Replicas;
 
   before(async () => {
-    const c = await cluster();
-    const dataDir = tempDir('svc-data-');
-    const ports = [await freePort(), await freePort()];
-    balancer = await startLoadBalancer(ports);
-    const env = c.svcEnv({ SVC_PUBLIC_URL: balancer.url });
-    first = new SvcServer(ports[0]!, dataDir, env);
-    first.start();
-    await first.ready('ready');
-    second = new SvcServer(ports[1]!, dataDir, env);
-    second.start();
-    await second.ready('following');
+    replicas = await startReplicas(await cluster());
+    ({ first, second, balancer } = replicas);
     const ran = await svcCli(first, ['deploy', callsApp, '--json']);
     assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${first.output.slice(-3000)}`);
   });
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await balancer?.close();
-  });
+  after(async () => replicas?.close());
 
   /** Runs Python code with the SDK against the balancer, in a folder with no source of the app; its stdout. */
   function client(code: string, timeoutMs = 300_000): Promise<string> {

@@ -11,13 +11,12 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { packageRoot } from '../../core/model/paths.js';
-import { tempDir } from '../helpers/config.js';
-import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';
-import { startLoadBalancer, type LoadBalancer } from '../helpers/load-balancer.js';
+import type { LoadBalancer } from '../helpers/load-balancer.js';
 import { NAMESPACE } from './agents.js';
+import { startReplicas, type Replicas } from './replicas.js';
 import { useCluster } from './suite.js';
-import { SvcServer, svcCli } from './svc-process.js';
+import { type SvcServer, svcCli } from './svc-process.js';
 
 const clusterApp = path.join(packageRoot, 'test', 'fixtures', 'cluster', 'app.py');
 
@@ -27,27 +26,14 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
   let first: SvcServer;
   let second: SvcServer;
   let balancer: LoadBalancer;
+  let replicas: Replicas;
   let allocationsBefore: string[];
 
   before(async () => {
-    const c = await cluster();
-    // One data dir for both, as the operator guide asks of replicas (the bundles Nomad downloads).
-    const dataDir = tempDir('svc-data-');
-    const ports = [await freePort(), await freePort()];
-    balancer = await startLoadBalancer(ports);
-    const env = c.svcEnv({ SVC_PUBLIC_URL: balancer.url });
-    first = new SvcServer(ports[0]!, dataDir, env);
-    first.start();
-    await first.ready('ready');
-    second = new SvcServer(ports[1]!, dataDir, env);
-    second.start();
-    await second.ready('following');
+    replicas = await startReplicas(await cluster());
+    ({ first, second, balancer } = replicas);
   });
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await balancer?.close();
-  });
+  after(async () => replicas?.close());
 
   it('elects one leader through the Consul lock: the lock key names it, the other follows and serves the routes it copied', async () => {
     const c = await cluster();
