@@ -18,13 +18,15 @@ import { runtimeTask } from './task.js';
 import type { Constraint, NomadJobRegistration } from './types.js';
 
 export function compileJob(workload: Workload, context: JobContext): NomadJobRegistration {
-  const id = jobId({
-    workspace: context.workspace,
-    app: context.app,
-    stage: context.stage,
-    workload: workload.name,
-    serial: context.serial,
-  });
+  const id =
+    context.jobId ??
+    jobId({
+      workspace: context.workspace,
+      app: context.app,
+      stage: context.stage,
+      workload: workload.name,
+      serial: context.serial,
+    });
   const labels = workerPortLabels(workload.scaling.workers);
   const meta = jobMeta(workload, context);
   const { minContainers, maxContainers } = workload.scaling.autoscaler;

@@ -57,6 +57,13 @@ export interface JobContext {
   readonly stage: Stage;
   /** The serial of a serving unit (`…/deployed@<serial>/…`), part of the job ID; absent for `svc jobs render`. */
   readonly serial?: number | undefined;
+  /**
+   * The ID the job is registered under: the Nomad driver's, from its unit key
+   * (core/model/nomad-job-id.ts), which for a run holds the run id. The job's
+   * services and secret templates are named after it. Absent (`svc jobs
+   * render`): made from workspace, app, stage, workload and serial.
+   */
+  readonly jobId?: string | undefined;
   /** The deployment's version (1 for the first deploy); null when not known yet (svc records it once the containers run). */
   readonly version: number | null;
   /** The module that defines the svc.App (`AppSpec.entry`). */

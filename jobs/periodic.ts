@@ -23,7 +23,7 @@ import type { NomadJobRegistration, PeriodicConfig, Task } from './types.js';
 export function compilePeriodicJob(workload: Workload, context: JobContext): NomadJobRegistration {
   const schedule = workload.schedule;
   if (workload.kind !== 'function' || !schedule) throw new Error(`compilePeriodicJob: ${workload.name} is no scheduled function`);
-  const id = jobId({ workspace: context.workspace, app: context.app, stage: context.stage, workload: workload.name });
+  const id = context.jobId ?? jobId({ workspace: context.workspace, app: context.app, stage: context.stage, workload: workload.name });
   return {
     Job: {
       ID: id,

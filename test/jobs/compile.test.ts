@@ -70,6 +70,19 @@ describe('compileJob()', () => {
     assert.equal(compileJob(workload('endpoint'), jobContext({ stage: 'preview' })).Job.ID, 'svc-default--shop--hello--preview');
   });
 
+  it("takes the driver's job ID when the context gives one (a run's: it holds the run id), and names its services and secrets Variable after it", () => {
+    const id = 'svc-default--shop--run-0123456789abcdef--hello';
+    const job = compileJob(workload('endpoint', { secrets: ['db'] }), jobContext({ stage: 'run', jobId: id })).Job;
+    assert.equal(job.ID, id);
+    assert.equal(job.Name, id);
+    const task = job.TaskGroups[0]!.Tasks[0]!;
+    assert.deepEqual([...new Set(task.Services!.map((service) => service.Name))], [id]);
+    assert.ok(
+      task.Templates!.some((template) => template.EmbeddedTmpl?.includes(`nomad/jobs/${id}`)),
+      JSON.stringify(task.Templates),
+    );
+  });
+
   it('keeps workspaces apart whose names would run together with single dashes', () => {
     const a = jobId({ workspace: 'a-b', app: 'c', stage: 'deployed', workload: 'd' });
     const b = jobId({ workspace: 'a', app: 'b-c', stage: 'deployed', workload: 'd' });

@@ -44,27 +44,9 @@ async function jobOf(state: NomadDriverState, unit: DeploymentUnit, jobId: strin
   const { Job } = await options.compile(unit);
   if (!Job.TaskGroups[0]) throw new SvcError('internal', `the job compiled for ${unit.key} has no task group`);
   // The driver owns the ID (the serial of a serving key is part of it) and records the key in Meta.
-  // The registry finds a unit's instances by the Consul service named after the job ID: services
-  // the compiler named after its own ID follow (a run's key holds its run id, which the compiled ID lacks).
-  const renamed = (services: unknown) =>
-    Array.isArray(services)
-      ? services.map((service: unknown) =>
-          typeof service === 'object' && service !== null && (service as { Name?: unknown }).Name === Job.ID
-            ? { ...service, Name: jobId }
-            : service,
-        )
-      : services;
   return {
     ...Job,
     ID: jobId,
-    Name: Job.Name === Job.ID ? jobId : Job.Name,
-    TaskGroups: Job.TaskGroups.map((group) => ({
-      ...group,
-      ...(group.Services === undefined ? {} : { Services: renamed(group.Services) }),
-      ...(group.Tasks === undefined
-        ? {}
-        : { Tasks: group.Tasks.map((task) => (task.Services === undefined ? task : { ...task, Services: renamed(task.Services) })) }),
-    })),
     Meta: {
       ...(Job.Meta ?? {}),
       [UNIT_META_KEY]: unit.key,

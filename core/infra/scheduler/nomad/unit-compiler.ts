@@ -8,6 +8,7 @@
 import { compileJob } from '../../../../jobs/compile.js';
 import type { ClusterSettings, JobContext } from '../../../../jobs/context.js';
 import { parseUnitKey } from '../../../model/deployment-keys.js';
+import { nomadJobId } from '../../../model/nomad-job-id.js';
 import { transformJob } from './transform-job.js';
 import type { NomadJobRegistration } from '../../../../jobs/types.js';
 import { formatIssues, validateJob } from '../../../../jobs/validate.js';
@@ -45,6 +46,8 @@ export function createUnitCompiler(
       app: ref.app,
       stage: ref.stage,
       serial: parseUnitKey(unit.key)?.serial,
+      // The driver's ID (submit.ts): a run's key holds its run id, which workspace, app and stage do not.
+      jobId: nomadJobId(unit.key),
       version: null,
       entry: source.entry,
       bundle: { url: options.bundleUrl(sha256), sha256 },
