@@ -39,11 +39,11 @@ const scratchDirs: string[] = [];
 function cacheWithRuntimeLayer(from: string): string {
   const dir = tempDir('svc-oci-installer-');
   const layers = path.join(from, 'oci', 'layers');
+  mkdirSync(path.join(dir, 'oci', 'layers'), { recursive: true });
+  mkdirSync(path.join(dir, 'oci', 'blobs'), { recursive: true });
   for (const name of readdirSync(layers).filter((file) => file.startsWith('runtime-'))) {
     const record = JSON.parse(readFileSync(path.join(layers, name), 'utf8')) as { digest: string };
-    const blob = `${record.digest.replace(':', '-')}`;
-    mkdirSync(path.join(dir, 'oci', 'layers'), { recursive: true });
-    mkdirSync(path.join(dir, 'oci', 'blobs'), { recursive: true });
+    const blob = record.digest.replace(':', '-');
     copyFileSync(path.join(layers, name), path.join(dir, 'oci', 'layers', name));
     copyFileSync(path.join(from, 'oci', 'blobs', blob), path.join(dir, 'oci', 'blobs', blob));
   }
