@@ -6,8 +6,9 @@
  * and an import of the app (0.3 s of a core). The key is the options and the
  * project folder as the bundler's memory of unchanged folders sees it
  * (core/infra/bundles/unchanged-folders.ts: every entry's path, size, times
- * and inode), so a project a test edits, or one in a temporary folder, is
- * loaded afresh. What loading does by
+ * and inode), and the environment the app is imported with, so a project a
+ * test edits, one in a temporary folder, or one imported with other
+ * variables set is loaded afresh. What loading does by
  * itself (errors, time-outs, logs) is tested with the real function in
  * test/core/infra/manifest-loader/.
  */
@@ -41,5 +42,7 @@ async function cacheKey(options: LoadManifestOptions): Promise<string | null> {
   const file = path.resolve(options.cwd ?? process.cwd(), options.target);
   if (!KEPT.some((folder) => file.startsWith(folder))) return null;
   const { python = process.env.SVC_PYTHON ?? 'python3', timeoutMs = null } = options;
-  return folderKey(path.dirname(file), [file, python, timeoutMs]);
+  // The app runs with this process's environment when it is imported, and may read it (a secret's value from os.environ).
+  const environment = Object.entries(process.env).sort(([a], [b]) => a.localeCompare(b));
+  return folderKey(path.dirname(file), [file, python, timeoutMs, environment]);
 }
