@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SvcError } from '../../model/errors.js';
-import { checkContentLength, countedBody } from '../../traffic/gateway/body-limit.js';
+import { checkContentLength, readWholeBody } from '../../traffic/gateway/body-limit.js';
 
 /** Control-plane bodies are small JSON documents; bundles will have their own upload route and limit. */
 export const API_MAX_BODY_BYTES = 1024 * 1024;
@@ -18,9 +18,7 @@ export function checkDeclaredLength(req: IncomingMessage, res: ServerResponse): 
 }
 
 export async function readBody(req: IncomingMessage, res: ServerResponse, format: BodyFormat): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of countedBody(req, res, API_MAX_BODY_BYTES)) chunks.push(chunk as Buffer);
-  const raw = Buffer.concat(chunks).toString('utf8');
+  const raw = (await readWholeBody(req, res, API_MAX_BODY_BYTES)).toString('utf8');
   if (raw.trim() === '') return {};
   const type = mediaType(req.headers['content-type']);
   if (type === 'application/json') return parseJsonObject(raw);

@@ -10,9 +10,17 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { LRUCache } from 'lru-cache';
 import { SvcError } from '../../model/errors.js';
 
 const SHA256 = /^[0-9a-f]{64}$/;
+/**
+ * How long a bundle seen on disk is taken as still there without another stat: a warm
+ * `.spawn()` names the same bundle every few milliseconds, and each stat is a trip through
+ * Node's thread pool. svc never removes a bundle; one an operator removes reads as gone again
+ * at most this long after.
+ */
+const SEEN_FOR_MS = 1000;
 
 export interface StoredBundle {
   readonly sha256: string;
@@ -25,9 +33,12 @@ export interface StoredBundle {
 export class BundleStore {
   /** The folder holding the bundles. */
   readonly dir: string;
+  readonly #seen: LRUCache<string, true>;
 
-  constructor(dir: string) {
+  /** `seenForMs`: how long a bundle found on disk is trusted to be there without a stat (tests shorten it). */
+  constructor(dir: string, options: { seenForMs?: number } = {}) {
     this.dir = path.resolve(dir);
+    this.#seen = new LRUCache({ max: 1024, ttl: options.seenForMs ?? SEEN_FOR_MS });
   }
 
   /** The store of a data dir: `<dataDir>/bundles`. */
@@ -41,9 +52,13 @@ export class BundleStore {
     return path.join(this.dir, `${sha256}.tar.gz`);
   }
 
+  /** True when the bundle is stored: a stat, or one that found it less than `seenForMs` ago. */
   async has(sha256: string): Promise<boolean> {
-    const found = await stat(this.pathOf(sha256)).catch(() => null);
-    return found !== null && found.isFile();
+    const file = this.pathOf(sha256);
+    if (this.#seen.has(sha256)) return true;
+    if (!(await isFile(file))) return false;
+    this.#seen.set(sha256, true);
+    return true;
   }
 
   /** Stores a copy of `file`; `bundle_invalid` when `expectedSha256` is given and differs. */
@@ -79,7 +94,8 @@ export class BundleStore {
         );
       }
       const destination = this.pathOf(sha256);
-      const existed = await this.has(sha256);
+      // Asked of the disk, not of what was seen: a file removed meanwhile is written again.
+      const existed = await isFile(destination);
       if (existed) await rm(tmp, { force: true });
       else await rename(tmp, destination);
       return { sha256, path: destination, size, existed };
@@ -105,6 +121,11 @@ export class BundleStore {
       );
     }
   }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  const found = await stat(file).catch(() => null);
+  return found !== null && found.isFile();
 }
 
 function assertSha256(value: string): void {

@@ -24,17 +24,35 @@ export class CallRecords {
     this.#report = report;
   }
 
-  /**
-   * Stores the input first, then the record: a record is never without its input. A store that
-   * makes writes durable in order takes both in one batch (one fsync: a spawn answers sooner).
-   */
+  /** Stores the input first, then the record: a record is never without its input. */
   async create(record: CallRecord, input: Buffer): Promise<void> {
-    const storeInput = () => this.#store.put(`${INPUTS}${record.workspace}/${record.id}`, input);
-    const storeRecord = () => putJson(this.#store, recordKey(record.workspace, record.id), record, { cas: 0 });
-    let created: boolean;
-    if (this.#store.ordersWrites) [, created] = await Promise.all([storeInput(), storeRecord()]);
-    else created = (await storeInput()) && (await storeRecord());
+    const created = await this.#inOrder(
+      () => this.#store.put(`${INPUTS}${record.workspace}/${record.id}`, input),
+      () => putJson(this.#store, recordKey(record.workspace, record.id), record, { cas: 0 }),
+    );
     if (!created) throw new SvcError('internal', `a call ${record.id} exists already`);
+  }
+
+  /**
+   * Stores how an attempt ended, then `ended` (its record) if that is still at `modifyIndex`:
+   * a record never says ended without its outcome. False when something else changed the record
+   * first (a cancel), or when there is no record to end (`ended` null: the outcome alone).
+   */
+  end(workspace: string, id: string, frame: FinalFrame, ended: { record: CallRecord; modifyIndex: number } | null): Promise<boolean> {
+    const storeOutcome = () => putJson(this.#store, `${OUTCOMES}${workspace}/${id}`, frame);
+    if (ended === null) return storeOutcome().then(() => false);
+    return this.#inOrder(storeOutcome, () => this.update(ended.record, ended.modifyIndex));
+  }
+
+  /**
+   * `first`, then `second`. A store that makes writes queued together durable in order takes both
+   * in one batch (one synchronous write: a spawn answers sooner); on another store `second` is
+   * sent once `first` is durable, and only if it succeeded.
+   */
+  async #inOrder(first: () => Promise<boolean>, second: () => Promise<boolean>): Promise<boolean> {
+    if (!this.#store.ordersWrites) return (await first()) && (await second());
+    const [a, b] = await Promise.all([first(), second()]);
+    return a && b;
   }
 
   get(workspace: string, id: string): Promise<JsonEntry<CallRecord> | null> {
@@ -58,10 +76,6 @@ export class CallRecords {
 
   async input(workspace: string, id: string): Promise<Buffer | null> {
     return (await this.#store.get(`${INPUTS}${workspace}/${id}`))?.value ?? null;
-  }
-
-  async putOutcome(workspace: string, id: string, frame: FinalFrame): Promise<void> {
-    await putJson(this.#store, `${OUTCOMES}${workspace}/${id}`, frame);
   }
 
   async outcome(workspace: string, id: string): Promise<FinalFrame | null> {

@@ -311,7 +311,8 @@ export class CallService {
   /** Told by the executor (and cancel) that a call ended: waiting outcome requests answer at once, its callback goes, /metrics counts it. */
   ended(call: CallRecord): void {
     this.#endings.emit(`${call.workspace}/${call.id}`);
-    this.#options.callbacks?.due(call.workspace, call.id);
+    // Only a call with a callback has one to deliver (the delivery reads the record again).
+    if (call.callback) this.#options.callbacks?.due(call.workspace, call.id);
     const ran = call.startedAt !== null && call.endedAt !== null ? (Date.parse(call.endedAt) - Date.parse(call.startedAt)) / 1000 : null;
     this.#options.meter?.callEnded({ workspace: call.workspace, app: call.app, function: call.function }, call.status, ran);
   }

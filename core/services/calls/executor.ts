@@ -45,6 +45,7 @@ export class CallExecutor {
   readonly #running = new Map<string, AbortController>();
   readonly #waiting: { readonly workspace: string; readonly id: string }[] = [];
   #leading: AbortSignal | null = null;
+  #fillSoon: NodeJS.Immediate | null = null;
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: CallExecutorOptions) {
@@ -70,7 +71,14 @@ export class CallExecutor {
   wake(workspace: string, id: string): void {
     if (this.#leading === null || this.#leading.aborted) return; // the next leader's recovery finds it
     this.#waiting.push({ workspace, id });
-    this.#fill();
+    // Started after the current I/O is handled: a spawn's 202 leaves before its call's claim and
+    // dispatch take the event loop (and the spawns of one turn start together).
+    if (this.#fillSoon === null) {
+      this.#fillSoon = setImmediate(() => {
+        this.#fillSoon = null;
+        this.#fill();
+      });
+    }
   }
 
   /** Aborts the call if this replica runs it; the canceller records `cancelled`. */
@@ -86,6 +94,8 @@ export class CallExecutor {
   #stopLeading(): void {
     this.#leading = null;
     clearInterval(this.#sweeper);
+    if (this.#fillSoon !== null) clearImmediate(this.#fillSoon);
+    this.#fillSoon = null;
     this.#options.callbacks?.stop();
     this.#waiting.length = 0;
     // Their records stay `running`: the next leader (or this svc, restarted) runs them again.
@@ -145,16 +155,19 @@ export class CallExecutor {
         ? errorFrameOf(new SvcError('state_corrupt', `the input of ${id} is missing`))
         : await this.#attempt(started, input, signal);
     if (signal.aborted) return; // cancelled (its canceller wrote that), or svc stopped leading (the next leader runs it again)
-    await records.putOutcome(workspace, id, fitting(frame));
     const current = await records.get(workspace, id);
-    if (current === null || current.value.status !== 'running' || current.value.attempt !== started.attempt) return;
-    const ended: CallRecord = {
-      ...current.value,
-      status: frame.type === 'result' ? 'succeeded' : 'failed',
-      endedAt: this.#now().toISOString(),
-      error: frame.type === 'result' ? null : errorOf(frame),
-    };
-    if (await records.update(ended, current.modifyIndex)) this.#options.ended?.(ended);
+    const ours = current !== null && current.value.status === 'running' && current.value.attempt === started.attempt;
+    const ended: CallRecord | null = ours
+      ? {
+          ...current.value,
+          status: frame.type === 'result' ? 'succeeded' : 'failed',
+          endedAt: this.#now().toISOString(),
+          error: frame.type === 'result' ? null : errorOf(frame),
+        }
+      : null;
+    // The outcome is kept even when the record moved on (a cancel): as it always was.
+    const done = await records.end(workspace, id, fitting(frame), ended && { record: ended, modifyIndex: current!.modifyIndex });
+    if (done && ended !== null) this.#options.ended?.(ended);
   }
 
   /**

@@ -4,14 +4,13 @@
  * and streamed to a container and back, with no framework in between.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buffer } from 'node:stream/consumers';
 import { SvcError } from '../../model/errors.js';
 import type { PlatformMetrics } from '../../infra/metrics/platform-metrics.js';
 import type { PluginHost } from '../../infra/plugin/host.js';
 import { checkAccess, type Access } from './access.js';
 import { callLimitOf } from '../../model/call-timeout.js';
 import type { Admission, Slot } from './admission.js';
-import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
+import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES, readWholeBody } from './body-limit.js';
 import { type Deferral, prefersAsync, sentBySvc } from './deferred.js';
 import { forwardedFor, protocolOf } from './client-origin.js';
 import type { DomainRouting } from './domain-route.js';
@@ -211,7 +210,7 @@ export class WorkloadRequests {
       );
     }
     const method = req.method!;
-    const body = BODYLESS.has(method) ? Buffer.alloc(0) : await buffer(countedBody(req, exchange.response, this.#maxBodyBytes));
+    const body = BODYLESS.has(method) ? Buffer.alloc(0) : await readWholeBody(req, exchange.response, this.#maxBodyBytes);
     const callback = req.headers['x-svc-callback-url'];
     const kept = await this.#options.deferral!.keep({
       entry,

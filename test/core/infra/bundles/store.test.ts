@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { BundleStore } from '../../../../core/infra/bundles/store.js';
@@ -53,6 +53,19 @@ describe('BundleStore', () => {
     });
     assert.deepEqual(readdirSync(store.dir), []);
     assert.equal(await store.has(claimed), false);
+  });
+
+  it('trusts a bundle it found for seenForMs, then asks the disk again; an upload always asks the disk', async () => {
+    const store = new BundleStore(path.join(tempDir('svc-data-'), 'bundles'), { seenForMs: 200 });
+    const stored = await store.put(fileWith(bytes));
+    assert.equal(await store.has(stored.sha256), true);
+    rmSync(stored.path); // an operator removes it
+    assert.equal(await store.has(stored.sha256), true, 'seen less than seenForMs ago');
+    assert.equal((await store.put(fileWith(bytes))).existed, false, 'the upload finds it gone and writes it again');
+    assert.deepEqual(readFileSync(stored.path), bytes);
+    rmSync(stored.path);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.equal(await store.has(stored.sha256), false, 'asked again once seenForMs passed');
   });
 
   it('refuses names that are not a sha256, so no path can be smuggled in', () => {
