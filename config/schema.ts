@@ -26,6 +26,12 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly python: string;
   /** What installs images' packages: `auto` (uv, brought on first use; pip when uv cannot be had), `uv` (only uv) or `pip`. */
   readonly imageInstaller: 'auto' | 'uv' | 'pip';
+  /**
+   * When an image's bytecode is compiled: `background` (the image is used as soon as its packages
+   * are installed; containers that start meanwhile compile what they import) or `build` (before
+   * the image is used, as pip does by default).
+   */
+  readonly imageBytecode: 'background' | 'build';
   /** A uv binary to build images with, instead of the one svc brings into the cache dir; null: svc's own. */
   readonly uvPath: string | null;
   /** Base URL printed for workloads; defaults to http://<host>:<port> (https:// with TLS). */
@@ -80,6 +86,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     cacheDir: path.join(home, '.svc', 'cache'),
     python: 'python3',
     imageInstaller: 'auto',
+    imageBytecode: 'background',
     uvPath: null,
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
@@ -118,6 +125,7 @@ export const configKeys = {
   cacheDir: { env: 'SVC_CACHE_DIR', kind: 'path' },
   python: { env: 'SVC_PYTHON', kind: 'string' },
   imageInstaller: { env: 'SVC_IMAGE_INSTALLER', kind: 'enum', values: ['auto', 'uv', 'pip'] },
+  imageBytecode: { env: 'SVC_IMAGE_BYTECODE', kind: 'enum', values: ['background', 'build'] },
   uvPath: { env: 'SVC_UV', kind: 'existingFile', what: 'a uv binary' },
   publicUrl: { env: 'SVC_PUBLIC_URL', kind: 'url' },
   maxBodyBytes: { env: 'SVC_MAX_BODY_BYTES', kind: 'bytes' },

@@ -11,7 +11,13 @@ import { createVenvBuilder } from '../infra/images/venv-builder.js';
 
 export function createImageBuilder(config: ServerConfig): ImageBuilder {
   if (config.scheduler !== 'nomad' || config.nomadDriver !== 'docker')
-    return createVenvBuilder({ cacheDir: config.cacheDir, python: config.python, installer: config.imageInstaller, uvPath: config.uvPath });
+    return createVenvBuilder({
+      cacheDir: config.cacheDir,
+      python: config.python,
+      installer: config.imageInstaller,
+      uvPath: config.uvPath,
+      bytecode: config.imageBytecode,
+    });
   // The config loader checked both: docker needs a registry, and its value parses.
   const registry = parseRegistryTarget(config.imageRegistry!);
   if ('problem' in registry) throw new Error(`imageRegistry: ${registry.problem}`);

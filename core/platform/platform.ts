@@ -345,6 +345,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   forward.close();
   admission.close();
   await driver.close();
+  await services.images.close?.();
   await upstreams.close();
   await registry.close();
   await Promise.all([agents.consul?.close(), agents.nomad?.close()]);

@@ -5,7 +5,17 @@ import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { problemsOf } from './config-files.js';
 
-describe('loadConfig(): what installs images (imageInstaller, uvPath)', () => {
+describe('loadConfig(): what installs images (imageInstaller, imageBytecode, uvPath)', () => {
+  it('compiles bytecode in the background unless SVC_IMAGE_BYTECODE says build; refuses anything else', () => {
+    assert.equal(loadConfig({ env: {} }).imageBytecode, 'background');
+    assert.equal(loadConfig({ env: { SVC_IMAGE_BYTECODE: 'build' } }).imageBytecode, 'build');
+    const problems = problemsOf(() => loadConfig({ env: { SVC_IMAGE_BYTECODE: 'never' } }));
+    assert.ok(
+      problems.some((p) => p.includes('SVC_IMAGE_BYTECODE') && p.includes('expected one of "background", "build", got "never"')),
+      problems.join('\n'),
+    );
+  });
+
   it('defaults to auto and the uv svc brings; reads both from SVC_IMAGE_INSTALLER and SVC_UV', () => {
     const config = loadConfig({ env: {} });
     assert.deepEqual([config.imageInstaller, config.uvPath], ['auto', null]);

@@ -30,6 +30,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     cacheDir: testCacheDir,
     python: process.env.SVC_PYTHON ?? 'python3',
     imageInstaller: 'auto',
+    imageBytecode: 'background',
     uvPath: null,
     publicUrl: null,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,

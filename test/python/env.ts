@@ -76,6 +76,8 @@ export async function ensureTestPython(
       ['-r', requirementsFile, ...EXTRA_PACKAGES],
       log,
       'Check that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or UV_* variables).',
+      // The tests' Python starts hundreds of times: its bytecode is compiled once, with the install.
+      'now',
     );
     await relocateVenv(tmp, testPythonDir);
     await writeFile(path.join(tmp, MARKER), JSON.stringify({ requirements: want.requirements, base: want.base } satisfies Marker));

@@ -12,14 +12,19 @@ import { findUv, type UvTool } from './uv-tool.js';
 import { PIP_INSTALL } from './pip-command.js';
 
 export type InstallerChoice = 'auto' | 'uv' | 'pip';
+/** When an install's bytecode is compiled: with the install, or after it by the caller. */
+export type Bytecode = 'now' | 'later';
 
 export interface PackageInstaller {
   /** For the log: "uv 0.13.9" or "pip". */
   readonly name: string;
   /** A virtual environment at `dir` from `python` (a venv's interpreter stands for its base one). */
   createVenv(python: string, dir: string, emit: BuildLog): Promise<void>;
-  /** Installs `requirements` (requirement strings, or `-r <file>` pairs) into the environment of `python`. */
-  install(python: string, requirements: readonly string[], emit: BuildLog, hint: string): Promise<void>;
+  /**
+   * Installs `requirements` (requirement strings, or `-r <file>` pairs) into the environment of
+   * `python`, with their bytecode (`now`) or without it (`later`: later-bytecode.ts compiles it).
+   */
+  install(python: string, requirements: readonly string[], emit: BuildLog, hint: string, bytecode: Bytecode): Promise<void>;
   /**
    * Installs wheels of `requirements` into the folder `into` for another machine (an image's
    * platform and Python), never running code meant for it: only wheels qualify.
@@ -114,13 +119,18 @@ function uvInstaller(uv: UvTool, settings: UvSettings, cacheDir: string): Packag
         emit,
       );
     },
-    async install(python, requirements, emit, hint) {
+    async install(python, requirements, emit, hint, bytecode) {
       await runLogged(
         {
           command: uv.path,
-          // Bytecode now, once: svc runs Python with PYTHONDONTWRITEBYTECODE, so without it every
+          // Bytecode once, here or after: svc runs Python with PYTHONDONTWRITEBYTECODE, so without it every
           // container would compile each module it imports (FastAPI's import: 1.6 s against 0.7 s).
-          args: ['pip', 'install', '--no-config', '--python', python, '--compile-bytecode', ...settings.args, ...requirements],
+          args: [
+            ...['pip', 'install', '--no-config', '--python', python],
+            ...(bytecode === 'now' ? ['--compile-bytecode'] : []),
+            ...settings.args,
+            ...requirements,
+          ],
           env,
           what: `uv pip install ${requirements.join(' ')}`,
           hint,
@@ -161,7 +171,7 @@ const pipInstaller: PackageInstaller = {
       emit,
     );
   },
-  async install(python, requirements, emit, hint) {
+  async install(python, requirements, emit, hint, bytecode) {
     // An environment over a runtime layer uses the layer's pip; one without any pip gets Python's own.
     await runLogged(
       {
@@ -178,7 +188,8 @@ const pipInstaller: PackageInstaller = {
     await runLogged(
       {
         command: python,
-        args: [...PIP_INSTALL, ...requirements],
+        // pip compiles bytecode unless told not to.
+        args: [...PIP_INSTALL, ...(bytecode === 'later' ? ['--no-compile'] : []), ...requirements],
         what: `pip install ${requirements.join(' ')}`,
         hint,
       },

@@ -45,4 +45,6 @@ export interface ImageBuilder {
    * build log (a late caller first gets the lines so far).
    */
   build(spec: ImageSpec, log: BuildLog): Promise<BuiltImage>;
+  /** Stops what the builder still does after its builds returned (the venv builder's bytecode). */
+  close?(): Promise<void>;
 }

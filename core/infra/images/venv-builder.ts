@@ -9,7 +9,8 @@ import type { ImageSpec, RequirementsFile } from '../../model/workload/types.js'
 import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from './cache-entries.js';
 import { asBuildError, forImage } from './build-errors.js';
 import { findPython } from './find-python.js';
-import { chooseInstaller, type InstallerChoice, type PackageInstaller } from './installers.js';
+import { chooseInstaller, type Bytecode, type InstallerChoice, type PackageInstaller } from './installers.js';
+import { BYTECODE_MARKER, LaterBytecode } from './later-bytecode.js';
 import { withRequirementFiles } from './requirement-files.js';
 import { readRuntimeRequirements } from './runtime-requirements.js';
 import { sharedBuild } from './shared-builds.js';
@@ -33,11 +34,17 @@ export interface VenvBuilderOptions {
   readonly installer?: InstallerChoice;
   /** An operator's own uv (`uvPath`); null or absent: the one svc brings. */
   readonly uvPath?: string | null;
+  /** When an image's bytecode is compiled (`imageBytecode`): `background` by default (later-bytecode.ts). */
+  readonly bytecode?: 'background' | 'build';
 }
 
 export interface VenvBuilder extends ImageBuilder {
   /** The content address `build()` gives this image (`BuiltImage#key`), without building anything. */
   keyOf(spec: ImageSpec): Promise<string>;
+  /** Resolves once the bytecode of every image built or used so far is compiled (later-bytecode.ts). */
+  bytecodeSettled(): Promise<void>;
+  /** Stops compiling bytecode (what is left is compiled when the image is next used). */
+  close(): Promise<void>;
 }
 
 interface LayerMarker {
@@ -100,6 +107,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
   }
 
   const installer = (emit: BuildLog) => installerFor(options, emit);
+  const bytecode = new LaterBytecode();
 
   function runtimeLayer(pythonVersion: string, requirements: readonly string[], log: BuildLog): Promise<Layer> {
     const key = runtimeLayerKey(pythonVersion, requirements);
@@ -138,18 +146,28 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
     const packages = [...spec.pythonPackages];
     const files = spec.requirementsFiles;
     const installs = [...packages, ...files.map((file) => `-r ${file.name}`)];
-    const { cached, layerDir } = await sharedBuild(dir, log, async (emit) => {
+    const { cached, layerDir, sitePackages } = await sharedBuild(dir, log, async (emit) => {
       const layer = await runtimeLayer(spec.pythonVersion, requirements, emit);
-      if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir };
+      const site = path.join(dir, layer.marker.sitePackages);
+      if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir, sitePackages: site };
       await prepareRoot();
       emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${installs.join(', ')}, over the runtime layer ${layer.key}`);
       const using = await installer(emit);
+      const now = options.bytecode === 'build';
       await buildInTemporary(root, key, (tmp) =>
-        buildImage({ layer, pythonVersion: spec.pythonVersion, packages, files, key, tmp, dir }, using, emit),
+        buildImage(
+          { layer, pythonVersion: spec.pythonVersion, packages, files, key, tmp, dir, bytecode: now ? 'now' : 'later' },
+          using,
+          emit,
+        ),
       );
-      return { cached: false, layerDir: layer.dir };
+      if (!now)
+        emit('the image is ready; its bytecode compiles in the background (containers that start meanwhile compile what they import)');
+      return { cached: false, layerDir: layer.dir, sitePackages: site };
     });
-    return { key, imageId: spec.id, pythonPath: path.join(dir, 'bin', 'python'), path: dir, cached, runtimeLayer: layerDir };
+    const pythonPath = path.join(dir, 'bin', 'python');
+    bytecode.start(dir, pythonPath, sitePackages, log);
+    return { key, imageId: spec.id, pythonPath, path: dir, cached, runtimeLayer: layerDir };
   }
 
   return {
@@ -162,6 +180,8 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
       }
     },
     keyOf,
+    bytecodeSettled: () => bytecode.settled(),
+    close: () => bytecode.close(),
   };
 }
 
@@ -208,6 +228,8 @@ async function buildRuntimeLayer(
     [...requirements, 'pip'],
     emit,
     "the runtime's own requirements could not be installed: check that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv's UV_* variables).",
+    // Built once per machine and imported by every container: compiled before anything uses it.
+    'now',
   );
   await relocateVenv(tmp, dir);
   const marker: LayerMarker = {
@@ -235,7 +257,9 @@ async function buildImage(
     key,
     tmp,
     dir,
+    bytecode,
   }: BuildPlace & {
+    readonly bytecode: Bytecode;
     readonly layer: Layer;
     readonly pythonVersion: string;
     readonly packages: readonly string[];
@@ -255,9 +279,12 @@ async function buildImage(
       [...packages, ...written.flatMap((file) => ['-r', file])],
       emit,
       "Check the package names and versions in Image.add_python_packages([...]) and the image's requirements files, and that the installer can reach its index (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf, or uv's UV_* variables).",
+      bytecode,
     ),
   );
   await relocateVenv(tmp, dir);
+  // Compiled with the install: nothing is left to compile later.
+  if (bytecode === 'now') await writeFile(path.join(tmp, BYTECODE_MARKER), `${new Date().toISOString()}\n`);
   const marker: ImageMarker = {
     kind: 'image',
     key,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { SvcError } from '../../../../core/model/errors.js';
 import type { BuiltImage } from '../../../../core/infra/images/types.js';
+import { BYTECODE_MARKER } from '../../../../core/infra/images/later-bytecode.js';
 import { createVenvBuilder } from '../../../../core/infra/images/venv-builder.js';
 import { findUv, UV_VERSION } from '../../../../core/infra/images/uv-tool.js';
 import { sdkPythonPath } from '../../../../core/model/paths.js';
@@ -22,8 +23,12 @@ function image(id: string, pythonPackages: string[] = [], pythonVersion = versio
   return { id, pythonVersion, pythonPackages, requirementsFiles: [], env: {} };
 }
 
+/** What `code` prints, run as svc runs containers: without writing bytecode (so a .pyc found is the build's). */
 function pyOutput(pythonPath: string, code: string): string {
-  return execFileSync(pythonPath, ['-c', code], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: '' } }).trim();
+  return execFileSync(pythonPath, ['-c', code], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: '', PYTHONDONTWRITEBYTECODE: '1' },
+  }).trim();
 }
 
 const count = (lines: readonly string[], pattern: RegExp) => lines.filter((line) => pattern.test(line)).length;
@@ -137,9 +142,12 @@ describe('createVenvBuilder()#build()', function () {
     assert.ok(where[1].startsWith(built.path + path.sep), `six is in the image: ${where[1]}`);
     assert.ok(where[2].startsWith(built.path + path.sep), `the image's h11 wins over the layer's: ${where[2]}`);
     assert.equal(where[3], '99.0.0');
-    // Compiled when built: svc runs Python with PYTHONDONTWRITEBYTECODE, so a module without its
-    // .pyc would be compiled again by every container. The code names the final folder, not the
-    // temporary one it was compiled in (Python takes the path of the source it loaded).
+    // The runtime layer is compiled when built; the image once it is in place (later-bytecode.ts):
+    // svc runs Python with PYTHONDONTWRITEBYTECODE, so a module without its .pyc would be compiled
+    // again by every container. The code names the final folder, not a temporary one.
+    assert.match(lines.join('\n'), /the image is ready; its bytecode compiles in the background/);
+    await builder.bytecodeSettled();
+    assert.ok(existsSync(path.join(built.path, BYTECODE_MARKER)), 'the compile said it finished');
     const compiled = JSON.parse(
       pyOutput(
         built.pythonPath,
@@ -164,6 +172,15 @@ describe('createVenvBuilder()#build()', function () {
     const again: string[] = [];
     const cached = await builder.build(spec, (line) => again.push(line));
     assert.deepEqual([cached.cached, cached.path, again], [true, built.path, []]);
+
+    // A svc stopped mid-compile left an image without its marker (and a .pyc short): the next use compiles it again.
+    const sixPyc = pyOutput(built.pythonPath, 'import importlib.util, six; print(importlib.util.cache_from_source(six.__file__))');
+    rmSync(sixPyc);
+    rmSync(path.join(built.path, BYTECODE_MARKER));
+    const other = createVenvBuilder({ cacheDir: path.dirname(path.dirname(built.path)), python });
+    assert.equal((await other.build(spec, () => {})).cached, true);
+    await other.bytecodeSettled();
+    assert.ok(existsSync(sixPyc) && existsSync(path.join(built.path, BYTECODE_MARKER)), 'compiled again when next used');
 
     await assertRuntimeStarts(built);
   });
@@ -279,17 +296,24 @@ describe('createVenvBuilder()#build()', function () {
     assert.ok(readdirSync(images).includes(built.key));
   });
 
-  it('builds with pip when imageInstaller is pip, and refuses to fall back when it is uv and uvPath is no uv', async () => {
+  it('builds with pip when imageInstaller is pip (its bytecode with the build when imageBytecode is build), and refuses to fall back when it is uv and uvPath is no uv', async () => {
     const { cacheDir } = cacheWithLayer();
     const lines: string[] = [];
-    const built = await createVenvBuilder({ cacheDir, python, installer: 'pip' }).build(image('img-pip-asked', [EXTRA]), (line) =>
-      lines.push(line),
+    const built = await createVenvBuilder({ cacheDir, python, installer: 'pip', bytecode: 'build' }).build(
+      image('img-pip-asked', [EXTRA]),
+      (line) => lines.push(line),
     );
     assert.deepEqual(
       [count(lines, /^installing with pip \(imageInstaller is pip\)$/), count(lines, /^Successfully installed six-/)],
       [1, 1],
     );
-    assert.equal(pyOutput(built.pythonPath, 'import six; print("ok")'), 'ok');
+    assert.doesNotMatch(lines.join('\n'), /compiles in the background/);
+    // Nothing compiles after the build returned: the .pyc and the marker are there at once.
+    assert.equal(
+      pyOutput(built.pythonPath, 'import importlib.util, os, six; print(os.path.exists(importlib.util.cache_from_source(six.__file__)))'),
+      'True',
+    );
+    assert.ok(existsSync(path.join(built.path, BYTECODE_MARKER)));
 
     const notUv = path.join(scratch('svc-not-uv-'), 'uv');
     writeFileSync(notUv, '#!/bin/sh\necho "not uv"\n', { mode: 0o755 });
