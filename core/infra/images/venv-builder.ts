@@ -143,28 +143,14 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
     const layerKey = runtimeLayerKey(spec.pythonVersion, requirements);
     const key = imageKey(spec, layerKey);
     const dir = path.join(root, key);
-    const packages = [...spec.pythonPackages];
-    const files = spec.requirementsFiles;
-    const installs = [...packages, ...files.map((file) => `-r ${file.name}`)];
-    const { cached, layerDir, sitePackages } = await sharedBuild(dir, log, async (emit) => {
-      const layer = await runtimeLayer(spec.pythonVersion, requirements, emit);
-      const site = path.join(dir, layer.marker.sitePackages);
-      if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir, sitePackages: site };
-      await prepareRoot();
-      emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${installs.join(', ')}, over the runtime layer ${layer.key}`);
-      const using = await installer(emit);
-      const now = options.bytecode === 'build';
-      await buildInTemporary(root, key, (tmp) =>
-        buildImage(
-          { layer, pythonVersion: spec.pythonVersion, packages, files, key, tmp, dir, bytecode: now ? 'now' : 'later' },
-          using,
-          emit,
-        ),
-      );
-      if (!now)
-        emit('the image is ready; its bytecode compiles in the background (containers that start meanwhile compile what they import)');
-      return { cached: false, layerDir: layer.dir, sitePackages: site };
-    });
+    const context: ImageContext = {
+      root,
+      bytecode: options.bytecode ?? 'background',
+      prepareRoot,
+      installer,
+      runtimeLayer: (emit) => runtimeLayer(spec.pythonVersion, requirements, emit),
+    };
+    const { cached, layerDir, sitePackages } = await sharedBuild(dir, log, (emit) => ownEnvironment(context, spec, { key, dir }, emit));
     const pythonPath = path.join(dir, 'bin', 'python');
     bytecode.start(dir, pythonPath, sitePackages, log);
     return { key, imageId: spec.id, pythonPath, path: dir, cached, runtimeLayer: layerDir };
@@ -183,6 +169,40 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
     bytecodeSettled: () => bytecode.settled(),
     close: () => bytecode.close(),
   };
+}
+
+/** What building an image's own environment takes from its builder. */
+interface ImageContext {
+  readonly root: string;
+  readonly bytecode: 'background' | 'build';
+  prepareRoot(): Promise<void>;
+  installer(emit: BuildLog): Promise<PackageInstaller>;
+  runtimeLayer(emit: BuildLog): Promise<Layer>;
+}
+
+/** An image with packages at `dir`: found in the cache, or built over its runtime layer, its bytecode with the install or after it. */
+async function ownEnvironment(
+  context: ImageContext,
+  spec: ImageSpec,
+  { key, dir }: { readonly key: string; readonly dir: string },
+  emit: BuildLog,
+): Promise<{ cached: boolean; layerDir: string; sitePackages: string }> {
+  const layer = await context.runtimeLayer(emit);
+  const sitePackages = path.join(dir, layer.marker.sitePackages);
+  if (await readImage(dir, layer)) return { cached: true, layerDir: layer.dir, sitePackages };
+  await context.prepareRoot();
+  const packages = [...spec.pythonPackages];
+  const files = spec.requirementsFiles;
+  const installs = [...packages, ...files.map((file) => `-r ${file.name}`)];
+  emit(`creating a Python ${spec.pythonVersion} environment: ${key} with ${installs.join(', ')}, over the runtime layer ${layer.key}`);
+  const using = await context.installer(emit);
+  const bytecode = context.bytecode === 'build' ? 'now' : 'later';
+  await buildInTemporary(context.root, key, (tmp) =>
+    buildImage({ layer, pythonVersion: spec.pythonVersion, packages, files, key, tmp, dir, bytecode }, using, emit),
+  );
+  if (bytecode === 'later')
+    emit('the image is ready; its bytecode compiles in the background (containers that start meanwhile compile what they import)');
+  return { cached: false, layerDir: layer.dir, sitePackages };
 }
 
 /** What installs this builder's packages: uv, or pip as the options and the machine say. */
