@@ -9,7 +9,7 @@ import type { StateRecord } from '../../../../core/infra/state/image.js';
 import { StateImage } from '../../../../core/infra/state/image.js';
 import { KvStore } from '../../../../core/infra/state/kv-store.js';
 import { CallRecords } from '../../../../core/services/calls/call-records.js';
-import type { CallRecord } from '../../../../core/services/calls/types.js';
+import { queuedCallRecord } from '../../../helpers/call-record.js';
 
 /** A KvStore whose persistence counts its batches (each one is an fsync in the file store). */
 function countingStore(): { store: KvStore; batches: (readonly StateRecord[])[] } {
@@ -24,22 +24,7 @@ function countingStore(): { store: KvStore; batches: (readonly StateRecord[])[] 
   return { store, batches };
 }
 
-const RECORD: CallRecord = {
-  id: 'call-0123456789abcdef0123',
-  workspace: 'default',
-  app: 'demo',
-  function: 'square',
-  target: { kind: 'deployed', app: 'demo' },
-  encoding: 'pickle',
-  status: 'queued',
-  attempt: 0,
-  maxAttempts: 1,
-  createdAt: '2026-11-29T00:00:00.000Z',
-  startedAt: null,
-  endedAt: null,
-  error: null,
-  createdBy: null,
-};
+const RECORD = queuedCallRecord();
 
 describe('timedStore', () => {
   it('keeps the store ordering its writes, so a call and its input are written in one batch', async () => {
