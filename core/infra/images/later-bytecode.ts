@@ -10,19 +10,21 @@
  * CPU priority than the containers. `<image>/.svc-bytecode` says it finished: an image found
  * without it (svc stopped mid-way) is compiled again when next used.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import path from 'node:path';
+import { spawnGroup, type ProcessGroup } from '../processes/group.js';
 import type { BuildLog } from './types.js';
 
 export const BYTECODE_MARKER = '.svc-bytecode';
 /** Below the containers (0): the compile takes what they leave. */
 const NICENESS = 10;
+/** How long a stopped compile gets before SIGKILL: it holds nothing worth waiting for. */
+const STOP_GRACE_MS = 2_000;
 
 interface Compiling {
-  readonly child: ChildProcess;
+  readonly group: ProcessGroup;
   readonly done: Promise<void>;
 }
 
@@ -37,43 +39,42 @@ export class LaterBytecode {
 
   /**
    * Starts compiling `sitePackages` of the image at `dir` with its `python`, unless it has its
-   * bytecode or is being compiled; what it says goes to `emit` (a failure is only slower starts).
+   * bytecode or is being compiled; a failure goes to `emit` (it only makes starts slower).
    */
   start(dir: string, python: string, sitePackages: string, emit: BuildLog): void {
     if (this.#closed || this.#compiling.has(dir) || LaterBytecode.complete(dir)) return;
     const env = { ...process.env };
     delete env.PYTHONPYCACHEPREFIX; // the .pyc files go beside their sources, where imports look
-    // A group of its own (compileall's -j workers in it), so that close() stops all of them.
-    const child = spawn(python, ['-m', 'compileall', '-q', '-j', '0', sitePackages], {
+    const said: string[] = [];
+    // A process group (compileall's -j workers in it), so that close() stops all of them.
+    const group = spawnGroup({
+      command: python,
+      args: ['-m', 'compileall', '-q', '-j', '0', sitePackages],
+      cwd: dir,
       env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
+      onLine: (_stream, text) => {
+        said.push(text);
+        if (said.length > 3) said.shift(); // the last lines say why
+      },
     });
-    if (child.pid !== undefined) {
+    if (group.pid !== undefined) {
       try {
-        setPriority(child.pid, NICENESS);
+        setPriority(group.pid, NICENESS);
       } catch {
         // Not allowed to lower it (an unusual sandbox): it compiles at the containers' priority.
       }
     }
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
-    const done = new Promise<void>((resolve) => {
-      child.once('error', (error) => {
-        emit(`bytecode for ${dir} was not compiled (${error.message}): its containers compile what they import`);
-        resolve();
-      });
-      child.once('close', (code, signal) => {
-        if (code === 0) {
-          resolve(writeFile(path.join(dir, BYTECODE_MARKER), `${new Date().toISOString()}\n`).catch(() => undefined));
-          return;
-        }
-        if (signal === null)
-          emit(`compiling the bytecode of ${dir} failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' ')}`);
-        resolve();
-      });
-    }).finally(() => this.#compiling.delete(dir));
-    this.#compiling.set(dir, { child, done });
+    const done = group.exited
+      .then(async ({ code, signal }) => {
+        // 1: it went through every file, and some would not compile (a package's Python 2 test
+        // data, say): those fail when imported anyway, so the image has all the bytecode it can.
+        if (code === 0 || code === 1) await writeFile(path.join(dir, BYTECODE_MARKER), `${new Date().toISOString()}\n`);
+        else if (signal === null)
+          emit(`compiling the bytecode of ${dir} failed (${code === null ? 'it did not start' : `exit ${code}`}): ${said.join(' ')}`);
+      })
+      .catch(() => undefined)
+      .finally(() => this.#compiling.delete(dir));
+    this.#compiling.set(dir, { group, done });
   }
 
   /** Resolves once every compile started so far has ended. */
@@ -84,13 +85,7 @@ export class LaterBytecode {
   /** Stops the compiles in flight (their images are compiled again when next used) and starts no more. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const { child } of this.#compiling.values()) {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // Ended meanwhile.
-      }
-    }
+    await Promise.all([...this.#compiling.values()].map((entry) => entry.group.stop(STOP_GRACE_MS)));
     await this.settled();
   }
 }
