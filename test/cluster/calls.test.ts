@@ -17,12 +17,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { tempDir } from '../helpers/config.js';
-import type { LoadBalancer } from '../helpers/load-balancer.js';
 import { until } from '../helpers/until.js';
 import { clusterPython, NAMESPACE } from './agents.js';
-import { startReplicas, type Replicas } from './replicas.js';
+import { useReplicas } from './replicas.js';
 import { useCluster } from './suite.js';
-import { type SvcServer, svcCli } from './svc-process.js';
+import { svcCli } from './svc-process.js';
 
 const callsApp = path.join(packageRoot, 'test', 'fixtures', 'cluster-calls', 'app.py');
 
@@ -36,18 +35,12 @@ interface Square {
 describe('svc on real Nomad and Consul: maps and spawned calls across a killed allocation and a leader change', function () {
   this.timeout(600_000);
   const cluster = useCluster(this);
-  let first: SvcServer;
-  let second: SvcServer;
-  let balancer: LoadBalancer;
-  let replicas: Replicas;
+  const replicas = useReplicas(cluster);
 
   before(async () => {
-    replicas = await startReplicas(await cluster());
-    ({ first, second, balancer } = replicas);
-    const ran = await svcCli(first, ['deploy', callsApp, '--json']);
-    assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${first.output.slice(-3000)}`);
+    const ran = await svcCli(replicas.first, ['deploy', callsApp, '--json']);
+    assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${replicas.first.output.slice(-3000)}`);
   });
-  after(async () => replicas?.close());
 
   /** Runs Python code with the SDK against the balancer, in a folder with no source of the app; its stdout. */
   function client(code: string, timeoutMs = 300_000): Promise<string> {
@@ -57,8 +50,8 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
         env: {
           ...process.env,
           PYTHONPATH: sdkPythonPath,
-          SVC_SERVER: balancer.url,
-          SVC_TOKEN: first.ownerToken,
+          SVC_SERVER: replicas.balancer.url,
+          SVC_TOKEN: replicas.first.ownerToken,
           SVC_CONFIG_DIR: tempDir('svc-config-'),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,7 +91,9 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
     );
     const statuses = async () =>
       (await (
-        await fetch(`${balancer.url}/api/v1/apps/cluster-calls/maps`, { headers: { Authorization: `Bearer ${first.ownerToken}` } })
+        await fetch(`${replicas.balancer.url}/api/v1/apps/cluster-calls/maps`, {
+          headers: { Authorization: `Bearer ${replicas.first.ownerToken}` },
+        })
       ).json()) as {
         maps: { inputs: { running: number; succeeded: number } }[];
       };
@@ -135,8 +130,8 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
         ].join('\n'),
       ),
     ) as [string, string];
-    await first.stop('SIGKILL');
-    await second.ready('ready', 180_000);
+    await replicas.first.stop('SIGKILL');
+    await replicas.second.ready('ready', 180_000);
     const read = JSON.parse(
       await client(
         [
@@ -146,7 +141,7 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
           'print(json.dumps({"one": one, "group": [group.get(index=i, timeout=240) for i in range(group.num_inputs())]}))',
         ].join('\n'),
       ).catch((error: Error) => {
-        throw new Error(`${error.message}\nthe survivor's output:\n${second.output.slice(-6000)}`);
+        throw new Error(`${error.message}\nthe survivor's output:\n${replicas.second.output.slice(-6000)}`);
       }),
     ) as { one: Square; group: Square[] };
     assert.equal(read.one.square, 49);
@@ -154,7 +149,7 @@ describe('svc on real Nomad and Consul: maps and spawned calls across a killed a
       read.group.map((r) => r.square),
       [0, 1, 4, 9, 16, 25],
     );
-    const listed = await svcCli(second, ['app', 'calls', 'cluster-calls', '--json']);
+    const listed = await svcCli(replicas.second, ['app', 'calls', 'cluster-calls', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     const calls = (JSON.parse(listed.stdout) as { calls: { id: string; status: string }[] }).calls;
     assert.equal(calls.find((call) => call.id === ids[0])?.status, 'succeeded', listed.stdout);

@@ -12,43 +12,35 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
-import type { LoadBalancer } from '../helpers/load-balancer.js';
 import { NAMESPACE } from './agents.js';
-import { startReplicas, type Replicas } from './replicas.js';
+import { useReplicas } from './replicas.js';
 import { useCluster } from './suite.js';
-import { type SvcServer, svcCli } from './svc-process.js';
+import { svcCli } from './svc-process.js';
 
 const clusterApp = path.join(packageRoot, 'test', 'fixtures', 'cluster', 'app.py');
 
 describe('svc on real Nomad and Consul: two replicas and a leader killed', function () {
   this.timeout(600_000);
   const cluster = useCluster(this);
-  let first: SvcServer;
-  let second: SvcServer;
-  let balancer: LoadBalancer;
-  let replicas: Replicas;
+  const replicas = useReplicas(cluster);
   let allocationsBefore: string[];
 
-  before(async () => {
-    replicas = await startReplicas(await cluster());
-    ({ first, second, balancer } = replicas);
-  });
-  after(async () => replicas?.close());
+  before(async () => {});
 
   it('elects one leader through the Consul lock: the lock key names it, the other follows and serves the routes it copied', async () => {
     const c = await cluster();
     const [lock] = (await c.consulGet('/v1/kv/svc/leader')) as { Session?: string; Value: string }[];
     assert.ok(lock?.Session, 'a session holds svc/leader');
-    assert.equal(JSON.parse(Buffer.from(lock.Value, 'base64').toString('utf8')).address, first.url);
+    assert.equal(JSON.parse(Buffer.from(lock.Value, 'base64').toString('utf8')).address, replicas.first.url);
 
-    const ran = await svcCli(first, ['deploy', clusterApp, '--json']);
+    const ran = await svcCli(replicas.first, ['deploy', clusterApp, '--json']);
     assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
     const hello = (JSON.parse(ran.stdout) as { workloads: { name: string; url: string }[] }).workloads.find((w) => w.name === 'hello')!.url;
-    const throughFollower = hello.replace(balancer.url, second.url);
+    const throughFollower = hello.replace(replicas.balancer.url, replicas.second.url);
     await until('the follower serves the route it copied', async () => (await fetch(throughFollower)).status === 200, {
       timeoutMs: 30_000,
     });
-    const api = await fetch(`${second.url}/api/v1/apps`, { headers: { Authorization: `Bearer ${first.ownerToken}` } });
+    const api = await fetch(`${replicas.second.url}/api/v1/apps`, { headers: { Authorization: `Bearer ${replicas.first.ownerToken}` } });
     assert.equal(api.status, 200, 'the follower forwards the API to the leader');
     allocationsBefore = await runningAllocations();
     assert.equal(allocationsBefore.length, 1, 'hello runs in Nomad');
@@ -56,16 +48,16 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
 
   it('takes over when the leader is SIGKILLed, while the workload keeps answering through the survivor', async () => {
     const c = await cluster();
-    const hello = `${second.url}/default/cluster/hello`;
+    const hello = `${replicas.second.url}/default/cluster/hello`;
     const started = Date.now();
-    await first.stop('SIGKILL');
+    await replicas.first.stop('SIGKILL');
     const statuses: number[] = [];
     await until(
       'the survivor leads',
       async () => {
         const answer = await fetch(hello).catch(() => null);
         statuses.push(answer?.status ?? 0);
-        const ready = await fetch(`${second.url}/_svc/ready`);
+        const ready = await fetch(`${replicas.second.url}/_svc/ready`);
         return ready.status === 200 && ((await ready.json()) as { status: string }).status === 'ready';
       },
       { timeoutMs: 120_000, intervalMs: 500 },
@@ -76,8 +68,8 @@ describe('svc on real Nomad and Consul: two replicas and a leader killed', funct
       `the workload answered throughout the failover: ${statuses.join(',')}`,
     );
     const [lock] = (await c.consulGet('/v1/kv/svc/leader')) as { Value: string }[];
-    assert.equal(JSON.parse(Buffer.from(lock!.Value, 'base64').toString('utf8')).address, second.url);
-    const listed = await svcCli(second, ['app', 'list', '--json']);
+    assert.equal(JSON.parse(Buffer.from(lock!.Value, 'base64').toString('utf8')).address, replicas.second.url);
+    const listed = await svcCli(replicas.second, ['app', 'list', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /cluster/);
     assert.deepEqual(

@@ -17,6 +17,33 @@ export interface Replicas {
   close(): Promise<void>;
 }
 
+/**
+ * The replicas of a describe block: started before its tests (after the hooks registered before
+ * this call) and closed after them. Its fields are read inside hooks and tests, once started.
+ */
+export function useReplicas(cluster: () => Promise<Cluster>): Omit<Replicas, 'close'> {
+  let started: Replicas | undefined;
+  before(async () => {
+    started = await startReplicas(await cluster());
+  });
+  after(async () => started?.close());
+  const get = (): Replicas => {
+    if (started === undefined) throw new Error('the replicas are read before they started (outside a hook or test)');
+    return started;
+  };
+  return {
+    get first() {
+      return get().first;
+    },
+    get second() {
+      return get().second;
+    },
+    get balancer() {
+      return get().balancer;
+    },
+  };
+}
+
 export async function startReplicas(cluster: Cluster): Promise<Replicas> {
   const dataDir = tempDir('svc-data-');
   const ports = [await freePort(), await freePort()];

@@ -156,18 +156,20 @@ export class CallExecutor {
         : await this.#attempt(started, input, signal);
     if (signal.aborted) return; // cancelled (its canceller wrote that), or svc stopped leading (the next leader runs it again)
     const current = await records.get(workspace, id);
-    const ours = current !== null && current.value.status === 'running' && current.value.attempt === started.attempt;
-    const ended: CallRecord | null = ours
-      ? {
-          ...current.value,
-          status: frame.type === 'result' ? 'succeeded' : 'failed',
-          endedAt: this.#now().toISOString(),
-          error: frame.type === 'result' ? null : errorOf(frame),
-        }
-      : null;
-    // The outcome is kept even when the record moved on (a cancel): as it always was.
-    const done = await records.end(workspace, id, fitting(frame), ended && { record: ended, modifyIndex: current!.modifyIndex });
-    if (done && ended !== null) this.#options.ended?.(ended);
+    // Ours to end while it is still this attempt's; the outcome is kept either way (a cancel came first: as it always was).
+    const ending =
+      current !== null && current.value.status === 'running' && current.value.attempt === started.attempt
+        ? {
+            record: {
+              ...current.value,
+              status: frame.type === 'result' ? ('succeeded' as const) : ('failed' as const),
+              endedAt: this.#now().toISOString(),
+              error: frame.type === 'result' ? null : errorOf(frame),
+            },
+            modifyIndex: current.modifyIndex,
+          }
+        : null;
+    if ((await records.end(workspace, id, fitting(frame), ending)) && ending !== null) this.#options.ended?.(ending.record);
   }
 
   /**
