@@ -151,6 +151,8 @@ describe('Autoscaler (real containers)', function () {
     t.autoscaler.manage(t.unit);
     await until('two containers serve', () => t.healthy().length === 2 && t.registry.instances(t.unit.key).length === 2, 20_000);
     const both = t.healthy().map((c) => c.id);
+    // A use in the same millisecond as the later container became healthy would tie, and ties go by id.
+    await wait(5);
 
     // Use one container: the other becomes the least recently used.
     let slot: Slot = await t.enter();
