@@ -15,7 +15,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
   const item = itemOf(workload.returns, mapper, names.hint);
   const connection = `${names.cls}Connection`;
   const parameter = message.name === 'self' || message.name === 'timeout' ? `${message.name}_` : message.name;
-  const connect = `Opens a WebSocket session with ${workload.name}: each send() calls it once, receive() takes its replies one message at a time.\nNeeds the websockets package (pip install websockets); use it as a context manager to close it.`;
+  const connect = `Opens a WebSocket session with ${workload.name}: each send() calls it once, receive() takes its replies one message at a time.\nNeeds the websockets package (pip install websockets); use it as a context manager to close it.\nopen_timeout: seconds to wait for the handshake; None (the default) waits as long as the gateway queues it (a cold start), which answers 503 no_capacity when no container frees up in time.`;
   return [
     `class ${connection}(_rt.Connection):`,
     pyDocstring(`A WebSocket session with ${workload.name} of ${names.app}: send() messages, receive() the replies.`, '    '),
@@ -38,7 +38,7 @@ export function renderRealtime(workload: InterfaceWorkload, names: WorkloadNames
     `class ${names.cls}(_rt.Realtime):`,
     pyDocstring(workload.doc ?? `The realtime handler ${workload.name} of ${names.app}.`, '    '),
     '',
-    `    def connect(self, *, headers: dict[str, str] | None = None, open_timeout: float | None = 10.0) -> ${connection}:`,
+    `    def connect(self, *, headers: dict[str, str] | None = None, open_timeout: float | None = None) -> ${connection}:`,
     pyDocstring(withDoc(workload.doc, connect), '        '),
     `        return self._connect(${connection}, headers, open_timeout)`,
     '',

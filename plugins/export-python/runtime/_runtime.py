@@ -350,8 +350,13 @@ class Asgi(Workload):
         return _exchange(method.upper(), url, body, sent, self._where(), timeout)
 
     def connect(self, path: str = "/", *, headers: Mapping[str, str] | None = None,
-                open_timeout: float | None = 10.0) -> Connection:
-        """Opens a WebSocket to a route of the app: 'send()' str, bytes or JSON, 'receive()' frames as they come."""
+                open_timeout: float | None = None) -> Connection:
+        """Opens a WebSocket to a route of the app: 'send()' str, bytes or JSON, 'receive()' frames as they come.
+
+        'open_timeout' bounds the handshake in seconds; None (the default) waits as long as the
+        gateway queues it, as request() does: a cold start takes what it takes, and the gateway
+        answers 503 no_capacity when no container frees up within its queue timeout.
+        """
         return open_socket(self, Connection, path, headers, open_timeout, {})
 
     def _operation(self, method: str, template: str, *, path: Mapping[str, Any], query: Mapping[str, Any],

@@ -145,7 +145,7 @@ print(json.dumps({
     assert.deepEqual(seen.names, ['3d', 'class']);
     assert.equal(
       seen.echo_connect,
-      '(*, headers: dict[str, str] | None = None, open_timeout: float | None = 10.0) -> svc_clients.kitchen_sink._workloads._EchoConnection',
+      '(*, headers: dict[str, str] | None = None, open_timeout: float | None = None) -> svc_clients.kitchen_sink._workloads._EchoConnection',
     );
     assert.ok(seen.all.includes('w_3d') && seen.all.includes('class_') && seen.all.includes('Person') && seen.all.includes('EndpointCall'));
   });
