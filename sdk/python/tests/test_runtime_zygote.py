@@ -65,6 +65,33 @@ def test_a_zygote_request_names_the_workload_its_folder_and_environment():
             parse_zygote_request(json.dumps({**good, **change}).encode())
 
 
+@needs_uvicorn
+def test_preloading_imports_what_a_worker_s_server_needs_so_that_no_fork_imports_it():
+    # What uvicorn imports lazily (its protocols, its lifespan) and the event loop's module,
+    # which it imports only when a server runs: a zygote that left one out would have every
+    # container import it again after the fork.
+    code = (
+        "import importlib.util, json, sys\n"
+        "from svc.runtime._startup import preload_server\n"
+        "assert preload_server() is None\n"
+        "wanted = ['uvicorn.protocols.http.httptools_impl', 'uvicorn.lifespan.on']\n"
+        "if importlib.util.find_spec('uvloop') is not None:\n"
+        "    wanted.append('uvloop')\n"
+        "print(json.dumps({name: name in sys.modules for name in wanted}))\n"
+    )
+    done = subprocess.run(
+        [RUNTIME_PYTHON, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SDK_ROOT)},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = json.loads(done.stdout)
+    assert "uvloop" in imported, "the runtime's requirements install uvloop on Linux"
+    assert all(imported.values()), imported
+
+
 class Forked:
     """One fork request's connection, read until its worker listens (or the connection ends)."""
 

@@ -136,8 +136,11 @@ def preload() -> None:
     """Imports what uvicorn loads lazily (protocols, loop, logging set-up) before the workers are forked.
 
     Each worker would otherwise pay ~50 ms for it after the fork; the socket is not bound here.
+    The event loop's module too: uvicorn imports it only when a worker's server runs.
     """
     _config(_no_app, os.devnull).load()
+    if _available("uvloop"):
+        importlib.import_module("uvloop")
 
 
 def _no_app(scope: Any, receive: Any, send: Any) -> None:
