@@ -147,11 +147,13 @@ describe('time-outs and retries (real workers)', function () {
     const last = late.frames.at(-1)!;
     assert.deepEqual({ type: last.type, code: last.code }, { type: 'error', code: 'timeout' });
     assert.match(last.exception!, /^timeout: sleepy did not finish within its timeout of 1 s/);
-    const lines = await runLines(id);
-    assert.ok(
-      lines.some((line) => line.includes(`sleepy: the call timed out after 1 s; stopping worker 0 (pid ${first})`)),
-      lines.join('\n'),
-    );
+    // The worker says so on its stderr, which reaches the run's logs apart from the answer's frames: it may come just after.
+    const said = `sleepy: the call timed out after 1 s; stopping worker 0 (pid ${first})`;
+    let lines: string[] = [];
+    await until('the worker said it timed out', async () => (lines = await runLines(id)).some((line) => line.includes(said)), {
+      timeoutMs: 10_000,
+      context: () => lines.join('\n'),
+    });
     // The next call waits for the fresh worker (the old one was taken out of service before it stopped listening).
     const next = resultOf((await callRun(runs.platform.url, runs.owner, id, pickledCall([0]))).frames);
     assert.notEqual(next, first, 'a fresh worker runs the next call');
