@@ -9,6 +9,8 @@ import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../core/traffic/gateway/body-limit.js';
 import type { PluginSpec } from '../core/infra/plugin/load.js';
 import { DEFAULT_CALL_RESULT_TTL_SECONDS } from '../core/services/calls/calls.js';
+import type { InstallerChoice } from '../core/infra/images/installers.js';
+import type { BytecodeTiming } from '../core/infra/images/later-bytecode.js';
 import { clusterDefaults, clusterKeys, type ClusterConfig } from './cluster-schema.js';
 import { secretsDefaults, secretsKeys, type SecretsConfig } from './secrets-schema.js';
 import { tlsDefaults, tlsKeys, type TlsConfig } from './tls-schema.js';
@@ -25,13 +27,13 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   /** Interpreter used to read manifests, and for images when `pythonX.Y` is not on PATH. */
   readonly python: string;
   /** What installs images' packages: `auto` (uv, brought on first use; pip when uv cannot be had), `uv` (only uv) or `pip`. */
-  readonly imageInstaller: 'auto' | 'uv' | 'pip';
+  readonly imageInstaller: InstallerChoice;
   /**
    * When an image's bytecode is compiled: `background` (the image is used as soon as its packages
    * are installed; containers that start meanwhile compile what they import) or `build` (before
    * the image is used, as pip does by default).
    */
-  readonly imageBytecode: 'background' | 'build';
+  readonly imageBytecode: BytecodeTiming;
   /** A uv binary to build images with, instead of the one svc brings into the cache dir; null: svc's own. */
   readonly uvPath: string | null;
   /** Base URL printed for workloads; defaults to http://<host>:<port> (https:// with TLS). */

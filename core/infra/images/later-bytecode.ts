@@ -18,6 +18,14 @@ import { spawnGroup, type ProcessGroup } from '../processes/group.js';
 import type { BuildLog } from './types.js';
 
 export const BYTECODE_MARKER = '.svc-bytecode';
+
+/** When an image's bytecode is compiled (the `imageBytecode` config key): after the image is in place, or with its install. */
+export type BytecodeTiming = 'background' | 'build';
+
+/** Says that the image at `dir` has all its bytecode. */
+export async function markBytecodeComplete(dir: string): Promise<void> {
+  await writeFile(path.join(dir, BYTECODE_MARKER), `${new Date().toISOString()}\n`);
+}
 /** Below the containers (0): the compile takes what they leave. */
 const NICENESS = 10;
 /** How long a stopped compile gets before SIGKILL: it holds nothing worth waiting for. */
@@ -68,7 +76,7 @@ export class LaterBytecode {
       .then(async ({ code, signal }) => {
         // 1: it went through every file, and some would not compile (a package's Python 2 test
         // data, say): those fail when imported anyway, so the image has all the bytecode it can.
-        if (code === 0 || code === 1) await writeFile(path.join(dir, BYTECODE_MARKER), `${new Date().toISOString()}\n`);
+        if (code === 0 || code === 1) await markBytecodeComplete(dir);
         else if (signal === null)
           emit(`compiling the bytecode of ${dir} failed (${code === null ? 'it did not start' : `exit ${code}`}): ${said.join(' ')}`);
       })

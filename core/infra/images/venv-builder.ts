@@ -10,7 +10,7 @@ import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } fro
 import { asBuildError, forImage } from './build-errors.js';
 import { findPython } from './find-python.js';
 import { chooseInstaller, type Bytecode, type InstallerChoice, type PackageInstaller } from './installers.js';
-import { BYTECODE_MARKER, LaterBytecode } from './later-bytecode.js';
+import { type BytecodeTiming, LaterBytecode, markBytecodeComplete } from './later-bytecode.js';
 import { withRequirementFiles } from './requirement-files.js';
 import { readRuntimeRequirements } from './runtime-requirements.js';
 import { sharedBuild } from './shared-builds.js';
@@ -35,7 +35,7 @@ export interface VenvBuilderOptions {
   /** An operator's own uv (`uvPath`); null or absent: the one svc brings. */
   readonly uvPath?: string | null;
   /** When an image's bytecode is compiled (`imageBytecode`): `background` by default (later-bytecode.ts). */
-  readonly bytecode?: 'background' | 'build';
+  readonly bytecode?: BytecodeTiming;
 }
 
 export interface VenvBuilder extends ImageBuilder {
@@ -174,7 +174,7 @@ export function createVenvBuilder(options: VenvBuilderOptions): VenvBuilder {
 /** What building an image's own environment takes from its builder. */
 interface ImageContext {
   readonly root: string;
-  readonly bytecode: 'background' | 'build';
+  readonly bytecode: BytecodeTiming;
   prepareRoot(): Promise<void>;
   installer(emit: BuildLog): Promise<PackageInstaller>;
   runtimeLayer(emit: BuildLog): Promise<Layer>;
@@ -304,7 +304,7 @@ async function buildImage(
   );
   await relocateVenv(tmp, dir);
   // Compiled with the install: nothing is left to compile later.
-  if (bytecode === 'now') await writeFile(path.join(tmp, BYTECODE_MARKER), `${new Date().toISOString()}\n`);
+  if (bytecode === 'now') await markBytecodeComplete(tmp);
   const marker: ImageMarker = {
     kind: 'image',
     key,
