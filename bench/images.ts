@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../config/load.js';
+import type { BytecodeTiming } from '../core/infra/images/later-bytecode.js';
 import { createVenvBuilder } from '../core/infra/images/venv-builder.js';
 import { packageRoot, sdkPythonPath } from '../core/model/paths.js';
 import { startPlatform } from '../core/platform/platform.js';
@@ -70,7 +71,7 @@ async function svcBuild(
   prepared: string,
   uvCache: string,
   packages: readonly string[],
-  bytecode: 'background' | 'build' = 'background',
+  bytecode: BytecodeTiming = 'background',
 ): Promise<{ took: number; by: string }> {
   const lines: string[] = [];
   const previous = process.env.UV_CACHE_DIR;
@@ -119,7 +120,7 @@ async function builds(prepared: string) {
 }
 
 /** Seconds from `fn.remote(3)` in a new Python process to its answer, against a platform whose image cache has no such image. */
-async function firstRemote(prepared: string, installer: 'auto' | 'pip', imageBytecode: 'background' | 'build'): Promise<number> {
+async function firstRemote(prepared: string, installer: 'auto' | 'pip', imageBytecode: BytecodeTiming): Promise<number> {
   const project = fresh('remote-app');
   writeFileSync(
     path.join(project, 'app.py'),
