@@ -18,30 +18,48 @@ const python = process.env.SVC_PYTHON ?? 'python3';
 
 export const runFixture = (name: string) => path.join(packageRoot, 'test', 'fixtures', 'runs', name);
 
+/**
+ * Runs a Python script on `input` and returns its stdout, once per script and input in this process:
+ * the answers are pure functions of the input (pickle's output for the same values is the same
+ * bytes), and the run tests ask for the same few calls and results again and again, each a new
+ * interpreter otherwise.
+ */
+function pythonOutput(script: string, input: string): Buffer {
+  const key = `${script}\0${input}`;
+  let output = outputs.get(key);
+  if (output === undefined) {
+    output = execFileSync(python, ['-c', script], { input });
+    outputs.set(key, output);
+  }
+  return Buffer.from(output);
+}
+
+const outputs = new Map<string, Buffer>();
+
 /** `pickle.dumps({"args": args, "kwargs": kwargs})` of JSON values, made by Python itself. */
 export function pickledCall(args: unknown[], kwargs: Record<string, unknown> = {}): Buffer {
   const script =
     'import json, pickle, sys; c = json.load(sys.stdin); sys.stdout.buffer.write(pickle.dumps({"args": c["args"], "kwargs": c["kwargs"]}))';
-  return execFileSync(python, ['-c', script], { input: JSON.stringify({ args, kwargs }) });
+  return pythonOutput(script, JSON.stringify({ args, kwargs }));
 }
 
 /** `pickledCall` of each argument list, made by one Python process, as base64 (a map's inputs). */
 export function pickledCalls(argLists: unknown[][]): string[] {
   const script =
     'import base64, json, pickle, sys; print(json.dumps([base64.b64encode(pickle.dumps({"args": a, "kwargs": {}})).decode() for a in json.load(sys.stdin)]))';
-  return JSON.parse(execFileSync(python, ['-c', script], { input: JSON.stringify(argLists) }).toString()) as string[];
+  return JSON.parse(pythonOutput(script, JSON.stringify(argLists)).toString()) as string[];
 }
 
 /** The JSON of a base64 pickle of a JSON value (a result). */
 export function unpickled(base64: string): unknown {
   const script = 'import base64, json, pickle, sys; print(json.dumps(pickle.loads(base64.b64decode(sys.stdin.read()))))';
-  return JSON.parse(execFileSync(python, ['-c', script], { input: base64 }).toString());
+  return JSON.parse(pythonOutput(script, base64).toString());
 }
 
 /** `unpickled` of each, by one Python process. */
 export function unpickledAll(base64s: string[]): unknown[] {
   const script = 'import base64, json, pickle, sys; print(json.dumps([pickle.loads(base64.b64decode(b)) for b in json.load(sys.stdin)]))';
-  return JSON.parse(execFileSync(python, ['-c', script], { input: JSON.stringify(base64s) }).toString()) as unknown[];
+  return JSON.parse(pythonOutput(script, JSON.stringify(base64s)).toString()) as unknown[];
 }
 
 export interface Frame {
