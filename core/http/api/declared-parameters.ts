@@ -12,7 +12,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ValidateFunction } from '../../model/schema/ajv.js';
-import { compileDeclared } from './declared-schemas.js';
+import { declaredValidator } from './declared-schemas.js';
 import type { Parameter, RefusedRequest } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
@@ -56,11 +56,11 @@ export function declarationProblems(route: Pick<ApiRoute, 'method' | 'path' | 'o
   return problems;
 }
 
-/** The check of a route's declared parameters, compiled now; throws when its declarations are wrong. */
+/** The check of a route's declared parameters (compiled when first used); throws now when its declarations are wrong. */
 export function parameterCheck(route: ApiRoute): ParameterCheck {
   const problems = declarationProblems(route);
   if (problems.length > 0) throw new Error(problems.join('; '));
-  const compiled = (parameter: Parameter) => ({ parameter, validate: compileDeclared(parameter.schema) });
+  const compiled = (parameter: Parameter) => ({ parameter, validate: declaredValidator(parameter.schema) });
   const declared = declaredParameters(route);
   const path = pathParameterNames(route).map((name) => compiled(declared.find((p) => p.in === 'path' && p.name === name)!));
   const query = declared.filter((parameter) => parameter.in === 'query').map(compiled);
@@ -74,8 +74,13 @@ export function parameterCheck(route: ApiRoute): ParameterCheck {
   };
 }
 
-async function check(parameter: Parameter, validate: ValidateFunction, value: string | undefined, request: RefusedRequest): Promise<void> {
-  if (!validate(value)) throw await refuse(parameter, value, request);
+async function check(
+  parameter: Parameter,
+  validate: () => ValidateFunction,
+  value: string | undefined,
+  request: RefusedRequest,
+): Promise<void> {
+  if (!validate()(value)) throw await refuse(parameter, value, request);
 }
 
 function refuse(parameter: Parameter, value: string | undefined, request: RefusedRequest) {

@@ -1,6 +1,6 @@
 /**
  * The routes' declared schemas at work. Each JSON body is checked against
- * its route's declared request schema (compiled at start-up) before the
+ * its route's declared request schema (compiled when the route is first asked for) before the
  * handler runs; errors of the fields a handler checks in words of its own
  * (`leftToHandler`) are left to it. The tests check each answer against the
  * declared answer schema of its status with the same compiled schemas.
@@ -18,6 +18,16 @@ export function compileDeclared(schema: Schema): ValidateFunction {
 }
 
 /**
+ * A schema of the declarations, compiled when it is first used: a server compiles only what its
+ * requests need (compiling every route's at start-up was a sixth of `svc server`'s start).
+ * test/core/http/api/openapi.test.ts compiles them all, so a schema Ajv refuses fails a test.
+ */
+export function declaredValidator(schema: Schema): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => (validate ??= compileDeclared(schema));
+}
+
+/**
  * Refuses a body its route's declared JSON schema refuses (`bad_request`).
  * OAuth routes keep their own checks: RFC 6749 asks them to ignore unknown
  * parameters and to answer in OAuth's words.
@@ -25,8 +35,9 @@ export function compileDeclared(schema: Schema): ValidateFunction {
 export function bodyCheck(route: ApiRoute): (body: unknown) => void {
   const schema = route.openapi.requestBody?.content['application/json']?.schema;
   if (route.body !== 'json' || schema === undefined) return () => {};
-  const validate = compileDeclared(schema);
+  const validator = declaredValidator(schema);
   return (body) => {
+    const validate = validator();
     if (validate(body)) return;
     const error = schemaError(validate, { leftToReader: route.openapi.leftToHandler ?? {} });
     if (error !== null) throw error;

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { declaredParameters } from '../../../../core/http/api/declared-parameters.js';
+import { compileDeclared } from '../../../../core/http/api/declared-schemas.js';
 import { API_PREFIX, apiRoutes } from '../../../../core/http/api/index.js';
 import { openApiDocument, openApiText } from '../../../../core/http/api/openapi.js';
 import { packageRoot } from '../../../../core/model/paths.js';
@@ -41,6 +43,21 @@ describe('docs/openapi.json and docs/api.md', () => {
       null,
       `docs/openapi.json is stale (it first differs at ${where}): it is generated from the routes' declarations (\`openapi\` in core/http/api/<resource>.ts, core/http/api/openapi/schemas.ts), so change those and run \`npm run openapi\`.`,
     );
+  });
+
+  // A server compiles a route's schemas when the route is first asked for: here all of them are, so a schema Ajv refuses fails.
+  it("compile every route's request body and parameter schemas with svc's Ajv (strict mode)", () => {
+    let compiled = 0;
+    for (const route of apiRoutes) {
+      const where = `${route.method} ${route.path}`;
+      const body = route.openapi.requestBody?.content['application/json']?.schema;
+      const schemas = [...(body === undefined ? [] : [body]), ...declaredParameters(route).map((parameter) => parameter.schema)];
+      for (const schema of schemas) {
+        assert.doesNotThrow(() => compileDeclared(schema), where);
+        compiled += 1;
+      }
+    }
+    assert.ok(compiled > 50, `only ${compiled} schemas`);
   });
 
   it('describe every route of the router, and no other', () => {
