@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { declaredParameters } from '../../../../core/http/api/declared-parameters.js';
 import { compileDeclared } from '../../../../core/http/api/declared-schemas.js';
+import { metaSchemaErrors } from '../../../../core/model/schema/ajv.js';
 import { API_PREFIX, apiRoutes } from '../../../../core/http/api/index.js';
 import { openApiDocument, openApiText } from '../../../../core/http/api/openapi.js';
 import { packageRoot } from '../../../../core/model/paths.js';
@@ -46,7 +47,7 @@ describe('docs/openapi.json and docs/api.md', () => {
   });
 
   // A server compiles a route's schemas when the route is first asked for: here all of them are, so a schema Ajv refuses fails.
-  it("compile every route's request body and parameter schemas with svc's Ajv (strict mode)", () => {
+  it("compile every route's request body and parameter schemas with svc's Ajv (strict mode), and the meta-schema finds nothing wrong with them", () => {
     let compiled = 0;
     for (const route of apiRoutes) {
       const where = `${route.method} ${route.path}`;
@@ -54,6 +55,7 @@ describe('docs/openapi.json and docs/api.md', () => {
       const schemas = [...(body === undefined ? [] : [body]), ...declaredParameters(route).map((parameter) => parameter.schema)];
       for (const schema of schemas) {
         assert.doesNotThrow(() => compileDeclared(schema), where);
+        assert.equal(metaSchemaErrors(schema), null, where);
         compiled += 1;
       }
     }
