@@ -19,7 +19,7 @@ export function compileDeclared(schema: Schema): ValidateFunction {
 
 /**
  * A schema of the declarations, compiled when it is first used: a server compiles only what its
- * requests need (compiling every route's at start-up was a sixth of `svc server`'s start).
+ * requests need (compiling every route's at start-up was a tenth of `svc server`'s start).
  * test/core/http/api/openapi.test.ts compiles them all, so a schema Ajv refuses fails a test.
  */
 export function declaredValidator(schema: Schema): () => ValidateFunction {
