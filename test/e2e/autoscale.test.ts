@@ -130,7 +130,26 @@ describe('autoscaling through the gateway (real containers)', function () {
 
   it('admits exactly max_pending_tasks of a burst against a workload at zero; the rest get 429', async () => {
     await until('elastic scaled to zero', () => status('elastic').containers.length === 0, 15_000);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => get(url('elastic', '?seconds=0.2'))));
+    // The real driver starts the container only once the burst has been answered or queued: a container forked
+    // from the zygote can be healthy within the burst on a busy machine, and a request after that finds it.
+    const driver = platform.driver;
+    const scale = driver.scale.bind(driver);
+    let release = () => {};
+    const burstSettled = new Promise<void>((resolve) => (release = resolve));
+    driver.scale = async (key, count) => {
+      await burstSettled;
+      return scale(key, count);
+    };
+    let answered = 0;
+    const pending = Array.from({ length: 10 }, () => get(url('elastic', '?seconds=0.2')).finally(() => (answered += 1)));
+    try {
+      await until('the 7 requests past max_pending_tasks are answered', () => answered >= 7, 15_000);
+      assert.equal(answered, 7, 'only the refused requests are answered before a container starts');
+    } finally {
+      release();
+      driver.scale = scale;
+    }
+    const answers = await Promise.all(pending);
     const counts = new Map<number, number>();
     for (const answer of answers) counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1);
     assert.deepEqual(Object.fromEntries(counts), { 200: 3, 429: 7 }, 'max_pending_tasks=3; starting containers are not capacity yet');
