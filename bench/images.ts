@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../config/load.js';
-import type { BytecodeTiming } from '../core/infra/images/later-bytecode.js';
+import type { BytecodeTiming } from '../core/model/image-settings.js';
 import { createVenvBuilder } from '../core/infra/images/venv-builder.js';
 import { packageRoot, sdkPythonPath } from '../core/model/paths.js';
 import { startPlatform } from '../core/platform/platform.js';

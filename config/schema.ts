@@ -9,8 +9,7 @@ import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../core/traffic/gateway/body-limit.js';
 import type { PluginSpec } from '../core/infra/plugin/load.js';
 import { DEFAULT_CALL_RESULT_TTL_SECONDS } from '../core/services/calls/calls.js';
-import type { InstallerChoice } from '../core/infra/images/installers.js';
-import type { BytecodeTiming } from '../core/infra/images/later-bytecode.js';
+import { BYTECODE_TIMINGS, INSTALLER_CHOICES, type BytecodeTiming, type InstallerChoice } from '../core/model/image-settings.js';
 import { clusterDefaults, clusterKeys, type ClusterConfig } from './cluster-schema.js';
 import { secretsDefaults, secretsKeys, type SecretsConfig } from './secrets-schema.js';
 import { tlsDefaults, tlsKeys, type TlsConfig } from './tls-schema.js';
@@ -126,8 +125,8 @@ export const configKeys = {
   dataDir: { env: 'SVC_DATA_DIR', kind: 'path' },
   cacheDir: { env: 'SVC_CACHE_DIR', kind: 'path' },
   python: { env: 'SVC_PYTHON', kind: 'string' },
-  imageInstaller: { env: 'SVC_IMAGE_INSTALLER', kind: 'enum', values: ['auto', 'uv', 'pip'] },
-  imageBytecode: { env: 'SVC_IMAGE_BYTECODE', kind: 'enum', values: ['background', 'build'] },
+  imageInstaller: { env: 'SVC_IMAGE_INSTALLER', kind: 'enum', values: INSTALLER_CHOICES },
+  imageBytecode: { env: 'SVC_IMAGE_BYTECODE', kind: 'enum', values: BYTECODE_TIMINGS },
   uvPath: { env: 'SVC_UV', kind: 'existingFile', what: 'a uv binary' },
   publicUrl: { env: 'SVC_PUBLIC_URL', kind: 'url' },
   maxBodyBytes: { env: 'SVC_MAX_BODY_BYTES', kind: 'bytes' },

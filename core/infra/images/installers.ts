@@ -5,13 +5,13 @@
  */
 import path from 'node:path';
 import { SvcError } from '../../model/errors.js';
+import type { InstallerChoice } from '../../model/image-settings.js';
 import { readPipConfig, uvSettingsFrom, type UvSettings } from './pip-settings.js';
 import { runLogged } from './run-logged.js';
 import type { BuildLog } from './types.js';
 import { findUv, type UvTool } from './uv-tool.js';
 import { PIP_INSTALL } from './pip-command.js';
 
-export type InstallerChoice = 'auto' | 'uv' | 'pip';
 /** When an install's bytecode is compiled: with the install, or after it by the caller. */
 export type Bytecode = 'now' | 'later';
 

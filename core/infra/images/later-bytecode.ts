@@ -19,13 +19,11 @@ import type { BuildLog } from './types.js';
 
 export const BYTECODE_MARKER = '.svc-bytecode';
 
-/** When an image's bytecode is compiled (the `imageBytecode` config key): after the image is in place, or with its install. */
-export type BytecodeTiming = 'background' | 'build';
-
 /** Says that the image at `dir` has all its bytecode. */
 export async function markBytecodeComplete(dir: string): Promise<void> {
   await writeFile(path.join(dir, BYTECODE_MARKER), `${new Date().toISOString()}\n`);
 }
+
 /** Below the containers (0): the compile takes what they leave. */
 const NICENESS = 10;
 /** How long a stopped compile gets before SIGKILL: it holds nothing worth waiting for. */

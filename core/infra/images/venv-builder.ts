@@ -9,8 +9,9 @@ import type { ImageSpec, RequirementsFile } from '../../model/workload/types.js'
 import { moveIntoPlace, relocateVenv, removeAbandonedBuilds, temporaryPath } from './cache-entries.js';
 import { asBuildError, forImage } from './build-errors.js';
 import { findPython } from './find-python.js';
-import { chooseInstaller, type Bytecode, type InstallerChoice, type PackageInstaller } from './installers.js';
-import { type BytecodeTiming, LaterBytecode, markBytecodeComplete } from './later-bytecode.js';
+import type { BytecodeTiming, InstallerChoice } from '../../model/image-settings.js';
+import { chooseInstaller, type Bytecode, type PackageInstaller } from './installers.js';
+import { LaterBytecode, markBytecodeComplete } from './later-bytecode.js';
 import { withRequirementFiles } from './requirement-files.js';
 import { readRuntimeRequirements } from './runtime-requirements.js';
 import { sharedBuild } from './shared-builds.js';

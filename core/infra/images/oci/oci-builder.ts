@@ -37,7 +37,8 @@ import { type ImageReference, parseImageReference, pinnedReference, type Registr
 import { RegistryClient, type RegistryCredentials } from './registry-client.js';
 import { sdkDigest } from './sdk-files.js';
 import { SvcLayers } from './svc-layers.js';
-import { chooseInstaller, type InstallerChoice, type InstallerOptions } from '../installers.js';
+import type { InstallerChoice } from '../../../model/image-settings.js';
+import { chooseInstaller, type InstallerOptions } from '../installers.js';
 
 export interface OciBuilderOptions {
   /** `<cacheDir>/oci/` keeps svc's layers and the base layers it copied. */
