@@ -6,7 +6,7 @@ import { declaredParameters } from '../../../../core/http/api/declared-parameter
 import { compileDeclared } from '../../../../core/http/api/declared-schemas.js';
 import { metaSchemaErrors } from '../../../../core/model/schema/ajv.js';
 import { API_PREFIX, apiRoutes } from '../../../../core/http/api/index.js';
-import { openApiDocument, openApiText } from '../../../../core/http/api/openapi.js';
+import { declaredResponses, openApiDocument, openApiText } from '../../../../core/http/api/openapi.js';
 import { packageRoot } from '../../../../core/model/paths.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
@@ -47,7 +47,7 @@ describe('docs/openapi.json and docs/api.md', () => {
   });
 
   // A server compiles a route's schemas when the route is first asked for: here all of them are, so a schema Ajv refuses fails.
-  it("compile every route's request body and parameter schemas with svc's Ajv (strict mode), and the meta-schema finds nothing wrong with them", () => {
+  it("compile every route's request body and parameter schemas with svc's Ajv (strict mode), and the meta-schema finds nothing wrong with them nor with the answers' schemas", () => {
     let compiled = 0;
     for (const route of apiRoutes) {
       const where = `${route.method} ${route.path}`;
@@ -58,6 +58,9 @@ describe('docs/openapi.json and docs/api.md', () => {
         assert.equal(metaSchemaErrors(schema), null, where);
         compiled += 1;
       }
+      // The answers' schemas, which the e2e tests compile to check every answer, against the meta-schema too.
+      for (const [status, response] of Object.entries(declaredResponses(route)))
+        for (const media of Object.values(response.content ?? {})) assert.equal(metaSchemaErrors(media.schema), null, `${where} ${status}`);
     }
     assert.ok(compiled > 50, `only ${compiled} schemas`);
   });
