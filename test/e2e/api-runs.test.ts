@@ -101,6 +101,7 @@ describe('API: remote runs', function () {
     assert.deepEqual({ type: last.type, code: last.code }, { type: 'error', code: 'worker_crashed' });
     // The worker is replaced: the next call reaches a live one and gets its own answer.
     const again = await callRun(platform.url, owner, id, pickledCall([]));
+    assert.equal(again.status, 200, `the next call was answered ${again.status}: ${JSON.stringify(again.json)}`);
     assert.equal(again.frames.at(-1)!.code, 'worker_crashed');
   });
 

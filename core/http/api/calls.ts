@@ -7,6 +7,7 @@
 import { SvcError } from '../../model/errors.js';
 import { checkName } from '../../model/names.js';
 import { parseManifest } from '../../model/workload/resolve.js';
+import type { AppSpec } from '../../model/workload/types.js';
 import { CALL_ID_SOURCE, type CallView } from '../../services/calls/types.js';
 import { deployedFunctionCode } from '../../services/runs/deployed-function.js';
 import { notSha256, unknownBundle, workspaceBundles } from './bundles.js';
@@ -110,7 +111,9 @@ export const callRoutes: readonly ApiRoute[] = [
       requestBody: { required: false, content: json({ type: 'object', description: 'The arguments by name.' }) },
       responses: {
         202: answer('The call, queued.', ref('SpawnedCall')),
-        400: error(`\`bad_request\`: a body that is not a JSON object, ${CALLBACK_REFUSAL}.`),
+        400: error(
+          `\`bad_request\`: a body that is not a JSON object, ${CALLBACK_REFUSAL}, or a function that is an @app.cls class (its methods are called from Python).`,
+        ),
         ...SPAWN_REFUSALS,
         422: error('`name_invalid`: a name in the path is not a lowercase DNS label.'),
       },
@@ -121,6 +124,7 @@ export const callRoutes: readonly ApiRoute[] = [
       const header = headers[CALLBACK_HEADER.toLowerCase()];
       const callbackUrl = header === undefined ? null : await services.calls.checkCallback(principal.workspace, header, CALLBACK_HEADER);
       const code = deployedFunctionCode(app, fn, principal.workspace, services.deployments);
+      refuseClass(code.spec, app, fn);
       const call = await services.calls.spawn({
         workspace: principal.workspace,
         principal,
@@ -270,6 +274,15 @@ export async function spawnedCode(body: Readonly<Record<string, unknown>>, fn: s
     );
   }
   return { spec, target: { kind: 'uploaded', manifest: body.manifest, bundle } as const };
+}
+
+/** A JSON call names no method: a class's methods are called from Python, each call naming one. */
+function refuseClass(spec: AppSpec, app: string, fn: string): void {
+  const methods = spec.workloads.find((w) => w.name === fn)?.class?.methods.map((m) => m.name);
+  if (methods === undefined) return;
+  throw new SvcError('bad_request', `${fn} is an @app.cls class (methods ${methods.join(', ')}): a call over HTTP names no method.`, {
+    hint: `Call its methods from Python: svc.Cls.from_name("${app}", "${fn}")().${methods[0]}.remote(...).`,
+  });
 }
 
 function codeRefused(): SvcError {

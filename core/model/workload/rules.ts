@@ -146,12 +146,21 @@ export const workloadKeys = Object.freeze([
   'parameters',
   'returns',
   'secrets',
+  'class',
 ] as const);
 /**
  * Keys of `workloadKeys` a workload may leave out: `secrets`, the names of the secrets its
- * workers get, is written only when there are some (and manifests older than it validate).
+ * workers get, is written only when there are some (and manifests older than it validate);
+ * `class`, only for a function that is an `@app.cls` class.
  */
-export const optionalWorkloadKeys: ReadonlySet<string> = new Set(['secrets']);
+export const optionalWorkloadKeys: ReadonlySet<string> = new Set(['secrets', 'class']);
+/** A method name of an `@app.cls` class, as the SDK writes it in the manifest's `class` block: a Python identifier. */
+export const methodNameRule = Object.freeze({
+  pattern: /^[\p{L}_][\p{L}\p{N}_]*$/u,
+  text: 'a Python identifier, like "predict"',
+});
+/** At most this many `@svc.method()` (and as many `@svc.enter()`) methods per class. */
+export const MAX_CLASS_METHODS = 64;
 /** At most this many secrets per workload. */
 export const MAX_WORKLOAD_SECRETS = 32;
 /** How a workload names entry `i` of its app's inline values (`svc.Secret.from_dict`), sent beside the manifest. */

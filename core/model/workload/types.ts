@@ -75,6 +75,19 @@ export type ScheduleSpec =
   | { readonly cron: string; readonly timezone: string; readonly overlap: boolean }
   | { readonly every: number; readonly overlap: boolean };
 
+/** An `@app.cls` class (the manifest's `class` block, docs/manifest.md). */
+export interface ClassSpec {
+  readonly methods: readonly {
+    readonly name: string;
+    readonly doc: string | null;
+    readonly parameters: JsonSchema;
+    readonly returns: JsonSchema;
+  }[];
+  /** In the order each worker runs them, `snap` ones first. */
+  readonly enter: readonly { readonly name: string; readonly snap: boolean }[];
+  readonly exit: string | null;
+}
+
 export interface Workload {
   readonly app: string;
   readonly name: string;
@@ -97,6 +110,8 @@ export interface Workload {
    * order (a later one's key wins). Names only, never values; absent (older records): none.
    */
   readonly secrets?: readonly string[];
+  /** A function that is an `@app.cls` class: its methods (each call names one), set-up and tear-down; absent otherwise. */
+  readonly class?: ClassSpec;
   /**
    * Seconds one call may run (functions and endpoints; the manifest's default when it has
    * none). Absent for asgi and realtime, and in specs stored before time-outs existed.

@@ -18,6 +18,8 @@ Reference: docs/sdk.md. The manifest the platform reads: docs/manifest.md.
 
 from ._app import App
 from ._autoscaler import Autoscaler
+from ._cls import enter, exit, method
+from ._cls_handle import Cls
 from ._context import Context
 from ._function import Function
 from ._function_call import FunctionCall
@@ -55,6 +57,7 @@ __all__ = [
     "Autoscaler",
     "CallCancelledError",
     "CallExpiredError",
+    "Cls",
     "ConfigError",
     "Context",
     "Cron",
@@ -83,6 +86,9 @@ __all__ = [
     "UnavailableError",
     "WorkerCrashedError",
     "__version__",
+    "enter",
+    "exit",
+    "method",
 ]
 
 

@@ -8,12 +8,24 @@ from typing import Any
 
 from . import _checks
 from ._autoscaler import Autoscaler
+from ._cls import read_class
+from ._cls_handle import ClassHandle
 from ._image import Image
-from ._options import DECORATORS, DEFAULT_TIMEOUT, OPTIONS, check_option, parameters_doc, resolve_options
+from ._options import (
+    CLASS_DECORATOR,
+    DECORATORS,
+    DEFAULT_TIMEOUT,
+    OPTIONS,
+    check_option,
+    check_option_of,
+    parameters_doc,
+    resolve_class_options,
+    resolve_options,
+)
 from ._retries import Retries
 from ._schedule import Cron, Period
 from ._secret import Secret, check_secrets
-from ._workloads import AsgiHandle, FunctionHandle, Workload, create_workload, handle_for
+from ._workloads import AsgiHandle, FunctionHandle, Workload, class_workload, create_workload, handle_for
 from .exceptions import InvalidOptionError
 
 _AUTOSCALER = OPTIONS["autoscaler"].default
@@ -179,6 +191,66 @@ class App:
         )
         return self._declare("endpoint", fn, name, image, options, unknown, secrets)
 
+    def cls(
+        self,
+        target: Any = None,
+        /,
+        *,
+        name: str | None = None,
+        image: Image | None = None,
+        cpu: float = 1.0,
+        memory: str = "512Mi",
+        autoscaler: Autoscaler = _AUTOSCALER,
+        secrets: Sequence[Secret] = (),
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int | Retries | None = None,
+        callback_url: str | None = None,
+        **unknown: Any,
+    ) -> Any:
+        """Declares a class whose workers set up once and then answer many calls: load a model in an
+        ``@svc.enter()`` method, call its ``@svc.method()`` methods remotely.
+
+        Each worker makes one instance (with no arguments), runs its ``@svc.enter()`` methods before its
+        first call and its ``@svc.exit()`` method when it stops; every call that worker takes runs on that
+        instance. Calls go ``Model().predict.remote(x)``, ``.map(...)``, ``.spawn(...)`` as for a function
+        (docs/sdk.md, "Classes"); ``Model().predict.local(x)`` runs in this process. It takes a function's
+        options but ``schedule`` and ``on_start``, and is a ``function`` in the manifest, with its methods.
+
+        Example::
+
+            @app.cls(memory="2Gi", autoscaler=svc.Autoscaler(max_containers=2))
+            class Model:
+                @svc.enter()
+                def load(self) -> None:
+                    self.weights = load_weights("/models/small.bin")
+
+                @svc.method()
+                def predict(self, text: str) -> float:
+                    return score(self.weights, text)
+        """
+        options = resolve_class_options(
+            dict(
+                cpu=cpu,
+                memory=memory,
+                autoscaler=autoscaler,
+                timeout=timeout,
+                retries=retries,
+                callback_url=callback_url,
+            ),
+            unknown,
+        )
+        name = check_option_of(CLASS_DECORATOR, "name", name)
+        image = check_option_of(CLASS_DECORATOR, "image", image)
+        checked_secrets = check_secrets(CLASS_DECORATOR, secrets)
+
+        def register(declared: Any) -> ClassHandle:
+            spec = read_class(CLASS_DECORATOR, declared)
+            workload = class_workload(declared, spec, name, image, options, checked_secrets)
+            self._add(workload)
+            return ClassHandle(workload, spec)
+
+        return register if target is None else register(target)
+
     # A static method, defined in the class so that its decorators may call self._declare.
     @staticmethod
     def _app_decorator(kind: str, doc: str) -> Callable[..., Any]:
@@ -324,7 +396,8 @@ def _origin(workload: Workload) -> str:
     """Where a workload's name came from, for messages: its Python name, or name=."""
     if workload.derived_from is None:
         return f"named with name={workload.name!r}"
-    return f"named after the Python {'object' if workload.kind == 'asgi' else 'function'} {workload.derived_from!r}"
+    what = "object" if workload.kind == "asgi" else "class" if workload.cls is not None else "function"
+    return f"named after the Python {what} {workload.derived_from!r}"
 
 
 # Documented where the signatures have it: right before on_start, which every kind takes.

@@ -8,6 +8,7 @@ import sys
 from types import ModuleType
 
 from ._app import App
+from ._cls import stray_marks
 
 
 def _is_module_name(text: str) -> bool:
@@ -69,4 +70,8 @@ def find_app(module: ModuleType) -> App:
     if len(found) > 1:
         names = ", ".join(sorted(name for name, _ in found.values()))
         raise EntryError(f"module {module.__name__!r} defines more than one svc.App ({names}); keep exactly one")
-    return next(iter(found.values()))[1]
+    app = next(iter(found.values()))[1]
+    stray = stray_marks(vars(module), {w.target for w in app.workloads if w.cls is not None})
+    if stray is not None:
+        raise EntryError(stray)
+    return app

@@ -501,10 +501,15 @@ def reject_unknown(kind: str, unknown: Mapping[str, Any]) -> None:
 
 def check_option(kind: str, option: str, value: Any) -> Any:
     """The normalised value of one option, or InvalidOptionError naming the decorator."""
+    return check_option_of(DECORATORS[kind], option, value)
+
+
+def check_option_of(where: str, option: str, value: Any) -> Any:
+    """``check_option`` for the decorator named ``where`` (``@app.cls`` declares a ``function``)."""
     try:
         return OPTIONS[option].check(value)
     except Problem as problem:
-        _checks.reject(DECORATORS[kind], option, value, problem)
+        _checks.reject(where, option, value, problem)
 
 
 def resolve_options(kind: str, given: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[str, Any]:
@@ -515,6 +520,35 @@ def resolve_options(kind: str, given: Mapping[str, Any], unknown: Mapping[str, A
     """
     reject_unknown(kind, unknown)
     return {option: check_option(kind, option, given[option]) for option in KIND_OPTIONS[kind]}
+
+
+CLASS_DECORATOR = "@app.cls"
+CLASS_OPTIONS = ("cpu", "memory", "autoscaler", "timeout", "retries", "callback_url")
+"""What ``@app.cls`` takes besides name, image and secrets: a function's options but ``schedule`` (a class has
+no one method to run on a schedule) and ``on_start`` (its ``@svc.enter()`` methods are its set-up)."""
+
+
+def resolve_class_options(given: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest ``options`` of an ``@app.cls`` class, a ``function`` in the manifest: ``given`` checked,
+    and the function's other options at their defaults."""
+    accepted = ("name", "image", "secrets") + CLASS_OPTIONS
+    for option, value in unknown.items():
+        close = difflib.get_close_matches(option, accepted, n=1, cutoff=0.6)
+        guess = f"did you mean {close[0]}=? " if close else ""
+        why = " (its @svc.enter() methods are its set-up)" if option == "on_start" else ""
+        _checks.reject(
+            CLASS_DECORATOR,
+            option,
+            value,
+            f"is not an option of {CLASS_DECORATOR}{why}: {guess}it takes {', '.join(accepted)}",
+        )
+    options: dict[str, Any] = {}
+    for option in KIND_OPTIONS["function"]:
+        if option not in CLASS_OPTIONS:
+            options[option] = OPTIONS[option].default
+            continue
+        options[option] = check_option_of(CLASS_DECORATOR, option, given[option])
+    return options
 
 
 def parameters_doc(kind: str) -> str:

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from . import _checks
+from ._cls import MARKS, ClassSpec
 from ._hints import CONTEXT_PARAMETER
 from ._image import Image
 from ._options import DECORATORS
@@ -50,6 +51,8 @@ class Workload:
     """The Python name (``__name__``) the workload name was made from, or None when ``name=`` was given."""
     secrets: tuple[Secret, ...] = ()
     """``secrets=``: the secrets whose keys its workers get as environment variables."""
+    cls: ClassSpec | None = None
+    """For an ``@app.cls`` class (a ``function`` whose target is the class): its marked methods."""
 
 
 class FunctionHandle(RemoteCalls):
@@ -215,6 +218,30 @@ def create_workload(
     )
 
 
+def class_workload(
+    cls: type,
+    spec: ClassSpec,
+    name: str | None,
+    image: Image | None,
+    options: dict[str, Any],
+    secrets: tuple[Secret, ...],
+) -> Workload:
+    """The Workload record of an ``@app.cls`` class: a ``function`` whose target is the class."""
+    derived_from = None
+    if name is None:
+        derived_from, name = _default_name("@app.cls", cls)
+    return Workload(
+        name=name,
+        kind="function",
+        target=cls,
+        image=image,
+        options=MappingProxyType(options),
+        derived_from=derived_from,
+        secrets=secrets,
+        cls=spec,
+    )
+
+
 def handle_for(workload: Workload) -> FunctionHandle | AsgiHandle:
     return AsgiHandle(workload) if workload.kind == "asgi" else FunctionHandle(workload)
 
@@ -224,10 +251,21 @@ def _check_function(where: str, target: Any) -> None:
         raise InvalidOptionError(
             f"{where}({target!r}): options are keywords; write {where}(name={target!r})", option="name"
         )
+    if isinstance(target, type) and where == DECORATORS["function"]:
+        raise InvalidOptionError(
+            f"{where} decorates a function, not the class {target.__qualname__}: declare a class with @app.cls(), "
+            "its remotely called methods with @svc.method()"
+        )
     if not inspect.isfunction(target):
         raise InvalidOptionError(
             f"{where} decorates a function (def or async def), not a {_checks.type_name(target)}: "
             f"put {where} on the line above 'def'"
+        )
+    mark = next((MARKS[key] for key in MARKS if hasattr(target, key)), None)
+    if mark is not None:
+        raise InvalidOptionError(
+            f"{where}: {target.__qualname__} is marked {mark}, which marks a method of an @app.cls class; "
+            f"a function declared with {where} takes no such mark"
         )
 
 

@@ -11,6 +11,7 @@ from helpers import run_python
 DEFINITIONS = {
     "App",
     "Autoscaler",
+    "Cls",
     "Context",
     "Cron",
     "Function",
@@ -20,6 +21,9 @@ DEFINITIONS = {
     "Retries",
     "Secret",
     "__version__",
+    "enter",
+    "exit",
+    "method",
 }
 EXCEPTIONS = {
     "Error",

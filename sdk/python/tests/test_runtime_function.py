@@ -126,10 +126,13 @@ def test_sys_exit_in_a_call_is_an_error_not_the_end_of_the_worker():
     "body,message",
     [
         (b"not a pickle", "the request body is not a pickled call ("),
-        (pickle.dumps([1, 2]), "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got list"),
+        (
+            pickle.dumps([1, 2]),
+            "a pickled call is a dict with the keys 'args' and 'kwargs' (and 'method' for a class), got list",
+        ),
         (
             pickle.dumps({"args": []}),
-            "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got ['args']",
+            "a pickled call is a dict with the keys 'args' and 'kwargs' (and 'method' for a class), got ['args']",
         ),
         (pickle.dumps({"args": 1, "kwargs": {}}), "'args' of a pickled call must be a list or tuple, got int"),
         (pickle.dumps({"args": [], "kwargs": {1: 2}}), "'kwargs' of a pickled call must be a dict with string keys"),

@@ -8,6 +8,7 @@
 import { MAX_CALLBACK_URL_LENGTH } from '../../callback-url.js';
 import type { SchemaObject } from '../../schema/ajv.js';
 import {
+  MAX_CLASS_METHODS,
   MAX_IMAGE_ENV,
   MAX_WORKLOAD_SECRETS,
   autoscalerRules,
@@ -20,8 +21,10 @@ import {
   laterOptionsByKind,
   type manifestKeys,
   memoryRule,
+  methodNameRule,
   optionTable,
   optionalImageKeys,
+  optionalWorkloadKeys,
   optionsByKind,
   pythonVersionRule,
   requirementsFileRule,
@@ -163,6 +166,46 @@ function parametersOf(kind: WorkloadKind): SchemaObject {
   };
 }
 
+const methodName = {
+  type: 'string',
+  pattern: methodNameRule.pattern.source,
+  'x-svc-messages': { pattern: `must be ${methodNameRule.text}, got {json}` },
+};
+
+/** A list of at most MAX_CLASS_METHODS `items`, with `least` of them at the least. */
+function methodList(items: SchemaObject, least: number, what: string): SchemaObject {
+  return {
+    type: 'array',
+    minItems: least,
+    maxItems: MAX_CLASS_METHODS,
+    items,
+    'x-svc-messages': {
+      minItems: `must list at least ${least} ${what}`,
+      maxItems: `lists {count} ${what}; a class takes at most ${MAX_CLASS_METHODS}`,
+    },
+  };
+}
+
+/** The `class` of a function that is an `@app.cls` class: its methods' signatures, its set-up and tear-down. */
+const classBlock = closedObject({
+  methods: methodList(
+    closedObject({
+      name: methodName,
+      doc: { type: ['string', 'null'] },
+      parameters: parametersOf('function'),
+      returns: { type: 'object', 'x-svc-messages': { type: 'must be a JSON Schema object, got {type}' } },
+    }),
+    1,
+    '@svc.method() methods',
+  ),
+  enter: methodList(closedObject({ name: methodName, snap: { type: 'boolean' } }), 0, '@svc.enter() methods'),
+  exit: {
+    ...methodName,
+    type: ['string', 'null'],
+    'x-svc-messages': { ...methodName['x-svc-messages'], type: 'must be null or a method name, got {type}' },
+  },
+});
+
 /** The parts of a workload that depend on its kind. */
 function kindPart(kind: WorkloadKind): SchemaObject {
   const signature = hasSignature(kind);
@@ -177,6 +220,10 @@ function kindPart(kind: WorkloadKind): SchemaObject {
         returns: signature
           ? { type: 'object', 'x-svc-messages': { type: `must be a JSON Schema object for kind ${kind}, got {type}` } }
           : noSignature(`must be null for kind ${kind}, got {type}`),
+        class:
+          kind === 'function'
+            ? classBlock
+            : { not: {}, 'x-svc-messages': { not: `is only for a function that is an @app.cls class, not for kind ${kind}` } },
       },
     },
   };
@@ -191,6 +238,7 @@ const workloadProperties: Record<(typeof workloadKeys)[number], SchemaObject | b
   options: true,
   parameters: true,
   returns: true,
+  class: true,
   secrets: {
     type: 'array',
     maxItems: MAX_WORKLOAD_SECRETS,
@@ -249,7 +297,7 @@ const topLevel: Record<(typeof manifestKeys)[number], SchemaObject> = {
   images: { type: 'array', items: image, 'x-svc-check': 'images' },
   workloads: {
     type: 'array',
-    items: { ...closedObject(workloadProperties, new Set(['secrets'])), allOf: workloadKinds.map(kindPart) },
+    items: { ...closedObject(workloadProperties, optionalWorkloadKeys), allOf: workloadKinds.map(kindPart) },
     'x-svc-check': 'workloads',
   },
 };

@@ -136,6 +136,26 @@ export interface FunctionWorkload extends WorkloadBase {
   options: FunctionOptions;
   parameters: JsonSchema;
   returns: JsonSchema;
+  /** Present when the function is an `@app.cls` class (`handler` is the class): each call names one of its methods. */
+  class?: ManifestClass;
+}
+
+/** An `@app.cls` class: the methods callers call, and what each worker runs first and last (docs/manifest.md). */
+export interface ManifestClass {
+  /** `@svc.method()` methods, in the order the class defines them, each with its own signature. */
+  methods: ManifestMethod[];
+  /** `@svc.enter()` methods, in the order they run (`snap: true` ones first). */
+  enter: { name: string; snap: boolean }[];
+  /** The `@svc.exit()` method; null without one. */
+  exit: string | null;
+}
+
+export interface ManifestMethod {
+  name: string;
+  doc: string | null;
+  /** Its arguments' object schema, without `self`. */
+  parameters: JsonSchema;
+  returns: JsonSchema;
 }
 
 export interface EndpointWorkload extends WorkloadBase {

@@ -43,9 +43,9 @@ def spawn_group(target: Target, inputs: Iterator[tuple[Any, ...]], kwargs: dict[
 
     try:
         for index, args in enumerate(inputs):
-            pickled = base64.b64encode(pickled_input(index, args, kwargs, target.script_entry, "spawn_map")).decode(
-                "ascii"
-            )
+            pickled = base64.b64encode(
+                pickled_input(index, args, kwargs, target.script_entry, "spawn_map", target.method)
+            ).decode("ascii")
             if batch and (len(batch) == _BATCH_INPUTS or size + len(pickled) > _BATCH_BYTES):
                 send(more=True)
             batch.append(pickled)

@@ -79,7 +79,7 @@ def _results(
         _cancel(api, map_id)
         outputs.close()
 
-    sender = InputSender(api, map_id, inputs, target.script_entry, stopped)
+    sender = InputSender(api, map_id, inputs, target.script_entry, stopped, target.method)
     finished = False
     try:
         sender.start()

@@ -105,19 +105,24 @@ class _BoundedQueue:
             self._changed.notify_all()
 
 
-def input_line(index: int, args: tuple[Any, ...], script_entry: str | None) -> bytes:
+def input_line(index: int, args: tuple[Any, ...], script_entry: str | None, method: str | None = None) -> bytes:
     """Input ``index`` as its NDJSON line; ``TypeError`` naming the index and the type of the value that does not pickle."""
-    pickled = pickled_input(index, args, {}, script_entry, "the map")
+    pickled = pickled_input(index, args, {}, script_entry, "the map", method)
     return b'{"index":%d,"pickle":"%s"}\n' % (index, base64.b64encode(pickled))
 
 
 def pickled_input(
-    index: int, args: tuple[Any, ...], kwargs: dict[str, Any], script_entry: str | None, of: str
+    index: int,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    script_entry: str | None,
+    of: str,
+    method: str | None = None,
 ) -> bytes:
     """Input ``index`` of ``of`` (``the map``, ``spawn_map``) pickled as a call; ``TypeError`` naming
     the index and the type of the value that does not pickle."""
     try:
-        return _pickles.dump_call(args, kwargs, script_entry)
+        return _pickles.dump_call(args, kwargs, script_entry, method)
     except Exception as error:
         culprit = next((arg for arg in [*args, *kwargs.values()] if not _pickles_alone(arg, script_entry)), args)
         raise TypeError(
@@ -151,12 +156,14 @@ class InputSender:
         inputs: Iterator[tuple[Any, ...]],
         script_entry: str | None,
         cancel: Callable[[], None],
+        method: str | None = None,
     ) -> None:
         self.error: BaseException | None = None
         self._api = api
         self._map_id = map_id
         self._inputs = inputs
         self._script_entry = script_entry
+        self._method = method
         self._cancel = cancel
         self._queue = _BoundedQueue()
         self._stopped = threading.Event()
@@ -175,7 +182,9 @@ class InputSender:
     def _pull(self) -> None:
         try:
             for index, args in enumerate(self._inputs):
-                if self._stopped.is_set() or not self._queue.put(input_line(index, args, self._script_entry)):
+                if self._stopped.is_set() or not self._queue.put(
+                    input_line(index, args, self._script_entry, self._method)
+                ):
                     return
             self._queue.put(_END)
         except BaseException as error:  # noqa: BLE001 - the caller's iterable raised (anything): the caller gets it

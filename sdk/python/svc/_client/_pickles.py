@@ -100,6 +100,12 @@ def loads(data: bytes, script_entry: str | None = None) -> Any:
     return _Unpickler(io.BytesIO(data), script_entry).load()
 
 
-def dump_call(args: tuple[Any, ...], kwargs: dict[str, Any], script_entry: str | None = None) -> bytes:
-    """The body of ``POST /api/v1/runs/:id/calls``: ``{"args": [...], "kwargs": {...}}`` pickled."""
-    return dumps({"args": list(args), "kwargs": dict(kwargs)}, script_entry)
+def dump_call(
+    args: tuple[Any, ...], kwargs: dict[str, Any], script_entry: str | None = None, method: str | None = None
+) -> bytes:
+    """The body of ``POST /api/v1/runs/:id/calls``: ``{"args": [...], "kwargs": {...}}`` pickled, with
+    ``"method"`` too for a method of an ``@app.cls`` class (the runtime calls it on the worker's instance)."""
+    call: dict[str, Any] = {"args": list(args), "kwargs": dict(kwargs)}
+    if method is not None:
+        call["method"] = method
+    return dumps(call, script_entry)

@@ -93,6 +93,8 @@ class Target:
     function: str
     project: Project | None = None
     bundle: Bundle | None = None
+    method: str | None = None
+    """The method of an ``@app.cls`` class each call names; not part of the run's key (one class, one run)."""
 
     @property
     def key(self) -> tuple[str, ...]:
@@ -181,7 +183,7 @@ def call_target(
     show_build: Callable[[str], None] | None = None,
 ) -> Any:
     """One call of ``target``'s function through the run this process holds for it."""
-    body = _pickles.dump_call(args, kwargs, target.script_entry)
+    body = _pickles.dump_call(args, kwargs, target.script_entry, target.method)
 
     def call(run: Run, created: bool) -> Any:
         progress = build_progress(run, target.function, show_build) if created else None

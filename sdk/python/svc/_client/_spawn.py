@@ -25,7 +25,7 @@ CALL_ID_LENGTH = len("call-") + 20
 
 def spawn_call(target: Target, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     """Records one call of ``target``'s function on the server; its id."""
-    body = _pickles.dump_call(args, kwargs, target.script_entry)
+    body = _pickles.dump_call(args, kwargs, target.script_entry, target.method)
     # Secret.from_dict values are never stored: the server refuses such a function with its reason.
     code = {name: value for name, value in target.code().items() if name != "inlineSecrets"}
     answer = target.api.request(

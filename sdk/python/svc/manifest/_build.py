@@ -58,9 +58,43 @@ def _options_entry(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _doc(target: Any) -> str | None:
-    if not (inspect.isfunction(target) and target.__doc__):
+    if not ((inspect.isfunction(target) or isinstance(target, type)) and target.__doc__):
         return None
     return inspect.cleandoc(target.__doc__)
+
+
+def _no_arguments() -> dict[str, Any]:
+    """The ``parameters`` of a class: its instances are made with none (its methods have their own)."""
+    return {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+
+
+def _method_parameters(fn: Any) -> dict[str, Any]:
+    """The ``parameters`` schema of a method, without ``self``."""
+    schema = parameters_schema(fn)
+    first = next(iter(inspect.signature(fn).parameters), None)
+    if first is not None:
+        schema["properties"].pop(first, None)
+        schema["required"] = [name for name in schema["required"] if name != first]
+    return schema
+
+
+def _class_entry(workload: Workload) -> dict[str, Any]:
+    """The ``class`` of an ``@app.cls`` workload: its methods with their signatures, its set-up and tear-down."""
+    spec = workload.cls
+    if spec is None:
+        return {}
+    cls = workload.target
+    methods = [
+        {
+            "name": name,
+            "doc": _doc(getattr(cls, name)),
+            "parameters": _method_parameters(getattr(cls, name)),
+            "returns": returns_schema(getattr(cls, name)),
+        }
+        for name in spec.methods
+    ]
+    enter = [{"name": name, "snap": snap} for name, snap in spec.enter]
+    return {"class": {"methods": methods, "enter": enter, "exit": spec.exit}}
 
 
 def _secret_refs(workload: Workload, inline: list[dict[str, str]]) -> dict[str, Any]:
@@ -87,9 +121,10 @@ def _workload_entry(workload: Workload, image: str, inline: list[dict[str, str]]
         "image": image,
         "doc": _doc(workload.target),
         "options": _options_entry(dict(workload.options)),
-        "parameters": None if is_asgi else parameters_schema(workload.target),
-        "returns": None if is_asgi else returns_schema(workload.target),
+        "parameters": None if is_asgi else _no_arguments() if workload.cls else parameters_schema(workload.target),
+        "returns": None if is_asgi else {} if workload.cls else returns_schema(workload.target),
         **_secret_refs(workload, inline),
+        **_class_entry(workload),
     }
 
 

@@ -37,6 +37,7 @@ from ._calls import Runner, is_async
 from ._capture import Lines, capturing, routed_to, to_container_log
 from ._errors import RequestError
 from ._http_app import HttpApp
+from ._lifespan import acknowledge
 from ._requests import Disconnected, Receive, Scope, headers_of, make_context, read_body
 from ._responses import Send, error_response
 
@@ -103,6 +104,28 @@ class _LogFrames:
             self._sender.cancel()
 
 
+class _Callee:
+    """A function, or a method bound to the worker's instance: what a call runs, read once."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.wants_context = CONTEXT_PARAMETER in inspect.signature(fn).parameters
+        self._binder: Binder | None = None
+
+    def binder(self) -> Binder:
+        """Made on the first JSON call: most functions never get one."""
+        if self._binder is None:
+            self._binder = Binder(self.fn)
+        return self._binder
+
+
+def _exit_method(workload: Workload, instance: Any) -> Any:
+    """A class's bound ``@svc.exit()`` method, run when the worker shuts down; None without one."""
+    if workload.cls is None or workload.cls.exit is None:
+        return None
+    return getattr(instance, workload.cls.exit)
+
+
 def _line(frame: dict[str, Any]) -> bytes:
     return json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n"
 
@@ -114,17 +137,22 @@ class FunctionApp(HttpApp):
 
     def __init__(self, workload: Workload, on_start_value: Any = None) -> None:
         super().__init__(workload)
-        self._fn = workload.target
         self._on_start_value = on_start_value
-        self._wants_context = CONTEXT_PARAMETER in inspect.signature(self._fn).parameters
+        # What a call names: None for a function; each @svc.method() of a class, bound to the worker's instance.
+        callables = (
+            {None: workload.target}
+            if workload.cls is None
+            else {name: getattr(on_start_value, name) for name in workload.cls.methods}
+        )
+        self._targets = {name: _Callee(fn) for name, fn in callables.items()}
         self._runner = Runner(workload.name, THREADS)
         self._timeout = _timeouts.timeout_of(workload.options)
-        self._json_binder: Binder | None = None  # made on the first JSON call: most functions never get one
+        self._shutdown = _exit_method(workload, on_start_value)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
         try:
-            args, kwargs, as_json = await self._read_call(scope, receive)
+            callee, args, kwargs, as_json = await self._read_call(scope, receive)
         except RequestError as error:
             headers = _ALLOW if error.code == "method_not_allowed" else ()
             return await error_response(error, headers).send(send, head)
@@ -133,39 +161,61 @@ class FunctionApp(HttpApp):
         # The platform names each call (a spawned call's id, a map input's `<map id>/<index>`, a
         # request's id): its lines carry it in the container's log.
         call_id = headers_of(scope).get("x-request-id")
-        if self._wants_context:
+        if callee.wants_context:
             kwargs["context"] = make_context(self.workload.name, scope, self._on_start_value)
         await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
         logs = _LogFrames(send)
         try:
             # In this task: a task of its own per call, and waiting on it, would cost two more turns of the loop.
-            final = await self._run(args, kwargs, logs, as_json, call_id)
+            final = await self._run(callee.fn, args, kwargs, logs, as_json, call_id)
         except BaseException:
             logs.abandon()
             raise
         await logs.end(final)
 
-    async def _read_call(self, scope: Scope, receive: Receive) -> tuple[list[Any], dict[str, Any], bool]:
-        """The call's arguments, and whether it came as JSON (then its result goes back as JSON too)."""
+    async def _read_call(self, scope: Scope, receive: Receive) -> tuple[_Callee, list[Any], dict[str, Any], bool]:
+        """What the call calls, its arguments, and whether it came as JSON (then its result goes back as JSON too)."""
         if scope["method"] != "POST":
             raise RequestError("method_not_allowed", f"a function takes calls with POST, not {scope['method']}")
         content_type = headers_of(scope).get("content-type", "").split(";")[0].strip().lower()
         if content_type == JSON_CALL:
-            if self._json_binder is None:
-                self._json_binder = Binder(self._fn)
-            return [], self._json_binder.from_body(await read_body(receive)), True
+            callee = self._callee(None)
+            return callee, [], callee.binder().from_body(await read_body(receive)), True
         if content_type not in ("", _pickling.CALL_CONTENT_TYPE):
             raise RequestError(
                 "bad_request",
                 f"a function call is sent as {_pickling.CALL_CONTENT_TYPE} (or {JSON_CALL}), not {content_type}",
             )
-        args, kwargs = _pickling.load_call(await read_body(receive))
-        if CONTEXT_PARAMETER in kwargs and self._wants_context:
+        args, kwargs, method = _pickling.load_call(await read_body(receive))
+        callee = self._callee(method)
+        if CONTEXT_PARAMETER in kwargs and callee.wants_context:
             raise RequestError("invalid_arguments", "argument 'context' is reserved: svc fills it in, do not send it")
-        return args, kwargs, False
+        return callee, args, kwargs, False
+
+    def _callee(self, method: str | None) -> _Callee:
+        """What a call naming ``method`` runs; RequestError ``bad_request`` when this workload has no such thing."""
+        callee = self._targets.get(method)
+        if callee is not None:
+            return callee
+        spec = self.workload.cls
+        if spec is None:
+            raise RequestError(
+                "bad_request", f"{self.workload.name} is a function, not a class: a call of it names no method"
+            )
+        if method is None:
+            problem = "a call of it names one of its methods"
+        else:
+            problem = f"it has no @svc.method() method {method!r}"
+        raise RequestError("bad_request", f"{self.workload.name} is a class: {problem} ({', '.join(spec.methods)})")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan" and self._shutdown is not None:
+            return await acknowledge(receive, send, on_shutdown=self._shutdown)
+        await super().__call__(scope, receive, send)
 
     async def _run(
         self,
+        fn: Any,
         args: list[Any],
         kwargs: dict[str, Any],
         logs: _LogFrames,
@@ -187,7 +237,7 @@ class FunctionApp(HttpApp):
         outcome: list[Any] = []
 
         async def call() -> None:
-            outcome.append(await self._call(args, kwargs, lines))
+            outcome.append(await self._call(fn, args, kwargs, lines))
 
         with capturing():
             try:
@@ -218,16 +268,16 @@ class FunctionApp(HttpApp):
             "traceback": None,
         }
 
-    async def _call(self, args: list[Any], kwargs: dict[str, Any], lines: Lines) -> Any:
-        """The function's result: ``async def`` on the loop, anything else in a pool thread."""
-        if is_async(self._fn):
+    async def _call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], lines: Lines) -> Any:
+        """The function's (or method's) result: ``async def`` on the loop, anything else in a pool thread."""
+        if is_async(fn):
             with routed_to(lines):
-                result = self._fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
                 return await result if inspect.isawaitable(result) else result
 
         def in_thread() -> Any:
             with routed_to(lines):
-                return self._fn(*args, **kwargs)
+                return fn(*args, **kwargs)
 
         result = await self._runner.run_sync(in_thread)
         if inspect.isawaitable(result):  # a callable object whose call returns a coroutine

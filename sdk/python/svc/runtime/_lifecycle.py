@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from .._cls_handle import make_instance, run_enter
 from .._workloads import Workload
 
 
@@ -22,6 +23,10 @@ def run_on_start(workload: Workload) -> Any:
     returns a coroutine slipped past the decorator's check) is a TypeError: nothing
     runs it, since no event loop exists yet.
     """
+    if workload.cls is not None:
+        # A class's set-up is its instance: made here, with its snap=True enter methods run (the others
+        # run in each worker, after any fork: enter_worker).
+        return make_instance(workload.target, workload.cls, snap=True)
     on_start = workload.options.get("on_start")
     if on_start is None:
         return None
@@ -35,3 +40,10 @@ def run_on_start(workload: Workload) -> Any:
             "on_start runs before the event loop starts, so it must do its work synchronously"
         )
     return value
+
+
+def run_worker_enter(workload: Workload, value: Any) -> None:
+    """In a worker, after any fork: a class's ``@svc.enter()`` methods that are not ``snap=True``, on the
+    instance ``run_on_start`` made (``value``). Nothing for other workloads."""
+    if workload.cls is not None:
+        run_enter(value, workload.cls, snap=False)

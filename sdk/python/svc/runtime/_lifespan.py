@@ -20,15 +20,35 @@ from ._requests import Receive
 from ._responses import Send
 
 
-async def acknowledge(receive: Receive, send: Send) -> None:
-    """Completes startup and shutdown at once."""
+async def acknowledge(receive: Receive, send: Send, on_shutdown: Callable[[], Any] | None = None) -> None:
+    """Completes startup at once, and shutdown once ``on_shutdown`` (a class's ``@svc.exit()`` method) ran.
+
+    ``on_shutdown`` runs in a thread when it is a plain function (it may block), on the loop when it is
+    ``async``; its exception is printed with its traceback and the shutdown completes all the same.
+    """
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
+            if on_shutdown is not None:
+                await _run_shutdown(on_shutdown)
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+async def _run_shutdown(on_shutdown: Callable[[], Any]) -> None:
+    try:
+        if asyncio.iscoroutinefunction(on_shutdown):
+            await on_shutdown()
+        else:
+            result = await asyncio.to_thread(on_shutdown)
+            if asyncio.iscoroutine(result):
+                await result
+    except (Exception, SystemExit) as error:
+        sys.stderr.write(format_user_traceback(error))
+        name = getattr(on_shutdown, "__qualname__", "the exit method")
+        print(f"svc runtime: @svc.exit() {name} failed (traceback above)", file=sys.stderr, flush=True)
 
 
 class LifespanFailed(Exception):

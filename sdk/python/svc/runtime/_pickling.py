@@ -27,8 +27,9 @@ except ImportError:  # cloudpickle is optional
     _dumps = pickle.dumps
 
 
-def load_call(body: bytes) -> tuple[list[Any], dict[str, Any]]:
-    """``(args, kwargs)`` from a pickled ``{"args": [...], "kwargs": {...}}``; RequestError ``bad_request`` otherwise."""
+def load_call(body: bytes) -> tuple[list[Any], dict[str, Any], str | None]:
+    """``(args, kwargs, method)`` from a pickled ``{"args": [...], "kwargs": {...}}``, which names the
+    ``"method"`` too for a method of an ``@app.cls`` class (else None); RequestError ``bad_request`` otherwise."""
     try:
         call = pickle.loads(body)
     except Exception as exc:
@@ -37,12 +38,15 @@ def load_call(body: bytes) -> tuple[list[Any], dict[str, Any]]:
             f"the request body is not a pickled call ({describe(exc)}): send "
             f"pickle.dumps({{'args': [...], 'kwargs': {{...}}}}) as {CALL_CONTENT_TYPE}",
         ) from None
-    wanted = "a pickled call is a dict with exactly the keys 'args' and 'kwargs', got"
+    wanted = "a pickled call is a dict with the keys 'args' and 'kwargs' (and 'method' for a class), got"
     if not isinstance(call, dict):
         raise RequestError("bad_request", f"{wanted} {type(call).__name__}")
     fields = cast("Mapping[Any, Any]", call)
-    if set(fields) != {"args", "kwargs"}:
-        raise RequestError("bad_request", f"{wanted} {sorted(fields)}")
+    if set(fields) not in ({"args", "kwargs"}, {"args", "kwargs", "method"}):
+        raise RequestError("bad_request", f"{wanted} {sorted(fields, key=repr)}")
+    method = fields.get("method")
+    if method is not None and (not isinstance(method, str) or not method.isidentifier()):
+        raise RequestError("bad_request", f"'method' of a pickled call must be a method's name, got {method!r}")
     args, kwargs = fields["args"], fields["kwargs"]
     if not isinstance(args, (list, tuple)):
         raise RequestError(
@@ -50,7 +54,7 @@ def load_call(body: bytes) -> tuple[list[Any], dict[str, Any]]:
         )
     if not isinstance(kwargs, dict) or not all(isinstance(key, str) for key in cast("dict[object, Any]", kwargs)):
         raise RequestError("bad_request", "'kwargs' of a pickled call must be a dict with string keys")
-    return list(cast("Sequence[Any]", args)), cast("dict[str, Any]", kwargs)  # checked above
+    return list(cast("Sequence[Any]", args)), cast("dict[str, Any]", kwargs), method  # checked above
 
 
 def dump(value: Any) -> str:

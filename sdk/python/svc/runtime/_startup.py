@@ -15,7 +15,7 @@ from .._loading import EntryError, find_app, import_entry
 from .._tracebacks import format_user_traceback
 from .._workloads import Workload
 from . import create_app
-from ._lifecycle import run_on_start
+from ._lifecycle import run_on_start, run_worker_enter
 
 EXIT_SERVER_FAILED = 1
 EXIT_USAGE = 2
@@ -116,8 +116,20 @@ def warm(workload: Workload) -> Any:
         return run_on_start(workload)
     except (Exception, SystemExit) as error:
         sys.stderr.write(format_user_traceback(error))
-        say(f"on_start of {workload.name} failed (traceback above)")
+        say(f"{'@svc.enter()' if workload.cls is not None else 'on_start'} of {workload.name} failed (traceback above)")
         raise Exit(EXIT_ON_START_FAILED) from None
+
+
+def enter_worker(workload: Workload, value: Any) -> Any:
+    """What a worker runs after any fork, before it serves: a class's other ``@svc.enter()`` methods (exit 5
+    with the traceback if one fails); ``value`` unchanged."""
+    try:
+        run_worker_enter(workload, value)
+    except (Exception, SystemExit) as error:
+        sys.stderr.write(format_user_traceback(error))
+        say(f"@svc.enter() of {workload.name} failed (traceback above)")
+        raise Exit(EXIT_ON_START_FAILED) from None
+    return value
 
 
 def make_app(workload: Workload, on_start_value: Any) -> Any:

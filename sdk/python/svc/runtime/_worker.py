@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 from .._workloads import Workload
 from ._exit import exit_now
-from ._startup import EXIT_SERVER_FAILED, NOT_WARMED, Exit, make_app, warm
+from ._startup import EXIT_SERVER_FAILED, NOT_WARMED, Exit, enter_worker, make_app, warm
 
 
 def run_worker(
@@ -29,7 +29,7 @@ def run_worker(
 
 
 def _serve_worker(workload: Workload, index: int, socket_path: Any, warmed: Any, ready_fd: int, parent_fd: int) -> int:
-    value = warm(workload) if warmed is NOT_WARMED else warmed
+    value = enter_worker(workload, warm(workload) if warmed is NOT_WARMED else warmed)
     app = make_app(workload, value)
     from ._serve import serve
 

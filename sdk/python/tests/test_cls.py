@@ -1,0 +1,405 @@
+"""``@app.cls`` classes without a server: the marks and the mistakes they refuse, the manifest's ``class``
+block, ``.local`` calls, and the runtime serving a class (a method per call on one instance per worker,
+``enter`` before the first call, ``exit`` at shutdown)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import pickle
+
+import pytest
+import svc
+from helpers import http_call
+from runtime_helpers import ndjson, run
+from svc._loading import EntryError, find_app, import_entry
+from svc.manifest._build import build_manifest
+from svc.runtime import create_app, run_on_start
+from svc.runtime._lifecycle import run_worker_enter
+
+CALL = [("Content-Type", "application/vnd.svc.call+pickle")]
+
+
+def declare(app: svc.App, **options):
+    @app.cls(**options)
+    class Model:
+        """Counts its calls on weights loaded once."""
+
+        @svc.enter(snap=True)
+        def boot(self) -> None:
+            self.order = ["boot"]
+
+        @svc.enter()
+        def load(self) -> None:
+            self.order.append("load")
+            self.weights = {"a": 1, "b": 2}
+            self.calls = 0
+
+        @svc.method()
+        def score(self, text: str, scale: int = 1) -> int:
+            """Sum of the letters' weights."""
+            self.calls += 1
+            return scale * sum(self.weights.get(c, 0) for c in text)
+
+        @svc.method
+        def seen(self) -> dict:
+            return {"calls": self.calls, "order": self.order}
+
+        @svc.exit()
+        def close(self) -> None:
+            self.order.append("close")
+            print("closing")
+
+    return Model
+
+
+# Declaring
+
+
+def test_cls_registers_a_function_workload_with_its_marked_methods(app):
+    model = declare(app, memory="256Mi")
+    (workload,) = app.workloads
+    assert (workload.name, workload.kind, workload.options["memory"]) == ("model", "function", "256Mi")
+    assert workload.cls is not None
+    assert workload.cls.methods == ("score", "seen")
+    assert workload.cls.enter == (("boot", True), ("load", False))
+    assert workload.cls.exit == "close"
+    assert repr(model) == "<svc class 'model', methods score, seen>"
+
+
+def test_snap_enter_methods_run_first_whatever_their_place_in_the_class(app):
+    @app.cls()
+    class Late:
+        @svc.enter()
+        def first_defined(self) -> None: ...
+
+        @svc.enter(snap=True)
+        def snapped(self) -> None: ...
+
+        @svc.method()
+        def go(self) -> None: ...
+
+    assert app.workloads[0].cls.enter == (("snapped", True), ("first_defined", False))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"on_start": print},
+            "@app.cls: on_start=<built-in function print> is not an option of @app.cls (its @svc.enter() methods are its set-up)",
+        ),
+        ({"schedule": svc.Period(60)}, "is not an option of @app.cls: it takes name, image, secrets, cpu, memory"),
+        ({"memry": "1Gi"}, "did you mean memory=?"),
+        ({"cpu": 0}, "@app.cls: cpu=0 is out of range"),
+        ({"name": "Not A Label"}, "@app.cls: name='Not A Label'"),
+    ],
+)
+def test_cls_refuses_options_it_does_not_take_naming_itself(app, options, message):
+    with pytest.raises(svc.InvalidOptionError, match=None) as caught:
+        declare(app, **options)
+    assert message in str(caught.value)
+    assert app.workloads == ()
+
+
+def test_enter_and_exit_take_only_self():
+    with pytest.raises(
+        svc.InvalidOptionError, match=r"@svc.enter\(\): .*load must take only self \(it takes self, path\)"
+    ):
+
+        class Model:
+            @svc.enter()
+            def load(self, path: str) -> None: ...
+
+    with pytest.raises(
+        svc.InvalidOptionError, match=r"@svc.exit\(\): .*close must take only self \(it takes nothing\)"
+    ):
+
+        class Other:
+            @svc.exit
+            def close() -> None: ...
+
+
+def test_a_class_has_at_most_one_exit_and_at_least_one_method(app):
+    with pytest.raises(
+        svc.InvalidOptionError, match=r"marks 2 methods @svc.exit\(\) \(a, b\); a class has at most one"
+    ):
+
+        @app.cls()
+        class TwoExits:
+            @svc.exit()
+            def a(self) -> None: ...
+
+            @svc.exit()
+            def b(self) -> None: ...
+
+            @svc.method()
+            def go(self) -> None: ...
+
+    with pytest.raises(svc.InvalidOptionError, match=r"has no @svc.method\(\) method, so nothing could call it"):
+
+        @app.cls()
+        class Idle:
+            @svc.enter()
+            def load(self) -> None: ...
+
+    assert app.workloads == ()
+
+
+def test_a_method_has_one_role_and_init_takes_no_arguments(app):
+    with pytest.raises(svc.InvalidOptionError, match=r"already marked @svc.method\(\); a method has one role"):
+
+        class Both:
+            @svc.enter()
+            @svc.method()
+            def both(self) -> None: ...
+
+    with pytest.raises(
+        svc.InvalidOptionError, match=r"__init__ takes arguments.*load what it needs in an @svc.enter\(\) method"
+    ):
+
+        @app.cls()
+        class Configured:
+            def __init__(self, size: str) -> None: ...
+
+            @svc.method()
+            def go(self) -> None: ...
+
+
+def test_a_marked_method_s_name_may_not_start_with_an_underscore(app):
+    with pytest.raises(
+        svc.InvalidOptionError,
+        match=r"Hidden._go is marked @svc.method\(\), but svc calls no method whose name starts with '_'",
+    ):
+
+        @app.cls()
+        class Hidden:
+            @svc.method()
+            def _go(self) -> None: ...
+
+
+def test_function_decorators_refuse_classes_and_marked_functions(app):
+    with pytest.raises(
+        svc.InvalidOptionError,
+        match=r"@app.function decorates a function, not the class .*Model: declare a class with @app.cls",
+    ):
+
+        @app.function
+        class Model: ...
+
+    with pytest.raises(
+        svc.InvalidOptionError, match=r"is marked @svc.method\(\), which marks a method of an @app.cls class"
+    ):
+
+        @app.function
+        @svc.method()
+        def loose(x: int) -> int:
+            return x
+
+    with pytest.raises(svc.InvalidOptionError, match=r"@app.cls decorates a class .* not a function"):
+        app.cls()(lambda: None)
+
+
+def test_marks_where_nothing_runs_them_fail_loading_the_app_naming_the_place(tmp_path, write_module):
+    path = write_module(
+        """
+        import svc
+        app = svc.App("stray")
+
+        @svc.method()
+        def predict(x):
+            return x
+        """,
+        name="stray_function",
+    )
+    with pytest.raises(
+        EntryError, match=r"@svc.method\(\) marks predict\(\) \(.*stray_function.py:5\), which is not inside a class"
+    ):
+        find_app(import_entry(str(path.parent), "stray_function"))
+
+    write_module(
+        """
+        import svc
+        app = svc.App("stray")
+
+        class Model:
+            @svc.method()
+            def predict(self, x):
+                return x
+        """,
+        name="stray_class",
+    )
+    with pytest.raises(
+        EntryError, match=r"class Model \(.*stray_class.py:5\) marks predict .* not declared with @app.cls"
+    ):
+        find_app(import_entry(str(tmp_path), "stray_class"))
+
+
+# The manifest
+
+
+def test_the_manifest_writes_a_class_as_a_function_with_its_class_block(app):
+    declare(app)
+    (entry,) = build_manifest(app, "app")["workloads"]
+    assert (entry["kind"], entry["handler"], entry["doc"]) == (
+        "function",
+        "declare.<locals>.Model",
+        "Counts its calls on weights loaded once.",
+    )
+    assert entry["parameters"] == {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    assert entry["returns"] == {}
+    assert entry["options"]["on_start"] is None and entry["options"]["schedule"] is None
+    assert entry["class"] == {
+        "methods": [
+            {
+                "name": "score",
+                "doc": "Sum of the letters' weights.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"text": {"type": "string"}, "scale": {"type": "integer", "default": 1}},
+                    "required": ["text"],
+                    "additionalProperties": False,
+                },
+                "returns": {"type": "integer"},
+            },
+            {
+                "name": "seen",
+                "doc": None,
+                "parameters": {"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+                "returns": {"type": "object"},
+            },
+        ],
+        "enter": [{"name": "boot", "snap": True}, {"name": "load", "snap": False}],
+        "exit": "close",
+    }
+
+
+# Calling in this process
+
+
+def test_local_calls_run_on_one_instance_per_handle_whose_enter_methods_ran_once(app):
+    model = declare(app)
+    instance = model()
+    assert instance.score.local("ab") == 3
+    assert instance.score("b", scale=2) == 4  # calling the handle is .local()
+    assert instance.seen.local() == {"calls": 2, "order": ["boot", "load"]}
+    assert model().seen.local() == {"calls": 0, "order": ["boot", "load"]}  # another handle, another instance
+
+
+def test_local_calls_see_the_from_dict_secrets(app):
+    @app.cls(secrets=[svc.Secret.from_dict({"CLS_TEST_KEY": "k1"})])
+    class Keyed:
+        @svc.enter()
+        def load(self) -> None:
+            self.key_at_enter = os.environ.get("CLS_TEST_KEY")
+
+        @svc.method()
+        def key(self) -> tuple:
+            return self.key_at_enter, os.environ.get("CLS_TEST_KEY")
+
+    assert Keyed().key.local() == ("k1", "k1")
+    assert "CLS_TEST_KEY" not in os.environ
+
+
+def test_the_handles_refuse_arguments_and_unknown_methods(app):
+    model = declare(app)
+    with pytest.raises(TypeError, match=r"Model\(\) takes no arguments: the platform makes its instances"):
+        model(size="large")
+    with pytest.raises(
+        AttributeError, match=r"has no @svc.method\(\) method 'scor' \(did you mean score\? its methods: score, seen\)"
+    ):
+        _ = model().scor
+
+
+def test_cls_from_name_checks_its_arguments_and_names_methods_lazily():
+    deployed = svc.Cls.from_name("shop", "Model")
+    assert repr(deployed) == "<svc.Cls shop/model (deployed)>"
+    assert repr(deployed().predict) == "<svc method shop.model.predict (deployed)>"
+    with pytest.raises(TypeError, match="app must be a non-empty string"):
+        svc.Cls.from_name("", "Model")
+
+
+# The runtime
+
+
+def serve_class(app):
+    model = declare(app)
+    workload = model.workload
+    instance = run_on_start(workload)  # made, snap=True enter methods run: what a checkpoint would hold
+    assert instance.order == ["boot"]
+    run_worker_enter(workload, instance)  # in the worker, after any fork
+    return create_app(workload, on_start_value=instance), instance
+
+
+def call(handler, method, *args, **kwargs):
+    body = pickle.dumps({"args": list(args), "kwargs": kwargs, **({"method": method} if method else {})})
+    reply = run(http_call(handler, "POST", "/", body=body, headers=CALL))
+    return reply, ndjson(reply.body) if reply.status == 200 else None
+
+
+def result(frames):
+    assert frames[-1]["type"] == "result", frames
+    return pickle.loads(base64.b64decode(frames[-1]["pickle"]))
+
+
+def test_the_runtime_calls_the_named_method_on_the_worker_s_one_instance(app):
+    handler, instance = serve_class(app)
+    assert result(call(handler, "score", "aab", scale=2)[1]) == 8
+    assert result(call(handler, "score", "b")[1]) == 2
+    assert result(call(handler, "seen")[1]) == {"calls": 2, "order": ["boot", "load"]}
+    assert instance.calls == 2
+
+
+@pytest.mark.parametrize(
+    ("method", "message"),
+    [
+        (None, "model is a class: a call of it names one of its methods (score, seen)"),
+        ("load", "model is a class: it has no @svc.method() method 'load' (score, seen)"),
+        ("nope", "model is a class: it has no @svc.method() method 'nope' (score, seen)"),
+    ],
+)
+def test_a_call_that_names_no_method_of_the_class_is_400(app, method, message):
+    handler, _ = serve_class(app)
+    reply, _ = call(handler, method)
+    assert reply.status == 400
+    assert reply.json()["error"] == {"code": "bad_request", "message": message}
+
+
+def test_a_function_refuses_a_call_that_names_a_method(app):
+    @app.function
+    def plain() -> int:
+        return 1
+
+    handler = create_app(plain.workload, on_start_value=run_on_start(plain.workload))
+    reply, _ = call(handler, "score")
+    assert reply.status == 400
+    assert "plain is a function, not a class: a call of it names no method" in reply.json()["error"]["message"]
+    reply, frames = call(handler, None)
+    assert reply.status == 200 and result(frames) == 1
+
+
+def test_a_json_call_of_a_class_is_400_naming_its_methods(app):
+    handler, _ = serve_class(app)
+    reply = run(http_call(handler, "POST", "/", body=b"{}", headers=[("Content-Type", "application/json")]))
+    assert reply.status == 400 and "a call of it names one of its methods" in reply.json()["error"]["message"]
+
+
+def test_the_exit_method_runs_at_the_worker_s_lifespan_shutdown(app, capfd):
+    handler, instance = serve_class(app)
+
+    async def lifespan() -> list[str]:
+        inbox: asyncio.Queue = asyncio.Queue()
+        sent: list[str] = []
+        for message in ("lifespan.startup", "lifespan.shutdown"):
+            inbox.put_nowait({"type": message})
+
+        async def send(message):
+            sent.append(message["type"])
+
+        await handler({"type": "lifespan"}, inbox.get, send)
+        return sent
+
+    assert run(lifespan()) == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert instance.order == ["boot", "load", "close"]
+    assert "closing" in capfd.readouterr().out

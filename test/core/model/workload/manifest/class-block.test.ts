@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { validateManifest } from '../../../../../core/model/workload/manifest/parse.js';
+import { parseManifest } from '../../../../../core/model/workload/resolve.js';
+import { assertIssuesExactly } from './match-issues.js';
+import { sampleManifest } from './sample-manifest.js';
+
+/** The sample manifest with its function (workloads[0]) made an `@app.cls` class of two methods. */
+function withClass(): any {
+  const manifest = sampleManifest() as any;
+  manifest.workloads[0].handler = 'Model';
+  manifest.workloads[0].class = {
+    methods: [
+      {
+        name: 'predict',
+        doc: 'Scores a text.',
+        parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+        returns: { type: 'number' },
+      },
+      { name: 'ready', doc: null, parameters: { type: 'object', properties: {}, required: [] }, returns: {} },
+    ],
+    enter: [
+      { name: 'boot', snap: true },
+      { name: 'load', snap: false },
+    ],
+    exit: 'close',
+  };
+  return manifest;
+}
+
+describe('a manifest function that is an @app.cls class (its `class` block)', () => {
+  it('validates, and the resolved workload keeps the block', () => {
+    const manifest = withClass();
+    assert.deepEqual(validateManifest(manifest), []);
+    const { workloads } = parseManifest(manifest);
+    assert.deepEqual(workloads[0]?.class, manifest.workloads[0].class);
+    assert.equal(workloads[1]?.class, undefined);
+  });
+
+  it('says what is wrong in each part of the block, with its path', () => {
+    const manifest = withClass();
+    const block = manifest.workloads[0].class;
+    block.methods[0].name = 'not a name';
+    block.methods[1].parameters = { properties: {} };
+    block.enter[0].snap = 'yes';
+    block.exit = 3;
+    block.extra = true;
+    assertIssuesExactly(validateManifest(manifest), [
+      { path: 'workloads[0].class.extra', message: 'unknown key' },
+      { path: 'workloads[0].class.methods[0].name', message: 'must be a Python identifier, like "predict", got "not a name"' },
+      { path: 'workloads[0].class.methods[1].parameters.type', message: 'missing; parameters are an "object" schema' },
+      { path: 'workloads[0].class.enter[0].snap', message: 'must be a boolean, got string' },
+      { path: 'workloads[0].class.exit', message: 'must be null or a method name, got number' },
+    ]);
+  });
+
+  it('refuses a class without methods, and a class block on any other kind', () => {
+    const manifest = withClass();
+    manifest.workloads[0].class.methods = [];
+    manifest.workloads[1].class = { methods: [], enter: [], exit: null };
+    assertIssuesExactly(validateManifest(manifest), [
+      { path: 'workloads[0].class.methods', message: 'must list at least 1 @svc.method() methods' },
+      { path: 'workloads[1].class', message: 'is only for a function that is an @app.cls class, not for kind endpoint' },
+    ]);
+  });
+});
