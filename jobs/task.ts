@@ -4,6 +4,7 @@
  * raw_exec/exec (the client's interpreter), with the bundle as an artifact
  * and the runtime's environment.
  */
+import { CLASS_PARAMETERS_ENV } from '../core/model/workload/class-parameters.js';
 import type { Workload } from '../core/model/workload/types.js';
 import type { JobContext } from './context.js';
 import { SECOND } from './durations.js';
@@ -89,6 +90,7 @@ export function baseEnv(workload: Workload, context: JobContext, placement: Reco
     SVC_STAGE: context.stage,
     SVC_WORKLOAD: workload.name,
     ...(context.version === null ? {} : { SVC_VERSION: String(context.version) }),
+    ...(workload.class?.bound === undefined ? {} : { [CLASS_PARAMETERS_ENV]: JSON.stringify(workload.class.bound) }),
     ...placement,
     PYTHONDONTWRITEBYTECODE: '1',
     PYTHONSAFEPATH: '1',

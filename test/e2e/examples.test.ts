@@ -21,7 +21,7 @@ import { localDriverOf } from '../helpers/local-driver.js';
 
 const run = promisify(execFile);
 
-const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat', 'checkpointed-model', 'autoscaling', 'fan-out'];
+const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat', 'checkpointed-model', 'autoscaling', 'fan-out', 'model-class'];
 
 const manifestOf = (name: string): Promise<LoadedManifest> => loadManifest({ target: path.join(examplesRoot, name, 'app.py') });
 
@@ -339,17 +339,36 @@ describe('examples/ deployed on a real platform', function () {
     });
   });
 
+  /** `python app.py [args]` in an example's folder, signed in to the test's platform as its README says. */
+  async function runScript(example: string, args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
+    const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
+    const env = {
+      ...inherited,
+      SVC_SERVER: platform.url,
+      SVC_TOKEN: platform.ownerToken.secret,
+      SVC_CONFIG_DIR: tempDir(`svc-${example}-config-`),
+      PYTHONPATH: sdkPythonPath,
+    };
+    return run(process.env.SVC_PYTHON ?? 'python3', ['app.py', ...args], { cwd: path.join(examplesRoot, example), env });
+  }
+
+  describe('model-class', () => {
+    it('runs as its README says: each lexicon in its own pool, loaded once per worker', async () => {
+      const { stdout, stderr } = await runScript('model-class', []);
+      assert.deepEqual(stdout.split('\n'), [
+        'one: 2.5',
+        'map: [4.0, 0.5, -2.0, 0.0]',
+        'strict: [2.0, -0.5, -3.0, -2.0]',
+        'spawned: -4.0',
+        '',
+      ]);
+      assert.match(stderr, /two pools: True/);
+    });
+  });
+
   describe('fan-out', () => {
     it("runs as its README says: python app.py against the server prints the maps' results", async () => {
-      const { SVC_SERVER: _server, SVC_TOKEN: _token, ...inherited } = process.env;
-      const env = {
-        ...inherited,
-        SVC_SERVER: platform.url,
-        SVC_TOKEN: platform.ownerToken.secret,
-        SVC_CONFIG_DIR: tempDir('svc-fan-out-config-'),
-        PYTHONPATH: sdkPythonPath,
-      };
-      const { stdout } = await run(process.env.SVC_PYTHON ?? 'python3', ['app.py', '40'], { cwd: path.join(examplesRoot, 'fan-out'), env });
+      const { stdout } = await runScript('fan-out', ['40']);
       assert.deepEqual(stdout.split('\n'), [
         '40 fingerprints, in input order; the first: 663cd0bd4335d329',
         "roots: [2.0, ValueError('no real square root of -1'), 3.0]",

@@ -7,6 +7,7 @@
 import { SvcError } from '../../model/errors.js';
 import { checkName } from '../../model/names.js';
 import { parseManifest } from '../../model/workload/resolve.js';
+import { bindClassParameters, type ClassParameterValues } from '../../model/workload/class-parameters.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import { CALL_ID_SOURCE, type CallView } from '../../services/calls/types.js';
 import { deployedFunctionCode } from '../../services/runs/deployed-function.js';
@@ -257,7 +258,7 @@ export async function spawnedCode(body: Readonly<Record<string, unknown>>, fn: s
     if (body.manifest !== undefined || body.bundle !== undefined) throw codeRefused();
     const app = checkName('app', body.app);
     const { spec } = deployedFunctionCode(app, fn, workspace, services.deployments);
-    return { spec, target: { kind: 'deployed', app } as const };
+    return { spec, target: { kind: 'deployed', app, ...boundParameters(spec, fn, body.parameters) } as const };
   }
   if (body.manifest === undefined || body.bundle === undefined) throw codeRefused();
   const spec = parseManifest(body.manifest);
@@ -273,7 +274,19 @@ export async function spawnedCode(body: Readonly<Record<string, unknown>>, fn: s
       },
     );
   }
-  return { spec, target: { kind: 'uploaded', manifest: body.manifest, bundle } as const };
+  return { spec, target: { kind: 'uploaded', manifest: body.manifest, bundle, ...boundParameters(spec, fn, body.parameters) } as const };
+}
+
+/** `{parameters}` of a call of an @app.cls class (every value, defaults filled in); nothing for a function, which takes none. */
+function boundParameters(spec: AppSpec, fn: string, given: unknown): { parameters?: ClassParameterValues } {
+  const workload = spec.workloads.find((w) => w.name === fn);
+  if (workload?.class === undefined) {
+    if (given === undefined || given === null) return {};
+    throw new SvcError('bad_request', `${fn} is a function, not an @app.cls class: it takes no "parameters".`, {
+      hint: 'Leave "parameters" out of the request.',
+    });
+  }
+  return { parameters: bindClassParameters(workload, given) };
 }
 
 /** A JSON call names no method: a class's methods are called from Python, each call naming one. */

@@ -65,6 +65,7 @@ export const runRoutes: readonly ApiRoute[] = [
         function: fn,
         principal,
         idleTimeoutSeconds,
+        ...(body.parameters === undefined ? {} : { parameters: body.parameters }),
       });
       return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
     },

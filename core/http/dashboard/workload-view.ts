@@ -37,7 +37,8 @@ export function workloadView(
   const { status, tone } = statusOf(deployment.paused, workload, scaling?.state ?? null);
   return {
     name: workload.name,
-    kind: workload.kind,
+    // A class is a function whose calls name its methods: the page says which.
+    kind: spec?.class === undefined ? workload.kind : `class (${spec.class.methods.map((m) => m.name).join(', ')})`,
     status,
     tone,
     version: workload.version,

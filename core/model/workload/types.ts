@@ -3,6 +3,7 @@
  * readonly, every default filled in. Built from a validated Manifest v1 by
  * core/model/workload/resolve.ts; nothing else should read the wire format.
  */
+import type { ClassParameterType, ClassParameterValue, ClassParameterValues } from './class-parameters.js';
 import type { JsonSchema } from './manifest/types.js';
 
 export type { JsonSchema, JsonValue, JsonObject } from './manifest/types.js';
@@ -86,6 +87,10 @@ export interface ClassSpec {
   /** In the order each worker runs them, `snap` ones first. */
   readonly enter: readonly { readonly name: string; readonly snap: boolean }[];
   readonly exit: string | null;
+  /** Its `svc.parameter()` attributes, in the order the class declares them; a default is absent when the parameter is required. */
+  readonly parameters: readonly { readonly name: string; readonly type: ClassParameterType; readonly default?: ClassParameterValue }[];
+  /** A run's values of them (every one, defaults filled in): what its containers' instances get. Absent in a deployed spec. */
+  readonly bound?: ClassParameterValues;
 }
 
 export interface Workload {

@@ -6,6 +6,7 @@ import { isSvcError, SvcError } from '../../model/errors.js';
 import { parseManifest } from '../../model/workload/resolve.js';
 import { deployedFunctionCode, type DeployedApps, type DeployedFunctionCode } from '../runs/deployed-function.js';
 import type { RunManager } from '../runs/runs.js';
+import type { ClassParameterValues } from '../../model/workload/class-parameters.js';
 import type { CallRecord } from './types.js';
 
 /** How long a pooled run may sit unused before it ends by itself. */
@@ -73,6 +74,7 @@ export class RunPool {
       principal: null,
       idleTimeoutSeconds: POOLED_RUN_IDLE_SECONDS,
       ...(code.secretScope === undefined ? {} : { secretScope: code.secretScope }),
+      ...(parametersOf(call) === undefined ? {} : { parameters: parametersOf(call) }),
     });
     return view.id;
   }
@@ -80,8 +82,15 @@ export class RunPool {
 
 type RunCode = Omit<DeployedFunctionCode, 'secretScope'> & { readonly secretScope: DeployedFunctionCode['secretScope'] | undefined };
 
-/** One run per workspace, function and code: a redeploy that changes the function's code or options starts another. */
+/** One run per workspace, function, code and class parameters: a redeploy that changes the function's code or options starts another. */
 function poolKey(call: CallRecord, code: RunCode): string {
   const workload = code.spec.workloads.find((w) => w.name === call.function);
-  return [call.workspace, call.function, code.bundle, JSON.stringify(workload ?? null)].join('\n');
+  return [call.workspace, call.function, code.bundle, JSON.stringify(workload ?? null), JSON.stringify(parametersOf(call) ?? null)].join(
+    '\n',
+  );
+}
+
+/** The values of a call's class parameters; undefined for a call of a function. */
+function parametersOf(call: CallRecord): ClassParameterValues | undefined {
+  return call.target.kind === 'url' ? undefined : call.target.parameters;
 }

@@ -4,6 +4,7 @@
  * spawn answers; the leader runs it through a remote run and keeps its outcome for a while.
  */
 
+import type { ClassParameterValues } from '../../model/workload/class-parameters.js';
 import type { StoredResponse } from '../../traffic/gateway/types.js';
 
 /** What a call id looks like (calls.ts makes them): `call-` and 20 hex digits. */
@@ -25,11 +26,12 @@ export const ENDED: ReadonlySet<CallStatus> = new Set(['succeeded', 'failed', 'c
 /**
  * The code a call runs: the deployed version of an app's function, code uploaded with the call's
  * manifest, or (a request sent with `Prefer: respond-async`) whatever serves the request's URL
- * when svc sends it.
+ * when svc sends it. A call of an `@app.cls` class holds its parameters' values (every one), which
+ * choose the run it goes to.
  */
 export type CallTarget =
-  | { readonly kind: 'deployed'; readonly app: string }
-  | { readonly kind: 'uploaded'; readonly manifest: unknown; readonly bundle: string }
+  | { readonly kind: 'deployed'; readonly app: string; readonly parameters?: ClassParameterValues }
+  | { readonly kind: 'uploaded'; readonly manifest: unknown; readonly bundle: string; readonly parameters?: ClassParameterValues }
   | { readonly kind: 'url'; readonly stage: string };
 
 /**

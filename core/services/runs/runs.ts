@@ -17,6 +17,7 @@ import { changeRefusedError } from '../deployments/offline.js';
 import { guardedStart, unlessAborted } from '../deployments/guarded-start.js';
 import { startUnits } from '../deployments/start-units.js';
 import type { DeployProgress } from '../deployments/types.js';
+import { bindClassParameters } from '../../model/workload/class-parameters.js';
 import { SvcError, isSvcError } from '../../model/errors.js';
 import type { Admission, UpstreamPools } from '../../traffic/gateway/types.js';
 import { callLimitOf } from '../../model/call-timeout.js';
@@ -67,6 +68,8 @@ export interface CreateRun {
   readonly inlineSecrets?: readonly Readonly<Record<string, string>>[];
   /** Whose secret values the run reads, in place of its own: a scheduled run reads its deployed app's (`@<i>` are the deploy's). */
   readonly secretScope?: InlineScope;
+  /** For an `@app.cls` class: its parameters' values, as the request gave them (checked here); a run per set of values. */
+  readonly parameters?: unknown;
 }
 
 interface Run {
@@ -118,7 +121,7 @@ export class RunManager {
       principal: request.principal,
     });
     if (this.#closed) throw changeRefusedError(); // svc began to stop while the plugins decided
-    const workload = functionOf(spec, request.function);
+    const workload = withParameters(functionOf(spec, request.function), request.parameters);
     // Like a deploy: a secret the workspace does not have refuses the run before anything starts.
     if ((workload.secrets ?? []).length > 0) await this.#options.secrets?.check(request.workspace, workload.secrets!);
     const mine = [...this.#runs.values()].filter((run) => run.workspace === request.workspace);
@@ -443,8 +446,20 @@ export class RunManager {
       idleTimeoutSeconds: run.idleTimeoutSeconds,
       expiresAt: (this.#options.leases.expiresAt(run.id) ?? new Date()).toISOString(),
       createdAt: run.createdAt.toISOString(),
+      ...(run.workload.class?.bound === undefined ? {} : { parameters: run.workload.class.bound }),
     };
   }
+}
+
+/** The workload a run of `workload` starts: for a class, with the values of its parameters bound (its containers' instances get them). */
+function withParameters(workload: Workload, given: unknown): Workload {
+  if (workload.class === undefined) {
+    if (given === undefined || given === null) return workload;
+    throw new SvcError('bad_request', `${workload.name} is a function, not an @app.cls class: it takes no "parameters".`, {
+      hint: 'Leave "parameters" out of the request.',
+    });
+  }
+  return { ...workload, class: { ...workload.class, bound: bindClassParameters(workload, given) } };
 }
 
 /** The function `name` of the app: `not_found` listing its functions, `bad_request` for another kind of workload. */

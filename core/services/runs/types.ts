@@ -1,6 +1,7 @@
 /** Remote runs and previews: ephemeral deployments that live while a client uses them. */
 import type { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
+import type { ClassParameterValues } from '../../model/workload/class-parameters.js';
 import type { Workload } from '../../model/workload/types.js';
 
 /**
@@ -28,6 +29,8 @@ export interface RunView {
   /** When the run ends if nobody uses it from now on. */
   readonly expiresAt: string;
   readonly createdAt: string;
+  /** A run of an `@app.cls` class: the values of its parameters (defaults filled in); absent for a function. */
+  readonly parameters?: ClassParameterValues;
 }
 
 /** The container's answer to one call: NDJSON frames (log lines, then one result or error), streamed. */

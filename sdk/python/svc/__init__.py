@@ -18,7 +18,7 @@ Reference: docs/sdk.md. The manifest the platform reads: docs/manifest.md.
 
 from ._app import App
 from ._autoscaler import Autoscaler
-from ._cls import enter, exit, method
+from ._cls import enter, exit, method, parameter
 from ._cls_handle import Cls
 from ._context import Context
 from ._function import Function
@@ -89,6 +89,7 @@ __all__ = [
     "enter",
     "exit",
     "method",
+    "parameter",
 ]
 
 

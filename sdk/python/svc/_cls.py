@@ -8,11 +8,13 @@ attributes on the functions, so a marked method is still an ordinary method of t
 
 from __future__ import annotations
 
+import base64
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
+from ._hints import type_hints
 from .exceptions import InvalidOptionError
 
 ENTER_MARK = "__svc_enter__"
@@ -104,6 +106,44 @@ def _check_takes_only_self(name: str, fn: Callable[..., Any]) -> None:
         )
 
 
+_REQUIRED: Any = object()
+PARAMETER_TYPES: dict[type, str] = {str: "str", int: "int", bool: "bool", bytes: "bytes"}
+
+
+class _Parameter:
+    """What ``svc.parameter()`` leaves on the class until ``@app.cls`` reads it."""
+
+    def __init__(self, default: Any) -> None:
+        self.default = default
+
+
+def parameter(*, default: Any = _REQUIRED) -> Any:
+    """Declares a parameter of an ``@app.cls`` class, as an annotated class attribute::
+
+        @app.cls()
+        class Model:
+            size: str = svc.parameter(default="small")
+
+    ``Model(size="large")`` then runs in containers of its own, apart from ``Model()``'s: each distinct set
+    of values gets its pool of containers, whose instances have the values as attributes (``self.size``)
+    before their ``@svc.enter()`` methods run. Types: ``str``, ``int``, ``bool`` and ``bytes``. Without
+    ``default``, ``Model(...)`` must give it.
+    """
+    return _Parameter(default)
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    name: str
+    type: str
+    """``str``, ``int``, ``bool`` or ``bytes``."""
+    default: Any = _REQUIRED
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED
+
+
 @dataclass(frozen=True)
 class ClassSpec:
     """What ``@app.cls`` found in a class: the names of its marked methods, in the order it defines them."""
@@ -112,6 +152,7 @@ class ClassSpec:
     enter: tuple[tuple[str, bool], ...]
     """``(name, snap)`` of each ``@svc.enter()`` method, in the order they run (``snap=True`` first)."""
     exit: str | None
+    parameters: tuple[ParameterSpec, ...] = ()
 
 
 def read_class(where: str, cls: Any) -> ClassSpec:
@@ -153,7 +194,85 @@ def read_class(where: str, cls: Any) -> ClassSpec:
             "mark the methods callers call with @svc.method()"
         )
     ordered = [e for e in enters if e[1]] + [e for e in enters if not e[1]]
-    return ClassSpec(methods=tuple(methods), enter=tuple(ordered), exit=exits[0] if exits else None)
+    return ClassSpec(
+        methods=tuple(methods),
+        enter=tuple(ordered),
+        exit=exits[0] if exits else None,
+        parameters=_parameters(where, cls),
+    )
+
+
+def _parameters(where: str, cls: type) -> tuple[ParameterSpec, ...]:
+    """The ``svc.parameter()`` attributes of ``cls`` (and its bases), each with its annotated type."""
+    hints = type_hints(cls)
+    found: dict[str, ParameterSpec] = {}
+    for klass in reversed(cls.__mro__):
+        for name, value in vars(klass).items():
+            if not isinstance(value, _Parameter):
+                continue
+            kind = PARAMETER_TYPES.get(hints.get(name))  # type: ignore[arg-type]
+            if kind is None:
+                given = hints.get(name, None)
+                shown = "no annotation" if given is None else f"the type {getattr(given, '__name__', given)!r}"
+                raise InvalidOptionError(
+                    f"{where}: {cls.__qualname__}.{name} is a svc.parameter() with {shown}; annotate it str, int, "
+                    f"bool or bytes: {name}: str = svc.parameter(...)"
+                )
+            if value.default is not _REQUIRED:
+                problem = value_problem(kind, value.default)
+                if problem is not None:
+                    raise InvalidOptionError(f"{where}: {cls.__qualname__}.{name}'s default {problem}")
+            found[name] = ParameterSpec(name, kind, value.default)
+    return tuple(found.values())
+
+
+def value_problem(kind: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for a parameter of type ``kind`` (``str``, …), or None."""
+    wanted = {"str": str, "int": int, "bool": bool, "bytes": bytes}[kind]
+    if type(value) is not wanted:  # bool is an int, but an int parameter takes no bool
+        return f"must be {kind}, not {type(value).__name__} {value!r}"
+    return None
+
+
+def bind_parameters(spec: ClassSpec, qualname: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The values of every parameter for ``Model(**given)``, defaults filled in; TypeError saying what is wrong."""
+    known = {p.name: p for p in spec.parameters}
+    for name in given:
+        if name not in known:
+            takes = ", ".join(known) or "no parameters"
+            raise TypeError(f"{qualname}() has no parameter {name!r} (it takes {takes})")
+    values: dict[str, Any] = {}
+    for p in spec.parameters:
+        if p.name not in given and p.required:
+            raise TypeError(
+                f"{qualname}() needs its parameter {p.name!r} ({'an' if p.type == 'int' else 'a'} {p.type})"
+            )
+        value = given.get(p.name, p.default)
+        problem = value_problem(p.type, value)
+        if problem is not None:
+            raise TypeError(f"{qualname}(): the parameter {p.name!r} {problem}")
+        values[p.name] = value
+    return values
+
+
+def to_wire(values: dict[str, Any]) -> dict[str, Any]:
+    """Parameter values as JSON carries them: bytes as ``{"base64": ...}``."""
+    return {
+        name: {"base64": base64.b64encode(value).decode("ascii")} if isinstance(value, bytes) else value
+        for name, value in values.items()
+    }
+
+
+def from_wire(values: dict[str, Any]) -> dict[str, Any]:
+    """``to_wire``'s values back: ``{"base64": ...}`` as bytes."""
+    return {name: _value_from_wire(value) for name, value in values.items()}
+
+
+def _value_from_wire(value: Any) -> Any:
+    if isinstance(value, dict):
+        text: str = cast("dict[str, str]", value)["base64"]
+        return base64.b64decode(text)
+    return value
 
 
 def _members(cls: type) -> list[tuple[str, Any]]:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ._checks import derive_name
-from ._cls import ClassSpec
+from ._cls import ClassSpec, bind_parameters, to_wire
 from ._remote_calls import RemoteCalls
 from ._workloads import Workload, local_secrets
 
@@ -26,10 +26,12 @@ if TYPE_CHECKING:
     from ._client._remote import Target
 
 
-def make_instance(cls: type, spec: ClassSpec, *, snap: bool | None = None) -> Any:
-    """A new instance of ``cls`` with its ``@svc.enter()`` methods run: all of them (``snap=None``),
-    or only those with that ``snap``."""
+def make_instance(cls: type, spec: ClassSpec, parameters: dict[str, Any], *, snap: bool | None = None) -> Any:
+    """A new instance of ``cls`` with its parameters' values as attributes and its ``@svc.enter()`` methods run:
+    all of them (``snap=None``), or only those with that ``snap``."""
     instance = cls()
+    for name, value in parameters.items():
+        setattr(instance, name, value)
     run_enter(instance, spec, snap)
     return instance
 
@@ -56,13 +58,16 @@ class ClassHandle:
         self.spec = spec
         functools.update_wrapper(self, workload.target, updated=())
 
-    def __call__(self, *args: Any, **kwargs: Any) -> ClassInstance:
-        if args or kwargs:
+    def __call__(self, *args: Any, **parameters: Any) -> ClassInstance:
+        """``Model(size="large")``: the values of its ``svc.parameter()`` attributes, checked here (a ``TypeError``
+        at the call line), choose the pool of containers its calls go to."""
+        qualname = self.workload.target.__qualname__
+        if args:
             raise TypeError(
-                f"{self.workload.target.__qualname__}() takes no arguments: the platform makes its instances; "
-                "load what a worker needs in an @svc.enter() method"
+                f"{qualname}() takes its parameters by name ({', '.join(p.name for p in self.spec.parameters) or 'none'}), "
+                "not by position: the platform makes its instances; load what a worker needs in an @svc.enter() method"
             )
-        return ClassInstance(self)
+        return ClassInstance(self, bind_parameters(self.spec, qualname, parameters))
 
     def __repr__(self) -> str:
         return f"<svc class {self.workload.name!r}, methods {', '.join(self.spec.methods)}>"
@@ -72,8 +77,9 @@ class ClassInstance:
     """``Model()``: its ``@svc.method()`` methods as handles (``Model().predict.remote(x)``). Its own state
     has ``_svc_`` names, so that any method name the class marks is found."""
 
-    def __init__(self, handle: ClassHandle) -> None:
+    def __init__(self, handle: ClassHandle, parameters: dict[str, Any]) -> None:
         self._svc_handle = handle
+        self._svc_parameters = parameters
         self._svc_local: Any = None
         self._svc_lock = threading.Lock()
 
@@ -83,7 +89,8 @@ class ClassInstance:
         handle = self._svc_handle
         if name not in handle.spec.methods:
             raise AttributeError(_unknown_method(handle.workload.target.__qualname__, name, handle.spec.methods))
-        return MethodHandle(handle.workload, name, self._svc_local_instance)
+        wire = to_wire(self._svc_parameters) if handle.spec.parameters else None
+        return MethodHandle(handle.workload, name, self._svc_local_instance, wire)
 
     def _svc_local_instance(self) -> Any:
         """The instance ``.local()`` calls run on: made here on first use, its ``enter`` methods run once."""
@@ -91,7 +98,7 @@ class ClassInstance:
             if self._svc_local is None:
                 handle = self._svc_handle
                 with local_secrets(handle.workload.secrets):
-                    self._svc_local = make_instance(handle.workload.target, handle.spec)
+                    self._svc_local = make_instance(handle.workload.target, handle.spec, self._svc_parameters)
             return self._svc_local
 
     def __repr__(self) -> str:
@@ -101,9 +108,12 @@ class ClassInstance:
 class MethodHandle(RemoteCalls):
     """``Model().predict``: the method's remote calls, and ``.local`` in this process."""
 
-    def __init__(self, workload: Workload, name: str, local_instance: Callable[[], Any]) -> None:
+    def __init__(
+        self, workload: Workload, name: str, local_instance: Callable[[], Any], parameters: dict[str, Any] | None
+    ) -> None:
         self._workload = workload
         self._local_instance = local_instance
+        self._parameters = parameters
         self.name = name
         self.__doc__ = getattr(workload.target, name).__doc__
 
@@ -113,7 +123,7 @@ class MethodHandle(RemoteCalls):
     def _target(self) -> Target:
         from ._client._remote import target_of
 
-        return dataclasses.replace(target_of(self._workload), method=self.name)
+        return dataclasses.replace(target_of(self._workload), method=self.name, parameters=self._parameters)
 
     def local(self, *args: Any, **kwargs: Any) -> Any:
         """Calls the method in this Python process, on an instance made here once per ``Model()`` (its
@@ -147,8 +157,15 @@ class Cls:
                 raise TypeError(f"svc.Cls.from_name(): {what} must be a non-empty string, not {value!r}")
         return cls(app, derive_name(name))
 
-    def __call__(self) -> DeployedInstance:
-        return DeployedInstance(self)
+    def __call__(self, **parameters: Any) -> DeployedInstance:
+        """An instance handle; the values of the class's parameters are checked by the server at the first call."""
+        for name, value in parameters.items():
+            if type(value) not in (str, int, bool, bytes):
+                raise TypeError(
+                    f"svc.Cls.from_name(...)(): the parameter {name!r} must be str, int, bool or bytes, "
+                    f"not {type(value).__name__}"
+                )
+        return DeployedInstance(self, to_wire(parameters) if parameters else None)
 
     def __repr__(self) -> str:
         return f"<svc.Cls {self.app}/{self.name} (deployed)>"
@@ -158,18 +175,20 @@ class DeployedInstance:
     """``svc.Cls.from_name(...)()``: any attribute is a method of the deployed class; a name it does not
     have fails at the first call (the server's error names the method and the ones it has)."""
 
-    def __init__(self, deployed: Cls) -> None:
+    def __init__(self, deployed: Cls, parameters: dict[str, Any] | None) -> None:
         self._deployed = deployed
+        self._parameters = parameters
 
     def __getattr__(self, name: str) -> DeployedMethod:
         if name.startswith("_"):
             raise AttributeError(name)
-        return DeployedMethod(self._deployed, name)
+        return DeployedMethod(self._deployed, name, self._parameters)
 
 
 class DeployedMethod(RemoteCalls):
-    def __init__(self, deployed: Cls, name: str) -> None:
+    def __init__(self, deployed: Cls, name: str, parameters: dict[str, Any] | None) -> None:
         self._deployed = deployed
+        self._parameters = parameters
         self.name = name
 
     def _label(self) -> str:
@@ -178,7 +197,8 @@ class DeployedMethod(RemoteCalls):
     def _target(self) -> Target:
         from ._client._remote import deployed_target
 
-        return dataclasses.replace(deployed_target(self._deployed.app, self._deployed.name), method=self.name)
+        target = deployed_target(self._deployed.app, self._deployed.name)
+        return dataclasses.replace(target, method=self.name, parameters=self._parameters)
 
     def __repr__(self) -> str:
         return f"<svc method {self._label()} (deployed)>"

@@ -44,6 +44,24 @@ def test_every_kind_of_call_runs_on_the_instance_its_worker_set_up_once(server, 
         counter.fail.remote("no luck")
 
 
+def test_each_set_of_parameters_runs_in_containers_of_its_own(server, class_app):
+    plain, tagged = class_app.Counter(), class_app.Counter(label="tagged", step=3)
+    plain_state, tagged_state = plain.state.remote(), tagged.state.remote()
+    assert (plain_state["label"], plain_state["step"]) == ("plain", 1)
+    assert (tagged_state["label"], tagged_state["step"]) == ("tagged", 3)
+    assert plain_state["pid"] != tagged_state["pid"]
+    assert class_app.Counter(step=1).state.remote()["pid"] == plain_state["pid"]  # the defaults are the same set
+    assert tagged.state.spawn().get(timeout=60)["label"] == "tagged"  # a spawned call goes to a run with them too
+    runs = [
+        run
+        for run in server.runs()
+        if run["app"] == "class-test" and run.get("parameters", {}).get("label") == "tagged"
+    ]
+    assert runs and runs[0]["parameters"] == {"label": "tagged", "step": 3}
+    with pytest.raises(TypeError, match=r"Counter\(\): the parameter 'step' must be int, not bool True"):
+        class_app.Counter(step=True)
+
+
 def test_exit_runs_when_the_worker_stops(server, class_app):
     from svc._client import _remote
 
@@ -69,6 +87,11 @@ def test_cls_from_name_calls_the_deployed_class_from_a_folder_without_its_source
         import svc
         counter = svc.Cls.from_name("class-test", "Counter")()
         print(counter.add.remote(1, b=2))
+        print(svc.Cls.from_name("class-test", "Counter")(label="far").state.remote()["label"])
+        try:
+            svc.Cls.from_name("class-test", "Counter")(size=1).state.remote()
+        except svc.Error as error:
+            print("refused:", error)
         print(list(counter.add.map([1, 2], [3, 4])))
         print(counter.add.spawn(5).get(timeout=60))
         try:
@@ -86,10 +109,13 @@ def test_cls_from_name_calls_the_deployed_class_from_a_folder_without_its_source
     )
     assert ran.returncode == 0, ran.stderr
     lines = ran.stdout.splitlines()
-    assert lines[:3] == ["3", "[4, 6]", "5"], ran.stdout
-    assert lines[3].startswith("refused:") and "has no @svc.method() method 'missing' (add, state, fail)" in lines[3], (
+    assert lines[:2] == ["3", "far"], ran.stdout
+    assert lines[2].startswith("refused:") and 'counter has no parameter "size": it takes label, step' in lines[2], (
         ran.stdout
     )
+    assert "[4, 6]" in lines and "5" in lines, ran.stdout
+    refusals = [line for line in lines if line.startswith("refused:")]
+    assert "has no @svc.method() method 'missing' (add, state, fail)" in refusals[1], ran.stdout
 
 
 def test_the_http_calls_api_refuses_a_class_naming_its_methods(server):

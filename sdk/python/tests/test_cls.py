@@ -272,6 +272,7 @@ def test_the_manifest_writes_a_class_as_a_function_with_its_class_block(app):
         ],
         "enter": [{"name": "boot", "snap": True}, {"name": "load", "snap": False}],
         "exit": "close",
+        "parameters": [],
     }
 
 
@@ -304,8 +305,10 @@ def test_local_calls_see_the_from_dict_secrets(app):
 
 def test_the_handles_refuse_arguments_and_unknown_methods(app):
     model = declare(app)
-    with pytest.raises(TypeError, match=r"Model\(\) takes no arguments: the platform makes its instances"):
+    with pytest.raises(TypeError, match=r"Model\(\) has no parameter 'size' \(it takes no parameters\)"):
         model(size="large")
+    with pytest.raises(TypeError, match=r"Model\(\) takes its parameters by name \(none\), not by position"):
+        model("large")
     with pytest.raises(
         AttributeError, match=r"has no @svc.method\(\) method 'scor' \(did you mean score\? its methods: score, seen\)"
     ):
@@ -403,3 +406,101 @@ def test_the_exit_method_runs_at_the_worker_s_lifespan_shutdown(app, capfd):
     assert run(lifespan()) == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
     assert instance.order == ["boot", "load", "close"]
     assert "closing" in capfd.readouterr().out
+
+
+# Parameters
+
+
+def declare_sized(app: svc.App):
+    @app.cls()
+    class Sized:
+        size: str = svc.parameter(default="small")
+        layers: int = svc.parameter(default=2)
+        fast: bool = svc.parameter(default=False)
+        seed: bytes = svc.parameter(default=b"\x00\xff")
+        name: str = svc.parameter()
+
+        @svc.enter()
+        def load(self) -> None:
+            self.seen_at_enter = (self.size, self.layers, self.fast, self.seed, self.name)
+
+        @svc.method()
+        def describe(self) -> tuple:
+            return self.seen_at_enter
+
+    return Sized
+
+
+def test_parameters_are_read_with_their_types_and_written_to_the_manifest(app):
+    declare_sized(app)
+    (workload,) = app.workloads
+    assert [(p.name, p.type, p.required) for p in workload.cls.parameters] == [
+        ("size", "str", False),
+        ("layers", "int", False),
+        ("fast", "bool", False),
+        ("seed", "bytes", False),
+        ("name", "str", True),
+    ]
+    assert build_manifest(app, "app")["workloads"][0]["class"]["parameters"] == [
+        {"name": "size", "type": "str", "default": "small"},
+        {"name": "layers", "type": "int", "default": 2},
+        {"name": "fast", "type": "bool", "default": False},
+        {"name": "seed", "type": "bytes", "default": {"base64": "AP8="}},
+        {"name": "name", "type": "str"},
+    ]
+
+
+def test_an_instance_binds_its_parameters_at_the_call_line(app):
+    sized = declare_sized(app)
+    assert sized(name="a", size="large").describe.local() == ("large", 2, False, b"\x00\xff", "a")
+    for given, message in [
+        ({}, r"Sized\(\) needs its parameter 'name' \(a str\)"),
+        ({"name": "a", "layers": True}, r"the parameter 'layers' must be int, not bool True"),
+        ({"name": "a", "layers": 2.0}, r"the parameter 'layers' must be int, not float 2.0"),
+        ({"name": "a", "seed": "00"}, r"the parameter 'seed' must be bytes, not str '00'"),
+        ({"name": "a", "sise": "x"}, r"has no parameter 'sise' \(it takes size, layers, fast, seed, name\)"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            sized(**given)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "size = svc.parameter()",
+            r"Odd.size is a svc.parameter\(\) with no annotation; annotate it str, int, bool or bytes",
+        ),
+        ("size: float = svc.parameter(default=1.0)", r"Odd.size is a svc.parameter\(\) with the type 'float'"),
+        ("size: int = svc.parameter(default='1')", r"Odd.size's default must be int, not str '1'"),
+    ],
+)
+def test_a_parameter_of_another_type_or_default_is_refused_at_the_class(app, write_module, body, message):
+    path = write_module(
+        f"""
+        import svc
+        app = svc.App("odd")
+
+        @app.cls()
+        class Odd:
+            {body}
+
+            @svc.method()
+            def go(self) -> None: ...
+        """,
+        name="odd_parameters",
+    )
+    with pytest.raises(svc.InvalidOptionError, match=message):
+        import_entry(str(path.parent), "odd_parameters")
+
+
+def test_a_container_s_instance_gets_the_values_the_platform_sets(app, monkeypatch):
+    sized = declare_sized(app)
+    workload = sized.workload
+    monkeypatch.setenv("SVC_CLASS_PARAMETERS", '{"name": "run", "layers": 5, "seed": {"base64": "AQI="}}')
+    instance = run_on_start(workload)
+    run_worker_enter(workload, instance)
+    assert instance.seen_at_enter == ("small", 5, False, b"\x01\x02", "run")
+    monkeypatch.delenv("SVC_CLASS_PARAMETERS")
+    with pytest.raises(TypeError, match=r"needs its parameter 'name'"):
+        run_on_start(workload)

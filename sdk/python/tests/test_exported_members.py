@@ -24,6 +24,7 @@ DEFINITIONS = {
     "enter",
     "exit",
     "method",
+    "parameter",
 }
 EXCEPTIONS = {
     "Error",

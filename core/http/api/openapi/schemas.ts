@@ -7,6 +7,7 @@ import { DEFAULT_IDLE_TIMEOUT_SECONDS, IDLE_TIMEOUT_RANGE, RUN_ID_SOURCE } from 
 import { RUN_ID_PATTERN as SCHEDULED_RUN_ID } from '../../../model/schedule-keys.js';
 import { MAP_ID_SOURCE } from '../../../services/maps/types.js';
 import { MAX_BATCH_INPUTS, MAX_GROUP_INPUTS } from '../../../services/calls/call-groups.js';
+import { MAX_CLASS_PARAMETERS, MAX_PARAMETER_CHARS } from '../../../model/workload/class-parameters.js';
 import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
 
@@ -36,6 +37,27 @@ const INLINE_SECRETS = {
   type: ['array', 'null'],
   items: { type: 'object', additionalProperties: { type: 'string' } },
   description: 'KEY: value objects; a workload that names `@<i>` in its secrets gets the i-th.',
+} as const;
+
+/** The values of an `@app.cls` class's parameters: a run, a spawned call or a group of them per set of values. */
+const CLASS_PARAMETERS = {
+  type: ['object', 'null'],
+  maxProperties: MAX_CLASS_PARAMETERS,
+  additionalProperties: {
+    oneOf: [
+      { type: 'string', maxLength: MAX_PARAMETER_CHARS },
+      { type: 'integer' },
+      { type: 'boolean' },
+      {
+        type: 'object',
+        required: ['base64'],
+        additionalProperties: false,
+        properties: { base64: { type: 'string', maxLength: MAX_PARAMETER_CHARS } },
+      },
+    ],
+  },
+  description:
+    'For an @app.cls class: its svc.parameter() values by name (str, int, bool, or bytes as {"base64": ...}); missing ones take their defaults. Each distinct set of values runs in containers of its own. Refused for a function.',
 } as const;
 
 /** How long a preview or a run may stay idle. */
@@ -618,6 +640,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       function: { type: 'string', description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it).' },
       idleTimeoutSeconds: IDLE_TIMEOUT,
       inlineSecrets: INLINE_SECRETS,
+      parameters: CLASS_PARAMETERS,
     },
   },
   Run: {
@@ -660,6 +683,11 @@ export const schemas: Readonly<Record<string, Schema>> = {
         description: 'When the run ends if nothing uses it from now on (now plus the timeout while it is in use).',
       },
       createdAt: { type: 'string', format: 'date-time' },
+      parameters: {
+        type: 'object',
+        description:
+          'A run of an @app.cls class: its parameters\' values, defaults filled in (bytes as {"base64": ...}). Absent for a function.',
+      },
     },
   },
   RunList: listOf('runs', ref('Run')),
@@ -678,6 +706,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       app: { type: 'string', description: 'A deployed app of the workspace: the call runs its deployed version, with its secrets.' },
       manifest: { type: 'object', description: 'A Manifest v1 of the app (docs/manifest.md), with `bundle`.' },
       bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      parameters: CLASS_PARAMETERS,
       callbackUrl: {
         type: 'string',
         maxLength: 2048,
@@ -786,6 +815,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       app: { type: 'string', description: 'A deployed app of the workspace: the inputs run its deployed version, with its secrets.' },
       manifest: { type: 'object', description: 'A Manifest v1 of the app (docs/manifest.md), with `bundle`.' },
       bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
+      parameters: CLASS_PARAMETERS,
     },
   },
   CallGroupInputs: {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { sdkPythonPath } from '../../../model/paths.js';
+import { CLASS_PARAMETERS_ENV } from '../../../model/workload/class-parameters.js';
 import type { DeploymentUnit } from '../types.js';
 
 /** The fd on which the runtime writes its events (the fourth pipe of spawnGroup). */
@@ -50,6 +51,8 @@ export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
   env.SVC_WORKLOAD = unit.workload.name;
   env.SVC_STAGE = unit.ref.stage;
   env.SVC_WORKSPACE = unit.ref.workspace;
+  const bound = unit.workload.class?.bound;
+  if (bound !== undefined) env[CLASS_PARAMETERS_ENV] = JSON.stringify(bound);
   return env;
 }
 

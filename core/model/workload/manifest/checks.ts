@@ -8,6 +8,7 @@
 import { MAX_CALLBACK_URL_LENGTH, callbackUrlLength, callbackUrlProblem } from '../../callback-url.js';
 import type { Check, Report } from '../../schema/ajv.js';
 import { ENV_NAME_PATTERN, ENV_NAME_RULE, MAX_ENV_VALUE_BYTES, isReservedEnvName, reservedEnvText } from '../../env-names.js';
+import { type ClassParameterType, classParameterTypes, parameterValueProblem } from '../class-parameters.js';
 import { formatMemoryMiB, parseMemoryMiB } from '../memory.js';
 import {
   INLINE_SECRET_REF,
@@ -255,6 +256,23 @@ const parameters: Check = (value, report: Report) => {
   reportDuplicates(required, stringOf, (index, _first, key) => report(`duplicate parameter ${JSON.stringify(key)}`, 'required', index));
 };
 
+/** A class's parameters: distinct names, and each default a value of its parameter's type. */
+const classParameters: Check = (value, report) => {
+  if (!Array.isArray(value)) return;
+  reportDuplicates(
+    value,
+    (parameter) => (isPlainObject(parameter) ? stringOf(parameter.name) : null),
+    (index, first, key) => report(`duplicate parameter ${JSON.stringify(key)} (also parameters[${first}])`, index, 'name'),
+  );
+  value.forEach((parameter, index) => {
+    if (!isPlainObject(parameter) || !Object.hasOwn(parameter, 'default')) return;
+    const type = parameter.type;
+    if (typeof type !== 'string' || !(classParameterTypes as readonly string[]).includes(type)) return;
+    const problem = parameterValueProblem(type as ClassParameterType, parameter.default);
+    if (problem !== null) report(problem, index, 'default');
+  });
+};
+
 /** Every check the manifest schema names. */
 export const manifestChecks: Readonly<Record<string, Check>> = {
   appName: name('app'),
@@ -277,4 +295,5 @@ export const manifestChecks: Readonly<Record<string, Check>> = {
   timezone,
   callbackUrl,
   parameters,
+  classParameters,
 };

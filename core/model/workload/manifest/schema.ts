@@ -33,6 +33,7 @@ import {
   workloadKinds,
   type OptionRule,
 } from '../rules.js';
+import { MAX_CLASS_PARAMETERS, classParameterTypes } from '../class-parameters.js';
 import { PERIOD_RANGE } from '../schedule.js';
 import type { WorkloadKind } from '../types.js';
 
@@ -199,6 +200,13 @@ const classBlock = closedObject({
     '@svc.method() methods',
   ),
   enter: methodList(closedObject({ name: methodName, snap: { type: 'boolean' } }), 0, '@svc.enter() methods'),
+  parameters: {
+    type: 'array',
+    maxItems: MAX_CLASS_PARAMETERS,
+    items: closedObject({ name: methodName, type: { enum: [...classParameterTypes] }, default: true }, new Set(['default'])),
+    'x-svc-messages': { maxItems: `lists {count} parameters; a class takes at most ${MAX_CLASS_PARAMETERS}` },
+    'x-svc-check': 'classParameters',
+  },
   exit: {
     ...methodName,
     type: ['string', 'null'],

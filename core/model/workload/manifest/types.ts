@@ -148,6 +148,8 @@ export interface ManifestClass {
   enter: { name: string; snap: boolean }[];
   /** The `@svc.exit()` method; null without one. */
   exit: string | null;
+  /** Its `svc.parameter()` attributes, in declaration order: `default` is left out for a required one (bytes as `{"base64": ...}`). */
+  parameters: { name: string; type: 'str' | 'int' | 'bool' | 'bytes'; default?: string | number | boolean | { base64: string } }[];
 }
 
 export interface ManifestMethod {

@@ -95,12 +95,15 @@ class Target:
     bundle: Bundle | None = None
     method: str | None = None
     """The method of an ``@app.cls`` class each call names; not part of the run's key (one class, one run)."""
+    parameters: dict[str, Any] | None = None
+    """The values of an ``@app.cls`` class's parameters, as JSON carries them: a run (its own containers) per set."""
 
     @property
     def key(self) -> tuple[str, ...]:
         api = self.api
         code = self.bundle.sha256 if self.bundle is not None else "deployed"
-        return (api.server, api.credentials.token, self.app, self.function, code)
+        parameters = "" if self.parameters is None else json.dumps(self.parameters, sort_keys=True)
+        return (api.server, api.credentials.token, self.app, self.function, code, parameters)
 
     @property
     def script_entry(self) -> str | None:
@@ -108,13 +111,20 @@ class Target:
         return self.project.script_entry if self.project is not None else None
 
     def code(self) -> dict[str, Any]:
-        """The code fields of a run or a spawned call: the manifest and bundle, or the deployed app."""
+        """The code fields of a run or a spawned call: the manifest and bundle, or the deployed app (and the
+        class's parameters, which choose the run)."""
+        parameters = {} if self.parameters is None else {"parameters": self.parameters}
         if self.project is None or self.bundle is None:
-            return {"app": self.app}
+            return {"app": self.app, **parameters}
         # Secret.from_dict values go beside the manifest, never in it (docs/secrets.md).
         manifest = {name: value for name, value in self.project.manifest.items() if name != INLINE_SECRETS}
         inline = self.project.manifest.get(INLINE_SECRETS)
-        return {"manifest": manifest, "bundle": self.bundle.sha256, **({"inlineSecrets": inline} if inline else {})}
+        return {
+            "manifest": manifest,
+            "bundle": self.bundle.sha256,
+            **({"inlineSecrets": inline} if inline else {}),
+            **parameters,
+        }
 
 
 def target_of(workload: Workload, project: Project | None = None) -> Target:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import __version__
 from .._app import App
+from .._cls import to_wire
 from .._image import Image, current_python_version
 from .._options import manifest_value
 from .._schema import parameters_schema, returns_schema
@@ -94,7 +95,11 @@ def _class_entry(workload: Workload) -> dict[str, Any]:
         for name in spec.methods
     ]
     enter = [{"name": name, "snap": snap} for name, snap in spec.enter]
-    return {"class": {"methods": methods, "enter": enter, "exit": spec.exit}}
+    parameters = [
+        {"name": p.name, "type": p.type, **({} if p.required else {"default": to_wire({"v": p.default})["v"]})}
+        for p in spec.parameters
+    ]
+    return {"class": {"methods": methods, "enter": enter, "exit": spec.exit, "parameters": parameters}}
 
 
 def _secret_refs(workload: Workload, inline: list[dict[str, str]]) -> dict[str, Any]:

@@ -9,10 +9,16 @@ template that later workers are forked from) and hands the value to
 from __future__ import annotations
 
 import inspect
+import json
+import os
 from typing import Any
 
+from .._cls import bind_parameters, from_wire
 from .._cls_handle import make_instance, run_enter
 from .._workloads import Workload
+
+CLASS_PARAMETERS_ENV = "SVC_CLASS_PARAMETERS"
+"""Set by the platform for a run of a parametrized class (core/model/workload/class-parameters.ts)."""
 
 
 def run_on_start(workload: Workload) -> Any:
@@ -26,7 +32,7 @@ def run_on_start(workload: Workload) -> Any:
     if workload.cls is not None:
         # A class's set-up is its instance: made here, with its snap=True enter methods run (the others
         # run in each worker, after any fork: enter_worker).
-        return make_instance(workload.target, workload.cls, snap=True)
+        return make_instance(workload.target, workload.cls, class_parameters(workload), snap=True)
     on_start = workload.options.get("on_start")
     if on_start is None:
         return None
@@ -40,6 +46,15 @@ def run_on_start(workload: Workload) -> Any:
             "on_start runs before the event loop starts, so it must do its work synchronously"
         )
     return value
+
+
+def class_parameters(workload: Workload) -> dict[str, Any]:
+    """The values of a class's parameters this container's instances get: the platform's ``SVC_CLASS_PARAMETERS``
+    (a JSON object, bytes as ``{"base64": ...}``), the defaults for those it leaves out."""
+    assert workload.cls is not None
+    raw = os.environ.get(CLASS_PARAMETERS_ENV)
+    given = {} if raw is None else from_wire(json.loads(raw))
+    return bind_parameters(workload.cls, workload.target.__qualname__, given)
 
 
 def run_worker_enter(workload: Workload, value: Any) -> None:

@@ -23,6 +23,11 @@ function withClass(): any {
       { name: 'load', snap: false },
     ],
     exit: 'close',
+    parameters: [
+      { name: 'size', type: 'str', default: 'small' },
+      { name: 'seed', type: 'bytes', default: { base64: 'AP8=' } },
+      { name: 'layers', type: 'int' },
+    ],
   };
   return manifest;
 }
@@ -53,10 +58,28 @@ describe('a manifest function that is an @app.cls class (its `class` block)', ()
     ]);
   });
 
+  it('checks the parameters: a known type, distinct names, and a default of the parameter type', () => {
+    const manifest = withClass();
+    manifest.workloads[0].class.parameters = [
+      { name: 'size', type: 'float' },
+      { name: 'layers', type: 'int', default: 1.5 },
+      { name: 'fast', type: 'bool', default: 'yes' },
+      { name: 'seed', type: 'bytes', default: { base64: '***' } },
+      { name: 'layers', type: 'str' },
+    ];
+    assertIssuesExactly(validateManifest(manifest), [
+      { path: 'workloads[0].class.parameters[0].type', message: 'must be one of str, int, bool, bytes, got "float"' },
+      { path: 'workloads[0].class.parameters[1].default', message: 'must be an integer (within ±2^53), got 1.5' },
+      { path: 'workloads[0].class.parameters[2].default', message: 'must be true or false, got string' },
+      { path: 'workloads[0].class.parameters[3].default', message: 'must hold valid base64 in "base64"' },
+      { path: 'workloads[0].class.parameters[4].name', message: 'duplicate parameter "layers" (also parameters[1])' },
+    ]);
+  });
+
   it('refuses a class without methods, and a class block on any other kind', () => {
     const manifest = withClass();
     manifest.workloads[0].class.methods = [];
-    manifest.workloads[1].class = { methods: [], enter: [], exit: null };
+    manifest.workloads[1].class = { methods: [], enter: [], exit: null, parameters: [] };
     assertIssuesExactly(validateManifest(manifest), [
       { path: 'workloads[0].class.methods', message: 'must list at least 1 @svc.method() methods' },
       { path: 'workloads[1].class', message: 'is only for a function that is an @app.cls class, not for kind endpoint' },

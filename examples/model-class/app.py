@@ -1,0 +1,57 @@
+"""A class that loads its model once per worker, then scores many texts.
+
+``Sentiment`` loads a word lexicon (``models/<lexicon>.json``, shipped with the app) in its
+``@svc.enter()`` method, once in each worker, and scores texts in its ``@svc.method()``. Each value of
+its ``lexicon`` parameter runs in containers of its own. Run it against ``svc server``::
+
+    python app.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import svc
+
+app = svc.App("model-class")
+
+
+@app.cls(memory="256Mi", autoscaler=svc.Autoscaler(max_containers=2))
+class Sentiment:
+    """Scores a text: the sum of its words' weights in the lexicon."""
+
+    lexicon: str = svc.parameter(default="basic")
+
+    @svc.enter()
+    def load(self) -> None:
+        path = Path(__file__).parent / "models" / f"{self.lexicon}.json"
+        self.weights: dict[str, float] = json.loads(path.read_text())
+        # In the worker's log (svc logs model-class), once per worker: not once per call.
+        print(f"loaded the {self.lexicon} lexicon ({len(self.weights)} words) in worker {os.getpid()}", flush=True)
+
+    @svc.method()
+    def score(self, text: str) -> float:
+        return sum(self.weights.get(word, 0.0) for word in text.lower().split())
+
+    @svc.method()
+    def worker(self) -> int:
+        return os.getpid()
+
+    @svc.exit()
+    def close(self) -> None:
+        print(f"worker {os.getpid()} stops", flush=True)
+
+
+REVIEWS = ["I love it, great", "fine", "awful, I hate it", "good but bad"]
+
+if __name__ == "__main__":
+    basic, strict = Sentiment(), Sentiment(lexicon="strict")
+    print("one:", basic.score.remote("great fine"))
+    print("map:", list(basic.score.map(REVIEWS)))
+    print("strict:", list(strict.score.map(REVIEWS)))
+    call = strict.score.spawn("bad bad")  # kept by the server: FunctionCall.from_id(call.object_id) elsewhere
+    print("spawned:", call.get(timeout=60))
+    print("two pools:", basic.worker.remote() != strict.worker.remote(), file=sys.stderr)
