@@ -15,10 +15,10 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from ._checks import derive_name
 from ._cls import ClassSpec, bind_parameters, to_wire
+from ._function import deployed_name
 from ._remote_calls import RemoteCalls
 from ._workloads import Workload, local_secrets
 
@@ -152,10 +152,7 @@ class Cls:
         """The class ``name`` (its Python name or its workload name) of the deployed app ``app``. Nothing is
         asked of the server until the first call, which fails with ``svc.NotFoundError`` when the workspace
         has no such deployed class."""
-        for what, value in (("app", app), ("name", name)):
-            if not isinstance(cast(object, value), str) or not value:  # untyped callers may pass anything
-                raise TypeError(f"svc.Cls.from_name(): {what} must be a non-empty string, not {value!r}")
-        return cls(app, derive_name(name))
+        return cls(*deployed_name("svc.Cls.from_name()", app, name))
 
     def __call__(self, **parameters: Any) -> DeployedInstance:
         """An instance handle; the values of the class's parameters are checked by the server at the first call."""

@@ -34,10 +34,7 @@ class Function(RemoteCalls):
         first call, which fails with ``svc.NotFoundError`` when the workspace has no such deployed
         function.
         """
-        for what, value in (("app", app), ("name", name)):
-            if not _is_text(value):
-                raise TypeError(f"svc.Function.from_name(): {what} must be a non-empty string, not {value!r}")
-        return cls(app, derive_name(name))
+        return cls(*deployed_name("svc.Function.from_name()", app, name))
 
     def _label(self) -> str:
         return f"{self.app}.{self.name}"
@@ -51,6 +48,10 @@ class Function(RemoteCalls):
         return f"<svc.Function {self.app}/{self.name} (deployed)>"
 
 
-def _is_text(value: object) -> bool:
-    """A non-empty string (the annotations say str; untyped callers may pass anything)."""
-    return isinstance(value, str) and value != ""
+def deployed_name(where: str, app: object, name: object) -> tuple[str, str]:
+    """``(app, workload name)`` of a deployed workload named in Python (``say_hello`` is ``say-hello``); TypeError
+    for an argument that is not a non-empty string (the annotations say str; untyped callers may pass anything)."""
+    for what, value in (("app", app), ("name", name)):
+        if not isinstance(value, str) or value == "":
+            raise TypeError(f"{where}: {what} must be a non-empty string, not {value!r}")
+    return str(app), derive_name(str(name))

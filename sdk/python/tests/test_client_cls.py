@@ -5,11 +5,8 @@ worker stops, and ``svc.Cls.from_name`` calls the deployed class from a folder w
 from __future__ import annotations
 
 import importlib
-import os
-import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -82,7 +79,6 @@ def test_exit_runs_when_the_worker_stops(server, class_app):
 
 def test_cls_from_name_calls_the_deployed_class_from_a_folder_without_its_source(server, tmp_path):
     server.deploy(PROJECT)
-    env = {**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)}
     code = """
         import svc
         counter = svc.Cls.from_name("class-test", "Counter")()
@@ -99,14 +95,7 @@ def test_cls_from_name_calls_the_deployed_class_from_a_folder_without_its_source
         except svc.Error as error:
             print("refused:", error)
         """
-    ran = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    ran = client_harness.run_elsewhere(code, tmp_path)
     assert ran.returncode == 0, ran.stderr
     lines = ran.stdout.splitlines()
     assert lines[:2] == ["3", "far"], ran.stdout

@@ -4,10 +4,8 @@ that leaves it running; cancelling; and a deployed function called from a folder
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,16 +17,7 @@ import client_harness  # noqa: E402
 
 
 def _elsewhere(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """Runs ``code`` in a fresh Python in a folder with none of the app's source, signed in like this process."""
-    env = {**os.environ, "PYTHONPATH": str(client_harness.SDK_ROOT)}  # the SDK only, as a pip install gives it
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return client_harness.run_elsewhere(code, tmp_path)
 
 
 def test_spawn_returns_a_call_at_once_whose_result_get_returns(server, client_app):
