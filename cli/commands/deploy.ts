@@ -103,7 +103,7 @@ export default async function deploy(
       ...(domains.length > 0 ? { domains } : {}),
     };
     if (flags.json) out.result(JSON.stringify(result, null, 2));
-    else printDeployed(out, deployed, domains, target);
+    else printDeployed(out, deployed, domains, target, spec);
     return result;
   } finally {
     await bundling.catch(() => {}); // its file is written (or not) before the folder goes
@@ -173,14 +173,32 @@ async function claimedDomains(client: ApiClient, spec: AppSpec, app: string, nam
 }
 
 /** Each deployed workload with its URL (or why it has none), then the custom domains. */
-function printDeployed(out: Output, deployed: AppView['deployments'], domains: readonly DomainView[], target: string): void {
+function printDeployed(out: Output, deployed: AppView['deployments'], domains: readonly DomainView[], target: string, spec: AppSpec): void {
   const { dim } = out.color;
   const rows = deployed.map((d) => [
     d.workload,
-    d.urls.path ?? dim(d.kind === 'function' ? `(a function: no URL; call it with svc run ${target}:${d.workload})` : '(no URL)'),
+    d.urls.path ??
+      dim(
+        noUrlText(
+          d.kind,
+          spec.workloads.find((w) => w.name === d.workload),
+          target,
+        ),
+      ),
   ]);
   for (const line of formatTable(['', ''], rows).slice(1)) out.result(line);
   if (domains.length > 0) printDomains(out, domains);
+}
+
+/** Why a deployed workload has no URL, and how it is called. */
+function noUrlText(kind: string, workload: Workload | undefined, target: string): string {
+  if (kind !== 'function' || workload === undefined) return '(no URL)';
+  const methods = workload.class?.methods ?? [];
+  if (workload.class !== undefined)
+    return methods.length === 0
+      ? '(a class: its methods are served by its endpoints)'
+      : `(a class: no URL; call its methods from Python, ${workload.handler}().${methods[0]!.name}.remote(...))`;
+  return `(a function: no URL; call it with svc run ${target}:${workload.name})`;
 }
 
 /** The workload `wanted` names: its name, or its Python function's (`say_hello` for `say-hello`). */

@@ -2,7 +2,8 @@
 
 ``Sentiment`` loads a word lexicon (``models/<lexicon>.json``, shipped with the app) in its
 ``@svc.enter()`` method, once in each worker, and scores texts in its ``@svc.method()``. Each value of
-its ``lexicon`` parameter runs in containers of its own. Run it against ``svc server``::
+its ``lexicon`` parameter runs in containers of its own. ``rate`` is served over HTTP once deployed
+(``svc deploy app.py``). Run it against ``svc server``::
 
     python app.py
 """
@@ -39,6 +40,12 @@ class Sentiment:
     @svc.method()
     def worker(self) -> int:
         return os.getpid()
+
+    # Served over HTTP too, by a workload of its own (sentiment-rate), whose workers load the lexicon the same way.
+    @svc.endpoint(route="/rate", methods=["POST"])
+    def rate(self, text: str) -> dict[str, float | str]:
+        score = self.score(text)
+        return {"lexicon": self.lexicon, "score": score, "label": "positive" if score > 0 else "negative"}
 
     @svc.exit()
     def close(self) -> None:

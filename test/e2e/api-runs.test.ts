@@ -99,10 +99,13 @@ describe('API: remote runs', function () {
     assert.deepEqual(answer.frames[0], { type: 'log', stream: 'stdout', line: 'crashing' });
     const last = answer.frames.at(-1)!;
     assert.deepEqual({ type: last.type, code: last.code }, { type: 'error', code: 'worker_crashed' });
-    // The worker is replaced: the next call reaches a live one and gets its own answer.
+    // The worker is replaced: the next call reaches a live one and gets its own answer, worker_crashed again. Its
+    // head may leave before the worker dies (a 200 whose last frame says so) or not (a 502 with the same code): a
+    // busy machine decides which, and the client raises the same error for both.
     const again = await callRun(platform.url, owner, id, pickledCall([]));
-    assert.equal(again.status, 200, `the next call was answered ${again.status}: ${JSON.stringify(again.json)}`);
-    assert.equal(again.frames.at(-1)!.code, 'worker_crashed');
+    const code = again.status === 200 ? again.frames.at(-1)!.code : again.json?.error?.code;
+    assert.ok(again.status === 200 || again.status === 502, `the next call was answered ${again.status}: ${JSON.stringify(again.json)}`);
+    assert.equal(code, 'worker_crashed');
   });
 
   it('keeps the run logs (build and lifecycle lines) and ends followers when the run is deleted', async () => {

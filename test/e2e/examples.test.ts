@@ -364,6 +364,29 @@ describe('examples/ deployed on a real platform', function () {
       ]);
       assert.match(stderr, /two pools: True/);
     });
+
+    it('serves its @svc.endpoint method over HTTP once deployed, on an instance its enter method loaded', async () => {
+      const deployment = await deploy(platform, await manifestOf('model-class'));
+      const rate = (text: string) =>
+        fetch(urlOf(deployment, 'sentiment-rate'), {
+          method: 'POST',
+          headers: { ...bearer(), 'Content-Type': 'application/json' },
+          body: JSON.stringify({ text }),
+        });
+      const answer = await rate('I love it');
+      assert.equal(answer.status, 200);
+      assert.deepEqual(await answer.json(), { lexicon: 'basic', score: 2, label: 'positive' });
+      assert.deepEqual(await (await rate('awful')).json(), { lexicon: 'basic', score: -2, label: 'negative' });
+      assert.equal((await rate('')).status, 200);
+      const missing = await fetch(urlOf(deployment, 'sentiment-rate'), {
+        method: 'POST',
+        headers: { ...bearer(), 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      assert.equal(missing.status, 422, 'a missing argument is refused as for any endpoint');
+      const loaded = logs.filter((line) => /sentiment-rate.*loaded the basic lexicon/.test(line));
+      assert.equal(loaded.length, 1, `loaded once: ${loaded.join(' / ')}`);
+    });
   });
 
   describe('fan-out', () => {

@@ -8,6 +8,7 @@
 import type { DeploymentView } from '../api/app-view.js';
 import type { ApiServices } from '../api/types.js';
 import type { Deployment, DeployedWorkload } from '../../services/deployments/types.js';
+import type { ClassSpec } from '../../model/workload/types.js';
 
 export interface WorkloadView {
   readonly name: string;
@@ -37,8 +38,7 @@ export function workloadView(
   const { status, tone } = statusOf(deployment.paused, workload, scaling?.state ?? null);
   return {
     name: workload.name,
-    // A class is a function whose calls name its methods: the page says which.
-    kind: spec?.class === undefined ? workload.kind : `class (${spec.class.methods.map((m) => m.name).join(', ')})`,
+    kind: kindText(workload.kind, spec?.class),
     status,
     tone,
     version: workload.version,
@@ -50,6 +50,13 @@ export function workloadView(
     inFlight: scaling?.inFlight ?? 0,
     queued: scaling?.queued ?? 0,
   };
+}
+
+/** A class is a function whose calls name its methods, and its endpoints serve one each: the page says which. */
+function kindText(kind: string, spec: ClassSpec | undefined): string {
+  if (spec === undefined) return kind;
+  if (spec.serves !== undefined) return `endpoint (method ${spec.serves})`;
+  return `class (${spec.methods.map((m) => m.name).join(', ') || 'served over HTTP'})`;
 }
 
 function statusOf(paused: boolean, workload: DeployedWorkload, state: string | null): { status: string; tone: WorkloadView['tone'] } {

@@ -88,7 +88,9 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     ...callLimitsOf(workload),
     ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
     ...(workload.kind === 'function' ? { schedule: scheduleOf(workload.options.schedule ?? null) } : {}),
-    ...(workload.kind === 'function' && workload.class !== undefined ? { class: structuredClone(workload.class) } : {}),
+    ...((workload.kind === 'function' || workload.kind === 'endpoint') && workload.class !== undefined
+      ? { class: structuredClone(workload.class) }
+      : {}),
     ...callbackOf(workload),
   };
 }

@@ -91,6 +91,8 @@ export interface ClassSpec {
   readonly parameters: readonly { readonly name: string; readonly type: ClassParameterType; readonly default?: ClassParameterValue }[];
   /** A run's values of them (every one, defaults filled in): what its containers' instances get. Absent in a deployed spec. */
   readonly bound?: ClassParameterValues;
+  /** On an endpoint: the `@svc.endpoint()` method of the class it serves. */
+  readonly serves?: string;
 }
 
 export interface Workload {

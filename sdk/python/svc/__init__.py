@@ -18,7 +18,7 @@ Reference: docs/sdk.md. The manifest the platform reads: docs/manifest.md.
 
 from ._app import App
 from ._autoscaler import Autoscaler
-from ._cls import enter, exit, method, parameter
+from ._cls import endpoint, enter, exit, method, parameter
 from ._cls_handle import Cls
 from ._context import Context
 from ._function import Function
@@ -86,6 +86,7 @@ __all__ = [
     "UnavailableError",
     "WorkerCrashedError",
     "__version__",
+    "endpoint",
     "enter",
     "exit",
     "method",

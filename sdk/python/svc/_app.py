@@ -18,6 +18,7 @@ from ._options import (
     OPTIONS,
     check_option,
     check_option_of,
+    class_endpoint_options,
     parameters_doc,
     resolve_class_options,
     resolve_options,
@@ -25,7 +26,15 @@ from ._options import (
 from ._retries import Retries
 from ._schedule import Cron, Period
 from ._secret import Secret, check_secrets
-from ._workloads import AsgiHandle, FunctionHandle, Workload, class_workload, create_workload, handle_for
+from ._workloads import (
+    AsgiHandle,
+    FunctionHandle,
+    Workload,
+    class_endpoint_workload,
+    class_workload,
+    create_workload,
+    handle_for,
+)
 from .exceptions import InvalidOptionError
 
 _AUTOSCALER = OPTIONS["autoscaler"].default
@@ -246,7 +255,19 @@ class App:
         def register(declared: Any) -> ClassHandle:
             spec = read_class(CLASS_DECORATOR, declared)
             workload = class_workload(declared, spec, name, image, options, checked_secrets)
-            self._add(workload)
+            served = [
+                class_endpoint_workload(workload, method, class_endpoint_options(method_options, options))
+                for method, method_options in spec.endpoints
+            ]
+            added: list[Workload] = []
+            try:
+                for each in (workload, *served):
+                    self._add(each)
+                    added.append(each)
+            except InvalidOptionError:
+                for each in added:  # all of the class or nothing of it
+                    del self._workloads[each.name]
+                raise
             return ClassHandle(workload, spec)
 
         return register if target is None else register(target)

@@ -15,13 +15,21 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ._hints import type_hints
+from ._options import resolve_endpoint_method_options
 from .exceptions import InvalidOptionError
 
 ENTER_MARK = "__svc_enter__"
 """Set by ``@svc.enter()`` on the function: ``{"snap": bool}``."""
 EXIT_MARK = "__svc_exit__"
 METHOD_MARK = "__svc_method__"
-MARKS = {ENTER_MARK: "@svc.enter()", EXIT_MARK: "@svc.exit()", METHOD_MARK: "@svc.method()"}
+ENDPOINT_MARK = "__svc_endpoint__"
+"""Set by ``@svc.endpoint(...)`` on the function: its endpoint options, checked."""
+MARKS = {
+    ENTER_MARK: "@svc.enter()",
+    EXIT_MARK: "@svc.exit()",
+    METHOD_MARK: "@svc.method()",
+    ENDPOINT_MARK: "@svc.endpoint()",
+}
 
 
 def enter(fn: Callable[..., Any] | None = None, /, *, snap: bool = False) -> Any:
@@ -64,6 +72,25 @@ def method(fn: Callable[..., Any] | None = None, /) -> Any:
     ``@svc.method``.
     """
     return _marker("@svc.method()", METHOD_MARK, True, fn, only_self=False)
+
+
+def endpoint(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    """Serves a method of an ``@app.cls`` class over HTTP, as ``@app.endpoint`` serves a function: each request
+    calls it once with the request's arguments, on an instance whose ``@svc.enter()`` methods ran in that worker.
+
+    It takes ``@app.endpoint``'s options (``route``, ``methods``, ``authorized``, ``workers``, ``concurrency``,
+    ``autoscaler``, ``max_pending_tasks``, ``domain``, ``keep_warm``, ``timeout``, ``callback_url``); the class
+    gives ``cpu``, ``memory``, ``image`` and ``secrets``. It is a workload of its own, named
+    ``<class>-<method>`` (``model-predict``), with containers of its own: its instances load as the class's do.
+
+    Example::
+
+        @svc.endpoint(route="/predict", methods=["POST"], authorized=False)
+        def predict_http(self, text: str) -> dict:
+            return {"score": self.model.score(text)}
+    """
+    checked = resolve_endpoint_method_options(options)
+    return _marker("@svc.endpoint()", ENDPOINT_MARK, checked, fn, only_self=False)
 
 
 def _marker(name: str, key: str, value: Any, fn: Any, *, only_self: bool) -> Any:
@@ -153,6 +180,8 @@ class ClassSpec:
     """``(name, snap)`` of each ``@svc.enter()`` method, in the order they run (``snap=True`` first)."""
     exit: str | None
     parameters: tuple[ParameterSpec, ...] = ()
+    endpoints: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """``(method, options)`` of each ``@svc.endpoint()`` method: each is served by an endpoint workload of its own."""
 
 
 def read_class(where: str, cls: Any) -> ClassSpec:
@@ -170,6 +199,7 @@ def read_class(where: str, cls: Any) -> ClassSpec:
     methods: list[str] = []
     enters: list[tuple[str, bool]] = []
     exits: list[str] = []
+    endpoints: list[tuple[str, dict[str, Any]]] = []
     for name, member in _members(cls):
         marked = next((MARKS[key] for key in MARKS if hasattr(member, key)), None)
         if marked is not None and name.startswith("_"):
@@ -183,22 +213,32 @@ def read_class(where: str, cls: Any) -> ClassSpec:
             enters.append((name, bool(getattr(member, ENTER_MARK)["snap"])))
         elif hasattr(member, EXIT_MARK):
             exits.append(name)
+        elif hasattr(member, ENDPOINT_MARK):
+            endpoints.append((name, dict(getattr(member, ENDPOINT_MARK))))
     if len(exits) > 1:
         raise InvalidOptionError(
             f"{where}: {cls.__qualname__} marks {len(exits)} methods @svc.exit() ({', '.join(exits)}); "
             "a class has at most one: call the others from it"
         )
-    if not methods:
+    if not methods and not endpoints:
         raise InvalidOptionError(
             f"{where}: {cls.__qualname__} has no @svc.method() method, so nothing could call it: "
-            "mark the methods callers call with @svc.method()"
+            "mark the methods callers call with @svc.method() (or serve one over HTTP with @svc.endpoint())"
         )
     ordered = [e for e in enters if e[1]] + [e for e in enters if not e[1]]
+    parameters = _parameters(where, cls)
+    required = [p.name for p in parameters if p.required]
+    if endpoints and required:
+        raise InvalidOptionError(
+            f"{where}: {cls.__qualname__} serves {endpoints[0][0]} over HTTP, whose containers make their instance with "
+            f"the parameters' defaults, but {', '.join(required)} has none: give it a default"
+        )
     return ClassSpec(
         methods=tuple(methods),
         enter=tuple(ordered),
         exit=exits[0] if exits else None,
-        parameters=_parameters(where, cls),
+        parameters=parameters,
+        endpoints=tuple(endpoints),
     )
 
 

@@ -528,6 +528,58 @@ CLASS_OPTIONS = ("cpu", "memory", "autoscaler", "timeout", "retries", "callback_
 no one method to run on a schedule) and ``on_start`` (its ``@svc.enter()`` methods are its set-up)."""
 
 
+ENDPOINT_METHOD_DECORATOR = "@svc.endpoint"
+ENDPOINT_METHOD_OPTIONS = (
+    "route",
+    "methods",
+    "workers",
+    "concurrency",
+    "autoscaler",
+    "max_pending_tasks",
+    "authorized",
+    "domain",
+    "keep_warm",
+    "timeout",
+    "callback_url",
+)
+"""What ``@svc.endpoint(...)`` takes: ``@app.endpoint``'s options but those the class gives (``name``, ``image``,
+``secrets``, ``cpu``, ``memory``), ``on_start`` (its ``@svc.enter()`` methods are its set-up) and
+``checkpoint_enabled``."""
+
+
+def resolve_endpoint_method_options(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of an endpoint method, checked, the others of ``@app.endpoint`` at their defaults but ``cpu`` and
+    ``memory``, which ``@app.cls`` fills in (``class_endpoint_options``)."""
+    for option, value in given.items():
+        if option not in ENDPOINT_METHOD_OPTIONS:
+            close = difflib.get_close_matches(option, ENDPOINT_METHOD_OPTIONS, n=1, cutoff=0.6)
+            guess = f"did you mean {close[0]}=? " if close else ""
+            _checks.reject(
+                ENDPOINT_METHOD_DECORATOR,
+                option,
+                value,
+                f"is not an option of {ENDPOINT_METHOD_DECORATOR}: {guess}it takes {', '.join(ENDPOINT_METHOD_OPTIONS)} "
+                "(the class gives cpu, memory, image and secrets)",
+            )
+    return {
+        option: check_option_of(ENDPOINT_METHOD_DECORATOR, option, given.get(option, OPTIONS[option].default))
+        for option in ENDPOINT_METHOD_OPTIONS
+    }
+
+
+def class_endpoint_options(method_options: Mapping[str, Any], class_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest ``options`` of the endpoint that serves a class's method: every option of ``endpoint``, in table
+    order, from the method's, the class's ``cpu`` and ``memory``, and the defaults."""
+    return {
+        option: method_options[option]
+        if option in method_options
+        else class_options[option]
+        if option in ("cpu", "memory")
+        else OPTIONS[option].default
+        for option in KIND_OPTIONS["endpoint"]
+    }
+
+
 def resolve_class_options(given: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest ``options`` of an ``@app.cls`` class, a ``function`` in the manifest: ``given`` checked,
     and the function's other options at their defaults."""

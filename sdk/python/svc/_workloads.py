@@ -52,7 +52,10 @@ class Workload:
     secrets: tuple[Secret, ...] = ()
     """``secrets=``: the secrets whose keys its workers get as environment variables."""
     cls: ClassSpec | None = None
-    """For an ``@app.cls`` class (a ``function`` whose target is the class): its marked methods."""
+    """For an ``@app.cls`` class (a ``function`` whose target is the class) and the endpoints that serve its
+    ``@svc.endpoint()`` methods: the class's marked methods."""
+    serves: str | None = None
+    """For an endpoint that serves a class's method: that method's name (``target`` is the class)."""
 
 
 class FunctionHandle(RemoteCalls):
@@ -242,6 +245,31 @@ def class_workload(
     )
 
 
+def class_endpoint_workload(cls_workload: Workload, method: str, options: dict[str, Any]) -> Workload:
+    """The endpoint that serves ``method`` of the class ``cls_workload`` over HTTP: named ``<class>-<method>``."""
+    assert cls_workload.cls is not None
+    name = f"{cls_workload.name}-{_checks.derive_name(method)}"
+    problem = _checks.name_problem(name)
+    if problem is not None:
+        raise InvalidOptionError(
+            f"@svc.endpoint(): the workload serving {cls_workload.target.__qualname__}.{method} would be named {name!r}, "
+            f"which {problem}: give the class a shorter name= or the method a shorter name",
+            option="name",
+        )
+    _check_endpoint_signature(getattr(cls_workload.target, method), skip_first=True)
+    return Workload(
+        name=name,
+        kind="endpoint",
+        target=cls_workload.target,
+        image=cls_workload.image,
+        options=MappingProxyType(options),
+        derived_from=None,
+        secrets=cls_workload.secrets,
+        cls=cls_workload.cls,
+        serves=method,
+    )
+
+
 def handle_for(workload: Workload) -> FunctionHandle | AsgiHandle:
     return AsgiHandle(workload) if workload.kind == "asgi" else FunctionHandle(workload)
 
@@ -301,8 +329,8 @@ def _default_name(where: str, target: Any) -> tuple[str, str]:
     )
 
 
-def _check_endpoint_signature(fn: Callable[..., Any]) -> None:
-    for parameter in inspect.signature(fn).parameters.values():
+def _check_endpoint_signature(fn: Callable[..., Any], *, skip_first: bool = False) -> None:
+    for parameter in list(inspect.signature(fn).parameters.values())[1 if skip_first else 0 :]:
         if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
             problem = f"parameter {parameter.name!r} is positional-only, but arguments arrive by name from JSON"
         elif parameter.kind is inspect.Parameter.VAR_POSITIONAL:

@@ -504,3 +504,116 @@ def test_a_container_s_instance_gets_the_values_the_platform_sets(app, monkeypat
     monkeypatch.delenv("SVC_CLASS_PARAMETERS")
     with pytest.raises(TypeError, match=r"needs its parameter 'name'"):
         run_on_start(workload)
+
+
+# Methods served over HTTP
+
+
+def declare_served(app: svc.App, **endpoint_options):
+    @app.cls(cpu=0.5, memory="256Mi")
+    class Model:
+        size: str = svc.parameter(default="small")
+
+        @svc.enter()
+        def load(self) -> None:
+            self.loads = getattr(self, "loads", 0) + 1
+
+        @svc.method()
+        def ping(self) -> str:
+            return "pong"
+
+        @svc.endpoint(route="/predict", methods=["POST"], authorized=False, **endpoint_options)
+        def predict_http(self, text: str, excited: bool = False) -> dict:
+            """Scores over HTTP."""
+            return {"length": len(text), "excited": excited, "size": self.size, "loads": self.loads}
+
+        @svc.exit()
+        def close(self) -> None:
+            print("closing the served instance")
+
+    return Model
+
+
+def test_an_endpoint_method_is_an_endpoint_workload_of_its_own_with_the_class_s_resources(app):
+    declare_served(app, concurrency=4)
+    model, served = app.workloads
+    assert (served.name, served.kind, served.serves, served.cls) == (
+        "model-predict-http",
+        "endpoint",
+        "predict_http",
+        model.cls,
+    )
+    assert served.target is model.target and served.secrets == model.secrets
+    options = dict(served.options)
+    assert (options["route"], options["methods"], options["authorized"], options["concurrency"]) == (
+        "/predict",
+        ["POST"],
+        False,
+        4,
+    )
+    assert (options["cpu"], options["memory"], options["on_start"], options["checkpoint_enabled"]) == (
+        0.5,
+        "256Mi",
+        None,
+        False,
+    )
+    entry = build_manifest(app, "app")["workloads"][1]
+    assert (entry["kind"], entry["handler"], entry["doc"]) == (
+        "endpoint",
+        "declare_served.<locals>.Model.predict_http",
+        "Scores over HTTP.",
+    )
+    assert entry["parameters"]["properties"] == {
+        "text": {"type": "string"},
+        "excited": {"type": "boolean", "default": False},
+    }
+    assert entry["class"]["serves"] == "predict_http" and [m["name"] for m in entry["class"]["methods"]] == ["ping"]
+    assert "serves" not in build_manifest(app, "app")["workloads"][0]["class"]
+
+
+def test_an_endpoint_method_takes_endpoint_options_but_those_the_class_gives(app):
+    with pytest.raises(
+        svc.InvalidOptionError,
+        match=r"@svc.endpoint: memory='1Gi' is not an option of @svc.endpoint: .*the class gives cpu, memory",
+    ):
+        declare_served(app, memory="1Gi")
+    with pytest.raises(svc.InvalidOptionError, match=r"@svc.endpoint: concurrency=0 is out of range"):
+        declare_served(app, concurrency=0)
+    with pytest.raises(
+        svc.InvalidOptionError,
+        match=r"Required serves go over HTTP, whose containers make their instance with the parameters' defaults, but size has none: give it a default",
+    ):
+
+        @app.cls()
+        class Required:
+            size: str = svc.parameter()
+
+            @svc.endpoint(route="/go")
+            def go(self) -> None: ...
+
+    assert app.workloads == ()
+
+
+def test_the_runtime_serves_the_method_on_the_worker_s_instance_and_runs_exit_at_shutdown(app, capfd):
+    declare_served(app)
+    served = app.workloads[1]
+    instance = run_on_start(served)
+    run_worker_enter(served, instance)
+    handler = create_app(served, on_start_value=instance)
+    body = b'{"text": "hello", "excited": true}'
+    reply = run(http_call(handler, "POST", "/", body=body, headers=[("Content-Type", "application/json")]))
+    assert reply.status == 200, reply.body
+    assert reply.json() == {"length": 5, "excited": True, "size": "small", "loads": 1}
+
+    async def shutdown() -> None:
+        inbox: asyncio.Queue = asyncio.Queue()
+        for message in ("lifespan.startup", "lifespan.shutdown"):
+            inbox.put_nowait({"type": message})
+
+        async def send(message):
+            pass
+
+        await handler({"type": "lifespan"}, inbox.get, send)
+
+    run(shutdown())
+    assert "closing the served instance" in capfd.readouterr().out

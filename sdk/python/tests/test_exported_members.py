@@ -21,6 +21,7 @@ DEFINITIONS = {
     "Retries",
     "Secret",
     "__version__",
+    "endpoint",
     "enter",
     "exit",
     "method",

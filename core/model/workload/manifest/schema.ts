@@ -187,8 +187,11 @@ function methodList(items: SchemaObject, least: number, what: string): SchemaObj
   };
 }
 
-/** The `class` of a function that is an `@app.cls` class: its methods' signatures, its set-up and tear-down. */
-const classBlock = closedObject({
+/**
+ * The `class` of a function that is an `@app.cls` class (its methods' signatures, its set-up and tear-down), and
+ * of an endpoint that serves one of its `@svc.endpoint()` methods, which names that method in `serves`.
+ */
+const classProperties = {
   methods: methodList(
     closedObject({
       name: methodName,
@@ -196,7 +199,7 @@ const classBlock = closedObject({
       parameters: parametersOf('function'),
       returns: { type: 'object', 'x-svc-messages': { type: 'must be a JSON Schema object, got {type}' } },
     }),
-    1,
+    0,
     '@svc.method() methods',
   ),
   enter: methodList(closedObject({ name: methodName, snap: { type: 'boolean' } }), 0, '@svc.enter() methods'),
@@ -212,7 +215,9 @@ const classBlock = closedObject({
     type: ['string', 'null'],
     'x-svc-messages': { ...methodName['x-svc-messages'], type: 'must be null or a method name, got {type}' },
   },
-});
+};
+const classBlock = closedObject(classProperties);
+const servedClassBlock = closedObject({ ...classProperties, serves: methodName });
 
 /** The parts of a workload that depend on its kind. */
 function kindPart(kind: WorkloadKind): SchemaObject {
@@ -231,7 +236,12 @@ function kindPart(kind: WorkloadKind): SchemaObject {
         class:
           kind === 'function'
             ? classBlock
-            : { not: {}, 'x-svc-messages': { not: `is only for a function that is an @app.cls class, not for kind ${kind}` } },
+            : kind === 'endpoint'
+              ? servedClassBlock
+              : {
+                  not: {},
+                  'x-svc-messages': { not: `is only for an @app.cls class and the endpoints of its methods, not for kind ${kind}` },
+                },
       },
     },
   };

@@ -142,7 +142,7 @@ export interface FunctionWorkload extends WorkloadBase {
 
 /** An `@app.cls` class: the methods callers call, and what each worker runs first and last (docs/manifest.md). */
 export interface ManifestClass {
-  /** `@svc.method()` methods, in the order the class defines them, each with its own signature. */
+  /** `@svc.method()` methods, in the order the class defines them, each with its own signature (none when it only serves HTTP). */
   methods: ManifestMethod[];
   /** `@svc.enter()` methods, in the order they run (`snap: true` ones first). */
   enter: { name: string; snap: boolean }[];
@@ -166,6 +166,8 @@ export interface EndpointWorkload extends WorkloadBase {
   options: EndpointOptions;
   parameters: JsonSchema;
   returns: JsonSchema;
+  /** Present when it serves a method of an `@app.cls` class (`serves`): its workers make the class's instance as the class's do. */
+  class?: ManifestClass & { serves: string };
 }
 
 export interface AsgiWorkload extends WorkloadBase {

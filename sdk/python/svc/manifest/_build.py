@@ -99,7 +99,10 @@ def _class_entry(workload: Workload) -> dict[str, Any]:
         {"name": p.name, "type": p.type, **({} if p.required else {"default": to_wire({"v": p.default})["v"]})}
         for p in spec.parameters
     ]
-    return {"class": {"methods": methods, "enter": enter, "exit": spec.exit, "parameters": parameters}}
+    block: dict[str, Any] = {"methods": methods, "enter": enter, "exit": spec.exit, "parameters": parameters}
+    if workload.serves is not None:
+        block["serves"] = workload.serves
+    return {"class": block}
 
 
 def _secret_refs(workload: Workload, inline: list[dict[str, str]]) -> dict[str, Any]:
@@ -117,17 +120,46 @@ def _secret_refs(workload: Workload, inline: list[dict[str, str]]) -> dict[str, 
     return {"secrets": refs} if refs else {}
 
 
+def _signature_entry(workload: Workload) -> dict[str, Any]:
+    """``handler``, ``doc``, ``parameters`` and ``returns`` of a workload: its function's, a class's (which takes no
+    arguments), or those of the class's method an endpoint serves."""
+    if workload.kind == "asgi":
+        return {"handler": None, "doc": _doc(workload.target), "parameters": None, "returns": None}
+    if workload.serves is not None:
+        method = getattr(workload.target, workload.serves)
+        return {
+            "handler": method.__qualname__,
+            "doc": _doc(method),
+            "parameters": _method_parameters(method),
+            "returns": returns_schema(method),
+        }
+    if workload.cls is not None:
+        return {
+            "handler": workload.target.__qualname__,
+            "doc": _doc(workload.target),
+            "parameters": _no_arguments(),
+            "returns": {},
+        }
+    target = workload.target
+    return {
+        "handler": target.__qualname__,
+        "doc": _doc(target),
+        "parameters": parameters_schema(target),
+        "returns": returns_schema(target),
+    }
+
+
 def _workload_entry(workload: Workload, image: str, inline: list[dict[str, str]]) -> dict[str, Any]:
-    is_asgi = workload.kind == "asgi"
+    signature = _signature_entry(workload)
     return {
         "name": workload.name,
         "kind": workload.kind,
-        "handler": None if is_asgi else workload.target.__qualname__,
+        "handler": signature["handler"],
         "image": image,
-        "doc": _doc(workload.target),
+        "doc": signature["doc"],
         "options": _options_entry(dict(workload.options)),
-        "parameters": None if is_asgi else _no_arguments() if workload.cls else parameters_schema(workload.target),
-        "returns": None if is_asgi else {} if workload.cls else returns_schema(workload.target),
+        "parameters": signature["parameters"],
+        "returns": signature["returns"],
         **_secret_refs(workload, inline),
         **_class_entry(workload),
     }

@@ -36,8 +36,9 @@ class EndpointApp(HttpApp):
     """
 
     def __init__(self, workload: Workload, on_start_value: Any = None) -> None:
-        super().__init__(workload)
-        self._fn = workload.target
+        super().__init__(workload, on_start_value)
+        # An endpoint that serves a class's method calls it on the worker's instance (made by run_on_start).
+        self._fn = workload.target if workload.serves is None else getattr(on_start_value, workload.serves)
         self._on_start_value = on_start_value
         self._binder = Binder(self._fn)
         concurrency = workload.options.get("concurrency", 1)

@@ -37,7 +37,6 @@ from ._calls import Runner, is_async
 from ._capture import Lines, capturing, routed_to, to_container_log
 from ._errors import RequestError
 from ._http_app import HttpApp
-from ._lifespan import acknowledge
 from ._requests import Disconnected, Receive, Scope, headers_of, make_context, read_body
 from ._responses import Send, error_response
 
@@ -119,13 +118,6 @@ class _Callee:
         return self._binder
 
 
-def _exit_method(workload: Workload, instance: Any) -> Any:
-    """A class's bound ``@svc.exit()`` method, run when the worker shuts down; None without one."""
-    if workload.cls is None or workload.cls.exit is None:
-        return None
-    return getattr(instance, workload.cls.exit)
-
-
 def _line(frame: dict[str, Any]) -> bytes:
     return json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n"
 
@@ -136,7 +128,7 @@ class FunctionApp(HttpApp):
     websocket_refusal = "a function takes pickled calls over HTTP POST"
 
     def __init__(self, workload: Workload, on_start_value: Any = None) -> None:
-        super().__init__(workload)
+        super().__init__(workload, on_start_value)
         self._on_start_value = on_start_value
         # What a call names: None for a function; each @svc.method() of a class, bound to the worker's instance.
         callables = (
@@ -147,7 +139,6 @@ class FunctionApp(HttpApp):
         self._targets = {name: _Callee(fn) for name, fn in callables.items()}
         self._runner = Runner(workload.name, THREADS)
         self._timeout = _timeouts.timeout_of(workload.options)
-        self._shutdown = _exit_method(workload, on_start_value)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         head = scope["method"] == "HEAD"
@@ -207,11 +198,6 @@ class FunctionApp(HttpApp):
         else:
             problem = f"it has no @svc.method() method {method!r}"
         raise RequestError("bad_request", f"{self.workload.name} is a class: {problem} ({', '.join(spec.methods)})")
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan" and self._shutdown is not None:
-            return await acknowledge(receive, send, on_shutdown=self._shutdown)
-        await super().__call__(scope, receive, send)
 
     async def _run(
         self,

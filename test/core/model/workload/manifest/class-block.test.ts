@@ -76,13 +76,22 @@ describe('a manifest function that is an @app.cls class (its `class` block)', ()
     ]);
   });
 
-  it('refuses a class without methods, and a class block on any other kind', () => {
+  it('takes the block on an endpoint that serves a method (`serves`), and refuses it on the other kinds', () => {
     const manifest = withClass();
-    manifest.workloads[0].class.methods = [];
-    manifest.workloads[1].class = { methods: [], enter: [], exit: null, parameters: [] };
+    const served = manifest.workloads[1];
+    served.class = { ...structuredClone(manifest.workloads[0].class), serves: 'rate' };
+    assert.deepEqual(validateManifest(manifest), []);
+    assert.equal(parseManifest(manifest).workloads[1]?.class?.serves, 'rate');
+    delete served.class.serves;
+    manifest.workloads[0].class.serves = 'predict';
+    manifest.workloads[2].class = structuredClone(manifest.workloads[1].class);
     assertIssuesExactly(validateManifest(manifest), [
-      { path: 'workloads[0].class.methods', message: 'must list at least 1 @svc.method() methods' },
-      { path: 'workloads[1].class', message: 'is only for a function that is an @app.cls class, not for kind endpoint' },
+      { path: 'workloads[0].class.serves', message: 'unknown key' },
+      { path: 'workloads[1].class.serves', message: 'missing key' },
+      {
+        path: `workloads[2].class`,
+        message: `is only for an @app.cls class and the endpoints of its methods, not for kind ${manifest.workloads[2].kind}`,
+      },
     ]);
   });
 });
