@@ -53,6 +53,10 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly queueTimeoutSeconds: number;
   /** How long a spawned call's outcome is kept once it ended, in whole seconds (then `expired`). */
   readonly callResultTtlSeconds: number;
+  /** The most one volume may hold, in bytes (`volume_full` past it). */
+  readonly volumeMaxBytes: number;
+  /** The most all of a workspace's volumes may hold together, in bytes. */
+  readonly workspaceVolumeBytes: number;
   /**
    * Completion callbacks may go to loopback, private (RFC 1918), link-local and unique-local
    * addresses and to svc's own: off by default, against server-side request forgery.
@@ -79,6 +83,10 @@ export const DEFAULT_QUEUE_TIMEOUT_SECONDS = 30;
 /** The built-in policy (plugins/autoscale-queue-depth). */
 export const DEFAULT_SCALING_POLICY = 'queue-depth';
 
+/** The most one volume holds unless the operator says otherwise (50 GiB), and a workspace's volumes together (200 GiB). */
+export const DEFAULT_VOLUME_MAX_BYTES = 50 * 1024 ** 3;
+export const DEFAULT_WORKSPACE_VOLUME_BYTES = 200 * 1024 ** 3;
+
 export function configDefaults(home = os.homedir()): ServerConfig {
   return Object.freeze({
     host: '127.0.0.1',
@@ -95,6 +103,8 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
+    volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
+    workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
@@ -134,6 +144,8 @@ export const configKeys = {
   dnsResolver: { env: 'SVC_DNS_RESOLVER', kind: 'hostPort' },
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   callResultTtlSeconds: { env: 'SVC_CALL_RESULT_TTL', kind: 'retentionSeconds' },
+  volumeMaxBytes: { env: 'SVC_VOLUME_MAX_BYTES', kind: 'bytes' },
+  workspaceVolumeBytes: { env: 'SVC_WORKSPACE_VOLUME_BYTES', kind: 'bytes' },
   callbackAllowPrivate: { env: 'SVC_CALLBACK_ALLOW_PRIVATE', kind: 'boolean' },
   scalingPolicy: { env: 'SVC_SCALING_POLICY', kind: 'string' },
   plugins: { env: null, kind: 'plugins' },

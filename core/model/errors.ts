@@ -72,6 +72,11 @@ export const errorCodes = {
   domain_taken: { status: 409, summary: 'A deploy asks for a custom domain that another workspace has claimed; nothing was deployed.' },
   conflict: { status: 409, summary: 'The request conflicts with something that exists (for example a URL another deployment uses).' },
   call_cancelled: { status: 409, summary: 'The spawned call was cancelled before it ended: it has no result.' },
+  volume_full: {
+    status: 507,
+    summary:
+      "An upload would take a volume, or all of a workspace's volumes, past the size the operator allows (`volumeMaxBytes`, `workspaceVolumeBytes`).",
+  },
   call_expired: {
     status: 410,
     summary: 'The spawned call ended longer ago than svc keeps results (`callResultTtlSeconds`): its outcome is gone.',

@@ -4,6 +4,8 @@
  * gate in front of them (a follower forwards the API to the leader), and the
  * listeners, not listening yet.
  */
+import path from 'node:path';
+import { Volumes } from '../services/volumes/volumes.js';
 import { createCallRoute } from '../http/api/call-route.js';
 import { controlPlaneRoutes } from '../http/control-plane-routes.js';
 import { DEFAULT_MAX_BUNDLE_BYTES } from '../http/api/index.js';
@@ -75,6 +77,12 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),
     ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }),
     maxCallBytes: config.maxBodyBytes,
+    volumes: new Volumes({
+      store: controlPlane.store,
+      root: path.join(config.dataDir, 'volumes'),
+      limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
+    }),
+    maxVolumeFileBytes: config.volumeMaxBytes,
     publicUrl: config.publicUrl,
     domains: needs.domains,
     ...(needs.artifacts === null ? {} : { artifacts: needs.artifacts }),

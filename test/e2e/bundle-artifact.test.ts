@@ -70,6 +70,8 @@ describe('API: signed bundle artifact URLs', function () {
       autoscaler: platform.autoscaler,
       logs: platform.deploymentLogs,
       runs: unused('runs'),
+      volumes: unused('volumes'),
+      maxVolumeFileBytes: 1024,
       calls: unused('calls'),
       callGroups: unused('callGroups'),
       maps: unused('maps'),

@@ -5,7 +5,13 @@ import { clusterDefaults } from '../../config/cluster-schema.js';
 import { secretsDefaults } from '../../config/secrets-schema.js';
 import { tlsDefaults } from '../../config/tls-schema.js';
 import { DEFAULT_CALL_RESULT_TTL_SECONDS } from '../../core/services/calls/calls.js';
-import { DEFAULT_QUEUE_TIMEOUT_SECONDS, DEFAULT_SCALING_POLICY, type ServerConfig } from '../../config/schema.js';
+import {
+  DEFAULT_QUEUE_TIMEOUT_SECONDS,
+  DEFAULT_SCALING_POLICY,
+  DEFAULT_VOLUME_MAX_BYTES,
+  DEFAULT_WORKSPACE_VOLUME_BYTES,
+  type ServerConfig,
+} from '../../config/schema.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../core/traffic/gateway/body-limit.js';
 import { packageRoot } from '../../core/model/paths.js';
 
@@ -38,6 +44,8 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
+    volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
+    workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: [],

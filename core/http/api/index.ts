@@ -23,6 +23,7 @@ import { callGroupRoutes } from './call-groups.js';
 import { appCallRoutes } from './app-calls.js';
 import { callbackSecretRoutes } from './callback-secret.js';
 import { secretRoutes } from './secrets.js';
+import { volumeRoutes } from './volumes.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
 import type { ApiRoute } from './types.js';
@@ -41,6 +42,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...callbackSecretRoutes,
   ...domainRoutes,
   ...secretRoutes,
+  ...volumeRoutes,
   ...memberRoutes,
   ...deviceRoutes,
   ...signInRoutes,

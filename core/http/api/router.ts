@@ -22,7 +22,7 @@ import { checkDeclaredLength, readBody } from './body.js';
 import { bodyCheck } from './declared-schemas.js';
 import { declaredParameters, parameterCheck, type ParameterCheck } from './declared-parameters.js';
 import { openCallBody } from './call-route.js';
-import { checkDeclaredUploadLength, NDJSON, NDJSON_HINT, openRawBody, openUpload } from './upload.js';
+import { NDJSON, NDJSON_HINT, OCTET_STREAM, OCTET_STREAM_HINT, checkDeclaredUploadLength, openRawBody, openUpload } from './upload.js';
 import { checkContentLength } from '../../traffic/gateway/body-limit.js';
 import { connectionSignal } from '../../traffic/gateway/connection-signal.js';
 import { oauthAnswerFor } from './oauth.js';
@@ -95,7 +95,7 @@ async function serve(
   for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
   if (answer.body instanceof Readable && ctx.method !== 'HEAD') {
     ctx.respond = false; // answered here, not by Koa
-    pipeAnswer(ctx.res, answer.body);
+    pipeAnswer(ctx.res, answer.body, answer.headers?.['Content-Length'] !== undefined);
     if (answer.flushHeaders && !ctx.res.headersSent && !ctx.res.destroyed) ctx.res.flushHeaders();
   } else if (answer.body !== undefined) ctx.body = answer.body;
 }
@@ -110,9 +110,10 @@ async function handle(
   if (route.body === 'bundle') checkDeclaredUploadLength(ctx.req, ctx.res, services.maxBundleBytes);
   else if (route.body === 'call' || route.body === 'ndjson')
     checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxCallBytes);
+  else if (route.body === 'file') checkContentLength(ctx.req.headers['content-length'], ctx.req, ctx.res, services.maxVolumeFileBytes);
   else if (route.body !== 'none') checkDeclaredLength(ctx.req, ctx.res);
   const principal = route.auth === 'token' ? await apiPrincipal(services.plugins, ctx.headers, requestUrl(ctx)) : null;
-  const raw = route.body === 'bundle' || route.body === 'call' || route.body === 'ndjson';
+  const raw = route.body === 'bundle' || route.body === 'call' || route.body === 'ndjson' || route.body === 'file';
   const body = route.body === 'none' || raw ? {} : await readBody(ctx.req, ctx.res, route.body === 'oauth' ? 'json-or-form' : 'json');
   checks.body(body);
   await checks.parameters({ params, query: requestUrl(ctx).searchParams, workspace: principal?.workspace ?? null });
@@ -123,7 +124,9 @@ async function handle(
         ? () => openCallBody(ctx.req, ctx.res, services.maxCallBytes)
         : route.body === 'ndjson'
           ? () => openRawBody(ctx.req, ctx.res, services.maxCallBytes, NDJSON, NDJSON_HINT)
-          : null;
+          : route.body === 'file'
+            ? () => openRawBody(ctx.req, ctx.res, services.maxVolumeFileBytes, OCTET_STREAM, OCTET_STREAM_HINT)
+            : null;
   const query = requestUrl(ctx).searchParams;
   const request = {
     params,

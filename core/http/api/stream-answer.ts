@@ -14,10 +14,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
-export function pipeAnswer(res: ServerResponse, body: Readable): void {
-  // Koa's type for a stream of unknown kind; a streamed answer has no length.
+export function pipeAnswer(res: ServerResponse, body: Readable, knownLength = false): void {
+  // Koa's type for a stream of unknown kind; a streamed answer has no length unless its route knows it (a file's).
   if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/octet-stream');
-  res.removeHeader('Content-Length');
+  if (!knownLength) res.removeHeader('Content-Length');
   if (res.destroyed || res.writableEnded || (res.socket !== null && !res.socket.writable)) {
     body.destroy(); // the client is gone already
     return;

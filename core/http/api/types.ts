@@ -4,6 +4,7 @@
  * handler gets and gives. Routes are plain data, so the router, the OpenAPI
  * generator and the docs test all read the same list.
  */
+import type { Volumes } from '../../services/volumes/volumes.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import type { ScheduledRunSource } from '../../services/schedules/nomad-runs.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -40,9 +41,11 @@ export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `call`: a pickled function call (`application/vnd.svc.call+pickle`), handed over as a
  *   stream (`request.upload`), limited to `ApiServices.maxCallBytes` (413 `payload_too_large`);
  * - `ndjson`: `application/x-ndjson` lines (a map's inputs), handed over as a stream
- *   (`request.upload`), limited to `ApiServices.maxCallBytes` like a call.
+ *   (`request.upload`), limited to `ApiServices.maxCallBytes` like a call;
+ * - `file`: a raw `application/octet-stream` file for a volume, handed over as a stream
+ *   (`request.upload`), limited to `ApiServices.maxVolumeFileBytes` (the volumes' own limits apply too).
  */
-export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call' | 'ndjson';
+export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call' | 'ndjson' | 'file';
 
 /** The lifecycle of deployed apps, as the API drives it. */
 export type DeploymentLifecycle = Pick<
@@ -85,6 +88,10 @@ export interface ApiServices {
   readonly previews: Pick<Previews, 'put' | 'get' | 'remove' | 'idleTimeoutSeconds' | 'expiresAt'>;
   /** Largest pickled call, in bytes (the gateway's body limit). */
   readonly maxCallBytes: number;
+  /** The workspaces' volumes and their files. */
+  readonly volumes: Pick<Volumes, 'create' | 'list' | 'get' | 'delete' | 'ls' | 'put' | 'open' | 'remove'>;
+  /** Largest file one upload to a volume may be, in bytes (the most a volume holds). */
+  readonly maxVolumeFileBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
   /** Each deployment's log lines, to read and follow. */
   readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;

@@ -21,6 +21,11 @@ const UPLOAD_TYPE = 'application/gzip';
 export const NDJSON = 'application/x-ndjson';
 export const NDJSON_HINT = 'Send one JSON object per line with "Content-Type: application/x-ndjson".';
 
+/** A file's bytes as they are (a volume's file). */
+export const OCTET_STREAM = 'application/octet-stream';
+export const OCTET_STREAM_HINT =
+  'Send the file as is with "Content-Type: application/octet-stream" (curl: --data-binary @file -H "Content-Type: application/octet-stream").';
+
 /** Refuses a declared length above the limit before anything is read or authenticated. */
 export function checkDeclaredUploadLength(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
   try {

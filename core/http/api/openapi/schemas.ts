@@ -374,6 +374,33 @@ export const schemas: Readonly<Record<string, Schema>> = {
       reason: { type: ['string', 'null'], description: 'Why it is not served, when it is not.' },
     },
   },
+  Volume: {
+    type: 'object',
+    required: ['name', 'createdAt', 'bytes', 'maxBytes'],
+    additionalProperties: false,
+    description: "A volume of the caller's workspace: a folder of files kept on the server (docs/volumes.md).",
+    properties: {
+      name: { type: 'string' },
+      createdAt: { type: 'string', format: 'date-time' },
+      bytes: { type: 'integer', minimum: 0, description: 'What its files hold now.' },
+      maxBytes: { type: 'integer', minimum: 0, description: 'The most it may hold (`volumeMaxBytes`).' },
+    },
+  },
+  VolumeEntry: {
+    type: 'object',
+    required: ['path', 'type', 'size', 'modifiedAt'],
+    additionalProperties: false,
+    properties: {
+      path: { type: 'string', description: 'From the volume\'s root, "/"-separated.' },
+      type: {
+        type: 'string',
+        enum: ['file', 'dir', 'link'],
+        description: '`link`: a symbolic link a container made (never followed outside the volume).',
+      },
+      size: { type: 'integer', minimum: 0, description: 'Bytes, for a file; 0 otherwise.' },
+      modifiedAt: { type: 'string', format: 'date-time' },
+    },
+  },
   Secret: {
     type: 'object',
     required: ['name', 'keys', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy'],

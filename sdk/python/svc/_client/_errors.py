@@ -24,6 +24,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "manifest_failed": ex.ProjectError,
     "config_invalid": ex.ConfigError,
     "payload_too_large": ex.InvalidRequestError,
+    "volume_full": ex.InvalidRequestError,
     "bundle_invalid": ex.ProjectError,
     "bundle_too_large": ex.ProjectError,
     "bundle_failed": ex.ProjectError,

@@ -1,0 +1,232 @@
+/**
+ * The caller's workspace's volumes (core/services/volumes): create, list, delete, and their files in
+ * and out. Files stream both ways: an upload (`PUT .../files?path=`, `application/octet-stream`) is
+ * written beside its target and renamed onto it once complete; a download is the file as it is on
+ * disk. Another workspace's volume answers as one that never was.
+ */
+import { SvcError } from '../../model/errors.js';
+import { NAME_PATTERN } from '../../model/names.js';
+import { MAX_VOLUME_PATH_CHARS } from '../../model/volume-paths.js';
+import { answer, BAD_JSON_BODY, error, holding, json, listOf, NAME_INVALID, nameRefusal, ref } from './openapi/shared.js';
+import type { Parameter } from './openapi/types.js';
+import { API_PREFIX, type ApiRoute } from './types.js';
+
+const VOLUME: Parameter = {
+  name: 'volume',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: NAME_PATTERN },
+  description: "The volume's name (a lowercase DNS label).",
+  refusal: nameRefusal('volume'),
+};
+
+/** `path=`: where in the volume, relative to its root (checked by core/model/volume-paths.ts). */
+function pathParameter(required: boolean): Parameter {
+  return {
+    name: 'path',
+    in: 'query',
+    required,
+    schema: { type: 'string', maxLength: MAX_VOLUME_PATH_CHARS, ...(required ? { minLength: 1 } : {}) },
+    description: 'A path inside the volume, relative to its root ("models/small.bin"); "" or leaving it out is the root.',
+    refusal: {
+      code: 'bad_request',
+      refuse: (value) =>
+        value === undefined || value === ''
+          ? new SvcError('bad_request', 'path= is missing: name a file or folder inside the volume.', {
+              hint: "For example ?path=models/small.bin (a volume's root is not a file).",
+              details: { field: 'path' },
+            })
+          : new SvcError('bad_request', `path= is longer than ${MAX_VOLUME_PATH_CHARS} characters.`, { details: { field: 'path' } }),
+    },
+  };
+}
+
+const RECURSIVE: Parameter = {
+  name: 'recursive',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', enum: ['true', 'false'] },
+  description: 'A folder with everything below it.',
+  refusal: {
+    code: 'bad_request',
+    refuse: (value) =>
+      new SvcError('bad_request', `recursive=${JSON.stringify(value)} is neither true nor false.`, { details: { field: 'recursive' } }),
+  },
+};
+
+const NO_SUCH_VOLUME = error(
+  "`not_found`: the caller's workspace has no such volume (another workspace's is not found either), or the volume no such path.",
+);
+const BAD_PATH = error(
+  '`bad_request`: a path that is absolute, holds `..` or leads outside the volume through a link, or names a folder where a file is wanted.',
+);
+
+const volumePath = (name: string) => `${API_PREFIX}/volumes/${name}`;
+
+export const volumeRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/volumes',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'listVolumes',
+      summary: "The caller's workspace's volumes, by name, with the bytes each holds.",
+      responses: { 200: answer('The volumes.', listOf('volumes', ref('Volume'))) },
+    },
+    async handle({ principal }, { volumes }) {
+      return { status: 200, body: { volumes: await volumes.list(principal.workspace) } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/volumes',
+    auth: 'token',
+    body: 'json',
+    openapi: {
+      operationId: 'createVolume',
+      summary:
+        "Creates an empty volume in the caller's workspace (`svc.Volume.from_name(name, create_if_missing=True)`, `svc volume create`).",
+      requestBody: {
+        required: true,
+        content: json({ type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string' } } }),
+      },
+      leftToHandler: { name: ['type'] },
+      responses: {
+        201: answer('Created.', ref('Volume')),
+        400: BAD_JSON_BODY,
+        409: error('`conflict`: the workspace already has a volume of this name.'),
+        422: NAME_INVALID,
+      },
+    },
+    async handle({ body, principal }, { volumes }) {
+      const volume = await volumes.create(principal.workspace, body.name as string, principal);
+      return { status: 201, body: volume, headers: { Location: volumePath(volume.name) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/volumes/:volume',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'getVolume',
+      summary: 'One volume: when it was made, the bytes it holds and the most it may hold.',
+      pathParameters: [VOLUME],
+      responses: { 200: answer('The volume.', ref('Volume')), 404: NO_SUCH_VOLUME, 422: NAME_INVALID },
+    },
+    async handle({ params, principal }, { volumes }) {
+      return { status: 200, body: await volumes.get(principal.workspace, params.volume!) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/volumes/:volume',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'deleteVolume',
+      summary: 'Deletes a volume and every file in it.',
+      pathParameters: [VOLUME],
+      responses: { 204: { description: 'Deleted.' }, 404: NO_SUCH_VOLUME, 422: NAME_INVALID },
+    },
+    async handle({ params, principal }, { volumes }) {
+      await volumes.delete(principal.workspace, params.volume!);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/volumes/:volume/entries',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'listVolumeEntries',
+      summary: 'What a folder of the volume holds (everything below it with `recursive=true`), or the one entry of a file; sorted by path.',
+      pathParameters: [VOLUME],
+      parameters: [pathParameter(false), RECURSIVE],
+      responses: {
+        200: answer('The entries.', listOf('entries', ref('VolumeEntry'))),
+        400: BAD_PATH,
+        404: NO_SUCH_VOLUME,
+        422: NAME_INVALID,
+      },
+    },
+    async handle({ params, principal, query }, { volumes }) {
+      const entries = await volumes.ls(principal.workspace, params.volume!, query.get('path') ?? '', query.get('recursive') === 'true');
+      return { status: 200, body: { entries } };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/volumes/:volume/files',
+    auth: 'token',
+    body: 'file',
+    openapi: {
+      operationId: 'putVolumeFile',
+      summary:
+        'Stores the body (`application/octet-stream`, streamed) as the file at `path`, making its folders; a file there is replaced once all of the new one arrived, and a half-sent one never appears.',
+      pathParameters: [VOLUME],
+      parameters: [pathParameter(true)],
+      responses: {
+        201: answer('Stored.', holding('entry', ref('VolumeEntry'))),
+        400: BAD_PATH,
+        404: NO_SUCH_VOLUME,
+        409: error('`conflict`: a folder is at `path`, or a file where a folder of it would be.'),
+        413: error('`payload_too_large`: the body is larger than a volume may hold.'),
+        422: NAME_INVALID,
+        507: error(
+          "`volume_full`: the file would take the volume, or the workspace's volumes together, past their limit (`details` has the figures).",
+        ),
+      },
+    },
+    async handle({ params, principal, query, headers, upload }, { volumes }) {
+      const declared = headers['content-length'] === undefined ? null : Number(headers['content-length']);
+      const entry = await volumes.put(principal.workspace, params.volume!, query.get('path')!, upload!(), declared);
+      return { status: 201, body: { entry } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/volumes/:volume/files',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'getVolumeFile',
+      summary: 'The file at `path`, streamed as it is (`application/octet-stream`, with its Content-Length).',
+      pathParameters: [VOLUME],
+      parameters: [pathParameter(true)],
+      responses: {
+        200: { description: 'The file.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        400: BAD_PATH,
+        404: NO_SUCH_VOLUME,
+        422: NAME_INVALID,
+      },
+    },
+    async handle({ params, principal, query }, { volumes }) {
+      const file = await volumes.open(principal.workspace, params.volume!, query.get('path')!);
+      return {
+        status: 200,
+        body: file.stream,
+        headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.size) },
+      };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/volumes/:volume/files',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'deleteVolumeFile',
+      summary: 'Removes the file at `path`, or the folder with everything in it with `recursive=true`; never the root (delete the volume).',
+      pathParameters: [VOLUME],
+      parameters: [pathParameter(true), RECURSIVE],
+      responses: { 204: { description: 'Removed.' }, 400: BAD_PATH, 404: NO_SUCH_VOLUME, 422: NAME_INVALID },
+    },
+    async handle({ params, principal, query }, { volumes }) {
+      await volumes.remove(principal.workspace, params.volume!, query.get('path')!, query.get('recursive') === 'true');
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,193 @@
+/**
+ * The files of one volume, in its folder on the server's disk. Every path is checked to stay in the
+ * folder where it leads, not only as written: a symbolic link that a container made and that points
+ * outside is refused like `..`. An upload is written to a temporary file beside its target and renamed
+ * onto it once complete, so that a half-uploaded file never appears under its name.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { SvcError } from '../../model/errors.js';
+import type { VolumeEntry } from './types.js';
+
+/** A listing stops at this many entries (a recursive one included): say so rather than answer without end. */
+export const MAX_LIST_ENTRIES = 10_000;
+/** Uploads in progress are `.svc-upload-*` files beside their target; listings leave them out. */
+const UPLOAD_PREFIX = '.svc-upload-';
+
+function outside(shown: string): SvcError {
+  return new SvcError('bad_request', `the path ${JSON.stringify(shown)} leads outside the volume (through a symbolic link).`, {
+    hint: 'Name a file or folder inside the volume; links that point elsewhere are not followed.',
+  });
+}
+
+function notFound(volume: string, shown: string): SvcError {
+  return new SvcError('not_found', `the volume ${volume} has no file or folder ${JSON.stringify(shown)}.`, {
+    hint: `svc volume ls ${volume} lists what it holds.`,
+  });
+}
+
+async function exists(target: string): Promise<boolean> {
+  return lstat(target).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The real path of `parts` under `root` (which exists), refusing one that leads outside; its deepest existing ancestor when `parts` does not exist. */
+async function inside(root: string, parts: readonly string[]): Promise<{ real: string; exists: boolean }> {
+  const rootReal = await realpath(root);
+  let known = rootReal;
+  for (let i = 0; i < parts.length; i += 1) {
+    const next = path.join(known, parts[i]!);
+    if (!(await exists(next))) return { real: path.join(known, ...parts.slice(i)), exists: false };
+    known = await realpath(next);
+    if (known !== rootReal && !known.startsWith(`${rootReal}${path.sep}`)) throw outside(parts.join('/'));
+  }
+  return { real: known, exists: true };
+}
+
+/** What `parts` names: a file's entry, or a folder's entries (all below it when `recursive`), sorted by path. */
+export async function listEntries(root: string, volume: string, parts: readonly string[], recursive: boolean): Promise<VolumeEntry[]> {
+  const shown = parts.join('/');
+  const { real, exists: found } = await inside(root, parts);
+  if (!found) throw notFound(volume, shown);
+  const info = await stat(real);
+  if (!info.isDirectory()) return [entryOf(shown, info)];
+  const entries: VolumeEntry[] = [];
+  const walk = async (folder: string, prefix: string): Promise<void> => {
+    const names = (await readdir(folder)).filter((name) => !name.startsWith(UPLOAD_PREFIX)).sort();
+    for (const name of names) {
+      if (entries.length >= MAX_LIST_ENTRIES) {
+        throw new SvcError('bad_request', `${JSON.stringify(shown || '/')} holds more than ${MAX_LIST_ENTRIES} entries.`, {
+          hint: 'List a folder further down, or without --recursive.',
+        });
+      }
+      const full = path.join(folder, name);
+      const at = prefix === '' ? name : `${prefix}/${name}`;
+      const details = await lstat(full);
+      entries.push(entryOf(at, details));
+      if (recursive && details.isDirectory()) await walk(full, at);
+    }
+  };
+  await walk(real, shown);
+  return entries;
+}
+
+function entryOf(at: string, info: { isDirectory(): boolean; isSymbolicLink(): boolean; size: number; mtime: Date }): VolumeEntry {
+  const type = info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'link' : 'file';
+  return { path: at, type, size: type === 'file' ? info.size : 0, modifiedAt: info.mtime.toISOString() };
+}
+
+/**
+ * Writes `body` to `parts` (folders made as needed): to a temporary file first, renamed onto the
+ * target once all of it arrived. `room` is how many bytes may still be written; past it the upload
+ * fails with `volume_full` (from `full()`) and nothing is left behind.
+ */
+export async function writeFile(
+  root: string,
+  volume: string,
+  parts: readonly string[],
+  body: Readable,
+  room: number,
+  full: (written: number) => SvcError,
+): Promise<VolumeEntry> {
+  const shown = parts.join('/');
+  if (parts.length === 0)
+    throw new SvcError('bad_request', 'a file needs a path inside the volume, not its root.', { hint: 'Name the file: "data/train.csv".' });
+  const parent = await inside(root, parts.slice(0, -1));
+  if (parent.exists && !(await stat(parent.real)).isDirectory()) {
+    throw new SvcError('conflict', `${JSON.stringify(parts.slice(0, -1).join('/'))} is a file in the volume ${volume}, not a folder.`);
+  }
+  await mkdir(parent.real, { recursive: true });
+  const target = path.join(parent.real, parts.at(-1)!);
+  if ((await exists(target)) && (await lstat(target)).isDirectory()) {
+    throw new SvcError('conflict', `${JSON.stringify(shown)} is a folder in the volume ${volume}; a file cannot replace it.`, {
+      hint: `Remove it first (svc volume rm ${volume} ${shown} --recursive) or choose another path.`,
+    });
+  }
+  const temporary = path.join(parent.real, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}`);
+  let written = 0;
+  try {
+    const handle = await open(temporary, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o644);
+    try {
+      // One chunk at a time, each written before the next is read: memory stays flat whatever the file's size.
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        written += chunk.length;
+        if (written > room) throw full(written);
+        await handle.write(chunk);
+      }
+      await handle.sync(); // durable before it takes the name: a crash never leaves a short file there
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, target);
+  } catch (error) {
+    body.destroy();
+    await unlink(temporary).catch(() => {});
+    // The client went away mid-upload: nothing to report, and nothing was kept.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      throw new SvcError('client_closed', `the upload of ${JSON.stringify(shown)} was cut off before its end; nothing was kept.`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  return entryOf(shown, await stat(target));
+}
+
+/** The file at `parts`, to stream: its size and a reader; `not_found`, or `bad_request` for a folder. */
+export async function openFile(root: string, volume: string, parts: readonly string[]): Promise<{ size: number; stream: Readable }> {
+  const shown = parts.join('/');
+  const { real, exists: found } = await inside(root, parts);
+  if (!found) throw notFound(volume, shown);
+  const handle = await open(real, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  const info = await handle.stat();
+  if (!info.isFile()) {
+    await handle.close();
+    throw new SvcError('bad_request', `${JSON.stringify(shown || '/')} is a folder in the volume ${volume}, not a file.`, {
+      hint: `Get a folder with the CLI, which fetches each file: svc volume get ${volume} ${shown || '/'} <local folder>.`,
+    });
+  }
+  // The stream owns the handle from here: it closes it at the end, or when the client goes.
+  return { size: info.size, stream: handle.createReadStream() };
+}
+
+/** Removes the file or folder at `parts` (a folder with what it holds only when `recursive`); never the root. */
+export async function removePath(root: string, volume: string, parts: readonly string[], recursive: boolean): Promise<void> {
+  const shown = parts.join('/');
+  if (parts.length === 0) {
+    throw new SvcError('bad_request', "a volume's root cannot be removed.", {
+      hint: `Delete the volume itself: svc volume delete ${volume}.`,
+    });
+  }
+  const parent = await inside(root, parts.slice(0, -1));
+  const target = path.join(parent.real, parts.at(-1)!);
+  if (!parent.exists || !(await exists(target))) throw notFound(volume, shown);
+  const info = await lstat(target);
+  if (info.isDirectory() && !recursive) {
+    throw new SvcError('bad_request', `${JSON.stringify(shown)} is a folder in the volume ${volume}.`, {
+      hint: `Remove it and what it holds with --recursive (API: ?recursive=true).`,
+    });
+  }
+  // A link is removed itself, never what it points to.
+  await rm(target, { recursive: info.isDirectory(), force: false });
+}
+
+/** Bytes held by the files under `folder` (0 when it does not exist). */
+export async function usedBytes(folder: string): Promise<number> {
+  let total = 0;
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) total += (await lstat(full).catch(() => ({ size: 0 }))).size;
+    }
+  };
+  await walk(folder);
+  return total;
+}

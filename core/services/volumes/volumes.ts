@@ -1,0 +1,159 @@
+/**
+ * The volumes of each workspace: a record in the state store (`volumes/<workspace>/<name>`) and a
+ * folder of files under the server's data dir (`<dataDir>/volumes/<workspace>/<name>/`). Another
+ * workspace's volume is unknown here, in the same words as one that never was. Uploads are bounded
+ * by the operator's limits per volume and per workspace (`volume_full`, with the figures).
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { isoAt, systemClock, type Clock } from '../../model/clock.js';
+import { SvcError } from '../../model/errors.js';
+import { checkName } from '../../model/names.js';
+import type { Principal } from '../../model/principal.js';
+import { storedJson, storedObject, storedString, storedStringOrNull } from '../../model/store/stored-fields.js';
+import { getJson, putJson } from '../../model/store/json.js';
+import type { StateStore } from '../../model/store/types.js';
+import { volumePathParts } from '../../model/volume-paths.js';
+import { formatBytes } from '../../infra/bundles/format.js';
+import { listEntries, openFile, removePath, usedBytes, writeFile } from './files.js';
+import type { VolumeEntry, VolumeLimits, VolumeRecord, VolumeView } from './types.js';
+
+const PREFIX = 'volumes/';
+
+export function volumeKey(workspace: string, name: string): string {
+  return `${PREFIX}${workspace}/${name}`;
+}
+
+function validRecord(value: unknown, key: string): VolumeRecord {
+  const record = storedObject(value, key);
+  return {
+    name: storedString(record, 'name', key),
+    workspace: storedString(record, 'workspace', key),
+    createdAt: storedString(record, 'createdAt', key),
+    createdBy: storedStringOrNull(record, 'createdBy', key),
+  };
+}
+
+export function volumeNotFound(workspace: string, name: string): SvcError {
+  return new SvcError('not_found', `the workspace ${workspace} has no volume ${name}.`, {
+    hint: `svc volume list shows its volumes; svc volume create ${name} makes one.`,
+  });
+}
+
+export interface VolumesOptions {
+  readonly store: StateStore;
+  /** `<dataDir>/volumes`: a folder per workspace, a folder per volume in it. */
+  readonly root: string;
+  readonly limits: VolumeLimits;
+  readonly clock?: Clock;
+}
+
+export class Volumes {
+  readonly #store: StateStore;
+  readonly #root: string;
+  readonly #limits: VolumeLimits;
+  readonly #clock: Clock;
+
+  constructor(options: VolumesOptions) {
+    this.#store = options.store;
+    this.#root = options.root;
+    this.#limits = options.limits;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** A new, empty volume; `conflict` when the workspace has one of that name. */
+  async create(workspace: string, name: string, principal: Principal | null): Promise<VolumeView> {
+    checkName('volume', name);
+    const record: VolumeRecord = { name, workspace, createdAt: isoAt(this.#clock()), createdBy: principal?.tokenId ?? null };
+    await mkdir(this.#folder(workspace, name), { recursive: true });
+    if (!(await putJson(this.#store, volumeKey(workspace, name), record, { cas: 0 }))) {
+      throw new SvcError('conflict', `the workspace ${workspace} already has a volume ${name}.`, {
+        hint: `Use it as it is (svc volume ls ${name}), or delete it first: svc volume delete ${name}.`,
+      });
+    }
+    return this.#view(record);
+  }
+
+  async list(workspace: string): Promise<VolumeView[]> {
+    const entries = await this.#store.list(`${PREFIX}${workspace}/`);
+    const records = entries.map((entry) => storedJson(entry, validRecord)).sort((a, b) => a.name.localeCompare(b.name));
+    return Promise.all(records.map((record) => this.#view(record)));
+  }
+
+  async get(workspace: string, name: string): Promise<VolumeView> {
+    return this.#view(await this.#require(workspace, name));
+  }
+
+  /** Removes the volume and every file in it. */
+  async delete(workspace: string, name: string): Promise<void> {
+    await this.#require(workspace, name);
+    // The record first: a volume half-deleted is gone for its users; its folder is removed next.
+    await this.#store.delete(volumeKey(workspace, name));
+    await rm(this.#folder(workspace, name), { recursive: true, force: true });
+  }
+
+  async ls(workspace: string, name: string, at: string, recursive: boolean): Promise<VolumeEntry[]> {
+    await this.#require(workspace, name);
+    return listEntries(this.#folder(workspace, name), name, volumePathParts(at), recursive);
+  }
+
+  /** Stores `body` at `at`, replacing a file there once all of it arrived; `volume_full` past the limits. */
+  async put(workspace: string, name: string, at: string, body: Readable, declaredBytes: number | null): Promise<VolumeEntry> {
+    await this.#require(workspace, name);
+    const parts = volumePathParts(at);
+    const folder = this.#folder(workspace, name);
+    const used = await usedBytes(folder);
+    const workspaceUsed = await usedBytes(path.join(this.#root, workspace));
+    const room = Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed);
+    const full = (bytes: number) => this.#full(workspace, name, used, workspaceUsed, bytes);
+    if (declaredBytes !== null && declaredBytes > room) throw full(declaredBytes);
+    return writeFile(folder, name, parts, body, Math.max(0, room), full);
+  }
+
+  async open(workspace: string, name: string, at: string): Promise<{ size: number; stream: Readable }> {
+    await this.#require(workspace, name);
+    return openFile(this.#folder(workspace, name), name, volumePathParts(at));
+  }
+
+  async remove(workspace: string, name: string, at: string, recursive: boolean): Promise<void> {
+    await this.#require(workspace, name);
+    await removePath(this.#folder(workspace, name), name, volumePathParts(at), recursive);
+  }
+
+  #folder(workspace: string, name: string): string {
+    return path.join(this.#root, workspace, name);
+  }
+
+  async #require(workspace: string, name: string): Promise<VolumeRecord> {
+    checkName('volume', name);
+    const entry = await getJson(this.#store, volumeKey(workspace, name), validRecord);
+    if (entry === null) throw volumeNotFound(workspace, name);
+    return entry.value;
+  }
+
+  async #view(record: VolumeRecord): Promise<VolumeView> {
+    return {
+      name: record.name,
+      createdAt: record.createdAt,
+      bytes: await usedBytes(this.#folder(record.workspace, record.name)),
+      maxBytes: this.#limits.volumeMaxBytes,
+    };
+  }
+
+  #full(workspace: string, name: string, used: number, workspaceUsed: number, adding: number): SvcError {
+    const { volumeMaxBytes, workspaceMaxBytes } = this.#limits;
+    const overVolume = used + adding > volumeMaxBytes;
+    const message = overVolume
+      ? `the volume ${name} holds ${formatBytes(used)} of at most ${formatBytes(volumeMaxBytes)}; ${formatBytes(adding)} more do not fit.`
+      : `the volumes of ${workspace} hold ${formatBytes(workspaceUsed)} of at most ${formatBytes(workspaceMaxBytes)} together; ${formatBytes(adding)} more do not fit.`;
+    return new SvcError('volume_full', message, {
+      hint: 'Remove files you no longer need (svc volume rm), or ask the operator for more room (volumeMaxBytes, workspaceVolumeBytes).',
+      details: {
+        usedBytes: overVolume ? used : workspaceUsed,
+        maxBytes: overVolume ? volumeMaxBytes : workspaceMaxBytes,
+        addingBytes: adding,
+      },
+    });
+  }
+}
