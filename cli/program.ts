@@ -363,6 +363,84 @@ declareCommand(prog, 'secret reseal', {
     run(async (context) => (await import('./commands/secret.js')).secretReseal(context, { json: flags.json === true })),
 });
 
+declareCommand(prog, 'volume', {
+  describe: 'Volumes of your workspace, folders of files kept on the server: svc volume create, list, delete, ls, put, get, rm.',
+  examples: ['volume create models', 'volume put models ./weights weights', 'volume ls models weights'],
+  action: () => prog.help('volume'),
+});
+
+declareCommand(prog, 'volume create <name>', {
+  describe: 'Create an empty volume (a lowercase DNS label).',
+  flags: [['json', 'Print the volume as JSON']],
+  examples: ['volume create models'],
+  action: (name: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/volume.js')).volumeCreate(context, String(name), { json: flags.json === true })),
+});
+
+declareCommand(prog, 'volume list', {
+  describe: 'List the volumes of your workspace with the bytes each holds.',
+  flags: ['json'],
+  examples: ['volume list'],
+  action: (flags: Flags) =>
+    run(async (context) => (await import('./commands/volume.js')).volumeList(context, { json: flags.json === true })),
+});
+
+declareCommand(prog, 'volume delete <name>', {
+  describe: 'Delete a volume and every file in it (asks first; --yes without a terminal).',
+  flags: ['yes', 'json'],
+  examples: ['volume delete models --yes'],
+  action: (name: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/volume.js')).volumeDelete(context, String(name), { yes: flags.yes === true, json: flags.json === true }),
+    ),
+});
+
+declareCommand(prog, 'volume ls <name> [path]', {
+  describe: "List a volume's folder (its root by default), or one file.",
+  flags: [{ flag: '--recursive', description: 'Everything below the folder', default: false }, ['json', 'Print {"entries"} as JSON']],
+  examples: ['volume ls models', 'volume ls models weights --recursive'],
+  action: (name: string, at: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/volume.js')).volumeLs(context, String(name), text(at), {
+        recursive: flags.recursive === true,
+        json: flags.json === true,
+      }),
+    ),
+});
+
+declareCommand(prog, 'volume put <name> <local> [remote]', {
+  describe: "Upload a file or a folder's files (streamed) to a path of the volume: the file's or folder's own name at its root by default.",
+  flags: [['json', 'Print {"entries"} as JSON']],
+  examples: ['volume put models ./small.bin weights/small.bin', 'volume put models ./weights'],
+  action: (name: string, local: string, at: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/volume.js')).volumePut(context, String(name), String(local), text(at), { json: flags.json === true }),
+    ),
+});
+
+declareCommand(prog, 'volume get <name> <remote> [local]', {
+  describe: "Download a file or a folder's files (streamed) from the volume: into its own name in this folder by default.",
+  flags: [['json', 'Print {"files"} as JSON']],
+  examples: ['volume get models weights/small.bin', 'volume get models weights ./weights-copy'],
+  action: (name: string, at: string, local: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/volume.js')).volumeGet(context, String(name), String(at), text(local), { json: flags.json === true }),
+    ),
+});
+
+declareCommand(prog, 'volume rm <name> <remote>', {
+  describe: 'Remove a file, or a folder with what it holds (--recursive), from the volume.',
+  flags: [{ flag: '--recursive', description: 'A folder and everything in it', default: false }, 'json'],
+  examples: ['volume rm models weights/old.bin', 'volume rm models weights --recursive'],
+  action: (name: string, at: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/volume.js')).volumeRm(context, String(name), String(at), {
+        recursive: flags.recursive === true,
+        json: flags.json === true,
+      }),
+    ),
+});
+
 declareCommand(prog, 'deploy <app_or_module>', {
   describe: 'Deploy an app (a .py file or a module name, optionally :<workload> for one workload) to the server, and print each URL.',
   flags: [

@@ -28,6 +28,7 @@ from ._retries import Retries
 from ._schedule import Cron, Period
 from ._secret import Secret
 from ._version import __version__
+from ._volume import Volume
 from .exceptions import (
     CallCancelledError,
     CallExpiredError,
@@ -84,6 +85,7 @@ __all__ = [
     "TooManyRequestsError",
     "UnauthorizedError",
     "UnavailableError",
+    "Volume",
     "WorkerCrashedError",
     "__version__",
     "endpoint",

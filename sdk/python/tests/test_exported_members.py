@@ -20,6 +20,7 @@ DEFINITIONS = {
     "Period",
     "Retries",
     "Secret",
+    "Volume",
     "__version__",
     "endpoint",
     "enter",

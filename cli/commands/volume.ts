@@ -1,0 +1,196 @@
+/**
+ * `svc volume create | list | delete | ls | put | get | rm`: the workspace's volumes and their files
+ * (`/api/v1/volumes`, docs/volumes.md), with the argument order Modal's users know:
+ * `put <volume> <local> [remote]`, `get <volume> <remote> [local]`, `ls <volume> [path]`. Files stream
+ * both ways (read from disk as they are sent, written to disk as they come), so their size does not
+ * matter to the CLI's memory; folders go file by file. A download is written beside its target and
+ * renamed onto it once complete.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { SvcError } from '../../core/model/errors.js';
+import type { VolumeEntry, VolumeView } from '../../core/services/volumes/types.js';
+import { formatBytes } from '../../core/infra/bundles/format.js';
+import { API_PREFIX, type ApiClient } from '../api-client.js';
+import { confirm, needsConfirmation } from '../confirm.js';
+import { connect, type CommandContext } from '../context.js';
+import { formatTable } from '../table.js';
+import { shortTime } from '../time.js';
+
+export interface VolumeFlags {
+  readonly json?: boolean;
+}
+
+const volumePath = (name: string) => `${API_PREFIX}/volumes/${encodeURIComponent(name)}`;
+const query = (at: string, extra = '') => `?path=${encodeURIComponent(at)}${extra}`;
+
+/** A remote path as the commands take it: `/` or nothing is the root, a leading `/` is the volume's root. */
+function remote(at: string | undefined): string {
+  return (at ?? '').replace(/^\/+/, '');
+}
+
+export async function volumeCreate(context: CommandContext, name: string, flags: VolumeFlags = {}): Promise<void> {
+  const { client } = await connect(context);
+  const volume = await client.post<VolumeView>(`${API_PREFIX}/volumes`, { name });
+  if (flags.json) context.out.result(JSON.stringify(volume, null, 2));
+  else context.out.done(`created the volume ${volume.name}; put files in with svc volume put ${volume.name} <local path>`);
+}
+
+export async function volumeList(context: CommandContext, flags: VolumeFlags = {}): Promise<void> {
+  const { out } = context;
+  const { client } = await connect(context);
+  const { volumes } = await client.get<{ volumes: VolumeView[] }>(`${API_PREFIX}/volumes`);
+  if (flags.json) return out.result(JSON.stringify({ volumes }, null, 2));
+  if (volumes.length === 0) return out.step('no volumes; create one with svc volume create NAME');
+  const rows = volumes.map((v) => [v.name, formatBytes(v.bytes), `of ${formatBytes(v.maxBytes)}`, shortTime(v.createdAt)]);
+  for (const line of formatTable(['NAME', 'SIZE', 'LIMIT', 'CREATED'], rows, out.color)) out.result(line);
+}
+
+export async function volumeDelete(
+  context: CommandContext,
+  name: string,
+  flags: VolumeFlags & { readonly yes?: boolean } = {},
+): Promise<void> {
+  const ask = needsConfirmation(context, flags.yes, `svc volume delete ${name}`, 'deletes the volume and every file in it');
+  const { client } = await connect(context);
+  const volume = await client.get<VolumeView>(volumePath(name));
+  if (ask)
+    await confirm(
+      context,
+      `Delete the volume ${name} and its ${formatBytes(volume.bytes)} of files?`,
+      `the volume ${name} was not deleted`,
+    );
+  await client.delete(volumePath(name));
+  if (flags.json) context.out.result(JSON.stringify({ volume: name, deleted: true }));
+  else context.out.done(`deleted the volume ${name} and its files`);
+}
+
+export async function volumeLs(
+  context: CommandContext,
+  name: string,
+  at: string | undefined,
+  flags: VolumeFlags & { readonly recursive?: boolean } = {},
+): Promise<void> {
+  const { out } = context;
+  const { client } = await connect(context);
+  const entries = await entriesOf(client, name, remote(at), flags.recursive === true);
+  if (flags.json) return out.result(JSON.stringify({ entries }, null, 2));
+  if (entries.length === 0) return out.step(`nothing in ${name}${remote(at) ? `/${remote(at)}` : ''}; put files in with svc volume put`);
+  const rows = entries.map((e) => [
+    e.type === 'dir' ? `${e.path}/` : e.path,
+    e.type,
+    e.type === 'file' ? formatBytes(e.size) : '-',
+    shortTime(e.modifiedAt),
+  ]);
+  for (const line of formatTable(['PATH', 'TYPE', 'SIZE', 'MODIFIED'], rows, out.color)) out.result(line);
+}
+
+async function entriesOf(client: ApiClient, name: string, at: string, recursive: boolean): Promise<VolumeEntry[]> {
+  const answer = await client.get<{ entries: VolumeEntry[] }>(
+    `${volumePath(name)}/entries${query(at, recursive ? '&recursive=true' : '')}`,
+  );
+  return answer.entries;
+}
+
+/** `put <volume> <local> [remote]`: a file to `remote` (its own name at the root by default), a folder's files below `remote` (the folder's name by default). */
+export async function volumePut(
+  context: CommandContext,
+  name: string,
+  local: string,
+  at: string | undefined,
+  flags: VolumeFlags = {},
+): Promise<void> {
+  const { out } = context;
+  const source = path.resolve(context.cwd, local);
+  const info = await stat(source).catch(() => {
+    throw new SvcError('usage_invalid', `svc volume put: there is no file or folder ${source}.`);
+  });
+  const target = remote(at) || path.basename(source);
+  const files = info.isDirectory() ? await filesBelow(source) : [''];
+  const { client } = await connect(context);
+  const stored: VolumeEntry[] = [];
+  for (const relative of files) {
+    const file = relative === '' ? source : path.join(source, relative);
+    const to = relative === '' ? target : `${target}/${relative.split(path.sep).join('/')}`;
+    const size = (await stat(file)).size;
+    const response = await client.send('PUT', `${volumePath(name)}/files${query(to)}`, {
+      body: createReadStream(file),
+      headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) },
+      long: true,
+    });
+    const { entry } = (await response.json()) as { entry: VolumeEntry };
+    stored.push(entry);
+    if (!flags.json) out.step(`put ${to} (${formatBytes(entry.size)})`);
+  }
+  if (flags.json) out.result(JSON.stringify({ entries: stored }, null, 2));
+  else out.done(`put ${stored.length} file${stored.length === 1 ? '' : 's'} into ${name}:${target}`);
+}
+
+/** Every file below `folder`, as paths relative to it, sorted; links and other kinds are left out. */
+async function filesBelow(folder: string, prefix = ''): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of (await readdir(path.join(folder, prefix), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const relative = path.join(prefix, entry.name);
+    if (entry.isDirectory()) found.push(...(await filesBelow(folder, relative)));
+    else if (entry.isFile()) found.push(relative);
+  }
+  return found;
+}
+
+/** `get <volume> <remote> [local]`: a file to `local` (its name in this folder by default), a folder's files below `local`. */
+export async function volumeGet(
+  context: CommandContext,
+  name: string,
+  at: string,
+  local: string | undefined,
+  flags: VolumeFlags = {},
+): Promise<void> {
+  const { out } = context;
+  const { client } = await connect(context);
+  const from = remote(at);
+  // A file's listing is its one entry, under its own path; a folder's lists what is in it.
+  const listed = await entriesOf(client, name, from, false);
+  const single = listed.length === 1 && listed[0]!.path === from && listed[0]!.type === 'file' ? listed[0]! : null;
+  const destination = path.resolve(context.cwd, local ?? (path.posix.basename(from) || name));
+  const files = single !== null ? [single] : (await entriesOf(client, name, from, true)).filter((e) => e.type === 'file');
+  const written: string[] = [];
+  for (const file of files) {
+    const relative = single !== null ? '' : path.posix.relative(from, file.path);
+    const to = relative === '' ? destination : path.join(destination, ...relative.split('/'));
+    await download(client, `${volumePath(name)}/files${query(file.path)}`, to);
+    written.push(to);
+    if (!flags.json) out.step(`got ${file.path} (${formatBytes(file.size)})`);
+  }
+  if (flags.json) out.result(JSON.stringify({ files: written }, null, 2));
+  else out.done(`got ${written.length} file${written.length === 1 ? '' : 's'} into ${destination}`);
+}
+
+/** Streams the file at `url` to `to`: into a temporary file beside it first, renamed onto it once complete. */
+async function download(client: ApiClient, url: string, to: string): Promise<void> {
+  await mkdir(path.dirname(to), { recursive: true });
+  const response = await client.send('GET', url, { long: true, headers: { Accept: 'application/octet-stream' } });
+  const partial = `${to}.svc-partial`;
+  try {
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), createWriteStream(partial));
+    await rename(partial, to);
+  } catch (error) {
+    await unlink(partial).catch(() => {});
+    throw error;
+  }
+}
+
+export async function volumeRm(
+  context: CommandContext,
+  name: string,
+  at: string,
+  flags: VolumeFlags & { readonly recursive?: boolean } = {},
+): Promise<void> {
+  const { client } = await connect(context);
+  await client.delete(`${volumePath(name)}/files${query(remote(at), flags.recursive ? '&recursive=true' : '')}`);
+  if (flags.json) context.out.result(JSON.stringify({ volume: name, path: remote(at), removed: true }));
+  else context.out.done(`removed ${name}:${remote(at)}`);
+}

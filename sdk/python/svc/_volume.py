@@ -1,0 +1,177 @@
+"""``svc.Volume``: a named folder of files a workspace keeps on the server (docs/volumes.md), and its files in and
+out from Python. Files stream both ways: an upload is read from its file as it is sent, a download written as it
+comes, so their size does not matter to this process's memory. Nothing is asked of the server until the first use.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, cast
+from urllib.parse import quote
+
+from . import _checks
+from .exceptions import InvalidOptionError, NotFoundError
+
+if TYPE_CHECKING:
+    from ._client._http import Api
+
+_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One file or folder of a volume: its path from the volume's root, ``file``, ``dir`` or ``link``, its size in
+    bytes (a file's; 0 otherwise) and when it last changed (ISO 8601)."""
+
+    path: str
+    type: str
+    size: int
+    modified_at: str
+
+
+class Volume:
+    """A volume of the workspace this process is signed in to.
+
+    Example::
+
+        vol = svc.Volume.from_name("models", create_if_missing=True)
+        vol.put_file("./small.bin", "weights/small.bin")
+        print([entry.path for entry in vol.listdir("weights")])
+        data = b"".join(vol.read_file("weights/small.bin"))
+    """
+
+    def __init__(self, name: str, *, create_if_missing: bool = False) -> None:
+        self.name = name
+        self._create_if_missing = create_if_missing
+        self._checked = False
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_name(cls, name: str, *, create_if_missing: bool = False) -> Volume:
+        """The volume ``name`` (a lowercase DNS label); with ``create_if_missing=True`` it is created at its first use
+        when the workspace has none of that name, else that first use raises ``svc.NotFoundError``."""
+        try:
+            checked = _checks.name(name)
+        except _checks.Problem as problem:
+            _checks.reject("svc.Volume.from_name", "name", name, problem)
+        if not isinstance(cast(object, create_if_missing), bool):
+            raise InvalidOptionError(
+                f"svc.Volume.from_name: create_if_missing={create_if_missing!r} must be True or False",
+                option="create_if_missing",
+            )
+        return cls(checked, create_if_missing=create_if_missing)
+
+    def __repr__(self) -> str:
+        return f"svc.Volume({self.name!r})"
+
+    def listdir(self, path: str = "", *, recursive: bool = False) -> list[FileEntry]:
+        """What the folder ``path`` holds (the root by default; everything below it with ``recursive=True``), or the one
+        entry of a file, sorted by path."""
+        suffix = "&recursive=true" if recursive else ""
+        answer = self._api().request("GET", f"{self._path()}/entries?path={quote(_remote(path))}{suffix}")
+        return [
+            FileEntry(e["path"], e["type"], int(e["size"]), e["modifiedAt"])
+            for e in cast("list[dict[str, Any]]", answer.json()["entries"])
+        ]
+
+    def read_file(self, path: str) -> Iterator[bytes]:
+        """The bytes of the file ``path``, in chunks as they arrive: ``b"".join(vol.read_file(p))`` for all of them."""
+        stream = self._api().open("GET", f"{self._path()}/files?path={quote(_remote(path))}", timeout=None)
+        try:
+            if stream.status != 200:
+                _raise(stream.status, stream.read(), f"GET {self._path()}/files")
+            while True:
+                chunk = stream.response.read(_CHUNK)
+                if not chunk:
+                    return
+                yield chunk
+        finally:
+            stream.close()
+
+    def get_file(self, path: str, local: str | os.PathLike[str]) -> None:
+        """Downloads the file ``path`` to ``local``: written beside it first, renamed onto it once complete."""
+        target = Path(local)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.name}.svc-partial")
+        try:
+            with open(partial, "wb") as out:
+                for chunk in self.read_file(path):
+                    out.write(chunk)
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
+
+    def put_file(self, local: str | os.PathLike[str] | IO[bytes], path: str) -> FileEntry:
+        """Uploads a file (a path, or a binary file object read from where it is) to ``path``; a file there is
+        replaced once all of the new one arrived. ``svc.InvalidRequestError`` (``volume_full``) past the limits."""
+        remote = _remote(path)
+        if not remote:
+            raise ValueError("Volume.put_file: give the file a path inside the volume, like 'weights/small.bin'")
+        headers = {"Content-Type": "application/octet-stream"}
+        url = f"{self._path()}/files?path={quote(remote)}"
+        if isinstance(local, (str, os.PathLike)):
+            with open(local, "rb") as handle:
+                headers["Content-Length"] = str(os.fstat(handle.fileno()).st_size)
+                answer = self._api().request("PUT", url, body=handle, headers=headers, timeout=None, ok=(201,))
+        else:
+            answer = self._api().request("PUT", url, body=local, headers=headers, timeout=None, ok=(201,))
+        entry = cast("dict[str, Any]", answer.json()["entry"])
+        return FileEntry(entry["path"], entry["type"], int(entry["size"]), entry["modifiedAt"])
+
+    def put_dir(self, local: str | os.PathLike[str], path: str = "") -> list[FileEntry]:
+        """Uploads every file below the folder ``local`` to the same paths below ``path`` (the root by default)."""
+        root = Path(local)
+        if not root.is_dir():
+            raise NotADirectoryError(f"Volume.put_dir: {root} is not a folder")
+        base = _remote(path)
+        stored: list[FileEntry] = []
+        for file in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
+            relative = file.relative_to(root).as_posix()
+            stored.append(self.put_file(file, f"{base}/{relative}" if base else relative))
+        return stored
+
+    def remove_file(self, path: str, *, recursive: bool = False) -> None:
+        """Removes the file ``path``, or the folder with what it holds when ``recursive=True``."""
+        suffix = "&recursive=true" if recursive else ""
+        self._api().request("DELETE", f"{self._path()}/files?path={quote(_remote(path))}{suffix}")
+
+    def _path(self) -> str:
+        return f"/volumes/{self.name}"
+
+    def _api(self) -> Api:
+        from ._client._credentials import find_credentials
+        from ._client._http import Api
+
+        api = Api(find_credentials())
+        with self._lock:
+            if not self._checked:
+                self._ensure(api)
+                self._checked = True
+        return api
+
+    def _ensure(self, api: Api) -> None:
+        """The volume exists, or is created when ``create_if_missing``; NotFoundError otherwise."""
+        found = api.request("GET", self._path(), ok=(200, 404))
+        if found.status == 200:
+            return
+        if not self._create_if_missing:
+            raise NotFoundError(
+                f"the workspace has no volume {self.name}: create it with svc volume create {self.name}, "
+                f"or svc.Volume.from_name({self.name!r}, create_if_missing=True)"
+            )
+        api.request("POST", "/volumes", json_body={"name": self.name}, ok=(201, 409))  # 409: made meanwhile
+
+
+def _remote(path: str) -> str:
+    """A path inside the volume as the API takes it: ``/`` or a leading ``/`` is the volume's root."""
+    return str(path).lstrip("/")
+
+
+def _raise(status: int, data: bytes, where: str) -> None:
+    from ._client._errors import error_from_answer
+
+    raise error_from_answer(status, data, where)

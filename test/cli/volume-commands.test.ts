@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { volumeCreate, volumeDelete, volumeGet, volumeList, volumeLs, volumePut, volumeRm } from '../../cli/commands/volume.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { testConfig, tempDir } from '../helpers/config.js';
+import { capture, rejectsWith } from './fixture.js';
+
+/**
+ * `svc volume create | list | delete | ls | put | get | rm`, run in-process against a real platform
+ * over real HTTP: a folder up and back down byte for byte (files streamed from and to disk), listings
+ * as tables and JSON, removal, and the server's refusals as the CLI's errors.
+ */
+describe('CLI volume commands against a real server', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  let env: Record<string, string>;
+  let work: string;
+
+  before(async () => {
+    platform = await startPlatform({ config: testConfig() });
+    env = { SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret };
+    work = tempDir('svc-volume-cli-');
+    mkdirSync(path.join(work, 'weights', 'layers'), { recursive: true });
+    writeFileSync(path.join(work, 'weights', 'big.bin'), randomBytes(5 * 1024 * 1024));
+    writeFileSync(path.join(work, 'weights', 'layers', 'one.txt'), 'one');
+    writeFileSync(path.join(work, 'single.txt'), 'single');
+  });
+  after(async () => platform?.close());
+
+  it('creates a volume and lists it, as a table and as JSON', async () => {
+    const made = capture({ env });
+    await volumeCreate(made.context, 'models');
+    assert.match(made.stderr(), /created the volume models; put files in with svc volume put models <local path>/);
+    const table = capture({ env });
+    await volumeList(table.context);
+    assert.match(table.stdout(), /^NAME +SIZE +LIMIT +CREATED\nmodels +0 B +of 50 GiB /);
+    const json = capture({ env });
+    await volumeList(json.context, { json: true });
+    assert.deepEqual(
+      JSON.parse(json.stdout()).volumes.map((v: { name: string }) => v.name),
+      ['models'],
+    );
+  });
+
+  it('puts a folder and a file, lists them, and gets both back byte for byte', async () => {
+    const put = capture({ env, cwd: work });
+    await volumePut(put.context, 'models', 'weights', undefined);
+    assert.match(put.stderr(), /put weights\/big\.bin \(5 MiB\)/);
+    assert.match(put.stderr(), /put 2 files into models:weights/);
+    await volumePut(capture({ env, cwd: work }).context, 'models', 'single.txt', '/docs/readme.txt');
+    const ls = capture({ env });
+    await volumeLs(ls.context, 'models', undefined, { recursive: true });
+    const paths = ls
+      .stdout()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(/ +/)[0])
+      .filter(Boolean);
+    assert.deepEqual(paths, ['docs/', 'docs/readme.txt', 'weights/', 'weights/big.bin', 'weights/layers/', 'weights/layers/one.txt']);
+
+    const back = tempDir('svc-volume-back-');
+    await volumeGet(capture({ env, cwd: back }).context, 'models', 'weights', undefined);
+    assert.ok(readFileSync(path.join(back, 'weights', 'big.bin')).equals(readFileSync(path.join(work, 'weights', 'big.bin'))));
+    assert.equal(readFileSync(path.join(back, 'weights', 'layers', 'one.txt'), 'utf8'), 'one');
+    await volumeGet(capture({ env, cwd: back }).context, 'models', 'docs/readme.txt', 'copy.txt');
+    assert.equal(readFileSync(path.join(back, 'copy.txt'), 'utf8'), 'single');
+    assert.deepEqual(
+      readdirSync(back, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.svc-partial')),
+      [],
+    );
+  });
+
+  it('removes a file and a folder, refuses what the server refuses, and deletes the volume with --yes', async () => {
+    await volumeRm(capture({ env }).context, 'models', 'docs/readme.txt');
+    const folder = await rejectsWith(volumeRm(capture({ env }).context, 'models', 'weights'));
+    assert.equal(folder.code, 'bad_request');
+    await volumeRm(capture({ env }).context, 'models', 'weights', { recursive: true });
+    const json = capture({ env });
+    await volumeLs(json.context, 'models', undefined, { json: true });
+    assert.deepEqual(
+      JSON.parse(json.stdout()).entries.map((e: { path: string }) => e.path),
+      ['docs'],
+    );
+    assert.equal((await rejectsWith(volumeLs(capture({ env }).context, 'models', '../up'))).code, 'bad_request');
+    assert.equal((await rejectsWith(volumeLs(capture({ env }).context, 'nothing', undefined))).code, 'not_found');
+    assert.equal(
+      (await rejectsWith(volumePut(capture({ env, cwd: work }).context, 'models', 'absent.bin', undefined))).code,
+      'usage_invalid',
+    );
+    await volumeDelete(capture({ env }).context, 'models', { yes: true });
+    assert.equal((await rejectsWith(volumeLs(capture({ env }).context, 'models', undefined))).code, 'not_found');
+  });
+});
