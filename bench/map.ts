@@ -15,53 +15,22 @@
  *
  * Prints a table and writes bench/results/map.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { packageRoot, sdkPythonPath } from '../core/model/paths.js';
 import { processCpu } from './gateway/cpu.js';
+import { rssOf, startServer } from './server-process.js';
 import { median } from './gateway/measure.js';
 import { stop } from './gateway/proxies.js';
 
 const INPUTS = Number(process.env.BENCH_MAP_INPUTS ?? 1_000_000);
 if (!(INPUTS >= 10_000)) throw new Error(`BENCH_MAP_INPUTS=${process.env.BENCH_MAP_INPUTS} must be 10000 or more`);
 const python = process.env.SVC_PYTHON ?? 'python3';
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'index.js');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-map-'));
 const MiB = 1024 * 1024;
-
-/** `svc server --port 0 --data-dir <dir>`, until it prints its URL. */
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--data-dir', dataDir], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /svc server is listening on (\S+)/.exec(out)?.[1];
-      if (found) resolve(found);
-    };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
-    child.once('exit', (code) => reject(new Error(`svc server exited with ${code} before it listened:\n${out}`)));
-  });
-  // Its log (the containers' lines) is not kept: a million inputs must not grow this process either.
-  child.stdout!.removeAllListeners('data').resume();
-  child.stderr!.removeAllListeners('data').resume();
-  return { child, url, token: readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim() };
-}
-
-function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  return line === undefined ? 0 : Number(line.split(/\s+/)[1]) * 1024;
-}
 
 interface Phase {
   readonly phase: string;

@@ -39,8 +39,8 @@ const LEADER_WAIT_MS = 30_000;
 export interface RequestOptions {
   /** Sent as JSON. */
   readonly json?: unknown;
-  /** Sent as is (an upload): bytes, or a stream of them (a file of any size, read as it is sent; never sent twice). */
-  readonly body?: Uint8Array | AsyncIterable<Uint8Array>;
+  /** Sent as is (an upload). */
+  readonly body?: Uint8Array;
   readonly headers?: Record<string, string>;
   readonly signal?: AbortSignal;
   /** The answer may take minutes (a deploy, a resume, an upload): no timeout. */
@@ -143,9 +143,7 @@ export class ApiClient {
     const deadline = Date.now() + this.#leaderWaitMs;
     for (;;) {
       const response = await this.#requestOnce(method, path, options);
-      const streamed = options.body !== undefined && !(options.body instanceof Uint8Array); // read once: cannot be sent again
-      if (response.status !== 503 || method === 'HEAD' || streamed || !response.headers.get('content-type')?.includes('json'))
-        return response;
+      if (response.status !== 503 || method === 'HEAD' || !response.headers.get('content-type')?.includes('json')) return response;
       const text = await response.text().catch(() => '');
       const waitMs = Math.min(5, Math.max(1, Number(response.headers.get('retry-after')) || 1)) * 1000;
       const again =
@@ -160,22 +158,14 @@ export class ApiClient {
   async #requestOnce(method: string, path: string, options: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     if (this.#token !== undefined) headers.Authorization = `Bearer ${this.#token}`;
-    let body: string | Uint8Array | AsyncIterable<Uint8Array> | undefined = options.body;
+    let body: string | Uint8Array | undefined = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
       headers['Content-Type'] = 'application/json';
     }
     try {
       const send = options.long ? await fetchWithoutTimeouts() : fetch;
-      // A stream goes as it is read (`duplex: 'half'`, what fetch needs for a body of unknown length).
-      const streaming = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
-      return await send(`${this.server}${path}`, {
-        method,
-        headers,
-        body: body as RequestInit['body'],
-        signal: options.signal,
-        ...(streaming ? { duplex: 'half' } : {}),
-      } as RequestInit);
+      return await send(`${this.server}${path}`, { method, headers, body, signal: options.signal });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       throw this.unreachable(error);
@@ -279,7 +269,13 @@ export class ApiClient {
     );
   }
 
-  private unreachable(error: unknown): SvcError {
+  /** The headers that sign a request in (none without a token): for transfers made outside fetch (file-transfer.ts). */
+  authorization(): Record<string, string> {
+    return this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` };
+  }
+
+  /** `server_unreachable` for a request that failed before any answer (a fetch error, or one with its cause). */
+  unreachable(error: unknown): SvcError {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const why =
       cause?.code === 'ECONNREFUSED'

@@ -6,17 +6,14 @@
  * matter to the CLI's memory; folders go file by file. A download is written beside its target and
  * renamed onto it once complete.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { SvcError } from '../../core/model/errors.js';
 import type { VolumeEntry, VolumeView } from '../../core/services/volumes/types.js';
 import { formatBytes } from '../../core/infra/bundles/format.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
+import { downloadFile, uploadFile } from '../file-transfer.js';
 import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
 import { shortTime } from '../time.js';
@@ -116,13 +113,7 @@ export async function volumePut(
   for (const relative of files) {
     const file = relative === '' ? source : path.join(source, relative);
     const to = relative === '' ? target : `${target}/${relative.split(path.sep).join('/')}`;
-    const size = (await stat(file)).size;
-    const response = await client.send('PUT', `${volumePath(name)}/files${query(to)}`, {
-      body: createReadStream(file),
-      headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) },
-      long: true,
-    });
-    const { entry } = (await response.json()) as { entry: VolumeEntry };
+    const { entry } = (await uploadFile(client, `${volumePath(name)}/files${query(to)}`, file)) as { entry: VolumeEntry };
     stored.push(entry);
     if (!flags.json) out.step(`put ${to} (${formatBytes(entry.size)})`);
   }
@@ -161,26 +152,13 @@ export async function volumeGet(
   for (const file of files) {
     const relative = single !== null ? '' : path.posix.relative(from, file.path);
     const to = relative === '' ? destination : path.join(destination, ...relative.split('/'));
-    await download(client, `${volumePath(name)}/files${query(file.path)}`, to);
+    await mkdir(path.dirname(to), { recursive: true });
+    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to);
     written.push(to);
     if (!flags.json) out.step(`got ${file.path} (${formatBytes(file.size)})`);
   }
   if (flags.json) out.result(JSON.stringify({ files: written }, null, 2));
   else out.done(`got ${written.length} file${written.length === 1 ? '' : 's'} into ${destination}`);
-}
-
-/** Streams the file at `url` to `to`: into a temporary file beside it first, renamed onto it once complete. */
-async function download(client: ApiClient, url: string, to: string): Promise<void> {
-  await mkdir(path.dirname(to), { recursive: true });
-  const response = await client.send('GET', url, { long: true, headers: { Accept: 'application/octet-stream' } });
-  const partial = `${to}.svc-partial`;
-  try {
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), createWriteStream(partial));
-    await rename(partial, to);
-  } catch (error) {
-    await unlink(partial).catch(() => {});
-    throw error;
-  }
 }
 
 export async function volumeRm(

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench:volumes`: issue 32's volume figures in one run, on this machine. A file of
+ * `BENCH_VOLUME_BYTES` random bytes (2 GiB by default) is copied with `cp` on the same disk, then
+ * sent with `svc volume put` to a `svc server` as a user runs it and fetched back with `svc volume
+ * get`, each through the CLI in a process of its own; the copy that comes back must have the same
+ * sha256. Beside each: the server's and the CLI's resident memory, sampled every 50 ms, against the
+ * goal of staying within 50 MiB: the server's most above what it held before the transfer, the CLI's
+ * most above the most it held moving a file of 1 MiB (what Node and the CLI take to run at all).
+ *
+ * Prints a table and writes bench/results/volumes.json.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { packageRoot } from '../core/model/paths.js';
+import { stop } from './gateway/proxies.js';
+import { CLI, rssOf, startServer } from './server-process.js';
+
+const BYTES = Number(process.env.BENCH_VOLUME_BYTES ?? 2 * 1024 ** 3);
+if (!(BYTES >= 1024 * 1024)) throw new Error(`BENCH_VOLUME_BYTES=${process.env.BENCH_VOLUME_BYTES} must be at least 1048576`);
+const MiB = 1024 * 1024;
+const scratch = mkdtempSync(path.join(process.env.BENCH_VOLUME_DIR ?? os.tmpdir(), 'svc-bench-volumes-'));
+
+async function writeRandomFile(file: string, bytes: number): Promise<void> {
+  const handle = await open(file, 'w');
+  try {
+    for (let left = bytes; left > 0; left -= 8 * MiB) await handle.write(randomBytes(Math.min(8 * MiB, left)));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+interface Timed {
+  readonly seconds: number;
+  /** The most each watched process held above what it held at the start, in bytes. */
+  readonly serverGrowth: number;
+  /** The most the CLI held. */
+  readonly clientPeak: number;
+}
+
+/** Runs `node <CLI> <args>` to its end, sampling its and the server's memory. */
+async function timedCli(args: readonly string[], env: NodeJS.ProcessEnv, serverPid: number): Promise<Timed> {
+  const serverBefore = rssOf(serverPid);
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  let serverPeak = serverBefore;
+  let clientPeak = 0;
+  const sampler = setInterval(() => {
+    serverPeak = Math.max(serverPeak, rssOf(serverPid));
+    clientPeak = Math.max(clientPeak, child.pid === undefined ? 0 : rssOf(child.pid));
+  }, 50);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearInterval(sampler);
+  if (code !== 0) throw new Error(`svc ${args.join(' ')} exited with ${code}:\n${errors}`);
+  return {
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    serverGrowth: Math.max(0, serverPeak - serverBefore),
+    clientPeak,
+  };
+}
+
+function timedCp(from: string, to: string): number {
+  const started = process.hrtime.bigint();
+  const copied = spawnSync('cp', [from, to]);
+  if (copied.status !== 0) throw new Error(`cp failed: ${copied.stderr}`);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+const source = path.join(scratch, 'big.bin');
+await writeRandomFile(source, BYTES);
+const dataDir = path.join(scratch, 'data');
+mkdirSync(dataDir);
+const server = await startServer(dataDir);
+try {
+  const env = {
+    ...process.env,
+    SVC_SERVER: server.url,
+    SVC_TOKEN: server.token,
+    SVC_CONFIG_DIR: path.join(scratch, 'config'),
+    NO_COLOR: '1',
+  };
+  await timedCli(['volume', 'create', 'bench'], env, server.child.pid!);
+  const small = path.join(scratch, 'small.bin');
+  await writeRandomFile(small, MiB);
+  const baseline = {
+    put: (await timedCli(['volume', 'put', 'bench', small, 'small.bin'], env, server.child.pid!)).clientPeak,
+    get: (await timedCli(['volume', 'get', 'bench', 'small.bin', path.join(scratch, 'small-back.bin')], env, server.child.pid!)).clientPeak,
+  };
+  const cpPut = timedCp(source, path.join(scratch, 'cp-copy.bin'));
+  rmSync(path.join(scratch, 'cp-copy.bin'));
+  const put = await timedCli(['volume', 'put', 'bench', source, 'big.bin'], env, server.child.pid!);
+  const fetched = path.join(scratch, 'fetched.bin');
+  const cpGet = timedCp(path.join(dataDir, 'volumes', 'default', 'bench', 'big.bin'), path.join(scratch, 'cp-back.bin'));
+  rmSync(path.join(scratch, 'cp-back.bin'));
+  const get = await timedCli(['volume', 'get', 'bench', 'big.bin', fetched], env, server.child.pid!);
+  const same = (await sha256Of(source)) === (await sha256Of(fetched));
+  const rate = (seconds: number) => BYTES / MiB / seconds;
+  const rows = [
+    ['cp (the same file, the same disk)', `${rate(cpPut).toFixed(0)} MiB/s`, '', ''],
+    ['svc volume put', `${rate(put.seconds).toFixed(0)} MiB/s`, `${(cpPut / put.seconds).toFixed(2)} × cp`, '≥ 0.5 × cp'],
+    ['  server memory, most above its start', `+${(put.serverGrowth / MiB).toFixed(1)} MiB`, '', '≤ 50 MiB'],
+    ['  CLI memory, most above a 1 MiB put', `+${(Math.max(0, put.clientPeak - baseline.put) / MiB).toFixed(1)} MiB`, '', '≤ 50 MiB'],
+    ['cp back from the volume', `${rate(cpGet).toFixed(0)} MiB/s`, '', ''],
+    ['svc volume get', `${rate(get.seconds).toFixed(0)} MiB/s`, `${(cpGet / get.seconds).toFixed(2)} × cp`, '≥ 0.5 × cp'],
+    ['  server memory, most above its start', `+${(get.serverGrowth / MiB).toFixed(1)} MiB`, '', '≤ 50 MiB'],
+    ['  CLI memory, most above a 1 MiB get', `+${(Math.max(0, get.clientPeak - baseline.get) / MiB).toFixed(1)} MiB`, '', '≤ 50 MiB'],
+    ['the copy that came back', same ? 'same sha256' : 'DIFFERENT sha256', '', 'same'],
+  ];
+  process.stdout.write(`volumes (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}; a file of ${(BYTES / MiB).toFixed(0)} MiB)\n`);
+  for (const row of rows) process.stdout.write(`${row[0]!.padEnd(40)} ${row[1]!.padStart(18)} ${row[2]!.padStart(12)}  ${row[3]}\n`);
+  const results = path.join(packageRoot, 'bench', 'results');
+  mkdirSync(results, { recursive: true });
+  writeFileSync(
+    path.join(results, 'volumes.json'),
+    `${JSON.stringify({ bytes: BYTES, cp: { put: cpPut, get: cpGet }, put, get, cliBaseline: baseline, sameSha256: same }, null, 2)}\n`,
+  );
+  if (!same) process.exitCode = 1;
+} finally {
+  await stop(server.child);
+  rmSync(scratch, { recursive: true, force: true });
+}
