@@ -61,6 +61,12 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   // A unit no longer served keeps its series (counters only grow), not its cached meter.
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
   const { nomad, runs } = workloads;
+  const volumes = new Volumes({
+    store: controlPlane.store,
+    root: path.join(config.dataDir, 'volumes'),
+    limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
+  });
+  metrics.work.readVolumes(() => volumes.usage());
   const api = controlPlaneRoutes({
     plugins,
     controlPlane,
@@ -77,11 +83,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),
     ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }),
     maxCallBytes: config.maxBodyBytes,
-    volumes: new Volumes({
-      store: controlPlane.store,
-      root: path.join(config.dataDir, 'volumes'),
-      limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
-    }),
+    volumes,
     maxVolumeFileBytes: config.volumeMaxBytes,
     publicUrl: config.publicUrl,
     domains: needs.domains,

@@ -81,6 +81,8 @@ describe('volumes on the embedded platform (API)', function () {
       [big.length],
     );
     assert.equal((await call('GET', '/api/v1/volumes/models', { token: owner })).json.bytes, big.length + 'second, longer'.length);
+    const metrics = await fetch(`${platform.url}/metrics`, { headers: { Authorization: `Bearer ${owner}` } });
+    assert.match(await metrics.text(), new RegExp(`^svc_volume_bytes\\{workspace="default",volume="models"\\} ${big.length + 14}$`, 'm'));
   });
 
   it('refuses paths that leave the volume, written or through a link, and a folder where a file is wanted', async () => {

@@ -21,11 +21,15 @@ export interface MapBacklog {
 
 export type BacklogReader = () => Iterable<MapBacklog>;
 
+/** The bytes each volume holds, as the volumes service last measured them. */
+export type VolumeUsageReader = () => Promise<Iterable<{ readonly workspace: string; readonly volume: string; readonly bytes: number }>>;
+
 export class WorkMetrics {
   readonly #callsEnded: Counter<keyof WorkLabels | 'status'>;
   readonly #callDuration: Histogram<keyof WorkLabels>;
   readonly #mapInputs: Counter<keyof WorkLabels | 'outcome'>;
   #backlog: BacklogReader = () => [];
+  #volumes: VolumeUsageReader = async () => [];
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -49,6 +53,18 @@ export class WorkMetrics {
       registers,
     });
     const read = () => this.#backlog();
+    const volumes = () => this.#volumes();
+    new Gauge({
+      name: 'svc_volume_bytes',
+      help: 'Bytes the files of each volume hold (measured at most every 30 s).',
+      labelNames: ['workspace', 'volume'],
+      registers: [registry],
+      async collect() {
+        const usage = await volumes();
+        this.reset();
+        for (const { workspace, volume, bytes } of usage) this.set({ workspace, volume }, bytes);
+      },
+    });
     backlogGauge(
       registry,
       'svc_map_inputs_queued',
@@ -57,6 +73,11 @@ export class WorkMetrics {
       (map) => map.queued,
     );
     backlogGauge(registry, 'svc_map_inputs_running', 'Inputs of running maps a container is answering now.', read, (map) => map.running);
+  }
+
+  /** Where the volume gauge reads, once the platform has its volumes. */
+  readVolumes(reader: VolumeUsageReader): void {
+    this.#volumes = reader;
   }
 
   /** Where the backlog gauges read, once the platform has its maps. */

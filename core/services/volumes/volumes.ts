@@ -20,6 +20,8 @@ import { listEntries, openFile, removePath, usedBytes, writeFile } from './files
 import type { VolumeEntry, VolumeLimits, VolumeRecord, VolumeView } from './types.js';
 
 const PREFIX = 'volumes/';
+/** How long a walk of every volume's files serves `/metrics` before the next one. */
+const USAGE_TTL_MS = 30_000;
 
 export function volumeKey(workspace: string, name: string): string {
   return `${PREFIX}${workspace}/${name}`;
@@ -54,6 +56,7 @@ export class Volumes {
   readonly #root: string;
   readonly #limits: VolumeLimits;
   readonly #clock: Clock;
+  #usage: { readonly at: number; readonly walked: Promise<{ workspace: string; volume: string; bytes: number }[]> } | null = null;
 
   constructor(options: VolumesOptions) {
     this.#store = options.store;
@@ -119,6 +122,24 @@ export class Volumes {
   async remove(workspace: string, name: string, at: string, recursive: boolean): Promise<void> {
     await this.#require(workspace, name);
     await removePath(this.#folder(workspace, name), name, volumePathParts(at), recursive);
+  }
+
+  /** The bytes each volume of every workspace holds: walked at most every USAGE_TTL_MS, else as last walked. */
+  usage(): Promise<{ workspace: string; volume: string; bytes: number }[]> {
+    const now = this.#clock();
+    if (this.#usage === null || now - this.#usage.at >= USAGE_TTL_MS) {
+      const walked = this.#walkUsage();
+      this.#usage = { at: now, walked };
+      walked.catch(() => (this.#usage = null)); // a failed walk is not kept: the next scrape walks again
+    }
+    return this.#usage.walked;
+  }
+
+  async #walkUsage(): Promise<{ workspace: string; volume: string; bytes: number }[]> {
+    const records = (await this.#store.list(PREFIX)).map((entry) => storedJson(entry, validRecord));
+    return Promise.all(
+      records.map(async (r) => ({ workspace: r.workspace, volume: r.name, bytes: await usedBytes(this.#folder(r.workspace, r.name)) })),
+    );
   }
 
   #folder(workspace: string, name: string): string {
