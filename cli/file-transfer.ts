@@ -23,8 +23,11 @@ async function textOf(response: IncomingMessage): Promise<string> {
   return text;
 }
 
+/** Told how many more bytes moved, as they move (a progress bar). */
+export type OnBytes = (bytes: number) => void;
+
 /** PUTs `file` to `path` as `application/octet-stream`; the answer's JSON, or the SvcError the server meant. */
-export async function uploadFile(client: ApiClient, path: string, file: string): Promise<unknown> {
+export async function uploadFile(client: ApiClient, path: string, file: string, onBytes: OnBytes = () => {}): Promise<unknown> {
   const size = (await stat(file)).size;
   const request = requestTo(client, 'PUT', path, {
     'Content-Type': 'application/octet-stream',
@@ -37,7 +40,9 @@ export async function uploadFile(client: ApiClient, path: string, file: string):
   });
   answered.catch(() => {});
   // The server may answer before the whole body went (volume_full, a refused path): its answer is what counts.
-  const sent = await pipeline(createReadStream(file), request).then(
+  const reader = createReadStream(file);
+  reader.on('data', (chunk) => onBytes(chunk.length));
+  const sent = await pipeline(reader, request).then(
     () => null,
     (error: unknown) => error,
   );
@@ -51,7 +56,7 @@ export async function uploadFile(client: ApiClient, path: string, file: string):
 }
 
 /** GETs `path` into `to`: into `<to>.svc-partial` first, renamed onto `to` once all of it came. */
-export async function downloadFile(client: ApiClient, path: string, to: string): Promise<void> {
+export async function downloadFile(client: ApiClient, path: string, to: string, onBytes: OnBytes = () => {}): Promise<void> {
   const request = requestTo(client, 'GET', path, { Accept: 'application/octet-stream' });
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     request.once('response', resolve);
@@ -63,6 +68,7 @@ export async function downloadFile(client: ApiClient, path: string, to: string):
   const status = response.statusCode ?? 0;
   if (status !== 200) throw client.errorFrom(status, await textOf(response), 'GET', path);
   const partial = `${to}.svc-partial`;
+  response.on('data', (chunk: Buffer) => onBytes(chunk.length));
   try {
     await pipeline(response, createWriteStream(partial));
     await rename(partial, to);

@@ -14,6 +14,7 @@ import { formatBytes } from '../../core/infra/bundles/format.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
 import { downloadFile, uploadFile } from '../file-transfer.js';
+import { startProgressBar } from '../progress-bar.js';
 import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
 import { shortTime } from '../time.js';
@@ -113,7 +114,9 @@ export async function volumePut(
   for (const relative of files) {
     const file = relative === '' ? source : path.join(source, relative);
     const to = relative === '' ? target : `${target}/${relative.split(path.sep).join('/')}`;
-    const { entry } = (await uploadFile(client, `${volumePath(name)}/files${query(to)}`, file)) as { entry: VolumeEntry };
+    const bar = startProgressBar(context.stderr, `put ${to}`, (await stat(file)).size);
+    const answer = await uploadFile(client, `${volumePath(name)}/files${query(to)}`, file, bar.advance).finally(() => bar.stop());
+    const { entry } = answer as { entry: VolumeEntry };
     stored.push(entry);
     if (!flags.json) out.step(`put ${to} (${formatBytes(entry.size)})`);
   }
@@ -153,7 +156,8 @@ export async function volumeGet(
     const relative = single !== null ? '' : path.posix.relative(from, file.path);
     const to = relative === '' ? destination : path.join(destination, ...relative.split('/'));
     await mkdir(path.dirname(to), { recursive: true });
-    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to);
+    const bar = startProgressBar(context.stderr, `get ${file.path}`, file.size);
+    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to, bar.advance).finally(() => bar.stop());
     written.push(to);
     if (!flags.json) out.step(`got ${file.path} (${formatBytes(file.size)})`);
   }
