@@ -52,6 +52,17 @@ export interface Front {
   role(): ReplicaRole;
 }
 
+/** The workspaces' volumes, in the data dir, bounded by the operator's limits; `/metrics` reads their sizes. */
+function buildVolumes({ config, controlPlane, metrics }: Wiring): Volumes {
+  const volumes = new Volumes({
+    store: controlPlane.store,
+    root: path.join(config.dataDir, 'volumes'),
+    limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
+  });
+  metrics.work.readVolumes(() => volumes.usage());
+  return volumes;
+}
+
 export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   const { config, options, controlPlane, state, metrics, report, system } = wiring;
   const { plugins, agents, workloads } = needs;
@@ -61,12 +72,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   // A unit no longer served keeps its series (counters only grow), not its cached meter.
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
   const { nomad, runs } = workloads;
-  const volumes = new Volumes({
-    store: controlPlane.store,
-    root: path.join(config.dataDir, 'volumes'),
-    limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
-  });
-  metrics.work.readVolumes(() => volumes.usage());
+  const volumes = buildVolumes(wiring);
   const api = controlPlaneRoutes({
     plugins,
     controlPlane,
