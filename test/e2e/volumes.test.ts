@@ -85,6 +85,18 @@ describe('volumes on the embedded platform (API)', function () {
     assert.match(await metrics.text(), new RegExp(`^svc_volume_bytes\\{workspace="default",volume="models"\\} ${big.length + 14}$`, 'm'));
   });
 
+  it("the dashboard's Volumes page shows each volume's size against its limit, its files and its last change", async () => {
+    const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
+    const response = await fetch(`${platform.url}/dashboard/volumes`, { headers: { Cookie: `svc_session=${secret}` } });
+    assert.equal(response.status, 200);
+    const body = await response.text();
+    assert.match(body, /<a href="\/dashboard\/volumes" aria-current="page">Volumes<\/a>/);
+    assert.match(
+      body,
+      /<th scope="row"><code>models<\/code><\/th>\s*<td>24 MiB of 32 MiB<\/td>\s*<td>2<\/td>\s*<td><time datetime="[^"]+">/,
+    );
+  });
+
   it('refuses paths that leave the volume, written or through a link, and a folder where a file is wanted', async () => {
     for (const bad of ['../outside.txt', '/etc/passwd', 'a/../../b', 'a\\b']) {
       const answer = await call('GET', `/api/v1/volumes/models/files?path=${encodeURIComponent(bad)}`, { token: owner });

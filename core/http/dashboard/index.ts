@@ -14,6 +14,7 @@ import { appPages } from './pages/apps.js';
 import { callPages } from './pages/calls.js';
 import { devicePages } from './pages/device.js';
 import { secretPages } from './pages/secrets.js';
+import { volumePages } from './pages/volumes.js';
 import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
 import { workspacePages } from './pages/workspace.js';
@@ -29,6 +30,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   const device = devicePages(services);
   const tokens = tokenPages(services);
   const secrets = secretPages(services);
+  const volumes = volumePages(services);
   const apps = appPages(services);
   const calls = callPages(services);
   const workspace = workspacePages(services);
@@ -56,6 +58,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.post('/dashboard/settings/tokens', (ctx) => tokens.create(ctx));
   router.get('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.confirmRevoke(ctx));
   router.post('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.revoke(ctx));
+  router.get('/dashboard/volumes', (ctx) => volumes.list(ctx));
   router.get('/dashboard/settings/secrets', (ctx) => secrets.list(ctx));
   router.post('/dashboard/settings/secrets', (ctx) => secrets.create(ctx));
   router.get('/dashboard/settings/secrets/:name/delete', (ctx) => secrets.confirmDelete(ctx));

@@ -14,11 +14,12 @@ export interface PageOptions {
   /** Null on the pages of someone not signed in (sign-in, errors before it). */
   readonly viewer: Viewer | null;
   /** Which navigation entry is this page. */
-  readonly section?: 'apps' | 'tokens' | 'secrets' | 'workspace';
+  readonly section?: 'apps' | 'volumes' | 'tokens' | 'secrets' | 'workspace';
 }
 
 const NAV = [
   { section: 'apps', href: '/dashboard', label: 'Apps' },
+  { section: 'volumes', href: '/dashboard/volumes', label: 'Volumes' },
   { section: 'tokens', href: '/dashboard/settings/tokens', label: 'Settings → Tokens' },
   { section: 'secrets', href: '/dashboard/settings/secrets', label: 'Settings → Secrets' },
   { section: 'workspace', href: '/dashboard/workspace', label: 'Workspace' },

@@ -1,0 +1,71 @@
+/**
+ * Volumes: the workspace's volumes with what they hold (bytes against the limit, files, the last
+ * change) and when each was made. Files move with the CLI or Python (docs/volumes.md), which the
+ * page says how; it changes nothing itself.
+ */
+import { formatBytes } from '../../../infra/bundles/format.js';
+import { MAX_LIST_ENTRIES } from '../../../services/volumes/files.js';
+import type { VolumeEntry, VolumeView } from '../../../services/volumes/types.js';
+import { html, type Html } from '../html.js';
+import { page } from '../layout.js';
+import { renderErrors, sendPage } from '../respond.js';
+import type { Context } from '../session-cookie.js';
+import type { DashboardServices } from '../types.js';
+import { signedIn } from '../viewer.js';
+
+interface VolumeRow {
+  readonly volume: VolumeView;
+  /** Its files (a listing stops at MAX_LIST_ENTRIES: then null). */
+  readonly files: number | null;
+  readonly lastChange: string | null;
+}
+
+export function volumePages(services: DashboardServices) {
+  return {
+    async list(ctx: Context): Promise<void> {
+      const viewer = await signedIn(ctx, services);
+      if (viewer === null) return;
+      await renderErrors(ctx, viewer, async () => {
+        const workspace = viewer.principal.workspace;
+        const volumes = await services.volumes.list(workspace);
+        const rows = await Promise.all(volumes.map((volume) => rowOf(services, workspace, volume)));
+        sendPage(
+          ctx,
+          page({
+            title: 'Volumes',
+            section: 'volumes',
+            viewer,
+            body: html`<section aria-labelledby="volume-list">
+  <h2 id="volume-list">Volumes of ${viewer.session.workspace}</h2>
+  ${rows.length === 0 ? html`<p>No volumes yet.</p>` : volumeTable(rows)}
+  <p class="help">Create one and move files with <code>svc volume create models</code>, <code>svc volume put models ./weights</code>, or from Python with <code>svc.Volume.from_name("models", create_if_missing=True)</code>.</p>
+</section>`,
+          }),
+        );
+      });
+    },
+  };
+}
+
+async function rowOf(services: DashboardServices, workspace: string, volume: VolumeView): Promise<VolumeRow> {
+  const entries: VolumeEntry[] | null = await services.volumes.ls(workspace, volume.name, '', true).catch(() => null);
+  if (entries === null) return { volume, files: null, lastChange: null };
+  const files = entries.filter((e) => e.type === 'file');
+  const lastChange = entries.reduce<string | null>((latest, e) => (latest === null || e.modifiedAt > latest ? e.modifiedAt : latest), null);
+  return { volume, files: files.length, lastChange };
+}
+
+function volumeTable(rows: readonly VolumeRow[]): Html {
+  return html`<div class="scroll"><table>
+    <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Files</th><th scope="col">Last change</th><th scope="col">Created</th></tr></thead>
+    <tbody>${rows.map(
+      ({ volume, files, lastChange }) => html`<tr>
+      <th scope="row"><code>${volume.name}</code></th>
+      <td>${formatBytes(volume.bytes)} of ${formatBytes(volume.maxBytes)}</td>
+      <td>${files === null ? `more than ${MAX_LIST_ENTRIES}` : String(files)}</td>
+      <td>${lastChange === null ? '—' : html`<time datetime="${lastChange}">${lastChange.slice(0, 16).replace('T', ' ')} UTC</time>`}</td>
+      <td><time datetime="${volume.createdAt}">${volume.createdAt.slice(0, 16).replace('T', ' ')} UTC</time></td>
+    </tr>`,
+    )}</tbody>
+  </table></div>`;
+}
