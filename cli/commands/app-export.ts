@@ -95,7 +95,11 @@ export default async function appExport(
   const versions = versionsText(iface.generatedFrom);
   out.done(`generated the ${language} client of ${app} (${versions || 'no workloads'}) as ${generated.importName}`);
   for (const workload of iface.workloads) {
-    if (workload.kind === 'function')
+    if (workload.methodsOfClass !== undefined)
+      out.step(
+        `${workload.name} is a class: the client cannot call its methods (${workload.methodsOfClass.join(', ') || 'none'}); call them from Python, with svc.Cls.from_name(${JSON.stringify(app)}, ${JSON.stringify(workload.name)}) anywhere`,
+      );
+    else if (workload.kind === 'function')
       out.step(`${workload.name} is a function: the client cannot call it; call ${workload.name}.remote() from its project`);
     else if (workload.status !== 'running') out.warn(`${workload.name} is ${workload.status}: its calls fail until it runs again`);
   }

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { Deployment } from '../../core/services/deployments/types.js';
+import type { Stage } from '../../core/model/workload/deployment-ref.js';
 import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { examplesRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
@@ -25,12 +26,12 @@ const EXAMPLES = ['quickstart', 'asgi-fastapi', 'realtime-chat', 'checkpointed-m
 
 const manifestOf = (name: string): Promise<LoadedManifest> => loadManifest({ target: path.join(examplesRoot, name, 'app.py') });
 
-async function deploy(platform: Platform, manifest: LoadedManifest): Promise<Deployment> {
+async function deploy(platform: Platform, manifest: LoadedManifest, stage: Stage = 'preview'): Promise<Deployment> {
   return platform.deployments.deploy({
     spec: manifest.spec,
     source: { root: manifest.root, entry: manifest.spec.entry },
     workspace: DEFAULT_WORKSPACE,
-    stage: 'preview',
+    stage,
     principal: null,
   });
 }
@@ -366,7 +367,8 @@ describe('examples/ deployed on a real platform', function () {
     });
 
     it('serves its @svc.endpoint method over HTTP once deployed, on an instance its enter method loaded', async () => {
-      const deployment = await deploy(platform, await manifestOf('model-class'));
+      // Deployed (what `svc deploy` does): the stage the typed clients' interface describes.
+      const deployment = await deploy(platform, await manifestOf('model-class'), 'deployed');
       const rate = (text: string) =>
         fetch(urlOf(deployment, 'sentiment-rate'), {
           method: 'POST',
@@ -386,6 +388,18 @@ describe('examples/ deployed on a real platform', function () {
       assert.equal(missing.status, 422, 'a missing argument is refused as for any endpoint');
       const loaded = logs.filter((line) => /sentiment-rate.*loaded the basic lexicon/.test(line));
       assert.equal(loaded.length, 1, `loaded once: ${loaded.join(' / ')}`);
+      // What clients and the dashboard see of the class: its methods, and the endpoint with the method's own signature.
+      const iface = (await (await fetch(`${platform.url}/api/v1/apps/model-class/interface`, { headers: bearer() })).json()) as any;
+      const byName = Object.fromEntries(iface.workloads.map((w: any) => [w.name, w]));
+      assert.deepEqual(byName.sentiment?.methodsOfClass, ['score', 'worker']);
+      assert.equal(byName['sentiment-rate']?.methodsOfClass, undefined);
+      assert.deepEqual(byName['sentiment-rate']?.parameters.required, ['text']);
+      const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
+      const appPage = await (
+        await fetch(`${platform.url}/dashboard/apps/model-class`, { headers: { Cookie: `svc_session=${secret}` } })
+      ).text();
+      assert.match(appPage, /<th scope="row">sentiment<\/th><td>class \(score, worker\)<\/td>/);
+      assert.match(appPage, /<th scope="row">sentiment-rate<\/th><td>endpoint \(method rate\)<\/td>/);
     });
   });
 

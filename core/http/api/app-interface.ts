@@ -74,6 +74,7 @@ function describeWorkload(deployment: Deployment, deployed: DeployedWorkload, sp
     parameters: spec.parameters,
     returns: spec.returns,
     status: deployed.status,
+    ...(deployed.kind === 'function' && spec.class !== undefined ? { methodsOfClass: spec.class.methods.map((m) => m.name) } : {}),
     // Normalized when asked: the document is kept as the app served it.
     api: deployed.api?.capture ? normalizeApi(deployed.api.capture).api : null,
   };

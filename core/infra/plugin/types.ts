@@ -178,6 +178,8 @@ export interface InterfaceWorkload {
   /** JSON Schema of the return value (`{}` without an annotation); null for asgi. */
   readonly returns: JsonSchema | null;
   readonly status: 'running' | 'paused' | 'stopped' | 'failed' | 'not_served';
+  /** A function that is an `@app.cls` class: the `@svc.method()` methods its callers call from Python. Absent otherwise. */
+  readonly methodsOfClass?: readonly string[];
   /**
    * ASGI apps only: the HTTP API the app described in OpenAPI when it was
    * deployed, ready for a generator (one method per operation). Null for

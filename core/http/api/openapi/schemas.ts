@@ -1182,6 +1182,11 @@ export const schemas: Readonly<Record<string, Schema>> = {
       parameters: { type: ['object', 'null'], description: 'JSON Schema of the arguments (docs/manifest.md); null for asgi.' },
       returns: { type: ['object', 'null'], description: 'JSON Schema of the return value; null for asgi.' },
       status: { type: 'string', enum: ['running', 'paused', 'stopped', 'failed', 'not_served'] },
+      methodsOfClass: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'A function that is an @app.cls class: the methods its callers call from Python. Absent otherwise.',
+      },
       api: {
         oneOf: [{ type: 'null' }, ref('InterfaceApi')],
         description:
