@@ -89,6 +89,11 @@ def test_words_that_do_not_fit_exit_2_naming_the_parameter(words, message):
     [
         (f"{APP}:nope", "the app client-test has no function 'nope'; its functions: shout, refuse"),
         (f"{APP}:add", "add is an endpoint, not a function"),
+        (
+            str(FIXTURES / "class_project" / "class_app.py") + ":Counter",
+            "Counter is an @app.cls class, not a function: svc run calls functions; call its methods from Python, "
+            "Counter().add.remote(...); the functions of class-test: (none)",
+        ),
         (APP, "name the function to run"),
         ("no_such_file.py:f", "no such file: no_such_file.py"),
     ],

@@ -78,7 +78,7 @@ def _detach_stdout() -> IO[str]:
 
 
 def _find_function(app: App, name: str | None, target: str) -> Workload:
-    functions = [w for w in app.workloads if w.kind == "function"]
+    functions = [w for w in app.workloads if w.kind == "function" and w.cls is None]
     listed = ", ".join(w.name for w in functions) or "(none)"
     if name is None:
         if len(functions) == 1:
@@ -87,6 +87,13 @@ def _find_function(app: App, name: str | None, target: str) -> Workload:
     for workload in app.workloads:
         python_name = getattr(workload.target, "__name__", None)
         if name in (workload.name, python_name):
+            if workload.cls is not None and workload.kind == "function":
+                qualname = workload.target.__qualname__
+                method = workload.cls.methods[0] if workload.cls.methods else "method"
+                raise _Usage(
+                    f"{name} is an @app.cls class, not a function: svc run calls functions; call its methods from "
+                    f"Python, {qualname}().{method}.remote(...); the functions of {app.name}: {listed}"
+                )
             if workload.kind != "function":
                 raise _Usage(
                     f"{name} is {'an' if workload.kind[0] in 'aeiou' else 'a'} {workload.kind}, not a "
