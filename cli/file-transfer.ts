@@ -12,6 +12,9 @@ import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import type { ApiClient } from './api-client.js';
 
+/** An upload is read from its file in pieces of this size (64 KiB by default: four times the system calls). */
+const READ_BYTES = 1024 * 1024;
+
 function requestTo(client: ApiClient, method: string, path: string, headers: Record<string, string>): http.ClientRequest {
   const url = new URL(`${client.server}${path}`);
   return (url.protocol === 'https:' ? https : http).request(url, { method, headers: { ...client.authorization(), ...headers } });
@@ -40,7 +43,7 @@ export async function uploadFile(client: ApiClient, path: string, file: string, 
   });
   answered.catch(() => {});
   // The server may answer before the whole body went (volume_full, a refused path): its answer is what counts.
-  const reader = createReadStream(file);
+  const reader = createReadStream(file, { highWaterMark: READ_BYTES });
   reader.on('data', (chunk) => onBytes(chunk.length));
   const sent = await pipeline(reader, request).then(
     () => null,
