@@ -149,7 +149,11 @@ export async function volumeGet(
   // A file's listing is its one entry, under its own path; a folder's lists what is in it.
   const listed = await entriesOf(client, name, from, false);
   const single = listed.length === 1 && listed[0]!.path === from && listed[0]!.type === 'file' ? listed[0]! : null;
-  const destination = path.resolve(context.cwd, local ?? (path.posix.basename(from) || name));
+  let destination = path.resolve(context.cwd, local ?? (path.posix.basename(from) || name));
+  // A file fetched into a folder that exists lands inside it, under its own name, as cp puts it.
+  if (single !== null && (await stat(destination).catch(() => null))?.isDirectory()) {
+    destination = path.join(destination, path.posix.basename(from));
+  }
   const files = single !== null ? [single] : (await entriesOf(client, name, from, true)).filter((e) => e.type === 'file');
   const written: string[] = [];
   for (const file of files) {

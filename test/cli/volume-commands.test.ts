@@ -66,6 +66,8 @@ describe('CLI volume commands against a real server', function () {
     assert.equal(readFileSync(path.join(back, 'weights', 'layers', 'one.txt'), 'utf8'), 'one');
     await volumeGet(capture({ env, cwd: back }).context, 'models', 'docs/readme.txt', 'copy.txt');
     assert.equal(readFileSync(path.join(back, 'copy.txt'), 'utf8'), 'single');
+    await volumeGet(capture({ env, cwd: back }).context, 'models', 'docs/readme.txt', 'weights');
+    assert.equal(readFileSync(path.join(back, 'weights', 'readme.txt'), 'utf8'), 'single', 'into an existing folder, as cp');
     assert.deepEqual(
       readdirSync(back, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.svc-partial')),
       [],

@@ -135,6 +135,7 @@ describe('volumes on the embedded platform (API)', function () {
     assert.equal(workspaceFull.status, 507);
     assert.match(workspaceFull.json.error.message, /^the volumes of default hold 24 MiB of at most 40 MiB together/);
     assert.deepEqual(readdirSync(files('datasets')), [], 'nothing of the refused upload is left');
+    assert.equal((await put('datasets', 'rows.bin', randomBytes(15 * 1024 * 1024))).status, 201, '39 MiB together fits');
   });
 
   it('leaves no file under its name when an upload is cut off mid-way', async () => {

@@ -189,6 +189,13 @@ export async function removePath(root: string, volume: string, parts: readonly s
   await rm(target, { recursive: info.isDirectory(), force: false });
 }
 
+/** Bytes held below each folder in `parent` (a workspace's volumes), by folder name; one walk. */
+export async function usedBytesByFolder(parent: string): Promise<Map<string, number>> {
+  const folders = (await readdir(parent, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory());
+  const sizes = await Promise.all(folders.map(async (entry) => [entry.name, await usedBytes(path.join(parent, entry.name))] as const));
+  return new Map(sizes);
+}
+
 /** Bytes held by the files under `folder` (0 when it does not exist). */
 export async function usedBytes(folder: string): Promise<number> {
   let total = 0;

@@ -16,7 +16,7 @@ import { getJson, putJson } from '../../model/store/json.js';
 import type { StateStore } from '../../model/store/types.js';
 import { volumePathParts } from '../../model/volume-paths.js';
 import { formatBytes } from '../../infra/bundles/format.js';
-import { listEntries, openFile, removePath, usedBytes, writeFile } from './files.js';
+import { listEntries, openFile, removePath, usedBytes, usedBytesByFolder, writeFile } from './files.js';
 import type { VolumeEntry, VolumeLimits, VolumeRecord, VolumeView } from './types.js';
 
 const PREFIX = 'volumes/';
@@ -106,8 +106,10 @@ export class Volumes {
     await this.#require(workspace, name);
     const parts = volumePathParts(at);
     const folder = this.#folder(workspace, name);
-    const used = await usedBytes(folder);
-    const workspaceUsed = await usedBytes(path.join(this.#root, workspace));
+    // One walk of the workspace's volumes gives both figures: this volume's bytes are among them.
+    const byVolume = await usedBytesByFolder(path.join(this.#root, workspace));
+    const used = byVolume.get(name) ?? 0;
+    const workspaceUsed = [...byVolume.values()].reduce((sum, bytes) => sum + bytes, 0);
     const room = Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed);
     const full = (bytes: number) => this.#full(workspace, name, used, workspaceUsed, bytes);
     if (declaredBytes !== null && declaredBytes > room) throw full(declaredBytes);

@@ -279,10 +279,10 @@ def _check_function(where: str, target: Any) -> None:
         raise InvalidOptionError(
             f"{where}({target!r}): options are keywords; write {where}(name={target!r})", option="name"
         )
-    if isinstance(target, type) and where == DECORATORS["function"]:
+    if isinstance(target, type):
         raise InvalidOptionError(
             f"{where} decorates a function, not the class {target.__qualname__}: declare a class with @app.cls(), "
-            "its remotely called methods with @svc.method()"
+            "its methods with @svc.method() (called from Python) or @svc.endpoint() (served over HTTP)"
         )
     if not inspect.isfunction(target):
         raise InvalidOptionError(

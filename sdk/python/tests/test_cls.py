@@ -189,6 +189,14 @@ def test_function_decorators_refuse_classes_and_marked_functions(app):
         class Model: ...
 
     with pytest.raises(
+        svc.InvalidOptionError,
+        match=r"@app.endpoint decorates a function, not the class .*Served: .*@svc.endpoint\(\) \(served over HTTP\)",
+    ):
+
+        @app.endpoint(route="/x")
+        class Served: ...
+
+    with pytest.raises(
         svc.InvalidOptionError, match=r"is marked @svc.method\(\), which marks a method of an @app.cls class"
     ):
 

@@ -1,6 +1,7 @@
 """The ASGI application that serves a ``function`` workload: pickled calls in, NDJSON frames out.
 
-``POST /`` with a pickled ``{"args": [...], "kwargs": {...}}``
+``POST /`` with a pickled ``{"args": [...], "kwargs": {...}}`` (and ``"method"`` for an ``@app.cls``
+class: the method of the worker's one instance to call)
 (``application/vnd.svc.call+pickle``) runs the function once and answers 200
 ``application/x-ndjson``, one JSON frame per line, each sent as it happens:
 
