@@ -386,12 +386,17 @@ declareCommand(prog, 'volume list', {
 });
 
 declareCommand(prog, 'volume delete <name>', {
-  describe: 'Delete a volume and every file in it (asks first; --yes without a terminal).',
-  flags: ['yes', 'json'],
-  examples: ['volume delete models --yes'],
+  describe:
+    'Delete a volume and every file in it (asks first; --yes without a terminal). Refused while workloads mount it, unless --force.',
+  flags: ['yes', 'json', { flag: '--force', description: 'Delete it even while deployed workloads or runs mount it', default: false }],
+  examples: ['volume delete models --yes', 'volume delete models --force'],
   action: (name: string, flags: Flags) =>
     run(async (context) =>
-      (await import('./commands/volume.js')).volumeDelete(context, String(name), { yes: flags.yes === true, json: flags.json === true }),
+      (await import('./commands/volume.js')).volumeDelete(context, String(name), {
+        yes: flags.yes === true,
+        json: flags.json === true,
+        force: flags.force === true,
+      }),
     ),
 });
 

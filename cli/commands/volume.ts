@@ -9,7 +9,7 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../../core/model/errors.js';
-import type { VolumeEntry, VolumeView } from '../../core/services/volumes/types.js';
+import type { VolumeAnswer, VolumeEntry } from '../../core/services/volumes/types.js';
 import { formatBytes } from '../../core/infra/bundles/format.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
@@ -33,7 +33,7 @@ function remote(at: string | undefined): string {
 
 export async function volumeCreate(context: CommandContext, name: string, flags: VolumeFlags = {}): Promise<void> {
   const { client } = await connect(context);
-  const volume = await client.post<VolumeView>(`${API_PREFIX}/volumes`, { name });
+  const volume = await client.post<VolumeAnswer>(`${API_PREFIX}/volumes`, { name });
   if (flags.json) context.out.result(JSON.stringify(volume, null, 2));
   else context.out.done(`created the volume ${volume.name}; put files in with svc volume put ${volume.name} <local path>`);
 }
@@ -41,28 +41,39 @@ export async function volumeCreate(context: CommandContext, name: string, flags:
 export async function volumeList(context: CommandContext, flags: VolumeFlags = {}): Promise<void> {
   const { out } = context;
   const { client } = await connect(context);
-  const { volumes } = await client.get<{ volumes: VolumeView[] }>(`${API_PREFIX}/volumes`);
+  const { volumes } = await client.get<{ volumes: VolumeAnswer[] }>(`${API_PREFIX}/volumes`);
   if (flags.json) return out.result(JSON.stringify({ volumes }, null, 2));
   if (volumes.length === 0) return out.step('no volumes; create one with svc volume create NAME');
-  const rows = volumes.map((v) => [v.name, formatBytes(v.bytes), `of ${formatBytes(v.maxBytes)}`, shortTime(v.createdAt)]);
-  for (const line of formatTable(['NAME', 'SIZE', 'LIMIT', 'CREATED'], rows, out.color)) out.result(line);
+  const rows = volumes.map((v) => [
+    v.name,
+    formatBytes(v.bytes),
+    `of ${formatBytes(v.maxBytes)}`,
+    v.mountedBy.length === 0 ? '-' : v.mountedBy.join(', '),
+    shortTime(v.createdAt),
+  ]);
+  for (const line of formatTable(['NAME', 'SIZE', 'LIMIT', 'MOUNTED BY', 'CREATED'], rows, out.color)) out.result(line);
 }
 
 export async function volumeDelete(
   context: CommandContext,
   name: string,
-  flags: VolumeFlags & { readonly yes?: boolean } = {},
+  flags: VolumeFlags & { readonly yes?: boolean; readonly force?: boolean } = {},
 ): Promise<void> {
-  const ask = needsConfirmation(context, flags.yes, `svc volume delete ${name}`, 'deletes the volume and every file in it');
+  const command = `svc volume delete ${name}${flags.force ? ' --force' : ''}`;
+  const ask = needsConfirmation(context, flags.yes, command, 'deletes the volume and every file in it');
   const { client } = await connect(context);
-  const volume = await client.get<VolumeView>(volumePath(name));
-  if (ask)
+  const volume = await client.get<VolumeAnswer>(volumePath(name));
+  // Mounted and not forced: the server refuses, naming who mounts it; there is nothing to ask.
+  const mounted = volume.mountedBy.length > 0;
+  if (ask && (!mounted || flags.force)) {
+    const users = mounted ? ` It is mounted by ${volume.mountedBy.join(', ')}: their containers lose its files.` : '';
     await confirm(
       context,
-      `Delete the volume ${name} and its ${formatBytes(volume.bytes)} of files?`,
+      `Delete the volume ${name} and its ${formatBytes(volume.bytes)} of files?${users}`,
       `the volume ${name} was not deleted`,
     );
-  await client.delete(volumePath(name));
+  }
+  await client.delete(`${volumePath(name)}${flags.force ? '?force=true' : ''}`);
   if (flags.json) context.out.result(JSON.stringify({ volume: name, deleted: true }));
   else context.out.done(`deleted the volume ${name} and its files`);
 }

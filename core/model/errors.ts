@@ -72,6 +72,15 @@ export const errorCodes = {
   domain_taken: { status: 409, summary: 'A deploy asks for a custom domain that another workspace has claimed; nothing was deployed.' },
   conflict: { status: 409, summary: 'The request conflicts with something that exists (for example a URL another deployment uses).' },
   call_cancelled: { status: 409, summary: 'The spawned call was cancelled before it ended: it has no result.' },
+  volume_not_found: {
+    status: 422,
+    summary: 'A deploy or a run mounts a volume (`volumes=`) that its workspace does not have; nothing was deployed.',
+  },
+  volume_in_use: {
+    status: 409,
+    summary:
+      'A volume that deployed workloads or remote runs mount cannot be deleted; the error names them (`force=true` deletes it anyway).',
+  },
   volume_full: {
     status: 507,
     summary:

@@ -4,8 +4,6 @@
  * gate in front of them (a follower forwards the API to the leader), and the
  * listeners, not listening yet.
  */
-import path from 'node:path';
-import { Volumes } from '../services/volumes/volumes.js';
 import { createCallRoute } from '../http/api/call-route.js';
 import { controlPlaneRoutes } from '../http/control-plane-routes.js';
 import { DEFAULT_MAX_BUNDLE_BYTES } from '../http/api/index.js';
@@ -52,17 +50,6 @@ export interface Front {
   role(): ReplicaRole;
 }
 
-/** The workspaces' volumes, in the data dir, bounded by the operator's limits; `/metrics` reads their sizes. */
-function buildVolumes({ config, controlPlane, metrics }: Wiring): Volumes {
-  const volumes = new Volumes({
-    store: controlPlane.store,
-    root: path.join(config.dataDir, 'volumes'),
-    limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
-  });
-  metrics.work.readVolumes(() => volumes.usage());
-  return volumes;
-}
-
 export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   const { config, options, controlPlane, state, metrics, report, system } = wiring;
   const { plugins, agents, workloads } = needs;
@@ -71,8 +58,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   metrics.readUnits(() => unitReadings(routes, admission, needs.backends.driver));
   // A unit no longer served keeps its series (counters only grow), not its cached meter.
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
-  const { nomad, runs } = workloads;
-  const volumes = buildVolumes(wiring);
+  const { nomad, runs, volumes } = workloads;
   const api = controlPlaneRoutes({
     plugins,
     controlPlane,

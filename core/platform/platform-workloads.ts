@@ -4,6 +4,8 @@
  * and the scheduled functions (run by the leader, or on Nomad by Nomad).
  */
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Volumes } from '../services/volumes/volumes.js';
 import { acceptedCall, CALLBACK_HEADER } from '../http/api/calls.js';
 import { MAX_VALUE_BYTES } from '../model/store/types.js';
 import { createDeferredSender, type Deferral } from '../traffic/gateway/deferred.js';
@@ -65,6 +67,19 @@ export interface WorkloadServices {
   readonly callExecutor: CallExecutor;
   /** Requests to workload URLs sent with `Prefer: respond-async`, kept as calls (the gateway's side). */
   readonly deferral: Deferral;
+  /** The workspaces' volumes: their files, and what deploys and runs mount. */
+  readonly volumes: Volumes;
+}
+
+/** The workspaces' volumes, in the data dir, bounded by the operator's limits; `/metrics` reads their sizes. */
+function buildVolumes({ config, controlPlane, metrics }: Wiring): Volumes {
+  const volumes = new Volumes({
+    store: controlPlane.store,
+    root: path.join(config.dataDir, 'volumes'),
+    limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
+  });
+  metrics.work.readVolumes(() => volumes.usage());
+  return volumes;
 }
 
 export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): WorkloadServices {
@@ -74,7 +89,8 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
   const { upstreams, admission, autoscaler } = needs.scaling;
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
-  const deployments = buildDeployments(wiring, needs, bundles);
+  const volumes = buildVolumes(wiring);
+  const deployments = buildDeployments(wiring, needs, bundles, volumes);
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();
   const runs = new RunManager({
@@ -89,6 +105,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     leases,
     report: reportAs('RUN'),
     secrets: controlPlane.secrets,
+    volumes,
   });
   const maps = new MapManager({ runs, meter: metrics.work });
   metrics.work.readBacklog(() => maps.backlog());
@@ -104,7 +121,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     report: reportAs('PREVIEW'),
   });
   const { calls, callGroups, callExecutor, deferral } = buildCalls(wiring, deployments, runs);
-  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callGroups, callExecutor, deferral };
+  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callGroups, callExecutor, deferral, volumes };
 }
 
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */
@@ -162,7 +179,7 @@ function buildCalls(
 const DEFERRED_ANSWER_BYTES = Math.floor(((MAX_VALUE_BYTES - 16 * 1024) * 3) / 4);
 
 /** The deployment manager: it deploys units, and waits for the gateway to see them before it routes to them. */
-function buildDeployments(wiring: Wiring, needs: WorkloadNeeds, bundles: WorkloadServices['bundles']): DeploymentManager {
+function buildDeployments(wiring: Wiring, needs: WorkloadNeeds, bundles: WorkloadServices['bundles'], volumes: Volumes): DeploymentManager {
   const { config, controlPlane, state, system, reportAs } = wiring;
   const { plugins, deploymentLogs } = needs;
   const { registry, driver, images } = needs.backends;
@@ -187,6 +204,7 @@ function buildDeployments(wiring: Wiring, needs: WorkloadNeeds, bundles: Workloa
     },
     report: reportAs('RESTORE'),
     secrets: controlPlane.secrets,
+    volumes,
     captureApi: async (unit, request) => {
       const instance = registry.instances(unit.key)[0];
       if (instance === undefined)

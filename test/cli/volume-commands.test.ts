@@ -35,7 +35,7 @@ describe('CLI volume commands against a real server', function () {
     assert.match(made.stderr(), /created the volume models; put files in with svc volume put models <local path>/);
     const table = capture({ env });
     await volumeList(table.context);
-    assert.match(table.stdout(), /^NAME +SIZE +LIMIT +CREATED\nmodels +0 B +of 50 GiB /);
+    assert.match(table.stdout(), /^NAME +SIZE +LIMIT +MOUNTED BY +CREATED\nmodels +0 B +of 50 GiB +- /);
     const json = capture({ env });
     await volumeList(json.context, { json: true });
     assert.deepEqual(

@@ -50,7 +50,17 @@ export type BodyKind = 'none' | 'json' | 'oauth' | 'bundle' | 'call' | 'ndjson' 
 /** The lifecycle of deployed apps, as the API drives it. */
 export type DeploymentLifecycle = Pick<
   DeploymentManager,
-  'list' | 'get' | 'deploy' | 'plan' | 'pause' | 'resume' | 'stopWorkload' | 'deleteWorkload' | 'remove' | 'restartSecretUsers'
+  | 'list'
+  | 'get'
+  | 'deploy'
+  | 'plan'
+  | 'pause'
+  | 'resume'
+  | 'stopWorkload'
+  | 'deleteWorkload'
+  | 'remove'
+  | 'restartSecretUsers'
+  | 'volumeUsers'
 >;
 
 /** What the upload routes need of the bundle service (core/infra/bundles/service.ts). */
@@ -78,7 +88,7 @@ export interface ApiServices {
   /** Call groups (`spawn_map`): many inputs, each a spawned call, sent in batches. */
   readonly callGroups: Pick<CallGroups, 'create' | 'add' | 'get' | 'members' | 'cancel'>;
   /** Remote runs of functions, and previews. */
-  readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end'>;
+  readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end' | 'volumeUsers'>;
   /** Maps of remote runs: a function called once per input, inputs and outputs streamed. */
   readonly maps: Pick<MapManager, 'create' | 'get' | 'ofApp' | 'inputs' | 'outputs' | 'cancel'>;
   /** Refuses a schedule this platform cannot run before a deploy changes anything (on Nomad: a period no cron spec writes). */

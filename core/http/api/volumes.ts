@@ -9,7 +9,9 @@ import { NAME_PATTERN } from '../../model/names.js';
 import { MAX_VOLUME_PATH_CHARS } from '../../model/volume-paths.js';
 import { answer, BAD_JSON_BODY, error, holding, json, listOf, NAME_INVALID, nameRefusal, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
-import { API_PREFIX, type ApiRoute } from './types.js';
+import { mountedBy } from '../../services/volumes/mounted-by.js';
+import type { VolumeAnswer, VolumeView } from '../../services/volumes/types.js';
+import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
 
 const VOLUME: Parameter = {
   name: 'volume',
@@ -41,18 +43,24 @@ function pathParameter(required: boolean): Parameter {
   };
 }
 
-const RECURSIVE: Parameter = {
-  name: 'recursive',
-  in: 'query',
-  required: false,
-  schema: { type: 'string', enum: ['true', 'false'] },
-  description: 'A folder with everything below it.',
-  refusal: {
-    code: 'bad_request',
-    refuse: (value) =>
-      new SvcError('bad_request', `recursive=${JSON.stringify(value)} is neither true nor false.`, { details: { field: 'recursive' } }),
-  },
-};
+/** A query flag: `true`, `false` or left out (false). */
+function flag(name: string, description: string): Parameter {
+  return {
+    name,
+    in: 'query',
+    required: false,
+    schema: { type: 'string', enum: ['true', 'false'] },
+    description,
+    refusal: {
+      code: 'bad_request',
+      refuse: (value) =>
+        new SvcError('bad_request', `${name}=${JSON.stringify(value)} is neither true nor false.`, { details: { field: name } }),
+    },
+  };
+}
+
+const RECURSIVE = flag('recursive', 'A folder with everything below it.');
+const FORCE = flag('force', 'Delete the volume even while deployed workloads or runs mount it.');
 
 const NO_SUCH_VOLUME = error(
   "`not_found`: the caller's workspace has no such volume (another workspace's is not found either), or the volume no such path.",
@@ -62,6 +70,11 @@ const BAD_PATH = error(
 );
 
 const volumePath = (name: string) => `${API_PREFIX}/volumes/${name}`;
+
+/** A volume as the API answers it: with the workloads and runs that mount it. */
+export function withUsers(services: Pick<ApiServices, 'deployments' | 'runs'>, workspace: string, view: VolumeView): VolumeAnswer {
+  return { ...view, mountedBy: mountedBy([services.deployments, services.runs], workspace, view.name) };
+}
 
 export const volumeRoutes: readonly ApiRoute[] = [
   {
@@ -74,8 +87,9 @@ export const volumeRoutes: readonly ApiRoute[] = [
       summary: "The caller's workspace's volumes, by name, with the bytes each holds.",
       responses: { 200: answer('The volumes.', listOf('volumes', ref('Volume'))) },
     },
-    async handle({ principal }, { volumes }) {
-      return { status: 200, body: { volumes: await volumes.list(principal.workspace) } };
+    async handle({ principal }, services) {
+      const found = await services.volumes.list(principal.workspace);
+      return { status: 200, body: { volumes: found.map((view) => withUsers(services, principal.workspace, view)) } };
     },
   },
   {
@@ -101,7 +115,7 @@ export const volumeRoutes: readonly ApiRoute[] = [
     },
     async handle({ body, principal }, { volumes }) {
       const volume = await volumes.create(principal.workspace, body.name as string, principal);
-      return { status: 201, body: volume, headers: { Location: volumePath(volume.name) } };
+      return { status: 201, body: { ...volume, mountedBy: [] }, headers: { Location: volumePath(volume.name) } };
     },
   },
   {
@@ -115,8 +129,11 @@ export const volumeRoutes: readonly ApiRoute[] = [
       pathParameters: [VOLUME],
       responses: { 200: answer('The volume.', ref('Volume')), 404: NO_SUCH_VOLUME, 422: NAME_INVALID },
     },
-    async handle({ params, principal }, { volumes }) {
-      return { status: 200, body: await volumes.get(principal.workspace, params.volume!) };
+    async handle({ params, principal }, services) {
+      return {
+        status: 200,
+        body: withUsers(services, principal.workspace, await services.volumes.get(principal.workspace, params.volume!)),
+      };
     },
   },
   {
@@ -126,12 +143,30 @@ export const volumeRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'deleteVolume',
-      summary: 'Deletes a volume and every file in it.',
+      summary:
+        'Deletes a volume and every file in it; refused (409 `volume_in_use`, naming them) while deployed workloads or runs mount it, unless `force=true`.',
       pathParameters: [VOLUME],
-      responses: { 204: { description: 'Deleted.' }, 404: NO_SUCH_VOLUME, 422: NAME_INVALID },
+      parameters: [FORCE],
+      responses: {
+        204: { description: 'Deleted.' },
+        400: error('`bad_request`: `force` is neither true nor false.'),
+        404: NO_SUCH_VOLUME,
+        409: error('`volume_in_use`: deployed workloads or runs mount it (`details.users`); nothing was deleted.'),
+        422: NAME_INVALID,
+      },
     },
-    async handle({ params, principal }, { volumes }) {
-      await volumes.delete(principal.workspace, params.volume!);
+    async handle({ params, principal, query }, { volumes, deployments, runs }) {
+      const { workspace } = principal;
+      const name = params.volume!;
+      await volumes.get(workspace, name); // an unknown volume is 404 before anything else
+      const users = mountedBy([deployments, runs], workspace, name);
+      if (users.length > 0 && query.get('force') !== 'true') {
+        throw new SvcError('volume_in_use', `the volume ${name} is mounted by ${users.join(', ')}.`, {
+          hint: `Remove volumes= from those workloads and deploy, or delete it anyway (their containers lose its files): svc volume delete ${name} --force.`,
+          details: { users },
+        });
+      }
+      await volumes.delete(workspace, name);
       return { status: 204 };
     },
   },

@@ -34,6 +34,17 @@ export interface DeploymentUnit {
    * Variable the job's template reads. Kept in memory, never written anywhere by svc.
    */
   readonly secretEnv?: Readonly<Record<string, string>>;
+  /** The volumes its containers mount (`workload.volumes`), each with the folder of its files on this host. */
+  readonly mounts?: readonly UnitMount[];
+}
+
+/** A volume as a unit's containers mount it: `source` (a host folder) seen at `path`. */
+export interface UnitMount {
+  readonly path: string;
+  /** The volume's name, which the Nomad driver's host volume is named after. */
+  readonly volume: string;
+  readonly source: string;
+  readonly readOnly: boolean;
 }
 
 export type ContainerState = 'starting' | 'healthy' | 'stopping' | 'exited';

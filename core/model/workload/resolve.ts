@@ -85,6 +85,9 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     parameters: workload.parameters === null ? null : structuredClone(workload.parameters),
     returns: workload.returns === null ? null : structuredClone(workload.returns),
     ...(workload.secrets !== undefined && workload.secrets.length > 0 ? { secrets: [...workload.secrets] } : {}),
+    ...(workload.volumes !== undefined && workload.volumes.length > 0
+      ? { volumes: workload.volumes.map((mount) => ({ path: mount.path, volume: mount.volume, readOnly: mount.read_only })) }
+      : {}),
     ...callLimitsOf(workload),
     ...(workload.kind === 'asgi' ? { openapi: workload.options.openapi } : {}),
     ...(workload.kind === 'function' ? { schedule: scheduleOf(workload.options.schedule ?? null) } : {}),

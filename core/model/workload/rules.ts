@@ -146,14 +146,16 @@ export const workloadKeys = Object.freeze([
   'parameters',
   'returns',
   'secrets',
+  'volumes',
   'class',
 ] as const);
 /**
  * Keys of `workloadKeys` a workload may leave out: `secrets`, the names of the secrets its
  * workers get, is written only when there are some (and manifests older than it validate);
+ * `volumes`, the volumes its containers mount, likewise;
  * `class`, only for a function that is an `@app.cls` class.
  */
-export const optionalWorkloadKeys: ReadonlySet<string> = new Set(['secrets', 'class']);
+export const optionalWorkloadKeys: ReadonlySet<string> = new Set(['secrets', 'volumes', 'class']);
 /** A method name of an `@app.cls` class, as the SDK writes it in the manifest's `class` block: a Python identifier. */
 export const methodNameRule = Object.freeze({
   pattern: /^[\p{L}_][\p{L}\p{N}_]*$/u,

@@ -5,6 +5,7 @@
  */
 import type { ClassParameterType, ClassParameterValue, ClassParameterValues } from './class-parameters.js';
 import type { JsonSchema } from './manifest/types.js';
+import type { VolumeMount } from '../volume-mounts.js';
 
 export type { JsonSchema, JsonValue, JsonObject } from './manifest/types.js';
 
@@ -117,6 +118,8 @@ export interface Workload {
    * order (a later one's key wins). Names only, never values; absent (older records): none.
    */
   readonly secrets?: readonly string[];
+  /** The workspace's volumes its containers mount, each at its path; absent (none, or older records): none. */
+  readonly volumes?: readonly VolumeMount[];
   /** A function that is an `@app.cls` class: its methods (each call names one), set-up and tear-down; absent otherwise. */
   readonly class?: ClassSpec;
   /**

@@ -57,5 +57,6 @@ export function guardedStart(
     progress: context.progress,
     ...(context.routable ? { routable: context.routable } : {}),
     ...(context.secretEnv ? { secretEnv: context.secretEnv } : {}),
+    ...(context.volumes ? { volumes: context.volumes } : {}),
   };
 }

@@ -10,6 +10,7 @@ import type { PluginHost } from '../../infra/plugin/host.js';
 import type { Principal } from '../../infra/plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../../infra/scheduler/types.js';
 import type { SecretEnvironment } from '../secrets/types.js';
+import type { VolumeMounting } from '../volumes/types.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import type { ApiReader } from './capture-apis.js';
 import type { DeploymentRef, Stage } from '../../model/deployment-keys.js';
@@ -76,6 +77,8 @@ export interface DeploymentManagerOptions {
   readonly routable?: (unitKey: string) => Promise<void>;
   /** The workspaces' secrets: a deploy naming one that does not exist is refused first; units get their values. */
   readonly secrets?: SecretEnvironment;
+  /** The workspaces' volumes: a deploy mounting one that does not exist is refused first; units mount their folders. */
+  readonly volumes?: VolumeMounting;
   /**
    * Reads an ASGI app's OpenAPI description from its new unit during a deploy
    * (capture-apis.ts); without it no description is read.

@@ -91,7 +91,12 @@ export class DeploymentManager {
         ? [...previous.workloads.keys()].filter((name) => !spec.workloads.some((w) => w.name === name))
         : [];
     return planDeploy(
-      { images: this.#options.images, driver: this.#options.driver, progress: () => {} },
+      {
+        images: this.#options.images,
+        driver: this.#options.driver,
+        progress: () => {},
+        ...(this.#options.volumes ? { volumes: this.#options.volumes } : {}),
+      },
       {
         ref,
         baseUrl: this.#options.baseUrl(),
@@ -132,6 +137,7 @@ export class DeploymentManager {
     const previous = this.#live.get(deploymentId(ref));
     const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
     await this.#checkSecrets(ref, targets);
+    await this.#checkVolumes(ref, targets);
     const served = targets.filter(isServed);
     const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
     this.#options.routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
@@ -287,6 +293,17 @@ export class DeploymentManager {
     });
   }
 
+  /** `<app>/<workload>` of each deployed workload of the workspace (previews and paused apps too) that mounts `volume`. */
+  volumeUsers(workspace: string, volume: string): string[] {
+    return [...this.#live.values()]
+      .filter((live) => live.ref.workspace === workspace)
+      .flatMap((live) =>
+        [...live.workloads.values()]
+          .filter((lw) => (lw.workload.volumes ?? []).some((mount) => mount.volume === volume))
+          .map((lw) => workloadLabel(live.ref, lw.workload.name)),
+      );
+  }
+
   /**
    * After a secret changed (`svc secret set --restart`): every running workload of the workspace
    * that uses it gets a new unit, started with the secret's current values, and the old one
@@ -310,7 +327,7 @@ export class DeploymentManager {
             throw error;
           }
           await Promise.all(old.map((key) => this.#stopUnit(key)));
-          return users.map((lw) => `${live.ref.app}${live.ref.stage === 'deployed' ? '' : ` (${live.ref.stage})`}/${lw.workload.name}`);
+          return users.map((lw) => workloadLabel(live.ref, lw.workload.name));
         }),
       ),
     );
@@ -519,13 +536,18 @@ export class DeploymentManager {
     if (names.length > 0) await this.#options.secrets?.check(ref.workspace, names);
   }
 
+  async #checkVolumes(ref: DeploymentRef, targets: readonly Workload[]): Promise<void> {
+    const names = targets.flatMap((workload) => (workload.volumes ?? []).map((mount) => mount.volume));
+    if (names.length > 0) await this.#options.volumes?.check(ref.workspace, names);
+  }
+
   #startContext(progress: (event: DeployProgress) => void): StartContext {
-    const { images, driver, routable, secrets } = this.#options;
+    const { images, driver, routable, secrets, volumes } = this.#options;
     const secretEnv =
       secrets === undefined ? undefined : (ref: DeploymentRef, workload: Workload) => secrets.environment(ref, workload.secrets ?? []);
     // Once svc stops, no start waits for its image and no unit starts.
     return guardedStart(
-      { images, driver, progress, ...(routable ? { routable } : {}), ...(secretEnv ? { secretEnv } : {}) },
+      { images, driver, progress, ...(routable ? { routable } : {}), ...(secretEnv ? { secretEnv } : {}), ...(volumes ? { volumes } : {}) },
       this.#stopping.signal,
       () => changeRefusedError(),
       {
@@ -582,4 +604,9 @@ function workloadOf(spec: AppSpec, name: string): Workload {
     });
   }
   return workload;
+}
+
+/** How messages name a workload of a deployment: `<app>/<workload>`, a preview's stage in brackets. */
+function workloadLabel(ref: DeploymentRef, workload: string): string {
+  return `${ref.app}${ref.stage === 'deployed' ? '' : ` (${ref.stage})`}/${workload}`;
 }

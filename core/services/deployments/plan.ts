@@ -48,7 +48,7 @@ export interface PlanInput {
 }
 
 export async function planDeploy(
-  context: Pick<StartContext, 'images' | 'progress'> & { readonly driver: SchedulerDriver },
+  context: Pick<StartContext, 'images' | 'progress' | 'volumes'> & { readonly driver: SchedulerDriver },
   input: PlanInput,
 ): Promise<DeployPlan> {
   const { driver } = context;

@@ -5,7 +5,9 @@
  * units keep serving while the new ones start (and when they fail to).
  */
 import type { BuiltImage, ImageBuilder } from '../../infra/images/types.js';
-import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../../infra/scheduler/types.js';
+import type { DeploymentUnit, SchedulerDriver, SourceRef, UnitMount } from '../../infra/scheduler/types.js';
+import { SvcError } from '../../model/errors.js';
+import type { VolumeMounting } from '../volumes/types.js';
 import type { Workload } from '../../model/workload/types.js';
 import type { DeploymentRef } from '../../model/deployment-keys.js';
 import type { DeployProgress } from './types.js';
@@ -30,6 +32,27 @@ export interface StartContext {
   readonly routable?: (unitKey: string) => Promise<void>;
   /** The variables of a workload's secrets (core/services/secrets), opened when its unit is made; absent: workloads get none. */
   readonly secretEnv?: (ref: DeploymentRef, workload: Workload) => Promise<Record<string, string>>;
+  /** The workspaces' volumes (core/services/volumes), for workloads that mount some; absent: such a workload is refused. */
+  readonly volumes?: VolumeMounting;
+}
+
+/** The mounts of `workload`'s unit: each of its volumes with where its files are. */
+function mountsOf(volumes: VolumeMounting | undefined, ref: DeploymentRef, workload: Workload): { mounts?: UnitMount[] } {
+  const wanted = workload.volumes ?? [];
+  if (wanted.length === 0) return {};
+  if (volumes === undefined) {
+    throw new SvcError('bad_request', `the workload ${workload.name} mounts volumes, but this server keeps none.`, {
+      hint: 'Deploy it to a svc server with volumes (docs/volumes.md), or drop volumes= from its decorator.',
+    });
+  }
+  return {
+    mounts: wanted.map((mount) => ({
+      path: mount.path,
+      volume: mount.volume,
+      source: volumes.hostPath(ref.workspace, mount.volume),
+      readOnly: mount.readOnly,
+    })),
+  };
 }
 
 /** The unit under its adopted key when starting it there changes nothing that runs; else under a fresh key. */
@@ -47,7 +70,7 @@ async function keptOrReplaced(
 
 /** Builds (or finds in the cache) each image the units need, once, and makes the units. */
 export async function buildUnits(
-  context: Pick<StartContext, 'images' | 'progress' | 'secretEnv'>,
+  context: Pick<StartContext, 'images' | 'progress' | 'secretEnv' | 'volumes'>,
   ref: DeploymentRef,
   wanted: readonly UnitToStart[],
 ): Promise<DeploymentUnit[]> {
@@ -65,7 +88,15 @@ export async function buildUnits(
     wanted.map(async ({ workload, source, key }) => {
       const secretEnv =
         (workload.secrets ?? []).length === 0 || context.secretEnv === undefined ? undefined : await context.secretEnv(ref, workload);
-      return { key, ref, workload, image: built.get(workload.image.id)!, source, ...(secretEnv === undefined ? {} : { secretEnv }) };
+      return {
+        key,
+        ref,
+        workload,
+        image: built.get(workload.image.id)!,
+        source,
+        ...(secretEnv === undefined ? {} : { secretEnv }),
+        ...mountsOf(context.volumes, ref, workload),
+      };
     }),
   );
 }

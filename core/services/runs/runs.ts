@@ -27,6 +27,7 @@ import type { PluginHost } from '../../infra/plugin/host.js';
 import type { Principal } from '../../model/principal.js';
 import type { DeploymentUnit, SchedulerDriver } from '../../infra/scheduler/types.js';
 import type { InlineScope, SecretEnvironment } from '../secrets/types.js';
+import type { VolumeMounting } from '../volumes/types.js';
 import type { AppSpec, Workload } from '../../model/workload/types.js';
 import { collect, dropBody, type CallBody } from './call-body.js';
 import { sendCall } from './call-stream.js';
@@ -49,6 +50,8 @@ export interface RunManagerOptions {
   readonly autoscaler: UnitScaler;
   /** The workspaces' secrets, for functions that name some; absent: none are checked or given. */
   readonly secrets?: SecretEnvironment;
+  /** The workspaces' volumes, for functions that mount some; absent: such a run is refused. */
+  readonly volumes?: VolumeMounting;
   readonly admission: Pick<Admission, 'enter'>;
   readonly upstreams: Pick<UpstreamPools, 'dispatch' | 'crashCause'>;
   readonly logs: Pick<DeploymentLogs, 'addBuildLine' | 'add' | 'forget' | 'subscriberCount'>;
@@ -124,6 +127,8 @@ export class RunManager {
     const workload = withParameters(functionOf(spec, request.function), request.parameters);
     // Like a deploy: a secret the workspace does not have refuses the run before anything starts.
     if ((workload.secrets ?? []).length > 0) await this.#options.secrets?.check(request.workspace, workload.secrets!);
+    const mounted = (workload.volumes ?? []).map((mount) => mount.volume);
+    if (mounted.length > 0) await this.#options.volumes?.check(request.workspace, mounted);
     const mine = [...this.#runs.values()].filter((run) => run.workspace === request.workspace);
     if (mine.length >= MAX_RUNS_PER_WORKSPACE) {
       throw new SvcError(
@@ -189,6 +194,13 @@ export class RunManager {
 
   list(workspace: string): RunView[] {
     return [...this.#runs.values()].filter((run) => run.workspace === workspace).map((run) => this.#view(run));
+  }
+
+  /** `run <id> (<function>)` of each run of the workspace whose function mounts `volume`. */
+  volumeUsers(workspace: string, volume: string): string[] {
+    return [...this.#runs.values()]
+      .filter((run) => run.workspace === workspace && !run.ended && (run.workload.volumes ?? []).some((m) => m.volume === volume))
+      .map((run) => `run ${run.id} (${run.workload.name})`);
   }
 
   get(workspace: string, id: string): RunView {
@@ -374,7 +386,8 @@ export class RunManager {
         secrets === undefined
           ? {}
           : { secretEnv: (_ref: DeploymentRef, workload: Workload) => secrets.environment(scope, workload.secrets ?? []) };
-      const context = guardedStart({ images: this.#options.images, driver: this.#options.driver, progress, ...secretEnv }, signal, ended);
+      const { images, driver, volumes } = this.#options;
+      const context = guardedStart({ images, driver, progress, ...secretEnv, ...(volumes ? { volumes } : {}) }, signal, ended);
       [unit] = await startUnits(context, ref, [{ workload: run.workload, source, key: run.unitKey }]);
       // Managed even when the run just ended: stopping it through the autoscaler drains it and drops its recent lines.
       this.#options.autoscaler.manage(unit!);

@@ -19,6 +19,12 @@ export interface VolumeView {
   readonly maxBytes: number;
 }
 
+/** A volume as the API answers it: the view, and who mounts it (core/services/volumes/mounted-by.ts). */
+export interface VolumeAnswer extends VolumeView {
+  /** `<app>/<workload>` of each deployed workload, and `run <id> (<function>)` of each run, that mounts it. */
+  readonly mountedBy: readonly string[];
+}
+
 /** One file or folder of a volume, by its path from the volume's root. */
 export interface VolumeEntry {
   readonly path: string;
@@ -35,4 +41,12 @@ export interface VolumeLimits {
   readonly volumeMaxBytes: number;
   /** The most all of a workspace's volumes may hold together. */
   readonly workspaceMaxBytes: number;
+}
+
+/** What deploys and runs ask of volumes: that a workload's exist in its workspace, and where their files are on this host. */
+export interface VolumeMounting {
+  /** `volume_not_found` (422) naming each of `names` the workspace lacks (another workspace's too). */
+  check(workspace: string, names: readonly string[]): Promise<void>;
+  /** The folder of a volume's files on this host, which a container mounts. */
+  hostPath(workspace: string, name: string): string;
 }

@@ -17,7 +17,7 @@ import type { StateStore } from '../../model/store/types.js';
 import { volumePathParts } from '../../model/volume-paths.js';
 import { formatBytes } from '../../infra/bundles/format.js';
 import { listEntries, openFile, removePath, usedBytes, usedBytesByFolder, writeFile } from './files.js';
-import type { VolumeEntry, VolumeLimits, VolumeRecord, VolumeView } from './types.js';
+import type { VolumeEntry, VolumeLimits, VolumeMounting, VolumeRecord, VolumeView } from './types.js';
 
 const PREFIX = 'volumes/';
 /** How long a walk of every volume's files serves `/metrics` before the next one. */
@@ -51,7 +51,7 @@ export interface VolumesOptions {
   readonly clock?: Clock;
 }
 
-export class Volumes {
+export class Volumes implements VolumeMounting {
   readonly #store: StateStore;
   readonly #root: string;
   readonly #limits: VolumeLimits;
@@ -94,6 +94,22 @@ export class Volumes {
     // The record first: a volume half-deleted is gone for its users; its folder is removed next.
     await this.#store.delete(volumeKey(workspace, name));
     await rm(this.#folder(workspace, name), { recursive: true, force: true });
+  }
+
+  async check(workspace: string, names: readonly string[]): Promise<void> {
+    const missing: string[] = [];
+    for (const name of new Set(names))
+      if ((await getJson(this.#store, volumeKey(workspace, name), validRecord)) === null) missing.push(name);
+    if (missing.length === 0) return;
+    const listed = missing.map((name) => JSON.stringify(name)).join(', ');
+    throw new SvcError('volume_not_found', `the workspace ${workspace} has no volume ${listed}.`, {
+      hint: `Create it first: svc volume create ${missing[0]} (or svc.Volume.from_name(${JSON.stringify(missing[0])}, create_if_missing=True) before the deploy).`,
+      details: { volumes: missing },
+    });
+  }
+
+  hostPath(workspace: string, name: string): string {
+    return this.#folder(workspace, name);
   }
 
   async ls(workspace: string, name: string, at: string, recursive: boolean): Promise<VolumeEntry[]> {

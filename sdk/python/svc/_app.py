@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from . import _checks
@@ -11,6 +12,7 @@ from ._autoscaler import Autoscaler
 from ._cls import read_class
 from ._cls_handle import ClassHandle
 from ._image import Image
+from ._mounts import check_volumes
 from ._options import (
     CLASS_DECORATOR,
     DECORATORS,
@@ -26,6 +28,7 @@ from ._options import (
 from ._retries import Retries
 from ._schedule import Cron, Period
 from ._secret import Secret, check_secrets
+from ._volume import Volume
 from ._workloads import (
     AsgiHandle,
     FunctionHandle,
@@ -38,6 +41,7 @@ from ._workloads import (
 from .exceptions import InvalidOptionError
 
 _AUTOSCALER = OPTIONS["autoscaler"].default
+_NO_VOLUMES: Mapping[str, Volume] = MappingProxyType({})
 
 
 class _Default(str):
@@ -93,6 +97,7 @@ class App:
         memory: str = "512Mi",
         autoscaler: Autoscaler = _AUTOSCALER,
         secrets: Sequence[Secret] = (),
+        volumes: Mapping[str, Volume] = _NO_VOLUMES,
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         retries: int | Retries | None = None,
@@ -141,6 +146,7 @@ class App:
             ),
             unknown,
             secrets,
+            volumes,
         )
 
     def endpoint(
@@ -163,6 +169,7 @@ class App:
         domain: str | None = None,
         keep_warm: int = 60,
         secrets: Sequence[Secret] = (),
+        volumes: Mapping[str, Volume] = _NO_VOLUMES,
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         callback_url: str | None = None,
@@ -198,7 +205,7 @@ class App:
             timeout=timeout,
             callback_url=callback_url,
         )
-        return self._declare("endpoint", fn, name, image, options, unknown, secrets)
+        return self._declare("endpoint", fn, name, image, options, unknown, secrets, volumes)
 
     def cls(
         self,
@@ -211,6 +218,7 @@ class App:
         memory: str = "512Mi",
         autoscaler: Autoscaler = _AUTOSCALER,
         secrets: Sequence[Secret] = (),
+        volumes: Mapping[str, Volume] = _NO_VOLUMES,
         timeout: float = DEFAULT_TIMEOUT,
         retries: int | Retries | None = None,
         callback_url: str | None = None,
@@ -251,10 +259,11 @@ class App:
         name = check_option_of(CLASS_DECORATOR, "name", name)
         image = check_option_of(CLASS_DECORATOR, "image", image)
         checked_secrets = check_secrets(CLASS_DECORATOR, secrets)
+        mounts = check_volumes(CLASS_DECORATOR, volumes)
 
         def register(declared: Any) -> ClassHandle:
             spec = read_class(CLASS_DECORATOR, declared)
-            workload = class_workload(declared, spec, name, image, options, checked_secrets)
+            workload = class_workload(declared, spec, name, image, options, checked_secrets, mounts)
             served = [
                 class_endpoint_workload(workload, method, class_endpoint_options(method_options, options))
                 for method, method_options in spec.endpoints
@@ -299,6 +308,7 @@ class App:
             domain: str | None = None,
             keep_warm_seconds: int = 60,
             secrets: Sequence[Secret] = (),
+            volumes: Mapping[str, Volume] = _NO_VOLUMES,
             on_start: Callable[[], Any] | None = None,
             openapi: str | None = _OPENAPI,
             callback_url: str | None = None,
@@ -329,7 +339,7 @@ class App:
                     **({"callback_url": callback_url} if callback_url is not None else {}),
                     **unknown,
                 }
-            return self._declare(kind, target, name, image, options, unknown, secrets)
+            return self._declare(kind, target, name, image, options, unknown, secrets, volumes)
 
         decorator.__name__ = kind
         decorator.__qualname__ = f"App.{kind}"
@@ -386,16 +396,18 @@ class App:
         given: dict[str, Any],
         unknown: dict[str, Any],
         secrets: Any = (),
+        volumes: Any = _NO_VOLUMES,
     ) -> Any:
         """Checks the options now (at the decorator line), then registers the target."""
         options = resolve_options(kind, given, unknown)
         name = check_option(kind, "name", name)
         image = check_option(kind, "image", image)
-        # Not in the option table: secrets are no manifest option but the workload's own list (docs/manifest.md).
+        # Not in the option table: secrets and volumes are no manifest options but the workload's own lists (docs/manifest.md).
         checked_secrets = check_secrets(DECORATORS[kind], secrets)
+        mounts = check_volumes(DECORATORS[kind], volumes)
 
         def register(obj: Any) -> FunctionHandle | AsgiHandle:
-            workload = create_workload(kind, obj, name, image, options, checked_secrets)
+            workload = create_workload(kind, obj, name, image, options, checked_secrets, mounts)
             self._add(workload)
             return handle_for(workload)
 
@@ -427,8 +439,13 @@ _SECRETS_DOC = """    secrets (Sequence[svc.Secret]):
         Default: ``[]``. Example: ``secrets=[svc.Secret.from_name("db")]``
 """
 
+_VOLUMES_DOC = """    volumes (Mapping[str, svc.Volume]):
+        Volumes of the workspace each container mounts, by absolute path: what one container writes there the others (and svc volume get) see at once; vol.read_only() mounts one read-only. A deploy naming one the workspace lacks is refused (docs/volumes.md).
+        Default: ``{}``. Example: ``volumes={"/models": svc.Volume.from_name("models")}``
+"""
+
 for _kind in ("function", "endpoint", "asgi", "realtime"):
     _method = getattr(App, _kind)
-    _parameters = parameters_doc(_kind).replace("    on_start (", _SECRETS_DOC + "    on_start (", 1)
+    _parameters = parameters_doc(_kind).replace("    on_start (", _SECRETS_DOC + _VOLUMES_DOC + "    on_start (", 1)
     _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + _parameters.replace("\n", "\n        ")
 del _kind, _method, _parameters

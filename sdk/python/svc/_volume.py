@@ -44,8 +44,10 @@ class Volume:
         data = b"".join(vol.read_file("weights/small.bin"))
     """
 
-    def __init__(self, name: str, *, create_if_missing: bool = False) -> None:
+    def __init__(self, name: str, *, create_if_missing: bool = False, read_only: bool = False) -> None:
         self.name = name
+        self.is_read_only = read_only
+        """Whether ``volumes={path: vol}`` mounts it read-only (``vol.read_only()``)."""
         self._create_if_missing = create_if_missing
         self._checked = False
         self._lock = threading.Lock()
@@ -66,7 +68,12 @@ class Volume:
         return cls(checked, create_if_missing=create_if_missing)
 
     def __repr__(self) -> str:
-        return f"svc.Volume({self.name!r})"
+        return f"svc.Volume({self.name!r}){'.read_only()' if self.is_read_only else ''}"
+
+    def read_only(self) -> Volume:
+        """The same volume, mounted read-only where it is given in ``volumes=``: a write there fails (``OSError``,
+        EROFS). Its files still change through ``put_file`` and ``svc volume put``, and others that mount it."""
+        return Volume(self.name, create_if_missing=self._create_if_missing, read_only=True)
 
     def listdir(self, path: str = "", *, recursive: bool = False) -> list[FileEntry]:
         """What the folder ``path`` holds (the root by default; everything below it with ``recursive=True``), or the one

@@ -14,6 +14,7 @@ import contextlib
 import functools
 import inspect
 import os
+import sys
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -23,6 +24,7 @@ from . import _checks
 from ._cls import MARKS, ClassSpec
 from ._hints import CONTEXT_PARAMETER
 from ._image import Image
+from ._mounts import VolumeMount, check_code_overlap
 from ._options import DECORATORS
 from ._remote_calls import RemoteCalls
 from ._secret import Secret
@@ -51,6 +53,8 @@ class Workload:
     """The Python name (``__name__``) the workload name was made from, or None when ``name=`` was given."""
     secrets: tuple[Secret, ...] = ()
     """``secrets=``: the secrets whose keys its workers get as environment variables."""
+    volumes: tuple[VolumeMount, ...] = ()
+    """``volumes=``: the volumes its containers mount, each at its path."""
     cls: ClassSpec | None = None
     """For an ``@app.cls`` class (a ``function`` whose target is the class) and the endpoints that serve its
     ``@svc.endpoint()`` methods: the class's marked methods."""
@@ -195,6 +199,7 @@ def create_workload(
     image: Image | None,
     options: dict[str, Any],
     secrets: tuple[Secret, ...] = (),
+    volumes: tuple[VolumeMount, ...] = (),
 ) -> Workload:
     """Checks the decorated object and builds its Workload record."""
     where = DECORATORS[kind]
@@ -207,6 +212,7 @@ def create_workload(
             _check_endpoint_signature(target)
         elif kind == "realtime":
             _check_realtime_signature(target)
+    check_code_overlap(where, volumes, _code_folder(target))
     derived_from = None
     if name is None:
         derived_from, name = _default_name(where, target)
@@ -218,6 +224,7 @@ def create_workload(
         options=MappingProxyType(options),
         derived_from=derived_from,
         secrets=secrets,
+        volumes=volumes,
     )
 
 
@@ -228,8 +235,10 @@ def class_workload(
     image: Image | None,
     options: dict[str, Any],
     secrets: tuple[Secret, ...],
+    volumes: tuple[VolumeMount, ...] = (),
 ) -> Workload:
     """The Workload record of an ``@app.cls`` class: a ``function`` whose target is the class."""
+    check_code_overlap("@app.cls", volumes, _code_folder(cls))
     derived_from = None
     if name is None:
         derived_from, name = _default_name("@app.cls", cls)
@@ -241,6 +250,7 @@ def class_workload(
         options=MappingProxyType(options),
         derived_from=derived_from,
         secrets=secrets,
+        volumes=volumes,
         cls=spec,
     )
 
@@ -265,9 +275,17 @@ def class_endpoint_workload(cls_workload: Workload, method: str, options: dict[s
         options=MappingProxyType(options),
         derived_from=None,
         secrets=cls_workload.secrets,
+        volumes=cls_workload.volumes,
         cls=cls_workload.cls,
         serves=method,
     )
+
+
+def _code_folder(target: Any) -> str | None:
+    """The folder of the file that defines ``target`` (None when it has none: an object made in a REPL)."""
+    module = sys.modules.get(getattr(target, "__module__", None) or "")
+    file = getattr(module, "__file__", None)
+    return os.path.dirname(os.path.abspath(file)) if isinstance(file, str) else None
 
 
 def handle_for(workload: Workload) -> FunctionHandle | AsgiHandle:

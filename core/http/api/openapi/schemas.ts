@@ -376,7 +376,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   Volume: {
     type: 'object',
-    required: ['name', 'createdAt', 'bytes', 'maxBytes'],
+    required: ['name', 'createdAt', 'bytes', 'maxBytes', 'mountedBy'],
     additionalProperties: false,
     description: "A volume of the caller's workspace: a folder of files kept on the server (docs/volumes.md).",
     properties: {
@@ -384,6 +384,11 @@ export const schemas: Readonly<Record<string, Schema>> = {
       createdAt: { type: 'string', format: 'date-time' },
       bytes: { type: 'integer', minimum: 0, description: 'What its files hold now.' },
       maxBytes: { type: 'integer', minimum: 0, description: 'The most it may hold (`volumeMaxBytes`).' },
+      mountedBy: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'The deployed workloads (`<app>/<workload>`) and remote runs (`run <id> (<function>)`) that mount it.',
+      },
     },
   },
   VolumeEntry: {

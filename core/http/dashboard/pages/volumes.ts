@@ -1,11 +1,12 @@
 /**
  * Volumes: the workspace's volumes with what they hold (bytes against the limit, files, the last
- * change) and when each was made. Files move with the CLI or Python (docs/volumes.md), which the
+ * change), the workloads that mount each, and when each was made. Files move with the CLI or Python (docs/volumes.md), which the
  * page says how; it changes nothing itself.
  */
 import { formatBytes } from '../../../infra/bundles/format.js';
 import { MAX_LIST_ENTRIES } from '../../../services/volumes/files.js';
-import type { VolumeEntry, VolumeView } from '../../../services/volumes/types.js';
+import type { VolumeAnswer, VolumeEntry } from '../../../services/volumes/types.js';
+import { withUsers } from '../../api/volumes.js';
 import { html, type Html } from '../html.js';
 import { page } from '../layout.js';
 import { renderErrors, sendPage } from '../respond.js';
@@ -14,7 +15,7 @@ import type { DashboardServices } from '../types.js';
 import { signedIn } from '../viewer.js';
 
 interface VolumeRow {
-  readonly volume: VolumeView;
+  readonly volume: VolumeAnswer;
   /** Its files (a listing stops at MAX_LIST_ENTRIES: then null). */
   readonly files: number | null;
   readonly lastChange: string | null;
@@ -28,7 +29,7 @@ export function volumePages(services: DashboardServices) {
       await renderErrors(ctx, viewer, async () => {
         const workspace = viewer.principal.workspace;
         const volumes = await services.volumes.list(workspace);
-        const rows = await Promise.all(volumes.map((volume) => rowOf(services, workspace, volume)));
+        const rows = await Promise.all(volumes.map((volume) => rowOf(services, workspace, withUsers(services, workspace, volume))));
         sendPage(
           ctx,
           page({
@@ -47,7 +48,7 @@ export function volumePages(services: DashboardServices) {
   };
 }
 
-async function rowOf(services: DashboardServices, workspace: string, volume: VolumeView): Promise<VolumeRow> {
+async function rowOf(services: DashboardServices, workspace: string, volume: VolumeAnswer): Promise<VolumeRow> {
   const entries: VolumeEntry[] | null = await services.volumes.ls(workspace, volume.name, '', true).catch(() => null);
   if (entries === null) return { volume, files: null, lastChange: null };
   const files = entries.filter((e) => e.type === 'file');
@@ -57,13 +58,14 @@ async function rowOf(services: DashboardServices, workspace: string, volume: Vol
 
 function volumeTable(rows: readonly VolumeRow[]): Html {
   return html`<div class="scroll"><table>
-    <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Files</th><th scope="col">Last change</th><th scope="col">Created</th></tr></thead>
+    <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Files</th><th scope="col">Last change</th><th scope="col">Mounted by</th><th scope="col">Created</th></tr></thead>
     <tbody>${rows.map(
       ({ volume, files, lastChange }) => html`<tr>
       <th scope="row"><code>${volume.name}</code></th>
       <td>${formatBytes(volume.bytes)} of ${formatBytes(volume.maxBytes)}</td>
       <td>${files === null ? `more than ${MAX_LIST_ENTRIES}` : String(files)}</td>
       <td>${lastChange === null ? '—' : html`<time datetime="${lastChange}">${lastChange.slice(0, 16).replace('T', ' ')} UTC</time>`}</td>
+      <td>${volume.mountedBy.length === 0 ? '—' : volume.mountedBy.map((user, i) => html`${i > 0 ? ', ' : ''}<code>${user}</code>`)}</td>
       <td><time datetime="${volume.createdAt}">${volume.createdAt.slice(0, 16).replace('T', ' ')} UTC</time></td>
     </tr>`,
     )}</tbody>

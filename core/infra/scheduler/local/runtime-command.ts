@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { sdkPythonPath } from '../../../model/paths.js';
 import { CLASS_PARAMETERS_ENV } from '../../../model/workload/class-parameters.js';
+import { VOLUME_MOUNTS_ENV } from '../../../model/volume-mounts.js';
 import type { DeploymentUnit } from '../types.js';
 
 /** The fd on which the runtime writes its events (the fourth pipe of spawnGroup). */
@@ -53,6 +54,10 @@ export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
   env.SVC_WORKSPACE = unit.ref.workspace;
   const bound = unit.workload.class?.bound;
   if (bound !== undefined) env[CLASS_PARAMETERS_ENV] = JSON.stringify(bound);
+  const mounts = unit.mounts ?? [];
+  if (mounts.length > 0) {
+    env[VOLUME_MOUNTS_ENV] = JSON.stringify(mounts.map((m) => ({ path: m.path, source: m.source, read_only: m.readOnly })));
+  }
   return env;
 }
 

@@ -23,6 +23,7 @@ import {
   routeProblems,
 } from '../rules.js';
 import { cronProblem, timezoneProblem } from '../schedule.js';
+import { mountPathProblem, mountPathsOverlap } from '../../volume-mounts.js';
 import { type ImageIdFields, idFieldsText, imageIdFor } from './image-id.js';
 import { includeLine } from './requirements-text.js';
 
@@ -63,7 +64,7 @@ function declaredImageIds(root: unknown): Set<string> | null {
 }
 
 const name =
-  (kind: 'app' | 'workload'): Check =>
+  (kind: 'app' | 'workload' | 'volume'): Check =>
   (value, report) => {
     if (typeof value !== 'string') return;
     const problem = nameProblem(value, kind);
@@ -176,6 +177,29 @@ const secrets: Check = (value, report) => {
   );
 };
 
+const mountPath: Check = (value, report) => {
+  if (typeof value !== 'string') return;
+  const problem = mountPathProblem(value);
+  if (problem !== null) report(`the mount path ${JSON.stringify(value)} ${problem}`);
+};
+
+/** Two mounts of one workload: neither at the same path nor one inside the other; one volume may be mounted twice. */
+const volumeMounts: Check = (value, report) => {
+  if (!Array.isArray(value)) return;
+  const paths = value.map((mount) => (isPlainObject(mount) ? stringOf(mount.path) : null));
+  paths.forEach((path, index) => {
+    if (path === null || mountPathProblem(path) !== null) return;
+    const first = paths.findIndex((other, at) => at < index && other !== null && mountPathsOverlap(path, other));
+    if (first < 0) return;
+    const how = paths[first] === path ? 'is also' : 'overlaps';
+    report(
+      `the mount path ${JSON.stringify(path)} ${how} volumes[${first}].path ${JSON.stringify(paths[first])}: give each volume its own folder`,
+      index,
+      'path',
+    );
+  });
+};
+
 const memory: Check = (value, report) => {
   if (typeof value !== 'string') return;
   const mib = parseMemoryMiB(value);
@@ -285,6 +309,9 @@ export const manifestChecks: Readonly<Record<string, Check>> = {
   distinctPackages,
   workloads,
   secrets,
+  mountPath,
+  volumeName: name('volume'),
+  volumeMounts,
   memory,
   route,
   domain,

@@ -35,6 +35,7 @@ import {
 } from '../rules.js';
 import { MAX_CLASS_PARAMETERS, classParameterTypes } from '../class-parameters.js';
 import { PERIOD_RANGE } from '../schedule.js';
+import { MAX_MOUNT_PATH_CHARS, MAX_VOLUME_MOUNTS } from '../../volume-mounts.js';
 import type { WorkloadKind } from '../types.js';
 
 export const manifestSchemaId = 'urn:svc:manifest:v1';
@@ -263,6 +264,17 @@ const workloadProperties: Record<(typeof workloadKeys)[number], SchemaObject | b
     items: { type: 'string' },
     'x-svc-messages': { maxItems: `lists {count} secrets; a workload takes at most ${MAX_WORKLOAD_SECRETS}` },
     'x-svc-check': 'secrets',
+  },
+  volumes: {
+    type: 'array',
+    maxItems: MAX_VOLUME_MOUNTS,
+    items: closedObject({
+      path: { type: 'string', maxLength: MAX_MOUNT_PATH_CHARS, 'x-svc-check': 'mountPath' },
+      volume: { type: 'string', 'x-svc-check': 'volumeName' },
+      read_only: { type: 'boolean' },
+    }),
+    'x-svc-messages': { maxItems: `mounts {count} volumes; a workload mounts at most ${MAX_VOLUME_MOUNTS}` },
+    'x-svc-check': 'volumeMounts',
   },
 };
 

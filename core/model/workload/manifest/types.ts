@@ -128,6 +128,15 @@ interface WorkloadBase {
   doc: string | null;
   /** Names of the workspace's secrets whose keys the workers get as environment variables; absent: none. */
   secrets?: string[];
+  /** The workspace's volumes its containers mount (`volumes={"/data": vol}`); absent: none. */
+  volumes?: ManifestVolumeMount[];
+}
+
+/** One entry of a workload's `volumes`: a volume of the workspace, at an absolute path in each container. */
+export interface ManifestVolumeMount {
+  path: string;
+  volume: string;
+  read_only: boolean;
 }
 
 export interface FunctionWorkload extends WorkloadBase {

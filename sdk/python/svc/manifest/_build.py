@@ -149,6 +149,12 @@ def _signature_entry(workload: Workload) -> dict[str, Any]:
     }
 
 
+def _volume_entries(workload: Workload) -> dict[str, Any]:
+    """``volumes`` of a workload entry, left out without any."""
+    mounts = [{"path": m.path, "volume": m.volume, "read_only": m.read_only} for m in workload.volumes]
+    return {"volumes": mounts} if mounts else {}
+
+
 def _workload_entry(workload: Workload, image: str, inline: list[dict[str, str]]) -> dict[str, Any]:
     signature = _signature_entry(workload)
     return {
@@ -161,6 +167,7 @@ def _workload_entry(workload: Workload, image: str, inline: list[dict[str, str]]
         "parameters": signature["parameters"],
         "returns": signature["returns"],
         **_secret_refs(workload, inline),
+        **_volume_entries(workload),
         **_class_entry(workload),
     }
 

@@ -20,7 +20,8 @@ before it imports anything of the user's (``_cgroup``). ``--events-fd FD`` names
 line).
 
 Exit codes: 0 stopped cleanly (SIGTERM, SIGINT, lifeline); 1 the server failed, a worker
-kept failing, a TCP port is in use, or the container's cgroup could not be joined; 2 wrong arguments (ports included), no App, no such
+kept failing, a TCP port is in use, the container's cgroup could not be joined, or its volumes (``SVC_VOLUME_MOUNTS``,
+``_mounts``) could not be mounted; 2 wrong arguments (ports included), no App, no such
 workload or a kind not served yet; 3 the user's module failed to import (traceback on stderr, socket never bound);
 4 the runtime's own dependencies (uvicorn) are missing; 5 ``on_start`` failed.
 """
@@ -37,6 +38,7 @@ from ._cgroup import CgroupError, cgroup_files, join_cgroup
 from ._container import PlacementError, TcpAddress, check_bindable, parse_ports
 from ._frames import FrameWriter
 from ._lifeline import has_lifeline
+from ._mounts import MountError, mount_volumes
 
 if TYPE_CHECKING:
     from .._workloads import Workload
@@ -185,6 +187,12 @@ def main(argv: list[str] | None = None) -> int:
             except PlacementError as error:
                 say(str(error))
                 return EXIT_SERVER_FAILED
+    # Before the app is imported (a template's forks share its namespace): its code may read its volumes at import.
+    try:
+        mount_volumes(args.root, getattr(args, "socket_dir", None))
+    except MountError as error:
+        say(str(error))
+        return EXIT_SERVER_FAILED
     _line_buffered()
     events = FrameWriter(args.events_fd)
     # The platform starts us with PYTHONSAFEPATH (no project file shadows the runtime's own

@@ -28,7 +28,8 @@ from typing import Any, cast
 from ._container import container_sockets, run_container
 from ._forkserver import BadRequest, ChildIO, ForkServer, parse_json_object
 from ._frames import FrameWriter
-from ._startup import Exit, load_workload, say
+from ._mounts import MountError, mount_volumes
+from ._startup import EXIT_SERVER_FAILED, Exit, load_workload, say
 from ._template import placement_of
 
 MAX_ZYGOTE_REQUEST = 1024 * 1024
@@ -82,6 +83,11 @@ class Zygote(ForkServer):
         assert isinstance(request, ZygoteRequest)
         _become_spawned(container, request)
         say(f"{request.workload}: container {container} forked from the zygote (pid {os.getpid()})")
+        try:
+            mount_volumes(request.root, request.socket_dir)
+        except MountError as error:
+            say(str(error))
+            return EXIT_SERVER_FAILED
         try:
             workload = load_workload(request.root, request.entry, request.workload)
         except Exit as error:
