@@ -7,6 +7,9 @@
  * sha256. Beside each: the server's and the CLI's resident memory, sampled every 50 ms, against the
  * goal of staying within 50 MiB: the server's most above what it held before the transfer, the CLI's
  * most above the most it held moving a file of 1 MiB (what Node and the CLI take to run at all).
+ * Then the first GiB of the stored file is read by the same Python code on the host and in a container
+ * that mounts the volume (`svc run`, bench/apps/mounted_read.py), from the disk (the page cache
+ * dropped, as root) and from the page cache, against the goal of at least 0.8 × the host's rate.
  *
  * Prints a table and writes bench/results/volumes.json.
  */
@@ -16,7 +19,7 @@ import { createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 
 import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../core/model/paths.js';
+import { packageRoot, sdkPythonPath } from '../core/model/paths.js';
 import { stop } from './gateway/proxies.js';
 import { CLI, rssOf, startServer } from './server-process.js';
 
@@ -83,6 +86,37 @@ function timedCp(from: string, to: string): { readonly copied: number; readonly 
   return { copied: seconds(done), synced: seconds(process.hrtime.bigint()) };
 }
 
+/** The first GiB of the file (all of a smaller one) is what the mounted-volume reads read. */
+const READ_BYTES = Math.min(BYTES, 1024 ** 3);
+const apps = path.join(packageRoot, 'bench', 'apps');
+
+/** Seconds the same Python code took to read READ_BYTES of `file`: run here, and in a container that mounts the volume. */
+function mountedReads(file: string, env: NodeJS.ProcessEnv): { cache: string; host: number; mounted: number }[] {
+  const sdk = { ...env, PYTHONPATH: sdkPythonPath };
+  const host = () => Number(runOut('python3', [path.join(apps, 'mounted_read.py'), file, String(READ_BYTES)], sdk));
+  const mounted = () => Number(runOut(process.execPath, [CLI, 'run', 'mounted_read.py:read_mounted', 'big.bin', String(READ_BYTES)], env));
+  mounted(); // the run's image and container start here, not in a timed read
+  // Cold: from the disk, each after the kernel dropped its page cache (root only); warm: from the page cache.
+  const cold = canDropCaches() ? [{ cache: 'cold: page cache dropped', host: dropped(host), mounted: dropped(mounted) }] : [];
+  host();
+  return [...cold, { cache: 'warm: in the page cache', host: host(), mounted: mounted() }];
+}
+
+function runOut(command: string, args: readonly string[], env: NodeJS.ProcessEnv): string {
+  const ran = spawnSync(command, args, { cwd: apps, env, encoding: 'utf8' });
+  if (ran.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${ran.status}:\n${ran.stderr}`);
+  return ran.stdout.trim();
+}
+
+function canDropCaches(): boolean {
+  return process.getuid?.() === 0 && spawnSync('sh', ['-c', 'sync && echo 1 > /proc/sys/vm/drop_caches']).status === 0;
+}
+
+function dropped(read: () => number): number {
+  spawnSync('sh', ['-c', 'sync && echo 1 > /proc/sys/vm/drop_caches']);
+  return read();
+}
+
 const source = path.join(scratch, 'big.bin');
 await writeRandomFile(source, BYTES);
 const dataDir = path.join(scratch, 'data');
@@ -111,7 +145,9 @@ try {
   rmSync(path.join(scratch, 'cp-back.bin'));
   const get = await timedCli(['volume', 'get', 'bench', 'big.bin', fetched], env, server.child.pid!);
   const same = (await sha256Of(source)) === (await sha256Of(fetched));
+  const reads = mountedReads(path.join(dataDir, 'volumes', 'default', 'bench', 'big.bin'), env);
   const rate = (seconds: number) => BYTES / MiB / seconds;
+  const readRate = (seconds: number) => READ_BYTES / MiB / seconds;
   const rows = [
     ['cp (the same file, the same disk)', `${rate(cpPut.copied).toFixed(0)} MiB/s`, '', ''],
     ['cp, then sync of the copy', `${rate(cpPut.synced).toFixed(0)} MiB/s`, '', ''],
@@ -134,6 +170,15 @@ try {
     ['  server memory, most above its start', `+${(get.serverGrowth / MiB).toFixed(1)} MiB`, '', '≤ 50 MiB'],
     ['  CLI memory, most above a 1 MiB get', `+${(Math.max(0, get.clientPeak - baseline.get) / MiB).toFixed(1)} MiB`, '', '≤ 50 MiB'],
     ['the copy that came back', same ? 'same sha256' : 'DIFFERENT sha256', '', 'same'],
+    ...reads.flatMap(({ cache, host, mounted }) => [
+      [`read ${(READ_BYTES / MiB).toFixed(0)} MiB on the host (${cache})`, `${readRate(host).toFixed(0)} MiB/s`, '', ''],
+      [
+        `  the same from a mounted volume, in a container`,
+        `${readRate(mounted).toFixed(0)} MiB/s`,
+        `${(host / mounted).toFixed(2)} × host`,
+        '≥ 0.8 ×',
+      ],
+    ]),
   ];
   process.stdout.write(`volumes (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}; a file of ${(BYTES / MiB).toFixed(0)} MiB)\n`);
   for (const row of rows) process.stdout.write(`${row[0]!.padEnd(50)} ${row[1]!.padStart(18)} ${row[2]!.padStart(17)}  ${row[3]}\n`);
@@ -141,7 +186,7 @@ try {
   mkdirSync(results, { recursive: true });
   writeFileSync(
     path.join(results, 'volumes.json'),
-    `${JSON.stringify({ bytes: BYTES, cp: { put: cpPut, get: cpGet }, put, get, cliBaseline: baseline, sameSha256: same }, null, 2)}\n`,
+    `${JSON.stringify({ bytes: BYTES, cp: { put: cpPut, get: cpGet }, put, get, cliBaseline: baseline, sameSha256: same, readBytes: READ_BYTES, reads }, null, 2)}\n`,
   );
   if (!same) process.exitCode = 1;
 } finally {

@@ -1,11 +1,13 @@
-"""A class that loads its model once per worker, then scores many texts.
+"""A class that loads its model once per worker from a volume, then scores many texts.
 
-``Sentiment`` loads a word lexicon (``models/<lexicon>.json``, shipped with the app) in its
-``@svc.enter()`` method, once in each worker, and scores texts in its ``@svc.method()``. Each value of
-its ``lexicon`` parameter runs in containers of its own. ``rate`` is served over HTTP once deployed
-(``svc deploy app.py``). Run it against ``svc server``::
+``Sentiment`` mounts the volume ``lexicons`` read-only at ``/lexicons`` and loads a word lexicon
+(``/lexicons/<lexicon>.json``) in its ``@svc.enter()`` method, once in each worker, then scores texts in
+its ``@svc.method()``. Each value of its ``lexicon`` parameter runs in containers of its own. ``rate`` is
+served over HTTP once deployed (``svc deploy app.py``). Run it against ``svc server``::
 
     python app.py
+
+which first uploads ``models/`` into the volume (``svc volume put lexicons models/`` does the same).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from pathlib import Path
 import svc
 
 app = svc.App("model-class")
+lexicons = svc.Volume.from_name("lexicons", create_if_missing=True)
 
 
-@app.cls(memory="256Mi", autoscaler=svc.Autoscaler(max_containers=2))
+@app.cls(memory="256Mi", autoscaler=svc.Autoscaler(max_containers=2), volumes={"/lexicons": lexicons.read_only()})
 class Sentiment:
     """Scores a text: the sum of its words' weights in the lexicon."""
 
@@ -28,8 +31,7 @@ class Sentiment:
 
     @svc.enter()
     def load(self) -> None:
-        path = Path(__file__).parent / "models" / f"{self.lexicon}.json"
-        self.weights: dict[str, float] = json.loads(path.read_text())
+        self.weights: dict[str, float] = json.loads(Path(f"/lexicons/{self.lexicon}.json").read_text())
         # In the worker's log (svc logs model-class), once per worker: not once per call.
         print(f"loaded the {self.lexicon} lexicon ({len(self.weights)} words) in worker {os.getpid()}", flush=True)
 
@@ -55,6 +57,7 @@ class Sentiment:
 REVIEWS = ["I love it, great", "fine", "awful, I hate it", "good but bad"]
 
 if __name__ == "__main__":
+    lexicons.put_dir(Path(__file__).parent / "models")  # the model files, into the volume the workers mount
     basic, strict = Sentiment(), Sentiment(lexicon="strict")
     print("one:", basic.score.remote("great fine"))
     print("map:", list(basic.score.map(REVIEWS)))

@@ -367,6 +367,15 @@ describe('examples/ deployed on a real platform', function () {
     });
 
     it('serves its @svc.endpoint method over HTTP once deployed, on an instance its enter method loaded', async () => {
+      // The volume its workers mount, as the script (or `svc volume put lexicons models/`) fills it.
+      for (const file of ['basic.json', 'strict.json']) {
+        const put = await fetch(`${platform.url}/api/v1/volumes/lexicons/files?path=${file}`, {
+          method: 'PUT',
+          headers: { ...bearer(), 'Content-Type': 'application/octet-stream' },
+          body: readFileSync(path.join(examplesRoot, 'model-class', 'models', file)),
+        });
+        assert.equal(put.status, 201, 'the script made the volume');
+      }
       // Deployed (what `svc deploy` does): the stage the typed clients' interface describes.
       const deployment = await deploy(platform, await manifestOf('model-class'), 'deployed');
       const rate = (text: string) =>

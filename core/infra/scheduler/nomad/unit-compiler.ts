@@ -41,6 +41,12 @@ export function createUnitCompiler(
         hint: 'Deploy through the API (svc deploy uploads the bundle); svc serve runs projects on this machine only.',
       });
     }
+    if ((workload.volumes ?? []).length > 0) {
+      // The files are in the svc server's data dir; Nomad clients would need host or CSI volumes of them (docs/volumes.md).
+      throw new SvcError('bad_request', `${ref.app}/${workload.name} mounts volumes, which svc does not run on Nomad yet.`, {
+        hint: 'Run it on the embedded default (scheduler: local), or read its files with svc.Volume in the code for now.',
+      });
+    }
     const context: JobContext = {
       workspace: ref.workspace,
       app: ref.app,
