@@ -13,7 +13,10 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
-from class_model import Model, plain  # noqa: E402
+from class_model import Model, SnapModel, bare, plain  # noqa: E402
+
+PAUSE = 4.0
+"""Seconds without calls: past keep_warm_seconds (1) and the autoscaler's next look, so each container stopped."""
 
 
 def timed(call, *args) -> float:
@@ -32,7 +35,16 @@ def main() -> int:
     for i in range(calls):
         method.append(timed(model.predict.remote, i))
         function.append(timed(plain.remote, i))
-    print(json.dumps({"first": first, "method": method, "plain": function}))
+    # A new container of each after a pause: the checkpointed class's forks from its checkpoint, 2 s enter done.
+    snap = SnapModel()
+    first["snap"], first["bare"] = timed(snap.predict.remote, 1), timed(bare.remote, 1)
+    restarted: dict[str, list[float]] = {"snap": [], "bare": []}
+    for i in range(int(sys.argv[2]) if len(sys.argv) > 2 else 5):
+        time.sleep(PAUSE)
+        restarted["snap"].append(timed(snap.predict.remote, i))
+        time.sleep(PAUSE)
+        restarted["bare"].append(timed(bare.remote, i))
+    print(json.dumps({"first": first, "method": method, "plain": function, "restarted": restarted}))
     return 0
 
 

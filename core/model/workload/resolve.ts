@@ -131,8 +131,16 @@ function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling
   switch (workload.kind) {
     case 'function': {
       // One worker taking one call at a time, as always; the autoscaler bounds how many containers a backlog starts.
-      const { autoscaler } = workload.options;
-      return { http: null, scaling: autoscaler ? { ...defaultScaling, autoscaler: resolveAutoscaler(autoscaler) } : defaultScaling };
+      const { autoscaler, checkpoint_enabled: checkpointEnabled, keep_warm_seconds: keepWarmSeconds } = workload.options;
+      return {
+        http: null,
+        scaling: {
+          ...defaultScaling,
+          ...(autoscaler ? { autoscaler: resolveAutoscaler(autoscaler) } : {}),
+          ...(checkpointEnabled === undefined ? {} : { checkpointEnabled }),
+          ...(keepWarmSeconds === undefined ? {} : { keepWarmSeconds }),
+        },
+      };
     }
     case 'endpoint': {
       const { options } = workload;

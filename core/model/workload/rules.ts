@@ -79,11 +79,11 @@ export const optionTable = Object.freeze({
   concurrent_requests: { kinds: apps, rule: { type: 'integer', min: 1, max: 1000 } },
   autoscaler: { kinds: scaled, rule: { type: 'autoscaler' } },
   max_pending_tasks: { kinds: served, rule: { type: 'integer', min: 0, max: 100_000 } },
-  checkpoint_enabled: { kinds: served, rule: { type: 'boolean' } },
+  checkpoint_enabled: { kinds: scaled, rule: { type: 'boolean' } },
   authorized: { kinds: served, rule: { type: 'boolean' } },
   domain: { kinds: served, rule: { type: 'domain' } },
   keep_warm: { kinds: ['endpoint'], rule: { type: 'integer', min: 0, max: 86_400 } },
-  keep_warm_seconds: { kinds: apps, rule: { type: 'integer', min: 0, max: 86_400 } },
+  keep_warm_seconds: { kinds: ['function', ...apps], rule: { type: 'integer', min: 0, max: 86_400 } },
   openapi: { kinds: ['asgi'], rule: { type: 'openapi' } },
   on_start: { kinds: all, rule: { type: 'callable' } },
   timeout: { kinds: ['function', 'endpoint'], rule: { type: 'number', min: 1, max: 86_400 } },
@@ -99,7 +99,7 @@ export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeo
 
 /** Options a kind got after Manifest v1 first shipped, though other kinds had them from the start: a function's `autoscaler`. */
 export const laterOptionsByKind: Readonly<Partial<Record<WorkloadKind, ReadonlySet<OptionName>>>> = Object.freeze({
-  function: new Set<OptionName>(['autoscaler']),
+  function: new Set<OptionName>(['autoscaler', 'checkpoint_enabled', 'keep_warm_seconds']),
 });
 
 const optionNames = Object.keys(optionTable) as OptionName[];

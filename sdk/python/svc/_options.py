@@ -344,7 +344,8 @@ OPTIONS: Mapping[str, Option] = {
             "bool",
             False,
             _checks.boolean,
-            "Start new containers from a warmed worker instead of re-running imports and start-up code.",
+            "Start new containers from a warmed process instead of re-running imports and start-up code "
+            "(on_start; a class's @svc.enter(snap=True) methods, its others then run in each worker).",
             "checkpoint_enabled=True",
         ),
         Option(
@@ -453,7 +454,17 @@ _SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized"
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
-    "function": _SERVED + ("autoscaler", "on_start", "timeout", "retries", "schedule", "callback_url"),
+    "function": _SERVED
+    + (
+        "autoscaler",
+        "checkpoint_enabled",
+        "keep_warm_seconds",
+        "on_start",
+        "timeout",
+        "retries",
+        "schedule",
+        "callback_url",
+    ),
     "endpoint": _SERVED
     + ("route", "methods", "workers", "concurrency")
     + _SCALED
@@ -523,7 +534,16 @@ def resolve_options(kind: str, given: Mapping[str, Any], unknown: Mapping[str, A
 
 
 CLASS_DECORATOR = "@app.cls"
-CLASS_OPTIONS = ("cpu", "memory", "autoscaler", "timeout", "retries", "callback_url")
+CLASS_OPTIONS = (
+    "cpu",
+    "memory",
+    "autoscaler",
+    "checkpoint_enabled",
+    "keep_warm_seconds",
+    "timeout",
+    "retries",
+    "callback_url",
+)
 """What ``@app.cls`` takes besides name, image and secrets: a function's options but ``schedule`` (a class has
 no one method to run on a schedule) and ``on_start`` (its ``@svc.enter()`` methods are its set-up)."""
 
@@ -569,12 +589,12 @@ def resolve_endpoint_method_options(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def class_endpoint_options(method_options: Mapping[str, Any], class_options: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest ``options`` of the endpoint that serves a class's method: every option of ``endpoint``, in table
-    order, from the method's, the class's ``cpu`` and ``memory``, and the defaults."""
+    order, from the method's, the class's ``cpu``, ``memory`` and ``checkpoint_enabled``, and the defaults."""
     return {
         option: method_options[option]
         if option in method_options
         else class_options[option]
-        if option in ("cpu", "memory")
+        if option in ("cpu", "memory", "checkpoint_enabled")
         else OPTIONS[option].default
         for option in KIND_OPTIONS["endpoint"]
     }
@@ -583,7 +603,7 @@ def class_endpoint_options(method_options: Mapping[str, Any], class_options: Map
 def resolve_class_options(given: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest ``options`` of an ``@app.cls`` class, a ``function`` in the manifest: ``given`` checked,
     and the function's other options at their defaults."""
-    accepted = ("name", "image", "secrets") + CLASS_OPTIONS
+    accepted = ("name", "image", "secrets", "volumes") + CLASS_OPTIONS
     for option, value in unknown.items():
         close = difflib.get_close_matches(option, accepted, n=1, cutoff=0.6)
         guess = f"did you mean {close[0]}=? " if close else ""

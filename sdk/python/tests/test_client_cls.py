@@ -59,6 +59,16 @@ def test_each_set_of_parameters_runs_in_containers_of_its_own(server, class_app)
         class_app.Counter(step=True)
 
 
+def test_a_checkpointed_class_runs_its_snap_enter_before_the_fork_and_the_others_in_each_worker(server, class_app):
+    pids = class_app.Snapshot().pids.remote()
+    assert pids["loaded_in"] == pids["worker"], "a plain enter runs in the worker itself"
+    assert pids["booted_in"] != pids["worker"], "enter(snap=True) ran in the checkpoint the worker was forked from"
+    from svc.manifest import build_manifest
+
+    declared = next(w for w in build_manifest(class_app.app, "class_app")["workloads"] if w["name"] == "snapshot")
+    assert (declared["options"]["checkpoint_enabled"], declared["options"]["keep_warm_seconds"]) == (True, 5)
+
+
 def test_exit_runs_when_the_worker_stops(server, class_app):
     from svc._client import _remote
 

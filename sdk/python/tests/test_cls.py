@@ -90,7 +90,10 @@ def test_snap_enter_methods_run_first_whatever_their_place_in_the_class(app):
             {"on_start": print},
             "@app.cls: on_start=<built-in function print> is not an option of @app.cls (its @svc.enter() methods are its set-up)",
         ),
-        ({"schedule": svc.Period(60)}, "is not an option of @app.cls: it takes name, image, secrets, cpu, memory"),
+        (
+            {"schedule": svc.Period(60)},
+            "is not an option of @app.cls: it takes name, image, secrets, volumes, cpu, memory",
+        ),
         ({"memry": "1Gi"}, "did you mean memory=?"),
         ({"cpu": 0}, "@app.cls: cpu=0 is out of range"),
         ({"name": "Not A Label"}, "@app.cls: name='Not A Label'"),

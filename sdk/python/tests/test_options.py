@@ -196,6 +196,8 @@ SCALED_DEFAULTS = {
                 "cpu": 1.0,
                 "memory": "512Mi",
                 "autoscaler": DEFAULT_AUTOSCALER,
+                "checkpoint_enabled": False,
+                "keep_warm_seconds": 60,
                 "on_start": None,
                 "timeout": 300.0,
                 "retries": None,
@@ -427,7 +429,7 @@ def test_unknown_option_suggests_the_closest_one(app):
 def test_unknown_option_without_a_close_match_lists_the_options(app):
     with pytest.raises(
         svc.InvalidOptionError,
-        match="@app.function takes name, image, cpu, memory, autoscaler, on_start, timeout, retries",
+        match="@app.function takes name, image, cpu, memory, autoscaler, checkpoint_enabled, keep_warm_seconds, on_start, timeout, retries",
     ) as caught:
         app.function(replicas=2)
     assert "did you mean" not in str(caught.value)
@@ -512,8 +514,9 @@ def test_signature_defaults_match_the_option_table(app, kind):
 
     for name, parameter in inspect.signature(getattr(app, kind)).parameters.items():
         if parameter.kind is parameter.KEYWORD_ONLY:
-            # secrets= is the workload's own list, not a manifest option (docs/manifest.md).
-            assert parameter.default == (OPTIONS[name].default if name != "secrets" else ()), name
+            # secrets= and volumes= are the workload's own lists, not manifest options (docs/manifest.md).
+            own = {"secrets": (), "volumes": {}}
+            assert parameter.default == (own[name] if name in own else OPTIONS[name].default), name
 
 
 @pytest.mark.parametrize("route", ["/café", "/a%20b", "/a<b>", '/a"b'])

@@ -97,6 +97,10 @@ interface CallbackOptions {
  */
 export interface FunctionOptions extends ResourceOptions, CallbackOptions {
   autoscaler?: AutoscalerOptions;
+  /** New containers fork from a warmed process (imports, on_start, a class's snap=True enter methods done); absent: false. */
+  checkpoint_enabled?: boolean;
+  /** Seconds an idle container stays up before the autoscaler may stop it; absent: the default (60). */
+  keep_warm_seconds?: number;
   timeout?: number;
   retries?: RetriesOptions | null;
   schedule?: ManifestSchedule | null;
