@@ -26,6 +26,11 @@ export interface ClusterConfig {
   readonly nomadNamespace: string;
   readonly nomadRegion: string;
   readonly nomadDatacenters: readonly string[];
+  /**
+   * The Nomad nodes svc registers its volumes on as host volumes: those that see svc's data dir (where
+   * the volumes' files are) at the same path. Empty: the node named like this machine.
+   */
+  readonly nomadVolumeNodes: readonly string[];
   /** Task driver of the workload jobs. */
   readonly nomadDriver: NomadTaskDriver;
   /**
@@ -72,6 +77,7 @@ export function clusterDefaults(): ClusterConfig {
     nomadNamespace: 'default',
     nomadRegion: 'global',
     nomadDatacenters: Object.freeze(['dc1']),
+    nomadVolumeNodes: Object.freeze([]),
     nomadDriver: 'exec',
     nomadPython: null,
     mhzPerCore: DEFAULT_MHZ_PER_CORE,
@@ -99,6 +105,7 @@ export const clusterKeys = {
   nomadNamespace: { env: 'SVC_NOMAD_NAMESPACE', kind: 'string' },
   nomadRegion: { env: 'SVC_NOMAD_REGION', kind: 'string' },
   nomadDatacenters: { env: 'SVC_NOMAD_DATACENTERS', kind: 'list' },
+  nomadVolumeNodes: { env: 'SVC_NOMAD_VOLUME_NODES', kind: 'list' },
   nomadDriver: { env: 'SVC_NOMAD_DRIVER', kind: 'enum', values: ['raw_exec', 'exec', 'docker'] },
   nomadPython: { env: 'SVC_NOMAD_PYTHON', kind: 'string' },
   mhzPerCore: { env: 'SVC_MHZ_PER_CORE', kind: 'mhz' },

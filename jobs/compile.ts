@@ -15,6 +15,7 @@ import { jobId, workerPortLabels } from './names.js';
 import { ephemeralDisk } from './resources.js';
 import { workerServices } from './services.js';
 import { runtimeTask } from './task.js';
+import { groupVolumes } from './volumes.js';
 import type { Constraint, NomadJobRegistration } from './types.js';
 
 export function compileJob(workload: Workload, context: JobContext): NomadJobRegistration {
@@ -58,6 +59,7 @@ export function compileJob(workload: Workload, context: JobContext): NomadJobReg
           // Consul deregisters the workers this long before they get SIGTERM, so that routers stop sending.
           ShutdownDelay: 5 * SECOND,
           Meta: { svc_workload: workload.name },
+          ...groupVolumes(workload, context),
           Tasks: [runtimeTask(workload, context, labels, services, id)],
         },
       ],

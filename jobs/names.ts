@@ -57,6 +57,14 @@ function fitLabel(full: string): string {
   return `${full.slice(0, 54).replace(/-+$/, '')}-${hash}`;
 }
 
+/**
+ * `svc-<workspace>--<volume>`: the Nomad host volume of a svc volume (both are DNS labels without `--`,
+ * so no two svc volumes share one), which svc registers on the nodes that see the volume's folder.
+ */
+export function hostVolumeName(workspace: string, volume: string): string {
+  return `svc-${workspace}--${volume}`;
+}
+
 /** `w0`, `w1`…: one dynamic port per worker (`NOMAD_PORT_w0`…). */
 export function workerPortLabels(workers: number): string[] {
   return Array.from({ length: workers }, (_, index) => `w${index}`);

@@ -12,6 +12,7 @@ import { TASK_NAME } from './names.js';
 import { logConfig, taskResources } from './resources.js';
 import type { Service, Task, TaskArtifact } from './types.js';
 import { secretsTemplates } from './secrets-template.js';
+import { volumeMounts } from './volumes.js';
 
 /** Where the artifact unpacks the bundle, relative to the task dir (`${NOMAD_TASK_DIR}` is `<task>/local`). */
 export const BUNDLE_DEST = 'local/app';
@@ -45,6 +46,7 @@ export function runtimeTask(workload: Workload, context: JobContext, labels: rea
     KillSignal: 'SIGTERM',
     // Secrets come from the job's Nomad Variable through a template: the job holds no value.
     ...secretsTemplates(workload, jobId),
+    ...volumeMounts(workload),
   };
 }
 

@@ -162,6 +162,25 @@ export interface TaskGroup {
   Services?: Service[];
   ShutdownDelay?: Duration;
   Scaling?: ScalingPolicy;
+  /** The volumes its tasks mount, by the name their `VolumeMounts` use. */
+  Volumes?: Record<string, VolumeRequest>;
+}
+
+/** A group's `volume` block (`structs.VolumeRequest`): here, a dynamic host volume svc registered. */
+export interface VolumeRequest {
+  Name: string;
+  Type: 'host' | 'csi';
+  Source: string;
+  ReadOnly?: boolean;
+  AccessMode?: string;
+  AttachmentMode?: string;
+}
+
+/** A task's `volume_mount` block: the group's volume `Volume` at `Destination` in the task. */
+export interface VolumeMount {
+  Volume: string;
+  Destination: string;
+  ReadOnly?: boolean;
 }
 
 export type Driver = 'docker' | 'raw_exec' | 'exec';
@@ -185,6 +204,7 @@ export interface Task {
   ShutdownDelay?: Duration;
   KillSignal?: string;
   Templates?: Template[];
+  VolumeMounts?: VolumeMount[];
 }
 
 /** `template` blocks (`structs.Template`): rendered by the Nomad client before the task starts. */

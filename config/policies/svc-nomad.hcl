@@ -1,11 +1,20 @@
 # svc's Nomad token, in the namespace of its workload jobs (nomadNamespace): nothing more.
 namespace "svc" {
   policy       = "read"
-  capabilities = ["submit-job", "read-job", "list-jobs", "scale-job", "read-logs"]
+  capabilities = ["submit-job", "read-job", "list-jobs", "scale-job", "read-logs", "host-volume-register", "host-volume-read"]
   # Workloads' secrets: the Variable nomad/jobs/<job id> of each svc job, which its template renders.
   variables {
     path "nomad/jobs/svc-*" {
       capabilities = ["write", "destroy"]
     }
   }
+}
+
+# svc's volumes: registered as the host volumes svc-<workspace>--<volume> on the nodes of
+# nomadVolumeNodes (found by name), and mounted by the jobs of the workloads that name them.
+host_volume "svc-*" {
+  policy = "write"
+}
+node {
+  policy = "read"
 }

@@ -77,6 +77,7 @@ export function createDriver(config: ServerConfig, deps: DriverDependencies): Lo
     onContainerExit: deps.onContainerExit,
     install: deps.install,
     taskDriver: config.nomadDriver,
+    volumeNodes: config.nomadVolumeNodes,
     observe: deps.metrics?.observer('nomad'),
   });
 }

@@ -21,6 +21,7 @@ import { loadManifest } from '../helpers/fixture-manifests.js';
 import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture } from '../cli/fixture.js';
+import { fillLexiconsVolume } from './example-volumes.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import {
   bareInterpreter,
@@ -69,6 +70,8 @@ describe('exported clients pass mypy --strict and pyright --strict, and answer w
   before(async () => {
     bare = bareInterpreter();
     platform = await startPlatform({ config: testConfig(), report: () => {} });
+    // The model-class example's workers load their lexicon from a volume at start-up: it must hold them.
+    await fillLexiconsVolume(platform.url, platform.ownerToken.secret);
     for (const target of TARGETS) {
       const manifest = await loadManifest({ target });
       await platform.deployments.deploy({

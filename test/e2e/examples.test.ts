@@ -13,6 +13,7 @@ import WebSocket from 'ws';
 import type { Deployment } from '../../core/services/deployments/types.js';
 import type { Stage } from '../../core/model/workload/deployment-ref.js';
 import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
+import { fillLexiconsVolume } from './example-volumes.js';
 import { examplesRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { burst } from '../helpers/burst.js';
@@ -368,14 +369,7 @@ describe('examples/ deployed on a real platform', function () {
 
     it('serves its @svc.endpoint method over HTTP once deployed, on an instance its enter method loaded', async () => {
       // The volume its workers mount, as the script (or `svc volume put lexicons models/`) fills it.
-      for (const file of ['basic.json', 'strict.json']) {
-        const put = await fetch(`${platform.url}/api/v1/volumes/lexicons/files?path=${file}`, {
-          method: 'PUT',
-          headers: { ...bearer(), 'Content-Type': 'application/octet-stream' },
-          body: readFileSync(path.join(examplesRoot, 'model-class', 'models', file)),
-        });
-        assert.equal(put.status, 201, 'the script made the volume');
-      }
+      await fillLexiconsVolume(platform.url, platform.ownerToken.secret);
       // Deployed (what `svc deploy` does): the stage the typed clients' interface describes.
       const deployment = await deploy(platform, await manifestOf('model-class'), 'deployed');
       const rate = (text: string) =>

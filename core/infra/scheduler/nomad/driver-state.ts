@@ -40,6 +40,8 @@ export class NomadDriverState {
   readonly units = new Map<string, Unit>();
   /** Job IDs of submits in progress (not yet in `units`). */
   readonly submitting = new Set<string>();
+  /** Host volume registrations under way (`<name>@<node id>`): units of one deploy share one (host-volumes.ts). */
+  readonly hostVolumes = new Map<string, Promise<void>>();
   readonly healthTimeoutMs: number;
   readonly stopTimeoutMs: number;
   private readonly healthPath: string;

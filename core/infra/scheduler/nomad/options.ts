@@ -46,4 +46,6 @@ export interface NomadDriverOptions {
   readonly install?: string | undefined;
   /** The task driver of the compiled jobs: `raw_exec` runs tasks unisolated, which every deploy then says. */
   readonly taskDriver?: string | undefined;
+  /** The nodes svc's volumes are registered on as host volumes (`nomadVolumeNodes`; empty: this machine's). */
+  readonly volumeNodes?: readonly string[];
 }

@@ -41,10 +41,10 @@ export function createUnitCompiler(
         hint: 'Deploy through the API (svc deploy uploads the bundle); svc serve runs projects on this machine only.',
       });
     }
-    if ((workload.volumes ?? []).length > 0) {
-      // The files are in the svc server's data dir; Nomad clients would need host or CSI volumes of them (docs/volumes.md).
-      throw new SvcError('bad_request', `${ref.app}/${workload.name} mounts volumes, which svc does not run on Nomad yet.`, {
-        hint: 'Run it on the embedded default (scheduler: local), or read its files with svc.Volume in the code for now.',
+    if ((workload.volumes ?? []).length > 0 && options.cluster.driver === 'raw_exec') {
+      // raw_exec has no file system of its own to mount into: Nomad refuses host volumes for it.
+      throw new SvcError('bad_request', `${ref.app}/${workload.name} mounts volumes, which Nomad's raw_exec driver cannot.`, {
+        hint: 'Run workloads that mount volumes with nomadDriver "exec" or "docker" (docs/volumes.md#on-nomad).',
       });
     }
     const context: JobContext = {
