@@ -4,6 +4,7 @@
  * variable and a flag; precedence is flags > environment > file > defaults
  * (see load.ts and docs/configuration.md).
  */
+import { DEFAULT_RUN_LIMITS } from '../core/services/runs/limits.js';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../core/traffic/gateway/body-limit.js';
@@ -53,6 +54,10 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly queueTimeoutSeconds: number;
   /** How long a spawned call's outcome is kept once it ended, in whole seconds (then `expired`). */
   readonly callResultTtlSeconds: number;
+  /** Remote runs one workspace may hold at once (`too_many_runs` past it); each starts containers. */
+  readonly maxRunsPerWorkspace: number;
+  /** Sets of parameters one `@app.cls` class may run at once in a workspace, each its own pool of containers. */
+  readonly classParameterSets: number;
   /** The most one volume may hold, in bytes (`volume_full` past it). */
   readonly volumeMaxBytes: number;
   /** The most all of a workspace's volumes may hold together, in bytes. */
@@ -103,6 +108,8 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
+    maxRunsPerWorkspace: DEFAULT_RUN_LIMITS.perWorkspace,
+    classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,
@@ -144,6 +151,8 @@ export const configKeys = {
   dnsResolver: { env: 'SVC_DNS_RESOLVER', kind: 'hostPort' },
   queueTimeoutSeconds: { env: 'SVC_QUEUE_TIMEOUT', kind: 'seconds' },
   callResultTtlSeconds: { env: 'SVC_CALL_RESULT_TTL', kind: 'retentionSeconds' },
+  maxRunsPerWorkspace: { env: 'SVC_MAX_RUNS_PER_WORKSPACE', kind: 'count' },
+  classParameterSets: { env: 'SVC_CLASS_PARAMETER_SETS', kind: 'count' },
   volumeMaxBytes: { env: 'SVC_VOLUME_MAX_BYTES', kind: 'bytes' },
   workspaceVolumeBytes: { env: 'SVC_WORKSPACE_VOLUME_BYTES', kind: 'bytes' },
   callbackAllowPrivate: { env: 'SVC_CALLBACK_ALLOW_PRIVATE', kind: 'boolean' },

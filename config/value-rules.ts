@@ -98,6 +98,12 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
       ? seconds
       : { problem: `expected a number of seconds from 0.1 to 3600, got ${JSON.stringify(raw)}` };
   },
+  count: (raw) => {
+    const count = wholeNumber(raw);
+    return Number.isInteger(count) && count >= 1 && count <= 10_000
+      ? count
+      : { problem: `expected a whole number from 1 to 10000, got ${JSON.stringify(raw)}` };
+  },
   retentionSeconds: (raw) => {
     const seconds = wholeNumber(raw);
     return Number.isInteger(seconds) && seconds >= 60 && seconds <= 31_536_000

@@ -101,7 +101,11 @@ export const errorCodes = {
 
   // Capacity and instances
   queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },
-  too_many_runs: { status: 429, summary: 'The workspace already holds as many remote runs as it may at once (20).' },
+  too_many_runs: {
+    status: 429,
+    summary:
+      'The workspace already holds as many remote runs as it may at once (`maxRunsPerWorkspace`, 20), or a class as many sets of parameters (`classParameterSets`, 8).',
+  },
   too_many_maps: { status: 429, summary: 'The workspace already has as many maps running as it may at once (64).' },
   rate_limited: { status: 429, summary: 'Too many requests from one address to an API route anyone may call (device flow, sign-in).' },
   no_capacity: { status: 503, summary: 'No healthy container can take the request.' },

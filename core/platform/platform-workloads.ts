@@ -106,6 +106,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     report: reportAs('RUN'),
     secrets: controlPlane.secrets,
     volumes,
+    limits: { perWorkspace: config.maxRunsPerWorkspace, parameterSetsPerClass: config.classParameterSets },
   });
   const maps = new MapManager({ runs, meter: metrics.work });
   metrics.work.readBacklog(() => maps.backlog());

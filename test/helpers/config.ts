@@ -1,3 +1,4 @@
+import { DEFAULT_RUN_LIMITS } from '../../core/services/runs/limits.js';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,8 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     dnsResolver: null,
     queueTimeoutSeconds: DEFAULT_QUEUE_TIMEOUT_SECONDS,
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
+    maxRunsPerWorkspace: DEFAULT_RUN_LIMITS.perWorkspace,
+    classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,

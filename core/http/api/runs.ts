@@ -51,7 +51,9 @@ export const runRoutes: readonly ApiRoute[] = [
         422: error(
           '`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the function or a name of the manifest is not a lowercase DNS label).',
         ),
-        429: error('`too_many_runs`: the workspace already holds 20 runs.'),
+        429: error(
+          '`too_many_runs`: the workspace already holds `maxRunsPerWorkspace` runs (20), or the class `classParameterSets` sets of parameters (8).',
+        ),
         503: error('`app_paused`: the deployed `app` is paused; `shutting_down`: svc is stopping (`Retry-After: 5`).'),
       },
     },

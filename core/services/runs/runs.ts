@@ -9,6 +9,7 @@
  * the run like any deployment. A run ends when its client deletes it, when
  * it has been idle for its timeout, or when svc stops; nothing of it is durable.
  */
+import { DEFAULT_RUN_LIMITS, type RunLimits } from './limits.js';
 import { randomBytes } from 'node:crypto';
 import type { CodeBundles } from '../../infra/bundles/types.js';
 import type { UnitScaler } from '../deployments/manager.js';
@@ -36,9 +37,6 @@ import { retryUnsent } from './unsent-retry.js';
 import type { IdleLeases } from './idle-leases.js';
 import type { CallAnswer, CallOptions, RunAttachment, RunStatus, RunView } from './types.js';
 
-/** Runs one workspace may hold at once; each starts a container (it may scale to zero later, as any function). */
-export const MAX_RUNS_PER_WORKSPACE = 20;
-
 /** How long svc, when it stops, waits for runs still building or starting. */
 const START_WAIT_MS = 30_000;
 
@@ -58,6 +56,8 @@ export interface RunManagerOptions {
   readonly leases: IdleLeases;
   /** Failures nobody waits for (stopping an idle run). */
   readonly report: (error: unknown) => void;
+  /** Absent: DEFAULT_RUN_LIMITS. */
+  readonly limits?: RunLimits;
 }
 
 export interface CreateRun {
@@ -129,16 +129,7 @@ export class RunManager {
     if ((workload.secrets ?? []).length > 0) await this.#options.secrets?.check(request.workspace, workload.secrets!);
     const mounted = (workload.volumes ?? []).map((mount) => mount.volume);
     if (mounted.length > 0) await this.#options.volumes?.check(request.workspace, mounted);
-    const mine = [...this.#runs.values()].filter((run) => run.workspace === request.workspace);
-    if (mine.length >= MAX_RUNS_PER_WORKSPACE) {
-      throw new SvcError(
-        'too_many_runs',
-        `the workspace ${request.workspace} already holds ${mine.length} remote runs, the most it may hold at once.`,
-        {
-          hint: 'End runs you no longer use (DELETE /api/v1/runs/<id>); idle ones end by themselves after their idle timeout.',
-        },
-      );
-    }
+    this.#checkLimits(request.workspace, spec.name, workload);
     const id = `run-${randomBytes(8).toString('hex')}`;
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: 'run' };
     let markReady!: () => void;
@@ -194,6 +185,40 @@ export class RunManager {
 
   list(workspace: string): RunView[] {
     return [...this.#runs.values()].filter((run) => run.workspace === workspace).map((run) => this.#view(run));
+  }
+
+  /** `too_many_runs` when the workspace holds as many runs as it may, or the class as many sets of parameters. */
+  #checkLimits(workspace: string, app: string, workload: Workload): void {
+    const limits = this.#options.limits ?? DEFAULT_RUN_LIMITS;
+    const mine = [...this.#runs.values()].filter((run) => run.workspace === workspace && !run.ended);
+    if (mine.length >= limits.perWorkspace) {
+      throw new SvcError(
+        'too_many_runs',
+        `the workspace ${workspace} already holds ${mine.length} remote runs, the most it may hold at once.`,
+        {
+          hint: 'End runs you no longer use (DELETE /api/v1/runs/<id>); idle ones end by themselves after their idle timeout. The operator sets the bound (maxRunsPerWorkspace).',
+          details: { runs: mine.length, limit: limits.perWorkspace },
+        },
+      );
+    }
+    const bound = workload.class?.bound;
+    if (bound === undefined) return;
+    const key = JSON.stringify(bound);
+    const sets = new Set(
+      mine
+        .filter((run) => run.logKey.app === app && run.workload.name === workload.name && run.workload.class?.bound !== undefined)
+        .map((run) => JSON.stringify(run.workload.class!.bound)),
+    );
+    if (!sets.has(key) && sets.size >= limits.parameterSetsPerClass) {
+      throw new SvcError(
+        'too_many_runs',
+        `the class ${workload.name} of ${app} already runs ${sets.size} sets of parameters in the workspace ${workspace}, the most one class may run at once.`,
+        {
+          hint: 'Reuse a set of values already running, end runs of others (DELETE /api/v1/runs/<id>; idle ones end by themselves), or ask the operator to raise classParameterSets.',
+          details: { sets: sets.size, limit: limits.parameterSetsPerClass },
+        },
+      );
+    }
   }
 
   /** `run <id> (<function>)` of each run of the workspace whose function mounts `volume`. */
