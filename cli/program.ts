@@ -524,6 +524,36 @@ declareCommand(prog, 'app resume <app>', {
     run(async (context) => (await import('./commands/app.js')).appResume(context, String(app), { json: flags.json === true })),
 });
 
+declareCommand(prog, 'app history <app>', {
+  describe:
+    'The versions kept of each workload of an app, newest first: when, by whom, what changed (code, image, settings); * marks the one running.',
+  flags: [['json', 'Print {"versions"} as JSON']],
+  examples: ['app history quickstart'],
+  action: (app: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/app-history.js')).appHistory(context, String(app), { json: flags.json === true })),
+});
+
+declareCommand(prog, 'app rollback <app> [version]', {
+  describe:
+    "Run an earlier version again (left out: each workload's version before the one it runs), from its own code and image; switched in as a deploy is, with no failed request.",
+  flags: [['json', 'Print the app as JSON']],
+  examples: ['app rollback quickstart', 'app rollback quickstart 3'],
+  action: (app: string, version: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/app-history.js')).appRollback(context, String(app), version === undefined ? undefined : String(version), {
+        json: flags.json === true,
+      }),
+    ),
+});
+
+declareCommand(prog, 'app rollover <app>', {
+  describe: 'Fresh containers for every running workload of an app, at the version each runs; switched in with no failed request.',
+  flags: [['json', 'Print the app as JSON']],
+  examples: ['app rollover quickstart'],
+  action: (app: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/app-history.js')).appRollover(context, String(app), { json: flags.json === true })),
+});
+
 declareCommand(prog, 'app delete <app>', {
   describe: 'Delete an app and every deployment of it; its URLs answer 404. Asks first on a terminal; needs --yes elsewhere.',
   flags: ['yes', 'json'],

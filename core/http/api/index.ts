@@ -7,6 +7,7 @@ import { appDeploymentRoutes } from './app-deployments.js';
 import { appInterfaceRoutes } from './app-interface.js';
 import { appRunRoutes } from './app-runs.js';
 import { appRoutes } from './apps.js';
+import { appHistoryRoutes } from './app-history.js';
 import { bundleArtifactRoutes } from './bundle-artifact.js';
 import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
@@ -50,6 +51,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...bundleRoutes,
   ...bundleArtifactRoutes,
   ...appRoutes,
+  ...appHistoryRoutes,
   ...appInterfaceRoutes,
   ...appRunRoutes,
   ...appDeploymentRoutes,

@@ -61,6 +61,8 @@ export type DeploymentLifecycle = Pick<
   | 'remove'
   | 'restartSecretUsers'
   | 'volumeUsers'
+  | 'rollback'
+  | 'rollover'
 >;
 
 /** What the upload routes need of the bundle service (core/infra/bundles/service.ts). */

@@ -15,6 +15,7 @@ import { captureApis } from './capture-apis.js';
 import { guardedStart } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { domainsNotServed, unlimitedResources } from './warnings.js';
+import { rollbackTargets } from './history.js';
 
 export type { AdoptUnit, DeploymentManagerOptions, DeployRequest, UnitScaler } from './manager-options.js';
 
@@ -315,23 +316,79 @@ export class DeploymentManager {
       lives.map((live) =>
         this.#exclusive(live.ref, async () => {
           const users = [...live.workloads.values()].filter((lw) => lw.unit !== null && (lw.workload.secrets ?? []).includes(secret));
-          const old = users.map((lw) => lw.unit!);
-          for (const lw of users) lw.unit = null;
-          try {
-            await this.#startWorkloads(live, users);
-          } catch (error) {
-            // The old units serve on, as before the restart.
-            users.forEach((lw, i) => {
-              lw.unit = old[i]!;
-            });
-            throw error;
-          }
-          await Promise.all(old.map((key) => this.#stopUnit(key)));
+          await this.#restart(live, users);
           return users.map((lw) => workloadLabel(live.ref, lw.workload.name));
         }),
       ),
     );
     return restarted.flat();
+  }
+
+  /** `svc app rollover`: fresh containers for every running workload of the app, at the version each runs, switched in as a deploy is. */
+  rollover(ref: DeploymentRef): Promise<Deployment> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      await this.#restart(
+        live,
+        [...live.workloads.values()].filter((lw) => lw.unit !== null),
+      );
+      return this.#describe(live);
+    });
+  }
+
+  /**
+   * `svc app rollback`: each workload runs `version` again (without one, its version before the one it
+   * runs), from the bundle and image that version recorded; started, then switched in, then the units
+   * it replaces drain, as in a deploy. Recorded as the workloads' current version (history.ts).
+   */
+  rollback(ref: DeploymentRef, version?: number): Promise<Deployment> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      const records = this.#options.records;
+      if (ref.stage !== 'deployed' || records === undefined) {
+        throw new SvcError('bad_request', `${ref.app} (${ref.stage}) keeps no versions to go back to; deployed apps do.`);
+      }
+      const targets = rollbackTargets(ref.app, await records.deployments(ref.workspace, ref.app), version);
+      const next = targets.map(({ record, version: chosen }): LiveWorkload => {
+        const before = live.workloads.get(record.workload);
+        return {
+          workload: chosen.workload,
+          version: chosen.version,
+          source: { root: chosen.sourceRoot, entry: chosen.entry },
+          bundleSha256: chosen.bundleSha256,
+          status: before?.status ?? record.status,
+          unit: null,
+          routeUnit: before?.routeUnit ?? null,
+          failure: null,
+          api: null,
+        };
+      });
+      const replaced = next.flatMap((lw) => live.workloads.get(lw.workload.name)?.unit ?? []);
+      const toStart = next.filter((lw) => lw.status === 'running' && !live.paused && isServed(lw.workload));
+      await this.#startWorkloads(live, toStart);
+      for (const lw of next) {
+        live.workloads.set(lw.workload.name, lw);
+        if (!toStart.includes(lw)) installRoute(this.#routing, live, lw);
+        await records.setCurrentVersion(ref.workspace, ref.app, lw.workload.name, lw.version);
+      }
+      await Promise.all(replaced.map((key) => this.#stopUnit(key)));
+      return this.#describe(live);
+    });
+  }
+
+  /** New units for `users` at their version, switched in; the old ones drain. On failure the old ones serve on. */
+  async #restart(live: LiveDeployment, users: readonly LiveWorkload[]): Promise<void> {
+    const old = users.map((lw) => lw.unit!);
+    for (const lw of users) lw.unit = null;
+    try {
+      await this.#startWorkloads(live, users);
+    } catch (error) {
+      users.forEach((lw, i) => {
+        lw.unit = old[i]!;
+      });
+      throw error;
+    }
+    await Promise.all(old.map((key) => this.#stopUnit(key)));
   }
 
   /** Takes one workload offline (its URL answers `deployment_stopped`); a deploy of it starts it again. */

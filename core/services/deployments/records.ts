@@ -148,6 +148,16 @@ export class DeploymentRecords {
     });
   }
 
+  /** A rollback: the workload runs `version` (one it keeps) again; the next deploy is numbered after the newest. */
+  async setCurrentVersion(workspace: string, app: string, workload: string, version: number): Promise<void> {
+    await this.#update(deploymentKey(workspace, app, workload), deploymentRecord, (current) => {
+      if (current === null || !current.versions.some((v) => v.version === version)) {
+        throw notFound(`no version ${version} of ${app}/${workload} in workspace ${workspace}.`);
+      }
+      return { ...current, currentVersion: version, updatedAt: new Date().toISOString() };
+    });
+  }
+
   async deleteDeployment(workspace: string, app: string, workload: string): Promise<void> {
     await this.#store.delete(deploymentKey(workspace, app, workload));
     await this.#store.delete(apiKey(workspace, app, workload));

@@ -604,6 +604,27 @@ export const schemas: Readonly<Record<string, Schema>> = {
     },
   },
   App: { type: 'object', required: Object.keys(APP_FIELDS), additionalProperties: false, properties: APP_FIELDS },
+  AppHistoryEntry: {
+    type: 'object',
+    required: ['workload', 'version', 'current', 'createdAt', 'createdBy', 'bundleSha256', 'imageId', 'changes'],
+    additionalProperties: false,
+    description: 'One version kept of one workload (`svc app history`).',
+    properties: {
+      workload: { type: 'string' },
+      version: { type: 'integer', minimum: 1 },
+      current: { type: 'boolean', description: 'The version the workload runs now.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      createdBy: { type: ['string', 'null'], description: "Who deployed it (a token's subject); null for svc itself." },
+      bundleSha256: { type: ['string', 'null'], description: 'Its code bundle; null when svc ran a project folder.' },
+      imageId: { type: 'string' },
+      changes: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'What differs from the version before it: `code`, `image`, and each setting of the resolved workload that changed (`resources`, `scaling`, `http`, ...); `new` for the first version kept.',
+      },
+    },
+  },
   AppSummary: {
     type: 'object',
     required: ['name', 'paused', 'workloads', 'createdAt', 'updatedAt'],
