@@ -105,6 +105,30 @@ describe('app history, rollback and rollover (embedded platform)', function () {
     assert.equal(app.json.deployments.find((d: { workload: string }) => d.workload === 'hello').version, 2);
   });
 
+  it("the dashboard's History tab lists the versions and rolls back after asking", async () => {
+    const { secret, session } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
+    const cookie = { Cookie: `svc_session=${secret}` };
+    const tab = await fetch(`${platform.url}/dashboard/apps/life/history`, { headers: cookie });
+    assert.equal(tab.status, 200);
+    const text = await tab.text();
+    assert.match(text, /<th scope="row">v2 <span class="badge">running<\/span><\/th>\s*<td>hello<\/td>/);
+    assert.match(text, /href="\/dashboard\/apps\/life\/history\/1\/rollback">Roll back to v1/);
+    const asked = await fetch(`${platform.url}/dashboard/apps/life/history/1/rollback`, { headers: cookie });
+    assert.match(await asked.text(), /Each workload of life that keeps v1 runs it again/);
+    assert.equal(await version(), 2, 'asking changes nothing');
+    const done = await fetch(`${platform.url}/dashboard/apps/life/history/1/rollback`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...cookie, Origin: platform.url, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: session.csrf }).toString(),
+    });
+    assert.equal(done.status, 303, await done.clone().text());
+    assert.match(done.headers.get('location') ?? '', /\/dashboard\/apps\/life\?done=life%20rolled%20back%20to%20v1/);
+    assert.equal(await version(), 1);
+    assert.equal((await call('POST', '/api/v1/apps/life/rollback', { token: owner, json: { version: 2 } })).status, 200);
+    assert.equal(await version(), 2);
+  });
+
   it('refuses a version that is not kept, naming those kept, and another workspace as an unknown app', async () => {
     const missing = await call('POST', '/api/v1/apps/life/rollback', { token: owner, json: { version: 9 } });
     assert.equal(missing.status, 404, missing.text);

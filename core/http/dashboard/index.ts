@@ -11,6 +11,7 @@ import type { Middleware } from 'koa';
 import type { GatewayState } from '../../traffic/gateway/types.js';
 import { assetFiles } from './assets.js';
 import { appPages } from './pages/apps.js';
+import { appHistoryPages } from './pages/app-history.js';
 import { callPages } from './pages/calls.js';
 import { devicePages } from './pages/device.js';
 import { secretPages } from './pages/secrets.js';
@@ -32,6 +33,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   const secrets = secretPages(services);
   const volumes = volumePages(services);
   const apps = appPages(services);
+  const history = appHistoryPages(services);
   const calls = callPages(services);
   const workspace = workspacePages(services);
 
@@ -48,6 +50,9 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.get('/dashboard/apps/:app/calls', (ctx) => calls.list(ctx));
   router.get('/dashboard/apps/:app/calls/:id', (ctx) => calls.show(ctx));
   router.get('/dashboard/apps/:app/maps', (ctx) => calls.maps(ctx));
+  router.get('/dashboard/apps/:app/history', (ctx) => history.history(ctx));
+  router.get('/dashboard/apps/:app/history/:version/rollback', (ctx) => history.confirmRollback(ctx));
+  router.post('/dashboard/apps/:app/history/:version/rollback', (ctx) => history.rollback(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs', (ctx) => apps.logs(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs/events', (ctx) => apps.logEvents(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/:action', (ctx) => apps.confirmWorkload(ctx));

@@ -31,6 +31,12 @@ const ACTIONS = {
     done: 'paused',
   },
   resume: { what: 'Resume', scope: 'app', effect: 'Every workload starts again at the version it had.', done: 'resumed' },
+  rollover: {
+    what: 'Roll over',
+    scope: 'app',
+    effect: 'Every running workload gets fresh containers at the version it runs; the old ones drain. No request fails.',
+    done: 'rolled over',
+  },
   stop: {
     what: 'Stop',
     scope: 'workload',
@@ -123,7 +129,7 @@ async function showApp(services: DashboardServices, ctx: Params): Promise<void> 
         viewer,
         body: html`${doneNotice(ctx)}${deployment.paused ? notice('ok', 'This app is paused.') : ''}
 ${workloadTable(app, await workloadsOf(services, deployment), true)}
-<p class="actions"><a class="button" href="/dashboard/apps/${app}/${transition}">${ACTIONS[transition].what} ${app}</a> <a class="button" href="/dashboard/apps/${app}/calls">Calls and maps<span class="visually-hidden"> of ${app}</span></a></p>
+<p class="actions"><a class="button" href="/dashboard/apps/${app}/${transition}">${ACTIONS[transition].what} ${app}</a> <a class="button" href="/dashboard/apps/${app}/history">History<span class="visually-hidden"> of ${app}</span></a> <a class="button" href="/dashboard/apps/${app}/rollover">Roll over ${app}</a> <a class="button" href="/dashboard/apps/${app}/calls">Calls and maps<span class="visually-hidden"> of ${app}</span></a></p>
 ${scheduledRunsCard(deployment, runs)}
 ${deployment.warnings.length === 0 ? '' : html`<section class="card" aria-labelledby="warnings"><h2 id="warnings">Warnings</h2><ul>${deployment.warnings.map((w) => html`<li>${w}</li>`)}</ul></section>`}`,
       }),
@@ -262,6 +268,7 @@ async function act(services: DashboardServices, ctx: Params, scope: 'app' | 'wor
     const ref = appRef(ctx.params, viewer.principal);
     if (action === 'pause') await services.deployments.pause(ref);
     else if (action === 'resume') await services.deployments.resume(ref);
+    else if (action === 'rollover') await services.deployments.rollover(ref);
     else if (action === 'stop') await services.deployments.stopWorkload(ref, workload!);
     else await services.deployments.deleteWorkload(ref, workload!);
     const gone = services.deployments.get(ref) === null;
