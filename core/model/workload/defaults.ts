@@ -29,6 +29,7 @@ export const optionDefaults = deepFreeze({
   retries: null,
   schedule: null,
   callback_url: null,
+  cors: null,
 });
 
 /** Scaling of workloads whose manifest has no scaling options (functions). */

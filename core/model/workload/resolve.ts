@@ -5,8 +5,10 @@
 import { LRUCache } from 'lru-cache';
 import { assertValidManifest } from './manifest/parse.js';
 import type {
+  AsgiOptions,
   AutoscalerOptions,
   EndpointOptions,
+  ManifestCors,
   ManifestSchedule,
   ManifestV1,
   ManifestWorkload,
@@ -155,12 +157,33 @@ function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling
 }
 
 function endpointHttp(options: EndpointOptions): HttpSpec {
-  return { route: options.route, methods: [...options.methods], authorized: options.authorized, domain: options.domain };
+  return {
+    route: options.route,
+    methods: [...options.methods],
+    authorized: options.authorized,
+    domain: options.domain,
+    ...corsOf(options),
+  };
 }
 
 /** ASGI apps and WebSocket handlers own every path and method below their root. */
-function appHttp(options: RealtimeOptions): HttpSpec {
-  return { route: '/', methods: [], authorized: options.authorized, domain: options.domain };
+function appHttp(options: RealtimeOptions | AsgiOptions): HttpSpec {
+  return { route: '/', methods: [], authorized: options.authorized, domain: options.domain, ...('cors' in options ? corsOf(options) : {}) };
+}
+
+/** Only when set: a spec without it is as it was before the option. */
+function corsOf(options: { readonly cors?: ManifestCors | null }): Pick<HttpSpec, 'cors'> {
+  const cors = options.cors ?? null;
+  if (cors === null) return {};
+  return {
+    cors: {
+      origins: [...cors.origins],
+      methods: cors.methods === null ? null : [...cors.methods],
+      headers: [...cors.headers],
+      credentials: cors.credentials,
+      maxAge: cors.max_age,
+    },
+  };
 }
 
 /**

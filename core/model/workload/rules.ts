@@ -56,7 +56,9 @@ export type OptionRule =
   /** `schedule`: null, `{cron, timezone, overlap}` or `{every, overlap}` (core/model/workload/schedule.ts). */
   | { readonly type: 'schedule' }
   /** `callback_url`: null, or an absolute http(s) URL without credentials (core/model/callback-url.ts). */
-  | { readonly type: 'callbackUrl' };
+  | { readonly type: 'callbackUrl' }
+  /** `cors`: null, or `{origins, methods, headers, credentials, max_age}` (core/model/cors.ts). */
+  | { readonly type: 'cors' };
 
 const all = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 const served = ['endpoint', 'asgi', 'realtime'] as const;
@@ -90,12 +92,13 @@ export const optionTable = Object.freeze({
   retries: { kinds: ['function'], rule: { type: 'retries' } },
   schedule: { kinds: ['function'], rule: { type: 'schedule' } },
   callback_url: { kinds: ['function', 'endpoint', 'asgi'], rule: { type: 'callbackUrl' } },
+  cors: { kinds: ['endpoint', 'realtime'], rule: { type: 'cors' } },
 } as const satisfies Record<string, { kinds: readonly WorkloadKind[]; rule: OptionRule }>);
 
 export type OptionName = keyof typeof optionTable;
 
 /** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
-export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries', 'schedule', 'callback_url']);
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries', 'schedule', 'callback_url', 'cors']);
 
 /** Options a kind got after Manifest v1 first shipped, though other kinds had them from the start: a function's `autoscaler`. */
 export const laterOptionsByKind: Readonly<Partial<Record<WorkloadKind, ReadonlySet<OptionName>>>> = Object.freeze({

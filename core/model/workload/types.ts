@@ -6,6 +6,7 @@
 import type { ClassParameterType, ClassParameterValue, ClassParameterValues } from './class-parameters.js';
 import type { JsonSchema } from './manifest/types.js';
 import type { VolumeMount } from '../volume-mounts.js';
+import type { CorsSpec } from '../cors.js';
 
 export type { JsonSchema, JsonValue, JsonObject } from './manifest/types.js';
 
@@ -42,6 +43,8 @@ export interface HttpSpec {
   readonly methods: readonly string[];
   readonly authorized: boolean;
   readonly domain: string | null;
+  /** Browsers of other origins (endpoints, realtime handlers): the gateway answers their preflights; absent or null: none. */
+  readonly cors?: CorsSpec | null;
 }
 
 export interface ScalingSpec {

@@ -53,6 +53,8 @@ export interface RequestHead {
   readonly requestId: string | undefined;
   /** True when `forward` holds an Authorization header (see withoutAuthorization()). */
   readonly authorization: boolean;
+  /** The first Origin header (a browser's cross-origin request: cors.ts), undefined without one. */
+  readonly origin: string | undefined;
 }
 
 /**
@@ -68,6 +70,7 @@ export function requestHead(raw: readonly string[], keepLength: boolean): Reques
   let requestIds = 0;
   let connection: string | undefined;
   let authorization = false;
+  let origin: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     const value = raw[i + 1]!;
@@ -91,6 +94,7 @@ export function requestHead(raw: readonly string[], keepLength: boolean): Reques
       }
       continue;
     } else if (lower === 'authorization') authorization = true;
+    else if (lower === 'origin') origin ??= value;
     else if (lower === 'cookie') {
       const kept = withoutPlatformCookies(value);
       if (kept !== '') forward.push(name, kept);
@@ -99,7 +103,7 @@ export function requestHead(raw: readonly string[], keepLength: boolean): Reques
     forward.push(name, value);
   }
   if (connection !== undefined && !PLAIN_CONNECTION.test(connection)) dropNamed(forward, connection);
-  return { forward, host, contentLength, requestId: requestIds === 1 ? requestId : undefined, authorization };
+  return { forward, host, contentLength, requestId: requestIds === 1 ? requestId : undefined, authorization, origin };
 }
 
 /** Removes, in place, the platform's token: user code behind a protected URL never sees it. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { corsAllows } from '../../model/cors.js';
 import { SvcError, toSvcError } from '../../model/errors.js';
 import type { PluginHost } from '../../infra/plugin/host.js';
 import type { Instance } from '../../infra/registry/types.js';
@@ -61,6 +62,18 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     if (entry.offline) throw entry.offline;
     if (!WEBSOCKET_KINDS.has(entry.workload.kind)) {
       throw new SvcError('bad_request', `${entry.workload.name} is an ${entry.workload.kind} workload: it answers HTTP, not WebSocket.`);
+    }
+    // A browser always says where the page came from: with cors, only the origins it names may open one.
+    const cors = entry.workload.http?.cors;
+    const origin = request.headers.origin;
+    if (cors && origin !== undefined && !corsAllows(cors, origin)) {
+      throw new SvcError(
+        'forbidden',
+        `pages of ${origin} may not open ${entry.ref.app}/${entry.workload.name}: its cors allows ${cors.origins.join(', ')}.`,
+        {
+          hint: 'Add the origin to svc.Cors(origins=[...]) and deploy again.',
+        },
+      );
     }
     // A session holds one slot for its whole life; an upgrade that cannot be admitted is refused before the handshake.
     const gone = new AbortController();

@@ -8,6 +8,7 @@ import { SvcError } from '../../model/errors.js';
 import type { PlatformMetrics } from '../../infra/metrics/platform-metrics.js';
 import type { PluginHost } from '../../infra/plugin/host.js';
 import { checkAccess, type Access } from './access.js';
+import { addCorsHeaders, answerPreflight, isPreflight, preflightHandling } from './cors.js';
 import { callLimitOf } from '../../model/call-timeout.js';
 import type { Admission, Slot } from './admission.js';
 import { checkContentLength, countedBody, DEFAULT_MAX_BODY_BYTES, readWholeBody } from './body-limit.js';
@@ -89,6 +90,8 @@ export class WorkloadRequests {
       checkHost(head.host);
       // Before anything else is answered: that would mean reading (and discarding) the whole body.
       checkContentLength(head.contentLength, req, res, this.#maxBodyBytes);
+      // A browser of another origin (rare on this path: one comparison when not).
+      if (head.origin !== undefined && this.#crossOrigin(req, res, first, head.origin)) return;
       const checked = this.#check(req, head, target, first);
       if (this.#defers(req, first)) {
         this.#defer(req, exchange, head, first, target, checked).catch((error: unknown) => this.#answerError(exchange, path, error));
@@ -120,12 +123,26 @@ export class WorkloadRequests {
     res.destroy();
   }
 
+  /** True when the request was a preflight the gateway answered; else the answer will carry the workload's CORS headers. */
+  #crossOrigin(req: IncomingMessage, res: ServerResponse, match: RouteMatch, origin: string): boolean {
+    const { entry } = match;
+    if (isPreflight(req.method, req.headers) && preflightHandling(entry) === 'answer') {
+      answerPreflight(res, entry, origin, req.headers);
+      return true;
+    }
+    const cors = entry.workload.http?.cors;
+    if (cors) addCorsHeaders(res, cors, origin);
+    return false;
+  }
+
   /** Access (the one step that may wait for a hook), then whether the workload takes this method and path. */
   #check(req: IncomingMessage, head: RequestHead, target: string, match: RouteMatch): Access {
     const { entry } = match;
     let access: Access = null;
+    // No preflight carries a token (Fetch standard): an ASGI app's goes to its own CORS middleware unchecked.
+    const preflight = head.origin !== undefined && isPreflight(req.method, req.headers) && preflightHandling(entry) === 'forward';
     // A deferred request svc sends now had its access checked when it was deferred.
-    if (entry.workload.http?.authorized !== false && !sentBySvc(req.headers, this.#options.deferral?.secret)) {
+    if (!preflight && entry.workload.http?.authorized !== false && !sentBySvc(req.headers, this.#options.deferral?.secret)) {
       // The Host is checked already; the target is origin-form: the parse cannot fail, so it may wait until read.
       const url = () => parseRequestUrl(protocolOf(req, this.#options.trustProxy), head.host, target);
       access = checkAccess({ plugins: this.#options.plugins, entry, headers: req.headers, url, transport: 'http' });

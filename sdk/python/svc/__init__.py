@@ -21,6 +21,7 @@ from ._autoscaler import Autoscaler
 from ._cls import endpoint, enter, exit, method, parameter
 from ._cls_handle import Cls
 from ._context import Context
+from ._cors import Cors
 from ._function import Function
 from ._function_call import FunctionCall
 from ._image import Image
@@ -61,6 +62,7 @@ __all__ = [
     "Cls",
     "ConfigError",
     "Context",
+    "Cors",
     "Cron",
     "Error",
     "ForbiddenError",

@@ -11,6 +11,7 @@ from . import _checks
 from ._autoscaler import Autoscaler
 from ._cls import read_class
 from ._cls_handle import ClassHandle
+from ._cors import Cors
 from ._image import Image
 from ._mounts import check_volumes
 from ._options import (
@@ -177,6 +178,7 @@ class App:
         on_start: Callable[[], Any] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         callback_url: str | None = None,
+        cors: Cors | None = None,
         **unknown: Any,
     ) -> Any:
         """Declares an HTTP endpoint: each request calls the function once.
@@ -208,6 +210,7 @@ class App:
             on_start=on_start,
             timeout=timeout,
             callback_url=callback_url,
+            cors=cors,
         )
         return self._declare("endpoint", fn, name, image, options, unknown, secrets, volumes)
 
@@ -320,6 +323,7 @@ class App:
             on_start: Callable[[], Any] | None = None,
             openapi: str | None = _OPENAPI,
             callback_url: str | None = None,
+            cors: Cors | None = None,
             **unknown: Any,
         ) -> Any:
             options: dict[str, Any] = dict(
@@ -340,7 +344,10 @@ class App:
             if kind == "asgi":
                 options["openapi"] = str(openapi) if isinstance(openapi, _Default) else openapi
                 options["callback_url"] = callback_url
+                # An ASGI app answers CORS itself (CORSMiddleware): the gateway lets its preflights through.
+                unknown = {**({"cors": cors} if cors is not None else {}), **unknown}
             else:
+                options["cors"] = cors
                 asgi_only = {"openapi": openapi} if not isinstance(openapi, _Default) else {}
                 unknown = {
                     **asgi_only,
@@ -360,6 +367,13 @@ class App:
                 signature.replace(
                     parameters=[p for p in signature.parameters.values() if p.name not in ("openapi", "callback_url")]
                 ),
+            )
+        else:  # an ASGI app answers CORS itself
+            signature = inspect.signature(decorator)
+            setattr(
+                decorator,
+                "__signature__",
+                signature.replace(parameters=[p for p in signature.parameters.values() if p.name != "cors"]),
             )
         return decorator
 

@@ -25,6 +25,7 @@ from typing import Any, cast
 from . import _checks
 from ._autoscaler import Autoscaler, describe_fields
 from ._checks import Problem
+from ._cors import Cors
 from ._image import Image
 from ._retries import Retries, check_retries
 from ._retries import describe_fields as describe_retries
@@ -437,6 +438,18 @@ OPTIONS: Mapping[str, Option] = {
             'callback_url="https://example.com/hooks/svc"',
         ),
         Option(
+            "cors",
+            "svc.Cors | None",
+            None,
+            _checks.describe(type="cors", nullable=True)(
+                _checks.optional(_checks.instance(Cors, "svc.Cors(origins=['https://app.example.com'])"))
+            ),
+            "Web pages of other origins that may call this URL from a browser: the gateway answers their "
+            "preflight requests and adds the CORS headers to every answer to them (docs/sdk.md#cors). None: "
+            "browsers of other origins may not read the answers.",
+            'cors=svc.Cors(origins=["https://app.example.com"])',
+        ),
+        Option(
             "openapi",
             "str | None",
             "/openapi.json",
@@ -468,9 +481,9 @@ KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "endpoint": _SERVED
     + ("route", "methods", "workers", "concurrency")
     + _SCALED
-    + ("keep_warm", "on_start", "timeout", "callback_url"),
+    + ("keep_warm", "on_start", "timeout", "callback_url", "cors"),
     "asgi": _ASGI + ("openapi", "on_start", "callback_url"),
-    "realtime": _ASGI + ("on_start",),
+    "realtime": _ASGI + ("on_start", "cors"),
 }
 
 DECORATORS: Mapping[str, str] = {
@@ -561,6 +574,7 @@ ENDPOINT_METHOD_OPTIONS = (
     "keep_warm",
     "timeout",
     "callback_url",
+    "cors",
 )
 """What ``@svc.endpoint(...)`` takes: ``@app.endpoint``'s options but those the class gives (``name``, ``image``,
 ``secrets``, ``cpu``, ``memory``), ``on_start`` (its ``@svc.enter()`` methods are its set-up) and
@@ -642,7 +656,7 @@ def parameters_doc(kind: str) -> str:
 def manifest_value(option: str, value: Any) -> Any:
     """An option's value as the manifest writes it: an Autoscaler, Retries, Cron or Period as an object, a tuple as a
     list, ``on_start`` as the callable's name (``callable_name``) or null."""
-    if isinstance(value, (Autoscaler, Retries, Cron, Period)):
+    if isinstance(value, (Autoscaler, Retries, Cron, Period, Cors)):
         return value.to_dict()
     if option == "on_start" and value is not None:
         return callable_name(value)

@@ -13,6 +13,7 @@ DEFINITIONS = {
     "Autoscaler",
     "Cls",
     "Context",
+    "Cors",
     "Cron",
     "Function",
     "FunctionCall",

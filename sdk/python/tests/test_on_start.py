@@ -51,9 +51,9 @@ def test_every_kind_takes_on_start_and_keeps_the_callable(kind):
     workload = declare(kind, load_model)
     assert workload.options["on_start"] is load_model
     # Last of the options before the call limits of functions and endpoints (timeout, retries), a
-    # function's schedule and the callback_url of functions, endpoints and ASGI apps, which follow
-    # it in that order (docs/manifest.md).
-    later = ("timeout", "retries", "schedule", "callback_url")
+    # function's schedule, the callback_url of functions, endpoints and ASGI apps and the cors of
+    # endpoints and realtime handlers, which follow it in that order (docs/manifest.md).
+    later = ("timeout", "retries", "schedule", "callback_url", "cors")
     assert [name for name in workload.options if name not in later][-1] == "on_start"
 
 

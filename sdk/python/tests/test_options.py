@@ -219,6 +219,7 @@ SCALED_DEFAULTS = {
                 "on_start": None,
                 "timeout": 300.0,
                 "callback_url": None,
+                "cors": None,
             },
         ),
         (
@@ -245,6 +246,7 @@ SCALED_DEFAULTS = {
                 **SCALED_DEFAULTS,
                 "keep_warm_seconds": 60,
                 "on_start": None,
+                "cors": None,
             },
         ),
     ],

@@ -24,6 +24,7 @@ import {
 } from '../rules.js';
 import { cronProblem, timezoneProblem } from '../schedule.js';
 import { mountPathProblem, mountPathsOverlap } from '../../volume-mounts.js';
+import { corsOriginProblem } from '../../cors.js';
 import { type ImageIdFields, idFieldsText, imageIdFor } from './image-id.js';
 import { includeLine } from './requirements-text.js';
 
@@ -200,6 +201,20 @@ const volumeMounts: Check = (value, report) => {
   });
 };
 
+const corsOrigin: Check = (value, report) => {
+  if (typeof value !== 'string') return;
+  const problem = corsOriginProblem(value);
+  if (problem !== null) report(`the origin ${JSON.stringify(value)} ${problem}`);
+};
+
+/** `*` lets any page call; with credentials it would hand any page the user's cookies: browsers refuse it, so does svc. */
+const cors: Check = (value, report) => {
+  if (!isPlainObject(value) || !Array.isArray(value.origins)) return;
+  if (value.credentials === true && value.origins.includes('*')) {
+    report('"*" with credentials is refused (browsers do too): list the origins that may send credentials', 'origins');
+  }
+};
+
 const memory: Check = (value, report) => {
   if (typeof value !== 'string') return;
   const mib = parseMemoryMiB(value);
@@ -310,6 +325,8 @@ export const manifestChecks: Readonly<Record<string, Check>> = {
   workloads,
   secrets,
   mountPath,
+  corsOrigin,
+  cors,
   volumeName: name('volume'),
   volumeMounts,
   memory,

@@ -35,6 +35,7 @@ import {
 } from '../rules.js';
 import { MAX_CLASS_PARAMETERS, classParameterTypes } from '../class-parameters.js';
 import { PERIOD_RANGE } from '../schedule.js';
+import { CORS_LIMITS, HEADER_NAME } from '../../cors.js';
 import { MAX_MOUNT_PATH_CHARS, MAX_VOLUME_MOUNTS } from '../../volume-mounts.js';
 import type { WorkloadKind } from '../types.js';
 
@@ -95,6 +96,38 @@ const callbackUrl: SchemaObject = {
   'x-svc-check': 'callbackUrl',
 };
 
+/** null, or the origins, methods and headers browsers of other origins may use (core/model/cors.ts). */
+const cors: SchemaObject = {
+  ...closedObject({
+    origins: {
+      type: 'array',
+      minItems: 1,
+      maxItems: CORS_LIMITS.origins,
+      items: { type: 'string', 'x-svc-check': 'corsOrigin' },
+      'x-svc-messages': { minItems: 'must list at least one origin, like "https://app.example.com", or "*"' },
+    },
+    methods: {
+      type: ['null', 'array'],
+      minItems: 1,
+      items: { type: 'string', 'x-svc-check': 'httpMethod' },
+      'x-svc-check': 'distinctMethods',
+    },
+    headers: {
+      type: 'array',
+      maxItems: CORS_LIMITS.headers,
+      items: {
+        type: 'string',
+        pattern: HEADER_NAME.source,
+        'x-svc-messages': { pattern: 'must be a lower-case header name, like "content-type", got {json}' },
+      },
+    },
+    credentials: { type: 'boolean' },
+    max_age: range('integer', { min: 0, max: CORS_LIMITS.maxAgeSeconds }),
+  }),
+  ...objectOrNull('must be null or an object'),
+  'x-svc-check': 'cors',
+};
+
 function optionSchema(rule: OptionRule): SchemaObject {
   switch (rule.type) {
     case 'number':
@@ -132,6 +165,8 @@ function optionSchema(rule: OptionRule): SchemaObject {
       return retries;
     case 'callbackUrl':
       return callbackUrl;
+    case 'cors':
+      return cors;
   }
 }
 

@@ -106,20 +106,36 @@ export interface FunctionOptions extends ResourceOptions, CallbackOptions {
   schedule?: ManifestSchedule | null;
 }
 
+/** `cors=svc.Cors(...)` as the manifest writes it (core/model/cors.ts). */
+export interface ManifestCors {
+  origins: string[];
+  methods: string[] | null;
+  headers: string[];
+  credentials: boolean;
+  max_age: number;
+}
+
 export interface EndpointOptions extends ServedOptions, CallbackOptions {
   route: string;
   methods: string[];
   concurrency: number;
   keep_warm: number;
   timeout?: number;
+  /** Absent in manifests written before it: null. */
+  cors?: ManifestCors | null;
 }
 
-export interface RealtimeOptions extends ServedOptions {
+interface AppOptions extends ServedOptions {
   concurrent_requests: number;
   keep_warm_seconds: number;
 }
 
-export interface AsgiOptions extends RealtimeOptions, CallbackOptions {
+export interface RealtimeOptions extends AppOptions {
+  /** Absent in manifests written before it: null. */
+  cors?: ManifestCors | null;
+}
+
+export interface AsgiOptions extends AppOptions, CallbackOptions {
   /** The app's path of its OpenAPI description, read at each deploy; null: not read. */
   openapi: string | null;
 }

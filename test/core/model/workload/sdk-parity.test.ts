@@ -50,7 +50,9 @@ from svc._options import OPTIONS, describe_options, manifest_value
 from svc.exceptions import InvalidOptionError
 
 def given(option, value):
-    """What a user would pass for this manifest value: on_start's name names a function, a schedule is a svc.Cron or svc.Period."""
+    """What a user would pass for this manifest value: on_start's name names a function, a schedule is a svc.Cron or svc.Period, cors a svc.Cors."""
+    if option == "cors" and isinstance(value, dict):
+        return svc.Cors(**value)
     if option == "schedule" and isinstance(value, dict):
         if "every" in value:
             return svc.Period(seconds=value["every"], overlap=value["overlap"])
@@ -209,6 +211,8 @@ function platformTable(): Table {
         return { ...base, nullable: true };
       case 'callbackUrl':
         return { ...base, nullable: true, max_length: MAX_CALLBACK_URL_LENGTH };
+      case 'cors':
+        return { ...base, nullable: true };
       case 'boolean':
         return base;
       case 'autoscaler': {
@@ -429,6 +433,51 @@ function probesFor(name: OptionName): unknown[] {
     }
     case 'callable':
       return [null, 'load', 'Model.load', 'make.<locals>.load', '<lambda>', '', 5, true, [], {}];
+    case 'cors': {
+      const base = {
+        origins: ['https://app.example.com'],
+        methods: null,
+        headers: ['authorization', 'content-type'],
+        credentials: false,
+        max_age: 600,
+      };
+      return [
+        null,
+        base,
+        { ...base, origins: ['*'] },
+        { ...base, origins: ['http://localhost:8080', 'https://a.example', 'http://[::1]:3000', 'http://x_y.test'] },
+        { ...base, methods: ['GET', 'POST'] },
+        { ...base, headers: [] },
+        { ...base, headers: ['x-api-key'] },
+        { ...base, credentials: true },
+        { ...base, max_age: 0 },
+        { ...base, max_age: 86_400 },
+        { ...base, max_age: 86_401 },
+        { ...base, max_age: -1 },
+        { ...base, origins: ['*'], credentials: true },
+        { ...base, origins: [] },
+        { ...base, origins: ['https://a.example/path'] },
+        { ...base, origins: ['https://a.example/'] },
+        { ...base, origins: ['https://A.example'] },
+        { ...base, origins: ['https://a.example:443'] },
+        { ...base, origins: ['ftp://a.example'] },
+        { ...base, origins: ['a.example'] },
+        { ...base, origins: ['https://a.example?x=1'] },
+        { ...base, origins: ['https://a b.example'] },
+        { ...base, origins: 'https://a.example' },
+        { ...base, methods: [] },
+        { ...base, methods: ['get'] },
+        { ...base, methods: ['GET', 'GET'] },
+        { ...base, methods: ['FETCH'] },
+        { ...base, headers: ['bad header'] },
+        { ...base, headers: ['X-Api-Key'] },
+        { ...base, extra: 1 },
+        { origins: ['https://a.example'] },
+        'https://a.example',
+        5,
+        [],
+      ];
+    }
     case 'schedule': {
       const cron = (expression: string, timezone = 'UTC') => ({ cron: expression, timezone, overlap: false });
       return [
