@@ -16,6 +16,7 @@ export const optionDefaults = deepFreeze({
   concurrency: 1,
   concurrent_requests: 1,
   autoscaler: { max_containers: 1, tasks_per_container: 1, min_containers: 0 } satisfies AutoscalerOptions,
+  buffer_containers: 0,
   max_pending_tasks: 100,
   checkpoint_enabled: false,
   authorized: true,

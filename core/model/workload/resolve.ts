@@ -141,6 +141,7 @@ function servingOf(workload: ManifestWorkload): { http: HttpSpec | null; scaling
           ...(autoscaler ? { autoscaler: resolveAutoscaler(autoscaler) } : {}),
           ...(checkpointEnabled === undefined ? {} : { checkpointEnabled }),
           ...(keepWarmSeconds === undefined ? {} : { keepWarmSeconds }),
+          ...bufferOf(workload.options),
         },
       };
     }
@@ -199,7 +200,14 @@ function servedScaling(options: ServedOptions, concurrency: number, keepWarmSeco
     keepWarmSeconds,
     checkpointEnabled: options.checkpoint_enabled,
     autoscaler: resolveAutoscaler(options.autoscaler),
+    ...bufferOf(options),
   };
+}
+
+/** Only when above 0: a spec without buffer containers is as it was before the option. */
+function bufferOf(options: { readonly buffer_containers?: number }): Pick<ScalingSpec, 'bufferContainers'> {
+  const buffer = options.buffer_containers ?? 0;
+  return buffer > 0 ? { bufferContainers: buffer } : {};
 }
 
 function resolveAutoscaler(autoscaler: AutoscalerOptions): AutoscalerSpec {

@@ -80,6 +80,7 @@ export const optionTable = Object.freeze({
   concurrency: { kinds: ['endpoint'], rule: { type: 'integer', min: 1, max: 1000 } },
   concurrent_requests: { kinds: apps, rule: { type: 'integer', min: 1, max: 1000 } },
   autoscaler: { kinds: scaled, rule: { type: 'autoscaler' } },
+  buffer_containers: { kinds: scaled, rule: { type: 'integer', min: 0, max: 1000 } },
   max_pending_tasks: { kinds: served, rule: { type: 'integer', min: 0, max: 100_000 } },
   checkpoint_enabled: { kinds: scaled, rule: { type: 'boolean' } },
   authorized: { kinds: served, rule: { type: 'boolean' } },
@@ -98,7 +99,14 @@ export const optionTable = Object.freeze({
 export type OptionName = keyof typeof optionTable;
 
 /** Options added after Manifest v1 first shipped: a manifest of an older SDK may leave them out (their default applies). */
-export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>(['timeout', 'retries', 'schedule', 'callback_url', 'cors']);
+export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>([
+  'timeout',
+  'retries',
+  'schedule',
+  'callback_url',
+  'cors',
+  'buffer_containers',
+]);
 
 /** Options a kind got after Manifest v1 first shipped, though other kinds had them from the start: a function's `autoscaler`. */
 export const laterOptionsByKind: Readonly<Partial<Record<WorkloadKind, ReadonlySet<OptionName>>>> = Object.freeze({

@@ -54,6 +54,8 @@ export interface ScalingSpec {
   readonly keepWarmSeconds: number;
   readonly checkpointEnabled: boolean;
   readonly autoscaler: AutoscalerSpec;
+  /** Idle containers kept ready beyond those the load needs, within max_containers; absent (older records): 0. */
+  readonly bufferContainers?: number;
 }
 
 /** `svc.Retries` of a function: the server runs a failed call again (core/services/runs/retries.ts). */

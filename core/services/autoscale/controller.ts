@@ -241,7 +241,8 @@ export class Autoscaler implements UnitSupervisor {
     const now = Date.now();
     const active = driver.status(key).filter(isActive);
     this.#noteHealthy(managed, active, now);
-    const decision = decide(policy, fallback, scalingInput(managed.unit, this.#load(key), active.length));
+    const { scaling } = managed.unit.workload;
+    const decision = decide(policy, fallback, scalingInput(managed.unit, this.#load(key), active.length), scaling.bufferContainers ?? 0);
     if (decision.error && !managed.policyReported) {
       managed.policyReported = true;
       this.#options.report?.(decision.error);

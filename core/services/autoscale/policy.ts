@@ -43,12 +43,13 @@ export interface Decision {
 
 /**
  * Runs `policy`; a throw or an answer that is not a non-negative integer
- * becomes a `plugin_error` and `fallback` decides instead. Either way the
- * result is clamped to [min_containers, max_containers].
+ * becomes a `plugin_error` and `fallback` decides instead. Either way `buffer`
+ * is added and the result clamped to [min_containers, max_containers].
  */
-export function decide(policy: RegisteredPolicy, fallback: ScalingPolicy, input: ScalingInput): Decision {
+export function decide(policy: RegisteredPolicy, fallback: ScalingPolicy, input: ScalingInput, buffer = 0): Decision {
   const { minContainers, maxContainers } = input.workload.autoscaler;
-  const clamp = (n: number) => Math.min(maxContainers, Math.max(minContainers, n));
+  // `buffer_containers` idle ones beyond what the policy wants for the load, whatever the policy.
+  const clamp = (n: number) => Math.min(maxContainers, Math.max(minContainers, n + buffer));
   let answer: unknown;
   try {
     answer = policy.decide(input);

@@ -22,6 +22,7 @@ from ._options import (
     check_option,
     check_option_of,
     class_endpoint_options,
+    keep_warm_of,
     parameters_doc,
     resolve_class_options,
     resolve_options,
@@ -97,8 +98,10 @@ class App:
         cpu: float = 1.0,
         memory: str = "512Mi",
         autoscaler: Autoscaler = _AUTOSCALER,
+        buffer_containers: int = 0,
         checkpoint_enabled: bool = False,
         keep_warm_seconds: int = 60,
+        scaledown_window: int | None = None,
         secrets: Sequence[Secret] = (),
         volumes: Mapping[str, Volume] = _NO_VOLUMES,
         on_start: Callable[[], Any] | None = None,
@@ -141,8 +144,11 @@ class App:
                 cpu=cpu,
                 memory=memory,
                 autoscaler=autoscaler,
+                buffer_containers=buffer_containers,
                 checkpoint_enabled=checkpoint_enabled,
-                keep_warm_seconds=keep_warm_seconds,
+                keep_warm_seconds=keep_warm_of(
+                    "@app.function", "keep_warm_seconds", keep_warm_seconds, scaledown_window
+                ),
                 on_start=on_start,
                 timeout=timeout,
                 retries=retries,
@@ -168,11 +174,13 @@ class App:
         workers: int = 1,
         concurrency: int = 1,
         autoscaler: Autoscaler = _AUTOSCALER,
+        buffer_containers: int = 0,
         max_pending_tasks: int = 100,
         checkpoint_enabled: bool = False,
         authorized: bool = True,
         domain: str | None = None,
         keep_warm: int = 60,
+        scaledown_window: int | None = None,
         secrets: Sequence[Secret] = (),
         volumes: Mapping[str, Volume] = _NO_VOLUMES,
         on_start: Callable[[], Any] | None = None,
@@ -202,11 +210,12 @@ class App:
             workers=workers,
             concurrency=concurrency,
             autoscaler=autoscaler,
+            buffer_containers=buffer_containers,
             max_pending_tasks=max_pending_tasks,
             checkpoint_enabled=checkpoint_enabled,
             authorized=authorized,
             domain=domain,
-            keep_warm=keep_warm,
+            keep_warm=keep_warm_of("@app.endpoint", "keep_warm", keep_warm, scaledown_window),
             on_start=on_start,
             timeout=timeout,
             callback_url=callback_url,
@@ -224,8 +233,10 @@ class App:
         cpu: float = 1.0,
         memory: str = "512Mi",
         autoscaler: Autoscaler = _AUTOSCALER,
+        buffer_containers: int = 0,
         checkpoint_enabled: bool = False,
         keep_warm_seconds: int = 60,
+        scaledown_window: int | None = None,
         secrets: Sequence[Secret] = (),
         volumes: Mapping[str, Volume] = _NO_VOLUMES,
         timeout: float = DEFAULT_TIMEOUT,
@@ -259,8 +270,11 @@ class App:
                 cpu=cpu,
                 memory=memory,
                 autoscaler=autoscaler,
+                buffer_containers=buffer_containers,
                 checkpoint_enabled=checkpoint_enabled,
-                keep_warm_seconds=keep_warm_seconds,
+                keep_warm_seconds=keep_warm_of(
+                    CLASS_DECORATOR, "keep_warm_seconds", keep_warm_seconds, scaledown_window
+                ),
                 timeout=timeout,
                 retries=retries,
                 callback_url=callback_url,
@@ -313,11 +327,13 @@ class App:
             workers: int = 1,
             concurrent_requests: int = 1,
             autoscaler: Autoscaler = _AUTOSCALER,
+            buffer_containers: int = 0,
             max_pending_tasks: int = 100,
             checkpoint_enabled: bool = False,
             authorized: bool = True,
             domain: str | None = None,
             keep_warm_seconds: int = 60,
+            scaledown_window: int | None = None,
             secrets: Sequence[Secret] = (),
             volumes: Mapping[str, Volume] = _NO_VOLUMES,
             on_start: Callable[[], Any] | None = None,
@@ -332,11 +348,14 @@ class App:
                 workers=workers,
                 concurrent_requests=concurrent_requests,
                 autoscaler=autoscaler,
+                buffer_containers=buffer_containers,
                 max_pending_tasks=max_pending_tasks,
                 checkpoint_enabled=checkpoint_enabled,
                 authorized=authorized,
                 domain=domain,
-                keep_warm_seconds=keep_warm_seconds,
+                keep_warm_seconds=keep_warm_of(
+                    DECORATORS[kind], "keep_warm_seconds", keep_warm_seconds, scaledown_window
+                ),
                 on_start=on_start,
             )
             # Only an ASGI app has an OpenAPI description and calls kept for later (Prefer: respond-async);
@@ -466,8 +485,15 @@ _VOLUMES_DOC = """    volumes (Mapping[str, svc.Volume]):
         Default: ``{}``. Example: ``volumes={"/models": svc.Volume.from_name("models")}``
 """
 
+_SCALEDOWN_DOC = """    scaledown_window (int | None):
+        The keep-warm option under the name other platforms use: idle seconds before a container may stop, 0 to 86400. Give it or the keep-warm option, not both.
+        Default: ``None``. Example: ``scaledown_window=300``
+"""
+
 for _kind in ("function", "endpoint", "asgi", "realtime"):
     _method = getattr(App, _kind)
-    _parameters = parameters_doc(_kind).replace("    on_start (", _SECRETS_DOC + _VOLUMES_DOC + "    on_start (", 1)
+    _parameters = parameters_doc(_kind).replace(
+        "    on_start (", _SECRETS_DOC + _VOLUMES_DOC + _SCALEDOWN_DOC + "    on_start (", 1
+    )
     _method.__doc__ = f"{_method.__doc__.rstrip()}\n\n        " + _parameters.replace("\n", "\n        ")
 del _kind, _method, _parameters

@@ -332,6 +332,15 @@ OPTIONS: Mapping[str, Option] = {
             "autoscaler=svc.Autoscaler(max_containers=5, tasks_per_container=8)",
         ),
         Option(
+            "buffer_containers",
+            "int",
+            0,
+            _checks.integer(0, 1000),
+            "Idle containers kept ready beyond those the load needs, 0 to 1000 (within max_containers): a burst "
+            "starts on warm ones. Change it on a running deployment with svc deployment scale --buffer.",
+            "buffer_containers=1",
+        ),
+        Option(
             "max_pending_tasks",
             "int",
             100,
@@ -463,13 +472,14 @@ OPTIONS: Mapping[str, Option] = {
 }
 
 _SERVED = ("cpu", "memory")
-_SCALED = ("autoscaler", "max_pending_tasks", "checkpoint_enabled", "authorized", "domain")
+_SCALED = ("autoscaler", "buffer_containers", "max_pending_tasks", "checkpoint_enabled", "authorized", "domain")
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
 KIND_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "function": _SERVED
     + (
         "autoscaler",
+        "buffer_containers",
         "checkpoint_enabled",
         "keep_warm_seconds",
         "on_start",
@@ -551,6 +561,7 @@ CLASS_OPTIONS = (
     "cpu",
     "memory",
     "autoscaler",
+    "buffer_containers",
     "checkpoint_enabled",
     "keep_warm_seconds",
     "timeout",
@@ -568,6 +579,7 @@ ENDPOINT_METHOD_OPTIONS = (
     "workers",
     "concurrency",
     "autoscaler",
+    "buffer_containers",
     "max_pending_tasks",
     "authorized",
     "domain",
@@ -690,3 +702,23 @@ def describe_options() -> dict[str, dict[str, dict[str, Any]]]:
         }
         for kind, options in KIND_OPTIONS.items()
     }
+
+
+SCALEDOWN_WINDOW = "scaledown_window"
+
+
+def keep_warm_of(where: str, option: str, keep_warm: Any, scaledown_window: Any) -> Any:
+    """``scaledown_window=`` is the keep-warm option's other name (as other platforms call it): either, not both."""
+    if scaledown_window is None:
+        return keep_warm
+    if keep_warm != OPTIONS[option].default:
+        _checks.reject(
+            where,
+            SCALEDOWN_WINDOW,
+            scaledown_window,
+            f"is {option} under another name, and {option}={keep_warm!r} is given too: give one of them",
+        )
+    try:
+        return _checks.integer(0, 86400)(scaledown_window)
+    except Problem as problem:
+        _checks.reject(where, SCALEDOWN_WINDOW, scaledown_window, problem)

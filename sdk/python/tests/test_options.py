@@ -180,6 +180,7 @@ def test_options_are_checked_before_the_function_is_known(app):
 DEFAULT_AUTOSCALER = svc.Autoscaler(max_containers=1, tasks_per_container=1, min_containers=0)
 SCALED_DEFAULTS = {
     "autoscaler": DEFAULT_AUTOSCALER,
+    "buffer_containers": 0,
     "max_pending_tasks": 100,
     "checkpoint_enabled": False,
     "authorized": True,
@@ -196,6 +197,7 @@ SCALED_DEFAULTS = {
                 "cpu": 1.0,
                 "memory": "512Mi",
                 "autoscaler": DEFAULT_AUTOSCALER,
+                "buffer_containers": 0,
                 "checkpoint_enabled": False,
                 "keep_warm_seconds": 60,
                 "on_start": None,
@@ -431,7 +433,7 @@ def test_unknown_option_suggests_the_closest_one(app):
 def test_unknown_option_without_a_close_match_lists_the_options(app):
     with pytest.raises(
         svc.InvalidOptionError,
-        match="@app.function takes name, image, cpu, memory, autoscaler, checkpoint_enabled, keep_warm_seconds, on_start, timeout, retries",
+        match="@app.function takes name, image, cpu, memory, autoscaler, buffer_containers, checkpoint_enabled, keep_warm_seconds, on_start, timeout, retries",
     ) as caught:
         app.function(replicas=2)
     assert "did you mean" not in str(caught.value)
@@ -517,7 +519,7 @@ def test_signature_defaults_match_the_option_table(app, kind):
     for name, parameter in inspect.signature(getattr(app, kind)).parameters.items():
         if parameter.kind is parameter.KEYWORD_ONLY:
             # secrets= and volumes= are the workload's own lists, not manifest options (docs/manifest.md).
-            own = {"secrets": (), "volumes": {}}
+            own = {"secrets": (), "volumes": {}, "scaledown_window": None}
             assert parameter.default == (own[name] if name in own else OPTIONS[name].default), name
 
 

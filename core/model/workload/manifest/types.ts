@@ -66,6 +66,8 @@ export interface ResourceOptions {
 export interface ServedOptions extends ResourceOptions {
   workers: number;
   autoscaler: AutoscalerOptions;
+  /** Absent in manifests written before it: 0. */
+  buffer_containers?: number;
   max_pending_tasks: number;
   checkpoint_enabled: boolean;
   authorized: boolean;
@@ -97,6 +99,8 @@ interface CallbackOptions {
  */
 export interface FunctionOptions extends ResourceOptions, CallbackOptions {
   autoscaler?: AutoscalerOptions;
+  /** Absent in manifests written before it: 0. */
+  buffer_containers?: number;
   /** New containers fork from a warmed process (imports, on_start, a class's snap=True enter methods done); absent: false. */
   checkpoint_enabled?: boolean;
   /** Seconds an idle container stays up before the autoscaler may stop it; absent: the default (60). */

@@ -61,6 +61,23 @@ describe('decide()', () => {
     );
   });
 
+  it('adds buffer_containers idle ones to what the policy wants, at no load too, within max_containers', () => {
+    assert.deepEqual(decide(registered(queueDepth), queueDepth, input({ inFlight: 0, queued: 0 }), 1), { desired: 1 }, 'one warm at idle');
+    assert.deepEqual(
+      decide(registered(queueDepth), queueDepth, input({ inFlight: 2, queued: 1 }), 1),
+      { desired: 3 },
+      'two busy and one spare',
+    );
+    assert.deepEqual(decide(registered(queueDepth), queueDepth, input({ inFlight: 4, queued: 2 }), 2), { desired: 3 }, 'never above max');
+    const failing = decide(
+      registered(() => Number.NaN),
+      queueDepth,
+      input({ inFlight: 0, queued: 0 }),
+      2,
+    );
+    assert.equal(failing.desired, 2, 'the fallback gets the buffer too');
+  });
+
   it('falls back to queue-depth with a plugin_error naming the policy and plugin when the policy throws or answers nonsense', () => {
     const load = { inFlight: 3, queued: 1 };
     for (const bad of [
