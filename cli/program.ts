@@ -692,7 +692,7 @@ declareCommand(prog, 'call cancel <id>', {
 
 declareCommand(prog, 'deployment', {
   describe:
-    'Deployments, one workload of an app each: svc deployment list, svc deployment stop <app>/<workload>, svc deployment delete <app>/<workload>.',
+    'Deployments, one workload of an app each: svc deployment list, svc deployment scale <app>/<workload> --min N --max M --buffer B, svc deployment stop <app>/<workload>, svc deployment delete <app>/<workload>.',
   examples: ['deployment list --app quickstart', 'deployment stop quickstart/greet'],
   action: () => prog.help('deployment'),
 });
@@ -714,6 +714,27 @@ declareCommand(prog, 'deployment stop <name>', {
   examples: ['deployment stop quickstart/greet'],
   action: (name: string, flags: Flags) =>
     run(async (context) => (await import('./commands/deployment.js')).deploymentStop(context, String(name), { json: flags.json === true })),
+});
+
+declareCommand(prog, 'deployment scale <name>', {
+  describe:
+    "Set a running deployment's scaling bounds at once, without a deploy: --min and --max containers, --buffer idle ones (each left out keeps its value); they hold until its next deploy.",
+  flags: [
+    { flag: '--min', description: 'Containers kept at least (min_containers)' },
+    { flag: '--max', description: 'Containers at most (max_containers)' },
+    { flag: '--buffer', description: 'Idle containers kept beyond the load (buffer_containers)' },
+    ['json', 'Print the app as JSON'],
+  ],
+  examples: ['deployment scale quickstart/greet --min 2 --max 5', 'deployment scale quickstart/greet --buffer 1'],
+  action: (name: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/deployment.js')).deploymentScale(context, String(name), {
+        min: flags.min,
+        max: flags.max,
+        buffer: flags.buffer,
+        json: flags.json === true,
+      }),
+    ),
 });
 
 declareCommand(prog, 'deployment delete <name>', {

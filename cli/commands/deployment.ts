@@ -6,6 +6,7 @@
  */
 import type { AppView } from '../../core/http/api/app-view.js';
 import type { DeploymentListing } from '../../core/http/api/deployments.js';
+import { SvcError } from '../../core/model/errors.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseDeploymentName } from '../names.js';
@@ -47,9 +48,10 @@ export async function deploymentList(context: CommandContext, flags: DeploymentL
     d.kind === 'function'
       ? out.color.dim('-')
       : `${d.containers.ready}${d.containers.starting > 0 ? ` +${d.containers.starting} starting` : ''}`,
+    scaleText(d.scaling),
     d.urls.path ?? out.color.dim('-'),
   ]);
-  for (const line of formatTable(['NAME', 'KIND', 'STATUS', 'CONTAINERS', 'URL'], rows, out.color)) out.result(line);
+  for (const line of formatTable(['NAME', 'KIND', 'STATUS', 'CONTAINERS', 'SCALE', 'URL'], rows, out.color)) out.result(line);
 }
 
 export async function deploymentStop(context: CommandContext, name: string, flags: JsonFlag = {}): Promise<void> {
@@ -72,4 +74,46 @@ export async function deploymentDelete(context: CommandContext, name: string, fl
   await client.delete(`${appPath(app)}/deployments/${encodeURIComponent(workload)}`, { long: true });
   if (flags.json) context.out.result(JSON.stringify({ deployment: `${app}/${workload}`, deleted: true }));
   else context.out.done(`deleted ${app}/${workload}: its URL answers 404 from now on`);
+}
+
+/** `0-3`, `+1 idle` with a buffer, `(by hand)` when svc deployment scale set them; `-` for functions. */
+function scaleText(scaling: DeploymentListing['scaling']): string {
+  if (scaling === null) return '-';
+  return `${scaling.min}-${scaling.max}${scaling.buffer > 0 ? ` +${scaling.buffer} idle` : ''}${scaling.byHand ? ' (by hand)' : ''}`;
+}
+
+export interface DeploymentScaleFlags extends JsonFlag {
+  readonly min?: unknown;
+  readonly max?: unknown;
+  readonly buffer?: unknown;
+}
+
+/** `svc deployment scale <app>/<workload> --min N --max M --buffer B`: new bounds at once, until the next deploy. */
+export async function deploymentScale(context: CommandContext, name: string, flags: DeploymentScaleFlags = {}): Promise<void> {
+  const { app, workload } = parseDeploymentName(name);
+  const change = {
+    ...countFlag('min', flags.min),
+    ...countFlag('max', flags.max),
+    ...countFlag('buffer', flags.buffer),
+  };
+  if (Object.keys(change).length === 0) {
+    throw new SvcError('usage_invalid', 'give at least one of --min, --max and --buffer.', {
+      hint: `For example: svc deployment scale ${app}/${workload} --min 2 --max 5`,
+    });
+  }
+  const { client } = await connect(context);
+  const view = await client.post<AppView>(`${appPath(app)}/deployments/${encodeURIComponent(workload)}/scale`, change);
+  if (flags.json) return context.out.result(JSON.stringify(view, null, 2));
+  context.out.done(`scaled ${app}/${workload} by hand: its code's bounds come back with its next deploy`);
+  printDeployments(context.out, view, (w) => w === workload);
+}
+
+function countFlag(name: string, value: unknown): Record<string, number> {
+  if (value === undefined) return {};
+  const text = String(value);
+  if (!/^\d{1,4}$/.test(text))
+    throw new SvcError('usage_invalid', `--${name} ${JSON.stringify(text)} is not a whole number.`, {
+      hint: `--${name} takes a count, like --${name} 2.`,
+    });
+  return { [name]: Number(text) };
 }

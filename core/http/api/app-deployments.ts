@@ -108,6 +108,48 @@ export const appDeploymentRoutes: readonly ApiRoute[] = [
     },
   },
   {
+    method: 'POST',
+    path: '/apps/:app/deployments/:workload/scale',
+    auth: 'token',
+    body: 'json',
+    openapi: {
+      operationId: 'scaleDeployment',
+      summary:
+        "Set a running deployment's scaling bounds at once, without a deploy: `min` and `max` containers and `buffer` idle ones; each left out keeps its value. They hold until its next deploy.",
+      parameters: [APP, WORKLOAD],
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            min: { type: 'integer', minimum: 0, maximum: 1000, description: 'Containers kept at least (min_containers).' },
+            max: { type: 'integer', minimum: 1, maximum: 1000, description: 'Containers at most (max_containers).' },
+            buffer: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 1000,
+              description: 'Idle containers kept beyond the load (buffer_containers).',
+            },
+          },
+        }),
+      },
+      responses: {
+        200: answer('The app afterwards.', ref('App')),
+        400: error(
+          '`bad_request`: a bound out of range, `min` above `max`, or a function (its containers start with its calls); nothing changed.',
+        ),
+        404: NO_SUCH_DEPLOYMENT,
+        422: NAME_INVALID,
+      },
+    },
+    async handle({ params, principal, body }, services) {
+      const change = body as { min?: number; max?: number; buffer?: number };
+      const deployment = await services.deployments.scaleWorkload(appRef(params, principal), params.workload!, change);
+      return { status: 200, body: await describeApp(deployment, services) };
+    },
+  },
+  {
     method: 'DELETE',
     path: '/apps/:app/deployments/:workload',
     auth: 'token',

@@ -25,6 +25,8 @@ export interface DeploymentListing {
   readonly inFlight: number;
   readonly queued: number;
   readonly createdAt: string;
+  /** Its bounds now, and whether they were set by hand (`svc deployment scale`) since its deploy; null for functions. */
+  readonly scaling: { readonly min: number; readonly max: number; readonly buffer: number; readonly byHand: boolean } | null;
 }
 
 export const deploymentRoutes: readonly ApiRoute[] = [
@@ -66,6 +68,7 @@ function listWorkloads(deployment: Deployment, services: ApiServices): Deploymen
       inFlight: status?.inFlight ?? 0,
       queued: status?.queued ?? 0,
       createdAt: deployment.createdAt.toISOString(),
+      scaling: workload.kind === 'function' ? null : (workload.scaling ?? null),
     };
   });
 }

@@ -63,6 +63,7 @@ export type DeploymentLifecycle = Pick<
   | 'volumeUsers'
   | 'rollback'
   | 'rollover'
+  | 'scaleWorkload'
 >;
 
 /** What the upload routes need of the bundle service (core/infra/bundles/service.ts). */

@@ -22,6 +22,8 @@ export interface WorkloadView {
   readonly running: number;
   readonly starting: number;
   readonly maxContainers: number;
+  /** Its bounds were set by hand (`svc deployment scale`) and hold until its next deploy. */
+  readonly scaledByHand: boolean;
   readonly inFlight: number;
   readonly queued: number;
 }
@@ -46,7 +48,8 @@ export function workloadView(
     url: workload.url,
     running: scaling?.containers.filter((c) => c.state === 'healthy').length ?? 0,
     starting: scaling?.containers.filter((c) => c.state === 'starting').length ?? 0,
-    maxContainers: spec?.scaling.autoscaler.maxContainers ?? 0,
+    maxContainers: workload.scaling?.max ?? spec?.scaling.autoscaler.maxContainers ?? 0,
+    scaledByHand: workload.scaling?.byHand === true,
     inFlight: scaling?.inFlight ?? 0,
     queued: scaling?.queued ?? 0,
   };

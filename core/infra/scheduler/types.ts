@@ -117,6 +117,11 @@ export interface SchedulerDriver {
    */
   plan?(unit: DeploymentUnit): Promise<UnitPlan>;
   /**
+   * The unit's scaling bounds changed while it runs (`svc deployment scale`): a driver that compiled them
+   * into its scheduler's job registers it again; absent: nothing to do (the autoscaler applies them).
+   */
+  rescale?(unit: DeploymentUnit): Promise<void>;
+  /**
    * Creates or replaces the unit's definition. Starts nothing by itself, but
    * for the floor a scheduler keeps: a new Nomad job starts at min_containers
    * (Nomad requires `Count` ≥ `Scaling.Min`; a redeploy keeps the job's count).

@@ -5,6 +5,7 @@
  * (least recently used first, drained first), replaces crashed ones with
  * back-off and tells admission when a unit is crash-looping.
  */
+import type { ScalingSpec } from '../../model/workload/types.js';
 import type { Admission, UnitSupervisor } from '../../traffic/gateway/types.js';
 import type { RecentLogs } from '../../infra/logs/recent-logs.js';
 import type { PlatformMetrics } from '../../infra/metrics/platform-metrics.js';
@@ -54,7 +55,8 @@ export interface AutoscalerOptions {
 }
 
 interface Managed {
-  readonly unit: DeploymentUnit;
+  /** Replaced when its scaling bounds change (`retune`). */
+  unit: DeploymentUnit;
   readonly crash: CrashTracker;
   /** Containers seen healthy, and since when (ms). */
   readonly healthySince: Map<string, number>;
@@ -109,6 +111,15 @@ export class Autoscaler implements UnitSupervisor {
       coldSince: undefined,
     });
     this.#evaluate(unit.key);
+  }
+
+  /** New scaling bounds for a managed unit (`svc deployment scale`), applied at once; the unit as now scaled. */
+  retune(key: string, scaling: ScalingSpec): DeploymentUnit | null {
+    const managed = this.#units.get(key);
+    if (managed === undefined) return null;
+    managed.unit = { ...managed.unit, workload: { ...managed.unit.workload, scaling } };
+    this.#evaluate(key);
+    return managed.unit;
   }
 
   /**

@@ -3,6 +3,7 @@
  * the versions a deploy records, and the live deployment a restart rebuilds
  * from what was recorded.
  */
+import { withOverride } from './scale-by-hand.js';
 import type { ApiCapture, ApiOutcome } from '../app-api/types.js';
 import type { BundleInfo } from '../../infra/bundles/types.js';
 import type { Principal } from '../../infra/plugin/types.js';
@@ -60,8 +61,11 @@ export function restoredLive(app: AppRecord, stored: readonly DeploymentRecord[]
     createdAt: new Date(app.createdAt),
   };
   for (const { record, version } of versions) {
+    const override = record.scaleOverride;
     live.workloads.set(record.workload, {
-      workload: version.workload,
+      // Bounds set by hand hold until the next deploy, across restarts too.
+      workload: override ? { ...version.workload, scaling: withOverride(version.workload.scaling, override) } : version.workload,
+      ...(override ? { scaledByHand: true } : {}),
       version: version.version,
       bundleSha256: version.bundleSha256,
       source: { root: version.sourceRoot, entry: version.entry },

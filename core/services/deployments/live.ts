@@ -24,7 +24,10 @@ const SERVED_KINDS: ReadonlySet<WorkloadKind> = new Set(['endpoint', 'asgi', 're
 export const isServed = (workload: Workload): boolean => SERVED_KINDS.has(workload.kind);
 
 export interface LiveWorkload {
-  readonly workload: Workload;
+  /** Replaced when its scaling bounds are set by hand (`svc deployment scale`). */
+  workload: Workload;
+  /** Its scaling bounds were set by hand since its deploy (scale-by-hand.ts). */
+  scaledByHand?: boolean;
   readonly version: number;
   /** Where its containers run the code from. */
   readonly source: SourceRef;
@@ -102,6 +105,12 @@ function describeWorkload(live: LiveDeployment, lw: LiveWorkload, context: Descr
     unit: lw.unit,
     bundleSha256: lw.bundleSha256,
     api: lw.api,
+    scaling: {
+      min: workload.scaling.autoscaler.minContainers,
+      max: workload.scaling.autoscaler.maxContainers,
+      buffer: workload.scaling.bufferContainers ?? 0,
+      byHand: lw.scaledByHand === true,
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import type { Principal } from '../../infra/plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../../infra/scheduler/types.js';
 import type { SecretEnvironment } from '../secrets/types.js';
 import type { VolumeMounting } from '../volumes/types.js';
-import type { AppSpec } from '../../model/workload/types.js';
+import type { AppSpec, ScalingSpec } from '../../model/workload/types.js';
 import type { ApiReader } from './capture-apis.js';
 import type { DeploymentRef, Stage } from '../../model/deployment-keys.js';
 import type { DeploymentRecords } from './records.js';
@@ -39,6 +39,8 @@ export interface UnitScaler {
   manage(unit: DeploymentUnit): void;
   /** Stops scaling the unit, lets its requests in flight finish, then removes its containers. */
   stopUnit(key: string): Promise<void>;
+  /** Scales the unit within new bounds from now on (`svc deployment scale`); the unit as now scaled, or null when not managed. */
+  retune(key: string, scaling: ScalingSpec): DeploymentUnit | null;
 }
 
 /** The unit key that already serves a workload of a deployment, if any (see `restore`). */

@@ -16,6 +16,7 @@ import { guardedStart } from './guarded-start.js';
 import type { Deployment, DeployProgress } from './types.js';
 import { domainsNotServed, unlimitedResources } from './warnings.js';
 import { rollbackTargets } from './history.js';
+import { overrideOf, scaledBy, type ScaleChange } from './scale-by-hand.js';
 
 export type { AdoptUnit, DeploymentManagerOptions, DeployRequest, UnitScaler } from './manager-options.js';
 
@@ -399,6 +400,33 @@ export class DeploymentManager {
       if (ref.stage === 'deployed') await this.#options.records?.setStatus(ref.workspace, ref.app, workload, 'stopped');
       lw.status = 'stopped';
       await Promise.all(takeDown(this.#routing, live, lw).map((key) => this.#stopUnit(key)));
+      return this.#describe(live);
+    });
+  }
+
+  /**
+   * `svc deployment scale`: the workload's scaling bounds as given (the others as they are), at once and
+   * until its next deploy: the autoscaler scales within them from now on, and a scheduler that compiled
+   * them into its job (Nomad) registers it again.
+   */
+  scaleWorkload(ref: DeploymentRef, workload: string, change: ScaleChange): Promise<Deployment> {
+    return this.#exclusive(ref, async () => {
+      const live = this.#require(ref);
+      const lw = this.#requireWorkload(live, workload);
+      const where = workloadLabel(ref, workload);
+      if (!isServed(lw.workload)) {
+        throw new SvcError('bad_request', `${where} is a function: its containers start with its calls, within the bounds of its code.`, {
+          hint: 'Change autoscaler= (or buffer_containers=) in the code and deploy it.',
+        });
+      }
+      const scaling = scaledBy(lw.workload.scaling, change, where);
+      if (ref.stage === 'deployed') {
+        await this.#options.records?.setScaleOverride(ref.workspace, ref.app, workload, overrideOf(scaling, {}));
+      }
+      lw.workload = { ...lw.workload, scaling };
+      lw.scaledByHand = true;
+      const unit = lw.unit === null ? null : (this.#options.autoscaler?.retune(lw.unit, scaling) ?? null);
+      if (unit !== null) await this.#options.driver.rescale?.(unit);
       return this.#describe(live);
     });
   }

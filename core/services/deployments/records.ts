@@ -16,6 +16,7 @@ import { SvcError } from '../../model/errors.js';
 import { getJson, putJson, type JsonValidator } from '../../model/store/json.js';
 import type { StateStore } from '../../model/store/types.js';
 import type { Workload } from '../../model/workload/types.js';
+import type { ScaleOverride } from './scale-by-hand.js';
 
 /** How many versions a deployment record keeps; older ones are dropped (their bundles stay in the store). */
 export const KEPT_VERSIONS = 10;
@@ -56,6 +57,8 @@ export interface DeploymentRecord {
   readonly currentVersion: number;
   /** Newest last; at most KEPT_VERSIONS. */
   readonly versions: readonly VersionRecord[];
+  /** Scaling bounds set by hand since the last deploy (`svc deployment scale`); absent: the code's. */
+  readonly scaleOverride?: ScaleOverride;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -148,13 +151,23 @@ export class DeploymentRecords {
     });
   }
 
+  /** Scaling bounds set by hand (`svc deployment scale`); the next deploy writes a record without them. */
+  async setScaleOverride(workspace: string, app: string, workload: string, override: ScaleOverride): Promise<void> {
+    await this.#update(deploymentKey(workspace, app, workload), deploymentRecord, (current) => {
+      if (current === null) throw notFound(`no deployment ${app}/${workload} in workspace ${workspace}.`);
+      return { ...current, scaleOverride: override, updatedAt: new Date().toISOString() };
+    });
+  }
+
   /** A rollback: the workload runs `version` (one it keeps) again; the next deploy is numbered after the newest. */
   async setCurrentVersion(workspace: string, app: string, workload: string, version: number): Promise<void> {
     await this.#update(deploymentKey(workspace, app, workload), deploymentRecord, (current) => {
       if (current === null || !current.versions.some((v) => v.version === version)) {
         throw notFound(`no version ${version} of ${app}/${workload} in workspace ${workspace}.`);
       }
-      return { ...current, currentVersion: version, updatedAt: new Date().toISOString() };
+      // Bounds set by hand were for the version it ran: the one it goes back to has its own.
+      const { scaleOverride: _dropped, ...kept } = current;
+      return { ...kept, currentVersion: version, updatedAt: new Date().toISOString() };
     });
   }
 

@@ -36,6 +36,8 @@ export interface DeployedWorkload {
    * null for other kinds.
    */
   readonly api: ApiOutcome | null;
+  /** Its containers' bounds now: the code's, or set by hand (`svc deployment scale`) until its next deploy; absent in a remote preview's summary. */
+  readonly scaling?: { readonly min: number; readonly max: number; readonly buffer: number; readonly byHand: boolean };
 }
 
 export interface Deployment {

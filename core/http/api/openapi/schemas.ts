@@ -523,7 +523,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
   },
   Deployment: {
     type: 'object',
-    required: ['name', 'app', 'workload', 'stage', 'kind', 'urls', 'state', 'containers', 'inFlight', 'queued', 'createdAt'],
+    required: ['name', 'app', 'workload', 'stage', 'kind', 'urls', 'state', 'containers', 'inFlight', 'queued', 'createdAt', 'scaling'],
     additionalProperties: false,
     properties: {
       name: { type: 'string', description: '<app>/<workload>' },
@@ -537,6 +537,13 @@ export const schemas: Readonly<Record<string, Schema>> = {
       inFlight: { type: 'integer' },
       queued: { type: 'integer' },
       createdAt: { type: 'string', format: 'date-time' },
+      scaling: {
+        type: ['object', 'null'],
+        required: ['min', 'max', 'buffer', 'byHand'],
+        additionalProperties: false,
+        description: 'Its bounds now; `byHand` when set with `svc deployment scale` since its deploy. Null for functions.',
+        properties: { min: { type: 'integer' }, max: { type: 'integer' }, buffer: { type: 'integer' }, byHand: { type: 'boolean' } },
+      },
     },
   },
   WorkloadUrls: {

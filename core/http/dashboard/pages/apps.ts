@@ -200,7 +200,7 @@ function workloadTable(app: string, workloads: readonly WorkloadView[], withActi
     (w) => html`<tr>
     <th scope="row">${w.name}</th><td>${w.kind}</td><td><span class="status ${w.tone}">${w.status}</span></td>
     <td>v${w.version}${w.deployedAt === null ? '' : html`<br><time class="help" datetime="${w.deployedAt}">${w.deployedAt.slice(0, 16).replace('T', ' ')} UTC</time>`}</td>
-    <td>${w.running} of at most ${w.maxContainers}${w.starting > 0 ? html`<br>${w.starting} starting` : ''}</td>
+    <td>${w.running} of at most ${w.maxContainers}${w.scaledByHand ? html` <span class="badge" title="svc deployment scale: until its next deploy">scaled by hand</span>` : ''}${w.starting > 0 ? html`<br>${w.starting} starting` : ''}</td>
     <td>${w.inFlight} in flight, ${w.queued} queued</td>
     <td>${w.url === null ? '—' : html`<code id="url-${app}-${w.name}">${w.url}</code> <button type="button" class="small" data-copy="url-${app}-${w.name}" hidden>Copy<span class="visually-hidden"> the URL of ${w.name}</span></button>`}</td>
     ${

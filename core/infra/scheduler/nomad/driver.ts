@@ -65,6 +65,9 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
     plan: (unit: DeploymentUnit) => plan(state, unit),
 
+    // The job's Scaling block holds min and max (Nomad refuses a count past them): registered again, counts kept.
+    rescale: (unit: DeploymentUnit) => submit(state, unit),
+
     purgeUnknownJobs: (keep = () => false) => purgeUnknownJobs(state, keep),
 
     scale: (key, count) => scale(state, key, count),

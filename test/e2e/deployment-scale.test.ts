@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { deploymentList, deploymentScale } from '../../cli/commands/deployment.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { DeploymentRecords } from '../../core/services/deployments/records.js';
+import { capture, rejectsWith } from '../cli/fixture.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { testConfig } from '../helpers/config.js';
+import { until } from '../helpers/until.js';
+import { bundleOf, upload, type FixtureBundle } from './api-lifecycle-helpers.js';
+import { lifecycleManifests } from './lifecycle-helpers.js';
+import type { LoadedManifest } from '../helpers/fixture-manifests.js';
+
+/**
+ * Scaling by hand on the embedded platform, with real containers: `svc deployment scale --min 2` starts
+ * a second container within seconds, `svc deployment list` shows the bounds as set by hand, the record
+ * keeps them (a restart would too), the next deploy brings the code's back, and bad bounds change nothing.
+ */
+describe('svc deployment scale (embedded platform)', function () {
+  this.timeout(120_000);
+  let platform: Platform;
+  let call: Call;
+  let owner: string;
+  let manifest: LoadedManifest;
+  let v1: FixtureBundle;
+  const env = () => ({ SVC_SERVER: platform.url, SVC_TOKEN: owner });
+  const ref = { workspace: 'default', app: 'life', stage: 'deployed' as const };
+  const hello = () => platform.deployments.get(ref)!.workloads.find((w) => w.name === 'hello')!;
+  const ready = () => platform.autoscaler.status(hello().unit!)?.containers.filter((c) => c.state === 'healthy').length ?? 0;
+  const deploy = () => call('POST', '/api/v1/apps/life/deployments', { token: owner, json: { manifest: manifest.raw, bundle: v1.sha256 } });
+
+  before(async () => {
+    platform = await startPlatform({ config: testConfig() });
+    call = apiClient(platform.url);
+    owner = platform.ownerToken.secret;
+    [{ v1: manifest }, v1] = await Promise.all([lifecycleManifests(), bundleOf('v1')]);
+    assert.equal((await upload(platform.url, owner, v1.bytes, v1.sha256)).status, 201);
+    assert.equal((await deploy()).status, 201);
+  });
+  after(() => platform?.close());
+
+  it('starts a second container within seconds, shows the bounds as set by hand, and keeps them in the record', async () => {
+    assert.deepEqual(hello().scaling, { min: 0, max: 1, buffer: 0, byHand: false });
+    const scaled = capture({ env: env() });
+    await deploymentScale(scaled.context, 'life/hello', { min: 2, max: 4 });
+    assert.match(scaled.stderr(), /scaled life\/hello by hand/);
+    await until('a second container is healthy', async () => ready() >= 2, { timeoutMs: 30_000, intervalMs: 100 });
+    assert.deepEqual(hello().scaling, { min: 2, max: 4, buffer: 0, byHand: true });
+    const listed = capture({ env: env() });
+    await deploymentList(listed.context, { app: 'life' });
+    assert.match(listed.stdout(), /life\/hello +endpoint +running +2 +2-4 \(by hand\)/);
+    const [record] = (await new DeploymentRecords(platform.controlPlane.store).deployments('default', 'life')).filter(
+      (r) => r.workload === 'hello',
+    );
+    assert.deepEqual(record!.scaleOverride, { minContainers: 2, maxContainers: 4, bufferContainers: 0 });
+    await deploymentScale(capture({ env: env() }).context, 'life/hello', { buffer: 1 });
+    assert.deepEqual(hello().scaling, { min: 2, max: 4, buffer: 1, byHand: true }, 'what is left out keeps its value');
+  });
+
+  it('refuses bad bounds and an unknown deployment, changing nothing', async () => {
+    const crossed = await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { min: 5, max: 3 } });
+    assert.equal(crossed.status, 400);
+    assert.equal(crossed.json.error.message, 'life/hello cannot scale so: --min 5 is above --max 3.');
+    assert.equal((await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { max: 0 } })).status, 400);
+    assert.equal((await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { min: 'two' } })).status, 400);
+    assert.equal((await call('POST', '/api/v1/apps/life/deployments/nope/scale', { token: owner, json: { min: 1 } })).status, 404);
+    assert.equal((await rejectsWith(deploymentScale(capture({ env: env() }).context, 'life/hello', {}))).code, 'usage_invalid');
+    assert.deepEqual(hello().scaling, { min: 2, max: 4, buffer: 1, byHand: true });
+  });
+
+  it("brings the code's bounds back with the next deploy", async () => {
+    assert.equal((await deploy()).status, 201);
+    assert.deepEqual(hello().scaling, { min: 0, max: 1, buffer: 0, byHand: false });
+    const [record] = (await new DeploymentRecords(platform.controlPlane.store).deployments('default', 'life')).filter(
+      (r) => r.workload === 'hello',
+    );
+    assert.equal(record!.scaleOverride, undefined);
+  });
+});
