@@ -1,7 +1,8 @@
 /**
  * History and undo on real Nomad and Consul (opt-in: `npm run test:cluster`): v1 and v2 of an app
  * deployed with the CLI, then `svc app rollback` to v1: a new Nomad job of v1's code serves, the
- * v2 job is purged, and `svc app history` shows v1 running; `svc app rollover` replaces the job again.
+ * v2 job is purged, and `svc app history` shows v1 running; `svc deployment scale` registers the job again
+ * with new bounds and Nomad runs a second allocation; `svc app rollover` replaces the job again.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -59,6 +60,26 @@ describe('svc on real Nomad and Consul: history, rollback, rollover', function (
         [1, true],
       ],
     );
+  });
+
+  it('scales by hand on Nomad: the job is registered again with the new bounds and a second allocation runs', async () => {
+    const c = await cluster();
+    const [job] = await helloJobs(c);
+    await cli(['deployment', 'scale', 'life/hello', '--min', '2', '--max', '3']);
+    const registered = await c.nomadGet(`/v1/job/${encodeURIComponent(job!)}?namespace=${NAMESPACE}`);
+    assert.deepEqual([registered.TaskGroups[0].Scaling.Min, registered.TaskGroups[0].Scaling.Max], [2, 3]);
+    await until(
+      'two allocations run',
+      async () =>
+        (
+          (await c.nomadGet(`/v1/job/${encodeURIComponent(job!)}/allocations?namespace=${NAMESPACE}`)) as {
+            ClientStatus: string;
+            DesiredStatus: string;
+          }[]
+        ).filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run').length === 2,
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    assert.match(await cli(['deployment', 'list', '--app', 'life']), /2-3 \(by hand\)/);
   });
 
   it('rolls over on Nomad: another job of the same version serves', async () => {

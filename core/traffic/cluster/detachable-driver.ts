@@ -30,6 +30,7 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
     status: (key) => (detached ? [] : driver.status(key)),
     close: () => driver.close(),
     ...(driver.plan === undefined ? {} : { plan: (unit) => (detached ? Promise.reject(lostError()) : driver.plan!(unit)) }),
+    ...(driver.rescale === undefined ? {} : { rescale: (unit) => (detached ? Promise.reject(lostError()) : driver.rescale!(unit)) }),
     detach() {
       detached = true;
     },
