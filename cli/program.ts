@@ -747,6 +747,49 @@ declareCommand(prog, 'deployment delete <name>', {
     ),
 });
 
+declareCommand(prog, 'container', {
+  describe: 'Running containers of your workspace: svc container list [app], svc container logs <id>, svc container stop <id>.',
+  examples: ['container list', 'container logs c-1a2b3c4d5e', 'container stop c-1a2b3c4d5e'],
+  action: () => prog.help('container'),
+});
+
+declareCommand(prog, 'container list [app]', {
+  describe:
+    'The running containers (of one app with [app]): id, deployment, version, state, age, requests in flight, CPU seconds and memory now.',
+  flags: [['json', 'Print {"containers"} as JSON']],
+  examples: ['container list', 'container list quickstart --json'],
+  action: (app: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/container.js')).containerList(context, app === undefined ? undefined : String(app), {
+        json: flags.json === true,
+      }),
+    ),
+});
+
+declareCommand(prog, 'container logs <id>', {
+  describe: "One container's log lines kept; --follow prints each new one as it comes.",
+  flags: [
+    { flag: '--follow', description: 'Print new lines as they come, until Ctrl-C', default: false },
+    ['json', 'One JSON object per line'],
+  ],
+  examples: ['container logs c-1a2b3c4d5e --follow'],
+  action: (id: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/container.js')).containerLogs(context, String(id), {
+        follow: flags.follow === true,
+        json: flags.json === true,
+      }),
+    ),
+});
+
+declareCommand(prog, 'container stop <id>', {
+  describe: 'Stop one container (requests in flight finish first); the autoscaler starts another if its deployment still wants one.',
+  flags: [['json', 'Print the container as JSON']],
+  examples: ['container stop c-1a2b3c4d5e'],
+  action: (id: string, flags: Flags) =>
+    run(async (context) => (await import('./commands/container.js')).containerStop(context, String(id), { json: flags.json === true })),
+});
+
 declareCommand(prog, 'example', {
   describe: 'Example projects the server ships: svc example list, svc example download <name>.',
   examples: ['example list', 'example download asgi-fastapi'],

@@ -68,6 +68,7 @@ describe('API: signed bundle artifact URLs', function () {
       bundles,
       maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES,
       autoscaler: platform.autoscaler,
+      containers: platform.driver,
       logs: platform.deploymentLogs,
       runs: unused('runs'),
       volumes: unused('volumes'),

@@ -61,12 +61,18 @@ export const deploymentLogRoutes: readonly ApiRoute[] = [
 ];
 
 /** The kept lines of `key` as JSON, or (with `Accept: text/event-stream`) followed as Server-Sent Events. */
-export function logsAnswer(services: ApiServices, key: DeploymentLogKey, headers: IncomingHttpHeaders): ApiAnswer {
-  if (!wantsEventStream(headers.accept)) return { status: 200, body: { lines: services.logs.lines(key) } };
+/** The lines of `key` (those `only` keeps: one container's), as JSON or followed as server-sent events. */
+export function logsAnswer(
+  services: ApiServices,
+  key: DeploymentLogKey,
+  headers: IncomingHttpHeaders,
+  only: (line: DeploymentLogLine) => boolean = () => true,
+): ApiAnswer {
+  if (!wantsEventStream(headers.accept)) return { status: 200, body: { lines: services.logs.lines(key).filter(only) } };
   return {
     status: 200,
     headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
-    body: follow(services, key),
+    body: follow(services, key, only),
   };
 }
 
@@ -77,7 +83,7 @@ function wantsEventStream(accept: string | undefined): boolean {
 const logEvent = (line: DeploymentLogLine) => `event: log\ndata: ${JSON.stringify(line)}\n\n`;
 
 /** The SSE stream: subscribed before the kept lines are read, so no line falls between the two. */
-function follow(services: ApiServices, key: DeploymentLogKey): Readable {
+function follow(services: ApiServices, key: DeploymentLogKey, only: (line: DeploymentLogLine) => boolean): Readable {
   const stream = new Readable({ read() {} });
   let ended = false;
   // Set once the kept lines are queued: what may wait for the client, at most.
@@ -91,7 +97,7 @@ function follow(services: ApiServices, key: DeploymentLogKey): Readable {
   };
   const unsubscribe = services.logs.subscribe(key, {
     line: (line) => {
-      if (ended) return;
+      if (ended || !only(line)) return;
       // The client does not read (push ignores backpressure): stop before the queue grows without bound.
       if (stream.readableLength > maxBuffered) return finish('lagging');
       stream.push(logEvent(line));
@@ -108,7 +114,7 @@ function follow(services: ApiServices, key: DeploymentLogKey): Readable {
   stream.on('end', stop);
   // A comment first: the client sees the stream open even when nothing is kept yet.
   stream.push(': following\n\n');
-  for (const line of services.logs.lines(key)) stream.push(logEvent(line));
+  for (const line of services.logs.lines(key)) if (only(line)) stream.push(logEvent(line));
   maxBuffered = stream.readableLength + SSE_MAX_LAG_BYTES;
   return stream;
 }

@@ -8,6 +8,7 @@ import { appInterfaceRoutes } from './app-interface.js';
 import { appRunRoutes } from './app-runs.js';
 import { appRoutes } from './apps.js';
 import { appHistoryRoutes } from './app-history.js';
+import { containerRoutes } from './containers.js';
 import { bundleArtifactRoutes } from './bundle-artifact.js';
 import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
@@ -52,6 +53,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...bundleArtifactRoutes,
   ...appRoutes,
   ...appHistoryRoutes,
+  ...containerRoutes,
   ...appInterfaceRoutes,
   ...appRunRoutes,
   ...appDeploymentRoutes,

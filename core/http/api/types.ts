@@ -4,6 +4,7 @@
  * handler gets and gives. Routes are plain data, so the router, the OpenAPI
  * generator and the docs test all read the same list.
  */
+import type { SchedulerDriver } from '../../infra/scheduler/types.js';
 import type { Volumes } from '../../services/volumes/volumes.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import type { ScheduledRunSource } from '../../services/schedules/nomad-runs.js';
@@ -106,6 +107,8 @@ export interface ApiServices {
   /** Largest file one upload to a volume may be, in bytes (the most a volume holds). */
   readonly maxVolumeFileBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
+  /** The scheduler's side of containers: stop one, what each uses (`svc container list | stop`). */
+  readonly containers: Pick<SchedulerDriver, 'stop' | 'usage'>;
   /** Each deployment's log lines, to read and follow. */
   readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;
   /** Custom domains (the built-in plugin svc:custom-domains provides it); null when it is not loaded. */

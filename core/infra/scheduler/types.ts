@@ -74,6 +74,12 @@ export interface ContainerStatus {
   readonly workers: readonly WorkerStatus[];
 }
 
+/** What a container uses: CPU seconds so far (null when nothing accounts them) and memory held now. */
+export interface ContainerUsage {
+  readonly cpuSeconds: number | null;
+  readonly memoryBytes: number;
+}
+
 export interface LogLine {
   readonly unit: string;
   readonly container: string;
@@ -121,6 +127,8 @@ export interface SchedulerDriver {
    * into its scheduler's job registers it again; absent: nothing to do (the autoscaler applies them).
    */
   rescale?(unit: DeploymentUnit): Promise<void>;
+  /** What each container of the unit uses now, by id (read when asked: `svc container list`); absent: the driver cannot tell. */
+  usage?(key: string): ReadonlyMap<string, ContainerUsage>;
   /**
    * Creates or replaces the unit's definition. Starts nothing by itself, but
    * for the floor a scheduler keeps: a new Nomad job starts at min_containers

@@ -31,6 +31,7 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
     close: () => driver.close(),
     ...(driver.plan === undefined ? {} : { plan: (unit) => (detached ? Promise.reject(lostError()) : driver.plan!(unit)) }),
     ...(driver.rescale === undefined ? {} : { rescale: (unit) => (detached ? Promise.reject(lostError()) : driver.rescale!(unit)) }),
+    ...(driver.usage === undefined ? {} : { usage: (key) => (detached ? new Map() : driver.usage!(key)) }),
     detach() {
       detached = true;
     },

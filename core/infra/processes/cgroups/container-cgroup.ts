@@ -42,6 +42,16 @@ export class ContainerCgroup {
     return this.#files.cpuUsageMicros(this.dirs);
   }
 
+  /** What it uses now: CPU seconds so far (null when nothing accounts them) and memory held; null once it is gone. */
+  usage(): { readonly cpuSeconds: number | null; readonly memoryBytes: number } | null {
+    try {
+      const micros = this.#files.cpuUsageMicros(this.dirs);
+      return { cpuSeconds: micros === null ? null : micros / 1e6, memoryBytes: this.#files.memoryBytesNow(this.dirs) };
+    } catch {
+      return null; // removed meanwhile: a stopped container uses nothing
+    }
+  }
+
   /** SIGKILLs every process in it: what left the container's process group (`start_new_session=True`) survives the group's stop. */
   killMembers(): void {
     for (const folder of this.#folders) killMembers(folder);

@@ -25,6 +25,8 @@ export interface CgroupFiles {
   memoryKills(dirs: CgroupDirs): number;
   /** CPU time its processes used so far, in microseconds; null when nothing accounts it. */
   cpuUsageMicros(dirs: CgroupDirs): number | null;
+  /** Memory its processes hold now, in bytes (page cache included, as the limit counts it). */
+  memoryBytesNow(dirs: CgroupDirs): number;
 }
 
 /**

@@ -30,4 +30,7 @@ export const v1Files: CgroupFiles = {
   cpuUsageMicros(dirs) {
     return dirs.cpuacct === null ? null : readNumber(path.join(dirs.cpuacct, 'cpuacct.usage')) / 1000;
   },
+  memoryBytesNow(dirs) {
+    return readNumber(path.join(dirs.memory, 'memory.usage_in_bytes'));
+  },
 };

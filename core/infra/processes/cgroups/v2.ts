@@ -30,4 +30,7 @@ export const v2Files: CgroupFiles = {
   cpuUsageMicros(dirs) {
     return readCounter(path.join(dirs.cpu, 'cpu.stat'), 'usage_usec');
   },
+  memoryBytesNow(dirs) {
+    return Number(readFileSync(path.join(dirs.memory, 'memory.current'), 'utf8').trim());
+  },
 };

@@ -4,7 +4,7 @@ import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.j
 import type { SvcCgroups } from '../../processes/cgroups/svc-cgroups.js';
 import { describeExit, type ProcessGroup, spawnGroup } from '../../processes/group.js';
 import type { ServiceRegistry } from '../../registry/types.js';
-import type { ContainerStatus, DeploymentUnit } from '../types.js';
+import type { ContainerStatus, ContainerUsage, DeploymentUnit } from '../types.js';
 import { type Container, type ContainerLog, cgroupProcs, removeSockets, stopping } from './container.js';
 import type { ForkSources } from './fork-sources.js';
 import { parseFrame } from './frames.js';
@@ -57,6 +57,16 @@ export class LocalContainers {
 
   all(): Container[] {
     return [...this.containers.values()];
+  }
+
+  /** Read from each container's cgroup now (files, not a hot path): only containers svc limits have one. */
+  usage(key: string): Map<string, ContainerUsage> {
+    const found = new Map<string, ContainerUsage>();
+    for (const container of this.of(key)) {
+      const usage = container.cgroup?.usage() ?? null;
+      if (usage !== null) found.set(container.id, usage);
+    }
+    return found;
   }
 
   status(key: string): ContainerStatus[] {

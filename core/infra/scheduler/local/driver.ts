@@ -140,6 +140,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
       await Promise.all([...containers.of(key).map(stop), forks.stopTemplate(key)]);
     },
     status: (key) => containers.status(key),
+    usage: (key) => containers.usage(key),
     template: (key) => forks.template(key),
     zygote: (pythonPath) => forks.zygote(pythonPath),
     async close() {

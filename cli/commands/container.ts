@@ -1,0 +1,71 @@
+/**
+ * `svc container list [app] | logs <id> [--follow] | stop <id>`: the running containers of the workspace
+ * (`/api/v1/containers`), one's log lines, and stopping one (the autoscaler starts another if its
+ * deployment still wants one, as after a crash).
+ */
+import type { ContainerView } from '../../core/http/api/containers.js';
+import { formatBytes } from '../../core/infra/bundles/format.js';
+import type { DeploymentLogLine } from '../../core/infra/logs/types.js';
+import { API_PREFIX } from '../api-client.js';
+import { connect, type CommandContext } from '../context.js';
+import { formatTable } from '../table.js';
+import type { JsonFlag } from './app.js';
+
+const containerPath = (id: string) => `${API_PREFIX}/containers/${encodeURIComponent(id)}`;
+
+export async function containerList(context: CommandContext, app: string | undefined, flags: JsonFlag = {}): Promise<void> {
+  const { out } = context;
+  const { client } = await connect(context);
+  const { containers } = await client.get<{ containers: ContainerView[] }>(
+    `${API_PREFIX}/containers${app === undefined ? '' : `?app=${encodeURIComponent(app)}`}`,
+  );
+  if (flags.json) return out.result(JSON.stringify({ containers }, null, 2));
+  if (containers.length === 0) return out.step(app === undefined ? 'no container runs now' : `no container of ${app} runs now`);
+  const rows = containers.map((c) => [
+    c.id,
+    c.deployment,
+    `v${c.version}`,
+    c.state,
+    age(c.ageSeconds),
+    String(c.inFlight),
+    c.cpuSeconds === null ? '-' : `${c.cpuSeconds.toFixed(1)} s`,
+    c.memoryBytes === null ? '-' : formatBytes(c.memoryBytes),
+  ]);
+  for (const line of formatTable(['ID', 'DEPLOYMENT', 'VERSION', 'STATE', 'AGE', 'IN FLIGHT', 'CPU', 'MEMORY'], rows, out.color))
+    out.result(line);
+}
+
+export async function containerLogs(
+  context: CommandContext,
+  id: string,
+  flags: JsonFlag & { readonly follow?: boolean } = {},
+): Promise<void> {
+  const { client } = await connect(context);
+  const print = (line: DeploymentLogLine) =>
+    context.out.result(flags.json ? JSON.stringify(line) : `${line.time.slice(11, 19)} ${line.stream}: ${line.text}`);
+  if (!flags.follow) {
+    const { lines } = await client.get<{ lines: DeploymentLogLine[] }>(`${containerPath(id)}/logs`);
+    for (const line of lines) print(line);
+    if (lines.length === 0) context.out.step(`no log lines kept of ${id} yet`);
+    return;
+  }
+  context.out.step(`following ${id}; press Ctrl-C to stop`);
+  for await (const event of client.events(`${containerPath(id)}/logs`, context.signal)) {
+    if (event.event === 'log') print(JSON.parse(event.data) as DeploymentLogLine);
+    else if (event.event === 'end') break;
+  }
+}
+
+export async function containerStop(context: CommandContext, id: string, flags: JsonFlag = {}): Promise<void> {
+  const { client } = await connect(context);
+  context.out.step(`stopping ${id}: its requests in flight finish first…`);
+  const stopped = await client.post<ContainerView>(`${containerPath(id)}/stop`, undefined, { long: true });
+  if (flags.json) return context.out.result(JSON.stringify(stopped, null, 2));
+  context.out.done(`stopped ${id} of ${stopped.deployment}; the autoscaler starts another if the deployment still wants one`);
+}
+
+function age(seconds: number): string {
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
+  return `${Math.floor(seconds / 3600)}h`;
+}
