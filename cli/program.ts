@@ -748,7 +748,8 @@ declareCommand(prog, 'deployment delete <name>', {
 });
 
 declareCommand(prog, 'container', {
-  describe: 'Running containers of your workspace: svc container list [app], svc container logs <id>, svc container stop <id>.',
+  describe:
+    'Running containers of your workspace: svc container list [app], svc container logs <id>, svc container exec <id> -- <command>, svc container stop <id>.',
   examples: ['container list', 'container logs c-1a2b3c4d5e', 'container stop c-1a2b3c4d5e'],
   action: () => prog.help('container'),
 });
@@ -777,6 +778,20 @@ declareCommand(prog, 'container logs <id>', {
     run(async (context) =>
       (await import('./commands/container.js')).containerLogs(context, String(id), {
         follow: flags.follow === true,
+        json: flags.json === true,
+      }),
+    ),
+});
+
+declareCommand(prog, 'container exec <id>', {
+  describe:
+    'Run a command inside a running container (its cgroup, volumes, environment and secrets), for owners: svc container exec <id> -- ps aux. Prints its output; svc exits with its exit code.',
+  flags: [{ flag: '--timeout', description: 'Seconds it may run, 1 to 600 (default 60)' }, ['json', 'Print the outcome as JSON']],
+  examples: ['container exec c-1a2b3c4d5e -- ps aux', 'container exec c-1a2b3c4d5e -- python -c "import fastapi"'],
+  action: (id: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/container.js')).containerExec(context, String(id), ((flags._ as unknown[] | undefined) ?? []).map(String), {
+        timeout: flags.timeout,
         json: flags.json === true,
       }),
     ),

@@ -1,11 +1,13 @@
 /**
- * `svc container list [app] | logs <id> [--follow] | stop <id>`: the running containers of the workspace
- * (`/api/v1/containers`), one's log lines, and stopping one (the autoscaler starts another if its
- * deployment still wants one, as after a crash).
+ * `svc container list [app] | logs <id> [--follow] | exec <id> -- <command> | stop <id>`: the running
+ * containers of the workspace (`/api/v1/containers`), one's log lines, a command run inside one (owners),
+ * and stopping one (the autoscaler starts another if its deployment still wants one, as after a crash).
  */
 import type { ContainerView } from '../../core/http/api/containers.js';
 import { formatBytes } from '../../core/infra/bundles/format.js';
 import type { DeploymentLogLine } from '../../core/infra/logs/types.js';
+import type { ExecOutcome } from '../../core/infra/scheduler/types.js';
+import { SvcError } from '../../core/model/errors.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
@@ -68,4 +70,43 @@ function age(seconds: number): string {
   if (seconds < 120) return `${seconds}s`;
   if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
   return `${Math.floor(seconds / 3600)}h`;
+}
+
+/**
+ * `svc container exec <id> -- <command...>`: the command runs inside the container; its output is printed as
+ * it was written (stdout to stdout, stderr to stderr) and svc exits with its exit code (124 past the time-out).
+ */
+export async function containerExec(
+  context: CommandContext,
+  id: string,
+  argv: readonly string[],
+  flags: JsonFlag & { readonly timeout?: unknown } = {},
+): Promise<number> {
+  if (argv.length === 0) {
+    throw new SvcError('usage_invalid', 'give the command to run after --: svc container exec <id> -- ps aux', {
+      hint: "The -- keeps the command's own flags from being read as svc's.",
+    });
+  }
+  const timeoutSeconds = flags.timeout === undefined ? undefined : Number(flags.timeout);
+  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 600)) {
+    throw new SvcError(
+      'usage_invalid',
+      `--timeout ${JSON.stringify(String(flags.timeout))} is not a whole number of seconds from 1 to 600.`,
+    );
+  }
+  const { client } = await connect(context);
+  const outcome = await client.post<ExecOutcome>(
+    `${containerPath(id)}/exec`,
+    { command: argv, ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }) },
+    { long: true },
+  );
+  if (flags.json) {
+    context.out.result(JSON.stringify(outcome, null, 2));
+  } else {
+    if (outcome.stdout !== '') context.out.result(outcome.stdout.replace(/\n$/, ''));
+    if (outcome.stderr !== '') context.stderr.write(outcome.stderr);
+    if (outcome.truncated) context.out.warn('the output was cut at 1 MiB a stream');
+    if (outcome.timedOut) context.out.warn(`${argv[0]} ran past its time-out and was killed`);
+  }
+  return outcome.timedOut ? 124 : (outcome.exitCode ?? 1);
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { containerList, containerLogs, containerStop } from '../../cli/commands/container.js';
+import { containerExec, containerList, containerLogs, containerStop } from '../../cli/commands/container.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
-import { capture } from '../cli/fixture.js';
+import { capture, rejectsWith } from '../cli/fixture.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
 import { bundleOf, upload } from './api-lifecycle-helpers.js';
@@ -18,11 +19,12 @@ interface Listed {
 }
 
 /**
- * `svc container list | logs | stop` on the embedded platform, with real containers: what each runs and
- * uses now (CPU seconds and memory from its cgroup, svc running as root here), one container's own log
- * lines, and a stop after which the autoscaler starts another for a deployment that keeps one.
+ * `svc container list | logs | exec | stop` on the embedded platform, with real containers: what each runs
+ * and uses now (CPU seconds and memory from its cgroup, svc running as root here), one container's own log
+ * lines, a command run inside one (owners only, recorded), and a stop after which the autoscaler starts
+ * another for a deployment that keeps one.
  */
-describe('svc container list, logs and stop (embedded platform)', function () {
+describe('svc container list, logs, exec and stop (embedded platform)', function () {
   this.timeout(120_000);
   let platform: Platform;
   let call: Call;
@@ -70,6 +72,41 @@ describe('svc container list, logs and stop (embedded platform)', function () {
     assert.match(printed.stdout(), /system: starting container/);
     const lines = (await call('GET', `/api/v1/containers/${hello!.id}/logs`, { token: owner })).json.lines as { container: string }[];
     assert.ok(lines.length > 0 && lines.every((line) => line.container === hello!.id), 'only its own lines');
+  });
+
+  it('runs ps in a running container, in its cgroup, with its environment; records who did it; owners only', async () => {
+    const [hello] = (await list()).filter((c) => c.deployment === 'life/hello');
+    const ran = capture({ env: env() });
+    const code = await containerExec(ran.context, hello!.id, [
+      'sh',
+      '-c',
+      'ps -o args= -p 1 >/dev/null; ps aux | grep -c svc.runtime; echo "$SVC_APP/$SVC_WORKLOAD"; cat /proc/self/cgroup',
+    ]);
+    assert.equal(code, 0, ran.stderr());
+    const [count, identity, ...cgroup] = ran.stdout().trim().split('\n');
+    assert.ok(Number(count) >= 1, `ps sees the container's processes: ${count}`);
+    assert.equal(identity, 'life/hello', "the container's own variables");
+    if (platform.driver.resourceLimits?.enforced) assert.match(cgroup.join('\n'), new RegExp(hello!.id), "in the container's cgroup");
+    const failing = await call('POST', `/api/v1/containers/${hello!.id}/exec`, {
+      token: owner,
+      json: { command: ['sh', '-c', 'echo oops >&2; exit 3'] },
+    });
+    assert.deepEqual([failing.json.exitCode, failing.json.stderr], [3, 'oops\n']);
+    const slow = await call('POST', `/api/v1/containers/${hello!.id}/exec`, {
+      token: owner,
+      json: { command: ['sleep', '5'], timeoutSeconds: 1 },
+    });
+    assert.equal(slow.json.timedOut, true);
+    const lines = (await call('GET', `/api/v1/containers/${hello!.id}/logs`, { token: owner })).json.lines as { text: string }[];
+    assert.ok(
+      lines.some((line) => line.text.startsWith('exec by ') && line.text.includes('["sh","-c"')),
+      `recorded in its log: ${JSON.stringify(lines.filter((l) => l.text.startsWith('exec')))}`,
+    );
+    const member = (await tokenFor(platform, 'default')).secret;
+    const refused = await call('POST', `/api/v1/containers/${hello!.id}/exec`, { token: member, json: { command: ['ps'] } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.json.error.message, /for owners of the workspace/);
+    assert.equal((await rejectsWith(containerExec(capture({ env: env() }).context, hello!.id, []))).code, 'usage_invalid');
   });
 
   it('stops one; the autoscaler starts another for the deployment that keeps one', async () => {

@@ -8,7 +8,8 @@ import { SvcError } from '../../model/errors.js';
 import { NAME_PATTERN } from '../../model/names.js';
 import type { DeployedWorkload, Deployment } from '../../services/deployments/types.js';
 import { logsAnswer } from './deployment-logs.js';
-import { answer, error, listOf, ref } from './openapi/shared.js';
+import { answer, error, json, listOf, ref } from './openapi/shared.js';
+import { roleOf } from './role.js';
 import type { Parameter } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -146,6 +147,67 @@ export const containerRoutes: readonly ApiRoute[] = [
     async handle({ params, principal, headers }, services) {
       const { deployment, workload, view } = requireContainer(services, principal.workspace, params.container!);
       return logsAnswer(services, { ...deployment.ref, workload: workload.name }, headers, (line) => line.container === view.id);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/containers/:container/exec',
+    auth: 'token',
+    body: 'json',
+    openapi: {
+      operationId: 'execInContainer',
+      summary:
+        "Runs a command inside a running container (its cgroup, volumes, environment and secrets, its code's folder), for owners of the workspace; recorded in the deployment's log. Answers when it ends, with its exit code and output (each stream up to 1 MiB).",
+      pathParameters: [CONTAINER],
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['command'],
+          additionalProperties: false,
+          properties: {
+            command: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 256,
+              items: { type: 'string', maxLength: 4096 },
+              description: 'The argv: ["ps", "aux"].',
+            },
+            timeoutSeconds: { type: 'integer', minimum: 1, maximum: 600, description: 'Killed past it (default 60).' },
+          },
+        }),
+      },
+      responses: {
+        200: answer('How it ended.', ref('ExecOutcome')),
+        400: error('`bad_request`: no command, or a command that could not start.'),
+        403: error('`forbidden`: exec is for owners of the workspace.'),
+        404: NO_SUCH_CONTAINER,
+        409: error('`conflict`: the container is not running (starting or stopping).'),
+      },
+    },
+    async handle({ params, principal, body }, services) {
+      if ((await roleOf(principal, services.controlPlane.accounts)) !== 'owner') {
+        throw new SvcError('forbidden', 'running commands in containers is for owners of the workspace.', {
+          hint: 'Ask an owner of the workspace, who sees everything a container holds (its secrets too).',
+        });
+      }
+      const { deployment, workload, view } = requireContainer(services, principal.workspace, params.container!);
+      if (services.containers.exec === undefined) {
+        throw new SvcError('bad_request', 'this scheduler cannot run commands in containers yet (Nomad: nomad alloc exec).');
+      }
+      const { command, timeoutSeconds } = body as { command: string[]; timeoutSeconds?: number };
+      // Who looked inside, when and how: in the deployment's log, where the workspace reads it.
+      services.logs.add(
+        { ...deployment.ref, workload: workload.name },
+        {
+          time: new Date().toISOString(),
+          container: view.id,
+          stream: 'system',
+          text: `exec by ${principal.subject}: ${JSON.stringify(command)}`,
+        },
+      );
+      const outcome = await services.containers.exec(workload.unit!, view.id, { argv: command, timeoutMs: (timeoutSeconds ?? 60) * 1000 });
+      return { status: 200, body: outcome };
     },
   },
   {

@@ -108,9 +108,9 @@ export interface ApiServices {
   readonly maxVolumeFileBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
   /** The scheduler's side of containers: stop one, what each uses (`svc container list | stop`). */
-  readonly containers: Pick<SchedulerDriver, 'stop' | 'usage'>;
+  readonly containers: Pick<SchedulerDriver, 'stop' | 'usage' | 'exec'>;
   /** Each deployment's log lines, to read and follow. */
-  readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe'>;
+  readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe' | 'add'>;
   /** Custom domains (the built-in plugin svc:custom-domains provides it); null when it is not loaded. */
   readonly domains?: DomainDirectory | null;
   /** Checks signed bundle download URLs (core/infra/bundles/artifact-url.ts); absent unless svc runs workloads on Nomad. */

@@ -74,6 +74,24 @@ export interface ContainerStatus {
   readonly workers: readonly WorkerStatus[];
 }
 
+/** A command to run inside a container: its argv, and how long it may run. */
+export interface ExecRequest {
+  readonly argv: readonly string[];
+  readonly timeoutMs: number;
+}
+
+/** How it ended, and what it wrote (each stream kept up to a bound). */
+export interface ExecOutcome {
+  /** null when a signal ended it. */
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  /** Some output was cut at the bound. */
+  readonly truncated: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
 /** What a container uses: CPU seconds so far (null when nothing accounts them) and memory held now. */
 export interface ContainerUsage {
   readonly cpuSeconds: number | null;
@@ -129,6 +147,8 @@ export interface SchedulerDriver {
   rescale?(unit: DeploymentUnit): Promise<void>;
   /** What each container of the unit uses now, by id (read when asked: `svc container list`); absent: the driver cannot tell. */
   usage?(key: string): ReadonlyMap<string, ContainerUsage>;
+  /** Runs a command inside a running container of the unit (`svc container exec`); absent: the driver cannot. */
+  exec?(key: string, containerId: string, request: ExecRequest): Promise<ExecOutcome>;
   /**
    * Creates or replaces the unit's definition. Starts nothing by itself, but
    * for the floor a scheduler keeps: a new Nomad job starts at min_containers

@@ -32,6 +32,9 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
     ...(driver.plan === undefined ? {} : { plan: (unit) => (detached ? Promise.reject(lostError()) : driver.plan!(unit)) }),
     ...(driver.rescale === undefined ? {} : { rescale: (unit) => (detached ? Promise.reject(lostError()) : driver.rescale!(unit)) }),
     ...(driver.usage === undefined ? {} : { usage: (key) => (detached ? new Map() : driver.usage!(key)) }),
+    ...(driver.exec === undefined
+      ? {}
+      : { exec: (key, id, request) => (detached ? Promise.reject(lostError()) : driver.exec!(key, id, request)) }),
     detach() {
       detached = true;
     },

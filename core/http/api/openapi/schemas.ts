@@ -677,6 +677,20 @@ export const schemas: Readonly<Record<string, Schema>> = {
       memoryBytes: { type: ['integer', 'null'], description: 'Memory held now, from its cgroup; null where svc cannot tell.' },
     },
   },
+  ExecOutcome: {
+    type: 'object',
+    required: ['exitCode', 'signal', 'timedOut', 'truncated', 'stdout', 'stderr'],
+    additionalProperties: false,
+    description: 'How a command run in a container ended (`svc container exec`).',
+    properties: {
+      exitCode: { type: ['integer', 'null'], description: 'null when a signal ended it.' },
+      signal: { type: ['string', 'null'] },
+      timedOut: { type: 'boolean', description: 'It ran past timeoutSeconds and was killed.' },
+      truncated: { type: 'boolean', description: 'Some output was cut at 1 MiB a stream.' },
+      stdout: { type: 'string' },
+      stderr: { type: 'string' },
+    },
+  },
   LogLine: {
     type: 'object',
     required: ['time', 'container', 'stream', 'text'],

@@ -4,7 +4,8 @@ import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.j
 import type { SvcCgroups } from '../../processes/cgroups/svc-cgroups.js';
 import { describeExit, type ProcessGroup, spawnGroup } from '../../processes/group.js';
 import type { ServiceRegistry } from '../../registry/types.js';
-import type { ContainerStatus, ContainerUsage, DeploymentUnit } from '../types.js';
+import type { ContainerStatus, ContainerUsage, DeploymentUnit, ExecOutcome, ExecRequest } from '../types.js';
+import { execIn } from './exec.js';
 import { type Container, type ContainerLog, cgroupProcs, removeSockets, stopping } from './container.js';
 import type { ForkSources } from './fork-sources.js';
 import { parseFrame } from './frames.js';
@@ -57,6 +58,13 @@ export class LocalContainers {
 
   all(): Container[] {
     return [...this.containers.values()];
+  }
+
+  /** Runs a command in one of the unit's containers (exec.ts); `not_found` for an id the unit does not have. */
+  exec(key: string, containerId: string, request: ExecRequest): Promise<ExecOutcome> {
+    const container = this.of(key).find((c) => c.id === containerId);
+    if (container === undefined) return Promise.reject(new SvcError('not_found', `no container ${containerId} in ${key}.`));
+    return execIn(container, request);
   }
 
   /** Read from each container's cgroup now (files, not a hot path): only containers svc limits have one. */
