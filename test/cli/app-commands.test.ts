@@ -197,8 +197,8 @@ describe('CLI app commands against a real server', function () {
       const table = run();
       await deploymentList(table.context, { app: 'life' });
       const lines = table.stdout().trimEnd().split('\n');
-      assert.match(lines[0]!, /^NAME +KIND +STATUS +CONTAINERS +URL$/);
-      assert.match(lines[1]!, new RegExp(`^life/hello +endpoint +running +\\d+( \\+\\d+ starting)? +${urls.hello}$`));
+      assert.match(lines[0]!, /^NAME +KIND +STATUS +CONTAINERS +SCALE +URL$/);
+      assert.match(lines[1]!, new RegExp(`^life/hello +endpoint +running +\\d+( \\+\\d+ starting)? +\\d+-\\d+ +${urls.hello}$`));
       const none = run();
       await deploymentList(none.context, { app: 'nothing-here', json: true });
       assert.deepEqual(JSON.parse(none.stdout()), { deployments: [] });

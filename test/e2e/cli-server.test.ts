@@ -180,7 +180,7 @@ describe('svc CLI against svc server (command line)', function () {
     );
     const table = await svc('deployment', 'list', '--app', 'quickstart');
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /^NAME +KIND +STATUS +CONTAINERS +URL\n/);
+    assert.match(table.stdout, /^NAME +KIND +STATUS +CONTAINERS +SCALE +URL\n/);
     assert.ok(table.stdout.includes(greetUrl), table.stdout);
     const logs = await svc('logs', 'quickstart', '--json');
     assert.equal(logs.code, 0, logs.stderr);
