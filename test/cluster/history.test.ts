@@ -10,6 +10,7 @@ import { packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
 import { NAMESPACE, type Cluster } from './agents.js';
 import { useCluster } from './suite.js';
+import { runningAllocations, svcJobs } from './jobs.js';
 import { SvcServer, svcCli } from './svc-process.js';
 
 const lifecycle = (version: string) => path.join(packageRoot, 'test', 'fixtures', 'lifecycle', version, 'app.py');
@@ -26,7 +27,7 @@ describe('svc on real Nomad and Consul: history, rollback, rollover', function (
     return ran.stdout;
   };
   const helloJobs = async (c: Cluster) =>
-    ((await c.nomadGet(`/v1/jobs?namespace=${NAMESPACE}&meta=true`)) as { ID: string; Status: string; Meta: Record<string, string> }[])
+    (await svcJobs(c))
       .filter((j) => j.Meta?.svc_app === 'life' && j.Meta?.svc_workload === 'hello' && j.Status !== 'dead')
       .map((j) => j.ID);
   const version = async () => ((await (await fetch(url)).json()) as { version: number }).version;
@@ -68,17 +69,10 @@ describe('svc on real Nomad and Consul: history, rollback, rollover', function (
     await cli(['deployment', 'scale', 'life/hello', '--min', '2', '--max', '3']);
     const registered = await c.nomadGet(`/v1/job/${encodeURIComponent(job!)}?namespace=${NAMESPACE}`);
     assert.deepEqual([registered.TaskGroups[0].Scaling.Min, registered.TaskGroups[0].Scaling.Max], [2, 3]);
-    await until(
-      'two allocations run',
-      async () =>
-        (
-          (await c.nomadGet(`/v1/job/${encodeURIComponent(job!)}/allocations?namespace=${NAMESPACE}`)) as {
-            ClientStatus: string;
-            DesiredStatus: string;
-          }[]
-        ).filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run').length === 2,
-      { timeoutMs: 60_000, intervalMs: 500 },
-    );
+    await until('two allocations run', async () => (await runningAllocations(c, job!)).length === 2, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     assert.match(await cli(['deployment', 'list', '--app', 'life']), /2-3 \(by hand\)/);
   });
 

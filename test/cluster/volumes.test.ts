@@ -15,6 +15,7 @@ import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/model/paths
 import { until } from '../helpers/until.js';
 import { clusterPython, NAMESPACE, type Cluster } from './agents.js';
 import { useCluster } from './suite.js';
+import { jobOf, runningAllocations } from './jobs.js';
 import { SvcServer, svcCli } from './svc-process.js';
 
 const fixtures = path.join(packageRoot, 'test', 'fixtures', 'volume-mounts');
@@ -38,20 +39,8 @@ describe('svc on real Nomad and Consul: volumes and classes', function () {
     const result = JSON.parse(ran.stdout) as { app: string; workloads: { name: string; url: string | null }[] };
     for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
   };
-  const jobOf = async (c: Cluster, app: string, workload: string) => {
-    const jobs = (await c.nomadGet(`/v1/jobs?namespace=${NAMESPACE}&meta=true`)) as { ID: string; Meta: Record<string, string> }[];
-    const found = jobs.find((j) => j.Meta?.svc_app === app && j.Meta?.svc_workload === workload);
-    assert.ok(found, `a job for ${app}/${workload}`);
-    return found.ID;
-  };
-  const running = async (c: Cluster, jobId: string) =>
-    (
-      (await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}/allocations?namespace=${NAMESPACE}`)) as {
-        ID: string;
-        ClientStatus: string;
-        DesiredStatus: string;
-      }[]
-    ).filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
+  const jobIdOf = async (c: Cluster, app: string, workload: string) => (await jobOf(c, app, workload)).ID;
+  const running = runningAllocations;
   const read = async () => (await fetch(urls['vol-reader/read']!, { headers: bearer() })).json();
 
   before(async () => {
@@ -87,14 +76,14 @@ describe('svc on real Nomad and Consul: volumes and classes', function () {
       [['svc-default--shared', 'ready']],
       'one host volume, however many jobs mount it',
     );
-    const job = await c.nomadGet(`/v1/job/${encodeURIComponent(await jobOf(c, 'vol-reader', 'read'))}?namespace=${NAMESPACE}`);
+    const job = await c.nomadGet(`/v1/job/${encodeURIComponent(await jobIdOf(c, 'vol-reader', 'read'))}?namespace=${NAMESPACE}`);
     assert.deepEqual(job.TaskGroups[0].Volumes['volume-0'].Source, 'svc-default--shared');
     assert.deepEqual(job.TaskGroups[0].Tasks[0].VolumeMounts[0].Destination, '/mnt/svc-test-ro');
   });
 
   it("an allocation that replaces a stopped one, on the volume's node, finds the files", async () => {
     const c = await cluster();
-    const jobId = await jobOf(c, 'vol-reader', 'read');
+    const jobId = await jobIdOf(c, 'vol-reader', 'read');
     const [before] = await running(c, jobId);
     assert.ok(before, 'the reader runs');
     const stopped = await fetch(`${c.nomadUrl}/v1/allocation/${before.ID}/stop?namespace=${NAMESPACE}`, {
@@ -140,7 +129,7 @@ describe('svc on real Nomad and Consul: volumes and classes', function () {
     });
     assert.equal(rated.status, 200, await rated.clone().text());
     assert.deepEqual(await rated.json(), { lexicon: 'basic', score: 2, label: 'positive' });
-    const job = await c.nomadGet(`/v1/job/${encodeURIComponent(await jobOf(c, 'model-class', 'sentiment-rate'))}?namespace=${NAMESPACE}`);
+    const job = await c.nomadGet(`/v1/job/${encodeURIComponent(await jobIdOf(c, 'model-class', 'sentiment-rate'))}?namespace=${NAMESPACE}`);
     assert.equal(job.TaskGroups[0].Volumes['volume-0'].Source, 'svc-default--lexicons');
     assert.equal(job.TaskGroups[0].Volumes['volume-0'].ReadOnly, true);
   });

@@ -14,6 +14,7 @@ import { examplesRoot, packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
 import { NAMESPACE, type Cluster } from './agents.js';
 import { useCluster } from './suite.js';
+import { jobOf, runningAllocations, svcJobs } from './jobs.js';
 import { SvcServer, svcCli } from './svc-process.js';
 
 const clusterApp = path.join(packageRoot, 'test', 'fixtures', 'cluster', 'app.py');
@@ -38,21 +39,8 @@ describe('svc on real Nomad and Consul: workloads', function () {
     for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
     return result;
   };
-  const jobs = async (c: Cluster) =>
-    (await c.nomadGet(`/v1/jobs?namespace=${NAMESPACE}&meta=true`)) as { ID: string; Status: string; Meta: Record<string, string> }[];
-  const jobOf = async (c: Cluster, app: string, workload: string) => {
-    const found = (await jobs(c)).find((j) => j.Meta?.svc_app === app && j.Meta?.svc_workload === workload);
-    assert.ok(found, `a job for ${app}/${workload}`);
-    return found;
-  };
-  const running = async (c: Cluster, jobId: string) =>
-    (
-      (await c.nomadGet(`/v1/job/${encodeURIComponent(jobId)}/allocations?namespace=${NAMESPACE}`)) as {
-        ID: string;
-        ClientStatus: string;
-        DesiredStatus: string;
-      }[]
-    ).filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
+  const jobs = svcJobs;
+  const running = runningAllocations;
 
   before(async () => {
     server = await SvcServer.serving((await cluster()).svcEnv());

@@ -6,8 +6,7 @@ import { apiClient, type Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
-import { bundleOf, upload } from './api-lifecycle-helpers.js';
-import { lifecycleManifests } from './lifecycle-helpers.js';
+import { deployLifecycle } from './api-lifecycle-helpers.js';
 
 interface Listed {
   id: string;
@@ -36,13 +35,7 @@ describe('svc container list, logs, exec and stop (embedded platform)', function
     platform = await startPlatform({ config: testConfig() });
     call = apiClient(platform.url);
     owner = platform.ownerToken.secret;
-    const [{ v1 }, bundle] = await Promise.all([lifecycleManifests(), bundleOf('v1')]);
-    assert.equal((await upload(platform.url, owner, bundle.bytes, bundle.sha256)).status, 201);
-    const deployed = await call('POST', '/api/v1/apps/life/deployments', {
-      token: owner,
-      json: { manifest: v1.raw, bundle: bundle.sha256 },
-    });
-    assert.equal(deployed.status, 201, deployed.text);
+    await deployLifecycle(platform.url, owner);
     // One container kept whatever the load: a stopped one is replaced.
     assert.equal((await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { min: 1 } })).status, 200);
   });
