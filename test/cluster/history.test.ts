@@ -74,6 +74,8 @@ describe('svc on real Nomad and Consul: history, rollback, rollover', function (
       intervalMs: 500,
     });
     assert.match(await cli(['deployment', 'list', '--app', 'life']), /2-3 \(by hand\)/);
+    // Nomad knew the new bounds before the autoscaler asked for the second allocation.
+    assert.doesNotMatch(server.output, /greater than scaling policy maximum/);
   });
 
   it('rolls over on Nomad: another job of the same version serves', async () => {

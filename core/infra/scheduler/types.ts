@@ -74,6 +74,9 @@ export interface ContainerStatus {
   readonly workers: readonly WorkerStatus[];
 }
 
+/** The most of each stream an exec keeps: enough for `ps`, `ls`, `pip list`; the rest is cut, and said so. */
+export const EXEC_OUTPUT_BYTES = 1024 * 1024;
+
 /** A command to run inside a container: its argv, and how long it may run. */
 export interface ExecRequest {
   readonly argv: readonly string[];

@@ -113,13 +113,20 @@ export class Autoscaler implements UnitSupervisor {
     this.#evaluate(unit.key);
   }
 
-  /** New scaling bounds for a managed unit (`svc deployment scale`), applied at once; the unit as now scaled. */
-  retune(key: string, scaling: ScalingSpec): DeploymentUnit | null {
+  /**
+   * New scaling bounds for a managed unit (`svc deployment scale`): `prepare` first tells the scheduler
+   * (a Nomad job's Scaling block must allow a count before it is asked for), then they apply at once.
+   * The unit as now scaled; null when it is not managed (any more).
+   */
+  async retune(key: string, scaling: ScalingSpec, prepare?: (unit: DeploymentUnit) => Promise<void>): Promise<DeploymentUnit | null> {
     const managed = this.#units.get(key);
     if (managed === undefined) return null;
-    managed.unit = { ...managed.unit, workload: { ...managed.unit.workload, scaling } };
+    const unit = { ...managed.unit, workload: { ...managed.unit.workload, scaling } };
+    await prepare?.(unit);
+    if (this.#units.get(key) !== managed) return null;
+    managed.unit = unit;
     this.#evaluate(key);
-    return managed.unit;
+    return unit;
   }
 
   /**

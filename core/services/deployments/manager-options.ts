@@ -39,8 +39,8 @@ export interface UnitScaler {
   manage(unit: DeploymentUnit): void;
   /** Stops scaling the unit, lets its requests in flight finish, then removes its containers. */
   stopUnit(key: string): Promise<void>;
-  /** Scales the unit within new bounds from now on (`svc deployment scale`); the unit as now scaled, or null when not managed. */
-  retune(key: string, scaling: ScalingSpec): DeploymentUnit | null;
+  /** Scales the unit within new bounds from now on (`svc deployment scale`), after `prepare`; the unit as now scaled, or null when not managed. */
+  retune(key: string, scaling: ScalingSpec, prepare?: (unit: DeploymentUnit) => Promise<void>): Promise<DeploymentUnit | null>;
 }
 
 /** The unit key that already serves a workload of a deployment, if any (see `restore`). */

@@ -425,8 +425,9 @@ export class DeploymentManager {
       }
       lw.workload = { ...lw.workload, scaling };
       lw.scaledByHand = true;
-      const unit = lw.unit === null ? null : (this.#options.autoscaler?.retune(lw.unit, scaling) ?? null);
-      if (unit !== null) await this.#options.driver.rescale?.(unit);
+      // The scheduler first (a Nomad job refuses a count past its Scaling block), then the autoscaler.
+      const { driver } = this.#options;
+      if (lw.unit !== null) await this.#options.autoscaler?.retune(lw.unit, scaling, async (unit) => driver.rescale?.(unit));
       return this.#describe(live);
     });
   }

@@ -7,12 +7,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { SvcError } from '../../../model/errors.js';
-import type { ExecOutcome, ExecRequest } from '../types.js';
+import { EXEC_OUTPUT_BYTES, type ExecOutcome, type ExecRequest } from '../types.js';
 import type { Container } from './container.js';
 import { runtimeEnv } from './runtime-command.js';
-
-/** The most of each stream kept: enough for `ps`, `ls`, `pip list`; the rest is cut, and said so. */
-export const EXEC_OUTPUT_BYTES = 1024 * 1024;
 
 export function execIn(container: Container, request: ExecRequest): Promise<ExecOutcome> {
   const pid = container.group?.pid;

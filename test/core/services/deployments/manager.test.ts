@@ -98,7 +98,7 @@ describe('DeploymentManager and the autoscaler', () => {
     return {
       manage: (unit) => void calls.push(`manage ${unit.key}`),
       stopUnit: async (key) => void calls.push(`stopUnit ${key}`),
-      retune: (key) => (calls.push(`retune ${key}`), null),
+      retune: async (key) => (calls.push(`retune ${key}`), null),
     };
   }
 
