@@ -805,6 +805,20 @@ declareCommand(prog, 'container stop <id>', {
     run(async (context) => (await import('./commands/container.js')).containerStop(context, String(id), { json: flags.json === true })),
 });
 
+declareCommand(prog, 'usage', {
+  describe: "What your workspace's containers used: CPU seconds and memory GiB-hours from their cgroups, by workload, app or day.",
+  flags: [
+    { flag: '--since', description: 'How far back: 24h, 7d (the default), at most 90d' },
+    { flag: '--by', description: 'workload (the default), app or day' },
+    ['json', 'Print the figures as JSON'],
+  ],
+  examples: ['usage', 'usage --since 24h --by app', 'usage --by day --json'],
+  action: (flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/usage.js')).usage(context, { since: text(flags.since), by: text(flags.by), json: flags.json === true }),
+    ),
+});
+
 declareCommand(prog, 'example', {
   describe: 'Example projects the server ships: svc example list, svc example download <name>.',
   examples: ['example list', 'example download asgi-fastapi'],

@@ -40,6 +40,7 @@ import type { PluginHost } from '../infra/plugin/host.js';
 import type { ServiceRegistry } from '../infra/registry/types.js';
 import type { IdleLeases } from '../services/runs/idle-leases.js';
 import type { Previews } from '../services/runs/previews.js';
+import type { UsageMeter } from '../services/usage/usage-meter.js';
 import type { RunManager } from '../services/runs/runs.js';
 import type { MapManager } from '../services/maps/maps.js';
 import type { ScheduleLeader } from '../services/schedules/scheduler.js';
@@ -74,6 +75,8 @@ export interface Services {
   /** The leader's runner of spawned calls. */
   readonly callExecutor: CallExecutor;
   readonly previews: Previews;
+  /** What each workload's containers use, kept by the hour (`svc usage`). */
+  readonly usage: UsageMeter;
   readonly forward: LeaderForward;
   readonly websockets: WebSocketBridge;
   /** The gateway's listeners (HTTP, or HTTPS and maybe plain HTTP beside it); not listening yet. */
@@ -204,7 +207,7 @@ function collectServices(
   const { plugins, logs, report, deploymentLogs, electing, agents, acme, metrics } = own;
   const { registry, scheduler, driver, images } = backends;
   const { admission, upstreams, sync, autoscaler } = scaling;
-  const { deployments, leases, runs, maps, schedules, previews, callExecutor } = workloads;
+  const { deployments, leases, runs, maps, schedules, previews, callExecutor, usage } = workloads;
   const { forward, websockets, listeners, role } = front;
   return {
     plugins,
@@ -226,6 +229,7 @@ function collectServices(
     schedules,
     callExecutor,
     previews,
+    usage,
     forward,
     websockets,
     listeners,

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Volumes } from '../services/volumes/volumes.js';
+import { UsageMeter } from '../services/usage/usage-meter.js';
 import { acceptedCall, CALLBACK_HEADER } from '../http/api/calls.js';
 import { MAX_VALUE_BYTES } from '../model/store/types.js';
 import { createDeferredSender, type Deferral } from '../traffic/gateway/deferred.js';
@@ -69,6 +70,8 @@ export interface WorkloadServices {
   readonly deferral: Deferral;
   /** The workspaces' volumes: their files, and what deploys and runs mount. */
   readonly volumes: Volumes;
+  /** What each workload's containers use, kept by the hour (`svc usage`). */
+  readonly usage: UsageMeter;
 }
 
 /** The workspaces' volumes, in the data dir, bounded by the operator's limits; `/metrics` reads their sizes. */
@@ -122,7 +125,32 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     report: reportAs('PREVIEW'),
   });
   const { calls, callGroups, callExecutor, deferral } = buildCalls(wiring, deployments, runs);
-  return { bundles, deployments, leases, runs, maps, nomad, schedules, previews, calls, callGroups, callExecutor, deferral, volumes };
+  const usage = new UsageMeter({
+    store: controlPlane.store,
+    driver,
+    units: () =>
+      deployments
+        .list()
+        .flatMap((d) => d.workloads.flatMap((w) => (w.unit === null ? [] : [{ ref: d.ref, workload: w.name, unit: w.unit }]))),
+    report: reportAs('USAGE'),
+  });
+  usage.start();
+  return {
+    bundles,
+    deployments,
+    leases,
+    runs,
+    maps,
+    nomad,
+    schedules,
+    previews,
+    calls,
+    callGroups,
+    callExecutor,
+    deferral,
+    volumes,
+    usage,
+  };
 }
 
 /** Spawned calls: recorded in the state store, run by the leader through pooled remote runs. */

@@ -4,6 +4,7 @@
  * and this svc restores its deployments, or on a cluster joins the election
  * among replicas (only the leader runs deployments and scales).
  */
+import type { UsageMeter } from '../services/usage/usage-meter.js';
 import { startMetricsListener } from '../http/metrics/metrics-listener.js';
 import { METRICS_PATH } from '../http/metrics/metrics-route.js';
 import { PlatformMetrics } from '../infra/metrics/platform-metrics.js';
@@ -66,6 +67,8 @@ export interface Platform {
   readonly autoscaler: Autoscaler;
   /** Remote runs (`.remote()`, `svc run`), for tools and tests that call or map them directly. */
   readonly runs: RunManager;
+  /** What each workload's containers use, kept by the hour (`svc usage`); `sample()` reads them now. */
+  readonly usage: UsageMeter;
   /** Every deployment's log lines, across its versions (what the logs API reads and follows). */
   readonly deploymentLogs: DeploymentLogs;
   /** Whether svc reaches the Consul and Nomad agents its config names (null: not used). */
@@ -278,6 +281,7 @@ function platformOf(
     },
     autoscaler: services.autoscaler,
     runs: services.runs,
+    usage: services.usage,
     deploymentLogs,
     agents: services.agents,
     close(closeOptions = {}) {
@@ -325,6 +329,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   const reportClose = reportAs(services, 'CLOSE');
   leases.close();
   previews.close();
+  await services.usage.stop();
   // WebSocket sessions first: they would hold their containers' drain until its timeout.
   websockets.close();
   // Started first: from its first (synchronous) step every workload URL answers shutting_down while requests in flight finish.

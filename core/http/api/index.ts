@@ -9,6 +9,7 @@ import { appRunRoutes } from './app-runs.js';
 import { appRoutes } from './apps.js';
 import { appHistoryRoutes } from './app-history.js';
 import { containerRoutes } from './containers.js';
+import { usageRoutes } from './usage.js';
 import { bundleArtifactRoutes } from './bundle-artifact.js';
 import { bundleRoutes } from './bundles.js';
 import { deploymentLogRoutes } from './deployment-logs.js';
@@ -54,6 +55,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...appRoutes,
   ...appHistoryRoutes,
   ...containerRoutes,
+  ...usageRoutes,
   ...appInterfaceRoutes,
   ...appRunRoutes,
   ...appDeploymentRoutes,

@@ -677,6 +677,35 @@ export const schemas: Readonly<Record<string, Schema>> = {
       memoryBytes: { type: ['integer', 'null'], description: 'Memory held now, from its cgroup; null where svc cannot tell.' },
     },
   },
+  Usage: {
+    type: 'object',
+    required: ['since', 'by', 'rows', 'total'],
+    additionalProperties: false,
+    description: "What the caller's workspace used since `since` (`svc usage`).",
+    properties: {
+      since: { type: 'string', format: 'date-time', description: 'The first hour counted (UTC).' },
+      by: { type: 'string', enum: ['workload', 'app', 'day'] },
+      rows: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['key', 'cpuSeconds', 'memoryGiBSeconds'],
+          additionalProperties: false,
+          properties: {
+            key: { type: 'string', description: '`<app>/<workload>`, the app, or the day (`YYYY-MM-DD`).' },
+            cpuSeconds: { type: 'number' },
+            memoryGiBSeconds: { type: 'number', description: 'Memory held, in GiB, times the seconds it was held.' },
+          },
+        },
+      },
+      total: {
+        type: 'object',
+        required: ['cpuSeconds', 'memoryGiBSeconds'],
+        additionalProperties: false,
+        properties: { cpuSeconds: { type: 'number' }, memoryGiBSeconds: { type: 'number' } },
+      },
+    },
+  },
   ExecOutcome: {
     type: 'object',
     required: ['exitCode', 'signal', 'timedOut', 'truncated', 'stdout', 'stderr'],

@@ -1,0 +1,36 @@
+/**
+ * `svc usage [--since 7d] [--by workload|app|day] [--json]`: what the workspace's containers used
+ * (`GET /api/v1/usage`): CPU seconds and memory GiB-seconds, from their cgroups, by workload, app or day.
+ */
+import { API_PREFIX } from '../api-client.js';
+import { connect, type CommandContext } from '../context.js';
+import { formatTable } from '../table.js';
+
+interface UsageAnswer {
+  readonly since: string;
+  readonly by: string;
+  readonly rows: readonly { readonly key: string; readonly cpuSeconds: number; readonly memoryGiBSeconds: number }[];
+  readonly total: { readonly cpuSeconds: number; readonly memoryGiBSeconds: number };
+}
+
+export interface UsageFlags {
+  readonly since?: string;
+  readonly by?: string;
+  readonly json?: boolean;
+}
+
+export async function usage(context: CommandContext, flags: UsageFlags = {}): Promise<void> {
+  const { out } = context;
+  const { client } = await connect(context);
+  const query = new URLSearchParams({ ...(flags.since ? { since: flags.since } : {}), ...(flags.by ? { by: flags.by } : {}) });
+  const answer = await client.get<UsageAnswer>(`${API_PREFIX}/usage${query.size > 0 ? `?${query}` : ''}`);
+  if (flags.json) return out.result(JSON.stringify(answer, null, 2));
+  if (answer.rows.length === 0) return out.step(`no usage recorded since ${answer.since}`);
+  const rows = [...answer.rows, { key: 'total', ...answer.total }].map((row) => [
+    row.key,
+    row.cpuSeconds.toFixed(1),
+    (row.memoryGiBSeconds / 3600).toFixed(3),
+  ]);
+  for (const line of formatTable([answer.by.toUpperCase(), 'CPU SECONDS', 'MEMORY GIB-HOURS'], rows, out.color)) out.result(line);
+  out.step(`since ${answer.since}; CPU and memory from the containers' cgroups`);
+}

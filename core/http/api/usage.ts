@@ -1,0 +1,91 @@
+/**
+ * `GET /api/v1/usage`: what the caller's workspace used (core/services/usage/usage-meter.ts): CPU seconds
+ * and memory GiB-seconds, summed by workload, app or day over the last hours or days.
+ */
+import { SvcError } from '../../model/errors.js';
+import { hourOf, usageHours, type UsageFigures } from '../../services/usage/usage-meter.js';
+import { answer, error, ref } from './openapi/shared.js';
+import type { Parameter } from './openapi/types.js';
+import type { ApiRoute } from './types.js';
+
+const SINCE = /^(\d{1,4})(h|d)$/;
+/** The furthest back a query reaches: what the state store keeps is bounded by its use, not by this. */
+const MAX_SINCE_HOURS = 90 * 24;
+const BY = ['workload', 'app', 'day'] as const;
+type By = (typeof BY)[number];
+
+function sinceRefused(value: string | undefined): SvcError {
+  return new SvcError('bad_request', `since=${JSON.stringify(value)} is not a range: give hours or days, like 24h or 7d (at most 90d).`, {
+    details: { field: 'since' },
+  });
+}
+
+function sinceHours(text: string): number | null {
+  const match = SINCE.exec(text);
+  if (match === null) return null;
+  const hours = Number(match[1]) * (match[2] === 'd' ? 24 : 1);
+  return hours >= 1 && hours <= MAX_SINCE_HOURS ? hours : null;
+}
+
+const PARAMETERS: Parameter[] = [
+  {
+    name: 'since',
+    in: 'query',
+    required: false,
+    schema: { type: 'string', pattern: SINCE.source },
+    description: 'How far back: `24h`, `7d` (the default), at most `90d`.',
+    refusal: { code: 'bad_request', refuse: (value) => sinceRefused(value) },
+  },
+  {
+    name: 'by',
+    in: 'query',
+    required: false,
+    schema: { type: 'string', enum: [...BY] },
+    description: 'Summed by `workload` (the default), `app` or `day`.',
+    refusal: {
+      code: 'bad_request',
+      refuse: (value) =>
+        new SvcError('bad_request', `by=${JSON.stringify(value)} is not one of ${BY.join(', ')}.`, { details: { field: 'by' } }),
+    },
+  },
+];
+
+export const usageRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/usage',
+    auth: 'token',
+    body: 'none',
+    openapi: {
+      operationId: 'getUsage',
+      summary: "What the caller's workspace used: CPU seconds and memory GiB-seconds of its containers, by workload, app or day.",
+      parameters: PARAMETERS,
+      responses: { 200: answer('The figures.', ref('Usage')), 400: error('`bad_request`: a range or grouping it does not take.') },
+    },
+    async handle({ principal, query }, services) {
+      const hours = sinceHours(query.get('since') ?? '7d');
+      if (hours === null) throw sinceRefused(query.get('since') ?? undefined);
+      const by = (query.get('by') ?? 'workload') as By;
+      const since = hourOf(Date.now() - (hours - 1) * 3_600_000);
+      const rows = new Map<string, { cpuSeconds: number; memoryGiBSeconds: number }>();
+      for (const { hour, figures } of await usageHours(services.controlPlane.store, principal.workspace, since)) {
+        for (const [name, used] of Object.entries(figures))
+          add(rows, by === 'day' ? hour.slice(0, 10) : by === 'app' ? name.split('/')[0]! : name, used);
+      }
+      const listed = [...rows].map(([key, used]) => ({ key, ...used })).sort((a, b) => a.key.localeCompare(b.key));
+      const total = listed.reduce(
+        (sum, row) => ({ cpuSeconds: sum.cpuSeconds + row.cpuSeconds, memoryGiBSeconds: sum.memoryGiBSeconds + row.memoryGiBSeconds }),
+        {
+          cpuSeconds: 0,
+          memoryGiBSeconds: 0,
+        },
+      );
+      return { status: 200, body: { since: `${since}:00:00Z`, by, rows: listed, total } };
+    },
+  },
+];
+
+function add(rows: Map<string, { cpuSeconds: number; memoryGiBSeconds: number }>, key: string, used: UsageFigures): void {
+  const before = rows.get(key) ?? { cpuSeconds: 0, memoryGiBSeconds: 0 };
+  rows.set(key, { cpuSeconds: before.cpuSeconds + used.cpuSeconds, memoryGiBSeconds: before.memoryGiBSeconds + used.memoryGiBSeconds });
+}

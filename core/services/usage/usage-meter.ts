@@ -1,0 +1,136 @@
+/**
+ * What each workload used, for `svc usage`: every `intervalMs` the meter reads each running container's
+ * cgroup counters (the driver's `usage`), adds the CPU seconds each used since its last reading and the
+ * memory it held over the interval (GiB-seconds) to its workload's hour, and keeps the hours in the state
+ * store (`usage/<workspace>/<YYYY-MM-DDTHH>`), merged with compare-and-set so replicas never lose each
+ * other's figures. A container's first reading counts everything since it started; what it uses after its
+ * last reading and before it stops is not counted (at most one interval of it).
+ */
+import type { DeploymentRef } from '../../model/deployment-keys.js';
+import type { SchedulerDriver } from '../../infra/scheduler/types.js';
+import { getJson, putJson } from '../../model/store/json.js';
+import { storedObject } from '../../model/store/stored-fields.js';
+import type { StateStore } from '../../model/store/types.js';
+
+/** The figures of one workload in one hour. */
+export interface UsageFigures {
+  readonly cpuSeconds: number;
+  readonly memoryGiBSeconds: number;
+}
+
+/** One hour of a workspace: figures by `<app>/<workload>`. */
+export type UsageHour = Readonly<Record<string, UsageFigures>>;
+
+const PREFIX = 'usage/';
+const GIB = 1024 ** 3;
+
+export const usageKey = (workspace: string, hour: string) => `${PREFIX}${workspace}/${hour}`;
+
+/** `2026-11-30T14` of a time: the hour its figures go to (UTC). */
+export function hourOf(time: number): string {
+  return new Date(time).toISOString().slice(0, 13);
+}
+
+export interface UsageMeterOptions {
+  readonly store: StateStore;
+  readonly driver: Pick<SchedulerDriver, 'usage'>;
+  /** The deployed and previewed workloads now: their refs and the unit key of each that runs. */
+  readonly units: () => readonly { readonly ref: DeploymentRef; readonly workload: string; readonly unit: string }[];
+  readonly intervalMs?: number;
+  readonly clock?: () => number;
+  readonly report: (error: unknown) => void;
+}
+
+export class UsageMeter {
+  readonly #options: UsageMeterOptions;
+  /** Each container's CPU seconds at its last reading. */
+  readonly #cpuSeen = new Map<string, number>();
+  #lastAt: number | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #sampling: Promise<void> = Promise.resolve();
+
+  constructor(options: UsageMeterOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#timer !== null || this.#options.driver.usage === undefined) return;
+    this.#timer = setInterval(() => void this.sample().catch(this.#options.report), this.#options.intervalMs ?? 15_000);
+    this.#timer.unref();
+  }
+
+  stop(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    return this.#sampling.catch(() => {});
+  }
+
+  /** Reads every running container once and adds what each used since its last reading (one reading at a time). */
+  sample(): Promise<void> {
+    this.#sampling = this.#sampling.catch(() => {}).then(() => this.#sample());
+    return this.#sampling;
+  }
+
+  async #sample(): Promise<void> {
+    const { driver, clock = Date.now } = this.#options;
+    if (driver.usage === undefined) return;
+    const now = clock();
+    const elapsed = this.#lastAt === null ? 0 : (now - this.#lastAt) / 1000;
+    this.#lastAt = now;
+    const byWorkspace = new Map<string, Map<string, UsageFigures>>();
+    const seen = new Set<string>();
+    for (const { ref, workload, unit } of this.#options.units()) {
+      for (const [id, used] of driver.usage(unit)) {
+        seen.add(id);
+        const cpu = used.cpuSeconds ?? 0;
+        const added = Math.max(0, cpu - (this.#cpuSeen.get(id) ?? 0));
+        this.#cpuSeen.set(id, cpu);
+        const figures = byWorkspace.get(ref.workspace) ?? new Map<string, UsageFigures>();
+        byWorkspace.set(ref.workspace, figures);
+        const name = `${ref.app}/${workload}`;
+        const before = figures.get(name) ?? { cpuSeconds: 0, memoryGiBSeconds: 0 };
+        figures.set(name, {
+          cpuSeconds: before.cpuSeconds + added,
+          memoryGiBSeconds: before.memoryGiBSeconds + (used.memoryBytes / GIB) * elapsed,
+        });
+      }
+    }
+    for (const id of [...this.#cpuSeen.keys()]) if (!seen.has(id)) this.#cpuSeen.delete(id);
+    const hour = hourOf(now);
+    await Promise.all([...byWorkspace].map(([workspace, figures]) => this.#add(workspace, hour, figures)));
+  }
+
+  /** Adds `figures` to the stored hour, again from the read when another writer came first. */
+  async #add(workspace: string, hour: string, figures: ReadonlyMap<string, UsageFigures>): Promise<void> {
+    const key = usageKey(workspace, hour);
+    for (;;) {
+      const entry = await getJson(this.#options.store, key, validHour);
+      const merged: Record<string, UsageFigures> = { ...(entry?.value ?? {}) };
+      for (const [name, add] of figures) {
+        const before = merged[name] ?? { cpuSeconds: 0, memoryGiBSeconds: 0 };
+        merged[name] = { cpuSeconds: before.cpuSeconds + add.cpuSeconds, memoryGiBSeconds: before.memoryGiBSeconds + add.memoryGiBSeconds };
+      }
+      if (await putJson(this.#options.store, key, merged, { cas: entry?.modifyIndex ?? 0 })) return;
+    }
+  }
+}
+
+/** The stored hours of a workspace from `since` (an hour, inclusive) on, oldest first. */
+export async function usageHours(store: StateStore, workspace: string, since: string): Promise<{ hour: string; figures: UsageHour }[]> {
+  const prefix = `${PREFIX}${workspace}/`;
+  const entries = await store.list(prefix);
+  return entries
+    .map((entry) => ({ hour: entry.key.slice(prefix.length), figures: validHour(JSON.parse(entry.value.toString('utf8')), entry.key) }))
+    .filter((h) => h.hour >= since)
+    .sort((a, b) => a.hour.localeCompare(b.hour));
+}
+
+function validHour(value: unknown, key: string): UsageHour {
+  const record = storedObject(value, key);
+  const hour: Record<string, UsageFigures> = {};
+  for (const [name, figures] of Object.entries(record)) {
+    const f = storedObject(figures, key);
+    hour[name] = { cpuSeconds: Number(f.cpuSeconds) || 0, memoryGiBSeconds: Number(f.memoryGiBSeconds) || 0 };
+  }
+  return hour;
+}

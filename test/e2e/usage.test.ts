@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { usage } from '../../cli/commands/usage.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { capture } from '../cli/fixture.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { testConfig } from '../helpers/config.js';
+import { deployLifecycle } from './api-lifecycle-helpers.js';
+
+/**
+ * `svc usage` on the embedded platform, with real containers and their cgroups (svc runs as root here):
+ * a CPU load run inside a container is counted for its workload within 10% of what its cgroup counted,
+ * memory held over time too, by workload, app or day; bad ranges are refused; another workspace sees none.
+ */
+describe('svc usage (embedded platform)', function () {
+  this.timeout(120_000);
+  let platform: Platform;
+  let call: Call;
+  let owner = '';
+
+  before(async function () {
+    platform = await startPlatform({ config: testConfig() });
+    if (!platform.driver.resourceLimits?.enforced) {
+      await platform.close();
+      this.skip(); // no cgroups here: nothing counts what containers use
+    }
+    call = apiClient(platform.url);
+    owner = platform.ownerToken.secret;
+    await deployLifecycle(platform.url, owner);
+  });
+  after(() => platform?.close());
+
+  it("counts a CPU load in a container for its workload, within 10% of what the container's cgroup counted", async () => {
+    const [hello] = (
+      (await call('GET', '/api/v1/containers?app=life', { token: owner })).json.containers as { id: string; deployment: string }[]
+    ).filter((c) => c.deployment === 'life/hello');
+    await platform.usage.sample();
+    const burned = await call('POST', `/api/v1/containers/${hello!.id}/exec`, {
+      token: owner,
+      json: { command: ['python3', '-c', 'import time\nend = time.process_time() + 1.5\nwhile time.process_time() < end: pass'] },
+    });
+    assert.equal(burned.json.exitCode, 0, burned.text);
+    await platform.usage.sample();
+    const counted = (await call('GET', '/api/v1/containers?app=life', { token: owner })).json.containers.find(
+      (c: { id: string }) => c.id === hello!.id,
+    ).cpuSeconds as number;
+    const used = await call('GET', '/api/v1/usage?since=24h', { token: owner });
+    assert.equal(used.status, 200, used.text);
+    const row = used.json.rows.find((r: { key: string }) => r.key === 'life/hello');
+    assert.ok(counted >= 1.5, `the cgroup counted the load: ${counted}`);
+    assert.ok(Math.abs(row.cpuSeconds - counted) <= counted * 0.1, `svc usage ${row.cpuSeconds} s against the cgroup's ${counted} s`);
+    assert.ok(row.memoryGiBSeconds > 0, 'memory held over the interval');
+    const shown = capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: owner } });
+    await usage(shown.context, { by: 'app', since: '24h' });
+    assert.match(shown.stdout(), /^APP +CPU SECONDS +MEMORY GIB-HOURS\nlife +\d+\.\d +\d+\.\d{3}\ntotal /);
+    const byDay = await call('GET', '/api/v1/usage?by=day', { token: owner });
+    assert.deepEqual(
+      byDay.json.rows.map((r: { key: string }) => r.key),
+      [new Date().toISOString().slice(0, 10)],
+    );
+  });
+
+  it('refuses a bad range or grouping, and shows another workspace nothing', async () => {
+    for (const query of ['since=0h', 'since=91d', 'since=week', 'by=hour']) {
+      assert.equal((await call('GET', `/api/v1/usage?${query}`, { token: owner })).status, 400, query);
+    }
+    assert.equal((await call('POST', '/api/v1/workspaces', { token: owner, json: { name: 'acme' } })).status, 201);
+    const other = (await call('POST', '/api/v1/workspaces/acme/token', { token: owner, json: {} })).json.secret as string;
+    assert.deepEqual((await call('GET', '/api/v1/usage', { token: other })).json.rows, []);
+  });
+});
