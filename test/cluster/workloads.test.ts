@@ -12,7 +12,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { examplesRoot, packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
-import { NAMESPACE, type Cluster } from './agents.js';
+import { NAMESPACE } from './agents.js';
 import { useCluster } from './suite.js';
 import { jobOf, runningAllocations, svcJobs } from './jobs.js';
 import { SvcServer, svcCli } from './svc-process.js';
