@@ -133,6 +133,8 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
         .list()
         .flatMap((d) => d.workloads.flatMap((w) => (w.unit === null ? [] : [{ ref: d.ref, workload: w.name, unit: w.unit }]))),
     report: reportAs('USAGE'),
+    counted: (ref, workload, used) =>
+      metrics.work.containerUsage({ workspace: ref.workspace, app: ref.app, workload }, used.cpuSeconds, used.memoryGiBSeconds),
   });
   usage.start();
   return {

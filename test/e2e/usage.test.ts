@@ -52,6 +52,10 @@ describe('svc usage (embedded platform)', function () {
     const shown = capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: owner } });
     await usage(shown.context, { by: 'app', since: '24h' });
     assert.match(shown.stdout(), /^APP +CPU SECONDS +MEMORY GIB-HOURS\nlife +\d+\.\d +\d+\.\d{3}\ntotal /);
+    const metrics = await (await fetch(`${platform.url}/metrics`, { headers: { Authorization: `Bearer ${owner}` } })).text();
+    const series = /^svc_container_cpu_seconds_total\{workspace="default",app="life",workload="hello"\} (\S+)$/m.exec(metrics);
+    assert.ok(series, 'the Prometheus counter of the workload');
+    assert.ok(Math.abs(Number(series[1]) - row.cpuSeconds) < 1e-6, `the counter ${series[1]} and svc usage ${row.cpuSeconds} agree`);
     const byDay = await call('GET', '/api/v1/usage?by=day', { token: owner });
     assert.deepEqual(
       byDay.json.rows.map((r: { key: string }) => r.key),

@@ -28,6 +28,8 @@ export class WorkMetrics {
   readonly #callsEnded: Counter<keyof WorkLabels | 'status'>;
   readonly #callDuration: Histogram<keyof WorkLabels>;
   readonly #mapInputs: Counter<keyof WorkLabels | 'outcome'>;
+  readonly #cpuSeconds: Counter<'workspace' | 'app' | 'workload'>;
+  readonly #memoryGiBSeconds: Counter<'workspace' | 'app' | 'workload'>;
   #backlog: BacklogReader = () => [];
   #volumes: VolumeUsageReader = async () => [];
 
@@ -50,6 +52,18 @@ export class WorkMetrics {
       name: 'svc_map_inputs_total',
       help: 'Inputs of maps (.map, .starmap, .for_each) answered, by outcome (succeeded, failed); rate() gives inputs per second.',
       labelNames: [...WORK_LABELS, 'outcome'],
+      registers,
+    });
+    this.#cpuSeconds = new Counter({
+      name: 'svc_container_cpu_seconds_total',
+      help: "CPU seconds the workload's containers used, from their cgroups (svc usage); rate() gives cores in use.",
+      labelNames: ['workspace', 'app', 'workload'],
+      registers,
+    });
+    this.#memoryGiBSeconds = new Counter({
+      name: 'svc_container_memory_gib_seconds_total',
+      help: "Memory the workload's containers held, in GiB, times the seconds they held it, from their cgroups (svc usage).",
+      labelNames: ['workspace', 'app', 'workload'],
       registers,
     });
     const read = () => this.#backlog();
@@ -89,6 +103,16 @@ export class WorkMetrics {
   callEnded(labels: WorkLabels, status: string, seconds: number | null): void {
     this.#callsEnded.inc({ ...labels, status });
     if (seconds !== null) this.#callDuration.observe({ ...labels }, seconds);
+  }
+
+  /** What a workload's containers used since the usage meter's last reading. */
+  containerUsage(
+    labels: { readonly workspace: string; readonly app: string; readonly workload: string },
+    cpuSeconds: number,
+    memoryGiBSeconds: number,
+  ): void {
+    this.#cpuSeconds.inc({ ...labels }, cpuSeconds);
+    this.#memoryGiBSeconds.inc({ ...labels }, memoryGiBSeconds);
   }
 
   mapInput(labels: WorkLabels, outcome: 'succeeded' | 'failed'): void {

@@ -39,6 +39,8 @@ export interface UsageMeterOptions {
   readonly intervalMs?: number;
   readonly clock?: () => number;
   readonly report: (error: unknown) => void;
+  /** Told what each workload used at each reading (the Prometheus counters). */
+  readonly counted?: (ref: DeploymentRef, workload: string, figures: UsageFigures) => void;
 }
 
 export class UsageMeter {
@@ -88,11 +90,10 @@ export class UsageMeter {
         const figures = byWorkspace.get(ref.workspace) ?? new Map<string, UsageFigures>();
         byWorkspace.set(ref.workspace, figures);
         const name = `${ref.app}/${workload}`;
+        const memory = (used.memoryBytes / GIB) * elapsed;
         const before = figures.get(name) ?? { cpuSeconds: 0, memoryGiBSeconds: 0 };
-        figures.set(name, {
-          cpuSeconds: before.cpuSeconds + added,
-          memoryGiBSeconds: before.memoryGiBSeconds + (used.memoryBytes / GIB) * elapsed,
-        });
+        figures.set(name, { cpuSeconds: before.cpuSeconds + added, memoryGiBSeconds: before.memoryGiBSeconds + memory });
+        this.#options.counted?.(ref, workload, { cpuSeconds: added, memoryGiBSeconds: memory });
       }
     }
     for (const id of [...this.#cpuSeen.keys()]) if (!seen.has(id)) this.#cpuSeen.delete(id);
