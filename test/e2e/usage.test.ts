@@ -56,6 +56,11 @@ describe('svc usage (embedded platform)', function () {
     const series = /^svc_container_cpu_seconds_total\{workspace="default",app="life",workload="hello"\} (\S+)$/m.exec(metrics);
     assert.ok(series, 'the Prometheus counter of the workload');
     assert.ok(Math.abs(Number(series[1]) - row.cpuSeconds) < 1e-6, `the counter ${series[1]} and svc usage ${row.cpuSeconds} agree`);
+    const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
+    const page = await (await fetch(`${platform.url}/dashboard/usage`, { headers: { Cookie: `svc_session=${secret}` } })).text();
+    assert.match(page, /<a href="\/dashboard\/usage" aria-current="page">Usage<\/a>/);
+    const life = (await call('GET', '/api/v1/usage?by=app', { token: owner })).json.rows[0] as { key: string; cpuSeconds: number };
+    assert.match(page, new RegExp(`<th scope="row">life</th><td>${life.cpuSeconds.toFixed(1)}</td>`), 'the page sums as the API does');
     const byDay = await call('GET', '/api/v1/usage?by=day', { token: owner });
     assert.deepEqual(
       byDay.json.rows.map((r: { key: string }) => r.key),

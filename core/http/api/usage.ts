@@ -3,7 +3,8 @@
  * and memory GiB-seconds, summed by workload, app or day over the last hours or days.
  */
 import { SvcError } from '../../model/errors.js';
-import { hourOf, usageHours, type UsageFigures } from '../../services/usage/usage-meter.js';
+import { hourOf, usageHours } from '../../services/usage/usage-meter.js';
+import { sumUsage, USAGE_GROUPINGS, type UsageGrouping } from '../../services/usage/summary.js';
 import { answer, error, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
@@ -11,8 +12,7 @@ import type { ApiRoute } from './types.js';
 const SINCE = /^(\d{1,4})(h|d)$/;
 /** The furthest back a query reaches: what the state store keeps is bounded by its use, not by this. */
 const MAX_SINCE_HOURS = 90 * 24;
-const BY = ['workload', 'app', 'day'] as const;
-type By = (typeof BY)[number];
+const BY = USAGE_GROUPINGS;
 
 function sinceRefused(value: string | undefined): SvcError {
   return new SvcError('bad_request', `since=${JSON.stringify(value)} is not a range: give hours or days, like 24h or 7d (at most 90d).`, {
@@ -65,27 +65,10 @@ export const usageRoutes: readonly ApiRoute[] = [
     async handle({ principal, query }, services) {
       const hours = sinceHours(query.get('since') ?? '7d');
       if (hours === null) throw sinceRefused(query.get('since') ?? undefined);
-      const by = (query.get('by') ?? 'workload') as By;
+      const by = (query.get('by') ?? 'workload') as UsageGrouping;
       const since = hourOf(Date.now() - (hours - 1) * 3_600_000);
-      const rows = new Map<string, { cpuSeconds: number; memoryGiBSeconds: number }>();
-      for (const { hour, figures } of await usageHours(services.controlPlane.store, principal.workspace, since)) {
-        for (const [name, used] of Object.entries(figures))
-          add(rows, by === 'day' ? hour.slice(0, 10) : by === 'app' ? name.split('/')[0]! : name, used);
-      }
-      const listed = [...rows].map(([key, used]) => ({ key, ...used })).sort((a, b) => a.key.localeCompare(b.key));
-      const total = listed.reduce(
-        (sum, row) => ({ cpuSeconds: sum.cpuSeconds + row.cpuSeconds, memoryGiBSeconds: sum.memoryGiBSeconds + row.memoryGiBSeconds }),
-        {
-          cpuSeconds: 0,
-          memoryGiBSeconds: 0,
-        },
-      );
-      return { status: 200, body: { since: `${since}:00:00Z`, by, rows: listed, total } };
+      const { rows, total } = sumUsage(await usageHours(services.controlPlane.store, principal.workspace, since), by);
+      return { status: 200, body: { since: `${since}:00:00Z`, by, rows, total } };
     },
   },
 ];
-
-function add(rows: Map<string, { cpuSeconds: number; memoryGiBSeconds: number }>, key: string, used: UsageFigures): void {
-  const before = rows.get(key) ?? { cpuSeconds: 0, memoryGiBSeconds: 0 };
-  rows.set(key, { cpuSeconds: before.cpuSeconds + used.cpuSeconds, memoryGiBSeconds: before.memoryGiBSeconds + used.memoryGiBSeconds });
-}

@@ -16,6 +16,7 @@ import { callPages } from './pages/calls.js';
 import { devicePages } from './pages/device.js';
 import { secretPages } from './pages/secrets.js';
 import { volumePages } from './pages/volumes.js';
+import { usagePages } from './pages/usage.js';
 import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
 import { workspacePages } from './pages/workspace.js';
@@ -32,6 +33,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   const tokens = tokenPages(services);
   const secrets = secretPages(services);
   const volumes = volumePages(services);
+  const usage = usagePages(services);
   const apps = appPages(services);
   const history = appHistoryPages(services);
   const calls = callPages(services);
@@ -64,6 +66,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.get('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.confirmRevoke(ctx));
   router.post('/dashboard/settings/tokens/:id/revoke', (ctx) => tokens.revoke(ctx));
   router.get('/dashboard/volumes', (ctx) => volumes.list(ctx));
+  router.get('/dashboard/usage', (ctx) => usage.show(ctx));
   router.get('/dashboard/settings/secrets', (ctx) => secrets.list(ctx));
   router.post('/dashboard/settings/secrets', (ctx) => secrets.create(ctx));
   router.get('/dashboard/settings/secrets/:name/delete', (ctx) => secrets.confirmDelete(ctx));

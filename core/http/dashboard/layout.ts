@@ -14,12 +14,13 @@ export interface PageOptions {
   /** Null on the pages of someone not signed in (sign-in, errors before it). */
   readonly viewer: Viewer | null;
   /** Which navigation entry is this page. */
-  readonly section?: 'apps' | 'volumes' | 'tokens' | 'secrets' | 'workspace';
+  readonly section?: 'apps' | 'volumes' | 'usage' | 'tokens' | 'secrets' | 'workspace';
 }
 
 const NAV = [
   { section: 'apps', href: '/dashboard', label: 'Apps' },
   { section: 'volumes', href: '/dashboard/volumes', label: 'Volumes' },
+  { section: 'usage', href: '/dashboard/usage', label: 'Usage' },
   { section: 'tokens', href: '/dashboard/settings/tokens', label: 'Settings → Tokens' },
   { section: 'secrets', href: '/dashboard/settings/secrets', label: 'Settings → Secrets' },
   { section: 'workspace', href: '/dashboard/workspace', label: 'Workspace' },
