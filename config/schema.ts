@@ -4,6 +4,7 @@
  * variable and a flag; precedence is flags > environment > file > defaults
  * (see load.ts and docs/configuration.md).
  */
+import type { QuotaTable } from '../core/model/quotas.js';
 import { DEFAULT_RUN_LIMITS } from '../core/services/runs/limits.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,6 +59,8 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly maxRunsPerWorkspace: number;
   /** Sets of parameters one `@app.cls` class may run at once in a workspace, each its own pool of containers. */
   readonly classParameterSets: number;
+  /** Containers, CPU and memory each workspace may run at once (`quota_exceeded` past them); `*` for the others. */
+  readonly workspaceQuotas: QuotaTable;
   /** The most one volume may hold, in bytes (`volume_full` past it). */
   readonly volumeMaxBytes: number;
   /** The most all of a workspace's volumes may hold together, in bytes. */
@@ -110,6 +113,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
     maxRunsPerWorkspace: DEFAULT_RUN_LIMITS.perWorkspace,
     classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
+    workspaceQuotas: Object.freeze({}),
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,
@@ -153,6 +157,7 @@ export const configKeys = {
   callResultTtlSeconds: { env: 'SVC_CALL_RESULT_TTL', kind: 'retentionSeconds' },
   maxRunsPerWorkspace: { env: 'SVC_MAX_RUNS_PER_WORKSPACE', kind: 'count' },
   classParameterSets: { env: 'SVC_CLASS_PARAMETER_SETS', kind: 'count' },
+  workspaceQuotas: { env: null, kind: 'quotas' },
   volumeMaxBytes: { env: 'SVC_VOLUME_MAX_BYTES', kind: 'bytes' },
   workspaceVolumeBytes: { env: 'SVC_WORKSPACE_VOLUME_BYTES', kind: 'bytes' },
   callbackAllowPrivate: { env: 'SVC_CALLBACK_ALLOW_PRIVATE', kind: 'boolean' },

@@ -101,6 +101,11 @@ export const errorCodes = {
 
   // Capacity and instances
   queue_full: { status: 429, summary: 'The deployment already holds max_pending_tasks queued requests.' },
+  quota_exceeded: {
+    status: 403,
+    summary:
+      'A deploy (403), or traffic needing a new container (429 with Retry-After), would take the workspace past a quota the operator set (`workspaceQuotas`: containers, CPU, memory); `details` names the quota, its limit and what is in use.',
+  },
   too_many_runs: {
     status: 429,
     summary:

@@ -70,6 +70,7 @@ export function buildScaling(wiring: Wiring, needs: ScalingNeeds): Scaling {
     report: reportAs('AUTOSCALE'),
     leads: () => state.leader?.isLeader() ?? true,
     metrics,
+    quotas: config.workspaceQuotas,
     ...(sync === null ? {} : { peers: sync.peers }),
     ...options.autoscale,
   });

@@ -42,6 +42,18 @@ describe('loadConfig()', () => {
     );
   });
 
+  it('takes per-workspace quotas from the file and names the workspace and key of a bad one', () => {
+    assert.deepEqual(loadConfig({ env: {} }).workspaceQuotas, {});
+    const quotas = { '*': { containers: 4 }, acme: { cpu: 2.5, memoryMiB: 4096 } };
+    assert.deepEqual(loadConfig({ env: {}, file: configFile({ workspaceQuotas: quotas }) }).workspaceQuotas, quotas);
+    const bad = (workspaceQuotas: unknown) => problemsOf(() => loadConfig({ env: {}, file: configFile({ workspaceQuotas }) }))[0]!;
+    assert.match(bad([]), /workspaceQuotas: expected an object from workspace name/);
+    assert.match(bad({ acme: 3 }), /the quota of "acme" is not an object/);
+    assert.match(bad({ acme: { gpus: 1 } }), /the quota of "acme" has "gpus": it takes containers, cpu, memoryMiB/);
+    assert.match(bad({ acme: { containers: 1.5 } }), /"acme".containers must be a whole number, 0 or more, got 1.5/);
+    assert.match(bad({ acme: { cpu: -1 } }), /"acme".cpu must be a number of cores, 0 or more, got -1/);
+  });
+
   it('takes a body limit in bytes and refuses tiny or non-numeric ones', () => {
     assert.equal(loadConfig({ env: { SVC_MAX_BODY_BYTES: '1048576' } }).maxBodyBytes, 1048576);
     assert.match(problemsOf(() => loadConfig({ env: { SVC_MAX_BODY_BYTES: '10' } }))[0]!, /at least 1024/);

@@ -76,3 +76,79 @@ describe('svc deployment scale (embedded platform)', function () {
     assert.equal(record!.scaleOverride, undefined);
   });
 });
+
+/**
+ * The operator's per-workspace quota (`workspaceQuotas`, here two containers for every workspace) with real
+ * containers: a deploy and a scale past it are refused with 403 naming the quota and what is in use, a
+ * redeploy (which replaces what it counts) is not, and traffic that needs a container past it gets 429.
+ */
+describe('workspace quotas (embedded platform)', function () {
+  this.timeout(120_000);
+  let platform: Platform;
+  let call: Call;
+  let owner: string;
+  let manifest: LoadedManifest;
+  let v1: FixtureBundle;
+  let otherUrl = '';
+  const deploy = () => call('POST', '/api/v1/apps/life/deployments', { token: owner, json: { manifest: manifest.raw, bundle: v1.sha256 } });
+  const containers = async (): Promise<{ id: string; deployment: string; state: string }[]> =>
+    (await call('GET', '/api/v1/containers?app=life', { token: owner })).json.containers;
+
+  before(async () => {
+    platform = await startPlatform({ config: testConfig({ workspaceQuotas: { '*': { containers: 2 }, roomy: { containers: 10 } } }) });
+    call = apiClient(platform.url);
+    owner = platform.ownerToken.secret;
+    [{ v1: manifest }, v1] = await Promise.all([lifecycleManifests(), bundleOf('v1')]);
+    assert.equal((await upload(platform.url, owner, v1.bytes, v1.sha256)).status, 201);
+  });
+  after(() => platform?.close());
+
+  it('lets a deploy fill the quota and a redeploy replace it, and refuses a scale past it, changing nothing', async () => {
+    assert.equal((await deploy()).status, 201, 'two endpoints: one container each');
+    const again = await deploy();
+    assert.equal(again.status, 201, 'a redeploy replaces the containers it counts');
+    otherUrl = again.json.deployments.find((d: { workload: string }) => d.workload === 'other').urls.path;
+    const refused = await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { min: 2, max: 2 } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.error.code, 'quota_exceeded');
+    assert.match(refused.json.error.message, /the workspace default may run 2 of containers at once; 1 run and this needs 2 more/);
+    assert.deepEqual(refused.json.error.details, { quota: 'containers', limit: 2, inUse: 1, adding: 2 });
+    const [hello] = platform.deployments
+      .get({ workspace: 'default', app: 'life', stage: 'deployed' })!
+      .workloads.filter((w) => w.name === 'hello');
+    assert.deepEqual(hello!.scaling, { min: 0, max: 1, buffer: 0, byHand: false }, 'nothing changed');
+  });
+
+  it('refuses a deploy of another app past the quota, with nothing started', async () => {
+    const other = { ...manifest.raw, app: { ...manifest.raw.app, name: 'more' } };
+    const refused = await call('POST', '/api/v1/apps/more/deployments', { token: owner, json: { manifest: other, bundle: v1.sha256 } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.error.code, 'quota_exceeded');
+    assert.match(refused.json.error.hint, /workspaceQuotas/);
+    assert.equal(platform.deployments.get({ workspace: 'default', app: 'more', stage: 'deployed' }), null);
+  });
+
+  it('answers traffic that needs a container past the quota with 429 and Retry-After', async () => {
+    // other's container stopped (min 0: nothing replaces it), hello scaled to the whole quota.
+    const [other] = (await containers()).filter((c) => c.deployment === 'life/other');
+    assert.equal((await call('POST', `/api/v1/containers/${other!.id}/stop`, { token: owner })).status, 200);
+    await until('other has no container', async () => !(await containers()).some((c) => c.deployment === 'life/other'), {
+      timeoutMs: 20_000,
+    });
+    assert.equal((await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { min: 2, max: 2 } })).status, 200);
+    await until(
+      'hello runs two',
+      async () => (await containers()).filter((c) => c.deployment === 'life/hello' && c.state === 'healthy').length === 2,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      },
+    );
+    const response = await fetch(otherUrl);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(response.status, 429, JSON.stringify(body));
+    assert.equal(body.error.code, 'quota_exceeded');
+    assert.equal(response.headers.get('retry-after'), '5');
+    assert.ok(!(await containers()).some((c) => c.deployment === 'life/other'), 'no container started past the quota');
+  });
+});

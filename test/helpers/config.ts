@@ -47,6 +47,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     callResultTtlSeconds: DEFAULT_CALL_RESULT_TTL_SECONDS,
     maxRunsPerWorkspace: DEFAULT_RUN_LIMITS.perWorkspace,
     classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
+    workspaceQuotas: {},
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,

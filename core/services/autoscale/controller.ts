@@ -5,7 +5,9 @@
  * (least recently used first, drained first), replaces crashed ones with
  * back-off and tells admission when a unit is crash-looping.
  */
-import type { ScalingSpec } from '../../model/workload/types.js';
+import { containersThatFit, quotaExceeded, quotaFor, type QuotaTable, type QuotaUse } from '../../model/quotas.js';
+import type { SvcError } from '../../model/errors.js';
+import type { ScalingSpec, Workload } from '../../model/workload/types.js';
 import type { Admission, UnitSupervisor } from '../../traffic/gateway/types.js';
 import type { RecentLogs } from '../../infra/logs/recent-logs.js';
 import type { PlatformMetrics } from '../../infra/metrics/platform-metrics.js';
@@ -36,6 +38,8 @@ export interface AutoscalerOptions {
   readonly report?: (error: unknown) => void;
   /** How often every unit is evaluated besides the evaluations queued requests cause (default 1 s). */
   readonly tickMs?: number;
+  /** The operator's quotas (core/model/quotas.ts): a scale-up stops at them; absent: none. */
+  readonly quotas?: QuotaTable;
   readonly crash?: Partial<CrashPolicy>;
   /** How long stopping a unit waits for its requests in flight before it stops the containers anyway (default 30 s). */
   readonly drainTimeoutMs?: number;
@@ -57,6 +61,8 @@ export interface AutoscalerOptions {
 interface Managed {
   /** Replaced when its scaling bounds change (`retune`). */
   unit: DeploymentUnit;
+  /** Set while a quota keeps it from starting the containers it wants: what requests get when it has none. */
+  quotaBlocked?: SvcError | null;
   readonly crash: CrashTracker;
   /** Containers seen healthy, and since when (ms). */
   readonly healthySince: Map<string, number>;
@@ -228,8 +234,70 @@ export class Autoscaler implements UnitSupervisor {
 
   refusal(unit: string): ReturnType<UnitSupervisor['refusal']> {
     const managed = this.#units.get(unit);
-    if (!managed?.crash.crashLooping) return null;
-    return crashLoopError(managed.crash.failures, managed.crash.lastExit, managed.crash.waitMs(Date.now()));
+    if (!managed) return null;
+    if (managed.crash.crashLooping) return crashLoopError(managed.crash.failures, managed.crash.lastExit, managed.crash.waitMs(Date.now()));
+    // A quota keeps it at zero: waiting would not help; the client tries again later (429, Retry-After).
+    if (managed.quotaBlocked && !this.#options.driver.status(unit).some(isActive)) return managed.quotaBlocked;
+    return null;
+  }
+
+  /**
+   * What the workspace's containers use now, over every unit this autoscaler manages; `releasing` units
+   * (those a deploy replaces) are left out.
+   */
+  quotaUse(workspace: string, releasing: readonly string[] = []): QuotaUse {
+    let use = { containers: 0, cpu: 0, memoryMiB: 0 };
+    for (const [key, managed] of this.#units) {
+      if (managed.unit.ref.workspace !== workspace || releasing.includes(key)) continue;
+      const active = this.#options.driver.status(key).filter(isActive).length;
+      const { cpu, memoryMiB } = managed.unit.workload.resources;
+      use = { containers: use.containers + active, cpu: use.cpu + active * cpu, memoryMiB: use.memoryMiB + active * memoryMiB };
+    }
+    return use;
+  }
+
+  /**
+   * `quota_exceeded` (403) when starting `count` containers of each workload beside what the workspace runs,
+   * less the `releasing` units (those a deploy replaces), would pass its quota; null when it fits or has none.
+   */
+  quotaRefusal(
+    workspace: string,
+    starting: readonly { readonly workload: Workload; readonly count: number }[],
+    releasing: readonly string[],
+  ): SvcError | null {
+    const quota = quotaFor(this.#options.quotas ?? {}, workspace);
+    if (quota === null) return null;
+    const adding = starting.reduce(
+      (sum, { workload, count }) => ({
+        containers: sum.containers + count,
+        cpu: sum.cpu + count * workload.resources.cpu,
+        memoryMiB: sum.memoryMiB + count * workload.resources.memoryMiB,
+      }),
+      { containers: 0, cpu: 0, memoryMiB: 0 },
+    );
+    return quotaExceeded(workspace, quota, this.quotaUse(workspace, releasing), adding, false);
+  }
+
+  /** How many of `wanted` new containers the workspace's quota lets start; when fewer, why, kept for refusal(). */
+  #withinQuota(managed: Managed, wanted: number): number {
+    const { ref, workload } = managed.unit;
+    const quota = quotaFor(this.#options.quotas ?? {}, ref.workspace);
+    if (quota === null || wanted <= 0) return wanted;
+    const used = this.quotaUse(ref.workspace);
+    const each = { containers: 1, cpu: workload.resources.cpu, memoryMiB: workload.resources.memoryMiB };
+    const fit = Math.min(wanted, containersThatFit(quota, used, each));
+    managed.quotaBlocked =
+      fit < wanted
+        ? quotaExceeded(
+            ref.workspace,
+            quota,
+            used,
+            { containers: wanted, cpu: wanted * each.cpu, memoryMiB: wanted * each.memoryMiB },
+            true,
+          )
+        : null;
+    if (fit < wanted) this.#log(managed, `${workload.name}: ${managed.quotaBlocked!.message}`);
+    return fit;
   }
 
   waitError(unit: string, waitedMs: number): ReturnType<UnitSupervisor['waitError']> {
@@ -310,7 +378,13 @@ export class Autoscaler implements UnitSupervisor {
       }, wait).unref();
       return;
     }
-    const count = managed.probing ? 1 : managed.desired - active.length;
+    const wanted = managed.probing ? 1 : managed.desired - active.length;
+    const count = this.#withinQuota(managed, wanted);
+    if (count <= 0) {
+      // At zero, the requests waiting would only time out: they get the quota's 429 now.
+      if (active.length === 0 && managed.quotaBlocked) this.#options.admission.rejectQueued(managed.unit.key, managed.quotaBlocked);
+      return;
+    }
     managed.demand = false;
     if (active.length === 0) managed.coldSince ??= performance.now();
     this.#options.metrics?.scaled(managed.unit.ref, managed.unit.workload.name, 'up', count);

@@ -11,7 +11,8 @@ import type { Principal } from '../../infra/plugin/types.js';
 import type { DeploymentUnit, SchedulerDriver, SourceRef } from '../../infra/scheduler/types.js';
 import type { SecretEnvironment } from '../secrets/types.js';
 import type { VolumeMounting } from '../volumes/types.js';
-import type { AppSpec, ScalingSpec } from '../../model/workload/types.js';
+import type { SvcError } from '../../model/errors.js';
+import type { AppSpec, ScalingSpec, Workload } from '../../model/workload/types.js';
 import type { ApiReader } from './capture-apis.js';
 import type { DeploymentRef, Stage } from '../../model/deployment-keys.js';
 import type { DeploymentRecords } from './records.js';
@@ -41,6 +42,12 @@ export interface UnitScaler {
   stopUnit(key: string): Promise<void>;
   /** Scales the unit within new bounds from now on (`svc deployment scale`), after `prepare`; the unit as now scaled, or null when not managed. */
   retune(key: string, scaling: ScalingSpec, prepare?: (unit: DeploymentUnit) => Promise<void>): Promise<DeploymentUnit | null>;
+  /** `quota_exceeded` when starting these containers, less the `releasing` units', passes the workspace's quota; else null. */
+  quotaRefusal(
+    workspace: string,
+    starting: readonly { readonly workload: Workload; readonly count: number }[],
+    releasing: readonly string[],
+  ): SvcError | null;
 }
 
 /** The unit key that already serves a workload of a deployment, if any (see `restore`). */

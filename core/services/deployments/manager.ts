@@ -143,6 +143,11 @@ export class DeploymentManager {
     const served = targets.filter(isServed);
     const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
     this.#options.routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
+    // The containers a deploy starts first (start-units.ts), beside what the workspace runs but these replace.
+    const replaced = served.flatMap((workload) => previous?.workloads.get(workload.name)?.unit ?? []);
+    const starting = served.map((workload) => ({ workload, count: Math.max(1, workload.scaling.autoscaler.minContainers) }));
+    const refusal = this.#options.autoscaler?.quotaRefusal(ref.workspace, starting, replaced);
+    if (refusal) throw refusal;
     return { previous, targets, served };
   }
 
@@ -420,6 +425,12 @@ export class DeploymentManager {
         });
       }
       const scaling = scaledBy(lw.workload.scaling, change, where);
+      const refusal = this.#options.autoscaler?.quotaRefusal(
+        ref.workspace,
+        [{ workload: lw.workload, count: scaling.autoscaler.minContainers }],
+        lw.unit === null ? [] : [lw.unit],
+      );
+      if (refusal) throw refusal;
       if (ref.stage === 'deployed') {
         await this.#options.records?.setScaleOverride(ref.workspace, ref.app, workload, overrideOf(scaling, {}));
       }

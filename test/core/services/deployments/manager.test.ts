@@ -99,6 +99,7 @@ describe('DeploymentManager and the autoscaler', () => {
       manage: (unit) => void calls.push(`manage ${unit.key}`),
       stopUnit: async (key) => void calls.push(`stopUnit ${key}`),
       retune: async (key) => (calls.push(`retune ${key}`), null),
+      quotaRefusal: (workspace, starting) => (calls.push(`quota ${workspace} ${starting.map(({ count }) => count).join(',')}`), null),
     };
   }
 
@@ -116,7 +117,12 @@ describe('DeploymentManager and the autoscaler', () => {
       autoscaler: recordingScaler(calls),
     });
     await deployments.deploy(request);
-    assert.deepEqual(calls, ['submit default/demo/deployed@1/w', 'scale default/demo/deployed@1/w 1', 'manage default/demo/deployed@1/w']);
+    assert.deepEqual(calls, [
+      'quota default 1',
+      'submit default/demo/deployed@1/w',
+      'scale default/demo/deployed@1/w 1',
+      'manage default/demo/deployed@1/w',
+    ]);
     await deployments.remove({ workspace: 'default', app: 'demo', stage: 'deployed' });
     assert.equal(
       calls.at(-1),

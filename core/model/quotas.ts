@@ -1,0 +1,76 @@
+/**
+ * Per-workspace quotas the operator sets (config `workspaceQuotas`): at most this many containers, CPU
+ * cores and MiB of memory running at once, counted over every workload of the workspace. A deploy past
+ * them is refused (403), a scale-up past them does not start the container, and traffic that would need
+ * one gets 429 with Retry-After, each `quota_exceeded` naming the quota, its value and what is in use.
+ */
+import { SvcError } from './errors.js';
+
+export interface WorkspaceQuota {
+  readonly containers?: number;
+  /** Cores, summed over the containers' `cpu`. */
+  readonly cpu?: number;
+  /** MiB, summed over the containers' `memory`. */
+  readonly memoryMiB?: number;
+}
+
+/** By workspace name; `*` for every workspace the table does not name. */
+export type QuotaTable = Readonly<Record<string, WorkspaceQuota>>;
+
+/** Containers, cores and MiB: what runs, or what a start adds. */
+export interface QuotaUse {
+  readonly containers: number;
+  readonly cpu: number;
+  readonly memoryMiB: number;
+}
+
+export const QUOTA_KEYS = ['containers', 'cpu', 'memoryMiB'] as const;
+
+export function quotaFor(table: QuotaTable, workspace: string): WorkspaceQuota | null {
+  return table[workspace] ?? table['*'] ?? null;
+}
+
+/** How many more containers of `each` fit beside `used` (Infinity without a quota). */
+export function containersThatFit(quota: WorkspaceQuota | null, used: QuotaUse, each: QuotaUse): number {
+  if (quota === null) return Number.POSITIVE_INFINITY;
+  let fit = Number.POSITIVE_INFINITY;
+  for (const key of QUOTA_KEYS) {
+    const limit = quota[key];
+    if (limit === undefined || each[key] <= 0) continue;
+    fit = Math.min(fit, Math.floor((limit - used[key] + 1e-9) / each[key]));
+  }
+  return Math.max(0, fit);
+}
+
+/** `quota_exceeded` for the first quota `adding` would pass, or null when it fits. */
+export function quotaExceeded(
+  workspace: string,
+  quota: WorkspaceQuota | null,
+  used: QuotaUse,
+  adding: QuotaUse,
+  traffic: boolean,
+): SvcError | null {
+  if (quota === null) return null;
+  for (const key of QUOTA_KEYS) {
+    const limit = quota[key];
+    if (limit === undefined || used[key] + adding[key] <= limit + 1e-9) continue;
+    const unit = key === 'cpu' ? ' cores' : key === 'memoryMiB' ? ' MiB' : '';
+    const name = key === 'memoryMiB' ? 'memory' : key;
+    return new SvcError(
+      'quota_exceeded',
+      `the workspace ${workspace} may run ${limit}${unit} of ${name} at once; ${round(used[key])}${unit} run and this needs ${round(adding[key])}${unit} more.`,
+      {
+        hint: traffic
+          ? 'Another workload of the workspace must scale down first; try again shortly, or ask the operator for a larger quota (workspaceQuotas).'
+          : 'Stop or scale down other workloads of the workspace (svc deployment scale, svc deployment stop), or ask the operator for a larger quota (workspaceQuotas).',
+        details: { quota: name, limit, inUse: used[key], adding: adding[key] },
+        ...(traffic ? { status: 429, headers: { 'Retry-After': '5' } } : {}),
+      },
+    );
+  }
+  return null;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
