@@ -5,6 +5,7 @@
  * (see load.ts and docs/configuration.md).
  */
 import type { QuotaTable } from '../core/model/quotas.js';
+import type { UsagePrices } from '../core/services/usage/prices.js';
 import { DEFAULT_RUN_LIMITS } from '../core/services/runs/limits.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +62,8 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly classParameterSets: number;
   /** Containers, CPU and memory each workspace may run at once (`quota_exceeded` past them); `*` for the others. */
   readonly workspaceQuotas: QuotaTable;
+  /** Prices per CPU second and memory GiB-second: `svc usage` and the dashboard show a cost with them; null: no cost. */
+  readonly usagePrices: UsagePrices | null;
   /** The most one volume may hold, in bytes (`volume_full` past it). */
   readonly volumeMaxBytes: number;
   /** The most all of a workspace's volumes may hold together, in bytes. */
@@ -114,6 +117,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     maxRunsPerWorkspace: DEFAULT_RUN_LIMITS.perWorkspace,
     classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
     workspaceQuotas: Object.freeze({}),
+    usagePrices: null,
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,
@@ -158,6 +162,7 @@ export const configKeys = {
   maxRunsPerWorkspace: { env: 'SVC_MAX_RUNS_PER_WORKSPACE', kind: 'count' },
   classParameterSets: { env: 'SVC_CLASS_PARAMETER_SETS', kind: 'count' },
   workspaceQuotas: { env: null, kind: 'quotas' },
+  usagePrices: { env: null, kind: 'prices' },
   volumeMaxBytes: { env: 'SVC_VOLUME_MAX_BYTES', kind: 'bytes' },
   workspaceVolumeBytes: { env: 'SVC_WORKSPACE_VOLUME_BYTES', kind: 'bytes' },
   callbackAllowPrivate: { env: 'SVC_CALLBACK_ALLOW_PRIVATE', kind: 'boolean' },

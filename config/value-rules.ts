@@ -5,6 +5,7 @@
  * only says which keys a file may hold.
  */
 import { QUOTA_KEYS } from '../core/model/quotas.js';
+import { PRICE_KEYS } from '../core/services/usage/prices.js';
 import { isIP } from 'node:net';
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -204,6 +205,24 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
         }
       }
     }
+    return raw;
+  },
+  prices: (raw) => {
+    if (raw === null) return null;
+    const shape = 'expected {"currency": "USD", "cpuSecond": <price>, "memoryGiBSecond": <price>} or null';
+    if (typeof raw !== 'object' || Array.isArray(raw)) return { problem: shape };
+    const { currency, ...prices } = raw as Record<string, unknown>;
+    if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
+      return { problem: `currency must be a three-letter ISO 4217 code such as "USD", got ${JSON.stringify(currency)}` };
+    }
+    for (const [key, value] of Object.entries(prices)) {
+      if (!(PRICE_KEYS as readonly string[]).includes(key))
+        return { problem: `${JSON.stringify(key)} is not a price: it takes currency, ${PRICE_KEYS.join(', ')}` };
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+        return { problem: `${key} must be a price per unit, 0 or more, got ${JSON.stringify(value)}` };
+      }
+    }
+    if (Object.keys(prices).length === 0) return { problem: `give at least one of ${PRICE_KEYS.join(', ')} (${shape})` };
     return raw;
   },
   plugins: (raw, _spec, cwd) => {

@@ -1,16 +1,25 @@
 /**
  * `svc usage [--since 7d] [--by workload|app|day] [--json]`: what the workspace's containers used
- * (`GET /api/v1/usage`): CPU seconds and memory GiB-seconds, from their cgroups, by workload, app or day.
+ * (`GET /api/v1/usage`): CPU seconds and memory GiB-seconds, from their cgroups, by workload, app or day,
+ * and their cost where the operator set prices.
  */
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
 
+interface UsageFigures {
+  readonly cpuSeconds: number;
+  readonly memoryGiBSeconds: number;
+  /** Present where the operator set prices (`usagePrices`), in `currency`. */
+  readonly cost?: number;
+}
+
 interface UsageAnswer {
   readonly since: string;
   readonly by: string;
-  readonly rows: readonly { readonly key: string; readonly cpuSeconds: number; readonly memoryGiBSeconds: number }[];
-  readonly total: { readonly cpuSeconds: number; readonly memoryGiBSeconds: number };
+  readonly rows: readonly (UsageFigures & { readonly key: string })[];
+  readonly total: UsageFigures;
+  readonly currency?: string;
 }
 
 export interface UsageFlags {
@@ -26,11 +35,14 @@ export async function usage(context: CommandContext, flags: UsageFlags = {}): Pr
   const answer = await client.get<UsageAnswer>(`${API_PREFIX}/usage${query.size > 0 ? `?${query}` : ''}`);
   if (flags.json) return out.result(JSON.stringify(answer, null, 2));
   if (answer.rows.length === 0) return out.step(`no usage recorded since ${answer.since}`);
+  const priced = answer.currency !== undefined;
   const rows = [...answer.rows, { key: 'total', ...answer.total }].map((row) => [
     row.key,
     row.cpuSeconds.toFixed(1),
     (row.memoryGiBSeconds / 3600).toFixed(3),
+    ...(priced ? [(row.cost ?? 0).toFixed(4)] : []),
   ]);
-  for (const line of formatTable([answer.by.toUpperCase(), 'CPU SECONDS', 'MEMORY GIB-HOURS'], rows, out.color)) out.result(line);
+  const header = [answer.by.toUpperCase(), 'CPU SECONDS', 'MEMORY GIB-HOURS', ...(priced ? [`COST (${answer.currency})`] : [])];
+  for (const line of formatTable(header, rows, out.color)) out.result(line);
   out.step(`since ${answer.since}; CPU and memory from the containers' cgroups`);
 }

@@ -78,6 +78,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     maxCallBytes: config.maxBodyBytes,
     volumes,
     maxVolumeFileBytes: config.volumeMaxBytes,
+    usagePrices: config.usagePrices,
     publicUrl: config.publicUrl,
     domains: needs.domains,
     ...(needs.artifacts === null ? {} : { artifacts: needs.artifacts }),

@@ -54,6 +54,18 @@ describe('loadConfig()', () => {
     assert.match(bad({ acme: { cpu: -1 } }), /"acme".cpu must be a number of cores, 0 or more, got -1/);
   });
 
+  it('takes usage prices from the file, or none, and names what is wrong with bad ones', () => {
+    assert.equal(loadConfig({ env: {} }).usagePrices, null);
+    const prices = { currency: 'USD', cpuSecond: 0.0000131, memoryGiBSecond: 0.0000022 };
+    assert.deepEqual(loadConfig({ env: {}, file: configFile({ usagePrices: prices }) }).usagePrices, prices);
+    const bad = (usagePrices: unknown) => problemsOf(() => loadConfig({ env: {}, file: configFile({ usagePrices }) }))[0]!;
+    assert.match(bad({ cpuSecond: 1 }), /currency must be a three-letter ISO 4217 code such as "USD", got undefined/);
+    assert.match(bad({ currency: 'usd', cpuSecond: 1 }), /three-letter ISO 4217 code/);
+    assert.match(bad({ currency: 'USD', gpuSecond: 1 }), /"gpuSecond" is not a price: it takes currency, cpuSecond, memoryGiBSecond/);
+    assert.match(bad({ currency: 'USD', cpuSecond: -1 }), /cpuSecond must be a price per unit, 0 or more, got -1/);
+    assert.match(bad({ currency: 'USD' }), /give at least one of cpuSecond, memoryGiBSecond/);
+  });
+
   it('takes a body limit in bytes and refuses tiny or non-numeric ones', () => {
     assert.equal(loadConfig({ env: { SVC_MAX_BODY_BYTES: '1048576' } }).maxBodyBytes, 1048576);
     assert.match(problemsOf(() => loadConfig({ env: { SVC_MAX_BODY_BYTES: '10' } }))[0]!, /at least 1024/);

@@ -73,6 +73,7 @@ describe('API: signed bundle artifact URLs', function () {
       runs: unused('runs'),
       volumes: unused('volumes'),
       maxVolumeFileBytes: 1024,
+      usagePrices: null,
       calls: unused('calls'),
       callGroups: unused('callGroups'),
       maps: unused('maps'),

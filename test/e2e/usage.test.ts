@@ -9,7 +9,8 @@ import { deployLifecycle } from './api-lifecycle-helpers.js';
 /**
  * `svc usage` on the embedded platform, with real containers and their cgroups (svc runs as root here):
  * a CPU load run inside a container is counted for its workload within 10% of what its cgroup counted,
- * memory held over time too, by workload, app or day; bad ranges are refused; another workspace sees none.
+ * memory held over time too, by workload, app or day, with its cost at the operator's prices; bad ranges are
+ * refused; another workspace sees none.
  */
 describe('svc usage (embedded platform)', function () {
   this.timeout(120_000);
@@ -18,7 +19,7 @@ describe('svc usage (embedded platform)', function () {
   let owner = '';
 
   before(async function () {
-    platform = await startPlatform({ config: testConfig() });
+    platform = await startPlatform({ config: testConfig({ usagePrices: { currency: 'EUR', cpuSecond: 0.01, memoryGiBSecond: 0.002 } }) });
     if (!platform.driver.resourceLimits?.enforced) {
       await platform.close();
       this.skip(); // no cgroups here: nothing counts what containers use
@@ -49,9 +50,11 @@ describe('svc usage (embedded platform)', function () {
     assert.ok(counted >= 1.5, `the cgroup counted the load: ${counted}`);
     assert.ok(Math.abs(row.cpuSeconds - counted) <= counted * 0.1, `svc usage ${row.cpuSeconds} s against the cgroup's ${counted} s`);
     assert.ok(row.memoryGiBSeconds > 0, 'memory held over the interval');
+    assert.equal(used.json.currency, 'EUR');
+    assert.ok(Math.abs(row.cost - (row.cpuSeconds * 0.01 + row.memoryGiBSeconds * 0.002)) < 1e-6, `the cost ${row.cost} at the prices`);
     const shown = capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: owner } });
     await usage(shown.context, { by: 'app', since: '24h' });
-    assert.match(shown.stdout(), /^APP +CPU SECONDS +MEMORY GIB-HOURS\nlife +\d+\.\d +\d+\.\d{3}\ntotal /);
+    assert.match(shown.stdout(), /^APP +CPU SECONDS +MEMORY GIB-HOURS +COST \(EUR\)\nlife +\d+\.\d +\d+\.\d{3} +\d+\.\d{4}\ntotal /);
     const metrics = await (await fetch(`${platform.url}/metrics`, { headers: { Authorization: `Bearer ${owner}` } })).text();
     const series = /^svc_container_cpu_seconds_total\{workspace="default",app="life",workload="hello"\} (\S+)$/m.exec(metrics);
     assert.ok(series, 'the Prometheus counter of the workload');
@@ -61,6 +64,7 @@ describe('svc usage (embedded platform)', function () {
     assert.match(page, /<a href="\/dashboard\/usage" aria-current="page">Usage<\/a>/);
     const life = (await call('GET', '/api/v1/usage?by=app', { token: owner })).json.rows[0] as { key: string; cpuSeconds: number };
     assert.match(page, new RegExp(`<th scope="row">life</th><td>${life.cpuSeconds.toFixed(1)}</td>`), 'the page sums as the API does');
+    assert.match(page, /<th scope="col">Cost \(EUR\)<\/th>/);
     const byDay = await call('GET', '/api/v1/usage?by=day', { token: owner });
     assert.deepEqual(
       byDay.json.rows.map((r: { key: string }) => r.key),

@@ -48,6 +48,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     maxRunsPerWorkspace: DEFAULT_RUN_LIMITS.perWorkspace,
     classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
     workspaceQuotas: {},
+    usagePrices: null,
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,

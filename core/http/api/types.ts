@@ -26,6 +26,7 @@ import type { MapManager } from '../../services/maps/maps.js';
 import type { ControlPlane } from './control-plane.js';
 import type { Operation } from './openapi/types.js';
 import type { RateLimit } from './rate-limit.js';
+import type { UsagePrices } from '../../services/usage/prices.js';
 
 /** Every route lives under this prefix; a breaking change gets a new one. */
 export const API_PREFIX = '/api/v1';
@@ -107,6 +108,8 @@ export interface ApiServices {
   /** Largest file one upload to a volume may be, in bytes (the most a volume holds). */
   readonly maxVolumeFileBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
+  /** The operator's prices of usage (`usagePrices`): usage answers add a cost with them; null: none. */
+  readonly usagePrices: UsagePrices | null;
   /** The scheduler's side of containers: stop one, what each uses (`svc container list | stop`). */
   readonly containers: Pick<SchedulerDriver, 'stop' | 'usage' | 'exec'>;
   /** Each deployment's log lines, to read and follow. */

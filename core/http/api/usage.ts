@@ -58,7 +58,8 @@ export const usageRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'getUsage',
-      summary: "What the caller's workspace used: CPU seconds and memory GiB-seconds of its containers, by workload, app or day.",
+      summary:
+        "What the caller's workspace used: CPU seconds and memory GiB-seconds of its containers, by workload, app or day, with their cost where the operator set prices.",
       parameters: PARAMETERS,
       responses: { 200: answer('The figures.', ref('Usage')), 400: error('`bad_request`: a range or grouping it does not take.') },
     },
@@ -67,8 +68,12 @@ export const usageRoutes: readonly ApiRoute[] = [
       if (hours === null) throw sinceRefused(query.get('since') ?? undefined);
       const by = (query.get('by') ?? 'workload') as UsageGrouping;
       const since = hourOf(Date.now() - (hours - 1) * 3_600_000);
-      const { rows, total } = sumUsage(await usageHours(services.controlPlane.store, principal.workspace, since), by);
-      return { status: 200, body: { since: `${since}:00:00Z`, by, rows, total } };
+      const prices = services.usagePrices;
+      const { rows, total } = sumUsage(await usageHours(services.controlPlane.store, principal.workspace, since), by, prices);
+      return {
+        status: 200,
+        body: { since: `${since}:00:00Z`, by, rows, total, ...(prices === null ? {} : { currency: prices.currency }) },
+      };
     },
   },
 ];

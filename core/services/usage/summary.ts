@@ -1,4 +1,5 @@
 /** Usage hours summed the ways `svc usage`, the API and the dashboard show them: by workload, app or day. */
+import { costOf, type UsagePrices } from './prices.js';
 import type { UsageFigures, UsageHour } from './usage-meter.js';
 
 export const USAGE_GROUPINGS = ['workload', 'app', 'day'] as const;
@@ -7,12 +8,15 @@ export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 export interface UsageRow extends UsageFigures {
   /** `<app>/<workload>`, the app, or the day (`YYYY-MM-DD`). */
   readonly key: string;
+  /** What it cost at the operator's prices; absent without them. */
+  readonly cost?: number;
 }
 
 export function sumUsage(
   hours: readonly { readonly hour: string; readonly figures: UsageHour }[],
   by: UsageGrouping,
-): { rows: UsageRow[]; total: UsageFigures } {
+  prices: UsagePrices | null = null,
+): { rows: UsageRow[]; total: UsageFigures & { readonly cost?: number } } {
   const rows = new Map<string, UsageFigures>();
   for (const { hour, figures } of hours) {
     for (const [name, used] of Object.entries(figures)) {
@@ -29,5 +33,7 @@ export function sumUsage(
       memoryGiBSeconds: 0,
     },
   );
-  return { rows: listed, total };
+  if (prices === null) return { rows: listed, total };
+  const priced = <T extends UsageFigures>(figures: T): T & { cost: number } => ({ ...figures, cost: costOf(figures, prices) });
+  return { rows: listed.map(priced), total: priced(total) };
 }

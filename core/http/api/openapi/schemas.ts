@@ -18,6 +18,12 @@ const BATCH_INPUTS: Schema = {
   items: { type: 'string', contentEncoding: 'base64' },
   description: `Pickled calls, \`pickle.dumps({"args": [...], "kwargs": {...}})\`, base64: at most ${MAX_BATCH_INPUTS} a batch, and ${MAX_GROUP_INPUTS} a group.`,
 };
+/** A usage row's cost at the operator's prices (`usagePrices`), to a millionth; absent without prices. */
+const COST: Schema = {
+  type: 'number',
+  minimum: 0,
+  description: "What it cost at the operator's prices, in `currency`; absent without prices.",
+};
 const MORE_INPUTS: Schema = {
   type: 'boolean',
   description: 'More batches follow (default false: this one is the last, and the group is closed).',
@@ -695,6 +701,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
             key: { type: 'string', description: '`<app>/<workload>`, the app, or the day (`YYYY-MM-DD`).' },
             cpuSeconds: { type: 'number' },
             memoryGiBSeconds: { type: 'number', description: 'Memory held, in GiB, times the seconds it was held.' },
+            cost: COST,
           },
         },
       },
@@ -702,7 +709,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: 'object',
         required: ['cpuSeconds', 'memoryGiBSeconds'],
         additionalProperties: false,
-        properties: { cpuSeconds: { type: 'number' }, memoryGiBSeconds: { type: 'number' } },
+        properties: { cpuSeconds: { type: 'number' }, memoryGiBSeconds: { type: 'number' }, cost: COST },
+      },
+      currency: {
+        type: 'string',
+        pattern: '^[A-Z]{3}$',
+        description: 'The currency of `cost`; present only where the operator set prices (`usagePrices`).',
       },
     },
   },

@@ -21,8 +21,10 @@ export function usagePages(services: DashboardServices) {
       await renderErrors(ctx, viewer, async () => {
         const since = hourOf(Date.now() - (DAYS * 24 - 1) * 3_600_000);
         const hours = await usageHours(services.controlPlane.store, viewer.principal.workspace, since);
-        const byApp = sumUsage(hours, 'app');
-        const byDay = sumUsage(hours, 'day');
+        const prices = services.usagePrices;
+        const byApp = sumUsage(hours, 'app', prices);
+        const byDay = sumUsage(hours, 'day', prices);
+        const currency = prices?.currency ?? null;
         sendPage(
           ctx,
           page({
@@ -31,11 +33,11 @@ export function usagePages(services: DashboardServices) {
             viewer,
             body: html`<section aria-labelledby="usage-apps">
   <h2 id="usage-apps">By app, the last ${String(DAYS)} days</h2>
-  ${byApp.rows.length === 0 ? html`<p>No usage recorded yet.</p>` : usageTable('App', [...byApp.rows, { key: 'Total', ...byApp.total }])}
+  ${byApp.rows.length === 0 ? html`<p>No usage recorded yet.</p>` : usageTable('App', [...byApp.rows, { key: 'Total', ...byApp.total }], currency)}
 </section>
 <section aria-labelledby="usage-days">
   <h2 id="usage-days">By day</h2>
-  ${byDay.rows.length === 0 ? html`<p>No usage recorded yet.</p>` : usageTable('Day (UTC)', byDay.rows)}
+  ${byDay.rows.length === 0 ? html`<p>No usage recorded yet.</p>` : usageTable('Day (UTC)', byDay.rows, currency)}
 </section>
 <p class="help">CPU seconds and memory held, read from each container's cgroup every 15 s. <code>svc usage --by workload</code> shows each workload.</p>`,
           }),
@@ -45,12 +47,17 @@ export function usagePages(services: DashboardServices) {
   };
 }
 
-function usageTable(first: string, rows: readonly UsageRow[]): Html {
+/** `currency`: the operator's prices are set, so each row shows its cost too. */
+function usageTable(first: string, rows: readonly UsageRow[], currency: string | null): Html {
   return html`<div class="scroll"><table>
-    <thead><tr><th scope="col">${first}</th><th scope="col">CPU seconds</th><th scope="col">Memory GiB-hours</th></tr></thead>
+    <thead><tr><th scope="col">${first}</th><th scope="col">CPU seconds</th><th scope="col">Memory GiB-hours</th>${
+      currency === null ? '' : html`<th scope="col">Cost (${currency})</th>`
+    }</tr></thead>
     <tbody>${rows.map(
       (row) =>
-        html`<tr><th scope="row">${row.key}</th><td>${row.cpuSeconds.toFixed(1)}</td><td>${(row.memoryGiBSeconds / 3600).toFixed(3)}</td></tr>`,
+        html`<tr><th scope="row">${row.key}</th><td>${row.cpuSeconds.toFixed(1)}</td><td>${(row.memoryGiBSeconds / 3600).toFixed(3)}</td>${
+          currency === null ? '' : html`<td>${(row.cost ?? 0).toFixed(4)}</td>`
+        }</tr>`,
     )}</tbody>
   </table></div>`;
 }
