@@ -805,6 +805,22 @@ declareCommand(prog, 'container stop <id>', {
     run(async (context) => (await import('./commands/container.js')).containerStop(context, String(id), { json: flags.json === true })),
 });
 
+declareCommand(prog, 'shell [target]', {
+  describe:
+    'A terminal inside a container, for owners: a new container of a workload (app.py::workload, or app/workload as deployed) with its image, environment, secrets and volumes, or a running one (--container <id>). svc exits with the exit code of the shell (or of the command after --).',
+  flags: [{ flag: '--container', description: 'A running container (svc container list) instead of a new one' }],
+  examples: ['shell app.py::predict', 'shell quickstart/greet -- python -c "import fastapi"', 'shell --container c-1a2b3c4d5e'],
+  action: (target: string | undefined, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/shell.js')).shell(
+        context,
+        target === undefined ? undefined : String(target),
+        ((flags._ as unknown[] | undefined) ?? []).map(String),
+        { ...(text(flags.container) === undefined ? {} : { container: text(flags.container) }) },
+      ),
+    ),
+});
+
 declareCommand(prog, 'usage', {
   describe: "What your workspace's containers used: CPU seconds and memory GiB-hours from their cgroups, by workload, app or day.",
   flags: [

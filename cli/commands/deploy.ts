@@ -8,14 +8,8 @@
  * `{"app", "workloads": [{"name", "kind", "url"}]}`. With --dry-run it asks
  * for the deploy's plan instead and deploys nothing (deploy-plan.ts).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { AppView } from '../../core/http/api/app-view.js';
-import { createBundle } from '../../core/infra/bundles/create.js';
-import { formatBytes } from '../../core/infra/bundles/format.js';
 import { SvcError } from '../../core/model/errors.js';
-import { loadManifestOf, resolveManifestTarget } from '../../core/infra/manifest-loader/load.js';
 import type { AppSpec, Workload } from '../../core/model/workload/types.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
@@ -28,6 +22,7 @@ import { printPlan } from './deploy-plan.js';
 import type { DeployPlan } from '../../core/services/deployments/plan.js';
 import type { DomainView } from '../../core/model/domains/types.js';
 import { printDomains } from './domain.js';
+import { uploadCode } from './upload-code.js';
 
 export interface DeployFlags {
   readonly prune?: boolean;
@@ -55,60 +50,40 @@ export default async function deploy(
   // Before Python runs: no token, no point in reading the app.
   const { client } = await connect(context);
 
-  out.step(`reading ${target}`);
-  const python = context.env.SVC_PYTHON;
-  const manifestTarget = await resolveManifestTarget({ target, cwd: context.cwd, python });
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-deploy-'));
-  // Both Python processes at once: the bundle needs only the project folder, not the manifest.
-  const bundling = createBundle(manifestTarget.root, { out: path.join(dir, 'bundle.tar.gz'), python });
-  bundling.catch(() => {}); // awaited after the manifest, so that a broken app is reported as such
-  try {
-    const manifest = await loadManifestOf(manifestTarget);
-    for (const line of manifest.logs) out.log('import', line);
-    const { spec } = manifest;
-    const workload = wanted === null ? null : findWorkload(spec.workloads, wanted, spec.name);
-    out.done(`app ${spec.name}: ${spec.workloads.length} workload${spec.workloads.length === 1 ? '' : 's'}`);
-
-    out.step(`bundling ${manifest.root}`);
-    const bundle = await bundling;
-    for (const warning of bundle.warnings) out.warn(`bundle: ${warning}`);
-    out.done(`bundle ${bundle.sha256.slice(0, 12)}: ${bundle.files} file${bundle.files === 1 ? '' : 's'}, ${formatBytes(bundle.size)}`);
-
-    await uploadBundle(out, client, bundle);
-
-    const body = {
-      manifest: manifest.raw,
-      bundle: bundle.sha256,
-      ...(workload === null ? {} : { workload: workload.name }),
-      ...(flags.prune ? { prune: true } : {}),
-      // svc.Secret.from_dict values: beside the manifest, never in it; the server keeps them sealed.
-      ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }),
-    };
-    if (flags.dryRun) {
-      const plan = await client.post<DeployPlan>(`${appPath(spec.name)}/deployments/plan`, body, { long: true });
-      printPlan(out, plan, flags.json === true);
-      return plan;
-    }
-    const what = workload === null ? spec.name : `${spec.name}/${workload.name}`;
-    const view = await postDeploy(context, client, spec.name, body, what);
-
-    const names = new Set(workload === null ? spec.workloads.map((w) => w.name) : [workload.name]);
-    const deployed = view.deployments.filter((d) => names.has(d.workload));
-    // What the deploy read of each ASGI app's OpenAPI description: svc app export builds its typed methods from it.
-    for (const d of deployed) if (d.api) out.done(`${d.workload}: ${d.api}`);
-    const domains = await claimedDomains(client, spec, view.name, names);
-    const result: DeployResult = {
-      app: view.name,
-      workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })),
-      ...(domains.length > 0 ? { domains } : {}),
-    };
-    if (flags.json) out.result(JSON.stringify(result, null, 2));
-    else printDeployed(out, deployed, domains, target, spec);
-    return result;
-  } finally {
-    await bundling.catch(() => {}); // its file is written (or not) before the folder goes
-    await rm(dir, { recursive: true, force: true });
+  const uploaded = await uploadCode(context, client, target, (spec) =>
+    wanted === null ? null : findWorkload(spec.workloads, wanted, spec.name),
+  );
+  const { manifest, bundle, checked: workload } = uploaded;
+  const { spec } = manifest;
+  const body = {
+    manifest: manifest.raw,
+    bundle,
+    ...(workload === null ? {} : { workload: workload.name }),
+    ...(flags.prune ? { prune: true } : {}),
+    // svc.Secret.from_dict values: beside the manifest, never in it; the server keeps them sealed.
+    ...(manifest.inlineSecrets === undefined ? {} : { inlineSecrets: manifest.inlineSecrets }),
+  };
+  if (flags.dryRun) {
+    const plan = await client.post<DeployPlan>(`${appPath(spec.name)}/deployments/plan`, body, { long: true });
+    printPlan(out, plan, flags.json === true);
+    return plan;
   }
+  const what = workload === null ? spec.name : `${spec.name}/${workload.name}`;
+  const view = await postDeploy(context, client, spec.name, body, what);
+
+  const names = new Set(workload === null ? spec.workloads.map((w) => w.name) : [workload.name]);
+  const deployed = view.deployments.filter((d) => names.has(d.workload));
+  // What the deploy read of each ASGI app's OpenAPI description: svc app export builds its typed methods from it.
+  for (const d of deployed) if (d.api) out.done(`${d.workload}: ${d.api}`);
+  const domains = await claimedDomains(client, spec, view.name, names);
+  const result: DeployResult = {
+    app: view.name,
+    workloads: deployed.map((d) => ({ name: d.workload, kind: d.kind, url: d.urls.path })),
+    ...(domains.length > 0 ? { domains } : {}),
+  };
+  if (flags.json) out.result(JSON.stringify(result, null, 2));
+  else printDeployed(out, deployed, domains, target, spec);
+  return result;
 }
 
 /** --prune deploys the whole app, so it cannot go with one workload. */
@@ -140,28 +115,6 @@ async function postDeploy(context: CommandContext, client: ApiClient, app: strin
   out.done(`deployed ${what} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   for (const warning of view.warnings) out.warn(warning);
   return view;
-}
-
-/** Uploads the bundle unless the server has it already (the same sha256). */
-async function uploadBundle(
-  out: Output,
-  client: ApiClient,
-  bundle: { readonly sha256: string; readonly size: number; readonly path: string },
-): Promise<void> {
-  if (await client.exists(`${API_PREFIX}/bundles/${bundle.sha256}`)) {
-    out.done(`${client.server} has this bundle already: nothing to upload`);
-    return;
-  }
-  out.step(`uploading ${formatBytes(bundle.size)} to ${client.server}`);
-  const bytes = await readFile(bundle.path);
-  await client
-    .send('POST', `${API_PREFIX}/bundles`, {
-      body: bytes,
-      headers: { 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
-      long: true,
-    })
-    .then((response) => response.body?.cancel());
-  out.done('uploaded');
 }
 
 /** The app's custom domains the deployed workloads set, with their status and the record to publish (a deploy claims them). */

@@ -5,6 +5,8 @@
  * listeners, not listening yet.
  */
 import { createCallRoute } from '../http/api/call-route.js';
+import { createTerminalSockets, type TerminalSockets } from '../http/api/terminal-socket.js';
+import type { ApiServices } from '../http/api/types.js';
 import { controlPlaneRoutes } from '../http/control-plane-routes.js';
 import { DEFAULT_MAX_BUNDLE_BYTES } from '../http/api/index.js';
 import type { ArtifactUrls } from '../infra/bundles/artifact-url.js';
@@ -46,6 +48,8 @@ export interface FrontNeeds {
 export interface Front {
   readonly forward: LeaderForward;
   readonly websockets: WebSocketBridge;
+  /** `svc shell`'s terminals in containers. */
+  readonly terminals: TerminalSockets;
   readonly listeners: Listeners;
   role(): ReplicaRole;
 }
@@ -59,7 +63,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   // A unit no longer served keeps its series (counters only grow), not its cached meter.
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
   const { nomad, runs, volumes } = workloads;
-  const api = controlPlaneRoutes({
+  const apiServices: ApiServices = {
     plugins,
     controlPlane,
     deployments: workloads.deployments,
@@ -82,7 +86,9 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     publicUrl: config.publicUrl,
     domains: needs.domains,
     ...(needs.artifacts === null ? {} : { artifacts: needs.artifacts }),
-  });
+  };
+  const api = controlPlaneRoutes(apiServices);
+  const terminals = createTerminalSockets(apiServices);
   const gateway = createGateway({
     routes,
     upstreams: needs.scaling.upstreams,
@@ -118,14 +124,16 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
         if (!gate.request(req, res)) void gateway.handleRequest(req, res);
       },
       upgrade: (req, socket, head) => {
-        if (!gate.upgrade(req, socket)) websockets.handleUpgrade(req, socket, head);
+        if (gate.upgrade(req, socket)) return;
+        if (terminals.handles(req)) terminals.handleUpgrade(req, socket, head);
+        else websockets.handleUpgrade(req, socket, head);
       },
       clientError: answerClientError,
     },
     // The CA fetches HTTP-01 challenges over plain HTTP: the plain listener answers them.
     challenge: needs.acme?.challenge ?? null,
   });
-  return { forward, websockets, listeners, role };
+  return { forward, websockets, terminals, listeners, role };
 }
 
 /** The agents svc cannot reach now, by their name in `/_svc/ready`. */

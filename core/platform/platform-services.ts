@@ -24,6 +24,7 @@ import type { UpstreamPools } from '../traffic/gateway/proxy.js';
 import type { AcmeCertificates } from '../traffic/gateway/tls/acme.js';
 import { acmeFor } from './acme-setup.js';
 import { Certificates } from '../traffic/gateway/tls/certificates.js';
+import type { TerminalSockets } from '../http/api/terminal-socket.js';
 import type { WebSocketBridge } from '../traffic/gateway/websocket-bridge.js';
 import type { ImageBuilder } from '../infra/images/types.js';
 import { DeploymentLogs } from '../infra/logs/deployment-logs.js';
@@ -79,6 +80,7 @@ export interface Services {
   readonly usage: UsageMeter;
   readonly forward: LeaderForward;
   readonly websockets: WebSocketBridge;
+  readonly terminals: TerminalSockets;
   /** The gateway's listeners (HTTP, or HTTPS and maybe plain HTTP beside it); not listening yet. */
   readonly listeners: Listeners;
   /** Orders and renews custom domains' certificates (`acmeDirectory`); null without. */
@@ -208,7 +210,7 @@ function collectServices(
   const { registry, scheduler, driver, images } = backends;
   const { admission, upstreams, sync, autoscaler } = scaling;
   const { deployments, leases, runs, maps, schedules, previews, callExecutor, usage } = workloads;
-  const { forward, websockets, listeners, role } = front;
+  const { forward, websockets, terminals, listeners, role } = front;
   return {
     plugins,
     logs,
@@ -232,6 +234,7 @@ function collectServices(
     usage,
     forward,
     websockets,
+    terminals,
     listeners,
     electing,
     role,

@@ -332,6 +332,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   await services.usage.stop();
   // WebSocket sessions first: they would hold their containers' drain until its timeout.
   websockets.close();
+  services.terminals.close();
   // Started first: from its first (synchronous) step every workload URL answers shutting_down while requests in flight finish.
   const deploymentsDown = deployments.shutdown().catch(reportClose);
   // No tick starts from now on; scheduled runs in flight give their calls up as their runs end.

@@ -83,7 +83,8 @@ function containersOf(services: ApiServices, workspace: string, now: number): Fo
   );
 }
 
-function requireContainer(services: ApiServices, workspace: string, id: string): Found {
+/** The container of the workspace with this id; `not_found` otherwise (another workspace's too). */
+export function requireContainer(services: ApiServices, workspace: string, id: string): Found {
   const found = containersOf(services, workspace, Date.now()).find((c) => c.view.id === id);
   if (found === undefined) {
     throw new SvcError('not_found', `no running container ${id} in workspace ${workspace}.`, {

@@ -68,6 +68,7 @@ export const runRoutes: readonly ApiRoute[] = [
         principal,
         idleTimeoutSeconds,
         ...(body.parameters === undefined ? {} : { parameters: body.parameters }),
+        ...(body.shell === true ? { shell: true } : {}),
       });
       return { status: 201, body: { run }, headers: { Location: `/api/v1/runs/${run.id}` } };
     },
@@ -215,7 +216,7 @@ async function runCode(
     return { spec, bundleSha256: bundle, ...(inlineSecrets === undefined ? {} : { inlineSecrets }) };
   }
   if (uploaded) throw runCodeMissing();
-  const deployed = deployedFunctionCode(checkName('app', body.app), fn, workspace, services.deployments);
+  const deployed = deployedFunctionCode(checkName('app', body.app), fn, workspace, services.deployments, body.shell === true);
   return { spec: deployed.spec, bundleSha256: deployed.bundle, secretScope: deployed.secretScope };
 }
 

@@ -93,7 +93,7 @@ export interface ApiServices {
   /** Call groups (`spawn_map`): many inputs, each a spawned call, sent in batches. */
   readonly callGroups: Pick<CallGroups, 'create' | 'add' | 'get' | 'members' | 'cancel'>;
   /** Remote runs of functions, and previews. */
-  readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end' | 'volumeUsers'>;
+  readonly runs: Pick<RunManager, 'create' | 'list' | 'get' | 'logKey' | 'call' | 'end' | 'volumeUsers' | 'attach'>;
   /** Maps of remote runs: a function called once per input, inputs and outputs streamed. */
   readonly maps: Pick<MapManager, 'create' | 'get' | 'ofApp' | 'inputs' | 'outputs' | 'cancel'>;
   /** Refuses a schedule this platform cannot run before a deploy changes anything (on Nomad: a period no cron spec writes). */
@@ -110,8 +110,8 @@ export interface ApiServices {
   readonly autoscaler: Pick<Autoscaler, 'status'>;
   /** The operator's prices of usage (`usagePrices`): usage answers add a cost with them; null: none. */
   readonly usagePrices: UsagePrices | null;
-  /** The scheduler's side of containers: stop one, what each uses (`svc container list | stop`). */
-  readonly containers: Pick<SchedulerDriver, 'stop' | 'usage' | 'exec'>;
+  /** The scheduler's side of containers: stop one, what each uses, commands and terminals in one (`svc container`, `svc shell`). */
+  readonly containers: Pick<SchedulerDriver, 'stop' | 'usage' | 'exec' | 'terminal' | 'status'>;
   /** Each deployment's log lines, to read and follow. */
   readonly logs: Pick<DeploymentLogs, 'lines' | 'subscribe' | 'add'>;
   /** Custom domains (the built-in plugin svc:custom-domains provides it); null when it is not loaded. */

@@ -95,6 +95,28 @@ export interface ExecOutcome {
   readonly stderr: string;
 }
 
+/** A program to run on a terminal of its own inside a container (`svc shell`): its argv (empty: a shell) and the terminal's size. */
+export interface TerminalRequest {
+  readonly argv: readonly string[];
+  readonly rows: number;
+  readonly cols: number;
+  /** The client's `TERM`, so that programs draw for its terminal. */
+  readonly term: string;
+}
+
+/** A program running on a terminal: bytes both ways, resizes, and how it ended. */
+export interface TerminalSession {
+  /** What the terminal shows, as it comes. */
+  readonly output: NodeJS.ReadableStream;
+  /** Keys typed (bytes, as the client's terminal sends them). */
+  write(data: Buffer): void;
+  resize(rows: number, cols: number): void;
+  /** The client went away: the program's session gets SIGHUP, as when a terminal window closes. */
+  hangUp(): void;
+  /** Settles once the program ended: its exit code (128 + the signal when one ended it). */
+  readonly exited: Promise<number>;
+}
+
 /** What a container uses: CPU seconds so far (null when nothing accounts them) and memory held now. */
 export interface ContainerUsage {
   readonly cpuSeconds: number | null;
@@ -152,6 +174,8 @@ export interface SchedulerDriver {
   usage?(key: string): ReadonlyMap<string, ContainerUsage>;
   /** Runs a command inside a running container of the unit (`svc container exec`); absent: the driver cannot. */
   exec?(key: string, containerId: string, request: ExecRequest): Promise<ExecOutcome>;
+  /** Runs a program on a terminal of its own inside a running container of the unit (`svc shell`); absent: the driver cannot. */
+  terminal?(key: string, containerId: string, request: TerminalRequest): TerminalSession;
   /**
    * Creates or replaces the unit's definition. Starts nothing by itself, but
    * for the floor a scheduler keeps: a new Nomad job starts at min_containers

@@ -8,7 +8,7 @@ import { SvcError } from '../../model/errors.js';
 import type { AppSpec } from '../../model/workload/types.js';
 import type { Deployment } from '../deployments/types.js';
 import type { DeploymentRef } from '../../model/deployment-keys.js';
-import { functionOf } from './runs.js';
+import { functionOf, workloadNamed } from './runs.js';
 import type { InlineScope } from '../secrets/types.js';
 
 /** Where the deployed versions are looked up. */
@@ -22,7 +22,13 @@ export interface DeployedFunctionCode {
   readonly secretScope: InlineScope;
 }
 
-export function deployedFunctionCode(app: string, fn: string, workspace: string, deployments: DeployedApps): DeployedFunctionCode {
+export function deployedFunctionCode(
+  app: string,
+  fn: string,
+  workspace: string,
+  deployments: DeployedApps,
+  shell = false,
+): DeployedFunctionCode {
   const deployment = deployments.get({ workspace, app, stage: 'deployed' });
   if (deployment === null) {
     throw new SvcError('not_found', `the workspace has no deployed app ${app}.`, {
@@ -34,7 +40,9 @@ export function deployedFunctionCode(app: string, fn: string, workspace: string,
       hint: `Resume it with svc app resume ${app}, or deploy it again.`,
     });
   }
-  functionOf(deployment.spec, fn); // an unknown name or another kind of workload: refused as a run refuses it
+  // An unknown name, or (but for a shell) another kind of workload: refused as a run refuses it.
+  if (shell) workloadNamed(deployment.spec, fn);
+  else functionOf(deployment.spec, fn);
   const bundle = deployment.workloads.find((w) => w.name === fn)?.bundleSha256 ?? null;
   if (bundle === null) {
     // A deployment that runs a project folder (svc serve's own) has no bundle to start a run from.

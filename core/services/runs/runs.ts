@@ -73,6 +73,8 @@ export interface CreateRun {
   readonly secretScope?: InlineScope;
   /** For an `@app.cls` class: its parameters' values, as the request gave them (checked here); a run per set of values. */
   readonly parameters?: unknown;
+  /** For `svc shell`: a container of any kind of workload, to open a terminal in rather than to call. */
+  readonly shell?: boolean;
 }
 
 interface Run {
@@ -124,7 +126,10 @@ export class RunManager {
       principal: request.principal,
     });
     if (this.#closed) throw changeRefusedError(); // svc began to stop while the plugins decided
-    const workload = withParameters(functionOf(spec, request.function), request.parameters);
+    const workload = withParameters(
+      request.shell ? workloadNamed(spec, request.function) : functionOf(spec, request.function),
+      request.parameters,
+    );
     // Like a deploy: a secret the workspace does not have refuses the run before anything starts.
     if ((workload.secrets ?? []).length > 0) await this.#options.secrets?.check(request.workspace, workload.secrets!);
     const mounted = (workload.volumes ?? []).map((mount) => mount.volume);
@@ -335,6 +340,8 @@ export class RunManager {
     return {
       app: run.logKey.app,
       workload: run.workload,
+      unitKey: run.unitKey,
+      logKey: run.logKey,
       ended: run.stop.signal,
       release: () => {
         if (run.holders.delete(busy)) this.#options.leases.touch(id);
@@ -498,6 +505,15 @@ function withParameters(workload: Workload, given: unknown): Workload {
     });
   }
   return { ...workload, class: { ...workload.class, bound: bindClassParameters(workload, given) } };
+}
+
+/** The workload `name` of any kind (a shell's run): `not_found` listing the app's workloads. */
+export function workloadNamed(spec: AppSpec, name: string): Workload {
+  const workload = spec.workloads.find((w) => w.name === name);
+  if (workload) return workload;
+  throw new SvcError('not_found', `the app ${spec.name} has no workload ${name}.`, {
+    hint: `Its workloads: ${spec.workloads.map((w) => w.name).join(', ') || '(none)'}.`,
+  });
 }
 
 /** The function `name` of the app: `not_found` listing its functions, `bad_request` for another kind of workload. */

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
 import type { ClassParameterValues } from '../../model/workload/class-parameters.js';
 import type { Workload } from '../../model/workload/types.js';
+import type { DeploymentLogKey } from '../../infra/logs/deployment-logs.js';
 
 /**
  * - `building`: the function's image is being built (the first run of an image waits here);
@@ -53,11 +54,15 @@ export interface CallOptions {
   readonly contentType?: string;
 }
 
-/** A map's hold on its run (RunManager.attach). */
+/** A map's (or a terminal's) hold on its run (RunManager.attach). */
 export interface RunAttachment {
   /** The app the run's code is (its spec's name). */
   readonly app: string;
   readonly workload: Workload;
+  /** The scheduler's unit of its containers. */
+  readonly unitKey: string;
+  /** Where its log lines go. */
+  readonly logKey: DeploymentLogKey;
   /** Aborted when the run ends (by its client, idle, svc stopping). */
   readonly ended: AbortSignal;
   /** The map is over: it no longer keeps the run from idling. */

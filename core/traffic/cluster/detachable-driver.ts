@@ -35,6 +35,14 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
     ...(driver.exec === undefined
       ? {}
       : { exec: (key, id, request) => (detached ? Promise.reject(lostError()) : driver.exec!(key, id, request)) }),
+    ...(driver.terminal === undefined
+      ? {}
+      : {
+          terminal: (key, id, request) => {
+            if (detached) throw lostError();
+            return driver.terminal!(key, id, request);
+          },
+        }),
     detach() {
       detached = true;
     },

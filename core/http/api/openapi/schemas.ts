@@ -785,10 +785,18 @@ export const schemas: Readonly<Record<string, Schema>> = {
           "A Manifest v1 (docs/manifest.md), as `python3 -m svc.manifest` prints it, of any app: the run's app is the manifest's.",
       },
       bundle: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The sha256 of a bundle the workspace uploaded.' },
-      function: { type: 'string', description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it).' },
+      function: {
+        type: 'string',
+        description: 'A function workload of the manifest (a lowercase DNS label, as the manifest names it); with `shell`, any workload.',
+      },
       idleTimeoutSeconds: IDLE_TIMEOUT,
       inlineSecrets: INLINE_SECRETS,
       parameters: CLASS_PARAMETERS,
+      shell: {
+        type: 'boolean',
+        description:
+          'A run for `svc shell`: a container of the workload (of any kind) with its image, environment, secrets and volumes, to open a terminal in (`GET /api/v1/runs/<id>/terminal`), not to call.',
+      },
     },
   },
   Run: {

@@ -4,8 +4,17 @@ import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.j
 import type { SvcCgroups } from '../../processes/cgroups/svc-cgroups.js';
 import { describeExit, type ProcessGroup, spawnGroup } from '../../processes/group.js';
 import type { ServiceRegistry } from '../../registry/types.js';
-import type { ContainerStatus, ContainerUsage, DeploymentUnit, ExecOutcome, ExecRequest } from '../types.js';
+import type {
+  ContainerStatus,
+  ContainerUsage,
+  DeploymentUnit,
+  ExecOutcome,
+  ExecRequest,
+  TerminalRequest,
+  TerminalSession,
+} from '../types.js';
 import { execIn } from './exec.js';
+import { terminalIn } from './terminal.js';
 import { type Container, type ContainerLog, cgroupProcs, removeSockets, stopping } from './container.js';
 import type { ForkSources } from './fork-sources.js';
 import { parseFrame } from './frames.js';
@@ -65,6 +74,13 @@ export class LocalContainers {
     const container = this.of(key).find((c) => c.id === containerId);
     if (container === undefined) return Promise.reject(new SvcError('not_found', `no container ${containerId} in ${key}.`));
     return execIn(container, request);
+  }
+
+  /** A program on a terminal of its own in one of the unit's containers (terminal.ts). */
+  terminal(key: string, containerId: string, request: TerminalRequest): TerminalSession {
+    const container = this.of(key).find((c) => c.id === containerId);
+    if (container === undefined) throw new SvcError('not_found', `no container ${containerId} in ${key}.`);
+    return terminalIn(container, request);
   }
 
   /** Read from each container's cgroup now (files, not a hot path): only containers svc limits have one. */

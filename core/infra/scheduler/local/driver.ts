@@ -142,6 +142,7 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     status: (key) => containers.status(key),
     usage: (key) => containers.usage(key),
     exec: (key, containerId, request) => containers.exec(key, containerId, request),
+    terminal: (key, containerId, request) => containers.terminal(key, containerId, request),
     template: (key) => forks.template(key),
     zygote: (pythonPath) => forks.zygote(pythonPath),
     async close() {

@@ -4,28 +4,50 @@
  * environment (secrets included) and its image's Python first on PATH, in its code's folder. The output
  * is kept up to a bound; a command past its time-out is killed.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, spawn, type StdioOptions } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import path from 'node:path';
 import { SvcError } from '../../../model/errors.js';
 import { EXEC_OUTPUT_BYTES, type ExecOutcome, type ExecRequest } from '../types.js';
 import type { Container } from './container.js';
 import { runtimeEnv } from './runtime-command.js';
 
-export function execIn(container: Container, request: ExecRequest): Promise<ExecOutcome> {
+/**
+ * Spawns `argv` inside the running container: the shell joins the container's cgroup first (its own pid),
+ * then becomes nsenter (as root: the container's mount namespace), which becomes the command.
+ */
+export function spawnIn(
+  container: Container,
+  argv: readonly string[],
+  options: { stdio: StdioOptions; env?: NodeJS.ProcessEnv },
+): ChildProcess {
   const pid = container.group?.pid;
   if (pid === undefined || container.state !== 'healthy') {
-    return Promise.reject(new SvcError('conflict', `container ${container.id} is ${container.state}: exec needs a running one.`));
+    throw new SvcError('conflict', `container ${container.id} is ${container.state}: it needs to be running.`);
   }
   const { unit } = container;
-  const env = { ...runtimeEnv(unit), PATH: `${path.dirname(unit.image.pythonPath)}${path.delimiter}${process.env.PATH ?? ''}` };
-  // The shell joins the container's cgroup first (its own pid), then becomes nsenter, which becomes the command.
+  const env = {
+    ...runtimeEnv(unit),
+    PATH: `${path.dirname(unit.image.pythonPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+    ...options.env,
+  };
   const join = (container.cgroup?.procsFiles ?? []).map((file) => `echo $$ > ${JSON.stringify(file)}`).join('; ');
-  const enter = process.getuid?.() === 0 ? ['nsenter', `--target=${pid}`, '--mount', '--'] : [];
-  const child = spawn('/bin/sh', ['-c', `${join}${join ? '; ' : ''}exec "$@"`, 'sh', ...enter, ...request.argv], {
+  // Entering a mount namespace moves to its root: --wd comes back to the code's folder.
+  const enter = process.getuid?.() === 0 ? ['nsenter', `--target=${pid}`, '--mount', `--wd=${unit.source.root}`, '--'] : [];
+  return spawn('/bin/sh', ['-c', `${join}${join ? '; ' : ''}exec "$@"`, 'sh', ...enter, ...argv], {
     cwd: unit.source.root,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.stdio,
   });
+}
+
+export function execIn(container: Container, request: ExecRequest): Promise<ExecOutcome> {
+  let child: ChildProcessByStdio<null, Readable, Readable>;
+  try {
+    child = spawnIn(container, request.argv, { stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcessByStdio<null, Readable, Readable>;
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return new Promise((resolve, reject) => {
     const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], bytes: { stdout: 0, stderr: 0 }, truncated: false };
     for (const name of ['stdout', 'stderr'] as const) {

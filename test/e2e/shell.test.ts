@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { shell, type ShellTerminal } from '../../cli/commands/shell.js';
+import { packageRoot } from '../../core/model/paths.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { capture, rejectsWith } from '../cli/fixture.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { tokenFor } from '../core/http/api/platform.js';
+import { testConfig } from '../helpers/config.js';
+import { until } from '../helpers/until.js';
+import { deployLifecycle } from './api-lifecycle-helpers.js';
+
+/** A terminal a test types into and reads, of a size it changes. */
+function testTerminal(rows: number, cols: number) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let screen = '';
+  output.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')));
+  const listeners = new Set<() => void>();
+  const size = { rows, cols };
+  const terminal: ShellTerminal = {
+    input,
+    output,
+    size: () => ({ ...size }),
+    onResize: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
+    raw: () => () => {},
+    term: 'xterm-256color',
+  };
+  return {
+    terminal,
+    type: (text: string) => input.write(text),
+    screen: () => screen,
+    resize(to: { rows: number; cols: number }) {
+      Object.assign(size, to);
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+/**
+ * `svc shell` on the embedded platform, with real containers and a real pseudo-terminal in them: a new
+ * container of a workload (its image, environment and secrets) from a file, a running container with
+ * --container, the size of the terminal followed, the exit code given back, owners only, recorded.
+ */
+describe('svc shell (embedded platform)', function () {
+  this.timeout(120_000);
+  let platform: Platform;
+  let call: Call;
+  let owner = '';
+  const env = () => ({ SVC_SERVER: platform.url, SVC_TOKEN: owner });
+  const helloContainer = async (): Promise<string> =>
+    (await call('GET', '/api/v1/containers?app=life', { token: owner })).json.containers.find(
+      (c: { deployment: string }) => c.deployment === 'life/hello',
+    ).id;
+
+  before(async () => {
+    platform = await startPlatform({ config: testConfig() });
+    call = apiClient(platform.url);
+    owner = platform.ownerToken.secret;
+    await deployLifecycle(platform.url, owner);
+    assert.equal((await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { min: 1 } })).status, 200);
+    await until('hello runs', async () => (await call('GET', '/api/v1/containers?app=life', { token: owner })).json.containers.length > 0, {
+      timeoutMs: 30_000,
+    });
+    const secret = await call('POST', '/api/v1/secrets', {
+      token: owner,
+      json: { name: 'db', values: { DATABASE_URL: 'postgres://shell' } },
+    });
+    assert.equal(secret.status, 201, secret.text);
+  });
+  after(() => platform?.close());
+
+  it('opens a shell on a real terminal in a new container of a workload, with its secrets, and follows the window size', async () => {
+    process.env.VAULT_INLINE = 'inline-value';
+    const term = testTerminal(33, 101);
+    const started = capture({ env: env(), cwd: packageRoot });
+    try {
+      const ended = shell(started.context, `${path.join('test', 'fixtures', 'secrets', 'app.py')}::env`, [], {}, term.terminal);
+      term.type('tty; stty size; echo "db=$DATABASE_URL inline=$INLINE_TOKEN"; pwd; python -c "import svc; print(6 * 7, \'py\')"\n');
+      await until('the first answers', async () => /42 py/.test(term.screen()), { timeoutMs: 60_000, intervalMs: 50 });
+      term.resize({ rows: 50, cols: 140 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      term.type('stty size; exit 7\n');
+      assert.equal(await ended, 7, 'svc exits as the shell did');
+      const screen = term.screen();
+      assert.match(screen, /\/dev\/pts\/\d+/, 'a real terminal');
+      assert.match(screen, /[\r\n]33 101\r\n/, 'the size it was opened with');
+      assert.match(screen, /[\r\n]50 140\r\n/, 'the size after the window changed');
+      assert.match(screen, /db=postgres:\/\/shell inline=inline-value\r\n\/\S+\r\n/, "its secrets, in its code's folder");
+      assert.match(started.stderr(), /starting a container of vault\/env for the shell \(run-[0-9a-f]{16}\)/);
+    } finally {
+      delete process.env.VAULT_INLINE;
+    }
+    assert.deepEqual((await call('GET', '/api/v1/runs', { token: owner })).json.runs, [], 'the container of the shell ended with it');
+  });
+
+  it('runs a command on a terminal in a running container with --container, recorded in its log', async () => {
+    const id = await helloContainer();
+    const term = testTerminal(24, 80);
+    const code = await shell(
+      capture({ env: env() }).context,
+      undefined,
+      ['sh', '-c', 'echo "app=$SVC_APP"; test -t 0 && echo tty; exit 3'],
+      { container: id },
+      term.terminal,
+    );
+    assert.equal(code, 3);
+    assert.match(term.screen(), /app=life\r\ntty\r\n/);
+    const lines = (await call('GET', `/api/v1/containers/${id}/logs`, { token: owner })).json.lines as { text: string }[];
+    assert.ok(
+      lines.some((line) => /^terminal by .*: \["sh","-c",/.test(line.text)),
+      'who opened it, and what',
+    );
+  });
+
+  it('refuses members, other workspaces, bad sizes and a missing target, opening nothing', async () => {
+    const id = await helloContainer();
+    const term = testTerminal(24, 80);
+    const member = (await tokenFor(platform, 'default')).secret;
+    const asMember = await rejectsWith(
+      shell(capture({ env: { ...env(), SVC_TOKEN: member } }).context, undefined, [], { container: id }, term.terminal),
+    );
+    assert.equal(asMember.code, 'forbidden');
+    assert.match(asMember.message, /for owners of the workspace/);
+    assert.equal((await call('POST', '/api/v1/workspaces', { token: owner, json: { name: 'acme' } })).status, 201);
+    const other = (await call('POST', '/api/v1/workspaces/acme/token', { token: owner, json: {} })).json.secret as string;
+    const elsewhere = await rejectsWith(
+      shell(capture({ env: { ...env(), SVC_TOKEN: other } }).context, undefined, [], { container: id }, term.terminal),
+    );
+    assert.equal(elsewhere.code, 'not_found', "another workspace's container is an unknown one");
+    const huge = testTerminal(5000, 80);
+    assert.equal(
+      (await rejectsWith(shell(capture({ env: env() }).context, undefined, [], { container: id }, huge.terminal))).code,
+      'bad_request',
+    );
+    assert.equal((await rejectsWith(shell(capture({ env: env() }).context, undefined, [], {}, term.terminal))).code, 'usage_invalid');
+    const notWorkload = await rejectsWith(
+      shell(capture({ env: env(), cwd: packageRoot }).context, 'test/fixtures/secrets/app.py::nope', [], {}, term.terminal),
+    );
+    assert.match(notWorkload.message, /has no workload nope/);
+    assert.equal(term.screen(), '');
+  });
+});
