@@ -21,7 +21,6 @@ import errno
 import fcntl
 import json
 import os
-import pty
 import select
 import signal
 import struct
@@ -63,14 +62,24 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _start(command: list[str], rows: int, cols: int) -> tuple[int, int]:
-    pid, master = pty.fork()
+    """COMMAND on a new terminal sized before it starts (a program reads its size once, at its start)."""
+    master, slave = os.openpty()
+    set_size(slave, rows, cols)
+    pid = os.fork()
     if pid == 0:
         try:
-            set_size(0, rows, cols)  # before exec: the program reads its size once at start
+            os.close(master)
+            os.setsid()  # a session of its own, whose controlling terminal is the new one
+            fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+            for fd in (0, 1, 2):
+                os.dup2(slave, fd)
+            if slave > 2:
+                os.close(slave)
             os.execvp(command[0], command)
         except OSError as error:
             os.write(2, f"svc: cannot run {command[0]}: {error.strerror}\r\n".encode())
         os._exit(EXIT_CANNOT_RUN)
+    os.close(slave)
     return pid, master
 
 
