@@ -1,7 +1,12 @@
 # svc's Nomad token, in the namespace of its workload jobs (nomadNamespace): nothing more.
 namespace "svc" {
   policy       = "read"
-  capabilities = ["submit-job", "read-job", "list-jobs", "scale-job", "read-logs", "host-volume-register", "host-volume-read"]
+  # alloc-exec: `svc container exec` and `svc shell` (owners of a workspace) run commands in svc's allocations;
+  # alloc-node-exec is what Nomad asks for that on drivers without isolation (raw_exec): drop it where svc runs `exec`.
+  capabilities = [
+    "submit-job", "read-job", "list-jobs", "scale-job", "read-logs", "host-volume-register", "host-volume-read",
+    "alloc-exec", "alloc-node-exec",
+  ]
   # Workloads' secrets: the Variable nomad/jobs/<job id> of each svc job, which its template renders.
   variables {
     path "nomad/jobs/svc-*" {

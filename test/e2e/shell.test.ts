@@ -1,42 +1,15 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { shell, type ShellTerminal } from '../../cli/commands/shell.js';
+import { shell } from '../../cli/commands/shell.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture, rejectsWith } from '../cli/fixture.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { tokenFor } from '../core/http/api/platform.js';
 import { testConfig } from '../helpers/config.js';
+import { testTerminal } from '../helpers/test-terminal.js';
 import { until } from '../helpers/until.js';
 import { deployLifecycle } from './api-lifecycle-helpers.js';
-
-/** A terminal a test types into and reads, of a size it changes. */
-function testTerminal(rows: number, cols: number) {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let screen = '';
-  output.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')));
-  const listeners = new Set<() => void>();
-  const size = { rows, cols };
-  const terminal: ShellTerminal = {
-    input,
-    output,
-    size: () => ({ ...size }),
-    onResize: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
-    raw: () => () => {},
-    term: 'xterm-256color',
-  };
-  return {
-    terminal,
-    type: (text: string) => input.write(text),
-    screen: () => screen,
-    resize(to: { rows: number; cols: number }) {
-      Object.assign(size, to);
-      for (const listener of listeners) listener();
-    },
-  };
-}
 
 /**
  * `svc shell` on the embedded platform, with real containers and a real pseudo-terminal in them: a new

@@ -194,7 +194,7 @@ export const containerRoutes: readonly ApiRoute[] = [
       }
       const { deployment, workload, view } = requireContainer(services, principal.workspace, params.container!);
       if (services.containers.exec === undefined) {
-        throw new SvcError('bad_request', 'this scheduler cannot run commands in containers yet (Nomad: nomad alloc exec).');
+        throw new SvcError('bad_request', 'this scheduler cannot run commands in containers.');
       }
       const { command, timeoutSeconds } = body as { command: string[]; timeoutSeconds?: number };
       // Who looked inside, when and how: in the deployment's log, where the workspace reads it.

@@ -66,7 +66,7 @@ export function createTerminalSockets(services: TerminalServices): TerminalSocke
     let session: TerminalSession;
     try {
       if (services.containers.terminal === undefined) {
-        throw new SvcError('bad_request', 'this scheduler cannot open terminals in containers yet (Nomad: nomad alloc exec -i -t).');
+        throw new SvcError('bad_request', 'this scheduler cannot open terminals in containers.');
       }
       session = services.containers.terminal(target.unitKey, target.containerId, wanted);
     } catch (error) {

@@ -16,6 +16,7 @@
  */
 import { agentOperation, timed, type CallObserver } from '../../metrics/platform-metrics.js';
 import { SvcError, type ErrorCode } from '../../../model/errors.js';
+import WebSocket from 'ws';
 
 export interface NomadClientOptions {
   /** Base URL of a Nomad agent, e.g. `http://127.0.0.1:4646`. */
@@ -86,6 +87,12 @@ export class NomadClient {
 
   delete<T>(path: string, query: Query = {}): Promise<NomadAnswer<T>> {
     return this.#request<T>('DELETE', path, query, undefined, this.#timeoutMs);
+  }
+
+  /** A WebSocket to `path` (`/v1/client/allocation/:id/exec`), with the token, namespace and region as every request has them. */
+  socket(path: string, query: Query = {}): WebSocket {
+    const headers: Record<string, string> = this.#token === undefined ? {} : { 'X-Nomad-Token': this.#token };
+    return new WebSocket(this.#address(path, query).replace(/^http/, 'ws'), { headers, perMessageDeflate: false });
   }
 
   /** A GET whose answer is plain text (`/v1/client/fs/logs/…?plain=true`). */

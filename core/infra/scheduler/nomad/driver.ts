@@ -24,6 +24,9 @@
  *   allocations have stopped. Idempotent (an unknown job is fine).
  * - `close`: stops the watchers and log pollers. Jobs keep running: the cluster does not stop with svc.
  *
+ * `exec` and `terminal` run a command in a running allocation's task through Nomad's exec WebSocket
+ * (alloc-exec.ts).
+ *
  * With `logs`, each allocation's stdout and stderr lines go to the sink as the
  * local driver's do (log-poller.ts). With `onContainerExit`, an allocation
  * that was healthy and ends while Nomad was to keep it running (it crashed or
@@ -32,6 +35,8 @@
 import type { Enforcement } from '../../processes/cgroups/types.js';
 import type { DeploymentUnit } from '../types.js';
 import { nomadJobId } from '../../../model/nomad-job-id.js';
+import { SvcError } from '../../../model/errors.js';
+import { allocExec, allocTerminal, type ExecTarget } from './alloc-exec.js';
 import { LOG_TAIL, logTail } from './allocation-failure.js';
 import { NomadDriverState } from './driver-state.js';
 import type { NomadDriverOptions } from './options.js';
@@ -93,8 +98,22 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
       return logTail(state, unit, containerId, logOptions.stream ?? 'stderr', logOptions.tail ?? LOG_TAIL);
     },
 
+    exec: (key, containerId, request) => allocExec(state.client, execTarget(state, key, containerId), request),
+
+    terminal: (key, containerId, request) => allocTerminal(state.client, execTarget(state, key, containerId), request),
+
     close: () => state.close(),
   };
+}
+
+/** The running allocation of the unit with this id, and its task; `not_found` or `conflict` otherwise. */
+function execTarget(state: NomadDriverState, key: string, containerId: string): ExecTarget {
+  const unit = state.units.get(key);
+  const container = unit?.watcher.status().find((c) => c.id === containerId);
+  if (unit === undefined || container === undefined) throw new SvcError('not_found', `no container ${containerId} in ${key}.`);
+  if (container.state !== 'healthy')
+    throw new SvcError('conflict', `container ${containerId} is ${container.state}: it needs to be running.`);
+  return { allocId: containerId, task: unit.task };
 }
 
 export { nomadJobId } from '../../../model/nomad-job-id.js';
