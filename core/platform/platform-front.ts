@@ -55,38 +55,14 @@ export interface Front {
 }
 
 export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
-  const { config, options, controlPlane, state, metrics, report, system } = wiring;
+  const { config, controlPlane, state, metrics, report, system } = wiring;
   const { plugins, agents, workloads } = needs;
   const { routes, admission, sync } = needs.scaling;
   const metricsPage = metricsRoute({ metrics, plugins, accounts: controlPlane.accounts });
   metrics.readUnits(() => unitReadings(routes, admission, needs.backends.driver));
   // A unit no longer served keeps its series (counters only grow), not its cached meter.
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
-  const { nomad, runs, volumes } = workloads;
-  const apiServices: ApiServices = {
-    plugins,
-    controlPlane,
-    deployments: workloads.deployments,
-    bundles: workloads.bundles,
-    maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES,
-    autoscaler: needs.scaling.autoscaler,
-    containers: needs.backends.driver,
-    logs: needs.deploymentLogs,
-    runs,
-    calls: workloads.calls,
-    callGroups: workloads.callGroups,
-    maps: workloads.maps,
-    previews: workloads.previews,
-    scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),
-    ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }),
-    maxCallBytes: config.maxBodyBytes,
-    volumes,
-    maxVolumeFileBytes: config.volumeMaxBytes,
-    usagePrices: config.usagePrices,
-    publicUrl: config.publicUrl,
-    domains: needs.domains,
-    ...(needs.artifacts === null ? {} : { artifacts: needs.artifacts }),
-  };
+  const apiServices = apiServicesOf(wiring, needs);
   const api = controlPlaneRoutes(apiServices);
   const terminals = createTerminalSockets(apiServices);
   const gateway = createGateway({
@@ -98,7 +74,10 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     metrics,
     maxBodyBytes: config.maxBodyBytes,
     platformRoutes: (ctx, next) => healthRoute(ctx, () => metricsPage(ctx, () => api(ctx, next))),
-    rawPlatformRoute: createCallRoute({ runs, plugins, maxCallBytes: config.maxBodyBytes }, { report, trustProxy: config.trustProxy }),
+    rawPlatformRoute: createCallRoute(
+      { runs: workloads.runs, plugins, maxCallBytes: config.maxBodyBytes },
+      { report, trustProxy: config.trustProxy },
+    ),
     // Without Consul the routes and instances are what svc last knew: answers say so.
     staleSince: () => agents.consul?.outage()?.since ?? null,
     trustProxy: config.trustProxy,
@@ -134,6 +113,37 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     challenge: needs.acme?.challenge ?? null,
   });
   return { forward, websockets, terminals, listeners, role };
+}
+
+/** What the API and the dashboard answer from: the platform's services, as each route sees them. */
+function apiServicesOf(wiring: Wiring, needs: FrontNeeds): ApiServices {
+  const { config, options, controlPlane } = wiring;
+  const { plugins, workloads } = needs;
+  const { nomad, runs, volumes } = workloads;
+  return {
+    plugins,
+    controlPlane,
+    deployments: workloads.deployments,
+    bundles: workloads.bundles,
+    maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES,
+    autoscaler: needs.scaling.autoscaler,
+    containers: needs.backends.driver,
+    logs: needs.deploymentLogs,
+    runs,
+    calls: workloads.calls,
+    callGroups: workloads.callGroups,
+    maps: workloads.maps,
+    previews: workloads.previews,
+    scheduledRuns: nomad === null ? null : new NomadRunSource(nomad),
+    ...(nomad === null ? {} : { checkSchedules: checkNomadSchedules }),
+    maxCallBytes: config.maxBodyBytes,
+    volumes,
+    maxVolumeFileBytes: config.volumeMaxBytes,
+    usagePrices: config.usagePrices,
+    publicUrl: config.publicUrl,
+    domains: needs.domains,
+    ...(needs.artifacts === null ? {} : { artifacts: needs.artifacts }),
+  };
 }
 
 /** The agents svc cannot reach now, by their name in `/_svc/ready`. */

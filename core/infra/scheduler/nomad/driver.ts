@@ -24,6 +24,7 @@
  *   allocations have stopped. Idempotent (an unknown job is fine).
  * - `close`: stops the watchers and log pollers. Jobs keep running: the cluster does not stop with svc.
  *
+ * `usage` is what Nomad's allocation stats say, sampled every few seconds (alloc-usage.ts).
  * `exec` and `terminal` run a command in a running allocation's task through Nomad's exec WebSocket
  * (alloc-exec.ts).
  *
@@ -37,6 +38,7 @@ import type { DeploymentUnit } from '../types.js';
 import { nomadJobId } from '../../../model/nomad-job-id.js';
 import { SvcError } from '../../../model/errors.js';
 import { allocExec, allocTerminal, type ExecTarget } from './alloc-exec.js';
+import { AllocationUsage, USAGE_SAMPLE_MS } from './alloc-usage.js';
 import { LOG_TAIL, logTail } from './allocation-failure.js';
 import { NomadDriverState } from './driver-state.js';
 import type { NomadDriverOptions } from './options.js';
@@ -59,6 +61,14 @@ const RAW_EXEC_LIMITS: Enforcement = {
 /** The driver's operations over one shared state (driver-state.ts), each in the file of its job. */
 export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   const state = new NomadDriverState(options);
+  const usage = new AllocationUsage(state.client);
+  const healthyAllocations = (key: string) =>
+    (state.units.get(key)?.watcher.status() ?? []).filter((c) => c.state === 'healthy').map((c) => c.id);
+  // Sampled all the time the driver is open: CPU is a rate on Nomad, integrated between samples.
+  const sampler = setInterval(
+    () => void usage.sample([...state.units.keys()].flatMap(healthyAllocations)).catch(() => {}),
+    USAGE_SAMPLE_MS,
+  ).unref();
   return {
     name: 'nomad',
 
@@ -102,7 +112,12 @@ export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
 
     terminal: (key, containerId, request) => allocTerminal(state.client, execTarget(state, key, containerId), request),
 
-    close: () => state.close(),
+    usage: (key) => usage.of(healthyAllocations(key)),
+
+    close: () => {
+      clearInterval(sampler);
+      return state.close();
+    },
   };
 }
 
