@@ -66,6 +66,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     bundles: workloads.bundles,
     maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES,
     autoscaler: needs.scaling.autoscaler,
+    lastHour: metrics.lastHour,
     containers: needs.backends.driver,
     logs: needs.deploymentLogs,
     runs,

@@ -11,6 +11,7 @@ import type { ScheduledRunSource } from '../../services/schedules/nomad-runs.js'
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Autoscaler } from '../../services/autoscale/controller.js';
+import type { LastHour } from '../../infra/metrics/last-hour.js';
 import type { ArtifactVerifier } from '../../infra/bundles/artifact-url.js';
 import type { BundleStore } from '../../infra/bundles/store.js';
 import type { DomainDirectory } from '../../model/domains/types.js';
@@ -107,6 +108,8 @@ export interface ApiServices {
   /** Largest file one upload to a volume may be, in bytes (the most a volume holds). */
   readonly maxVolumeFileBytes: number;
   readonly autoscaler: Pick<Autoscaler, 'status'>;
+  /** Each workload's last hour in this process, per minute (the dashboard's charts). */
+  readonly lastHour: Pick<LastHour, 'read'>;
   /** The scheduler's side of containers: stop one, what each uses (`svc container list | stop`). */
   readonly containers: Pick<SchedulerDriver, 'stop' | 'usage' | 'exec'>;
   /** Each deployment's log lines, to read and follow. */
