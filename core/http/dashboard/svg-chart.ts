@@ -35,10 +35,11 @@ export interface Chart {
 
 /** About the width it is shown at, two to a row on a wide screen: its 13 px text stays about 13 px. */
 const WIDTH = 480;
-const HEIGHT = 200;
+const HEIGHT = 230;
 const LEFT = 48;
 const RIGHT = 12;
-const TOP = 30;
+/** Above the plot: the title and the unit, then the legend. */
+const TOP = 56;
 const BOTTOM = 26;
 const PLOT_W = WIDTH - LEFT - RIGHT;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
@@ -51,8 +52,9 @@ export function svgChart(chart: Chart): Html {
   return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${chart.id}-title ${chart.id}-desc" xmlns="http://www.w3.org/2000/svg">
 <title id="${chart.id}-title">${chart.title}</title>
 <desc id="${chart.id}-desc">${describe(chart, known.length === 0)}</desc>
+<text class="heading" x="4" y="16">${chart.title}</text><text class="unit" x="${WIDTH - RIGHT}" y="16" text-anchor="end">${chart.unit}</text>
 ${legend(chart.series)}
-${yAxis(known.length === 0 ? null : top, chart.unit)}
+${yAxis(known.length === 0 ? null : top)}
 ${xAxis(chart)}
 ${body}
 </svg>`;
@@ -70,23 +72,23 @@ function describe(chart: Chart, empty: boolean): string {
 }
 
 function legend(series: readonly ChartSeries[]): Html {
-  let x = LEFT;
+  let x = 4;
   return html`<g class="legend">${series.map((s) => {
     const at = x;
     x += 28 + s.label.length * 7.5;
-    return html`<rect class="swatch tone-${s.tone}" x="${at}" y="8" width="12" height="12" rx="2"/><text x="${at + 17}" y="18">${s.label}</text>`;
+    return html`<rect class="swatch tone-${s.tone}" x="${at}" y="28" width="12" height="12" rx="2"/><text x="${at + 17}" y="38">${s.label}</text>`;
   })}</g>`;
 }
 
 /** Gridlines with their values; without data, only the base line. */
-function yAxis(top: number | null, unit: string): Html {
+function yAxis(top: number | null): Html {
   const steps = top === null ? [0] : Array.from({ length: Y_STEPS + 1 }, (_, i) => i);
   return html`<g class="axis y">${steps.map((i) => {
     const y = yOf(i, Y_STEPS);
     return html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y}" y2="${y}"/>${
       top === null ? '' : html`<text x="${LEFT - 6}" y="${y + 4}" text-anchor="end">${number((top * i) / Y_STEPS)}</text>`
     }`;
-  })}<text class="unit" x="${LEFT - 6}" y="${TOP - 8}" text-anchor="end">${unit}</text></g>`;
+  })}</g>`;
 }
 
 function xAxis(chart: Chart): Html {
@@ -160,12 +162,12 @@ function yOf(step: number, steps: number): number {
   return TOP + PLOT_H - (step * PLOT_H) / steps;
 }
 
-/** The axis' top: 1, 2, 2.5 or 5 times a power of ten, at or above the highest value (1 when all are 0). */
+/** The axis' top: 1, 2, 4, 6 or 8 times a power of ten (a quarter of it reads well too), at or above the highest value; 1 when all are 0. */
 function niceTop(max: number): number {
   if (!(max > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(max));
-  for (const step of [1, 2, 2.5, 5, 10]) if (max <= step * power) return step * power;
-  return 10 * power;
+  for (const step of [1, 2, 4, 6, 8]) if (max <= step * power * (1 + 1e-9)) return Number((step * power).toPrecision(12));
+  return Number((10 * power).toPrecision(12));
 }
 
 /** A number as an axis or a sentence shows it: 3 significant digits at most, k and M for large ones. */
