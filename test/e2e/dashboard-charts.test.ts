@@ -91,7 +91,7 @@ describe('charts of the last hour in Chromium', function () {
       [12, 2, 2],
       `the answers: ${statuses}`,
     );
-    // Containers are sampled every 5 s: the charts, as the page's script asks for them, show one running.
+    // Containers are sampled every second: the charts, as the page's script asks for them, show one running.
     await until(
       'a sample of the containers',
       async () => {

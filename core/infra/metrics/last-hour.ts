@@ -2,7 +2,7 @@
  * The last hour of each workload, in this process's memory, for the
  * dashboard's charts: per-minute buckets of requests by status class, a small
  * latency histogram (p50 and p99), containers running and starting and the
- * queue depth (sampled, the most in the minute), and cold starts.
+ * queue depth (sampled every second, the most in the minute), and cold starts.
  *
  * Minutes, not 10 s: an hour is 60 points, about what a chart a page wide
  * shows apart, and a workload holds 24 KB (10 s buckets would hold six
