@@ -97,7 +97,9 @@ function xAxis(chart: Chart): Html {
     .filter((i) => i >= 0 && i < n)
     .map((i) => {
       const x = xOf(i, n);
-      const anchor = x > WIDTH - RIGHT - 40 ? 'end' : x < LEFT + 40 ? 'start' : 'middle';
+      // Centred under its column, unless that would run it off the edge (about 7 px a character at 13 px).
+      const half = (chart.columns[i]?.length ?? 0) * 3.6;
+      const anchor = x + half > WIDTH ? 'end' : x - half < 0 ? 'start' : 'middle';
       return html`<line class="tick" x1="${x}" x2="${x}" y1="${TOP + PLOT_H}" y2="${TOP + PLOT_H + 4}"/><text x="${x}" y="${HEIGHT - 6}" text-anchor="${anchor}">${chart.columns[i]}</text>`;
     })}</g>`;
 }
