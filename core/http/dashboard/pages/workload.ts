@@ -49,6 +49,7 @@ export function workloadPages(services: DashboardServices) {
 ${facts(view)}
 <section class="card" aria-labelledby="last-hour">
   <h2 id="last-hour">The last hour</h2>
+  ${workload.status === 'not_served' ? html`<p class="help">Called with <code>.remote()</code>, it has no URL: its calls do not pass the gateway, which counts what these charts show.</p>` : ''}
   <p class="help" id="charts-state" role="status">One point a minute, as this server counted them; reload for newer ones.</p>
   <div id="charts" data-live="${live}" data-every="${CHARTS_REFRESH_MS}">${chartsOf(services, deployment, workload)}</div>
 </section>`,
