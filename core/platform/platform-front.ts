@@ -127,6 +127,7 @@ function apiServicesOf(wiring: Wiring, needs: FrontNeeds): ApiServices {
     bundles: workloads.bundles,
     maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES,
     autoscaler: needs.scaling.autoscaler,
+    lastHour: wiring.metrics.lastHour,
     containers: needs.backends.driver,
     logs: needs.deploymentLogs,
     runs,

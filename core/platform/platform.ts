@@ -359,6 +359,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   // Log followers end their streams: they would hold the drain until its bound.
   await deploymentLogs.close();
   await Promise.all([listeners.close(SERVER_DRAIN_MS), state.metricsListener?.close()]);
+  services.metrics.close();
 }
 
 /**

@@ -68,6 +68,7 @@ describe('API: signed bundle artifact URLs', function () {
       bundles,
       maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES,
       autoscaler: platform.autoscaler,
+      lastHour: unused('lastHour'),
       containers: platform.driver,
       logs: platform.deploymentLogs,
       runs: unused('runs'),

@@ -519,9 +519,12 @@ describe('workspace isolation: another workspace gets 404 for every object of de
     );
   });
 
-  it("dashboard: B's sessions get a 404 page for A's app page, logs page, log events, confirm pages, token revoke page and member remove page, as for objects that do not exist", async () => {
+  it("dashboard: B's sessions get a 404 page for A's app page, workload page and its charts, logs page, log events, confirm pages, token revoke page and member remove page, as for objects that do not exist", async () => {
     const pages: [string, string, string][] = [
       ['/dashboard/apps/{}', 'echo', NONE.app],
+      ['/dashboard/apps/{}/workloads/private', 'echo', NONE.app],
+      // The charts, as the workload page's script asks for them: with the session's CSRF token.
+      ['/dashboard/apps/{}/workloads/private/charts?csrf={csrf}', 'echo', NONE.app],
       ['/dashboard/apps/{}/workloads/private/logs', 'echo', NONE.app],
       // The log stream takes the session's CSRF token in its URL, as the logs page gives it (filled in per session below).
       ['/dashboard/apps/{}/workloads/private/logs/events?csrf={csrf}', 'echo', NONE.app],
@@ -544,7 +547,7 @@ describe('workspace isolation: another workspace gets 404 for every object of de
         const got = await ask('GET', template.replace('{}', real), { session: secret, headers: { Accept: 'text/html' } });
         const missing = await ask('GET', template.replace('{}', fake), { session: secret, headers: { Accept: 'text/html' } });
         sameAsMissing(`${who}: GET ${template.replace('{}', real)}`, got, missing, [[real, fake]]);
-        if (!pattern.includes('/events')) {
+        if (!pattern.includes('/events') && !pattern.includes('/charts')) {
           assert.match(got.type, /^text\/html/, `${who}: GET ${template.replace('{}', real)} answers a page`);
           assert.match(got.text, /<title>Not found · svc<\/title>/, `${who}: GET ${template.replace('{}', real)}`);
         }

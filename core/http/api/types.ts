@@ -11,6 +11,7 @@ import type { ScheduledRunSource } from '../../services/schedules/nomad-runs.js'
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Autoscaler } from '../../services/autoscale/controller.js';
+import type { LastHour } from '../../infra/metrics/last-hour.js';
 import type { ArtifactVerifier } from '../../infra/bundles/artifact-url.js';
 import type { BundleStore } from '../../infra/bundles/store.js';
 import type { DomainDirectory } from '../../model/domains/types.js';
@@ -110,6 +111,8 @@ export interface ApiServices {
   readonly autoscaler: Pick<Autoscaler, 'status'>;
   /** The operator's prices of usage (`usagePrices`): usage answers add a cost with them; null: none. */
   readonly usagePrices: UsagePrices | null;
+  /** Each workload's last hour in this process, per minute (the dashboard's charts). */
+  readonly lastHour: Pick<LastHour, 'read'>;
   /** The scheduler's side of containers: stop one, what each uses, commands and terminals in one (`svc container`, `svc shell`). */
   readonly containers: Pick<SchedulerDriver, 'stop' | 'usage' | 'exec' | 'terminal' | 'status'>;
   /** Each deployment's log lines, to read and follow. */

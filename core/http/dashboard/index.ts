@@ -1,7 +1,7 @@
 /**
  * The web dashboard, served by `svc server` next to the API: sign-in and
  * sign-out, device approval for `svc login`, Settings → Tokens and Secrets, the apps
- * (with their calls and maps), the workspace.
+ * (with their calls and maps, and each workload's charts of the last hour), usage, the workspace.
  * Server-rendered HTML on Koa and @koa/router; the one script only enhances
  * pages that work without it. Browsers asking for `/` land here; API clients
  * keep their JSON answers.
@@ -20,6 +20,7 @@ import { usagePages } from './pages/usage.js';
 import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
 import { workspacePages } from './pages/workspace.js';
+import { workloadPages } from './pages/workload.js';
 import { redirect } from './respond.js';
 import type { DashboardServices } from './types.js';
 
@@ -38,6 +39,7 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   const history = appHistoryPages(services);
   const calls = callPages(services);
   const workspace = workspacePages(services);
+  const workload = workloadPages(services);
 
   router.get('/', async (ctx, next) => (ctx.accepts('json', 'html') === 'html' ? redirect(ctx, '/dashboard') : next()));
   router.get('/assets/:name', async (ctx, next) => (assets(ctx) ? undefined : next()));
@@ -55,6 +57,8 @@ export function dashboardRoutes(services: DashboardServices): Middleware<Gateway
   router.get('/dashboard/apps/:app/history', (ctx) => history.history(ctx));
   router.get('/dashboard/apps/:app/history/:version/rollback', (ctx) => history.confirmRollback(ctx));
   router.post('/dashboard/apps/:app/history/:version/rollback', (ctx) => history.rollback(ctx));
+  router.get('/dashboard/apps/:app/workloads/:workload', (ctx) => workload.show(ctx));
+  router.get('/dashboard/apps/:app/workloads/:workload/charts', (ctx) => workload.charts(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs', (ctx) => apps.logs(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/logs/events', (ctx) => apps.logEvents(ctx));
   router.get('/dashboard/apps/:app/workloads/:workload/:action', (ctx) => apps.confirmWorkload(ctx));

@@ -9,12 +9,15 @@
  * process's own series (processRegistry). The request
  * path only touches children made once per workload (`WorkloadMeter`, on
  * hot-series.ts): additions, no label hashing per request. Gauges of load and
- * containers are read at scrape time.
+ * containers are read at scrape time. The same meters feed the dashboard's
+ * charts of the last hour (last-hour.ts).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HotCounter, HotHistogram, type CounterChild, type HistogramChild } from './hot-series.js';
 import type { DeploymentRef } from '../../model/workload/deployment-ref.js';
 import { WorkMetrics } from './work-metrics.js';
+import { hourKey, LastHour, type WorkloadHour } from './last-hour.js';
+import { startLastHourClock } from './last-hour-clock.js';
 
 /**
  * The process's own series (CPU, memory, GC, event-loop lag), named svc_process_*: one set per
@@ -75,6 +78,9 @@ export class PlatformMetrics {
   readonly #process = processRegistry();
   /** Spawned calls and maps. */
   readonly work = new WorkMetrics(this.registry);
+  /** Each workload's last hour, per minute, for the dashboard's charts. */
+  readonly lastHour = new LastHour();
+  #lastHourClock: { stop(): void } | null = null;
   readonly #requests: HotCounter;
   readonly #duration: HotHistogram;
   readonly #upstream: HotHistogram;
@@ -146,13 +152,22 @@ export class PlatformMetrics {
   /** Where the gauges of load and containers read, once the platform has built its routes, admission and driver. */
   readUnits(units: UnitReader): void {
     this.#units = units;
+    this.#lastHourClock?.stop();
+    this.#lastHourClock = startLastHourClock(this.lastHour, units);
+  }
+
+  /** Stops the last hour's clock (the platform closes). */
+  close(): void {
+    this.#lastHourClock?.stop();
+    this.#lastHourClock = null;
   }
 
   /** The meter of a workload, made once per unit and kept while the unit is served. */
   workload(unit: string, ref: DeploymentRef, workload: string): WorkloadMeter {
     let meter = this.#meters.get(unit);
     if (meter === undefined) {
-      meter = new CachedMeter(labelsOf(ref, workload), this.#requests, this.#duration, this.#upstream, this.#errors);
+      const hour = this.lastHour.workload(hourKey(ref, workload));
+      meter = new CachedMeter(labelsOf(ref, workload), hour, this.#requests, this.#duration, this.#upstream, this.#errors);
       this.#meters.set(unit, meter);
     }
     return meter;
@@ -165,6 +180,7 @@ export class PlatformMetrics {
 
   coldStart(ref: DeploymentRef, workload: string, seconds: number): void {
     this.#coldStarts.observe(labelsOf(ref, workload), seconds);
+    this.lastHour.coldStart(hourKey(ref, workload));
   }
 
   scaled(ref: DeploymentRef, workload: string, direction: 'up' | 'down', containers: number): void {
@@ -211,6 +227,7 @@ export function agentOperation(method: string, path: string): string {
 
 class CachedMeter implements WorkloadMeter {
   readonly #labels: Labels;
+  readonly #hour: WorkloadHour;
   readonly #requests: HotCounter;
   readonly #errors: HotCounter;
   readonly #byStatus = new Map<number, CounterChild>();
@@ -218,8 +235,16 @@ class CachedMeter implements WorkloadMeter {
   readonly #duration: HistogramChild;
   readonly #upstream: HistogramChild;
 
-  constructor(labels: Labels, requests: HotCounter, duration: HotHistogram, upstream: HotHistogram, errors: HotCounter) {
+  constructor(
+    labels: Labels,
+    hour: WorkloadHour,
+    requests: HotCounter,
+    duration: HotHistogram,
+    upstream: HotHistogram,
+    errors: HotCounter,
+  ) {
     this.#labels = labels;
+    this.#hour = hour;
     this.#requests = requests;
     this.#errors = errors;
     this.#duration = duration.child(labels);
@@ -231,6 +256,7 @@ class CachedMeter implements WorkloadMeter {
     if (counter === undefined) this.#byStatus.set(status, (counter = this.#requests.child({ ...this.#labels, status: String(status) })));
     counter.inc();
     this.#duration.observe(seconds);
+    this.#hour.answered(status, seconds);
   }
 
   upstream(seconds: number): void {

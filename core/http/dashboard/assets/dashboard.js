@@ -107,3 +107,40 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
   });
   timer = setTimeout(ask, EVERY_MS);
 })();
+
+// Live charts: every data-every ms, ask the server for a workload's charts again (the same HTML
+// it drew into the page) and put them in place of the old ones; not while the tab is hidden.
+(function followCharts() {
+  const box = document.getElementById('charts');
+  if (!box || !box.dataset.live || !window.fetch || !window.DOMParser) return;
+  const state = document.getElementById('charts-state');
+  const every = Number(box.dataset.every) || 10000;
+  const following = `One point a minute, as this server counted them; updated every ${every / 1000} s.`;
+  let timer = null;
+  let asking = false;
+  let stopped = false;
+  const ask = async () => {
+    timer = null;
+    if (stopped || document.hidden) return;
+    asking = true;
+    try {
+      const answer = await fetch(box.dataset.live, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
+      if (!answer.ok) throw new Error(String(answer.status));
+      const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html');
+      box.replaceChildren(...fresh.body.childNodes);
+    } catch {
+      stopped = true;
+      state.textContent = 'Updates stopped (signed out, or the server is unreachable): reload the page.';
+      return;
+    } finally {
+      asking = false;
+    }
+    state.textContent = following;
+    timer = setTimeout(ask, every);
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && timer === null && !asking && !stopped) void ask();
+  });
+  state.textContent = following;
+  timer = setTimeout(ask, every);
+})();

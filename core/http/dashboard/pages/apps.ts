@@ -1,6 +1,6 @@
 /**
  * Apps: every deployed app of the viewer's workspace with its workloads
- * (workload-view.ts) and a link to its calls (calls.ts), each workload's live logs, and the actions pause and
+ * (workload-view.ts; each links to its page, workload.ts) and a link to its calls (calls.ts), each workload's live logs, and the actions pause and
  * resume (the app), stop and delete (a workload), each confirmed on a page of
  * its own before anything changes.
  */
@@ -198,7 +198,7 @@ function workloadTable(app: string, workloads: readonly WorkloadView[], withActi
   <thead><tr><th scope="col">Workload</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Version</th><th scope="col">Containers</th><th scope="col">Requests</th><th scope="col">URL</th>${withActions ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
   <tbody>${workloads.map(
     (w) => html`<tr>
-    <th scope="row">${w.name}</th><td>${w.kind}</td><td><span class="status ${w.tone}">${w.status}</span></td>
+    <th scope="row"><a href="/dashboard/apps/${app}/workloads/${w.name}">${w.name}</a></th><td>${w.kind}</td><td><span class="status ${w.tone}">${w.status}</span></td>
     <td>v${w.version}${w.deployedAt === null ? '' : html`<br><time class="help" datetime="${w.deployedAt}">${w.deployedAt.slice(0, 16).replace('T', ' ')} UTC</time>`}</td>
     <td>${w.running} of at most ${w.maxContainers}${w.scaledByHand ? html` <span class="badge" title="svc deployment scale: until its next deploy">scaled by hand</span>` : ''}${w.starting > 0 ? html`<br>${w.starting} starting` : ''}</td>
     <td>${w.inFlight} in flight, ${w.queued} queued</td>

@@ -1,10 +1,12 @@
 /**
  * Usage: what the workspace's containers used over the last 7 days (core/services/usage): CPU seconds and
- * memory GiB-hours by app, and by day, as `svc usage` sums them. It changes nothing.
+ * memory GiB-hours per day as bar charts (svg-chart.ts), then by app and by day as tables, as `svc usage`
+ * sums them. It changes nothing.
  */
 import { sumUsage, type UsageRow } from '../../../services/usage/summary.js';
 import { hourOf, usageHours } from '../../../services/usage/usage-meter.js';
 import { html, type Html } from '../html.js';
+import { svgChart } from '../svg-chart.js';
 import { page } from '../layout.js';
 import { renderErrors, sendPage } from '../respond.js';
 import type { Context } from '../session-cookie.js';
@@ -31,7 +33,11 @@ export function usagePages(services: DashboardServices) {
             title: 'Usage',
             section: 'usage',
             viewer,
-            body: html`<section aria-labelledby="usage-apps">
+            body: html`<section aria-labelledby="usage-chart">
+  <h2 id="usage-chart">Per day, the last ${String(DAYS)} days</h2>
+  ${dayCharts(byDay.rows, Date.now())}
+</section>
+<section aria-labelledby="usage-apps">
   <h2 id="usage-apps">By app, the last ${String(DAYS)} days</h2>
   ${byApp.rows.length === 0 ? html`<p>No usage recorded yet.</p>` : usageTable('App', [...byApp.rows, { key: 'Total', ...byApp.total }], currency)}
 </section>
@@ -45,6 +51,33 @@ export function usagePages(services: DashboardServices) {
       });
     },
   };
+}
+
+/** CPU seconds and memory GiB-hours of each of the last DAYS days (UTC), a bar each; a day without usage is 0. */
+function dayCharts(rows: readonly UsageRow[], now: number): Html {
+  const days = Array.from({ length: DAYS }, (_, i) => new Date(now - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const used = new Map(rows.map((row) => [row.key, row]));
+  const values = (figure: (row: UsageRow) => number) =>
+    days.map((day) => (rows.length === 0 ? null : figure(used.get(day) ?? { key: day, cpuSeconds: 0, memoryGiBSeconds: 0 })));
+  const frame = {
+    kind: 'bars',
+    columns: days.map((day) => day.slice(5)),
+    ticks: days.map((_, i) => i),
+    empty: 'No usage recorded yet',
+  } as const;
+  return html`<div class="charts">${svgChart({
+    ...frame,
+    id: 'chart-cpu',
+    title: 'CPU seconds per day (UTC)',
+    unit: 'CPU s',
+    series: [{ label: 'CPU seconds', tone: 'blue', values: values((row) => row.cpuSeconds) }],
+  })}${svgChart({
+    ...frame,
+    id: 'chart-memory',
+    title: 'Memory GiB-hours per day (UTC)',
+    unit: 'GiB-h',
+    series: [{ label: 'memory GiB-hours', tone: 'purple', values: values((row) => row.memoryGiBSeconds / 3600) }],
+  })}</div>`;
 }
 
 /** `currency`: the operator's prices are set, so each row shows its cost too. */
