@@ -10,6 +10,7 @@ import { formatTable } from '../table.js';
 interface UsageFigures {
   readonly cpuSeconds: number;
   readonly memoryGiBSeconds: number;
+  readonly requests: number;
   /** Present where the operator set prices (`usagePrices`), in `currency`. */
   readonly cost?: number;
 }
@@ -40,9 +41,10 @@ export async function usage(context: CommandContext, flags: UsageFlags = {}): Pr
     row.key,
     row.cpuSeconds.toFixed(1),
     (row.memoryGiBSeconds / 3600).toFixed(3),
+    String(row.requests),
     ...(priced ? [(row.cost ?? 0).toFixed(4)] : []),
   ]);
-  const header = [answer.by.toUpperCase(), 'CPU SECONDS', 'MEMORY GIB-HOURS', ...(priced ? [`COST (${answer.currency})`] : [])];
+  const header = [answer.by.toUpperCase(), 'CPU SECONDS', 'MEMORY GIB-HOURS', 'REQUESTS', ...(priced ? [`COST (${answer.currency})`] : [])];
   for (const line of formatTable(header, rows, out.color)) out.result(line);
   out.step(`since ${answer.since}; CPU and memory from the containers' cgroups`);
 }

@@ -132,6 +132,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
       deployments
         .list()
         .flatMap((d) => d.workloads.flatMap((w) => (w.unit === null ? [] : [{ ref: d.ref, workload: w.name, unit: w.unit }]))),
+    requests: (unit) => metrics.requestsAnswered(unit),
     report: reportAs('USAGE'),
     counted: (ref, workload, used) =>
       metrics.work.containerUsage({ workspace: ref.workspace, app: ref.app, workload }, used.cpuSeconds, used.memoryGiBSeconds),

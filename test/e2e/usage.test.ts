@@ -35,6 +35,10 @@ describe('svc usage (embedded platform)', function () {
       (await call('GET', '/api/v1/containers?app=life', { token: owner })).json.containers as { id: string; deployment: string }[]
     ).filter((c) => c.deployment === 'life/hello');
     await platform.usage.sample();
+    const url = (await call('GET', '/api/v1/apps/life', { token: owner })).json.deployments.find(
+      (d: { workload: string }) => d.workload === 'hello',
+    ).urls.path;
+    for (let i = 0; i < 5; i++) assert.equal((await fetch(url)).status, 200);
     const burned = await call('POST', `/api/v1/containers/${hello!.id}/exec`, {
       token: owner,
       json: { command: ['python3', '-c', 'import time\nend = time.process_time() + 1.5\nwhile time.process_time() < end: pass'] },
@@ -51,10 +55,14 @@ describe('svc usage (embedded platform)', function () {
     assert.ok(Math.abs(row.cpuSeconds - counted) <= counted * 0.1, `svc usage ${row.cpuSeconds} s against the cgroup's ${counted} s`);
     assert.ok(row.memoryGiBSeconds > 0, 'memory held over the interval');
     assert.equal(used.json.currency, 'EUR');
+    assert.equal(row.requests, 5, 'the requests its URL answered');
     assert.ok(Math.abs(row.cost - (row.cpuSeconds * 0.01 + row.memoryGiBSeconds * 0.002)) < 1e-6, `the cost ${row.cost} at the prices`);
     const shown = capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: owner } });
     await usage(shown.context, { by: 'app', since: '24h' });
-    assert.match(shown.stdout(), /^APP +CPU SECONDS +MEMORY GIB-HOURS +COST \(EUR\)\nlife +\d+\.\d +\d+\.\d{3} +\d+\.\d{4}\ntotal /);
+    assert.match(
+      shown.stdout(),
+      /^APP +CPU SECONDS +MEMORY GIB-HOURS +REQUESTS +COST \(EUR\)\nlife +\d+\.\d +\d+\.\d{3} +5 +\d+\.\d{4}\ntotal /,
+    );
     const metrics = await (await fetch(`${platform.url}/metrics`, { headers: { Authorization: `Bearer ${owner}` } })).text();
     const series = /^svc_container_cpu_seconds_total\{workspace="default",app="life",workload="hello"\} (\S+)$/m.exec(metrics);
     assert.ok(series, 'the Prometheus counter of the workload');

@@ -173,6 +173,11 @@ export class PlatformMetrics {
     return meter;
   }
 
+  /** The requests a unit's URL answered since its meter was made (a counter, for `svc usage`). */
+  requestsAnswered(unit: string): number {
+    return this.#meters.get(unit)?.answeredCount ?? 0;
+  }
+
   /** Units no longer served lose their meters (their series stay, with their totals, as Prometheus expects of counters). */
   keepMeters(served: ReadonlySet<string>): void {
     for (const unit of this.#meters.keys()) if (!served.has(unit)) this.#meters.delete(unit);
@@ -234,6 +239,8 @@ class CachedMeter implements WorkloadMeter {
   readonly #byCode = new Map<string, CounterChild>();
   readonly #duration: HistogramChild;
   readonly #upstream: HistogramChild;
+  /** Requests answered, all statuses (`svc usage`). */
+  answeredCount = 0;
 
   constructor(
     labels: Labels,
@@ -255,6 +262,7 @@ class CachedMeter implements WorkloadMeter {
     let counter = this.#byStatus.get(status);
     if (counter === undefined) this.#byStatus.set(status, (counter = this.#requests.child({ ...this.#labels, status: String(status) })));
     counter.inc();
+    this.answeredCount++;
     this.#duration.observe(seconds);
     this.#hour.answered(status, seconds);
   }

@@ -11,12 +11,9 @@ import type { SchedulerDriver } from '../../infra/scheduler/types.js';
 import { getJson, putJson } from '../../model/store/json.js';
 import { storedObject } from '../../model/store/stored-fields.js';
 import type { StateStore } from '../../model/store/types.js';
+import { addUsage, NO_USAGE, usageFrom, type UsageFigures } from './figures.js';
 
-/** The figures of one workload in one hour. */
-export interface UsageFigures {
-  readonly cpuSeconds: number;
-  readonly memoryGiBSeconds: number;
-}
+export type { UsageFigures } from './figures.js';
 
 /** One hour of a workspace: figures by `<app>/<workload>`. */
 export type UsageHour = Readonly<Record<string, UsageFigures>>;
@@ -36,6 +33,8 @@ export interface UsageMeterOptions {
   readonly driver: Pick<SchedulerDriver, 'usage'>;
   /** The deployed and previewed workloads now: their refs and the unit key of each that runs. */
   readonly units: () => readonly { readonly ref: DeploymentRef; readonly workload: string; readonly unit: string }[];
+  /** Requests the gateway answered for a unit so far (a counter); absent: none counted. */
+  readonly requests?: (unit: string) => number;
   readonly intervalMs?: number;
   readonly clock?: () => number;
   readonly report: (error: unknown) => void;
@@ -47,6 +46,8 @@ export class UsageMeter {
   readonly #options: UsageMeterOptions;
   /** Each container's CPU seconds at its last reading. */
   readonly #cpuSeen = new Map<string, number>();
+  /** Each unit's answered requests at its last reading. */
+  readonly #requestsSeen = new Map<string, number>();
   #lastAt: number | null = null;
   #timer: NodeJS.Timeout | null = null;
   #sampling: Promise<void> = Promise.resolve();
@@ -81,22 +82,29 @@ export class UsageMeter {
     this.#lastAt = now;
     const byWorkspace = new Map<string, Map<string, UsageFigures>>();
     const seen = new Set<string>();
+    const add = (ref: DeploymentRef, workload: string, used: UsageFigures) => {
+      const figures = byWorkspace.get(ref.workspace) ?? new Map<string, UsageFigures>();
+      byWorkspace.set(ref.workspace, figures);
+      const name = `${ref.app}/${workload}`;
+      figures.set(name, addUsage(figures.get(name) ?? NO_USAGE, used));
+    };
     for (const { ref, workload, unit } of this.#options.units()) {
+      seen.add(unit);
+      const answered = this.#options.requests?.(unit) ?? 0;
+      const requests = Math.max(0, answered - (this.#requestsSeen.get(unit) ?? 0));
+      this.#requestsSeen.set(unit, answered);
+      if (requests > 0) add(ref, workload, { ...NO_USAGE, requests });
       for (const [id, used] of driver.usage(unit)) {
         seen.add(id);
         const cpu = used.cpuSeconds ?? 0;
         const added = Math.max(0, cpu - (this.#cpuSeen.get(id) ?? 0));
         this.#cpuSeen.set(id, cpu);
-        const figures = byWorkspace.get(ref.workspace) ?? new Map<string, UsageFigures>();
-        byWorkspace.set(ref.workspace, figures);
-        const name = `${ref.app}/${workload}`;
-        const memory = (used.memoryBytes / GIB) * elapsed;
-        const before = figures.get(name) ?? { cpuSeconds: 0, memoryGiBSeconds: 0 };
-        figures.set(name, { cpuSeconds: before.cpuSeconds + added, memoryGiBSeconds: before.memoryGiBSeconds + memory });
-        this.#options.counted?.(ref, workload, { cpuSeconds: added, memoryGiBSeconds: memory });
+        const figures = { cpuSeconds: added, memoryGiBSeconds: (used.memoryBytes / GIB) * elapsed, requests: 0 };
+        add(ref, workload, figures);
+        this.#options.counted?.(ref, workload, figures);
       }
     }
-    for (const id of [...this.#cpuSeen.keys()]) if (!seen.has(id)) this.#cpuSeen.delete(id);
+    for (const seenAt of [this.#cpuSeen, this.#requestsSeen]) for (const id of [...seenAt.keys()]) if (!seen.has(id)) seenAt.delete(id);
     const hour = hourOf(now);
     await Promise.all([...byWorkspace].map(([workspace, figures]) => this.#add(workspace, hour, figures)));
   }
@@ -107,10 +115,7 @@ export class UsageMeter {
     for (;;) {
       const entry = await getJson(this.#options.store, key, validHour);
       const merged: Record<string, UsageFigures> = { ...(entry?.value ?? {}) };
-      for (const [name, add] of figures) {
-        const before = merged[name] ?? { cpuSeconds: 0, memoryGiBSeconds: 0 };
-        merged[name] = { cpuSeconds: before.cpuSeconds + add.cpuSeconds, memoryGiBSeconds: before.memoryGiBSeconds + add.memoryGiBSeconds };
-      }
+      for (const [name, add] of figures) merged[name] = addUsage(merged[name] ?? NO_USAGE, add);
       if (await putJson(this.#options.store, key, merged, { cas: entry?.modifyIndex ?? 0 })) return;
     }
   }
@@ -130,8 +135,7 @@ function validHour(value: unknown, key: string): UsageHour {
   const record = storedObject(value, key);
   const hour: Record<string, UsageFigures> = {};
   for (const [name, figures] of Object.entries(record)) {
-    const f = storedObject(figures, key);
-    hour[name] = { cpuSeconds: Number(f.cpuSeconds) || 0, memoryGiBSeconds: Number(f.memoryGiBSeconds) || 0 };
+    hour[name] = usageFrom(storedObject(figures, key));
   }
   return hour;
 }

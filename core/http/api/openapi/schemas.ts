@@ -24,6 +24,12 @@ const COST: Schema = {
   minimum: 0,
   description: "What it cost at the operator's prices, in `currency`; absent without prices.",
 };
+/** A usage row's requests: what the workload's URL answered, counted by the gateway. */
+const REQUESTS: Schema = {
+  type: 'integer',
+  minimum: 0,
+  description: "Requests its URL answered (the gateway's count; calls of functions are not requests).",
+};
 const MORE_INPUTS: Schema = {
   type: 'boolean',
   description: 'More batches follow (default false: this one is the last, and the group is closed).',
@@ -695,21 +701,22 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['key', 'cpuSeconds', 'memoryGiBSeconds'],
+          required: ['key', 'cpuSeconds', 'memoryGiBSeconds', 'requests'],
           additionalProperties: false,
           properties: {
             key: { type: 'string', description: '`<app>/<workload>`, the app, or the day (`YYYY-MM-DD`).' },
             cpuSeconds: { type: 'number' },
             memoryGiBSeconds: { type: 'number', description: 'Memory held, in GiB, times the seconds it was held.' },
+            requests: REQUESTS,
             cost: COST,
           },
         },
       },
       total: {
         type: 'object',
-        required: ['cpuSeconds', 'memoryGiBSeconds'],
+        required: ['cpuSeconds', 'memoryGiBSeconds', 'requests'],
         additionalProperties: false,
-        properties: { cpuSeconds: { type: 'number' }, memoryGiBSeconds: { type: 'number' }, cost: COST },
+        properties: { cpuSeconds: { type: 'number' }, memoryGiBSeconds: { type: 'number' }, requests: REQUESTS, cost: COST },
       },
       currency: {
         type: 'string',

@@ -3,6 +3,7 @@
  * memory GiB-hours per day as bar charts (svg-chart.ts), then by app and by day as tables, as `svc usage`
  * sums them. It changes nothing.
  */
+import { NO_USAGE } from '../../../services/usage/figures.js';
 import { sumUsage, type UsageRow } from '../../../services/usage/summary.js';
 import { hourOf, usageHours } from '../../../services/usage/usage-meter.js';
 import { html, type Html } from '../html.js';
@@ -58,7 +59,7 @@ function dayCharts(rows: readonly UsageRow[], now: number): Html {
   const days = Array.from({ length: DAYS }, (_, i) => new Date(now - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
   const used = new Map(rows.map((row) => [row.key, row]));
   const values = (figure: (row: UsageRow) => number) =>
-    days.map((day) => (rows.length === 0 ? null : figure(used.get(day) ?? { key: day, cpuSeconds: 0, memoryGiBSeconds: 0 })));
+    days.map((day) => (rows.length === 0 ? null : figure(used.get(day) ?? { key: day, ...NO_USAGE })));
   const frame = {
     kind: 'bars',
     columns: days.map((day) => day.slice(5)),
@@ -83,12 +84,12 @@ function dayCharts(rows: readonly UsageRow[], now: number): Html {
 /** `currency`: the operator's prices are set, so each row shows its cost too. */
 function usageTable(first: string, rows: readonly UsageRow[], currency: string | null): Html {
   return html`<div class="scroll"><table>
-    <thead><tr><th scope="col">${first}</th><th scope="col">CPU seconds</th><th scope="col">Memory GiB-hours</th>${
+    <thead><tr><th scope="col">${first}</th><th scope="col">CPU seconds</th><th scope="col">Memory GiB-hours</th><th scope="col">Requests</th>${
       currency === null ? '' : html`<th scope="col">Cost (${currency})</th>`
     }</tr></thead>
     <tbody>${rows.map(
       (row) =>
-        html`<tr><th scope="row">${row.key}</th><td>${row.cpuSeconds.toFixed(1)}</td><td>${(row.memoryGiBSeconds / 3600).toFixed(3)}</td>${
+        html`<tr><th scope="row">${row.key}</th><td>${row.cpuSeconds.toFixed(1)}</td><td>${(row.memoryGiBSeconds / 3600).toFixed(3)}</td><td>${String(row.requests)}</td>${
           currency === null ? '' : html`<td>${(row.cost ?? 0).toFixed(4)}</td>`
         }</tr>`,
     )}</tbody>
