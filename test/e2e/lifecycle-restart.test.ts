@@ -27,6 +27,44 @@ describe('deployments after a restart (real containers)', function () {
     platform = undefined;
   });
 
+  it('knows every deployed URL from its first answer: while a container starts again, 503 starting with Retry-After, never unknown', async () => {
+    const slow = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'slow-start', 'app.py') });
+    const config = testConfig({ port: await freePort() });
+    platform = await startPlatform({ config });
+    const token = platform.ownerToken.secret;
+    const url = (await platform.deployments.deploy(deployRequest(slow))).workloads[0]!.url!;
+    assert.equal((await answer(url, token)).status, 200);
+    await platform.close();
+    platform = undefined;
+
+    // The restart's container takes 3 s to import the app, as a slow image build or model load would.
+    process.env.SLOW_START_SECONDS = '3';
+    const seen: { status: number; code?: string; retryAfter: string | null }[] = [];
+    try {
+      const starting = startPlatform({ config });
+      starting.then((started) => (platform = started)).catch(() => {});
+      for (;;) {
+        const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } }).catch(() => null);
+        if (response !== null) {
+          const body = (await response.json()) as { error?: { code: string } };
+          seen.push({ status: response.status, code: body.error?.code, retryAfter: response.headers.get('retry-after') });
+          if (response.status === 200) break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await starting;
+    } finally {
+      delete process.env.SLOW_START_SECONDS;
+    }
+    const refused = seen.filter((s) => s.status !== 200);
+    assert.ok(refused.length > 0, 'a request came while the container started');
+    assert.deepEqual(
+      new Set(refused.map((s) => `${s.status} ${s.code} ${s.retryAfter}`)),
+      new Set(['503 starting 5']),
+      JSON.stringify(refused.slice(0, 5)),
+    );
+  });
+
   it('after a clean close: the same URL answers 200, a paused app stays paused, a stopped deployment stays stopped', async () => {
     const { v1 } = await lifecycleManifests();
     const echo = await loadManifest({ target: echoApp });

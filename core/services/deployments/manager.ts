@@ -2,7 +2,7 @@ import { SvcError } from '../../model/errors.js';
 import type { AppSpec, Workload } from '../../model/workload/types.js';
 import { describeDeployment, isServed, type LiveDeployment, type LiveWorkload } from './live.js';
 import { deploymentId, parseUnitKey, servingUnitKey, type DeploymentRef } from '../../model/deployment-keys.js';
-import { changeRefusedError, notRestoredError } from './offline.js';
+import { changeRefusedError, notRestoredError, restartingError } from './offline.js';
 import type { AdoptUnit, DeploymentManagerOptions, DeployRequest } from './manager-options.js';
 import { routeEntriesFor } from './route-entries.js';
 import { deployCode } from './deploy-code.js';
@@ -547,6 +547,13 @@ export class DeploymentManager {
           this.#live.set(deploymentId(ref), live);
           const toStart = live.paused ? [] : [...live.workloads.values()].filter((lw) => lw.status === 'running' && isServed(lw.workload));
           for (const lw of live.workloads.values()) if (!toStart.includes(lw)) installRoute(this.#routing, live, lw);
+          // Known from the first answer: until its container runs, its URL says it is starting (503,
+          // Retry-After), never that it does not exist. An adopted unit already serves its route.
+          for (const lw of toStart) {
+            if (this.#adopted(ref, lw.workload.name, adopt) !== undefined) continue;
+            lw.failure = restartingError(ref, lw.workload.name);
+            installRoute(this.#routing, live, lw);
+          }
           await this.#startWorkloads(live, toStart, adopt).catch((error: unknown) => {
             // Cut short by shutdown(): not a failure, and the routes answer shutting_down.
             if (!this.#closing) this.#options.report?.(error);

@@ -12,6 +12,24 @@ export function deploymentStoppedError(ref: DeploymentRef, workload: string): Sv
   });
 }
 
+/** How long a client should wait before it retries a deployment svc starts again after its restart. */
+const RESTARTING_RETRY_SECONDS = '5';
+
+/**
+ * What the URL of a deployed workload answers after svc restarted, until its container runs again (its
+ * image may have to be built again first): the deployment is there, not yet served.
+ */
+export function restartingError(ref: DeploymentRef, workload: string): SvcError {
+  return new SvcError(
+    'starting',
+    `the deployment ${ref.app}/${workload} is starting again after svc restarted (its image may be building).`,
+    {
+      hint: 'Retry after the Retry-After seconds: it serves as soon as its container is healthy.',
+      headers: { 'Retry-After': RESTARTING_RETRY_SECONDS },
+    },
+  );
+}
+
 /** A workload that was running before svc restarted and could not be started again. */
 export function notRestoredError(ref: DeploymentRef, workload: string, cause: unknown): SvcError {
   const why = cause instanceof Error ? cause.message : String(cause);
