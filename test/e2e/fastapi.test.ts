@@ -6,6 +6,9 @@ import { loadManifest } from '../helpers/fixture-manifests.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
 import { testConfig } from '../helpers/config.js';
+import { testTerminal } from '../helpers/test-terminal.js';
+import { shell } from '../../cli/commands/shell.js';
+import { capture } from '../cli/fixture.js';
 
 /** A real FastAPI app in an image with its own packages, behind the gateway. */
 describe('a FastAPI app as an asgi workload', function () {
@@ -49,6 +52,22 @@ describe('a FastAPI app as an asgi workload', function () {
       headers: { 'Content-Type': 'application/json' },
     });
     assert.equal(bad.status, 422, 'FastAPI answers its own validation errors');
+  });
+
+  it('opens svc shell in a container of its image, where its packages import', async () => {
+    const unit = deployment.workloads[0]!.unit!;
+    const container = platform.autoscaler.status(unit)!.containers.find((c) => c.state === 'healthy')!;
+    const term = testTerminal(24, 80);
+    const env = { SVC_SERVER: platform.url, SVC_TOKEN: platform.ownerToken.secret };
+    const code = await shell(
+      capture({ env }).context,
+      undefined,
+      ['python', '-c', 'import fastapi; print("fastapi", fastapi.__version__)'],
+      { container: container.id },
+      term.terminal,
+    );
+    assert.equal(code, 0, term.screen());
+    assert.match(term.screen(), /^fastapi \d+\.\d+/m);
   });
 
   it('sees the client and scheme the gateway saw, never what the client claims', async () => {
