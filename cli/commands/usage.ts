@@ -1,16 +1,16 @@
 /**
  * `svc usage [--since 7d] [--by workload|app|day] [--json]`: what the workspace's containers used
- * (`GET /api/v1/usage`): CPU seconds and memory GiB-seconds, from their cgroups, by workload, app or day,
- * and their cost where the operator set prices.
+ * (`GET /api/v1/usage`): CPU seconds and memory (held and reserved) from their cgroups, and the requests
+ * their URLs answered with the bytes they moved, by workload, app or day, with their cost where the
+ * operator set prices.
  */
+import { formatBytes } from '../../core/infra/bundles/format.js';
+import type { UsageFigures as Figures } from '../../core/services/usage/figures.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
 
-interface UsageFigures {
-  readonly cpuSeconds: number;
-  readonly memoryGiBSeconds: number;
-  readonly requests: number;
+interface UsageFigures extends Figures {
   /** Present where the operator set prices (`usagePrices`), in `currency`. */
   readonly cost?: number;
 }
@@ -41,10 +41,22 @@ export async function usage(context: CommandContext, flags: UsageFlags = {}): Pr
     row.key,
     row.cpuSeconds.toFixed(1),
     (row.memoryGiBSeconds / 3600).toFixed(3),
+    (row.memoryReservedGiBSeconds / 3600).toFixed(3),
     String(row.requests),
+    formatBytes(row.bytesIn),
+    formatBytes(row.bytesOut),
     ...(priced ? [(row.cost ?? 0).toFixed(4)] : []),
   ]);
-  const header = [answer.by.toUpperCase(), 'CPU SECONDS', 'MEMORY GIB-HOURS', 'REQUESTS', ...(priced ? [`COST (${answer.currency})`] : [])];
+  const header = [
+    answer.by.toUpperCase(),
+    'CPU SECONDS',
+    'MEMORY GIB-HOURS',
+    'RESERVED GIB-HOURS',
+    'REQUESTS',
+    'IN',
+    'OUT',
+    ...(priced ? [`COST (${answer.currency})`] : []),
+  ];
   for (const line of formatTable(header, rows, out.color)) out.result(line);
   out.step(`since ${answer.since}; CPU and memory from the containers' cgroups`);
 }

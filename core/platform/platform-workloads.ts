@@ -129,10 +129,14 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
     store: controlPlane.store,
     driver,
     units: () =>
-      deployments
-        .list()
-        .flatMap((d) => d.workloads.flatMap((w) => (w.unit === null ? [] : [{ ref: d.ref, workload: w.name, unit: w.unit }]))),
-    requests: (unit) => metrics.requestsAnswered(unit),
+      deployments.list().flatMap((d) =>
+        d.workloads.flatMap((w) => {
+          if (w.unit === null) return [];
+          const memoryMiB = d.spec.workloads.find((spec) => spec.name === w.name)?.resources.memoryMiB ?? 0;
+          return [{ ref: d.ref, workload: w.name, unit: w.unit, memoryMiB }];
+        }),
+      ),
+    traffic: (unit) => metrics.trafficOf(unit),
     report: reportAs('USAGE'),
     counted: (ref, workload, used) =>
       metrics.work.containerUsage({ workspace: ref.workspace, app: ref.app, workload }, used.cpuSeconds, used.memoryGiBSeconds),

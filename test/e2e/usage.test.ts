@@ -56,12 +56,14 @@ describe('svc usage (embedded platform)', function () {
     assert.ok(row.memoryGiBSeconds > 0, 'memory held over the interval');
     assert.equal(used.json.currency, 'EUR');
     assert.equal(row.requests, 5, 'the requests its URL answered');
+    assert.ok(row.bytesIn > 5 * 30 && row.bytesOut > 5 * 60, `the bytes they moved: ${row.bytesIn} in, ${row.bytesOut} out`);
+    assert.ok(row.memoryReservedGiBSeconds > row.memoryGiBSeconds, 'its memory= reserved, more than it held');
     assert.ok(Math.abs(row.cost - (row.cpuSeconds * 0.01 + row.memoryGiBSeconds * 0.002)) < 1e-6, `the cost ${row.cost} at the prices`);
     const shown = capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: owner } });
     await usage(shown.context, { by: 'app', since: '24h' });
     assert.match(
       shown.stdout(),
-      /^APP +CPU SECONDS +MEMORY GIB-HOURS +REQUESTS +COST \(EUR\)\nlife +\d+\.\d +\d+\.\d{3} +5 +\d+\.\d{4}\ntotal /,
+      /^APP +CPU SECONDS +MEMORY GIB-HOURS +RESERVED GIB-HOURS +REQUESTS +IN +OUT +COST \(EUR\)\nlife +\d+\.\d +\d+\.\d{3} +\d+\.\d{3} +5 +[\d.]+ (B|KiB) +[\d.]+ (B|KiB) +\d+\.\d{4}\ntotal /,
     );
     const metrics = await (await fetch(`${platform.url}/metrics`, { headers: { Authorization: `Bearer ${owner}` } })).text();
     const series = /^svc_container_cpu_seconds_total\{workspace="default",app="life",workload="hello"\} (\S+)$/m.exec(metrics);

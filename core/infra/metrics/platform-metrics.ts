@@ -59,13 +59,22 @@ export interface UnitReading {
   readonly containers: Readonly<Record<string, number>>;
 }
 
+/** A unit's answered requests and the bytes they moved, counted since its meter was made. */
+export interface UnitTraffic {
+  readonly requests: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+const NO_TRAFFIC: UnitTraffic = Object.freeze({ requests: 0, bytesIn: 0, bytesOut: 0 });
+
 /** Where the scrape-time gauges come from (the platform's routes, admission and driver). */
 export type UnitReader = () => Iterable<UnitReading>;
 
 /** The request path's handle on one workload's series. */
 export interface WorkloadMeter {
-  /** The answer is done (or the client left: 499): its status and the time since the request arrived. */
-  answered(status: number, seconds: number): void;
+  /** The answer is done (or the client left: 499): its status, the time since the request arrived, and the bytes it moved each way. */
+  answered(status: number, seconds: number, bytesIn: number, bytesOut: number): void;
   /** The container's answer head arrived, `seconds` after the request was sent to it. */
   upstream(seconds: number): void;
   /** The gateway answered an error itself (admission, auth, container failure): its stable code. */
@@ -173,9 +182,9 @@ export class PlatformMetrics {
     return meter;
   }
 
-  /** The requests a unit's URL answered since its meter was made (a counter, for `svc usage`). */
-  requestsAnswered(unit: string): number {
-    return this.#meters.get(unit)?.answeredCount ?? 0;
+  /** What a unit's URL answered since its meter was made: requests and bytes each way (counters, for `svc usage`). */
+  trafficOf(unit: string): Readonly<UnitTraffic> {
+    return this.#meters.get(unit)?.traffic ?? NO_TRAFFIC;
   }
 
   /** Units no longer served lose their meters (their series stay, with their totals, as Prometheus expects of counters). */
@@ -239,8 +248,8 @@ class CachedMeter implements WorkloadMeter {
   readonly #byCode = new Map<string, CounterChild>();
   readonly #duration: HistogramChild;
   readonly #upstream: HistogramChild;
-  /** Requests answered, all statuses (`svc usage`). */
-  answeredCount = 0;
+  /** Requests answered (all statuses) and the bytes they moved: counters for `svc usage`. */
+  readonly traffic = { requests: 0, bytesIn: 0, bytesOut: 0 };
 
   constructor(
     labels: Labels,
@@ -258,11 +267,13 @@ class CachedMeter implements WorkloadMeter {
     this.#upstream = upstream.child(labels);
   }
 
-  answered(status: number, seconds: number): void {
+  answered(status: number, seconds: number, bytesIn: number, bytesOut: number): void {
     let counter = this.#byStatus.get(status);
     if (counter === undefined) this.#byStatus.set(status, (counter = this.#requests.child({ ...this.#labels, status: String(status) })));
     counter.inc();
-    this.answeredCount++;
+    this.traffic.requests++;
+    this.traffic.bytesIn += bytesIn;
+    this.traffic.bytesOut += bytesOut;
     this.#duration.observe(seconds);
     this.#hour.answered(status, seconds);
   }

@@ -2,26 +2,26 @@
 
 export interface UsageFigures {
   readonly cpuSeconds: number;
+  /** Memory held (its cgroup's count), in GiB, times the seconds it was held. */
   readonly memoryGiBSeconds: number;
+  /** Memory reserved (the workload's `memory=`) by its running containers, in GiB-seconds. */
+  readonly memoryReservedGiBSeconds: number;
   /** Requests its URL answered (the gateway's count; a function's calls are not requests). */
   readonly requests: number;
+  /** Bytes those requests moved on their client connections, head and body: in from clients, out to them. */
+  readonly bytesIn: number;
+  readonly bytesOut: number;
 }
 
-export const NO_USAGE: UsageFigures = Object.freeze({ cpuSeconds: 0, memoryGiBSeconds: 0, requests: 0 });
+export const USAGE_FIGURES = ['cpuSeconds', 'memoryGiBSeconds', 'memoryReservedGiBSeconds', 'requests', 'bytesIn', 'bytesOut'] as const;
 
-export function addUsage(a: UsageFigures, b: UsageFigures): UsageFigures {
-  return {
-    cpuSeconds: a.cpuSeconds + b.cpuSeconds,
-    memoryGiBSeconds: a.memoryGiBSeconds + b.memoryGiBSeconds,
-    requests: a.requests + b.requests,
-  };
+export const NO_USAGE: UsageFigures = Object.freeze(Object.fromEntries(USAGE_FIGURES.map((name) => [name, 0])) as unknown as UsageFigures);
+
+export function addUsage(a: UsageFigures, b: Partial<UsageFigures>): UsageFigures {
+  return Object.fromEntries(USAGE_FIGURES.map((name) => [name, a[name] + (b[name] ?? 0)])) as unknown as UsageFigures;
 }
 
 /** Figures as stored (hours written before a figure existed lack it: 0). */
 export function usageFrom(stored: Readonly<Record<string, unknown>>): UsageFigures {
-  return {
-    cpuSeconds: Number(stored.cpuSeconds) || 0,
-    memoryGiBSeconds: Number(stored.memoryGiBSeconds) || 0,
-    requests: Number(stored.requests) || 0,
-  };
+  return Object.fromEntries(USAGE_FIGURES.map((name) => [name, Number(stored[name]) || 0])) as unknown as UsageFigures;
 }

@@ -32,22 +32,28 @@ export interface UsageMeterOptions {
   readonly store: StateStore;
   readonly driver: Pick<SchedulerDriver, 'usage'>;
   /** The deployed and previewed workloads now: their refs and the unit key of each that runs. */
-  readonly units: () => readonly { readonly ref: DeploymentRef; readonly workload: string; readonly unit: string }[];
-  /** Requests the gateway answered for a unit so far (a counter); absent: none counted. */
-  readonly requests?: (unit: string) => number;
+  readonly units: () => readonly {
+    readonly ref: DeploymentRef;
+    readonly workload: string;
+    readonly unit: string;
+    /** What each of its containers reserves (`memory=`), in MiB. */
+    readonly memoryMiB: number;
+  }[];
+  /** What the gateway answered for a unit so far: requests and bytes (counters); absent: none counted. */
+  readonly traffic?: (unit: string) => { readonly requests: number; readonly bytesIn: number; readonly bytesOut: number };
   readonly intervalMs?: number;
   readonly clock?: () => number;
   readonly report: (error: unknown) => void;
   /** Told what each workload used at each reading (the Prometheus counters). */
-  readonly counted?: (ref: DeploymentRef, workload: string, figures: UsageFigures) => void;
+  readonly counted?: (ref: DeploymentRef, workload: string, figures: Pick<UsageFigures, 'cpuSeconds' | 'memoryGiBSeconds'>) => void;
 }
 
 export class UsageMeter {
   readonly #options: UsageMeterOptions;
   /** Each container's CPU seconds at its last reading. */
   readonly #cpuSeen = new Map<string, number>();
-  /** Each unit's answered requests at its last reading. */
-  readonly #requestsSeen = new Map<string, number>();
+  /** Each unit's traffic counters at its last reading. */
+  readonly #trafficSeen = new Map<string, { readonly requests: number; readonly bytesIn: number; readonly bytesOut: number }>();
   #lastAt: number | null = null;
   #timer: NodeJS.Timeout | null = null;
   #sampling: Promise<void> = Promise.resolve();
@@ -82,29 +88,37 @@ export class UsageMeter {
     this.#lastAt = now;
     const byWorkspace = new Map<string, Map<string, UsageFigures>>();
     const seen = new Set<string>();
-    const add = (ref: DeploymentRef, workload: string, used: UsageFigures) => {
+    const add = (ref: DeploymentRef, workload: string, used: Partial<UsageFigures>) => {
       const figures = byWorkspace.get(ref.workspace) ?? new Map<string, UsageFigures>();
       byWorkspace.set(ref.workspace, figures);
       const name = `${ref.app}/${workload}`;
       figures.set(name, addUsage(figures.get(name) ?? NO_USAGE, used));
     };
-    for (const { ref, workload, unit } of this.#options.units()) {
+    for (const { ref, workload, unit, memoryMiB } of this.#options.units()) {
       seen.add(unit);
-      const answered = this.#options.requests?.(unit) ?? 0;
-      const requests = Math.max(0, answered - (this.#requestsSeen.get(unit) ?? 0));
-      this.#requestsSeen.set(unit, answered);
-      if (requests > 0) add(ref, workload, { ...NO_USAGE, requests });
+      const traffic = this.#options.traffic?.(unit);
+      if (traffic !== undefined) {
+        const before = this.#trafficSeen.get(unit);
+        this.#trafficSeen.set(unit, { ...traffic });
+        const since = (name: 'requests' | 'bytesIn' | 'bytesOut') => Math.max(0, traffic[name] - (before?.[name] ?? 0));
+        if (since('requests') > 0)
+          add(ref, workload, { requests: since('requests'), bytesIn: since('bytesIn'), bytesOut: since('bytesOut') });
+      }
       for (const [id, used] of driver.usage(unit)) {
         seen.add(id);
         const cpu = used.cpuSeconds ?? 0;
         const added = Math.max(0, cpu - (this.#cpuSeen.get(id) ?? 0));
         this.#cpuSeen.set(id, cpu);
-        const figures = { cpuSeconds: added, memoryGiBSeconds: (used.memoryBytes / GIB) * elapsed, requests: 0 };
+        const figures = {
+          cpuSeconds: added,
+          memoryGiBSeconds: (used.memoryBytes / GIB) * elapsed,
+          memoryReservedGiBSeconds: (memoryMiB / 1024) * elapsed,
+        };
         add(ref, workload, figures);
         this.#options.counted?.(ref, workload, figures);
       }
     }
-    for (const seenAt of [this.#cpuSeen, this.#requestsSeen]) for (const id of [...seenAt.keys()]) if (!seen.has(id)) seenAt.delete(id);
+    for (const seenAt of [this.#cpuSeen, this.#trafficSeen]) for (const id of [...seenAt.keys()]) if (!seen.has(id)) seenAt.delete(id);
     const hour = hourOf(now);
     await Promise.all([...byWorkspace].map(([workspace, figures]) => this.#add(workspace, hour, figures)));
   }

@@ -10,6 +10,8 @@ import { responseHead } from './forward-headers.js';
 import { forgetHead, holdHead, releaseHead } from './head-hold.js';
 import { respondError, type ErrorReporter } from './respond-error.js';
 import { upstreamError } from '../../model/upstream-error.js';
+import type { Socket } from 'node:net';
+import { bytesInSinceLast, bytesOutSinceLast } from './wire-bytes.js';
 
 /** Answers up to this size with a declared length are collected, then sent in one write with the head. */
 const SMALL_BODY = 64 * 1024;
@@ -147,7 +149,16 @@ export class Exchange implements Dispatcher.DispatchHandler {
       this.#abortUpstream?.();
     }
     this.#slot?.release();
-    this.#meter?.answered(this.#clientGone ? 499 : this.#res.statusCode, (performance.now() - this.#arrivedAt) / 1000);
+    const meter = this.#meter;
+    if (meter === null) return;
+    // A socket handed on (an upgrade) or already released is gone from the request: no bytes to count.
+    const socket = this.#req.socket as Socket | null;
+    meter.answered(
+      this.#clientGone ? 499 : this.#res.statusCode,
+      (performance.now() - this.#arrivedAt) / 1000,
+      socket === null ? 0 : bytesInSinceLast(socket),
+      socket === null ? 0 : bytesOutSinceLast(socket),
+    );
   };
 
   // undici's dispatch handler (its native interface in 7.x; the controller-style one is wrapped into it).

@@ -10,6 +10,7 @@ import { MAX_BATCH_INPUTS, MAX_GROUP_INPUTS } from '../../../services/calls/call
 import { MAX_CLASS_PARAMETERS, MAX_PARAMETER_CHARS } from '../../../model/workload/class-parameters.js';
 import { listOf, ref } from './shared.js';
 import type { Schema } from './types.js';
+import { USAGE_FIGURES } from '../../../services/usage/figures.js';
 
 /** A call group's batch of inputs, and whether more follow (`POST /call-groups`, `POST …/inputs`). */
 const BATCH_INPUTS: Schema = {
@@ -24,11 +25,26 @@ const COST: Schema = {
   minimum: 0,
   description: "What it cost at the operator's prices, in `currency`; absent without prices.",
 };
-/** A usage row's requests: what the workload's URL answered, counted by the gateway. */
-const REQUESTS: Schema = {
-  type: 'integer',
-  minimum: 0,
-  description: "Requests its URL answered (the gateway's count; calls of functions are not requests).",
+/** A usage row's figures (core/services/usage/figures.ts), each described. */
+const USAGE_FIGURE_SCHEMAS: Record<(typeof USAGE_FIGURES)[number], Schema> = {
+  cpuSeconds: {
+    type: 'number',
+    minimum: 0,
+    description: 'CPU seconds its containers used (their cgroups; on Nomad, an estimate from allocation stats).',
+  },
+  memoryGiBSeconds: { type: 'number', minimum: 0, description: 'Memory held, in GiB, times the seconds it was held.' },
+  memoryReservedGiBSeconds: {
+    type: 'number',
+    minimum: 0,
+    description: "Memory its running containers reserved (the workload's `memory=`), in GiB-seconds.",
+  },
+  requests: {
+    type: 'integer',
+    minimum: 0,
+    description: "Requests its URL answered (the gateway's count; calls of functions are not requests).",
+  },
+  bytesIn: { type: 'integer', minimum: 0, description: 'Bytes those requests brought from their clients, head and body.' },
+  bytesOut: { type: 'integer', minimum: 0, description: 'Bytes their answers sent to the clients, head and body.' },
 };
 const MORE_INPUTS: Schema = {
   type: 'boolean',
@@ -701,22 +717,20 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['key', 'cpuSeconds', 'memoryGiBSeconds', 'requests'],
+          required: ['key', ...USAGE_FIGURES],
           additionalProperties: false,
           properties: {
             key: { type: 'string', description: '`<app>/<workload>`, the app, or the day (`YYYY-MM-DD`).' },
-            cpuSeconds: { type: 'number' },
-            memoryGiBSeconds: { type: 'number', description: 'Memory held, in GiB, times the seconds it was held.' },
-            requests: REQUESTS,
+            ...USAGE_FIGURE_SCHEMAS,
             cost: COST,
           },
         },
       },
       total: {
         type: 'object',
-        required: ['cpuSeconds', 'memoryGiBSeconds', 'requests'],
+        required: [...USAGE_FIGURES],
         additionalProperties: false,
-        properties: { cpuSeconds: { type: 'number' }, memoryGiBSeconds: { type: 'number' }, requests: REQUESTS, cost: COST },
+        properties: { ...USAGE_FIGURE_SCHEMAS, cost: COST },
       },
       currency: {
         type: 'string',

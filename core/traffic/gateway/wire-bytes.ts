@@ -1,0 +1,33 @@
+/**
+ * The bytes one request moved on its client's connection, both ways, head and body: what the connection's
+ * counters grew by since the previous request on it ended (`svc usage`'s bytes in and out). Requests on
+ * one connection follow each other, so each gets its own share; the marks live on the socket itself (two
+ * numbers, no allocation per request).
+ */
+import type { Socket } from 'node:net';
+
+const READ = Symbol('svc.bytesReadMark');
+const WRITTEN = Symbol('svc.bytesWrittenMark');
+
+interface Marked {
+  [READ]?: number;
+  [WRITTEN]?: number;
+}
+
+/** Bytes read from the client since the last call on this socket (the first: since it opened). */
+export function bytesInSinceLast(socket: Socket): number {
+  const marked = socket as Socket & Marked;
+  const now = socket.bytesRead;
+  const moved = now - (marked[READ] ?? 0);
+  marked[READ] = now;
+  return moved;
+}
+
+/** Bytes written to the client since the last call on this socket. */
+export function bytesOutSinceLast(socket: Socket): number {
+  const marked = socket as Socket & Marked;
+  const now = socket.bytesWritten;
+  const moved = now - (marked[WRITTEN] ?? 0);
+  marked[WRITTEN] = now;
+  return moved;
+}
