@@ -4,7 +4,7 @@
  * the environment and flags give strings, so every rule takes both. The file schema (file-schema.ts)
  * only says which keys a file may hold.
  */
-import { QUOTA_KEYS } from '../core/model/quotas.js';
+import { checkQuota } from '../core/model/quotas.js';
 import { PRICE_KEYS } from '../core/services/usage/prices.js';
 import { isIP } from 'node:net';
 import { statSync } from 'node:fs';
@@ -192,18 +192,8 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
       return { problem: 'expected an object from workspace name (or "*" for the others) to {"containers", "cpu", "memoryMiB"}' };
     }
     for (const [workspace, quota] of Object.entries(raw)) {
-      if (typeof quota !== 'object' || quota === null || Array.isArray(quota))
-        return { problem: `the quota of ${JSON.stringify(workspace)} is not an object` };
-      for (const [key, value] of Object.entries(quota)) {
-        if (!(QUOTA_KEYS as readonly string[]).includes(key)) {
-          return { problem: `the quota of ${JSON.stringify(workspace)} has ${JSON.stringify(key)}: it takes ${QUOTA_KEYS.join(', ')}` };
-        }
-        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (key !== 'cpu' && !Number.isInteger(value))) {
-          return {
-            problem: `the quota ${JSON.stringify(workspace)}.${key} must be ${key === 'cpu' ? 'a number of cores' : 'a whole number'}, 0 or more, got ${JSON.stringify(value)}`,
-          };
-        }
-      }
+      const checked = checkQuota(quota, `the quota of ${JSON.stringify(workspace)}`);
+      if ('problem' in checked) return checked;
     }
     return raw;
   },

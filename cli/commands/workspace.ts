@@ -115,3 +115,73 @@ export async function workspaceCallbackSecret(
   if (flags.rotate) out.done('made a new callback signing secret: callbacks from now on are signed with it, not the old one');
   out.result(answer.secret);
 }
+
+interface QuotaView {
+  readonly workspace: string;
+  readonly quota: { readonly containers?: number; readonly cpu?: number; readonly memoryMiB?: number } | null;
+  readonly source: 'command' | 'config' | null;
+  readonly inUse: { readonly containers: number; readonly cpu: number; readonly memoryMiB: number };
+}
+
+export interface QuotaFlags extends WorkspaceFlags {
+  readonly containers?: string;
+  readonly cpu?: string;
+  readonly memory?: string;
+  readonly clear?: boolean;
+}
+
+/**
+ * `svc workspace quota [<workspace>] [--containers N] [--cpu C] [--memory MiB] [--clear]`: without a
+ * workspace, the quota of the one svc acts in and what its containers take now; with one and bounds, the
+ * server's operator sets its quota (each bound left out has none), or with --clear removes it (the
+ * config's holds again).
+ */
+export async function workspaceQuota(context: CommandContext, name: string | undefined, flags: QuotaFlags = {}): Promise<void> {
+  const { client } = await connect(context);
+  const { out } = context;
+  const bounds = quotaBounds(flags);
+  let view: QuotaView;
+  if (name === undefined) {
+    if (bounds !== null || flags.clear)
+      throw new SvcError('usage_invalid', 'name the workspace whose quota to set: svc workspace quota <workspace> --containers N');
+    view = await client.get<QuotaView>(`${API_PREFIX}/workspace/quota`);
+  } else if (flags.clear) {
+    if (bounds !== null) throw new SvcError('usage_invalid', '--clear removes the quota: give it without --containers, --cpu or --memory.');
+    view = await client.json<QuotaView>('DELETE', `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/quota`);
+  } else {
+    if (bounds === null) throw new SvcError('usage_invalid', 'give --containers, --cpu or --memory (MiB), or --clear.');
+    view = await client.json<QuotaView>('PUT', `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/quota`, { json: bounds });
+  }
+  if (flags.json) return out.result(JSON.stringify(view, null, 2));
+  const { quota, inUse } = view;
+  const limit = (value: number | undefined, unit = '') => (value === undefined ? 'no bound' : `${value}${unit}`);
+  const rows = [
+    ['containers', String(inUse.containers), limit(quota?.containers)],
+    ['cpu', `${inUse.cpu} cores`, limit(quota?.cpu, ' cores')],
+    ['memory', `${inUse.memoryMiB} MiB`, limit(quota?.memoryMiB, ' MiB')],
+  ];
+  for (const line of formatTable(['QUOTA', 'IN USE', 'LIMIT'], rows, out.color)) out.result(line);
+  out.step(
+    view.source === null
+      ? `${view.workspace} has no quota`
+      : `${view.workspace}'s quota ${view.source === 'command' ? "was set by the server's operator" : 'comes from the server config (workspaceQuotas)'}`,
+  );
+}
+
+/** The bounds the flags give (numbers as the API takes them), or null for none; the server checks their range. */
+function quotaBounds(flags: QuotaFlags): Record<string, number> | null {
+  const bounds: Record<string, number> = {};
+  for (const [flag, key] of [
+    ['containers', 'containers'],
+    ['cpu', 'cpu'],
+    ['memory', 'memoryMiB'],
+  ] as const) {
+    const text = flags[flag];
+    if (text === undefined) continue;
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value))
+      throw new SvcError('usage_invalid', `--${flag} takes a number, got ${JSON.stringify(text)}.`);
+    bounds[key] = value;
+  }
+  return Object.keys(bounds).length === 0 ? null : bounds;
+}

@@ -26,6 +26,25 @@ export interface QuotaUse {
 
 export const QUOTA_KEYS = ['containers', 'cpu', 'memoryMiB'] as const;
 
+/**
+ * `raw` as a quota, or what is wrong with it (`what` names it in the message): an object of QUOTA_KEYS,
+ * each 0 or more, containers and memory whole.
+ */
+export function checkQuota(raw: unknown, what: string): WorkspaceQuota | { readonly problem: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { problem: `${what} is not an object of ${QUOTA_KEYS.join(', ')}` };
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(QUOTA_KEYS as readonly string[]).includes(key))
+      return { problem: `${what} has ${JSON.stringify(key)}: it takes ${QUOTA_KEYS.join(', ')}` };
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (key !== 'cpu' && !Number.isInteger(value))) {
+      return {
+        problem: `${what}.${key} must be ${key === 'cpu' ? 'a number of cores' : 'a whole number'}, 0 or more, got ${JSON.stringify(value)}`,
+      };
+    }
+  }
+  return raw as WorkspaceQuota;
+}
+
 export function quotaFor(table: QuotaTable, workspace: string): WorkspaceQuota | null {
   return table[workspace] ?? table['*'] ?? null;
 }

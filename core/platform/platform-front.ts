@@ -127,6 +127,7 @@ function apiServicesOf(wiring: Wiring, needs: FrontNeeds): ApiServices {
     bundles: workloads.bundles,
     maxBundleBytes: options.maxBundleBytes ?? DEFAULT_MAX_BUNDLE_BYTES,
     autoscaler: needs.scaling.autoscaler,
+    quotas: needs.scaling.quotas,
     lastHour: wiring.metrics.lastHour,
     containers: needs.backends.driver,
     logs: needs.deploymentLogs,

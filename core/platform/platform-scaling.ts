@@ -5,6 +5,7 @@
  * which followers copy the leader's routes and report their load to it.
  */
 import { Autoscaler } from '../services/autoscale/controller.js';
+import { QuotaBook } from '../services/workspaces/quota-book.js';
 import type { AgentWatches } from './agent-watches.js';
 import type { DetachableDriver } from '../traffic/cluster/detachable-driver.js';
 import { replicaSupervisor } from '../traffic/cluster/replica-supervisor.js';
@@ -37,6 +38,8 @@ export interface Scaling {
   /** Followers copy the leader's routes and report their load (replicas with the Consul registry); else null. */
   readonly sync: ReplicaSync | null;
   readonly autoscaler: Autoscaler;
+  /** The per-workspace quotas in force (config, or set by command); started when this replica leads. */
+  readonly quotas: QuotaBook;
 }
 
 export function buildScaling(wiring: Wiring, needs: ScalingNeeds): Scaling {
@@ -59,6 +62,7 @@ export function buildScaling(wiring: Wiring, needs: ScalingNeeds): Scaling {
           report: quietWithoutConsul(agents, reportAs('REPLICAS')),
         })
       : null;
+  const quotas = new QuotaBook(controlPlane.store, config.workspaceQuotas, reportAs('QUOTAS'));
   const autoscaler = new Autoscaler({
     driver,
     admission,
@@ -70,7 +74,7 @@ export function buildScaling(wiring: Wiring, needs: ScalingNeeds): Scaling {
     report: reportAs('AUTOSCALE'),
     leads: () => state.leader?.isLeader() ?? true,
     metrics,
-    quotas: config.workspaceQuotas,
+    quotaOf: (workspace) => quotas.quotaOf(workspace),
     ...(sync === null ? {} : { peers: sync.peers }),
     ...options.autoscale,
   });
@@ -86,5 +90,5 @@ export function buildScaling(wiring: Wiring, needs: ScalingNeeds): Scaling {
       }),
     );
   }
-  return { routes, upstreams, admission, sync, autoscaler };
+  return { routes, upstreams, admission, sync, autoscaler, quotas };
 }

@@ -25,6 +25,7 @@ import type { AcmeCertificates } from '../traffic/gateway/tls/acme.js';
 import { acmeFor } from './acme-setup.js';
 import { Certificates } from '../traffic/gateway/tls/certificates.js';
 import type { TerminalSockets } from '../http/api/terminal-socket.js';
+import type { QuotaBook } from '../services/workspaces/quota-book.js';
 import type { WebSocketBridge } from '../traffic/gateway/websocket-bridge.js';
 import type { ImageBuilder } from '../infra/images/types.js';
 import { DeploymentLogs } from '../infra/logs/deployment-logs.js';
@@ -67,6 +68,7 @@ export interface Services {
   /** Followers copy the leader's routes and report their load (replicas with the Consul registry); else null. */
   readonly sync: ReplicaSync | null;
   readonly autoscaler: Autoscaler;
+  readonly quotas: QuotaBook;
   readonly deployments: DeploymentManager;
   readonly leases: IdleLeases;
   readonly runs: RunManager;
@@ -208,7 +210,7 @@ function collectServices(
 ): Services {
   const { plugins, logs, report, deploymentLogs, electing, agents, acme, metrics } = own;
   const { registry, scheduler, driver, images } = backends;
-  const { admission, upstreams, sync, autoscaler } = scaling;
+  const { admission, upstreams, sync, autoscaler, quotas } = scaling;
   const { deployments, leases, runs, maps, schedules, previews, callExecutor, usage } = workloads;
   const { forward, websockets, terminals, listeners, role } = front;
   return {
@@ -224,6 +226,7 @@ function collectServices(
     upstreams,
     sync,
     autoscaler,
+    quotas,
     deployments,
     leases,
     runs,

@@ -171,6 +171,8 @@ async function listen(options: PlatformOptions, services: Services, state: Platf
 async function takeOver(options: PlatformOptions, services: Services, lost: AbortSignal | undefined): Promise<void> {
   const { deployments, deploymentLogs, scheduler, sync } = services;
   checkNotStopped(lost);
+  // The quotas as the last leader left them, before anything scales.
+  await services.quotas.start();
   // A follower that wins stops copying routes; the copies serve on while it restores its own.
   await sync?.stopFollowing();
   // The units the copies name are the old leader's running jobs: restored under the same keys, they keep running.
@@ -330,6 +332,7 @@ async function stop(services: Services, state: PlatformState): Promise<void> {
   leases.close();
   previews.close();
   await services.usage.stop();
+  services.quotas.stop();
   // WebSocket sessions first: they would hold their containers' drain until its timeout.
   websockets.close();
   services.terminals.close();

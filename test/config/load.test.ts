@@ -48,10 +48,10 @@ describe('loadConfig()', () => {
     assert.deepEqual(loadConfig({ env: {}, file: configFile({ workspaceQuotas: quotas }) }).workspaceQuotas, quotas);
     const bad = (workspaceQuotas: unknown) => problemsOf(() => loadConfig({ env: {}, file: configFile({ workspaceQuotas }) }))[0]!;
     assert.match(bad([]), /workspaceQuotas: expected an object from workspace name/);
-    assert.match(bad({ acme: 3 }), /the quota of "acme" is not an object/);
+    assert.match(bad({ acme: 3 }), /the quota of "acme" is not an object of containers, cpu, memoryMiB/);
     assert.match(bad({ acme: { gpus: 1 } }), /the quota of "acme" has "gpus": it takes containers, cpu, memoryMiB/);
-    assert.match(bad({ acme: { containers: 1.5 } }), /"acme".containers must be a whole number, 0 or more, got 1.5/);
-    assert.match(bad({ acme: { cpu: -1 } }), /"acme".cpu must be a number of cores, 0 or more, got -1/);
+    assert.match(bad({ acme: { containers: 1.5 } }), /the quota of "acme".containers must be a whole number, 0 or more, got 1.5/);
+    assert.match(bad({ acme: { cpu: -1 } }), /the quota of "acme".cpu must be a number of cores, 0 or more, got -1/);
   });
 
   it('takes usage prices from the file, or none, and names what is wrong with bad ones', () => {

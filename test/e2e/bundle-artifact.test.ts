@@ -69,6 +69,7 @@ describe('API: signed bundle artifact URLs', function () {
       maxBundleBytes: DEFAULT_MAX_BUNDLE_BYTES,
       autoscaler: platform.autoscaler,
       lastHour: unused('lastHour'),
+      quotas: unused('quotas'),
       containers: platform.driver,
       logs: platform.deploymentLogs,
       runs: unused('runs'),

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { deploymentList, deploymentScale } from '../../cli/commands/deployment.js';
+import { workspaceQuota } from '../../cli/commands/workspace.js';
+import { tokenFor } from '../core/http/api/platform.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { DeploymentRecords } from '../../core/services/deployments/records.js';
 import { capture, rejectsWith } from '../cli/fixture.js';
@@ -150,5 +152,38 @@ describe('workspace quotas (embedded platform)', function () {
     assert.equal(body.error.code, 'quota_exceeded');
     assert.equal(response.headers.get('retry-after'), '5');
     assert.ok(!(await containers()).some((c) => c.deployment === 'life/other'), 'no container started past the quota');
+  });
+
+  it('lets the operator set a quota with a command, which holds at once and until cleared; others may only read it', async () => {
+    const env = { SVC_SERVER: platform.url, SVC_TOKEN: owner };
+    const shown = capture({ env });
+    await workspaceQuota(shown.context, undefined);
+    assert.match(shown.stdout(), /^QUOTA +IN USE +LIMIT\ncontainers +2 +2\ncpu +[\d.]+ cores +no bound\nmemory +\d+ MiB +no bound$/m);
+    assert.match(shown.stderr(), /default's quota comes from the server config \(workspaceQuotas\)/);
+
+    const set = capture({ env });
+    await workspaceQuota(set.context, 'default', { containers: '3', memory: '4096' });
+    assert.match(set.stdout(), /containers +2 +3\n/);
+    assert.match(set.stderr(), /default's quota was set by the server's operator/);
+    // At once: hello may now run two (other runs one) where the config's quota of 2 refused it.
+    assert.equal((await call('POST', '/api/v1/apps/life/deployments/hello/scale', { token: owner, json: { min: 0, max: 3 } })).status, 200);
+    const member = (await tokenFor(platform, 'default')).secret;
+    const refused = await rejectsWith(
+      workspaceQuota(capture({ env: { ...env, SVC_TOKEN: member } }).context, 'default', { containers: '50' }),
+    );
+    assert.equal(refused.code, 'not_operator');
+    const bad = await call('PUT', '/api/v1/workspaces/default/quota', { token: owner, json: { containers: -1 } });
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal((await call('PUT', '/api/v1/workspaces/nope/quota', { token: owner, json: { containers: 1 } })).status, 404);
+    assert.equal((await rejectsWith(workspaceQuota(capture({ env }).context, 'default', { cpu: 'lots' }))).code, 'usage_invalid');
+    assert.deepEqual(
+      (await call('GET', '/api/v1/workspace/quota', { token: member })).json.quota,
+      { containers: 3, memoryMiB: 4096 },
+      'kept as set',
+    );
+
+    await workspaceQuota(capture({ env }).context, 'default', { clear: true });
+    const cleared = (await call('GET', '/api/v1/workspace/quota', { token: owner })).json;
+    assert.deepEqual([cleared.quota, cleared.source], [{ containers: 2 }, 'config'], "the config's holds again");
   });
 });

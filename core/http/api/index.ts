@@ -32,6 +32,7 @@ import { tokenRoutes } from './tokens.js';
 import type { ApiRoute } from './types.js';
 import { whoamiRoutes } from './whoami.js';
 import { workspaceRoutes } from './workspace.js';
+import { quotaRoutes } from './quotas.js';
 
 export { API_PREFIX, type ApiServices } from './types.js';
 export { DEFAULT_MAX_BUNDLE_BYTES } from './upload.js';
@@ -42,6 +43,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...whoamiRoutes,
   ...tokenRoutes,
   ...workspaceRoutes,
+  ...quotaRoutes,
   ...callbackSecretRoutes,
   ...domainRoutes,
   ...secretRoutes,

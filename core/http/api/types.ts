@@ -28,6 +28,7 @@ import type { ControlPlane } from './control-plane.js';
 import type { Operation } from './openapi/types.js';
 import type { RateLimit } from './rate-limit.js';
 import type { UsagePrices } from '../../services/usage/prices.js';
+import type { QuotaBook } from '../../services/workspaces/quota-book.js';
 
 /** Every route lives under this prefix; a breaking change gets a new one. */
 export const API_PREFIX = '/api/v1';
@@ -108,7 +109,9 @@ export interface ApiServices {
   readonly volumes: Pick<Volumes, 'create' | 'list' | 'get' | 'delete' | 'ls' | 'put' | 'open' | 'remove'>;
   /** Largest file one upload to a volume may be, in bytes (the most a volume holds). */
   readonly maxVolumeFileBytes: number;
-  readonly autoscaler: Pick<Autoscaler, 'status'>;
+  readonly autoscaler: Pick<Autoscaler, 'status' | 'quotaUse'>;
+  /** The per-workspace quotas in force, and the operator's changes of them. */
+  readonly quotas: Pick<QuotaBook, 'quotaOf' | 'sourceOf' | 'set'>;
   /** The operator's prices of usage (`usagePrices`): usage answers add a cost with them; null: none. */
   readonly usagePrices: UsagePrices | null;
   /** Each workload's last hour in this process, per minute (the dashboard's charts). */

@@ -5,7 +5,7 @@
  * (least recently used first, drained first), replaces crashed ones with
  * back-off and tells admission when a unit is crash-looping.
  */
-import { containersThatFit, quotaExceeded, quotaFor, type QuotaTable, type QuotaUse } from '../../model/quotas.js';
+import { containersThatFit, quotaExceeded, type QuotaUse, type WorkspaceQuota } from '../../model/quotas.js';
 import type { SvcError } from '../../model/errors.js';
 import type { ScalingSpec, Workload } from '../../model/workload/types.js';
 import type { Admission, UnitSupervisor } from '../../traffic/gateway/types.js';
@@ -38,8 +38,8 @@ export interface AutoscalerOptions {
   readonly report?: (error: unknown) => void;
   /** How often every unit is evaluated besides the evaluations queued requests cause (default 1 s). */
   readonly tickMs?: number;
-  /** The operator's quotas (core/model/quotas.ts): a scale-up stops at them; absent: none. */
-  readonly quotas?: QuotaTable;
+  /** The quota in force for a workspace (core/services/workspaces/quota-book.ts): a scale-up stops at it; absent: none. */
+  readonly quotaOf?: (workspace: string) => WorkspaceQuota | null;
   readonly crash?: Partial<CrashPolicy>;
   /** How long stopping a unit waits for its requests in flight before it stops the containers anyway (default 30 s). */
   readonly drainTimeoutMs?: number;
@@ -265,7 +265,7 @@ export class Autoscaler implements UnitSupervisor {
     starting: readonly { readonly workload: Workload; readonly count: number }[],
     releasing: readonly string[],
   ): SvcError | null {
-    const quota = quotaFor(this.#options.quotas ?? {}, workspace);
+    const quota = this.#options.quotaOf?.(workspace) ?? null;
     if (quota === null) return null;
     const adding = starting.reduce(
       (sum, { workload, count }) => ({
@@ -281,7 +281,7 @@ export class Autoscaler implements UnitSupervisor {
   /** How many of `wanted` new containers the workspace's quota lets start; when fewer, why, kept for refusal(). */
   #withinQuota(managed: Managed, wanted: number): number {
     const { ref, workload } = managed.unit;
-    const quota = quotaFor(this.#options.quotas ?? {}, ref.workspace);
+    const quota = this.#options.quotaOf?.(ref.workspace) ?? null;
     if (quota === null || wanted <= 0) return wanted;
     const used = this.quotaUse(ref.workspace);
     const each = { containers: 1, cpu: workload.resources.cpu, memoryMiB: workload.resources.memoryMiB };

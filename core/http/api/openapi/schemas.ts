@@ -705,6 +705,41 @@ export const schemas: Readonly<Record<string, Schema>> = {
       memoryBytes: { type: ['integer', 'null'], description: 'Memory held now, from its cgroup; null where svc cannot tell.' },
     },
   },
+  Quota: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'A workspace quota (`svc workspace quota`): each bound is optional, a missing one has no bound.',
+    properties: {
+      containers: { type: 'integer', minimum: 0, description: 'Containers running at once, over every workload of the workspace.' },
+      cpu: { type: 'number', minimum: 0, description: "Cores: the sum of the running containers' `cpu`." },
+      memoryMiB: { type: 'integer', minimum: 0, description: "MiB: the sum of the running containers' `memory`." },
+    },
+  },
+  QuotaView: {
+    type: 'object',
+    required: ['workspace', 'quota', 'source', 'inUse'],
+    additionalProperties: false,
+    properties: {
+      workspace: { type: 'string' },
+      quota: { oneOf: [ref('Quota'), { type: 'null' }] },
+      source: {
+        type: ['string', 'null'],
+        enum: ['command', 'config', null],
+        description: '`command`: the operator set it; `config`: `workspaceQuotas`; null: none.',
+      },
+      inUse: {
+        type: 'object',
+        required: ['containers', 'cpu', 'memoryMiB'],
+        additionalProperties: false,
+        description: "What the workspace's running containers take now.",
+        properties: {
+          containers: { type: 'integer', minimum: 0 },
+          cpu: { type: 'number', minimum: 0 },
+          memoryMiB: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+  },
   Usage: {
     type: 'object',
     required: ['since', 'by', 'rows', 'total'],
