@@ -401,8 +401,12 @@ describe('examples/ deployed on a real platform', function () {
       const appPage = await (
         await fetch(`${platform.url}/dashboard/apps/model-class`, { headers: { Cookie: `svc_session=${secret}` } })
       ).text();
-      assert.match(appPage, /<th scope="row">sentiment<\/th><td>class \(score, worker\)<\/td>/);
-      assert.match(appPage, /<th scope="row">sentiment-rate<\/th><td>endpoint \(method rate\)<\/td>/);
+      // Each workload's name links to its page (its facts and charts).
+      assert.match(
+        appPage,
+        /<th scope="row"><a href="\/dashboard\/apps\/model-class\/workloads\/sentiment">sentiment<\/a><\/th><td>class \(score, worker\)<\/td>/,
+      );
+      assert.match(appPage, /<th scope="row"><a href="[^"]+\/sentiment-rate">sentiment-rate<\/a><\/th><td>endpoint \(method rate\)<\/td>/);
     });
   });
 

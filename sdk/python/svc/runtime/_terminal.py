@@ -145,8 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     pid, master = _start(command or default_command(), args.rows, args.cols)
+
+    def hang_up(_signal: int, _frame: object) -> None:
+        _hang_up(pid)
+
     for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda *_: _hang_up(pid))
+        signal.signal(sig, hang_up)
     try:
         _relay(pid, master, args.control_fd)
     finally:
