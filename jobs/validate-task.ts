@@ -90,7 +90,9 @@ function checkResources(report: Report, path: string, value: unknown): void {
   const secrets = num(resources.SecretsMB);
   if (secrets !== undefined && memory !== undefined && secrets > memory) report(`${path}.SecretsMB`, 'must not exceed MemoryMB');
   if (resources.Networks !== undefined) report(`${path}.Networks`, "task-level networks are legacy; declare ports in the group's Networks");
-  list(resources.Devices).forEach((device, index) => checkDevice(report, `${path}.Devices[${index}]`, device));
+  list(resources.Devices).forEach((device, index) => {
+    checkDevice(report, `${path}.Devices[${index}]`, device);
+  });
 }
 
 /** `RequestedDevice.Validate`: a name of one to three parts, a count of at least 1, constraints as a task's; svc's regexps compile. */
