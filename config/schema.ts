@@ -83,6 +83,11 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
    */
   readonly cgroupRoot: string | null;
   /**
+   * A file holding what `nvidia-smi --query-gpu=index,uuid,name,memory.total --format=csv` prints: the
+   * local driver's GPUs are read from it instead of nvidia-smi (tests, dry runs). Null: nvidia-smi.
+   */
+  readonly gpuInventory: string | null;
+  /**
    * A second listener, `ip:port`, serving `GET /metrics` (Prometheus) without a token: for a
    * scraper on a network only it reaches. Null: none (`/metrics` on `port` takes the operator's token).
    */
@@ -124,6 +129,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     scalingPolicy: DEFAULT_SCALING_POLICY,
     plugins: Object.freeze([]) as readonly PluginSpec[],
     cgroupRoot: null,
+    gpuInventory: null,
     metricsAddress: null,
     ...clusterDefaults(),
     ...tlsDefaults(),
@@ -170,6 +176,7 @@ export const configKeys = {
   plugins: { env: null, kind: 'plugins' },
   cgroupRoot: { env: 'SVC_CGROUP_ROOT', kind: 'existingFolder', what: 'where cgroup filesystems are mounted, such as /sys/fs/cgroup' },
   metricsAddress: { env: 'SVC_METRICS_ADDRESS', kind: 'listenAddress' },
+  gpuInventory: { env: 'SVC_GPU_INVENTORY', kind: 'existingFile', what: "a file of nvidia-smi's GPU CSV (docs/gpus.md)" },
   ...clusterKeys,
   ...tlsKeys,
   ...secretsKeys,

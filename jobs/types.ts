@@ -227,6 +227,16 @@ export interface Resources {
   /** Nomad's "MB" are MiB. */
   MemoryMB?: number;
   MemoryMaxMB?: number;
+  /** Devices from the clients' device plugins: svc asks for `nvidia/gpu` (jobs/gpu-devices.ts). */
+  Devices?: RequestedDevice[];
+}
+
+/** One `device` block (`structs.RequestedDevice`): `Name` is `type`, `vendor/type` or `vendor/type/name`. */
+export interface RequestedDevice {
+  Name: string;
+  Count: number;
+  Constraints?: Constraint[];
+  Affinities?: Affinity[];
 }
 
 export interface LogConfig {

@@ -90,4 +90,29 @@ function checkResources(report: Report, path: string, value: unknown): void {
   const secrets = num(resources.SecretsMB);
   if (secrets !== undefined && memory !== undefined && secrets > memory) report(`${path}.SecretsMB`, 'must not exceed MemoryMB');
   if (resources.Networks !== undefined) report(`${path}.Networks`, "task-level networks are legacy; declare ports in the group's Networks");
+  list(resources.Devices).forEach((device, index) => {
+    checkDevice(report, `${path}.Devices[${index}]`, device);
+  });
+}
+
+/** `RequestedDevice.Validate`: a name of one to three parts, a count of at least 1, constraints as a task's; svc's regexps compile. */
+function checkDevice(report: Report, path: string, device: Obj): void {
+  const name = str(device.Name);
+  if (name === undefined || !/^[^/\s]+(\/[^/\s]+){0,2}$/.test(name))
+    report(`${path}.Name`, 'must be a device: type, vendor/type or vendor/type/name, like "nvidia/gpu"');
+  const count = num(device.Count);
+  if (count !== undefined && count < 1) report(`${path}.Count`, 'must be at least 1 (Nomad would take 0 as 1)');
+  checkPlacement(report, path, device, true);
+  for (const kind of ['Constraints', 'Affinities'] as const) {
+    list(device[kind]).forEach((rule, index) => {
+      const target = str(rule.RTarget);
+      if (str(rule.Operand) !== 'regexp' || target === undefined) return;
+      // RE2 and JavaScript agree on what svc writes; only the (?i) prefix is RE2's alone.
+      try {
+        new RegExp(target.replace(/^\(\?i\)/, ''), 'i');
+      } catch (error) {
+        report(`${path}.${kind}[${index}].RTarget`, `is not a regular expression: ${(error as Error).message}`);
+      }
+    });
+  }
 }

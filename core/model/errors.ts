@@ -76,6 +76,10 @@ export const errorCodes = {
     status: 422,
     summary: 'A deploy or a run mounts a volume (`volumes=`) that its workspace does not have; nothing was deployed.',
   },
+  gpu_unavailable: {
+    status: 422,
+    summary: 'A deploy asks for GPUs (`gpu=`) that this platform does not have, or not that many; the message lists its GPUs.',
+  },
   volume_in_use: {
     status: 409,
     summary:

@@ -16,6 +16,7 @@ import { createLocalDriver, type LocalDriver } from '../infra/scheduler/local/dr
 import { createNomadDriver } from '../infra/scheduler/nomad/driver.js';
 import type { CompileUnit, NomadDriver } from '../infra/scheduler/nomad/types.js';
 import type { DeploymentUnit, LogSink } from '../infra/scheduler/types.js';
+import type { GpuDevice } from '../model/gpus/nvidia-smi-csv.js';
 
 export function createRegistry(config: ServerConfig, report: (error: unknown) => void, metrics?: PlatformMetrics): ServiceRegistry {
   if (config.registry === 'embedded') return createEmbeddedRegistry();
@@ -37,6 +38,8 @@ export interface DriverDependencies {
   readonly zygotes: boolean;
   /** See ServerConfig#cgroupRoot. */
   readonly cgroupRoot: string | null;
+  /** The machine's GPUs, for the local driver (core/infra/gpus/inventory.ts). */
+  readonly gpus: readonly GpuDevice[];
   readonly onContainerExit: (unit: Pick<DeploymentUnit, 'key'>, containerId: string, reason: string) => void;
   /** The unit → Nomad job compiler (only for `scheduler: nomad`). */
   readonly compile: CompileUnit;
@@ -64,6 +67,7 @@ export function createDriver(config: ServerConfig, deps: DriverDependencies): Lo
       logs: deps.logs,
       zygotes: deps.zygotes,
       cgroupRoot: deps.cgroupRoot,
+      gpus: deps.gpus,
       onContainerExit: deps.onContainerExit,
     });
   }

@@ -19,6 +19,7 @@ import type { LocalDriver } from '../infra/scheduler/local/driver.js';
 import type { NomadDriver } from '../infra/scheduler/nomad/types.js';
 import { createUnitCompiler, type UnitCompilerOptions } from '../infra/scheduler/nomad/unit-compiler.js';
 import type { LogSink } from '../infra/scheduler/types.js';
+import type { GpuInventory } from '../infra/gpus/inventory.js';
 
 export interface BackendNeeds {
   readonly plugins: PluginHost;
@@ -29,6 +30,8 @@ export interface BackendNeeds {
   readonly artifacts: ArtifactUrls | null;
   /** The autoscaler, built later on the driver: told of each container that exits. */
   readonly toAutoscaler: { target?: Autoscaler };
+  /** The machine's GPUs (the embedded default); null on Nomad, whose clients have their own. */
+  readonly gpus: GpuInventory | null;
 }
 
 export interface Backends {
@@ -40,6 +43,8 @@ export interface Backends {
   readonly images: ImageBuilder;
   /** How units become Nomad jobs (also the periodic jobs of scheduled functions). */
   readonly unitCompilerOptions: UnitCompilerOptions;
+  /** The GPUs a deploy is checked against (`gpu_unavailable`); null on Nomad, which places GPU work itself. */
+  readonly gpus: GpuInventory | null;
 }
 
 export function buildBackends(wiring: Wiring, needs: BackendNeeds): Backends {
@@ -74,6 +79,7 @@ export function buildBackends(wiring: Wiring, needs: BackendNeeds): Backends {
     logs: needs.sink,
     zygotes: needs.zygotes,
     cgroupRoot: config.cgroupRoot,
+    gpus: needs.gpus?.devices ?? [],
     // `svc serve` (a state of its own) belongs to no installation: its jobs are never another svc's to purge, nor it theirs.
     install: options.state === undefined ? installOf(config) : undefined,
     onContainerExit: (unit, id, reason) => toAutoscaler.target?.containerExited(unit.key, id, reason),
@@ -87,5 +93,5 @@ export function buildBackends(wiring: Wiring, needs: BackendNeeds): Backends {
       `docker images: ${config.imageBase} plus svc's layers, for ${config.imagePlatform}, pushed to ${config.imageRegistry} ${config.imageRegistryUsername === null ? 'anonymously' : `as ${config.imageRegistryUsername}`}`,
     );
   }
-  return { registry, scheduler, driver, images, unitCompilerOptions };
+  return { registry, scheduler, driver, images, unitCompilerOptions, gpus: needs.gpus };
 }

@@ -48,6 +48,7 @@ import type { MapManager } from '../services/maps/maps.js';
 import type { ScheduleLeader } from '../services/schedules/scheduler.js';
 import type { CallExecutor } from '../services/calls/executor.js';
 import { zygotesFromEnvironment } from './zygotes-setting.js';
+import { inventoryLine, readGpuInventory } from '../infra/gpus/inventory.js';
 import type { LocalDriver } from '../infra/scheduler/local/driver.js';
 import type { NomadDriver } from '../infra/scheduler/nomad/types.js';
 import type { LogSink } from '../infra/scheduler/types.js';
@@ -130,7 +131,10 @@ export async function buildServices(
   // The one cycle: the driver (container exits) and the replica sync (followers' load) report to the autoscaler, which is built on both.
   const toAutoscaler: { target?: Autoscaler } = {};
   const agents = watchAgents(config, system);
-  const backends = buildBackends(wiring, { plugins, agents, sink, zygotes, artifacts, toAutoscaler });
+  // The embedded default hands out the machine's GPUs itself; Nomad's clients have theirs.
+  const gpus = config.scheduler === 'local' ? await readGpuInventory(config.gpuInventory) : null;
+  if (gpus !== null) system(inventoryLine(gpus));
+  const backends = buildBackends(wiring, { plugins, agents, sink, zygotes, artifacts, toAutoscaler, gpus });
   const scaling = buildScaling(wiring, {
     plugins: pluginSet,
     agents,

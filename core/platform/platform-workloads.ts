@@ -239,6 +239,7 @@ function buildDeployments(wiring: Wiring, needs: WorkloadNeeds, bundles: Workloa
       }
     },
     report: reportAs('RESTORE'),
+    gpus: needs.backends.gpus?.devices ?? null,
     secrets: controlPlane.secrets,
     volumes,
     captureApi: async (unit, request) => {

@@ -56,6 +56,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     plugins: [],
     cgroupRoot: null,
     metricsAddress: null,
+    gpuInventory: null,
     ...clusterDefaults(),
     ...tlsDefaults(),
     ...secretsDefaults(),

@@ -5,6 +5,7 @@
  * the version and when it was deployed, the URL, containers against their
  * maximum, requests in flight and queued.
  */
+import { gpuRequestText } from '../../model/gpus/gpu-request.js';
 import type { DeploymentView } from '../api/app-view.js';
 import type { ApiServices } from '../api/types.js';
 import type { Deployment, DeployedWorkload } from '../../services/deployments/types.js';
@@ -26,6 +27,8 @@ export interface WorkloadView {
   readonly scaledByHand: boolean;
   readonly inFlight: number;
   readonly queued: number;
+  /** Its `gpu` option (`H100 | A100 ×2`); null without GPUs. */
+  readonly gpu: string | null;
 }
 
 export function workloadView(
@@ -52,6 +55,7 @@ export function workloadView(
     scaledByHand: workload.scaling?.byHand === true,
     inFlight: scaling?.inFlight ?? 0,
     queued: scaling?.queued ?? 0,
+    gpu: spec?.resources.gpu === undefined ? null : gpuRequestText(spec.resources.gpu),
   };
 }
 

@@ -10,6 +10,7 @@ import type { ScalingSpec } from './types.js';
 export const optionDefaults = deepFreeze({
   cpu: 1.0,
   memory: '512Mi',
+  gpu: null,
   route: '/',
   methods: ['GET', 'POST'],
   workers: 1,

@@ -68,7 +68,7 @@ function resolveImage(image: ManifestV1['images'][number]): ImageSpec {
 }
 
 function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSpec): Workload {
-  const { cpu, memory } = workload.options;
+  const { cpu, memory, gpu } = workload.options;
   const memoryMiB = parseMemoryMiB(memory);
   if (memoryMiB === null) throw new Error(`resolveApp: workload ${workload.name} has memory ${memory}; validate first`);
   const { http, scaling } = servingOf(workload);
@@ -80,7 +80,7 @@ function resolveWorkload(app: string, workload: ManifestWorkload, image: ImageSp
     onStart: workload.options.on_start,
     doc: workload.doc,
     image,
-    resources: { cpu, memoryMiB },
+    resources: { cpu, memoryMiB, ...(gpu ? { gpu: { models: [...gpu.models], count: gpu.count } } : {}) },
     http,
     scaling,
     // Copies: the resolved model is frozen, the caller's manifest must not be.

@@ -43,6 +43,8 @@ export type OptionRule =
   | { readonly type: 'integer'; readonly min: number; readonly max: number }
   | { readonly type: 'boolean' }
   | { readonly type: 'memory' }
+  /** `gpu`: null, or `{models, count}`: model names tried in order (core/model/gpus), GPUs per container. */
+  | { readonly type: 'gpu' }
   | { readonly type: 'route' }
   /** `openapi`: null, or the ASGI app's path of its OpenAPI description, under the rules of a route. */
   | { readonly type: 'openapi' }
@@ -74,6 +76,7 @@ const scaled = ['function', 'endpoint', 'asgi', 'realtime'] as const;
 export const optionTable = Object.freeze({
   cpu: { kinds: all, rule: { type: 'number', min: 0.125, max: 64 } },
   memory: { kinds: all, rule: { type: 'memory' } },
+  gpu: { kinds: all, rule: { type: 'gpu' } },
   route: { kinds: ['endpoint'], rule: { type: 'route' } },
   methods: { kinds: ['endpoint'], rule: { type: 'methods' } },
   workers: { kinds: served, rule: { type: 'integer', min: 1, max: 64 } },
@@ -106,6 +109,7 @@ export const laterOptions: ReadonlySet<OptionName> = new Set<OptionName>([
   'callback_url',
   'cors',
   'buffer_containers',
+  'gpu',
 ]);
 
 /** Options a kind got after Manifest v1 first shipped, though other kinds had them from the start: a function's `autoscaler`. */

@@ -7,6 +7,7 @@ import type { ClassParameterType, ClassParameterValue, ClassParameterValues } fr
 import type { JsonSchema } from './manifest/types.js';
 import type { VolumeMount } from '../volume-mounts.js';
 import type { CorsSpec } from '../cors.js';
+import type { GpuRequest } from '../gpus/gpu-request.js';
 
 export type { JsonSchema, JsonValue, JsonObject } from './manifest/types.js';
 
@@ -71,6 +72,8 @@ export interface RetriesSpec {
 export interface ResourceSpec {
   readonly cpu: number;
   readonly memoryMiB: number;
+  /** GPUs each container gets (`gpu=`); absent: none (and in specs stored before the option). */
+  readonly gpu?: GpuRequest;
 }
 
 /**

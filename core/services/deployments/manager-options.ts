@@ -16,6 +16,7 @@ import type { AppSpec, ScalingSpec, Workload } from '../../model/workload/types.
 import type { ApiReader } from './capture-apis.js';
 import type { DeploymentRef, Stage } from '../../model/deployment-keys.js';
 import type { DeploymentRecords } from './records.js';
+import type { GpuDevice } from '../../model/gpus/nvidia-smi-csv.js';
 
 export interface DeployRequest {
   readonly spec: AppSpec;
@@ -76,6 +77,12 @@ export interface DeploymentManagerOptions {
   readonly records?: DeploymentRecords;
   /** Failures nobody waits for (a deployment that cannot be restored). */
   readonly report?: (error: unknown) => void;
+  /**
+   * The GPUs a deploy's `gpu` options are checked against (`gpu_unavailable`): the machine's, for
+   * the embedded default. Null or absent: not checked here, as on Nomad, whose clients come and go
+   * and whose placement says itself when no node has the GPUs (core/infra/scheduler/nomad/plan.ts).
+   */
+  readonly gpus?: readonly GpuDevice[] | null;
   /**
    * The per-deployment log store (core/infra/logs/deployment-logs.ts): told each
    * unit's version, given the image build lines of a deploy, and told when a

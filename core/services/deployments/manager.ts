@@ -17,6 +17,7 @@ import type { Deployment, DeployProgress } from './types.js';
 import { domainsNotServed, unlimitedResources } from './warnings.js';
 import { rollbackTargets } from './history.js';
 import { overrideOf, scaledBy, type ScaleChange } from './scale-by-hand.js';
+import { gpuUnavailable } from '../../model/gpus/gpu-request.js';
 
 export type { AdoptUnit, DeploymentManagerOptions, DeployRequest, UnitScaler } from './manager-options.js';
 
@@ -140,6 +141,7 @@ export class DeploymentManager {
     const targets = request.workload === undefined ? spec.workloads : [workloadOf(spec, request.workload)];
     await this.#checkSecrets(ref, targets);
     await this.#checkVolumes(ref, targets);
+    this.#checkGpus(targets);
     const served = targets.filter(isServed);
     const { entries } = routeEntriesFor(ref, served, this.#baseDomain);
     this.#options.routes.assertFree(entries.filter((entry) => !previous?.workloads.has(entry.workload.name)));
@@ -643,6 +645,17 @@ export class DeploymentManager {
   async #checkVolumes(ref: DeploymentRef, targets: readonly Workload[]): Promise<void> {
     const names = targets.flatMap((workload) => (workload.volumes ?? []).map((mount) => mount.volume));
     if (names.length > 0) await this.#options.volumes?.check(ref.workspace, names);
+  }
+
+  /** Each target's `gpu` against the machine's GPUs: one that could never start is refused before anything is built. */
+  #checkGpus(targets: readonly Workload[]): void {
+    const devices = this.#options.gpus;
+    if (devices === null || devices === undefined) return;
+    for (const workload of targets) {
+      const request = workload.resources.gpu;
+      const refusal = request === undefined ? null : gpuUnavailable(workload.name, request, devices);
+      if (refusal) throw refusal;
+    }
   }
 
   #startContext(progress: (event: DeployProgress) => void): StartContext {

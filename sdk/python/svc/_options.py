@@ -26,6 +26,7 @@ from . import _checks
 from ._autoscaler import Autoscaler, describe_fields
 from ._checks import Problem
 from ._cors import Cors
+from ._gpu import check_gpu
 from ._image import Image
 from ._retries import Retries, check_retries
 from ._retries import describe_fields as describe_retries
@@ -285,6 +286,18 @@ OPTIONS: Mapping[str, Option] = {
             'memory="2Gi"',
         ),
         Option(
+            "gpu",
+            "str | list[str] | None",
+            None,
+            _checks.optional(check_gpu),
+            'GPUs per container: a model with an optional count, "H100", "A100-80GB:2", "L4:1"; "any" or '
+            '"any:2" for whatever GPU the platform has; or a list tried in order, ["H100", "A100"] (one count '
+            'for all). At most 8. Names are matched against what the machine reports ("NVIDIA H100 80GB HBM3" is an '
+            'H100; "A100" takes any A100, "A100-80GB" only those): docs/gpus.md. Checked against the platform\'s '
+            "GPUs when deployed. None: no GPU.",
+            'gpu="H100"',
+        ),
+        Option(
             "route",
             "str",
             "/",
@@ -471,7 +484,7 @@ OPTIONS: Mapping[str, Option] = {
     )
 }
 
-_SERVED = ("cpu", "memory")
+_SERVED = ("cpu", "memory", "gpu")
 _SCALED = ("autoscaler", "buffer_containers", "max_pending_tasks", "checkpoint_enabled", "authorized", "domain")
 _ASGI = _SERVED + ("workers", "concurrent_requests") + _SCALED + ("keep_warm_seconds",)
 
@@ -560,6 +573,7 @@ CLASS_DECORATOR = "@app.cls"
 CLASS_OPTIONS = (
     "cpu",
     "memory",
+    "gpu",
     "autoscaler",
     "buffer_containers",
     "checkpoint_enabled",
@@ -589,13 +603,13 @@ ENDPOINT_METHOD_OPTIONS = (
     "cors",
 )
 """What ``@svc.endpoint(...)`` takes: ``@app.endpoint``'s options but those the class gives (``name``, ``image``,
-``secrets``, ``cpu``, ``memory``), ``on_start`` (its ``@svc.enter()`` methods are its set-up) and
+``secrets``, ``cpu``, ``memory``, ``gpu``), ``on_start`` (its ``@svc.enter()`` methods are its set-up) and
 ``checkpoint_enabled``."""
 
 
 def resolve_endpoint_method_options(given: Mapping[str, Any]) -> dict[str, Any]:
-    """The options of an endpoint method, checked, the others of ``@app.endpoint`` at their defaults but ``cpu`` and
-    ``memory``, which ``@app.cls`` fills in (``class_endpoint_options``)."""
+    """The options of an endpoint method, checked, the others of ``@app.endpoint`` at their defaults but ``cpu``,
+    ``memory`` and ``gpu``, which ``@app.cls`` fills in (``class_endpoint_options``)."""
     for option, value in given.items():
         if option not in ENDPOINT_METHOD_OPTIONS:
             close = difflib.get_close_matches(option, ENDPOINT_METHOD_OPTIONS, n=1, cutoff=0.6)
@@ -605,7 +619,7 @@ def resolve_endpoint_method_options(given: Mapping[str, Any]) -> dict[str, Any]:
                 option,
                 value,
                 f"is not an option of {ENDPOINT_METHOD_DECORATOR}: {guess}it takes {', '.join(ENDPOINT_METHOD_OPTIONS)} "
-                "(the class gives cpu, memory, image and secrets)",
+                "(the class gives cpu, memory, gpu, image and secrets)",
             )
     return {
         option: check_option_of(ENDPOINT_METHOD_DECORATOR, option, given.get(option, OPTIONS[option].default))
@@ -615,12 +629,12 @@ def resolve_endpoint_method_options(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def class_endpoint_options(method_options: Mapping[str, Any], class_options: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest ``options`` of the endpoint that serves a class's method: every option of ``endpoint``, in table
-    order, from the method's, the class's ``cpu``, ``memory`` and ``checkpoint_enabled``, and the defaults."""
+    order, from the method's, the class's ``cpu``, ``memory``, ``gpu`` and ``checkpoint_enabled``, and the defaults."""
     return {
         option: method_options[option]
         if option in method_options
         else class_options[option]
-        if option in ("cpu", "memory", "checkpoint_enabled")
+        if option in ("cpu", "memory", "gpu", "checkpoint_enabled")
         else OPTIONS[option].default
         for option in KIND_OPTIONS["endpoint"]
     }

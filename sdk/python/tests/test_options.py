@@ -196,6 +196,7 @@ SCALED_DEFAULTS = {
             {
                 "cpu": 1.0,
                 "memory": "512Mi",
+                "gpu": None,
                 "autoscaler": DEFAULT_AUTOSCALER,
                 "buffer_containers": 0,
                 "checkpoint_enabled": False,
@@ -212,6 +213,7 @@ SCALED_DEFAULTS = {
             {
                 "cpu": 1.0,
                 "memory": "512Mi",
+                "gpu": None,
                 "route": "/",
                 "methods": ["GET", "POST"],
                 "workers": 1,
@@ -229,6 +231,7 @@ SCALED_DEFAULTS = {
             {
                 "cpu": 1.0,
                 "memory": "512Mi",
+                "gpu": None,
                 "workers": 1,
                 "concurrent_requests": 1,
                 **SCALED_DEFAULTS,
@@ -243,6 +246,7 @@ SCALED_DEFAULTS = {
             {
                 "cpu": 1.0,
                 "memory": "512Mi",
+                "gpu": None,
                 "workers": 1,
                 "concurrent_requests": 1,
                 **SCALED_DEFAULTS,
@@ -433,7 +437,7 @@ def test_unknown_option_suggests_the_closest_one(app):
 def test_unknown_option_without_a_close_match_lists_the_options(app):
     with pytest.raises(
         svc.InvalidOptionError,
-        match="@app.function takes name, image, cpu, memory, autoscaler, buffer_containers, checkpoint_enabled, keep_warm_seconds, on_start, timeout, retries",
+        match="@app.function takes name, image, cpu, memory, gpu, autoscaler, buffer_containers, checkpoint_enabled, keep_warm_seconds, on_start, timeout, retries",
     ) as caught:
         app.function(replicas=2)
     assert "did you mean" not in str(caught.value)

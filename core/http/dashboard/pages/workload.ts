@@ -89,6 +89,7 @@ function facts(view: WorkloadView): Html {
   <dt>Status</dt><dd><span class="status ${view.tone}">${view.status}</span></dd>
   <dt>Version</dt><dd>v${view.version}${view.deployedAt === null ? '' : html`, deployed <time datetime="${view.deployedAt}">${view.deployedAt.slice(0, 16).replace('T', ' ')} UTC</time>`}</dd>
   <dt>Containers</dt><dd>${view.running} of at most ${view.maxContainers}${view.starting > 0 ? `, ${view.starting} starting` : ''}</dd>
+  ${view.gpu === null ? '' : html`<dt>GPUs</dt><dd><code>${view.gpu}</code> per container</dd>`}
   <dt>Requests</dt><dd>${view.inFlight} in flight, ${view.queued} queued</dd>
   <dt>URL</dt><dd>${view.url === null ? '—' : html`<code>${view.url}</code>`}</dd>
 </dl>`;

@@ -3,6 +3,7 @@ import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.j
 import type { ProcessGroup } from '../../processes/group.js';
 import type { ContainerStatus, DeploymentUnit, LogLine, LogSink } from '../types.js';
 import type { RuntimeEvent } from './frames.js';
+import type { GpuGrant } from './gpu-allocator.js';
 import type { MemoryKills } from './memory-kills.js';
 import type { WorkerSet } from './workers.js';
 
@@ -23,6 +24,8 @@ export interface Container {
   /** Its cgroup (cpu and memory limits), when they are enforced here. */
   readonly cgroup: ContainerCgroup | undefined;
   readonly memoryKills: MemoryKills | undefined;
+  /** The GPUs it holds (gpu-allocator.ts), from before its launch until it is gone. */
+  gpus: GpuGrant | undefined;
 }
 
 const RECENT_LINES = 30;

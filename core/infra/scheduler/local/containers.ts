@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SvcError } from '../../../model/errors.js';
+import { gpuRequestText } from '../../../model/gpus/gpu-request.js';
 import type { ContainerCgroup } from '../../processes/cgroups/container-cgroup.js';
 import type { SvcCgroups } from '../../processes/cgroups/svc-cgroups.js';
 import { describeExit, type ProcessGroup, spawnGroup } from '../../processes/group.js';
@@ -20,6 +21,7 @@ import type { ForkSources } from './fork-sources.js';
 import { parseFrame } from './frames.js';
 import { MemoryKills } from './memory-kills.js';
 import { containerArgs, runtimeEnv, workerSocketPaths } from './runtime-command.js';
+import { type GpuAllocator, gpuEnv, grantText } from './gpu-allocator.js';
 import type { StartSlots } from './start-slots.js';
 import { WorkerSet } from './workers.js';
 
@@ -34,6 +36,8 @@ export interface LocalContainersOptions {
   readonly useZygotes: boolean;
   /** How many containers start at once; the others wait for a slot before they launch. */
   readonly startSlots: StartSlots;
+  /** The machine's GPUs, which containers of workloads with `gpu` wait for (empty on a machine without). */
+  readonly gpus: GpuAllocator;
   readonly onContainerExit: ((unit: DeploymentUnit, containerId: string, reason: string) => void) | undefined;
 }
 
@@ -46,7 +50,7 @@ export class LocalContainers {
   private readonly containers = new Map<string, Container>();
   /** Cgroups of ended containers waiting for their last processes to go (close() waits for them). */
   private readonly removals = new Set<Promise<void>>();
-  /** Containers waiting for a start slot: a stop aborts the wait. */
+  /** Containers waiting for their GPUs or a start slot: a stop aborts the wait. */
   private readonly waitingForSlot = new Map<string, AbortController>();
 
   constructor(private readonly options: LocalContainersOptions) {}
@@ -109,6 +113,8 @@ export class LocalContainers {
   /** Starts one container of the unit; resolves once it is healthy and registered, else rejects (container_failed). */
   async start(unit: DeploymentUnit): Promise<void> {
     const container = this.create(unit);
+    // GPUs first: a container waiting for one holds no start slot meanwhile.
+    if (!(await this.takeGpus(container))) return await this.failStart(container, undefined, 'cancelled');
     const release = await this.takeStartSlot(container);
     try {
       // A stop that came while it waited (or in the turn since) leaves nothing to launch.
@@ -145,6 +151,36 @@ export class LocalContainers {
     }
   }
 
+  /**
+   * The GPUs the container's workload asks for, said in its log, once free (true at once without `gpu`);
+   * false when a stop came while it waited. A request the machine can never meet: gpu_unavailable.
+   */
+  private async takeGpus(container: Container): Promise<boolean> {
+    const request = container.unit.workload.resources.gpu;
+    if (request === undefined) return true;
+    const { gpus, out } = this.options;
+    const abort = new AbortController();
+    this.waitingForSlot.set(container.id, abort);
+    const ask = { request, holder: container.id, workload: container.unit.workload.name };
+    const onWait = (holders: string[]) =>
+      out.log(
+        container,
+        'system',
+        `container ${container.id} waits for a GPU (gpu ${gpuRequestText(request)}): ${holders.length > 0 ? `held by container ${holders.join(', ')}` : 'kept for containers that asked first'}; its requests wait in the queue`,
+      );
+    try {
+      container.gpus = await gpus.take(ask, abort.signal, onWait);
+    } catch (error) {
+      await this.stop(container);
+      throw error;
+    } finally {
+      this.waitingForSlot.delete(container.id);
+    }
+    if (container.gpus === undefined) return false;
+    out.log(container, 'system', `container ${container.id} gets ${grantText(container.gpus)}`);
+    return true;
+  }
+
   /** A container that became healthy: registered, and watched for an exit of its own. */
   private async serve(container: Container, group: ProcessGroup): Promise<void> {
     container.state = 'healthy';
@@ -160,6 +196,7 @@ export class LocalContainers {
     await container.workers.deregister();
     const group = await container.launched;
     await group?.stop(this.options.stopGraceMs);
+    container.gpus?.release();
     container.state = 'exited';
     this.containers.delete(container.id);
     removeSockets(container);
@@ -212,6 +249,7 @@ export class LocalContainers {
       launched: Promise.resolve(undefined),
       cgroup,
       memoryKills: cgroup && new MemoryKills(cgroup),
+      gpus: undefined,
     };
     this.containers.set(id, container);
     const count = `${socketPaths.length} worker${socketPaths.length === 1 ? '' : 's'}`;
@@ -223,12 +261,13 @@ export class LocalContainers {
   private async launch(container: Container): Promise<ProcessGroup | undefined> {
     const { unit, id } = container;
     const { out, forks } = this.options;
-    if (unit.workload.scaling.checkpointEnabled) {
+    // CUDA's state does not survive a fork: a container with GPUs starts its own interpreter (issue 34 part 5).
+    if (unit.workload.scaling.checkpointEnabled && container.gpus === undefined) {
       const forked = await forks.forkFromTemplate(container);
       if (forked) return forked;
     }
     if (stopping(container)) return undefined;
-    if (this.options.useZygotes && !unit.workload.scaling.checkpointEnabled) {
+    if (this.options.useZygotes && (!unit.workload.scaling.checkpointEnabled || container.gpus !== undefined)) {
       const forked = await forks.forkFromZygote(container);
       // A stop that came meanwhile stops a forked group once launched; a failed fork is not spawned again.
       if (forked || stopping(container)) return forked;
@@ -237,7 +276,7 @@ export class LocalContainers {
       command: unit.image.pythonPath,
       args: containerArgs(unit, this.options.socketDir, id, cgroupProcs(container)),
       cwd: unit.source.root,
-      env: runtimeEnv(unit),
+      env: runtimeEnv(unit, gpuEnv(container.gpus, this.options.gpus.devices.length > 0)),
       onLine: (stream, text) => out.log(container, stream, text),
       onEventLine: (line) => {
         const frame = parseFrame(line);
@@ -273,6 +312,7 @@ export class LocalContainers {
     void group.exited.then(async (exit) => {
       if (container.state === 'stopping' || container.state === 'exited') return;
       container.state = 'exited';
+      container.gpus?.release();
       const memory = this.options.out.memoryKilled(container, 'a process');
       this.containers.delete(id);
       removeSockets(container);

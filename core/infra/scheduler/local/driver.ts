@@ -10,6 +10,8 @@ import { LocalContainers } from './containers.js';
 import { ForkSources, type TemplateStatus } from './fork-sources.js';
 import { makeSocketDir } from './socket-dir.js';
 import { StartSlots } from './start-slots.js';
+import { GpuAllocator } from './gpu-allocator.js';
+import type { GpuDevice } from '../../../model/gpus/nvidia-smi-csv.js';
 
 export interface LocalDriverOptions {
   readonly registry: ServiceRegistry;
@@ -33,6 +35,8 @@ export interface LocalDriverOptions {
   readonly cgroupRoot?: string | null;
   /** How many containers may start at once (default: the machine's CPUs, at least 2); see StartSlots. */
   readonly startSlots?: number;
+  /** The machine's GPUs (core/infra/gpus/inventory.ts): containers of workloads with `gpu` get theirs; absent: none. */
+  readonly gpus?: readonly GpuDevice[];
 }
 
 /** How long one starting container may keep others waiting for its slot. */
@@ -69,7 +73,8 @@ function driverParts(options: LocalDriverOptions) {
   const socketDir = makeSocketDir();
   const cgroups = openSvcCgroups({ under: options.cgroupRoot ?? null });
   const out = new ContainerLog(options.logs);
-  const forks = new ForkSources({ socketDir, startTimeoutMs, stopGraceMs, out });
+  const gpus = new GpuAllocator(options.gpus ?? []);
+  const forks = new ForkSources({ socketDir, startTimeoutMs, stopGraceMs, out, machineHasGpus: gpus.devices.length > 0 });
   const containers = new LocalContainers({
     registry: options.registry,
     cgroups,
@@ -80,6 +85,7 @@ function driverParts(options: LocalDriverOptions) {
     stopGraceMs,
     useZygotes: options.zygotes ?? false,
     startSlots: new StartSlots(options.startSlots ?? Math.max(2, availableParallelism()), START_SLOT_HOLD_MS),
+    gpus,
     onContainerExit: options.onContainerExit,
   });
   return { socketDir, cgroups, forks, containers };

@@ -2,6 +2,7 @@ import type { ProcessGroup } from '../../processes/group.js';
 import type { DeploymentUnit } from '../types.js';
 import { type Container, type ContainerLog, cgroupProcs } from './container.js';
 import { CheckpointTemplate, type TemplateState } from './template.js';
+import { gpuEnv } from './gpu-allocator.js';
 import { Zygote } from './zygote.js';
 
 export interface TemplateStatus {
@@ -20,6 +21,8 @@ export interface ForkSourcesOptions {
   readonly startTimeoutMs: number;
   readonly stopGraceMs: number;
   readonly out: ContainerLog;
+  /** Whether the machine has GPUs, which containers without any are not shown (gpu-allocator.ts gpuEnv); a template's containers have none. */
+  readonly machineHasGpus: boolean;
 }
 
 /**
@@ -113,6 +116,7 @@ export class ForkSources {
         unit,
         workers: unit.workload.scaling.workers,
         cgroup: cgroupProcs(container),
+        gpus: gpuEnv(container.gpus, this.options.machineHasGpus),
         onLine: (stream, text) => out.log(container, stream, text),
         onEvent: (event) => out.onRuntimeEvent(container, event),
         timeoutMs: Math.min(this.options.startTimeoutMs, FORK_TIMEOUT_MS),
@@ -179,6 +183,7 @@ export class ForkSources {
       unit,
       socketDir,
       startTimeoutMs,
+      gpus: gpuEnv(undefined, this.options.machineHasGpus),
       log: (id, stream, text) => out.emit(unit.key, id, stream, text),
     });
     this.templates.set(unit.key, template);

@@ -44,7 +44,8 @@ function moduleArgs(unit: DeploymentUnit): string[] {
   return ['-m', 'svc.runtime', '--root', source.root, '--entry', source.entry, '--workload', workload.name, '--events-fd', EVENTS_FD];
 }
 
-export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
+/** `gpus`: what the container's environment says of GPUs (gpu-allocator.ts gpuEnv), set last: no image or secret replaces it. */
+export function runtimeEnv(unit: DeploymentUnit, gpus: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   // The image's variables, then the workload's secrets over them; svc's own variables below may not be
   // replaced (the manifest check and core/services/secrets/rules.ts refuse those names anyway).
   const env = { ...baseRuntimeEnv(), ...unit.workload.image.env, ...unit.secretEnv };
@@ -58,7 +59,7 @@ export function runtimeEnv(unit: DeploymentUnit): NodeJS.ProcessEnv {
   if (mounts.length > 0) {
     env[VOLUME_MOUNTS_ENV] = JSON.stringify(mounts.map((m) => ({ path: m.path, source: m.source, read_only: m.readOnly })));
   }
-  return env;
+  return { ...env, ...gpus };
 }
 
 /** What every runtime process of any unit gets (a zygote's own environment): runtimeEnv() without the unit. */
@@ -77,8 +78,8 @@ export function baseRuntimeEnv(): NodeJS.ProcessEnv {
 }
 
 /** The environment a container of `unit` runs with, as plain strings (what a zygote's fork request carries). */
-export function containerEnv(unit: DeploymentUnit): Record<string, string> {
+export function containerEnv(unit: DeploymentUnit, gpus: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(runtimeEnv(unit))) if (value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(runtimeEnv(unit, gpus))) if (value !== undefined) env[name] = value;
   return env;
 }

@@ -12,6 +12,8 @@ export interface TemplateOptions {
   readonly socketDir: string;
   /** How long imports and on_start may take. */
   readonly startTimeoutMs: number;
+  /** What its environment says of GPUs: none (GPU containers do not fork from a template). */
+  readonly gpus: Readonly<Record<string, string>>;
   /** The template's own output and what happens to it. */
   readonly log: (templateId: string, stream: 'stdout' | 'stderr' | 'system', text: string) => void;
 }
@@ -52,7 +54,7 @@ export class CheckpointTemplate {
       pythonPath: options.unit.image.pythonPath,
       args: (controlPath) => templateArgs(options.unit, controlPath),
       cwd: options.unit.source.root,
-      env: runtimeEnv(options.unit),
+      env: runtimeEnv(options.unit, options.gpus),
       startTimeoutMs: options.startTimeoutMs,
       log,
       label: `checkpoint template ${this.id}`,

@@ -31,6 +31,8 @@ export interface ZygoteForkRequest {
   readonly workers: number;
   /** The `cgroup.procs` files the forked container joins before it imports the user's code. */
   readonly cgroup: readonly string[];
+  /** What its environment says of GPUs (gpu-allocator.ts gpuEnv). */
+  readonly gpus: Readonly<Record<string, string>>;
   readonly onLine: (stream: 'stdout' | 'stderr', text: string) => void;
   readonly onEvent: (event: RuntimeEvent) => void;
   readonly timeoutMs: number;
@@ -89,7 +91,7 @@ export class Zygote {
         root: path.resolve(unit.source.root),
         entry: unit.source.entry,
         workload: unit.workload.name,
-        env: containerEnv(unit),
+        env: containerEnv(unit, request.gpus),
         cgroup: request.cgroup,
       },
       onLine: request.onLine,

@@ -62,5 +62,16 @@ export function describeFailure(group: string, metric: AllocationMetric): string
     evaluated === 0
       ? "no node in the job's datacenters is ready"
       : `${evaluated} node${evaluated === 1 ? '' : 's'} evaluated, ${metric.NodesFiltered ?? 0} filtered, ${metric.NodesExhausted ?? 0} exhausted`;
-  return `group ${group} cannot be placed${more}: ${summary}${reasons.length ? `; ${reasons.join(', ')}` : ''}`;
+  return `group ${group} cannot be placed${more}: ${summary}${reasons.length ? `; ${reasons.join(', ')}` : ''}${gpuHint(metric)}`;
+}
+
+/** A device filter or exhaustion in Nomad's words, said for GPUs (the only devices svc asks for). */
+function gpuHint(metric: AllocationMetric): string {
+  if (Object.keys(metric.DimensionExhausted ?? {}).some((dimension) => dimension.startsWith('devices'))) {
+    return '; its GPUs are all in use or no node has enough of them (docs/gpus.md#on-nomad)';
+  }
+  if (Object.hasOwn(metric.ConstraintFiltered ?? {}, 'missing devices')) {
+    return '; no node has the GPUs its gpu= asks for (docs/gpus.md#on-nomad)';
+  }
+  return '';
 }

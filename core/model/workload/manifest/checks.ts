@@ -25,6 +25,7 @@ import {
 import { cronProblem, timezoneProblem } from '../schedule.js';
 import { mountPathProblem, mountPathsOverlap } from '../../volume-mounts.js';
 import { corsOriginProblem } from '../../cors.js';
+import { ANY_GPU, GPU_MODEL_PATTERN, canonicalModel } from '../../gpus/gpu-names.js';
 import { type ImageIdFields, idFieldsText, imageIdFor } from './image-id.js';
 import { includeLine } from './requirements-text.js';
 
@@ -215,6 +216,24 @@ const cors: Check = (value, report) => {
   }
 };
 
+/** A model in svc's one form (what the SDK writes), distinct, and `any` only last: a model after it would never be tried. */
+const gpu: Check = (value, report) => {
+  if (!isPlainObject(value) || !Array.isArray(value.models)) return;
+  const models = value.models;
+  models.forEach((model, index) => {
+    if (typeof model !== 'string' || !GPU_MODEL_PATTERN.test(model)) return;
+    const canonical = canonicalModel(model);
+    if (canonical === null)
+      report(`${JSON.stringify(model)} names no GPU model (a size alone?): write one like "A100-80GB"`, 'models', index);
+    else if (canonical !== model) report(`${JSON.stringify(model)} is written ${JSON.stringify(canonical)} in a manifest`, 'models', index);
+    else if (model === ANY_GPU && index < models.length - 1)
+      report('"any" must come last: the models after it would never be tried', 'models', index);
+  });
+  reportDuplicates(models, stringOf, (index, first, key) =>
+    report(`lists ${JSON.stringify(key)} twice (also models[${first}])`, 'models', index),
+  );
+};
+
 const memory: Check = (value, report) => {
   if (typeof value !== 'string') return;
   const mib = parseMemoryMiB(value);
@@ -330,6 +349,7 @@ export const manifestChecks: Readonly<Record<string, Check>> = {
   volumeName: name('volume'),
   volumeMounts,
   memory,
+  gpu,
   route,
   domain,
   httpMethod,

@@ -37,6 +37,8 @@ import { MAX_CLASS_PARAMETERS, classParameterTypes } from '../class-parameters.j
 import { PERIOD_RANGE } from '../schedule.js';
 import { CORS_LIMITS, HEADER_NAME } from '../../cors.js';
 import { MAX_MOUNT_PATH_CHARS, MAX_VOLUME_MOUNTS } from '../../volume-mounts.js';
+import { GPU_MODEL_MAX_CHARS, GPU_MODEL_PATTERN } from '../../gpus/gpu-names.js';
+import { gpuRules } from '../../gpus/gpu-request.js';
 import type { WorkloadKind } from '../types.js';
 
 export const manifestSchemaId = 'urn:svc:manifest:v1';
@@ -128,6 +130,32 @@ const cors: SchemaObject = {
   'x-svc-check': 'cors',
 };
 
+/** null, or `{models, count}`: model names in svc's form (core/model/gpus/gpu-names.ts), tried in order, and GPUs per container. */
+const gpu: SchemaObject = {
+  ...closedObject({
+    models: {
+      type: 'array',
+      minItems: 1,
+      maxItems: gpuRules.maxModels,
+      items: {
+        type: 'string',
+        maxLength: GPU_MODEL_MAX_CHARS,
+        pattern: GPU_MODEL_PATTERN.source,
+        'x-svc-messages': {
+          pattern: 'must be a GPU model in upper case, words joined by "-", like "H100" or "A100-80GB", or "any", got {json}',
+        },
+      },
+      'x-svc-messages': {
+        minItems: 'must list at least one GPU model, like "H100", or "any"',
+        maxItems: `lists {count} models; a fallback list takes at most ${gpuRules.maxModels}`,
+      },
+    },
+    count: range('integer', { min: 1, max: gpuRules.maxCount }),
+  }),
+  ...objectOrNull('must be null (no GPU) or an object {"models": [...], "count": n}'),
+  'x-svc-check': 'gpu',
+};
+
 function optionSchema(rule: OptionRule): SchemaObject {
   switch (rule.type) {
     case 'number':
@@ -137,6 +165,8 @@ function optionSchema(rule: OptionRule): SchemaObject {
       return { type: 'boolean' };
     case 'memory':
       return { type: 'string', description: `${memoryRule.text}, from 64Mi to 256Gi`, 'x-svc-check': 'memory' };
+    case 'gpu':
+      return gpu;
     case 'route':
       return { type: 'string', 'x-svc-check': 'route' };
     case 'openapi': {

@@ -53,11 +53,19 @@ export interface AutoscalerOptions {
   min_containers: number;
 }
 
+/** `gpu="H100:2"`, `gpu=["H100", "A100"]`, `gpu="any"` as the manifest writes them (core/model/gpus/gpu-request.ts). */
+export interface ManifestGpu {
+  models: string[];
+  count: number;
+}
+
 /** Options every kind has. */
 export interface ResourceOptions {
   cpu: number;
   /** `<integer>Mi` or `<integer>Gi`. */
   memory: string;
+  /** GPUs per container (`gpu=`); null or absent (manifests of SDKs before it): none. */
+  gpu?: ManifestGpu | null;
   /** `__qualname__` of the function run once per worker before it takes requests; null without one. */
   on_start: string | null;
 }

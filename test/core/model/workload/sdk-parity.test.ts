@@ -33,6 +33,7 @@ import type { WorkloadKind } from '../../../../core/model/workload/types.js';
 import { NAME_MAX_LENGTH, NAME_RULE, nameProblem, suggestName } from '../../../../core/model/names.js';
 import { sampleManifest } from './manifest/sample-manifest.js';
 import { MAX_CALLBACK_URL_LENGTH } from '../../../../core/model/callback-url.js';
+import { gpuRules } from '../../../../core/model/gpus/gpu-request.js';
 
 type Described = Record<string, unknown>;
 type Table = Record<string, Record<string, Described>>;
@@ -50,7 +51,9 @@ from svc._options import OPTIONS, describe_options, manifest_value
 from svc.exceptions import InvalidOptionError
 
 def given(option, value):
-    """What a user would pass for this manifest value: on_start's name names a function, a schedule is a svc.Cron or svc.Period, cors a svc.Cors."""
+    """What a user would pass for this manifest value: on_start's name names a function, a schedule is a svc.Cron or svc.Period, cors a svc.Cors, gpu its strings."""
+    if option == "gpu" and isinstance(value, dict) and isinstance(value.get("models"), list):
+        return [f"{model}:{value.get('count')}" if isinstance(model, str) else model for model in value["models"]]
     if option == "cors" and isinstance(value, dict):
         return svc.Cors(**value)
     if option == "schedule" and isinstance(value, dict):
@@ -199,6 +202,8 @@ function platformTable(): Table {
         return { ...base, min: rule.min, max: rule.max };
       case 'memory':
         return { ...base, min_mib: memoryRule.minMiB, max_mib: memoryRule.maxMiB };
+      case 'gpu':
+        return { ...base, nullable: true, max_count: gpuRules.maxCount, max_models: gpuRules.maxModels };
       case 'methods':
         return { ...base, allowed: [...httpMethods] };
       case 'route':
@@ -350,6 +355,45 @@ function probesFor(name: OptionName): unknown[] {
         true,
         [],
       ];
+    case 'gpu': {
+      const gpu = (models: unknown, count: unknown = 1) => ({ models, count });
+      return [
+        null,
+        gpu(['H100']),
+        gpu(['A100-80GB'], 2),
+        gpu(['H100', 'A100', 'any'], 8),
+        gpu(['any'], 2),
+        gpu(['RTX-4090']),
+        gpu(['L40S', 'L4']),
+        gpu(['X'.repeat(40)]),
+        gpu(['X'.repeat(41)]),
+        gpu(['H100'], 0),
+        gpu(['H100'], 9),
+        gpu(['H100'], 1.5),
+        gpu(['H100'], '2'),
+        gpu([]),
+        gpu(Array.from({ length: 9 }, (_, i) => `M${i}`)),
+        gpu(Array.from({ length: 8 }, (_, i) => `M${i}`)),
+        gpu(['h100']),
+        gpu(['NVIDIA-H100']),
+        gpu(['A100-80G']),
+        gpu(['RTX4090']),
+        gpu(['80GB']),
+        gpu(['ANY']),
+        gpu(['any', 'H100']),
+        gpu(['H100', 'H100']),
+        gpu(['H100 80GB']),
+        gpu(['H100!']),
+        gpu([5]),
+        gpu('H100'),
+        { models: ['H100'] },
+        { models: ['H100'], count: 1, extra: 1 },
+        'H100',
+        ['H100'],
+        5,
+        true,
+      ];
+    }
     case 'methods':
       return [['GET'], ['GET', 'POST'], [...httpMethods], [], ['get'], ['FETCH'], ['GET', 'GET'], 'GET', [1], null];
     case 'domain':

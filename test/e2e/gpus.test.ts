@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import type { LogLine } from '../../core/infra/scheduler/types.js';
+import { packageRoot } from '../../core/model/paths.js';
+import type { SvcError } from '../../core/model/errors.js';
+import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import type { Deployment } from '../../core/services/deployments/types.js';
+import { testConfig } from '../helpers/config.js';
+import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
+import { until } from '../helpers/until.js';
+
+const UUIDS = ['GPU-5c1a0b7e-2f3d-4c4e-9a1b-0e7d3f2a6b11', 'GPU-8f2e4d6c-1a3b-4c5d-8e7f-9a0b1c2d3e4f'];
+
+/**
+ * GPUs on the embedded platform, with real containers and an inventory of two L4s read from a
+ * file (SVC_GPU_INVENTORY: this machine has no GPU). A `gpu="any"` endpoint with max_containers 3:
+ * two containers get one GPU each, read back from their environment; the third waits while both
+ * are held and starts once one is given back. A deploy asking for an H100 is refused.
+ */
+describe('GPUs on the embedded platform (inventory from a file)', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  let manifest: LoadedManifest;
+  let deployment: Deployment;
+  const lines: LogLine[] = [];
+  const logged = (pattern: RegExp) => lines.filter((line) => pattern.test(line.text));
+
+  before(async () => {
+    manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'gpus.py') });
+    const gpuInventory = path.join(packageRoot, 'test', 'fixtures', 'gpu-inventory.csv');
+    platform = await startPlatform({ config: testConfig({ gpuInventory }), logs: (line) => lines.push(line) });
+    deployment = await platform.deployments.deploy({
+      spec: manifest.spec,
+      source: { root: manifest.root, entry: manifest.spec.entry },
+      workspace: DEFAULT_WORKSPACE,
+      stage: 'deployed',
+      principal: null,
+    });
+  });
+  after(async () => platform?.close());
+
+  it('says what it found at start', () => {
+    assert.equal(logged(/^GPUs: 2 from SVC_GPU_INVENTORY .*gpu-inventory\.csv: 0: L4 \(NVIDIA L4, 23034 MiB\); 1: L4/).length, 1);
+  });
+
+  it('gives two containers one GPU each, the third waits until one is given back', async () => {
+    const url = `${deployment.workloads[0]!.url}?seconds=3`;
+    type Env = { cuda: string; nvidia: string; model: string };
+    const answers = Promise.all([0, 1, 2].map(() => fetch(url).then(async (r) => ({ status: r.status, body: (await r.json()) as Env }))));
+    const unit = deployment.workloads[0]!.unit!;
+    const containers = () => platform.autoscaler.status(unit)?.containers ?? [];
+    await until('a third container waits for a GPU', () => logged(/waits for a GPU \(gpu any\): held by container c-/).length > 0, {
+      timeoutMs: 20_000,
+    });
+    const waiting = logged(/waits for a GPU/)[0]!.container;
+    assert.equal(containers().length, 3);
+    assert.equal(containers().find((c) => c.id === waiting)?.state, 'starting');
+    // keep_warm 0: the deploy's container may have stopped, idle, before the burst; those running now count.
+    const running = new Set(containers().map((c) => c.id));
+    const got = logged(/^container c-\w+ gets GPU \d \(GPU-[\w-]+\): L4$/)
+      .filter((line) => running.has(line.container))
+      .map((line) => /\(([^)]+)\)/.exec(line.text)![1]);
+    assert.deepEqual([...got].sort(), UUIDS, 'two containers, two different GPUs');
+
+    const served = await answers;
+    for (const { status, body } of served) {
+      assert.equal(status, 200);
+      assert.ok(UUIDS.includes(body.cuda), body.cuda);
+      assert.equal(body.nvidia, body.cuda);
+      assert.equal(body.model, 'L4');
+    }
+    assert.equal(new Set(served.map((answer) => answer.body.cuda)).size, 2, 'both GPUs served');
+    // Idle (keep_warm 0), a container stops and gives its GPU back: the waiting one takes it and starts.
+    await until('the waiting container gets a GPU', () => logged(/gets GPU/).some((line) => line.container === waiting), {
+      timeoutMs: 20_000,
+    });
+  });
+
+  it('refuses a deploy asking for a GPU the platform does not have, listing the GPUs it has', async () => {
+    const [workload] = manifest.spec.workloads;
+    const spec = {
+      ...manifest.spec,
+      workloads: [{ ...workload!, resources: { ...workload!.resources, gpu: { models: ['H100'], count: 1 } } }],
+    };
+    await assert.rejects(
+      platform.deployments.deploy({
+        spec,
+        source: { root: manifest.root, entry: spec.entry },
+        workspace: DEFAULT_WORKSPACE,
+        stage: 'deployed',
+        principal: null,
+      }),
+      (error: SvcError) => {
+        assert.equal(error.code, 'gpu_unavailable');
+        assert.equal(
+          error.message,
+          `the workload which asks for gpu H100, but this platform has no H100. Its GPUs: 0: L4 (NVIDIA L4, 23034 MiB); 1: L4 (NVIDIA L4, 23034 MiB).`,
+        );
+        return true;
+      },
+    );
+  });
+});
