@@ -37,6 +37,8 @@ export async function usage(context: CommandContext, flags: UsageFlags = {}): Pr
   if (flags.json) return out.result(JSON.stringify(answer, null, 2));
   if (answer.rows.length === 0) return out.step(`no usage recorded since ${answer.since}`);
   const priced = answer.currency !== undefined;
+  // GPU seconds only where some were used: most workspaces have none.
+  const gpus = answer.total.gpuSeconds > 0;
   const rows = [...answer.rows, { key: 'total', ...answer.total }].map((row) => [
     row.key,
     row.cpuSeconds.toFixed(1),
@@ -45,6 +47,7 @@ export async function usage(context: CommandContext, flags: UsageFlags = {}): Pr
     String(row.requests),
     formatBytes(row.bytesIn),
     formatBytes(row.bytesOut),
+    ...(gpus ? [row.gpuSeconds.toFixed(1)] : []),
     ...(priced ? [(row.cost ?? 0).toFixed(4)] : []),
   ]);
   const header = [

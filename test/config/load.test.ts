@@ -61,9 +61,12 @@ describe('loadConfig()', () => {
     const bad = (usagePrices: unknown) => problemsOf(() => loadConfig({ env: {}, file: configFile({ usagePrices }) }))[0]!;
     assert.match(bad({ cpuSecond: 1 }), /currency must be a three-letter ISO 4217 code such as "USD", got undefined/);
     assert.match(bad({ currency: 'usd', cpuSecond: 1 }), /three-letter ISO 4217 code/);
-    assert.match(bad({ currency: 'USD', gpuSecond: 1 }), /"gpuSecond" is not a price: it takes currency, cpuSecond, memoryGiBSecond/);
+    assert.match(
+      bad({ currency: 'USD', tpuSecond: 1 }),
+      /"tpuSecond" is not a price: it takes currency, cpuSecond, memoryGiBSecond, gpuSecond/,
+    );
     assert.match(bad({ currency: 'USD', cpuSecond: -1 }), /cpuSecond must be a price per unit, 0 or more, got -1/);
-    assert.match(bad({ currency: 'USD' }), /give at least one of cpuSecond, memoryGiBSecond/);
+    assert.match(bad({ currency: 'USD' }), /give at least one of cpuSecond, memoryGiBSecond, gpuSecond/);
   });
 
   it('takes a body limit in bytes and refuses tiny or non-numeric ones', () => {

@@ -76,6 +76,27 @@ describe('GPUs on the embedded platform (inventory from a file)', function () {
     });
   });
 
+  it('counts the GPU-seconds its containers held in svc usage', async () => {
+    const unit = deployment.workloads[0]!.unit!;
+    const healthy = () => platform.autoscaler.status(unit)?.containers.filter((c) => c.state === 'healthy').length ?? 0;
+    const busy = fetch(`${deployment.workloads[0]!.url}?seconds=3`);
+    await until('a container holds a GPU', async () => healthy() > 0, { timeoutMs: 20_000, intervalMs: 50 });
+    await platform.usage.sample();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await platform.usage.sample();
+    const held = healthy();
+    await busy;
+    const answer = await fetch(`${platform.url}/api/v1/usage?since=24h`, {
+      headers: { Authorization: `Bearer ${platform.ownerToken.secret}` },
+    });
+    const { rows } = (await answer.json()) as { rows: { key: string; gpuSeconds: number }[] };
+    const row = rows.find((r) => r.key === `${manifest.spec.name}/${deployment.workloads[0]!.name}`);
+    assert.ok(
+      row !== undefined && row.gpuSeconds >= held * 0.9,
+      `${held} containers, one GPU each, about a second: ${JSON.stringify(row)}`,
+    );
+  });
+
   it('refuses a deploy asking for a GPU the platform does not have, listing the GPUs it has', async () => {
     const [workload] = manifest.spec.workloads;
     const spec = {

@@ -121,6 +121,8 @@ export interface TerminalSession {
 export interface ContainerUsage {
   readonly cpuSeconds: number | null;
   readonly memoryBytes: number;
+  /** GPUs it holds now (absent: none). */
+  readonly gpus?: number;
 }
 
 export interface LogLine {

@@ -11,9 +11,19 @@ export interface UsageFigures {
   /** Bytes those requests moved on their client connections, head and body: in from clients, out to them. */
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** GPUs its containers held, times the seconds they held them. */
+  readonly gpuSeconds: number;
 }
 
-export const USAGE_FIGURES = ['cpuSeconds', 'memoryGiBSeconds', 'memoryReservedGiBSeconds', 'requests', 'bytesIn', 'bytesOut'] as const;
+export const USAGE_FIGURES = [
+  'cpuSeconds',
+  'memoryGiBSeconds',
+  'memoryReservedGiBSeconds',
+  'requests',
+  'bytesIn',
+  'bytesOut',
+  'gpuSeconds',
+] as const;
 
 export const NO_USAGE: UsageFigures = Object.freeze(Object.fromEntries(USAGE_FIGURES.map((name) => [name, 0])) as unknown as UsageFigures);
 

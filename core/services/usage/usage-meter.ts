@@ -113,6 +113,7 @@ export class UsageMeter {
           cpuSeconds: added,
           memoryGiBSeconds: (used.memoryBytes / GIB) * elapsed,
           memoryReservedGiBSeconds: (memoryMiB / 1024) * elapsed,
+          gpuSeconds: (used.gpus ?? 0) * elapsed,
         };
         add(ref, workload, figures);
         this.#options.counted?.(ref, workload, figures);

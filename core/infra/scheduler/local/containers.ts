@@ -91,8 +91,9 @@ export class LocalContainers {
   usage(key: string): Map<string, ContainerUsage> {
     const found = new Map<string, ContainerUsage>();
     for (const container of this.of(key)) {
-      const usage = container.cgroup?.usage() ?? null;
-      if (usage !== null) found.set(container.id, usage);
+      const gpus = container.gpus?.devices.length ?? 0;
+      const usage = container.cgroup?.usage() ?? (gpus > 0 ? { cpuSeconds: null, memoryBytes: 0 } : null);
+      if (usage !== null) found.set(container.id, gpus > 0 ? { ...usage, gpus } : usage);
     }
     return found;
   }
