@@ -75,6 +75,20 @@ describe('asgi and realtime workloads through the gateway', function () {
     assert.equal(await client.closed, 1000);
   });
 
+  it('compresses the client side of the bridge (permessage-deflate) when the client offers it', async () => {
+    const client = await connect(`${url('web').replace(/^http/, 'ws')}/socket`, bearer());
+    assert.equal(client.socket.extensions, 'permessage-deflate', 'negotiated with the client');
+    assert.equal(await client.next(), 'query:');
+    const chatty = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, status: 'ok', tags: ['a', 'b'] })));
+    const wire = (client.socket as unknown as { _socket: { bytesRead: number } })._socket;
+    const before = wire.bytesRead;
+    client.socket.send(chatty);
+    assert.equal(await client.next(), `echo:${chatty}`);
+    const received = wire.bytesRead - before;
+    assert.ok(received < chatty.length / 4, `${chatty.length} bytes of JSON came back in ${received} bytes on the wire`);
+    client.socket.close(1000);
+  });
+
   it('takes ?token= on an upgrade but never lets it reach the app', async () => {
     const client = await connect(`${url('web').replace(/^http/, 'ws')}/socket?token=${platform.ownerToken.secret}&x=1`);
     assert.equal(await client.next(), 'query:x=1');

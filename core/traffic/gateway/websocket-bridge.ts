@@ -38,6 +38,12 @@ export interface WebSocketBridge {
 const WEBSOCKET_KINDS = new Set(['asgi', 'realtime']);
 /** Request headers the container sees (cookies without svc's own); the rest belong to this hop or to the platform. */
 const FORWARDED = ['cookie', 'origin', 'user-agent', 'accept-language'];
+/**
+ * permessage-deflate (RFC 7692) with the client when it offers it, for messages of 1 KiB and more: the
+ * client's link is where bytes cost (a chatty JSON socket shrinks several times). The container's hop is
+ * a local socket and stays uncompressed: deflating there would cost CPU on both sides and save nothing.
+ */
+const CLIENT_DEFLATE = { threshold: 1024 } as const;
 /** Close codes that may not be sent on the wire (RFC 6455 §7.4.1); they become a plain close. */
 const UNSENDABLE = new Set([1005, 1006, 1015]);
 
@@ -86,7 +92,11 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
       slot.release();
       throw error;
     }
-    const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: () => upstream.protocol || false });
+    const server = new WebSocketServer({
+      noServer: true,
+      perMessageDeflate: CLIENT_DEFLATE,
+      handleProtocols: () => upstream.protocol || false,
+    });
     let piped = false;
     server.handleUpgrade(request, socket, head, (client) => {
       piped = true;
