@@ -263,8 +263,8 @@ describe('parseManifest()', () => {
       'workloads[0].options.retries.max_delay: missing key',
       'workloads[0].options.retries.max_retries: must be an integer from 0 to 10, got 11',
       'workloads[0].options.retries.initial_delay: must be a number, got string',
-      'workloads[1].options.retries: unknown option for kind endpoint; allowed: cpu, memory, route, methods, workers, concurrency, autoscaler, buffer_containers, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm, on_start, timeout, callback_url, cors',
-      'workloads[2].options.timeout: unknown option for kind asgi; allowed: cpu, memory, workers, concurrent_requests, autoscaler, buffer_containers, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm_seconds, openapi, on_start, callback_url',
+      'workloads[1].options.retries: unknown option for kind endpoint; allowed: cpu, memory, gpu, route, methods, workers, concurrency, autoscaler, buffer_containers, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm, on_start, timeout, callback_url, cors',
+      'workloads[2].options.timeout: unknown option for kind asgi; allowed: cpu, memory, gpu, workers, concurrent_requests, autoscaler, buffer_containers, max_pending_tasks, checkpoint_enabled, authorized, domain, keep_warm_seconds, openapi, on_start, callback_url',
     ]);
   });
 
