@@ -19,7 +19,8 @@ Hierarchy::
           ├── ConfigError        config_invalid: a SVC_* value or the credentials file
           ├── ProjectError       manifest_failed, manifest_invalid, bundle_*: the project
           │                      could not be described, bundled or accepted
-          ├── TooManyRequestsError    429: too_many_runs, too_many_maps, rate_limited
+          ├── TooManyRequestsError    429: too_many_runs, too_many_maps, rate_limited,
+          │                      quota_exceeded (the workspace's quota: Retry-After)
           │    └── QueueFullError     queue_full: max_pending_tasks calls already wait
           ├── UnavailableError   503: starting, app_paused, no_capacity, shutting_down, ...
           ├── WorkerCrashedError worker_crashed, upstream_unreachable, memory_limit_exceeded
@@ -27,7 +28,8 @@ Hierarchy::
           │                      call_interrupted: svc stopped while a spawned call's last attempt ran
           ├── FunctionTimeoutError    timeout (504): the call ran past the workload's
           │                      ``timeout=`` (also the builtin TimeoutError)
-          ├── StartFailedError   image_build_failed, container_failed, python_unavailable
+          ├── StartFailedError   image_build_failed, container_failed, python_unavailable,
+          │                      gpu_unavailable (no GPU of the kind asked for)
           ├── RemoteCallError    handler_error: the remote code raised and its exception
           │                      cannot be re-raised here (.type, .traceback)
           └── ServerUnreachableError  (also a ConnectionError) no answer from the server
@@ -183,7 +185,7 @@ class ProjectError(RemoteError):
 
 
 class TooManyRequestsError(RemoteError):
-    """429: too many runs (``too_many_runs``), maps (``too_many_maps``) or requests (``rate_limited``) at once."""
+    """429: too many runs (``too_many_runs``), maps (``too_many_maps``) or requests (``rate_limited``) at once, or the workspace's quota (``quota_exceeded``)."""
 
     default_code = "rate_limited"
 
@@ -230,7 +232,7 @@ class CallExpiredError(RemoteError):
 
 
 class StartFailedError(RemoteError):
-    """``image_build_failed`` or ``container_failed``: the code could not be started; the logs say why."""
+    """``image_build_failed``, ``container_failed`` or ``gpu_unavailable``: the code could not be started; the logs say why."""
 
     default_code = "container_failed"
 

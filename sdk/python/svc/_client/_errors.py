@@ -55,6 +55,8 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "too_many_runs": ex.TooManyRequestsError,
     "too_many_maps": ex.TooManyRequestsError,
     "rate_limited": ex.TooManyRequestsError,
+    # A deploy past a quota is the CLI's (403); what reaches Python is traffic's 429 with Retry-After.
+    "quota_exceeded": ex.TooManyRequestsError,
     "no_capacity": ex.UnavailableError,
     "starting": ex.UnavailableError,
     "app_paused": ex.UnavailableError,
@@ -72,6 +74,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "image_build_failed": ex.StartFailedError,
     "python_unavailable": ex.StartFailedError,
     "container_failed": ex.StartFailedError,
+    "gpu_unavailable": ex.StartFailedError,
     "scheduler_unreachable": ex.UnavailableError,
     "nomad_rejected": ex.StartFailedError,
     "plugin_invalid": ex.RemoteError,
