@@ -45,6 +45,7 @@ export async function usage(context: CommandContext, flags: UsageFlags = {}): Pr
     (row.memoryGiBSeconds / 3600).toFixed(3),
     (row.memoryReservedGiBSeconds / 3600).toFixed(3),
     String(row.requests),
+    String(row.calls),
     formatBytes(row.bytesIn),
     formatBytes(row.bytesOut),
     ...(gpus ? [row.gpuSeconds.toFixed(1)] : []),
@@ -56,8 +57,10 @@ export async function usage(context: CommandContext, flags: UsageFlags = {}): Pr
     'MEMORY GIB-HOURS',
     'RESERVED GIB-HOURS',
     'REQUESTS',
+    'CALLS',
     'IN',
     'OUT',
+    ...(gpus ? ['GPU SECONDS'] : []),
     ...(priced ? [`COST (${answer.currency})`] : []),
   ];
   for (const line of formatTable(header, rows, out.color)) out.result(line);

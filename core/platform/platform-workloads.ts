@@ -128,14 +128,17 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
   const usage = new UsageMeter({
     store: controlPlane.store,
     driver,
-    units: () =>
-      deployments.list().flatMap((d) =>
+    units: () => [
+      ...deployments.list().flatMap((d) =>
         d.workloads.flatMap((w) => {
           if (w.unit === null) return [];
           const memoryMiB = d.spec.workloads.find((spec) => spec.name === w.name)?.resources.memoryMiB ?? 0;
           return [{ ref: d.ref, workload: w.name, unit: w.unit, memoryMiB }];
         }),
       ),
+      // Remote runs' containers too: a function's `.remote()`, `.map()` and spawned calls run there.
+      ...runs.meteredUnits(),
+    ],
     traffic: (unit) => metrics.trafficOf(unit),
     report: reportAs('USAGE'),
     counted: (ref, workload, used) =>

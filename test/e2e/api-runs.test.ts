@@ -78,6 +78,13 @@ describe('API: remote runs', function () {
     );
     const listed = await call('GET', '/api/v1/runs', { token: owner });
     assert.ok(listed.json.runs.some((r: { id: string }) => r.id === run.id));
+
+    // svc usage counts the run's call (and its container) for the function, as for a deployed workload.
+    await platform.usage.sample();
+    const used = (await call('GET', '/api/v1/usage?since=24h', { token: owner })).json.rows.find(
+      (r: { key: string }) => r.key === 'runs/square',
+    );
+    assert.equal(used?.calls, 1, JSON.stringify(used));
   });
 
   it('sends a remote exception as the last frame, with its type, message and remote traceback', async () => {

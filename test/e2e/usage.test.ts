@@ -63,7 +63,7 @@ describe('svc usage (embedded platform)', function () {
     await usage(shown.context, { by: 'app', since: '24h' });
     assert.match(
       shown.stdout(),
-      /^APP +CPU SECONDS +MEMORY GIB-HOURS +RESERVED GIB-HOURS +REQUESTS +IN +OUT +COST \(EUR\)\nlife +\d+\.\d +\d+\.\d{3} +\d+\.\d{3} +5 +[\d.]+ (B|KiB) +[\d.]+ (B|KiB) +\d+\.\d{4}\ntotal /,
+      /^APP +CPU SECONDS +MEMORY GIB-HOURS +RESERVED GIB-HOURS +REQUESTS +CALLS +IN +OUT +COST \(EUR\)\nlife +\d+\.\d +\d+\.\d{3} +\d+\.\d{3} +5 +0 +[\d.]+ (B|KiB) +[\d.]+ (B|KiB) +\d+\.\d{4}\ntotal /,
     );
     const metrics = await (await fetch(`${platform.url}/metrics`, { headers: { Authorization: `Bearer ${owner}` } })).text();
     const series = /^svc_container_cpu_seconds_total\{workspace="default",app="life",workload="hello"\} (\S+)$/m.exec(metrics);

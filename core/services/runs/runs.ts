@@ -188,6 +188,19 @@ export class RunManager {
     return this.#view(run);
   }
 
+  /** Every live run's containers, for `svc usage`: its app and function, unit, memory= and the calls it answered so far. */
+  meteredUnits(): { ref: DeploymentRef; workload: string; unit: string; memoryMiB: number; calls: number }[] {
+    return [...this.#runs.values()]
+      .filter((run) => !run.ended)
+      .map((run) => ({
+        ref: { workspace: run.workspace, app: run.logKey.app, stage: 'run' as const },
+        workload: run.workload.name,
+        unit: run.unitKey,
+        memoryMiB: run.workload.resources.memoryMiB,
+        calls: run.completed,
+      }));
+  }
+
   list(workspace: string): RunView[] {
     return [...this.#runs.values()].filter((run) => run.workspace === workspace).map((run) => this.#view(run));
   }

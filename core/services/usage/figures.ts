@@ -8,6 +8,8 @@ export interface UsageFigures {
   readonly memoryReservedGiBSeconds: number;
   /** Requests its URL answered (the gateway's count; a function's calls are not requests). */
   readonly requests: number;
+  /** Calls its functions answered (`.remote()`, `.map()`, spawned calls: the runs' count). */
+  readonly calls: number;
   /** Bytes those requests moved on their client connections, head and body: in from clients, out to them. */
   readonly bytesIn: number;
   readonly bytesOut: number;
@@ -20,6 +22,7 @@ export const USAGE_FIGURES = [
   'memoryGiBSeconds',
   'memoryReservedGiBSeconds',
   'requests',
+  'calls',
   'bytesIn',
   'bytesOut',
   'gpuSeconds',

@@ -38,6 +38,8 @@ export interface UsageMeterOptions {
     readonly unit: string;
     /** What each of its containers reserves (`memory=`), in MiB. */
     readonly memoryMiB: number;
+    /** Calls it answered so far (a counter; a run's), when it counts them. */
+    readonly calls?: number;
   }[];
   /** What the gateway answered for a unit so far: requests and bytes (counters); absent: none counted. */
   readonly traffic?: (unit: string) => { readonly requests: number; readonly bytesIn: number; readonly bytesOut: number };
@@ -54,6 +56,8 @@ export class UsageMeter {
   readonly #cpuSeen = new Map<string, number>();
   /** Each unit's traffic counters at its last reading. */
   readonly #trafficSeen = new Map<string, { readonly requests: number; readonly bytesIn: number; readonly bytesOut: number }>();
+  /** Each unit's answered calls at its last reading. */
+  readonly #callsSeen = new Map<string, number>();
   #lastAt: number | null = null;
   #timer: NodeJS.Timeout | null = null;
   #sampling: Promise<void> = Promise.resolve();
@@ -94,8 +98,13 @@ export class UsageMeter {
       const name = `${ref.app}/${workload}`;
       figures.set(name, addUsage(figures.get(name) ?? NO_USAGE, used));
     };
-    for (const { ref, workload, unit, memoryMiB } of this.#options.units()) {
+    for (const { ref, workload, unit, memoryMiB, calls } of this.#options.units()) {
       seen.add(unit);
+      if (calls !== undefined) {
+        const added = Math.max(0, calls - (this.#callsSeen.get(unit) ?? 0));
+        this.#callsSeen.set(unit, calls);
+        if (added > 0) add(ref, workload, { calls: added });
+      }
       const traffic = this.#options.traffic?.(unit);
       if (traffic !== undefined) {
         const before = this.#trafficSeen.get(unit);
@@ -119,7 +128,8 @@ export class UsageMeter {
         this.#options.counted?.(ref, workload, figures);
       }
     }
-    for (const seenAt of [this.#cpuSeen, this.#trafficSeen]) for (const id of [...seenAt.keys()]) if (!seen.has(id)) seenAt.delete(id);
+    for (const seenAt of [this.#cpuSeen, this.#trafficSeen, this.#callsSeen])
+      for (const id of [...seenAt.keys()]) if (!seen.has(id)) seenAt.delete(id);
     const hour = hourOf(now);
     await Promise.all([...byWorkspace].map(([workspace, figures]) => this.#add(workspace, hour, figures)));
   }

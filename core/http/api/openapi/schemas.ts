@@ -43,6 +43,7 @@ const USAGE_FIGURE_SCHEMAS: Record<(typeof USAGE_FIGURES)[number], Schema> = {
     minimum: 0,
     description: "Requests its URL answered (the gateway's count; calls of functions are not requests).",
   },
+  calls: { type: 'integer', minimum: 0, description: 'Calls its functions answered (`.remote()`, `.map()`, spawned calls).' },
   bytesIn: { type: 'integer', minimum: 0, description: 'Bytes those requests brought from their clients, head and body.' },
   bytesOut: { type: 'integer', minimum: 0, description: 'Bytes their answers sent to the clients, head and body.' },
   gpuSeconds: { type: 'number', minimum: 0, description: 'GPUs its containers held (`gpu=`), times the seconds they held them.' },

@@ -85,12 +85,12 @@ function dayCharts(rows: readonly UsageRow[], now: number): Html {
 /** `currency`: the operator's prices are set, so each row shows its cost too. */
 function usageTable(first: string, rows: readonly UsageRow[], currency: string | null): Html {
   return html`<div class="scroll"><table>
-    <thead><tr><th scope="col">${first}</th><th scope="col">CPU seconds</th><th scope="col">Memory GiB-hours</th><th scope="col">Reserved GiB-hours</th><th scope="col">Requests</th><th scope="col">In</th><th scope="col">Out</th>${
+    <thead><tr><th scope="col">${first}</th><th scope="col">CPU seconds</th><th scope="col">Memory GiB-hours</th><th scope="col">Reserved GiB-hours</th><th scope="col">Requests</th><th scope="col">Calls</th><th scope="col">In</th><th scope="col">Out</th>${
       currency === null ? '' : html`<th scope="col">Cost (${currency})</th>`
     }</tr></thead>
     <tbody>${rows.map(
       (row) =>
-        html`<tr><th scope="row">${row.key}</th><td>${row.cpuSeconds.toFixed(1)}</td><td>${(row.memoryGiBSeconds / 3600).toFixed(3)}</td><td>${(row.memoryReservedGiBSeconds / 3600).toFixed(3)}</td><td>${String(row.requests)}</td><td>${formatBytes(row.bytesIn)}</td><td>${formatBytes(row.bytesOut)}</td>${
+        html`<tr><th scope="row">${row.key}</th><td>${row.cpuSeconds.toFixed(1)}</td><td>${(row.memoryGiBSeconds / 3600).toFixed(3)}</td><td>${(row.memoryReservedGiBSeconds / 3600).toFixed(3)}</td><td>${String(row.requests)}</td><td>${String(row.calls)}</td><td>${formatBytes(row.bytesIn)}</td><td>${formatBytes(row.bytesOut)}</td>${
           currency === null ? '' : html`<td>${(row.cost ?? 0).toFixed(4)}</td>`
         }</tr>`,
     )}</tbody>
