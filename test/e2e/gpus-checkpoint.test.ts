@@ -57,7 +57,7 @@ describe('GPUs: waiting made visible, and checkpoints (inventory of one GPU from
     assert.ok(logged(/^container c-\w+ forked from checkpoint template t-\w+/).length > 0);
   });
 
-  it('says why a container waits for the GPU: in the 429 and the 503, the container list and /metrics', async () => {
+  it('says why a container waits for the GPU: in the 429 and the 503, the container list, the dashboard and /metrics', async () => {
     const url = deployment.workloads[0]!.url!;
     const unit = deployment.workloads[0]!.unit!;
     const busy = fetch(`${url}?seconds=4`);
@@ -77,6 +77,11 @@ describe('GPUs: waiting made visible, and checkpoints (inventory of one GPU from
 
     const { containers } = (await (await api('/api/v1/containers?app=gpuckpt')).json()) as { containers: ContainerView[] };
     assert.deepEqual(containers.map((c) => gpuColumn(c.gpu)).sort(), ['L4×1', 'waiting (any)']);
+    const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, DEFAULT_WORKSPACE);
+    const page = await (
+      await fetch(`${platform.url}/dashboard/apps/gpuckpt/workloads/which`, { headers: { Cookie: `svc_session=${secret}` } })
+    ).text();
+    assert.ok(page.includes(`<dt>GPUs now</dt><dd>${holder}: L4×1; a container is ${reason}</dd>`), page);
     const metrics = await (await api('/metrics')).text();
     assert.match(metrics, /^svc_gpus\{model="L4",state="busy"\} 1$/m);
     assert.match(metrics, /^svc_gpu_waiting_containers\{workspace="default",app="gpuckpt",workload="which",stage="deployed"\} 1$/m);
