@@ -59,6 +59,7 @@ describe('GpuAllocator', () => {
     // The H100s are taken: the fallback list goes on to the A100, in its order.
     const fallback = await gpus.take(ask(['H100', 'A100', 'L4'], 1, 'b'), signal);
     assert.deepEqual([fallback!.requested, fallback!.model, uuids(fallback)], ['A100', 'A100-80GB', ['GPU-a4']]);
+    assert.equal(grantText(fallback!), 'GPU 4 (GPU-a4): A100-80GB for A100 in its gpu list', 'the log says which model of the list it got');
     const any = await gpus.take(ask(['any'], 2, 'c'), signal);
     assert.deepEqual(uuids(any), ['GPU-l1', 'GPU-l3']);
     assert.deepEqual([...gpus.held.values()].sort(), ['a', 'a', 'b', 'c', 'c']);
