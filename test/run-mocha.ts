@@ -20,7 +20,7 @@ import { readDurations } from './helpers/file-durations.js';
 
 /** Which compiled test files each suite runs, as folders under dist/test. */
 const SUITES: Record<string, { readonly under: string; readonly except: readonly string[] }> = {
-  unit: { under: 'dist/test', except: ['dist/test/e2e', 'dist/test/cluster', 'dist/test/acme'] },
+  unit: { under: 'dist/test', except: ['dist/test/e2e', 'dist/test/cluster', 'dist/test/acme', 'dist/test/gpu'] },
   e2e: { under: 'dist/test/e2e', except: [] },
 };
 

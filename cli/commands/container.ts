@@ -33,8 +33,17 @@ export async function containerList(context: CommandContext, app: string | undef
     c.cpuSeconds === null ? '-' : `${c.cpuSeconds.toFixed(1)} s`,
     c.memoryBytes === null ? '-' : formatBytes(c.memoryBytes),
   ]);
-  for (const line of formatTable(['ID', 'DEPLOYMENT', 'VERSION', 'STATE', 'AGE', 'IN FLIGHT', 'CPU', 'MEMORY'], rows, out.color))
-    out.result(line);
+  // The GPU column where some container holds or waits for GPUs, as svc usage's GPU SECONDS.
+  const gpus = containers.some((c) => c.gpu !== null);
+  if (gpus) for (const [at, c] of containers.entries()) rows[at]!.push(gpuColumn(c.gpu));
+  const head = ['ID', 'DEPLOYMENT', 'VERSION', 'STATE', 'AGE', 'IN FLIGHT', 'CPU', 'MEMORY', ...(gpus ? ['GPU'] : [])];
+  for (const line of formatTable(head, rows, out.color)) out.result(line);
+}
+
+/** `L4×1` held, `waiting (any)` for one waiting, `-` for none. */
+export function gpuColumn(gpu: ContainerView['gpu']): string {
+  if (gpu === null) return '-';
+  return gpu.state === 'held' ? `${gpu.model}×${gpu.count}` : `waiting (${gpu.request})`;
 }
 
 export async function containerLogs(

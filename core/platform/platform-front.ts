@@ -23,7 +23,8 @@ import type { AcmeCertificates } from '../traffic/gateway/tls/acme.js';
 import { createWebSocketBridge, type WebSocketBridge } from '../traffic/gateway/websocket-bridge.js';
 import type { DeploymentLogs } from '../infra/logs/deployment-logs.js';
 import { metricsRoute } from '../http/metrics/metrics-route.js';
-import { unitReadings } from '../traffic/gateway/unit-readings.js';
+import { gpuReading, unitReadings } from '../traffic/gateway/unit-readings.js';
+import { gpuUsageReader } from '../infra/gpus/gpu-usage.js';
 import type { Backends } from './platform-backends.js';
 import type { Scaling } from './platform-scaling.js';
 import type { Wiring } from './platform-wiring.js';
@@ -60,6 +61,8 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
   const { routes, admission, sync } = needs.scaling;
   const metricsPage = metricsRoute({ metrics, plugins, accounts: controlPlane.accounts });
   metrics.readUnits(() => unitReadings(routes, admission, needs.backends.driver));
+  const gpuUsage = needs.backends.gpus === null ? null : gpuUsageReader(needs.backends.gpus);
+  metrics.gpus.read(() => gpuReading(routes, needs.backends.driver, gpuUsage));
   // A unit no longer served keeps its series (counters only grow), not its cached meter.
   routes.onChange(() => metrics.keepMeters(new Set(routes.entries().map((entry) => entry.unit))));
   const apiServices = apiServicesOf(wiring, needs);

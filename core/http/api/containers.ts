@@ -1,9 +1,10 @@
 /**
  * The containers of the caller's workspace (`svc container list | logs | stop`): each running container of
  * its deployments and previews, with its workload, version, state, age, requests in flight, and the CPU and
- * memory it uses (from its cgroup, where svc limits it). Another workspace's container id answers as an
+ * memory it uses (from its cgroup, where svc limits it), and the GPUs it holds or waits for. Another workspace's container id answers as an
  * unknown one.
  */
+import type { ContainerGpu } from '../../infra/scheduler/types.js';
 import { SvcError } from '../../model/errors.js';
 import { NAME_PATTERN } from '../../model/names.js';
 import type { DeployedWorkload, Deployment } from '../../services/deployments/types.js';
@@ -29,6 +30,8 @@ export interface ContainerView {
   readonly cpuSeconds: number | null;
   /** Memory held now, in bytes; null where svc cannot tell. */
   readonly memoryBytes: number | null;
+  /** The GPUs it holds or waits for; null: none asked, or the scheduler hands them out itself (Nomad). */
+  readonly gpu: ContainerGpu | null;
 }
 
 /** A container found by id among the workspace's deployments. */
@@ -76,6 +79,7 @@ function containersOf(services: ApiServices, workspace: string, now: number): Fo
           inFlight: container.inFlight,
           cpuSeconds: used?.cpuSeconds ?? null,
           memoryBytes: used?.memoryBytes ?? null,
+          gpu: container.gpu ?? null,
         };
         return { view, deployment, workload };
       });

@@ -109,7 +109,7 @@ export interface ApiServices {
   readonly volumes: Pick<Volumes, 'create' | 'list' | 'get' | 'delete' | 'ls' | 'put' | 'open' | 'remove'>;
   /** Largest file one upload to a volume may be, in bytes (the most a volume holds). */
   readonly maxVolumeFileBytes: number;
-  readonly autoscaler: Pick<Autoscaler, 'status' | 'quotaUse'>;
+  readonly autoscaler: Pick<Autoscaler, 'status' | 'quotaUse' | 'waitReason'>;
   /** The per-workspace quotas in force, and the operator's changes of them. */
   readonly quotas: Pick<QuotaBook, 'quotaOf' | 'sourceOf' | 'set'>;
   /** The operator's prices of usage (`usagePrices`): usage answers add a cost with them; null: none. */

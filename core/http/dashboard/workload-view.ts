@@ -3,13 +3,14 @@
  * versions and what the autoscaler says now: a status a person reads
  * (running, starting, scaled to zero, paused, stopped, crash loop, failed),
  * the version and when it was deployed, the URL, containers against their
- * maximum, requests in flight and queued.
+ * maximum, requests in flight and queued, the GPUs its containers hold and why one waits.
  */
 import { gpuRequestText } from '../../model/gpus/gpu-request.js';
 import type { DeploymentView } from '../api/app-view.js';
 import type { ApiServices } from '../api/types.js';
 import type { Deployment, DeployedWorkload } from '../../services/deployments/types.js';
 import type { ClassSpec } from '../../model/workload/types.js';
+import type { UnitScalingStatus } from '../../services/autoscale/types.js';
 
 export interface WorkloadView {
   readonly name: string;
@@ -29,6 +30,8 @@ export interface WorkloadView {
   readonly queued: number;
   /** Its `gpu` option (`H100 | A100 ×2`); null without GPUs. */
   readonly gpu: string | null;
+  /** The GPUs its containers hold now and why one waits (`c-1a…: L4×1; a container is waiting for a GPU (gpu any): …`); null without `gpu` or containers. */
+  readonly gpuNow: string | null;
 }
 
 export function workloadView(
@@ -56,7 +59,16 @@ export function workloadView(
     inFlight: scaling?.inFlight ?? 0,
     queued: scaling?.queued ?? 0,
     gpu: spec?.resources.gpu === undefined ? null : gpuRequestText(spec.resources.gpu),
+    gpuNow: workload.unit === null || scaling === null ? null : gpusNow(workload.unit, scaling, services),
   };
+}
+
+/** Who holds which GPUs, and why one of the unit's containers waits (the autoscaler's reason, as its requests' 503 says it). */
+function gpusNow(unit: string, scaling: UnitScalingStatus, services: Pick<ApiServices, 'autoscaler'>): string | null {
+  const held = scaling.containers.flatMap((c) => (c.gpu?.state === 'held' ? [`${c.id}: ${c.gpu.model}×${c.gpu.count}`] : []));
+  const waiting = services.autoscaler.waitReason(unit);
+  if (held.length === 0 && waiting === null) return null;
+  return [held.length === 0 ? 'none held' : held.join(', '), ...(waiting === null ? [] : [`a container is ${waiting}`])].join('; ');
 }
 
 /** A class is a function whose calls name its methods, and its endpoints serve one each: the page says which. */

@@ -2,7 +2,7 @@
  * What svc tells Prometheus (`GET /metrics`, docs/metrics.md): per workload,
  * requests by status, gateway and upstream latency, requests in flight and
  * queued, error answers by code (the cause of every 429), containers by
- * state, cold starts, scale events; for the platform, Node's own metrics
+ * state (and those waiting for GPUs), cold starts, scale events; the GPUs (gpu-metrics.ts); for the platform, Node's own metrics
  * (event-loop lag included), state store calls and Consul/Nomad calls.
  *
  * One registry per platform (tests run several in one process), beside the
@@ -16,6 +16,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { HotCounter, HotHistogram, type CounterChild, type HistogramChild } from './hot-series.js';
 import type { DeploymentRef } from '../../model/workload/deployment-ref.js';
 import { WorkMetrics } from './work-metrics.js';
+import { GpuMetrics } from './gpu-metrics.js';
 import { hourKey, LastHour, type WorkloadHour } from './last-hour.js';
 import { startLastHourClock } from './last-hour-clock.js';
 
@@ -57,6 +58,8 @@ export interface UnitReading {
   readonly queued: number;
   /** Containers by state (`starting`, `healthy`, `stopping`, `exited`). */
   readonly containers: Readonly<Record<string, number>>;
+  /** Its containers waiting for GPUs now (starting, embedded default). */
+  readonly gpuWaiting: number;
 }
 
 /** A unit's answered requests and the bytes they moved, counted since its meter was made. */
@@ -87,6 +90,8 @@ export class PlatformMetrics {
   readonly #process = processRegistry();
   /** Spawned calls and maps. */
   readonly work = new WorkMetrics(this.registry);
+  /** The machine's GPUs, and what the held ones do. */
+  readonly gpus = new GpuMetrics(this.registry);
   /** Each workload's last hour, per minute, for the dashboard's charts. */
   readonly lastHour = new LastHour();
   #lastHourClock: { stop(): void } | null = null;
@@ -336,6 +341,16 @@ function registerWorkloadGauges(registers: Registry[], readings: ReturnType<type
         const labels = labelsOf(unit.ref, unit.workload);
         for (const [state, count] of Object.entries(unit.containers)) this.inc({ ...labels, state }, count);
       }
+    },
+  });
+  new Gauge({
+    name: 'svc_gpu_waiting_containers',
+    help: 'Containers of each workload starting that wait for GPUs others hold (embedded default): its requests wait in its queue.',
+    labelNames: WORKLOAD_LABELS,
+    registers,
+    collect() {
+      this.reset();
+      for (const unit of readings()) if (unit.gpuWaiting > 0) this.inc(labelsOf(unit.ref, unit.workload), unit.gpuWaiting);
     },
   });
 }

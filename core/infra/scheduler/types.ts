@@ -72,6 +72,40 @@ export interface ContainerStatus {
   /** `template`: forked from the unit's checkpoint template; `process`: started from scratch. */
   readonly startedFrom: 'template' | 'process';
   readonly workers: readonly WorkerStatus[];
+  /** The GPUs it holds, or waits for (absent: its workload asks for none, or the driver does not hand GPUs out itself). */
+  readonly gpu?: ContainerGpu;
+}
+
+/** A container's GPUs: those it holds (`L4`, 1), or the request it waits for (`any`, `H100 ×2`). */
+export type ContainerGpu =
+  | { readonly state: 'held'; readonly model: string; readonly count: number }
+  | { readonly state: 'waiting'; readonly request: string };
+
+/** One model of the machine's GPUs now: how many are free and busy, and which containers hold the busy ones. */
+export interface GpuModelState {
+  readonly model: string;
+  readonly free: number;
+  readonly busy: number;
+  readonly holders: readonly string[];
+}
+
+/** A container waiting for GPUs, in the order they are given out. */
+export interface GpuWaiter {
+  readonly container: string;
+  /** Its deployment unit's key. */
+  readonly unit: string;
+  /** What it asks (`any`, `H100 | A100 ×2`). */
+  readonly request: string;
+  /** The models of this machine it may take, in its order of preference. */
+  readonly models: readonly string[];
+}
+
+/** The GPUs a driver hands out itself (the embedded default): by model, and who waits, first first. */
+export interface GpuState {
+  readonly models: readonly GpuModelState[];
+  readonly waiting: readonly GpuWaiter[];
+  /** UUID → the container holding it. */
+  readonly held: ReadonlyMap<string, string>;
 }
 
 /** The most of each stream an exec keeps: enough for `ps`, `ls`, `pip list`; the rest is cut, and said so. */
@@ -172,6 +206,8 @@ export interface SchedulerDriver {
    * into its scheduler's job registers it again; absent: nothing to do (the autoscaler applies them).
    */
   rescale?(unit: DeploymentUnit): Promise<void>;
+  /** The machine's GPUs and who holds and waits for them, read now; absent: the driver hands out no GPUs itself (Nomad's device plugin does). */
+  gpus?(): GpuState;
   /** What each container of the unit uses now, by id (read when asked: `svc container list`); absent: the driver cannot tell. */
   usage?(key: string): ReadonlyMap<string, ContainerUsage>;
   /** Runs a command inside a running container of the unit (`svc container exec`); absent: the driver cannot. */

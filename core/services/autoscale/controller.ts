@@ -19,7 +19,8 @@ import { CrashTracker, defaultCrashPolicy, type CrashPolicy } from './crash-trac
 import { idleContainersToStop } from './idle-containers.js';
 import { decide, scalingInput } from './policy.js';
 import type { PeerLoadView, UnitScalingStatus } from './types.js';
-import { crashLoopError, noCapacityError, removedError, startingError } from './wait-errors.js';
+import { crashLoopError, gpuWaitError, noCapacityError, removedError, startingError } from './wait-errors.js';
+import { gpuWaitText } from './gpu-wait.js';
 
 export interface AutoscalerOptions {
   readonly driver: SchedulerDriver;
@@ -183,6 +184,7 @@ export class Autoscaler implements UnitSupervisor {
         startedAt: c.startedAt,
         inFlight,
         lastActiveAt: lastActiveAt === undefined ? null : new Date(lastActiveAt),
+        ...(c.gpu === undefined ? {} : { gpu: c.gpu }),
       };
     });
     const serving = containers.some((c) => c.state === 'healthy');
@@ -306,7 +308,15 @@ export class Autoscaler implements UnitSupervisor {
       return crashLoopError(managed.crash.failures, managed.crash.lastExit, managed.crash.waitMs(Date.now()));
     const starting =
       managed && (managed.demand || managed.retry !== undefined || this.#options.driver.status(unit).some((c) => c.state === 'starting'));
+    const gpu = starting ? this.waitReason(unit) : null;
+    if (gpu !== null) return gpuWaitError(waitedMs, gpu);
     return starting ? startingError(waitedMs) : noCapacityError(waitedMs);
+  }
+
+  /** Why the unit's requests wait besides its containers being busy or starting: one of its containers waits for a GPU (gpu-wait.ts). */
+  waitReason(unit: string): string | null {
+    const gpus = this.#options.driver.gpus?.();
+    return gpus === undefined ? null : gpuWaitText(unit, gpus);
   }
 
   /** One evaluation per unit per turn of the event loop, however many requests queued in it. */

@@ -1,4 +1,4 @@
-import type { ContainerState, LogLine } from '../../infra/scheduler/types.js';
+import type { ContainerGpu, ContainerState, LogLine } from '../../infra/scheduler/types.js';
 import type { LastExit } from './crash-tracker.js';
 
 /**
@@ -17,6 +17,8 @@ export interface ContainerScalingStatus {
   readonly inFlight: number;
   /** When it last took or finished a request; null if it never did. */
   readonly lastActiveAt: Date | null;
+  /** The GPUs it holds or waits for (absent: none asked, or the driver does not tell). */
+  readonly gpu?: ContainerGpu;
 }
 
 /** What the control plane shows of a deployment unit's scaling (`Autoscaler#status()`). */

@@ -16,6 +16,18 @@ export function startingError(waitedMs: number): SvcError {
   });
 }
 
+/** A starting container waits for GPUs others hold: `why` is gpu-wait.ts's text. */
+export function gpuWaitError(waitedMs: number, why: string): SvcError {
+  const waited = waitedMs > 0 ? ` for ${seconds(waitedMs)} s` : '';
+  return new SvcError('starting', `this workload's container is ${why}; the request waited${waited} in its queue.`, {
+    hint: 'Retry after the Retry-After seconds: a container gives its GPUs back when it stops (after keep_warm idle). svc container list shows who holds them.',
+    headers: { 'Retry-After': String(GPU_RETRY_AFTER_S) },
+  });
+}
+
+/** GPUs come back when a container stops, after its keep_warm: seconds, not a moment. */
+const GPU_RETRY_AFTER_S = 5;
+
 export function crashLoopError(failures: number, lastExit: LastExit | null, retryInMs: number): SvcError {
   const last = lastExit ? `; last: ${lastExit.reason}` : '';
   return new SvcError(

@@ -32,6 +32,8 @@ export function detachable(driver: SchedulerDriver): DetachableDriver {
     ...(driver.plan === undefined ? {} : { plan: (unit) => (detached ? Promise.reject(lostError()) : driver.plan!(unit)) }),
     ...(driver.rescale === undefined ? {} : { rescale: (unit) => (detached ? Promise.reject(lostError()) : driver.rescale!(unit)) }),
     ...(driver.usage === undefined ? {} : { usage: (key) => (detached ? new Map() : driver.usage!(key)) }),
+    // Detached, the GPUs are the new leader's to tell of; the local driver never detaches (one replica), so this is for form.
+    ...(driver.gpus === undefined ? {} : { gpus: () => (detached ? { models: [], waiting: [], held: new Map() } : driver.gpus!()) }),
     ...(driver.exec === undefined
       ? {}
       : { exec: (key, id, request) => (detached ? Promise.reject(lostError()) : driver.exec!(key, id, request)) }),

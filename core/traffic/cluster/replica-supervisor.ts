@@ -33,5 +33,6 @@ export function replicaSupervisor(options: ReplicaSupervisorOptions): UnitSuperv
       if (own(unit)) return autoscaler.waitError(unit, waitedMs);
       return options.hasInstances(unit) ? noCapacityError(waitedMs) : startingError(waitedMs);
     },
+    waitReason: (unit) => (own(unit) ? (autoscaler.waitReason?.(unit) ?? null) : null),
   };
 }

@@ -39,6 +39,8 @@ export interface UnitSupervisor {
   refusal(unit: string): SvcError | null;
   /** The 503 for a request that cannot get a slot now or in time: `starting`, `crash_loop` or `no_capacity`. */
   waitError(unit: string, waitedMs: number): SvcError;
+  /** Why the unit's queue does not move, when there is more to say than busy (a container waits for a GPU), for the 429; absent or null: nothing. */
+  waitReason?(unit: string): string | null;
 }
 
 /** What admission knows of one instance's use, for scale-down decisions. */
@@ -185,10 +187,11 @@ export class Admission {
         supervisor.refused(unit);
         return Promise.reject(supervisor.waitError(unit, 0));
       }
+      const why = supervisor.waitReason?.(unit);
       return Promise.reject(
         new SvcError(
           'queue_full',
-          `the workload is busy: ${state.waiting} requests are already waiting (max_pending_tasks is ${limits.maxPending}).`,
+          `the workload is busy: ${state.waiting} requests are already waiting (max_pending_tasks is ${limits.maxPending})${why ? `; its container is ${why}` : ''}.`,
           {
             hint: 'Retry after the Retry-After seconds, or raise max_pending_tasks or the workload capacity.',
             headers: { 'Retry-After': '1' },

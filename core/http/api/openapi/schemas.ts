@@ -689,6 +689,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       'inFlight',
       'cpuSeconds',
       'memoryBytes',
+      'gpu',
     ],
     additionalProperties: false,
     description: "A running container of the caller's workspace (`svc container list`).",
@@ -705,6 +706,25 @@ export const schemas: Readonly<Record<string, Schema>> = {
       inFlight: { type: 'integer', minimum: 0, description: 'Requests its workers hold now.' },
       cpuSeconds: { type: ['number', 'null'], description: 'CPU seconds used so far, from its cgroup; null where nothing accounts them.' },
       memoryBytes: { type: ['integer', 'null'], description: 'Memory held now, from its cgroup; null where svc cannot tell.' },
+      gpu: {
+        oneOf: [
+          {
+            type: 'object',
+            required: ['state', 'model', 'count'],
+            additionalProperties: false,
+            description: "The GPUs it holds: their model (svc's name) and how many.",
+            properties: { state: { const: 'held' }, model: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+          },
+          {
+            type: 'object',
+            required: ['state', 'request'],
+            additionalProperties: false,
+            description: 'Starting, it waits for GPUs others hold: what its workload asks (`any`, `H100 | A100 ×2`).',
+            properties: { state: { const: 'waiting' }, request: { type: 'string' } },
+          },
+          { type: 'null', description: 'Its workload asks for no GPU, or the scheduler hands them out itself (Nomad).' },
+        ],
+      },
     },
   },
   Quota: {

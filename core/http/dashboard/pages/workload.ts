@@ -90,6 +90,7 @@ function facts(view: WorkloadView): Html {
   <dt>Version</dt><dd>v${view.version}${view.deployedAt === null ? '' : html`, deployed <time datetime="${view.deployedAt}">${view.deployedAt.slice(0, 16).replace('T', ' ')} UTC</time>`}</dd>
   <dt>Containers</dt><dd>${view.running} of at most ${view.maxContainers}${view.starting > 0 ? `, ${view.starting} starting` : ''}</dd>
   ${view.gpu === null ? '' : html`<dt>GPUs</dt><dd><code>${view.gpu}</code> per container</dd>`}
+  ${view.gpuNow === null ? '' : html`<dt>GPUs now</dt><dd>${view.gpuNow}</dd>`}
   <dt>Requests</dt><dd>${view.inFlight} in flight, ${view.queued} queued</dd>
   <dt>URL</dt><dd>${view.url === null ? '—' : html`<code>${view.url}</code>`}</dd>
 </dl>`;

@@ -6,6 +6,7 @@ import type { SvcCgroups } from '../../processes/cgroups/svc-cgroups.js';
 import { describeExit, type ProcessGroup, spawnGroup } from '../../processes/group.js';
 import type { ServiceRegistry } from '../../registry/types.js';
 import type {
+  ContainerGpu,
   ContainerStatus,
   ContainerUsage,
   DeploymentUnit,
@@ -39,6 +40,14 @@ export interface LocalContainersOptions {
   /** The machine's GPUs, which containers of workloads with `gpu` wait for (empty on a machine without). */
   readonly gpus: GpuAllocator;
   readonly onContainerExit: ((unit: DeploymentUnit, containerId: string, reason: string) => void) | undefined;
+}
+
+/** What `status()` says of a container's GPUs: held, or waited for (its workload's request), or nothing without `gpu`. */
+function containerGpu(container: Container): { gpu?: ContainerGpu } {
+  const request = container.unit.workload.resources.gpu;
+  if (container.gpus !== undefined) return { gpu: { state: 'held', model: container.gpus.model, count: container.gpus.devices.length } };
+  if (request === undefined || container.state !== 'starting') return {};
+  return { gpu: { state: 'waiting', request: gpuRequestText(request) } };
 }
 
 /**
@@ -108,6 +117,7 @@ export class LocalContainers {
       healthyAt: c.healthyAt,
       startedFrom: c.startedFrom,
       workers: c.workers.status(),
+      ...containerGpu(c),
     }));
   }
 
@@ -162,7 +172,7 @@ export class LocalContainers {
     const { gpus, out } = this.options;
     const abort = new AbortController();
     this.waitingForSlot.set(container.id, abort);
-    const ask = { request, holder: container.id, workload: container.unit.workload.name };
+    const ask = { request, holder: container.id, workload: container.unit.workload.name, unit: container.unit.key };
     const onWait = (holders: string[]) =>
       out.log(
         container,
@@ -262,13 +272,13 @@ export class LocalContainers {
   private async launch(container: Container): Promise<ProcessGroup | undefined> {
     const { unit, id } = container;
     const { out, forks } = this.options;
-    // CUDA's state does not survive a fork: a container with GPUs starts its own interpreter (issue 34 part 5).
-    if (unit.workload.scaling.checkpointEnabled && container.gpus === undefined) {
+    // A GPU container forks too: the template never touched CUDA (it refuses to serve if it did), and the child takes its own GPUs' variables.
+    if (unit.workload.scaling.checkpointEnabled) {
       const forked = await forks.forkFromTemplate(container);
       if (forked) return forked;
     }
     if (stopping(container)) return undefined;
-    if (this.options.useZygotes && (!unit.workload.scaling.checkpointEnabled || container.gpus !== undefined)) {
+    if (this.options.useZygotes && !unit.workload.scaling.checkpointEnabled) {
       const forked = await forks.forkFromZygote(container);
       // A stop that came meanwhile stops a forked group once launched; a failed fork is not spawned again.
       if (forked || stopping(container)) return forked;

@@ -88,7 +88,7 @@ function driverParts(options: LocalDriverOptions) {
     gpus,
     onContainerExit: options.onContainerExit,
   });
-  return { socketDir, cgroups, forks, containers };
+  return { socketDir, cgroups, forks, containers, gpus };
 }
 
 /**
@@ -97,7 +97,7 @@ function driverParts(options: LocalDriverOptions) {
  */
 export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
   const units = new Map<string, DeploymentUnit>();
-  const { socketDir, cgroups, forks, containers } = driverParts(options);
+  const { socketDir, cgroups, forks, containers, gpus } = driverParts(options);
   const stop = (container: Container) => containers.stop(container);
 
   // Nothing async runs during 'exit': kill synchronously. The lifelines cover SIGKILL of Node.
@@ -147,6 +147,8 @@ export function createLocalDriver(options: LocalDriverOptions): LocalDriver {
     },
     status: (key) => containers.status(key),
     usage: (key) => containers.usage(key),
+    // A machine without GPUs says nothing of them.
+    ...(gpus.devices.length === 0 ? {} : { gpus: () => gpus.state() }),
     exec: (key, containerId, request) => containers.exec(key, containerId, request),
     terminal: (key, containerId, request) => containers.terminal(key, containerId, request),
     template: (key) => forks.template(key),

@@ -21,7 +21,7 @@ export interface ForkSourcesOptions {
   readonly startTimeoutMs: number;
   readonly stopGraceMs: number;
   readonly out: ContainerLog;
-  /** Whether the machine has GPUs, which containers without any are not shown (gpu-allocator.ts gpuEnv); a template's containers have none. */
+  /** Whether the machine has GPUs, which containers without any are not shown (gpu-allocator.ts gpuEnv); a template itself is shown none. */
   readonly machineHasGpus: boolean;
 }
 
@@ -71,6 +71,7 @@ export class ForkSources {
         container: id,
         workers: unit.workload.scaling.workers,
         cgroup: cgroupProcs(container),
+        gpus: container.gpus === undefined ? {} : gpuEnv(container.gpus, true),
         onLine: (stream, text) => out.log(container, stream, text),
         onEvent: (event) => out.onRuntimeEvent(container, event),
         timeoutMs: Math.min(this.options.startTimeoutMs, FORK_TIMEOUT_MS),

@@ -7,8 +7,9 @@
  * never meet is refused at once (`gpu_unavailable`), as a deploy is.
  */
 import { ANY_GPU } from '../../../model/gpus/gpu-names.js';
-import { type GpuRequest, devicesOf, gpuUnavailable } from '../../../model/gpus/gpu-request.js';
+import { type GpuRequest, devicesOf, gpuRequestText, gpuUnavailable } from '../../../model/gpus/gpu-request.js';
 import type { GpuDevice } from '../../../model/gpus/nvidia-smi-csv.js';
+import type { GpuState } from '../types.js';
 
 /** GPUs handed to one container. */
 export interface GpuGrant {
@@ -21,16 +22,18 @@ export interface GpuGrant {
   readonly release: () => void;
 }
 
-/** Who asks: a container (`holder`) of a workload, for its `gpu` option. */
+/** Who asks: a container (`holder`) of a workload (`unit` its unit's key), for its `gpu` option. */
 export interface GpuAsk {
   readonly request: GpuRequest;
   readonly holder: string;
   readonly workload: string;
+  readonly unit: string;
 }
 
 interface Waiter {
   readonly request: GpuRequest;
   readonly holder: string;
+  readonly unit: string;
   readonly grant: (grant: GpuGrant) => void;
 }
 
@@ -64,6 +67,26 @@ export class GpuAllocator {
     return this.#waiting.length;
   }
 
+  /** Each model's GPUs free and busy (and by whom), and the waiters in the order they are served: why a container waits. */
+  state(): GpuState {
+    const models = [...new Set(this.devices.map((device) => device.model))].map((model) => {
+      const busy = this.devices.filter((device) => device.model === model && this.#held.has(device.uuid));
+      return {
+        model,
+        free: this.devices.filter((device) => device.model === model).length - busy.length,
+        busy: busy.length,
+        holders: [...new Set(busy.map((device) => this.#held.get(device.uuid)!))],
+      };
+    });
+    const waiting = this.#waiting.map((waiter) => ({
+      container: waiter.holder,
+      unit: waiter.unit,
+      request: gpuRequestText(waiter.request),
+      models: [...new Set(waiter.request.models.flatMap((model) => devicesOf(model, this.devices).map((device) => device.model)))],
+    }));
+    return { models, waiting, held: new Map(this.#held) };
+  }
+
   /**
    * The GPUs of `holder` (a container id), once free: at once when they are, else when others
    * give theirs back; undefined when `signal` aborts the wait. Throws `gpu_unavailable` for a
@@ -78,6 +101,7 @@ export class GpuAllocator {
       const waiter: Waiter = {
         request,
         holder,
+        unit: ask.unit,
         grant: (grant) => {
           signal.removeEventListener('abort', abort);
           resolve(grant);

@@ -12,7 +12,7 @@ export interface TemplateOptions {
   readonly socketDir: string;
   /** How long imports and on_start may take. */
   readonly startTimeoutMs: number;
-  /** What its environment says of GPUs: none (GPU containers do not fork from a template). */
+  /** What its environment says of GPUs: none (it must not touch CUDA; each container it forks is given its own). */
   readonly gpus: Readonly<Record<string, string>>;
   /** The template's own output and what happens to it. */
   readonly log: (templateId: string, stream: 'stdout' | 'stderr' | 'system', text: string) => void;
@@ -23,6 +23,8 @@ export interface ForkRequest {
   readonly workers: number;
   /** The `cgroup.procs` files the forked container joins before it serves (empty: none). */
   readonly cgroup: readonly string[];
+  /** The container's GPU variables (gpu-allocator.ts gpuEnv), set in the child before it runs anything; empty without GPUs. */
+  readonly gpus: Readonly<Record<string, string>>;
   readonly onLine: (stream: 'stdout' | 'stderr', text: string) => void;
   readonly onEvent: (event: RuntimeEvent) => void;
   /** How long the template may take to report the new container's pid. */
@@ -81,7 +83,13 @@ export class CheckpointTemplate {
   /** Forks a container; rejects with the reason when the template cannot (the caller then starts one normally). */
   fork(request: ForkRequest): Promise<ProcessGroup> {
     return this.#server.fork({
-      payload: { container: request.container, socket_dir: this.#socketDir, workers: request.workers, cgroup: request.cgroup },
+      payload: {
+        container: request.container,
+        socket_dir: this.#socketDir,
+        workers: request.workers,
+        cgroup: request.cgroup,
+        gpu_env: request.gpus,
+      },
       onLine: request.onLine,
       onEvent: request.onEvent,
       timeoutMs: request.timeoutMs,

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import type { SvcError } from '../../../../../core/model/errors.js';
 import { parseNvidiaSmiCsv } from '../../../../../core/model/gpus/nvidia-smi-csv.js';
-import { chooseGpus, GpuAllocator, type GpuGrant, gpuEnv, grantText } from '../../../../../core/infra/scheduler/local/gpu-allocator.js';
-import type { GpuRequest } from '../../../../../core/model/gpus/gpu-request.js';
+import {
+  chooseGpus,
+  GpuAllocator,
+  type GpuAsk,
+  type GpuGrant,
+  gpuEnv,
+  grantText,
+} from '../../../../../core/infra/scheduler/local/gpu-allocator.js';
 
 /** Two H100s, two L4s and an A100 80GB, as nvidia-smi lists them. */
 const devices = parseNvidiaSmiCsv(`index, uuid, name, memory.total [MiB]
@@ -13,15 +19,37 @@ const devices = parseNvidiaSmiCsv(`index, uuid, name, memory.total [MiB]
 4, GPU-a4, NVIDIA A100-SXM4-80GB, 81920 MiB
 `);
 
-const ask = (models: string[], count = 1, holder = 'c'): { request: GpuRequest; holder: string; workload: string } => ({
+const ask = (models: string[], count = 1, holder = 'c', unit = 'u'): GpuAsk => ({
   request: { models, count },
   holder,
   workload: 'w',
+  unit,
 });
 const uuids = (grant: GpuGrant | undefined) => grant?.devices.map((d) => d.uuid);
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('GpuAllocator', () => {
+  it('tells each model free and busy, who holds them, and the waiters in order with the models each may take', async () => {
+    const gpus = new GpuAllocator(devices);
+    const signal = new AbortController().signal;
+    await gpus.take(ask(['H100'], 2, 'a'), signal);
+    await gpus.take(ask(['L4'], 1, 'b'), signal);
+    void gpus.take(ask(['H100', 'A100'], 2, 'c', 'u1'), signal);
+    void gpus.take(ask(['any'], 2, 'd', 'u2'), signal);
+    await settled();
+    const state = gpus.state();
+    assert.deepEqual(state.models, [
+      { model: 'H100', free: 0, busy: 2, holders: ['a'] },
+      { model: 'L4', free: 1, busy: 1, holders: ['b'] },
+      { model: 'A100-80GB', free: 1, busy: 0, holders: [] },
+    ]);
+    assert.deepEqual(state.waiting, [
+      { container: 'c', unit: 'u1', request: 'H100 | A100 ×2', models: ['H100', 'A100-80GB'] },
+      { container: 'd', unit: 'u2', request: 'any ×2', models: ['H100', 'L4', 'A100-80GB'] },
+    ]);
+    assert.equal(state.held.get('GPU-l1'), 'b');
+  });
+
   it('gives each container its own GPUs, of the first model of its list that has enough free', async () => {
     const gpus = new GpuAllocator(devices);
     const signal = new AbortController().signal;
@@ -31,6 +59,7 @@ describe('GpuAllocator', () => {
     // The H100s are taken: the fallback list goes on to the A100, in its order.
     const fallback = await gpus.take(ask(['H100', 'A100', 'L4'], 1, 'b'), signal);
     assert.deepEqual([fallback!.requested, fallback!.model, uuids(fallback)], ['A100', 'A100-80GB', ['GPU-a4']]);
+    assert.equal(grantText(fallback!), 'GPU 4 (GPU-a4): A100-80GB for A100 in its gpu list', 'the log says which model of the list it got');
     const any = await gpus.take(ask(['any'], 2, 'c'), signal);
     assert.deepEqual(uuids(any), ['GPU-l1', 'GPU-l3']);
     assert.deepEqual([...gpus.held.values()].sort(), ['a', 'a', 'b', 'c', 'c']);
