@@ -149,6 +149,13 @@ function renderWorkloads(
 }
 
 function describe(workload: InterfaceWorkload): string {
+  const { gpu } = workload;
+  return gpu === undefined
+    ? describeKind(workload)
+    : `${describeKind(workload)}; its containers run on gpu ${gpu.models.join(' | ')}${gpu.count > 1 ? ` ×${gpu.count}` : ''}`;
+}
+
+function describeKind(workload: InterfaceWorkload): string {
   const access = workload.authorized ? 'token' : 'public';
   switch (workload.kind) {
     case 'endpoint':

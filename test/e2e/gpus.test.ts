@@ -97,6 +97,14 @@ describe('GPUs on the embedded platform (inventory from a file)', function () {
     );
   });
 
+  it("carries gpu in the app's interface, which the typed exports read", async () => {
+    const answer = await fetch(`${platform.url}/api/v1/apps/${manifest.spec.name}/interface`, {
+      headers: { Authorization: `Bearer ${platform.ownerToken.secret}` },
+    });
+    const { workloads } = (await answer.json()) as { workloads: { name: string; gpu?: unknown }[] };
+    assert.deepEqual(workloads.find((w) => w.name === deployment.workloads[0]!.name)?.gpu, { models: ['any'], count: 1 });
+  });
+
   it('refuses a deploy asking for a GPU the platform does not have, listing the GPUs it has', async () => {
     const [workload] = manifest.spec.workloads;
     const spec = {

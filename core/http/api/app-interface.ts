@@ -75,6 +75,7 @@ function describeWorkload(deployment: Deployment, deployed: DeployedWorkload, sp
     returns: spec.returns,
     status: deployed.status,
     ...(deployed.kind === 'function' && spec.class !== undefined ? { methodsOfClass: spec.class.methods.map((m) => m.name) } : {}),
+    ...(spec.resources.gpu ? { gpu: { models: [...spec.resources.gpu.models], count: spec.resources.gpu.count } } : {}),
     // Normalized when asked: the document is kept as the app served it.
     api: deployed.api?.capture ? normalizeApi(deployed.api.capture).api : null,
   };

@@ -180,6 +180,8 @@ export interface InterfaceWorkload {
   readonly status: 'running' | 'paused' | 'stopped' | 'failed' | 'not_served';
   /** A function that is an `@app.cls` class: the `@svc.method()` methods its callers call from Python. Absent otherwise. */
   readonly methodsOfClass?: readonly string[];
+  /** The GPUs each of its containers gets (`gpu=`): the models tried in order and how many; absent without. */
+  readonly gpu?: { readonly models: readonly string[]; readonly count: number };
   /**
    * ASGI apps only: the HTTP API the app described in OpenAPI when it was
    * deployed, ready for a generator (one method per operation). Null for

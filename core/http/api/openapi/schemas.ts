@@ -1394,6 +1394,13 @@ export const schemas: Readonly<Record<string, Schema>> = {
         items: { type: 'string' },
         description: 'A function that is an @app.cls class: the methods its callers call from Python. Absent otherwise.',
       },
+      gpu: {
+        type: 'object',
+        required: ['models', 'count'],
+        additionalProperties: false,
+        description: 'The GPUs each of its containers gets (`gpu=`): the models tried in order, and how many. Absent without.',
+        properties: { models: { type: 'array', items: { type: 'string' } }, count: { type: 'integer', minimum: 1 } },
+      },
       api: {
         oneOf: [{ type: 'null' }, ref('InterfaceApi')],
         description:
