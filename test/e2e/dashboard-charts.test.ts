@@ -16,6 +16,7 @@ import { seriousViolations } from '../browser/axe.js';
 import { launchChromium, needChromium, screenshotDir } from '../browser/chromium.js';
 import { testConfig } from '../helpers/config.js';
 import { until } from '../helpers/until.js';
+import { deployRequest } from './lifecycle-helpers.js';
 
 /** "2xx: latest 1.5 requests/s, highest 2 requests/s" → 1.5, from a chart's description. */
 function latest(description: string, series: string): number {
@@ -43,13 +44,7 @@ describe('charts of the last hour in Chromium', function () {
       target: path.join(packageRoot, 'test', 'fixtures', 'dashboard-charts', 'app.py'),
       python: platform.config.python,
     });
-    await platform.deployments.deploy({
-      spec: manifest.spec,
-      source: { root: manifest.root, entry: manifest.spec.entry },
-      workspace: 'default',
-      stage: 'deployed',
-      principal: null,
-    });
+    await platform.deployments.deploy(deployRequest(manifest));
     browser = await launchChromium();
     // The dashboard's own CSP applies (no bypassCSP): a chart that needed an inline style would show here.
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });

@@ -9,6 +9,7 @@ import { gpuColumn } from '../../cli/commands/container.js';
 import { testConfig } from '../helpers/config.js';
 import { loadManifest } from '../helpers/fixture-manifests.js';
 import { until } from '../helpers/until.js';
+import { deployRequest } from './lifecycle-helpers.js';
 
 const UUID = 'GPU-5c1a0b7e-2f3d-4c4e-9a1b-0e7d3f2a6b11';
 type Answer = { pid: number; ppid: number; cuda: string; nvidia: string; model: string; warmed: { loaded_in: number; cuda_then?: string } };
@@ -31,13 +32,7 @@ describe('GPUs: waiting made visible, and checkpoints (inventory of one GPU from
 
   async function deploy(target: string): Promise<Deployment> {
     const manifest = await loadManifest({ target });
-    return platform.deployments.deploy({
-      spec: manifest.spec,
-      source: { root: manifest.root, entry: manifest.spec.entry },
-      workspace: DEFAULT_WORKSPACE,
-      stage: 'deployed',
-      principal: null,
-    });
+    return platform.deployments.deploy(deployRequest(manifest));
   }
 
   before(async () => {

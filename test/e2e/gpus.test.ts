@@ -8,6 +8,7 @@ import type { Deployment } from '../../core/services/deployments/types.js';
 import { testConfig } from '../helpers/config.js';
 import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { until } from '../helpers/until.js';
+import { deployRequest } from './lifecycle-helpers.js';
 
 const UUIDS = ['GPU-5c1a0b7e-2f3d-4c4e-9a1b-0e7d3f2a6b11', 'GPU-8f2e4d6c-1a3b-4c5d-8e7f-9a0b1c2d3e4f'];
 
@@ -29,13 +30,7 @@ describe('GPUs on the embedded platform (inventory from a file)', function () {
     manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'gpus.py') });
     const gpuInventory = path.join(packageRoot, 'test', 'fixtures', 'gpu-inventory.csv');
     platform = await startPlatform({ config: testConfig({ gpuInventory }), logs: (line) => lines.push(line) });
-    deployment = await platform.deployments.deploy({
-      spec: manifest.spec,
-      source: { root: manifest.root, entry: manifest.spec.entry },
-      workspace: DEFAULT_WORKSPACE,
-      stage: 'deployed',
-      principal: null,
-    });
+    deployment = await platform.deployments.deploy(deployRequest(manifest));
   });
   after(async () => platform?.close());
 

@@ -19,11 +19,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { LogLine } from '../../core/infra/scheduler/types.js';
 import { packageRoot } from '../../core/model/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { Deployment } from '../../core/services/deployments/types.js';
 import { testConfig } from '../helpers/config.js';
 import { loadManifest } from '../helpers/fixture-manifests.js';
 import { until } from '../helpers/until.js';
+import { deployRequest } from '../e2e/lifecycle-helpers.js';
 
 const run = promisify(execFile);
 type Answer = { pid: number; cuda: string; device: string; devices: number; out: number[][] };
@@ -76,13 +77,7 @@ describe('GPUs for real: PyTorch on the GPU, waiting, checkpointed cold starts (
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'gpu-torch', 'app.py') });
     platform = await startPlatform({ config: testConfig(), logs: (line) => lines.push(line) });
     assert.equal(logged(/^GPUs: \d+ from nvidia-smi/).length, 1, 'the inventory comes from nvidia-smi');
-    deployment = await platform.deployments.deploy({
-      spec: manifest.spec,
-      source: { root: manifest.root, entry: manifest.spec.entry },
-      workspace: DEFAULT_WORKSPACE,
-      stage: 'deployed',
-      principal: null,
-    });
+    deployment = await platform.deployments.deploy(deployRequest(manifest));
   });
   after(async () => platform?.close());
 

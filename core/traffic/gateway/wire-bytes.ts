@@ -16,18 +16,16 @@ interface Marked {
 
 /** Bytes read from the client since the last call on this socket (the first: since it opened). */
 export function bytesInSinceLast(socket: Socket): number {
-  const marked = socket as Socket & Marked;
-  const now = socket.bytesRead;
-  const moved = now - (marked[READ] ?? 0);
-  marked[READ] = now;
-  return moved;
+  return sinceLast(socket as Socket & Marked, READ, socket.bytesRead);
 }
 
 /** Bytes written to the client since the last call on this socket. */
 export function bytesOutSinceLast(socket: Socket): number {
-  const marked = socket as Socket & Marked;
-  const now = socket.bytesWritten;
-  const moved = now - (marked[WRITTEN] ?? 0);
-  marked[WRITTEN] = now;
+  return sinceLast(socket as Socket & Marked, WRITTEN, socket.bytesWritten);
+}
+
+function sinceLast(marked: Marked, mark: typeof READ | typeof WRITTEN, now: number): number {
+  const moved = now - (marked[mark] ?? 0);
+  marked[mark] = now;
   return moved;
 }
