@@ -6,6 +6,7 @@
  */
 import type { QuotaTable } from '../core/model/quotas.js';
 import type { UsagePrices } from '../core/services/usage/prices.js';
+import { DEFAULT_USAGE_RETENTION_DAYS } from '../core/services/usage/usage-meter.js';
 import { DEFAULT_RUN_LIMITS } from '../core/services/runs/limits.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,6 +63,8 @@ export interface ServerConfig extends ClusterConfig, TlsConfig, SecretsConfig {
   readonly classParameterSets: number;
   /** Containers, CPU and memory each workspace may run at once (`quota_exceeded` past them); `*` for the others. */
   readonly workspaceQuotas: QuotaTable;
+  /** How many days `svc usage` keeps each hour's figures (older ones are deleted). */
+  readonly usageRetentionDays: number;
   /** Prices per CPU second and memory GiB-second: `svc usage` and the dashboard show a cost with them; null: no cost. */
   readonly usagePrices: UsagePrices | null;
   /** The most one volume may hold, in bytes (`volume_full` past it). */
@@ -123,6 +126,7 @@ export function configDefaults(home = os.homedir()): ServerConfig {
     classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
     workspaceQuotas: Object.freeze({}),
     usagePrices: null,
+    usageRetentionDays: DEFAULT_USAGE_RETENTION_DAYS,
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,
@@ -169,6 +173,7 @@ export const configKeys = {
   classParameterSets: { env: 'SVC_CLASS_PARAMETER_SETS', kind: 'count' },
   workspaceQuotas: { env: null, kind: 'quotas' },
   usagePrices: { env: null, kind: 'prices' },
+  usageRetentionDays: { env: 'SVC_USAGE_RETENTION_DAYS', kind: 'count' },
   volumeMaxBytes: { env: 'SVC_VOLUME_MAX_BYTES', kind: 'bytes' },
   workspaceVolumeBytes: { env: 'SVC_WORKSPACE_VOLUME_BYTES', kind: 'bytes' },
   callbackAllowPrivate: { env: 'SVC_CALLBACK_ALLOW_PRIVATE', kind: 'boolean' },

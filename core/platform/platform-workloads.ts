@@ -140,6 +140,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
       ...runs.meteredUnits(),
     ],
     traffic: (unit) => metrics.trafficOf(unit),
+    retentionDays: config.usageRetentionDays,
     report: reportAs('USAGE'),
     counted: (ref, workload, used) =>
       metrics.work.containerUsage({ workspace: ref.workspace, app: ref.app, workload }, used.cpuSeconds, used.memoryGiBSeconds),

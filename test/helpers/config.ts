@@ -49,6 +49,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     classParameterSets: DEFAULT_RUN_LIMITS.parameterSetsPerClass,
     workspaceQuotas: {},
     usagePrices: null,
+    usageRetentionDays: 90,
     volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
     workspaceVolumeBytes: DEFAULT_WORKSPACE_VOLUME_BYTES,
     callbackAllowPrivate: false,

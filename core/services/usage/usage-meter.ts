@@ -19,6 +19,8 @@ export type { UsageFigures } from './figures.js';
 export type UsageHour = Readonly<Record<string, UsageFigures>>;
 
 const PREFIX = 'usage/';
+/** What `svc usage --since` reaches at most (90 days), kept by default. */
+export const DEFAULT_USAGE_RETENTION_DAYS = 90;
 const GIB = 1024 ** 3;
 
 export const usageKey = (workspace: string, hour: string) => `${PREFIX}${workspace}/${hour}`;
@@ -44,6 +46,8 @@ export interface UsageMeterOptions {
   /** What the gateway answered for a unit so far: requests and bytes (counters); absent: none counted. */
   readonly traffic?: (unit: string) => { readonly requests: number; readonly bytesIn: number; readonly bytesOut: number };
   readonly intervalMs?: number;
+  /** Hours older than this many days are deleted (once an hour); absent: kept. */
+  readonly retentionDays?: number;
   readonly clock?: () => number;
   readonly report: (error: unknown) => void;
   /** Told what each workload used at each reading (the Prometheus counters). */
@@ -59,6 +63,8 @@ export class UsageMeter {
   /** Each unit's answered calls at its last reading. */
   readonly #callsSeen = new Map<string, number>();
   #lastAt: number | null = null;
+  /** The hour of the last pruning: it runs once an hour. */
+  #prunedHour: string | null = null;
   #timer: NodeJS.Timeout | null = null;
   #sampling: Promise<void> = Promise.resolve();
 
@@ -132,6 +138,17 @@ export class UsageMeter {
       for (const id of [...seenAt.keys()]) if (!seen.has(id)) seenAt.delete(id);
     const hour = hourOf(now);
     await Promise.all([...byWorkspace].map(([workspace, figures]) => this.#add(workspace, hour, figures)));
+    if (this.#prunedHour !== hour) await this.#prune(now);
+    this.#prunedHour = hour;
+  }
+
+  /** Deletes every workspace's hours older than the retention (hour keys sort as they read). */
+  async #prune(now: number): Promise<void> {
+    const { retentionDays, store } = this.#options;
+    if (retentionDays === undefined) return;
+    const oldest = hourOf(now - retentionDays * 24 * 3_600_000);
+    const expired = (await store.keys(PREFIX)).filter((key) => key.slice(key.lastIndexOf('/') + 1) < oldest);
+    for (const key of expired) await store.delete(key);
   }
 
   /** Adds `figures` to the stored hour, again from the read when another writer came first. */
