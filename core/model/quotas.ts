@@ -46,7 +46,9 @@ export function checkQuota(raw: unknown, what: string): WorkspaceQuota | { reado
 }
 
 export function quotaFor(table: QuotaTable, workspace: string): WorkspaceQuota | null {
-  return table[workspace] ?? table['*'] ?? null;
+  // Own keys only: a workspace named like an Object.prototype member (`constructor`) is not in the table.
+  if (Object.hasOwn(table, workspace)) return table[workspace]!;
+  return Object.hasOwn(table, '*') ? table['*']! : null;
 }
 
 /** How many more containers of `each` fit beside `used` (Infinity without a quota). */

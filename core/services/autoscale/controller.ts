@@ -282,6 +282,7 @@ export class Autoscaler implements UnitSupervisor {
 
   /** How many of `wanted` new containers the workspace's quota lets start; when fewer, why, kept for refusal(). */
   #withinQuota(managed: Managed, wanted: number): number {
+    managed.quotaBlocked = null; // what refusal() says comes from this evaluation, not an earlier one
     const { ref, workload } = managed.unit;
     const quota = this.#options.quotaOf?.(ref.workspace) ?? null;
     if (quota === null || wanted <= 0) return wanted;

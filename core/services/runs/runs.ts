@@ -135,6 +135,9 @@ export class RunManager {
     const mounted = (workload.volumes ?? []).map((mount) => mount.volume);
     if (mounted.length > 0) await this.#options.volumes?.check(request.workspace, mounted);
     this.#checkLimits(request.workspace, spec.name, workload);
+    // A run starts a container of its own at once: the workspace's quota holds for it as for a deploy.
+    const refusal = this.#options.autoscaler.quotaRefusal(request.workspace, [{ workload, count: 1 }], []);
+    if (refusal) throw refusal;
     const id = `run-${randomBytes(8).toString('hex')}`;
     const ref: DeploymentRef = { workspace: request.workspace, app: spec.name, stage: 'run' };
     let markReady!: () => void;

@@ -23,6 +23,8 @@ export class QuotaBook {
   readonly #configured: QuotaTable;
   readonly #report: (error: unknown) => void;
   #set = new Map<string, WorkspaceQuota>();
+  /** Moved by every set: a refresh that began before one does not bring back what it replaced. */
+  #generation = 0;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(store: StateStore, configured: QuotaTable, report: (error: unknown) => void) {
@@ -43,7 +45,9 @@ export class QuotaBook {
   }
 
   async refresh(): Promise<void> {
+    const generation = this.#generation;
     const entries = await this.#store.list(PREFIX);
+    if (generation !== this.#generation) return; // a set came meanwhile: the next refresh reads it
     this.#set = new Map(entries.map((entry) => [entry.key.slice(PREFIX.length), storedJson(entry, parseStored)]));
   }
 
@@ -67,6 +71,7 @@ export class QuotaBook {
         },
       );
     }
+    this.#generation++;
     if (raw === null) {
       await this.#store.delete(`${PREFIX}${workspace}`);
       this.#set.delete(workspace);

@@ -43,7 +43,12 @@ const FORWARDED = ['cookie', 'origin', 'user-agent', 'accept-language'];
  * client's link is where bytes cost (a chatty JSON socket shrinks several times). The container's hop is
  * a local socket and stays uncompressed: deflating there would cost CPU on both sides and save nothing.
  */
-const CLIENT_DEFLATE = { threshold: 1024 } as const;
+const CLIENT_DEFLATE = {
+  threshold: 1024,
+  // No context kept between messages, either way: a zlib state per open socket would cost ~300 KB each.
+  serverNoContextTakeover: true,
+  clientNoContextTakeover: true,
+} as const;
 /** Close codes that may not be sent on the wire (RFC 6455 §7.4.1); they become a plain close. */
 const UNSENDABLE = new Set([1005, 1006, 1015]);
 

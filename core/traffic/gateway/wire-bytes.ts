@@ -24,6 +24,16 @@ export function bytesOutSinceLast(socket: Socket): number {
   return sinceLast(socket as Socket & Marked, WRITTEN, socket.bytesWritten);
 }
 
+/**
+ * A request no workload counts (the API, the dashboard) moves the marks past its bytes when it ends, so
+ * that the next workload request on a kept-alive connection (a proxy's) is not billed for them.
+ */
+export function skipWireBytes(socket: Socket | null): void {
+  if (socket === null) return;
+  bytesInSinceLast(socket);
+  bytesOutSinceLast(socket);
+}
+
 function sinceLast(marked: Marked, mark: typeof READ | typeof WRITTEN, now: number): number {
   const moved = now - (marked[mark] ?? 0);
   marked[mark] = now;

@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import svc.runtime._terminal as terminal
@@ -58,6 +60,37 @@ def test_a_command_that_cannot_run_says_so_and_exits_127() -> None:
     code, screen = run_helper(b"", "--", "/no/such/program")
     assert code == 127
     assert b"svc: cannot run /no/such/program" in screen
+
+
+def test_a_paste_larger_than_the_terminal_buffer_comes_through_while_its_echo_is_read() -> None:
+    pasted = b"".join(b"%05d %s\n" % (i, b"x" * 90) for i in range(2000))  # about 190 KiB
+    process = subprocess.Popen(
+        [sys.executable, str(HELPER), "--", "sh", "-c", "cat; exit 0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert process.stdin is not None and process.stdout is not None
+    screen = bytearray()
+    reader = threading.Thread(target=lambda: screen.extend(process.stdout.read()))  # type: ignore[union-attr]
+    reader.start()
+    process.stdin.write(pasted + b"\x04")  # kept open: its end would hang the program up
+    process.stdin.flush()
+    assert process.wait(timeout=30) == 0
+    process.stdin.close()
+    reader.join()
+    assert bytes(screen).count(b"x" * 90) >= 2000  # each line echoed by the terminal, then written by cat
+
+
+def test_a_program_that_ignores_the_hang_up_is_killed_after_the_grace() -> None:
+    process = subprocess.Popen(
+        [sys.executable, str(HELPER), "--", "sh", "-c", "trap '' HUP; sleep 60"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdin is not None
+    time.sleep(0.5)
+    started = time.monotonic()
+    process.stdin.close()  # the client went away
+    assert process.wait(timeout=15) == 128 + 9
+    assert 4 <= time.monotonic() - started < 10
 
 
 def test_only_whole_sizes_in_range_are_taken() -> None:

@@ -10,6 +10,7 @@ describe('workspace quotas', () => {
     assert.deepEqual(quotaFor(table, 'acme'), { cpu: 1 });
     assert.deepEqual(quotaFor(table, 'other'), { containers: 2 });
     assert.equal(quotaFor({ acme: { cpu: 1 } }, 'other'), null);
+    assert.deepEqual(quotaFor(table, 'constructor'), { containers: 2 }, 'a workspace named like an Object member is an other');
   });
 
   it('counts how many containers fit by the tightest of its limits, never fewer than 0', () => {

@@ -86,14 +86,19 @@ export class LocalContainers {
   exec(key: string, containerId: string, request: ExecRequest): Promise<ExecOutcome> {
     const container = this.of(key).find((c) => c.id === containerId);
     if (container === undefined) return Promise.reject(new SvcError('not_found', `no container ${containerId} in ${key}.`));
-    return execIn(container, request);
+    return execIn(container, request, this.gpuEnvOf(container));
   }
 
   /** A program on a terminal of its own in one of the unit's containers (terminal.ts). */
   terminal(key: string, containerId: string, request: TerminalRequest): TerminalSession {
     const container = this.of(key).find((c) => c.id === containerId);
     if (container === undefined) throw new SvcError('not_found', `no container ${containerId} in ${key}.`);
-    return terminalIn(container, request);
+    return terminalIn(container, request, this.gpuEnvOf(container));
+  }
+
+  /** The GPU variables the container's workers have: a command in it sees its GPUs, and only them. */
+  private gpuEnvOf(container: Container): Record<string, string> {
+    return gpuEnv(container.gpus, this.options.gpus.devices.length > 0);
   }
 
   /** Read from each container's cgroup now (files, not a hot path): only containers svc limits have one. */

@@ -19,7 +19,7 @@ import { runtimeEnv } from './runtime-command.js';
 export function spawnIn(
   container: Container,
   argv: readonly string[],
-  options: { stdio: StdioOptions; env?: NodeJS.ProcessEnv },
+  options: { stdio: StdioOptions; env?: NodeJS.ProcessEnv; gpus?: Readonly<Record<string, string>> },
 ): ChildProcess {
   const pid = container.group?.pid;
   if (pid === undefined || container.state !== 'healthy') {
@@ -27,7 +27,7 @@ export function spawnIn(
   }
   const { unit } = container;
   const env = {
-    ...runtimeEnv(unit),
+    ...runtimeEnv(unit, options.gpus),
     PATH: `${path.dirname(unit.image.pythonPath)}${path.delimiter}${process.env.PATH ?? ''}`,
     ...options.env,
   };
@@ -41,10 +41,11 @@ export function spawnIn(
   });
 }
 
-export function execIn(container: Container, request: ExecRequest): Promise<ExecOutcome> {
+/** `gpus`: the container's GPU variables (gpu-allocator.ts gpuEnv), which its commands get as its workers do. */
+export function execIn(container: Container, request: ExecRequest, gpus: Readonly<Record<string, string>> = {}): Promise<ExecOutcome> {
   let child: ChildProcessByStdio<null, Readable, Readable>;
   try {
-    child = spawnIn(container, request.argv, { stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcessByStdio<null, Readable, Readable>;
+    child = spawnIn(container, request.argv, { stdio: ['ignore', 'pipe', 'pipe'], gpus }) as ChildProcessByStdio<null, Readable, Readable>;
   } catch (error) {
     return Promise.reject(error);
   }

@@ -15,7 +15,7 @@ import { spawnIn } from './exec.js';
 const HELPER = path.join(sdkPythonPath, 'svc', 'runtime', '_terminal.py');
 const CONTROL_FD = 3;
 
-export function terminalIn(container: Container, request: TerminalRequest): TerminalSession {
+export function terminalIn(container: Container, request: TerminalRequest, gpus: Readonly<Record<string, string>> = {}): TerminalSession {
   const argv = [
     container.unit.image.pythonPath,
     HELPER,
@@ -28,7 +28,7 @@ export function terminalIn(container: Container, request: TerminalRequest): Term
     '--',
     ...request.argv,
   ];
-  const child = spawnIn(container, argv, { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: { TERM: request.term } });
+  const child = spawnIn(container, argv, { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: { TERM: request.term }, gpus });
   // The program writes its errors to the terminal; the helper's own (a Python that cannot start it) join them.
   const output = new PassThrough();
   let open = 2;

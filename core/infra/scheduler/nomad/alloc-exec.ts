@@ -74,9 +74,10 @@ function openExec(
     socket.once('unexpected-response', (_request, response) => {
       let text = '';
       response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      response.on('end', () =>
-        reject(new SvcError('bad_request', `Nomad refused the exec into ${target.allocId}: ${response.statusCode} ${text.trim()}`)),
-      );
+      response.on('end', () => {
+        reject(new SvcError('bad_request', `Nomad refused the exec into ${target.allocId}: ${response.statusCode} ${text.trim()}`));
+        socket.terminate(); // ws keeps a refused handshake open while someone listens for it: end it, and its heartbeat
+      });
     });
     socket.once('error', (error) =>
       reject(new SvcError('scheduler_unreachable', `the exec into ${target.allocId} failed: ${error.message}`)),
@@ -133,7 +134,11 @@ export async function allocExec(client: NomadClient, target: ExecTarget, request
 /** A program on a terminal Nomad opens in the task (`tty=true`): keys, sizes and the exit pass through. */
 export function allocTerminal(client: NomadClient, target: ExecTarget, request: TerminalRequest): TerminalSession {
   const output = new PassThrough();
-  const stream = openExec(client, target, request.argv, request.term, (_name, data) => output.write(data));
+  // A slow client pauses the output (terminal-socket.ts): Nomad's frames wait in its socket, not in svc's memory.
+  const stream = openExec(client, target, request.argv, request.term, (_name, data) => {
+    if (!output.write(data)) stream.socket.pause();
+  });
+  output.on('drain', () => stream.socket.resume());
   stream.send({ tty_size: { height: request.rows, width: request.cols } });
   const exited = stream.exited.then(
     (code) => code,

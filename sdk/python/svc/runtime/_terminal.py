@@ -11,7 +11,7 @@ the control fd (``{"rows": 40, "cols": 120}``) resizes the terminal, and the ker
 
 It exits as COMMAND did (128 + the signal when a signal ended it), 127 when COMMAND cannot be run. When
 stdin ends or this process gets SIGTERM or SIGHUP (the client went away), COMMAND's session gets SIGHUP,
-as when a terminal window closes.
+as when a terminal window closes, and SIGKILL 5 s later if it is still there.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import signal
 import struct
 import sys
 import termios
+import time
 
 CHUNK = 65536
 EXIT_CANNOT_RUN = 127
@@ -83,45 +84,82 @@ def _start(command: list[str], rows: int, cols: int) -> tuple[int, int]:
     return pid, master
 
 
+# Keys typed but not yet taken by the terminal: past this, stdin is not read until it drains.
+MAX_PENDING_INPUT = 1 << 20
+# After a hang-up, how long the program may take to end before its session is killed.
+HANG_UP_GRACE_SECONDS = 5.0
+
+
 def _relay(pid: int, master: int, control: int | None) -> None:
-    """Until the program closes its terminal: stdin → terminal, terminal → stdout, control → sizes."""
-    inputs = [master, 0] + ([control] if control is not None else [])
-    pending = b""
+    """Until the program closes its terminal: stdin → terminal, terminal → stdout, control → sizes.
+
+    The terminal is written without blocking: a paste larger than its buffer waits here while the
+    program's output is still read (a blocking write would wait on a program waiting on its output).
+    """
+    os.set_blocking(master, False)
+    stdin_open = True
+    typed = bytearray()
+    sizes = b""
+    kill_at: float | None = None
     while True:
-        readable, _, _ = select.select(inputs, [], [])
+        readers = [master]
+        if stdin_open and len(typed) < MAX_PENDING_INPUT:
+            readers.append(0)
+        if control is not None:
+            readers.append(control)
+        timeout = None if kill_at is None else max(0.0, kill_at - time.monotonic())
+        readable, writable, _ = select.select(readers, [master] if typed else [], [], timeout)
+        if kill_at is not None and time.monotonic() >= kill_at:
+            _kill(pid)  # it ignored the hang-up: nobody is at its terminal any more
+            kill_at = None
         if master in readable:
             try:
                 data = os.read(master, CHUNK)
+            except BlockingIOError:
+                data = None
             except OSError as error:
                 if error.errno != errno.EIO:  # EIO: every holder of the terminal's other side closed it
                     raise
                 data = b""
-            if not data:
+            if data == b"":
                 return
-            _write_all(1, data)
+            if data:
+                _write_all(1, data)
+        if master in writable and typed:
+            try:
+                del typed[: os.write(master, typed)]
+            except BlockingIOError:
+                pass
+            except OSError as error:
+                if error.errno != errno.EIO:
+                    raise
+                typed.clear()
         if 0 in readable:
             data = os.read(0, CHUNK)
-            if not data:
-                inputs.remove(0)
-                _hang_up(pid)
+            if data:
+                typed += data
             else:
-                try:
-                    _write_all(master, data)
-                except OSError as error:
-                    if error.errno != errno.EIO:
-                        raise
+                stdin_open = False
+                _hang_up(pid)
+                kill_at = time.monotonic() + HANG_UP_GRACE_SECONDS
         if control is not None and control in readable:
             data = os.read(control, CHUNK)
             if not data:
-                inputs.remove(control)
                 control = None
                 continue
-            pending += data
-            *lines, pending = pending.split(b"\n")
+            sizes += data
+            *lines, sizes = sizes.split(b"\n")
             for line in lines:
                 size = parse_size(line)
                 if size is not None:
                     set_size(master, *size)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _hang_up(pid: int) -> None:
