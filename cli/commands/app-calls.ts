@@ -42,6 +42,7 @@ export async function appCalls(context: CommandContext, app: string, flags: AppC
     else {
       if (calls.length === 0) out.step(`no ${flags.status === undefined ? '' : `${flags.status} `}call of ${app} is kept`);
       else for (const line of formatTable(HEADER, calls.map(row(out)), out.color)) out.result(line);
+      printWaits(out, calls);
       printMaps(out, maps);
     }
     return;
@@ -64,6 +65,12 @@ function printMaps(out: Output, maps: readonly MapView[]): void {
     ...[map.inputs.succeeded, map.inputs.failed, map.inputs.running, map.inputs.queued, map.inputs.cancelled].map(String),
   ]);
   for (const line of formatTable(MAP_HEADER, rows, out.color)) out.result(line);
+  printWaits(out, maps);
+}
+
+/** Under a table: why each call (or map) that waits for a GPU waits, a line each. */
+function printWaits(out: Output, waiting: readonly { readonly id: string; readonly waiting?: string }[]): void {
+  for (const { id, waiting: why } of waiting) if (why !== undefined) out.result(`${id} ${out.color.yellow('waits')}: ${why}`);
 }
 
 /** Prints the calls, then every second those new or changed (oldest first), until the context's signal aborts. */
@@ -74,8 +81,10 @@ async function follow(context: CommandContext, client: ApiClient, path: string, 
     const fresh = calls.filter((call) => seen.get(call.id) !== fingerprint(call)).reverse();
     for (const call of fresh) seen.set(call.id, fingerprint(call));
     if (json) for (const call of fresh) out.result(JSON.stringify(call));
-    else if (fresh.length > 0 || header)
+    else if (fresh.length > 0 || header) {
       for (const line of formatTable(HEADER, fresh.map(row(out)), out.color).slice(header ? 0 : 1)) out.result(line);
+      printWaits(out, fresh);
+    }
   };
   print(first, true);
   out.step('following: new and changed calls appear as they come; press Ctrl-C to stop');
@@ -99,7 +108,7 @@ async function listed(client: ApiClient, path: string, signal?: AbortSignal): Pr
 
 /** What a change of the call changes (its age changes by itself). */
 function fingerprint(call: CallView): string {
-  return JSON.stringify([call.status, call.attempt, call.endedAt, call.error]);
+  return JSON.stringify([call.status, call.attempt, call.endedAt, call.error, call.waiting]);
 }
 
 function row(out: Output): (call: CallView) => string[] {

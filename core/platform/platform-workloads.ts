@@ -200,6 +200,7 @@ function buildCalls(
     resultTtlSeconds: config.callResultTtlSeconds,
     callbacks: { guard, secretOf, due: (workspace, id) => delivery.due(workspace, id) },
     meter: metrics.work,
+    waitReason: (workspace, id) => runs.waitReason(workspace, id),
   });
   callGroups = new CallGroups({ groups: new GroupRecords(controlPlane.store), calls, resultTtlSeconds: config.callResultTtlSeconds });
   const deferral: Deferral = {

@@ -9,6 +9,8 @@ import { testConfig } from '../helpers/config.js';
 import { loadManifest, type LoadedManifest } from '../helpers/fixture-manifests.js';
 import { until } from '../helpers/until.js';
 import { deployRequest } from './lifecycle-helpers.js';
+import { appCalls } from '../../cli/commands/app-calls.js';
+import { capture } from '../cli/fixture.js';
 
 const UUIDS = ['GPU-5c1a0b7e-2f3d-4c4e-9a1b-0e7d3f2a6b11', 'GPU-8f2e4d6c-1a3b-4c5d-8e7f-9a0b1c2d3e4f'];
 
@@ -41,16 +43,18 @@ describe('GPUs on the embedded platform (inventory from a file)', function () {
   it('gives two containers one GPU each, the third waits until one is given back', async () => {
     const url = `${deployment.workloads[0]!.url}?seconds=3`;
     type Env = { cuda: string; nvidia: string; model: string };
-    const answers = Promise.all([0, 1, 2].map(() => fetch(url).then(async (r) => ({ status: r.status, body: (await r.json()) as Env }))));
     const unit = deployment.workloads[0]!.unit!;
     const containers = () => platform.autoscaler.status(unit)?.containers ?? [];
+    // keep_warm 0: the deploy's container stops once idle. A burst while it stops would find its GPU
+    // held by a container already gone from the list: start from none.
+    await until("the deploy's container stopped", () => containers().length === 0, { timeoutMs: 20_000 });
+    const answers = Promise.all([0, 1, 2].map(() => fetch(url).then(async (r) => ({ status: r.status, body: (await r.json()) as Env }))));
     await until('a third container waits for a GPU', () => logged(/waits for a GPU \(gpu any\): held by container c-/).length > 0, {
       timeoutMs: 20_000,
     });
     const waiting = logged(/waits for a GPU/)[0]!.container;
     assert.equal(containers().length, 3);
     assert.equal(containers().find((c) => c.id === waiting)?.state, 'starting');
-    // keep_warm 0: the deploy's container may have stopped, idle, before the burst; those running now count.
     const running = new Set(containers().map((c) => c.id));
     const got = logged(/^container c-\w+ gets GPU \d \(GPU-[\w-]+\): L4$/)
       .filter((line) => running.has(line.container))
@@ -123,5 +127,78 @@ describe('GPUs on the embedded platform (inventory from a file)', function () {
         return true;
       },
     );
+  });
+});
+
+/**
+ * A spawned call whose function's containers wait for a GPU says so where a user looks: the calls
+ * API (`waiting`), `svc app calls` (a line under the table) and the call's dashboard page. One L4
+ * from a file; a function with gpu="L4" and two containers at most: the second call's container
+ * waits while the first holds the GPU.
+ */
+describe('spawned calls waiting for a GPU (inventory from a file)', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  let owner: string;
+  const get = async (route: string) => {
+    const answer = await fetch(`${platform.url}/api/v1${route}`, { headers: { Authorization: `Bearer ${owner}` } });
+    assert.equal(answer.status, 200, route);
+    return answer.json() as Promise<{ calls: { id: string; status: string; waiting?: string }[] }>;
+  };
+
+  before(async () => {
+    const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'gpu_calls.py') });
+    const gpuInventory = path.join(packageRoot, 'test', 'fixtures', 'gpu-inventory-one.csv');
+    platform = await startPlatform({ config: testConfig({ gpuInventory }) });
+    owner = platform.ownerToken.secret;
+    await platform.deployments.deploy(deployRequest(manifest));
+  });
+  after(async () => platform?.close());
+
+  it('names the GPU it waits for, who holds it and its place, in the API, svc app calls and the dashboard; then runs', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const spawned = await fetch(`${platform.url}/api/v1/apps/gpu-calls/functions/hold/calls`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ seconds: 3 }),
+      });
+      assert.equal(spawned.status, 202);
+      ids.push(((await spawned.json()) as { call_id: string }).call_id);
+    }
+    let waiting: { id: string; waiting?: string } | undefined;
+    await until(
+      'a call waits for the GPU',
+      async () => (waiting = (await get('/apps/gpu-calls/calls')).calls.find((c) => c.waiting !== undefined)) !== undefined,
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    assert.match(
+      waiting!.waiting!,
+      /^waiting for a GPU \(gpu L4\): 1 of 1 L4 busy \(held by container c-\w+\); first of its calls in the queue$/,
+    );
+    assert.ok(ids.includes(waiting!.id));
+    const one = (await (
+      await fetch(`${platform.url}/api/v1/calls/${waiting!.id}`, { headers: { Authorization: `Bearer ${owner}` } })
+    ).json()) as {
+      call: { waiting?: string };
+    };
+    assert.equal(one.call.waiting, waiting!.waiting);
+
+    const cli = capture({ env: { SVC_SERVER: platform.url, SVC_TOKEN: owner } });
+    await appCalls(cli.context, 'gpu-calls');
+    assert.match(cli.stdout(), new RegExp(`^${waiting!.id} waits: waiting for a GPU \\(gpu L4\\): 1 of 1 L4 busy`, 'm'));
+
+    const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, DEFAULT_WORKSPACE);
+    const page = await (
+      await fetch(`${platform.url}/dashboard/apps/gpu-calls/calls/${waiting!.id}`, { headers: { Cookie: `svc_session=${secret}` } })
+    ).text();
+    assert.match(page, /<dd id="call-waiting">waiting for a GPU \(gpu L4\): 1 of 1 L4 busy/);
+
+    // The first call ends and its container gives the GPU back: the waiting call runs, and says nothing more.
+    await until('both calls succeed', async () => (await get('/apps/gpu-calls/calls')).calls.every((c) => c.status === 'succeeded'), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    assert.equal((await get('/apps/gpu-calls/calls')).calls.filter((c) => c.waiting !== undefined).length, 0);
   });
 });

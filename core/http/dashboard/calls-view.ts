@@ -69,7 +69,7 @@ export function mapsCard(maps: readonly MapView[], live: string): Html {
 function mapTableRow(map: MapView, row: MapRow): Html {
   return html`<tr data-map="${map.id}">
     <th scope="row"><code>${map.id}</code></th><td>${map.function}</td>
-    <td><span class="status ${row.tone}" data-state>${row.state}</span></td>
+    <td><span class="status ${row.tone}" data-state>${row.state}</span>${waitingNote(map.waiting)}</td>
     <td>${progress(map.inputs)}</td>
     ${MAP_COLUMNS.map((c) => html`<td data-count="${c.count}">${map.inputs[c.count]}</td>`)}
     <td><time datetime="${map.createdAt}">${time(map.createdAt)}</time></td>
@@ -98,7 +98,7 @@ export function callsCard(app: string, calls: readonly CallView[], status: CallS
   <tbody>${calls.map(
     (call) => html`<tr data-call="${call.id}">
     <th scope="row"><a href="/dashboard/apps/${app}/calls/${call.id}"><code>${call.id}</code></a></th><td>${call.function}</td>
-    <td><span class="status ${CALL_TONES[call.status]}">${call.status}</span></td>
+    <td><span class="status ${CALL_TONES[call.status]}">${call.status}</span>${waitingNote(call.waiting)}</td>
     <td><time datetime="${call.createdAt}" title="${time(call.createdAt)}">${age(call.createdAt, now)}</time></td>
     <td>${duration(call.durationMs)}</td><td>${call.attempt}/${call.maxAttempts}</td><td>${callError(call)}</td>
   </tr>`,
@@ -122,6 +122,7 @@ export function callDetail(app: string, call: CallView, logs: CallLogs | null): 
   <dt>Started</dt><dd>${when(call.startedAt)}</dd>
   <dt>Ended</dt><dd>${when(call.endedAt)}</dd>
   <dt>Duration</dt><dd>${duration(call.durationMs)}</dd>
+  ${call.waiting === undefined ? '' : html`<dt>Waiting</dt><dd id="call-waiting">${call.waiting}</dd>`}
   ${call.error === null ? '' : html`<dt>Error</dt><dd><pre class="code-block" id="call-error">${call.error.code === null ? call.error.message : `${call.error.code}: ${call.error.message}`}</pre></dd>`}
   ${call.result === undefined ? '' : html`<dt>Result</dt><dd><pre class="code-block">${JSON.stringify(call.result, null, 2)}</pre></dd>`}
 </dl>`;
@@ -141,6 +142,11 @@ export function callDetail(app: string, call: CallView, logs: CallLogs | null): 
 <section class="card" aria-labelledby="outcome"><h2 id="outcome">Outcome</h2>${facts}</section>
 ${callback}
 <section class="card" aria-labelledby="printed"><h2 id="printed">Logs</h2>${printed}</section>`;
+}
+
+/** Why a call or map waits (for a GPU), under its status; nothing when it does not. */
+function waitingNote(waiting: string | undefined): Html | string {
+  return waiting === undefined ? '' : html`<br><small class="help" data-waiting>${waiting}</small>`;
 }
 
 /** The call's error on one line, svc's code first when it has one (as `svc app calls` shows it). */

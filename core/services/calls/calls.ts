@@ -47,6 +47,8 @@ export interface CallServiceOptions {
   };
   /** Counts ended calls and their run time (`/metrics`). */
   readonly meter?: Pick<WorkMetrics, 'callEnded'>;
+  /** Why a call this replica runs waits for a container (RunManager.waitReason: a GPU), or null. */
+  readonly waitReason?: (workspace: string, id: string) => string | null;
   readonly now?: () => Date;
 }
 
@@ -345,7 +347,10 @@ export class CallService {
   }
 
   #view(call: CallRecord, frame: FinalFrame | undefined): CallView {
-    return callView(call, this.#status(call), frame);
+    const view = callView(call, this.#status(call), frame);
+    if (view.status !== 'running') return view;
+    const waiting = this.#options.waitReason?.(call.workspace, call.id) ?? null;
+    return waiting === null ? view : { ...view, waiting };
   }
 
   #ending(key: string, ms: number, signal: AbortSignal): Promise<void> {

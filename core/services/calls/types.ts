@@ -109,6 +109,8 @@ export type CallView = Pick<
   readonly callback: CallbackState | null;
   /** Present for an input of a call group (`spawn_map`). */
   readonly group?: GroupPlace;
+  /** Why it waits for a container, while its attempt waits for one that waits for a GPU (which models, who holds them, its place); absent otherwise. */
+  readonly waiting?: string;
 };
 
 /**

@@ -49,6 +49,8 @@ export interface UnitScaler {
     starting: readonly { readonly workload: Workload; readonly count: number }[],
     releasing: readonly string[],
   ): SvcError | null;
+  /** Why the unit's queue does not move besides busy containers (one of them waits for a GPU), in words; null: nothing more to say. */
+  waitReason?(key: string): string | null;
 }
 
 /** The unit key that already serves a workload of a deployment, if any (see `restore`). */

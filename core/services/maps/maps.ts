@@ -23,7 +23,7 @@ export const UNREAD_MS = 30_000;
 export const RETAIN_MS = 10 * 60_000;
 
 export interface MapManagerOptions {
-  readonly runs: Pick<RunManager, 'attach' | 'call'>;
+  readonly runs: Pick<RunManager, 'attach' | 'call'> & Partial<Pick<RunManager, 'runWaitReason'>>;
   /** Counts answered inputs (`/metrics`). */
   readonly meter?: Pick<WorkMetrics, 'mapInput'>;
   readonly unreadMs?: number;
@@ -70,14 +70,14 @@ export class MapManager {
   }
 
   get(workspace: string, id: string): MapView {
-    return this.#require(workspace, id).view();
+    return this.#view(this.#require(workspace, id));
   }
 
   /** The maps of one app in the workspace, running and ended within `retainMs`, newest first (the dashboard's Calls page). */
   ofApp(workspace: string, app: string): MapView[] {
     const views = [...this.#maps]
       .filter(([id, map]) => map.workspace === workspace && this.#labels.get(id)?.app === app)
-      .map(([, map]) => map.view());
+      .map(([, map]) => this.#view(map));
     return views.sort((a, b) => (a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt)));
   }
 
@@ -85,7 +85,7 @@ export class MapManager {
   async inputs(workspace: string, id: string, body: Buffer, last: boolean): Promise<MapView> {
     const map = this.#require(workspace, id);
     await map.take(body, last);
-    return map.view();
+    return this.#view(map);
   }
 
   /** The map's outputs as NDJSON, streamed as they happen; `conflict` while another client reads them. */
@@ -112,6 +112,14 @@ export class MapManager {
     for (const timer of this.#forget) clearTimeout(timer);
     this.#forget.clear();
     for (const map of this.#maps.values()) map.close();
+  }
+
+  /** The map's view; while inputs are queued and its run's containers wait for a GPU, it says why (`waiting`). */
+  #view(map: FanOut): MapView {
+    const view = map.view();
+    if (view.status !== 'running' || view.inputs.queued === 0) return view;
+    const waiting = this.#options.runs.runWaitReason?.(map.workspace, view.run) ?? null;
+    return waiting === null ? view : { ...view, waiting };
   }
 
   #retain(id: string): void {

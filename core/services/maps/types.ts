@@ -42,6 +42,8 @@ export interface MapView {
   readonly createdAt: string;
   /** When its last input was answered, or, cancelled, when the last one running ended; null until then. */
   readonly endedAt: string | null;
+  /** Why its queued inputs wait, when there is more to say than busy containers (one waits for a GPU); absent otherwise. */
+  readonly waiting?: string;
 }
 
 /** One input of a batch, checked: its place in the map and the pickled call. */

@@ -111,6 +111,8 @@ interface Run {
 export class RunManager {
   readonly #options: RunManagerOptions;
   readonly #runs = new Map<string, Run>();
+  /** Calls waiting for their run to start or for a slot on its containers, by `<workspace>/<request id>`, oldest first. */
+  readonly #queued = new Map<string, Run>();
   #closed = false;
 
   constructor(options: RunManagerOptions) {
@@ -289,7 +291,9 @@ export class RunManager {
       }
       run.inFlight++;
       this.#options.leases.touch(id);
+      const queuedKey = `${workspace}/${requestId}`;
       try {
+        this.#queued.set(queuedKey, run);
         // A ready run needs no wait (nor a listener on its end per call: a map sends its whole window at once).
         if (run.status !== 'ready') await this.#untilReady(run, signal);
         if (run.ended) throw this.#endedError(id);
@@ -297,11 +301,15 @@ export class RunManager {
           retryUnsent(
             async () => {
               let slot;
+              // A retry queues again, behind the calls that came meanwhile.
+              if (!this.#queued.has(queuedKey)) this.#queued.set(queuedKey, run);
               try {
                 slot = await this.#options.admission.enter(run.unitKey, limits, signal);
               } catch (error) {
                 // Queued when the run ended: the run is gone, not busy (a 503 would invite retries).
                 throw run.ended ? this.#endedError(id) : error;
+              } finally {
+                this.#queued.delete(queuedKey);
               }
               return sendCall(this.#options.upstreams, slot, callBody, signal, requestId, callLimitOf(run.workload), options.contentType);
             },
@@ -333,6 +341,7 @@ export class RunManager {
         answer.body.on('close', done);
         return answer;
       } finally {
+        this.#queued.delete(queuedKey);
         if (!answered) {
           run.inFlight--;
           this.#options.leases.touch(id);
@@ -341,6 +350,32 @@ export class RunManager {
     } finally {
       if (!answered) dropBody(body);
     }
+  }
+
+  /**
+   * Why the call sent with this request id waits, while it waits for its run's container because
+   * one of the run's containers waits for a GPU: what the GPUs are doing (gpu-wait.ts) and how many
+   * of the run's calls wait ahead of it. Null when it does not wait so (or is not a call of this
+   * workspace's runs).
+   */
+  waitReason(workspace: string, requestId: string): string | null {
+    const run = this.#queued.get(`${workspace}/${requestId}`);
+    if (run === undefined) return null;
+    const reason = this.#options.autoscaler.waitReason?.(run.unitKey) ?? null;
+    if (reason === null) return null;
+    let ahead = 0;
+    for (const [key, queued] of this.#queued) {
+      if (key === `${workspace}/${requestId}`) break;
+      if (queued === run) ahead++;
+    }
+    return `${reason}; ${ahead === 0 ? 'first of its calls in the queue' : `${ahead} of its calls ${ahead === 1 ? 'waits' : 'wait'} ahead of it`}`;
+  }
+
+  /** Why the run's calls wait for its containers (see waitReason), when some do; null otherwise. */
+  runWaitReason(workspace: string, id: string): string | null {
+    const run = this.#runs.get(id);
+    if (run === undefined || run.workspace !== workspace) return null;
+    return this.#options.autoscaler.waitReason?.(run.unitKey) ?? null;
   }
 
   /**

@@ -1000,6 +1000,11 @@ export const schemas: Readonly<Record<string, Schema>> = {
         },
       },
       result: { description: "A JSON call's return value, once it succeeded (absent otherwise)." },
+      waiting: {
+        type: 'string',
+        description:
+          'Present while a `running` call waits for a container of its function that waits for a GPU: what it asks, how many of each model are busy and who holds them, and its place in the queue.',
+      },
       callback: {
         type: ['object', 'null'],
         required: ['url', 'attempts', 'delivered'],
@@ -1278,6 +1283,11 @@ export const schemas: Readonly<Record<string, Schema>> = {
         type: ['string', 'null'],
         format: 'date-time',
         description: 'When the last input was answered (cancelled: when the last one running ended); null until then.',
+      },
+      waiting: {
+        type: 'string',
+        description:
+          "Present while inputs are queued and the run's containers wait for a GPU: what it asks, and how many of each model are busy.",
       },
     },
   },
