@@ -3,7 +3,7 @@
  * redraws itself at most ten times a second with the bar, the share done, the bytes and the rate;
  * elsewhere (CI, a file) nothing, the command's own line per file says what moved.
  */
-import { formatBytes } from '../core/infra/bundles/format.js';
+import { formatBytes } from '../core/model/format-bytes.js';
 import type { TextSink } from './context.js';
 
 const WIDTH = 24;

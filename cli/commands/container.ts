@@ -4,7 +4,7 @@
  * and stopping one (the autoscaler starts another if its deployment still wants one, as after a crash).
  */
 import type { ContainerView } from '../../core/http/api/containers.js';
-import { formatBytes } from '../../core/infra/bundles/format.js';
+import { formatBytes } from '../../core/model/format-bytes.js';
 import type { DeploymentLogLine } from '../../core/infra/logs/types.js';
 import type { ExecOutcome } from '../../core/infra/scheduler/types.js';
 import { SvcError } from '../../core/model/errors.js';

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { ExampleSummary } from '../../core/http/api/examples.js';
 import { extractBundle } from '../../core/infra/bundles/extract.js';
-import { formatBytes } from '../../core/infra/bundles/format.js';
+import { formatBytes } from '../../core/model/format-bytes.js';
 import { readTar, TarFormatError, type TarHeader } from '../../core/infra/bundles/tar-reader.js';
 import type { ExtractLimits } from '../../core/infra/bundles/types.js';
 import { SvcError } from '../../core/model/errors.js';

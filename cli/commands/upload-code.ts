@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createBundle } from '../../core/infra/bundles/create.js';
-import { formatBytes } from '../../core/infra/bundles/format.js';
+import { formatBytes } from '../../core/model/format-bytes.js';
 import { loadManifestOf, resolveManifestTarget, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import type { AppSpec } from '../../core/model/workload/types.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';

@@ -4,7 +4,7 @@
  * their URLs answered with the bytes they moved, by workload, app or day, with their cost where the
  * operator set prices.
  */
-import { formatBytes } from '../../core/infra/bundles/format.js';
+import { formatBytes } from '../../core/model/format-bytes.js';
 import type { UsageFigures as Figures } from '../../core/services/usage/figures.js';
 import { API_PREFIX } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';

@@ -10,7 +10,7 @@ import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../../core/model/errors.js';
 import type { VolumeAnswer, VolumeEntry } from '../../core/services/volumes/types.js';
-import { formatBytes } from '../../core/infra/bundles/format.js';
+import { formatBytes } from '../../core/model/format-bytes.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
 import { downloadFile, uploadFile } from '../file-transfer.js';

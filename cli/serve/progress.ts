@@ -3,7 +3,7 @@
  * shows every step; a reload only what takes long or needs attention (an
  * image to build, bundle warnings), so that a save prints one line.
  */
-import { formatBytes } from '../../core/infra/bundles/format.js';
+import { formatBytes } from '../../core/model/format-bytes.js';
 import type { CreatedBundle } from '../../core/infra/bundles/create.js';
 import type { DeployProgress } from '../../core/services/deployments/types.js';
 import type { Output } from '../output.js';

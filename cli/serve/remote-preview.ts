@@ -11,7 +11,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import type { AppView } from '../../core/http/api/app-view.js';
 import type { CreatedBundle } from '../../core/infra/bundles/create.js';
-import { formatBytes } from '../../core/infra/bundles/format.js';
+import { formatBytes } from '../../core/model/format-bytes.js';
 import { isSvcError } from '../../core/model/errors.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { LogStreams } from './log-streams.js';

@@ -85,6 +85,11 @@ export const errorCodes = {
     summary:
       'A volume that deployed workloads or remote runs mount cannot be deleted; the error names them (`force=true` deletes it anyway).',
   },
+  disk_full: {
+    status: 507,
+    summary:
+      "The disk holding svc's data directory is full: the write was refused and nothing of it kept; the message names the path and the space left. Writes work again once there is space, without a restart.",
+  },
   volume_full: {
     status: 507,
     summary:

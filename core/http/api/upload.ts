@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { SvcError } from '../../model/errors.js';
-import { formatBytes } from '../../infra/bundles/format.js';
+import { formatBytes } from '../../model/format-bytes.js';
 import { checkContentLength, countedBody } from '../../traffic/gateway/body-limit.js';
 
 /** Largest bundle the API takes unless the platform says otherwise; the SDK refuses projects above this size too. */

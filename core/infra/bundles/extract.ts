@@ -18,7 +18,7 @@ import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { SvcError } from '../../model/errors.js';
 import { removeAbandoned } from '../processes/abandoned.js';
-import { formatBytes } from './format.js';
+import { formatBytes } from '../../model/format-bytes.js';
 import { readTar, TarFormatError, type EntrySink, type TarHeader } from './tar-reader.js';
 import { DEFAULT_EXTRACT_LIMITS, type ExtractLimits, type BundleRule } from './types.js';
 

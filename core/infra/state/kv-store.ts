@@ -7,7 +7,7 @@
  * so nobody ever reads a write that a crash could still take back.
  */
 import { storeClosedError } from './closed.js';
-import { SvcError, toSvcError } from '../../model/errors.js';
+import { isSvcError, SvcError, toSvcError } from '../../model/errors.js';
 import type { StateImage, StateRecord } from './image.js';
 import { checkCas, checkKey, checkPrefix, foldKeys, valueBytes } from './key-rules.js';
 import { planBatch, type Mutation } from './planner.js';
@@ -155,6 +155,11 @@ export class KvStore implements StateStore {
           pending.resolve(plan.results[i]!);
         });
       } catch (error) {
+        // A full disk refused the batch and the log is as before it (log-file.ts): only this batch fails.
+        if (isSvcError(error) && error.code === 'disk_full') {
+          for (const pending of batch) pending.reject(error);
+          continue;
+        }
         this.#failure = writeFailed(error);
         for (const pending of batch) pending.reject(this.#failure);
         continue;
@@ -179,7 +184,7 @@ function writeFailed(error: unknown): SvcError {
     'state_unavailable',
     `the state store could not write its log (${cause.message}); it takes no more writes until svc restarts`,
     {
-      hint: 'Free disk space or fix the disk, then restart svc. Writes acknowledged before this one are safe.',
+      hint: 'Fix the disk (or make it writable), then restart svc. Writes acknowledged before this one are safe.',
       cause: error,
     },
   );

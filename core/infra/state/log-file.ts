@@ -6,7 +6,9 @@
  * file, syncing it, renaming it over the log and syncing the directory.
  */
 import { constants } from 'node:fs';
-import { open, rm, rename, stat, type FileHandle } from 'node:fs/promises';
+import { open, rm, rename, stat, statfs, type FileHandle } from 'node:fs/promises';
+import { SvcError } from '../../model/errors.js';
+import { formatBytes } from '../../model/format-bytes.js';
 import path from 'node:path';
 import type { StateImage, StateRecord } from './image.js';
 import type { Persistence } from './kv-store.js';
@@ -79,8 +81,31 @@ export class LogFile implements Persistence {
 
   async write(records: readonly StateRecord[]): Promise<void> {
     const bytes = Buffer.concat(records.map(encodeRecord));
-    await writeAll(this.#handle, bytes, this.#length);
+    try {
+      await writeAll(this.#handle, bytes, this.#length);
+    } catch (error) {
+      throw await this.#refused(error);
+    }
     this.#length += bytes.length;
+  }
+
+  /**
+   * What a failed append leaves the store. A disk out of space refuses a write before its data is
+   * anywhere (nothing was made durable, so nothing can have been lost): the log is cut back to its
+   * last whole record and synced, and the batch is refused with `disk_full`; the next batch is
+   * written as if this one had never been tried. Anything else (an I/O error, or the cut itself
+   * failing) leaves the file's state unknown: the error stands, and the store takes no more writes.
+   */
+  async #refused(error: unknown): Promise<unknown> {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOSPC' && code !== 'EDQUOT') return error;
+    try {
+      await this.#handle.truncate(this.#length);
+      await this.#handle.sync();
+    } catch {
+      return error;
+    }
+    return diskFull(this.#file, await freeBytes(this.#dir));
   }
 
   /** Compacts when the log has passed the threshold and is more than twice the live state. */
@@ -156,6 +181,25 @@ function liveBytes(image: StateImage): number {
   let bytes = 0;
   for (const entry of image.entries()) bytes += RECORD_HEADER_BYTES + 19 + Buffer.byteLength(entry.key) + entry.value.length;
   return bytes;
+}
+
+/** `disk_full` for a write to `file`, with the space left where it is (null when unknown). */
+export function diskFull(file: string, free: number | null): SvcError {
+  const left = free === null ? 'no space left' : `${formatBytes(free)} free`;
+  return new SvcError('disk_full', `the disk holding ${file} is full (${left}): the write was refused, nothing of it kept.`, {
+    hint: 'Free space on that disk (old logs, images or bundles, or other files); writes work again at once, without a restart. Writes acknowledged before this one are safe.',
+    details: { path: file, ...(free === null ? {} : { freeBytes: free }) },
+  });
+}
+
+/** Bytes an unprivileged writer may still use on `dir`'s file system; null when it cannot be read. */
+async function freeBytes(dir: string): Promise<number | null> {
+  try {
+    const fs = await statfs(dir);
+    return fs.bavail * fs.bsize;
+  } catch {
+    return null;
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

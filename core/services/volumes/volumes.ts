@@ -15,7 +15,7 @@ import { storedJson, storedObject, storedString, storedStringOrNull } from '../.
 import { getJson, putJson } from '../../model/store/json.js';
 import type { StateStore } from '../../model/store/types.js';
 import { volumePathParts } from '../../model/volume-paths.js';
-import { formatBytes } from '../../infra/bundles/format.js';
+import { formatBytes } from '../../model/format-bytes.js';
 import { listEntries, openFile, removePath, usedBytes, usedBytesByFolder, writeFile } from './files.js';
 import type { VolumeEntry, VolumeLimits, VolumeMounting, VolumeRecord, VolumeView } from './types.js';
 

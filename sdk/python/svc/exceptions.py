@@ -22,7 +22,8 @@ Hierarchy::
           ├── TooManyRequestsError    429: too_many_runs, too_many_maps, rate_limited,
           │                      quota_exceeded (the workspace's quota: Retry-After)
           │    └── QueueFullError     queue_full: max_pending_tasks calls already wait
-          ├── UnavailableError   503: starting, app_paused, no_capacity, shutting_down, ...
+          ├── UnavailableError   503: starting, app_paused, no_capacity, shutting_down, ...;
+          │                      disk_full (507): the server's disk is full, for now
           ├── WorkerCrashedError worker_crashed, upstream_unreachable, memory_limit_exceeded
           │                      (502): the container died while it handled the call;
           │                      call_interrupted: svc stopped while a spawned call's last attempt ran

@@ -3,7 +3,7 @@
  * memory GiB-hours per day as bar charts (svg-chart.ts), then by app and by day as tables, as `svc usage`
  * sums them. It changes nothing.
  */
-import { formatBytes } from '../../../infra/bundles/format.js';
+import { formatBytes } from '../../../model/format-bytes.js';
 import { NO_USAGE } from '../../../services/usage/figures.js';
 import { sumUsage, type UsageRow } from '../../../services/usage/summary.js';
 import { hourOf, usageHours } from '../../../services/usage/usage-meter.js';

@@ -3,7 +3,7 @@
  * change), the workloads that mount each, and when each was made. Files move with the CLI or Python (docs/volumes.md), which the
  * page says how; it changes nothing itself.
  */
-import { formatBytes } from '../../../infra/bundles/format.js';
+import { formatBytes } from '../../../model/format-bytes.js';
 import { MAX_LIST_ENTRIES } from '../../../services/volumes/files.js';
 import type { VolumeAnswer, VolumeEntry } from '../../../services/volumes/types.js';
 import { withUsers } from '../../api/volumes.js';

@@ -63,6 +63,8 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "deployment_stopped": ex.UnavailableError,
     "not_leader": ex.UnavailableError,
     "shutting_down": ex.UnavailableError,
+    # The server's disk is full (507): the write was refused and works again once the operator frees space.
+    "disk_full": ex.UnavailableError,
     "crash_loop": ex.UnavailableError,
     "worker_crashed": ex.WorkerCrashedError,
     "upstream_unreachable": ex.WorkerCrashedError,
