@@ -87,6 +87,43 @@ declareCommand(prog, 'server', {
   },
 });
 
+declareCommand(prog, 'server backup <file>', {
+  describe:
+    "Copy the embedded server's data dir (its state at one moment and its code bundles; the secrets key only when asked) into one file, while the server runs or not.",
+  flags: [
+    'data-dir',
+    'config',
+    {
+      flag: '--with-secrets-key',
+      description: 'Put the secrets key in the backup too: the file then opens every secret in it',
+      default: false,
+    },
+  ],
+  examples: ['server backup /backups/svc-2026-11-30.tar.gz', 'server backup svc.tar.gz --data-dir /var/lib/svc --with-secrets-key'],
+  action: (file: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/server-backup.js')).serverBackup(context, String(file), {
+        'data-dir': text(flags['data-dir']),
+        config: text(flags.config),
+        'with-secrets-key': flags['with-secrets-key'] === true,
+      }),
+    ),
+});
+
+declareCommand(prog, 'server restore <file>', {
+  describe:
+    'Put a backup made by svc server backup into an empty data dir, then start svc server on it: every app, token and secret is back.',
+  flags: ['data-dir', 'config'],
+  examples: ['server restore /backups/svc-2026-11-30.tar.gz --data-dir /var/lib/svc-restored'],
+  action: (file: string, flags: Flags) =>
+    run(async (context) =>
+      (await import('./commands/server-backup.js')).serverRestore(context, String(file), {
+        'data-dir': text(flags['data-dir']),
+        config: text(flags.config),
+      }),
+    ),
+});
+
 // Commands that talk to a server find it, and the token, as docs/cli.md "Which server, which token" says.
 
 declareCommand(prog, 'login', {

@@ -118,20 +118,7 @@ export class LogFile implements Persistence {
 
   /** Rewrites the log as the live state only. Until the rename the old log stays the truth. */
   async compact(image: StateImage): Promise<void> {
-    const live = [...image.entries()].sort((a, b) => a.modifyIndex - b.modifyIndex);
-    const records: StateRecord[] = [
-      { kind: 'index', index: 1 },
-      ...live.map(
-        (entry): StateRecord => ({
-          kind: 'put',
-          index: entry.modifyIndex,
-          createIndex: entry.createIndex,
-          key: entry.key,
-          value: entry.value,
-        }),
-      ),
-      { kind: 'index', index: image.index },
-    ];
+    const records = compactedRecords(image);
     const temp = path.join(this.#dir, COMPACTING_FILE);
     let length: number;
     try {
@@ -156,8 +143,26 @@ export class LogFile implements Persistence {
   }
 }
 
+/** The live state as records: the first index, each live key in the order it was last written, the current index. */
+export function compactedRecords(image: StateImage): StateRecord[] {
+  const live = [...image.entries()].sort((a, b) => a.modifyIndex - b.modifyIndex);
+  return [
+    { kind: 'index', index: 1 },
+    ...live.map(
+      (entry): StateRecord => ({
+        kind: 'put',
+        index: entry.modifyIndex,
+        createIndex: entry.createIndex,
+        key: entry.key,
+        value: entry.value,
+      }),
+    ),
+    { kind: 'index', index: image.index },
+  ];
+}
+
 /** Creates `file` holding exactly `records`, atomically: temp file, fsync, rename, directory fsync. */
-async function writeWholeFile(dir: string, file: string, records: readonly StateRecord[]): Promise<void> {
+export async function writeWholeFile(dir: string, file: string, records: readonly StateRecord[]): Promise<void> {
   const temp = path.join(dir, COMPACTING_FILE);
   await writeSyncedFile(temp, records);
   await rename(temp, file);
