@@ -6,7 +6,7 @@
  * file, syncing it, renaming it over the log and syncing the directory.
  */
 import { constants } from 'node:fs';
-import { open, rm, rename, stat, statfs, type FileHandle } from 'node:fs/promises';
+import { open, rm, rename, statfs, type FileHandle } from 'node:fs/promises';
 import { SvcError } from '../../model/errors.js';
 import { formatBytes } from '../../model/format-bytes.js';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import type { Persistence } from './kv-store.js';
 import { encodeFileHeader, encodeRecord, RECORD_HEADER_BYTES } from './log-codec.js';
 import { replayLog } from './log-reader.js';
 import { syncDirectory, writeAll } from './fs-sync.js';
+import { pathExists } from '../files/path-exists.js';
 
 export const LOG_FILE = 'state.log';
 const COMPACTING_FILE = 'state.log.compacting';
@@ -54,7 +55,7 @@ export class LogFile implements Persistence {
     const file = path.join(dir, LOG_FILE);
     // A compaction that a crash interrupted before its rename: the log itself is whole.
     await rm(path.join(dir, COMPACTING_FILE), { force: true });
-    if (!(await exists(file))) await writeWholeFile(dir, file, [{ kind: 'index', index: 1 }]);
+    if (!(await pathExists(file))) await writeWholeFile(dir, file, [{ kind: 'index', index: 1 }]);
     const replayed = await replayLog(file);
     const warnings: string[] = [];
     const handle = await open(file, APPEND_FLAGS);
@@ -204,15 +205,5 @@ async function freeBytes(dir: string): Promise<number | null> {
     return fs.bavail * fs.bsize;
   } catch {
     return null;
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
   }
 }

@@ -4,7 +4,7 @@
  * so the bytes read are always a log; replaying them and dropping an unfinished last append gives
  * the state at one index), and written back as the log of a new store.
  */
-import { rm, stat, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../../model/errors.js';
 import { makeDurableDirectory } from './fs-sync.js';
@@ -13,6 +13,7 @@ import { acquireLock } from './lock-file.js';
 import { encodeFileHeader, encodeRecord } from './log-codec.js';
 import { compactedRecords, LOG_FILE, writeWholeFile } from './log-file.js';
 import { replayLog } from './log-reader.js';
+import { pathExists } from '../files/path-exists.js';
 
 export interface StateSnapshot {
   /** A whole state log holding the live state only (compacted). */
@@ -26,7 +27,7 @@ export interface StateSnapshot {
 /** The state of the store in `stateDir` now; `state_corrupt` when its log is damaged, `not_found` when there is none. */
 export async function snapshotState(stateDir: string): Promise<StateSnapshot> {
   const file = path.join(stateDir, LOG_FILE);
-  if (!(await exists(file))) throw new SvcError('not_found', `there is no state log at ${file}: nothing to back up.`);
+  if (!(await pathExists(file))) throw new SvcError('not_found', `there is no state log at ${file}: nothing to back up.`);
   const { image } = await replayLog(file);
   return snapshotOf(image);
 }
@@ -50,7 +51,7 @@ export async function installState(stateDir: string, bytes: Buffer, source: stri
   const { lock } = await acquireLock(stateDir);
   try {
     const file = path.join(stateDir, LOG_FILE);
-    if (await exists(file)) {
+    if (await pathExists(file)) {
       throw new SvcError('conflict', `${stateDir} already holds a state log: a restore goes into an empty data dir.`, {
         hint: 'Give --data-dir (or SVC_DATA_DIR) a new folder, or move this one away first.',
       });
@@ -84,15 +85,5 @@ export async function installState(stateDir: string, bytes: Buffer, source: stri
     return snapshotOf(replayed.image);
   } finally {
     await lock.release();
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
   }
 }

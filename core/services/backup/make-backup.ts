@@ -17,6 +17,7 @@ import { syncDirectory } from '../../infra/state/fs-sync.js';
 import { snapshotState } from '../../infra/state/snapshot.js';
 import { KEY_FILE_NAME } from '../secrets/key-source.js';
 import { BACKUP_FORMAT, type BackupManifest, KEY_ENTRY, MANIFEST_ENTRY, STATE_ENTRY } from './backup-format.js';
+import { pathExists } from '../../infra/files/path-exists.js';
 
 export interface BackupOptions {
   readonly dataDir: string;
@@ -38,7 +39,7 @@ const BUNDLE_FILE = /^[0-9a-f]{64}\.tar\.gz$/;
 
 export async function makeBackup(options: BackupOptions): Promise<BackupSummary> {
   const file = path.resolve(options.file);
-  if (await exists(file)) {
+  if (await pathExists(file)) {
     throw new SvcError('conflict', `${file} already exists: a backup never replaces a file.`, {
       hint: 'Name a new file, or move that one away.',
     });
@@ -47,7 +48,7 @@ export async function makeBackup(options: BackupOptions): Promise<BackupSummary>
   const bundleDir = path.join(options.dataDir, 'bundles');
   const bundles = (await readdir(bundleDir).catch(() => [] as string[])).filter((name) => BUNDLE_FILE.test(name)).sort();
   const keyFile = path.join(options.dataDir, KEY_FILE_NAME);
-  const hasKey = await exists(keyFile);
+  const hasKey = await pathExists(keyFile);
   const withKey = options.withSecretsKey && hasKey;
   const keys: Record<string, number> = {};
   for (const key of snapshot.keys) keys[key.split('/')[0]!] = (keys[key.split('/')[0]!] ?? 0) + 1;
@@ -97,14 +98,4 @@ async function addFile(pack: tar.Pack, name: string, source: string): Promise<vo
     const entry = pack.entry({ name, size, mode: 0o600 }, (error) => (error ? reject(error) : resolve()));
     pipeline(createReadStream(source), entry).catch(reject);
   });
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
 }

@@ -6,7 +6,7 @@
  * have needed), and a data dir that has state is never touched.
  */
 import { createReadStream } from 'node:fs';
-import { stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,6 +17,7 @@ import { BundleStore } from '../../infra/bundles/store.js';
 import { installState } from '../../infra/state/snapshot.js';
 import { KEY_FILE_NAME } from '../secrets/key-source.js';
 import { type BackupManifest, backupEntry, MANIFEST_ENTRY, notABackup, parseManifest } from './backup-format.js';
+import { pathExists } from '../../infra/files/path-exists.js';
 
 export interface RestoreOptions {
   readonly dataDir: string;
@@ -39,12 +40,12 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
   const file = path.resolve(options.file);
   const dataDir = path.resolve(options.dataDir);
   const stateDir = path.join(dataDir, 'state');
-  if (await exists(path.join(stateDir, 'state.log'))) {
+  if (await pathExists(path.join(stateDir, 'state.log'))) {
     throw new SvcError('conflict', `${dataDir} already holds svc's state: a restore goes into an empty data dir.`, {
       hint: 'Give --data-dir (or SVC_DATA_DIR) a new folder, or move this one away first.',
     });
   }
-  if (!(await exists(file))) throw new SvcError('not_found', `there is no backup at ${file}.`);
+  if (!(await pathExists(file))) throw new SvcError('not_found', `there is no backup at ${file}.`);
   const extract = tar.extract();
   // The reading's own failure (a cut-short gzip) is the one to tell: the entries' loop only sees the extractor stop.
   let readFailure: unknown = null;
@@ -131,14 +132,4 @@ async function collect(entry: AsyncIterable<Buffer>, max: number, name: string, 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
 }
