@@ -7,7 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { schemas } from './openapi/schemas.js';
-import { TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
+import { RATE_LIMITED, TOO_LARGE, UNAUTHORIZED } from './openapi/shared.js';
 import { errorCodes } from '../../model/errors.js';
 import type { Parameter, Response } from './openapi/types.js';
 import { API_PREFIX, type ApiRoute } from './types.js';
@@ -77,10 +77,11 @@ function parameterFacts({ refusal, ...facts }: Parameter): Record<string, unknow
   return refusal === undefined ? facts : { ...facts, 'x-svc-error': { code: refusal.code, status: errorCodes[refusal.code].status } };
 }
 
-/** A route's answers: those of every route of its kind (401 without a valid token, 413 past the JSON body limit), then its own. */
+/** A route's answers: those of every route of its kind (401 without a valid token, 413 past the JSON body limit, 429 past its rate limit), then its own. */
 export function declaredResponses(route: ApiRoute): Readonly<Record<number, Response>> {
   const kind: Record<number, Response> = {};
   if (route.auth === 'token') kind[401] = UNAUTHORIZED;
   if (route.body === 'json' || route.body === 'oauth') kind[413] = TOO_LARGE;
+  if (route.rateLimit !== undefined) kind[429] = RATE_LIMITED;
   return { ...kind, ...route.openapi.responses };
 }

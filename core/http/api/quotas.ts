@@ -5,7 +5,7 @@
  */
 import { SvcError } from '../../model/errors.js';
 import { QUOTA_KEYS } from '../../model/quotas.js';
-import { answer, BAD_JSON_BODY, error, json, ref } from './openapi/shared.js';
+import { answer, BAD_JSON_BODY, error, json, NAME_INVALID, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -69,6 +69,7 @@ export const quotaRoutes: readonly ApiRoute[] = [
         400: BAD_JSON_BODY,
         403: NOT_OPERATOR,
         404: error('`not_found`: there is no such workspace.'),
+        422: NAME_INVALID,
       },
     },
     async handle({ body, principal, params }, services) {
@@ -91,6 +92,7 @@ export const quotaRoutes: readonly ApiRoute[] = [
         200: answer('The quota now and its use.', ref('QuotaView')),
         403: NOT_OPERATOR,
         404: error('`not_found`: there is no such workspace.'),
+        422: NAME_INVALID,
       },
     },
     async handle({ principal, params }, services) {

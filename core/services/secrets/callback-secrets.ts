@@ -63,9 +63,11 @@ export class CallbackSecrets {
 
   /** Seals every secret not under the keyring's first key again (after a key rotation); how many were. */
   async reseal(): Promise<number> {
+    const entries = await this.#store.list(PREFIX);
+    if (entries.length === 0) return 0;
     const ring = await this.#keys('open');
     let count = 0;
-    for (const entry of await this.#store.list(PREFIX)) {
+    for (const entry of entries) {
       const stored = storedJson(entry, validStored);
       if (Keyring.keyIdOf(stored.sealed) === ring.currentId) continue;
       const workspace = entry.key.slice(PREFIX.length);

@@ -217,10 +217,13 @@ export class Secrets implements SecretEnvironment {
    * were sealed again; values already under the first key are left alone.
    */
   async reseal(): Promise<{ readonly secrets: number; readonly values: number }> {
+    const entries = [...(await this.#store.list(PREFIX)), ...(await this.#store.list(INLINE_PREFIX))];
+    // Nothing stored, nothing to seal: no key is needed (a server that never stored a secret has none yet).
+    if (entries.length === 0) return { secrets: 0, values: 0 };
     const ring = await this.#keys('open');
     let secrets = 0;
     let values = 0;
-    for (const entry of [...(await this.#store.list(PREFIX)), ...(await this.#store.list(INLINE_PREFIX))]) {
+    for (const entry of entries) {
       const record = storedJson(entry, validRecord);
       const stale = Object.keys(record.sealed).filter((key) => Keyring.keyIdOf(record.sealed[key]!) !== ring.currentId);
       if (stale.length === 0) continue;

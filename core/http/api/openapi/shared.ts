@@ -36,6 +36,9 @@ export const BAD_JSON_BODY: Response = error(
   '`bad_request` (an unknown field, a wrong type, a missing field, a value out of range, a body that is not a JSON object or not JSON, a query parameter) or `invalid_json`.',
 );
 export const TOO_LARGE: Response = error('`payload_too_large`: the body is over 1 MiB.');
+export const RATE_LIMITED: Response = error(
+  '`rate_limited`: this address sent more requests to this route than it takes a minute; `Retry-After` says when to try again.',
+);
 export const NAME_INVALID: Response = error('`name_invalid`: a name in the path is not a lowercase DNS label.');
 export const MANIFEST_INVALID: Response = error(
   "`manifest_invalid` (every issue with its path in `details.issues`), `name_invalid` (the app or a workload name is not a lowercase DNS label), `bundle_invalid` (the bundle lacks the manifest's module).",
