@@ -49,6 +49,12 @@ const CLIENT_DEFLATE = {
   serverNoContextTakeover: true,
   clientNoContextTakeover: true,
 } as const;
+/**
+ * The largest message a client may send: uvicorn's own limit (`ws_max_size`, 16 MiB), so the bridge
+ * is as strict as the container behind it; one larger closes the session with 1009 as soon as its
+ * length is read, before any of it is buffered.
+ */
+const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** Close codes that may not be sent on the wire (RFC 6455 §7.4.1); they become a plain close. */
 const UNSENDABLE = new Set([1005, 1006, 1015]);
 
@@ -99,6 +105,7 @@ export function createWebSocketBridge(options: WebSocketBridgeOptions): WebSocke
     }
     const server = new WebSocketServer({
       noServer: true,
+      maxPayload: MAX_CLIENT_MESSAGE_BYTES,
       perMessageDeflate: CLIENT_DEFLATE,
       handleProtocols: () => upstream.protocol || false,
     });
