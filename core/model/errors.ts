@@ -191,6 +191,11 @@ export const errorCodes = {
     summary:
       'A secret cannot be sealed or opened: the server has no secrets key (state in Consul without one), lacks the key that sealed it, or the value was damaged or moved.',
   },
+  data_format_newer: {
+    status: 500,
+    summary:
+      "svc's data (the data dir's state, or Consul KV) was written by a newer svc in a data format this one cannot read; the message names both versions. Nothing was changed.",
+  },
   state_locked: { status: 500, summary: "Another svc process holds the data dir's state store." },
   state_unavailable: { status: 503, summary: 'The state store cannot take the operation: it is closed, or the disk failed a write.' },
   internal: { status: 500, summary: 'An unexpected error inside svc.' },

@@ -15,6 +15,7 @@ import { TokenIndex } from '../../services/auth/token-index.js';
 import { Tokens, type OwnerTokenStatus } from '../../services/auth/token-service.js';
 import { ConsulStateStore, type ConsulStateStoreOptions } from '../../infra/state/consul-store.js';
 import { openFileStateStore } from '../../infra/state/file-store.js';
+import { checkDataFormat, DATA_FORMAT, type FormatCheck } from '../../services/data-format/data-format.js';
 import { createMemoryStateStore } from '../../infra/state/memory-store.js';
 import type { StateStore } from '../../model/store/types.js';
 import { Workspaces } from '../../services/workspaces/workspaces.js';
@@ -96,6 +97,10 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
   const store = options.metrics === undefined ? opened : timedStore(opened, options.metrics);
   let index: TokenIndex | undefined;
   try {
+    // Before any service reads or writes the store: what it holds must be in a format this svc reads.
+    const format = await checkDataFormat(store, async (from) =>
+      fileStore === null ? null : fileStore.copyLog(`before-data-format-${from + 1}-${Date.now()}`),
+    );
     const workspaces = new Workspaces(store);
     await workspaces.ensureDefault();
     const accounts = new Accounts(store);
@@ -136,7 +141,7 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
       ownerTokenStatus,
       firstSignIn,
       verifier: new StoreTokenVerifier(index, undefined, tokens.usage),
-      warnings: fileStore?.warnings ?? [],
+      warnings: [...(fileStore?.warnings ?? []), ...formatWarnings(format)],
       async close() {
         await sweeper.stop();
         // The last minute's token uses, before the store closes.
@@ -155,4 +160,14 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
 function consulOptions(options: ControlPlaneOptions): ConsulStateStoreOptions {
   if (options.consul === undefined) throw new Error('openControlPlane: state "consul" needs the consul options');
   return options.consul;
+}
+
+/** What a migration of the data format did, for the operator (svc server prints warnings at start). */
+function formatWarnings(format: FormatCheck): string[] {
+  if (format.steps.length === 0) return [];
+  const copy =
+    format.backup === null
+      ? 'take a backup of Consul KV before upgrading (docs/operators.md, "Upgrades")'
+      : `the state log before it is kept at ${format.backup}`;
+  return [`migrated svc's data from data format ${format.from} to ${DATA_FORMAT} (${format.steps.join('; ')}); ${copy}`];
 }

@@ -4,11 +4,12 @@
  * format and why an acknowledged write survives kill -9.
  */
 import path from 'node:path';
-import { makeDurableDirectory } from './fs-sync.js';
+import { copyFile, open } from 'node:fs/promises';
+import { makeDurableDirectory, syncDirectory } from './fs-sync.js';
 import type { StateImage } from './image.js';
 import { KvStore } from './kv-store.js';
 import { acquireLock } from './lock-file.js';
-import { DEFAULT_COMPACT_AT_BYTES, LogFile } from './log-file.js';
+import { DEFAULT_COMPACT_AT_BYTES, LOG_FILE, LogFile } from './log-file.js';
 
 export interface FileStoreOptions {
   /** The svc data dir; the store lives in its `state/` folder. */
@@ -39,6 +40,16 @@ export class FileStateStore extends KvStore {
     });
     this.dir = dir;
     this.warnings = warnings;
+  }
+
+  /** A synced copy of the log as it is now, `state.log.<suffix>` beside it (before a migration changes the state); its path. */
+  async copyLog(suffix: string): Promise<string> {
+    const copy = path.join(this.dir, `${LOG_FILE}.${suffix}`);
+    await copyFile(path.join(this.dir, LOG_FILE), copy);
+    const handle = await open(copy, 'r');
+    await handle.sync().finally(() => handle.close());
+    await syncDirectory(this.dir);
+    return copy;
   }
 }
 

@@ -14,7 +14,7 @@ import { DEFAULT_WORKSPACE_NAME } from '../workspaces/types.js';
 import { ROLES, type Account, type Role } from './types.js';
 
 const PREFIX = 'accounts/';
-const OWNER_CLAIM_KEY = 'bootstrap/owner-account';
+export const OWNER_CLAIM_KEY = 'bootstrap/owner-account';
 
 export function accountKey(id: string): string {
   return `${PREFIX}${id}`;

@@ -87,6 +87,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "state_corrupt": ex.RemoteError,
     "secrets_key_invalid": ex.RemoteError,
     "state_locked": ex.RemoteError,
+    "data_format_newer": ex.RemoteError,
     "state_unavailable": ex.UnavailableError,
     "internal": ex.RemoteError,
 }
