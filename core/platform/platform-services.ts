@@ -193,13 +193,15 @@ function noPublicUrlWarning(electing: boolean): string {
  * Where logged lines go: the recent lines kept in memory, and each deployment's history (across
  * versions), which the logs API reads and follows.
  */
-async function buildLogs({ options, config, reportAs }: Wiring, logs: LogSink) {
+async function buildLogs({ options, config, controlPlane, reportAs }: Wiring, logs: LogSink) {
   const recentLogs = new RecentLogs();
   // `svc serve` keeps nothing in the data dir; `svc server` keeps deployed apps' logs in <data dir>/logs across restarts.
   const deploymentLogs = new DeploymentLogs(
     options.state === 'memory' ? {} : { dir: path.join(config.dataDir, 'logs'), report: reportAs('LOGS') },
   );
   await deploymentLogs.restore();
+  // A full disk: older log segments go before a state write is refused.
+  controlPlane.makeRoomForState(() => deploymentLogs.trimOlderFiles());
   const sink = recentLogs.sink(deploymentLogs.sink(logs));
   return { recentLogs, deploymentLogs, sink };
 }

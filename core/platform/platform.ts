@@ -14,6 +14,7 @@ import type { ServerConfig } from '../../config/schema.js';
 import { openControlPlane, type ControlPlane } from '../http/api/control-plane.js';
 import type { Autoscaler } from '../services/autoscale/controller.js';
 import { ensureOwnerToken, type OwnerToken } from '../services/auth/owner-token.js';
+import { ensureWritableDir } from '../infra/files/writable-dir.js';
 import { defaultAdvertiseUrl } from '../traffic/cluster/advertise.js';
 import type { AgentWatches } from './agent-watches.js';
 import { startLeadership } from '../traffic/cluster/leadership.js';
@@ -85,6 +86,8 @@ export interface Platform {
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const report: ErrorReporter = options.report ?? ((error) => console.error(error));
   checkNotStopped(options.signal);
+  // First: a data dir svc cannot write (read-only, not its own, a full disk) is refused saying which.
+  await ensureWritableDir(options.config.dataDir, 'data dir');
   const owner = await ensureOwnerToken(options.config.dataDir);
   checkNotStopped(options.signal);
   const state: PlatformState = { url: '', self: '', leader: null, leaderRole: null, metricsListener: null };

@@ -73,6 +73,8 @@ export interface ControlPlane {
   readonly firstSignIn: IssuedSignIn | null;
   /** What opening the store found and repaired (a stale lock taken over, a torn write dropped). */
   readonly warnings: readonly string[];
+  /** What the embedded store lets go of before it refuses a write for a full disk (the logs' older segments). */
+  makeRoomForState(makeRoom: () => Promise<number>): void;
   /** Stops the sweeper and the token index's watch, then closes the store. */
   close(): Promise<void>;
 }
@@ -142,6 +144,7 @@ export async function openControlPlane(options: ControlPlaneOptions): Promise<Co
       firstSignIn,
       verifier: new StoreTokenVerifier(index, undefined, tokens.usage),
       warnings: [...(fileStore?.warnings ?? []), ...formatWarnings(format)],
+      makeRoomForState: (makeRoom) => fileStore?.makeRoomWith(makeRoom),
       async close() {
         await sweeper.stop();
         // The last minute's token uses, before the store closes.

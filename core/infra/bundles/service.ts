@@ -102,7 +102,9 @@ export function createCodeBundles(
       const file = store.pathOf(sha256); // bad_request unless a sha256
       const found = await stat(file).catch(() => null);
       if (found === null) {
-        throw new SvcError('not_found', `no bundle ${sha256} is stored.`, { hint: 'Upload it first: POST /api/v1/bundles.' });
+        throw new SvcError('not_found', `no bundle ${sha256} is stored (${file} is not there).`, {
+          hint: 'Upload it first (POST /api/v1/bundles); a deployed version whose file went missing comes back from a backup (svc server restore) or a new deploy.',
+        });
       }
       const dir = codeDir(sha256);
       // Uploads were hashed on the way in; the file may have changed on disk since, so check before a first extraction.

@@ -12,6 +12,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LRUCache } from 'lru-cache';
 import { SvcError } from '../../model/errors.js';
+import { asDiskFull } from '../files/disk-full.js';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 /**
@@ -101,7 +102,7 @@ export class BundleStore {
       return { sha256, path: destination, size, existed };
     } catch (error) {
       await rm(tmp, { force: true });
-      throw error;
+      throw await asDiskFull(error, tmp);
     }
   }
 

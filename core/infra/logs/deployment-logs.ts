@@ -67,6 +67,11 @@ export class DeploymentLogs {
       dir === undefined ? null : new LogFiles({ dir, maxLines: this.#maxLines, maxBytes: this.#maxBytes, ...(report ? { report } : {}) });
   }
 
+  /** Deletes the older log segment of every deployment on disk (a full disk); the bytes freed. */
+  trimOlderFiles(): Promise<number> {
+    return this.#files?.trimOlder() ?? Promise.resolve(0);
+  }
+
   /** Reads the stored lines of every deployed deployment back (ahead of any this process already kept). Call once, before serving. */
   async restore(): Promise<void> {
     for (const { key, lines } of (await this.#files?.load()) ?? []) {

@@ -15,7 +15,7 @@
  * `load` skips. File errors are reported once per run of failures, never
  * thrown: the caller keeps its lines in memory either way.
  */
-import { readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DeploymentLogKey, DeploymentLogLine } from './types.js';
 import { appendToSegment, encodeLine, lastWithin, parseSegment, validName as valid, type SegmentCount } from './log-segments.js';
@@ -70,6 +70,21 @@ export class LogFiles {
     const batches = [...this.#pending];
     this.#pending.clear();
     await Promise.all(batches.map(([id, { key, lines }]) => this.#queue(id, () => this.#write(id, key, lines))));
+  }
+
+  /**
+   * Deletes every deployment's older segment (`<workload>.1.jsonl`): what svc lets go of first when
+   * its disk is full, before it refuses a state write. The current segments, and the lines kept in
+   * memory, stay. Resolves with the bytes freed.
+   */
+  async trimOlder(): Promise<number> {
+    let freed = 0;
+    for (const file of await olderSegments(this.#options.dir)) {
+      const size = (await stat(file).catch(() => null))?.size ?? 0;
+      await rm(file, { force: true });
+      freed += size;
+    }
+    return freed;
   }
 
   /** The deployment is deleted: its buffered lines and its files go. */
@@ -202,4 +217,10 @@ export class LogFiles {
       // A reporter that throws must not take the server down with it.
     }
   }
+}
+
+/** `<dir>/<workspace>/<app>/<workload>.1.jsonl` of every deployment. */
+async function olderSegments(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  return entries.filter((entry) => entry.endsWith('.1.jsonl')).map((entry) => path.join(dir, entry));
 }

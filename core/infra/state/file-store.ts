@@ -26,6 +26,8 @@ export class FileStateStore extends KvStore {
   /** What opening found and repaired (a stale lock taken over, an unacknowledged torn write dropped). */
   readonly warnings: readonly string[];
 
+  readonly #log: LogFile;
+
   constructor(dir: string, image: StateImage, log: LogFile, release: () => Promise<void>, warnings: readonly string[]) {
     super(image, {
       write: (records) => log.write(records),
@@ -40,6 +42,12 @@ export class FileStateStore extends KvStore {
     });
     this.dir = dir;
     this.warnings = warnings;
+    this.#log = log;
+  }
+
+  /** What to let go of (svc's older log segments) before a write is refused for a full disk; see LogFile. */
+  makeRoomWith(makeRoom: () => Promise<number>): void {
+    this.#log.makeRoomWith(makeRoom);
   }
 
   /** A synced copy of the log as it is now, `state.log.<suffix>` beside it (before a migration changes the state); its path. */

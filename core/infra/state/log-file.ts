@@ -6,9 +6,9 @@
  * file, syncing it, renaming it over the log and syncing the directory.
  */
 import { constants } from 'node:fs';
-import { open, rm, rename, statfs, type FileHandle } from 'node:fs/promises';
+import { open, rm, rename, type FileHandle } from 'node:fs/promises';
 import { SvcError } from '../../model/errors.js';
-import { formatBytes } from '../../model/format-bytes.js';
+import { diskFull, freeBytes, isOutOfSpace } from '../files/disk-full.js';
 import path from 'node:path';
 import type { StateImage, StateRecord } from './image.js';
 import type { Persistence } from './kv-store.js';
@@ -38,6 +38,7 @@ export class LogFile implements Persistence {
   #length: number;
   /** Log length past which the next commit weighs compaction. */
   #nextCheckAt: number;
+  #makeRoom: (() => Promise<number>) | null = null;
 
   private constructor(dir: string, handle: FileHandle, length: number, compactAtBytes: number, warn: (message: string) => void) {
     this.#dir = dir;
@@ -85,9 +86,21 @@ export class LogFile implements Persistence {
     try {
       await writeAll(this.#handle, bytes, this.#length);
     } catch (error) {
-      throw await this.#refused(error);
+      const refusal = await this.#refused(error);
+      // A full disk: what svc can let go of first (older log segments), then the same write once more.
+      if (!isDiskFull(refusal) || this.#makeRoom === null || (await this.#makeRoom().catch(() => 0)) <= 0) throw refusal;
+      try {
+        await writeAll(this.#handle, bytes, this.#length);
+      } catch (again) {
+        throw await this.#refused(again);
+      }
     }
     this.#length += bytes.length;
+  }
+
+  /** What frees space when the disk is full (svc's older log segments), tried before a write is refused; its bytes freed. */
+  makeRoomWith(makeRoom: () => Promise<number>): void {
+    this.#makeRoom = makeRoom;
   }
 
   /**
@@ -98,8 +111,7 @@ export class LogFile implements Persistence {
    * failing) leaves the file's state unknown: the error stands, and the store takes no more writes.
    */
   async #refused(error: unknown): Promise<unknown> {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOSPC' && code !== 'EDQUOT') return error;
+    if (!isOutOfSpace(error)) return error;
     try {
       await this.#handle.truncate(this.#length);
       await this.#handle.sync();
@@ -189,21 +201,6 @@ function liveBytes(image: StateImage): number {
   return bytes;
 }
 
-/** `disk_full` for a write to `file`, with the space left where it is (null when unknown). */
-export function diskFull(file: string, free: number | null): SvcError {
-  const left = free === null ? 'no space left' : `${formatBytes(free)} free`;
-  return new SvcError('disk_full', `the disk holding ${file} is full (${left}): the write was refused, nothing of it kept.`, {
-    hint: 'Free space on that disk (old logs, images or bundles, or other files); writes work again at once, without a restart. Writes acknowledged before this one are safe.',
-    details: { path: file, ...(free === null ? {} : { freeBytes: free }) },
-  });
-}
-
-/** Bytes an unprivileged writer may still use on `dir`'s file system; null when it cannot be read. */
-async function freeBytes(dir: string): Promise<number | null> {
-  try {
-    const fs = await statfs(dir);
-    return fs.bavail * fs.bsize;
-  } catch {
-    return null;
-  }
+function isDiskFull(error: unknown): boolean {
+  return error instanceof SvcError && error.code === 'disk_full';
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { SvcError } from '../../model/errors.js';
 import type { VolumeEntry } from './types.js';
+import { asDiskFull } from '../../infra/files/disk-full.js';
 
 /** A listing stops at this many entries (a recursive one included): say so rather than answer without end. */
 export const MAX_LIST_ENTRIES = 10_000;
@@ -146,7 +147,7 @@ export async function writeFile(
         cause: error,
       });
     }
-    throw error;
+    throw await asDiskFull(error, target);
   }
   return entryOf(shown, await stat(target));
 }
