@@ -24,6 +24,7 @@ const CHECKS = [
   'content_type_conformance',
   'response_headers_conformance',
   'response_schema_conformance',
+  'negative_data_rejection',
 ];
 
 /**

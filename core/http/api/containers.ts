@@ -127,6 +127,8 @@ export const containerRoutes: readonly ApiRoute[] = [
     },
     async handle({ principal, query }, services) {
       const app = query.get('app');
+      // Given but empty is no app name either (the parameter's pattern says so; an empty value never reaches it).
+      if (app === '') throw new SvcError('bad_request', 'app="" is not an app name (a lowercase DNS label); leave it out for every app.');
       const found = containersOf(services, principal.workspace, Date.now()).map((c) => c.view);
       const containers = found
         .filter((c) => app === null || c.app === app)

@@ -44,6 +44,9 @@ export const deviceRoutes: readonly ApiRoute[] = [
       },
     },
     async handle({ body }, { controlPlane }) {
+      // Ignored, as RFC 8628 lets a public client's be; but one given must be the string it declares.
+      if (body.client_id !== undefined && typeof body.client_id !== 'string')
+        return oauthError('invalid_request', 'client_id must be a string');
       return { status: 200, body: await controlPlane.devices.start({ clientName: body.client_name }), headers: NO_STORE };
     },
   },

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -63,8 +63,11 @@ export class BundleStore {
   }
 
   /** Stores a copy of `file`; `bundle_invalid` when `expectedSha256` is given and differs. */
-  put(file: string, expectedSha256?: string): Promise<StoredBundle> {
-    return this.putStream(createReadStream(file), expectedSha256);
+  async put(file: string, expectedSha256?: string): Promise<StoredBundle> {
+    // Opened first: a file that is not there is this promise's failure, never an 'error' event
+    // emitted before putStream() listens (which crashed the process as an uncaught exception).
+    const handle = await open(file, 'r');
+    return this.putStream(handle.createReadStream(), expectedSha256);
   }
 
   /** Stores what `source` yields; `bundle_invalid` when `expectedSha256` is given and differs. */

@@ -104,7 +104,8 @@ export class Members {
   async invite(input: { name?: unknown; role?: unknown }, actor: Principal): Promise<Invitation> {
     const inviter = await this.#owner(actor, 'invite people');
     const name = checkPersonName(input.name);
-    const role = checkRole(input.role ?? 'member');
+    // Left out means member; given, it must be a role (null is not "left out").
+    const role = checkRole(input.role === undefined ? 'member' : input.role);
     const account: Account = {
       id: Accounts.newId(),
       name,

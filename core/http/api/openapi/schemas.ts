@@ -486,7 +486,12 @@ export const schemas: Readonly<Record<string, Schema>> = {
   DeviceCodeInput: {
     type: 'object',
     properties: {
-      client_name: { type: 'string', minLength: 1, maxLength: 80, description: 'Shown to the approver; default `svc CLI`.' },
+      client_name: {
+        type: ['string', 'null'],
+        minLength: 1,
+        maxLength: 80,
+        description: 'Shown to the approver; left out or null: `svc CLI`.',
+      },
       client_id: { type: 'string', description: 'Accepted and ignored.' },
     },
   },

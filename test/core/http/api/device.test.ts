@@ -129,7 +129,7 @@ describe('API device flow (RFC 8628) over HTTP', () => {
       });
     }
 
-    it('answers invalid_request for a repeated form parameter and for a client_name of the wrong type', async () => {
+    it('answers invalid_request for a repeated form parameter and for a client_name or client_id of the wrong type', async () => {
       const repeated = await f.call('POST', '/api/v1/device/token', {
         body: `grant_type=${encodeURIComponent(DEVICE_CODE_GRANT)}&device_code=a&device_code=b`,
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -142,6 +142,11 @@ describe('API device flow (RFC 8628) over HTTP', () => {
       assert.equal(badName.status, 400);
       assert.equal(badName.json.error, 'invalid_request');
       assert.match(badName.json.error_description, /client_name must be a string/);
+      const badId = await f.call('POST', '/api/v1/device/code', { json: { client_name: 'cli', client_id: {} } });
+      assert.deepEqual(
+        [badId.status, badId.json.error, badId.json.error_description],
+        [400, 'invalid_request', 'client_id must be a string'],
+      );
     });
   });
 

@@ -88,4 +88,10 @@ describe('BundleStore', () => {
       (error: unknown) => error instanceof SvcError && error.code === 'bundle_invalid' && /no longer matches/.test(error.message),
     );
   });
+
+  it('rejects the put of a file that is not there, never as an error event nobody listens to (an uncaught error ends svc)', async () => {
+    const store = BundleStore.inDataDir(tempDir('svc-data-'));
+    await assert.rejects(store.put(path.join(tempDir('svc-gone-'), 'gone.tar.gz'), sha(bytes)), { code: 'ENOENT' });
+    assert.equal(await store.has(sha(bytes)), false);
+  });
 });
