@@ -378,9 +378,12 @@ describe('Nomad stand-in', () => {
         return j.Status === 'dead' ? j : undefined;
       });
       assert.equal(stopped.Stop, true);
-      const allocs = (await call(base, 'GET', '/v1/job/stop/allocations')).json();
+      // The allocation's client status follows its task's exit (a moment later on a busy machine).
+      const allocs = await until('the allocation to be complete', async () => {
+        const found = (await call(base, 'GET', '/v1/job/stop/allocations')).json();
+        return found[0]?.ClientStatus === 'complete' ? found : undefined;
+      });
       assert.equal(allocs[0].DesiredStatus, 'stop');
-      assert.equal(allocs[0].ClientStatus, 'complete');
     });
 
     it('removes the job on purge (404 after) and answers 200 with an empty EvalID for an unknown job', async () => {
