@@ -65,6 +65,31 @@ describe('deployments after a restart (real containers)', function () {
     );
   });
 
+  it('a bundle file gone while svc was stopped: that workload answers container_failed naming the file and what to do; svc starts and serves the rest', async () => {
+    const { v1 } = await lifecycleManifests();
+    const echo = await loadManifest({ target: echoApp });
+    const config = testConfig({ port: await freePort() });
+    platform = await startPlatform({ config });
+    const life = (await platform.deployments.deploy(deployRequest(v1))).workloads.find((w) => w.name === 'hello')!;
+    const kept = (await platform.deployments.deploy(deployRequest(echo))).workloads.find((w) => w.name === 'public')!;
+    const sha = platform.deployments.get({ workspace: DEFAULT_WORKSPACE, app: 'life', stage: 'deployed' })!.workloads[0]!.bundleSha256!;
+    await platform.close();
+    const file = path.join(config.dataDir, 'bundles', `${sha}.tar.gz`);
+    rmSync(file);
+
+    const reports: unknown[] = [];
+    platform = await startPlatform({ config, report: (error) => reports.push(error) });
+    assert.ok(
+      reports.some((error) => String(error).includes(`no bundle ${sha} is stored`)),
+      'the server log says which workload and why',
+    );
+    const refused = await fetch(life.url!, { headers: { Authorization: `Bearer ${platform.ownerToken.secret}` } });
+    const body = (await refused.json()) as { error: { code: string; message: string; hint: string } };
+    assert.equal(body.error.code, 'container_failed');
+    assert.ok(body.error.message.includes(`no bundle ${sha} is stored (${file} is not there)`), body.error.message);
+    assert.equal((await fetch(kept.url!)).status, 200, "the other app's bundle is there: it serves");
+  });
+
   it('after a clean close: the same URL answers 200, a paused app stays paused, a stopped deployment stays stopped', async () => {
     const { v1 } = await lifecycleManifests();
     const echo = await loadManifest({ target: echoApp });
