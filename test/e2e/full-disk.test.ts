@@ -7,8 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
@@ -18,6 +17,7 @@ import { loadManifest } from '../helpers/fixture-manifests.js';
 import { upload } from './api-lifecycle-helpers.js';
 import { deployRequest } from './lifecycle-helpers.js';
 import { bundleOfFolder } from './run-helpers.js';
+import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 
 /** Fills the disk holding `dir` with a file of zeros until it refuses more. */
 function fill(file: string): void {
@@ -30,8 +30,8 @@ function fill(file: string): void {
 
 describe('svc on a disk that fills up (a tmpfs of 24 MiB)', function () {
   this.timeout(120_000);
+  let disk: Tmpfs | null = null;
   let mountPoint: string;
-  let mounted = false;
   let platform: Platform | undefined;
   let call: Call;
   let owner: string;
@@ -40,14 +40,9 @@ describe('svc on a disk that fills up (a tmpfs of 24 MiB)', function () {
   let refusedAt = 0;
 
   before(async function () {
-    mountPoint = mkdtempSync(path.join(tmpdir(), 'svc-disk-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=0700', 'tmpfs', mountPoint], { stdio: 'pipe' });
-      mounted = true;
-    } catch (error) {
-      console.log(`      (skipped: mounting a tmpfs needs root: ${(error as Error).message.split('\n')[0]})`);
-      this.skip();
-    }
+    disk = mountTmpfs('24m');
+    if (disk === null) return this.skip();
+    mountPoint = disk.dir;
     platform = await startPlatform({ config: testConfig({ dataDir: path.join(mountPoint, 'data') }) });
     call = apiClient(platform.url);
     owner = platform.ownerToken.secret;
@@ -58,8 +53,7 @@ describe('svc on a disk that fills up (a tmpfs of 24 MiB)', function () {
   });
   after(async () => {
     await platform?.close();
-    if (mounted) execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk?.unmount();
   });
 
   it("lets the logs' older segments go before it refuses a state write", async () => {
@@ -125,28 +119,18 @@ describe('svc on a disk that fills up (a tmpfs of 24 MiB)', function () {
 
 describe('svc on a data dir it cannot write (a read-only tmpfs)', function () {
   this.timeout(30_000);
-  let mountPoint: string;
-  let mounted = false;
+  let disk: Tmpfs | null = null;
 
   before(function () {
-    mountPoint = mkdtempSync(path.join(tmpdir(), 'svc-ro-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint], { stdio: 'pipe' });
-      mounted = true;
-      mkdirSync(path.join(mountPoint, 'data'));
-      execFileSync('mount', ['-o', 'remount,ro', mountPoint], { stdio: 'pipe' });
-    } catch (error) {
-      console.log(`      (skipped: mounting a tmpfs needs root: ${(error as Error).message.split('\n')[0]})`);
-      this.skip();
-    }
+    disk = mountTmpfs('1m');
+    if (disk === null) return this.skip();
+    mkdirSync(path.join(disk.dir, 'data'));
+    disk.readOnly();
   });
-  after(() => {
-    if (mounted) execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
-  });
+  after(() => disk?.unmount());
 
   it('refuses to start, saying the file system is read-only and what to do, before it makes anything', async () => {
-    const dataDir = path.join(mountPoint, 'data');
+    const dataDir = path.join(disk!.dir, 'data');
     await assert.rejects(startPlatform({ config: testConfig({ dataDir }) }), (error: Error & { code?: string; hint?: string }) => {
       assert.equal(error.code, 'config_invalid');
       assert.equal(error.message, `svc cannot write its data dir ${dataDir}: it is on a read-only file system.`);

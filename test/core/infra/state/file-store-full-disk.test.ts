@@ -6,33 +6,26 @@
  * after a reopen.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openFileStateStore, type FileStateStore } from '../../../../core/infra/state/file-store.js';
 import type { SvcError } from '../../../../core/model/errors.js';
+import { mountTmpfs, type Tmpfs } from '../../../helpers/tmpfs.js';
 
 describe('FileStateStore on a full disk (a tmpfs of 1 MiB)', function () {
   this.timeout(30_000);
+  let disk: Tmpfs | null = null;
   let mountPoint: string;
-  let mounted = false;
   let store: FileStateStore | undefined;
 
   before(function () {
-    mountPoint = mkdtempSync(path.join(tmpdir(), 'svc-full-disk-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', mountPoint], { stdio: 'pipe' });
-      mounted = true;
-    } catch (error) {
-      console.log(`      (skipped: mounting a tmpfs needs root: ${(error as Error).message.split('\n')[0]})`);
-      this.skip();
-    }
+    disk = mountTmpfs('1m');
+    if (disk === null) return this.skip();
+    mountPoint = disk.dir;
   });
   after(async () => {
     await store?.close().catch(() => {});
-    if (mounted) execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk?.unmount();
   });
 
   it('refuses a write with disk_full while the disk is full, keeps what it acknowledged, and writes again once there is space', async () => {
