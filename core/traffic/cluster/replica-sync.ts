@@ -104,7 +104,8 @@ export class ReplicaSync {
 
   /** True once this replica took over with a copy of the leader's routes, which serve during its restore. */
   tookOverWithCopy(): boolean {
-    return this.#tookOverWithCopy;
+    // Also in the moment between winning the election and stopFollowing(): the copy serves already.
+    return this.#tookOverWithCopy || this.synced();
   }
 
   /** A request queued (or, `refused`, could not wait) for `unit` on this follower: tell the leader soon. */
