@@ -29,6 +29,9 @@ async function textOf(response: IncomingMessage): Promise<string> {
 /** Told how many more bytes moved, as they move (a progress bar). */
 export type OnBytes = (bytes: number) => void;
 
+/** How much of a download the file's stream takes before it makes the socket wait. */
+const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
+
 /** PUTs `file` to `path` as `application/octet-stream`; the answer's JSON, or the SvcError the server meant. */
 export async function uploadFile(client: ApiClient, path: string, file: string, onBytes: OnBytes = () => {}): Promise<unknown> {
   const size = (await stat(file)).size;
@@ -73,7 +76,8 @@ export async function downloadFile(client: ApiClient, path: string, to: string, 
   const partial = `${to}.svc-partial`;
   response.on('data', (chunk: Buffer) => onBytes(chunk.length));
   try {
-    await pipeline(response, createWriteStream(partial));
+    // A buffer of 4 MiB: the socket's pieces are written together (writev) instead of pausing the download after 16 KiB.
+    await pipeline(response, createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES }));
     await rename(partial, to);
   } catch (error) {
     await unlink(partial).catch(() => {});

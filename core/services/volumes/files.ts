@@ -152,6 +152,9 @@ export async function writeFile(
   return entryOf(shown, await stat(target));
 }
 
+/** How much of a file one read of a get takes. */
+const READ_BYTES = 1024 * 1024;
+
 /** The file at `parts`, to stream: its size and a reader; `not_found`, or `bad_request` for a folder. */
 export async function openFile(root: string, volume: string, parts: readonly string[]): Promise<{ size: number; stream: Readable }> {
   const shown = parts.join('/');
@@ -166,7 +169,8 @@ export async function openFile(root: string, volume: string, parts: readonly str
     });
   }
   // The stream owns the handle from here: it closes it at the end, or when the client goes.
-  return { size: info.size, stream: handle.createReadStream() };
+  // Read in pieces of 1 MiB, not the default 64 KiB: a multi-GiB get costs a sixteenth of the reads and socket writes.
+  return { size: info.size, stream: handle.createReadStream({ highWaterMark: READ_BYTES }) };
 }
 
 /** Removes the file or folder at `parts` (a folder with what it holds only when `recursive`); never the root. */
