@@ -211,21 +211,27 @@ declareCommand(prog, 'workspace plan [workspace] [plan]', {
 
 declareCommand(prog, 'workspace quota [workspace]', {
   describe:
-    "Show your workspace's quota and what its containers take now; the server's operator sets a workspace's with --containers, --cpu and --memory (MiB), or removes it with --clear.",
+    "Show your workspace's quota and what its containers take now; the server's operator sets a workspace's with --containers, --cpu, --memory (MiB) and --gpus, or removes it with --clear.",
   flags: [
     { flag: '--containers', description: 'Containers running at once' },
     { flag: '--cpu', description: "Cores: the sum of the running containers' cpu" },
     { flag: '--memory', description: "MiB: the sum of the running containers' memory" },
+    { flag: '--gpus', description: "GPUs: the sum of the running containers' gpu= counts" },
     { flag: '--clear', description: "Remove the quota set by command (the config's holds again)", default: false },
     'json',
   ],
-  examples: ['workspace quota', 'workspace quota acme-prod --containers 20 --cpu 8 --memory 16384', 'workspace quota acme-prod --clear'],
+  examples: [
+    'workspace quota',
+    'workspace quota acme-prod --containers 20 --cpu 8 --memory 16384 --gpus 2',
+    'workspace quota acme-prod --clear',
+  ],
   action: (workspace: string | undefined, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/workspace.js')).workspaceQuota(context, workspace === undefined ? undefined : String(workspace), {
         ...(text(flags.containers) === undefined ? {} : { containers: text(flags.containers) }),
         ...(text(flags.cpu) === undefined ? {} : { cpu: text(flags.cpu) }),
         ...(text(flags.memory) === undefined ? {} : { memory: text(flags.memory) }),
+        ...(text(flags.gpus) === undefined ? {} : { gpus: text(flags.gpus) }),
         clear: flags.clear === true,
         json: flags.json === true,
       }),

@@ -118,20 +118,21 @@ export async function workspaceCallbackSecret(
 
 interface QuotaView {
   readonly workspace: string;
-  readonly quota: { readonly containers?: number; readonly cpu?: number; readonly memoryMiB?: number } | null;
+  readonly quota: { readonly containers?: number; readonly cpu?: number; readonly memoryMiB?: number; readonly gpus?: number } | null;
   readonly source: 'command' | 'config' | null;
-  readonly inUse: { readonly containers: number; readonly cpu: number; readonly memoryMiB: number };
+  readonly inUse: { readonly containers: number; readonly cpu: number; readonly memoryMiB: number; readonly gpus: number };
 }
 
 export interface QuotaFlags extends WorkspaceFlags {
   readonly containers?: string;
   readonly cpu?: string;
   readonly memory?: string;
+  readonly gpus?: string;
   readonly clear?: boolean;
 }
 
 /**
- * `svc workspace quota [<workspace>] [--containers N] [--cpu C] [--memory MiB] [--clear]`: without a
+ * `svc workspace quota [<workspace>] [--containers N] [--cpu C] [--memory MiB] [--gpus G] [--clear]`: without a
  * workspace, the quota of the one svc acts in and what its containers take now; with one and bounds, the
  * server's operator sets its quota (each bound left out has none), or with --clear removes it (the
  * config's holds again).
@@ -146,10 +147,11 @@ export async function workspaceQuota(context: CommandContext, name: string | und
       throw new SvcError('usage_invalid', 'name the workspace whose quota to set: svc workspace quota <workspace> --containers N');
     view = await client.get<QuotaView>(`${API_PREFIX}/workspace/quota`);
   } else if (flags.clear) {
-    if (bounds !== null) throw new SvcError('usage_invalid', '--clear removes the quota: give it without --containers, --cpu or --memory.');
+    if (bounds !== null)
+      throw new SvcError('usage_invalid', '--clear removes the quota: give it without --containers, --cpu, --memory or --gpus.');
     view = await client.json<QuotaView>('DELETE', `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/quota`);
   } else {
-    if (bounds === null) throw new SvcError('usage_invalid', 'give --containers, --cpu or --memory (MiB), or --clear.');
+    if (bounds === null) throw new SvcError('usage_invalid', 'give --containers, --cpu, --memory (MiB) or --gpus, or --clear.');
     view = await client.json<QuotaView>('PUT', `${API_PREFIX}/workspaces/${encodeURIComponent(name)}/quota`, { json: bounds });
   }
   if (flags.json) return out.result(JSON.stringify(view, null, 2));
@@ -159,6 +161,7 @@ export async function workspaceQuota(context: CommandContext, name: string | und
     ['containers', String(inUse.containers), limit(quota?.containers)],
     ['cpu', `${inUse.cpu} cores`, limit(quota?.cpu, ' cores')],
     ['memory', `${inUse.memoryMiB} MiB`, limit(quota?.memoryMiB, ' MiB')],
+    ['gpus', String(inUse.gpus), limit(quota?.gpus)],
   ];
   for (const line of formatTable(['QUOTA', 'IN USE', 'LIMIT'], rows, out.color)) out.result(line);
   out.step(
@@ -175,6 +178,7 @@ function quotaBounds(flags: QuotaFlags): Record<string, number> | null {
     ['containers', 'containers'],
     ['cpu', 'cpu'],
     ['memory', 'memoryMiB'],
+    ['gpus', 'gpus'],
   ] as const) {
     const text = flags[flag];
     if (text === undefined) continue;

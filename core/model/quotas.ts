@@ -1,6 +1,6 @@
 /**
  * Per-workspace quotas the operator sets (config `workspaceQuotas`): at most this many containers, CPU
- * cores and MiB of memory running at once, counted over every workload of the workspace. A deploy past
+ * cores, MiB of memory and GPUs running at once, counted over every workload of the workspace. A deploy past
  * them is refused (403), a scale-up past them does not start the container, and traffic that would need
  * one gets 429 with Retry-After, each `quota_exceeded` naming the quota, its value and what is in use.
  */
@@ -12,19 +12,42 @@ export interface WorkspaceQuota {
   readonly cpu?: number;
   /** MiB, summed over the containers' `memory`. */
   readonly memoryMiB?: number;
+  /** GPUs, summed over the containers' `gpu=` counts. */
+  readonly gpus?: number;
 }
 
 /** By workspace name; `*` for every workspace the table does not name. */
 export type QuotaTable = Readonly<Record<string, WorkspaceQuota>>;
 
-/** Containers, cores and MiB: what runs, or what a start adds. */
+/** Containers, cores, MiB and GPUs: what runs, or what a start adds. */
 export interface QuotaUse {
   readonly containers: number;
   readonly cpu: number;
   readonly memoryMiB: number;
+  readonly gpus: number;
 }
 
-export const QUOTA_KEYS = ['containers', 'cpu', 'memoryMiB'] as const;
+export const QUOTA_KEYS = ['containers', 'cpu', 'memoryMiB', 'gpus'] as const;
+
+export const NO_USE: QuotaUse = { containers: 0, cpu: 0, memoryMiB: 0, gpus: 0 };
+
+/** What `count` containers of a workload with these resources take. */
+export function useOf(
+  resources: { readonly cpu: number; readonly memoryMiB: number; readonly gpu?: { readonly count: number } },
+  count: number,
+): QuotaUse {
+  return {
+    containers: count,
+    cpu: count * resources.cpu,
+    memoryMiB: count * resources.memoryMiB,
+    gpus: count * (resources.gpu?.count ?? 0),
+  };
+}
+
+/** `a` and `b` together. */
+export function addUse(a: QuotaUse, b: QuotaUse): QuotaUse {
+  return { containers: a.containers + b.containers, cpu: a.cpu + b.cpu, memoryMiB: a.memoryMiB + b.memoryMiB, gpus: a.gpus + b.gpus };
+}
 
 /**
  * `raw` as a quota, or what is wrong with it (`what` names it in the message): an object of QUOTA_KEYS,
@@ -77,9 +100,10 @@ export function quotaExceeded(
     if (limit === undefined || used[key] + adding[key] <= limit + 1e-9) continue;
     const unit = key === 'cpu' ? ' cores' : key === 'memoryMiB' ? ' MiB' : '';
     const name = key === 'memoryMiB' ? 'memory' : key;
+    const said = key === 'gpus' ? 'GPUs' : name;
     return new SvcError(
       'quota_exceeded',
-      `the workspace ${workspace} may run ${limit}${unit} of ${name} at once; ${round(used[key])}${unit} run and this needs ${round(adding[key])}${unit} more.`,
+      `the workspace ${workspace} may run ${limit}${unit} of ${said} at once; ${round(used[key])}${unit} run and this needs ${round(adding[key])}${unit} more.`,
       {
         hint: traffic
           ? 'Another workload of the workspace must scale down first; try again shortly, or ask the operator for a larger quota (workspaceQuotas).'

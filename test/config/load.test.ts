@@ -44,12 +44,13 @@ describe('loadConfig()', () => {
 
   it('takes per-workspace quotas from the file and names the workspace and key of a bad one', () => {
     assert.deepEqual(loadConfig({ env: {} }).workspaceQuotas, {});
-    const quotas = { '*': { containers: 4 }, acme: { cpu: 2.5, memoryMiB: 4096 } };
+    const quotas = { '*': { containers: 4 }, acme: { cpu: 2.5, memoryMiB: 4096, gpus: 2 } };
     assert.deepEqual(loadConfig({ env: {}, file: configFile({ workspaceQuotas: quotas }) }).workspaceQuotas, quotas);
     const bad = (workspaceQuotas: unknown) => problemsOf(() => loadConfig({ env: {}, file: configFile({ workspaceQuotas }) }))[0]!;
     assert.match(bad([]), /workspaceQuotas: expected an object from workspace name/);
-    assert.match(bad({ acme: 3 }), /the quota of "acme" is not an object of containers, cpu, memoryMiB/);
-    assert.match(bad({ acme: { gpus: 1 } }), /the quota of "acme" has "gpus": it takes containers, cpu, memoryMiB/);
+    assert.match(bad({ acme: 3 }), /the quota of "acme" is not an object of containers, cpu, memoryMiB, gpus/);
+    assert.match(bad({ acme: { tpus: 1 } }), /the quota of "acme" has "tpus": it takes containers, cpu, memoryMiB, gpus/);
+    assert.match(bad({ acme: { gpus: 0.5 } }), /the quota of "acme".gpus must be a whole number, 0 or more, got 0.5/);
     assert.match(bad({ acme: { containers: 1.5 } }), /the quota of "acme".containers must be a whole number, 0 or more, got 1.5/);
     assert.match(bad({ acme: { cpu: -1 } }), /the quota of "acme".cpu must be a number of cores, 0 or more, got -1/);
   });

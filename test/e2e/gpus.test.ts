@@ -203,3 +203,45 @@ describe('spawned calls waiting for a GPU (inventory from a file)', function () 
     assert.equal((await get('/apps/gpu-calls/calls')).calls.filter((c) => c.waiting !== undefined).length, 0);
   });
 });
+
+/**
+ * A workspace quota of GPUs (`workspaceQuotas`: one GPU) on two L4s from a file: the deploy of a GPU
+ * endpoint fits and counts its GPU; a second app's GPU container would pass the quota and is refused
+ * with quota_exceeded naming GPUs, nothing started.
+ */
+describe('a workspace quota of GPUs (inventory from a file)', function () {
+  this.timeout(60_000);
+  let platform: Platform;
+  let manifest: LoadedManifest;
+
+  before(async () => {
+    manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'gpus.py') });
+    const gpuInventory = path.join(packageRoot, 'test', 'fixtures', 'gpu-inventory.csv');
+    platform = await startPlatform({ config: testConfig({ gpuInventory, workspaceQuotas: { '*': { gpus: 1 } } }) });
+  });
+  after(async () => platform?.close());
+
+  it('counts the GPUs containers hold, and refuses a deploy past the quota naming GPUs', async () => {
+    const deployed = await platform.deployments.deploy(deployRequest(manifest));
+    // keep_warm 0: a request keeps the container (and its GPU) while the quota is read.
+    const busy = fetch(`${deployed.workloads[0]!.url}?seconds=2`);
+    const quota = async () =>
+      (await (
+        await fetch(`${platform.url}/api/v1/workspace/quota`, { headers: { Authorization: `Bearer ${platform.ownerToken.secret}` } })
+      ).json()) as {
+        quota: { gpus: number };
+        inUse: { gpus: number };
+      };
+    await until('the container holds its GPU', async () => (await quota()).inUse.gpus === 1, { timeoutMs: 20_000, intervalMs: 50 });
+    assert.equal((await quota()).quota.gpus, 1);
+
+    const spec = { ...manifest.spec, name: 'gpus-two', workloads: manifest.spec.workloads.map((w) => ({ ...w, app: 'gpus-two' })) };
+    await assert.rejects(platform.deployments.deploy({ ...deployRequest(manifest), spec }), (error: SvcError) => {
+      assert.equal(error.code, 'quota_exceeded');
+      assert.equal(error.message, 'the workspace default may run 1 of GPUs at once; 1 run and this needs 1 more.');
+      return true;
+    });
+    assert.equal(platform.deployments.get({ workspace: DEFAULT_WORKSPACE, app: 'gpus-two', stage: 'deployed' }), null, 'nothing deployed');
+    assert.equal((await busy).status, 200);
+  });
+});

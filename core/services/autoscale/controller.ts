@@ -5,7 +5,7 @@
  * (least recently used first, drained first), replaces crashed ones with
  * back-off and tells admission when a unit is crash-looping.
  */
-import { containersThatFit, quotaExceeded, type QuotaUse, type WorkspaceQuota } from '../../model/quotas.js';
+import { addUse, containersThatFit, NO_USE, quotaExceeded, useOf, type QuotaUse, type WorkspaceQuota } from '../../model/quotas.js';
 import type { SvcError } from '../../model/errors.js';
 import type { ScalingSpec, Workload } from '../../model/workload/types.js';
 import type { Admission, UnitSupervisor } from '../../traffic/gateway/types.js';
@@ -248,12 +248,11 @@ export class Autoscaler implements UnitSupervisor {
    * (those a deploy replaces) are left out.
    */
   quotaUse(workspace: string, releasing: readonly string[] = []): QuotaUse {
-    let use = { containers: 0, cpu: 0, memoryMiB: 0 };
+    let use = NO_USE;
     for (const [key, managed] of this.#units) {
       if (managed.unit.ref.workspace !== workspace || releasing.includes(key)) continue;
       const active = this.#options.driver.status(key).filter(isActive).length;
-      const { cpu, memoryMiB } = managed.unit.workload.resources;
-      use = { containers: use.containers + active, cpu: use.cpu + active * cpu, memoryMiB: use.memoryMiB + active * memoryMiB };
+      use = addUse(use, useOf(managed.unit.workload.resources, active));
     }
     return use;
   }
@@ -269,14 +268,7 @@ export class Autoscaler implements UnitSupervisor {
   ): SvcError | null {
     const quota = this.#options.quotaOf?.(workspace) ?? null;
     if (quota === null) return null;
-    const adding = starting.reduce(
-      (sum, { workload, count }) => ({
-        containers: sum.containers + count,
-        cpu: sum.cpu + count * workload.resources.cpu,
-        memoryMiB: sum.memoryMiB + count * workload.resources.memoryMiB,
-      }),
-      { containers: 0, cpu: 0, memoryMiB: 0 },
-    );
+    const adding = starting.reduce((sum, { workload, count }) => addUse(sum, useOf(workload.resources, count)), NO_USE);
     return quotaExceeded(workspace, quota, this.quotaUse(workspace, releasing), adding, false);
   }
 
@@ -287,18 +279,9 @@ export class Autoscaler implements UnitSupervisor {
     const quota = this.#options.quotaOf?.(ref.workspace) ?? null;
     if (quota === null || wanted <= 0) return wanted;
     const used = this.quotaUse(ref.workspace);
-    const each = { containers: 1, cpu: workload.resources.cpu, memoryMiB: workload.resources.memoryMiB };
+    const each = useOf(workload.resources, 1);
     const fit = Math.min(wanted, containersThatFit(quota, used, each));
-    managed.quotaBlocked =
-      fit < wanted
-        ? quotaExceeded(
-            ref.workspace,
-            quota,
-            used,
-            { containers: wanted, cpu: wanted * each.cpu, memoryMiB: wanted * each.memoryMiB },
-            true,
-          )
-        : null;
+    managed.quotaBlocked = fit < wanted ? quotaExceeded(ref.workspace, quota, used, useOf(workload.resources, wanted), true) : null;
     if (fit < wanted) this.#log(managed, `${workload.name}: ${managed.quotaBlocked!.message}`);
     return fit;
   }

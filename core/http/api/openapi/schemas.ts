@@ -740,6 +740,7 @@ export const schemas: Readonly<Record<string, Schema>> = {
       containers: { type: 'integer', minimum: 0, description: 'Containers running at once, over every workload of the workspace.' },
       cpu: { type: 'number', minimum: 0, description: "Cores: the sum of the running containers' `cpu`." },
       memoryMiB: { type: 'integer', minimum: 0, description: "MiB: the sum of the running containers' `memory`." },
+      gpus: { type: 'integer', minimum: 0, description: "GPUs: the sum of the running containers' `gpu=` counts." },
     },
   },
   QuotaView: {
@@ -756,13 +757,14 @@ export const schemas: Readonly<Record<string, Schema>> = {
       },
       inUse: {
         type: 'object',
-        required: ['containers', 'cpu', 'memoryMiB'],
+        required: ['containers', 'cpu', 'memoryMiB', 'gpus'],
         additionalProperties: false,
         description: "What the workspace's running containers take now.",
         properties: {
           containers: { type: 'integer', minimum: 0 },
           cpu: { type: 'number', minimum: 0 },
           memoryMiB: { type: 'integer', minimum: 0 },
+          gpus: { type: 'integer', minimum: 0 },
         },
       },
     },
