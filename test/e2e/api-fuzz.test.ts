@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
-import { testConfig } from '../helpers/config.js';
+import { tempDir, testConfig } from '../helpers/config.js';
 import { testPython } from '../python/env.js';
 
 const run = promisify(execFile);
@@ -110,7 +110,10 @@ async function fuzz(url: string, token: string): Promise<void> {
   ];
   let output: string;
   try {
-    output = (await run(testPython, args, { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } })).stdout;
+    // In a folder of its own: schemathesis and Hypothesis keep their caches in the working directory.
+    output = (
+      await run(testPython, args, { cwd: tempDir('svc-fuzz-'), maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } })
+    ).stdout;
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; code?: number };
     assert.fail(`schemathesis exited ${failed.code}:\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
