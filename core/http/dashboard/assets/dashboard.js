@@ -52,16 +52,44 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
   });
 })();
 
+// Asks `url` again every `every` ms while the tab shows (and at once when it shows again), handing
+// each answer to `take`, which says what `state` reads now, or null to stop asking. A failed
+// answer stops it and says so. The maps and the charts below follow the server this way.
+function follow(url, accept, every, state, take) {
+  let timer = null;
+  let asking = false;
+  let stopped = false;
+  const ask = async () => {
+    timer = null;
+    if (stopped || document.hidden) return;
+    let said;
+    asking = true;
+    try {
+      const answer = await fetch(url, { credentials: 'same-origin', headers: { Accept: accept } });
+      if (!answer.ok) throw new Error(String(answer.status));
+      said = await take(answer);
+    } catch {
+      stopped = true;
+      state.textContent = 'Updates stopped (signed out, or the server is unreachable): reload the page.';
+      return;
+    } finally {
+      asking = false;
+    }
+    state.textContent = said.text;
+    if (said.stop) stopped = true;
+    else timer = setTimeout(ask, every);
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && timer === null && !asking && !stopped) void ask();
+  });
+  timer = setTimeout(ask, every);
+}
+
 // Live maps: while a map of the Calls page has not ended, ask for the maps every 2 s and update
 // their rows; stop once every map ended, and while the tab is hidden (ask again when it shows).
 (function followMaps() {
   const card = document.getElementById('maps-card');
   if (!card || !card.dataset.live || !window.fetch) return;
-  const state = document.getElementById('maps-state');
-  const EVERY_MS = 2000;
-  let timer = null;
-  let asking = false;
-  let stopped = false;
   const show = (map) => {
     const row = card.querySelector(`tr[data-map="${map.id}"]`);
     if (!row) return false;
@@ -77,35 +105,15 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
     bar.setAttribute('aria-label', `${settled} of ${map.inputs.received} inputs settled`);
     return true;
   };
-  const ask = async () => {
-    timer = null;
-    if (stopped || document.hidden) return;
-    let maps;
-    asking = true;
-    try {
-      const answer = await fetch(card.dataset.live, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-      if (!answer.ok) throw new Error(String(answer.status));
-      maps = (await answer.json()).maps;
-    } catch {
-      stopped = true;
-      state.textContent = 'Updates stopped (signed out, or the server is unreachable): reload the page.';
-      return;
-    } finally {
-      asking = false;
-    }
+  follow(card.dataset.live, 'application/json', 2000, document.getElementById('maps-state'), async (answer) => {
+    const { maps } = await answer.json();
     const unseen = maps.filter((map) => !show(map)).length;
-    if (maps.every((map) => map.ended)) {
-      stopped = true;
-      state.textContent = 'Every map has ended.';
-      return;
-    }
-    state.textContent = `Following: the counts change as the inputs run.${unseen > 0 ? ' A new map started: reload to see it.' : ''}`;
-    timer = setTimeout(ask, EVERY_MS);
-  };
-  document.addEventListener('visibilitychange', () => {
-    if (!document.hidden && timer === null && !asking && !stopped) void ask();
+    if (maps.every((map) => map.ended)) return { text: 'Every map has ended.', stop: true };
+    return {
+      text: `Following: the counts change as the inputs run.${unseen > 0 ? ' A new map started: reload to see it.' : ''}`,
+      stop: false,
+    };
   });
-  timer = setTimeout(ask, EVERY_MS);
 })();
 
 // Live charts: every data-every ms, ask the server for a workload's charts again (the same HTML
@@ -116,31 +124,10 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
   const state = document.getElementById('charts-state');
   const every = Number(box.dataset.every) || 10000;
   const following = `One point a minute, as this server counted them; updated every ${every / 1000} s.`;
-  let timer = null;
-  let asking = false;
-  let stopped = false;
-  const ask = async () => {
-    timer = null;
-    if (stopped || document.hidden) return;
-    asking = true;
-    try {
-      const answer = await fetch(box.dataset.live, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
-      if (!answer.ok) throw new Error(String(answer.status));
-      const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html');
-      box.replaceChildren(...fresh.body.childNodes);
-    } catch {
-      stopped = true;
-      state.textContent = 'Updates stopped (signed out, or the server is unreachable): reload the page.';
-      return;
-    } finally {
-      asking = false;
-    }
-    state.textContent = following;
-    timer = setTimeout(ask, every);
-  };
-  document.addEventListener('visibilitychange', () => {
-    if (!document.hidden && timer === null && !asking && !stopped) void ask();
-  });
   state.textContent = following;
-  timer = setTimeout(ask, every);
+  follow(box.dataset.live, 'text/html', every, state, async (answer) => {
+    const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html');
+    box.replaceChildren(...fresh.body.childNodes);
+    return { text: following, stop: false };
+  });
 })();
