@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
@@ -11,6 +12,7 @@ import { capture } from '../cli/fixture.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { loadManifest } from '../helpers/fixture-manifests.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
 import { upload } from './api-lifecycle-helpers.js';
 import { bundleOfFolder } from './run-helpers.js';
 
@@ -103,6 +105,23 @@ describe('svc server backup and restore (embedded platform)', function () {
     );
   });
 
+  it('says disk_full when the backup does not fit where it goes, leaving no part of it there', async function () {
+    const disk = mountTmpfs('1m');
+    if (disk === null) return this.skip();
+    try {
+      try {
+        execFileSync('dd', ['if=/dev/zero', `of=${path.join(disk.dir, 'filler')}`, 'bs=64k'], { stdio: 'ignore' });
+      } catch {
+        // dd stops at "No space left on device": full.
+      }
+      const target = path.join(disk.dir, 'svc.tar.gz');
+      await assert.rejects(serverBackup(capture().context, target, { 'data-dir': dataDir }), { code: 'disk_full' });
+      assert.deepEqual(readdirSync(disk.dir), ['filler'], 'no backup and no partial file');
+    } finally {
+      disk.unmount();
+    }
+  });
+
   it('restores into an empty data dir: a server started there serves the app with its secrets, and the token works', async () => {
     await platform!.close();
     platform = undefined;
@@ -143,6 +162,25 @@ describe('svc server backup and restore (embedded platform)', function () {
       secretsKey: false,
     });
     const cases: [string, Buffer, RegExp][] = [
+      [
+        'a manifest without what backup writes in it',
+        await archive([{ name: 'svc-backup.json', body: JSON.stringify({ format: 1, svcVersion: '0.1.0' }) }]),
+        /lacks fields svc server backup writes/,
+      ],
+      [
+        'a format that is no whole number',
+        await archive([{ name: 'svc-backup.json', body: manifest.replace('"format":1', '"format":-0.5') }]),
+        /has no format \(a whole number from 1\)/,
+      ],
+      [
+        'two secrets keys',
+        await archive([
+          { name: 'svc-backup.json', body: manifest },
+          { name: 'secrets.key', body: 'a' },
+          { name: 'secrets.key', body: 'b' },
+        ]),
+        /holds two secrets keys/,
+      ],
       [
         'a name svc never writes',
         await archive([

@@ -51,15 +51,37 @@ export function parseManifest(text: string, file: string): BackupManifest {
   } catch {
     throw notABackup(file, `its ${MANIFEST_ENTRY} is not JSON`);
   }
-  if (typeof value !== 'object' || value === null || typeof value.format !== 'number' || typeof value.svcVersion !== 'string')
-    throw notABackup(file, `its ${MANIFEST_ENTRY} has no format and svcVersion`);
-  if (value.format > BACKUP_FORMAT) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    !Number.isInteger(value.format) ||
+    value.format! < 1 ||
+    typeof value.svcVersion !== 'string'
+  )
+    throw notABackup(file, `its ${MANIFEST_ENTRY} has no format (a whole number from 1) and svcVersion`);
+  if (value.format! > BACKUP_FORMAT) {
     throw new SvcError(
       'conflict',
       `${file} was made by svc ${value.svcVersion} in backup format ${value.format}; this svc reads format ${BACKUP_FORMAT} and earlier.`,
       { hint: `Restore it with svc ${value.svcVersion} or later.` },
     );
   }
+  // What the restore reports: all of it, as backup writes it, before anything is installed.
+  const keys = value.keys as unknown;
+  const wellFormed =
+    Number.isInteger(value.stateIndex) &&
+    typeof value.createdAt === 'string' &&
+    Number.isInteger(value.bundles) &&
+    typeof value.secretsKey === 'boolean' &&
+    typeof keys === 'object' &&
+    keys !== null &&
+    !Array.isArray(keys) &&
+    Object.values(keys).every((count) => Number.isInteger(count));
+  if (!wellFormed)
+    throw notABackup(
+      file,
+      `its ${MANIFEST_ENTRY} lacks fields svc server backup writes (stateIndex, createdAt, keys, bundles, secretsKey)`,
+    );
   return value as BackupManifest;
 }
 

@@ -13,6 +13,7 @@ import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { SvcError } from '../../model/errors.js';
 import { svcVersion } from '../../model/paths.js';
+import { asDiskFull } from '../../infra/files/disk-full.js';
 import { syncDirectory } from '../../infra/state/fs-sync.js';
 import { snapshotState } from '../../infra/state/snapshot.js';
 import { KEY_FILE_NAME } from '../secrets/key-source.js';
@@ -66,20 +67,28 @@ export async function makeBackup(options: BackupOptions): Promise<BackupSummary>
   await mkdir(path.dirname(file), { recursive: true });
   const partial = `${file}.partial-${process.pid}`;
   const pack = tar.pack();
+  // The file's own failure (a folder svc may not write, a disk that fills up) is the one to tell; it
+  // also stops the entries being added, which would otherwise wait on a pack nobody reads.
+  let writeFailure: unknown = null;
+  const written = pipeline(pack, createGzip(), createWriteStream(partial, { flags: 'wx', mode: 0o600 })).catch((error: unknown) => {
+    writeFailure = error;
+    pack.destroy(error as Error);
+  });
   try {
-    const written = pipeline(pack, createGzip(), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
     await add(pack, MANIFEST_ENTRY, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
     await add(pack, STATE_ENTRY, snapshot.bytes);
     for (const name of bundles) await addFile(pack, `bundles/${name}`, path.join(bundleDir, name));
     if (withKey) await addFile(pack, KEY_ENTRY, keyFile);
     pack.finalize();
     await written;
+    if (writeFailure !== null) throw writeFailure;
     const synced = await open(partial, 'r');
     await synced.sync().finally(() => synced.close());
   } catch (error) {
     pack.destroy();
+    await written;
     await rm(partial, { force: true });
-    throw error;
+    throw await asDiskFull(writeFailure ?? error, partial);
   }
   await rename(partial, file);
   await syncDirectory(path.dirname(file));

@@ -6,7 +6,7 @@
  * have needed), and a data dir that has state is never touched.
  */
 import { createReadStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -68,6 +68,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
   if (manifest === null) throw notABackup(file, 'it is empty');
   if (state === null) throw notABackup(file, 'it holds no state log');
   if (keyText !== null) {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     // `wx`: a key already in the folder is never replaced.
     await writeFile(path.join(dataDir, KEY_FILE_NAME), keyText, { mode: 0o600, flag: 'wx' }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -110,6 +111,7 @@ async function readEntries(extract: tar.Extract, file: string, bundles: BundleSt
         state = await collect(bytes, MAX_STATE_BYTES, name, file);
         break;
       case 'key':
+        if (keyText !== null) throw notABackup(file, 'it holds two secrets keys');
         keyText = await collect(bytes, MAX_SMALL_BYTES, name, file);
         break;
       case 'bundle':
