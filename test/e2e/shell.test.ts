@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import path from 'node:path';
+import WebSocket from 'ws';
 import { shell } from '../../cli/commands/shell.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
@@ -85,6 +87,20 @@ describe('svc shell (embedded platform)', function () {
       lines.some((line) => /^terminal by .*: \["sh","-c",/.test(line.text)),
       'who opened it, and what',
     );
+  });
+
+  it('closes a terminal whose client breaks the WebSocket protocol, and goes on serving', async () => {
+    const id = await helloContainer();
+    const socket = new WebSocket(`${platform.url.replace(/^http/, 'ws')}/api/v1/containers/${id}/terminal?command=sh`, {
+      headers: { Authorization: `Bearer ${owner}` },
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.on('error', () => {}); // the client side of the break: not what is tested
+    // A text frame the client did not mask (RFC 6455 §5.1): svc must end this session, not itself.
+    (socket as unknown as { _socket: Socket })._socket.write(Buffer.from([0x81, 0x01, 0x61]));
+    assert.equal(await closed, 1002, 'closed as a protocol error');
+    assert.equal((await call('GET', '/api/v1/whoami', { token: owner })).status, 200, 'the server is up');
   });
 
   it('refuses members, other workspaces, bad sizes and a missing target, opening nothing', async () => {

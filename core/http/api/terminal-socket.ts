@@ -50,7 +50,8 @@ export interface TerminalSockets {
 }
 
 export function createTerminalSockets(services: TerminalServices): TerminalSockets {
-  const server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // Keystrokes, pastes and sizes: a message of 1 MiB is far past any of them (larger ones close with 1009).
+  const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 });
   const open = new Set<WebSocket>();
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -163,6 +164,8 @@ export function terminalRequest(query: URLSearchParams): TerminalRequest {
 
 /** Bytes both ways, sizes in, the exit out; either side ending ends the other. */
 function relay(client: WebSocket, session: TerminalSession, target: Target): void {
+  // A frame that breaks RFC 6455 is an 'error' (then the close below): with no listener it would end svc.
+  client.on('error', () => client.terminate());
   const output = session.output;
   output.on('data', (chunk: Buffer) => {
     client.send(chunk, { binary: true }, () => {

@@ -6,6 +6,7 @@
  * sizes go to it as JSON lines on a fourth pipe.
  */
 import { PassThrough, type Writable } from 'node:stream';
+import { constants } from 'node:os';
 import path from 'node:path';
 import { sdkPythonPath } from '../../../model/paths.js';
 import type { TerminalRequest, TerminalSession } from '../types.js';
@@ -41,7 +42,8 @@ export function terminalIn(container: Container, request: TerminalRequest, gpus:
   for (const stream of [child.stdin!, control]) stream.on('error', () => {});
   const exited = new Promise<number>((resolve) => {
     child.once('error', () => resolve(127));
-    child.once('close', (code, signal) => resolve(code ?? 128 + (signal === 'SIGKILL' ? 9 : 1)));
+    // Killed by a signal: 128 + its number, as a shell says it (SIGTERM 143, SIGKILL 137).
+    child.once('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 1 : (constants.signals[signal] ?? 1))));
   });
   return {
     output,

@@ -58,12 +58,15 @@ function openExec(
       for (const text of queued.splice(0)) socket.send(text);
     });
     socket.on('message', (data: Buffer) => {
-      const frame = JSON.parse(data.toString('utf8')) as {
-        stdout?: { data?: string };
-        stderr?: { data?: string };
-        exited?: boolean;
-        result?: { exit_code?: number };
-      };
+      let frame: { stdout?: { data?: string }; stderr?: { data?: string }; exited?: boolean; result?: { exit_code?: number } };
+      try {
+        frame = JSON.parse(data.toString('utf8')) as typeof frame;
+      } catch {
+        // Not Nomad's exec protocol: end the exec (a throw here would leave the emitter, and end svc).
+        reject(new SvcError('bad_request', `Nomad's exec into ${target.allocId} sent a frame that is not JSON.`));
+        socket.terminate();
+        return;
+      }
       if (frame.stdout?.data) onOutput('stdout', Buffer.from(frame.stdout.data, 'base64'));
       if (frame.stderr?.data) onOutput('stderr', Buffer.from(frame.stderr.data, 'base64'));
       if (frame.exited) {
