@@ -8,6 +8,7 @@ import { svcVersion } from '../core/model/paths.js';
 import type { CommandContext } from './context.js';
 import { declareCommand } from './flags.js';
 import { printError } from './output.js';
+import { SvcError } from '../core/model/errors.js';
 
 export const prog = sade('svc').version(svcVersion);
 
@@ -24,6 +25,18 @@ async function run(command: (context: CommandContext) => Promise<unknown>, optio
 function text(value: unknown): string | undefined {
   if (value === undefined || value === null || value === true || value === false) return undefined;
   return Array.isArray(value) ? String(value.at(-1)) : String(value);
+}
+
+/**
+ * The value of a flag that takes one, or undefined when it is left out; `usage_invalid` when it is
+ * given without a value (`--data-dir` last on the line): dropping it quietly would change what the
+ * command does (a quota bound cleared, the default data dir restored into).
+ */
+function flagValue(flags: Flags, name: string): string | undefined {
+  if (flags[name] === true) {
+    throw new SvcError('usage_invalid', `--${name} needs a value, as in --${name}=<value>.`);
+  }
+  return text(flags[name]);
 }
 
 declareCommand(prog, 'serve [app_or_module]', {
@@ -103,8 +116,8 @@ declareCommand(prog, 'server backup <file>', {
   action: (file: string, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/server-backup.js')).serverBackup(context, String(file), {
-        'data-dir': text(flags['data-dir']),
-        config: text(flags.config),
+        'data-dir': flagValue(flags, 'data-dir'),
+        config: flagValue(flags, 'config'),
         'with-secrets-key': flags['with-secrets-key'] === true,
       }),
     ),
@@ -118,8 +131,8 @@ declareCommand(prog, 'server restore <file>', {
   action: (file: string, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/server-backup.js')).serverRestore(context, String(file), {
-        'data-dir': text(flags['data-dir']),
-        config: text(flags.config),
+        'data-dir': flagValue(flags, 'data-dir'),
+        config: flagValue(flags, 'config'),
       }),
     ),
 });
@@ -228,10 +241,10 @@ declareCommand(prog, 'workspace quota [workspace]', {
   action: (workspace: string | undefined, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/workspace.js')).workspaceQuota(context, workspace === undefined ? undefined : String(workspace), {
-        ...(text(flags.containers) === undefined ? {} : { containers: text(flags.containers) }),
-        ...(text(flags.cpu) === undefined ? {} : { cpu: text(flags.cpu) }),
-        ...(text(flags.memory) === undefined ? {} : { memory: text(flags.memory) }),
-        ...(text(flags.gpus) === undefined ? {} : { gpus: text(flags.gpus) }),
+        ...(flags.containers === undefined ? {} : { containers: flagValue(flags, 'containers') }),
+        ...(flags.cpu === undefined ? {} : { cpu: flagValue(flags, 'cpu') }),
+        ...(flags.memory === undefined ? {} : { memory: flagValue(flags, 'memory') }),
+        ...(flags.gpus === undefined ? {} : { gpus: flagValue(flags, 'gpus') }),
         clear: flags.clear === true,
         json: flags.json === true,
       }),

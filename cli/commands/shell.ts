@@ -14,6 +14,7 @@ import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { parseDeployTarget } from '../names.js';
 import { uploadCode } from './upload-code.js';
+import { TERMINAL_SIZE } from '../../core/infra/scheduler/types.js';
 
 export interface ShellFlags {
   /** A running container's id (`svc container list`), in place of a target. */
@@ -121,7 +122,7 @@ function openTerminal(
   argv: readonly string[],
   terminal: ShellTerminal,
 ): Promise<number> {
-  const { rows, cols } = terminal.size();
+  const { rows, cols } = fitted(terminal.size());
   const query = new URLSearchParams({ rows: String(rows), cols: String(cols), term: terminal.term });
   for (const word of argv) query.append('command', word);
   const url = `${client.server.replace(/^http/, 'ws')}${path}?${query}`;
@@ -147,7 +148,7 @@ function openTerminal(
       restore = terminal.raw();
       terminal.input.on('data', type);
       terminal.input.resume();
-      stopResizing = terminal.onResize(() => socket.send(JSON.stringify({ type: 'resize', ...terminal.size() })));
+      stopResizing = terminal.onResize(() => socket.send(JSON.stringify({ type: 'resize', ...fitted(terminal.size()) })));
     });
     socket.on('message', (data: Buffer, binary: boolean) => {
       if (binary) return void terminal.output.write(data);
@@ -185,4 +186,10 @@ function processTerminal(): ShellTerminal {
     },
     term: process.env.TERM || 'xterm-256color',
   };
+}
+
+/** The server takes terminals of 1 to 1000 rows and columns: a larger window is told the largest, not refused. */
+function fitted(size: { rows: number; cols: number }): { rows: number; cols: number } {
+  const within = (n: number) => Math.min(TERMINAL_SIZE.max, Math.max(TERMINAL_SIZE.min, Math.floor(n) || TERMINAL_SIZE.min));
+  return { rows: within(size.rows), cols: within(size.cols) };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -148,6 +148,16 @@ describe('svc server backup and restore (embedded platform)', function () {
       /already holds svc's state: a restore goes into an empty data dir/,
     );
     assert.equal(createHash('sha256').update(readFileSync(log)).digest('hex'), before);
+  });
+
+  it('refuses --data-dir without a value on the command line, instead of restoring into the default data dir', () => {
+    const cli = path.join(packageRoot, 'dist', 'cli', 'index.js');
+    const ran = spawnSync(process.execPath, [cli, 'server', 'restore', backup, '--data-dir'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    assert.equal(ran.status, 1);
+    assert.match(ran.stderr, /--data-dir needs a value, as in --data-dir=<value>\./);
   });
 
   it('refuses archives svc did not write as they are, leaving no store behind', async () => {

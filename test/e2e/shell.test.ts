@@ -118,11 +118,19 @@ describe('svc shell (embedded platform)', function () {
       shell(capture({ env: { ...env(), SVC_TOKEN: other } }).context, undefined, [], { container: id }, term.terminal),
     );
     assert.equal(elsewhere.code, 'not_found', "another workspace's container is an unknown one");
+    // The server refuses a terminal past 1000 rows; the CLI fits a larger window into it instead.
+    const refusedStatus = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`${platform.url.replace(/^http/, 'ws')}/api/v1/containers/${id}/terminal?rows=5000&cols=80`, {
+        headers: { Authorization: `Bearer ${owner}` },
+      });
+      socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.once('open', () => reject(new Error('a terminal of 5000 rows was opened')));
+      socket.once('error', () => {});
+    });
+    assert.equal(refusedStatus, 400);
     const huge = testTerminal(5000, 80);
-    assert.equal(
-      (await rejectsWith(shell(capture({ env: env() }).context, undefined, [], { container: id }, huge.terminal))).code,
-      'bad_request',
-    );
+    assert.equal(await shell(capture({ env: env() }).context, undefined, ['sh', '-c', 'stty size'], { container: id }, huge.terminal), 0);
+    assert.match(huge.screen(), /^1000 80\r?$/m);
     assert.equal((await rejectsWith(shell(capture({ env: env() }).context, undefined, [], {}, term.terminal))).code, 'usage_invalid');
     const notWorkload = await rejectsWith(
       shell(capture({ env: env(), cwd: packageRoot }).context, 'test/fixtures/secrets/app.py::nope', [], {}, term.terminal),

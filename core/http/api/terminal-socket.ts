@@ -21,9 +21,10 @@ import { apiPrincipal } from './authenticate.js';
 import { requireContainer } from './containers.js';
 import { roleOf } from './role.js';
 import type { ApiServices } from './types.js';
+import { TERMINAL_SIZE } from '../../infra/scheduler/types.js';
 
 const PATH = new RegExp(`^/api/v1/(containers/([A-Za-z0-9._-]{1,128})|runs/(${RUN_ID_SOURCE}))/terminal$`);
-const SIZE = { min: 1, max: 1000 } as const;
+const SIZE = TERMINAL_SIZE;
 const TERM = /^[A-Za-z0-9._+-]{1,64}$/;
 const MAX_ARGS = 256;
 const MAX_ARG_CHARS = 4096;

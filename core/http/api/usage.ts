@@ -66,7 +66,8 @@ export const usageRoutes: readonly ApiRoute[] = [
     async handle({ principal, query }, services) {
       const hours = sinceHours(query.get('since') ?? '7d');
       if (hours === null) throw sinceRefused(query.get('since') ?? undefined);
-      const by = (query.get('by') ?? 'workload') as UsageGrouping;
+      // An empty by= is the default, as an absent one (the parameter's check passes it as absent).
+      const by = (query.get('by') || 'workload') as UsageGrouping;
       const since = hourOf(Date.now() - (hours - 1) * 3_600_000);
       const prices = services.usagePrices;
       const { rows, total } = sumUsage(await usageHours(services.controlPlane.store, principal.workspace, since), by, prices);

@@ -80,7 +80,7 @@ export class QuotaBook {
     const quota = checkQuota(raw, 'the quota');
     if ('problem' in quota) {
       throw new SvcError('bad_request', `${quota.problem}.`, {
-        hint: 'Give --containers (a count), --cpu (cores) and --memory (MiB), each 0 or more; leave out what has no bound.',
+        hint: 'Give --containers (a count), --cpu (cores), --memory (MiB) and --gpus (a count), each 0 or more; leave out what has no bound.',
       });
     }
     await putJson(this.#store, `${PREFIX}${workspace}`, quota);
