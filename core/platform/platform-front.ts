@@ -21,7 +21,6 @@ import { createListeners, type Listeners } from '../traffic/gateway/listeners.js
 import type { Certificates } from '../traffic/gateway/tls/certificates.js';
 import type { AcmeCertificates } from '../traffic/gateway/tls/acme.js';
 import { createWebSocketBridge, type WebSocketBridge } from '../traffic/gateway/websocket-bridge.js';
-import { skipWireBytes } from '../traffic/gateway/wire-bytes.js';
 import type { DeploymentLogs } from '../infra/logs/deployment-logs.js';
 import { metricsRoute } from '../http/metrics/metrics-route.js';
 import { gpuReading, unitReadings } from '../traffic/gateway/unit-readings.js';
@@ -77,11 +76,7 @@ export function buildFront(wiring: Wiring, needs: FrontNeeds): Front {
     report,
     metrics,
     maxBodyBytes: config.maxBodyBytes,
-    platformRoutes: (ctx, next) => {
-      const socket = ctx.req.socket;
-      ctx.res.once('close', () => skipWireBytes(socket));
-      return healthRoute(ctx, () => metricsPage(ctx, () => api(ctx, next)));
-    },
+    platformRoutes: (ctx, next) => healthRoute(ctx, () => metricsPage(ctx, () => api(ctx, next))),
     rawPlatformRoute: createCallRoute(
       { runs: workloads.runs, plugins, maxCallBytes: config.maxBodyBytes },
       { report, trustProxy: config.trustProxy },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { usage } from '../../cli/commands/usage.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { capture } from '../cli/fixture.js';
@@ -80,6 +81,42 @@ describe('svc usage (embedded platform)', function () {
       byDay.json.rows.map((r: { key: string }) => r.key),
       [new Date().toISOString().slice(0, 10)],
     );
+  });
+
+  it('bills a workload request only for its own bytes, not for an API call before it on the same connection', async () => {
+    const url = (await call('GET', '/api/v1/apps/life', { token: owner })).json.deployments.find(
+      (d: { workload: string }) => d.workload === 'hello',
+    ).urls.path as string;
+    const bytesIn = async () => {
+      await platform.usage.sample();
+      const used = await call('GET', '/api/v1/usage?since=24h', { token: owner });
+      return used.json.rows.find((r: { key: string }) => r.key === 'life/hello').bytesIn as number;
+    };
+    const before = await bytesIn();
+    // One kept-alive connection: a call of 256 KiB to the raw call route (a run that is not there), then the workload.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, target: string, body?: Buffer) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          target,
+          {
+            method,
+            agent,
+            headers: { Authorization: `Bearer ${owner}`, ...(body ? { 'Content-Type': 'application/vnd.svc.call+pickle' } : {}) },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode ?? 0));
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+    assert.equal(await send('POST', `${platform.url}/api/v1/runs/run-0000000000000000/calls`, Buffer.alloc(256 * 1024, 1)), 404);
+    assert.equal(await send('GET', url), 200);
+    agent.destroy();
+    const billed = (await bytesIn()) - before;
+    assert.ok(billed > 0 && billed < 16 * 1024, `the workload request was billed ${billed} bytes in`);
   });
 
   it('refuses a bad range or grouping, and shows another workspace nothing', async () => {

@@ -15,6 +15,7 @@ import type { RouteTable } from './route-table.js';
 import type { GatewayState, RawRoute } from './types.js';
 import type { Deferral } from './deferred.js';
 import { createWorkloadHandler } from './workload-handler.js';
+import { skipWireBytes } from './wire-bytes.js';
 
 export { DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 
@@ -73,12 +74,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const { routes, upstreams, admission, plugins, report, staleSince, rawPlatformRoute } = options;
   const koa = app.callback();
-  const fallback: RequestListener =
-    rawPlatformRoute === undefined
-      ? koa
-      : (req, res) => {
-          if (!rawPlatformRoute(req, res)) void koa(req, res);
-        };
+  // Whatever no workload answers (the API, the raw call route, the dashboard, unknown URLs) moves the
+  // connection's byte marks past itself when it ends: the next workload request on it is billed only for its own.
+  // A body nobody read is read by Node after the answer (to reuse the connection): its end moves them too.
+  const fallback: RequestListener = (req, res) => {
+    const socket = req.socket;
+    const skip = () => skipWireBytes(socket);
+    res.once('close', skip);
+    req.once('end', skip);
+    if (rawPlatformRoute === undefined || !rawPlatformRoute(req, res)) void koa(req, res);
+  };
   return {
     handleRequest: createWorkloadHandler(
       {
