@@ -129,9 +129,10 @@ export interface ExecOutcome {
   readonly stderr: string;
 }
 
-/** A program to run on a terminal of its own inside a container (`svc shell`): its argv (empty: a shell) and the terminal's size. */
 /** The rows and columns a terminal may have: the server refuses others, the CLI fits a window into them. */
 export const TERMINAL_SIZE = { min: 1, max: 1000 } as const;
+
+/** A program to run on a terminal of its own inside a container (`svc shell`): its argv (empty: a shell) and the terminal's size. */
 
 export interface TerminalRequest {
   readonly argv: readonly string[];

@@ -102,9 +102,12 @@ export class ReplicaSync {
       )?.unit;
   }
 
-  /** True once this replica took over with a copy of the leader's routes, which serve during its restore. */
+  /**
+   * True while a copy of the leader's routes serves here: a follower's synced copy, kept through the
+   * election it wins (before stopFollowing() even ran) and the restore that follows. /_svc/ready asks
+   * it only while this replica is starting.
+   */
   tookOverWithCopy(): boolean {
-    // Also in the moment between winning the election and stopFollowing(): the copy serves already.
     return this.#tookOverWithCopy || this.synced();
   }
 

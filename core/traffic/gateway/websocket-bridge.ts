@@ -45,7 +45,8 @@ const FORWARDED = ['cookie', 'origin', 'user-agent', 'accept-language'];
  */
 const CLIENT_DEFLATE = {
   threshold: 1024,
-  // No context kept between messages, either way: a zlib state per open socket would cost ~300 KB each.
+  // Each message compressed on its own, both ways: neither end keeps a 32 KiB window of earlier messages
+  // (small clients can take it). ws still keeps a socket's zlib stream, once used, until the socket closes.
   serverNoContextTakeover: true,
   clientNoContextTakeover: true,
 } as const;

@@ -8,9 +8,10 @@ import { type ChildProcess, type ChildProcessByStdio, spawn, type StdioOptions }
 import type { Readable } from 'node:stream';
 import path from 'node:path';
 import { SvcError } from '../../../model/errors.js';
-import { EXEC_OUTPUT_BYTES, type ExecOutcome, type ExecRequest } from '../types.js';
+import type { ExecOutcome, ExecRequest } from '../types.js';
 import type { Container } from './container.js';
 import { runtimeEnv } from './runtime-command.js';
+import { ExecOutput } from '../exec-output.js';
 
 /**
  * Spawns `argv` inside the running container: the shell joins the container's cgroup first (its own pid),
@@ -50,16 +51,8 @@ export function execIn(container: Container, request: ExecRequest, gpus: Readonl
     return Promise.reject(error);
   }
   return new Promise((resolve, reject) => {
-    const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], bytes: { stdout: 0, stderr: 0 }, truncated: false };
-    for (const name of ['stdout', 'stderr'] as const) {
-      child[name].on('data', (chunk: Buffer) => {
-        const room = EXEC_OUTPUT_BYTES - out.bytes[name];
-        if (room <= 0) return void (out.truncated = true);
-        if (chunk.length > room) out.truncated = true;
-        out[name].push(chunk.subarray(0, room));
-        out.bytes[name] += Math.min(chunk.length, room);
-      });
-    }
+    const out = new ExecOutput();
+    for (const name of ['stdout', 'stderr'] as const) child[name].on('data', (chunk: Buffer) => out.add(name, chunk));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -71,14 +64,7 @@ export function execIn(container: Container, request: ExecRequest, gpus: Readonl
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({
-        exitCode: code,
-        signal,
-        timedOut,
-        truncated: out.truncated,
-        stdout: Buffer.concat(out.stdout).toString('utf8'),
-        stderr: Buffer.concat(out.stderr).toString('utf8'),
-      });
+      resolve(out.outcome(code, signal, timedOut));
     });
   });
 }

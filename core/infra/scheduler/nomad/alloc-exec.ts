@@ -13,8 +13,9 @@
 import { PassThrough } from 'node:stream';
 import type WebSocket from 'ws';
 import { SvcError } from '../../../model/errors.js';
-import { EXEC_OUTPUT_BYTES, type ExecOutcome, type ExecRequest, type TerminalRequest, type TerminalSession } from '../types.js';
+import type { ExecOutcome, ExecRequest, TerminalRequest, TerminalSession } from '../types.js';
 import type { NomadClient } from './client.js';
+import { ExecOutput } from '../exec-output.js';
 
 const HEARTBEAT_MS = 10_000;
 /** Into the code's folder when the task has one, then the command; without one, the task's shell. */
@@ -102,14 +103,8 @@ function openExec(
 
 /** Runs `request.argv` to its end (or its time-out) and answers what it wrote, each stream up to the bound. */
 export async function allocExec(client: NomadClient, target: ExecTarget, request: ExecRequest): Promise<ExecOutcome> {
-  const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], bytes: { stdout: 0, stderr: 0 }, truncated: false };
-  const stream = openExec(client, target, request.argv, null, (name, data) => {
-    const room = EXEC_OUTPUT_BYTES - out.bytes[name];
-    if (data.length > room) out.truncated = true;
-    if (room <= 0) return;
-    out[name].push(data.subarray(0, room));
-    out.bytes[name] += Math.min(data.length, room);
-  });
+  const out = new ExecOutput();
+  const stream = openExec(client, target, request.argv, null, (name, data) => out.add(name, data));
   stream.send({ stdin: { close: true } });
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -124,14 +119,7 @@ export async function allocExec(client: NomadClient, target: ExecTarget, request
   } finally {
     clearTimeout(timer);
   }
-  return {
-    exitCode,
-    signal: timedOut ? 'SIGKILL' : null,
-    timedOut,
-    truncated: out.truncated,
-    stdout: Buffer.concat(out.stdout).toString('utf8'),
-    stderr: Buffer.concat(out.stderr).toString('utf8'),
-  };
+  return out.outcome(exitCode, timedOut ? 'SIGKILL' : null, timedOut);
 }
 
 /** A program on a terminal Nomad opens in the task (`tty=true`): keys, sizes and the exit pass through. */
