@@ -175,6 +175,8 @@ describe('workspace quotas (embedded platform)', function () {
     const bad = await call('PUT', '/api/v1/workspaces/default/quota', { token: owner, json: { containers: -1 } });
     assert.equal(bad.status, 400, bad.text);
     assert.equal((await call('PUT', '/api/v1/workspaces/nope/quota', { token: owner, json: { containers: 1 } })).status, 404);
+    const misnamed = await call('PUT', '/api/v1/workspaces/Not_A_Name/quota', { token: owner, json: { containers: 1 } });
+    assert.deepEqual([misnamed.status, misnamed.json.error.code], [422, 'name_invalid']);
     assert.equal((await rejectsWith(workspaceQuota(capture({ env }).context, 'default', { cpu: 'lots' }))).code, 'usage_invalid');
     assert.deepEqual(
       (await call('GET', '/api/v1/workspace/quota', { token: member })).json.quota,

@@ -131,6 +131,11 @@ describe('svc shell (embedded platform)', function () {
     const huge = testTerminal(5000, 80);
     assert.equal(await shell(capture({ env: env() }).context, undefined, ['sh', '-c', 'stty size'], { container: id }, huge.terminal), 0);
     assert.match(huge.screen(), /^1000 80\r?$/m);
+    // An empty word is a word, as exec takes it: sh -c '' runs nothing and ends with 0.
+    assert.equal(
+      await shell(capture({ env: env() }).context, undefined, ['sh', '-c', ''], { container: id }, testTerminal(24, 80).terminal),
+      0,
+    );
     assert.equal((await rejectsWith(shell(capture({ env: env() }).context, undefined, [], {}, term.terminal))).code, 'usage_invalid');
     const notWorkload = await rejectsWith(
       shell(capture({ env: env(), cwd: packageRoot }).context, 'test/fixtures/secrets/app.py::nope', [], {}, term.terminal),

@@ -13,6 +13,7 @@ import { answer, error, json, listOf, ref } from './openapi/shared.js';
 import { roleOf } from './role.js';
 import type { Parameter } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
+import { COMMAND_WORDS } from '../../infra/scheduler/types.js';
 
 export interface ContainerView {
   readonly id: string;
@@ -176,8 +177,8 @@ export const containerRoutes: readonly ApiRoute[] = [
             command: {
               type: 'array',
               minItems: 1,
-              maxItems: 256,
-              items: { type: 'string', maxLength: 4096 },
+              maxItems: COMMAND_WORDS.max,
+              items: { type: 'string', maxLength: COMMAND_WORDS.maxChars },
               description: 'The argv: ["ps", "aux"].',
             },
             timeoutSeconds: { type: 'integer', minimum: 1, maximum: 600, description: 'Killed past it (default 60).' },

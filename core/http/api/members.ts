@@ -18,7 +18,7 @@ const ACCOUNT_ID: Parameter = {
   // An id that no account can have is a member the workspace does not have.
   refusal: { code: 'not_found', refuse: (id, { workspace }) => noSuchMember(workspace!, id) },
 };
-const WORKSPACE_NAME: Parameter = {
+export const WORKSPACE_NAME: Parameter = {
   name: 'name',
   in: 'path',
   required: true,

@@ -6,16 +6,11 @@
 import { SvcError } from '../../model/errors.js';
 import { QUOTA_KEYS } from '../../model/quotas.js';
 import { answer, BAD_JSON_BODY, error, json, NAME_INVALID, ref } from './openapi/shared.js';
-import type { Parameter } from './openapi/types.js';
+import { WORKSPACE_NAME } from './members.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
-const WORKSPACE: Parameter = {
-  name: 'name',
-  in: 'path',
-  required: true,
-  schema: { type: 'string' },
-  description: "The workspace's name.",
-};
+// The same name rule as every route of /workspaces/:name: a name no workspace can have is name_invalid (422).
+const WORKSPACE = WORKSPACE_NAME;
 
 const NOT_OPERATOR = error("`not_operator`: the caller is not the server's operator.");
 

@@ -21,13 +21,11 @@ import { apiPrincipal } from './authenticate.js';
 import { requireContainer } from './containers.js';
 import { roleOf } from './role.js';
 import type { ApiServices } from './types.js';
-import { TERMINAL_SIZE } from '../../infra/scheduler/types.js';
+import { COMMAND_WORDS, TERMINAL_SIZE } from '../../infra/scheduler/types.js';
 
 const PATH = new RegExp(`^/api/v1/(containers/([A-Za-z0-9._-]{1,128})|runs/(${RUN_ID_SOURCE}))/terminal$`);
 const SIZE = TERMINAL_SIZE;
 const TERM = /^[A-Za-z0-9._+-]{1,64}$/;
-const MAX_ARGS = 256;
-const MAX_ARG_CHARS = 4096;
 /** Output waiting to reach a slow client: past it the program's output is paused (it blocks, as on a slow terminal). */
 const HIGH_WATER_BYTES = 1024 * 1024;
 const PING_INTERVAL_MS = 30_000;
@@ -138,10 +136,15 @@ function targetOf(services: TerminalServices, workspace: string, path: RegExpExe
 /** The program and the terminal the query asks for; `bad_request` naming the parameter otherwise. */
 export function terminalRequest(query: URLSearchParams): TerminalRequest {
   const argv = query.getAll('command');
-  if (argv.length > MAX_ARGS || argv.some((arg) => arg.length === 0 || arg.length > MAX_ARG_CHARS || arg.includes('\0'))) {
-    throw new SvcError('bad_request', `command takes at most ${MAX_ARGS} words of 1 to ${MAX_ARG_CHARS} characters each.`, {
-      details: { field: 'command' },
-    });
+  // As exec's body takes them (containers.ts): an empty word is a word (sh -c '').
+  if (argv.length > COMMAND_WORDS.max || argv.some((arg) => arg.length > COMMAND_WORDS.maxChars || arg.includes('\0'))) {
+    throw new SvcError(
+      'bad_request',
+      `command takes at most ${COMMAND_WORDS.max} words of at most ${COMMAND_WORDS.maxChars} characters each, none with a NUL.`,
+      {
+        details: { field: 'command' },
+      },
+    );
   }
   const size = (name: 'rows' | 'cols', fallback: number): number => {
     const text = query.get(name);

@@ -111,6 +111,9 @@ export interface GpuState {
 /** The most of each stream an exec keeps: enough for `ps`, `ls`, `pip list`; the rest is cut, and said so. */
 export const EXEC_OUTPUT_BYTES = 1024 * 1024;
 
+/** The most words a command to run in a container may have, and characters in each (exec and terminals alike). */
+export const COMMAND_WORDS = { max: 256, maxChars: 4096 } as const;
+
 /** A command to run inside a container: its argv, and how long it may run. */
 export interface ExecRequest {
   readonly argv: readonly string[];
