@@ -145,6 +145,7 @@ function apiServicesOf(wiring: Wiring, needs: FrontNeeds): ApiServices {
     volumes,
     maxVolumeFileBytes: config.volumeMaxBytes,
     usagePrices: config.usagePrices,
+    usageRetentionDays: config.usageRetentionDays,
     publicUrl: config.publicUrl,
     domains: needs.domains,
     ...(needs.artifacts === null ? {} : { artifacts: needs.artifacts }),

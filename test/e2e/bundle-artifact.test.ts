@@ -76,6 +76,7 @@ describe('API: signed bundle artifact URLs', function () {
       volumes: unused('volumes'),
       maxVolumeFileBytes: 1024,
       usagePrices: null,
+      usageRetentionDays: 90,
       calls: unused('calls'),
       callGroups: unused('callGroups'),
       maps: unused('maps'),

@@ -20,7 +20,9 @@ describe('svc usage (embedded platform)', function () {
   let owner = '';
 
   before(async function () {
-    platform = await startPlatform({ config: testConfig({ usagePrices: { currency: 'EUR', cpuSecond: 0.01, memoryGiBSecond: 0.002 } }) });
+    platform = await startPlatform({
+      config: testConfig({ usagePrices: { currency: 'EUR', cpuSecond: 0.01, memoryGiBSecond: 0.002 }, usageRetentionDays: 365 }),
+    });
     if (!platform.driver.resourceLimits?.enforced) {
       await platform.close();
       this.skip(); // no cgroups here: nothing counts what containers use
@@ -120,9 +122,15 @@ describe('svc usage (embedded platform)', function () {
   });
 
   it('refuses a bad range or grouping, and shows another workspace nothing', async () => {
-    for (const query of ['since=0h', 'since=91d', 'since=week', 'by=hour']) {
+    for (const query of ['since=0h', 'since=366d', 'since=week', 'by=hour']) {
       assert.equal((await call('GET', `/api/v1/usage?${query}`, { token: owner })).status, 400, query);
     }
+    // As far back as the server keeps usage (usageRetentionDays 365 here), and no further.
+    assert.equal((await call('GET', '/api/v1/usage?since=200d', { token: owner })).status, 200);
+    assert.match(
+      (await call('GET', '/api/v1/usage?since=366d', { token: owner })).json.error.message,
+      /at most 365d: this server keeps usage 365 days, usageRetentionDays/,
+    );
     assert.equal((await call('POST', '/api/v1/workspaces', { token: owner, json: { name: 'acme' } })).status, 201);
     const other = (await call('POST', '/api/v1/workspaces/acme/token', { token: owner, json: {} })).json.secret as string;
     assert.deepEqual((await call('GET', '/api/v1/usage', { token: other })).json.rows, []);

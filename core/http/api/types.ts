@@ -114,6 +114,8 @@ export interface ApiServices {
   readonly quotas: Pick<QuotaBook, 'quotaOf' | 'sourceOf' | 'set'>;
   /** The operator's prices of usage (`usagePrices`): usage answers add a cost with them; null: none. */
   readonly usagePrices: UsagePrices | null;
+  /** Days of usage the server keeps (`usageRetentionDays`): the furthest back a usage query reaches. */
+  readonly usageRetentionDays: number;
   /** Each workload's last hour in this process, per minute (the dashboard's charts). */
   readonly lastHour: Pick<LastHour, 'read'>;
   /** The scheduler's side of containers: stop one, what each uses, commands and terminals in one (`svc container`, `svc shell`). */

@@ -9,22 +9,24 @@ import { answer, error, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import type { ApiRoute } from './types.js';
 
-const SINCE = /^(\d{1,4})(h|d)$/;
-/** The furthest back a query reaches: what the state store keeps is bounded by its use, not by this. */
-const MAX_SINCE_HOURS = 90 * 24;
+const SINCE = /^(\d{1,5})(h|d)$/;
 const BY = USAGE_GROUPINGS;
 
-function sinceRefused(value: string | undefined): SvcError {
-  return new SvcError('bad_request', `since=${JSON.stringify(value)} is not a range: give hours or days, like 24h or 7d (at most 90d).`, {
+/** `bad_request` for a range it does not take; `keptDays` (usageRetentionDays) is the furthest back, when known. */
+function sinceRefused(value: string | undefined, keptDays?: number): SvcError {
+  const most = keptDays === undefined ? '' : ` (at most ${keptDays}d: this server keeps usage ${keptDays} days, usageRetentionDays)`;
+  return new SvcError('bad_request', `since=${JSON.stringify(value)} is not a range: give hours or days, like 24h or 7d${most}.`, {
+    hint: 'Leave it out for the last 7 days.',
     details: { field: 'since' },
   });
 }
 
-function sinceHours(text: string): number | null {
+/** The hours `text` names, from 1 to what the server keeps; null otherwise. */
+function sinceHours(text: string, keptDays: number): number | null {
   const match = SINCE.exec(text);
   if (match === null) return null;
   const hours = Number(match[1]) * (match[2] === 'd' ? 24 : 1);
-  return hours >= 1 && hours <= MAX_SINCE_HOURS ? hours : null;
+  return hours >= 1 && hours <= keptDays * 24 ? hours : null;
 }
 
 const PARAMETERS: Parameter[] = [
@@ -33,7 +35,7 @@ const PARAMETERS: Parameter[] = [
     in: 'query',
     required: false,
     schema: { type: 'string', pattern: SINCE.source },
-    description: 'How far back: `24h`, `7d` (the default), at most `90d`.',
+    description: 'How far back: `24h`, `7d` (the default), at most the days the server keeps usage (`usageRetentionDays`, 90 by default).',
     refusal: { code: 'bad_request', refuse: (value) => sinceRefused(value) },
   },
   {
@@ -64,8 +66,10 @@ export const usageRoutes: readonly ApiRoute[] = [
       responses: { 200: answer('The figures.', ref('Usage')), 400: error('`bad_request`: a range or grouping it does not take.') },
     },
     async handle({ principal, query }, services) {
-      const hours = sinceHours(query.get('since') ?? '7d');
-      if (hours === null) throw sinceRefused(query.get('since') ?? undefined);
+      // Empty is the default, as absent (the parameter's check passes it as absent).
+      const asked = query.get('since') || '7d';
+      const hours = sinceHours(asked, services.usageRetentionDays);
+      if (hours === null) throw sinceRefused(asked, services.usageRetentionDays);
       // An empty by= is the default, as an absent one (the parameter's check passes it as absent).
       const by = (query.get('by') || 'workload') as UsageGrouping;
       const since = hourOf(Date.now() - (hours - 1) * 3_600_000);
