@@ -4,7 +4,8 @@
  * the environment and flags give strings, so every rule takes both. The file schema (file-schema.ts)
  * only says which keys a file may hold.
  */
-import { checkQuota } from '../core/model/quotas.js';
+import { checkQuota, QUOTA_KEYS } from '../core/model/quotas.js';
+import { nameProblem } from '../core/model/names.js';
 import { PRICE_KEYS } from '../core/services/usage/prices.js';
 import { isIP } from 'node:net';
 import { statSync } from 'node:fs';
@@ -189,9 +190,17 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
   },
   quotas: (raw) => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      return { problem: 'expected an object from workspace name (or "*" for the others) to {"containers", "cpu", "memoryMiB"}' };
+      return {
+        problem: `expected an object from workspace name (or "*" for the others) to {${QUOTA_KEYS.map((key) => `"${key}"`).join(', ')}}`,
+      };
     }
     for (const [workspace, quota] of Object.entries(raw)) {
+      // A name no workspace can have would never apply, and nothing would say so.
+      const misnamed = workspace === '*' ? null : nameProblem(workspace);
+      if (misnamed !== null)
+        return {
+          problem: `${JSON.stringify(workspace)} is no workspace name (${misnamed}); use "*" for every workspace the table does not name`,
+        };
       const checked = checkQuota(quota, `the quota of ${JSON.stringify(workspace)}`);
       if ('problem' in checked) return checked;
     }

@@ -47,8 +47,12 @@ describe('loadConfig()', () => {
     const quotas = { '*': { containers: 4 }, acme: { cpu: 2.5, memoryMiB: 4096, gpus: 2 } };
     assert.deepEqual(loadConfig({ env: {}, file: configFile({ workspaceQuotas: quotas }) }).workspaceQuotas, quotas);
     const bad = (workspaceQuotas: unknown) => problemsOf(() => loadConfig({ env: {}, file: configFile({ workspaceQuotas }) }))[0]!;
-    assert.match(bad([]), /workspaceQuotas: expected an object from workspace name/);
+    assert.match(bad([]), /workspaceQuotas: expected an object from workspace name .* to \{"containers", "cpu", "memoryMiB", "gpus"\}/);
     assert.match(bad({ acme: 3 }), /the quota of "acme" is not an object of containers, cpu, memoryMiB, gpus/);
+    assert.match(
+      bad({ ml_team: { gpus: 1 } }),
+      /"ml_team" is no workspace name \(.*\); use "\*" for every workspace the table does not name/,
+    );
     assert.match(bad({ acme: { tpus: 1 } }), /the quota of "acme" has "tpus": it takes containers, cpu, memoryMiB, gpus/);
     assert.match(bad({ acme: { gpus: 0.5 } }), /the quota of "acme".gpus must be a whole number, 0 or more, got 0.5/);
     assert.match(bad({ acme: { containers: 1.5 } }), /the quota of "acme".containers must be a whole number, 0 or more, got 1.5/);
