@@ -122,7 +122,7 @@ describe('svc usage (embedded platform)', function () {
   });
 
   it('refuses a bad range or grouping, and shows another workspace nothing', async () => {
-    for (const query of ['since=0h', 'since=366d', 'since=week', 'by=hour']) {
+    for (const query of ['since=0h', 'since=366d', 'since=week', 'since=', 'by=hour', 'by=']) {
       assert.equal((await call('GET', `/api/v1/usage?${query}`, { token: owner })).status, 400, query);
     }
     // As far back as the server keeps usage (usageRetentionDays 365 here), and no further.

@@ -21,6 +21,13 @@ function sinceRefused(value: string | undefined, keptDays?: number): SvcError {
   });
 }
 
+function byRefused(value: string | undefined): SvcError {
+  return new SvcError('bad_request', `by=${JSON.stringify(value)} is not one of ${BY.join(', ')}.`, {
+    hint: 'Leave it out to sum by workload.',
+    details: { field: 'by' },
+  });
+}
+
 /** The hours `text` names, from 1 to what the server keeps; null otherwise. */
 function sinceHours(text: string, keptDays: number): number | null {
   const match = SINCE.exec(text);
@@ -46,8 +53,7 @@ const PARAMETERS: Parameter[] = [
     description: 'Summed by `workload` (the default), `app` or `day`.',
     refusal: {
       code: 'bad_request',
-      refuse: (value) =>
-        new SvcError('bad_request', `by=${JSON.stringify(value)} is not one of ${BY.join(', ')}.`, { details: { field: 'by' } }),
+      refuse: (value) => byRefused(value),
     },
   },
 ];
@@ -66,12 +72,12 @@ export const usageRoutes: readonly ApiRoute[] = [
       responses: { 200: answer('The figures.', ref('Usage')), 400: error('`bad_request`: a range or grouping it does not take.') },
     },
     async handle({ principal, query }, services) {
-      // Empty is the default, as absent (the parameter's check passes it as absent).
-      const asked = query.get('since') || '7d';
+      // The parameters' check passes an empty value as absent; the schema takes none, and neither do these.
+      const asked = query.get('since') ?? '7d';
       const hours = sinceHours(asked, services.usageRetentionDays);
       if (hours === null) throw sinceRefused(asked, services.usageRetentionDays);
-      // An empty by= is the default, as an absent one (the parameter's check passes it as absent).
-      const by = (query.get('by') || 'workload') as UsageGrouping;
+      const by = (query.get('by') ?? 'workload') as UsageGrouping;
+      if (!BY.includes(by)) throw byRefused(by);
       const since = hourOf(Date.now() - (hours - 1) * 3_600_000);
       const prices = services.usagePrices;
       const { rows, total } = sumUsage(await usageHours(services.controlPlane.store, principal.workspace, since), by, prices);
