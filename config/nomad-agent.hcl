@@ -22,6 +22,13 @@ client {
   enabled = true
 }
 
+# Nomad's clients collect allocation stats (GET /v1/client/allocation/:id/stats)
+# only while they publish allocation metrics: svc usage and svc container list
+# read CPU and memory from those stats, and count none without this.
+telemetry {
+  publish_allocation_metrics = true
+}
+
 # Every API call needs a token (X-Nomad-Token). docs/operators.md lists the
 # policy svc's token needs.
 acl {

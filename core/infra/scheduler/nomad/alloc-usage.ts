@@ -2,8 +2,10 @@
  * What svc's allocations use, from Nomad's allocation stats (`GET /v1/client/allocation/:id/stats`), for
  * `svc usage` and `svc container list` on Nomad. Nomad reports CPU as a rate (the percent of one core over
  * its last collection interval), not as a counter, so the CPU seconds here are an estimate: the rate
- * integrated over time, sampled every `intervalMs` while someone reads them. Memory is what Nomad measured
- * (the cgroup's usage where the driver has one, else the resident set).
+ * integrated over time. Nomad's rate is over its own last collection interval (1 s by default), so an
+ * allocation that is busy is sampled every second, as often as Nomad measures it; an idle one every 5 s,
+ * which costs little and notices a load starting within 5 s (counted by the mean of the two rates).
+ * Memory is what Nomad measured (the cgroup's usage where the driver has one, else the resident set).
  */
 import type { ContainerUsage } from '../types.js';
 import type { NomadClient } from './client.js';
@@ -13,6 +15,8 @@ interface AllocStats {
     readonly CpuStats?: { readonly Percent?: number };
     readonly MemoryStats?: { readonly RSS?: number; readonly Usage?: number; readonly Measured?: readonly string[] | null };
   };
+  /** Each task's own stats: none at all while the client collects none. */
+  readonly Tasks?: Readonly<Record<string, unknown>> | null;
 }
 
 interface Tracked {
@@ -21,30 +25,54 @@ interface Tracked {
   /** The rate and time of the last sample (ms), to integrate the next interval by its mean. */
   percent: number;
   at: number;
+  /** When it was first sampled; whether `onUnmeasured` was told of it. */
+  readonly since: number;
+  told: boolean;
 }
 
+/** How often the driver offers its allocations to `sample`: a busy allocation is read at each offer. */
+export const USAGE_SAMPLE_MS = 1_000;
+
+/** An idle allocation is read this often: one request each (20 a second for 100 idle allocations). */
+export const IDLE_SAMPLE_MS = 5_000;
+
+/** Above this percent of one core an allocation counts as busy. */
+const BUSY_PERCENT = 1;
+
 /**
- * Between two samples: each is one request per allocation (20 a second for 100 allocations), and a load
- * shorter than this is seen by half (the mean of the rates at either end).
+ * An allocation whose answers still have no task's stats this long after its first sample is one its client
+ * does not measure: Nomad collects task stats only where the client publishes allocation metrics.
  */
-export const USAGE_SAMPLE_MS = 5_000;
+export const UNMEASURED_AFTER_MS = 15_000;
 
 export class AllocationUsage {
   readonly #tracked = new Map<string, Tracked>();
   readonly #client: NomadClient;
   readonly #clock: () => number;
 
-  constructor(client: NomadClient, clock: () => number = Date.now) {
+  readonly #onUnmeasured: (allocId: string) => void;
+
+  /** `onUnmeasured` is told once of each allocation whose client collects no stats for it. */
+  constructor(client: NomadClient, clock: () => number = Date.now, onUnmeasured: (allocId: string) => void = () => {}) {
     this.#client = client;
     this.#clock = clock;
+    this.#onUnmeasured = onUnmeasured;
   }
 
-  /** Samples each of `allocIds` once; forgets the allocations no longer listed. */
+  /**
+   * Samples those of `allocIds` that are due (new, busy at their last sample, or idle for `IDLE_SAMPLE_MS`);
+   * forgets the allocations no longer listed.
+   */
   async sample(allocIds: readonly string[]): Promise<void> {
     const wanted = new Set(allocIds);
     for (const id of [...this.#tracked.keys()]) if (!wanted.has(id)) this.#tracked.delete(id);
+    const now = this.#clock();
+    const due = allocIds.filter((id) => {
+      const last = this.#tracked.get(id);
+      return last === undefined || last.percent >= BUSY_PERCENT || now - last.at >= IDLE_SAMPLE_MS;
+    });
     await Promise.all(
-      allocIds.map(async (id) => {
+      due.map(async (id) => {
         let stats: AllocStats;
         try {
           stats = (await this.#client.get<AllocStats>(`/v1/client/allocation/${encodeURIComponent(id)}/stats`)).body;
@@ -64,8 +92,12 @@ export class AllocationUsage {
     const memoryBytes = (memory?.Measured?.includes('Usage') ? memory.Usage : memory?.RSS) ?? 0;
     const before = this.#tracked.get(id);
     if (before === undefined) {
-      this.#tracked.set(id, { cpuSeconds: 0, memoryBytes, percent, at: now });
+      this.#tracked.set(id, { cpuSeconds: 0, memoryBytes, percent, at: now, since: now, told: false });
       return;
+    }
+    if (!before.told && Object.keys(stats.Tasks ?? {}).length === 0 && now - before.since >= UNMEASURED_AFTER_MS) {
+      before.told = true;
+      this.#onUnmeasured(id);
     }
     // The mean of the two rates over the interval: a load that starts or stops between samples counts half.
     before.cpuSeconds += ((before.percent + percent) / 2 / 100) * ((now - before.at) / 1000);

@@ -58,12 +58,18 @@ const RAW_EXEC_LIMITS: Enforcement = {
   why: 'nomadDriver is "raw_exec", which runs tasks without isolation, as the Nomad client\'s user; set nomadDriver to "exec" (the default) or "docker" to have Nomad enforce them',
 };
 
+const UNMEASURED_TEXT =
+  "Nomad collects no stats for this allocation: svc usage and svc container list count none of its CPU and memory until its client's agent configuration has telemetry { publish_allocation_metrics = true } (docs/operators.md)";
+
 /** The driver's operations over one shared state (driver-state.ts), each in the file of its job. */
 export function createNomadDriver(options: NomadDriverOptions): NomadDriver {
   const state = new NomadDriverState(options);
-  const usage = new AllocationUsage(state.client);
   const healthyAllocations = (key: string) =>
     (state.units.get(key)?.watcher.status() ?? []).filter((c) => c.state === 'healthy').map((c) => c.id);
+  const usage = new AllocationUsage(state.client, Date.now, (allocId) => {
+    const key = [...state.units.keys()].find((k) => healthyAllocations(k).includes(allocId));
+    if (key !== undefined) state.emit(key, allocId, UNMEASURED_TEXT);
+  });
   // Sampled all the time the driver is open: CPU is a rate on Nomad, integrated between samples.
   const sampler = setInterval(
     () => void usage.sample([...state.units.keys()].flatMap(healthyAllocations)).catch(() => {}),

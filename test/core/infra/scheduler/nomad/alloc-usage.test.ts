@@ -5,14 +5,17 @@ import { AllocationUsage } from '../../../../../core/infra/scheduler/nomad/alloc
 import { NomadClient } from '../../../../../core/infra/scheduler/nomad/client.js';
 
 /**
- * Usage on Nomad from allocation stats, against an HTTP server answering in the shape Nomad 1.11.3 answered
- * `GET /v1/client/allocation/:id/stats` (recorded in test:cluster; there its figures were all zero: that
- * agent collects no stats on this machine's cgroups, so the figures here are made up in that shape).
+ * Usage on Nomad from allocation stats, against an HTTP server answering in the shape Nomad 1.11.3 answers
+ * `GET /v1/client/allocation/:id/stats`, with figures chosen here; test/cluster/usage.test.ts compares the
+ * real agent's with what a load measured of itself.
  */
 describe('AllocationUsage (Nomad allocation stats)', () => {
   let server: Server;
   let client: NomadClient;
-  const answers = new Map<string, { percent: number; rss: number; usage: number; measured: string[] | null } | 'gone'>();
+  const answers = new Map<
+    string,
+    { percent: number; rss: number; usage: number; measured: string[] | null; unmeasured?: boolean } | 'gone'
+  >();
   const asked: string[] = [];
 
   before(async () => {
@@ -48,8 +51,9 @@ describe('AllocationUsage (Nomad allocation stats)', () => {
             Usage: answer.usage,
           },
         },
-        Tasks: {},
-        Timestamp: 0,
+        // A client that collects no stats answers zeros and no task at all (seen on Nomad 1.11.3).
+        Tasks: answer.unmeasured ? {} : { runtime: { Pids: null, ResourceUsage: {}, Timestamp: 1 } },
+        Timestamp: answer.unmeasured ? 0 : 1,
       };
       res.writeHead(200, { 'Content-Type': 'application/json', 'X-Nomad-Index': '1' }).end(JSON.stringify(body));
     });
@@ -91,5 +95,35 @@ describe('AllocationUsage (Nomad allocation stats)', () => {
     assert.equal(usage.of(['b1']).get('b1')!.cpuSeconds, 2);
     await usage.sample([]);
     assert.equal(usage.of(['b1']).size, 0);
+  });
+
+  it('reads a busy allocation at every offer and an idle one every 5 s', async () => {
+    let now = 0;
+    const usage = new AllocationUsage(client, () => now);
+    answers.set('busy', { percent: 80, rss: 1, usage: 1, measured: ['Usage'] });
+    answers.set('idle', { percent: 0, rss: 1, usage: 1, measured: ['Usage'] });
+    const reads = (id: string) => asked.filter((url) => url.includes(`/allocation/${id}/`)).length;
+    for (now = 0; now <= 6_000; now += 1_000) await usage.sample(['busy', 'idle']);
+    assert.equal(reads('busy'), 7, 'each second while busy');
+    assert.equal(reads('idle'), 2, 'at first, then 5 s later');
+    const busy = usage.of(['busy']).get('busy');
+    assert.ok(busy !== undefined && Math.abs((busy.cpuSeconds ?? 0) - 0.8 * 6) < 1e-9, `0.8 of a core for 6 s: ${busy?.cpuSeconds}`);
+  });
+
+  it('tells once of an allocation whose client collects no stats for it, 15 s after its first sample', async () => {
+    let now = 0;
+    const told: string[] = [];
+    const usage = new AllocationUsage(
+      client,
+      () => now,
+      (id) => told.push(id),
+    );
+    answers.set('quiet', { percent: 0, rss: 0, usage: 0, measured: null, unmeasured: true });
+    answers.set('measured', { percent: 0, rss: 5, usage: 0, measured: ['RSS'] });
+    for (now = 0; now <= 30_000; now += 5_000) {
+      await usage.sample(['quiet', 'measured']);
+      if (now === 10_000) assert.deepEqual(told, [], 'not before 15 s: a new allocation may not be measured yet');
+    }
+    assert.deepEqual(told, ['quiet']);
   });
 });
