@@ -390,6 +390,10 @@ function chrootEnv(): [string, string][] {
     ...[...new Set(paths)].map((p): [string, string] => [p, p]),
     [`/usr/lib/${arch}-linux-gnu`, `/lib/${arch}-linux-gnu`],
     ['/usr/lib64', '/lib64'],
+    // A shell and the commands `svc container exec` and `svc shell` are tested with: Nomad's exec of a command
+    // the task's root lacks waits until its time-out without a terminal, so each must be there.
+    ['/usr/bin/dash', '/bin/sh'],
+    ...['ls', 'ps', 'stty'].map((command): [string, string] => [`/usr/bin/${command}`, `/bin/${command}`]),
   ];
 }
 

@@ -7,8 +7,10 @@
  * and `{"exited": true, "result": {"exit_code"}}`. An empty frame every 10 s keeps the session alive.
  *
  * The command runs in the task's environment (its secrets too) and, when the task's folder has it, in its
- * code's folder (`local/app`, jobs/task.ts). Nomad's `exec` driver execs through its executor, which must be
- * able to enter the task's namespaces; `raw_exec` runs the command beside the task.
+ * code's folder (`local/app`, jobs/task.ts). On Nomad's `exec` driver the command runs in the task's chroot,
+ * which must have `/bin/sh` and the command (Nomad's default `chroot_env` does); a command the root lacks
+ * fails a terminal at once, but leaves an exec without a terminal waiting until its time-out (Nomad 1.11.3).
+ * `raw_exec` runs the command beside the task.
  */
 import { PassThrough } from 'node:stream';
 import type WebSocket from 'ws';
@@ -43,8 +45,10 @@ function openExec(
   onOutput: (stream: 'stdout' | 'stderr', data: Buffer) => void,
 ): ExecStream {
   const tty = term !== null;
-  // A terminal's programs draw for the client's terminal: its TERM (checked by the API: letters, digits, ._+-).
-  const command = JSON.stringify([...(tty ? ['/usr/bin/env', `TERM=${term}`] : []), '/bin/sh', '-c', IN_CODE_FOLDER, 'sh', ...argv]);
+  // A terminal's programs draw for the client's terminal: its TERM (checked by the API: letters, digits, ._+-),
+  // set by the shell itself, so that a task's root needs nothing but /bin/sh.
+  const script = `${tty ? `export TERM=${term}; ` : ''}${IN_CODE_FOLDER}`;
+  const command = JSON.stringify(['/bin/sh', '-c', script, 'sh', ...argv]);
   const socket = client.socket(`/v1/client/allocation/${encodeURIComponent(target.allocId)}/exec`, { task: target.task, command, tty });
   const queued: string[] = [];
   const send = (frame: object) => {
@@ -133,7 +137,11 @@ export function allocTerminal(client: NomadClient, target: ExecTarget, request: 
   stream.send({ tty_size: { height: request.rows, width: request.cols } });
   const exited = stream.exited.then(
     (code) => code,
-    () => 129, // the session broke off: the program was hung up
+    (error: Error) => {
+      // The session broke off (the program was hung up): the terminal says why, as the last thing it shows.
+      output.write(`\r\nsvc: ${error.message}\r\n`);
+      return 129;
+    },
   );
   void exited.then(() => output.end());
   return {
