@@ -8,8 +8,8 @@
  *
  * The command runs in the task's environment (its secrets too) and, when the task's folder has it, in its
  * code's folder (`local/app`, jobs/task.ts). On Nomad's `exec` driver the command runs in the task's chroot,
- * which must have `/bin/sh` and the command (Nomad's default `chroot_env` does); a command the root lacks
- * fails a terminal at once, but leaves an exec without a terminal waiting until its time-out (Nomad 1.11.3).
+ * which must have `/bin/sh` (Nomad's default `chroot_env` does): without it Nomad 1.11.3 fails a terminal at
+ * once but leaves an exec without one waiting until its time-out; a missing command is the shell's 127.
  * `raw_exec` runs the command beside the task.
  */
 import { PassThrough } from 'node:stream';
