@@ -116,21 +116,27 @@ export async function writeFile(
   try {
     const handle = await open(temporary, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o644);
     try {
-      // Chunks gathered up to WRITE_BYTES and written in one call before more is read: memory stays flat
-      // whatever the file's size, and a socket's 64 KiB reads do not each cost a trip to the thread pool.
+      // Chunks gathered up to WRITE_BYTES and written in one call, which the thread pool does while the
+      // socket fills the next batch (one write in flight at a time, so they land in order): memory stays
+      // flat, at two batches, whatever the file's size, and a socket's 64 KiB reads do not each cost a trip
+      // to the thread pool.
       let pending: Buffer[] = [];
       let pendingBytes = 0;
+      let writing: Promise<unknown> = Promise.resolve();
       for await (const chunk of body as AsyncIterable<Buffer>) {
         written += chunk.length;
         if (written > room) throw full(written);
         pending.push(chunk);
         pendingBytes += chunk.length;
         if (pendingBytes >= WRITE_BYTES) {
-          await handle.writev(pending);
+          await writing;
+          writing = handle.writev(pending);
+          writing.catch(() => {}); // awaited before the next write or at the end
           pending = [];
           pendingBytes = 0;
         }
       }
+      await writing;
       if (pending.length > 0) await handle.writev(pending);
       await handle.sync(); // durable before it takes the name: a crash never leaves a short file there
     } finally {
