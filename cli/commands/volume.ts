@@ -172,7 +172,10 @@ export async function volumeGet(
     const to = relative === '' ? destination : path.join(destination, ...relative.split('/'));
     await mkdir(path.dirname(to), { recursive: true });
     const bar = startProgressBar(context.stderr, `get ${file.path}`, file.size);
-    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to, bar.advance).finally(() => bar.stop());
+    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to, bar.advance, (bytes) => {
+      bar.advance(bytes);
+      if (!flags.json) out.step(`going on with ${file.path} from ${formatBytes(bytes)}, where an earlier get stopped`);
+    }).finally(() => bar.stop());
     written.push(to);
     if (!flags.json) out.step(`got ${file.path} (${formatBytes(file.size)})`);
   }

@@ -95,6 +95,10 @@ export const errorCodes = {
     summary:
       "An upload would take a volume, or all of a workspace's volumes, past the size the operator allows (`volumeMaxBytes`, `workspaceVolumeBytes`).",
   },
+  range_not_satisfiable: {
+    status: 416,
+    summary: "A download's `Range` asks for bytes past the file's end; `Content-Range` gives its size.",
+  },
   call_expired: {
     status: 410,
     summary: 'The spawned call ended longer ago than svc keeps results (`callResultTtlSeconds`): its outcome is gone.',

@@ -10,6 +10,7 @@ import { MAX_VOLUME_PATH_CHARS } from '../../model/volume-paths.js';
 import { answer, BAD_JSON_BODY, error, holding, json, listOf, NAME_INVALID, nameRefusal, ref } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import { mountedBy } from '../../services/volumes/mounted-by.js';
+import { pickByteRange } from './byte-range.js';
 import type { VolumeAnswer, VolumeView } from '../../services/volumes/types.js';
 import { API_PREFIX, type ApiRoute, type ApiServices } from './types.js';
 
@@ -228,22 +229,36 @@ export const volumeRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'getVolumeFile',
-      summary: 'The file at `path`, streamed as it is (`application/octet-stream`, with its Content-Length).',
+      summary:
+        'The file at `path`, streamed as it is (`application/octet-stream`, with its Content-Length and ETag). A `Range` of one span of bytes (`bytes=1048576-`) answers 206 with those bytes, so that an interrupted download goes on where it stopped; with `If-Range` naming an earlier ETag, a file changed since answers whole (200).',
       pathParameters: [VOLUME],
       parameters: [pathParameter(true)],
       responses: {
         200: { description: 'The file.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        206: {
+          description: 'The bytes the `Range` asked for (`Content-Range` says which, of how many).',
+          content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+        },
         400: BAD_PATH,
         404: NO_SUCH_VOLUME,
+        416: error('`range_not_satisfiable`: the `Range` starts past the end of the file (`Content-Range: bytes */<size>`).'),
         422: NAME_INVALID,
       },
     },
-    async handle({ params, principal, query }, { volumes }) {
-      const file = await volumes.open(principal.workspace, params.volume!, query.get('path')!);
+    async handle({ params, principal, query, headers }, { volumes }) {
+      const range = pickByteRange(headers.range, headers['if-range']);
+      const file = await volumes.open(principal.workspace, params.volume!, query.get('path')!, range);
+      const partial = file.start > 0 || file.end < file.size - 1;
       return {
-        status: 200,
+        status: partial ? 206 : 200,
         body: file.stream,
-        headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.size) },
+        headers: {
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': String(file.end - file.start + 1),
+          'Accept-Ranges': 'bytes',
+          ETag: file.etag,
+          ...(partial ? { 'Content-Range': `bytes ${file.start}-${file.end}/${file.size}` } : {}),
+        },
       };
     },
   },

@@ -161,22 +161,51 @@ export async function writeFile(
 /** How much of a file one read of a get takes. */
 const READ_BYTES = 1024 * 1024;
 
-/** The file at `parts`, to stream: its size and a reader; `not_found`, or `bad_request` for a folder. */
-export async function openFile(root: string, volume: string, parts: readonly string[]): Promise<{ size: number; stream: Readable }> {
+/** A file opened to stream: its size and version, and a reader of the bytes asked for (`start` to `end`, inclusive; -1 for an empty file). */
+export interface OpenedFile {
+  readonly size: number;
+  /** Changes whenever the file's content may have: its size and last change, quoted as an HTTP entity tag. */
+  readonly etag: string;
+  readonly start: number;
+  readonly end: number;
+  readonly stream: Readable;
+}
+
+/** Which bytes of the file to read, from its size and entity tag: all of it by default. */
+export type PickBytes = (file: { size: number; etag: string }) => { start: number; end: number } | null;
+
+/**
+ * The file at `parts`, to stream: the bytes `pick` chooses (all by default); `not_found`, or `bad_request`
+ * for a folder. `pick` may throw (a range past the end): the file is closed first.
+ */
+export async function openFile(root: string, volume: string, parts: readonly string[], pick: PickBytes = () => null): Promise<OpenedFile> {
   const shown = parts.join('/');
   const { real, exists: found } = await inside(root, parts);
   if (!found) throw notFound(volume, shown);
   const handle = await open(real, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-  const info = await handle.stat();
-  if (!info.isFile()) {
+  let picked: { start: number; end: number } | null;
+  let info: Awaited<ReturnType<typeof handle.stat>>;
+  try {
+    info = await handle.stat();
+    if (!info.isFile()) {
+      throw new SvcError('bad_request', `${JSON.stringify(shown || '/')} is a folder in the volume ${volume}, not a file.`, {
+        hint: `Get a folder with the CLI, which fetches each file: svc volume get ${volume} ${shown || '/'} <local folder>.`,
+      });
+    }
+    picked = pick({ size: info.size, etag: etagOf(info) });
+  } catch (error) {
     await handle.close();
-    throw new SvcError('bad_request', `${JSON.stringify(shown || '/')} is a folder in the volume ${volume}, not a file.`, {
-      hint: `Get a folder with the CLI, which fetches each file: svc volume get ${volume} ${shown || '/'} <local folder>.`,
-    });
+    throw error;
   }
+  const start = picked?.start ?? 0;
   // The stream owns the handle from here: it closes it at the end, or when the client goes.
   // Read in pieces of 1 MiB, not the default 64 KiB: a multi-GiB get costs a sixteenth of the reads and socket writes.
-  return { size: info.size, stream: handle.createReadStream({ highWaterMark: READ_BYTES }) };
+  const stream = handle.createReadStream({ highWaterMark: READ_BYTES, start, ...(picked ? { end: picked.end } : {}) });
+  return { size: info.size, etag: etagOf(info), start, end: picked?.end ?? info.size - 1, stream };
+}
+
+function etagOf(info: { size: number; mtimeMs: number; ino: number }): string {
+  return `"${info.ino.toString(36)}-${info.size.toString(36)}-${Math.round(info.mtimeMs * 1000).toString(36)}"`;
 }
 
 /** Removes the file or folder at `parts` (a folder with what it holds only when `recursive`); never the root. */

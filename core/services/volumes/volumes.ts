@@ -16,7 +16,7 @@ import { getJson, putJson } from '../../model/store/json.js';
 import type { StateStore } from '../../model/store/types.js';
 import { volumePathParts } from '../../model/volume-paths.js';
 import { formatBytes } from '../../model/format-bytes.js';
-import { listEntries, openFile, removePath, usedBytes, usedBytesByFolder, writeFile } from './files.js';
+import { listEntries, openFile, type OpenedFile, type PickBytes, removePath, usedBytes, usedBytesByFolder, writeFile } from './files.js';
 import type { VolumeEntry, VolumeLimits, VolumeMounting, VolumeRecord, VolumeView } from './types.js';
 
 const PREFIX = 'volumes/';
@@ -132,9 +132,10 @@ export class Volumes implements VolumeMounting {
     return writeFile(folder, name, parts, body, Math.max(0, room), full);
   }
 
-  async open(workspace: string, name: string, at: string): Promise<{ size: number; stream: Readable }> {
+  /** The file at `at`, to stream: the bytes `pick` chooses from its size and entity tag (all by default). */
+  async open(workspace: string, name: string, at: string, pick?: PickBytes): Promise<OpenedFile> {
     await this.#require(workspace, name);
-    return openFile(this.#folder(workspace, name), name, volumePathParts(at));
+    return openFile(this.#folder(workspace, name), name, volumePathParts(at), pick);
   }
 
   async remove(workspace: string, name: string, at: string, recursive: boolean): Promise<void> {

@@ -1,0 +1,148 @@
+/**
+ * Downloads that go on where they stopped, over the real API of an embedded platform: `Range` answers (206
+ * with `Content-Range`, 416 past the end, the whole file for several ranges or an `If-Range` naming an older
+ * version), and the CLI's download cut off mid-way by a proxy that closes the connection, then finished by a
+ * second download that asks only for the rest; a file replaced meanwhile is fetched whole.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { ApiClient } from '../../cli/api-client.js';
+import { downloadFile } from '../../cli/file-transfer.js';
+import { apiClient, type Call } from '../core/http/api/client.js';
+import { testConfig } from '../helpers/config.js';
+
+const MiB = 1024 * 1024;
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** A TCP proxy to `port` that closes both sides once `cutAfter` bytes of answer went through. */
+async function cuttingProxy(port: number, cutAfter: number): Promise<{ url: string; close(): void }> {
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    client.pipe(upstream);
+    let passed = 0;
+    upstream.on('data', (chunk: Buffer) => {
+      passed += chunk.length;
+      if (passed <= cutAfter) return void client.write(chunk);
+      client.destroy();
+      upstream.destroy();
+    });
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+describe('volume downloads that go on where they stopped (Range)', function () {
+  this.timeout(120_000);
+  let platform: Platform;
+  let call: Call;
+  let owner: string;
+  let scratch: string;
+  const file = randomBytes(6 * MiB);
+  const filePath = '/api/v1/volumes/ranges/files?path=data.bin';
+  const get = (headers: Record<string, string>) =>
+    fetch(`${platform.url}${filePath}`, { headers: { Authorization: `Bearer ${owner}`, ...headers } });
+
+  before(async () => {
+    platform = await startPlatform({ config: testConfig() });
+    call = apiClient(platform.url);
+    owner = platform.ownerToken.secret;
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'svc-ranges-'));
+    assert.equal((await call('POST', '/api/v1/volumes', { token: owner, json: { name: 'ranges' } })).status, 201);
+    const stored = await call('PUT', '/api/v1/volumes/ranges/files?path=data.bin', {
+      token: owner,
+      body: file,
+      headers: { 'Content-Type': 'application/octet-stream' },
+    });
+    assert.equal(stored.status, 201, stored.text);
+  });
+  after(async () => {
+    rmSync(scratch, { recursive: true, force: true });
+    await platform?.close();
+  });
+
+  it('answers one range with 206 and Content-Range, past the end with 416, and the whole file otherwise', async () => {
+    const whole = await get({});
+    assert.equal(whole.status, 200);
+    assert.equal(whole.headers.get('accept-ranges'), 'bytes');
+    const etag = whole.headers.get('etag')!;
+    assert.match(etag, /^"[0-9a-z-]+"$/);
+    await whole.arrayBuffer();
+
+    const part = await get({ Range: 'bytes=10-19' });
+    assert.equal(part.status, 206);
+    assert.equal(part.headers.get('content-range'), `bytes 10-19/${file.length}`);
+    assert.deepEqual(Buffer.from(await part.arrayBuffer()), file.subarray(10, 20));
+
+    const rest = await get({ Range: `bytes=${file.length - 5}-`, 'If-Range': etag });
+    assert.equal(rest.status, 206);
+    assert.deepEqual(Buffer.from(await rest.arrayBuffer()), file.subarray(file.length - 5));
+
+    const past = await get({ Range: `bytes=${file.length}-` });
+    assert.equal(past.status, 416);
+    assert.equal(past.headers.get('content-range'), `bytes */${file.length}`);
+    assert.equal(((await past.json()) as { error: { code: string } }).error.code, 'range_not_satisfiable');
+
+    const wholeAnyway: Record<string, string>[] = [
+      { Range: 'bytes=0-1,5-6' },
+      { Range: 'lines=1-2' },
+      { Range: 'bytes=0-9', 'If-Range': '"older"' },
+    ];
+    for (const headers of wholeAnyway) {
+      const answered = await get(headers);
+      assert.equal(answered.status, 200, JSON.stringify(headers));
+      assert.equal(sha(Buffer.from(await answered.arrayBuffer())), sha(file), `the whole file for ${JSON.stringify(headers)}`);
+    }
+  });
+
+  it('keeps a cut-off download and finishes it with only the bytes it lacks', async () => {
+    const to = path.join(scratch, 'data.bin');
+    const proxy = await cuttingProxy(Number(new URL(platform.url).port), 2 * MiB);
+    try {
+      await assert.rejects(
+        downloadFile(new ApiClient({ server: proxy.url, token: owner }), filePath, to),
+        (error: Error & { hint?: string }) => {
+          assert.match(error.message, /^the download from http:\/\/127\.0\.0\.1:\d+ stopped after \d+ bytes/);
+          assert.match(error.hint ?? '', /Run the same command again: it goes on from there/);
+          return true;
+        },
+      );
+    } finally {
+      proxy.close();
+    }
+    assert.ok(!existsSync(to), 'nothing under its name');
+    const kept = statSync(`${to}.svc-partial`).size;
+    assert.ok(kept > 0 && kept < file.length, `a beginning kept: ${kept} bytes`);
+    assert.match(readFileSync(`${to}.svc-partial.etag`, 'utf8'), /^"/);
+
+    let moved = 0;
+    let resumedAt = -1;
+    await downloadFile(
+      new ApiClient({ server: platform.url, token: owner }),
+      filePath,
+      to,
+      (bytes) => (moved += bytes),
+      (bytes) => (resumedAt = bytes),
+    );
+    assert.equal(resumedAt, kept, 'it went on from what it had');
+    assert.equal(moved, file.length - kept, 'only the rest came');
+    assert.equal(sha(readFileSync(to)), sha(file));
+    assert.ok(!existsSync(`${to}.svc-partial`) && !existsSync(`${to}.svc-partial.etag`), 'nothing of the partial left');
+  });
+
+  it('fetches the file whole when it changed since the part it has', async () => {
+    const to = path.join(scratch, 'changed.bin');
+    writeFileSync(`${to}.svc-partial`, randomBytes(MiB));
+    writeFileSync(`${to}.svc-partial.etag`, '"an-older-version"');
+    let resumed = false;
+    await downloadFile(new ApiClient({ server: platform.url, token: owner }), filePath, to, undefined, () => (resumed = true));
+    assert.equal(resumed, false);
+    assert.equal(sha(readFileSync(to)), sha(file));
+  });
+});
