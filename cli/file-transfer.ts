@@ -66,10 +66,11 @@ export async function uploadFile(client: ApiClient, path: string, file: string, 
 export type OnResume = (bytes: number) => void;
 
 /**
- * GETs `path` into `to`: into `<to>.svc-partial` first, renamed onto `to` once all of it came. A download
- * cut off keeps its partial file, with the file's ETag beside it (`<to>.svc-partial.etag`); the next
- * download into `to` asks only for the rest (`Range`, with `If-Range` naming that ETag) and appends it, or
- * starts over when the file changed meanwhile (the server then answers it whole).
+ * GETs `path` into `to`: into `<to>.svc-partial` first, renamed onto `to` once all of it came (its size
+ * checked). A download cut off by the network keeps its partial file, with the file's ETag beside it
+ * (`<to>.svc-partial.etag`); the next download into `to` asks only for the rest (`Range`, with `If-Range`
+ * naming that ETag) and appends it, or starts over when the file changed meanwhile (the server then answers
+ * it whole) or the answer is not the rest. One download into `to` at a time (`<to>.svc-partial.lock`).
  */
 export async function downloadFile(
   client: ApiClient,
@@ -78,9 +79,25 @@ export async function downloadFile(
   onBytes: OnBytes = () => {},
   onResume: OnResume = () => {},
 ): Promise<void> {
+  const release = await lockDownload(to);
+  try {
+    await fetchInto(client, path, to, onBytes, onResume, true);
+  } finally {
+    await release();
+  }
+}
+
+async function fetchInto(
+  client: ApiClient,
+  path: string,
+  to: string,
+  onBytes: OnBytes,
+  onResume: OnResume,
+  mayResume: boolean,
+): Promise<void> {
   const partial = `${to}.svc-partial`;
   const etagFile = `${partial}.etag`;
-  const resumable = await resumePoint(partial, etagFile);
+  const resumable = mayResume ? await resumePoint(partial, etagFile) : null;
   const headers: Record<string, string> = { Accept: 'application/octet-stream' };
   if (resumable !== null) Object.assign(headers, { Range: `bytes=${resumable.bytes}-`, 'If-Range': resumable.etag });
   const request = requestTo(client, 'GET', path, headers);
@@ -92,42 +109,39 @@ export async function downloadFile(
     throw client.unreachable({ message: (error as Error).message, cause: error });
   });
   const status = response.statusCode ?? 0;
-  if (status === 416 && resumable !== null) {
-    // The partial file is not a beginning of this one (a shorter file under the same ETag cannot be): start over.
+  const range = contentRange(response);
+  if (resumable !== null && (status === 416 || (status === 206 && !(range?.start === resumable.bytes && range.end === range.total - 1)))) {
     response.resume();
-    await Promise.all([unlink(partial), unlink(etagFile)]).catch(() => {});
-    return downloadFile(client, path, to, onBytes, onResume);
+    // 416 for a partial file as long as the file under the same ETag: all of it came, only the rename did not.
+    if (status === 416 && range?.total === resumable.bytes) return finish(partial, etagFile, to, resumable.bytes);
+    await discard(partial, etagFile); // not a beginning of this file, or not the rest asked for: start over
+    return fetchInto(client, path, to, onBytes, onResume, false);
   }
-  if (status !== 200 && status !== 206) throw client.errorFrom(status, await textOf(response), 'GET', path);
-  const appending = status === 206 && resumable !== null && contentRangeStart(response) === resumable.bytes;
-  if (status === 206 && !appending) {
-    response.destroy();
-    throw client.errorFrom(
-      502,
-      `the server answered bytes ${String(response.headers['content-range'])} to a request for bytes ${resumable?.bytes}-`,
-      'GET',
-      path,
-    );
+  if (status !== 200 && !(status === 206 && resumable !== null)) {
+    throw client.errorFrom(status, await textOf(response), 'GET', path);
   }
-  const etag = response.headers.etag;
-  if (!appending) {
-    if (typeof etag === 'string') await writeFile(etagFile, etag);
-    else await unlink(etagFile).catch(() => {});
-  } else onResume(resumable.bytes);
+  const appending = status === 206;
+  const total = appending ? range!.total : Number(response.headers['content-length'] ?? Number.NaN);
+  // A weak ETag (a proxy's) never matches If-Range: nothing to resume against, so none is kept.
+  const etag = typeof response.headers.etag === 'string' && !response.headers.etag.startsWith('W/') ? response.headers.etag : null;
+  if (appending) onResume(resumable!.bytes);
+  else if (etag !== null) await writeFile(etagFile, etag);
+  else await unlink(etagFile).catch(() => {});
   response.on('data', (chunk: Buffer) => onBytes(chunk.length));
+  // A buffer of 4 MiB: the socket's pieces are written together (writev) instead of pausing the download after 16 KiB.
+  const written = createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES, flags: appending ? 'a' : 'w' });
+  let writeFailed = false;
+  written.once('error', () => (writeFailed = true));
   try {
-    // A buffer of 4 MiB: the socket's pieces are written together (writev) instead of pausing the download after 16 KiB.
-    await pipeline(response, createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES, flags: appending ? 'a' : 'w' }));
+    await pipeline(response, written);
   } catch (error) {
-    // Kept to resume from where the file has an ETag to check it against; else nothing is left.
-    if (typeof etag !== 'string') {
-      await unlink(partial).catch(() => {});
+    // Cut off by the network with an ETag to check the rest against: kept. A local failure (a full disk, no
+    // permission) or nothing to resume against: nothing is left.
+    if (writeFailed || etag === null) {
+      await discard(partial, etagFile);
       throw error;
     }
-    const kept = await stat(partial).then(
-      (info) => info.size,
-      () => 0,
-    );
+    const kept = await sizeOf(partial);
     throw new SvcError(
       'server_unreachable',
       `the download from ${client.server} stopped after ${kept} bytes (${(error as Error).message}).`,
@@ -137,23 +151,75 @@ export async function downloadFile(
       },
     );
   }
+  await finish(partial, etagFile, to, Number.isFinite(total) ? total : null);
+}
+
+/** Renames the complete partial file onto `to`, once it has the size the server gave (when it gave one). */
+async function finish(partial: string, etagFile: string, to: string, total: number | null): Promise<void> {
+  const size = await sizeOf(partial);
+  if (total !== null && size !== total) {
+    await discard(partial, etagFile);
+    throw new SvcError('unexpected_response', `the download into ${to} has ${size} bytes where the server announced ${total}.`, {
+      hint: 'Run the same command again; it starts over.',
+    });
+  }
   await rename(partial, to);
   await unlink(etagFile).catch(() => {});
 }
 
-/** The bytes of an earlier download of the same target, and the ETag they are of; null when none is there. */
-async function resumePoint(partial: string, etagFile: string): Promise<{ bytes: number; etag: string } | null> {
-  const [bytes, etag] = await Promise.all([
-    stat(partial).then(
-      (info) => info.size,
-      () => 0,
-    ),
-    readFile(etagFile, 'utf8').catch(() => ''),
-  ]);
-  return bytes > 0 && etag !== '' ? { bytes, etag: etag.trim() } : null;
+async function discard(partial: string, etagFile: string): Promise<void> {
+  await Promise.all([unlink(partial).catch(() => {}), unlink(etagFile).catch(() => {})]);
 }
 
-function contentRangeStart(response: IncomingMessage): number | null {
-  const match = /^bytes (\d+)-\d+\/\d+$/.exec(String(response.headers['content-range'] ?? ''));
-  return match ? Number(match[1]) : null;
+async function sizeOf(file: string): Promise<number> {
+  return stat(file).then(
+    (info) => info.size,
+    () => 0,
+  );
+}
+
+/** The bytes of an earlier download of the same target, and the ETag they are of; null when none is there. */
+async function resumePoint(partial: string, etagFile: string): Promise<{ bytes: number; etag: string } | null> {
+  const [bytes, etag] = await Promise.all([sizeOf(partial), readFile(etagFile, 'utf8').catch(() => '')]);
+  return bytes > 0 && etag.trim() !== '' ? { bytes, etag: etag.trim() } : null;
+}
+
+/** `Content-Range` read: `bytes <start>-<end>/<total>`, or a star and the total (a 416); null for anything else. */
+function contentRange(response: IncomingMessage): { start: number | null; end: number | null; total: number } | null {
+  const match = /^bytes (?:(\d+)-(\d+)|\*)\/(\d+)$/.exec(String(response.headers['content-range'] ?? ''));
+  if (match === null) return null;
+  return { start: match[1] ? Number(match[1]) : null, end: match[2] ? Number(match[2]) : null, total: Number(match[3]) };
+}
+
+/**
+ * Takes `<to>.svc-partial.lock` for this process: two downloads appending to one partial file would make one
+ * file of both. A lock whose process is gone (a download stopped with Ctrl-C) is taken over.
+ */
+async function lockDownload(to: string): Promise<() => Promise<void>> {
+  const lock = `${to}.svc-partial.lock`;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: 'wx' });
+      return () => unlink(lock).catch(() => {});
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processRuns(holder)) {
+        throw new SvcError('conflict', `another download (process ${holder}) is writing ${to}.`, {
+          hint: `Wait for it to end, or stop it: run again, this one goes on from what it fetched (a lock left by a process that is gone: ${lock}).`,
+        });
+      }
+      await unlink(lock).catch(() => {}); // left by a download that was stopped
+    }
+  }
+  throw new SvcError('conflict', `cannot take ${lock}: another download keeps taking it.`);
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // it runs, as another user
+  }
 }

@@ -55,13 +55,13 @@ describe('svc on real Nomad and Consul: container exec and shell', function () {
         const ended = shell(
           capture({ env: { SVC_SERVER: server.url, SVC_TOKEN: server.ownerToken } }).context,
           undefined,
-          ['sh', '-c', 'test -t 0 && echo on-a-tty; stty size; read answer; echo "got $answer"; exit 4'],
+          ['sh', '-c', 'test -t 0 && echo on-a-tty; stty size; echo "term=$TERM"; read answer; echo "got $answer"; exit 4'],
           { container: hello },
           term.terminal,
         );
         term.type('forty-two\r');
         assert.equal(await ended, 4, term.screen());
-        assert.match(term.screen(), /on-a-tty\r\n31 97\r\n/);
+        assert.match(term.screen(), /on-a-tty\r\n31 97\r\nterm=xterm-256color\r\n/, "the client's TERM");
         assert.match(term.screen(), /got forty-two/);
       });
 

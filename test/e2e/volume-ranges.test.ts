@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,9 +90,21 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     assert.equal(past.headers.get('content-range'), `bytes */${file.length}`);
     assert.equal(((await past.json()) as { error: { code: string } }).error.code, 'range_not_satisfiable');
 
+    const unitInAnyCase = await get({ Range: 'Bytes=1-3' });
+    assert.equal(unitInAnyCase.status, 206);
+    assert.deepEqual(Buffer.from(await unitInAnyCase.arrayBuffer()), file.subarray(1, 4));
+    const suffix = await get({ Range: 'bytes=-4' });
+    assert.equal(suffix.status, 206);
+    assert.deepEqual(Buffer.from(await suffix.arrayBuffer()), file.subarray(file.length - 4));
+
+    // RFC 9110: an unknown unit is ignored, as are several ranges, a malformed or invalid range, an older
+    // If-Range, and a suffix longer than the file is all of it: each gets the whole file.
     const wholeAnyway: Record<string, string>[] = [
       { Range: 'bytes=0-1,5-6' },
-      { Range: 'lines=1-2' },
+      { Range: `lines=${file.length}-` },
+      { Range: 'bytes=abc' },
+      { Range: 'bytes=9-2' },
+      { Range: `bytes=-${file.length + 1}` },
       { Range: 'bytes=0-9', 'If-Range': '"older"' },
     ];
     for (const headers of wholeAnyway) {
@@ -144,5 +157,55 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     await downloadFile(new ApiClient({ server: platform.url, token: owner }), filePath, to, undefined, () => (resumed = true));
     assert.equal(resumed, false);
     assert.equal(sha(readFileSync(to)), sha(file));
+  });
+
+  const client = () => new ApiClient({ server: platform.url, token: owner });
+
+  it('renames a partial file that is already whole, and starts over from one longer than the file', async () => {
+    const etag = (await get({})).headers.get('etag')!;
+    const whole = path.join(scratch, 'whole.bin');
+    writeFileSync(`${whole}.svc-partial`, file);
+    writeFileSync(`${whole}.svc-partial.etag`, etag);
+    let moved = 0;
+    await downloadFile(client(), filePath, whole, (bytes) => (moved += bytes));
+    assert.equal(moved, 0, 'nothing fetched again');
+    assert.equal(sha(readFileSync(whole)), sha(file));
+
+    const longer = path.join(scratch, 'longer.bin');
+    writeFileSync(`${longer}.svc-partial`, Buffer.concat([file, randomBytes(10)]));
+    writeFileSync(`${longer}.svc-partial.etag`, etag);
+    await downloadFile(client(), filePath, longer);
+    assert.equal(sha(readFileSync(longer)), sha(file));
+    assert.ok(!existsSync(`${longer}.svc-partial.etag`));
+  });
+
+  it('refuses a second download into the same file while the first runs, and takes over a lock left by one gone', async () => {
+    const to = path.join(scratch, 'locked.bin');
+    const other = spawn('sleep', ['30']);
+    try {
+      writeFileSync(`${to}.svc-partial.lock`, String(other.pid));
+      await assert.rejects(downloadFile(client(), filePath, to), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'conflict');
+        assert.match(error.message, new RegExp(`another download \\(process ${other.pid}\\) is writing`));
+        return true;
+      });
+      assert.ok(!existsSync(to));
+    } finally {
+      other.kill();
+    }
+    await new Promise((resolve) => other.once('exit', resolve));
+    await downloadFile(client(), filePath, to); // its process is gone now
+    assert.equal(sha(readFileSync(to)), sha(file));
+    assert.ok(!existsSync(`${to}.svc-partial.lock`), 'the lock is released');
+  });
+
+  it('reports a local write failure as itself and keeps nothing of it', async () => {
+    const to = path.join(scratch, 'blocked.bin');
+    mkdirSync(`${to}.svc-partial`); // a folder where the partial file goes
+    await assert.rejects(downloadFile(client(), filePath, to), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'EISDIR');
+      return true;
+    });
+    assert.ok(!existsSync(`${to}.svc-partial.etag`), 'nothing to resume from');
   });
 });

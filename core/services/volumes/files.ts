@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { SvcError } from '../../model/errors.js';
 import type { VolumeEntry } from './types.js';
 import { asDiskFull } from '../../infra/files/disk-full.js';
@@ -197,15 +197,26 @@ export async function openFile(root: string, volume: string, parts: readonly str
     await handle.close();
     throw error;
   }
-  const start = picked?.start ?? 0;
-  // The stream owns the handle from here: it closes it at the end, or when the client goes.
+  const { start, end } = picked ?? { start: 0, end: info.size - 1 };
+  if (end < start) {
+    await handle.close(); // an empty file: nothing to read
+    return { size: info.size, etag: etagOf(info), start, end, stream: Readable.from([]) };
+  }
+  // The stream owns the handle from here: it closes it at the end, or when the client goes. It stops at
+  // the size it had when opened, which Content-Length said, even while a container appends to the file.
   // Read in pieces of 1 MiB, not the default 64 KiB: a multi-GiB get costs a sixteenth of the reads and socket writes.
-  const stream = handle.createReadStream({ highWaterMark: READ_BYTES, start, ...(picked ? { end: picked.end } : {}) });
-  return { size: info.size, etag: etagOf(info), start, end: picked?.end ?? info.size - 1, stream };
+  const stream = handle.createReadStream({ highWaterMark: READ_BYTES, start, end });
+  return { size: info.size, etag: etagOf(info), start, end, stream };
 }
 
-function etagOf(info: { size: number; mtimeMs: number; ino: number }): string {
-  return `"${info.ino.toString(36)}-${info.size.toString(36)}-${Math.round(info.mtimeMs * 1000).toString(36)}"`;
+/**
+ * The file's inode, size, and last change of its content and of its inode (ctime, which no one can set back):
+ * a file replaced or rewritten gets another tag; two writes of the same size within one tick of the file
+ * system's clock can keep it (docs/volumes.md says so).
+ */
+function etagOf(info: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): string {
+  const micros = (ms: number) => Math.round(ms * 1000).toString(36);
+  return `"${info.ino.toString(36)}-${info.size.toString(36)}-${micros(info.mtimeMs)}-${micros(info.ctimeMs)}"`;
 }
 
 /** Removes the file or folder at `parts` (a folder with what it holds only when `recursive`); never the root. */

@@ -25,6 +25,8 @@ interface Tracked {
   /** The rate and time of the last sample (ms), to integrate the next interval by its mean. */
   percent: number;
   at: number;
+  /** When its last sample was asked for: the next is due from then. */
+  askedAt: number;
   /** When it was first sampled; whether `onUnmeasured` was told of it. */
   readonly since: number;
   told: boolean;
@@ -47,6 +49,10 @@ export const UNMEASURED_AFTER_MS = 15_000;
 
 export class AllocationUsage {
   readonly #tracked = new Map<string, Tracked>();
+  /** The allocations asked about and not answered yet. */
+  readonly #asking = new Set<string>();
+  /** The allocations of the last `sample`: an answer for one no longer listed is dropped. */
+  #listed = new Set<string>();
   readonly #client: NomadClient;
   readonly #clock: () => number;
 
@@ -64,27 +70,33 @@ export class AllocationUsage {
    * forgets the allocations no longer listed.
    */
   async sample(allocIds: readonly string[]): Promise<void> {
-    const wanted = new Set(allocIds);
-    for (const id of [...this.#tracked.keys()]) if (!wanted.has(id)) this.#tracked.delete(id);
+    this.#listed = new Set(allocIds);
+    for (const id of [...this.#tracked.keys()]) if (!this.#listed.has(id)) this.#tracked.delete(id);
     const now = this.#clock();
+    // One request per allocation at a time (a slow Nomad never piles them up); due by when it was last asked.
     const due = allocIds.filter((id) => {
+      if (this.#asking.has(id)) return false;
       const last = this.#tracked.get(id);
-      return last === undefined || last.percent >= BUSY_PERCENT || now - last.at >= IDLE_SAMPLE_MS;
+      return last === undefined || last.percent >= BUSY_PERCENT || now - last.askedAt >= IDLE_SAMPLE_MS;
     });
     await Promise.all(
       due.map(async (id) => {
+        this.#asking.add(id);
+        const askedAt = this.#clock();
         let stats: AllocStats;
         try {
           stats = (await this.#client.get<AllocStats>(`/v1/client/allocation/${encodeURIComponent(id)}/stats`)).body;
         } catch {
           return; // stopping, or its node is away: the next sample tries again
+        } finally {
+          this.#asking.delete(id);
         }
-        this.#add(id, stats);
+        if (this.#listed.has(id)) this.#add(id, stats, askedAt); // an allocation dropped meanwhile stays dropped
       }),
     );
   }
 
-  #add(id: string, stats: AllocStats): void {
+  #add(id: string, stats: AllocStats, askedAt: number): void {
     const now = this.#clock();
     const usage = stats.ResourceUsage;
     const percent = Math.max(0, usage?.CpuStats?.Percent ?? 0);
@@ -92,7 +104,7 @@ export class AllocationUsage {
     const memoryBytes = (memory?.Measured?.includes('Usage') ? memory.Usage : memory?.RSS) ?? 0;
     const before = this.#tracked.get(id);
     if (before === undefined) {
-      this.#tracked.set(id, { cpuSeconds: 0, memoryBytes, percent, at: now, since: now, told: false });
+      this.#tracked.set(id, { cpuSeconds: 0, memoryBytes, percent, at: now, askedAt, since: now, told: false });
       return;
     }
     if (!before.told && Object.keys(stats.Tasks ?? {}).length === 0 && now - before.since >= UNMEASURED_AFTER_MS) {
@@ -104,6 +116,7 @@ export class AllocationUsage {
     before.memoryBytes = memoryBytes;
     before.percent = percent;
     before.at = now;
+    before.askedAt = askedAt;
   }
 
   /** What the allocations among `allocIds` used so far, as far as sampled. */

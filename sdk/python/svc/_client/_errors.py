@@ -25,6 +25,7 @@ CODE_CLASSES: dict[str, type[ex.RemoteError]] = {
     "config_invalid": ex.ConfigError,
     "payload_too_large": ex.InvalidRequestError,
     "volume_full": ex.InvalidRequestError,
+    "range_not_satisfiable": ex.InvalidRequestError,
     "volume_in_use": ex.InvalidRequestError,
     "volume_not_found": ex.NotFoundError,
     "bundle_invalid": ex.ProjectError,

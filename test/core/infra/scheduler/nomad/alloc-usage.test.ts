@@ -14,7 +14,7 @@ describe('AllocationUsage (Nomad allocation stats)', () => {
   let client: NomadClient;
   const answers = new Map<
     string,
-    { percent: number; rss: number; usage: number; measured: string[] | null; unmeasured?: boolean } | 'gone'
+    { percent: number; rss: number; usage: number; measured: string[] | null; unmeasured?: boolean; delayMs?: number } | 'gone'
   >();
   const asked: string[] = [];
 
@@ -55,7 +55,9 @@ describe('AllocationUsage (Nomad allocation stats)', () => {
         Tasks: answer.unmeasured ? {} : { runtime: { Pids: null, ResourceUsage: {}, Timestamp: 1 } },
         Timestamp: answer.unmeasured ? 0 : 1,
       };
-      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Nomad-Index': '1' }).end(JSON.stringify(body));
+      const send = () => res.writeHead(200, { 'Content-Type': 'application/json', 'X-Nomad-Index': '1' }).end(JSON.stringify(body));
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     client = new NomadClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 'secret', namespace: 'svc' });
@@ -125,5 +127,20 @@ describe('AllocationUsage (Nomad allocation stats)', () => {
       if (now === 10_000) assert.deepEqual(told, [], 'not before 15 s: a new allocation may not be measured yet');
     }
     assert.deepEqual(told, ['quiet']);
+  });
+
+  it('asks about an allocation once at a time while Nomad is slow, and drops an answer for one no longer listed', async () => {
+    let now = 0;
+    const usage = new AllocationUsage(client, () => now);
+    answers.set('slow', { percent: 90, rss: 1, usage: 1, measured: ['Usage'], delayMs: 300 });
+    const reads = () => asked.filter((url) => url.includes('/allocation/slow/')).length;
+    const first = usage.sample(['slow']);
+    for (now = 1_000; now <= 3_000; now += 1_000) await usage.sample(['slow']);
+    await first;
+    assert.equal(reads(), 1, 'one request in flight, not one a second');
+    const second = usage.sample(['slow']);
+    await usage.sample([]); // dropped while it was being asked about
+    await second;
+    assert.equal(usage.of(['slow']).size, 0, 'its late answer did not bring it back');
   });
 });
