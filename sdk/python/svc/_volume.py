@@ -5,16 +5,19 @@ comes, so their size does not matter to this process's memory. Nothing is asked 
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import os
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any, NoReturn, cast
 from urllib.parse import quote
 
 from . import _checks
-from .exceptions import InvalidOptionError, NotFoundError
+from .exceptions import InvalidOptionError, InvalidRequestError, NotFoundError, ServerUnreachableError
 
 if TYPE_CHECKING:
     from ._client._http import Api
@@ -100,17 +103,51 @@ class Volume:
             stream.close()
 
     def get_file(self, path: str, local: str | os.PathLike[str]) -> None:
-        """Downloads the file ``path`` to ``local``: written beside it first, renamed onto it once complete."""
+        """Downloads the file ``path`` to ``local``: written beside it first (``<local>.svc-partial``), renamed onto it
+        once it has all the bytes the server announced. A download cut off by the network keeps what came, with the
+        file's ETag (``<local>.svc-partial.etag``); the next ``get_file`` (or ``svc volume get``) into ``local`` asks
+        only for the rest, or for all of it when the file changed meanwhile. One download into ``local`` at a time."""
         target = Path(local)
         target.parent.mkdir(parents=True, exist_ok=True)
+        with _download_lock(target):
+            self._fetch_into(path, target, resume=True)
+
+    def _fetch_into(self, path: str, target: Path, *, resume: bool) -> None:
         partial = target.with_name(f"{target.name}.svc-partial")
+        etag_file = target.with_name(f"{target.name}.svc-partial.etag")
+        kept = partial.stat().st_size if resume and partial.exists() else 0
+        etag = etag_file.read_text().strip() if kept and etag_file.exists() else ""
+        headers = {"Range": f"bytes={kept}-", "If-Range": etag} if etag else {}
+        where = f"GET {self._path()}/files"
+        stream = self._api().open(
+            "GET", f"{self._path()}/files?path={quote(_remote(path))}", headers=headers, timeout=None
+        )
         try:
-            with open(partial, "wb") as out:
-                for chunk in self.read_file(path):
-                    out.write(chunk)
-            os.replace(partial, target)
+            span = _content_range(stream.headers.get("content-range", ""))
+            if etag and (stream.status == 416 or (stream.status == 206 and span[:2] != (kept, span[2] - 1))):
+                if stream.status == 416 and span[2] == kept:  # all of it came before; only the rename did not
+                    _finish(partial, etag_file, target, kept)
+                    return
+                _discard(partial, etag_file)  # not a beginning of this file, or not the rest asked for
+                stream.close()
+                self._fetch_into(path, target, resume=False)
+                return
+            if stream.status != 200 and not (stream.status == 206 and etag):
+                _raise(stream.status, stream.read(), where)
+            appending = stream.status == 206
+            total = span[2] if appending else int(stream.headers.get("content-length", "-1"))
+            fresh = stream.headers.get("etag", "")
+            if not appending and fresh and not fresh.startswith("W/"):  # a weak ETag never matches If-Range
+                etag_file.write_text(fresh)
+            elif not appending:
+                etag_file.unlink(missing_ok=True)
+            resumable = appending or etag_file.exists()
+            _write_from(stream.response, partial, appending, resumable=resumable, where=where)
+            if 0 <= total and partial.stat().st_size < total:  # the connection ended early: http.client reads short
+                _cut_off(partial, resumable, where, None)
+            _finish(partial, etag_file, target, total if total >= 0 else None)
         finally:
-            partial.unlink(missing_ok=True)
+            stream.close()
 
     def put_file(self, local: str | os.PathLike[str] | IO[bytes], path: str) -> FileEntry:
         """Uploads a file (a path, or a binary file object read from where it is) to ``path``; a file there is
@@ -176,6 +213,108 @@ class Volume:
 def _remote(path: str) -> str:
     """A path inside the volume as the API takes it: ``/`` or a leading ``/`` is the volume's root."""
     return str(path).lstrip("/")
+
+
+def _content_range(header: str) -> tuple[int, int, int]:
+    """``Content-Range: bytes <first>-<last>/<total>`` (or ``bytes */<total>``) as three numbers; -1 where absent."""
+    match = re.fullmatch(r"bytes (?:(\d+)-(\d+)|\*)/(\d+)", header.strip())
+    if match is None:
+        return (-1, -1, -1)
+    first, last, total = match.groups()
+    return (int(first) if first else -1, int(last) if last else -1, int(total))
+
+
+def _write_from(response: IO[bytes], partial: Path, appending: bool, *, resumable: bool, where: str) -> None:
+    """The answer's bytes into ``partial``. A local failure keeps nothing; the network's keeps what came when the
+    file has an ETag to check the rest against, and says to call again."""
+    with open(partial, "ab" if appending else "wb") as out:
+        while True:
+            try:
+                chunk = response.read(_CHUNK)
+            except (OSError, http.client.HTTPException) as error:
+                out.close()
+                _cut_off(partial, resumable, where, error)
+            if not chunk:
+                return
+            try:
+                out.write(chunk)
+            except OSError:
+                out.close()
+                _discard(partial, partial.with_name(f"{partial.name}.etag"))
+                raise
+
+
+def _cut_off(partial: Path, resumable: bool, where: str, error: BaseException | None) -> NoReturn:
+    """The network ended the download early: what came is kept when there is an ETag to resume against."""
+    if not resumable:
+        _discard(partial, partial.with_name(f"{partial.name}.etag"))
+    kept = partial.stat().st_size if partial.exists() else 0
+    raise ServerUnreachableError(
+        f"{where}: the download stopped after {kept} bytes{f' ({error!r})' if error else ''}",
+        hint="Call get_file again (or run svc volume get): it goes on from there."
+        if resumable
+        else "Call get_file again; it starts over.",
+    ) from error
+
+
+def _finish(partial: Path, etag_file: Path, target: Path, total: int | None) -> None:
+    """Renames the partial file onto ``target`` once it has the size the server announced."""
+    size = partial.stat().st_size
+    if total is not None and size != total:
+        _discard(partial, etag_file)
+        raise ServerUnreachableError(
+            f"the download into {target} has {size} bytes where the server announced {total}",
+            code="unexpected_response",
+            hint="Call get_file again; it starts over.",
+        )
+    os.replace(partial, target)
+    etag_file.unlink(missing_ok=True)
+
+
+def _discard(partial: Path, etag_file: Path) -> None:
+    partial.unlink(missing_ok=True)
+    etag_file.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _download_lock(target: Path) -> Iterator[None]:
+    """``<local>.svc-partial.lock`` naming this process, as ``svc volume get`` takes it: two downloads appending to
+    one partial file would make one file of both. A lock whose process is gone is taken over."""
+    lock = target.with_name(f"{target.name}.svc-partial.lock")
+    for _ in range(2):
+        try:
+            descriptor = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            try:
+                holder = int(lock.read_text().strip() or "0")
+            except (OSError, ValueError):
+                holder = 0
+            if holder > 0 and holder != os.getpid() and _process_runs(holder):
+                raise InvalidRequestError(
+                    f"another download (process {holder}) is writing {target}",
+                    code="conflict",
+                    hint=f"Wait for it to end, or stop it; a lock left by a process that is gone: {lock}",
+                ) from None
+            lock.unlink(missing_ok=True)  # left by a download that was stopped
+            continue
+        with os.fdopen(descriptor, "w") as written:
+            written.write(str(os.getpid()))
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+        return
+    raise InvalidRequestError(f"cannot take {lock}: another download keeps taking it", code="conflict")
+
+
+def _process_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it runs, as another user
+    return True
 
 
 def _raise(status: int, data: bytes, where: str) -> None:

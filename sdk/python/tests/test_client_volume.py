@@ -3,9 +3,14 @@ for byte (streamed), listings, removal, and the server's refusals raised as svc'
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
+import socket
+import subprocess
+import threading
+from urllib.parse import urlsplit
 
 import pytest
 import svc
@@ -57,3 +62,96 @@ def test_the_server_s_refusals_are_svc_exceptions(server, tmp_path):
         vol.put_file(io.BytesIO(b"x"), "/")
     with pytest.raises(svc.InvalidOptionError, match="svc.Volume.from_name: name='Not A Label'"):
         svc.Volume.from_name("Not A Label")
+
+
+def _cutting_proxy(target: str, cut_after: int) -> tuple[str, socket.socket]:
+    """A TCP proxy to ``target``'s host and port that closes both sides once ``cut_after`` bytes of answer passed."""
+    parts = urlsplit(target)
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection((parts.hostname, parts.port))
+
+            def forward_request(client: socket.socket = client, upstream: socket.socket = upstream) -> None:
+                try:
+                    while data := client.recv(65536):
+                        upstream.sendall(data)
+                except OSError:
+                    pass
+
+            threading.Thread(target=forward_request, daemon=True).start()
+            passed = 0
+            try:
+                while data := upstream.recv(65536):
+                    passed += len(data)
+                    if passed > cut_after:
+                        break
+                    client.sendall(data)
+            except OSError:
+                pass
+            for side in (
+                client,
+                upstream,
+            ):  # shutdown first: close alone leaves the other thread's recv holding it open
+                with contextlib.suppress(OSError):
+                    side.shutdown(socket.SHUT_RDWR)
+                side.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}", listener
+
+
+def test_a_download_cut_off_goes_on_where_it_stopped(server, tmp_path, monkeypatch):
+    vol = svc.Volume.from_name("sdk-resume", create_if_missing=True)
+    blob = os.urandom(6 * 1024 * 1024)
+    vol.put_file(io.BytesIO(blob), "big.bin")
+    target = tmp_path / "big.bin"
+    proxy, listener = _cutting_proxy(os.environ["SVC_SERVER"], 2 * 1024 * 1024)
+    try:
+        with monkeypatch.context() as patched:
+            patched.setenv("SVC_SERVER", proxy)
+            with pytest.raises(svc.ServerUnreachableError, match="the download stopped after") as cut:
+                vol.get_file("big.bin", target)
+    finally:
+        listener.close()
+    assert "Call get_file again" in (cut.value.hint or "")
+    partial = tmp_path / "big.bin.svc-partial"
+    kept = partial.read_bytes()
+    assert 0 < len(kept) < len(blob) and kept == blob[: len(kept)], "a beginning of the file kept"
+    assert not target.exists()
+
+    # Mark the kept bytes: a download that goes on from them leaves the mark, one that starts over would not.
+    partial.write_bytes(b"M" + kept[1:])
+    vol.get_file("big.bin", target)  # through the server itself: the rest only
+    fetched = target.read_bytes()
+    assert fetched[:1] == b"M", "the kept bytes were not fetched again"
+    assert fetched[1:] == blob[1:]
+    assert not (tmp_path / "big.bin.svc-partial").exists()
+    assert not (tmp_path / "big.bin.svc-partial.etag").exists()
+
+
+def test_a_changed_file_is_fetched_whole_and_a_running_download_is_not_joined(server, tmp_path):
+    vol = svc.Volume.from_name("sdk-resume-changed", create_if_missing=True)
+    blob = os.urandom(1024 * 1024)
+    vol.put_file(io.BytesIO(blob), "data.bin")
+    target = tmp_path / "data.bin"
+    (tmp_path / "data.bin.svc-partial").write_bytes(os.urandom(4096))
+    (tmp_path / "data.bin.svc-partial.etag").write_text('"an-older-version"')
+    vol.get_file("data.bin", target)
+    assert target.read_bytes() == blob
+
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        (tmp_path / "again.bin.svc-partial.lock").write_text(str(other.pid))
+        with pytest.raises(svc.InvalidRequestError, match=rf"another download \(process {other.pid}\) is writing"):
+            vol.get_file("data.bin", tmp_path / "again.bin")
+    finally:
+        other.kill()
+        other.wait()
+    vol.get_file("data.bin", tmp_path / "again.bin")  # its process is gone: the lock is taken over
+    assert (tmp_path / "again.bin").read_bytes() == blob
