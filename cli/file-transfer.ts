@@ -6,7 +6,7 @@
  * file beside the target renamed onto it once complete.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
@@ -191,31 +191,60 @@ function contentRange(response: IncomingMessage): { start: number | null; end: n
   return { start: match[1] ? Number(match[1]) : null, end: match[2] ? Number(match[2]) : null, total: Number(match[3]) };
 }
 
+/** A lock file still empty this long after it was made was left by a process stopped between making and writing it. */
+const EMPTY_LOCK_MS = 10_000;
+
 /**
  * Takes `<to>.svc-partial.lock` for this process: two downloads appending to one partial file would make one
- * file of both. A lock whose process is gone (a download stopped with Ctrl-C) is taken over.
+ * file of both. Made whole at once (a file with the PID, linked to the lock's name, which fails where one
+ * exists); a lock whose process is gone (a download stopped with Ctrl-C) is taken over, moved aside first so
+ * that two takers cannot both win. `vol.get_file` in Python takes the same lock.
  */
 async function lockDownload(to: string): Promise<() => Promise<void>> {
   const lock = `${to}.svc-partial.lock`;
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      await writeFile(lock, String(process.pid), { flag: 'wx' });
-      return () => unlink(lock).catch(() => {});
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processRuns(holder)) {
-        throw new SvcError('conflict', `another download (process ${holder}) is writing ${to}.`, {
+  const mine = `${lock}.${process.pid}`;
+  await writeFile(mine, String(process.pid));
+  try {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      try {
+        await link(mine, lock);
+        return () => unlink(lock).catch(() => {});
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = await lockHolder(lock);
+      // This process's own PID there is a lock of a process gone that had it before (this one downloads one file once).
+      if (holder === null || (holder !== process.pid && processRuns(holder))) {
+        throw new SvcError('conflict', `another download (process ${holder ?? '?'}) is writing ${to}.`, {
           hint: `Wait for it to end, or stop it: run again, this one goes on from what it fetched (a lock left by a process that is gone: ${lock}).`,
         });
       }
-      await unlink(lock).catch(() => {}); // left by a download that was stopped
+      const aside = `${mine}.stale`;
+      await rename(lock, aside).then(
+        () => unlink(aside),
+        () => {}, // another taker moved it first
+      );
     }
+    throw new SvcError('conflict', `cannot take ${lock}: another download keeps taking it.`);
+  } finally {
+    await unlink(mine).catch(() => {});
   }
-  throw new SvcError('conflict', `cannot take ${lock}: another download keeps taking it.`);
+}
+
+/** The process a lock names; 0 for a lock gone or unreadable; null for one just made and not written yet. */
+async function lockHolder(lock: string): Promise<number | null> {
+  try {
+    const text = (await readFile(lock, 'utf8')).trim();
+    if (text === '') return Date.now() - (await stat(lock)).mtimeMs < EMPTY_LOCK_MS ? null : 0;
+    const pid = Number(text);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : 0;
+  } catch {
+    return 0;
+  }
 }
 
 function processRuns(pid: number): boolean {
+  if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

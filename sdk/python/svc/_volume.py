@@ -10,14 +10,15 @@ import http.client
 import os
 import re
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, cast
 from urllib.parse import quote
 
 from . import _checks
-from .exceptions import InvalidOptionError, InvalidRequestError, NotFoundError, ServerUnreachableError
+from .exceptions import InvalidOptionError, InvalidRequestError, NotFoundError, RemoteError, ServerUnreachableError
 
 if TYPE_CHECKING:
     from ._client._http import Api
@@ -133,7 +134,11 @@ class Volume:
                 self._fetch_into(path, target, resume=False)
                 return
             if stream.status != 200 and not (stream.status == 206 and etag):
-                _raise(stream.status, stream.read(), where)
+                try:
+                    body = stream.read()
+                except (OSError, http.client.HTTPException):
+                    body = b""
+                _raise(stream.status, body, where)
             appending = stream.status == 206
             total = span[2] if appending else int(stream.headers.get("content-length", "-1"))
             fresh = stream.headers.get("etag", "")
@@ -225,23 +230,25 @@ def _content_range(header: str) -> tuple[int, int, int]:
 
 
 def _write_from(response: IO[bytes], partial: Path, appending: bool, *, resumable: bool, where: str) -> None:
-    """The answer's bytes into ``partial``. A local failure keeps nothing; the network's keeps what came when the
-    file has an ETag to check the rest against, and says to call again."""
-    with open(partial, "ab" if appending else "wb") as out:
-        while True:
-            try:
-                chunk = response.read(_CHUNK)
-            except (OSError, http.client.HTTPException) as error:
-                out.close()
-                _cut_off(partial, resumable, where, error)
-            if not chunk:
-                return
-            try:
+    """The answer's bytes into ``partial``. A local failure (writing, or flushing at the close) keeps nothing; the
+    network's keeps what came when the file has an ETag to check the rest against, and says to call again."""
+    cut: BaseException | None = None
+    try:
+        with open(partial, "ab" if appending else "wb") as out:
+            while True:
+                try:
+                    chunk = response.read(_CHUNK)
+                except (OSError, http.client.HTTPException) as error:
+                    cut = error
+                    break
+                if not chunk:
+                    break
                 out.write(chunk)
-            except OSError:
-                out.close()
-                _discard(partial, partial.with_name(f"{partial.name}.etag"))
-                raise
+    except OSError:
+        _discard(partial, partial.with_name(f"{partial.name}.etag"))
+        raise
+    if cut is not None:
+        _cut_off(partial, resumable, where, cut)
 
 
 def _cut_off(partial: Path, resumable: bool, where: str, error: BaseException | None) -> NoReturn:
@@ -262,7 +269,7 @@ def _finish(partial: Path, etag_file: Path, target: Path, total: int | None) -> 
     size = partial.stat().st_size
     if total is not None and size != total:
         _discard(partial, etag_file)
-        raise ServerUnreachableError(
+        raise RemoteError(
             f"the download into {target} has {size} bytes where the server announced {total}",
             code="unexpected_response",
             hint="Call get_file again; it starts over.",
@@ -276,45 +283,101 @@ def _discard(partial: Path, etag_file: Path) -> None:
     etag_file.unlink(missing_ok=True)
 
 
+# The downloads of this process, by lock path: the lock file names a process, not a thread.
+_held: set[Path] = set()
+_held_lock = threading.Lock()
+
+# A lock file still empty this long after it was made was left by a process stopped between making and writing it.
+_EMPTY_LOCK_SECONDS = 10
+
+
 @contextlib.contextmanager
-def _download_lock(target: Path) -> Iterator[None]:
+def _download_lock(target: Path) -> Generator[None, None, None]:
     """``<local>.svc-partial.lock`` naming this process, as ``svc volume get`` takes it: two downloads appending to
-    one partial file would make one file of both. A lock whose process is gone is taken over."""
+    one partial file would make one file of both. Made whole at once (a file with the PID, linked to the lock's
+    name, which fails where one exists); a lock whose process is gone is taken over."""
     lock = target.with_name(f"{target.name}.svc-partial.lock")
-    for _ in range(2):
-        try:
-            descriptor = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            try:
-                holder = int(lock.read_text().strip() or "0")
-            except (OSError, ValueError):
-                holder = 0
-            if holder > 0 and holder != os.getpid() and _process_runs(holder):
-                raise InvalidRequestError(
-                    f"another download (process {holder}) is writing {target}",
-                    code="conflict",
-                    hint=f"Wait for it to end, or stop it; a lock left by a process that is gone: {lock}",
-                ) from None
-            lock.unlink(missing_ok=True)  # left by a download that was stopped
-            continue
-        with os.fdopen(descriptor, "w") as written:
-            written.write(str(os.getpid()))
+    with _held_lock:
+        if lock in _held:
+            raise InvalidRequestError(f"another download of this process is writing {target}", code="conflict")
+        _held.add(lock)
+    try:
+        _take(lock, target)
         try:
             yield
         finally:
             lock.unlink(missing_ok=True)
-        return
-    raise InvalidRequestError(f"cannot take {lock}: another download keeps taking it", code="conflict")
+    finally:
+        with _held_lock:
+            _held.discard(lock)
+
+
+def _take(lock: Path, target: Path) -> None:
+    mine = lock.with_name(f"{lock.name}.{os.getpid()}.{threading.get_ident()}")
+    mine.write_text(str(os.getpid()))
+    try:
+        for _ in range(2):
+            try:
+                os.link(mine, lock)
+                return
+            except FileExistsError:
+                pass
+            holder = _holder(lock)
+            # This process's own PID there: a lock of a process gone that had it before (its threads are in _held).
+            if holder is None or (holder != os.getpid() and _process_runs(holder)):
+                raise InvalidRequestError(
+                    f"another download (process {holder if holder else '?'}) is writing {target}",
+                    code="conflict",
+                    hint=f"Wait for it to end, or stop it; a lock left by a process that is gone: {lock}",
+                )
+            # Left by a download that was stopped: moved aside first, so that two takers cannot both win.
+            aside = lock.with_name(f"{mine.name}.stale")
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(lock, aside)
+                aside.unlink()
+        raise InvalidRequestError(f"cannot take {lock}: another download keeps taking it", code="conflict")
+    finally:
+        mine.unlink(missing_ok=True)
+
+
+def _holder(lock: Path) -> int | None:
+    """The process a lock names; 0 for a lock gone or unreadable; None for one just made and not written yet."""
+    try:
+        text = lock.read_text().strip()
+        if not text:
+            return None if time.time() - lock.stat().st_mtime < _EMPTY_LOCK_SECONDS else 0
+        return int(text)
+    except (OSError, ValueError):
+        return 0
 
 
 def _process_runs(pid: int) -> bool:
+    """Whether process ``pid`` runs. Windows has no signal 0 (os.kill would send Ctrl-C): it is asked by handle."""
+    if pid <= 0:
+        return False
+    if os.name == "nt":
+        return _windows_process_runs(pid)
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
     except PermissionError:
         return True  # it runs, as another user
+    except (OSError, OverflowError):
+        return False
     return True
+
+
+def _windows_process_runs(pid: int) -> bool:
+    import ctypes
+
+    kernel32 = getattr(ctypes, "windll").kernel32  # noqa: B009 (Windows only: absent from ctypes elsewhere)
+    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return False
+    try:
+        code = ctypes.c_ulong()
+        return bool(kernel32.GetExitCodeProcess(handle, ctypes.byref(code))) and code.value == 259  # STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 def _raise(status: int, data: bytes, where: str) -> None:

@@ -126,10 +126,11 @@ def test_a_download_cut_off_goes_on_where_it_stopped(server, tmp_path, monkeypat
     assert not target.exists()
 
     # Mark the kept bytes: a download that goes on from them leaves the mark, one that starts over would not.
-    partial.write_bytes(b"M" + kept[1:])
+    mark = bytes([kept[0] ^ 0xFF])
+    partial.write_bytes(mark + kept[1:])
     vol.get_file("big.bin", target)  # through the server itself: the rest only
     fetched = target.read_bytes()
-    assert fetched[:1] == b"M", "the kept bytes were not fetched again"
+    assert fetched[:1] == mark, "the kept bytes were not fetched again"
     assert fetched[1:] == blob[1:]
     assert not (tmp_path / "big.bin.svc-partial").exists()
     assert not (tmp_path / "big.bin.svc-partial.etag").exists()
@@ -155,3 +156,26 @@ def test_a_changed_file_is_fetched_whole_and_a_running_download_is_not_joined(se
         other.wait()
     vol.get_file("data.bin", tmp_path / "again.bin")  # its process is gone: the lock is taken over
     assert (tmp_path / "again.bin").read_bytes() == blob
+
+
+def test_two_threads_do_not_download_into_one_file_at_once(server, tmp_path):
+    vol = svc.Volume.from_name("sdk-resume-threads", create_if_missing=True)
+    vol.put_file(io.BytesIO(os.urandom(4 * 1024 * 1024)), "data.bin")
+    outcomes: list[BaseException | None] = []
+
+    def fetch() -> None:
+        try:
+            vol.get_file("data.bin", tmp_path / "data.bin")
+            outcomes.append(None)
+        except BaseException as error:  # noqa: BLE001 (the test reads what each thread met)
+            outcomes.append(error)
+
+    threads = [threading.Thread(target=fetch) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    refused = [o for o in outcomes if isinstance(o, svc.InvalidRequestError) and o.code == "conflict"]
+    assert len([o for o in outcomes if o is None]) + len(refused) == 4, outcomes
+    assert (tmp_path / "data.bin").read_bytes() == b"".join(vol.read_file("data.bin"))
+    assert not list(tmp_path.glob("data.bin.svc-partial*")), "no lock or partial left"
