@@ -9,7 +9,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { SvcError } from '../core/model/errors.js';
 import type { ApiClient } from './api-client.js';
 
@@ -130,26 +130,34 @@ async function fetchInto(
   response.on('data', (chunk: Buffer) => onBytes(chunk.length));
   // A buffer of 4 MiB: the socket's pieces are written together (writev) instead of pausing the download after 16 KiB.
   const written = createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES, flags: appending ? 'a' : 'w' });
-  let writeFailed = false;
-  written.once('error', () => (writeFailed = true));
+  // Cut off by the network: what came is still written out (not dropped with the stream, as pipeline would), then kept.
+  let cut: Error | null = null;
+  response.once('error', (error) => {
+    cut = error;
+    response.unpipe(written);
+    written.end();
+  });
+  response.pipe(written);
   try {
-    await pipeline(response, written);
+    await finished(written);
   } catch (error) {
-    // Cut off by the network with an ETag to check the rest against: kept. A local failure (a full disk, no
-    // permission) or nothing to resume against: nothing is left.
-    if (writeFailed || etag === null) {
-      await discard(partial, etagFile);
-      throw error;
-    }
-    const kept = await sizeOf(partial);
-    throw new SvcError(
-      'server_unreachable',
-      `the download from ${client.server} stopped after ${kept} bytes (${(error as Error).message}).`,
-      {
-        hint: `Run the same command again: it goes on from there (the bytes so far are in ${partial}).`,
-        cause: error,
-      },
-    );
+    // A local failure (a full disk, no permission): nothing is left.
+    response.destroy();
+    await discard(partial, etagFile);
+    throw error;
+  }
+  const kept = await sizeOf(partial);
+  if (cut !== null || (Number.isFinite(total) && kept < total)) {
+    // Kept where the file has an ETag to check the rest against; else nothing is left.
+    if (etag === null && !appending) await discard(partial, etagFile);
+    const why = (cut as Error | null)?.message ?? 'the connection ended early';
+    throw new SvcError('server_unreachable', `the download from ${client.server} stopped after ${kept} bytes (${why}).`, {
+      hint:
+        etag === null && !appending
+          ? 'Run the same command again; it starts over.'
+          : `Run the same command again: it goes on from there (the bytes so far are in ${partial}).`,
+      ...(cut === null ? {} : { cause: cut }),
+    });
   }
   await finish(partial, etagFile, to, Number.isFinite(total) ? total : null);
 }
