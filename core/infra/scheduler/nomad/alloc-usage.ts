@@ -3,8 +3,9 @@
  * `svc usage` and `svc container list` on Nomad. Nomad reports CPU as a rate (the percent of one core over
  * its last collection interval), not as a counter, so the CPU seconds here are an estimate: the rate
  * integrated over time. Nomad's rate is over its own last collection interval (1 s by default), so an
- * allocation that is busy is sampled every second, as often as Nomad measures it; an idle one every 5 s,
- * which costs little and notices a load starting within 5 s (counted by the mean of the two rates).
+ * allocation that is busy is sampled every second, as often as Nomad measures it; an idle one every 2 s. A
+ * load that starts between two readings of an idle allocation is counted by the mean of the two rates: off
+ * by at most half that interval of one core's time (1 s) for each time an allocation turns busy.
  * Memory is what Nomad measured (the cgroup's usage where the driver has one, else the resident set).
  */
 import type { ContainerUsage } from '../types.js';
@@ -35,8 +36,11 @@ interface Tracked {
 /** How often the driver offers its allocations to `sample`: a busy allocation is read at each offer. */
 export const USAGE_SAMPLE_MS = 1_000;
 
-/** An idle allocation is read this often: one request each (20 a second for 100 idle allocations). */
-export const IDLE_SAMPLE_MS = 5_000;
+/**
+ * An idle allocation is read this often: one request each (50 a second for 100 idle allocations, each a
+ * fraction of a millisecond of Nomad's), for a count off by at most 1 s of a core each time a load starts.
+ */
+export const IDLE_SAMPLE_MS = 2_000;
 
 /** Above this percent of one core an allocation counts as busy. */
 const BUSY_PERCENT = 1;
