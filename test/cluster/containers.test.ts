@@ -59,9 +59,11 @@ describe('svc on real Nomad and Consul: container exec and shell', function () {
           { container: hello },
           term.terminal,
         );
+        // Typed once the shell waits for it: keys typed earlier echo between the lines it prints.
+        await until('the shell asks', async () => term.screen().includes('term='), { timeoutMs: 30_000, intervalMs: 50 });
         term.type('forty-two\r');
         assert.equal(await ended, 4, term.screen());
-        assert.match(term.screen(), /on-a-tty\r\n31 97\r\nterm=xterm-256color\r\n/, "the client's TERM");
+        assert.match(term.screen(), /on-a-tty\r\n31 97\r\nterm=xterm-256color\r\n/, `the client's TERM: ${JSON.stringify(term.screen())}`);
         assert.match(term.screen(), /got forty-two/);
       });
 
