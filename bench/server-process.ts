@@ -10,10 +10,21 @@ import { fileURLToPath } from 'node:url';
 /** The CLI the benches run: `node <CLI> server`, `node <CLI> volume put`, … */
 export const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'index.js');
 
-/** `svc server --port 0 --data-dir <dir>`, until it prints its URL. */
-export async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--data-dir', dataDir], {
-    env: { ...process.env, NO_COLOR: '1' },
+/** A `svc server` that printed its URL: its process, URL, owner token and what it printed so far. */
+export interface ListeningServer {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly token: string;
+  output(): string;
+}
+
+/**
+ * `node <cli> server --port 0 --data-dir <dir>` until it prints its URL (the benches' and the fixture scripts'
+ * one way to start a server as a user runs it); what it prints keeps being collected into `output()`.
+ */
+export async function listeningServer(dataDir: string, options: { cli?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ListeningServer> {
+  const child = spawn(process.execPath, [options.cli ?? CLI, 'server', '--port', '0', '--data-dir', dataDir], {
+    env: { ...(options.env ?? process.env), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -27,10 +38,16 @@ export async function startServer(dataDir: string): Promise<{ child: ChildProces
     child.stderr!.on('data', read);
     child.once('exit', (code) => reject(new Error(`svc server exited with ${code} before it listened:\n${out}`)));
   });
+  return { child, url, token: readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim(), output: () => out };
+}
+
+/** `svc server --port 0 --data-dir <dir>`, until it prints its URL; its output is dropped from then on. */
+export async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const { child, url, token } = await listeningServer(dataDir);
   // Its log (the containers' lines) is not kept: a million inputs must not grow this process either.
   child.stdout!.removeAllListeners('data').resume();
   child.stderr!.removeAllListeners('data').resume();
-  return { child, url, token: readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim() };
+  return { child, url, token };
 }
 
 export function rssOf(pid: number): number {

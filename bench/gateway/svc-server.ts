@@ -7,17 +7,15 @@
  * counted apart). One app per server: the JSON endpoint's containers scaling
  * under load must not land in the raw path's figures.
  */
-import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { packageRoot } from '../../core/model/paths.js';
 import { processTree } from './cpu.js';
 import { stop, type Served } from './proxies.js';
+import { CLI, listeningServer } from '../server-process.js';
 
 const run = promisify(execFile);
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'cli', 'index.js');
 
 /** One deployed `hello` workload: its URL, its worker's socket (as its container logged it) and the pids of the server's containers. */
 export interface BenchWorkload {
@@ -37,26 +35,10 @@ export interface SvcServer extends Served {
  * `cli`: another build's CLI (`<checkout>/dist/cli/index.js`, BENCH_BEFORE), for before and after in one run.
  */
 export async function startSvcServer(dataDir: string, app: string, cli = CLI): Promise<SvcServer> {
-  const child = spawn(process.execPath, [cli, 'server', '--port', '0', '--data-dir', dataDir], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const served: Served = { pid: child.pid!, close: () => stop(child) };
   // Its output (the containers' log lines among it) is kept for what the bench reads of it, and for an error.
-  let out = '';
-  const listening = new Promise<string>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /svc server is listening on (\S+)/.exec(out)?.[1];
-      if (url) resolve(url);
-    };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
-    child.once('exit', (code) => reject(new Error(`svc server exited with ${code} before it listened:\n${out}`)));
-  });
+  const { child, url, token, output } = await listeningServer(dataDir, { cli });
+  const served: Served = { pid: child.pid!, close: () => stop(child) };
   try {
-    const url = await listening;
-    const token = readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
     const env = { ...process.env, SVC_SERVER: url, SVC_TOKEN: token, NO_COLOR: '1' };
     const { stdout } = await run(process.execPath, [cli, 'deploy', path.join(packageRoot, 'bench', 'apps', app)], {
       env,
@@ -66,9 +48,8 @@ export async function startSvcServer(dataDir: string, app: string, cli = CLI): P
     const hello = /^hello\s+(\S+)$/m.exec(stdout)?.[1];
     if (!hello) throw new Error(`svc deploy ${app} printed no URL for hello:\n${stdout}`);
     // The container logged its worker's socket before it was healthy, so before the deploy answered.
-    const socketPath = / hello listening on (\S+\.sock)/.exec(out)?.[1];
-    if (!socketPath) throw new Error(`svc server logged no socket for hello:\n${out}`);
-    out = '';
+    const socketPath = / hello listening on (\S+\.sock)/.exec(output())?.[1];
+    if (!socketPath) throw new Error(`svc server logged no socket for hello:\n${output()}`);
     child.stdout!.removeAllListeners('data').resume();
     child.stderr!.removeAllListeners('data').resume();
     return { ...served, token, hello: { url: hello, socketPath, pids: containers(child.pid!) } };

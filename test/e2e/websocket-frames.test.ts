@@ -4,10 +4,11 @@ import net from 'node:net';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { packageRoot } from '../../core/model/paths.js';
-import { DEFAULT_WORKSPACE, startPlatform, type Platform } from '../../core/platform/platform.js';
+import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import type { Deployment } from '../../core/services/deployments/types.js';
 import { testConfig } from '../helpers/config.js';
 import { loadManifest } from '../helpers/fixture-manifests.js';
+import { deployRequest } from './lifecycle-helpers.js';
 
 /** One client frame as RFC 6455 §5.2 lays it out: FIN, RSV bits and opcode, the mask bit and length, the key, the masked payload. */
 function frame(
@@ -106,13 +107,7 @@ describe('WebSocket frames a client should never send', function () {
   before(async () => {
     const manifest = await loadManifest({ target: path.join(packageRoot, 'test', 'fixtures', 'apps', 'live.py') });
     platform = await startPlatform({ config: testConfig() });
-    const deployment: Deployment = await platform.deployments.deploy({
-      spec: manifest.spec,
-      source: { root: manifest.root, entry: manifest.spec.entry },
-      workspace: DEFAULT_WORKSPACE,
-      stage: 'deployed',
-      principal: null,
-    });
+    const deployment: Deployment = await platform.deployments.deploy(deployRequest(manifest));
     url = deployment.workloads.find((w) => w.name === 'points')!.url!;
   });
   after(async () => platform?.close());
