@@ -31,6 +31,12 @@ export interface ClusterConfig {
    * the volumes' files are) at the same path. Empty: the node named like this machine.
    */
   readonly nomadVolumeNodes: readonly string[];
+  /**
+   * A CSI plugin's ID in Nomad: svc's volumes are then CSI volumes of that plugin, created through Nomad
+   * and mounted wherever Nomad places a container, their files served to svc by a keeper allocation
+   * each. Null: host volumes over svc's own folders (`nomadVolumeNodes`).
+   */
+  readonly nomadCsiPlugin: string | null;
   /** Task driver of the workload jobs. */
   readonly nomadDriver: NomadTaskDriver;
   /**
@@ -78,6 +84,7 @@ export function clusterDefaults(): ClusterConfig {
     nomadRegion: 'global',
     nomadDatacenters: Object.freeze(['dc1']),
     nomadVolumeNodes: Object.freeze([]),
+    nomadCsiPlugin: null,
     nomadDriver: 'exec',
     nomadPython: null,
     mhzPerCore: DEFAULT_MHZ_PER_CORE,
@@ -106,6 +113,7 @@ export const clusterKeys = {
   nomadRegion: { env: 'SVC_NOMAD_REGION', kind: 'string' },
   nomadDatacenters: { env: 'SVC_NOMAD_DATACENTERS', kind: 'list' },
   nomadVolumeNodes: { env: 'SVC_NOMAD_VOLUME_NODES', kind: 'list' },
+  nomadCsiPlugin: { env: 'SVC_NOMAD_CSI_PLUGIN', kind: 'string' },
   nomadDriver: { env: 'SVC_NOMAD_DRIVER', kind: 'enum', values: ['raw_exec', 'exec', 'docker'] },
   nomadPython: { env: 'SVC_NOMAD_PYTHON', kind: 'string' },
   mhzPerCore: { env: 'SVC_MHZ_PER_CORE', kind: 'mhz' },
@@ -141,6 +149,16 @@ export function resolveCluster(config: ClusterConfig, explicit: ReadonlySet<stri
   if (config.scheduler === 'nomad' && config.nomadDriver === 'docker' && config.imageRegistry === null) {
     problems.push(
       'nomadDriver "docker" needs imageRegistry (SVC_IMAGE_REGISTRY): the registry svc pushes each workload\'s image to and Nomad\'s clients pull it from, such as registry.example.com:5000/svc',
+    );
+  }
+  if (config.nomadCsiPlugin !== null && config.scheduler !== 'nomad') {
+    problems.push(
+      'nomadCsiPlugin needs scheduler "nomad": CSI volumes are attached by Nomad; on one machine volumes are folders of the data dir',
+    );
+  }
+  if (config.nomadCsiPlugin !== null && config.nomadDriver === 'raw_exec') {
+    problems.push(
+      'nomadCsiPlugin needs nomadDriver "exec" or "docker": raw_exec tasks have no file system of their own to mount a volume into (nor has the keeper that serves its files)',
     );
   }
   if ((config.imageRegistryUsername === null) !== (config.imageRegistryPassword === null)) {

@@ -49,6 +49,11 @@ export interface ClusterSettings {
    * skips svc's token check. `all` or `none` as said.
    */
   readonly proxyTags: 'public' | 'all' | 'none';
+  /**
+   * What svc volumes are on Nomad: `host`, dynamic host volumes over svc's own folders; `csi`, CSI
+   * volumes of the plugin the operator names (`nomadCsiPlugin`).
+   */
+  readonly volumes: 'host' | 'csi';
 }
 
 export interface JobContext {
@@ -89,4 +94,5 @@ export const defaultClusterSettings: ClusterSettings = Object.freeze({
   baseDomain: null,
   publicUrl: null,
   proxyTags: 'public',
+  volumes: 'host',
 } satisfies ClusterSettings);

@@ -58,11 +58,20 @@ function fitLabel(full: string): string {
 }
 
 /**
- * `svc-<workspace>--<volume>`: the Nomad host volume of a svc volume (both are DNS labels without `--`,
- * so no two svc volumes share one), which svc registers on the nodes that see the volume's folder.
+ * `svc-<workspace>--<volume>`: the Nomad volume of a svc volume (both are DNS labels without `--`, so no
+ * two svc volumes share one): a host volume svc registers on the nodes that see the volume's folder, or
+ * a CSI volume svc creates with the operator's plugin.
  */
-export function hostVolumeName(workspace: string, volume: string): string {
+export function nomadVolumeName(workspace: string, volume: string): string {
   return `svc-${workspace}--${volume}`;
+}
+
+/**
+ * `svc--volume--<workspace>--<volume>` (fitted to 63 characters): the job of a CSI volume's keeper. A
+ * unit's job starts `svc-<workspace>` and a workspace is never empty, so `svc--` is never a unit's.
+ */
+export function keeperJobId(workspace: string, volume: string): string {
+  return fitLabel(`svc--volume--${workspace}--${volume}`);
 }
 
 /** `w0`, `w1`…: one dynamic port per worker (`NOMAD_PORT_w0`…). */

@@ -51,13 +51,17 @@ export function runtimeTask(workload: Workload, context: JobContext, labels: rea
 }
 
 /** How the driver starts `python <args>`: in the image builder's image (docker), or with the client's interpreter. */
-export function driverConfig(context: JobContext, args: readonly string[], labels: readonly string[]): Record<string, unknown> {
+export function driverConfig(
+  context: Pick<JobContext, 'cluster' | 'image'>,
+  args: readonly string[],
+  labels: readonly string[],
+): Record<string, unknown> {
   return context.cluster.driver === 'docker'
     ? { image: dockerImage(context), command: 'python', args: [...args], ...(labels.length === 0 ? {} : { ports: [...labels] }) }
     : { command: context.cluster.python, args: [...args] };
 }
 
-function dockerImage(context: JobContext): string {
+function dockerImage(context: Pick<JobContext, 'image'>): string {
   if (context.image === null || context.image === '')
     throw new Error("compileJob: the docker driver needs context.image (the image builder's image name)");
   return context.image;

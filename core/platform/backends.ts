@@ -14,6 +14,7 @@ import { ConsulRegistry } from '../infra/registry/consul.js';
 import type { ServiceRegistry } from '../infra/registry/types.js';
 import { createLocalDriver, type LocalDriver } from '../infra/scheduler/local/driver.js';
 import { createNomadDriver } from '../infra/scheduler/nomad/driver.js';
+import type { CsiVolumeOptions } from '../infra/scheduler/nomad/csi-volumes.js';
 import type { CompileUnit, NomadDriver } from '../infra/scheduler/nomad/types.js';
 import type { DeploymentUnit, LogSink } from '../infra/scheduler/types.js';
 import type { GpuDevice } from '../model/gpus/nvidia-smi-csv.js';
@@ -60,6 +61,11 @@ export function installOf(config: ServerConfig): string {
   return createHash('sha256').update(where).digest('hex').slice(0, 16);
 }
 
+/** The CSI volumes' settings when the operator names a plugin; undefined: host volumes. */
+export function csiVolumeOptions(config: ServerConfig): CsiVolumeOptions | undefined {
+  return config.nomadCsiPlugin === null ? undefined : { plugin: config.nomadCsiPlugin, capacityBytes: config.volumeMaxBytes };
+}
+
 export function createDriver(config: ServerConfig, deps: DriverDependencies): LocalDriver | NomadDriver {
   if (config.scheduler === 'local') {
     return createLocalDriver({
@@ -82,6 +88,7 @@ export function createDriver(config: ServerConfig, deps: DriverDependencies): Lo
     install: deps.install,
     taskDriver: config.nomadDriver,
     volumeNodes: config.nomadVolumeNodes,
+    csi: csiVolumeOptions(config),
     observe: deps.metrics?.observer('nomad'),
   });
 }

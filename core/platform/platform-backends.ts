@@ -68,6 +68,7 @@ export function buildBackends(wiring: Wiring, needs: BackendNeeds): Backends {
       // raw_exec/exec run the image builder's environment, which sees the svc package through PYTHONPATH (as local containers do);
       // a docker image carries the package and its PYTHONPATH itself.
       runtimePath: config.nomadPython === null && config.nomadDriver !== 'docker' ? sdkPythonPath : null,
+      volumes: config.nomadCsiPlugin === null ? 'host' : 'csi',
     },
     python: config.nomadPython,
     plugins,

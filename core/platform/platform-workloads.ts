@@ -4,8 +4,8 @@
  * and the scheduled functions (run by the leader, or on Nomad by Nomad).
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { Volumes } from '../services/volumes/volumes.js';
+import { buildVolumeStorage } from './volume-storage.js';
 import { UsageMeter } from '../services/usage/usage-meter.js';
 import { acceptedCall, CALLBACK_HEADER } from '../http/api/calls.js';
 import { MAX_VALUE_BYTES } from '../model/store/types.js';
@@ -74,11 +74,17 @@ export interface WorkloadServices {
   readonly usage: UsageMeter;
 }
 
-/** The workspaces' volumes, in the data dir, bounded by the operator's limits; `/metrics` reads their sizes. */
-function buildVolumes({ config, controlPlane, metrics }: Wiring): Volumes {
+/** The workspaces' volumes, in the data dir or CSI volumes on Nomad, bounded by the operator's limits; `/metrics` reads their sizes. */
+function buildVolumes({ config, options, controlPlane, metrics }: Wiring, needs: WorkloadNeeds): Volumes {
   const volumes = new Volumes({
     store: controlPlane.store,
-    root: path.join(config.dataDir, 'volumes'),
+    storage: buildVolumeStorage({
+      config,
+      images: needs.backends.images,
+      unitCompilerOptions: needs.backends.unitCompilerOptions,
+      install: options.state === undefined ? installOf(config) : undefined,
+      metrics,
+    }),
     limits: { volumeMaxBytes: config.volumeMaxBytes, workspaceMaxBytes: config.workspaceVolumeBytes },
   });
   metrics.work.readVolumes(() => volumes.usage());
@@ -92,7 +98,7 @@ export function buildWorkloadServices(wiring: Wiring, needs: WorkloadNeeds): Wor
   const { upstreams, admission, autoscaler } = needs.scaling;
   // Code runs from its bundle, extracted once per sha256 into the cache dir; bundles are kept in the data dir.
   const bundles = createCodeBundles({ dataDir: config.dataDir, cacheDir: config.cacheDir, python: config.python });
-  const volumes = buildVolumes(wiring);
+  const volumes = buildVolumes(wiring, needs);
   const deployments = buildDeployments(wiring, needs, bundles, volumes);
   // Remote runs and API previews end when their clients leave them idle.
   const leases = new IdleLeases();

@@ -9,7 +9,7 @@
  */
 import parseRange from 'range-parser';
 import { SvcError } from '../../model/errors.js';
-import type { PickBytes } from '../../services/volumes/files.js';
+import type { PickBytes } from '../../infra/volumes/types.js';
 
 /** `bytes=<first>-[<last>]` or `bytes=-<suffix length>`, the unit in any case. */
 const ONE_BYTE_RANGE = /^bytes=(?:(\d+)-(\d*)|-(\d+))$/i;

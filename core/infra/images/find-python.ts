@@ -15,7 +15,7 @@ const PROBED_MINORS = Array.from({ length: 12 }, (_, i) => i + 6); // 3.6 … 3.
  */
 export async function findPython(version: string, defaultPython: string): Promise<string> {
   for (const candidate of unique([`python${version}`, defaultPython, 'python3'])) {
-    if ((await versionOf(candidate)) === version) return candidate;
+    if ((await pythonVersionOf(candidate)) === version) return candidate;
   }
   const found = await installedPythonVersions(defaultPython);
   const newest = found[found.length - 1];
@@ -40,7 +40,7 @@ export function installedPythonVersions(defaultPython: string): Promise<string[]
   if (known && Date.now() - known.at < LISTING_TTL_MS) return known.versions;
   const versions = (async () => {
     const candidates = unique([defaultPython, 'python3', ...PROBED_MINORS.map((minor) => `python3.${minor}`)]);
-    const found = await Promise.all(candidates.map(versionOf));
+    const found = await Promise.all(candidates.map(pythonVersionOf));
     return unique(found.filter((v): v is string => v !== null)).sort(compareVersions);
   })();
   listed.set(defaultPython, { at: Date.now(), versions });
@@ -50,7 +50,7 @@ export function installedPythonVersions(defaultPython: string): Promise<string[]
 const LISTING_TTL_MS = 60_000;
 const listed = new Map<string, { at: number; versions: Promise<string[]> }>();
 
-async function versionOf(python: string): Promise<string | null> {
+export async function pythonVersionOf(python: string): Promise<string | null> {
   try {
     const { stdout } = await run(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { timeout: 10_000 });
     const version = stdout.trim();

@@ -38,7 +38,7 @@ export interface DeploymentUnit {
   readonly mounts?: readonly UnitMount[];
 }
 
-/** A volume as a unit's containers mount it: `source` (a host folder) seen at `path`. */
+/** A volume as a unit's containers mount it: `source` (a host folder, or on Nomad with a CSI plugin the CSI volume's ID) seen at `path`. */
 export interface UnitMount {
   readonly path: string;
   /** The volume's name, which the Nomad driver's host volume is named after. */

@@ -49,7 +49,7 @@ function mountsOf(volumes: VolumeMounting | undefined, ref: DeploymentRef, workl
     mounts: wanted.map((mount) => ({
       path: mount.path,
       volume: mount.volume,
-      source: volumes.hostPath(ref.workspace, mount.volume),
+      source: volumes.mountSource(ref.workspace, mount.volume),
       readOnly: mount.readOnly,
     })),
   };

@@ -1,4 +1,7 @@
 /** Volumes: named folders of files that a workspace keeps on the server, outside any container. */
+import type { VolumeEntry } from '../../infra/volumes/types.js';
+
+export type { VolumeEntry };
 
 /** What the state store keeps of a volume (its files are on disk, in the server's data dir). */
 export interface VolumeRecord {
@@ -25,16 +28,6 @@ export interface VolumeAnswer extends VolumeView {
   readonly mountedBy: readonly string[];
 }
 
-/** One file or folder of a volume, by its path from the volume's root. */
-export interface VolumeEntry {
-  readonly path: string;
-  /** `link`: a symbolic link a container made; never followed outside the volume. */
-  readonly type: 'file' | 'dir' | 'link';
-  /** Bytes, for a file; 0 otherwise. */
-  readonly size: number;
-  readonly modifiedAt: string;
-}
-
 /** The operator's bounds (config `volumeMaxBytes`, `workspaceVolumeBytes`). */
 export interface VolumeLimits {
   /** The most one volume may hold. */
@@ -43,10 +36,10 @@ export interface VolumeLimits {
   readonly workspaceMaxBytes: number;
 }
 
-/** What deploys and runs ask of volumes: that a workload's exist in its workspace, and where their files are on this host. */
+/** What deploys and runs ask of volumes: that a workload's exist in its workspace, and what their containers mount. */
 export interface VolumeMounting {
   /** `volume_not_found` (422) naming each of `names` the workspace lacks (another workspace's too). */
   check(workspace: string, names: readonly string[]): Promise<void>;
-  /** The folder of a volume's files on this host, which a container mounts. */
-  hostPath(workspace: string, name: string): string;
+  /** What a container mounts: the volume's folder on this host, or its CSI volume's ID in Nomad. */
+  mountSource(workspace: string, name: string): string;
 }

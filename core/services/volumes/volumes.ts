@@ -1,11 +1,10 @@
 /**
- * The volumes of each workspace: a record in the state store (`volumes/<workspace>/<name>`) and a
- * folder of files under the server's data dir (`<dataDir>/volumes/<workspace>/<name>/`). Another
+ * The volumes of each workspace: a record in the state store (`volumes/<workspace>/<name>`) and its
+ * files where the storage keeps them (a folder under the server's data dir,
+ * `<dataDir>/volumes/<workspace>/<name>/`, or a CSI volume on Nomad: core/infra/volumes). Another
  * workspace's volume is unknown here, in the same words as one that never was. Uploads are bounded
  * by the operator's limits per volume and per workspace (`volume_full`, with the figures).
  */
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { isoAt, systemClock, type Clock } from '../../model/clock.js';
 import { SvcError } from '../../model/errors.js';
@@ -16,7 +15,7 @@ import { getJson, putJson } from '../../model/store/json.js';
 import type { StateStore } from '../../model/store/types.js';
 import { volumePathParts } from '../../model/volume-paths.js';
 import { formatBytes } from '../../model/format-bytes.js';
-import { listEntries, openFile, type OpenedFile, type PickBytes, removePath, usedBytes, usedBytesByFolder, writeFile } from './files.js';
+import type { OpenedFile, PickBytes, VolumePlace, VolumeStorage } from '../../infra/volumes/types.js';
 import type { VolumeEntry, VolumeLimits, VolumeMounting, VolumeRecord, VolumeView } from './types.js';
 
 const PREFIX = 'volumes/';
@@ -45,22 +44,22 @@ export function volumeNotFound(workspace: string, name: string): SvcError {
 
 export interface VolumesOptions {
   readonly store: StateStore;
-  /** `<dataDir>/volumes`: a folder per workspace, a folder per volume in it. */
-  readonly root: string;
+  /** Where the files are: a folder per volume on this disk, or CSI volumes on Nomad. */
+  readonly storage: VolumeStorage;
   readonly limits: VolumeLimits;
   readonly clock?: Clock;
 }
 
 export class Volumes implements VolumeMounting {
   readonly #store: StateStore;
-  readonly #root: string;
+  readonly #storage: VolumeStorage;
   readonly #limits: VolumeLimits;
   readonly #clock: Clock;
   #usage: { readonly at: number; readonly walked: Promise<{ workspace: string; volume: string; bytes: number }[]> } | null = null;
 
   constructor(options: VolumesOptions) {
     this.#store = options.store;
-    this.#root = options.root;
+    this.#storage = options.storage;
     this.#limits = options.limits;
     this.#clock = options.clock ?? systemClock;
   }
@@ -69,7 +68,7 @@ export class Volumes implements VolumeMounting {
   async create(workspace: string, name: string, principal: Principal | null): Promise<VolumeView> {
     checkName('volume', name);
     const record: VolumeRecord = { name, workspace, createdAt: isoAt(this.#clock()), createdBy: principal?.tokenId ?? null };
-    await mkdir(this.#folder(workspace, name), { recursive: true });
+    await this.#storage.create(workspace, name);
     if (!(await putJson(this.#store, volumeKey(workspace, name), record, { cas: 0 }))) {
       throw new SvcError('conflict', `the workspace ${workspace} already has a volume ${name}.`, {
         hint: `Use it as it is (svc volume ls ${name}), or delete it first: svc volume delete ${name}.`,
@@ -79,9 +78,7 @@ export class Volumes implements VolumeMounting {
   }
 
   async list(workspace: string): Promise<VolumeView[]> {
-    const entries = await this.#store.list(`${PREFIX}${workspace}/`);
-    const records = entries.map((entry) => storedJson(entry, validRecord)).sort((a, b) => a.name.localeCompare(b.name));
-    return Promise.all(records.map((record) => this.#view(record)));
+    return Promise.all((await this.#records(workspace)).map((record) => this.#view(record)));
   }
 
   async get(workspace: string, name: string): Promise<VolumeView> {
@@ -93,7 +90,7 @@ export class Volumes implements VolumeMounting {
     await this.#require(workspace, name);
     // The record first: a volume half-deleted is gone for its users; its folder is removed next.
     await this.#store.delete(volumeKey(workspace, name));
-    await rm(this.#folder(workspace, name), { recursive: true, force: true });
+    await this.#storage.delete(workspace, name);
   }
 
   async check(workspace: string, names: readonly string[]): Promise<void> {
@@ -108,39 +105,35 @@ export class Volumes implements VolumeMounting {
     });
   }
 
-  hostPath(workspace: string, name: string): string {
-    return this.#folder(workspace, name);
+  mountSource(workspace: string, name: string): string {
+    return this.#storage.mountSource(workspace, name);
   }
 
   async ls(workspace: string, name: string, at: string, recursive: boolean): Promise<VolumeEntry[]> {
-    await this.#require(workspace, name);
-    return listEntries(this.#folder(workspace, name), name, volumePathParts(at), recursive);
+    return this.#storage.list(await this.#place(workspace, name, at), recursive);
   }
 
   /** Stores `body` at `at`, replacing a file there once all of it arrived; `volume_full` past the limits. */
   async put(workspace: string, name: string, at: string, body: Readable, declaredBytes: number | null): Promise<VolumeEntry> {
-    await this.#require(workspace, name);
-    const parts = volumePathParts(at);
-    const folder = this.#folder(workspace, name);
+    const place = await this.#place(workspace, name, at);
     // One walk of the workspace's volumes gives both figures: this volume's bytes are among them.
-    const byVolume = await usedBytesByFolder(path.join(this.#root, workspace));
+    const names = (await this.#records(workspace)).map((record) => record.name);
+    const byVolume = await this.#storage.usedBytes(workspace, names);
     const used = byVolume.get(name) ?? 0;
     const workspaceUsed = [...byVolume.values()].reduce((sum, bytes) => sum + bytes, 0);
     const room = Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed);
     const full = (bytes: number) => this.#full(workspace, name, used, workspaceUsed, bytes);
     if (declaredBytes !== null && declaredBytes > room) throw full(declaredBytes);
-    return writeFile(folder, name, parts, body, Math.max(0, room), full);
+    return this.#storage.write(place, body, Math.max(0, room), full);
   }
 
   /** The file at `at`, to stream: the bytes `pick` chooses from its size and entity tag (all by default). */
   async open(workspace: string, name: string, at: string, pick?: PickBytes): Promise<OpenedFile> {
-    await this.#require(workspace, name);
-    return openFile(this.#folder(workspace, name), name, volumePathParts(at), pick);
+    return this.#storage.open(await this.#place(workspace, name, at), pick);
   }
 
   async remove(workspace: string, name: string, at: string, recursive: boolean): Promise<void> {
-    await this.#require(workspace, name);
-    await removePath(this.#folder(workspace, name), name, volumePathParts(at), recursive);
+    await this.#storage.remove(await this.#place(workspace, name, at), recursive);
   }
 
   /** The bytes each volume of every workspace holds: walked at most every USAGE_TTL_MS, else as last walked. */
@@ -156,13 +149,22 @@ export class Volumes implements VolumeMounting {
 
   async #walkUsage(): Promise<{ workspace: string; volume: string; bytes: number }[]> {
     const records = (await this.#store.list(PREFIX)).map((entry) => storedJson(entry, validRecord));
-    return Promise.all(
-      records.map(async (r) => ({ workspace: r.workspace, volume: r.name, bytes: await usedBytes(this.#folder(r.workspace, r.name)) })),
-    );
+    return Promise.all(records.map(async (r) => ({ workspace: r.workspace, volume: r.name, bytes: await this.#bytes(r) })));
   }
 
-  #folder(workspace: string, name: string): string {
-    return path.join(this.#root, workspace, name);
+  async #records(workspace: string): Promise<VolumeRecord[]> {
+    const entries = await this.#store.list(`${PREFIX}${workspace}/`);
+    return entries.map((entry) => storedJson(entry, validRecord)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async #bytes(record: VolumeRecord): Promise<number> {
+    return (await this.#storage.usedBytes(record.workspace, [record.name])).get(record.name) ?? 0;
+  }
+
+  /** Where `at` is in the volume, once the volume is known to be the workspace's. */
+  async #place(workspace: string, name: string, at: string): Promise<VolumePlace> {
+    await this.#require(workspace, name);
+    return { workspace, volume: name, parts: volumePathParts(at) };
   }
 
   async #require(workspace: string, name: string): Promise<VolumeRecord> {
@@ -176,7 +178,7 @@ export class Volumes implements VolumeMounting {
     return {
       name: record.name,
       createdAt: record.createdAt,
-      bytes: await usedBytes(this.#folder(record.workspace, record.name)),
+      bytes: await this.#bytes(record),
       maxBytes: this.#limits.volumeMaxBytes,
     };
   }

@@ -4,7 +4,7 @@
  * page says how; it changes nothing itself.
  */
 import { formatBytes } from '../../../model/format-bytes.js';
-import { MAX_LIST_ENTRIES } from '../../../services/volumes/files.js';
+import { MAX_LIST_ENTRIES } from '../../../infra/volumes/file-errors.js';
 import type { VolumeAnswer, VolumeEntry } from '../../../services/volumes/types.js';
 import { withUsers } from '../../api/volumes.js';
 import { html, type Html } from '../html.js';

@@ -9,7 +9,7 @@
  */
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hostVolumeName } from '../../../../jobs/names.js';
+import { nomadVolumeName } from '../../../../jobs/names.js';
 import { HOST_VOLUME_ACCESS_MODE, HOST_VOLUME_ATTACHMENT_MODE } from '../../../../jobs/volumes.js';
 import { SvcError } from '../../../model/errors.js';
 import type { UnitMount } from '../types.js';
@@ -62,7 +62,7 @@ export async function ensureHostVolumes(
       },
     );
   }
-  const sources = new Map(mounts.map((mount) => [hostVolumeName(workspace, mount.volume), mount.source]));
+  const sources = new Map(mounts.map((mount) => [nomadVolumeName(workspace, mount.volume), mount.source]));
   await Promise.all(
     [...sources].flatMap(([name, hostPath]) =>
       nodes.map((node) => {

@@ -1,4 +1,5 @@
 /** What the Nomad driver is given (driver.ts): where Nomad is, how long to wait, where logs and exits go. */
+import type { CsiVolumeOptions } from './csi-volumes.js';
 import type { CallObserver } from '../../metrics/platform-metrics.js';
 import type { LogSink } from '../types.js';
 import type { CompileUnit } from './types.js';
@@ -48,4 +49,6 @@ export interface NomadDriverOptions {
   readonly taskDriver?: string | undefined;
   /** The nodes svc's volumes are registered on as host volumes (`nomadVolumeNodes`; empty: this machine's). */
   readonly volumeNodes?: readonly string[];
+  /** When set, svc's volumes are CSI volumes of this plugin (`nomadCsiPlugin`) instead of host volumes. */
+  readonly csi?: CsiVolumeOptions | undefined;
 }

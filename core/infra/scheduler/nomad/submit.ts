@@ -9,6 +9,7 @@ import { ENFORCE_INDEX_PREFIX } from './client.js';
 import { jobPath, type NomadDriverState } from './driver-state.js';
 import { summarizePlan, type NomadPlanResponse } from './plan.js';
 import { writeSecretVariable } from './secret-variables.js';
+import { ensureCsiVolume } from './csi-volumes.js';
 import { ensureHostVolumes, volumeNodeNames } from './host-volumes.js';
 import type { NomadJobSpec } from './types.js';
 
@@ -82,12 +83,24 @@ export async function submitJob(state: NomadDriverState, unit: DeploymentUnit, j
   const group = job.TaskGroups[0]!;
   // Before the job: its template waits for the Variable, and the first allocation should not.
   if (unit.secretEnv !== undefined) await writeSecretVariable(state.client, jobId, unit.secretEnv);
-  // Likewise its host volumes: Nomad places the job only on nodes that have them.
-  const nodes = volumeNodeNames(state.options.volumeNodes ?? []);
-  await ensureHostVolumes(state.client, state.hostVolumes, unit.ref.workspace, unit.mounts ?? [], nodes);
+  // Likewise its volumes: Nomad places the job only on nodes that have its host volumes, and only once its CSI volumes exist.
+  await ensureVolumes(state, unit);
   const existed = await register(state, jobId, job);
   // A job that existed has allocations from before this driver: their old lines are not replayed.
   state.tracked(unit.key, group.Name, group.Tasks?.[0]?.Name ?? '', existed).submitted = unit;
+}
+
+async function ensureVolumes(state: NomadDriverState, unit: DeploymentUnit): Promise<void> {
+  const { csi } = state.options;
+  const mounts = unit.mounts ?? [];
+  if (csi === undefined) {
+    const nodes = volumeNodeNames(state.options.volumeNodes ?? []);
+    await ensureHostVolumes(state.client, state.hostVolumes, unit.ref.workspace, mounts, nodes);
+    return;
+  }
+  await Promise.all(
+    [...new Set(mounts.map((mount) => mount.volume))].map((volume) => ensureCsiVolume(state.client, csi, unit.ref.workspace, volume)),
+  );
 }
 
 export async function submit(state: NomadDriverState, unit: DeploymentUnit): Promise<void> {

@@ -9,28 +9,14 @@ import { constants as fsConstants } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { SvcError } from '../../model/errors.js';
-import type { VolumeEntry } from './types.js';
-import { asDiskFull } from '../../infra/files/disk-full.js';
-
-/** A listing stops at this many entries (a recursive one included): say so rather than answer without end. */
-export const MAX_LIST_ENTRIES = 10_000;
+import type { SvcError } from '../../model/errors.js';
+import { asDiskFull } from '../files/disk-full.js';
+import { fileErrors, MAX_LIST_ENTRIES } from './file-errors.js';
+import type { OpenedFile, PickBytes, VolumeEntry } from './types.js';
 /** An upload is written in pieces of about this size. */
 const WRITE_BYTES = 1024 * 1024;
 /** Uploads in progress are `.svc-upload-*` files beside their target; listings leave them out. */
 const UPLOAD_PREFIX = '.svc-upload-';
-
-function outside(shown: string): SvcError {
-  return new SvcError('bad_request', `the path ${JSON.stringify(shown)} leads outside the volume (through a symbolic link).`, {
-    hint: 'Name a file or folder inside the volume; links that point elsewhere are not followed.',
-  });
-}
-
-function notFound(volume: string, shown: string): SvcError {
-  return new SvcError('not_found', `the volume ${volume} has no file or folder ${JSON.stringify(shown)}.`, {
-    hint: `svc volume ls ${volume} lists what it holds.`,
-  });
-}
 
 async function exists(target: string): Promise<boolean> {
   return lstat(target).then(
@@ -47,7 +33,7 @@ async function inside(root: string, parts: readonly string[]): Promise<{ real: s
     const next = path.join(known, parts[i]!);
     if (!(await exists(next))) return { real: path.join(known, ...parts.slice(i)), exists: false };
     known = await realpath(next);
-    if (known !== rootReal && !known.startsWith(`${rootReal}${path.sep}`)) throw outside(parts.join('/'));
+    if (known !== rootReal && !known.startsWith(`${rootReal}${path.sep}`)) throw fileErrors.outside(parts.join('/'));
   }
   return { real: known, exists: true };
 }
@@ -56,7 +42,7 @@ async function inside(root: string, parts: readonly string[]): Promise<{ real: s
 export async function listEntries(root: string, volume: string, parts: readonly string[], recursive: boolean): Promise<VolumeEntry[]> {
   const shown = parts.join('/');
   const { real, exists: found } = await inside(root, parts);
-  if (!found) throw notFound(volume, shown);
+  if (!found) throw fileErrors.notFound(volume, shown);
   const info = await stat(real);
   if (!info.isDirectory()) return [entryOf(shown, info)];
   const entries: VolumeEntry[] = [];
@@ -64,9 +50,7 @@ export async function listEntries(root: string, volume: string, parts: readonly 
     const names = (await readdir(folder)).filter((name) => !name.startsWith(UPLOAD_PREFIX)).sort();
     for (const name of names) {
       if (entries.length >= MAX_LIST_ENTRIES) {
-        throw new SvcError('bad_request', `${JSON.stringify(shown || '/')} holds more than ${MAX_LIST_ENTRIES} entries.`, {
-          hint: 'List a folder further down, or without --recursive.',
-        });
+        throw fileErrors.tooMany(shown);
       }
       const full = path.join(folder, name);
       const at = prefix === '' ? name : `${prefix}/${name}`;
@@ -98,18 +82,15 @@ export async function writeFile(
   full: (written: number) => SvcError,
 ): Promise<VolumeEntry> {
   const shown = parts.join('/');
-  if (parts.length === 0)
-    throw new SvcError('bad_request', 'a file needs a path inside the volume, not its root.', { hint: 'Name the file: "data/train.csv".' });
+  if (parts.length === 0) throw fileErrors.rootNotAFile();
   const parent = await inside(root, parts.slice(0, -1));
   if (parent.exists && !(await stat(parent.real)).isDirectory()) {
-    throw new SvcError('conflict', `${JSON.stringify(parts.slice(0, -1).join('/'))} is a file in the volume ${volume}, not a folder.`);
+    throw fileErrors.parentIsAFile(volume, parts.slice(0, -1).join('/'));
   }
   await mkdir(parent.real, { recursive: true });
   const target = path.join(parent.real, parts.at(-1)!);
   if ((await exists(target)) && (await lstat(target)).isDirectory()) {
-    throw new SvcError('conflict', `${JSON.stringify(shown)} is a folder in the volume ${volume}; a file cannot replace it.`, {
-      hint: `Remove it first (svc volume rm ${volume} ${shown} --recursive) or choose another path.`,
-    });
+    throw fileErrors.folderInTheWay(volume, shown);
   }
   const temporary = path.join(parent.real, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}`);
   let written = 0;
@@ -149,9 +130,7 @@ export async function writeFile(
     // The client went away mid-upload: nothing to report, and nothing was kept.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
-      throw new SvcError('client_closed', `the upload of ${JSON.stringify(shown)} was cut off before its end; nothing was kept.`, {
-        cause: error,
-      });
+      throw fileErrors.cutOff(shown, error);
     }
     throw await asDiskFull(error, target);
   }
@@ -161,19 +140,6 @@ export async function writeFile(
 /** How much of a file one read of a get takes. */
 const READ_BYTES = 1024 * 1024;
 
-/** A file opened to stream: its size and version, and a reader of the bytes asked for (`start` to `end`, inclusive; -1 for an empty file). */
-export interface OpenedFile {
-  readonly size: number;
-  /** Changes whenever the file's content may have: its size and last change, quoted as an HTTP entity tag. */
-  readonly etag: string;
-  readonly start: number;
-  readonly end: number;
-  readonly stream: Readable;
-}
-
-/** Which bytes of the file to read, from its size and entity tag: all of it by default. */
-export type PickBytes = (file: { size: number; etag: string }) => { start: number; end: number } | null;
-
 /**
  * The file at `parts`, to stream: the bytes `pick` chooses (all by default); `not_found`, or `bad_request`
  * for a folder. `pick` may throw (a range past the end): the file is closed first.
@@ -181,16 +147,14 @@ export type PickBytes = (file: { size: number; etag: string }) => { start: numbe
 export async function openFile(root: string, volume: string, parts: readonly string[], pick: PickBytes = () => null): Promise<OpenedFile> {
   const shown = parts.join('/');
   const { real, exists: found } = await inside(root, parts);
-  if (!found) throw notFound(volume, shown);
+  if (!found) throw fileErrors.notFound(volume, shown);
   const handle = await open(real, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
   let picked: { start: number; end: number } | null;
   let info: Awaited<ReturnType<typeof handle.stat>>;
   try {
     info = await handle.stat();
     if (!info.isFile()) {
-      throw new SvcError('bad_request', `${JSON.stringify(shown || '/')} is a folder in the volume ${volume}, not a file.`, {
-        hint: `Get a folder with the CLI, which fetches each file: svc volume get ${volume} ${shown || '/'} <local folder>.`,
-      });
+      throw fileErrors.folderNotFile(volume, shown);
     }
     picked = pick({ size: info.size, etag: etagOf(info) });
   } catch (error) {
@@ -223,28 +187,17 @@ function etagOf(info: { size: number; mtimeMs: number; ctimeMs: number; ino: num
 export async function removePath(root: string, volume: string, parts: readonly string[], recursive: boolean): Promise<void> {
   const shown = parts.join('/');
   if (parts.length === 0) {
-    throw new SvcError('bad_request', "a volume's root cannot be removed.", {
-      hint: `Delete the volume itself: svc volume delete ${volume}.`,
-    });
+    throw fileErrors.rootNotRemovable(volume);
   }
   const parent = await inside(root, parts.slice(0, -1));
   const target = path.join(parent.real, parts.at(-1)!);
-  if (!parent.exists || !(await exists(target))) throw notFound(volume, shown);
+  if (!parent.exists || !(await exists(target))) throw fileErrors.notFound(volume, shown);
   const info = await lstat(target);
   if (info.isDirectory() && !recursive) {
-    throw new SvcError('bad_request', `${JSON.stringify(shown)} is a folder in the volume ${volume}.`, {
-      hint: `Remove it and what it holds with --recursive (API: ?recursive=true).`,
-    });
+    throw fileErrors.needsRecursive(volume, shown);
   }
   // A link is removed itself, never what it points to.
   await rm(target, { recursive: info.isDirectory(), force: false });
-}
-
-/** Bytes held below each folder in `parent` (a workspace's volumes), by folder name; one walk. */
-export async function usedBytesByFolder(parent: string): Promise<Map<string, number>> {
-  const folders = (await readdir(parent, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory());
-  const sizes = await Promise.all(folders.map(async (entry) => [entry.name, await usedBytes(path.join(parent, entry.name))] as const));
-  return new Map(sizes);
 }
 
 /** Bytes held by the files under `folder` (0 when it does not exist). */

@@ -1,0 +1,206 @@
+/**
+ * The keepers of CSI volumes (jobs/volume-keeper.ts): one Nomad job per volume, registered the first
+ * time svc needs the volume's files and kept running, so that later calls find it at once. Its token
+ * is a random one svc writes into the job's Nomad Variable before registering it (a replica that
+ * finds the Variable reads it back: every replica sends the same token). The keeper's address is read
+ * from its running allocation; one that stopped answering is looked for again (Nomad reschedules it).
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClusterSettings } from '../../../../jobs/context.js';
+import { keeperJobId } from '../../../../jobs/names.js';
+import { secretsVariablePath } from '../../../../jobs/secrets-template.js';
+import { formatIssues, validateJob } from '../../../../jobs/validate.js';
+import { compileKeeperJob, KEEPER_PORT_LABEL, KEEPER_TASK, KEEPER_TOKEN_ITEM } from '../../../../jobs/volume-keeper.js';
+import { SvcError } from '../../../model/errors.js';
+import type { KeeperAddress, KeeperFinder } from '../../volumes/keeper-client.js';
+import type { NomadClient } from './client.js';
+import { type CsiVolumeOptions, ensureCsiVolume } from './csi-volumes.js';
+import { jobPath } from './driver-state.js';
+import type { Allocation, AllocationStub } from './types.js';
+
+type Client = Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>;
+
+export interface VolumeKeepersOptions {
+  readonly client: Client;
+  /** The plugin the volumes are created with (one made before the operator named it is created on first use). */
+  readonly csi: CsiVolumeOptions;
+  /** The cluster's settings, its driver `exec` or `docker` (raw_exec cannot mount volumes). */
+  readonly cluster: Omit<ClusterSettings, 'python'> & { readonly driver: 'exec' | 'docker' };
+  /** The interpreter (exec) or image (docker) with svc's runtime that keepers run: built once, when first needed. */
+  readonly runtime: () => Promise<{ readonly python: string; readonly image: string | null }>;
+  /** The installation the jobs belong to (`svc_install`). */
+  readonly install?: string | undefined;
+}
+
+/** How long a keeper may take to be placed, mount its volume and answer. */
+const START_TIMEOUT_MS = 120_000;
+const POLL_MS = 250;
+
+const variablePath = (jobId: string) => `/v1/var/${secretsVariablePath(jobId)}`;
+
+export class VolumeKeepers implements KeeperFinder {
+  readonly #options: VolumeKeepersOptions;
+  /** Keepers found (or being started), by `<workspace>/<volume>`. */
+  readonly #known = new Map<string, Promise<KeeperAddress>>();
+
+  constructor(options: VolumeKeepersOptions) {
+    this.#options = options;
+  }
+
+  find(workspace: string, volume: string): Promise<KeeperAddress> {
+    const key = `${workspace}/${volume}`;
+    let found = this.#known.get(key);
+    if (found === undefined) {
+      found = this.#start(workspace, volume);
+      this.#known.set(key, found);
+      found.catch(() => this.#known.delete(key)); // a failed start is tried again by the next call
+    }
+    return found;
+  }
+
+  forget(workspace: string, volume: string): void {
+    this.#known.delete(`${workspace}/${volume}`);
+  }
+
+  /** Stops and purges the keeper's job and its Variable, and waits until its allocations are gone (their claims with them). */
+  async stop(workspace: string, volume: string): Promise<void> {
+    this.forget(workspace, volume);
+    const id = keeperJobId(workspace, volume);
+    const { client } = this.#options;
+    await ignoreMissing(client.delete(jobPath(id), { purge: true }));
+    await ignoreMissing(client.delete(variablePath(id)));
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while ((await this.#allocations(id)).some((alloc) => !['complete', 'failed', 'lost'].includes(alloc.ClientStatus))) {
+      if (Date.now() > deadline) break; // the volume's deletion says what still claims it
+      await sleep(POLL_MS);
+    }
+  }
+
+  async #start(workspace: string, volume: string): Promise<KeeperAddress> {
+    const id = keeperJobId(workspace, volume);
+    await ensureCsiVolume(this.#options.client, this.#options.csi, workspace, volume);
+    const token = await this.#token(id);
+    if (!(await this.#running(id))) await this.#register(workspace, volume);
+    const url = await this.#address(id, `${workspace}/${volume}`);
+    await this.#healthy(url, id);
+    return { url, token };
+  }
+
+  /** The keeper's token: the one in its Variable, or a new one written there (the first writer wins). */
+  async #token(id: string): Promise<string> {
+    const { client } = this.#options;
+    const stored = await this.#storedToken(id);
+    if (stored !== null) return stored;
+    const fresh = randomBytes(32).toString('hex');
+    try {
+      await client.put(variablePath(id), { Path: secretsVariablePath(id), Items: { [KEEPER_TOKEN_ITEM]: fresh } }, { cas: 0 });
+      return fresh;
+    } catch (error) {
+      // Another replica wrote one first (Nomad refuses the check-and-set): read it back.
+      const written = await this.#storedToken(id);
+      if (written !== null) return written;
+      throw error;
+    }
+  }
+
+  async #storedToken(id: string): Promise<string | null> {
+    try {
+      const answer = await this.#options.client.get<{ Items?: Record<string, string> }>(variablePath(id));
+      return answer.body.Items?.[KEEPER_TOKEN_ITEM] ?? null;
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') return null;
+      throw error;
+    }
+  }
+
+  async #running(id: string): Promise<boolean> {
+    try {
+      const job = (await this.#options.client.get<{ Stop?: boolean; Status?: string }>(jobPath(id))).body;
+      return job.Stop !== true && job.Status !== 'dead';
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') return false;
+      throw error;
+    }
+  }
+
+  async #register(workspace: string, volume: string): Promise<void> {
+    const { client, cluster, install } = this.#options;
+    const runtime = await this.#options.runtime();
+    const body = compileKeeperJob({ workspace, volume, cluster: { ...cluster, python: runtime.python }, image: runtime.image, install });
+    const issues = validateJob(body);
+    if (issues.length > 0) {
+      throw new SvcError(
+        'internal',
+        `the keeper job of the volume ${volume} breaks ${issues.length} job rule(s):\n${formatIssues(issues)}`,
+      );
+    }
+    await client.put('/v1/jobs', body);
+  }
+
+  /** `http://host:port` of the keeper's running allocation, waited for. */
+  async #address(id: string, name: string): Promise<string> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    let last: AllocationStub | undefined;
+    for (;;) {
+      const allocations = await this.#allocations(id);
+      last = allocations.at(-1) ?? last;
+      const running = allocations.find((alloc) => alloc.DesiredStatus === 'run' && alloc.TaskStates?.[KEEPER_TASK]?.State === 'running');
+      if (running !== undefined) {
+        const alloc = (await this.#options.client.get<Allocation>(`/v1/allocation/${encodeURIComponent(running.ID)}`)).body;
+        const port = alloc.AllocatedResources?.Shared.Ports?.find((p) => p.Label === KEEPER_PORT_LABEL);
+        if (port !== undefined) return `http://${port.HostIP}:${port.Value}`;
+      }
+      if (Date.now() > deadline) throw notStarted(name, id, last);
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** Waits until the keeper's server answers (its task runs a moment before it listens). */
+  async #healthy(url: string, id: string): Promise<void> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      try {
+        if ((await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) })).ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw notStarted(id, id, undefined);
+      await sleep(POLL_MS);
+    }
+  }
+
+  async #allocations(id: string): Promise<AllocationStub[]> {
+    try {
+      const list = (await this.#options.client.get<AllocationStub[] | null>(`${jobPath(id)}/allocations`)).body ?? [];
+      return list.sort((a, b) => a.CreateIndex - b.CreateIndex);
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') return [];
+      throw error;
+    }
+  }
+}
+
+function notStarted(name: string, id: string, last: AllocationStub | undefined): SvcError {
+  const events = Object.values(last?.TaskStates ?? {})
+    .flatMap((state) => state.Events ?? [])
+    .map((event) => event.DisplayMessage)
+    .filter(Boolean)
+    .slice(-5);
+  return new SvcError(
+    'container_failed',
+    `the keeper of the volume ${name} (Nomad job ${id}) did not start within ${START_TIMEOUT_MS / 1000} s${events.length > 0 ? `:\n${events.map((e) => `[nomad] ${e}`).join('\n')}` : '.'}`,
+    {
+      hint: `nomad job status ${id} shows why; the CSI plugin must be healthy on a node that can run it (docs/volumes.md#csi-volumes).`,
+      details: { job: id },
+    },
+  );
+}
+
+async function ignoreMissing(request: Promise<unknown>): Promise<void> {
+  try {
+    await request;
+  } catch (error) {
+    if (!(error instanceof SvcError && error.code === 'not_found')) throw error;
+  }
+}

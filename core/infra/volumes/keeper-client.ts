@@ -1,0 +1,168 @@
+/**
+ * A volume's files through its keeper: the small process that mounts a volume svc cannot reach from
+ * its own disk (a CSI volume on Nomad) and serves its files over HTTP
+ * (`python -m svc.runtime volume-keeper`, sdk/python/svc/runtime/_volume_keeper.py). The keeper does
+ * the file work where the files are (where each path leads, atomic uploads); svc keeps everything
+ * else (who may, limits, the API). Its answers' problems become the same errors as the folder's.
+ */
+import type { Readable } from 'node:stream';
+import { request, type Dispatcher } from 'undici';
+import { SvcError } from '../../model/errors.js';
+import { fileErrors } from './file-errors.js';
+import type { OpenedFile, PickBytes, VolumeEntry, VolumePlace } from './types.js';
+
+/** Where a running keeper answers, and the token it asks for. */
+export interface KeeperAddress {
+  readonly url: string;
+  readonly token: string;
+}
+
+export interface KeeperFinder {
+  /** The volume's keeper, started (and waited for) when it does not run. */
+  find(workspace: string, volume: string): Promise<KeeperAddress>;
+  /** A keeper that did not answer at its address: found again next time. */
+  forget(workspace: string, volume: string): void;
+}
+
+type Answer = Dispatcher.ResponseData;
+interface Problem {
+  readonly problem?: string;
+  readonly written?: number;
+  readonly message?: string;
+}
+
+/** Bound on an answer's head: a keeper that takes longer is treated as gone. */
+const HEAD_TIMEOUT_MS = 60_000;
+
+export class KeeperFiles {
+  readonly #finder: KeeperFinder;
+
+  constructor(finder: KeeperFinder) {
+    this.#finder = finder;
+  }
+
+  async list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]> {
+    const answer = await this.#send(at, 'GET', '/entries', { path: shown(at), recursive: recursive ? '1' : '0' });
+    return ((await this.#json(at, answer)) as { entries: VolumeEntry[] }).entries;
+  }
+
+  async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
+    if (at.parts.length === 0) throw fileErrors.rootNotAFile();
+    let answer: Answer;
+    try {
+      // Sent once: a body already read cannot be sent again.
+      answer = await this.#send(at, 'PUT', '/file', { path: shown(at), room: String(room) }, body);
+    } catch (error) {
+      if (body.destroyed && !body.readableEnded) throw fileErrors.cutOff(shown(at), error);
+      throw error;
+    }
+    if (answer.statusCode === 413) {
+      const problem = (await answer.body.json().catch(() => ({}))) as Problem;
+      throw full(problem.written ?? room + 1);
+    }
+    return (await this.#json(at, answer)) as VolumeEntry;
+  }
+
+  async open(at: VolumePlace, pick: PickBytes = () => null): Promise<OpenedFile> {
+    const stat = (await this.#json(at, await this.#send(at, 'GET', '/stat', { path: shown(at) }))) as { size: number; etag: string };
+    const { start, end } = pick(stat) ?? { start: 0, end: stat.size - 1 };
+    const answer = await this.#send(at, 'GET', '/file', { path: shown(at), start: String(start), end: String(end), etag: stat.etag });
+    if (answer.statusCode !== 200) await this.#json(at, answer); // throws its problem
+    return { size: stat.size, etag: stat.etag, start, end, stream: answer.body };
+  }
+
+  async remove(at: VolumePlace, recursive: boolean): Promise<void> {
+    if (at.parts.length === 0) throw fileErrors.rootNotRemovable(at.volume);
+    const answer = await this.#send(at, 'DELETE', '/file', { path: shown(at), recursive: recursive ? '1' : '0' });
+    if (answer.statusCode === 204) return void (await answer.body.dump());
+    await this.#json(at, answer);
+  }
+
+  async usedBytes(workspace: string, volume: string): Promise<number> {
+    const at = { workspace, volume, parts: [] };
+    return ((await this.#json(at, await this.#send(at, 'GET', '/usage', {}))) as { bytes: number }).bytes;
+  }
+
+  /**
+   * One request to the volume's keeper. A keeper that does not answer at the address known is looked
+   * for once more (it may have moved to another allocation) when nothing was sent that cannot be sent again.
+   */
+  async #send(at: VolumePlace, method: string, route: string, query: Record<string, string>, body?: Readable): Promise<Answer> {
+    for (let attempt = 0; ; attempt++) {
+      const keeper = await this.#finder.find(at.workspace, at.volume);
+      try {
+        return await request(`${keeper.url}${route}?${new URLSearchParams(query).toString()}`, {
+          method: method as Dispatcher.HttpMethod,
+          headers: {
+            authorization: `Bearer ${keeper.token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
+          },
+          body,
+          headersTimeout: HEAD_TIMEOUT_MS,
+        });
+      } catch (error) {
+        this.#finder.forget(at.workspace, at.volume);
+        if (attempt === 0 && body === undefined) continue;
+        throw unreachable(at.volume, keeper.url, error);
+      }
+    }
+  }
+
+  /** The answer's JSON when it succeeded; else its problem, as the error the folder storage would throw. */
+  async #json(at: VolumePlace, answer: Answer): Promise<unknown> {
+    const value = (await answer.body.json().catch(() => null)) as Problem | null;
+    if (answer.statusCode >= 200 && answer.statusCode < 300 && value !== null) return value;
+    throw problemError(at, answer.statusCode, value ?? {});
+  }
+}
+
+const shown = (at: VolumePlace) => at.parts.join('/');
+
+function unreachable(volume: string, url: string, cause: unknown): SvcError {
+  const why = (cause as { code?: string }).code ?? (cause as Error).message;
+  return new SvcError('upstream_unreachable', `the keeper of the volume ${volume} does not answer at ${url} (${why}).`, {
+    hint: 'Try again in a moment: svc starts another keeper when its allocation is gone. Nomad shows it as the job svc--volume--<workspace>--<volume>.',
+    cause,
+  });
+}
+
+function problemError(at: VolumePlace, status: number, answer: Problem): SvcError {
+  const path = shown(at);
+  const parent = at.parts.slice(0, -1).join('/');
+  switch (answer.problem) {
+    case 'not_found':
+      return fileErrors.notFound(at.volume, path);
+    case 'outside':
+      return fileErrors.outside(path);
+    case 'too_many':
+      return fileErrors.tooMany(path);
+    case 'is_folder':
+      return status === 409 ? fileErrors.folderInTheWay(at.volume, path) : fileErrors.folderNotFile(at.volume, path);
+    case 'not_a_folder':
+      return fileErrors.parentIsAFile(at.volume, parent);
+    case 'needs_recursive':
+      return fileErrors.needsRecursive(at.volume, path);
+    case 'root':
+      return fileErrors.rootNotAFile();
+    case 'changed':
+      return new SvcError('conflict', `${JSON.stringify(path)} in the volume ${at.volume} changed while it was being read.`, {
+        hint: 'Get it again.',
+      });
+    case 'disk_full':
+      return new SvcError(
+        'disk_full',
+        `the disk of the volume ${at.volume} is full: the upload of ${JSON.stringify(path)} was refused, nothing of it kept.`,
+        {
+          hint: "Remove files from the volume (svc volume rm), or ask the operator to grow the CSI volume's disk.",
+        },
+      );
+    default:
+      return new SvcError(
+        'internal',
+        `the keeper of the volume ${at.volume} answered ${status}: ${answer.message ?? answer.problem ?? 'no reason given'}.`,
+        {
+          details: { status, problem: answer.problem ?? null },
+        },
+      );
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Where a volume's files are kept, and what the volumes service asks of that place: a folder on this
+ * server's disk (`folder-storage.ts`, the embedded default and Nomad's host volumes), or a CSI volume
+ * on Nomad that only an allocation mounting it can reach (the keeper, `keeper-client.ts`). Paths are
+ * already checked as written (core/model/volume-paths.ts); where they lead is checked where the files are.
+ */
+import type { Readable } from 'node:stream';
+import type { SvcError } from '../../model/errors.js';
+
+/** One file or folder of a volume, by its path from the volume's root. */
+export interface VolumeEntry {
+  readonly path: string;
+  /** `link`: a symbolic link a container made; never followed outside the volume. */
+  readonly type: 'file' | 'dir' | 'link';
+  /** Bytes, for a file; 0 otherwise. */
+  readonly size: number;
+  readonly modifiedAt: string;
+}
+
+/** A file opened to stream: its size and version, and a reader of the bytes asked for (`start` to `end`, inclusive; -1 for an empty file). */
+export interface OpenedFile {
+  readonly size: number;
+  /** Changes whenever the file's content may have: its size and last change, quoted as an HTTP entity tag. */
+  readonly etag: string;
+  readonly start: number;
+  readonly end: number;
+  readonly stream: Readable;
+}
+
+/** Which bytes of the file to read, from its size and entity tag: all of it by default. */
+export type PickBytes = (file: { size: number; etag: string }) => { start: number; end: number } | null;
+
+/** A path in one volume of one workspace: `parts` from its root (empty for the root). */
+export interface VolumePlace {
+  readonly workspace: string;
+  readonly volume: string;
+  readonly parts: readonly string[];
+}
+
+export interface VolumeStorage {
+  /** `folder`: the files are in a folder of this server's disk; `csi`: in a Nomad CSI volume. */
+  readonly kind: 'folder' | 'csi';
+  /** Makes the volume's (empty) place; one that exists already is kept as it is. */
+  create(workspace: string, volume: string): Promise<void>;
+  /** Removes the volume's place and every file in it. */
+  delete(workspace: string, volume: string): Promise<void>;
+  /** What `at` names: a file's entry, or a folder's entries (all below it when `recursive`), sorted by path. */
+  list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]>;
+  /**
+   * Writes `body` at `at` (folders made as needed), replacing a file there once all of it arrived; past
+   * `room` bytes it fails with `full(written)` and nothing is left behind.
+   */
+  write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry>;
+  /** The file at `at`, to stream: the bytes `pick` chooses (all by default). */
+  open(at: VolumePlace, pick?: PickBytes): Promise<OpenedFile>;
+  /** Removes the file or folder at `at` (a folder with what it holds only when `recursive`); never the root. */
+  remove(at: VolumePlace, recursive: boolean): Promise<void>;
+  /** The bytes each of `volumes` of `workspace` holds. */
+  usedBytes(workspace: string, volumes: readonly string[]): Promise<Map<string, number>>;
+  /** What a unit's containers mount: the volume's folder on this host, or its CSI volume's ID in Nomad. */
+  mountSource(workspace: string, volume: string): string;
+}
