@@ -6,8 +6,11 @@ namespace "svc" {
   capabilities = [
     "submit-job", "read-job", "list-jobs", "scale-job", "read-logs", "host-volume-register", "host-volume-read",
     "alloc-exec", "alloc-node-exec",
+    # With nomadCsiPlugin: svc's volumes are CSI volumes svc creates and deletes with the plugin, mounted by its jobs.
+    "csi-write-volume", "csi-read-volume", "csi-list-volume", "csi-mount-volume",
   ]
-  # Workloads' secrets: the Variable nomad/jobs/<job id> of each svc job, which its template renders.
+  # Workloads' secrets: the Variable nomad/jobs/<job id> of each svc job, which its template renders
+  # (and the token of each CSI volume's keeper, job svc--volume--<workspace>--<volume>).
   variables {
     path "nomad/jobs/svc-*" {
       capabilities = ["write", "destroy"]
@@ -21,5 +24,9 @@ host_volume "svc-*" {
   policy = "write"
 }
 node {
+  policy = "read"
+}
+# With nomadCsiPlugin: svc reads the plugin's health when a CSI volume cannot be created.
+plugin {
   policy = "read"
 }

@@ -213,6 +213,8 @@ export interface Cluster {
   readonly nomad: AgentProcess;
   /** Nomad's management token, for the test's own look-ups. */
   readonly nomadRoot: string;
+  /** The Nomad agent's data dir (a CSI plugin's staging folders are below it). */
+  readonly nomadDataDir: string;
   readonly versions: { readonly consul: string; readonly nomad: string };
   /** The environment `svc server` runs with against these agents: svc's least-privilege tokens, the exec driver, the svc namespace. */
   svcEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
@@ -312,6 +314,7 @@ async function startNomad(binaries: AgentBinaries, dir: string, consul: ConsulAg
     nomadUrl,
     nomad,
     nomadRoot,
+    nomadDataDir: path.join(dir, 'nomad'),
     versions: { consul: agentVersion(binaries.consul), nomad: agentVersion(binaries.nomad) },
     svcEnv: (extra = {}) => ({
       ...process.env,

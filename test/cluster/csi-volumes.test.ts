@@ -1,0 +1,235 @@
+/**
+ * svc volumes as CSI volumes on real Nomad and Consul (opt-in: `npm run test:cluster`), with a real CSI
+ * plugin: kubernetes-csi's csi-driver-host-path (`hostpathplugin`, from CSI_HOSTPATH_BIN or PATH; the
+ * file is skipped, saying so, without it), run by Nomad as a monolith plugin job on raw_exec. svc runs
+ * with `nomadCsiPlugin` naming it: `svc volume create` makes the CSI volume and its keeper, files go in
+ * and out through the keeper, two apps' exec tasks mount the volume, a replaced allocation finds the
+ * files, and a delete removes the volume from Nomad. ACLs are on; svc holds only config/policies/.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { packageRoot } from '../../core/model/paths.js';
+import { until } from '../helpers/until.js';
+import { findBinary, NAMESPACE, type Cluster } from './agents.js';
+import { jobOf, runningAllocations } from './jobs.js';
+import { useCluster } from './suite.js';
+import { SvcServer, svcCli } from './svc-process.js';
+
+const fixtures = path.join(packageRoot, 'test', 'fixtures', 'volume-mounts');
+const plugin = findBinary('CSI_HOSTPATH_BIN', 'hostpathplugin');
+const PLUGIN_ID = 'hostpath';
+/** Small, so that the volume's limit can be passed with a test upload. */
+const VOLUME_MAX_BYTES = 32 * 1024 * 1024;
+
+/** The plugin as Nomad runs CSI plugins: a job whose task serves the CSI socket Nomad names, as root (raw_exec). */
+function pluginJob(c: Cluster, stateDir: string) {
+  return {
+    Job: {
+      ID: 'csi-hostpath',
+      Name: 'csi-hostpath',
+      Type: 'system',
+      Datacenters: ['dc1'],
+      TaskGroups: [
+        {
+          Name: 'plugin',
+          Tasks: [
+            {
+              Name: 'plugin',
+              Driver: 'raw_exec',
+              Config: {
+                command: plugin,
+                args: ['--endpoint=${CSI_ENDPOINT}', '--nodeid=${node.unique.name}', `--statedir=${stateDir}`, '--drivername=hostpath.csi.k8s.io'],
+              },
+              CSIPluginConfig: {
+                ID: PLUGIN_ID,
+                Type: 'monolith',
+                MountDir: '/csi',
+                // raw_exec has no task root: the plugin must be told the host's paths of Nomad's staging folders.
+                StagePublishBaseDir: path.join(c.nomadDataDir, 'client', 'csi', 'monolith', PLUGIN_ID),
+              },
+              Resources: { CPU: 100, MemoryMB: 128 },
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+(plugin === null ? describe.skip : describe)('svc on real Nomad and Consul: volumes as CSI volumes of a real plugin', function () {
+  this.timeout(600_000);
+  const cluster = useCluster(this);
+  let server: SvcServer;
+  const urls: Record<string, string> = {};
+  const bearer = () => ({ Authorization: `Bearer ${server.ownerToken}` });
+  const api = (method: string, at: string, body?: Buffer | string | Readable, type = 'application/json') =>
+    fetch(`${server.url}/api/v1${at}`, {
+      method,
+      headers: { ...bearer(), ...(body === undefined ? {} : { 'Content-Type': type }) },
+      ...(body === undefined ? {} : { body: body as unknown as string, duplex: 'half' }),
+    } as RequestInit);
+  const root = async (c: Cluster, method: string, at: string, body?: unknown) => {
+    const answer = await fetch(`${c.nomadUrl}${at}`, {
+      method,
+      headers: { 'X-Nomad-Token': c.nomadRoot },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await answer.text();
+    return { status: answer.status, body: text === '' ? null : JSON.parse(text) };
+  };
+  const deploy = async (target: string) => {
+    const ran = await svcCli(server, ['deploy', target, '--json']);
+    assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${server.output.slice(-3000)}`);
+    const result = JSON.parse(ran.stdout) as { app: string; workloads: { name: string; url: string | null }[] };
+    for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
+  };
+  const keeperJob = 'svc--volume--default--shared';
+
+  before(async () => {
+    const c = await cluster();
+    const registered = await root(c, 'PUT', '/v1/jobs', pluginJob(c, path.join(c.nomadDataDir, '..', 'csi-hostpath-state')));
+    assert.equal(registered.status, 200, JSON.stringify(registered.body));
+    await until(
+      'the CSI plugin is healthy',
+      async () => {
+        const found = await root(c, 'GET', `/v1/plugin/csi/${PLUGIN_ID}`);
+        return found.status === 200 && found.body.ControllersHealthy > 0 && found.body.NodesHealthy > 0;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+    server = await SvcServer.serving(c.svcEnv({ SVC_NOMAD_CSI_PLUGIN: PLUGIN_ID, SVC_VOLUME_MAX_BYTES: String(VOLUME_MAX_BYTES) }));
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('svc volume create makes a CSI volume of the plugin and starts its keeper', async () => {
+    const c = await cluster();
+    const created = await api('POST', '/volumes', JSON.stringify({ name: 'shared' }));
+    assert.equal(created.status, 201, `${await created.text()}\n${server.output.slice(-3000)}`);
+    const volume = await root(c, 'GET', `/v1/volume/csi/svc-default--shared?namespace=${NAMESPACE}`);
+    assert.equal(volume.status, 200);
+    assert.equal(volume.body.PluginID, PLUGIN_ID);
+    assert.ok(volume.body.Schedulable, 'the plugin can attach it');
+    assert.equal((await runningAllocations(c, keeperJob)).length, 1, 'the keeper runs');
+  });
+
+  it('puts, lists, gets (whole and a range) and removes files through the keeper; the same sha256 back', async () => {
+    const data = randomBytes(5 * 1024 * 1024 + 123);
+    // Streamed (chunked) from the client, as `svc volume put` of a large file.
+    const body = Readable.from((function* () {
+      for (let at = 0; at < data.length; at += 256 * 1024) yield data.subarray(at, at + 256 * 1024);
+    })());
+    const put = await api('PUT', '/volumes/shared/files?path=weights/big.bin', body, 'application/octet-stream');
+    assert.equal(put.status, 201, await put.clone().text());
+    assert.equal(((await put.json()) as { entry: { size: number } }).entry.size, data.length);
+
+    const listed = (await (await api('GET', '/volumes/shared/entries?path=&recursive=true')).json()) as {
+      entries: { path: string; type: string; size: number }[];
+    };
+    assert.deepEqual(
+      listed.entries.map((e) => [e.path, e.type, e.size]),
+      [
+        ['weights', 'dir', 0],
+        ['weights/big.bin', 'file', data.length],
+      ],
+    );
+    const whole = Buffer.from(await (await api('GET', '/volumes/shared/files?path=weights/big.bin')).arrayBuffer());
+    assert.equal(createHash('sha256').update(whole).digest('hex'), createHash('sha256').update(data).digest('hex'));
+    const ranged = await fetch(`${server.url}/api/v1/volumes/shared/files?path=weights/big.bin`, {
+      headers: { ...bearer(), Range: 'bytes=1000-1999' },
+    });
+    assert.equal(ranged.status, 206);
+    assert.deepEqual(Buffer.from(await ranged.arrayBuffer()), data.subarray(1000, 2000));
+
+    const missing = await api('GET', '/volumes/shared/files?path=weights/none.bin');
+    assert.equal(missing.status, 404);
+    assert.match(((await missing.json()) as { error: { message: string } }).error.message, /has no file or folder "weights\/none.bin"/);
+    assert.equal((await api('DELETE', '/volumes/shared/files?path=weights')).status, 400, 'a folder needs recursive');
+    assert.equal((await api('DELETE', '/volumes/shared/files?path=weights&recursive=true')).status, 204);
+    const volume = (await (await api('GET', '/volumes/shared')).json()) as { bytes: number };
+    assert.equal(volume.bytes, 0);
+  });
+
+  it("refuses an upload past the volume's limit with volume_full, keeping nothing", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    const body = Readable.from((function* () {
+      for (let i = 0; i < VOLUME_MAX_BYTES / chunk.length + 2; i++) yield chunk;
+    })());
+    const put = await api('PUT', '/volumes/shared/files?path=too-big.bin', body, 'application/octet-stream');
+    assert.equal(put.status, 413);
+    assert.equal(((await put.json()) as { error: { code: string } }).error.code, 'volume_full');
+    const listed = (await (await api('GET', '/volumes/shared/entries?path=')).json()) as { entries: unknown[] };
+    assert.deepEqual(listed.entries, []);
+  });
+
+  it("two apps' exec tasks mount the CSI volume: one writes, the other reads read-only, and the keeper serves the write", async () => {
+    const c = await cluster();
+    assert.equal((await api('PUT', '/volumes/shared/files?path=seed.txt', 'seeded', 'application/octet-stream')).status, 201);
+    await deploy(path.join(fixtures, 'writer.py'));
+    await deploy(path.join(fixtures, 'reader.py'));
+    const written = await fetch(urls['vol-writer/write']!, {
+      method: 'POST',
+      headers: { ...bearer(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'written on a CSI volume' }),
+    });
+    assert.equal(written.status, 200, await written.clone().text());
+    assert.deepEqual(((await written.json()) as { listed: string[] }).listed, ['note.txt', 'seed.txt']);
+    assert.equal(await (await api('GET', '/volumes/shared/files?path=note.txt')).text(), 'written on a CSI volume');
+    assert.deepEqual(await (await fetch(urls['vol-reader/read']!, { headers: bearer() })).json(), {
+      text: 'written on a CSI volume',
+      write: 'Read-only file system',
+    });
+    const job = await c.nomadGet(`/v1/job/${encodeURIComponent((await jobOf(c, 'vol-reader', 'read')).ID)}?namespace=${NAMESPACE}`);
+    assert.equal(job.TaskGroups[0].Volumes['volume-0'].Type, 'csi');
+    assert.equal(job.TaskGroups[0].Volumes['volume-0'].Source, 'svc-default--shared');
+    const volume = await root(c, 'GET', `/v1/volume/csi/svc-default--shared?namespace=${NAMESPACE}`);
+    assert.ok(Object.keys(volume.body.WriteAllocs ?? {}).length >= 2, 'the keeper and the writer claim it for writing');
+    assert.ok(Object.keys(volume.body.ReadAllocs ?? {}).length >= 1, 'the reader claims it read-only');
+  });
+
+  it('an allocation that replaces a stopped one finds the files', async () => {
+    const c = await cluster();
+    const jobId = (await jobOf(c, 'vol-reader', 'read')).ID;
+    const [before] = await runningAllocations(c, jobId);
+    assert.ok(before);
+    assert.equal((await root(c, 'POST', `/v1/allocation/${before.ID}/stop?namespace=${NAMESPACE}`)).status, 200);
+    await until('a new allocation of the reader answers', async () => {
+      if (!(await runningAllocations(c, jobId)).some((a) => a.ID !== before.ID)) return false;
+      return (await fetch(urls['vol-reader/read']!, { headers: bearer() })).ok;
+    }, { timeoutMs: 120_000, intervalMs: 500 });
+    assert.deepEqual(await (await fetch(urls['vol-reader/read']!, { headers: bearer() })).json(), {
+      text: 'written on a CSI volume',
+      write: 'Read-only file system',
+    });
+  });
+
+  it('a keeper that went away is started again on the next use', async () => {
+    const c = await cluster();
+    const [keeper] = await runningAllocations(c, keeperJob);
+    assert.ok(keeper);
+    assert.equal((await root(c, 'POST', `/v1/allocation/${keeper.ID}/stop?namespace=${NAMESPACE}`)).status, 200);
+    await until('the keeper allocation stopped', async () => !(await runningAllocations(c, keeperJob)).some((a) => a.ID === keeper.ID), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    const listed = await api('GET', '/volumes/shared/entries?path=');
+    assert.equal(listed.status, 200, await listed.clone().text());
+    assert.deepEqual(((await listed.json()) as { entries: { path: string }[] }).entries.map((e) => e.path), ['note.txt', 'seed.txt']);
+  });
+
+  it('deletes the volume once nothing mounts it: the CSI volume and the keeper are gone from Nomad', async () => {
+    const c = await cluster();
+    assert.equal((await api('DELETE', '/volumes/shared')).status, 409, 'still mounted');
+    for (const app of ['vol-writer', 'vol-reader']) {
+      const ran = await svcCli(server, ['app', 'delete', app, '--yes']);
+      assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
+    }
+    const deleted = await api('DELETE', '/volumes/shared');
+    assert.equal(deleted.status, 204, await deleted.text());
+    assert.equal((await root(c, 'GET', `/v1/volume/csi/svc-default--shared?namespace=${NAMESPACE}`)).status, 404);
+    assert.equal((await root(c, 'GET', `/v1/job/${keeperJob}?namespace=${NAMESPACE}`)).status, 404);
+  });
+});
