@@ -1,4 +1,4 @@
-"""``python -m svc.runtime``: one container, the checkpoint template of a workload, or a zygote.
+"""``python -m svc.runtime``: one container, the checkpoint template of a workload, a zygote, or a volume keeper.
 
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket PATH
     python -m svc.runtime --root DIR --entry MODULE --workload NAME --socket-dir DIR --container ID [--workers N] [--cgroup PROCS_FILE ...]
@@ -6,6 +6,7 @@
     python -m svc.runtime template --root DIR --entry MODULE --workload NAME --control PATH
     python -m svc.runtime zygote --control PATH
     python -m svc.runtime once --root DIR --entry MODULE --workload NAME
+    python -m svc.runtime volume-keeper --root DIR [--host HOST] --port PORT --token-file FILE
 
 The first form serves one worker on PATH; the second ``N`` workers (default: the workload's
 ``workers`` option), worker ``i`` on ``DIR/ID-w<i>.sock``. The third (TCP mode, what a Nomad
@@ -15,6 +16,9 @@ over them. This process imports the app once, then forks the workers and supervi
 zygote imports only the runtime, and forks containers of any workload on request (``_zygote``).
 ``once`` calls a function once with no arguments and exits (a scheduled run on Nomad, ``_once``):
 0 when it returned, 6 when it raised (traceback on stderr).
+``volume-keeper`` serves the files of the volume mounted at ``--root`` over HTTP to the svc server, for
+callers with the token in ``--token-file`` (a Nomad allocation that mounts a CSI volume, ``_volume_keeper``):
+its exit codes are those below, 2 also when the root is not a folder or the token file is unreadable or empty.
 ``--cgroup`` names the ``cgroup.procs`` files of the container's cgroup, which this process joins
 before it imports anything of the user's (``_cgroup``). ``--events-fd FD`` names a pipe for the platform's machine-readable events (one JSON object per
 line).
@@ -119,6 +123,42 @@ def _once_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _volume_keeper_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m svc.runtime volume-keeper",
+        description="Serve the files of one volume over HTTP to the svc server (a CSI volume's allocation).",
+    )
+    parser.add_argument("--root", required=True, help="the folder the volume is mounted on")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
+    parser.add_argument("--port", required=True, type=int, help="TCP port to listen on")
+    parser.add_argument("--token-file", required=True, help="file holding the token callers must send as a Bearer")
+    return parser
+
+
+def _run_volume_keeper(argv: list[str]) -> int:
+    parser = _volume_keeper_parser()
+    args = parser.parse_args(argv)
+    if not 1 <= args.port <= 65535:
+        parser.error(f"--port {args.port} is not a TCP port: give one from 1 to 65535")
+    if not os.path.isdir(args.root):
+        parser.error(f"--root {args.root} is not a folder: give the folder the volume is mounted on")
+    try:
+        with open(args.token_file, encoding="utf-8") as file:
+            token = file.read().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        parser.error(f"--token-file {args.token_file} cannot be read ({error}): give a readable file holding the token")
+    if not token:
+        parser.error(f"--token-file {args.token_file} is empty: write the token callers send in it")
+    _line_buffered()
+    try:
+        require_server(preload_server())
+    except Exit as error:
+        return error.code
+    from ._volume_keeper import serve_keeper
+
+    return serve_keeper(args.root, args.host, args.port, token)
+
+
 def _run_once(argv: list[str]) -> int:
     args = _once_parser().parse_args(argv)
     _line_buffered()
@@ -161,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         return _run_zygote(argv[1:])
     if argv[:1] == ["once"]:
         return _run_once(argv[1:])
+    if argv[:1] == ["volume-keeper"]:
+        return _run_volume_keeper(argv[1:])
     template = argv[:1] == ["template"]
     parser = _template_parser() if template else _container_parser()
     args = parser.parse_args(argv[1:] if template else argv)
