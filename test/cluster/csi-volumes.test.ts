@@ -40,7 +40,12 @@ function pluginJob(c: Cluster, stateDir: string) {
               Driver: 'raw_exec',
               Config: {
                 command: plugin,
-                args: ['--endpoint=${CSI_ENDPOINT}', '--nodeid=${node.unique.name}', `--statedir=${stateDir}`, '--drivername=hostpath.csi.k8s.io'],
+                args: [
+                  '--endpoint=${CSI_ENDPOINT}',
+                  '--nodeid=${node.unique.name}',
+                  `--statedir=${stateDir}`,
+                  '--drivername=hostpath.csi.k8s.io',
+                ],
               },
               CSIPluginConfig: {
                 ID: PLUGIN_ID,
@@ -119,9 +124,11 @@ function pluginJob(c: Cluster, stateDir: string) {
   it('puts, lists, gets (whole and a range) and removes files through the keeper; the same sha256 back', async () => {
     const data = randomBytes(5 * 1024 * 1024 + 123);
     // Streamed (chunked) from the client, as `svc volume put` of a large file.
-    const body = Readable.from((function* () {
-      for (let at = 0; at < data.length; at += 256 * 1024) yield data.subarray(at, at + 256 * 1024);
-    })());
+    const body = Readable.from(
+      (function* () {
+        for (let at = 0; at < data.length; at += 256 * 1024) yield data.subarray(at, at + 256 * 1024);
+      })(),
+    );
     const put = await api('PUT', '/volumes/shared/files?path=weights/big.bin', body, 'application/octet-stream');
     assert.equal(put.status, 201, await put.clone().text());
     assert.equal(((await put.json()) as { entry: { size: number } }).entry.size, data.length);
@@ -155,9 +162,11 @@ function pluginJob(c: Cluster, stateDir: string) {
 
   it("refuses an upload past the volume's limit with volume_full, keeping nothing", async () => {
     const chunk = Buffer.alloc(1024 * 1024, 7);
-    const body = Readable.from((function* () {
-      for (let i = 0; i < VOLUME_MAX_BYTES / chunk.length + 2; i++) yield chunk;
-    })());
+    const body = Readable.from(
+      (function* () {
+        for (let i = 0; i < VOLUME_MAX_BYTES / chunk.length + 2; i++) yield chunk;
+      })(),
+    );
     const put = await api('PUT', '/volumes/shared/files?path=too-big.bin', body, 'application/octet-stream');
     assert.equal(put.status, 413);
     assert.equal(((await put.json()) as { error: { code: string } }).error.code, 'volume_full');
@@ -196,10 +205,14 @@ function pluginJob(c: Cluster, stateDir: string) {
     const [before] = await runningAllocations(c, jobId);
     assert.ok(before);
     assert.equal((await root(c, 'POST', `/v1/allocation/${before.ID}/stop?namespace=${NAMESPACE}`)).status, 200);
-    await until('a new allocation of the reader answers', async () => {
-      if (!(await runningAllocations(c, jobId)).some((a) => a.ID !== before.ID)) return false;
-      return (await fetch(urls['vol-reader/read']!, { headers: bearer() })).ok;
-    }, { timeoutMs: 120_000, intervalMs: 500 });
+    await until(
+      'a new allocation of the reader answers',
+      async () => {
+        if (!(await runningAllocations(c, jobId)).some((a) => a.ID !== before.ID)) return false;
+        return (await fetch(urls['vol-reader/read']!, { headers: bearer() })).ok;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     assert.deepEqual(await (await fetch(urls['vol-reader/read']!, { headers: bearer() })).json(), {
       text: 'written on a CSI volume',
       write: 'Read-only file system',
@@ -217,7 +230,10 @@ function pluginJob(c: Cluster, stateDir: string) {
     });
     const listed = await api('GET', '/volumes/shared/entries?path=');
     assert.equal(listed.status, 200, await listed.clone().text());
-    assert.deepEqual(((await listed.json()) as { entries: { path: string }[] }).entries.map((e) => e.path), ['note.txt', 'seed.txt']);
+    assert.deepEqual(
+      ((await listed.json()) as { entries: { path: string }[] }).entries.map((e) => e.path),
+      ['note.txt', 'seed.txt'],
+    );
   });
 
   it('deletes the volume once nothing mounts it: the CSI volume and the keeper are gone from Nomad', async () => {

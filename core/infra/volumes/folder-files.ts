@@ -26,14 +26,14 @@ async function exists(target: string): Promise<boolean> {
 }
 
 /** The real path of `parts` under `root` (which exists), refusing one that leads outside; its deepest existing ancestor when `parts` does not exist. */
-async function inside(root: string, parts: readonly string[]): Promise<{ real: string; exists: boolean }> {
+async function inside(root: string, parts: readonly string[], shown = parts.join('/')): Promise<{ real: string; exists: boolean }> {
   const rootReal = await realpath(root);
   let known = rootReal;
   for (let i = 0; i < parts.length; i += 1) {
     const next = path.join(known, parts[i]!);
     if (!(await exists(next))) return { real: path.join(known, ...parts.slice(i)), exists: false };
     known = await realpath(next);
-    if (known !== rootReal && !known.startsWith(`${rootReal}${path.sep}`)) throw fileErrors.outside(parts.join('/'));
+    if (known !== rootReal && !known.startsWith(`${rootReal}${path.sep}`)) throw fileErrors.outside(shown);
   }
   return { real: known, exists: true };
 }
@@ -83,7 +83,7 @@ export async function writeFile(
 ): Promise<VolumeEntry> {
   const shown = parts.join('/');
   if (parts.length === 0) throw fileErrors.rootNotAFile();
-  const parent = await inside(root, parts.slice(0, -1));
+  const parent = await inside(root, parts.slice(0, -1), shown);
   if (parent.exists && !(await stat(parent.real)).isDirectory()) {
     throw fileErrors.parentIsAFile(volume, parts.slice(0, -1).join('/'));
   }
@@ -189,7 +189,7 @@ export async function removePath(root: string, volume: string, parts: readonly s
   if (parts.length === 0) {
     throw fileErrors.rootNotRemovable(volume);
   }
-  const parent = await inside(root, parts.slice(0, -1));
+  const parent = await inside(root, parts.slice(0, -1), shown);
   const target = path.join(parent.real, parts.at(-1)!);
   if (!parent.exists || !(await exists(target))) throw fileErrors.notFound(volume, shown);
   const info = await lstat(target);

@@ -5,7 +5,7 @@
  * the file work where the files are (where each path leads, atomic uploads); svc keeps everything
  * else (who may, limits, the API). Its answers' problems become the same errors as the folder's.
  */
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { SvcError } from '../../model/errors.js';
 import { fileErrors } from './file-errors.js';
@@ -48,15 +48,25 @@ export class KeeperFiles {
 
   async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
     if (at.parts.length === 0) throw fileErrors.rootNotAFile();
+    // Through a stream of its own, to tell the client's upload breaking off (the body fails) from the
+    // keeper's connection failing (undici ends what it sends). Sent once: a body read cannot be sent again.
+    let cut = false;
+    const sent = new PassThrough();
+    body.once('error', (error) => {
+      cut = true;
+      sent.destroy(error);
+    });
+    body.pipe(sent);
     let answer: Answer;
     try {
-      // Sent once: a body already read cannot be sent again.
-      answer = await this.#send(at, 'PUT', '/file', { path: shown(at), room: String(room) }, body);
+      answer = await this.#send(at, 'PUT', '/file', { path: shown(at), room: String(room) }, sent);
     } catch (error) {
-      if (body.destroyed && !body.readableEnded) throw fileErrors.cutOff(shown(at), error);
+      if (cut) throw fileErrors.cutOff(shown(at), error); // the keeper removes what it had of it
+      body.destroy();
       throw error;
     }
     if (answer.statusCode === 413) {
+      body.destroy(); // the rest is not wanted: stop reading it from the client
       const problem = (await answer.body.json().catch(() => ({}))) as Problem;
       throw full(problem.written ?? room + 1);
     }

@@ -95,15 +95,22 @@ async function startKeeper(root: string, token: string): Promise<{ child: ChildP
   // The mount's path in the task is the volume's root: here, the temporary folder.
   const args = config.args.map((arg) => (arg === mount ? root : fill(arg)));
   const env = Object.fromEntries(Object.entries(task.Env ?? {}).map(([name, value]) => [name, fill(value)]));
-  const child = spawn(config.command, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(config.command, args, {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  await until('the keeper answers', async () => {
-    if (child.exitCode !== null) assert.fail(`the keeper exited (${child.exitCode}):\n${output}`);
-    return (await fetch(`${url}/health`).catch(() => null))?.ok === true;
-  }, { timeoutMs: 60_000, intervalMs: 50 });
+  await until(
+    'the keeper answers',
+    async () => {
+      if (child.exitCode !== null) assert.fail(`the keeper exited (${child.exitCode}):\n${output}`);
+      return (await fetch(`${url}/health`).catch(() => null))?.ok === true;
+    },
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
   return { child, url, output: () => output };
 }
 
@@ -156,7 +163,14 @@ describe('volume files: the folder storage and a real keeper answer alike', func
     assert.deepEqual(withoutTimes(entry), { path: 'weights/v1/big.bin', type: 'file', size: data.length });
     const whole = await both(async (f) => {
       const file = await f.open(at('weights/v1/big.bin'));
-      return { size: file.size, start: file.start, end: file.end, sha256: createHash('sha256').update(await read(file)).digest('hex') };
+      return {
+        size: file.size,
+        start: file.start,
+        end: file.end,
+        sha256: createHash('sha256')
+          .update(await read(file))
+          .digest('hex'),
+      };
     });
     assert.equal(whole.sha256, createHash('sha256').update(data).digest('hex'));
     const part = await both(async (f) => {
@@ -215,7 +229,7 @@ describe('volume files: the folder storage and a real keeper answer alike', func
     assert.equal(existsSync('/etc/planted'), false);
   });
 
-  it('stops an upload past its room with the caller\'s volume_full, keeping nothing', async () => {
+  it("stops an upload past its room with the caller's volume_full, keeping nothing", async () => {
     const data = randomBytes(2 * 1024 * 1024);
     for (const kind of kinds) {
       const refused = await refusal(files[kind].write(at('big/over.bin'), chunks(data), 1024 * 1024, full));
@@ -223,6 +237,24 @@ describe('volume files: the folder storage and a real keeper answer alike', func
       assert.ok(Number(/full at (\d+)/.exec(refused.message)![1]) > 1024 * 1024, kind);
       const left = existsSync(path.join(roots[kind], 'big')) ? readdirSync(path.join(roots[kind], 'big')) : [];
       assert.deepEqual(left, [], `${kind}: no temporary file is left`);
+    }
+  });
+
+  it('an upload the client breaks off is client_closed, and nothing of it is kept', async () => {
+    for (const kind of kinds) {
+      const broken = new Readable({ read() {} });
+      broken.push(randomBytes(1024 * 1024));
+      setTimeout(() => broken.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })), 100);
+      const refused = await refusal(files[kind].write(at('cut/part.bin'), broken, 1 << 30, full));
+      assert.equal(refused.code, 'client_closed', kind);
+      await until(
+        `${kind}: no temporary file is left`,
+        () => !existsSync(path.join(roots[kind], 'cut')) || readdirSync(path.join(roots[kind], 'cut')).length === 0,
+        {
+          timeoutMs: 5000,
+          intervalMs: 20,
+        },
+      );
     }
   });
 
@@ -275,12 +307,16 @@ function bind(storage: Pick<Files, 'list' | 'write' | 'open' | 'remove'>): Omit<
 function withoutTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTimes);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'modifiedAt').map(([key, v]) => [key, withoutTimes(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'modifiedAt')
+        .map(([key, v]) => [key, withoutTimes(v)]),
+    );
   }
   return value;
 }
 
 /** The escape link and the stray upload file the listing case planted. */
 function rmLeftovers(root: string): void {
-  for (const name of ['escape', 'empty.txt']) execFileSync('rm', ['-rf', path.join(root, name)]);
+  for (const name of ['escape', 'empty.txt', 'cut', 'big']) execFileSync('rm', ['-rf', path.join(root, name)]);
 }
