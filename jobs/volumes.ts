@@ -31,7 +31,10 @@ export function volumeRequest(
     Name: name,
     Type: csi ? 'csi' : 'host',
     Source: nomadVolumeName(workspace, volume),
-    ReadOnly: readOnly,
+    // A CSI volume is claimed for writing even where it is mounted read-only: Nomad stages a read-only
+    // claim at a path of its own, and plugins that stage a volume once per node refuse the second one.
+    // The task's volume_mount is what makes it read-only in the container (volumeMounts below).
+    ReadOnly: csi ? false : readOnly,
     AccessMode: csi ? CSI_VOLUME_ACCESS_MODE : HOST_VOLUME_ACCESS_MODE,
     AttachmentMode: csi ? CSI_VOLUME_ATTACHMENT_MODE : HOST_VOLUME_ATTACHMENT_MODE,
   };

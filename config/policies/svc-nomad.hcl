@@ -15,6 +15,10 @@ namespace "svc" {
     path "nomad/jobs/svc-*" {
       capabilities = ["write", "destroy"]
     }
+    # The keepers' tokens, which every svc replica reads back to reach a keeper another one started.
+    path "nomad/jobs/svc--volume--*" {
+      capabilities = ["read", "write", "destroy"]
+    }
   }
 }
 

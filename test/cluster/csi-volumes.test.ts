@@ -82,7 +82,7 @@ function pluginJob(c: Cluster, stateDir: string) {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await answer.text();
-    return { status: answer.status, body: text === '' ? null : JSON.parse(text) };
+    return { status: answer.status, body: answer.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
   };
   const deploy = async (target: string) => {
     const ran = await svcCli(server, ['deploy', target, '--json']);
@@ -160,18 +160,24 @@ function pluginJob(c: Cluster, stateDir: string) {
     assert.equal(volume.bytes, 0);
   });
 
-  it("refuses an upload past the volume's limit with volume_full, keeping nothing", async () => {
+  it("refuses an upload past the volume's limit with volume_full (the keeper stops it), keeping nothing", async () => {
     const chunk = Buffer.alloc(1024 * 1024, 7);
-    const body = Readable.from(
-      (function* () {
-        for (let i = 0; i < VOLUME_MAX_BYTES / chunk.length + 2; i++) yield chunk;
-      })(),
-    );
-    const put = await api('PUT', '/volumes/shared/files?path=too-big.bin', body, 'application/octet-stream');
-    assert.equal(put.status, 413);
-    assert.equal(((await put.json()) as { error: { code: string } }).error.code, 'volume_full');
+    const upload = (mebibytes: number) =>
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < mebibytes; i++) yield chunk;
+        })(),
+      );
+    assert.equal((await api('PUT', '/volumes/shared/files?path=first.bin', upload(20), 'application/octet-stream')).status, 201);
+    // 20 of 32 MiB held: 16 more, sent without a length, pass the gateway's bound but not the volume's room.
+    const put = await api('PUT', '/volumes/shared/files?path=too-big.bin', upload(16), 'application/octet-stream');
+    assert.equal(put.status, 507, await put.clone().text());
+    const error = ((await put.json()) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'volume_full');
+    assert.match(error.message, /^the volume shared holds 20 MiB of at most 32 MiB;/);
+    assert.equal((await api('DELETE', '/volumes/shared/files?path=first.bin')).status, 204);
     const listed = (await (await api('GET', '/volumes/shared/entries?path=')).json()) as { entries: unknown[] };
-    assert.deepEqual(listed.entries, []);
+    assert.deepEqual(listed.entries, [], 'nothing of the refused upload is left');
   });
 
   it("two apps' exec tasks mount the CSI volume: one writes, the other reads read-only, and the keeper serves the write", async () => {
@@ -195,8 +201,10 @@ function pluginJob(c: Cluster, stateDir: string) {
     assert.equal(job.TaskGroups[0].Volumes['volume-0'].Type, 'csi');
     assert.equal(job.TaskGroups[0].Volumes['volume-0'].Source, 'svc-default--shared');
     const volume = await root(c, 'GET', `/v1/volume/csi/svc-default--shared?namespace=${NAMESPACE}`);
-    assert.ok(Object.keys(volume.body.WriteAllocs ?? {}).length >= 2, 'the keeper and the writer claim it for writing');
-    assert.ok(Object.keys(volume.body.ReadAllocs ?? {}).length >= 1, 'the reader claims it read-only');
+    // Every claim is a writer's (one staging of the volume per node, which plugins like this one require); the
+    // reader's task mounts it read-only, as its EROFS above shows.
+    assert.equal(Object.keys(volume.body.WriteAllocs ?? {}).length, 4, 'the keeper, the two writer workloads and the reader');
+    assert.equal(job.TaskGroups[0].Tasks[0].VolumeMounts[0].ReadOnly, true);
   });
 
   it('an allocation that replaces a stopped one finds the files', async () => {

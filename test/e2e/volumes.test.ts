@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
@@ -130,6 +131,24 @@ describe('volumes on the embedded platform (API)', function () {
     assert.equal(tooBig.json.error.code, 'volume_full');
     assert.match(tooBig.json.error.message, /^the volume models holds 24 MiB of at most 32 MiB; 9 MiB more do not fit\.$/);
     assert.deepEqual(Object.keys(tooBig.json.error.details).sort(), ['addingBytes', 'maxBytes', 'usedBytes']);
+    // Without a length (chunked), the write stops at the room left; the client, still sending, reads the answer.
+    const chunk = randomBytes(1024 * 1024);
+    const streamed = await fetch(`${platform.url}/api/v1/volumes/models/files?path=streamed.bin`, {
+      method: 'PUT',
+      headers: { ...OCTETS, Authorization: `Bearer ${owner}` },
+      body: Readable.from(
+        (function* () {
+          for (let i = 0; i < 12; i++) yield chunk;
+        })(),
+      ),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(streamed.status, 507);
+    assert.match(
+      ((await streamed.json()) as { error: { message: string } }).error.message,
+      /^the volume models holds 24 MiB of at most 32 MiB; /,
+    );
+    assert.ok(!readdirSync(files('models')).some((name) => name.startsWith('streamed') || name.startsWith('.svc-upload-')));
     await call('POST', '/api/v1/volumes', { token: owner, json: { name: 'datasets' } });
     const workspaceFull = await put('datasets', 'rows.bin', randomBytes(17 * 1024 * 1024)); // 41 MiB together, 40 at most
     assert.equal(workspaceFull.status, 507);

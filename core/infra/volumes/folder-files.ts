@@ -104,7 +104,8 @@ export async function writeFile(
       let pending: Buffer[] = [];
       let pendingBytes = 0;
       let writing: Promise<unknown> = Promise.resolve();
-      for await (const chunk of body as AsyncIterable<Buffer>) {
+      // Not destroyed when the loop stops early (volume_full): the rest is drained below, and the client gets its answer.
+      for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         written += chunk.length;
         if (written > room) throw full(written);
         pending.push(chunk);
@@ -125,13 +126,16 @@ export async function writeFile(
     }
     await rename(temporary, target);
   } catch (error) {
-    body.destroy();
     await unlink(temporary).catch(() => {});
     // The client went away mid-upload: nothing to report, and nothing was kept.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      body.destroy();
       throw fileErrors.cutOff(shown, error);
     }
+    // The rest of a refused upload is read and dropped: the client gets the answer on a connection still
+    // whole (destroyed while it still sends, it would read a reset instead of volume_full).
+    body.resume();
     throw await asDiskFull(error, target);
   }
   return entryOf(shown, await stat(target));

@@ -50,10 +50,10 @@ export class KeeperFiles {
     if (at.parts.length === 0) throw fileErrors.rootNotAFile();
     // Through a stream of its own, to tell the client's upload breaking off (the body fails) from the
     // keeper's connection failing (undici ends what it sends). Sent once: a body read cannot be sent again.
-    let cut = false;
+    let failed: Error | null = null;
     const sent = new PassThrough();
     body.once('error', (error) => {
-      cut = true;
+      failed = error;
       sent.destroy(error);
     });
     body.pipe(sent);
@@ -61,12 +61,13 @@ export class KeeperFiles {
     try {
       answer = await this.#send(at, 'PUT', '/file', { path: shown(at), room: String(room) }, sent);
     } catch (error) {
-      if (cut) throw fileErrors.cutOff(shown(at), error); // the keeper removes what it had of it
-      body.destroy();
+      // The keeper removes what it had of an upload that broke off.
+      if (failed !== null) throw isCutOff(failed) ? fileErrors.cutOff(shown(at), failed) : failed;
+      drain(body, sent);
       throw error;
     }
+    if (answer.statusCode !== 200) drain(body, sent);
     if (answer.statusCode === 413) {
-      body.destroy(); // the rest is not wanted: stop reading it from the client
       const problem = (await answer.body.json().catch(() => ({}))) as Problem;
       throw full(problem.written ?? room + 1);
     }
@@ -127,6 +128,22 @@ export class KeeperFiles {
 }
 
 const shown = (at: VolumePlace) => at.parts.join('/');
+
+/**
+ * The rest of a refused upload is read and dropped, not cut: the client gets its answer on a connection
+ * still whole (a client still sending when the socket is destroyed reads a reset, not the error).
+ */
+function drain(body: Readable, sent: PassThrough): void {
+  body.unpipe(sent);
+  sent.destroy();
+  body.resume();
+}
+
+/** The client went away mid-upload (as the folder storage tells it); any other failure of the body (a size limit) is itself. */
+function isCutOff(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || error.message === 'aborted';
+}
 
 function unreachable(volume: string, url: string, cause: unknown): SvcError {
   const why = (cause as { code?: string }).code ?? (cause as Error).message;
