@@ -151,12 +151,7 @@ export function resolveCluster(config: ClusterConfig, explicit: ReadonlySet<stri
       'nomadDriver "docker" needs imageRegistry (SVC_IMAGE_REGISTRY): the registry svc pushes each workload\'s image to and Nomad\'s clients pull it from, such as registry.example.com:5000/svc',
     );
   }
-  if (config.nomadCsiPlugin !== null && config.scheduler !== 'nomad') {
-    problems.push(
-      'nomadCsiPlugin needs scheduler "nomad": CSI volumes are attached by Nomad; on one machine volumes are folders of the data dir',
-    );
-  }
-  if (config.nomadCsiPlugin !== null && config.nomadDriver === 'raw_exec') {
+  if (config.scheduler === 'nomad' && config.nomadCsiPlugin !== null && config.nomadDriver === 'raw_exec') {
     problems.push(
       'nomadCsiPlugin needs nomadDriver "exec" or "docker": raw_exec tasks have no file system of their own to mount a volume into (nor has the keeper that serves its files)',
     );

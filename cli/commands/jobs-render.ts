@@ -145,6 +145,7 @@ function clusterSettings(flags: JobsRenderFlags, config: ServerConfig): ClusterS
     proxyTags: config.proxyTags,
     baseDomain: flags['base-domain'] ?? config.baseDomain,
     publicUrl: config.publicUrl,
+    volumes: config.nomadCsiPlugin === null ? 'host' : 'csi',
   };
 }
 

@@ -122,6 +122,11 @@ describe('loadConfig(): cluster settings', () => {
       problemsOf(() => loadConfig({ env: { SVC_SCHEDULER: 'nomad', SVC_NOMAD_DRIVER: 'docker' } }))[0]!,
       /nomadDriver "docker" needs imageRegistry/,
     );
+    assert.match(
+      problemsOf(() => loadConfig({ env: { SVC_SCHEDULER: 'nomad', SVC_NOMAD_DRIVER: 'raw_exec', SVC_NOMAD_CSI_PLUGIN: 'ebs' } }))[0]!,
+      /nomadCsiPlugin needs nomadDriver "exec" or "docker": raw_exec tasks have no file system of their own/,
+    );
+    assert.equal(loadConfig({ env: { SVC_SCHEDULER: 'nomad', SVC_NOMAD_CSI_PLUGIN: 'ebs' } }).nomadCsiPlugin, 'ebs');
     // Consul KV works with local containers too (one machine whose state lives in Consul).
     assert.equal(loadConfig({ env: { SVC_STATE: 'consul' } }).state, 'consul');
   });

@@ -6,9 +6,9 @@ import { SvcError } from '../../../../../core/model/errors.js';
 import { nomadUnit } from '../nomad-fixture.js';
 
 describe('the Nomad unit compiler and volumes', () => {
-  const compilerFor = (driver: 'raw_exec' | 'exec') =>
+  const compilerFor = (driver: 'raw_exec' | 'exec', volumes: 'host' | 'csi' = 'host') =>
     createUnitCompiler({
-      cluster: { ...defaultClusterSettings, driver },
+      cluster: { ...defaultClusterSettings, driver, volumes },
       python: '/usr/bin/python3',
       plugins: createPluginHost([]),
       bundleUrl: (sha) => `https://svc.example.com/api/v1/bundles/${sha}.tar.gz`,
@@ -45,6 +45,26 @@ describe('the Nomad unit compiler and volumes', () => {
     assert.deepEqual(group.Volumes, {
       'volume-0': request('volume-0', 'svc-default--models', true),
       'volume-1': request('volume-1', 'svc-default--outputs', false),
+    });
+    assert.deepEqual(group.Tasks![0]!.VolumeMounts, [
+      { Volume: 'volume-0', Destination: '/data', ReadOnly: true },
+      { Volume: 'volume-1', Destination: '/out', ReadOnly: false },
+    ]);
+  });
+
+  it('with a CSI plugin, mounts each as its CSI volume, claimed for writing by every node; read-only in the task', async () => {
+    const group = (await compilerFor('exec', 'csi')(mounting)).Job.TaskGroups![0]!;
+    const request = (alias: string, source: string) => ({
+      Name: alias,
+      Type: 'csi',
+      Source: source,
+      ReadOnly: false,
+      AccessMode: 'multi-node-multi-writer',
+      AttachmentMode: 'file-system',
+    });
+    assert.deepEqual(group.Volumes, {
+      'volume-0': request('volume-0', 'svc-default--models'),
+      'volume-1': request('volume-1', 'svc-default--outputs'),
     });
     assert.deepEqual(group.Tasks![0]!.VolumeMounts, [
       { Volume: 'volume-0', Destination: '/data', ReadOnly: true },
