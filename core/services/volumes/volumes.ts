@@ -88,9 +88,10 @@ export class Volumes implements VolumeMounting {
   /** Removes the volume and every file in it. */
   async delete(workspace: string, name: string): Promise<void> {
     await this.#require(workspace, name);
-    // The record first: a volume half-deleted is gone for its users; its folder is removed next.
-    await this.#store.delete(volumeKey(workspace, name));
+    // The files first, the record once they are gone: a delete that fails (a CSI volume Nomad still has
+    // claims on) leaves the volume as it was, to be deleted again, never a place no record leads to.
     await this.#storage.delete(workspace, name);
+    await this.#store.delete(volumeKey(workspace, name));
   }
 
   async check(workspace: string, names: readonly string[]): Promise<void> {
@@ -149,7 +150,11 @@ export class Volumes implements VolumeMounting {
 
   async #walkUsage(): Promise<{ workspace: string; volume: string; bytes: number }[]> {
     const records = (await this.#store.list(PREFIX)).map((entry) => storedJson(entry, validRecord));
-    return Promise.all(records.map(async (r) => ({ workspace: r.workspace, volume: r.name, bytes: await this.#bytes(r) })));
+    // A volume whose size cannot be read now (its keeper restarting) is left out of this walk, not every volume with it.
+    const walked = await Promise.allSettled(
+      records.map(async (r) => ({ workspace: r.workspace, volume: r.name, bytes: await this.#bytes(r) })),
+    );
+    return walked.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   }
 
   async #records(workspace: string): Promise<VolumeRecord[]> {
