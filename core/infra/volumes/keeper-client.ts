@@ -31,7 +31,7 @@ interface Problem {
   readonly message?: string;
 }
 
-/** Bound on an answer's head: a keeper that takes longer is treated as gone. */
+/** Bound on the head of an answer to anything but an upload: a keeper that takes longer is treated as gone. */
 const HEAD_TIMEOUT_MS = 60_000;
 
 export class KeeperFiles {
@@ -109,7 +109,10 @@ export class KeeperFiles {
             ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
           },
           body,
-          headersTimeout: HEAD_TIMEOUT_MS,
+          // An upload is answered once all of it is written, however long the client takes to send it; a
+          // download waits for a slow client (undici pauses reading while the client's socket is full).
+          headersTimeout: body === undefined ? HEAD_TIMEOUT_MS : 0,
+          bodyTimeout: 0,
         });
       } catch (error) {
         this.#finder.forget(at.workspace, at.volume);
