@@ -13,6 +13,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { FileRangeStream } from '../../infra/files/file-range-stream.js';
 
 export function pipeAnswer(res: ServerResponse, body: Readable, knownLength = false): void {
   // Koa's type for a stream of unknown kind; a streamed answer has no length unless its route knows it (a file's).
@@ -20,6 +21,11 @@ export function pipeAnswer(res: ServerResponse, body: Readable, knownLength = fa
   if (!knownLength) res.removeHeader('Content-Length');
   if (res.destroyed || res.writableEnded || (res.socket !== null && !res.socket.writable)) {
     body.destroy(); // the client is gone already
+    return;
+  }
+  // A file's bytes go out through buffers it reuses (no cork: each write is a whole MiB already).
+  if (body instanceof FileRangeStream) {
+    void body.writeTo(res);
     return;
   }
   let corked = false;
