@@ -10,14 +10,13 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { packageRoot } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
 import { findBinary, NAMESPACE, type Cluster } from './agents.js';
 import { jobOf, runningAllocations } from './jobs.js';
 import { useCluster } from './suite.js';
 import { SvcServer, svcCli } from './svc-process.js';
+import { writeThroughApps } from './volume-apps.js';
 
-const fixtures = path.join(packageRoot, 'test', 'fixtures', 'volume-mounts');
 const plugin = findBinary('CSI_HOSTPATH_BIN', 'hostpathplugin');
 const PLUGIN_ID = 'hostpath';
 /** Small, so that the volume's limit can be passed with a test upload. */
@@ -83,12 +82,6 @@ function pluginJob(c: Cluster, stateDir: string) {
     });
     const text = await answer.text();
     return { status: answer.status, body: answer.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-  };
-  const deploy = async (target: string) => {
-    const ran = await svcCli(server, ['deploy', target, '--json']);
-    assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${server.output.slice(-3000)}`);
-    const result = JSON.parse(ran.stdout) as { app: string; workloads: { name: string; url: string | null }[] };
-    for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
   };
   const keeperJob = 'svc--volume--default--shared';
 
@@ -182,21 +175,12 @@ function pluginJob(c: Cluster, stateDir: string) {
 
   it("two apps' exec tasks mount the CSI volume: one writes, the other reads read-only, and the keeper serves the write", async () => {
     const c = await cluster();
-    assert.equal((await api('PUT', '/volumes/shared/files?path=seed.txt', 'seeded', 'application/octet-stream')).status, 201);
-    await deploy(path.join(fixtures, 'writer.py'));
-    await deploy(path.join(fixtures, 'reader.py'));
-    const written = await fetch(urls['vol-writer/write']!, {
-      method: 'POST',
-      headers: { ...bearer(), 'Content-Type': 'application/json' },
-      body: JSON.stringify({ text: 'written on a CSI volume' }),
-    });
-    assert.equal(written.status, 200, await written.clone().text());
-    assert.deepEqual(((await written.json()) as { listed: string[] }).listed, ['note.txt', 'seed.txt']);
-    assert.equal(await (await api('GET', '/volumes/shared/files?path=note.txt')).text(), 'written on a CSI volume');
-    assert.deepEqual(await (await fetch(urls['vol-reader/read']!, { headers: bearer() })).json(), {
-      text: 'written on a CSI volume',
-      write: 'Read-only file system',
-    });
+    await writeThroughApps(server, urls, 'written on a CSI volume');
+    assert.equal(
+      await (await api('GET', '/volumes/shared/files?path=note.txt')).text(),
+      'written on a CSI volume',
+      'the keeper serves the write',
+    );
     const job = await c.nomadGet(`/v1/job/${encodeURIComponent((await jobOf(c, 'vol-reader', 'read')).ID)}?namespace=${NAMESPACE}`);
     assert.equal(job.TaskGroups[0].Volumes['volume-0'].Type, 'csi');
     assert.equal(job.TaskGroups[0].Volumes['volume-0'].Source, 'svc-default--shared');

@@ -2,6 +2,7 @@
  * `svc server` and the CLI as child processes against the real agents, as an
  * operator runs them: each replica is a process a test can SIGKILL.
  */
+import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -120,4 +121,19 @@ export function svcCli(server: SvcServer, args: readonly string[], cwd = package
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
     );
   });
+}
+
+/** What `svc deploy --json` prints: the app and each workload's URL. */
+export interface Deployed {
+  readonly app: string;
+  readonly workloads: { readonly name: string; readonly url: string | null }[];
+}
+
+/** `svc deploy <target> --json` against `server`, failing the test with its output when it fails; each URL is kept in `urls` as `<app>/<workload>`. */
+export async function deployTo(server: SvcServer, target: string, urls: Record<string, string>): Promise<Deployed> {
+  const ran = await svcCli(server, ['deploy', target, '--json']);
+  assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${server.output.slice(-3000)}`);
+  const result = JSON.parse(ran.stdout) as Deployed;
+  for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
+  return result;
 }

@@ -11,14 +11,13 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { examplesRoot, packageRoot, sdkPythonPath } from '../../core/model/paths.js';
+import { examplesRoot, sdkPythonPath } from '../../core/model/paths.js';
 import { until } from '../helpers/until.js';
 import { clusterPython, NAMESPACE, type Cluster } from './agents.js';
 import { useCluster } from './suite.js';
 import { jobOf, runningAllocations } from './jobs.js';
-import { SvcServer, svcCli } from './svc-process.js';
-
-const fixtures = path.join(packageRoot, 'test', 'fixtures', 'volume-mounts');
+import { SvcServer, deployTo } from './svc-process.js';
+import { writeThroughApps } from './volume-apps.js';
 
 describe('svc on real Nomad and Consul: volumes and classes', function () {
   this.timeout(600_000);
@@ -33,12 +32,7 @@ describe('svc on real Nomad and Consul: volumes and classes', function () {
       headers: { ...bearer(), ...(body === undefined ? {} : { 'Content-Type': type }) },
       ...(body === undefined ? {} : { body }),
     });
-  const deploy = async (target: string) => {
-    const ran = await svcCli(server, ['deploy', target, '--json']);
-    assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${server.output.slice(-3000)}`);
-    const result = JSON.parse(ran.stdout) as { app: string; workloads: { name: string; url: string | null }[] };
-    for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
-  };
+  const deploy = (target: string) => deployTo(server, target, urls);
   const jobIdOf = async (c: Cluster, app: string, workload: string) => (await jobOf(c, app, workload)).ID;
   const running = runningAllocations;
   const read = async () => (await fetch(urls['vol-reader/read']!, { headers: bearer() })).json();
@@ -53,20 +47,9 @@ describe('svc on real Nomad and Consul: volumes and classes', function () {
   it("two apps' exec tasks mount one volume, registered as a host volume on svc's node: one writes, the other reads it read-only", async () => {
     const c = await cluster();
     assert.equal((await api('POST', '/volumes', JSON.stringify({ name: 'shared' }))).status, 201);
-    assert.equal((await api('PUT', '/volumes/shared/files?path=seed.txt', 'seeded', 'application/octet-stream')).status, 201);
-    await deploy(path.join(fixtures, 'writer.py'));
-    await deploy(path.join(fixtures, 'reader.py'));
-
-    const written = await fetch(urls['vol-writer/write']!, {
-      method: 'POST',
-      headers: { ...bearer(), 'Content-Type': 'application/json' },
-      body: JSON.stringify({ text: 'written on Nomad' }),
-    });
-    assert.equal(written.status, 200, await written.clone().text());
-    assert.deepEqual(((await written.json()) as { listed: string[] }).listed, ['note.txt', 'seed.txt']);
+    await writeThroughApps(server, urls, 'written on Nomad');
     const file = path.join(server.dataDir, 'volumes', 'default', 'shared', 'note.txt');
     assert.equal(readFileSync(file, 'utf8'), 'written on Nomad', "the write is in the volume's folder in svc's data dir");
-    assert.deepEqual(await read(), { text: 'written on Nomad', write: 'Read-only file system' });
     const seed = await fetch(urls['vol-writer/seed']!, { headers: bearer() });
     assert.equal(await seed.json(), 'seeded', 'start-up code reads the volume too');
 

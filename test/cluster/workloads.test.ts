@@ -15,16 +15,11 @@ import { until } from '../helpers/until.js';
 import { NAMESPACE } from './agents.js';
 import { useCluster } from './suite.js';
 import { jobOf, runningAllocations, svcJobs } from './jobs.js';
-import { SvcServer, svcCli } from './svc-process.js';
+import { SvcServer, deployTo, svcCli } from './svc-process.js';
 
 const clusterApp = path.join(packageRoot, 'test', 'fixtures', 'cluster', 'app.py');
 const limitsApp = path.join(packageRoot, 'test', 'fixtures', 'cluster-limits', 'app.py');
 const greedyApp = path.join(packageRoot, 'test', 'fixtures', 'cluster-greedy', 'app.py');
-
-interface Deployed {
-  readonly app: string;
-  readonly workloads: { readonly name: string; readonly url: string | null }[];
-}
 
 describe('svc on real Nomad and Consul: workloads', function () {
   this.timeout(600_000);
@@ -32,13 +27,7 @@ describe('svc on real Nomad and Consul: workloads', function () {
   let server: SvcServer;
   const urls: Record<string, string> = {};
 
-  const deploy = async (target: string): Promise<Deployed> => {
-    const ran = await svcCli(server, ['deploy', target, '--json']);
-    assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}\n${server.output.slice(-3000)}`);
-    const result = JSON.parse(ran.stdout) as Deployed;
-    for (const w of result.workloads) if (w.url !== null) urls[`${result.app}/${w.name}`] = w.url;
-    return result;
-  };
+  const deploy = (target: string) => deployTo(server, target, urls);
   const jobs = svcJobs;
   const running = runningAllocations;
 

@@ -68,7 +68,7 @@ describe("a CSI volume's keeper job", () => {
       workspace: 'acme',
       volume: 'models',
       cluster: { ...cluster, driver: 'docker', runtimePath: null },
-      image: 'registry.example.com/svc/img-keeper@sha256:' + 'a'.repeat(64),
+      image: `registry.example.com/svc/img-keeper@sha256:${'a'.repeat(64)}`,
     });
     assert.deepEqual(validateJob(body), [], formatIssues(validateJob(body)));
     const task = body.Job.TaskGroups[0]!.Tasks[0]!;
