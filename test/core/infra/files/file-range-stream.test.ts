@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { open, truncate } from 'node:fs/promises';
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -34,7 +35,8 @@ describe('FileRangeStream', function () {
       stream.once('close', () => (closed = true));
       res.writeHead(200, { 'content-length': String(end - start + 1) });
       await stream.writeTo(res);
-      await sleep(10);
+      // The handle closes a moment after (its close is asynchronous): given 5 s, not waited for without end.
+      if (!closed) await Promise.race([once(stream, 'close'), sleep(5000)]);
       served.push({ closed });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
