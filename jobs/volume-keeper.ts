@@ -18,6 +18,8 @@ export const KEEPER_PORT_LABEL = 'keeper';
 export const KEEPER_TASK = 'keeper';
 /** The Nomad Variable item holding the token svc sends as `Authorization: Bearer …`. */
 export const KEEPER_TOKEN_ITEM = 'token';
+/** Meta holding a hash of the job as svc compiled it: a job of an older svc is registered anew. */
+export const KEEPER_SPEC_META_KEY = 'svc_keeper_spec';
 /** Meta naming the svc volume a keeper job serves (`<workspace>/<volume>`). */
 export const KEEPER_META_KEY = 'svc_volume';
 /** Where the task sees the volume. */

@@ -149,6 +149,23 @@ describe('volumes on the embedded platform (API)', function () {
       /^the volume models holds 24 MiB of at most 32 MiB; /,
     );
     assert.ok(!readdirSync(files('models')).some((name) => name.startsWith('streamed') || name.startsWith('.svc-upload-')));
+    // A client that reads the refusal and then goes away mid-body leaves a server that answers on.
+    const refusedThenGone = await new Promise<number>((resolve, reject) => {
+      const request = http.request(new URL(`${platform.url}/api/v1/volumes/models/files?path=gone.bin`), {
+        method: 'PUT',
+        headers: { ...OCTETS, Authorization: `Bearer ${owner}`, 'Transfer-Encoding': 'chunked' },
+      });
+      request.on('response', (response) => {
+        response.resume();
+        request.destroy();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      const send = () => request.write(chunk, () => setImmediate(send));
+      send();
+    });
+    assert.equal(refusedThenGone, 507);
+    assert.equal((await call('GET', '/api/v1/volumes/models', { token: owner })).status, 200, 'the server still answers');
     await call('POST', '/api/v1/volumes', { token: owner, json: { name: 'datasets' } });
     const workspaceFull = await put('datasets', 'rows.bin', randomBytes(17 * 1024 * 1024)); // 41 MiB together, 40 at most
     assert.equal(workspaceFull.status, 507);

@@ -22,6 +22,7 @@ import { checkDeclaredLength, readBody } from './body.js';
 import { bodyCheck } from './declared-schemas.js';
 import { declaredParameters, parameterCheck, type ParameterCheck } from './declared-parameters.js';
 import { openCallBody } from './call-route.js';
+import { discardRestAfterAnswer } from '../../traffic/gateway/body-limit.js';
 import { NDJSON, NDJSON_HINT, OCTET_STREAM, OCTET_STREAM_HINT, checkDeclaredUploadLength, openRawBody, openUpload } from './upload.js';
 import { checkContentLength } from '../../traffic/gateway/body-limit.js';
 import { connectionSignal } from '../../traffic/gateway/connection-signal.js';
@@ -137,8 +138,14 @@ async function handle(
     signal: connectionSignal(ctx.req.socket),
     requestId: ctx.state.requestId,
   };
-  if (route.auth === 'none') return route.handle(request, services);
-  return route.handle({ ...request, principal: principal! }, services);
+  try {
+    return await (route.auth === 'none' ? route.handle(request, services) : route.handle({ ...request, principal: principal! }, services));
+  } catch (error) {
+    // A streamed body refused part-way (volume_full, a conflict found once it was sent): the client, still
+    // sending, gets the answer, and what it sends after it is read and dropped for a few seconds at most.
+    if (raw) discardRestAfterAnswer(ctx.req, ctx.res);
+    throw error;
+  }
 }
 
 /**

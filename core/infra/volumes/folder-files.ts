@@ -105,7 +105,7 @@ export async function writeFile(
       let pending: Buffer[] = [];
       let pendingBytes = 0;
       let writing: Promise<unknown> = Promise.resolve();
-      // Not destroyed when the loop stops early (volume_full): the rest is drained below, and the client gets its answer.
+      // Not destroyed when the loop stops early (volume_full): the client still gets its answer (below).
       for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         written += chunk.length;
         if (written > room) throw full(written);
@@ -134,9 +134,9 @@ export async function writeFile(
       body.destroy();
       throw fileErrors.cutOff(shown, error);
     }
-    // The rest of a refused upload is read and dropped: the client gets the answer on a connection still
-    // whole (destroyed while it still sends, it would read a reset instead of volume_full).
-    body.resume();
+    // The rest of a refused upload is left unread, not destroyed: the client, still sending, gets the
+    // answer on a connection still whole (the API reads and drops the rest for a few seconds).
+
     throw await asDiskFull(error, target);
   }
   return entryOf(shown, await stat(target));

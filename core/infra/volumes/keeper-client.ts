@@ -4,7 +4,12 @@
  * (`python -m svc.runtime volume-keeper`, sdk/python/svc/runtime/_volume_keeper.py). The keeper does
  * the file work where the files are (where each path leads, atomic uploads); svc keeps everything
  * else (who may, limits, the API). Its answers' problems become the same errors as the folder's.
+ *
+ * Requests are signed with the keeper's token (HMAC-SHA256 of the method, path and query, a time and a
+ * nonce), never sent with the token itself: the address a keeper had may answer for another process
+ * once its allocation is gone, and that process learns nothing it could use.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { SvcError } from '../../model/errors.js';
@@ -31,7 +36,7 @@ interface Problem {
   readonly message?: string;
 }
 
-/** Bound on the head of an answer to anything but an upload: a keeper that takes longer is treated as gone. */
+/** Bound on the head of an answer to a quick read (a listing, a file's size, a download's start): a keeper that takes longer is treated as gone. */
 const HEAD_TIMEOUT_MS = 60_000;
 
 export class KeeperFiles {
@@ -63,15 +68,16 @@ export class KeeperFiles {
     } catch (error) {
       // The keeper removes what it had of an upload that broke off.
       if (failed !== null) throw isCutOff(failed) ? fileErrors.cutOff(shown(at), failed) : failed;
-      drain(body, sent);
+      stopSending(body, sent);
       throw error;
     }
-    if (answer.statusCode !== 200) drain(body, sent);
-    if (answer.statusCode === 413) {
-      const problem = (await answer.body.json().catch(() => ({}))) as Problem;
-      throw full(problem.written ?? room + 1);
-    }
-    return (await this.#json(at, answer)) as VolumeEntry;
+    if (answer.statusCode === 200) return (await this.#json(at, answer)) as VolumeEntry;
+    // The keeper refused the upload part-way: its answer is read before what is sent to it stops (which
+    // aborts the request); the rest of the client's body is the API's to drop (core/http/api/router.ts).
+    const problem = (await answer.body.json().catch(() => ({}))) as Problem;
+    stopSending(body, sent);
+    if (answer.statusCode === 413) throw full(problem.written ?? room + 1);
+    throw problemError(at, answer.statusCode, problem);
   }
 
   async open(at: VolumePlace, pick: PickBytes = () => null): Promise<OpenedFile> {
@@ -84,6 +90,7 @@ export class KeeperFiles {
 
   async remove(at: VolumePlace, recursive: boolean): Promise<void> {
     if (at.parts.length === 0) throw fileErrors.rootNotRemovable(at.volume);
+    // Sent once, and waited for: removing a large folder may take a while, and a second try would find less.
     const answer = await this.#send(at, 'DELETE', '/file', { path: shown(at), recursive: recursive ? '1' : '0' });
     if (answer.statusCode === 204) return void (await answer.body.dump());
     await this.#json(at, answer);
@@ -95,30 +102,38 @@ export class KeeperFiles {
   }
 
   /**
-   * One request to the volume's keeper. A keeper that does not answer at the address known is looked
-   * for once more (it may have moved to another allocation) when nothing was sent that cannot be sent again.
+   * One request to the volume's keeper. A read whose keeper does not answer at the address known, or
+   * answers as no keeper of this volume would (refusing the signature, not knowing the route), is sent
+   * once more to the keeper found again (it may have moved to another allocation); an upload or a
+   * removal is never sent twice. Reads of a few entries are bounded in time; uploads, removals and the
+   * size of a whole volume take what they take, and a download waits for a slow client.
    */
   async #send(at: VolumePlace, method: string, route: string, query: Record<string, string>, body?: Readable): Promise<Answer> {
+    const target = `${route}?${new URLSearchParams(query).toString()}`;
+    const quick = method === 'GET' && route !== '/usage';
     for (let attempt = 0; ; attempt++) {
       const keeper = await this.#finder.find(at.workspace, at.volume);
+      let answer: Answer;
       try {
-        return await request(`${keeper.url}${route}?${new URLSearchParams(query).toString()}`, {
+        answer = await request(`${keeper.url}${target}`, {
           method: method as Dispatcher.HttpMethod,
           headers: {
-            authorization: `Bearer ${keeper.token}`,
+            authorization: signature(keeper.token, method, target),
             ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
           },
           body,
-          // An upload is answered once all of it is written, however long the client takes to send it; a
-          // download waits for a slow client (undici pauses reading while the client's socket is full).
-          headersTimeout: body === undefined ? HEAD_TIMEOUT_MS : 0,
+          headersTimeout: quick ? HEAD_TIMEOUT_MS : 0,
           bodyTimeout: 0,
         });
       } catch (error) {
         this.#finder.forget(at.workspace, at.volume);
-        if (attempt === 0 && body === undefined) continue;
+        if (attempt === 0 && method === 'GET') continue;
         throw unreachable(at.volume, keeper.url, error);
       }
+      if (!notThisKeeper(answer)) return answer;
+      this.#finder.forget(at.workspace, at.volume);
+      if (attempt > 0 || method !== 'GET') return answer; // its problem is said as it is
+      await answer.body.dump();
     }
   }
 
@@ -132,14 +147,25 @@ export class KeeperFiles {
 
 const shown = (at: VolumePlace) => at.parts.join('/');
 
-/**
- * The rest of a refused upload is read and dropped, not cut: the client gets its answer on a connection
- * still whole (a client still sending when the socket is destroyed reads a reset, not the error).
- */
-function drain(body: Readable, sent: PassThrough): void {
+/** Stops sending the client's body on: what it still sends is the API's to read and drop (core/http/api/router.ts). */
+function stopSending(body: Readable, sent: PassThrough): void {
   body.unpipe(sent);
   sent.destroy();
-  body.resume();
+}
+
+/** `SvcKeeper <ms>.<nonce>.<mac>`: the request signed with the keeper's token (sdk/python/svc/runtime/_volume_keeper.py checks it). */
+function signature(token: string, method: string, target: string): string {
+  const at = Date.now();
+  const nonce = randomBytes(12).toString('hex');
+  const mac = createHmac('sha256', token).update(`${method}\n${target}\n${at}.${nonce}`).digest('hex');
+  return `SvcKeeper ${at}.${nonce}.${mac}`;
+}
+
+/** An answer no keeper of this volume gives to a request of svc's: another process at the address, or a keeper with another token. */
+function notThisKeeper(answer: Answer): boolean {
+  if (answer.statusCode === 401) return true;
+  const type = String(answer.headers['content-type'] ?? '');
+  return answer.statusCode >= 400 && !type.startsWith('application/json');
 }
 
 /** The client went away mid-upload (as the folder storage tells it); any other failure of the body (a size limit) is itself. */

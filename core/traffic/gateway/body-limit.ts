@@ -38,6 +38,9 @@ export function countedBody(req: IncomingMessage, res: ServerResponse, maxBytes:
   });
   // pipe() does not pass errors on (and pipeline() would destroy the socket the 413 must go out on).
   req.once('error', (error) => counter.destroy(error));
+  // A reader that stopped early (a refused upload) no longer listens: a later failure of the body (the
+  // client going, the limit passed) must not be an unhandled 'error' that takes the server down.
+  counter.on('error', () => {});
   return req.pipe(counter);
 }
 
@@ -72,14 +75,21 @@ export function readWholeBody(req: IncomingMessage, res: ServerResponse, maxByte
   });
 }
 
+/** Requests whose rest is already being thrown away. */
+const discarding = new WeakSet<IncomingMessage>();
+
 /**
- * Once the 413 is out, reads and throws away what the client still sends,
+ * Once the 413 (or any answer to a refused body) is out, reads and throws away what the client still sends,
  * for at most LINGER_MS, then closes the connection. Closing at once would
  * make many clients fail with EPIPE before they read the answer (nginx's
  * "lingering close"); reading without a bound would let one client keep
  * the gateway busy with a body it already refused.
  */
-function discardRestAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+export function discardRestAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  if (discarding.has(req)) return;
+  discarding.add(req);
+  // Whatever the body was piped into (a counted body its reader left) reads no more of it.
+  req.unpipe();
   res.once('finish', () => {
     if (req.complete) return;
     const timer = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();

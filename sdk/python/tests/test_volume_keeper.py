@@ -7,9 +7,12 @@ each test works in its own folder of it. The serving tests need a Python with th
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import http.client
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -26,7 +29,19 @@ from helpers import SDK_ROOT
 from runtime_helpers import RUNTIME_PYTHON, needs_runtime
 
 TOKEN = "s3cret-token"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def signed(
+    method: str, target: str, token: str = TOKEN, at: int | None = None, nonce: str | None = None
+) -> dict[str, str]:
+    """The Authorization svc's keeper client sends: the request signed with the token, never the token itself."""
+    path, _, query = target.partition("?")
+    at = int(time.time() * 1000) if at is None else at
+    nonce = secrets.token_hex(8) if nonce is None else nonce
+    mac = hmac.new(token.encode(), f"{method}\n{path}?{query}\n{at}.{nonce}".encode(), hashlib.sha256).hexdigest()
+    return {"Authorization": f"SvcKeeper {at}.{nonce}.{mac}"}
+
+
 MIB = 1024 * 1024
 
 
@@ -81,7 +96,7 @@ class Keeper:
         connection = self.connect()
         try:
             target = f"{route}?{urlencode(query)}" if query else route
-            sent = AUTH if headers is None else headers
+            sent = signed(method, target) if headers is None else headers
             connection.request(method, target, body=body, headers=sent, encode_chunked=chunked)
             response = connection.getresponse()
             return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
@@ -131,10 +146,24 @@ def wait_for(condition: Any, timeout: float = 5.0) -> bool:
 def test_health_needs_no_token_and_everything_else_does(keeper: Keeper):
     status, headers, body = keeper.call("GET", "/health", headers={})
     assert (status, json.loads(body)) == (200, {"ok": True})
-    for given in ("", "Bearer wrong", TOKEN, f"Bearer {TOKEN}x"):
-        status, answer_headers, body = keeper.call("GET", "/usage", headers={"Authorization": given} if given else {})
-        assert (status, json.loads(body)) == (401, {"problem": "unauthorized"})
+    minutes_ago = int(time.time() * 1000) - 6 * 60 * 1000
+    refused = [
+        {},
+        {"Authorization": f"Bearer {TOKEN}"},  # the token itself is never what a request carries
+        {"Authorization": TOKEN},
+        signed("GET", "/usage", token="wrong"),
+        signed("GET", "/usage?path=other"),  # signed for another request
+        signed("POST", "/usage"),
+        signed("GET", "/usage", at=minutes_ago),  # too old
+        {"Authorization": signed("GET", "/usage")["Authorization"].replace("SvcKeeper", "Bearer")},
+    ]
+    for headers in refused:
+        status, answer_headers, body = keeper.call("GET", "/usage", headers=headers)
+        assert (status, json.loads(body)) == (401, {"problem": "unauthorized"}), headers
         assert answer_headers["content-type"] == "application/json"
+    once = signed("GET", "/usage", nonce="same-nonce")
+    assert keeper.call("GET", "/usage", headers=once)[0] == 200
+    assert keeper.call("GET", "/usage", headers=once)[0] == 401, "a request sent again is refused"
     assert keeper.json("GET", "/nowhere") == (404, {"problem": "no_route"})
     assert keeper.json("POST", "/file", path="x") == (404, {"problem": "no_route"})
 
@@ -233,13 +262,33 @@ def test_stat_then_a_range_of_the_file_checked_by_its_etag(keeper: Keeper):
     status, headers, body = keeper.call("GET", "/file", path="read/data.bin", start=1024, end=1023, etag=etag)
     assert (status, headers["content-length"], body) == (200, "0", b"")
 
-    for start, end in ((0, 1024), (5, 3), ("", 3), (0, ""), ("x", 3), (-1, 3), (0, -2)):
+    for start, end in ((5, 3), ("", 3), (0, ""), ("x", 3), (-1, 3), (0, -2)):
         answer = keeper.json("GET", "/file", path="read/data.bin", start=start, end=end, etag=etag)
         assert answer == (400, {"problem": "bad_range"}), (start, end)
     assert keeper.json("GET", "/file", path="read/data.bin", end=3, etag=etag) == (400, {"problem": "bad_range"})
+    assert keeper.json("GET", "/file", path="read/data.bin", start=0, end=1024) == (400, {"problem": "bad_range"})
+    # Past the end of the file the etag named: it is shorter than when the caller looked.
+    assert keeper.json("GET", "/file", path="read/data.bin", start=0, end=1024, etag=etag) == (
+        412,
+        {"problem": "changed"},
+    )
 
-    path.write_bytes(b"rewritten")
+    # Appended to since (a container's log): the bytes asked for are still the ones the etag named.
+    with path.open("ab") as file:
+        file.write(b"more")
+    status, _, body = keeper.call("GET", "/file", path="read/data.bin", start=1020, end=1023, etag=etag)
+    assert (status, body) == (200, bytes(range(252, 256)))
+    # Another file under the name (an upload's rename), or the same one cut shorter: changed.
+    replacement = keeper.root / "read" / "replacement.bin"
+    replacement.write_bytes(bytes(range(256)) * 4)
+    os.replace(replacement, path)
     assert keeper.json("GET", "/file", path="read/data.bin", start=0, end=3, etag=etag) == (412, {"problem": "changed"})
+    etag = keeper.json("GET", "/stat", path="read/data.bin")[1]["etag"]
+    os.truncate(path, 100)
+    assert keeper.json("GET", "/file", path="read/data.bin", start=0, end=200, etag=etag) == (
+        412,
+        {"problem": "changed"},
+    )
     assert keeper.json("GET", "/stat", path="read/data.bin")[1]["etag"] != etag
 
     assert keeper.json("GET", "/stat", path="read") == (400, {"problem": "is_folder"})
@@ -269,7 +318,8 @@ def test_a_download_the_client_leaves_closes_the_file(keeper: Keeper):
         return found
 
     connection = keeper.connect()
-    connection.request("GET", f"/file?path=big/sparse.bin&start=0&end={size - 1}", headers=AUTH)
+    target = f"/file?path=big/sparse.bin&start=0&end={size - 1}"
+    connection.request("GET", target, headers=signed("GET", target))
     response = connection.getresponse()
     assert response.status == 200 and len(response.read(MIB)) == MIB
     assert open_in_keeper()
@@ -351,7 +401,8 @@ def test_an_upload_the_client_abandons_leaves_nothing(keeper: Keeper):
     with socket.create_connection(("127.0.0.1", keeper.port), timeout=10) as client:
         client.sendall(
             b"PUT /file?path=gone/part.bin&room=100000000 HTTP/1.1\r\nHost: keeper\r\n"
-            + f"Authorization: Bearer {TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+            + f"Authorization: {signed('PUT', '/file?path=gone/part.bin&room=100000000')['Authorization']}\r\n".encode()
+            + b"Transfer-Encoding: chunked\r\n\r\n"
         )
         client.sendall(b"%x\r\n" % 70_000 + b"y" * 70_000 + b"\r\n")
         assert wait_for(lambda: uploads_in(folder) != []), "the upload never started"

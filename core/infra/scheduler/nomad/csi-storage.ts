@@ -13,11 +13,16 @@ import type { NomadClient } from './client.js';
 import { deleteCsiVolume } from './csi-volumes.js';
 import type { VolumeKeepers } from './volume-keepers.js';
 
+/** How long a volume's size read from its keeper stands for it. */
+const SIZE_TTL_MS = 10_000;
+
 export class CsiStorage implements VolumeStorage {
   readonly kind = 'csi';
   readonly #client: Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>;
   readonly #keepers: VolumeKeepers;
   readonly #files: KeeperFiles;
+  /** The last size read of each volume, by `<workspace>/<volume>`. */
+  readonly #sizes = new Map<string, { readonly bytes: number; readonly at: number }>();
 
   constructor(client: Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>, keepers: VolumeKeepers) {
     this.#client = client;
@@ -31,29 +36,61 @@ export class CsiStorage implements VolumeStorage {
   }
 
   async delete(workspace: string, volume: string): Promise<void> {
-    await this.#keepers.stop(workspace, volume);
-    await deleteCsiVolume(this.#client, workspace, volume);
+    try {
+      await this.#keepers.stop(workspace, volume);
+      await deleteCsiVolume(this.#client, workspace, volume);
+      this.#sizes.delete(`${workspace}/${volume}`);
+    } finally {
+      this.#keepers.deleted(workspace, volume);
+    }
   }
 
   list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]> {
     return this.#files.list(at, recursive);
   }
 
-  write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
-    return this.#files.write(at, body, room, full);
+  async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
+    try {
+      return await this.#files.write(at, body, room, full);
+    } finally {
+      this.#sizes.delete(`${at.workspace}/${at.volume}`); // read afresh by the next upload
+    }
   }
 
   open(at: VolumePlace, pick?: PickBytes): Promise<OpenedFile> {
     return this.#files.open(at, pick);
   }
 
-  remove(at: VolumePlace, recursive: boolean): Promise<void> {
-    return this.#files.remove(at, recursive);
+  async remove(at: VolumePlace, recursive: boolean): Promise<void> {
+    try {
+      await this.#files.remove(at, recursive);
+    } finally {
+      this.#sizes.delete(`${at.workspace}/${at.volume}`);
+    }
   }
 
+  /**
+   * Each volume's size from its keeper (a walk of the whole volume), kept SIZE_TTL_MS: an upload counts
+   * the workspace's other volumes too, and should not wait for every keeper each time. A keeper that
+   * cannot answer now is taken at its last size, when there is one.
+   */
   async usedBytes(workspace: string, volumes: readonly string[]): Promise<Map<string, number>> {
-    const sizes = await Promise.all(volumes.map(async (volume) => [volume, await this.#files.usedBytes(workspace, volume)] as const));
+    const sizes = await Promise.all(volumes.map(async (volume) => [volume, await this.#size(workspace, volume)] as const));
     return new Map(sizes);
+  }
+
+  async #size(workspace: string, volume: string): Promise<number> {
+    const key = `${workspace}/${volume}`;
+    const known = this.#sizes.get(key);
+    if (known !== undefined && Date.now() - known.at < SIZE_TTL_MS) return known.bytes;
+    try {
+      const bytes = await this.#files.usedBytes(workspace, volume);
+      this.#sizes.set(key, { bytes, at: Date.now() });
+      return bytes;
+    } catch (error) {
+      if (known !== undefined) return known.bytes;
+      throw error;
+    }
   }
 
   mountSource(workspace: string, volume: string): string {

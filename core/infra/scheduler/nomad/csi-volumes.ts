@@ -68,6 +68,8 @@ export async function deleteCsiVolume(client: Client, workspace: string, volume:
     } catch (error) {
       if (error instanceof SvcError && error.code === 'not_found') return;
       // "volume in use": Nomad's volume watcher releases a stopped allocation's claim a moment later.
+      // Anything else (a refusal, the plugin failing) is said as it is.
+      if (!/volume in use/.test(textOf(error))) throw error;
       if (Date.now() > deadline) {
         throw new SvcError('conflict', `Nomad still has claims on the CSI volume ${id}: ${textOf(error)}`, {
           hint: `Run svc volume delete again in a minute; nomad volume status ${id} shows who claims it.`,

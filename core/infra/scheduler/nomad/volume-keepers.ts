@@ -5,13 +5,20 @@
  * finds the Variable reads it back: every replica sends the same token). The keeper's address is read
  * from its running allocation; one that stopped answering is looked for again (Nomad reschedules it).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterSettings } from '../../../../jobs/context.js';
 import { keeperJobId } from '../../../../jobs/names.js';
 import { secretsVariablePath } from '../../../../jobs/secrets-template.js';
 import { formatIssues, validateJob } from '../../../../jobs/validate.js';
-import { compileKeeperJob, KEEPER_PORT_LABEL, KEEPER_TASK, KEEPER_TOKEN_ITEM } from '../../../../jobs/volume-keeper.js';
+import type { NomadJobRegistration } from '../../../../jobs/types.js';
+import {
+  compileKeeperJob,
+  KEEPER_PORT_LABEL,
+  KEEPER_SPEC_META_KEY,
+  KEEPER_TASK,
+  KEEPER_TOKEN_ITEM,
+} from '../../../../jobs/volume-keeper.js';
 import { SvcError } from '../../../model/errors.js';
 import type { KeeperAddress, KeeperFinder } from '../../volumes/keeper-client.js';
 import type { NomadClient } from './client.js';
@@ -43,6 +50,8 @@ export class VolumeKeepers implements KeeperFinder {
   readonly #options: VolumeKeepersOptions;
   /** Keepers found (or being started), by `<workspace>/<volume>`. */
   readonly #known = new Map<string, Promise<KeeperAddress>>();
+  /** Volumes whose deletion is under way (`stop` to `deleted`), by `<workspace>/<volume>`. */
+  readonly #deleting = new Set<string>();
 
   constructor(options: VolumeKeepersOptions) {
     this.#options = options;
@@ -50,6 +59,8 @@ export class VolumeKeepers implements KeeperFinder {
 
   find(workspace: string, volume: string): Promise<KeeperAddress> {
     const key = `${workspace}/${volume}`;
+    // A volume being deleted gets no keeper again (a size read for /metrics meanwhile would claim it anew).
+    if (this.#deleting.has(key)) return Promise.reject(beingDeleted(volume));
     let found = this.#known.get(key);
     if (found === undefined) {
       found = this.#start(workspace, volume);
@@ -63,8 +74,14 @@ export class VolumeKeepers implements KeeperFinder {
     this.#known.delete(`${workspace}/${volume}`);
   }
 
-  /** Stops and purges the keeper's job and its Variable, and waits until its allocations are gone (their claims with them). */
+  /**
+   * Stops and purges the keeper's job and its Variable, and waits until its allocations are gone (their
+   * claims with them). No keeper of the volume is started again until `deleted` says the deletion ended.
+   */
   async stop(workspace: string, volume: string): Promise<void> {
+    this.#deleting.add(`${workspace}/${volume}`);
+    // One being started now is waited for, so that its job is registered before it is purged below.
+    await this.#known.get(`${workspace}/${volume}`)?.catch(() => undefined);
     this.forget(workspace, volume);
     const id = keeperJobId(workspace, volume);
     const { client } = this.#options;
@@ -77,11 +94,19 @@ export class VolumeKeepers implements KeeperFinder {
     }
   }
 
+  /** The deletion `stop` began has ended (done or failed): the volume may have a keeper again. */
+  deleted(workspace: string, volume: string): void {
+    this.#deleting.delete(`${workspace}/${volume}`);
+  }
+
   async #start(workspace: string, volume: string): Promise<KeeperAddress> {
     const id = keeperJobId(workspace, volume);
     await ensureCsiVolume(this.#options.client, this.#options.csi, workspace, volume);
     const token = await this.#token(id);
-    if (!(await this.#running(id))) await this.#register(workspace, volume);
+    const body = await this.#compile(workspace, volume);
+    // A job that runs as svc would register it now is kept; one missing, stopped, or of an older svc
+    // (another interpreter, image or argument) is registered anew.
+    if ((await this.#registeredSpec(id)) !== body.Job.Meta?.[KEEPER_SPEC_META_KEY]) await this.#options.client.put('/v1/jobs', body);
     const url = await this.#address(id, `${workspace}/${volume}`);
     await this.#healthy(url, id);
     return { url, token };
@@ -114,18 +139,21 @@ export class VolumeKeepers implements KeeperFinder {
     }
   }
 
-  async #running(id: string): Promise<boolean> {
+  /** The spec hash of the keeper job Nomad runs; null when none runs. */
+  async #registeredSpec(id: string): Promise<string | null> {
     try {
-      const job = (await this.#options.client.get<{ Stop?: boolean; Status?: string }>(jobPath(id))).body;
-      return job.Stop !== true && job.Status !== 'dead';
+      const job = (await this.#options.client.get<{ Stop?: boolean; Status?: string; Meta?: Record<string, string> | null }>(jobPath(id)))
+        .body;
+      return job.Stop === true || job.Status === 'dead' ? null : (job.Meta?.[KEEPER_SPEC_META_KEY] ?? null);
     } catch (error) {
-      if (error instanceof SvcError && error.code === 'not_found') return false;
+      if (error instanceof SvcError && error.code === 'not_found') return null;
       throw error;
     }
   }
 
-  async #register(workspace: string, volume: string): Promise<void> {
-    const { client, cluster, install } = this.#options;
+  /** The keeper's job as this svc registers it, checked by the strict validator, its spec hash in its Meta. */
+  async #compile(workspace: string, volume: string): Promise<NomadJobRegistration> {
+    const { cluster, install } = this.#options;
     const runtime = await this.#options.runtime();
     const body = compileKeeperJob({ workspace, volume, cluster: { ...cluster, python: runtime.python }, image: runtime.image, install });
     const issues = validateJob(body);
@@ -135,7 +163,8 @@ export class VolumeKeepers implements KeeperFinder {
         `the keeper job of the volume ${volume} breaks ${issues.length} job rule(s):\n${formatIssues(issues)}`,
       );
     }
-    await client.put('/v1/jobs', body);
+    const spec = createHash('sha256').update(JSON.stringify(body.Job)).digest('hex').slice(0, 16);
+    return { ...body, Job: { ...body.Job, Meta: { ...body.Job.Meta, [KEEPER_SPEC_META_KEY]: spec } } };
   }
 
   /** `http://host:port` of the keeper's running allocation, waited for. */
@@ -149,7 +178,7 @@ export class VolumeKeepers implements KeeperFinder {
       if (running !== undefined) {
         const alloc = (await this.#options.client.get<Allocation>(`/v1/allocation/${encodeURIComponent(running.ID)}`)).body;
         const port = alloc.AllocatedResources?.Shared.Ports?.find((p) => p.Label === KEEPER_PORT_LABEL);
-        if (port !== undefined) return `http://${port.HostIP}:${port.Value}`;
+        if (port !== undefined) return `http://${port.HostIP.includes(':') ? `[${port.HostIP}]` : port.HostIP}:${port.Value}`;
       }
       if (Date.now() > deadline) throw notStarted(name, id, last);
       await sleep(POLL_MS);
@@ -179,6 +208,12 @@ export class VolumeKeepers implements KeeperFinder {
       throw error;
     }
   }
+}
+
+function beingDeleted(volume: string): SvcError {
+  return new SvcError('conflict', `the volume ${volume} is being deleted.`, {
+    hint: 'Wait for the delete to end; svc volume list shows whether it is still there.',
+  });
 }
 
 function notStarted(name: string, id: string, last: AllocationStub | undefined): SvcError {

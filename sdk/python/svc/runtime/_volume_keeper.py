@@ -7,15 +7,21 @@ with the semantics of ``core/services/volumes/files.ts``: every path is checked 
 the root where it leads (through symbolic links), an upload is written to a
 ``.svc-upload-*`` file beside its target and renamed onto it once complete.
 
-Routes (all but ``GET /health`` need ``Authorization: Bearer <token>``), ``path`` in the query:
+Routes (all but ``GET /health`` need a signed ``Authorization``, below), ``path`` in the query:
 ``GET /entries``, ``GET /stat``, ``GET /file``, ``PUT /file``, ``DELETE /file``, ``GET /usage``.
 Errors are JSON ``{"problem": "<kind>", ...}``.
+
+Requests are signed, not sent with the token itself (a keeper's old address may answer for some other
+process once its allocation is gone): ``Authorization: SvcKeeper <ms>.<nonce>.<mac>``, the mac the
+HMAC-SHA256 under the token of ``<method>\n<path>?<query>\n<ms>.<nonce>``, hex. A signature more than
+five minutes from the keeper's clock, or one already seen, is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import hashlib
 import hmac
 import json
 import math
@@ -23,6 +29,7 @@ import os
 import secrets
 import shutil
 import stat
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timedelta
 from typing import IO, Any
@@ -33,6 +40,9 @@ from ._responses import Send
 
 MAX_LIST_ENTRIES = 10_000
 """A listing stops at this many entries (a recursive one included), as the server's own."""
+
+SIGNATURE_SKEW_MS = 5 * 60 * 1000
+"""How far a request's signed time may be from the keeper's clock."""
 
 UPLOAD_PREFIX = ".svc-upload-"
 """Uploads in progress are files with this prefix beside their target; listings leave them out."""
@@ -142,7 +152,9 @@ class _Keeper:
 
     def __init__(self, root: str, token: str) -> None:
         self._root = os.path.realpath(root)
-        self._authorization = f"Bearer {token}".encode()
+        self._token = token.encode()
+        self._seen: dict[str, int] = {}
+        """Nonces of signatures taken, with when they stop counting (ms): a request sent again is refused."""
         self._routes: dict[tuple[str, str], Callable[[dict[str, str], Receive, Send], Awaitable[None]]] = {
             ("GET", "/entries"): self._get_entries,
             ("GET", "/stat"): self._get_stat,
@@ -183,7 +195,8 @@ class _Keeper:
             await _send_json(send, 200, {"ok": True})
             return
         given = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
-        if not hmac.compare_digest(given, self._authorization):
+        signed = f"{method}\n{route}?{scope.get('query_string', b'').decode('latin-1')}"
+        if not self._signed(signed, given.decode("latin-1")):
             raise Problem(401, "unauthorized")
         handler = self._routes.get((method, route))
         if handler is None:
@@ -193,6 +206,24 @@ class _Keeper:
         fields = parse_qs(raw, keep_blank_values=True, errors="surrogateescape")
         query = {name: values[0] for name, values in fields.items()}
         await handler(query, receive, send)
+
+    def _signed(self, request: str, authorization: str) -> bool:
+        """Whether ``authorization`` signs ``request`` with the token, now, for the first time."""
+        scheme, _, signature = authorization.partition(" ")
+        at, _, rest = signature.partition(".")
+        nonce, _, mac = rest.partition(".")
+        if scheme != "SvcKeeper" or not at.isdigit() or not nonce or not mac:
+            return False
+        now = int(time.time() * 1000)
+        if abs(now - int(at)) > SIGNATURE_SKEW_MS:
+            return False
+        expected = hmac.new(self._token, f"{request}\n{at}.{nonce}".encode("latin-1"), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected.encode(), mac.encode("latin-1")) or nonce in self._seen:
+            return False
+        for old in [key for key, until in self._seen.items() if until < now]:
+            del self._seen[old]
+        self._seen[nonce] = now + 2 * SIGNATURE_SKEW_MS
+        return True
 
     def _inside(self, parts: list[str]) -> tuple[str, bool]:
         """The real path of ``parts`` and whether it exists; its deepest existing ancestor joined with the rest
@@ -268,10 +299,16 @@ class _Keeper:
         fd, info = await asyncio.to_thread(self._open_file, parts)
         try:
             etag = _etag(info)
-            if "etag" in query and query["etag"] != etag:
-                raise Problem(412, "changed")
             start, end = _count(query.get("start")), _count(query.get("end"), minimum=-1)
-            if start is None or end is None or end >= info.st_size or start > end + 1:
+            if start is None or end is None or start > end + 1:
+                raise Problem(400, "bad_range")
+            # The file the caller's etag named, grown since or not (a container appending to a log): the
+            # bytes asked for are still those. Another file under the name, or one cut shorter, is not.
+            if "etag" in query and (
+                query["etag"].strip('"').split("-")[0] != _base36(info.st_ino) or end >= info.st_size
+            ):
+                raise Problem(412, "changed")
+            if end >= info.st_size:
                 raise Problem(400, "bad_range")
             headers = [
                 (b"content-type", b"application/octet-stream"),
