@@ -5,8 +5,8 @@
  * onto it once complete, so that a half-uploaded file never appears under its name.
  */
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { existsSync, constants as fsConstants } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
@@ -26,41 +26,89 @@ async function exists(target: string): Promise<boolean> {
   );
 }
 
-/** The real path of `parts` under `root` (which exists), refusing one that leads outside; its deepest existing ancestor when `parts` does not exist. */
-async function inside(root: string, parts: readonly string[], shown = parts.join('/')): Promise<{ real: string; exists: boolean }> {
+/**
+ * The real path of `parts` under `root` (which exists), refusing one that leads outside; its deepest
+ * existing ancestor when `parts` does not exist. A container may swap a folder of the path for a link
+ * after this check: what is then opened is checked again where it is (`held`), and files are reached
+ * from their opened folder (`under`), never through the path once more.
+ */
+async function inside(
+  root: string,
+  parts: readonly string[],
+  shown = parts.join('/'),
+): Promise<{ real: string; exists: boolean; rootReal: string }> {
   const rootReal = await realpath(root);
   let known = rootReal;
   for (let i = 0; i < parts.length; i += 1) {
     const next = path.join(known, parts[i]!);
-    if (!(await exists(next))) return { real: path.join(known, ...parts.slice(i)), exists: false };
+    if (!(await exists(next))) return { real: path.join(known, ...parts.slice(i)), exists: false, rootReal };
     known = await realpath(next);
-    if (known !== rootReal && !known.startsWith(`${rootReal}${path.sep}`)) throw fileErrors.outside(shown);
+    if (!within(rootReal, known)) throw fileErrors.outside(shown);
   }
-  return { real: known, exists: true };
+  return { real: known, exists: true, rootReal };
 }
+
+const within = (rootReal: string, real: string) => real === rootReal || real.startsWith(`${rootReal}${path.sep}`);
+
+/** Where the kernel says an open file or folder is (`/proc/self/fd`); null without /proc. */
+async function whereIs(handle: FileHandle): Promise<string | null> {
+  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+}
+
+/** `handle`, once what it opened is known to be inside the volume; closed and refused (`outside`) when not. */
+async function held(handle: FileHandle, rootReal: string, shown: string): Promise<FileHandle> {
+  const where = await whereIs(handle);
+  if (where === null || within(rootReal, where)) return handle;
+  await handle.close();
+  throw fileErrors.outside(shown);
+}
+
+/** An opened folder, checked inside the volume. */
+async function openFolder(real: string, rootReal: string, shown: string): Promise<FileHandle> {
+  return held(await open(real, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY), rootReal, shown);
+}
+
+/** `name` in the opened `folder`: reached through the folder itself (its /proc/self/fd link), so a link swapped in above it leads nowhere else. */
+function under(folder: FileHandle, real: string, name: string): string {
+  return hasProc ? `/proc/self/fd/${folder.fd}/${name}` : path.join(real, name);
+}
+
+const hasProc = existsSync('/proc/self/fd');
 
 /** What `parts` names: a file's entry, or a folder's entries (all below it when `recursive`), sorted by path. */
 export async function listEntries(root: string, volume: string, parts: readonly string[], recursive: boolean): Promise<VolumeEntry[]> {
   const shown = parts.join('/');
-  const { real, exists: found } = await inside(root, parts);
+  const { real, exists: found, rootReal } = await inside(root, parts);
   if (!found) throw fileErrors.notFound(volume, shown);
   const info = await stat(real);
   if (!info.isDirectory()) return [entryOf(shown, info)];
   const entries: VolumeEntry[] = [];
-  const walk = async (folder: string, prefix: string): Promise<void> => {
-    const names = (await readdir(folder)).filter((name) => !name.startsWith(UPLOAD_PREFIX)).sort();
+  // Each folder is listed from its opened handle, and entered without following a link: what is listed
+  // stays inside the volume however its folders are swapped meanwhile.
+  const walk = async (folder: FileHandle, folderReal: string, prefix: string): Promise<void> => {
+    const names = (await readdir(under(folder, folderReal, ''))).filter((name) => !name.startsWith(UPLOAD_PREFIX)).sort();
     for (const name of names) {
       if (entries.length >= MAX_LIST_ENTRIES) {
         throw fileErrors.tooMany(shown);
       }
-      const full = path.join(folder, name);
       const at = prefix === '' ? name : `${prefix}/${name}`;
-      const details = await lstat(full);
+      const details = await lstat(under(folder, folderReal, name));
       entries.push(entryOf(at, details));
-      if (recursive && details.isDirectory()) await walk(full, at);
+      if (!recursive || !details.isDirectory()) continue;
+      const child = await open(under(folder, folderReal, name), fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW);
+      try {
+        await walk(child, path.join(folderReal, name), at);
+      } finally {
+        await child.close();
+      }
     }
   };
-  await walk(real, shown);
+  const top = await openFolder(real, rootReal, shown);
+  try {
+    await walk(top, real, shown);
+  } finally {
+    await top.close();
+  }
   return entries;
 }
 
@@ -89,11 +137,30 @@ export async function writeFile(
     throw fileErrors.parentIsAFile(volume, parts.slice(0, -1).join('/'));
   }
   await mkdir(parent.real, { recursive: true });
-  const target = path.join(parent.real, parts.at(-1)!);
+  const folder = await openFolder(parent.real, parent.rootReal, shown);
+  try {
+    return await writeInto(folder, parent.real, parts.at(-1)!, volume, shown, body, room, full);
+  } finally {
+    await folder.close();
+  }
+}
+
+/** The upload, written into the opened `folder` (the temporary file and the rename both reached through it). */
+async function writeInto(
+  folder: FileHandle,
+  folderReal: string,
+  name: string,
+  volume: string,
+  shown: string,
+  body: Readable,
+  room: number,
+  full: (written: number) => SvcError,
+): Promise<VolumeEntry> {
+  const target = under(folder, folderReal, name);
   if ((await exists(target)) && (await lstat(target)).isDirectory()) {
     throw fileErrors.folderInTheWay(volume, shown);
   }
-  const temporary = path.join(parent.real, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}`);
+  const temporary = under(folder, folderReal, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}`);
   let written = 0;
   try {
     const handle = await open(temporary, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o644);
@@ -137,7 +204,7 @@ export async function writeFile(
     // The rest of a refused upload is left unread, not destroyed: the client, still sending, gets the
     // answer on a connection still whole (the API reads and drops the rest for a few seconds).
 
-    throw await asDiskFull(error, target);
+    throw await asDiskFull(error, path.join(folderReal, name));
   }
   return entryOf(shown, await stat(target));
 }
@@ -148,9 +215,9 @@ export async function writeFile(
  */
 export async function openFile(root: string, volume: string, parts: readonly string[], pick: PickBytes = () => null): Promise<OpenedFile> {
   const shown = parts.join('/');
-  const { real, exists: found } = await inside(root, parts);
+  const { real, exists: found, rootReal } = await inside(root, parts);
   if (!found) throw fileErrors.notFound(volume, shown);
-  const handle = await open(real, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  const handle = await held(await open(real, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW), rootReal, shown);
   let picked: { start: number; end: number } | null;
   let info: Awaited<ReturnType<typeof handle.stat>>;
   try {
@@ -193,14 +260,20 @@ export async function removePath(root: string, volume: string, parts: readonly s
     throw fileErrors.rootNotRemovable(volume);
   }
   const parent = await inside(root, parts.slice(0, -1), shown);
-  const target = path.join(parent.real, parts.at(-1)!);
-  if (!parent.exists || !(await exists(target))) throw fileErrors.notFound(volume, shown);
-  const info = await lstat(target);
-  if (info.isDirectory() && !recursive) {
-    throw fileErrors.needsRecursive(volume, shown);
+  if (!parent.exists) throw fileErrors.notFound(volume, shown);
+  const folder = await openFolder(parent.real, parent.rootReal, shown);
+  try {
+    const target = under(folder, parent.real, parts.at(-1)!);
+    if (!(await exists(target))) throw fileErrors.notFound(volume, shown);
+    const info = await lstat(target);
+    if (info.isDirectory() && !recursive) {
+      throw fileErrors.needsRecursive(volume, shown);
+    }
+    // A link is removed itself, never what it points to.
+    await rm(target, { recursive: info.isDirectory(), force: false });
+  } finally {
+    await folder.close();
   }
-  // A link is removed itself, never what it points to.
-  await rm(target, { recursive: info.isDirectory(), force: false });
 }
 
 /** Bytes held by the files under `folder` (0 when it does not exist). */
