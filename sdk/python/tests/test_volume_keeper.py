@@ -488,3 +488,50 @@ def test_wrong_arguments_exit_2_and_say_what_to_fix(tmp_path: Path):
         result = start_with(*args)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr, (args, result.stderr)
+
+
+# -- a folder swapped for a link while the keeper works ---------------------------
+
+
+@needs_runtime
+def test_a_folder_swapped_for_a_link_out_of_the_root_is_never_followed(keeper: Keeper, tmp_path: Path):
+    """A container swaps ``race/a`` between a real folder and a link out of the root between the keeper's
+    check of a path and its use: no read or removal may reach the folder outside."""
+    outside = tmp_path / "elsewhere"
+    (outside / "victim").mkdir(parents=True)
+    (outside / "secret.txt").write_text("OUTSIDE")
+    a = keeper.root / "race" / "a"
+    a.mkdir(parents=True)
+    (a / "secret.txt").write_text("inside")
+    stop = threading.Event()
+
+    def swap() -> None:
+        real = a.with_name("a.real")
+        while not stop.is_set():
+            try:
+                a.rename(real)
+                a.symlink_to(outside)
+                time.sleep(0.0002)  # each state held a moment, so that a check and a use can fall on either side
+                a.unlink()
+                real.rename(a)
+                time.sleep(0.0002)
+            except OSError:  # in the keeper's way this turn
+                if not a.exists() and real.exists():
+                    real.rename(a)
+        if a.is_symlink():
+            a.unlink()
+        if real.exists():
+            real.rename(a)
+
+    swapper = threading.Thread(target=swap, daemon=True)
+    swapper.start()
+    try:
+        for _ in range(400):
+            _, _, body = keeper.call("GET", "/file", path="race/a/secret.txt", start=0, end=5)
+            assert body != b"OUTSI", "a read followed the link out of the root"
+            keeper.call("DELETE", "/file", path="race/a/victim", recursive="1")
+            assert (outside / "victim").is_dir(), "a removal followed the link out of the root"
+    finally:
+        stop.set()
+        swapper.join(10)
+    assert (outside / "secret.txt").read_text() == "OUTSIDE"

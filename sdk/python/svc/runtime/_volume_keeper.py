@@ -234,9 +234,30 @@ class _Keeper:
             if not os.path.lexists(step):
                 return os.path.join(known, *parts[index:]), False
             known = os.path.realpath(step)
-            if known != self._root and not known.startswith(self._root + os.sep):
+            if not self._within(known):
                 raise Problem(400, "outside")
         return known, True
+
+    # A container that mounts the volume may swap a folder of a checked path for a link out of it: what
+    # is opened is checked again where the kernel says it is, and files are reached from their opened
+    # folder (dir_fd, or its /proc/self/fd link), never through the path once more.
+
+    def _within(self, real: str) -> bool:
+        return real == self._root or real.startswith(self._root + os.sep)
+
+    def _held(self, fd: int) -> int:
+        """``fd``, once what it opened is inside the root; closed and refused (outside) when not."""
+        try:
+            where = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # no /proc: the path check stands alone
+            return fd
+        if self._within(where):
+            return fd
+        os.close(fd)
+        raise Problem(400, "outside")
+
+    def _open_folder(self, real: str) -> int:
+        return self._held(os.open(real, os.O_RDONLY | os.O_DIRECTORY))
 
     # The filesystem work runs in threads (asyncio.to_thread): a slow network file system
     # never stalls the other requests, nor the transfers in progress.
@@ -254,26 +275,35 @@ class _Keeper:
         if not stat.S_ISDIR(info.st_mode):
             return [_entry(shown, info)]
 
-        def children(folder: str, prefix: str) -> Iterator[tuple[str, str]]:
+        def children(folder: int, prefix: str) -> Iterator[tuple[int, str, str]]:
             names = sorted((name for name in os.listdir(folder) if not name.startswith(UPLOAD_PREFIX)), key=_js_order)
-            return iter([(os.path.join(folder, name), f"{prefix}/{name}" if prefix else name) for name in names])
+            return iter([(folder, name, f"{prefix}/{name}" if prefix else name) for name in names])
 
         # Depth first, each folder's children by name; a stack of iterators, not recursion: folders nest deeper
-        # than Python's recursion limit.
+        # than Python's recursion limit. Each folder is listed from its opened descriptor and entered without
+        # following a link, so what is listed stays inside the root however its folders are swapped meanwhile.
         entries: list[dict[str, Any]] = []
-        stack = [children(real, shown)]
-        while stack:
-            item = next(stack[-1], None)
-            if item is None:
-                stack.pop()
-                continue
-            if len(entries) >= MAX_LIST_ENTRIES:
-                raise Problem(400, "too_many", limit=MAX_LIST_ENTRIES)
-            full, at = item
-            details = os.lstat(full)
-            entries.append(_entry(at, details))
-            if recursive and stat.S_ISDIR(details.st_mode):
-                stack.append(children(full, at))
+        top = self._open_folder(real)
+        opened = [top]
+        try:
+            stack = [children(top, shown)]
+            while stack:
+                item = next(stack[-1], None)
+                if item is None:
+                    stack.pop()
+                    continue
+                if len(entries) >= MAX_LIST_ENTRIES:
+                    raise Problem(400, "too_many", limit=MAX_LIST_ENTRIES)
+                folder, name, at = item
+                details = os.lstat(name, dir_fd=folder)
+                entries.append(_entry(at, details))
+                if recursive and stat.S_ISDIR(details.st_mode):
+                    child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+                    opened.append(child)
+                    stack.append(children(child, at))
+        finally:
+            for fd in opened:
+                os.close(fd)
         return entries
 
     async def _get_stat(self, query: dict[str, str], receive: Receive, send: Send) -> None:
@@ -287,7 +317,7 @@ class _Keeper:
         if not found:
             raise Problem(404, "not_found")
         # O_NONBLOCK: a FIFO a container made opens at once instead of waiting for a writer (no effect on files).
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = self._held(os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK))
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
@@ -327,7 +357,7 @@ class _Keeper:
         room = _count(query.get("room"))
         if room is None:
             raise Problem(400, "bad_room")
-        file, temporary, target = await asyncio.to_thread(self._open_upload, parts)
+        file, folder, temporary, target = await asyncio.to_thread(self._open_upload, parts)
         kept = False
         try:
             written = 0
@@ -350,28 +380,34 @@ class _Keeper:
                     batch, batch_bytes = [], 0
                 if not more:
                     break
-            info = await asyncio.to_thread(_commit, file, temporary, target)
+            info = await asyncio.to_thread(_commit, file, folder, temporary, target)
             kept = True
         finally:
             if not kept:
-                await asyncio.to_thread(_discard, file, temporary)
+                await asyncio.to_thread(_discard, file, folder, temporary)
+            os.close(folder)
         await _send_json(send, 200, _entry("/".join(parts), info))
 
-    def _open_upload(self, parts: list[str]) -> tuple[IO[bytes], str, str]:
-        """The temporary file of an upload to ``parts`` (folders made as needed), its path and the target's."""
+    def _open_upload(self, parts: list[str]) -> tuple[IO[bytes], int, str, str]:
+        """The temporary file of an upload to ``parts`` (folders made as needed), its folder's descriptor, and
+        the temporary file's and the target's names in it."""
         parent, found = self._inside(parts[:-1])
         if found and not os.path.isdir(parent):
             raise Problem(409, "not_a_folder")
         os.makedirs(parent, exist_ok=True)
-        target = os.path.join(parent, parts[-1])
+        folder = self._open_folder(parent)
         try:
-            if stat.S_ISDIR(os.lstat(target).st_mode):
-                raise Problem(409, "is_folder")
-        except FileNotFoundError:
-            pass
-        temporary = os.path.join(parent, UPLOAD_PREFIX + secrets.token_hex(8))
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-        return os.fdopen(os.open(temporary, flags, 0o644), "wb"), temporary, target
+            try:
+                if stat.S_ISDIR(os.lstat(parts[-1], dir_fd=folder).st_mode):
+                    raise Problem(409, "is_folder")
+            except FileNotFoundError:
+                pass
+            temporary = UPLOAD_PREFIX + secrets.token_hex(8)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+            return os.fdopen(os.open(temporary, flags, 0o644, dir_fd=folder), "wb"), folder, temporary, parts[-1]
+        except BaseException:
+            os.close(folder)
+            raise
 
     async def _delete_file(self, query: dict[str, str], receive: Receive, send: Send) -> None:
         await asyncio.to_thread(self._remove, _parts(query), query.get("recursive") == "1")
@@ -382,30 +418,41 @@ class _Keeper:
         if not parts:
             raise Problem(400, "root")
         parent, found = self._inside(parts[:-1])
-        target = os.path.join(parent, parts[-1])
-        if not found or not os.path.lexists(target):
+        if not found:
             raise Problem(404, "not_found")
-        if not stat.S_ISDIR(os.lstat(target).st_mode):
-            os.unlink(target)  # a link is removed itself, never what it points to
-        elif not recursive:
-            raise Problem(400, "needs_recursive")
-        else:
-            shutil.rmtree(target)  # does not follow the links inside
+        folder = self._open_folder(parent)
+        try:
+            name = parts[-1]
+            try:
+                info = os.lstat(name, dir_fd=folder)
+            except FileNotFoundError:
+                raise Problem(404, "not_found") from None
+            if not stat.S_ISDIR(info.st_mode):
+                os.unlink(name, dir_fd=folder)  # a link is removed itself, never what it points to
+            elif not recursive:
+                raise Problem(400, "needs_recursive")
+            else:
+                # Reached through the opened folder; rmtree itself works from descriptors and follows no link.
+                shutil.rmtree(
+                    f"/proc/self/fd/{folder}/{name}" if os.path.isdir("/proc/self/fd") else os.path.join(parent, name)
+                )
+        finally:
+            os.close(folder)
 
     async def _get_usage(self, query: dict[str, str], receive: Receive, send: Send) -> None:
         await _send_json(send, 200, {"bytes": await asyncio.to_thread(_usage, self._root)})
 
 
-def _commit(file: IO[bytes], temporary: str, target: str) -> os.stat_result:
+def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> os.stat_result:
     file.flush()
     os.fsync(file.fileno())  # durable before it takes the name: a crash never leaves a short file there
     file.close()
-    os.rename(temporary, target)
-    return os.lstat(target)
+    os.rename(temporary, target, src_dir_fd=folder, dst_dir_fd=folder)
+    return os.lstat(target, dir_fd=folder)
 
 
-def _discard(file: IO[bytes], temporary: str) -> None:
-    for undo in (file.close, lambda: os.unlink(temporary)):
+def _discard(file: IO[bytes], folder: int, temporary: str) -> None:
+    for undo in (file.close, lambda: os.unlink(temporary, dir_fd=folder)):
         try:
             undo()
         except OSError:  # a full disk fails the close's flush too; the file is closed all the same
