@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, constants as fsConstants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
@@ -270,10 +270,31 @@ export async function removePath(root: string, volume: string, parts: readonly s
       throw fileErrors.needsRecursive(volume, shown);
     }
     // A link is removed itself, never what it points to.
-    await rm(target, { recursive: info.isDirectory(), force: false });
+    if (info.isDirectory()) await removeTree(folder, parent.real, parts.at(-1)!);
+    else await unlink(target);
   } finally {
     await folder.close();
   }
+}
+
+/**
+ * Removes the folder `name` of the opened `folder` and all it holds, each folder entered from its
+ * parent's descriptor without following a link (a plain `rm -r` by path follows a subfolder a container
+ * swaps for a link while it works, and removes what the link leads to).
+ */
+async function removeTree(folder: FileHandle, folderReal: string, name: string): Promise<void> {
+  const at = under(folder, folderReal, name);
+  const opened = await open(at, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW);
+  try {
+    const childReal = path.join(folderReal, name);
+    for (const entry of await readdir(under(opened, childReal, ''), { withFileTypes: true })) {
+      if (entry.isDirectory()) await removeTree(opened, childReal, entry.name);
+      else await unlink(under(opened, childReal, entry.name));
+    }
+  } finally {
+    await opened.close();
+  }
+  await rmdir(at);
 }
 
 /** Bytes held by the files under `folder` (0 when it does not exist). */

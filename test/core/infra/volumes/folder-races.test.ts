@@ -13,6 +13,8 @@ import { SvcError } from '../../../../core/model/errors.js';
 import { tempDir } from '../../../helpers/config.js';
 
 const ROUNDS = 300;
+/** Rounds of the recursive removal, each a whole tree made and removed. */
+const TREE_ROUNDS = 60;
 
 describe('volume files while a container swaps a folder for a link out of the volume', function () {
   this.timeout(60_000);
@@ -27,12 +29,12 @@ describe('volume files while a container swaps a folder for a link out of the vo
    * svc's own file calls run on other threads meanwhile (a folder made again, say): a swap they get in
    * the way of is tried again next turn.
    */
-  function startSwapping(): Promise<void> {
+  function startSwapping(a = path.join(root, 'a')): Promise<void> {
     swapping = true;
     let linked = false;
     const unlink = () => {
       rmSync(a, { recursive: true, force: true });
-      renameSync(`${a}.real`, a);
+      if (existsSync(`${a}.real`)) renameSync(`${a}.real`, a); // not when svc removed it meanwhile
       linked = false;
     };
     const link = () => {
@@ -72,7 +74,7 @@ describe('volume files while a container swaps a folder for a link out of the vo
   /** What a path swapped mid-way may answer: refused as outside, or not found where it was looked for. */
   const refusedOrMissing = (error: unknown) =>
     (error instanceof SvcError && (error.code === 'bad_request' || error.code === 'not_found' || error.code === 'conflict')) ||
-    ['ENOENT', 'ENOTDIR', 'ELOOP'].includes(String((error as NodeJS.ErrnoException).code));
+    ['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR', 'ENOTEMPTY'].includes(String((error as NodeJS.ErrnoException).code));
 
   it('a download never gives a file outside the volume', async () => {
     const swapped = startSwapping();
@@ -128,6 +130,24 @@ describe('volume files while a container swaps a folder for a link out of the vo
     await swapped;
     assert.ok(existsSync(path.join(outside, 'victim')), 'the folder outside the volume is still there');
     assert.ok(!existsSync(path.join(outside, 'planted.txt')), 'nothing was written outside the volume');
+  });
+
+  it('a recursive removal never follows a subfolder swapped for a link while it works', async () => {
+    writeFileSync(path.join(outside, 'keep.txt'), 'x');
+    const sub = path.join(a, 'tree', 'sub');
+    for (let i = 0; i < TREE_ROUNDS && existsSync(path.join(outside, 'keep.txt')); i++) {
+      mkdirSync(sub, { recursive: true });
+      for (let f = 0; f < 20; f++) writeFileSync(path.join(sub, `f${f}`), 'x');
+      const swapped = startSwapping(sub);
+      await removePath(root, 'v', ['a', 'tree'], true).catch((error: unknown) => {
+        if (!refusedOrMissing(error)) throw error;
+      });
+      swapping = false;
+      await swapped;
+      rmSync(path.join(a, 'tree'), { recursive: true, force: true });
+      rmSync(`${sub}.real`, { recursive: true, force: true });
+    }
+    assert.ok(existsSync(path.join(outside, 'keep.txt')), 'the file outside the volume is still there');
     assert.equal(readFileSync(path.join(outside, 'secret.txt'), 'utf8'), 'OUTSIDE');
   });
 });
