@@ -284,13 +284,13 @@ class _Keeper:
         # following a link, so what is listed stays inside the root however its folders are swapped meanwhile.
         entries: list[dict[str, Any]] = []
         top = self._open_folder(real)
-        opened = [top]
+        # One descriptor per folder on the way down, closed once its children are all listed.
+        stack = [(top, children(top, shown))]
         try:
-            stack = [children(top, shown)]
             while stack:
-                item = next(stack[-1], None)
+                item = next(stack[-1][1], None)
                 if item is None:
-                    stack.pop()
+                    os.close(stack.pop()[0])
                     continue
                 if len(entries) >= MAX_LIST_ENTRIES:
                     raise Problem(400, "too_many", limit=MAX_LIST_ENTRIES)
@@ -299,10 +299,9 @@ class _Keeper:
                 entries.append(_entry(at, details))
                 if recursive and stat.S_ISDIR(details.st_mode):
                     child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
-                    opened.append(child)
-                    stack.append(children(child, at))
+                    stack.append((child, children(child, at)))
         finally:
-            for fd in opened:
+            for fd, _ in stack:
                 os.close(fd)
         return entries
 
