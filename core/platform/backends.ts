@@ -13,6 +13,7 @@ import { createEmbeddedRegistry } from '../infra/registry/embedded.js';
 import { ConsulRegistry } from '../infra/registry/consul.js';
 import type { ServiceRegistry } from '../infra/registry/types.js';
 import { createLocalDriver, type LocalDriver } from '../infra/scheduler/local/driver.js';
+import { NomadClient } from '../infra/scheduler/nomad/client.js';
 import { createNomadDriver } from '../infra/scheduler/nomad/driver.js';
 import type { CsiVolumeOptions } from '../infra/scheduler/nomad/csi-volumes.js';
 import type { CompileUnit, NomadDriver } from '../infra/scheduler/nomad/types.js';
@@ -59,6 +60,17 @@ export interface DriverDependencies {
 export function installOf(config: ServerConfig): string {
   const where = config.state === 'consul' ? `consul:${config.consulPrefix}` : `file:${os.hostname()}:${config.dataDir}`;
   return createHash('sha256').update(where).digest('hex').slice(0, 16);
+}
+
+/** A client of the config's Nomad API, its calls timed for `/metrics`. */
+export function nomadClientOf(config: ServerConfig, metrics: PlatformMetrics): NomadClient {
+  return new NomadClient({
+    url: config.nomadAddr,
+    token: config.nomadToken ?? undefined,
+    namespace: config.nomadNamespace,
+    region: config.nomadRegion,
+    observe: metrics.observer('nomad'),
+  });
 }
 
 /** The CSI volumes' settings when the operator names a plugin; undefined: host volumes. */

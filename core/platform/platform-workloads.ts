@@ -12,7 +12,7 @@ import { MAX_VALUE_BYTES } from '../model/store/types.js';
 import { createDeferredSender, type Deferral } from '../traffic/gateway/deferred.js';
 import { captureApi } from '../services/app-api/capture.js';
 import { createCodeBundles } from '../infra/bundles/service.js';
-import { installOf } from './backends.js';
+import { installOf, nomadClientOf } from './backends.js';
 import { DeploymentManager } from '../services/deployments/manager.js';
 import { DeploymentRecords } from '../services/deployments/records.js';
 import type { DeploymentLogs } from '../infra/logs/deployment-logs.js';
@@ -28,7 +28,7 @@ import { MapManager } from '../services/maps/maps.js';
 import { ScheduleHistory } from '../services/schedules/history.js';
 import { NomadPeriodicSchedules } from '../services/schedules/nomad-periodic.js';
 import { ScheduleRunner, type ScheduleLeader } from '../services/schedules/scheduler.js';
-import { NomadClient } from '../infra/scheduler/nomad/client.js';
+import type { NomadClient } from '../infra/scheduler/nomad/client.js';
 import { createUnitCompiler } from '../infra/scheduler/nomad/unit-compiler.js';
 import { compilePeriodicJob } from '../../jobs/periodic.js';
 import { CallRecords } from '../services/calls/call-records.js';
@@ -272,16 +272,7 @@ function buildSchedules(
   const { config, options, controlPlane, metrics, system, reportAs } = wiring;
   const { images } = needs.backends;
   // The leader runs the scheduled functions; on Nomad, Nomad runs their periodic jobs and svc keeps those registered.
-  const nomad =
-    config.scheduler === 'nomad'
-      ? new NomadClient({
-          url: config.nomadAddr,
-          token: config.nomadToken ?? undefined,
-          namespace: config.nomadNamespace,
-          region: config.nomadRegion,
-          observe: metrics.observer('nomad'),
-        })
-      : null;
+  const nomad = config.scheduler === 'nomad' ? nomadClientOf(config, metrics) : null;
   const schedules: ScheduleLeader =
     nomad === null
       ? new ScheduleRunner({

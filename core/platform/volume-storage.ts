@@ -7,14 +7,13 @@ import path from 'node:path';
 import type { ServerConfig } from '../../config/schema.js';
 import { pythonVersionOf } from '../infra/images/find-python.js';
 import type { ImageBuilder } from '../infra/images/types.js';
-import { NomadClient } from '../infra/scheduler/nomad/client.js';
 import { CsiStorage } from '../infra/scheduler/nomad/csi-storage.js';
 import { VolumeKeepers } from '../infra/scheduler/nomad/volume-keepers.js';
 import type { UnitCompilerOptions } from '../infra/scheduler/nomad/unit-compiler.js';
 import { FolderStorage } from '../infra/volumes/folder-storage.js';
 import type { VolumeStorage } from '../infra/volumes/types.js';
 import type { PlatformMetrics } from '../infra/metrics/platform-metrics.js';
-import { csiVolumeOptions } from './backends.js';
+import { csiVolumeOptions, nomadClientOf } from './backends.js';
 
 export interface VolumeStorageNeeds {
   readonly config: ServerConfig;
@@ -33,13 +32,7 @@ export function buildVolumeStorage(needs: VolumeStorageNeeds): VolumeStorage {
   if (config.scheduler !== 'nomad' || csi === undefined) return new FolderStorage(path.join(config.dataDir, 'volumes'));
   // resolveCluster refuses a CSI plugin with raw_exec: the keeper mounts the volume as the workloads do.
   const driver = config.nomadDriver === 'docker' ? 'docker' : 'exec';
-  const client = new NomadClient({
-    url: config.nomadAddr,
-    token: config.nomadToken ?? undefined,
-    namespace: config.nomadNamespace,
-    region: config.nomadRegion,
-    observe: needs.metrics.observer('nomad'),
-  });
+  const client = nomadClientOf(config, needs.metrics);
   let runtime: Promise<{ python: string; image: string | null }> | null = null;
   const keepers = new VolumeKeepers({
     client,

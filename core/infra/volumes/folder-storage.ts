@@ -10,7 +10,6 @@ import { listEntries, openFile, removePath, usedBytes, writeFile } from './folde
 import type { OpenedFile, PickBytes, VolumeEntry, VolumePlace, VolumeStorage } from './types.js';
 
 export class FolderStorage implements VolumeStorage {
-  readonly kind = 'folder';
   readonly #root: string;
 
   /** `root`: `<dataDir>/volumes`, a folder per workspace, a folder per volume in it. */

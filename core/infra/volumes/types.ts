@@ -38,8 +38,6 @@ export interface VolumePlace {
 }
 
 export interface VolumeStorage {
-  /** `folder`: the files are in a folder of this server's disk; `csi`: in a Nomad CSI volume. */
-  readonly kind: 'folder' | 'csi';
   /** Makes the volume's (empty) place; one that exists already is kept as it is. */
   create(workspace: string, volume: string): Promise<void>;
   /** Removes the volume's place and every file in it. */

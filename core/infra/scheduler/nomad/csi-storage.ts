@@ -17,7 +17,6 @@ import type { VolumeKeepers } from './volume-keepers.js';
 const SIZE_TTL_MS = 10_000;
 
 export class CsiStorage implements VolumeStorage {
-  readonly kind = 'csi';
   readonly #client: Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>;
   readonly #keepers: VolumeKeepers;
   readonly #files: KeeperFiles;
