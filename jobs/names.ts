@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Stage } from '../core/model/workload/deployment-ref.js';
 
+/** The installation a job belongs to (one svc's state: its Consul KV prefix or data dir), so that svcs sharing a namespace never purge each other's jobs. */
+export const INSTALL_META_KEY = 'svc_install';
 export const TASK_NAME = 'runtime';
 
 /** Our rule for job IDs and service names: an RFC 1123 label, which both Nomad job IDs and Consul service names (DNS) accept. */

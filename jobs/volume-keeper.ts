@@ -7,7 +7,7 @@
  */
 import type { ClusterSettings } from './context.js';
 import { MINUTE, SECOND } from './durations.js';
-import { keeperJobId } from './names.js';
+import { INSTALL_META_KEY, keeperJobId } from './names.js';
 import { logConfig } from './resources.js';
 import { secretsVariablePath } from './secrets-template.js';
 import { driverConfig } from './task.js';
@@ -16,7 +16,7 @@ import { volumeRequest } from './volumes.js';
 
 export const KEEPER_PORT_LABEL = 'keeper';
 export const KEEPER_TASK = 'keeper';
-/** The Nomad Variable item holding the token svc sends as `Authorization: Bearer …`. */
+/** The Nomad Variable item holding the token svc signs its requests to the keeper with (never sent itself). */
 export const KEEPER_TOKEN_ITEM = 'token';
 /** Meta holding a hash of the job as svc compiled it: a job of an older svc is registered anew. */
 export const KEEPER_SPEC_META_KEY = 'svc_keeper_spec';
@@ -34,7 +34,7 @@ export interface KeeperJobContext {
   readonly cluster: ClusterSettings & { readonly driver: 'exec' | 'docker' };
   /** The image (docker) with svc's runtime: the image builder's build of an image without packages. */
   readonly image: string | null;
-  /** The installation that owns the job (`svc_install`), when there is one. */
+  /** The installation that owns the job (`Meta.svc_install`, INSTALL_META_KEY), when there is one. */
   readonly install?: string | undefined;
 }
 
@@ -66,7 +66,7 @@ export function compileKeeperJob(context: KeeperJobContext): NomadJobRegistratio
       Priority: 50,
       Meta: {
         [KEEPER_META_KEY]: `${context.workspace}/${context.volume}`,
-        ...(context.install === undefined ? {} : { svc_install: context.install }),
+        ...(context.install === undefined ? {} : { [INSTALL_META_KEY]: context.install }),
       },
       UI: { Description: `Serves the files of the svc volume ${context.volume} (workspace ${context.workspace}) to svc.` },
       TaskGroups: [

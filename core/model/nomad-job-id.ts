@@ -18,5 +18,3 @@ export function nomadJobId(key: string): string {
 }
 
 export const UNIT_META_KEY = 'svc_unit';
-/** The installation a job belongs to (one svc's state: its Consul KV prefix or data dir), so that svcs sharing a namespace never purge each other's jobs. */
-export const INSTALL_META_KEY = 'svc_install';

@@ -15,6 +15,7 @@
  * Nomad gives a child's workload identity its parent's job ID.
  */
 import { createHash } from 'node:crypto';
+import { INSTALL_META_KEY } from '../../../jobs/names.js';
 import { nomadCronSpec } from '../../../jobs/periodic.js';
 import { unitKey } from '../../model/deployment-keys.js';
 import { SvcError } from '../../model/errors.js';
@@ -23,7 +24,6 @@ import { sleep } from '../../infra/state/backoff.js';
 import type { Deployment } from '../deployments/types.js';
 import type { ImageBuilder } from '../../infra/images/types.js';
 import type { NomadClient } from '../../infra/scheduler/nomad/client.js';
-import { INSTALL_META_KEY } from '../../model/nomad-job-id.js';
 import { deleteSecretVariable, writeSecretVariable } from '../../infra/scheduler/nomad/secret-variables.js';
 import type { SecretEnvironment } from '../secrets/types.js';
 import type { CompileUnit } from '../../infra/scheduler/nomad/types.js';

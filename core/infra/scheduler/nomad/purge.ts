@@ -3,7 +3,8 @@
  * runs (left by a previous leader or a crashed svc), purged with their secret Variables.
  */
 import { SvcError } from '../../../model/errors.js';
-import { INSTALL_META_KEY, UNIT_META_KEY } from '../../../model/nomad-job-id.js';
+import { INSTALL_META_KEY } from '../../../../jobs/names.js';
+import { UNIT_META_KEY } from '../../../model/nomad-job-id.js';
 import { jobPath, type NomadDriverState } from './driver-state.js';
 import { deleteSecretVariable } from './secret-variables.js';
 

@@ -3,7 +3,8 @@
  * registered with check-and-set (or planned with the counts the registered job has now).
  */
 import { SvcError } from '../../../model/errors.js';
-import { INSTALL_META_KEY, nomadJobId, UNIT_META_KEY } from '../../../model/nomad-job-id.js';
+import { INSTALL_META_KEY } from '../../../../jobs/names.js';
+import { nomadJobId, UNIT_META_KEY } from '../../../model/nomad-job-id.js';
 import type { DeploymentUnit, UnitPlan } from '../types.js';
 import { ENFORCE_INDEX_PREFIX } from './client.js';
 import { jobPath, type NomadDriverState } from './driver-state.js';
