@@ -46,12 +46,13 @@ export async function volumeList(context: CommandContext, flags: VolumeFlags = {
   if (volumes.length === 0) return out.step('no volumes; create one with svc volume create NAME');
   const rows = volumes.map((v) => [
     v.name,
-    formatBytes(v.bytes),
+    v.bytes === null ? '?' : formatBytes(v.bytes),
     `of ${formatBytes(v.maxBytes)}`,
     v.mountedBy.length === 0 ? '-' : v.mountedBy.join(', '),
     shortTime(v.createdAt),
   ]);
   for (const line of formatTable(['NAME', 'SIZE', 'LIMIT', 'MOUNTED BY', 'CREATED'], rows, out.color)) out.result(line);
+  for (const v of volumes) if (v.bytes === null) out.warn(`the size of ${v.name} is unknown now: ${v.bytesError ?? 'no reason given'}`);
 }
 
 export async function volumeDelete(
@@ -69,7 +70,7 @@ export async function volumeDelete(
     const users = mounted ? ` It is mounted by ${volume.mountedBy.join(', ')}: their containers lose its files.` : '';
     await confirm(
       context,
-      `Delete the volume ${name} and its ${formatBytes(volume.bytes)} of files?${users}`,
+      `Delete the volume ${name} and ${volume.bytes === null ? 'every file in it' : `its ${formatBytes(volume.bytes)} of files`}?${users}`,
       `the volume ${name} was not deleted`,
     );
   }

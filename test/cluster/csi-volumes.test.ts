@@ -228,6 +228,58 @@ function pluginJob(c: Cluster, stateDir: string) {
     );
   });
 
+  it('a keeper Nomad cannot place: create says why at once and leaves nothing; the list answers, its size unknown and why', async () => {
+    const c = await cluster();
+    const nodes = (await root(c, 'GET', '/v1/nodes')).body as { ID: string }[];
+    const eligibility = (value: 'eligible' | 'ineligible') =>
+      Promise.all(nodes.map((node) => root(c, 'PUT', `/v1/node/${node.ID}/eligibility`, { NodeID: node.ID, Eligibility: value })));
+    await eligibility('ineligible');
+    try {
+      const started = Date.now();
+      const created = await api('POST', '/volumes', JSON.stringify({ name: 'doomed' }));
+      const refusal = (await created.json()) as { error: { code: string; message: string } };
+      assert.equal(created.status, 500, JSON.stringify(refusal));
+      assert.equal(refusal.error.code, 'container_failed');
+      assert.match(refusal.error.message, /Nomad cannot place the keeper of the volume default\/doomed .*cannot be placed/);
+      assert.ok(Date.now() - started < 60_000, 'said at once, not after the keeper start time-out');
+      assert.equal((await api('GET', '/volumes/doomed')).status, 404);
+      assert.equal((await root(c, 'GET', `/v1/volume/csi/svc-default--doomed?namespace=${NAMESPACE}`)).status, 404, 'no CSI volume left');
+      assert.equal((await root(c, 'GET', `/v1/job/svc--volume--default--doomed?namespace=${NAMESPACE}`)).status, 404, 'no keeper job left');
+
+      // The keeper of `shared` stops and cannot come back; a server started now has never read its size.
+      const [keeper] = await runningAllocations(c, keeperJob);
+      assert.ok(keeper);
+      assert.equal((await root(c, 'POST', `/v1/allocation/${keeper.ID}/stop?namespace=${NAMESPACE}`)).status, 200);
+      await until('the keeper allocation stopped', async () => (await runningAllocations(c, keeperJob)).length === 0, {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
+      await server.stop();
+      server.start();
+      await server.ready();
+      const listed = await api('GET', '/volumes');
+      const { volumes } = (await listed.json()) as { volumes: { name: string; bytes: number | null; bytesError?: string }[] };
+      assert.equal(listed.status, 200);
+      const shared = volumes.find((v) => v.name === 'shared');
+      assert.equal(shared?.bytes, null, JSON.stringify(volumes));
+      assert.match(shared.bytesError ?? '', /Nomad cannot place the keeper of the volume default\/shared/);
+      const cli = await svcCli(server, ['volume', 'list']);
+      assert.equal(cli.code, 0, cli.stderr);
+      assert.match(cli.stdout, /^shared +\? +of 32 MiB/m);
+      assert.match(cli.stderr, /the size of shared is unknown now: Nomad cannot place the keeper/);
+    } finally {
+      await eligibility('eligible');
+    }
+    await until(
+      "the keeper is placed again and the volume's size read",
+      async () => {
+        const { volumes } = (await (await api('GET', '/volumes')).json()) as { volumes: { name: string; bytes: number | null }[] };
+        return volumes.find((v) => v.name === 'shared')?.bytes !== null;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+  });
+
   it('deletes the volume once nothing mounts it: the CSI volume and the keeper are gone from Nomad', async () => {
     const c = await cluster();
     assert.equal((await api('DELETE', '/volumes/shared')).status, 409, 'still mounted');

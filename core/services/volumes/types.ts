@@ -16,8 +16,10 @@ export interface VolumeRecord {
 export interface VolumeView {
   readonly name: string;
   readonly createdAt: string;
-  /** Bytes its files hold now. */
-  readonly bytes: number;
+  /** Bytes its files hold now; null when they cannot be read now (`bytesError` says why). */
+  readonly bytes: number | null;
+  /** Why `bytes` is null (a CSI volume whose keeper does not answer yet); absent when it is not. */
+  readonly bytesError?: string;
   /** The most it may hold (the operator's `volumeMaxBytes`). */
   readonly maxBytes: number;
 }

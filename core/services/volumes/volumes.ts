@@ -21,6 +21,11 @@ import type { VolumeEntry, VolumeLimits, VolumeMounting, VolumeRecord, VolumeVie
 const PREFIX = 'volumes/';
 /** How long a walk of every volume's files serves `/metrics` before the next one. */
 const USAGE_TTL_MS = 30_000;
+/**
+ * How long a listing or a `/metrics` walk waits for one volume's size: a CSI volume's keeper may take
+ * minutes to start, or never (a plugin down), and one such volume must not hold up the others.
+ */
+const SIZE_WAIT_MS = 5_000;
 
 export function volumeKey(workspace: string, name: string): string {
   return `${PREFIX}${workspace}/${name}`;
@@ -39,6 +44,12 @@ function validRecord(value: unknown, key: string): VolumeRecord {
 export function volumeNotFound(workspace: string, name: string): SvcError {
   return new SvcError('not_found', `the workspace ${workspace} has no volume ${name}.`, {
     hint: `svc volume list shows its volumes; svc volume create ${name} makes one.`,
+  });
+}
+
+function alreadyThere(workspace: string, name: string): SvcError {
+  return new SvcError('conflict', `the workspace ${workspace} already has a volume ${name}.`, {
+    hint: `Use it as it is (svc volume ls ${name}), or delete it first: svc volume delete ${name}.`,
   });
 }
 
@@ -64,16 +75,24 @@ export class Volumes implements VolumeMounting {
     this.#clock = options.clock ?? systemClock;
   }
 
-  /** A new, empty volume; `conflict` when the workspace has one of that name. */
+  /**
+   * A new, empty volume; `conflict` when the workspace has one of that name (its files untouched). A place
+   * the storage could not make ready (a CSI volume whose keeper did not start) is removed again.
+   */
   async create(workspace: string, name: string, principal: Principal | null): Promise<VolumeView> {
     checkName('volume', name);
     const record: VolumeRecord = { name, workspace, createdAt: isoAt(this.#clock()), createdBy: principal?.tokenId ?? null };
-    await this.#storage.create(workspace, name);
-    if (!(await putJson(this.#store, volumeKey(workspace, name), record, { cas: 0 }))) {
-      throw new SvcError('conflict', `the workspace ${workspace} already has a volume ${name}.`, {
-        hint: `Use it as it is (svc volume ls ${name}), or delete it first: svc volume delete ${name}.`,
-      });
+    if ((await getJson(this.#store, volumeKey(workspace, name), validRecord)) !== null) throw alreadyThere(workspace, name);
+    try {
+      await this.#storage.create(workspace, name);
+    } catch (error) {
+      // Unless a create of the same name that ran meanwhile owns it now.
+      if ((await getJson(this.#store, volumeKey(workspace, name), validRecord)) === null) {
+        await this.#storage.delete(workspace, name).catch(() => {}); // what is left is adopted by the next create
+      }
+      throw error;
     }
+    if (!(await putJson(this.#store, volumeKey(workspace, name), record, { cas: 0 }))) throw alreadyThere(workspace, name);
     return this.#view(record);
   }
 
@@ -151,10 +170,8 @@ export class Volumes implements VolumeMounting {
   async #walkUsage(): Promise<{ workspace: string; volume: string; bytes: number }[]> {
     const records = (await this.#store.list(PREFIX)).map((entry) => storedJson(entry, validRecord));
     // A volume whose size cannot be read now (its keeper restarting) is left out of this walk, not every volume with it.
-    const walked = await Promise.allSettled(
-      records.map(async (r) => ({ workspace: r.workspace, volume: r.name, bytes: await this.#bytes(r) })),
-    );
-    return walked.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const walked = await Promise.all(records.map(async (r) => ({ workspace: r.workspace, volume: r.name, ...(await this.#bytes(r)) })));
+    return walked.flatMap(({ workspace, volume, bytes }) => (bytes === null ? [] : [{ workspace, volume, bytes }]));
   }
 
   async #records(workspace: string): Promise<VolumeRecord[]> {
@@ -162,8 +179,26 @@ export class Volumes implements VolumeMounting {
     return entries.map((entry) => storedJson(entry, validRecord)).sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  async #bytes(record: VolumeRecord): Promise<number> {
-    return (await this.#storage.usedBytes(record.workspace, [record.name])).get(record.name) ?? 0;
+  /** The volume's size, or why it cannot be read within SIZE_WAIT_MS (the read goes on, for the next call). */
+  async #bytes(record: VolumeRecord): Promise<{ bytes: number; bytesError?: never } | { bytes: null; bytesError: string }> {
+    const reading = this.#storage.usedBytes(record.workspace, [record.name]).then((sizes) => sizes.get(record.name) ?? 0);
+    let waited: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      waited = setTimeout(() => resolve(null), SIZE_WAIT_MS);
+    });
+    try {
+      const bytes = await Promise.race([reading, late]);
+      if (bytes !== null) return { bytes };
+      reading.catch(() => {}); // still read, later: a failure then is nobody's to report
+      return {
+        bytes: null,
+        bytesError: `its size was not read within ${SIZE_WAIT_MS / 1000} s (a CSI volume's keeper may be starting); ask again in a moment.`,
+      };
+    } catch (error) {
+      return { bytes: null, bytesError: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(waited);
+    }
   }
 
   /** Where `at` is in the volume, once the volume is known to be the workspace's. */
@@ -183,7 +218,7 @@ export class Volumes implements VolumeMounting {
     return {
       name: record.name,
       createdAt: record.createdAt,
-      bytes: await this.#bytes(record),
+      ...(await this.#bytes(record)),
       maxBytes: this.#limits.volumeMaxBytes,
     };
   }

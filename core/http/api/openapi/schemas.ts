@@ -412,7 +412,15 @@ export const schemas: Readonly<Record<string, Schema>> = {
     properties: {
       name: { type: 'string' },
       createdAt: { type: 'string', format: 'date-time' },
-      bytes: { type: 'integer', minimum: 0, description: 'What its files hold now.' },
+      bytes: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'What its files hold now; null when they cannot be read now (`bytesError` says why).',
+      },
+      bytesError: {
+        type: 'string',
+        description: 'Why `bytes` is null: a CSI volume whose keeper does not answer (yet). Absent when `bytes` is a number.',
+      },
       maxBytes: { type: 'integer', minimum: 0, description: 'The most it may hold (`volumeMaxBytes`).' },
       mountedBy: {
         type: 'array',

@@ -4,7 +4,6 @@
  * page says how; it changes nothing itself.
  */
 import { formatBytes } from '../../../model/format-bytes.js';
-import { MAX_LIST_ENTRIES } from '../../../infra/volumes/file-errors.js';
 import type { VolumeAnswer, VolumeEntry } from '../../../services/volumes/types.js';
 import { withUsers } from '../../api/volumes.js';
 import { html, type Html } from '../html.js';
@@ -16,8 +15,8 @@ import { signedIn } from '../viewer.js';
 
 interface VolumeRow {
   readonly volume: VolumeAnswer;
-  /** Its files (a listing stops at MAX_LIST_ENTRIES: then null). */
-  readonly files: number | null;
+  /** Its files, or why they were not counted (a listing stops at core/infra/volumes MAX_LIST_ENTRIES; a volume that cannot be read now). */
+  readonly files: number | string;
   readonly lastChange: string | null;
 }
 
@@ -49,8 +48,14 @@ export function volumePages(services: DashboardServices) {
 }
 
 async function rowOf(services: DashboardServices, workspace: string, volume: VolumeAnswer): Promise<VolumeRow> {
-  const entries: VolumeEntry[] | null = await services.volumes.ls(workspace, volume.name, '', true).catch(() => null);
-  if (entries === null) return { volume, files: null, lastChange: null };
+  // A volume whose size could not be read would keep the page waiting for its files too.
+  if (volume.bytes === null) return { volume, files: 'unknown now', lastChange: null };
+  let entries: VolumeEntry[];
+  try {
+    entries = await services.volumes.ls(workspace, volume.name, '', true);
+  } catch (error) {
+    return { volume, files: error instanceof Error ? error.message : String(error), lastChange: null };
+  }
   const files = entries.filter((e) => e.type === 'file');
   const lastChange = entries.reduce<string | null>((latest, e) => (latest === null || e.modifiedAt > latest ? e.modifiedAt : latest), null);
   return { volume, files: files.length, lastChange };
@@ -62,8 +67,8 @@ function volumeTable(rows: readonly VolumeRow[]): Html {
     <tbody>${rows.map(
       ({ volume, files, lastChange }) => html`<tr>
       <th scope="row"><code>${volume.name}</code></th>
-      <td>${formatBytes(volume.bytes)} of ${formatBytes(volume.maxBytes)}</td>
-      <td>${files === null ? `more than ${MAX_LIST_ENTRIES}` : String(files)}</td>
+      <td>${volume.bytes === null ? html`unknown now <span class="help">(${volume.bytesError ?? ''})</span>` : formatBytes(volume.bytes)} of ${formatBytes(volume.maxBytes)}</td>
+      <td>${String(files)}</td>
       <td>${lastChange === null ? '—' : html`<time datetime="${lastChange}">${lastChange.slice(0, 16).replace('T', ' ')} UTC</time>`}</td>
       <td>${volume.mountedBy.length === 0 ? '—' : volume.mountedBy.map((user, i) => html`${i > 0 ? ', ' : ''}<code>${user}</code>`)}</td>
       <td><time datetime="${volume.createdAt}">${volume.createdAt.slice(0, 16).replace('T', ' ')} UTC</time></td>

@@ -19,6 +19,12 @@ export interface AllocationMetric {
   CoalescedFailures?: number;
 }
 
+/** An evaluation as `GET /v1/job/:id/evaluations` lists it: what svc reads of one. */
+export interface NomadEvaluation {
+  readonly ModifyIndex: number;
+  readonly FailedTGAllocs?: Record<string, AllocationMetric> | null;
+}
+
 export interface NomadPlanResponse {
   Diff?: { Type?: string } | null;
   Annotations?: { DesiredTGUpdates?: Record<string, Record<string, number>> | null } | null;
@@ -44,6 +50,15 @@ export function summarizePlan(id: string, plan: NomadPlanResponse): UnitPlan {
     .map((line) => line.trim())
     .filter((line) => line !== '');
   return { id, change: CHANGE[plan.Diff?.Type ?? ''] ?? 'update', placements, failures, warnings };
+}
+
+/**
+ * Why Nomad could not place `group` in an evaluation modified at or after `sinceIndex` (one made by a
+ * registration or scale at that index, or later), or null when none failed.
+ */
+export function failedPlacement(evaluations: readonly NomadEvaluation[], group: string, sinceIndex: number): string | null {
+  const failed = evaluations.find((evaluation) => evaluation.ModifyIndex >= sinceIndex && evaluation.FailedTGAllocs?.[group]);
+  return failed === undefined ? null : describeFailure(group, failed.FailedTGAllocs![group]!);
 }
 
 /** Why Nomad could not place an allocation of `group`, from its AllocationMetric (a plan's or an evaluation's `FailedTGAllocs`). */

@@ -3,7 +3,7 @@
  * allocations run healthy and none is stopping; a failed allocation, a cold start Nomad cannot
  * place, or the health time-out rejects with `container_failed`.
  */
-import { describeFailure, type AllocationMetric } from './plan.js';
+import { failedPlacement, type NomadEvaluation } from './plan.js';
 import { failure } from './allocation-failure.js';
 import { jobPath, views, type NomadDriverState, type Unit } from './driver-state.js';
 import type { Requested } from './requested.js';
@@ -15,11 +15,6 @@ import { isLive, isTerminal } from './watcher.js';
 const PLACEMENT_READ_MS = 10_000;
 
 /** The fields of an evaluation (`GET /v1/job/:id/evaluations`) a scale reads. */
-interface NomadEvaluation {
-  readonly ModifyIndex: number;
-  readonly FailedTGAllocs?: Record<string, AllocationMetric> | null;
-}
-
 export async function scale(state: NomadDriverState, key: string, count: number): Promise<void> {
   // Before the first await: status() shows the containers this adds at once (requested.ts).
   const requested: Requested = { count, since: new Date() };
@@ -130,8 +125,8 @@ async function placementFailure(state: NomadDriverState, unit: Unit, sinceIndex:
         {},
         { index, waitMs: Math.max(1, deadline - Date.now()), signal: state.closing.signal },
       );
-      const failed = (body ?? []).find((evaluation) => evaluation.ModifyIndex >= sinceIndex && evaluation.FailedTGAllocs?.[unit.group]);
-      if (failed) return describeFailure(unit.group, failed.FailedTGAllocs![unit.group]!);
+      const failed = failedPlacement(body ?? [], unit.group, sinceIndex);
+      if (failed !== null) return failed;
       index = next;
     }
   } catch {

@@ -24,6 +24,7 @@ import type { KeeperAddress, KeeperFinder } from '../../volumes/keeper-client.js
 import type { NomadClient } from './client.js';
 import { type CsiVolumeOptions, ensureCsiVolume } from './csi-volumes.js';
 import { jobPath } from './driver-state.js';
+import { failedPlacement, type NomadEvaluation } from './plan.js';
 import type { Allocation, AllocationStub } from './types.js';
 
 type Client = Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>;
@@ -106,8 +107,12 @@ export class VolumeKeepers implements KeeperFinder {
     const body = await this.#compile(workspace, volume);
     // A job that runs as svc would register it now is kept; one missing, stopped, or of an older svc
     // (another interpreter, image or argument) is registered anew.
-    if ((await this.#registeredSpec(id)) !== body.Job.Meta?.[KEEPER_SPEC_META_KEY]) await this.#options.client.put('/v1/jobs', body);
-    const url = await this.#address(id, `${workspace}/${volume}`);
+    const registered = await this.#registered(id);
+    let since = registered?.modifyIndex ?? 0;
+    if (registered?.spec !== body.Job.Meta?.[KEEPER_SPEC_META_KEY]) {
+      since = (await this.#options.client.put<{ JobModifyIndex?: number }>('/v1/jobs', body)).body.JobModifyIndex ?? 0;
+    }
+    const url = await this.#address(id, `${workspace}/${volume}`, since);
     await this.#healthy(url, id);
     return { url, token };
   }
@@ -139,12 +144,16 @@ export class VolumeKeepers implements KeeperFinder {
     }
   }
 
-  /** The spec hash of the keeper job Nomad runs; null when none runs. */
-  async #registeredSpec(id: string): Promise<string | null> {
+  /** The spec hash of the keeper job Nomad runs, and the index it was registered at; null when none runs. */
+  async #registered(id: string): Promise<{ spec: string | null; modifyIndex: number } | null> {
     try {
-      const job = (await this.#options.client.get<{ Stop?: boolean; Status?: string; Meta?: Record<string, string> | null }>(jobPath(id)))
-        .body;
-      return job.Stop === true || job.Status === 'dead' ? null : (job.Meta?.[KEEPER_SPEC_META_KEY] ?? null);
+      const job = (
+        await this.#options.client.get<{ Stop?: boolean; Status?: string; JobModifyIndex?: number; Meta?: Record<string, string> | null }>(
+          jobPath(id),
+        )
+      ).body;
+      if (job.Stop === true || job.Status === 'dead') return null;
+      return { spec: job.Meta?.[KEEPER_SPEC_META_KEY] ?? null, modifyIndex: job.JobModifyIndex ?? 0 };
     } catch (error) {
       if (error instanceof SvcError && error.code === 'not_found') return null;
       throw error;
@@ -167,8 +176,11 @@ export class VolumeKeepers implements KeeperFinder {
     return { ...body, Job: { ...body.Job, Meta: { ...body.Job.Meta, [KEEPER_SPEC_META_KEY]: spec } } };
   }
 
-  /** `http://host:port` of the keeper's running allocation, waited for. */
-  async #address(id: string, name: string): Promise<string> {
+  /**
+   * `http://host:port` of the keeper's running allocation, waited for; one Nomad cannot place (no eligible
+   * node with room, in an evaluation since the job's registration at `since`) fails at once, saying why.
+   */
+  async #address(id: string, name: string, since: number): Promise<string> {
     const deadline = Date.now() + START_TIMEOUT_MS;
     let last: AllocationStub | undefined;
     for (;;) {
@@ -180,9 +192,18 @@ export class VolumeKeepers implements KeeperFinder {
         const port = alloc.AllocatedResources?.Shared.Ports?.find((p) => p.Label === KEEPER_PORT_LABEL);
         if (port !== undefined) return `http://${port.HostIP.includes(':') ? `[${port.HostIP}]` : port.HostIP}:${port.Value}`;
       }
+      const placed = allocations.some((alloc) => alloc.DesiredStatus === 'run' && ['pending', 'running'].includes(alloc.ClientStatus));
+      const unplaced = placed || since <= 0 ? null : await this.#placementFailure(id, since);
+      if (unplaced !== null) throw notPlaced(name, id, unplaced);
       if (Date.now() > deadline) throw notStarted(name, id, last);
       await sleep(POLL_MS);
     }
+  }
+
+  /** Why Nomad could not place the keeper since index `since`, or null. */
+  async #placementFailure(id: string, since: number): Promise<string | null> {
+    const evaluations = await this.#options.client.get<NomadEvaluation[] | null>(`${jobPath(id)}/evaluations`).catch(() => null);
+    return failedPlacement(evaluations?.body ?? [], KEEPER_TASK, since);
   }
 
   /** Waits until the keeper's server answers (its task runs a moment before it listens). */
@@ -213,6 +234,13 @@ export class VolumeKeepers implements KeeperFinder {
 function beingDeleted(volume: string): SvcError {
   return new SvcError('conflict', `the volume ${volume} is being deleted.`, {
     hint: 'Wait for the delete to end; svc volume list shows whether it is still there.',
+  });
+}
+
+function notPlaced(name: string, id: string, reason: string): SvcError {
+  return new SvcError('container_failed', `Nomad cannot place the keeper of the volume ${name} (job ${id}): ${reason}.`, {
+    hint: `A node must be eligible, run the CSI plugin healthy and have room for the keeper (nomad job status ${id}; docs/volumes.md#csi-volumes).`,
+    details: { job: id },
   });
 }
 
