@@ -37,6 +37,8 @@ export interface ClusterConfig {
    * each. Null: host volumes over svc's own folders (`nomadVolumeNodes`).
    */
   readonly nomadCsiPlugin: string | null;
+  /** The plugin's own creation parameters for each volume (`parameters` of `nomad volume create`): a disk type, a pool. */
+  readonly nomadCsiParameters: Readonly<Record<string, string>>;
   /** Task driver of the workload jobs. */
   readonly nomadDriver: NomadTaskDriver;
   /**
@@ -85,6 +87,7 @@ export function clusterDefaults(): ClusterConfig {
     nomadDatacenters: Object.freeze(['dc1']),
     nomadVolumeNodes: Object.freeze([]),
     nomadCsiPlugin: null,
+    nomadCsiParameters: Object.freeze({}),
     nomadDriver: 'exec',
     nomadPython: null,
     mhzPerCore: DEFAULT_MHZ_PER_CORE,
@@ -114,6 +117,7 @@ export const clusterKeys = {
   nomadDatacenters: { env: 'SVC_NOMAD_DATACENTERS', kind: 'list' },
   nomadVolumeNodes: { env: 'SVC_NOMAD_VOLUME_NODES', kind: 'list' },
   nomadCsiPlugin: { env: 'SVC_NOMAD_CSI_PLUGIN', kind: 'string' },
+  nomadCsiParameters: { env: 'SVC_NOMAD_CSI_PARAMETERS', kind: 'stringMap' },
   nomadDriver: { env: 'SVC_NOMAD_DRIVER', kind: 'enum', values: ['raw_exec', 'exec', 'docker'] },
   nomadPython: { env: 'SVC_NOMAD_PYTHON', kind: 'string' },
   mhzPerCore: { env: 'SVC_MHZ_PER_CORE', kind: 'mhz' },

@@ -64,6 +64,24 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
       problem: `expected a non-empty list of names (letters, digits, - _ . *; comma-separated in the environment), got ${JSON.stringify(raw)}`,
     };
   },
+  // Values a plugin reads as it likes: any text, kept as written. JSON in the environment (an object is
+  // the one shape that holds any key and value without a separator of its own).
+  stringMap: (raw) => {
+    let value: unknown = raw;
+    if (typeof raw === 'string') {
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        value = undefined;
+      }
+    }
+    const entries = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : null;
+    if (entries !== null && entries.length <= 64 && entries.every(([key, item]) => key.trim() !== '' && typeof item === 'string'))
+      return Object.freeze(Object.fromEntries(entries) as Record<string, string>);
+    return {
+      problem: `expected an object of at most 64 names and their text values, such as {"type": "gp3"} (JSON in the environment), got ${JSON.stringify(raw)}`,
+    };
+  },
   mhz: (raw) => {
     const mhz = wholeNumber(raw);
     return Number.isInteger(mhz) && mhz >= 100 && mhz <= 100_000

@@ -75,7 +75,9 @@ export function nomadClientOf(config: ServerConfig, metrics: PlatformMetrics): N
 
 /** The CSI volumes' settings when the operator names a plugin; undefined: host volumes. */
 export function csiVolumeOptions(config: ServerConfig): CsiVolumeOptions | undefined {
-  return config.nomadCsiPlugin === null ? undefined : { plugin: config.nomadCsiPlugin, capacityBytes: config.volumeMaxBytes };
+  return config.nomadCsiPlugin === null
+    ? undefined
+    : { plugin: config.nomadCsiPlugin, parameters: config.nomadCsiParameters, capacityBytes: config.volumeMaxBytes };
 }
 
 export function createDriver(config: ServerConfig, deps: DriverDependencies): LocalDriver | NomadDriver {

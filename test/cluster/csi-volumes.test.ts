@@ -19,6 +19,8 @@ import { writeThroughApps } from './volume-apps.js';
 
 const plugin = findBinary('CSI_HOSTPATH_BIN', 'hostpathplugin');
 const PLUGIN_ID = 'hostpath';
+/** The plugin's own creation parameters svc passes through (the hostpath plugin keeps them as the volume's context). */
+const PARAMETERS = { 'example.com/tier': 'fast' };
 /** Small, so that the volume's limit can be passed with a test upload. */
 const VOLUME_MAX_BYTES = 32 * 1024 * 1024;
 
@@ -97,7 +99,13 @@ function pluginJob(c: Cluster, stateDir: string) {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    server = await SvcServer.serving(c.svcEnv({ SVC_NOMAD_CSI_PLUGIN: PLUGIN_ID, SVC_VOLUME_MAX_BYTES: String(VOLUME_MAX_BYTES) }));
+    server = await SvcServer.serving(
+      c.svcEnv({
+        SVC_NOMAD_CSI_PLUGIN: PLUGIN_ID,
+        SVC_NOMAD_CSI_PARAMETERS: JSON.stringify(PARAMETERS),
+        SVC_VOLUME_MAX_BYTES: String(VOLUME_MAX_BYTES),
+      }),
+    );
   });
   after(async () => {
     await server?.stop();
@@ -110,6 +118,7 @@ function pluginJob(c: Cluster, stateDir: string) {
     const volume = await root(c, 'GET', `/v1/volume/csi/svc-default--shared?namespace=${NAMESPACE}`);
     assert.equal(volume.status, 200);
     assert.equal(volume.body.PluginID, PLUGIN_ID);
+    assert.deepEqual(volume.body.Parameters, PARAMETERS, "the operator's nomadCsiParameters reach the plugin");
     assert.ok(volume.body.Schedulable, 'the plugin can attach it');
     assert.equal((await runningAllocations(c, keeperJob)).length, 1, 'the keeper runs');
   });

@@ -130,4 +130,29 @@ describe('loadConfig(): cluster settings', () => {
     // Consul KV works with local containers too (one machine whose state lives in Consul).
     assert.equal(loadConfig({ env: { SVC_STATE: 'consul' } }).state, 'consul');
   });
+
+  it("reads a CSI plugin's creation parameters from the file (an object) or the environment (JSON), refusing any other shape", () => {
+    assert.deepEqual(loadConfig({ env: {} }).nomadCsiParameters, {});
+    assert.deepEqual(
+      loadConfig({ env: {}, file: configFile({ nomadCsiParameters: { type: 'gp3', 'csi.storage.k8s.io/fstype': 'ext4' } }) })
+        .nomadCsiParameters,
+      { type: 'gp3', 'csi.storage.k8s.io/fstype': 'ext4' },
+    );
+    assert.deepEqual(loadConfig({ env: { SVC_NOMAD_CSI_PARAMETERS: '{"pool": "ssd, fast"}' } }).nomadCsiParameters, { pool: 'ssd, fast' });
+    for (const [value, shown] of [
+      ['type=gp3', '"type=gp3"'],
+      ['["gp3"]', String.raw`"[\"gp3\"]"`],
+      ['{"size": 3}', String.raw`"{\"size\": 3}"`],
+      ['{"": "x"}', String.raw`"{\"\": \"x\"}"`],
+    ]) {
+      const [problem] = problemsOf(() => loadConfig({ env: { SVC_NOMAD_CSI_PARAMETERS: value } }));
+      assert.match(problem!, /SVC_NOMAD_CSI_PARAMETERS/, value);
+      assert.ok(
+        problem!.includes(
+          `expected an object of at most 64 names and their text values, such as {"type": "gp3"} (JSON in the environment), got ${shown}`,
+        ),
+        problem,
+      );
+    }
+  });
 });

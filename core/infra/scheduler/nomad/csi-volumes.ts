@@ -16,6 +16,8 @@ type Client = Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>;
 export interface CsiVolumeOptions {
   /** The plugin's ID in Nomad (`csi_plugin { id = … }`). */
   readonly plugin: string;
+  /** The plugin's own creation parameters (`nomadCsiParameters`), passed as they are. */
+  readonly parameters?: Readonly<Record<string, string>>;
   /** The capacity asked of the plugin: the most one svc volume may hold (`volumeMaxBytes`). */
   readonly capacityBytes: number;
 }
@@ -39,6 +41,7 @@ export async function ensureCsiVolume(client: Client, options: CsiVolumeOptions,
           PluginID: options.plugin,
           RequestedCapacityMin: options.capacityBytes,
           RequestedCapabilities: [{ AccessMode: CSI_VOLUME_ACCESS_MODE, AttachmentMode: CSI_VOLUME_ATTACHMENT_MODE }],
+          Parameters: { ...options.parameters },
         },
       ],
     });
