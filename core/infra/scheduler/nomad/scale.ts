@@ -11,10 +11,9 @@ import { submitJob } from './submit.js';
 import { waitFor } from './wait-for.js';
 import { isLive, isTerminal } from './watcher.js';
 
-/** How long a scale reads its evaluation for a placement failure. */
-const PLACEMENT_READ_MS = 10_000;
+/** The longest one blocking read of the job's evaluations waits for a change. */
+const BLOCKING_WAIT_MS = 10_000;
 
-/** The fields of an evaluation (`GET /v1/job/:id/evaluations`) a scale reads. */
 export async function scale(state: NomadDriverState, key: string, count: number): Promise<void> {
   // Before the first await: status() shows the containers this adds at once (requested.ts).
   const requested: Requested = { count, since: new Date() };
@@ -62,7 +61,9 @@ async function scaleTo(state: NomadDriverState, unit: Unit, key: string, count: 
   // a scale-up beside running allocations waits: Nomad places the rest when room appears.
   const cold = !views(unit).some((v) => isLive(v.stub));
   let unplaced: string | null = null;
-  const placement = placementFailure(state, unit, scaledAt);
+  // Read for as long as the wait below lasts (a loaded Nomad may take its time to evaluate), then stopped.
+  const waited = new AbortController();
+  const placement = placementFailure(state, unit, scaledAt, healthTimeoutMs, waited.signal);
   void placement.then((reason) => {
     if (reason === null) return;
     unplaced = reason;
@@ -76,34 +77,38 @@ async function scaleTo(state: NomadDriverState, unit: Unit, key: string, count: 
   await unit.watcher.refresh();
   const live = () => views(unit).filter((v) => isLive(v.stub));
   const stopping = () => views(unit).filter((v) => v.stub.DesiredStatus !== 'run' && !isTerminal(v.stub));
-  await waitFor(
-    state,
-    unit,
-    healthTimeoutMs,
-    () => live().length === count && live().every((v) => v.healthyAt !== undefined) && stopping().length === 0,
-    () => {
-      const failed = views(unit).find(
-        (v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false),
-      );
-      if (failed)
-        return failure(
-          state,
-          unit,
-          failed,
-          `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`,
+  try {
+    await waitFor(
+      state,
+      unit,
+      healthTimeoutMs,
+      () => live().length === count && live().every((v) => v.healthyAt !== undefined) && stopping().length === 0,
+      () => {
+        const failed = views(unit).find(
+          (v) => !endedBefore.has(v.stub.ID) && (v.stub.ClientStatus === 'failed' || v.stub.DeploymentStatus?.Healthy === false),
         );
-      if (cold && unplaced !== null && live().length === 0)
-        return failure(state, unit, undefined, `Nomad cannot place any allocation of job ${unit.jobId}: ${unplaced}`);
-      return undefined;
-    },
-    () => {
-      const slow = live().find((v) => v.healthyAt === undefined);
-      const reason = slow
-        ? `container ${slow.stub.ID} (${slow.stub.Name}) of ${key} did not become healthy within ${healthTimeoutMs / 1000} s (Nomad: ${slow.stub.ClientStatus})`
-        : `Nomad did not reach ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId} within ${healthTimeoutMs / 1000} s (${live().length} live, ${stopping().length} stopping)${unplaced ? `: ${unplaced}` : unit.watcher.error ? `: ${unit.watcher.error.message}` : ''}`;
-      return failure(state, unit, slow, reason);
-    },
-  );
+        if (failed)
+          return failure(
+            state,
+            unit,
+            failed,
+            `container ${failed.stub.ID} (${failed.stub.Name}) of ${key} failed: ${failed.stub.ClientDescription || 'unhealthy'}`,
+          );
+        if (cold && unplaced !== null && live().length === 0)
+          return failure(state, unit, undefined, `Nomad cannot place any allocation of job ${unit.jobId}: ${unplaced}`);
+        return undefined;
+      },
+      () => {
+        const slow = live().find((v) => v.healthyAt === undefined);
+        const reason = slow
+          ? `container ${slow.stub.ID} (${slow.stub.Name}) of ${key} did not become healthy within ${healthTimeoutMs / 1000} s (Nomad: ${slow.stub.ClientStatus})`
+          : `Nomad did not reach ${count} allocation${count === 1 ? '' : 's'} of job ${unit.jobId} within ${healthTimeoutMs / 1000} s (${live().length} live, ${stopping().length} stopping)${unplaced ? `: ${unplaced}` : unit.watcher.error ? `: ${unit.watcher.error.message}` : ''}`;
+        return failure(state, unit, slow, reason);
+      },
+    );
+  } finally {
+    waited.abort();
+  }
 }
 
 /**
@@ -111,19 +116,26 @@ async function scaleTo(state: NomadDriverState, unit: Unit, key: string, count: 
  * evaluation of the job modified at or after `sinceIndex`: no node with room, a constraint no
  * node meets), or null. Not the scale's own evaluation alone: Nomad may cancel it for another
  * of the job's that did the placing. Reads the job's evaluations with blocking queries for at
- * most `PLACEMENT_READ_MS`; a failed read explains nothing.
+ * most `readMs`, or until `stop` aborts; a failed read explains nothing.
  */
-async function placementFailure(state: NomadDriverState, unit: Unit, sinceIndex: number): Promise<string | null> {
+async function placementFailure(
+  state: NomadDriverState,
+  unit: Unit,
+  sinceIndex: number,
+  readMs: number,
+  stop: AbortSignal,
+): Promise<string | null> {
   // Without the scale's index, older evaluations could not be told from its own.
   if (sinceIndex <= 0) return null;
-  const deadline = Date.now() + PLACEMENT_READ_MS;
+  const deadline = Date.now() + readMs;
+  const signal = AbortSignal.any([state.closing.signal, stop]);
   let index = 0;
   try {
-    while (!state.closed && Date.now() < deadline) {
+    while (!state.closed && !stop.aborted && Date.now() < deadline) {
       const { body, index: next } = await state.client.get<NomadEvaluation[] | null>(
         `${jobPath(unit.jobId)}/evaluations`,
         {},
-        { index, waitMs: Math.max(1, deadline - Date.now()), signal: state.closing.signal },
+        { index, waitMs: Math.max(1, Math.min(BLOCKING_WAIT_MS, deadline - Date.now())), signal },
       );
       const failed = failedPlacement(body ?? [], unit.group, sinceIndex);
       if (failed !== null) return failed;
