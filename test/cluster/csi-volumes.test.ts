@@ -23,6 +23,8 @@ const PLUGIN_ID = 'hostpath';
 const PARAMETERS = { 'example.com/tier': 'fast' };
 /** Small, so that the volume's limit can be passed with a test upload. */
 const VOLUME_MAX_BYTES = 32 * 1024 * 1024;
+/** Room for one full volume and a half: a volume counted as full leaves the other 16 MiB. */
+const WORKSPACE_VOLUME_BYTES = 48 * 1024 * 1024;
 
 /** The plugin as Nomad runs CSI plugins: a job whose task serves the CSI socket Nomad names, as root (raw_exec). */
 function pluginJob(c: Cluster, stateDir: string) {
@@ -104,6 +106,7 @@ function pluginJob(c: Cluster, stateDir: string) {
         SVC_NOMAD_CSI_PLUGIN: PLUGIN_ID,
         SVC_NOMAD_CSI_PARAMETERS: JSON.stringify(PARAMETERS),
         SVC_VOLUME_MAX_BYTES: String(VOLUME_MAX_BYTES),
+        SVC_WORKSPACE_VOLUME_BYTES: String(WORKSPACE_VOLUME_BYTES),
       }),
     );
   });
@@ -237,8 +240,9 @@ function pluginJob(c: Cluster, stateDir: string) {
     );
   });
 
-  it('a keeper Nomad cannot place: create says why at once and leaves nothing; the list answers, its size unknown and why', async () => {
+  it('a keeper Nomad cannot place: create says why at once and leaves nothing; the list answers, its size unknown and why; uploads elsewhere count it as full', async () => {
     const c = await cluster();
+    assert.equal((await api('POST', '/volumes', JSON.stringify({ name: 'other' }))).status, 201);
     const nodes = (await root(c, 'GET', '/v1/nodes')).body as { ID: string }[];
     const eligibility = (value: 'eligible' | 'ineligible') =>
       Promise.all(nodes.map((node) => root(c, 'PUT', `/v1/node/${node.ID}/eligibility`, { NodeID: node.ID, Eligibility: value })));
@@ -276,6 +280,17 @@ function pluginJob(c: Cluster, stateDir: string) {
       assert.equal(cli.code, 0, cli.stderr);
       assert.match(cli.stdout, /^shared +\? +of 32 MiB/m);
       assert.match(cli.stderr, /the size of shared is unknown now: Nomad cannot place the keeper/);
+
+      // Another volume's uploads go on, with shared counted at its limit against the workspace's.
+      const mebibytes = (count: number) => Buffer.alloc(count * 1024 * 1024, 1);
+      const refused = await api('PUT', '/volumes/other/files?path=big.bin', mebibytes(20), 'application/octet-stream');
+      assert.equal(refused.status, 507, await refused.clone().text());
+      assert.match(
+        ((await refused.json()) as { error: { message: string } }).error.message,
+        /^the volumes of default hold 32 MiB of at most 48 MiB together \(counting shared at 32 MiB each: their size cannot be read now\); 20 MiB more do not fit\.$/,
+      );
+      const taken = await api('PUT', '/volumes/other/files?path=small.bin', mebibytes(1), 'application/octet-stream');
+      assert.equal(taken.status, 201, await taken.text());
     } finally {
       await eligibility('eligible');
     }
@@ -287,6 +302,7 @@ function pluginJob(c: Cluster, stateDir: string) {
       },
       { timeoutMs: 120_000, intervalMs: 1000 },
     );
+    assert.equal((await api('DELETE', '/volumes/other')).status, 204);
   });
 
   it('deletes the volume once nothing mounts it: the CSI volume and the keeper are gone from Nomad', async () => {

@@ -53,9 +53,10 @@ export class FileRangeStream extends Readable {
   /**
    * Sends the bytes to `out` and ends it; resolves when all of it was handed to `out`, or once `out`
    * closed early. A failed read destroys `out` (its client sees the answer cut short, as with a pipe).
-   * The stream is then done: the handle is closed either way.
+   * The stream is then done: the handle is closed either way. `onPiece` is told each piece's bytes as
+   * they are handed to `out` (a progress bar).
    */
-  async writeTo(out: Writable): Promise<void> {
+  async writeTo(out: Writable, onPiece: (bytes: number) => void = () => {}): Promise<void> {
     if (this.#taken) throw new Error('FileRangeStream#writeTo: the stream was already read');
     this.#taken = true;
     const free: Buffer[] = Array.from({ length: ROTATION }, () => Buffer.allocUnsafeSlow(PIECE_BYTES));
@@ -87,6 +88,7 @@ export class FileRangeStream extends Readable {
         if (!out.write(bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead), () => give(buffer))) {
           drained = new Promise((resolve) => out.once('drain', resolve));
         }
+        onPiece(bytesRead);
       }
       if (!gone) out.end();
     } catch (error) {

@@ -136,13 +136,17 @@ export class Volumes implements VolumeMounting {
   /** Stores `body` at `at`, replacing a file there once all of it arrived; `volume_full` past the limits. */
   async put(workspace: string, name: string, at: string, body: Readable, declaredBytes: number | null): Promise<VolumeEntry> {
     const place = await this.#place(workspace, name, at);
-    // One walk of the workspace's volumes gives both figures: this volume's bytes are among them.
-    const names = (await this.#records(workspace)).map((record) => record.name);
-    const byVolume = await this.#storage.usedBytes(workspace, names);
-    const used = byVolume.get(name) ?? 0;
-    const workspaceUsed = [...byVolume.values()].reduce((sum, bytes) => sum + bytes, 0);
+    const others = (await this.#records(workspace)).filter((record) => record.name !== name);
+    // This volume's bytes must be known; another's that cannot be read now (its keeper not placed) counts
+    // as full, so that the workspace's limit still holds without one volume's keeper stopping every upload.
+    const [used, sizes] = await Promise.all([
+      this.#storage.usedBytes(workspace, [name]).then((byVolume) => byVolume.get(name) ?? 0),
+      Promise.all(others.map(async (record) => ({ name: record.name, ...(await this.#bytes(record)) }))),
+    ]);
+    const unknown = sizes.filter((size) => size.bytes === null).map((size) => size.name);
+    const workspaceUsed = sizes.reduce((sum, size) => sum + (size.bytes ?? this.#limits.volumeMaxBytes), used);
     const room = Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed);
-    const full = (bytes: number) => this.#full(workspace, name, used, workspaceUsed, bytes);
+    const full = (bytes: number) => this.#full(workspace, name, used, workspaceUsed, bytes, unknown);
     if (declaredBytes !== null && declaredBytes > room) throw full(declaredBytes);
     return this.#storage.write(place, body, Math.max(0, room), full);
   }
@@ -223,12 +227,14 @@ export class Volumes implements VolumeMounting {
     };
   }
 
-  #full(workspace: string, name: string, used: number, workspaceUsed: number, adding: number): SvcError {
+  #full(workspace: string, name: string, used: number, workspaceUsed: number, adding: number, unknown: readonly string[]): SvcError {
     const { volumeMaxBytes, workspaceMaxBytes } = this.#limits;
     const overVolume = used + adding > volumeMaxBytes;
+    const counted =
+      unknown.length === 0 ? '' : ` (counting ${unknown.join(', ')} at ${formatBytes(volumeMaxBytes)} each: their size cannot be read now)`;
     const message = overVolume
       ? `the volume ${name} holds ${formatBytes(used)} of at most ${formatBytes(volumeMaxBytes)}; ${formatBytes(adding)} more do not fit.`
-      : `the volumes of ${workspace} hold ${formatBytes(workspaceUsed)} of at most ${formatBytes(workspaceMaxBytes)} together; ${formatBytes(adding)} more do not fit.`;
+      : `the volumes of ${workspace} hold ${formatBytes(workspaceUsed)} of at most ${formatBytes(workspaceMaxBytes)} together${counted}; ${formatBytes(adding)} more do not fit.`;
     return new SvcError('volume_full', message, {
       hint: 'Remove files you no longer need (svc volume rm), or ask the operator for more room (volumeMaxBytes, workspaceVolumeBytes).',
       details: {
