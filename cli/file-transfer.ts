@@ -35,17 +35,18 @@ const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
 export async function uploadFile(client: ApiClient, path: string, file: string, onBytes: OnBytes = () => {}): Promise<unknown> {
   const handle = await open(file, 'r');
   let size: number;
+  let request: http.ClientRequest;
   try {
     size = (await handle.stat()).size;
+    request = requestTo(client, 'PUT', path, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(size),
+      Accept: 'application/json',
+    });
   } catch (error) {
     await handle.close();
     throw error;
   }
-  const request = requestTo(client, 'PUT', path, {
-    'Content-Type': 'application/octet-stream',
-    'Content-Length': String(size),
-    Accept: 'application/json',
-  });
   const answered = new Promise<IncomingMessage>((resolve, reject) => {
     request.once('response', resolve);
     request.once('error', reject);

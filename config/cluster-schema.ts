@@ -37,8 +37,8 @@ export interface ClusterConfig {
    * each. Null: host volumes over svc's own folders (`nomadVolumeNodes`).
    */
   readonly nomadCsiPlugin: string | null;
-  /** The plugin's own creation parameters for each volume (`parameters` of `nomad volume create`): a disk type, a pool. */
-  readonly nomadCsiParameters: Readonly<Record<string, string>>;
+  /** The plugin's own creation parameters for each volume (`parameters` of `nomad volume create`: a disk type, a pool), as name and value. */
+  readonly nomadCsiParameters: readonly (readonly [string, string])[];
   /** Task driver of the workload jobs. */
   readonly nomadDriver: NomadTaskDriver;
   /**
@@ -87,7 +87,7 @@ export function clusterDefaults(): ClusterConfig {
     nomadDatacenters: Object.freeze(['dc1']),
     nomadVolumeNodes: Object.freeze([]),
     nomadCsiPlugin: null,
-    nomadCsiParameters: Object.freeze({}),
+    nomadCsiParameters: Object.freeze([]),
     nomadDriver: 'exec',
     nomadPython: null,
     mhzPerCore: DEFAULT_MHZ_PER_CORE,

@@ -65,7 +65,8 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
     };
   },
   // Values a plugin reads as it likes: any text, kept as written. JSON in the environment (an object is
-  // the one shape that holds any key and value without a separator of its own).
+  // the one shape that holds any key and value without a separator of its own). Kept as [name, value]
+  // pairs: an object with a key "problem" would read as this file's refusal.
   stringMap: (raw) => {
     let value: unknown = raw;
     if (typeof raw === 'string') {
@@ -77,7 +78,7 @@ const valueRules: Readonly<Record<string, ValueRule>> = {
     }
     const entries = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : null;
     if (entries !== null && entries.length <= 64 && entries.every(([key, item]) => key.trim() !== '' && typeof item === 'string'))
-      return Object.freeze(Object.fromEntries(entries) as Record<string, string>);
+      return Object.freeze(entries.map(([key, item]) => Object.freeze([key, item as string] as const)));
     return {
       problem: `expected an object of at most 64 names and their text values, such as {"type": "gp3"} (JSON in the environment), got ${JSON.stringify(raw)}`,
     };

@@ -49,7 +49,7 @@ export function buildVolumeStorage(needs: VolumeStorageNeeds): VolumeStorage {
       return runtime;
     },
   });
-  return new CsiStorage(client, keepers);
+  return new CsiStorage(client, keepers, csi);
 }
 
 async function keeperRuntime(config: ServerConfig, images: ImageBuilder): Promise<{ python: string; image: string | null }> {

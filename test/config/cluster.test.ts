@@ -132,13 +132,20 @@ describe('loadConfig(): cluster settings', () => {
   });
 
   it("reads a CSI plugin's creation parameters from the file (an object) or the environment (JSON), refusing any other shape", () => {
-    assert.deepEqual(loadConfig({ env: {} }).nomadCsiParameters, {});
+    assert.deepEqual(loadConfig({ env: {} }).nomadCsiParameters, []);
     assert.deepEqual(
       loadConfig({ env: {}, file: configFile({ nomadCsiParameters: { type: 'gp3', 'csi.storage.k8s.io/fstype': 'ext4' } }) })
         .nomadCsiParameters,
-      { type: 'gp3', 'csi.storage.k8s.io/fstype': 'ext4' },
+      [
+        ['type', 'gp3'],
+        ['csi.storage.k8s.io/fstype', 'ext4'],
+      ],
     );
-    assert.deepEqual(loadConfig({ env: { SVC_NOMAD_CSI_PARAMETERS: '{"pool": "ssd, fast"}' } }).nomadCsiParameters, { pool: 'ssd, fast' });
+    assert.deepEqual(loadConfig({ env: { SVC_NOMAD_CSI_PARAMETERS: '{"pool": "ssd, fast"}' } }).nomadCsiParameters, [
+      ['pool', 'ssd, fast'],
+    ]);
+    // A parameter may have any name, "problem" too (the config loader's word for a refusal).
+    assert.deepEqual(loadConfig({ env: { SVC_NOMAD_CSI_PARAMETERS: '{"problem": "none"}' } }).nomadCsiParameters, [['problem', 'none']]);
     for (const [value, shown] of [
       ['type=gp3', '"type=gp3"'],
       ['["gp3"]', String.raw`"[\"gp3\"]"`],

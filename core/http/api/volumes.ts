@@ -112,6 +112,12 @@ export const volumeRoutes: readonly ApiRoute[] = [
         400: BAD_JSON_BODY,
         409: error('`conflict`: the workspace already has a volume of this name.'),
         422: NAME_INVALID,
+        500: error(
+          "`container_failed`: on Nomad with a CSI plugin, the volume's keeper could not be placed or did not start (Nomad's reason in the message); nothing of the volume is left.",
+        ),
+        502: error(
+          '`nomad_rejected`: on Nomad with a CSI plugin, Nomad or the plugin refused to create the CSI volume (their text in the message).',
+        ),
       },
     },
     async handle({ body, principal }, { volumes }) {

@@ -38,7 +38,7 @@ export interface VolumePlace {
 }
 
 export interface VolumeStorage {
-  /** Makes the volume's (empty) place; one that exists already is kept as it is. */
+  /** Makes the volume's (empty) place; one that exists already is kept as it is. A failure leaves nothing this call made. */
   create(workspace: string, volume: string): Promise<void>;
   /** Removes the volume's place and every file in it. */
   delete(workspace: string, volume: string): Promise<void>;

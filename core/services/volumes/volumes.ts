@@ -77,21 +77,13 @@ export class Volumes implements VolumeMounting {
 
   /**
    * A new, empty volume; `conflict` when the workspace has one of that name (its files untouched). A place
-   * the storage could not make ready (a CSI volume whose keeper did not start) is removed again.
+   * the storage could not make ready (a CSI volume whose keeper did not start) is removed by the storage.
    */
   async create(workspace: string, name: string, principal: Principal | null): Promise<VolumeView> {
     checkName('volume', name);
     const record: VolumeRecord = { name, workspace, createdAt: isoAt(this.#clock()), createdBy: principal?.tokenId ?? null };
     if ((await getJson(this.#store, volumeKey(workspace, name), validRecord)) !== null) throw alreadyThere(workspace, name);
-    try {
-      await this.#storage.create(workspace, name);
-    } catch (error) {
-      // Unless a create of the same name that ran meanwhile owns it now.
-      if ((await getJson(this.#store, volumeKey(workspace, name), validRecord)) === null) {
-        await this.#storage.delete(workspace, name).catch(() => {}); // what is left is adopted by the next create
-      }
-      throw error;
-    }
+    await this.#storage.create(workspace, name);
     if (!(await putJson(this.#store, volumeKey(workspace, name), record, { cas: 0 }))) throw alreadyThere(workspace, name);
     return this.#view(record);
   }
@@ -137,11 +129,13 @@ export class Volumes implements VolumeMounting {
   async put(workspace: string, name: string, at: string, body: Readable, declaredBytes: number | null): Promise<VolumeEntry> {
     const place = await this.#place(workspace, name, at);
     const others = (await this.#records(workspace)).filter((record) => record.name !== name);
-    // This volume's bytes must be known; another's that cannot be read now (its keeper not placed) counts
-    // as full, so that the workspace's limit still holds without one volume's keeper stopping every upload.
+    // This volume's bytes must be known; another's that cannot be read (its keeper not placed, and no size
+    // read before) counts as full, so that the workspace's limit still holds without one volume's keeper
+    // stopping every upload.
+    const sizeOf = (volume: string) => this.#storage.usedBytes(workspace, [volume]).then((byVolume) => byVolume.get(volume) ?? 0);
     const [used, sizes] = await Promise.all([
-      this.#storage.usedBytes(workspace, [name]).then((byVolume) => byVolume.get(name) ?? 0),
-      Promise.all(others.map(async (record) => ({ name: record.name, ...(await this.#bytes(record)) }))),
+      sizeOf(name),
+      Promise.all(others.map(async (record) => ({ name: record.name, bytes: await sizeOf(record.name).catch(() => null) }))),
     ]);
     const unknown = sizes.filter((size) => size.bytes === null).map((size) => size.name);
     const workspaceUsed = sizes.reduce((sum, size) => sum + (size.bytes ?? this.#limits.volumeMaxBytes), used);
@@ -183,7 +177,7 @@ export class Volumes implements VolumeMounting {
     return entries.map((entry) => storedJson(entry, validRecord)).sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The volume's size, or why it cannot be read within SIZE_WAIT_MS (the read goes on, for the next call). */
+  /** The volume's size, or why it cannot be read within SIZE_WAIT_MS (the read goes on; a CSI volume's size it brings is kept for the next call). */
   async #bytes(record: VolumeRecord): Promise<{ bytes: number; bytesError?: never } | { bytes: null; bytesError: string }> {
     const reading = this.#storage.usedBytes(record.workspace, [record.name]).then((sizes) => sizes.get(record.name) ?? 0);
     let waited: NodeJS.Timeout | undefined;
@@ -196,7 +190,7 @@ export class Volumes implements VolumeMounting {
       reading.catch(() => {}); // still read, later: a failure then is nobody's to report
       return {
         bytes: null,
-        bytesError: `its size was not read within ${SIZE_WAIT_MS / 1000} s (a CSI volume's keeper may be starting); ask again in a moment.`,
+        bytesError: `its size was not read within ${SIZE_WAIT_MS / 1000} s (a CSI volume's keeper starting, a large folder being walked); ask again in a moment.`,
       };
     } catch (error) {
       return { bytes: null, bytesError: error instanceof Error ? error.message : String(error) };

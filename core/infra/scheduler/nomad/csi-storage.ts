@@ -10,7 +10,7 @@ import type { SvcError } from '../../../model/errors.js';
 import { KeeperFiles } from '../../volumes/keeper-client.js';
 import type { OpenedFile, PickBytes, VolumeEntry, VolumePlace, VolumeStorage } from '../../volumes/types.js';
 import type { NomadClient } from './client.js';
-import { deleteCsiVolume } from './csi-volumes.js';
+import { type CsiVolumeOptions, deleteCsiVolume, ensureCsiVolume } from './csi-volumes.js';
 import type { VolumeKeepers } from './volume-keepers.js';
 
 /** How long a volume's size read from its keeper stands for it. */
@@ -19,19 +19,31 @@ const SIZE_TTL_MS = 10_000;
 export class CsiStorage implements VolumeStorage {
   readonly #client: Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>;
   readonly #keepers: VolumeKeepers;
+  readonly #csi: CsiVolumeOptions;
   readonly #files: KeeperFiles;
   /** The last size read of each volume, by `<workspace>/<volume>`. */
   readonly #sizes = new Map<string, { readonly bytes: number; readonly at: number }>();
 
-  constructor(client: Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>, keepers: VolumeKeepers) {
+  constructor(client: Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>, keepers: VolumeKeepers, csi: CsiVolumeOptions) {
     this.#client = client;
     this.#keepers = keepers;
+    this.#csi = csi;
     this.#files = new KeeperFiles(keepers);
   }
 
-  /** Creates the CSI volume and starts its keeper, so that a plugin or node that cannot serve it is said at once. */
+  /**
+   * Creates the CSI volume and starts its keeper, so that a plugin or node that cannot serve it is said at
+   * once. A keeper that does not start removes the CSI volume and keeper job again when this call made the
+   * volume; one that was there already (another replica's create, a volume left without its record) is kept.
+   */
   async create(workspace: string, volume: string): Promise<void> {
-    await this.#keepers.find(workspace, volume);
+    const made = await ensureCsiVolume(this.#client, this.#csi, workspace, volume);
+    try {
+      await this.#keepers.find(workspace, volume);
+    } catch (error) {
+      if (made) await this.delete(workspace, volume).catch(() => {}); // what is left is adopted by the next create
+      throw error;
+    }
   }
 
   async delete(workspace: string, volume: string): Promise<void> {

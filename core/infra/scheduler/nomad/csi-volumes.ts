@@ -16,8 +16,8 @@ type Client = Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>;
 export interface CsiVolumeOptions {
   /** The plugin's ID in Nomad (`csi_plugin { id = … }`). */
   readonly plugin: string;
-  /** The plugin's own creation parameters (`nomadCsiParameters`), passed as they are. */
-  readonly parameters?: Readonly<Record<string, string>>;
+  /** The plugin's own creation parameters (`nomadCsiParameters`), as name and value, passed as they are. */
+  readonly parameters?: readonly (readonly [string, string])[];
   /** The capacity asked of the plugin: the most one svc volume may hold (`volumeMaxBytes`). */
   readonly capacityBytes: number;
 }
@@ -27,10 +27,10 @@ const RELEASE_TIMEOUT_MS = 60_000;
 
 const volumePath = (id: string) => `/v1/volume/csi/${encodeURIComponent(id)}`;
 
-/** Creates the CSI volume of `volume` with the plugin, unless Nomad has it already. */
-export async function ensureCsiVolume(client: Client, options: CsiVolumeOptions, workspace: string, volume: string): Promise<void> {
+/** Creates the CSI volume of `volume` with the plugin, unless Nomad has it already: whether this call made it. */
+export async function ensureCsiVolume(client: Client, options: CsiVolumeOptions, workspace: string, volume: string): Promise<boolean> {
   const id = nomadVolumeName(workspace, volume);
-  if (await exists(client, id)) return;
+  if (await exists(client, id)) return false;
   try {
     await client.put(`${volumePath(id)}/create`, {
       Volumes: [
@@ -41,13 +41,14 @@ export async function ensureCsiVolume(client: Client, options: CsiVolumeOptions,
           PluginID: options.plugin,
           RequestedCapacityMin: options.capacityBytes,
           RequestedCapabilities: [{ AccessMode: CSI_VOLUME_ACCESS_MODE, AttachmentMode: CSI_VOLUME_ATTACHMENT_MODE }],
-          Parameters: { ...options.parameters },
+          Parameters: Object.fromEntries(options.parameters ?? []),
         },
       ],
     });
+    return true;
   } catch (error) {
     // Another svc replica created it meanwhile: what matters is that it is there.
-    if (await exists(client, id)) return;
+    if (await exists(client, id)) return false;
     throw new SvcError(
       'nomad_rejected',
       `Nomad could not create the CSI volume ${id} with the plugin ${options.plugin}: ${textOf(error)}`,

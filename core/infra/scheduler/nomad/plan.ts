@@ -22,6 +22,8 @@ export interface AllocationMetric {
 /** An evaluation as `GET /v1/job/:id/evaluations` lists it: what svc reads of one. */
 export interface NomadEvaluation {
   readonly ModifyIndex: number;
+  /** `blocked`: Nomad waits for room to place what it could not (it places it when room appears). */
+  readonly Status?: string;
   readonly FailedTGAllocs?: Record<string, AllocationMetric> | null;
 }
 
@@ -53,11 +55,12 @@ export function summarizePlan(id: string, plan: NomadPlanResponse): UnitPlan {
 }
 
 /**
- * Why Nomad could not place `group` in an evaluation modified at or after `sinceIndex` (one made by a
- * registration or scale at that index, or later), or null when none failed.
+ * Why Nomad could not place `group` in the newest evaluation modified at or after `sinceIndex` that
+ * failed to (one made by a registration or scale at that index, or later), or null when none failed.
  */
 export function failedPlacement(evaluations: readonly NomadEvaluation[], group: string, sinceIndex: number): string | null {
-  const failed = evaluations.find((evaluation) => evaluation.ModifyIndex >= sinceIndex && evaluation.FailedTGAllocs?.[group]);
+  const newestFirst = [...evaluations].sort((a, b) => b.ModifyIndex - a.ModifyIndex);
+  const failed = newestFirst.find((evaluation) => evaluation.ModifyIndex >= sinceIndex && evaluation.FailedTGAllocs?.[group]);
   return failed === undefined ? null : describeFailure(group, failed.FailedTGAllocs![group]!);
 }
 

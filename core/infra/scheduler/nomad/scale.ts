@@ -74,10 +74,10 @@ async function scaleTo(state: NomadDriverState, unit: Unit, key: string, count: 
     );
     unit.watcher.changes.emit('change');
   });
-  await unit.watcher.refresh();
   const live = () => views(unit).filter((v) => isLive(v.stub));
   const stopping = () => views(unit).filter((v) => v.stub.DesiredStatus !== 'run' && !isTerminal(v.stub));
   try {
+    await unit.watcher.refresh();
     await waitFor(
       state,
       unit,

@@ -44,6 +44,8 @@ export interface VolumeKeepersOptions {
 /** How long a keeper may take to be placed, mount its volume and answer. */
 const START_TIMEOUT_MS = 120_000;
 const POLL_MS = 250;
+/** Polls between two reads of the keeper job's evaluations (a second). */
+const EVALUATION_POLLS = 4;
 
 const variablePath = (jobId: string) => `/v1/var/${secretsVariablePath(jobId)}`;
 
@@ -183,6 +185,7 @@ export class VolumeKeepers implements KeeperFinder {
   async #address(id: string, name: string, since: number): Promise<string> {
     const deadline = Date.now() + START_TIMEOUT_MS;
     let last: AllocationStub | undefined;
+    let polls = 0;
     for (;;) {
       const allocations = await this.#allocations(id);
       last = allocations.at(-1) ?? last;
@@ -193,17 +196,24 @@ export class VolumeKeepers implements KeeperFinder {
         if (port !== undefined) return `http://${port.HostIP.includes(':') ? `[${port.HostIP}]` : port.HostIP}:${port.Value}`;
       }
       const placed = allocations.some((alloc) => alloc.DesiredStatus === 'run' && ['pending', 'running'].includes(alloc.ClientStatus));
-      const unplaced = placed || since <= 0 ? null : await this.#placementFailure(id, since);
+      // Read once a second, not at every poll.
+      const unplaced = placed || since <= 0 || ++polls % EVALUATION_POLLS !== 1 ? null : await this.#placementFailure(id, since);
       if (unplaced !== null) throw notPlaced(name, id, unplaced);
       if (Date.now() > deadline) throw notStarted(name, id, last);
       await sleep(POLL_MS);
     }
   }
 
-  /** Why Nomad could not place the keeper since index `since`, or null. */
+  /**
+   * Why Nomad cannot place the keeper now, or null: while it holds a blocked evaluation (waiting for room),
+   * the newest failure since index `since`. An old failure Nomad got past (its blocked evaluation placed
+   * the keeper later) says nothing of now: a keeper between a failure and its reschedule is waited for.
+   */
   async #placementFailure(id: string, since: number): Promise<string | null> {
-    const evaluations = await this.#options.client.get<NomadEvaluation[] | null>(`${jobPath(id)}/evaluations`).catch(() => null);
-    return failedPlacement(evaluations?.body ?? [], KEEPER_TASK, since);
+    const evaluations =
+      (await this.#options.client.get<NomadEvaluation[] | null>(`${jobPath(id)}/evaluations`).catch(() => null))?.body ?? [];
+    if (!evaluations.some((evaluation) => evaluation.Status === 'blocked')) return null;
+    return failedPlacement(evaluations, KEEPER_TASK, since);
   }
 
   /** Waits until the keeper's server answers (its task runs a moment before it listens). */
