@@ -156,6 +156,8 @@ def test_health_needs_no_token_and_everything_else_does(keeper: Keeper):
         signed("POST", "/usage"),
         signed("GET", "/usage", at=minutes_ago),  # too old
         {"Authorization": signed("GET", "/usage")["Authorization"].replace("SvcKeeper", "Bearer")},
+        {"Authorization": "SvcKeeper \u00b2.nonce.mac"},  # a digit to str.isdigit, not to int()
+        {"Authorization": "SvcKeeper -5.nonce.mac"},
     ]
     for headers in refused:
         status, answer_headers, body = keeper.call("GET", "/usage", headers=headers)

@@ -30,6 +30,7 @@ import secrets
 import shutil
 import stat
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timedelta
 from typing import IO, Any
@@ -153,7 +154,7 @@ class _Keeper:
     def __init__(self, root: str, token: str) -> None:
         self._root = os.path.realpath(root)
         self._token = token.encode()
-        self._seen: dict[str, int] = {}
+        self._seen: OrderedDict[str, int] = OrderedDict()
         """Nonces of signatures taken, with when they stop counting (ms): a request sent again is refused."""
         self._routes: dict[tuple[str, str], Callable[[dict[str, str], Receive, Send], Awaitable[None]]] = {
             ("GET", "/entries"): self._get_entries,
@@ -212,16 +213,18 @@ class _Keeper:
         scheme, _, signature = authorization.partition(" ")
         at, _, rest = signature.partition(".")
         nonce, _, mac = rest.partition(".")
-        if scheme != "SvcKeeper" or not at.isdigit() or not nonce or not mac:
+        signed_at = _count(at)
+        if scheme != "SvcKeeper" or signed_at is None or at.startswith("-") or not nonce or not mac:
             return False
         now = int(time.time() * 1000)
-        if abs(now - int(at)) > SIGNATURE_SKEW_MS:
+        if abs(now - signed_at) > SIGNATURE_SKEW_MS:
             return False
         expected = hmac.new(self._token, f"{request}\n{at}.{nonce}".encode("latin-1"), hashlib.sha256).hexdigest()
         if not hmac.compare_digest(expected.encode(), mac.encode("latin-1")) or nonce in self._seen:
             return False
-        for old in [key for key, until in self._seen.items() if until < now]:
-            del self._seen[old]
+        # Kept in the order they came, so their expiry too: only the oldest are ever due.
+        while self._seen and next(iter(self._seen.values())) < now:
+            self._seen.popitem(last=False)
         self._seen[nonce] = now + 2 * SIGNATURE_SKEW_MS
         return True
 
