@@ -203,7 +203,6 @@ async function writeInto(
     }
     // The rest of a refused upload is left unread, not destroyed: the client, still sending, gets the
     // answer on a connection still whole (the API reads and drops the rest for a few seconds).
-
     throw await asDiskFull(error, path.join(folderReal, name));
   }
   return entryOf(shown, await stat(target));

@@ -23,6 +23,8 @@ export class CsiStorage implements VolumeStorage {
   readonly #files: KeeperFiles;
   /** The last size read of each volume, by `<workspace>/<volume>`. */
   readonly #sizes = new Map<string, { readonly bytes: number; readonly at: number }>();
+  /** The size read under way of each volume, by `<workspace>/<volume>`. */
+  readonly #reading = new Map<string, Promise<number>>();
 
   constructor(client: Pick<NomadClient, 'get' | 'put' | 'delete' | 'namespace'>, keepers: VolumeKeepers, csi: CsiVolumeOptions) {
     this.#client = client;
@@ -94,10 +96,18 @@ export class CsiStorage implements VolumeStorage {
     const key = `${workspace}/${volume}`;
     const known = this.#sizes.get(key);
     if (known !== undefined && Date.now() - known.at < SIZE_TTL_MS) return known.bytes;
+    // One walk at a time per volume: uploads, listings and /metrics that miss the cache together share it.
+    let reading = this.#reading.get(key);
+    if (reading === undefined) {
+      reading = this.#files.usedBytes(workspace, volume).then((bytes) => {
+        this.#sizes.set(key, { bytes, at: Date.now() });
+        return bytes;
+      });
+      this.#reading.set(key, reading);
+      void reading.finally(() => this.#reading.delete(key)).catch(() => {}); // its callers see its failure
+    }
     try {
-      const bytes = await this.#files.usedBytes(workspace, volume);
-      this.#sizes.set(key, { bytes, at: Date.now() });
-      return bytes;
+      return await reading;
     } catch (error) {
       if (known !== undefined) return known.bytes;
       throw error;
