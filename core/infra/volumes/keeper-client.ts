@@ -47,7 +47,7 @@ export class KeeperFiles {
   }
 
   async list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]> {
-    const answer = await this.#send(at, 'GET', '/entries', { path: shown(at), recursive: recursive ? '1' : '0' });
+    const answer = await this.#send(at, 'GET', '/entries', { path: shown(at), recursive: recursive ? '1' : '0' }, { bounded: true });
     return ((await this.#json(at, answer)) as { entries: VolumeEntry[] }).entries;
   }
 
@@ -64,7 +64,7 @@ export class KeeperFiles {
     body.pipe(sent);
     let answer: Answer;
     try {
-      answer = await this.#send(at, 'PUT', '/file', { path: shown(at), room: String(room) }, sent);
+      answer = await this.#send(at, 'PUT', '/file', { path: shown(at), room: String(room) }, { bounded: false, body: sent });
     } catch (error) {
       // The keeper removes what it had of an upload that broke off.
       if (failed !== null) throw isCutOff(failed) ? fileErrors.cutOff(shown(at), failed) : failed;
@@ -81,9 +81,13 @@ export class KeeperFiles {
   }
 
   async open(at: VolumePlace, pick: PickBytes = () => null): Promise<OpenedFile> {
-    const stat = (await this.#json(at, await this.#send(at, 'GET', '/stat', { path: shown(at) }))) as { size: number; etag: string };
+    const stat = (await this.#json(at, await this.#send(at, 'GET', '/stat', { path: shown(at) }, { bounded: true }))) as {
+      size: number;
+      etag: string;
+    };
     const { start, end } = pick(stat) ?? { start: 0, end: stat.size - 1 };
-    const answer = await this.#send(at, 'GET', '/file', { path: shown(at), start: String(start), end: String(end), etag: stat.etag });
+    const query = { path: shown(at), start: String(start), end: String(end), etag: stat.etag };
+    const answer = await this.#send(at, 'GET', '/file', query, { bounded: true }); // the head only: the body waits for a slow client
     if (answer.statusCode !== 200) await this.#json(at, answer); // throws its problem
     return { size: stat.size, etag: stat.etag, start, end, stream: answer.body };
   }
@@ -91,26 +95,32 @@ export class KeeperFiles {
   async remove(at: VolumePlace, recursive: boolean): Promise<void> {
     if (at.parts.length === 0) throw fileErrors.rootNotRemovable(at.volume);
     // Sent once, and waited for: removing a large folder may take a while, and a second try would find less.
-    const answer = await this.#send(at, 'DELETE', '/file', { path: shown(at), recursive: recursive ? '1' : '0' });
+    const answer = await this.#send(at, 'DELETE', '/file', { path: shown(at), recursive: recursive ? '1' : '0' }, { bounded: false });
     if (answer.statusCode === 204) return void (await answer.body.dump());
     await this.#json(at, answer);
   }
 
   async usedBytes(workspace: string, volume: string): Promise<number> {
     const at = { workspace, volume, parts: [] };
-    return ((await this.#json(at, await this.#send(at, 'GET', '/usage', {}))) as { bytes: number }).bytes;
+    // Unbounded: walking a whole volume takes what it takes.
+    return ((await this.#json(at, await this.#send(at, 'GET', '/usage', {}, { bounded: false }))) as { bytes: number }).bytes;
   }
 
   /**
    * One request to the volume's keeper. A read whose keeper does not answer at the address known, or
    * answers as no keeper of this volume would (refusing the signature, not knowing the route), is sent
    * once more to the keeper found again (it may have moved to another allocation); an upload or a
-   * removal is never sent twice. Reads of a few entries are bounded in time; uploads, removals and the
-   * size of a whole volume take what they take, and a download waits for a slow client.
+   * removal is never sent twice. A `bounded` request gets the head of its answer within HEAD_TIMEOUT_MS
+   * or counts the keeper as gone (reads of a few entries); the others take what they take.
    */
-  async #send(at: VolumePlace, method: string, route: string, query: Record<string, string>, body?: Readable): Promise<Answer> {
+  async #send(
+    at: VolumePlace,
+    method: string,
+    route: string,
+    query: Record<string, string>,
+    { bounded, body }: { bounded: boolean; body?: Readable },
+  ): Promise<Answer> {
     const target = `${route}?${new URLSearchParams(query).toString()}`;
-    const quick = method === 'GET' && route !== '/usage';
     for (let attempt = 0; ; attempt++) {
       const keeper = await this.#finder.find(at.workspace, at.volume);
       let answer: Answer;
@@ -122,7 +132,7 @@ export class KeeperFiles {
             ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
           },
           body,
-          headersTimeout: quick ? HEAD_TIMEOUT_MS : 0,
+          headersTimeout: bounded ? HEAD_TIMEOUT_MS : 0,
           bodyTimeout: 0,
         });
       } catch (error) {
@@ -132,8 +142,8 @@ export class KeeperFiles {
       }
       if (!notThisKeeper(answer)) return answer;
       this.#finder.forget(at.workspace, at.volume);
-      if (attempt > 0 || method !== 'GET') return answer; // its problem is said as it is
       await answer.body.dump();
+      if (attempt > 0 || method !== 'GET') throw notThisKeepersAnswer(at.volume, keeper.url, answer.statusCode);
     }
   }
 
@@ -174,12 +184,26 @@ function isCutOff(error: Error): boolean {
   return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || error.message === 'aborted';
 }
 
+const KEEPER_JOB_SHOWN = 'Nomad shows it as the job svc--volume--<workspace>--<volume>.';
+
 function unreachable(volume: string, url: string, cause: unknown): SvcError {
   const why = (cause as { code?: string }).code ?? (cause as Error).message;
   return new SvcError('upstream_unreachable', `the keeper of the volume ${volume} does not answer at ${url} (${why}).`, {
-    hint: 'Try again in a moment: svc starts another keeper when its allocation is gone. Nomad shows it as the job svc--volume--<workspace>--<volume>.',
+    hint: `Try again in a moment: svc starts another keeper when its allocation is gone. ${KEEPER_JOB_SHOWN}`,
     cause,
   });
+}
+
+/** What a request that reached something other than this volume's keeper (refused, sent once) is told. */
+function notThisKeepersAnswer(volume: string, url: string, status: number): SvcError {
+  return new SvcError(
+    'upstream_unreachable',
+    `what answers at ${url}, where the keeper of the volume ${volume} was, is not it (it answered ${status} to svc's signed request); nothing was done.`,
+    {
+      hint: `Try again in a moment: the keeper is looked for again. ${KEEPER_JOB_SHOWN}`,
+      details: { status },
+    },
+  );
 }
 
 function problemError(at: VolumePlace, status: number, answer: Problem): SvcError {

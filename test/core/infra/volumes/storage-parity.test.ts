@@ -287,6 +287,34 @@ describe('volume files: the folder storage and a real keeper answer alike', func
     assert.equal(calls, 1);
   });
 
+  it('a keeper that refuses the signature is forgotten and found again once for a read; a write gets the refusal, sent once', async () => {
+    // The address known now answers with another token: a keeper of another volume moved there.
+    let calls = 0;
+    let forgotten = 0;
+    const client = new KeeperFiles({
+      find: async () => (++calls === 1 ? { url: address.url, token: 'not-this-volumes-token' } : address),
+      forget: () => {
+        forgotten += 1;
+      },
+    });
+    assert.deepEqual(
+      (await client.list(at(''), false)).map((e) => e.path),
+      (await files.folder.list(at(''), false)).map((e) => e.path),
+    );
+    assert.deepEqual({ calls, forgotten }, { calls: 2, forgotten: 1 });
+
+    calls = 0;
+    forgotten = 0;
+    const refused = await refusal(client.write(at('refused.txt'), text('x'), 10, full));
+    assert.equal(refused.code, 'upstream_unreachable');
+    assert.match(
+      refused.message,
+      /where the keeper of the volume models was, is not it \(it answered 401 to svc's signed request\); nothing was done/,
+    );
+    assert.deepEqual({ calls, forgotten }, { calls: 1, forgotten: 1 });
+    assert.equal(existsSync(path.join(roots.keeper, 'refused.txt')), false, 'nothing of the refused upload is kept');
+  });
+
   it('the keeper refuses a request without its token', async () => {
     const answer = await fetch(`${address.url}/entries?path=`, { headers: { authorization: 'Bearer wrong' } });
     assert.equal(answer.status, 401);
