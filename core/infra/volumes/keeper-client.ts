@@ -198,7 +198,8 @@ function unreachable(volume: string, url: string, cause: unknown): SvcError {
 function notThisKeepersAnswer(volume: string, url: string, status: number): SvcError {
   return new SvcError(
     'upstream_unreachable',
-    `what answers at ${url}, where the keeper of the volume ${volume} was, is not it (it answered ${status} to svc's signed request); nothing was done.`,
+    // A refused signature did nothing; another answer not in the keeper's JSON (a proxy's page) may come from anywhere.
+    `what answers at ${url}, where the keeper of the volume ${volume} was, is not it (it answered ${status} to svc's signed request${status === 401 ? '); nothing was done.' : ').'}`,
     {
       hint: `Try again in a moment: the keeper is looked for again. ${KEEPER_JOB_SHOWN}`,
       details: { status },
