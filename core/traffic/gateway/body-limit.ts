@@ -31,8 +31,7 @@ export function countedBody(req: IncomingMessage, res: ServerResponse, maxBytes:
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
       if (seen <= maxBytes) return done(null, chunk);
-      req.unpipe(counter);
-      discardRestAfterAnswer(req, res);
+      discardRestAfterAnswer(req, res); // unpipes the counter too
       done(payloadTooLarge(maxBytes));
     },
   });
