@@ -29,6 +29,7 @@ import os
 import secrets
 import shutil
 import stat
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
@@ -52,6 +53,9 @@ IO_BYTES = 1024 * 1024
 """An upload is written, a download read, in pieces of about this size: memory stays flat."""
 
 _EPOCH = datetime(1970, 1, 1)
+
+_PROC_FDS = os.path.isdir("/proc/self/fd")
+"""Whether an opened folder can be reached by its /proc/self/fd link (looked at once)."""
 
 
 class Problem(Exception):
@@ -434,15 +438,24 @@ class _Keeper:
             elif not recursive:
                 raise Problem(400, "needs_recursive")
             else:
-                # Reached through the opened folder; rmtree itself works from descriptors and follows no link.
-                shutil.rmtree(
-                    f"/proc/self/fd/{folder}/{name}" if os.path.isdir("/proc/self/fd") else os.path.join(parent, name)
-                )
+                _remove_tree(folder, parent, name)
         finally:
             os.close(folder)
 
     async def _get_usage(self, query: dict[str, str], receive: Receive, send: Send) -> None:
         await _send_json(send, 200, {"bytes": await asyncio.to_thread(_usage, self._root)})
+
+
+def _remove_tree(folder: int, parent: str, name: str) -> None:
+    """The folder ``name`` and all below it, reached through the opened ``folder`` (the parent at ``parent``)."""
+    # rmtree itself works from descriptors and follows no link; dir_fd came in Python 3.11, before it
+    # the opened folder is reached through its /proc/self/fd link.
+    if sys.version_info >= (3, 11):
+        shutil.rmtree(name, dir_fd=folder)
+    elif _PROC_FDS:
+        shutil.rmtree(f"/proc/self/fd/{folder}/{name}")
+    else:
+        shutil.rmtree(os.path.join(parent, name))
 
 
 def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> os.stat_result:
