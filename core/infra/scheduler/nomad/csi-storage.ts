@@ -49,13 +49,10 @@ export class CsiStorage implements VolumeStorage {
   }
 
   async delete(workspace: string, volume: string): Promise<void> {
-    try {
-      await this.#keepers.stop(workspace, volume);
+    await this.#keepers.deleting(workspace, volume, async () => {
       await deleteCsiVolume(this.#client, workspace, volume);
       this.#sizes.delete(`${workspace}/${volume}`);
-    } finally {
-      this.#keepers.deleted(workspace, volume);
-    }
+    });
   }
 
   list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]> {

@@ -53,8 +53,8 @@ export class VolumeKeepers implements KeeperFinder {
   readonly #options: VolumeKeepersOptions;
   /** Keepers found (or being started), by `<workspace>/<volume>`. */
   readonly #known = new Map<string, Promise<KeeperAddress>>();
-  /** Volumes whose deletion is under way (`stop` to `deleted`), by `<workspace>/<volume>`. */
-  readonly #deleting = new Set<string>();
+  /** Deletions under way (`deleting`), by `<workspace>/<volume>`: how many. */
+  readonly #deleting = new Map<string, number>();
 
   constructor(options: VolumeKeepersOptions) {
     this.#options = options;
@@ -78,11 +78,25 @@ export class VolumeKeepers implements KeeperFinder {
   }
 
   /**
-   * Stops and purges the keeper's job and its Variable, and waits until its allocations are gone (their
-   * claims with them). No keeper of the volume is started again until `deleted` says the deletion ended.
+   * Deletes the volume's keeper, then runs `removeVolume` (the CSI volume's deletion, which needs the
+   * keeper's claim gone). No keeper of the volume is started from this call until it ends, done or failed,
+   * nor while another deletion of it runs.
    */
-  async stop(workspace: string, volume: string): Promise<void> {
-    this.#deleting.add(`${workspace}/${volume}`);
+  async deleting(workspace: string, volume: string, removeVolume: () => Promise<void>): Promise<void> {
+    const key = `${workspace}/${volume}`;
+    this.#deleting.set(key, (this.#deleting.get(key) ?? 0) + 1);
+    try {
+      await this.#stop(workspace, volume);
+      await removeVolume();
+    } finally {
+      const left = this.#deleting.get(key)! - 1;
+      if (left === 0) this.#deleting.delete(key);
+      else this.#deleting.set(key, left);
+    }
+  }
+
+  /** Stops and purges the keeper's job and its Variable, and waits until its allocations are gone (their claims with them). */
+  async #stop(workspace: string, volume: string): Promise<void> {
     // One being started now is waited for, so that its job is registered before it is purged below.
     await this.#known.get(`${workspace}/${volume}`)?.catch(() => undefined);
     this.forget(workspace, volume);
@@ -95,11 +109,6 @@ export class VolumeKeepers implements KeeperFinder {
       if (Date.now() > deadline) break; // the volume's deletion says what still claims it
       await sleep(POLL_MS);
     }
-  }
-
-  /** The deletion `stop` began has ended (done or failed): the volume may have a keeper again. */
-  deleted(workspace: string, volume: string): void {
-    this.#deleting.delete(`${workspace}/${volume}`);
   }
 
   async #start(workspace: string, volume: string): Promise<KeeperAddress> {
