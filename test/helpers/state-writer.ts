@@ -7,6 +7,7 @@
  * printed is a promise that the write survives. With round "hold" it only
  * opens the store, prints `{"ready": true}` and waits.
  */
+import { writeSync } from 'node:fs';
 import { openFileStateStore } from '../../core/infra/state/file-store.js';
 import type { StateStore } from '../../core/model/store/types.js';
 import { valueFor } from './state-values.js';
@@ -14,8 +15,13 @@ import { valueFor } from './state-values.js';
 const [dataDir, round, compactAt] = process.argv.slice(2);
 if (!dataDir || !round) throw new Error('usage: state-writer.js <data dir> <round> [compactAtBytes]');
 const store = await openFileStateStore({ dataDir, compactAtBytes: compactAt ? Number(compactAt) : undefined });
-// stdout is a pipe: on Linux its writes are synchronous, so a printed line has left the process.
-const say = (line: object): void => void process.stdout.write(`${JSON.stringify(line)}\n`);
+// Each line is in the pipe before the next write starts: process.stdout is asynchronous on a POSIX pipe (Node
+// queues what a full pipe cannot take, and a kill drops the queue), so a kill could lose the acknowledgement
+// of a put while the delete that follows it was already durable. fd 1 is blocking here (the child's end).
+const say = (line: object): void => {
+  const bytes = Buffer.from(`${JSON.stringify(line)}\n`);
+  for (let done = 0; done < bytes.length; ) done += writeSync(1, bytes, done);
+};
 say({ ready: true });
 
 if (round === 'hold') {
