@@ -25,7 +25,7 @@ import { readTar, TarFormatError, type TarHeader } from '../../core/infra/bundle
 import type { ExtractLimits } from '../../core/infra/bundles/types.js';
 import { SvcError } from '../../core/model/errors.js';
 import { nameProblem } from '../../core/model/names.js';
-import { API_PREFIX } from '../api-client.js';
+import { API_PREFIX, dropBody } from '../api-client.js';
 import { connect, type CommandContext } from '../context.js';
 import { shellQuote } from '../shell-quote.js';
 import { formatTable } from '../table.js';
@@ -106,7 +106,7 @@ export async function exampleDownload(
   });
   const type = response.headers.get('content-type') ?? '';
   if (!/^application\/(gzip|x-gzip)\b/.test(type)) {
-    await response.body?.cancel().catch(() => undefined);
+    dropBody(response);
     throw new SvcError(
       'unexpected_response',
       `the server answered the example ${name} with ${type === '' ? 'no Content-Type' : type}, not application/gzip.`,
@@ -117,7 +117,7 @@ export async function exampleDownload(
   }
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > EXAMPLE_LIMITS.maxTotalBytes) {
-    await response.body?.cancel().catch(() => undefined);
+    dropBody(response);
     throw tooLarge(name, declared);
   }
   const chunks: Uint8Array[] = [];

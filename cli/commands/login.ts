@@ -9,7 +9,7 @@
  */
 import os from 'node:os';
 import { isSvcError, SvcError } from '../../core/model/errors.js';
-import { API_PREFIX, ApiClient } from '../api-client.js';
+import { API_PREFIX, ApiClient, dropBody } from '../api-client.js';
 import type { CommandContext } from '../context.js';
 import { credentialsPath, localServer, normalizeServerUrl, resolveServer, writeCredentials, type ResolvedServer } from '../credentials.js';
 
@@ -150,7 +150,7 @@ async function poll(context: CommandContext, api: ApiClient, code: DeviceCode): 
     }
     if (response.status === 429) {
       extraWaitSeconds = Math.max(0, Number(response.headers.get('retry-after')) || intervalSeconds);
-      await response.body?.cancel();
+      dropBody(response);
       continue;
     }
     const text = await response.text();

@@ -9,7 +9,7 @@ import { createBundle } from '../../core/infra/bundles/create.js';
 import { formatBytes } from '../../core/model/format-bytes.js';
 import { loadManifestOf, resolveManifestTarget, type LoadedManifest } from '../../core/infra/manifest-loader/load.js';
 import type { AppSpec } from '../../core/model/workload/types.js';
-import { API_PREFIX, type ApiClient } from '../api-client.js';
+import { API_PREFIX, type ApiClient, dropBody } from '../api-client.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 
@@ -76,6 +76,6 @@ async function uploadBundle(
       headers: { 'Content-Type': 'application/gzip', 'X-Bundle-Sha256': bundle.sha256 },
       long: true,
     })
-    .then((response) => response.body?.cancel());
+    .then(dropBody);
   out.done('uploaded');
 }

@@ -13,7 +13,7 @@ import type { AppView } from '../../core/http/api/app-view.js';
 import type { CreatedBundle } from '../../core/infra/bundles/create.js';
 import { formatBytes } from '../../core/model/format-bytes.js';
 import { isSvcError } from '../../core/model/errors.js';
-import { API_PREFIX, type ApiClient } from '../api-client.js';
+import { API_PREFIX, type ApiClient, dropBody } from '../api-client.js';
 import { LogStreams } from './log-streams.js';
 import { ReloadingPreview, type ChangedRead, type ReloadingOptions, type Shown } from './reloading.js';
 import { summaryOfView } from './summary.js';
@@ -76,7 +76,7 @@ export class RemotePreview extends ReloadingPreview<AppView> {
       body: await readFile(bundle.path),
       long: true,
     });
-    await answer.body?.cancel();
+    dropBody(answer);
   }
 
   protected show(view: AppView, read: ChangedRead): Shown {
