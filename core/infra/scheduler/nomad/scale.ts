@@ -63,7 +63,7 @@ async function scaleTo(state: NomadDriverState, unit: Unit, key: string, count: 
   let unplaced: string | null = null;
   // Read for as long as the wait below lasts (a loaded Nomad may take its time to evaluate), then stopped.
   const waited = new AbortController();
-  const placement = placementFailure(state, unit, scaledAt, healthTimeoutMs, waited.signal);
+  const placement = placementFailure(state, unit, scaledAt, waited.signal);
   void placement.then((reason) => {
     if (reason === null) return;
     unplaced = reason;
@@ -115,27 +115,20 @@ async function scaleTo(state: NomadDriverState, unit: Unit, key: string, count: 
  * Why Nomad could not place the unit's group since the scale (`FailedTGAllocs` of an
  * evaluation of the job modified at or after `sinceIndex`: no node with room, a constraint no
  * node meets), or null. Not the scale's own evaluation alone: Nomad may cancel it for another
- * of the job's that did the placing. Reads the job's evaluations with blocking queries for at
- * most `readMs`, or until `stop` aborts; a failed read explains nothing.
+ * of the job's that did the placing. Reads the job's evaluations with blocking queries for
+ * as long as the scale waits (until `stop` aborts); a failed read explains nothing.
  */
-async function placementFailure(
-  state: NomadDriverState,
-  unit: Unit,
-  sinceIndex: number,
-  readMs: number,
-  stop: AbortSignal,
-): Promise<string | null> {
+async function placementFailure(state: NomadDriverState, unit: Unit, sinceIndex: number, stop: AbortSignal): Promise<string | null> {
   // Without the scale's index, older evaluations could not be told from its own.
   if (sinceIndex <= 0) return null;
-  const deadline = Date.now() + readMs;
   const signal = AbortSignal.any([state.closing.signal, stop]);
   let index = 0;
   try {
-    while (!state.closed && !stop.aborted && Date.now() < deadline) {
+    while (!state.closed && !stop.aborted) {
       const { body, index: next } = await state.client.get<NomadEvaluation[] | null>(
         `${jobPath(unit.jobId)}/evaluations`,
         {},
-        { index, waitMs: Math.max(1, Math.min(BLOCKING_WAIT_MS, deadline - Date.now())), signal },
+        { index, waitMs: BLOCKING_WAIT_MS, signal },
       );
       const failed = failedPlacement(body ?? [], unit.group, sinceIndex);
       if (failed !== null) return failed;
