@@ -9,15 +9,13 @@
  * Requests go through node-fetch (Node's http module under fetch's API), not Node's own fetch: that one
  * loads undici and compiles its HTTP parser to WebAssembly, and the process then waits for the compiler
  * at exit: a command talking to the server took 0.12 s instead of 0.07 s. The head of an answer is
- * awaited at most HEAD_TIMEOUT_MS, except for the `long` requests: a deploy (or a resume) answers once
+ * awaited at most `headTimeoutMs` (300 s), except for the `long` requests: a deploy (or a resume) answers once
  * images are built and containers healthy, which can take longer.
  */
 import fetch, { type RequestInit, Response } from 'node-fetch';
 import { errorCodes, SvcError, type ErrorCode } from '../core/model/errors.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-export type { Response } from 'node-fetch';
 
 export const API_PREFIX = '/api/v1';
 
@@ -31,6 +29,8 @@ export interface ApiClientOptions {
   readonly tokenSource?: string;
   /** How long requests answered 503 `not_leader` are sent again (default 30 s); 0 never. */
   readonly leaderWaitMs?: number;
+  /** How long a request that is not `long` waits for the head of its answer (default 300 s). */
+  readonly headTimeoutMs?: number;
 }
 
 /**
@@ -70,6 +70,7 @@ export class ApiClient {
   readonly #serverSource: string | undefined;
   readonly #tokenSource: string | undefined;
   readonly #leaderWaitMs: number;
+  readonly #headTimeoutMs: number;
 
   constructor(options: ApiClientOptions) {
     this.server = options.server.replace(/\/+$/, '');
@@ -77,6 +78,7 @@ export class ApiClient {
     this.#serverSource = options.serverSource;
     this.#tokenSource = options.tokenSource;
     this.#leaderWaitMs = options.leaderWaitMs ?? LEADER_WAIT_MS;
+    this.#headTimeoutMs = options.headTimeoutMs ?? HEAD_TIMEOUT_MS;
   }
 
   get<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -161,14 +163,14 @@ export class ApiClient {
     }
     // The head's bound aborts only a request still waiting for it: the timer is cleared once the head came.
     const waited = options.long ? null : new AbortController();
-    const timer = waited === null ? null : setTimeout(() => waited.abort(), HEAD_TIMEOUT_MS).unref();
+    const timer = waited === null ? null : setTimeout(() => waited.abort(), this.#headTimeoutMs).unref();
     const signals = [options.signal, waited?.signal].filter((signal) => signal !== undefined);
     const init: RequestInit = { method, headers, body, signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0] };
     try {
       return await fetch(`${this.server}${path}`, init);
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      if (waited?.signal.aborted) throw this.unreachable(new Error(`no answer within ${HEAD_TIMEOUT_MS / 1000} s`));
+      if (waited?.signal.aborted) throw this.unreachable(new Error(`no answer within ${this.#headTimeoutMs / 1000} s`));
       throw this.unreachable(error);
     } finally {
       if (timer !== null) clearTimeout(timer);
