@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, constants as fsConstants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, link, lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
@@ -16,7 +16,7 @@ import { fileErrors, MAX_LIST_ENTRIES } from './file-errors.js';
 import type { OpenedFile, PickBytes, VolumeEntry } from './types.js';
 /** An upload is written in pieces of about this size. */
 const WRITE_BYTES = 1024 * 1024;
-/** Uploads in progress are `.svc-upload-*` files beside their target; listings leave them out. */
+/** Uploads in progress, and files an upload replaced, are `.svc-upload-*` files beside their target; listings leave them out. */
 const UPLOAD_PREFIX = '.svc-upload-';
 
 async function exists(target: string): Promise<boolean> {
@@ -138,10 +138,14 @@ export async function writeFile(
   }
   await mkdir(parent.real, { recursive: true });
   const folder = await openFolder(parent.real, parent.rootReal, shown);
+  let released: Promise<void> = Promise.resolve();
   try {
-    return await writeInto(folder, parent.real, parts.at(-1)!, volume, shown, body, room, full);
+    const written = await writeInto(folder, parent.real, parts.at(-1)!, volume, shown, body, room, full);
+    released = written.released;
+    return written.entry;
   } finally {
-    await folder.close();
+    // The folder stays open until the replaced file is gone: it is reached through the folder.
+    void released.finally(() => folder.close().catch(() => {}));
   }
 }
 
@@ -155,7 +159,7 @@ async function writeInto(
   body: Readable,
   room: number,
   full: (written: number) => SvcError,
-): Promise<VolumeEntry> {
+): Promise<{ entry: VolumeEntry; released: Promise<void> }> {
   const target = under(folder, folderReal, name);
   if ((await exists(target)) && (await lstat(target)).isDirectory()) {
     throw fileErrors.folderInTheWay(volume, shown);
@@ -192,7 +196,19 @@ async function writeInto(
     } finally {
       await handle.close();
     }
-    await rename(temporary, target);
+    // A file replaced is kept under another name until the new one has taken its own: freeing a large
+    // file's blocks and cached pages takes the rename 0.3 s per 2 GiB here, which is not the upload's to wait for.
+    const replaced = under(folder, folderReal, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}-replaced`);
+    const kept = await link(target, replaced).then(
+      () => true,
+      () => false, // nothing there to replace
+    );
+    const release = () => (kept ? unlink(replaced).catch(() => {}) : Promise.resolve());
+    await rename(temporary, target).catch(async (error: unknown) => {
+      await release();
+      throw error;
+    });
+    return { entry: entryOf(shown, await stat(target)), released: release() };
   } catch (error) {
     await unlink(temporary).catch(() => {});
     // The client went away mid-upload: nothing to report, and nothing was kept.
@@ -205,7 +221,6 @@ async function writeInto(
     // answer on a connection still whole (the API reads and drops the rest for a few seconds).
     throw await asDiskFull(error, path.join(folderReal, name));
   }
-  return entryOf(shown, await stat(target));
 }
 
 /**
