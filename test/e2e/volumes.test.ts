@@ -161,7 +161,8 @@ describe('volumes on the embedded platform (API)', function () {
         resolve(response.statusCode ?? 0);
       });
       request.on('error', reject);
-      const send = () => request.write(chunk, () => setImmediate(send));
+      // Until the request is gone: a write to a destroyed request calls back at once, with an error.
+      const send = () => request.write(chunk, (error) => error || setImmediate(send));
       send();
     });
     assert.equal(refusedThenGone, 507);
