@@ -274,7 +274,7 @@ export class ApiClient {
     );
   }
 
-  /** The headers that sign a request in (none without a token): for transfers made outside fetch (file-transfer.ts). */
+  /** The headers that sign a request in (none without a token): for transfers made outside fetch (cli/transfer/). */
   authorization(): Record<string, string> {
     return this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` };
   }

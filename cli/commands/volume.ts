@@ -13,7 +13,8 @@ import type { VolumeAnswer, VolumeEntry } from '../../core/services/volumes/type
 import { formatBytes } from '../../core/model/format-bytes.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
-import { downloadFile, uploadFile } from '../file-transfer.js';
+import { downloadFile } from '../transfer/download.js';
+import { uploadFile } from '../transfer/upload.js';
 import { startProgressBar } from '../progress-bar.js';
 import { connect, type CommandContext } from '../context.js';
 import { formatTable } from '../table.js';
@@ -173,9 +174,12 @@ export async function volumeGet(
     const to = relative === '' ? destination : path.join(destination, ...relative.split('/'));
     await mkdir(path.dirname(to), { recursive: true });
     const bar = startProgressBar(context.stderr, `get ${file.path}`, file.size);
-    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to, bar.advance, (bytes) => {
-      bar.advance(bytes);
-      if (!flags.json) out.step(`going on with ${file.path} from ${formatBytes(bytes)}, where an earlier get stopped`);
+    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to, {
+      onBytes: bar.advance,
+      onResume: (bytes) => {
+        bar.advance(bytes);
+        if (!flags.json) out.step(`going on with ${file.path} from ${formatBytes(bytes)}, where an earlier get stopped`);
+      },
     }).finally(() => bar.stop());
     written.push(to);
     if (!flags.json) out.step(`got ${file.path} (${formatBytes(file.size)})`);

@@ -7,22 +7,32 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { ApiClient } from '../../cli/api-client.js';
-import { downloadFile } from '../../cli/file-transfer.js';
+import { downloadFile } from '../../cli/transfer/download.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
 
 const MiB = 1024 * 1024;
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** A TCP proxy to `port` that closes both sides once `cutAfter` bytes of answer went through. */
-async function cuttingProxy(port: number, cutAfter: number): Promise<{ url: string; close(): void }> {
+/**
+ * A TCP proxy to `port` that closes both sides of a connection once `cutAfter` bytes of answer went through
+ * it; it counts the connections made through it, and the most open at once.
+ */
+async function proxyTo(port: number, cutAfter = Number.POSITIVE_INFINITY) {
+  let open = 0;
+  let made = 0;
+  let mostAtOnce = 0;
   const server = net.createServer((client) => {
+    made += 1;
+    open += 1;
+    mostAtOnce = Math.max(mostAtOnce, open);
+    client.once('close', () => (open -= 1));
     const upstream = net.connect(port, '127.0.0.1');
     client.pipe(upstream);
     let passed = 0;
@@ -36,7 +46,12 @@ async function cuttingProxy(port: number, cutAfter: number): Promise<{ url: stri
     upstream.on('error', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    made: () => made,
+    mostAtOnce: () => mostAtOnce,
+    close: () => server.close(),
+  };
 }
 
 describe('volume downloads that go on where they stopped (Range)', function () {
@@ -116,7 +131,7 @@ describe('volume downloads that go on where they stopped (Range)', function () {
 
   it('keeps a cut-off download and finishes it with only the bytes it lacks', async () => {
     const to = path.join(scratch, 'data.bin');
-    const proxy = await cuttingProxy(Number(new URL(platform.url).port), 2 * MiB);
+    const proxy = await proxyTo(Number(new URL(platform.url).port), 2 * MiB);
     try {
       await assert.rejects(
         downloadFile(new ApiClient({ server: proxy.url, token: owner }), filePath, to),
@@ -136,13 +151,10 @@ describe('volume downloads that go on where they stopped (Range)', function () {
 
     let moved = 0;
     let resumedAt = -1;
-    await downloadFile(
-      new ApiClient({ server: platform.url, token: owner }),
-      filePath,
-      to,
-      (bytes) => (moved += bytes),
-      (bytes) => (resumedAt = bytes),
-    );
+    await downloadFile(new ApiClient({ server: platform.url, token: owner }), filePath, to, {
+      onBytes: (bytes) => (moved += bytes),
+      onResume: (bytes) => (resumedAt = bytes),
+    });
     assert.equal(resumedAt, kept, 'it went on from what it had');
     assert.equal(moved, file.length - kept, 'only the rest came');
     assert.equal(sha(readFileSync(to)), sha(file));
@@ -154,7 +166,7 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     writeFileSync(`${to}.svc-partial`, randomBytes(MiB));
     writeFileSync(`${to}.svc-partial.etag`, '"an-older-version"');
     let resumed = false;
-    await downloadFile(new ApiClient({ server: platform.url, token: owner }), filePath, to, undefined, () => (resumed = true));
+    await downloadFile(new ApiClient({ server: platform.url, token: owner }), filePath, to, { onResume: () => (resumed = true) });
     assert.equal(resumed, false);
     assert.equal(sha(readFileSync(to)), sha(file));
   });
@@ -167,7 +179,7 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     writeFileSync(`${whole}.svc-partial`, file);
     writeFileSync(`${whole}.svc-partial.etag`, etag);
     let moved = 0;
-    await downloadFile(client(), filePath, whole, (bytes) => (moved += bytes));
+    await downloadFile(client(), filePath, whole, { onBytes: (bytes) => (moved += bytes) });
     assert.equal(moved, 0, 'nothing fetched again');
     assert.equal(sha(readFileSync(whole)), sha(file));
 
@@ -177,6 +189,86 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     await downloadFile(client(), filePath, longer);
     assert.equal(sha(readFileSync(longer)), sha(file));
     assert.ok(!existsSync(`${longer}.svc-partial.etag`));
+  });
+
+  /** Downloads of `filePath` in parts of 1 MiB, two at once: the 6 MiB file is six parts. */
+  const inParts = { partBytes: MiB, connections: 2 };
+
+  it('fetches a file of several parts over two connections at once, each part where it belongs', async () => {
+    const to = path.join(scratch, 'parts.bin');
+    const proxy = await proxyTo(Number(new URL(platform.url).port));
+    let moved = 0;
+    try {
+      await downloadFile(new ApiClient({ server: proxy.url, token: owner }), filePath, to, {
+        ...inParts,
+        onBytes: (bytes) => (moved += bytes),
+      });
+    } finally {
+      proxy.close();
+    }
+    assert.equal(sha(readFileSync(to)), sha(file));
+    assert.equal(moved, file.length, 'each byte fetched once');
+    assert.equal(proxy.mostAtOnce(), 2, 'two parts at once');
+    assert.deepEqual(
+      readdirSync(scratch).filter((name) => name.startsWith('parts.bin.')),
+      [],
+      'nothing of the partial left',
+    );
+  });
+
+  it('keeps every part that came when the parts are cut off, and fetches only the others after', async () => {
+    const to = path.join(scratch, 'cut-parts.bin');
+    // Each connection passes its first part and half of its second: four parts of six come, two halves are lost.
+    const proxy = await proxyTo(Number(new URL(platform.url).port), 1.5 * MiB);
+    try {
+      await assert.rejects(
+        downloadFile(new ApiClient({ server: proxy.url, token: owner }), filePath, to, inParts),
+        (error: Error & { code?: string; hint?: string }) => {
+          assert.equal(error.code, 'server_unreachable');
+          assert.match(error.hint ?? '', /Run the same command again: it goes on from there/);
+          return true;
+        },
+      );
+    } finally {
+      proxy.close();
+    }
+    assert.ok(!existsSync(to) && !existsSync(`${to}.svc-partial.etag`), 'not under its name, and not a beginning to append to');
+    assert.equal(statSync(`${to}.svc-partial`).size, file.length, 'the partial file has the size of the file');
+    const record = JSON.parse(readFileSync(`${to}.svc-partial.parts`, 'utf8')) as { etag: string; size: number; done: [number, number][] };
+    assert.equal(record.size, file.length);
+    const kept = record.done.reduce((sum, [start, end]) => sum + end - start, 0);
+    assert.ok(kept >= 2 * MiB && kept < file.length, `the parts that came are recorded: ${JSON.stringify(record.done)}`);
+    const partial = readFileSync(`${to}.svc-partial`);
+    for (const [start, end] of record.done)
+      assert.ok(partial.subarray(start, end).equals(file.subarray(start, end)), `bytes ${start}-${end}`);
+
+    let moved = 0;
+    let resumedAt = -1;
+    await downloadFile(client(), filePath, to, {
+      ...inParts,
+      onBytes: (bytes) => (moved += bytes),
+      onResume: (bytes) => (resumedAt = bytes),
+    });
+    assert.equal(resumedAt, kept, 'it went on from the parts it had');
+    assert.equal(moved, file.length - kept, 'only the missing bytes came');
+    assert.equal(sha(readFileSync(to)), sha(file));
+    assert.ok(!existsSync(`${to}.svc-partial`) && !existsSync(`${to}.svc-partial.parts`), 'nothing of the partial left');
+  });
+
+  it('starts over from parts of another version of the file, or a record it cannot read', async () => {
+    for (const [name, record] of [
+      ['older-parts.bin', JSON.stringify({ etag: '"an-older-version"', size: file.length, done: [[0, MiB]] })],
+      ['unreadable-parts.bin', '{"etag": "x", "size": '],
+    ] as const) {
+      const to = path.join(scratch, name);
+      writeFileSync(`${to}.svc-partial`, randomBytes(file.length));
+      writeFileSync(`${to}.svc-partial.parts`, record);
+      let resumed = false;
+      await downloadFile(client(), filePath, to, { ...inParts, onResume: () => (resumed = true) });
+      assert.equal(resumed, false, name);
+      assert.equal(sha(readFileSync(to)), sha(file), name);
+      assert.ok(!existsSync(`${to}.svc-partial.parts`), name);
+    }
   });
 
   it('refuses a second download into the same file while the first runs, and takes over a lock left by one gone', async () => {

@@ -107,7 +107,8 @@ class Volume:
         """Downloads the file ``path`` to ``local``: written beside it first (``<local>.svc-partial``), renamed onto it
         once it has all the bytes the server announced. A download cut off by the network keeps what came, with the
         file's ETag (``<local>.svc-partial.etag``); the next ``get_file`` (or ``svc volume get``) into ``local`` asks
-        only for the rest, or for all of it when the file changed meanwhile. One download into ``local`` at a time."""
+        only for the rest, or for all of it when the file changed meanwhile. Parts that ``svc volume get`` left
+        (``<local>.svc-partial.parts``) are fetched again. One download into ``local`` at a time."""
         target = Path(local)
         target.parent.mkdir(parents=True, exist_ok=True)
         with _download_lock(target):
@@ -116,6 +117,10 @@ class Volume:
     def _fetch_into(self, path: str, target: Path, *, resume: bool) -> None:
         partial = target.with_name(f"{target.name}.svc-partial")
         etag_file = target.with_name(f"{target.name}.svc-partial.etag")
+        parts_file = target.with_name(f"{target.name}.svc-partial.parts")
+        if parts_file.exists():  # parts that ``svc volume get`` fetched in any order: not a beginning to go on from
+            _discard(partial, etag_file)
+            parts_file.unlink(missing_ok=True)
         kept = partial.stat().st_size if resume and partial.exists() else 0
         etag = etag_file.read_text().strip() if kept and etag_file.exists() else ""
         headers = {"Range": f"bytes={kept}-", "If-Range": etag} if etag else {}

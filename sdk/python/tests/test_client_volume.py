@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import os
 import socket
 import subprocess
@@ -134,6 +135,20 @@ def test_a_download_cut_off_goes_on_where_it_stopped(server, tmp_path, monkeypat
     assert fetched[1:] == blob[1:]
     assert not (tmp_path / "big.bin.svc-partial").exists()
     assert not (tmp_path / "big.bin.svc-partial.etag").exists()
+
+
+def test_parts_that_svc_volume_get_left_are_fetched_again_not_taken_for_a_beginning(server, tmp_path):
+    vol = svc.Volume.from_name("sdk-resume-parts", create_if_missing=True)
+    blob = os.urandom(1024 * 1024)
+    vol.put_file(io.BytesIO(blob), "data.bin")
+    target = tmp_path / "data.bin"
+    # The CLI's partial file has the file's size, holes and all: it is no beginning, and its record goes with it.
+    (tmp_path / "data.bin.svc-partial").write_bytes(bytes(len(blob)))
+    record = {"etag": '"a-version"', "size": len(blob), "done": [[0, 4096]]}
+    (tmp_path / "data.bin.svc-partial.parts").write_text(json.dumps(record))
+    vol.get_file("data.bin", target)
+    assert target.read_bytes() == blob
+    assert not list(tmp_path.glob("data.bin.svc-partial*")), "nothing of the partial left"
 
 
 def test_a_changed_file_is_fetched_whole_and_a_running_download_is_not_joined(server, tmp_path):
