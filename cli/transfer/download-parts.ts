@@ -8,7 +8,17 @@ import { constants as fsConstants } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { ApiClient } from '../api-client.js';
-import { bytesIn, discard, missingSpans, type PartialFiles, type Spans, saveParts, stoppedAfter, withSpan } from './partial-download.js';
+import {
+  bytesIn,
+  discard,
+  missingSpans,
+  type PartialFiles,
+  type PartsRecord,
+  type Spans,
+  saveParts,
+  stoppedAfter,
+  withSpan,
+} from './partial-download.js';
 import { answerTo, contentRange, type OnBytes, textOf } from './request.js';
 import { writeBody } from './write-body.js';
 
@@ -40,16 +50,8 @@ type Stop =
  */
 export async function fetchParts(job: PartsJob): Promise<'done' | 'changed'> {
   const { files, first, size, etag } = job;
-  // The `.etag` record says the partial file is a beginning: gone before any byte is written out of order.
-  await unlink(files.etag).catch(() => {});
-  const handle = await open(files.partial, fsConstants.O_RDWR | fsConstants.O_CREAT);
-  try {
-    await handle.truncate(size);
-  } finally {
-    await handle.close();
-  }
+  await sizePartial(files, { etag, size, done: job.done });
   let done = job.done;
-  await saveParts(files, { etag, size, done });
   const queue = slices(missingSpans(withSpan(done, first.start, first.end + 1), size), job.partBytes);
   const inFlight = new Set<IncomingMessage>();
   let stop: Stop | null = null;
@@ -105,21 +107,41 @@ export async function fetchParts(job: PartsJob): Promise<'done' | 'changed'> {
   const firstThenMore = take(first.response, first.start, first.end).then(connection);
   await Promise.all([firstThenMore, ...Array.from({ length: job.connections - 1 }, connection)]);
   await recording.catch(() => {});
-  const stopped = stop as Stop | null;
+  return outcome(job, stop as Stop | null, done);
+}
+
+/**
+ * The partial file at the file's size (holes where nothing came yet), with its first `.parts` record. The
+ * `.etag` record says the partial file is a beginning: it goes before any byte is written out of order.
+ */
+async function sizePartial(files: PartialFiles, record: PartsRecord): Promise<void> {
+  await unlink(files.etag).catch(() => {});
+  const handle = await open(files.partial, fsConstants.O_RDWR | fsConstants.O_CREAT);
+  try {
+    await handle.truncate(record.size);
+  } finally {
+    await handle.close();
+  }
+  await saveParts(files, record);
+}
+
+/** What the parts came to, once none is in flight: all of the file, another version of it, or a stop. */
+async function outcome(job: PartsJob, stopped: Stop | null, done: Spans): Promise<'done' | 'changed'> {
   if (stopped === null) {
     // Never renamed with a hole in it: every span must have been written.
-    if (bytesIn(done) !== size) throw new Error(`fetchParts: ${size - bytesIn(done)} bytes of ${files.partial} were never fetched`);
+    if (bytesIn(done) !== job.size)
+      throw new Error(`fetchParts: ${job.size - bytesIn(done)} bytes of ${job.files.partial} were never fetched`);
     return 'done';
   }
   if (stopped.kind === 'changed') {
-    await discard(files);
+    await discard(job.files);
     return 'changed';
   }
   if (stopped.kind === 'failed') {
-    if (!stopped.keep) await discard(files);
+    if (!stopped.keep) await discard(job.files);
     throw stopped.error;
   }
-  throw stoppedAfter(job.client, bytesIn(done), stopped.error, files.partial);
+  throw stoppedAfter(job.client, bytesIn(done), stopped.error, job.files.partial);
 }
 
 /** `spans` cut into inclusive `[start, end]` slices of at most `bytes` each. */
