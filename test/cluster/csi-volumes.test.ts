@@ -8,8 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { ApiClient } from '../../cli/api-client.js';
+import { downloadFile } from '../../cli/transfer/download.js';
 import { until } from '../helpers/until.js';
 import { findBinary, NAMESPACE, type Cluster } from './agents.js';
 import { jobOf, runningAllocations } from './jobs.js';
@@ -72,6 +76,8 @@ function pluginJob(c: Cluster, stateDir: string) {
   let server: SvcServer;
   const urls: Record<string, string> = {};
   const bearer = () => ({ Authorization: `Bearer ${server.ownerToken}` });
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'svc-csi-get-'));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
   const api = (method: string, at: string, body?: Buffer | string | Readable, type = 'application/json') =>
     fetch(`${server.url}/api/v1${at}`, {
       method,
@@ -155,6 +161,18 @@ function pluginJob(c: Cluster, stateDir: string) {
     });
     assert.equal(ranged.status, 206);
     assert.deepEqual(Buffer.from(await ranged.arrayBuffer()), data.subarray(1000, 2000));
+    // As `svc volume get` fetches a large file: in parts (of 1 MiB here, six), two at once, through the keeper.
+    const fetched = path.join(scratch, 'big-in-parts.bin');
+    await downloadFile(
+      new ApiClient({ server: server.url, token: server.ownerToken }),
+      '/api/v1/volumes/shared/files?path=weights/big.bin',
+      fetched,
+      {
+        partBytes: 1024 * 1024,
+        connections: 2,
+      },
+    );
+    assert.equal(createHash('sha256').update(readFileSync(fetched)).digest('hex'), createHash('sha256').update(data).digest('hex'));
 
     const missing = await api('GET', '/volumes/shared/files?path=weights/none.bin');
     assert.equal(missing.status, 404);
