@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -222,5 +222,15 @@ describe('volumes on the embedded platform (API)', function () {
     assert.equal((await call('DELETE', '/api/v1/volumes/models', { token: owner })).status, 204);
     assert.equal(existsSync(files('models')), false);
     assert.equal((await call('GET', '/api/v1/volumes/models', { token: owner })).status, 404);
+  });
+
+  it('measures the volumes again before it refuses an upload, so that files a container removed make room', async () => {
+    await call('POST', '/api/v1/volumes', { token: owner, json: { name: 'shrinking' } });
+    const twenty = randomBytes(20 * 1024 * 1024);
+    assert.equal((await put('shrinking', 'a.bin', twenty)).status, 201);
+    rmSync(files('shrinking', 'a.bin')); // as a container that mounts it would: unseen by the server
+    // 20 MiB more would not fit beside the size kept from the first upload; measured again, it does.
+    const again = await put('shrinking', 'b.bin', twenty);
+    assert.equal(again.status, 201, again.text);
   });
 });

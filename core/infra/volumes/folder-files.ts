@@ -18,6 +18,8 @@ import type { OpenedFile, PickBytes, VolumeEntry } from './types.js';
 const WRITE_BYTES = 1024 * 1024;
 /** Uploads in progress, and files an upload replaced, are `.svc-upload-*` files beside their target; listings leave them out. */
 const UPLOAD_PREFIX = '.svc-upload-';
+/** A file an upload replaced, until it is removed (just after the upload's answer): no longer the volume's. */
+const REPLACED_SUFFIX = '-replaced';
 
 async function exists(target: string): Promise<boolean> {
   return lstat(target).then(
@@ -120,7 +122,8 @@ function entryOf(at: string, info: { isDirectory(): boolean; isSymbolicLink(): b
 /**
  * Writes `body` to `parts` (folders made as needed): to a temporary file first, renamed onto the
  * target once all of it arrived. `room` is how many bytes may still be written; past it the upload
- * fails with `volume_full` (from `full()`) and nothing is left behind.
+ * fails with `volume_full` (from `full()`) and nothing is left behind. With the new file's entry: the
+ * bytes of the file it replaced (0 for none).
  */
 export async function writeFile(
   root: string,
@@ -129,7 +132,7 @@ export async function writeFile(
   body: Readable,
   room: number,
   full: (written: number) => SvcError,
-): Promise<VolumeEntry> {
+): Promise<{ entry: VolumeEntry; replacedBytes: number }> {
   const shown = parts.join('/');
   if (parts.length === 0) throw fileErrors.rootNotAFile();
   const parent = await inside(root, parts.slice(0, -1), shown);
@@ -140,9 +143,13 @@ export async function writeFile(
   const folder = await openFolder(parent.real, parent.rootReal, shown);
   let released: Promise<void> = Promise.resolve();
   try {
-    const written = await writeInto(folder, parent.real, parts.at(-1)!, volume, shown, body, room, full);
-    released = written.released;
-    return written.entry;
+    const {
+      entry,
+      replacedBytes,
+      released: replaced,
+    } = await writeInto(folder, parent.real, parts.at(-1)!, volume, shown, body, room, full);
+    released = replaced;
+    return { entry, replacedBytes };
   } finally {
     // The folder stays open until the replaced file is gone: it is reached through the folder.
     void released.finally(() => folder.close().catch(() => {}));
@@ -159,11 +166,10 @@ async function writeInto(
   body: Readable,
   room: number,
   full: (written: number) => SvcError,
-): Promise<{ entry: VolumeEntry; released: Promise<void> }> {
+): Promise<{ entry: VolumeEntry; replacedBytes: number; released: Promise<void> }> {
   const target = under(folder, folderReal, name);
-  if ((await exists(target)) && (await lstat(target)).isDirectory()) {
-    throw fileErrors.folderInTheWay(volume, shown);
-  }
+  const before = await lstat(target).catch(() => null);
+  if (before?.isDirectory()) throw fileErrors.folderInTheWay(volume, shown);
   const temporary = under(folder, folderReal, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}`);
   let written = 0;
   try {
@@ -198,7 +204,7 @@ async function writeInto(
     }
     // A file replaced is kept under another name until the new one has taken its own: freeing a large
     // file's blocks and cached pages takes the rename 0.3 s per 2 GiB here, which is not the upload's to wait for.
-    const replaced = under(folder, folderReal, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}-replaced`);
+    const replaced = under(folder, folderReal, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}${REPLACED_SUFFIX}`);
     const kept = await link(target, replaced).then(
       () => true,
       () => false, // nothing there to replace
@@ -208,7 +214,7 @@ async function writeInto(
       await release();
       throw error;
     });
-    return { entry: entryOf(shown, await stat(target)), released: release() };
+    return { entry: entryOf(shown, await stat(target)), replacedBytes: before?.isFile() ? before.size : 0, released: release() };
   } catch (error) {
     await unlink(temporary).catch(() => {});
     // The client went away mid-upload: nothing to report, and nothing was kept.
@@ -319,7 +325,9 @@ export async function usedBytes(folder: string): Promise<number> {
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) total += (await lstat(full).catch(() => ({ size: 0 }))).size;
+      else if (entry.isFile() && !(entry.name.startsWith(UPLOAD_PREFIX) && entry.name.endsWith(REPLACED_SUFFIX))) {
+        total += (await lstat(full).catch(() => ({ size: 0 }))).size;
+      }
     }
   };
   await walk(folder);

@@ -53,8 +53,11 @@ export interface VolumeStorage {
   open(at: VolumePlace, pick?: PickBytes): Promise<OpenedFile>;
   /** Removes the file or folder at `at` (a folder with what it holds only when `recursive`); never the root. */
   remove(at: VolumePlace, recursive: boolean): Promise<void>;
-  /** The bytes each of `volumes` of `workspace` holds. */
-  usedBytes(workspace: string, volumes: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * The bytes each of `volumes` of `workspace` holds: measured now, or as measured up to `maxAgeMs` before
+   * with this server's own uploads since (0 by default: now). A storage may always measure now.
+   */
+  usedBytes(workspace: string, volumes: readonly string[], maxAgeMs?: number): Promise<Map<string, number>>;
   /** What a unit's containers mount: the volume's folder on this host, or its CSI volume's ID in Nomad. */
   mountSource(workspace: string, volume: string): string;
 }

@@ -26,6 +26,12 @@ const USAGE_TTL_MS = 30_000;
  * minutes to start, or never (a plugin down), and one such volume must not hold up the others.
  */
 const SIZE_WAIT_MS = 5_000;
+/**
+ * How old the sizes that admit an upload may be (this server's own uploads since counted in): files that
+ * containers wrote meanwhile are counted from the next measure, so a workspace may pass its limit by what
+ * its containers wrote in this time. Without it, every upload walked every file of the workspace's volumes.
+ */
+const ROOM_SIZES_AGE_MS = 30_000;
 
 export function volumeKey(workspace: string, name: string): string {
   return `${PREFIX}${workspace}/${name}`;
@@ -128,21 +134,31 @@ export class Volumes implements VolumeMounting {
   /** Stores `body` at `at`, replacing a file there once all of it arrived; `volume_full` past the limits. */
   async put(workspace: string, name: string, at: string, body: Readable, declaredBytes: number | null): Promise<VolumeEntry> {
     const place = await this.#place(workspace, name, at);
+    // Sizes up to ROOM_SIZES_AGE_MS old admit an upload that fits in them; one that seems not to fit is
+    // measured again before it is refused. A body of unknown length is measured against sizes of now.
+    let room = await this.#room(workspace, name, declaredBytes === null ? 0 : ROOM_SIZES_AGE_MS);
+    if (declaredBytes !== null && declaredBytes > room.bytes) room = await this.#room(workspace, name, 0);
+    if (declaredBytes !== null && declaredBytes > room.bytes) throw room.full(declaredBytes);
+    return this.#storage.write(place, body, Math.max(0, room.bytes), room.full);
+  }
+
+  /** How many bytes an upload into the volume may still write, from sizes up to `maxAgeMs` old; `full` says why not. */
+  async #room(workspace: string, name: string, maxAgeMs: number): Promise<{ bytes: number; full: (adding: number) => SvcError }> {
     const others = (await this.#records(workspace)).filter((record) => record.name !== name);
     // This volume's bytes must be known; another's that cannot be read (its keeper not placed, and no size
     // read before) counts as full, so that the workspace's limit still holds without one volume's keeper
     // stopping every upload.
-    const sizeOf = (volume: string) => this.#storage.usedBytes(workspace, [volume]).then((byVolume) => byVolume.get(volume) ?? 0);
+    const sizeOf = (volume: string) => this.#storage.usedBytes(workspace, [volume], maxAgeMs).then((byVolume) => byVolume.get(volume) ?? 0);
     const [used, sizes] = await Promise.all([
       sizeOf(name),
       Promise.all(others.map(async (record) => ({ name: record.name, bytes: await sizeOf(record.name).catch(() => null) }))),
     ]);
     const unknown = sizes.filter((size) => size.bytes === null).map((size) => size.name);
     const workspaceUsed = sizes.reduce((sum, size) => sum + (size.bytes ?? this.#limits.volumeMaxBytes), used);
-    const room = Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed);
-    const full = (bytes: number) => this.#full(workspace, name, used, workspaceUsed, bytes, unknown);
-    if (declaredBytes !== null && declaredBytes > room) throw full(declaredBytes);
-    return this.#storage.write(place, body, Math.max(0, room), full);
+    return {
+      bytes: Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed),
+      full: (adding) => this.#full(workspace, name, used, workspaceUsed, adding, unknown),
+    };
   }
 
   /** The file at `at`, to stream: the bytes `pick` chooses from its size and entity tag (all by default). */

@@ -1,6 +1,7 @@
 /**
- * An upload onto a file already there: the new bytes take the name at once, and the file replaced is
- * removed after the answer (freeing a large file is not the upload's to wait for), leaving nothing behind.
+ * An upload onto a file already there: the new bytes take the name at once (the replaced file's size said),
+ * and the file replaced is removed after the answer (freeing a large file is not the upload's to wait for),
+ * leaving nothing behind.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -19,8 +20,8 @@ describe('an upload that replaces a file', () => {
   it('gives the name the new bytes, and leaves only the file once the old one is gone', async () => {
     mkdirSync(root, { recursive: true });
     await put(Buffer.alloc(4096, 1));
-    const entry = await put(Buffer.from('the second version'));
-    assert.deepEqual([entry.path, entry.size], ['models/weights.bin', 18]);
+    const { entry, replacedBytes } = await put(Buffer.from('the second version'));
+    assert.deepEqual([entry.path, entry.size, replacedBytes], ['models/weights.bin', 18, 4096]);
     assert.equal(readFileSync(path.join(root, 'models', 'weights.bin'), 'utf8'), 'the second version');
     let names = readdirSync(path.join(root, 'models'));
     for (let waited = 0; names.length > 1 && waited < 100; waited += 1) {
