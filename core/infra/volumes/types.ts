@@ -54,8 +54,9 @@ export interface VolumeStorage {
   /** Removes the file or folder at `at` (a folder with what it holds only when `recursive`); never the root. */
   remove(at: VolumePlace, recursive: boolean): Promise<void>;
   /**
-   * The bytes each of `volumes` of `workspace` holds: measured now, or as measured up to `maxAgeMs` before
-   * with this server's own uploads since (0 by default: now). A storage may always measure now.
+   * The bytes each of `volumes` of `workspace` holds: measured now (`maxAgeMs` 0), or as measured up to
+   * `maxAgeMs` before with this server's own uploads since counted in. Without `maxAgeMs`, the storage's
+   * own choice: a folder is measured now, a CSI volume's keeper asked at most every 10 s.
    */
   usedBytes(workspace: string, volumes: readonly string[], maxAgeMs?: number): Promise<Map<string, number>>;
   /** What a unit's containers mount: the volume's folder on this host, or its CSI volume's ID in Nomad. */

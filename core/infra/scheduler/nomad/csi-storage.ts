@@ -60,11 +60,19 @@ export class CsiStorage implements VolumeStorage {
   }
 
   async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
+    const key = `${at.workspace}/${at.volume}`;
+    let entry: VolumeEntry;
     try {
-      return await this.#files.write(at, body, room, full);
-    } finally {
-      this.#sizes.delete(`${at.workspace}/${at.volume}`); // read afresh by the next upload
+      entry = await this.#files.write(at, body, room, full);
+    } catch (error) {
+      this.#sizes.delete(key); // read afresh by the next upload
+      throw error;
     }
+    // Counted in as added (the keeper does not say what the file replaced): a size too large, if anything,
+    // which an upload that seems not to fit has measured again before it is refused.
+    const known = this.#sizes.get(key);
+    if (known !== undefined) this.#sizes.set(key, { bytes: known.bytes + entry.size, at: known.at });
+    return entry;
   }
 
   open(at: VolumePlace, pick?: PickBytes): Promise<OpenedFile> {
@@ -80,19 +88,20 @@ export class CsiStorage implements VolumeStorage {
   }
 
   /**
-   * Each volume's size from its keeper (a walk of the whole volume), kept SIZE_TTL_MS: an upload counts
-   * the workspace's other volumes too, and should not wait for every keeper each time. A keeper that
-   * cannot answer now is taken at its last size, when there is one.
+   * Each volume's size from its keeper (a walk of the whole volume), kept `maxAgeMs` (SIZE_TTL_MS unless
+   * asked otherwise) with this server's uploads since counted in: an upload counts the workspace's other
+   * volumes too, and should not wait for every keeper each time. A keeper that cannot answer now is taken
+   * at its last size, when there is one.
    */
-  async usedBytes(workspace: string, volumes: readonly string[]): Promise<Map<string, number>> {
-    const sizes = await Promise.all(volumes.map(async (volume) => [volume, await this.#size(workspace, volume)] as const));
+  async usedBytes(workspace: string, volumes: readonly string[], maxAgeMs = SIZE_TTL_MS): Promise<Map<string, number>> {
+    const sizes = await Promise.all(volumes.map(async (volume) => [volume, await this.#size(workspace, volume, maxAgeMs)] as const));
     return new Map(sizes);
   }
 
-  async #size(workspace: string, volume: string): Promise<number> {
+  async #size(workspace: string, volume: string, maxAgeMs: number): Promise<number> {
     const key = `${workspace}/${volume}`;
     const known = this.#sizes.get(key);
-    if (known !== undefined && Date.now() - known.at < SIZE_TTL_MS) return known.bytes;
+    if (known !== undefined && maxAgeMs > 0 && Date.now() - known.at < maxAgeMs) return known.bytes;
     // One walk at a time per volume: uploads, listings and /metrics that miss the cache together share it.
     let reading = this.#reading.get(key);
     if (reading === undefined) {
