@@ -49,6 +49,10 @@ SIGNATURE_SKEW_MS = 5 * 60 * 1000
 UPLOAD_PREFIX = ".svc-upload-"
 """Uploads in progress are files with this prefix beside their target; listings leave them out."""
 
+REPLACED_SUFFIX = "-replaced"
+"""A file an upload replaced keeps a hidden name with this suffix until the upload removes it, just after its
+answer: no longer the volume's, it is not counted."""
+
 IO_BYTES = 1024 * 1024
 """An upload is written, a download read, in pieces of about this size: memory stays flat."""
 
@@ -134,7 +138,8 @@ def _count(text: str | None, minimum: int = 0) -> int | None:
 
 
 def _usage(root: str) -> int:
-    """Bytes held by the regular files below ``root`` (links not followed, uploads in progress included)."""
+    """Bytes held by the regular files below ``root`` (links not followed, uploads in progress included, files an
+    upload replaced and is about to remove left out)."""
     total, folders = 0, [root]
     while folders:
         try:
@@ -143,7 +148,7 @@ def _usage(root: str) -> int:
                     try:
                         if entry.is_dir(follow_symlinks=False):
                             folders.append(entry.path)
-                        elif entry.is_file(follow_symlinks=False):
+                        elif entry.is_file(follow_symlinks=False) and not _replaced(entry.name):
                             total += entry.stat(follow_symlinks=False).st_size
                     except OSError:  # gone while counted
                         pass
@@ -386,13 +391,15 @@ class _Keeper:
                     batch, batch_bytes = [], 0
                 if not more:
                     break
-            info = await asyncio.to_thread(_commit, file, folder, temporary, target)
+            info, replaced = await asyncio.to_thread(_commit, file, folder, temporary, target)
             kept = True
+            await _send_json(send, 200, _entry("/".join(parts), info))
+            if replaced is not None:  # after the answer: freeing a large file is not the upload's to wait for
+                await asyncio.to_thread(_unlink_quietly, replaced, folder)
         finally:
             if not kept:
                 await asyncio.to_thread(_discard, file, folder, temporary)
             os.close(folder)
-        await _send_json(send, 200, _entry("/".join(parts), info))
 
     def _open_upload(self, parts: list[str]) -> tuple[IO[bytes], int, str, str]:
         """The temporary file of an upload to ``parts`` (folders made as needed), its folder's descriptor, and
@@ -458,12 +465,35 @@ def _remove_tree(folder: int, parent: str, name: str) -> None:
         shutil.rmtree(os.path.join(parent, name))
 
 
-def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> os.stat_result:
+def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> tuple[os.stat_result, str | None]:
+    """Syncs the upload and renames it onto ``target``; with its entry, the hidden name a file it replaced keeps
+    until the caller removes it (a rename onto a large file waits for the kernel to free it: 0.3 s per 2 GiB)."""
     file.flush()
     os.fsync(file.fileno())  # durable before it takes the name: a crash never leaves a short file there
     file.close()
-    os.rename(temporary, target, src_dir_fd=folder, dst_dir_fd=folder)
-    return os.lstat(target, dir_fd=folder)
+    replaced: str | None = UPLOAD_PREFIX + secrets.token_hex(8) + REPLACED_SUFFIX
+    try:
+        os.link(target, replaced, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        replaced = None  # nothing there to replace
+    try:
+        os.rename(temporary, target, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        if replaced is not None:
+            _unlink_quietly(replaced, folder)
+        raise
+    return os.lstat(target, dir_fd=folder), replaced
+
+
+def _replaced(name: str) -> bool:
+    return name.startswith(UPLOAD_PREFIX) and name.endswith(REPLACED_SUFFIX)
+
+
+def _unlink_quietly(name: str, folder: int) -> None:
+    try:
+        os.unlink(name, dir_fd=folder)
+    except OSError:  # gone already
+        pass
 
 
 def _discard(file: IO[bytes], folder: int, temporary: str) -> None:
