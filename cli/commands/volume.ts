@@ -14,6 +14,7 @@ import { formatBytes } from '../../core/model/format-bytes.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
 import { downloadFile } from '../transfer/download.js';
+import { eachAtOnce } from '../transfer/each-at-once.js';
 import { uploadFile } from '../transfer/upload.js';
 import { startProgressBar } from '../progress-bar.js';
 import { connect, type CommandContext } from '../context.js';
@@ -121,21 +122,38 @@ export async function volumePut(
     throw new SvcError('usage_invalid', `svc volume put: there is no file or folder ${source}.`);
   });
   const target = remote(at) || path.basename(source);
-  const files = info.isDirectory() ? await filesBelow(source) : [''];
+  const files = await Promise.all(
+    (info.isDirectory() ? await filesBelow(source) : ['']).map(async (relative) => {
+      const file = relative === '' ? source : path.join(source, relative);
+      return { file, to: relative === '' ? target : `${target}/${relative.split(path.sep).join('/')}`, size: (await stat(file)).size };
+    }),
+  );
   const { client } = await connect(context);
   const stored: VolumeEntry[] = [];
-  for (const relative of files) {
-    const file = relative === '' ? source : path.join(source, relative);
-    const to = relative === '' ? target : `${target}/${relative.split(path.sep).join('/')}`;
-    const bar = startProgressBar(context.stderr, `put ${to}`, (await stat(file)).size);
-    const answer = await uploadFile(client, `${volumePath(name)}/files${query(to)}`, file, bar.advance).finally(() => bar.stop());
-    const { entry } = answer as { entry: VolumeEntry };
-    stored.push(entry);
-    if (!flags.json) out.step(`put ${to} (${formatBytes(entry.size)})`);
+  const bar = startProgressBar(context.stderr, `put ${info.isDirectory() ? `${target}/` : target}`, sum(files));
+  try {
+    await eachAtOnce(files, FILES_AT_ONCE, async ({ file, to }) => {
+      const answer = await uploadFile(client, `${volumePath(name)}/files${query(to)}`, file, bar.advance);
+      const { entry } = answer as { entry: VolumeEntry };
+      stored.push(entry);
+      bar.stop(); // the line it drew gives way to the step; it is drawn again on the next bytes
+      if (!flags.json) out.step(`put ${to} (${formatBytes(entry.size)})`);
+    });
+  } finally {
+    bar.stop();
   }
+  stored.sort((a, b) => a.path.localeCompare(b.path));
   if (flags.json) out.result(JSON.stringify({ entries: stored }, null, 2));
   else out.done(`put ${stored.length} file${stored.length === 1 ? '' : 's'} into ${name}:${target}`);
 }
+
+/**
+ * Files of a folder put or fetched at once: each request waits on the other side for most of its time
+ * when the files are small (10 000 files of 100 bytes went in 21 s one at a time).
+ */
+const FILES_AT_ONCE = 4;
+
+const sum = (files: readonly { readonly size: number }[]) => files.reduce((total, file) => total + file.size, 0);
 
 /** Every file below `folder`, as paths relative to it, sorted; links and other kinds are left out. */
 async function filesBelow(folder: string, prefix = ''): Promise<string[]> {
@@ -167,25 +185,53 @@ export async function volumeGet(
   if (single !== null && (await stat(destination).catch(() => null))?.isDirectory()) {
     destination = path.join(destination, path.posix.basename(from));
   }
-  const files = single !== null ? [single] : (await entriesOf(client, name, from, true)).filter((e) => e.type === 'file');
+  const files = single !== null ? [single] : await filesIn(client, name, from);
   const written: string[] = [];
-  for (const file of files) {
-    const relative = single !== null ? '' : path.posix.relative(from, file.path);
-    const to = relative === '' ? destination : path.join(destination, ...relative.split('/'));
-    await mkdir(path.dirname(to), { recursive: true });
-    const bar = startProgressBar(context.stderr, `get ${file.path}`, file.size);
-    await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to, {
-      onBytes: bar.advance,
-      onResume: (bytes) => {
-        bar.advance(bytes);
-        if (!flags.json) out.step(`going on with ${file.path} from ${formatBytes(bytes)}, where an earlier get stopped`);
-      },
-    }).finally(() => bar.stop());
-    written.push(to);
-    if (!flags.json) out.step(`got ${file.path} (${formatBytes(file.size)})`);
+  const bar = startProgressBar(context.stderr, `get ${single !== null ? single.path : `${from}/`}`, sum(files));
+  try {
+    await eachAtOnce(files, FILES_AT_ONCE, async (file) => {
+      const relative = single !== null ? '' : path.posix.relative(from, file.path);
+      const to = relative === '' ? destination : path.join(destination, ...relative.split('/'));
+      await mkdir(path.dirname(to), { recursive: true });
+      await downloadFile(client, `${volumePath(name)}/files${query(file.path)}`, to, {
+        onBytes: bar.advance,
+        onResume: (bytes) => {
+          bar.advance(bytes);
+          bar.stop();
+          if (!flags.json) out.step(`going on with ${file.path} from ${formatBytes(bytes)}, where an earlier get stopped`);
+        },
+      });
+      written.push(to);
+      bar.stop();
+      if (!flags.json) out.step(`got ${file.path} (${formatBytes(file.size)})`);
+    });
+  } finally {
+    bar.stop();
   }
+  written.sort();
   if (flags.json) out.result(JSON.stringify({ files: written }, null, 2));
   else out.done(`got ${written.length} file${written.length === 1 ? '' : 's'} into ${destination}`);
+}
+
+/**
+ * Every file below the folder `at`: one recursive listing, or, past the entries one listing gives, a
+ * listing of each folder on its own (a folder holding more than that itself still cannot be listed).
+ */
+async function filesIn(client: ApiClient, name: string, at: string): Promise<VolumeEntry[]> {
+  try {
+    return (await entriesOf(client, name, at, true)).filter((e) => e.type === 'file');
+  } catch (error) {
+    if (!(error instanceof SvcError && (error.details as { maxEntries?: unknown } | undefined)?.maxEntries !== undefined)) throw error;
+  }
+  const found: VolumeEntry[] = [];
+  const walk = async (folder: string): Promise<void> => {
+    for (const entry of await entriesOf(client, name, folder, false)) {
+      if (entry.type === 'dir') await walk(entry.path);
+      else if (entry.type === 'file') found.push(entry);
+    }
+  };
+  await walk(at);
+  return found;
 }
 
 export async function volumeRm(

@@ -21,6 +21,7 @@ export const fileErrors = {
   tooMany: (shown: string) =>
     new SvcError('bad_request', `${quoted(shown)} holds more than ${MAX_LIST_ENTRIES} entries.`, {
       hint: 'List a folder further down, or without --recursive.',
+      details: { field: 'path', maxEntries: MAX_LIST_ENTRIES },
     }),
   rootNotAFile: () =>
     new SvcError('bad_request', 'a file needs a path inside the volume, not its root.', { hint: 'Name the file: "data/train.csv".' }),
