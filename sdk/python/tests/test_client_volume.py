@@ -53,6 +53,21 @@ def test_files_and_folders_go_in_and_out_byte_for_byte(server, tmp_path):
     assert [e.path for e in vol.listdir()] == ["weights"]
 
 
+def test_a_folder_goes_in_several_files_at_once_in_order_and_a_refusal_is_raised(server, tmp_path):
+    vol = svc.Volume.from_name("sdk-put-dir", create_if_missing=True)
+    tree = tmp_path / "rows"
+    tree.mkdir()
+    for i in range(40):
+        (tree / f"{i:02}.txt").write_text(str(i))
+    entries = vol.put_dir(tree, "rows")
+    assert [e.path for e in entries] == [f"rows/{i:02}.txt" for i in range(40)], "in the files' order"
+    assert [e.size for e in entries] == [len(str(i)) for i in range(40)]
+    assert len(vol.listdir("rows")) == 40
+    (tree / "bad\\name.txt").write_text("x")  # a backslash, which a volume's path may not hold
+    with pytest.raises(svc.InvalidRequestError):
+        vol.put_dir(tree, "again")
+
+
 def test_the_server_s_refusals_are_svc_exceptions(server, tmp_path):
     vol = svc.Volume.from_name("sdk-refusals", create_if_missing=True)
     with pytest.raises(svc.InvalidRequestError, match=r'contains "\.\.": a path may not leave the volume'):

@@ -471,9 +471,10 @@ def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> tuple[
     file.flush()
     os.fsync(file.fileno())  # durable before it takes the name: a crash never leaves a short file there
     file.close()
-    replaced: str | None = UPLOAD_PREFIX + secrets.token_hex(8) + REPLACED_SUFFIX
+    hidden = UPLOAD_PREFIX + secrets.token_hex(8) + REPLACED_SUFFIX
+    replaced: str | None = hidden
     try:
-        os.link(target, replaced, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        os.link(target, hidden, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         replaced = None  # nothing there to replace
     try:
