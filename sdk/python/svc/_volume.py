@@ -30,6 +30,7 @@ _CHUNK = 1024 * 1024
 _FILES_AT_ONCE = 4
 """Files of a folder put at once (``put_dir``)."""
 
+
 @dataclass(frozen=True)
 class FileEntry:
     """One file or folder of a volume: its path from the volume's root, ``file``, ``dir`` or ``link``, its size in
