@@ -148,8 +148,8 @@ export async function volumePut(
 }
 
 /**
- * Files of a folder put or fetched at once: each request waits on the other side for most of its time
- * when the files are small (10 000 files of 100 bytes went in 21 s one at a time).
+ * Files of a folder put or fetched at once: a small file's request mostly waits on the other side
+ * (500 files of 100 bytes here: put in 0.64 s against 0.92 one at a time, fetched in 1.79 against 3.29).
  */
 const FILES_AT_ONCE = 4;
 
