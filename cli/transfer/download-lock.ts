@@ -2,8 +2,13 @@
  * One download into a file at a time: `svc volume get` and `vol.get_file` in Python take the same lock
  * beside the target (`<to>.svc-partial.lock`).
  */
+import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { SvcError } from '../../core/model/errors.js';
+
+/** The locks this process holds, by absolute path. */
+const heldHere = new Set<string>();
 
 /** A lock file still empty this long after it was made was left by a process stopped between making and writing it. */
 const EMPTY_LOCK_MS = 10_000;
@@ -16,19 +21,30 @@ const EMPTY_LOCK_MS = 10_000;
  */
 export async function lockDownload(to: string): Promise<() => Promise<void>> {
   const lock = `${to}.svc-partial.lock`;
-  const mine = `${lock}.${process.pid}`;
+  // A folder's files are fetched a few at once: two of them may be one file here (names that differ only
+  // in case, on a disk that does not tell them apart).
+  if (heldHere.has(path.resolve(lock))) {
+    throw new SvcError('conflict', `another download of this command is writing ${to}.`, {
+      hint: 'Two files of the folder land on one file here (names that differ only in case?): fetch them one by one.',
+    });
+  }
+  const mine = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`;
   await writeFile(mine, String(process.pid));
   try {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       try {
         await link(mine, lock);
-        return () => unlink(lock).catch(() => {});
+        heldHere.add(path.resolve(lock));
+        return async () => {
+          heldHere.delete(path.resolve(lock));
+          await unlink(lock).catch(() => {});
+        };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const holder = await lockHolder(lock);
-      // This process's own PID there is a lock of a process gone that had it before (this one downloads one file once).
-      if (holder === null || (holder !== process.pid && processRuns(holder))) {
+      // This process's own PID on a lock it does not hold is one a process gone left (the PID used again).
+      if (holder === null || (holder !== process.pid && processRuns(holder)) || heldHere.has(path.resolve(lock))) {
         throw new SvcError('conflict', `another download (process ${holder ?? '?'}) is writing ${to}.`, {
           hint: `Wait for it to end, or stop it: run again, this one goes on from what it fetched (a lock left by a process that is gone: ${lock}).`,
         });

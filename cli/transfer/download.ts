@@ -6,7 +6,6 @@
  */
 import { unlink, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { SvcError } from '../../core/model/errors.js';
 import type { ApiClient } from '../api-client.js';
 import { lockDownload } from './download-lock.js';
 import { fetchParts } from './download-parts.js';
@@ -46,6 +45,9 @@ export interface DownloadOptions {
  */
 const DEFAULTS = { partBytes: 64 * 1024 * 1024, connections: 2 };
 
+/** The headers of a request for the whole file. */
+const WHOLE = { Accept: 'application/octet-stream' };
+
 /** GETs `path` (a volume's file) into `to`; see the module's comment and docs/volumes.md. */
 export async function downloadFile(client: ApiClient, path: string, to: string, options: DownloadOptions = {}): Promise<void> {
   const release = await lockDownload(to);
@@ -79,14 +81,10 @@ async function fetchInto(
   const status = response.statusCode ?? 0;
   const range = contentRange(response);
   const startOver = async () => {
-    response.resume();
+    response.destroy();
     await discard(files);
-    // Once: a file that changes again while it is fetched anew is not fetched a third time.
-    if (!mayResume) {
-      throw new SvcError('conflict', `${to}: the file changed on the server again while it was being fetched.`, {
-        hint: 'Fetch it once nothing writes it any more.',
-      });
-    }
+    // In parts once more; a file that changes again meanwhile (still being written) comes whole, in one answer.
+    if (!mayResume) return fetchWhole(client, path, await answerTo(client, path, WHOLE), files, to, options.onBytes);
     return fetchInto(client, path, to, options, false);
   };
   if (status === 416) {
@@ -103,7 +101,7 @@ async function fetchInto(
     }
   }
   // Refused (not found, signed out, the server failing): what an earlier download left stays for the next.
-  if (status !== 200 && status !== 206) throw client.errorFrom(status, await textOf(response), 'GET', path);
+  if (status !== 200 && status !== 206) throw client.errorFrom(status, await textOf(response).catch(() => ''), 'GET', path);
   if (status === 200) return fetchWhole(client, path, response, files, to, options.onBytes);
   const etag = strongEtag(response);
   // The part asked for, from `start`: the whole of it, or up to the file's end.
@@ -113,7 +111,7 @@ async function fetchInto(
   if (etag === null) {
     // Parts with nothing to check them against (no ETag: a proxy's answer): the file whole instead.
     response.destroy();
-    return fetchWhole(client, path, await answerTo(client, path, { Accept: 'application/octet-stream' }), files, to, options.onBytes);
+    return fetchWhole(client, path, await answerTo(client, path, WHOLE), files, to, options.onBytes);
   }
   const done = earlier?.done ?? [];
   if (bytesIn(done) > 0) options.onResume(bytesIn(done));
@@ -140,10 +138,11 @@ async function fetchWhole(
   to: string,
   onBytes: OnBytes,
 ): Promise<void> {
-  if (response.statusCode !== 200) throw client.errorFrom(response.statusCode ?? 0, await textOf(response), 'GET', path);
+  if (response.statusCode !== 200) throw client.errorFrom(response.statusCode ?? 0, await textOf(response).catch(() => ''), 'GET', path);
   const total = Number(response.headers['content-length'] ?? Number.NaN);
   const etag = strongEtag(response);
-  await unlink(files.parts).catch(() => {});
+  // No bytes of another version may stand beside the new ETag, even for a moment (a stop there would make them its beginning).
+  await Promise.all([unlink(files.parts).catch(() => {}), unlink(files.partial).catch(() => {})]);
   if (etag !== null) await writeFile(files.etag, etag);
   else await unlink(files.etag).catch(() => {});
   let cut: Error | null;

@@ -17,7 +17,12 @@ export function requestTo(client: ApiClient, method: string, path: string, heade
 export async function answerTo(client: ApiClient, path: string, headers: Record<string, string>): Promise<IncomingMessage> {
   const request = requestTo(client, 'GET', path, headers);
   return new Promise<IncomingMessage>((resolve, reject) => {
-    request.once('response', resolve);
+    request.once('response', (response) => {
+      // A connection cut before the body is read (the partial file still being set up) must not throw as an
+      // 'error' nobody listens to: the answer keeps it (errored), and its reader sees it (write-body.ts).
+      response.on('error', () => {});
+      resolve(response);
+    });
     request.once('error', reject);
     request.end();
   }).catch((error: unknown) => {

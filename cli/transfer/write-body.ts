@@ -5,6 +5,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { finished as whenDone } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { OnBytes } from './request.js';
 
@@ -36,10 +37,10 @@ export async function writeBody(
     response.unpipe(written);
     written.end();
   };
-  response.once('error', stopReading);
-  // Destroyed without an error (a download stopped because another part failed) is cut off too.
-  response.once('close', () => {
-    if (!response.complete) stopReading(new Error('the connection ended early'));
+  // An error, or a close before the end (destroyed because another part failed, or before this was
+  // called at all: finished() tells a stream already closed too), is a cut.
+  whenDone(response, (error) => {
+    if (error) stopReading(error);
   });
   response.on('data', (chunk: Buffer) => onBytes(chunk.length));
   response.pipe(written);

@@ -10,6 +10,12 @@ import { SvcError } from './errors.js';
 export const MAX_VOLUME_PATH_CHARS = 1024;
 export const MAX_VOLUME_NAME_BYTES = 255;
 
+/**
+ * Uploads under way, and files an upload replaced until it removes them, are files with this prefix beside
+ * their target: never listed nor counted, so no path may name one.
+ */
+export const UPLOAD_PREFIX = '.svc-upload-';
+
 /** What is wrong with `path` as a path in a volume, or null. */
 export function volumePathProblem(path: string): string | null {
   if (path.length > MAX_VOLUME_PATH_CHARS) return `is longer than ${MAX_VOLUME_PATH_CHARS} characters`;
@@ -18,6 +24,7 @@ export function volumePathProblem(path: string): string | null {
   if (path.includes('\\')) return 'contains "\\": separate folders with "/"';
   for (const part of path.split('/')) {
     if (part === '..') return 'contains "..": a path may not leave the volume';
+    if (part.startsWith(UPLOAD_PREFIX)) return `has a name that starts with "${UPLOAD_PREFIX}", which svc keeps for uploads under way`;
     if (Buffer.byteLength(part) > MAX_VOLUME_NAME_BYTES) return `has a name longer than ${MAX_VOLUME_NAME_BYTES} bytes`;
   }
   return null;

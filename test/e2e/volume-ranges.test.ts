@@ -332,6 +332,41 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     }
   });
 
+  it('reports an answer cut right after its head as cut off, whole or in parts, and never hangs', async () => {
+    for (const ranges of [true, false]) {
+      // A server that sends the head of the answer asked for and goes: the body's writer is set up after the connection closed.
+      const server = net.createServer((socket) => {
+        socket.once('data', (request: Buffer) => {
+          const [, first, last] = /Range: bytes=(\d+)-(\d+)/i.exec(request.toString()) ?? [];
+          const head =
+            ranges && first !== undefined
+              ? `HTTP/1.1 206 Partial Content\r\nContent-Range: bytes ${first}-${last}/6291456\r\nContent-Length: ${Number(last) - Number(first) + 1}\r\n`
+              : 'HTTP/1.1 200 OK\r\nContent-Length: 6291456\r\n';
+          socket.end(`${head}ETag: "v1"\r\n\r\n`, () => socket.destroy());
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const to = path.join(scratch, 'cut-after-head.bin');
+      try {
+        await assert.rejects(
+          downloadFile(
+            new ApiClient({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: owner }),
+            filePath,
+            to,
+            inParts,
+          ),
+          (error: Error & { code?: string }) => error.code === 'server_unreachable',
+        );
+      } finally {
+        server.close();
+      }
+      assert.ok(!existsSync(`${to}.svc-partial.lock`), 'the lock is released');
+      rmSync(`${to}.svc-partial`, { force: true });
+      rmSync(`${to}.svc-partial.parts`, { force: true });
+      rmSync(`${to}.svc-partial.etag`, { force: true });
+    }
+  });
+
   it('reports a local write failure as itself and keeps nothing of it', async () => {
     const to = path.join(scratch, 'blocked.bin');
     mkdirSync(`${to}.svc-partial`); // a folder where the partial file goes

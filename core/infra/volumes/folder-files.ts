@@ -10,14 +10,14 @@ import { type FileHandle, link, lstat, mkdir, open, readdir, readlink, realpath,
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
+import { UPLOAD_PREFIX } from '../../model/volume-paths.js';
 import { asDiskFull } from '../files/disk-full.js';
 import { FileRangeStream } from '../files/file-range-stream.js';
 import { fileErrors, MAX_LIST_ENTRIES } from './file-errors.js';
 import type { OpenedFile, PickBytes, VolumeEntry } from './types.js';
 /** An upload is written in pieces of about this size. */
 const WRITE_BYTES = 1024 * 1024;
-/** Uploads in progress, and files an upload replaced, are `.svc-upload-*` files beside their target; listings leave them out. */
-const UPLOAD_PREFIX = '.svc-upload-';
+
 /** A file an upload replaced, until it is removed (just after the upload's answer): no longer the volume's. */
 const REPLACED_SUFFIX = '-replaced';
 
@@ -205,16 +205,23 @@ async function writeInto(
     // A file replaced is kept under another name until the new one has taken its own: freeing a large
     // file's blocks and cached pages takes the rename 0.3 s per 2 GiB here, which is not the upload's to wait for.
     const replaced = under(folder, folderReal, `${UPLOAD_PREFIX}${randomBytes(8).toString('hex')}${REPLACED_SUFFIX}`);
-    const kept = await link(target, replaced).then(
-      () => true,
-      () => false, // nothing there to replace
-    );
+    // Only a file: where link(2) follows a symbolic link (BSD, macOS), one a container made would be linked from outside.
+    const kept =
+      before?.isFile() === true &&
+      (await link(target, replaced).then(
+        () => true,
+        () => false, // gone meanwhile, or no hard links here: the rename frees it
+      ));
     const release = () => (kept ? unlink(replaced).catch(() => {}) : Promise.resolve());
-    await rename(temporary, target).catch(async (error: unknown) => {
+    let entry: VolumeEntry;
+    try {
+      await rename(temporary, target);
+      entry = entryOf(shown, await stat(target));
+    } catch (error) {
       await release();
       throw error;
-    });
-    return { entry: entryOf(shown, await stat(target)), replacedBytes: before?.isFile() ? before.size : 0, released: release() };
+    }
+    return { entry, replacedBytes: before?.isFile() ? before.size : 0, released: release() };
   } catch (error) {
     await unlink(temporary).catch(() => {});
     // The client went away mid-upload: nothing to report, and nothing was kept.

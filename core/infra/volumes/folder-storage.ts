@@ -20,6 +20,8 @@ export class FolderStorage implements VolumeStorage {
   readonly #clock: () => number;
   /** The last size walked of each volume (`<workspace>/<volume>`), when, and with this server's uploads since. */
   readonly #sizes = new Map<string, { bytes: number; walkedAt: number }>();
+  /** The walks under way of each volume, each told what this server's uploads changed meanwhile (it may or may not have seen them). */
+  readonly #walking = new Map<string, Set<{ added: number }>>();
 
   /** `root`: `<dataDir>/volumes`, a folder per workspace, a folder per volume in it. */
   constructor(root: string, clock: () => number = Date.now) {
@@ -42,8 +44,10 @@ export class FolderStorage implements VolumeStorage {
 
   async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
     const { entry, replacedBytes } = await writeFile(this.#folder(at.workspace, at.volume), at.volume, at.parts, body, room, full);
-    const known = this.#sizes.get(`${at.workspace}/${at.volume}`);
+    const key = `${at.workspace}/${at.volume}`;
+    const known = this.#sizes.get(key);
     if (known !== undefined) known.bytes += entry.size - replacedBytes;
+    for (const walk of this.#walking.get(key) ?? []) walk.added += entry.size; // too large, if anything: an upload re-measures before it is refused
     return entry;
   }
 
@@ -66,8 +70,17 @@ export class FolderStorage implements VolumeStorage {
     const known = this.#sizes.get(key);
     if (known !== undefined && maxAgeMs > 0 && this.#clock() - known.walkedAt <= maxAgeMs) return known.bytes;
     const walkedAt = this.#clock();
-    const bytes = await usedBytes(this.#folder(workspace, volume));
-    this.#sizes.set(key, { bytes, walkedAt });
+    const during = { added: 0 };
+    const walks = this.#walking.get(key) ?? new Set();
+    this.#walking.set(key, walks.add(during));
+    let bytes: number;
+    try {
+      bytes = await usedBytes(this.#folder(workspace, volume));
+    } finally {
+      walks.delete(during);
+      if (walks.size === 0) this.#walking.delete(key);
+    }
+    this.#sizes.set(key, { bytes: bytes + during.added, walkedAt });
     return bytes;
   }
 

@@ -191,19 +191,22 @@ class Volume:
         base = _remote(path)
         files = sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
 
-        def put(file: Path) -> FileEntry:
+        failed = threading.Event()
+
+        def put(file: Path) -> FileEntry | None:
+            if failed.is_set():
+                return None  # not started: an upload before it failed (raised first, in the files' order)
             relative = file.relative_to(root).as_posix()
-            return self.put_file(file, f"{base}/{relative}" if base else relative)
+            try:
+                return self.put_file(file, f"{base}/{relative}" if base else relative)
+            except BaseException:
+                failed.set()
+                raise
 
         # Four files at once, as ``svc volume put`` sends a folder: a small file's upload mostly waits on the server.
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=_FILES_AT_ONCE)
-        try:
-            return list(pool.map(put, files))
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)  # none started after the first failure
-            raise
-        finally:
-            pool.shutdown(wait=True)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=_FILES_AT_ONCE) as pool:
+            entries = list(pool.map(put, files))
+        return [entry for entry in entries if entry is not None]
 
     def remove_file(self, path: str, *, recursive: bool = False) -> None:
         """Removes the file ``path``, or the folder with what it holds when ``recursive=True``."""

@@ -121,7 +121,7 @@ def _parts(query: dict[str, str]) -> list[str]:
     """The path's segments, checked again here: the keeper trusts no one with its root."""
     shown = query.get("path", "")
     parts = shown.split("/") if shown else []
-    if any(part in ("", ".", "..") or "\0" in part or "\\" in part for part in parts):
+    if any(part in ("", ".", "..") or "\0" in part or "\\" in part or part.startswith(UPLOAD_PREFIX) for part in parts):
         raise Problem(400, "bad_path")
     return parts
 
@@ -393,9 +393,11 @@ class _Keeper:
                     break
             info, replaced = await asyncio.to_thread(_commit, file, folder, temporary, target)
             kept = True
-            await _send_json(send, 200, _entry("/".join(parts), info))
-            if replaced is not None:  # after the answer: freeing a large file is not the upload's to wait for
-                await asyncio.to_thread(_unlink_quietly, replaced, folder)
+            try:
+                await _send_json(send, 200, _entry("/".join(parts), info))
+            finally:  # after the answer: freeing a large file is not the upload's to wait for
+                if replaced is not None:
+                    await asyncio.to_thread(_unlink_quietly, replaced, folder)
         finally:
             if not kept:
                 await asyncio.to_thread(_discard, file, folder, temporary)
@@ -474,16 +476,18 @@ def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> tuple[
     hidden = UPLOAD_PREFIX + secrets.token_hex(8) + REPLACED_SUFFIX
     replaced: str | None = hidden
     try:
+        if not stat.S_ISREG(os.lstat(target, dir_fd=folder).st_mode):
+            raise FileNotFoundError(target)  # only a file is kept aside
         os.link(target, hidden, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
-    except FileNotFoundError:
-        replaced = None  # nothing there to replace
+    except OSError:  # nothing there to replace, or no hard links on this file system: the rename frees it
+        replaced = None
     try:
         os.rename(temporary, target, src_dir_fd=folder, dst_dir_fd=folder)
+        return os.lstat(target, dir_fd=folder), replaced
     except BaseException:
         if replaced is not None:
             _unlink_quietly(replaced, folder)
         raise
-    return os.lstat(target, dir_fd=folder), replaced
 
 
 def _replaced(name: str) -> bool:
