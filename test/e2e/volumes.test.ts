@@ -233,4 +233,11 @@ describe('volumes on the embedded platform (API)', function () {
     const again = await put('shrinking', 'b.bin', twenty);
     assert.equal(again.status, 201, again.text);
   });
+
+  it('counts the uploads under way in the room: two at once that fit only one by one get one 201 and one 507', async () => {
+    assert.equal((await call('DELETE', '/api/v1/volumes/shrinking/files?path=b.bin', { token: owner })).status, 204);
+    const fifteen = randomBytes(15 * 1024 * 1024); // the workspace holds 15 MiB of its 40
+    const answers = await Promise.all([put('shrinking', 'one.bin', fifteen), put('shrinking', 'two.bin', fifteen)]);
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 507]);
+  });
 });

@@ -73,6 +73,8 @@ export class Volumes implements VolumeMounting {
   readonly #limits: VolumeLimits;
   readonly #clock: Clock;
   #usage: { readonly at: number; readonly walked: Promise<{ workspace: string; volume: string; bytes: number }[]> } | null = null;
+  /** The declared bytes of the uploads under way, by `<workspace>/<volume>`: room already promised. */
+  readonly #underWay = new Map<string, number>();
 
   constructor(options: VolumesOptions) {
     this.#store = options.store;
@@ -137,27 +139,54 @@ export class Volumes implements VolumeMounting {
     // Sizes up to ROOM_SIZES_AGE_MS old admit an upload that fits in them; one that seems not to fit is
     // measured again before it is refused. A body of unknown length is measured against sizes of now.
     let room = await this.#room(workspace, name, declaredBytes === null ? 0 : ROOM_SIZES_AGE_MS);
-    if (declaredBytes !== null && declaredBytes > room.bytes) room = await this.#room(workspace, name, 0);
-    if (declaredBytes !== null && declaredBytes > room.bytes) throw room.full(declaredBytes);
-    return this.#storage.write(place, body, Math.max(0, room.bytes), room.full);
+    if (declaredBytes !== null && declaredBytes > room.left()) room = await this.#room(workspace, name, 0);
+    // Checked and promised with no wait between: uploads at once (a folder's files) share the room. What is
+    // promised is held until the upload ends, when its bytes are in the sizes kept.
+    if (declaredBytes !== null && declaredBytes > room.left()) throw room.full(declaredBytes);
+    const writable = Math.max(0, room.left());
+    const key = `${workspace}/${name}`;
+    const promised = declaredBytes ?? 0;
+    this.#underWay.set(key, (this.#underWay.get(key) ?? 0) + promised);
+    try {
+      return await this.#storage.write(place, body, writable, room.full);
+    } finally {
+      const left = (this.#underWay.get(key) ?? 0) - promised;
+      if (left > 0) this.#underWay.set(key, left);
+      else this.#underWay.delete(key);
+    }
   }
 
-  /** How many bytes an upload into the volume may still write, from sizes up to `maxAgeMs` old; `full` says why not. */
-  async #room(workspace: string, name: string, maxAgeMs: number): Promise<{ bytes: number; full: (adding: number) => SvcError }> {
+  /**
+   * The volume's and the workspace's bytes, from sizes up to `maxAgeMs` old; `left()` is the room an
+   * upload has beside them and the uploads under way as of the call; `full` says why one does not fit.
+   */
+  async #room(workspace: string, name: string, maxAgeMs: number): Promise<{ left: () => number; full: (adding: number) => SvcError }> {
     const others = (await this.#records(workspace)).filter((record) => record.name !== name);
     // This volume's bytes must be known; another's that cannot be read (its keeper not placed, and no size
     // read before) counts as full, so that the workspace's limit still holds without one volume's keeper
     // stopping every upload.
     const sizeOf = (volume: string) => this.#storage.usedBytes(workspace, [volume], maxAgeMs).then((byVolume) => byVolume.get(volume) ?? 0);
-    const [used, sizes] = await Promise.all([
+    const [measured, sizes] = await Promise.all([
       sizeOf(name),
       Promise.all(others.map(async (record) => ({ name: record.name, bytes: await sizeOf(record.name).catch(() => null) }))),
     ]);
     const unknown = sizes.filter((size) => size.bytes === null).map((size) => size.name);
-    const workspaceUsed = sizes.reduce((sum, size) => sum + (size.bytes ?? this.#limits.volumeMaxBytes), used);
+    const measuredWorkspace = sizes.reduce((sum, size) => sum + (size.bytes ?? this.#limits.volumeMaxBytes), measured);
+    // What uploads under way were promised counts as held: their bytes are not in the sizes yet.
+    const held = () => {
+      let workspaceUnderWay = 0;
+      for (const [key, bytes] of this.#underWay) if (key.startsWith(`${workspace}/`)) workspaceUnderWay += bytes;
+      return { used: measured + (this.#underWay.get(`${workspace}/${name}`) ?? 0), workspaceUsed: measuredWorkspace + workspaceUnderWay };
+    };
     return {
-      bytes: Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed),
-      full: (adding) => this.#full(workspace, name, used, workspaceUsed, adding, unknown),
+      left: () => {
+        const { used, workspaceUsed } = held();
+        return Math.min(this.#limits.volumeMaxBytes - used, this.#limits.workspaceMaxBytes - workspaceUsed);
+      },
+      full: (adding) => {
+        const { used, workspaceUsed } = held();
+        return this.#full(workspace, name, used, workspaceUsed, adding, unknown);
+      },
     };
   }
 
