@@ -15,6 +15,7 @@ import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
 import { downloadFile } from '../transfer/download.js';
 import { eachAtOnce } from '../transfer/each-at-once.js';
+import { isDownloadLeftover } from '../transfer/partial-download.js';
 import { uploadFile } from '../transfer/upload.js';
 import { startProgressBar } from '../progress-bar.js';
 import { connect, type CommandContext } from '../context.js';
@@ -155,16 +156,13 @@ const FILES_AT_ONCE = 4;
 
 const sum = (files: readonly { readonly size: number }[]) => files.reduce((total, file) => total + file.size, 0);
 
-/** What a download keeps beside its target until it is whole (cli/transfer/partial-download.ts): not the folder's own files. */
-const DOWNLOAD_LEFTOVER = /\.svc-partial(\.etag|\.parts|\.lock)?(\.\d+.*)?$/;
-
 /** Every file below `folder`, as paths relative to it, sorted; links, other kinds and a download's leftovers are left out. */
 async function filesBelow(folder: string, prefix = ''): Promise<string[]> {
   const found: string[] = [];
   for (const entry of (await readdir(path.join(folder, prefix), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
     const relative = path.join(prefix, entry.name);
     if (entry.isDirectory()) found.push(...(await filesBelow(folder, relative)));
-    else if (entry.isFile() && !DOWNLOAD_LEFTOVER.test(entry.name)) found.push(relative);
+    else if (entry.isFile() && !isDownloadLeftover(entry.name)) found.push(relative);
   }
   return found;
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../../core/model/errors.js';
+import { lockFileOf } from './partial-download.js';
 
 /** The locks this process holds, by absolute path. */
 const heldHere = new Set<string>();
@@ -20,7 +21,7 @@ const EMPTY_LOCK_MS = 10_000;
  * that two takers cannot both win. `vol.get_file` in Python takes the same lock.
  */
 export async function lockDownload(to: string): Promise<() => Promise<void>> {
-  const lock = `${to}.svc-partial.lock`;
+  const lock = lockFileOf(to);
   // A folder's files are fetched a few at once: two of them may be one file here (names that differ only
   // in case, on a disk that does not tell them apart).
   if (heldHere.has(path.resolve(lock))) {

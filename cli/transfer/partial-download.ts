@@ -19,8 +19,20 @@ export interface PartialFiles {
   readonly parts: string;
 }
 
+/** What a download into `to` keeps beside it: `<to>.svc-partial`, and that name with a suffix (its records, its lock). */
+const PARTIAL_SUFFIX = '.svc-partial';
+
 export function partialFilesOf(to: string): PartialFiles {
-  return { partial: `${to}.svc-partial`, etag: `${to}.svc-partial.etag`, parts: `${to}.svc-partial.parts` };
+  const partial = `${to}${PARTIAL_SUFFIX}`;
+  return { partial, etag: `${partial}.etag`, parts: `${partial}.parts` };
+}
+
+/** The lock one download into `to` holds (download-lock.ts): `vol.get_file` in Python takes the same. */
+export const lockFileOf = (to: string) => `${to}${PARTIAL_SUFFIX}.lock`;
+
+/** Whether `name` is one of the files a download keeps beside its target (or their temporary and aside names): not a file of its own. */
+export function isDownloadLeftover(name: string): boolean {
+  return /\.svc-partial(\.etag|\.parts|\.lock)?(\.\d+.*)?$/.test(name);
 }
 
 /** Spans of bytes, each `[start, end)`, sorted and apart (two that touch are one). */

@@ -25,6 +25,9 @@ describe('CLI volume commands against a real server', function () {
     mkdirSync(path.join(work, 'weights', 'layers'), { recursive: true });
     writeFileSync(path.join(work, 'weights', 'big.bin'), randomBytes(5 * 1024 * 1024));
     writeFileSync(path.join(work, 'weights', 'layers', 'one.txt'), 'one');
+    // What a cut-off `svc volume get` left in the folder: not files of its own, so never put.
+    writeFileSync(path.join(work, 'weights', 'layers', 'two.txt.svc-partial'), 'tw');
+    writeFileSync(path.join(work, 'weights', 'layers', 'two.txt.svc-partial.parts'), '{}');
     writeFileSync(path.join(work, 'single.txt'), 'single');
   });
   after(async () => platform?.close());
