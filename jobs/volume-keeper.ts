@@ -22,6 +22,11 @@ export const KEEPER_TOKEN_ITEM = 'token';
 export const KEEPER_SPEC_META_KEY = 'svc_keeper_spec';
 /** Meta naming the svc volume a keeper job serves (`<workspace>/<volume>`). */
 export const KEEPER_META_KEY = 'svc_volume';
+/**
+ * What the keeper's routes take and answer (2: listings in pages), in the task's environment: a keeper
+ * job of an older svc then differs from the one compiled now, and is replaced (its task restarted).
+ */
+export const KEEPER_PROTOCOL = '2';
 /** Where the task sees the volume. */
 const MOUNT_PATH = '/svc-volume';
 /** The rendered token, in the task's private `secrets/` folder (`NOMAD_SECRETS_DIR`). */
@@ -85,6 +90,7 @@ export function compileKeeperJob(context: KeeperJobContext): NomadJobRegistratio
               Config: driverConfig({ cluster, image: context.image }, args, [KEEPER_PORT_LABEL]),
               Env: {
                 PYTHONDONTWRITEBYTECODE: '1',
+                SVC_KEEPER_PROTOCOL: KEEPER_PROTOCOL,
                 ...(cluster.runtimePath === null ? {} : { PYTHONPATH: cluster.runtimePath }),
               },
               Resources: { CPU: 200, MemoryMB: 128 },

@@ -9,7 +9,7 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../../core/model/errors.js';
-import type { VolumeAnswer, VolumeEntry } from '../../core/services/volumes/types.js';
+import type { EntriesListing, VolumeAnswer, VolumeEntry } from '../../core/services/volumes/types.js';
 import { formatBytes } from '../../core/model/format-bytes.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
@@ -102,12 +102,21 @@ export async function volumeLs(
   for (const line of formatTable(['PATH', 'TYPE', 'SIZE', 'MODIFIED'], rows, out.color)) out.result(line);
 }
 
+/** Every entry `at` names, fetched a page at a time (a folder of any size: each page goes on from the `next` of the last). */
 async function entriesOf(client: ApiClient, name: string, at: string, recursive: boolean): Promise<VolumeEntry[]> {
-  const answer = await client.get<{ entries: VolumeEntry[] }>(
-    `${volumePath(name)}/entries${query(at, recursive ? '&recursive=true' : '')}`,
-  );
-  return answer.entries;
+  const entries: VolumeEntry[] = [];
+  let after: string | null = null;
+  do {
+    const extra = `${recursive ? '&recursive=true' : ''}&limit=${LIST_PAGE}${after === null ? '' : `&after=${encodeURIComponent(after)}`}`;
+    const page: EntriesListing = await client.get<EntriesListing>(`${volumePath(name)}/entries${query(at, extra)}`);
+    entries.push(...page.entries);
+    after = page.next;
+  } while (after !== null);
+  return entries;
 }
+
+/** Entries a listing's page brings: the most the API gives. */
+const LIST_PAGE = 10_000;
 
 /** `put <volume> <local> [remote]`: a file to `remote` (its own name at the root by default), a folder's files below `remote` (the folder's name by default). */
 export async function volumePut(
@@ -214,25 +223,9 @@ export async function volumeGet(
   else out.done(`got ${written.length} file${written.length === 1 ? '' : 's'} into ${destination}`);
 }
 
-/**
- * Every file below the folder `at`: one recursive listing, or, past the entries one listing gives, a
- * listing of each folder on its own (a folder holding more than that itself still cannot be listed).
- */
+/** Every file below the folder `at`. */
 async function filesIn(client: ApiClient, name: string, at: string): Promise<VolumeEntry[]> {
-  try {
-    return (await entriesOf(client, name, at, true)).filter((e) => e.type === 'file');
-  } catch (error) {
-    if (!(error instanceof SvcError && (error.details as { maxEntries?: unknown } | undefined)?.maxEntries !== undefined)) throw error;
-  }
-  const found: VolumeEntry[] = [];
-  const walk = async (folder: string): Promise<void> => {
-    for (const entry of await entriesOf(client, name, folder, false)) {
-      if (entry.type === 'dir') await walk(entry.path);
-      else if (entry.type === 'file') found.push(entry);
-    }
-  };
-  await walk(at);
-  return found;
+  return (await entriesOf(client, name, at, true)).filter((e) => e.type === 'file');
 }
 
 export async function volumeRm(

@@ -77,22 +77,31 @@ describe('CLI volume commands against a real server', function () {
     );
   });
 
-  it('gets a folder of more files than one listing gives, folder by folder, four files at once', async () => {
+  it('lists and gets a folder of more files than a page of a listing holds, four files at once', async () => {
     await volumeCreate(capture({ env }).context, 'wide');
-    // Written where the volume keeps them, as a container would: 10 001 files, more than one listing's 10 000.
+    // Written where the volume keeps them, as a container would: 10 001 files in one folder, more than a page's 10 000.
     const rows = path.join(platform.config.dataDir, 'volumes', 'default', 'wide', 'rows');
-    for (let part = 0; part < 2; part++) {
-      mkdirSync(path.join(rows, `part-${part}`), { recursive: true });
-      for (let i = 0; i < (part === 0 ? 5001 : 5000); i++) writeFileSync(path.join(rows, `part-${part}`, `${i}.txt`), `${part}/${i}`);
-    }
+    mkdirSync(path.join(rows, 'all'), { recursive: true });
+    for (let i = 0; i < 10_001; i++) writeFileSync(path.join(rows, 'all', `${String(i).padStart(5, '0')}.txt`), `row ${i}`);
+    writeFileSync(path.join(rows, 'zz-last.txt'), 'after the crowd');
+    const listed = capture({ env });
+    await volumeLs(listed.context, 'wide', 'rows/all', { json: true });
+    const entries = JSON.parse(listed.stdout()).entries as { path: string }[];
+    assert.equal(entries.length, 10_001);
+    assert.deepEqual([entries[0]!.path, entries.at(-1)!.path], ['rows/all/00000.txt', 'rows/all/10000.txt']);
     const back = tempDir('svc-volume-wide-');
     const got = capture({ env, cwd: back });
     await volumeGet(got.context, 'wide', 'rows', undefined, { json: true });
     const files = JSON.parse(got.stdout()).files as string[];
-    assert.equal(files.length, 10_001);
-    assert.deepEqual(files.slice(0, 2), [path.join(back, 'rows', 'part-0', '0.txt'), path.join(back, 'rows', 'part-0', '1.txt')], 'sorted');
-    assert.equal(readFileSync(path.join(back, 'rows', 'part-1', '4999.txt'), 'utf8'), '1/4999');
-    assert.equal(readdirSync(path.join(back, 'rows', 'part-0')).length, 5001, 'nothing else beside the files');
+    assert.equal(files.length, 10_002);
+    assert.deepEqual(
+      files.slice(0, 2),
+      [path.join(back, 'rows', 'all', '00000.txt'), path.join(back, 'rows', 'all', '00001.txt')],
+      'sorted',
+    );
+    assert.equal(readFileSync(path.join(back, 'rows', 'all', '10000.txt'), 'utf8'), 'row 10000');
+    assert.equal(readFileSync(path.join(back, 'rows', 'zz-last.txt'), 'utf8'), 'after the crowd', 'the files after the first page too');
+    assert.equal(readdirSync(path.join(back, 'rows', 'all')).length, 10_001, 'nothing else beside the files');
   });
 
   it('removes a file and a folder, refuses what the server refuses, and deletes the volume with --yes', async () => {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -96,6 +96,42 @@ describe('volumes on the embedded platform (API)', function () {
       body,
       /<th scope="row"><code>models<\/code><\/th>\s*<td>24 MiB of 32 MiB<\/td>\s*<td>2<\/td>\s*<td><time datetime="[^"]+">/,
     );
+  });
+
+  it('lists in pages with limit and after; without them, past 10 000 entries, says to page; refuses a bad page', async () => {
+    // Written where the volume keeps them, as a container would.
+    mkdirSync(files('models', 'crowd'));
+    for (let i = 0; i <= 10_000; i++) writeFileSync(files('models', 'crowd', `${String(i).padStart(5, '0')}`), '');
+    const whole = await call('GET', '/api/v1/volumes/models/entries?path=crowd', { token: owner });
+    assert.equal(whole.status, 400);
+    assert.equal(whole.json.error.details.maxEntries, 10_000);
+    assert.match(whole.json.error.hint, /limit= and after=/);
+    const first = await call('GET', '/api/v1/volumes/models/entries?path=crowd&limit=10000', { token: owner });
+    assert.equal(first.status, 200);
+    assert.deepEqual([first.json.entries.length, first.json.next], [10_000, 'crowd/09999']);
+    const rest = await call('GET', '/api/v1/volumes/models/entries?path=crowd&after=crowd%2F09999', { token: owner });
+    assert.deepEqual(rest.json, { entries: [rest.json.entries[0]], next: null });
+    assert.equal(rest.json.entries[0].path, 'crowd/10000');
+    const small = await call('GET', '/api/v1/volumes/models/entries?limit=1', { token: owner });
+    assert.deepEqual([small.json.entries.map((e: { path: string }) => e.path), small.json.next], [['crowd'], 'crowd']);
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=10001', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=ten', 'limit'],
+      ['path=crowd&after=weights%2Fbig.bin', 'after'],
+      ['path=crowd&after=crowd', 'after'],
+      ['path=crowd&after=crowd%2F..%2F..%2Fetc', 'after'],
+    ]) {
+      const refused = await call('GET', `/api/v1/volumes/models/entries?${query}`, { token: owner });
+      assert.equal(refused.status, 400, query);
+      assert.equal(refused.json.error.details.field, field, query);
+    }
+    // The dashboard counts the files of one page, and says so.
+    const { secret } = await platform.controlPlane.sessions.create(platform.controlPlane.owner.account.id, 'default');
+    const page = await fetch(`${platform.url}/dashboard/volumes`, { headers: { Cookie: `svc_session=${secret}` } });
+    assert.match(await page.text(), /<td>24 MiB of 32 MiB<\/td>\s*<td>at least 9\d{3}<\/td>\s*<td>—<\/td>/);
+    rmSync(files('models', 'crowd'), { recursive: true });
   });
 
   it('refuses paths that leave the volume, written or through a link, and a folder where a file is wanted', async () => {

@@ -10,7 +10,7 @@ import { CALL_STATUSES, type CallStatus, type CallView } from '../../services/ca
 import type { MapView } from '../../services/maps/types.js';
 import type { DeploymentRef } from '../../model/deployment-keys.js';
 import { appRef, noApp } from './apps.js';
-import { answer, APP, error, listOf, NAME_INVALID, ref } from './openapi/shared.js';
+import { answer, APP, error, listOf, NAME_INVALID, ref, wholeNumber } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import type { ApiRoute, ApiServices } from './types.js';
 
@@ -29,22 +29,14 @@ const STATUS: Parameter = {
     refuse: notACallStatus,
   },
 };
-const LIMIT: Parameter = {
-  name: 'limit',
-  in: 'query',
-  required: false,
-  // A whole number from 1 to 1000, as the query spells it (no sign, no leading zero).
-  schema: { type: 'string', pattern: '^([1-9][0-9]{0,2}|1000)$' },
-  description: `The most calls to answer, 1 to ${MAX_CALL_LIST_LIMIT} (default ${DEFAULT_CALL_LIST_LIMIT}): the newest.`,
-  refusal: {
-    code: 'bad_request',
-    refuse: (value) =>
-      new SvcError('bad_request', `limit=${JSON.stringify(value)} is not a whole number from 1 to ${MAX_CALL_LIST_LIMIT}.`, {
-        hint: `Leave it out for the newest ${DEFAULT_CALL_LIST_LIMIT}.`,
-        details: { field: 'limit' },
-      }),
-  },
-};
+// A whole number from 1 to 1000, as the query spells it (no sign, no leading zero).
+const LIMIT = wholeNumber(
+  'limit',
+  '^([1-9][0-9]{0,2}|1000)$',
+  `from 1 to ${MAX_CALL_LIST_LIMIT}`,
+  `The most calls to answer, 1 to ${MAX_CALL_LIST_LIMIT} (default ${DEFAULT_CALL_LIST_LIMIT}): the newest.`,
+  `Leave it out for the newest ${DEFAULT_CALL_LIST_LIMIT}.`,
+);
 
 export const appCallRoutes: readonly ApiRoute[] = [
   {

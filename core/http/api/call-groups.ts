@@ -9,7 +9,7 @@ import { checkName } from '../../model/names.js';
 import { MAX_BATCH_INPUTS, MAX_GROUP_INPUTS } from '../../services/calls/call-groups.js';
 import { GROUP_ID_SOURCE } from '../../services/calls/types.js';
 import { base64Input, spawnedCode } from './calls.js';
-import { answer, error, holding, idParameter, json, listOf, ref } from './openapi/shared.js';
+import { answer, error, holding, idParameter, json, listOf, ref, wholeNumber } from './openapi/shared.js';
 import type { Parameter, Response } from './openapi/types.js';
 import { API_PREFIX, type ApiRoute } from './types.js';
 
@@ -27,19 +27,6 @@ const BATCH_REFUSALS = {
     `\`payload_too_large\`: an input over 512 KiB pickled, the group past ${MAX_GROUP_INPUTS} inputs, or the body over the API's 1 MiB.`,
   ),
 } as const;
-/** A whole-number query parameter of `GET …/calls`, as the query spells it (no sign, no leading zero). */
-const wholeNumber = (name: string, pattern: string, range: string, description: string): Parameter => ({
-  name,
-  in: 'query',
-  required: false,
-  schema: { type: 'string', pattern },
-  description,
-  refusal: {
-    code: 'bad_request',
-    refuse: (value) =>
-      new SvcError('bad_request', `${name}=${JSON.stringify(value)} is not a whole number ${range}.`, { details: { field: name } }),
-  },
-});
 /** Where in a group `GET …/calls` starts, and how many it answers. */
 const FROM = wholeNumber('from', '^(0|[1-9][0-9]{0,5})$', 'from 0 on', 'The first index to answer (default 0).');
 const LIMIT = wholeNumber('limit', '^([1-9][0-9]{0,2}|1000)$', 'from 1 to 1000', 'The most inputs to answer, 1 to 1000 (default 100).');

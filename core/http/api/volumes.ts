@@ -7,7 +7,8 @@
 import { SvcError } from '../../model/errors.js';
 import { NAME_PATTERN } from '../../model/names.js';
 import { MAX_VOLUME_PATH_CHARS } from '../../model/volume-paths.js';
-import { answer, BAD_JSON_BODY, error, holding, json, listOf, NAME_INVALID, nameRefusal, ref } from './openapi/shared.js';
+import { MAX_LIST_ENTRIES } from '../../infra/volumes/file-errors.js';
+import { answer, BAD_JSON_BODY, error, holding, json, listOf, NAME_INVALID, nameRefusal, ref, wholeNumber } from './openapi/shared.js';
 import type { Parameter } from './openapi/types.js';
 import { mountedBy } from '../../services/volumes/mounted-by.js';
 import { pickByteRange } from './byte-range.js';
@@ -61,6 +62,26 @@ function flag(name: string, description: string): Parameter {
 }
 
 const RECURSIVE = flag('recursive', 'A folder with everything below it.');
+/** A listing's pages: how many entries at most, after which. */
+const LIMIT = wholeNumber(
+  'limit',
+  '^([1-9][0-9]{0,3}|10000)$',
+  `from 1 to ${MAX_LIST_ENTRIES}`,
+  `The most entries to answer, 1 to ${MAX_LIST_ENTRIES}: one page, whose \`next\` says where the next starts. Without \`limit\` or \`after\`, all entries come at once, and more than ${MAX_LIST_ENTRIES} are refused.`,
+);
+const AFTER: Parameter = {
+  name: 'after',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', maxLength: MAX_VOLUME_PATH_CHARS },
+  description:
+    'The page after this entry (the `next` of the page before, a path below `path`); the entry need not exist any more. With it, at most `limit` entries come (the most, without one).',
+  refusal: {
+    code: 'bad_request',
+    refuse: () =>
+      new SvcError('bad_request', `after= is longer than ${MAX_VOLUME_PATH_CHARS} characters.`, { details: { field: 'after' } }),
+  },
+};
 const FORCE = flag('force', 'Delete the volume even while deployed workloads or runs mount it.');
 
 const NO_SUCH_VOLUME = error(
@@ -184,19 +205,29 @@ export const volumeRoutes: readonly ApiRoute[] = [
     body: 'none',
     openapi: {
       operationId: 'listVolumeEntries',
-      summary: 'What a folder of the volume holds (everything below it with `recursive=true`), or the one entry of a file; sorted by path.',
+      summary:
+        'What a folder of the volume holds (everything below it with `recursive=true`), or the one entry of a file; sorted by path, in pages with `limit` and `after`.',
       pathParameters: [VOLUME],
-      parameters: [pathParameter(false), RECURSIVE],
+      parameters: [pathParameter(false), RECURSIVE, LIMIT, AFTER],
       responses: {
-        200: answer('The entries.', listOf('entries', ref('VolumeEntry'))),
+        200: answer('The entries, and where the next page starts.', ref('VolumeEntryPage')),
         400: BAD_PATH,
         404: NO_SUCH_VOLUME,
         422: NAME_INVALID,
       },
     },
     async handle({ params, principal, query }, { volumes }) {
-      const entries = await volumes.ls(principal.workspace, params.volume!, query.get('path') ?? '', query.get('recursive') === 'true');
-      return { status: 200, body: { entries } };
+      const limit = query.get('limit');
+      const after = query.get('after');
+      const page = limit === null && after === null ? null : { after, limit: limit === null ? MAX_LIST_ENTRIES : Number(limit) };
+      const listing = await volumes.ls(
+        principal.workspace,
+        params.volume!,
+        query.get('path') ?? '',
+        query.get('recursive') === 'true',
+        page,
+      );
+      return { status: 200, body: listing };
     },
   },
   {

@@ -4,7 +4,7 @@
  */
 import { SvcError } from '../../model/errors.js';
 
-/** A listing stops at this many entries (a recursive one included): say so rather than answer without end. */
+/** A page of a listing holds at most this many entries (a recursive one's included); a listing asked for whole stops there. */
 export const MAX_LIST_ENTRIES = 10_000;
 
 const quoted = (shown: string) => JSON.stringify(shown || '/');
@@ -20,7 +20,7 @@ export const fileErrors = {
     }),
   tooMany: (shown: string) =>
     new SvcError('bad_request', `${quoted(shown)} holds more than ${MAX_LIST_ENTRIES} entries.`, {
-      hint: 'List a folder further down, or without --recursive.',
+      hint: 'Ask for it in pages (limit= and after=, as svc volume ls and vol.listdir do), or list a folder further down.',
       details: { field: 'path', maxEntries: MAX_LIST_ENTRIES },
     }),
   rootNotAFile: () =>

@@ -13,8 +13,8 @@ import type { SvcError } from '../../model/errors.js';
 import { UPLOAD_PREFIX } from '../../model/volume-paths.js';
 import { asDiskFull } from '../files/disk-full.js';
 import { FileRangeStream } from '../files/file-range-stream.js';
-import { fileErrors, MAX_LIST_ENTRIES } from './file-errors.js';
-import type { OpenedFile, PickBytes, VolumeEntry } from './types.js';
+import { fileErrors } from './file-errors.js';
+import type { EntriesListing, EntriesPage, OpenedFile, PickBytes, VolumeEntry } from './types.js';
 /** An upload is written in pieces of about this size. */
 const WRITE_BYTES = 1024 * 1024;
 
@@ -77,29 +77,48 @@ function under(folder: FileHandle, real: string, name: string): string {
 
 const hasProc = existsSync('/proc/self/fd');
 
-/** What `parts` names: a file's entry, or a folder's entries (all below it when `recursive`), sorted by path. */
-export async function listEntries(root: string, volume: string, parts: readonly string[], recursive: boolean): Promise<VolumeEntry[]> {
+/**
+ * A page of what `parts` names: a file's entry, or a folder's entries (all below it when `recursive`),
+ * depth first, each folder's names sorted (so by path); `page.after` must lie below `parts`.
+ */
+export async function listEntries(
+  root: string,
+  volume: string,
+  parts: readonly string[],
+  recursive: boolean,
+  page: EntriesPage,
+): Promise<EntriesListing> {
   const shown = parts.join('/');
   const { real, exists: found, rootReal } = await inside(root, parts);
   if (!found) throw fileErrors.notFound(volume, shown);
   const info = await stat(real);
-  if (!info.isDirectory()) return [entryOf(shown, info)];
+  if (!info.isDirectory()) return { entries: page.after === null ? [entryOf(shown, info)] : [], next: null };
   const entries: VolumeEntry[] = [];
+  let more = false;
   // Each folder is listed from its opened handle, and entered without following a link: what is listed
-  // stays inside the volume however its folders are swapped meanwhile.
-  const walk = async (folder: FileHandle, folderReal: string, prefix: string): Promise<void> => {
+  // stays inside the volume however its folders are swapped meanwhile. `after` holds the names of the
+  // cursor still ahead at this depth: names before its first come on earlier pages, and so does that
+  // entry itself (not what is below it).
+  const walk = async (folder: FileHandle, folderReal: string, prefix: string, after: readonly string[]): Promise<void> => {
     const names = (await readdir(under(folder, folderReal, ''))).filter((name) => !name.startsWith(UPLOAD_PREFIX)).sort();
     for (const name of names) {
-      if (entries.length >= MAX_LIST_ENTRIES) {
-        throw fileErrors.tooMany(shown);
-      }
+      if (more) return;
+      const cursor = after[0];
+      if (cursor !== undefined && name < cursor) continue;
+      const seen = name === cursor;
       const at = prefix === '' ? name : `${prefix}/${name}`;
       const details = await lstat(under(folder, folderReal, name));
-      entries.push(entryOf(at, details));
+      if (!seen) {
+        if (entries.length === page.limit) {
+          more = true;
+          return;
+        }
+        entries.push(entryOf(at, details));
+      }
       if (!recursive || !details.isDirectory()) continue;
       const child = await open(under(folder, folderReal, name), fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW);
       try {
-        await walk(child, path.join(folderReal, name), at);
+        await walk(child, path.join(folderReal, name), at, seen ? after.slice(1) : []);
       } finally {
         await child.close();
       }
@@ -107,11 +126,11 @@ export async function listEntries(root: string, volume: string, parts: readonly 
   };
   const top = await openFolder(real, rootReal, shown);
   try {
-    await walk(top, real, shown);
+    await walk(top, real, shown, page.after?.slice(parts.length) ?? []);
   } finally {
     await top.close();
   }
-  return entries;
+  return { entries, next: more ? entries.at(-1)!.path : null };
 }
 
 function entryOf(at: string, info: { isDirectory(): boolean; isSymbolicLink(): boolean; size: number; mtime: Date }): VolumeEntry {

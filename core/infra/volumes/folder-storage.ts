@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { SvcError } from '../../model/errors.js';
 import { listEntries, openFile, removePath, usedBytes, writeFile } from './folder-files.js';
-import type { OpenedFile, PickBytes, VolumeEntry, VolumePlace, VolumeStorage } from './types.js';
+import type { EntriesListing, EntriesPage, OpenedFile, PickBytes, VolumeEntry, VolumePlace, VolumeStorage } from './types.js';
 
 export class FolderStorage implements VolumeStorage {
   readonly #root: string;
@@ -38,8 +38,8 @@ export class FolderStorage implements VolumeStorage {
     await rm(this.#folder(workspace, volume), { recursive: true, force: true });
   }
 
-  list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]> {
-    return listEntries(this.#folder(at.workspace, at.volume), at.volume, at.parts, recursive);
+  list(at: VolumePlace, recursive: boolean, page: EntriesPage): Promise<EntriesListing> {
+    return listEntries(this.#folder(at.workspace, at.volume), at.volume, at.parts, recursive, page);
   }
 
   async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {

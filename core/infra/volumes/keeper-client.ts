@@ -14,7 +14,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { SvcError } from '../../model/errors.js';
 import { fileErrors } from './file-errors.js';
-import type { OpenedFile, PickBytes, VolumeEntry, VolumePlace } from './types.js';
+import type { EntriesListing, EntriesPage, OpenedFile, PickBytes, VolumeEntry, VolumePlace } from './types.js';
 
 /** Where a running keeper answers, and the token it asks for. */
 export interface KeeperAddress {
@@ -46,9 +46,14 @@ export class KeeperFiles {
     this.#finder = finder;
   }
 
-  async list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]> {
-    const answer = await this.#send(at, 'GET', '/entries', { path: shown(at), recursive: recursive ? '1' : '0' }, { bounded: true });
-    return ((await this.#json(at, answer)) as { entries: VolumeEntry[] }).entries;
+  async list(at: VolumePlace, recursive: boolean, page: EntriesPage): Promise<EntriesListing> {
+    const query = {
+      path: shown(at),
+      recursive: recursive ? '1' : '0',
+      limit: String(page.limit),
+      ...(page.after === null ? {} : { after: page.after.join('/') }),
+    };
+    return (await this.#json(at, await this.#send(at, 'GET', '/entries', query, { bounded: true }))) as EntriesListing;
   }
 
   async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
@@ -215,8 +220,6 @@ function problemError(at: VolumePlace, status: number, answer: Problem): SvcErro
       return fileErrors.notFound(at.volume, path);
     case 'outside':
       return fileErrors.outside(path);
-    case 'too_many':
-      return fileErrors.tooMany(path);
     case 'is_folder':
       return status === 409 ? fileErrors.folderInTheWay(at.volume, path) : fileErrors.folderNotFile(at.volume, path);
     case 'not_a_folder':

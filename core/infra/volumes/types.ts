@@ -17,6 +17,22 @@ export interface VolumeEntry {
   readonly modifiedAt: string;
 }
 
+/**
+ * Which entries of a listing to answer: those that come after the entry `after` in the listing's order
+ * (its names from the volume's root, below the folder listed; null from the first), at most `limit`. The
+ * entry `after` need not exist any more: a listing paged while files come and go goes on where it was.
+ */
+export interface EntriesPage {
+  readonly after: readonly string[] | null;
+  readonly limit: number;
+}
+
+/** One page of a listing, sorted by path; `next`: the `after` of the next page, null once there is none. */
+export interface EntriesListing {
+  readonly entries: VolumeEntry[];
+  readonly next: string | null;
+}
+
 /** A file opened to stream: its size and version, and a reader of the bytes asked for (`start` to `end`, inclusive; -1 for an empty file). */
 export interface OpenedFile {
   readonly size: number;
@@ -42,8 +58,8 @@ export interface VolumeStorage {
   create(workspace: string, volume: string): Promise<void>;
   /** Removes the volume's place and every file in it. */
   delete(workspace: string, volume: string): Promise<void>;
-  /** What `at` names: a file's entry, or a folder's entries (all below it when `recursive`), sorted by path. */
-  list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]>;
+  /** What `at` names, a page at a time: a file's entry, or a folder's entries (all below it when `recursive`), sorted by path. */
+  list(at: VolumePlace, recursive: boolean, page: EntriesPage): Promise<EntriesListing>;
   /**
    * Writes `body` at `at` (folders made as needed), replacing a file there once all of it arrived; past
    * `room` bytes it fails with `full(written)` and nothing is left behind.

@@ -1,7 +1,13 @@
 /** Volumes: named folders of files that a workspace keeps on the server, outside any container. */
-import type { VolumeEntry } from '../../infra/volumes/types.js';
+import type { EntriesListing, VolumeEntry } from '../../infra/volumes/types.js';
 
-export type { VolumeEntry };
+export type { EntriesListing, VolumeEntry };
+
+/** A page of a listing, as the API asks for it: after which entry (its path, a page's `next`; null from the first), how many at most. */
+export interface ListPage {
+  readonly after: string | null;
+  readonly limit: number;
+}
 
 /** What the state store keeps of a volume (its files are on disk, in the server's data dir). */
 export interface VolumeRecord {

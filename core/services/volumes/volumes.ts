@@ -15,8 +15,9 @@ import { getJson, putJson } from '../../model/store/json.js';
 import type { StateStore } from '../../model/store/types.js';
 import { volumePathParts } from '../../model/volume-paths.js';
 import { formatBytes } from '../../model/format-bytes.js';
-import type { OpenedFile, PickBytes, VolumePlace, VolumeStorage } from '../../infra/volumes/types.js';
-import type { VolumeEntry, VolumeLimits, VolumeMounting, VolumeRecord, VolumeView } from './types.js';
+import { fileErrors, MAX_LIST_ENTRIES } from '../../infra/volumes/file-errors.js';
+import type { EntriesListing, OpenedFile, PickBytes, VolumePlace, VolumeStorage } from '../../infra/volumes/types.js';
+import type { ListPage, VolumeEntry, VolumeLimits, VolumeMounting, VolumeRecord, VolumeView } from './types.js';
 
 const PREFIX = 'volumes/';
 /** How long a walk of every volume's files serves `/metrics` before the next one. */
@@ -129,8 +130,26 @@ export class Volumes implements VolumeMounting {
     return this.#storage.mountSource(workspace, name);
   }
 
-  async ls(workspace: string, name: string, at: string, recursive: boolean): Promise<VolumeEntry[]> {
-    return this.#storage.list(await this.#place(workspace, name, at), recursive);
+  /**
+   * What `at` names, a page at a time (`page`: after which entry, how many at most), or, without a page,
+   * all of it when it is at most MAX_LIST_ENTRIES entries (past that, `bad_request` saying to page): a caller
+   * that does not know pages never takes the first page for all of it.
+   */
+  async ls(workspace: string, name: string, at: string, recursive: boolean, page: ListPage | null = null): Promise<EntriesListing> {
+    const place = await this.#place(workspace, name, at);
+    if (page === null) {
+      const listing = await this.#storage.list(place, recursive, { after: null, limit: MAX_LIST_ENTRIES });
+      if (listing.next !== null) throw fileErrors.tooMany(place.parts.join('/'));
+      return listing;
+    }
+    const after = page.after === null ? null : volumePathParts(page.after, 'after');
+    if (after !== null && !(after.length > place.parts.length && place.parts.every((part, i) => after[i] === part))) {
+      throw new SvcError('bad_request', `after=${JSON.stringify(page.after)} is not below path=${JSON.stringify(at)}.`, {
+        hint: 'Pass the "next" of the page before, unchanged, with the same path.',
+        details: { field: 'after' },
+      });
+    }
+    return this.#storage.list(place, recursive, { after, limit: page.limit });
   }
 
   /** Stores `body` at `at`, replacing a file there once all of it arrived; `volume_full` past the limits. */

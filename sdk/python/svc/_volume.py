@@ -30,6 +30,9 @@ _CHUNK = 1024 * 1024
 _FILES_AT_ONCE = 4
 """Files of a folder put at once (``put_dir``)."""
 
+_LIST_PAGE = 10_000
+"""Entries a listing's page brings (``iterdir``): the most the API gives."""
+
 
 @dataclass(frozen=True)
 class FileEntry:
@@ -86,13 +89,23 @@ class Volume:
 
     def listdir(self, path: str = "", *, recursive: bool = False) -> list[FileEntry]:
         """What the folder ``path`` holds (the root by default; everything below it with ``recursive=True``), or the one
-        entry of a file, sorted by path."""
-        suffix = "&recursive=true" if recursive else ""
-        answer = self._api().request("GET", f"{self._path()}/entries?path={quote(_remote(path))}{suffix}")
-        return [
-            FileEntry(e["path"], e["type"], int(e["size"]), e["modifiedAt"])
-            for e in cast("list[dict[str, Any]]", answer.json()["entries"])
-        ]
+        entry of a file, sorted by path: all of it, however many entries (``iterdir`` yields them as they come)."""
+        return list(self.iterdir(path, recursive=recursive))
+
+    def iterdir(self, path: str = "", *, recursive: bool = False) -> Iterator[FileEntry]:
+        """The entries ``listdir`` gives, one at a time, fetched a page of at most 10 000 at a time: a folder of a
+        million files is walked without holding its listing."""
+        base = f"{self._path()}/entries?path={quote(_remote(path))}&limit={_LIST_PAGE}"
+        if recursive:
+            base += "&recursive=true"
+        after: str | None = None
+        while True:
+            page = self._api().request("GET", base if after is None else f"{base}&after={quote(after)}").json()
+            for e in cast("list[dict[str, Any]]", page["entries"]):
+                yield FileEntry(e["path"], e["type"], int(e["size"]), e["modifiedAt"])
+            after = cast("str | None", page["next"])
+            if after is None:
+                return
 
     def read_file(self, path: str) -> Iterator[bytes]:
         """The bytes of the file ``path``, in chunks as they arrive: ``b"".join(vol.read_file(p))`` for all of them."""

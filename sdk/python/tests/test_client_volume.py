@@ -63,6 +63,44 @@ def test_a_folder_goes_in_several_files_at_once_in_order_and_a_refusal_is_raised
     assert [e.path for e in entries] == [f"rows/{i:02}.txt" for i in range(40)], "in the files' order"
     assert [e.size for e in entries] == [len(str(i)) for i in range(40)]
     assert len(vol.listdir("rows")) == 40
+
+
+def test_a_listing_comes_page_by_page_and_whole(server, tmp_path, monkeypatch):
+    vol = svc.Volume.from_name("sdk-pages", create_if_missing=True)
+    tree = tmp_path / "rows"
+    (tree / "inner").mkdir(parents=True)
+    for i in range(5):
+        (tree / f"{i}.txt").write_text(str(i))
+    (tree / "inner" / "deep.txt").write_text("deep")
+    vol.put_dir(tree, "rows")
+    monkeypatch.setattr("svc._volume._LIST_PAGE", 2)  # pages of two entries: four requests for the seven below
+    asked: list[str] = []
+    request = svc._client._http.Api.request
+
+    def counted(self, method, target, *args, **kwargs):
+        asked.append(target)
+        return request(self, method, target, *args, **kwargs)
+
+    monkeypatch.setattr(svc._client._http.Api, "request", counted)
+    walked = vol.iterdir("rows", recursive=True)
+    assert next(walked).path == "rows/0.txt" and len(asked) == 1  # the first page, before the others are asked for
+    assert [e.path for e in walked] == [
+        "rows/1.txt",
+        "rows/2.txt",
+        "rows/3.txt",
+        "rows/4.txt",
+        "rows/inner",
+        "rows/inner/deep.txt",
+    ]
+    assert len(asked) == 4 and asked[-1].endswith("&after=rows/inner")
+    assert [e.path for e in vol.listdir("rows")] == [
+        "rows/0.txt",
+        "rows/1.txt",
+        "rows/2.txt",
+        "rows/3.txt",
+        "rows/4.txt",
+        "rows/inner",
+    ]
     (tree / "bad\\name.txt").write_text("x")  # a backslash, which a volume's path may not hold
     with pytest.raises(svc.InvalidRequestError):
         vol.put_dir(tree, "again")

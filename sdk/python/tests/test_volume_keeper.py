@@ -220,7 +220,10 @@ def test_entries_of_a_folder_a_file_and_recursively(keeper: Keeper):
 
     assert keeper.json("GET", "/entries", path="list/b.txt") == (
         200,
-        {"entries": [{"path": "list/b.txt", "type": "file", "size": 3, "modifiedAt": "2023-11-14T22:13:20.124Z"}]},
+        {
+            "entries": [{"path": "list/b.txt", "type": "file", "size": 3, "modifiedAt": "2023-11-14T22:13:20.124Z"}],
+            "next": None,
+        },
     )
     status, answer = keeper.json("GET", "/entries")  # the root: paths without a prefix
     assert status == 200 and {"list", "out"} <= {e["path"] for e in answer["entries"]}
@@ -229,15 +232,19 @@ def test_entries_of_a_folder_a_file_and_recursively(keeper: Keeper):
 
 
 @needs_runtime
-def test_a_listing_stops_past_its_limit(keeper: Keeper):
+def test_a_listing_comes_in_pages(keeper: Keeper):
     folder = keeper.root / "crowd"
     folder.mkdir()
     for index in range(10_001):
-        (folder / f"f{index}").touch()
-    assert keeper.json("GET", "/entries", path="crowd") == (400, {"problem": "too_many", "limit": 10_000})
-    os.unlink(folder / "f0")
-    status, answer = keeper.json("GET", "/entries", path="crowd")
-    assert status == 200 and len(answer["entries"]) == 10_000
+        (folder / f"f{index:05}").touch()
+    status, first = keeper.json("GET", "/entries", path="crowd")  # at most 10 000 without a limit
+    assert status == 200 and len(first["entries"]) == 10_000 and first["next"] == "crowd/f09999"
+    status, rest = keeper.json("GET", "/entries", path="crowd", after=first["next"], limit=10_000)
+    assert status == 200 and [e["path"] for e in rest["entries"]] == ["crowd/f10000"] and rest["next"] is None
+    status, two = keeper.json("GET", "/entries", path="crowd", after="crowd/f00003", limit=2)
+    assert [e["path"] for e in two["entries"]] == ["crowd/f00004", "crowd/f00005"] and two["next"] == "crowd/f00005"
+    for bad in ({"limit": 0}, {"limit": 10_001}, {"limit": "x"}, {"after": "elsewhere/f1"}, {"after": "crowd/../x"}):
+        assert keeper.json("GET", "/entries", path="crowd", **bad)[0] == 400, bad
     assert keeper.call("DELETE", "/file", path="crowd", recursive=1)[0] == 204
 
 

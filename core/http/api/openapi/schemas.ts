@@ -444,6 +444,18 @@ export const schemas: Readonly<Record<string, Schema>> = {
       modifiedAt: { type: 'string', format: 'date-time' },
     },
   },
+  VolumeEntryPage: {
+    type: 'object',
+    required: ['entries', 'next'],
+    additionalProperties: false,
+    properties: {
+      entries: { type: 'array', items: { $ref: '#/components/schemas/VolumeEntry' } },
+      next: {
+        type: ['string', 'null'],
+        description: "The `after` of the next page (the last entry's path); null once this page is the last.",
+      },
+    },
+  },
   Secret: {
     type: 'object',
     required: ['name', 'keys', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy'],

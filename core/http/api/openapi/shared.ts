@@ -29,6 +29,26 @@ export const answer = (description: string, schema: Schema): Response => ({ desc
 /** An error in svc's shape, `{"error": {"code", "message", "hint"}}` (docs/errors.md). */
 export const error = (description: string): Response => answer(description, ref('Error'));
 
+/**
+ * An optional whole-number query parameter, as the query spells it (no sign, no leading zero): `pattern`
+ * is its range as a regular expression, `range` the same in words ("from 1 to 1000").
+ */
+export const wholeNumber = (name: string, pattern: string, range: string, description: string, hint?: string): Parameter => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type: 'string', pattern },
+  description,
+  refusal: {
+    code: 'bad_request',
+    refuse: (value) =>
+      new SvcError('bad_request', `${name}=${JSON.stringify(value)} is not a whole number ${range}.`, {
+        ...(hint === undefined ? {} : { hint }),
+        details: { field: name },
+      }),
+  },
+});
+
 // Answers that read the same on every route that gives them.
 export const UNAUTHORIZED: Response = error('`unauthorized`: no bearer token, or one that is malformed, unknown, expired or revoked.');
 export const BAD_QUERY: Response = error('`bad_request`: a query parameter.');

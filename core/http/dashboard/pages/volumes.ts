@@ -4,7 +4,8 @@
  * page says how; it changes nothing itself.
  */
 import { formatBytes } from '../../../model/format-bytes.js';
-import type { VolumeAnswer, VolumeEntry } from '../../../services/volumes/types.js';
+import { MAX_LIST_ENTRIES } from '../../../infra/volumes/file-errors.js';
+import type { EntriesListing, VolumeAnswer } from '../../../services/volumes/types.js';
 import { withUsers } from '../../api/volumes.js';
 import { html, type Html } from '../html.js';
 import { page } from '../layout.js';
@@ -15,7 +16,7 @@ import { signedIn } from '../viewer.js';
 
 interface VolumeRow {
   readonly volume: VolumeAnswer;
-  /** Its files, or why they were not counted (a listing stops at core/infra/volumes MAX_LIST_ENTRIES; a volume that cannot be read now). */
+  /** Its files (counted in the first MAX_LIST_ENTRIES entries: "at least …" past them), or why they were not counted (a volume that cannot be read now). */
   readonly files: number | string;
   readonly lastChange: string | null;
 }
@@ -50,15 +51,17 @@ export function volumePages(services: DashboardServices) {
 async function rowOf(services: DashboardServices, workspace: string, volume: VolumeAnswer): Promise<VolumeRow> {
   // A volume whose size could not be read would keep the page waiting for its files too.
   if (volume.bytes === null) return { volume, files: 'unknown now', lastChange: null };
-  let entries: VolumeEntry[];
+  // One page of its entries: a volume of a million files is not walked whole for each view of the page.
+  let listing: EntriesListing;
   try {
-    entries = await services.volumes.ls(workspace, volume.name, '', true);
+    listing = await services.volumes.ls(workspace, volume.name, '', true, { after: null, limit: MAX_LIST_ENTRIES });
   } catch (error) {
     return { volume, files: error instanceof Error ? error.message : String(error), lastChange: null };
   }
-  const files = entries.filter((e) => e.type === 'file');
+  const { entries, next } = listing;
+  const files = entries.filter((e) => e.type === 'file').length;
   const lastChange = entries.reduce<string | null>((latest, e) => (latest === null || e.modifiedAt > latest ? e.modifiedAt : latest), null);
-  return { volume, files: files.length, lastChange };
+  return { volume, files: next === null ? files : `at least ${files}`, lastChange: next === null ? lastChange : null };
 }
 
 function volumeTable(rows: readonly VolumeRow[]): Html {

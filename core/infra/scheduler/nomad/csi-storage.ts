@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { nomadVolumeName } from '../../../../jobs/names.js';
 import type { SvcError } from '../../../model/errors.js';
 import { KeeperFiles } from '../../volumes/keeper-client.js';
-import type { OpenedFile, PickBytes, VolumeEntry, VolumePlace, VolumeStorage } from '../../volumes/types.js';
+import type { EntriesListing, EntriesPage, OpenedFile, PickBytes, VolumeEntry, VolumePlace, VolumeStorage } from '../../volumes/types.js';
 import type { NomadClient } from './client.js';
 import { type CsiVolumeOptions, deleteCsiVolume, ensureCsiVolume } from './csi-volumes.js';
 import type { VolumeKeepers } from './volume-keepers.js';
@@ -55,8 +55,8 @@ export class CsiStorage implements VolumeStorage {
     });
   }
 
-  list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]> {
-    return this.#files.list(at, recursive);
+  list(at: VolumePlace, recursive: boolean, page: EntriesPage): Promise<EntriesListing> {
+    return this.#files.list(at, recursive, page);
   }
 
   async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {

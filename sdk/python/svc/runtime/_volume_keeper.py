@@ -41,7 +41,7 @@ from ._requests import Receive, Scope
 from ._responses import Send
 
 MAX_LIST_ENTRIES = 10_000
-"""A listing stops at this many entries (a recursive one included), as the server's own."""
+"""A page of a listing holds at most this many entries (and by default this many), as the server's."""
 
 SIGNATURE_SKEW_MS = 5 * 60 * 1000
 """How far a request's signed time may be from the keeper's clock."""
@@ -117,9 +117,9 @@ def _js_order(name: str) -> bytes:
     return name.encode("utf-16-be", "surrogatepass")
 
 
-def _parts(query: dict[str, str]) -> list[str]:
+def _parts(query: dict[str, str], field: str = "path") -> list[str]:
     """The path's segments, checked again here: the keeper trusts no one with its root."""
-    shown = query.get("path", "")
+    shown = query.get(field, "")
     parts = shown.split("/") if shown else []
     if any(part in ("", ".", "..") or "\0" in part or "\\" in part or part.startswith(UPLOAD_PREFIX) for part in parts):
         raise Problem(400, "bad_path")
@@ -275,21 +275,34 @@ class _Keeper:
     # never stalls the other requests, nor the transfers in progress.
 
     async def _get_entries(self, query: dict[str, str], receive: Receive, send: Send) -> None:
-        entries = await asyncio.to_thread(self._entries, _parts(query), query.get("recursive") == "1")
-        await _send_json(send, 200, {"entries": entries})
+        parts, after = _parts(query), _parts(query, "after") if "after" in query else None
+        limit = _count(query.get("limit", str(MAX_LIST_ENTRIES)), 1)
+        if limit is None or limit > MAX_LIST_ENTRIES or (after is not None and after[: len(parts)] != parts):
+            raise Problem(400, "bad_page")
+        listing = await asyncio.to_thread(self._entries, parts, query.get("recursive") == "1", after, limit)
+        await _send_json(send, 200, listing)
 
-    def _entries(self, parts: list[str], recursive: bool) -> list[dict[str, Any]]:
+    def _entries(self, parts: list[str], recursive: bool, after: list[str] | None, limit: int) -> dict[str, Any]:
+        """A page of the listing: the entries after ``after`` in its order (its names from the root), at most
+        ``limit``, and ``next``: the last one's path when more come, else None."""
         shown = "/".join(parts)
         real, found = self._inside(parts)
         if not found:
             raise Problem(404, "not_found")
         info = os.stat(real)
         if not stat.S_ISDIR(info.st_mode):
-            return [_entry(shown, info)]
+            return {"entries": [_entry(shown, info)] if after is None else [], "next": None}
 
-        def children(folder: int, prefix: str) -> Iterator[tuple[int, str, str]]:
+        def children(folder: int, prefix: str, cursor: list[str]) -> Iterator[tuple[int, str, str, list[str] | None]]:
+            """A folder's entries by name, from the cursor's first name on; with each, what of the cursor is left
+            below it (None: the entry itself comes on this page)."""
             names = sorted((name for name in os.listdir(folder) if not name.startswith(UPLOAD_PREFIX)), key=_js_order)
-            return iter([(folder, name, f"{prefix}/{name}" if prefix else name) for name in names])
+            first = _js_order(cursor[0]) if cursor else None
+            for name in names:
+                if first is not None and _js_order(name) < first:
+                    continue
+                seen = first is not None and name == cursor[0]
+                yield folder, name, f"{prefix}/{name}" if prefix else name, cursor[1:] if seen else None
 
         # Depth first, each folder's children by name; a stack of iterators, not recursion: folders nest deeper
         # than Python's recursion limit. Each folder is listed from its opened descriptor and entered without
@@ -297,25 +310,26 @@ class _Keeper:
         entries: list[dict[str, Any]] = []
         top = self._open_folder(real)
         # One descriptor per folder on the way down, closed once its children are all listed.
-        stack = [(top, children(top, shown))]
+        stack = [(top, children(top, shown, (after or [])[len(parts) :]))]
         try:
             while stack:
                 item = next(stack[-1][1], None)
                 if item is None:
                     os.close(stack.pop()[0])
                     continue
-                if len(entries) >= MAX_LIST_ENTRIES:
-                    raise Problem(400, "too_many", limit=MAX_LIST_ENTRIES)
-                folder, name, at = item
+                folder, name, at, below = item
                 details = os.lstat(name, dir_fd=folder)
-                entries.append(_entry(at, details))
+                if below is None:
+                    if len(entries) == limit:
+                        return {"entries": entries, "next": entries[-1]["path"]}
+                    entries.append(_entry(at, details))
                 if recursive and stat.S_ISDIR(details.st_mode):
                     child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
-                    stack.append((child, children(child, at)))
+                    stack.append((child, children(child, at, below or [])))
         finally:
             for fd, _ in stack:
                 os.close(fd)
-        return entries
+        return {"entries": entries, "next": None}
 
     async def _get_stat(self, query: dict[str, str], receive: Receive, send: Send) -> None:
         fd, info = await asyncio.to_thread(self._open_file, _parts(query))

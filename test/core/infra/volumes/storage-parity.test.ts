@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createVenvBuilder } from '../../../../core/infra/images/venv-builder.js';
 import { FolderStorage } from '../../../../core/infra/volumes/folder-storage.js';
 import { type KeeperAddress, KeeperFiles } from '../../../../core/infra/volumes/keeper-client.js';
-import type { OpenedFile, PickBytes, VolumeEntry, VolumePlace } from '../../../../core/infra/volumes/types.js';
+import type { EntriesListing, EntriesPage, OpenedFile, PickBytes, VolumeEntry, VolumePlace } from '../../../../core/infra/volumes/types.js';
 import { SvcError } from '../../../../core/model/errors.js';
 import { sdkPythonPath } from '../../../../core/model/paths.js';
 import { defaultClusterSettings } from '../../../../jobs/context.js';
@@ -25,7 +25,7 @@ import { until } from '../../../helpers/until.js';
 
 /** What both storages are asked in these cases. */
 interface Files {
-  list(at: VolumePlace, recursive: boolean): Promise<VolumeEntry[]>;
+  list(at: VolumePlace, recursive: boolean, page: EntriesPage): Promise<EntriesListing>;
   write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry>;
   open(at: VolumePlace, pick?: PickBytes): Promise<OpenedFile>;
   remove(at: VolumePlace, recursive: boolean): Promise<void>;
@@ -35,6 +35,8 @@ interface Files {
 const WORKSPACE = 'acme';
 const VOLUME = 'models';
 const at = (p: string): VolumePlace => ({ workspace: WORKSPACE, volume: VOLUME, parts: p === '' ? [] : p.split('/') });
+/** A page as large as a page may be: all of these small listings. */
+const ALL: EntriesPage = { after: null, limit: 10_000 };
 const full = (written: number) => new SvcError('volume_full', `full at ${written}`, { details: { addingBytes: written } });
 const chunks = (data: Buffer, size = 64 * 1024) =>
   Readable.from(
@@ -191,7 +193,7 @@ describe('volume files: the folder storage and a real keeper answer alike', func
       writeFileSync(path.join(root, 'weights', '.svc-upload-0123456789abcdef'), 'half');
       symlinkSync('v1/big.bin', path.join(root, 'weights', 'latest'));
     }
-    const listed = await both((f) => f.list(at('weights'), true));
+    const listed = (await both((f) => f.list(at('weights'), true, ALL))).entries;
     assert.deepEqual(
       listed.map((e) => [e.path, e.type]),
       [
@@ -200,17 +202,61 @@ describe('volume files: the folder storage and a real keeper answer alike', func
         ['weights/v1/big.bin', 'file'],
       ],
     );
-    await both((f) => f.list(at(''), false));
-    await both((f) => f.list(at('weights/v1/big.bin'), false));
+    await both((f) => f.list(at(''), false, ALL));
+    await both((f) => f.list(at('weights/v1/big.bin'), false, ALL));
+  });
+
+  it('pages a listing: each page goes on after the one before, also past an entry removed meanwhile', async () => {
+    for (const root of Object.values(roots)) {
+      for (const file of ['pages/a/x', 'pages/a/y/deep', 'pages/b', 'pages/c/z', 'pages/d']) {
+        mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+        writeFileSync(path.join(root, file), file);
+      }
+    }
+    const whole = (await both((f) => f.list(at('pages'), true, ALL))).entries.map((e) => e.path);
+    assert.deepEqual(whole, ['pages/a', 'pages/a/x', 'pages/a/y', 'pages/a/y/deep', 'pages/b', 'pages/c', 'pages/c/z', 'pages/d']);
+    // Three at a time, each page from the `next` of the one before (the keeper's too: they must agree).
+    const pages: { paths: string[]; next: string | null }[] = [];
+    for (let after: string | null = null; pages.length === 0 || after !== null; ) {
+      const cursor: string[] | null = after === null ? null : after.split('/');
+      const page: EntriesListing = await both((f) => f.list(at('pages'), true, { after: cursor, limit: 3 }));
+      pages.push({ paths: page.entries.map((e) => e.path), next: page.next });
+      after = page.next;
+    }
+    assert.deepEqual(pages, [
+      { paths: ['pages/a', 'pages/a/x', 'pages/a/y'], next: 'pages/a/y' },
+      { paths: ['pages/a/y/deep', 'pages/b', 'pages/c'], next: 'pages/c' },
+      { paths: ['pages/c/z', 'pages/d'], next: null },
+    ]);
+    // A page that ends on the last entry says so: no next.
+    assert.equal((await both((f) => f.list(at('pages'), true, { after: ['pages', 'c'], limit: 2 }))).next, null);
+    // The entry a page ended on is gone (a folder, with what it held): the next page starts after where it was.
+    for (const root of Object.values(roots)) rmSync(path.join(root, 'pages', 'a'), { recursive: true });
+    const after = await both((f) => f.list(at('pages'), true, { after: ['pages', 'a', 'y'], limit: 10 }));
+    assert.deepEqual(
+      after.entries.map((e) => e.path),
+      ['pages/b', 'pages/c', 'pages/c/z', 'pages/d'],
+    );
+    // Without recursive, a folder's entry is the cursor and nothing below it comes.
+    const top = await both((f) => f.list(at('pages'), false, { after: ['pages', 'b'], limit: 1 }));
+    assert.deepEqual(top, { entries: [top.entries[0]], next: 'pages/c' });
+    assert.equal(top.entries[0]!.path, 'pages/c');
+    // A file's listing is its entry, and nothing after it.
+    assert.equal((await both((f) => f.list(at('pages/d'), false, { after: null, limit: 1 }))).entries.length, 1);
+    assert.deepEqual(await both((f) => f.list(at('pages/d'), false, { after: ['pages', 'd', 'x'], limit: 1 })), {
+      entries: [],
+      next: null,
+    });
+    for (const root of Object.values(roots)) rmSync(path.join(root, 'pages'), { recursive: true });
   });
 
   it('refuses what the folder storage refuses, in the same words', async () => {
     for (const root of Object.values(roots)) symlinkSync('/etc', path.join(root, 'escape'));
     const cases: [string, (f: Files) => Promise<unknown>][] = [
       ['a missing file', (f) => f.open(at('weights/none.bin'))],
-      ['a missing folder', (f) => f.list(at('nothing/here'), false)],
+      ['a missing folder', (f) => f.list(at('nothing/here'), false, ALL)],
       ['a folder read as a file', (f) => f.open(at('weights'))],
-      ['a link out of the volume, listed', (f) => f.list(at('escape'), false)],
+      ['a link out of the volume, listed', (f) => f.list(at('escape'), false, ALL)],
       ['a link out of the volume, read', (f) => f.open(at('escape/passwd'))],
       ['a link out of the volume, written into', (f) => f.write(at('escape/planted'), text('x'), 100, full)],
       ['a link out of the volume, removed below', (f) => f.remove(at('escape/passwd'), false)],
@@ -276,8 +322,8 @@ describe('volume files: the folder storage and a real keeper answer alike', func
       forget: () => {},
     });
     assert.deepEqual(
-      (await client.list(at(''), false)).map((e) => e.path),
-      (await files.folder.list(at(''), false)).map((e) => e.path),
+      (await client.list(at(''), false, ALL)).entries.map((e) => e.path),
+      (await files.folder.list(at(''), false, ALL)).entries.map((e) => e.path),
     );
     assert.equal(calls, 2);
     calls = 0;
@@ -298,8 +344,8 @@ describe('volume files: the folder storage and a real keeper answer alike', func
       },
     });
     assert.deepEqual(
-      (await client.list(at(''), false)).map((e) => e.path),
-      (await files.folder.list(at(''), false)).map((e) => e.path),
+      (await client.list(at(''), false, ALL)).entries.map((e) => e.path),
+      (await files.folder.list(at(''), false, ALL)).entries.map((e) => e.path),
     );
     assert.deepEqual({ calls, forgotten }, { calls: 2, forgotten: 1 });
 
