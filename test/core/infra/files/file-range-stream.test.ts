@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FileRangeStream } from '../../../../core/infra/files/file-range-stream.js';
 import { tempDir } from '../../../helpers/config.js';
@@ -92,6 +93,42 @@ describe('FileRangeStream', function () {
     assert.ok(got.length < data.length);
     await until(() => served.length === before + 1);
     assert.deepEqual(served.at(-1), { closed: true });
+  });
+
+  it('never lends the next send a buffer the last one still has in a write', async () => {
+    // The buffers a send ends with serve the next sends; one whose write is still queued (a slow socket)
+    // must not be among them, or its bytes change before they go out.
+    const piece = 1024 * 1024;
+    const held: (() => void)[] = [];
+    /** A writable that calls back at once (done with the buffer: it keeps a copy) but for its `holdAt`th write. */
+    const writable = (holdAt: number, received: Buffer[]) =>
+      new Writable({
+        highWaterMark: 1,
+        write(chunk: Buffer, _encoding, done) {
+          if (received.length + 1 === holdAt) {
+            received.push(chunk); // the very buffer, still queued
+            held.push(() => done());
+          } else {
+            received.push(Buffer.from(chunk));
+            done();
+          }
+        },
+      });
+    // Sends of one piece that keep their buffer queued: the spare ones (at most 8) are all taken.
+    for (let i = 0; i < 8; i++) await new FileRangeStream(await open(file), 0, piece - 1).writeTo(writable(1, []));
+    const received: Buffer[] = [];
+    await new FileRangeStream(await open(file), 0, 3 * piece - 1).writeTo(writable(3, received));
+    // Three sends of one piece each take a spare buffer, or a new one: never the one still queued.
+    const next = await Promise.all(
+      [5, 6, 7].map(async (at) => {
+        const parts: Buffer[] = [];
+        await new FileRangeStream(await open(file), at * piece, (at + 1) * piece - 1).writeTo(writable(0, parts));
+        return sha256(Buffer.concat(parts)) === sha256(data.subarray(at * piece, (at + 1) * piece));
+      }),
+    );
+    assert.deepEqual(next, [true, true, true]);
+    assert.equal(sha256(Buffer.concat(received)), sha256(data.subarray(0, 3 * piece)), 'the queued bytes are unchanged');
+    for (const release of held.splice(0)) release();
   });
 
   it('read as a plain stream, gives the range and closes the file', async () => {
