@@ -17,6 +17,7 @@ import { ApiClient } from '../../cli/api-client.js';
 import { downloadFile } from '../../cli/transfer/download.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
 
 const MiB = 1024 * 1024;
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -375,5 +376,22 @@ describe('volume downloads that go on where they stopped (Range)', function () {
       return true;
     });
     assert.ok(!existsSync(`${to}.svc-partial.etag`), 'nothing to resume from');
+  });
+
+  it('reports a disk that fills up part-way as itself, whole or in parts, and keeps nothing of it', async function () {
+    const disk = mountTmpfs('3m'); // half of the 6 MiB file
+    if (disk === null) return this.skip();
+    try {
+      for (const options of [{}, { partBytes: MiB, connections: 2 }]) {
+        const to = path.join(disk.dir, 'full.bin');
+        await assert.rejects(downloadFile(client(), filePath, to, options), (error: Error & { code?: string }) => {
+          assert.equal(error.code, 'ENOSPC', JSON.stringify(options));
+          return true;
+        });
+        assert.deepEqual(readdirSync(disk.dir), [], `nothing kept (${JSON.stringify(options)})`);
+      }
+    } finally {
+      disk.unmount();
+    }
   });
 });
