@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { Writable } from 'node:stream';
 import { createOutput, type Output } from './output.js';
 import { ApiClient } from './api-client.js';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.js';
@@ -18,6 +19,8 @@ export interface TextSink {
 
 export interface CommandContext {
   readonly out: Output;
+  /** Standard output as bytes, for a file's content (`svc volume get <volume> <file> -`). */
+  readonly stdoutBytes: Writable;
   /** Raw stderr, for blocks that are not one progress line (the sign-in link). */
   readonly stderr: TextSink;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -54,6 +57,7 @@ export function processContext(options: { stoppable?: boolean } = {}): CommandCo
   }
   return {
     out: createOutput(),
+    stdoutBytes: process.stdout,
     stderr: process.stderr,
     env: process.env,
     interactive: Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY),

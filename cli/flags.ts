@@ -61,5 +61,15 @@ export function declareCommand(prog: Sade, usage: string, spec: CommandSpec): vo
     else prog.option(flag.flag, flag.description, flag.default);
   }
   for (const example of spec.examples) prog.example(example);
-  prog.action(spec.action);
+  // Each argument as it was typed: a lone "-" (standard output, `svc volume get … -`) comes back from LONE_DASH.
+  prog.action((...args: unknown[]) => spec.action(...args.map((arg) => (arg === LONE_DASH ? '-' : arg))));
 }
+
+/**
+ * The argument parser (mri) drops a lone "-" from the command line; `withLoneDash` passes it through as
+ * this (a NUL cannot be in an argument), and each command's action is given "-" again.
+ */
+export const LONE_DASH = '\0-';
+
+/** The command line with each lone "-" as LONE_DASH, for the parser. */
+export const withLoneDash = (argv: readonly string[]): string[] => argv.map((arg) => (arg === '-' ? LONE_DASH : arg));

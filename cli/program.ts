@@ -493,9 +493,10 @@ declareCommand(prog, 'volume ls <name> [path]', {
 });
 
 declareCommand(prog, 'volume put <name> <local> [remote]', {
-  describe: "Upload a file or a folder's files (streamed) to a path of the volume: the file's or folder's own name at its root by default.",
+  describe:
+    "Upload a file or a folder's files (streamed) to a path of the volume: the file's or folder's own name at its root by default, or in the folder a remote path ending in / names.",
   flags: [['json', 'Print {"entries"} as JSON']],
-  examples: ['volume put models ./small.bin weights/small.bin', 'volume put models ./weights'],
+  examples: ['volume put models ./small.bin weights/small.bin', 'volume put models ./small.bin weights/', 'volume put models ./weights'],
   action: (name: string, local: string, at: string | undefined, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/volume.js')).volumePut(context, String(name), String(local), text(at), { json: flags.json === true }),
@@ -503,9 +504,10 @@ declareCommand(prog, 'volume put <name> <local> [remote]', {
 });
 
 declareCommand(prog, 'volume get <name> <remote> [local]', {
-  describe: "Download a file or a folder's files (streamed) from the volume: into its own name in this folder by default.",
+  describe:
+    "Download a file or a folder's files (streamed) from the volume: into its own name in this folder by default, or a file to standard output with -.",
   flags: [['json', 'Print {"files"} as JSON']],
-  examples: ['volume get models weights/small.bin', 'volume get models weights ./weights-copy'],
+  examples: ['volume get models weights/small.bin', 'volume get models weights ./weights-copy', 'volume get models notes.txt -'],
   action: (name: string, at: string, local: string | undefined, flags: Flags) =>
     run(async (context) =>
       (await import('./commands/volume.js')).volumeGet(context, String(name), String(at), text(local), { json: flags.json === true }),

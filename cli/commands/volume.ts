@@ -14,6 +14,7 @@ import { formatBytes } from '../../core/model/format-bytes.js';
 import { API_PREFIX, type ApiClient } from '../api-client.js';
 import { confirm, needsConfirmation } from '../confirm.js';
 import { downloadFile } from '../transfer/download.js';
+import { downloadToStream } from '../transfer/download-to-stream.js';
 import { eachAtOnce } from '../transfer/each-at-once.js';
 import { isDownloadLeftover } from '../transfer/partial-download.js';
 import { uploadFile } from '../transfer/upload.js';
@@ -33,6 +34,9 @@ const query = (at: string, extra = '') => `?path=${encodeURIComponent(at)}${extr
 function remote(at: string | undefined): string {
   return (at ?? '').replace(/^\/+/, '');
 }
+
+/** Whether a remote path names a folder to put something in: nothing, the root, or a path ending in `/`. */
+const intoFolder = (at: string | undefined) => remote(at) === '' || remote(at).endsWith('/');
 
 export async function volumeCreate(context: CommandContext, name: string, flags: VolumeFlags = {}): Promise<void> {
   const { client } = await connect(context);
@@ -131,7 +135,14 @@ export async function volumePut(
   const info = await stat(source).catch(() => {
     throw new SvcError('usage_invalid', `svc volume put: there is no file or folder ${source}.`);
   });
-  const target = remote(at) || path.basename(source);
+  // A folder's files go below `remote` (its own name at the root by default); a file goes to `remote`, or,
+  // when that ends in "/" (or is the root, or left out), into that folder under its own name, as cp puts it.
+  const folder = remote(at).replace(/\/+$/, '');
+  const target = info.isDirectory()
+    ? folder || path.basename(source)
+    : intoFolder(at)
+      ? path.posix.join(folder, path.basename(source))
+      : folder;
   const files = await Promise.all(
     (info.isDirectory() ? await filesBelow(source) : ['']).map(async (relative) => {
       const file = relative === '' ? source : path.join(source, relative);
@@ -185,11 +196,26 @@ export async function volumeGet(
   flags: VolumeFlags = {},
 ): Promise<void> {
   const { out } = context;
+  if (local === '-' && flags.json)
+    throw new SvcError('usage_invalid', 'svc volume get: --json and - (the file to standard output) do not go together.');
   const { client } = await connect(context);
   const from = remote(at);
   // A file's listing is its one entry, under its own path; a folder's lists what is in it.
   const listed = await entriesOf(client, name, from, false);
   const single = listed.length === 1 && listed[0]!.path === from && listed[0]!.type === 'file' ? listed[0]! : null;
+  if (local === '-') {
+    if (single === null) {
+      throw new SvcError(
+        'usage_invalid',
+        `svc volume get: ${JSON.stringify(from || '/')} is a folder; only a file goes to standard output.`,
+        {
+          hint: `Name a local folder instead: svc volume get ${name} ${from || '/'} <folder>.`,
+        },
+      );
+    }
+    await downloadToStream(client, `${volumePath(name)}/files${query(single.path)}`, context.stdoutBytes);
+    return;
+  }
   let destination = path.resolve(context.cwd, local ?? (path.posix.basename(from) || name));
   // A file fetched into a folder that exists lands inside it, under its own name, as cp puts it.
   if (single !== null && (await stat(destination).catch(() => null))?.isDirectory()) {
@@ -234,6 +260,11 @@ export async function volumeRm(
   at: string,
   flags: VolumeFlags & { readonly recursive?: boolean } = {},
 ): Promise<void> {
+  if (remote(at) === '') {
+    throw new SvcError('usage_invalid', `svc volume rm: a volume's root cannot be removed.`, {
+      hint: `Remove what is in it by name, or delete the volume itself: svc volume delete ${name}.`,
+    });
+  }
   const { client } = await connect(context);
   await client.delete(`${volumePath(name)}/files${query(remote(at), flags.recursive ? '&recursive=true' : '')}`);
   if (flags.json) context.out.result(JSON.stringify({ volume: name, path: remote(at), removed: true }));

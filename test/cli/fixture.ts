@@ -1,4 +1,5 @@
 /** Runs CLI commands in-process: a context whose stdout and stderr are captured, with the environment and terminal the test says. */
+import { Writable } from 'node:stream';
 import type { CommandContext, TextSink } from '../../cli/context.js';
 import { sleep } from '../../cli/context.js';
 import { createOutput } from '../../cli/output.js';
@@ -7,6 +8,8 @@ import { tempDir } from '../helpers/config.js';
 export interface Captured {
   readonly context: CommandContext;
   readonly stdout: () => string;
+  /** What was written to stdout as bytes (a file's content). */
+  readonly stdoutBytes: () => Buffer;
   readonly stderr: () => string;
   /** Resolves once stderr (or stdout) contains a match of `pattern`: the match. */
   readonly waitFor: (pattern: RegExp, stream?: 'stdout' | 'stderr') => Promise<RegExpMatchArray>;
@@ -49,8 +52,16 @@ export function capture(options: CaptureOptions = {}): Captured {
   const abort = new AbortController();
   const answers = [...(options.answers ?? [])];
   const opened: string[] = [];
+  const bytes: Buffer[] = [];
+  const stdoutBytes = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      bytes.push(chunk);
+      done();
+    },
+  });
   const context: CommandContext = {
     out: createOutput(stdout, stderr),
+    stdoutBytes,
     stderr,
     // Only what the test gives: never the developer's own ~/.svc or SVC_TOKEN.
     env: { SVC_CONFIG_DIR: tempDir('svc-config-'), SVC_DATA_DIR: tempDir('svc-nodata-'), ...options.env },
@@ -67,6 +78,7 @@ export function capture(options: CaptureOptions = {}): Captured {
   return {
     context,
     stdout: () => text.stdout,
+    stdoutBytes: () => Buffer.concat(bytes),
     stderr: () => text.stderr,
     waitFor: (pattern, stream = 'stderr') =>
       new Promise((resolve) => {

@@ -1,11 +1,25 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { volumeCreate, volumeDelete, volumeGet, volumeList, volumeLs, volumePut, volumeRm } from '../../cli/commands/volume.js';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
+import { packageRoot } from '../../core/model/paths.js';
 import { testConfig, tempDir } from '../helpers/config.js';
 import { capture, rejectsWith } from './fixture.js';
+
+const CLI = path.join(packageRoot, 'dist', 'cli', 'index.js');
+
+/** A command run to its end (the server runs in this process: it must not be blocked meanwhile). */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
+}
 
 /**
  * `svc volume create | list | delete | ls | put | get | rm`, run in-process against a real platform
@@ -75,6 +89,35 @@ describe('CLI volume commands against a real server', function () {
       readdirSync(back, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.svc-partial')),
       [],
     );
+  });
+
+  it("puts a file into a folder named with a trailing /, and gets a file to standard output with -, as Modal's CLI", async () => {
+    await volumePut(capture({ env, cwd: work }).context, 'models', 'single.txt', 'notes/');
+    const listed = capture({ env });
+    await volumeLs(listed.context, 'models', 'notes', { json: true });
+    assert.deepEqual(
+      JSON.parse(listed.stdout()).entries.map((e: { path: string }) => e.path),
+      ['notes/single.txt'],
+    );
+    const got = capture({ env, cwd: work });
+    await volumeGet(got.context, 'models', 'weights/big.bin', '-');
+    assert.ok(got.stdoutBytes().equals(readFileSync(path.join(work, 'weights', 'big.bin'))), 'the bytes, whole');
+    assert.equal(got.stderr(), '', 'nothing said beside them');
+    assert.ok(!readdirSync(work).some((name) => name.includes('svc-partial') || name === 'big.bin' || name === '-'), 'nothing written');
+    assert.equal((await rejectsWith(volumeGet(capture({ env }).context, 'models', 'weights', '-'))).code, 'usage_invalid');
+    assert.equal(
+      (await rejectsWith(volumeGet(capture({ env }).context, 'models', 'notes/single.txt', '-', { json: true }))).code,
+      'usage_invalid',
+    );
+    assert.equal((await rejectsWith(volumeRm(capture({ env }).context, 'models', '/'))).code, 'usage_invalid');
+
+    // The real command line: the parser drops a lone "-" unless svc keeps it; a reader that stops early ends it quietly.
+    const cliEnv = { ...process.env, ...env, SVC_CONFIG_DIR: tempDir('svc-config-') };
+    const cli = await run(process.execPath, [CLI, 'volume', 'get', 'models', 'notes/single.txt', '-'], cliEnv);
+    assert.deepEqual(cli, { status: 0, stdout: 'single', stderr: '' });
+    const head = await run('sh', ['-c', `"${process.execPath}" "${CLI}" volume get models weights/big.bin - | head -c 10 | wc -c`], cliEnv);
+    assert.deepEqual(head, { status: 0, stdout: '10\n', stderr: '' });
+    await volumeRm(capture({ env }).context, 'models', 'notes', { recursive: true });
   });
 
   it('lists and gets a folder of more files than a page of a listing holds, four files at once', async () => {
