@@ -9,7 +9,9 @@
  * One of the two records at a time: a download in parts removes the `.etag` record before it writes a byte
  * out of order, so that a reader of `.etag` never takes a file with holes for a beginning.
  */
+import { readFileSync } from 'node:fs';
 import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { SvcError } from '../../core/model/errors.js';
 import type { ApiClient } from '../api-client.js';
 
@@ -38,7 +40,11 @@ export function isDownloadLeftover(name: string): boolean {
 /** Spans of bytes, each `[start, end)`, sorted and apart (two that touch are one). */
 export type Spans = readonly (readonly [number, number])[];
 
-/** The `.parts` record: which bytes of which version of the file are written. */
+/**
+ * The `.parts` record: which bytes of which version of the file are written. It also names the machine's
+ * boot it was written in (not kept here): after a restart, bytes written before it may never have reached
+ * the disk (the partial file reads zeros there), so a record of another boot is not gone on from.
+ */
 export interface PartsRecord {
   readonly etag: string;
   readonly size: number;
@@ -83,7 +89,8 @@ function partsRecordOf(text: string): PartsRecord | null {
   } catch {
     return null;
   }
-  const { etag, size, done } = (value ?? {}) as Record<string, unknown>;
+  const { etag, size, done, boot } = (value ?? {}) as Record<string, unknown>;
+  if (boot !== currentBoot()) return null;
   if (typeof etag !== 'string' || etag === '' || !Number.isSafeInteger(size) || (size as number) < 0 || !Array.isArray(done)) return null;
   let reached = 0;
   for (const span of done) {
@@ -98,8 +105,27 @@ function partsRecordOf(text: string): PartsRecord | null {
 /** Writes the `.parts` record whole (a new file renamed over the last): a download stopped mid-write leaves the one before. */
 export async function saveParts(files: PartialFiles, record: PartsRecord): Promise<void> {
   const next = `${files.parts}.${process.pid}`;
-  await writeFile(next, JSON.stringify(record));
+  await writeFile(next, JSON.stringify({ ...record, boot: currentBoot() }));
   await rename(next, files.parts);
+}
+
+/**
+ * This boot of the machine: the kernel's id of it (Linux), else when it booted, to the minute, from the
+ * clock and the uptime (a clock set meanwhile reads as a restart: the download then starts over).
+ */
+export function currentBoot(): string {
+  bootSeen ??= readBootId() ?? `booted-at-minute-${Math.round((Date.now() / 1000 - os.uptime()) / 60)}`;
+  return bootSeen;
+}
+
+let bootSeen: string | undefined;
+
+function readBootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
 }
 
 /** `spans` with `[start, end)` added. */

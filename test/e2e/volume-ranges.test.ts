@@ -15,6 +15,7 @@ import path from 'node:path';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { ApiClient } from '../../cli/api-client.js';
 import { downloadFile } from '../../cli/transfer/download.js';
+import { currentBoot } from '../../cli/transfer/partial-download.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
@@ -277,9 +278,15 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     assert.ok(!existsSync(`${to}.svc-partial`) && !existsSync(`${to}.svc-partial.parts`), 'nothing of the partial left');
   });
 
-  it('starts over from parts of another version of the file, or a record it cannot read', async () => {
+  it('starts over from parts of another version of the file, parts written before the machine restarted, or a record it cannot read', async () => {
+    const first = await get({ Range: 'bytes=0-0' });
+    const etag = first.headers.get('etag')!;
+    await first.arrayBuffer();
+    const boot = currentBoot();
     for (const [name, record] of [
-      ['older-parts.bin', JSON.stringify({ etag: '"an-older-version"', size: file.length, done: [[0, MiB]] })],
+      ['older-parts.bin', JSON.stringify({ etag: '"an-older-version"', size: file.length, done: [[0, MiB]], boot })],
+      // The right version, but of another boot: what it says was written may have been lost with the page cache.
+      ['before-restart.bin', JSON.stringify({ etag, size: file.length, done: [[0, MiB]], boot: 'another-boot' })],
       ['unreadable-parts.bin', '{"etag": "x", "size": '],
     ] as const) {
       const to = path.join(scratch, name);
