@@ -56,7 +56,13 @@ export class KeeperFiles {
     return (await this.#json(at, await this.#send(at, 'GET', '/entries', query, { bounded: true }))) as EntriesListing;
   }
 
-  async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
+  /** Writes `body` at `at` (see VolumeStorage.write); with the new file's entry, the bytes of the file it replaced (0 for none). */
+  async write(
+    at: VolumePlace,
+    body: Readable,
+    room: number,
+    full: (written: number) => SvcError,
+  ): Promise<{ entry: VolumeEntry; replacedBytes: number }> {
     if (at.parts.length === 0) throw fileErrors.rootNotAFile();
     // Through a stream of its own, to tell the client's upload breaking off (the body fails) from the
     // keeper's connection failing (undici ends what it sends). Sent once: a body read cannot be sent again.
@@ -76,7 +82,7 @@ export class KeeperFiles {
       stopSending(body, sent);
       throw error;
     }
-    if (answer.statusCode === 200) return (await this.#json(at, answer)) as VolumeEntry;
+    if (answer.statusCode === 200) return (await this.#json(at, answer)) as { entry: VolumeEntry; replacedBytes: number };
     // The keeper refused the upload part-way: its answer is read before what is sent to it stops (which
     // aborts the request); the rest of the client's body is the API's to drop (core/http/api/router.ts).
     const problem = (await answer.body.json().catch(() => ({}))) as Problem;

@@ -348,9 +348,15 @@ def test_a_streamed_upload_lands_whole(keeper: Keeper):
             yield data[at : at + 100_000]
 
     status, _, body = keeper.call("PUT", "/file", body=pieces(), chunked=True, path="up/nested/data.bin", room=10 * MIB)
-    entry = json.loads(body)
-    assert status == 200, entry
-    assert (entry["path"], entry["type"], entry["size"]) == ("up/nested/data.bin", "file", len(data))
+    answer = json.loads(body)
+    assert status == 200, answer
+    entry = answer["entry"]
+    assert (entry["path"], entry["type"], entry["size"], answer["replacedBytes"]) == (
+        "up/nested/data.bin",
+        "file",
+        len(data),
+        0,
+    )
     target = keeper.root / "up" / "nested" / "data.bin"
     assert target.read_bytes() == data
     assert target.stat().st_mode & 0o777 == 0o644 & ~current_umask()
@@ -358,6 +364,7 @@ def test_a_streamed_upload_lands_whole(keeper: Keeper):
     # Replaced whole, and readable back in one go; the file replaced is removed just after the answer.
     status, _, body = keeper.call("PUT", "/file", body=b"short", path="up/nested/data.bin", room=10)
     assert status == 200 and target.read_bytes() == b"short"
+    assert json.loads(body)["replacedBytes"] == len(data), "the bytes of the file it replaced"
     deadline = time.monotonic() + 5
     while uploads_in(target.parent) and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -404,7 +411,7 @@ def test_an_upload_past_its_room_leaves_nothing(keeper: Keeper):
     assert os.listdir(keeper.root / "room") == []  # no target, no temporary file
     # The connection was kept in order: the next upload on the keeper works.
     status, _, body = keeper.call("PUT", "/file", body=b"x" * 1000, path="room/fits.bin", room=1000)
-    assert status == 200 and json.loads(body)["size"] == 1000
+    assert status == 200 and json.loads(body)["entry"]["size"] == 1000
 
 
 @needs_runtime

@@ -61,18 +61,16 @@ export class CsiStorage implements VolumeStorage {
 
   async write(at: VolumePlace, body: Readable, room: number, full: (written: number) => SvcError): Promise<VolumeEntry> {
     const key = `${at.workspace}/${at.volume}`;
-    let entry: VolumeEntry;
+    let written: { entry: VolumeEntry; replacedBytes: number };
     try {
-      entry = await this.#files.write(at, body, room, full);
+      written = await this.#files.write(at, body, room, full);
     } catch (error) {
       this.#sizes.delete(key); // read afresh by the next upload
       throw error;
     }
-    // Counted in as added (the keeper does not say what the file replaced): a size too large, if anything,
-    // which an upload that seems not to fit has measured again before it is refused.
     const known = this.#sizes.get(key);
-    if (known !== undefined) this.#sizes.set(key, { bytes: known.bytes + entry.size, at: known.at });
-    return entry;
+    if (known !== undefined) this.#sizes.set(key, { bytes: known.bytes + written.entry.size - written.replacedBytes, at: known.at });
+    return written.entry;
   }
 
   open(at: VolumePlace, pick?: PickBytes): Promise<OpenedFile> {

@@ -405,10 +405,10 @@ class _Keeper:
                     batch, batch_bytes = [], 0
                 if not more:
                     break
-            info, replaced = await asyncio.to_thread(_commit, file, folder, temporary, target)
+            info, replaced, replaced_bytes = await asyncio.to_thread(_commit, file, folder, temporary, target)
             kept = True
             try:
-                await _send_json(send, 200, _entry("/".join(parts), info))
+                await _send_json(send, 200, {"entry": _entry("/".join(parts), info), "replacedBytes": replaced_bytes})
             finally:  # after the answer: freeing a large file is not the upload's to wait for
                 if replaced is not None:
                     await asyncio.to_thread(_unlink_quietly, replaced, folder)
@@ -481,23 +481,27 @@ def _remove_tree(folder: int, parent: str, name: str) -> None:
         shutil.rmtree(os.path.join(parent, name))
 
 
-def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> tuple[os.stat_result, str | None]:
+def _commit(file: IO[bytes], folder: int, temporary: str, target: str) -> tuple[os.stat_result, str | None, int]:
     """Syncs the upload and renames it onto ``target``; with its entry, the hidden name a file it replaced keeps
-    until the caller removes it (a rename onto a large file waits for the kernel to free it: 0.3 s per 2 GiB)."""
+    until the caller removes it (a rename onto a large file waits for the kernel to free it: 0.3 s per 2 GiB), and
+    the bytes of the file it replaced (0 for none: the server counts the volume's size on from them)."""
     file.flush()
     os.fsync(file.fileno())  # durable before it takes the name: a crash never leaves a short file there
     file.close()
     hidden = UPLOAD_PREFIX + secrets.token_hex(8) + REPLACED_SUFFIX
     replaced: str | None = hidden
+    replaced_bytes = 0
     try:
-        if not stat.S_ISREG(os.lstat(target, dir_fd=folder).st_mode):
+        there = os.lstat(target, dir_fd=folder)
+        replaced_bytes = there.st_size if stat.S_ISREG(there.st_mode) else 0
+        if not stat.S_ISREG(there.st_mode):
             raise FileNotFoundError(target)  # only a file is kept aside
         os.link(target, hidden, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
     except OSError:  # nothing there to replace, or no hard links on this file system: the rename frees it
         replaced = None
     try:
         os.rename(temporary, target, src_dir_fd=folder, dst_dir_fd=folder)
-        return os.lstat(target, dir_fd=folder), replaced
+        return os.lstat(target, dir_fd=folder), replaced, replaced_bytes
     except BaseException:
         if replaced is not None:
             _unlink_quietly(replaced, folder)

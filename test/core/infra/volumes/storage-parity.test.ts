@@ -13,6 +13,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createVenvBuilder } from '../../../../core/infra/images/venv-builder.js';
+import { CsiStorage } from '../../../../core/infra/scheduler/nomad/csi-storage.js';
+import type { CsiVolumeOptions } from '../../../../core/infra/scheduler/nomad/csi-volumes.js';
+import type { VolumeKeepers } from '../../../../core/infra/scheduler/nomad/volume-keepers.js';
 import { FolderStorage } from '../../../../core/infra/volumes/folder-storage.js';
 import { type KeeperAddress, KeeperFiles } from '../../../../core/infra/volumes/keeper-client.js';
 import type { EntriesListing, EntriesPage, OpenedFile, PickBytes, VolumeEntry, VolumePlace } from '../../../../core/infra/volumes/types.js';
@@ -144,7 +147,16 @@ describe('volume files: the folder storage and a real keeper answer alike', func
       },
       forget: () => {},
     });
-    files.keeper = { ...bind(client), used: () => client.usedBytes(WORKSPACE, VOLUME) };
+    files.keeper = {
+      ...bind({
+        list: client.list.bind(client),
+        // The keeper also says what the file replaced (the server's size counts on from it): the entry is what both answer.
+        write: async (...args) => (await client.write(...args)).entry,
+        open: client.open.bind(client),
+        remove: client.remove.bind(client),
+      }),
+      used: () => client.usedBytes(WORKSPACE, VOLUME),
+    };
   });
 
   after(() => {
@@ -302,6 +314,22 @@ describe('volume files: the folder storage and a real keeper answer alike', func
         },
       );
     }
+  });
+
+  it("the CSI storage's size counts a file an upload replaced out, as a walk of the volume does", async () => {
+    // Its keeper is the real one here; Nomad is not asked for anything by uploads and sizes.
+    const keepers = { find: async () => address, forget: () => {} } as unknown as VolumeKeepers;
+    const csi = new CsiStorage({} as ConstructorParameters<typeof CsiStorage>[0], keepers, {
+      plugin: 'unused',
+      capacityBytes: 1 << 30,
+    } satisfies CsiVolumeOptions);
+    const before = (await csi.usedBytes(WORKSPACE, [VOLUME], 0)).get(VOLUME)!;
+    await csi.write(at('sizes/model.bin'), chunks(randomBytes(300_000)), 1 << 30, full);
+    await csi.write(at('sizes/model.bin'), chunks(randomBytes(1_000)), 1 << 30, full); // replaces it
+    const counted = (await csi.usedBytes(WORKSPACE, [VOLUME])).get(VOLUME)!; // the size kept, with the uploads since
+    assert.equal(counted, before + 1_000);
+    assert.equal((await csi.usedBytes(WORKSPACE, [VOLUME], 0)).get(VOLUME), counted, 'what a walk says');
+    await csi.remove(at('sizes'), true);
   });
 
   it('removes a link itself, a folder with what it holds, and counts the bytes held', async () => {
