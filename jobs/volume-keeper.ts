@@ -23,8 +23,9 @@ export const KEEPER_SPEC_META_KEY = 'svc_keeper_spec';
 /** Meta naming the svc volume a keeper job serves (`<workspace>/<volume>`). */
 export const KEEPER_META_KEY = 'svc_volume';
 /**
- * What the keeper's routes take and answer (2: listings in pages, uploads answer what they replaced), in the task's environment: a keeper
- * job of an older svc then differs from the one compiled now, and is replaced (its task restarted).
+ * What the keeper's routes take and answer (2: listings in pages, uploads answer what they replaced), in
+ * the task's environment: a keeper job of an older svc then differs from the one compiled now, and is
+ * replaced (its task restarted).
  */
 export const KEEPER_PROTOCOL = '2';
 /** Where the task sees the volume. */
