@@ -217,9 +217,20 @@ export async function volumeGet(
     return;
   }
   let destination = path.resolve(context.cwd, local ?? (path.posix.basename(from) || name));
-  // A file fetched into a folder that exists lands inside it, under its own name, as cp puts it.
-  if (single !== null && (await stat(destination).catch(() => null))?.isDirectory()) {
+  const there = await stat(destination).catch(() => null);
+  // A file fetched into a folder that exists, or to a local path ending in "/" (a folder, made if need be),
+  // lands inside it, under its own name, as cp puts it.
+  if (single !== null && (there?.isDirectory() || /[\\/]$/.test(local ?? ''))) {
     destination = path.join(destination, path.posix.basename(from));
+  }
+  if (single === null && there !== null && !there.isDirectory()) {
+    throw new SvcError(
+      'usage_invalid',
+      `svc volume get: ${destination} is a file; the files of ${JSON.stringify(from || '/')} need a folder there.`,
+      {
+        hint: `Name a folder, new or existing: svc volume get ${name} ${from || '/'} <folder>.`,
+      },
+    );
   }
   const files = single !== null ? [single] : await filesIn(client, name, from);
   const written: string[] = [];

@@ -91,13 +91,27 @@ describe('CLI volume commands against a real server', function () {
     );
   });
 
-  it("puts a file into a folder named with a trailing /, and gets a file to standard output with -, as Modal's CLI", async () => {
+  it("puts and gets a file into a folder named with a trailing /, and gets a file to standard output with -, as Modal's CLI", async () => {
     await volumePut(capture({ env, cwd: work }).context, 'models', 'single.txt', 'notes/');
     const listed = capture({ env });
     await volumeLs(listed.context, 'models', 'notes', { json: true });
     assert.deepEqual(
       JSON.parse(listed.stdout()).entries.map((e: { path: string }) => e.path),
       ['notes/single.txt'],
+    );
+    const into = tempDir('svc-volume-into-');
+    await volumeGet(capture({ env, cwd: into }).context, 'models', 'notes/single.txt', 'new-folder/');
+    assert.equal(
+      readFileSync(path.join(into, 'new-folder', 'single.txt'), 'utf8'),
+      'single',
+      'into a folder named with a trailing /, made',
+    );
+    writeFileSync(path.join(into, 'a-file'), 'x');
+    const onFile = await rejectsWith(volumeGet(capture({ env, cwd: into }).context, 'models', 'notes', 'a-file'));
+    assert.deepEqual(
+      [onFile.code, readFileSync(path.join(into, 'a-file'), 'utf8')],
+      ['usage_invalid', 'x'],
+      "a folder's files onto a file",
     );
     const got = capture({ env, cwd: work });
     await volumeGet(got.context, 'models', 'weights/big.bin', '-');
