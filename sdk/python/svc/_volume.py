@@ -179,10 +179,17 @@ class Volume:
 
     def put_file(self, local: str | os.PathLike[str] | IO[bytes], path: str) -> FileEntry:
         """Uploads a file (a path, or a binary file object read from where it is) to ``path``; a file there is
-        replaced once all of the new one arrived. ``svc.InvalidRequestError`` (``volume_full``) past the limits."""
+        replaced once all of the new one arrived. A ``path`` ending in ``/`` is a folder: a local file goes in it
+        under its own name, as ``svc volume put`` puts it. ``svc.InvalidRequestError`` (``volume_full``) past the
+        limits."""
         remote = _remote(path)
-        if not remote:
-            raise ValueError("Volume.put_file: give the file a path inside the volume, like 'weights/small.bin'")
+        if remote.endswith("/") and isinstance(local, (str, os.PathLike)):
+            remote += Path(local).name
+        if not remote or remote.endswith("/"):
+            raise ValueError(
+                f"Volume.put_file: {path!r} names a folder; give the file a path inside the volume, like "
+                "'weights/small.bin'"
+            )
         headers = {"Content-Type": "application/octet-stream"}
         url = f"{self._path()}/files?path={quote(remote)}"
         if isinstance(local, (str, os.PathLike)):

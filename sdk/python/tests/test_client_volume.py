@@ -34,6 +34,8 @@ def test_files_and_folders_go_in_and_out_byte_for_byte(server, tmp_path):
     entry = vol.put_file(tmp_path / "blob.bin", "weights/blob.bin")
     assert (entry.path, entry.type, entry.size) == ("weights/blob.bin", "file", len(blob))
     assert vol.put_file(io.BytesIO(b"from memory"), "/notes.txt").size == len(b"from memory")  # a leading / is the root
+    assert vol.put_file(tmp_path / "blob.bin", "copies/").path == "copies/blob.bin"  # into the folder, under its name
+    vol.remove_file("copies", recursive=True)
     tree = tmp_path / "tree"
     (tree / "sub").mkdir(parents=True)
     (tree / "a.txt").write_text("a")
@@ -114,6 +116,8 @@ def test_the_server_s_refusals_are_svc_exceptions(server, tmp_path):
         b"".join(vol.read_file("missing.bin"))
     with pytest.raises(ValueError, match="give the file a path inside the volume"):
         vol.put_file(io.BytesIO(b"x"), "/")
+    with pytest.raises(ValueError, match="'notes/' names a folder"):
+        vol.put_file(io.BytesIO(b"x"), "notes/")  # a file object has no name of its own to take
     with pytest.raises(svc.InvalidOptionError, match="svc.Volume.from_name: name='Not A Label'"):
         svc.Volume.from_name("Not A Label")
 
