@@ -126,8 +126,11 @@ class Volume:
         once it has all the bytes the server announced. A download cut off by the network keeps what came, with the
         file's ETag (``<local>.svc-partial.etag``); the next ``get_file`` (or ``svc volume get``) into ``local`` asks
         only for the rest, or for all of it when the file changed meanwhile. Parts that ``svc volume get`` left
-        (``<local>.svc-partial.parts``) are fetched again. One download into ``local`` at a time."""
+        (``<local>.svc-partial.parts``) are fetched again. One download into ``local`` at a time. A ``local`` that is
+        a folder, or ends in ``/`` (made if need be), gets the file inside it under its own name, as ``cp`` puts it."""
         target = Path(local)
+        if target.is_dir() or str(local).endswith(("/", os.sep)):
+            target = target / Path(_remote(path)).name
         target.parent.mkdir(parents=True, exist_ok=True)
         with _download_lock(target):
             self._fetch_into(path, target, resume=True)

@@ -48,6 +48,9 @@ def test_files_and_folders_go_in_and_out_byte_for_byte(server, tmp_path):
     assert hashlib.sha256(read).digest() == hashlib.sha256(blob).digest()
     vol.get_file("data/sub/b.txt", tmp_path / "out" / "b.txt")
     assert (tmp_path / "out" / "b.txt").read_text() == "bb"
+    vol.get_file("data/a.txt", f"{tmp_path}/into/")  # a folder named with a trailing /, made
+    vol.get_file("data/sub/b.txt", tmp_path / "into")  # a folder there
+    assert sorted(p.name for p in (tmp_path / "into").iterdir()) == ["a.txt", "b.txt"]
     assert not (tmp_path / "out" / "b.txt.svc-partial").exists()
 
     vol.remove_file("data", recursive=True)
