@@ -253,7 +253,12 @@ describe('volumes on the embedded platform (API)', function () {
 
   it('removes a folder only with recursive, never the root, and deletes the volume with its files', async () => {
     assert.equal((await call('DELETE', '/api/v1/volumes/models/files?path=weights', { token: owner })).status, 400);
-    assert.equal((await call('DELETE', '/api/v1/volumes/models/files?path=', { token: owner })).status, 400);
+    for (const root of ['?path=', '?path=.&recursive=true', '']) {
+      const refused = await call('DELETE', `/api/v1/volumes/models/files${root}`, { token: owner });
+      assert.equal(refused.status, 400, root);
+      assert.match(refused.json.error.message, /a volume's root cannot be removed/, root);
+      assert.match(refused.json.error.hint, /svc volume delete models/, root);
+    }
     assert.equal((await call('DELETE', '/api/v1/volumes/models/files?path=weights&recursive=true', { token: owner })).status, 204);
     assert.equal((await call('DELETE', '/api/v1/volumes/models', { token: owner })).status, 204);
     assert.equal(existsSync(files('models')), false);

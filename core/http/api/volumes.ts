@@ -308,11 +308,12 @@ export const volumeRoutes: readonly ApiRoute[] = [
       operationId: 'deleteVolumeFile',
       summary: 'Removes the file at `path`, or the folder with everything in it with `recursive=true`; never the root (delete the volume).',
       pathParameters: [VOLUME],
-      parameters: [pathParameter(true), RECURSIVE],
+      // Not required: the root ("" or left out) is refused by the files themselves, saying to delete the volume.
+      parameters: [pathParameter(false), RECURSIVE],
       responses: { 204: { description: 'Removed.' }, 400: BAD_PATH, 404: NO_SUCH_VOLUME, 422: NAME_INVALID },
     },
     async handle({ params, principal, query }, { volumes }) {
-      await volumes.remove(principal.workspace, params.volume!, query.get('path')!, query.get('recursive') === 'true');
+      await volumes.remove(principal.workspace, params.volume!, query.get('path') ?? '', query.get('recursive') === 'true');
       return { status: 204 };
     },
   },
