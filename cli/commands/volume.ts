@@ -271,11 +271,6 @@ export async function volumeRm(
   at: string,
   flags: VolumeFlags & { readonly recursive?: boolean } = {},
 ): Promise<void> {
-  if (remote(at) === '') {
-    throw new SvcError('usage_invalid', `svc volume rm: a volume's root cannot be removed.`, {
-      hint: `Remove what is in it by name, or delete the volume itself: svc volume delete ${name}.`,
-    });
-  }
   const { client } = await connect(context);
   await client.delete(`${volumePath(name)}/files${query(remote(at), flags.recursive ? '&recursive=true' : '')}`);
   if (flags.json) context.out.result(JSON.stringify({ volume: name, path: remote(at), removed: true }));

@@ -123,7 +123,11 @@ describe('CLI volume commands against a real server', function () {
       (await rejectsWith(volumeGet(capture({ env }).context, 'models', 'notes/single.txt', '-', { json: true }))).code,
       'usage_invalid',
     );
-    assert.equal((await rejectsWith(volumeRm(capture({ env }).context, 'models', '/'))).code, 'usage_invalid');
+    const root = await rejectsWith(volumeRm(capture({ env }).context, 'models', '/'));
+    assert.deepEqual(
+      [root.code, root.message, root.hint],
+      ['bad_request', "a volume's root cannot be removed.", 'Delete the volume itself: svc volume delete models.'],
+    );
 
     // The real command line: the parser drops a lone "-" unless svc keeps it; a reader that stops early ends it quietly.
     const cliEnv = { ...process.env, ...env, SVC_CONFIG_DIR: tempDir('svc-config-') };
