@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { SvcError } from '../../model/errors.js';
 import { formatBytes } from '../../model/format-bytes.js';
 import { checkContentLength, countedBody } from '../../traffic/gateway/body-limit.js';
+import { cutOffWhenIdle } from './idle-body.js';
 
 /** Largest bundle the API takes unless the platform says otherwise; the SDK refuses projects above this size too. */
 export const DEFAULT_MAX_BUNDLE_BYTES = 100 * 1024 * 1024;
@@ -46,9 +47,13 @@ export function openUpload(req: IncomingMessage, res: ServerResponse, maxBytes: 
   );
 }
 
-/** A raw body of one media type, counted against `maxBytes`; `bad_request` (with `hint`) for any other type. */
+/**
+ * A raw body of one media type, counted against `maxBytes` and cut off after a long pause (idle-body.ts);
+ * `bad_request` (with `hint`) for any other type.
+ */
 export function openRawBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, type: string, hint: string): Readable {
   checkBodyType(req, type, hint);
+  cutOffWhenIdle(req);
   return countedBody(req, res, maxBytes);
 }
 

@@ -34,7 +34,8 @@ export async function drainServer(server: http.Server | https.Server, boundMs: n
 
 /**
  * Requests Node cannot even parse never reach Koa: answer them in the same
- * JSON shape (431 for oversized headers, else 400) and close the connection.
+ * JSON shape (431 for oversized headers, else 400: headers that took past
+ * Node's headersTimeout say so) and close the connection.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const failure =
@@ -42,7 +43,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
       ? new SvcError('headers_too_large', 'the request headers are larger than the gateway accepts (16 KiB in all).', {
           hint: 'Send fewer or shorter headers or cookies.',
         })
-      : new SvcError('bad_request', 'the request is not valid HTTP.');
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new SvcError('bad_request', "the request's headers did not all arrive in time (a minute).", {
+            hint: 'Send the headers at once; a body may then take as long as it needs.',
+          })
+        : new SvcError('bad_request', 'the request is not valid HTTP.');
   writeRawError(socket, failure);
 }
 

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { drainServer, listen } from './http-server.js';
 import type { ErrorReporter } from './respond-error.js';
@@ -128,7 +128,16 @@ function publicHttpsPort(publicUrl: string | null): number | null {
 }
 
 /** The gateway on a listener: requests, WebSocket upgrades and what Node cannot parse. */
+/** Silence on a connection after which the kernel starts probing whether its peer is still there. */
+const KEEPALIVE_AFTER_MS = 60_000;
+
 function serveGateway<T extends http.Server | https.Server>(server: T, handlers: GatewayHandlers): T {
+  // No bound on a request's whole time: Node's default (5 minutes) cut an upload of many GiB over a slow
+  // link with 408 part-way. The headers stay bounded (headersTimeout, 60 s); a streamed upload's pauses are
+  // bounded where the API reads it (core/http/api/idle-body.ts); a client that vanished without closing
+  // its connection is found by TCP keep-alive probes, from a minute of silence on.
+  server.requestTimeout = 0;
+  server.on('connection', (socket: Socket) => socket.setKeepAlive(true, KEEPALIVE_AFTER_MS));
   server.on('upgrade', handlers.upgrade);
   server.on('clientError', handlers.clientError);
   return server;
