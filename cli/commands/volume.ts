@@ -232,7 +232,7 @@ export async function volumeGet(
       },
     );
   }
-  const files = single !== null ? [single] : await filesIn(client, name, from);
+  const files = single !== null ? [single] : (await entriesOf(client, name, from, true)).filter((e) => e.type === 'file');
   const written: string[] = [];
   const bar = startProgressBar(context.stderr, `get ${single !== null ? single.path : `${from}/`}`, sum(files));
   try {
@@ -258,11 +258,6 @@ export async function volumeGet(
   written.sort();
   if (flags.json) out.result(JSON.stringify({ files: written }, null, 2));
   else out.done(`got ${written.length} file${written.length === 1 ? '' : 's'} into ${destination}`);
-}
-
-/** Every file below the folder `at`. */
-async function filesIn(client: ApiClient, name: string, at: string): Promise<VolumeEntry[]> {
-  return (await entriesOf(client, name, at, true)).filter((e) => e.type === 'file');
 }
 
 export async function volumeRm(

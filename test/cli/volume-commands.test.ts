@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import type { StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,19 +7,10 @@ import { volumeCreate, volumeDelete, volumeGet, volumeList, volumeLs, volumePut,
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { packageRoot } from '../../core/model/paths.js';
 import { testConfig, tempDir } from '../helpers/config.js';
+import { runChild } from '../helpers/run-child.js';
 import { capture, rejectsWith } from './fixture.js';
 
 const CLI = path.join(packageRoot, 'dist', 'cli', 'index.js');
-
-/** A command run to its end (the server runs in this process: it must not be blocked meanwhile). */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 /**
  * `svc volume create | list | delete | ls | put | get | rm`, run in-process against a real platform
@@ -131,10 +122,16 @@ describe('CLI volume commands against a real server', function () {
 
     // The real command line: the parser drops a lone "-" unless svc keeps it; a reader that stops early ends it quietly.
     const cliEnv = { ...process.env, ...env, SVC_CONFIG_DIR: tempDir('svc-config-') };
-    const cli = await run(process.execPath, [CLI, 'volume', 'get', 'models', 'notes/single.txt', '-'], cliEnv);
-    assert.deepEqual(cli, { status: 0, stdout: 'single', stderr: '' });
-    const head = await run('sh', ['-c', `"${process.execPath}" "${CLI}" volume get models weights/big.bin - | head -c 10 | wc -c`], cliEnv);
-    assert.deepEqual(head, { status: 0, stdout: '10\n', stderr: '' });
+    // Run without blocking this process: the server answering them runs in it.
+    const pipes = { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] as StdioOptions, env: cliEnv };
+    const cli = await runChild(process.execPath, [CLI, 'volume', 'get', 'models', 'notes/single.txt', '-'], pipes);
+    assert.deepEqual([cli.code, cli.stdout, cli.stderr], [0, 'single', '']);
+    const head = await runChild(
+      'sh',
+      ['-c', `"${process.execPath}" "${CLI}" volume get models weights/big.bin - | head -c 10 | wc -c`],
+      pipes,
+    );
+    assert.deepEqual([head.code, head.stdout, head.stderr], [0, '10\n', '']);
     await volumeRm(capture({ env }).context, 'models', 'notes', { recursive: true });
   });
 

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startPlatform, type Platform } from '../../core/platform/platform.js';
 import { ApiClient } from '../../cli/api-client.js';
-import { downloadFile } from '../../cli/transfer/download.js';
+import { type DownloadOptions, downloadFile } from '../../cli/transfer/download.js';
 import { currentBoot } from '../../cli/transfer/partial-download.js';
 import { apiClient, type Call } from '../core/http/api/client.js';
 import { testConfig } from '../helpers/config.js';
@@ -87,6 +87,18 @@ describe('volume downloads that go on where they stopped (Range)', function () {
   const filePath = '/api/v1/volumes/ranges/files?path=data.bin';
   const get = (headers: Record<string, string>) =>
     fetch(`${platform.url}${filePath}`, { headers: { Authorization: `Bearer ${owner}`, ...headers } });
+  const client = () => new ApiClient({ server: platform.url, token: owner });
+  /** `downloadFile` of the file into `to`: the bytes it moved, and where it said it went on from (-1: from nothing). */
+  const downloadCounted = async (to: string, options: DownloadOptions) => {
+    let moved = 0;
+    let resumedAt = -1;
+    await downloadFile(client(), filePath, to, {
+      ...options,
+      onBytes: (bytes) => (moved += bytes),
+      onResume: (bytes) => (resumedAt = bytes),
+    });
+    return { moved, resumedAt };
+  };
 
   before(async () => {
     platform = await startPlatform({ config: testConfig() });
@@ -172,12 +184,7 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     assert.ok(kept > 0 && kept < file.length, `a beginning kept: ${kept} bytes`);
     assert.match(readFileSync(`${to}.svc-partial.etag`, 'utf8'), /^"/);
 
-    let moved = 0;
-    let resumedAt = -1;
-    await downloadFile(new ApiClient({ server: platform.url, token: owner }), filePath, to, {
-      onBytes: (bytes) => (moved += bytes),
-      onResume: (bytes) => (resumedAt = bytes),
-    });
+    const { moved, resumedAt } = await downloadCounted(to, {});
     assert.equal(resumedAt, kept, 'it went on from what it had');
     assert.equal(moved, file.length - kept, 'only the rest came');
     assert.equal(sha(readFileSync(to)), sha(file));
@@ -189,12 +196,10 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     writeFileSync(`${to}.svc-partial`, randomBytes(MiB));
     writeFileSync(`${to}.svc-partial.etag`, '"an-older-version"');
     let resumed = false;
-    await downloadFile(new ApiClient({ server: platform.url, token: owner }), filePath, to, { onResume: () => (resumed = true) });
+    await downloadFile(client(), filePath, to, { onResume: () => (resumed = true) });
     assert.equal(resumed, false);
     assert.equal(sha(readFileSync(to)), sha(file));
   });
-
-  const client = () => new ApiClient({ server: platform.url, token: owner });
 
   it('renames a partial file that is already whole, and starts over from one longer than the file', async () => {
     const etag = (await get({})).headers.get('etag')!;
@@ -265,13 +270,7 @@ describe('volume downloads that go on where they stopped (Range)', function () {
     for (const [start, end] of record.done)
       assert.ok(partial.subarray(start, end).equals(file.subarray(start, end)), `bytes ${start}-${end}`);
 
-    let moved = 0;
-    let resumedAt = -1;
-    await downloadFile(client(), filePath, to, {
-      ...inParts,
-      onBytes: (bytes) => (moved += bytes),
-      onResume: (bytes) => (resumedAt = bytes),
-    });
+    const { moved, resumedAt } = await downloadCounted(to, inParts);
     assert.equal(resumedAt, kept, 'it went on from the parts it had');
     assert.equal(moved, file.length - kept, 'only the missing bytes came');
     assert.equal(sha(readFileSync(to)), sha(file));
